@@ -1,0 +1,42 @@
+//! Shared pieces of every Tusk daemon.
+//!
+//! Layout:
+//! - `config`: a [`Configuration`] keyed by Hadoop's names (`dfs.replication`, ...), read
+//!   from TOML and overridden by `-D key=value`, with typed getters.
+//! - `status`: samples disk utilisation, network rates and CPU from `/proc` for heartbeats.
+//! - `shutdown`: a cloneable shutdown signal handed to every server.
+//! - `error`: this crate's errors.
+
+pub mod config;
+pub mod error;
+pub mod shutdown;
+pub mod status;
+
+pub use config::Configuration;
+pub use error::ConfigError;
+pub use shutdown::Shutdown;
+
+/// Initialises `tracing` output to stderr, filtered by `TUSK_LOG` (default `warn`).
+pub fn init_logging() {
+    let filter = tracing_subscriber::EnvFilter::try_from_env("TUSK_LOG")
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .try_init();
+}
+
+/// Milliseconds since the Unix epoch, as HDFS timestamps are kept.
+pub fn now_millis() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_millis() as u64)
+        .unwrap_or(0)
+}
+
+/// The name of the user running this process (`$USER`, else `whoami`-like fallback).
+pub fn current_user() -> String {
+    std::env::var("HADOOP_USER_NAME")
+        .or_else(|_| std::env::var("USER"))
+        .unwrap_or_else(|_| "root".to_string())
+}

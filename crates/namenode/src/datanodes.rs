@@ -1,0 +1,138 @@
+//! The DataNode registry: identities, the latest heartbeat's figures and status, the
+//! replicas each node holds, and the commands waiting for its next heartbeat.
+
+use std::collections::{HashMap, HashSet};
+use std::time::{Duration, Instant};
+
+use tusk_proto::hdfs::{DatanodeIdProto, DatanodeInfoProto};
+use tusk_proto::internal::{DatanodeCommand, DatanodeIdentity, NodeStatusProto};
+
+/// Index of a DataNode in the registry; stable for the NameNode's lifetime.
+pub type DnIdx = usize;
+
+#[derive(Clone, Debug)]
+pub struct DatanodeDescriptor {
+    pub identity: DatanodeIdentity,
+    /// Network location from the topology file, `/default-rack` otherwise.
+    pub rack: String,
+    pub capacity: u64,
+    pub dfs_used: u64,
+    pub remaining: u64,
+    pub xceivers: u32,
+    /// Disk, network and CPU figures from the latest heartbeat.
+    pub status: NodeStatusProto,
+    pub last_heartbeat: Instant,
+    /// Wall-clock time of the last heartbeat, for reports.
+    pub last_update_millis: u64,
+    /// False once the node missed heartbeats for the expiry interval.
+    pub alive: bool,
+    /// Blocks this node holds a replica of.
+    pub blocks: HashSet<u64>,
+    /// Commands for the next heartbeat reply.
+    pub commands: Vec<DatanodeCommand>,
+    /// Replicas to delete, sent with the next heartbeat reply.
+    pub invalidate: Vec<u64>,
+}
+
+#[derive(Debug, Default)]
+pub struct DatanodeRegistry {
+    pub nodes: Vec<DatanodeDescriptor>,
+    pub by_uuid: HashMap<String, DnIdx>,
+}
+
+impl DatanodeRegistry {
+    pub fn find(&self, uuid: &str) -> Option<DnIdx> {
+        self.by_uuid.get(uuid).copied()
+    }
+
+    /// Registers or re-registers a node; returns its index.
+    pub fn register(&mut self, identity: DatanodeIdentity, rack: String) -> DnIdx {
+        let now = Instant::now();
+        if let Some(idx) = self.find(&identity.datanode_uuid) {
+            let d = &mut self.nodes[idx];
+            d.identity = identity;
+            d.rack = rack;
+            d.last_heartbeat = now;
+            d.last_update_millis = tusk_common::now_millis();
+            d.alive = true;
+            return idx;
+        }
+        let idx = self.nodes.len();
+        self.by_uuid.insert(identity.datanode_uuid.clone(), idx);
+        self.nodes.push(DatanodeDescriptor {
+            identity,
+            rack,
+            capacity: 0,
+            dfs_used: 0,
+            remaining: 0,
+            xceivers: 0,
+            status: NodeStatusProto::default(),
+            last_heartbeat: now,
+            last_update_millis: tusk_common::now_millis(),
+            alive: true,
+            blocks: HashSet::new(),
+            commands: Vec::new(),
+            invalidate: Vec::new(),
+        });
+        idx
+    }
+
+    pub fn live(&self) -> impl Iterator<Item = DnIdx> + '_ {
+        (0..self.nodes.len()).filter(|i| self.nodes[*i].alive)
+    }
+
+    pub fn live_count(&self) -> usize {
+        self.live().count()
+    }
+
+    /// Marks nodes without a heartbeat for `expiry` dead; returns them.
+    pub fn expire(&mut self, expiry: Duration) -> Vec<DnIdx> {
+        let now = Instant::now();
+        let mut dead = Vec::new();
+        for (i, d) in self.nodes.iter_mut().enumerate() {
+            if d.alive && now.duration_since(d.last_heartbeat) > expiry {
+                d.alive = false;
+                dead.push(i);
+            }
+        }
+        dead
+    }
+
+    pub fn id_proto(&self, idx: DnIdx) -> DatanodeIdProto {
+        let i = &self.nodes[idx].identity;
+        DatanodeIdProto {
+            ip_addr: i.ip_addr.clone(),
+            host_name: i.host_name.clone(),
+            datanode_uuid: i.datanode_uuid.clone(),
+            xfer_port: i.xfer_port,
+            info_port: i.info_port,
+            ipc_port: i.ipc_port,
+            info_secure_port: Some(0),
+        }
+    }
+
+    pub fn info_proto(&self, idx: DnIdx) -> DatanodeInfoProto {
+        let d = &self.nodes[idx];
+        DatanodeInfoProto {
+            id: self.id_proto(idx),
+            capacity: Some(d.capacity),
+            dfs_used: Some(d.dfs_used),
+            remaining: Some(d.remaining),
+            block_pool_used: Some(d.dfs_used),
+            last_update: Some(d.last_update_millis),
+            xceiver_count: Some(d.xceivers),
+            location: Some(d.rack.clone()),
+            non_dfs_used: Some(0),
+            admin_state: Some(0),
+            num_blocks: Some(d.blocks.len() as u32),
+            ..Default::default()
+        }
+    }
+
+    /// Finds a node by its transfer address, as clients name nodes in exclude lists.
+    pub fn find_by_xfer(&self, ip: &str, port: u32) -> Option<DnIdx> {
+        self.nodes
+            .iter()
+            .position(|d| d.identity.ip_addr == ip && d.identity.xfer_port == port)
+    }
+}

@@ -1,0 +1,103 @@
+use thiserror::Error;
+use tusk_rpc::RemoteException;
+
+/// Everything a NameNode operation can refuse or fail with. [`NameNodeError::to_remote`]
+/// is the one place these become Hadoop exception class names on the wire.
+#[derive(Debug, Error)]
+pub enum NameNodeError {
+    #[error("File does not exist: {path}")]
+    FileNotFound { path: String },
+    #[error("{path} already exists")]
+    AlreadyExists { path: String },
+    #[error("Parent path is not a directory: {path}")]
+    ParentNotDirectory { path: String },
+    #[error("{path} is non empty")]
+    DirectoryNotEmpty { path: String },
+    #[error("Invalid path name {path}: {reason}")]
+    InvalidPath { path: String, reason: &'static str },
+    #[error("Permission denied: user={user}, access={access}, inode=\"{path}\"")]
+    AccessDenied {
+        user: String,
+        access: &'static str,
+        path: String,
+    },
+    #[error("Rename destination {dst} is a directory or file under source {src}")]
+    RenameIntoSubtree { src: String, dst: String },
+    #[error("{message}")]
+    RenameRefused { message: String },
+    #[error("No lease on {path}: {reason}")]
+    LeaseExpired { path: String, reason: String },
+    #[error("Failed to create file [{path}] for [{client}]: the file is already being created by [{holder}]")]
+    AlreadyBeingCreated {
+        path: String,
+        client: String,
+        holder: String,
+    },
+    #[error("Not replicated yet: {path}")]
+    NotReplicatedYet { path: String },
+    #[error("Block blk_{block} not found")]
+    BlockNotFound { block: u64 },
+    #[error("File {path} could only be written to {available} of the {needed} minReplication nodes. There are {live} datanode(s) running and {excluded} node(s) are excluded in this operation.")]
+    NotEnoughDatanodes {
+        path: String,
+        needed: usize,
+        available: usize,
+        live: usize,
+        excluded: usize,
+    },
+    #[error("{message}")]
+    InvalidArgument { message: String },
+    #[error("{operation} is not supported by Tusk")]
+    Unsupported { operation: String },
+    #[error("Datanode {uuid} is not registered")]
+    UnregisteredDatanode { uuid: String },
+    #[error("Name directory {path} is not formatted; run `tusk namenode -format`")]
+    NotFormatted { path: String },
+    #[error("edit log: {0}")]
+    EditLog(String),
+    #[error("i/o error: {0}")]
+    Io(#[from] std::io::Error),
+}
+
+impl NameNodeError {
+    /// The Java exception class Hadoop clients expect for this error.
+    pub fn java_class(&self) -> &'static str {
+        use NameNodeError::*;
+        match self {
+            FileNotFound { .. } => "java.io.FileNotFoundException",
+            AlreadyExists { .. } => "org.apache.hadoop.fs.FileAlreadyExistsException",
+            ParentNotDirectory { .. } => "org.apache.hadoop.fs.ParentNotDirectoryException",
+            DirectoryNotEmpty { .. } => "org.apache.hadoop.fs.PathIsNotEmptyDirectoryException",
+            InvalidPath { .. } => "org.apache.hadoop.fs.InvalidPathException",
+            AccessDenied { .. } => "org.apache.hadoop.security.AccessControlException",
+            RenameIntoSubtree { .. } | RenameRefused { .. } => "java.io.IOException",
+            LeaseExpired { .. } => "org.apache.hadoop.hdfs.server.namenode.LeaseExpiredException",
+            AlreadyBeingCreated { .. } => {
+                "org.apache.hadoop.hdfs.protocol.AlreadyBeingCreatedException"
+            }
+            NotReplicatedYet { .. } => {
+                "org.apache.hadoop.hdfs.server.namenode.NotReplicatedYetException"
+            }
+            BlockNotFound { .. } => "org.apache.hadoop.hdfs.server.datanode.ReplicaNotFoundException",
+            NotEnoughDatanodes { .. } => "java.io.IOException",
+            InvalidArgument { .. } => "org.apache.hadoop.HadoopIllegalArgumentException",
+            Unsupported { .. } => "java.lang.UnsupportedOperationException",
+            UnregisteredDatanode { .. } => {
+                "org.apache.hadoop.hdfs.protocol.UnregisteredNodeException"
+            }
+            NotFormatted { .. } | EditLog(_) | Io(_) => "java.io.IOException",
+        }
+    }
+
+    pub fn to_remote(&self) -> RemoteException {
+        RemoteException::new(self.java_class(), self.to_string())
+    }
+}
+
+impl From<NameNodeError> for RemoteException {
+    fn from(e: NameNodeError) -> Self {
+        e.to_remote()
+    }
+}
+
+pub type Result<T, E = NameNodeError> = std::result::Result<T, E>;

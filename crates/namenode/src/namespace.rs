@@ -1,0 +1,250 @@
+//! The inode tree: directories and files with owners, permission bits and times.
+//!
+//! Every change to the tree goes through [`Namespace::apply`] with an edit-log op, both
+//! when a client asks for it and when the log is replayed at start-up, so the two paths
+//! cannot drift apart. Operations that decide something (ids, times, permission checks)
+//! decide it before building the op.
+
+mod apply;
+mod permission;
+
+use std::collections::{BTreeMap, HashMap};
+
+use crate::error::{NameNodeError, Result};
+use crate::path;
+
+pub use permission::{Access, Permissions};
+
+pub type InodeId = u64;
+
+/// Hadoop's id of the root directory.
+pub const ROOT_ID: InodeId = 16385;
+
+#[derive(Clone, Debug)]
+pub struct Inode {
+    pub id: InodeId,
+    pub parent: InodeId,
+    pub name: String,
+    /// Permission bits (rwxrwxrwx plus sticky).
+    pub permission: u16,
+    pub owner: String,
+    pub group: String,
+    pub mtime: u64,
+    pub atime: u64,
+    pub kind: InodeKind,
+}
+
+#[derive(Clone, Debug)]
+pub enum InodeKind {
+    Directory { children: BTreeMap<String, InodeId> },
+    File(FileInode),
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct FileInode {
+    pub replication: u16,
+    pub block_size: u64,
+    /// Block ids in file order; the block map holds their details.
+    pub blocks: Vec<u64>,
+    /// The lease holder while the file is open for writing.
+    pub client_name: Option<String>,
+}
+
+impl Inode {
+    pub fn is_dir(&self) -> bool {
+        matches!(self.kind, InodeKind::Directory { .. })
+    }
+
+    pub fn file(&self) -> Option<&FileInode> {
+        match &self.kind {
+            InodeKind::File(f) => Some(f),
+            InodeKind::Directory { .. } => None,
+        }
+    }
+
+    pub fn file_mut(&mut self) -> Option<&mut FileInode> {
+        match &mut self.kind {
+            InodeKind::File(f) => Some(f),
+            InodeKind::Directory { .. } => None,
+        }
+    }
+
+    pub fn children(&self) -> Option<&BTreeMap<String, InodeId>> {
+        match &self.kind {
+            InodeKind::Directory { children } => Some(children),
+            InodeKind::File(_) => None,
+        }
+    }
+}
+
+/// The inode tree plus the id counters that edit-log ops advance.
+#[derive(Debug)]
+pub struct Namespace {
+    /// All inodes by id; the root is always present.
+    pub inodes: HashMap<InodeId, Inode>,
+    pub next_inode_id: InodeId,
+}
+
+impl Namespace {
+    pub fn new(superuser: &str, supergroup: &str, now: u64) -> Self {
+        let root = Inode {
+            id: ROOT_ID,
+            parent: ROOT_ID,
+            name: String::new(),
+            permission: 0o755,
+            owner: superuser.to_string(),
+            group: supergroup.to_string(),
+            mtime: now,
+            atime: 0,
+            kind: InodeKind::Directory {
+                children: BTreeMap::new(),
+            },
+        };
+        Namespace {
+            inodes: HashMap::from([(ROOT_ID, root)]),
+            next_inode_id: ROOT_ID + 1,
+        }
+    }
+
+    pub fn get(&self, id: InodeId) -> Option<&Inode> {
+        self.inodes.get(&id)
+    }
+
+    pub fn get_mut(&mut self, id: InodeId) -> Option<&mut Inode> {
+        self.inodes.get_mut(&id)
+    }
+
+    /// Allocates a fresh inode id.
+    pub fn allocate_inode_id(&mut self) -> InodeId {
+        let id = self.next_inode_id;
+        self.next_inode_id += 1;
+        id
+    }
+
+    /// The inode at `path`, if every component exists.
+    pub fn resolve(&self, path: &str) -> Result<Option<InodeId>> {
+        let parts = path::components(path)?;
+        Ok(self.resolve_parts(&parts))
+    }
+
+    pub fn resolve_parts(&self, parts: &[&str]) -> Option<InodeId> {
+        let mut cur = ROOT_ID;
+        for part in parts {
+            cur = *self.get(cur)?.children()?.get(*part)?;
+        }
+        Some(cur)
+    }
+
+    /// The inode at `path` or `FileNotFound`.
+    pub fn lookup(&self, path: &str) -> Result<&Inode> {
+        self.resolve(path)?
+            .and_then(|id| self.get(id))
+            .ok_or_else(|| NameNodeError::FileNotFound {
+                path: path.to_string(),
+            })
+    }
+
+    /// Walks `parts` and returns the deepest existing inode and how many parts it covers.
+    pub fn deepest_existing(&self, parts: &[&str]) -> (InodeId, usize) {
+        let mut cur = ROOT_ID;
+        for (i, part) in parts.iter().enumerate() {
+            match self.get(cur).and_then(|n| n.children()).and_then(|c| c.get(*part)) {
+                Some(next) => cur = *next,
+                None => return (cur, i),
+            }
+        }
+        (cur, parts.len())
+    }
+
+    /// The absolute path of an inode.
+    pub fn full_path(&self, mut id: InodeId) -> String {
+        let mut names = Vec::new();
+        while id != ROOT_ID {
+            let Some(node) = self.get(id) else { break };
+            names.push(node.name.as_str());
+            id = node.parent;
+        }
+        names.reverse();
+        path::join(&names)
+    }
+
+    /// Ids of the inode and all its descendants, parents first.
+    pub fn subtree(&self, id: InodeId) -> Vec<InodeId> {
+        let mut out = vec![id];
+        let mut i = 0;
+        while i < out.len() {
+            if let Some(children) = self.get(out[i]).and_then(Inode::children) {
+                out.extend(children.values().copied());
+            }
+            i += 1;
+        }
+        out
+    }
+
+    fn insert_child(&mut self, parent: InodeId, inode: Inode) -> Result<()> {
+        let name = inode.name.clone();
+        let id = inode.id;
+        let mtime = inode.mtime;
+        let dir = self.get_mut(parent).ok_or(NameNodeError::FileNotFound {
+            path: format!("inode {parent}"),
+        })?;
+        match &mut dir.kind {
+            InodeKind::Directory { children } => {
+                children.insert(name, id);
+            }
+            InodeKind::File(_) => {
+                return Err(NameNodeError::ParentNotDirectory {
+                    path: format!("inode {parent}"),
+                })
+            }
+        }
+        dir.mtime = dir.mtime.max(mtime);
+        self.inodes.insert(id, inode);
+        self.next_inode_id = self.next_inode_id.max(id + 1);
+        Ok(())
+    }
+
+    fn detach(&mut self, id: InodeId, mtime: u64) {
+        let Some((parent, name)) = self.get(id).map(|n| (n.parent, n.name.clone())) else {
+            return;
+        };
+        if let Some(dir) = self.get_mut(parent) {
+            if let InodeKind::Directory { children } = &mut dir.kind {
+                children.remove(&name);
+            }
+            dir.mtime = dir.mtime.max(mtime);
+        }
+    }
+
+    /// Removes a subtree; returns the block ids of the files removed.
+    fn remove_subtree(&mut self, id: InodeId, mtime: u64) -> Vec<u64> {
+        self.detach(id, mtime);
+        let mut blocks = Vec::new();
+        for child in self.subtree(id) {
+            if let Some(node) = self.inodes.remove(&child) {
+                if let InodeKind::File(f) = node.kind {
+                    blocks.extend(f.blocks);
+                }
+            }
+        }
+        blocks
+    }
+
+    /// Number of files and directories below (and including) `id`, and their bytes.
+    pub fn count(&self, id: InodeId, block_len: impl Fn(u64) -> u64) -> (u64, u64, u64, u64) {
+        let (mut files, mut dirs, mut bytes, mut space) = (0, 0, 0, 0);
+        for child in self.subtree(id) {
+            match self.get(child).map(|n| &n.kind) {
+                Some(InodeKind::Directory { .. }) => dirs += 1,
+                Some(InodeKind::File(f)) => {
+                    files += 1;
+                    let len: u64 = f.blocks.iter().map(|b| block_len(*b)).sum();
+                    bytes += len;
+                    space += len * f.replication as u64;
+                }
+                None => {}
+            }
+        }
+        (files, dirs, bytes, space)
+    }
+}

@@ -1,0 +1,186 @@
+//! Tree changes, one function per edit-log op. Each validates what it needs so that a
+//! replayed log and a live call behave the same.
+
+use std::collections::BTreeMap;
+
+use tusk_proto::internal::{AddFileOp, DeleteOp, MkdirOp, RenameOp, SetOwnerOp, SetPermissionOp, SetReplicationOp, SetTimesOp};
+
+use super::{FileInode, Inode, InodeId, InodeKind, Namespace};
+use crate::error::{NameNodeError, Result};
+use crate::path;
+
+impl Namespace {
+    /// The parent directory of `path` (which must exist and be a directory) and the last
+    /// component.
+    pub fn parent_of<'a>(&self, path: &'a str) -> Result<(InodeId, &'a str)> {
+        let parts = path::components(path)?;
+        let Some((name, dirs)) = parts.split_last() else {
+            return Err(NameNodeError::InvalidPath {
+                path: path.to_string(),
+                reason: "the root has no parent",
+            });
+        };
+        let (deepest, covered) = self.deepest_existing(dirs);
+        let node = self.get(deepest).expect("resolved inode exists");
+        if !node.is_dir() {
+            return Err(NameNodeError::ParentNotDirectory {
+                path: self.full_path(deepest),
+            });
+        }
+        if covered < dirs.len() {
+            return Err(NameNodeError::FileNotFound {
+                path: path::join(&dirs[..=covered]),
+            });
+        }
+        Ok((deepest, name))
+    }
+
+    pub fn apply_mkdir(&mut self, op: &MkdirOp) -> Result<()> {
+        let (parent, name) = self.parent_of(&op.path)?;
+        if self.get(parent).and_then(Inode::children).is_some_and(|c| c.contains_key(name)) {
+            return Err(NameNodeError::AlreadyExists {
+                path: op.path.clone(),
+            });
+        }
+        self.insert_child(
+            parent,
+            Inode {
+                id: op.inode_id,
+                parent,
+                name: name.to_string(),
+                permission: op.permission as u16,
+                owner: op.owner.clone(),
+                group: op.group.clone(),
+                mtime: op.mtime,
+                atime: 0,
+                kind: InodeKind::Directory {
+                    children: BTreeMap::new(),
+                },
+            },
+        )
+    }
+
+    pub fn apply_add_file(&mut self, op: &AddFileOp) -> Result<()> {
+        let (parent, name) = self.parent_of(&op.path)?;
+        if self.get(parent).and_then(Inode::children).is_some_and(|c| c.contains_key(name)) {
+            return Err(NameNodeError::AlreadyExists {
+                path: op.path.clone(),
+            });
+        }
+        self.insert_child(
+            parent,
+            Inode {
+                id: op.inode_id,
+                parent,
+                name: name.to_string(),
+                permission: op.permission as u16,
+                owner: op.owner.clone(),
+                group: op.group.clone(),
+                mtime: op.mtime,
+                atime: op.mtime,
+                kind: InodeKind::File(FileInode {
+                    replication: op.replication as u16,
+                    block_size: op.block_size,
+                    blocks: Vec::new(),
+                    client_name: Some(op.client_name.clone()),
+                }),
+            },
+        )
+    }
+
+    /// Moves `src` to exactly `dst` (the caller has resolved "into a directory"). With
+    /// `overwrite`, an existing file or empty directory at `dst` is removed first; its
+    /// blocks are returned.
+    pub fn apply_rename(&mut self, op: &RenameOp) -> Result<Vec<u64>> {
+        let src = path::normalize(&op.src)?;
+        let dst = path::normalize(&op.dst)?;
+        let id = self.lookup(&src)?.id;
+        if src == "/" {
+            return Err(NameNodeError::RenameRefused {
+                message: "The source / cannot be renamed".into(),
+            });
+        }
+        if path::is_under(&dst, &src) {
+            return Err(NameNodeError::RenameIntoSubtree { src, dst });
+        }
+        let (parent, name) = self.parent_of(&dst)?;
+        let mut removed = Vec::new();
+        if let Some(existing) = self.get(parent).and_then(Inode::children).and_then(|c| c.get(name)).copied() {
+            if !op.overwrite {
+                return Err(NameNodeError::AlreadyExists { path: dst });
+            }
+            let target = self.get(existing).expect("child exists");
+            let src_dir = self.get(id).expect("source exists").is_dir();
+            if target.is_dir() != src_dir {
+                return Err(NameNodeError::RenameRefused {
+                    message: format!(
+                        "Source {src} and destination {dst} must both be directories or both files"
+                    ),
+                });
+            }
+            if target.children().is_some_and(|c| !c.is_empty()) {
+                return Err(NameNodeError::DirectoryNotEmpty { path: dst });
+            }
+            removed = self.remove_subtree(existing, op.mtime);
+        }
+        self.detach(id, op.mtime);
+        let node = self.get_mut(id).expect("source exists");
+        node.parent = parent;
+        node.name = name.to_string();
+        let dir = self.get_mut(parent).expect("parent exists");
+        if let InodeKind::Directory { children } = &mut dir.kind {
+            children.insert(name.to_string(), id);
+        }
+        dir.mtime = dir.mtime.max(op.mtime);
+        Ok(removed)
+    }
+
+    /// Removes a path and everything below it; returns the removed files' block ids.
+    pub fn apply_delete(&mut self, op: &DeleteOp) -> Result<Vec<u64>> {
+        let id = self.lookup(&op.path)?.id;
+        if id == super::ROOT_ID {
+            return Err(NameNodeError::InvalidArgument {
+                message: "cannot delete the root directory".into(),
+            });
+        }
+        Ok(self.remove_subtree(id, op.mtime))
+    }
+
+    pub fn apply_set_replication(&mut self, op: &SetReplicationOp) -> Result<()> {
+        let id = self.lookup(&op.path)?.id;
+        if let Some(f) = self.get_mut(id).and_then(Inode::file_mut) {
+            f.replication = op.replication as u16;
+        }
+        Ok(())
+    }
+
+    pub fn apply_set_permission(&mut self, op: &SetPermissionOp) -> Result<()> {
+        let id = self.lookup(&op.path)?.id;
+        self.get_mut(id).expect("resolved").permission = op.permission as u16;
+        Ok(())
+    }
+
+    pub fn apply_set_owner(&mut self, op: &SetOwnerOp) -> Result<()> {
+        let id = self.lookup(&op.path)?.id;
+        let node = self.get_mut(id).expect("resolved");
+        if !op.owner.is_empty() {
+            node.owner = op.owner.clone();
+        }
+        if !op.group.is_empty() {
+            node.group = op.group.clone();
+        }
+        Ok(())
+    }
+
+    pub fn apply_set_times(&mut self, op: &SetTimesOp) -> Result<()> {
+        let id = self.lookup(&op.path)?.id;
+        let node = self.get_mut(id).expect("resolved");
+        if op.mtime >= 0 {
+            node.mtime = op.mtime as u64;
+        }
+        if op.atime >= 0 {
+            node.atime = op.atime as u64;
+        }
+        Ok(())
+    }
+}

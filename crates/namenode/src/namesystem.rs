@@ -1,0 +1,481 @@
+//! The namesystem: namespace, block map, DataNode registry and leases behind one lock,
+//! plus the edit log. Mutations decide everything under the write lock, apply edit ops,
+//! append them to the log, release the lock and then wait for durability.
+//!
+//! - `client_ops`: ClientNamenodeProtocol operations.
+//! - `datanode_ops`: registration, heartbeats, block reports.
+//! - `monitors`: dead-node detection, re-replication, lease expiry, checkpoints.
+//! - `status`: building HdfsFileStatus and LocatedBlocks replies.
+
+mod client_ops;
+mod datanode_ops;
+mod monitors;
+mod status;
+
+use std::collections::{HashMap, HashSet};
+use std::sync::{Arc, RwLock, RwLockReadGuard, RwLockWriteGuard};
+use std::time::Instant;
+
+use tokio::sync::Notify;
+use tusk_proto::internal::{edit_record::Op, BlockRecord, EditRecord, FsImage, InodeRecord};
+
+use crate::blocks::{BlockInfo, BlockMap, BlockState};
+use crate::datanodes::DatanodeRegistry;
+use crate::edit_log::{self, EditLog, FileSink};
+use crate::error::{NameNodeError, Result};
+use crate::namespace::{FileInode, Inode, InodeId, InodeKind, Namespace, Permissions, ROOT_ID};
+use crate::options::NameNodeOptions;
+use crate::placement::Topology;
+use crate::storage::{NameDir, StorageInfo};
+
+pub use monitors::spawn_monitors;
+
+/// Open files per client, renewed by `renewLease`.
+#[derive(Debug, Default)]
+pub struct Leases {
+    /// Client name → (last renewal, files it has open).
+    pub holders: HashMap<String, (Instant, HashSet<InodeId>)>,
+}
+
+impl Leases {
+    pub fn add(&mut self, client: &str, inode: InodeId) {
+        let e = self
+            .holders
+            .entry(client.to_string())
+            .or_insert_with(|| (Instant::now(), HashSet::new()));
+        e.0 = Instant::now();
+        e.1.insert(inode);
+    }
+
+    pub fn remove(&mut self, client: &str, inode: InodeId) {
+        if let Some(e) = self.holders.get_mut(client) {
+            e.1.remove(&inode);
+            if e.1.is_empty() {
+                self.holders.remove(client);
+            }
+        }
+    }
+
+    pub fn renew(&mut self, client: &str) {
+        if let Some(e) = self.holders.get_mut(client) {
+            e.0 = Instant::now();
+        }
+    }
+}
+
+/// Everything behind the namesystem lock.
+#[derive(Debug)]
+pub struct State {
+    pub ns: Namespace,
+    pub blocks: BlockMap,
+    pub datanodes: DatanodeRegistry,
+    pub leases: Leases,
+    /// True after a restart until enough blocks have reported replicas; no replication
+    /// or deletion decisions are made meanwhile.
+    pub safe_mode: bool,
+    /// Edits applied since the last checkpoint.
+    pub txns_since_checkpoint: u64,
+}
+
+impl State {
+    /// Applies one edit op. Returns the blocks of files it removed.
+    pub fn apply(&mut self, op: &Op) -> Result<Vec<u64>> {
+        self.txns_since_checkpoint += 1;
+        match op {
+            Op::Mkdir(op) => self.ns.apply_mkdir(op).map(|_| vec![]),
+            Op::AddFile(op) => {
+                self.ns.apply_add_file(op)?;
+                self.leases.add(&op.client_name, op.inode_id);
+                Ok(vec![])
+            }
+            Op::AddBlock(op) => {
+                let block = op.block.clone().unwrap_or_default();
+                let file = self.open_file_mut(op.inode_id)?;
+                let previous = file.blocks.last().copied();
+                file.blocks.push(block.block_id);
+                let replication = file.replication;
+                if let Some(prev) = previous {
+                    self.commit_block(prev, op.previous_block_bytes);
+                }
+                let _ = replication;
+                self.blocks.insert(BlockInfo {
+                    id: block.block_id,
+                    generation_stamp: block.generation_stamp,
+                    num_bytes: 0,
+                    inode: op.inode_id,
+                    state: BlockState::UnderConstruction,
+                    replicas: vec![],
+                    expected: vec![],
+                });
+                Ok(vec![])
+            }
+            Op::AbandonBlock(op) => {
+                let file = self.open_file_mut(op.inode_id)?;
+                if file.blocks.last() == Some(&op.block_id) {
+                    file.blocks.pop();
+                }
+                self.blocks.remove(&[op.block_id]);
+                Ok(vec![])
+            }
+            Op::CloseFile(op) => {
+                let file = self.open_file_mut(op.inode_id)?;
+                let client = file.client_name.take();
+                let last = file.blocks.last().copied();
+                if let Some(last) = last {
+                    self.commit_block(last, op.last_block_bytes);
+                }
+                if let Some(node) = self.ns.get_mut(op.inode_id) {
+                    node.mtime = op.mtime;
+                }
+                if let Some(client) = client {
+                    self.leases.remove(&client, op.inode_id);
+                }
+                Ok(vec![])
+            }
+            Op::UpdateBlock(op) => {
+                let b = self
+                    .blocks
+                    .get_mut(op.block_id)
+                    .ok_or(NameNodeError::BlockNotFound { block: op.block_id })?;
+                b.generation_stamp = op.generation_stamp;
+                b.num_bytes = op.num_bytes;
+                self.blocks.next_generation_stamp =
+                    self.blocks.next_generation_stamp.max(op.generation_stamp + 1);
+                Ok(vec![])
+            }
+            Op::Rename(op) => self.ns.apply_rename(op),
+            Op::Delete(op) => {
+                let id = self.ns.lookup(&op.path)?.id;
+                self.drop_leases_under(id);
+                self.ns.apply_delete(op)
+            }
+            Op::SetReplication(op) => {
+                self.ns.apply_set_replication(op)?;
+                let id = self.ns.lookup(&op.path)?.id;
+                if let Some(f) = self.ns.get(id).and_then(Inode::file) {
+                    self.blocks.needs_check.extend(f.blocks.iter().copied());
+                }
+                Ok(vec![])
+            }
+            Op::SetPermission(op) => self.ns.apply_set_permission(op).map(|_| vec![]),
+            Op::SetOwner(op) => self.ns.apply_set_owner(op).map(|_| vec![]),
+            Op::SetTimes(op) => self.ns.apply_set_times(op).map(|_| vec![]),
+            Op::ReassignLease(op) => {
+                let file = self.open_file_mut(op.inode_id)?;
+                let old = file.client_name.replace(op.client_name.clone());
+                if let Some(old) = old {
+                    self.leases.remove(&old, op.inode_id);
+                }
+                self.leases.add(&op.client_name, op.inode_id);
+                Ok(vec![])
+            }
+        }
+    }
+
+    fn open_file_mut(&mut self, id: InodeId) -> Result<&mut FileInode> {
+        self.ns
+            .get_mut(id)
+            .and_then(Inode::file_mut)
+            .ok_or_else(|| NameNodeError::FileNotFound {
+                path: format!("inode {id}"),
+            })
+    }
+
+    /// Fixes a block's length; it is complete once a replica of that length exists.
+    fn commit_block(&mut self, id: u64, num_bytes: u64) {
+        if let Some(b) = self.blocks.get_mut(id) {
+            b.num_bytes = num_bytes;
+            b.state = if b.replicas.is_empty() {
+                BlockState::Committed
+            } else {
+                BlockState::Complete
+            };
+            self.blocks.needs_check.insert(id);
+        }
+    }
+
+    fn drop_leases_under(&mut self, id: InodeId) {
+        for child in self.ns.subtree(id) {
+            if let Some(client) = self.ns.get(child).and_then(Inode::file).and_then(|f| f.client_name.clone()) {
+                self.leases.remove(&client, child);
+            }
+        }
+    }
+
+    /// Sum of block lengths of a file.
+    pub fn file_length(&self, file: &FileInode) -> u64 {
+        file.blocks
+            .iter()
+            .filter_map(|b| self.blocks.get(*b))
+            .map(|b| b.num_bytes)
+            .sum()
+    }
+
+    /// Schedules deletion of the replicas of removed blocks.
+    pub fn invalidate_removed(&mut self, removed: &[u64]) {
+        for (block, nodes) in self.blocks.remove(removed) {
+            for n in nodes {
+                let d = &mut self.datanodes.nodes[n];
+                d.blocks.remove(&block);
+                d.invalidate.push(block);
+            }
+        }
+    }
+
+    /// A checkpoint image of the namespace.
+    pub fn to_image(&self, last_txid: u64, storage: &StorageInfo) -> FsImage {
+        let mut inodes = Vec::with_capacity(self.ns.inodes.len());
+        for id in self.ns.subtree(ROOT_ID) {
+            let n = self.ns.get(id).expect("subtree ids exist");
+            let mut rec = InodeRecord {
+                id: n.id,
+                parent: n.parent,
+                name: n.name.clone(),
+                directory: n.is_dir(),
+                permission: n.permission as u32,
+                owner: n.owner.clone(),
+                group: n.group.clone(),
+                mtime: n.mtime,
+                atime: n.atime,
+                ..Default::default()
+            };
+            if let InodeKind::File(f) = &n.kind {
+                rec.replication = f.replication as u32;
+                rec.block_size = f.block_size;
+                rec.client_name = f.client_name.clone().unwrap_or_default();
+                rec.blocks = f
+                    .blocks
+                    .iter()
+                    .filter_map(|b| self.blocks.get(*b))
+                    .map(|b| BlockRecord {
+                        block_id: b.id,
+                        generation_stamp: b.generation_stamp,
+                        num_bytes: b.num_bytes,
+                    })
+                    .collect();
+            }
+            inodes.push(rec);
+        }
+        FsImage {
+            last_txid,
+            block_pool_id: storage.block_pool_id.clone(),
+            namespace_id: storage.namespace_id,
+            next_inode_id: self.ns.next_inode_id,
+            next_block_id: self.blocks.next_block_id,
+            next_generation_stamp: self.blocks.next_generation_stamp,
+            inodes,
+        }
+    }
+
+    /// Rebuilds state from an image.
+    pub fn from_image(image: &FsImage, options: &NameNodeOptions) -> Self {
+        let mut ns = Namespace::new(&options.superuser, &options.supergroup, 0);
+        let mut blocks = BlockMap::default();
+        let mut leases = Leases::default();
+        for rec in &image.inodes {
+            let kind = if rec.directory {
+                InodeKind::Directory {
+                    children: Default::default(),
+                }
+            } else {
+                for (i, b) in rec.blocks.iter().enumerate() {
+                    let last = i + 1 == rec.blocks.len();
+                    blocks.insert(BlockInfo {
+                        id: b.block_id,
+                        generation_stamp: b.generation_stamp,
+                        num_bytes: b.num_bytes,
+                        inode: rec.id,
+                        state: if last && !rec.client_name.is_empty() {
+                            BlockState::UnderConstruction
+                        } else {
+                            BlockState::Committed
+                        },
+                        replicas: vec![],
+                        expected: vec![],
+                    });
+                }
+                if !rec.client_name.is_empty() {
+                    leases.add(&rec.client_name, rec.id);
+                }
+                InodeKind::File(FileInode {
+                    replication: rec.replication as u16,
+                    block_size: rec.block_size,
+                    blocks: rec.blocks.iter().map(|b| b.block_id).collect(),
+                    client_name: (!rec.client_name.is_empty()).then(|| rec.client_name.clone()),
+                })
+            };
+            let inode = Inode {
+                id: rec.id,
+                parent: rec.parent,
+                name: rec.name.clone(),
+                permission: rec.permission as u16,
+                owner: rec.owner.clone(),
+                group: rec.group.clone(),
+                mtime: rec.mtime,
+                atime: rec.atime,
+                kind,
+            };
+            if rec.id == ROOT_ID {
+                let root = ns.get_mut(ROOT_ID).expect("root");
+                root.permission = inode.permission;
+                root.owner = inode.owner;
+                root.group = inode.group;
+                root.mtime = inode.mtime;
+                continue;
+            }
+            if let Some(InodeKind::Directory { children }) =
+                ns.get_mut(rec.parent).map(|p| &mut p.kind)
+            {
+                children.insert(rec.name.clone(), rec.id);
+            }
+            ns.inodes.insert(rec.id, inode);
+        }
+        ns.next_inode_id = ns.next_inode_id.max(image.next_inode_id);
+        blocks.next_block_id = blocks.next_block_id.max(image.next_block_id);
+        blocks.next_generation_stamp = blocks.next_generation_stamp.max(image.next_generation_stamp);
+        State {
+            ns,
+            blocks,
+            datanodes: DatanodeRegistry::default(),
+            leases,
+            safe_mode: false,
+            txns_since_checkpoint: 0,
+        }
+    }
+}
+
+/// The NameNode's state and its log; shared by the RPC services and the monitors.
+pub struct Namesystem {
+    pub state: RwLock<State>,
+    pub edit_log: EditLog,
+    pub options: NameNodeOptions,
+    pub permissions: Permissions,
+    pub storage: StorageInfo,
+    pub topology: Topology,
+    pub name_dir: NameDir,
+    /// Woken whenever a DataNode reports a received block (for `complete`).
+    pub block_events: Notify,
+    /// Serialises checkpoints.
+    pub checkpoint_lock: tokio::sync::Mutex<()>,
+}
+
+impl Namesystem {
+    /// Formats the name directory (destroying any previous namespace).
+    pub fn format(options: &NameNodeOptions) -> Result<StorageInfo> {
+        std::fs::create_dir_all(&options.name_dir)?;
+        let state = State::from_image(&FsImage::default(), options);
+        let mut st = state;
+        let now = tusk_common::now_millis();
+        st.ns = Namespace::new(&options.superuser, &options.supergroup, now);
+        let dir = NameDir::new(&options.name_dir);
+        dir.format(&st.to_image(
+            0,
+            &StorageInfo {
+                namespace_id: 0,
+                block_pool_id: String::new(),
+                cluster_id: String::new(),
+            },
+        ))
+    }
+
+    /// Loads the latest image, replays the edit log and opens a new segment.
+    pub fn load(options: NameNodeOptions) -> Result<Arc<Self>> {
+        let dir = NameDir::new(&options.name_dir);
+        if !dir.is_formatted() {
+            return Err(NameNodeError::NotFormatted {
+                path: options.name_dir.display().to_string(),
+            });
+        }
+        let storage = dir.read_version()?;
+        let image = dir.load_latest_image()?;
+        let mut state = State::from_image(&image, &options);
+        let mut last_txid = image.last_txid;
+        for (_, path) in dir.segments()? {
+            for record in edit_log::read_segment(&path)? {
+                if record.txid <= last_txid {
+                    continue;
+                }
+                if let Some(op) = &record.op {
+                    match state.apply(op) {
+                        Ok(removed) => {
+                            state.blocks.remove(&removed);
+                        }
+                        Err(e) => tracing::warn!(txid = record.txid, error = %e, "edit did not apply at replay"),
+                    }
+                }
+                last_txid = record.txid;
+            }
+        }
+        let has_blocks = !state.blocks.blocks.is_empty();
+        state.safe_mode = has_blocks;
+        let topology = match &options.topology_file {
+            Some(p) => Topology::load(p)?,
+            None => Topology::default(),
+        };
+        let sink = FileSink::open(&dir.segment_path(last_txid + 1))?;
+        let edit_log = EditLog::start(Box::new(sink), last_txid);
+        let permissions = Permissions {
+            enabled: options.permissions_enabled,
+            superuser: options.superuser.clone(),
+            supergroup: options.supergroup.clone(),
+        };
+        let fsn = Arc::new(Namesystem {
+            state: RwLock::new(state),
+            edit_log,
+            permissions,
+            storage,
+            topology,
+            name_dir: dir,
+            block_events: Notify::new(),
+            checkpoint_lock: tokio::sync::Mutex::new(()),
+            options,
+        });
+        // Compact what was replayed, so restarts stay quick.
+        if last_txid > image.last_txid {
+            fsn.checkpoint()?;
+        }
+        Ok(fsn)
+    }
+
+    pub fn read(&self) -> RwLockReadGuard<'_, State> {
+        self.state.read().expect("namesystem lock")
+    }
+
+    pub fn write(&self) -> RwLockWriteGuard<'_, State> {
+        self.state.write().expect("namesystem lock")
+    }
+
+    /// Applies `op` and appends it to the log; call with the write lock held.
+    pub fn apply_and_log(&self, st: &mut State, op: Op) -> Result<u64> {
+        let removed = st.apply(&op)?;
+        st.invalidate_removed(&removed);
+        Ok(self.edit_log.append(EditRecord { txid: 0, op: Some(op) }))
+    }
+
+    /// Waits until `txid` is durable (no-op for `None`).
+    pub async fn sync(&self, txid: Option<u64>) -> Result<()> {
+        match txid {
+            Some(t) => self.edit_log.wait_durable(t).await,
+            None => Ok(()),
+        }
+    }
+
+    /// Writes an image of the current state and starts a new edit segment.
+    pub fn checkpoint(&self) -> Result<()> {
+        let mut st = self.write();
+        let last = self.edit_log.last_txid();
+        let next_segment = self.name_dir.segment_path(last + 1);
+        self.edit_log.roll(Box::new(FileSink::open(&next_segment)?))?;
+        self.name_dir.save_image(&st.to_image(last, &self.storage))?;
+        self.name_dir.purge_segments_before(last + 1)?;
+        st.txns_since_checkpoint = 0;
+        Ok(())
+    }
+
+    /// Checkpoints and stops the log (clean shutdown).
+    pub fn close(&self) -> Result<()> {
+        let r = self.checkpoint();
+        self.edit_log.close();
+        r
+    }
+}

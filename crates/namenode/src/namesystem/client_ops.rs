@@ -1,0 +1,771 @@
+//! ClientNamenodeProtocol operations, each deciding under the lock and syncing after.
+
+use std::time::Instant;
+
+use bytes::Bytes;
+use tusk_proto::hdfs::{
+    AddBlockRequestProto, ContentSummaryProto, CreateRequestProto, DatanodeInfoProto,
+    DirectoryListingProto, ExtendedBlockProto, FsServerDefaultsProto, GetFsStatsResponseProto,
+    HdfsFileStatusProto, LocatedBlockProto, LocatedBlocksProto,
+};
+use tusk_proto::internal::{
+    edit_record::Op, AbandonBlockOp, AddBlockOp, AddFileOp, BlockRecord, CloseFileOp, DeleteOp,
+    MkdirOp, RenameOp, SetOwnerOp, SetPermissionOp, SetReplicationOp, SetTimesOp, UpdateBlockOp,
+};
+
+use super::{Namesystem, State};
+use crate::blocks::BlockState;
+use crate::datanodes::DnIdx;
+use crate::error::{NameNodeError, Result};
+use crate::namespace::{Access, Inode, InodeId, ROOT_ID};
+use crate::path;
+use crate::placement;
+
+/// `createFlag` bits.
+const CREATE_FLAG_OVERWRITE: u32 = 2;
+
+impl Namesystem {
+    pub fn get_file_info(&self, user: &str, src: &str) -> Result<Option<HdfsFileStatusProto>> {
+        let st = self.read();
+        let Some(id) = st.ns.resolve(src)? else {
+            return Ok(None);
+        };
+        self.permissions.check_path(&st.ns, user, id, None)?;
+        let node = st.ns.get(id).expect("resolved");
+        Ok(Some(st.file_status(node, Bytes::new(), false, &self.storage.block_pool_id)))
+    }
+
+    pub fn get_listing(
+        &self,
+        user: &str,
+        src: &str,
+        start_after: &[u8],
+        need_location: bool,
+    ) -> Result<Option<DirectoryListingProto>> {
+        let st = self.read();
+        let Some(id) = st.ns.resolve(src)? else {
+            return Ok(None);
+        };
+        let node = st.ns.get(id).expect("resolved");
+        let pool = &self.storage.block_pool_id;
+        let Some(children) = node.children() else {
+            self.permissions.check_path(&st.ns, user, id, None)?;
+            let status = st.file_status(node, Bytes::new(), need_location, pool);
+            return Ok(Some(DirectoryListingProto {
+                partial_listing: vec![status],
+                remaining_entries: 0,
+            }));
+        };
+        self.permissions.check_path(&st.ns, user, id, Some(Access::Read))?;
+        let after = String::from_utf8_lossy(start_after).to_string();
+        let range = children.range::<String, _>((
+            if after.is_empty() {
+                std::ops::Bound::Unbounded
+            } else {
+                std::ops::Bound::Excluded(&after)
+            },
+            std::ops::Bound::Unbounded,
+        ));
+        let mut partial = Vec::new();
+        let mut remaining = 0u32;
+        for (name, child) in range {
+            if partial.len() >= self.options.listing_limit {
+                remaining += 1;
+                continue;
+            }
+            let c = st.ns.get(*child).expect("child exists");
+            partial.push(st.file_status(c, Bytes::copy_from_slice(name.as_bytes()), need_location, pool));
+        }
+        Ok(Some(DirectoryListingProto {
+            partial_listing: partial,
+            remaining_entries: remaining,
+        }))
+    }
+
+    pub async fn mkdirs(&self, user: &str, src: &str, permission: u32, create_parent: bool) -> Result<bool> {
+        let txid = {
+            let mut st = self.write();
+            let parts = path::components(src)?;
+            let (deepest, covered) = st.ns.deepest_existing(&parts);
+            let node = st.ns.get(deepest).expect("resolved");
+            if covered == parts.len() {
+                if node.is_dir() {
+                    return Ok(true);
+                }
+                return Err(NameNodeError::AlreadyExists {
+                    path: format!("{} (is not a directory)", path::join(&parts)),
+                });
+            }
+            if !node.is_dir() {
+                return Err(NameNodeError::ParentNotDirectory {
+                    path: st.ns.full_path(deepest),
+                });
+            }
+            if !create_parent && covered + 1 < parts.len() {
+                return Err(NameNodeError::FileNotFound {
+                    path: path::join(&parts[..parts.len() - 1]),
+                });
+            }
+            self.permissions
+                .check_path(&st.ns, user, deepest, Some(Access::Write))?;
+            let group = node.group.clone();
+            let now = tusk_common::now_millis();
+            let mut txid = 0;
+            for i in covered..parts.len() {
+                let last = i + 1 == parts.len();
+                let op = Op::Mkdir(MkdirOp {
+                    path: path::join(&parts[..=i]),
+                    inode_id: st.ns.allocate_inode_id(),
+                    // Parents made on the way keep u+wx so the child can be created.
+                    permission: if last { permission & 0o1777 } else { (permission | 0o300) & 0o1777 },
+                    owner: user.to_string(),
+                    group: group.clone(),
+                    mtime: now,
+                });
+                txid = self.apply_and_log(&mut st, op)?;
+            }
+            txid
+        };
+        self.sync(Some(txid)).await?;
+        Ok(true)
+    }
+
+    pub async fn create(&self, user: &str, req: &CreateRequestProto) -> Result<HdfsFileStatusProto> {
+        let src = path::normalize(&req.src)?;
+        if req.replication < self.options.min_replication || req.replication > self.options.max_replication {
+            return Err(NameNodeError::InvalidArgument {
+                message: format!(
+                    "Requested replication factor of {} is outside the range [{}, {}]",
+                    req.replication, self.options.min_replication, self.options.max_replication
+                ),
+            });
+        }
+        let bpc = self.options.bytes_per_checksum as u64;
+        if req.block_size == 0 || req.block_size % bpc != 0 {
+            return Err(NameNodeError::InvalidArgument {
+                message: format!(
+                    "Block size {} must be a positive multiple of bytes-per-checksum {bpc}",
+                    req.block_size
+                ),
+            });
+        }
+        let (txid, status) = {
+            let mut st = self.write();
+            let mut txid = 0;
+            if let Some(id) = st.ns.resolve(&src)? {
+                let node = st.ns.get(id).expect("resolved");
+                if node.is_dir() {
+                    return Err(NameNodeError::AlreadyExists {
+                        path: format!("{src} (already exists as a directory)"),
+                    });
+                }
+                if let Some(holder) = node.file().and_then(|f| f.client_name.clone()) {
+                    return Err(NameNodeError::AlreadyBeingCreated {
+                        path: src,
+                        client: req.client_name.clone(),
+                        holder,
+                    });
+                }
+                if req.create_flag & CREATE_FLAG_OVERWRITE == 0 {
+                    return Err(NameNodeError::AlreadyExists { path: src });
+                }
+                self.permissions
+                    .check_path(&st.ns, user, node.parent, Some(Access::Write))?;
+                txid = self.apply_and_log(
+                    &mut st,
+                    Op::Delete(DeleteOp {
+                        path: src.clone(),
+                        mtime: tusk_common::now_millis(),
+                    }),
+                )?;
+            }
+            let parent = match st.ns.parent_of(&src) {
+                Ok((parent, _)) => parent,
+                Err(NameNodeError::FileNotFound { .. }) if req.create_parent => {
+                    u64::MAX
+                }
+                Err(e) => return Err(e),
+            };
+            if parent == u64::MAX {
+                (txid, None)
+            } else {
+            self.permissions
+                .check_path(&st.ns, user, parent, Some(Access::Write))?;
+            let group = st.ns.get(parent).expect("parent").group.clone();
+            let inode_id = st.ns.allocate_inode_id();
+            let op = Op::AddFile(AddFileOp {
+                path: src.clone(),
+                inode_id,
+                permission: req.masked.perm & 0o1777,
+                owner: user.to_string(),
+                group,
+                mtime: tusk_common::now_millis(),
+                replication: req.replication,
+                block_size: req.block_size,
+                client_name: req.client_name.clone(),
+            });
+            txid = txid.max(self.apply_and_log(&mut st, op)?);
+            let node = st.ns.get(inode_id).expect("just created");
+            let status = st.file_status(node, Bytes::new(), false, &self.storage.block_pool_id);
+            (txid, Some(status))
+            }
+        };
+        match status {
+            Some(status) => {
+                self.sync(Some(txid)).await?;
+                Ok(status)
+            }
+            None => {
+                // Missing parents with createParent: make them, then create again.
+                let parent_path = src.rsplit_once('/').map(|(p, _)| p).unwrap_or("/");
+                let parent_path = if parent_path.is_empty() { "/" } else { parent_path };
+                Box::pin(self.mkdirs(user, parent_path, 0o755, true)).await?;
+                Box::pin(self.create(user, req)).await
+            }
+        }
+    }
+
+    /// The open file named by id (preferred) or path, checked against the lease holder.
+    fn open_file_for(&self, st: &State, src: &str, file_id: Option<u64>, client: &str) -> Result<InodeId> {
+        let id = match file_id.filter(|id| *id != 0) {
+            Some(id) if st.ns.get(id).is_some() => id,
+            Some(_) => {
+                return Err(NameNodeError::FileNotFound {
+                    path: src.to_string(),
+                })
+            }
+            None => st.ns.lookup(src)?.id,
+        };
+        let node = st.ns.get(id).expect("resolved");
+        let file = node.file().ok_or_else(|| NameNodeError::FileNotFound {
+            path: src.to_string(),
+        })?;
+        match &file.client_name {
+            Some(holder) if holder == client => Ok(id),
+            Some(holder) => Err(NameNodeError::LeaseExpired {
+                path: src.to_string(),
+                reason: format!("File is held by {holder}, not by {client}"),
+            }),
+            None => Err(NameNodeError::LeaseExpired {
+                path: src.to_string(),
+                reason: "File is not open for writing".to_string(),
+            }),
+        }
+    }
+
+    pub async fn add_block(&self, req: &AddBlockRequestProto, client_ip: &str) -> Result<LocatedBlockProto> {
+        let (txid, located) = {
+            let mut st = self.write();
+            let id = self.open_file_for(&st, &req.src, req.file_id, &req.client_name)?;
+            let file = st.ns.get(id).and_then(Inode::file).expect("open file").clone();
+            let previous_bytes = req.previous.as_ref().and_then(|p| p.num_bytes).unwrap_or(0);
+            // A retried addBlock whose block was already allocated gets the same block.
+            if let (Some(last), Some(prev)) = (file.blocks.last(), &req.previous) {
+                if *last != prev.block_id {
+                    let penultimate = file.blocks.len().checked_sub(2).map(|i| file.blocks[i]);
+                    if penultimate == Some(prev.block_id) {
+                        let b = st.blocks.get(*last).expect("block of file").clone();
+                        let offset: u64 = file.blocks[..file.blocks.len() - 1]
+                            .iter()
+                            .filter_map(|b| st.blocks.get(*b))
+                            .map(|b| b.num_bytes)
+                            .sum();
+                        return Ok(st.located_block(&b, offset, &self.storage.block_pool_id));
+                    }
+                    return Err(NameNodeError::InvalidArgument {
+                        message: format!("previous block blk_{} is not the file's last block", prev.block_id),
+                    });
+                }
+            }
+            let excluded: Vec<DnIdx> = req
+                .exclude_nodes
+                .iter()
+                .filter_map(|d| st.datanodes.find(&d.id.datanode_uuid).or_else(|| st.datanodes.find_by_xfer(&d.id.ip_addr, d.id.xfer_port)))
+                .collect();
+            let targets = placement::choose_targets(
+                &st.datanodes,
+                file.replication as usize,
+                Some(client_ip),
+                &[],
+                &excluded,
+                file.block_size,
+            );
+            if targets.is_empty() {
+                return Err(NameNodeError::NotEnoughDatanodes {
+                    path: req.src.clone(),
+                    needed: self.options.min_replication as usize,
+                    available: 0,
+                    live: st.datanodes.live_count(),
+                    excluded: excluded.len(),
+                });
+            }
+            let block_id = st.blocks.allocate_id();
+            let gs = st.blocks.allocate_generation_stamp();
+            let op = Op::AddBlock(AddBlockOp {
+                inode_id: id,
+                block: Some(BlockRecord {
+                    block_id,
+                    generation_stamp: gs,
+                    num_bytes: 0,
+                }),
+                previous_block_bytes: previous_bytes,
+            });
+            let txid = self.apply_and_log(&mut st, op)?;
+            let offset = st.file_length(st.ns.get(id).and_then(Inode::file).expect("open file"));
+            let b = st.blocks.get_mut(block_id).expect("just added");
+            b.expected = targets.clone();
+            let b = b.clone();
+            (txid, st.located_block_on(&b, offset, &self.storage.block_pool_id, &targets))
+        };
+        self.sync(Some(txid)).await?;
+        Ok(located)
+    }
+
+    pub async fn abandon_block(&self, src: &str, holder: &str, block: &ExtendedBlockProto, file_id: Option<u64>) -> Result<()> {
+        let txid = {
+            let mut st = self.write();
+            let id = self.open_file_for(&st, src, file_id, holder)?;
+            let file = st.ns.get(id).and_then(Inode::file).expect("open file");
+            if file.blocks.last() != Some(&block.block_id) {
+                return Ok(());
+            }
+            self.apply_and_log(
+                &mut st,
+                Op::AbandonBlock(AbandonBlockOp {
+                    inode_id: id,
+                    block_id: block.block_id,
+                }),
+            )?
+        };
+        self.sync(Some(txid)).await
+    }
+
+    /// Closes a file once every block has a replica; waits a little for the last
+    /// block's replicas so clients rarely need to retry.
+    pub async fn complete(&self, src: &str, client: &str, last: Option<&ExtendedBlockProto>, file_id: Option<u64>) -> Result<bool> {
+        let deadline = Instant::now() + self.options.complete_wait;
+        loop {
+            let notified = self.block_events.notified();
+            tokio::pin!(notified);
+            notified.as_mut().enable();
+            let outcome = {
+                let mut st = self.write();
+                let id = match self.open_file_for(&st, src, file_id, client) {
+                    Ok(id) => id,
+                    Err(NameNodeError::LeaseExpired { .. }) => {
+                        // A retried complete of a file already closed by this client.
+                        let closed = st
+                            .ns
+                            .resolve(src)?
+                            .and_then(|id| st.ns.get(id))
+                            .and_then(Inode::file)
+                            .is_some_and(|f| f.client_name.is_none());
+                        if closed {
+                            return Ok(true);
+                        }
+                        return self.open_file_for(&st, src, file_id, client).map(|_| false);
+                    }
+                    Err(e) => return Err(e),
+                };
+                let file = st.ns.get(id).and_then(Inode::file).expect("open file").clone();
+                if let (Some(last), Some(mine)) = (last, file.blocks.last()) {
+                    if last.block_id != *mine {
+                        return Err(NameNodeError::InvalidArgument {
+                            message: format!("blk_{} is not the last block of {src}", last.block_id),
+                        });
+                    }
+                }
+                let last_bytes = last.and_then(|l| l.num_bytes).unwrap_or_else(|| {
+                    file.blocks.last().and_then(|b| st.blocks.get(*b)).map_or(0, |b| b.num_bytes)
+                });
+                let ready = file.blocks.iter().enumerate().all(|(i, b)| {
+                    let Some(info) = st.blocks.get(*b) else { return true };
+                    let bytes = if i + 1 == file.blocks.len() { last_bytes } else { info.num_bytes };
+                    bytes == 0 || info.replicas.len() >= self.options.min_replication as usize
+                });
+                if ready {
+                    let op = Op::CloseFile(CloseFileOp {
+                        inode_id: id,
+                        last_block_bytes: last_bytes,
+                        mtime: tusk_common::now_millis(),
+                    });
+                    Some(self.apply_and_log(&mut st, op)?)
+                } else {
+                    None
+                }
+            };
+            if let Some(txid) = outcome {
+                self.sync(Some(txid)).await?;
+                return Ok(true);
+            }
+            let remaining = deadline.saturating_duration_since(Instant::now());
+            if remaining.is_zero() || tokio::time::timeout(remaining, notified).await.is_err() {
+                return Ok(false);
+            }
+        }
+    }
+
+    pub fn get_block_locations(&self, user: &str, src: &str, offset: u64, length: u64) -> Result<Option<LocatedBlocksProto>> {
+        let st = self.read();
+        let Some(id) = st.ns.resolve(src)? else {
+            return Ok(None);
+        };
+        self.permissions.check_path(&st.ns, user, id, Some(Access::Read))?;
+        let node = st.ns.get(id).expect("resolved");
+        if node.is_dir() {
+            return Err(NameNodeError::FileNotFound {
+                path: format!("{src} (is a directory)"),
+            });
+        }
+        Ok(Some(st.located_blocks(node, offset, length, &self.storage.block_pool_id)))
+    }
+
+    /// Checks write permission on the parents of both ends of a rename.
+    fn check_rename(&self, st: &State, user: &str, src_id: InodeId, dst_parent: InodeId) -> Result<()> {
+        let src_parent = st.ns.get(src_id).map(|n| n.parent).unwrap_or(ROOT_ID);
+        self.permissions.check_path(&st.ns, user, src_parent, Some(Access::Write))?;
+        self.permissions.check_path(&st.ns, user, dst_parent, Some(Access::Write))
+    }
+
+    /// The original rename: into `dst` when it is a directory; false instead of most errors.
+    pub async fn rename(&self, user: &str, src: &str, dst: &str) -> Result<bool> {
+        let txid = {
+            let mut st = self.write();
+            let src = path::normalize(src)?;
+            let mut dst = path::normalize(dst)?;
+            let Some(src_id) = st.ns.resolve(&src)? else {
+                return Ok(false);
+            };
+            if path::is_under(&dst, &src) && dst != src {
+                return Err(NameNodeError::RenameIntoSubtree { src, dst });
+            }
+            if let Some(d) = st.ns.resolve(&dst)? {
+                if st.ns.get(d).is_some_and(Inode::is_dir) {
+                    let name = src.rsplit('/').next().unwrap_or_default();
+                    dst = path::join(&[dst.trim_start_matches('/'), name].iter().filter(|s| !s.is_empty()).copied().collect::<Vec<_>>());
+                }
+            }
+            if dst == src {
+                return Ok(true);
+            }
+            if st.ns.resolve(&dst)?.is_some() {
+                return Ok(false);
+            }
+            let Ok((dst_parent, _)) = st.ns.parent_of(&dst) else {
+                return Ok(false);
+            };
+            self.check_rename(&st, user, src_id, dst_parent)?;
+            let op = Op::Rename(RenameOp {
+                src,
+                dst,
+                mtime: tusk_common::now_millis(),
+                overwrite: false,
+            });
+            match self.apply_and_log(&mut st, op) {
+                Ok(t) => t,
+                Err(NameNodeError::RenameIntoSubtree { src, dst }) => return Err(NameNodeError::RenameIntoSubtree { src, dst }),
+                Err(_) => return Ok(false),
+            }
+        };
+        self.sync(Some(txid)).await?;
+        Ok(true)
+    }
+
+    /// rename2: exactly to `dst`; with `overwrite`, replaces a file or empty directory.
+    pub async fn rename2(&self, user: &str, src: &str, dst: &str, overwrite: bool) -> Result<()> {
+        let txid = {
+            let mut st = self.write();
+            let src = path::normalize(src)?;
+            let dst = path::normalize(dst)?;
+            let src_id = st.ns.lookup(&src)?.id;
+            if path::is_under(&dst, &src) && dst != src {
+                return Err(NameNodeError::RenameIntoSubtree { src, dst });
+            }
+            if dst == src {
+                return Err(NameNodeError::AlreadyExists {
+                    path: format!("{dst} (the source and destination are the same)"),
+                });
+            }
+            let (dst_parent, _) = st.ns.parent_of(&dst)?;
+            self.check_rename(&st, user, src_id, dst_parent)?;
+            let op = Op::Rename(RenameOp {
+                src,
+                dst,
+                mtime: tusk_common::now_millis(),
+                overwrite,
+            });
+            self.apply_and_log(&mut st, op)?
+        };
+        self.sync(Some(txid)).await
+    }
+
+    pub async fn delete(&self, user: &str, src: &str, recursive: bool) -> Result<bool> {
+        let txid = {
+            let mut st = self.write();
+            let src = path::normalize(src)?;
+            let Some(id) = st.ns.resolve(&src)? else {
+                return Ok(false);
+            };
+            let node = st.ns.get(id).expect("resolved");
+            if !recursive && node.children().is_some_and(|c| !c.is_empty()) {
+                return Err(NameNodeError::DirectoryNotEmpty { path: src });
+            }
+            if id == ROOT_ID {
+                return Ok(false);
+            }
+            self.permissions.check_path(&st.ns, user, node.parent, Some(Access::Write))?;
+            let op = Op::Delete(DeleteOp {
+                path: src,
+                mtime: tusk_common::now_millis(),
+            });
+            self.apply_and_log(&mut st, op)?
+        };
+        self.sync(Some(txid)).await?;
+        Ok(true)
+    }
+
+    pub fn renew_lease(&self, client: &str) {
+        self.write().leases.renew(client);
+    }
+
+    pub async fn set_replication(&self, user: &str, src: &str, replication: u32) -> Result<bool> {
+        if replication < self.options.min_replication || replication > self.options.max_replication {
+            return Err(NameNodeError::InvalidArgument {
+                message: format!("replication {replication} is outside [{}, {}]", self.options.min_replication, self.options.max_replication),
+            });
+        }
+        let txid = {
+            let mut st = self.write();
+            let node = st.ns.lookup(src)?;
+            if node.is_dir() {
+                return Ok(false);
+            }
+            let id = node.id;
+            self.permissions.check_path(&st.ns, user, id, Some(Access::Write))?;
+            let op = Op::SetReplication(SetReplicationOp {
+                path: path::normalize(src)?,
+                replication,
+            });
+            self.apply_and_log(&mut st, op)?
+        };
+        self.sync(Some(txid)).await?;
+        Ok(true)
+    }
+
+    pub async fn set_permission(&self, user: &str, src: &str, permission: u32) -> Result<()> {
+        let txid = {
+            let mut st = self.write();
+            let id = st.ns.lookup(src)?.id;
+            self.permissions.check_path(&st.ns, user, id, None)?;
+            self.permissions.check_owner(&st.ns, user, id)?;
+            let op = Op::SetPermission(SetPermissionOp {
+                path: path::normalize(src)?,
+                permission: permission & 0o1777,
+            });
+            self.apply_and_log(&mut st, op)?
+        };
+        self.sync(Some(txid)).await
+    }
+
+    pub async fn set_owner(&self, user: &str, src: &str, owner: Option<String>, group: Option<String>) -> Result<()> {
+        let txid = {
+            let mut st = self.write();
+            let id = st.ns.lookup(src)?.id;
+            self.permissions.check_path(&st.ns, user, id, None)?;
+            let changes_owner = owner.as_ref().is_some_and(|o| !o.is_empty());
+            if changes_owner && !self.permissions.is_superuser(user) {
+                return Err(NameNodeError::AccessDenied {
+                    user: user.to_string(),
+                    access: "SUPERUSER",
+                    path: path::normalize(src)?,
+                });
+            }
+            self.permissions.check_owner(&st.ns, user, id)?;
+            let op = Op::SetOwner(SetOwnerOp {
+                path: path::normalize(src)?,
+                owner: owner.unwrap_or_default(),
+                group: group.unwrap_or_default(),
+            });
+            self.apply_and_log(&mut st, op)?
+        };
+        self.sync(Some(txid)).await
+    }
+
+    pub async fn set_times(&self, user: &str, src: &str, mtime: i64, atime: i64) -> Result<()> {
+        let txid = {
+            let mut st = self.write();
+            let id = st.ns.lookup(src)?.id;
+            self.permissions.check_path(&st.ns, user, id, None)?;
+            if self.permissions.check_owner(&st.ns, user, id).is_err() {
+                self.permissions.check(&st.ns, user, id, Access::Write)?;
+            }
+            let op = Op::SetTimes(SetTimesOp {
+                path: path::normalize(src)?,
+                mtime,
+                atime,
+            });
+            self.apply_and_log(&mut st, op)?
+        };
+        self.sync(Some(txid)).await
+    }
+
+    pub fn content_summary(&self, user: &str, src: &str) -> Result<ContentSummaryProto> {
+        let st = self.read();
+        let id = st.ns.lookup(src)?.id;
+        self.permissions.check_path(&st.ns, user, id, None)?;
+        let (files, dirs, bytes, space) = st.ns.count(id, |b| st.blocks.get(b).map_or(0, |b| b.num_bytes));
+        Ok(ContentSummaryProto {
+            length: bytes,
+            file_count: files,
+            directory_count: dirs,
+            quota: u64::MAX,
+            space_consumed: space,
+            space_quota: u64::MAX,
+            ..Default::default()
+        })
+    }
+
+    pub fn fs_stats(&self) -> GetFsStatsResponseProto {
+        let st = self.read();
+        let live: Vec<DnIdx> = st.datanodes.live().collect();
+        let sum = |f: fn(&crate::datanodes::DatanodeDescriptor) -> u64| -> u64 {
+            live.iter().map(|i| f(&st.datanodes.nodes[*i])).sum()
+        };
+        let (mut under, mut missing) = (0, 0);
+        for b in st.blocks.blocks.values() {
+            if b.state == BlockState::UnderConstruction {
+                continue;
+            }
+            let expected = st.ns.get(b.inode).and_then(Inode::file).map_or(0, |f| f.replication as usize);
+            let have = b.replicas.iter().filter(|n| st.datanodes.nodes[**n].alive).count();
+            if have == 0 && b.num_bytes > 0 {
+                missing += 1;
+            } else if have < expected {
+                under += 1;
+            }
+        }
+        GetFsStatsResponseProto {
+            capacity: sum(|d| d.capacity),
+            used: sum(|d| d.dfs_used),
+            remaining: sum(|d| d.remaining),
+            under_replicated: under,
+            corrupt_blocks: 0,
+            missing_blocks: missing,
+            missing_repl_one_blocks: Some(0),
+            ..Default::default()
+        }
+    }
+
+    /// A new generation stamp for a block whose pipeline failed.
+    pub async fn update_block_for_pipeline(&self, block: &ExtendedBlockProto, client: &str) -> Result<LocatedBlockProto> {
+        let (txid, located) = {
+            let mut st = self.write();
+            let info = st.blocks.get(block.block_id).ok_or(NameNodeError::BlockNotFound { block: block.block_id })?.clone();
+            let holder = st.ns.get(info.inode).and_then(Inode::file).and_then(|f| f.client_name.clone());
+            if holder.as_deref() != Some(client) {
+                return Err(NameNodeError::LeaseExpired {
+                    path: st.ns.full_path(info.inode),
+                    reason: format!("{client} does not hold the lease"),
+                });
+            }
+            let gs = st.blocks.allocate_generation_stamp();
+            let op = Op::UpdateBlock(UpdateBlockOp {
+                block_id: block.block_id,
+                generation_stamp: gs,
+                num_bytes: block.num_bytes.unwrap_or(info.num_bytes),
+            });
+            let txid = self.apply_and_log(&mut st, op)?;
+            let b = st.blocks.get(block.block_id).expect("exists").clone();
+            (txid, st.located_block_on(&b, 0, &self.storage.block_pool_id, &[]))
+        };
+        self.sync(Some(txid)).await?;
+        Ok(located)
+    }
+
+    /// Records the pipeline after recovery: the new generation stamp and nodes.
+    pub async fn update_pipeline(&self, client: &str, old: &ExtendedBlockProto, new: &ExtendedBlockProto, nodes: &[String]) -> Result<()> {
+        let txid = {
+            let mut st = self.write();
+            let info = st.blocks.get(old.block_id).ok_or(NameNodeError::BlockNotFound { block: old.block_id })?.clone();
+            let holder = st.ns.get(info.inode).and_then(Inode::file).and_then(|f| f.client_name.clone());
+            if holder.as_deref() != Some(client) {
+                return Err(NameNodeError::LeaseExpired {
+                    path: st.ns.full_path(info.inode),
+                    reason: format!("{client} does not hold the lease"),
+                });
+            }
+            let expected: Vec<DnIdx> = nodes.iter().filter_map(|u| st.datanodes.find(u)).collect();
+            let op = Op::UpdateBlock(UpdateBlockOp {
+                block_id: new.block_id,
+                generation_stamp: new.generation_stamp,
+                num_bytes: new.num_bytes.unwrap_or(0),
+            });
+            let txid = self.apply_and_log(&mut st, op)?;
+            let b = st.blocks.get_mut(new.block_id).expect("exists");
+            b.expected = expected;
+            // Replicas reported with the old stamp are stale now.
+            b.replicas.clear();
+            txid
+        };
+        self.sync(Some(txid)).await
+    }
+
+    pub fn additional_datanodes(&self, block: &ExtendedBlockProto, existing: &[DatanodeInfoProto], excludes: &[DatanodeInfoProto], count: u32, client_ip: &str) -> Result<LocatedBlockProto> {
+        let st = self.read();
+        let info = st.blocks.get(block.block_id).ok_or(NameNodeError::BlockNotFound { block: block.block_id })?.clone();
+        let find = |d: &DatanodeInfoProto| st.datanodes.find(&d.id.datanode_uuid);
+        let have: Vec<DnIdx> = existing.iter().filter_map(find).collect();
+        let excluded: Vec<DnIdx> = excludes.iter().filter_map(find).collect();
+        let mut targets = placement::choose_targets(&st.datanodes, count as usize, Some(client_ip), &have, &excluded, 0);
+        let mut all = have;
+        all.append(&mut targets);
+        Ok(st.located_block_on(&info, 0, &self.storage.block_pool_id, &all))
+    }
+
+    /// Clients report replicas that failed checksum verification.
+    pub fn report_bad_blocks(&self, blocks: &[LocatedBlockProto]) {
+        let mut st = self.write();
+        for lb in blocks {
+            for loc in &lb.locs {
+                if let Some(node) = st.datanodes.find(&loc.id.datanode_uuid) {
+                    st.mark_replica_corrupt(lb.b.block_id, node);
+                }
+            }
+        }
+    }
+
+    pub fn datanode_report(&self, kind: i32) -> Vec<DatanodeInfoProto> {
+        // DatanodeReportTypeProto: ALL = 1, LIVE = 2, DEAD = 3.
+        let st = self.read();
+        (0..st.datanodes.nodes.len())
+            .filter(|i| match kind {
+                2 => st.datanodes.nodes[*i].alive,
+                3 => !st.datanodes.nodes[*i].alive,
+                _ => true,
+            })
+            .map(|i| st.datanodes.info_proto(i))
+            .collect()
+    }
+
+    pub fn server_defaults(&self) -> FsServerDefaultsProto {
+        FsServerDefaultsProto {
+            block_size: self.options.block_size,
+            bytes_per_checksum: self.options.bytes_per_checksum,
+            write_packet_size: self.options.write_packet_size,
+            replication: self.options.default_replication,
+            file_buffer_size: 4096,
+            encrypt_data_transfer: Some(false),
+            trash_interval: Some(0),
+            checksum_type: Some(tusk_proto::hdfs::ChecksumTypeProto::ChecksumCrc32c as i32),
+            key_provider_uri: None,
+            policy_id: Some(0),
+            snapshot_trash_root_enabled: Some(false),
+        }
+    }
+
+    pub fn preferred_block_size(&self, src: &str) -> Result<u64> {
+        let st = self.read();
+        let node = st.ns.lookup(src)?;
+        Ok(node.file().map_or(self.options.block_size, |f| f.block_size))
+    }
+}

@@ -1,0 +1,141 @@
+//! Replies that describe files and blocks: HdfsFileStatus, LocatedBlocks.
+
+use bytes::Bytes;
+use tusk_proto::common::TokenProto;
+use tusk_proto::hdfs::{
+    hdfs_file_status_proto::FileType, ExtendedBlockProto, FsPermissionProto,
+    HdfsFileStatusProto, LocatedBlockProto, LocatedBlocksProto, StorageTypeProto,
+};
+
+use super::State;
+use crate::blocks::{BlockInfo, BlockState};
+use crate::datanodes::DnIdx;
+use crate::namespace::{Inode, InodeKind};
+
+pub fn empty_token() -> TokenProto {
+    TokenProto {
+        identifier: Bytes::new(),
+        password: Bytes::new(),
+        kind: String::new(),
+        service: String::new(),
+    }
+}
+
+impl State {
+    /// Status of `node`; `name` is what goes in the `path` field (empty for getFileInfo,
+    /// the child's name in listings).
+    pub fn file_status(
+        &self,
+        node: &Inode,
+        name: Bytes,
+        with_locations: bool,
+        pool: &str,
+    ) -> HdfsFileStatusProto {
+        let mut s = HdfsFileStatusProto {
+            file_type: FileType::IsDir as i32,
+            path: name,
+            length: 0,
+            permission: FsPermissionProto {
+                perm: node.permission as u32,
+            },
+            owner: node.owner.clone(),
+            group: node.group.clone(),
+            modification_time: node.mtime,
+            access_time: node.atime,
+            file_id: Some(node.id),
+            storage_policy: Some(0),
+            flags: Some(0),
+            ..Default::default()
+        };
+        match &node.kind {
+            InodeKind::Directory { children } => {
+                s.children_num = Some(children.len() as i32);
+            }
+            InodeKind::File(f) => {
+                s.file_type = FileType::IsFile as i32;
+                s.length = self.file_length(f);
+                s.block_replication = Some(f.replication as u32);
+                s.blocksize = Some(f.block_size);
+                s.children_num = Some(0);
+                if with_locations {
+                    s.locations = Some(self.located_blocks(node, 0, u64::MAX, pool));
+                }
+            }
+        }
+        s
+    }
+
+    /// The blocks of a file overlapping `[offset, offset + length)`.
+    pub fn located_blocks(&self, node: &Inode, offset: u64, length: u64, pool: &str) -> LocatedBlocksProto {
+        let file = node.file().expect("located_blocks on a file");
+        let under_construction = file.client_name.is_some();
+        let end = offset.saturating_add(length);
+        let mut pos = 0u64;
+        let mut located = Vec::new();
+        let mut last = None;
+        let count = file.blocks.len();
+        for (i, id) in file.blocks.iter().enumerate() {
+            let Some(b) = self.blocks.get(*id) else { continue };
+            let lb = self.located_block(b, pos, pool);
+            let block_end = pos + b.num_bytes;
+            if (block_end > offset || (b.num_bytes == 0 && pos >= offset)) && pos < end.max(offset + 1) {
+                located.push(lb.clone());
+            }
+            if i + 1 == count {
+                last = Some(lb);
+            }
+            pos = block_end;
+        }
+        let last_complete = file
+            .blocks
+            .last()
+            .and_then(|b| self.blocks.get(*b))
+            .is_none_or(|b| b.state != BlockState::UnderConstruction);
+        LocatedBlocksProto {
+            file_length: pos,
+            blocks: located,
+            under_construction,
+            last_block: last,
+            is_last_block_complete: last_complete,
+            file_encryption_info: None,
+            ec_policy: None,
+        }
+    }
+
+    /// One block with the nodes to read it from (while being written, its pipeline).
+    pub fn located_block(&self, b: &BlockInfo, offset: u64, pool: &str) -> LocatedBlockProto {
+        let nodes: Vec<DnIdx> = if b.state == BlockState::UnderConstruction && !b.expected.is_empty() {
+            b.expected.clone()
+        } else {
+            b.replicas
+                .iter()
+                .copied()
+                .filter(|n| self.datanodes.nodes[*n].alive)
+                .collect()
+        };
+        self.located_block_on(b, offset, pool, &nodes)
+    }
+
+    pub fn located_block_on(&self, b: &BlockInfo, offset: u64, pool: &str, nodes: &[DnIdx]) -> LocatedBlockProto {
+        LocatedBlockProto {
+            b: ExtendedBlockProto {
+                pool_id: pool.to_string(),
+                block_id: b.id,
+                generation_stamp: b.generation_stamp,
+                num_bytes: Some(b.num_bytes),
+            },
+            offset,
+            locs: nodes.iter().map(|n| self.datanodes.info_proto(*n)).collect(),
+            corrupt: false,
+            block_token: empty_token(),
+            is_cached: nodes.iter().map(|_| false).collect(),
+            storage_types: nodes.iter().map(|_| StorageTypeProto::Disk as i32).collect(),
+            storage_i_ds: nodes
+                .iter()
+                .map(|n| self.datanodes.nodes[*n].identity.storage_id.clone())
+                .collect(),
+            block_indices: None,
+            block_tokens: vec![],
+        }
+    }
+}

@@ -1,0 +1,166 @@
+use std::path::PathBuf;
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+use tusk_common::Configuration;
+
+use crate::error::{NameNodeError, Result};
+
+/// Everything the NameNode reads from configuration, read once at start-up.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(default)]
+pub struct NameNodeOptions {
+    /// `dfs.namenode.name.dir`.
+    pub name_dir: PathBuf,
+    /// `dfs.replication`: default for files whose client does not say.
+    pub default_replication: u32,
+    /// `dfs.replication.max`.
+    pub max_replication: u32,
+    /// `dfs.namenode.replication.min`.
+    pub min_replication: u32,
+    /// `dfs.blocksize`.
+    pub block_size: u64,
+    /// `dfs.bytes-per-checksum`.
+    pub bytes_per_checksum: u32,
+    /// `dfs.client-write-packet-size`.
+    pub write_packet_size: u32,
+    /// `dfs.heartbeat.interval`.
+    pub heartbeat_interval: Duration,
+    /// `dfs.namenode.heartbeat.recheck-interval`; a node is dead after
+    /// 2 × recheck + 10 × heartbeat without a heartbeat, as in HDFS.
+    pub heartbeat_recheck_interval: Duration,
+    /// `dfs.namenode.redundancy.interval.seconds`: replication monitor period.
+    pub redundancy_interval: Duration,
+    /// `dfs.namenode.reconstruction.pending.timeout-sec`.
+    pub pending_replication_timeout: Duration,
+    /// `dfs.permissions.enabled`.
+    pub permissions_enabled: bool,
+    /// `dfs.permissions.superusergroup`.
+    pub supergroup: String,
+    /// The superuser: the user running the NameNode.
+    pub superuser: String,
+    /// `dfs.namenode.lease-soft-limit-sec` (Tusk key; HDFS fixes 60 s).
+    pub lease_soft_limit: Duration,
+    /// `dfs.namenode.lease-hard-limit-sec`.
+    pub lease_hard_limit: Duration,
+    /// `dfs.namenode.checkpoint.period`.
+    pub checkpoint_period: Duration,
+    /// `dfs.namenode.checkpoint.txns`.
+    pub checkpoint_txns: u64,
+    /// `net.topology.table.file.name`: `host[:port] /rack` lines.
+    pub topology_file: Option<PathBuf>,
+    /// `dfs.ls.limit`: entries per listing page.
+    pub listing_limit: usize,
+    /// `dfs.namenode.safemode.threshold-pct`.
+    pub safemode_threshold: f64,
+    /// `dfs.namenode.complete.wait` (Tusk key): how long `complete` waits for the last
+    /// block's replicas before answering false.
+    pub complete_wait: Duration,
+}
+
+impl Default for NameNodeOptions {
+    fn default() -> Self {
+        NameNodeOptions {
+            name_dir: PathBuf::from("/tmp/tusk/name"),
+            default_replication: 3,
+            max_replication: 512,
+            min_replication: 1,
+            block_size: 128 << 20,
+            bytes_per_checksum: 512,
+            write_packet_size: 64 * 1024,
+            heartbeat_interval: Duration::from_secs(3),
+            heartbeat_recheck_interval: Duration::from_secs(300),
+            redundancy_interval: Duration::from_secs(3),
+            pending_replication_timeout: Duration::from_secs(300),
+            permissions_enabled: true,
+            supergroup: "supergroup".into(),
+            superuser: tusk_common::current_user(),
+            lease_soft_limit: Duration::from_secs(60),
+            lease_hard_limit: Duration::from_secs(1200),
+            checkpoint_period: Duration::from_secs(3600),
+            checkpoint_txns: 1_000_000,
+            topology_file: None,
+            listing_limit: 1000,
+            safemode_threshold: 0.999,
+            complete_wait: Duration::from_secs(2),
+        }
+    }
+}
+
+impl NameNodeOptions {
+    pub fn from_conf(conf: &Configuration) -> Result<Self> {
+        let d = NameNodeOptions::default();
+        let bad = |e: tusk_common::ConfigError| NameNodeError::InvalidArgument {
+            message: e.to_string(),
+        };
+        let secs = Duration::from_secs(1);
+        let ms = Duration::from_millis(1);
+        Ok(NameNodeOptions {
+            name_dir: conf
+                .get("dfs.namenode.name.dir")
+                .map(|s| PathBuf::from(s.trim_start_matches("file://")))
+                .unwrap_or(d.name_dir),
+            default_replication: conf.get_u64("dfs.replication", 3).map_err(bad)? as u32,
+            max_replication: conf.get_u64("dfs.replication.max", 512).map_err(bad)? as u32,
+            min_replication: conf.get_u64("dfs.namenode.replication.min", 1).map_err(bad)? as u32,
+            block_size: conf.get_u64("dfs.blocksize", d.block_size).map_err(bad)?,
+            bytes_per_checksum: conf.get_u64("dfs.bytes-per-checksum", 512).map_err(bad)? as u32,
+            write_packet_size: conf
+                .get_u64("dfs.client-write-packet-size", 65536)
+                .map_err(bad)? as u32,
+            heartbeat_interval: conf
+                .get_duration("dfs.heartbeat.interval", d.heartbeat_interval, secs)
+                .map_err(bad)?,
+            heartbeat_recheck_interval: conf
+                .get_duration(
+                    "dfs.namenode.heartbeat.recheck-interval",
+                    d.heartbeat_recheck_interval,
+                    ms,
+                )
+                .map_err(bad)?,
+            redundancy_interval: conf
+                .get_duration(
+                    "dfs.namenode.redundancy.interval.seconds",
+                    d.redundancy_interval,
+                    secs,
+                )
+                .map_err(bad)?,
+            pending_replication_timeout: conf
+                .get_duration(
+                    "dfs.namenode.reconstruction.pending.timeout-sec",
+                    d.pending_replication_timeout,
+                    secs,
+                )
+                .map_err(bad)?,
+            permissions_enabled: conf.get_bool("dfs.permissions.enabled", true).map_err(bad)?,
+            supergroup: conf.get_str("dfs.permissions.superusergroup", &d.supergroup),
+            superuser: d.superuser,
+            lease_soft_limit: conf
+                .get_duration("dfs.namenode.lease-soft-limit-sec", d.lease_soft_limit, secs)
+                .map_err(bad)?,
+            lease_hard_limit: conf
+                .get_duration("dfs.namenode.lease-hard-limit-sec", d.lease_hard_limit, secs)
+                .map_err(bad)?,
+            checkpoint_period: conf
+                .get_duration("dfs.namenode.checkpoint.period", d.checkpoint_period, secs)
+                .map_err(bad)?,
+            checkpoint_txns: conf
+                .get_u64("dfs.namenode.checkpoint.txns", d.checkpoint_txns)
+                .map_err(bad)?,
+            topology_file: conf.get("net.topology.table.file.name").map(PathBuf::from),
+            listing_limit: conf.get_u64("dfs.ls.limit", 1000).map_err(bad)?.max(1) as usize,
+            safemode_threshold: conf
+                .get("dfs.namenode.safemode.threshold-pct")
+                .and_then(|v| v.parse().ok())
+                .unwrap_or(d.safemode_threshold),
+            complete_wait: conf
+                .get_duration("dfs.namenode.complete.wait", d.complete_wait, ms)
+                .map_err(bad)?,
+        })
+    }
+
+    /// How long without a heartbeat before a DataNode is declared dead.
+    pub fn heartbeat_expiry(&self) -> Duration {
+        2 * self.heartbeat_recheck_interval + 10 * self.heartbeat_interval
+    }
+}

@@ -1,0 +1,149 @@
+//! Replica placement as HDFS's default policy does it: the first replica on the writer's
+//! node when the writer is a DataNode, the second on another rack, the third on the
+//! second's rack, the rest anywhere; dead, excluded and full nodes are skipped.
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use rand::seq::SliceRandom;
+
+use crate::datanodes::{DatanodeRegistry, DnIdx};
+
+pub const DEFAULT_RACK: &str = "/default-rack";
+
+/// Rack of each host, from a topology file of `host-or-ip[:xferPort] /rack` lines.
+#[derive(Clone, Debug, Default)]
+pub struct Topology {
+    /// Key → rack; keys are `ip:port`, `host:port`, `ip` or `host`.
+    racks: HashMap<String, String>,
+}
+
+impl Topology {
+    pub fn load(path: &Path) -> std::io::Result<Self> {
+        let text = std::fs::read_to_string(path)?;
+        Ok(Self::parse(&text))
+    }
+
+    pub fn parse(text: &str) -> Self {
+        let racks = text
+            .lines()
+            .map(|l| l.split('#').next().unwrap_or("").trim())
+            .filter_map(|l| {
+                let mut it = l.split_whitespace();
+                Some((it.next()?.to_string(), it.next()?.to_string()))
+            })
+            .collect();
+        Topology { racks }
+    }
+
+    pub fn rack_of(&self, ip: &str, host: &str, port: u32) -> String {
+        [
+            format!("{ip}:{port}"),
+            format!("{host}:{port}"),
+            ip.to_string(),
+            host.to_string(),
+        ]
+        .iter()
+        .find_map(|k| self.racks.get(k).cloned())
+        .unwrap_or_else(|| DEFAULT_RACK.to_string())
+    }
+}
+
+/// Chooses `count` targets for a new replica set. `chosen` already hold the block (they
+/// count for rack spreading); `excluded` must not be used.
+pub fn choose_targets(
+    registry: &DatanodeRegistry,
+    count: usize,
+    writer_ip: Option<&str>,
+    chosen: &[DnIdx],
+    excluded: &[DnIdx],
+    block_size: u64,
+) -> Vec<DnIdx> {
+    let mut rng = rand::thread_rng();
+    let mut candidates: Vec<DnIdx> = registry
+        .live()
+        .filter(|i| !chosen.contains(i) && !excluded.contains(i))
+        .filter(|i| registry.nodes[*i].remaining >= block_size || registry.nodes[*i].capacity == 0)
+        .collect();
+    candidates.shuffle(&mut rng);
+    // Prefer lightly loaded nodes, keeping the shuffle as the tie-break.
+    candidates.sort_by_key(|i| registry.nodes[*i].xceivers / 4);
+    let mut result: Vec<DnIdx> = Vec::new();
+    let rack = |i: DnIdx| registry.nodes[i].rack.as_str();
+    let mut all: Vec<DnIdx> = chosen.to_vec();
+    while result.len() < count && !candidates.is_empty() {
+        let pick = if all.is_empty() {
+            writer_ip
+                .and_then(|ip| candidates.iter().position(|c| registry.nodes[*c].identity.ip_addr == ip))
+                .unwrap_or(0)
+        } else if all.len() == 1 {
+            let first = rack(all[0]);
+            candidates.iter().position(|c| rack(*c) != first).unwrap_or(0)
+        } else if all.len() == 2 {
+            let second = rack(all[1]);
+            if rack(all[0]) == second {
+                candidates.iter().position(|c| rack(*c) != second).unwrap_or(0)
+            } else {
+                candidates.iter().position(|c| rack(*c) == second).unwrap_or(0)
+            }
+        } else {
+            0
+        };
+        let node = candidates.remove(pick);
+        result.push(node);
+        all.push(node);
+    }
+    result
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tusk_proto::internal::DatanodeIdentity;
+
+    fn registry(racks: &[&str]) -> DatanodeRegistry {
+        let mut r = DatanodeRegistry::default();
+        for (i, rack) in racks.iter().enumerate() {
+            let idx = r.register(
+                DatanodeIdentity {
+                    ip_addr: format!("10.0.0.{i}"),
+                    datanode_uuid: format!("dn{i}"),
+                    xfer_port: 9866,
+                    ..Default::default()
+                },
+                rack.to_string(),
+            );
+            r.nodes[idx].capacity = 1 << 40;
+            r.nodes[idx].remaining = 1 << 40;
+        }
+        r
+    }
+
+    #[test]
+    fn writer_local_then_other_rack_then_same_rack_as_second() {
+        let r = registry(&["/r1", "/r1", "/r2", "/r2"]);
+        for _ in 0..20 {
+            let t = choose_targets(&r, 3, Some("10.0.0.0"), &[], &[], 1);
+            assert_eq!(t.len(), 3);
+            assert_eq!(t[0], 0);
+            assert_eq!(r.nodes[t[1]].rack, "/r2");
+            assert_eq!(r.nodes[t[2]].rack, "/r2");
+        }
+    }
+
+    #[test]
+    fn excluded_and_dead_nodes_are_skipped() {
+        let mut r = registry(&["/r1", "/r1", "/r1"]);
+        r.nodes[1].alive = false;
+        let t = choose_targets(&r, 3, None, &[], &[2], 1);
+        assert_eq!(t, vec![0]);
+    }
+
+    #[test]
+    fn topology_file_maps_hosts_and_ports() {
+        let topo = Topology::parse("127.0.0.1:5000 /a\n# comment\nhostb /b\n");
+        assert_eq!(topo.rack_of("127.0.0.1", "x", 5000), "/a");
+        assert_eq!(topo.rack_of("1.2.3.4", "hostb", 1), "/b");
+        assert_eq!(topo.rack_of("9.9.9.9", "y", 1), DEFAULT_RACK);
+    }
+}

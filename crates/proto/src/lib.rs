@@ -1,0 +1,28 @@
+//! Wire messages.
+//!
+//! Layout:
+//! - `proto/rpc_header.proto`: Hadoop IPC framing (`hadoop.common`).
+//! - `proto/hdfs.proto`, `proto/client_namenode.proto`, `proto/datatransfer.proto`:
+//!   HDFS messages (`hadoop.hdfs`) with Hadoop's field numbers.
+//! - `proto/tusk_internal.proto`: Tusk's own DataNode → NameNode protocol (`tusk.internal`).
+
+#![allow(clippy::all)]
+
+pub mod hadoop {
+    pub mod common {
+        include!(concat!(env!("OUT_DIR"), "/hadoop.common.rs"));
+    }
+    pub mod hdfs {
+        include!(concat!(env!("OUT_DIR"), "/hadoop.hdfs.rs"));
+    }
+}
+
+pub mod tusk {
+    pub mod internal {
+        include!(concat!(env!("OUT_DIR"), "/tusk.internal.rs"));
+    }
+}
+
+pub use hadoop::common;
+pub use hadoop::hdfs;
+pub use tusk::internal;

@@ -1,0 +1,252 @@
+//! The RPC client: one TCP connection shared by every caller. Callers send frames to a
+//! writer task and wait on a oneshot channel keyed by call id; a reader task routes each
+//! reply to its caller. A dropped connection fails the calls in flight and is replaced on
+//! the next call.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicI32, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use bytes::{Bytes, BytesMut};
+use prost::Message;
+use tokio::io::{AsyncWriteExt, BufReader};
+use tokio::net::TcpStream;
+use tokio::sync::{mpsc, oneshot, Semaphore};
+use tusk_proto::common::{
+    rpc_request_header_proto::OperationProto, rpc_response_header_proto::RpcStatusProto,
+    IpcConnectionContextProto, RequestHeaderProto, RpcKindProto, RpcRequestHeaderProto,
+    RpcResponseHeaderProto, UserInformationProto,
+};
+
+use crate::error::{RemoteException, RpcError};
+use crate::frame::{self, Encoded};
+
+/// How a client connects and how many calls it keeps in flight.
+#[derive(Clone, Debug)]
+pub struct RpcClientOptions {
+    /// Effective user sent in the connection context.
+    pub user: String,
+    /// `declaringClassProtocolName` of every call.
+    pub protocol: String,
+    /// Calls in flight on the connection at most (`ipc.client.async.calls.max`).
+    pub max_in_flight: usize,
+    pub connect_timeout: Duration,
+}
+
+impl Default for RpcClientOptions {
+    fn default() -> Self {
+        RpcClientOptions {
+            user: tusk_common::current_user(),
+            protocol: crate::CLIENT_PROTOCOL.to_string(),
+            max_in_flight: 100,
+            connect_timeout: Duration::from_secs(20),
+        }
+    }
+}
+
+type Reply = Result<Bytes, RpcError>;
+
+/// Calls waiting for replies on one connection.
+#[derive(Default)]
+struct Pending {
+    /// Call id → the caller's reply slot; removed when the reply arrives.
+    calls: HashMap<i32, oneshot::Sender<Reply>>,
+    /// Set by the reader task when the connection ends; no new calls are accepted.
+    closed: bool,
+}
+
+struct Connection {
+    /// Encoded request frames for the writer task.
+    tx: mpsc::UnboundedSender<BytesMut>,
+    /// Shared with the reader task.
+    pending: Arc<Mutex<Pending>>,
+}
+
+/// A client for one RPC server and protocol.
+pub struct RpcClient {
+    addr: String,
+    options: RpcClientOptions,
+    /// The live connection, replaced after it fails.
+    conn: tokio::sync::Mutex<Option<Arc<Connection>>>,
+    next_call_id: AtomicI32,
+    /// 16 random bytes naming this client in every call (retry cache key on servers).
+    client_id: Bytes,
+    /// Bounds calls in flight.
+    window: Semaphore,
+}
+
+impl RpcClient {
+    /// Creates a client; the connection is opened by the first call.
+    pub fn new(addr: impl Into<String>, options: RpcClientOptions) -> Self {
+        let client_id: [u8; 16] = rand::random();
+        RpcClient {
+            addr: addr.into(),
+            window: Semaphore::new(options.max_in_flight.max(1)),
+            options,
+            conn: tokio::sync::Mutex::new(None),
+            next_call_id: AtomicI32::new(0),
+            client_id: Bytes::copy_from_slice(&client_id),
+        }
+    }
+
+    pub fn addr(&self) -> &str {
+        &self.addr
+    }
+
+    pub fn user(&self) -> &str {
+        &self.options.user
+    }
+
+    /// Calls `method` with `request` and decodes the reply.
+    pub async fn call<Req: Message, Resp: Message + Default>(
+        &self,
+        method: &str,
+        request: &Req,
+    ) -> Result<Resp, RpcError> {
+        let reply = self.call_raw(method, &request.encode_to_vec()).await?;
+        Ok(Resp::decode(reply)?)
+    }
+
+    /// Calls `method` with an encoded request; returns the encoded reply.
+    pub async fn call_raw(&self, method: &str, request: &[u8]) -> Result<Bytes, RpcError> {
+        let _permit = self
+            .window
+            .acquire()
+            .await
+            .map_err(|_| RpcError::ConnectionClosed)?;
+        let conn = self.connection().await?;
+        let call_id = self.next_call_id.fetch_add(1, Ordering::Relaxed) & i32::MAX;
+        let (tx, rx) = oneshot::channel();
+        {
+            let mut pending = conn.pending.lock().expect("pending lock");
+            if pending.closed {
+                return Err(RpcError::ConnectionClosed);
+            }
+            pending.calls.insert(call_id, tx);
+        }
+        let header = self.request_header(call_id);
+        let req_header = RequestHeaderProto {
+            method_name: method.to_string(),
+            declaring_class_protocol_name: self.options.protocol.clone(),
+            client_protocol_version: 1,
+        };
+        let mut out = BytesMut::new();
+        frame::write_frame(&mut out, &[&header, &req_header, &Encoded(request)]);
+        conn.tx.send(out).map_err(|_| RpcError::ConnectionClosed)?;
+        rx.await.map_err(|_| RpcError::ConnectionClosed)?
+    }
+
+    fn request_header(&self, call_id: i32) -> RpcRequestHeaderProto {
+        RpcRequestHeaderProto {
+            rpc_kind: Some(RpcKindProto::RpcProtocolBuffer as i32),
+            rpc_op: Some(OperationProto::RpcFinalPacket as i32),
+            call_id,
+            client_id: self.client_id.clone(),
+            retry_count: Some(0),
+            ..Default::default()
+        }
+    }
+
+    async fn connection(&self) -> Result<Arc<Connection>, RpcError> {
+        let mut slot = self.conn.lock().await;
+        if let Some(c) = slot.as_ref() {
+            if !c.pending.lock().expect("pending lock").closed {
+                return Ok(c.clone());
+            }
+        }
+        let conn = Arc::new(self.connect().await?);
+        *slot = Some(conn.clone());
+        Ok(conn)
+    }
+
+    async fn connect(&self) -> Result<Connection, RpcError> {
+        let connect_err = |source| RpcError::Connect {
+            addr: self.addr.clone(),
+            source,
+        };
+        let stream = tokio::time::timeout(
+            self.options.connect_timeout,
+            TcpStream::connect(&self.addr),
+        )
+        .await
+        .map_err(|_| connect_err(std::io::ErrorKind::TimedOut.into()))?
+        .map_err(connect_err)?;
+        let _ = stream.set_nodelay(true);
+        let (rd, mut wr) = stream.into_split();
+        let mut hello = BytesMut::new();
+        hello.extend_from_slice(&frame::preamble(frame::AUTH_NONE));
+        let context = IpcConnectionContextProto {
+            user_info: Some(UserInformationProto {
+                effective_user: Some(self.options.user.clone()),
+                real_user: None,
+            }),
+            protocol: Some(self.options.protocol.clone()),
+        };
+        let header = self.request_header(frame::CONNECTION_CONTEXT_CALL_ID);
+        frame::write_frame(&mut hello, &[&header, &context]);
+        wr.write_all(&hello).await?;
+
+        let pending = Arc::new(Mutex::new(Pending::default()));
+        let (tx, rx) = mpsc::unbounded_channel();
+        tokio::spawn(write_loop(wr, rx));
+        tokio::spawn(read_loop(BufReader::with_capacity(64 * 1024, rd), pending.clone()));
+        Ok(Connection { tx, pending })
+    }
+}
+
+async fn write_loop(mut wr: tokio::net::tcp::OwnedWriteHalf, mut rx: mpsc::UnboundedReceiver<BytesMut>) {
+    let mut batch = BytesMut::new();
+    while let Some(first) = rx.recv().await {
+        batch.unsplit(first);
+        while let Ok(more) = rx.try_recv() {
+            batch.unsplit(more);
+        }
+        if wr.write_all(&batch).await.is_err() {
+            return;
+        }
+        batch.clear();
+    }
+}
+
+async fn read_loop<R: tokio::io::AsyncRead + Unpin>(mut rd: R, pending: Arc<Mutex<Pending>>) {
+    let result = read_replies(&mut rd, &pending).await;
+    if let Err(e) = result {
+        tracing::debug!(error = %e, "RPC client connection ended");
+    }
+    let calls = {
+        let mut p = pending.lock().expect("pending lock");
+        p.closed = true;
+        std::mem::take(&mut p.calls)
+    };
+    for (_, slot) in calls {
+        let _ = slot.send(Err(RpcError::ConnectionClosed));
+    }
+}
+
+async fn read_replies<R: tokio::io::AsyncRead + Unpin>(
+    rd: &mut R,
+    pending: &Mutex<Pending>,
+) -> Result<(), RpcError> {
+    while let Some(mut body) = frame::read_frame(rd).await? {
+        let header: RpcResponseHeaderProto = frame::next_message(&mut body)?;
+        let call_id = header.call_id as i32;
+        let fatal = header.status == RpcStatusProto::Fatal as i32;
+        let reply = if header.status == RpcStatusProto::Success as i32 {
+            frame::next_raw(&mut body)
+        } else {
+            Err(RpcError::Remote(RemoteException::new(
+                header.exception_class_name.unwrap_or_default(),
+                header.error_msg.unwrap_or_default(),
+            )))
+        };
+        let slot = pending.lock().expect("pending lock").calls.remove(&call_id);
+        if let Some(slot) = slot {
+            let _ = slot.send(reply);
+        }
+        if fatal {
+            return Err(RpcError::Protocol("server sent a fatal reply".into()));
+        }
+    }
+    Ok(())
+}

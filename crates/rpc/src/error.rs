@@ -1,0 +1,62 @@
+use thiserror::Error;
+
+/// An exception raised by the remote side, named by its Java class as Hadoop does
+/// (`java.io.FileNotFoundException`, ...), so Hadoop clients raise the matching error.
+#[derive(Clone, Debug, Error, PartialEq, Eq)]
+#[error("{class}: {message}")]
+pub struct RemoteException {
+    pub class: String,
+    pub message: String,
+}
+
+impl RemoteException {
+    pub fn new(class: impl Into<String>, message: impl Into<String>) -> Self {
+        RemoteException {
+            class: class.into(),
+            message: message.into(),
+        }
+    }
+
+    /// The class name without its package: `FileNotFoundException`.
+    pub fn simple_name(&self) -> &str {
+        self.class.rsplit('.').next().unwrap_or(&self.class)
+    }
+}
+
+/// Errors of an RPC call or connection.
+#[derive(Debug, Error)]
+pub enum RpcError {
+    #[error(transparent)]
+    Remote(#[from] RemoteException),
+    #[error("connection to {addr} failed: {source}")]
+    Connect {
+        addr: String,
+        source: std::io::Error,
+    },
+    #[error("i/o error on RPC connection: {0}")]
+    Io(#[from] std::io::Error),
+    #[error("RPC connection closed")]
+    ConnectionClosed,
+    #[error("malformed RPC message: {0}")]
+    Protocol(String),
+    #[error("cannot decode RPC message: {0}")]
+    Decode(#[from] prost::DecodeError),
+}
+
+impl RpcError {
+    /// True when the call may succeed if sent again on a new connection.
+    pub fn is_retriable(&self) -> bool {
+        matches!(
+            self,
+            RpcError::Connect { .. } | RpcError::Io(_) | RpcError::ConnectionClosed
+        )
+    }
+
+    /// The remote exception, if the server raised one.
+    pub fn remote(&self) -> Option<&RemoteException> {
+        match self {
+            RpcError::Remote(r) => Some(r),
+            _ => None,
+        }
+    }
+}

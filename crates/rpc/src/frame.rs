@@ -1,0 +1,105 @@
+//! Framing of Hadoop RPC version 9.
+//!
+//! A connection opens with the 7-byte preamble `hrpc`, version, service class and auth
+//! protocol. After it every message is a frame: a 4-byte big-endian length followed by
+//! varint-delimited protobuf messages (a header, then the payload).
+
+use bytes::{Buf, BufMut, Bytes, BytesMut};
+use prost::Message;
+use tokio::io::{AsyncRead, AsyncReadExt};
+
+use crate::error::RpcError;
+
+pub const MAGIC: &[u8; 4] = b"hrpc";
+pub const RPC_VERSION: u8 = 9;
+/// Auth protocol byte: no authentication (SIMPLE, plain).
+pub const AUTH_NONE: u8 = 0;
+/// Auth protocol byte: SASL negotiation first (-33 as a signed byte).
+pub const AUTH_SASL: u8 = 0xDF;
+/// Call id of the connection context message.
+pub const CONNECTION_CONTEXT_CALL_ID: i32 = -3;
+/// Call id of an idle ping.
+pub const PING_CALL_ID: i32 = -4;
+/// Call id of SASL negotiation messages.
+pub const SASL_CALL_ID: i32 = -33;
+/// Largest frame accepted (Hadoop's `ipc.maximum.data.length`).
+pub const MAX_FRAME: usize = 128 << 20;
+
+/// The preamble a client sends first.
+pub fn preamble(auth: u8) -> [u8; 7] {
+    [MAGIC[0], MAGIC[1], MAGIC[2], MAGIC[3], RPC_VERSION, 0, auth]
+}
+
+/// Reads one frame's body; `Ok(None)` on a clean end of stream before a frame starts.
+pub async fn read_frame<R: AsyncRead + Unpin>(r: &mut R) -> Result<Option<Bytes>, RpcError> {
+    let mut len = [0u8; 4];
+    match r.read_exact(&mut len).await {
+        Ok(_) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => return Ok(None),
+        Err(e) => return Err(e.into()),
+    }
+    let len = u32::from_be_bytes(len) as usize;
+    if len > MAX_FRAME {
+        return Err(RpcError::Protocol(format!(
+            "frame of {len} bytes exceeds the {MAX_FRAME}-byte limit"
+        )));
+    }
+    let mut body = BytesMut::zeroed(len);
+    r.read_exact(&mut body).await?;
+    Ok(Some(body.freeze()))
+}
+
+/// Appends a frame holding the given delimited messages to `out`.
+pub fn write_frame(out: &mut BytesMut, messages: &[&dyn DelimitedMessage]) {
+    let len: usize = messages.iter().map(|m| m.delimited_len()).sum();
+    out.reserve(4 + len);
+    out.put_u32(len as u32);
+    for m in messages {
+        m.encode_delimited_into(out);
+    }
+}
+
+/// A message that can be written varint-delimited into a frame; lets one frame mix
+/// header types with payloads already encoded as bytes.
+pub trait DelimitedMessage {
+    fn delimited_len(&self) -> usize;
+    fn encode_delimited_into(&self, out: &mut BytesMut);
+}
+
+impl<M: Message> DelimitedMessage for M {
+    fn delimited_len(&self) -> usize {
+        let n = self.encoded_len();
+        prost::length_delimiter_len(n) + n
+    }
+    fn encode_delimited_into(&self, out: &mut BytesMut) {
+        self.encode_length_delimited(out)
+            .expect("BytesMut grows as needed");
+    }
+}
+
+/// A payload already encoded (without its length prefix).
+pub struct Encoded<'a>(pub &'a [u8]);
+
+impl DelimitedMessage for Encoded<'_> {
+    fn delimited_len(&self) -> usize {
+        prost::length_delimiter_len(self.0.len()) + self.0.len()
+    }
+    fn encode_delimited_into(&self, out: &mut BytesMut) {
+        prost::encode_length_delimiter(self.0.len(), out).expect("BytesMut grows as needed");
+        out.put_slice(self.0);
+    }
+}
+
+/// Decodes the next delimited message from `buf`.
+pub fn next_message<M: Message + Default>(buf: &mut Bytes) -> Result<M, RpcError> {
+    Ok(M::decode_length_delimited(buf)?)
+}
+
+/// Splits the next delimited message off `buf` without decoding it.
+pub fn next_raw(buf: &mut Bytes) -> Result<Bytes, RpcError> {
+    let len = prost::decode_length_delimiter(&mut *buf)?;
+    if len > buf.remaining() {
+        return Err(RpcError::Protocol("truncated message in frame".into()));
+    }
+    Ok(buf.split_to(len))
+}
