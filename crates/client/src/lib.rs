@@ -1,0 +1,28 @@
+//! The file system client used by the CLI, the benchmarks and tests.
+//!
+//! Layout:
+//! - `options`: [`ClientOptions`] (NameNode address, replication mode, sizes).
+//! - `client`: [`DfsClient`], every namespace call as a future over one shared
+//!   NameNode connection (many calls in flight).
+//! - `writer`: [`FileWriter`], packets to DataNodes in `pipeline` or `parallel` mode,
+//!   with recovery when a DataNode dies mid-write.
+//! - `reader`: [`FileReader`], checksum-verifying reads that fail over between replicas
+//!   and report corrupt ones.
+//! - `blocking`: [`BlockingClient`], the same API for non-async callers.
+//! - `status`: [`FileStatus`]. `error`: [`ClientError`].
+
+pub mod blocking;
+pub mod client;
+pub mod error;
+pub mod options;
+pub mod reader;
+pub mod status;
+pub mod writer;
+
+pub use blocking::BlockingClient;
+pub use client::{CreateOptions, DfsClient};
+pub use error::ClientError;
+pub use options::{ClientOptions, ReplicationMode};
+pub use reader::FileReader;
+pub use status::FileStatus;
+pub use writer::FileWriter;

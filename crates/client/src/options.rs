@@ -1,0 +1,144 @@
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+use tusk_common::Configuration;
+
+use crate::error::{ClientError, Result};
+
+/// How a writer gets each packet to the replicas.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ReplicationMode {
+    /// HDFS's chain: client → DN1 → DN2 → DN3, acks flow back.
+    #[default]
+    Pipeline,
+    /// The client sends every packet to all replicas at once and waits for all acks.
+    Parallel,
+}
+
+impl std::str::FromStr for ReplicationMode {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "pipeline" => Ok(ReplicationMode::Pipeline),
+            "parallel" => Ok(ReplicationMode::Parallel),
+            other => Err(format!("replication mode must be pipeline or parallel, not {other}")),
+        }
+    }
+}
+
+/// Client settings, read once from configuration.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(default)]
+pub struct ClientOptions {
+    /// NameNode RPC address `host:port` (from `fs.defaultFS`).
+    pub namenode: String,
+    /// User named in the RPC connection context.
+    pub user: String,
+    /// `dfs.replication`.
+    pub replication: u16,
+    /// `dfs.blocksize`.
+    pub block_size: u64,
+    /// `dfs.bytes-per-checksum`.
+    pub bytes_per_checksum: u32,
+    /// `dfs.client-write-packet-size`: data bytes per packet.
+    pub packet_size: usize,
+    /// `dfs.client.write.max-packets-in-flight` (Tusk key; HDFS uses 80).
+    pub max_packets_in_flight: usize,
+    /// `dfs.client.write.replication-mode`.
+    pub replication_mode: ReplicationMode,
+    /// `ipc.client.async.calls.max`: NameNode calls in flight on the connection.
+    pub max_calls_in_flight: usize,
+    /// `dfs.client.socket-timeout`.
+    pub socket_timeout: Duration,
+    /// `dfs.client.block.write.locateFollowingBlock.retries`: complete() attempts.
+    pub complete_retries: u32,
+}
+
+impl Default for ClientOptions {
+    fn default() -> Self {
+        ClientOptions {
+            namenode: "127.0.0.1:8020".into(),
+            user: tusk_common::current_user(),
+            replication: 3,
+            block_size: 128 << 20,
+            bytes_per_checksum: 512,
+            packet_size: 64 * 1024,
+            max_packets_in_flight: 80,
+            replication_mode: ReplicationMode::Pipeline,
+            max_calls_in_flight: 100,
+            socket_timeout: Duration::from_secs(60),
+            complete_retries: 10,
+        }
+    }
+}
+
+impl ClientOptions {
+    pub fn from_conf(conf: &Configuration) -> Result<Self> {
+        let d = ClientOptions::default();
+        let bad = |e: tusk_common::ConfigError| ClientError::InvalidArgument {
+            path: "configuration".into(),
+            message: e.to_string(),
+        };
+        let fs = conf.get_str("fs.defaultFS", "hdfs://127.0.0.1:8020");
+        Ok(ClientOptions {
+            namenode: namenode_addr(&fs).ok_or_else(|| ClientError::InvalidArgument {
+                path: fs.clone(),
+                message: "fs.defaultFS must look like hdfs://host:port".into(),
+            })?,
+            user: d.user,
+            replication: conf.get_u64("dfs.replication", 3).map_err(bad)? as u16,
+            block_size: conf.get_u64("dfs.blocksize", d.block_size).map_err(bad)?,
+            bytes_per_checksum: conf.get_u64("dfs.bytes-per-checksum", 512).map_err(bad)? as u32,
+            packet_size: conf.get_u64("dfs.client-write-packet-size", 65536).map_err(bad)? as usize,
+            max_packets_in_flight: conf
+                .get_u64("dfs.client.write.max-packets-in-flight", 80)
+                .map_err(bad)? as usize,
+            replication_mode: conf
+                .get_str("dfs.client.write.replication-mode", "pipeline")
+                .parse()
+                .map_err(|message| ClientError::InvalidArgument {
+                    path: "dfs.client.write.replication-mode".into(),
+                    message,
+                })?,
+            max_calls_in_flight: conf.get_u64("ipc.client.async.calls.max", 100).map_err(bad)? as usize,
+            socket_timeout: conf
+                .get_duration("dfs.client.socket-timeout", d.socket_timeout, Duration::from_millis(1))
+                .map_err(bad)?,
+            complete_retries: conf
+                .get_u64("dfs.client.block.write.locateFollowingBlock.retries", 10)
+                .map_err(bad)? as u32,
+        })
+    }
+}
+
+/// `hdfs://host:port[/...]` or `host:port` → `host:port` (port 8020 if absent).
+pub fn namenode_addr(uri: &str) -> Option<String> {
+    let rest = uri.strip_prefix("hdfs://").unwrap_or(uri);
+    let authority = rest.split('/').next()?;
+    if authority.is_empty() {
+        return None;
+    }
+    Some(if authority.contains(':') {
+        authority.to_string()
+    } else {
+        format!("{authority}:8020")
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn default_fs_uris_parse() {
+        assert_eq!(namenode_addr("hdfs://127.0.0.1:9000").as_deref(), Some("127.0.0.1:9000"));
+        assert_eq!(namenode_addr("hdfs://nn/").as_deref(), Some("nn:8020"));
+        assert_eq!(namenode_addr("hdfs://"), None);
+        let mut conf = Configuration::new();
+        conf.set("dfs.client.write.replication-mode", "parallel");
+        assert_eq!(ClientOptions::from_conf(&conf).unwrap().replication_mode, ReplicationMode::Parallel);
+        conf.set("dfs.client.write.replication-mode", "chain");
+        assert!(ClientOptions::from_conf(&conf).is_err());
+    }
+}

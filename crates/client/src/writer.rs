@@ -1,0 +1,232 @@
+//! [`FileWriter`]: cuts data into packets (64 KiB, CRC32C per 512 bytes) and streams
+//! them to the block's DataNodes.
+//!
+//! - `pipeline` mode: one connection to the first DataNode, which forwards downstream;
+//!   one ack per packet carries every node's status. When a node fails, the writer asks
+//!   the NameNode for a new generation stamp, rebuilds the pipeline from the survivors
+//!   (`PIPELINE_SETUP_STREAMING_RECOVERY`), resends the unacknowledged packets and
+//!   records the new pipeline with `updatePipeline`, as HDFS does.
+//! - `parallel` mode: one connection per DataNode, each packet written to all of them;
+//!   a packet is done when every live connection has acknowledged it. A failed node is
+//!   dropped and the write goes on with the rest; the NameNode re-replicates later.
+
+mod stream;
+
+use std::collections::VecDeque;
+
+use tusk_datatransfer::DataChecksum;
+use tusk_proto::hdfs as h;
+
+use crate::client::DfsClient;
+use crate::error::{ClientError, Result};
+use crate::options::ReplicationMode;
+use stream::BlockStream;
+
+/// Writes one file. Call [`close`](Self::close) to complete it; dropping it leaves the
+/// file open until its lease expires.
+pub struct FileWriter {
+    client: DfsClient,
+    path: String,
+    file_id: u64,
+    replication: u16,
+    block_size: u64,
+    checksum: DataChecksum,
+    /// Data bytes per packet (a multiple of bytes-per-checksum).
+    packet_size: usize,
+    /// Data of the packet being filled.
+    pending: Vec<u8>,
+    /// Block being written, if any.
+    block: Option<BlockStream>,
+    /// Bytes of the current block assigned to packets (sent or pending).
+    block_bytes: u64,
+    /// The last finished block, with its length, for addBlock/complete.
+    previous: Option<h::ExtendedBlockProto>,
+    /// Spare packet buffers, reused once their packet is acknowledged.
+    pool: VecDeque<Vec<u8>>,
+    closed: bool,
+    /// Total bytes accepted by `write`.
+    written: u64,
+}
+
+impl FileWriter {
+    pub(crate) fn new(client: DfsClient, path: String, file_id: u64, replication: u16, block_size: u64) -> Self {
+        let opts = client.options();
+        let checksum = DataChecksum::crc32c(opts.bytes_per_checksum);
+        let bpc = opts.bytes_per_checksum as usize;
+        let packet_size = (opts.packet_size / bpc).max(1) * bpc;
+        client.writer_opened();
+        FileWriter {
+            path,
+            file_id,
+            replication,
+            block_size,
+            checksum,
+            packet_size,
+            pending: Vec::with_capacity(packet_size),
+            block: None,
+            block_bytes: 0,
+            previous: None,
+            pool: VecDeque::new(),
+            closed: false,
+            written: 0,
+            client,
+        }
+    }
+
+    pub fn path(&self) -> &str {
+        &self.path
+    }
+
+    pub fn bytes_written(&self) -> u64 {
+        self.written
+    }
+
+    /// The replication mode in use.
+    pub fn mode(&self) -> ReplicationMode {
+        self.client.options().replication_mode
+    }
+
+    /// Buffers `data`, sending full packets as they fill.
+    pub async fn write(&mut self, mut data: &[u8]) -> Result<()> {
+        if self.closed {
+            return Err(ClientError::InvalidArgument {
+                path: self.path.clone(),
+                message: "write after close".into(),
+            });
+        }
+        self.written += data.len() as u64;
+        while !data.is_empty() {
+            let limit = self.packet_limit();
+            let take = (limit - self.pending.len()).min(data.len());
+            self.pending.extend_from_slice(&data[..take]);
+            self.block_bytes += take as u64;
+            data = &data[take..];
+            if self.pending.len() == limit {
+                self.send_pending().await?;
+            }
+        }
+        Ok(())
+    }
+
+    /// How many bytes the packet being filled may hold: a packet never crosses a block.
+    fn packet_limit(&self) -> usize {
+        let in_block_before_pending = self.block_bytes - self.pending.len() as u64;
+        let room = self.block_size - in_block_before_pending;
+        (self.packet_size as u64).min(room) as usize
+    }
+
+    async fn send_pending(&mut self) -> Result<()> {
+        if self.pending.is_empty() {
+            return Ok(());
+        }
+        if self.block.is_none() {
+            self.block = Some(self.open_block().await?);
+        }
+        let next = self.pool.pop_front().unwrap_or_else(|| Vec::with_capacity(self.packet_size));
+        let data = std::mem::replace(&mut self.pending, next);
+        let block = self.block.as_mut().expect("opened above");
+        block.send(&self.client, data, false, &mut self.pool).await?;
+        if self.block_bytes == self.block_size {
+            self.finish_block().await?;
+        }
+        Ok(())
+    }
+
+    async fn open_block(&mut self) -> Result<BlockStream> {
+        let mut excluded: Vec<h::DatanodeInfoProto> = Vec::new();
+        for _ in 0..3 {
+            let r: h::AddBlockResponseProto = self
+                .client
+                .call(
+                    "addBlock",
+                    &h::AddBlockRequestProto {
+                        src: self.path.clone(),
+                        client_name: self.client.client_name().to_string(),
+                        previous: self.previous.clone(),
+                        exclude_nodes: excluded.clone(),
+                        file_id: Some(self.file_id),
+                        favored_nodes: vec![],
+                        flags: vec![],
+                    },
+                )
+                .await?;
+            match BlockStream::open(&self.client, &self.path, r.block.clone(), self.checksum, self.replication).await {
+                Ok(stream) => return Ok(stream),
+                Err((bad, e)) => {
+                    tracing::warn!(path = %self.path, error = %e, "could not set up the write; abandoning the block");
+                    let _: h::AbandonBlockResponseProto = self
+                        .client
+                        .call(
+                            "abandonBlock",
+                            &h::AbandonBlockRequestProto {
+                                b: r.block.b.clone(),
+                                src: self.path.clone(),
+                                holder: self.client.client_name().to_string(),
+                                file_id: Some(self.file_id),
+                            },
+                        )
+                        .await?;
+                    excluded.extend(bad);
+                }
+            }
+        }
+        Err(ClientError::AllDatanodesFailed {
+            path: self.path.clone(),
+            block: 0,
+        })
+    }
+
+    /// Sends the closing empty packet and waits for every acknowledgement.
+    async fn finish_block(&mut self) -> Result<()> {
+        let Some(mut block) = self.block.take() else { return Ok(()) };
+        block.send(&self.client, Vec::new(), true, &mut self.pool).await?;
+        let finished = block.finish(&self.client).await?;
+        self.previous = Some(finished);
+        self.block_bytes = 0;
+        Ok(())
+    }
+
+    /// Sends what is buffered, finishes the last block and completes the file.
+    pub async fn close(&mut self) -> Result<()> {
+        if self.closed {
+            return Ok(());
+        }
+        self.send_pending().await?;
+        self.finish_block().await?;
+        self.closed = true;
+        self.client.writer_closed();
+        let mut delay = std::time::Duration::from_millis(25);
+        let attempts = self.client.options().complete_retries.max(1);
+        for _ in 0..attempts {
+            let r: h::CompleteResponseProto = self
+                .client
+                .call(
+                    "complete",
+                    &h::CompleteRequestProto {
+                        src: self.path.clone(),
+                        client_name: self.client.client_name().to_string(),
+                        last: self.previous.clone(),
+                        file_id: Some(self.file_id),
+                    },
+                )
+                .await?;
+            if r.result {
+                return Ok(());
+            }
+            tokio::time::sleep(delay).await;
+            delay = (delay * 2).min(std::time::Duration::from_secs(2));
+        }
+        Err(ClientError::CloseTimedOut {
+            path: self.path.clone(),
+            attempts,
+        })
+    }
+}
+
+impl Drop for FileWriter {
+    fn drop(&mut self) {
+        if !self.closed {
+            self.client.writer_closed();
+        }
+    }
+}

@@ -1,0 +1,423 @@
+//! One block being written: the connections to its DataNodes, packets not yet
+//! acknowledged, and recovery when a DataNode fails.
+
+use std::collections::VecDeque;
+use std::time::Duration;
+
+use tokio::io::{AsyncWriteExt, BufReader, BufWriter};
+use tokio::net::tcp::OwnedWriteHalf;
+use tokio::net::TcpStream;
+use tokio::sync::mpsc;
+use tusk_datatransfer::{read_delimited, write_op, write_packet, DataChecksum, Op, PacketHeader};
+use tusk_proto::common::TokenProto;
+use tusk_proto::hdfs::{self as h, op_write_block_proto::BlockConstructionStage, Status};
+
+use crate::client::DfsClient;
+use crate::error::{ClientError, Result};
+use crate::options::ReplicationMode;
+
+/// A packet kept until every live replica has acknowledged it, for resending.
+struct SentPacket {
+    seqno: i64,
+    offset: u64,
+    last: bool,
+    sums: Vec<u8>,
+    data: Vec<u8>,
+}
+
+/// What ack reader tasks report.
+enum AckEvent {
+    Ack { generation: u64, conn: usize, seqno: i64, replies: Vec<i32> },
+    Failed { generation: u64, conn: usize, error: String },
+}
+
+struct Conn {
+    writer: BufWriter<OwnedWriteHalf>,
+    /// Highest seqno this connection has acknowledged.
+    acked: i64,
+}
+
+pub(super) struct BlockStream {
+    path: String,
+    mode: ReplicationMode,
+    checksum: DataChecksum,
+    /// The block with its current generation stamp.
+    block: h::ExtendedBlockProto,
+    /// Live DataNodes of the block, in pipeline order.
+    nodes: Vec<h::DatanodeInfoProto>,
+    storage_ids: Vec<String>,
+    /// Pipeline: one connection (to nodes[0]); parallel: one per node, `None` once dead.
+    conns: Vec<Option<Conn>>,
+    /// Bumped on recovery so acks from old connections are ignored.
+    generation: u64,
+    events_tx: mpsc::UnboundedSender<AckEvent>,
+    events_rx: mpsc::UnboundedReceiver<AckEvent>,
+    unacked: VecDeque<SentPacket>,
+    next_seqno: i64,
+    /// Offset in the block of the next packet.
+    sent_bytes: u64,
+    /// Bytes acknowledged by every live replica.
+    acked_bytes: u64,
+    max_in_flight: usize,
+    timeout: Duration,
+}
+
+fn token() -> TokenProto {
+    TokenProto {
+        identifier: Default::default(),
+        password: Default::default(),
+        kind: String::new(),
+        service: String::new(),
+    }
+}
+
+fn node_name(n: &h::DatanodeInfoProto) -> String {
+    format!("{}:{}", n.id.ip_addr, n.id.xfer_port)
+}
+
+impl BlockStream {
+    /// Connects to the block's DataNodes. On failure returns the nodes to exclude.
+    pub(super) async fn open(
+        client: &DfsClient,
+        path: &str,
+        located: h::LocatedBlockProto,
+        checksum: DataChecksum,
+        _replication: u16,
+    ) -> std::result::Result<Self, (Vec<h::DatanodeInfoProto>, ClientError)> {
+        let opts = client.options();
+        let (events_tx, events_rx) = mpsc::unbounded_channel();
+        let mut stream = BlockStream {
+            path: path.to_string(),
+            mode: opts.replication_mode,
+            checksum,
+            block: located.b.clone(),
+            nodes: located.locs.clone(),
+            storage_ids: located.storage_i_ds.clone(),
+            conns: Vec::new(),
+            generation: 0,
+            events_tx,
+            events_rx,
+            unacked: VecDeque::new(),
+            next_seqno: 0,
+            sent_bytes: 0,
+            acked_bytes: 0,
+            max_in_flight: opts.max_packets_in_flight.max(1),
+            timeout: opts.socket_timeout,
+        };
+        if stream.nodes.is_empty() {
+            return Err((vec![], ClientError::AllDatanodesFailed { path: path.into(), block: located.b.block_id }));
+        }
+        match stream.connect_all(client, BlockConstructionStage::PipelineSetupCreate, None).await {
+            Ok(()) => Ok(stream),
+            Err((bad, e)) => Err((bad.into_iter().map(|i| stream.nodes[i].clone()).collect(), e)),
+        }
+    }
+
+    /// Opens the connections for the current node list. On failure, the indexes of the
+    /// nodes at fault.
+    async fn connect_all(&mut self, client: &DfsClient, stage: BlockConstructionStage, latest_gs: Option<u64>) -> std::result::Result<(), (Vec<usize>, ClientError)> {
+        self.generation += 1;
+        self.conns.clear();
+        match self.mode {
+            ReplicationMode::Pipeline => {
+                let conn = self.connect(client, 0, self.nodes.len(), stage, latest_gs).await?;
+                self.conns.push(Some(conn));
+            }
+            ReplicationMode::Parallel => {
+                let mut bad = Vec::new();
+                let mut last_err = None;
+                for i in 0..self.nodes.len() {
+                    match self.connect(client, i, i + 1, stage, latest_gs).await {
+                        Ok(c) => self.conns.push(Some(c)),
+                        Err((b, e)) => {
+                            bad.extend(b);
+                            last_err = Some(e);
+                            self.conns.push(None);
+                        }
+                    }
+                }
+                if self.conns.iter().all(Option::is_none) {
+                    return Err((bad, last_err.expect("at least one node")));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Connects to nodes[first] with nodes[first+1..end] as its downstream pipeline.
+    async fn connect(&self, client: &DfsClient, first: usize, end: usize, stage: BlockConstructionStage, latest_gs: Option<u64>) -> std::result::Result<Conn, (Vec<usize>, ClientError)> {
+        let node = &self.nodes[first];
+        let name = node_name(node);
+        let fail = |e: ClientError| (vec![first], e);
+        let stream = tokio::time::timeout(self.timeout, TcpStream::connect(&name))
+            .await
+            .map_err(|_| fail(ClientError::Io(std::io::ErrorKind::TimedOut.into())))?
+            .map_err(|e| fail(ClientError::Io(e)))?;
+        let _ = stream.set_nodelay(true);
+        let (rd, wr) = stream.into_split();
+        let mut writer = BufWriter::with_capacity(256 * 1024, wr);
+        let mut reader = BufReader::with_capacity(16 * 1024, rd);
+        let downstream: Vec<h::DatanodeInfoProto> = self.nodes[first + 1..end].to_vec();
+        let storage = |i: usize| self.storage_ids.get(i).cloned().unwrap_or_default();
+        let op = h::OpWriteBlockProto {
+            header: h::ClientOperationHeaderProto {
+                base_header: h::BaseHeaderProto {
+                    block: self.block.clone(),
+                    token: Some(token()),
+                    trace_info: None,
+                },
+                client_name: client.client_name().to_string(),
+            },
+            targets: downstream.clone(),
+            source: None,
+            stage: stage as i32,
+            pipeline_size: (end - first) as u32,
+            min_bytes_rcvd: self.acked_bytes,
+            max_bytes_rcvd: self.sent_bytes,
+            latest_generation_stamp: latest_gs.unwrap_or(self.block.generation_stamp),
+            requested_checksum: self.checksum.to_proto(),
+            caching_strategy: None,
+            storage_type: Some(h::StorageTypeProto::Disk as i32),
+            target_storage_types: downstream.iter().map(|_| h::StorageTypeProto::Disk as i32).collect(),
+            allow_lazy_persist: Some(false),
+            pinning: Some(false),
+            target_pinnings: downstream.iter().map(|_| false).collect(),
+            storage_id: Some(storage(first)),
+            target_storage_ids: (first + 1..end).map(storage).collect(),
+        };
+        let dt = |e| fail(ClientError::DataTransfer { node: name.clone(), source: e });
+        write_op(&mut writer, Op::WriteBlock, &op).await.map_err(dt)?;
+        let resp: h::BlockOpResponseProto = tokio::time::timeout(self.timeout, read_delimited(&mut reader))
+            .await
+            .map_err(|_| fail(ClientError::Io(std::io::ErrorKind::TimedOut.into())))?
+            .map_err(dt)?;
+        if resp.status != Status::Success as i32 {
+            let bad = resp
+                .first_bad_link
+                .as_deref()
+                .filter(|l| !l.is_empty())
+                .and_then(|l| self.nodes.iter().position(|n| node_name(n) == l))
+                .unwrap_or(first);
+            return Err((
+                vec![bad],
+                ClientError::DataNodeRefused {
+                    node: name,
+                    op: "WRITE_BLOCK",
+                    block: self.block.block_id,
+                    message: resp.message.unwrap_or_else(|| format!("status {}", resp.status)),
+                },
+            ));
+        }
+        let conn_idx = match self.mode {
+            ReplicationMode::Pipeline => 0,
+            ReplicationMode::Parallel => first,
+        };
+        spawn_ack_reader(reader, self.events_tx.clone(), self.generation, conn_idx);
+        Ok(Conn { writer, acked: -1 })
+    }
+
+    /// Sends one packet (`last` = the empty closing packet) to every live connection.
+    pub(super) async fn send(&mut self, client: &DfsClient, data: Vec<u8>, last: bool, pool: &mut VecDeque<Vec<u8>>) -> Result<()> {
+        while self.unacked.len() >= self.max_in_flight {
+            self.process_event(client, pool).await?;
+        }
+        let mut sums = vec![0u8; self.checksum.checksums_len(data.len())];
+        self.checksum.compute_into(&data, &mut sums);
+        let packet = SentPacket {
+            seqno: self.next_seqno,
+            offset: self.sent_bytes,
+            last,
+            sums,
+            data,
+        };
+        self.next_seqno += 1;
+        self.sent_bytes += packet.data.len() as u64;
+        let failures = self.write_to_all(&packet).await;
+        self.unacked.push_back(packet);
+        for conn in failures {
+            self.handle_failure(client, conn, "write failed".into()).await?;
+        }
+        Ok(())
+    }
+
+    /// Writes a packet to every live connection; returns the connections that failed.
+    async fn write_to_all(&mut self, p: &SentPacket) -> Vec<usize> {
+        let header = PacketHeader {
+            offset_in_block: p.offset as i64,
+            seqno: p.seqno,
+            last_packet_in_block: p.last,
+            data_len: p.data.len() as i32,
+            sync_block: Some(false),
+        };
+        let mut failed = Vec::new();
+        for (i, conn) in self.conns.iter_mut().enumerate() {
+            let Some(conn) = conn else { continue };
+            let r = async {
+                write_packet(&mut conn.writer, &header, &p.sums, &p.data).await?;
+                conn.writer.flush().await?;
+                Ok::<_, tusk_datatransfer::DataTransferError>(())
+            }
+            .await;
+            if r.is_err() {
+                failed.push(i);
+            }
+        }
+        failed
+    }
+
+    /// Waits for the next ack event and applies it.
+    async fn process_event(&mut self, client: &DfsClient, pool: &mut VecDeque<Vec<u8>>) -> Result<()> {
+        let event = tokio::time::timeout(self.timeout, self.events_rx.recv()).await;
+        let event = match event {
+            Ok(Some(e)) => e,
+            Ok(None) => unreachable!("the stream holds a sender"),
+            Err(_) => {
+                // No ack within the timeout: treat the first live connection as failed.
+                let conn = self.conns.iter().position(Option::is_some).unwrap_or(0);
+                return self.handle_failure(client, conn, "ack timed out".into()).await;
+            }
+        };
+        match event {
+            AckEvent::Ack { generation, .. } | AckEvent::Failed { generation, .. } if generation != self.generation => Ok(()),
+            AckEvent::Failed { conn, error, .. } => self.handle_failure(client, conn, error).await,
+            AckEvent::Ack { conn, seqno, replies, .. } => {
+                if let Some(bad) = replies.iter().position(|r| *r != Status::Success as i32) {
+                    let node = match self.mode {
+                        ReplicationMode::Pipeline => bad,
+                        ReplicationMode::Parallel => conn,
+                    };
+                    return self.handle_failure(client, node, format!("ack status {}", replies[bad])).await;
+                }
+                if let Some(Some(c)) = self.conns.get_mut(conn) {
+                    c.acked = c.acked.max(seqno);
+                }
+                self.release_acked(pool);
+                Ok(())
+            }
+        }
+    }
+
+    /// Drops packets every live connection has acknowledged.
+    fn release_acked(&mut self, pool: &mut VecDeque<Vec<u8>>) {
+        let min_acked = self.conns.iter().flatten().map(|c| c.acked).min().unwrap_or(i64::MAX);
+        while self.unacked.front().is_some_and(|p| p.seqno <= min_acked) {
+            let p = self.unacked.pop_front().expect("checked");
+            self.acked_bytes = p.offset + p.data.len() as u64;
+            if p.data.capacity() > 0 && pool.len() < 8 {
+                let mut buf = p.data;
+                buf.clear();
+                pool.push_back(buf);
+            }
+        }
+    }
+
+    /// A DataNode failed: drop it (parallel) or rebuild the pipeline without it.
+    async fn handle_failure(&mut self, client: &DfsClient, node: usize, error: String) -> Result<()> {
+        match self.mode {
+            ReplicationMode::Parallel => {
+                if let Some(slot) = self.conns.get_mut(node) {
+                    if slot.take().is_some() {
+                        tracing::warn!(path = %self.path, node = %node_name(&self.nodes[node]), %error, "replica failed; continuing with the others");
+                    }
+                }
+                if self.conns.iter().all(Option::is_none) {
+                    return Err(ClientError::AllDatanodesFailed { path: self.path.clone(), block: self.block.block_id });
+                }
+                self.release_acked(&mut VecDeque::new());
+                Ok(())
+            }
+            ReplicationMode::Pipeline => self.recover_pipeline(client, node, error).await,
+        }
+    }
+
+    async fn recover_pipeline(&mut self, client: &DfsClient, mut bad: usize, error: String) -> Result<()> {
+        loop {
+            let bad_node = self.nodes.remove(bad.min(self.nodes.len() - 1));
+            if bad < self.storage_ids.len() {
+                self.storage_ids.remove(bad);
+            }
+            tracing::warn!(path = %self.path, node = %node_name(&bad_node), %error, "pipeline node failed; recovering");
+            if self.nodes.is_empty() {
+                return Err(ClientError::AllDatanodesFailed { path: self.path.clone(), block: self.block.block_id });
+            }
+            let r: h::UpdateBlockForPipelineResponseProto = client
+                .call(
+                    "updateBlockForPipeline",
+                    &h::UpdateBlockForPipelineRequestProto {
+                        block: self.block.clone(),
+                        client_name: client.client_name().to_string(),
+                    },
+                )
+                .await?;
+            let new_gs = r.block.b.generation_stamp;
+            match self.connect_all(client, BlockConstructionStage::PipelineSetupStreamingRecovery, Some(new_gs)).await {
+                Ok(()) => {
+                    let old = self.block.clone();
+                    self.block.generation_stamp = new_gs;
+                    let resend: Vec<usize> = (0..self.unacked.len()).collect();
+                    for i in resend {
+                        let p = std::mem::replace(&mut self.unacked[i], SentPacket { seqno: 0, offset: 0, last: false, sums: vec![], data: vec![] });
+                        let failed = self.write_to_all(&p).await;
+                        self.unacked[i] = p;
+                        if !failed.is_empty() {
+                            break;
+                        }
+                    }
+                    let mut new_block = self.block.clone();
+                    new_block.num_bytes = Some(self.acked_bytes);
+                    let _: h::UpdatePipelineResponseProto = client
+                        .call(
+                            "updatePipeline",
+                            &h::UpdatePipelineRequestProto {
+                                client_name: client.client_name().to_string(),
+                                old_block: old,
+                                new_block,
+                                new_nodes: self.nodes.iter().map(|n| n.id.clone()).collect(),
+                                storage_i_ds: self.storage_ids.clone(),
+                            },
+                        )
+                        .await?;
+                    return Ok(());
+                }
+                Err((b, e)) => {
+                    // The new stamp is ours now, even though the pipeline failed again.
+                    self.block.generation_stamp = new_gs;
+                    bad = b.first().copied().unwrap_or(0);
+                    let _ = e;
+                }
+            }
+        }
+    }
+
+    /// Waits until every packet is acknowledged; returns the finished block.
+    pub(super) async fn finish(mut self, client: &DfsClient) -> Result<h::ExtendedBlockProto> {
+        let mut pool = VecDeque::new();
+        while !self.unacked.is_empty() {
+            self.process_event(client, &mut pool).await?;
+        }
+        let mut b = self.block.clone();
+        b.num_bytes = Some(self.sent_bytes);
+        Ok(b)
+    }
+}
+
+fn spawn_ack_reader(mut reader: BufReader<tokio::net::tcp::OwnedReadHalf>, tx: mpsc::UnboundedSender<AckEvent>, generation: u64, conn: usize) {
+    tokio::spawn(async move {
+        loop {
+            match read_delimited::<h::PipelineAckProto, _>(&mut reader).await {
+                Ok(ack) => {
+                    if ack.seqno < 0 {
+                        continue; // heartbeat
+                    }
+                    if tx.send(AckEvent::Ack { generation, conn, seqno: ack.seqno, replies: ack.reply }).is_err() {
+                        return;
+                    }
+                }
+                Err(e) => {
+                    let _ = tx.send(AckEvent::Failed { generation, conn, error: e.to_string() });
+                    return;
+                }
+            }
+        }
+    });
+}
