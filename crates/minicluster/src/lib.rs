@@ -1,0 +1,403 @@
+//! An in-process cluster for tests: one NameNode and N DataNodes on 127.0.0.1, each on
+//! its own tokio runtime so a single node can be stopped (clean shutdown), killed (its
+//! runtime dropped mid-flight, like `kill -9`: no flush, sockets reset) and restarted
+//! on the same port and directories.
+//!
+//! ```no_run
+//! # async fn demo() -> anyhow::Result<()> {
+//! let cluster = tusk_minicluster::MiniCluster::builder().datanodes(3).build().await?;
+//! let client = cluster.client();
+//! client.write_file("/a", b"hello", Default::default()).await?;
+//! # Ok(()) }
+//! ```
+
+use std::future::Future;
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use tokio::net::TcpListener;
+use tokio::runtime::Runtime;
+use tusk_client::{ClientOptions, DfsClient};
+use tusk_common::{Configuration, Shutdown};
+use tusk_datanode::{DataNode, DataNodeHandle, DataNodeOptions};
+use tusk_namenode::{NameNode, NameNodeOptions, Namesystem};
+
+pub type Error = Box<dyn std::error::Error + Send + Sync>;
+
+/// Settings for [`MiniCluster::build`]; every node reads `conf`.
+pub struct MiniClusterBuilder {
+    datanodes: usize,
+    conf: Configuration,
+    base_dir: Option<PathBuf>,
+}
+
+impl MiniClusterBuilder {
+    pub fn datanodes(mut self, n: usize) -> Self {
+        self.datanodes = n;
+        self
+    }
+
+    /// Sets a configuration key for every node and client.
+    pub fn conf(mut self, key: &str, value: impl Into<String>) -> Self {
+        self.conf.set(key, value);
+        self
+    }
+
+    /// Keeps state under `dir` instead of a temporary directory.
+    pub fn base_dir(mut self, dir: impl Into<PathBuf>) -> Self {
+        self.base_dir = Some(dir.into());
+        self
+    }
+
+    pub async fn build(self) -> Result<MiniCluster, Error> {
+        let temp = match &self.base_dir {
+            Some(_) => None,
+            None => Some(tempfile::tempdir()?),
+        };
+        let base = self
+            .base_dir
+            .clone()
+            .unwrap_or_else(|| temp.as_ref().expect("temp dir").path().to_path_buf());
+        let mut cluster = MiniCluster {
+            _temp: temp,
+            base,
+            conf: self.conf,
+            namenode: None,
+            namenode_addr: "127.0.0.1:0".parse().expect("addr"),
+            datanodes: Vec::new(),
+        };
+        cluster.start_namenode().await?;
+        for _ in 0..self.datanodes {
+            cluster.add_datanode().await?;
+        }
+        cluster.wait_live_datanodes(self.datanodes, Duration::from_secs(20)).await?;
+        Ok(cluster)
+    }
+}
+
+struct NameNodeSlot {
+    runtime: Runtime,
+    shutdown: Shutdown,
+    namesystem: Arc<Namesystem>,
+    wait: Option<tokio::task::JoinHandle<()>>,
+}
+
+struct DataNodeSlot {
+    dir: PathBuf,
+    /// The data port; kept across restarts.
+    addr: SocketAddr,
+    running: Option<RunningDataNode>,
+}
+
+struct RunningDataNode {
+    runtime: Runtime,
+    shutdown: Shutdown,
+    uuid: String,
+    /// Finishes when the node has shut down.
+    wait: tokio::task::JoinHandle<()>,
+    replica_paths: Arc<dyn Fn(u64) -> Option<PathBuf> + Send + Sync>,
+}
+
+pub struct MiniCluster {
+    _temp: Option<tempfile::TempDir>,
+    base: PathBuf,
+    conf: Configuration,
+    namenode: Option<NameNodeSlot>,
+    namenode_addr: SocketAddr,
+    datanodes: Vec<DataNodeSlot>,
+}
+
+fn node_runtime(name: &str) -> Result<Runtime, Error> {
+    Ok(tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .thread_name(name)
+        .enable_all()
+        .build()?)
+}
+
+/// Binds 127.0.0.1:`port`, retrying briefly while the port is still held by a node that
+/// was just killed.
+async fn bind(addr: SocketAddr) -> Result<TcpListener, Error> {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        match TcpListener::bind(addr).await {
+            Ok(l) => return Ok(l),
+            Err(e) if Instant::now() < deadline && e.kind() == std::io::ErrorKind::AddrInUse => {
+                tokio::time::sleep(Duration::from_millis(20)).await
+            }
+            Err(e) => return Err(e.into()),
+        }
+    }
+}
+
+impl MiniCluster {
+    pub fn builder() -> MiniClusterBuilder {
+        MiniClusterBuilder {
+            datanodes: 3,
+            conf: Configuration::new(),
+            base_dir: None,
+        }
+    }
+
+    pub fn conf(&self) -> &Configuration {
+        &self.conf
+    }
+
+    pub fn base_dir(&self) -> &Path {
+        &self.base
+    }
+
+    pub fn namenode_addr(&self) -> String {
+        self.namenode_addr.to_string()
+    }
+
+    /// `hdfs://127.0.0.1:PORT`.
+    pub fn fs_uri(&self) -> String {
+        format!("hdfs://{}", self.namenode_addr)
+    }
+
+    /// The configuration a client or node of this cluster uses.
+    pub fn client_conf(&self) -> Configuration {
+        let mut conf = self.conf.clone();
+        conf.set("fs.defaultFS", self.fs_uri());
+        conf
+    }
+
+    /// A client for this cluster with its configuration.
+    pub fn client(&self) -> DfsClient {
+        self.client_with(|_| {})
+    }
+
+    /// A client with adjusted options.
+    pub fn client_with(&self, adjust: impl FnOnce(&mut ClientOptions)) -> DfsClient {
+        let mut opts = ClientOptions::from_conf(&self.client_conf()).expect("valid client configuration");
+        adjust(&mut opts);
+        DfsClient::new(opts)
+    }
+
+    /// The running NameNode's state, for assertions.
+    pub fn namesystem(&self) -> Arc<Namesystem> {
+        self.namenode.as_ref().expect("namenode running").namesystem.clone()
+    }
+
+    async fn start_namenode(&mut self) -> Result<(), Error> {
+        let mut conf = self.conf.clone();
+        conf.set("dfs.namenode.name.dir", self.base.join("name").display().to_string());
+        let options = NameNodeOptions::from_conf(&conf)?;
+        let runtime = node_runtime("namenode")?;
+        let listener = bind(self.namenode_addr).await?;
+        self.namenode_addr = listener.local_addr()?;
+        let shutdown = Shutdown::new();
+        let sd = shutdown.clone();
+        let (nn_tx, nn_rx) = tokio::sync::oneshot::channel();
+        let wait = runtime.spawn(async move {
+            match NameNode::start(options, listener, sd).await {
+                Ok(nn) => {
+                    let _ = nn_tx.send(Ok(nn.namesystem.clone()));
+                    if let Err(e) = nn.wait().await {
+                        tracing::error!(error = %e, "namenode shutdown failed");
+                    }
+                }
+                Err(e) => {
+                    let _ = nn_tx.send(Err(e));
+                }
+            }
+        });
+        let namesystem = nn_rx.await.map_err(|_| "namenode task died")??;
+        self.namenode = Some(NameNodeSlot {
+            runtime,
+            shutdown,
+            namesystem,
+            wait: Some(wait),
+        });
+        Ok(())
+    }
+
+    /// Stops the NameNode cleanly (checkpoint on the way out).
+    pub async fn stop_namenode(&mut self) -> Result<(), Error> {
+        if let Some(mut nn) = self.namenode.take() {
+            nn.shutdown.trigger();
+            if let Some(w) = nn.wait.take() {
+                let _ = w.await;
+            }
+            nn.runtime.shutdown_background();
+        }
+        Ok(())
+    }
+
+    /// Kills the NameNode: its runtime is dropped with work in flight; nothing is
+    /// flushed beyond what the edit log had already synced.
+    pub fn kill_namenode(&mut self) {
+        if let Some(nn) = self.namenode.take() {
+            nn.shutdown.trigger();
+            nn.runtime.shutdown_background();
+        }
+    }
+
+    pub async fn restart_namenode(&mut self) -> Result<(), Error> {
+        self.stop_namenode().await?;
+        self.start_namenode().await
+    }
+
+    /// Starts the NameNode again after a kill or stop.
+    pub async fn start_namenode_again(&mut self) -> Result<(), Error> {
+        self.start_namenode().await
+    }
+
+    /// Adds and starts a DataNode; returns its index.
+    pub async fn add_datanode(&mut self) -> Result<usize, Error> {
+        let i = self.datanodes.len();
+        let dir = self.base.join(format!("data{i}"));
+        std::fs::create_dir_all(&dir)?;
+        self.datanodes.push(DataNodeSlot {
+            dir,
+            addr: "127.0.0.1:0".parse().expect("addr"),
+            running: None,
+        });
+        self.start_datanode(i).await?;
+        Ok(i)
+    }
+
+    pub async fn start_datanode(&mut self, i: usize) -> Result<(), Error> {
+        let mut conf = self.client_conf();
+        conf.set("dfs.datanode.data.dir", self.datanodes[i].dir.display().to_string());
+        let options = DataNodeOptions::from_conf(&conf)?;
+        let runtime = node_runtime(&format!("datanode-{i}"))?;
+        let listener = bind(self.datanodes[i].addr).await?;
+        self.datanodes[i].addr = listener.local_addr()?;
+        let shutdown = Shutdown::new();
+        let sd = shutdown.clone();
+        let sd_wait = shutdown.clone();
+        let (tx, rx) = tokio::sync::oneshot::channel::<Result<(String, Arc<dyn Fn(u64) -> Option<PathBuf> + Send + Sync>), String>>();
+        let wait = runtime.spawn(async move {
+            match DataNode::start(options, listener, sd).await {
+                Ok(handle) => {
+                    let handle = Arc::new(handle);
+                    let h2 = handle.clone();
+                    let paths: Arc<dyn Fn(u64) -> Option<PathBuf> + Send + Sync> = Arc::new(move |b| h2.replica_path(b));
+                    let _ = tx.send(Ok((handle.uuid().to_string(), paths)));
+                    wait_handle(handle, sd_wait).await;
+                }
+                Err(e) => {
+                    let _ = tx.send(Err(e.to_string()));
+                }
+            }
+        });
+        let (uuid, replica_paths) = rx.await.map_err(|_| "datanode task died")??;
+        self.datanodes[i].running = Some(RunningDataNode {
+            runtime,
+            shutdown,
+            uuid,
+            wait,
+            replica_paths,
+        });
+        Ok(())
+    }
+
+    /// Stops DataNode `i` cleanly.
+    pub async fn stop_datanode(&mut self, i: usize) {
+        if let Some(dn) = self.datanodes[i].running.take() {
+            dn.shutdown.trigger();
+            let _ = tokio::time::timeout(Duration::from_secs(10), dn.wait).await;
+            dn.runtime.shutdown_background();
+        }
+    }
+
+    /// Kills DataNode `i` at once: connections drop mid-stream, nothing more is sent.
+    pub fn kill_datanode(&mut self, i: usize) {
+        if let Some(dn) = self.datanodes[i].running.take() {
+            dn.runtime.shutdown_background();
+        }
+    }
+
+    pub async fn restart_datanode(&mut self, i: usize) -> Result<(), Error> {
+        self.stop_datanode(i).await;
+        self.start_datanode(i).await
+    }
+
+    pub fn datanode_count(&self) -> usize {
+        self.datanodes.len()
+    }
+
+    pub fn datanode_uuid(&self, i: usize) -> Option<&str> {
+        self.datanodes[i].running.as_ref().map(|d| d.uuid.as_str())
+    }
+
+    pub fn datanode_addr(&self, i: usize) -> SocketAddr {
+        self.datanodes[i].addr
+    }
+
+    /// Index of the DataNode with this UUID.
+    pub fn datanode_index(&self, uuid: &str) -> Option<usize> {
+        self.datanodes
+            .iter()
+            .position(|d| d.running.as_ref().is_some_and(|r| r.uuid == uuid))
+    }
+
+    /// Path of DataNode `i`'s finalized replica of `block`.
+    pub fn replica_path(&self, i: usize, block: u64) -> Option<PathBuf> {
+        self.datanodes[i].running.as_ref().and_then(|d| (d.replica_paths)(block))
+    }
+
+    /// Waits until the NameNode counts `n` live DataNodes.
+    pub async fn wait_live_datanodes(&self, n: usize, timeout: Duration) -> Result<(), Error> {
+        let fsn = self.namesystem();
+        wait_for(timeout, || {
+            let fsn = fsn.clone();
+            async move { fsn.read().datanodes.live_count() >= n }
+        })
+        .await
+    }
+
+    /// Stops everything.
+    pub async fn shutdown(mut self) {
+        for i in 0..self.datanodes.len() {
+            self.stop_datanode(i).await;
+        }
+        let _ = self.stop_namenode().await;
+    }
+}
+
+impl Drop for MiniCluster {
+    fn drop(&mut self) {
+        for d in &mut self.datanodes {
+            if let Some(dn) = d.running.take() {
+                dn.runtime.shutdown_background();
+            }
+        }
+        if let Some(nn) = self.namenode.take() {
+            nn.shutdown.trigger();
+            nn.namesystem.edit_log.close();
+            nn.runtime.shutdown_background();
+        }
+    }
+}
+
+/// Waits for the shutdown signal; the node's own tasks stop on it, and whatever is left
+/// ends with the node's runtime.
+async fn wait_handle(handle: Arc<DataNodeHandle>, shutdown: Shutdown) {
+    shutdown.wait().await;
+    if let Ok(h) = Arc::try_unwrap(handle) {
+        h.wait().await;
+    }
+}
+
+/// Polls `cond` every 20 ms until it holds or `timeout` passes.
+pub async fn wait_for<F, Fut>(timeout: Duration, mut cond: F) -> Result<(), Error>
+where
+    F: FnMut() -> Fut,
+    Fut: Future<Output = bool>,
+{
+    let deadline = Instant::now() + timeout;
+    loop {
+        if cond().await {
+            return Ok(());
+        }
+        if Instant::now() >= deadline {
+            return Err(format!("condition not met within {timeout:?}").into());
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
