@@ -75,6 +75,8 @@ pub struct State {
     pub safe_mode: bool,
     /// Edits applied since the last checkpoint.
     pub txns_since_checkpoint: u64,
+    /// When the last checkpoint was written (or the state loaded).
+    pub last_checkpoint: Instant,
 }
 
 impl State {
@@ -89,7 +91,7 @@ impl State {
                 Ok(vec![])
             }
             Op::AddBlock(op) => {
-                let block = op.block.clone().unwrap_or_default();
+                let block = op.block.unwrap_or_default();
                 let file = self.open_file_mut(op.inode_id)?;
                 let previous = file.blocks.last().copied();
                 file.blocks.push(block.block_id);
@@ -340,6 +342,7 @@ impl State {
             leases,
             safe_mode: false,
             txns_since_checkpoint: 0,
+            last_checkpoint: Instant::now(),
         }
     }
 }
@@ -469,6 +472,7 @@ impl Namesystem {
         self.name_dir.save_image(&st.to_image(last, &self.storage))?;
         self.name_dir.purge_segments_before(last + 1)?;
         st.txns_since_checkpoint = 0;
+        st.last_checkpoint = Instant::now();
         Ok(())
     }
 

@@ -279,7 +279,15 @@ impl BlockStream {
         };
         match event {
             AckEvent::Ack { generation, .. } | AckEvent::Failed { generation, .. } if generation != self.generation => Ok(()),
-            AckEvent::Failed { conn, error, .. } => self.handle_failure(client, conn, error).await,
+            AckEvent::Failed { conn, error, .. } => {
+                // A node that acknowledged the closing packet may hang up before the others.
+                let finished = self.unacked.back().is_some_and(|p| p.last)
+                    && self.conns.get(conn).and_then(Option::as_ref).is_some_and(|c| c.acked == self.next_seqno - 1);
+                if finished {
+                    return Ok(());
+                }
+                self.handle_failure(client, conn, error).await
+            }
             AckEvent::Ack { conn, seqno, replies, .. } => {
                 if let Some(bad) = replies.iter().position(|r| *r != Status::Success as i32) {
                     let node = match self.mode {

@@ -141,7 +141,7 @@ impl Namesystem {
             });
         }
         let bpc = self.options.bytes_per_checksum as u64;
-        if req.block_size == 0 || req.block_size % bpc != 0 {
+        if req.block_size == 0 || !req.block_size.is_multiple_of(bpc) {
             return Err(NameNodeError::InvalidArgument {
                 message: format!(
                     "Block size {} must be a positive multiple of bytes-per-checksum {bpc}",

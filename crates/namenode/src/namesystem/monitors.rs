@@ -45,6 +45,7 @@ pub fn spawn_monitors(fsn: Arc<Namesystem>, shutdown: Shutdown) {
         let due = {
             let st = fsn.read();
             st.txns_since_checkpoint >= fsn.options.checkpoint_txns
+                || (st.txns_since_checkpoint > 0 && st.last_checkpoint.elapsed() >= fsn.options.checkpoint_period)
         };
         if due {
             let fsn = fsn.clone();

@@ -1,0 +1,44 @@
+//! Configuration for every command: an optional TOML file, then `-D` overrides.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::Context;
+use tusk_common::Configuration;
+
+pub fn load(file: Option<&Path>, defines: &[String]) -> anyhow::Result<Configuration> {
+    let mut conf = match file {
+        Some(path) => Configuration::from_file(path)?,
+        None => Configuration::new(),
+    };
+    conf.apply_overrides(defines)?;
+    Ok(conf)
+}
+
+/// Where `tusk local up` records the running cluster's `fs.defaultFS`.
+pub fn default_fs_file() -> PathBuf {
+    let home = std::env::var("TUSK_HOME")
+        .map(PathBuf::from)
+        .or_else(|_| std::env::var("HOME").map(|h| PathBuf::from(h).join(".tusk")))
+        .unwrap_or_else(|_| PathBuf::from("/tmp/.tusk"));
+    home.join("defaultFS")
+}
+
+/// `fs.defaultFS` from the configuration, else the last `tusk local up`, else the default.
+pub fn default_fs(conf: &Configuration) -> String {
+    if let Some(fs) = conf.get("fs.defaultFS") {
+        return fs.to_string();
+    }
+    std::fs::read_to_string(default_fs_file())
+        .ok()
+        .map(|s| s.trim().to_string())
+        .filter(|s| !s.is_empty())
+        .unwrap_or_else(|| "hdfs://127.0.0.1:8020".to_string())
+}
+
+pub fn record_default_fs(uri: &str) -> anyhow::Result<()> {
+    let path = default_fs_file();
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    }
+    std::fs::write(&path, format!("{uri}\n")).with_context(|| format!("writing {}", path.display()))
+}

@@ -1,0 +1,107 @@
+//! `tusk namenode` and `tusk datanode`: run one daemon until SIGTERM or SIGINT.
+
+use std::path::PathBuf;
+
+use anyhow::Context;
+use clap::Args;
+use tokio::net::TcpListener;
+use tusk_common::{Configuration, Shutdown};
+use tusk_datanode::{DataNode, DataNodeOptions};
+use tusk_namenode::{NameNode, NameNodeOptions};
+
+#[derive(Args)]
+pub struct NameNodeArgs {
+    /// Format the name directory (erases the namespace) and exit.
+    #[arg(long = "format", alias = "fmt")]
+    format: bool,
+    /// RPC address to listen on (default: the port of fs.defaultFS, or 8020).
+    #[arg(long)]
+    listen: Option<String>,
+    /// Write the bound RPC address to this file once serving.
+    #[arg(long)]
+    addr_file: Option<PathBuf>,
+}
+
+#[derive(Args)]
+pub struct DataNodeArgs {
+    /// Data transfer address (default 0.0.0.0:9866; port 0 picks one).
+    #[arg(long)]
+    listen: Option<String>,
+    /// Write the bound data address to this file once registered.
+    #[arg(long)]
+    addr_file: Option<PathBuf>,
+}
+
+/// Resolves on SIGTERM or SIGINT and triggers `shutdown`.
+fn shutdown_on_signals(shutdown: Shutdown) {
+    tokio::spawn(async move {
+        let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
+            .expect("SIGTERM handler");
+        tokio::select! {
+            _ = term.recv() => {}
+            _ = tokio::signal::ctrl_c() => {}
+        }
+        shutdown.trigger();
+    });
+}
+
+fn write_addr(file: &Option<PathBuf>, addr: std::net::SocketAddr) -> anyhow::Result<()> {
+    if let Some(f) = file {
+        let tmp = f.with_extension("tmp");
+        std::fs::write(&tmp, addr.to_string())?;
+        std::fs::rename(&tmp, f)?;
+    }
+    Ok(())
+}
+
+pub async fn namenode(conf: Configuration, args: NameNodeArgs) -> anyhow::Result<()> {
+    let options = NameNodeOptions::from_conf(&conf)?;
+    if args.format {
+        NameNode::format(&options)?;
+        println!("Formatted {}", options.name_dir.display());
+        return Ok(());
+    }
+    let listen = args
+        .listen
+        .or_else(|| conf.get("dfs.namenode.rpc-address").map(str::to_string))
+        .unwrap_or_else(|| {
+            let fs = conf.get_str("fs.defaultFS", "hdfs://0.0.0.0:8020");
+            let port = fs
+                .rsplit(':')
+                .next()
+                .and_then(|p| p.trim_end_matches('/').parse::<u16>().ok())
+                .unwrap_or(8020);
+            format!("0.0.0.0:{port}")
+        });
+    let listener = TcpListener::bind(&listen)
+        .await
+        .with_context(|| format!("binding {listen}"))?;
+    let shutdown = Shutdown::new();
+    shutdown_on_signals(shutdown.clone());
+    let nn = NameNode::start(options, listener, shutdown).await?;
+    write_addr(&args.addr_file, nn.addr())?;
+    eprintln!("NameNode serving on {}", nn.addr());
+    nn.wait().await?;
+    Ok(())
+}
+
+pub async fn datanode(conf: Configuration, args: DataNodeArgs) -> anyhow::Result<()> {
+    let mut conf = conf;
+    if conf.get("fs.defaultFS").is_none() {
+        conf.set("fs.defaultFS", crate::conf::default_fs(&conf));
+    }
+    let options = DataNodeOptions::from_conf(&conf)?;
+    let listen = args
+        .listen
+        .unwrap_or_else(|| conf.get_str("dfs.datanode.address", "0.0.0.0:9866"));
+    let listener = TcpListener::bind(&listen)
+        .await
+        .with_context(|| format!("binding {listen}"))?;
+    let shutdown = Shutdown::new();
+    shutdown_on_signals(shutdown.clone());
+    let dn = DataNode::start(options, listener, shutdown).await?;
+    write_addr(&args.addr_file, dn.xfer_addr())?;
+    eprintln!("DataNode {} serving on {}", dn.uuid(), dn.xfer_addr());
+    dn.wait().await;
+    Ok(())
+}

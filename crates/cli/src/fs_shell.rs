@@ -1,0 +1,938 @@
+//! `tusk fs`: Hadoop FsShell's verbs, arguments, output and exit codes.
+
+mod format;
+
+use std::io::{Read, Write};
+use std::path::Path;
+
+use tusk_client::{ClientError, ClientOptions, CreateOptions, DfsClient, FileStatus};
+use tusk_common::Configuration;
+
+/// Runs one FsShell command line; returns the process exit code.
+pub fn main(mut conf: Configuration, mut args: Vec<String>) -> i32 {
+    while args.len() >= 2 && (args[0] == "-fs" || args[0] == "-D") {
+        if args[0] == "-fs" {
+            conf.set("fs.defaultFS", args[1].clone());
+        } else if let Err(e) = conf.apply_overrides(&[args[1].clone()]) {
+            eprintln!("fs: {e}");
+            return 2;
+        }
+        args.drain(..2);
+    }
+    if conf.get("fs.defaultFS").is_none() {
+        conf.set("fs.defaultFS", crate::conf::default_fs(&conf));
+    }
+    let Some(verb) = args.first().cloned() else {
+        eprintln!("{USAGE}");
+        return 2;
+    };
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+    {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("fs: {e}");
+            return 1;
+        }
+    };
+    let options = match ClientOptions::from_conf(&conf) {
+        Ok(o) => o,
+        Err(e) => {
+            eprintln!("fs: {e}");
+            return 2;
+        }
+    };
+    let user = options.user.clone();
+    let default_fs = conf.get_str("fs.defaultFS", "");
+    runtime.block_on(async move {
+        let shell = Shell {
+            client: DfsClient::new(options),
+            user,
+            default_fs,
+            failed: false,
+        };
+        shell.run(&verb, &args[1..]).await
+    })
+}
+
+const USAGE: &str = "Usage: tusk fs [-fs URI] [-D key=value] -ls|-mkdir|-put|-copyFromLocal|-get|-copyToLocal|-cat|-mv|-rm|-stat|-du|-df|-setrep|-chmod|-chown|-touchz|-test ...";
+
+struct Shell {
+    client: DfsClient,
+    user: String,
+    default_fs: String,
+    /// Set when any path of a multi-path command failed.
+    failed: bool,
+}
+
+/// Splits leading `-x` flags from the operands.
+fn flags<'a>(args: &'a [String], known: &str) -> (Vec<char>, &'a [String]) {
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < args.len()
+        && args[i].starts_with('-')
+        && args[i].len() > 1
+        && args[i][1..].chars().all(|c| known.contains(c))
+    {
+        out.extend(args[i][1..].chars());
+        i += 1;
+    }
+    (out, &args[i..])
+}
+
+impl Shell {
+    async fn run(mut self, verb: &str, args: &[String]) -> i32 {
+        let cmd = verb.trim_start_matches('-').to_string();
+        let result = match verb {
+            "-ls" => self.ls(args).await,
+            "-mkdir" => self.mkdir(args).await,
+            "-put" | "-copyFromLocal" => self.put(&cmd, args).await,
+            "-get" | "-copyToLocal" => self.get(&cmd, args).await,
+            "-cat" => self.cat(args).await,
+            "-mv" => self.mv(args).await,
+            "-rm" => self.rm(args).await,
+            "-rmdir" => self.rmdir(args).await,
+            "-stat" => self.stat(args).await,
+            "-du" => self.du(args).await,
+            "-df" => self.df(args).await,
+            "-setrep" => self.setrep(args).await,
+            "-chmod" => self.chmod(args).await,
+            "-chown" => self.chown(args).await,
+            "-touchz" => self.touchz(args).await,
+            "-test" => return self.test(args).await,
+            _ => {
+                eprintln!("{verb}: Unknown command\n{USAGE}");
+                return 2;
+            }
+        };
+        match result {
+            Ok(()) if !self.failed => 0,
+            Ok(()) => 1,
+            Err(msg) => {
+                eprintln!("{cmd}: {msg}");
+                1
+            }
+        }
+    }
+
+    /// Absolute path for an operand: URIs lose their authority, relative paths are
+    /// under `/user/<user>`.
+    fn resolve(&self, p: &str) -> String {
+        let p = if let Some(rest) = p.strip_prefix("hdfs://") {
+            rest.find('/').map(|i| &rest[i..]).unwrap_or("/")
+        } else {
+            p
+        };
+        if p.starts_with('/') {
+            p.to_string()
+        } else if p.is_empty() || p == "." {
+            format!("/user/{}", self.user)
+        } else {
+            format!("/user/{}/{}", self.user, p)
+        }
+    }
+
+    fn report(&mut self, cmd: &str, path: &str, e: ClientError) {
+        eprintln!("{cmd}: {}", describe(path, &e));
+        self.failed = true;
+    }
+
+    async fn ls(&mut self, args: &[String]) -> Result<(), String> {
+        let (f, paths) = flags(args, "RdhC");
+        let recursive = f.contains(&'R');
+        let paths: Vec<String> = if paths.is_empty() {
+            vec![".".into()]
+        } else {
+            paths.to_vec()
+        };
+        for p in &paths {
+            let path = self.resolve(p);
+            let status = match self.client.stat(&path).await {
+                Ok(s) => s,
+                Err(e) => {
+                    self.report("ls", p, e);
+                    continue;
+                }
+            };
+            if !status.is_dir || f.contains(&'d') {
+                print_lines(&[(p.clone(), status)], f.contains(&'h'));
+                continue;
+            }
+            self.ls_dir(&path, p, recursive, f.contains(&'h')).await;
+        }
+        Ok(())
+    }
+
+    async fn ls_dir(&mut self, path: &str, shown: &str, recursive: bool, human: bool) {
+        let entries = match self.client.list(path).await {
+            Ok(e) => e,
+            Err(e) => return self.report("ls", shown, e),
+        };
+        let join = |base: &str, name: &str| {
+            if base.ends_with('/') {
+                format!("{base}{name}")
+            } else {
+                format!("{base}/{name}")
+            }
+        };
+        let rows: Vec<(String, FileStatus)> = entries
+            .iter()
+            .map(|s| (join(shown, &s.path), s.clone()))
+            .collect();
+        if !recursive {
+            println!("Found {} items", rows.len());
+        }
+        for (shown_child, s) in rows {
+            print_lines(&[(shown_child.clone(), s.clone())], human);
+            if recursive && s.is_dir {
+                Box::pin(self.ls_dir(&join(path, &s.path), &shown_child, true, human)).await;
+            }
+        }
+    }
+
+    async fn mkdir(&mut self, args: &[String]) -> Result<(), String> {
+        let (f, paths) = flags(args, "p");
+        if paths.is_empty() {
+            return Err("-mkdir: Not enough arguments: expected 1 but got 0".into());
+        }
+        let parents = f.contains(&'p');
+        for p in paths {
+            let path = self.resolve(p);
+            match self.client.get_file_info(&path).await {
+                Ok(Some(s)) if s.is_dir && parents => continue,
+                Ok(Some(s)) if s.is_dir => {
+                    eprintln!("mkdir: `{p}': File exists");
+                    self.failed = true;
+                    continue;
+                }
+                Ok(Some(_)) => {
+                    eprintln!("mkdir: `{p}': Not a directory");
+                    self.failed = true;
+                    continue;
+                }
+                Ok(None) => {}
+                Err(e) => {
+                    self.report("mkdir", p, e);
+                    continue;
+                }
+            }
+            if !parents {
+                let parent = parent_of(&path);
+                if !matches!(self.client.get_file_info(&parent).await, Ok(Some(s)) if s.is_dir) {
+                    eprintln!("mkdir: `{p}': No such file or directory");
+                    self.failed = true;
+                    continue;
+                }
+            }
+            if let Err(e) = self.client.mkdirs(&path, 0o755, true).await {
+                self.report("mkdir", p, e);
+            }
+        }
+        Ok(())
+    }
+
+    /// Where a copy of `src_name` goes: into `dst` if it is a directory.
+    async fn target(&self, dst: &str, src_name: &str, many: bool) -> Result<String, String> {
+        let info = self
+            .client
+            .get_file_info(dst)
+            .await
+            .map_err(|e| describe(dst, &e))?;
+        match info {
+            Some(s) if s.is_dir => Ok(format!("{}/{}", dst.trim_end_matches('/'), src_name)),
+            _ if many => Err(format!("`{dst}': Is not a directory")),
+            _ => Ok(dst.to_string()),
+        }
+    }
+
+    async fn put(&mut self, cmd: &str, args: &[String]) -> Result<(), String> {
+        let (f, ops) = flags(args, "fpdl");
+        if ops.len() < 2 {
+            return Err(format!(
+                "-{cmd}: Not enough arguments: expected 2 but got {}",
+                ops.len()
+            ));
+        }
+        let (srcs, dst) = ops.split_at(ops.len() - 1);
+        let dst = self.resolve(&dst[0]);
+        for src in srcs {
+            let name = Path::new(src)
+                .file_name()
+                .and_then(|n| n.to_str())
+                .unwrap_or("stdin")
+                .to_string();
+            let target = self.target(&dst, &name, srcs.len() > 1).await?;
+            if let Err(e) = self.put_one(src, &target, f.contains(&'f')).await {
+                eprintln!("{cmd}: {e}");
+                self.failed = true;
+            }
+        }
+        Ok(())
+    }
+
+    async fn put_one(&self, src: &str, target: &str, overwrite: bool) -> Result<(), String> {
+        if !overwrite {
+            if let Ok(Some(_)) = self.client.get_file_info(target).await {
+                return Err(format!("`{target}': File exists"));
+            }
+        }
+        let mut input: Box<dyn Read> = if src == "-" {
+            Box::new(std::io::stdin())
+        } else {
+            Box::new(std::fs::File::open(src).map_err(|e| format!("`{src}': {}", io_message(&e)))?)
+        };
+        // Like FsShell, write to a temporary name and rename it into place when done.
+        let tmp = format!("{target}._COPYING_");
+        let mut w = self
+            .client
+            .create(
+                &tmp,
+                CreateOptions {
+                    overwrite: true,
+                    ..Default::default()
+                },
+            )
+            .await
+            .map_err(|e| describe(target, &e))?;
+        let mut buf = vec![0u8; 1 << 20];
+        loop {
+            let n = input.read(&mut buf).map_err(|e| format!("`{src}': {e}"))?;
+            if n == 0 {
+                break;
+            }
+            w.write(&buf[..n]).await.map_err(|e| describe(target, &e))?;
+        }
+        w.close().await.map_err(|e| describe(target, &e))?;
+        self.client
+            .rename2(&tmp, target, true)
+            .await
+            .map_err(|e| describe(target, &e))
+    }
+
+    async fn get(&mut self, cmd: &str, args: &[String]) -> Result<(), String> {
+        let (_, ops) = flags(args, "fpcrt");
+        if ops.len() < 2 {
+            return Err(format!(
+                "-{cmd}: Not enough arguments: expected 2 but got {}",
+                ops.len()
+            ));
+        }
+        let (srcs, dst) = ops.split_at(ops.len() - 1);
+        let local_dst = Path::new(&dst[0]);
+        for src in srcs {
+            let path = self.resolve(src);
+            let name = path.rsplit('/').next().unwrap_or("file").to_string();
+            let target = if local_dst.is_dir() {
+                local_dst.join(&name)
+            } else {
+                local_dst.to_path_buf()
+            };
+            if target.exists() {
+                eprintln!("{cmd}: `{}': File exists", target.display());
+                self.failed = true;
+                continue;
+            }
+            let result = async {
+                let mut r = self
+                    .client
+                    .open(&path)
+                    .await
+                    .map_err(|e| describe(src, &e))?;
+                let mut out = std::fs::File::create(&target)
+                    .map_err(|e| format!("`{}': {e}", target.display()))?;
+                let mut buf = vec![0u8; 1 << 20];
+                loop {
+                    let n = r.read(&mut buf).await.map_err(|e| describe(src, &e))?;
+                    if n == 0 {
+                        return Ok::<(), String>(());
+                    }
+                    out.write_all(&buf[..n])
+                        .map_err(|e| format!("`{}': {e}", target.display()))?;
+                }
+            }
+            .await;
+            if let Err(e) = result {
+                eprintln!("{cmd}: {e}");
+                self.failed = true;
+            }
+        }
+        Ok(())
+    }
+
+    async fn cat(&mut self, args: &[String]) -> Result<(), String> {
+        let stdout = std::io::stdout();
+        for p in args {
+            let path = self.resolve(p);
+            let mut r = match self.client.open(&path).await {
+                Ok(r) => r,
+                Err(e) => {
+                    self.report("cat", p, e);
+                    continue;
+                }
+            };
+            let mut buf = vec![0u8; 1 << 20];
+            loop {
+                match r.read(&mut buf).await {
+                    Ok(0) => break,
+                    Ok(n) => {
+                        if stdout.lock().write_all(&buf[..n]).is_err() {
+                            return Ok(());
+                        }
+                    }
+                    Err(e) => {
+                        self.report("cat", p, e);
+                        break;
+                    }
+                }
+            }
+        }
+        let _ = stdout.lock().flush();
+        Ok(())
+    }
+
+    async fn mv(&mut self, args: &[String]) -> Result<(), String> {
+        if args.len() < 2 {
+            return Err(format!(
+                "-mv: Not enough arguments: expected 2 but got {}",
+                args.len()
+            ));
+        }
+        let (srcs, dst) = args.split_at(args.len() - 1);
+        let dst_path = self.resolve(&dst[0]);
+        for src in srcs {
+            let path = self.resolve(src);
+            if let Err(e) = self.client.stat(&path).await {
+                self.report("mv", src, e);
+                continue;
+            }
+            let name = path.rsplit('/').next().unwrap_or_default().to_string();
+            let target = match self.target(&dst_path, &name, srcs.len() > 1).await {
+                Ok(t) => t,
+                Err(e) => return Err(e),
+            };
+            if let Ok(Some(_)) = self.client.get_file_info(&target).await {
+                eprintln!("mv: `{}': File exists", dst[0]);
+                self.failed = true;
+                continue;
+            }
+            match self.client.rename(&path, &target).await {
+                Ok(true) => {}
+                Ok(false) => {
+                    eprintln!("mv: `{src}': Input/output error");
+                    self.failed = true;
+                }
+                Err(e) => self.report("mv", src, e),
+            }
+        }
+        Ok(())
+    }
+
+    async fn rm(&mut self, args: &[String]) -> Result<(), String> {
+        let (f, paths) = flags(args, "rRf");
+        let recursive = f.contains(&'r') || f.contains(&'R');
+        let force = f.contains(&'f');
+        let paths: Vec<&String> = paths
+            .iter()
+            .filter(|p| p.as_str() != "-skipTrash")
+            .collect();
+        if paths.is_empty() && !force {
+            return Err("-rm: Not enough arguments: expected 1 but got 0".into());
+        }
+        for p in paths {
+            let path = self.resolve(p);
+            match self.client.get_file_info(&path).await {
+                Ok(Some(s)) if s.is_dir && !recursive => {
+                    eprintln!("rm: `{p}': Is a directory");
+                    self.failed = true;
+                }
+                Ok(Some(_)) => match self.client.delete(&path, recursive).await {
+                    Ok(_) => println!("Deleted {p}"),
+                    Err(e) => self.report("rm", p, e),
+                },
+                Ok(None) if force => {}
+                Ok(None) => {
+                    eprintln!("rm: `{p}': No such file or directory");
+                    self.failed = true;
+                }
+                Err(e) => self.report("rm", p, e),
+            }
+        }
+        Ok(())
+    }
+
+    async fn rmdir(&mut self, args: &[String]) -> Result<(), String> {
+        for p in args.iter().filter(|a| !a.starts_with("--")) {
+            let path = self.resolve(p);
+            match self.client.stat(&path).await {
+                Ok(s) if !s.is_dir => {
+                    eprintln!("rmdir: `{p}': Is not a directory");
+                    self.failed = true;
+                }
+                Ok(_) => {
+                    if let Err(e) = self.client.delete(&path, false).await {
+                        self.report("rmdir", p, e);
+                    }
+                }
+                Err(e) => self.report("rmdir", p, e),
+            }
+        }
+        Ok(())
+    }
+
+    async fn stat(&mut self, args: &[String]) -> Result<(), String> {
+        let (fmt, paths) = match args.first() {
+            Some(f) if args.len() > 1 && !f.starts_with('/') && f.contains('%') => {
+                (f.as_str(), &args[1..])
+            }
+            _ => ("%y", args),
+        };
+        for p in paths {
+            let path = self.resolve(p);
+            match self.client.stat(&path).await {
+                Ok(s) => println!("{}", stat_format(fmt, p, &s)),
+                Err(e) => self.report("stat", p, e),
+            }
+        }
+        Ok(())
+    }
+
+    async fn du(&mut self, args: &[String]) -> Result<(), String> {
+        let (f, paths) = flags(args, "shvx");
+        let human = f.contains(&'h');
+        let paths: Vec<String> = if paths.is_empty() {
+            vec![".".into()]
+        } else {
+            paths.to_vec()
+        };
+        for p in &paths {
+            let path = self.resolve(p);
+            let status = match self.client.stat(&path).await {
+                Ok(s) => s,
+                Err(e) => {
+                    self.report("du", p, e);
+                    continue;
+                }
+            };
+            let items: Vec<(String, String)> = if f.contains(&'s') || !status.is_dir {
+                vec![(path.clone(), p.clone())]
+            } else {
+                match self.client.list(&path).await {
+                    Ok(children) => children
+                        .iter()
+                        .map(|c| {
+                            (
+                                format!("{}/{}", path.trim_end_matches('/'), c.path),
+                                format!("{}/{}", p.trim_end_matches('/'), c.path),
+                            )
+                        })
+                        .collect(),
+                    Err(e) => {
+                        self.report("du", p, e);
+                        continue;
+                    }
+                }
+            };
+            for (full, shown) in items {
+                match self.client.content_summary(&full).await {
+                    Ok(cs) => println!(
+                        "{}  {}  {}",
+                        format::size(cs.length, human),
+                        format::size(cs.space_consumed, human),
+                        shown
+                    ),
+                    Err(e) => self.report("du", &shown, e),
+                }
+            }
+        }
+        Ok(())
+    }
+
+    async fn df(&mut self, args: &[String]) -> Result<(), String> {
+        let (f, _) = flags(args, "h");
+        let human = f.contains(&'h');
+        let stats = self
+            .client
+            .fs_stats()
+            .await
+            .map_err(|e| describe("/", &e))?;
+        let used_pct = if stats.capacity > 0 {
+            stats.used as f64 * 100.0 / stats.capacity as f64
+        } else {
+            0.0
+        };
+        println!(
+            "{:<30} {:>14} {:>12} {:>14} {:>5}",
+            "Filesystem", "Size", "Used", "Available", "Use%"
+        );
+        println!(
+            "{:<30} {:>14} {:>12} {:>14} {:>4}%",
+            self.default_fs,
+            format::size(stats.capacity, human),
+            format::size(stats.used, human),
+            format::size(stats.remaining, human),
+            used_pct.round() as u64
+        );
+        Ok(())
+    }
+
+    async fn setrep(&mut self, args: &[String]) -> Result<(), String> {
+        let (f, ops) = flags(args, "Rw");
+        let Some((n, paths)) = ops.split_first() else {
+            return Err("-setrep: Not enough arguments: expected 2 but got 0".into());
+        };
+        let replication: u16 = n
+            .parse()
+            .map_err(|_| format!("Illegal replication, a positive integer expected: {n}"))?;
+        for p in paths {
+            let path = self.resolve(p);
+            let files = match self.files_under(&path).await {
+                Ok(f) => f,
+                Err(e) => {
+                    self.report("setrep", p, e);
+                    continue;
+                }
+            };
+            for file in files {
+                match self.client.set_replication(&file, replication).await {
+                    Ok(_) => println!("Replication {replication} set: {file}"),
+                    Err(e) => self.report("setrep", &file, e),
+                }
+                if f.contains(&'w') {
+                    self.wait_replication(&file, replication).await;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    async fn wait_replication(&self, file: &str, replication: u16) {
+        print!("Waiting for {file} ...");
+        let _ = std::io::stdout().flush();
+        loop {
+            let done = match self.client.block_locations(file, 0, u64::MAX).await {
+                Ok(b) => b
+                    .blocks
+                    .iter()
+                    .all(|b| b.locs.len() == replication as usize),
+                Err(_) => true,
+            };
+            if done {
+                println!(" done");
+                return;
+            }
+            print!(".");
+            let _ = std::io::stdout().flush();
+            tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+        }
+    }
+
+    /// A file itself, or every file below a directory.
+    async fn files_under(&self, path: &str) -> Result<Vec<String>, ClientError> {
+        let s = self.client.stat(path).await?;
+        if !s.is_dir {
+            return Ok(vec![path.to_string()]);
+        }
+        let mut out = Vec::new();
+        let mut stack = vec![path.to_string()];
+        while let Some(dir) = stack.pop() {
+            for c in self.client.list(&dir).await? {
+                let full = format!("{}/{}", dir.trim_end_matches('/'), c.path);
+                if c.is_dir {
+                    stack.push(full);
+                } else {
+                    out.push(full);
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    /// The path and, with `recursive`, everything below it.
+    async fn tree(
+        &self,
+        path: &str,
+        recursive: bool,
+    ) -> Result<Vec<(String, FileStatus)>, ClientError> {
+        let s = self.client.stat(path).await?;
+        let mut out = vec![(path.to_string(), s.clone())];
+        if recursive && s.is_dir {
+            let mut stack = vec![path.to_string()];
+            while let Some(dir) = stack.pop() {
+                for c in self.client.list(&dir).await? {
+                    let full = format!("{}/{}", dir.trim_end_matches('/'), c.path);
+                    if c.is_dir {
+                        stack.push(full.clone());
+                    }
+                    out.push((full, c));
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    async fn chmod(&mut self, args: &[String]) -> Result<(), String> {
+        let (f, ops) = flags(args, "R");
+        let Some((mode, paths)) = ops.split_first() else {
+            return Err("-chmod: Not enough arguments: expected 2 but got 0".into());
+        };
+        for p in paths {
+            let path = self.resolve(p);
+            let items = match self.tree(&path, f.contains(&'R')).await {
+                Ok(i) => i,
+                Err(e) => {
+                    self.report("chmod", p, e);
+                    continue;
+                }
+            };
+            for (item, status) in items {
+                let new = apply_mode(mode, status.permission, status.is_dir).ok_or_else(|| {
+                    format!("chmod : mode '{mode}' does not match the expected pattern.")
+                })?;
+                if let Err(e) = self.client.set_permission(&item, new).await {
+                    self.report("chmod", &item, e);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    async fn chown(&mut self, args: &[String]) -> Result<(), String> {
+        let (f, ops) = flags(args, "R");
+        let Some((spec, paths)) = ops.split_first() else {
+            return Err("-chown: Not enough arguments: expected 2 but got 0".into());
+        };
+        let (owner, group) = match spec.split_once(':') {
+            Some((o, g)) => (
+                Some(o).filter(|o| !o.is_empty()),
+                Some(g).filter(|g| !g.is_empty()),
+            ),
+            None => (Some(spec.as_str()), None),
+        };
+        for p in paths {
+            let path = self.resolve(p);
+            let items = match self.tree(&path, f.contains(&'R')).await {
+                Ok(i) => i,
+                Err(e) => {
+                    self.report("chown", p, e);
+                    continue;
+                }
+            };
+            for (item, _) in items {
+                if let Err(e) = self.client.set_owner(&item, owner, group).await {
+                    self.report("chown", &item, e);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    async fn touchz(&mut self, args: &[String]) -> Result<(), String> {
+        for p in args {
+            let path = self.resolve(p);
+            match self.client.get_file_info(&path).await {
+                Ok(Some(s)) if s.is_dir => {
+                    eprintln!("touchz: `{p}': Is a directory");
+                    self.failed = true;
+                }
+                Ok(Some(s)) if s.length != 0 => {
+                    eprintln!("touchz: `{p}': Not a zero-length file");
+                    self.failed = true;
+                }
+                Ok(Some(_)) => {}
+                Ok(None) => {
+                    if let Err(e) = self
+                        .client
+                        .write_file(&path, &[], CreateOptions::default())
+                        .await
+                    {
+                        self.report("touchz", p, e);
+                    }
+                }
+                Err(e) => self.report("touchz", p, e),
+            }
+        }
+        Ok(())
+    }
+
+    /// `-test -[defsz] path`: exit 0 when true, 1 when false.
+    async fn test(&mut self, args: &[String]) -> i32 {
+        let (Some(flag), Some(p)) = (args.first(), args.get(1)) else {
+            eprintln!("test: Not enough arguments: expected 1 but got 0");
+            return 2;
+        };
+        let path = self.resolve(p);
+        let info = match self.client.get_file_info(&path).await {
+            Ok(i) => i,
+            Err(e) => {
+                eprintln!("test: {}", describe(p, &e));
+                return 1;
+            }
+        };
+        let truth = match flag.as_str() {
+            "-e" => info.is_some(),
+            "-d" => info.as_ref().is_some_and(|s| s.is_dir),
+            "-f" => info.as_ref().is_some_and(|s| !s.is_dir),
+            "-s" => info.as_ref().is_some_and(|s| s.length > 0),
+            "-z" => info.as_ref().is_some_and(|s| s.length == 0),
+            other => {
+                eprintln!("test: Illegal option {other}");
+                return 2;
+            }
+        };
+        i32::from(!truth)
+    }
+}
+
+fn print_lines(entries: &[(String, FileStatus)], human: bool) {
+    for line in format::ls_lines(entries, human) {
+        println!("{line}");
+    }
+}
+
+fn parent_of(path: &str) -> String {
+    match path.trim_end_matches('/').rsplit_once('/') {
+        Some(("", _)) | None => "/".into(),
+        Some((p, _)) => p.into(),
+    }
+}
+
+/// FsShell's wording for common errors.
+fn describe(path: &str, e: &ClientError) -> String {
+    match e.remote_class() {
+        Some("FileNotFoundException") => format!("`{path}': No such file or directory"),
+        Some("FileAlreadyExistsException") => format!("`{path}': File exists"),
+        Some("AccessControlException") => format!("Permission denied: {}", remote_message(e)),
+        Some("ParentNotDirectoryException") => format!("`{path}': Is not a directory"),
+        Some("PathIsNotEmptyDirectoryException") => format!("`{path}': Directory is not empty"),
+        Some(_) => remote_message(e),
+        None => format!("`{path}': {e}"),
+    }
+}
+
+fn remote_message(e: &ClientError) -> String {
+    match e {
+        ClientError::Remote(r) => r.message.clone(),
+        other => other.to_string(),
+    }
+}
+
+fn io_message(e: &std::io::Error) -> String {
+    match e.kind() {
+        std::io::ErrorKind::NotFound => "No such file or directory".into(),
+        std::io::ErrorKind::PermissionDenied => "Permission denied".into(),
+        _ => e.to_string(),
+    }
+}
+
+/// `-stat` format: %b size, %F type, %g group, %n name, %o block size, %r replication,
+/// %u owner, %y date, %Y epoch ms, %a octal permissions, %A symbolic.
+fn stat_format(fmt: &str, shown: &str, s: &FileStatus) -> String {
+    let mut out = String::new();
+    let mut chars = fmt.chars();
+    while let Some(c) = chars.next() {
+        if c != '%' {
+            out.push(c);
+            continue;
+        }
+        match chars.next() {
+            Some('b') => out.push_str(&s.length.to_string()),
+            Some('F') => out.push_str(if s.is_dir {
+                "directory"
+            } else if s.length == 0 {
+                "regular empty file"
+            } else {
+                "regular file"
+            }),
+            Some('g') => out.push_str(&s.group),
+            Some('n') => out.push_str(shown.rsplit('/').next().unwrap_or(shown)),
+            Some('o') => out.push_str(&s.block_size.to_string()),
+            Some('r') => out.push_str(&s.replication.to_string()),
+            Some('u') => out.push_str(&s.owner),
+            Some('y') => out.push_str(&format::date_seconds(s.modification_time)),
+            Some('Y') => out.push_str(&s.modification_time.to_string()),
+            Some('x') => out.push_str(&format::date_seconds(s.access_time)),
+            Some('X') => out.push_str(&s.access_time.to_string()),
+            Some('a') => out.push_str(&format!("{:o}", s.permission)),
+            Some('A') => out.push_str(&s.permission_string()[1..]),
+            Some(other) => {
+                out.push('%');
+                out.push(other);
+            }
+            None => out.push('%'),
+        }
+    }
+    out
+}
+
+/// Applies an octal (`755`) or symbolic (`u+x,go-w`, `a=r`) mode.
+fn apply_mode(mode: &str, current: u16, is_dir: bool) -> Option<u16> {
+    if mode.chars().all(|c| c.is_ascii_digit()) {
+        return u16::from_str_radix(mode, 8).ok().filter(|m| *m <= 0o1777);
+    }
+    let mut perm = current;
+    for clause in mode.split(',') {
+        let op_at = clause.find(['+', '-', '='])?;
+        let (who, rest) = clause.split_at(op_at);
+        let op = rest.chars().next()?;
+        let mut bits = 0u16;
+        for c in rest[1..].chars() {
+            bits |= match c {
+                'r' => 0o444,
+                'w' => 0o222,
+                'x' => 0o111,
+                'X' if is_dir || current & 0o111 != 0 => 0o111,
+                'X' => 0,
+                't' => 0o1000,
+                _ => return None,
+            };
+        }
+        let mut mask = 0u16;
+        for c in if who.is_empty() {
+            "a".chars()
+        } else {
+            who.chars()
+        } {
+            mask |= match c {
+                'u' => 0o4700,
+                'g' => 0o2070,
+                'o' => 0o1007,
+                'a' => 0o7777,
+                _ => return None,
+            };
+        }
+        let bits = bits & (mask | 0o1000);
+        perm = match op {
+            '+' => perm | bits,
+            '-' => perm & !bits,
+            _ => (perm & !(mask & 0o777)) | bits,
+        };
+    }
+    Some(perm & 0o1777)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn modes_apply_like_chmod() {
+        assert_eq!(apply_mode("755", 0, false), Some(0o755));
+        assert_eq!(apply_mode("u+x", 0o644, false), Some(0o744));
+        assert_eq!(apply_mode("go-r", 0o644, false), Some(0o600));
+        assert_eq!(apply_mode("a=r", 0o777, false), Some(0o444));
+        assert_eq!(apply_mode("q+x", 0o644, false), None);
+        assert_eq!(apply_mode("99999", 0, false), None);
+    }
+
+    #[test]
+    fn flags_split_from_operands() {
+        let args: Vec<String> = ["-R", "-h", "/a"].iter().map(|s| s.to_string()).collect();
+        let (f, rest) = flags(&args, "Rh");
+        assert_eq!(f, vec!['R', 'h']);
+        assert_eq!(rest, &args[2..]);
+        assert_eq!(parent_of("/a/b"), "/a");
+        assert_eq!(parent_of("/a"), "/");
+    }
+}

@@ -1,0 +1,150 @@
+//! Output formats of Hadoop's FsShell: `ls` lines, sizes, dates.
+
+use tusk_client::FileStatus;
+
+/// `yyyy-MM-dd HH:mm` (UTC) from epoch milliseconds.
+pub fn date_minutes(millis: u64) -> String {
+    let (y, mo, d, h, mi, _) = civil(millis);
+    format!("{y:04}-{mo:02}-{d:02} {h:02}:{mi:02}")
+}
+
+/// `yyyy-MM-dd HH:mm:ss` (UTC), `-stat`'s `%y`.
+pub fn date_seconds(millis: u64) -> String {
+    let (y, mo, d, h, mi, s) = civil(millis);
+    format!("{y:04}-{mo:02}-{d:02} {h:02}:{mi:02}:{s:02}")
+}
+
+fn civil(millis: u64) -> (i64, u32, u32, u32, u32, u32) {
+    let secs = (millis / 1000) as i64;
+    let days = secs.div_euclid(86_400);
+    let rem = secs.rem_euclid(86_400);
+    // Howard Hinnant's days-to-civil.
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    (
+        y,
+        m,
+        d,
+        (rem / 3600) as u32,
+        (rem % 3600 / 60) as u32,
+        (rem % 60) as u32,
+    )
+}
+
+/// `1.5 K`, `128 M` (FsShell `-h`).
+pub fn human(bytes: u64) -> String {
+    const UNITS: [&str; 6] = ["", " K", " M", " G", " T", " P"];
+    let mut v = bytes as f64;
+    let mut u = 0;
+    while v >= 1024.0 && u + 1 < UNITS.len() {
+        v /= 1024.0;
+        u += 1;
+    }
+    if u == 0 {
+        format!("{bytes}")
+    } else if v.fract() == 0.0 {
+        format!("{}{}", v as u64, UNITS[u])
+    } else {
+        format!("{v:.1}{}", UNITS[u])
+    }
+}
+
+pub fn size(bytes: u64, human_readable: bool) -> String {
+    if human_readable {
+        human(bytes)
+    } else {
+        bytes.to_string()
+    }
+}
+
+/// `ls` lines with FsShell's column widths (replication ≥ 3, size ≥ 10 wide).
+pub fn ls_lines(entries: &[(String, FileStatus)], human_readable: bool) -> Vec<String> {
+    let repl = |s: &FileStatus| {
+        if s.is_dir {
+            "-".to_string()
+        } else {
+            s.replication.to_string()
+        }
+    };
+    let w_repl = entries
+        .iter()
+        .map(|(_, s)| repl(s).len())
+        .max()
+        .unwrap_or(0)
+        .max(3);
+    let w_owner = entries
+        .iter()
+        .map(|(_, s)| s.owner.len())
+        .max()
+        .unwrap_or(0);
+    let w_group = entries
+        .iter()
+        .map(|(_, s)| s.group.len())
+        .max()
+        .unwrap_or(0);
+    let w_len = entries
+        .iter()
+        .map(|(_, s)| size(s.length, human_readable).len())
+        .max()
+        .unwrap_or(0)
+        .max(10);
+    entries
+        .iter()
+        .map(|(path, s)| {
+            format!(
+                "{} {:>w_repl$} {:<w_owner$} {:<w_group$} {:>w_len$} {} {}",
+                s.permission_string(),
+                repl(s),
+                s.owner,
+                s.group,
+                size(s.length, human_readable),
+                date_minutes(s.modification_time),
+                path,
+            )
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dates_and_sizes() {
+        assert_eq!(date_seconds(0), "1970-01-01 00:00:00");
+        assert_eq!(date_minutes(1_700_000_000_000), "2023-11-14 22:13");
+        assert_eq!(human(1536), "1.5 K");
+        assert_eq!(human(128 << 20), "128 M");
+        assert_eq!(human(12), "12");
+    }
+
+    #[test]
+    fn ls_matches_fsshell_columns() {
+        let dir = FileStatus {
+            path: "d".into(),
+            is_dir: true,
+            length: 0,
+            replication: 0,
+            block_size: 0,
+            permission: 0o755,
+            owner: "root".into(),
+            group: "supergroup".into(),
+            modification_time: 0,
+            access_time: 0,
+            file_id: 1,
+            children: 0,
+        };
+        let lines = ls_lines(&[("/d".into(), dir)], false);
+        assert_eq!(
+            lines[0],
+            "drwxr-xr-x   - root supergroup          0 1970-01-01 00:00 /d"
+        );
+    }
+}

@@ -1,0 +1,99 @@
+//! The `tusk` binary: every daemon and tool as a subcommand.
+//!
+//! Layout:
+//! - `daemons`: `tusk namenode`, `tusk datanode` (run until SIGTERM/SIGINT).
+//! - `fs_shell` (+ `fs_shell/format`): `tusk fs`, Hadoop FsShell's verbs and output.
+//! - `local`: `tusk local up|down|status`, a cluster of separate processes on loopback.
+//! - `demo`: `tusk demo`, the main job: a local cluster writing and reading in both
+//!   replication modes.
+//! - `bench`: `tusk bench ...`.
+//! - `conf`: `--conf FILE` and `-D key=value` handling shared by every command.
+
+mod bench;
+mod conf;
+mod daemons;
+mod demo;
+mod fs_shell;
+mod local;
+
+use clap::{Parser, Subcommand};
+
+#[derive(Parser)]
+#[command(
+    name = "tusk",
+    version,
+    about = "Tusk: an HDFS-compatible data platform"
+)]
+struct Cli {
+    /// TOML configuration file with Hadoop key names.
+    #[arg(long, global = true)]
+    conf: Option<std::path::PathBuf>,
+    /// Override a configuration key: -D key=value (repeatable).
+    #[arg(short = 'D', global = true, value_name = "KEY=VALUE")]
+    define: Vec<String>,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Run a NameNode.
+    Namenode(daemons::NameNodeArgs),
+    /// Run a DataNode.
+    Datanode(daemons::DataNodeArgs),
+    /// File system shell (Hadoop FsShell verbs: -ls, -put, -get, -cat, ...).
+    Fs {
+        /// Arguments as for `hadoop fs`, e.g. `-ls -R /`.
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        args: Vec<String>,
+    },
+    /// A whole cluster on this machine, as separate processes.
+    Local {
+        #[command(subcommand)]
+        action: local::LocalCommand,
+    },
+    /// The main job: a local cluster writes and reads data in both replication modes.
+    Demo(demo::DemoArgs),
+    /// Benchmarks.
+    Bench {
+        #[command(subcommand)]
+        which: bench::BenchCommand,
+    },
+}
+
+fn main() {
+    tusk_common::init_logging();
+    let cli = Cli::parse();
+    let conf = match conf::load(cli.conf.as_deref(), &cli.define) {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("tusk: {e:#}");
+            std::process::exit(2);
+        }
+    };
+    let code = match cli.command {
+        Command::Fs { args } => fs_shell::main(conf, args),
+        other => match run(other, conf) {
+            Ok(()) => 0,
+            Err(e) => {
+                eprintln!("tusk: {e:#}");
+                1
+            }
+        },
+    };
+    std::process::exit(code);
+}
+
+fn run(command: Command, conf: tusk_common::Configuration) -> anyhow::Result<()> {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()?;
+    match command {
+        Command::Namenode(args) => runtime.block_on(daemons::namenode(conf, args)),
+        Command::Datanode(args) => runtime.block_on(daemons::datanode(conf, args)),
+        Command::Local { action } => runtime.block_on(local::run(conf, action)),
+        Command::Demo(args) => runtime.block_on(demo::run(conf, args)),
+        Command::Bench { which } => runtime.block_on(bench::run(conf, which)),
+        Command::Fs { .. } => unreachable!("handled in main"),
+    }
+}

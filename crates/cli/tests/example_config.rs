@@ -1,0 +1,20 @@
+//! The commented example configuration parses and every daemon accepts it.
+
+#[test]
+fn example_config_parses_with_defaults() {
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../docs/tusk.example.toml"
+    ))
+    .unwrap();
+    let conf = tusk_common::Configuration::from_toml(&text).unwrap();
+    assert_eq!(conf.get_u64("dfs.replication", 0).unwrap(), 3);
+    assert_eq!(conf.get_u64("dfs.blocksize", 0).unwrap(), 128 << 20);
+    assert_eq!(
+        conf.get("dfs.client.write.replication-mode"),
+        Some("pipeline")
+    );
+    tusk_namenode::NameNodeOptions::from_conf(&conf).unwrap();
+    tusk_datanode::DataNodeOptions::from_conf(&conf).unwrap();
+    tusk_client::ClientOptions::from_conf(&conf).unwrap();
+}

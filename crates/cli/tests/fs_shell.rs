@@ -1,0 +1,169 @@
+//! `tusk local up`, the FsShell verbs with their output formats, and `tusk local down`,
+//! all through the real binary and real processes.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+struct Cluster {
+    dir: tempfile::TempDir,
+    uri: String,
+}
+
+fn tusk(home: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_tusk"))
+        .args(args)
+        .env("TUSK_HOME", home)
+        .env("TUSK_LOG", "warn")
+        .output()
+        .expect("run tusk")
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).to_string()
+}
+
+impl Cluster {
+    fn up() -> Cluster {
+        let dir = tempfile::tempdir().unwrap();
+        let state = dir.path().join("cluster");
+        let out = tusk(
+            dir.path(),
+            &[
+                "local",
+                "up",
+                "--dir",
+                state.to_str().unwrap(),
+                "--datanodes",
+                "3",
+                "-D",
+                "dfs.blocksize=1m",
+            ],
+        );
+        assert!(
+            out.status.success(),
+            "local up failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let uri = stdout(&out).lines().last().unwrap().to_string();
+        assert!(
+            uri.starts_with("hdfs://127.0.0.1:"),
+            "last line is the URI: {uri}"
+        );
+        Cluster { dir, uri }
+    }
+
+    /// `tusk fs ...` relying on the URI recorded by `local up`.
+    fn fs(&self, args: &[&str]) -> Output {
+        let mut all = vec!["fs"];
+        all.extend_from_slice(args);
+        tusk(self.dir.path(), &all)
+    }
+}
+
+impl Drop for Cluster {
+    fn drop(&mut self) {
+        let state = self.dir.path().join("cluster");
+        let out = tusk(
+            self.dir.path(),
+            &["local", "down", "--dir", state.to_str().unwrap()],
+        );
+        assert!(out.status.success() || std::thread::panicking());
+    }
+}
+
+#[test]
+fn fs_verbs_against_a_local_cluster() {
+    let c = Cluster::up();
+    let local = c.dir.path().join("local.bin");
+    let data: Vec<u8> = (0..2_500_000u32).map(|i| (i * 7 % 251) as u8).collect();
+    std::fs::write(&local, &data).unwrap();
+
+    assert!(c.fs(&["-mkdir", "-p", "/a/b"]).status.success());
+    let again = c.fs(&["-mkdir", "/a/b"]);
+    assert!(!again.status.success());
+    assert!(String::from_utf8_lossy(&again.stderr).contains("mkdir: `/a/b': File exists"));
+
+    assert!(c
+        .fs(&["-put", local.to_str().unwrap(), "/a/b/data.bin"])
+        .status
+        .success());
+    let dup = c.fs(&["-put", local.to_str().unwrap(), "/a/b/data.bin"]);
+    assert!(
+        String::from_utf8_lossy(&dup.stderr).contains("File exists"),
+        "put without -f refuses"
+    );
+
+    let ls = stdout(&c.fs(&["-ls", "/a/b"]));
+    let mut lines = ls.lines();
+    assert_eq!(lines.next(), Some("Found 1 items"));
+    let line = lines.next().unwrap();
+    assert!(line.starts_with("-rw-r--r--   3 "), "{line}");
+    assert!(
+        line.ends_with(" 2500000 ") || line.contains("    2500000 "),
+        "{line}"
+    );
+    assert!(line.ends_with("/a/b/data.bin"), "{line}");
+
+    let ls_r = stdout(&c.fs(&["-ls", "-R", "/a"]));
+    assert!(
+        ls_r.lines().next().unwrap().starts_with("drwxr-xr-x   - "),
+        "{ls_r}"
+    );
+    assert!(ls_r.contains("/a/b/data.bin"));
+
+    assert_eq!(
+        stdout(&c.fs(&["-stat", "%b %r %F %n", "/a/b/data.bin"])).trim(),
+        "2500000 3 regular file data.bin"
+    );
+    assert_eq!(
+        stdout(&c.fs(&["-du", "-s", "/a"])).trim(),
+        "2500000  7500000  /a"
+    );
+    assert!(stdout(&c.fs(&["-df"])).starts_with("Filesystem"));
+
+    let cat = c.fs(&["-cat", "/a/b/data.bin"]);
+    assert!(cat.stdout == data, "cat returns the bytes");
+
+    assert!(c.fs(&["-chmod", "600", "/a/b/data.bin"]).status.success());
+    assert!(c
+        .fs(&["-chown", "alice:staff", "/a/b/data.bin"])
+        .status
+        .success());
+    let ls = stdout(&c.fs(&["-ls", "/a/b/data.bin"]));
+    assert!(ls.starts_with("-rw-------   3 alice staff "), "{ls}");
+
+    let setrep = stdout(&c.fs(&["-setrep", "2", "/a/b/data.bin"]));
+    assert_eq!(setrep.trim(), "Replication 2 set: /a/b/data.bin");
+
+    assert!(c.fs(&["-touchz", "/a/empty"]).status.success());
+    assert!(c.fs(&["-test", "-z", "/a/empty"]).status.success());
+    assert!(c.fs(&["-test", "-d", "/a/b"]).status.success());
+    assert_eq!(c.fs(&["-test", "-e", "/nope"]).status.code(), Some(1));
+
+    assert!(c
+        .fs(&["-mv", "/a/b/data.bin", "/a/moved.bin"])
+        .status
+        .success());
+    let back = c.dir.path().join("back.bin");
+    assert!(c
+        .fs(&["-get", "/a/moved.bin", back.to_str().unwrap()])
+        .status
+        .success());
+    assert!(
+        std::fs::read(&back).unwrap() == data,
+        "get returns the bytes"
+    );
+
+    let rm_dir = c.fs(&["-rm", "/a"]);
+    assert!(String::from_utf8_lossy(&rm_dir.stderr).contains("rm: `/a': Is a directory"));
+    assert_eq!(stdout(&c.fs(&["-rm", "-r", "/a"])).trim(), "Deleted /a");
+    let missing = c.fs(&["-ls", "/a"]);
+    assert_eq!(missing.status.code(), Some(1));
+    assert!(
+        String::from_utf8_lossy(&missing.stderr).contains("ls: `/a': No such file or directory")
+    );
+
+    // -fs overrides the recorded URI.
+    let explicit = tusk(c.dir.path(), &["fs", "-fs", &c.uri, "-test", "-d", "/"]);
+    assert!(explicit.status.success());
+}

@@ -1,0 +1,841 @@
+//! Replicas as files, laid out like Hadoop's: `<dir>/current/rbw/blk_<id>` while written,
+//! `<dir>/current/finalized/blk_<id>` when complete, each with `blk_<id>_<gs>.meta`
+//! (2-byte version 1, 1-byte checksum type, 4-byte BE bytes-per-checksum, then one
+//! 4-byte BE checksum per chunk).
+//!
+//! Writes go straight to the kernel with positioned writes (no user-space buffer), so an
+//! acknowledged packet survives the process being killed.
+
+use std::collections::HashMap;
+use std::fs::{self, File, OpenOptions};
+use std::os::unix::fs::FileExt;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+
+use tracing::{info, warn};
+use tusk_datatransfer::{ChecksumType, DataChecksum};
+
+use super::{BlockStore, ReplicaInfo, ReplicaReader, ReplicaState, ReplicaWriter, StorageUsage};
+use crate::error::DataNodeError;
+
+const META_VERSION: u16 = 1;
+const META_HEADER_LEN: u64 = 7;
+
+/// The file-backed [`BlockStore`].
+pub struct FileBlockStore {
+    /// Shared with every open [`FileReplicaWriter`].
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    /// Fixed at open.
+    volumes: Vec<Volume>,
+    /// The replica map; entries added by create, removed by delete.
+    replicas: Mutex<HashMap<u64, Entry>>,
+    /// Round-robin cursor for new replicas.
+    next_volume: AtomicUsize,
+    capacity_override: Option<u64>,
+}
+
+struct Volume {
+    root: PathBuf,
+    rbw: PathBuf,
+    finalized: PathBuf,
+}
+
+struct Entry {
+    info: ReplicaInfo,
+    /// Writer epoch, locked around every write. Recovery and deletion bump it so a
+    /// superseded writer stops; shared by the entry and its writer.
+    epoch: Arc<Mutex<u64>>,
+}
+
+impl FileBlockStore {
+    /// Opens (creating if needed) the volumes and rebuilds the replica map from disk.
+    pub fn open(dirs: &[PathBuf], capacity_override: Option<u64>) -> Result<Self, DataNodeError> {
+        if dirs.is_empty() {
+            return Err(DataNodeError::NoDataDirs);
+        }
+        let mut volumes = Vec::new();
+        for dir in dirs {
+            let current = dir.join("current");
+            let volume = Volume {
+                root: dir.clone(),
+                rbw: current.join("rbw"),
+                finalized: current.join("finalized"),
+            };
+            for d in [&volume.rbw, &volume.finalized] {
+                fs::create_dir_all(d).map_err(|e| DataNodeError::io(d, e))?;
+            }
+            volumes.push(volume);
+        }
+        let mut replicas = HashMap::new();
+        for (index, volume) in volumes.iter().enumerate() {
+            for info in scan_volume(volume, index)? {
+                replicas.entry(info.block_id).or_insert(Entry {
+                    info,
+                    epoch: Arc::new(Mutex::new(0)),
+                });
+            }
+        }
+        info!(replicas = replicas.len(), "block store opened");
+        Ok(FileBlockStore {
+            inner: Arc::new(Inner {
+                volumes,
+                replicas: Mutex::new(replicas),
+                next_volume: AtomicUsize::new(0),
+                capacity_override,
+            }),
+        })
+    }
+}
+
+impl Inner {
+    fn dir(&self, volume: usize, state: ReplicaState) -> &Path {
+        let v = &self.volumes[volume];
+        match state {
+            ReplicaState::Rbw => &v.rbw,
+            ReplicaState::Finalized => &v.finalized,
+        }
+    }
+
+    fn data_file(&self, info: &ReplicaInfo) -> PathBuf {
+        self.dir(info.volume, info.state)
+            .join(format!("blk_{}", info.block_id))
+    }
+
+    fn meta_file(&self, info: &ReplicaInfo) -> PathBuf {
+        self.dir(info.volume, info.state).join(format!(
+            "blk_{}_{}.meta",
+            info.block_id, info.generation_stamp
+        ))
+    }
+
+    fn map(&self) -> std::sync::MutexGuard<'_, HashMap<u64, Entry>> {
+        self.replicas.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+impl BlockStore for FileBlockStore {
+    fn get(&self, block_id: u64) -> Option<ReplicaInfo> {
+        self.inner.map().get(&block_id).map(|e| e.info)
+    }
+
+    fn replicas(&self) -> Vec<ReplicaInfo> {
+        self.inner.map().values().map(|e| e.info).collect()
+    }
+
+    fn create_rbw(
+        &self,
+        block_id: u64,
+        generation_stamp: u64,
+        checksum: DataChecksum,
+    ) -> Result<Box<dyn ReplicaWriter>, DataNodeError> {
+        let inner = &self.inner;
+        let old = match inner.map().get(&block_id) {
+            Some(e) if e.info.state == ReplicaState::Finalized => {
+                return Err(DataNodeError::ReplicaExists { block: block_id })
+            }
+            Some(e) => Some((e.info, e.epoch.clone())),
+            None => None,
+        };
+        let epoch_lock = match old {
+            Some((info, epoch_lock)) => {
+                bump(&epoch_lock);
+                remove_files(inner, &info);
+                epoch_lock
+            }
+            None => Arc::new(Mutex::new(0)),
+        };
+        let volume = inner.next_volume.fetch_add(1, Ordering::Relaxed) % inner.volumes.len();
+        let info = ReplicaInfo {
+            block_id,
+            generation_stamp,
+            num_bytes: 0,
+            state: ReplicaState::Rbw,
+            volume,
+        };
+        let data = create_file(&inner.data_file(&info))?;
+        let meta_path = inner.meta_file(&info);
+        let meta = create_file(&meta_path)?;
+        meta.write_all_at(&meta_header(checksum), 0)
+            .map_err(|e| DataNodeError::io(&meta_path, e))?;
+        let epoch = *lock(&epoch_lock);
+        inner.map().insert(
+            block_id,
+            Entry {
+                info,
+                epoch: epoch_lock.clone(),
+            },
+        );
+        Ok(Box::new(FileReplicaWriter {
+            inner: inner.clone(),
+            info,
+            epoch,
+            epoch_lock,
+            checksum,
+            data,
+            meta,
+        }))
+    }
+
+    fn recover_rbw(
+        &self,
+        block_id: u64,
+        new_generation_stamp: u64,
+        keep_bytes: u64,
+    ) -> Result<Box<dyn ReplicaWriter>, DataNodeError> {
+        let inner = &self.inner;
+        let epoch_lock = inner
+            .map()
+            .get(&block_id)
+            .map(|e| e.epoch.clone())
+            .ok_or(DataNodeError::BlockNotFound { block: block_id })?;
+        let mut epoch = lock(&epoch_lock);
+        let mut map = inner.map();
+        let entry = map
+            .get_mut(&block_id)
+            .ok_or(DataNodeError::BlockNotFound { block: block_id })?;
+        let old = entry.info;
+        if old.generation_stamp > new_generation_stamp {
+            return Err(DataNodeError::StaleGenerationStamp {
+                block: block_id,
+                found: old.generation_stamp,
+                wanted: new_generation_stamp,
+            });
+        }
+        if old.num_bytes < keep_bytes {
+            return Err(DataNodeError::ReplicaTooShort {
+                block: block_id,
+                have: old.num_bytes,
+                wanted: keep_bytes,
+            });
+        }
+        let info = ReplicaInfo {
+            generation_stamp: new_generation_stamp,
+            state: ReplicaState::Rbw,
+            ..old
+        };
+        rename(&inner.data_file(&old), &inner.data_file(&info))?;
+        rename(&inner.meta_file(&old), &inner.meta_file(&info))?;
+        entry.info = info;
+        *epoch += 1;
+        let my_epoch = *epoch;
+        drop(map);
+        drop(epoch);
+        let data = open_rw(&inner.data_file(&info))?;
+        let meta_path = inner.meta_file(&info);
+        let meta = open_rw(&meta_path)?;
+        let checksum = read_meta_header(&meta, &meta_path)?;
+        let mut writer = FileReplicaWriter {
+            inner: inner.clone(),
+            info,
+            epoch: my_epoch,
+            epoch_lock,
+            checksum,
+            data,
+            meta,
+        };
+        writer.truncate(keep_bytes)?;
+        info!(
+            block_id,
+            generation_stamp = new_generation_stamp,
+            keep_bytes,
+            "replica reopened for recovery"
+        );
+        Ok(Box::new(writer))
+    }
+
+    fn open_reader(
+        &self,
+        block_id: u64,
+    ) -> Result<(ReplicaInfo, Box<dyn ReplicaReader>), DataNodeError> {
+        let inner = &self.inner;
+        // Open under the map lock so a concurrent finalize (rename) cannot slip between.
+        let map = inner.map();
+        let info = map
+            .get(&block_id)
+            .map(|e| e.info)
+            .ok_or(DataNodeError::BlockNotFound { block: block_id })?;
+        let data_path = inner.data_file(&info);
+        let meta_path = inner.meta_file(&info);
+        let data = File::open(&data_path).map_err(|e| DataNodeError::io(&data_path, e))?;
+        let meta = File::open(&meta_path).map_err(|e| DataNodeError::io(&meta_path, e))?;
+        drop(map);
+        let checksum = read_meta_header(&meta, &meta_path)?;
+        Ok((
+            info,
+            Box::new(FileReplicaReader {
+                checksum,
+                data,
+                data_path,
+                meta,
+                meta_path,
+            }),
+        ))
+    }
+
+    fn delete(&self, block_id: u64) -> Result<bool, DataNodeError> {
+        let Some(entry) = self.inner.map().remove(&block_id) else {
+            return Ok(false);
+        };
+        bump(&entry.epoch);
+        remove_files(&self.inner, &entry.info);
+        Ok(true)
+    }
+
+    fn usage(&self) -> StorageUsage {
+        let dfs_used: u64 = self
+            .inner
+            .map()
+            .values()
+            .map(|e| e.info.num_bytes + META_HEADER_LEN + e.info.num_bytes.div_ceil(512) * 4)
+            .sum();
+        let (mut total, mut available) = (0u64, 0u64);
+        for v in &self.inner.volumes {
+            if let Some((t, a)) = statvfs(&v.root) {
+                total += t;
+                available += a;
+            }
+        }
+        let capacity = self.inner.capacity_override.unwrap_or(total);
+        let remaining = match self.inner.capacity_override {
+            Some(c) => c.saturating_sub(dfs_used),
+            None => available.min(capacity.saturating_sub(dfs_used)),
+        };
+        StorageUsage {
+            capacity,
+            dfs_used,
+            remaining,
+        }
+    }
+
+    fn data_path(&self, block_id: u64) -> Option<PathBuf> {
+        let map = self.inner.map();
+        map.get(&block_id).map(|e| self.inner.data_file(&e.info))
+    }
+}
+
+/// Writes one rbw replica; see [`ReplicaWriter`].
+struct FileReplicaWriter {
+    /// The store, for the replica map and paths.
+    inner: Arc<Inner>,
+    /// This writer's view of the replica; `num_bytes` grows with each write.
+    info: ReplicaInfo,
+    /// The epoch this writer was created in; writes fail once the entry's moves on.
+    epoch: u64,
+    epoch_lock: Arc<Mutex<u64>>,
+    checksum: DataChecksum,
+    data: File,
+    meta: File,
+}
+
+impl FileReplicaWriter {
+    fn meta_offset(&self, data_offset: u64) -> u64 {
+        META_HEADER_LEN
+            + data_offset / u64::from(self.checksum.bytes_per_checksum)
+                * self.checksum.checksum_size() as u64
+    }
+
+    /// Cuts the replica to `len` bytes, recomputing the checksum of a partial last chunk.
+    fn truncate(&mut self, len: u64) -> Result<(), DataNodeError> {
+        let bpc = u64::from(self.checksum.bytes_per_checksum);
+        let data_path = self.inner.data_file(&self.info);
+        let meta_path = self.inner.meta_file(&self.info);
+        self.data
+            .set_len(len)
+            .map_err(|e| DataNodeError::io(&data_path, e))?;
+        let chunks = len.div_ceil(bpc);
+        let size = self.checksum.checksum_size() as u64;
+        self.meta
+            .set_len(META_HEADER_LEN + chunks * size)
+            .map_err(|e| DataNodeError::io(&meta_path, e))?;
+        if !len.is_multiple_of(bpc) && size > 0 {
+            let start = len - len % bpc;
+            let mut chunk = vec![0u8; (len - start) as usize];
+            self.data
+                .read_exact_at(&mut chunk, start)
+                .map_err(|e| DataNodeError::io(&data_path, e))?;
+            let sum = self.checksum.kind.compute(&chunk).to_be_bytes();
+            self.meta
+                .write_all_at(&sum, self.meta_offset(start))
+                .map_err(|e| DataNodeError::io(&meta_path, e))?;
+        }
+        self.info.num_bytes = len;
+        self.publish_length();
+        Ok(())
+    }
+
+    fn publish_length(&self) {
+        if let Some(e) = self.inner.map().get_mut(&self.info.block_id) {
+            e.info.num_bytes = self.info.num_bytes;
+        }
+    }
+
+    fn superseded(&self) -> DataNodeError {
+        DataNodeError::WriterSuperseded {
+            block: self.info.block_id,
+        }
+    }
+}
+
+impl ReplicaWriter for FileReplicaWriter {
+    fn info(&self) -> ReplicaInfo {
+        self.info
+    }
+
+    fn checksum(&self) -> DataChecksum {
+        self.checksum
+    }
+
+    fn write(&mut self, offset: u64, data: &[u8], checksums: &[u8]) -> Result<(), DataNodeError> {
+        let epoch_lock = self.epoch_lock.clone();
+        let epoch = lock(&epoch_lock);
+        if *epoch != self.epoch {
+            return Err(self.superseded());
+        }
+        let block = self.info.block_id;
+        let bad = |reason: &str| DataNodeError::BadWrite {
+            block,
+            offset,
+            reason: reason.to_string(),
+        };
+        let len = self.info.num_bytes;
+        let end = offset + data.len() as u64;
+        let bpc = u64::from(self.checksum.bytes_per_checksum);
+        if offset > len {
+            return Err(bad(&format!("gap after the replica's {len} bytes")));
+        }
+        if data.is_empty() || end <= len {
+            return Ok(()); // nothing new: an empty packet, or a resent one we hold
+        }
+        if !offset.is_multiple_of(bpc) {
+            return Err(bad("packet does not start on a chunk boundary"));
+        }
+        if offset < len {
+            self.truncate(offset)?;
+        }
+        if checksums.len() != self.checksum.checksums_len(data.len()) {
+            return Err(bad("checksum bytes do not match the data"));
+        }
+        let data_path = || self.inner.data_file(&self.info);
+        self.data
+            .write_all_at(data, offset)
+            .map_err(|e| DataNodeError::io(data_path(), e))?;
+        self.meta
+            .write_all_at(checksums, self.meta_offset(offset))
+            .map_err(|e| DataNodeError::io(self.inner.meta_file(&self.info), e))?;
+        self.info.num_bytes = end.max(len);
+        self.publish_length();
+        Ok(())
+    }
+
+    fn sync(&mut self) -> Result<(), DataNodeError> {
+        self.data
+            .sync_data()
+            .and_then(|_| self.meta.sync_data())
+            .map_err(|e| DataNodeError::io(self.inner.data_file(&self.info), e))
+    }
+
+    fn finalize(self: Box<Self>) -> Result<ReplicaInfo, DataNodeError> {
+        let epoch = lock(&self.epoch_lock);
+        if *epoch != self.epoch {
+            return Err(self.superseded());
+        }
+        let done = ReplicaInfo {
+            state: ReplicaState::Finalized,
+            ..self.info
+        };
+        // Data first: a crash between the renames leaves finalized data whose meta the
+        // scan fetches from rbw.
+        rename(
+            &self.inner.data_file(&self.info),
+            &self.inner.data_file(&done),
+        )?;
+        rename(
+            &self.inner.meta_file(&self.info),
+            &self.inner.meta_file(&done),
+        )?;
+        if let Some(e) = self.inner.map().get_mut(&done.block_id) {
+            e.info = done;
+        }
+        Ok(done)
+    }
+}
+
+/// Reads one replica; see [`ReplicaReader`].
+struct FileReplicaReader {
+    checksum: DataChecksum,
+    data: File,
+    data_path: PathBuf,
+    meta: File,
+    meta_path: PathBuf,
+}
+
+impl ReplicaReader for FileReplicaReader {
+    fn checksum(&self) -> DataChecksum {
+        self.checksum
+    }
+
+    fn read_chunks(
+        &mut self,
+        offset: u64,
+        data: &mut [u8],
+        checksums: &mut [u8],
+    ) -> Result<(), DataNodeError> {
+        self.data
+            .read_exact_at(data, offset)
+            .map_err(|e| DataNodeError::io(&self.data_path, e))?;
+        let meta_offset = META_HEADER_LEN
+            + offset / u64::from(self.checksum.bytes_per_checksum)
+                * self.checksum.checksum_size() as u64;
+        self.meta
+            .read_exact_at(checksums, meta_offset)
+            .map_err(|e| DataNodeError::io(&self.meta_path, e))
+    }
+}
+
+fn lock(m: &Mutex<u64>) -> std::sync::MutexGuard<'_, u64> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+fn bump(epoch: &Mutex<u64>) {
+    *lock(epoch) += 1;
+}
+
+fn meta_header(checksum: DataChecksum) -> [u8; META_HEADER_LEN as usize] {
+    let mut h = [0u8; META_HEADER_LEN as usize];
+    h[..2].copy_from_slice(&META_VERSION.to_be_bytes());
+    h[2] = checksum.kind.code() as u8;
+    h[3..].copy_from_slice(&checksum.bytes_per_checksum.to_be_bytes());
+    h
+}
+
+fn read_meta_header(meta: &File, path: &Path) -> Result<DataChecksum, DataNodeError> {
+    let mut h = [0u8; META_HEADER_LEN as usize];
+    meta.read_exact_at(&mut h, 0)
+        .map_err(|e| DataNodeError::io(path, e))?;
+    let bad = |what: String| {
+        DataNodeError::io(
+            path,
+            std::io::Error::new(std::io::ErrorKind::InvalidData, what),
+        )
+    };
+    if u16::from_be_bytes([h[0], h[1]]) != META_VERSION {
+        return Err(bad("unknown meta file version".into()));
+    }
+    let kind = ChecksumType::from_code(i32::from(h[2])).map_err(|e| bad(e.to_string()))?;
+    let bpc = u32::from_be_bytes([h[3], h[4], h[5], h[6]]);
+    if bpc == 0 {
+        return Err(bad("bytes per checksum is 0".into()));
+    }
+    Ok(DataChecksum::new(kind, bpc))
+}
+
+fn create_file(path: &Path) -> Result<File, DataNodeError> {
+    OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .open(path)
+        .map_err(|e| DataNodeError::io(path, e))
+}
+
+fn open_rw(path: &Path) -> Result<File, DataNodeError> {
+    OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open(path)
+        .map_err(|e| DataNodeError::io(path, e))
+}
+
+fn rename(from: &Path, to: &Path) -> Result<(), DataNodeError> {
+    if from == to {
+        return Ok(());
+    }
+    fs::rename(from, to).map_err(|e| DataNodeError::io(from, e))
+}
+
+fn remove_files(inner: &Inner, info: &ReplicaInfo) {
+    for path in [inner.data_file(info), inner.meta_file(info)] {
+        if let Err(e) = fs::remove_file(&path) {
+            if e.kind() != std::io::ErrorKind::NotFound {
+                warn!(path = %path.display(), error = %e, "cannot remove replica file");
+            }
+        }
+    }
+}
+
+/// `blk_<id>` → id; `blk_<id>_<gs>.meta` → (id, gs).
+enum BlockFile {
+    Data(u64),
+    Meta(u64, u64),
+}
+
+fn parse_block_file(name: &str) -> Option<BlockFile> {
+    let rest = name.strip_prefix("blk_")?;
+    if let Some(meta) = rest.strip_suffix(".meta") {
+        let (id, gs) = meta.split_once('_')?;
+        return Some(BlockFile::Meta(id.parse().ok()?, gs.parse().ok()?));
+    }
+    rest.parse().ok().map(BlockFile::Data)
+}
+
+/// Data files and meta generation stamps found in one directory.
+fn list_dir(dir: &Path) -> Result<(Vec<u64>, HashMap<u64, u64>), DataNodeError> {
+    let mut data = Vec::new();
+    let mut metas = HashMap::new();
+    for entry in fs::read_dir(dir).map_err(|e| DataNodeError::io(dir, e))? {
+        let entry = entry.map_err(|e| DataNodeError::io(dir, e))?;
+        match entry.file_name().to_str().and_then(parse_block_file) {
+            Some(BlockFile::Data(id)) => data.push(id),
+            Some(BlockFile::Meta(id, gs)) => {
+                let newest = metas.entry(id).or_insert(gs);
+                *newest = (*newest).max(gs);
+            }
+            None => {}
+        }
+    }
+    Ok((data, metas))
+}
+
+fn scan_volume(volume: &Volume, index: usize) -> Result<Vec<ReplicaInfo>, DataNodeError> {
+    let (fin_data, fin_metas) = list_dir(&volume.finalized)?;
+    let (rbw_data, mut rbw_metas) = list_dir(&volume.rbw)?;
+    let mut found = Vec::new();
+    for id in &fin_data {
+        let gs = match fin_metas.get(id) {
+            Some(gs) => *gs,
+            // Interrupted finalize: the meta is still in rbw.
+            None => match rbw_metas.remove(id) {
+                Some(gs) => {
+                    let name = format!("blk_{id}_{gs}.meta");
+                    rename(&volume.rbw.join(&name), &volume.finalized.join(&name))?;
+                    gs
+                }
+                None => {
+                    warn!(
+                        block_id = id,
+                        "finalized replica without meta file; ignored"
+                    );
+                    continue;
+                }
+            },
+        };
+        let path = volume.finalized.join(format!("blk_{id}"));
+        let len = fs::metadata(&path)
+            .map_err(|e| DataNodeError::io(&path, e))?
+            .len();
+        found.push(ReplicaInfo {
+            block_id: *id,
+            generation_stamp: gs,
+            num_bytes: len,
+            state: ReplicaState::Finalized,
+            volume: index,
+        });
+    }
+    for id in rbw_data {
+        let Some(gs) = rbw_metas.get(&id).copied() else {
+            warn!(block_id = id, "rbw replica without meta file; ignored");
+            continue;
+        };
+        if fin_data.contains(&id) {
+            // Finalized already; the rbw copy is a leftover.
+            for name in [format!("blk_{id}"), format!("blk_{id}_{gs}.meta")] {
+                let _ = fs::remove_file(volume.rbw.join(name));
+            }
+            continue;
+        }
+        let len = recover_rbw_length(volume, id, gs)?;
+        found.push(ReplicaInfo {
+            block_id: id,
+            generation_stamp: gs,
+            num_bytes: len,
+            state: ReplicaState::Rbw,
+            volume: index,
+        });
+    }
+    Ok(found)
+}
+
+/// The length of an rbw replica's prefix whose chunks match their checksums; the files
+/// are truncated to it.
+fn recover_rbw_length(volume: &Volume, id: u64, gs: u64) -> Result<u64, DataNodeError> {
+    let data_path = volume.rbw.join(format!("blk_{id}"));
+    let meta_path = volume.rbw.join(format!("blk_{id}_{gs}.meta"));
+    let data = open_rw(&data_path)?;
+    let meta = open_rw(&meta_path)?;
+    let checksum = read_meta_header(&meta, &meta_path)?;
+    let data_len = data
+        .metadata()
+        .map_err(|e| DataNodeError::io(&data_path, e))?
+        .len();
+    let size = checksum.checksum_size() as u64;
+    if size == 0 {
+        return Ok(data_len);
+    }
+    let meta_len = meta
+        .metadata()
+        .map_err(|e| DataNodeError::io(&meta_path, e))?
+        .len();
+    let bpc = u64::from(checksum.bytes_per_checksum);
+    let stored_chunks = meta_len.saturating_sub(META_HEADER_LEN) / size;
+    let mut valid = 0u64;
+    let mut chunk = vec![0u8; bpc as usize];
+    let mut sum = [0u8; 4];
+    for i in 0..stored_chunks.min(data_len.div_ceil(bpc)) {
+        let start = i * bpc;
+        let n = bpc.min(data_len - start) as usize;
+        data.read_exact_at(&mut chunk[..n], start)
+            .map_err(|e| DataNodeError::io(&data_path, e))?;
+        meta.read_exact_at(&mut sum, META_HEADER_LEN + i * size)
+            .map_err(|e| DataNodeError::io(&meta_path, e))?;
+        if checksum.kind.compute(&chunk[..n]) != u32::from_be_bytes(sum) {
+            break;
+        }
+        valid = start + n as u64;
+    }
+    if valid != data_len {
+        info!(
+            block_id = id,
+            data_len, valid, "truncating rbw replica to its checksummed prefix"
+        );
+    }
+    data.set_len(valid)
+        .map_err(|e| DataNodeError::io(&data_path, e))?;
+    meta.set_len(META_HEADER_LEN + valid.div_ceil(bpc) * size)
+        .map_err(|e| DataNodeError::io(&meta_path, e))?;
+    Ok(valid)
+}
+
+/// Total and available bytes of the file system holding `path`.
+#[allow(unsafe_code)]
+fn statvfs(path: &Path) -> Option<(u64, u64)> {
+    use std::os::unix::ffi::OsStrExt;
+    let c_path = std::ffi::CString::new(path.as_os_str().as_bytes()).ok()?;
+    // SAFETY: `statvfs` is plain old data; all-zero is a valid value.
+    let mut st: libc::statvfs = unsafe { std::mem::zeroed() };
+    // SAFETY: `c_path` is NUL-terminated and `st` is a valid, writable statvfs.
+    let rc = unsafe { libc::statvfs(c_path.as_ptr(), &mut st) };
+    (rc == 0).then(|| {
+        let frsize = st.f_frsize as u64;
+        (st.f_blocks as u64 * frsize, st.f_bavail as u64 * frsize)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn store(dirs: &[PathBuf]) -> FileBlockStore {
+        FileBlockStore::open(dirs, None).unwrap()
+    }
+
+    fn write_all(w: &mut dyn ReplicaWriter, data: &[u8]) {
+        let c = w.checksum();
+        let mut offset = 0;
+        for piece in data.chunks(4096) {
+            w.write(offset, piece, &c.compute(piece)).unwrap();
+            offset += piece.len() as u64;
+        }
+    }
+
+    fn read_all(s: &FileBlockStore, id: u64) -> Vec<u8> {
+        let (info, mut r) = s.open_reader(id).unwrap();
+        let mut data = vec![0u8; info.num_bytes as usize];
+        let mut sums = vec![0u8; r.checksum().checksums_len(data.len())];
+        r.read_chunks(0, &mut data, &mut sums).unwrap();
+        r.checksum().verify(&data, &sums, 0).unwrap();
+        data
+    }
+
+    #[test]
+    fn create_finalize_reopen() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dirs = vec![tmp.path().join("a"), tmp.path().join("b")];
+        let data: Vec<u8> = (0..10_000u32).map(|i| (i % 251) as u8).collect();
+        {
+            let s = store(&dirs);
+            for id in [1u64, 2] {
+                let mut w = s
+                    .create_rbw(id, 1000 + id, DataChecksum::crc32c(512))
+                    .unwrap();
+                write_all(w.as_mut(), &data);
+                assert_eq!(s.get(id).unwrap().state, ReplicaState::Rbw);
+                let info = w.finalize().unwrap();
+                assert_eq!(info.num_bytes, 10_000);
+            }
+            // Round robin put the two replicas on different volumes.
+            assert_ne!(s.get(1).unwrap().volume, s.get(2).unwrap().volume);
+            assert!(s.create_rbw(1, 5, DataChecksum::crc32c(512)).is_err());
+        }
+        let s = store(&dirs);
+        assert_eq!(s.replicas().len(), 2);
+        let r = s.get(2).unwrap();
+        assert_eq!((r.generation_stamp, r.num_bytes), (1002, 10_000));
+        assert_eq!(r.state, ReplicaState::Finalized);
+        assert_eq!(read_all(&s, 2), data);
+        assert!(s.data_path(2).unwrap().ends_with("current/finalized/blk_2"));
+        assert!(s.delete(2).unwrap());
+        assert!(!s.delete(2).unwrap());
+        assert!(s.open_reader(2).is_err());
+        assert!(s.usage().capacity > 0);
+    }
+
+    #[test]
+    fn rbw_scan_keeps_the_checksummed_prefix() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dirs = vec![tmp.path().to_path_buf()];
+        let data = vec![9u8; 3072];
+        {
+            let s = store(&dirs);
+            let mut w = s.create_rbw(7, 1, DataChecksum::crc32c(512)).unwrap();
+            write_all(w.as_mut(), &data);
+            // Simulate a crash mid-packet: data past the last checksum.
+            let path = s.data_path(7).unwrap();
+            let f = OpenOptions::new().append(true).open(path).unwrap();
+            f.write_all_at(&[1u8; 700], 3072).unwrap();
+        }
+        let s = store(&dirs);
+        let r = s.get(7).unwrap();
+        assert_eq!(r.state, ReplicaState::Rbw);
+        assert_eq!(r.num_bytes, 3072);
+        assert_eq!(read_all(&s, 7), data);
+    }
+
+    #[test]
+    fn recovery_bumps_genstamp_and_truncates() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dirs = vec![tmp.path().to_path_buf()];
+        let s = store(&dirs);
+        let data: Vec<u8> = (0..5000u32).map(|i| i as u8).collect();
+        let mut old = s.create_rbw(3, 10, DataChecksum::crc32c(512)).unwrap();
+        write_all(old.as_mut(), &data);
+
+        let mut w = s.recover_rbw(3, 11, 1500).unwrap();
+        assert_eq!(s.get(3).unwrap().generation_stamp, 11);
+        assert_eq!(s.get(3).unwrap().num_bytes, 1500);
+        // The old writer is superseded.
+        assert!(old.write(5000, &[0u8; 10], &[0u8; 4]).is_err());
+        // Resend from the chunk boundary 1024 (overlaps the kept partial chunk).
+        let c = w.checksum();
+        w.write(1024, &data[1024..], &c.compute(&data[1024..]))
+            .unwrap();
+        w.finalize().unwrap();
+        assert_eq!(read_all(&s, 3), data);
+
+        // Finalized replicas can be recovered too (close recovery) and keep all bytes.
+        let w = s.recover_rbw(3, 12, 5000).unwrap();
+        assert_eq!(w.info().state, ReplicaState::Rbw);
+        w.finalize().unwrap();
+        let s = store(&dirs);
+        assert_eq!(s.get(3).unwrap().generation_stamp, 12);
+        assert_eq!(read_all(&s, 3), data);
+        assert!(matches!(
+            s.recover_rbw(3, 13, 6000),
+            Err(DataNodeError::ReplicaTooShort { .. })
+        ));
+    }
+}

@@ -1,0 +1,98 @@
+use std::path::PathBuf;
+
+use thiserror::Error;
+use tusk_common::ConfigError;
+use tusk_datatransfer::DataTransferError;
+use tusk_proto::hdfs::Status;
+use tusk_rpc::RpcError;
+
+/// Errors of the DataNode. [`DataNodeError::status`] is the one place they become
+/// DataTransferProtocol statuses.
+#[derive(Debug, Error)]
+pub enum DataNodeError {
+    #[error("no data directories configured (dfs.datanode.data.dir)")]
+    NoDataDirs,
+    #[error("i/o error on {path}: {source}")]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error(transparent)]
+    Config(#[from] ConfigError),
+    #[error("bad value for {key}: {message}")]
+    InvalidOption { key: String, message: String },
+    #[error("NameNode call {method} failed: {source}")]
+    NameNode {
+        method: &'static str,
+        source: RpcError,
+    },
+    #[error(transparent)]
+    Transfer(#[from] DataTransferError),
+    #[error("replica of block {block} not found")]
+    BlockNotFound { block: u64 },
+    #[error("replica of block {block} already exists")]
+    ReplicaExists { block: u64 },
+    #[error("replica of block {block} has generation stamp {found}, the request needs {wanted}")]
+    StaleGenerationStamp { block: u64, found: u64, wanted: u64 },
+    #[error("replica of block {block} holds {have} bytes, fewer than the {wanted} acknowledged")]
+    ReplicaTooShort { block: u64, have: u64, wanted: u64 },
+    #[error(
+        "cannot read block {block} from offset {offset}: the replica holds {replica_len} bytes"
+    )]
+    BadRead {
+        block: u64,
+        offset: u64,
+        replica_len: u64,
+    },
+    #[error("replica of block {block} is corrupt at offset {offset}")]
+    CorruptReplica { block: u64, offset: u64 },
+    #[error("writer of block {block} was superseded (recovery or deletion)")]
+    WriterSuperseded { block: u64 },
+    #[error("bad write to block {block} at offset {offset}: {reason}")]
+    BadWrite {
+        block: u64,
+        offset: u64,
+        reason: String,
+    },
+    #[error("unsupported request: {what}")]
+    Unsupported { what: String },
+    #[error("downstream DataNode {addr} failed: {reason}")]
+    Downstream { addr: String, reason: String },
+    #[error("shut down before the DataNode was registered")]
+    ShutDown,
+}
+
+impl DataNodeError {
+    pub(crate) fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
+        DataNodeError::Io {
+            path: path.into(),
+            source,
+        }
+    }
+
+    /// The status a reply carries for this error.
+    pub fn status(&self) -> Status {
+        match self {
+            DataNodeError::Transfer(DataTransferError::ChecksumMismatch { .. })
+            | DataNodeError::CorruptReplica { .. } => Status::ErrorChecksum,
+            DataNodeError::ReplicaExists { .. } => Status::ErrorExists,
+            DataNodeError::Unsupported { .. } => Status::ErrorUnsupported,
+            DataNodeError::BlockNotFound { .. }
+            | DataNodeError::StaleGenerationStamp { .. }
+            | DataNodeError::ReplicaTooShort { .. }
+            | DataNodeError::BadRead { .. }
+            | DataNodeError::BadWrite { .. } => Status::ErrorInvalid,
+            _ => Status::Error,
+        }
+    }
+
+    /// True when the same request may succeed later (the NameNode or a peer was away).
+    pub fn is_retriable(&self) -> bool {
+        match self {
+            DataNodeError::NameNode { source, .. } => source.is_retriable(),
+            DataNodeError::Downstream { .. } => true,
+            DataNodeError::Transfer(e) => e.is_connection_error(),
+            _ => false,
+        }
+    }
+}

@@ -1,0 +1,297 @@
+//! Everything the DataNode says to the NameNode (`tusk.DatanodeProtocol`): registration,
+//! heartbeats and the commands in their replies, incremental block reports (at once or
+//! with the next heartbeat, per `ibr_immediate`), full block reports and bad replicas.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::sync::Notify;
+use tokio::time::Instant;
+use tracing::{debug, info, warn};
+use tusk_common::status::StatusSampler;
+use tusk_proto::internal::{
+    datanode_command::Command, BlockReceivedAndDeletedRequest, BlockReceivedAndDeletedResponse,
+    BlockReportRequest, BlockReportResponse, DatanodeCommand, HeartbeatRequest, HeartbeatResponse,
+    NodeStatusProto, RegisterDatanodeRequest, RegisterDatanodeResponse, ReplicaReport,
+    ReportBadReplicaRequest, ReportBadReplicaResponse,
+};
+
+use crate::block_store::ReplicaInfo;
+use crate::error::DataNodeError;
+use crate::transfer::replicate;
+use crate::Node;
+
+/// Replica events not yet acknowledged by the NameNode.
+#[derive(Default)]
+pub(crate) struct PendingReports {
+    /// Filled by writers and deletions; drained by the IBR sender or the heartbeat.
+    queue: std::sync::Mutex<(Vec<ReplicaReport>, Vec<u64>)>,
+    /// Wakes the immediate-mode IBR sender.
+    notify: Notify,
+}
+
+impl PendingReports {
+    pub fn received(&self, info: &ReplicaInfo) {
+        self.lock().0.push(info.to_report());
+        self.notify.notify_one();
+    }
+
+    pub fn deleted(&self, block_id: u64) {
+        self.lock().1.push(block_id);
+        self.notify.notify_one();
+    }
+
+    fn take(&self) -> (Vec<ReplicaReport>, Vec<u64>) {
+        std::mem::take(&mut *self.lock())
+    }
+
+    /// Puts back reports whose sending failed, ahead of newer ones.
+    fn restore(&self, mut received: Vec<ReplicaReport>, mut deleted: Vec<u64>) {
+        let mut q = self.lock();
+        received.append(&mut q.0);
+        deleted.append(&mut q.1);
+        *q = (received, deleted);
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, (Vec<ReplicaReport>, Vec<u64>)> {
+        self.queue.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+pub(crate) async fn register(node: &Node) -> Result<RegisterDatanodeResponse, DataNodeError> {
+    let usage = node.store.usage();
+    let req = RegisterDatanodeRequest {
+        datanode: Some(node.identity.clone()),
+        capacity: usage.capacity,
+        dfs_used: usage.dfs_used,
+        remaining: usage.remaining,
+    };
+    let resp: RegisterDatanodeResponse = node
+        .namenode
+        .call("registerDatanode", &req)
+        .await
+        .map_err(|source| DataNodeError::NameNode {
+            method: "registerDatanode",
+            source,
+        })?;
+    *node.block_pool_id.lock().unwrap_or_else(|e| e.into_inner()) = resp.block_pool_id.clone();
+    info!(
+        uuid = %node.identity.datanode_uuid,
+        block_pool = %resp.block_pool_id,
+        "registered with the NameNode"
+    );
+    Ok(resp)
+}
+
+/// Registers, retrying with a growing pause until the NameNode answers or shutdown.
+pub(crate) async fn register_until_answered(node: &Node) -> Result<(), DataNodeError> {
+    let mut pause = Duration::from_millis(50);
+    loop {
+        match register(node).await {
+            Ok(_) => return Ok(()),
+            Err(e) => debug!(error = %e, "registration failed; retrying"),
+        }
+        tokio::select! {
+            _ = node.shutdown.wait() => return Err(DataNodeError::ShutDown),
+            _ = tokio::time::sleep(pause) => {}
+        }
+        pause = (pause * 2).min(node.options.register_retry_max);
+    }
+}
+
+/// The heartbeat loop: a full block report right away and every
+/// `block_report_interval`, a heartbeat every `heartbeat_interval`; runs until shutdown
+/// and survives an unreachable NameNode.
+pub(crate) async fn run(node: Arc<Node>) {
+    let mut sampler = StatusSampler::new();
+    let mut next_block_report = Instant::now();
+    loop {
+        if Instant::now() >= next_block_report {
+            match block_report(&node).await {
+                Ok(commands) => {
+                    next_block_report = Instant::now() + node.options.block_report_interval;
+                    if run_commands(&node, commands).await {
+                        next_block_report = Instant::now();
+                    }
+                }
+                Err(e) => warn!(error = %e, "block report failed; retrying next heartbeat"),
+            }
+        }
+        match heartbeat(&node, &mut sampler).await {
+            Ok(commands) => {
+                if run_commands(&node, commands).await {
+                    next_block_report = Instant::now();
+                    continue;
+                }
+            }
+            Err(e) => warn!(error = %e, "heartbeat failed"),
+        }
+        tokio::select! {
+            _ = node.shutdown.wait() => return,
+            _ = tokio::time::sleep(node.options.heartbeat_interval) => {}
+        }
+    }
+}
+
+async fn heartbeat(
+    node: &Node,
+    sampler: &mut StatusSampler,
+) -> Result<Vec<DatanodeCommand>, DataNodeError> {
+    let usage = node.store.usage();
+    let status = sampler.sample();
+    let (received, deleted) = if node.options.ibr_immediate {
+        Default::default()
+    } else {
+        node.reports.take()
+    };
+    let req = HeartbeatRequest {
+        datanode_uuid: node.identity.datanode_uuid.clone(),
+        capacity: usage.capacity,
+        dfs_used: usage.dfs_used,
+        remaining: usage.remaining,
+        xceiver_count: node.xceivers.load(std::sync::atomic::Ordering::Relaxed) as u32,
+        failed_volumes: 0,
+        status: Some(NodeStatusProto {
+            disk_utilization_pct: status.disk_utilization_pct,
+            net_rx_bytes_per_sec: status.net_rx_bytes_per_sec,
+            net_tx_bytes_per_sec: status.net_tx_bytes_per_sec,
+            cpu_pct: status.cpu_pct,
+        }),
+        received,
+        deleted,
+    };
+    match node
+        .namenode
+        .call::<_, HeartbeatResponse>("sendHeartbeat", &req)
+        .await
+    {
+        Ok(resp) => Ok(resp.commands),
+        Err(source) => {
+            node.reports.restore(req.received, req.deleted);
+            Err(DataNodeError::NameNode {
+                method: "sendHeartbeat",
+                source,
+            })
+        }
+    }
+}
+
+async fn block_report(node: &Node) -> Result<Vec<DatanodeCommand>, DataNodeError> {
+    let req = BlockReportRequest {
+        datanode_uuid: node.identity.datanode_uuid.clone(),
+        replicas: node
+            .store
+            .replicas()
+            .iter()
+            .map(|r| r.to_report())
+            .collect(),
+    };
+    let resp: BlockReportResponse =
+        node.namenode
+            .call("blockReport", &req)
+            .await
+            .map_err(|source| DataNodeError::NameNode {
+                method: "blockReport",
+                source,
+            })?;
+    debug!(replicas = req.replicas.len(), "block report sent");
+    Ok(resp.commands)
+}
+
+/// Runs the NameNode's commands; true if the node re-registered and owes a full block
+/// report.
+async fn run_commands(node: &Arc<Node>, commands: Vec<DatanodeCommand>) -> bool {
+    let mut reregistered = false;
+    for command in commands {
+        match command.command {
+            Some(Command::Transfer(transfer)) => {
+                let node = node.clone();
+                tokio::spawn(async move {
+                    let block_id = transfer.block_id;
+                    tokio::select! {
+                        _ = node.shutdown.wait() => {}
+                        result = replicate::push_replica(&node, transfer) => match result {
+                            Ok(()) => info!(block_id, "replica transferred"),
+                            Err(e) => warn!(block_id, error = %e, "replica transfer failed"),
+                        }
+                    }
+                });
+            }
+            Some(Command::Invalidate(invalidate)) => {
+                for block_id in invalidate.block_ids {
+                    match node.store.delete(block_id) {
+                        Ok(found) => debug!(block_id, found, "replica invalidated"),
+                        Err(e) => warn!(block_id, error = %e, "cannot delete replica"),
+                    }
+                    node.reports.deleted(block_id);
+                }
+            }
+            Some(Command::Reregister(true)) => match register(node).await {
+                Ok(_) => reregistered = true,
+                Err(e) => warn!(error = %e, "re-registration failed"),
+            },
+            Some(Command::Reregister(false)) | None => {}
+        }
+    }
+    reregistered
+}
+
+/// Immediate-mode incremental block reports: sends queued events as soon as they
+/// appear, retrying after failures, until shutdown.
+pub(crate) async fn run_ibr(node: Arc<Node>) {
+    loop {
+        tokio::select! {
+            _ = node.shutdown.wait() => return,
+            _ = node.reports.notify.notified() => {}
+        }
+        loop {
+            let (received, deleted) = node.reports.take();
+            if received.is_empty() && deleted.is_empty() {
+                break;
+            }
+            let req = BlockReceivedAndDeletedRequest {
+                datanode_uuid: node.identity.datanode_uuid.clone(),
+                received,
+                deleted,
+            };
+            let sent = node
+                .namenode
+                .call::<_, BlockReceivedAndDeletedResponse>("blockReceivedAndDeleted", &req)
+                .await;
+            if let Err(e) = sent {
+                warn!(error = %e, "incremental block report failed; retrying");
+                node.reports.restore(req.received, req.deleted);
+                let pause = node.options.heartbeat_interval.min(Duration::from_secs(1));
+                tokio::select! {
+                    _ = node.shutdown.wait() => return,
+                    _ = tokio::time::sleep(pause) => {}
+                }
+            }
+        }
+    }
+}
+
+/// Tells the NameNode, in the background, that this node's replica is corrupt.
+pub(crate) fn report_bad_replica(node: &Arc<Node>, block_id: u64) {
+    let node = node.clone();
+    tokio::spawn(async move {
+        let req = ReportBadReplicaRequest {
+            datanode_uuid: node.identity.datanode_uuid.clone(),
+            block_id,
+        };
+        for attempt in 0..3u32 {
+            let sent = node
+                .namenode
+                .call::<_, ReportBadReplicaResponse>("reportBadReplica", &req)
+                .await;
+            match sent {
+                Ok(_) => return,
+                Err(e) => warn!(block_id, attempt, error = %e, "reportBadReplica failed"),
+            }
+            tokio::select! {
+                _ = node.shutdown.wait() => return,
+                _ = tokio::time::sleep(Duration::from_millis(500)) => {}
+            }
+        }
+    });
+}

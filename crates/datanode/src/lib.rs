@@ -1,0 +1,213 @@
+//! The DataNode: stores block replicas on local volumes, serves Hadoop's
+//! DataTransferProtocol (reads, pipelined writes) and reports to the NameNode.
+//!
+//! Layout:
+//! - `options`: [`DataNodeOptions`], read from Hadoop's keys.
+//! - `identity`: the node's UUID and storage id, persisted in `current/VERSION`.
+//! - `block_store`: the [`BlockStore`] trait (replica map, rbw → finalized) and
+//!   `block_store/file.rs`, its file implementation on one or more volumes.
+//! - `transfer`: the data port's accept loop and op dispatch; `transfer/read.rs`
+//!   (READ_BLOCK and the packet sender), `transfer/write.rs` (WRITE_BLOCK: receiver,
+//!   downstream mirror, ack responder), `transfer/replicate.rs` (pushing a replica to
+//!   other DataNodes for a NameNode transfer command).
+//! - `heartbeat`: registration, heartbeats and their commands, incremental and full
+//!   block reports, bad-replica reports (protocol `tusk.DatanodeProtocol`).
+//! - `error`: [`DataNodeError`] and its mapping to DataTransferProtocol statuses.
+//!
+//! [`DataNode::start`] wires them together and returns a [`DataNodeHandle`].
+
+pub mod block_store;
+pub mod error;
+mod heartbeat;
+mod identity;
+pub mod options;
+mod transfer;
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use tokio::net::TcpListener;
+use tokio::task::JoinHandle;
+use tusk_common::Shutdown;
+use tusk_proto::hdfs::{DatanodeIdProto, DatanodeInfoProto};
+use tusk_proto::internal::DatanodeIdentity;
+use tusk_rpc::{RpcClient, RpcClientOptions};
+
+pub use block_store::{BlockStore, FileBlockStore, ReplicaInfo, ReplicaState, StorageUsage};
+pub use error::DataNodeError;
+pub use options::DataNodeOptions;
+
+/// The protocol name of DataNode → NameNode calls.
+pub const DATANODE_PROTOCOL: &str = "tusk.DatanodeProtocol";
+
+/// Entry point; see [`DataNode::start`].
+pub struct DataNode;
+
+/// State shared by every task of one DataNode. Created by `start`, dropped when the
+/// last task ends.
+pub(crate) struct Node {
+    /// Fixed at start.
+    pub options: DataNodeOptions,
+    /// Who this node is, as sent to the NameNode; fixed at start.
+    pub identity: DatanodeIdentity,
+    /// The replicas; shared with readers and writers.
+    pub store: Arc<dyn BlockStore>,
+    /// Connection to the NameNode, reconnected by the client after failures.
+    pub namenode: RpcClient,
+    /// Replica events waiting to be reported.
+    pub reports: heartbeat::PendingReports,
+    /// Open data-port connections.
+    pub xceivers: AtomicUsize,
+    /// From the NameNode's registration reply; put in blocks this node sends.
+    pub block_pool_id: Mutex<String>,
+    pub shutdown: Shutdown,
+}
+
+impl Node {
+    /// This node as a pipeline member (`source` of the writes it starts).
+    pub fn datanode_info(&self) -> DatanodeInfoProto {
+        datanode_info(&self.identity)
+    }
+
+    pub fn block_pool_id(&self) -> String {
+        self.block_pool_id
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+    }
+}
+
+/// A DataNode identity as Hadoop's `DatanodeInfoProto`.
+pub(crate) fn datanode_info(id: &DatanodeIdentity) -> DatanodeInfoProto {
+    DatanodeInfoProto {
+        id: DatanodeIdProto {
+            ip_addr: id.ip_addr.clone(),
+            host_name: id.host_name.clone(),
+            datanode_uuid: id.datanode_uuid.clone(),
+            xfer_port: id.xfer_port,
+            info_port: id.info_port,
+            ipc_port: id.ipc_port,
+            info_secure_port: None,
+        },
+        ..Default::default()
+    }
+}
+
+/// A running DataNode.
+pub struct DataNodeHandle {
+    /// Where the data port listens.
+    xfer_addr: SocketAddr,
+    /// Shared with the node's tasks.
+    node: Arc<Node>,
+    /// Accept loop, heartbeat loop and IBR sender; each ends after shutdown.
+    tasks: Vec<JoinHandle<()>>,
+}
+
+impl DataNode {
+    /// Opens the volumes, starts serving `xfer_listener`, registers with the NameNode
+    /// (retrying until it answers) and starts heartbeats. Returns once registered.
+    pub async fn start(
+        options: DataNodeOptions,
+        xfer_listener: TcpListener,
+        shutdown: Shutdown,
+    ) -> Result<DataNodeHandle, DataNodeError> {
+        let first_dir = options.data_dirs.first().ok_or(DataNodeError::NoDataDirs)?;
+        let ids = identity::load_or_create(first_dir)?;
+        let store: Arc<dyn BlockStore> = Arc::new(FileBlockStore::open(
+            &options.data_dirs,
+            options.capacity_override,
+        )?);
+        let xfer_addr = xfer_listener
+            .local_addr()
+            .map_err(|e| DataNodeError::io("data port", e))?;
+        let identity = DatanodeIdentity {
+            ip_addr: options.ip_addr.clone(),
+            host_name: options.host_name.clone(),
+            datanode_uuid: ids.datanode_uuid,
+            xfer_port: u32::from(xfer_addr.port()),
+            info_port: options.info_port,
+            ipc_port: options.ipc_port,
+            storage_id: ids.storage_id,
+        };
+        let namenode = RpcClient::new(
+            options.namenode_addr.clone(),
+            RpcClientOptions {
+                protocol: DATANODE_PROTOCOL.into(),
+                connect_timeout: Duration::from_secs(5),
+                ..Default::default()
+            },
+        );
+        let node = Arc::new(Node {
+            options,
+            identity,
+            store,
+            namenode,
+            reports: Default::default(),
+            xceivers: AtomicUsize::new(0),
+            block_pool_id: Mutex::new(String::new()),
+            shutdown,
+        });
+        let mut tasks = vec![tokio::spawn(transfer::serve(node.clone(), xfer_listener))];
+        heartbeat::register_until_answered(&node).await?;
+        tasks.push(tokio::spawn(heartbeat::run(node.clone())));
+        if node.options.ibr_immediate {
+            tasks.push(tokio::spawn(heartbeat::run_ibr(node.clone())));
+        }
+        tracing::info!(
+            uuid = %node.identity.datanode_uuid,
+            %xfer_addr,
+            replicas = node.store.replicas().len(),
+            "DataNode started"
+        );
+        Ok(DataNodeHandle {
+            xfer_addr,
+            node,
+            tasks,
+        })
+    }
+}
+
+impl DataNodeHandle {
+    pub fn xfer_addr(&self) -> SocketAddr {
+        self.xfer_addr
+    }
+
+    pub fn uuid(&self) -> &str {
+        &self.node.identity.datanode_uuid
+    }
+
+    /// Finalized replicas on the node.
+    pub fn replica_count(&self) -> usize {
+        self.node
+            .store
+            .replicas()
+            .iter()
+            .filter(|r| r.state == ReplicaState::Finalized)
+            .count()
+    }
+
+    /// The data file of a replica (finalized, or rbw while written).
+    pub fn replica_path(&self, block_id: u64) -> Option<PathBuf> {
+        self.node.store.data_path(block_id)
+    }
+
+    /// The node's replicas (rbw and finalized).
+    pub fn replicas(&self) -> Vec<ReplicaInfo> {
+        self.node.store.replicas()
+    }
+
+    /// Data-port connections open now.
+    pub fn xceiver_count(&self) -> usize {
+        self.node.xceivers.load(Ordering::Relaxed)
+    }
+
+    /// Waits until the shutdown signal has stopped every task of the node.
+    pub async fn wait(self) {
+        for task in self.tasks {
+            let _ = task.await;
+        }
+    }
+}

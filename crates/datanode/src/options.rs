@@ -1,0 +1,213 @@
+use std::path::PathBuf;
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+use tusk_common::Configuration;
+
+use crate::error::DataNodeError;
+
+/// Everything a DataNode is told at start; built once and owned by the node.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(default)]
+pub struct DataNodeOptions {
+    /// Volumes (`dfs.datanode.data.dir`); the first one also holds `current/VERSION`.
+    pub data_dirs: Vec<PathBuf>,
+    /// NameNode RPC address `host:port` (`dfs.namenode.rpc-address` or `fs.defaultFS`).
+    pub namenode_addr: String,
+    /// Address advertised to the NameNode and clients.
+    pub ip_addr: String,
+    pub host_name: String,
+    /// `dfs.heartbeat.interval`.
+    pub heartbeat_interval: Duration,
+    /// `dfs.blockreport.intervalMsec`.
+    pub block_report_interval: Duration,
+    /// `dfs.datanode.ibr.mode`: `immediate` (true) sends block-received reports at once;
+    /// `heartbeat` (false) batches them into the next heartbeat.
+    pub ibr_immediate: bool,
+    /// `dfs.bytes-per-checksum`: chunk size for data the node checksums itself.
+    pub bytes_per_checksum: u32,
+    /// Reported capacity instead of the volumes' file-system size (tests, experiments).
+    pub capacity_override: Option<u64>,
+    /// HTTP and IPC ports advertised in the node's identity (0 = none).
+    pub info_port: u32,
+    pub ipc_port: u32,
+    /// `dfs.client.socket-timeout`: how long a transfer waits for its peer.
+    pub socket_timeout: Duration,
+    /// `dfs.datanode.socket.reuse.keepalive`: how long an idle connection waits for the
+    /// client's next op.
+    pub keepalive_timeout: Duration,
+    /// Longest wait between two registration attempts.
+    pub register_retry_max: Duration,
+}
+
+impl Default for DataNodeOptions {
+    fn default() -> Self {
+        DataNodeOptions {
+            data_dirs: vec![std::env::temp_dir()
+                .join(format!("hadoop-{}", tusk_common::current_user()))
+                .join("dfs/data")],
+            namenode_addr: "127.0.0.1:8020".into(),
+            ip_addr: "127.0.0.1".into(),
+            host_name: local_host_name(),
+            heartbeat_interval: Duration::from_secs(3),
+            block_report_interval: Duration::from_secs(6 * 3600),
+            ibr_immediate: true,
+            bytes_per_checksum: tusk_datatransfer::DEFAULT_BYTES_PER_CHECKSUM,
+            capacity_override: None,
+            info_port: 0,
+            ipc_port: 0,
+            socket_timeout: Duration::from_secs(60),
+            keepalive_timeout: Duration::from_secs(4),
+            register_retry_max: Duration::from_secs(1),
+        }
+    }
+}
+
+impl DataNodeOptions {
+    /// Reads Hadoop's keys from `conf`; absent keys keep their defaults.
+    pub fn from_conf(conf: &Configuration) -> Result<Self, DataNodeError> {
+        let d = DataNodeOptions::default();
+        let dirs: Vec<PathBuf> = conf
+            .get_list("dfs.datanode.data.dir")
+            .iter()
+            .map(|s| PathBuf::from(strip_data_dir(s)))
+            .collect();
+        let namenode_addr = match conf.get("dfs.namenode.rpc-address") {
+            Some(a) if !a.trim().is_empty() => a.trim().to_string(),
+            _ => match conf.get("fs.defaultFS") {
+                Some(uri) => namenode_from_uri(uri)?,
+                None => d.namenode_addr.clone(),
+            },
+        };
+        let ibr_immediate = match conf.get_str("dfs.datanode.ibr.mode", "immediate").as_str() {
+            "immediate" => true,
+            "heartbeat" => false,
+            other => {
+                return Err(DataNodeError::InvalidOption {
+                    key: "dfs.datanode.ibr.mode".into(),
+                    message: format!("{other:?} is neither immediate nor heartbeat"),
+                })
+            }
+        };
+        let capacity = conf.get_u64("dfs.datanode.capacity.override", 0)?;
+        Ok(DataNodeOptions {
+            data_dirs: if dirs.is_empty() { d.data_dirs } else { dirs },
+            namenode_addr,
+            ip_addr: conf.get_str("dfs.datanode.ip", &d.ip_addr),
+            host_name: conf.get_str("dfs.datanode.hostname", &d.host_name),
+            heartbeat_interval: conf.get_duration(
+                "dfs.heartbeat.interval",
+                d.heartbeat_interval,
+                Duration::from_secs(1),
+            )?,
+            block_report_interval: conf.get_duration(
+                "dfs.blockreport.intervalMsec",
+                d.block_report_interval,
+                Duration::from_millis(1),
+            )?,
+            ibr_immediate,
+            bytes_per_checksum: conf.get_u64("dfs.bytes-per-checksum", 512)? as u32,
+            capacity_override: (capacity > 0).then_some(capacity),
+            info_port: d.info_port,
+            ipc_port: d.ipc_port,
+            socket_timeout: conf.get_duration(
+                "dfs.client.socket-timeout",
+                d.socket_timeout,
+                Duration::from_millis(1),
+            )?,
+            keepalive_timeout: conf.get_duration(
+                "dfs.datanode.socket.reuse.keepalive",
+                d.keepalive_timeout,
+                Duration::from_millis(1),
+            )?,
+            register_retry_max: d.register_retry_max,
+        })
+    }
+}
+
+/// `[DISK]file:///data/1` → `/data/1`.
+fn strip_data_dir(s: &str) -> &str {
+    let s = match s.strip_prefix('[') {
+        Some(rest) => rest.split_once(']').map(|(_, p)| p).unwrap_or(rest),
+        None => s,
+    };
+    s.strip_prefix("file://").unwrap_or(s)
+}
+
+/// `hdfs://host:port/` → `host:port` (port 8020 when absent).
+fn namenode_from_uri(uri: &str) -> Result<String, DataNodeError> {
+    let rest = uri
+        .trim()
+        .strip_prefix("hdfs://")
+        .ok_or_else(|| DataNodeError::InvalidOption {
+            key: "fs.defaultFS".into(),
+            message: format!("{uri:?} is not an hdfs:// URI"),
+        })?;
+    let authority = rest.split('/').next().unwrap_or_default();
+    if authority.is_empty() {
+        return Err(DataNodeError::InvalidOption {
+            key: "fs.defaultFS".into(),
+            message: format!("{uri:?} names no host"),
+        });
+    }
+    Ok(if authority.contains(':') {
+        authority.to_string()
+    } else {
+        format!("{authority}:8020")
+    })
+}
+
+fn local_host_name() -> String {
+    std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .map(|s| s.trim().to_string())
+        .ok()
+        .filter(|s| !s.is_empty())
+        .unwrap_or_else(|| "localhost".into())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_hadoop_keys() {
+        let mut conf = Configuration::new();
+        conf.set("dfs.datanode.data.dir", "[DISK]file:///d1, /d2");
+        conf.set("fs.defaultFS", "hdfs://nn.example:9000/");
+        conf.set("dfs.heartbeat.interval", "0.5");
+        conf.set("dfs.blockreport.intervalMsec", "60000");
+        conf.set("dfs.datanode.ibr.mode", "heartbeat");
+        conf.set("dfs.bytes-per-checksum", "1024");
+        let o = DataNodeOptions::from_conf(&conf).unwrap();
+        assert_eq!(
+            o.data_dirs,
+            vec![PathBuf::from("/d1"), PathBuf::from("/d2")]
+        );
+        assert_eq!(o.namenode_addr, "nn.example:9000");
+        assert_eq!(o.heartbeat_interval, Duration::from_millis(500));
+        assert_eq!(o.block_report_interval, Duration::from_secs(60));
+        assert!(!o.ibr_immediate);
+        assert_eq!(o.bytes_per_checksum, 1024);
+
+        conf.set("dfs.namenode.rpc-address", "10.0.0.1:8020");
+        conf.set("dfs.heartbeat.interval", "200ms");
+        let o = DataNodeOptions::from_conf(&conf).unwrap();
+        assert_eq!(o.namenode_addr, "10.0.0.1:8020");
+        assert_eq!(o.heartbeat_interval, Duration::from_millis(200));
+    }
+
+    #[test]
+    fn defaults_and_bad_values() {
+        let o = DataNodeOptions::from_conf(&Configuration::new()).unwrap();
+        assert_eq!(o.heartbeat_interval, Duration::from_secs(3));
+        assert!(o.ibr_immediate);
+        let mut conf = Configuration::new();
+        conf.set("fs.defaultFS", "hdfs://nn");
+        assert_eq!(
+            DataNodeOptions::from_conf(&conf).unwrap().namenode_addr,
+            "nn:8020"
+        );
+        conf.set("dfs.datanode.ibr.mode", "sometimes");
+        assert!(DataNodeOptions::from_conf(&conf).is_err());
+    }
+}

@@ -1,0 +1,394 @@
+//! WRITE_BLOCK, as HDFS's BlockReceiver and PacketResponder: the receiver reads packets
+//! from upstream, verifies them, forwards them to the downstream DataNode (the mirror)
+//! and stores them; the responder waits for the mirror's ack of each packet and sends
+//! upstream `[own status, downstream statuses...]`. The two run concurrently in the
+//! connection's task, joined by a channel of packets awaiting their ack.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use bytes::Bytes;
+use prost::Message;
+use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
+use tokio::net::tcp::{OwnedReadHalf, OwnedWriteHalf};
+use tokio::net::TcpStream;
+use tokio::sync::mpsc;
+use tracing::{debug, info, warn};
+use tusk_datatransfer::delimited::{read_delimited_into, write_delimited_with};
+use tusk_datatransfer::{read_delimited, write_op, DataChecksum, DataTransferError, Op, PacketBuf};
+use tusk_proto::hdfs::op_write_block_proto::BlockConstructionStage;
+use tusk_proto::hdfs::{BlockOpResponseProto, OpWriteBlockProto, PipelineAckProto, Status};
+
+use crate::block_store::ReplicaWriter;
+use crate::error::DataNodeError;
+use crate::transfer::{send_response, status_of};
+use crate::Node;
+
+/// Packets received but not yet acknowledged upstream, at most.
+const MAX_PACKETS_IN_FLIGHT: usize = 128;
+
+/// A packet the responder must acknowledge.
+struct PendingAck {
+    seqno: i64,
+    /// This node's verdict on the packet.
+    own: Status,
+    /// False once forwarding to the mirror failed: the ack reports the mirror as failed.
+    mirror_ok: bool,
+    last: bool,
+    /// With the last packet: the replica, finalized by the responder once the whole
+    /// pipeline acknowledged it (a broken pipeline leaves it rbw for recovery).
+    finalize: Option<Box<dyn ReplicaWriter>>,
+}
+
+/// The connection to the next DataNode in the pipeline.
+struct Mirror {
+    addr: String,
+    rd: BufReader<OwnedReadHalf>,
+    wr: OwnedWriteHalf,
+}
+
+pub(crate) async fn serve<R, W>(
+    node: &Arc<Node>,
+    body: Bytes,
+    mut rd: R,
+    mut wr: W,
+) -> Result<(), DataNodeError>
+where
+    R: AsyncRead + Unpin,
+    W: AsyncWrite + Unpin,
+{
+    let op = OpWriteBlockProto::decode(body).map_err(DataTransferError::from)?;
+    let block_id = op.header.base_header.block.block_id;
+    let (checksum, writer) = match open_replica(node, &op) {
+        Ok(opened) => opened,
+        Err(e) => {
+            send_response(&mut wr, e.status(), None, Some(e.to_string())).await?;
+            return Err(e);
+        }
+    };
+    let mirror = match op.targets.first() {
+        None => None,
+        Some(_) => match connect_mirror(node, &op).await {
+            Ok(mirror) => Some(mirror),
+            Err((bad_link, e)) => {
+                warn!(block_id, bad_link, error = %e, "downstream DataNode failed at setup");
+                send_response(&mut wr, Status::Error, Some(bad_link), Some(e.to_string())).await?;
+                return Err(e);
+            }
+        },
+    };
+    send_response(&mut wr, Status::Success, Some(String::new()), None).await?;
+
+    if op.stage() == BlockConstructionStage::PipelineCloseRecovery
+        && !op.header.client_name.is_empty()
+    {
+        // The client resends nothing: the replica is complete, close it now.
+        let info = writer.finalize()?;
+        node.reports.received(&info);
+        info!(
+            block_id,
+            generation_stamp = info.generation_stamp,
+            "replica closed by recovery"
+        );
+        return Ok(());
+    }
+
+    let (mirror_rd, mirror_wr, mirror_addr) = match mirror {
+        Some(m) => (Some(m.rd), Some(m.wr), m.addr),
+        None => (None, None, String::new()),
+    };
+    let (tx, rx) = mpsc::channel(MAX_PACKETS_IN_FLIGHT);
+    let timeout = node.options.socket_timeout;
+    let (received, responded) = tokio::join!(
+        receive(&mut rd, mirror_wr, writer, checksum, tx, timeout),
+        respond(node, rx, &mut wr, mirror_rd, timeout),
+    );
+    if let Err(e) = &responded {
+        debug!(block_id, mirror = %mirror_addr, error = %e, "ack responder stopped");
+    }
+    received
+}
+
+/// Creates or reopens the local replica as the stage asks.
+fn open_replica(
+    node: &Node,
+    op: &OpWriteBlockProto,
+) -> Result<(DataChecksum, Box<dyn ReplicaWriter>), DataNodeError> {
+    let block = &op.header.base_header.block;
+    let checksum = DataChecksum::from_proto(&op.requested_checksum)?;
+    let writer = match op.stage() {
+        BlockConstructionStage::PipelineSetupCreate
+        | BlockConstructionStage::TransferRbw
+        | BlockConstructionStage::TransferFinalized => {
+            node.store
+                .create_rbw(block.block_id, block.generation_stamp, checksum)?
+        }
+        BlockConstructionStage::PipelineSetupStreamingRecovery
+        | BlockConstructionStage::PipelineCloseRecovery => node.store.recover_rbw(
+            block.block_id,
+            op.latest_generation_stamp,
+            op.min_bytes_rcvd,
+        )?,
+        other => {
+            return Err(DataNodeError::Unsupported {
+                what: format!("write stage {}", other.as_str_name()),
+            })
+        }
+    };
+    Ok((writer.checksum(), writer))
+}
+
+/// Connects to `targets[0]` and forwards the op with the rest of the pipeline. On failure
+/// returns the address to blame as `firstBadLink`.
+async fn connect_mirror(
+    node: &Node,
+    op: &OpWriteBlockProto,
+) -> Result<Mirror, (String, DataNodeError)> {
+    let target = &op.targets[0].id;
+    let addr = format!("{}:{}", target.ip_addr, target.xfer_port);
+    let fail = |reason: String| {
+        (
+            addr.clone(),
+            DataNodeError::Downstream {
+                addr: addr.clone(),
+                reason,
+            },
+        )
+    };
+    let timeout = node.options.socket_timeout;
+    let stream = match tokio::time::timeout(timeout, TcpStream::connect(&addr)).await {
+        Ok(Ok(s)) => s,
+        Ok(Err(e)) => return Err(fail(e.to_string())),
+        Err(_) => return Err(fail("connect timed out".into())),
+    };
+    let _ = stream.set_nodelay(true);
+    let (rd, mut wr) = stream.into_split();
+    let mut rd = BufReader::new(rd);
+    write_op(&mut wr, Op::WriteBlock, &downstream_op(op))
+        .await
+        .map_err(|e| fail(e.to_string()))?;
+    let response: BlockOpResponseProto =
+        match tokio::time::timeout(timeout, read_delimited(&mut rd)).await {
+            Ok(Ok(r)) => r,
+            Ok(Err(e)) => return Err(fail(e.to_string())),
+            Err(_) => return Err(fail("no reply to WRITE_BLOCK".into())),
+        };
+    if status_of(response.status) != Status::Success {
+        let blamed = response
+            .first_bad_link
+            .clone()
+            .filter(|l| !l.is_empty())
+            .unwrap_or_else(|| addr.clone());
+        let reason = response.message.unwrap_or_else(|| "setup refused".into());
+        return Err((
+            blamed.clone(),
+            DataNodeError::Downstream {
+                addr: blamed,
+                reason,
+            },
+        ));
+    }
+    Ok(Mirror { addr, rd, wr })
+}
+
+/// The op as the next DataNode must see it: the pipeline minus its first member.
+fn downstream_op(op: &OpWriteBlockProto) -> OpWriteBlockProto {
+    let rest = |v: &[i32]| v.get(1..).map(<[i32]>::to_vec).unwrap_or_default();
+    OpWriteBlockProto {
+        targets: op.targets[1..].to_vec(),
+        storage_type: op.target_storage_types.first().copied().or(op.storage_type),
+        target_storage_types: rest(&op.target_storage_types),
+        storage_id: op
+            .target_storage_ids
+            .first()
+            .cloned()
+            .or_else(|| op.storage_id.clone()),
+        target_storage_ids: op
+            .target_storage_ids
+            .get(1..)
+            .map(<[String]>::to_vec)
+            .unwrap_or_default(),
+        target_pinnings: op
+            .target_pinnings
+            .get(1..)
+            .map(<[bool]>::to_vec)
+            .unwrap_or_default(),
+        ..op.clone()
+    }
+}
+
+/// The receiver: packets from upstream → verify → mirror → disk → responder.
+async fn receive<R: AsyncRead + Unpin>(
+    rd: &mut R,
+    mut mirror: Option<OwnedWriteHalf>,
+    writer: Box<dyn ReplicaWriter>,
+    checksum: DataChecksum,
+    acks: mpsc::Sender<PendingAck>,
+    timeout: Duration,
+) -> Result<(), DataNodeError> {
+    let block_id = writer.info().block_id;
+    let mut writer = Some(writer);
+    let mut packet = PacketBuf::new();
+    let mut mirror_ok = mirror.is_some();
+    loop {
+        match tokio::time::timeout(timeout, packet.read_from(rd)).await {
+            Ok(read) => read?,
+            Err(_) => {
+                return Err(DataTransferError::Io(std::io::Error::new(
+                    std::io::ErrorKind::TimedOut,
+                    "no packet from upstream",
+                ))
+                .into())
+            }
+        }
+        let header = *packet.header();
+        let offset =
+            u64::try_from(header.offset_in_block).map_err(|_| DataNodeError::BadWrite {
+                block: block_id,
+                offset: 0,
+                reason: "negative packet offset".into(),
+            })?;
+        let mut pending = PendingAck {
+            seqno: header.seqno,
+            own: Status::Success,
+            mirror_ok,
+            last: header.last_packet_in_block,
+            finalize: None,
+        };
+        if let Err(e) = checksum.verify(packet.data(), packet.checksums(), offset) {
+            warn!(block_id, error = %e, "checksum error in received packet");
+            pending.own = Status::ErrorChecksum;
+            let _ = acks.send(pending).await;
+            return Err(e.into());
+        }
+        if let Some(m) = mirror.as_mut() {
+            if let Err(e) = forward(m, packet.frame()).await {
+                warn!(block_id, error = %e, "forwarding to downstream failed");
+                mirror = None;
+                mirror_ok = false;
+                pending.mirror_ok = false;
+            }
+        }
+        let stored = store_packet(&mut writer, &packet, offset);
+        if let Err(e) = &stored {
+            warn!(block_id, error = %e, "cannot store packet");
+            pending.own = e.status();
+        } else if header.last_packet_in_block {
+            pending.finalize = writer.take();
+        }
+        if acks.send(pending).await.is_err() {
+            return Err(DataNodeError::Downstream {
+                addr: "responder".into(),
+                reason: "acks stopped".into(),
+            });
+        }
+        stored?;
+        if header.last_packet_in_block {
+            return Ok(());
+        }
+    }
+}
+
+async fn forward(mirror: &mut OwnedWriteHalf, frame: &[u8]) -> std::io::Result<()> {
+    mirror.write_all(frame).await?;
+    mirror.flush().await
+}
+
+/// Writes one packet to the replica.
+fn store_packet(
+    writer: &mut Option<Box<dyn ReplicaWriter>>,
+    packet: &PacketBuf,
+    offset: u64,
+) -> Result<(), DataNodeError> {
+    let header = packet.header();
+    let w = writer.as_mut().ok_or(DataNodeError::BadWrite {
+        block: 0,
+        offset,
+        reason: "packet after the last one".into(),
+    })?;
+    w.write(offset, packet.data(), packet.checksums())?;
+    if header.sync_block == Some(true) {
+        w.sync()?;
+    }
+    Ok(())
+}
+
+/// The responder: one upstream ack per received packet, after the mirror's ack for it.
+/// Stops after the last packet or the first failure (own or downstream).
+async fn respond<W: AsyncWrite + Unpin>(
+    node: &Node,
+    mut pending: mpsc::Receiver<PendingAck>,
+    wr: &mut W,
+    mut mirror: Option<BufReader<OwnedReadHalf>>,
+    timeout: Duration,
+) -> Result<(), DataNodeError> {
+    let had_mirror = mirror.is_some();
+    let mut ack = PipelineAckProto::default();
+    let mut scratch = Vec::with_capacity(64);
+    let mut buf = Vec::with_capacity(64);
+    while let Some(mut p) = pending.recv().await {
+        ack.seqno = p.seqno;
+        ack.reply.clear();
+        ack.reply.push(p.own as i32);
+        let mut failed = p.own != Status::Success;
+        if !failed && had_mirror {
+            let downstream = match (mirror.as_mut(), p.mirror_ok) {
+                (Some(m), true) => read_mirror_ack(m, &mut buf, timeout).await,
+                _ => Err(DataTransferError::ConnectionClosed),
+            };
+            match downstream {
+                Ok(down) if down.seqno == p.seqno => {
+                    failed = down.reply.iter().any(|s| status_of(*s) != Status::Success);
+                    ack.reply.extend_from_slice(&down.reply);
+                }
+                other => {
+                    warn!(seqno = p.seqno, result = ?other.map(|a| a.seqno), "downstream ack missing");
+                    ack.reply.push(Status::Error as i32);
+                    mirror = None;
+                    failed = true;
+                }
+            }
+        }
+        if let (false, Some(writer)) = (failed, p.finalize.take()) {
+            match writer.finalize() {
+                Ok(info) => {
+                    node.reports.received(&info);
+                    debug!(
+                        block_id = info.block_id,
+                        bytes = info.num_bytes,
+                        "replica finalized"
+                    );
+                }
+                Err(e) => {
+                    warn!(error = %e, "cannot finalize replica");
+                    ack.reply[0] = e.status() as i32;
+                    failed = true;
+                }
+            }
+        }
+        ack.flag.clear();
+        ack.flag.extend(ack.reply.iter().map(|s| *s as u32));
+        write_delimited_with(wr, &ack, &mut scratch).await?;
+        wr.flush().await.map_err(DataTransferError::from)?;
+        if failed || p.last {
+            return Ok(());
+        }
+    }
+    Ok(())
+}
+
+async fn read_mirror_ack(
+    mirror: &mut BufReader<OwnedReadHalf>,
+    buf: &mut Vec<u8>,
+    timeout: Duration,
+) -> Result<PipelineAckProto, DataTransferError> {
+    match tokio::time::timeout(timeout, read_delimited_into(mirror, buf)).await {
+        Ok(Ok(true)) => Ok(PipelineAckProto::decode(buf.as_slice())?),
+        Ok(Ok(false)) => Err(DataTransferError::ConnectionClosed),
+        Ok(Err(e)) => Err(e),
+        Err(_) => Err(DataTransferError::Io(std::io::Error::new(
+            std::io::ErrorKind::TimedOut,
+            "no ack from downstream",
+        ))),
+    }
+}

@@ -1,0 +1,824 @@
+//! DataNodes against a fake NameNode: pipelined writes, reads, checksums, IBRs, transfer
+//! and invalidate commands, setup failures, restart, and garbage on the data port.
+
+use std::collections::HashMap;
+use std::net::SocketAddr;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use anyhow::{bail, ensure, Context};
+use bytes::Bytes;
+use futures::future::BoxFuture;
+use tokio::io::{AsyncReadExt, AsyncWriteExt, BufReader, BufWriter};
+use tokio::net::{TcpListener, TcpStream};
+use tusk_common::Shutdown;
+use tusk_datanode::{DataNode, DataNodeHandle, DataNodeOptions};
+use tusk_datatransfer::{
+    read_delimited, write_delimited, write_op, write_packet, DataChecksum, DataTransferError, Op,
+    PacketBuf, PacketHeader, MAX_PACKET_DATA,
+};
+use tusk_proto::hdfs::op_write_block_proto::BlockConstructionStage;
+use tusk_proto::hdfs::{
+    BaseHeaderProto, BlockOpResponseProto, ClientOperationHeaderProto, ClientReadStatusProto,
+    DatanodeIdProto, DatanodeInfoProto, ExtendedBlockProto, OpReadBlockProto, OpWriteBlockProto,
+    PipelineAckProto, Status,
+};
+use tusk_proto::internal::{
+    datanode_command::Command, BlockReceivedAndDeletedRequest, BlockReceivedAndDeletedResponse,
+    BlockReportRequest, BlockReportResponse, DatanodeCommand, DatanodeIdentity, HeartbeatRequest,
+    HeartbeatResponse, InvalidateCommand, RegisterDatanodeRequest, RegisterDatanodeResponse,
+    ReplicaReport, ReportBadReplicaRequest, ReportBadReplicaResponse, TransferCommand,
+};
+use tusk_rpc::{handle, CallContext, RemoteException, RpcServer, RpcService};
+
+const DEADLINE: Duration = Duration::from_secs(20);
+
+// ------------------------------------------------------------------ fake NameNode
+
+/// Records what DataNodes tell it and hands out queued commands with heartbeats.
+#[derive(Default)]
+struct FakeNameNode {
+    registrations: Mutex<Vec<DatanodeIdentity>>,
+    /// (datanode uuid, replica, "ibr" | "heartbeat").
+    received: Mutex<Vec<(String, ReplicaReport, &'static str)>>,
+    deleted: Mutex<Vec<(String, u64)>>,
+    heartbeats: Mutex<Vec<HeartbeatRequest>>,
+    block_reports: Mutex<Vec<BlockReportRequest>>,
+    bad_replicas: Mutex<Vec<(String, u64)>>,
+    /// Commands for a node's next heartbeat, by uuid.
+    commands: Mutex<HashMap<String, Vec<DatanodeCommand>>>,
+}
+
+impl FakeNameNode {
+    fn queue(&self, uuid: &str, command: Command) {
+        self.commands
+            .lock()
+            .unwrap()
+            .entry(uuid.to_string())
+            .or_default()
+            .push(DatanodeCommand {
+                command: Some(command),
+            });
+    }
+
+    fn received_by(&self, uuid: &str, block_id: u64) -> Option<(ReplicaReport, &'static str)> {
+        self.received
+            .lock()
+            .unwrap()
+            .iter()
+            .find(|(u, r, _)| u == uuid && r.block_id == block_id)
+            .map(|(_, r, via)| (*r, *via))
+    }
+}
+
+impl RpcService for FakeNameNode {
+    fn protocol(&self) -> &'static str {
+        "tusk.DatanodeProtocol"
+    }
+
+    fn call(
+        self: Arc<Self>,
+        _ctx: CallContext,
+        method: String,
+        request: Bytes,
+    ) -> BoxFuture<'static, Result<Bytes, RemoteException>> {
+        Box::pin(async move {
+            let nn = self.clone();
+            match method.as_str() {
+                "registerDatanode" => {
+                    handle(request, |req: RegisterDatanodeRequest| async move {
+                        nn.registrations
+                            .lock()
+                            .unwrap()
+                            .push(req.datanode.unwrap_or_default());
+                        Ok(RegisterDatanodeResponse {
+                            block_pool_id: "BP-test".into(),
+                            namespace_id: 7,
+                            heartbeat_interval_ms: 100,
+                        })
+                    })
+                    .await
+                }
+                "sendHeartbeat" => {
+                    handle(request, |req: HeartbeatRequest| async move {
+                        let mut received = nn.received.lock().unwrap();
+                        for r in &req.received {
+                            received.push((req.datanode_uuid.clone(), *r, "heartbeat"));
+                        }
+                        drop(received);
+                        let commands = nn
+                            .commands
+                            .lock()
+                            .unwrap()
+                            .remove(&req.datanode_uuid)
+                            .unwrap_or_default();
+                        nn.heartbeats.lock().unwrap().push(req);
+                        Ok(HeartbeatResponse { commands })
+                    })
+                    .await
+                }
+                "blockReceivedAndDeleted" => {
+                    handle(request, |req: BlockReceivedAndDeletedRequest| async move {
+                        for r in req.received {
+                            nn.received
+                                .lock()
+                                .unwrap()
+                                .push((req.datanode_uuid.clone(), r, "ibr"));
+                        }
+                        for d in req.deleted {
+                            nn.deleted
+                                .lock()
+                                .unwrap()
+                                .push((req.datanode_uuid.clone(), d));
+                        }
+                        Ok(BlockReceivedAndDeletedResponse {})
+                    })
+                    .await
+                }
+                "blockReport" => {
+                    handle(request, |req: BlockReportRequest| async move {
+                        nn.block_reports.lock().unwrap().push(req);
+                        Ok(BlockReportResponse { commands: vec![] })
+                    })
+                    .await
+                }
+                "reportBadReplica" => {
+                    handle(request, |req: ReportBadReplicaRequest| async move {
+                        nn.bad_replicas
+                            .lock()
+                            .unwrap()
+                            .push((req.datanode_uuid, req.block_id));
+                        Ok(ReportBadReplicaResponse {})
+                    })
+                    .await
+                }
+                other => Err(RemoteException::new(
+                    "org.apache.hadoop.ipc.RpcNoSuchMethodException",
+                    other,
+                )),
+            }
+        })
+    }
+}
+
+// ------------------------------------------------------------------ cluster
+
+struct Cluster {
+    nn: Arc<FakeNameNode>,
+    nn_addr: SocketAddr,
+    dns: Vec<DataNodeHandle>,
+    /// One shutdown per DataNode so a test can stop one.
+    dn_shutdowns: Vec<Shutdown>,
+    nn_shutdown: Shutdown,
+    dirs: Vec<tempfile::TempDir>,
+}
+
+impl Cluster {
+    async fn start(n: usize, options: DataNodeOptions) -> anyhow::Result<Cluster> {
+        let _ = tracing_subscriber::fmt()
+            .with_env_filter(tracing_subscriber::EnvFilter::from_env("TUSK_LOG"))
+            .with_test_writer()
+            .try_init();
+        let nn = Arc::new(FakeNameNode::default());
+        let listener = TcpListener::bind("127.0.0.1:0").await?;
+        let nn_addr = listener.local_addr()?;
+        let nn_shutdown = Shutdown::new();
+        tokio::spawn(RpcServer::new(vec![nn.clone()]).serve(listener, nn_shutdown.clone()));
+        let mut cluster = Cluster {
+            nn,
+            nn_addr,
+            dns: vec![],
+            dn_shutdowns: vec![],
+            nn_shutdown,
+            dirs: vec![],
+        };
+        for _ in 0..n {
+            let dir = tempfile::tempdir()?;
+            let shutdown = Shutdown::new();
+            let dn = cluster
+                .start_datanode(dir.path(), shutdown.clone(), options.clone())
+                .await?;
+            cluster.dns.push(dn);
+            cluster.dn_shutdowns.push(shutdown);
+            cluster.dirs.push(dir);
+        }
+        Ok(cluster)
+    }
+
+    async fn start_datanode(
+        &self,
+        dir: &std::path::Path,
+        shutdown: Shutdown,
+        options: DataNodeOptions,
+    ) -> anyhow::Result<DataNodeHandle> {
+        let options = DataNodeOptions {
+            data_dirs: vec![dir.join("d1"), dir.join("d2")],
+            namenode_addr: self.nn_addr.to_string(),
+            ..options
+        };
+        let listener = TcpListener::bind("127.0.0.1:0").await?;
+        Ok(DataNode::start(options, listener, shutdown).await?)
+    }
+
+    fn info(&self, i: usize) -> DatanodeInfoProto {
+        DatanodeInfoProto {
+            id: DatanodeIdProto {
+                ip_addr: "127.0.0.1".into(),
+                host_name: "localhost".into(),
+                datanode_uuid: self.dns[i].uuid().to_string(),
+                xfer_port: u32::from(self.dns[i].xfer_addr().port()),
+                info_port: 0,
+                ipc_port: 0,
+                info_secure_port: None,
+            },
+            ..Default::default()
+        }
+    }
+
+    fn identity(&self, i: usize) -> DatanodeIdentity {
+        DatanodeIdentity {
+            ip_addr: "127.0.0.1".into(),
+            host_name: "localhost".into(),
+            datanode_uuid: self.dns[i].uuid().to_string(),
+            xfer_port: u32::from(self.dns[i].xfer_addr().port()),
+            ..Default::default()
+        }
+    }
+
+    async fn stop(self) {
+        for s in &self.dn_shutdowns {
+            s.trigger();
+        }
+        for dn in self.dns {
+            tokio::time::timeout(DEADLINE, dn.wait())
+                .await
+                .expect("DataNode stops");
+        }
+        self.nn_shutdown.trigger();
+    }
+}
+
+fn fast_options() -> DataNodeOptions {
+    DataNodeOptions {
+        heartbeat_interval: Duration::from_millis(100),
+        ..Default::default()
+    }
+}
+
+/// Polls `check` until it holds or the deadline passes.
+async fn wait_until(what: &str, mut check: impl FnMut() -> bool) -> anyhow::Result<()> {
+    let deadline = tokio::time::Instant::now() + DEADLINE;
+    while !check() {
+        if tokio::time::Instant::now() > deadline {
+            bail!("timed out waiting for {what}");
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    Ok(())
+}
+
+// ------------------------------------------------------------------ client side
+
+fn block(block_id: u64, gs: u64, len: u64) -> ExtendedBlockProto {
+    ExtendedBlockProto {
+        pool_id: "BP-test".into(),
+        block_id,
+        generation_stamp: gs,
+        num_bytes: Some(len),
+    }
+}
+
+fn header(b: ExtendedBlockProto) -> ClientOperationHeaderProto {
+    ClientOperationHeaderProto {
+        base_header: BaseHeaderProto {
+            block: b,
+            token: None,
+            trace_info: None,
+        },
+        client_name: "DFSClient_test".into(),
+    }
+}
+
+fn test_data(len: usize, seed: u8) -> Vec<u8> {
+    (0..len)
+        .map(|i| ((i * 31) as u8).wrapping_add(seed))
+        .collect()
+}
+
+/// What the pipeline answered to a write.
+struct WriteOutcome {
+    setup: BlockOpResponseProto,
+    acks: Vec<PipelineAckProto>,
+}
+
+/// Writes `data` as a client would (64 KiB packets, CRC32C per 512 bytes, then the empty
+/// last packet) and collects every ack.
+async fn write_block(
+    addr: SocketAddr,
+    b: ExtendedBlockProto,
+    targets: Vec<DatanodeInfoProto>,
+    data: &[u8],
+) -> anyhow::Result<WriteOutcome> {
+    let op = OpWriteBlockProto {
+        header: header(b.clone()),
+        pipeline_size: targets.len() as u32 + 1,
+        targets,
+        stage: BlockConstructionStage::PipelineSetupCreate as i32,
+        latest_generation_stamp: b.generation_stamp,
+        requested_checksum: DataChecksum::crc32c(512).to_proto(),
+        ..Default::default()
+    };
+    write_with_op(addr, op, data).await
+}
+
+/// Sends `op`, then `data` as packets (none if the setup fails or `data` is `None`-like
+/// empty and the stage is a close recovery).
+async fn write_with_op(
+    addr: SocketAddr,
+    op: OpWriteBlockProto,
+    data: &[u8],
+) -> anyhow::Result<WriteOutcome> {
+    let stream = TcpStream::connect(addr).await?;
+    let (rd, wr) = stream.into_split();
+    let mut rd = BufReader::new(rd);
+    let mut wr = BufWriter::new(wr);
+    let checksum = DataChecksum::from_proto(&op.requested_checksum)?;
+    write_op(&mut wr, Op::WriteBlock, &op).await?;
+    let setup: BlockOpResponseProto = read_delimited(&mut rd).await?;
+    if setup.status != Status::Success as i32
+        || op.stage() == BlockConstructionStage::PipelineCloseRecovery
+    {
+        return Ok(WriteOutcome {
+            setup,
+            acks: vec![],
+        });
+    }
+    let mut seqno = 0i64;
+    let mut offset = 0usize;
+    for piece in data.chunks(MAX_PACKET_DATA) {
+        let h = PacketHeader {
+            offset_in_block: offset as i64,
+            seqno,
+            last_packet_in_block: false,
+            data_len: piece.len() as i32,
+            sync_block: Some(false),
+        };
+        write_packet(&mut wr, &h, &checksum.compute(piece), piece).await?;
+        wr.flush().await?;
+        offset += piece.len();
+        seqno += 1;
+    }
+    let last = PacketHeader {
+        offset_in_block: offset as i64,
+        seqno,
+        last_packet_in_block: true,
+        data_len: 0,
+        sync_block: Some(true),
+    };
+    write_packet(&mut wr, &last, &[], &[]).await?;
+    wr.flush().await?;
+    let mut acks = Vec::new();
+    loop {
+        let ack: PipelineAckProto = read_delimited(&mut rd).await?;
+        let done = ack.seqno == seqno || ack.reply.iter().any(|s| *s != Status::Success as i32);
+        acks.push(ack);
+        if done {
+            return Ok(WriteOutcome { setup, acks });
+        }
+    }
+}
+
+/// Reads `len` bytes from `offset`, verifying every packet's checksums.
+async fn read_block(
+    addr: SocketAddr,
+    b: ExtendedBlockProto,
+    offset: u64,
+    len: u64,
+) -> Result<Vec<u8>, DataTransferError> {
+    let stream = TcpStream::connect(addr).await?;
+    let (rd, wr) = stream.into_split();
+    let mut rd = BufReader::new(rd);
+    let mut wr = BufWriter::new(wr);
+    let op = OpReadBlockProto {
+        header: header(b),
+        offset,
+        len,
+        send_checksums: Some(true),
+        caching_strategy: None,
+    };
+    write_op(&mut wr, Op::ReadBlock, &op).await?;
+    let resp: BlockOpResponseProto = read_delimited(&mut rd).await?;
+    if resp.status != Status::Success as i32 {
+        return Err(DataTransferError::BadPacket {
+            reason: format!("status {} {:?}", resp.status, resp.message),
+        });
+    }
+    let info = resp.read_op_checksum_info.expect("checksum info");
+    let checksum = DataChecksum::from_proto(&info.checksum)?;
+    let mut out = Vec::new();
+    let mut packet = PacketBuf::new();
+    loop {
+        packet.read_from(&mut rd).await?;
+        let h = *packet.header();
+        checksum.verify(packet.data(), packet.checksums(), h.offset_in_block as u64)?;
+        out.extend_from_slice(packet.data());
+        if h.last_packet_in_block {
+            break;
+        }
+    }
+    write_delimited(
+        &mut wr,
+        &ClientReadStatusProto {
+            status: Status::ChecksumOk as i32,
+        },
+    )
+    .await?;
+    let skip = (offset - info.chunk_offset) as usize;
+    Ok(out[skip..skip + len as usize].to_vec())
+}
+
+fn all_success(ack: &PipelineAckProto, n: usize) -> bool {
+    ack.reply.len() == n && ack.reply.iter().all(|s| *s == Status::Success as i32)
+}
+
+// ------------------------------------------------------------------ tests
+
+#[tokio::test]
+async fn pipeline_write_reaches_every_replica() -> anyhow::Result<()> {
+    let c = Cluster::start(3, fast_options()).await?;
+    let len = MAX_PACKET_DATA * 7 / 2 + 5;
+    let data = test_data(len, 1);
+    let b = block(1001, 1, len as u64);
+    let out = write_block(
+        c.dns[0].xfer_addr(),
+        b.clone(),
+        vec![c.info(1), c.info(2)],
+        &data,
+    )
+    .await?;
+    ensure!(
+        out.setup.status == Status::Success as i32,
+        "setup: {:?}",
+        out.setup
+    );
+    let seqnos: Vec<i64> = out.acks.iter().map(|a| a.seqno).collect();
+    assert_eq!(seqnos, vec![0, 1, 2, 3, 4], "one ack per packet, in order");
+    for ack in &out.acks {
+        assert!(all_success(ack, 3), "ack {ack:?}");
+    }
+
+    for dn in &c.dns {
+        let uuid = dn.uuid().to_string();
+        wait_until("received reports", || {
+            c.nn.received_by(&uuid, 1001).is_some()
+        })
+        .await?;
+        let (report, via) = c.nn.received_by(&uuid, 1001).unwrap();
+        assert_eq!(report.num_bytes, len as u64);
+        assert_eq!(report.generation_stamp, 1);
+        assert!(!report.being_written);
+        assert_eq!(via, "ibr");
+        let back = read_block(dn.xfer_addr(), b.clone(), 0, len as u64).await?;
+        assert!(back == data, "replica on {uuid} differs");
+        assert_eq!(dn.replica_count(), 1);
+    }
+    // A range starting mid-chunk, crossing a packet boundary.
+    let part = read_block(c.dns[1].xfer_addr(), b.clone(), 65_000, 5_000).await?;
+    assert_eq!(part, &data[65_000..70_000]);
+
+    // Registration, block reports and heartbeats with usage figures arrived.
+    assert_eq!(c.nn.registrations.lock().unwrap().len(), 3);
+    wait_until("heartbeats", || {
+        c.nn.heartbeats
+            .lock()
+            .unwrap()
+            .iter()
+            .any(|h| h.capacity > 0 && h.dfs_used >= len as u64)
+    })
+    .await?;
+    assert!(c.nn.block_reports.lock().unwrap().len() >= 3);
+    c.stop().await;
+    Ok(())
+}
+
+#[tokio::test]
+async fn zero_length_block() -> anyhow::Result<()> {
+    let c = Cluster::start(2, fast_options()).await?;
+    let b = block(2002, 5, 0);
+    let out = write_block(c.dns[0].xfer_addr(), b.clone(), vec![c.info(1)], &[]).await?;
+    assert_eq!(out.acks.len(), 1);
+    assert!(all_success(&out.acks[0], 2));
+    for dn in &c.dns {
+        let uuid = dn.uuid().to_string();
+        wait_until("zero-length report", || {
+            c.nn.received_by(&uuid, 2002).is_some()
+        })
+        .await?;
+        assert_eq!(c.nn.received_by(&uuid, 2002).unwrap().0.num_bytes, 0);
+        assert!(read_block(dn.xfer_addr(), b.clone(), 0, 0)
+            .await?
+            .is_empty());
+    }
+    c.stop().await;
+    Ok(())
+}
+
+#[tokio::test]
+async fn corrupt_replica_fails_the_read_and_is_reported() -> anyhow::Result<()> {
+    let c = Cluster::start(1, fast_options()).await?;
+    let data = test_data(200_000, 3);
+    let b = block(3003, 1, data.len() as u64);
+    write_block(c.dns[0].xfer_addr(), b.clone(), vec![], &data).await?;
+    wait_until("finalized", || c.dns[0].replica_count() == 1).await?;
+    let path = c.dns[0].replica_path(3003).context("replica path")?;
+    let mut bytes = std::fs::read(&path)?;
+    bytes[70_000] ^= 0x01;
+    std::fs::write(&path, bytes)?;
+
+    match read_block(c.dns[0].xfer_addr(), b.clone(), 0, data.len() as u64).await {
+        Err(DataTransferError::ChecksumMismatch { offset, .. }) => {
+            assert_eq!(offset, 70_000 / 512 * 512)
+        }
+        other => bail!(
+            "expected a checksum mismatch, got {:?}",
+            other.map(|d| d.len())
+        ),
+    }
+    let uuid = c.dns[0].uuid().to_string();
+    wait_until("bad replica report", || {
+        c.nn.bad_replicas
+            .lock()
+            .unwrap()
+            .contains(&(uuid.clone(), 3003))
+    })
+    .await?;
+    // Bytes before the bad chunk still read fine.
+    assert_eq!(
+        read_block(c.dns[0].xfer_addr(), b, 0, 60_000).await?,
+        &data[..60_000]
+    );
+    c.stop().await;
+    Ok(())
+}
+
+#[tokio::test]
+async fn transfer_and_invalidate_commands() -> anyhow::Result<()> {
+    let c = Cluster::start(3, fast_options()).await?;
+    let data = test_data(150_000, 9);
+    let b = block(4004, 3, data.len() as u64);
+    write_block(c.dns[0].xfer_addr(), b.clone(), vec![], &data).await?;
+    wait_until("source replica", || c.dns[0].replica_count() == 1).await?;
+
+    c.nn.queue(
+        c.dns[0].uuid(),
+        Command::Transfer(TransferCommand {
+            block_id: 4004,
+            generation_stamp: 3,
+            num_bytes: data.len() as u64,
+            targets: vec![c.identity(1), c.identity(2)],
+        }),
+    );
+    for i in [1, 2] {
+        let uuid = c.dns[i].uuid().to_string();
+        wait_until("transferred replica reported", || {
+            c.nn.received_by(&uuid, 4004).is_some()
+        })
+        .await?;
+        assert_eq!(c.dns[i].replica_count(), 1);
+        assert!(read_block(c.dns[i].xfer_addr(), b.clone(), 0, data.len() as u64).await? == data);
+    }
+
+    c.nn.queue(
+        c.dns[2].uuid(),
+        Command::Invalidate(InvalidateCommand {
+            block_ids: vec![4004],
+        }),
+    );
+    let uuid = c.dns[2].uuid().to_string();
+    wait_until("deletion reported", || {
+        c.nn.deleted.lock().unwrap().contains(&(uuid.clone(), 4004))
+    })
+    .await?;
+    assert_eq!(c.dns[2].replica_count(), 0);
+    assert!(read_block(c.dns[2].xfer_addr(), b, 0, 10).await.is_err());
+    c.stop().await;
+    Ok(())
+}
+
+#[tokio::test]
+async fn dead_downstream_is_named_as_first_bad_link() -> anyhow::Result<()> {
+    let c = Cluster::start(2, fast_options()).await?;
+    let dead = TcpListener::bind("127.0.0.1:0").await?;
+    let dead_port = dead.local_addr()?.port();
+    drop(dead);
+    let mut ghost = c.info(1);
+    ghost.id.xfer_port = u32::from(dead_port);
+    ghost.id.datanode_uuid = "ghost".into();
+    let b = block(5005, 1, 10);
+    // DN0 → DN1 → ghost: DN1 cannot connect and DN0 passes the blame up.
+    let out = write_block(
+        c.dns[0].xfer_addr(),
+        b,
+        vec![c.info(1), ghost],
+        b"0123456789",
+    )
+    .await?;
+    assert_eq!(out.setup.status, Status::Error as i32);
+    assert_eq!(
+        out.setup.first_bad_link.as_deref(),
+        Some(format!("127.0.0.1:{dead_port}").as_str())
+    );
+    c.stop().await;
+    Ok(())
+}
+
+#[tokio::test]
+async fn heartbeat_mode_batches_reports_and_restart_keeps_identity() -> anyhow::Result<()> {
+    let options = DataNodeOptions {
+        ibr_immediate: false,
+        ..fast_options()
+    };
+    let mut c = Cluster::start(1, options.clone()).await?;
+    let data = test_data(1000, 4);
+    let b = block(6006, 2, 1000);
+    write_block(c.dns[0].xfer_addr(), b.clone(), vec![], &data).await?;
+    let uuid = c.dns[0].uuid().to_string();
+    wait_until("report in a heartbeat", || {
+        c.nn.received_by(&uuid, 6006).is_some()
+    })
+    .await?;
+    assert_eq!(c.nn.received_by(&uuid, 6006).unwrap().1, "heartbeat");
+
+    // Restart the node on the same directories.
+    let dn = c.dns.pop().unwrap();
+    c.dn_shutdowns[0].trigger();
+    tokio::time::timeout(DEADLINE, dn.wait()).await?;
+    let shutdown = Shutdown::new();
+    let dn = c
+        .start_datanode(c.dirs[0].path(), shutdown.clone(), options)
+        .await?;
+    assert_eq!(dn.uuid(), uuid);
+    assert_eq!(dn.replica_count(), 1);
+    assert!(read_block(dn.xfer_addr(), b, 0, 1000).await? == data);
+    wait_until("block report after restart", || {
+        c.nn.block_reports
+            .lock()
+            .unwrap()
+            .iter()
+            .filter(|r| r.datanode_uuid == uuid)
+            .count()
+            >= 2
+    })
+    .await?;
+    let reports = c.nn.block_reports.lock().unwrap().clone();
+    let last = reports
+        .iter()
+        .rev()
+        .find(|r| r.datanode_uuid == uuid)
+        .unwrap();
+    assert_eq!(last.replicas.len(), 1);
+    assert_eq!(last.replicas[0].num_bytes, 1000);
+    c.dns.push(dn);
+    c.dn_shutdowns[0] = shutdown;
+    c.stop().await;
+    Ok(())
+}
+
+#[tokio::test]
+async fn garbage_on_the_data_port_does_not_kill_the_server() -> anyhow::Result<()> {
+    let c = Cluster::start(1, fast_options()).await?;
+    let addr = c.dns[0].xfer_addr();
+    let attempts: Vec<Vec<u8>> = vec![
+        b"GET / HTTP/1.1\r\nHost: x\r\n\r\n".to_vec(),
+        vec![0, 28, 99, 0],
+        vec![0, 28, 81, 50, 1, 2, 3],
+        vec![0, 28, 80, 3, 0xff, 0xff, 0xff],
+    ];
+    for bytes in attempts {
+        let mut s = TcpStream::connect(addr).await?;
+        s.write_all(&bytes).await?;
+        s.shutdown().await?;
+        let mut rest = Vec::new();
+        // The server answers at most an error and closes.
+        tokio::time::timeout(DEADLINE, s.read_to_end(&mut rest)).await??;
+    }
+    let data = test_data(5000, 8);
+    let b = block(7007, 1, 5000);
+    let out = write_block(addr, b.clone(), vec![], &data).await?;
+    assert!(all_success(out.acks.last().unwrap(), 1));
+    assert!(read_block(addr, b, 0, 5000).await? == data);
+    c.stop().await;
+    Ok(())
+}
+
+/// A fake downstream DataNode that accepts the write, takes one packet and dies.
+async fn dying_downstream() -> anyhow::Result<DatanodeInfoProto> {
+    let listener = TcpListener::bind("127.0.0.1:0").await?;
+    let port = listener.local_addr()?.port();
+    tokio::spawn(async move {
+        let (stream, _) = listener.accept().await.unwrap();
+        let mut rd = BufReader::new(stream);
+        let _op = tusk_datatransfer::read_op(&mut rd).await.unwrap();
+        write_delimited(
+            &mut rd,
+            &BlockOpResponseProto {
+                status: Status::Success as i32,
+                first_bad_link: Some(String::new()),
+                ..Default::default()
+            },
+        )
+        .await
+        .unwrap();
+        let mut packet = PacketBuf::new();
+        packet.read_from(&mut rd).await.unwrap();
+        // Dropping the stream closes it without an ack.
+    });
+    Ok(DatanodeInfoProto {
+        id: DatanodeIdProto {
+            ip_addr: "127.0.0.1".into(),
+            host_name: "localhost".into(),
+            datanode_uuid: "dying".into(),
+            xfer_port: u32::from(port),
+            info_port: 0,
+            ipc_port: 0,
+            info_secure_port: None,
+        },
+        ..Default::default()
+    })
+}
+
+#[tokio::test]
+async fn downstream_death_is_acked_then_pipeline_recovers() -> anyhow::Result<()> {
+    let c = Cluster::start(1, fast_options()).await?;
+    let data = test_data(MAX_PACKET_DATA * 2 + 100, 5);
+    let b = block(8008, 1, data.len() as u64);
+    let dying = dying_downstream().await?;
+    let out = write_block(c.dns[0].xfer_addr(), b.clone(), vec![dying], &data).await?;
+    assert_eq!(out.setup.status, Status::Success as i32);
+    let bad = out.acks.last().context("an ack")?;
+    assert_eq!(
+        bad.reply,
+        vec![Status::Success as i32, Status::Error as i32],
+        "the ack names the downstream as failed"
+    );
+    wait_until("rbw replica kept", || {
+        c.dns[0]
+            .replicas()
+            .iter()
+            .any(|r| r.block_id == 8008 && r.state == tusk_datanode::ReplicaState::Rbw)
+    })
+    .await?;
+
+    // Streaming recovery on the surviving node: new genstamp, resend from byte 0.
+    let recovery = OpWriteBlockProto {
+        header: header(b.clone()),
+        pipeline_size: 1,
+        stage: BlockConstructionStage::PipelineSetupStreamingRecovery as i32,
+        min_bytes_rcvd: 0,
+        max_bytes_rcvd: data.len() as u64,
+        latest_generation_stamp: 2,
+        requested_checksum: DataChecksum::crc32c(512).to_proto(),
+        ..Default::default()
+    };
+    let out = write_with_op(c.dns[0].xfer_addr(), recovery, &data).await?;
+    assert_eq!(out.acks.len(), 4);
+    assert!(out.acks.iter().all(|a| all_success(a, 1)));
+    let uuid = c.dns[0].uuid().to_string();
+    wait_until("recovered replica reported", || {
+        c.nn.received
+            .lock()
+            .unwrap()
+            .iter()
+            .any(|(u, r, _)| *u == uuid && r.block_id == 8008 && r.generation_stamp == 2)
+    })
+    .await?;
+    let b2 = block(8008, 2, data.len() as u64);
+    assert!(read_block(c.dns[0].xfer_addr(), b2.clone(), 0, data.len() as u64).await? == data);
+
+    // Close recovery of the finalized replica: genstamp bump, no data.
+    let close = OpWriteBlockProto {
+        header: header(b2.clone()),
+        pipeline_size: 1,
+        stage: BlockConstructionStage::PipelineCloseRecovery as i32,
+        min_bytes_rcvd: data.len() as u64,
+        max_bytes_rcvd: data.len() as u64,
+        latest_generation_stamp: 3,
+        requested_checksum: DataChecksum::crc32c(512).to_proto(),
+        ..Default::default()
+    };
+    let out = write_with_op(c.dns[0].xfer_addr(), close, &[]).await?;
+    assert_eq!(out.setup.status, Status::Success as i32);
+    wait_until("closed replica reported", || {
+        c.nn.received.lock().unwrap().iter().any(|(u, r, _)| {
+            *u == uuid && r.generation_stamp == 3 && r.num_bytes == data.len() as u64
+        })
+    })
+    .await?;
+    // Reads with the old genstamp fail, the new one works.
+    assert!(read_block(c.dns[0].xfer_addr(), block(8008, 4, 0), 0, 10)
+        .await
+        .is_err());
+    assert!(read_block(c.dns[0].xfer_addr(), block(8008, 3, 0), 0, 100).await? == data[..100]);
+    c.stop().await;
+    Ok(())
+}
