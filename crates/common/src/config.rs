@@ -205,8 +205,12 @@ mod tests {
         assert_eq!(conf.get_u64("dfs.replication", 3).unwrap(), 2);
         assert_eq!(conf.get_u64("dfs.blocksize", 0).unwrap(), 1 << 20);
         assert_eq!(
-            conf.get_duration("dfs.heartbeat.interval", Duration::ZERO, Duration::from_secs(1))
-                .unwrap(),
+            conf.get_duration(
+                "dfs.heartbeat.interval",
+                Duration::ZERO,
+                Duration::from_secs(1)
+            )
+            .unwrap(),
             Duration::from_secs(1)
         );
         conf.apply_overrides(&["dfs.replication=1"]).unwrap();

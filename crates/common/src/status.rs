@@ -78,7 +78,11 @@ fn rates(prev: &Reading, cur: &Reading, secs: f64) -> NodeStatus {
         disk_utilization_pct: disk,
         net_rx_bytes_per_sec: cur.rx_bytes.saturating_sub(prev.rx_bytes) as f64 / secs,
         net_tx_bytes_per_sec: cur.tx_bytes.saturating_sub(prev.tx_bytes) as f64 / secs,
-        cpu_pct: if total > 0.0 { busy / total * 100.0 } else { 0.0 },
+        cpu_pct: if total > 0.0 {
+            busy / total * 100.0
+        } else {
+            0.0
+        },
     }
 }
 
@@ -186,7 +190,8 @@ mod tests {
 
     #[test]
     fn proc_formats_parse() {
-        let disk = "   8       0 sda 100 0 0 0 0 0 0 0 0 777 0\n   8       1 sda1 1 0 0 0 0 0 0 0 0 5 0\n";
+        let disk =
+            "   8       0 sda 100 0 0 0 0 0 0 0 0 777 0\n   8       1 sda1 1 0 0 0 0 0 0 0 0 5 0\n";
         assert_eq!(parse_diskstats(disk), vec![("sda".to_string(), 777)]);
         let net = "h1\nh2\n    lo: 50 1 0 0 0 0 0 0 60 1 0 0 0 0 0 0\n  eth0: 100 1 0 0 0 0 0 0 200 1 0 0 0 0 0 0\n";
         assert_eq!(parse_net_dev(net), (100, 200));

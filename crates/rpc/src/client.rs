@@ -165,13 +165,11 @@ impl RpcClient {
             addr: self.addr.clone(),
             source,
         };
-        let stream = tokio::time::timeout(
-            self.options.connect_timeout,
-            TcpStream::connect(&self.addr),
-        )
-        .await
-        .map_err(|_| connect_err(std::io::ErrorKind::TimedOut.into()))?
-        .map_err(connect_err)?;
+        let stream =
+            tokio::time::timeout(self.options.connect_timeout, TcpStream::connect(&self.addr))
+                .await
+                .map_err(|_| connect_err(std::io::ErrorKind::TimedOut.into()))?
+                .map_err(connect_err)?;
         let _ = stream.set_nodelay(true);
         let (rd, mut wr) = stream.into_split();
         let mut hello = BytesMut::new();
@@ -190,12 +188,18 @@ impl RpcClient {
         let pending = Arc::new(Mutex::new(Pending::default()));
         let (tx, rx) = mpsc::unbounded_channel();
         tokio::spawn(write_loop(wr, rx));
-        tokio::spawn(read_loop(BufReader::with_capacity(64 * 1024, rd), pending.clone()));
+        tokio::spawn(read_loop(
+            BufReader::with_capacity(64 * 1024, rd),
+            pending.clone(),
+        ));
         Ok(Connection { tx, pending })
     }
 }
 
-async fn write_loop(mut wr: tokio::net::tcp::OwnedWriteHalf, mut rx: mpsc::UnboundedReceiver<BytesMut>) {
+async fn write_loop(
+    mut wr: tokio::net::tcp::OwnedWriteHalf,
+    mut rx: mpsc::UnboundedReceiver<BytesMut>,
+) {
     let mut batch = BytesMut::new();
     while let Some(first) = rx.recv().await {
         batch.unsplit(first);

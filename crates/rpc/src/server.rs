@@ -15,8 +15,8 @@ use tusk_proto::common::{
     rpc_request_header_proto::OperationProto,
     rpc_response_header_proto::{RpcErrorCodeProto, RpcStatusProto},
     rpc_sasl_proto::SaslState,
-    IpcConnectionContextProto, RequestHeaderProto, RpcRequestHeaderProto,
-    RpcResponseHeaderProto, RpcSaslProto,
+    IpcConnectionContextProto, RequestHeaderProto, RpcRequestHeaderProto, RpcResponseHeaderProto,
+    RpcSaslProto,
 };
 
 use crate::error::{RemoteException, RpcError};
@@ -156,7 +156,12 @@ impl RpcServer {
                     req_header.declaring_class_protocol_name
                 ),
             );
-            let _ = tx.send(error_reply(&ctx, retry, &err, RpcErrorCodeProto::ErrorNoSuchProtocol));
+            let _ = tx.send(error_reply(
+                &ctx,
+                retry,
+                &err,
+                RpcErrorCodeProto::ErrorNoSuchProtocol,
+            ));
             return Ok(());
         };
         tokio::spawn(async move {
@@ -223,7 +228,9 @@ async fn read_preamble<R: tokio::io::AsyncRead + Unpin>(rd: &mut R) -> Result<u8
     let mut pre = [0u8; 7];
     rd.read_exact(&mut pre).await?;
     if &pre[..4] != frame::MAGIC {
-        return Err(RpcError::Protocol("connection did not start with 'hrpc'".into()));
+        return Err(RpcError::Protocol(
+            "connection did not start with 'hrpc'".into(),
+        ));
     }
     if pre[4] != frame::RPC_VERSION {
         return Err(RpcError::Protocol(format!(
