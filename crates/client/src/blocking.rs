@@ -41,11 +41,13 @@ impl BlockingClient {
     }
 
     pub fn mkdirs(&self, path: &str, permission: u16) -> Result<bool> {
-        self.runtime.block_on(self.client.mkdirs(path, permission, true))
+        self.runtime
+            .block_on(self.client.mkdirs(path, permission, true))
     }
 
     pub fn write_file(&self, path: &str, data: &[u8], opts: CreateOptions) -> Result<()> {
-        self.runtime.block_on(self.client.write_file(path, data, opts))
+        self.runtime
+            .block_on(self.client.write_file(path, data, opts))
     }
 
     pub fn read_file(&self, path: &str) -> Result<Vec<u8>> {
@@ -53,7 +55,8 @@ impl BlockingClient {
     }
 
     pub fn rename2(&self, src: &str, dst: &str, overwrite: bool) -> Result<()> {
-        self.runtime.block_on(self.client.rename2(src, dst, overwrite))
+        self.runtime
+            .block_on(self.client.rename2(src, dst, overwrite))
     }
 
     pub fn delete(&self, path: &str, recursive: bool) -> Result<bool> {

@@ -58,7 +58,11 @@ impl DfsClient {
                 ..Default::default()
             },
         );
-        let client_name = format!("DFSClient_NONMAPREDUCE_{}_{}", rand::random::<u32>() >> 1, std::process::id());
+        let client_name = format!(
+            "DFSClient_NONMAPREDUCE_{}_{}",
+            rand::random::<u32>() >> 1,
+            std::process::id()
+        );
         let inner = Arc::new(Inner {
             rpc,
             options,
@@ -78,7 +82,11 @@ impl DfsClient {
         &self.inner.client_name
     }
 
-    pub(crate) async fn call<Req: prost::Message, Resp: prost::Message + Default>(&self, method: &str, req: &Req) -> Result<Resp> {
+    pub(crate) async fn call<Req: prost::Message, Resp: prost::Message + Default>(
+        &self,
+        method: &str,
+        req: &Req,
+    ) -> Result<Resp> {
         Ok(self.inner.rpc.call(method, req).await?)
     }
 
@@ -86,7 +94,9 @@ impl DfsClient {
         self.inner
             .server_defaults
             .get_or_try_init(|| async {
-                let r: h::GetServerDefaultsResponseProto = self.call("getServerDefaults", &h::GetServerDefaultsRequestProto {}).await?;
+                let r: h::GetServerDefaultsResponseProto = self
+                    .call("getServerDefaults", &h::GetServerDefaultsRequestProto {})
+                    .await?;
                 Ok::<_, ClientError>(r.server_defaults)
             })
             .await
@@ -95,13 +105,22 @@ impl DfsClient {
 
     /// Status of `path`, or `None` if it does not exist.
     pub async fn get_file_info(&self, path: &str) -> Result<Option<FileStatus>> {
-        let r: h::GetFileInfoResponseProto = self.call("getFileInfo", &h::GetFileInfoRequestProto { src: path.to_string() }).await?;
+        let r: h::GetFileInfoResponseProto = self
+            .call(
+                "getFileInfo",
+                &h::GetFileInfoRequestProto {
+                    src: path.to_string(),
+                },
+            )
+            .await?;
         Ok(r.fs.map(|fs| FileStatus::from_proto(path.to_string(), &fs)))
     }
 
     /// Status of `path`, or a FileNotFoundException.
     pub async fn stat(&self, path: &str) -> Result<FileStatus> {
-        self.get_file_info(path).await?.ok_or_else(|| not_found(path))
+        self.get_file_info(path)
+            .await?
+            .ok_or_else(|| not_found(path))
     }
 
     /// Every entry of a directory (all pages), or the file itself.
@@ -121,7 +140,10 @@ impl DfsClient {
                 .await?;
             let list = r.dir_list.ok_or_else(|| not_found(path))?;
             for s in &list.partial_listing {
-                out.push(FileStatus::from_proto(String::from_utf8_lossy(&s.path).to_string(), s));
+                out.push(FileStatus::from_proto(
+                    String::from_utf8_lossy(&s.path).to_string(),
+                    s,
+                ));
             }
             match list.partial_listing.last() {
                 Some(last) if list.remaining_entries > 0 => start_after = last.path.clone(),
@@ -136,7 +158,9 @@ impl DfsClient {
                 "mkdirs",
                 &h::MkdirsRequestProto {
                     src: path.to_string(),
-                    masked: h::FsPermissionProto { perm: permission as u32 },
+                    masked: h::FsPermissionProto {
+                        perm: permission as u32,
+                    },
                     create_parent,
                     unmasked: None,
                 },
@@ -170,7 +194,13 @@ impl DfsClient {
             path: path.to_string(),
             message: "create returned no status".into(),
         })?;
-        Ok(FileWriter::new(self.clone(), path.to_string(), status.file_id.unwrap_or(0), replication, block_size))
+        Ok(FileWriter::new(
+            self.clone(),
+            path.to_string(),
+            status.file_id.unwrap_or(0),
+            replication,
+            block_size,
+        ))
     }
 
     /// Opens a file for reading.
@@ -179,7 +209,12 @@ impl DfsClient {
         Ok(FileReader::new(self.clone(), path.to_string(), blocks))
     }
 
-    pub async fn block_locations(&self, path: &str, offset: u64, length: u64) -> Result<h::LocatedBlocksProto> {
+    pub async fn block_locations(
+        &self,
+        path: &str,
+        offset: u64,
+        length: u64,
+    ) -> Result<h::LocatedBlocksProto> {
         let r: h::GetBlockLocationsResponseProto = self
             .call(
                 "getBlockLocations",
@@ -207,7 +242,15 @@ impl DfsClient {
 
     /// The original rename (moves into `dst` if it is a directory); false if refused.
     pub async fn rename(&self, src: &str, dst: &str) -> Result<bool> {
-        let r: h::RenameResponseProto = self.call("rename", &h::RenameRequestProto { src: src.into(), dst: dst.into() }).await?;
+        let r: h::RenameResponseProto = self
+            .call(
+                "rename",
+                &h::RenameRequestProto {
+                    src: src.into(),
+                    dst: dst.into(),
+                },
+            )
+            .await?;
         Ok(r.result)
     }
 
@@ -228,7 +271,15 @@ impl DfsClient {
     }
 
     pub async fn delete(&self, path: &str, recursive: bool) -> Result<bool> {
-        let r: h::DeleteResponseProto = self.call("delete", &h::DeleteRequestProto { src: path.into(), recursive }).await?;
+        let r: h::DeleteResponseProto = self
+            .call(
+                "delete",
+                &h::DeleteRequestProto {
+                    src: path.into(),
+                    recursive,
+                },
+            )
+            .await?;
         Ok(r.result)
     }
 
@@ -251,14 +302,21 @@ impl DfsClient {
                 "setPermission",
                 &h::SetPermissionRequestProto {
                     src: path.into(),
-                    permission: h::FsPermissionProto { perm: permission as u32 },
+                    permission: h::FsPermissionProto {
+                        perm: permission as u32,
+                    },
                 },
             )
             .await?;
         Ok(())
     }
 
-    pub async fn set_owner(&self, path: &str, owner: Option<&str>, group: Option<&str>) -> Result<()> {
+    pub async fn set_owner(
+        &self,
+        path: &str,
+        owner: Option<&str>,
+        group: Option<&str>,
+    ) -> Result<()> {
         let _: h::SetOwnerResponseProto = self
             .call(
                 "setOwner",
@@ -274,29 +332,58 @@ impl DfsClient {
 
     /// Sets times in ms since the epoch; `u64::MAX` (-1) leaves one unchanged.
     pub async fn set_times(&self, path: &str, mtime: u64, atime: u64) -> Result<()> {
-        let _: h::SetTimesResponseProto = self.call("setTimes", &h::SetTimesRequestProto { src: path.into(), mtime, atime }).await?;
+        let _: h::SetTimesResponseProto = self
+            .call(
+                "setTimes",
+                &h::SetTimesRequestProto {
+                    src: path.into(),
+                    mtime,
+                    atime,
+                },
+            )
+            .await?;
         Ok(())
     }
 
     pub async fn content_summary(&self, path: &str) -> Result<h::ContentSummaryProto> {
-        let r: h::GetContentSummaryResponseProto = self.call("getContentSummary", &h::GetContentSummaryRequestProto { path: path.into() }).await?;
+        let r: h::GetContentSummaryResponseProto = self
+            .call(
+                "getContentSummary",
+                &h::GetContentSummaryRequestProto { path: path.into() },
+            )
+            .await?;
         Ok(r.summary)
     }
 
     pub async fn fs_stats(&self) -> Result<h::GetFsStatsResponseProto> {
-        self.call("getFsStats", &h::GetFsStatusRequestProto {}).await
+        self.call("getFsStats", &h::GetFsStatusRequestProto {})
+            .await
     }
 
     /// DataNodes known to the NameNode: `kind` 1 = all, 2 = live, 3 = dead.
     pub async fn datanode_report(&self, kind: i32) -> Result<Vec<h::DatanodeInfoProto>> {
-        let r: h::GetDatanodeReportResponseProto = self.call("getDatanodeReport", &h::GetDatanodeReportRequestProto { r#type: kind }).await?;
+        let r: h::GetDatanodeReportResponseProto = self
+            .call(
+                "getDatanodeReport",
+                &h::GetDatanodeReportRequestProto { r#type: kind },
+            )
+            .await?;
         Ok(r.di)
     }
 
-    pub(crate) async fn report_bad_block(&self, block: &h::LocatedBlockProto, node: &h::DatanodeInfoProto) {
+    pub(crate) async fn report_bad_block(
+        &self,
+        block: &h::LocatedBlockProto,
+        node: &h::DatanodeInfoProto,
+    ) {
         let mut bad = block.clone();
         bad.locs = vec![node.clone()];
-        let r: Result<h::ReportBadBlocksResponseProto> = self.call("reportBadBlocks", &h::ReportBadBlocksRequestProto { blocks: vec![bad] }).await;
+        let r: Result<h::ReportBadBlocksResponseProto> = self
+            .call(
+                "reportBadBlocks",
+                &h::ReportBadBlocksRequestProto { blocks: vec![bad] },
+            )
+            .await;
         if let Err(e) = r {
             tracing::warn!(error = %e, "reportBadBlocks failed");
         }
@@ -312,12 +399,17 @@ impl DfsClient {
 }
 
 pub(crate) fn not_found(path: &str) -> ClientError {
-    ClientError::Remote(tusk_rpc::RemoteException::new("java.io.FileNotFoundException", format!("File does not exist: {path}")))
+    ClientError::Remote(tusk_rpc::RemoteException::new(
+        "java.io.FileNotFoundException",
+        format!("File does not exist: {path}"),
+    ))
 }
 
 /// Renews the client's lease every 30 s while it has files open.
 fn spawn_lease_renewer(inner: std::sync::Weak<Inner>) {
-    let Ok(handle) = tokio::runtime::Handle::try_current() else { return };
+    let Ok(handle) = tokio::runtime::Handle::try_current() else {
+        return;
+    };
     handle.spawn(async move {
         loop {
             tokio::time::sleep(Duration::from_secs(30)).await;
@@ -327,7 +419,8 @@ fn spawn_lease_renewer(inner: std::sync::Weak<Inner>) {
                     client_name: inner.client_name.clone(),
                     namespaces: vec![],
                 };
-                let r: std::result::Result<h::RenewLeaseResponseProto, _> = inner.rpc.call("renewLease", &req).await;
+                let r: std::result::Result<h::RenewLeaseResponseProto, _> =
+                    inner.rpc.call("renewLease", &req).await;
                 if let Err(e) = r {
                     tracing::warn!(error = %e, "lease renewal failed");
                 }

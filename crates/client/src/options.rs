@@ -22,7 +22,9 @@ impl std::str::FromStr for ReplicationMode {
         match s {
             "pipeline" => Ok(ReplicationMode::Pipeline),
             "parallel" => Ok(ReplicationMode::Parallel),
-            other => Err(format!("replication mode must be pipeline or parallel, not {other}")),
+            other => Err(format!(
+                "replication mode must be pipeline or parallel, not {other}"
+            )),
         }
     }
 }
@@ -90,7 +92,9 @@ impl ClientOptions {
             replication: conf.get_u64("dfs.replication", 3).map_err(bad)? as u16,
             block_size: conf.get_u64("dfs.blocksize", d.block_size).map_err(bad)?,
             bytes_per_checksum: conf.get_u64("dfs.bytes-per-checksum", 512).map_err(bad)? as u32,
-            packet_size: conf.get_u64("dfs.client-write-packet-size", 65536).map_err(bad)? as usize,
+            packet_size: conf
+                .get_u64("dfs.client-write-packet-size", 65536)
+                .map_err(bad)? as usize,
             max_packets_in_flight: conf
                 .get_u64("dfs.client.write.max-packets-in-flight", 80)
                 .map_err(bad)? as usize,
@@ -101,9 +105,15 @@ impl ClientOptions {
                     path: "dfs.client.write.replication-mode".into(),
                     message,
                 })?,
-            max_calls_in_flight: conf.get_u64("ipc.client.async.calls.max", 100).map_err(bad)? as usize,
+            max_calls_in_flight: conf
+                .get_u64("ipc.client.async.calls.max", 100)
+                .map_err(bad)? as usize,
             socket_timeout: conf
-                .get_duration("dfs.client.socket-timeout", d.socket_timeout, Duration::from_millis(1))
+                .get_duration(
+                    "dfs.client.socket-timeout",
+                    d.socket_timeout,
+                    Duration::from_millis(1),
+                )
                 .map_err(bad)?,
             complete_retries: conf
                 .get_u64("dfs.client.block.write.locateFollowingBlock.retries", 10)
@@ -132,12 +142,18 @@ mod tests {
 
     #[test]
     fn default_fs_uris_parse() {
-        assert_eq!(namenode_addr("hdfs://127.0.0.1:9000").as_deref(), Some("127.0.0.1:9000"));
+        assert_eq!(
+            namenode_addr("hdfs://127.0.0.1:9000").as_deref(),
+            Some("127.0.0.1:9000")
+        );
         assert_eq!(namenode_addr("hdfs://nn/").as_deref(), Some("nn:8020"));
         assert_eq!(namenode_addr("hdfs://"), None);
         let mut conf = Configuration::new();
         conf.set("dfs.client.write.replication-mode", "parallel");
-        assert_eq!(ClientOptions::from_conf(&conf).unwrap().replication_mode, ReplicationMode::Parallel);
+        assert_eq!(
+            ClientOptions::from_conf(&conf).unwrap().replication_mode,
+            ReplicationMode::Parallel
+        );
         conf.set("dfs.client.write.replication-mode", "chain");
         assert!(ClientOptions::from_conf(&conf).is_err());
     }

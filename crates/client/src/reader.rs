@@ -7,7 +7,9 @@ use std::time::Duration;
 use tokio::io::{AsyncWriteExt, BufReader};
 use tokio::net::tcp::OwnedReadHalf;
 use tokio::net::TcpStream;
-use tusk_datatransfer::{read_delimited, write_delimited, write_op, DataChecksum, DataTransferError, Op, PacketBuf};
+use tusk_datatransfer::{
+    read_delimited, write_delimited, write_op, DataChecksum, DataTransferError, Op, PacketBuf,
+};
 use tusk_proto::common::TokenProto;
 use tusk_proto::hdfs::{self as h, Status};
 
@@ -121,10 +123,13 @@ impl FileReader {
 
     /// Loads the next packet's data into `buffered`, failing over between replicas.
     async fn fill(&mut self) -> Result<()> {
-        let block = self.block_at(self.pos).cloned().ok_or_else(|| ClientError::InvalidArgument {
-            path: self.path.clone(),
-            message: format!("no block holds offset {}", self.pos),
-        })?;
+        let block =
+            self.block_at(self.pos)
+                .cloned()
+                .ok_or_else(|| ClientError::InvalidArgument {
+                    path: self.path.clone(),
+                    message: format!("no block holds offset {}", self.pos),
+                })?;
         let mut last_error = String::from("no replica available");
         for _ in 0..=block.locs.len() {
             if self.current.is_none() {
@@ -141,7 +146,9 @@ impl FileReader {
                 Ok(()) => {
                     self.buffered_at = 0;
                     if cur.remaining == 0 {
-                        let ok = h::ClientReadStatusProto { status: Status::ChecksumOk as i32 };
+                        let ok = h::ClientReadStatusProto {
+                            status: Status::ChecksumOk as i32,
+                        };
                         let _ = write_delimited(&mut cur.writer, &ok).await;
                         let _ = cur.writer.shutdown().await;
                         self.current = None;
@@ -168,7 +175,10 @@ impl FileReader {
     }
 
     /// Connects to the first replica not known bad and starts reading at `pos`.
-    async fn open_replica(&mut self, block: &h::LocatedBlockProto) -> std::result::Result<BlockRead, String> {
+    async fn open_replica(
+        &mut self,
+        block: &h::LocatedBlockProto,
+    ) -> std::result::Result<BlockRead, String> {
         let start = self.pos - block.offset;
         let len = block.b.num_bytes.unwrap_or(0) - start;
         let mut last = String::from("no live replica");
@@ -188,7 +198,13 @@ impl FileReader {
         Err(last)
     }
 
-    async fn connect(&self, block: &h::LocatedBlockProto, node: &h::DatanodeInfoProto, start: u64, len: u64) -> std::result::Result<BlockRead, String> {
+    async fn connect(
+        &self,
+        block: &h::LocatedBlockProto,
+        node: &h::DatanodeInfoProto,
+        start: u64,
+        len: u64,
+    ) -> std::result::Result<BlockRead, String> {
         let name = node_name(node);
         let stream = tokio::time::timeout(self.timeout, TcpStream::connect(&name))
             .await
@@ -216,12 +232,20 @@ impl FileReader {
             send_checksums: Some(true),
             caching_strategy: None,
         };
-        write_op(&mut wr, Op::ReadBlock, &op).await.map_err(|e| e.to_string())?;
-        let resp: h::BlockOpResponseProto = read_delimited(&mut reader).await.map_err(|e| e.to_string())?;
+        write_op(&mut wr, Op::ReadBlock, &op)
+            .await
+            .map_err(|e| e.to_string())?;
+        let resp: h::BlockOpResponseProto = read_delimited(&mut reader)
+            .await
+            .map_err(|e| e.to_string())?;
         if resp.status != Status::Success as i32 {
-            return Err(resp.message.unwrap_or_else(|| format!("status {}", resp.status)));
+            return Err(resp
+                .message
+                .unwrap_or_else(|| format!("status {}", resp.status)));
         }
-        let info = resp.read_op_checksum_info.ok_or("no checksum info in the reply")?;
+        let info = resp
+            .read_op_checksum_info
+            .ok_or("no checksum info in the reply")?;
         let checksum = DataChecksum::from_proto(&info.checksum).map_err(|e| e.to_string())?;
         Ok(BlockRead {
             reader,
@@ -236,7 +260,10 @@ impl FileReader {
 }
 
 /// Reads and verifies the next packet of a replica into `out`.
-async fn next_packet(r: &mut BlockRead, out: &mut Vec<u8>) -> std::result::Result<(), DataTransferError> {
+async fn next_packet(
+    r: &mut BlockRead,
+    out: &mut Vec<u8>,
+) -> std::result::Result<(), DataTransferError> {
     loop {
         r.packet.read_from(&mut r.reader).await?;
         let header = *r.packet.header();
@@ -247,7 +274,8 @@ async fn next_packet(r: &mut BlockRead, out: &mut Vec<u8>) -> std::result::Resul
             }
             continue;
         }
-        r.checksum.verify(data, r.packet.checksums(), header.offset_in_block as u64)?;
+        r.checksum
+            .verify(data, r.packet.checksums(), header.offset_in_block as u64)?;
         let skip = r.skip.min(data.len());
         r.skip -= skip;
         let useful = ((data.len() - skip) as u64).min(r.remaining) as usize;

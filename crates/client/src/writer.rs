@@ -13,6 +13,7 @@
 mod stream;
 
 use std::collections::VecDeque;
+use std::time::{Duration, Instant};
 
 use tusk_datatransfer::DataChecksum;
 use tusk_proto::hdfs as h;
@@ -21,6 +22,10 @@ use crate::client::DfsClient;
 use crate::error::{ClientError, Result};
 use crate::options::ReplicationMode;
 use stream::BlockStream;
+
+/// How long a failed DataNode stays excluded (HDFS's
+/// `dfs.client.write.exclude.nodes.cache.expiry.interval.millis` default).
+const EXCLUDE_EXPIRY: Duration = Duration::from_secs(10 * 60);
 
 /// Writes one file. Call [`close`](Self::close) to complete it; dropping it leaves the
 /// file open until its lease expires.
@@ -41,6 +46,9 @@ pub struct FileWriter {
     block_bytes: u64,
     /// The last finished block, with its length, for addBlock/complete.
     previous: Option<h::ExtendedBlockProto>,
+    /// DataNodes that failed during this write and when, sent as addBlock's excludeNodes
+    /// until [`EXCLUDE_EXPIRY`] passes (HDFS's excluded-nodes cache).
+    excluded: Vec<(h::DatanodeInfoProto, Instant)>,
     /// Spare packet buffers, reused once their packet is acknowledged.
     pool: VecDeque<Vec<u8>>,
     closed: bool,
@@ -49,7 +57,13 @@ pub struct FileWriter {
 }
 
 impl FileWriter {
-    pub(crate) fn new(client: DfsClient, path: String, file_id: u64, replication: u16, block_size: u64) -> Self {
+    pub(crate) fn new(
+        client: DfsClient,
+        path: String,
+        file_id: u64,
+        replication: u16,
+        block_size: u64,
+    ) -> Self {
         let opts = client.options();
         let checksum = DataChecksum::crc32c(opts.bytes_per_checksum);
         let bpc = opts.bytes_per_checksum as usize;
@@ -66,6 +80,7 @@ impl FileWriter {
             block: None,
             block_bytes: 0,
             previous: None,
+            excluded: Vec::new(),
             pool: VecDeque::new(),
             closed: false,
             written: 0,
@@ -122,10 +137,15 @@ impl FileWriter {
         if self.block.is_none() {
             self.block = Some(self.open_block().await?);
         }
-        let next = self.pool.pop_front().unwrap_or_else(|| Vec::with_capacity(self.packet_size));
+        let next = self
+            .pool
+            .pop_front()
+            .unwrap_or_else(|| Vec::with_capacity(self.packet_size));
         let data = std::mem::replace(&mut self.pending, next);
         let block = self.block.as_mut().expect("opened above");
-        block.send(&self.client, data, false, &mut self.pool).await?;
+        block
+            .send(&self.client, data, false, &mut self.pool)
+            .await?;
         if self.block_bytes == self.block_size {
             self.finish_block().await?;
         }
@@ -133,7 +153,8 @@ impl FileWriter {
     }
 
     async fn open_block(&mut self) -> Result<BlockStream> {
-        let mut excluded: Vec<h::DatanodeInfoProto> = Vec::new();
+        self.excluded
+            .retain(|(_, at)| at.elapsed() < EXCLUDE_EXPIRY);
         for _ in 0..3 {
             let r: h::AddBlockResponseProto = self
                 .client
@@ -143,14 +164,22 @@ impl FileWriter {
                         src: self.path.clone(),
                         client_name: self.client.client_name().to_string(),
                         previous: self.previous.clone(),
-                        exclude_nodes: excluded.clone(),
+                        exclude_nodes: self.excluded.iter().map(|(n, _)| n.clone()).collect(),
                         file_id: Some(self.file_id),
                         favored_nodes: vec![],
                         flags: vec![],
                     },
                 )
                 .await?;
-            match BlockStream::open(&self.client, &self.path, r.block.clone(), self.checksum, self.replication).await {
+            match BlockStream::open(
+                &self.client,
+                &self.path,
+                r.block.clone(),
+                self.checksum,
+                self.replication,
+            )
+            .await
+            {
                 Ok(stream) => return Ok(stream),
                 Err((bad, e)) => {
                     tracing::warn!(path = %self.path, error = %e, "could not set up the write; abandoning the block");
@@ -166,7 +195,7 @@ impl FileWriter {
                             },
                         )
                         .await?;
-                    excluded.extend(bad);
+                    self.exclude(bad);
                 }
             }
         }
@@ -178,12 +207,25 @@ impl FileWriter {
 
     /// Sends the closing empty packet and waits for every acknowledgement.
     async fn finish_block(&mut self) -> Result<()> {
-        let Some(mut block) = self.block.take() else { return Ok(()) };
-        block.send(&self.client, Vec::new(), true, &mut self.pool).await?;
-        let finished = block.finish(&self.client).await?;
-        self.previous = Some(finished);
+        let Some(mut block) = self.block.take() else {
+            return Ok(());
+        };
+        let finished = match block
+            .send(&self.client, Vec::new(), true, &mut self.pool)
+            .await
+        {
+            Ok(()) => block.finish(&self.client).await,
+            Err(e) => Err(e),
+        };
+        self.exclude(block.failed_nodes().to_vec());
+        self.previous = Some(finished?);
         self.block_bytes = 0;
         Ok(())
+    }
+
+    fn exclude(&mut self, nodes: Vec<h::DatanodeInfoProto>) {
+        let now = Instant::now();
+        self.excluded.extend(nodes.into_iter().map(|n| (n, now)));
     }
 
     /// Sends what is buffered, finishes the last block and completes the file.
@@ -195,7 +237,7 @@ impl FileWriter {
         self.finish_block().await?;
         self.closed = true;
         self.client.writer_closed();
-        let mut delay = std::time::Duration::from_millis(25);
+        let mut delay = Duration::from_millis(25);
         let attempts = self.client.options().complete_retries.max(1);
         for _ in 0..attempts {
             let r: h::CompleteResponseProto = self
@@ -214,7 +256,7 @@ impl FileWriter {
                 return Ok(());
             }
             tokio::time::sleep(delay).await;
-            delay = (delay * 2).min(std::time::Duration::from_secs(2));
+            delay = (delay * 2).min(Duration::from_secs(2));
         }
         Err(ClientError::CloseTimedOut {
             path: self.path.clone(),

@@ -4,7 +4,7 @@
 //! on the same port and directories.
 //!
 //! ```no_run
-//! # async fn demo() -> anyhow::Result<()> {
+//! # async fn demo() -> Result<(), tusk_minicluster::Error> {
 //! let cluster = tusk_minicluster::MiniCluster::builder().datanodes(3).build().await?;
 //! let client = cluster.client();
 //! client.write_file("/a", b"hello", Default::default()).await?;
@@ -72,7 +72,9 @@ impl MiniClusterBuilder {
         for _ in 0..self.datanodes {
             cluster.add_datanode().await?;
         }
-        cluster.wait_live_datanodes(self.datanodes, Duration::from_secs(20)).await?;
+        cluster
+            .wait_live_datanodes(self.datanodes, Duration::from_secs(20))
+            .await?;
         Ok(cluster)
     }
 }
@@ -172,19 +174,27 @@ impl MiniCluster {
 
     /// A client with adjusted options.
     pub fn client_with(&self, adjust: impl FnOnce(&mut ClientOptions)) -> DfsClient {
-        let mut opts = ClientOptions::from_conf(&self.client_conf()).expect("valid client configuration");
+        let mut opts =
+            ClientOptions::from_conf(&self.client_conf()).expect("valid client configuration");
         adjust(&mut opts);
         DfsClient::new(opts)
     }
 
     /// The running NameNode's state, for assertions.
     pub fn namesystem(&self) -> Arc<Namesystem> {
-        self.namenode.as_ref().expect("namenode running").namesystem.clone()
+        self.namenode
+            .as_ref()
+            .expect("namenode running")
+            .namesystem
+            .clone()
     }
 
     async fn start_namenode(&mut self) -> Result<(), Error> {
         let mut conf = self.conf.clone();
-        conf.set("dfs.namenode.name.dir", self.base.join("name").display().to_string());
+        conf.set(
+            "dfs.namenode.name.dir",
+            self.base.join("name").display().to_string(),
+        );
         let options = NameNodeOptions::from_conf(&conf)?;
         let runtime = node_runtime("namenode")?;
         let listener = bind(self.namenode_addr).await?;
@@ -262,7 +272,10 @@ impl MiniCluster {
 
     pub async fn start_datanode(&mut self, i: usize) -> Result<(), Error> {
         let mut conf = self.client_conf();
-        conf.set("dfs.datanode.data.dir", self.datanodes[i].dir.display().to_string());
+        conf.set(
+            "dfs.datanode.data.dir",
+            self.datanodes[i].dir.display().to_string(),
+        );
         let options = DataNodeOptions::from_conf(&conf)?;
         let runtime = node_runtime(&format!("datanode-{i}"))?;
         let listener = bind(self.datanodes[i].addr).await?;
@@ -270,13 +283,16 @@ impl MiniCluster {
         let shutdown = Shutdown::new();
         let sd = shutdown.clone();
         let sd_wait = shutdown.clone();
-        let (tx, rx) = tokio::sync::oneshot::channel::<Result<(String, Arc<dyn Fn(u64) -> Option<PathBuf> + Send + Sync>), String>>();
+        let (tx, rx) = tokio::sync::oneshot::channel::<
+            Result<(String, Arc<dyn Fn(u64) -> Option<PathBuf> + Send + Sync>), String>,
+        >();
         let wait = runtime.spawn(async move {
             match DataNode::start(options, listener, sd).await {
                 Ok(handle) => {
                     let handle = Arc::new(handle);
                     let h2 = handle.clone();
-                    let paths: Arc<dyn Fn(u64) -> Option<PathBuf> + Send + Sync> = Arc::new(move |b| h2.replica_path(b));
+                    let paths: Arc<dyn Fn(u64) -> Option<PathBuf> + Send + Sync> =
+                        Arc::new(move |b| h2.replica_path(b));
                     let _ = tx.send(Ok((handle.uuid().to_string(), paths)));
                     wait_handle(handle, sd_wait).await;
                 }
@@ -338,7 +354,10 @@ impl MiniCluster {
 
     /// Path of DataNode `i`'s finalized replica of `block`.
     pub fn replica_path(&self, i: usize, block: u64) -> Option<PathBuf> {
-        self.datanodes[i].running.as_ref().and_then(|d| (d.replica_paths)(block))
+        self.datanodes[i]
+            .running
+            .as_ref()
+            .and_then(|d| (d.replica_paths)(block))
     }
 
     /// Waits until the NameNode counts `n` live DataNodes.

@@ -8,7 +8,9 @@ use tusk_minicluster::MiniCluster;
 const BLOCK: u64 = 1 << 20;
 
 fn data(len: usize, seed: u64) -> Vec<u8> {
-    let mut x = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+    let mut x = seed
+        .wrapping_mul(6364136223846793005)
+        .wrapping_add(1442695040888963407);
     (0..len)
         .map(|_| {
             x ^= x << 13;
@@ -31,26 +33,51 @@ async fn cluster() -> MiniCluster {
 async fn round_trip(client: &DfsClient, path: &str, len: usize) {
     let bytes = data(len, len as u64 + 7);
     client
-        .write_file(path, &bytes, CreateOptions { create_parent: true, ..Default::default() })
+        .write_file(
+            path,
+            &bytes,
+            CreateOptions {
+                create_parent: true,
+                ..Default::default()
+            },
+        )
         .await
         .unwrap_or_else(|e| panic!("write {path} ({len} bytes): {e}"));
-    let back = client.read_file(path).await.unwrap_or_else(|e| panic!("read {path}: {e}"));
+    let back = client
+        .read_file(path)
+        .await
+        .unwrap_or_else(|e| panic!("read {path}: {e}"));
     assert_eq!(back.len(), len, "{path} length");
     assert!(back == bytes, "{path}: content differs");
     let status = client.stat(path).await.unwrap();
     assert_eq!(status.length, len as u64);
     let blocks = client.block_locations(path, 0, u64::MAX).await.unwrap();
-    assert_eq!(blocks.blocks.len() as u64, (len as u64).div_ceil(BLOCK), "{path} block count");
+    assert_eq!(
+        blocks.blocks.len() as u64,
+        (len as u64).div_ceil(BLOCK),
+        "{path} block count"
+    );
     for b in &blocks.blocks {
         let nodes: HashSet<String> = b.locs.iter().map(|l| l.id.datanode_uuid.clone()).collect();
-        assert_eq!(nodes.len(), 3, "{path}: blk_{} has replicas on {:?}", b.b.block_id, nodes);
+        assert_eq!(
+            nodes.len(),
+            3,
+            "{path}: blk_{} has replicas on {:?}",
+            b.b.block_id,
+            nodes
+        );
     }
 }
 
 async fn sizes_in_mode(mode: ReplicationMode) {
     let cluster = cluster().await;
     let client = cluster.client_with(|o| o.replication_mode = mode);
-    for (name, len) in [("empty", 0usize), ("one", 1), ("mib", 1 << 20), ("three-and-a-half", 3 * BLOCK as usize + BLOCK as usize / 2)] {
+    for (name, len) in [
+        ("empty", 0usize),
+        ("one", 1),
+        ("mib", 1 << 20),
+        ("three-and-a-half", 3 * BLOCK as usize + BLOCK as usize / 2),
+    ] {
         round_trip(&client, &format!("/{mode:?}/{name}"), len).await;
     }
     cluster.shutdown().await;
@@ -71,7 +98,10 @@ async fn reads_from_an_offset_and_in_small_pieces() {
     let cluster = cluster().await;
     let client = cluster.client();
     let bytes = data(2 * BLOCK as usize + 777, 3);
-    client.write_file("/f", &bytes, CreateOptions::default()).await.unwrap();
+    client
+        .write_file("/f", &bytes, CreateOptions::default())
+        .await
+        .unwrap();
     let mut r = client.open("/f").await.unwrap();
     r.seek(BLOCK - 100);
     let mut buf = vec![0u8; 1000];
@@ -81,6 +111,9 @@ async fn reads_from_an_offset_and_in_small_pieces() {
         assert!(n > 0);
         got.extend_from_slice(&buf[..n]);
     }
-    assert_eq!(&got[..5000], &bytes[BLOCK as usize - 100..BLOCK as usize + 4900]);
+    assert_eq!(
+        &got[..5000],
+        &bytes[BLOCK as usize - 100..BLOCK as usize + 4900]
+    );
     cluster.shutdown().await;
 }

@@ -242,7 +242,10 @@ pub fn read_segment(path: &PathBuf) -> Result<Vec<EditRecord>> {
             dropped = data.len() - valid,
             "dropping a torn edit log tail"
         );
-        OpenOptions::new().write(true).open(path)?.set_len(valid as u64)?;
+        OpenOptions::new()
+            .write(true)
+            .open(path)?
+            .set_len(valid as u64)?;
     }
     Ok(records)
 }
@@ -273,7 +276,10 @@ mod tests {
         let data = sink.data.lock().unwrap().clone();
         let (records, valid) = decode_records(&data);
         assert_eq!(valid, data.len());
-        assert_eq!(records.iter().map(|r| r.txid).collect::<Vec<_>>(), vec![11, 12]);
+        assert_eq!(
+            records.iter().map(|r| r.txid).collect::<Vec<_>>(),
+            vec![11, 12]
+        );
         log.close();
     }
 

@@ -78,7 +78,9 @@ impl NameNodeError {
             NotReplicatedYet { .. } => {
                 "org.apache.hadoop.hdfs.server.namenode.NotReplicatedYetException"
             }
-            BlockNotFound { .. } => "org.apache.hadoop.hdfs.server.datanode.ReplicaNotFoundException",
+            BlockNotFound { .. } => {
+                "org.apache.hadoop.hdfs.server.datanode.ReplicaNotFoundException"
+            }
             NotEnoughDatanodes { .. } => "java.io.IOException",
             InvalidArgument { .. } => "org.apache.hadoop.HadoopIllegalArgumentException",
             Unsupported { .. } => "java.lang.UnsupportedOperationException",

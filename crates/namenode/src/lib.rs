@@ -52,7 +52,11 @@ impl NameNode {
 
     /// Loads the namespace (formatting an empty name directory first) and serves RPC on
     /// `listener` until `shutdown` fires.
-    pub async fn start(options: NameNodeOptions, listener: TcpListener, shutdown: Shutdown) -> Result<NameNode, NameNodeError> {
+    pub async fn start(
+        options: NameNodeOptions,
+        listener: TcpListener,
+        shutdown: Shutdown,
+    ) -> Result<NameNode, NameNodeError> {
         let addr = listener.local_addr()?;
         let fsn = tokio::task::spawn_blocking(move || {
             let dir = storage::NameDir::new(&options.name_dir);
@@ -70,7 +74,11 @@ impl NameNode {
         ]);
         let server = tokio::spawn(server.serve(listener, shutdown));
         tracing::info!(%addr, "namenode serving");
-        Ok(NameNode { namesystem: fsn, addr, server })
+        Ok(NameNode {
+            namesystem: fsn,
+            addr,
+            server,
+        })
     }
 
     pub fn addr(&self) -> SocketAddr {

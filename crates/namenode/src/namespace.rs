@@ -148,7 +148,11 @@ impl Namespace {
     pub fn deepest_existing(&self, parts: &[&str]) -> (InodeId, usize) {
         let mut cur = ROOT_ID;
         for (i, part) in parts.iter().enumerate() {
-            match self.get(cur).and_then(|n| n.children()).and_then(|c| c.get(*part)) {
+            match self
+                .get(cur)
+                .and_then(|n| n.children())
+                .and_then(|c| c.get(*part))
+            {
                 Some(next) => cur = *next,
                 None => return (cur, i),
             }

@@ -141,8 +141,10 @@ impl State {
                     .ok_or(NameNodeError::BlockNotFound { block: op.block_id })?;
                 b.generation_stamp = op.generation_stamp;
                 b.num_bytes = op.num_bytes;
-                self.blocks.next_generation_stamp =
-                    self.blocks.next_generation_stamp.max(op.generation_stamp + 1);
+                self.blocks.next_generation_stamp = self
+                    .blocks
+                    .next_generation_stamp
+                    .max(op.generation_stamp + 1);
                 Ok(vec![])
             }
             Op::Rename(op) => self.ns.apply_rename(op),
@@ -198,7 +200,12 @@ impl State {
 
     fn drop_leases_under(&mut self, id: InodeId) {
         for child in self.ns.subtree(id) {
-            if let Some(client) = self.ns.get(child).and_then(Inode::file).and_then(|f| f.client_name.clone()) {
+            if let Some(client) = self
+                .ns
+                .get(child)
+                .and_then(Inode::file)
+                .and_then(|f| f.client_name.clone())
+            {
                 self.leases.remove(&client, child);
             }
         }
@@ -334,7 +341,9 @@ impl State {
         }
         ns.next_inode_id = ns.next_inode_id.max(image.next_inode_id);
         blocks.next_block_id = blocks.next_block_id.max(image.next_block_id);
-        blocks.next_generation_stamp = blocks.next_generation_stamp.max(image.next_generation_stamp);
+        blocks.next_generation_stamp = blocks
+            .next_generation_stamp
+            .max(image.next_generation_stamp);
         State {
             ns,
             blocks,
@@ -403,7 +412,9 @@ impl Namesystem {
                         Ok(removed) => {
                             state.blocks.remove(&removed);
                         }
-                        Err(e) => tracing::warn!(txid = record.txid, error = %e, "edit did not apply at replay"),
+                        Err(e) => {
+                            tracing::warn!(txid = record.txid, error = %e, "edit did not apply at replay")
+                        }
                     }
                 }
                 last_txid = record.txid;
@@ -452,7 +463,10 @@ impl Namesystem {
     pub fn apply_and_log(&self, st: &mut State, op: Op) -> Result<u64> {
         let removed = st.apply(&op)?;
         st.invalidate_removed(&removed);
-        Ok(self.edit_log.append(EditRecord { txid: 0, op: Some(op) }))
+        Ok(self.edit_log.append(EditRecord {
+            txid: 0,
+            op: Some(op),
+        }))
     }
 
     /// Waits until `txid` is durable (no-op for `None`).
@@ -468,8 +482,10 @@ impl Namesystem {
         let mut st = self.write();
         let last = self.edit_log.last_txid();
         let next_segment = self.name_dir.segment_path(last + 1);
-        self.edit_log.roll(Box::new(FileSink::open(&next_segment)?))?;
-        self.name_dir.save_image(&st.to_image(last, &self.storage))?;
+        self.edit_log
+            .roll(Box::new(FileSink::open(&next_segment)?))?;
+        self.name_dir
+            .save_image(&st.to_image(last, &self.storage))?;
         self.name_dir.purge_segments_before(last + 1)?;
         st.txns_since_checkpoint = 0;
         st.last_checkpoint = Instant::now();

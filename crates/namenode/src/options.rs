@@ -102,7 +102,9 @@ impl NameNodeOptions {
                 .unwrap_or(d.name_dir),
             default_replication: conf.get_u64("dfs.replication", 3).map_err(bad)? as u32,
             max_replication: conf.get_u64("dfs.replication.max", 512).map_err(bad)? as u32,
-            min_replication: conf.get_u64("dfs.namenode.replication.min", 1).map_err(bad)? as u32,
+            min_replication: conf
+                .get_u64("dfs.namenode.replication.min", 1)
+                .map_err(bad)? as u32,
             block_size: conf.get_u64("dfs.blocksize", d.block_size).map_err(bad)?,
             bytes_per_checksum: conf.get_u64("dfs.bytes-per-checksum", 512).map_err(bad)? as u32,
             write_packet_size: conf
@@ -132,14 +134,24 @@ impl NameNodeOptions {
                     secs,
                 )
                 .map_err(bad)?,
-            permissions_enabled: conf.get_bool("dfs.permissions.enabled", true).map_err(bad)?,
+            permissions_enabled: conf
+                .get_bool("dfs.permissions.enabled", true)
+                .map_err(bad)?,
             supergroup: conf.get_str("dfs.permissions.superusergroup", &d.supergroup),
             superuser: d.superuser,
             lease_soft_limit: conf
-                .get_duration("dfs.namenode.lease-soft-limit-sec", d.lease_soft_limit, secs)
+                .get_duration(
+                    "dfs.namenode.lease-soft-limit-sec",
+                    d.lease_soft_limit,
+                    secs,
+                )
                 .map_err(bad)?,
             lease_hard_limit: conf
-                .get_duration("dfs.namenode.lease-hard-limit-sec", d.lease_hard_limit, secs)
+                .get_duration(
+                    "dfs.namenode.lease-hard-limit-sec",
+                    d.lease_hard_limit,
+                    secs,
+                )
                 .map_err(bad)?,
             checkpoint_period: conf
                 .get_duration("dfs.namenode.checkpoint.period", d.checkpoint_period, secs)

@@ -74,17 +74,30 @@ pub fn choose_targets(
     while result.len() < count && !candidates.is_empty() {
         let pick = if all.is_empty() {
             writer_ip
-                .and_then(|ip| candidates.iter().position(|c| registry.nodes[*c].identity.ip_addr == ip))
+                .and_then(|ip| {
+                    candidates
+                        .iter()
+                        .position(|c| registry.nodes[*c].identity.ip_addr == ip)
+                })
                 .unwrap_or(0)
         } else if all.len() == 1 {
             let first = rack(all[0]);
-            candidates.iter().position(|c| rack(*c) != first).unwrap_or(0)
+            candidates
+                .iter()
+                .position(|c| rack(*c) != first)
+                .unwrap_or(0)
         } else if all.len() == 2 {
             let second = rack(all[1]);
             if rack(all[0]) == second {
-                candidates.iter().position(|c| rack(*c) != second).unwrap_or(0)
+                candidates
+                    .iter()
+                    .position(|c| rack(*c) != second)
+                    .unwrap_or(0)
             } else {
-                candidates.iter().position(|c| rack(*c) == second).unwrap_or(0)
+                candidates
+                    .iter()
+                    .position(|c| rack(*c) == second)
+                    .unwrap_or(0)
             }
         } else {
             0

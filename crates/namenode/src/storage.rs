@@ -107,12 +107,12 @@ impl NameDir {
 
     /// The newest image.
     pub fn load_latest_image(&self) -> Result<FsImage> {
-        let (_, path) = self
-            .list("fsimage_")?
-            .pop()
-            .ok_or_else(|| NameNodeError::NotFormatted {
-                path: self.current.display().to_string(),
-            })?;
+        let (_, path) =
+            self.list("fsimage_")?
+                .pop()
+                .ok_or_else(|| NameNodeError::NotFormatted {
+                    path: self.current.display().to_string(),
+                })?;
         let data = fs::read(&path)?;
         if data.len() < 4 || crc32c::crc32c(&data[4..]).to_be_bytes() != data[..4] {
             return Err(NameNodeError::EditLog(format!(

@@ -27,8 +27,17 @@ struct SentPacket {
 
 /// What ack reader tasks report.
 enum AckEvent {
-    Ack { generation: u64, conn: usize, seqno: i64, replies: Vec<i32> },
-    Failed { generation: u64, conn: usize, error: String },
+    Ack {
+        generation: u64,
+        conn: usize,
+        seqno: i64,
+        replies: Vec<i32>,
+    },
+    Failed {
+        generation: u64,
+        conn: usize,
+        error: String,
+    },
 }
 
 struct Conn {
@@ -45,6 +54,8 @@ pub(super) struct BlockStream {
     block: h::ExtendedBlockProto,
     /// Live DataNodes of the block, in pipeline order.
     nodes: Vec<h::DatanodeInfoProto>,
+    /// Nodes dropped from the block after failing; the writer avoids them for later blocks.
+    failed: Vec<h::DatanodeInfoProto>,
     storage_ids: Vec<String>,
     /// Pipeline: one connection (to nodes[0]); parallel: one per node, `None` once dead.
     conns: Vec<Option<Conn>>,
@@ -92,6 +103,7 @@ impl BlockStream {
             checksum,
             block: located.b.clone(),
             nodes: located.locs.clone(),
+            failed: Vec::new(),
             storage_ids: located.storage_i_ds.clone(),
             conns: Vec::new(),
             generation: 0,
@@ -105,22 +117,41 @@ impl BlockStream {
             timeout: opts.socket_timeout,
         };
         if stream.nodes.is_empty() {
-            return Err((vec![], ClientError::AllDatanodesFailed { path: path.into(), block: located.b.block_id }));
+            return Err((
+                vec![],
+                ClientError::AllDatanodesFailed {
+                    path: path.into(),
+                    block: located.b.block_id,
+                },
+            ));
         }
-        match stream.connect_all(client, BlockConstructionStage::PipelineSetupCreate, None).await {
+        match stream
+            .connect_all(client, BlockConstructionStage::PipelineSetupCreate, None)
+            .await
+        {
             Ok(()) => Ok(stream),
-            Err((bad, e)) => Err((bad.into_iter().map(|i| stream.nodes[i].clone()).collect(), e)),
+            Err((bad, e)) => Err((
+                bad.into_iter().map(|i| stream.nodes[i].clone()).collect(),
+                e,
+            )),
         }
     }
 
     /// Opens the connections for the current node list. On failure, the indexes of the
     /// nodes at fault.
-    async fn connect_all(&mut self, client: &DfsClient, stage: BlockConstructionStage, latest_gs: Option<u64>) -> std::result::Result<(), (Vec<usize>, ClientError)> {
+    async fn connect_all(
+        &mut self,
+        client: &DfsClient,
+        stage: BlockConstructionStage,
+        latest_gs: Option<u64>,
+    ) -> std::result::Result<(), (Vec<usize>, ClientError)> {
         self.generation += 1;
         self.conns.clear();
         match self.mode {
             ReplicationMode::Pipeline => {
-                let conn = self.connect(client, 0, self.nodes.len(), stage, latest_gs).await?;
+                let conn = self
+                    .connect(client, 0, self.nodes.len(), stage, latest_gs)
+                    .await?;
                 self.conns.push(Some(conn));
             }
             ReplicationMode::Parallel => {
@@ -139,13 +170,22 @@ impl BlockStream {
                 if self.conns.iter().all(Option::is_none) {
                     return Err((bad, last_err.expect("at least one node")));
                 }
+                self.failed
+                    .extend(bad.iter().map(|&i| self.nodes[i].clone()));
             }
         }
         Ok(())
     }
 
     /// Connects to nodes[first] with nodes[first+1..end] as its downstream pipeline.
-    async fn connect(&self, client: &DfsClient, first: usize, end: usize, stage: BlockConstructionStage, latest_gs: Option<u64>) -> std::result::Result<Conn, (Vec<usize>, ClientError)> {
+    async fn connect(
+        &self,
+        client: &DfsClient,
+        first: usize,
+        end: usize,
+        stage: BlockConstructionStage,
+        latest_gs: Option<u64>,
+    ) -> std::result::Result<Conn, (Vec<usize>, ClientError)> {
         let node = &self.nodes[first];
         let name = node_name(node);
         let fail = |e: ClientError| (vec![first], e);
@@ -178,19 +218,30 @@ impl BlockStream {
             requested_checksum: self.checksum.to_proto(),
             caching_strategy: None,
             storage_type: Some(h::StorageTypeProto::Disk as i32),
-            target_storage_types: downstream.iter().map(|_| h::StorageTypeProto::Disk as i32).collect(),
+            target_storage_types: downstream
+                .iter()
+                .map(|_| h::StorageTypeProto::Disk as i32)
+                .collect(),
             allow_lazy_persist: Some(false),
             pinning: Some(false),
             target_pinnings: downstream.iter().map(|_| false).collect(),
             storage_id: Some(storage(first)),
             target_storage_ids: (first + 1..end).map(storage).collect(),
         };
-        let dt = |e| fail(ClientError::DataTransfer { node: name.clone(), source: e });
-        write_op(&mut writer, Op::WriteBlock, &op).await.map_err(dt)?;
-        let resp: h::BlockOpResponseProto = tokio::time::timeout(self.timeout, read_delimited(&mut reader))
+        let dt = |e| {
+            fail(ClientError::DataTransfer {
+                node: name.clone(),
+                source: e,
+            })
+        };
+        write_op(&mut writer, Op::WriteBlock, &op)
             .await
-            .map_err(|_| fail(ClientError::Io(std::io::ErrorKind::TimedOut.into())))?
             .map_err(dt)?;
+        let resp: h::BlockOpResponseProto =
+            tokio::time::timeout(self.timeout, read_delimited(&mut reader))
+                .await
+                .map_err(|_| fail(ClientError::Io(std::io::ErrorKind::TimedOut.into())))?
+                .map_err(dt)?;
         if resp.status != Status::Success as i32 {
             let bad = resp
                 .first_bad_link
@@ -204,7 +255,9 @@ impl BlockStream {
                     node: name,
                     op: "WRITE_BLOCK",
                     block: self.block.block_id,
-                    message: resp.message.unwrap_or_else(|| format!("status {}", resp.status)),
+                    message: resp
+                        .message
+                        .unwrap_or_else(|| format!("status {}", resp.status)),
                 },
             ));
         }
@@ -217,7 +270,13 @@ impl BlockStream {
     }
 
     /// Sends one packet (`last` = the empty closing packet) to every live connection.
-    pub(super) async fn send(&mut self, client: &DfsClient, data: Vec<u8>, last: bool, pool: &mut VecDeque<Vec<u8>>) -> Result<()> {
+    pub(super) async fn send(
+        &mut self,
+        client: &DfsClient,
+        data: Vec<u8>,
+        last: bool,
+        pool: &mut VecDeque<Vec<u8>>,
+    ) -> Result<()> {
         while self.unacked.len() >= self.max_in_flight {
             self.process_event(client, pool).await?;
         }
@@ -235,7 +294,8 @@ impl BlockStream {
         let failures = self.write_to_all(&packet).await;
         self.unacked.push_back(packet);
         for conn in failures {
-            self.handle_failure(client, conn, "write failed".into()).await?;
+            self.handle_failure(client, conn, "write failed".into())
+                .await?;
         }
         Ok(())
     }
@@ -266,7 +326,11 @@ impl BlockStream {
     }
 
     /// Waits for the next ack event and applies it.
-    async fn process_event(&mut self, client: &DfsClient, pool: &mut VecDeque<Vec<u8>>) -> Result<()> {
+    async fn process_event(
+        &mut self,
+        client: &DfsClient,
+        pool: &mut VecDeque<Vec<u8>>,
+    ) -> Result<()> {
         let event = tokio::time::timeout(self.timeout, self.events_rx.recv()).await;
         let event = match event {
             Ok(Some(e)) => e,
@@ -274,27 +338,44 @@ impl BlockStream {
             Err(_) => {
                 // No ack within the timeout: treat the first live connection as failed.
                 let conn = self.conns.iter().position(Option::is_some).unwrap_or(0);
-                return self.handle_failure(client, conn, "ack timed out".into()).await;
+                return self
+                    .handle_failure(client, conn, "ack timed out".into())
+                    .await;
             }
         };
         match event {
-            AckEvent::Ack { generation, .. } | AckEvent::Failed { generation, .. } if generation != self.generation => Ok(()),
+            AckEvent::Ack { generation, .. } | AckEvent::Failed { generation, .. }
+                if generation != self.generation =>
+            {
+                Ok(())
+            }
             AckEvent::Failed { conn, error, .. } => {
                 // A node that acknowledged the closing packet may hang up before the others.
                 let finished = self.unacked.back().is_some_and(|p| p.last)
-                    && self.conns.get(conn).and_then(Option::as_ref).is_some_and(|c| c.acked == self.next_seqno - 1);
+                    && self
+                        .conns
+                        .get(conn)
+                        .and_then(Option::as_ref)
+                        .is_some_and(|c| c.acked == self.next_seqno - 1);
                 if finished {
                     return Ok(());
                 }
                 self.handle_failure(client, conn, error).await
             }
-            AckEvent::Ack { conn, seqno, replies, .. } => {
+            AckEvent::Ack {
+                conn,
+                seqno,
+                replies,
+                ..
+            } => {
                 if let Some(bad) = replies.iter().position(|r| *r != Status::Success as i32) {
                     let node = match self.mode {
                         ReplicationMode::Pipeline => bad,
                         ReplicationMode::Parallel => conn,
                     };
-                    return self.handle_failure(client, node, format!("ack status {}", replies[bad])).await;
+                    return self
+                        .handle_failure(client, node, format!("ack status {}", replies[bad]))
+                        .await;
                 }
                 if let Some(Some(c)) = self.conns.get_mut(conn) {
                     c.acked = c.acked.max(seqno);
@@ -307,7 +388,13 @@ impl BlockStream {
 
     /// Drops packets every live connection has acknowledged.
     fn release_acked(&mut self, pool: &mut VecDeque<Vec<u8>>) {
-        let min_acked = self.conns.iter().flatten().map(|c| c.acked).min().unwrap_or(i64::MAX);
+        let min_acked = self
+            .conns
+            .iter()
+            .flatten()
+            .map(|c| c.acked)
+            .min()
+            .unwrap_or(i64::MAX);
         while self.unacked.front().is_some_and(|p| p.seqno <= min_acked) {
             let p = self.unacked.pop_front().expect("checked");
             self.acked_bytes = p.offset + p.data.len() as u64;
@@ -320,16 +407,25 @@ impl BlockStream {
     }
 
     /// A DataNode failed: drop it (parallel) or rebuild the pipeline without it.
-    async fn handle_failure(&mut self, client: &DfsClient, node: usize, error: String) -> Result<()> {
+    async fn handle_failure(
+        &mut self,
+        client: &DfsClient,
+        node: usize,
+        error: String,
+    ) -> Result<()> {
         match self.mode {
             ReplicationMode::Parallel => {
                 if let Some(slot) = self.conns.get_mut(node) {
                     if slot.take().is_some() {
+                        self.failed.push(self.nodes[node].clone());
                         tracing::warn!(path = %self.path, node = %node_name(&self.nodes[node]), %error, "replica failed; continuing with the others");
                     }
                 }
                 if self.conns.iter().all(Option::is_none) {
-                    return Err(ClientError::AllDatanodesFailed { path: self.path.clone(), block: self.block.block_id });
+                    return Err(ClientError::AllDatanodesFailed {
+                        path: self.path.clone(),
+                        block: self.block.block_id,
+                    });
                 }
                 self.release_acked(&mut VecDeque::new());
                 Ok(())
@@ -338,15 +434,24 @@ impl BlockStream {
         }
     }
 
-    async fn recover_pipeline(&mut self, client: &DfsClient, mut bad: usize, error: String) -> Result<()> {
+    async fn recover_pipeline(
+        &mut self,
+        client: &DfsClient,
+        mut bad: usize,
+        error: String,
+    ) -> Result<()> {
         loop {
             let bad_node = self.nodes.remove(bad.min(self.nodes.len() - 1));
             if bad < self.storage_ids.len() {
                 self.storage_ids.remove(bad);
             }
             tracing::warn!(path = %self.path, node = %node_name(&bad_node), %error, "pipeline node failed; recovering");
+            self.failed.push(bad_node);
             if self.nodes.is_empty() {
-                return Err(ClientError::AllDatanodesFailed { path: self.path.clone(), block: self.block.block_id });
+                return Err(ClientError::AllDatanodesFailed {
+                    path: self.path.clone(),
+                    block: self.block.block_id,
+                });
             }
             let r: h::UpdateBlockForPipelineResponseProto = client
                 .call(
@@ -358,13 +463,29 @@ impl BlockStream {
                 )
                 .await?;
             let new_gs = r.block.b.generation_stamp;
-            match self.connect_all(client, BlockConstructionStage::PipelineSetupStreamingRecovery, Some(new_gs)).await {
+            match self
+                .connect_all(
+                    client,
+                    BlockConstructionStage::PipelineSetupStreamingRecovery,
+                    Some(new_gs),
+                )
+                .await
+            {
                 Ok(()) => {
                     let old = self.block.clone();
                     self.block.generation_stamp = new_gs;
                     let resend: Vec<usize> = (0..self.unacked.len()).collect();
                     for i in resend {
-                        let p = std::mem::replace(&mut self.unacked[i], SentPacket { seqno: 0, offset: 0, last: false, sums: vec![], data: vec![] });
+                        let p = std::mem::replace(
+                            &mut self.unacked[i],
+                            SentPacket {
+                                seqno: 0,
+                                offset: 0,
+                                last: false,
+                                sums: vec![],
+                                data: vec![],
+                            },
+                        );
                         let failed = self.write_to_all(&p).await;
                         self.unacked[i] = p;
                         if !failed.is_empty() {
@@ -397,8 +518,13 @@ impl BlockStream {
         }
     }
 
+    /// Nodes that failed while writing this block.
+    pub(super) fn failed_nodes(&self) -> &[h::DatanodeInfoProto] {
+        &self.failed
+    }
+
     /// Waits until every packet is acknowledged; returns the finished block.
-    pub(super) async fn finish(mut self, client: &DfsClient) -> Result<h::ExtendedBlockProto> {
+    pub(super) async fn finish(&mut self, client: &DfsClient) -> Result<h::ExtendedBlockProto> {
         let mut pool = VecDeque::new();
         while !self.unacked.is_empty() {
             self.process_event(client, &mut pool).await?;
@@ -409,7 +535,12 @@ impl BlockStream {
     }
 }
 
-fn spawn_ack_reader(mut reader: BufReader<tokio::net::tcp::OwnedReadHalf>, tx: mpsc::UnboundedSender<AckEvent>, generation: u64, conn: usize) {
+fn spawn_ack_reader(
+    mut reader: BufReader<tokio::net::tcp::OwnedReadHalf>,
+    tx: mpsc::UnboundedSender<AckEvent>,
+    generation: u64,
+    conn: usize,
+) {
     tokio::spawn(async move {
         loop {
             match read_delimited::<h::PipelineAckProto, _>(&mut reader).await {
@@ -417,12 +548,24 @@ fn spawn_ack_reader(mut reader: BufReader<tokio::net::tcp::OwnedReadHalf>, tx: m
                     if ack.seqno < 0 {
                         continue; // heartbeat
                     }
-                    if tx.send(AckEvent::Ack { generation, conn, seqno: ack.seqno, replies: ack.reply }).is_err() {
+                    if tx
+                        .send(AckEvent::Ack {
+                            generation,
+                            conn,
+                            seqno: ack.seqno,
+                            replies: ack.reply,
+                        })
+                        .is_err()
+                    {
                         return;
                     }
                 }
                 Err(e) => {
-                    let _ = tx.send(AckEvent::Failed { generation, conn, error: e.to_string() });
+                    let _ = tx.send(AckEvent::Failed {
+                        generation,
+                        conn,
+                        error: e.to_string(),
+                    });
                     return;
                 }
             }

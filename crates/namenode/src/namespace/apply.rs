@@ -3,7 +3,10 @@
 
 use std::collections::BTreeMap;
 
-use tusk_proto::internal::{AddFileOp, DeleteOp, MkdirOp, RenameOp, SetOwnerOp, SetPermissionOp, SetReplicationOp, SetTimesOp};
+use tusk_proto::internal::{
+    AddFileOp, DeleteOp, MkdirOp, RenameOp, SetOwnerOp, SetPermissionOp, SetReplicationOp,
+    SetTimesOp,
+};
 
 use super::{FileInode, Inode, InodeId, InodeKind, Namespace};
 use crate::error::{NameNodeError, Result};
@@ -37,7 +40,11 @@ impl Namespace {
 
     pub fn apply_mkdir(&mut self, op: &MkdirOp) -> Result<()> {
         let (parent, name) = self.parent_of(&op.path)?;
-        if self.get(parent).and_then(Inode::children).is_some_and(|c| c.contains_key(name)) {
+        if self
+            .get(parent)
+            .and_then(Inode::children)
+            .is_some_and(|c| c.contains_key(name))
+        {
             return Err(NameNodeError::AlreadyExists {
                 path: op.path.clone(),
             });
@@ -62,7 +69,11 @@ impl Namespace {
 
     pub fn apply_add_file(&mut self, op: &AddFileOp) -> Result<()> {
         let (parent, name) = self.parent_of(&op.path)?;
-        if self.get(parent).and_then(Inode::children).is_some_and(|c| c.contains_key(name)) {
+        if self
+            .get(parent)
+            .and_then(Inode::children)
+            .is_some_and(|c| c.contains_key(name))
+        {
             return Err(NameNodeError::AlreadyExists {
                 path: op.path.clone(),
             });
@@ -105,7 +116,12 @@ impl Namespace {
         }
         let (parent, name) = self.parent_of(&dst)?;
         let mut removed = Vec::new();
-        if let Some(existing) = self.get(parent).and_then(Inode::children).and_then(|c| c.get(name)).copied() {
+        if let Some(existing) = self
+            .get(parent)
+            .and_then(Inode::children)
+            .and_then(|c| c.get(name))
+            .copied()
+        {
             if !op.overwrite {
                 return Err(NameNodeError::AlreadyExists { path: dst });
             }

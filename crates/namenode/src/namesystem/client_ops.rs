@@ -32,7 +32,12 @@ impl Namesystem {
         };
         self.permissions.check_path(&st.ns, user, id, None)?;
         let node = st.ns.get(id).expect("resolved");
-        Ok(Some(st.file_status(node, Bytes::new(), false, &self.storage.block_pool_id)))
+        Ok(Some(st.file_status(
+            node,
+            Bytes::new(),
+            false,
+            &self.storage.block_pool_id,
+        )))
     }
 
     pub fn get_listing(
@@ -56,7 +61,8 @@ impl Namesystem {
                 remaining_entries: 0,
             }));
         };
-        self.permissions.check_path(&st.ns, user, id, Some(Access::Read))?;
+        self.permissions
+            .check_path(&st.ns, user, id, Some(Access::Read))?;
         let after = String::from_utf8_lossy(start_after).to_string();
         let range = children.range::<String, _>((
             if after.is_empty() {
@@ -74,7 +80,12 @@ impl Namesystem {
                 continue;
             }
             let c = st.ns.get(*child).expect("child exists");
-            partial.push(st.file_status(c, Bytes::copy_from_slice(name.as_bytes()), need_location, pool));
+            partial.push(st.file_status(
+                c,
+                Bytes::copy_from_slice(name.as_bytes()),
+                need_location,
+                pool,
+            ));
         }
         Ok(Some(DirectoryListingProto {
             partial_listing: partial,
@@ -82,7 +93,13 @@ impl Namesystem {
         }))
     }
 
-    pub async fn mkdirs(&self, user: &str, src: &str, permission: u32, create_parent: bool) -> Result<bool> {
+    pub async fn mkdirs(
+        &self,
+        user: &str,
+        src: &str,
+        permission: u32,
+        create_parent: bool,
+    ) -> Result<bool> {
         let txid = {
             let mut st = self.write();
             let parts = path::components(src)?;
@@ -117,7 +134,11 @@ impl Namesystem {
                     path: path::join(&parts[..=i]),
                     inode_id: st.ns.allocate_inode_id(),
                     // Parents made on the way keep u+wx so the child can be created.
-                    permission: if last { permission & 0o1777 } else { (permission | 0o300) & 0o1777 },
+                    permission: if last {
+                        permission & 0o1777
+                    } else {
+                        (permission | 0o300) & 0o1777
+                    },
                     owner: user.to_string(),
                     group: group.clone(),
                     mtime: now,
@@ -130,9 +151,15 @@ impl Namesystem {
         Ok(true)
     }
 
-    pub async fn create(&self, user: &str, req: &CreateRequestProto) -> Result<HdfsFileStatusProto> {
+    pub async fn create(
+        &self,
+        user: &str,
+        req: &CreateRequestProto,
+    ) -> Result<HdfsFileStatusProto> {
         let src = path::normalize(&req.src)?;
-        if req.replication < self.options.min_replication || req.replication > self.options.max_replication {
+        if req.replication < self.options.min_replication
+            || req.replication > self.options.max_replication
+        {
             return Err(NameNodeError::InvalidArgument {
                 message: format!(
                     "Requested replication factor of {} is outside the range [{}, {}]",
@@ -181,33 +208,31 @@ impl Namesystem {
             }
             let parent = match st.ns.parent_of(&src) {
                 Ok((parent, _)) => parent,
-                Err(NameNodeError::FileNotFound { .. }) if req.create_parent => {
-                    u64::MAX
-                }
+                Err(NameNodeError::FileNotFound { .. }) if req.create_parent => u64::MAX,
                 Err(e) => return Err(e),
             };
             if parent == u64::MAX {
                 (txid, None)
             } else {
-            self.permissions
-                .check_path(&st.ns, user, parent, Some(Access::Write))?;
-            let group = st.ns.get(parent).expect("parent").group.clone();
-            let inode_id = st.ns.allocate_inode_id();
-            let op = Op::AddFile(AddFileOp {
-                path: src.clone(),
-                inode_id,
-                permission: req.masked.perm & 0o1777,
-                owner: user.to_string(),
-                group,
-                mtime: tusk_common::now_millis(),
-                replication: req.replication,
-                block_size: req.block_size,
-                client_name: req.client_name.clone(),
-            });
-            txid = txid.max(self.apply_and_log(&mut st, op)?);
-            let node = st.ns.get(inode_id).expect("just created");
-            let status = st.file_status(node, Bytes::new(), false, &self.storage.block_pool_id);
-            (txid, Some(status))
+                self.permissions
+                    .check_path(&st.ns, user, parent, Some(Access::Write))?;
+                let group = st.ns.get(parent).expect("parent").group.clone();
+                let inode_id = st.ns.allocate_inode_id();
+                let op = Op::AddFile(AddFileOp {
+                    path: src.clone(),
+                    inode_id,
+                    permission: req.masked.perm & 0o1777,
+                    owner: user.to_string(),
+                    group,
+                    mtime: tusk_common::now_millis(),
+                    replication: req.replication,
+                    block_size: req.block_size,
+                    client_name: req.client_name.clone(),
+                });
+                txid = txid.max(self.apply_and_log(&mut st, op)?);
+                let node = st.ns.get(inode_id).expect("just created");
+                let status = st.file_status(node, Bytes::new(), false, &self.storage.block_pool_id);
+                (txid, Some(status))
             }
         };
         match status {
@@ -218,7 +243,11 @@ impl Namesystem {
             None => {
                 // Missing parents with createParent: make them, then create again.
                 let parent_path = src.rsplit_once('/').map(|(p, _)| p).unwrap_or("/");
-                let parent_path = if parent_path.is_empty() { "/" } else { parent_path };
+                let parent_path = if parent_path.is_empty() {
+                    "/"
+                } else {
+                    parent_path
+                };
                 Box::pin(self.mkdirs(user, parent_path, 0o755, true)).await?;
                 Box::pin(self.create(user, req)).await
             }
@@ -226,7 +255,13 @@ impl Namesystem {
     }
 
     /// The open file named by id (preferred) or path, checked against the lease holder.
-    fn open_file_for(&self, st: &State, src: &str, file_id: Option<u64>, client: &str) -> Result<InodeId> {
+    fn open_file_for(
+        &self,
+        st: &State,
+        src: &str,
+        file_id: Option<u64>,
+        client: &str,
+    ) -> Result<InodeId> {
         let id = match file_id.filter(|id| *id != 0) {
             Some(id) if st.ns.get(id).is_some() => id,
             Some(_) => {
@@ -253,11 +288,20 @@ impl Namesystem {
         }
     }
 
-    pub async fn add_block(&self, req: &AddBlockRequestProto, client_ip: &str) -> Result<LocatedBlockProto> {
+    pub async fn add_block(
+        &self,
+        req: &AddBlockRequestProto,
+        client_ip: &str,
+    ) -> Result<LocatedBlockProto> {
         let (txid, located) = {
             let mut st = self.write();
             let id = self.open_file_for(&st, &req.src, req.file_id, &req.client_name)?;
-            let file = st.ns.get(id).and_then(Inode::file).expect("open file").clone();
+            let file = st
+                .ns
+                .get(id)
+                .and_then(Inode::file)
+                .expect("open file")
+                .clone();
             let previous_bytes = req.previous.as_ref().and_then(|p| p.num_bytes).unwrap_or(0);
             // A retried addBlock whose block was already allocated gets the same block.
             if let (Some(last), Some(prev)) = (file.blocks.last(), &req.previous) {
@@ -273,14 +317,21 @@ impl Namesystem {
                         return Ok(st.located_block(&b, offset, &self.storage.block_pool_id));
                     }
                     return Err(NameNodeError::InvalidArgument {
-                        message: format!("previous block blk_{} is not the file's last block", prev.block_id),
+                        message: format!(
+                            "previous block blk_{} is not the file's last block",
+                            prev.block_id
+                        ),
                     });
                 }
             }
             let excluded: Vec<DnIdx> = req
                 .exclude_nodes
                 .iter()
-                .filter_map(|d| st.datanodes.find(&d.id.datanode_uuid).or_else(|| st.datanodes.find_by_xfer(&d.id.ip_addr, d.id.xfer_port)))
+                .filter_map(|d| {
+                    st.datanodes
+                        .find(&d.id.datanode_uuid)
+                        .or_else(|| st.datanodes.find_by_xfer(&d.id.ip_addr, d.id.xfer_port))
+                })
                 .collect();
             let targets = placement::choose_targets(
                 &st.datanodes,
@@ -315,13 +366,22 @@ impl Namesystem {
             let b = st.blocks.get_mut(block_id).expect("just added");
             b.expected = targets.clone();
             let b = b.clone();
-            (txid, st.located_block_on(&b, offset, &self.storage.block_pool_id, &targets))
+            (
+                txid,
+                st.located_block_on(&b, offset, &self.storage.block_pool_id, &targets),
+            )
         };
         self.sync(Some(txid)).await?;
         Ok(located)
     }
 
-    pub async fn abandon_block(&self, src: &str, holder: &str, block: &ExtendedBlockProto, file_id: Option<u64>) -> Result<()> {
+    pub async fn abandon_block(
+        &self,
+        src: &str,
+        holder: &str,
+        block: &ExtendedBlockProto,
+        file_id: Option<u64>,
+    ) -> Result<()> {
         let txid = {
             let mut st = self.write();
             let id = self.open_file_for(&st, src, file_id, holder)?;
@@ -342,7 +402,13 @@ impl Namesystem {
 
     /// Closes a file once every block has a replica; waits a little for the last
     /// block's replicas so clients rarely need to retry.
-    pub async fn complete(&self, src: &str, client: &str, last: Option<&ExtendedBlockProto>, file_id: Option<u64>) -> Result<bool> {
+    pub async fn complete(
+        &self,
+        src: &str,
+        client: &str,
+        last: Option<&ExtendedBlockProto>,
+        file_id: Option<u64>,
+    ) -> Result<bool> {
         let deadline = Instant::now() + self.options.complete_wait;
         loop {
             let notified = self.block_events.notified();
@@ -367,20 +433,37 @@ impl Namesystem {
                     }
                     Err(e) => return Err(e),
                 };
-                let file = st.ns.get(id).and_then(Inode::file).expect("open file").clone();
+                let file = st
+                    .ns
+                    .get(id)
+                    .and_then(Inode::file)
+                    .expect("open file")
+                    .clone();
                 if let (Some(last), Some(mine)) = (last, file.blocks.last()) {
                     if last.block_id != *mine {
                         return Err(NameNodeError::InvalidArgument {
-                            message: format!("blk_{} is not the last block of {src}", last.block_id),
+                            message: format!(
+                                "blk_{} is not the last block of {src}",
+                                last.block_id
+                            ),
                         });
                     }
                 }
                 let last_bytes = last.and_then(|l| l.num_bytes).unwrap_or_else(|| {
-                    file.blocks.last().and_then(|b| st.blocks.get(*b)).map_or(0, |b| b.num_bytes)
+                    file.blocks
+                        .last()
+                        .and_then(|b| st.blocks.get(*b))
+                        .map_or(0, |b| b.num_bytes)
                 });
                 let ready = file.blocks.iter().enumerate().all(|(i, b)| {
-                    let Some(info) = st.blocks.get(*b) else { return true };
-                    let bytes = if i + 1 == file.blocks.len() { last_bytes } else { info.num_bytes };
+                    let Some(info) = st.blocks.get(*b) else {
+                        return true;
+                    };
+                    let bytes = if i + 1 == file.blocks.len() {
+                        last_bytes
+                    } else {
+                        info.num_bytes
+                    };
                     bytes == 0 || info.replicas.len() >= self.options.min_replication as usize
                 });
                 if ready {
@@ -405,26 +488,46 @@ impl Namesystem {
         }
     }
 
-    pub fn get_block_locations(&self, user: &str, src: &str, offset: u64, length: u64) -> Result<Option<LocatedBlocksProto>> {
+    pub fn get_block_locations(
+        &self,
+        user: &str,
+        src: &str,
+        offset: u64,
+        length: u64,
+    ) -> Result<Option<LocatedBlocksProto>> {
         let st = self.read();
         let Some(id) = st.ns.resolve(src)? else {
             return Ok(None);
         };
-        self.permissions.check_path(&st.ns, user, id, Some(Access::Read))?;
+        self.permissions
+            .check_path(&st.ns, user, id, Some(Access::Read))?;
         let node = st.ns.get(id).expect("resolved");
         if node.is_dir() {
             return Err(NameNodeError::FileNotFound {
                 path: format!("{src} (is a directory)"),
             });
         }
-        Ok(Some(st.located_blocks(node, offset, length, &self.storage.block_pool_id)))
+        Ok(Some(st.located_blocks(
+            node,
+            offset,
+            length,
+            &self.storage.block_pool_id,
+        )))
     }
 
     /// Checks write permission on the parents of both ends of a rename.
-    fn check_rename(&self, st: &State, user: &str, src_id: InodeId, dst_parent: InodeId) -> Result<()> {
+    fn check_rename(
+        &self,
+        st: &State,
+        user: &str,
+        src_id: InodeId,
+        dst_parent: InodeId,
+    ) -> Result<()> {
         let src_parent = st.ns.get(src_id).map(|n| n.parent).unwrap_or(ROOT_ID);
-        self.permissions.check_path(&st.ns, user, src_parent, Some(Access::Write))?;
-        self.permissions.check_path(&st.ns, user, dst_parent, Some(Access::Write))
+        self.permissions
+            .check_path(&st.ns, user, src_parent, Some(Access::Write))?;
+        self.permissions
+            .check_path(&st.ns, user, dst_parent, Some(Access::Write))
     }
 
     /// The original rename: into `dst` when it is a directory; false instead of most errors.
@@ -442,7 +545,13 @@ impl Namesystem {
             if let Some(d) = st.ns.resolve(&dst)? {
                 if st.ns.get(d).is_some_and(Inode::is_dir) {
                     let name = src.rsplit('/').next().unwrap_or_default();
-                    dst = path::join(&[dst.trim_start_matches('/'), name].iter().filter(|s| !s.is_empty()).copied().collect::<Vec<_>>());
+                    dst = path::join(
+                        &[dst.trim_start_matches('/'), name]
+                            .iter()
+                            .filter(|s| !s.is_empty())
+                            .copied()
+                            .collect::<Vec<_>>(),
+                    );
                 }
             }
             if dst == src {
@@ -463,7 +572,9 @@ impl Namesystem {
             });
             match self.apply_and_log(&mut st, op) {
                 Ok(t) => t,
-                Err(NameNodeError::RenameIntoSubtree { src, dst }) => return Err(NameNodeError::RenameIntoSubtree { src, dst }),
+                Err(NameNodeError::RenameIntoSubtree { src, dst }) => {
+                    return Err(NameNodeError::RenameIntoSubtree { src, dst })
+                }
                 Err(_) => return Ok(false),
             }
         };
@@ -513,7 +624,8 @@ impl Namesystem {
             if id == ROOT_ID {
                 return Ok(false);
             }
-            self.permissions.check_path(&st.ns, user, node.parent, Some(Access::Write))?;
+            self.permissions
+                .check_path(&st.ns, user, node.parent, Some(Access::Write))?;
             let op = Op::Delete(DeleteOp {
                 path: src,
                 mtime: tusk_common::now_millis(),
@@ -529,9 +641,13 @@ impl Namesystem {
     }
 
     pub async fn set_replication(&self, user: &str, src: &str, replication: u32) -> Result<bool> {
-        if replication < self.options.min_replication || replication > self.options.max_replication {
+        if replication < self.options.min_replication || replication > self.options.max_replication
+        {
             return Err(NameNodeError::InvalidArgument {
-                message: format!("replication {replication} is outside [{}, {}]", self.options.min_replication, self.options.max_replication),
+                message: format!(
+                    "replication {replication} is outside [{}, {}]",
+                    self.options.min_replication, self.options.max_replication
+                ),
             });
         }
         let txid = {
@@ -541,7 +657,8 @@ impl Namesystem {
                 return Ok(false);
             }
             let id = node.id;
-            self.permissions.check_path(&st.ns, user, id, Some(Access::Write))?;
+            self.permissions
+                .check_path(&st.ns, user, id, Some(Access::Write))?;
             let op = Op::SetReplication(SetReplicationOp {
                 path: path::normalize(src)?,
                 replication,
@@ -567,7 +684,13 @@ impl Namesystem {
         self.sync(Some(txid)).await
     }
 
-    pub async fn set_owner(&self, user: &str, src: &str, owner: Option<String>, group: Option<String>) -> Result<()> {
+    pub async fn set_owner(
+        &self,
+        user: &str,
+        src: &str,
+        owner: Option<String>,
+        group: Option<String>,
+    ) -> Result<()> {
         let txid = {
             let mut st = self.write();
             let id = st.ns.lookup(src)?.id;
@@ -613,7 +736,9 @@ impl Namesystem {
         let st = self.read();
         let id = st.ns.lookup(src)?.id;
         self.permissions.check_path(&st.ns, user, id, None)?;
-        let (files, dirs, bytes, space) = st.ns.count(id, |b| st.blocks.get(b).map_or(0, |b| b.num_bytes));
+        let (files, dirs, bytes, space) = st
+            .ns
+            .count(id, |b| st.blocks.get(b).map_or(0, |b| b.num_bytes));
         Ok(ContentSummaryProto {
             length: bytes,
             file_count: files,
@@ -636,8 +761,16 @@ impl Namesystem {
             if b.state == BlockState::UnderConstruction {
                 continue;
             }
-            let expected = st.ns.get(b.inode).and_then(Inode::file).map_or(0, |f| f.replication as usize);
-            let have = b.replicas.iter().filter(|n| st.datanodes.nodes[**n].alive).count();
+            let expected = st
+                .ns
+                .get(b.inode)
+                .and_then(Inode::file)
+                .map_or(0, |f| f.replication as usize);
+            let have = b
+                .replicas
+                .iter()
+                .filter(|n| st.datanodes.nodes[**n].alive)
+                .count();
             if have == 0 && b.num_bytes > 0 {
                 missing += 1;
             } else if have < expected {
@@ -657,11 +790,25 @@ impl Namesystem {
     }
 
     /// A new generation stamp for a block whose pipeline failed.
-    pub async fn update_block_for_pipeline(&self, block: &ExtendedBlockProto, client: &str) -> Result<LocatedBlockProto> {
+    pub async fn update_block_for_pipeline(
+        &self,
+        block: &ExtendedBlockProto,
+        client: &str,
+    ) -> Result<LocatedBlockProto> {
         let (txid, located) = {
             let mut st = self.write();
-            let info = st.blocks.get(block.block_id).ok_or(NameNodeError::BlockNotFound { block: block.block_id })?.clone();
-            let holder = st.ns.get(info.inode).and_then(Inode::file).and_then(|f| f.client_name.clone());
+            let info = st
+                .blocks
+                .get(block.block_id)
+                .ok_or(NameNodeError::BlockNotFound {
+                    block: block.block_id,
+                })?
+                .clone();
+            let holder = st
+                .ns
+                .get(info.inode)
+                .and_then(Inode::file)
+                .and_then(|f| f.client_name.clone());
             if holder.as_deref() != Some(client) {
                 return Err(NameNodeError::LeaseExpired {
                     path: st.ns.full_path(info.inode),
@@ -676,18 +823,37 @@ impl Namesystem {
             });
             let txid = self.apply_and_log(&mut st, op)?;
             let b = st.blocks.get(block.block_id).expect("exists").clone();
-            (txid, st.located_block_on(&b, 0, &self.storage.block_pool_id, &[]))
+            (
+                txid,
+                st.located_block_on(&b, 0, &self.storage.block_pool_id, &[]),
+            )
         };
         self.sync(Some(txid)).await?;
         Ok(located)
     }
 
     /// Records the pipeline after recovery: the new generation stamp and nodes.
-    pub async fn update_pipeline(&self, client: &str, old: &ExtendedBlockProto, new: &ExtendedBlockProto, nodes: &[String]) -> Result<()> {
+    pub async fn update_pipeline(
+        &self,
+        client: &str,
+        old: &ExtendedBlockProto,
+        new: &ExtendedBlockProto,
+        nodes: &[String],
+    ) -> Result<()> {
         let txid = {
             let mut st = self.write();
-            let info = st.blocks.get(old.block_id).ok_or(NameNodeError::BlockNotFound { block: old.block_id })?.clone();
-            let holder = st.ns.get(info.inode).and_then(Inode::file).and_then(|f| f.client_name.clone());
+            let info = st
+                .blocks
+                .get(old.block_id)
+                .ok_or(NameNodeError::BlockNotFound {
+                    block: old.block_id,
+                })?
+                .clone();
+            let holder = st
+                .ns
+                .get(info.inode)
+                .and_then(Inode::file)
+                .and_then(|f| f.client_name.clone());
             if holder.as_deref() != Some(client) {
                 return Err(NameNodeError::LeaseExpired {
                     path: st.ns.full_path(info.inode),
@@ -710,13 +876,33 @@ impl Namesystem {
         self.sync(Some(txid)).await
     }
 
-    pub fn additional_datanodes(&self, block: &ExtendedBlockProto, existing: &[DatanodeInfoProto], excludes: &[DatanodeInfoProto], count: u32, client_ip: &str) -> Result<LocatedBlockProto> {
+    pub fn additional_datanodes(
+        &self,
+        block: &ExtendedBlockProto,
+        existing: &[DatanodeInfoProto],
+        excludes: &[DatanodeInfoProto],
+        count: u32,
+        client_ip: &str,
+    ) -> Result<LocatedBlockProto> {
         let st = self.read();
-        let info = st.blocks.get(block.block_id).ok_or(NameNodeError::BlockNotFound { block: block.block_id })?.clone();
+        let info = st
+            .blocks
+            .get(block.block_id)
+            .ok_or(NameNodeError::BlockNotFound {
+                block: block.block_id,
+            })?
+            .clone();
         let find = |d: &DatanodeInfoProto| st.datanodes.find(&d.id.datanode_uuid);
         let have: Vec<DnIdx> = existing.iter().filter_map(find).collect();
         let excluded: Vec<DnIdx> = excludes.iter().filter_map(find).collect();
-        let mut targets = placement::choose_targets(&st.datanodes, count as usize, Some(client_ip), &have, &excluded, 0);
+        let mut targets = placement::choose_targets(
+            &st.datanodes,
+            count as usize,
+            Some(client_ip),
+            &have,
+            &excluded,
+            0,
+        );
         let mut all = have;
         all.append(&mut targets);
         Ok(st.located_block_on(&info, 0, &self.storage.block_pool_id, &all))
@@ -766,6 +952,8 @@ impl Namesystem {
     pub fn preferred_block_size(&self, src: &str) -> Result<u64> {
         let st = self.read();
         let node = st.ns.lookup(src)?;
-        Ok(node.file().map_or(self.options.block_size, |f| f.block_size))
+        Ok(node
+            .file()
+            .map_or(self.options.block_size, |f| f.block_size))
     }
 }

@@ -29,7 +29,12 @@ impl State {
             return !finished;
         }
         if finished && r.num_bytes != b.num_bytes {
-            tracing::warn!(block = r.block_id, reported = r.num_bytes, expected = b.num_bytes, "replica has the wrong length; deleting it");
+            tracing::warn!(
+                block = r.block_id,
+                reported = r.num_bytes,
+                expected = b.num_bytes,
+                "replica has the wrong length; deleting it"
+            );
             self.blocks.remove_replica(r.block_id, node);
             return false;
         }
@@ -47,7 +52,12 @@ impl State {
 
     fn receive(&mut self, node: DnIdx, received: &[ReplicaReport], deleted: &[u64]) {
         for r in received {
-            if !self.accept_replica(node, r) && self.blocks.get(r.block_id).is_none_or(|b| b.state != BlockState::UnderConstruction) {
+            if !self.accept_replica(node, r)
+                && self
+                    .blocks
+                    .get(r.block_id)
+                    .is_none_or(|b| b.state != BlockState::UnderConstruction)
+            {
                 self.datanodes.nodes[node].invalidate.push(r.block_id);
             }
         }
@@ -59,7 +69,9 @@ impl State {
 
     /// Drops a bad replica; it is deleted once another good copy exists.
     pub fn mark_replica_corrupt(&mut self, block: u64, node: DnIdx) {
-        let Some(b) = self.blocks.get(block) else { return };
+        let Some(b) = self.blocks.get(block) else {
+            return;
+        };
         let others = b.replicas.iter().filter(|n| **n != node).count();
         self.blocks.remove_replica(block, node);
         self.datanodes.nodes[node].blocks.remove(&block);
@@ -73,27 +85,53 @@ impl State {
         if !self.safe_mode {
             return;
         }
-        let total = self.blocks.blocks.values().filter(|b| b.state != BlockState::UnderConstruction && b.num_bytes > 0).count();
-        let safe = self.blocks.blocks.values().filter(|b| b.state != BlockState::UnderConstruction && b.num_bytes > 0 && !b.replicas.is_empty()).count();
+        let total = self
+            .blocks
+            .blocks
+            .values()
+            .filter(|b| b.state != BlockState::UnderConstruction && b.num_bytes > 0)
+            .count();
+        let safe = self
+            .blocks
+            .blocks
+            .values()
+            .filter(|b| {
+                b.state != BlockState::UnderConstruction
+                    && b.num_bytes > 0
+                    && !b.replicas.is_empty()
+            })
+            .count();
         if total == 0 || safe as f64 >= threshold * total as f64 {
             tracing::info!(safe, total, "leaving safe mode");
             self.safe_mode = false;
-            self.blocks.needs_check.extend(self.blocks.blocks.keys().copied());
+            self.blocks
+                .needs_check
+                .extend(self.blocks.blocks.keys().copied());
         }
     }
 }
 
 impl Namesystem {
     fn node(&self, st: &State, uuid: &str) -> Result<DnIdx> {
-        st.datanodes.find(uuid).ok_or_else(|| NameNodeError::UnregisteredDatanode { uuid: uuid.to_string() })
+        st.datanodes
+            .find(uuid)
+            .ok_or_else(|| NameNodeError::UnregisteredDatanode {
+                uuid: uuid.to_string(),
+            })
     }
 
-    pub fn register_datanode(&self, req: RegisterDatanodeRequest, peer_ip: &str) -> RegisterDatanodeResponse {
+    pub fn register_datanode(
+        &self,
+        req: RegisterDatanodeRequest,
+        peer_ip: &str,
+    ) -> RegisterDatanodeResponse {
         let mut identity = req.datanode.unwrap_or_default();
         if identity.ip_addr.is_empty() || identity.ip_addr == "0.0.0.0" {
             identity.ip_addr = peer_ip.to_string();
         }
-        let rack = self.topology.rack_of(&identity.ip_addr, &identity.host_name, identity.xfer_port);
+        let rack =
+            self.topology
+                .rack_of(&identity.ip_addr, &identity.host_name, identity.xfer_port);
         let mut st = self.write();
         let idx = st.datanodes.register(identity, rack);
         let d = &mut st.datanodes.nodes[idx];
@@ -113,7 +151,9 @@ impl Namesystem {
     pub fn heartbeat(&self, req: &HeartbeatRequest) -> Vec<DatanodeCommand> {
         let mut st = self.write();
         let Some(idx) = st.datanodes.find(&req.datanode_uuid) else {
-            return vec![DatanodeCommand { command: Some(Command::Reregister(true)) }];
+            return vec![DatanodeCommand {
+                command: Some(Command::Reregister(true)),
+            }];
         };
         let was_dead = !st.datanodes.nodes[idx].alive;
         {
@@ -129,7 +169,9 @@ impl Namesystem {
         }
         if was_dead {
             // A node declared dead must report its blocks again.
-            return vec![DatanodeCommand { command: Some(Command::Reregister(true)) }];
+            return vec![DatanodeCommand {
+                command: Some(Command::Reregister(true)),
+            }];
         }
         let had_blocks = !req.received.is_empty();
         st.receive(idx, &req.received, &req.deleted);
@@ -137,7 +179,9 @@ impl Namesystem {
         let mut commands = std::mem::take(&mut d.commands);
         if !d.invalidate.is_empty() {
             commands.push(DatanodeCommand {
-                command: Some(Command::Invalidate(InvalidateCommand { block_ids: std::mem::take(&mut d.invalidate) })),
+                command: Some(Command::Invalidate(InvalidateCommand {
+                    block_ids: std::mem::take(&mut d.invalidate),
+                })),
             });
         }
         drop(st);
@@ -147,7 +191,12 @@ impl Namesystem {
         commands
     }
 
-    pub fn block_received(&self, uuid: &str, received: &[ReplicaReport], deleted: &[u64]) -> Result<()> {
+    pub fn block_received(
+        &self,
+        uuid: &str,
+        received: &[ReplicaReport],
+        deleted: &[u64],
+    ) -> Result<()> {
         {
             let mut st = self.write();
             let idx = self.node(&st, uuid)?;
@@ -158,7 +207,11 @@ impl Namesystem {
     }
 
     /// A full report replaces what the NameNode believes the node holds.
-    pub fn block_report(&self, uuid: &str, replicas: &[ReplicaReport]) -> Result<Vec<DatanodeCommand>> {
+    pub fn block_report(
+        &self,
+        uuid: &str,
+        replicas: &[ReplicaReport],
+    ) -> Result<Vec<DatanodeCommand>> {
         let mut st = self.write();
         let idx = self.node(&st, uuid)?;
         let reported: HashSet<u64> = replicas.iter().map(|r| r.block_id).collect();
@@ -171,7 +224,10 @@ impl Namesystem {
         }
         for r in replicas {
             if !st.accept_replica(idx, r) {
-                let keep = st.blocks.get(r.block_id).is_some_and(|b| b.state == BlockState::UnderConstruction)
+                let keep = st
+                    .blocks
+                    .get(r.block_id)
+                    .is_some_and(|b| b.state == BlockState::UnderConstruction)
                     || (st.safe_mode && st.blocks.get(r.block_id).is_some());
                 if !keep {
                     st.datanodes.nodes[idx].invalidate.push(r.block_id);

@@ -29,7 +29,8 @@ pub fn spawn_monitors(fsn: Arc<Namesystem>, shutdown: Shutdown) {
         let fsn = fsn.clone();
         move || fsn.replication_tick()
     });
-    let lease_period = (fsn.options.lease_soft_limit / 4).clamp(Duration::from_millis(100), Duration::from_secs(1));
+    let lease_period = (fsn.options.lease_soft_limit / 4)
+        .clamp(Duration::from_millis(100), Duration::from_secs(1));
     spawn_every(shutdown.clone(), lease_period, {
         let fsn = fsn.clone();
         move || {
@@ -45,7 +46,8 @@ pub fn spawn_monitors(fsn: Arc<Namesystem>, shutdown: Shutdown) {
         let due = {
             let st = fsn.read();
             st.txns_since_checkpoint >= fsn.options.checkpoint_txns
-                || (st.txns_since_checkpoint > 0 && st.last_checkpoint.elapsed() >= fsn.options.checkpoint_period)
+                || (st.txns_since_checkpoint > 0
+                    && st.last_checkpoint.elapsed() >= fsn.options.checkpoint_period)
         };
         if due {
             let fsn = fsn.clone();
@@ -84,7 +86,13 @@ impl Namesystem {
             st.datanodes.nodes[node].commands.clear();
         }
         let now = Instant::now();
-        let timed_out: Vec<u64> = st.blocks.pending.iter().filter(|(_, p)| p.deadline <= now).map(|(b, _)| *b).collect();
+        let timed_out: Vec<u64> = st
+            .blocks
+            .pending
+            .iter()
+            .filter(|(_, p)| p.deadline <= now)
+            .map(|(b, _)| *b)
+            .collect();
         for b in timed_out {
             st.blocks.pending.remove(&b);
             st.blocks.needs_check.insert(b);
@@ -103,26 +111,52 @@ impl Namesystem {
 
     /// Schedules copies or deletions for one block; false to look again next tick.
     fn check_block(&self, st: &mut State, block: u64) -> bool {
-        let Some(info) = st.blocks.get(block).cloned() else { return true };
+        let Some(info) = st.blocks.get(block).cloned() else {
+            return true;
+        };
         if info.state != BlockState::Complete {
             return true;
         }
         let expected = Namesystem::expected_replication(st, block);
-        let live: Vec<DnIdx> = info.replicas.iter().copied().filter(|n| st.datanodes.nodes[*n].alive).collect();
-        let pending: Vec<DnIdx> = st.blocks.pending.get(&block).map(|p| p.targets.clone()).unwrap_or_default();
+        let live: Vec<DnIdx> = info
+            .replicas
+            .iter()
+            .copied()
+            .filter(|n| st.datanodes.nodes[*n].alive)
+            .collect();
+        let pending: Vec<DnIdx> = st
+            .blocks
+            .pending
+            .get(&block)
+            .map(|p| p.targets.clone())
+            .unwrap_or_default();
         if live.is_empty() {
             return true;
         }
         if live.len() + pending.len() < expected {
             let want = expected - live.len() - pending.len();
             let mut exclude = pending.clone();
-            exclude.extend(st.datanodes.live().filter(|n| st.datanodes.nodes[*n].blocks.contains(&block)));
-            let targets = placement::choose_targets(&st.datanodes, want, None, &live, &exclude, info.num_bytes);
+            // A node still due to delete a bad copy would refuse the new one as existing.
+            exclude.extend(st.datanodes.live().filter(|n| {
+                let d = &st.datanodes.nodes[*n];
+                d.blocks.contains(&block) || d.invalidate.contains(&block)
+            }));
+            let targets = placement::choose_targets(
+                &st.datanodes,
+                want,
+                None,
+                &live,
+                &exclude,
+                info.num_bytes,
+            );
             if targets.is_empty() {
                 return false;
             }
             let source = *live.choose(&mut rand::thread_rng()).expect("non-empty");
-            let identities = targets.iter().map(|t| st.datanodes.nodes[*t].identity.clone()).collect();
+            let identities = targets
+                .iter()
+                .map(|t| st.datanodes.nodes[*t].identity.clone())
+                .collect();
             st.datanodes.nodes[source].commands.push(DatanodeCommand {
                 command: Some(Command::Transfer(TransferCommand {
                     block_id: block,
@@ -187,7 +221,13 @@ impl Namesystem {
         let mut last_bytes = 0;
         if let Some(last) = file.blocks.last().and_then(|b| st.blocks.get(*b)).cloned() {
             if last.state == BlockState::UnderConstruction && last.replicas.is_empty() {
-                self.apply_and_log(st, Op::AbandonBlock(AbandonBlockOp { inode_id: inode, block_id: last.id }))?;
+                self.apply_and_log(
+                    st,
+                    Op::AbandonBlock(AbandonBlockOp {
+                        inode_id: inode,
+                        block_id: last.id,
+                    }),
+                )?;
                 last_bytes = file
                     .blocks
                     .iter()

@@ -3,8 +3,8 @@
 use bytes::Bytes;
 use tusk_proto::common::TokenProto;
 use tusk_proto::hdfs::{
-    hdfs_file_status_proto::FileType, ExtendedBlockProto, FsPermissionProto,
-    HdfsFileStatusProto, LocatedBlockProto, LocatedBlocksProto, StorageTypeProto,
+    hdfs_file_status_proto::FileType, ExtendedBlockProto, FsPermissionProto, HdfsFileStatusProto,
+    LocatedBlockProto, LocatedBlocksProto, StorageTypeProto,
 };
 
 use super::State;
@@ -66,7 +66,13 @@ impl State {
     }
 
     /// The blocks of a file overlapping `[offset, offset + length)`.
-    pub fn located_blocks(&self, node: &Inode, offset: u64, length: u64, pool: &str) -> LocatedBlocksProto {
+    pub fn located_blocks(
+        &self,
+        node: &Inode,
+        offset: u64,
+        length: u64,
+        pool: &str,
+    ) -> LocatedBlocksProto {
         let file = node.file().expect("located_blocks on a file");
         let under_construction = file.client_name.is_some();
         let end = offset.saturating_add(length);
@@ -75,10 +81,14 @@ impl State {
         let mut last = None;
         let count = file.blocks.len();
         for (i, id) in file.blocks.iter().enumerate() {
-            let Some(b) = self.blocks.get(*id) else { continue };
+            let Some(b) = self.blocks.get(*id) else {
+                continue;
+            };
             let lb = self.located_block(b, pos, pool);
             let block_end = pos + b.num_bytes;
-            if (block_end > offset || (b.num_bytes == 0 && pos >= offset)) && pos < end.max(offset + 1) {
+            if (block_end > offset || (b.num_bytes == 0 && pos >= offset))
+                && pos < end.max(offset + 1)
+            {
                 located.push(lb.clone());
             }
             if i + 1 == count {
@@ -104,19 +114,26 @@ impl State {
 
     /// One block with the nodes to read it from (while being written, its pipeline).
     pub fn located_block(&self, b: &BlockInfo, offset: u64, pool: &str) -> LocatedBlockProto {
-        let nodes: Vec<DnIdx> = if b.state == BlockState::UnderConstruction && !b.expected.is_empty() {
-            b.expected.clone()
-        } else {
-            b.replicas
-                .iter()
-                .copied()
-                .filter(|n| self.datanodes.nodes[*n].alive)
-                .collect()
-        };
+        let nodes: Vec<DnIdx> =
+            if b.state == BlockState::UnderConstruction && !b.expected.is_empty() {
+                b.expected.clone()
+            } else {
+                b.replicas
+                    .iter()
+                    .copied()
+                    .filter(|n| self.datanodes.nodes[*n].alive)
+                    .collect()
+            };
         self.located_block_on(b, offset, pool, &nodes)
     }
 
-    pub fn located_block_on(&self, b: &BlockInfo, offset: u64, pool: &str, nodes: &[DnIdx]) -> LocatedBlockProto {
+    pub fn located_block_on(
+        &self,
+        b: &BlockInfo,
+        offset: u64,
+        pool: &str,
+        nodes: &[DnIdx],
+    ) -> LocatedBlockProto {
         LocatedBlockProto {
             b: ExtendedBlockProto {
                 pool_id: pool.to_string(),
@@ -125,11 +142,17 @@ impl State {
                 num_bytes: Some(b.num_bytes),
             },
             offset,
-            locs: nodes.iter().map(|n| self.datanodes.info_proto(*n)).collect(),
+            locs: nodes
+                .iter()
+                .map(|n| self.datanodes.info_proto(*n))
+                .collect(),
             corrupt: false,
             block_token: empty_token(),
             is_cached: nodes.iter().map(|_| false).collect(),
-            storage_types: nodes.iter().map(|_| StorageTypeProto::Disk as i32).collect(),
+            storage_types: nodes
+                .iter()
+                .map(|_| StorageTypeProto::Disk as i32)
+                .collect(),
             storage_i_ds: nodes
                 .iter()
                 .map(|n| self.datanodes.nodes[*n].identity.storage_id.clone())
