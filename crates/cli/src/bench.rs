@@ -1,14 +1,250 @@
-//! `tusk bench ...`: wired to the `tusk-bench` library.
+//! `tusk bench ...` and `tusk heartbeat-advisor`: parse arguments, run a `tusk-bench`
+//! experiment, print its Markdown table and, with `--json FILE`, write every measurement.
 
-use clap::Subcommand;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use anyhow::Context;
+use clap::{Args, Subcommand};
+use serde::Serialize;
+use tusk_bench::{advisor, dfsio, heartbeats, nnthroughput, replication, startup};
+use tusk_client::ReplicationMode;
+use tusk_common::config::{parse_duration, parse_size};
 use tusk_common::Configuration;
 
 #[derive(Subcommand)]
 pub enum BenchCommand {
-    /// Placeholder until the benchmark library lands.
-    Dfsio,
+    /// TestDFSIO: N files written at once, then read at once.
+    Dfsio(DfsioArgs),
+    /// Pipeline vs parallel replication: latency per file size, and throughput.
+    Replication(ReplicationArgs),
+    /// Time from nothing to 1 NameNode + N DataNodes serving.
+    Startup(StartupArgs),
+    /// NameNode throughput: sync vs async vs N threads.
+    Nnthroughput(NnArgs),
+    /// Heartbeat capacity with simulated DataNodes.
+    Heartbeats(HeartbeatArgs),
 }
 
-pub async fn run(_conf: Configuration, _which: BenchCommand) -> anyhow::Result<()> {
-    anyhow::bail!("benchmarks are not built yet")
+#[derive(Args)]
+pub struct Common {
+    /// Measure an existing NameNode (Tusk's or Hadoop's) instead of a fresh mini cluster.
+    #[arg(long)]
+    fs: Option<String>,
+    /// Write every measurement as JSON here.
+    #[arg(long)]
+    json: Option<PathBuf>,
+}
+
+#[derive(Args)]
+pub struct DfsioArgs {
+    #[arg(long, default_value_t = 4)]
+    files: usize,
+    /// Bytes per file (k/m/g suffixes).
+    #[arg(long, default_value = "128m", value_parser = size)]
+    size: u64,
+    #[arg(long, default_value_t = 3)]
+    replication: u16,
+    /// pipeline, parallel or both.
+    #[arg(long, default_value = "both")]
+    mode: String,
+    #[arg(long, default_value_t = 3)]
+    datanodes: usize,
+    #[command(flatten)]
+    common: Common,
+}
+
+#[derive(Args)]
+pub struct ReplicationArgs {
+    #[arg(long, default_value = "1m,16m,64m,128m", value_delimiter = ',', value_parser = size)]
+    sizes: Vec<u64>,
+    #[arg(long, default_value_t = 3)]
+    trials: usize,
+    #[arg(long, default_value = "pipeline,parallel", value_delimiter = ',')]
+    modes: Vec<ReplicationMode>,
+    #[arg(long, default_value_t = 3)]
+    datanodes: usize,
+    #[command(flatten)]
+    common: Common,
+}
+
+#[derive(Args)]
+pub struct StartupArgs {
+    #[arg(long, default_value_t = 5)]
+    trials: usize,
+    #[arg(long, default_value_t = 3)]
+    datanodes: usize,
+    #[arg(long)]
+    json: Option<PathBuf>,
+}
+
+#[derive(Args)]
+pub struct NnArgs {
+    /// rename, create, mkdirs, open, delete, fileStatus (comma-separated).
+    #[arg(long, default_value = "rename", value_delimiter = ',')]
+    op: Vec<nnthroughput::NsOp>,
+    #[arg(long, default_value = "5000,10000,20000,40000", value_delimiter = ',')]
+    n: Vec<usize>,
+    /// sync, async, threads:N (comma-separated).
+    #[arg(
+        long,
+        default_value = "sync,async,threads:100,threads:500,threads:1000",
+        value_delimiter = ','
+    )]
+    mode: Vec<nnthroughput::CallMode>,
+    /// Calls in flight in async mode (ipc.client.async.calls.max).
+    #[arg(long)]
+    window: Option<usize>,
+    #[command(flatten)]
+    common: Common,
+}
+
+#[derive(Args)]
+pub struct HeartbeatArgs {
+    #[arg(long, default_value = "1000,5000,10000", value_delimiter = ',')]
+    datanodes: Vec<usize>,
+    /// Heartbeat periods, e.g. 3s,1s,200ms.
+    #[arg(long, default_value = "3s", value_delimiter = ',', value_parser = duration)]
+    interval: Vec<Duration>,
+    /// Measurement window per case.
+    #[arg(long, default_value = "10s", value_parser = duration)]
+    duration: Duration,
+    #[arg(long, default_value_t = 100)]
+    nodes_per_connection: usize,
+    #[arg(long, default_value_t = 0)]
+    blocks_per_node: usize,
+    /// Process id of an external NameNode given with --fs, to measure its CPU.
+    #[arg(long)]
+    namenode_pid: Option<u32>,
+    #[command(flatten)]
+    common: Common,
+}
+
+#[derive(Args)]
+pub struct AdvisorArgs {
+    #[arg(long)]
+    datanodes: u64,
+    /// Link of the NameNode, e.g. 1Gbit, 10Gbit, 32Gbit, 125MB.
+    #[arg(long, default_value = "1Gbit")]
+    bandwidth: String,
+    /// Bytes per heartbeat on the wire (request + reply); default: Tusk's, measured.
+    #[arg(long)]
+    heartbeat_bytes: Option<u64>,
+    /// A `tusk bench heartbeats --json` file: heartbeat bytes and NameNode CPU per heartbeat.
+    #[arg(long)]
+    measured: Option<PathBuf>,
+    #[arg(long)]
+    json: Option<PathBuf>,
+}
+
+fn size(s: &str) -> Result<u64, String> {
+    parse_size(s).ok_or_else(|| format!("not a size: {s}"))
+}
+
+fn duration(s: &str) -> Result<Duration, String> {
+    parse_duration(s, Duration::from_secs(1)).ok_or_else(|| format!("not a duration: {s}"))
+}
+
+fn emit<R: Serialize>(report: &R, markdown: String, json: &Option<PathBuf>) -> anyhow::Result<()> {
+    println!("{markdown}");
+    if let Some(path) = json {
+        std::fs::write(path, serde_json::to_string_pretty(report)?)
+            .with_context(|| format!("writing {}", path.display()))?;
+        eprintln!("wrote {}", path.display());
+    }
+    Ok(())
+}
+
+fn modes(text: &str) -> anyhow::Result<Vec<ReplicationMode>> {
+    Ok(match text {
+        "both" => vec![ReplicationMode::Pipeline, ReplicationMode::Parallel],
+        other => vec![other.parse().map_err(anyhow::Error::msg)?],
+    })
+}
+
+pub async fn run(_conf: Configuration, which: BenchCommand) -> anyhow::Result<()> {
+    match which {
+        BenchCommand::Dfsio(a) => {
+            let mut reports = Vec::new();
+            for mode in modes(&a.mode)? {
+                let report = dfsio::run(dfsio::DfsioOptions {
+                    files: a.files,
+                    file_size: a.size,
+                    replication: a.replication,
+                    mode,
+                    fs: a.common.fs.clone(),
+                    datanodes: a.datanodes,
+                    ..Default::default()
+                })
+                .await?;
+                println!("{}", report.to_markdown());
+                reports.push(report);
+            }
+            emit(&reports, String::new(), &a.common.json)
+        }
+        BenchCommand::Replication(a) => {
+            let report = replication::run(replication::ReplicationOptions {
+                sizes: a.sizes,
+                trials: a.trials,
+                modes: a.modes,
+                fs: a.common.fs,
+                datanodes: a.datanodes,
+                ..Default::default()
+            })
+            .await?;
+            emit(&report, report.to_markdown(), &a.common.json)
+        }
+        BenchCommand::Startup(a) => {
+            let report = startup::run(startup::StartupOptions {
+                trials: a.trials,
+                datanodes: a.datanodes,
+                ..Default::default()
+            })
+            .await?;
+            emit(&report, report.to_markdown(), &a.json)
+        }
+        BenchCommand::Nnthroughput(a) => {
+            let d = nnthroughput::NnThroughputOptions::default();
+            let report = nnthroughput::run(nnthroughput::NnThroughputOptions {
+                ops: a.op,
+                ns: a.n,
+                modes: a.mode,
+                window: a.window.unwrap_or(d.window),
+                fs: a.common.fs,
+            })
+            .await?;
+            emit(&report, report.to_markdown(), &a.common.json)
+        }
+        BenchCommand::Heartbeats(a) => {
+            let report = heartbeats::run(heartbeats::HeartbeatOptions {
+                datanodes: a.datanodes,
+                intervals: a.interval,
+                duration: a.duration,
+                nodes_per_connection: a.nodes_per_connection,
+                blocks_per_node: a.blocks_per_node,
+                tusk_exe: std::env::current_exe()?,
+                fs: a.common.fs,
+                namenode_pid: a.namenode_pid,
+            })
+            .await?;
+            emit(&report, report.to_markdown(), &a.common.json)
+        }
+    }
+}
+
+pub fn advisor(a: AdvisorArgs) -> anyhow::Result<()> {
+    let bandwidth = advisor::parse_bandwidth(&a.bandwidth)?;
+    let (measured_bytes, cost) = match &a.measured {
+        Some(path) => advisor::read_measurement(
+            &std::fs::read_to_string(path)
+                .with_context(|| format!("reading {}", path.display()))?,
+        )?,
+        None => (None, None),
+    };
+    let bytes = a
+        .heartbeat_bytes
+        .or(measured_bytes)
+        .unwrap_or_else(heartbeats::heartbeat_wire_bytes);
+    let advice = advisor::advise(a.datanodes, bandwidth, bytes, cost);
+    emit(&advice, advice.to_markdown(), &a.json)
 }

@@ -6,7 +6,7 @@
 //! - `local`: `tusk local up|down|status`, a cluster of separate processes on loopback.
 //! - `demo`: `tusk demo`, the main job: a local cluster writing and reading in both
 //!   replication modes.
-//! - `bench`: `tusk bench ...`.
+//! - `bench`: `tusk bench ...` and `tusk heartbeat-advisor`.
 //! - `conf`: `--conf FILE` and `-D key=value` handling shared by every command.
 
 mod bench;
@@ -59,6 +59,8 @@ enum Command {
         #[command(subcommand)]
         which: bench::BenchCommand,
     },
+    /// The shortest safe DataNode heartbeat period for a cluster size and link.
+    HeartbeatAdvisor(bench::AdvisorArgs),
 }
 
 fn main() {
@@ -94,6 +96,7 @@ fn run(command: Command, conf: tusk_common::Configuration) -> anyhow::Result<()>
         Command::Local { action } => runtime.block_on(local::run(conf, action)),
         Command::Demo(args) => runtime.block_on(demo::run(conf, args)),
         Command::Bench { which } => runtime.block_on(bench::run(conf, which)),
+        Command::HeartbeatAdvisor(args) => bench::advisor(args),
         Command::Fs { .. } => unreachable!("handled in main"),
     }
 }

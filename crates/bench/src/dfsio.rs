@@ -1,0 +1,295 @@
+//! TestDFSIO without MapReduce: `files` files written at once (one task each), then
+//! read at once, every byte verified. Per phase it reports the aggregate rate (total MB
+//! over wall time) and TestDFSIO's own figures: "Throughput mb/sec" (total MB over the
+//! sum of per-file times), "Average IO rate mb/sec" (mean of per-file MB/s) and "IO rate
+//! std deviation".
+
+use std::path::PathBuf;
+use std::time::Instant;
+
+use serde::{Deserialize, Serialize};
+use tusk_client::{DfsClient, ReplicationMode};
+
+use crate::context::RunContext;
+use crate::error::{BenchError, Result};
+use crate::file_io::{read_and_verify, write_file};
+use crate::pattern::FilePattern;
+use crate::stats;
+use crate::target::{run_dir, ClusterTarget};
+use crate::{mb, MB};
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(default)]
+pub struct DfsioOptions {
+    /// Files, each written and read by its own task.
+    pub files: usize,
+    /// Bytes per file.
+    pub file_size: u64,
+    pub replication: u16,
+    pub mode: ReplicationMode,
+    /// Bytes per `write` call and per verified read chunk.
+    pub buffer_size: usize,
+    /// External NameNode `hdfs://host:port`; `None` starts a mini cluster.
+    pub fs: Option<String>,
+    /// DataNodes of the mini cluster.
+    pub datanodes: usize,
+    /// Where the mini cluster keeps its state (a fresh directory inside it).
+    pub base_dir: Option<PathBuf>,
+}
+
+impl Default for DfsioOptions {
+    fn default() -> Self {
+        DfsioOptions {
+            files: 4,
+            file_size: 128 * MB,
+            replication: 3,
+            mode: ReplicationMode::Pipeline,
+            buffer_size: MB as usize,
+            fs: None,
+            datanodes: 3,
+            base_dir: None,
+        }
+    }
+}
+
+/// One file's part of a phase.
+#[derive(Clone, Debug, Serialize)]
+pub struct FileTiming {
+    pub path: String,
+    pub bytes: u64,
+    /// Create → close, or open → last byte verified.
+    pub seconds: f64,
+    pub mb_per_s: f64,
+    /// Of `seconds`, the time spent comparing read bytes with written ones (reads only).
+    pub verify_seconds: f64,
+}
+
+/// The write or the read phase.
+#[derive(Clone, Debug, Serialize)]
+pub struct DfsioPhase {
+    pub total_mb: f64,
+    /// First create/open → last close/verified byte.
+    pub wall_seconds: f64,
+    /// `total_mb / wall_seconds`: what the cluster delivered.
+    pub aggregate_mb_per_s: f64,
+    /// TestDFSIO "Throughput mb/sec": `total_mb / Σ file seconds`.
+    pub throughput_mb_per_s: f64,
+    /// TestDFSIO "Average IO rate mb/sec": mean of per-file MB/s.
+    pub average_io_rate_mb_per_s: f64,
+    /// TestDFSIO "IO rate std deviation".
+    pub io_rate_std_dev: f64,
+    pub files: Vec<FileTiming>,
+}
+
+impl DfsioPhase {
+    fn new(files: Vec<FileTiming>, wall_seconds: f64) -> Self {
+        let total_bytes: u64 = files.iter().map(|f| f.bytes).sum();
+        let sum_seconds: f64 = files.iter().map(|f| f.seconds).sum();
+        let rates: Vec<f64> = files.iter().map(|f| f.mb_per_s).collect();
+        DfsioPhase {
+            total_mb: mb(total_bytes),
+            wall_seconds,
+            aggregate_mb_per_s: mb(total_bytes) / wall_seconds,
+            throughput_mb_per_s: mb(total_bytes) / sum_seconds,
+            average_io_rate_mb_per_s: stats::mean(&rates),
+            io_rate_std_dev: stats::io_rate_std_dev(&rates),
+            files,
+        }
+    }
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct DfsioReport {
+    pub context: RunContext,
+    pub options: DfsioOptions,
+    pub write: DfsioPhase,
+    pub read: DfsioPhase,
+}
+
+impl DfsioReport {
+    pub fn to_markdown(&self) -> String {
+        let o = &self.options;
+        let mut s = format!(
+            "### DFSIO: {} × {} MB, replication {}, {} mode\n\n{}\n",
+            o.files,
+            mb(o.file_size),
+            o.replication,
+            crate::mode_name(o.mode),
+            self.context.to_markdown()
+        );
+        s.push_str("| phase | total MB | wall s | aggregate MB/s | throughput MB/s (TestDFSIO) | avg IO rate MB/s | IO rate std dev | per-file s |\n");
+        s.push_str("|---|---|---|---|---|---|---|---|\n");
+        for (name, p) in [("write", &self.write), ("read", &self.read)] {
+            let per_file: Vec<String> = p
+                .files
+                .iter()
+                .map(|f| format!("{:.3}", f.seconds))
+                .collect();
+            s.push_str(&format!(
+                "| {name} | {:.0} | {:.3} | {:.1} | {:.1} | {:.1} | {:.1} | {} |\n",
+                p.total_mb,
+                p.wall_seconds,
+                p.aggregate_mb_per_s,
+                p.throughput_mb_per_s,
+                p.average_io_rate_mb_per_s,
+                p.io_rate_std_dev,
+                per_file.join(" / ")
+            ));
+        }
+        s
+    }
+}
+
+/// Runs the write phase, then the read phase, then deletes the files.
+pub async fn run(opts: DfsioOptions) -> Result<DfsioReport> {
+    validate(&opts)?;
+    let target =
+        ClusterTarget::connect(opts.fs.as_deref(), opts.datanodes, opts.base_dir.as_deref())
+            .await?;
+    let result = run_on(&target, &opts).await;
+    target.shutdown().await;
+    let (context, write, read) = result?;
+    Ok(DfsioReport {
+        context,
+        options: opts,
+        write,
+        read,
+    })
+}
+
+fn validate(opts: &DfsioOptions) -> Result<()> {
+    if opts.files == 0 || opts.buffer_size == 0 || opts.replication == 0 {
+        return Err(BenchError::InvalidOptions(
+            "files, buffer size and replication must be at least 1".into(),
+        ));
+    }
+    Ok(())
+}
+
+async fn run_on(
+    target: &ClusterTarget,
+    opts: &DfsioOptions,
+) -> Result<(RunContext, DfsioPhase, DfsioPhase)> {
+    let context = RunContext::new(target.description());
+    let client = target.client(opts.mode)?;
+    let dir = run_dir("dfsio");
+    client
+        .mkdirs(&dir, 0o755, true)
+        .await
+        .map_err(BenchError::client("mkdirs", &dir))?;
+    let paths: Vec<String> = (0..opts.files)
+        .map(|i| format!("{dir}/io_data/test_io_{i}"))
+        .collect();
+    let patterns: Vec<FilePattern> = (0..opts.files)
+        .map(|i| FilePattern::new(i as u64, opts.buffer_size))
+        .collect();
+    let (write, patterns) = write_phase(&client, &paths, patterns, opts).await?;
+    let (read, _) = read_phase(&client, &paths, patterns, opts.file_size).await?;
+    client
+        .delete(&dir, true)
+        .await
+        .map_err(BenchError::client("delete", &dir))?;
+    Ok((context, write, read))
+}
+
+async fn write_phase(
+    client: &DfsClient,
+    paths: &[String],
+    patterns: Vec<FilePattern>,
+    opts: &DfsioOptions,
+) -> Result<(DfsioPhase, Vec<FilePattern>)> {
+    let (size, replication) = (opts.file_size, opts.replication);
+    let start = Instant::now();
+    let tasks: Vec<_> = paths
+        .iter()
+        .cloned()
+        .zip(patterns)
+        .map(|(path, mut pattern)| {
+            let client = client.clone();
+            tokio::spawn(async move {
+                let took = write_file(&client, &path, size, replication, &mut pattern).await?;
+                Ok((timing(path, size, took.as_secs_f64(), 0.0), pattern))
+            })
+        })
+        .collect();
+    let (files, patterns) = join_all(tasks, paths).await?;
+    Ok((
+        DfsioPhase::new(files, start.elapsed().as_secs_f64()),
+        patterns,
+    ))
+}
+
+async fn read_phase(
+    client: &DfsClient,
+    paths: &[String],
+    patterns: Vec<FilePattern>,
+    size: u64,
+) -> Result<(DfsioPhase, Vec<FilePattern>)> {
+    let start = Instant::now();
+    let tasks: Vec<_> = paths
+        .iter()
+        .cloned()
+        .zip(patterns)
+        .map(|(path, mut pattern)| {
+            let client = client.clone();
+            tokio::spawn(async move {
+                let took = read_and_verify(&client, &path, size, &mut pattern).await?;
+                Ok((
+                    timing(
+                        path,
+                        size,
+                        took.total.as_secs_f64(),
+                        took.verify.as_secs_f64(),
+                    ),
+                    pattern,
+                ))
+            })
+        })
+        .collect();
+    let (files, patterns) = join_all(tasks, paths).await?;
+    Ok((
+        DfsioPhase::new(files, start.elapsed().as_secs_f64()),
+        patterns,
+    ))
+}
+
+fn timing(path: String, bytes: u64, seconds: f64, verify_seconds: f64) -> FileTiming {
+    FileTiming {
+        path,
+        bytes,
+        seconds,
+        mb_per_s: mb(bytes) / seconds,
+        verify_seconds,
+    }
+}
+
+type FileResult = Result<(FileTiming, FilePattern)>;
+
+/// Waits for every task; the first failure (in file order) is the phase's error.
+async fn join_all(
+    tasks: Vec<tokio::task::JoinHandle<FileResult>>,
+    paths: &[String],
+) -> Result<(Vec<FileTiming>, Vec<FilePattern>)> {
+    let mut files = Vec::with_capacity(tasks.len());
+    let mut patterns = Vec::with_capacity(tasks.len());
+    let mut first_error = None;
+    for (task, path) in tasks.into_iter().zip(paths) {
+        let outcome = task.await.map_err(|e| BenchError::TaskFailed {
+            path: path.clone(),
+            message: e.to_string(),
+        });
+        match outcome.and_then(|r| r) {
+            Ok((file, pattern)) => {
+                files.push(file);
+                patterns.push(pattern);
+            }
+            Err(e) => {
+                first_error.get_or_insert(e);
+            }
+        }
+    }
+    match first_error {
+        Some(e) => Err(e),
+        None => Ok((files, patterns)),
+    }
+}

@@ -1,0 +1,51 @@
+//! The experiments behind `tusk bench`. Each takes an `XxxOptions`, runs against an
+//! in-process [`MiniCluster`](tusk_minicluster::MiniCluster) or an external NameNode
+//! (`fs: Some("hdfs://host:port")`, Tusk's or Hadoop's: the client speaks Hadoop's
+//! protocols), and returns a report that serializes to JSON and renders as a Markdown
+//! table with `to_markdown()`. Sizes are in MB of 2^20 bytes, as TestDFSIO counts them.
+//!
+//! Layout:
+//! - `dfsio`: TestDFSIO's N files written at once, then read at once.
+//! - `replication`: one file per size, pipeline vs parallel, trials interleaved by mode.
+//! - `startup`: nothing → one NameNode and N DataNodes serving a first write.
+//! - `nnthroughput`: namespace calls sync / async / N threads (Table 1 of the Async HDFS report).
+//! - `heartbeats`: simulated DataNodes against a NameNode process; `advisor`: the
+//!   shortest safe heartbeat period.
+//! - `target`: the cluster under test (mini cluster or external) and its clients.
+//! - `file_io`: timed write and verified read of one benchmark file.
+//! - `pattern`: cheap deterministic file contents.
+//! - `stats`: medians and TestDFSIO's rate statistics.
+//! - `context`: where, when and how a run happened.
+//! - `error`: [`BenchError`].
+
+pub mod advisor;
+pub mod context;
+pub mod dfsio;
+pub mod error;
+pub mod file_io;
+pub mod heartbeats;
+pub mod nnthroughput;
+pub mod pattern;
+pub mod replication;
+pub mod startup;
+pub mod stats;
+pub mod target;
+
+pub use context::RunContext;
+pub use error::BenchError;
+
+/// Bytes in the "MB" of every report (TestDFSIO's `MEGA`).
+pub const MB: u64 = 1 << 20;
+
+/// `bytes` in MB.
+pub fn mb(bytes: u64) -> f64 {
+    bytes as f64 / MB as f64
+}
+
+/// `pipeline` or `parallel`, as the configuration spells it.
+pub fn mode_name(mode: tusk_client::ReplicationMode) -> &'static str {
+    match mode {
+        tusk_client::ReplicationMode::Pipeline => "pipeline",
+        tusk_client::ReplicationMode::Parallel => "parallel",
+    }
+}

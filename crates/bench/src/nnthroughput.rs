@@ -1,0 +1,430 @@
+//! NameNode throughput: N namespace calls of one kind, single-threaded synchronous,
+//! asynchronous (many calls in flight on one connection) and with N synchronous threads,
+//! shaped like Table 1 of the Async HDFS report (rows = number of calls, columns = modes,
+//! cells = seconds, ops/s and speedup over single-threaded sync).
+//!
+//! `rename` is rename2 with OVERWRITE of pre-created empty files to fresh names, as the
+//! report (and Hadoop's TestAsyncDFSRename) does. `open` is getBlockLocations and
+//! `fileStatus` is getFileInfo of pre-created files; `delete` removes pre-created files;
+//! `create` creates and closes empty files; `mkdirs` makes fresh directories.
+
+use std::fmt::Write as _;
+use std::str::FromStr;
+use std::time::Instant;
+
+use futures::stream::{self, StreamExt, TryStreamExt};
+use serde::Serialize;
+use tusk_client::{ClientOptions, CreateOptions, DfsClient, ReplicationMode};
+
+use crate::context::RunContext;
+use crate::error::{BenchError, Result};
+use crate::target::{run_dir, ClusterTarget};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum NsOp {
+    Rename,
+    Create,
+    Mkdirs,
+    Open,
+    Delete,
+    FileStatus,
+}
+
+impl FromStr for NsOp {
+    type Err = String;
+    fn from_str(s: &str) -> std::result::Result<Self, String> {
+        Ok(match s {
+            "rename" => NsOp::Rename,
+            "create" => NsOp::Create,
+            "mkdirs" => NsOp::Mkdirs,
+            "open" => NsOp::Open,
+            "delete" => NsOp::Delete,
+            "fileStatus" | "filestatus" => NsOp::FileStatus,
+            other => {
+                return Err(format!(
+                    "unknown op {other}: rename|create|mkdirs|open|delete|fileStatus"
+                ))
+            }
+        })
+    }
+}
+
+impl NsOp {
+    pub fn name(self) -> &'static str {
+        match self {
+            NsOp::Rename => "rename",
+            NsOp::Create => "create",
+            NsOp::Mkdirs => "mkdirs",
+            NsOp::Open => "open",
+            NsOp::Delete => "delete",
+            NsOp::FileStatus => "fileStatus",
+        }
+    }
+
+    /// Whether the timed phase needs `n` files made beforehand.
+    fn needs_files(self) -> bool {
+        matches!(
+            self,
+            NsOp::Rename | NsOp::Open | NsOp::Delete | NsOp::FileStatus
+        )
+    }
+}
+
+/// How the calls are issued.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CallMode {
+    /// One caller, one call at a time.
+    Sync,
+    /// One caller with up to `window` calls in flight on one connection.
+    Async,
+    /// N OS threads, each making synchronous calls over the shared connection.
+    Threads(usize),
+}
+
+impl FromStr for CallMode {
+    type Err = String;
+    fn from_str(s: &str) -> std::result::Result<Self, String> {
+        match s {
+            "sync" => Ok(CallMode::Sync),
+            "async" => Ok(CallMode::Async),
+            t => t
+                .strip_prefix("threads:")
+                .and_then(|n| n.parse().ok())
+                .filter(|n| *n > 0)
+                .map(CallMode::Threads)
+                .ok_or_else(|| format!("unknown mode {t}: sync|async|threads:N")),
+        }
+    }
+}
+
+impl std::fmt::Display for CallMode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            CallMode::Sync => write!(f, "sync"),
+            CallMode::Async => write!(f, "async"),
+            CallMode::Threads(n) => write!(f, "threads:{n}"),
+        }
+    }
+}
+
+impl Serialize for CallMode {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        s.serialize_str(&self.to_string())
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct NnThroughputOptions {
+    pub ops: Vec<NsOp>,
+    pub ns: Vec<usize>,
+    pub modes: Vec<CallMode>,
+    /// Calls in flight in async mode (`ipc.client.async.calls.max`).
+    pub window: usize,
+    /// An external NameNode; without it a mini cluster is started.
+    pub fs: Option<String>,
+}
+
+impl Default for NnThroughputOptions {
+    fn default() -> Self {
+        NnThroughputOptions {
+            ops: vec![NsOp::Rename],
+            ns: vec![5000, 10000, 20000, 40000],
+            modes: vec![
+                CallMode::Sync,
+                CallMode::Async,
+                CallMode::Threads(100),
+                CallMode::Threads(500),
+                CallMode::Threads(1000),
+            ],
+            window: 100,
+            fs: None,
+        }
+    }
+}
+
+/// One (op, n, mode) measurement.
+#[derive(Clone, Debug, Serialize)]
+pub struct NsMeasurement {
+    pub op: NsOp,
+    pub n: usize,
+    pub mode: CallMode,
+    pub seconds: f64,
+    pub ops_per_sec: f64,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct NnThroughputReport {
+    pub context: RunContext,
+    pub window: usize,
+    pub measurements: Vec<NsMeasurement>,
+}
+
+pub async fn run(opts: NnThroughputOptions) -> Result<NnThroughputReport> {
+    if opts.ops.is_empty() || opts.ns.is_empty() || opts.modes.is_empty() {
+        return Err(BenchError::InvalidOptions(
+            "need at least one op, n and mode".into(),
+        ));
+    }
+    let target = ClusterTarget::connect(opts.fs.as_deref(), 1, None).await?;
+    let context = RunContext::new(target.description());
+    let base = target.client(ReplicationMode::Pipeline)?;
+    let mut measurements = Vec::new();
+    for op in &opts.ops {
+        for n in &opts.ns {
+            for mode in &opts.modes {
+                let m = measure(&base, *op, *n, *mode, opts.window).await?;
+                tracing::info!(op = op.name(), n, mode = %mode, seconds = m.seconds, "measured");
+                measurements.push(m);
+            }
+        }
+    }
+    target.shutdown().await;
+    Ok(NnThroughputReport {
+        context,
+        window: opts.window,
+        measurements,
+    })
+}
+
+/// A client of its own for one measurement, so connections do not carry over.
+fn client_for(base: &DfsClient, in_flight: usize) -> DfsClient {
+    DfsClient::new(ClientOptions {
+        max_calls_in_flight: in_flight,
+        ..base.options().clone()
+    })
+}
+
+async fn measure(
+    base: &DfsClient,
+    op: NsOp,
+    n: usize,
+    mode: CallMode,
+    window: usize,
+) -> Result<NsMeasurement> {
+    let dir = format!(
+        "{}-{}-{n}-{}",
+        run_dir("nn"),
+        op.name(),
+        mode.to_string().replace(':', "")
+    );
+    let setup = client_for(base, window.max(100));
+    setup
+        .mkdirs(&dir, 0o755, true)
+        .await
+        .map_err(BenchError::client("mkdirs", &dir))?;
+    if op.needs_files() {
+        stream::iter(0..n)
+            .map(|i| {
+                let setup = setup.clone();
+                let path = format!("{dir}/f{i}");
+                async move {
+                    setup
+                        .write_file(&path, &[], CreateOptions::default())
+                        .await
+                        .map_err(BenchError::client("create", &path))
+                }
+            })
+            .buffer_unordered(window.max(100))
+            .try_collect::<Vec<()>>()
+            .await?;
+    }
+    let in_flight = match mode {
+        CallMode::Sync => 1,
+        CallMode::Async => window,
+        CallMode::Threads(t) => t,
+    };
+    let client = client_for(base, in_flight);
+    // Open the connection before the clock starts, as a warmed-up client would have it.
+    client
+        .get_file_info("/")
+        .await
+        .map_err(BenchError::client("getFileInfo", "/"))?;
+    let started = Instant::now();
+    match mode {
+        CallMode::Sync => {
+            for i in 0..n {
+                one_call(&client, op, &dir, i).await?;
+            }
+        }
+        CallMode::Async => {
+            stream::iter(0..n)
+                .map(|i| one_call(&client, op, &dir, i))
+                .buffered(window)
+                .try_collect::<Vec<()>>()
+                .await?;
+        }
+        CallMode::Threads(t) => threads(&client, op, &dir, n, t)?,
+    }
+    let seconds = started.elapsed().as_secs_f64();
+    setup
+        .delete(&dir, true)
+        .await
+        .map_err(BenchError::client("delete", &dir))?;
+    Ok(NsMeasurement {
+        op,
+        n,
+        mode,
+        seconds,
+        ops_per_sec: n as f64 / seconds,
+    })
+}
+
+/// `t` OS threads share the calls, each blocking on one call at a time.
+fn threads(client: &DfsClient, op: NsOp, dir: &str, n: usize, t: usize) -> Result<()> {
+    let handle = tokio::runtime::Handle::current();
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let first_error = std::sync::Mutex::new(None);
+    tokio::task::block_in_place(|| {
+        std::thread::scope(|s| {
+            for _ in 0..t {
+                s.spawn(|| loop {
+                    let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    if i >= n {
+                        return;
+                    }
+                    if let Err(e) = handle.block_on(one_call(client, op, dir, i)) {
+                        first_error.lock().expect("error slot").get_or_insert(e);
+                        return;
+                    }
+                });
+            }
+        })
+    });
+    match first_error.into_inner().expect("error slot") {
+        Some(e) => Err(e),
+        None => Ok(()),
+    }
+}
+
+async fn one_call(client: &DfsClient, op: NsOp, dir: &str, i: usize) -> Result<()> {
+    let path = format!("{dir}/f{i}");
+    match op {
+        NsOp::Rename => client
+            .rename2(&path, &format!("{dir}/r{i}"), true)
+            .await
+            .map_err(BenchError::client("rename2", &path)),
+        NsOp::Create => client
+            .write_file(&path, &[], CreateOptions::default())
+            .await
+            .map_err(BenchError::client("create", &path)),
+        NsOp::Mkdirs => client
+            .mkdirs(&format!("{dir}/d{i}"), 0o755, false)
+            .await
+            .map(|_| ())
+            .map_err(BenchError::client("mkdirs", &path)),
+        NsOp::Open => client
+            .block_locations(&path, 0, u64::MAX)
+            .await
+            .map(|_| ())
+            .map_err(BenchError::client("getBlockLocations", &path)),
+        NsOp::Delete => client
+            .delete(&path, false)
+            .await
+            .map(|_| ())
+            .map_err(BenchError::client("delete", &path)),
+        NsOp::FileStatus => client
+            .stat(&path)
+            .await
+            .map(|_| ())
+            .map_err(BenchError::client("getFileInfo", &path)),
+    }
+}
+
+impl NnThroughputReport {
+    /// One table per op: rows = number of calls, columns = modes; each cell
+    /// `seconds s / ops/s (×speedup over sync)`.
+    pub fn to_markdown(&self) -> String {
+        let mut out = format!("## NameNode throughput\n\n{}\n", self.context.to_markdown());
+        let mut ops: Vec<NsOp> = Vec::new();
+        let mut modes: Vec<CallMode> = Vec::new();
+        let mut ns: Vec<usize> = Vec::new();
+        for m in &self.measurements {
+            if !ops.contains(&m.op) {
+                ops.push(m.op);
+            }
+            if !modes.contains(&m.mode) {
+                modes.push(m.mode);
+            }
+            if !ns.contains(&m.n) {
+                ns.push(m.n);
+            }
+        }
+        for op in ops {
+            let _ = writeln!(out, "### {} (async window {})\n", op.name(), self.window);
+            let _ = write!(out, "| calls |");
+            for m in &modes {
+                let _ = write!(out, " {m} |");
+            }
+            let _ = write!(out, "\n|---|");
+            for _ in &modes {
+                let _ = write!(out, "---|");
+            }
+            out.push('\n');
+            for n in &ns {
+                let find = |mode: CallMode| {
+                    self.measurements
+                        .iter()
+                        .find(|x| x.op == op && x.n == *n && x.mode == mode)
+                };
+                let sync = find(CallMode::Sync).map(|m| m.seconds);
+                let _ = write!(out, "| {n} |");
+                for mode in &modes {
+                    match find(*mode) {
+                        Some(m) => {
+                            let speedup = sync
+                                .map(|s| format!(" (×{:.1})", s / m.seconds))
+                                .unwrap_or_default();
+                            let _ = write!(
+                                out,
+                                " {:.3} s / {:.0} ops/s{speedup} |",
+                                m.seconds, m.ops_per_sec
+                            );
+                        }
+                        None => out.push_str(" – |"),
+                    }
+                }
+                out.push('\n');
+            }
+            out.push('\n');
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn modes_and_ops_parse() {
+        assert_eq!(
+            "threads:100".parse::<CallMode>().unwrap(),
+            CallMode::Threads(100)
+        );
+        assert_eq!("async".parse::<CallMode>().unwrap(), CallMode::Async);
+        assert!("threads:0".parse::<CallMode>().is_err());
+        assert_eq!("fileStatus".parse::<NsOp>().unwrap(), NsOp::FileStatus);
+        assert!("chmod".parse::<NsOp>().is_err());
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn every_mode_completes_and_renames_land() {
+        let report = run(NnThroughputOptions {
+            ops: vec![NsOp::Rename, NsOp::Create],
+            ns: vec![200],
+            modes: vec![CallMode::Sync, CallMode::Async, CallMode::Threads(8)],
+            window: 16,
+            fs: None,
+        })
+        .await
+        .unwrap();
+        assert_eq!(report.measurements.len(), 6);
+        assert!(report
+            .measurements
+            .iter()
+            .all(|m| m.ops_per_sec > 0.0 && m.n == 200));
+        let md = report.to_markdown();
+        assert!(md.contains("| 200 |") && md.contains("threads:8"), "{md}");
+    }
+}

@@ -1,0 +1,55 @@
+//! Summaries of timings.
+
+/// Median of `xs` (mean of the middle two for an even count); 0 for none.
+pub fn median(xs: &[f64]) -> f64 {
+    if xs.is_empty() {
+        return 0.0;
+    }
+    let mut v = xs.to_vec();
+    v.sort_by(f64::total_cmp);
+    let mid = v.len() / 2;
+    if v.len() % 2 == 1 {
+        v[mid]
+    } else {
+        (v[mid - 1] + v[mid]) / 2.0
+    }
+}
+
+/// Smallest of `xs`; 0 for none.
+pub fn min(xs: &[f64]) -> f64 {
+    xs.iter().copied().reduce(f64::min).unwrap_or(0.0)
+}
+
+pub fn mean(xs: &[f64]) -> f64 {
+    if xs.is_empty() {
+        0.0
+    } else {
+        xs.iter().sum::<f64>() / xs.len() as f64
+    }
+}
+
+/// TestDFSIO's "IO rate std deviation": `sqrt(|mean(rate²) − mean(rate)²|)`.
+pub fn io_rate_std_dev(rates: &[f64]) -> f64 {
+    let m = mean(rates);
+    let sq: Vec<f64> = rates.iter().map(|r| r * r).collect();
+    (mean(&sq) - m * m).abs().sqrt()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn medians_of_odd_and_even_counts() {
+        assert_eq!(median(&[3.0, 1.0, 2.0]), 2.0);
+        assert_eq!(median(&[4.0, 1.0, 2.0, 3.0]), 2.5);
+        assert_eq!(median(&[]), 0.0);
+        assert_eq!(min(&[3.0, 1.5, 2.0]), 1.5);
+    }
+
+    #[test]
+    fn std_dev_matches_testdfsio() {
+        assert!((io_rate_std_dev(&[2.0, 4.0]) - 1.0).abs() < 1e-12);
+        assert_eq!(io_rate_std_dev(&[5.0, 5.0, 5.0]), 0.0);
+    }
+}
