@@ -73,11 +73,12 @@ pub struct HeartbeatReport {
     pub cases: Vec<HeartbeatCase>,
 }
 
-struct NameNodeProcess {
+/// A NameNode: a child process this run started, or an external one.
+pub(crate) struct NameNodeProcess {
     child: Option<Child>,
     _dir: Option<tempfile::TempDir>,
-    addr: String,
-    pid: Option<u32>,
+    pub(crate) addr: String,
+    pub(crate) pid: Option<u32>,
 }
 
 impl Drop for NameNodeProcess {
@@ -101,18 +102,32 @@ fn start_namenode(opts: &HeartbeatOptions) -> Result<NameNodeProcess> {
             pid: opts.namenode_pid,
         });
     }
+    spawn_namenode(
+        &opts.tusk_exe,
+        &["dfs.namenode.heartbeat.recheck-interval=3600000"],
+    )
+}
+
+/// Starts `tusk namenode` on 127.0.0.1 with a fresh name directory.
+pub(crate) fn spawn_namenode(
+    tusk_exe: &std::path::Path,
+    defines: &[&str],
+) -> Result<NameNodeProcess> {
     let dir = tempfile::tempdir()?;
     let addr_file = dir.path().join("nn.addr");
-    let child = Command::new(&opts.tusk_exe)
-        .arg("namenode")
+    let mut cmd = Command::new(tusk_exe);
+    cmd.arg("namenode")
         .args(["--listen", "127.0.0.1:0", "--addr-file"])
         .arg(&addr_file)
         .arg("-D")
         .arg(format!(
             "dfs.namenode.name.dir={}",
             dir.path().join("name").display()
-        ))
-        .args(["-D", "dfs.namenode.heartbeat.recheck-interval=3600000"])
+        ));
+    for d in defines {
+        cmd.args(["-D", d]);
+    }
+    let child = cmd
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::null())

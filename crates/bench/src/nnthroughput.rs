@@ -121,8 +121,11 @@ pub struct NnThroughputOptions {
     pub modes: Vec<CallMode>,
     /// Calls in flight in async mode (`ipc.client.async.calls.max`).
     pub window: usize,
-    /// An external NameNode; without it a mini cluster is started.
+    /// An external NameNode; without it one is started.
     pub fs: Option<String>,
+    /// The `tusk` binary: the NameNode then runs as its own process, as in a real
+    /// deployment (otherwise in-process, sharing this process's allocator and threads).
+    pub tusk_exe: Option<std::path::PathBuf>,
 }
 
 impl Default for NnThroughputOptions {
@@ -139,6 +142,7 @@ impl Default for NnThroughputOptions {
             ],
             window: 100,
             fs: None,
+            tusk_exe: None,
         }
     }
 }
@@ -166,8 +170,22 @@ pub async fn run(opts: NnThroughputOptions) -> Result<NnThroughputReport> {
             "need at least one op, n and mode".into(),
         ));
     }
-    let target = ClusterTarget::connect(opts.fs.as_deref(), 1, None).await?;
-    let context = RunContext::new(target.description());
+    let (target, process) = match (&opts.fs, &opts.tusk_exe) {
+        (None, Some(exe)) => {
+            let nn = crate::heartbeats::spawn_namenode(exe, &["dfs.permissions.enabled=true"])?;
+            let uri = format!("hdfs://{}", nn.addr);
+            (ClusterTarget::connect(Some(&uri), 0, None).await?, Some(nn))
+        }
+        (fs, _) => (ClusterTarget::connect(fs.as_deref(), 1, None).await?, None),
+    };
+    let context = RunContext::new(match &process {
+        Some(nn) => format!(
+            "Tusk NameNode process (pid {}) on {}",
+            nn.pid.unwrap_or(0),
+            nn.addr
+        ),
+        None => target.description().to_string(),
+    });
     let base = target.client(ReplicationMode::Pipeline)?;
     let mut measurements = Vec::new();
     for op in &opts.ops {
@@ -180,6 +198,7 @@ pub async fn run(opts: NnThroughputOptions) -> Result<NnThroughputReport> {
         }
     }
     target.shutdown().await;
+    drop(process);
     Ok(NnThroughputReport {
         context,
         window: opts.window,
@@ -416,6 +435,7 @@ mod tests {
             modes: vec![CallMode::Sync, CallMode::Async, CallMode::Threads(8)],
             window: 16,
             fs: None,
+            tusk_exe: None,
         })
         .await
         .unwrap();

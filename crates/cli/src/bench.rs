@@ -211,6 +211,7 @@ pub async fn run(_conf: Configuration, which: BenchCommand) -> anyhow::Result<()
                 modes: a.mode,
                 window: a.window.unwrap_or(d.window),
                 fs: a.common.fs,
+                tusk_exe: Some(std::env::current_exe()?),
             })
             .await?;
             emit(&report, report.to_markdown(), &a.common.json)

@@ -18,6 +18,11 @@ mod local;
 
 use clap::{Parser, Subcommand};
 
+/// mimalloc: the NameNode and RPC paths allocate many small short-lived objects, where
+/// glibc malloc showed up at ~12% of CPU in `perf` (docs/benchmarks.md).
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 #[derive(Parser)]
 #[command(
     name = "tusk",
