@@ -119,7 +119,7 @@ impl RpcServer {
                     conn.protocol = ctx.protocol;
                 }
                 frame::PING_CALL_ID => {}
-                id if id >= 0 => self.dispatch(conn, header, body)?,
+                id if id >= 0 => self.dispatch(conn, header, body).await?,
                 id => {
                     return Err(RpcError::Protocol(format!("unexpected call id {id}")));
                 }
@@ -128,7 +128,11 @@ impl RpcServer {
         Ok(())
     }
 
-    fn dispatch(
+    /// Starts a call. It runs on this connection's reader task until it first has to
+    /// wait (for the NameNode: until its edit is applied and logged), and only then moves
+    /// to a task of its own. So calls from one connection take effect in the order they
+    /// were sent, while their waits for durability overlap.
+    async fn dispatch(
         &self,
         conn: &ConnectionState,
         header: RpcRequestHeaderProto,
@@ -164,7 +168,7 @@ impl RpcServer {
             ));
             return Ok(());
         };
-        tokio::spawn(async move {
+        let mut call = Box::pin(async move {
             let reply = match service
                 .call(ctx.clone(), req_header.method_name, request)
                 .await
@@ -174,6 +178,9 @@ impl RpcServer {
             };
             let _ = tx.send(reply);
         });
+        if futures::poll!(call.as_mut()).is_pending() {
+            tokio::spawn(call);
+        }
         Ok(())
     }
 }
