@@ -92,9 +92,11 @@ fn main() {
 }
 
 fn run(command: Command, conf: tusk_common::Configuration) -> anyhow::Result<()> {
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()?;
+    let mut builder = tokio::runtime::Builder::new_multi_thread();
+    if let Ok(n) = std::env::var("TUSK_WORKERS").map(|v| v.parse::<usize>()) {
+        builder.worker_threads(n?);
+    }
+    let runtime = builder.enable_all().build()?;
     match command {
         Command::Namenode(args) => runtime.block_on(daemons::namenode(conf, args)),
         Command::Datanode(args) => runtime.block_on(daemons::datanode(conf, args)),

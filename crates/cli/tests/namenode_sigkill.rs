@@ -1,0 +1,115 @@
+//! A NameNode process killed with SIGKILL under a load of creates and renames keeps every
+//! acknowledged operation after a restart (edit log replay).
+
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use futures::stream::{self, StreamExt};
+use tusk_client::{ClientOptions, CreateOptions, DfsClient};
+
+fn start_namenode(dir: &Path, listen: &str) -> (Child, String) {
+    let addr_file = dir.join("nn.addr");
+    let _ = std::fs::remove_file(&addr_file);
+    let child = Command::new(env!("CARGO_BIN_EXE_tusk"))
+        .args(["namenode", "--listen", listen, "--addr-file"])
+        .arg(&addr_file)
+        .arg("-D")
+        .arg(format!(
+            "dfs.namenode.name.dir={}",
+            dir.join("name").display()
+        ))
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("start namenode");
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        if let Ok(a) = std::fs::read_to_string(&addr_file) {
+            return (child, a.trim().to_string());
+        }
+        assert!(Instant::now() < deadline, "namenode did not start");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
+fn client(addr: &str) -> DfsClient {
+    DfsClient::new(ClientOptions {
+        namenode: addr.to_string(),
+        ..Default::default()
+    })
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sigkilled_namenode_keeps_acknowledged_creates_and_renames() {
+    let dir = tempfile::tempdir().unwrap();
+    let (mut nn, addr) = start_namenode(dir.path(), "127.0.0.1:0");
+    let c = client(&addr);
+    c.mkdirs("/load", 0o755, true).await.unwrap();
+    let acked = Arc::new(Mutex::new(Vec::<(usize, bool)>::new()));
+    let load = {
+        let c = c.clone();
+        let acked = acked.clone();
+        tokio::spawn(async move {
+            stream::iter(0..100_000usize)
+                .map(|i| {
+                    let c = c.clone();
+                    async move {
+                        let src = format!("/load/f{i}");
+                        c.write_file(&src, b"", CreateOptions::default()).await?;
+                        let renamed = i % 2 == 0;
+                        if renamed {
+                            c.rename2(&src, &format!("/load/r{i}"), false).await?;
+                        }
+                        Ok::<_, tusk_client::ClientError>((i, renamed))
+                    }
+                })
+                .buffer_unordered(64)
+                .for_each(|r| {
+                    let acked = acked.clone();
+                    async move {
+                        if let Ok(x) = r {
+                            acked.lock().unwrap().push(x);
+                        }
+                    }
+                })
+                .await
+        })
+    };
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while acked.lock().unwrap().len() < 500 {
+        assert!(Instant::now() < deadline, "load did not get going");
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    nn.kill().expect("SIGKILL the namenode");
+    nn.wait().unwrap();
+    let _ = tokio::time::timeout(Duration::from_secs(30), load).await;
+    let acked = acked.lock().unwrap().clone();
+
+    let (mut nn, addr) = start_namenode(dir.path(), "127.0.0.1:0");
+    let names: std::collections::HashSet<String> = client(&addr)
+        .list("/load")
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|s| s.path)
+        .collect();
+    for (i, renamed) in &acked {
+        if *renamed {
+            assert!(
+                names.contains(&format!("r{i}")) && !names.contains(&format!("f{i}")),
+                "acknowledged rename {i} lost"
+            );
+        } else {
+            assert!(
+                names.contains(&format!("f{i}")),
+                "acknowledged create {i} lost"
+            );
+        }
+    }
+    assert!(acked.len() >= 500);
+    nn.kill().unwrap();
+    let _ = nn.wait();
+}
