@@ -93,8 +93,10 @@ fn main() {
 
 fn run(command: Command, conf: tusk_common::Configuration) -> anyhow::Result<()> {
     let mut builder = tokio::runtime::Builder::new_multi_thread();
-    if let Ok(n) = std::env::var("TUSK_WORKERS").map(|v| v.parse::<usize>()) {
-        builder.worker_threads(n?);
+    // Threads running this process's tasks (default: one per core).
+    let workers = conf.get_u64("tusk.runtime.worker-threads", 0)?;
+    if workers > 0 {
+        builder.worker_threads(workers as usize);
     }
     let runtime = builder.enable_all().build()?;
     match command {
