@@ -49,6 +49,27 @@ pub async fn read_frame<R: AsyncRead + Unpin>(r: &mut R) -> Result<Option<Bytes>
     Ok(Some(body.freeze()))
 }
 
+/// Splits the next complete frame's body off `buf`; `Ok(None)` until one has fully
+/// arrived. With `read_buf` into the same buffer this is a cancel-safe frame reader.
+pub fn take_frame(buf: &mut BytesMut) -> Result<Option<Bytes>, RpcError> {
+    if buf.len() < 4 {
+        return Ok(None);
+    }
+    let len = u32::from_be_bytes([buf[0], buf[1], buf[2], buf[3]]) as usize;
+    if len > MAX_FRAME {
+        return Err(RpcError::Protocol(format!(
+            "frame of {len} bytes exceeds the {MAX_FRAME}-byte limit"
+        )));
+    }
+    if buf.len() < 4 + len {
+        // Grow as the bytes arrive, not by the announced length.
+        buf.reserve((4 + len - buf.len()).min(1 << 20));
+        return Ok(None);
+    }
+    buf.advance(4);
+    Ok(Some(buf.split_to(len).freeze()))
+}
+
 /// Appends a frame holding the given delimited messages to `out`.
 pub fn write_frame(out: &mut BytesMut, messages: &[&dyn DelimitedMessage]) {
     let len: usize = messages.iter().map(|m| m.delimited_len()).sum();

@@ -1,14 +1,16 @@
-//! The RPC server: one task per connection reading frames, one task per call, one writer
-//! task per connection that batches finished replies into as few writes as possible.
+//! The RPC server: one task per connection that reads frames, runs calls and writes
+//! their replies in batches.
 
 use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::sync::Arc;
 
 use bytes::{Bytes, BytesMut};
-use tokio::io::{AsyncReadExt, AsyncWriteExt, BufReader};
+use futures::future::BoxFuture;
+use futures::stream::FuturesUnordered;
+use futures::{FutureExt, StreamExt};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
-use tokio::sync::mpsc;
 use tracing::{debug, warn};
 use tusk_common::Shutdown;
 use tusk_proto::common::{
@@ -68,75 +70,85 @@ impl RpcServer {
         }
     }
 
+    /// Serves one connection on one task: it reads whatever bytes have arrived, starts
+    /// every complete call in arrival order, keeps the calls that must wait (for the
+    /// NameNode: for their edit to be durable) in a set it polls alongside the socket,
+    /// and writes all replies that are ready in one go.
     async fn connection(&self, stream: TcpStream, peer: SocketAddr) -> Result<(), RpcError> {
-        let (rd, mut wr) = stream.into_split();
-        let mut rd = BufReader::with_capacity(64 * 1024, rd);
-        let auth = read_preamble(&mut rd).await?;
-        let (tx, mut rx) = mpsc::unbounded_channel::<BytesMut>();
-        let writer = tokio::spawn(async move {
-            let mut batch = BytesMut::new();
-            while let Some(first) = rx.recv().await {
-                batch.unsplit(first);
-                while let Ok(more) = rx.try_recv() {
-                    batch.unsplit(more);
-                }
-                if wr.write_all(&batch).await.is_err() {
-                    return;
-                }
-                batch.clear();
-            }
-        });
+        let (mut rd, mut wr) = stream.into_split();
+        let _auth = read_preamble(&mut rd).await?;
         let mut conn = ConnectionState {
             user: String::new(),
             protocol: None,
             peer,
-            tx,
+            out: BytesMut::with_capacity(16 * 1024),
         };
-        let result = self.read_calls(&mut rd, &mut conn, auth).await;
-        drop(conn);
-        let _ = writer.await;
-        result
-    }
-
-    async fn read_calls<R: tokio::io::AsyncRead + Unpin>(
-        &self,
-        rd: &mut R,
-        conn: &mut ConnectionState,
-        auth: u8,
-    ) -> Result<(), RpcError> {
-        let _ = auth;
-        while let Some(mut body) = frame::read_frame(rd).await? {
-            let header: RpcRequestHeaderProto = frame::next_message(&mut body)?;
-            if header.rpc_op == Some(OperationProto::RpcCloseConnection as i32) {
-                return Ok(());
-            }
-            match header.call_id {
-                frame::SASL_CALL_ID => conn.sasl(&header, &mut body)?,
-                frame::CONNECTION_CONTEXT_CALL_ID => {
-                    let ctx: IpcConnectionContextProto = frame::next_message(&mut body)?;
-                    let user = ctx.user_info.and_then(|u| u.effective_user);
-                    conn.user = user.unwrap_or_else(|| "unknown".to_string());
-                    conn.protocol = ctx.protocol;
+        let mut input = BytesMut::with_capacity(64 * 1024);
+        let mut waiting: FuturesUnordered<BoxFuture<'static, BytesMut>> = FuturesUnordered::new();
+        loop {
+            while let Some(body) = frame::take_frame(&mut input)? {
+                if !self.handle_frame(&mut conn, body, &mut waiting).await? {
+                    wr.write_all(&conn.out).await?;
+                    return Ok(());
                 }
-                frame::PING_CALL_ID => {}
-                id if id >= 0 => self.dispatch(conn, header, body).await?,
-                id => {
-                    return Err(RpcError::Protocol(format!("unexpected call id {id}")));
+            }
+            if !conn.out.is_empty() {
+                wr.write_all(&conn.out).await?;
+                conn.out.clear();
+            }
+            tokio::select! {
+                Some(reply) = waiting.next(), if !waiting.is_empty() => {
+                    conn.out.unsplit(reply);
+                    while let Some(Some(more)) = waiting.next().now_or_never() {
+                        conn.out.unsplit(more);
+                    }
+                }
+                n = rd.read_buf(&mut input) => {
+                    if n? == 0 {
+                        return Ok(());
+                    }
                 }
             }
         }
-        Ok(())
     }
 
-    /// Starts a call. It runs on this connection's reader task until it first has to
-    /// wait (for the NameNode: until its edit is applied and logged), and only then moves
-    /// to a task of its own. So calls from one connection take effect in the order they
-    /// were sent, while their waits for durability overlap.
+    /// Handles one frame; false when the client asked to close the connection.
+    async fn handle_frame(
+        &self,
+        conn: &mut ConnectionState,
+        mut body: Bytes,
+        waiting: &mut FuturesUnordered<BoxFuture<'static, BytesMut>>,
+    ) -> Result<bool, RpcError> {
+        let header: RpcRequestHeaderProto = frame::next_message(&mut body)?;
+        if header.rpc_op == Some(OperationProto::RpcCloseConnection as i32) {
+            return Ok(false);
+        }
+        match header.call_id {
+            frame::SASL_CALL_ID => conn.sasl(&header, &mut body)?,
+            frame::CONNECTION_CONTEXT_CALL_ID => {
+                let ctx: IpcConnectionContextProto = frame::next_message(&mut body)?;
+                let user = ctx.user_info.and_then(|u| u.effective_user);
+                conn.user = user.unwrap_or_else(|| "unknown".to_string());
+                conn.protocol = ctx.protocol;
+            }
+            frame::PING_CALL_ID => {}
+            id if id >= 0 => self.dispatch(conn, header, body, waiting).await?,
+            id => {
+                return Err(RpcError::Protocol(format!("unexpected call id {id}")));
+            }
+        }
+        Ok(true)
+    }
+
+    /// Starts a call and runs it until it first has to wait, so calls from one
+    /// connection take effect in the order they were sent; a call that waits joins
+    /// `waiting`, and the waits of many calls overlap.
     async fn dispatch(
         &self,
-        conn: &ConnectionState,
+        conn: &mut ConnectionState,
         header: RpcRequestHeaderProto,
         mut body: Bytes,
+        waiting: &mut FuturesUnordered<BoxFuture<'static, BytesMut>>,
     ) -> Result<(), RpcError> {
         let req_header: RequestHeaderProto = frame::next_message(&mut body)?;
         let request = frame::next_raw(&mut body)?;
@@ -146,7 +158,6 @@ impl RpcServer {
             call_id: header.call_id,
             peer: conn.peer,
         };
-        let tx = conn.tx.clone();
         let retry = header.retry_count;
         let Some(service) = self
             .services
@@ -160,7 +171,7 @@ impl RpcServer {
                     req_header.declaring_class_protocol_name
                 ),
             );
-            let _ = tx.send(error_reply(
+            conn.out.unsplit(error_reply(
                 &ctx,
                 retry,
                 &err,
@@ -168,18 +179,18 @@ impl RpcServer {
             ));
             return Ok(());
         };
-        let mut call = Box::pin(async move {
-            let reply = match service
+        let mut call: BoxFuture<'static, BytesMut> = Box::pin(async move {
+            match service
                 .call(ctx.clone(), req_header.method_name, request)
                 .await
             {
                 Ok(payload) => success_reply(&ctx, retry, &payload),
                 Err(err) => error_reply(&ctx, retry, &err, RpcErrorCodeProto::ErrorApplication),
-            };
-            let _ = tx.send(reply);
+            }
         });
-        if futures::poll!(call.as_mut()).is_pending() {
-            tokio::spawn(call);
+        match futures::poll!(call.as_mut()) {
+            std::task::Poll::Ready(reply) => conn.out.unsplit(reply),
+            std::task::Poll::Pending => waiting.push(call),
         }
         Ok(())
     }
@@ -192,15 +203,15 @@ struct ConnectionState {
     /// Protocol named in the connection context, if any.
     protocol: Option<String>,
     peer: SocketAddr,
-    /// Finished reply frames for the writer task.
-    tx: mpsc::UnboundedSender<BytesMut>,
+    /// Replies ready to be written.
+    out: BytesMut,
 }
 
 impl ConnectionState {
     /// Answers SASL negotiation the way a SIMPLE-only Hadoop server does: NEGOTIATE gets
     /// SUCCESS at once. A client that still sends INITIATE for SIMPLE goes on without
     /// waiting, so that gets no reply.
-    fn sasl(&self, header: &RpcRequestHeaderProto, body: &mut Bytes) -> Result<(), RpcError> {
+    fn sasl(&mut self, header: &RpcRequestHeaderProto, body: &mut Bytes) -> Result<(), RpcError> {
         let msg: RpcSaslProto = frame::next_message(body)?;
         match msg.state() {
             SaslState::Negotiate => {}
@@ -224,9 +235,7 @@ impl ConnectionState {
             client_id: Some(header.client_id.clone()),
             ..Default::default()
         };
-        let mut out = BytesMut::new();
-        frame::write_frame(&mut out, &[&resp, &reply]);
-        let _ = self.tx.send(out);
+        frame::write_frame(&mut self.out, &[&resp, &reply]);
         Ok(())
     }
 }
