@@ -68,7 +68,9 @@ pub struct RpcClient {
     addr: String,
     options: RpcClientOptions,
     /// The live connection, replaced after it fails.
-    conn: tokio::sync::Mutex<Option<Arc<Connection>>>,
+    conn: Mutex<Option<Arc<Connection>>>,
+    /// Held while a new connection is being opened, so only one caller opens it.
+    connecting: tokio::sync::Mutex<()>,
     next_call_id: AtomicI32,
     /// 16 random bytes naming this client in every call (retry cache key on servers).
     client_id: Bytes,
@@ -84,7 +86,8 @@ impl RpcClient {
             addr: addr.into(),
             window: Semaphore::new(options.max_in_flight.max(1)),
             options,
-            conn: tokio::sync::Mutex::new(None),
+            conn: Mutex::new(None),
+            connecting: tokio::sync::Mutex::new(()),
             next_call_id: AtomicI32::new(0),
             client_id: Bytes::copy_from_slice(&client_id),
         }
@@ -148,16 +151,25 @@ impl RpcClient {
         }
     }
 
+    /// The live connection, opening one if there is none.
     async fn connection(&self) -> Result<Arc<Connection>, RpcError> {
-        let mut slot = self.conn.lock().await;
-        if let Some(c) = slot.as_ref() {
-            if !c.pending.lock().expect("pending lock").closed {
-                return Ok(c.clone());
-            }
+        if let Some(c) = self.live_connection() {
+            return Ok(c);
+        }
+        let _opening = self.connecting.lock().await;
+        if let Some(c) = self.live_connection() {
+            return Ok(c);
         }
         let conn = Arc::new(self.connect().await?);
-        *slot = Some(conn.clone());
+        *self.conn.lock().expect("connection slot") = Some(conn.clone());
         Ok(conn)
+    }
+
+    fn live_connection(&self) -> Option<Arc<Connection>> {
+        let slot = self.conn.lock().expect("connection slot");
+        slot.as_ref()
+            .filter(|c| !c.pending.lock().expect("pending lock").closed)
+            .cloned()
     }
 
     async fn connect(&self) -> Result<Connection, RpcError> {
