@@ -403,6 +403,22 @@ async fn wait_handle(handle: Arc<DataNodeHandle>, shutdown: Shutdown) {
     }
 }
 
+/// `len` pseudo-random bytes from `seed` (xorshift), the same on every run: file
+/// contents for tests that must notice a misplaced or corrupted byte.
+pub fn test_data(len: usize, seed: u64) -> Vec<u8> {
+    let mut x = seed
+        .wrapping_mul(6364136223846793005)
+        .wrapping_add(1442695040888963407);
+    (0..len)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x as u8
+        })
+        .collect()
+}
+
 /// Polls `cond` every 20 ms until it holds or `timeout` passes.
 pub async fn wait_for<F, Fut>(timeout: Duration, mut cond: F) -> Result<(), Error>
 where

@@ -12,20 +12,6 @@ use tusk_namenode::blocks::BlockState;
 
 const BLOCK: u64 = 1 << 20;
 
-fn data(len: usize, seed: u64) -> Vec<u8> {
-    let mut x = seed
-        .wrapping_mul(6364136223846793005)
-        .wrapping_add(1442695040888963407);
-    (0..len)
-        .map(|_| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x as u8
-        })
-        .collect()
-}
-
 /// A cluster that declares a silent DataNode dead within about 3 s and re-replicates
 /// quickly.
 async fn fast_cluster(datanodes: usize) -> MiniCluster {
@@ -119,7 +105,7 @@ fn pipeline_node(cluster: &MiniCluster, position: usize) -> Option<usize> {
 async fn datanode_killed_mid_write(mode: ReplicationMode, position: usize) {
     let mut cluster = fast_cluster(4).await;
     let client = cluster.client_with(|o| o.replication_mode = mode);
-    let bytes = data(5 * BLOCK as usize + 4321, 11);
+    let bytes = tusk_minicluster::test_data(5 * BLOCK as usize + 4321, 11);
     let path = "/faults/killed-mid-write";
     let mut w = client
         .create(
@@ -271,7 +257,7 @@ async fn corrupt_replica_is_rewritten_in_place() {
 async fn corrupt_replica_is_detected_and_replaced(datanodes: usize) {
     let cluster = fast_cluster(datanodes).await;
     let client = cluster.client();
-    let bytes = data(2 * BLOCK as usize + 999, 5);
+    let bytes = tusk_minicluster::test_data(2 * BLOCK as usize + 999, 5);
     let path = "/faults/corrupt";
     client
         .write_file(

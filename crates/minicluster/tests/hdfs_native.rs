@@ -7,20 +7,6 @@ use tusk_minicluster::MiniCluster;
 
 const BLOCK: u64 = 1 << 20;
 
-fn data(len: usize, seed: u64) -> Vec<u8> {
-    let mut x = seed
-        .wrapping_mul(6364136223846793005)
-        .wrapping_add(1442695040888963407);
-    (0..len)
-        .map(|_| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x as u8
-        })
-        .collect()
-}
-
 async fn write(client: &Client, path: &str, bytes: &[u8]) {
     let mut w = client
         .create(path, WriteOptions::default().block_size(BLOCK))
@@ -62,7 +48,7 @@ async fn hdfs_native_round_trip() {
         .mkdirs("/native/dir", 0o755, true)
         .await
         .expect("mkdirs");
-    let big = data(3 * BLOCK as usize + 12345, 1);
+    let big = tusk_minicluster::test_data(3 * BLOCK as usize + 12345, 1);
     let tiny = b"hello, tusk".to_vec();
     write(&client, "/native/dir/big", &big).await;
     write(&client, "/native/dir/tiny", &tiny).await;
@@ -77,7 +63,7 @@ async fn hdfs_native_round_trip() {
         tusk.read_file("/native/dir/big").await.expect("tusk reads") == big,
         "tusk client reads other bytes"
     );
-    let from_tusk = data(BLOCK as usize + 7, 2);
+    let from_tusk = tusk_minicluster::test_data(BLOCK as usize + 7, 2);
     tusk.write_file("/native/from-tusk", &from_tusk, Default::default())
         .await
         .expect("tusk writes");
@@ -131,7 +117,7 @@ async fn hdfs_native_round_trip() {
 
     write(&client, "/native/empty", b"").await;
     assert_eq!(read(&client, "/native/empty").await, b"");
-    let exact = data(2 * BLOCK as usize, 3);
+    let exact = tusk_minicluster::test_data(2 * BLOCK as usize, 3);
     write(&client, "/native/exact", &exact).await;
     assert!(
         read(&client, "/native/exact").await == exact,

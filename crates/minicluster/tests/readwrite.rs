@@ -7,20 +7,6 @@ use tusk_minicluster::MiniCluster;
 
 const BLOCK: u64 = 1 << 20;
 
-fn data(len: usize, seed: u64) -> Vec<u8> {
-    let mut x = seed
-        .wrapping_mul(6364136223846793005)
-        .wrapping_add(1442695040888963407);
-    (0..len)
-        .map(|_| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x as u8
-        })
-        .collect()
-}
-
 async fn cluster() -> MiniCluster {
     MiniCluster::builder()
         .datanodes(3)
@@ -31,7 +17,7 @@ async fn cluster() -> MiniCluster {
 }
 
 async fn round_trip(client: &DfsClient, path: &str, len: usize) {
-    let bytes = data(len, len as u64 + 7);
+    let bytes = tusk_minicluster::test_data(len, len as u64 + 7);
     client
         .write_file(
             path,
@@ -97,7 +83,7 @@ async fn put_get_parallel() {
 async fn reads_from_an_offset_and_in_small_pieces() {
     let cluster = cluster().await;
     let client = cluster.client();
-    let bytes = data(2 * BLOCK as usize + 777, 3);
+    let bytes = tusk_minicluster::test_data(2 * BLOCK as usize + 777, 3);
     client
         .write_file("/f", &bytes, CreateOptions::default())
         .await

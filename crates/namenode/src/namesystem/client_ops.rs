@@ -797,24 +797,7 @@ impl Namesystem {
     ) -> Result<LocatedBlockProto> {
         let (txid, located) = {
             let mut st = self.write();
-            let info = st
-                .blocks
-                .get(block.block_id)
-                .ok_or(NameNodeError::BlockNotFound {
-                    block: block.block_id,
-                })?
-                .clone();
-            let holder = st
-                .ns
-                .get(info.inode)
-                .and_then(Inode::file)
-                .and_then(|f| f.client_name.clone());
-            if holder.as_deref() != Some(client) {
-                return Err(NameNodeError::LeaseExpired {
-                    path: st.ns.full_path(info.inode),
-                    reason: format!("{client} does not hold the lease"),
-                });
-            }
+            let info = held_block(&st, block.block_id, client)?;
             let gs = st.blocks.allocate_generation_stamp();
             let op = Op::UpdateBlock(UpdateBlockOp {
                 block_id: block.block_id,
@@ -842,24 +825,7 @@ impl Namesystem {
     ) -> Result<()> {
         let txid = {
             let mut st = self.write();
-            let info = st
-                .blocks
-                .get(old.block_id)
-                .ok_or(NameNodeError::BlockNotFound {
-                    block: old.block_id,
-                })?
-                .clone();
-            let holder = st
-                .ns
-                .get(info.inode)
-                .and_then(Inode::file)
-                .and_then(|f| f.client_name.clone());
-            if holder.as_deref() != Some(client) {
-                return Err(NameNodeError::LeaseExpired {
-                    path: st.ns.full_path(info.inode),
-                    reason: format!("{client} does not hold the lease"),
-                });
-            }
+            let info = held_block(&st, old.block_id, client)?;
             let expected: Vec<DnIdx> = nodes.iter().filter_map(|u| st.datanodes.find(u)).collect();
             let op = Op::UpdateBlock(UpdateBlockOp {
                 block_id: new.block_id,
@@ -956,4 +922,25 @@ impl Namesystem {
             .file()
             .map_or(self.options.block_size, |f| f.block_size))
     }
+}
+
+/// A block of a file open for writing by `client`.
+fn held_block(st: &State, block: u64, client: &str) -> Result<crate::blocks::BlockInfo> {
+    let info = st
+        .blocks
+        .get(block)
+        .ok_or(NameNodeError::BlockNotFound { block })?
+        .clone();
+    let holder = st
+        .ns
+        .get(info.inode)
+        .and_then(Inode::file)
+        .and_then(|f| f.client_name.as_deref());
+    if holder != Some(client) {
+        return Err(NameNodeError::LeaseExpired {
+            path: st.ns.full_path(info.inode),
+            reason: format!("{client} does not hold the lease"),
+        });
+    }
+    Ok(info)
 }
