@@ -825,7 +825,7 @@ impl Namesystem {
     ) -> Result<()> {
         let txid = {
             let mut st = self.write();
-            let info = held_block(&st, old.block_id, client)?;
+            held_block(&st, old.block_id, client)?;
             let expected: Vec<DnIdx> = nodes.iter().filter_map(|u| st.datanodes.find(u)).collect();
             let op = Op::UpdateBlock(UpdateBlockOp {
                 block_id: new.block_id,
