@@ -2,6 +2,6 @@
 # The test command: every Rust test, then Hadoop's FsShell against Tusk when Java is present.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-cargo test --workspace --locked
-cargo build --locked -p tusk-cli
+cargo test --workspace
+cargo build -p tusk-cli
 scripts/compat-hadoop.sh "${CARGO_TARGET_DIR:-target}/debug/tusk"

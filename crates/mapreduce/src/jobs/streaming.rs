@@ -1,0 +1,248 @@
+//! Streaming: the mapper or reducer is any executable (run with `sh -c`), fed records as
+//! `key\tvalue` lines on stdin (for text input, just the line, as Hadoop does); each
+//! line it prints becomes a record split at the first tab (no tab: the whole line is the
+//! key). A non-zero exit fails the attempt.
+
+use std::io::{BufWriter, Read, Write};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::{self, Receiver};
+use std::thread::JoinHandle;
+
+use crate::api::{Emitter, Mapper, Reducer, TaskContext};
+use crate::error::{MapReduceError, Result};
+use crate::job::{ComponentSpec, InputFormat, JobSpec};
+use crate::registry::Registry;
+
+pub fn register(r: &mut Registry) {
+    r.register_mapper("streaming", |args| {
+        Ok(Box::new(StreamingMapper {
+            process: Process::new(super::arg("streaming", args, 0, "command")?),
+            lines_only: false,
+        }))
+    });
+    r.register_reducer("streaming", |args| {
+        Ok(Box::new(StreamingReducer {
+            process: Process::new(super::arg("streaming", args, 0, "command")?),
+        }))
+    });
+}
+
+/// The child process and the thread draining its stdout.
+struct Process {
+    command: String,
+    child: Option<Child>,
+    stdin: Option<BufWriter<ChildStdin>>,
+    /// Chunks of the child's stdout, in order.
+    chunks: Option<Receiver<Vec<u8>>>,
+    reader: Option<JoinHandle<std::io::Result<()>>>,
+    /// Output bytes after the last complete line.
+    pending: Vec<u8>,
+}
+
+impl Process {
+    fn new(command: String) -> Self {
+        Process {
+            command,
+            child: None,
+            stdin: None,
+            chunks: None,
+            reader: None,
+            pending: Vec::new(),
+        }
+    }
+
+    fn fail(&self, message: impl Into<String>) -> MapReduceError {
+        MapReduceError::Streaming {
+            command: self.command.clone(),
+            message: message.into(),
+        }
+    }
+
+    fn start(&mut self) -> Result<()> {
+        let mut child = Command::new("sh")
+            .arg("-c")
+            .arg(&self.command)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .map_err(|e| self.fail(format!("spawn: {e}")))?;
+        let mut stdout = child.stdout.take().expect("piped");
+        self.stdin = Some(BufWriter::with_capacity(
+            64 << 10,
+            child.stdin.take().expect("piped"),
+        ));
+        let (tx, rx) = mpsc::channel();
+        self.reader = Some(std::thread::spawn(move || {
+            let mut buf = vec![0u8; 64 << 10];
+            loop {
+                let n = stdout.read(&mut buf)?;
+                if n == 0 || tx.send(buf[..n].to_vec()).is_err() {
+                    return Ok(());
+                }
+            }
+        }));
+        self.chunks = Some(rx);
+        self.child = Some(child);
+        Ok(())
+    }
+
+    /// Writes one input line: `key\tvalue\n`, or `key\n` when `value` is `None`.
+    fn write(&mut self, key: &[u8], value: Option<&[u8]>) -> Result<()> {
+        let stdin = self.stdin.as_mut().expect("started");
+        let r = (|| {
+            stdin.write_all(key)?;
+            if let Some(v) = value {
+                stdin.write_all(b"\t")?;
+                stdin.write_all(v)?;
+            }
+            stdin.write_all(b"\n")
+        })();
+        r.map_err(|e| self.fail(format!("writing to stdin: {e}")))
+    }
+
+    fn emit_lines(&mut self, chunk: &[u8], out: &mut dyn Emitter) -> Result<()> {
+        self.pending.extend_from_slice(chunk);
+        let mut start = 0;
+        while let Some(nl) = self.pending[start..].iter().position(|&b| b == b'\n') {
+            let line = &self.pending[start..start + nl];
+            emit_line(line, out)?;
+            start += nl + 1;
+        }
+        self.pending.drain(..start);
+        Ok(())
+    }
+
+    /// Emits whatever the child has printed so far.
+    fn drain(&mut self, out: &mut dyn Emitter) -> Result<()> {
+        let rx = self.chunks.take().expect("started");
+        while let Ok(chunk) = rx.try_recv() {
+            self.emit_lines(&chunk, out)?;
+        }
+        self.chunks = Some(rx);
+        Ok(())
+    }
+
+    /// Closes stdin, emits the rest of the output, and checks the exit status.
+    fn finish(&mut self, out: &mut dyn Emitter) -> Result<()> {
+        if let Some(mut stdin) = self.stdin.take() {
+            stdin
+                .flush()
+                .map_err(|e| self.fail(format!("writing to stdin: {e}")))?;
+        }
+        if let Some(rx) = self.chunks.take() {
+            for chunk in rx {
+                self.emit_lines(&chunk, out)?;
+            }
+        }
+        if !self.pending.is_empty() {
+            let last = std::mem::take(&mut self.pending);
+            emit_line(&last, out)?;
+        }
+        if let Some(reader) = self.reader.take() {
+            let r = reader
+                .join()
+                .map_err(|_| self.fail("stdout reader panicked"))?;
+            r.map_err(|e| self.fail(format!("reading stdout: {e}")))?;
+        }
+        let status = self
+            .child
+            .take()
+            .expect("started")
+            .wait()
+            .map_err(|e| self.fail(format!("wait: {e}")))?;
+        if !status.success() {
+            return Err(self.fail(format!("exited with {status}")));
+        }
+        Ok(())
+    }
+}
+
+impl Drop for Process {
+    fn drop(&mut self) {
+        if let Some(child) = self.child.as_mut() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+}
+
+fn emit_line(line: &[u8], out: &mut dyn Emitter) -> Result<()> {
+    let line = line.strip_suffix(b"\r").unwrap_or(line);
+    match line.iter().position(|&b| b == b'\t') {
+        Some(tab) => out.emit(&line[..tab], &line[tab + 1..]),
+        None => out.emit(line, b""),
+    }
+}
+
+pub struct StreamingMapper {
+    process: Process,
+    /// Text input: the child sees only the line, not the byte offset.
+    lines_only: bool,
+}
+
+impl Mapper for StreamingMapper {
+    fn setup(&mut self, ctx: &TaskContext) -> Result<()> {
+        self.lines_only = ctx.job.input_format == InputFormat::Text;
+        self.process.start()
+    }
+
+    fn map(&mut self, key: &[u8], value: &[u8], out: &mut dyn Emitter) -> Result<()> {
+        if self.lines_only {
+            self.process.write(value, None)?;
+        } else {
+            self.process.write(key, Some(value))?;
+        }
+        self.process.drain(out)
+    }
+
+    fn cleanup(&mut self, out: &mut dyn Emitter) -> Result<()> {
+        self.process.finish(out)
+    }
+}
+
+pub struct StreamingReducer {
+    process: Process,
+}
+
+impl Reducer for StreamingReducer {
+    fn setup(&mut self, _ctx: &TaskContext) -> Result<()> {
+        self.process.start()
+    }
+
+    fn reduce(
+        &mut self,
+        key: &[u8],
+        values: &mut dyn Iterator<Item = &[u8]>,
+        out: &mut dyn Emitter,
+    ) -> Result<()> {
+        for v in values {
+            self.process.write(key, (!v.is_empty()).then_some(v))?;
+        }
+        self.process.drain(out)
+    }
+
+    fn cleanup(&mut self, out: &mut dyn Emitter) -> Result<()> {
+        self.process.finish(out)
+    }
+}
+
+/// `tusk job streaming -input … -output … -mapper CMD [-reducer CMD]`; without a reducer
+/// command the reduce is the identity.
+pub fn job(
+    input: Vec<String>,
+    output: &str,
+    mapper: &str,
+    reducer: Option<&str>,
+    reduces: u32,
+) -> JobSpec {
+    let mut job = JobSpec::new(
+        "streaming",
+        input,
+        output,
+        ComponentSpec::with_args("streaming", [mapper]),
+    );
+    job.reducer = reducer.map(|r| ComponentSpec::with_args("streaming", [r]));
+    job.num_reduces = reduces;
+    job
+}

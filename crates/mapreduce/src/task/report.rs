@@ -1,0 +1,96 @@
+//! What an attempt reports when it ends: outcome, phase timings and counters, in a
+//! serializable form for job history and Gantt charts.
+
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use serde::{Deserialize, Serialize};
+
+use crate::counters::Counters;
+use crate::ids::{TaskAttemptId, TaskType};
+
+/// Milliseconds since the Unix epoch.
+pub fn now_ms() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_millis() as u64)
+        .unwrap_or(0)
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Phase {
+    /// Reading input and running the map function (spills included).
+    Map,
+    /// Fetching map output (reduce).
+    Shuffle,
+    /// Merging: the map's final merge of spills, or the reduce's merge before reducing.
+    Sort,
+    /// Running the reduce function and writing output.
+    Reduce,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Outcome {
+    Succeeded,
+    Failed,
+    Killed,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PhaseTiming {
+    pub phase: Phase,
+    pub start_ms: u64,
+    pub end_ms: u64,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TaskReport {
+    pub attempt: TaskAttemptId,
+    pub kind: TaskType,
+    pub host: String,
+    pub start_ms: u64,
+    pub end_ms: u64,
+    pub phases: Vec<PhaseTiming>,
+    pub outcome: Outcome,
+    /// Why the attempt failed.
+    pub error: Option<String>,
+    pub counters: Counters,
+}
+
+/// Collects phase timings as a task moves through them.
+pub struct PhaseClock {
+    phases: Vec<PhaseTiming>,
+    current: Option<(Phase, u64)>,
+}
+
+impl PhaseClock {
+    pub fn start(phase: Phase) -> Self {
+        PhaseClock {
+            phases: Vec::new(),
+            current: Some((phase, now_ms())),
+        }
+    }
+
+    /// Ends the current phase and starts `next`.
+    pub fn next(&mut self, next: Phase) {
+        let now = now_ms();
+        self.close(now);
+        self.current = Some((next, now));
+    }
+
+    fn close(&mut self, now: u64) {
+        if let Some((phase, start_ms)) = self.current.take() {
+            self.phases.push(PhaseTiming {
+                phase,
+                start_ms,
+                end_ms: now,
+            });
+        }
+    }
+
+    pub fn finish(mut self) -> Vec<PhaseTiming> {
+        self.close(now_ms());
+        self.phases
+    }
+}
