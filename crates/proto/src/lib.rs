@@ -21,6 +21,9 @@ pub mod tusk {
     pub mod internal {
         include!(concat!(env!("OUT_DIR"), "/tusk.internal.rs"));
     }
+    pub mod yarn {
+        include!(concat!(env!("OUT_DIR"), "/tusk.yarn.rs"));
+    }
 }
 
 pub use hadoop::common;

@@ -1,0 +1,453 @@
+//! Containers as child processes. Each runs in its own process group (so a kill or a
+//! memory measure covers everything it forks) with its directory
+//! `<local-dir>/<appId>/<containerId>` and its output in
+//! `<log-dir>/<appId>/<containerId>/{stdout,stderr}`.
+//!
+//! - `containers/process.rs`: signals and `/proc` memory readings.
+//! - `containers/monitor.rs`: the memory monitor.
+//!
+//! A finished container's status waits in `completed` until the ResourceManager has
+//! acknowledged it (heartbeat or out-of-band report).
+
+pub(crate) mod monitor;
+pub(crate) mod process;
+
+use std::collections::{HashMap, HashSet, VecDeque};
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
+
+use tokio::sync::Notify;
+use tusk_proto::tusk::yarn as y;
+use tusk_proto::tusk::yarn::{ContainerExitStatus, ContainerState};
+
+use crate::error::NodeManagerError;
+use crate::Node;
+
+/// Env var naming the file where a container may write, as a decimal number, the shuffle
+/// bytes it still has to fetch; the NodeManager sums them into its heartbeats.
+pub const POTENTIAL_RECEPTION_FILE_ENV: &str = "TUSK_POTENTIAL_RECEPTION_FILE";
+
+/// How many finished containers `getContainerStatuses` still remembers.
+const RECENT: usize = 1024;
+
+/// A running container.
+struct Running {
+    application: String,
+    resource: y::Resource,
+    /// Process group id (= the leader's pid).
+    pgid: i32,
+    /// Set when the NodeManager is killing it: the exit status and diagnostics to report
+    /// instead of the process's own.
+    kill: Option<(i32, String)>,
+    peak_rss: u64,
+    /// Where the container may write its potential reception.
+    reception_file: PathBuf,
+}
+
+#[derive(Default)]
+struct Inner {
+    running: HashMap<String, Running>,
+    /// Finished and not yet acknowledged by the ResourceManager.
+    completed: Vec<y::ContainerStatus>,
+    /// Finished, newest last, for status queries.
+    recent: VecDeque<y::ContainerStatus>,
+    /// Stopped before they were started: a later start is refused.
+    stopped: HashSet<String>,
+}
+
+/// A running container as the memory monitor sees it.
+pub(crate) struct Watched {
+    pub container_id: String,
+    pub pgid: i32,
+    pub limit_bytes: u64,
+}
+
+/// Every container of the node.
+#[derive(Default)]
+pub(crate) struct Containers {
+    inner: Mutex<Inner>,
+    /// Wakes the out-of-band reporter when a container finishes.
+    pub finished: Notify,
+}
+
+impl Containers {
+    fn lock(&self) -> MutexGuard<'_, Inner> {
+        self.inner.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Starts a container; a launch failure is also reported as a finished container.
+    pub fn launch(
+        &self,
+        node: &Arc<Node>,
+        c: &y::ContainerToLaunch,
+    ) -> Result<(), NodeManagerError> {
+        let id = c.container_id.clone();
+        {
+            let inner = self.lock();
+            if inner.stopped.contains(&id) {
+                return Err(NodeManagerError::ContainerStopped { container: id });
+            }
+            if inner.running.contains_key(&id) || inner.recent.iter().any(|s| s.container_id == id)
+            {
+                return Err(NodeManagerError::ContainerExists { container: id });
+            }
+        }
+        match spawn(node, c) {
+            Ok((child, pgid, reception_file)) => {
+                tracing::info!(container = %id, pgid, "container launched");
+                self.lock().running.insert(
+                    id.clone(),
+                    Running {
+                        application: c.application_id.clone(),
+                        resource: c.resource.unwrap_or_default(),
+                        pgid,
+                        kill: None,
+                        peak_rss: 0,
+                        reception_file,
+                    },
+                );
+                tokio::spawn(wait(node.clone(), id, child));
+                Ok(())
+            }
+            Err(source) => {
+                self.finish(y::ContainerStatus {
+                    container_id: id.clone(),
+                    state: ContainerState::ContainerComplete as i32,
+                    exit_status: 127,
+                    diagnostics: format!("Exception from container-launch: {source}"),
+                    peak_rss_bytes: 0,
+                });
+                Err(NodeManagerError::Launch {
+                    container: id,
+                    source,
+                })
+            }
+        }
+    }
+
+    /// Kills a container (SIGTERM, then SIGKILL after `sigkill_delay`) and reports
+    /// `exit_status` and `diagnostics` for it. A container not started yet is recorded
+    /// as stopped, so it never starts.
+    pub fn kill(&self, node: &Node, container_id: &str, exit_status: i32, diagnostics: &str) {
+        let mut inner = self.lock();
+        match inner.running.get_mut(container_id) {
+            Some(r) if r.kill.is_none() => {
+                r.kill = Some((exit_status, diagnostics.to_string()));
+                let pgid = r.pgid;
+                drop(inner);
+                process::signal_group(pgid, libc::SIGTERM);
+                let delay = node.options.sigkill_delay;
+                tokio::spawn(async move {
+                    tokio::time::sleep(delay).await;
+                    process::signal_group(pgid, libc::SIGKILL);
+                });
+            }
+            Some(_) => {}
+            None => {
+                let known = inner.recent.iter().any(|s| s.container_id == container_id);
+                if !known && inner.stopped.insert(container_id.to_string()) {
+                    drop(inner);
+                    self.finish(y::ContainerStatus {
+                        container_id: container_id.to_string(),
+                        state: ContainerState::ContainerComplete as i32,
+                        exit_status,
+                        diagnostics: diagnostics.to_string(),
+                        peak_rss_bytes: 0,
+                    });
+                }
+            }
+        }
+    }
+
+    /// Kills every container (shutdown, resync), SIGKILL at once.
+    pub fn kill_all(&self) {
+        for r in self.lock().running.values() {
+            process::signal_group(r.pgid, libc::SIGKILL);
+        }
+    }
+
+    /// Kills what is left of a finished application, then deletes its directories
+    /// (`<local-dir>/<appId>` and its job's map outputs `<local-dir>/<jobId>`).
+    pub async fn clean_up_application(&self, node: &Node, application: &str) {
+        let left: Vec<String> = self
+            .lock()
+            .running
+            .iter()
+            .filter(|(_, r)| r.application == application)
+            .map(|(id, _)| id.clone())
+            .collect();
+        for id in &left {
+            self.kill(
+                node,
+                id,
+                ContainerExitStatus::KilledAfterAppCompletion as i32,
+                "Container killed after the application finished",
+            );
+        }
+        let deadline =
+            tokio::time::Instant::now() + node.options.sigkill_delay + Duration::from_secs(2);
+        while tokio::time::Instant::now() < deadline
+            && self
+                .lock()
+                .running
+                .values()
+                .any(|r| r.application == application)
+        {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        let job = application.replacen("application_", "job_", 1);
+        for dir in &node.options.local_dirs {
+            for name in [application, job.as_str()] {
+                let path = dir.join(name);
+                if path.exists() {
+                    if let Err(e) = tokio::fs::remove_dir_all(&path).await {
+                        tracing::warn!(path = %path.display(), error = %e, "clean-up failed");
+                    }
+                }
+            }
+        }
+        tracing::info!(%application, "application cleaned up");
+    }
+
+    fn finish(&self, status: y::ContainerStatus) {
+        let mut inner = self.lock();
+        inner.completed.push(status.clone());
+        inner.recent.push_back(status);
+        if inner.recent.len() > RECENT {
+            inner.recent.pop_front();
+        }
+        drop(inner);
+        self.finished.notify_one();
+    }
+
+    /// Running containers as heartbeats report them.
+    pub fn running_statuses(&self) -> Vec<y::ContainerStatus> {
+        self.lock()
+            .running
+            .iter()
+            .map(|(id, r)| y::ContainerStatus {
+                container_id: id.clone(),
+                state: ContainerState::ContainerRunning as i32,
+                exit_status: 0,
+                diagnostics: String::new(),
+                peak_rss_bytes: r.peak_rss,
+            })
+            .collect()
+    }
+
+    /// Takes the finished containers to report; give them back with `restore` if the
+    /// report fails.
+    pub fn take_completed(&self) -> Vec<y::ContainerStatus> {
+        std::mem::take(&mut self.lock().completed)
+    }
+
+    pub fn restore_completed(&self, mut statuses: Vec<y::ContainerStatus>) {
+        let mut inner = self.lock();
+        statuses.append(&mut inner.completed);
+        inner.completed = statuses;
+    }
+
+    /// The status of each named container this node knows.
+    pub fn statuses(&self, ids: &[String]) -> Vec<y::ContainerStatus> {
+        let running = self.running_statuses();
+        let inner = self.lock();
+        ids.iter()
+            .filter_map(|id| {
+                running
+                    .iter()
+                    .find(|s| &s.container_id == id)
+                    .or_else(|| inner.recent.iter().rev().find(|s| &s.container_id == id))
+                    .cloned()
+            })
+            .collect()
+    }
+
+    /// Memory and vcores not used by running containers.
+    pub fn used(&self) -> y::Resource {
+        self.lock()
+            .running
+            .values()
+            .fold(y::Resource::default(), |acc, r| y::Resource {
+                memory_mb: acc.memory_mb + r.resource.memory_mb,
+                vcores: acc.vcores + r.resource.vcores,
+            })
+    }
+
+    /// Sum of the potential reception the running containers wrote to their files.
+    pub fn potential_reception(&self) -> u64 {
+        let files: Vec<PathBuf> = self
+            .lock()
+            .running
+            .values()
+            .map(|r| r.reception_file.clone())
+            .collect();
+        files
+            .iter()
+            .filter_map(|f| std::fs::read_to_string(f).ok())
+            .filter_map(|s| s.trim().parse::<u64>().ok())
+            .sum()
+    }
+
+    pub fn watched(&self) -> Vec<Watched> {
+        self.lock()
+            .running
+            .iter()
+            .filter(|(_, r)| r.kill.is_none())
+            .map(|(id, r)| Watched {
+                container_id: id.clone(),
+                pgid: r.pgid,
+                limit_bytes: r.resource.memory_mb << 20,
+            })
+            .collect()
+    }
+
+    pub fn record_rss(&self, container_id: &str, rss: u64) {
+        if let Some(r) = self.lock().running.get_mut(container_id) {
+            r.peak_rss = r.peak_rss.max(rss);
+        }
+    }
+
+    pub fn running_count(&self) -> usize {
+        self.lock().running.len()
+    }
+}
+
+/// Containers do not outlive the NodeManager, even when its runtime stops without a
+/// shutdown.
+impl Drop for Containers {
+    fn drop(&mut self) {
+        self.kill_all();
+    }
+}
+
+/// Creates the container's directories and starts its process in a new group.
+fn spawn(
+    node: &Node,
+    c: &y::ContainerToLaunch,
+) -> std::io::Result<(tokio::process::Child, i32, PathBuf)> {
+    let options = &node.options;
+    let pick = |dirs: &[PathBuf]| -> PathBuf {
+        let h = c
+            .container_id
+            .bytes()
+            .fold(0usize, |h, b| h.wrapping_mul(31).wrapping_add(b as usize));
+        dirs.get(h % dirs.len().max(1))
+            .cloned()
+            .unwrap_or_else(std::env::temp_dir)
+    };
+    let local_dir = pick(&options.local_dirs);
+    let container_dir = local_dir.join(&c.application_id).join(&c.container_id);
+    let log_dir = pick(&options.log_dirs)
+        .join(&c.application_id)
+        .join(&c.container_id);
+    std::fs::create_dir_all(&container_dir)?;
+    std::fs::create_dir_all(&log_dir)?;
+    let launch = c.launch.clone().unwrap_or_default();
+    let work_dir = match launch.working_dir.as_str() {
+        "" => container_dir.clone(),
+        d => container_dir.join(d),
+    };
+    std::fs::create_dir_all(&work_dir)?;
+    let reception_file = container_dir.join(".potential_reception");
+    let env = container_env(
+        node,
+        c,
+        &launch,
+        &local_dir,
+        &container_dir,
+        &log_dir,
+        &reception_file,
+    )?;
+    let mut cmd = tokio::process::Command::new(&launch.command);
+    cmd.args(&launch.args)
+        .envs(env)
+        .current_dir(&work_dir)
+        .stdin(Stdio::null())
+        .stdout(std::fs::File::create(log_dir.join("stdout"))?)
+        .stderr(std::fs::File::create(log_dir.join("stderr"))?)
+        .process_group(0)
+        .kill_on_drop(false);
+    let child = cmd.spawn()?;
+    let pgid = child.id().map(|p| p as i32).unwrap_or(0);
+    Ok((child, pgid, reception_file))
+}
+
+/// The container's environment: the NodeManager's own, the launch context's, and the
+/// variables YARN (and Tusk) give every container.
+fn container_env(
+    node: &Node,
+    c: &y::ContainerToLaunch,
+    launch: &y::ContainerLaunchContext,
+    local_dir: &Path,
+    container_dir: &Path,
+    log_dir: &Path,
+    reception_file: &Path,
+) -> std::io::Result<HashMap<String, String>> {
+    let mut env: HashMap<String, String> = launch.env.clone().into_iter().collect();
+    let s = |p: &Path| p.display().to_string();
+    env.insert("CONTAINER_ID".into(), c.container_id.clone());
+    env.insert("APPLICATION_ID".into(), c.application_id.clone());
+    env.insert("NM_HOST".into(), node.options.host.clone());
+    env.insert("NM_PORT".into(), node.rpc_port.to_string());
+    env.insert("NM_HTTP_PORT".into(), node.shuffle_port.to_string());
+    env.insert("NM_SHUFFLE_PORT".into(), node.shuffle_port.to_string());
+    env.insert("LOCAL_DIRS".into(), s(container_dir));
+    env.insert("LOG_DIRS".into(), s(log_dir));
+    env.insert("PWD".into(), s(container_dir));
+    env.insert("TUSK_LOCAL_DIR".into(), s(local_dir));
+    env.insert(POTENTIAL_RECEPTION_FILE_ENV.into(), s(reception_file));
+    if let (Some(job), Some(attempt)) = (
+        launch.env.get("TUSK_JOB_ID"),
+        launch.env.get("TUSK_TASK_ATTEMPT_ID"),
+    ) {
+        let out = local_dir.join(job).join(attempt);
+        std::fs::create_dir_all(&out)?;
+        env.insert("TUSK_MAP_OUTPUT_DIR".into(), s(&out));
+    }
+    Ok(env)
+}
+
+/// Waits for a container's leader process, then ends its group and reports it.
+async fn wait(node: Arc<Node>, container_id: String, mut child: tokio::process::Child) {
+    let exit = child.wait().await;
+    let containers = &node.containers;
+    let Some(r) = containers.lock().running.remove(&container_id) else {
+        return;
+    };
+    // Nothing of a finished container may outlive it.
+    process::signal_group(r.pgid, libc::SIGKILL);
+    let code = match exit {
+        Ok(status) => exit_code(status),
+        Err(_) => ContainerExitStatus::Invalid as i32,
+    };
+    let (exit_status, diagnostics) = match r.kill {
+        Some((status, why)) => (
+            status,
+            format!("{why}\nContainer killed on request. Exit code is {code}"),
+        ),
+        None if code != 0 => (
+            code,
+            format!("Container exited with a non-zero exit code {code}."),
+        ),
+        None => (0, String::new()),
+    };
+    tracing::info!(container = %container_id, exit_status, "container finished");
+    containers.finish(y::ContainerStatus {
+        container_id,
+        state: ContainerState::ContainerComplete as i32,
+        exit_status,
+        diagnostics,
+        peak_rss_bytes: r.peak_rss,
+    });
+}
+
+/// The exit code as a shell reports it: 128 + signal when a signal ended the process.
+fn exit_code(status: std::process::ExitStatus) -> i32 {
+    use std::os::unix::process::ExitStatusExt;
+    status
+        .code()
+        .or_else(|| status.signal().map(|s| 128 + s))
+        .unwrap_or(ContainerExitStatus::Invalid as i32)
+}

@@ -1,0 +1,62 @@
+use thiserror::Error;
+use tusk_common::ConfigError;
+use tusk_rpc::{RemoteException, RpcError};
+
+/// Everything a NodeManager operation can fail with.
+#[derive(Debug, Error)]
+pub enum NodeManagerError {
+    #[error("container {container} is already known to this NodeManager")]
+    ContainerExists { container: String },
+    #[error("container {container} was stopped before it started")]
+    ContainerStopped { container: String },
+    #[error("cannot launch container {container}: {source}")]
+    Launch {
+        container: String,
+        source: std::io::Error,
+    },
+    #[error("ResourceManager call {method} failed: {source}")]
+    ResourceManager {
+        method: &'static str,
+        source: RpcError,
+    },
+    #[error("invalid value for {key}: {message}")]
+    InvalidOption { key: String, message: String },
+    #[error(transparent)]
+    Config(#[from] ConfigError),
+    #[error("i/o error on {what}: {source}")]
+    Io {
+        what: String,
+        source: std::io::Error,
+    },
+    #[error("the NodeManager is shutting down")]
+    ShutDown,
+}
+
+impl NodeManagerError {
+    pub fn io(what: impl Into<String>, source: std::io::Error) -> Self {
+        NodeManagerError::Io {
+            what: what.into(),
+            source,
+        }
+    }
+
+    /// The Java exception class YARN clients expect for this error.
+    pub fn java_class(&self) -> &'static str {
+        "org.apache.hadoop.yarn.exceptions.YarnException"
+    }
+
+    pub fn to_remote(&self) -> RemoteException {
+        RemoteException::new(self.java_class(), self.to_string())
+    }
+
+    /// True when the same operation may succeed later.
+    pub fn is_retriable(&self) -> bool {
+        matches!(self, NodeManagerError::ResourceManager { source, .. } if source.is_retriable())
+    }
+}
+
+impl From<NodeManagerError> for RemoteException {
+    fn from(e: NodeManagerError) -> Self {
+        e.to_remote()
+    }
+}

@@ -1,0 +1,183 @@
+//! Everything the NodeManager says to the ResourceManager
+//! (`tusk.ResourceTrackerProtocol`): registration, heartbeats carrying containers and
+//! node status and bringing back work, and — event-driven — finished containers at once.
+//!
+//! Event-driven heartbeats ask the ResourceManager to hold the reply until it has work
+//! for the node (at most one interval), and the next one leaves as soon as the reply is
+//! handled, so a container to launch arrives without waiting for a period. Classic
+//! heartbeats leave once per interval and are answered at once.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::time::Instant;
+use tracing::{debug, info, warn};
+use tusk_common::status::StatusSampler;
+use tusk_proto::tusk::yarn as y;
+
+use crate::error::NodeManagerError;
+use crate::options::Timing;
+use crate::Node;
+
+pub(crate) async fn register(
+    node: &Node,
+) -> Result<y::RegisterNodeManagerResponse, NodeManagerError> {
+    let req = y::RegisterNodeManagerRequest {
+        node_id: node.node_id.clone(),
+        host: node.options.host.clone(),
+        rack: node.options.rack.clone(),
+        rpc_port: u32::from(node.rpc_port),
+        shuffle_port: u32::from(node.shuffle_port),
+        http_port: u32::from(node.shuffle_port),
+        resource: Some(y::Resource {
+            memory_mb: node.options.memory_mb,
+            vcores: node.options.vcores,
+        }),
+    };
+    let resp: y::RegisterNodeManagerResponse = node
+        .rm
+        .call("registerNodeManager", &req)
+        .await
+        .map_err(|source| NodeManagerError::ResourceManager {
+            method: "registerNodeManager",
+            source,
+        })?;
+    node.set_interval(resp.heartbeat_interval_ms);
+    info!(node = %node.node_id, timing = %resp.timing, "registered with the ResourceManager");
+    Ok(resp)
+}
+
+/// Registers, retrying with a growing pause until the ResourceManager answers.
+pub(crate) async fn register_until_answered(node: &Node) -> Result<(), NodeManagerError> {
+    let mut pause = Duration::from_millis(50);
+    loop {
+        match register(node).await {
+            Ok(_) => return Ok(()),
+            Err(e) => debug!(error = %e, "registration failed; retrying"),
+        }
+        tokio::select! {
+            _ = node.shutdown.wait() => return Err(NodeManagerError::ShutDown),
+            _ = tokio::time::sleep(pause) => {}
+        }
+        pause = (pause * 2).min(node.options.register_retry_max);
+    }
+}
+
+/// The heartbeat loop; runs until shutdown and survives an unreachable ResourceManager.
+pub(crate) async fn run(node: Arc<Node>) {
+    let mut sampler = StatusSampler::new();
+    loop {
+        let sent = Instant::now();
+        let busy = match heartbeat(&node, &mut sampler).await {
+            Ok(busy) => busy,
+            Err(e) => {
+                warn!(error = %e, "heartbeat failed");
+                false
+            }
+        };
+        let next = if busy && node.options.timing == Timing::EventDriven {
+            Instant::now()
+        } else {
+            sent + node.interval()
+        };
+        tokio::select! {
+            _ = node.shutdown.wait() => return,
+            _ = tokio::time::sleep_until(next) => {}
+        }
+    }
+}
+
+/// One heartbeat and the work its reply carries; true when there was work.
+async fn heartbeat(
+    node: &Arc<Node>,
+    sampler: &mut StatusSampler,
+) -> Result<bool, NodeManagerError> {
+    let status = sampler.sample();
+    let completed = node.containers.take_completed();
+    let used = node.containers.used();
+    let req = y::NodeHeartbeatRequest {
+        node_id: node.node_id.clone(),
+        running: node.containers.running_statuses(),
+        completed: completed.clone(),
+        free: Some(y::Resource {
+            memory_mb: node.options.memory_mb.saturating_sub(used.memory_mb),
+            vcores: node.options.vcores.saturating_sub(used.vcores),
+        }),
+        status: Some(y::NodeStatus {
+            disk_utilization_pct: status.disk_utilization_pct,
+            net_rx_bytes_per_sec: status.net_rx_bytes_per_sec,
+            potential_reception_bytes: node.containers.potential_reception(),
+            cpu_pct: status.cpu_pct,
+        }),
+        wait_ms: match node.options.timing {
+            Timing::EventDriven => node.interval().as_millis() as u64,
+            Timing::Classic => 0,
+        },
+    };
+    let resp: y::NodeHeartbeatResponse = match node.rm.call("nodeHeartbeat", &req).await {
+        Ok(r) => r,
+        Err(source) => {
+            node.containers.restore_completed(completed);
+            return Err(NodeManagerError::ResourceManager {
+                method: "nodeHeartbeat",
+                source,
+            });
+        }
+    };
+    if resp.resync {
+        resync(node).await?;
+        return Ok(true);
+    }
+    if resp.next_heartbeat_interval_ms > 0 {
+        node.set_interval(resp.next_heartbeat_interval_ms);
+    }
+    let busy =
+        !(resp.launch.is_empty() && resp.kill.is_empty() && resp.finished_applications.is_empty());
+    for c in &resp.launch {
+        if let Err(e) = node.containers.launch(node, c) {
+            warn!(error = %e, "container launch failed");
+        }
+    }
+    for k in &resp.kill {
+        node.containers
+            .kill(node, &k.container_id, k.exit_status, &k.diagnostics);
+    }
+    for app in resp.finished_applications {
+        let node = node.clone();
+        tokio::spawn(async move { node.containers.clean_up_application(&node, &app).await });
+    }
+    Ok(busy)
+}
+
+/// The ResourceManager lost track of this node: its containers are void.
+async fn resync(node: &Node) -> Result<(), NodeManagerError> {
+    warn!(node = %node.node_id, "ResourceManager asked for a resync; killing containers and registering again");
+    node.containers.kill_all();
+    node.containers.take_completed();
+    register_until_answered(node).await
+}
+
+/// Event-driven: reports finished containers as soon as they finish.
+pub(crate) async fn report_finished(node: Arc<Node>) {
+    loop {
+        tokio::select! {
+            _ = node.shutdown.wait() => return,
+            _ = node.containers.finished.notified() => {}
+        }
+        let completed = node.containers.take_completed();
+        if completed.is_empty() {
+            continue;
+        }
+        let req = y::ContainerFinishedRequest {
+            node_id: node.node_id.clone(),
+            completed: completed.clone(),
+        };
+        let result: Result<y::ContainerFinishedResponse, _> =
+            node.rm.call("containerFinished", &req).await;
+        if let Err(e) = result {
+            // The next heartbeat carries them.
+            warn!(error = %e, "containerFinished failed");
+            node.containers.restore_completed(completed);
+        }
+    }
+}

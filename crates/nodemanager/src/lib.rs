@@ -1,0 +1,236 @@
+//! The NodeManager: runs containers as child processes, reports them and the node's
+//! status to the ResourceManager, and serves map outputs to reducers.
+//!
+//! Layout:
+//! - `options`: [`NodeManagerOptions`] from Hadoop's keys and [`Timing`].
+//! - `containers`: launching (process group, directories, environment), killing
+//!   (SIGTERM then SIGKILL), exit statuses; `containers/monitor.rs` kills containers
+//!   over their memory; `containers/process.rs` reads `/proc`.
+//! - `heartbeat`: registration, heartbeats with node status (disk utilisation, net
+//!   receive rate, potential reception) and the work their replies carry, out-of-band
+//!   container-finished reports (protocol `tusk.ResourceTrackerProtocol`).
+//! - `service`: [`CONTAINER_MANAGEMENT_PROTOCOL`] for AMs (start/stop/status).
+//! - `shuffle`: the HTTP shuffle server (`/mapOutput`, `/status`).
+//! - `error`: [`NodeManagerError`].
+//!
+//! Where map tasks write: a container whose launch environment holds `TUSK_JOB_ID` and
+//! `TUSK_TASK_ATTEMPT_ID` gets `TUSK_MAP_OUTPUT_DIR = <local-dir>/<jobId>/<attemptId>`
+//! (created); writing `file.out` and `file.out.index` there is what the shuffle server
+//! serves. Every container also gets `TUSK_LOCAL_DIR` (its local dir) and
+//! `TUSK_POTENTIAL_RECEPTION_FILE` (write the shuffle bytes still to fetch there).
+//!
+//! [`NodeManager::start`] wires them together and returns a [`NodeManagerHandle`].
+
+mod containers;
+pub mod error;
+mod heartbeat;
+pub mod options;
+mod service;
+mod shuffle;
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde::Serialize;
+use tokio::net::TcpListener;
+use tokio::task::JoinHandle;
+use tusk_common::Shutdown;
+use tusk_rpc::{RpcClient, RpcClientOptions, RpcServer};
+
+pub use containers::POTENTIAL_RECEPTION_FILE_ENV;
+pub use error::NodeManagerError;
+pub use options::{NodeManagerOptions, Timing};
+
+/// NodeManager → ResourceManager protocol name.
+pub const RESOURCE_TRACKER_PROTOCOL: &str = "tusk.ResourceTrackerProtocol";
+/// AM → NodeManager: startContainers, stopContainers, getContainerStatuses.
+pub const CONTAINER_MANAGEMENT_PROTOCOL: &str = "tusk.ContainerManagementProtocol";
+
+/// Entry point; see [`NodeManager::start`].
+pub struct NodeManager;
+
+/// State shared by every task of one NodeManager.
+pub(crate) struct Node {
+    /// Fixed at start.
+    pub options: NodeManagerOptions,
+    pub node_id: String,
+    /// ContainerManagementProtocol port (0 = none) and shuffle port.
+    pub rpc_port: u16,
+    pub shuffle_port: u16,
+    /// Connection to the ResourceManager.
+    pub rm: RpcClient,
+    pub containers: containers::Containers,
+    /// Heartbeat period in ms, as the ResourceManager last said.
+    pub interval_ms: AtomicU64,
+    pub shutdown: Shutdown,
+}
+
+impl Node {
+    pub fn interval(&self) -> Duration {
+        Duration::from_millis(self.interval_ms.load(Ordering::Relaxed).max(1))
+    }
+
+    pub fn set_interval(&self, ms: u64) {
+        if ms > 0 {
+            self.interval_ms.store(ms, Ordering::Relaxed);
+        }
+    }
+
+    pub fn status_json(&self) -> String {
+        #[derive(Serialize)]
+        struct Status<'a> {
+            node_id: &'a str,
+            memory_mb: u64,
+            vcores: u32,
+            used_memory_mb: u64,
+            containers: usize,
+        }
+        let used = self.containers.used();
+        serde_json::to_string(&Status {
+            node_id: &self.node_id,
+            memory_mb: self.options.memory_mb,
+            vcores: self.options.vcores,
+            used_memory_mb: used.memory_mb,
+            containers: self.containers.running_count(),
+        })
+        .unwrap_or_default()
+    }
+}
+
+/// A running NodeManager.
+pub struct NodeManagerHandle {
+    node: Arc<Node>,
+    shuffle_addr: SocketAddr,
+    rpc_addr: Option<SocketAddr>,
+    /// Shuffle server, RPC server, heartbeats, reporter, monitor; each ends after shutdown.
+    tasks: Vec<JoinHandle<()>>,
+}
+
+impl NodeManager {
+    /// Creates the local and log dirs, serves shuffle (and, given `rpc_listener`, the
+    /// ContainerManagementProtocol), registers with the ResourceManager (retrying until
+    /// it answers) and starts heartbeats and the container monitor.
+    pub async fn start(
+        options: NodeManagerOptions,
+        rpc_listener: Option<TcpListener>,
+        shuffle_listener: TcpListener,
+        shutdown: Shutdown,
+    ) -> Result<NodeManagerHandle, NodeManagerError> {
+        for dir in options.local_dirs.iter().chain(&options.log_dirs) {
+            std::fs::create_dir_all(dir)
+                .map_err(|e| NodeManagerError::io(dir.display().to_string(), e))?;
+        }
+        let shuffle_addr = shuffle_listener
+            .local_addr()
+            .map_err(|e| NodeManagerError::io("shuffle listener", e))?;
+        let rpc_addr = match &rpc_listener {
+            Some(l) => Some(
+                l.local_addr()
+                    .map_err(|e| NodeManagerError::io("RPC listener", e))?,
+            ),
+            None => None,
+        };
+        let rpc_port = rpc_addr.map(|a| a.port()).unwrap_or(0);
+        let node_id = if options.node_id.is_empty() {
+            format!(
+                "{}:{}",
+                options.host,
+                if rpc_port > 0 {
+                    rpc_port
+                } else {
+                    shuffle_addr.port()
+                }
+            )
+        } else {
+            options.node_id.clone()
+        };
+        let rm = RpcClient::new(
+            options.rm_addr.clone(),
+            RpcClientOptions {
+                protocol: RESOURCE_TRACKER_PROTOCOL.into(),
+                connect_timeout: Duration::from_secs(5),
+                ..Default::default()
+            },
+        );
+        let node = Arc::new(Node {
+            interval_ms: AtomicU64::new(options.heartbeat_interval.as_millis() as u64),
+            options,
+            node_id,
+            rpc_port,
+            shuffle_port: shuffle_addr.port(),
+            rm,
+            containers: Default::default(),
+            shutdown: shutdown.clone(),
+        });
+        let mut tasks = vec![tokio::spawn(shuffle::serve(node.clone(), shuffle_listener))];
+        if let Some(listener) = rpc_listener {
+            let rpc = RpcServer::new(vec![Arc::new(service::ContainerManagementService {
+                node: node.clone(),
+            })]);
+            tasks.push(tokio::spawn(rpc.serve(listener, shutdown.clone())));
+        }
+        tasks.push(tokio::spawn(kill_on_shutdown(node.clone())));
+        heartbeat::register_until_answered(&node).await?;
+        tasks.push(tokio::spawn(heartbeat::run(node.clone())));
+        tasks.push(tokio::spawn(containers::monitor::run(node.clone())));
+        if node.options.timing == Timing::EventDriven {
+            tasks.push(tokio::spawn(heartbeat::report_finished(node.clone())));
+        }
+        tracing::info!(node = %node.node_id, %shuffle_addr, "nodemanager started");
+        Ok(NodeManagerHandle {
+            node,
+            shuffle_addr,
+            rpc_addr,
+            tasks,
+        })
+    }
+}
+
+/// Containers do not outlive their NodeManager.
+async fn kill_on_shutdown(node: Arc<Node>) {
+    node.shutdown.wait().await;
+    node.containers.kill_all();
+}
+
+impl NodeManagerHandle {
+    pub fn node_id(&self) -> &str {
+        &self.node.node_id
+    }
+
+    pub fn shuffle_addr(&self) -> SocketAddr {
+        self.shuffle_addr
+    }
+
+    /// The ContainerManagementProtocol address, when one was served.
+    pub fn rpc_addr(&self) -> Option<SocketAddr> {
+        self.rpc_addr
+    }
+
+    pub fn running_containers(&self) -> usize {
+        self.node.containers.running_count()
+    }
+
+    /// `<log-dir>/<appId>/<containerId>`, where a container's stdout and stderr are.
+    pub fn container_log_dir(&self, application: &str, container: &str) -> Option<PathBuf> {
+        self.node
+            .options
+            .log_dirs
+            .iter()
+            .map(|d| d.join(application).join(container))
+            .find(|p| p.exists())
+    }
+
+    pub fn status_json(&self) -> String {
+        self.node.status_json()
+    }
+
+    /// Waits for the node's tasks to end (after shutdown).
+    pub async fn join(self) {
+        for t in self.tasks {
+            let _ = t.await;
+        }
+    }
+}

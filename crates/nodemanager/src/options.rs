@@ -1,0 +1,164 @@
+use std::path::PathBuf;
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+use tusk_common::Configuration;
+
+use crate::error::NodeManagerError;
+
+/// How the NodeManager reports (`tusk.yarn.timing`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Timing {
+    /// Finished containers are reported at once (`containerFinished`) and heartbeats
+    /// are held by the ResourceManager until it has work for the node.
+    #[default]
+    EventDriven,
+    /// Everything waits for the next heartbeat, as in Hadoop.
+    Classic,
+}
+
+/// Everything a NodeManager is told at start; built once and owned by the node.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct NodeManagerOptions {
+    /// ResourceManager RPC address (`yarn.resourcemanager.resource-tracker.address`,
+    /// else `yarn.resourcemanager.address`).
+    pub rm_addr: String,
+    /// `yarn.nodemanager.hostname`: advertised to the ResourceManager and AMs.
+    pub host: String,
+    /// Empty = `<host>:<rpc port, else shuffle port>`.
+    pub node_id: String,
+    /// `tusk.nodemanager.rack`.
+    pub rack: String,
+    /// `yarn.nodemanager.resource.memory-mb`.
+    pub memory_mb: u64,
+    /// `yarn.nodemanager.resource.cpu-vcores`.
+    pub vcores: u32,
+    /// `yarn.nodemanager.local-dirs`: container directories
+    /// `<dir>/<appId>/<containerId>` and map outputs `<dir>/<jobId>/<attemptId>`.
+    pub local_dirs: Vec<PathBuf>,
+    /// `yarn.nodemanager.log-dirs`: `<dir>/<appId>/<containerId>/{stdout,stderr}`.
+    pub log_dirs: Vec<PathBuf>,
+    /// `yarn.resourcemanager.nodemanagers.heartbeat-interval-ms`: used until the
+    /// ResourceManager's replies say otherwise.
+    pub heartbeat_interval: Duration,
+    /// `tusk.yarn.timing`.
+    pub timing: Timing,
+    /// `yarn.nodemanager.container-monitor.interval-ms`.
+    pub monitor_interval: Duration,
+    /// `yarn.nodemanager.pmem-check-enabled`.
+    pub pmem_check: bool,
+    /// `yarn.nodemanager.sleep-delay-before-sigkill.ms`.
+    pub sigkill_delay: Duration,
+    /// Longest wait between two registration attempts.
+    pub register_retry_max: Duration,
+}
+
+impl Default for NodeManagerOptions {
+    fn default() -> Self {
+        let base = std::env::temp_dir().join(format!("hadoop-{}", tusk_common::current_user()));
+        NodeManagerOptions {
+            rm_addr: "127.0.0.1:8031".into(),
+            host: "127.0.0.1".into(),
+            node_id: String::new(),
+            rack: "/default-rack".into(),
+            memory_mb: 8192,
+            vcores: 8,
+            local_dirs: vec![base.join("nm-local-dir")],
+            log_dirs: vec![base.join("userlogs")],
+            heartbeat_interval: Duration::from_millis(1000),
+            timing: Timing::EventDriven,
+            monitor_interval: Duration::from_millis(3000),
+            pmem_check: true,
+            sigkill_delay: Duration::from_millis(250),
+            register_retry_max: Duration::from_secs(1),
+        }
+    }
+}
+
+impl NodeManagerOptions {
+    /// Reads Hadoop's (and Tusk's) keys from `conf`; absent keys keep their defaults.
+    pub fn from_conf(conf: &Configuration) -> Result<Self, NodeManagerError> {
+        let d = NodeManagerOptions::default();
+        let ms = Duration::from_millis(1);
+        let dirs = |key: &str, default: Vec<PathBuf>| {
+            let v: Vec<PathBuf> = conf
+                .get_list(key)
+                .iter()
+                .map(|s| PathBuf::from(s.strip_prefix("file://").unwrap_or(s)))
+                .collect();
+            if v.is_empty() {
+                default
+            } else {
+                v
+            }
+        };
+        let rm_addr = conf
+            .get("yarn.resourcemanager.resource-tracker.address")
+            .or_else(|| conf.get("yarn.resourcemanager.address"))
+            .map(|s| s.trim().to_string())
+            .unwrap_or(d.rm_addr);
+        let timing = match conf.get_str("tusk.yarn.timing", "event-driven").trim() {
+            "event-driven" | "event" => Timing::EventDriven,
+            "classic" | "heartbeat" => Timing::Classic,
+            other => {
+                return Err(NodeManagerError::InvalidOption {
+                    key: "tusk.yarn.timing".into(),
+                    message: format!("{other:?} is neither event-driven nor classic"),
+                })
+            }
+        };
+        Ok(NodeManagerOptions {
+            rm_addr,
+            host: conf.get_str("yarn.nodemanager.hostname", &d.host),
+            node_id: conf.get_str("tusk.nodemanager.node-id", ""),
+            rack: conf.get_str("tusk.nodemanager.rack", &d.rack),
+            memory_mb: conf.get_u64("yarn.nodemanager.resource.memory-mb", d.memory_mb)?,
+            vcores: conf.get_u64("yarn.nodemanager.resource.cpu-vcores", u64::from(d.vcores))?
+                as u32,
+            local_dirs: dirs("yarn.nodemanager.local-dirs", d.local_dirs),
+            log_dirs: dirs("yarn.nodemanager.log-dirs", d.log_dirs),
+            heartbeat_interval: conf.get_duration(
+                "yarn.resourcemanager.nodemanagers.heartbeat-interval-ms",
+                d.heartbeat_interval,
+                ms,
+            )?,
+            timing,
+            monitor_interval: conf.get_duration(
+                "yarn.nodemanager.container-monitor.interval-ms",
+                d.monitor_interval,
+                ms,
+            )?,
+            pmem_check: conf.get_bool("yarn.nodemanager.pmem-check-enabled", d.pmem_check)?,
+            sigkill_delay: conf.get_duration(
+                "yarn.nodemanager.sleep-delay-before-sigkill.ms",
+                d.sigkill_delay,
+                ms,
+            )?,
+            register_retry_max: d.register_retry_max,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_yarn_keys() {
+        let mut conf = Configuration::new();
+        conf.set("yarn.resourcemanager.resource-tracker.address", "rm:8031");
+        conf.set("yarn.nodemanager.resource.memory-mb", "2048");
+        conf.set("yarn.nodemanager.local-dirs", "/a, file:///b");
+        conf.set("tusk.yarn.timing", "classic");
+        let o = NodeManagerOptions::from_conf(&conf).unwrap();
+        assert_eq!(o.rm_addr, "rm:8031");
+        assert_eq!(o.memory_mb, 2048);
+        assert_eq!(o.vcores, 8);
+        assert_eq!(o.local_dirs, vec![PathBuf::from("/a"), PathBuf::from("/b")]);
+        assert_eq!(o.timing, Timing::Classic);
+        conf.set("tusk.yarn.timing", "never");
+        assert!(NodeManagerOptions::from_conf(&conf).is_err());
+    }
+}

@@ -1,0 +1,207 @@
+//! The ResourceManager's state: nodes, applications, containers. One [`Cluster`] sits
+//! behind a mutex; RPC handlers lock it, change it and wake whoever waits (a held node
+//! heartbeat, a held AM allocate) through per-node and per-application [`Notify`]s.
+//!
+//! - `cluster/nodes.rs`: registration, heartbeats, out-of-band container reports, expiry.
+//! - `cluster/applications.rs`: submission, reports, kill, the AM protocol.
+//! - `cluster/containers.rs`: a container's end (finished, released, lost) and what it
+//!   means for its node and application (attempt retries, clean-up).
+//! - `cluster/scheduling.rs`: offering nodes to applications with locality and delay
+//!   scheduling.
+
+mod applications;
+mod containers;
+mod nodes;
+mod scheduling;
+
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use std::sync::Arc;
+use std::time::Instant;
+
+use tokio::sync::Notify;
+use tusk_proto::tusk::yarn as y;
+
+use crate::options::{ResourceManagerOptions, Timing};
+use crate::resource::Resource;
+use crate::scheduler::Scheduler;
+
+pub use nodes::NodeWork;
+
+/// A NodeManager as the ResourceManager tracks it. Created by registration; kept (as
+/// lost) after expiry so reports still show it.
+pub(crate) struct Node {
+    pub id: String,
+    pub host: String,
+    pub rack: String,
+    pub rpc_port: u32,
+    pub shuffle_port: u32,
+    pub http_port: u32,
+    pub capability: Resource,
+    /// Sum of the containers allocated here and not yet ended.
+    pub used: Resource,
+    pub containers: HashSet<String>,
+    pub lost: bool,
+    pub last_heartbeat: Instant,
+    pub last_heartbeat_ms: u64,
+    pub heartbeats: u64,
+    /// The latest status the node reported (improvement S).
+    pub status: y::NodeStatus,
+    /// Work for the node's next heartbeat reply; drained by that reply.
+    pub to_launch: Vec<y::ContainerToLaunch>,
+    pub to_kill: Vec<y::ContainerKill>,
+    pub finished_apps: Vec<String>,
+    /// Wakes the node's held heartbeat when work is queued.
+    pub wake: Arc<Notify>,
+}
+
+impl Node {
+    pub fn free(&self) -> Resource {
+        self.capability.minus(&self.used)
+    }
+
+    pub fn address(&self, port: u32) -> String {
+        if port == 0 {
+            String::new()
+        } else {
+            format!("{}:{port}", self.host)
+        }
+    }
+}
+
+/// Containers asked for by an AM and not yet given.
+#[derive(Clone, Debug)]
+pub(crate) struct Ask {
+    pub ask_id: u64,
+    pub priority: u32,
+    pub resource: Resource,
+    pub nodes: Vec<String>,
+    pub racks: Vec<String>,
+    pub strict: bool,
+    pub remaining: u32,
+    /// Scheduling opportunities passed over waiting for locality (delay scheduling).
+    pub missed: u64,
+    /// The last offer counted in `missed`, so one offer counts once.
+    pub last_offer: u64,
+}
+
+/// An application and its current attempt. Created by submission, kept after it ends.
+pub(crate) struct App {
+    pub id: String,
+    pub seq: u64,
+    pub name: String,
+    pub queue: String,
+    pub user: String,
+    pub app_type: String,
+    pub am_resource: Resource,
+    pub am_launch: y::ContainerLaunchContext,
+    pub max_attempts: u32,
+    pub state: y::ApplicationState,
+    pub final_status: y::FinalApplicationStatus,
+    pub diagnostics: String,
+    pub progress: f32,
+    pub tracking_url: String,
+    /// Current attempt number, from 1.
+    pub attempt: u32,
+    /// The current attempt's AM container, once allocated.
+    pub am_container: Option<String>,
+    pub am_node: Option<String>,
+    pub am_exit_status: Option<i32>,
+    /// The current attempt's AM has called registerApplicationMaster.
+    pub registered: bool,
+    pub submit_ms: u64,
+    pub start_ms: u64,
+    pub finish_ms: u64,
+    pub next_container: u64,
+    pub asks: Vec<Ask>,
+    /// Allocated and not yet handed to the AM; drained by allocate.
+    pub allocated: Vec<y::Container>,
+    /// Finished containers not yet told to the AM; drained by allocate.
+    pub completed: Vec<y::ContainerStatus>,
+    /// Containers allocated and not ended, the AM's included.
+    pub live: HashSet<String>,
+    pub used: Resource,
+    /// Every node that ran one of its containers: told to clean up when it ends.
+    pub nodes_used: BTreeSet<String>,
+    /// Clean-up has been sent to `nodes_used`.
+    pub cleaned: bool,
+    /// Wakes a held allocate call.
+    pub wake: Arc<Notify>,
+}
+
+impl App {
+    pub fn is_terminal(&self) -> bool {
+        matches!(
+            self.state,
+            y::ApplicationState::AppFinished
+                | y::ApplicationState::AppFailed
+                | y::ApplicationState::AppKilled
+        )
+    }
+
+    /// Waiting for the current attempt's AM container.
+    pub fn needs_am(&self) -> bool {
+        self.state == y::ApplicationState::AppAccepted && self.am_container.is_none()
+    }
+
+    pub fn pending_containers(&self) -> u32 {
+        self.asks.iter().map(|a| a.remaining).sum()
+    }
+
+    pub fn wants_containers(&self) -> bool {
+        self.needs_am()
+            || (self.state == y::ApplicationState::AppRunning && self.pending_containers() > 0)
+    }
+
+    pub fn attempt_id(&self) -> String {
+        crate::ids::attempt_id(&self.id, self.attempt)
+    }
+}
+
+/// A container from allocation until it ends.
+pub(crate) struct ContainerRecord {
+    pub application: String,
+    pub node: String,
+    pub resource: Resource,
+    pub is_am: bool,
+    pub running: bool,
+}
+
+/// The whole ResourceManager state.
+pub struct Cluster {
+    pub(crate) options: Arc<ResourceManagerOptions>,
+    /// Start time in ms; part of every id.
+    pub(crate) cluster_ts: u64,
+    /// This ResourceManager's RPC address, told to AMs.
+    pub(crate) rm_address: String,
+    pub(crate) scheduler: Arc<dyn Scheduler>,
+    pub(crate) nodes: BTreeMap<String, Node>,
+    pub(crate) apps: BTreeMap<String, App>,
+    pub(crate) containers: HashMap<String, ContainerRecord>,
+    pub(crate) next_app_seq: u32,
+    /// Counts node offers (see `Ask::last_offer`).
+    pub(crate) offer_seq: u64,
+}
+
+impl Cluster {
+    pub fn new(options: Arc<ResourceManagerOptions>, rm_address: String) -> Self {
+        Cluster {
+            scheduler: crate::scheduler::from_options(&options),
+            options,
+            cluster_ts: tusk_common::now_millis(),
+            rm_address,
+            nodes: BTreeMap::new(),
+            apps: BTreeMap::new(),
+            containers: HashMap::new(),
+            next_app_seq: 1,
+            offer_seq: 0,
+        }
+    }
+
+    pub(crate) fn event_driven(&self) -> bool {
+        self.options.timing == Timing::EventDriven
+    }
+
+    pub(crate) fn live_nodes(&self) -> usize {
+        self.nodes.values().filter(|n| !n.lost).count()
+    }
+}

@@ -1,0 +1,293 @@
+//! Offering a node's free resources to applications: the policy orders applications,
+//! then the first whose AM or ask fits the node within its allowed locality gets one
+//! container, and the node is offered again until nobody takes it.
+//!
+//! Delay scheduling: an ask naming nodes takes only node-local containers until it has
+//! let `delay` offers pass, then rack-local ones too, and any node after `2 * delay`
+//! (unless its locality is strict). `delay` is `node_locality_delay`, or the number of
+//! live nodes when that is negative: one full round of the cluster.
+
+use std::collections::BTreeMap;
+
+use tusk_proto::tusk::yarn as y;
+use tusk_proto::tusk::yarn::Locality;
+
+use super::{Ask, Cluster, ContainerRecord, Node};
+use crate::scheduler::AppDemand;
+
+impl Cluster {
+    /// Offers every live node until a whole round places nothing (event-driven mode).
+    pub(crate) fn schedule_all(&mut self) {
+        loop {
+            let ids: Vec<String> = self
+                .nodes
+                .values()
+                .filter(|n| !n.lost)
+                .map(|n| n.id.clone())
+                .collect();
+            let placed: usize = ids.iter().map(|id| self.schedule_node(id)).sum();
+            if placed == 0 {
+                return;
+            }
+        }
+    }
+
+    /// Offers one node until no application takes a container from it; returns how
+    /// many containers were placed.
+    pub(crate) fn schedule_node(&mut self, node_id: &str) -> usize {
+        self.offer_seq += 1;
+        let offer = self.offer_seq;
+        let mut placed = 0;
+        while self.nodes.get(node_id).is_some_and(|n| !n.lost) {
+            let order = self.application_order();
+            let taken = order
+                .iter()
+                .any(|app_id| self.try_place(app_id, node_id, offer));
+            if !taken {
+                break;
+            }
+            placed += 1;
+        }
+        placed
+    }
+
+    fn application_order(&self) -> Vec<String> {
+        let demands: Vec<AppDemand<'_>> = self
+            .apps
+            .values()
+            .filter(|a| !a.is_terminal())
+            .map(|a| AppDemand {
+                application: &a.id,
+                seq: a.seq,
+                queue: &a.queue,
+                used: a.used,
+                pending: a.wants_containers(),
+            })
+            .collect();
+        self.scheduler
+            .order(&demands)
+            .into_iter()
+            .map(|i| demands[i].application.to_string())
+            .collect()
+    }
+
+    /// Places the application's AM, or one container of its best ask, on the node.
+    fn try_place(&mut self, app_id: &str, node_id: &str, offer: u64) -> bool {
+        let delay = self.locality_delay();
+        let (Some(app), Some(node)) = (self.apps.get_mut(app_id), self.nodes.get(node_id)) else {
+            return false;
+        };
+        let free = node.free();
+        if app.needs_am() {
+            if !app.am_resource.fits_in(&free) {
+                return false;
+            }
+            self.place_am(app_id, node_id);
+            return true;
+        }
+        let mut candidates: Vec<usize> = (0..app.asks.len())
+            .filter(|&i| app.asks[i].remaining > 0)
+            .collect();
+        candidates.sort_by_key(|&i| app.asks[i].priority);
+        for i in candidates {
+            let ask = &mut app.asks[i];
+            if !ask.resource.fits_in(&free) {
+                continue;
+            }
+            match locality(ask, node, &self.nodes) {
+                Some(l) if l <= allowed_locality(ask, delay) => {
+                    self.place_container(app_id, node_id, i, l);
+                    return true;
+                }
+                _ => {
+                    if ask.last_offer != offer {
+                        ask.last_offer = offer;
+                        ask.missed += 1;
+                    }
+                }
+            }
+        }
+        false
+    }
+
+    fn locality_delay(&self) -> u64 {
+        if self.options.node_locality_delay < 0 {
+            self.live_nodes() as u64
+        } else {
+            self.options.node_locality_delay as u64
+        }
+    }
+
+    fn place_am(&mut self, app_id: &str, node_id: &str) {
+        let rm_address = self.rm_address.clone();
+        let app = self.apps.get_mut(app_id).expect("placed app exists");
+        let node = self.nodes.get_mut(node_id).expect("offered node exists");
+        app.next_container += 1;
+        let container_id = crate::ids::container_id(&app.id, app.attempt, app.next_container);
+        let mut launch = app.am_launch.clone();
+        let env = &mut launch.env;
+        env.insert("APP_ATTEMPT_ID".into(), app.attempt_id());
+        env.insert("APPLICATION_ID".into(), app.id.clone());
+        env.insert("TUSK_RM_ADDRESS".into(), rm_address);
+        env.insert("MAX_APP_ATTEMPTS".into(), app.max_attempts.to_string());
+        node.to_launch.push(y::ContainerToLaunch {
+            container_id: container_id.clone(),
+            application_id: app.id.clone(),
+            resource: Some(app.am_resource.into()),
+            launch: Some(launch),
+        });
+        node.wake.notify_one();
+        node.used = node.used.plus(&app.am_resource);
+        node.containers.insert(container_id.clone());
+        app.am_container = Some(container_id.clone());
+        app.am_node = Some(node_id.to_string());
+        app.used = app.used.plus(&app.am_resource);
+        app.live.insert(container_id.clone());
+        app.nodes_used.insert(node_id.to_string());
+        tracing::info!(application = %app.id, container = %container_id, node = %node_id, "AM container allocated");
+        self.containers.insert(
+            container_id,
+            ContainerRecord {
+                application: app_id.to_string(),
+                node: node_id.to_string(),
+                resource: app.am_resource,
+                is_am: true,
+                running: false,
+            },
+        );
+    }
+
+    fn place_container(&mut self, app_id: &str, node_id: &str, ask: usize, l: Locality) {
+        let app = self.apps.get_mut(app_id).expect("placed app exists");
+        let node = self.nodes.get_mut(node_id).expect("offered node exists");
+        let ask = &mut app.asks[ask];
+        ask.remaining -= 1;
+        if l == Locality::NodeLocal {
+            ask.missed = 0;
+        }
+        let resource = ask.resource;
+        app.next_container += 1;
+        let container_id = crate::ids::container_id(&app.id, app.attempt, app.next_container);
+        app.allocated.push(y::Container {
+            container_id: container_id.clone(),
+            node_id: node.id.clone(),
+            host: node.host.clone(),
+            nm_address: node.address(node.rpc_port),
+            shuffle_address: node.address(node.shuffle_port),
+            resource: Some(resource.into()),
+            priority: ask.priority,
+            ask_id: ask.ask_id,
+            locality: l as i32,
+        });
+        app.asks.retain(|a| a.remaining > 0);
+        app.wake.notify_one();
+        node.used = node.used.plus(&resource);
+        node.containers.insert(container_id.clone());
+        app.used = app.used.plus(&resource);
+        app.live.insert(container_id.clone());
+        app.nodes_used.insert(node_id.to_string());
+        self.containers.insert(
+            container_id,
+            ContainerRecord {
+                application: app_id.to_string(),
+                node: node_id.to_string(),
+                resource,
+                is_am: false,
+                running: false,
+            },
+        );
+    }
+}
+
+/// How local `node` is for `ask`; `None` when the ask may never use it.
+fn locality(ask: &Ask, node: &Node, nodes: &BTreeMap<String, Node>) -> Option<Locality> {
+    if ask.nodes.is_empty() && ask.racks.is_empty() {
+        return Some(Locality::OffSwitch);
+    }
+    let named = |n: &Node| ask.nodes.iter().any(|x| *x == n.id || *x == n.host);
+    let l = if named(node) {
+        Locality::NodeLocal
+    } else if ask.racks.contains(&node.rack)
+        || nodes.values().any(|n| named(n) && n.rack == node.rack)
+    {
+        Locality::RackLocal
+    } else {
+        Locality::OffSwitch
+    };
+    (!ask.strict || l <= base_locality(ask)).then_some(l)
+}
+
+/// The best locality an ask can have: node-local when it names nodes, else rack-local
+/// when it names racks, else any.
+fn base_locality(ask: &Ask) -> Locality {
+    if !ask.nodes.is_empty() {
+        Locality::NodeLocal
+    } else if !ask.racks.is_empty() {
+        Locality::RackLocal
+    } else {
+        Locality::OffSwitch
+    }
+}
+
+/// The worst locality the ask accepts after the offers it has let pass.
+fn allowed_locality(ask: &Ask, delay: u64) -> Locality {
+    let base = base_locality(ask);
+    if ask.strict {
+        return base;
+    }
+    // No delay: any node at once.
+    let relaxed = ask.missed.checked_div(delay).map_or(2, |r| r.min(2)) as i32;
+    Locality::try_from((base as i32 + relaxed).min(Locality::OffSwitch as i32))
+        .unwrap_or(Locality::OffSwitch)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ask(nodes: &[&str], racks: &[&str], missed: u64, strict: bool) -> Ask {
+        Ask {
+            ask_id: 1,
+            priority: 1,
+            resource: Default::default(),
+            nodes: nodes.iter().map(|s| s.to_string()).collect(),
+            racks: racks.iter().map(|s| s.to_string()).collect(),
+            strict,
+            remaining: 1,
+            missed,
+            last_offer: 0,
+        }
+    }
+
+    #[test]
+    fn delay_relaxes_one_level_per_round() {
+        assert_eq!(
+            allowed_locality(&ask(&["a"], &[], 0, false), 3),
+            Locality::NodeLocal
+        );
+        assert_eq!(
+            allowed_locality(&ask(&["a"], &[], 3, false), 3),
+            Locality::RackLocal
+        );
+        assert_eq!(
+            allowed_locality(&ask(&["a"], &[], 6, false), 3),
+            Locality::OffSwitch
+        );
+        assert_eq!(
+            allowed_locality(&ask(&["a"], &[], 60, true), 3),
+            Locality::NodeLocal
+        );
+        assert_eq!(
+            allowed_locality(&ask(&[], &["/r"], 0, false), 3),
+            Locality::RackLocal
+        );
+        assert_eq!(
+            allowed_locality(&ask(&[], &[], 0, false), 3),
+            Locality::OffSwitch
+        );
+        assert_eq!(
+            allowed_locality(&ask(&["a"], &[], 0, false), 0),
+            Locality::OffSwitch
+        );
+    }
+}

@@ -1,0 +1,159 @@
+//! The ResourceManager: tracks NodeManagers, runs applications and schedules their
+//! containers.
+//!
+//! Layout:
+//! - `options`: [`ResourceManagerOptions`] from Hadoop's keys, [`Timing`] (classic or
+//!   event-driven) and [`SchedulerKind`].
+//! - `cluster`: the state behind one mutex — nodes, applications, containers — with
+//!   one file per concern (`nodes`, `applications`, `containers`, `scheduling`).
+//! - `scheduler`: the [`Scheduler`] trait ordering applications; `fifo` and `fair`.
+//! - `server`: the three RPC services on one port — [`RESOURCE_TRACKER_PROTOCOL`]
+//!   (NodeManagers), [`APPLICATION_CLIENT_PROTOCOL`] (job clients),
+//!   [`APPLICATION_MASTER_PROTOCOL`] (AMs).
+//! - `client`: typed clients of the client and AM protocols.
+//! - `status`: the cluster as JSON.
+//! - `resource`, `ids`: memory/vcores arithmetic; YARN's id formats.
+//! - `error`: [`ResourceManagerError`] and its Hadoop exception class names.
+//!
+//! [`ResourceManager::start`] wires them together and returns a
+//! [`ResourceManagerHandle`].
+
+pub mod client;
+mod cluster;
+pub mod error;
+pub mod ids;
+pub mod options;
+pub mod resource;
+pub mod scheduler;
+mod server;
+pub mod status;
+
+use std::net::SocketAddr;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use tokio::net::TcpListener;
+use tokio::task::JoinHandle;
+use tusk_common::Shutdown;
+use tusk_proto::tusk::yarn as y;
+use tusk_rpc::RpcServer;
+
+pub use client::{ApplicationClient, ApplicationMasterClient};
+pub use error::ResourceManagerError;
+pub use options::{QueueOptions, ResourceManagerOptions, SchedulerKind, Timing};
+pub use resource::Resource;
+pub use scheduler::Scheduler;
+pub use status::ClusterStatus;
+
+/// NodeManager → ResourceManager: registerNodeManager, nodeHeartbeat, containerFinished.
+pub const RESOURCE_TRACKER_PROTOCOL: &str = "tusk.ResourceTrackerProtocol";
+/// Job client → ResourceManager: submitApplication, getApplicationReport,
+/// killApplication, listApplications, getClusterNodes.
+pub const APPLICATION_CLIENT_PROTOCOL: &str = "tusk.ApplicationClientProtocol";
+/// AM → ResourceManager: registerApplicationMaster, allocate, finishApplicationMaster.
+pub const APPLICATION_MASTER_PROTOCOL: &str = "tusk.ApplicationMasterProtocol";
+
+/// Entry point; see [`ResourceManager::start`].
+pub struct ResourceManager;
+
+/// A running ResourceManager.
+pub struct ResourceManagerHandle {
+    addr: SocketAddr,
+    /// Shared with the RPC services and the expiry monitor.
+    shared: Arc<server::Shared>,
+    /// RPC server and expiry monitor; both end after shutdown.
+    tasks: Vec<JoinHandle<()>>,
+}
+
+impl ResourceManager {
+    /// Serves all three protocols on `listener` and watches node liveness until
+    /// `shutdown` fires.
+    pub async fn start(
+        options: ResourceManagerOptions,
+        listener: TcpListener,
+        shutdown: Shutdown,
+    ) -> Result<ResourceManagerHandle, ResourceManagerError> {
+        let addr = listener
+            .local_addr()
+            .map_err(|source| ResourceManagerError::Io {
+                what: "RPC listener",
+                source,
+            })?;
+        let options = Arc::new(options);
+        let shared = Arc::new(server::Shared {
+            cluster: Mutex::new(cluster::Cluster::new(options.clone(), addr.to_string())),
+            heartbeat_interval: options.heartbeat_interval,
+            max_allocate_wait: options.max_allocate_wait,
+            event_driven: options.timing == Timing::EventDriven,
+        });
+        let rpc = RpcServer::new(vec![
+            Arc::new(server::ResourceTrackerService {
+                shared: shared.clone(),
+            }),
+            Arc::new(server::ApplicationClientService {
+                shared: shared.clone(),
+            }),
+            Arc::new(server::ApplicationMasterService {
+                shared: shared.clone(),
+            }),
+        ]);
+        let tasks = vec![
+            tokio::spawn(rpc.serve(listener, shutdown.clone())),
+            tokio::spawn(monitor_liveness(
+                shared.clone(),
+                options.node_expiry,
+                shutdown,
+            )),
+        ];
+        tracing::info!(%addr, timing = options.timing.name(), scheduler = ?options.scheduler, "resourcemanager serving");
+        Ok(ResourceManagerHandle {
+            addr,
+            shared,
+            tasks,
+        })
+    }
+}
+
+/// The liveness monitor: checks a few times per expiry interval; also ends AMs that
+/// linger after their application finished.
+async fn monitor_liveness(shared: Arc<server::Shared>, expiry: Duration, shutdown: Shutdown) {
+    let tick = (expiry / 4).clamp(Duration::from_millis(10), Duration::from_secs(1));
+    loop {
+        tokio::select! {
+            _ = shutdown.wait() => return,
+            _ = tokio::time::sleep(tick) => {}
+        }
+        let mut cluster = shared.lock();
+        cluster.expire_nodes(Instant::now());
+        cluster.reap_finished_ams(tusk_common::now_millis());
+    }
+}
+
+impl ResourceManagerHandle {
+    pub fn addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    pub fn nodes(&self) -> Vec<y::NodeReport> {
+        self.shared.lock().node_reports()
+    }
+
+    pub fn application(&self, application_id: &str) -> Option<y::ApplicationReport> {
+        self.shared.lock().report(application_id).ok()
+    }
+
+    pub fn status(&self) -> ClusterStatus {
+        ClusterStatus::of(&self.shared.lock())
+    }
+
+    pub fn status_json(&self) -> String {
+        serde_json::to_string_pretty(&self.status()).unwrap_or_default()
+    }
+
+    /// Waits for the server tasks to end (after shutdown).
+    pub async fn join(self) {
+        for t in self.tasks {
+            let _ = t.await;
+        }
+    }
+}

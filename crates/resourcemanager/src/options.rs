@@ -1,0 +1,252 @@
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+use tusk_common::Configuration;
+
+use crate::error::ResourceManagerError;
+use crate::resource::Resource;
+
+/// When the ResourceManager schedules and answers (`tusk.yarn.timing`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Timing {
+    /// Asks, finished containers and new nodes trigger scheduling at once; an allocate
+    /// that can be satisfied is answered with containers; work for a node is pushed by
+    /// answering its held heartbeat.
+    #[default]
+    EventDriven,
+    /// Hadoop's behaviour: containers are allocated only when a node heartbeats and
+    /// handed to the AM on its next allocate call.
+    Classic,
+}
+
+impl Timing {
+    pub fn parse(key: &str, text: &str) -> Result<Timing, ResourceManagerError> {
+        match text.trim() {
+            "event-driven" | "event" => Ok(Timing::EventDriven),
+            "classic" | "heartbeat" => Ok(Timing::Classic),
+            other => Err(ResourceManagerError::InvalidOption {
+                key: key.into(),
+                message: format!("{other:?} is neither event-driven nor classic"),
+            }),
+        }
+    }
+
+    pub fn name(&self) -> &'static str {
+        match self {
+            Timing::EventDriven => "event-driven",
+            Timing::Classic => "classic",
+        }
+    }
+}
+
+/// Which [`crate::scheduler::Scheduler`] orders applications
+/// (`yarn.resourcemanager.scheduler.class`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum SchedulerKind {
+    /// Applications in submission order.
+    #[default]
+    Fifo,
+    /// Queues by weight, then fair share among each queue's applications.
+    Fair,
+}
+
+/// A fair-scheduler queue.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct QueueOptions {
+    pub name: String,
+    pub weight: f64,
+}
+
+/// Everything a ResourceManager is told at start; built once and owned by it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct ResourceManagerOptions {
+    /// `yarn.resourcemanager.nodemanagers.heartbeat-interval-ms`: told to every
+    /// NodeManager in each heartbeat reply.
+    pub heartbeat_interval: Duration,
+    /// `yarn.nm.liveness-monitor.expiry-interval-ms`: a node silent this long is lost.
+    pub node_expiry: Duration,
+    /// `tusk.yarn.timing`.
+    pub timing: Timing,
+    /// `yarn.resourcemanager.scheduler.class`: `fifo` or `fair` (Hadoop's class names
+    /// are accepted too).
+    pub scheduler: SchedulerKind,
+    /// `tusk.yarn.scheduler.fair.queues`: `name:weight,...`; unknown queues get weight 1.
+    pub queues: Vec<QueueOptions>,
+    /// `tusk.yarn.scheduler.node-locality-delay`: scheduling opportunities an ask lets
+    /// pass waiting for a node-local container before taking a rack-local one (and as
+    /// many again before taking any node). Negative = the number of live nodes.
+    pub node_locality_delay: i64,
+    /// `yarn.scheduler.minimum-allocation-mb` / `-vcores`: asks are rounded up to it.
+    pub minimum_allocation: Resource,
+    /// `yarn.scheduler.maximum-allocation-mb` / `-vcores`: larger asks are refused.
+    pub maximum_allocation: Resource,
+    /// `yarn.resourcemanager.am.max-attempts`.
+    pub am_max_attempts: u32,
+    /// `tusk.yarn.am.allocate.max-wait-ms`: the longest an event-driven allocate call
+    /// is held waiting for containers.
+    pub max_allocate_wait: Duration,
+    /// `tusk.yarn.am.finish-grace-ms`: how long the AM container of an unregistered
+    /// application may keep running before it is killed.
+    pub am_finish_grace: Duration,
+}
+
+impl Default for ResourceManagerOptions {
+    fn default() -> Self {
+        ResourceManagerOptions {
+            heartbeat_interval: Duration::from_millis(1000),
+            node_expiry: Duration::from_millis(600_000),
+            timing: Timing::EventDriven,
+            scheduler: SchedulerKind::Fifo,
+            queues: vec![QueueOptions {
+                name: "default".into(),
+                weight: 1.0,
+            }],
+            node_locality_delay: -1,
+            minimum_allocation: Resource::new(1024, 1),
+            maximum_allocation: Resource::new(8192, 4),
+            am_max_attempts: 2,
+            max_allocate_wait: Duration::from_millis(1000),
+            am_finish_grace: Duration::from_millis(5000),
+        }
+    }
+}
+
+impl ResourceManagerOptions {
+    /// Reads Hadoop's (and Tusk's) keys from `conf`; absent keys keep their defaults.
+    pub fn from_conf(conf: &Configuration) -> Result<Self, ResourceManagerError> {
+        let d = ResourceManagerOptions::default();
+        let ms = Duration::from_millis(1);
+        let delay = conf.get_str("tusk.yarn.scheduler.node-locality-delay", "-1");
+        Ok(ResourceManagerOptions {
+            heartbeat_interval: conf.get_duration(
+                "yarn.resourcemanager.nodemanagers.heartbeat-interval-ms",
+                d.heartbeat_interval,
+                ms,
+            )?,
+            node_expiry: conf.get_duration(
+                "yarn.nm.liveness-monitor.expiry-interval-ms",
+                d.node_expiry,
+                ms,
+            )?,
+            timing: match conf.get("tusk.yarn.timing") {
+                Some(v) => Timing::parse("tusk.yarn.timing", v)?,
+                None => d.timing,
+            },
+            scheduler: match conf.get("yarn.resourcemanager.scheduler.class") {
+                Some(v) => parse_scheduler(v)?,
+                None => d.scheduler,
+            },
+            queues: match conf.get("tusk.yarn.scheduler.fair.queues") {
+                Some(v) => parse_queues(v)?,
+                None => d.queues,
+            },
+            node_locality_delay: delay.trim().parse().map_err(|_| {
+                ResourceManagerError::InvalidOption {
+                    key: "tusk.yarn.scheduler.node-locality-delay".into(),
+                    message: format!("{delay:?} is not an integer"),
+                }
+            })?,
+            minimum_allocation: Resource::new(
+                conf.get_u64("yarn.scheduler.minimum-allocation-mb", 1024)?,
+                conf.get_u64("yarn.scheduler.minimum-allocation-vcores", 1)? as u32,
+            ),
+            maximum_allocation: Resource::new(
+                conf.get_u64("yarn.scheduler.maximum-allocation-mb", 8192)?,
+                conf.get_u64("yarn.scheduler.maximum-allocation-vcores", 4)? as u32,
+            ),
+            am_max_attempts: conf
+                .get_u64("yarn.resourcemanager.am.max-attempts", 2)?
+                .max(1) as u32,
+            max_allocate_wait: conf.get_duration(
+                "tusk.yarn.am.allocate.max-wait-ms",
+                d.max_allocate_wait,
+                ms,
+            )?,
+            am_finish_grace: conf.get_duration(
+                "tusk.yarn.am.finish-grace-ms",
+                d.am_finish_grace,
+                ms,
+            )?,
+        })
+    }
+
+    /// The weight of `queue` (1 when not configured).
+    pub fn queue_weight(&self, queue: &str) -> f64 {
+        self.queues
+            .iter()
+            .find(|q| q.name == queue)
+            .map(|q| q.weight)
+            .filter(|w| *w > 0.0)
+            .unwrap_or(1.0)
+    }
+}
+
+fn parse_scheduler(text: &str) -> Result<SchedulerKind, ResourceManagerError> {
+    let t = text.trim().to_ascii_lowercase();
+    if t == "fifo" || t.ends_with("fifoscheduler") {
+        Ok(SchedulerKind::Fifo)
+    } else if t == "fair" || t.ends_with("fairscheduler") {
+        Ok(SchedulerKind::Fair)
+    } else {
+        Err(ResourceManagerError::InvalidOption {
+            key: "yarn.resourcemanager.scheduler.class".into(),
+            message: format!("{text:?} is neither fifo nor fair"),
+        })
+    }
+}
+
+fn parse_queues(text: &str) -> Result<Vec<QueueOptions>, ResourceManagerError> {
+    text.split(',')
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(|item| {
+            let (name, weight) = item.split_once(':').unwrap_or((item, "1"));
+            let weight: f64 =
+                weight
+                    .trim()
+                    .parse()
+                    .map_err(|_| ResourceManagerError::InvalidOption {
+                        key: "tusk.yarn.scheduler.fair.queues".into(),
+                        message: format!("bad weight in {item:?}"),
+                    })?;
+            Ok(QueueOptions {
+                name: name.trim().to_string(),
+                weight,
+            })
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_yarn_keys() {
+        let mut conf = Configuration::new();
+        conf.set(
+            "yarn.resourcemanager.nodemanagers.heartbeat-interval-ms",
+            "200",
+        );
+        conf.set(
+            "yarn.resourcemanager.scheduler.class",
+            "org.apache.hadoop.yarn.server.resourcemanager.scheduler.fair.FairScheduler",
+        );
+        conf.set("tusk.yarn.timing", "classic");
+        conf.set("tusk.yarn.scheduler.fair.queues", "a:2, b");
+        conf.set("yarn.scheduler.minimum-allocation-mb", "128");
+        let o = ResourceManagerOptions::from_conf(&conf).unwrap();
+        assert_eq!(o.heartbeat_interval, Duration::from_millis(200));
+        assert_eq!(o.scheduler, SchedulerKind::Fair);
+        assert_eq!(o.timing, Timing::Classic);
+        assert_eq!(o.queue_weight("a"), 2.0);
+        assert_eq!(o.queue_weight("b"), 1.0);
+        assert_eq!(o.queue_weight("zzz"), 1.0);
+        assert_eq!(o.minimum_allocation, Resource::new(128, 1));
+        conf.set("tusk.yarn.timing", "sometimes");
+        assert!(ResourceManagerOptions::from_conf(&conf).is_err());
+    }
+}
