@@ -12,7 +12,7 @@ use tusk_client::{ClientOptions, CreateOptions, DfsClient};
 fn start_namenode(dir: &Path, listen: &str) -> (Child, String) {
     let addr_file = dir.join("nn.addr");
     let _ = std::fs::remove_file(&addr_file);
-    let child = Command::new(env!("CARGO_BIN_EXE_tusk"))
+    let mut child = Command::new(env!("CARGO_BIN_EXE_tusk"))
         .args(["namenode", "--listen", listen, "--addr-file"])
         .arg(&addr_file)
         .arg("-D")
@@ -30,7 +30,11 @@ fn start_namenode(dir: &Path, listen: &str) -> (Child, String) {
         if let Ok(a) = std::fs::read_to_string(&addr_file) {
             return (child, a.trim().to_string());
         }
-        assert!(Instant::now() < deadline, "namenode did not start");
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("namenode did not start");
+        }
         std::thread::sleep(Duration::from_millis(5));
     }
 }
