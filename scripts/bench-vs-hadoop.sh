@@ -2,8 +2,8 @@
 # NameNode throughput of Tusk and of real Hadoop 3.4.2 HDFS, measured in one run with the
 # same client (`tusk bench nnthroughput --fs ...`), then the Tusk ÷ Hadoop ratios.
 #   scripts/bench-vs-hadoop.sh [--op rename] [--n 5000,10000,20000] [--mode sync,async,threads:100,...]
-# Hadoop comes from ../shared/anchors/hadoop (jars from Maven Central), started with its
-# standalone-hdfs.sh (1 NameNode + 3 DataNodes in one JVM); set HADOOP_ANCHOR to move it.
+# Hadoop comes from ../shared/anchors/hadoop (its Maven Central classpath): 1 NameNode + 3
+# DataNodes in one JVM, edit log fsync'd; set HADOOP_ANCHOR to move it.
 # Results: JSON and Markdown under ${OUT:-/tmp/tusk-vs-hadoop}.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -16,10 +16,30 @@ ARGS=("$@")
 [ -x "$ANCHOR/standalone-hdfs.sh" ] || { echo "no Hadoop anchor at $ANCHOR" >&2; exit 1; }
 mkdir -p "$OUT"
 CLUSTER=$OUT/tusk-cluster
-cleanup() { "$TUSK" local down --dir "$CLUSTER" >/dev/null 2>&1 || true; "$ANCHOR/standalone-hdfs.sh" stop >/dev/null 2>&1 || true; }
+HPID=
+cleanup() { "$TUSK" local down --dir "$CLUSTER" >/dev/null 2>&1 || true; [ -z "$HPID" ] || kill "$HPID" 2>/dev/null || true; }
 trap cleanup EXIT
 
-HADOOP_URI=$("$ANCHOR/standalone-hdfs.sh" start "${HADOOP_PORT:-18020}" 3 | tail -1)
+# Hadoop's NameNode with a real edit-log fsync (scripts/hadoop/HdfsWithFsync.java), like
+# Tusk's; the anchor's standalone-hdfs.sh uses MiniDFSCluster's default of skipping it.
+[ -f "$ANCHOR/target/classpath.txt" ] || (cd "$ANCHOR" && ./run.sh build >/dev/null)
+HCP="$(cat "$ANCHOR/target/classpath.txt")"
+mkdir -p "$OUT/hadoop-classes"
+javac -cp "$HCP" -d "$OUT/hadoop-classes" scripts/hadoop/HdfsWithFsync.java
+rm -rf "$OUT/hadoop-state"
+HPORT=${HADOOP_PORT:-18020}
+java -Xmx4g -Djava.net.preferIPv4Stack=true --add-opens=java.base/java.lang=ALL-UNNAMED \
+  --add-opens=java.base/java.util=ALL-UNNAMED --add-opens=java.base/java.io=ALL-UNNAMED \
+  --add-opens=java.base/java.nio=ALL-UNNAMED --add-opens=java.base/sun.nio.ch=ALL-UNNAMED \
+  --add-opens=java.base/java.net=ALL-UNNAMED --add-opens=java.base/java.lang.reflect=ALL-UNNAMED \
+  -cp "$HCP:$OUT/hadoop-classes" HdfsWithFsync "$HPORT" 3 "$OUT/hadoop-state" >"$OUT/hadoop.log" 2>&1 &
+HPID=$!
+for _ in $(seq 1 120); do
+  grep -q READY "$OUT/hadoop.log" 2>/dev/null && break
+  kill -0 $HPID 2>/dev/null || { echo "Hadoop exited; see $OUT/hadoop.log" >&2; exit 1; }
+  sleep 1
+done
+HADOOP_URI="hdfs://127.0.0.1:$HPORT"
 TUSK_URI=$(TUSK_HOME=$OUT "$TUSK" local up --dir "$CLUSTER" --format --datanodes 3 -D dfs.permissions.enabled=false | tail -1)
 echo "Hadoop: $HADOOP_URI   Tusk: $TUSK_URI"
 
