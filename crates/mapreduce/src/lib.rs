@@ -24,8 +24,11 @@
 //! - `task`: [`TaskSpec`], the map and reduce attempts, [`TaskReport`] with phases.
 //! - `plan`: refusals (missing input, existing output), splits, side files.
 //! - `local_runner`: [`run_local`].
+//! - `yarn`: submitting a job to YARN and the task container entry point; `am`: the
+//!   MapReduce ApplicationMaster.
 //! - `jobs`: wordcount, grep, sort, randomtextwriter, teragen, terasort, teravalidate,
 //!   dfsio, sleep, streaming.
+//! - `history`: the per-job history record ([`history::JobHistory`]).
 //! - `counters`: [`Counters`] and Hadoop's counter names. `error`: [`MapReduceError`].
 //!
 //! # Map output file format (the shuffle server's contract)
@@ -55,10 +58,13 @@
 //! removes `_temporary` and writes `<out>/_SUCCESS`. Text output is `key\tvalue\n`
 //! (`key\n` when the value is empty); raw output is key bytes then value bytes.
 
+pub mod am;
 pub mod api;
 pub mod codec;
 pub mod counters;
 pub mod error;
+pub mod gantt;
+pub mod history;
 pub mod ids;
 pub mod input;
 pub mod job;
@@ -73,6 +79,7 @@ pub mod registry;
 pub mod shuffle;
 pub mod split;
 pub mod task;
+pub mod yarn;
 
 pub use api::{Dfs, Emitter, Mapper, Partitioner, Reducer, TaskContext};
 pub use codec::Codec;

@@ -1,0 +1,136 @@
+//! Job history: one JSON record per job with every attempt and its phases, written by the
+//! ApplicationMaster (or the local runner's caller) when the job ends, read by
+//! `tusk job history` and drawn by `tusk job gantt`.
+
+use serde::{Deserialize, Serialize};
+
+use crate::counters::Counters;
+use crate::local_runner::JobResult;
+use crate::task::{Outcome, PhaseTiming, TaskReport};
+
+/// Where history records go unless `mapreduce.jobhistory.done-dir` says otherwise.
+pub const DEFAULT_HISTORY_DIR: &str = "/tmp/tusk/history";
+/// The configuration key for the history directory (in the DFS).
+pub const HISTORY_DIR_KEY: &str = "mapreduce.jobhistory.done-dir";
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum JobState {
+    Succeeded,
+    Failed,
+    Killed,
+}
+
+/// One attempt of one task, as the Gantt chart draws it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct AttemptRecord {
+    /// `attempt_<ts>_<seq>_m_000003_0`.
+    pub attempt: String,
+    /// `task_<ts>_<seq>_m_000003`.
+    pub task: String,
+    /// `MAP` or `REDUCE`.
+    pub task_type: String,
+    /// NodeManager (or host) the attempt ran on.
+    pub node: String,
+    /// Container id; empty for the local runner.
+    pub container: String,
+    pub start_ms: u64,
+    pub end_ms: u64,
+    /// map / shuffle / sort / reduce, in order.
+    pub phases: Vec<PhaseTiming>,
+    pub outcome: Outcome,
+    /// Launched by speculative execution (a second attempt of a running task).
+    pub speculative: bool,
+    /// A map that ran on a node holding a replica of its split.
+    pub data_local: bool,
+    pub bytes_read: u64,
+    pub bytes_written: u64,
+    pub bytes_shuffled: u64,
+    pub error: Option<String>,
+    pub counters: Counters,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct JobHistory {
+    /// `job_<ts>_<seq>`.
+    pub job_id: String,
+    /// `application_<ts>_<seq>`; empty for the local runner.
+    pub application_id: String,
+    pub name: String,
+    pub user: String,
+    pub submit_ms: u64,
+    pub start_ms: u64,
+    pub finish_ms: u64,
+    pub state: JobState,
+    pub maps: u32,
+    pub reduces: u32,
+    pub counters: Counters,
+    pub attempts: Vec<AttemptRecord>,
+    pub diagnostics: String,
+}
+
+/// The history file of a job: `<dir>/<job_id>.json`.
+pub fn history_path(dir: &str, job_id: &str) -> String {
+    format!("{}/{job_id}.json", dir.trim_end_matches('/'))
+}
+
+impl AttemptRecord {
+    /// A record from an attempt's report.
+    pub fn from_report(
+        r: &TaskReport,
+        node: &str,
+        container: &str,
+        speculative: bool,
+        data_local: bool,
+    ) -> Self {
+        let c = |name: &str| r.counters.get(name);
+        AttemptRecord {
+            attempt: r.attempt.to_string(),
+            task: r.attempt.task.to_string(),
+            task_type: if r.attempt.task.kind == crate::ids::TaskType::Map {
+                "MAP"
+            } else {
+                "REDUCE"
+            }
+            .to_string(),
+            node: node.to_string(),
+            container: container.to_string(),
+            start_ms: r.start_ms,
+            end_ms: r.end_ms,
+            phases: r.phases.clone(),
+            outcome: r.outcome,
+            speculative,
+            data_local,
+            bytes_read: c(crate::counters::HDFS_BYTES_READ),
+            bytes_written: c(crate::counters::HDFS_BYTES_WRITTEN),
+            bytes_shuffled: c(crate::counters::REDUCE_SHUFFLE_BYTES),
+            error: r.error.clone(),
+            counters: r.counters.clone(),
+        }
+    }
+}
+
+impl JobHistory {
+    /// The history of a job run by the local runner.
+    pub fn from_local(result: &JobResult, user: &str) -> Self {
+        JobHistory {
+            job_id: result.job_id.to_string(),
+            application_id: String::new(),
+            name: result.name.clone(),
+            user: user.to_string(),
+            submit_ms: result.start_ms,
+            start_ms: result.start_ms,
+            finish_ms: result.end_ms,
+            state: JobState::Succeeded,
+            maps: result.maps,
+            reduces: result.reduces,
+            counters: result.counters.clone(),
+            attempts: result
+                .attempts
+                .iter()
+                .map(|r| AttemptRecord::from_report(r, &r.host, "", false, false))
+                .collect(),
+            diagnostics: String::new(),
+        }
+    }
+}

@@ -1,0 +1,276 @@
+//! Running jobs on YARN.
+//!
+//! - [`submit`] checks a job (refusing a missing input or an existing output before any
+//!   task runs), stages its spec in the DFS and submits an application whose AM is
+//!   `tusk mr-am` ([`crate::am::run_am`]); [`wait`] follows it to the end.
+//! - [`run_task_container`] is the entry point of a task container (`tusk mr-task`): it
+//!   reads the attempt's [`TaskSpec`] from the staging directory, runs it, and leaves
+//!   its [`TaskReport`] there for the AM.
+//!
+//! Staging layout (`<staging>` = `/tmp/tusk/staging/<job or submission>`):
+//! `job.json` (the job), `tasks/<attempt>.json` (each attempt's spec),
+//! `map-outputs.json` (every finished map: attempt and shuffle address, rewritten by the
+//! AM as maps finish; running reduces poll it), `reports/<attempt>.json`.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use tusk_client::{CreateOptions, DfsClient};
+use tusk_proto::tusk::yarn as y;
+use tusk_resourcemanager::ApplicationClient;
+
+use crate::api::Dfs;
+use crate::error::{MapReduceError, Result};
+use crate::ids::JobId;
+use crate::job::JobSpec;
+use crate::plan::check_job;
+use crate::registry::Registry;
+use crate::shuffle::{AnyShuffle, MapOutputLocation};
+use crate::task::{self, Outcome, TaskReport, TaskSpec, TaskWork};
+
+/// How a job is submitted.
+#[derive(Clone, Debug)]
+pub struct SubmitOptions {
+    /// ResourceManager RPC address `host:port`.
+    pub rm_addr: String,
+    /// `fs.defaultFS` of the cluster (`hdfs://host:port`).
+    pub fs: String,
+    /// The `tusk` binary the AM and the tasks run.
+    pub tusk_exe: PathBuf,
+    pub queue: String,
+    /// `yarn.app.mapreduce.am.resource.mb`.
+    pub am_memory_mb: u64,
+    /// Handed to the AM and every task as `-D key=value` (heartbeat periods, ...).
+    pub conf: BTreeMap<String, String>,
+}
+
+/// `application_T_S` → `job_T_S`.
+pub fn job_id_of(application_id: &str) -> Result<JobId> {
+    application_id
+        .strip_prefix("application_")
+        .map(|rest| format!("job_{rest}"))
+        .and_then(|j| j.parse().ok())
+        .ok_or_else(|| MapReduceError::InvalidJob {
+            job: application_id.to_string(),
+            message: "not an application id".into(),
+        })
+}
+
+fn dfs_err<'a>(
+    op: &'static str,
+    path: &'a str,
+) -> impl FnOnce(tusk_client::ClientError) -> MapReduceError + 'a {
+    move |e| MapReduceError::dfs(op, path, e)
+}
+
+fn rpc_err(what: &'static str) -> impl FnOnce(tusk_rpc::RpcError) -> MapReduceError {
+    move |e| MapReduceError::Task(format!("{what}: {e}"))
+}
+
+/// Writes `value` as JSON to a DFS path, replacing it atomically.
+pub(crate) async fn write_json<T: serde::Serialize>(
+    dfs: &DfsClient,
+    path: &str,
+    value: &T,
+) -> Result<()> {
+    let bytes = serde_json::to_vec(value)
+        .map_err(|e| MapReduceError::Task(format!("encoding {path}: {e}")))?;
+    let tmp = format!("{path}.tmp-{}", rand::random::<u32>());
+    dfs.write_file(
+        &tmp,
+        &bytes,
+        CreateOptions {
+            create_parent: true,
+            replication: Some(1),
+            ..Default::default()
+        },
+    )
+    .await
+    .map_err(dfs_err("create", &tmp))?;
+    dfs.rename2(&tmp, path, true)
+        .await
+        .map_err(dfs_err("rename", path))
+}
+
+pub(crate) async fn read_json<T: serde::de::DeserializeOwned>(
+    dfs: &DfsClient,
+    path: &str,
+) -> Result<T> {
+    let bytes = dfs.read_file(path).await.map_err(dfs_err("open", path))?;
+    serde_json::from_slice(&bytes)
+        .map_err(|e| MapReduceError::Task(format!("decoding {path}: {e}")))
+}
+
+/// Checks the job and submits it; returns the application id.
+pub async fn submit(job: &JobSpec, dfs: &DfsClient, opts: &SubmitOptions) -> Result<String> {
+    check_job(dfs, job, &Registry::builtin()).await?;
+    let staging = format!(
+        "/tmp/tusk/staging/submit-{}-{:08x}",
+        crate::task::report::now_ms(),
+        rand::random::<u32>()
+    );
+    let job_path = format!("{staging}/job.json");
+    write_json(dfs, &job_path, job).await?;
+    let mut args = vec![
+        "mr-am".to_string(),
+        "--job".into(),
+        job_path,
+        "-D".into(),
+        format!("fs.defaultFS={}", opts.fs),
+    ];
+    for (k, v) in &opts.conf {
+        args.push("-D".into());
+        args.push(format!("{k}={v}"));
+    }
+    let req = y::SubmitApplicationRequest {
+        name: job.name.clone(),
+        queue: opts.queue.clone(),
+        application_type: "MAPREDUCE".into(),
+        am_resource: Some(y::Resource {
+            memory_mb: opts.am_memory_mb,
+            vcores: 1,
+        }),
+        am_launch: Some(y::ContainerLaunchContext {
+            command: opts.tusk_exe.display().to_string(),
+            args,
+            env: [(
+                "TUSK_LOG".to_string(),
+                std::env::var("TUSK_LOG").unwrap_or_else(|_| "warn".into()),
+            )]
+            .into(),
+            working_dir: String::new(),
+        }),
+        max_attempts: 1,
+    };
+    ApplicationClient::new(&opts.rm_addr)
+        .submit(&req)
+        .await
+        .map_err(rpc_err("submitApplication"))
+}
+
+/// Polls the application every `poll` until it ends; `on_report` sees each report.
+pub async fn wait(
+    application_id: &str,
+    rm_addr: &str,
+    poll: Duration,
+    mut on_report: impl FnMut(&y::ApplicationReport),
+) -> Result<y::ApplicationReport> {
+    let client = ApplicationClient::new(rm_addr);
+    loop {
+        let report = client
+            .report(application_id)
+            .await
+            .map_err(rpc_err("getApplicationReport"))?;
+        on_report(&report);
+        let state =
+            y::ApplicationState::try_from(report.state).unwrap_or(y::ApplicationState::AppRunning);
+        if matches!(
+            state,
+            y::ApplicationState::AppFinished
+                | y::ApplicationState::AppFailed
+                | y::ApplicationState::AppKilled
+        ) {
+            return Ok(report);
+        }
+        tokio::time::sleep(poll).await;
+    }
+}
+
+/// Paths in a job's staging directory.
+pub(crate) struct Staging(pub String);
+
+impl Staging {
+    pub fn task_spec(&self, attempt: &str) -> String {
+        format!("{}/tasks/{attempt}.json", self.0)
+    }
+    pub fn report(&self, attempt: &str) -> String {
+        format!("{}/reports/{attempt}.json", self.0)
+    }
+    pub fn map_outputs(&self) -> String {
+        format!("{}/map-outputs.json", self.0)
+    }
+}
+
+/// A task container: runs the attempt in `<staging>/tasks/<attempt>.json` and writes
+/// its report. Returns the report; the caller exits non-zero unless it succeeded.
+pub async fn run_task_container(
+    staging: &str,
+    attempt: &str,
+    dfs: DfsClient,
+) -> Result<TaskReport> {
+    let staging = Staging(staging.to_string());
+    let mut spec: TaskSpec = read_json(&dfs, &staging.task_spec(attempt)).await?;
+    if let Ok(dir) = std::env::var("TUSK_MAP_OUTPUT_DIR") {
+        spec.local_dir = PathBuf::from(dir);
+    }
+    let registry = Arc::new(Registry::builtin());
+    let report = match spec.work.clone() {
+        TaskWork::Map { .. } => task::run_task(spec.clone(), dfs.clone(), registry).await,
+        TaskWork::Reduce { num_maps, .. } => {
+            run_reduce_polling(spec.clone(), num_maps, &staging, dfs.clone(), registry).await
+        }
+    };
+    let report = report.unwrap_or_else(|e| failed_report(&spec, e));
+    write_json(&dfs, &staging.report(attempt), &report).await?;
+    Ok(report)
+}
+
+fn failed_report(spec: &TaskSpec, e: MapReduceError) -> TaskReport {
+    let now = crate::task::report::now_ms();
+    TaskReport {
+        attempt: spec.attempt,
+        kind: spec.attempt.task.kind,
+        host: spec.host.clone(),
+        start_ms: now,
+        end_ms: now,
+        phases: vec![],
+        outcome: Outcome::Failed,
+        error: Some(e.to_string()),
+        counters: Default::default(),
+    }
+}
+
+/// A reduce that learns about finished maps from `map-outputs.json` while it runs, so
+/// it can start before the last map ends (slow start).
+async fn run_reduce_polling(
+    spec: TaskSpec,
+    num_maps: u32,
+    staging: &Staging,
+    dfs: DfsClient,
+    registry: Arc<Registry>,
+) -> Result<TaskReport> {
+    let (tx, rx) = std::sync::mpsc::channel::<MapOutputLocation>();
+    let path = staging.map_outputs();
+    let poller_dfs = dfs.clone();
+    let poller = tokio::spawn(async move {
+        let mut sent = std::collections::HashSet::new();
+        while sent.len() < num_maps as usize {
+            if let Ok(outputs) = read_json::<Vec<MapOutputLocation>>(&poller_dfs, &path).await {
+                for o in outputs {
+                    if sent.insert(o.attempt.task.index) && tx.send(o).is_err() {
+                        return;
+                    }
+                }
+            }
+            tokio::time::sleep(Duration::from_millis(25)).await;
+        }
+    });
+    let handle = tokio::runtime::Handle::current();
+    let result = tokio::task::spawn_blocking(move || {
+        let dfs = Dfs {
+            client: dfs,
+            handle,
+        };
+        let shuffle = AnyShuffle {
+            local: Default::default(),
+            http: Default::default(),
+        };
+        crate::task::reduce::run_reduce(&spec, num_maps, rx, &shuffle, &dfs, &registry)
+    })
+    .await
+    .map_err(|e| MapReduceError::Task(format!("reduce thread: {e}")))?;
+    poller.abort();
+    result
+}
