@@ -72,6 +72,9 @@ struct Buffer {
 struct Shared {
     buffer: Mutex<Buffer>,
     wake: Condvar,
+    /// Wakes the sync thread; deferred to the end of an RPC burst (see
+    /// `tusk_common::batch`) so a burst of edits is synced together.
+    kick: tusk_common::batch::Waker,
     /// Highest txid known durable.
     durable: watch::Sender<u64>,
 }
@@ -86,16 +89,25 @@ impl EditLog {
     /// Starts a log whose next record gets txid `last_txid + 1`.
     pub fn start(sink: Box<dyn EditSink>, last_txid: u64) -> Self {
         let (durable, _) = watch::channel(last_txid);
-        let shared = Arc::new(Shared {
-            buffer: Mutex::new(Buffer {
-                data: Vec::with_capacity(1 << 16),
-                last_txid,
-                next_sink: None,
-                failed: None,
-                closed: false,
-            }),
-            wake: Condvar::new(),
-            durable,
+        let shared = Arc::new_cyclic(|weak: &std::sync::Weak<Shared>| {
+            let weak = weak.clone();
+            let kick: tusk_common::batch::Waker = Arc::new(move || {
+                if let Some(shared) = weak.upgrade() {
+                    shared.wake.notify_one();
+                }
+            });
+            Shared {
+                buffer: Mutex::new(Buffer {
+                    data: Vec::with_capacity(1 << 16),
+                    last_txid,
+                    next_sink: None,
+                    failed: None,
+                    closed: false,
+                }),
+                wake: Condvar::new(),
+                kick,
+                durable,
+            }
         });
         let thread_shared = shared.clone();
         std::thread::Builder::new()
@@ -112,7 +124,7 @@ impl EditLog {
         record.txid = buf.last_txid;
         encode_record(&record, &mut buf.data);
         drop(buf);
-        self.shared.wake.notify_one();
+        tusk_common::batch::wake(&self.shared.kick);
         record.txid
     }
 
@@ -173,7 +185,13 @@ fn sync_loop(shared: Arc<Shared>, mut sink: Box<dyn EditSink>) {
         let last_txid = {
             let mut buf = shared.buffer.lock().expect("edit buffer");
             while buf.data.is_empty() && buf.next_sink.is_none() && !buf.closed {
-                buf = shared.wake.wait(buf).expect("edit buffer");
+                // The timeout re-checks in case a deferred wake-up never came: records
+                // wait at most this long.
+                buf = shared
+                    .wake
+                    .wait_timeout(buf, std::time::Duration::from_millis(2))
+                    .expect("edit buffer")
+                    .0;
             }
             if let Some(next) = buf.next_sink.take() {
                 sink = next;

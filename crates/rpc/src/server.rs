@@ -86,10 +86,16 @@ impl RpcServer {
         let mut input = BytesMut::with_capacity(64 * 1024);
         let mut waiting: FuturesUnordered<BoxFuture<'static, BytesMut>> = FuturesUnordered::new();
         loop {
-            while let Some(body) = frame::take_frame(&mut input)? {
-                if !self.handle_frame(&mut conn, body, &mut waiting).await? {
-                    wr.write_all(&conn.out).await?;
-                    return Ok(());
+            {
+                // Calls that arrived together start together: wake-ups they cause (the
+                // NameNode's edit-log sync) run once, after the last of them.
+                let _burst = tusk_common::batch::begin();
+                while let Some(body) = frame::take_frame(&mut input)? {
+                    if !self.handle_frame(&mut conn, body, &mut waiting).await? {
+                        drop(_burst);
+                        wr.write_all(&conn.out).await?;
+                        return Ok(());
+                    }
                 }
             }
             if !conn.out.is_empty() {
