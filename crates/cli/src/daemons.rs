@@ -1,4 +1,5 @@
-//! `tusk namenode` and `tusk datanode`: run one daemon until SIGTERM or SIGINT.
+//! `tusk namenode`, `tusk datanode`, `tusk resourcemanager` and `tusk nodemanager`: run
+//! one daemon until SIGTERM or SIGINT.
 
 use std::path::PathBuf;
 
@@ -8,6 +9,10 @@ use tokio::net::TcpListener;
 use tusk_common::{Configuration, Shutdown};
 use tusk_datanode::{DataNode, DataNodeOptions};
 use tusk_namenode::{NameNode, NameNodeOptions};
+use tusk_nodemanager::{NodeManager, NodeManagerOptions};
+use tusk_resourcemanager::{ResourceManager, ResourceManagerOptions};
+
+use crate::conf::RM_ADDRESS_KEY;
 
 #[derive(Args)]
 pub struct NameNodeArgs {
@@ -28,6 +33,31 @@ pub struct DataNodeArgs {
     #[arg(long)]
     listen: Option<String>,
     /// Write the bound data address to this file once registered.
+    #[arg(long)]
+    addr_file: Option<PathBuf>,
+}
+
+#[derive(Args)]
+pub struct ResourceManagerArgs {
+    /// RPC address for NodeManagers, clients and AMs (default: yarn.resourcemanager.address,
+    /// or 0.0.0.0:8032; port 0 picks one).
+    #[arg(long)]
+    listen: Option<String>,
+    /// Write the bound RPC address to this file once serving.
+    #[arg(long)]
+    addr_file: Option<PathBuf>,
+}
+
+#[derive(Args)]
+pub struct NodeManagerArgs {
+    /// Shuffle HTTP address (default 0.0.0.0:13562; port 0 picks one).
+    #[arg(long)]
+    listen_shuffle: Option<String>,
+    /// ContainerManagementProtocol address, where AMs start containers (default:
+    /// yarn.nodemanager.address, or 0.0.0.0:0, which picks a port).
+    #[arg(long)]
+    listen_rpc: Option<String>,
+    /// Write the bound shuffle address to this file once started.
     #[arg(long)]
     addr_file: Option<PathBuf>,
 }
@@ -104,4 +134,57 @@ pub async fn datanode(conf: Configuration, args: DataNodeArgs) -> anyhow::Result
     eprintln!("DataNode {} serving on {}", dn.uuid(), dn.xfer_addr());
     dn.wait().await;
     Ok(())
+}
+
+pub async fn resourcemanager(conf: Configuration, args: ResourceManagerArgs) -> anyhow::Result<()> {
+    let options = ResourceManagerOptions::from_conf(&conf)?;
+    let listen = args
+        .listen
+        .unwrap_or_else(|| conf.get_str(RM_ADDRESS_KEY, "0.0.0.0:8032"));
+    let listener = bind(&listen).await?;
+    let shutdown = Shutdown::new();
+    shutdown_on_signals(shutdown.clone());
+    let rm = ResourceManager::start(options, listener, shutdown).await?;
+    write_addr(&args.addr_file, rm.addr())?;
+    eprintln!("ResourceManager serving on {}", rm.addr());
+    rm.join().await;
+    Ok(())
+}
+
+pub async fn nodemanager(conf: Configuration, args: NodeManagerArgs) -> anyhow::Result<()> {
+    let mut conf = conf;
+    if conf.get(RM_ADDRESS_KEY).is_none() {
+        conf.set(RM_ADDRESS_KEY, crate::conf::default_rm(&conf));
+    }
+    let options = NodeManagerOptions::from_conf(&conf)?;
+    let shuffle_port = conf.get_u64("mapreduce.shuffle.port", 13562)?;
+    let shuffle = bind(
+        &args
+            .listen_shuffle
+            .unwrap_or_else(|| format!("0.0.0.0:{shuffle_port}")),
+    )
+    .await?;
+    let rpc = bind(
+        &args
+            .listen_rpc
+            .unwrap_or_else(|| conf.get_str("yarn.nodemanager.address", "0.0.0.0:0")),
+    )
+    .await?;
+    let shutdown = Shutdown::new();
+    shutdown_on_signals(shutdown.clone());
+    let nm = NodeManager::start(options, Some(rpc), shuffle, shutdown).await?;
+    write_addr(&args.addr_file, nm.shuffle_addr())?;
+    eprintln!(
+        "NodeManager {} serving shuffle on {}",
+        nm.node_id(),
+        nm.shuffle_addr()
+    );
+    nm.join().await;
+    Ok(())
+}
+
+async fn bind(addr: &str) -> anyhow::Result<TcpListener> {
+    TcpListener::bind(addr)
+        .await
+        .with_context(|| format!("binding {addr}"))
 }

@@ -35,10 +35,12 @@ pub async fn run(conf: Configuration, args: DemoArgs) -> anyhow::Result<()> {
         dir: args.dir.clone(),
         datanodes: args.datanodes,
         format: true,
+        no_yarn: true,
     };
     let uri = local::up(&conf, &up)
         .await
-        .context("starting the local cluster")?;
+        .context("starting the local cluster")?
+        .uri;
     println!(
         "cluster up in {:.3} s at {uri} (1 NameNode + {} DataNodes, state in {})",
         started.elapsed().as_secs_f64(),

@@ -1,5 +1,7 @@
-//! `tusk local up|down|status`: a NameNode and N DataNodes as separate processes on
-//! 127.0.0.1, with all state under one directory (`name/`, `dataN/`, `logs/`, `pids`).
+//! `tusk local up|down|status`: a NameNode and N DataNodes, and (unless `--no-yarn`) a
+//! ResourceManager and one NodeManager per DataNode, as separate processes on 127.0.0.1,
+//! with all state under one directory (`name/`, `dataN/`, `nmN/{local,logs}`, `logs/`,
+//! `<daemon>.addr`, `pids`).
 
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
@@ -10,6 +12,10 @@ use anyhow::{bail, Context};
 use clap::{Args, Subcommand};
 use tusk_client::{ClientOptions, DfsClient};
 use tusk_common::Configuration;
+use tusk_proto::tusk::yarn::NodeState;
+use tusk_resourcemanager::ApplicationClient;
+
+use crate::conf::RM_ADDRESS_KEY;
 
 #[derive(Subcommand)]
 pub enum LocalCommand {
@@ -31,6 +37,9 @@ pub struct UpArgs {
     /// Erase any previous state in DIR first.
     #[arg(long)]
     pub format: bool,
+    /// Only the DFS: no ResourceManager and NodeManagers.
+    #[arg(long)]
+    pub no_yarn: bool,
 }
 
 #[derive(Args)]
@@ -43,15 +52,28 @@ pub async fn run(conf: Configuration, cmd: LocalCommand) -> anyhow::Result<()> {
     match cmd {
         LocalCommand::Up(args) => {
             let started = Instant::now();
-            let uri = up(&conf, &args).await?;
+            let cluster = up(&conf, &args).await?;
+            let yarn = match args.no_yarn {
+                true => String::new(),
+                false => format!(" + 1 ResourceManager + {} NodeManagers", args.datanodes),
+            };
             eprintln!(
-                "cluster of 1 NameNode + {} DataNodes up in {:.3} s; state in {}",
+                "cluster of 1 NameNode + {} DataNodes{yarn} up in {:.3} s; state in {}",
                 args.datanodes,
                 started.elapsed().as_secs_f64(),
                 args.dir.display()
             );
-            crate::conf::record_default_fs(&uri)?;
-            println!("{uri}");
+            crate::conf::record_default_fs(&cluster.uri)?;
+            match &cluster.rm_addr {
+                Some(rm) => {
+                    eprintln!("yarn.resourcemanager.address {rm}");
+                    crate::conf::record_default_rm(rm)?;
+                }
+                None => {
+                    let _ = std::fs::remove_file(crate::conf::default_rm_file());
+                }
+            }
+            println!("{}", cluster.uri);
             Ok(())
         }
         LocalCommand::Down(args) => down(&args.dir),
@@ -59,8 +81,16 @@ pub async fn run(conf: Configuration, cmd: LocalCommand) -> anyhow::Result<()> {
     }
 }
 
-/// Starts the processes and waits until every DataNode is live; returns the URI.
-pub async fn up(conf: &Configuration, args: &UpArgs) -> anyhow::Result<String> {
+/// Addresses of a cluster `up` started.
+pub struct LocalCluster {
+    /// `fs.defaultFS`: `hdfs://127.0.0.1:PORT`.
+    pub uri: String,
+    /// The ResourceManager's RPC address; `None` with `--no-yarn`.
+    pub rm_addr: Option<String>,
+}
+
+/// Starts the processes and waits until every DataNode (and NodeManager) is live.
+pub async fn up(conf: &Configuration, args: &UpArgs) -> anyhow::Result<LocalCluster> {
     let dir = &args.dir;
     if read_pids(dir).iter().any(|(_, pid)| alive(*pid)) {
         bail!(
@@ -76,74 +106,181 @@ pub async fn up(conf: &Configuration, args: &UpArgs) -> anyhow::Result<String> {
     let exe = std::env::current_exe()?;
     let mut defines: Vec<String> = conf
         .iter()
-        .filter(|(k, _)| *k != "fs.defaultFS")
+        .filter(|(k, _)| *k != "fs.defaultFS" && *k != RM_ADDRESS_KEY)
         .map(|(k, v)| format!("{k}={v}"))
         .collect();
-    let nn_addr_file = dir.join("namenode.addr");
-    let _ = std::fs::remove_file(&nn_addr_file);
+    let mut pids = Vec::new();
     let mut nn_defines = defines.clone();
     nn_defines.push(format!(
         "dfs.namenode.name.dir={}",
         dir.join("name").display()
     ));
-    let mut pids = Vec::new();
-    let nn = spawn(
-        &exe,
-        "namenode",
-        &nn_defines,
-        &[
-            "--listen",
-            "127.0.0.1:0",
-            "--addr-file",
-            &nn_addr_file.display().to_string(),
-        ],
-        &dir.join("logs/namenode.log"),
-    )?;
+    let nn_addr_file = dir.join("namenode.addr");
+    let nn = spawn_daemon(&exe, dir, "namenode", "namenode", &nn_defines, &[])?;
     pids.push(("namenode".to_string(), nn));
+    // The ResourceManager starts beside the NameNode: it needs nothing from the DFS.
+    let rm_addr_file = dir.join("resourcemanager.addr");
+    let rm = match args.no_yarn {
+        true => {
+            let _ = std::fs::remove_file(&rm_addr_file);
+            None
+        }
+        false => {
+            let pid = spawn_daemon(
+                &exe,
+                dir,
+                "resourcemanager",
+                "resourcemanager",
+                &defines,
+                &[],
+            )?;
+            pids.push(("resourcemanager".to_string(), pid));
+            Some(pid)
+        }
+    };
     write_pids(dir, &pids)?;
     let nn_addr = wait_file(&nn_addr_file, Duration::from_secs(30), nn).await?;
     let uri = format!("hdfs://{nn_addr}");
     defines.push(format!("fs.defaultFS={uri}"));
     for i in 0..args.datanodes {
-        let data = dir.join(format!("data{i}"));
-        let addr_file = dir.join(format!("datanode{i}.addr"));
-        let _ = std::fs::remove_file(&addr_file);
         let mut d = defines.clone();
-        d.push(format!("dfs.datanode.data.dir={}", data.display()));
-        let pid = spawn(
-            &exe,
-            "datanode",
-            &d,
-            &[
-                "--listen",
-                "127.0.0.1:0",
-                "--addr-file",
-                &addr_file.display().to_string(),
-            ],
-            &dir.join(format!("logs/datanode{i}.log")),
-        )?;
-        pids.push((format!("datanode{i}"), pid));
+        d.push(format!(
+            "dfs.datanode.data.dir={}",
+            dir.join(format!("data{i}")).display()
+        ));
+        let name = format!("datanode{i}");
+        let pid = spawn_daemon(&exe, dir, "datanode", &name, &d, &[])?;
+        pids.push((name, pid));
     }
     write_pids(dir, &pids)?;
+    let rm_addr = match rm {
+        None => None,
+        Some(pid) => {
+            let addr = wait_file(&rm_addr_file, Duration::from_secs(30), pid).await?;
+            start_nodemanagers(conf, args, &exe, &defines, &addr, &mut pids)?;
+            write_pids(dir, &pids)?;
+            Some(addr)
+        }
+    };
     let mut client_conf = conf.clone();
     client_conf.set("fs.defaultFS", uri.clone());
     let client = DfsClient::new(ClientOptions::from_conf(&client_conf)?);
+    let rm_client = rm_addr.as_deref().map(ApplicationClient::new);
     let deadline = Instant::now() + Duration::from_secs(30);
+    let mut dfs_ready = false;
     loop {
-        if let Ok(live) = client.datanode_report(2).await {
-            if live.len() >= args.datanodes {
-                break;
+        if !dfs_ready {
+            if let Ok(live) = client.datanode_report(2).await {
+                dfs_ready = live.len() >= args.datanodes;
             }
+        }
+        let yarn_ready = match &rm_client {
+            None => true,
+            Some(rm) => live_nodemanagers(rm).await >= args.datanodes,
+        };
+        if dfs_ready && yarn_ready {
+            break;
         }
         if Instant::now() > deadline {
             bail!(
-                "DataNodes did not all register within 30 s; see {}",
+                "{} did not all register within 30 s; see {}",
+                if dfs_ready {
+                    "NodeManagers"
+                } else {
+                    "DataNodes"
+                },
                 dir.join("logs").display()
             );
         }
         tokio::time::sleep(Duration::from_millis(5)).await;
     }
-    Ok(uri)
+    Ok(LocalCluster { uri, rm_addr })
+}
+
+/// One NodeManager per DataNode, each with its own local and log dirs (`nm{i}/`).
+fn start_nodemanagers(
+    conf: &Configuration,
+    args: &UpArgs,
+    exe: &Path,
+    defines: &[String],
+    rm_addr: &str,
+    pids: &mut Vec<(String, u32)>,
+) -> anyhow::Result<()> {
+    let memory_mb = conf.get_u64("yarn.nodemanager.resource.memory-mb", 4096)?;
+    let vcores = conf.get_u64("yarn.nodemanager.resource.cpu-vcores", 4)?;
+    for i in 0..args.datanodes {
+        let nm_dir = args.dir.join(format!("nm{i}"));
+        let mut d = defines.to_vec();
+        d.extend([
+            format!("{RM_ADDRESS_KEY}={rm_addr}"),
+            format!(
+                "yarn.nodemanager.local-dirs={}",
+                nm_dir.join("local").display()
+            ),
+            format!(
+                "yarn.nodemanager.log-dirs={}",
+                nm_dir.join("logs").display()
+            ),
+            format!("yarn.nodemanager.resource.memory-mb={memory_mb}"),
+            format!("yarn.nodemanager.resource.cpu-vcores={vcores}"),
+        ]);
+        let name = format!("nodemanager{i}");
+        let pid = spawn_daemon(
+            exe,
+            &args.dir,
+            "nodemanager",
+            &name,
+            &d,
+            &["--listen-rpc", "127.0.0.1:0"],
+        )?;
+        pids.push((name, pid));
+    }
+    Ok(())
+}
+
+async fn live_nodemanagers(rm: &ApplicationClient) -> usize {
+    rm.nodes()
+        .await
+        .map(|nodes| {
+            nodes
+                .iter()
+                .filter(|n| n.state() == NodeState::NodeRunning)
+                .count()
+        })
+        .unwrap_or(0)
+}
+
+/// Starts `tusk ROLE` listening on loopback; it writes `<dir>/<name>.addr` once
+/// serving and logs to `<dir>/logs/<name>.log`.
+fn spawn_daemon(
+    exe: &Path,
+    dir: &Path,
+    role: &str,
+    name: &str,
+    defines: &[String],
+    extra: &[&str],
+) -> anyhow::Result<u32> {
+    let addr_file = dir.join(format!("{name}.addr"));
+    let _ = std::fs::remove_file(&addr_file);
+    let listen = match role {
+        "nodemanager" => "--listen-shuffle",
+        _ => "--listen",
+    };
+    let mut all = vec![
+        listen.to_string(),
+        "127.0.0.1:0".to_string(),
+        "--addr-file".to_string(),
+        addr_file.display().to_string(),
+    ];
+    all.extend(extra.iter().map(|s| s.to_string()));
+    let all: Vec<&str> = all.iter().map(String::as_str).collect();
+    spawn(
+        exe,
+        role,
+        defines,
+        &all,
+        &dir.join(format!("logs/{name}.log")),
+    )
 }
 
 fn spawn(
@@ -226,23 +363,35 @@ pub fn down(dir: &Path) -> anyhow::Result<()> {
     if pids.is_empty() {
         bail!("no cluster recorded in {}", dir.display());
     }
-    // DataNodes first, then the NameNode, which checkpoints on a clean stop.
-    for (_, pid) in pids.iter().rev() {
+    // NodeManagers first, so their containers end while the DFS and the
+    // ResourceManager are still there; then DataNodes, then the NameNode, which
+    // checkpoints on a clean stop.
+    let (nodemanagers, rest): (Vec<_>, Vec<_>) = pids
+        .iter()
+        .cloned()
+        .partition(|(role, _)| role.starts_with("nodemanager"));
+    stop(&nodemanagers);
+    stop(&rest.into_iter().rev().collect::<Vec<_>>());
+    let _ = std::fs::remove_file(dir.join("pids"));
+    eprintln!("cluster in {} stopped", dir.display());
+    Ok(())
+}
+
+/// SIGTERM to each process, then SIGKILL to those still alive after 15 s.
+fn stop(pids: &[(String, u32)]) {
+    for (_, pid) in pids {
         signal(*pid, "TERM");
     }
     let deadline = Instant::now() + Duration::from_secs(15);
     while pids.iter().any(|(_, p)| alive(*p)) && Instant::now() < deadline {
         std::thread::sleep(Duration::from_millis(10));
     }
-    for (role, pid) in &pids {
+    for (role, pid) in pids {
         if alive(*pid) {
             eprintln!("{role} ({pid}) did not stop; killing it");
             signal(*pid, "KILL");
         }
     }
-    let _ = std::fs::remove_file(dir.join("pids"));
-    eprintln!("cluster in {} stopped", dir.display());
-    Ok(())
 }
 
 async fn status(dir: &Path) -> anyhow::Result<()> {
@@ -252,7 +401,7 @@ async fn status(dir: &Path) -> anyhow::Result<()> {
     }
     for (role, pid) in &pids {
         println!(
-            "{role:<12} pid {pid:<8} {}",
+            "{role:<16} pid {pid:<8} {}",
             if alive(*pid) { "running" } else { "stopped" }
         );
     }
@@ -275,6 +424,29 @@ async fn status(dir: &Path) -> anyhow::Result<()> {
                 }
             }
             Err(e) => println!("namenode not answering: {e}"),
+        }
+    }
+    if let Ok(addr) = std::fs::read_to_string(dir.join("resourcemanager.addr")) {
+        let addr = addr.trim();
+        println!("yarn.resourcemanager.address {addr}");
+        match ApplicationClient::new(addr).nodes().await {
+            Ok(nodes) => {
+                for n in nodes {
+                    let cap = n.capability.unwrap_or_default();
+                    let used = n.used.unwrap_or_default();
+                    println!(
+                        "nodemanager {} {} containers {} memory {}/{} MB vcores {}/{}",
+                        n.node_id,
+                        n.state().as_str_name().trim_start_matches("NODE_"),
+                        n.containers,
+                        used.memory_mb,
+                        cap.memory_mb,
+                        used.vcores,
+                        cap.vcores
+                    );
+                }
+            }
+            Err(e) => println!("resourcemanager not answering: {e}"),
         }
     }
     Ok(())

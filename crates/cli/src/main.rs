@@ -1,9 +1,13 @@
 //! The `tusk` binary: every daemon and tool as a subcommand.
 //!
 //! Layout:
-//! - `daemons`: `tusk namenode`, `tusk datanode` (run until SIGTERM/SIGINT).
+//! - `daemons`: `tusk namenode`, `tusk datanode`, `tusk resourcemanager`,
+//!   `tusk nodemanager` (run until SIGTERM/SIGINT).
 //! - `fs_shell` (+ `fs_shell/format`): `tusk fs`, Hadoop FsShell's verbs and output.
 //! - `local`: `tusk local up|down|status`, a cluster of separate processes on loopback.
+//! - `job` (+ `job/spec`): `tusk job run|submit|streaming|status|list|kill|logs|history|gantt`.
+//! - `mr_container`: the hidden `tusk mr-am` and `tusk mr-task`, what MapReduce
+//!   containers run.
 //! - `demo`: `tusk demo`, the main job: a local cluster writing and reading in both
 //!   replication modes.
 //! - `bench`: `tusk bench ...` and `tusk heartbeat-advisor`.
@@ -14,7 +18,9 @@ mod conf;
 mod daemons;
 mod demo;
 mod fs_shell;
+mod job;
 mod local;
+mod mr_container;
 
 use clap::{Parser, Subcommand};
 
@@ -46,6 +52,21 @@ enum Command {
     Namenode(daemons::NameNodeArgs),
     /// Run a DataNode.
     Datanode(daemons::DataNodeArgs),
+    /// Run a ResourceManager.
+    Resourcemanager(daemons::ResourceManagerArgs),
+    /// Run a NodeManager.
+    Nodemanager(daemons::NodeManagerArgs),
+    /// MapReduce jobs: run, submit, status, list, kill, logs, history, gantt.
+    Job {
+        #[command(subcommand)]
+        action: job::JobCommand,
+    },
+    /// A MapReduce ApplicationMaster (run by a NodeManager in the AM container).
+    #[command(hide = true)]
+    MrAm(mr_container::AmArgs),
+    /// A MapReduce task attempt (run by a NodeManager in a task container).
+    #[command(hide = true)]
+    MrTask(mr_container::TaskArgs),
     /// File system shell (Hadoop FsShell verbs: -ls, -put, -get, -cat, ...).
     Fs {
         /// Arguments as for `hadoop fs`, e.g. `-ls -R /`.
@@ -84,7 +105,11 @@ fn main() {
             Ok(()) => 0,
             Err(e) => {
                 eprintln!("tusk: {e:#}");
-                1
+                if e.downcast_ref::<job::Refused>().is_some() {
+                    2
+                } else {
+                    1
+                }
             }
         },
     };
@@ -102,6 +127,11 @@ fn run(command: Command, conf: tusk_common::Configuration) -> anyhow::Result<()>
     match command {
         Command::Namenode(args) => runtime.block_on(daemons::namenode(conf, args)),
         Command::Datanode(args) => runtime.block_on(daemons::datanode(conf, args)),
+        Command::Resourcemanager(args) => runtime.block_on(daemons::resourcemanager(conf, args)),
+        Command::Nodemanager(args) => runtime.block_on(daemons::nodemanager(conf, args)),
+        Command::Job { action } => runtime.block_on(job::run(conf, action)),
+        Command::MrAm(args) => runtime.block_on(mr_container::am(conf, args)),
+        Command::MrTask(args) => runtime.block_on(mr_container::task(conf, args)),
         Command::Local { action } => runtime.block_on(local::run(conf, action)),
         Command::Demo(args) => runtime.block_on(demo::run(conf, args)),
         Command::Bench { which } => runtime.block_on(bench::run(conf, which)),

@@ -9,7 +9,10 @@ use std::time::{Duration, Instant};
 use futures::stream::{self, StreamExt};
 use tusk_client::{ClientOptions, CreateOptions, DfsClient};
 
-#[allow(clippy::zombie_processes, reason = "the caller kills and waits for the returned child")]
+#[allow(
+    clippy::zombie_processes,
+    reason = "the caller kills and waits for the returned child"
+)]
 fn start_namenode(dir: &Path, listen: &str) -> (Child, String) {
     let addr_file = dir.join("nn.addr");
     let _ = std::fs::remove_file(&addr_file);

@@ -99,9 +99,23 @@ async fn block_splits(client: &DfsClient, path: &str) -> Result<Vec<InputSplit>>
             path: path.to_string(),
             start: b.offset,
             length: b.b.num_bytes.unwrap_or(0),
-            hosts: b.locs.iter().map(|l| l.id.host_name.clone()).collect(),
+            hosts: replica_hosts(&b.locs),
         })
         .collect())
+}
+
+/// The names a NodeManager on a replica's machine may go by: its address and its host
+/// name, each once.
+fn replica_hosts(locs: &[tusk_proto::hdfs::DatanodeInfoProto]) -> Vec<String> {
+    let mut hosts: Vec<String> = Vec::new();
+    for l in locs {
+        for name in [&l.id.ip_addr, &l.id.host_name] {
+            if !name.is_empty() && !hosts.contains(name) {
+                hosts.push(name.clone());
+            }
+        }
+    }
+    hosts
 }
 
 /// Moves each split boundary up to the next record boundary, dropping splits that

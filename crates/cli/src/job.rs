@@ -1,0 +1,479 @@
+//! `tusk job …`: run built-in MapReduce jobs on YARN (or in this process with
+//! `--local`), and inspect applications: status, list, kill, logs, history, gantt.
+//!
+//! Exit codes: 0 the job succeeded; 1 it failed or a call failed; 2 it was refused
+//! before anything ran (missing input, existing output, bad arguments).
+
+mod spec;
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use anyhow::{bail, Context};
+use clap::{Args, Subcommand};
+use tusk_client::{ClientOptions, CreateOptions, DfsClient};
+use tusk_common::Configuration;
+use tusk_mapreduce::history::{history_path, JobHistory, DEFAULT_HISTORY_DIR, HISTORY_DIR_KEY};
+use tusk_mapreduce::yarn::{self, SubmitOptions};
+use tusk_mapreduce::{run_local, Counters, JobSpec, LocalRunnerOptions, MapReduceError};
+use tusk_proto::tusk::yarn as y;
+use tusk_resourcemanager::ApplicationClient;
+
+use crate::conf::{default_fs, default_rm};
+use spec::Words;
+
+#[derive(Subcommand)]
+pub enum JobCommand {
+    /// Run a job and wait for it: NAME ARGS… (jobs listed below).
+    #[command(after_help = spec::USAGE)]
+    Run(RunArgs),
+    /// Submit a job to YARN and print its application id without waiting.
+    #[command(after_help = spec::USAGE)]
+    Submit(RunArgs),
+    /// Hadoop streaming: -input IN -output OUT -mapper CMD [-reducer CMD]; runs and waits.
+    Streaming(RunArgs),
+    /// One application's report.
+    Status { id: String },
+    /// Every application the ResourceManager knows.
+    List,
+    /// Kill an application.
+    Kill { id: String },
+    /// The stdout and stderr of an application's containers on the local cluster.
+    Logs {
+        id: String,
+        /// State directory of `tusk local up`.
+        #[arg(long, default_value = "/tmp/tusk-local")]
+        dir: PathBuf,
+    },
+    /// Every attempt of a finished job, from its history record in the DFS.
+    History { id: String },
+    /// Draw a finished job's attempts and their phases as an SVG Gantt chart.
+    Gantt {
+        id: String,
+        #[arg(long, default_value = "gantt.svg")]
+        out: PathBuf,
+    },
+}
+
+#[derive(Args)]
+pub struct RunArgs {
+    /// Run in this process against the DFS, without YARN.
+    #[arg(long)]
+    local: bool,
+    /// Reduce tasks (default 1 where the job has reduces).
+    #[arg(long)]
+    reduces: Option<u32>,
+    /// YARN queue (default: mapreduce.job.queuename, else `default`).
+    #[arg(long)]
+    queue: Option<String>,
+    /// NAME ARGS…; options may also follow the operands.
+    #[arg(
+        trailing_var_arg = true,
+        allow_hyphen_values = true,
+        value_name = "NAME ARGS"
+    )]
+    words: Vec<String>,
+}
+
+/// A job refused before anything ran; `main` exits 2 on it.
+#[derive(Debug)]
+pub struct Refused(pub String);
+
+impl std::fmt::Display for Refused {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "job refused: {}", self.0)
+    }
+}
+
+impl std::error::Error for Refused {}
+
+pub async fn run(conf: Configuration, cmd: JobCommand) -> anyhow::Result<()> {
+    match cmd {
+        JobCommand::Run(args) => run_job(conf, args, true).await,
+        JobCommand::Submit(args) => run_job(conf, args, false).await,
+        JobCommand::Streaming(mut args) => {
+            args.words.insert(0, "streaming".into());
+            run_job(conf, args, true).await
+        }
+        JobCommand::Status { id } => status(&conf, &id).await,
+        JobCommand::List => list(&conf).await,
+        JobCommand::Kill { id } => kill(&conf, &id).await,
+        JobCommand::Logs { id, dir } => logs(&id, &dir),
+        JobCommand::History { id } => history(conf, &id).await,
+        JobCommand::Gantt { id, out } => gantt(conf, &id, &out).await,
+    }
+}
+
+/// What `tusk job run|submit` was asked for, options pulled from anywhere in the words.
+struct Request {
+    job: JobSpec,
+    local: bool,
+    queue: Option<String>,
+}
+
+fn parse_request(conf: &mut Configuration, args: RunArgs) -> anyhow::Result<Request> {
+    let mut words = Words::new(args.words);
+    let local = words.flag(&["--local"]) || args.local;
+    let reduces = words.number(&["--reduces"])?.or(args.reduces);
+    let queue = words.value(&["--queue"])?.or(args.queue);
+    conf.apply_overrides(&words.defines()?)?;
+    let Some(name) = words.shift() else {
+        bail!("which job?\n{}", spec::USAGE);
+    };
+    let mut job = spec::build(&name, words, reduces)?;
+    job.conf.extend(
+        conf.iter()
+            .filter(|(k, _)| *k != "fs.defaultFS")
+            .map(|(k, v)| (k.to_string(), v.to_string())),
+    );
+    Ok(Request { job, local, queue })
+}
+
+async fn run_job(mut conf: Configuration, args: RunArgs, wait: bool) -> anyhow::Result<()> {
+    let request = parse_request(&mut conf, args).map_err(|e| Refused(format!("{e:#}")))?;
+    let client = dfs_client(&mut conf)?;
+    if request.local {
+        return run_in_process(&conf, &client, request.job).await;
+    }
+    let started = Instant::now();
+    let options = submit_options(&conf, request.queue)?;
+    let app = yarn::submit(&request.job, &client, &options)
+        .await
+        .map_err(refusal)?;
+    let job_id = yarn::job_id_of(&app)?;
+    if !wait {
+        println!("{app}");
+        return Ok(());
+    }
+    println!("Submitted application {app} (job {job_id})");
+    let poll = conf.get_duration(
+        "mapreduce.client.completion.pollinterval",
+        Duration::from_millis(20),
+        Duration::from_millis(1),
+    )?;
+    let has_reduces = request.job.num_reduces > 0;
+    let mut last = String::new();
+    let report = yarn::wait(&app, &options.rm_addr, poll, |r| {
+        let line = progress_line(r, has_reduces);
+        if line != last {
+            println!("{line}");
+            last = line;
+        }
+    })
+    .await?;
+    let outcome = outcome_of(&report);
+    println!(
+        "Job {job_id} {outcome} in {:.3} s",
+        started.elapsed().as_secs_f64()
+    );
+    if let Some(h) = read_history(&conf, &client, &job_id.to_string()).await? {
+        print_counters(&h.counters);
+    }
+    if outcome != "SUCCEEDED" {
+        bail!("job {job_id} {outcome}: {}", report.diagnostics);
+    }
+    Ok(())
+}
+
+/// `--local`: the whole job in this process; its history goes to the DFS as on YARN.
+async fn run_in_process(
+    conf: &Configuration,
+    client: &DfsClient,
+    job: JobSpec,
+) -> anyhow::Result<()> {
+    let options = LocalRunnerOptions {
+        local_dir: std::env::temp_dir().join(format!("tusk-job-{}", std::process::id())),
+        ..Default::default()
+    };
+    let started = Instant::now();
+    let result = run_local(job, client, &options).await.map_err(refusal)?;
+    println!(
+        "Job {} SUCCEEDED in {:.3} s",
+        result.job_id,
+        started.elapsed().as_secs_f64()
+    );
+    let user = ClientOptions::from_conf(conf)?.user;
+    let history = JobHistory::from_local(&result, &user);
+    let path = history_path(&history_dir(conf), &history.job_id);
+    let bytes = serde_json::to_vec_pretty(&history)?;
+    let create = CreateOptions {
+        create_parent: true,
+        overwrite: true,
+        ..Default::default()
+    };
+    client
+        .write_file(&path, &bytes, create)
+        .await
+        .with_context(|| format!("writing history {path}"))?;
+    print_counters(&result.counters);
+    Ok(())
+}
+
+/// Errors that mean the job never started become [`Refused`].
+fn refusal(e: MapReduceError) -> anyhow::Error {
+    match e {
+        MapReduceError::InputNotFound { .. }
+        | MapReduceError::OutputExists { .. }
+        | MapReduceError::InvalidJob { .. }
+        | MapReduceError::UnknownComponent { .. }
+        | MapReduceError::BadConf { .. } => Refused(e.to_string()).into(),
+        other => anyhow::Error::new(other),
+    }
+}
+
+fn dfs_client(conf: &mut Configuration) -> anyhow::Result<DfsClient> {
+    if conf.get("fs.defaultFS").is_none() {
+        conf.set("fs.defaultFS", default_fs(conf));
+    }
+    Ok(DfsClient::new(ClientOptions::from_conf(conf)?))
+}
+
+fn submit_options(conf: &Configuration, queue: Option<String>) -> anyhow::Result<SubmitOptions> {
+    Ok(SubmitOptions {
+        rm_addr: default_rm(conf),
+        fs: default_fs(conf),
+        tusk_exe: std::env::current_exe().context("locating the tusk binary")?,
+        queue: queue.unwrap_or_else(|| conf.get_str("mapreduce.job.queuename", "default")),
+        am_memory_mb: conf.get_u64("yarn.app.mapreduce.am.resource.mb", 1024)?,
+        conf: conf
+            .iter()
+            .filter(|(k, _)| *k != "fs.defaultFS")
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect(),
+    })
+}
+
+/// `map 50% reduce 0%` while running or finished (the AM's progress counts maps as the
+/// first half when the job has reduces), else the application's state.
+fn progress_line(r: &y::ApplicationReport, has_reduces: bool) -> String {
+    use y::ApplicationState::{AppFinished, AppRunning};
+    if !matches!(r.state(), AppRunning | AppFinished) {
+        return state_name(r);
+    }
+    let p = f64::from(r.progress).clamp(0.0, 1.0);
+    let (map, reduce) = if has_reduces {
+        ((p * 2.0).min(1.0), (p * 2.0 - 1.0).max(0.0))
+    } else {
+        (p, 0.0)
+    };
+    format!(
+        " map {:.0}% reduce {:.0}%",
+        (map * 100.0).floor(),
+        (reduce * 100.0).floor()
+    )
+}
+
+fn state_name(r: &y::ApplicationReport) -> String {
+    r.state()
+        .as_str_name()
+        .trim_start_matches("APP_")
+        .to_string()
+}
+
+/// SUCCEEDED, FAILED or KILLED once the application ended, else its state.
+fn outcome_of(r: &y::ApplicationReport) -> String {
+    match (r.state(), r.final_status()) {
+        (_, y::FinalApplicationStatus::FinalUndefined) => state_name(r),
+        (y::ApplicationState::AppKilled, _) => "KILLED".into(),
+        (_, f) => f.as_str_name().trim_start_matches("FINAL_").to_string(),
+    }
+}
+
+fn print_counters(counters: &Counters) {
+    let all: Vec<(&str, u64)> = counters.iter().collect();
+    println!("Counters: {}", all.len());
+    for (name, value) in all {
+        println!("\t{name}={value}");
+    }
+}
+
+fn history_dir(conf: &Configuration) -> String {
+    conf.get_str(HISTORY_DIR_KEY, DEFAULT_HISTORY_DIR)
+}
+
+async fn read_history(
+    conf: &Configuration,
+    client: &DfsClient,
+    job_id: &str,
+) -> anyhow::Result<Option<JobHistory>> {
+    let path = history_path(&history_dir(conf), job_id);
+    if client.get_file_info(&path).await?.is_none() {
+        return Ok(None);
+    }
+    let bytes = client.read_file(&path).await?;
+    Ok(Some(
+        serde_json::from_slice(&bytes).with_context(|| format!("decoding {path}"))?,
+    ))
+}
+
+/// `job_T_S` → `application_T_S`; application ids pass through.
+fn application_id(id: &str) -> String {
+    match id.strip_prefix("job_") {
+        Some(rest) => format!("application_{rest}"),
+        None => id.to_string(),
+    }
+}
+
+async fn status(conf: &Configuration, id: &str) -> anyhow::Result<()> {
+    let r = ApplicationClient::new(&default_rm(conf))
+        .report(&application_id(id))
+        .await?;
+    println!("Application-Id : {}", r.application_id);
+    println!("Name           : {}", r.name);
+    println!("Type           : {}", r.application_type);
+    println!("User           : {}", r.user);
+    println!("Queue          : {}", r.queue);
+    println!("State          : {}", state_name(&r));
+    println!("Final-State    : {}", outcome_of(&r));
+    println!("Progress       : {:.0}%", r.progress * 100.0);
+    println!("Start-Time     : {}", r.start_time_ms);
+    println!("Finish-Time    : {}", r.finish_time_ms);
+    println!("AM Host        : {}", r.am_host);
+    println!("Containers     : {}", r.running_containers);
+    println!("Diagnostics    : {}", r.diagnostics);
+    Ok(())
+}
+
+async fn list(conf: &Configuration) -> anyhow::Result<()> {
+    let apps = ApplicationClient::new(&default_rm(conf)).list().await?;
+    println!("Total number of applications: {}", apps.len());
+    println!(
+        "{:<32} {:<16} {:<10} {:<10} {:<10} {:<10} {:<10} Progress",
+        "Application-Id", "Name", "Type", "User", "Queue", "State", "Final"
+    );
+    for r in &apps {
+        println!(
+            "{:<32} {:<16} {:<10} {:<10} {:<10} {:<10} {:<10} {:.0}%",
+            r.application_id,
+            r.name,
+            r.application_type,
+            r.user,
+            r.queue,
+            state_name(r),
+            outcome_of(r),
+            r.progress * 100.0
+        );
+    }
+    Ok(())
+}
+
+async fn kill(conf: &Configuration, id: &str) -> anyhow::Result<()> {
+    let app = application_id(id);
+    if ApplicationClient::new(&default_rm(conf)).kill(&app).await? {
+        println!("Killed application {app}");
+    } else {
+        println!("Application {app} has already finished");
+    }
+    Ok(())
+}
+
+/// `<dir>/nm*/logs/<app>/<container>/{stdout,stderr}`, as `tusk local up` lays them out.
+fn logs(id: &str, dir: &Path) -> anyhow::Result<()> {
+    let app = application_id(id);
+    let mut files = Vec::new();
+    for nm in read_dir_sorted(dir)? {
+        let app_dir = nm.join("logs").join(&app);
+        for container in read_dir_sorted(&app_dir).unwrap_or_default() {
+            for name in ["stdout", "stderr"] {
+                let f = container.join(name);
+                if f.is_file() {
+                    files.push(f);
+                }
+            }
+        }
+    }
+    if files.is_empty() {
+        bail!(
+            "no container logs of {app} under {}/nm*/logs",
+            dir.display()
+        );
+    }
+    for f in files {
+        let text = std::fs::read(&f).with_context(|| format!("reading {}", f.display()))?;
+        println!("==> {} <==", f.display());
+        print!("{}", String::from_utf8_lossy(&text));
+    }
+    Ok(())
+}
+
+fn read_dir_sorted(dir: &Path) -> anyhow::Result<Vec<PathBuf>> {
+    let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
+        .with_context(|| format!("reading {}", dir.display()))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.is_dir())
+        .collect();
+    v.sort();
+    Ok(v)
+}
+
+/// The history record of a job or application id; an error when there is none.
+async fn find_history(mut conf: Configuration, id: &str) -> anyhow::Result<JobHistory> {
+    let client = dfs_client(&mut conf)?;
+    let job_id = match id.strip_prefix("application_") {
+        Some(rest) => format!("job_{rest}"),
+        None => id.to_string(),
+    };
+    match read_history(&conf, &client, &job_id).await? {
+        Some(h) => Ok(h),
+        None => bail!(
+            "no history for {job_id} at {}",
+            history_path(&history_dir(&conf), &job_id)
+        ),
+    }
+}
+
+async fn gantt(conf: Configuration, id: &str, out: &Path) -> anyhow::Result<()> {
+    let h = find_history(conf, id).await?;
+    let svg = tusk_mapreduce::gantt::render_svg(&h);
+    std::fs::write(out, svg).with_context(|| format!("writing {}", out.display()))?;
+    println!(
+        "{} attempts of {} drawn in {}",
+        h.attempts.len(),
+        h.job_id,
+        out.display()
+    );
+    Ok(())
+}
+
+async fn history(conf: Configuration, id: &str) -> anyhow::Result<()> {
+    let h = find_history(conf, id).await?;
+    println!(
+        "{} {} {} {:?} maps {} reduces {} in {:.3} s",
+        h.job_id,
+        h.application_id,
+        h.name,
+        h.state,
+        h.maps,
+        h.reduces,
+        h.finish_ms.saturating_sub(h.start_ms) as f64 / 1000.0
+    );
+    println!(
+        "{:<7} {:<34} {:<22} {:>9} {:>9} {:<10} phases",
+        "type", "task", "node", "start", "duration", "outcome"
+    );
+    for a in &h.attempts {
+        let phases: Vec<String> = a
+            .phases
+            .iter()
+            .map(|p| {
+                format!(
+                    "{:?} {:.3}s",
+                    p.phase,
+                    p.end_ms.saturating_sub(p.start_ms) as f64 / 1000.0
+                )
+                .to_lowercase()
+            })
+            .collect();
+        println!(
+            "{:<7} {:<34} {:<22} {:>8.3}s {:>8.3}s {:<10} {}",
+            a.task_type,
+            a.task,
+            a.node,
+            a.start_ms.saturating_sub(h.start_ms) as f64 / 1000.0,
+            a.end_ms.saturating_sub(a.start_ms) as f64 / 1000.0,
+            format!("{:?}", a.outcome).to_uppercase(),
+            phases.join(", ")
+        );
+    }
+    Ok(())
+}

@@ -1,0 +1,331 @@
+//! `tusk job` against `tusk local up` clusters of real processes: wordcount on YARN and
+//! in process, refusals before submission, and the NodeManagers in `tusk local status`.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// What one `tusk` run left behind.
+struct Run {
+    code: i32,
+    stdout: String,
+    stderr: String,
+}
+
+/// Runs `tusk ARGS` with `TUSK_HOME=home`, killing it after `timeout`.
+fn tusk_within(home: &Path, args: &[&str], timeout: Duration) -> Run {
+    let out = tempfile::NamedTempFile::new_in(home).unwrap();
+    let err = tempfile::NamedTempFile::new_in(home).unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_tusk"))
+        .args(args)
+        .env("TUSK_HOME", home)
+        .env("TUSK_LOG", "warn")
+        .stdin(Stdio::null())
+        .stdout(out.reopen().unwrap())
+        .stderr(err.reopen().unwrap())
+        .spawn()
+        .expect("run tusk");
+    let deadline = Instant::now() + timeout;
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!(
+                "tusk {args:?} did not end within {timeout:?}; stderr so far:\n{}",
+                std::fs::read_to_string(err.path()).unwrap_or_default()
+            );
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    };
+    Run {
+        code: status.code().unwrap_or(-1),
+        stdout: std::fs::read_to_string(out.path()).unwrap(),
+        stderr: std::fs::read_to_string(err.path()).unwrap(),
+    }
+}
+
+fn tusk(home: &Path, args: &[&str]) -> Run {
+    tusk_within(home, args, Duration::from_secs(60))
+}
+
+/// A `tusk local up` cluster in a temp dir that is also its `TUSK_HOME`.
+struct Cluster {
+    home: tempfile::TempDir,
+}
+
+impl Cluster {
+    fn up(yarn: bool) -> Cluster {
+        let home = tempfile::tempdir().unwrap();
+        let state = home.path().join("cluster");
+        let mut args = vec![
+            "local",
+            "up",
+            "--dir",
+            state.to_str().unwrap(),
+            "--datanodes",
+            "2",
+            "-D",
+            "dfs.blocksize=1m",
+        ];
+        if !yarn {
+            args.push("--no-yarn");
+        }
+        let r = tusk(home.path(), &args);
+        assert_eq!(r.code, 0, "local up failed: {}", r.stderr);
+        assert!(
+            r.stdout
+                .lines()
+                .last()
+                .unwrap()
+                .starts_with("hdfs://127.0.0.1:"),
+            "the last line is the URI: {}",
+            r.stdout
+        );
+        Cluster { home }
+    }
+
+    fn state(&self) -> PathBuf {
+        self.home.path().join("cluster")
+    }
+
+    fn tusk(&self, args: &[&str]) -> Run {
+        tusk(self.home.path(), args)
+    }
+
+    /// Writes `text` to a local file and puts it at `dfs_path`.
+    fn put(&self, text: &str, dfs_path: &str) {
+        let local = self.home.path().join("upload.txt");
+        std::fs::write(&local, text).unwrap();
+        let r = self.tusk(&[
+            "fs",
+            "-D",
+            "dfs.blocksize=1m",
+            "-put",
+            local.to_str().unwrap(),
+            dfs_path,
+        ]);
+        assert_eq!(r.code, 0, "put {dfs_path}: {}", r.stderr);
+    }
+
+    /// `word\tcount` lines of every `part-r-*` file under `dir`.
+    fn counts(&self, dir: &str) -> BTreeMap<String, u64> {
+        let ls = self.tusk(&["fs", "-ls", dir]);
+        assert_eq!(ls.code, 0, "ls {dir}: {}", ls.stderr);
+        assert!(ls.stdout.contains("/_SUCCESS"), "committed: {}", ls.stdout);
+        let mut counts = BTreeMap::new();
+        for part in ls
+            .stdout
+            .lines()
+            .filter_map(|l| l.split_whitespace().last())
+            .filter(|p| p.contains("/part-r-"))
+        {
+            let cat = self.tusk(&["fs", "-cat", part]);
+            assert_eq!(cat.code, 0, "cat {part}: {}", cat.stderr);
+            for line in cat.stdout.lines() {
+                let (word, n) = line.split_once('\t').expect("word\\tcount");
+                let old = counts.insert(word.to_string(), n.parse().unwrap());
+                assert!(old.is_none(), "{word} in two part files");
+            }
+        }
+        counts
+    }
+}
+
+impl Drop for Cluster {
+    fn drop(&mut self) {
+        let state = self.state();
+        let r = self.tusk(&["local", "down", "--dir", state.to_str().unwrap()]);
+        assert!(r.code == 0 || std::thread::panicking(), "{}", r.stderr);
+    }
+}
+
+/// Deterministic text of about `bytes` bytes over a small vocabulary.
+fn text(bytes: usize, seed: u64) -> String {
+    const WORDS: [&str; 12] = [
+        "tusk",
+        "hadoop",
+        "yarn",
+        "map",
+        "reduce",
+        "shuffle",
+        "block",
+        "node",
+        "heartbeat",
+        "container",
+        "split",
+        "Ünïcode",
+    ];
+    let mut x = seed;
+    let mut s = String::new();
+    while s.len() < bytes {
+        x = x
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        s.push_str(WORDS[(x >> 33) as usize % WORDS.len()]);
+        s.push(if (x >> 20).is_multiple_of(9) {
+            '\n'
+        } else {
+            ' '
+        });
+    }
+    s.push('\n');
+    s
+}
+
+fn reference(texts: &[&str]) -> BTreeMap<String, u64> {
+    let mut counts = BTreeMap::new();
+    for word in texts.iter().flat_map(|t| t.split_whitespace()) {
+        *counts.entry(word.to_string()).or_insert(0) += 1;
+    }
+    counts
+}
+
+#[test]
+fn wordcount_on_yarn_equals_the_reference() {
+    let c = Cluster::up(true);
+    // 2.5 MiB spans three 1 MiB blocks: three maps over two files with a small one.
+    let big = text(2_500_000, 7);
+    let small = text(3_000, 11);
+    assert_eq!(c.tusk(&["fs", "-mkdir", "/in"]).code, 0);
+    c.put(&big, "/in/big.txt");
+    c.put(&small, "/in/small.txt");
+    let run = tusk_within(
+        c.home.path(),
+        &["job", "run", "wordcount", "/in", "/out", "--reduces", "2"],
+        Duration::from_secs(120),
+    );
+    let app = run
+        .stdout
+        .split_whitespace()
+        .find(|w| w.starts_with("application_"))
+        .unwrap_or_else(|| panic!("no application id printed:\n{}\n{}", run.stdout, run.stderr))
+        .to_string();
+    let state = c.state();
+    let logs = c.tusk(&["job", "logs", &app, "--dir", state.to_str().unwrap()]);
+    assert_eq!(
+        run.code, 0,
+        "job failed:\n{}\n{}\ncontainer logs:\n{}",
+        run.stdout, run.stderr, logs.stdout
+    );
+    assert!(run.stdout.contains("SUCCEEDED"), "{}", run.stdout);
+    assert!(
+        run.stdout.contains(" map 100% reduce 100%"),
+        "{}",
+        run.stdout
+    );
+    assert_eq!(c.counts("/out"), reference(&[&big, &small]));
+    assert_eq!(logs.code, 0, "{}", logs.stderr);
+    assert!(logs.stdout.contains("/stderr <=="), "{}", logs.stdout);
+
+    let history = c.tusk(&["job", "history", &app]);
+    assert_eq!(history.code, 0, "{}", history.stderr);
+    let maps = history
+        .stdout
+        .lines()
+        .filter(|l| l.starts_with("MAP "))
+        .count();
+    let reduces = history
+        .stdout
+        .lines()
+        .filter(|l| l.starts_with("REDUCE "))
+        .count();
+    assert!(maps >= 4 && reduces >= 2, "{}", history.stdout);
+
+    let svg = c.home.path().join("job.svg");
+    let gantt = c.tusk(&["job", "gantt", &app, "--out", svg.to_str().unwrap()]);
+    assert_eq!(gantt.code, 0, "{}", gantt.stderr);
+    assert!(std::fs::read_to_string(&svg).unwrap().contains("<svg"));
+
+    let list = c.tusk(&["job", "list"]);
+    assert!(list.stdout.contains(&app), "{}", list.stdout);
+    let status = c.tusk(&["job", "status", &app]);
+    assert!(status.stdout.contains("SUCCEEDED"), "{}", status.stdout);
+}
+
+#[test]
+fn local_wordcount_runs_without_yarn() {
+    let c = Cluster::up(false);
+    let input = text(200_000, 3);
+    c.put(&input, "/in.txt");
+    let run = c.tusk(&["job", "run", "--local", "wordcount", "/in.txt", "/out"]);
+    assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
+    assert_eq!(c.counts("/out"), reference(&[&input]));
+    // Its history is in the DFS, as for a job on YARN.
+    let job = run
+        .stdout
+        .split_whitespace()
+        .find(|w| w.starts_with("job_"))
+        .expect("the job id is printed");
+    let history = c.tusk(&["job", "history", job]);
+    assert_eq!(history.code, 0, "{}", history.stderr);
+    assert!(
+        history.stdout.lines().any(|l| l.starts_with("REDUCE ")),
+        "{}",
+        history.stdout
+    );
+}
+
+#[test]
+fn missing_input_and_existing_output_are_refused_before_submission() {
+    let c = Cluster::up(true);
+    c.put("a b\n", "/in.txt");
+    assert_eq!(c.tusk(&["fs", "-mkdir", "/taken"]).code, 0);
+
+    let missing = c.tusk(&["job", "run", "wordcount", "/no/such/input", "/out"]);
+    assert_eq!(missing.code, 2, "{}", missing.stderr);
+    assert!(
+        missing.stderr.contains("/no/such/input"),
+        "{}",
+        missing.stderr
+    );
+
+    let exists = c.tusk(&["job", "run", "wordcount", "/in.txt", "/taken"]);
+    assert_eq!(exists.code, 2, "{}", exists.stderr);
+    assert!(exists.stderr.contains("/taken"), "{}", exists.stderr);
+    assert!(
+        exists.stderr.contains("already exists"),
+        "{}",
+        exists.stderr
+    );
+
+    let local = c.tusk(&["job", "run", "--local", "wordcount", "/in.txt", "/taken"]);
+    assert_eq!(local.code, 2, "{}", local.stderr);
+    assert!(local.stderr.contains("/taken"), "{}", local.stderr);
+
+    let list = c.tusk(&["job", "list"]);
+    assert_eq!(list.code, 0, "{}", list.stderr);
+    assert!(
+        list.stdout.starts_with("Total number of applications: 0"),
+        "nothing was submitted: {}",
+        list.stdout
+    );
+}
+
+#[test]
+fn local_status_shows_the_nodemanagers() {
+    let c = Cluster::up(true);
+    let status = c.tusk(&["local", "status", "--dir", c.state().to_str().unwrap()]);
+    assert_eq!(status.code, 0, "{}", status.stderr);
+    let running: Vec<&str> = status
+        .stdout
+        .lines()
+        .filter(|l| l.starts_with("nodemanager 127.0.0.1:") && l.contains(" RUNNING "))
+        .collect();
+    assert_eq!(running.len(), 2, "{}", status.stdout);
+    assert!(
+        running.iter().all(|l| l.contains("/4096 MB")),
+        "{}",
+        status.stdout
+    );
+    assert!(
+        status
+            .stdout
+            .contains("yarn.resourcemanager.address 127.0.0.1:"),
+        "{}",
+        status.stdout
+    );
+}
