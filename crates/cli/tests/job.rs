@@ -329,3 +329,244 @@ fn local_status_shows_the_nodemanagers() {
         status.stdout
     );
 }
+
+/// Processes whose command line contains `needle` (from /proc).
+fn pids_matching(needle: &str) -> Vec<u32> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else {
+            continue;
+        };
+        if let Ok(cmd) = std::fs::read(entry.path().join("cmdline")) {
+            let cmd = String::from_utf8_lossy(&cmd).replace('\0', " ");
+            if cmd.contains(needle) && !cmd.contains("pids_matching") {
+                out.push(pid);
+            }
+        }
+    }
+    out
+}
+
+/// The parent, grandparent, ... of a process.
+fn ancestors(mut pid: u32) -> Vec<u32> {
+    let mut out = Vec::new();
+    while let Some(parent) = std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .ok()
+        .and_then(|s| {
+            s.rsplit(')')
+                .next()?
+                .split_whitespace()
+                .nth(1)?
+                .parse::<u32>()
+                .ok()
+        })
+        .filter(|p| *p > 1)
+    {
+        out.push(parent);
+        pid = parent;
+    }
+    out
+}
+
+fn kill9(pid: u32) {
+    let _ = Command::new("kill").args(["-9", &pid.to_string()]).status();
+}
+
+fn poll<T>(what: &str, timeout: Duration, mut f: impl FnMut() -> Option<T>) -> T {
+    let deadline = Instant::now() + timeout;
+    loop {
+        if let Some(v) = f() {
+            return v;
+        }
+        assert!(Instant::now() < deadline, "timed out waiting for {what}");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+impl Cluster {
+    /// Submits a job without waiting; returns its application id.
+    fn submit(&self, args: &[&str]) -> String {
+        let mut all = vec!["job", "submit"];
+        all.extend_from_slice(args);
+        let r = self.tusk(&all);
+        assert_eq!(r.code, 0, "submit: {}", r.stderr);
+        r.stdout
+            .lines()
+            .find(|l| l.starts_with("application_"))
+            .expect("application id")
+            .trim()
+            .to_string()
+    }
+
+    /// Waits for the application to end; returns its final state.
+    fn wait_final(&self, app: &str) -> String {
+        poll("the job to end", Duration::from_secs(90), || {
+            let r = self.tusk(&["job", "status", app]);
+            let state = r
+                .stdout
+                .lines()
+                .find_map(|l| l.strip_prefix("Final-State    : "))?
+                .trim()
+                .to_string();
+            ["SUCCEEDED", "FAILED", "KILLED"]
+                .contains(&state.as_str())
+                .then_some(state)
+        })
+    }
+
+    /// The job's history record from the DFS.
+    fn history(&self, app: &str) -> serde_json::Value {
+        let job = app.replacen("application_", "job_", 1);
+        let r = self.tusk(&["fs", "-cat", &format!("/tmp/tusk/history/{job}.json")]);
+        assert_eq!(r.code, 0, "history of {job}: {}", r.stderr);
+        serde_json::from_str(&r.stdout).unwrap()
+    }
+}
+
+fn attempts_of<'a>(
+    history: &'a serde_json::Value,
+    task_suffix: &str,
+) -> Vec<&'a serde_json::Value> {
+    history["attempts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|a| a["task"].as_str().unwrap().ends_with(task_suffix))
+        .collect()
+}
+
+#[test]
+fn a_killed_task_attempt_is_retried_on_another_node() {
+    let c = Cluster::up(true);
+    let app = c.submit(&["sleep", "--maps", "1", "-r", "0", "--map-ms", "3000"]);
+    let attempt0 = app.replacen("application_", "attempt_", 1) + "_m_000000_0";
+    let pid = poll(
+        "the first map attempt to start",
+        Duration::from_secs(30),
+        || pids_matching(&attempt0).first().copied(),
+    );
+    kill9(pid);
+    assert_eq!(c.wait_final(&app), "SUCCEEDED");
+    let h = c.history(&app);
+    let tries = attempts_of(&h, "_m_000000");
+    let failed = tries
+        .iter()
+        .find(|a| a["attempt"] == attempt0.as_str())
+        .expect("the killed attempt is recorded");
+    assert_eq!(failed["outcome"], "failed", "{failed}");
+    let retry = tries
+        .iter()
+        .find(|a| a["outcome"] == "succeeded")
+        .expect("a retry succeeded");
+    assert_ne!(
+        retry["node"], failed["node"],
+        "the retry ran on another node: {h}"
+    );
+}
+
+#[test]
+fn a_nodemanager_killed_mid_job_and_the_job_still_completes() {
+    let home = tempfile::tempdir().unwrap();
+    let state = home.path().join("cluster");
+    let r = tusk(
+        home.path(),
+        &[
+            "local",
+            "up",
+            "--dir",
+            state.to_str().unwrap(),
+            "--datanodes",
+            "3",
+            "-D",
+            "yarn.nm.liveness-monitor.expiry-interval-ms=1500",
+            "-D",
+            "yarn.resourcemanager.nodemanagers.heartbeat-interval-ms=200",
+        ],
+    );
+    assert_eq!(r.code, 0, "local up: {}", r.stderr);
+    let uri = r.stdout.lines().last().unwrap().trim().to_string();
+    let c = Cluster { home };
+    // Waves of short maps, so some have finished (their output is on the nodes) when a
+    // NodeManager dies, and a reduce that needs every one of them.
+    let app = c.submit(&[
+        "sleep",
+        "--maps",
+        "12",
+        "-r",
+        "1",
+        "--map-ms",
+        "700",
+        "--reduce-ms",
+        "100",
+    ]);
+    let job = app.replacen("application_", "job_", 1);
+    // This cluster's AM: its command line names this cluster's file system.
+    let am = poll("the AM to start", Duration::from_secs(30), || {
+        pids_matching(&format!("fs.defaultFS={uri}"))
+            .into_iter()
+            .find(|p| {
+                std::fs::read(format!("/proc/{p}/cmdline"))
+                    .is_ok_and(|c| String::from_utf8_lossy(&c).contains("mr-am"))
+            })
+    });
+    let pids = std::fs::read_to_string(state.join("pids")).unwrap();
+    let nms: Vec<u32> = pids
+        .lines()
+        .filter(|l| l.starts_with("nodemanager"))
+        .filter_map(|l| l.split_whitespace().nth(1)?.parse::<u32>().ok())
+        .collect();
+    let am_nm = ancestors(am)
+        .into_iter()
+        .find(|p| nms.contains(p))
+        .expect("the AM runs under a NodeManager");
+    let victim = *nms
+        .iter()
+        .find(|p| **p != am_nm)
+        .expect("a NodeManager without the AM");
+    poll("some maps to finish", Duration::from_secs(30), || {
+        let r = c.tusk(&["job", "status", &app]);
+        let p: f64 = r
+            .stdout
+            .lines()
+            .find_map(|l| l.strip_prefix("Progress       : "))?
+            .trim_end_matches('%')
+            .trim()
+            .parse()
+            .ok()?;
+        (p >= 10.0).then_some(())
+    });
+    kill9(victim);
+    // Its containers outlive it (own process groups); end them too, as a dead machine would.
+    for pid in pids_matching(&job) {
+        if ancestors(pid).contains(&victim) {
+            kill9(pid);
+        }
+    }
+    let state = c.wait_final(&app);
+    assert_eq!(
+        state,
+        "SUCCEEDED",
+        "{}",
+        c.tusk(&["job", "status", &app]).stdout
+    );
+    let h = c.history(&app);
+    assert_eq!(h["state"], "SUCCEEDED");
+    let maps_done: std::collections::BTreeSet<&str> = h["attempts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|a| a["task_type"] == "MAP" && a["outcome"] == "succeeded")
+        .map(|a| a["task"].as_str().unwrap())
+        .collect();
+    assert_eq!(maps_done.len(), 12, "every map has a succeeded attempt");
+    let redone = h["attempts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|a| a["task_type"] == "MAP" && a["outcome"] != "succeeded")
+        .count();
+    assert!(
+        redone > 0,
+        "some map attempts were lost with the node and run again: {h}"
+    );
+}

@@ -610,6 +610,19 @@ impl Am {
                 return Ok(());
             }
             tracing::warn!(attempt = %run.attempt, %error, "attempt failed");
+            if kind == TaskType::Reduce {
+                if let Some(map) = fetch_failure(&error) {
+                    // Like Hadoop's fetch-failure report: the map's output is gone, so
+                    // the map runs again; the reduce is not to blame.
+                    self.rerun_map(
+                        map,
+                        &format!("a reduce could not fetch its output: {error}"),
+                    )
+                    .await;
+                    self.ask_again(kind, index);
+                    return Ok(());
+                }
+            }
             let max = self.job.max_attempts(kind)?;
             let t = &mut self.tasks(kind)[index as usize];
             t.failures += 1;
@@ -660,6 +673,31 @@ impl Am {
             self.publish_map_outputs().await?;
         }
         Ok(())
+    }
+
+    /// Runs a finished map again (its output was lost).
+    async fn rerun_map(&mut self, attempt: TaskAttemptId, why: &str) {
+        let index = attempt.task.index as usize;
+        let Some(t) = self.maps.get_mut(index) else {
+            return;
+        };
+        if t.done.as_ref().is_none_or(|r| r.attempt != attempt) {
+            return;
+        }
+        let lost = t.done.take().expect("checked");
+        t.bad_nodes.insert(lost.node.clone());
+        tracing::warn!(%attempt, node = %lost.node, why, "running the map again");
+        if let Some(rec) = self
+            .history
+            .iter_mut()
+            .rev()
+            .find(|h| h.attempt == attempt.to_string())
+        {
+            rec.outcome = Outcome::Killed;
+            rec.error = Some(why.to_string());
+        }
+        self.ask_again(TaskType::Map, index as u32);
+        let _ = self.publish_map_outputs().await;
     }
 
     async fn kill(&mut self, run: &Running) {
@@ -882,5 +920,24 @@ impl Am {
             .await
             .map_err(|e| MapReduceError::Task(format!("finishApplicationMaster: {e}")))?;
         result
+    }
+}
+
+/// The map attempt a reduce failed to fetch from, if that is why it failed.
+fn fetch_failure(error: &str) -> Option<TaskAttemptId> {
+    let rest = &error[error.find("fetching map output ")? + "fetching map output ".len()..];
+    rest.split_whitespace().next()?.parse().ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fetch_failures_name_the_map_attempt() {
+        let e = "fetching map output attempt_1795301696172_0001_m_000007_0 partition 0 from 127.0.0.1:44861: Connection refused";
+        let a = fetch_failure(e).unwrap();
+        assert_eq!(a.to_string(), "attempt_1795301696172_0001_m_000007_0");
+        assert!(fetch_failure("disk full").is_none());
     }
 }
