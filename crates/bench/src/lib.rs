@@ -9,6 +9,10 @@
 //! - `replication`: one file per size, pipeline vs parallel, trials interleaved by mode.
 //! - `startup`: nothing → one NameNode and N DataNodes serving a first write.
 //! - `nnthroughput`: namespace calls sync / async / N threads (Table 1 of the Async HDFS report).
+//! - `job_latency`: a tiny WordCount on YARN per timing mode (classic heartbeats or
+//!   event-driven), with the heartbeat model; `terasort`: TeraGen / TeraSort /
+//!   TeraValidate timed, in-process or on YARN.
+//! - `process_cluster`: a `tusk local up` cluster of processes and `tusk job run`.
 //! - `heartbeats`: simulated DataNodes against a NameNode process; `advisor`: the
 //!   shortest safe heartbeat period.
 //! - `target`: the cluster under test (mini cluster or external) and its clients.
@@ -24,12 +28,15 @@ pub mod dfsio;
 pub mod error;
 pub mod file_io;
 pub mod heartbeats;
+pub mod job_latency;
 pub mod nnthroughput;
 pub mod pattern;
+pub mod process_cluster;
 pub mod replication;
 pub mod startup;
 pub mod stats;
 pub mod target;
+pub mod terasort;
 
 pub use context::RunContext;
 pub use error::BenchError;

@@ -7,7 +7,9 @@ use std::time::Duration;
 use anyhow::Context;
 use clap::{Args, Subcommand};
 use serde::Serialize;
-use tusk_bench::{advisor, dfsio, heartbeats, nnthroughput, replication, startup};
+use tusk_bench::{
+    advisor, dfsio, heartbeats, job_latency, nnthroughput, replication, startup, terasort,
+};
 use tusk_client::ReplicationMode;
 use tusk_common::config::{parse_duration, parse_size};
 use tusk_common::Configuration;
@@ -24,6 +26,10 @@ pub enum BenchCommand {
     Nnthroughput(NnArgs),
     /// Heartbeat capacity with simulated DataNodes.
     Heartbeats(HeartbeatArgs),
+    /// A tiny WordCount on YARN, submit to finished, per timing mode.
+    JobLatency(JobLatencyArgs),
+    /// TeraGen, TeraSort and TeraValidate timed (TeraValidate must find no errors).
+    Terasort(TerasortArgs),
 }
 
 #[derive(Args)]
@@ -137,6 +143,50 @@ pub struct AdvisorArgs {
     json: Option<PathBuf>,
 }
 
+#[derive(Args)]
+pub struct JobLatencyArgs {
+    #[arg(long, default_value_t = 5)]
+    trials: usize,
+    /// classic:MS, classic:NM_MS/AM_MS, event-driven (comma-separated).
+    #[arg(
+        long,
+        default_value = "classic:1000,classic:200,event-driven",
+        value_delimiter = ','
+    )]
+    modes: Vec<job_latency::LatencyMode>,
+    /// WordCount input size (k/m suffixes).
+    #[arg(long, default_value = "1k", value_parser = size)]
+    input: u64,
+    /// Write each mode's last job as a Gantt chart DIR/<mode>.svg.
+    #[arg(long)]
+    gantt: Option<PathBuf>,
+    #[arg(long)]
+    json: Option<PathBuf>,
+}
+
+#[derive(Args)]
+pub struct TerasortArgs {
+    #[arg(long, default_value_t = 10_000_000)]
+    rows: u64,
+    /// TeraGen's maps.
+    #[arg(long, default_value_t = 2)]
+    maps: u32,
+    #[arg(long, default_value_t = 2)]
+    reduces: u32,
+    /// Run the jobs in this process (local job runner on a mini cluster), not on YARN.
+    #[arg(long)]
+    local: bool,
+    #[arg(long, default_value_t = 3)]
+    datanodes: usize,
+    #[arg(long, default_value_t = 1)]
+    trials: usize,
+    /// Set in every job, e.g. mapreduce.map.output.compress=true (repeatable).
+    #[arg(long = "job-conf", value_name = "KEY=VALUE")]
+    job_conf: Vec<String>,
+    #[arg(long)]
+    json: Option<PathBuf>,
+}
+
 fn size(s: &str) -> Result<u64, String> {
     parse_size(s).ok_or_else(|| format!("not a size: {s}"))
 }
@@ -229,6 +279,42 @@ pub async fn run(_conf: Configuration, which: BenchCommand) -> anyhow::Result<()
             })
             .await?;
             emit(&report, report.to_markdown(), &a.common.json)
+        }
+        BenchCommand::JobLatency(a) => {
+            let report = job_latency::run(job_latency::JobLatencyOptions {
+                trials: a.trials,
+                modes: a.modes,
+                input_bytes: a.input as usize,
+                tusk_exe: std::env::current_exe()?,
+                gantt_dir: a.gantt,
+                ..Default::default()
+            })
+            .await?;
+            emit(&report, report.to_markdown(), &a.json)
+        }
+        BenchCommand::Terasort(a) => {
+            let conf = a
+                .job_conf
+                .iter()
+                .map(|kv| {
+                    kv.split_once('=')
+                        .map(|(k, v)| (k.to_string(), v.to_string()))
+                        .with_context(|| format!("--job-conf {kv}: expected KEY=VALUE"))
+                })
+                .collect::<anyhow::Result<_>>()?;
+            let report = terasort::run(terasort::TerasortOptions {
+                rows: a.rows,
+                maps: a.maps,
+                reduces: a.reduces,
+                local: a.local,
+                datanodes: a.datanodes,
+                trials: a.trials,
+                conf,
+                tusk_exe: std::env::current_exe()?,
+                ..Default::default()
+            })
+            .await?;
+            emit(&report, report.to_markdown(), &a.json)
         }
     }
 }

@@ -1,0 +1,605 @@
+//! End-to-end latency of a tiny job: WordCount over 1 KiB (one map, one reduce) on a
+//! cluster of processes (`tusk local up`), submitted with `tusk job run` as a user
+//! would, once per timing mode. Hadoop's counterpart is the anchors' `YarnTinyJob`
+//! (38.18 s with default heartbeats, 21.97 s with 200 ms heartbeats).
+//!
+//! Each mode gets a fresh cluster, because the NodeManager heartbeat period and the
+//! timing mode are daemon settings; the AM heartbeat period and the timing go to the job
+//! too. The client polls the application every 10 ms in every mode, so the client is not
+//! what is measured.
+//!
+//! # The heartbeat model (classic mode)
+//!
+//! In classic mode nothing happens between heartbeats. With one map and one reduce and
+//! equal NodeManager and AM periods `T`, the critical path is eight periods:
+//!
+//! 1. submission → the map runs, 3 `T`: the AM container is placed and launched at an
+//!    NodeManager heartbeat (back-to-back jobs are submitted just after one, so this is
+//!    a whole period, not half); the map container is allocated at a later NodeManager
+//!    heartbeat and handed to the AM at its next heartbeat;
+//! 2. the map's end → the reduce runs, 3 `T`: the NodeManager reports the exit in its
+//!    next heartbeat and the AM hears of it at its next one; slow start asks for the
+//!    reduce in the AM heartbeat after that; the reduce container comes as the map's did;
+//! 3. the reduce's end → the AM commits, 1 `T` (report, then the AM hears of it);
+//! 4. the AM's exit → the application is FINISHED for the client, 1 `T`: the
+//!    ResourceManager learns that the AM container ended in the next NodeManager
+//!    heartbeat.
+//!
+//! So `t_classic ≈ 8 T + w`, where `w` is the work not hidden inside a round (tasks
+//! shorter than a period hide entirely: ≈ 0 here). Hadoop pays the same rounds plus a
+//! JVM start per container. With unequal periods the rounds interleave (measured, not
+//! modelled).
+
+use std::fmt::Write;
+use std::path::{Path, PathBuf};
+use std::str::FromStr;
+
+use serde::{Deserialize, Serialize};
+use tusk_client::CreateOptions;
+use tusk_mapreduce::history::JobHistory;
+
+use crate::context::RunContext;
+use crate::error::{BenchError, Result};
+use crate::process_cluster::{JobRun, ProcessCluster};
+use crate::stats;
+
+/// Hadoop 3.4.2 on this machine (anchors `YarnTinyJob`, medians of 3): default
+/// heartbeats (1000 ms NM and AM) and 200 ms heartbeats with a 100 ms client poll.
+pub const HADOOP_DEFAULT_HEARTBEATS_SECONDS: f64 = 38.18;
+pub const HADOOP_200MS_HEARTBEATS_SECONDS: f64 = 21.97;
+
+/// How the ResourceManager, NodeManagers and AM time their work.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case", tag = "timing")]
+pub enum LatencyMode {
+    /// Hadoop's behaviour: everything waits for the next heartbeat.
+    Classic {
+        /// `yarn.resourcemanager.nodemanagers.heartbeat-interval-ms`.
+        nm_heartbeat_ms: u64,
+        /// `yarn.app.mapreduce.am.scheduler.heartbeat.interval-ms`.
+        am_heartbeat_ms: u64,
+    },
+    /// Events are pushed at once; heartbeats (default periods) only carry liveness.
+    EventDriven,
+}
+
+impl LatencyMode {
+    pub fn classic(ms: u64) -> Self {
+        LatencyMode::Classic {
+            nm_heartbeat_ms: ms,
+            am_heartbeat_ms: ms,
+        }
+    }
+
+    /// `classic:1000`, `classic:1000/200` (NM/AM) or `event-driven`.
+    pub fn name(&self) -> String {
+        match *self {
+            LatencyMode::Classic {
+                nm_heartbeat_ms: nm,
+                am_heartbeat_ms: am,
+            } if nm == am => format!("classic:{nm}"),
+            LatencyMode::Classic {
+                nm_heartbeat_ms: nm,
+                am_heartbeat_ms: am,
+            } => format!("classic:{nm}/{am}"),
+            LatencyMode::EventDriven => "event-driven".into(),
+        }
+    }
+
+    /// The `-D key=value` settings of this mode, for the daemons and the job.
+    pub fn defines(&self) -> Vec<String> {
+        match *self {
+            LatencyMode::Classic {
+                nm_heartbeat_ms,
+                am_heartbeat_ms,
+            } => vec![
+                "tusk.yarn.timing=classic".into(),
+                format!(
+                    "yarn.resourcemanager.nodemanagers.heartbeat-interval-ms={nm_heartbeat_ms}"
+                ),
+                format!("yarn.app.mapreduce.am.scheduler.heartbeat.interval-ms={am_heartbeat_ms}"),
+            ],
+            LatencyMode::EventDriven => vec!["tusk.yarn.timing=event-driven".into()],
+        }
+    }
+
+    /// Heartbeat periods on the critical path (module docs).
+    pub const PERIODS_PER_JOB: f64 = 8.0;
+
+    /// The model's classic-mode time given the unhidden work `w` (module docs); `None`
+    /// for event-driven mode and for unequal periods.
+    pub fn model_seconds(&self, w: f64) -> Option<f64> {
+        match *self {
+            LatencyMode::Classic {
+                nm_heartbeat_ms,
+                am_heartbeat_ms,
+            } if nm_heartbeat_ms == am_heartbeat_ms => {
+                Some(w + Self::PERIODS_PER_JOB * nm_heartbeat_ms as f64 / 1000.0)
+            }
+            _ => None,
+        }
+    }
+
+    /// Hadoop's figure for the same heartbeats, where the anchors measured one.
+    pub fn hadoop_seconds(&self) -> Option<f64> {
+        match self.name().as_str() {
+            "classic:1000" => Some(HADOOP_DEFAULT_HEARTBEATS_SECONDS),
+            "classic:200" => Some(HADOOP_200MS_HEARTBEATS_SECONDS),
+            _ => None,
+        }
+    }
+}
+
+impl FromStr for LatencyMode {
+    type Err = String;
+
+    fn from_str(s: &str) -> std::result::Result<Self, String> {
+        let s = s.trim();
+        if matches!(s, "event-driven" | "event") {
+            return Ok(LatencyMode::EventDriven);
+        }
+        let periods = s.strip_prefix("classic:").ok_or_else(|| {
+            format!("{s:?}: expected event-driven, classic:MS or classic:NM_MS/AM_MS")
+        })?;
+        let ms = |t: &str| {
+            t.trim_end_matches("ms")
+                .parse::<u64>()
+                .ok()
+                .filter(|ms| *ms > 0)
+                .ok_or_else(|| format!("{s:?}: {t:?} is not a period in ms"))
+        };
+        Ok(match periods.split_once('/') {
+            Some((nm, am)) => LatencyMode::Classic {
+                nm_heartbeat_ms: ms(nm)?,
+                am_heartbeat_ms: ms(am)?,
+            },
+            None => LatencyMode::classic(ms(periods)?),
+        })
+    }
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(default)]
+pub struct JobLatencyOptions {
+    /// Jobs per mode, all timed (no warm-up, as Hadoop's anchor).
+    pub trials: usize,
+    pub modes: Vec<LatencyMode>,
+    /// Size of the WordCount input.
+    pub input_bytes: usize,
+    /// The `tusk` binary that runs the cluster and the jobs.
+    pub tusk_exe: PathBuf,
+    /// DataNodes (one NodeManager beside each).
+    pub datanodes: usize,
+    /// `dfs.heartbeat.interval` in seconds, the same in every mode (Hadoop's default).
+    pub dfs_heartbeat_seconds: u64,
+    /// Where the clusters keep their state (a fresh directory inside it).
+    pub base_dir: Option<PathBuf>,
+    /// Writes the Gantt chart of each mode's last job here as `<mode>.svg`.
+    pub gantt_dir: Option<PathBuf>,
+}
+
+impl Default for JobLatencyOptions {
+    fn default() -> Self {
+        JobLatencyOptions {
+            trials: 5,
+            modes: vec![
+                LatencyMode::classic(1000),
+                LatencyMode::classic(200),
+                LatencyMode::EventDriven,
+            ],
+            input_bytes: 1024,
+            tusk_exe: PathBuf::from("tusk"),
+            datanodes: 1,
+            dfs_heartbeat_seconds: 3,
+            base_dir: None,
+            gantt_dir: None,
+        }
+    }
+}
+
+/// Where a job's time went, from its history record (seconds since submission).
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct LatencyBreakdown {
+    /// Submission → the map attempt started (AM container, AM start, map container).
+    pub first_map_start: f64,
+    /// The (first successful) map attempt, start → end.
+    pub map_seconds: f64,
+    /// Map end → reduce attempt start.
+    pub map_end_to_reduce_start: f64,
+    /// The reduce attempt, start → end.
+    pub reduce_seconds: f64,
+    /// Reduce end → job finished (AM hears of it, commits, writes history).
+    pub reduce_end_to_finish: f64,
+    /// Submission → finish as the AM recorded it.
+    pub history_seconds: f64,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct LatencyTrial {
+    /// `tusk job run` start → exit (process start, DFS connection and printing included).
+    pub wall_seconds: f64,
+    /// Submission → the client saw the job end, as `tusk job run` reports it; the
+    /// figure compared with Hadoop's.
+    pub job_seconds: f64,
+    pub job_id: String,
+    pub breakdown: Option<LatencyBreakdown>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct LatencyCase {
+    pub mode: LatencyMode,
+    pub mode_name: String,
+    pub cluster_up_seconds: f64,
+    pub trials: Vec<LatencyTrial>,
+    pub median_seconds: f64,
+    pub min_seconds: f64,
+    pub wall_median_seconds: f64,
+    /// The heartbeat model's time (classic modes, once the event-driven time is known).
+    pub model_seconds: Option<f64>,
+    pub hadoop_seconds: Option<f64>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct JobLatencyReport {
+    pub context: RunContext,
+    pub options: JobLatencyOptions,
+    pub cases: Vec<LatencyCase>,
+    /// Periods per job implied by two classic modes with equal NM and AM periods:
+    /// `(t(T1) − t(T2)) / (T1 − T2)`; the model says 8.
+    pub fitted_periods_per_job: Option<f64>,
+}
+
+/// Runs every mode on its own cluster; blocks a worker thread per process wait, so it
+/// runs on the blocking pool.
+pub async fn run(opts: JobLatencyOptions) -> Result<JobLatencyReport> {
+    if opts.trials == 0 || opts.modes.is_empty() || opts.datanodes == 0 {
+        return Err(BenchError::InvalidOptions(
+            "need at least one trial, one mode and one DataNode".into(),
+        ));
+    }
+    let handle = tokio::runtime::Handle::current();
+    tokio::task::spawn_blocking(move || run_blocking(opts, &handle))
+        .await
+        .map_err(|e| BenchError::TaskFailed {
+            path: "job-latency".into(),
+            message: e.to_string(),
+        })?
+}
+
+fn run_blocking(
+    opts: JobLatencyOptions,
+    handle: &tokio::runtime::Handle,
+) -> Result<JobLatencyReport> {
+    let context = RunContext::new(format!(
+        "Tusk processes via `tusk local up`: 1 NameNode, {n} DataNodes, 1 ResourceManager, {n} NodeManagers",
+        n = opts.datanodes
+    ));
+    let base = match &opts.base_dir {
+        Some(dir) => {
+            std::fs::create_dir_all(dir)?;
+            tempfile::Builder::new()
+                .prefix("tusk-job-latency-")
+                .tempdir_in(dir)?
+        }
+        None => tempfile::Builder::new()
+            .prefix("tusk-job-latency-")
+            .tempdir()?,
+    };
+    let mut cases = Vec::new();
+    for mode in &opts.modes {
+        let dir = base.path().join(mode.name().replace([':', '/'], "-"));
+        cases.push(run_mode(&opts, *mode, &dir, handle)?);
+    }
+    apply_model(&mut cases);
+    let fitted_periods_per_job = fitted_periods(&cases);
+    Ok(JobLatencyReport {
+        context,
+        options: opts,
+        cases,
+        fitted_periods_per_job,
+    })
+}
+
+fn run_mode(
+    opts: &JobLatencyOptions,
+    mode: LatencyMode,
+    dir: &Path,
+    handle: &tokio::runtime::Handle,
+) -> Result<LatencyCase> {
+    let mut defines = mode.defines();
+    defines.push(format!(
+        "dfs.heartbeat.interval={}",
+        opts.dfs_heartbeat_seconds
+    ));
+    let cluster = ProcessCluster::up(&opts.tusk_exe, dir, opts.datanodes, &defines)?;
+    let client = cluster.client()?;
+    let input = "/bench/job-latency/in/words.txt";
+    handle
+        .block_on(client.write_file(
+            input,
+            &words(opts.input_bytes),
+            CreateOptions {
+                create_parent: true,
+                ..Default::default()
+            },
+        ))
+        .map_err(BenchError::client("create", input))?;
+    defines.push("mapreduce.client.completion.pollinterval=10".into());
+    let mut trials = Vec::new();
+    let mut last_history = None;
+    for t in 0..opts.trials {
+        let out = format!("/bench/job-latency/out-{t}");
+        let run = cluster.run_job(&["wordcount", "/bench/job-latency/in", &out], &defines)?;
+        let (job_id, job_seconds) = parse_job_run(&run);
+        let history = handle.block_on(run.history(&client));
+        trials.push(LatencyTrial {
+            wall_seconds: run.seconds,
+            job_seconds,
+            breakdown: history.as_ref().map(breakdown),
+            job_id,
+        });
+        last_history = history.or(last_history);
+    }
+    if let (Some(dir), Some(h)) = (&opts.gantt_dir, &last_history) {
+        std::fs::create_dir_all(dir)?;
+        let path = dir.join(format!("{}.svg", mode.name().replace([':', '/'], "-")));
+        std::fs::write(path, tusk_mapreduce::gantt::render_svg(h))?;
+    }
+    let job: Vec<f64> = trials.iter().map(|t| t.job_seconds).collect();
+    let wall: Vec<f64> = trials.iter().map(|t| t.wall_seconds).collect();
+    Ok(LatencyCase {
+        mode,
+        mode_name: mode.name(),
+        cluster_up_seconds: cluster.up_seconds,
+        median_seconds: stats::median(&job),
+        min_seconds: stats::min(&job),
+        wall_median_seconds: stats::median(&wall),
+        model_seconds: None,
+        hadoop_seconds: mode.hadoop_seconds(),
+        trials,
+    })
+}
+
+/// About `n` bytes of words (the text Hadoop's anchor counts).
+pub fn words(n: usize) -> Vec<u8> {
+    let text = "the quick brown fox jumps over the lazy dog ".repeat(n / 44 + 1);
+    text.as_bytes()[..n].to_vec()
+}
+
+/// The job id and `in X s` figure of `tusk job run`'s output; without them, the
+/// process's wall time.
+fn parse_job_run(run: &JobRun) -> (String, f64) {
+    run.reported()
+        .unwrap_or_else(|| (String::new(), run.seconds))
+}
+
+fn breakdown(h: &JobHistory) -> LatencyBreakdown {
+    let s = |ms: u64| ms.saturating_sub(h.submit_ms) as f64 / 1000.0;
+    let ok = |kind: &str| {
+        h.attempts
+            .iter()
+            .find(|a| a.task_type == kind && a.outcome == tusk_mapreduce::task::Outcome::Succeeded)
+    };
+    let mut b = LatencyBreakdown {
+        history_seconds: s(h.finish_ms),
+        ..Default::default()
+    };
+    if let Some(m) = ok("MAP") {
+        b.first_map_start = s(m.start_ms);
+        b.map_seconds = s(m.end_ms) - s(m.start_ms);
+        if let Some(r) = ok("REDUCE") {
+            b.map_end_to_reduce_start = s(r.start_ms) - s(m.end_ms);
+            b.reduce_seconds = s(r.end_ms) - s(r.start_ms);
+            b.reduce_end_to_finish = s(h.finish_ms) - s(r.end_ms);
+        }
+    }
+    b
+}
+
+/// Fills the model's time for each classic case; the work hides inside the rounds.
+fn apply_model(cases: &mut [LatencyCase]) {
+    for c in cases {
+        c.model_seconds = c.mode.model_seconds(0.0);
+    }
+}
+
+fn fitted_periods(cases: &[LatencyCase]) -> Option<f64> {
+    let equal: Vec<(f64, f64)> = cases
+        .iter()
+        .filter_map(|c| match c.mode {
+            LatencyMode::Classic {
+                nm_heartbeat_ms: nm,
+                am_heartbeat_ms: am,
+            } if nm == am => Some((nm as f64 / 1000.0, c.median_seconds)),
+            _ => None,
+        })
+        .collect();
+    let (lo, hi) = (
+        equal
+            .iter()
+            .copied()
+            .reduce(|a, b| if b.0 < a.0 { b } else { a })?,
+        equal
+            .iter()
+            .copied()
+            .reduce(|a, b| if b.0 > a.0 { b } else { a })?,
+    );
+    (hi.0 > lo.0).then(|| (hi.1 - lo.1) / (hi.0 - lo.0))
+}
+
+impl JobLatencyReport {
+    pub fn to_markdown(&self) -> String {
+        let mut s = format!(
+            "### Tiny job latency: WordCount of {} bytes (1 map, 1 reduce), {} trials per mode\n\n{}\n",
+            self.options.input_bytes,
+            self.options.trials,
+            self.context.to_markdown()
+        );
+        s.push_str("| mode | NM / AM heartbeat ms | median s | min s | per trial s | wall median s | model s | Hadoop s | Hadoop / Tusk |\n|---|---|---|---|---|---|---|---|---|\n");
+        for c in &self.cases {
+            let periods = match c.mode {
+                LatencyMode::Classic {
+                    nm_heartbeat_ms,
+                    am_heartbeat_ms,
+                } => format!("{nm_heartbeat_ms} / {am_heartbeat_ms}"),
+                LatencyMode::EventDriven => "– (liveness only)".into(),
+            };
+            let each: Vec<String> = c
+                .trials
+                .iter()
+                .map(|t| format!("{:.3}", t.job_seconds))
+                .collect();
+            let opt = |x: Option<f64>| x.map_or("–".into(), |x| format!("{x:.2}"));
+            let ratio = c.hadoop_seconds.map_or("–".into(), |h| {
+                format!("{:.0}×", h / c.median_seconds.max(1e-9))
+            });
+            let _ = writeln!(
+                s,
+                "| {} | {periods} | {:.3} | {:.3} | {} | {:.3} | {} | {} | {ratio} |",
+                c.mode_name,
+                c.median_seconds,
+                c.min_seconds,
+                each.join(" / "),
+                c.wall_median_seconds,
+                opt(c.model_seconds),
+                opt(c.hadoop_seconds),
+            );
+        }
+        s.push_str(
+            "\nModel (classic, equal periods T): t ≈ 8·T (3 to get the map running, 3 from its end to the \
+             reduce running, 1 for the AM to hear the reduce ended, 1 for the RM to see the AM exit).\n",
+        );
+        if let Some(k) = self.fitted_periods_per_job {
+            let _ = writeln!(s, "Measured periods per job (slope between the equal-period classic modes): {k:.2} (model: 8).");
+        }
+        s.push_str("\nWhere the time went (medians over trials, seconds since submission):\n\n| mode | first map starts | map runs | map end → reduce start | reduce runs | reduce end → finished |\n|---|---|---|---|---|---|\n");
+        for c in &self.cases {
+            let b: Vec<&LatencyBreakdown> = c
+                .trials
+                .iter()
+                .filter_map(|t| t.breakdown.as_ref())
+                .collect();
+            if b.is_empty() {
+                continue;
+            }
+            let m = |f: fn(&LatencyBreakdown) -> f64| {
+                stats::median(&b.iter().map(|x| f(x)).collect::<Vec<_>>())
+            };
+            let _ = writeln!(
+                s,
+                "| {} | {:.3} | {:.3} | {:.3} | {:.3} | {:.3} |",
+                c.mode_name,
+                m(|x| x.first_map_start),
+                m(|x| x.map_seconds),
+                m(|x| x.map_end_to_reduce_start),
+                m(|x| x.reduce_seconds),
+                m(|x| x.reduce_end_to_finish),
+            );
+        }
+        s
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn modes_parse_and_name_round_trip() {
+        for text in [
+            "classic:1000",
+            "classic:200",
+            "classic:1000/200",
+            "event-driven",
+        ] {
+            let mode: LatencyMode = text.parse().unwrap();
+            assert_eq!(mode.name(), text);
+        }
+        assert_eq!("classic:200ms".parse(), Ok(LatencyMode::classic(200)));
+        assert!("classic:0".parse::<LatencyMode>().is_err());
+        assert!("sometimes".parse::<LatencyMode>().is_err());
+    }
+
+    #[test]
+    fn classic_modes_set_the_heartbeat_keys() {
+        let d = LatencyMode::Classic {
+            nm_heartbeat_ms: 1000,
+            am_heartbeat_ms: 200,
+        }
+        .defines();
+        assert!(d.contains(&"tusk.yarn.timing=classic".to_string()));
+        assert!(
+            d.contains(&"yarn.resourcemanager.nodemanagers.heartbeat-interval-ms=1000".to_string())
+        );
+        assert!(
+            d.contains(&"yarn.app.mapreduce.am.scheduler.heartbeat.interval-ms=200".to_string())
+        );
+        assert_eq!(
+            LatencyMode::EventDriven.defines(),
+            vec!["tusk.yarn.timing=event-driven"]
+        );
+    }
+
+    #[test]
+    fn model_is_eight_periods_for_equal_heartbeats() {
+        let close = |a: f64, b: f64| (a - b).abs() < 1e-9;
+        assert!(close(
+            LatencyMode::classic(1000).model_seconds(0.0).unwrap(),
+            8.0
+        ));
+        assert!(close(
+            LatencyMode::classic(200).model_seconds(0.1).unwrap(),
+            1.7
+        ));
+        let unequal = LatencyMode::Classic {
+            nm_heartbeat_ms: 1000,
+            am_heartbeat_ms: 200,
+        };
+        assert_eq!(unequal.model_seconds(0.0), None);
+        assert_eq!(LatencyMode::EventDriven.model_seconds(0.3), None);
+    }
+
+    #[test]
+    fn job_run_output_gives_id_and_seconds() {
+        let run = JobRun {
+            seconds: 9.0,
+            stdout: "Submitted application application_1_0001 (job job_1_0001)\n map 100% reduce 0%\nJob job_1_0001 SUCCEEDED in 0.412 s\nFILE_BYTES 3\n".into(),
+        };
+        assert_eq!(parse_job_run(&run), ("job_1_0001".into(), 0.412));
+        let silent = JobRun {
+            seconds: 9.0,
+            stdout: String::new(),
+        };
+        assert_eq!(parse_job_run(&silent), (String::new(), 9.0));
+    }
+
+    #[test]
+    fn fitted_slope_between_equal_period_modes() {
+        let case = |mode: LatencyMode, median: f64| LatencyCase {
+            mode,
+            mode_name: mode.name(),
+            cluster_up_seconds: 0.0,
+            trials: vec![],
+            median_seconds: median,
+            min_seconds: median,
+            wall_median_seconds: median,
+            model_seconds: None,
+            hadoop_seconds: None,
+        };
+        let mut cases = vec![
+            case(LatencyMode::classic(1000), 8.4),
+            case(LatencyMode::classic(200), 2.0),
+            case(LatencyMode::EventDriven, 0.4),
+        ];
+        apply_model(&mut cases);
+        assert!((fitted_periods(&cases).unwrap() - 8.0).abs() < 1e-9);
+        assert!((cases[0].model_seconds.unwrap() - 8.0).abs() < 1e-9);
+        assert_eq!(cases[2].model_seconds, None);
+    }
+
+    #[test]
+    fn words_have_the_asked_size() {
+        assert_eq!(words(1024).len(), 1024);
+        assert!(words(1024).starts_with(b"the quick brown fox"));
+    }
+}

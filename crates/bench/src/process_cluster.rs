@@ -1,0 +1,193 @@
+//! A whole Tusk cluster as separate processes, the way a user runs one: `tusk local up
+//! --dir D` (NameNode, DataNodes, ResourceManager, NodeManagers), jobs as `tusk job run`
+//! processes, `tusk local down --dir D` at the end (also on drop). Every child gets
+//! `TUSK_HOME=D/home`, so the `fs.defaultFS` and ResourceManager address a benchmark's
+//! cluster records do not replace the user's.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::Instant;
+
+use tusk_client::{ClientOptions, DfsClient};
+use tusk_common::Configuration;
+use tusk_mapreduce::history::{history_path, JobHistory, DEFAULT_HISTORY_DIR};
+
+use crate::error::{BenchError, Result};
+
+/// A running `tusk local up` cluster.
+pub struct ProcessCluster {
+    exe: PathBuf,
+    /// The state directory given to `tusk local up`; owned by this value, the cluster in
+    /// it is stopped when it is dropped.
+    dir: PathBuf,
+    /// `fs.defaultFS`: the last line `tusk local up` printed.
+    pub fs: String,
+    /// The ResourceManager's client address, from `D/resourcemanager.addr`.
+    pub rm_addr: String,
+    /// Seconds `tusk local up` took.
+    pub up_seconds: f64,
+    running: bool,
+}
+
+/// A finished `tusk job run`.
+#[derive(Clone, Debug)]
+pub struct JobRun {
+    /// Process start → exit.
+    pub seconds: f64,
+    pub stdout: String,
+}
+
+impl JobRun {
+    /// The job id and the `in X s` figure of `tusk job run`'s last line
+    /// (`Job <id> SUCCEEDED in X s`), when it printed one.
+    pub fn reported(&self) -> Option<(String, f64)> {
+        self.stdout.lines().rev().find_map(|line| {
+            let rest = line.trim().strip_prefix("Job ")?;
+            let (id, rest) = rest.split_once(' ')?;
+            let secs = rest.split_once(" in ")?.1.trim_end_matches(" s").trim();
+            Some((id.to_string(), secs.parse().ok()?))
+        })
+    }
+
+    /// The job's history record, written by its AM to the DFS.
+    pub async fn history(&self, client: &DfsClient) -> Option<JobHistory> {
+        let (job_id, _) = self.reported()?;
+        let bytes = client
+            .read_file(&history_path(DEFAULT_HISTORY_DIR, &job_id))
+            .await
+            .ok()?;
+        serde_json::from_slice(&bytes).ok()
+    }
+}
+
+impl ProcessCluster {
+    /// Starts `exe local up --dir dir --datanodes n --format` with `defines` (`key=value`)
+    /// handed to every daemon.
+    pub fn up(exe: &Path, dir: &Path, datanodes: usize, defines: &[String]) -> Result<Self> {
+        std::fs::create_dir_all(dir)?;
+        let started = Instant::now();
+        let mut cmd = command(exe, dir, defines);
+        cmd.args(["local", "up", "--format", "--datanodes"])
+            .arg(datanodes.to_string())
+            .arg("--dir")
+            .arg(dir);
+        let out = run(cmd, "tusk local up")?;
+        let up_seconds = started.elapsed().as_secs_f64();
+        let fs = out
+            .lines()
+            .rev()
+            .map(str::trim)
+            .find(|l| !l.is_empty())
+            .unwrap_or_default()
+            .to_string();
+        let rm_addr = std::fs::read_to_string(dir.join("resourcemanager.addr"))
+            .map(|s| s.trim().to_string())
+            .map_err(|e| {
+                BenchError::ClusterStart(format!(
+                    "no {}: {e} (does `tusk local up` start YARN yet?)",
+                    dir.join("resourcemanager.addr").display()
+                ))
+            })?;
+        let mut cluster = ProcessCluster {
+            exe: exe.to_path_buf(),
+            dir: dir.to_path_buf(),
+            fs,
+            rm_addr,
+            up_seconds,
+            running: true,
+        };
+        if !cluster.fs.starts_with("hdfs://") {
+            cluster.down()?;
+            return Err(BenchError::ClusterStart(format!(
+                "`tusk local up` printed no fs.defaultFS; see {}",
+                dir.join("logs").display()
+            )));
+        }
+        Ok(cluster)
+    }
+
+    /// A client of the cluster's DFS.
+    pub fn client(&self) -> Result<DfsClient> {
+        let mut conf = Configuration::new();
+        conf.set("fs.defaultFS", self.fs.clone());
+        let opts = ClientOptions::from_conf(&conf).map_err(|source| BenchError::ClientSetup {
+            fs: self.fs.clone(),
+            source,
+        })?;
+        Ok(DfsClient::new(opts))
+    }
+
+    /// Runs `tusk job run WORDS... -D defines...` against this cluster and times it;
+    /// an exit other than 0 is an error carrying the job's output.
+    pub fn run_job(&self, words: &[&str], defines: &[String]) -> Result<JobRun> {
+        let mut all = defines.to_vec();
+        all.push(format!("fs.defaultFS={}", self.fs));
+        all.push(format!("yarn.resourcemanager.address={}", self.rm_addr));
+        let mut cmd = command(&self.exe, &self.dir, &all);
+        cmd.args(["job", "run"]).args(words);
+        let started = Instant::now();
+        let stdout = run(cmd, &format!("tusk job run {}", words.join(" ")))?;
+        Ok(JobRun {
+            seconds: started.elapsed().as_secs_f64(),
+            stdout,
+        })
+    }
+
+    /// `tusk local down --dir D`.
+    pub fn down(&mut self) -> Result<()> {
+        if !self.running {
+            return Ok(());
+        }
+        self.running = false;
+        let mut cmd = command(&self.exe, &self.dir, &[]);
+        cmd.args(["local", "down", "--dir"]).arg(&self.dir);
+        run(cmd, "tusk local down").map(drop)
+    }
+}
+
+impl Drop for ProcessCluster {
+    fn drop(&mut self) {
+        if let Err(e) = self.down() {
+            tracing::warn!(dir = %self.dir.display(), error = %e, "stopping the cluster");
+        }
+    }
+}
+
+fn command(exe: &Path, dir: &Path, defines: &[String]) -> Command {
+    let mut cmd = Command::new(exe);
+    for d in defines {
+        cmd.arg("-D").arg(d);
+    }
+    cmd.env("TUSK_HOME", dir.join("home"))
+        .env(
+            "TUSK_LOG",
+            std::env::var("TUSK_LOG").unwrap_or_else(|_| "warn".into()),
+        )
+        .stdin(Stdio::null());
+    cmd
+}
+
+/// Runs `cmd` to its end; its stdout, or an error with its stderr.
+fn run(mut cmd: Command, what: &str) -> Result<String> {
+    let Output {
+        status,
+        stdout,
+        stderr,
+    } = cmd.output()?;
+    let stdout = String::from_utf8_lossy(&stdout).into_owned();
+    if status.success() {
+        return Ok(stdout);
+    }
+    let stderr = String::from_utf8_lossy(&stderr);
+    Err(BenchError::TaskFailed {
+        path: what.to_string(),
+        message: format!("{status}: {}{}", tail(&stdout), tail(&stderr)),
+    })
+}
+
+/// The last lines of a process's output, enough to see why it failed.
+fn tail(text: &str) -> String {
+    let lines: Vec<&str> = text.lines().collect();
+    let from = lines.len().saturating_sub(15);
+    lines[from..].join("\n")
+}

@@ -1,0 +1,412 @@
+//! TeraGen → TeraSort → TeraValidate of `rows` 100-byte rows, each job timed, and
+//! TeraValidate's verdict checked (no misordered record; a failed check fails the run).
+//!
+//! Two ways to run the jobs:
+//! - `local`: the in-process job runner ([`tusk_mapreduce::run_local`]) against a mini
+//!   cluster, as Hadoop's anchor `TeraRunner` uses the LocalJobRunner against a
+//!   MiniDFSCluster (3 DataNodes, replication 3, 2 map and 2 reduce slots);
+//! - otherwise: a cluster of processes (`tusk local up`) and each job a `tusk job run`
+//!   on YARN.
+
+use std::collections::BTreeMap;
+use std::fmt::Write;
+use std::path::PathBuf;
+use std::time::Instant;
+
+use serde::{Deserialize, Serialize};
+use tusk_client::{DfsClient, ReplicationMode};
+use tusk_mapreduce::jobs::{teragen, terasort, teravalidate};
+use tusk_mapreduce::{run_local, JobSpec, LocalRunnerOptions};
+
+use crate::context::RunContext;
+use crate::error::{BenchError, Result};
+use crate::process_cluster::ProcessCluster;
+use crate::stats;
+use crate::target::ClusterTarget;
+
+/// Hadoop 3.4.2 on this machine, 10M rows (anchors `TeraRunner`, median of 3):
+/// TeraGen, TeraSort, TeraValidate seconds.
+pub const HADOOP_10M_SECONDS: [f64; 3] = [17.35, 73.03, 11.39];
+/// The row count Hadoop's figures are for.
+pub const HADOOP_ROWS: u64 = 10_000_000;
+/// Bytes per TeraGen row.
+pub const ROW_BYTES: u64 = 100;
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(default)]
+pub struct TerasortOptions {
+    pub rows: u64,
+    /// TeraGen's maps (TeraSort's maps follow the input's blocks).
+    pub maps: u32,
+    pub reduces: u32,
+    /// In-process job runner against a mini cluster instead of YARN processes.
+    pub local: bool,
+    /// The `tusk` binary (YARN mode).
+    pub tusk_exe: PathBuf,
+    pub datanodes: usize,
+    /// Map and reduce attempts at once (local runner).
+    pub map_slots: usize,
+    pub reduce_slots: usize,
+    pub trials: usize,
+    /// Set in every job (`-D` in YARN mode), e.g. `mapreduce.map.output.compress`.
+    pub conf: BTreeMap<String, String>,
+    /// Where the cluster and the runner's local files go (a fresh directory inside it).
+    pub base_dir: Option<PathBuf>,
+}
+
+impl Default for TerasortOptions {
+    fn default() -> Self {
+        TerasortOptions {
+            rows: HADOOP_ROWS,
+            maps: 2,
+            reduces: 2,
+            local: false,
+            tusk_exe: PathBuf::from("tusk"),
+            datanodes: 3,
+            map_slots: 2,
+            reduce_slots: 2,
+            trials: 1,
+            conf: BTreeMap::new(),
+            base_dir: None,
+        }
+    }
+}
+
+/// One TeraGen + TeraSort + TeraValidate.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct TerasortTrial {
+    pub teragen_seconds: f64,
+    pub terasort_seconds: f64,
+    pub teravalidate_seconds: f64,
+    /// TeraSort's map tasks (one per input split).
+    pub terasort_maps: u32,
+    /// Bytes in TeraSort's output; must be `rows × 100`.
+    pub sorted_bytes: u64,
+    /// TeraValidate's checksum of the sorted rows.
+    pub checksum: String,
+}
+
+impl TerasortTrial {
+    pub fn total_seconds(&self) -> f64 {
+        self.teragen_seconds + self.terasort_seconds + self.teravalidate_seconds
+    }
+}
+
+/// Medians of one job over the trials.
+#[derive(Clone, Debug, Serialize)]
+pub struct JobFigure {
+    pub job: &'static str,
+    pub median_seconds: f64,
+    pub min_seconds: f64,
+    /// `rows × 100` bytes over the median, in MB of 10^6 bytes (as Hadoop's anchor
+    /// prints TeraSort's rate).
+    pub mb_per_s: f64,
+    /// Hadoop's time for 10M rows scaled linearly to this run's rows.
+    pub hadoop_seconds: Option<f64>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct TerasortReport {
+    pub context: RunContext,
+    pub options: TerasortOptions,
+    pub trials: Vec<TerasortTrial>,
+    pub jobs: Vec<JobFigure>,
+}
+
+pub async fn run(opts: TerasortOptions) -> Result<TerasortReport> {
+    if opts.rows == 0 || opts.maps == 0 || opts.reduces == 0 || opts.trials == 0 {
+        return Err(BenchError::InvalidOptions(
+            "rows, maps, reduces and trials must be at least 1".into(),
+        ));
+    }
+    let state = match &opts.base_dir {
+        Some(dir) => {
+            std::fs::create_dir_all(dir)?;
+            tempfile::Builder::new()
+                .prefix("tusk-terasort-")
+                .tempdir_in(dir)?
+        }
+        None => tempfile::Builder::new()
+            .prefix("tusk-terasort-")
+            .tempdir()?,
+    };
+    let (context, trials) = if opts.local {
+        run_in_process(&opts, state.path()).await?
+    } else {
+        let o = opts.clone();
+        let dir = state.path().to_path_buf();
+        tokio::task::spawn_blocking(move || run_on_yarn(&o, &dir))
+            .await
+            .map_err(|e| BenchError::TaskFailed {
+                path: "terasort".into(),
+                message: e.to_string(),
+            })??
+    };
+    let jobs = figures(&opts, &trials);
+    Ok(TerasortReport {
+        context,
+        options: opts,
+        trials,
+        jobs,
+    })
+}
+
+/// The directories of trial `t`.
+fn paths(t: usize) -> [String; 3] {
+    let d = format!("/bench/terasort/t{t}");
+    [
+        format!("{d}/in"),
+        format!("{d}/out"),
+        format!("{d}/validate"),
+    ]
+}
+
+async fn run_in_process(
+    opts: &TerasortOptions,
+    state: &std::path::Path,
+) -> Result<(RunContext, Vec<TerasortTrial>)> {
+    let target = ClusterTarget::connect(None, opts.datanodes, Some(state)).await?;
+    let context = RunContext::new(format!(
+        "{}; in-process job runner, {} map / {} reduce slots",
+        target.description(),
+        opts.map_slots,
+        opts.reduce_slots
+    ));
+    let client = target.client(ReplicationMode::Pipeline)?;
+    let runner = LocalRunnerOptions {
+        map_slots: opts.map_slots,
+        reduce_slots: opts.reduce_slots,
+        local_dir: state.join("mr-local"),
+        ..Default::default()
+    };
+    let mut trials = Vec::new();
+    for t in 0..opts.trials {
+        let [input, sorted, validated] = paths(t);
+        let job = |mut spec: JobSpec| {
+            spec.conf.extend(opts.conf.clone());
+            spec
+        };
+        let mut trial = TerasortTrial::default();
+        let (secs, _) = timed_local(
+            job(teragen::job(&input, opts.rows, opts.maps)),
+            &client,
+            &runner,
+        )
+        .await?;
+        trial.teragen_seconds = secs;
+        let sort = job(terasort::job(vec![input.clone()], &sorted, opts.reduces));
+        let (secs, result) = timed_local(sort, &client, &runner).await?;
+        trial.terasort_seconds = secs;
+        trial.terasort_maps = result.maps;
+        let check = teravalidate::job(vec![sorted.clone()], &validated);
+        trial.teravalidate_seconds = timed_local(job(check), &client, &runner).await?.0;
+        check_trial(&client, opts, &mut trial, t).await?;
+        let _ = client.delete(&format!("/bench/terasort/t{t}"), true).await;
+        trials.push(trial);
+    }
+    drop(client);
+    target.shutdown().await;
+    Ok((context, trials))
+}
+
+async fn timed_local(
+    job: JobSpec,
+    client: &DfsClient,
+    runner: &LocalRunnerOptions,
+) -> Result<(f64, tusk_mapreduce::JobResult)> {
+    let name = job.name.clone();
+    let started = Instant::now();
+    let result = run_local(job, client, runner)
+        .await
+        .map_err(|e| BenchError::TaskFailed {
+            path: name,
+            message: e.to_string(),
+        })?;
+    Ok((started.elapsed().as_secs_f64(), result))
+}
+
+/// Reads TeraValidate's verdict and the sorted size into `trial`; any misorder or a
+/// lost row is an error.
+async fn check_trial(
+    client: &DfsClient,
+    opts: &TerasortOptions,
+    trial: &mut TerasortTrial,
+    t: usize,
+) -> Result<()> {
+    let [_, sorted, validated] = paths(t);
+    let report = teravalidate::read_report(client, &validated)
+        .await
+        .map_err(|e| BenchError::TaskFailed {
+            path: validated.clone(),
+            message: e.to_string(),
+        })?;
+    if !report.errors.is_empty() {
+        return Err(BenchError::TaskFailed {
+            path: sorted,
+            message: format!(
+                "TeraValidate found {} errors, first: {}",
+                report.errors.len(),
+                report.errors[0]
+            ),
+        });
+    }
+    trial.checksum = report.checksum;
+    trial.sorted_bytes = client
+        .list(&sorted)
+        .await
+        .map_err(BenchError::client("list", &sorted))?
+        .iter()
+        .filter(|s| s.path.starts_with("part-"))
+        .map(|s| s.length)
+        .sum();
+    let expected = opts.rows * ROW_BYTES;
+    if trial.sorted_bytes != expected {
+        return Err(BenchError::SizeMismatch {
+            path: sorted,
+            expected,
+            actual: trial.sorted_bytes,
+        });
+    }
+    Ok(())
+}
+
+fn run_on_yarn(
+    opts: &TerasortOptions,
+    state: &std::path::Path,
+) -> Result<(RunContext, Vec<TerasortTrial>)> {
+    let cluster = ProcessCluster::up(&opts.tusk_exe, &state.join("cluster"), opts.datanodes, &[])?;
+    let context = RunContext::new(format!(
+        "Tusk processes via `tusk local up`: 1 NameNode, {n} DataNodes, 1 ResourceManager, {n} NodeManagers; jobs by `tusk job run`",
+        n = opts.datanodes
+    ));
+    let handle = tokio::runtime::Handle::current();
+    let client = cluster.client()?;
+    let defines: Vec<String> = opts.conf.iter().map(|(k, v)| format!("{k}={v}")).collect();
+    let mut trials = Vec::new();
+    for t in 0..opts.trials {
+        let [input, sorted, validated] = paths(t);
+        let mut trial = TerasortTrial::default();
+        let rows = opts.rows.to_string();
+        let maps = opts.maps.to_string();
+        let reduces = opts.reduces.to_string();
+        trial.teragen_seconds = cluster
+            .run_job(&["teragen", &rows, &input, "--maps", &maps], &defines)?
+            .seconds;
+        let sort = cluster.run_job(
+            &["terasort", &input, &sorted, "--reduces", &reduces],
+            &defines,
+        )?;
+        trial.terasort_seconds = sort.seconds;
+        trial.terasort_maps = handle.block_on(sort.history(&client)).map_or(0, |h| h.maps);
+        trial.teravalidate_seconds = cluster
+            .run_job(&["teravalidate", &sorted, &validated], &defines)?
+            .seconds;
+        handle.block_on(check_trial(&client, opts, &mut trial, t))?;
+        let _ = handle.block_on(client.delete(&format!("/bench/terasort/t{t}"), true));
+        trials.push(trial);
+    }
+    Ok((context, trials))
+}
+
+/// Picks one job's time out of a trial.
+type JobTime = fn(&TerasortTrial) -> f64;
+
+fn figures(opts: &TerasortOptions, trials: &[TerasortTrial]) -> Vec<JobFigure> {
+    let bytes = (opts.rows * ROW_BYTES) as f64;
+    let scale = opts.rows as f64 / HADOOP_ROWS as f64;
+    let pick: [(&'static str, JobTime); 3] = [
+        ("teragen", |t| t.teragen_seconds),
+        ("terasort", |t| t.terasort_seconds),
+        ("teravalidate", |t| t.teravalidate_seconds),
+    ];
+    pick.iter()
+        .zip(HADOOP_10M_SECONDS)
+        .map(|((job, f), hadoop)| {
+            let xs: Vec<f64> = trials.iter().map(f).collect();
+            let median = stats::median(&xs);
+            JobFigure {
+                job,
+                median_seconds: median,
+                min_seconds: stats::min(&xs),
+                mb_per_s: bytes / 1e6 / median.max(1e-9),
+                hadoop_seconds: Some(hadoop * scale),
+            }
+        })
+        .collect()
+}
+
+impl TerasortReport {
+    pub fn to_markdown(&self) -> String {
+        let o = &self.options;
+        let mut s = format!(
+            "### TeraGen / TeraSort / TeraValidate: {} rows ({:.0} MB), {} TeraGen maps, {} reduces, {}, {} trial(s)\n\n{}\n",
+            o.rows,
+            (o.rows * ROW_BYTES) as f64 / 1e6,
+            o.maps,
+            o.reduces,
+            if o.local { "in-process job runner" } else { "YARN" },
+            self.trials.len(),
+            self.context.to_markdown()
+        );
+        let scaled = if o.rows == HADOOP_ROWS {
+            ""
+        } else {
+            " (10M-row figure scaled)"
+        };
+        let _ = writeln!(
+            s,
+            "| job | median s | min s | MB/s (10^6) | Hadoop 3.4.2 s{scaled} | Hadoop / Tusk |\n|---|---|---|---|---|---|"
+        );
+        for j in &self.jobs {
+            let hadoop = j.hadoop_seconds.unwrap_or(0.0);
+            let _ = writeln!(
+                s,
+                "| {} | {:.3} | {:.3} | {:.1} | {:.2} | {:.1}× |",
+                j.job,
+                j.median_seconds,
+                j.min_seconds,
+                j.mb_per_s,
+                hadoop,
+                hadoop / j.median_seconds.max(1e-9)
+            );
+        }
+        if let Some(t) = self.trials.first() {
+            let _ = writeln!(
+                s,
+                "\nTeraSort ran {} maps; TeraValidate found no errors; sorted {} bytes, checksum {}.",
+                t.terasort_maps, t.sorted_bytes, t.checksum
+            );
+        }
+        s
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn small_local_run_validates_and_reports_every_job() {
+        let dir = tempfile::tempdir().unwrap();
+        let report = run(TerasortOptions {
+            rows: 20_000,
+            local: true,
+            datanodes: 1,
+            base_dir: Some(dir.path().to_path_buf()),
+            ..Default::default()
+        })
+        .await
+        .unwrap();
+        let t = &report.trials[0];
+        assert_eq!(t.sorted_bytes, 2_000_000);
+        assert!(!t.checksum.is_empty());
+        assert!(
+            t.teragen_seconds > 0.0 && t.terasort_seconds > 0.0 && t.teravalidate_seconds > 0.0
+        );
+        let names: Vec<&str> = report.jobs.iter().map(|j| j.job).collect();
+        assert_eq!(names, ["teragen", "terasort", "teravalidate"]);
+        let md = report.to_markdown();
+        assert!(md.contains("| terasort |"), "{md}");
+        assert!((report.jobs[1].hadoop_seconds.unwrap() - 73.03 * 0.002).abs() < 1e-9);
+    }
+}
