@@ -11,21 +11,21 @@
 //! # The heartbeat model (classic mode)
 //!
 //! In classic mode nothing happens between heartbeats. With one map and one reduce and
-//! equal NodeManager and AM periods `T`, the critical path is eight periods:
+//! equal NodeManager and AM periods `T`, the critical path is six periods:
 //!
-//! 1. submission → the map runs, 3 `T`: the AM container is placed and launched at an
-//!    NodeManager heartbeat (back-to-back jobs are submitted just after one, so this is
-//!    a whole period, not half); the map container is allocated at a later NodeManager
-//!    heartbeat and handed to the AM at its next heartbeat;
-//! 2. the map's end → the reduce runs, 3 `T`: the NodeManager reports the exit in its
+//! 1. submission → the AM runs, 1 `T`: the AM container is placed and launched at the
+//!    next NodeManager heartbeat (back-to-back jobs are submitted just after one, so this
+//!    is a whole period, not half);
+//! 2. the AM's ask → the map runs, 1 `T`: the map container (node-local: its split names
+//!    the NodeManager's host) is allocated at the next NodeManager heartbeat and handed
+//!    to the AM at its next one;
+//! 3. the map's end → the reduce runs, 3 `T`: the NodeManager reports the exit in its
 //!    next heartbeat and the AM hears of it at its next one; slow start asks for the
 //!    reduce in the AM heartbeat after that; the reduce container comes as the map's did;
-//! 3. the reduce's end → the AM commits, 1 `T` (report, then the AM hears of it);
-//! 4. the AM's exit → the application is FINISHED for the client, 1 `T`: the
-//!    ResourceManager learns that the AM container ended in the next NodeManager
-//!    heartbeat.
+//! 4. the reduce's end → the application is FINISHED for the client, 1 `T`: the AM hears
+//!    of the exit, commits and unregisters; the ResourceManager sees the AM exit.
 //!
-//! So `t_classic ≈ 8 T + w`, where `w` is the work not hidden inside a round (tasks
+//! So `t_classic ≈ 6 T + w`, where `w` is the work not hidden inside a round (tasks
 //! shorter than a period hide entirely: ≈ 0 here). Hadoop pays the same rounds plus a
 //! JVM start per container. With unequal periods the rounds interleave (measured, not
 //! modelled).
@@ -104,7 +104,7 @@ impl LatencyMode {
     }
 
     /// Heartbeat periods on the critical path (module docs).
-    pub const PERIODS_PER_JOB: f64 = 8.0;
+    pub const PERIODS_PER_JOB: f64 = 6.0;
 
     /// The model's classic-mode time given the unhidden work `w` (module docs); `None`
     /// for event-driven mode and for unequal periods.
@@ -466,11 +466,11 @@ impl JobLatencyReport {
             );
         }
         s.push_str(
-            "\nModel (classic, equal periods T): t ≈ 8·T (3 to get the map running, 3 from its end to the \
-             reduce running, 1 for the AM to hear the reduce ended, 1 for the RM to see the AM exit).\n",
+            "\nModel (classic, equal periods T): t ≈ 6·T (1 to start the AM, 1 to get the map running, 3 \
+             from its end to the reduce running, 1 from the reduce's end to the application finished).\n",
         );
         if let Some(k) = self.fitted_periods_per_job {
-            let _ = writeln!(s, "Measured periods per job (slope between the equal-period classic modes): {k:.2} (model: 8).");
+            let _ = writeln!(s, "Measured periods per job (slope between the equal-period classic modes): {k:.2} (model: 6).");
         }
         s.push_str("\nWhere the time went (medians over trials, seconds since submission):\n\n| mode | first map starts | map runs | map end → reduce start | reduce runs | reduce end → finished |\n|---|---|---|---|---|---|\n");
         for c in &self.cases {
@@ -541,15 +541,15 @@ mod tests {
     }
 
     #[test]
-    fn model_is_eight_periods_for_equal_heartbeats() {
+    fn model_is_six_periods_for_equal_heartbeats() {
         let close = |a: f64, b: f64| (a - b).abs() < 1e-9;
         assert!(close(
             LatencyMode::classic(1000).model_seconds(0.0).unwrap(),
-            8.0
+            6.0
         ));
         assert!(close(
             LatencyMode::classic(200).model_seconds(0.1).unwrap(),
-            1.7
+            1.3
         ));
         let unequal = LatencyMode::Classic {
             nm_heartbeat_ms: 1000,
@@ -587,13 +587,13 @@ mod tests {
             hadoop_seconds: None,
         };
         let mut cases = vec![
-            case(LatencyMode::classic(1000), 8.4),
-            case(LatencyMode::classic(200), 2.0),
+            case(LatencyMode::classic(1000), 6.4),
+            case(LatencyMode::classic(200), 1.6),
             case(LatencyMode::EventDriven, 0.4),
         ];
         apply_model(&mut cases);
-        assert!((fitted_periods(&cases).unwrap() - 8.0).abs() < 1e-9);
-        assert!((cases[0].model_seconds.unwrap() - 8.0).abs() < 1e-9);
+        assert!((fitted_periods(&cases).unwrap() - 6.0).abs() < 1e-9);
+        assert!((cases[0].model_seconds.unwrap() - 6.0).abs() < 1e-9);
         assert_eq!(cases[2].model_seconds, None);
     }
 
