@@ -570,3 +570,71 @@ fn a_nodemanager_killed_mid_job_and_the_job_still_completes() {
         "some map attempts were lost with the node and run again: {h}"
     );
 }
+
+#[test]
+fn a_straggling_map_gets_a_speculative_attempt_that_wins() {
+    let c = Cluster::up(true);
+    assert_eq!(c.tusk(&["fs", "-mkdir", "-p", "/spec/in"]).code, 0);
+    for i in 0..4 {
+        c.put(&format!("line {i}\n"), &format!("/spec/in/part{i}"));
+    }
+    // The first attempt of map 0 hangs; every other attempt is quick.
+    let script = c.home.path().join("mapper.sh");
+    std::fs::write(
+        &script,
+        "#!/bin/sh\ncase \"$TUSK_TASK_ATTEMPT_ID\" in *_m_000000_0) sleep 30;; esac\nexec cat\n",
+    )
+    .unwrap();
+    Command::new("chmod")
+        .args(["+x", script.to_str().unwrap()])
+        .status()
+        .unwrap();
+    let started = Instant::now();
+    let r = tusk_within(
+        c.home.path(),
+        &[
+            "job",
+            "run",
+            "streaming",
+            "-input",
+            "/spec/in",
+            "-output",
+            "/spec/out",
+            "-mapper",
+            script.to_str().unwrap(),
+            "-reducer",
+            "cat",
+        ],
+        Duration::from_secs(25),
+    );
+    assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
+    assert!(
+        started.elapsed() < Duration::from_secs(20),
+        "the job did not wait for the straggler"
+    );
+    let app = r
+        .stdout
+        .lines()
+        .find_map(|l| l.strip_prefix("Submitted application "))
+        .unwrap()
+        .split_whitespace()
+        .next()
+        .unwrap()
+        .to_string();
+    let h = c.history(&app);
+    let tries = attempts_of(&h, "_m_000000");
+    let winner = tries
+        .iter()
+        .find(|a| a["outcome"] == "succeeded")
+        .expect("map 0 succeeded");
+    assert_eq!(
+        winner["speculative"], true,
+        "the speculative attempt won: {h}"
+    );
+    assert!(
+        tries
+            .iter()
+            .any(|a| a["outcome"] == "killed" && a["speculative"] == false),
+        "the straggler was killed: {h}"
+    );
+}
