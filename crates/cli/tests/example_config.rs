@@ -17,4 +17,6 @@ fn example_config_parses_with_defaults() {
     tusk_namenode::NameNodeOptions::from_conf(&conf).unwrap();
     tusk_datanode::DataNodeOptions::from_conf(&conf).unwrap();
     tusk_client::ClientOptions::from_conf(&conf).unwrap();
+    tusk_resourcemanager::ResourceManagerOptions::from_conf(&conf).unwrap();
+    tusk_nodemanager::NodeManagerOptions::from_conf(&conf).unwrap();
 }
