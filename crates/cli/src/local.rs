@@ -434,15 +434,19 @@ async fn status(dir: &Path) -> anyhow::Result<()> {
                 for n in nodes {
                     let cap = n.capability.unwrap_or_default();
                     let used = n.used.unwrap_or_default();
+                    let status = n.status.unwrap_or_default();
                     println!(
-                        "nodemanager {} {} containers {} memory {}/{} MB vcores {}/{}",
+                        "nodemanager {} {} containers {} memory {}/{} MB vcores {}/{} disk {:.0}% rx {:.0} B/s to-fetch {} B",
                         n.node_id,
                         n.state().as_str_name().trim_start_matches("NODE_"),
                         n.containers,
                         used.memory_mb,
                         cap.memory_mb,
                         used.vcores,
-                        cap.vcores
+                        cap.vcores,
+                        status.disk_utilization_pct,
+                        status.net_rx_bytes_per_sec,
+                        status.potential_reception_bytes
                     );
                 }
             }
