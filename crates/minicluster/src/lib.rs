@@ -3,6 +3,12 @@
 //! runtime dropped mid-flight, like `kill -9`: no flush, sockets reset) and restarted
 //! on the same port and directories.
 //!
+//! Layout: [`MiniCluster`] (built by [`MiniClusterBuilder`]) owns the node runtimes and
+//! their state directories; [`wait_for`] polls a condition with a deadline;
+//! [`test_data`] makes reproducible file contents. The integration tests of the DFS live
+//! in `tests/` (read/write in both replication modes, faults, errors, asynchronous calls,
+//! the hdfs-native client).
+//!
 //! ```no_run
 //! # async fn demo() -> Result<(), tusk_minicluster::Error> {
 //! let cluster = tusk_minicluster::MiniCluster::builder().datanodes(3).build().await?;
