@@ -232,6 +232,9 @@ fn failed_report(spec: &TaskSpec, e: MapReduceError) -> TaskReport {
     }
 }
 
+/// How long a reduce keeps trying to read `map-outputs.json` before it gives up.
+const MAP_OUTPUTS_TIMEOUT: Duration = Duration::from_secs(30);
+
 /// A reduce that learns about finished maps from `map-outputs.json` while it runs, so
 /// it can start before the last map ends (slow start).
 async fn run_reduce_polling(
@@ -246,13 +249,21 @@ async fn run_reduce_polling(
     let poller_dfs = dfs.clone();
     let poller = tokio::spawn(async move {
         let mut sent = std::collections::HashSet::new();
+        let mut last_ok = std::time::Instant::now();
         while sent.len() < num_maps as usize {
-            if let Ok(outputs) = read_json::<Vec<MapOutputLocation>>(&poller_dfs, &path).await {
-                for o in outputs {
-                    if sent.insert(o.attempt.task.index) && tx.send(o).is_err() {
-                        return;
+            match read_json::<Vec<MapOutputLocation>>(&poller_dfs, &path).await {
+                Ok(outputs) => {
+                    last_ok = std::time::Instant::now();
+                    for o in outputs {
+                        if sent.insert(o.attempt.task.index) && tx.send(o).is_err() {
+                            return;
+                        }
                     }
                 }
+                // The job's staging directory is gone (the job ended) or the file system
+                // is unreachable: stop, so the reduce fails instead of waiting forever.
+                Err(_) if last_ok.elapsed() > MAP_OUTPUTS_TIMEOUT => return,
+                Err(_) => {}
             }
             tokio::time::sleep(Duration::from_millis(25)).await;
         }
