@@ -10,7 +10,7 @@ use std::time::Instant;
 
 use tusk_client::{ClientOptions, DfsClient};
 use tusk_common::Configuration;
-use tusk_mapreduce::history::{history_path, JobHistory, DEFAULT_HISTORY_DIR};
+use tusk_mapreduce::history::{read_history, JobHistory, DEFAULT_HISTORY_DIR};
 
 use crate::error::{BenchError, Result};
 
@@ -52,11 +52,10 @@ impl JobRun {
     /// The job's history record, written by its AM to the DFS.
     pub async fn history(&self, client: &DfsClient) -> Option<JobHistory> {
         let (job_id, _) = self.reported()?;
-        let bytes = client
-            .read_file(&history_path(DEFAULT_HISTORY_DIR, &job_id))
+        read_history(client, DEFAULT_HISTORY_DIR, &job_id)
             .await
-            .ok()?;
-        serde_json::from_slice(&bytes).ok()
+            .ok()
+            .flatten()
     }
 }
 

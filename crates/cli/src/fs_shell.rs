@@ -630,23 +630,13 @@ impl Shell {
 
     /// A file itself, or every file below a directory.
     async fn files_under(&self, path: &str) -> Result<Vec<String>, ClientError> {
-        let s = self.client.stat(path).await?;
-        if !s.is_dir {
-            return Ok(vec![path.to_string()]);
-        }
-        let mut out = Vec::new();
-        let mut stack = vec![path.to_string()];
-        while let Some(dir) = stack.pop() {
-            for c in self.client.list(&dir).await? {
-                let full = format!("{}/{}", dir.trim_end_matches('/'), c.path);
-                if c.is_dir {
-                    stack.push(full);
-                } else {
-                    out.push(full);
-                }
-            }
-        }
-        Ok(out)
+        Ok(self
+            .tree(path, true)
+            .await?
+            .into_iter()
+            .filter(|(_, s)| !s.is_dir)
+            .map(|(p, _)| p)
+            .collect())
     }
 
     /// The path and, with `recursive`, everything below it.

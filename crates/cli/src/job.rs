@@ -296,14 +296,7 @@ async fn read_history(
     client: &DfsClient,
     job_id: &str,
 ) -> anyhow::Result<Option<JobHistory>> {
-    let path = history_path(&history_dir(conf), job_id);
-    if client.get_file_info(&path).await?.is_none() {
-        return Ok(None);
-    }
-    let bytes = client.read_file(&path).await?;
-    Ok(Some(
-        serde_json::from_slice(&bytes).with_context(|| format!("decoding {path}"))?,
-    ))
+    Ok(tusk_mapreduce::history::read_history(client, &history_dir(conf), job_id).await?)
 }
 
 /// `job_T_S` → `application_T_S`; application ids pass through.

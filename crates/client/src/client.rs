@@ -198,7 +198,6 @@ impl DfsClient {
             self.clone(),
             path.to_string(),
             status.file_id.unwrap_or(0),
-            replication,
             block_size,
         ))
     }

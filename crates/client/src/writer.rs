@@ -33,7 +33,6 @@ pub struct FileWriter {
     client: DfsClient,
     path: String,
     file_id: u64,
-    replication: u16,
     block_size: u64,
     checksum: DataChecksum,
     /// Data bytes per packet (a multiple of bytes-per-checksum).
@@ -57,13 +56,7 @@ pub struct FileWriter {
 }
 
 impl FileWriter {
-    pub(crate) fn new(
-        client: DfsClient,
-        path: String,
-        file_id: u64,
-        replication: u16,
-        block_size: u64,
-    ) -> Self {
+    pub(crate) fn new(client: DfsClient, path: String, file_id: u64, block_size: u64) -> Self {
         let opts = client.options();
         let checksum = DataChecksum::crc32c(opts.bytes_per_checksum);
         let bpc = opts.bytes_per_checksum as usize;
@@ -72,7 +65,6 @@ impl FileWriter {
         FileWriter {
             path,
             file_id,
-            replication,
             block_size,
             checksum,
             packet_size,
@@ -171,14 +163,7 @@ impl FileWriter {
                     },
                 )
                 .await?;
-            match BlockStream::open(
-                &self.client,
-                &self.path,
-                r.block.clone(),
-                self.checksum,
-                self.replication,
-            )
-            .await
+            match BlockStream::open(&self.client, &self.path, r.block.clone(), self.checksum).await
             {
                 Ok(stream) => return Ok(stream),
                 Err((bad, e)) => {

@@ -85,18 +85,13 @@ pub(crate) async fn register(node: &Node) -> Result<RegisterDatanodeResponse, Da
 
 /// Registers, retrying with a growing pause until the NameNode answers or shutdown.
 pub(crate) async fn register_until_answered(node: &Node) -> Result<(), DataNodeError> {
-    let mut pause = Duration::from_millis(50);
-    loop {
-        match register(node).await {
-            Ok(_) => return Ok(()),
-            Err(e) => debug!(error = %e, "registration failed; retrying"),
-        }
-        tokio::select! {
-            _ = node.shutdown.wait() => return Err(DataNodeError::ShutDown),
-            _ = tokio::time::sleep(pause) => {}
-        }
-        pause = (pause * 2).min(node.options.register_retry_max);
-    }
+    node.shutdown
+        .retry("registration", node.options.register_retry_max, || {
+            register(node)
+        })
+        .await
+        .map(|_| ())
+        .ok_or(DataNodeError::ShutDown)
 }
 
 /// The heartbeat loop: a full block report right away and every

@@ -677,12 +677,20 @@ impl Am {
 
     /// Runs a finished map again (its output was lost).
     async fn rerun_map(&mut self, attempt: TaskAttemptId, why: &str) {
+        if self.forget_map(attempt, why) {
+            let _ = self.publish_map_outputs().await;
+        }
+    }
+
+    /// Marks the map finished by `attempt` as not done and asks for it again; false if
+    /// `attempt` is not the map's committed attempt. The caller publishes map outputs.
+    fn forget_map(&mut self, attempt: TaskAttemptId, why: &str) -> bool {
         let index = attempt.task.index as usize;
         let Some(t) = self.maps.get_mut(index) else {
-            return;
+            return false;
         };
         if t.done.as_ref().is_none_or(|r| r.attempt != attempt) {
-            return;
+            return false;
         }
         let lost = t.done.take().expect("checked");
         t.bad_nodes.insert(lost.node.clone());
@@ -697,7 +705,7 @@ impl Am {
             rec.error = Some(why.to_string());
         }
         self.ask_again(TaskType::Map, index as u32);
-        let _ = self.publish_map_outputs().await;
+        true
     }
 
     async fn kill(&mut self, run: &Running) {
@@ -754,26 +762,18 @@ impl Am {
         {
             return;
         }
-        let mut rerun = vec![];
-        for (i, t) in self.maps.iter_mut().enumerate() {
-            if t.done.as_ref().is_some_and(|r| lost.contains(&r.node)) {
-                let r = t.done.take().expect("checked");
-                t.bad_nodes.insert(r.node.clone());
-                rerun.push((i as u32, r));
-            }
+        let lost_maps: Vec<(TaskAttemptId, String)> = self
+            .maps
+            .iter()
+            .filter_map(|t| t.done.as_ref())
+            .filter(|r| lost.contains(&r.node))
+            .map(|r| (r.attempt, r.node.clone()))
+            .collect();
+        if lost_maps.is_empty() {
+            return;
         }
-        for (i, r) in rerun {
-            tracing::warn!(attempt = %r.attempt, node = %r.node, "map output lost with its node; running the map again");
-            if let Some(rec) = self
-                .history
-                .iter_mut()
-                .rev()
-                .find(|h| h.attempt == r.attempt.to_string())
-            {
-                rec.outcome = Outcome::Killed;
-                rec.error = Some(format!("map output lost: node {} is lost", r.node));
-            }
-            self.ask_again(TaskType::Map, i);
+        for (attempt, node) in lost_maps {
+            self.forget_map(attempt, &format!("map output lost: node {node} is lost"));
         }
         let _ = self.publish_map_outputs().await;
     }

@@ -74,6 +74,23 @@ pub fn history_path(dir: &str, job_id: &str) -> String {
     format!("{}/{job_id}.json", dir.trim_end_matches('/'))
 }
 
+/// A job's history record from the DFS; `None` when the job has none (yet).
+pub async fn read_history(
+    dfs: &tusk_client::DfsClient,
+    dir: &str,
+    job_id: &str,
+) -> crate::Result<Option<JobHistory>> {
+    let path = history_path(dir, job_id);
+    let exists = dfs
+        .get_file_info(&path)
+        .await
+        .map_err(|e| crate::MapReduceError::dfs("stat", &path, e))?;
+    match exists {
+        Some(_) => crate::yarn::read_json(dfs, &path).await.map(Some),
+        None => Ok(None),
+    }
+}
+
 impl AttemptRecord {
     /// A record from an attempt's report.
     pub fn from_report(

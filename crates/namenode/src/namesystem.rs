@@ -95,11 +95,9 @@ impl State {
                 let file = self.open_file_mut(op.inode_id)?;
                 let previous = file.blocks.last().copied();
                 file.blocks.push(block.block_id);
-                let replication = file.replication;
                 if let Some(prev) = previous {
                     self.commit_block(prev, op.previous_block_bytes);
                 }
-                let _ = replication;
                 self.blocks.insert(BlockInfo {
                     id: block.block_id,
                     generation_stamp: block.generation_stamp,
@@ -375,10 +373,12 @@ impl Namesystem {
     /// Formats the name directory (destroying any previous namespace).
     pub fn format(options: &NameNodeOptions) -> Result<StorageInfo> {
         std::fs::create_dir_all(&options.name_dir)?;
-        let state = State::from_image(&FsImage::default(), options);
-        let mut st = state;
-        let now = tusk_common::now_millis();
-        st.ns = Namespace::new(&options.superuser, &options.supergroup, now);
+        let mut st = State::from_image(&FsImage::default(), options);
+        st.ns = Namespace::new(
+            &options.superuser,
+            &options.supergroup,
+            tusk_common::now_millis(),
+        );
         let dir = NameDir::new(&options.name_dir);
         dir.format(&st.to_image(
             0,

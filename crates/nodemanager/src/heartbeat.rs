@@ -8,10 +8,9 @@
 //! heartbeats leave once per interval and are answered at once.
 
 use std::sync::Arc;
-use std::time::Duration;
 
 use tokio::time::Instant;
-use tracing::{debug, info, warn};
+use tracing::{info, warn};
 use tusk_common::status::StatusSampler;
 use tusk_proto::tusk::yarn as y;
 
@@ -49,18 +48,13 @@ pub(crate) async fn register(
 
 /// Registers, retrying with a growing pause until the ResourceManager answers.
 pub(crate) async fn register_until_answered(node: &Node) -> Result<(), NodeManagerError> {
-    let mut pause = Duration::from_millis(50);
-    loop {
-        match register(node).await {
-            Ok(_) => return Ok(()),
-            Err(e) => debug!(error = %e, "registration failed; retrying"),
-        }
-        tokio::select! {
-            _ = node.shutdown.wait() => return Err(NodeManagerError::ShutDown),
-            _ = tokio::time::sleep(pause) => {}
-        }
-        pause = (pause * 2).min(node.options.register_retry_max);
-    }
+    node.shutdown
+        .retry("registration", node.options.register_retry_max, || {
+            register(node)
+        })
+        .await
+        .map(|_| ())
+        .ok_or(NodeManagerError::ShutDown)
 }
 
 /// The heartbeat loop; runs until shutdown and survives an unreachable ResourceManager.

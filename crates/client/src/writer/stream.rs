@@ -93,7 +93,6 @@ impl BlockStream {
         path: &str,
         located: h::LocatedBlockProto,
         checksum: DataChecksum,
-        _replication: u16,
     ) -> std::result::Result<Self, (Vec<h::DatanodeInfoProto>, ClientError)> {
         let opts = client.options();
         let (events_tx, events_rx) = mpsc::unbounded_channel();
@@ -291,38 +290,13 @@ impl BlockStream {
         };
         self.next_seqno += 1;
         self.sent_bytes += packet.data.len() as u64;
-        let failures = self.write_to_all(&packet).await;
+        let failures = write_to_all(&mut self.conns, &packet).await;
         self.unacked.push_back(packet);
         for conn in failures {
             self.handle_failure(client, conn, "write failed".into())
                 .await?;
         }
         Ok(())
-    }
-
-    /// Writes a packet to every live connection; returns the connections that failed.
-    async fn write_to_all(&mut self, p: &SentPacket) -> Vec<usize> {
-        let header = PacketHeader {
-            offset_in_block: p.offset as i64,
-            seqno: p.seqno,
-            last_packet_in_block: p.last,
-            data_len: p.data.len() as i32,
-            sync_block: Some(false),
-        };
-        let mut failed = Vec::new();
-        for (i, conn) in self.conns.iter_mut().enumerate() {
-            let Some(conn) = conn else { continue };
-            let r = async {
-                write_packet(&mut conn.writer, &header, &p.sums, &p.data).await?;
-                conn.writer.flush().await?;
-                Ok::<_, tusk_datatransfer::DataTransferError>(())
-            }
-            .await;
-            if r.is_err() {
-                failed.push(i);
-            }
-        }
-        failed
     }
 
     /// Waits for the next ack event and applies it.
@@ -438,7 +412,7 @@ impl BlockStream {
         &mut self,
         client: &DfsClient,
         mut bad: usize,
-        error: String,
+        mut error: String,
     ) -> Result<()> {
         loop {
             let bad_node = self.nodes.remove(bad.min(self.nodes.len() - 1));
@@ -474,21 +448,8 @@ impl BlockStream {
                 Ok(()) => {
                     let old = self.block.clone();
                     self.block.generation_stamp = new_gs;
-                    let resend: Vec<usize> = (0..self.unacked.len()).collect();
-                    for i in resend {
-                        let p = std::mem::replace(
-                            &mut self.unacked[i],
-                            SentPacket {
-                                seqno: 0,
-                                offset: 0,
-                                last: false,
-                                sums: vec![],
-                                data: vec![],
-                            },
-                        );
-                        let failed = self.write_to_all(&p).await;
-                        self.unacked[i] = p;
-                        if !failed.is_empty() {
+                    for p in &self.unacked {
+                        if !write_to_all(&mut self.conns, p).await.is_empty() {
                             break;
                         }
                     }
@@ -512,7 +473,7 @@ impl BlockStream {
                     // The new stamp is ours now, even though the pipeline failed again.
                     self.block.generation_stamp = new_gs;
                     bad = b.first().copied().unwrap_or(0);
-                    let _ = e;
+                    error = e.to_string();
                 }
             }
         }
@@ -533,6 +494,31 @@ impl BlockStream {
         b.num_bytes = Some(self.sent_bytes);
         Ok(b)
     }
+}
+
+/// Writes a packet to every live connection; returns the connections that failed.
+async fn write_to_all(conns: &mut [Option<Conn>], p: &SentPacket) -> Vec<usize> {
+    let header = PacketHeader {
+        offset_in_block: p.offset as i64,
+        seqno: p.seqno,
+        last_packet_in_block: p.last,
+        data_len: p.data.len() as i32,
+        sync_block: Some(false),
+    };
+    let mut failed = Vec::new();
+    for (i, conn) in conns.iter_mut().enumerate() {
+        let Some(conn) = conn else { continue };
+        let r = async {
+            write_packet(&mut conn.writer, &header, &p.sums, &p.data).await?;
+            conn.writer.flush().await?;
+            Ok::<_, tusk_datatransfer::DataTransferError>(())
+        }
+        .await;
+        if r.is_err() {
+            failed.push(i);
+        }
+    }
+    failed
 }
 
 fn spawn_ack_reader(

@@ -207,13 +207,11 @@ impl Namesystem {
                 )?;
             }
             let parent = match st.ns.parent_of(&src) {
-                Ok((parent, _)) => parent,
-                Err(NameNodeError::FileNotFound { .. }) if req.create_parent => u64::MAX,
+                Ok((parent, _)) => Some(parent),
+                Err(NameNodeError::FileNotFound { .. }) if req.create_parent => None,
                 Err(e) => return Err(e),
             };
-            if parent == u64::MAX {
-                (txid, None)
-            } else {
+            if let Some(parent) = parent {
                 self.permissions
                     .check_path(&st.ns, user, parent, Some(Access::Write))?;
                 let group = st.ns.get(parent).expect("parent").group.clone();
@@ -233,6 +231,8 @@ impl Namesystem {
                 let node = st.ns.get(inode_id).expect("just created");
                 let status = st.file_status(node, Bytes::new(), false, &self.storage.block_pool_id);
                 (txid, Some(status))
+            } else {
+                (txid, None)
             }
         };
         match status {
@@ -242,13 +242,9 @@ impl Namesystem {
             }
             None => {
                 // Missing parents with createParent: make them, then create again.
-                let parent_path = src.rsplit_once('/').map(|(p, _)| p).unwrap_or("/");
-                let parent_path = if parent_path.is_empty() {
-                    "/"
-                } else {
-                    parent_path
-                };
-                Box::pin(self.mkdirs(user, parent_path, 0o755, true)).await?;
+                let parts = path::components(&src)?;
+                let parent_path = path::join(&parts[..parts.len() - 1]);
+                Box::pin(self.mkdirs(user, &parent_path, 0o755, true)).await?;
                 Box::pin(self.create(user, req)).await
             }
         }

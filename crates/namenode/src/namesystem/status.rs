@@ -84,15 +84,17 @@ impl State {
             let Some(b) = self.blocks.get(*id) else {
                 continue;
             };
-            let lb = self.located_block(b, pos, pool);
             let block_end = pos + b.num_bytes;
-            if (block_end > offset || (b.num_bytes == 0 && pos >= offset))
-                && pos < end.max(offset + 1)
-            {
-                located.push(lb.clone());
-            }
+            let in_range = (block_end > offset || (b.num_bytes == 0 && pos >= offset))
+                && pos < end.max(offset + 1);
             if i + 1 == count {
+                let lb = self.located_block(b, pos, pool);
+                if in_range {
+                    located.push(lb.clone());
+                }
                 last = Some(lb);
+            } else if in_range {
+                located.push(self.located_block(b, pos, pool));
             }
             pos = block_end;
         }
