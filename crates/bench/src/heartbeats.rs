@@ -152,15 +152,6 @@ pub(crate) fn spawn_namenode(
     })
 }
 
-/// utime + stime of a process, in seconds.
-fn cpu_seconds(pid: u32) -> Option<f64> {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    let after_comm = &stat[stat.rfind(')')? + 2..];
-    let f: Vec<&str> = after_comm.split_whitespace().collect();
-    let ticks: f64 = f.get(11)?.parse::<f64>().ok()? + f.get(12)?.parse::<f64>().ok()?;
-    Some(ticks / 100.0)
-}
-
 fn identity(i: usize) -> DatanodeIdentity {
     DatanodeIdentity {
         ip_addr: format!("10.{}.{}.{}", (i >> 16) & 255, (i >> 8) & 255, i & 255),
@@ -311,11 +302,11 @@ async fn run_case(
     tokio::time::sleep(interval.max(Duration::from_millis(200))).await;
     latencies.lock().expect("latencies").clear();
     failures.store(0, Ordering::Relaxed);
-    let cpu_before = nn.pid.and_then(cpu_seconds);
+    let cpu_before = nn.pid.and_then(crate::stats::cpu_seconds);
     let started = Instant::now();
     let ns_lat = namespace_probe(&nn.addr, opts.duration).await?;
     let elapsed = started.elapsed().as_secs_f64();
-    let cpu_after = nn.pid.and_then(cpu_seconds);
+    let cpu_after = nn.pid.and_then(crate::stats::cpu_seconds);
     let mut lat = std::mem::take(&mut *latencies.lock().expect("latencies"));
     stop.store(true, Ordering::Relaxed);
     for t in tasks {

@@ -18,6 +18,7 @@ use tusk_client::{ClientOptions, CreateOptions, DfsClient, ReplicationMode};
 
 use crate::context::RunContext;
 use crate::error::{BenchError, Result};
+use crate::stats::cpu_seconds;
 use crate::target::{run_dir, ClusterTarget};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -126,6 +127,8 @@ pub struct NnThroughputOptions {
     /// The `tusk` binary: the NameNode then runs as its own process, as in a real
     /// deployment (otherwise in-process, sharing this process's allocator and threads).
     pub tusk_exe: Option<std::path::PathBuf>,
+    /// Process id of the external NameNode given with `fs`, to measure its CPU per call.
+    pub namenode_pid: Option<u32>,
 }
 
 impl Default for NnThroughputOptions {
@@ -143,6 +146,7 @@ impl Default for NnThroughputOptions {
             window: 100,
             fs: None,
             tusk_exe: None,
+            namenode_pid: None,
         }
     }
 }
@@ -155,6 +159,10 @@ pub struct NsMeasurement {
     pub mode: CallMode,
     pub seconds: f64,
     pub ops_per_sec: f64,
+    /// CPU time of the benchmark client (this process) per call, in µs.
+    pub client_cpu_us_per_op: Option<f64>,
+    /// CPU time of the NameNode process per call, in µs, when its pid is known.
+    pub namenode_cpu_us_per_op: Option<f64>,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -186,12 +194,13 @@ pub async fn run(opts: NnThroughputOptions) -> Result<NnThroughputReport> {
         ),
         None => target.description().to_string(),
     });
+    let namenode_pid = process.as_ref().and_then(|p| p.pid).or(opts.namenode_pid);
     let base = target.client(ReplicationMode::Pipeline)?;
     let mut measurements = Vec::new();
     for op in &opts.ops {
         for n in &opts.ns {
             for mode in &opts.modes {
-                let m = measure(&base, *op, *n, *mode, opts.window).await?;
+                let m = measure(&base, *op, *n, *mode, opts.window, namenode_pid).await?;
                 tracing::info!(op = op.name(), n, mode = %mode, seconds = m.seconds, "measured");
                 measurements.push(m);
             }
@@ -220,6 +229,7 @@ async fn measure(
     n: usize,
     mode: CallMode,
     window: usize,
+    namenode_pid: Option<u32>,
 ) -> Result<NsMeasurement> {
     let dir = format!(
         "{}-{}-{n}-{}",
@@ -259,6 +269,13 @@ async fn measure(
         .get_file_info("/")
         .await
         .map_err(BenchError::client("getFileInfo", "/"))?;
+    let cpu = || {
+        (
+            cpu_seconds(std::process::id()),
+            namenode_pid.and_then(cpu_seconds),
+        )
+    };
+    let cpu_before = cpu();
     let started = Instant::now();
     match mode {
         CallMode::Sync => {
@@ -276,6 +293,8 @@ async fn measure(
         CallMode::Threads(t) => threads(&client, op, &dir, n, t)?,
     }
     let seconds = started.elapsed().as_secs_f64();
+    let cpu_after = cpu();
+    let per_op = |a: Option<f64>, b: Option<f64>| a.zip(b).map(|(a, b)| (b - a) * 1e6 / n as f64);
     setup
         .delete(&dir, true)
         .await
@@ -286,6 +305,8 @@ async fn measure(
         mode,
         seconds,
         ops_per_sec: n as f64 / seconds,
+        client_cpu_us_per_op: per_op(cpu_before.0, cpu_after.0),
+        namenode_cpu_us_per_op: per_op(cpu_before.1, cpu_after.1),
     })
 }
 
@@ -406,8 +427,45 @@ impl NnThroughputReport {
                 out.push('\n');
             }
             out.push('\n');
+            self.cpu_table(&mut out, op, &modes, &ns);
         }
         out
+    }
+
+    /// CPU per call, client and NameNode, in the same shape as the throughput table.
+    fn cpu_table(&self, out: &mut String, op: NsOp, modes: &[CallMode], ns: &[usize]) {
+        let _ = write!(out, "CPU per call, µs (client / NameNode):\n\n| calls |");
+        for m in modes {
+            let _ = write!(out, " {m} |");
+        }
+        let _ = write!(out, "\n|---|");
+        for _ in modes {
+            let _ = write!(out, "---|");
+        }
+        out.push('\n');
+        let us = |v: Option<f64>| v.map_or("–".to_string(), |v| format!("{v:.1}"));
+        for n in ns {
+            let _ = write!(out, "| {n} |");
+            for mode in modes {
+                match self
+                    .measurements
+                    .iter()
+                    .find(|x| x.op == op && x.n == *n && x.mode == *mode)
+                {
+                    Some(m) => {
+                        let _ = write!(
+                            out,
+                            " {} / {} |",
+                            us(m.client_cpu_us_per_op),
+                            us(m.namenode_cpu_us_per_op)
+                        );
+                    }
+                    None => out.push_str(" – |"),
+                }
+            }
+            out.push('\n');
+        }
+        out.push('\n');
     }
 }
 
@@ -436,6 +494,7 @@ mod tests {
             window: 16,
             fs: None,
             tusk_exe: None,
+            namenode_pid: None,
         })
         .await
         .unwrap();

@@ -53,3 +53,12 @@ mod tests {
         assert_eq!(io_rate_std_dev(&[5.0, 5.0, 5.0]), 0.0);
     }
 }
+
+/// utime + stime of a process, in seconds (clock-tick resolution).
+pub fn cpu_seconds(pid: u32) -> Option<f64> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let after_comm = &stat[stat.rfind(')')? + 2..];
+    let f: Vec<&str> = after_comm.split_whitespace().collect();
+    let ticks: f64 = f.get(11)?.parse::<f64>().ok()? + f.get(12)?.parse::<f64>().ok()?;
+    Some(ticks / 100.0)
+}

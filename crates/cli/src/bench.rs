@@ -101,6 +101,9 @@ pub struct NnArgs {
     /// Calls in flight in async mode (ipc.client.async.calls.max).
     #[arg(long)]
     window: Option<usize>,
+    /// Process id of an external NameNode given with --fs, to measure its CPU per call.
+    #[arg(long)]
+    namenode_pid: Option<u32>,
     #[command(flatten)]
     common: Common,
 }
@@ -262,6 +265,7 @@ pub async fn run(_conf: Configuration, which: BenchCommand) -> anyhow::Result<()
                 window: a.window.unwrap_or(d.window),
                 fs: a.common.fs,
                 tusk_exe: Some(std::env::current_exe()?),
+                namenode_pid: a.namenode_pid,
             })
             .await?;
             emit(&report, report.to_markdown(), &a.common.json)
