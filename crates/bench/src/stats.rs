@@ -35,6 +35,15 @@ pub fn io_rate_std_dev(rates: &[f64]) -> f64 {
     (mean(&sq) - m * m).abs().sqrt()
 }
 
+/// utime + stime of a process, in seconds (clock-tick resolution).
+pub fn cpu_seconds(pid: u32) -> Option<f64> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let after_comm = &stat[stat.rfind(')')? + 2..];
+    let f: Vec<&str> = after_comm.split_whitespace().collect();
+    let ticks: f64 = f.get(11)?.parse::<f64>().ok()? + f.get(12)?.parse::<f64>().ok()?;
+    Some(ticks / 100.0)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -52,13 +61,4 @@ mod tests {
         assert!((io_rate_std_dev(&[2.0, 4.0]) - 1.0).abs() < 1e-12);
         assert_eq!(io_rate_std_dev(&[5.0, 5.0, 5.0]), 0.0);
     }
-}
-
-/// utime + stime of a process, in seconds (clock-tick resolution).
-pub fn cpu_seconds(pid: u32) -> Option<f64> {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    let after_comm = &stat[stat.rfind(')')? + 2..];
-    let f: Vec<&str> = after_comm.split_whitespace().collect();
-    let ticks: f64 = f.get(11)?.parse::<f64>().ok()? + f.get(12)?.parse::<f64>().ok()?;
-    Some(ticks / 100.0)
 }

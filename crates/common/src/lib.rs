@@ -5,10 +5,8 @@
 //!   from TOML and overridden by `-D key=value`, with typed getters.
 //! - `status`: samples disk utilisation, network rates and CPU from `/proc` for heartbeats.
 //! - `shutdown`: a cloneable shutdown signal handed to every server.
-//! - `batch`: deferring wake-ups to the end of a burst of work on one thread.
 //! - `error`: this crate's errors.
 
-pub mod batch;
 pub mod config;
 pub mod error;
 pub mod shutdown;

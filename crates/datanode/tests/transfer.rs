@@ -8,7 +8,6 @@ use std::time::Duration;
 
 use anyhow::{bail, ensure, Context};
 use bytes::Bytes;
-use futures::future::BoxFuture;
 use tokio::io::{AsyncReadExt, AsyncWriteExt, BufReader, BufWriter};
 use tokio::net::{TcpListener, TcpStream};
 use tusk_common::Shutdown;
@@ -29,7 +28,7 @@ use tusk_proto::internal::{
     HeartbeatResponse, InvalidateCommand, RegisterDatanodeRequest, RegisterDatanodeResponse,
     ReplicaReport, ReportBadReplicaRequest, ReportBadReplicaResponse, TransferCommand,
 };
-use tusk_rpc::{handle, CallContext, RemoteException, RpcServer, RpcService};
+use tusk_rpc::{handle, CallContext, CallOutcome, RemoteException, RpcServer, RpcService};
 
 const DEADLINE: Duration = Duration::from_secs(20);
 
@@ -76,13 +75,9 @@ impl RpcService for FakeNameNode {
         "tusk.DatanodeProtocol"
     }
 
-    fn call(
-        self: Arc<Self>,
-        _ctx: CallContext,
-        method: String,
-        request: Bytes,
-    ) -> BoxFuture<'static, Result<Bytes, RemoteException>> {
-        Box::pin(async move {
+    fn call(self: Arc<Self>, _ctx: CallContext, method: &str, request: Bytes) -> CallOutcome {
+        let method = method.to_owned();
+        CallOutcome::later(async move {
             let nn = self.clone();
             match method.as_str() {
                 "registerDatanode" => {

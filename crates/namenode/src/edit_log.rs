@@ -1,9 +1,13 @@
 //! The edit log with group commit.
 //!
 //! Operations append their record to an in-memory buffer while holding the namesystem
-//! lock (so log order is apply order) and then wait, without the lock, until a sync
-//! thread has written and `fdatasync`ed a batch containing their txid. Whatever arrives
-//! during one sync rides the next one, so concurrent operations share a single sync.
+//! lock (so log order is apply order), then, without the lock, ask for it to become
+//! durable. Whoever asks while no sync is running becomes the leader: it takes the whole
+//! buffer, writes it and `fdatasync`s it on its own thread, and publishes the new durable
+//! txid. Whoever asks during a sync waits for that txid to move and then leads the next
+//! sync if its record is still not durable. So everything appended during one sync rides
+//! the next one, and a single busy connection syncs its own bursts with no hand-off to
+//! another thread (Hadoop's `logSync` works the same way).
 //!
 //! Record framing: `u32 length | u32 crc32c(payload) | payload (EditRecord)`, big-endian.
 //! A torn record at the end of the log is never acknowledged and is dropped at replay.
@@ -11,11 +15,12 @@
 use std::fs::{File, OpenOptions};
 use std::io::Read;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Condvar, Mutex};
+use std::sync::{Arc, Mutex};
 
 use prost::Message;
 use tokio::sync::watch;
 use tusk_proto::internal::EditRecord;
+use tusk_rpc::{RemoteException, Watermark};
 
 use crate::error::{NameNodeError, Result};
 
@@ -98,25 +103,19 @@ impl EditSink for MemorySink {
 }
 
 struct Buffer {
-    /// Encoded records not yet handed to the sync thread.
+    /// Encoded records not yet taken by a sync.
     data: Vec<u8>,
     /// Txid of the last record appended.
     last_txid: u64,
-    /// Replacement sink requested by a roll; installed by the sync thread.
-    next_sink: Option<Box<dyn EditSink>>,
-    /// Set after a failed sync: the NameNode can no longer acknowledge anything.
-    failed: Option<String>,
-    closed: bool,
 }
 
 struct Shared {
     buffer: Mutex<Buffer>,
-    wake: Condvar,
-    /// Wakes the sync thread; deferred to the end of an RPC burst (see
-    /// `tusk_common::batch`) so a burst of edits is synced together.
-    kick: tusk_common::batch::Waker,
-    /// Highest txid known durable.
-    durable: watch::Sender<u64>,
+    /// The segment being written; held by the leader for the length of a sync.
+    sink: Mutex<Box<dyn EditSink>>,
+    /// Highest txid known durable; after a failed sync, also the failure (the NameNode
+    /// can then no longer acknowledge anything).
+    durable: watch::Sender<Watermark>,
 }
 
 /// Cheap to clone; all clones append to the same log.
@@ -128,33 +127,20 @@ pub struct EditLog {
 impl EditLog {
     /// Starts a log whose next record gets txid `last_txid + 1`.
     pub fn start(sink: Box<dyn EditSink>, last_txid: u64) -> Self {
-        let (durable, _) = watch::channel(last_txid);
-        let shared = Arc::new_cyclic(|weak: &std::sync::Weak<Shared>| {
-            let weak = weak.clone();
-            let kick: tusk_common::batch::Waker = Arc::new(move || {
-                if let Some(shared) = weak.upgrade() {
-                    shared.wake.notify_one();
-                }
-            });
-            Shared {
+        let (durable, _) = watch::channel(Watermark {
+            mark: last_txid,
+            failed: None,
+        });
+        EditLog {
+            shared: Arc::new(Shared {
                 buffer: Mutex::new(Buffer {
                     data: Vec::with_capacity(1 << 16),
                     last_txid,
-                    next_sink: None,
-                    failed: None,
-                    closed: false,
                 }),
-                wake: Condvar::new(),
-                kick,
+                sink: Mutex::new(sink),
                 durable,
-            }
-        });
-        let thread_shared = shared.clone();
-        std::thread::Builder::new()
-            .name("edit-log-sync".into())
-            .spawn(move || sync_loop(thread_shared, sink))
-            .expect("spawn edit log thread");
-        EditLog { shared }
+            }),
+        }
     }
 
     /// Appends a record, assigning its txid. Call while holding the namesystem lock.
@@ -163,8 +149,6 @@ impl EditLog {
         buf.last_txid += 1;
         record.txid = buf.last_txid;
         encode_record(&record, &mut buf.data);
-        drop(buf);
-        tusk_common::batch::wake(&self.shared.kick);
         record.txid
     }
 
@@ -172,15 +156,67 @@ impl EditLog {
         self.shared.buffer.lock().expect("edit buffer").last_txid
     }
 
-    /// Waits until `txid` is durable.
+    /// The durable txid, for holding acknowledgements until their edit is durable.
+    pub fn watermark(&self) -> watch::Receiver<Watermark> {
+        self.shared.durable.subscribe()
+    }
+
+    /// Syncs everything appended so far unless a sync is already running; blocks the
+    /// calling thread while it syncs. Returns false when it synced nothing: another
+    /// caller is syncing or has just taken the buffer, and will publish (wait for the
+    /// watermark to move, then ask again).
+    pub fn try_sync(&self) -> bool {
+        match self.shared.sink.try_lock() {
+            Ok(sink) => self.sync_with(sink),
+            Err(std::sync::TryLockError::WouldBlock) => false,
+            Err(std::sync::TryLockError::Poisoned(e)) => panic!("edit sink lock: {e}"),
+        }
+    }
+
+    /// Leads one sync with the sink lock held: takes the buffer, makes it durable,
+    /// releases the lock and then publishes, so a waiter woken by the publication always
+    /// finds the lock free. False when there was nothing to sync.
+    fn sync_with(&self, mut sink: std::sync::MutexGuard<'_, Box<dyn EditSink>>) -> bool {
+        if self.shared.durable.borrow().failed.is_some() {
+            return false;
+        }
+        let (batch, last_txid) = {
+            let mut buf = self.shared.buffer.lock().expect("edit buffer");
+            if buf.data.is_empty() {
+                return false;
+            }
+            let batch = std::mem::replace(&mut buf.data, Vec::with_capacity(1 << 16));
+            (batch, buf.last_txid)
+        };
+        let written = sink.write_durable(&batch);
+        drop(sink);
+        match written {
+            Ok(()) => self
+                .shared
+                .durable
+                .send_modify(|w| w.mark = w.mark.max(last_txid)),
+            Err(e) => {
+                tracing::error!(error = %e, "edit log sync failed; refusing further acknowledgements");
+                self.shared.durable.send_modify(|w| {
+                    w.failed = Some(RemoteException::new(
+                        "java.io.IOException",
+                        format!("edit log sync failed: {e}"),
+                    ))
+                });
+            }
+        }
+        true
+    }
+
+    /// Waits until `txid` is durable, leading syncs when no one else is.
     pub async fn wait_durable(&self, txid: u64) -> Result<()> {
         let mut rx = self.shared.durable.subscribe();
         loop {
-            if *rx.borrow_and_update() >= txid {
-                return Ok(());
+            if let Some(done) = reached(&rx.borrow_and_update(), txid) {
+                return done;
             }
-            if let Some(msg) = &self.shared.buffer.lock().expect("edit buffer").failed {
-                return Err(NameNodeError::EditLog(msg.clone()));
+            if self.try_sync() {
+                continue;
             }
             if rx.changed().await.is_err() {
                 return Err(NameNodeError::EditLog("edit log closed".into()));
@@ -191,68 +227,50 @@ impl EditLog {
     /// Blocks the calling thread until everything appended so far is durable.
     pub fn flush_blocking(&self) -> Result<()> {
         let target = self.last_txid();
-        let mut rx = self.shared.durable.subscribe();
         loop {
-            if *rx.borrow_and_update() >= target {
-                return Ok(());
+            if let Some(done) = reached(&self.shared.durable.borrow(), target) {
+                return done;
             }
-            if let Some(msg) = &self.shared.buffer.lock().expect("edit buffer").failed {
-                return Err(NameNodeError::EditLog(msg.clone()));
+            if !self.sync_with(self.shared.sink.lock().expect("edit sink lock")) {
+                // The last leader took the buffer and is about to publish.
+                std::thread::yield_now();
             }
-            self.shared.wake.notify_one();
-            std::thread::sleep(std::time::Duration::from_micros(200));
         }
     }
 
-    /// After a flush, directs further records to `sink` (a new segment).
+    /// After a flush, directs further records to `sink` (a new segment). Call with the
+    /// namesystem lock held, so no record is appended meanwhile.
     pub fn roll(&self, sink: Box<dyn EditSink>) -> Result<()> {
         self.flush_blocking()?;
-        self.shared.buffer.lock().expect("edit buffer").next_sink = Some(sink);
+        *self.shared.sink.lock().expect("edit sink lock") = sink;
         Ok(())
     }
 
-    /// Stops the sync thread after it has synced what is buffered.
+    /// Syncs what is buffered (clean shutdown).
     pub fn close(&self) {
         let _ = self.flush_blocking();
-        self.shared.buffer.lock().expect("edit buffer").closed = true;
-        self.shared.wake.notify_one();
     }
 }
 
-fn sync_loop(shared: Arc<Shared>, mut sink: Box<dyn EditSink>) {
-    let mut batch = Vec::with_capacity(1 << 16);
-    loop {
-        let last_txid = {
-            let mut buf = shared.buffer.lock().expect("edit buffer");
-            while buf.data.is_empty() && buf.next_sink.is_none() && !buf.closed {
-                // The timeout re-checks in case a deferred wake-up never came: records
-                // wait at most this long.
-                buf = shared
-                    .wake
-                    .wait_timeout(buf, std::time::Duration::from_millis(2))
-                    .expect("edit buffer")
-                    .0;
-            }
-            if let Some(next) = buf.next_sink.take() {
-                sink = next;
-            }
-            if buf.data.is_empty() && buf.closed {
-                return;
-            }
-            std::mem::swap(&mut batch, &mut buf.data);
-            buf.last_txid
-        };
-        if batch.is_empty() {
-            continue;
-        }
-        if let Err(e) = sink.write_durable(&batch) {
-            tracing::error!(error = %e, "edit log sync failed; refusing further acknowledgements");
-            shared.buffer.lock().expect("edit buffer").failed = Some(e.to_string());
-            shared.durable.send_modify(|_| {});
-            return;
-        }
-        batch.clear();
-        shared.durable.send_replace(last_txid);
+impl tusk_rpc::Durability for EditLog {
+    fn watermark(&self) -> watch::Receiver<Watermark> {
+        EditLog::watermark(self)
+    }
+
+    fn advance(&self) -> bool {
+        self.try_sync()
+    }
+}
+
+/// Whether `txid` is durable by `watermark`: `None` while it may still become so.
+fn reached(watermark: &Watermark, txid: u64) -> Option<Result<()>> {
+    if watermark.mark >= txid {
+        Some(Ok(()))
+    } else {
+        watermark
+            .failed
+            .as_ref()
+            .map(|e| Err(NameNodeError::EditLog(e.message.clone())))
     }
 }
 
@@ -343,6 +361,58 @@ mod tests {
             vec![11, 12]
         );
         log.close();
+    }
+
+    /// Counts syncs and takes a while over each, like a disk.
+    struct SlowSink {
+        syncs: Arc<std::sync::atomic::AtomicUsize>,
+        inner: MemorySink,
+    }
+
+    impl EditSink for SlowSink {
+        fn write_durable(&mut self, data: &[u8]) -> std::io::Result<()> {
+            std::thread::sleep(std::time::Duration::from_millis(1));
+            self.syncs.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            self.inner.write_durable(data)
+        }
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+    async fn concurrent_waiters_share_syncs_and_none_is_stranded() {
+        let syncs = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let inner = MemorySink::default();
+        let log = EditLog::start(
+            Box::new(SlowSink {
+                syncs: syncs.clone(),
+                inner: inner.clone(),
+            }),
+            0,
+        );
+        let tasks: Vec<_> = (0..200)
+            .map(|i| {
+                let log = log.clone();
+                tokio::spawn(async move {
+                    let txid = log.append(mkdir(&format!("/d{i}")));
+                    log.wait_durable(txid).await.unwrap();
+                    txid
+                })
+            })
+            .collect();
+        for t in tasks {
+            let txid = t.await.unwrap();
+            assert!(log.watermark().borrow().mark >= txid);
+        }
+        let (records, _) = decode_records(&inner.data.lock().unwrap());
+        assert_eq!(
+            records.len(),
+            200,
+            "every acknowledged record is in the log"
+        );
+        let n = syncs.load(std::sync::atomic::Ordering::SeqCst);
+        assert!(
+            n < 200,
+            "{n} syncs for 200 records: waiters did not share syncs"
+        );
     }
 
     #[test]

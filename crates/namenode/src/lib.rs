@@ -71,7 +71,8 @@ impl NameNode {
         let server = RpcServer::new(vec![
             Arc::new(server::ClientProtocolService { fsn: fsn.clone() }),
             Arc::new(server::DatanodeProtocolService { fsn: fsn.clone() }),
-        ]);
+        ])
+        .with_durability(Arc::new(fsn.edit_log.clone()));
         let server = tokio::spawn(server.serve(listener, shutdown));
         tracing::info!(%addr, "namenode serving");
         Ok(NameNode {

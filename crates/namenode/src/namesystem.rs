@@ -354,6 +354,31 @@ impl State {
     }
 }
 
+/// The result of a namespace change, which may be acknowledged only once the edit
+/// with `txid` is durable. Changes are applied under the lock and return at once; the
+/// RPC server holds the reply until the edit log's watermark passes `txid`, and
+/// in-process callers use [`Namesystem::durable`].
+#[must_use]
+#[derive(Debug)]
+pub struct Logged<T> {
+    pub value: T,
+    /// Txid of the last edit the change made; 0 when it made none.
+    pub txid: u64,
+}
+
+impl<T> Logged<T> {
+    pub fn new(value: T, txid: u64) -> Self {
+        Logged { value, txid }
+    }
+
+    pub fn map<U>(self, f: impl FnOnce(T) -> U) -> Logged<U> {
+        Logged {
+            value: f(self.value),
+            txid: self.txid,
+        }
+    }
+}
+
 /// The NameNode's state and its log; shared by the RPC services and the monitors.
 pub struct Namesystem {
     pub state: RwLock<State>,
@@ -467,6 +492,14 @@ impl Namesystem {
             txid: 0,
             op: Some(op),
         }))
+    }
+
+    /// Waits until a change is durable and returns its result.
+    pub async fn durable<T>(&self, logged: Logged<T>) -> Result<T> {
+        if logged.txid > 0 {
+            self.edit_log.wait_durable(logged.txid).await?;
+        }
+        Ok(logged.value)
     }
 
     /// Waits until `txid` is durable (no-op for `None`).

@@ -4,14 +4,13 @@
 use std::sync::Arc;
 
 use bytes::Bytes;
-use futures::future::BoxFuture;
-use futures::FutureExt;
+use prost::Message;
 use tusk_proto::hdfs as h;
 use tusk_proto::internal as t;
-use tusk_rpc::service::no_such_method;
-use tusk_rpc::{handle, CallContext, RemoteException, RpcService};
+use tusk_rpc::service::{decode, no_such_method};
+use tusk_rpc::{handle, handle_now, CallContext, CallOutcome, RemoteException, RpcService};
 
-use crate::namesystem::Namesystem;
+use crate::namesystem::{Logged, Namesystem};
 
 /// Protocol name of Tusk's DataNode → NameNode protocol.
 pub const DATANODE_PROTOCOL: &str = "tusk.DatanodeProtocol";
@@ -24,319 +23,253 @@ pub struct DatanodeProtocolService {
     pub fsn: Arc<Namesystem>,
 }
 
-type Reply = Result<Bytes, RemoteException>;
+/// Decodes a request, runs a handler that needs no waiting, encodes its reply.
+fn now<Req, Resp>(
+    body: Bytes,
+    handler: impl FnOnce(Req) -> Result<Resp, RemoteException>,
+) -> CallOutcome
+where
+    Req: Message + Default,
+    Resp: Message,
+{
+    CallOutcome::Now(handle_now(body, handler))
+}
+
+/// Decodes a request and runs a namespace change; its reply is held until the change's
+/// edit is durable.
+fn logged<Req, Resp>(
+    body: Bytes,
+    handler: impl FnOnce(Req) -> crate::error::Result<Logged<Resp>>,
+) -> CallOutcome
+where
+    Req: Message + Default,
+    Resp: Message,
+{
+    match decode::<Req>(body) {
+        Ok(r) => held(handler(r)),
+        Err(e) => CallOutcome::Now(Err(e)),
+    }
+}
+
+/// The reply to a namespace change, held until its edit is durable.
+fn held<Resp: Message>(outcome: crate::error::Result<Logged<Resp>>) -> CallOutcome {
+    match outcome {
+        Ok(Logged { value, txid: 0 }) => CallOutcome::Now(Ok(Bytes::from(value.encode_to_vec()))),
+        Ok(Logged { value, txid }) => CallOutcome::AfterMark {
+            mark: txid,
+            reply: Bytes::from(value.encode_to_vec()),
+        },
+        Err(e) => CallOutcome::Now(Err(e.into())),
+    }
+}
 
 impl RpcService for ClientProtocolService {
     fn protocol(&self) -> &'static str {
         tusk_rpc::CLIENT_PROTOCOL
     }
 
-    fn call(
-        self: Arc<Self>,
-        ctx: CallContext,
-        method: String,
-        request: Bytes,
-    ) -> BoxFuture<'static, Reply> {
-        async move { self.dispatch(ctx, &method, request).await }.boxed()
-    }
-}
-
-impl ClientProtocolService {
-    async fn dispatch(&self, ctx: CallContext, method: &str, body: Bytes) -> Reply {
+    /// Every method but `complete` and `recoverLease` (which may wait for DataNodes) runs
+    /// to its end here; namespace changes are acknowledged once their edit is durable.
+    fn call(self: Arc<Self>, ctx: CallContext, method: &str, body: Bytes) -> CallOutcome {
         let fsn = &self.fsn;
-        let user = ctx.user.as_str();
-        let ip = ctx.peer.ip().to_string();
+        let user: &str = &ctx.user;
         match method {
-            "getServerDefaults" => {
-                handle(body, |_: h::GetServerDefaultsRequestProto| async {
-                    Ok(h::GetServerDefaultsResponseProto {
-                        server_defaults: fsn.server_defaults(),
-                    })
+            "getServerDefaults" => now(body, |_: h::GetServerDefaultsRequestProto| {
+                Ok(h::GetServerDefaultsResponseProto {
+                    server_defaults: fsn.server_defaults(),
                 })
-                .await
-            }
-            "getFileInfo" => {
-                handle(body, |r: h::GetFileInfoRequestProto| async move {
-                    Ok(h::GetFileInfoResponseProto {
-                        fs: fsn.get_file_info(user, &r.src)?,
-                    })
+            }),
+            "getFileInfo" => now(body, |r: h::GetFileInfoRequestProto| {
+                Ok(h::GetFileInfoResponseProto {
+                    fs: fsn.get_file_info(user, &r.src)?,
                 })
-                .await
-            }
-            "getFileLinkInfo" => {
-                handle(body, |r: h::GetFileLinkInfoRequestProto| async move {
-                    Ok(h::GetFileLinkInfoResponseProto {
-                        fs: fsn.get_file_info(user, &r.src)?,
-                    })
+            }),
+            "getFileLinkInfo" => now(body, |r: h::GetFileLinkInfoRequestProto| {
+                Ok(h::GetFileLinkInfoResponseProto {
+                    fs: fsn.get_file_info(user, &r.src)?,
                 })
-                .await
-            }
-            "getListing" => {
-                handle(body, |r: h::GetListingRequestProto| async move {
-                    Ok(h::GetListingResponseProto {
-                        dir_list: fsn.get_listing(user, &r.src, &r.start_after, r.need_location)?,
-                    })
+            }),
+            "getListing" => now(body, |r: h::GetListingRequestProto| {
+                Ok(h::GetListingResponseProto {
+                    dir_list: fsn.get_listing(user, &r.src, &r.start_after, r.need_location)?,
                 })
-                .await
-            }
-            "mkdirs" => {
-                handle(body, |r: h::MkdirsRequestProto| async move {
-                    Ok(h::MkdirsResponseProto {
-                        result: fsn
-                            .mkdirs(user, &r.src, r.masked.perm, r.create_parent)
-                            .await?,
-                    })
-                })
-                .await
-            }
-            "create" => {
-                handle(body, |r: h::CreateRequestProto| async move {
-                    Ok(h::CreateResponseProto {
-                        fs: Some(fsn.create(user, &r).await?),
-                    })
-                })
-                .await
-            }
-            "addBlock" => {
-                handle(body, |r: h::AddBlockRequestProto| async move {
-                    Ok(h::AddBlockResponseProto {
-                        block: fsn.add_block(&r, &ip).await?,
-                    })
-                })
-                .await
-            }
-            "abandonBlock" => {
-                handle(body, |r: h::AbandonBlockRequestProto| async move {
-                    fsn.abandon_block(&r.src, &r.holder, &r.b, r.file_id)
-                        .await?;
-                    Ok(h::AbandonBlockResponseProto {})
-                })
-                .await
-            }
+            }),
+            "mkdirs" => logged(body, |r: h::MkdirsRequestProto| {
+                Ok(fsn
+                    .mkdirs(user, &r.src, r.masked.perm, r.create_parent)?
+                    .map(|result| h::MkdirsResponseProto { result }))
+            }),
+            "create" => logged(body, |r: h::CreateRequestProto| {
+                Ok(fsn
+                    .create(user, &r)?
+                    .map(|fs| h::CreateResponseProto { fs: Some(fs) }))
+            }),
+            "addBlock" => logged(body, |r: h::AddBlockRequestProto| {
+                let ip = ctx.peer.ip().to_string();
+                Ok(fsn
+                    .add_block(&r, &ip)?
+                    .map(|block| h::AddBlockResponseProto { block }))
+            }),
+            "abandonBlock" => logged(body, |r: h::AbandonBlockRequestProto| {
+                Ok(fsn
+                    .abandon_block(&r.src, &r.holder, &r.b, r.file_id)?
+                    .map(|()| h::AbandonBlockResponseProto {}))
+            }),
             "complete" => {
-                handle(body, |r: h::CompleteRequestProto| async move {
-                    Ok(h::CompleteResponseProto {
-                        result: fsn
-                            .complete(&r.src, &r.client_name, r.last.as_ref(), r.file_id)
-                            .await?,
-                    })
-                })
-                .await
-            }
-            "getBlockLocations" => {
-                handle(body, |r: h::GetBlockLocationsRequestProto| async move {
-                    let locations = fsn.get_block_locations(user, &r.src, r.offset, r.length)?;
-                    if locations.is_none() {
-                        return Err(crate::NameNodeError::FileNotFound { path: r.src }.into());
+                let r: h::CompleteRequestProto = match decode(body) {
+                    Ok(r) => r,
+                    Err(e) => return CallOutcome::Now(Err(e)),
+                };
+                let reply = |l: Logged<bool>| l.map(|result| h::CompleteResponseProto { result });
+                match fsn.try_complete(&r.src, &r.client_name, r.last.as_ref(), r.file_id) {
+                    Ok(Some(done)) => held(Ok(reply(done))),
+                    Ok(None) => {
+                        // Wait a little for the last block's replicas to be reported.
+                        let fsn = fsn.clone();
+                        CallOutcome::Later(Box::pin(async move {
+                            let done = fsn
+                                .complete(&r.src, &r.client_name, r.last.as_ref(), r.file_id)
+                                .await;
+                            held(done.map(reply))
+                        }))
                     }
-                    Ok(h::GetBlockLocationsResponseProto { locations })
-                })
-                .await
+                    Err(e) => CallOutcome::Now(Err(e.into())),
+                }
             }
-            "rename" => {
-                handle(body, |r: h::RenameRequestProto| async move {
-                    Ok(h::RenameResponseProto {
-                        result: fsn.rename(user, &r.src, &r.dst).await?,
-                    })
-                })
-                .await
-            }
-            "rename2" => {
-                handle(body, |r: h::Rename2RequestProto| async move {
-                    fsn.rename2(user, &r.src, &r.dst, r.overwrite_dest).await?;
-                    Ok(h::Rename2ResponseProto {})
-                })
-                .await
-            }
-            "delete" => {
-                handle(body, |r: h::DeleteRequestProto| async move {
-                    Ok(h::DeleteResponseProto {
-                        result: fsn.delete(user, &r.src, r.recursive).await?,
-                    })
-                })
-                .await
-            }
-            "renewLease" => {
-                handle(body, |r: h::RenewLeaseRequestProto| async move {
-                    fsn.renew_lease(&r.client_name);
-                    Ok(h::RenewLeaseResponseProto {})
-                })
-                .await
-            }
+            "getBlockLocations" => now(body, |r: h::GetBlockLocationsRequestProto| {
+                let locations = fsn.get_block_locations(user, &r.src, r.offset, r.length)?;
+                if locations.is_none() {
+                    return Err(crate::NameNodeError::FileNotFound { path: r.src }.into());
+                }
+                Ok(h::GetBlockLocationsResponseProto { locations })
+            }),
+            "rename" => logged(body, |r: h::RenameRequestProto| {
+                Ok(fsn
+                    .rename(user, &r.src, &r.dst)?
+                    .map(|result| h::RenameResponseProto { result }))
+            }),
+            "rename2" => logged(body, |r: h::Rename2RequestProto| {
+                Ok(fsn
+                    .rename2(user, &r.src, &r.dst, r.overwrite_dest)?
+                    .map(|()| h::Rename2ResponseProto {}))
+            }),
+            "delete" => logged(body, |r: h::DeleteRequestProto| {
+                Ok(fsn
+                    .delete(user, &r.src, r.recursive)?
+                    .map(|result| h::DeleteResponseProto { result }))
+            }),
+            "renewLease" => now(body, |r: h::RenewLeaseRequestProto| {
+                fsn.renew_lease(&r.client_name);
+                Ok(h::RenewLeaseResponseProto {})
+            }),
             "recoverLease" => {
-                handle(body, |r: h::RecoverLeaseRequestProto| async move {
+                let fsn = fsn.clone();
+                CallOutcome::later(handle(body, |r: h::RecoverLeaseRequestProto| async move {
                     Ok(h::RecoverLeaseResponseProto {
                         result: fsn.recover_lease(&r.src).await?,
                     })
-                })
-                .await
+                }))
             }
-            "setReplication" => {
-                handle(body, |r: h::SetReplicationRequestProto| async move {
-                    Ok(h::SetReplicationResponseProto {
-                        result: fsn.set_replication(user, &r.src, r.replication).await?,
-                    })
+            "setReplication" => logged(body, |r: h::SetReplicationRequestProto| {
+                Ok(fsn
+                    .set_replication(user, &r.src, r.replication)?
+                    .map(|result| h::SetReplicationResponseProto { result }))
+            }),
+            "setPermission" => logged(body, |r: h::SetPermissionRequestProto| {
+                Ok(fsn
+                    .set_permission(user, &r.src, r.permission.perm)?
+                    .map(|()| h::SetPermissionResponseProto {}))
+            }),
+            "setOwner" => logged(body, |r: h::SetOwnerRequestProto| {
+                Ok(fsn
+                    .set_owner(user, &r.src, r.username, r.groupname)?
+                    .map(|()| h::SetOwnerResponseProto {}))
+            }),
+            "setTimes" => logged(body, |r: h::SetTimesRequestProto| {
+                Ok(fsn
+                    .set_times(user, &r.src, r.mtime as i64, r.atime as i64)?
+                    .map(|()| h::SetTimesResponseProto {}))
+            }),
+            "getContentSummary" => now(body, |r: h::GetContentSummaryRequestProto| {
+                Ok(h::GetContentSummaryResponseProto {
+                    summary: fsn.content_summary(user, &r.path)?,
                 })
-                .await
-            }
-            "setPermission" => {
-                handle(body, |r: h::SetPermissionRequestProto| async move {
-                    fsn.set_permission(user, &r.src, r.permission.perm).await?;
-                    Ok(h::SetPermissionResponseProto {})
-                })
-                .await
-            }
-            "setOwner" => {
-                handle(body, |r: h::SetOwnerRequestProto| async move {
-                    fsn.set_owner(user, &r.src, r.username, r.groupname).await?;
-                    Ok(h::SetOwnerResponseProto {})
-                })
-                .await
-            }
-            "setTimes" => {
-                handle(body, |r: h::SetTimesRequestProto| async move {
-                    fsn.set_times(user, &r.src, r.mtime as i64, r.atime as i64)
-                        .await?;
-                    Ok(h::SetTimesResponseProto {})
-                })
-                .await
-            }
-            "getContentSummary" => {
-                handle(body, |r: h::GetContentSummaryRequestProto| async move {
-                    Ok(h::GetContentSummaryResponseProto {
-                        summary: fsn.content_summary(user, &r.path)?,
-                    })
-                })
-                .await
-            }
-            "getQuotaUsage" => {
-                handle(body, |r: h::GetQuotaUsageRequestProto| async move {
-                    let s = fsn.content_summary(user, &r.path)?;
-                    Ok(h::GetQuotaUsageResponseProto {
-                        usage: h::QuotaUsageProto {
-                            file_and_directory_count: s.file_count + s.directory_count,
-                            quota: u64::MAX,
-                            space_consumed: s.space_consumed,
-                            space_quota: u64::MAX,
-                            type_quota_infos: None,
-                        },
-                    })
-                })
-                .await
-            }
-            "getFsStats" => {
-                handle(body, |_: h::GetFsStatusRequestProto| async {
-                    Ok(fsn.fs_stats())
-                })
-                .await
-            }
-            "fsync" => {
-                handle(body, |_: h::FsyncRequestProto| async {
-                    Ok(h::FsyncResponseProto {})
-                })
-                .await
-            }
-            "updateBlockForPipeline" => {
-                handle(
-                    body,
-                    |r: h::UpdateBlockForPipelineRequestProto| async move {
-                        Ok(h::UpdateBlockForPipelineResponseProto {
-                            block: fsn
-                                .update_block_for_pipeline(&r.block, &r.client_name)
-                                .await?,
-                        })
+            }),
+            "getQuotaUsage" => now(body, |r: h::GetQuotaUsageRequestProto| {
+                let s = fsn.content_summary(user, &r.path)?;
+                Ok(h::GetQuotaUsageResponseProto {
+                    usage: h::QuotaUsageProto {
+                        file_and_directory_count: s.file_count + s.directory_count,
+                        quota: u64::MAX,
+                        space_consumed: s.space_consumed,
+                        space_quota: u64::MAX,
+                        type_quota_infos: None,
                     },
-                )
-                .await
-            }
-            "updatePipeline" => {
-                handle(body, |r: h::UpdatePipelineRequestProto| async move {
-                    let nodes: Vec<String> = r
-                        .new_nodes
-                        .iter()
-                        .map(|n| n.datanode_uuid.clone())
-                        .collect();
-                    fsn.update_pipeline(&r.client_name, &r.old_block, &r.new_block, &nodes)
-                        .await?;
-                    Ok(h::UpdatePipelineResponseProto {})
                 })
-                .await
-            }
-            "getAdditionalDatanode" => {
-                handle(body, |r: h::GetAdditionalDatanodeRequestProto| async move {
-                    Ok(h::GetAdditionalDatanodeResponseProto {
-                        block: fsn.additional_datanodes(
-                            &r.blk,
-                            &r.existings,
-                            &r.excludes,
-                            r.num_additional_nodes,
-                            &ip,
-                        )?,
-                    })
+            }),
+            "getFsStats" => now(body, |_: h::GetFsStatusRequestProto| Ok(fsn.fs_stats())),
+            "fsync" => now(body, |_: h::FsyncRequestProto| Ok(h::FsyncResponseProto {})),
+            "updateBlockForPipeline" => logged(body, |r: h::UpdateBlockForPipelineRequestProto| {
+                Ok(fsn
+                    .update_block_for_pipeline(&r.block, &r.client_name)?
+                    .map(|block| h::UpdateBlockForPipelineResponseProto { block }))
+            }),
+            "updatePipeline" => logged(body, |r: h::UpdatePipelineRequestProto| {
+                let nodes: Vec<String> = r
+                    .new_nodes
+                    .iter()
+                    .map(|n| n.datanode_uuid.clone())
+                    .collect();
+                Ok(fsn
+                    .update_pipeline(&r.client_name, &r.old_block, &r.new_block, &nodes)?
+                    .map(|()| h::UpdatePipelineResponseProto {}))
+            }),
+            "getAdditionalDatanode" => now(body, |r: h::GetAdditionalDatanodeRequestProto| {
+                Ok(h::GetAdditionalDatanodeResponseProto {
+                    block: fsn.additional_datanodes(
+                        &r.blk,
+                        &r.existings,
+                        &r.excludes,
+                        r.num_additional_nodes,
+                        &ctx.peer.ip().to_string(),
+                    )?,
                 })
-                .await
-            }
-            "reportBadBlocks" => {
-                handle(body, |r: h::ReportBadBlocksRequestProto| async move {
-                    fsn.report_bad_blocks(&r.blocks);
-                    Ok(h::ReportBadBlocksResponseProto {})
+            }),
+            "reportBadBlocks" => now(body, |r: h::ReportBadBlocksRequestProto| {
+                fsn.report_bad_blocks(&r.blocks);
+                Ok(h::ReportBadBlocksResponseProto {})
+            }),
+            "getDatanodeReport" => now(body, |r: h::GetDatanodeReportRequestProto| {
+                Ok(h::GetDatanodeReportResponseProto {
+                    di: fsn.datanode_report(r.r#type),
                 })
-                .await
-            }
-            "getDatanodeReport" => {
-                handle(body, |r: h::GetDatanodeReportRequestProto| async move {
-                    Ok(h::GetDatanodeReportResponseProto {
-                        di: fsn.datanode_report(r.r#type),
-                    })
+            }),
+            "getPreferredBlockSize" => now(body, |r: h::GetPreferredBlockSizeRequestProto| {
+                Ok(h::GetPreferredBlockSizeResponseProto {
+                    bsize: fsn.preferred_block_size(&r.filename)?,
                 })
-                .await
-            }
-            "getPreferredBlockSize" => {
-                handle(body, |r: h::GetPreferredBlockSizeRequestProto| async move {
-                    Ok(h::GetPreferredBlockSizeResponseProto {
-                        bsize: fsn.preferred_block_size(&r.filename)?,
-                    })
+            }),
+            "setSafeMode" => now(body, |_: h::SetSafeModeRequestProto| {
+                Ok(h::SetSafeModeResponseProto {
+                    result: fsn.read().safe_mode,
                 })
-                .await
-            }
-            "setSafeMode" => {
-                handle(body, |_: h::SetSafeModeRequestProto| async {
-                    Ok(h::SetSafeModeResponseProto {
-                        result: fsn.read().safe_mode,
-                    })
+            }),
+            "msync" => now(body, |_: h::MsyncRequestProto| Ok(h::MsyncResponseProto {})),
+            "saveNamespace" => now(body, |_: h::SaveNamespaceRequestProto| {
+                fsn.checkpoint()?;
+                Ok(h::SaveNamespaceResponseProto { saved: Some(true) })
+            }),
+            "getStoragePolicies" => now(body, |_: h::GetStoragePoliciesRequestProto| {
+                Ok(h::GetStoragePoliciesResponseProto {
+                    policies: vec![hot_policy()],
                 })
-                .await
-            }
-            "msync" => {
-                handle(body, |_: h::MsyncRequestProto| async {
-                    Ok(h::MsyncResponseProto {})
+            }),
+            "getStoragePolicy" => now(body, |_: h::GetStoragePolicyRequestProto| {
+                Ok(h::GetStoragePolicyResponseProto {
+                    storage_policy: hot_policy(),
                 })
-                .await
-            }
-            "saveNamespace" => {
-                handle(body, |_: h::SaveNamespaceRequestProto| async {
-                    fsn.checkpoint()?;
-                    Ok(h::SaveNamespaceResponseProto { saved: Some(true) })
-                })
-                .await
-            }
-            "getStoragePolicies" => {
-                handle(body, |_: h::GetStoragePoliciesRequestProto| async {
-                    Ok(h::GetStoragePoliciesResponseProto {
-                        policies: vec![hot_policy()],
-                    })
-                })
-                .await
-            }
-            "getStoragePolicy" => {
-                handle(body, |_: h::GetStoragePolicyRequestProto| async {
-                    Ok(h::GetStoragePolicyResponseProto {
-                        storage_policy: hot_policy(),
-                    })
-                })
-                .await
-            }
-            other => Err(no_such_method(tusk_rpc::CLIENT_PROTOCOL, other)),
+            }),
+            other => CallOutcome::Now(Err(no_such_method(tusk_rpc::CLIENT_PROTOCOL, other))),
         }
     }
 }
@@ -362,58 +295,31 @@ impl RpcService for DatanodeProtocolService {
         DATANODE_PROTOCOL
     }
 
-    fn call(
-        self: Arc<Self>,
-        ctx: CallContext,
-        method: String,
-        request: Bytes,
-    ) -> BoxFuture<'static, Reply> {
-        async move { self.dispatch(ctx, &method, request).await }.boxed()
-    }
-}
-
-impl DatanodeProtocolService {
-    async fn dispatch(&self, ctx: CallContext, method: &str, body: Bytes) -> Reply {
+    fn call(self: Arc<Self>, ctx: CallContext, method: &str, body: Bytes) -> CallOutcome {
         let fsn = &self.fsn;
-        let ip = ctx.peer.ip().to_string();
         match method {
-            "registerDatanode" => {
-                handle(body, |r: t::RegisterDatanodeRequest| async move {
-                    Ok(fsn.register_datanode(r, &ip))
+            "registerDatanode" => now(body, |r: t::RegisterDatanodeRequest| {
+                Ok(fsn.register_datanode(r, &ctx.peer.ip().to_string()))
+            }),
+            "sendHeartbeat" => now(body, |r: t::HeartbeatRequest| {
+                Ok(t::HeartbeatResponse {
+                    commands: fsn.heartbeat(&r),
                 })
-                .await
-            }
-            "sendHeartbeat" => {
-                handle(body, |r: t::HeartbeatRequest| async move {
-                    Ok(t::HeartbeatResponse {
-                        commands: fsn.heartbeat(&r),
-                    })
+            }),
+            "blockReceivedAndDeleted" => now(body, |r: t::BlockReceivedAndDeletedRequest| {
+                fsn.block_received(&r.datanode_uuid, &r.received, &r.deleted)?;
+                Ok(t::BlockReceivedAndDeletedResponse {})
+            }),
+            "blockReport" => now(body, |r: t::BlockReportRequest| {
+                Ok(t::BlockReportResponse {
+                    commands: fsn.block_report(&r.datanode_uuid, &r.replicas)?,
                 })
-                .await
-            }
-            "blockReceivedAndDeleted" => {
-                handle(body, |r: t::BlockReceivedAndDeletedRequest| async move {
-                    fsn.block_received(&r.datanode_uuid, &r.received, &r.deleted)?;
-                    Ok(t::BlockReceivedAndDeletedResponse {})
-                })
-                .await
-            }
-            "blockReport" => {
-                handle(body, |r: t::BlockReportRequest| async move {
-                    Ok(t::BlockReportResponse {
-                        commands: fsn.block_report(&r.datanode_uuid, &r.replicas)?,
-                    })
-                })
-                .await
-            }
-            "reportBadReplica" => {
-                handle(body, |r: t::ReportBadReplicaRequest| async move {
-                    fsn.report_bad_replica(&r.datanode_uuid, r.block_id)?;
-                    Ok(t::ReportBadReplicaResponse {})
-                })
-                .await
-            }
-            other => Err(no_such_method(DATANODE_PROTOCOL, other)),
+            }),
+            "reportBadReplica" => now(body, |r: t::ReportBadReplicaRequest| {
+                fsn.report_bad_replica(&r.datanode_uuid, r.block_id)?;
+                Ok(t::ReportBadReplicaResponse {})
+            }),
+            other => CallOutcome::Now(Err(no_such_method(DATANODE_PROTOCOL, other))),
         }
     }
 }

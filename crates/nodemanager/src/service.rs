@@ -4,12 +4,10 @@
 use std::sync::Arc;
 
 use bytes::Bytes;
-use futures::future::BoxFuture;
-use futures::FutureExt;
 use tusk_proto::tusk::yarn as y;
 use tusk_proto::tusk::yarn::ContainerExitStatus;
 use tusk_rpc::service::no_such_method;
-use tusk_rpc::{handle, CallContext, RemoteException, RpcService};
+use tusk_rpc::{handle, CallContext, CallOutcome, RemoteException, RpcService};
 
 use crate::{Node, CONTAINER_MANAGEMENT_PROTOCOL};
 
@@ -24,13 +22,9 @@ impl RpcService for ContainerManagementService {
         CONTAINER_MANAGEMENT_PROTOCOL
     }
 
-    fn call(
-        self: Arc<Self>,
-        _: CallContext,
-        method: String,
-        request: Bytes,
-    ) -> BoxFuture<'static, Reply> {
-        async move { self.dispatch(&method, request).await }.boxed()
+    fn call(self: Arc<Self>, _: CallContext, method: &str, request: Bytes) -> CallOutcome {
+        let method = method.to_owned();
+        CallOutcome::later(async move { self.dispatch(&method, request).await })
     }
 }
 

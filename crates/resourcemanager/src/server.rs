@@ -6,13 +6,11 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
 use bytes::Bytes;
-use futures::future::BoxFuture;
-use futures::FutureExt;
 use tokio::sync::Notify;
 use tokio::time::Instant;
 use tusk_proto::tusk::yarn as y;
 use tusk_rpc::service::no_such_method;
-use tusk_rpc::{handle, CallContext, RemoteException, RpcService};
+use tusk_rpc::{handle, CallContext, CallOutcome, RemoteException, RpcService};
 
 use crate::cluster::{Cluster, NodeWork};
 use crate::{APPLICATION_CLIENT_PROTOCOL, APPLICATION_MASTER_PROTOCOL, RESOURCE_TRACKER_PROTOCOL};
@@ -62,13 +60,9 @@ impl RpcService for ResourceTrackerService {
         RESOURCE_TRACKER_PROTOCOL
     }
 
-    fn call(
-        self: Arc<Self>,
-        _: CallContext,
-        method: String,
-        request: Bytes,
-    ) -> BoxFuture<'static, Reply> {
-        async move { self.dispatch(&method, request).await }.boxed()
+    fn call(self: Arc<Self>, _: CallContext, method: &str, request: Bytes) -> CallOutcome {
+        let method = method.to_owned();
+        CallOutcome::later(async move { self.dispatch(&method, request).await })
     }
 }
 
@@ -138,20 +132,16 @@ impl RpcService for ApplicationClientService {
         APPLICATION_CLIENT_PROTOCOL
     }
 
-    fn call(
-        self: Arc<Self>,
-        ctx: CallContext,
-        method: String,
-        request: Bytes,
-    ) -> BoxFuture<'static, Reply> {
-        async move { self.dispatch(ctx, &method, request).await }.boxed()
+    fn call(self: Arc<Self>, ctx: CallContext, method: &str, request: Bytes) -> CallOutcome {
+        let method = method.to_owned();
+        CallOutcome::later(async move { self.dispatch(ctx, &method, request).await })
     }
 }
 
 impl ApplicationClientService {
     async fn dispatch(&self, ctx: CallContext, method: &str, body: Bytes) -> Reply {
         let shared = &self.shared;
-        let user = ctx.user.as_str();
+        let user: &str = &ctx.user;
         match method {
             "submitApplication" => {
                 handle(body, |r: y::SubmitApplicationRequest| async move {
@@ -207,13 +197,9 @@ impl RpcService for ApplicationMasterService {
         APPLICATION_MASTER_PROTOCOL
     }
 
-    fn call(
-        self: Arc<Self>,
-        _: CallContext,
-        method: String,
-        request: Bytes,
-    ) -> BoxFuture<'static, Reply> {
-        async move { self.dispatch(&method, request).await }.boxed()
+    fn call(self: Arc<Self>, _: CallContext, method: &str, request: Bytes) -> CallOutcome {
+        let method = method.to_owned();
+        CallOutcome::later(async move { self.dispatch(&method, request).await })
     }
 }
 

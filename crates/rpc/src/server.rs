@@ -1,7 +1,7 @@
 //! The RPC server: one task per connection that reads frames, runs calls and writes
 //! their replies in batches.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::net::SocketAddr;
 use std::sync::Arc;
 
@@ -11,6 +11,7 @@ use futures::stream::FuturesUnordered;
 use futures::{FutureExt, StreamExt};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::watch;
 use tracing::{debug, warn};
 use tusk_common::Shutdown;
 use tusk_proto::common::{
@@ -23,13 +24,15 @@ use tusk_proto::common::{
 
 use crate::error::{RemoteException, RpcError};
 use crate::frame::{self, Encoded};
-use crate::service::{CallContext, RpcService};
+use crate::service::{CallContext, CallOutcome, Durability, Reply, RpcService, Watermark};
 
 /// Serves a set of protocols on one listener.
 #[derive(Clone)]
 pub struct RpcServer {
     /// Protocol name → implementation; fixed once the server starts.
     services: Arc<HashMap<&'static str, Arc<dyn RpcService>>>,
+    /// What [`CallOutcome::AfterMark`] replies wait for.
+    durability: Option<Arc<dyn Durability>>,
 }
 
 impl RpcServer {
@@ -37,7 +40,16 @@ impl RpcServer {
         let map = services.into_iter().map(|s| (s.protocol(), s)).collect();
         RpcServer {
             services: Arc::new(map),
+            durability: None,
         }
+    }
+
+    /// Holds `AfterMark` replies until the watermark of `durability` reaches their mark;
+    /// a connection holding replies raises it itself when no one else is. Without one
+    /// they are sent at once.
+    pub fn with_durability(mut self, durability: Arc<dyn Durability>) -> Self {
+        self.durability = Some(durability);
+        self
     }
 
     /// Accepts connections until `shutdown` fires.
@@ -70,43 +82,55 @@ impl RpcServer {
         }
     }
 
-    /// Serves one connection on one task: it reads whatever bytes have arrived, starts
-    /// every complete call in arrival order, keeps the calls that must wait (for the
-    /// NameNode: for their edit to be durable) in a set it polls alongside the socket,
-    /// and writes all replies that are ready in one go.
+    /// Serves one connection on one task: it reads whatever bytes have arrived, runs
+    /// every complete call in arrival order, and writes all replies that are ready in one
+    /// go. Replies held for the watermark (for the NameNode: until their edit is durable)
+    /// wait in a queue released as the watermark rises, which this task raises itself
+    /// when no other is; calls that must wait for something else are polled alongside
+    /// the socket.
     async fn connection(&self, stream: TcpStream, peer: SocketAddr) -> Result<(), RpcError> {
         let (mut rd, mut wr) = stream.into_split();
         let _auth = read_preamble(&mut rd).await?;
         let mut conn = ConnectionState {
-            user: String::new(),
+            user: Arc::from(""),
             protocol: None,
             peer,
             out: BytesMut::with_capacity(16 * 1024),
+            held: VecDeque::new(),
+            watermark: self.durability.as_ref().map(|d| d.watermark()),
         };
         let mut input = BytesMut::with_capacity(64 * 1024);
-        let mut waiting: FuturesUnordered<BoxFuture<'static, BytesMut>> = FuturesUnordered::new();
+        let mut waiting: FuturesUnordered<Waiting> = FuturesUnordered::new();
         loop {
-            {
-                // Calls that arrived together start together: wake-ups they cause (the
-                // NameNode's edit-log sync) run once, after the last of them.
-                let _burst = tusk_common::batch::begin();
-                while let Some(body) = frame::take_frame(&mut input)? {
-                    if !self.handle_frame(&mut conn, body, &mut waiting).await? {
-                        drop(_burst);
-                        wr.write_all(&conn.out).await?;
-                        return Ok(());
-                    }
+            while let Some(body) = frame::take_frame(&mut input)? {
+                if !self.handle_frame(&mut conn, body, &mut waiting)? {
+                    wr.write_all(&conn.out).await?;
+                    return Ok(());
                 }
             }
+            conn.release_held();
             if !conn.out.is_empty() {
                 wr.write_all(&conn.out).await?;
                 conn.out.clear();
             }
+            // Replies still held and no one else syncing: sync here, the whole burst at
+            // once, rather than hand off to another thread; then release and go on.
+            if let Some(d) = &self.durability {
+                if !conn.held.is_empty() && d.advance() {
+                    continue;
+                }
+            }
+            let holding = !conn.held.is_empty();
             tokio::select! {
-                Some(reply) = waiting.next(), if !waiting.is_empty() => {
-                    conn.out.unsplit(reply);
-                    while let Some(Some(more)) = waiting.next().now_or_never() {
-                        conn.out.unsplit(more);
+                Some((ctx, retry, outcome)) = waiting.next(), if !waiting.is_empty() => {
+                    conn.settle(ctx, retry, outcome, &mut waiting);
+                    while let Some(Some((ctx, retry, outcome))) = waiting.next().now_or_never() {
+                        conn.settle(ctx, retry, outcome, &mut waiting);
+                    }
+                }
+                changed = watermark_changed(&mut conn.watermark), if holding => {
+                    if changed.is_err() {
+                        return Err(RpcError::Protocol("the watermark's source is gone".into()));
                     }
                 }
                 n = rd.read_buf(&mut input) => {
@@ -119,11 +143,11 @@ impl RpcServer {
     }
 
     /// Handles one frame; false when the client asked to close the connection.
-    async fn handle_frame(
+    fn handle_frame(
         &self,
         conn: &mut ConnectionState,
         mut body: Bytes,
-        waiting: &mut FuturesUnordered<BoxFuture<'static, BytesMut>>,
+        waiting: &mut FuturesUnordered<Waiting>,
     ) -> Result<bool, RpcError> {
         let header: RpcRequestHeaderProto = frame::next_message(&mut body)?;
         if header.rpc_op == Some(OperationProto::RpcCloseConnection as i32) {
@@ -134,11 +158,11 @@ impl RpcServer {
             frame::CONNECTION_CONTEXT_CALL_ID => {
                 let ctx: IpcConnectionContextProto = frame::next_message(&mut body)?;
                 let user = ctx.user_info.and_then(|u| u.effective_user);
-                conn.user = user.unwrap_or_else(|| "unknown".to_string());
+                conn.user = Arc::from(user.as_deref().unwrap_or("unknown"));
                 conn.protocol = ctx.protocol;
             }
             frame::PING_CALL_ID => {}
-            id if id >= 0 => self.dispatch(conn, header, body, waiting).await?,
+            id if id >= 0 => self.dispatch(conn, header, body, waiting)?,
             id => {
                 return Err(RpcError::Protocol(format!("unexpected call id {id}")));
             }
@@ -149,18 +173,18 @@ impl RpcServer {
     /// Starts a call and runs it until it first has to wait, so calls from one
     /// connection take effect in the order they were sent; a call that waits joins
     /// `waiting`, and the waits of many calls overlap.
-    async fn dispatch(
+    fn dispatch(
         &self,
         conn: &mut ConnectionState,
         header: RpcRequestHeaderProto,
         mut body: Bytes,
-        waiting: &mut FuturesUnordered<BoxFuture<'static, BytesMut>>,
+        waiting: &mut FuturesUnordered<Waiting>,
     ) -> Result<(), RpcError> {
         let req_header: RequestHeaderProto = frame::next_message(&mut body)?;
         let request = frame::next_raw(&mut body)?;
         let ctx = CallContext {
             user: conn.user.clone(),
-            client_id: header.client_id.clone(),
+            client_id: header.client_id,
             call_id: header.call_id,
             peer: conn.peer,
         };
@@ -177,43 +201,114 @@ impl RpcServer {
                     req_header.declaring_class_protocol_name
                 ),
             );
-            conn.out.unsplit(error_reply(
+            error_reply(
+                &mut conn.out,
                 &ctx,
                 retry,
                 &err,
                 RpcErrorCodeProto::ErrorNoSuchProtocol,
-            ));
+            );
             return Ok(());
         };
-        let mut call: BoxFuture<'static, BytesMut> = Box::pin(async move {
-            match service
-                .call(ctx.clone(), req_header.method_name, request)
-                .await
-            {
-                Ok(payload) => success_reply(&ctx, retry, &payload),
-                Err(err) => error_reply(&ctx, retry, &err, RpcErrorCodeProto::ErrorApplication),
-            }
-        });
-        match futures::poll!(call.as_mut()) {
-            std::task::Poll::Ready(reply) => conn.out.unsplit(reply),
-            std::task::Poll::Pending => waiting.push(call),
-        }
+        let outcome = service.call(ctx.clone(), &req_header.method_name, request);
+        conn.settle(ctx, retry, outcome, waiting);
         Ok(())
     }
+}
+
+/// A call that has to wait, with what its reply needs once it is done.
+type Waiting = BoxFuture<'static, (CallContext, Option<i32>, CallOutcome)>;
+
+/// Waits for the watermark to move; never completes without one.
+async fn watermark_changed(
+    watermark: &mut Option<watch::Receiver<Watermark>>,
+) -> Result<(), watch::error::RecvError> {
+    match watermark {
+        Some(w) => w.changed().await,
+        None => std::future::pending().await,
+    }
+}
+
+/// A successful reply waiting for the watermark.
+struct Held {
+    mark: u64,
+    ctx: CallContext,
+    retry: Option<i32>,
+    reply: Bytes,
 }
 
 /// Per-connection state owned by the connection's reader task.
 struct ConnectionState {
     /// Effective user named in the connection context; empty until it arrives.
-    user: String,
+    user: Arc<str>,
     /// Protocol named in the connection context, if any.
     protocol: Option<String>,
     peer: SocketAddr,
     /// Replies ready to be written.
     out: BytesMut,
+    /// Replies waiting for the watermark, in the order their calls ran (so by mark).
+    held: VecDeque<Held>,
+    watermark: Option<watch::Receiver<Watermark>>,
 }
 
 impl ConnectionState {
+    /// Sends, holds or waits for a call's reply as its outcome says.
+    fn settle(
+        &mut self,
+        ctx: CallContext,
+        retry: Option<i32>,
+        outcome: CallOutcome,
+        waiting: &mut FuturesUnordered<Waiting>,
+    ) {
+        match outcome {
+            CallOutcome::Now(reply) => write_reply(&mut self.out, &ctx, retry, reply),
+            CallOutcome::AfterMark { mark, reply } => {
+                // Calls that ran in order come in mark order; one that waited first
+                // may not, so keep the queue sorted.
+                let at = self.held.partition_point(|h| h.mark <= mark);
+                self.held.insert(
+                    at,
+                    Held {
+                        mark,
+                        ctx,
+                        retry,
+                        reply,
+                    },
+                );
+            }
+            CallOutcome::Later(mut call) => match call.as_mut().now_or_never() {
+                Some(outcome) => self.settle(ctx, retry, outcome, waiting),
+                None => waiting.push(Box::pin(async move { (ctx, retry, call.await) })),
+            },
+        }
+    }
+
+    /// Moves the held replies the watermark has reached to `out`; if it has failed,
+    /// every held reply becomes its exception.
+    fn release_held(&mut self) {
+        if self.held.is_empty() {
+            return;
+        }
+        let Some(watermark) = &mut self.watermark else {
+            for h in self.held.drain(..) {
+                write_reply(&mut self.out, &h.ctx, h.retry, Ok(h.reply));
+            }
+            return;
+        };
+        let now = watermark.borrow_and_update();
+        while let Some(h) = self.held.front() {
+            if h.mark <= now.mark {
+                let h = self.held.pop_front().expect("front exists");
+                write_reply(&mut self.out, &h.ctx, h.retry, Ok(h.reply));
+            } else if let Some(err) = &now.failed {
+                let h = self.held.pop_front().expect("front exists");
+                write_reply(&mut self.out, &h.ctx, h.retry, Err(err.clone()));
+            } else {
+                break;
+            }
+        }
+    }
+
     /// Answers SASL negotiation the way a SIMPLE-only Hadoop server does: NEGOTIATE gets
     /// SUCCESS at once. A client that still sends INITIATE for SIMPLE goes on without
     /// waiting, so that gets no reply.
@@ -267,7 +362,15 @@ async fn read_preamble<R: tokio::io::AsyncRead + Unpin>(rd: &mut R) -> Result<u8
     }
 }
 
-fn success_reply(ctx: &CallContext, retry: Option<i32>, payload: &[u8]) -> BytesMut {
+/// Appends the reply frame for one call.
+fn write_reply(out: &mut BytesMut, ctx: &CallContext, retry: Option<i32>, reply: Reply) {
+    match reply {
+        Ok(payload) => success_reply(out, ctx, retry, &payload),
+        Err(err) => error_reply(out, ctx, retry, &err, RpcErrorCodeProto::ErrorApplication),
+    }
+}
+
+fn success_reply(out: &mut BytesMut, ctx: &CallContext, retry: Option<i32>, payload: &[u8]) {
     let header = RpcResponseHeaderProto {
         call_id: ctx.call_id as u32,
         status: RpcStatusProto::Success as i32,
@@ -276,17 +379,16 @@ fn success_reply(ctx: &CallContext, retry: Option<i32>, payload: &[u8]) -> Bytes
         retry_count: retry,
         ..Default::default()
     };
-    let mut out = BytesMut::new();
-    frame::write_frame(&mut out, &[&header, &Encoded(payload)]);
-    out
+    frame::write_frame(out, &[&header, &Encoded(payload)]);
 }
 
 fn error_reply(
+    out: &mut BytesMut,
     ctx: &CallContext,
     retry: Option<i32>,
     err: &RemoteException,
     code: RpcErrorCodeProto,
-) -> BytesMut {
+) {
     let header = RpcResponseHeaderProto {
         call_id: ctx.call_id as u32,
         status: RpcStatusProto::Error as i32,
@@ -298,7 +400,5 @@ fn error_reply(
         retry_count: retry,
         ..Default::default()
     };
-    let mut out = BytesMut::new();
-    frame::write_frame(&mut out, &[&header]);
-    out
+    frame::write_frame(out, &[&header]);
 }

@@ -14,11 +14,56 @@ use crate::error::RemoteException;
 #[derive(Clone, Debug)]
 pub struct CallContext {
     /// Effective user from the connection context (SIMPLE auth).
-    pub user: String,
+    pub user: Arc<str>,
     /// The client's 16-byte id, the same for every call it makes.
     pub client_id: Bytes,
     pub call_id: i32,
     pub peer: SocketAddr,
+}
+
+/// A reply, or the exception to send instead.
+pub type Reply = Result<Bytes, RemoteException>;
+
+/// What a call produced and when its reply may go out.
+pub enum CallOutcome {
+    /// Send this reply now.
+    Now(Reply),
+    /// Send this successful reply once the server's [`Durability`] watermark reaches
+    /// `mark`; if the watermark fails first, send its exception instead. The NameNode answers every
+    /// namespace change this way: applied at once, acknowledged once its edit is durable,
+    /// without a task or a waker per call.
+    AfterMark { mark: u64, reply: Bytes },
+    /// The call waits for something else; the server polls it beside the connection
+    /// and then treats what it yields like any other outcome.
+    Later(BoxFuture<'static, CallOutcome>),
+}
+
+impl CallOutcome {
+    /// Runs `call` beside the connection and sends its reply when it finishes.
+    pub fn later(call: impl Future<Output = Reply> + Send + 'static) -> Self {
+        CallOutcome::Later(Box::pin(async move { CallOutcome::Now(call.await) }))
+    }
+}
+
+/// How far the state that held replies wait for has come (the NameNode: the highest
+/// durable edit-log txid).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Watermark {
+    pub mark: u64,
+    /// Set when the mark will never advance again (a failed edit-log sync); replies held
+    /// for a higher mark get this exception.
+    pub failed: Option<RemoteException>,
+}
+
+/// The state that [`CallOutcome::AfterMark`] replies wait for (the NameNode: its edit
+/// log, whose mark is the highest durable txid).
+pub trait Durability: Send + Sync + 'static {
+    fn watermark(&self) -> tokio::sync::watch::Receiver<Watermark>;
+
+    /// Raises the watermark over everything so far unless another caller is already
+    /// doing so; may block the calling thread while it works (an `fdatasync`). False
+    /// when it raised nothing: the other caller will publish, so wait for the watermark.
+    fn advance(&self) -> bool;
 }
 
 /// A protocol served over RPC: one method name in, one encoded reply out.
@@ -26,31 +71,44 @@ pub trait RpcService: Send + Sync + 'static {
     /// The `declaringClassProtocolName` the protocol's callers send.
     fn protocol(&self) -> &'static str;
 
-    /// Runs one call; `request` is the encoded request message.
-    fn call(
-        self: Arc<Self>,
-        ctx: CallContext,
-        method: String,
-        request: Bytes,
-    ) -> BoxFuture<'static, Result<Bytes, RemoteException>>;
+    /// Starts one call; `request` is the encoded request message. Work that needs no
+    /// waiting should be done here, before returning, so calls from one connection take
+    /// effect in the order they were sent.
+    fn call(self: Arc<Self>, ctx: CallContext, method: &str, request: Bytes) -> CallOutcome;
 }
 
 /// Decodes `request` as `Req`, runs `handler`, encodes its reply.
-pub async fn handle<Req, Resp, F, Fut>(request: Bytes, handler: F) -> Result<Bytes, RemoteException>
+pub async fn handle<Req, Resp, F, Fut>(request: Bytes, handler: F) -> Reply
 where
     Req: Message + Default,
     Resp: Message,
     F: FnOnce(Req) -> Fut,
     Fut: Future<Output = Result<Resp, RemoteException>>,
 {
-    let req = Req::decode(request).map_err(|e| {
+    let req = decode::<Req>(request)?;
+    let resp = handler(req).await?;
+    Ok(Bytes::from(resp.encode_to_vec()))
+}
+
+/// Decodes `request` as `Req`, runs `handler` at once, encodes its reply.
+pub fn handle_now<Req, Resp, F>(request: Bytes, handler: F) -> Reply
+where
+    Req: Message + Default,
+    Resp: Message,
+    F: FnOnce(Req) -> Result<Resp, RemoteException>,
+{
+    let resp = handler(decode::<Req>(request)?)?;
+    Ok(Bytes::from(resp.encode_to_vec()))
+}
+
+/// Decodes a request message, or names why it could not be.
+pub fn decode<Req: Message + Default>(request: Bytes) -> Result<Req, RemoteException> {
+    Req::decode(request).map_err(|e| {
         RemoteException::new(
             "org.apache.hadoop.ipc.RpcServerException",
             format!("cannot decode request: {e}"),
         )
-    })?;
-    let resp = handler(req).await?;
-    Ok(Bytes::from(resp.encode_to_vec()))
+    })
 }
 
 /// The exception for a method the protocol does not have.

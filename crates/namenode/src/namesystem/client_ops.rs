@@ -13,7 +13,7 @@ use tusk_proto::internal::{
     MkdirOp, RenameOp, SetOwnerOp, SetPermissionOp, SetReplicationOp, SetTimesOp, UpdateBlockOp,
 };
 
-use super::{Namesystem, State};
+use super::{Logged, Namesystem, State};
 use crate::blocks::BlockState;
 use crate::datanodes::DnIdx;
 use crate::error::{NameNodeError, Result};
@@ -93,13 +93,13 @@ impl Namesystem {
         }))
     }
 
-    pub async fn mkdirs(
+    pub fn mkdirs(
         &self,
         user: &str,
         src: &str,
         permission: u32,
         create_parent: bool,
-    ) -> Result<bool> {
+    ) -> Result<Logged<bool>> {
         let txid = {
             let mut st = self.write();
             let parts = path::components(src)?;
@@ -107,7 +107,7 @@ impl Namesystem {
             let node = st.ns.get(deepest).expect("resolved");
             if covered == parts.len() {
                 if node.is_dir() {
-                    return Ok(true);
+                    return Ok(Logged::new(true, 0));
                 }
                 return Err(NameNodeError::AlreadyExists {
                     path: format!("{} (is not a directory)", path::join(&parts)),
@@ -147,15 +147,14 @@ impl Namesystem {
             }
             txid
         };
-        self.sync(Some(txid)).await?;
-        Ok(true)
+        Ok(Logged::new(true, txid))
     }
 
-    pub async fn create(
+    pub fn create(
         &self,
         user: &str,
         req: &CreateRequestProto,
-    ) -> Result<HdfsFileStatusProto> {
+    ) -> Result<Logged<HdfsFileStatusProto>> {
         let src = path::normalize(&req.src)?;
         if req.replication < self.options.min_replication
             || req.replication > self.options.max_replication
@@ -236,16 +235,14 @@ impl Namesystem {
             }
         };
         match status {
-            Some(status) => {
-                self.sync(Some(txid)).await?;
-                Ok(status)
-            }
+            Some(status) => Ok(Logged::new(status, txid)),
             None => {
                 // Missing parents with createParent: make them, then create again.
                 let parts = path::components(&src)?;
                 let parent_path = path::join(&parts[..parts.len() - 1]);
-                Box::pin(self.mkdirs(user, &parent_path, 0o755, true)).await?;
-                Box::pin(self.create(user, req)).await
+                let made = self.mkdirs(user, &parent_path, 0o755, true)?;
+                let created = self.create(user, req)?;
+                Ok(Logged::new(created.value, created.txid.max(made.txid)))
             }
         }
     }
@@ -284,11 +281,11 @@ impl Namesystem {
         }
     }
 
-    pub async fn add_block(
+    pub fn add_block(
         &self,
         req: &AddBlockRequestProto,
         client_ip: &str,
-    ) -> Result<LocatedBlockProto> {
+    ) -> Result<Logged<LocatedBlockProto>> {
         let (txid, located) = {
             let mut st = self.write();
             let id = self.open_file_for(&st, &req.src, req.file_id, &req.client_name)?;
@@ -310,7 +307,11 @@ impl Namesystem {
                             .filter_map(|b| st.blocks.get(*b))
                             .map(|b| b.num_bytes)
                             .sum();
-                        return Ok(st.located_block(&b, offset, &self.storage.block_pool_id));
+                        // Its allocation may still be on its way to disk.
+                        return Ok(Logged::new(
+                            st.located_block(&b, offset, &self.storage.block_pool_id),
+                            self.edit_log.last_txid(),
+                        ));
                     }
                     return Err(NameNodeError::InvalidArgument {
                         message: format!(
@@ -367,23 +368,22 @@ impl Namesystem {
                 st.located_block_on(&b, offset, &self.storage.block_pool_id, &targets),
             )
         };
-        self.sync(Some(txid)).await?;
-        Ok(located)
+        Ok(Logged::new(located, txid))
     }
 
-    pub async fn abandon_block(
+    pub fn abandon_block(
         &self,
         src: &str,
         holder: &str,
         block: &ExtendedBlockProto,
         file_id: Option<u64>,
-    ) -> Result<()> {
+    ) -> Result<Logged<()>> {
         let txid = {
             let mut st = self.write();
             let id = self.open_file_for(&st, src, file_id, holder)?;
             let file = st.ns.get(id).and_then(Inode::file).expect("open file");
             if file.blocks.last() != Some(&block.block_id) {
-                return Ok(());
+                return Ok(Logged::new((), 0));
             }
             self.apply_and_log(
                 &mut st,
@@ -393,93 +393,102 @@ impl Namesystem {
                 }),
             )?
         };
-        self.sync(Some(txid)).await
+        Ok(Logged::new((), txid))
     }
 
-    /// Closes a file once every block has a replica; waits a little for the last
-    /// block's replicas so clients rarely need to retry.
+    /// Closes a file once every block has a replica: true when closed; `None` while the
+    /// last block's replicas have not been reported yet.
+    pub fn try_complete(
+        &self,
+        src: &str,
+        client: &str,
+        last: Option<&ExtendedBlockProto>,
+        file_id: Option<u64>,
+    ) -> Result<Option<Logged<bool>>> {
+        let mut st = self.write();
+        let id = match self.open_file_for(&st, src, file_id, client) {
+            Ok(id) => id,
+            Err(NameNodeError::LeaseExpired { .. }) => {
+                // A retried complete of a file already closed by this client.
+                let closed = st
+                    .ns
+                    .resolve(src)?
+                    .and_then(|id| st.ns.get(id))
+                    .and_then(Inode::file)
+                    .is_some_and(|f| f.client_name.is_none());
+                if closed {
+                    // Its close may still be on its way to disk.
+                    return Ok(Some(Logged::new(true, self.edit_log.last_txid())));
+                }
+                return self
+                    .open_file_for(&st, src, file_id, client)
+                    .map(|_| Some(Logged::new(false, 0)));
+            }
+            Err(e) => return Err(e),
+        };
+        let file = st
+            .ns
+            .get(id)
+            .and_then(Inode::file)
+            .expect("open file")
+            .clone();
+        if let (Some(last), Some(mine)) = (last, file.blocks.last()) {
+            if last.block_id != *mine {
+                return Err(NameNodeError::InvalidArgument {
+                    message: format!("blk_{} is not the last block of {src}", last.block_id),
+                });
+            }
+        }
+        let last_bytes = last.and_then(|l| l.num_bytes).unwrap_or_else(|| {
+            file.blocks
+                .last()
+                .and_then(|b| st.blocks.get(*b))
+                .map_or(0, |b| b.num_bytes)
+        });
+        let ready = file.blocks.iter().enumerate().all(|(i, b)| {
+            let Some(info) = st.blocks.get(*b) else {
+                return true;
+            };
+            let bytes = if i + 1 == file.blocks.len() {
+                last_bytes
+            } else {
+                info.num_bytes
+            };
+            bytes == 0 || info.replicas.len() >= self.options.min_replication as usize
+        });
+        if ready {
+            let op = Op::CloseFile(CloseFileOp {
+                inode_id: id,
+                last_block_bytes: last_bytes,
+                mtime: tusk_common::now_millis(),
+            });
+            let txid = self.apply_and_log(&mut st, op)?;
+            Ok(Some(Logged::new(true, txid)))
+        } else {
+            Ok(None)
+        }
+    }
+
+    /// [`Namesystem::try_complete`], waiting a little for the last block's replicas so
+    /// clients rarely need to retry; false if they do not come in time.
     pub async fn complete(
         &self,
         src: &str,
         client: &str,
         last: Option<&ExtendedBlockProto>,
         file_id: Option<u64>,
-    ) -> Result<bool> {
+    ) -> Result<Logged<bool>> {
         let deadline = Instant::now() + self.options.complete_wait;
         loop {
             let notified = self.block_events.notified();
             tokio::pin!(notified);
             notified.as_mut().enable();
-            let outcome = {
-                let mut st = self.write();
-                let id = match self.open_file_for(&st, src, file_id, client) {
-                    Ok(id) => id,
-                    Err(NameNodeError::LeaseExpired { .. }) => {
-                        // A retried complete of a file already closed by this client.
-                        let closed = st
-                            .ns
-                            .resolve(src)?
-                            .and_then(|id| st.ns.get(id))
-                            .and_then(Inode::file)
-                            .is_some_and(|f| f.client_name.is_none());
-                        if closed {
-                            return Ok(true);
-                        }
-                        return self.open_file_for(&st, src, file_id, client).map(|_| false);
-                    }
-                    Err(e) => return Err(e),
-                };
-                let file = st
-                    .ns
-                    .get(id)
-                    .and_then(Inode::file)
-                    .expect("open file")
-                    .clone();
-                if let (Some(last), Some(mine)) = (last, file.blocks.last()) {
-                    if last.block_id != *mine {
-                        return Err(NameNodeError::InvalidArgument {
-                            message: format!(
-                                "blk_{} is not the last block of {src}",
-                                last.block_id
-                            ),
-                        });
-                    }
-                }
-                let last_bytes = last.and_then(|l| l.num_bytes).unwrap_or_else(|| {
-                    file.blocks
-                        .last()
-                        .and_then(|b| st.blocks.get(*b))
-                        .map_or(0, |b| b.num_bytes)
-                });
-                let ready = file.blocks.iter().enumerate().all(|(i, b)| {
-                    let Some(info) = st.blocks.get(*b) else {
-                        return true;
-                    };
-                    let bytes = if i + 1 == file.blocks.len() {
-                        last_bytes
-                    } else {
-                        info.num_bytes
-                    };
-                    bytes == 0 || info.replicas.len() >= self.options.min_replication as usize
-                });
-                if ready {
-                    let op = Op::CloseFile(CloseFileOp {
-                        inode_id: id,
-                        last_block_bytes: last_bytes,
-                        mtime: tusk_common::now_millis(),
-                    });
-                    Some(self.apply_and_log(&mut st, op)?)
-                } else {
-                    None
-                }
-            };
-            if let Some(txid) = outcome {
-                self.sync(Some(txid)).await?;
-                return Ok(true);
+            if let Some(done) = self.try_complete(src, client, last, file_id)? {
+                return Ok(done);
             }
             let remaining = deadline.saturating_duration_since(Instant::now());
             if remaining.is_zero() || tokio::time::timeout(remaining, notified).await.is_err() {
-                return Ok(false);
+                return Ok(Logged::new(false, 0));
             }
         }
     }
@@ -527,13 +536,13 @@ impl Namesystem {
     }
 
     /// The original rename: into `dst` when it is a directory; false instead of most errors.
-    pub async fn rename(&self, user: &str, src: &str, dst: &str) -> Result<bool> {
+    pub fn rename(&self, user: &str, src: &str, dst: &str) -> Result<Logged<bool>> {
         let txid = {
             let mut st = self.write();
             let src = path::normalize(src)?;
             let mut dst = path::normalize(dst)?;
             let Some(src_id) = st.ns.resolve(&src)? else {
-                return Ok(false);
+                return Ok(Logged::new(false, 0));
             };
             if path::is_under(&dst, &src) && dst != src {
                 return Err(NameNodeError::RenameIntoSubtree { src, dst });
@@ -551,13 +560,13 @@ impl Namesystem {
                 }
             }
             if dst == src {
-                return Ok(true);
+                return Ok(Logged::new(true, 0));
             }
             if st.ns.resolve(&dst)?.is_some() {
-                return Ok(false);
+                return Ok(Logged::new(false, 0));
             }
             let Ok((dst_parent, _)) = st.ns.parent_of(&dst) else {
-                return Ok(false);
+                return Ok(Logged::new(false, 0));
             };
             self.check_rename(&st, user, src_id, dst_parent)?;
             let op = Op::Rename(RenameOp {
@@ -571,15 +580,14 @@ impl Namesystem {
                 Err(NameNodeError::RenameIntoSubtree { src, dst }) => {
                     return Err(NameNodeError::RenameIntoSubtree { src, dst })
                 }
-                Err(_) => return Ok(false),
+                Err(_) => return Ok(Logged::new(false, 0)),
             }
         };
-        self.sync(Some(txid)).await?;
-        Ok(true)
+        Ok(Logged::new(true, txid))
     }
 
     /// rename2: exactly to `dst`; with `overwrite`, replaces a file or empty directory.
-    pub async fn rename2(&self, user: &str, src: &str, dst: &str, overwrite: bool) -> Result<()> {
+    pub fn rename2(&self, user: &str, src: &str, dst: &str, overwrite: bool) -> Result<Logged<()>> {
         let txid = {
             let mut st = self.write();
             let src = path::normalize(src)?;
@@ -603,22 +611,22 @@ impl Namesystem {
             });
             self.apply_and_log(&mut st, op)?
         };
-        self.sync(Some(txid)).await
+        Ok(Logged::new((), txid))
     }
 
-    pub async fn delete(&self, user: &str, src: &str, recursive: bool) -> Result<bool> {
+    pub fn delete(&self, user: &str, src: &str, recursive: bool) -> Result<Logged<bool>> {
         let txid = {
             let mut st = self.write();
             let src = path::normalize(src)?;
             let Some(id) = st.ns.resolve(&src)? else {
-                return Ok(false);
+                return Ok(Logged::new(false, 0));
             };
             let node = st.ns.get(id).expect("resolved");
             if !recursive && node.children().is_some_and(|c| !c.is_empty()) {
                 return Err(NameNodeError::DirectoryNotEmpty { path: src });
             }
             if id == ROOT_ID {
-                return Ok(false);
+                return Ok(Logged::new(false, 0));
             }
             self.permissions
                 .check_path(&st.ns, user, node.parent, Some(Access::Write))?;
@@ -628,15 +636,14 @@ impl Namesystem {
             });
             self.apply_and_log(&mut st, op)?
         };
-        self.sync(Some(txid)).await?;
-        Ok(true)
+        Ok(Logged::new(true, txid))
     }
 
     pub fn renew_lease(&self, client: &str) {
         self.write().leases.renew(client);
     }
 
-    pub async fn set_replication(&self, user: &str, src: &str, replication: u32) -> Result<bool> {
+    pub fn set_replication(&self, user: &str, src: &str, replication: u32) -> Result<Logged<bool>> {
         if replication < self.options.min_replication || replication > self.options.max_replication
         {
             return Err(NameNodeError::InvalidArgument {
@@ -650,7 +657,7 @@ impl Namesystem {
             let mut st = self.write();
             let node = st.ns.lookup(src)?;
             if node.is_dir() {
-                return Ok(false);
+                return Ok(Logged::new(false, 0));
             }
             let id = node.id;
             self.permissions
@@ -661,11 +668,10 @@ impl Namesystem {
             });
             self.apply_and_log(&mut st, op)?
         };
-        self.sync(Some(txid)).await?;
-        Ok(true)
+        Ok(Logged::new(true, txid))
     }
 
-    pub async fn set_permission(&self, user: &str, src: &str, permission: u32) -> Result<()> {
+    pub fn set_permission(&self, user: &str, src: &str, permission: u32) -> Result<Logged<()>> {
         let txid = {
             let mut st = self.write();
             let id = st.ns.lookup(src)?.id;
@@ -677,16 +683,16 @@ impl Namesystem {
             });
             self.apply_and_log(&mut st, op)?
         };
-        self.sync(Some(txid)).await
+        Ok(Logged::new((), txid))
     }
 
-    pub async fn set_owner(
+    pub fn set_owner(
         &self,
         user: &str,
         src: &str,
         owner: Option<String>,
         group: Option<String>,
-    ) -> Result<()> {
+    ) -> Result<Logged<()>> {
         let txid = {
             let mut st = self.write();
             let id = st.ns.lookup(src)?.id;
@@ -707,10 +713,10 @@ impl Namesystem {
             });
             self.apply_and_log(&mut st, op)?
         };
-        self.sync(Some(txid)).await
+        Ok(Logged::new((), txid))
     }
 
-    pub async fn set_times(&self, user: &str, src: &str, mtime: i64, atime: i64) -> Result<()> {
+    pub fn set_times(&self, user: &str, src: &str, mtime: i64, atime: i64) -> Result<Logged<()>> {
         let txid = {
             let mut st = self.write();
             let id = st.ns.lookup(src)?.id;
@@ -725,7 +731,7 @@ impl Namesystem {
             });
             self.apply_and_log(&mut st, op)?
         };
-        self.sync(Some(txid)).await
+        Ok(Logged::new((), txid))
     }
 
     pub fn content_summary(&self, user: &str, src: &str) -> Result<ContentSummaryProto> {
@@ -786,11 +792,11 @@ impl Namesystem {
     }
 
     /// A new generation stamp for a block whose pipeline failed.
-    pub async fn update_block_for_pipeline(
+    pub fn update_block_for_pipeline(
         &self,
         block: &ExtendedBlockProto,
         client: &str,
-    ) -> Result<LocatedBlockProto> {
+    ) -> Result<Logged<LocatedBlockProto>> {
         let (txid, located) = {
             let mut st = self.write();
             let info = held_block(&st, block.block_id, client)?;
@@ -807,18 +813,17 @@ impl Namesystem {
                 st.located_block_on(&b, 0, &self.storage.block_pool_id, &[]),
             )
         };
-        self.sync(Some(txid)).await?;
-        Ok(located)
+        Ok(Logged::new(located, txid))
     }
 
     /// Records the pipeline after recovery: the new generation stamp and nodes.
-    pub async fn update_pipeline(
+    pub fn update_pipeline(
         &self,
         client: &str,
         old: &ExtendedBlockProto,
         new: &ExtendedBlockProto,
         nodes: &[String],
-    ) -> Result<()> {
+    ) -> Result<Logged<()>> {
         let txid = {
             let mut st = self.write();
             held_block(&st, old.block_id, client)?;
@@ -835,7 +840,7 @@ impl Namesystem {
             b.replicas.clear();
             txid
         };
-        self.sync(Some(txid)).await
+        Ok(Logged::new((), txid))
     }
 
     pub fn additional_datanodes(
