@@ -8,7 +8,9 @@
 mod apply;
 mod permission;
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
+
+use foldhash::HashMap;
 
 use crate::error::{NameNodeError, Result};
 use crate::path;
@@ -80,7 +82,8 @@ impl Inode {
 /// The inode tree plus the id counters that edit-log ops advance.
 #[derive(Debug)]
 pub struct Namespace {
-    /// All inodes by id; the root is always present.
+    /// All inodes by id; the root is always present. Hashed with foldhash: SipHash's
+    /// DoS resistance buys nothing for ids the NameNode allocates itself.
     pub inodes: HashMap<InodeId, Inode>,
     pub next_inode_id: InodeId,
 }
@@ -101,7 +104,7 @@ impl Namespace {
             },
         };
         Namespace {
-            inodes: HashMap::from([(ROOT_ID, root)]),
+            inodes: HashMap::from_iter([(ROOT_ID, root)]),
             next_inode_id: ROOT_ID + 1,
         }
     }

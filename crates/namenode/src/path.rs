@@ -4,36 +4,57 @@ use crate::error::{NameNodeError, Result};
 
 /// Splits a valid absolute path into its components (`/` → none).
 pub fn components(path: &str) -> Result<Vec<&str>> {
+    let trimmed = validate(path)?;
+    if trimmed == "/" {
+        return Ok(Vec::new());
+    }
+    Ok(trimmed[1..].split('/').collect())
+}
+
+/// Checks a path against the rules in one pass over its bytes and returns it without a
+/// trailing slash.
+fn validate(path: &str) -> Result<&str> {
     let invalid = |reason| NameNodeError::InvalidPath {
         path: path.to_string(),
         reason,
     };
-    if !path.starts_with('/') {
+    let bytes = path.as_bytes();
+    if bytes.first() != Some(&b'/') {
         return Err(invalid("path is not absolute"));
     }
-    let trimmed = if path.len() > 1 {
+    let trimmed = if bytes.len() > 1 {
         path.strip_suffix('/').unwrap_or(path)
     } else {
         path
     };
-    let mut out = Vec::new();
-    for part in trimmed.split('/').skip(1) {
-        match part {
-            "" if trimmed == "/" => {}
-            "" => return Err(invalid("empty path component")),
-            "." | ".." => return Err(invalid("'.' and '..' are not allowed")),
-            p if p.contains(':') => return Err(invalid("':' is not allowed in a name")),
-            p if p.contains('\0') => return Err(invalid("NUL is not allowed in a name")),
-            p => out.push(p),
+    if trimmed == "/" {
+        return Ok(trimmed);
+    }
+    // Each component starts after a '/'; check it as its end is reached.
+    let t = trimmed.as_bytes();
+    let mut start = 1;
+    for i in 1..=t.len() {
+        let b = t.get(i).copied().unwrap_or(b'/');
+        match b {
+            b'/' => {
+                match &t[start..i] {
+                    b"" => return Err(invalid("empty path component")),
+                    b"." | b".." => return Err(invalid("'.' and '..' are not allowed")),
+                    _ => {}
+                }
+                start = i + 1;
+            }
+            b':' => return Err(invalid("':' is not allowed in a name")),
+            0 => return Err(invalid("NUL is not allowed in a name")),
+            _ => {}
         }
     }
-    Ok(out)
+    Ok(trimmed)
 }
 
 /// The normalised form of a valid path: no trailing slash.
 pub fn normalize(path: &str) -> Result<String> {
-    let parts = components(path)?;
-    Ok(join(&parts))
+    validate(path).map(str::to_string)
 }
 
 pub fn join(parts: &[&str]) -> String {
@@ -64,7 +85,12 @@ mod tests {
     fn valid_and_invalid_paths() {
         assert_eq!(components("/").unwrap(), Vec::<&str>::new());
         assert_eq!(components("/a/b/").unwrap(), vec!["a", "b"]);
-        for bad in ["a/b", "", "/a//b", "/a/../b", "/./a", "/a:b"] {
+        assert_eq!(components("/a").unwrap(), vec!["a"]);
+        assert_eq!(normalize("/a/b/").unwrap(), "/a/b");
+        assert_eq!(normalize("/").unwrap(), "/");
+        for bad in [
+            "a/b", "", "/a//b", "/a/../b", "/./a", "/a:b", "/a/.", "/a/..", "/a\0b",
+        ] {
             assert!(
                 matches!(components(bad), Err(NameNodeError::InvalidPath { .. })),
                 "{bad}"
