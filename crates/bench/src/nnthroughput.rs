@@ -75,9 +75,10 @@ impl NsOp {
 /// How the calls are issued.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum CallMode {
-    /// One caller, one call at a time.
+    /// One caller, one call at a time (on one thread).
     Sync,
-    /// One caller with up to `window` calls in flight on one connection.
+    /// One caller with up to `window` calls in flight on one connection, all on one
+    /// thread.
     Async,
     /// N OS threads, each making synchronous calls over the shared connection.
     Threads(usize),
@@ -263,37 +264,56 @@ async fn measure(
         CallMode::Async => window,
         CallMode::Threads(t) => t,
     };
-    let client = client_for(base, in_flight);
-    // Open the connection before the clock starts, as a warmed-up client would have it.
-    client
-        .get_file_info("/")
-        .await
-        .map_err(BenchError::client("getFileInfo", "/"))?;
-    let cpu = || {
+    let cpu = move || {
         (
             cpu_seconds(std::process::id()),
             namenode_pid.and_then(cpu_seconds),
         )
     };
-    let cpu_before = cpu();
-    let started = Instant::now();
-    match mode {
-        CallMode::Sync => {
-            for i in 0..n {
-                one_call(&client, op, &dir, i).await?;
-            }
+    let client = client_for(base, in_flight);
+    let (cpu_before, cpu_after, seconds) = match mode {
+        // One caller: its calls, the connection's reader and writer all run on one
+        // thread, as a single-threaded async caller's would.
+        CallMode::Sync | CallMode::Async => {
+            let (client, dir) = (client.clone(), dir.clone());
+            tokio::task::spawn_blocking(move || {
+                let rt = tokio::runtime::Builder::new_current_thread()
+                    .enable_all()
+                    .build()?;
+                rt.block_on(async {
+                    // Open the connection before the clock starts, as a warmed-up
+                    // client would have it.
+                    client
+                        .get_file_info("/")
+                        .await
+                        .map_err(BenchError::client("getFileInfo", "/"))?;
+                    let before = cpu();
+                    let started = Instant::now();
+                    let window = if mode == CallMode::Sync { 1 } else { window };
+                    stream::iter(0..n)
+                        .map(|i| one_call(&client, op, &dir, i))
+                        .buffered(window)
+                        .try_collect::<Vec<()>>()
+                        .await?;
+                    let seconds = started.elapsed().as_secs_f64();
+                    Ok::<_, BenchError>((before, cpu(), seconds))
+                })
+            })
+            .await
+            .map_err(|e| BenchError::InvalidOptions(format!("caller thread failed: {e}")))??
         }
-        CallMode::Async => {
-            stream::iter(0..n)
-                .map(|i| one_call(&client, op, &dir, i))
-                .buffered(window)
-                .try_collect::<Vec<()>>()
-                .await?;
+        CallMode::Threads(t) => {
+            client
+                .get_file_info("/")
+                .await
+                .map_err(BenchError::client("getFileInfo", "/"))?;
+            let before = cpu();
+            let started = Instant::now();
+            threads(&client, op, &dir, n, t)?;
+            let seconds = started.elapsed().as_secs_f64();
+            (before, cpu(), seconds)
         }
-        CallMode::Threads(t) => threads(&client, op, &dir, n, t)?,
-    }
-    let seconds = started.elapsed().as_secs_f64();
-    let cpu_after = cpu();
+    };
     let per_op = |a: Option<f64>, b: Option<f64>| a.zip(b).map(|(a, b)| (b - a) * 1e6 / n as f64);
     setup
         .delete(&dir, true)
