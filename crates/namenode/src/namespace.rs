@@ -15,6 +15,7 @@ use foldhash::HashMap;
 use crate::error::{NameNodeError, Result};
 use crate::path;
 
+pub use apply::RenamePlan;
 pub use permission::{Access, Permissions};
 
 pub type InodeId = u64;

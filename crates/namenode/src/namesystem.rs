@@ -81,6 +81,17 @@ pub struct State {
 
 impl State {
     /// Applies one edit op. Returns the blocks of files it removed.
+    /// [`State::apply`] of a rename the caller has planned and checked, so the tree is
+    /// not resolved twice.
+    pub fn apply_planned_rename(
+        &mut self,
+        plan: crate::namespace::RenamePlan<'_>,
+        mtime: u64,
+    ) -> Vec<u64> {
+        self.txns_since_checkpoint += 1;
+        self.ns.execute_rename(plan, mtime)
+    }
+
     pub fn apply(&mut self, op: &Op) -> Result<Vec<u64>> {
         self.txns_since_checkpoint += 1;
         match op {
@@ -391,7 +402,7 @@ pub struct Namesystem {
     /// Woken whenever a DataNode reports a received block (for `complete`).
     pub block_events: Notify,
     /// Serialises checkpoints.
-    pub checkpoint_lock: tokio::sync::Mutex<()>,
+    pub checkpoint_lock: std::sync::Mutex<()>,
 }
 
 impl Namesystem {
@@ -426,25 +437,7 @@ impl Namesystem {
         let storage = dir.read_version()?;
         let image = dir.load_latest_image()?;
         let mut state = State::from_image(&image, &options);
-        let mut last_txid = image.last_txid;
-        for (_, path) in dir.segments()? {
-            for record in edit_log::read_segment(&path)? {
-                if record.txid <= last_txid {
-                    continue;
-                }
-                if let Some(op) = &record.op {
-                    match state.apply(op) {
-                        Ok(removed) => {
-                            state.blocks.remove(&removed);
-                        }
-                        Err(e) => {
-                            tracing::warn!(txid = record.txid, error = %e, "edit did not apply at replay")
-                        }
-                    }
-                }
-                last_txid = record.txid;
-            }
-        }
+        let last_txid = replay(&mut state, &dir, image.last_txid, u64::MAX)?;
         let has_blocks = !state.blocks.blocks.is_empty();
         state.safe_mode = has_blocks;
         let topology = match &options.topology_file {
@@ -466,7 +459,7 @@ impl Namesystem {
             topology,
             name_dir: dir,
             block_events: Notify::new(),
-            checkpoint_lock: tokio::sync::Mutex::new(()),
+            checkpoint_lock: std::sync::Mutex::new(()),
             options,
         });
         // Compact what was replayed, so restarts stay quick.
@@ -510,8 +503,10 @@ impl Namesystem {
         }
     }
 
-    /// Writes an image of the current state and starts a new edit segment.
+    /// Writes an image of the current state and starts a new edit segment, holding the
+    /// namespace lock throughout: for start-up, shutdown and `saveNamespace`.
     pub fn checkpoint(&self) -> Result<()> {
+        let _one = self.checkpoint_lock.lock().expect("checkpoint lock");
         let mut st = self.write();
         let last = self.edit_log.last_txid();
         let next_segment = self.name_dir.segment_path(last + 1);
@@ -525,10 +520,142 @@ impl Namesystem {
         Ok(())
     }
 
+    /// Writes an image without stopping the namespace, as Hadoop's secondary NameNode
+    /// does: under the lock the log only moves to a new segment; the image is then built
+    /// off to the side by replaying the finished segments onto the last image, exactly
+    /// as a restart would, while calls go on.
+    pub fn checkpoint_from_log(&self) -> Result<()> {
+        let _one = self.checkpoint_lock.lock().expect("checkpoint lock");
+        let last = {
+            let mut st = self.write();
+            let last = self.edit_log.last_txid();
+            let next_segment = self.name_dir.segment_path(last + 1);
+            self.edit_log
+                .roll(Box::new(FileSink::open(&next_segment)?))?;
+            st.txns_since_checkpoint = 0;
+            st.last_checkpoint = Instant::now();
+            last
+        };
+        let image = self.name_dir.load_latest_image()?;
+        if image.last_txid >= last {
+            return Ok(());
+        }
+        let mut state = State::from_image(&image, &self.options);
+        let replayed = replay(&mut state, &self.name_dir, image.last_txid, last)?;
+        if replayed != last {
+            return Err(NameNodeError::EditLog(format!(
+                "checkpoint replay reached txid {replayed}, expected {last}"
+            )));
+        }
+        self.name_dir
+            .save_image(&state.to_image(last, &self.storage))?;
+        self.name_dir.purge_segments_before(last + 1)?;
+        tracing::info!(txid = last, "checkpoint written from the edit log");
+        Ok(())
+    }
+
     /// Checkpoints and stops the log (clean shutdown).
     pub fn close(&self) -> Result<()> {
         let r = self.checkpoint();
         self.edit_log.close();
         r
+    }
+}
+
+/// Applies the records of the segments in `dir` with txids in `(after, upto]` to `state`;
+/// returns the last txid applied (`after` if none).
+fn replay(state: &mut State, dir: &NameDir, after: u64, upto: u64) -> Result<u64> {
+    let mut last_txid = after;
+    for (first, path) in dir.segments()? {
+        if first > upto {
+            break;
+        }
+        for record in edit_log::read_segment(&path)? {
+            if record.txid <= last_txid {
+                continue;
+            }
+            if record.txid > upto {
+                break;
+            }
+            if let Some(op) = &record.op {
+                match state.apply(op) {
+                    Ok(removed) => {
+                        state.blocks.remove(&removed);
+                    }
+                    Err(e) => {
+                        tracing::warn!(txid = record.txid, error = %e, "edit did not apply at replay")
+                    }
+                }
+            }
+            last_txid = record.txid;
+        }
+    }
+    Ok(last_txid)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sorted(mut image: FsImage) -> FsImage {
+        image.inodes.sort_by_key(|i| i.id);
+        image
+    }
+
+    #[tokio::test]
+    async fn a_checkpoint_from_the_log_matches_the_live_namespace() {
+        let dir = tempfile::tempdir().unwrap();
+        let options = NameNodeOptions {
+            name_dir: dir.path().to_path_buf(),
+            permissions_enabled: false,
+            ..Default::default()
+        };
+        Namesystem::format(&options).unwrap();
+        let fsn = Namesystem::load(options.clone()).unwrap();
+        for i in 0..40 {
+            let made = fsn.mkdirs("u", &format!("/d{i}/e"), 0o755, true).unwrap();
+            fsn.durable(made).await.unwrap();
+        }
+        for i in 0..20 {
+            let moved = fsn
+                .rename2("u", &format!("/d{i}/e"), &format!("/d{}/e", i + 20), true)
+                .unwrap();
+            fsn.durable(moved).await.unwrap();
+        }
+        fsn.durable(fsn.delete("u", "/d39", true).unwrap())
+            .await
+            .unwrap();
+
+        fsn.checkpoint_from_log().unwrap();
+        let last = fsn.edit_log.last_txid();
+        let live = fsn.read().to_image(last, &fsn.storage);
+        let saved = fsn.name_dir.load_latest_image().unwrap();
+        assert_eq!(saved.last_txid, last);
+        assert_eq!(
+            sorted(saved),
+            sorted(live),
+            "replayed image = live namespace"
+        );
+        assert!(
+            fsn.name_dir
+                .segments()
+                .unwrap()
+                .iter()
+                .all(|(first, _)| *first > last),
+            "segments the image covers are purged"
+        );
+
+        // Edits after the checkpoint land in the new segment and survive a restart.
+        fsn.durable(fsn.mkdirs("u", "/after", 0o755, true).unwrap())
+            .await
+            .unwrap();
+        let before_restart = fsn.read().to_image(fsn.edit_log.last_txid(), &fsn.storage);
+        fsn.edit_log.close();
+        drop(fsn);
+        let again = Namesystem::load(options).unwrap();
+        let reloaded = again
+            .read()
+            .to_image(again.edit_log.last_txid(), &again.storage);
+        assert_eq!(sorted(reloaded), sorted(before_restart));
     }
 }

@@ -12,6 +12,17 @@ use super::{FileInode, Inode, InodeId, InodeKind, Namespace};
 use crate::error::{NameNodeError, Result};
 use crate::path;
 
+/// A rename resolved against the tree: what moves, from and to which directory, under
+/// which name, and what it replaces.
+#[derive(Debug)]
+pub struct RenamePlan<'a> {
+    pub id: InodeId,
+    pub src_parent: InodeId,
+    pub dst_parent: InodeId,
+    pub name: &'a str,
+    pub existing: Option<InodeId>,
+}
+
 impl Namespace {
     /// The parent directory of `path` (which must exist and be a directory) and the last
     /// component.
@@ -103,27 +114,36 @@ impl Namespace {
     /// `overwrite`, an existing file or empty directory at `dst` is removed first; its
     /// blocks are returned.
     pub fn apply_rename(&mut self, op: &RenameOp) -> Result<Vec<u64>> {
-        let src = path::normalize(&op.src)?;
-        let dst = path::normalize(&op.dst)?;
-        let id = self.lookup(&src)?.id;
+        let plan = self.plan_rename(op)?;
+        Ok(self.execute_rename(plan, op.mtime))
+    }
+
+    /// Resolves and checks a rename without changing anything, so a live call can check
+    /// permissions on what it found and then execute it without resolving again.
+    pub fn plan_rename<'a>(&self, op: &'a RenameOp) -> Result<RenamePlan<'a>> {
+        let src = path::validate(&op.src)?;
+        let dst = path::validate(&op.dst)?;
         if src == "/" {
             return Err(NameNodeError::RenameRefused {
                 message: "The source / cannot be renamed".into(),
             });
         }
-        if path::is_under(&dst, &src) {
-            return Err(NameNodeError::RenameIntoSubtree { src, dst });
+        let id = self.lookup(src)?.id;
+        if path::is_under(dst, src) {
+            return Err(NameNodeError::RenameIntoSubtree {
+                src: src.into(),
+                dst: dst.into(),
+            });
         }
-        let (parent, name) = self.parent_of(&dst)?;
-        let mut removed = Vec::new();
-        if let Some(existing) = self
-            .get(parent)
+        let (dst_parent, name) = self.parent_of(dst)?;
+        let existing = self
+            .get(dst_parent)
             .and_then(Inode::children)
             .and_then(|c| c.get(name))
-            .copied()
-        {
+            .copied();
+        if let Some(existing) = existing {
             if !op.overwrite {
-                return Err(NameNodeError::AlreadyExists { path: dst });
+                return Err(NameNodeError::AlreadyExists { path: dst.into() });
             }
             let target = self.get(existing).expect("child exists");
             let src_dir = self.get(id).expect("source exists").is_dir();
@@ -135,20 +155,34 @@ impl Namespace {
                 });
             }
             if target.children().is_some_and(|c| !c.is_empty()) {
-                return Err(NameNodeError::DirectoryNotEmpty { path: dst });
+                return Err(NameNodeError::DirectoryNotEmpty { path: dst.into() });
             }
-            removed = self.remove_subtree(existing, op.mtime);
         }
-        self.detach(id, op.mtime);
-        let node = self.get_mut(id).expect("source exists");
-        node.parent = parent;
-        node.name = name.to_string();
-        let dir = self.get_mut(parent).expect("parent exists");
+        Ok(RenamePlan {
+            id,
+            src_parent: self.get(id).expect("source exists").parent,
+            dst_parent,
+            name,
+            existing,
+        })
+    }
+
+    /// Carries out a planned rename; returns the blocks of what it replaced.
+    pub fn execute_rename(&mut self, plan: RenamePlan<'_>, mtime: u64) -> Vec<u64> {
+        let removed = match plan.existing {
+            Some(existing) => self.remove_subtree(existing, mtime),
+            None => Vec::new(),
+        };
+        self.detach(plan.id, mtime);
+        let node = self.get_mut(plan.id).expect("source exists");
+        node.parent = plan.dst_parent;
+        node.name = plan.name.to_string();
+        let dir = self.get_mut(plan.dst_parent).expect("parent exists");
         if let InodeKind::Directory { children } = &mut dir.kind {
-            children.insert(name.to_string(), id);
+            children.insert(plan.name.to_string(), plan.id);
         }
-        dir.mtime = dir.mtime.max(op.mtime);
-        Ok(removed)
+        dir.mtime = dir.mtime.max(mtime);
+        removed
     }
 
     /// Removes a path and everything below it; returns the removed files' block ids.

@@ -10,7 +10,8 @@ use tusk_proto::hdfs::{
 };
 use tusk_proto::internal::{
     edit_record::Op, AbandonBlockOp, AddBlockOp, AddFileOp, BlockRecord, CloseFileOp, DeleteOp,
-    MkdirOp, RenameOp, SetOwnerOp, SetPermissionOp, SetReplicationOp, SetTimesOp, UpdateBlockOp,
+    EditRecord, MkdirOp, RenameOp, SetOwnerOp, SetPermissionOp, SetReplicationOp, SetTimesOp,
+    UpdateBlockOp,
 };
 
 use super::{Logged, Namesystem, State};
@@ -525,10 +526,9 @@ impl Namesystem {
         &self,
         st: &State,
         user: &str,
-        src_id: InodeId,
+        src_parent: InodeId,
         dst_parent: InodeId,
     ) -> Result<()> {
-        let src_parent = st.ns.get(src_id).map(|n| n.parent).unwrap_or(ROOT_ID);
         self.permissions
             .check_path(&st.ns, user, src_parent, Some(Access::Write))?;
         self.permissions
@@ -568,7 +568,8 @@ impl Namesystem {
             let Ok((dst_parent, _)) = st.ns.parent_of(&dst) else {
                 return Ok(Logged::new(false, 0));
             };
-            self.check_rename(&st, user, src_id, dst_parent)?;
+            let src_parent = st.ns.get(src_id).map_or(ROOT_ID, |n| n.parent);
+            self.check_rename(&st, user, src_parent, dst_parent)?;
             let op = Op::Rename(RenameOp {
                 src,
                 dst,
@@ -587,30 +588,28 @@ impl Namesystem {
     }
 
     /// rename2: exactly to `dst`; with `overwrite`, replaces a file or empty directory.
+    /// The tree is resolved once: the plan is checked for permissions, then carried out.
     pub fn rename2(&self, user: &str, src: &str, dst: &str, overwrite: bool) -> Result<Logged<()>> {
-        let txid = {
-            let mut st = self.write();
-            let src = path::normalize(src)?;
-            let dst = path::normalize(dst)?;
-            let src_id = st.ns.lookup(&src)?.id;
-            if path::is_under(&dst, &src) && dst != src {
-                return Err(NameNodeError::RenameIntoSubtree { src, dst });
-            }
-            if dst == src {
-                return Err(NameNodeError::AlreadyExists {
-                    path: format!("{dst} (the source and destination are the same)"),
-                });
-            }
-            let (dst_parent, _) = st.ns.parent_of(&dst)?;
-            self.check_rename(&st, user, src_id, dst_parent)?;
-            let op = Op::Rename(RenameOp {
-                src,
-                dst,
-                mtime: tusk_common::now_millis(),
-                overwrite,
-            });
-            self.apply_and_log(&mut st, op)?
+        let op = RenameOp {
+            src: path::normalize(src)?,
+            dst: path::normalize(dst)?,
+            mtime: tusk_common::now_millis(),
+            overwrite,
         };
+        if op.dst == op.src {
+            return Err(NameNodeError::AlreadyExists {
+                path: format!("{} (the source and destination are the same)", op.dst),
+            });
+        }
+        let mut st = self.write();
+        let plan = st.ns.plan_rename(&op)?;
+        self.check_rename(&st, user, plan.src_parent, plan.dst_parent)?;
+        let removed = st.apply_planned_rename(plan, op.mtime);
+        st.invalidate_removed(&removed);
+        let txid = self.edit_log.append(EditRecord {
+            txid: 0,
+            op: Some(Op::Rename(op)),
+        });
         Ok(Logged::new((), txid))
     }
 

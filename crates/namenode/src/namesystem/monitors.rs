@@ -52,7 +52,7 @@ pub fn spawn_monitors(fsn: Arc<Namesystem>, shutdown: Shutdown) {
         if due {
             let fsn = fsn.clone();
             tokio::task::spawn_blocking(move || {
-                if let Err(e) = fsn.checkpoint() {
+                if let Err(e) = fsn.checkpoint_from_log() {
                     tracing::error!(error = %e, "checkpoint failed");
                 }
             });
