@@ -34,32 +34,58 @@ pub trait EditSink: Send + 'static {
 /// megabyte at a time, so a sync only writes data into blocks the file already owns and
 /// `fdatasync` need not commit a metadata change each time. A record header of zero
 /// length marks the end of the log.
+///
+/// Records go to disk with `O_DIRECT` where the file system allows it: each sync writes
+/// the blocks it touches straight from an aligned buffer (rewriting the partial block at
+/// the end), so `fdatasync` only has to flush the device cache instead of first writing
+/// back page-cache pages. On this machine that makes a sync ~25% cheaper in CPU and
+/// latency (docs/benchmarks.md).
 pub struct FileSink {
+    /// Buffered handle: zero fill, and records too when `direct` is unavailable.
     file: File,
+    /// `O_DIRECT` handle for records.
+    direct: Option<File>,
     /// Where the next record goes.
     pos: u64,
     /// Bytes of the file written so far, records and zero fill.
     allocated: u64,
+    /// The bytes of the partial block at `pos` (direct mode rewrites that block).
+    tail: Vec<u8>,
+    buf: AlignedBuf,
 }
 
 /// How much zero fill is added at a time.
 const PREALLOCATE: u64 = 1 << 20;
+/// Alignment of `O_DIRECT` offsets, lengths and memory.
+const BLOCK: usize = 4096;
 
 impl FileSink {
     /// Opens a segment; records go after its current contents (replay has already cut
     /// off any torn or zero tail).
     pub fn open(path: &Path) -> std::io::Result<Self> {
+        use std::os::unix::fs::{FileExt, OpenOptionsExt};
         let file = OpenOptions::new()
             .create(true)
             .truncate(false)
             .read(true)
             .write(true)
             .open(path)?;
+        let direct = OpenOptions::new()
+            .write(true)
+            .custom_flags(libc::O_DIRECT)
+            .open(path)
+            .ok();
         let len = file.metadata()?.len();
+        let partial = len as usize % BLOCK;
+        let mut tail = vec![0u8; partial];
+        file.read_exact_at(&mut tail, len - partial as u64)?;
         Ok(FileSink {
             file,
+            direct,
             pos: len,
             allocated: len,
+            tail,
+            buf: AlignedBuf::default(),
         })
     }
 
@@ -72,6 +98,29 @@ impl FileSink {
             self.file.write_all_at(&zeros[..n], self.allocated)?;
             self.allocated += n as u64;
         }
+        // The fill is on disk before records are written into it directly.
+        self.file.sync_data()
+    }
+
+    /// Writes `data` at `pos` through the `O_DIRECT` handle: whole blocks from the one
+    /// holding `pos`, the partial block's earlier bytes included and zeros after.
+    fn write_direct(
+        direct: &File,
+        buf: &mut AlignedBuf,
+        tail: &mut Vec<u8>,
+        pos: u64,
+        data: &[u8],
+    ) -> std::io::Result<()> {
+        use std::os::unix::fs::FileExt;
+        let start = pos - tail.len() as u64;
+        let used = tail.len() + data.len();
+        let block = buf.zeroed(used.div_ceil(BLOCK) * BLOCK);
+        block[..tail.len()].copy_from_slice(tail);
+        block[tail.len()..used].copy_from_slice(data);
+        direct.write_all_at(block, start)?;
+        let keep = used % BLOCK;
+        tail.clear();
+        tail.extend_from_slice(&block[used - keep..used]);
         Ok(())
     }
 }
@@ -83,9 +132,46 @@ impl EditSink for FileSink {
         if end > self.allocated {
             self.preallocate(end)?;
         }
+        if let Some(direct) = &self.direct {
+            match Self::write_direct(direct, &mut self.buf, &mut self.tail, self.pos, data) {
+                Ok(()) => {
+                    self.pos = end;
+                    return direct.sync_data();
+                }
+                // A file system that opens with O_DIRECT but refuses the write: go on
+                // buffered (nothing was written).
+                Err(e) if e.kind() == std::io::ErrorKind::InvalidInput => {
+                    tracing::warn!(error = %e, "O_DIRECT edit log writes refused; writing buffered");
+                    self.direct = None;
+                }
+                Err(e) => return Err(e),
+            }
+        }
         self.file.write_all_at(data, self.pos)?;
         self.pos = end;
         self.file.sync_data()
+    }
+}
+
+/// A reusable buffer whose contents start on a `BLOCK` boundary in memory, as
+/// `O_DIRECT` requires; found inside an over-allocated `Vec` rather than with an
+/// aligned allocation, which would need `unsafe`.
+#[derive(Default)]
+struct AlignedBuf {
+    storage: Vec<u8>,
+}
+
+impl AlignedBuf {
+    /// `len` zero bytes, aligned.
+    fn zeroed(&mut self, len: usize) -> &mut [u8] {
+        if self.storage.len() < len + BLOCK {
+            self.storage = vec![0u8; (len + BLOCK).next_power_of_two()];
+        }
+        let skew = self.storage.as_ptr() as usize % BLOCK;
+        let start = (BLOCK - skew) % BLOCK;
+        let out = &mut self.storage[start..start + len];
+        out.fill(0);
+        out
     }
 }
 
@@ -459,6 +545,46 @@ mod tests {
             .map(|r| r.txid)
             .collect();
         assert_eq!(txids, vec![1, 2]);
+    }
+
+    #[test]
+    fn records_of_any_size_survive_block_boundaries_and_reopening() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("edits");
+        let mut txid = 0;
+        let mut batch = |n: usize| {
+            let mut data = Vec::new();
+            for _ in 0..n {
+                txid += 1;
+                let name = "x".repeat((txid as usize * 37) % 5000);
+                encode_record(
+                    &EditRecord {
+                        txid,
+                        ..mkdir(&format!("/{name}"))
+                    },
+                    &mut data,
+                );
+            }
+            data
+        };
+        let mut sink = FileSink::open(&path).unwrap();
+        for n in [1, 3, 1, 7, 2] {
+            sink.write_durable(&batch(n)).unwrap();
+        }
+        drop(sink);
+        assert_eq!(read_segment(&path.to_path_buf()).unwrap().len(), 14);
+        // Reopened mid-block: the partial block's bytes are kept when writing after it.
+        let mut sink = FileSink::open(&path).unwrap();
+        for n in [2, 1, 5] {
+            sink.write_durable(&batch(n)).unwrap();
+        }
+        drop(sink);
+        let txids: Vec<u64> = read_segment(&path.to_path_buf())
+            .unwrap()
+            .iter()
+            .map(|r| r.txid)
+            .collect();
+        assert_eq!(txids, (1..=22).collect::<Vec<u64>>());
     }
 
     #[test]
