@@ -4,11 +4,7 @@ use crate::error::{NameNodeError, Result};
 
 /// Splits a valid absolute path into its components (`/` → none).
 pub fn components(path: &str) -> Result<Vec<&str>> {
-    let trimmed = validate(path)?;
-    if trimmed == "/" {
-        return Ok(Vec::new());
-    }
-    Ok(trimmed[1..].split('/').collect())
+    validate(path).map(parts)
 }
 
 /// Checks a path against the rules and returns it without a trailing slash.
@@ -29,10 +25,8 @@ pub fn validate(path: &str) -> Result<&str> {
     if trimmed == "/" {
         return Ok(trimmed);
     }
-    let t = trimmed.as_bytes();
-    // A branch-free scan the compiler vectorises; paths are short and almost always valid.
-    if t.iter().fold(false, |bad, &b| bad | (b == b':') | (b == 0)) {
-        return Err(invalid(if t.contains(&b':') {
+    if let Some(i) = memchr::memchr2(b':', 0, trimmed.as_bytes()) {
+        return Err(invalid(if trimmed.as_bytes()[i] == b':' {
             "':' is not allowed in a name"
         } else {
             "NUL is not allowed in a name"
@@ -46,6 +40,15 @@ pub fn validate(path: &str) -> Result<&str> {
         }
     }
     Ok(trimmed)
+}
+
+/// The components of a path [`validate`] has passed, without checking again.
+pub fn parts(valid: &str) -> Vec<&str> {
+    if valid == "/" {
+        Vec::new()
+    } else {
+        valid[1..].split('/').collect()
+    }
 }
 
 /// The normalised form of a valid path: no trailing slash.

@@ -101,6 +101,8 @@ impl RpcServer {
         };
         let mut input = BytesMut::with_capacity(64 * 1024);
         let mut waiting: FuturesUnordered<Waiting> = FuturesUnordered::new();
+        // Whether the socket was read again since the last sync.
+        let mut swept = false;
         loop {
             while let Some(body) = frame::take_frame(&mut input)? {
                 if !self.handle_frame(&mut conn, body, &mut waiting)? {
@@ -113,13 +115,28 @@ impl RpcServer {
                 wr.write_all(&conn.out).await?;
                 conn.out.clear();
             }
-            // Replies still held and no one else syncing: sync here, the whole burst at
-            // once, rather than hand off to another thread; then release and go on.
             if let Some(d) = &self.durability {
-                if !conn.held.is_empty() && d.advance() {
-                    continue;
+                if !conn.held.is_empty() {
+                    // Calls that came in while this burst ran join it before the sync
+                    // (once per sync, so a steady stream cannot put the sync off).
+                    if !swept {
+                        swept = true;
+                        match rd.try_read_buf(&mut input) {
+                            Ok(0) => return Ok(()),
+                            Ok(_) => continue,
+                            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {}
+                            Err(e) => return Err(e.into()),
+                        }
+                    }
+                    // Replies still held and no one else syncing: sync here, the whole
+                    // burst at once, rather than hand off to another thread.
+                    if d.advance() {
+                        swept = false;
+                        continue;
+                    }
                 }
             }
+            swept = false;
             let holding = !conn.held.is_empty();
             tokio::select! {
                 Some((ctx, retry, outcome)) = waiting.next(), if !waiting.is_empty() => {

@@ -27,7 +27,12 @@ impl Namespace {
     /// The parent directory of `path` (which must exist and be a directory) and the last
     /// component.
     pub fn parent_of<'a>(&self, path: &'a str) -> Result<(InodeId, &'a str)> {
-        let parts = path::components(path)?;
+        self.parent_of_valid(path::validate(path)?)
+    }
+
+    /// [`Namespace::parent_of`] for a path [`path::validate`] has passed.
+    pub fn parent_of_valid<'a>(&self, path: &'a str) -> Result<(InodeId, &'a str)> {
+        let parts = path::parts(path);
         let Some((name, dirs)) = parts.split_last() else {
             return Err(NameNodeError::InvalidPath {
                 path: path.to_string(),
@@ -128,14 +133,16 @@ impl Namespace {
                 message: "The source / cannot be renamed".into(),
             });
         }
-        let id = self.lookup(src)?.id;
+        let id = self
+            .resolve_parts(&path::parts(src))
+            .ok_or_else(|| NameNodeError::FileNotFound { path: src.into() })?;
         if path::is_under(dst, src) {
             return Err(NameNodeError::RenameIntoSubtree {
                 src: src.into(),
                 dst: dst.into(),
             });
         }
-        let (dst_parent, name) = self.parent_of(dst)?;
+        let (dst_parent, name) = self.parent_of_valid(dst)?;
         let existing = self
             .get(dst_parent)
             .and_then(Inode::children)
