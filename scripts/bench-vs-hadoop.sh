@@ -40,12 +40,14 @@ for _ in $(seq 1 120); do
   sleep 1
 done
 HADOOP_URI="hdfs://127.0.0.1:$HPORT"
-TUSK_URI=$(TUSK_HOME=$OUT "$TUSK" local up --dir "$CLUSTER" --format --datanodes 3 -D dfs.permissions.enabled=false | tail -1)
+TUSK_URI=$(TUSK_HOME=$OUT "$TUSK" local up --dir "$CLUSTER" --format --datanodes 3 --no-yarn -D dfs.permissions.enabled=false | tail -1)
 echo "Hadoop: $HADOOP_URI   Tusk: $TUSK_URI"
 
 # Interleave: Hadoop, Tusk, so drift on a shared machine hits both.
-"$TUSK" bench nnthroughput --fs "$HADOOP_URI" "${ARGS[@]}" --json "$OUT/hadoop.json" | tee "$OUT/hadoop.md"
-"$TUSK" bench nnthroughput --fs "$TUSK_URI" "${ARGS[@]}" --json "$OUT/tusk.json" | tee "$OUT/tusk.md"
+# Both NameNodes' pids, so the tables also show NameNode CPU per call.
+TUSK_NN_PID=$(awk '$1 == "namenode" {print $2}' "$CLUSTER/pids")
+"$TUSK" bench nnthroughput --fs "$HADOOP_URI" --namenode-pid "$HPID" "${ARGS[@]}" --json "$OUT/hadoop.json" | tee "$OUT/hadoop.md"
+"$TUSK" bench nnthroughput --fs "$TUSK_URI" --namenode-pid "$TUSK_NN_PID" "${ARGS[@]}" --json "$OUT/tusk.json" | tee "$OUT/tusk.md"
 
 python3 - "$OUT/tusk.json" "$OUT/hadoop.json" <<'PY' | tee "$OUT/ratios.md"
 import json, sys
