@@ -124,3 +124,66 @@ pub fn next_raw(buf: &mut Bytes) -> Result<Bytes, RpcError> {
     }
     Ok(buf.split_to(len))
 }
+
+/// The method and protocol names of an encoded `RequestHeaderProto`, borrowed from the
+/// frame instead of decoded into new strings (the server reads them for every call).
+pub fn request_names(mut msg: &[u8]) -> Result<(&str, &str), RpcError> {
+    use prost::encoding::{decode_key, decode_varint, skip_field, DecodeContext, WireType};
+    let (mut method, mut protocol) = (None, None);
+    while !msg.is_empty() {
+        let (tag, wire) = decode_key(&mut msg)?;
+        match (tag, wire) {
+            (1 | 2, WireType::LengthDelimited) => {
+                let len = decode_varint(&mut msg)? as usize;
+                if len > msg.len() {
+                    return Err(RpcError::Protocol("truncated request header".into()));
+                }
+                let (name, rest) = msg.split_at(len);
+                let name = std::str::from_utf8(name)
+                    .map_err(|_| RpcError::Protocol("request header name is not UTF-8".into()))?;
+                msg = rest;
+                if tag == 1 {
+                    method = Some(name);
+                } else {
+                    protocol = Some(name);
+                }
+            }
+            _ => skip_field(wire, tag, &mut msg, DecodeContext::default())?,
+        }
+    }
+    match (method, protocol) {
+        (Some(m), Some(p)) => Ok((m, p)),
+        _ => Err(RpcError::Protocol(
+            "request header without method or protocol name".into(),
+        )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tusk_proto::common::RequestHeaderProto;
+
+    #[test]
+    fn request_names_match_a_full_decode() {
+        let header = RequestHeaderProto {
+            method_name: "rename2".into(),
+            declaring_class_protocol_name: "org.apache.hadoop.hdfs.protocol.ClientProtocol".into(),
+            client_protocol_version: 1,
+        };
+        let bytes = header.encode_to_vec();
+        assert_eq!(
+            request_names(&bytes).unwrap(),
+            ("rename2", "org.apache.hadoop.hdfs.protocol.ClientProtocol")
+        );
+        // Field order does not matter; a missing name is an error, not a panic.
+        let mut reordered = Vec::new();
+        prost::encoding::uint64::encode(3, &1, &mut reordered);
+        prost::encoding::string::encode(2, &"p".to_string(), &mut reordered);
+        prost::encoding::string::encode(1, &"m".to_string(), &mut reordered);
+        assert_eq!(request_names(&reordered).unwrap(), ("m", "p"));
+        assert!(request_names(&bytes[..bytes.len() - 3]).is_err());
+        let only_version = RequestHeaderProto::default().encode_to_vec();
+        assert!(request_names(&only_version[..2]).is_err());
+    }
+}

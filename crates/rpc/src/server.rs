@@ -1,7 +1,7 @@
 //! The RPC server: one task per connection that reads frames, runs calls and writes
 //! their replies in batches.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::VecDeque;
 use std::net::SocketAddr;
 use std::sync::Arc;
 
@@ -18,8 +18,7 @@ use tusk_proto::common::{
     rpc_request_header_proto::OperationProto,
     rpc_response_header_proto::{RpcErrorCodeProto, RpcStatusProto},
     rpc_sasl_proto::SaslState,
-    IpcConnectionContextProto, RequestHeaderProto, RpcRequestHeaderProto, RpcResponseHeaderProto,
-    RpcSaslProto,
+    IpcConnectionContextProto, RpcRequestHeaderProto, RpcResponseHeaderProto, RpcSaslProto,
 };
 
 use crate::error::{RemoteException, RpcError};
@@ -29,8 +28,9 @@ use crate::service::{CallContext, CallOutcome, Durability, Reply, RpcService, Wa
 /// Serves a set of protocols on one listener.
 #[derive(Clone)]
 pub struct RpcServer {
-    /// Protocol name → implementation; fixed once the server starts.
-    services: Arc<HashMap<&'static str, Arc<dyn RpcService>>>,
+    /// Protocol name and implementation; fixed once the server starts. A server has a
+    /// few protocols, so a scan beats hashing the long name on every call.
+    services: Arc<Vec<(&'static str, Arc<dyn RpcService>)>>,
     /// What [`CallOutcome::AfterMark`] replies wait for.
     durability: Option<Arc<dyn Durability>>,
 }
@@ -197,7 +197,8 @@ impl RpcServer {
         mut body: Bytes,
         waiting: &mut FuturesUnordered<Waiting>,
     ) -> Result<(), RpcError> {
-        let req_header: RequestHeaderProto = frame::next_message(&mut body)?;
+        let req_header = frame::next_raw(&mut body)?;
+        let (method, protocol) = frame::request_names(&req_header)?;
         let request = frame::next_raw(&mut body)?;
         let ctx = CallContext {
             user: conn.user.clone(),
@@ -208,15 +209,13 @@ impl RpcServer {
         let retry = header.retry_count;
         let Some(service) = self
             .services
-            .get(req_header.declaring_class_protocol_name.as_str())
-            .cloned()
+            .iter()
+            .find(|(name, _)| *name == protocol)
+            .map(|(_, s)| s.clone())
         else {
             let err = RemoteException::new(
                 "org.apache.hadoop.ipc.RpcNoSuchProtocolException",
-                format!(
-                    "Unknown protocol: {}",
-                    req_header.declaring_class_protocol_name
-                ),
+                format!("Unknown protocol: {protocol}"),
             );
             error_reply(
                 &mut conn.out,
@@ -227,7 +226,7 @@ impl RpcServer {
             );
             return Ok(());
         };
-        let outcome = service.call(ctx.clone(), &req_header.method_name, request);
+        let outcome = service.call(ctx.clone(), method, request);
         conn.settle(ctx, retry, outcome, waiting);
         Ok(())
     }
