@@ -6,9 +6,8 @@
 //! decide it before building the op.
 
 mod apply;
+mod children;
 mod permission;
-
-use std::collections::BTreeMap;
 
 use foldhash::HashMap;
 
@@ -16,6 +15,7 @@ use crate::error::{NameNodeError, Result};
 use crate::path;
 
 pub use apply::RenamePlan;
+pub use children::Children;
 pub use permission::{Access, Permissions};
 
 pub type InodeId = u64;
@@ -39,7 +39,7 @@ pub struct Inode {
 
 #[derive(Clone, Debug)]
 pub enum InodeKind {
-    Directory { children: BTreeMap<String, InodeId> },
+    Directory { children: Children },
     File(FileInode),
 }
 
@@ -72,7 +72,7 @@ impl Inode {
         }
     }
 
-    pub fn children(&self) -> Option<&BTreeMap<String, InodeId>> {
+    pub fn children(&self) -> Option<&Children> {
         match &self.kind {
             InodeKind::Directory { children } => Some(children),
             InodeKind::File(_) => None,
@@ -101,7 +101,7 @@ impl Namespace {
             mtime: now,
             atime: 0,
             kind: InodeKind::Directory {
-                children: BTreeMap::new(),
+                children: Children::default(),
             },
         };
         Namespace {
@@ -134,7 +134,7 @@ impl Namespace {
     pub fn resolve_parts(&self, parts: &[&str]) -> Option<InodeId> {
         let mut cur = ROOT_ID;
         for part in parts {
-            cur = *self.get(cur)?.children()?.get(*part)?;
+            cur = *self.get(cur)?.children()?.get(part)?;
         }
         Some(cur)
     }
@@ -155,7 +155,7 @@ impl Namespace {
             match self
                 .get(cur)
                 .and_then(|n| n.children())
-                .and_then(|c| c.get(*part))
+                .and_then(|c| c.get(part))
             {
                 Some(next) => cur = *next,
                 None => return (cur, i),

@@ -344,7 +344,7 @@ impl State {
             if let Some(InodeKind::Directory { children }) =
                 ns.get_mut(rec.parent).map(|p| &mut p.kind)
             {
-                children.insert(rec.name.clone(), rec.id);
+                children.insert(rec.name.as_str(), rec.id);
             }
             ns.inodes.insert(rec.id, inode);
         }

@@ -1,8 +1,6 @@
 //! Tree changes, one function per edit-log op. Each validates what it needs so that a
 //! replayed log and a live call behave the same.
 
-use std::collections::BTreeMap;
-
 use tusk_proto::internal::{
     AddFileOp, DeleteOp, MkdirOp, RenameOp, SetOwnerOp, SetPermissionOp, SetReplicationOp,
     SetTimesOp,
@@ -77,7 +75,7 @@ impl Namespace {
                 mtime: op.mtime,
                 atime: 0,
                 kind: InodeKind::Directory {
-                    children: BTreeMap::new(),
+                    children: super::Children::default(),
                 },
             },
         )
@@ -186,7 +184,7 @@ impl Namespace {
         node.name = plan.name.to_string();
         let dir = self.get_mut(plan.dst_parent).expect("parent exists");
         if let InodeKind::Directory { children } = &mut dir.kind {
-            children.insert(plan.name.to_string(), plan.id);
+            children.insert(plan.name, plan.id);
         }
         dir.mtime = dir.mtime.max(mtime);
         removed

@@ -64,23 +64,15 @@ impl Namesystem {
         };
         self.permissions
             .check_path(&st.ns, user, id, Some(Access::Read))?;
-        let after = String::from_utf8_lossy(start_after).to_string();
-        let range = children.range::<String, _>((
-            if after.is_empty() {
-                std::ops::Bound::Unbounded
-            } else {
-                std::ops::Bound::Excluded(&after)
-            },
-            std::ops::Bound::Unbounded,
-        ));
+        let after = String::from_utf8_lossy(start_after);
         let mut partial = Vec::new();
         let mut remaining = 0u32;
-        for (name, child) in range {
+        for (name, child) in children.after(Some(&*after).filter(|a| !a.is_empty())) {
             if partial.len() >= self.options.listing_limit {
                 remaining += 1;
                 continue;
             }
-            let c = st.ns.get(*child).expect("child exists");
+            let c = st.ns.get(child).expect("child exists");
             partial.push(st.file_status(
                 c,
                 Bytes::copy_from_slice(name.as_bytes()),
