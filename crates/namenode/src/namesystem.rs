@@ -89,6 +89,14 @@ impl State {
         mtime: u64,
     ) -> Vec<u64> {
         self.txns_since_checkpoint += 1;
+        self.rename_planned(plan, mtime)
+    }
+
+    fn rename_planned(&mut self, plan: crate::namespace::RenamePlan<'_>, mtime: u64) -> Vec<u64> {
+        // A file replaced by the rename is gone, and so is its writer's lease on it.
+        if let Some(replaced) = plan.existing {
+            self.drop_leases_under(replaced);
+        }
         self.ns.execute_rename(plan, mtime)
     }
 
@@ -156,7 +164,10 @@ impl State {
                     .max(op.generation_stamp + 1);
                 Ok(vec![])
             }
-            Op::Rename(op) => self.ns.apply_rename(op),
+            Op::Rename(op) => {
+                let plan = self.ns.plan_rename(op)?;
+                Ok(self.rename_planned(plan, op.mtime))
+            }
             Op::Delete(op) => {
                 let id = self.ns.lookup(&op.path)?.id;
                 self.drop_leases_under(id);
@@ -600,6 +611,51 @@ mod tests {
     fn sorted(mut image: FsImage) -> FsImage {
         image.inodes.sort_by_key(|i| i.id);
         image
+    }
+
+    #[tokio::test]
+    async fn a_file_replaced_by_rename_loses_its_lease_live_and_at_replay() {
+        let dir = tempfile::tempdir().unwrap();
+        let options = NameNodeOptions {
+            name_dir: dir.path().to_path_buf(),
+            permissions_enabled: false,
+            ..Default::default()
+        };
+        Namesystem::format(&options).unwrap();
+        let fsn = Namesystem::load(options.clone()).unwrap();
+        let create = |src: &str, client: &str| tusk_proto::hdfs::CreateRequestProto {
+            src: src.into(),
+            client_name: client.into(),
+            replication: 1,
+            block_size: 1 << 20,
+            ..Default::default()
+        };
+        // "writer" keeps /open open; /done is written and closed by "other".
+        fsn.durable(fsn.create("u", &create("/open", "writer")).unwrap())
+            .await
+            .unwrap();
+        fsn.durable(fsn.create("u", &create("/done", "other")).unwrap())
+            .await
+            .unwrap();
+        let closed = fsn
+            .try_complete("/done", "other", None, None)
+            .unwrap()
+            .unwrap();
+        fsn.durable(closed).await.unwrap();
+        assert!(fsn.read().leases.holders.contains_key("writer"));
+
+        fsn.durable(fsn.rename2("u", "/done", "/open", true).unwrap())
+            .await
+            .unwrap();
+        assert!(
+            !fsn.read().leases.holders.contains_key("writer"),
+            "the replaced file's lease is dropped"
+        );
+        fsn.edit_log.close();
+        drop(fsn);
+        let again = Namesystem::load(options).unwrap();
+        assert!(!again.read().leases.holders.contains_key("writer"));
+        assert!(again.read().ns.resolve("/open").unwrap().is_some());
     }
 
     #[tokio::test]

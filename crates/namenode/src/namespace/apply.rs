@@ -113,16 +113,10 @@ impl Namespace {
         )
     }
 
-    /// Moves `src` to exactly `dst` (the caller has resolved "into a directory"). With
-    /// `overwrite`, an existing file or empty directory at `dst` is removed first; its
-    /// blocks are returned.
-    pub fn apply_rename(&mut self, op: &RenameOp) -> Result<Vec<u64>> {
-        let plan = self.plan_rename(op)?;
-        Ok(self.execute_rename(plan, op.mtime))
-    }
-
-    /// Resolves and checks a rename without changing anything, so a live call can check
-    /// permissions on what it found and then execute it without resolving again.
+    /// Resolves and checks a rename of `src` to exactly `dst` (the caller has resolved
+    /// "into a directory") without changing anything; with `overwrite`, an existing file
+    /// or empty directory at `dst` will be replaced. A live call checks permissions on
+    /// what it found and then executes it without resolving again.
     pub fn plan_rename<'a>(&self, op: &'a RenameOp) -> Result<RenamePlan<'a>> {
         let src = path::validate(&op.src)?;
         let dst = path::validate(&op.dst)?;
