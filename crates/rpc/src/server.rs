@@ -103,6 +103,8 @@ impl RpcServer {
         let mut waiting: FuturesUnordered<Waiting> = FuturesUnordered::new();
         // Whether the socket was read again since the last sync.
         let mut swept = false;
+        // The client has closed its side; replies still owed are sent before closing.
+        let mut peer_done = false;
         loop {
             while let Some(body) = frame::take_frame(&mut input)? {
                 if !self.handle_frame(&mut conn, body, &mut waiting)? {
@@ -122,7 +124,7 @@ impl RpcServer {
                     if !swept {
                         swept = true;
                         match rd.try_read_buf(&mut input) {
-                            Ok(0) => return Ok(()),
+                            Ok(0) => peer_done = true,
                             Ok(_) => continue,
                             Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {}
                             Err(e) => return Err(e.into()),
@@ -138,6 +140,9 @@ impl RpcServer {
             }
             swept = false;
             let holding = !conn.held.is_empty();
+            if peer_done && !holding && waiting.is_empty() {
+                return Ok(());
+            }
             tokio::select! {
                 Some((ctx, retry, outcome)) = waiting.next(), if !waiting.is_empty() => {
                     conn.settle(ctx, retry, outcome, &mut waiting);
@@ -150,9 +155,9 @@ impl RpcServer {
                         return Err(RpcError::Protocol("the watermark's source is gone".into()));
                     }
                 }
-                n = rd.read_buf(&mut input) => {
+                n = rd.read_buf(&mut input), if !peer_done => {
                     if n? == 0 {
-                        return Ok(());
+                        peer_done = true;
                     }
                 }
             }

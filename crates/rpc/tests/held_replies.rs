@@ -58,6 +58,7 @@ struct TestDurability {
     tx: watch::Sender<Watermark>,
     /// What `advance` may raise the mark to (0: it may not).
     ceiling: AtomicU64,
+    /// Calls of `advance`, whether or not they raised anything.
     advances: AtomicUsize,
 }
 
@@ -67,22 +68,27 @@ impl Durability for TestDurability {
     }
 
     fn advance(&self) -> bool {
+        self.advances.fetch_add(1, Ordering::SeqCst);
         let ceiling = self.ceiling.load(Ordering::SeqCst);
         if ceiling <= self.tx.borrow().mark {
             return false;
         }
-        self.advances.fetch_add(1, Ordering::SeqCst);
         self.tx.send_modify(|w| w.mark = ceiling);
         true
     }
 }
 
-async fn start(durability: Arc<TestDurability>) -> (Arc<RpcClient>, Shutdown) {
+async fn serve(durability: Arc<TestDurability>) -> (std::net::SocketAddr, Shutdown) {
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     let shutdown = Shutdown::new();
     let server = RpcServer::new(vec![Arc::new(HeldService)]).with_durability(durability);
     tokio::spawn(server.serve(listener, shutdown.clone()));
+    (addr, shutdown)
+}
+
+async fn start(durability: Arc<TestDurability>) -> (Arc<RpcClient>, Shutdown) {
+    let (addr, shutdown) = serve(durability).await;
     let client = RpcClient::new(
         addr.to_string(),
         RpcClientOptions {
@@ -173,10 +179,71 @@ async fn the_connection_raises_the_watermark_itself_when_it_may() {
         assert!(reply.ends_with((i + 1).to_string().as_bytes()));
     }
     assert_eq!(d.tx.borrow().mark, 1000);
-    assert_eq!(
-        d.advances.load(Ordering::SeqCst),
-        1,
-        "later advances find nothing to raise"
+    shutdown.trigger();
+}
+
+/// Polls `cond` until it holds (10 s at most).
+async fn until(cond: impl Fn() -> bool) {
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    while !cond() {
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "condition not reached"
+        );
+        tokio::time::sleep(Duration::from_millis(1)).await;
+    }
+}
+
+#[tokio::test]
+async fn a_client_that_closes_its_side_still_gets_its_held_replies() {
+    use bytes::BytesMut;
+    use tokio::io::AsyncWriteExt;
+    use tusk_proto::common::{
+        rpc_response_header_proto::RpcStatusProto, IpcConnectionContextProto, RequestHeaderProto,
+        RpcRequestHeaderProto, RpcResponseHeaderProto,
+    };
+    use tusk_rpc::frame::{self, Encoded};
+
+    // The durability never syncs by itself here: the test raises the mark.
+    let d = durability(0);
+    let (addr, shutdown) = serve(d.clone()).await;
+    let mut out = BytesMut::new();
+    out.extend_from_slice(&frame::preamble(frame::AUTH_NONE));
+    let header = |call_id| RpcRequestHeaderProto {
+        call_id,
+        client_id: Bytes::from_static(&[7; 16]),
+        ..Default::default()
+    };
+    frame::write_frame(
+        &mut out,
+        &[
+            &header(frame::CONNECTION_CONTEXT_CALL_ID),
+            &IpcConnectionContextProto::default(),
+        ],
     );
+    let method = RequestHeaderProto {
+        method_name: "held".into(),
+        declaring_class_protocol_name: PROTOCOL.into(),
+        client_protocol_version: 1,
+    };
+    let request = GetFileInfoRequestProto { src: "5".into() }.encode_to_vec();
+    frame::write_frame(&mut out, &[&header(42), &method, &Encoded(&request)]);
+    let mut stream = tokio::net::TcpStream::connect(addr).await.unwrap();
+    stream.write_all(&out).await.unwrap();
+    // The server holds the reply and has asked for a sync once; then the client
+    // closes its side, which the server sees and asks again.
+    until(|| d.advances.load(Ordering::SeqCst) >= 1).await;
+    stream.shutdown().await.unwrap();
+    until(|| d.advances.load(Ordering::SeqCst) >= 2).await;
+    d.tx.send_modify(|w| w.mark = 5);
+
+    let mut reply = tokio::time::timeout(Duration::from_secs(10), frame::read_frame(&mut stream))
+        .await
+        .expect("reply in time")
+        .unwrap()
+        .expect("a reply before the server closes");
+    let header: RpcResponseHeaderProto = frame::next_message(&mut reply).unwrap();
+    assert_eq!(header.call_id, 42);
+    assert_eq!(header.status, RpcStatusProto::Success as i32);
     shutdown.trigger();
 }
