@@ -4,11 +4,24 @@ use crate::error::{NameNodeError, Result};
 
 /// Splits a valid absolute path into its components (`/` → none).
 pub fn components(path: &str) -> Result<Vec<&str>> {
-    validate(path).map(parts)
+    checked_parts(path).map(|(_, parts)| parts)
 }
 
 /// Checks a path against the rules and returns it without a trailing slash.
 pub fn validate(path: &str) -> Result<&str> {
+    check(path, |_| {})
+}
+
+/// [`validate`] and [`components`] in one pass: the path without a trailing slash and
+/// its components.
+pub fn checked_parts(path: &str) -> Result<(&str, Vec<&str>)> {
+    let mut parts = Vec::with_capacity(8);
+    let trimmed = check(path, |p| parts.push(p))?;
+    Ok((trimmed, parts))
+}
+
+/// Checks `path`, handing each component to `part` on the way.
+fn check<'a>(path: &'a str, mut part: impl FnMut(&'a str)) -> Result<&'a str> {
     let invalid = |reason| NameNodeError::InvalidPath {
         path: path.to_string(),
         reason,
@@ -25,30 +38,28 @@ pub fn validate(path: &str) -> Result<&str> {
     if trimmed == "/" {
         return Ok(trimmed);
     }
-    if let Some(i) = memchr::memchr2(b':', 0, trimmed.as_bytes()) {
-        return Err(invalid(if trimmed.as_bytes()[i] == b':' {
+    let t = trimmed.as_bytes();
+    if let Some(i) = memchr::memchr2(b':', 0, t) {
+        return Err(invalid(if t[i] == b':' {
             "':' is not allowed in a name"
         } else {
             "NUL is not allowed in a name"
         }));
     }
-    for part in trimmed[1..].split('/') {
-        match part {
-            "" => return Err(invalid("empty path component")),
-            "." | ".." => return Err(invalid("'.' and '..' are not allowed")),
-            _ => {}
+    // Components lie between the slashes; `trimmed` starts with one and ends without.
+    let mut start = 1;
+    for end in memchr::memchr_iter(b'/', &t[1..])
+        .map(|i| i + 1)
+        .chain(std::iter::once(t.len()))
+    {
+        match &t[start..end] {
+            b"" => return Err(invalid("empty path component")),
+            b"." | b".." => return Err(invalid("'.' and '..' are not allowed")),
+            _ => part(&trimmed[start..end]),
         }
+        start = end + 1;
     }
     Ok(trimmed)
-}
-
-/// The components of a path [`validate`] has passed, without checking again.
-pub fn parts(valid: &str) -> Vec<&str> {
-    if valid == "/" {
-        Vec::new()
-    } else {
-        valid[1..].split('/').collect()
-    }
 }
 
 /// The normalised form of a valid path: no trailing slash.

@@ -25,12 +25,16 @@ impl Namespace {
     /// The parent directory of `path` (which must exist and be a directory) and the last
     /// component.
     pub fn parent_of<'a>(&self, path: &'a str) -> Result<(InodeId, &'a str)> {
-        self.parent_of_valid(path::validate(path)?)
+        let (path, parts) = path::checked_parts(path)?;
+        self.parent_of_parts(path, &parts)
     }
 
-    /// [`Namespace::parent_of`] for a path [`path::validate`] has passed.
-    pub fn parent_of_valid<'a>(&self, path: &'a str) -> Result<(InodeId, &'a str)> {
-        let parts = path::parts(path);
+    /// [`Namespace::parent_of`] for a checked path and its components.
+    pub fn parent_of_parts<'a>(
+        &self,
+        path: &'a str,
+        parts: &[&'a str],
+    ) -> Result<(InodeId, &'a str)> {
         let Some((name, dirs)) = parts.split_last() else {
             return Err(NameNodeError::InvalidPath {
                 path: path.to_string(),
@@ -118,15 +122,15 @@ impl Namespace {
     /// or empty directory at `dst` will be replaced. A live call checks permissions on
     /// what it found and then executes it without resolving again.
     pub fn plan_rename<'a>(&self, op: &'a RenameOp) -> Result<RenamePlan<'a>> {
-        let src = path::validate(&op.src)?;
-        let dst = path::validate(&op.dst)?;
+        let (src, src_parts) = path::checked_parts(&op.src)?;
+        let (dst, dst_parts) = path::checked_parts(&op.dst)?;
         if src == "/" {
             return Err(NameNodeError::RenameRefused {
                 message: "The source / cannot be renamed".into(),
             });
         }
         let id = self
-            .resolve_parts(&path::parts(src))
+            .resolve_parts(&src_parts)
             .ok_or_else(|| NameNodeError::FileNotFound { path: src.into() })?;
         if path::is_under(dst, src) {
             return Err(NameNodeError::RenameIntoSubtree {
@@ -134,7 +138,7 @@ impl Namespace {
                 dst: dst.into(),
             });
         }
-        let (dst_parent, name) = self.parent_of_valid(dst)?;
+        let (dst_parent, name) = self.parent_of_parts(dst, &dst_parts)?;
         let existing = self
             .get(dst_parent)
             .and_then(Inode::children)
