@@ -289,10 +289,9 @@ async fn measure(
                         .map_err(BenchError::client("getFileInfo", "/"))?;
                     let before = cpu();
                     let started = Instant::now();
-                    let window = if mode == CallMode::Sync { 1 } else { window };
                     stream::iter(0..n)
                         .map(|i| one_call(&client, op, &dir, i))
-                        .buffered(window)
+                        .buffered(in_flight)
                         .try_collect::<Vec<()>>()
                         .await?;
                     let seconds = started.elapsed().as_secs_f64();

@@ -519,10 +519,7 @@ impl Namesystem {
     pub fn checkpoint(&self) -> Result<()> {
         let _one = self.checkpoint_lock.lock().expect("checkpoint lock");
         let mut st = self.write();
-        let last = self.edit_log.last_txid();
-        let next_segment = self.name_dir.segment_path(last + 1);
-        self.edit_log
-            .roll(Box::new(FileSink::open(&next_segment)?))?;
+        let last = self.roll_segment(&st)?;
         self.name_dir
             .save_image(&st.to_image(last, &self.storage))?;
         self.name_dir.purge_segments_before(last + 1)?;
@@ -539,10 +536,7 @@ impl Namesystem {
         let _one = self.checkpoint_lock.lock().expect("checkpoint lock");
         let last = {
             let mut st = self.write();
-            let last = self.edit_log.last_txid();
-            let next_segment = self.name_dir.segment_path(last + 1);
-            self.edit_log
-                .roll(Box::new(FileSink::open(&next_segment)?))?;
+            let last = self.roll_segment(&st)?;
             st.txns_since_checkpoint = 0;
             st.last_checkpoint = Instant::now();
             last
@@ -563,6 +557,16 @@ impl Namesystem {
         self.name_dir.purge_segments_before(last + 1)?;
         tracing::info!(txid = last, "checkpoint written from the edit log");
         Ok(())
+    }
+
+    /// Starts a new edit segment after the last record; returns that record's txid.
+    /// Takes the held write lock so no record is appended meanwhile.
+    fn roll_segment(&self, _st: &State) -> Result<u64> {
+        let last = self.edit_log.last_txid();
+        let next_segment = self.name_dir.segment_path(last + 1);
+        self.edit_log
+            .roll(Box::new(FileSink::open(&next_segment)?))?;
+        Ok(last)
     }
 
     /// Checkpoints and stops the log (clean shutdown).
@@ -608,6 +612,18 @@ fn replay(state: &mut State, dir: &NameDir, after: u64, upto: u64) -> Result<u64
 mod tests {
     use super::*;
 
+    /// A freshly formatted namesystem in `dir`, permissions off, and its options.
+    fn formatted(dir: &std::path::Path) -> (NameNodeOptions, Arc<Namesystem>) {
+        let options = NameNodeOptions {
+            name_dir: dir.to_path_buf(),
+            permissions_enabled: false,
+            ..Default::default()
+        };
+        Namesystem::format(&options).unwrap();
+        let fsn = Namesystem::load(options.clone()).unwrap();
+        (options, fsn)
+    }
+
     fn sorted(mut image: FsImage) -> FsImage {
         image.inodes.sort_by_key(|i| i.id);
         image
@@ -616,13 +632,7 @@ mod tests {
     #[tokio::test]
     async fn a_file_replaced_by_rename_loses_its_lease_live_and_at_replay() {
         let dir = tempfile::tempdir().unwrap();
-        let options = NameNodeOptions {
-            name_dir: dir.path().to_path_buf(),
-            permissions_enabled: false,
-            ..Default::default()
-        };
-        Namesystem::format(&options).unwrap();
-        let fsn = Namesystem::load(options.clone()).unwrap();
+        let (options, fsn) = formatted(dir.path());
         let create = |src: &str, client: &str| tusk_proto::hdfs::CreateRequestProto {
             src: src.into(),
             client_name: client.into(),
@@ -661,13 +671,7 @@ mod tests {
     #[tokio::test]
     async fn a_checkpoint_from_the_log_matches_the_live_namespace() {
         let dir = tempfile::tempdir().unwrap();
-        let options = NameNodeOptions {
-            name_dir: dir.path().to_path_buf(),
-            permissions_enabled: false,
-            ..Default::default()
-        };
-        Namesystem::format(&options).unwrap();
-        let fsn = Namesystem::load(options.clone()).unwrap();
+        let (options, fsn) = formatted(dir.path());
         for i in 0..40 {
             let made = fsn.mkdirs("u", &format!("/d{i}/e"), 0o755, true).unwrap();
             fsn.durable(made).await.unwrap();
