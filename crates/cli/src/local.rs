@@ -162,24 +162,47 @@ pub async fn up(conf: &Configuration, args: &UpArgs) -> anyhow::Result<LocalClus
             Some(addr)
         }
     };
+    let nodemanagers = if rm_addr.is_some() { args.datanodes } else { 0 };
+    wait_ready(
+        conf,
+        &uri,
+        rm_addr.as_deref(),
+        args.datanodes,
+        nodemanagers,
+        &dir.join("logs"),
+    )
+    .await?;
+    Ok(LocalCluster { uri, rm_addr })
+}
+
+/// Waits until `datanodes` DataNodes (and `nodemanagers` NodeManagers when there is a
+/// ResourceManager) are live, for up to 30 s.
+pub(crate) async fn wait_ready(
+    conf: &Configuration,
+    uri: &str,
+    rm_addr: Option<&str>,
+    datanodes: usize,
+    nodemanagers: usize,
+    logs: &Path,
+) -> anyhow::Result<()> {
     let mut client_conf = conf.clone();
-    client_conf.set("fs.defaultFS", uri.clone());
+    client_conf.set("fs.defaultFS", uri.to_string());
     let client = DfsClient::new(ClientOptions::from_conf(&client_conf)?);
-    let rm_client = rm_addr.as_deref().map(ApplicationClient::new);
+    let rm_client = rm_addr.map(ApplicationClient::new);
     let deadline = Instant::now() + Duration::from_secs(30);
     let mut dfs_ready = false;
     loop {
         if !dfs_ready {
             if let Ok(live) = client.datanode_report(2).await {
-                dfs_ready = live.len() >= args.datanodes;
+                dfs_ready = live.len() >= datanodes;
             }
         }
         let yarn_ready = match &rm_client {
             None => true,
-            Some(rm) => live_nodemanagers(rm).await >= args.datanodes,
+            Some(rm) => live_nodemanagers(rm).await >= nodemanagers,
         };
         if dfs_ready && yarn_ready {
-            break;
+            return Ok(());
         }
         if Instant::now() > deadline {
             bail!(
@@ -189,12 +212,11 @@ pub async fn up(conf: &Configuration, args: &UpArgs) -> anyhow::Result<LocalClus
                 } else {
                     "DataNodes"
                 },
-                dir.join("logs").display()
+                logs.display()
             );
         }
         tokio::time::sleep(Duration::from_millis(5)).await;
     }
-    Ok(LocalCluster { uri, rm_addr })
 }
 
 /// One NodeManager per DataNode, each with its own local and log dirs (`nm{i}/`).
@@ -311,7 +333,7 @@ fn spawn(
     Ok(child.id())
 }
 
-async fn wait_file(path: &Path, timeout: Duration, pid: u32) -> anyhow::Result<String> {
+pub(crate) async fn wait_file(path: &Path, timeout: Duration, pid: u32) -> anyhow::Result<String> {
     let deadline = Instant::now() + timeout;
     loop {
         if let Ok(s) = std::fs::read_to_string(path) {

@@ -21,6 +21,7 @@ mod fs_shell;
 mod job;
 mod local;
 mod mr_container;
+mod testbed;
 
 use clap::{Parser, Subcommand};
 
@@ -78,6 +79,12 @@ enum Command {
         #[command(subcommand)]
         action: local::LocalCommand,
     },
+    /// A cluster of emulated machines on this host: namespaces, shaped links, throttled
+    /// volumes (needs root).
+    Testbed {
+        #[command(subcommand)]
+        action: testbed::TestbedCommand,
+    },
     /// The main job: a local cluster writes and reads data in both replication modes.
     Demo(demo::DemoArgs),
     /// Benchmarks.
@@ -133,6 +140,7 @@ fn run(command: Command, conf: tusk_common::Configuration) -> anyhow::Result<()>
         Command::MrAm(args) => runtime.block_on(mr_container::am(conf, args)),
         Command::MrTask(args) => runtime.block_on(mr_container::task(conf, args)),
         Command::Local { action } => runtime.block_on(local::run(conf, action)),
+        Command::Testbed { action } => runtime.block_on(testbed::run(conf, action)),
         Command::Demo(args) => runtime.block_on(demo::run(conf, args)),
         Command::Bench { which } => runtime.block_on(bench::run(conf, which)),
         Command::HeartbeatAdvisor(args) => bench::advisor(args),

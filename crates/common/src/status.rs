@@ -1,12 +1,22 @@
 //! Node status for heartbeats: disk utilisation, network rates and CPU, sampled from
-//! `/proc` as the difference between two readings.
+//! `/proc` and `/sys` as the difference between two readings.
+//!
+//! Disk utilisation is the node's own: the block devices behind its data (or local)
+//! directories, averaged, when it knows them; else the host's busiest device. A device
+//! with a blkio throttle in the root group (the testbed's emulated volumes) is as busy
+//! as the larger of its busy time and its use of the throttled rates: requests waiting
+//! in the throttle are not yet at the device, so busy time alone would call a saturated
+//! emulated HDD idle. Network rates are those of the interfaces in the process's network
+//! namespace, which on the testbed is the node's own link.
 
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 /// One heartbeat's view of how busy the node is.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct NodeStatus {
-    /// Busiest block device's share of wall time spent doing I/O, 0..=100.
+    /// The node's block devices' mean share of wall time spent doing I/O (or of their
+    /// throttled rates), 0..=100; the busiest device's when the node's are unknown.
     pub disk_utilization_pct: f64,
     /// Bytes per second received over all non-loopback interfaces (loopback counted when
     /// it is the only one, as in a local cluster).
@@ -20,15 +30,45 @@ pub struct NodeStatus {
 struct Reading {
     /// Milliseconds of I/O per device (`/proc/diskstats` field 13).
     io_ticks: Vec<(String, u64)>,
+    /// Counters of the node's own devices, in the sampler's device order.
+    devices: Vec<DeviceCounters>,
     rx_bytes: u64,
     tx_bytes: u64,
     cpu_busy: u64,
     cpu_total: u64,
 }
 
-/// Keeps the previous `/proc` reading so each call returns rates since the last one.
+/// One block device's cumulative counters (`/sys/dev/block/M:m/stat`).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+struct DeviceCounters {
+    reads: u64,
+    read_bytes: u64,
+    writes: u64,
+    write_bytes: u64,
+    io_ticks_ms: u64,
+}
+
+/// Rates a device is throttled to (0 = no limit).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+struct DeviceLimits {
+    read_bps: u64,
+    write_bps: u64,
+    read_iops: u64,
+    write_iops: u64,
+}
+
+/// A block device of the node's: `major:minor` and its throttle, if any.
+#[derive(Clone, Debug, PartialEq)]
+struct NodeDevice {
+    id: String,
+    limits: DeviceLimits,
+}
+
+/// Keeps the previous reading so each call returns rates since the last one.
 #[derive(Debug)]
 pub struct StatusSampler {
+    /// The node's own block devices; empty = the host's busiest device counts.
+    devices: Vec<NodeDevice>,
     /// Reading and time of the previous sample; replaced by every `sample`.
     last: Option<(Instant, Reading)>,
 }
@@ -40,8 +80,27 @@ impl Default for StatusSampler {
 }
 
 impl StatusSampler {
+    /// A sampler that reports the host's busiest device.
     pub fn new() -> Self {
-        let mut sampler = StatusSampler { last: None };
+        Self::for_dirs(&[])
+    }
+
+    /// A sampler that reports the block devices holding `dirs` (a DataNode's data dirs,
+    /// a NodeManager's local dirs); the host's busiest device when none is a block device.
+    pub fn for_dirs(dirs: &[PathBuf]) -> Self {
+        let mut devices: Vec<NodeDevice> = Vec::new();
+        for id in dirs.iter().filter_map(|d| device_of(d)) {
+            if !devices.iter().any(|d| d.id == id) {
+                devices.push(NodeDevice {
+                    limits: throttle_limits(&id),
+                    id,
+                });
+            }
+        }
+        let mut sampler = StatusSampler {
+            devices,
+            last: None,
+        };
         sampler.sample();
         sampler
     }
@@ -49,9 +108,23 @@ impl StatusSampler {
     /// Rates since the previous call (zeros on the first call or without `/proc`).
     pub fn sample(&mut self) -> NodeStatus {
         let now = Instant::now();
-        let reading = read_proc();
+        let mut reading = read_proc();
+        reading.devices = self.devices.iter().map(|d| read_device(&d.id)).collect();
         let status = match &self.last {
-            Some((then, prev)) => rates(prev, &reading, now.duration_since(*then).as_secs_f64()),
+            Some((then, prev)) => {
+                let secs = now.duration_since(*then).as_secs_f64();
+                let mut status = rates(prev, &reading, secs);
+                if !self.devices.is_empty() && secs > 0.0 {
+                    let sum: f64 = self
+                        .devices
+                        .iter()
+                        .zip(prev.devices.iter().zip(&reading.devices))
+                        .map(|(d, (p, c))| device_utilization(p, c, &d.limits, secs))
+                        .sum();
+                    status.disk_utilization_pct = sum / self.devices.len() as f64;
+                }
+                status
+            }
             None => NodeStatus::default(),
         };
         self.last = Some((now, reading));
@@ -84,6 +157,98 @@ fn rates(prev: &Reading, cur: &Reading, secs: f64) -> NodeStatus {
             0.0
         },
     }
+}
+
+/// `major:minor` of the block device holding `path`, when it is one.
+fn device_of(path: &Path) -> Option<String> {
+    use std::os::unix::fs::MetadataExt;
+    let mut probe = path;
+    while !probe.exists() {
+        probe = probe.parent()?;
+    }
+    let dev = std::fs::metadata(probe).ok()?.dev();
+    let major = ((dev >> 32) & 0xffff_f000) | ((dev >> 8) & 0xfff);
+    let minor = ((dev >> 12) & 0xffff_ff00) | (dev & 0xff);
+    let id = format!("{major}:{minor}");
+    Path::new("/sys/dev/block").join(&id).exists().then_some(id)
+}
+
+fn read_device(id: &str) -> DeviceCounters {
+    std::fs::read_to_string(format!("/sys/dev/block/{id}/stat"))
+        .map(|s| parse_device_stat(&s))
+        .unwrap_or_default()
+}
+
+fn parse_device_stat(text: &str) -> DeviceCounters {
+    let f: Vec<u64> = text
+        .split_whitespace()
+        .filter_map(|x| x.parse().ok())
+        .collect();
+    let at = |i: usize| f.get(i).copied().unwrap_or(0);
+    DeviceCounters {
+        reads: at(0),
+        read_bytes: at(2) * 512,
+        writes: at(4),
+        write_bytes: at(6) * 512,
+        io_ticks_ms: at(9),
+    }
+}
+
+const BLKIO_ROOT: &str = "/sys/fs/cgroup/blkio";
+
+/// The root blkio group's throttle on device `id` (how fast an emulated device is).
+fn throttle_limits(id: &str) -> DeviceLimits {
+    let read = |file: &str| -> u64 {
+        std::fs::read_to_string(Path::new(BLKIO_ROOT).join(file))
+            .map(|text| throttle_rule(&text, id))
+            .unwrap_or(0)
+    };
+    DeviceLimits {
+        read_bps: read("blkio.throttle.read_bps_device"),
+        write_bps: read("blkio.throttle.write_bps_device"),
+        read_iops: read("blkio.throttle.read_iops_device"),
+        write_iops: read("blkio.throttle.write_iops_device"),
+    }
+}
+
+fn throttle_rule(text: &str, id: &str) -> u64 {
+    text.lines()
+        .find_map(|l| {
+            let (dev, value) = l.split_once(' ')?;
+            (dev == id).then(|| value.trim().parse().ok())?
+        })
+        .unwrap_or(0)
+}
+
+/// A device's utilisation between two readings, 0..=100: its busy time, or its use of
+/// whichever throttled rate it comes closest to.
+fn device_utilization(
+    prev: &DeviceCounters,
+    cur: &DeviceCounters,
+    limits: &DeviceLimits,
+    secs: f64,
+) -> f64 {
+    let share = |delta: u64, limit: u64| match limit {
+        0 => 0.0,
+        l => delta as f64 / (l as f64 * secs),
+    };
+    let busy = cur.io_ticks_ms.saturating_sub(prev.io_ticks_ms) as f64 / (secs * 1000.0);
+    let used = [
+        busy,
+        share(
+            cur.read_bytes.saturating_sub(prev.read_bytes),
+            limits.read_bps,
+        ),
+        share(
+            cur.write_bytes.saturating_sub(prev.write_bytes),
+            limits.write_bps,
+        ),
+        share(cur.reads.saturating_sub(prev.reads), limits.read_iops),
+        share(cur.writes.saturating_sub(prev.writes), limits.write_iops),
+    ]
+    .into_iter()
+    .fold(0.0f64, f64::max);
+    (used * 100.0).min(100.0)
 }
 
 fn read_proc() -> Reading {
@@ -169,6 +334,7 @@ mod tests {
     fn rates_come_from_deltas() {
         let prev = Reading {
             io_ticks: vec![("sda".into(), 1000)],
+            devices: vec![],
             rx_bytes: 1000,
             tx_bytes: 0,
             cpu_busy: 10,
@@ -176,12 +342,14 @@ mod tests {
         };
         let cur = Reading {
             io_ticks: vec![("sda".into(), 1500)],
+            devices: vec![],
             rx_bytes: 3000,
             tx_bytes: 500,
             cpu_busy: 60,
             cpu_total: 200,
         };
         let s = rates(&prev, &cur, 1.0);
+        assert!(prev.devices.is_empty());
         assert!((s.disk_utilization_pct - 50.0).abs() < 1e-9);
         assert!((s.net_rx_bytes_per_sec - 2000.0).abs() < 1e-9);
         assert!((s.net_tx_bytes_per_sec - 500.0).abs() < 1e-9);
@@ -196,5 +364,66 @@ mod tests {
         let net = "h1\nh2\n    lo: 50 1 0 0 0 0 0 0 60 1 0 0 0 0 0 0\n  eth0: 100 1 0 0 0 0 0 0 200 1 0 0 0 0 0 0\n";
         assert_eq!(parse_net_dev(net), (100, 200));
         assert_eq!(parse_cpu("cpu  10 0 10 70 10 0 0 0\n"), (20, 100));
+    }
+
+    #[test]
+    fn a_throttled_device_is_as_busy_as_its_rates_say() {
+        let stat = "  10 0 2048 5 20 0 40960 9 0 30 40 0 0 0 0 0 0\n";
+        let c = parse_device_stat(stat);
+        assert_eq!(
+            c,
+            DeviceCounters {
+                reads: 10,
+                read_bytes: 2048 * 512,
+                writes: 20,
+                write_bytes: 40960 * 512,
+                io_ticks_ms: 30,
+            }
+        );
+        let limits = DeviceLimits {
+            read_bps: 0,
+            write_bps: 10_000_000,
+            read_iops: 0,
+            write_iops: 100,
+        };
+        let prev = DeviceCounters::default();
+        // 5 MB written in one second against a 10 MB/s cap: half busy, although the
+        // device itself was busy 3% of the time.
+        let cur = DeviceCounters {
+            write_bytes: 5_000_000,
+            writes: 10,
+            io_ticks_ms: 30,
+            ..prev
+        };
+        let u = device_utilization(&prev, &cur, &limits, 1.0);
+        assert!((u - 50.0).abs() < 1e-9, "{u}");
+        // Small writes: the IOPS cap is what saturates.
+        let cur = DeviceCounters {
+            write_bytes: 400_000,
+            writes: 100,
+            ..prev
+        };
+        assert_eq!(device_utilization(&prev, &cur, &limits, 1.0), 100.0);
+        // Unthrottled: busy time only.
+        let cur = DeviceCounters {
+            io_ticks_ms: 250,
+            write_bytes: 1 << 30,
+            ..prev
+        };
+        let u = device_utilization(&prev, &cur, &DeviceLimits::default(), 1.0);
+        assert!((u - 25.0).abs() < 1e-9);
+        assert_eq!(throttle_rule("7:0 10485760\n7:1 5\n", "7:1"), 5);
+        assert_eq!(throttle_rule("7:10 10485760\n", "7:1"), 0);
+    }
+
+    #[test]
+    fn a_directory_maps_to_its_block_device() {
+        // Wherever the tests run, the answer is a device sysfs knows, or none (tmpfs,
+        // overlay): never a made-up one.
+        if let Some(id) = device_of(&std::env::temp_dir()) {
+            assert!(Path::new("/sys/dev/block").join(&id).join("stat").exists());
+        }
+        let missing = std::env::temp_dir().join("no/such/dir/below");
+        assert_eq!(device_of(&missing), device_of(&std::env::temp_dir()));
     }
 }

@@ -98,7 +98,7 @@ pub(crate) async fn register_until_answered(node: &Node) -> Result<(), DataNodeE
 /// `block_report_interval`, a heartbeat every `heartbeat_interval`; runs until shutdown
 /// and survives an unreachable NameNode.
 pub(crate) async fn run(node: Arc<Node>) {
-    let mut sampler = StatusSampler::new();
+    let mut sampler = StatusSampler::for_dirs(&node.options.data_dirs);
     let mut next_block_report = Instant::now();
     loop {
         if Instant::now() >= next_block_report {

@@ -59,7 +59,7 @@ pub(crate) async fn register_until_answered(node: &Node) -> Result<(), NodeManag
 
 /// The heartbeat loop; runs until shutdown and survives an unreachable ResourceManager.
 pub(crate) async fn run(node: Arc<Node>) {
-    let mut sampler = StatusSampler::new();
+    let mut sampler = StatusSampler::for_dirs(&node.options.local_dirs);
     loop {
         let sent = Instant::now();
         let busy = match heartbeat(&node, &mut sampler).await {

@@ -303,16 +303,20 @@ fn sweep(dir: &Path, tag: &str) {
     for g in cgroup::testbed_groups(tag) {
         cgroup::kill_all(&g, Duration::from_secs(2));
     }
-    for mount in volumes::mounts_under(dir) {
-        let file = volume_file_for_mount(dir, &mount);
-        volumes::remove(&mount, &file);
-    }
+    // The root group's rules name devices by number: drop them while the loop devices
+    // still say which numbers are ours.
     for file in volume_files(dir) {
         for device in volumes::loop_devices_of(&file) {
             if let Ok(id) = volumes::dev_id(&device) {
                 cgroup::clear_root_throttle(&id);
             }
         }
+    }
+    for mount in volumes::mounts_under(dir) {
+        let file = volume_file_for_mount(dir, &mount);
+        volumes::remove(&mount, &file);
+    }
+    for file in volume_files(dir) {
         volumes::remove(Path::new("/nonexistent"), &file);
     }
     for ns in net::namespaces_with_prefix(&netns_prefix(tag)) {
