@@ -386,10 +386,12 @@ pub fn leftovers(dir: &Path, tag: &str) -> Vec<String> {
     left
 }
 
-/// `sh` joins the node's groups, then becomes `ip netns exec NS argv…`, which becomes
-/// `argv` inside the node's namespace: one pid from start to end, in the node's groups
-/// before its first instruction.
-const JOIN_NODE: &str = r#"for g in $TUSK_TESTBED_GROUPS; do echo $$ > "$g/cgroup.procs" || exit 97; done; exec ip netns exec "$TUSK_TESTBED_NETNS" "$@""#;
+/// `sh` joins the node's groups, then becomes `nsenter --net=… argv…`, which becomes
+/// `argv` inside the node's network namespace: one pid from start to end, in the node's
+/// groups before its first instruction. Not `ip netns exec`: it remounts `/sys` for the
+/// namespace, which hides `/sys/fs/cgroup` and with it the volumes' throttles that the
+/// node's status sampler reads.
+const JOIN_NODE: &str = r#"for g in $TUSK_TESTBED_GROUPS; do echo $$ > "$g/cgroup.procs" || exit 97; done; exec nsenter --net="/run/netns/$TUSK_TESTBED_NETNS" -- "$@""#;
 
 fn command_in(node: &NodeState, argv: &[String]) -> Command {
     let groups: Vec<String> = node

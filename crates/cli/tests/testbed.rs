@@ -1,0 +1,462 @@
+//! `tusk testbed` on real namespaces, loop devices and cgroups (needs root; skips with a
+//! message where it is not root or the kernel lacks cgroup v1 blkio): a 3-node testbed's
+//! links and volumes deliver their profiles, its nodes report their own disk and network
+//! load, replicas land on three emulated nodes, and `down` leaves nothing behind; bad
+//! descriptions create nothing; every shipped description runs a wordcount.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use tusk_client::{ClientOptions, DfsClient};
+use tusk_common::Configuration;
+use tusk_resourcemanager::ApplicationClient;
+
+/// One testbed at a time: rates measured side by side would share the host's CPUs.
+static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
+
+fn can_run() -> bool {
+    let root = std::fs::read_to_string("/proc/self/status")
+        .unwrap_or_default()
+        .lines()
+        .any(|l| l.starts_with("Uid:") && l.split_whitespace().nth(1) == Some("0"));
+    if !root {
+        eprintln!("SKIPPED: testbed tests need root (namespaces, loop devices, cgroups)");
+        return false;
+    }
+    if !Path::new("/sys/fs/cgroup/blkio/blkio.throttle.write_bps_device").exists() {
+        eprintln!("SKIPPED: this kernel has no cgroup v1 blkio throttling");
+        return false;
+    }
+    true
+}
+
+fn tusk(home: &Path, args: &[&str]) -> Output {
+    Command::new("timeout")
+        .arg("300")
+        .arg(env!("CARGO_BIN_EXE_tusk"))
+        .args(args)
+        .env("TUSK_HOME", home)
+        .env("TUSK_LOG", "warn")
+        .stdin(Stdio::null())
+        .output()
+        .expect("run tusk")
+}
+
+fn ok(home: &Path, args: &[&str]) -> String {
+    let out = tusk(home, args);
+    assert!(
+        out.status.success(),
+        "tusk {args:?} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// A testbed directory that is torn down however the test ends.
+struct Bed {
+    home: tempfile::TempDir,
+    dir: PathBuf,
+}
+
+impl Bed {
+    fn up(description: &str) -> Bed {
+        let home = tempfile::tempdir().unwrap();
+        let dir = home.path().join("tb");
+        let file = home.path().join("cluster.toml");
+        std::fs::write(&file, description).unwrap();
+        let bed = Bed { home, dir };
+        bed.ok(&[
+            "testbed",
+            "up",
+            file.to_str().unwrap(),
+            "--dir",
+            bed.dir_str(),
+        ]);
+        bed
+    }
+
+    fn dir_str(&self) -> &str {
+        self.dir.to_str().unwrap()
+    }
+
+    fn ok(&self, args: &[&str]) -> String {
+        ok(self.home.path(), args)
+    }
+
+    fn record(&self) -> serde_json::Value {
+        serde_json::from_str(&std::fs::read_to_string(self.dir.join("testbed.json")).unwrap())
+            .unwrap()
+    }
+
+    fn ip(&self, node: &str) -> String {
+        self.node(node)["net"]["ip"].as_str().unwrap().to_string()
+    }
+
+    fn node(&self, node: &str) -> serde_json::Value {
+        self.record()["nodes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|n| n["spec"]["name"] == node)
+            .unwrap()
+            .clone()
+    }
+
+    fn exec(&self, node: &str, command: &[&str]) -> std::process::Child {
+        let mut args = vec!["testbed", "exec", "--dir", self.dir_str(), node, "--"];
+        args.extend_from_slice(command);
+        Command::new(env!("CARGO_BIN_EXE_tusk"))
+            .args(&args)
+            .env("TUSK_HOME", self.home.path())
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap()
+    }
+
+    fn down(&self) {
+        self.ok(&["testbed", "down", "--dir", self.dir_str()]);
+    }
+}
+
+impl Drop for Bed {
+    fn drop(&mut self) {
+        if self.dir.join("testbed.json").exists() {
+            let _ = tusk(
+                self.home.path(),
+                &["testbed", "down", "--dir", self.dir_str()],
+            );
+        }
+    }
+}
+
+const THREE: &str = r#"
+name = "three"
+[defaults]
+link = "1gige"
+daemons = ["datanode", "nodemanager"]
+volumes = { count = 1, size_mb = 256, profile = "hdd" }
+[[node]]
+name = "master"
+daemons = ["namenode", "resourcemanager", "datanode", "nodemanager"]
+[[node]]
+name = "w"
+count = 2
+"#;
+
+/// Each NodeManager's last reported (disk %, receive B/s), by node IP.
+async fn node_status(rm: &ApplicationClient) -> Vec<(String, f64, f64)> {
+    rm.nodes()
+        .await
+        .unwrap_or_default()
+        .into_iter()
+        .map(|n| {
+            let s = n.status.unwrap_or_default();
+            let ip = n.node_id.split(':').next().unwrap_or("").to_string();
+            (ip, s.disk_utilization_pct, s.net_rx_bytes_per_sec)
+        })
+        .collect()
+}
+
+/// Polls until `check` holds for the NodeManagers' status, for up to `secs`.
+fn wait_status(
+    rm_addr: &str,
+    secs: u64,
+    what: &str,
+    check: impl Fn(&[(String, f64, f64)]) -> bool,
+) {
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let rm = ApplicationClient::new(rm_addr);
+    let deadline = Instant::now() + Duration::from_secs(secs);
+    loop {
+        let status = rt.block_on(node_status(&rm));
+        if check(&status) {
+            return;
+        }
+        assert!(Instant::now() < deadline, "{what}; last status {status:?}");
+        std::thread::sleep(Duration::from_millis(200));
+    }
+}
+
+fn within(measured: f64, target: f64, share: f64) -> bool {
+    (measured - target).abs() <= target * share
+}
+
+#[test]
+fn a_three_node_testbed_delivers_its_profiles_and_leaves_nothing() {
+    if !can_run() {
+        return;
+    }
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let bed = Bed::up(THREE);
+    let record = bed.record();
+    let tag = record["tag"].as_str().unwrap().to_string();
+    let dev_ids: Vec<String> = record["nodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|n| n["volumes"].as_array().unwrap().clone())
+        .map(|v| v["dev_id"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(dev_ids.len(), 3);
+    let rm_addr = record["rm_address"].as_str().unwrap().to_string();
+    let fs = record["default_fs"].as_str().unwrap().to_string();
+
+    // Links and volumes deliver their profile within 15%.
+    let json = bed.home.path().join("rates.json");
+    bed.ok(&[
+        "testbed",
+        "measure",
+        "--dir",
+        bed.dir_str(),
+        "--seconds",
+        "2",
+        "--json",
+        json.to_str().unwrap(),
+    ]);
+    let rates: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    for r in rates.as_array().unwrap() {
+        let f = |k: &str| r[k].as_f64().unwrap();
+        assert!(
+            within(f("link_rx_mbit"), f("link_target_mbit"), 0.15),
+            "{r}"
+        );
+        assert!(
+            within(f("link_tx_mbit"), f("link_target_mbit"), 0.15),
+            "{r}"
+        );
+        assert!(
+            within(f("disk_write_mbps"), f("disk_write_target_mbps"), 0.15),
+            "{r}"
+        );
+    }
+
+    // A write with replication 3 lands on three different emulated nodes.
+    let local = bed.home.path().join("one.bin");
+    std::fs::write(&local, vec![7u8; 1 << 20]).unwrap();
+    bed.ok(&[
+        "fs",
+        "-fs",
+        &fs,
+        "-put",
+        local.to_str().unwrap(),
+        "/one.bin",
+    ]);
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let mut conf = Configuration::new();
+    conf.set("fs.defaultFS", fs.clone());
+    let client = DfsClient::new(ClientOptions::from_conf(&conf).unwrap());
+    let blocks = rt
+        .block_on(client.block_locations("/one.bin", 0, u64::MAX >> 1))
+        .unwrap();
+    let mut ips: Vec<String> = blocks.blocks[0]
+        .locs
+        .iter()
+        .map(|l| l.id.ip_addr.clone())
+        .collect();
+    ips.sort();
+    let mut nodes: Vec<String> = ["master", "w1", "w2"].iter().map(|n| bed.ip(n)).collect();
+    nodes.sort();
+    assert_eq!(ips, nodes);
+
+    // A node whose volume is saturated reports ~100% disk; the others ~0.
+    let w1 = bed.ip("w1");
+    let w1_volume = bed.node("w1")["volumes"][0]["mount"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let mut dd = bed.exec(
+        "w1",
+        &[
+            "dd",
+            "if=/dev/zero",
+            &format!("of={w1_volume}/saturate"),
+            "bs=1M",
+            "count=80",
+            "oflag=direct",
+        ],
+    );
+    wait_status(&rm_addr, 20, "w1's disk never looked saturated", |s| {
+        s.len() == 3
+            && s.iter().all(|(ip, disk, _)| match *ip == w1 {
+                true => *disk >= 80.0,
+                false => *disk <= 20.0,
+            })
+    });
+    dd.kill().ok();
+    dd.wait().ok();
+
+    // A node receiving a big transfer reports its receive rate; the others do not.
+    let w2 = bed.ip("w2");
+    let listen = format!("{w2}:5300");
+    let sink = bed.exec("w2", &["tusk", "testbed", "sink", "--listen", &listen]);
+    let sender = std::thread::spawn({
+        let listen = listen.clone();
+        // 8 s at 12.5 MB/s: long enough for several heartbeats.
+        move || tusk_testbed::measure::source(&listen, 100_000_000)
+    });
+    let link_bytes_per_sec = 100e6 / 8.0;
+    wait_status(&rm_addr, 20, "w2's receive rate never showed", |s| {
+        s.len() == 3
+            && s.iter().all(|(ip, _, rx)| match *ip == w2 {
+                true => *rx >= 0.6 * link_bytes_per_sec,
+                false => *rx <= 0.05 * link_bytes_per_sec,
+            })
+    });
+    sender.join().unwrap().unwrap();
+    sink.wait_with_output().unwrap();
+
+    // Down leaves no namespace, link, mount, loop device, cgroup or throttle rule.
+    bed.down();
+    let ns = String::from_utf8_lossy(
+        &Command::new("ip")
+            .args(["netns", "list"])
+            .output()
+            .unwrap()
+            .stdout,
+    )
+    .into_owned();
+    assert!(!ns.contains(&format!("tusk-{tag}-")), "{ns}");
+    let links = String::from_utf8_lossy(
+        &Command::new("ip")
+            .args(["-o", "link"])
+            .output()
+            .unwrap()
+            .stdout,
+    )
+    .into_owned();
+    assert!(!links.contains(&format!("tb{tag}")), "{links}");
+    let mounts = std::fs::read_to_string("/proc/mounts").unwrap();
+    assert!(!mounts.contains(bed.dir_str()), "{mounts}");
+    let loops =
+        String::from_utf8_lossy(&Command::new("losetup").arg("-a").output().unwrap().stdout)
+            .into_owned();
+    assert!(!loops.contains(bed.dir_str()), "{loops}");
+    for ctl in ["blkio", "memory"] {
+        assert!(!Path::new(&format!("/sys/fs/cgroup/{ctl}/tusk-testbed/{tag}")).exists());
+    }
+    let rules =
+        std::fs::read_to_string("/sys/fs/cgroup/blkio/blkio.throttle.write_bps_device").unwrap();
+    for id in &dev_ids {
+        assert!(
+            !rules
+                .lines()
+                .any(|l| l.split_whitespace().next() == Some(id)),
+            "{rules}"
+        );
+    }
+    assert!(!bed.dir.join("testbed.json").exists());
+}
+
+#[test]
+fn bad_descriptions_create_nothing() {
+    if !can_run() {
+        return;
+    }
+    let home = tempfile::tempdir().unwrap();
+    let dir = home.path().join("tb");
+    let try_up = |text: &str, prefix: &[&str]| -> String {
+        let file = home.path().join("bad.toml");
+        std::fs::write(&file, text).unwrap();
+        let mut args: Vec<String> = prefix.iter().map(|s| s.to_string()).collect();
+        args.push(env!("CARGO_BIN_EXE_tusk").into());
+        args.extend(
+            [
+                "testbed",
+                "up",
+                file.to_str().unwrap(),
+                "--dir",
+                dir.to_str().unwrap(),
+            ]
+            .map(String::from),
+        );
+        let out = Command::new(&args[0])
+            .args(&args[1..])
+            .env("TUSK_HOME", home.path())
+            .output()
+            .unwrap();
+        assert!(!out.status.success());
+        assert!(!dir.join("testbed.json").exists());
+        assert!(!dir.join("volumes").exists());
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    };
+    let e = try_up(&THREE.replace("\"hdd\"", "\"floppy\""), &[]);
+    assert!(e.contains("unknown volume profile 'floppy'"), "{e}");
+    let e = try_up(
+        &THREE.replace("name = \"w\"\ncount = 2", "name = \"master\""),
+        &[],
+    );
+    assert!(e.contains("two nodes are named 'master'"), "{e}");
+    let e = try_up(&THREE.replace("size_mb = 256", "size_mb = 900000000"), &[]);
+    assert!(e.contains("only") && e.contains("MB is free"), "{e}");
+    let e = try_up(
+        THREE,
+        &[
+            "setpriv",
+            "--reuid=65534",
+            "--regid=65534",
+            "--clear-groups",
+        ],
+    );
+    assert!(e.contains("needs root"), "{e}");
+}
+
+/// Every shipped description comes up, stores and reads a file, and runs a wordcount.
+#[test]
+fn every_shipped_description_runs_a_wordcount() {
+    if !can_run() {
+        return;
+    }
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let shipped = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testbeds");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&shipped)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|e| e == "toml"))
+        .collect();
+    files.sort();
+    assert!(files.len() >= 8, "{files:?}");
+    for file in files {
+        let bed = Bed::up(&std::fs::read_to_string(&file).unwrap());
+        let fs = bed.record()["default_fs"].as_str().unwrap().to_string();
+        let input = bed.home.path().join("words.txt");
+        std::fs::write(&input, "to be or not to be\nthat is the question\n").unwrap();
+        bed.ok(&["fs", "-fs", &fs, "-mkdir", "-p", "/in"]);
+        bed.ok(&["fs", "-fs", &fs, "-put", input.to_str().unwrap(), "/in/"]);
+        let back = bed.home.path().join("back.txt");
+        bed.ok(&[
+            "fs",
+            "-fs",
+            &fs,
+            "-get",
+            "/in/words.txt",
+            back.to_str().unwrap(),
+        ]);
+        assert_eq!(
+            std::fs::read(&back).unwrap(),
+            std::fs::read(&input).unwrap()
+        );
+        let rm = bed.record()["rm_address"].as_str().unwrap().to_string();
+        bed.ok(&[
+            "job",
+            "run",
+            "-D",
+            &format!("fs.defaultFS={fs}"),
+            "-D",
+            &format!("yarn.resourcemanager.address={rm}"),
+            "wordcount",
+            "/in",
+            "/out",
+        ]);
+        let out = bed.ok(&["fs", "-fs", &fs, "-cat", "/out/part-r-00000"]);
+        assert!(
+            out.lines().any(|l| l == "be\t2"),
+            "{}: {out}",
+            file.display()
+        );
+        bed.down();
+    }
+}
