@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # Hadoop 3.4.2's own FsShell (Java, jars from Maven Central) against a Tusk local cluster:
 # -mkdir, -put, -ls, -cat, -mv, -get, -rm must work and give the expected output.
-# Usage: scripts/compat-hadoop.sh [path/to/tusk]   (skips with exit 0 when Java or Maven is missing)
+# Usage: scripts/compat-hadoop.sh [path/to/tusk]   (needs Java and Maven; .ci/run installs them)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 TUSK=${1:-${CARGO_TARGET_DIR:-target}/release/tusk}
 [ -x "$TUSK" ] || TUSK=${CARGO_TARGET_DIR:-target}/debug/tusk
 if ! command -v java >/dev/null || ! command -v mvn >/dev/null; then
-  echo "compat-hadoop: Java or Maven not found; skipping"; exit 0
+  echo "compat-hadoop: Java and Maven are required (.ci/run installs them)" >&2; exit 1
 fi
 [ -x "$TUSK" ] || { echo "compat-hadoop: no tusk binary at $TUSK (cargo build first)" >&2; exit 1; }
 

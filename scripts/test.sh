@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The test command: every Rust test, then Hadoop's FsShell against Tusk when Java is present.
+# The test command: every Rust test (the testbed tests need root), then Hadoop's FsShell against Tusk.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cargo test --workspace

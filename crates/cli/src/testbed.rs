@@ -13,6 +13,8 @@ use tusk_testbed::{Daemon, Description, NodeState, Testbed};
 
 use crate::conf::RM_ADDRESS_KEY;
 
+mod hadoop;
+
 #[derive(Subcommand)]
 pub enum TestbedCommand {
     /// Build the nodes of a cluster description and start Tusk's daemons on them; prints
@@ -55,6 +57,10 @@ pub struct UpArgs {
     /// Build the nodes but start no daemons.
     #[arg(long)]
     pub no_daemons: bool,
+    /// Also start Apache Hadoop's daemons on the same nodes (ports + 10000), from the
+    /// jars this classpath file lists (`scripts/hadoop-classpath.sh` prints one).
+    #[arg(long)]
+    pub hadoop_classpath: Option<PathBuf>,
 }
 
 #[derive(Args)]
@@ -136,6 +142,30 @@ async fn up(conf: &Configuration, args: &UpArgs) -> anyhow::Result<()> {
         eprintln!("starting daemons failed; tearing the testbed down");
         let _ = Testbed::teardown(&tb.dir);
         return Err(e);
+    }
+    if let Some(cp) = &args.hadoop_classpath {
+        let cp = cp
+            .canonicalize()
+            .with_context(|| format!("{}", cp.display()))?;
+        match hadoop::start(&mut tb, &cp).await {
+            Ok(addresses) => {
+                eprintln!("hadoop fs.defaultFS {}", addresses.default_fs);
+                if let Some(rm) = &addresses.rm_address {
+                    eprintln!("hadoop yarn.resourcemanager.address {rm}");
+                }
+                tb.hadoop = Some(tusk_testbed::HadoopRecord {
+                    classpath_file: cp,
+                    default_fs: addresses.default_fs,
+                    rm_address: addresses.rm_address,
+                });
+                tb.save()?;
+            }
+            Err(e) => {
+                eprintln!("starting Hadoop's daemons failed; tearing the testbed down");
+                let _ = Testbed::teardown(&tb.dir);
+                return Err(e);
+            }
+        }
     }
     let uri = tb.default_fs.clone().expect("namenode started");
     crate::conf::record_default_fs(&uri)?;
@@ -375,6 +405,12 @@ fn status(dir: &Path) -> anyhow::Result<()> {
     if let Some(rm) = &tb.rm_address {
         println!("yarn.resourcemanager.address {rm}");
     }
+    if let Some(h) = &tb.hadoop {
+        println!("hadoop fs.defaultFS {}", h.default_fs);
+        if let Some(rm) = &h.rm_address {
+            println!("hadoop yarn.resourcemanager.address {rm}");
+        }
+    }
     for n in &tb.nodes {
         let t = n.spec.profile.throttle(tb.description.scale);
         let counter = |which: &str| {
@@ -423,9 +459,23 @@ fn status(dir: &Path) -> anyhow::Result<()> {
 fn exec(args: &ExecArgs) -> anyhow::Result<()> {
     let tb = Testbed::open(&args.dir)?;
     let mut command = args.command.clone();
-    // `tusk` inside a node means this binary, which knows the testbed's addresses.
+    // `tusk` inside a node means this binary; `hadoop fs|examples|CLASS …` runs Hadoop's
+    // tool with the node's Hadoop configuration.
     if command[0] == "tusk" {
         command[0] = std::env::current_exe()?.display().to_string();
+    } else if command[0] == "hadoop" {
+        let record = tb
+            .hadoop
+            .as_ref()
+            .context("this testbed runs no Hadoop daemons (tusk testbed up --hadoop-classpath)")?;
+        let class = match command.get(1).map(String::as_str) {
+            Some("fs") => "org.apache.hadoop.fs.FsShell",
+            Some("examples") => "org.apache.hadoop.examples.ExampleDriver",
+            Some(class) => class,
+            None => bail!("hadoop needs a tool: fs, examples or a class name"),
+        };
+        let rest: Vec<&str> = command[2..].iter().map(String::as_str).collect();
+        command = hadoop::client_argv(&tb, &args.node, &record.classpath_file, class, &rest)?;
     }
     let mut cmd = tb.command_in(&args.node, &command)?;
     if let Some(fs) = &tb.default_fs {

@@ -460,3 +460,100 @@ fn every_shipped_description_runs_a_wordcount() {
         bed.down();
     }
 }
+
+/// Apache Hadoop's own daemons on the same emulated nodes: Tusk's client stores and reads
+/// a file in Hadoop's HDFS with replicas on three nodes, and Hadoop's wordcount runs on
+/// Hadoop's YARN.
+#[test]
+fn hadoop_runs_on_the_same_nodes() {
+    if !can_run() {
+        return;
+    }
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scripts/hadoop-classpath.sh");
+    let out = Command::new(&script)
+        .output()
+        .expect("run hadoop-classpath.sh");
+    assert!(
+        out.status.success(),
+        "resolving Hadoop's classpath: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let classpath = String::from_utf8_lossy(&out.stdout).trim().to_string();
+    let home = tempfile::tempdir().unwrap();
+    let dir = home.path().join("tb");
+    let file = home.path().join("cluster.toml");
+    let description = THREE.replace(
+        "name = \"three\"",
+        "name = \"three\"\n[conf]\n\"dfs.blocksize\" = \"33554432\"",
+    );
+    std::fs::write(&file, description).unwrap();
+    let bed = Bed {
+        home,
+        dir: dir.clone(),
+    };
+    bed.ok(&[
+        "testbed",
+        "up",
+        file.to_str().unwrap(),
+        "--dir",
+        bed.dir_str(),
+        "--hadoop-classpath",
+        &classpath,
+    ]);
+    let hadoop_fs = bed.record()["hadoop"]["default_fs"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(hadoop_fs.ends_with(":18020"), "{hadoop_fs}");
+    let local = bed.home.path().join("words.txt");
+    std::fs::write(&local, "to be or not to be\n".repeat(1000)).unwrap();
+    bed.ok(&["fs", "-fs", &hadoop_fs, "-mkdir", "-p", "/in"]);
+    bed.ok(&[
+        "fs",
+        "-fs",
+        &hadoop_fs,
+        "-put",
+        local.to_str().unwrap(),
+        "/in/words.txt",
+    ]);
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let mut conf = Configuration::new();
+    conf.set("fs.defaultFS", hadoop_fs.clone());
+    let client = DfsClient::new(ClientOptions::from_conf(&conf).unwrap());
+    let blocks = rt
+        .block_on(client.block_locations("/in/words.txt", 0, u64::MAX >> 1))
+        .unwrap();
+    let mut ips: Vec<String> = blocks.blocks[0]
+        .locs
+        .iter()
+        .map(|l| l.id.ip_addr.clone())
+        .collect();
+    ips.sort();
+    let mut nodes: Vec<String> = ["master", "w1", "w2"].iter().map(|n| bed.ip(n)).collect();
+    nodes.sort();
+    assert_eq!(ips, nodes, "Hadoop's replicas");
+    let job = bed
+        .exec(
+            "master",
+            &["hadoop", "examples", "wordcount", "/in", "/out"],
+        )
+        .wait_with_output()
+        .unwrap();
+    assert!(job.status.success(), "Hadoop's wordcount failed");
+    let out = bed.ok(&["fs", "-fs", &hadoop_fs, "-cat", "/out/part-r-00000"]);
+    assert!(out.lines().any(|l| l == "be\t2000"), "{out}");
+    bed.down();
+    let ps = String::from_utf8_lossy(
+        &Command::new("ps")
+            .args(["-eo", "args"])
+            .output()
+            .unwrap()
+            .stdout,
+    )
+    .into_owned();
+    assert!(
+        !ps.contains(bed.dir_str()),
+        "Hadoop processes outlived down:\n{ps}"
+    );
+}

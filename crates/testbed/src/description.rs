@@ -330,7 +330,7 @@ impl RawNode {
             },
         };
         let shaped = link.mbit * scale;
-        if !(shaped > 0.0) || shaped > MAX_SHAPED_MBIT {
+        if shaped.is_nan() || shaped <= 0.0 || shaped > MAX_SHAPED_MBIT {
             return Err(bad(format!(
                 "link {} scaled by {scale} is {shaped} Mbit/s; it must be above 0 and at most {MAX_SHAPED_MBIT} (what tbf holds here): lower the scale",
                 link.class

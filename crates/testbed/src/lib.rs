@@ -30,4 +30,4 @@ pub mod volumes;
 
 pub use description::{Daemon, Description, NodeSpec};
 pub use error::{Result, TestbedError};
-pub use testbed::{NodeState, Testbed};
+pub use testbed::{HadoopRecord, NodeState, Testbed};

@@ -72,6 +72,18 @@ pub struct Testbed {
     /// Addresses the daemons serve on, once started (`fs.defaultFS`, the RM's RPC).
     pub default_fs: Option<String>,
     pub rm_address: Option<String>,
+    /// Apache Hadoop's daemons on the same nodes, when started: their classpath file
+    /// and addresses.
+    #[serde(default)]
+    pub hadoop: Option<HadoopRecord>,
+}
+
+/// Where the Hadoop daemons a testbed started serve, and how to run Hadoop's tools.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct HadoopRecord {
+    pub classpath_file: PathBuf,
+    pub default_fs: String,
+    pub rm_address: Option<String>,
 }
 
 /// A short tag naming a testbed's host objects, from its directory's path.
@@ -169,6 +181,7 @@ impl Testbed {
             nodes,
             default_fs: None,
             rm_address: None,
+            hadoop: None,
         };
         tb.save()?;
         if let Err(e) = tb.create() {
