@@ -308,6 +308,50 @@ fn a_three_node_testbed_delivers_its_profiles_and_leaves_nothing() {
     sender.join().unwrap().unwrap();
     sink.wait_with_output().unwrap();
 
+    // Fault hooks: a cut link stops traffic until restored; a filled volume has no room;
+    // a killed DataNode is gone and a restarted one registers again.
+    let fault = |args: &[&str]| {
+        let mut all = vec!["testbed", "fault", "--dir", bed.dir_str()];
+        all.extend_from_slice(args);
+        bed.ok(&all);
+    };
+    let reachable = |ip: &str| {
+        std::net::TcpStream::connect_timeout(
+            &format!("{ip}:9866").parse().unwrap(),
+            Duration::from_millis(500),
+        )
+        .is_ok()
+    };
+    assert!(reachable(&w1));
+    fault(&["link-cut", "w1"]);
+    assert!(!reachable(&w1));
+    fault(&["link-restore", "w1"]);
+    assert!(reachable(&w1));
+    fault(&["fill", "w1"]);
+    let probe = Path::new(&w1_volume).join("more");
+    assert!(
+        std::fs::write(&probe, vec![0u8; 1 << 20]).is_err(),
+        "a filled volume took 1 MiB"
+    );
+    fault(&["unfill", "w1"]);
+    std::fs::write(&probe, vec![0u8; 1 << 20]).unwrap();
+    let live = || {
+        rt.block_on(client.datanode_report(1))
+            .map(|d| d.len())
+            .unwrap_or(0)
+    };
+    fault(&["kill", "w1", "datanode"]);
+    assert!(!reachable(&w1));
+    fault(&["restart", "w1", "datanode"]);
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while !(reachable(&w1) && live() == 3) {
+        assert!(
+            Instant::now() < deadline,
+            "the restarted DataNode never came back"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+
     // Down leaves no namespace, link, mount, loop device, cgroup or throttle rule.
     bed.down();
     let ns = String::from_utf8_lossy(

@@ -131,11 +131,27 @@ pub fn fill(mount: &Path) -> Result<u64> {
     })?;
     let free = st.f_bavail * st.f_frsize;
     let file = filler(mount);
+    // Most of it at once; ext4 needs some of the free blocks for the file's own extent
+    // tree, so the rest is written until the file system says it is full.
+    let bulk = free.saturating_sub(free / 50 + (4 << 20));
     run(
         "fallocate",
-        &["-l", &free.to_string(), &file.to_string_lossy()],
+        &["-l", &bulk.to_string(), &file.to_string_lossy()],
     )?;
-    Ok(free)
+    let mut f = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&file)
+        .map_err(TestbedError::io(format!("opening {}", file.display())))?;
+    let mut written = bulk;
+    for chunk in [1 << 20, 64 << 10, 4 << 10] {
+        let zeros = vec![0u8; chunk];
+        while std::io::Write::write_all(&mut f, &zeros).is_ok() {
+            written += chunk as u64;
+        }
+    }
+    // Dirty pages count until they are on disk: flush them so the volume is full now.
+    let _ = f.sync_all();
+    Ok(written)
 }
 
 pub fn unfill(mount: &Path) -> Result<()> {
