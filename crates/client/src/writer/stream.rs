@@ -48,6 +48,9 @@ struct Conn {
 
 pub(super) struct BlockStream {
     path: String,
+    file_id: u64,
+    /// The file's replication, for the replace-datanode-on-failure policy.
+    replication: usize,
     mode: ReplicationMode,
     checksum: DataChecksum,
     /// The block with its current generation stamp.
@@ -91,6 +94,8 @@ impl BlockStream {
     pub(super) async fn open(
         client: &DfsClient,
         path: &str,
+        file_id: u64,
+        replication: u16,
         located: h::LocatedBlockProto,
         checksum: DataChecksum,
     ) -> std::result::Result<Self, (Vec<h::DatanodeInfoProto>, ClientError)> {
@@ -98,6 +103,8 @@ impl BlockStream {
         let (events_tx, events_rx) = mpsc::unbounded_channel();
         let mut stream = BlockStream {
             path: path.to_string(),
+            file_id,
+            replication: usize::from(replication),
             mode: opts.replication_mode,
             checksum,
             block: located.b.clone(),
@@ -402,6 +409,11 @@ impl BlockStream {
                     });
                 }
                 self.release_acked(&mut VecDeque::new());
+                let live = self.live_nodes();
+                if self.wants_replacement(client, live.len()) {
+                    let replaced = self.replace_parallel(client, &live).await;
+                    self.accept_replacement(client, replaced)?;
+                }
                 Ok(())
             }
             ReplicationMode::Pipeline => self.recover_pipeline(client, node, error).await,
@@ -426,6 +438,11 @@ impl BlockStream {
                     path: self.path.clone(),
                     block: self.block.block_id,
                 });
+            }
+            if self.wants_replacement(client, self.nodes.len()) {
+                let existing: Vec<usize> = (0..self.nodes.len()).collect();
+                let added = self.add_datanode(client, &existing).await.map(|_| ());
+                self.accept_replacement(client, added)?;
             }
             let r: h::UpdateBlockForPipelineResponseProto = client
                 .call(
@@ -477,6 +494,138 @@ impl BlockStream {
                 }
             }
         }
+    }
+
+    fn wants_replacement(&self, client: &DfsClient, remaining: usize) -> bool {
+        client
+            .options()
+            .replace_datanode_on_failure
+            .should_replace(self.replication, remaining)
+    }
+
+    /// A failed replacement ends the write unless the policy is best-effort.
+    fn accept_replacement(&self, client: &DfsClient, outcome: Result<()>) -> Result<()> {
+        match outcome {
+            Ok(()) => Ok(()),
+            Err(e) if client.options().replace_datanode_best_effort => {
+                tracing::warn!(path = %self.path, error = %e, "no replacement DataNode; going on with fewer (best effort)");
+                Ok(())
+            }
+            Err(e) => Err(e),
+        }
+    }
+
+    /// Indexes of the nodes with a live connection (parallel mode).
+    fn live_nodes(&self) -> Vec<usize> {
+        (0..self.conns.len())
+            .filter(|i| self.conns[*i].is_some())
+            .collect()
+    }
+
+    /// Gets a new DataNode for the block from the NameNode and has one of `existing`
+    /// copy the acknowledged bytes to it; the new node is appended to `nodes` and its
+    /// index returned.
+    async fn add_datanode(&mut self, client: &DfsClient, existing: &[usize]) -> Result<usize> {
+        let existing_nodes: Vec<h::DatanodeInfoProto> =
+            existing.iter().map(|i| self.nodes[*i].clone()).collect();
+        let mut acked = self.block.clone();
+        acked.num_bytes = Some(self.acked_bytes);
+        let r: h::GetAdditionalDatanodeResponseProto = client
+            .call(
+                "getAdditionalDatanode",
+                &h::GetAdditionalDatanodeRequestProto {
+                    src: self.path.clone(),
+                    blk: acked.clone(),
+                    existings: existing_nodes.clone(),
+                    excludes: self.failed.clone(),
+                    num_additional_nodes: 1,
+                    client_name: client.client_name().to_string(),
+                    existing_storage_uuids: existing
+                        .iter()
+                        .map(|i| self.storage_ids.get(*i).cloned().unwrap_or_default())
+                        .collect(),
+                    file_id: Some(self.file_id),
+                },
+            )
+            .await?;
+        let no_replacement = |reason: String| ClientError::NoReplacementDatanode {
+            path: self.path.clone(),
+            block: self.block.block_id,
+            reason,
+        };
+        let is_new = |n: &h::DatanodeInfoProto| {
+            !existing_nodes
+                .iter()
+                .chain(&self.failed)
+                .any(|e| e.id.datanode_uuid == n.id.datanode_uuid)
+        };
+        let Some(pos) = r.block.locs.iter().position(is_new) else {
+            return Err(no_replacement("the NameNode has no other DataNode".into()));
+        };
+        let new_node = r.block.locs[pos].clone();
+        let storage = r.block.storage_i_ds.get(pos).cloned().unwrap_or_default();
+        let mut last_error = String::new();
+        for source in &existing_nodes {
+            match transfer_block(
+                client,
+                source,
+                &acked,
+                &new_node,
+                &storage,
+                2 * self.timeout,
+            )
+            .await
+            {
+                Ok(()) => {
+                    tracing::info!(path = %self.path, block = self.block.block_id, new = %node_name(&new_node), source = %node_name(source), bytes = self.acked_bytes, "failed DataNode replaced");
+                    self.nodes.push(new_node);
+                    while self.storage_ids.len() < self.nodes.len() - 1 {
+                        self.storage_ids.push(String::new());
+                    }
+                    self.storage_ids.push(storage);
+                    return Ok(self.nodes.len() - 1);
+                }
+                Err(e) => {
+                    tracing::warn!(path = %self.path, source = %node_name(source), error = %e, "copy to the replacement DataNode failed");
+                    last_error = e.to_string();
+                }
+            }
+        }
+        Err(no_replacement(last_error))
+    }
+
+    /// Parallel mode: adds a replacement node and sends it the packets not yet
+    /// acknowledged by every node.
+    async fn replace_parallel(&mut self, client: &DfsClient, live: &[usize]) -> Result<()> {
+        let idx = self.add_datanode(client, live).await?;
+        debug_assert_eq!(idx, self.conns.len());
+        let stage = BlockConstructionStage::PipelineSetupStreamingRecovery;
+        let gs = Some(self.block.generation_stamp);
+        let mut conn = match self.connect(client, idx, idx + 1, stage, gs).await {
+            Ok(conn) => conn,
+            Err((_, e)) => {
+                self.conns.push(None);
+                self.failed.push(self.nodes[idx].clone());
+                return Err(e);
+            }
+        };
+        conn.acked = self
+            .unacked
+            .front()
+            .map_or(self.next_seqno - 1, |p| p.seqno - 1);
+        self.conns.push(Some(conn));
+        for p in &self.unacked {
+            if !write_to_all(&mut self.conns[idx..], p).await.is_empty() {
+                self.conns[idx] = None;
+                self.failed.push(self.nodes[idx].clone());
+                return Err(ClientError::NoReplacementDatanode {
+                    path: self.path.clone(),
+                    block: self.block.block_id,
+                    reason: "the replacement failed while catching up".into(),
+                });
+            }
+        }
+        Ok(())
     }
 
     /// Nodes that failed while writing this block.
@@ -557,4 +706,58 @@ fn spawn_ack_reader(
             }
         }
     });
+}
+
+/// TRANSFER_BLOCK: asks `source` to copy its replica's first `block.num_bytes` bytes to
+/// `target`, and waits for the copy.
+async fn transfer_block(
+    client: &DfsClient,
+    source: &h::DatanodeInfoProto,
+    block: &h::ExtendedBlockProto,
+    target: &h::DatanodeInfoProto,
+    storage_id: &str,
+    timeout: Duration,
+) -> Result<()> {
+    let name = node_name(source);
+    let stream = tokio::time::timeout(timeout, TcpStream::connect(&name))
+        .await
+        .map_err(|_| ClientError::Io(std::io::ErrorKind::TimedOut.into()))??;
+    let (rd, wr) = stream.into_split();
+    let mut reader = BufReader::new(rd);
+    let mut writer = BufWriter::new(wr);
+    let dt = |source| ClientError::DataTransfer {
+        node: name.clone(),
+        source,
+    };
+    let op = h::OpTransferBlockProto {
+        header: h::ClientOperationHeaderProto {
+            base_header: h::BaseHeaderProto {
+                block: block.clone(),
+                token: Some(token()),
+                trace_info: None,
+            },
+            client_name: client.client_name().to_string(),
+        },
+        targets: vec![target.clone()],
+        target_storage_types: vec![h::StorageTypeProto::Disk as i32],
+        target_storage_ids: vec![storage_id.to_string()],
+    };
+    write_op(&mut writer, Op::TransferBlock, &op)
+        .await
+        .map_err(dt)?;
+    let resp: h::BlockOpResponseProto = tokio::time::timeout(timeout, read_delimited(&mut reader))
+        .await
+        .map_err(|_| ClientError::Io(std::io::ErrorKind::TimedOut.into()))?
+        .map_err(dt)?;
+    if resp.status != Status::Success as i32 {
+        return Err(ClientError::DataNodeRefused {
+            node: name,
+            op: "TRANSFER_BLOCK",
+            block: block.block_id,
+            message: resp
+                .message
+                .unwrap_or_else(|| format!("status {}", resp.status)),
+        });
+    }
+    Ok(())
 }
