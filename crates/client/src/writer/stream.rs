@@ -286,6 +286,14 @@ impl BlockStream {
         while self.unacked.len() >= self.max_in_flight {
             self.process_event(client, pool).await?;
         }
+        if last && self.mode == ReplicationMode::Pipeline {
+            // As HDFS: the closing packet goes once every data packet is acknowledged,
+            // so no node finalizes while another may still need a streaming recovery;
+            // a failure after it is repaired by close recovery instead.
+            while !self.unacked.is_empty() {
+                self.process_event(client, pool).await?;
+            }
+        }
         let mut sums = vec![0u8; self.checksum.checksums_len(data.len())];
         self.checksum.compute_into(&data, &mut sums);
         let packet = SentPacket {
@@ -300,10 +308,45 @@ impl BlockStream {
         let failures = write_to_all(&mut self.conns, &packet).await;
         self.unacked.push_back(packet);
         for conn in failures {
-            self.handle_failure(client, conn, "write failed".into())
+            let node = match self.mode {
+                ReplicationMode::Pipeline => self.blamed_by_ack().await.unwrap_or(conn),
+                ReplicationMode::Parallel => conn,
+            };
+            self.handle_failure(client, node, "write failed".into())
                 .await?;
         }
         Ok(())
+    }
+
+    /// Pipeline mode, after a write to the first node failed: that node may only have
+    /// hung up because a node downstream failed, which its last ack names. Reads the
+    /// acks still in flight until one names a failed node (returned) or the connection's
+    /// end.
+    async fn blamed_by_ack(&mut self) -> Option<usize> {
+        loop {
+            let event = tokio::time::timeout(self.timeout, self.events_rx.recv()).await;
+            match event {
+                Ok(Some(AckEvent::Ack {
+                    generation,
+                    conn,
+                    seqno,
+                    replies,
+                })) if generation == self.generation => {
+                    if let Some(bad) = replies.iter().position(|r| *r != Status::Success as i32) {
+                        return Some(bad);
+                    }
+                    if let Some(Some(c)) = self.conns.get_mut(conn) {
+                        c.acked = c.acked.max(seqno);
+                    }
+                    self.release_acked(&mut VecDeque::new());
+                }
+                Ok(Some(AckEvent::Failed { generation, .. })) if generation == self.generation => {
+                    return None
+                }
+                Ok(Some(_)) => {}
+                Ok(None) | Err(_) => return None,
+            }
+        }
     }
 
     /// Waits for the next ack event and applies it.
@@ -454,17 +497,22 @@ impl BlockStream {
                 )
                 .await?;
             let new_gs = r.block.b.generation_stamp;
-            match self
-                .connect_all(
-                    client,
-                    BlockConstructionStage::PipelineSetupStreamingRecovery,
-                    Some(new_gs),
-                )
-                .await
-            {
+            // Only the closing packet outstanding: every node holds all the data.
+            let closing = self.unacked.iter().all(|p| p.last) && !self.unacked.is_empty();
+            let stage = if closing {
+                BlockConstructionStage::PipelineCloseRecovery
+            } else {
+                BlockConstructionStage::PipelineSetupStreamingRecovery
+            };
+            match self.connect_all(client, stage, Some(new_gs)).await {
                 Ok(()) => {
                     let old = self.block.clone();
                     self.block.generation_stamp = new_gs;
+                    if closing {
+                        // The nodes closed their replicas; nothing more goes or comes.
+                        self.unacked.clear();
+                        self.generation += 1;
+                    }
                     for p in &self.unacked {
                         if !write_to_all(&mut self.conns, p).await.is_empty() {
                             break;
@@ -487,8 +535,9 @@ impl BlockStream {
                     return Ok(());
                 }
                 Err((b, e)) => {
-                    // The new stamp is ours now, even though the pipeline failed again.
-                    self.block.generation_stamp = new_gs;
+                    // The replicas keep the stamp of the last recovery that worked (or
+                    // one between it and `new_gs`): the next recovery names that one as
+                    // the oldest it accepts.
                     bad = b.first().copied().unwrap_or(0);
                     error = e.to_string();
                 }

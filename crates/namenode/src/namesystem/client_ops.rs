@@ -827,9 +827,12 @@ impl Namesystem {
             });
             let txid = self.apply_and_log(&mut st, op)?;
             let b = st.blocks.get_mut(new.block_id).expect("exists");
+            // Nodes left out of the new pipeline hold stale replicas. Those in it may
+            // already have reported their replica with the new stamp (an incremental
+            // report can overtake this call); any still on the old stamp will report
+            // the new one, and an old-stamp report arriving late is dropped.
+            b.replicas.retain(|n| expected.contains(n));
             b.expected = expected;
-            // Replicas reported with the old stamp are stale now.
-            b.replicas.clear();
             txid
         };
         Ok(Logged::new((), txid))

@@ -367,3 +367,60 @@ fn remove_excess(st: &mut State, block: u64, live: &[DnIdx], expected: usize) ->
     }
     true
 }
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use tusk_proto::internal::{DatanodeIdentity, FsImage};
+
+    use super::*;
+    use crate::options::NameNodeOptions;
+
+    fn state_with_nodes(n: usize) -> State {
+        let mut st = State::from_image(&FsImage::default(), &NameNodeOptions::default());
+        for i in 0..n {
+            st.datanodes.register(
+                DatanodeIdentity {
+                    datanode_uuid: format!("dn{i}"),
+                    ..Default::default()
+                },
+                "/r".into(),
+            );
+        }
+        st
+    }
+
+    fn pending(sources: Vec<DnIdx>, targets: Vec<DnIdx>) -> PendingReplication {
+        PendingReplication {
+            sources,
+            targets,
+            deadline: Instant::now() + Duration::from_secs(300),
+        }
+    }
+
+    #[test]
+    fn replications_with_a_stale_or_dead_end_are_rescheduled_at_once() {
+        let mut st = state_with_nodes(4);
+        st.blocks.pending.insert(1, pending(vec![0], vec![1]));
+        st.blocks.pending.insert(2, pending(vec![2], vec![0]));
+        st.blocks.pending.insert(3, pending(vec![0], vec![3]));
+        st.blocks.pending.insert(4, pending(vec![0], vec![2]));
+        let silent_for = st.datanodes.stale.interval + Duration::from_secs(1);
+        st.datanodes.nodes[1].last_heartbeat = Instant::now() - silent_for;
+        st.datanodes.nodes[2].last_heartbeat = Instant::now() - silent_for;
+        st.datanodes.nodes[3].alive = false;
+        st.blocks.needs_check.clear();
+        reschedule_stalled(&mut st);
+        assert!(st.blocks.pending.is_empty(), "{:?}", st.blocks.pending);
+        let mut again: Vec<u64> = st.blocks.needs_check.iter().copied().collect();
+        again.sort();
+        assert_eq!(again, vec![1, 2, 3, 4]);
+
+        // Fresh ends, in time: left alone.
+        let mut st = state_with_nodes(2);
+        st.blocks.pending.insert(5, pending(vec![0], vec![1]));
+        reschedule_stalled(&mut st);
+        assert!(st.blocks.pending.contains_key(&5));
+    }
+}
