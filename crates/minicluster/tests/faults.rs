@@ -728,7 +728,7 @@ async fn a_stale_node_gets_no_new_block() {
 /// With `replace-datanode-on-failure.policy` ALWAYS, a DataNode killed mid-block is
 /// replaced by the writer (getAdditionalDatanode, TRANSFER_BLOCK), so the block closes
 /// with three good replicas before the NameNode could have re-replicated anything.
-async fn failed_node_is_replaced_by_the_writer(mode: ReplicationMode) {
+async fn failed_node_is_replaced_by_the_writer(mode: ReplicationMode, before_close: bool) {
     tusk_common::init_logging();
     let block = 4 * BLOCK;
     let mut cluster = MiniCluster::builder()
@@ -748,7 +748,10 @@ async fn failed_node_is_replaced_by_the_writer(mode: ReplicationMode) {
         .await
         .expect("cluster starts");
     let client = cluster.client_with(|o| o.replication_mode = mode);
-    let bytes = tusk_minicluster::test_data(3 * BLOCK as usize + 777, 23);
+    // Whole packets only when the kill waits for close: close then sends just the
+    // closing packet.
+    let tail = if before_close { 0 } else { 777 };
+    let bytes = tusk_minicluster::test_data(3 * BLOCK as usize + tail, 23);
     let path = "/faults/replaced";
     let mut w = client
         .create(
@@ -765,11 +768,39 @@ async fn failed_node_is_replaced_by_the_writer(mode: ReplicationMode) {
         w.write(chunk)
             .await
             .unwrap_or_else(|e| panic!("{mode:?}: write of chunk {i}: {e}"));
-        if killed.is_none() && (i as u64 + 1) * 64 * 1024 >= BLOCK {
+        if !before_close && killed.is_none() && (i as u64 + 1) * 64 * 1024 >= BLOCK {
             let victim = pipeline_node(&cluster, 1).expect("a block under construction");
             killed = Some(cluster.datanode_uuid(victim).unwrap().to_string());
             cluster.kill_datanode(victim);
         }
+    }
+    if before_close {
+        // Every data byte is on every node; the closing packet meets the dead node.
+        let nodes: Vec<usize> = (0..3)
+            .map(|p| pipeline_node(&cluster, p).expect("a block under construction"))
+            .collect();
+        let block_id = cluster
+            .namesystem()
+            .read()
+            .blocks
+            .blocks
+            .keys()
+            .copied()
+            .max()
+            .unwrap();
+        wait_for(Duration::from_secs(20), || async {
+            nodes.iter().all(|i| {
+                cluster
+                    .replica_path(*i, block_id)
+                    .and_then(|p| std::fs::metadata(p).ok())
+                    .is_some_and(|m| m.len() == bytes.len() as u64)
+            })
+        })
+        .await
+        .expect("all data written everywhere");
+        let victim = pipeline_node(&cluster, 1).expect("a block under construction");
+        killed = Some(cluster.datanode_uuid(victim).unwrap().to_string());
+        cluster.kill_datanode(victim);
     }
     w.close()
         .await
@@ -792,12 +823,22 @@ async fn failed_node_is_replaced_by_the_writer(mode: ReplicationMode) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn failed_node_is_replaced_by_the_writer_pipeline() {
-    failed_node_is_replaced_by_the_writer(ReplicationMode::Pipeline).await;
+    failed_node_is_replaced_by_the_writer(ReplicationMode::Pipeline, false).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn failed_node_is_replaced_by_the_writer_parallel() {
-    failed_node_is_replaced_by_the_writer(ReplicationMode::Parallel).await;
+    failed_node_is_replaced_by_the_writer(ReplicationMode::Parallel, false).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn failed_node_is_replaced_at_close_pipeline() {
+    failed_node_is_replaced_by_the_writer(ReplicationMode::Pipeline, true).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn failed_node_is_replaced_at_close_parallel() {
+    failed_node_is_replaced_by_the_writer(ReplicationMode::Parallel, true).await;
 }
 
 /// Timings for [`kill_to_full_replication`].

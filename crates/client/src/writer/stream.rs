@@ -70,6 +70,8 @@ pub(super) struct BlockStream {
     next_seqno: i64,
     /// Offset in the block of the next packet.
     sent_bytes: u64,
+    /// The closing packet has been sent.
+    last_sent: bool,
     /// Bytes acknowledged by every live replica.
     acked_bytes: u64,
     max_in_flight: usize,
@@ -118,6 +120,7 @@ impl BlockStream {
             unacked: VecDeque::new(),
             next_seqno: 0,
             sent_bytes: 0,
+            last_sent: false,
             acked_bytes: 0,
             max_in_flight: opts.max_packets_in_flight.max(1),
             timeout: opts.socket_timeout,
@@ -305,6 +308,7 @@ impl BlockStream {
         };
         self.next_seqno += 1;
         self.sent_bytes += packet.data.len() as u64;
+        self.last_sent |= last;
         let failures = write_to_all(&mut self.conns, &packet).await;
         self.unacked.push_back(packet);
         for conn in failures {
@@ -644,11 +648,17 @@ impl BlockStream {
     }
 
     /// Parallel mode: adds a replacement node and sends it the packets not yet
-    /// acknowledged by every node.
+    /// acknowledged by every node, or, when the copy it got is already the whole block,
+    /// has it close that copy.
     async fn replace_parallel(&mut self, client: &DfsClient, live: &[usize]) -> Result<()> {
         let idx = self.add_datanode(client, live).await?;
         debug_assert_eq!(idx, self.conns.len());
-        let stage = BlockConstructionStage::PipelineSetupStreamingRecovery;
+        let complete = self.last_sent && self.acked_bytes == self.sent_bytes;
+        let stage = if complete {
+            BlockConstructionStage::PipelineCloseRecovery
+        } else {
+            BlockConstructionStage::PipelineSetupStreamingRecovery
+        };
         let gs = Some(self.block.generation_stamp);
         let mut conn = match self.connect(client, idx, idx + 1, stage, gs).await {
             Ok(conn) => conn,
@@ -658,11 +668,14 @@ impl BlockStream {
                 return Err(e);
             }
         };
-        conn.acked = self
-            .unacked
-            .front()
-            .map_or(self.next_seqno - 1, |p| p.seqno - 1);
+        conn.acked = match self.unacked.front() {
+            Some(p) if !complete => p.seqno - 1,
+            _ => self.next_seqno - 1,
+        };
         self.conns.push(Some(conn));
+        if complete {
+            return Ok(());
+        }
         for p in &self.unacked {
             if !write_to_all(&mut self.conns[idx..], p).await.is_empty() {
                 self.conns[idx] = None;

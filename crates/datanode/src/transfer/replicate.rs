@@ -79,16 +79,20 @@ pub(crate) async fn serve_transfer<W: AsyncWrite + Unpin>(
             .ok_or(DataNodeError::BlockNotFound {
                 block: block.block_id,
             })?;
-        let stage = match info.state {
-            ReplicaState::Rbw => BlockConstructionStage::TransferRbw,
-            ReplicaState::Finalized => BlockConstructionStage::TransferFinalized,
+        let len = block.num_bytes.unwrap_or(info.num_bytes);
+        // Only a whole finalized replica arrives finalized; a part of one stays rbw for
+        // the writer to complete.
+        let stage = if info.state == ReplicaState::Finalized && len == info.num_bytes {
+            BlockConstructionStage::TransferFinalized
+        } else {
+            BlockConstructionStage::TransferRbw
         };
         push(
             node,
             Push {
                 block_id: block.block_id,
                 min_generation_stamp: block.generation_stamp,
-                len: Some(block.num_bytes.unwrap_or(info.num_bytes)),
+                len: Some(len),
                 finalized_only: false,
                 stage,
                 client_name: op.header.client_name.clone(),
