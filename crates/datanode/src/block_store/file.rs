@@ -49,6 +49,9 @@ struct Entry {
     /// Writer epoch, locked around every write. Recovery and deletion bump it so a
     /// superseded writer stops; shared by the entry and its writer.
     epoch: Arc<Mutex<u64>>,
+    /// A corrupt finalized replica whose files stay on disk until this one, written to
+    /// replace it, is finalized; deleting this entry deletes them too.
+    replaces: Option<ReplicaInfo>,
 }
 
 impl FileBlockStore {
@@ -76,6 +79,7 @@ impl FileBlockStore {
                 replicas.entry(info.block_id).or_insert(Entry {
                     info,
                     epoch: Arc::new(Mutex::new(0)),
+                    replaces: None,
                 });
             }
         }
@@ -210,6 +214,7 @@ impl BlockStore for FileBlockStore {
             Entry {
                 info,
                 epoch: epoch_lock.clone(),
+                replaces: None,
             },
         );
         Ok(Box::new(FileReplicaWriter {
@@ -260,7 +265,11 @@ impl BlockStore for FileBlockStore {
         }
         let info = new_rbw(block_id, generation_stamp, old.volume);
         let (data, meta) = create_replica_files(inner, &info, checksum)?;
-        map.get_mut(&block_id).expect("checked").info = info;
+        // A corrupt copy stays on disk until the new one is finalized over it.
+        let replaces = (old.state == ReplicaState::Finalized).then_some(old);
+        let entry = map.get_mut(&block_id).expect("checked");
+        entry.info = info;
+        entry.replaces = replaces;
         info!(
             block_id,
             old_generation_stamp = old.generation_stamp,
@@ -277,8 +286,7 @@ impl BlockStore for FileBlockStore {
             checksum,
             data,
             meta,
-            // A corrupt finalized copy stays on disk until the new one replaces it.
-            replaces: (old.state == ReplicaState::Finalized).then_some(old),
+            replaces,
         }))
     }
 
@@ -410,6 +418,9 @@ impl BlockStore for FileBlockStore {
         };
         bump(&entry.epoch);
         remove_files(&self.inner, &entry.info);
+        if let Some(old) = entry.replaces {
+            remove_files(&self.inner, &old);
+        }
         Ok(true)
     }
 
@@ -596,6 +607,7 @@ impl ReplicaWriter for FileReplicaWriter {
         }
         if let Some(e) = self.inner.map().get_mut(&done.block_id) {
             e.info = done;
+            e.replaces = None;
         }
         Ok(done)
     }
@@ -1058,5 +1070,14 @@ mod tests {
         let s = store(&dirs);
         assert_eq!(read_all(&s, 1), data);
         assert_eq!(s.get(1).unwrap().generation_stamp, 6);
+
+        // Deleting a replacement still being written deletes the corrupt copy too, so
+        // it cannot come back at the next start.
+        fs::write(&path, &bytes).unwrap();
+        let mut w = s.create_temporary(1, 7, c).unwrap();
+        write_all(w.as_mut(), &data[..512]);
+        assert!(s.delete(1).unwrap());
+        assert!(!path.exists());
+        assert!(store(&dirs).get(1).is_none());
     }
 }
