@@ -180,6 +180,7 @@ fn heartbeat(i: usize) -> HeartbeatRequest {
         }),
         received: vec![],
         deleted: vec![],
+        verified: vec![],
     }
 }
 

@@ -199,6 +199,7 @@ impl DfsClient {
             path.to_string(),
             status.file_id.unwrap_or(0),
             block_size,
+            replication,
         ))
     }
 
@@ -370,7 +371,9 @@ impl DfsClient {
         Ok(r.di)
     }
 
-    pub(crate) async fn report_bad_block(
+    /// Tells the NameNode that `node`'s replica of `block` failed checksum verification
+    /// (`reportBadBlocks`); failures are only logged.
+    pub async fn report_bad_block(
         &self,
         block: &h::LocatedBlockProto,
         node: &h::DatanodeInfoProto,

@@ -30,6 +30,12 @@ pub enum ClientError {
     },
     #[error("writing blk_{block} of {path}: every DataNode of the pipeline failed")]
     AllDatanodesFailed { path: String, block: u64 },
+    #[error("writing blk_{block} of {path}: no DataNode could replace a failed one: {reason}")]
+    NoReplacementDatanode {
+        path: String,
+        block: u64,
+        reason: String,
+    },
     #[error("{path}: file was not closed after {attempts} attempts (blocks not yet replicated)")]
     CloseTimedOut { path: String, attempts: u32 },
     #[error("{path}: {message}")]

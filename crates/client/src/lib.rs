@@ -22,7 +22,7 @@ pub mod writer;
 pub use blocking::BlockingClient;
 pub use client::{CreateOptions, DfsClient};
 pub use error::ClientError;
-pub use options::{ClientOptions, ReplicationMode};
+pub use options::{ClientOptions, ReplaceDatanodePolicy, ReplicationMode};
 pub use reader::FileReader;
 pub use status::FileStatus;
 pub use writer::FileWriter;

@@ -29,6 +29,50 @@ impl std::str::FromStr for ReplicationMode {
     }
 }
 
+/// When a writer replaces a failed DataNode of a block with a new one
+/// (`dfs.client.block.write.replace-datanode-on-failure.policy`, as HDFS's
+/// `ReplaceDatanodeOnFailure`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "UPPERCASE")]
+pub enum ReplaceDatanodePolicy {
+    /// Never; the NameNode restores replication after the block closes.
+    Never,
+    /// With replication 3 or more, when half or fewer of the block's nodes are left.
+    #[default]
+    Default,
+    /// Whenever a node is lost and the block has fewer nodes than its replication.
+    Always,
+}
+
+impl ReplaceDatanodePolicy {
+    /// Whether a block of `replication` left with `remaining` nodes gets a new one.
+    pub fn should_replace(self, replication: usize, remaining: usize) -> bool {
+        if remaining == 0 || remaining >= replication {
+            return false;
+        }
+        match self {
+            ReplaceDatanodePolicy::Never => false,
+            // HDFS also replaces after an hflush or append; Tusk's writer has neither.
+            ReplaceDatanodePolicy::Default => replication >= 3 && remaining <= replication / 2,
+            ReplaceDatanodePolicy::Always => true,
+        }
+    }
+}
+
+impl std::str::FromStr for ReplaceDatanodePolicy {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s.trim().to_ascii_uppercase().as_str() {
+            "NEVER" => Ok(ReplaceDatanodePolicy::Never),
+            "DEFAULT" => Ok(ReplaceDatanodePolicy::Default),
+            "ALWAYS" => Ok(ReplaceDatanodePolicy::Always),
+            other => Err(format!(
+                "replace-datanode-on-failure policy must be NEVER, DEFAULT or ALWAYS, not {other}"
+            )),
+        }
+    }
+}
+
 /// Client settings, read once from configuration.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(default)]
@@ -55,6 +99,12 @@ pub struct ClientOptions {
     pub socket_timeout: Duration,
     /// `dfs.client.block.write.locateFollowingBlock.retries`: complete() attempts.
     pub complete_retries: u32,
+    /// `dfs.client.block.write.replace-datanode-on-failure.enable` (false = `Never`)
+    /// and `.policy`.
+    pub replace_datanode_on_failure: ReplaceDatanodePolicy,
+    /// `dfs.client.block.write.replace-datanode-on-failure.best-effort`: when no
+    /// replacement can be had, go on with the nodes left instead of failing the write.
+    pub replace_datanode_best_effort: bool,
 }
 
 impl Default for ClientOptions {
@@ -71,6 +121,8 @@ impl Default for ClientOptions {
             max_calls_in_flight: 100,
             socket_timeout: Duration::from_secs(60),
             complete_retries: 10,
+            replace_datanode_on_failure: ReplaceDatanodePolicy::Default,
+            replace_datanode_best_effort: false,
         }
     }
 }
@@ -118,8 +170,34 @@ impl ClientOptions {
             complete_retries: conf
                 .get_u64("dfs.client.block.write.locateFollowingBlock.retries", 10)
                 .map_err(bad)? as u32,
+            replace_datanode_on_failure: replace_policy(conf)?,
+            replace_datanode_best_effort: conf
+                .get_bool(
+                    "dfs.client.block.write.replace-datanode-on-failure.best-effort",
+                    d.replace_datanode_best_effort,
+                )
+                .map_err(bad)?,
         })
     }
+}
+
+fn replace_policy(conf: &Configuration) -> Result<ReplaceDatanodePolicy> {
+    const PREFIX: &str = "dfs.client.block.write.replace-datanode-on-failure";
+    let enabled = conf
+        .get_bool(&format!("{PREFIX}.enable"), true)
+        .map_err(|e| ClientError::InvalidArgument {
+            path: "configuration".into(),
+            message: e.to_string(),
+        })?;
+    if !enabled {
+        return Ok(ReplaceDatanodePolicy::Never);
+    }
+    conf.get_str(&format!("{PREFIX}.policy"), "DEFAULT")
+        .parse()
+        .map_err(|message| ClientError::InvalidArgument {
+            path: format!("{PREFIX}.policy"),
+            message,
+        })
 }
 
 /// `hdfs://host:port[/...]` or `host:port` → `host:port` (port 8020 if absent).
@@ -155,6 +233,48 @@ mod tests {
             ReplicationMode::Parallel
         );
         conf.set("dfs.client.write.replication-mode", "chain");
+        assert!(ClientOptions::from_conf(&conf).is_err());
+    }
+
+    #[test]
+    fn replace_datanode_policy_follows_hdfs() {
+        use ReplaceDatanodePolicy::*;
+        assert!(
+            !Default.should_replace(3, 2),
+            "one of three lost: NameNode re-replicates"
+        );
+        assert!(Default.should_replace(3, 1));
+        assert!(Default.should_replace(5, 2));
+        assert!(!Default.should_replace(2, 1), "replication under 3 never");
+        assert!(Always.should_replace(2, 1));
+        assert!(!Always.should_replace(3, 3));
+        assert!(!Always.should_replace(3, 0));
+        assert!(!Never.should_replace(3, 1));
+
+        let mut conf = Configuration::new();
+        let key = "dfs.client.block.write.replace-datanode-on-failure";
+        assert_eq!(
+            ClientOptions::from_conf(&conf)
+                .unwrap()
+                .replace_datanode_on_failure,
+            Default
+        );
+        conf.set(&format!("{key}.policy"), "always");
+        assert_eq!(
+            ClientOptions::from_conf(&conf)
+                .unwrap()
+                .replace_datanode_on_failure,
+            Always
+        );
+        conf.set(&format!("{key}.enable"), "false");
+        assert_eq!(
+            ClientOptions::from_conf(&conf)
+                .unwrap()
+                .replace_datanode_on_failure,
+            Never
+        );
+        conf.set(&format!("{key}.enable"), "true");
+        conf.set(&format!("{key}.policy"), "SOMETIMES");
         assert!(ClientOptions::from_conf(&conf).is_err());
     }
 }

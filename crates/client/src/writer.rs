@@ -8,7 +8,13 @@
 //!   records the new pipeline with `updatePipeline`, as HDFS does.
 //! - `parallel` mode: one connection per DataNode, each packet written to all of them;
 //!   a packet is done when every live connection has acknowledged it. A failed node is
-//!   dropped and the write goes on with the rest; the NameNode re-replicates later.
+//!   dropped and the write goes on with the rest.
+//!
+//! In both modes, when the replace-datanode-on-failure policy asks for it, a failed node
+//! is replaced as HDFS does: the NameNode names a new one (`getAdditionalDatanode`), a
+//! surviving node copies the acknowledged bytes to it (TRANSFER_BLOCK), and it joins the
+//! block with a streaming recovery. Otherwise the NameNode restores replication as soon
+//! as the block is complete.
 
 mod stream;
 
@@ -34,6 +40,8 @@ pub struct FileWriter {
     path: String,
     file_id: u64,
     block_size: u64,
+    /// The file's replication, for the replace-datanode-on-failure policy.
+    replication: u16,
     checksum: DataChecksum,
     /// Data bytes per packet (a multiple of bytes-per-checksum).
     packet_size: usize,
@@ -56,7 +64,13 @@ pub struct FileWriter {
 }
 
 impl FileWriter {
-    pub(crate) fn new(client: DfsClient, path: String, file_id: u64, block_size: u64) -> Self {
+    pub(crate) fn new(
+        client: DfsClient,
+        path: String,
+        file_id: u64,
+        block_size: u64,
+        replication: u16,
+    ) -> Self {
         let opts = client.options();
         let checksum = DataChecksum::crc32c(opts.bytes_per_checksum);
         let bpc = opts.bytes_per_checksum as usize;
@@ -66,6 +80,7 @@ impl FileWriter {
             path,
             file_id,
             block_size,
+            replication,
             checksum,
             packet_size,
             pending: Vec::with_capacity(packet_size),
@@ -163,8 +178,16 @@ impl FileWriter {
                     },
                 )
                 .await?;
-            match BlockStream::open(&self.client, &self.path, r.block.clone(), self.checksum).await
-            {
+            let opened = BlockStream::open(
+                &self.client,
+                &self.path,
+                self.file_id,
+                self.replication,
+                r.block.clone(),
+                self.checksum,
+            )
+            .await;
+            match opened {
                 Ok(stream) => return Ok(stream),
                 Err((bad, e)) => {
                     tracing::warn!(path = %self.path, error = %e, "could not set up the write; abandoning the block");

@@ -5,7 +5,7 @@ mod file;
 
 use std::path::PathBuf;
 
-use tusk_datatransfer::DataChecksum;
+use tusk_datatransfer::{DataChecksum, DataTransferError};
 use tusk_proto::internal::ReplicaReport;
 
 use crate::error::DataNodeError;
@@ -61,8 +61,9 @@ pub trait BlockStore: Send + Sync + 'static {
     /// Every replica, rbw and finalized.
     fn replicas(&self) -> Vec<ReplicaInfo>;
 
-    /// Starts a new replica in rbw. An rbw replica of the same block is replaced; a
-    /// finalized one is an error.
+    /// Starts a new replica in rbw for a client's write (HDFS's `createRbw`): any
+    /// existing replica of the block, rbw or finalized, is refused as
+    /// [`DataNodeError::ReplicaExists`].
     fn create_rbw(
         &self,
         block_id: u64,
@@ -70,15 +71,43 @@ pub trait BlockStore: Send + Sync + 'static {
         checksum: DataChecksum,
     ) -> Result<Box<dyn ReplicaWriter>, DataNodeError>;
 
-    /// Reopens an rbw or finalized replica for pipeline recovery: bumps its generation
-    /// stamp to `new_generation_stamp`, truncates it to `keep_bytes` and returns it as
-    /// rbw, ready for more data. Any older writer of the replica stops.
+    /// Starts a replica that another node pushes here (re-replication, or a pipeline
+    /// node being replaced; HDFS's `createTemporary`). An existing rbw replica with an
+    /// older generation stamp is replaced, as is a replica that fails its own checksums
+    /// (its files stay until the new copy is finalized over them); anything else is
+    /// refused as [`DataNodeError::ReplicaExists`].
+    fn create_temporary(
+        &self,
+        block_id: u64,
+        generation_stamp: u64,
+        checksum: DataChecksum,
+    ) -> Result<Box<dyn ReplicaWriter>, DataNodeError>;
+
+    /// Reopens an rbw replica for pipeline recovery (HDFS's `recoverRbw`). The replica
+    /// must be rbw, its generation stamp within `[block_gs, new_gs]` and its length
+    /// within `[min_bytes, max_bytes]`; it is truncated to `min_bytes` (what the whole
+    /// pipeline acknowledged), gets `new_gs` and is returned ready for more data. Any
+    /// older writer of the replica stops.
     fn recover_rbw(
         &self,
         block_id: u64,
-        new_generation_stamp: u64,
-        keep_bytes: u64,
+        block_gs: u64,
+        new_gs: u64,
+        min_bytes: u64,
+        max_bytes: u64,
     ) -> Result<Box<dyn ReplicaWriter>, DataNodeError>;
+
+    /// Closes a replica whose pipeline failed at close (HDFS's `recoverClose`): it must
+    /// be rbw or finalized, its generation stamp within `[block_gs, new_gs]` and its
+    /// length exactly `expected_len`. It gets `new_gs` and is finalized; no byte is ever
+    /// cut.
+    fn recover_close(
+        &self,
+        block_id: u64,
+        block_gs: u64,
+        new_gs: u64,
+        expected_len: u64,
+    ) -> Result<ReplicaInfo, DataNodeError>;
 
     /// Opens a replica for reading its bytes as they are now.
     fn open_reader(
@@ -93,6 +122,48 @@ pub trait BlockStore: Send + Sync + 'static {
 
     /// The data file of a replica (tests corrupt it).
     fn data_path(&self, block_id: u64) -> Option<PathBuf>;
+
+    /// Re-reads a replica and checks every chunk against its stored checksum. A
+    /// mismatch is [`DataNodeError::CorruptReplica`]; an rbw replica is checked up to
+    /// its last whole chunk, since its writer may be filling the rest.
+    fn verify(&self, block_id: u64) -> Result<ReplicaInfo, DataNodeError> {
+        let (info, mut reader) = self.open_reader(block_id)?;
+        verify_chunks(&info, reader.as_mut())?;
+        Ok(info)
+    }
+}
+
+/// Bytes [`verify_chunks`] reads at a time.
+const VERIFY_PIECE: usize = 64 * 1024;
+
+fn verify_chunks(info: &ReplicaInfo, reader: &mut dyn ReplicaReader) -> Result<(), DataNodeError> {
+    let checksum = reader.checksum();
+    let bpc = u64::from(checksum.bytes_per_checksum);
+    let end = match info.state {
+        ReplicaState::Finalized => info.num_bytes,
+        ReplicaState::Rbw => info.num_bytes - info.num_bytes % bpc,
+    };
+    let piece = (VERIFY_PIECE as u64 / bpc).max(1) * bpc;
+    let mut data = vec![0u8; piece.min(end) as usize];
+    let mut sums = vec![0u8; checksum.checksums_len(data.len())];
+    let mut offset = 0;
+    while offset < end {
+        let n = piece.min(end - offset) as usize;
+        let s = checksum.checksums_len(n);
+        reader.read_chunks(offset, &mut data[..n], &mut sums[..s])?;
+        match checksum.verify(&data[..n], &sums[..s], offset) {
+            Ok(()) => {}
+            Err(DataTransferError::ChecksumMismatch { offset: bad, .. }) => {
+                return Err(DataNodeError::CorruptReplica {
+                    block: info.block_id,
+                    offset: bad,
+                })
+            }
+            Err(e) => return Err(e.into()),
+        }
+        offset += n as u64;
+    }
+    Ok(())
 }
 
 /// Appends packets to one rbw replica.

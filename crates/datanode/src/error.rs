@@ -34,8 +34,34 @@ pub enum DataNodeError {
     ReplicaExists { block: u64 },
     #[error("replica of block {block} has generation stamp {found}, the request needs {wanted}")]
     StaleGenerationStamp { block: u64, found: u64, wanted: u64 },
-    #[error("replica of block {block} holds {have} bytes, fewer than the {wanted} acknowledged")]
-    ReplicaTooShort { block: u64, have: u64, wanted: u64 },
+    #[error(
+        "replica of block {block} has generation stamp {found}, outside the range [{low}, {high}] the request accepts"
+    )]
+    GenerationStampOutOfRange {
+        block: u64,
+        found: u64,
+        low: u64,
+        high: u64,
+    },
+    #[error("replica of block {block} holds {have} bytes, outside the range [{min}, {max}] the request accepts")]
+    ReplicaLengthOutOfRange {
+        block: u64,
+        have: u64,
+        min: u64,
+        max: u64,
+    },
+    #[error("replica of block {block} is {state:?}, which {op} does not accept")]
+    ReplicaStateMismatch {
+        block: u64,
+        state: crate::block_store::ReplicaState,
+        op: &'static str,
+    },
+    #[error("block {block} belongs to block pool {pool:?}, not to this node's {expected:?}")]
+    WrongBlockPool {
+        block: u64,
+        pool: String,
+        expected: String,
+    },
     #[error(
         "cannot read block {block} from offset {offset}: the replica holds {replica_len} bytes"
     )]
@@ -79,7 +105,10 @@ impl DataNodeError {
             DataNodeError::Unsupported { .. } => Status::ErrorUnsupported,
             DataNodeError::BlockNotFound { .. }
             | DataNodeError::StaleGenerationStamp { .. }
-            | DataNodeError::ReplicaTooShort { .. }
+            | DataNodeError::GenerationStampOutOfRange { .. }
+            | DataNodeError::ReplicaLengthOutOfRange { .. }
+            | DataNodeError::ReplicaStateMismatch { .. }
+            | DataNodeError::WrongBlockPool { .. }
             | DataNodeError::BadRead { .. }
             | DataNodeError::BadWrite { .. } => Status::ErrorInvalid,
             _ => Status::Error,

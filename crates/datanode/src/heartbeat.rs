@@ -1,6 +1,7 @@
 //! Everything the DataNode says to the NameNode (`tusk.DatanodeProtocol`): registration,
-//! heartbeats and the commands in their replies, incremental block reports (at once or
-//! with the next heartbeat, per `ibr_immediate`), full block reports and bad replicas.
+//! heartbeats and the commands in their replies (transfer, invalidate, verify),
+//! incremental block reports (at once or with the next heartbeat, per `ibr_immediate`)
+//! with verification verdicts, full block reports and bad replicas.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -9,11 +10,12 @@ use tokio::sync::Notify;
 use tokio::time::Instant;
 use tracing::{debug, info, warn};
 use tusk_common::status::StatusSampler;
+use tusk_proto::internal::replica_verdict::Verdict;
 use tusk_proto::internal::{
     datanode_command::Command, BlockReceivedAndDeletedRequest, BlockReceivedAndDeletedResponse,
     BlockReportRequest, BlockReportResponse, DatanodeCommand, HeartbeatRequest, HeartbeatResponse,
     NodeStatusProto, RegisterDatanodeRequest, RegisterDatanodeResponse, ReplicaReport,
-    ReportBadReplicaRequest, ReportBadReplicaResponse,
+    ReplicaVerdict, ReportBadReplicaRequest, ReportBadReplicaResponse,
 };
 
 use crate::block_store::ReplicaInfo;
@@ -21,39 +23,66 @@ use crate::error::DataNodeError;
 use crate::transfer::replicate;
 use crate::Node;
 
+/// Replica events not yet sent to the NameNode.
+#[derive(Default)]
+pub(crate) struct Queued {
+    pub received: Vec<ReplicaReport>,
+    pub deleted: Vec<u64>,
+    /// Answers to the NameNode's verify commands.
+    pub verified: Vec<ReplicaVerdict>,
+}
+
+impl Queued {
+    fn is_empty(&self) -> bool {
+        self.received.is_empty() && self.deleted.is_empty() && self.verified.is_empty()
+    }
+}
+
 /// Replica events not yet acknowledged by the NameNode.
 #[derive(Default)]
 pub(crate) struct PendingReports {
-    /// Filled by writers and deletions; drained by the IBR sender or the heartbeat.
-    queue: std::sync::Mutex<(Vec<ReplicaReport>, Vec<u64>)>,
+    /// Filled by writers, deletions and verifications; drained by the IBR sender or the
+    /// heartbeat.
+    queue: std::sync::Mutex<Queued>,
     /// Wakes the immediate-mode IBR sender.
     notify: Notify,
 }
 
 impl PendingReports {
     pub fn received(&self, info: &ReplicaInfo) {
-        self.lock().0.push(info.to_report());
+        self.lock().received.push(info.to_report());
         self.notify.notify_one();
     }
 
     pub fn deleted(&self, block_id: u64) {
-        self.lock().1.push(block_id);
+        self.lock().deleted.push(block_id);
         self.notify.notify_one();
     }
 
-    fn take(&self) -> (Vec<ReplicaReport>, Vec<u64>) {
+    pub fn verified(&self, verdict: ReplicaVerdict) {
+        self.lock().verified.push(verdict);
+        self.notify.notify_one();
+    }
+
+    /// Wakes the IBR sender to look at the queue again.
+    pub fn wake(&self) {
+        self.notify.notify_one();
+    }
+
+    fn take(&self) -> Queued {
         std::mem::take(&mut *self.lock())
     }
 
     /// Puts back reports whose sending failed, ahead of newer ones.
-    fn restore(&self, mut received: Vec<ReplicaReport>, mut deleted: Vec<u64>) {
+    fn restore(&self, mut failed: Queued) {
         let mut q = self.lock();
-        received.append(&mut q.0);
-        deleted.append(&mut q.1);
-        *q = (received, deleted);
+        failed.received.append(&mut q.received);
+        failed.deleted.append(&mut q.deleted);
+        failed.verified.append(&mut q.verified);
+        *q = failed;
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, (Vec<ReplicaReport>, Vec<u64>)> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Queued> {
         self.queue.lock().unwrap_or_else(|e| e.into_inner())
     }
 }
@@ -101,6 +130,12 @@ pub(crate) async fn run(node: Arc<Node>) {
     let mut sampler = StatusSampler::for_dirs(&node.options.data_dirs);
     let mut next_block_report = Instant::now();
     loop {
+        if node.heartbeats_paused() {
+            tokio::select! {
+                _ = node.shutdown.wait() => return,
+                _ = tokio::time::sleep(node.options.heartbeat_interval) => continue,
+            }
+        }
         if Instant::now() >= next_block_report {
             match block_report(&node).await {
                 Ok(commands) => {
@@ -134,8 +169,8 @@ async fn heartbeat(
 ) -> Result<Vec<DatanodeCommand>, DataNodeError> {
     let usage = node.store.usage();
     let status = sampler.sample();
-    let (received, deleted) = if node.options.ibr_immediate {
-        Default::default()
+    let queued = if node.options.ibr_immediate {
+        Queued::default()
     } else {
         node.reports.take()
     };
@@ -152,8 +187,9 @@ async fn heartbeat(
             net_tx_bytes_per_sec: status.net_tx_bytes_per_sec,
             cpu_pct: status.cpu_pct,
         }),
-        received,
-        deleted,
+        received: queued.received,
+        deleted: queued.deleted,
+        verified: queued.verified,
     };
     match node
         .namenode
@@ -162,7 +198,11 @@ async fn heartbeat(
     {
         Ok(resp) => Ok(resp.commands),
         Err(source) => {
-            node.reports.restore(req.received, req.deleted);
+            node.reports.restore(Queued {
+                received: req.received,
+                deleted: req.deleted,
+                verified: req.verified,
+            });
             Err(DataNodeError::NameNode {
                 method: "sendHeartbeat",
                 source,
@@ -221,6 +261,14 @@ async fn run_commands(node: &Arc<Node>, commands: Vec<DatanodeCommand>) -> bool 
                     node.reports.deleted(block_id);
                 }
             }
+            Some(Command::Verify(verify)) => {
+                let node = node.clone();
+                tokio::task::spawn_blocking(move || {
+                    for block_id in verify.block_ids {
+                        node.reports.verified(verify_replica(&node, block_id));
+                    }
+                });
+            }
             Some(Command::Reregister(true)) => match register(node).await {
                 Ok(_) => reregistered = true,
                 Err(e) => warn!(error = %e, "re-registration failed"),
@@ -229,6 +277,34 @@ async fn run_commands(node: &Arc<Node>, commands: Vec<DatanodeCommand>) -> bool 
         }
     }
     reregistered
+}
+
+/// Re-reads one replica for the NameNode and says what it found.
+fn verify_replica(node: &Node, block_id: u64) -> ReplicaVerdict {
+    let mut verdict = ReplicaVerdict {
+        block_id,
+        ..Default::default()
+    };
+    let found = node.store.verify(block_id);
+    let (kind, info) = match found {
+        Ok(info) => (Verdict::Good, Some(info)),
+        Err(DataNodeError::BlockNotFound { .. }) => (Verdict::Missing, None),
+        Err(e) => {
+            warn!(block_id, error = %e, "replica failed verification");
+            (Verdict::Corrupt, node.store.get(block_id))
+        }
+    };
+    info!(
+        block_id,
+        verdict = kind.as_str_name(),
+        "replica verified for the NameNode"
+    );
+    verdict.set_verdict(kind);
+    if let Some(info) = info {
+        verdict.generation_stamp = info.generation_stamp;
+        verdict.num_bytes = info.num_bytes;
+    }
+    verdict
 }
 
 /// Immediate-mode incremental block reports: sends queued events as soon as they
@@ -240,14 +316,18 @@ pub(crate) async fn run_ibr(node: Arc<Node>) {
             _ = node.reports.notify.notified() => {}
         }
         loop {
-            let (received, deleted) = node.reports.take();
-            if received.is_empty() && deleted.is_empty() {
+            if node.heartbeats_paused() {
+                break;
+            }
+            let queued = node.reports.take();
+            if queued.is_empty() {
                 break;
             }
             let req = BlockReceivedAndDeletedRequest {
                 datanode_uuid: node.identity.datanode_uuid.clone(),
-                received,
-                deleted,
+                received: queued.received,
+                deleted: queued.deleted,
+                verified: queued.verified,
             };
             let sent = node
                 .namenode
@@ -255,7 +335,11 @@ pub(crate) async fn run_ibr(node: Arc<Node>) {
                 .await;
             if let Err(e) = sent {
                 warn!(error = %e, "incremental block report failed; retrying");
-                node.reports.restore(req.received, req.deleted);
+                node.reports.restore(Queued {
+                    received: req.received,
+                    deleted: req.deleted,
+                    verified: req.verified,
+                });
                 let pause = node.options.heartbeat_interval.min(Duration::from_secs(1));
                 tokio::select! {
                     _ = node.shutdown.wait() => return,

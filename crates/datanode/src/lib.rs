@@ -8,10 +8,12 @@
 //!   `block_store/file.rs`, its file implementation on one or more volumes.
 //! - `transfer`: the data port's accept loop and op dispatch; `transfer/read.rs`
 //!   (READ_BLOCK and the packet sender), `transfer/write.rs` (WRITE_BLOCK: receiver,
-//!   downstream mirror, ack responder), `transfer/replicate.rs` (pushing a replica to
-//!   other DataNodes for a NameNode transfer command).
-//! - `heartbeat`: registration, heartbeats and their commands, incremental and full
-//!   block reports, bad-replica reports (protocol `tusk.DatanodeProtocol`).
+//!   downstream mirror, ack responder; every stage checked against the replica's state
+//!   and generation stamp), `transfer/replicate.rs` (pushing a replica to other
+//!   DataNodes for a NameNode transfer command or a client's TRANSFER_BLOCK).
+//! - `heartbeat`: registration, heartbeats and their commands (transfer, invalidate,
+//!   verify), incremental and full block reports, bad-replica reports (protocol
+//!   `tusk.DatanodeProtocol`).
 //! - `error`: [`DataNodeError`] and its mapping to DataTransferProtocol statuses.
 //!
 //! [`DataNode::start`] wires them together and returns a [`DataNodeHandle`].
@@ -25,7 +27,7 @@ mod transfer;
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -61,8 +63,12 @@ pub(crate) struct Node {
     pub reports: heartbeat::PendingReports,
     /// Open data-port connections.
     pub xceivers: AtomicUsize,
-    /// From the NameNode's registration reply; put in blocks this node sends.
+    /// From the NameNode's registration reply; put in blocks this node sends and
+    /// required of blocks it is asked about.
     pub block_pool_id: Mutex<String>,
+    /// Fault injection: while set, the node sends the NameNode nothing (as if cut off
+    /// from it) but keeps serving its data port. Set by [`DataNodeHandle::pause_heartbeats`].
+    pub heartbeats_paused: AtomicBool,
     pub shutdown: Shutdown,
 }
 
@@ -70,6 +76,10 @@ impl Node {
     /// This node as a pipeline member (`source` of the writes it starts).
     pub fn datanode_info(&self) -> DatanodeInfoProto {
         datanode_info(&self.identity)
+    }
+
+    pub fn heartbeats_paused(&self) -> bool {
+        self.heartbeats_paused.load(Ordering::Relaxed)
     }
 
     pub fn block_pool_id(&self) -> String {
@@ -148,6 +158,7 @@ impl DataNode {
             reports: Default::default(),
             xceivers: AtomicUsize::new(0),
             block_pool_id: Mutex::new(String::new()),
+            heartbeats_paused: AtomicBool::new(false),
             shutdown,
         });
         let mut tasks = vec![tokio::spawn(transfer::serve(node.clone(), xfer_listener))];
@@ -197,6 +208,16 @@ impl DataNodeHandle {
     /// The node's replicas (rbw and finalized).
     pub fn replicas(&self) -> Vec<ReplicaInfo> {
         self.node.store.replicas()
+    }
+
+    /// Fault injection: stops (`true`) or resumes heartbeats, block reports and
+    /// incremental reports while the data port keeps serving, so the NameNode sees the
+    /// node go stale and then dead although clients can still reach it.
+    pub fn pause_heartbeats(&self, paused: bool) {
+        self.node.heartbeats_paused.store(paused, Ordering::Relaxed);
+        if !paused {
+            self.node.reports.wake();
+        }
     }
 
     /// Data-port connections open now.

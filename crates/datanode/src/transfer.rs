@@ -15,7 +15,7 @@ use tokio::net::{TcpListener, TcpStream};
 use tokio::task::JoinSet;
 use tracing::{debug, warn};
 use tusk_datatransfer::{read_op, write_delimited, DataTransferError, Op, MAX_PACKET_DATA};
-use tusk_proto::hdfs::{BlockOpResponseProto, Status};
+use tusk_proto::hdfs::{BlockOpResponseProto, ExtendedBlockProto, Status};
 
 use crate::error::DataNodeError;
 use crate::Node;
@@ -92,6 +92,12 @@ async fn serve_connection(node: Arc<Node>, stream: TcpStream, peer: SocketAddr) 
                 }
                 return;
             }
+            Op::TransferBlock => {
+                if let Err(e) = replicate::serve_transfer(&node, body, &mut wr).await {
+                    debug!(%peer, error = %e, "transfer ended");
+                }
+                return;
+            }
             other => {
                 let e = DataNodeError::Unsupported {
                     what: format!("op {other:?}"),
@@ -101,6 +107,23 @@ async fn serve_connection(node: Arc<Node>, stream: TcpStream, peer: SocketAddr) 
             }
         }
     }
+}
+
+/// Refuses a block of another block pool, or any block before registration has told
+/// this node its pool.
+pub(crate) fn check_block_pool(
+    node: &Node,
+    block: &ExtendedBlockProto,
+) -> Result<(), DataNodeError> {
+    let expected = node.block_pool_id();
+    if expected.is_empty() || block.pool_id != expected {
+        return Err(DataNodeError::WrongBlockPool {
+            block: block.block_id,
+            pool: block.pool_id.clone(),
+            expected,
+        });
+    }
+    Ok(())
 }
 
 /// Writes a `BlockOpResponseProto` and flushes.

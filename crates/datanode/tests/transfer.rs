@@ -19,14 +19,16 @@ use tusk_datatransfer::{
 use tusk_proto::hdfs::op_write_block_proto::BlockConstructionStage;
 use tusk_proto::hdfs::{
     BaseHeaderProto, BlockOpResponseProto, ClientOperationHeaderProto, ClientReadStatusProto,
-    DatanodeIdProto, DatanodeInfoProto, ExtendedBlockProto, OpReadBlockProto, OpWriteBlockProto,
-    PipelineAckProto, Status,
+    DatanodeIdProto, DatanodeInfoProto, ExtendedBlockProto, OpReadBlockProto, OpTransferBlockProto,
+    OpWriteBlockProto, PipelineAckProto, Status,
 };
+use tusk_proto::internal::replica_verdict::Verdict;
 use tusk_proto::internal::{
     datanode_command::Command, BlockReceivedAndDeletedRequest, BlockReceivedAndDeletedResponse,
     BlockReportRequest, BlockReportResponse, DatanodeCommand, DatanodeIdentity, HeartbeatRequest,
     HeartbeatResponse, InvalidateCommand, RegisterDatanodeRequest, RegisterDatanodeResponse,
-    ReplicaReport, ReportBadReplicaRequest, ReportBadReplicaResponse, TransferCommand,
+    ReplicaReport, ReplicaVerdict, ReportBadReplicaRequest, ReportBadReplicaResponse,
+    TransferCommand, VerifyCommand,
 };
 use tusk_rpc::{handle, CallContext, CallOutcome, RemoteException, RpcServer, RpcService};
 
@@ -44,6 +46,8 @@ struct FakeNameNode {
     heartbeats: Mutex<Vec<HeartbeatRequest>>,
     block_reports: Mutex<Vec<BlockReportRequest>>,
     bad_replicas: Mutex<Vec<(String, u64)>>,
+    /// (datanode uuid, verdict) for verify commands, from IBRs and heartbeats.
+    verdicts: Mutex<Vec<(String, ReplicaVerdict)>>,
     /// Commands for a node's next heartbeat, by uuid.
     commands: Mutex<HashMap<String, Vec<DatanodeCommand>>>,
 }
@@ -101,6 +105,12 @@ impl RpcService for FakeNameNode {
                             received.push((req.datanode_uuid.clone(), *r, "heartbeat"));
                         }
                         drop(received);
+                        for v in &req.verified {
+                            nn.verdicts
+                                .lock()
+                                .unwrap()
+                                .push((req.datanode_uuid.clone(), *v));
+                        }
                         let commands = nn
                             .commands
                             .lock()
@@ -125,6 +135,12 @@ impl RpcService for FakeNameNode {
                                 .lock()
                                 .unwrap()
                                 .push((req.datanode_uuid.clone(), d));
+                        }
+                        for v in req.verified {
+                            nn.verdicts
+                                .lock()
+                                .unwrap()
+                                .push((req.datanode_uuid.clone(), v));
                         }
                         Ok(BlockReceivedAndDeletedResponse {})
                     })
@@ -814,6 +830,302 @@ async fn downstream_death_is_acked_then_pipeline_recovers() -> anyhow::Result<()
         .await
         .is_err());
     assert!(read_block(c.dns[0].xfer_addr(), block(8008, 3, 0), 0, 100).await? == data[..100]);
+    c.stop().await;
+    Ok(())
+}
+
+// ------------------------------------------------------------------ replica state checks
+
+/// Asks `addr` to copy the first `len` bytes of its replica to `targets`.
+async fn transfer_block(
+    addr: SocketAddr,
+    b: ExtendedBlockProto,
+    targets: Vec<DatanodeInfoProto>,
+) -> anyhow::Result<BlockOpResponseProto> {
+    let stream = TcpStream::connect(addr).await?;
+    let (rd, wr) = stream.into_split();
+    let mut rd = BufReader::new(rd);
+    let mut wr = BufWriter::new(wr);
+    let op = OpTransferBlockProto {
+        header: header(b),
+        target_storage_types: vec![],
+        target_storage_ids: vec![],
+        targets,
+    };
+    write_op(&mut wr, Op::TransferBlock, &op).await?;
+    Ok(read_delimited(&mut rd).await?)
+}
+
+/// Three finalized replicas of one block, written through a pipeline.
+async fn three_replicas(c: &Cluster, id: u64, gs: u64, data: &[u8]) -> anyhow::Result<()> {
+    let b = block(id, gs, data.len() as u64);
+    let out = write_block(c.dns[0].xfer_addr(), b, vec![c.info(1), c.info(2)], data).await?;
+    ensure!(all_success(out.acks.last().context("acks")?, 3));
+    for dn in &c.dns {
+        let uuid = dn.uuid().to_string();
+        wait_until("finalized everywhere", || {
+            c.nn.received_by(&uuid, id).is_some()
+        })
+        .await?;
+    }
+    Ok(())
+}
+
+/// Every node still holds the whole replica, finalized, readable with its checksums.
+async fn replicas_intact(c: &Cluster, b: &ExtendedBlockProto, data: &[u8]) -> anyhow::Result<()> {
+    for dn in &c.dns {
+        let r = dn
+            .replicas()
+            .into_iter()
+            .find(|r| r.block_id == b.block_id)
+            .context("replica kept")?;
+        ensure!(
+            r.num_bytes == data.len() as u64 && r.state == tusk_datanode::ReplicaState::Finalized,
+            "replica on {} changed: {r:?}",
+            dn.uuid()
+        );
+        let path = dn.replica_path(b.block_id).context("replica file")?;
+        ensure!(
+            std::fs::read(path)? == data,
+            "bytes on {} changed",
+            dn.uuid()
+        );
+        let back = read_block(dn.xfer_addr(), b.clone(), 0, data.len() as u64).await?;
+        ensure!(back == data, "replica on {} reads differently", dn.uuid());
+    }
+    Ok(())
+}
+
+/// The attack: raw recovery ops with a huge generation stamp against finalized
+/// replicas. Before, close recovery truncated all three replicas to `minBytesRcvd`.
+#[tokio::test]
+async fn raw_recovery_ops_never_shorten_finalized_replicas() -> anyhow::Result<()> {
+    let c = Cluster::start(3, fast_options()).await?;
+    let data = test_data(MAX_PACKET_DATA * 3 + 777, 21);
+    three_replicas(&c, 9009, 7, &data).await?;
+    let b = block(9009, 7, data.len() as u64);
+    let attack = |stage: BlockConstructionStage, min: u64, max: u64, targets| OpWriteBlockProto {
+        header: header(b.clone()),
+        pipeline_size: 3,
+        targets,
+        stage: stage as i32,
+        min_bytes_rcvd: min,
+        max_bytes_rcvd: max,
+        latest_generation_stamp: u64::MAX / 2,
+        requested_checksum: DataChecksum::crc32c(512).to_proto(),
+        ..Default::default()
+    };
+    let len = data.len() as u64;
+    let attempts = [
+        attack(
+            BlockConstructionStage::PipelineCloseRecovery,
+            0,
+            0,
+            vec![c.info(1), c.info(2)],
+        ),
+        attack(
+            BlockConstructionStage::PipelineCloseRecovery,
+            100,
+            len,
+            vec![c.info(1), c.info(2)],
+        ),
+        attack(
+            BlockConstructionStage::PipelineSetupStreamingRecovery,
+            0,
+            len,
+            vec![c.info(1), c.info(2)],
+        ),
+        attack(BlockConstructionStage::PipelineSetupCreate, 0, 0, vec![]),
+        attack(BlockConstructionStage::PipelineSetupAppend, 0, 0, vec![]),
+    ];
+    for op in attempts {
+        let stage = op.stage();
+        for dn in &c.dns {
+            let out = write_with_op(dn.xfer_addr(), op.clone(), &data[..1000]).await?;
+            ensure!(
+                out.setup.status != Status::Success as i32,
+                "{stage:?} accepted by {}",
+                dn.uuid()
+            );
+            ensure!(
+                out.setup.message.as_deref().is_some_and(|m| !m.is_empty()),
+                "{stage:?} refused without a message"
+            );
+        }
+    }
+    let exists = write_with_op(
+        c.dns[0].xfer_addr(),
+        attack(BlockConstructionStage::PipelineSetupCreate, 0, 0, vec![]),
+        &[],
+    )
+    .await?;
+    assert_eq!(
+        exists.setup.status,
+        Status::ErrorExists as i32,
+        "ReplicaAlreadyExists"
+    );
+    replicas_intact(&c, &b, &data).await?;
+
+    // The genuine close recovery (the replica's own length, a newer stamp) still works.
+    let close = OpWriteBlockProto {
+        header: header(b.clone()),
+        pipeline_size: 1,
+        stage: BlockConstructionStage::PipelineCloseRecovery as i32,
+        min_bytes_rcvd: len,
+        max_bytes_rcvd: len,
+        latest_generation_stamp: 8,
+        requested_checksum: DataChecksum::crc32c(512).to_proto(),
+        ..Default::default()
+    };
+    for dn in &c.dns {
+        let out = write_with_op(dn.xfer_addr(), close.clone(), &[]).await?;
+        assert_eq!(out.setup.status, Status::Success as i32, "{:?}", out.setup);
+    }
+    replicas_intact(&c, &block(9009, 8, len), &data).await?;
+    c.stop().await;
+    Ok(())
+}
+
+#[tokio::test]
+async fn reads_check_block_pool_and_generation_stamp() -> anyhow::Result<()> {
+    let c = Cluster::start(1, fast_options()).await?;
+    let data = test_data(5000, 2);
+    let addr = c.dns[0].xfer_addr();
+    write_block(addr, block(9100, 5, 5000), vec![], &data).await?;
+    wait_until("finalized", || c.dns[0].replica_count() == 1).await?;
+
+    let mut other_pool = block(9100, 5, 5000);
+    other_pool.pool_id = "BP-other".into();
+    let err = read_block(addr, other_pool, 0, 100).await.unwrap_err();
+    assert!(err.to_string().contains("BP-other"), "{err}");
+    let newer = read_block(addr, block(9100, 6, 5000), 0, 100).await;
+    assert!(
+        newer.is_err(),
+        "a generation stamp newer than the replica's is refused"
+    );
+    // A reader with an older stamp (a stale location) still gets the newer replica.
+    assert_eq!(
+        read_block(addr, block(9100, 4, 5000), 0, 100).await?,
+        &data[..100]
+    );
+
+    let mut other_pool = block(9101, 1, 10);
+    other_pool.pool_id = "BP-other".into();
+    let out = write_block(addr, other_pool, vec![], &data[..10]).await?;
+    assert_ne!(out.setup.status, Status::Success as i32);
+    assert!(c.dns[0].replicas().iter().all(|r| r.block_id != 9101));
+    c.stop().await;
+    Ok(())
+}
+
+/// A writing client replaces a failed node: the survivor copies the acknowledged bytes
+/// of its rbw replica to the new node, which keeps it rbw for the pipeline recovery.
+#[tokio::test]
+async fn transfer_block_hands_the_acknowledged_bytes_to_a_new_node() -> anyhow::Result<()> {
+    let c = Cluster::start(2, fast_options()).await?;
+    let data = test_data(MAX_PACKET_DATA * 2 + 100, 6);
+    let b = block(9200, 1, data.len() as u64);
+    let dying = dying_downstream().await?;
+    let out = write_block(c.dns[0].xfer_addr(), b.clone(), vec![dying], &data).await?;
+    assert_eq!(out.setup.status, Status::Success as i32);
+    let acked = MAX_PACKET_DATA as u64;
+    wait_until("rbw replica on the survivor", || {
+        c.dns[0]
+            .replicas()
+            .iter()
+            .any(|r| r.block_id == 9200 && r.num_bytes >= acked)
+    })
+    .await?;
+
+    let mut asked = b.clone();
+    asked.num_bytes = Some(acked);
+    let refused =
+        transfer_block(c.dns[0].xfer_addr(), block(9200, 2, acked), vec![c.info(1)]).await?;
+    assert_ne!(
+        refused.status,
+        Status::Success as i32,
+        "newer stamp than the replica's"
+    );
+    let resp = transfer_block(c.dns[0].xfer_addr(), asked, vec![c.info(1)]).await?;
+    assert_eq!(resp.status, Status::Success as i32, "{resp:?}");
+    let copy = c.dns[1]
+        .replicas()
+        .into_iter()
+        .find(|r| r.block_id == 9200)
+        .context("copy on the new node")?;
+    assert_eq!(copy.num_bytes, acked);
+    assert_eq!(copy.state, tusk_datanode::ReplicaState::Rbw);
+    assert!(
+        c.nn.received_by(c.dns[1].uuid(), 9200).is_none(),
+        "rbw copies are not reported"
+    );
+
+    // The client's recovery then resumes both from the acknowledged length.
+    let recovery = OpWriteBlockProto {
+        header: header(b.clone()),
+        pipeline_size: 2,
+        targets: vec![c.info(1)],
+        stage: BlockConstructionStage::PipelineSetupStreamingRecovery as i32,
+        min_bytes_rcvd: acked,
+        max_bytes_rcvd: data.len() as u64,
+        latest_generation_stamp: 2,
+        requested_checksum: DataChecksum::crc32c(512).to_proto(),
+        ..Default::default()
+    };
+    let out = write_with_op(c.dns[0].xfer_addr(), recovery, &data).await?;
+    assert!(out.acks.iter().all(|a| all_success(a, 2)), "{:?}", out.acks);
+    for dn in &c.dns {
+        let uuid = dn.uuid().to_string();
+        wait_until("recovered replica reported", || {
+            c.nn.received_by(&uuid, 9200).is_some()
+        })
+        .await?;
+        let back = read_block(dn.xfer_addr(), block(9200, 2, 0), 0, data.len() as u64).await?;
+        assert!(back == data, "replica on {uuid}");
+    }
+    c.stop().await;
+    Ok(())
+}
+
+#[tokio::test]
+async fn verify_command_answers_good_corrupt_and_missing() -> anyhow::Result<()> {
+    let c = Cluster::start(1, fast_options()).await?;
+    let addr = c.dns[0].xfer_addr();
+    let data = test_data(100_000, 12);
+    for id in [9300, 9301] {
+        write_block(addr, block(id, 3, data.len() as u64), vec![], &data).await?;
+    }
+    wait_until("finalized", || c.dns[0].replica_count() == 2).await?;
+    let path = c.dns[0].replica_path(9301).context("replica path")?;
+    let mut bytes = std::fs::read(&path)?;
+    bytes[99_999] ^= 0x80;
+    std::fs::write(&path, bytes)?;
+
+    let uuid = c.dns[0].uuid().to_string();
+    c.nn.queue(
+        &uuid,
+        Command::Verify(VerifyCommand {
+            block_ids: vec![9300, 9301, 9302],
+        }),
+    );
+    wait_until("three verdicts", || {
+        c.nn.verdicts.lock().unwrap().len() == 3
+    })
+    .await?;
+    let verdicts: HashMap<u64, ReplicaVerdict> =
+        c.nn.verdicts
+            .lock()
+            .unwrap()
+            .iter()
+            .map(|(_, v)| (v.block_id, *v))
+            .collect();
+    assert_eq!(verdicts[&9300].verdict(), Verdict::Good);
+    assert_eq!(verdicts[&9300].num_bytes, 100_000);
+    assert_eq!(verdicts[&9300].generation_stamp, 3);
+    assert_eq!(verdicts[&9301].verdict(), Verdict::Corrupt);
+    assert_eq!(verdicts[&9302].verdict(), Verdict::Missing);
+    // Verifying deletes nothing.
+    assert_eq!(c.dns[0].replica_count(), 2);
     c.stop().await;
     Ok(())
 }

@@ -102,10 +102,17 @@ struct DataNodeSlot {
 struct RunningDataNode {
     runtime: Runtime,
     shutdown: Shutdown,
-    uuid: String,
     /// Finishes when the node has shut down.
     wait: tokio::task::JoinHandle<()>,
+    hooks: DataNodeHooks,
+}
+
+/// What the cluster can ask of a running DataNode from outside its runtime.
+#[derive(Clone)]
+struct DataNodeHooks {
+    uuid: String,
     replica_paths: Arc<dyn Fn(u64) -> Option<PathBuf> + Send + Sync>,
+    pause_heartbeats: Arc<dyn Fn(bool) + Send + Sync>,
 }
 
 pub struct MiniCluster {
@@ -289,17 +296,17 @@ impl MiniCluster {
         let shutdown = Shutdown::new();
         let sd = shutdown.clone();
         let sd_wait = shutdown.clone();
-        let (tx, rx) = tokio::sync::oneshot::channel::<
-            Result<(String, Arc<dyn Fn(u64) -> Option<PathBuf> + Send + Sync>), String>,
-        >();
+        let (tx, rx) = tokio::sync::oneshot::channel::<Result<DataNodeHooks, String>>();
         let wait = runtime.spawn(async move {
             match DataNode::start(options, listener, sd).await {
                 Ok(handle) => {
                     let handle = Arc::new(handle);
-                    let h2 = handle.clone();
-                    let paths: Arc<dyn Fn(u64) -> Option<PathBuf> + Send + Sync> =
-                        Arc::new(move |b| h2.replica_path(b));
-                    let _ = tx.send(Ok((handle.uuid().to_string(), paths)));
+                    let (paths, pause) = (handle.clone(), handle.clone());
+                    let _ = tx.send(Ok(DataNodeHooks {
+                        uuid: handle.uuid().to_string(),
+                        replica_paths: Arc::new(move |b| paths.replica_path(b)),
+                        pause_heartbeats: Arc::new(move |p| pause.pause_heartbeats(p)),
+                    }));
                     wait_handle(handle, sd_wait).await;
                 }
                 Err(e) => {
@@ -307,13 +314,12 @@ impl MiniCluster {
                 }
             }
         });
-        let (uuid, replica_paths) = rx.await.map_err(|_| "datanode task died")??;
+        let hooks = rx.await.map_err(|_| "datanode task died")??;
         self.datanodes[i].running = Some(RunningDataNode {
             runtime,
             shutdown,
-            uuid,
             wait,
-            replica_paths,
+            hooks,
         });
         Ok(())
     }
@@ -344,7 +350,18 @@ impl MiniCluster {
     }
 
     pub fn datanode_uuid(&self, i: usize) -> Option<&str> {
-        self.datanodes[i].running.as_ref().map(|d| d.uuid.as_str())
+        self.datanodes[i]
+            .running
+            .as_ref()
+            .map(|d| d.hooks.uuid.as_str())
+    }
+
+    /// Fault injection: DataNode `i` stops (`true`) or resumes talking to the NameNode
+    /// while its data port keeps serving, as a node cut off from the NameNode only.
+    pub fn pause_heartbeats(&self, i: usize, paused: bool) {
+        if let Some(d) = &self.datanodes[i].running {
+            (d.hooks.pause_heartbeats)(paused);
+        }
     }
 
     pub fn datanode_addr(&self, i: usize) -> SocketAddr {
@@ -355,7 +372,7 @@ impl MiniCluster {
     pub fn datanode_index(&self, uuid: &str) -> Option<usize> {
         self.datanodes
             .iter()
-            .position(|d| d.running.as_ref().is_some_and(|r| r.uuid == uuid))
+            .position(|d| d.running.as_ref().is_some_and(|r| r.hooks.uuid == uuid))
     }
 
     /// Path of DataNode `i`'s finalized replica of `block`.
@@ -363,7 +380,7 @@ impl MiniCluster {
         self.datanodes[i]
             .running
             .as_ref()
-            .and_then(|d| (d.replica_paths)(block))
+            .and_then(|d| (d.hooks.replica_paths)(block))
     }
 
     /// Waits until the NameNode counts `n` live DataNodes.

@@ -1,11 +1,14 @@
 //! The DataNode registry: identities, the latest heartbeat's figures and status, the
-//! replicas each node holds, and the commands waiting for its next heartbeat.
+//! replicas each node holds, the commands waiting for its next heartbeat, and which
+//! nodes are stale (silent for `dfs.namenode.stale.datanode.interval`).
 
 use std::collections::{HashMap, HashSet};
 use std::time::{Duration, Instant};
 
 use tusk_proto::hdfs::{DatanodeIdProto, DatanodeInfoProto};
 use tusk_proto::internal::{DatanodeCommand, DatanodeIdentity, NodeStatusProto};
+
+use crate::options::NameNodeOptions;
 
 /// Index of a DataNode in the registry; stable for the NameNode's lifetime.
 pub type DnIdx = usize;
@@ -34,13 +37,74 @@ pub struct DatanodeDescriptor {
     pub invalidate: Vec<u64>,
 }
 
+/// How silent nodes are treated before they are declared dead; from the options.
+#[derive(Clone, Copy, Debug)]
+pub struct StalePolicy {
+    /// No heartbeat for this long makes a node stale.
+    pub interval: Duration,
+    /// Stale nodes get no new replicas (unless too many are stale, see `write_ratio`).
+    pub avoid_writes: bool,
+    /// Stale nodes are listed last for reads.
+    pub avoid_reads: bool,
+    /// Writes stop avoiding stale nodes when more than this share of live nodes is stale.
+    pub write_ratio: f64,
+}
+
+impl Default for StalePolicy {
+    fn default() -> Self {
+        StalePolicy::from_options(&NameNodeOptions::default())
+    }
+}
+
+impl StalePolicy {
+    pub fn from_options(options: &NameNodeOptions) -> Self {
+        StalePolicy {
+            interval: options.stale_interval,
+            avoid_writes: options.avoid_write_stale,
+            avoid_reads: options.avoid_read_stale,
+            write_ratio: options.write_stale_ratio,
+        }
+    }
+}
+
 #[derive(Debug, Default)]
 pub struct DatanodeRegistry {
     pub nodes: Vec<DatanodeDescriptor>,
     pub by_uuid: HashMap<String, DnIdx>,
+    /// Fixed at start.
+    pub stale: StalePolicy,
 }
 
 impl DatanodeRegistry {
+    pub fn new(options: &NameNodeOptions) -> Self {
+        DatanodeRegistry {
+            stale: StalePolicy::from_options(options),
+            ..Default::default()
+        }
+    }
+
+    /// Live, but silent for the stale interval: probably dead, not yet declared so.
+    pub fn is_stale(&self, idx: DnIdx) -> bool {
+        let d = &self.nodes[idx];
+        d.alive && d.last_heartbeat.elapsed() > self.stale.interval
+    }
+
+    /// Live and heard from within the stale interval.
+    pub fn is_fresh(&self, idx: DnIdx) -> bool {
+        self.nodes[idx].alive && !self.is_stale(idx)
+    }
+
+    /// Whether new replicas should avoid stale nodes now: the policy says so and not
+    /// too many live nodes are stale.
+    pub fn avoiding_stale_writes(&self) -> bool {
+        if !self.stale.avoid_writes {
+            return false;
+        }
+        let live = self.live_count();
+        let stale = self.live().filter(|i| self.is_stale(*i)).count();
+        live > 0 && (stale as f64) <= self.stale.write_ratio * live as f64
+    }
+
     pub fn find(&self, uuid: &str) -> Option<DnIdx> {
         self.by_uuid.get(uuid).copied()
     }

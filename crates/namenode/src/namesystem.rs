@@ -367,7 +367,7 @@ impl State {
         State {
             ns,
             blocks,
-            datanodes: DatanodeRegistry::default(),
+            datanodes: DatanodeRegistry::new(options),
             leases,
             safe_mode: false,
             txns_since_checkpoint: 0,

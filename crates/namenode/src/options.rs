@@ -56,6 +56,19 @@ pub struct NameNodeOptions {
     /// `dfs.namenode.complete.wait` (Tusk key): how long `complete` waits for the last
     /// block's replicas before answering false.
     pub complete_wait: Duration,
+    /// `dfs.namenode.stale.datanode.interval`: a node without a heartbeat for this long
+    /// is stale (probably dead, not yet declared so).
+    pub stale_interval: Duration,
+    /// `dfs.namenode.avoid.write.stale.datanode` (Tusk default true; HDFS false): stale
+    /// nodes get no new replicas.
+    pub avoid_write_stale: bool,
+    /// `dfs.namenode.avoid.read.stale.datanode` (Tusk default true; HDFS false): stale
+    /// nodes are listed last for reads.
+    pub avoid_read_stale: bool,
+    /// `dfs.namenode.write.stale.datanode.ratio`: when more than this share of live
+    /// nodes is stale, writes stop avoiding them (so a cluster-wide hiccup does not put
+    /// every write on the few nodes left).
+    pub write_stale_ratio: f64,
 }
 
 impl Default for NameNodeOptions {
@@ -83,6 +96,10 @@ impl Default for NameNodeOptions {
             listing_limit: 1000,
             safemode_threshold: 0.999,
             complete_wait: Duration::from_secs(2),
+            stale_interval: Duration::from_secs(30),
+            avoid_write_stale: true,
+            avoid_read_stale: true,
+            write_stale_ratio: 0.5,
         }
     }
 }
@@ -168,6 +185,22 @@ impl NameNodeOptions {
             complete_wait: conf
                 .get_duration("dfs.namenode.complete.wait", d.complete_wait, ms)
                 .map_err(bad)?,
+            stale_interval: conf
+                .get_duration("dfs.namenode.stale.datanode.interval", d.stale_interval, ms)
+                .map_err(bad)?,
+            avoid_write_stale: conf
+                .get_bool(
+                    "dfs.namenode.avoid.write.stale.datanode",
+                    d.avoid_write_stale,
+                )
+                .map_err(bad)?,
+            avoid_read_stale: conf
+                .get_bool("dfs.namenode.avoid.read.stale.datanode", d.avoid_read_stale)
+                .map_err(bad)?,
+            write_stale_ratio: conf
+                .get("dfs.namenode.write.stale.datanode.ratio")
+                .and_then(|v| v.parse().ok())
+                .unwrap_or(d.write_stale_ratio),
         })
     }
 

@@ -1,6 +1,7 @@
 //! Replica placement as HDFS's default policy does it: the first replica on the writer's
 //! node when the writer is a DataNode, the second on another rack, the third on the
-//! second's rack, the rest anywhere; dead, excluded and full nodes are skipped.
+//! second's rack, the rest anywhere; dead, excluded and full nodes are skipped, and so
+//! are stale ones (silent for the stale interval) unless too many nodes are stale.
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -50,7 +51,10 @@ impl Topology {
 }
 
 /// Chooses `count` targets for a new replica set. `chosen` already hold the block (they
-/// count for rack spreading); `excluded` must not be used.
+/// count for rack spreading); `excluded` must not be used. Stale nodes are left out
+/// while the registry avoids them for writes, even if that yields fewer targets: a
+/// replica short is restored by the replication monitor, while a write to a dead node
+/// costs the writer a timeout.
 pub fn choose_targets(
     registry: &DatanodeRegistry,
     count: usize,
@@ -60,9 +64,11 @@ pub fn choose_targets(
     block_size: u64,
 ) -> Vec<DnIdx> {
     let mut rng = rand::thread_rng();
+    let avoid_stale = registry.avoiding_stale_writes();
     let mut candidates: Vec<DnIdx> = registry
         .live()
         .filter(|i| !chosen.contains(i) && !excluded.contains(i))
+        .filter(|i| !avoid_stale || !registry.is_stale(*i))
         .filter(|i| registry.nodes[*i].remaining >= block_size || registry.nodes[*i].capacity == 0)
         .collect();
     candidates.shuffle(&mut rng);
@@ -150,6 +156,32 @@ mod tests {
         r.nodes[1].alive = false;
         let t = choose_targets(&r, 3, None, &[], &[2], 1);
         assert_eq!(t, vec![0]);
+    }
+
+    #[test]
+    fn stale_nodes_are_avoided_unless_too_many_are_stale() {
+        let mut r = registry(&["/r1", "/r1", "/r1", "/r1"]);
+        r.stale.interval = std::time::Duration::from_secs(30);
+        let long_ago = std::time::Instant::now() - std::time::Duration::from_secs(31);
+        r.nodes[1].last_heartbeat = long_ago;
+        for _ in 0..20 {
+            let t = choose_targets(&r, 3, None, &[], &[], 1);
+            assert_eq!(t.len(), 3);
+            assert!(!t.contains(&1), "stale node chosen: {t:?}");
+        }
+        // One target short rather than a stale one.
+        assert_eq!(choose_targets(&r, 4, None, &[], &[], 1).len(), 3);
+        r.nodes[2].last_heartbeat = long_ago;
+        r.nodes[3].last_heartbeat = long_ago;
+        assert_eq!(
+            choose_targets(&r, 4, None, &[], &[], 1).len(),
+            4,
+            "3 of 4 stale: over the ratio, stale nodes are used"
+        );
+        r.stale.avoid_writes = false;
+        r.nodes[2].last_heartbeat = std::time::Instant::now();
+        r.nodes[3].last_heartbeat = std::time::Instant::now();
+        assert_eq!(choose_targets(&r, 4, None, &[], &[], 1).len(), 4);
     }
 
     #[test]

@@ -226,13 +226,7 @@ impl RpcService for ClientProtocolService {
             }),
             "getAdditionalDatanode" => now(body, |r: h::GetAdditionalDatanodeRequestProto| {
                 Ok(h::GetAdditionalDatanodeResponseProto {
-                    block: fsn.additional_datanodes(
-                        &r.blk,
-                        &r.existings,
-                        &r.excludes,
-                        r.num_additional_nodes,
-                        &ctx.peer.ip().to_string(),
-                    )?,
+                    block: fsn.additional_datanodes(&r, &ctx.peer.ip().to_string())?,
                 })
             }),
             "reportBadBlocks" => now(body, |r: h::ReportBadBlocksRequestProto| {
@@ -307,7 +301,7 @@ impl RpcService for DatanodeProtocolService {
                 })
             }),
             "blockReceivedAndDeleted" => now(body, |r: t::BlockReceivedAndDeletedRequest| {
-                fsn.block_received(&r.datanode_uuid, &r.received, &r.deleted)?;
+                fsn.block_received(&r)?;
                 Ok(t::BlockReceivedAndDeletedResponse {})
             }),
             "blockReport" => now(body, |r: t::BlockReportRequest| {

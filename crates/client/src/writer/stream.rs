@@ -48,6 +48,9 @@ struct Conn {
 
 pub(super) struct BlockStream {
     path: String,
+    file_id: u64,
+    /// The file's replication, for the replace-datanode-on-failure policy.
+    replication: usize,
     mode: ReplicationMode,
     checksum: DataChecksum,
     /// The block with its current generation stamp.
@@ -67,6 +70,8 @@ pub(super) struct BlockStream {
     next_seqno: i64,
     /// Offset in the block of the next packet.
     sent_bytes: u64,
+    /// The closing packet has been sent.
+    last_sent: bool,
     /// Bytes acknowledged by every live replica.
     acked_bytes: u64,
     max_in_flight: usize,
@@ -91,6 +96,8 @@ impl BlockStream {
     pub(super) async fn open(
         client: &DfsClient,
         path: &str,
+        file_id: u64,
+        replication: u16,
         located: h::LocatedBlockProto,
         checksum: DataChecksum,
     ) -> std::result::Result<Self, (Vec<h::DatanodeInfoProto>, ClientError)> {
@@ -98,6 +105,8 @@ impl BlockStream {
         let (events_tx, events_rx) = mpsc::unbounded_channel();
         let mut stream = BlockStream {
             path: path.to_string(),
+            file_id,
+            replication: usize::from(replication),
             mode: opts.replication_mode,
             checksum,
             block: located.b.clone(),
@@ -111,6 +120,7 @@ impl BlockStream {
             unacked: VecDeque::new(),
             next_seqno: 0,
             sent_bytes: 0,
+            last_sent: false,
             acked_bytes: 0,
             max_in_flight: opts.max_packets_in_flight.max(1),
             timeout: opts.socket_timeout,
@@ -279,6 +289,14 @@ impl BlockStream {
         while self.unacked.len() >= self.max_in_flight {
             self.process_event(client, pool).await?;
         }
+        if last && self.mode == ReplicationMode::Pipeline {
+            // As HDFS: the closing packet goes once every data packet is acknowledged,
+            // so no node finalizes while another may still need a streaming recovery;
+            // a failure after it is repaired by close recovery instead.
+            while !self.unacked.is_empty() {
+                self.process_event(client, pool).await?;
+            }
+        }
         let mut sums = vec![0u8; self.checksum.checksums_len(data.len())];
         self.checksum.compute_into(&data, &mut sums);
         let packet = SentPacket {
@@ -290,13 +308,49 @@ impl BlockStream {
         };
         self.next_seqno += 1;
         self.sent_bytes += packet.data.len() as u64;
+        self.last_sent |= last;
         let failures = write_to_all(&mut self.conns, &packet).await;
         self.unacked.push_back(packet);
         for conn in failures {
-            self.handle_failure(client, conn, "write failed".into())
+            let node = match self.mode {
+                ReplicationMode::Pipeline => self.blamed_by_ack().await.unwrap_or(conn),
+                ReplicationMode::Parallel => conn,
+            };
+            self.handle_failure(client, node, "write failed".into())
                 .await?;
         }
         Ok(())
+    }
+
+    /// Pipeline mode, after a write to the first node failed: that node may only have
+    /// hung up because a node downstream failed, which its last ack names. Reads the
+    /// acks still in flight until one names a failed node (returned) or the connection's
+    /// end.
+    async fn blamed_by_ack(&mut self) -> Option<usize> {
+        loop {
+            let event = tokio::time::timeout(self.timeout, self.events_rx.recv()).await;
+            match event {
+                Ok(Some(AckEvent::Ack {
+                    generation,
+                    conn,
+                    seqno,
+                    replies,
+                })) if generation == self.generation => {
+                    if let Some(bad) = replies.iter().position(|r| *r != Status::Success as i32) {
+                        return Some(bad);
+                    }
+                    if let Some(Some(c)) = self.conns.get_mut(conn) {
+                        c.acked = c.acked.max(seqno);
+                    }
+                    self.release_acked(&mut VecDeque::new());
+                }
+                Ok(Some(AckEvent::Failed { generation, .. })) if generation == self.generation => {
+                    return None
+                }
+                Ok(Some(_)) => {}
+                Ok(None) | Err(_) => return None,
+            }
+        }
     }
 
     /// Waits for the next ack event and applies it.
@@ -402,6 +456,11 @@ impl BlockStream {
                     });
                 }
                 self.release_acked(&mut VecDeque::new());
+                let live = self.live_nodes();
+                if self.wants_replacement(client, live.len()) {
+                    let replaced = self.replace_parallel(client, &live).await;
+                    self.accept_replacement(client, replaced)?;
+                }
                 Ok(())
             }
             ReplicationMode::Pipeline => self.recover_pipeline(client, node, error).await,
@@ -427,6 +486,11 @@ impl BlockStream {
                     block: self.block.block_id,
                 });
             }
+            if self.wants_replacement(client, self.nodes.len()) {
+                let existing: Vec<usize> = (0..self.nodes.len()).collect();
+                let added = self.add_datanode(client, &existing).await.map(|_| ());
+                self.accept_replacement(client, added)?;
+            }
             let r: h::UpdateBlockForPipelineResponseProto = client
                 .call(
                     "updateBlockForPipeline",
@@ -437,17 +501,22 @@ impl BlockStream {
                 )
                 .await?;
             let new_gs = r.block.b.generation_stamp;
-            match self
-                .connect_all(
-                    client,
-                    BlockConstructionStage::PipelineSetupStreamingRecovery,
-                    Some(new_gs),
-                )
-                .await
-            {
+            // Only the closing packet outstanding: every node holds all the data.
+            let closing = self.unacked.iter().all(|p| p.last) && !self.unacked.is_empty();
+            let stage = if closing {
+                BlockConstructionStage::PipelineCloseRecovery
+            } else {
+                BlockConstructionStage::PipelineSetupStreamingRecovery
+            };
+            match self.connect_all(client, stage, Some(new_gs)).await {
                 Ok(()) => {
                     let old = self.block.clone();
                     self.block.generation_stamp = new_gs;
+                    if closing {
+                        // The nodes closed their replicas; nothing more goes or comes.
+                        self.unacked.clear();
+                        self.generation += 1;
+                    }
                     for p in &self.unacked {
                         if !write_to_all(&mut self.conns, p).await.is_empty() {
                             break;
@@ -470,13 +539,155 @@ impl BlockStream {
                     return Ok(());
                 }
                 Err((b, e)) => {
-                    // The new stamp is ours now, even though the pipeline failed again.
-                    self.block.generation_stamp = new_gs;
+                    // The replicas keep the stamp of the last recovery that worked (or
+                    // one between it and `new_gs`): the next recovery names that one as
+                    // the oldest it accepts.
                     bad = b.first().copied().unwrap_or(0);
                     error = e.to_string();
                 }
             }
         }
+    }
+
+    fn wants_replacement(&self, client: &DfsClient, remaining: usize) -> bool {
+        client
+            .options()
+            .replace_datanode_on_failure
+            .should_replace(self.replication, remaining)
+    }
+
+    /// A failed replacement ends the write unless the policy is best-effort.
+    fn accept_replacement(&self, client: &DfsClient, outcome: Result<()>) -> Result<()> {
+        match outcome {
+            Ok(()) => Ok(()),
+            Err(e) if client.options().replace_datanode_best_effort => {
+                tracing::warn!(path = %self.path, error = %e, "no replacement DataNode; going on with fewer (best effort)");
+                Ok(())
+            }
+            Err(e) => Err(e),
+        }
+    }
+
+    /// Indexes of the nodes with a live connection (parallel mode).
+    fn live_nodes(&self) -> Vec<usize> {
+        (0..self.conns.len())
+            .filter(|i| self.conns[*i].is_some())
+            .collect()
+    }
+
+    /// Gets a new DataNode for the block from the NameNode and has one of `existing`
+    /// copy the acknowledged bytes to it; the new node is appended to `nodes` and its
+    /// index returned.
+    async fn add_datanode(&mut self, client: &DfsClient, existing: &[usize]) -> Result<usize> {
+        let existing_nodes: Vec<h::DatanodeInfoProto> =
+            existing.iter().map(|i| self.nodes[*i].clone()).collect();
+        let mut acked = self.block.clone();
+        acked.num_bytes = Some(self.acked_bytes);
+        let r: h::GetAdditionalDatanodeResponseProto = client
+            .call(
+                "getAdditionalDatanode",
+                &h::GetAdditionalDatanodeRequestProto {
+                    src: self.path.clone(),
+                    blk: acked.clone(),
+                    existings: existing_nodes.clone(),
+                    excludes: self.failed.clone(),
+                    num_additional_nodes: 1,
+                    client_name: client.client_name().to_string(),
+                    existing_storage_uuids: existing
+                        .iter()
+                        .map(|i| self.storage_ids.get(*i).cloned().unwrap_or_default())
+                        .collect(),
+                    file_id: Some(self.file_id),
+                },
+            )
+            .await?;
+        let no_replacement = |reason: String| ClientError::NoReplacementDatanode {
+            path: self.path.clone(),
+            block: self.block.block_id,
+            reason,
+        };
+        let is_new = |n: &h::DatanodeInfoProto| {
+            !existing_nodes
+                .iter()
+                .chain(&self.failed)
+                .any(|e| e.id.datanode_uuid == n.id.datanode_uuid)
+        };
+        let Some(pos) = r.block.locs.iter().position(is_new) else {
+            return Err(no_replacement("the NameNode has no other DataNode".into()));
+        };
+        let new_node = r.block.locs[pos].clone();
+        let storage = r.block.storage_i_ds.get(pos).cloned().unwrap_or_default();
+        let mut last_error = String::new();
+        for source in &existing_nodes {
+            match transfer_block(
+                client,
+                source,
+                &acked,
+                &new_node,
+                &storage,
+                2 * self.timeout,
+            )
+            .await
+            {
+                Ok(()) => {
+                    tracing::info!(path = %self.path, block = self.block.block_id, new = %node_name(&new_node), source = %node_name(source), bytes = self.acked_bytes, "failed DataNode replaced");
+                    self.nodes.push(new_node);
+                    while self.storage_ids.len() < self.nodes.len() - 1 {
+                        self.storage_ids.push(String::new());
+                    }
+                    self.storage_ids.push(storage);
+                    return Ok(self.nodes.len() - 1);
+                }
+                Err(e) => {
+                    tracing::warn!(path = %self.path, source = %node_name(source), error = %e, "copy to the replacement DataNode failed");
+                    last_error = e.to_string();
+                }
+            }
+        }
+        Err(no_replacement(last_error))
+    }
+
+    /// Parallel mode: adds a replacement node and sends it the packets not yet
+    /// acknowledged by every node, or, when the copy it got is already the whole block,
+    /// has it close that copy.
+    async fn replace_parallel(&mut self, client: &DfsClient, live: &[usize]) -> Result<()> {
+        let idx = self.add_datanode(client, live).await?;
+        debug_assert_eq!(idx, self.conns.len());
+        let complete = self.last_sent && self.acked_bytes == self.sent_bytes;
+        let stage = if complete {
+            BlockConstructionStage::PipelineCloseRecovery
+        } else {
+            BlockConstructionStage::PipelineSetupStreamingRecovery
+        };
+        let gs = Some(self.block.generation_stamp);
+        let mut conn = match self.connect(client, idx, idx + 1, stage, gs).await {
+            Ok(conn) => conn,
+            Err((_, e)) => {
+                self.conns.push(None);
+                self.failed.push(self.nodes[idx].clone());
+                return Err(e);
+            }
+        };
+        conn.acked = match self.unacked.front() {
+            Some(p) if !complete => p.seqno - 1,
+            _ => self.next_seqno - 1,
+        };
+        self.conns.push(Some(conn));
+        if complete {
+            return Ok(());
+        }
+        for p in &self.unacked {
+            if !write_to_all(&mut self.conns[idx..], p).await.is_empty() {
+                self.conns[idx] = None;
+                self.failed.push(self.nodes[idx].clone());
+                return Err(ClientError::NoReplacementDatanode {
+                    path: self.path.clone(),
+                    block: self.block.block_id,
+                    reason: "the replacement failed while catching up".into(),
+                });
+            }
+        }
+        Ok(())
     }
 
     /// Nodes that failed while writing this block.
@@ -557,4 +768,58 @@ fn spawn_ack_reader(
             }
         }
     });
+}
+
+/// TRANSFER_BLOCK: asks `source` to copy its replica's first `block.num_bytes` bytes to
+/// `target`, and waits for the copy.
+async fn transfer_block(
+    client: &DfsClient,
+    source: &h::DatanodeInfoProto,
+    block: &h::ExtendedBlockProto,
+    target: &h::DatanodeInfoProto,
+    storage_id: &str,
+    timeout: Duration,
+) -> Result<()> {
+    let name = node_name(source);
+    let stream = tokio::time::timeout(timeout, TcpStream::connect(&name))
+        .await
+        .map_err(|_| ClientError::Io(std::io::ErrorKind::TimedOut.into()))??;
+    let (rd, wr) = stream.into_split();
+    let mut reader = BufReader::new(rd);
+    let mut writer = BufWriter::new(wr);
+    let dt = |source| ClientError::DataTransfer {
+        node: name.clone(),
+        source,
+    };
+    let op = h::OpTransferBlockProto {
+        header: h::ClientOperationHeaderProto {
+            base_header: h::BaseHeaderProto {
+                block: block.clone(),
+                token: Some(token()),
+                trace_info: None,
+            },
+            client_name: client.client_name().to_string(),
+        },
+        targets: vec![target.clone()],
+        target_storage_types: vec![h::StorageTypeProto::Disk as i32],
+        target_storage_ids: vec![storage_id.to_string()],
+    };
+    write_op(&mut writer, Op::TransferBlock, &op)
+        .await
+        .map_err(dt)?;
+    let resp: h::BlockOpResponseProto = tokio::time::timeout(timeout, read_delimited(&mut reader))
+        .await
+        .map_err(|_| ClientError::Io(std::io::ErrorKind::TimedOut.into()))?
+        .map_err(dt)?;
+    if resp.status != Status::Success as i32 {
+        return Err(ClientError::DataNodeRefused {
+            node: name,
+            op: "TRANSFER_BLOCK",
+            block: block.block_id,
+            message: resp
+                .message
+                .unwrap_or_else(|| format!("status {}", resp.status)),
+        });
+    }
+    Ok(())
 }

@@ -49,6 +49,9 @@ struct Entry {
     /// Writer epoch, locked around every write. Recovery and deletion bump it so a
     /// superseded writer stops; shared by the entry and its writer.
     epoch: Arc<Mutex<u64>>,
+    /// A corrupt finalized replica whose files stay on disk until this one, written to
+    /// replace it, is finalized; deleting this entry deletes them too.
+    replaces: Option<ReplicaInfo>,
 }
 
 impl FileBlockStore {
@@ -76,6 +79,7 @@ impl FileBlockStore {
                 replicas.entry(info.block_id).or_insert(Entry {
                     info,
                     epoch: Arc::new(Mutex::new(0)),
+                    replaces: None,
                 });
             }
         }
@@ -89,6 +93,70 @@ impl FileBlockStore {
             }),
         })
     }
+}
+
+impl FileBlockStore {
+    fn epoch_lock(&self, block_id: u64) -> Result<Arc<Mutex<u64>>, DataNodeError> {
+        self.inner
+            .map()
+            .get(&block_id)
+            .map(|e| e.epoch.clone())
+            .ok_or(DataNodeError::BlockNotFound { block: block_id })
+    }
+}
+
+/// A new, empty rbw replica.
+fn new_rbw(block_id: u64, generation_stamp: u64, volume: usize) -> ReplicaInfo {
+    ReplicaInfo {
+        block_id,
+        generation_stamp,
+        num_bytes: 0,
+        state: ReplicaState::Rbw,
+        volume,
+    }
+}
+
+/// Creates the empty data file and the meta file (header only) of a new replica.
+fn create_replica_files(
+    inner: &Inner,
+    info: &ReplicaInfo,
+    checksum: DataChecksum,
+) -> Result<(File, File), DataNodeError> {
+    let data = create_file(&inner.data_file(info))?;
+    let meta_path = inner.meta_file(info);
+    let meta = create_file(&meta_path)?;
+    meta.write_all_at(&meta_header(checksum), 0)
+        .map_err(|e| DataNodeError::io(&meta_path, e))?;
+    Ok((data, meta))
+}
+
+/// The checks every recovery makes (HDFS's `recoverCheck`): the replica's generation
+/// stamp lies between the block's and the new one, and its length within what the
+/// recovering client says the pipeline holds.
+fn check_recovery(
+    replica: &ReplicaInfo,
+    block_gs: u64,
+    new_gs: u64,
+    min_bytes: u64,
+    max_bytes: u64,
+) -> Result<(), DataNodeError> {
+    if replica.generation_stamp < block_gs || replica.generation_stamp > new_gs {
+        return Err(DataNodeError::GenerationStampOutOfRange {
+            block: replica.block_id,
+            found: replica.generation_stamp,
+            low: block_gs,
+            high: new_gs,
+        });
+    }
+    if replica.num_bytes < min_bytes || replica.num_bytes > max_bytes {
+        return Err(DataNodeError::ReplicaLengthOutOfRange {
+            block: replica.block_id,
+            have: replica.num_bytes,
+            min: min_bytes,
+            max: max_bytes,
+        });
+    }
+    Ok(())
 }
 
 impl Inner {
@@ -133,91 +201,123 @@ impl BlockStore for FileBlockStore {
         checksum: DataChecksum,
     ) -> Result<Box<dyn ReplicaWriter>, DataNodeError> {
         let inner = &self.inner;
-        let old = match inner.map().get(&block_id) {
-            Some(e) if e.info.state == ReplicaState::Finalized => {
-                return Err(DataNodeError::ReplicaExists { block: block_id })
-            }
-            Some(e) => Some((e.info, e.epoch.clone())),
-            None => None,
-        };
-        let epoch_lock = match old {
-            Some((info, epoch_lock)) => {
-                bump(&epoch_lock);
-                remove_files(inner, &info);
-                epoch_lock
-            }
-            None => Arc::new(Mutex::new(0)),
-        };
+        let mut map = inner.map();
+        if map.contains_key(&block_id) {
+            return Err(DataNodeError::ReplicaExists { block: block_id });
+        }
         let volume = inner.next_volume.fetch_add(1, Ordering::Relaxed) % inner.volumes.len();
-        let info = ReplicaInfo {
-            block_id,
-            generation_stamp,
-            num_bytes: 0,
-            state: ReplicaState::Rbw,
-            volume,
-        };
-        let data = create_file(&inner.data_file(&info))?;
-        let meta_path = inner.meta_file(&info);
-        let meta = create_file(&meta_path)?;
-        meta.write_all_at(&meta_header(checksum), 0)
-            .map_err(|e| DataNodeError::io(&meta_path, e))?;
-        let epoch = *lock(&epoch_lock);
-        inner.map().insert(
+        let info = new_rbw(block_id, generation_stamp, volume);
+        let epoch_lock = Arc::new(Mutex::new(0));
+        let (data, meta) = create_replica_files(inner, &info, checksum)?;
+        map.insert(
             block_id,
             Entry {
                 info,
                 epoch: epoch_lock.clone(),
+                replaces: None,
             },
         );
         Ok(Box::new(FileReplicaWriter {
             inner: inner.clone(),
             info,
-            epoch,
+            epoch: 0,
             epoch_lock,
             checksum,
             data,
             meta,
+            replaces: None,
+        }))
+    }
+
+    fn create_temporary(
+        &self,
+        block_id: u64,
+        generation_stamp: u64,
+        checksum: DataChecksum,
+    ) -> Result<Box<dyn ReplicaWriter>, DataNodeError> {
+        let inner = &self.inner;
+        let existing = inner
+            .map()
+            .get(&block_id)
+            .map(|e| (e.info, e.epoch.clone()));
+        let Some((old, epoch_lock)) = existing else {
+            return self.create_rbw(block_id, generation_stamp, checksum);
+        };
+        let replaceable = (old.state == ReplicaState::Rbw
+            && old.generation_stamp < generation_stamp)
+            || matches!(
+                self.verify(block_id),
+                Err(DataNodeError::CorruptReplica { .. } | DataNodeError::Io { .. })
+            );
+        if !replaceable {
+            return Err(DataNodeError::ReplicaExists { block: block_id });
+        }
+        // Lock order: epoch, then map (as writers do).
+        let mut epoch = lock(&epoch_lock);
+        let mut map = inner.map();
+        if map.get(&block_id).map(|e| e.info) != Some(old) {
+            return Err(DataNodeError::ReplicaExists { block: block_id });
+        }
+        *epoch += 1;
+        let my_epoch = *epoch;
+        if old.state == ReplicaState::Rbw {
+            remove_files(inner, &old);
+        }
+        let info = new_rbw(block_id, generation_stamp, old.volume);
+        let (data, meta) = create_replica_files(inner, &info, checksum)?;
+        // A corrupt copy stays on disk until the new one is finalized over it.
+        let replaces = (old.state == ReplicaState::Finalized).then_some(old);
+        let entry = map.get_mut(&block_id).expect("checked");
+        entry.info = info;
+        entry.replaces = replaces;
+        info!(
+            block_id,
+            old_generation_stamp = old.generation_stamp,
+            old_state = ?old.state,
+            "replacing a stale or corrupt replica"
+        );
+        drop(map);
+        drop(epoch);
+        Ok(Box::new(FileReplicaWriter {
+            inner: inner.clone(),
+            info,
+            epoch: my_epoch,
+            epoch_lock,
+            checksum,
+            data,
+            meta,
+            replaces,
         }))
     }
 
     fn recover_rbw(
         &self,
         block_id: u64,
-        new_generation_stamp: u64,
-        keep_bytes: u64,
+        block_gs: u64,
+        new_gs: u64,
+        min_bytes: u64,
+        max_bytes: u64,
     ) -> Result<Box<dyn ReplicaWriter>, DataNodeError> {
         let inner = &self.inner;
-        let epoch_lock = inner
-            .map()
-            .get(&block_id)
-            .map(|e| e.epoch.clone())
-            .ok_or(DataNodeError::BlockNotFound { block: block_id })?;
+        let epoch_lock = self.epoch_lock(block_id)?;
         let mut epoch = lock(&epoch_lock);
         let mut map = inner.map();
         let entry = map
             .get_mut(&block_id)
             .ok_or(DataNodeError::BlockNotFound { block: block_id })?;
         let old = entry.info;
-        if old.generation_stamp > new_generation_stamp {
-            return Err(DataNodeError::StaleGenerationStamp {
+        if old.state != ReplicaState::Rbw {
+            return Err(DataNodeError::ReplicaStateMismatch {
                 block: block_id,
-                found: old.generation_stamp,
-                wanted: new_generation_stamp,
+                state: old.state,
+                op: "streaming recovery",
             });
         }
-        if old.num_bytes < keep_bytes {
-            return Err(DataNodeError::ReplicaTooShort {
-                block: block_id,
-                have: old.num_bytes,
-                wanted: keep_bytes,
-            });
-        }
+        check_recovery(&old, block_gs, new_gs, min_bytes, max_bytes)?;
         let info = ReplicaInfo {
-            generation_stamp: new_generation_stamp,
-            state: ReplicaState::Rbw,
+            generation_stamp: new_gs,
             ..old
         };
-        rename(&inner.data_file(&old), &inner.data_file(&info))?;
         rename(&inner.meta_file(&old), &inner.meta_file(&info))?;
         entry.info = info;
         *epoch += 1;
@@ -236,15 +336,51 @@ impl BlockStore for FileBlockStore {
             checksum,
             data,
             meta,
+            replaces: None,
         };
-        writer.truncate(keep_bytes)?;
+        writer.truncate(min_bytes)?;
         info!(
             block_id,
-            generation_stamp = new_generation_stamp,
-            keep_bytes,
+            generation_stamp = new_gs,
+            keep_bytes = min_bytes,
             "replica reopened for recovery"
         );
         Ok(Box::new(writer))
+    }
+
+    fn recover_close(
+        &self,
+        block_id: u64,
+        block_gs: u64,
+        new_gs: u64,
+        expected_len: u64,
+    ) -> Result<ReplicaInfo, DataNodeError> {
+        let inner = &self.inner;
+        let epoch_lock = self.epoch_lock(block_id)?;
+        let mut epoch = lock(&epoch_lock);
+        let mut map = inner.map();
+        let entry = map
+            .get_mut(&block_id)
+            .ok_or(DataNodeError::BlockNotFound { block: block_id })?;
+        let old = entry.info;
+        check_recovery(&old, block_gs, new_gs, expected_len, expected_len)?;
+        let info = ReplicaInfo {
+            generation_stamp: new_gs,
+            state: ReplicaState::Finalized,
+            ..old
+        };
+        // Data first, as in finalize.
+        rename(&inner.data_file(&old), &inner.data_file(&info))?;
+        rename(&inner.meta_file(&old), &inner.meta_file(&info))?;
+        entry.info = info;
+        *epoch += 1;
+        info!(
+            block_id,
+            generation_stamp = new_gs,
+            bytes = info.num_bytes,
+            "replica closed by recovery"
+        );
+        Ok(info)
     }
 
     fn open_reader(
@@ -282,6 +418,9 @@ impl BlockStore for FileBlockStore {
         };
         bump(&entry.epoch);
         remove_files(&self.inner, &entry.info);
+        if let Some(old) = entry.replaces {
+            remove_files(&self.inner, &old);
+        }
         Ok(true)
     }
 
@@ -329,6 +468,9 @@ struct FileReplicaWriter {
     checksum: DataChecksum,
     data: File,
     meta: File,
+    /// A corrupt finalized replica this one replaces; its files are overwritten (or,
+    /// for a meta file of another generation stamp, removed) at finalize.
+    replaces: Option<ReplicaInfo>,
 }
 
 impl FileReplicaWriter {
@@ -457,8 +599,15 @@ impl ReplicaWriter for FileReplicaWriter {
             &self.inner.meta_file(&self.info),
             &self.inner.meta_file(&done),
         )?;
+        if let Some(old) = self.replaces {
+            let old_meta = self.inner.meta_file(&old);
+            if old_meta != self.inner.meta_file(&done) {
+                let _ = fs::remove_file(old_meta);
+            }
+        }
         if let Some(e) = self.inner.map().get_mut(&done.block_id) {
             e.info = done;
+            e.replaces = None;
         }
         Ok(done)
     }
@@ -734,8 +883,11 @@ mod tests {
     }
 
     fn write_all(w: &mut dyn ReplicaWriter, data: &[u8]) {
+        write_all_from(w, 0, data);
+    }
+
+    fn write_all_from(w: &mut dyn ReplicaWriter, mut offset: u64, data: &[u8]) {
         let c = w.checksum();
-        let mut offset = 0;
         for piece in data.chunks(4096) {
             w.write(offset, piece, &c.compute(piece)).unwrap();
             offset += piece.len() as u64;
@@ -813,8 +965,23 @@ mod tests {
         let data: Vec<u8> = (0..5000u32).map(|i| i as u8).collect();
         let mut old = s.create_rbw(3, 10, DataChecksum::crc32c(512)).unwrap();
         write_all(old.as_mut(), &data);
+        assert!(
+            matches!(
+                s.create_rbw(3, 10, DataChecksum::crc32c(512)),
+                Err(DataNodeError::ReplicaExists { .. })
+            ),
+            "a create never replaces a replica, not even an rbw one"
+        );
+        assert!(matches!(
+            s.recover_rbw(3, 10, 11, 0, 4999),
+            Err(DataNodeError::ReplicaLengthOutOfRange { .. })
+        ));
+        assert!(matches!(
+            s.recover_rbw(3, 11, 12, 0, 5000),
+            Err(DataNodeError::GenerationStampOutOfRange { .. })
+        ));
 
-        let mut w = s.recover_rbw(3, 11, 1500).unwrap();
+        let mut w = s.recover_rbw(3, 10, 11, 1500, 5000).unwrap();
         assert_eq!(s.get(3).unwrap().generation_stamp, 11);
         assert_eq!(s.get(3).unwrap().num_bytes, 1500);
         // The old writer is superseded.
@@ -826,16 +993,91 @@ mod tests {
         w.finalize().unwrap();
         assert_eq!(read_all(&s, 3), data);
 
-        // Finalized replicas can be recovered too (close recovery) and keep all bytes.
-        let w = s.recover_rbw(3, 12, 5000).unwrap();
-        assert_eq!(w.info().state, ReplicaState::Rbw);
-        w.finalize().unwrap();
+        // A finalized replica is never reopened for streaming, and close recovery
+        // neither cuts it nor accepts a length other than its own.
+        assert!(matches!(
+            s.recover_rbw(3, 11, 12, 0, 5000),
+            Err(DataNodeError::ReplicaStateMismatch { .. })
+        ));
+        assert!(matches!(
+            s.recover_close(3, 11, u64::MAX, 0),
+            Err(DataNodeError::ReplicaLengthOutOfRange { .. })
+        ));
+        assert!(matches!(
+            s.recover_close(3, 12, 13, 5000),
+            Err(DataNodeError::GenerationStampOutOfRange { .. })
+        ));
+        assert_eq!(s.get(3).unwrap().num_bytes, 5000);
+        let closed = s.recover_close(3, 11, 12, 5000).unwrap();
+        assert_eq!(closed.state, ReplicaState::Finalized);
         let s = store(&dirs);
         assert_eq!(s.get(3).unwrap().generation_stamp, 12);
         assert_eq!(read_all(&s, 3), data);
+
+        // Close recovery of an rbw replica finalizes it as it is.
+        let mut w = s.create_rbw(4, 20, DataChecksum::crc32c(512)).unwrap();
+        write_all(w.as_mut(), &data[..700]);
+        let closed = s.recover_close(4, 20, 21, 700).unwrap();
+        assert_eq!(
+            (closed.state, closed.num_bytes),
+            (ReplicaState::Finalized, 700)
+        );
+        assert!(
+            w.write(700, &[1u8; 10], &[0u8; 4]).is_err(),
+            "old writer stopped"
+        );
+        assert_eq!(read_all(&s, 4), &data[..700]);
+    }
+
+    #[test]
+    fn pushed_replicas_replace_only_stale_or_corrupt_ones() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dirs = vec![tmp.path().to_path_buf()];
+        let s = store(&dirs);
+        let data: Vec<u8> = (0..3000u32).map(|i| (i * 7) as u8).collect();
+        let c = DataChecksum::crc32c(512);
+
+        // An rbw leftover of an older generation stamp gives way.
+        let mut w = s.create_rbw(1, 5, c).unwrap();
+        write_all(w.as_mut(), &data[..1000]);
+        let mut w = s.create_temporary(1, 6, c).unwrap();
+        write_all(w.as_mut(), &data);
+        w.finalize().unwrap();
+        assert_eq!(read_all(&s, 1), data);
+
+        // A good finalized replica does not.
         assert!(matches!(
-            s.recover_rbw(3, 13, 6000),
-            Err(DataNodeError::ReplicaTooShort { .. })
+            s.create_temporary(1, 6, c),
+            Err(DataNodeError::ReplicaExists { .. })
         ));
+
+        // A corrupt one does, and stays on disk until the new copy is complete.
+        let path = s.data_path(1).unwrap();
+        let mut bytes = fs::read(&path).unwrap();
+        bytes[2000] ^= 0x20;
+        fs::write(&path, &bytes).unwrap();
+        assert!(matches!(
+            s.verify(1),
+            Err(DataNodeError::CorruptReplica { offset: 1536, .. })
+        ));
+        let mut w = s.create_temporary(1, 6, c).unwrap();
+        write_all(w.as_mut(), &data[..1024]);
+        assert_eq!(fs::read(&path).unwrap(), bytes, "corrupt copy still there");
+        write_all_from(w.as_mut(), 1024, &data[1024..]);
+        w.finalize().unwrap();
+        assert_eq!(s.verify(1).unwrap().num_bytes, 3000);
+        assert_eq!(fs::read(&path).unwrap(), data);
+        let s = store(&dirs);
+        assert_eq!(read_all(&s, 1), data);
+        assert_eq!(s.get(1).unwrap().generation_stamp, 6);
+
+        // Deleting a replacement still being written deletes the corrupt copy too, so
+        // it cannot come back at the next start.
+        fs::write(&path, &bytes).unwrap();
+        let mut w = s.create_temporary(1, 7, c).unwrap();
+        write_all(w.as_mut(), &data[..512]);
+        assert!(s.delete(1).unwrap());
+        assert!(!path.exists());
+        assert!(store(&dirs).get(1).is_none());
     }
 }

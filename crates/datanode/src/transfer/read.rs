@@ -17,7 +17,7 @@ use tusk_proto::hdfs::{
 use crate::block_store::{ReplicaInfo, ReplicaReader};
 use crate::error::DataNodeError;
 use crate::heartbeat;
-use crate::transfer::send_response;
+use crate::transfer::{check_block_pool, send_response};
 use crate::Node;
 
 /// Serves one READ_BLOCK; `Ok(true)` if the connection may carry another op.
@@ -91,6 +91,7 @@ fn open(
     req: &OpReadBlockProto,
 ) -> Result<(ReplicaInfo, Box<dyn ReplicaReader>, u64, u64), DataNodeError> {
     let block = &req.header.base_header.block;
+    check_block_pool(node, block)?;
     let (info, reader) = node.store.open_reader(block.block_id)?;
     if info.generation_stamp < block.generation_stamp {
         return Err(DataNodeError::StaleGenerationStamp {

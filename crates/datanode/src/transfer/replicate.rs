@@ -1,42 +1,156 @@
-//! Pushing a finalized replica to other DataNodes (the NameNode's transfer command):
-//! this node acts as a client, writing the block with WRITE_BLOCK
-//! PIPELINE_SETUP_CREATE and client name "" to `targets[0]`, the rest as its pipeline.
+//! Pushing a replica to other DataNodes: a finalized one for the NameNode's transfer
+//! command (WRITE_BLOCK PIPELINE_SETUP_CREATE, client name ""), or the acknowledged
+//! part of one being written for a client replacing a failed pipeline node
+//! (TRANSFER_BLOCK; WRITE_BLOCK TRANSFER_RBW or TRANSFER_FINALIZED). This node acts as
+//! a client, writing to `targets[0]` with the rest as its pipeline.
 
 use std::time::Duration;
 
-use tokio::io::{AsyncRead, BufReader, BufWriter};
+use bytes::Bytes;
+use prost::Message;
+use tokio::io::{AsyncRead, AsyncWrite, BufReader, BufWriter};
 use tokio::net::TcpStream;
+use tracing::{info, warn};
 use tusk_datatransfer::{read_delimited, write_op, DataTransferError, Op};
 use tusk_proto::hdfs::op_write_block_proto::BlockConstructionStage;
 use tusk_proto::hdfs::{
-    BaseHeaderProto, BlockOpResponseProto, ClientOperationHeaderProto, ExtendedBlockProto,
-    OpWriteBlockProto, PipelineAckProto, Status,
+    BaseHeaderProto, BlockOpResponseProto, ClientOperationHeaderProto, DatanodeInfoProto,
+    ExtendedBlockProto, OpTransferBlockProto, OpWriteBlockProto, PipelineAckProto, Status,
 };
 use tusk_proto::internal::TransferCommand;
 
 use crate::block_store::ReplicaState;
 use crate::error::DataNodeError;
 use crate::transfer::read::{packet_data_len, send_block};
-use crate::transfer::{status_of, IO_BUFFER};
+use crate::transfer::{check_block_pool, send_response, status_of, IO_BUFFER};
 use crate::{datanode_info, heartbeat, Node};
 
+/// A replica to send to other DataNodes.
+struct Push {
+    block_id: u64,
+    /// The local replica must be at least this new.
+    min_generation_stamp: u64,
+    /// Bytes to send from the start; `None` for the whole replica.
+    len: Option<u64>,
+    /// Only a finalized replica may be sent (re-replication).
+    finalized_only: bool,
+    /// How the receivers open the replica, and the client named to them ("" when the
+    /// NameNode asked for the copy).
+    stage: BlockConstructionStage,
+    client_name: String,
+    targets: Vec<DatanodeInfoProto>,
+}
+
+/// The NameNode's transfer command: copy a finalized replica to `targets`.
 pub(crate) async fn push_replica(
     node: &std::sync::Arc<Node>,
     command: TransferCommand,
 ) -> Result<(), DataNodeError> {
-    let block_id = command.block_id;
+    push(
+        node,
+        Push {
+            block_id: command.block_id,
+            min_generation_stamp: command.generation_stamp,
+            len: None,
+            finalized_only: true,
+            stage: BlockConstructionStage::PipelineSetupCreate,
+            client_name: String::new(),
+            targets: command.targets.iter().map(datanode_info).collect(),
+        },
+    )
+    .await
+}
+
+/// TRANSFER_BLOCK: a writing client replaces a failed pipeline node and asks this node
+/// to copy the bytes its pipeline acknowledged (`block.num_bytes`) to the new one, as
+/// HDFS's `transferReplicaForPipelineRecovery`. The reply comes after the copy.
+pub(crate) async fn serve_transfer<W: AsyncWrite + Unpin>(
+    node: &std::sync::Arc<Node>,
+    body: Bytes,
+    wr: &mut W,
+) -> Result<(), DataNodeError> {
+    let op = OpTransferBlockProto::decode(body).map_err(DataTransferError::from)?;
+    let block = &op.header.base_header.block;
+    let pushed = async {
+        check_block_pool(node, block)?;
+        let info = node
+            .store
+            .get(block.block_id)
+            .ok_or(DataNodeError::BlockNotFound {
+                block: block.block_id,
+            })?;
+        let len = block.num_bytes.unwrap_or(info.num_bytes);
+        // Only a whole finalized replica arrives finalized; a part of one stays rbw for
+        // the writer to complete.
+        let stage = if info.state == ReplicaState::Finalized && len == info.num_bytes {
+            BlockConstructionStage::TransferFinalized
+        } else {
+            BlockConstructionStage::TransferRbw
+        };
+        push(
+            node,
+            Push {
+                block_id: block.block_id,
+                min_generation_stamp: block.generation_stamp,
+                len: Some(len),
+                finalized_only: false,
+                stage,
+                client_name: op.header.client_name.clone(),
+                targets: op.targets.clone(),
+            },
+        )
+        .await
+    }
+    .await;
+    match pushed {
+        Ok(()) => {
+            info!(
+                block_id = block.block_id,
+                "replica transferred for a writing client"
+            );
+            send_response(wr, Status::Success, None, None).await?;
+            Ok(())
+        }
+        Err(e) => {
+            warn!(block_id = block.block_id, error = %e, "TRANSFER_BLOCK failed");
+            send_response(wr, e.status(), None, Some(e.to_string())).await?;
+            Err(e)
+        }
+    }
+}
+
+async fn push(node: &std::sync::Arc<Node>, push: Push) -> Result<(), DataNodeError> {
+    let block_id = push.block_id;
     let (info, mut reader) = node.store.open_reader(block_id)?;
-    if info.state != ReplicaState::Finalized || info.generation_stamp < command.generation_stamp {
+    if (push.finalized_only && info.state != ReplicaState::Finalized)
+        || info.generation_stamp < push.min_generation_stamp
+    {
         return Err(DataNodeError::StaleGenerationStamp {
             block: block_id,
             found: info.generation_stamp,
-            wanted: command.generation_stamp,
+            wanted: push.min_generation_stamp,
         });
     }
-    let Some(first) = command.targets.first() else {
+    let len = push.len.unwrap_or(info.num_bytes);
+    if len > info.num_bytes {
+        return Err(DataNodeError::ReplicaLengthOutOfRange {
+            block: block_id,
+            have: info.num_bytes,
+            min: len,
+            max: u64::MAX,
+        });
+    }
+    let checksum = reader.checksum();
+    if len < info.num_bytes && !len.is_multiple_of(u64::from(checksum.bytes_per_checksum)) {
+        // The stored checksum of that chunk covers bytes that would not be sent.
+        return Err(DataNodeError::Unsupported {
+            what: format!("a copy of block {block_id} ending inside a checksum chunk"),
+        });
+    }
+    let Some(first) = push.targets.first() else {
         return Ok(());
     };
-    let addr = format!("{}:{}", first.ip_addr, first.xfer_port);
+    let addr = format!("{}:{}", first.id.ip_addr, first.id.xfer_port);
     let downstream = |reason: String| DataNodeError::Downstream {
         addr: addr.clone(),
         reason,
@@ -51,7 +165,6 @@ pub(crate) async fn push_replica(
     let mut rd = BufReader::new(rd);
     let mut wr = BufWriter::with_capacity(IO_BUFFER, wr);
 
-    let checksum = reader.checksum();
     let op = OpWriteBlockProto {
         header: ClientOperationHeaderProto {
             base_header: BaseHeaderProto {
@@ -59,17 +172,17 @@ pub(crate) async fn push_replica(
                     pool_id: node.block_pool_id(),
                     block_id,
                     generation_stamp: info.generation_stamp,
-                    num_bytes: Some(info.num_bytes),
+                    num_bytes: Some(len),
                 },
                 token: None,
                 trace_info: None,
             },
-            client_name: String::new(),
+            client_name: push.client_name.clone(),
         },
-        targets: command.targets[1..].iter().map(datanode_info).collect(),
+        targets: push.targets[1..].to_vec(),
         source: Some(node.datanode_info()),
-        stage: BlockConstructionStage::PipelineSetupCreate as i32,
-        pipeline_size: command.targets.len() as u32,
+        stage: push.stage as i32,
+        pipeline_size: push.targets.len() as u32,
         min_bytes_rcvd: 0,
         max_bytes_rcvd: 0,
         latest_generation_stamp: info.generation_stamp,
@@ -90,8 +203,8 @@ pub(crate) async fn push_replica(
         });
     }
 
-    let last_seqno = info.num_bytes.div_ceil(packet_data_len(&checksum) as u64) as i64;
-    let sending = send_block(reader.as_mut(), block_id, 0, info.num_bytes, true, &mut wr);
+    let last_seqno = len.div_ceil(packet_data_len(&checksum) as u64) as i64;
+    let sending = send_block(reader.as_mut(), block_id, 0, len, true, &mut wr);
     let acking = wait_for_acks(&mut rd, last_seqno, timeout, &addr);
     match tokio::try_join!(sending, acking) {
         Ok(_) => Ok(()),

@@ -13,7 +13,7 @@ use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
 use tokio::net::tcp::{OwnedReadHalf, OwnedWriteHalf};
 use tokio::net::TcpStream;
 use tokio::sync::mpsc;
-use tracing::{debug, info, warn};
+use tracing::{debug, warn};
 use tusk_datatransfer::delimited::{read_delimited_into, write_delimited_with};
 use tusk_datatransfer::{read_delimited, write_op, DataChecksum, DataTransferError, Op, PacketBuf};
 use tusk_proto::hdfs::op_write_block_proto::BlockConstructionStage;
@@ -21,7 +21,7 @@ use tusk_proto::hdfs::{BlockOpResponseProto, OpWriteBlockProto, PipelineAckProto
 
 use crate::block_store::ReplicaWriter;
 use crate::error::DataNodeError;
-use crate::transfer::{send_response, status_of};
+use crate::transfer::{check_block_pool, send_response, status_of};
 use crate::Node;
 
 /// Packets received but not yet acknowledged upstream, at most.
@@ -59,9 +59,10 @@ where
 {
     let op = OpWriteBlockProto::decode(body).map_err(DataTransferError::from)?;
     let block_id = op.header.base_header.block.block_id;
-    let (checksum, writer) = match open_replica(node, &op) {
+    let opened = match open_replica(node, &op) {
         Ok(opened) => opened,
         Err(e) => {
+            warn!(block_id, stage = op.stage().as_str_name(), error = %e, "WRITE_BLOCK refused");
             send_response(&mut wr, e.status(), None, Some(e.to_string())).await?;
             return Err(e);
         }
@@ -79,20 +80,15 @@ where
     };
     send_response(&mut wr, Status::Success, Some(String::new()), None).await?;
 
-    if op.stage() == BlockConstructionStage::PipelineCloseRecovery
-        && !op.header.client_name.is_empty()
-    {
-        // The client resends nothing: the replica is complete, close it now.
-        let info = writer.finalize()?;
-        node.reports.received(&info);
-        info!(
-            block_id,
-            generation_stamp = info.generation_stamp,
-            "replica closed by recovery"
-        );
-        return Ok(());
-    }
-
+    let (writer, finish) = match opened {
+        Opened::Closed(info) => {
+            // Close recovery carries no data: the replica is complete already.
+            node.reports.received(&info);
+            return Ok(());
+        }
+        Opened::Writer(writer, finish) => (writer, finish),
+    };
+    let checksum = writer.checksum();
     let (mirror_rd, mirror_wr, mirror_addr) = match mirror {
         Some(m) => (Some(m.rd), Some(m.wr), m.addr),
         None => (None, None, String::new()),
@@ -101,7 +97,7 @@ where
     let timeout = node.options.socket_timeout;
     let (received, responded) = tokio::join!(
         receive(&mut rd, mirror_wr, writer, checksum, tx, timeout),
-        respond(node, rx, &mut wr, mirror_rd, timeout),
+        respond(node, rx, &mut wr, mirror_rd, finish, timeout),
     );
     if let Err(e) = &responded {
         debug!(block_id, mirror = %mirror_addr, error = %e, "ack responder stopped");
@@ -109,33 +105,66 @@ where
     received
 }
 
-/// Creates or reopens the local replica as the stage asks.
-fn open_replica(
-    node: &Node,
-    op: &OpWriteBlockProto,
-) -> Result<(DataChecksum, Box<dyn ReplicaWriter>), DataNodeError> {
+/// What becomes of a replica once its last packet is acknowledged.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Finish {
+    /// Finalized and reported to the NameNode.
+    Finalize,
+    /// Left rbw for the client's pipeline recovery (a replacement node's copy,
+    /// `TRANSFER_RBW`; HDFS's `convertTemporaryToRbw`).
+    KeepRbw,
+}
+
+/// The replica a WRITE_BLOCK works on.
+enum Opened {
+    /// Ready for packets.
+    Writer(Box<dyn ReplicaWriter>, Finish),
+    /// Closed by close recovery; no packets follow.
+    Closed(crate::block_store::ReplicaInfo),
+}
+
+/// Creates or reopens the local replica as the stage asks, after checking the request
+/// against the replica's state and generation stamp as HDFS's dataset does. A push from
+/// another DataNode (no client name) may only create a replica or replace a stale or
+/// corrupt one, whatever stage it names.
+fn open_replica(node: &Node, op: &OpWriteBlockProto) -> Result<Opened, DataNodeError> {
     let block = &op.header.base_header.block;
+    check_block_pool(node, block)?;
     let checksum = DataChecksum::from_proto(&op.requested_checksum)?;
-    let writer = match op.stage() {
-        BlockConstructionStage::PipelineSetupCreate
-        | BlockConstructionStage::TransferRbw
-        | BlockConstructionStage::TransferFinalized => {
-            node.store
-                .create_rbw(block.block_id, block.generation_stamp, checksum)?
+    let (id, gs, new_gs) = (
+        block.block_id,
+        block.generation_stamp,
+        op.latest_generation_stamp,
+    );
+    let store = &node.store;
+    if op.header.client_name.is_empty() {
+        let writer = store.create_temporary(id, gs, checksum)?;
+        return Ok(Opened::Writer(writer, Finish::Finalize));
+    }
+    let opened = match op.stage() {
+        BlockConstructionStage::PipelineSetupCreate => {
+            Opened::Writer(store.create_rbw(id, gs, checksum)?, Finish::Finalize)
         }
-        BlockConstructionStage::PipelineSetupStreamingRecovery
-        | BlockConstructionStage::PipelineCloseRecovery => node.store.recover_rbw(
-            block.block_id,
-            op.latest_generation_stamp,
-            op.min_bytes_rcvd,
-        )?,
+        BlockConstructionStage::PipelineSetupStreamingRecovery => Opened::Writer(
+            store.recover_rbw(id, gs, new_gs, op.min_bytes_rcvd, op.max_bytes_rcvd)?,
+            Finish::Finalize,
+        ),
+        BlockConstructionStage::PipelineCloseRecovery => {
+            Opened::Closed(store.recover_close(id, gs, new_gs, op.min_bytes_rcvd)?)
+        }
+        BlockConstructionStage::TransferRbw => {
+            Opened::Writer(store.create_temporary(id, gs, checksum)?, Finish::KeepRbw)
+        }
+        BlockConstructionStage::TransferFinalized => {
+            Opened::Writer(store.create_temporary(id, gs, checksum)?, Finish::Finalize)
+        }
         other => {
             return Err(DataNodeError::Unsupported {
                 what: format!("write stage {}", other.as_str_name()),
             })
         }
     };
-    Ok((writer.checksum(), writer))
+    Ok(opened)
 }
 
 /// Connects to `targets[0]` and forwards the op with the rest of the pipeline. On failure
@@ -320,6 +349,7 @@ async fn respond<W: AsyncWrite + Unpin>(
     mut pending: mpsc::Receiver<PendingAck>,
     wr: &mut W,
     mut mirror: Option<BufReader<OwnedReadHalf>>,
+    finish: Finish,
     timeout: Duration,
 ) -> Result<(), DataNodeError> {
     let had_mirror = mirror.is_some();
@@ -349,8 +379,19 @@ async fn respond<W: AsyncWrite + Unpin>(
                 }
             }
         }
-        if let (false, Some(writer)) = (failed, p.finalize.take()) {
-            match writer.finalize() {
+        if let (false, Some(mut writer)) = (failed, p.finalize.take()) {
+            let finished = match finish {
+                Finish::Finalize => writer.finalize(),
+                Finish::KeepRbw => writer.sync().map(|()| writer.info()),
+            };
+            match finished {
+                Ok(info) if finish == Finish::KeepRbw => {
+                    debug!(
+                        block_id = info.block_id,
+                        bytes = info.num_bytes,
+                        "replica kept rbw"
+                    );
+                }
                 Ok(info) => {
                     node.reports.received(&info);
                     debug!(

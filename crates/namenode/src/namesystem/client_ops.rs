@@ -5,8 +5,9 @@ use std::time::Instant;
 use bytes::Bytes;
 use tusk_proto::hdfs::{
     AddBlockRequestProto, ContentSummaryProto, CreateRequestProto, DatanodeInfoProto,
-    DirectoryListingProto, ExtendedBlockProto, FsServerDefaultsProto, GetFsStatsResponseProto,
-    HdfsFileStatusProto, LocatedBlockProto, LocatedBlocksProto,
+    DirectoryListingProto, ExtendedBlockProto, FsServerDefaultsProto,
+    GetAdditionalDatanodeRequestProto, GetFsStatsResponseProto, HdfsFileStatusProto,
+    LocatedBlockProto, LocatedBlocksProto,
 };
 use tusk_proto::internal::{
     edit_record::Op, AbandonBlockOp, AddBlockOp, AddFileOp, BlockRecord, CloseFileOp, DeleteOp,
@@ -775,7 +776,7 @@ impl Namesystem {
             used: sum(|d| d.dfs_used),
             remaining: sum(|d| d.remaining),
             under_replicated: under,
-            corrupt_blocks: 0,
+            corrupt_blocks: st.blocks.corrupt.len() as u64,
             missing_blocks: missing,
             missing_repl_one_blocks: Some(0),
             ..Default::default()
@@ -826,31 +827,37 @@ impl Namesystem {
             });
             let txid = self.apply_and_log(&mut st, op)?;
             let b = st.blocks.get_mut(new.block_id).expect("exists");
+            // Nodes left out of the new pipeline hold stale replicas. Those in it may
+            // already have reported their replica with the new stamp (an incremental
+            // report can overtake this call); any still on the old stamp will report
+            // the new one, and an old-stamp report arriving late is dropped.
+            b.replicas.retain(|n| expected.contains(n));
             b.expected = expected;
-            // Replicas reported with the old stamp are stale now.
-            b.replicas.clear();
             txid
         };
         Ok(Logged::new((), txid))
     }
 
+    /// getAdditionalDatanode: new nodes for a writer replacing failed pipeline nodes;
+    /// the reply lists the existing nodes, then the new ones.
     pub fn additional_datanodes(
         &self,
-        block: &ExtendedBlockProto,
-        existing: &[DatanodeInfoProto],
-        excludes: &[DatanodeInfoProto],
-        count: u32,
+        req: &GetAdditionalDatanodeRequestProto,
         client_ip: &str,
     ) -> Result<LocatedBlockProto> {
+        let (block, existing, excludes, count) = (
+            &req.blk,
+            &req.existings,
+            &req.excludes,
+            req.num_additional_nodes,
+        );
         let st = self.read();
-        let info = st
-            .blocks
-            .get(block.block_id)
-            .ok_or(NameNodeError::BlockNotFound {
-                block: block.block_id,
-            })?
-            .clone();
-        let find = |d: &DatanodeInfoProto| st.datanodes.find(&d.id.datanode_uuid);
+        let info = held_block(&st, block.block_id, &req.client_name)?;
+        let find = |d: &DatanodeInfoProto| {
+            st.datanodes
+                .find(&d.id.datanode_uuid)
+                .or_else(|| st.datanodes.find_by_xfer(&d.id.ip_addr, d.id.xfer_port))
+        };
         let have: Vec<DnIdx> = existing.iter().filter_map(find).collect();
         let excluded: Vec<DnIdx> = excludes.iter().filter_map(find).collect();
         let mut targets = placement::choose_targets(
@@ -863,16 +870,21 @@ impl Namesystem {
         );
         let mut all = have;
         all.append(&mut targets);
-        Ok(st.located_block_on(&info, 0, &self.storage.block_pool_id, &all))
+        let mut located = st.located_block_on(&info, 0, &self.storage.block_pool_id, &all);
+        located.b.num_bytes = block.num_bytes;
+        Ok(located)
     }
 
-    /// Clients report replicas that failed checksum verification.
+    /// Clients report replicas that failed checksum verification. Unlike HDFS, which
+    /// takes the client's word, each reported replica is only suspect until its holder
+    /// re-reads it and confirms the corruption.
     pub fn report_bad_blocks(&self, blocks: &[LocatedBlockProto]) {
         let mut st = self.write();
         for lb in blocks {
             for loc in &lb.locs {
                 if let Some(node) = st.datanodes.find(&loc.id.datanode_uuid) {
-                    st.mark_replica_corrupt(lb.b.block_id, node);
+                    tracing::warn!(block = lb.b.block_id, node = %loc.id.datanode_uuid, "client reported a bad replica; verifying it");
+                    st.suspect_replica(lb.b.block_id, node);
                 }
             }
         }

@@ -1,47 +1,77 @@
-//! DataNode protocol: registration, heartbeats, incremental and full block reports.
+//! DataNode protocol: registration, heartbeats, incremental and full block reports,
+//! bad-replica reports and the verification that decides whether a reported replica
+//! really is corrupt.
 
 use std::collections::HashSet;
+use std::time::Duration;
 
+use tusk_proto::internal::replica_verdict::Verdict;
 use tusk_proto::internal::{
-    datanode_command::Command, DatanodeCommand, HeartbeatRequest, InvalidateCommand,
-    RegisterDatanodeRequest, RegisterDatanodeResponse, ReplicaReport,
+    datanode_command::Command, BlockReceivedAndDeletedRequest, DatanodeCommand, HeartbeatRequest,
+    InvalidateCommand, RegisterDatanodeRequest, RegisterDatanodeResponse, ReplicaReport,
+    ReplicaVerdict, VerifyCommand,
 };
 
 use super::{Namesystem, State};
-use crate::blocks::BlockState;
+use crate::blocks::{BlockState, CorruptReason};
 use crate::datanodes::DnIdx;
 use crate::error::{NameNodeError, Result};
 use crate::namespace::Inode;
 
+/// A replica reported bad is asked about again if its holder has not answered in this
+/// long (the command or the answer may have been lost).
+const VERIFY_RETRY: Duration = Duration::from_secs(60);
+
+/// How a replica reached the NameNode.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Reported {
+    /// Just finalized (an incremental report): a new copy, good unless it proves not.
+    New,
+    /// Listed in a full block report: what the node has held all along.
+    Held,
+}
+
 impl State {
-    /// Takes in one reported replica; returns false when the node should delete it.
-    fn accept_replica(&mut self, node: DnIdx, r: &ReplicaReport) -> bool {
+    /// Takes in one reported replica; returns false when the node should delete it at
+    /// once (a replica of no block, or a stale one of a block still being written).
+    /// A replica of a finished block that does not match is kept as corrupt; whether and
+    /// when it goes is the replication monitor's decision.
+    fn accept_replica(&mut self, node: DnIdx, r: &ReplicaReport, how: Reported) -> bool {
         let Some(b) = self.blocks.get(r.block_id) else {
             return false;
         };
-        if r.generation_stamp < b.generation_stamp {
-            self.blocks.remove_replica(r.block_id, node);
-            return false;
+        if b.state == BlockState::UnderConstruction {
+            return self.accept_replica_being_written(node, r);
         }
-        let finished = b.state != BlockState::UnderConstruction;
-        if r.being_written {
-            // A replica still being written does not count once the block is closed.
-            return !finished;
-        }
-        if finished && r.num_bytes != b.num_bytes {
+        let defect = if r.being_written || r.generation_stamp < b.generation_stamp {
+            Some(CorruptReason::StaleWrite)
+        } else if r.num_bytes != b.num_bytes {
+            Some(CorruptReason::WrongLength)
+        } else {
+            None
+        };
+        if let Some(reason) = defect {
             tracing::warn!(
                 block = r.block_id,
-                reported = r.num_bytes,
-                expected = b.num_bytes,
-                "replica has the wrong length; deleting it"
+                node = %self.datanodes.nodes[node].identity.datanode_uuid,
+                reported_bytes = r.num_bytes,
+                expected_bytes = b.num_bytes,
+                reported_gs = r.generation_stamp,
+                expected_gs = b.generation_stamp,
+                ?reason,
+                "replica does not match its block; counted as corrupt"
             );
-            self.blocks.remove_replica(r.block_id, node);
-            return false;
+            self.blocks.mark_corrupt(r.block_id, node, reason);
+            self.datanodes.nodes[node].blocks.remove(&r.block_id);
+            return true;
         }
+        // A full report does not clear a corruption the holder itself confirmed; a newly
+        // finalized copy (written over the corrupt one) does.
+        if how == Reported::Held && self.blocks.corrupt_on(r.block_id, node).is_some() {
+            return true;
+        }
+        self.blocks.clear_corrupt(r.block_id, node);
         let b = self.blocks.get_mut(r.block_id).expect("checked");
-        if b.state == BlockState::UnderConstruction {
-            b.num_bytes = b.num_bytes.max(r.num_bytes);
-        }
         if b.state == BlockState::Committed {
             b.state = BlockState::Complete;
         }
@@ -50,9 +80,27 @@ impl State {
         true
     }
 
+    fn accept_replica_being_written(&mut self, node: DnIdx, r: &ReplicaReport) -> bool {
+        let b = self
+            .blocks
+            .get_mut(r.block_id)
+            .expect("checked by the caller");
+        if r.generation_stamp < b.generation_stamp {
+            self.blocks.remove_replica(r.block_id, node);
+            return false;
+        }
+        if r.being_written {
+            return true;
+        }
+        b.num_bytes = b.num_bytes.max(r.num_bytes);
+        self.blocks.add_replica(r.block_id, node);
+        self.datanodes.nodes[node].blocks.insert(r.block_id);
+        true
+    }
+
     fn receive(&mut self, node: DnIdx, received: &[ReplicaReport], deleted: &[u64]) {
         for r in received {
-            if !self.accept_replica(node, r)
+            if !self.accept_replica(node, r, Reported::New)
                 && self
                     .blocks
                     .get(r.block_id)
@@ -63,21 +111,73 @@ impl State {
         }
         for id in deleted {
             self.blocks.remove_replica(*id, node);
+            self.blocks.clear_corrupt(*id, node);
             self.datanodes.nodes[node].blocks.remove(id);
         }
     }
 
-    /// Drops a bad replica; it is deleted once another good copy exists.
-    pub fn mark_replica_corrupt(&mut self, block: u64, node: DnIdx) {
+    /// Takes in what a node found when it re-read replicas it was asked about.
+    fn take_verdicts(&mut self, node: DnIdx, verdicts: &[ReplicaVerdict]) {
+        for v in verdicts {
+            let id = v.block_id;
+            let asked = self.blocks.suspect_since(id, node).is_some();
+            self.blocks.clear_suspect(id, node);
+            let uuid = &self.datanodes.nodes[node].identity.datanode_uuid;
+            match v.verdict() {
+                Verdict::Good => {
+                    tracing::info!(block = id, node = %uuid, "replica reported bad verified good; kept");
+                }
+                Verdict::Corrupt if asked => {
+                    tracing::warn!(block = id, node = %uuid, "replica verified corrupt");
+                    self.blocks.mark_corrupt(id, node, CorruptReason::Checksum);
+                    self.datanodes.nodes[node].blocks.remove(&id);
+                }
+                Verdict::Corrupt => {}
+                Verdict::Missing => {
+                    tracing::warn!(block = id, node = %uuid, "replica reported bad is not on its node");
+                    self.blocks.remove_replica(id, node);
+                    self.blocks.clear_corrupt(id, node);
+                    self.datanodes.nodes[node].blocks.remove(&id);
+                }
+            }
+        }
+    }
+
+    /// A replica was reported bad (by a reader or its holder): it becomes suspect and its
+    /// holder is asked to re-read it. It keeps counting as a good copy until the holder
+    /// confirms the corruption, so reports alone never reduce a block's good replicas.
+    pub fn suspect_replica(&mut self, block: u64, node: DnIdx) {
         let Some(b) = self.blocks.get(block) else {
             return;
         };
-        let others = b.replicas.iter().filter(|n| **n != node).count();
-        self.blocks.remove_replica(block, node);
-        self.datanodes.nodes[node].blocks.remove(&block);
-        if others > 0 {
-            self.datanodes.nodes[node].invalidate.push(block);
+        // Only finished blocks: a replica being written is still changing.
+        if b.state == BlockState::UnderConstruction || !b.replicas.contains(&node) {
+            return;
         }
+        if self
+            .blocks
+            .suspect_since(block, node)
+            .is_some_and(|at| at.elapsed() < VERIFY_RETRY)
+        {
+            return;
+        }
+        self.blocks.set_suspect(block, node);
+        self.datanodes.nodes[node].commands.push(DatanodeCommand {
+            command: Some(Command::Verify(VerifyCommand {
+                block_ids: vec![block],
+            })),
+        });
+    }
+
+    /// Forgets everything a node held: it was declared dead.
+    pub fn forget_node(&mut self, node: DnIdx) {
+        let blocks: Vec<u64> = self.datanodes.nodes[node].blocks.drain().collect();
+        for b in blocks {
+            self.blocks.remove_replica(b, node);
+        }
+        self.blocks.forget_node(node);
+        self.datanodes.nodes[node].commands.clear();
+        self.datanodes.nodes[node].invalidate.clear();
     }
 
     /// Leaves safe mode once enough closed blocks have a replica again.
@@ -175,6 +275,7 @@ impl Namesystem {
         }
         let had_blocks = !req.received.is_empty();
         st.receive(idx, &req.received, &req.deleted);
+        st.take_verdicts(idx, &req.verified);
         let d = &mut st.datanodes.nodes[idx];
         let mut commands = std::mem::take(&mut d.commands);
         if !d.invalidate.is_empty() {
@@ -191,16 +292,12 @@ impl Namesystem {
         commands
     }
 
-    pub fn block_received(
-        &self,
-        uuid: &str,
-        received: &[ReplicaReport],
-        deleted: &[u64],
-    ) -> Result<()> {
+    pub fn block_received(&self, req: &BlockReceivedAndDeletedRequest) -> Result<()> {
         {
             let mut st = self.write();
-            let idx = self.node(&st, uuid)?;
-            st.receive(idx, received, deleted);
+            let idx = self.node(&st, &req.datanode_uuid)?;
+            st.receive(idx, &req.received, &req.deleted);
+            st.take_verdicts(idx, &req.verified);
         }
         self.block_events.notify_waiters();
         Ok(())
@@ -222,8 +319,18 @@ impl Namesystem {
                 st.datanodes.nodes[idx].blocks.remove(&id);
             }
         }
+        let corrupt_gone: Vec<u64> = st
+            .blocks
+            .corrupt
+            .iter()
+            .filter(|(id, list)| !reported.contains(id) && list.iter().any(|c| c.node == idx))
+            .map(|(id, _)| *id)
+            .collect();
+        for id in corrupt_gone {
+            st.blocks.clear_corrupt(id, idx);
+        }
         for r in replicas {
-            if !st.accept_replica(idx, r) {
+            if !st.accept_replica(idx, r, Reported::Held) {
                 let keep = st
                     .blocks
                     .get(r.block_id)
@@ -240,11 +347,13 @@ impl Namesystem {
         Ok(vec![])
     }
 
+    /// A DataNode found its own replica corrupt while reading it; it is verified like
+    /// any other report before it counts.
     pub fn report_bad_replica(&self, uuid: &str, block: u64) -> Result<()> {
         let mut st = self.write();
         let idx = self.node(&st, uuid)?;
         tracing::warn!(block, node = uuid, "datanode reported a corrupt replica");
-        st.mark_replica_corrupt(block, idx);
+        st.suspect_replica(block, idx);
         Ok(())
     }
 

@@ -115,17 +115,36 @@ impl State {
     }
 
     /// One block with the nodes to read it from (while being written, its pipeline).
+    /// Good replicas come first, those on stale nodes and those being verified last;
+    /// when no good replica is left, the corrupt ones are listed and the block is marked
+    /// corrupt, so a reader can still try them.
     pub fn located_block(&self, b: &BlockInfo, offset: u64, pool: &str) -> LocatedBlockProto {
-        let nodes: Vec<DnIdx> =
-            if b.state == BlockState::UnderConstruction && !b.expected.is_empty() {
-                b.expected.clone()
-            } else {
-                b.replicas
-                    .iter()
-                    .copied()
-                    .filter(|n| self.datanodes.nodes[*n].alive)
-                    .collect()
-            };
+        if b.state == BlockState::UnderConstruction && !b.expected.is_empty() {
+            return self.located_block_on(b, offset, pool, &b.expected);
+        }
+        let mut nodes: Vec<DnIdx> = b
+            .replicas
+            .iter()
+            .copied()
+            .filter(|n| self.datanodes.nodes[*n].alive)
+            .collect();
+        if nodes.is_empty() {
+            nodes = self
+                .blocks
+                .corrupt_replicas(b.id)
+                .iter()
+                .map(|c| c.node)
+                .filter(|n| self.datanodes.nodes[*n].alive)
+                .collect();
+            let mut located = self.located_block_on(b, offset, pool, &nodes);
+            located.corrupt = !nodes.is_empty();
+            return located;
+        }
+        // A stable sort keeps the replicas' order within each group.
+        nodes.sort_by_key(|n| {
+            let stale = self.datanodes.stale.avoid_reads && self.datanodes.is_stale(*n);
+            (stale, self.blocks.suspect_since(b.id, *n).is_some())
+        });
         self.located_block_on(b, offset, pool, &nodes)
     }
 
