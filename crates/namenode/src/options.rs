@@ -3,8 +3,10 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 use tusk_common::Configuration;
+use tusk_rpc::RpcServerOptions;
 
 use crate::error::{NameNodeError, Result};
+use crate::fs_limits::FsLimits;
 
 /// Everything the NameNode reads from configuration, read once at start-up.
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -56,6 +58,10 @@ pub struct NameNodeOptions {
     /// `dfs.namenode.complete.wait` (Tusk key): how long `complete` waits for the last
     /// block's replicas before answering false.
     pub complete_wait: Duration,
+    /// `dfs.namenode.fs-limits.max-component-length` and `-max-directory-items`.
+    pub fs_limits: FsLimits,
+    /// The RPC server's limits (`ipc.maximum.data.length`, `ipc.server.max.connections`, ...).
+    pub rpc: RpcServerOptions,
 }
 
 impl Default for NameNodeOptions {
@@ -83,6 +89,8 @@ impl Default for NameNodeOptions {
             listing_limit: 1000,
             safemode_threshold: 0.999,
             complete_wait: Duration::from_secs(2),
+            fs_limits: FsLimits::default(),
+            rpc: RpcServerOptions::default(),
         }
     }
 }
@@ -168,6 +176,22 @@ impl NameNodeOptions {
             complete_wait: conf
                 .get_duration("dfs.namenode.complete.wait", d.complete_wait, ms)
                 .map_err(bad)?,
+            fs_limits: FsLimits {
+                max_component_length: conf
+                    .get_u64(
+                        "dfs.namenode.fs-limits.max-component-length",
+                        d.fs_limits.max_component_length as u64,
+                    )
+                    .map_err(bad)? as usize,
+                max_directory_items: conf
+                    .get_u64(
+                        "dfs.namenode.fs-limits.max-directory-items",
+                        d.fs_limits.max_directory_items as u64,
+                    )
+                    .map_err(bad)? as usize,
+            }
+            .validate()?,
+            rpc: RpcServerOptions::from_conf(conf).map_err(bad)?,
         })
     }
 
