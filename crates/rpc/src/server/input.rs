@@ -3,9 +3,10 @@
 //!
 //! Frames that fit in [`CONNECTION_BUFFER`] are read into one buffer, many per read. A
 //! longer frame first takes its whole length from the server-wide budget (all at once, so
-//! connections never hold part of it while waiting for the rest) and is then read into
-//! its own buffer, which grows as its bytes arrive; until the budget has room the
-//! connection does not read, and TCP holds its sender back.
+//! connections never hold part of it while waiting for the rest); until the budget has
+//! room the connection does not read, and TCP holds its sender back. Once granted, the
+//! frame gets its own buffer of that length, reserved but not written: its pages become
+//! resident only as its bytes arrive, and it is never copied to grow.
 
 use std::future::Future;
 use std::pin::Pin;
@@ -22,9 +23,6 @@ use crate::error::RpcError;
 /// The first read of a connection asks for this much room; the buffer grows from there
 /// up to [`CONNECTION_BUFFER`] only as frames need it.
 const FIRST_READ: usize = 4 * 1024;
-
-/// A long frame's buffer starts at this size and doubles, up to the frame's length.
-const LONG_FRAME_START: usize = 64 * 1024;
 
 type Acquire = Pin<Box<dyn Future<Output = Result<OwnedSemaphorePermit, AcquireError>> + Send>>;
 
@@ -134,8 +132,9 @@ impl FrameReader {
                     let permit = acquire.await.map_err(|_| RpcError::ConnectionClosed)?;
                     long.permit = Some(permit);
                     long.acquire = None;
+                    long.body.reserve_exact(long.len - long.body.len());
                 }
-                let room = long.room();
+                let room = long.len - long.body.len();
                 rd.read_buf(&mut (&mut long.body).limit(room)).await?
             }
             None => {
@@ -153,7 +152,7 @@ impl FrameReader {
         let read = match &mut self.long {
             Some(long) if long.permit.is_none() => return Ok(None),
             Some(long) => {
-                let room = long.room();
+                let room = long.len - long.body.len();
                 rd.try_read_buf(&mut (&mut long.body).limit(room))
             }
             None => {
@@ -184,24 +183,12 @@ impl FrameReader {
         room.max(1)
     }
 
-    /// Reports this connection's buffer bytes to the server's gauge.
+    /// Reports this connection's buffered bytes to the server's gauge: the small buffer's
+    /// size, and of a long frame the bytes that have arrived.
     fn account(&mut self) {
-        let now = self.buf.capacity() + self.long.as_ref().map_or(0, |l| l.body.capacity());
+        let now = self.buf.capacity() + self.long.as_ref().map_or(0, |l| l.body.len());
         self.limits.rebuffer(self.counted, now);
         self.counted = now;
-    }
-}
-
-impl LongFrame {
-    /// Grows the body by doubling (never past `len`) when it is full; returns how many
-    /// bytes of the frame are still to come.
-    fn room(&mut self) -> usize {
-        let missing = self.len - self.body.len();
-        if self.body.len() == self.body.capacity() {
-            let grow = self.body.capacity().max(LONG_FRAME_START).min(missing);
-            self.body.reserve_exact(grow);
-        }
-        missing
     }
 }
 

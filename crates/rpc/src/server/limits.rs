@@ -95,7 +95,8 @@ impl RpcServerOptions {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct RpcServerStats {
     pub open_connections: usize,
-    /// Bytes of request buffers the connections hold now.
+    /// Request bytes the connections hold now: each one's small buffer, and of long
+    /// frames the bytes received so far.
     pub buffered_bytes: usize,
     /// The most `buffered_bytes` has been since the server started.
     pub peak_buffered_bytes: usize,
