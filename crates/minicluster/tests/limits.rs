@@ -114,6 +114,9 @@ async fn names_over_255_bytes_and_full_directories_are_refused_as_hdfs_does() {
         .await
         .expect("rename within");
     assert_eq!(client.list("/d").await.unwrap().len(), 3);
+    // The root is never deleted: false, as HDFS answers, and everything stays.
+    assert!(!client.delete("/", true).await.expect("delete of the root"));
+    assert_eq!(client.list("/").await.unwrap().len(), 2);
     cluster.shutdown().await;
 }
 

@@ -212,7 +212,7 @@ impl RpcServer {
                         return Err(RpcError::HeaderTimeout { after: options.header_timeout });
                     }
                     let busy = holding || !waiting.is_empty() || input.waiting_for_budget();
-                    match self.idle_check(last_read, busy) {
+                    match self.idle_check(last_read, busy, input.holds_budget()) {
                         Some(next) => timer.as_mut().reset(next),
                         None => {
                             self.limits.idle_closed.fetch_add(1, Ordering::Relaxed);
@@ -227,15 +227,18 @@ impl RpcServer {
 
     /// `None` when a connection that last read at `last_read` is to be closed as idle
     /// (Hadoop's rule: no call in progress, silent for the idle time, and at least
-    /// `idle_threshold` connections open); otherwise when to look again.
-    fn idle_check(&self, last_read: Instant, busy: bool) -> Option<Instant> {
+    /// `idle_threshold` connections open; and whatever their number when it holds part
+    /// of the shared budget for a frame that stopped arriving); otherwise when to look
+    /// again.
+    fn idle_check(&self, last_read: Instant, busy: bool, holds_budget: bool) -> Option<Instant> {
         let options = &self.limits.options;
         let now = Instant::now();
         let idle_until = last_read + options.max_idle_time;
         if now < idle_until {
             return Some(idle_until);
         }
-        if !busy && self.limits.open_connections() >= options.idle_threshold {
+        let crowded = self.limits.open_connections() >= options.idle_threshold;
+        if !busy && (crowded || holds_budget) {
             return None;
         }
         Some(

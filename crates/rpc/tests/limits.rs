@@ -224,6 +224,45 @@ async fn eight_long_frames_stay_within_the_budget_and_calls_are_still_answered()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stalled_long_frame_gives_its_budget_back_after_the_idle_time() {
+    let server = Server::start(RpcServerOptions {
+        max_data_length: 8 * MIB,
+        total_buffer_bytes: 8 * MIB,
+        max_idle_time: Duration::from_millis(300),
+        // Far more connections than open: only the stall closes them.
+        idle_threshold: 4000,
+        ..Default::default()
+    })
+    .await;
+    // Three frames, each all but its last byte, one at a time through the budget.
+    let frame_len = 7 * MIB;
+    let mut attackers = Vec::new();
+    for _ in 0..3 {
+        let mut stream = TcpStream::connect(server.addr).await.unwrap();
+        attackers.push(tokio::spawn(async move {
+            let mut out = connection_header();
+            out.extend_from_slice(&(frame_len as u32).to_be_bytes());
+            stream.write_all(&out).await.unwrap();
+            let _ = stream.write_all(&vec![0x5a; frame_len - 1]).await;
+            std::future::pending::<()>().await;
+            drop(stream);
+        }));
+    }
+    let stats = server
+        .until("each stalled frame closed in turn", |s| s.idle_closed == 3)
+        .await;
+    assert!(
+        stats.peak_buffered_bytes <= 8 * MIB + 4 * 2 * CONNECTION_BUFFER,
+        "one frame at a time: {stats:?}"
+    );
+    assert!(stats.peak_buffered_bytes >= frame_len - 1, "{stats:?}");
+    echo(&server.client(), "served throughout").await;
+    for a in attackers {
+        a.abort();
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_frame_over_the_limit_closes_its_connection_without_allocating_it() {
     let server = Server::start(RpcServerOptions {
         max_data_length: MIB,

@@ -69,6 +69,11 @@ impl FrameReader {
         self.long.as_ref().is_some_and(|l| l.permit.is_none())
     }
 
+    /// True while a long frame holds part of the budget and is still arriving.
+    pub(crate) fn holds_budget(&self) -> bool {
+        self.long.as_ref().is_some_and(|l| l.permit.is_some())
+    }
+
     /// The next complete frame's body, or `None` until one has fully arrived.
     pub(crate) fn take_frame(&mut self) -> Result<Option<Bytes>, RpcError> {
         self.handled = None;
