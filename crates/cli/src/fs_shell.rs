@@ -139,6 +139,19 @@ impl Shell {
         self.failed = true;
     }
 
+    /// A delete the NameNode answered with false, reported as Hadoop's FsShell does
+    /// (`PathIOException`), naming the reason when it is the root.
+    fn not_deleted(&mut self, cmd: &str, operand: &str, path: &str) {
+        if path.bytes().all(|b| b == b'/') {
+            eprintln!(
+                "{cmd}: `{operand}': Input/output error: the root directory cannot be deleted"
+            );
+        } else {
+            eprintln!("{cmd}: `{operand}': Input/output error");
+        }
+        self.failed = true;
+    }
+
     async fn ls(&mut self, args: &[String]) -> Result<(), String> {
         let (f, paths) = flags(args, "RdhC");
         let recursive = f.contains(&'R');
@@ -448,7 +461,8 @@ impl Shell {
                     self.failed = true;
                 }
                 Ok(Some(_)) => match self.client.delete(&path, recursive).await {
-                    Ok(_) => println!("Deleted {p}"),
+                    Ok(true) => println!("Deleted {p}"),
+                    Ok(false) => self.not_deleted("rm", p, &path),
                     Err(e) => self.report("rm", p, e),
                 },
                 Ok(None) if force => {}
@@ -470,11 +484,11 @@ impl Shell {
                     eprintln!("rmdir: `{p}': Is not a directory");
                     self.failed = true;
                 }
-                Ok(_) => {
-                    if let Err(e) = self.client.delete(&path, false).await {
-                        self.report("rmdir", p, e);
-                    }
-                }
+                Ok(_) => match self.client.delete(&path, false).await {
+                    Ok(true) => {}
+                    Ok(false) => self.not_deleted("rmdir", p, &path),
+                    Err(e) => self.report("rmdir", p, e),
+                },
                 Err(e) => self.report("rmdir", p, e),
             }
         }

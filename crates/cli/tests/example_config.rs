@@ -14,8 +14,13 @@ fn example_config_parses_with_defaults() {
         conf.get("dfs.client.write.replication-mode"),
         Some("pipeline")
     );
-    tusk_namenode::NameNodeOptions::from_conf(&conf).unwrap();
-    tusk_datanode::DataNodeOptions::from_conf(&conf).unwrap();
+    let nn = tusk_namenode::NameNodeOptions::from_conf(&conf).unwrap();
+    // The limits in the example are the defaults.
+    let defaults = tusk_namenode::NameNodeOptions::default();
+    assert_eq!(nn.fs_limits, defaults.fs_limits);
+    assert_eq!(nn.rpc, defaults.rpc);
+    let dn = tusk_datanode::DataNodeOptions::from_conf(&conf).unwrap();
+    assert_eq!(dn.max_transfer_threads, 4096);
     tusk_client::ClientOptions::from_conf(&conf).unwrap();
     tusk_resourcemanager::ResourceManagerOptions::from_conf(&conf).unwrap();
     tusk_nodemanager::NodeManagerOptions::from_conf(&conf).unwrap();

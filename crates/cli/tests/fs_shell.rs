@@ -163,6 +163,22 @@ fn fs_verbs_against_a_local_cluster() {
         String::from_utf8_lossy(&missing.stderr).contains("ls: `/a': No such file or directory")
     );
 
+    // The root is never deleted: a clear error and a failed exit, as Hadoop's FsShell.
+    assert!(c
+        .fs(&["-put", local.to_str().unwrap(), "/kept.bin"])
+        .status
+        .success());
+    let rm_root = c.fs(&["-rm", "-r", "/"]);
+    assert_eq!(rm_root.status.code(), Some(1), "-rm -r / fails");
+    assert!(
+        !stdout(&rm_root).contains("Deleted"),
+        "claims a delete: {}",
+        stdout(&rm_root)
+    );
+    assert!(String::from_utf8_lossy(&rm_root.stderr)
+        .contains("rm: `/': Input/output error: the root directory cannot be deleted"));
+    assert!(c.fs(&["-test", "-e", "/kept.bin"]).status.success());
+
     // -fs overrides the recorded URI.
     let explicit = tusk(c.dir.path(), &["fs", "-fs", &c.uri, "-test", "-d", "/"]);
     assert!(explicit.status.success());

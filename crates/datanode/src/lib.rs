@@ -62,7 +62,7 @@ pub(crate) struct Node {
     /// Replica events waiting to be reported.
     pub reports: heartbeat::PendingReports,
     /// Open data-port connections.
-    pub xceivers: AtomicUsize,
+    pub xceivers: Arc<AtomicUsize>,
     /// From the NameNode's registration reply; put in blocks this node sends and
     /// required of blocks it is asked about.
     pub block_pool_id: Mutex<String>,
@@ -156,7 +156,7 @@ impl DataNode {
             store,
             namenode,
             reports: Default::default(),
-            xceivers: AtomicUsize::new(0),
+            xceivers: Arc::new(AtomicUsize::new(0)),
             block_pool_id: Mutex::new(String::new()),
             heartbeats_paused: AtomicBool::new(false),
             shutdown,

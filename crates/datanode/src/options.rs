@@ -38,6 +38,9 @@ pub struct DataNodeOptions {
     pub keepalive_timeout: Duration,
     /// Longest wait between two registration attempts.
     pub register_retry_max: Duration,
+    /// `dfs.datanode.max.transfer.threads`: data-port connections served at once; one
+    /// more is answered with an ERROR status naming the limit and closed.
+    pub max_transfer_threads: usize,
 }
 
 impl Default for DataNodeOptions {
@@ -59,6 +62,7 @@ impl Default for DataNodeOptions {
             socket_timeout: Duration::from_secs(60),
             keepalive_timeout: Duration::from_secs(4),
             register_retry_max: Duration::from_secs(1),
+            max_transfer_threads: 4096,
         }
     }
 }
@@ -121,6 +125,12 @@ impl DataNodeOptions {
                 Duration::from_millis(1),
             )?,
             register_retry_max: d.register_retry_max,
+            max_transfer_threads: conf
+                .get_u64(
+                    "dfs.datanode.max.transfer.threads",
+                    d.max_transfer_threads as u64,
+                )?
+                .max(1) as usize,
         })
     }
 }
@@ -201,6 +211,7 @@ mod tests {
         let o = DataNodeOptions::from_conf(&Configuration::new()).unwrap();
         assert_eq!(o.heartbeat_interval, Duration::from_secs(3));
         assert!(o.ibr_immediate);
+        assert_eq!(o.max_transfer_threads, 4096);
         let mut conf = Configuration::new();
         conf.set("fs.defaultFS", "hdfs://nn");
         assert_eq!(

@@ -10,7 +10,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-use tokio::io::{AsyncWrite, BufReader, BufWriter};
+use tokio::io::{AsyncReadExt, AsyncWrite, AsyncWriteExt, BufReader, BufWriter};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::task::JoinSet;
 use tracing::{debug, warn};
@@ -21,18 +21,47 @@ use crate::error::DataNodeError;
 use crate::Node;
 
 /// Socket buffer size: a whole packet (64 KiB data + checksums + header) fits twice.
+/// A connection holds buffers this large only while a transfer runs.
 pub(crate) const IO_BUFFER: usize = 2 * MAX_PACKET_DATA + 8 * 1024;
+
+/// Buffer for reading op requests (and a reader's closing status): ops are small, so an
+/// idle or half-open connection holds a few KiB.
+const OP_BUFFER: usize = 4 * 1024;
+
+/// Buffer for a write's acks upstream.
+const ACK_BUFFER: usize = 8 * 1024;
+
+/// Connections over `dfs.datanode.max.transfer.threads` being answered at once; beyond
+/// this many a connection is closed without an answer, as HDFS closes them all.
+const MAX_REFUSALS: usize = 64;
+
+/// How long a refused connection is kept to deliver its answer.
+const REFUSAL_TIME: Duration = Duration::from_secs(2);
 
 /// Serves the data port until shutdown, then drops every open connection.
 pub(crate) async fn serve(node: Arc<Node>, listener: TcpListener) {
     let mut connections = JoinSet::new();
+    let refusing = Arc::new(AtomicUsize::new(0));
+    let mut refused = 0u64;
     loop {
         tokio::select! {
             _ = node.shutdown.wait() => break,
             accepted = listener.accept() => match accepted {
-                Ok((stream, peer)) => {
-                    connections.spawn(serve_connection(node.clone(), stream, peer));
-                }
+                Ok((stream, peer)) => match Counted::admit(&node.xceivers, node.options.max_transfer_threads) {
+                    Ok(xceiver) => {
+                        connections.spawn(serve_connection(node.clone(), stream, peer, xceiver));
+                    }
+                    Err(open) => {
+                        refused += 1;
+                        let busy = busy_message(open, node.options.max_transfer_threads);
+                        if refused.is_power_of_two() {
+                            warn!(%peer, refused, "{busy}; connection refused");
+                        }
+                        if let Ok(slot) = Counted::admit(&refusing, MAX_REFUSALS) {
+                            connections.spawn(refuse(stream, busy, slot));
+                        }
+                    }
+                },
                 Err(e) => {
                     warn!(error = %e, "accept failed");
                     tokio::time::sleep(Duration::from_millis(100)).await;
@@ -44,28 +73,60 @@ pub(crate) async fn serve(node: Arc<Node>, listener: TcpListener) {
     connections.shutdown().await;
 }
 
-/// Counts a connection in `xceivers` while it lives.
-struct XceiverGuard<'a>(&'a AtomicUsize);
+/// HDFS's wording (`DataXceiverServer`).
+fn busy_message(open: usize, max: usize) -> String {
+    format!("Xceiver count {open} exceeds the limit of concurrent xceivers: {max}")
+}
 
-impl<'a> XceiverGuard<'a> {
-    fn new(count: &'a AtomicUsize) -> Self {
-        count.fetch_add(1, Ordering::Relaxed);
-        XceiverGuard(count)
+/// One unit of a bounded count (open connections, refusals in progress) while it lives.
+struct Counted(Arc<AtomicUsize>);
+
+impl Counted {
+    /// Counts one in, or returns the count when `max` are already in. Only the accept
+    /// loop adds, so checking first and adding after cannot overshoot.
+    fn admit(count: &Arc<AtomicUsize>, max: usize) -> Result<Counted, usize> {
+        let now = count.load(Ordering::Acquire);
+        if now >= max {
+            return Err(now);
+        }
+        count.fetch_add(1, Ordering::AcqRel);
+        Ok(Counted(count.clone()))
     }
 }
 
-impl Drop for XceiverGuard<'_> {
+impl Drop for Counted {
     fn drop(&mut self) {
-        self.0.fetch_sub(1, Ordering::Relaxed);
+        self.0.fetch_sub(1, Ordering::AcqRel);
     }
 }
 
-async fn serve_connection(node: Arc<Node>, stream: TcpStream, peer: SocketAddr) {
-    let _xceiver = XceiverGuard::new(&node.xceivers);
+/// Answers a connection over the limit with an ERROR status naming it, then closes. The
+/// client's op is read and dropped first, so the close does not reset the connection
+/// before the client has read the answer.
+async fn refuse(stream: TcpStream, message: String, _slot: Counted) {
+    let (mut rd, mut wr) = stream.into_split();
+    let answer = async {
+        send_response(&mut wr, Status::Error, None, Some(message))
+            .await
+            .map_err(|e| std::io::Error::other(e.to_string()))?;
+        wr.shutdown().await?;
+        let mut sink = [0u8; 1024];
+        let mut drained = 0;
+        while drained < OP_BUFFER * 16 {
+            match rd.read(&mut sink).await? {
+                0 => break,
+                n => drained += n,
+            }
+        }
+        Ok::<_, std::io::Error>(())
+    };
+    let _ = tokio::time::timeout(REFUSAL_TIME, answer).await;
+}
+
+async fn serve_connection(node: Arc<Node>, stream: TcpStream, peer: SocketAddr, _xceiver: Counted) {
     let _ = stream.set_nodelay(true);
-    let (rd, wr) = stream.into_split();
-    let mut rd = BufReader::with_capacity(IO_BUFFER, rd);
-    let mut wr = BufWriter::with_capacity(IO_BUFFER, wr);
+    let (rd, mut wr) = stream.into_split();
+    let mut rd = BufReader::with_capacity(OP_BUFFER, rd);
     let mut idle_limit = node.options.socket_timeout;
     loop {
         let (op, body) = match tokio::time::timeout(idle_limit, read_op(&mut rd)).await {
@@ -78,15 +139,22 @@ async fn serve_connection(node: Arc<Node>, stream: TcpStream, peer: SocketAddr) 
         };
         idle_limit = node.options.keepalive_timeout;
         match op {
-            Op::ReadBlock => match read::serve(&node, body, &mut rd, &mut wr).await {
-                Ok(true) => continue,
-                Ok(false) => return,
-                Err(e) => {
-                    debug!(%peer, error = %e, "read ended");
-                    return;
+            Op::ReadBlock => {
+                let mut out = BufWriter::with_capacity(IO_BUFFER, &mut wr);
+                match read::serve(&node, body, &mut rd, &mut out).await {
+                    Ok(true) => continue,
+                    Ok(false) => return,
+                    Err(e) => {
+                        debug!(%peer, error = %e, "read ended");
+                        return;
+                    }
                 }
-            },
+            }
             Op::WriteBlock => {
+                // Bytes already buffered with the op are read first, then the socket
+                // straight into the larger buffer.
+                let rd = BufReader::with_capacity(IO_BUFFER, rd);
+                let wr = BufWriter::with_capacity(ACK_BUFFER, wr);
                 if let Err(e) = write::serve(&node, body, rd, wr).await {
                     debug!(%peer, error = %e, "write ended");
                 }

@@ -8,6 +8,9 @@ use crate::error::{eof_as_closed, DataTransferError};
 /// Largest delimited message accepted; replies and ops are far smaller.
 pub const MAX_MESSAGE_LEN: usize = 4 << 20;
 
+/// A message up to this length is read into a buffer of its announced size.
+const PREALLOCATED_LEN: usize = 64 * 1024;
+
 /// Reads a varint; `Ok(None)` if the stream ends before its first byte.
 pub(crate) async fn read_varint<R: AsyncRead + Unpin>(
     r: &mut R,
@@ -47,8 +50,16 @@ pub async fn read_delimited_into<R: AsyncRead + Unpin>(
         });
     }
     buf.clear();
-    buf.resize(len, 0);
-    r.read_exact(buf).await.map_err(eof_as_closed)?;
+    if len <= PREALLOCATED_LEN {
+        buf.resize(len, 0);
+        r.read_exact(buf).await.map_err(eof_as_closed)?;
+    } else {
+        // Longer messages grow as their bytes arrive, not by the length announced.
+        let read = r.take(len as u64).read_to_end(buf).await?;
+        if read < len {
+            return Err(DataTransferError::ConnectionClosed);
+        }
+    }
     Ok(true)
 }
 
@@ -92,6 +103,21 @@ pub async fn write_delimited<M: Message, W: AsyncWrite + Unpin>(
 mod tests {
     use super::*;
     use tusk_proto::hdfs::{PipelineAckProto, Status};
+
+    #[tokio::test]
+    async fn a_long_message_is_not_allocated_before_its_bytes_arrive() {
+        // Announces the longest message, then sends 10 bytes and ends.
+        let mut wire = Vec::new();
+        prost::encode_length_delimiter(MAX_MESSAGE_LEN, &mut wire).unwrap();
+        wire.extend_from_slice(&[7; 10]);
+        let mut buf = Vec::new();
+        let r = read_delimited_into(&mut wire.as_slice(), &mut buf).await;
+        assert!(
+            matches!(r, Err(DataTransferError::ConnectionClosed)),
+            "{r:?}"
+        );
+        assert!(buf.capacity() < PREALLOCATED_LEN, "{}", buf.capacity());
+    }
 
     #[tokio::test]
     async fn ack_round_trip() {

@@ -17,6 +17,10 @@ pub const PACKET_PREFIX_LEN: usize = 6;
 /// Largest packet accepted from a peer (Hadoop's `PacketReceiver.MAX_PACKET_SIZE`).
 pub const MAX_PACKET_SIZE: usize = 16 << 20;
 
+/// A packet up to this size is read into a buffer of its announced size; Hadoop's
+/// packets are 64 KiB of data plus checksums.
+const PREALLOCATED_PACKET: usize = 1 << 20;
+
 /// Largest encoded `PacketHeaderProto` (four fields of at most 11 bytes and a bool).
 const MAX_HEADER_LEN: usize = 64;
 
@@ -59,11 +63,21 @@ impl PacketBuf {
         }
         let total = PACKET_PREFIX_LEN + header_len + payload_len - 4;
         self.frame.clear();
-        self.frame.resize(total, 0);
-        self.frame[..PACKET_PREFIX_LEN].copy_from_slice(&prefix);
-        r.read_exact(&mut self.frame[PACKET_PREFIX_LEN..])
-            .await
-            .map_err(eof_as_closed)?;
+        if total <= self.frame.capacity().max(PREALLOCATED_PACKET) {
+            self.frame.resize(total, 0);
+            self.frame[..PACKET_PREFIX_LEN].copy_from_slice(&prefix);
+            r.read_exact(&mut self.frame[PACKET_PREFIX_LEN..])
+                .await
+                .map_err(eof_as_closed)?;
+        } else {
+            // An unusually large packet grows as its bytes arrive, not by the length
+            // announced.
+            self.frame.extend_from_slice(&prefix);
+            let rest = total - PACKET_PREFIX_LEN;
+            if r.take(rest as u64).read_to_end(&mut self.frame).await? < rest {
+                return Err(DataTransferError::ConnectionClosed);
+            }
+        }
         self.sums_start = PACKET_PREFIX_LEN + header_len;
         self.header = PacketHeader::decode(&self.frame[PACKET_PREFIX_LEN..self.sums_start])?;
         let data_len = usize::try_from(self.header.data_len)
@@ -127,6 +141,25 @@ pub async fn write_packet<W: AsyncWrite + Unpin>(
 mod tests {
     use super::*;
     use crate::checksum::DataChecksum;
+
+    #[tokio::test]
+    async fn a_huge_packet_is_not_allocated_before_its_bytes_arrive() {
+        // Announces the largest packet, then sends 100 bytes and ends.
+        let mut wire = (MAX_PACKET_SIZE as u32).to_be_bytes().to_vec();
+        wire.extend_from_slice(&[0, 0]);
+        wire.extend_from_slice(&[1; 100]);
+        let mut packet = PacketBuf::default();
+        let r = packet.read_from(&mut wire.as_slice()).await;
+        assert!(
+            matches!(r, Err(DataTransferError::ConnectionClosed)),
+            "{r:?}"
+        );
+        assert!(
+            packet.frame.capacity() < PREALLOCATED_PACKET,
+            "{}",
+            packet.frame.capacity()
+        );
+    }
 
     fn header(offset: i64, seqno: i64, last: bool) -> PacketHeader {
         PacketHeader {

@@ -45,6 +45,25 @@ pub enum NameNodeError {
         live: usize,
         excluded: usize,
     },
+    #[error("The maximum path component name limit of {name} in directory {parent} is exceeded: limit={limit} length={length}")]
+    PathComponentTooLong {
+        name: String,
+        parent: String,
+        limit: usize,
+        length: usize,
+    },
+    #[error("The directory item limit of {path} is exceeded: limit={limit} items={items}")]
+    MaxDirectoryItemsExceeded {
+        path: String,
+        limit: usize,
+        items: usize,
+    },
+    #[error(
+        "{op}: Pathname too long.  Limit {} characters, {} levels.",
+        crate::fs_limits::MAX_PATH_LENGTH,
+        crate::fs_limits::MAX_PATH_DEPTH
+    )]
+    PathTooLong { op: &'static str },
     #[error("{message}")]
     InvalidArgument { message: String },
     #[error("{operation} is not supported by Tusk")]
@@ -81,7 +100,13 @@ impl NameNodeError {
             BlockNotFound { .. } => {
                 "org.apache.hadoop.hdfs.server.datanode.ReplicaNotFoundException"
             }
-            NotEnoughDatanodes { .. } => "java.io.IOException",
+            NotEnoughDatanodes { .. } | PathTooLong { .. } => "java.io.IOException",
+            PathComponentTooLong { .. } => {
+                "org.apache.hadoop.hdfs.protocol.FSLimitException$PathComponentTooLongException"
+            }
+            MaxDirectoryItemsExceeded { .. } => {
+                "org.apache.hadoop.hdfs.protocol.FSLimitException$MaxDirectoryItemsExceededException"
+            }
             InvalidArgument { .. } => "org.apache.hadoop.HadoopIllegalArgumentException",
             Unsupported { .. } => "java.lang.UnsupportedOperationException",
             UnregisteredDatanode { .. } => {

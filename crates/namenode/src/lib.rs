@@ -2,7 +2,8 @@
 //!
 //! Layout:
 //! - `options`: [`NameNodeOptions`] from configuration.
-//! - `path`: path validation.
+//! - `path`: path validation. `fs_limits`: HDFS's limits on path length and depth, name
+//!   length and directory entries.
 //! - `namespace` (+ `namespace/apply`, `namespace/permission`): the inode tree and
 //!   the one function per edit op that changes it; permission checks.
 //! - `blocks`: the block map and replication queues. `datanodes`: the node registry.
@@ -17,6 +18,7 @@ pub mod blocks;
 pub mod datanodes;
 pub mod edit_log;
 pub mod error;
+pub mod fs_limits;
 pub mod namespace;
 pub mod namesystem;
 pub mod options;
@@ -58,6 +60,7 @@ impl NameNode {
         shutdown: Shutdown,
     ) -> Result<NameNode, NameNodeError> {
         let addr = listener.local_addr()?;
+        let rpc_options = options.rpc.clone();
         let fsn = tokio::task::spawn_blocking(move || {
             let dir = storage::NameDir::new(&options.name_dir);
             if !dir.is_formatted() {
@@ -72,7 +75,8 @@ impl NameNode {
             Arc::new(server::ClientProtocolService { fsn: fsn.clone() }),
             Arc::new(server::DatanodeProtocolService { fsn: fsn.clone() }),
         ])
-        .with_durability(Arc::new(fsn.edit_log.clone()));
+        .with_durability(Arc::new(fsn.edit_log.clone()))
+        .with_options(rpc_options);
         let server = tokio::spawn(server.serve(listener, shutdown));
         tracing::info!(%addr, "namenode serving");
         Ok(NameNode {

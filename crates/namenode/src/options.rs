@@ -3,8 +3,10 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 use tusk_common::Configuration;
+use tusk_rpc::RpcServerOptions;
 
 use crate::error::{NameNodeError, Result};
+use crate::fs_limits::FsLimits;
 
 /// Everything the NameNode reads from configuration, read once at start-up.
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -69,6 +71,10 @@ pub struct NameNodeOptions {
     /// nodes is stale, writes stop avoiding them (so a cluster-wide hiccup does not put
     /// every write on the few nodes left).
     pub write_stale_ratio: f64,
+    /// `dfs.namenode.fs-limits.max-component-length` and `-max-directory-items`.
+    pub fs_limits: FsLimits,
+    /// The RPC server's limits (`ipc.maximum.data.length`, `ipc.server.max.connections`, ...).
+    pub rpc: RpcServerOptions,
 }
 
 impl Default for NameNodeOptions {
@@ -100,6 +106,8 @@ impl Default for NameNodeOptions {
             avoid_write_stale: true,
             avoid_read_stale: true,
             write_stale_ratio: 0.5,
+            fs_limits: FsLimits::default(),
+            rpc: RpcServerOptions::default(),
         }
     }
 }
@@ -201,6 +209,22 @@ impl NameNodeOptions {
                 .get("dfs.namenode.write.stale.datanode.ratio")
                 .and_then(|v| v.parse().ok())
                 .unwrap_or(d.write_stale_ratio),
+            fs_limits: FsLimits {
+                max_component_length: conf
+                    .get_u64(
+                        "dfs.namenode.fs-limits.max-component-length",
+                        d.fs_limits.max_component_length as u64,
+                    )
+                    .map_err(bad)? as usize,
+                max_directory_items: conf
+                    .get_u64(
+                        "dfs.namenode.fs-limits.max-directory-items",
+                        d.fs_limits.max_directory_items as u64,
+                    )
+                    .map_err(bad)? as usize,
+            }
+            .validate()?,
+            rpc: RpcServerOptions::from_conf(conf).map_err(bad)?,
         })
     }
 

@@ -169,7 +169,8 @@ impl NodeManager {
         if let Some(listener) = rpc_listener {
             let rpc = RpcServer::new(vec![Arc::new(service::ContainerManagementService {
                 node: node.clone(),
-            })]);
+            })])
+            .with_options(node.options.rpc.clone());
             tasks.push(tokio::spawn(rpc.serve(listener, shutdown.clone())));
         }
         tasks.push(tokio::spawn(kill_on_shutdown(node.clone())));

@@ -53,6 +53,8 @@ pub struct NodeManagerOptions {
     pub sigkill_delay: Duration,
     /// Longest wait between two registration attempts.
     pub register_retry_max: Duration,
+    /// The container-management RPC server's limits (`ipc.*`).
+    pub rpc: tusk_rpc::RpcServerOptions,
 }
 
 impl Default for NodeManagerOptions {
@@ -73,6 +75,7 @@ impl Default for NodeManagerOptions {
             pmem_check: true,
             sigkill_delay: Duration::from_millis(250),
             register_retry_max: Duration::from_secs(1),
+            rpc: tusk_rpc::RpcServerOptions::default(),
         }
     }
 }
@@ -137,6 +140,7 @@ impl NodeManagerOptions {
                 ms,
             )?,
             register_retry_max: d.register_retry_max,
+            rpc: tusk_rpc::RpcServerOptions::from_conf(conf)?,
         })
     }
 }

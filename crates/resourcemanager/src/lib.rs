@@ -96,7 +96,8 @@ impl ResourceManager {
             Arc::new(server::ApplicationMasterService {
                 shared: shared.clone(),
             }),
-        ]);
+        ])
+        .with_options(options.rpc.clone());
         let tasks = vec![
             tokio::spawn(rpc.serve(listener, shutdown.clone())),
             tokio::spawn(monitor_liveness(

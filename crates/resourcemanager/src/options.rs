@@ -91,6 +91,8 @@ pub struct ResourceManagerOptions {
     /// `tusk.yarn.am.finish-grace-ms`: how long the AM container of an unregistered
     /// application may keep running before it is killed.
     pub am_finish_grace: Duration,
+    /// The RPC server's limits (`ipc.maximum.data.length`, `ipc.server.max.connections`, ...).
+    pub rpc: tusk_rpc::RpcServerOptions,
 }
 
 impl Default for ResourceManagerOptions {
@@ -110,6 +112,7 @@ impl Default for ResourceManagerOptions {
             am_max_attempts: 2,
             max_allocate_wait: Duration::from_millis(1000),
             am_finish_grace: Duration::from_millis(5000),
+            rpc: tusk_rpc::RpcServerOptions::default(),
         }
     }
 }
@@ -170,6 +173,7 @@ impl ResourceManagerOptions {
                 d.am_finish_grace,
                 ms,
             )?,
+            rpc: tusk_rpc::RpcServerOptions::from_conf(conf)?,
         })
     }
 

@@ -39,6 +39,11 @@ pub enum RpcError {
     ConnectionClosed,
     #[error("malformed RPC message: {0}")]
     Protocol(String),
+    /// Hadoop's wording (`Server.checkDataLength`); the connection is closed.
+    #[error("Requested data length {len} is longer than maximum configured RPC length {limit}")]
+    FrameTooLong { len: usize, limit: usize },
+    #[error("no connection header within {after:?}")]
+    HeaderTimeout { after: std::time::Duration },
     #[error("cannot decode RPC message: {0}")]
     Decode(#[from] prost::DecodeError),
 }

@@ -22,8 +22,13 @@ pub const CONNECTION_CONTEXT_CALL_ID: i32 = -3;
 pub const PING_CALL_ID: i32 = -4;
 /// Call id of SASL negotiation messages.
 pub const SASL_CALL_ID: i32 = -33;
-/// Largest frame accepted (Hadoop's `ipc.maximum.data.length`).
+/// Largest frame a client accepts (Hadoop's `ipc.maximum.response.length`); servers
+/// take theirs from `ipc.maximum.data.length` (same default).
 pub const MAX_FRAME: usize = 128 << 20;
+
+/// A frame up to this length is read into a buffer of its announced size; a longer one
+/// into a buffer that grows as its bytes arrive.
+const PREALLOCATED_FRAME: usize = 1 << 20;
 
 /// The preamble a client sends first.
 pub fn preamble(auth: u8) -> [u8; 7] {
@@ -44,30 +49,17 @@ pub async fn read_frame<R: AsyncRead + Unpin>(r: &mut R) -> Result<Option<Bytes>
             "frame of {len} bytes exceeds the {MAX_FRAME}-byte limit"
         )));
     }
-    let mut body = BytesMut::zeroed(len);
-    r.read_exact(&mut body).await?;
-    Ok(Some(body.freeze()))
-}
-
-/// Splits the next complete frame's body off `buf`; `Ok(None)` until one has fully
-/// arrived. With `read_buf` into the same buffer this is a cancel-safe frame reader.
-pub fn take_frame(buf: &mut BytesMut) -> Result<Option<Bytes>, RpcError> {
-    if buf.len() < 4 {
-        return Ok(None);
+    if len <= PREALLOCATED_FRAME {
+        let mut body = BytesMut::zeroed(len);
+        r.read_exact(&mut body).await?;
+        return Ok(Some(body.freeze()));
     }
-    let len = u32::from_be_bytes([buf[0], buf[1], buf[2], buf[3]]) as usize;
-    if len > MAX_FRAME {
-        return Err(RpcError::Protocol(format!(
-            "frame of {len} bytes exceeds the {MAX_FRAME}-byte limit"
-        )));
+    let mut body = Vec::with_capacity(PREALLOCATED_FRAME);
+    let read = r.take(len as u64).read_to_end(&mut body).await?;
+    if read < len {
+        return Err(std::io::Error::from(std::io::ErrorKind::UnexpectedEof).into());
     }
-    if buf.len() < 4 + len {
-        // Grow as the bytes arrive, not by the announced length.
-        buf.reserve((4 + len - buf.len()).min(1 << 20));
-        return Ok(None);
-    }
-    buf.advance(4);
-    Ok(Some(buf.split_to(len).freeze()))
+    Ok(Some(Bytes::from(body)))
 }
 
 /// Appends a frame holding the given delimited messages to `out`.

@@ -6,7 +6,10 @@
 //! - `server`: accepts connections, negotiates SIMPLE auth (plain or via SASL NEGOTIATE),
 //!   runs calls in arrival order and writes replies as they become ready (at once, once a
 //!   watermark such as the durable edit-log txid passes them, or when a waiting call
-//!   finishes), so many calls are in flight on one connection.
+//!   finishes), so many calls are in flight on one connection. `server/limits`: what a
+//!   server bounds ([`RpcServerOptions`]: frame length, bytes buffered across
+//!   connections, connections, header and idle time) and its counters;
+//!   `server/input`: a connection's request bytes, read as they arrive.
 //! - `client`: one connection per NameNode shared by every caller; call ids match
 //!   replies to callers; a window bounds calls in flight.
 //! - `service`: the trait a protocol implements, the outcomes a call can have, and the
@@ -21,7 +24,7 @@ pub mod service;
 
 pub use client::{RpcClient, RpcClientOptions};
 pub use error::{RemoteException, RpcError};
-pub use server::RpcServer;
+pub use server::{RpcServer, RpcServerOptions, RpcServerStats};
 pub use service::{
     handle, handle_now, CallContext, CallOutcome, Durability, Reply, RpcService, Watermark,
 };

@@ -1,8 +1,12 @@
 //! The RPC server: one task per connection that reads frames, runs calls and writes
-//! their replies in batches.
+//! their replies in batches, within the limits of [`RpcServerOptions`].
+
+mod input;
+mod limits;
 
 use std::collections::VecDeque;
 use std::net::SocketAddr;
+use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
 use bytes::{Bytes, BytesMut};
@@ -12,6 +16,7 @@ use futures::{FutureExt, StreamExt};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::watch;
+use tokio::time::Instant;
 use tracing::{debug, warn};
 use tusk_common::Shutdown;
 use tusk_proto::common::{
@@ -21,9 +26,17 @@ use tusk_proto::common::{
     IpcConnectionContextProto, RpcRequestHeaderProto, RpcResponseHeaderProto, RpcSaslProto,
 };
 
+pub use limits::{RpcServerOptions, RpcServerStats, CONNECTION_BUFFER};
+
 use crate::error::{RemoteException, RpcError};
 use crate::frame::{self, Encoded};
 use crate::service::{CallContext, CallOutcome, Durability, Reply, RpcService, Watermark};
+use input::FrameReader;
+use limits::Limits;
+
+/// A connection keeps a reply buffer up to this size for the next replies; a larger one
+/// (after a big reply) is given back once written.
+const KEPT_OUT_BUFFER: usize = 256 * 1024;
 
 /// Serves a set of protocols on one listener.
 #[derive(Clone)]
@@ -33,6 +46,8 @@ pub struct RpcServer {
     services: Arc<Vec<(&'static str, Arc<dyn RpcService>)>>,
     /// What [`CallOutcome::AfterMark`] replies wait for.
     durability: Option<Arc<dyn Durability>>,
+    /// The limits and their counters, shared by every connection of this server.
+    limits: Arc<Limits>,
 }
 
 impl RpcServer {
@@ -41,7 +56,19 @@ impl RpcServer {
         RpcServer {
             services: Arc::new(map),
             durability: None,
+            limits: Arc::new(Limits::new(RpcServerOptions::default())),
         }
+    }
+
+    /// Serves within `options` instead of the defaults; call before [`RpcServer::serve`].
+    pub fn with_options(mut self, options: RpcServerOptions) -> Self {
+        self.limits = Arc::new(Limits::new(options));
+        self
+    }
+
+    /// What the server holds and has refused so far.
+    pub fn stats(&self) -> RpcServerStats {
+        self.limits.stats()
     }
 
     /// Holds `AfterMark` replies until the watermark of `durability` reaches their mark;
@@ -59,17 +86,16 @@ impl RpcServer {
                 _ = shutdown.wait() => return,
                 accepted = listener.accept() => match accepted {
                     Ok((stream, peer)) => {
+                        // Over the limit: closed at once, as Hadoop's listener does.
+                        let Some(open) = self.limits.admit() else { continue };
                         let _ = stream.set_nodelay(true);
                         let server = self.clone();
                         let shutdown = shutdown.clone();
                         tokio::spawn(async move {
+                            let _open = open;
                             tokio::select! {
                                 _ = shutdown.wait() => {}
-                                r = server.connection(stream, peer) => {
-                                    if let Err(e) = r {
-                                        debug!(%peer, error = %e, "RPC connection ended");
-                                    }
-                                }
+                                r = server.connection(stream, peer) => server.ended(peer, r),
                             }
                         });
                     }
@@ -87,35 +113,52 @@ impl RpcServer {
     /// go. Replies held for the watermark (for the NameNode: until their edit is durable)
     /// wait in a queue released as the watermark rises, which this task raises itself
     /// when no other is; calls that must wait for something else are polled alongside
-    /// the socket.
+    /// the socket. One timer closes the connection if its header is late, and later if
+    /// it stays idle.
     async fn connection(&self, stream: TcpStream, peer: SocketAddr) -> Result<(), RpcError> {
+        let options = &self.limits.options;
+        let header_deadline = Instant::now() + options.header_timeout;
         let (mut rd, mut wr) = stream.into_split();
-        let _auth = read_preamble(&mut rd).await?;
+        let _auth = tokio::time::timeout_at(header_deadline, read_preamble(&mut rd))
+            .await
+            .map_err(|_| RpcError::HeaderTimeout {
+                after: options.header_timeout,
+            })??;
         let mut conn = ConnectionState {
             user: Arc::from(""),
             protocol: None,
+            header_done: false,
             peer,
-            out: BytesMut::with_capacity(16 * 1024),
+            out: BytesMut::new(),
             held: VecDeque::new(),
             watermark: self.durability.as_ref().map(|d| d.watermark()),
         };
-        let mut input = BytesMut::with_capacity(64 * 1024);
+        let mut input = FrameReader::new(self.limits.clone());
         let mut waiting: FuturesUnordered<Waiting> = FuturesUnordered::new();
         // Whether the socket was read again since the last sync.
         let mut swept = false;
         // The client has closed its side; replies still owed are sent before closing.
         let mut peer_done = false;
+        let mut last_read = Instant::now();
+        let timer = tokio::time::sleep_until(header_deadline);
+        tokio::pin!(timer);
+        let mut idle_timer = false;
         loop {
-            while let Some(body) = frame::take_frame(&mut input)? {
+            while let Some(body) = input.take_frame()? {
                 if !self.handle_frame(&mut conn, body, &mut waiting)? {
                     wr.write_all(&conn.out).await?;
                     return Ok(());
                 }
             }
+            if conn.header_done && !idle_timer {
+                // From the header's deadline to the idle time.
+                idle_timer = true;
+                timer.as_mut().reset(last_read + options.max_idle_time);
+            }
             conn.release_held();
             if !conn.out.is_empty() {
                 wr.write_all(&conn.out).await?;
-                conn.out.clear();
+                conn.clear_out();
             }
             if let Some(d) = &self.durability {
                 if !conn.held.is_empty() {
@@ -123,11 +166,13 @@ impl RpcServer {
                     // (once per sync, so a steady stream cannot put the sync off).
                     if !swept {
                         swept = true;
-                        match rd.try_read_buf(&mut input) {
-                            Ok(0) => peer_done = true,
-                            Ok(_) => continue,
-                            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {}
-                            Err(e) => return Err(e.into()),
+                        match input.try_read(&rd)? {
+                            Some(0) => peer_done = true,
+                            Some(_) => {
+                                last_read = Instant::now();
+                                continue;
+                            }
+                            None => {}
                         }
                     }
                     // Replies still held and no one else syncing: sync here, the whole
@@ -155,12 +200,66 @@ impl RpcServer {
                         return Err(RpcError::Protocol("the watermark's source is gone".into()));
                     }
                 }
-                n = rd.read_buf(&mut input), if !peer_done => {
+                n = input.read(&mut rd), if !peer_done => {
                     if n? == 0 {
                         peer_done = true;
+                    } else {
+                        last_read = Instant::now();
+                    }
+                }
+                () = &mut timer => {
+                    if !conn.header_done {
+                        return Err(RpcError::HeaderTimeout { after: options.header_timeout });
+                    }
+                    let busy = holding || !waiting.is_empty() || input.waiting_for_budget();
+                    match self.idle_check(last_read, busy, input.holds_budget()) {
+                        Some(next) => timer.as_mut().reset(next),
+                        None => {
+                            self.limits.idle_closed.fetch_add(1, Ordering::Relaxed);
+                            debug!(%peer, "closing idle RPC connection");
+                            return Ok(());
+                        }
                     }
                 }
             }
+        }
+    }
+
+    /// `None` when a connection that last read at `last_read` is to be closed as idle
+    /// (Hadoop's rule: no call in progress, silent for the idle time, and at least
+    /// `idle_threshold` connections open; and whatever their number when it holds part
+    /// of the shared budget for a frame that stopped arriving); otherwise when to look
+    /// again.
+    fn idle_check(&self, last_read: Instant, busy: bool, holds_budget: bool) -> Option<Instant> {
+        let options = &self.limits.options;
+        let now = Instant::now();
+        let idle_until = last_read + options.max_idle_time;
+        if now < idle_until {
+            return Some(idle_until);
+        }
+        let crowded = self.limits.open_connections() >= options.idle_threshold;
+        if !busy && (crowded || holds_budget) {
+            return None;
+        }
+        Some(
+            now + options
+                .max_idle_time
+                .max(std::time::Duration::from_millis(10)),
+        )
+    }
+
+    /// Logs how a connection ended and counts the ends the limits caused.
+    fn ended(&self, peer: SocketAddr, result: Result<(), RpcError>) {
+        match result {
+            Ok(()) => {}
+            Err(e @ RpcError::FrameTooLong { .. }) => {
+                warn!("{e}.  RPC came from {peer}; connection closed");
+            }
+            Err(e @ RpcError::HeaderTimeout { .. }) => {
+                self.limits.header_timeouts.fetch_add(1, Ordering::Relaxed);
+                debug!(%peer, error = %e, "RPC connection closed");
+            }
+            Err(e) => debug!(%peer, error = %e, "RPC connection ended"),
         }
     }
 
@@ -182,6 +281,7 @@ impl RpcServer {
                 let user = ctx.user_info.and_then(|u| u.effective_user);
                 conn.user = Arc::from(user.as_deref().unwrap_or("unknown"));
                 conn.protocol = ctx.protocol;
+                conn.header_done = true;
             }
             frame::PING_CALL_ID => {}
             id if id >= 0 => self.dispatch(conn, header, body, waiting)?,
@@ -264,8 +364,10 @@ struct ConnectionState {
     user: Arc<str>,
     /// Protocol named in the connection context, if any.
     protocol: Option<String>,
+    /// The connection context has arrived: the header is complete.
+    header_done: bool,
     peer: SocketAddr,
-    /// Replies ready to be written.
+    /// Replies ready to be written; allocated by the first reply.
     out: BytesMut,
     /// Replies waiting for the watermark, in the order their calls ran (so by mark).
     held: VecDeque<Held>,
@@ -273,6 +375,15 @@ struct ConnectionState {
 }
 
 impl ConnectionState {
+    /// Empties the written reply buffer, giving back one grown by an unusually big reply.
+    fn clear_out(&mut self) {
+        if self.out.capacity() > KEPT_OUT_BUFFER {
+            self.out = BytesMut::new();
+        } else {
+            self.out.clear();
+        }
+    }
+
     /// Sends, holds or waits for a call's reply as its outcome says.
     fn settle(
         &mut self,

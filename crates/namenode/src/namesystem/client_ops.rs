@@ -19,6 +19,7 @@ use super::{Logged, Namesystem, State};
 use crate::blocks::BlockState;
 use crate::datanodes::DnIdx;
 use crate::error::{NameNodeError, Result};
+use crate::fs_limits::FsLimits;
 use crate::namespace::{Access, Inode, InodeId, ROOT_ID};
 use crate::path;
 use crate::placement;
@@ -94,6 +95,7 @@ impl Namesystem {
         permission: u32,
         create_parent: bool,
     ) -> Result<Logged<bool>> {
+        FsLimits::check_path("mkdirs", src)?;
         let txid = {
             let mut st = self.write();
             let parts = path::components(src)?;
@@ -119,6 +121,12 @@ impl Namesystem {
             }
             self.permissions
                 .check_path(&st.ns, user, deepest, Some(Access::Write))?;
+            let limits = self.options.fs_limits;
+            for (i, name) in parts.iter().enumerate().skip(covered) {
+                limits.check_name(name, || path::join(&parts[..i]))?;
+            }
+            // Only the first new directory goes into one that has entries.
+            limits.check_room(&st.ns, deepest)?;
             let group = node.group.clone();
             let now = tusk_common::now_millis();
             let mut txid = 0;
@@ -150,6 +158,7 @@ impl Namesystem {
         req: &CreateRequestProto,
     ) -> Result<Logged<HdfsFileStatusProto>> {
         let src = path::normalize(&req.src)?;
+        FsLimits::check_path("create", &src)?;
         if req.replication < self.options.min_replication
             || req.replication > self.options.max_replication
         {
@@ -169,9 +178,16 @@ impl Namesystem {
                 ),
             });
         }
+        let limits = self.options.fs_limits;
+        let name_at = src.rfind('/').map_or(0, |i| i + 1);
+        limits.check_name(&src[name_at..], || match name_at {
+            0 | 1 => "/".to_string(),
+            _ => src[..name_at - 1].to_string(),
+        })?;
         let (txid, status) = {
             let mut st = self.write();
             let mut txid = 0;
+            let mut replaced = false;
             if let Some(id) = st.ns.resolve(&src)? {
                 let node = st.ns.get(id).expect("resolved");
                 if node.is_dir() {
@@ -198,6 +214,7 @@ impl Namesystem {
                         mtime: tusk_common::now_millis(),
                     }),
                 )?;
+                replaced = true;
             }
             let parent = match st.ns.parent_of(&src) {
                 Ok((parent, _)) => Some(parent),
@@ -207,6 +224,9 @@ impl Namesystem {
             if let Some(parent) = parent {
                 self.permissions
                     .check_path(&st.ns, user, parent, Some(Access::Write))?;
+                if !replaced {
+                    limits.check_room(&st.ns, parent)?;
+                }
                 let group = st.ns.get(parent).expect("parent").group.clone();
                 let inode_id = st.ns.allocate_inode_id();
                 let op = Op::AddFile(AddFileOp {
@@ -528,8 +548,27 @@ impl Namesystem {
             .check_path(&st.ns, user, dst_parent, Some(Access::Write))
     }
 
+    /// `verifyFsLimitsForRename`: the new name is not too long, and a directory that
+    /// gains an entry (another one than the source's, nothing replaced) has room for it.
+    fn check_rename_limits(
+        &self,
+        st: &State,
+        src_parent: InodeId,
+        dst_parent: InodeId,
+        name: &str,
+        replaces: bool,
+    ) -> Result<()> {
+        let limits = self.options.fs_limits;
+        limits.check_name(name, || st.ns.full_path(dst_parent))?;
+        if dst_parent != src_parent && !replaces {
+            limits.check_room(&st.ns, dst_parent)?;
+        }
+        Ok(())
+    }
+
     /// The original rename: into `dst` when it is a directory; false instead of most errors.
     pub fn rename(&self, user: &str, src: &str, dst: &str) -> Result<Logged<bool>> {
+        FsLimits::check_path("rename", dst)?;
         let txid = {
             let mut st = self.write();
             let src = path::normalize(src)?;
@@ -563,6 +602,8 @@ impl Namesystem {
             };
             let src_parent = st.ns.get(src_id).map_or(ROOT_ID, |n| n.parent);
             self.check_rename(&st, user, src_parent, dst_parent)?;
+            let name = dst.rsplit('/').next().unwrap_or_default();
+            self.check_rename_limits(&st, src_parent, dst_parent, name, false)?;
             let op = Op::Rename(RenameOp {
                 src,
                 dst,
@@ -583,6 +624,7 @@ impl Namesystem {
     /// rename2: exactly to `dst`; with `overwrite`, replaces a file or empty directory.
     /// The tree is resolved once: the plan is checked for permissions, then carried out.
     pub fn rename2(&self, user: &str, src: &str, dst: &str, overwrite: bool) -> Result<Logged<()>> {
+        FsLimits::check_path("rename", dst)?;
         let op = RenameOp {
             src: path::normalize(src)?,
             dst: path::normalize(dst)?,
@@ -597,6 +639,8 @@ impl Namesystem {
         let mut st = self.write();
         let plan = st.ns.plan_rename(&op)?;
         self.check_rename(&st, user, plan.src_parent, plan.dst_parent)?;
+        let replaces = plan.existing.is_some();
+        self.check_rename_limits(&st, plan.src_parent, plan.dst_parent, plan.name, replaces)?;
         let removed = st.apply_planned_rename(plan, op.mtime);
         st.invalidate_removed(&removed);
         let txid = self.edit_log.append(EditRecord {
