@@ -36,7 +36,7 @@ use tokio::net::TcpListener;
 use tokio::task::JoinHandle;
 use tusk_common::Shutdown;
 use tusk_proto::tusk::yarn as y;
-use tusk_rpc::RpcServer;
+use tusk_rpc::{RpcServer, RpcService};
 
 pub use client::{ApplicationClient, ApplicationMasterClient};
 pub use error::ResourceManagerError;
@@ -86,18 +86,7 @@ impl ResourceManager {
             max_allocate_wait: options.max_allocate_wait,
             event_driven: options.timing == Timing::EventDriven,
         });
-        let rpc = RpcServer::new(vec![
-            Arc::new(server::ResourceTrackerService {
-                shared: shared.clone(),
-            }),
-            Arc::new(server::ApplicationClientService {
-                shared: shared.clone(),
-            }),
-            Arc::new(server::ApplicationMasterService {
-                shared: shared.clone(),
-            }),
-        ])
-        .with_options(options.rpc.clone());
+        let rpc = RpcServer::new(services(&shared)).with_options(options.rpc.clone());
         let tasks = vec![
             tokio::spawn(rpc.serve(listener, shutdown.clone())),
             tokio::spawn(monitor_liveness(
@@ -113,6 +102,41 @@ impl ResourceManager {
             tasks,
         })
     }
+}
+
+/// The three RPC services over one cluster.
+fn services(shared: &Arc<server::Shared>) -> Vec<Arc<dyn RpcService>> {
+    vec![
+        Arc::new(server::ResourceTrackerService {
+            shared: shared.clone(),
+        }),
+        Arc::new(server::ApplicationClientService {
+            shared: shared.clone(),
+        }),
+        Arc::new(server::ApplicationMasterService {
+            shared: shared.clone(),
+        }),
+    ]
+}
+
+/// The three RPC services over a fresh cluster whose ids carry `cluster_ts` (instead
+/// of the start time, so ids are the same on every run), with no listener and no
+/// liveness monitor: the ResourceManager's request handling driven in process, as the
+/// fuzz targets do. Call the services inside a Tokio runtime.
+pub fn standalone_services(
+    options: ResourceManagerOptions,
+    cluster_ts: u64,
+) -> Vec<Arc<dyn RpcService>> {
+    let options = Arc::new(options);
+    let mut cluster = cluster::Cluster::new(options.clone(), "127.0.0.1:0".into());
+    cluster.cluster_ts = cluster_ts;
+    let shared = Arc::new(server::Shared {
+        cluster: Mutex::new(cluster),
+        heartbeat_interval: options.heartbeat_interval,
+        max_allocate_wait: options.max_allocate_wait,
+        event_driven: options.timing == Timing::EventDriven,
+    });
+    services(&shared)
 }
 
 /// The liveness monitor: checks a few times per expiry interval; also ends AMs that

@@ -3,6 +3,7 @@
 
 mod input;
 mod limits;
+mod replay;
 
 use std::collections::VecDeque;
 use std::net::SocketAddr;
@@ -27,6 +28,7 @@ use tusk_proto::common::{
 };
 
 pub use limits::{RpcServerOptions, RpcServerStats, CONNECTION_BUFFER};
+pub use replay::Served;
 
 use crate::error::{RemoteException, RpcError};
 use crate::frame::{self, Encoded};

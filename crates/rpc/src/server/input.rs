@@ -173,6 +173,34 @@ impl FrameReader {
         }
     }
 
+    /// Takes what fits of `bytes` as if a read had just returned them, without a socket
+    /// ([`RpcServer::serve_bytes`](super::RpcServer::serve_bytes)); returns how many it
+    /// took: 0 while a long frame waits for budget another connection holds.
+    pub(crate) fn accept(&mut self, bytes: &[u8]) -> usize {
+        let taken = match &mut self.long {
+            Some(long) => {
+                if long.permit.is_none() {
+                    let budget = self.limits.budget.clone();
+                    match budget.try_acquire_many_owned(long.len as u32) {
+                        Ok(permit) => long.permit = Some(permit),
+                        Err(_) => return 0,
+                    }
+                    long.body.reserve_exact(long.len - long.body.len());
+                }
+                let n = (long.len - long.body.len()).min(bytes.len());
+                long.body.extend_from_slice(&bytes[..n]);
+                n
+            }
+            None => {
+                let n = self.small_room().min(bytes.len());
+                self.buf.extend_from_slice(&bytes[..n]);
+                n
+            }
+        };
+        self.account();
+        taken
+    }
+
     /// Makes room in `buf` for what the frame in progress still needs (at least
     /// [`FIRST_READ`]) and returns how much may be read: up to [`CONNECTION_BUFFER`].
     fn small_room(&mut self) -> usize {

@@ -1,0 +1,92 @@
+//! What Tusk's fuzz targets run: each server's decode path, fed raw bytes exactly as a
+//! client, a peer or a disk could hand them over. The same functions run under
+//! libFuzzer (`fuzz/`, nightly, coverage-guided) and under this crate's seeded mutation
+//! pass (`tests/mutations.rs`, stable, part of `cargo test`), so both exercise one code
+//! path and one seed set.
+//!
+//! Layout:
+//! - `calls`: the byte layout of a sequence of calls (selector, length, payload) that
+//!   the method targets take, so one input can build up server state.
+//! - `mutate`: seeded mutations of valid encodings (truncation, bit flips, inflated
+//!   length fields, splices) for the stable pass.
+//! - `rpc`: Hadoop RPC connection bytes (preamble, frames, headers, SASL) into an
+//!   [`tusk_rpc::RpcServer`].
+//! - `namenode`: every ClientNamenodeProtocol and DatanodeProtocol method against an
+//!   in-process namesystem; edit-log records replayed; checkpoint images loaded.
+//! - `resourcemanager`: every ResourceTracker, ApplicationClient and ApplicationMaster
+//!   method against a fresh in-process cluster.
+//! - `datatransfer`: DataTransferProtocol op requests, replies, acks and data packets
+//!   with their checksums.
+//! - `config`: TOML configuration files and `-D` overrides, read into every daemon's
+//!   options.
+//!
+//! [`TARGETS`] names them all; `fuzz/fuzz_targets/<name>.rs` calls `run` of the target
+//! of the same name, and `fuzz/corpus/<name>/` holds its `seeds` (written by
+//! `TUSK_WRITE_CORPUS=1 cargo test -p tusk-fuzzing --test seed_corpus`).
+
+pub mod calls;
+pub mod config;
+pub mod datatransfer;
+pub mod mutate;
+pub mod namenode;
+pub mod resourcemanager;
+pub mod rpc;
+
+/// One fuzz target: a decode path and the valid inputs it starts from.
+pub struct Target {
+    /// The cargo-fuzz target name, also the corpus directory name.
+    pub name: &'static str,
+    /// Feeds one input; panics only on a bug.
+    pub run: fn(&[u8]),
+    /// Small valid inputs, each with a file name, built with the real encoders.
+    pub seeds: fn() -> Vec<(String, Vec<u8>)>,
+}
+
+/// Every fuzz target.
+pub const TARGETS: &[Target] = &[
+    Target {
+        name: "rpc_connection",
+        run: rpc::connection,
+        seeds: rpc::seeds,
+    },
+    Target {
+        name: "namenode_methods",
+        run: namenode::methods,
+        seeds: namenode::method_seeds,
+    },
+    Target {
+        name: "edit_log",
+        run: namenode::edit_log,
+        seeds: namenode::edit_log_seeds,
+    },
+    Target {
+        name: "fsimage",
+        run: namenode::fsimage,
+        seeds: namenode::fsimage_seeds,
+    },
+    Target {
+        name: "resourcemanager_methods",
+        run: resourcemanager::methods,
+        seeds: resourcemanager::seeds,
+    },
+    Target {
+        name: "datatransfer_op",
+        run: datatransfer::op,
+        seeds: datatransfer::op_seeds,
+    },
+    Target {
+        name: "datatransfer_packet",
+        run: datatransfer::packets,
+        seeds: datatransfer::packet_seeds,
+    },
+    Target {
+        name: "config",
+        run: config::parse,
+        seeds: config::seeds,
+    },
+];
+
+/// The target called `name`.
+pub fn target(name: &str) -> Option<&'static Target> {
+    TARGETS.iter().find(|t| t.name == name)
+}
