@@ -182,14 +182,15 @@ pub fn parse_duration(text: &str, unit: Duration) -> Option<Duration> {
         return None;
     }
     let secs = match suffix.trim() {
-        "" => return Some(unit.mul_f64(n)),
+        "" => unit.as_secs_f64() * n,
         "ms" => n / 1000.0,
         "s" => n,
         "m" => n * 60.0,
         "h" => n * 3600.0,
         _ => return None,
     };
-    Some(Duration::from_secs_f64(secs))
+    // A value too long for a Duration is a bad value, not a reason to panic.
+    Duration::try_from_secs_f64(secs).ok()
 }
 
 #[cfg(test)]
@@ -228,6 +229,24 @@ mod tests {
         assert_eq!(parse_duration("x", s), None);
         assert_eq!(parse_size("64k"), Some(65536));
         assert_eq!(parse_size("oops"), None);
+    }
+
+    /// Found by fuzzing (config target): a duration longer than `Duration` can hold
+    /// panicked in `Duration::mul_f64` / `from_secs_f64`.
+    #[test]
+    fn durations_too_long_for_a_duration_are_bad_values() {
+        let h = Duration::from_secs(3600);
+        assert_eq!(parse_duration("6111114641111146", h), None);
+        assert_eq!(parse_duration("100000000000000000000s", h), None);
+        assert_eq!(parse_duration("1e400", h), None);
+        let mut conf = Configuration::from_toml("r=6111114641111146").unwrap();
+        conf.apply_overrides(&["dfs.heartbeat.interval=100000000000000000000"])
+            .unwrap();
+        assert!(matches!(
+            conf.get_duration("dfs.heartbeat.interval", h, Duration::from_secs(1)),
+            Err(ConfigError::BadValue { .. })
+        ));
+        assert!(conf.get_duration("r", h, h).is_err());
     }
 
     #[test]
