@@ -15,6 +15,7 @@ use bytes::Bytes;
 use futures::FutureExt;
 use prost::Message;
 use tusk_namenode::edit_log::decode_records;
+use tusk_namenode::namespace::check_image;
 use tusk_namenode::namesystem::State;
 use tusk_namenode::server::{ClientProtocolService, DatanodeProtocolService};
 use tusk_namenode::storage::{NameDir, StorageInfo};
@@ -827,6 +828,9 @@ pub fn frame_records<'a>(payloads: impl Iterator<Item = &'a [u8]>) -> Vec<u8> {
 fn checkpoint_round_trip(state: &State, last_txid: u64, options: &NameNodeOptions) {
     let storage = storage();
     let first = state.to_image(last_txid, &storage);
+    if let Err(reason) = check_image(&first) {
+        panic!("the loader refuses a checkpoint of this namespace: {reason}");
+    }
     let reloaded = State::from_image(&first, options);
     let second = reloaded.to_image(last_txid, &storage);
     assert_eq!(
@@ -857,11 +861,15 @@ fn base_image() -> (t::FsImage, NameNodeOptions) {
 }
 
 /// Runs one input as a checkpoint image (its body, after the CRC the loader checks):
-/// loaded, checkpointed again, and served to a few read calls.
+/// checked and loaded as the NameNode loads it, checkpointed again, and served to a few
+/// read calls.
 pub fn fsimage(data: &[u8]) {
     let Ok(image) = t::FsImage::decode(data) else {
         return;
     };
+    if check_image(&image).is_err() {
+        return;
+    }
     let options = options();
     let state = State::from_image(&image, &options);
     checkpoint_round_trip(&state, image.last_txid, &options);

@@ -122,8 +122,10 @@ impl BlockMap {
 
     /// Adds a block (from an edit op or the image), advancing the counters past it.
     pub fn insert(&mut self, info: BlockInfo) {
-        self.next_block_id = self.next_block_id.max(info.id + 1);
-        self.next_generation_stamp = self.next_generation_stamp.max(info.generation_stamp + 1);
+        self.next_block_id = self.next_block_id.max(info.id.saturating_add(1));
+        self.next_generation_stamp = self
+            .next_generation_stamp
+            .max(info.generation_stamp.saturating_add(1));
         self.blocks.insert(info.id, info);
     }
 

@@ -7,6 +7,7 @@
 
 mod apply;
 mod children;
+mod image_check;
 mod permission;
 
 use foldhash::HashMap;
@@ -16,6 +17,7 @@ use crate::path;
 
 pub use apply::RenamePlan;
 pub use children::Children;
+pub use image_check::check_image;
 pub use permission::{Access, Permissions};
 
 pub type InodeId = u64;
@@ -193,6 +195,13 @@ impl Namespace {
         let name = inode.name.clone();
         let id = inode.id;
         let mtime = inode.mtime;
+        // A replayed op naming an id in use would replace that inode (the root even)
+        // and strand its subtree; refuse it so replay stops there instead.
+        if self.inodes.contains_key(&id) {
+            return Err(NameNodeError::InvalidArgument {
+                message: format!("inode id {id} is already in use"),
+            });
+        }
         let dir = self.get_mut(parent).ok_or(NameNodeError::FileNotFound {
             path: format!("inode {parent}"),
         })?;
@@ -208,7 +217,7 @@ impl Namespace {
         }
         dir.mtime = dir.mtime.max(mtime);
         self.inodes.insert(id, inode);
-        self.next_inode_id = self.next_inode_id.max(id + 1);
+        self.next_inode_id = self.next_inode_id.max(id.saturating_add(1));
         Ok(())
     }
 

@@ -111,6 +111,12 @@ impl State {
             }
             Op::AddBlock(op) => {
                 let block = op.block.unwrap_or_default();
+                // A replayed op naming a block in use would take it from its file.
+                if self.blocks.get(block.block_id).is_some() {
+                    return Err(NameNodeError::InvalidArgument {
+                        message: format!("block {} is already in use", block.block_id),
+                    });
+                }
                 let file = self.open_file_mut(op.inode_id)?;
                 let previous = file.blocks.last().copied();
                 file.blocks.push(block.block_id);
@@ -161,7 +167,7 @@ impl State {
                 self.blocks.next_generation_stamp = self
                     .blocks
                     .next_generation_stamp
-                    .max(op.generation_stamp + 1);
+                    .max(op.generation_stamp.saturating_add(1));
                 Ok(vec![])
             }
             Op::Rename(op) => {

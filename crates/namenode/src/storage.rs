@@ -120,8 +120,12 @@ impl NameDir {
                 path.display()
             )));
         }
-        FsImage::decode(&data[4..])
-            .map_err(|e| NameNodeError::EditLog(format!("image {}: {e}", path.display())))
+        let image = FsImage::decode(&data[4..])
+            .map_err(|e| NameNodeError::EditLog(format!("image {}: {e}", path.display())))?;
+        crate::namespace::check_image(&image).map_err(|reason| {
+            NameNodeError::EditLog(format!("image {} is corrupt: {reason}", path.display()))
+        })?;
+        Ok(image)
     }
 
     /// Edit segments in txid order.

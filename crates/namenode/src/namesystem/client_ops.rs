@@ -862,7 +862,8 @@ impl Namesystem {
     ) -> Result<Logged<()>> {
         let txid = {
             let mut st = self.write();
-            held_block(&st, old.block_id, client)?;
+            let info = held_block(&st, old.block_id, client)?;
+            check_pipeline_update(&st, &info, old, new)?;
             let expected: Vec<DnIdx> = nodes.iter().filter_map(|u| st.datanodes.find(u)).collect();
             let op = Op::UpdateBlock(UpdateBlockOp {
                 block_id: new.block_id,
@@ -973,6 +974,36 @@ impl Namesystem {
 }
 
 /// A block of a file open for writing by `client`.
+/// Refuses an updatePipeline that is not the recovery of the block the client holds:
+/// another block (which would let any writer rewrite any file's block, dropping its
+/// replicas), or a stamp older than the block's or never issued by
+/// updateBlockForPipeline. HDFS refuses these too (`updatePipelineInternal`).
+fn check_pipeline_update(
+    st: &State,
+    info: &crate::blocks::BlockInfo,
+    old: &ExtendedBlockProto,
+    new: &ExtendedBlockProto,
+) -> Result<()> {
+    let issued = st.blocks.next_generation_stamp;
+    if new.block_id != old.block_id
+        || new.generation_stamp < info.generation_stamp
+        || new.generation_stamp >= issued
+    {
+        return Err(NameNodeError::InvalidArgument {
+            message: format!(
+                "Update blk_{}_{} to blk_{}_{} is not valid: the block's stamp is {}, the last issued {}",
+                old.block_id,
+                old.generation_stamp,
+                new.block_id,
+                new.generation_stamp,
+                info.generation_stamp,
+                issued.saturating_sub(1)
+            ),
+        });
+    }
+    Ok(())
+}
+
 fn held_block(st: &State, block: u64, client: &str) -> Result<crate::blocks::BlockInfo> {
     let info = st
         .blocks
