@@ -247,12 +247,15 @@ impl FileReader {
             .read_op_checksum_info
             .ok_or("no checksum info in the reply")?;
         let checksum = DataChecksum::from_proto(&info.checksum).map_err(|e| e.to_string())?;
+        let skip = checksum
+            .first_chunk_skip(start, info.chunk_offset)
+            .map_err(|e| e.to_string())?;
         Ok(BlockRead {
             reader,
             writer: wr,
             checksum,
             packet: PacketBuf::new(),
-            skip: (start - info.chunk_offset) as usize,
+            skip,
             remaining: len,
             node: node.clone(),
         })

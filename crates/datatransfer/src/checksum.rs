@@ -128,6 +128,24 @@ impl DataChecksum {
         out
     }
 
+    /// Where a read asked to start at `start` begins in data the DataNode sends from
+    /// `chunk_offset` (the start of the chunk holding `start`): the bytes to skip. A
+    /// chunk offset after `start`, or a whole chunk or more before it, is refused as
+    /// HDFS's client refuses it (`BlockReaderRemote`): the DataNode is faulty or hostile.
+    pub fn first_chunk_skip(
+        &self,
+        start: u64,
+        chunk_offset: u64,
+    ) -> Result<usize, DataTransferError> {
+        match start.checked_sub(chunk_offset) {
+            Some(skip) if skip < u64::from(self.bytes_per_checksum) => Ok(skip as usize),
+            _ => Err(DataTransferError::bad_packet(format!(
+                "first chunk offset {chunk_offset} does not hold the read's start {start} (chunks of {} bytes)",
+                self.bytes_per_checksum
+            ))),
+        }
+    }
+
     /// Checks `data` against `sums`; `offset` is the block offset of `data[0]` (a chunk
     /// boundary) and is used to name the bad chunk.
     pub fn verify(&self, data: &[u8], sums: &[u8], offset: u64) -> Result<(), DataTransferError> {
@@ -150,8 +168,10 @@ impl DataChecksum {
             let expected = u32::from_be_bytes([stored[0], stored[1], stored[2], stored[3]]);
             let computed = self.kind.compute(chunk);
             if expected != computed {
+                // `offset` comes from the peer's packet header; naming the chunk must
+                // not overflow whatever it says.
                 return Err(DataTransferError::ChecksumMismatch {
-                    offset: offset + (i * self.bpc()) as u64,
+                    offset: offset.saturating_add((i * self.bpc()) as u64),
                     expected,
                     computed,
                 });
@@ -199,6 +219,28 @@ mod tests {
             }
             other => panic!("expected a checksum mismatch, got {other:?}"),
         }
+    }
+
+    /// Found by reading the client's side of the datatransfer_op target: a DataNode's
+    /// packet offset of -1 (taken as u64::MAX) with a bad second chunk overflowed
+    /// naming the chunk; a chunk offset after the read's start underflowed the skip.
+    #[test]
+    fn offsets_a_peer_names_cannot_overflow() {
+        let c = DataChecksum::crc32c(512);
+        let data = vec![3u8; 1024];
+        let mut sums = c.compute(&data);
+        sums[5] ^= 1;
+        match c.verify(&data, &sums, -1i64 as u64) {
+            Err(DataTransferError::ChecksumMismatch { offset, .. }) => assert_eq!(offset, u64::MAX),
+            other => panic!("expected a checksum mismatch, got {other:?}"),
+        }
+        assert_eq!(c.first_chunk_skip(1000, 512).unwrap(), 488);
+        assert_eq!(c.first_chunk_skip(512, 512).unwrap(), 0);
+        assert!(
+            c.first_chunk_skip(100, 512).is_err(),
+            "chunk after the start"
+        );
+        assert!(c.first_chunk_skip(1024, 0).is_err(), "two chunks before it");
     }
 
     #[test]

@@ -102,8 +102,29 @@ fn receive_packets(r: &mut &[u8], checksum: DataChecksum) {
     }
 }
 
+/// A read's packets as the client's reader takes them (`FileReader`): the offset the
+/// DataNode names is used as it comes.
+fn read_packets(r: &mut &[u8], checksum: DataChecksum) {
+    let mut packet = PacketBuf::new();
+    while now(packet.read_from(r)).is_ok() {
+        let header = *packet.header();
+        if packet.data().is_empty() && header.last_packet_in_block {
+            return;
+        }
+        let offset = header.offset_in_block as u64;
+        if checksum
+            .verify(packet.data(), packet.checksums(), offset)
+            .is_err()
+            || header.last_packet_in_block
+        {
+            return;
+        }
+    }
+}
+
 /// A DataNode's answers as a client reads them: the op response, then for a read
-/// (`side` bit 0 clear) its checksum info and packets, for a write (bit 0 set) acks.
+/// (`side` bit 0 clear; bits 1-6 pick where it started) its checksum info and packets,
+/// for a write (bit 0 set) acks.
 fn client_side(side: u8, mut r: &[u8]) {
     let Ok(response) = now(read_delimited::<BlockOpResponseProto, _>(&mut r)) else {
         return;
@@ -115,8 +136,13 @@ fn client_side(side: u8, mut r: &[u8]) {
     let Some(info) = response.read_op_checksum_info else {
         return;
     };
-    if let Ok(checksum) = DataChecksum::from_proto(&info.checksum) {
-        receive_packets(&mut r, checksum);
+    let Ok(checksum) = DataChecksum::from_proto(&info.checksum) else {
+        return;
+    };
+    // The read asked for the block from the offset in `side`'s upper bits.
+    let start = u64::from(side >> 1 & 0x3f) * 100;
+    if checksum.first_chunk_skip(start, info.chunk_offset).is_ok() {
+        read_packets(&mut r, checksum);
     }
 }
 
