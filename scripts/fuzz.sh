@@ -7,6 +7,7 @@
 # out-of-memory inputs land in fuzz/artifacts/<target>/; reproduce one with
 #   cargo +nightly fuzz run -s none -a <target> fuzz/artifacts/<target>/<file>
 # Every run is appended to fuzz/work/ledger.tsv (date, target, seconds, execs, crashes).
+# fuzz/dict/<target>.dict, where present, gives libFuzzer the names and ids the seeds use.
 # Builds use -s none (the code is safe Rust; no sanitizer needed) and -a (debug
 # assertions, so integer overflow panics). Knobs: FUZZ_TIMEOUT (s per input, 10),
 # FUZZ_RSS_MB (2048), FUZZ_MALLOC_MB (largest single allocation, 256), TMPDIR (the
@@ -37,12 +38,14 @@ for t in "${TARGETS[@]}"; do
     mkdir -p "fuzz/work/$t" "fuzz/artifacts/$t"
     before=$(find "fuzz/artifacts/$t" -type f | wc -l)
     log="fuzz/work/$t.log"
+    dict=()
+    [ ! -f "fuzz/dict/$t.dict" ] || dict=(-dict="dict/$t.dict")
     start=$(date +%s)
     # cargo-fuzz exits non-zero when libFuzzer found something; the count says what.
     (cd fuzz && cargo "+$TOOLCHAIN" fuzz run -s none -a "$t" "work/$t" "corpus/$t" -- \
         -max_total_time="$SECONDS_PER_TARGET" -timeout="$TIMEOUT" \
         -rss_limit_mb="$RSS_MB" -malloc_limit_mb="$MALLOC_MB" \
-        -print_final_stats=1) >"$log" 2>&1 || true
+        -print_final_stats=1 "${dict[@]}") >"$log" 2>&1 || true
     took=$(( $(date +%s) - start ))
     execs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' | tail -1)
     execs=${execs:-0}
