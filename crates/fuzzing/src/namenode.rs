@@ -404,7 +404,8 @@ fn base_blocks() -> (h::ExtendedBlockProto, h::ExtendedBlockProto) {
             .expect("file in the starting namespace");
         let b = inode.blocks.last().expect("a block");
         h::ExtendedBlockProto {
-            pool_id: fixture.node.fsn.storage.block_pool_id.clone(),
+            // Random per format, and not checked: a fixed one keeps the seeds stable.
+            pool_id: "BP-fuzz".into(),
             block_id: b.block_id,
             generation_stamp: b.generation_stamp,
             num_bytes: Some(b.num_bytes),
@@ -604,24 +605,37 @@ pub fn method_seeds() -> Vec<(String, Vec<u8>)> {
             }
             .encode_to_vec(),
         ),
-        one(
-            "updatePipeline",
-            false,
-            h::UpdatePipelineRequestProto {
-                client_name: CLIENT.into(),
-                old_block: open_block.clone(),
-                new_block: h::ExtendedBlockProto {
-                    generation_stamp: open_block.generation_stamp + 1,
-                    ..open_block.clone()
-                },
-                new_nodes: located(&open_block)
-                    .locs
-                    .into_iter()
-                    .map(|d| d.id)
-                    .collect(),
-                ..Default::default()
-            }
-            .encode_to_vec(),
+        // Pipeline recovery: a new stamp first, then the new pipeline with it.
+        (
+            "updatePipeline".to_string(),
+            vec![
+                (
+                    selector("updateBlockForPipeline", false),
+                    h::UpdateBlockForPipelineRequestProto {
+                        block: open_block.clone(),
+                        client_name: CLIENT.into(),
+                    }
+                    .encode_to_vec(),
+                ),
+                (
+                    selector("updatePipeline", false),
+                    h::UpdatePipelineRequestProto {
+                        client_name: CLIENT.into(),
+                        old_block: open_block.clone(),
+                        new_block: h::ExtendedBlockProto {
+                            generation_stamp: open_block.generation_stamp + 1,
+                            ..open_block.clone()
+                        },
+                        new_nodes: located(&open_block)
+                            .locs
+                            .into_iter()
+                            .map(|d| d.id)
+                            .collect(),
+                        ..Default::default()
+                    }
+                    .encode_to_vec(),
+                ),
+            ],
         ),
         one(
             "getAdditionalDatanode",
