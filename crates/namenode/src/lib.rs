@@ -71,6 +71,7 @@ impl NameNode {
         .await
         .map_err(|e| NameNodeError::EditLog(format!("load task failed: {e}")))??;
         namesystem::spawn_monitors(fsn.clone(), shutdown.clone());
+        namesystem::spawn_key_roller(fsn.clone(), shutdown.clone());
         let server = RpcServer::new(vec![
             Arc::new(server::ClientProtocolService { fsn: fsn.clone() }),
             Arc::new(server::DatanodeProtocolService { fsn: fsn.clone() }),

@@ -6,7 +6,9 @@
 //! - `datanode_ops`: registration, heartbeats, block reports.
 //! - `monitors`: dead-node detection, re-replication, lease expiry, checkpoints.
 //! - `status`: building HdfsFileStatus and LocatedBlocks replies.
+//! - `block_tokens`: the block keys, the tokens in located blocks, the key roller.
 
+mod block_tokens;
 mod client_ops;
 mod datanode_ops;
 mod monitors;
@@ -28,6 +30,7 @@ use crate::options::NameNodeOptions;
 use crate::placement::Topology;
 use crate::storage::{NameDir, StorageInfo};
 
+pub use block_tokens::{spawn_key_roller, BlockTokens};
 pub use monitors::spawn_monitors;
 
 /// Open files per client, renewed by `renewLease`.
@@ -414,6 +417,8 @@ pub struct Namesystem {
     pub block_events: Notify,
     /// Serialises checkpoints.
     pub checkpoint_lock: std::sync::Mutex<()>,
+    /// Block keys and tokens; `None` when `dfs.block.access.token.enable` is false.
+    pub block_tokens: Option<BlockTokens>,
 }
 
 impl Namesystem {
@@ -471,6 +476,7 @@ impl Namesystem {
             name_dir: dir,
             block_events: Notify::new(),
             checkpoint_lock: std::sync::Mutex::new(()),
+            block_tokens: BlockTokens::from_options(&options),
             options,
         });
         // Compact what was replayed, so restarts stay quick.

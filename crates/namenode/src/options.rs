@@ -75,6 +75,16 @@ pub struct NameNodeOptions {
     pub fs_limits: FsLimits,
     /// The RPC server's limits (`ipc.maximum.data.length`, `ipc.server.max.connections`, ...).
     pub rpc: RpcServerOptions,
+    /// `dfs.block.access.token.enable` (Tusk default true; HDFS false): every located
+    /// block carries an HMAC-signed token the DataNodes check.
+    pub block_access_token_enable: bool,
+    /// `dfs.block.access.key.update.interval` (minutes): how often the block keys roll.
+    pub block_access_key_update_interval: Duration,
+    /// `dfs.block.access.token.lifetime` (minutes): how long a token is valid.
+    pub block_access_token_lifetime: Duration,
+    /// `dfs.block.access.token.protobuf.enable`: write identifiers as protobuf instead
+    /// of Hadoop's legacy layout (false, as Hadoop 3.4).
+    pub block_access_token_protobuf: bool,
 }
 
 impl Default for NameNodeOptions {
@@ -108,6 +118,10 @@ impl Default for NameNodeOptions {
             write_stale_ratio: 0.5,
             fs_limits: FsLimits::default(),
             rpc: RpcServerOptions::default(),
+            block_access_token_enable: true,
+            block_access_key_update_interval: Duration::from_secs(600 * 60),
+            block_access_token_lifetime: Duration::from_secs(600 * 60),
+            block_access_token_protobuf: false,
         }
     }
 }
@@ -120,6 +134,7 @@ impl NameNodeOptions {
         };
         let secs = Duration::from_secs(1);
         let ms = Duration::from_millis(1);
+        let minutes = Duration::from_secs(60);
         Ok(NameNodeOptions {
             name_dir: conf
                 .get("dfs.namenode.name.dir")
@@ -225,6 +240,33 @@ impl NameNodeOptions {
             }
             .validate()?,
             rpc: RpcServerOptions::from_conf(conf).map_err(bad)?,
+            block_access_token_enable: conf
+                .get_bool("dfs.block.access.token.enable", d.block_access_token_enable)
+                .map_err(bad)?,
+            block_access_key_update_interval: positive(
+                "dfs.block.access.key.update.interval",
+                conf.get_duration(
+                    "dfs.block.access.key.update.interval",
+                    d.block_access_key_update_interval,
+                    minutes,
+                )
+                .map_err(bad)?,
+            )?,
+            block_access_token_lifetime: positive(
+                "dfs.block.access.token.lifetime",
+                conf.get_duration(
+                    "dfs.block.access.token.lifetime",
+                    d.block_access_token_lifetime,
+                    minutes,
+                )
+                .map_err(bad)?,
+            )?,
+            block_access_token_protobuf: conf
+                .get_bool(
+                    "dfs.block.access.token.protobuf.enable",
+                    d.block_access_token_protobuf,
+                )
+                .map_err(bad)?,
         })
     }
 
@@ -232,4 +274,14 @@ impl NameNodeOptions {
     pub fn heartbeat_expiry(&self) -> Duration {
         2 * self.heartbeat_recheck_interval + 10 * self.heartbeat_interval
     }
+}
+
+/// A period that must not be zero (a zero key interval would roll keys in a busy loop).
+fn positive(key: &str, d: Duration) -> Result<Duration> {
+    if d.is_zero() {
+        return Err(NameNodeError::InvalidArgument {
+            message: format!("{key} must be positive"),
+        });
+    }
+    Ok(d)
 }

@@ -107,7 +107,7 @@ impl RpcService for ClientProtocolService {
             "addBlock" => logged(body, |r: h::AddBlockRequestProto| {
                 let ip = ctx.peer.ip().to_string();
                 Ok(fsn
-                    .add_block(&r, &ip)?
+                    .add_block(user, &r, &ip)?
                     .map(|block| h::AddBlockResponseProto { block }))
             }),
             "abandonBlock" => logged(body, |r: h::AbandonBlockRequestProto| {
@@ -211,7 +211,7 @@ impl RpcService for ClientProtocolService {
             "fsync" => now(body, |_: h::FsyncRequestProto| Ok(h::FsyncResponseProto {})),
             "updateBlockForPipeline" => logged(body, |r: h::UpdateBlockForPipelineRequestProto| {
                 Ok(fsn
-                    .update_block_for_pipeline(&r.block, &r.client_name)?
+                    .update_block_for_pipeline(user, &r.block, &r.client_name)?
                     .map(|block| h::UpdateBlockForPipelineResponseProto { block }))
             }),
             "updatePipeline" => logged(body, |r: h::UpdatePipelineRequestProto| {
@@ -226,7 +226,7 @@ impl RpcService for ClientProtocolService {
             }),
             "getAdditionalDatanode" => now(body, |r: h::GetAdditionalDatanodeRequestProto| {
                 Ok(h::GetAdditionalDatanodeResponseProto {
-                    block: fsn.additional_datanodes(&r, &ctx.peer.ip().to_string())?,
+                    block: fsn.additional_datanodes(user, &r, &ctx.peer.ip().to_string())?,
                 })
             }),
             "reportBadBlocks" => now(body, |r: h::ReportBadBlocksRequestProto| {
@@ -295,11 +295,7 @@ impl RpcService for DatanodeProtocolService {
             "registerDatanode" => now(body, |r: t::RegisterDatanodeRequest| {
                 Ok(fsn.register_datanode(r, &ctx.peer.ip().to_string()))
             }),
-            "sendHeartbeat" => now(body, |r: t::HeartbeatRequest| {
-                Ok(t::HeartbeatResponse {
-                    commands: fsn.heartbeat(&r),
-                })
-            }),
+            "sendHeartbeat" => now(body, |r: t::HeartbeatRequest| Ok(fsn.heartbeat(&r))),
             "blockReceivedAndDeleted" => now(body, |r: t::BlockReceivedAndDeletedRequest| {
                 fsn.block_received(&r)?;
                 Ok(t::BlockReceivedAndDeletedResponse {})
