@@ -285,3 +285,32 @@ fn positive(key: &str, d: Duration) -> Result<Duration> {
     }
     Ok(d)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn block_token_keys_default_on_and_read_minutes() {
+        let d = NameNodeOptions::from_conf(&Configuration::new()).unwrap();
+        assert!(d.block_access_token_enable);
+        assert_eq!(
+            d.block_access_key_update_interval,
+            Duration::from_secs(600 * 60)
+        );
+        assert_eq!(d.block_access_token_lifetime, Duration::from_secs(600 * 60));
+        assert!(!d.block_access_token_protobuf);
+
+        let mut conf = Configuration::new();
+        conf.set("dfs.block.access.token.enable", "false");
+        conf.set("dfs.block.access.key.update.interval", "10");
+        conf.set("dfs.block.access.token.lifetime", "2s");
+        let o = NameNodeOptions::from_conf(&conf).unwrap();
+        assert!(!o.block_access_token_enable);
+        assert_eq!(o.block_access_key_update_interval, Duration::from_secs(600));
+        assert_eq!(o.block_access_token_lifetime, Duration::from_secs(2));
+
+        conf.set("dfs.block.access.key.update.interval", "0");
+        assert!(NameNodeOptions::from_conf(&conf).is_err());
+    }
+}
