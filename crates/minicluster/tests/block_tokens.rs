@@ -12,7 +12,9 @@ use tusk_client::CreateOptions;
 use tusk_datatransfer::{read_delimited, write_op, DataChecksum, Op};
 use tusk_minicluster::{test_data, wait_for, MiniCluster};
 use tusk_proto::common::TokenProto;
+use tusk_proto::hdfs::data_transfer_encryptor_message_proto::DataTransferEncryptorStatus;
 use tusk_proto::hdfs::op_write_block_proto::BlockConstructionStage;
+use tusk_proto::hdfs::DataTransferEncryptorMessageProto;
 use tusk_proto::hdfs::{
     BaseHeaderProto, BlockOpResponseProto, ClientOperationHeaderProto, ExtendedBlockProto,
     LocatedBlockProto, OpReadBlockProto, OpTransferBlockProto, OpWriteBlockProto, Status,
@@ -427,5 +429,142 @@ async fn reads_go_on_across_key_rolls_and_a_restarted_datanode_gets_the_keys() {
         "{:?}",
         served.reply.message
     );
+    cluster.shutdown().await;
+}
+
+/// The client side of HDFS's DIGEST-MD5 data-transfer handshake (RFC 2831, qop auth),
+/// written here from the RFC so the test does not share code with the server.
+mod sasl_client {
+    use base64::engine::general_purpose::STANDARD;
+    use base64::Engine;
+    use md5::{Digest, Md5};
+
+    fn hex(b: &[u8]) -> String {
+        b.iter().map(|x| format!("{x:02x}")).collect()
+    }
+
+    fn field<'a>(challenge: &'a str, name: &str) -> &'a str {
+        let at = challenge.find(&format!("{name}=\"")).expect(name) + name.len() + 2;
+        let end = challenge[at..].find('"').expect("closing quote");
+        &challenge[at..at + end]
+    }
+
+    /// The response to `challenge` for a token's identifier and password.
+    pub fn response(challenge: &[u8], identifier: &[u8], password: &[u8]) -> Vec<u8> {
+        let challenge = std::str::from_utf8(challenge).unwrap();
+        let (realm, nonce) = (field(challenge, "realm"), field(challenge, "nonce"));
+        let user = STANDARD.encode(identifier);
+        let pass = STANDARD.encode(password);
+        let cnonce = "c2FzbC10ZXN0";
+        let mut a1 = Md5::digest(format!("{user}:{realm}:{pass}")).to_vec();
+        a1.extend_from_slice(format!(":{nonce}:{cnonce}").as_bytes());
+        let ha2 = hex(&Md5::digest("AUTHENTICATE:hdfs/0"));
+        let kd = format!(
+            "{}:{nonce}:00000001:{cnonce}:auth:{ha2}",
+            hex(&Md5::digest(&a1))
+        );
+        format!(
+            "username=\"{user}\",realm=\"{realm}\",nonce=\"{nonce}\",cnonce=\"{cnonce}\",nc=00000001,qop=auth,digest-uri=\"hdfs/0\",response={},charset=utf-8",
+            hex(&Md5::digest(kd))
+        )
+        .into_bytes()
+    }
+}
+
+/// Opens a connection with the SASL handshake over `token` (its password replaced by
+/// `password`); returns the DataNode's final message and the open connection.
+async fn sasl_handshake(
+    addr: std::net::SocketAddr,
+    token: &TokenProto,
+    password: &[u8],
+) -> (
+    DataTransferEncryptorMessageProto,
+    BufReader<tokio::net::tcp::OwnedReadHalf>,
+    BufWriter<tokio::net::tcp::OwnedWriteHalf>,
+) {
+    use tokio::io::AsyncWriteExt;
+    use tusk_datatransfer::write_delimited;
+    let stream = TcpStream::connect(addr).await.expect("connect");
+    let (rd, wr) = stream.into_split();
+    let (mut rd, mut wr) = (BufReader::new(rd), BufWriter::new(wr));
+    wr.write_all(&0xDEAD_BEEF_u32.to_be_bytes()).await.unwrap();
+    let message = |payload: Option<Vec<u8>>| DataTransferEncryptorMessageProto {
+        status: DataTransferEncryptorStatus::Success as i32,
+        payload: payload.map(Bytes::from),
+        ..Default::default()
+    };
+    write_delimited(&mut wr, &message(None)).await.unwrap();
+    let challenge: DataTransferEncryptorMessageProto = read_delimited(&mut rd).await.unwrap();
+    assert_eq!(
+        challenge.status,
+        DataTransferEncryptorStatus::Success as i32
+    );
+    let response = sasl_client::response(
+        challenge.payload.as_deref().expect("a challenge"),
+        &token.identifier,
+        password,
+    );
+    write_delimited(&mut wr, &message(Some(response)))
+        .await
+        .unwrap();
+    let last: DataTransferEncryptorMessageProto = read_delimited(&mut rd).await.unwrap();
+    (last, rd, wr)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_sasl_handshake_proves_the_token_and_bypasses_no_check() {
+    let cluster = MiniCluster::builder()
+        .datanodes(1)
+        .conf("dfs.replication", "1")
+        .build()
+        .await
+        .expect("cluster starts");
+    cluster
+        .client()
+        .write_file("/sasl", b"over sasl", CreateOptions::default())
+        .await
+        .unwrap();
+    let (lb, addr) = located(&cluster, "/sasl").await;
+    let token = &lb.block_token;
+
+    // The right password: the DataNode answers rspauth, then ops follow on the same
+    // connection, each still checked against its own token.
+    let (done, mut rd, mut wr) = sasl_handshake(addr, token, &token.password).await;
+    assert_eq!(done.status, DataTransferEncryptorStatus::Success as i32);
+    assert!(done
+        .payload
+        .as_deref()
+        .unwrap_or_default()
+        .starts_with(b"rspauth="));
+    let tokenless = OpReadBlockProto {
+        header: header(&lb.b, None),
+        offset: 0,
+        len: 9,
+        send_checksums: Some(true),
+        caching_strategy: None,
+    };
+    write_op(&mut wr, Op::ReadBlock, &tokenless).await.unwrap();
+    let reply: BlockOpResponseProto = read_delimited(&mut rd).await.unwrap();
+    assert_eq!(
+        reply.status,
+        Status::ErrorAccessToken as i32,
+        "a handshake does not stand in for the op's token"
+    );
+    assert_eq!(cluster.datanode_sasl_handshakes(0), 1);
+
+    // A wrong password fails the handshake; a token whose key the node does not hold
+    // fails it as a token error.
+    let (refused, _, _) = sasl_handshake(addr, token, &[0u8; 20]).await;
+    assert_eq!(refused.status, DataTransferEncryptorStatus::Error as i32);
+    let mut id = BlockTokenIdentifier::decode(&token.identifier).unwrap();
+    id.key_id ^= 1 << 20;
+    let unknown = TokenProto {
+        identifier: id.encode_legacy().into(),
+        ..token.clone()
+    };
+    let (refused, _, _) = sasl_handshake(addr, &unknown, &token.password).await;
+    assert_eq!(refused.status, DataTransferEncryptorStatus::Error as i32);
+    assert_eq!(refused.access_token_error, Some(true));
+    assert_eq!(cluster.datanode_sasl_handshakes(0), 1);
     cluster.shutdown().await;
 }
