@@ -601,3 +601,85 @@ fn hadoop_runs_on_the_same_nodes() {
         "Hadoop processes outlived down:\n{ps}"
     );
 }
+
+/// A crash that loses the record (here: `up` built the nodes, then the record is gone)
+/// still leaves `down` able to find and remove everything by its tag.
+#[test]
+fn down_without_a_record_removes_everything() {
+    if !can_run() {
+        return;
+    }
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let home = tempfile::tempdir().unwrap();
+    let dir = home.path().join("tb");
+    let file = home.path().join("cluster.toml");
+    std::fs::write(&file, THREE).unwrap();
+    ok(
+        home.path(),
+        &[
+            "testbed",
+            "up",
+            file.to_str().unwrap(),
+            "--dir",
+            dir.to_str().unwrap(),
+            "--no-daemons",
+        ],
+    );
+    let tag = serde_json::from_str::<serde_json::Value>(
+        &std::fs::read_to_string(dir.join("testbed.json")).unwrap(),
+    )
+    .unwrap()["tag"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    // A process of a node's, as a daemon would be.
+    let record: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("testbed.json")).unwrap()).unwrap();
+    let group = record["nodes"][1]["groups"][0]
+        .as_str()
+        .unwrap()
+        .to_string();
+    // Detached (its shell exits at once), so init reaps it as it reaps a daemon whose
+    // `up` has returned.
+    let out = Command::new("sh")
+        .arg("-c")
+        .arg(format!(
+            "echo $$ > {group}/cgroup.procs && (sleep 600 >/dev/null 2>&1 &) && sleep 0.1 && cat {group}/cgroup.procs"
+        ))
+        .output()
+        .unwrap();
+    let pids: Vec<u32> = String::from_utf8_lossy(&out.stdout)
+        .split_whitespace()
+        .filter_map(|p| p.parse().ok())
+        .collect();
+    assert!(!pids.is_empty());
+    std::fs::remove_file(dir.join("testbed.json")).unwrap();
+    ok(
+        home.path(),
+        &["testbed", "down", "--dir", dir.to_str().unwrap()],
+    );
+    for pid in pids {
+        let cmdline = std::fs::read_to_string(format!("/proc/{pid}/cmdline")).unwrap_or_default();
+        assert!(
+            !cmdline.starts_with("sleep"),
+            "the node's process {pid} outlived down"
+        );
+    }
+    let ns = String::from_utf8_lossy(
+        &Command::new("ip")
+            .args(["netns", "list"])
+            .output()
+            .unwrap()
+            .stdout,
+    )
+    .into_owned();
+    assert!(!ns.contains(&format!("tusk-{tag}-")), "{ns}");
+    let loops =
+        String::from_utf8_lossy(&Command::new("losetup").arg("-a").output().unwrap().stdout)
+            .into_owned();
+    assert!(!loops.contains(dir.to_str().unwrap()), "{loops}");
+    assert!(!std::fs::read_to_string("/proc/mounts")
+        .unwrap()
+        .contains(dir.to_str().unwrap()));
+    assert!(!Path::new(&format!("/sys/fs/cgroup/blkio/tusk-testbed/{tag}")).exists());
+}
