@@ -594,6 +594,7 @@ impl Namesystem {
             });
         }
         let mut st = self.write();
+        self.check_writable()?;
         let plan = st.ns.plan_rename(&op)?;
         self.check_rename(&st, user, plan.src_parent, plan.dst_parent)?;
         let removed = st.apply_planned_rename(plan, op.mtime);
