@@ -168,16 +168,18 @@ fn recover(options: NameNodeOptions, args: RecoverArgs) -> anyhow::Result<()> {
 
 fn describe(plan: &RecoveryPlan) {
     let p = &plan.problem;
-    let dropped = plan.max_txid.saturating_sub(plan.last_good_txid);
     println!("The edit log is damaged:");
     println!("  file:        {}", p.path.display());
     println!("  offset:      byte {}", p.offset);
     println!("  transaction: {} (the first that cannot be read)", p.txid);
     println!("  problem:     {}", p.reason);
     println!(
-        "Recovery keeps transactions up to {} (the copy in {}) and drops {dropped} transaction(s) after it ({} valid record(s) found beyond the damage).",
+        "Recovery keeps transactions up to {} (the copy in {}) and drops transactions {} to {} ({} in all; {} valid record(s) were found after the damage).",
         plan.last_good_txid,
         plan.dir.display(),
+        plan.last_good_txid + 1,
+        plan.max_txid,
+        plan.max_txid.saturating_sub(plan.last_good_txid),
         plan.dropped_records
     );
     println!("The original files are kept as <file>.corrupt-<time>.");
