@@ -141,8 +141,7 @@ pub async fn namenode(conf: Configuration, args: NameNodeArgs) -> anyhow::Result
 
 /// `tusk namenode recover`.
 fn recover(options: NameNodeOptions, args: RecoverArgs) -> anyhow::Result<()> {
-    let dirs = NameDirs::new(&options.name_dirs);
-    let Some(plan) = dirs.plan_recovery()? else {
+    let Some(plan) = Namesystem::plan_recovery(&options)? else {
         println!(
             "The edit log in {} needs no recovery; `tusk namenode` starts as it is.",
             options.name_dirs_display()
@@ -153,7 +152,7 @@ fn recover(options: NameNodeOptions, args: RecoverArgs) -> anyhow::Result<()> {
     if !args.yes {
         confirm(&plan)?;
     }
-    let kept = dirs.recover(&plan)?;
+    let kept = NameDirs::new(&options.name_dirs).recover(&plan)?;
     for file in &kept {
         println!("kept {}", file.display());
     }

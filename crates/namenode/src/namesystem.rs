@@ -28,7 +28,7 @@ use crate::error::{NameNodeError, Result};
 use crate::namespace::{FileInode, Inode, InodeId, InodeKind, Namespace, Permissions, ROOT_ID};
 use crate::options::NameNodeOptions;
 use crate::placement::Topology;
-use crate::storage::{NameDir, NameDirs, StorageInfo};
+use crate::storage::{NameDir, NameDirs, RecoveryPlan, StorageInfo};
 
 pub use monitors::spawn_monitors;
 
@@ -439,6 +439,34 @@ impl Namesystem {
         ))
     }
 
+    /// What `tusk namenode recover` would cut: damage in the log's bytes, else the first
+    /// transaction that does not apply (found by a trial replay that changes nothing);
+    /// `None` when the log needs no recovery.
+    pub fn plan_recovery(options: &NameNodeOptions) -> Result<Option<RecoveryPlan>> {
+        let dirs = NameDirs::new(&options.name_dirs);
+        if let Some(plan) = dirs.plan_recovery()? {
+            return Ok(Some(plan));
+        }
+        let (source, image) = dirs.choose_without_repair()?;
+        let dir = dirs.dir(source);
+        let mut state = State::from_image(&image, options);
+        let scanned = replay_segments(
+            &mut state,
+            &dir.segments()?,
+            image.last_txid,
+            u64::MAX,
+            LastSegment::InProgress,
+        )?;
+        Ok(scanned.problem.map(|problem| RecoveryPlan {
+            dir: dir.root().to_path_buf(),
+            dir_index: source,
+            problem,
+            last_good_txid: scanned.last_txid,
+            max_txid: scanned.max_txid,
+            dropped_records: scanned.dropped,
+        }))
+    }
+
     /// Loads the most complete valid copy of the namespace (repairing the other name
     /// directories from it), replays its edit log and opens a new segment. A corrupt log
     /// stops it here with [`NameNodeError::EditLogCorrupt`].
@@ -628,29 +656,37 @@ fn replay(
         .into_iter()
         .filter(|(first, _)| *first <= upto)
         .collect();
-    let scanned = scan::scan_log(&segments, after, last, &mut |raw| {
-        if raw.txid > upto {
-            return Ok(());
-        }
-        let record = EditRecord::decode(raw.payload).map_err(|e| {
-            NameNodeError::EditLog(format!("transaction {} does not decode: {e}", raw.txid))
-        })?;
-        if let Some(op) = &record.op {
-            match state.apply(op) {
-                Ok(removed) => {
-                    state.blocks.remove(&removed);
-                }
-                Err(e) => {
-                    tracing::warn!(txid = raw.txid, error = %e, "edit did not apply at replay")
-                }
-            }
-        }
-        Ok(())
-    })?;
+    let scanned = replay_segments(state, &segments, after, upto, last)?;
     if let Some(e) = scanned.error() {
         return Err(e);
     }
     Ok(scanned.last_txid.min(upto))
+}
+
+/// [`replay`]'s scan: a record that does not decode or apply is damage there, as HDFS
+/// stops on an edit it cannot load; the state after it would not be what was
+/// acknowledged.
+fn replay_segments(
+    state: &mut State,
+    segments: &[(u64, std::path::PathBuf)],
+    after: u64,
+    upto: u64,
+    last: LastSegment,
+) -> Result<scan::LogScan> {
+    scan::scan_log(segments, after, last, &mut |raw| {
+        if raw.txid > upto {
+            return Ok(());
+        }
+        let record = EditRecord::decode(raw.payload)
+            .map_err(|e| format!("the record does not decode: {e}"))?;
+        if let Some(op) = &record.op {
+            let removed = state
+                .apply(op)
+                .map_err(|e| format!("the edit does not apply: {e}"))?;
+            state.blocks.remove(&removed);
+        }
+        Ok(())
+    })
 }
 
 #[cfg(test)]

@@ -8,9 +8,11 @@
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
+use tusk_namenode::edit_log::encode_record;
 use tusk_namenode::edit_log::scan::scan_segment;
 use tusk_namenode::storage::{NameDirs, SET_ASIDE};
 use tusk_namenode::{NameNodeError, NameNodeOptions, Namesystem};
+use tusk_proto::internal::{edit_record::Op, CloseFileOp, EditRecord, MkdirOp};
 
 fn options(dirs: &[PathBuf]) -> NameNodeOptions {
     NameNodeOptions {
@@ -213,6 +215,57 @@ async fn a_bad_last_record_of_a_finished_segment_is_corruption_not_a_torn_tail()
 }
 
 #[tokio::test]
+async fn an_edit_that_does_not_apply_stops_start_up_until_recover_cuts_before_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let opts = options(&[dir.path().to_path_buf()]);
+    Namesystem::format(&opts).unwrap();
+    let fsn = Namesystem::load(opts.clone()).unwrap();
+    mkdirs(&fsn, "d", 0..10).await;
+    drop(fsn);
+    // Valid records (checksums right, txids in order) whose first closes a file that
+    // does not exist: replaying past it would not rebuild what was acknowledged.
+    let path = segment(dir.path(), 1);
+    let mut data = std::fs::read(&path).unwrap();
+    let end = scan_segment(&data).valid_len as usize;
+    let mut extra = Vec::new();
+    let close = Op::CloseFile(CloseFileOp {
+        inode_id: 999_999,
+        ..Default::default()
+    });
+    let mkdir = Op::Mkdir(MkdirOp {
+        path: "/z".into(),
+        ..Default::default()
+    });
+    for (txid, op) in [(11, close), (12, mkdir)] {
+        encode_record(&EditRecord { txid, op: Some(op) }, &mut extra);
+    }
+    data[end..end + extra.len()].copy_from_slice(&extra);
+    std::fs::write(&path, &data).unwrap();
+
+    match Namesystem::load(opts.clone()).err() {
+        Some(NameNodeError::EditLogCorrupt {
+            offset,
+            txid: 11,
+            reason,
+            ..
+        }) => {
+            assert_eq!(offset, end as u64);
+            assert!(reason.contains("does not apply"), "{reason}");
+        }
+        other => panic!("expected a refusal at txid 11, got {other:?}"),
+    }
+    let plan = Namesystem::plan_recovery(&opts).unwrap().unwrap();
+    assert_eq!(
+        (plan.problem.txid, plan.last_good_txid, plan.max_txid),
+        (11, 10, 12)
+    );
+    NameDirs::new(&opts.name_dirs).recover(&plan).unwrap();
+    let fsn = Namesystem::load(opts).unwrap();
+    assert!((0..10).all(|i| exists(&fsn, &format!("/d{i}"))));
+    assert!(!exists(&fsn, "/z"));
+}
+
+#[tokio::test]
 async fn a_torn_tail_is_cut_once_and_reported_once() {
     let dir = tempfile::tempdir().unwrap();
     let opts = options(&[dir.path().to_path_buf()]);
@@ -309,9 +362,8 @@ async fn name_directories_are_repaired_from_the_most_complete_valid_copy() {
         Namesystem::load(opts.clone()).err(),
         Some(NameNodeError::EditLogCorrupt { .. })
     ));
-    let dirs = NameDirs::new(&opts.name_dirs);
-    let plan = dirs.plan_recovery().unwrap().unwrap();
-    dirs.recover(&plan).unwrap();
+    let plan = Namesystem::plan_recovery(&opts).unwrap().unwrap();
+    NameDirs::new(&opts.name_dirs).recover(&plan).unwrap();
     let fsn = Namesystem::load(opts).unwrap();
     assert!(exists(&fsn, "/f2") && !exists(&fsn, "/f3"));
     assert_eq!(files(&a), files(&b));

@@ -225,15 +225,19 @@ pub enum LastSegment {
     Finished,
 }
 
+/// What `apply` says of a record it cannot apply: it is treated as damage there.
+pub type Rejection = String;
+
 /// Checks the segments (in txid order) that follow an image at `image_txid`, handing
 /// each record of the unbroken run after the image to `apply` in order; stops applying
-/// at the first damage but goes on counting what it cuts off. Segments that a later
-/// segment makes redundant (wholly at or before the image) are not read.
+/// at the first damage (or record `apply` rejects) but goes on counting what it cuts
+/// off. Segments that a later segment makes redundant (wholly at or before the image)
+/// are not read.
 pub fn scan_log(
     segments: &[(u64, PathBuf)],
     image_txid: u64,
     last: LastSegment,
-    apply: &mut dyn FnMut(&RawRecord<'_>) -> Result<(), NameNodeError>,
+    apply: &mut dyn FnMut(&RawRecord<'_>) -> Result<(), Rejection>,
 ) -> Result<LogScan, NameNodeError> {
     let mut chain = Chain {
         image_txid,
@@ -253,7 +257,7 @@ pub fn scan_log(
             &data,
             is_last && last == LastSegment::InProgress,
             apply,
-        )?;
+        );
     }
     Ok(chain.scan)
 }
@@ -282,11 +286,11 @@ impl Chain {
         path: &Path,
         data: &[u8],
         may_be_torn: bool,
-        apply: &mut dyn FnMut(&RawRecord<'_>) -> Result<(), NameNodeError>,
-    ) -> Result<(), NameNodeError> {
+        apply: &mut dyn FnMut(&RawRecord<'_>) -> Result<(), Rejection>,
+    ) {
         let seg = scan_segment(data);
         for record in &seg.records {
-            self.record(path, record, apply)?;
+            self.record(path, record, apply);
         }
         match seg.end {
             SegmentEnd::Clean => {}
@@ -316,25 +320,24 @@ impl Chain {
                 }
             }
         }
-        Ok(())
     }
 
     fn record(
         &mut self,
         path: &Path,
         record: &RawRecord<'_>,
-        apply: &mut dyn FnMut(&RawRecord<'_>) -> Result<(), NameNodeError>,
-    ) -> Result<(), NameNodeError> {
+        apply: &mut dyn FnMut(&RawRecord<'_>) -> Result<(), Rejection>,
+    ) {
         if self.scan.problem.is_some() {
             self.cut_off(record.txid);
-            return Ok(());
+            return;
         }
         let expected = self.scan.last_txid + 1;
         let in_order = record.txid > self.prev;
         self.prev = record.txid;
         if in_order && record.txid <= self.image_txid {
             // Already in the image.
-            return Ok(());
+            return;
         }
         if record.txid != expected {
             let reason = if record.txid > expected {
@@ -351,12 +354,15 @@ impl Chain {
             };
             self.fail(path, record.offset, reason);
             self.cut_off(record.txid);
-            return Ok(());
+            return;
         }
-        apply(record)?;
+        if let Err(reason) = apply(record) {
+            self.fail(path, record.offset, reason);
+            self.cut_off(record.txid);
+            return;
+        }
         self.scan.last_txid = record.txid;
         self.scan.max_txid = self.scan.max_txid.max(record.txid);
-        Ok(())
     }
 
     fn fail(&mut self, path: &Path, offset: u64, reason: String) {

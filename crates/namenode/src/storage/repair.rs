@@ -31,7 +31,7 @@ pub struct LoadSource {
 #[derive(Clone, Debug)]
 pub struct RecoveryPlan {
     pub dir: PathBuf,
-    dir_index: usize,
+    pub(crate) dir_index: usize,
     /// The damage, in the copy whose transactions would be given up.
     pub problem: Corruption,
     /// The last transaction kept.
@@ -287,26 +287,32 @@ impl NameDirs {
         }))
     }
 
-    /// Carries out `plan`: the kept copy's log is cut at the damage (the damaged segment
-    /// copied aside first, later segments moved aside), and every other copy that holds
-    /// more is replaced by it, its files kept aside. Returns the files kept aside.
+    /// The copy start-up would load and its image, without repairing anything: for a
+    /// trial replay.
+    pub(crate) fn choose_without_repair(&self) -> Result<(usize, FsImage)> {
+        let mut exams = self.examine_all()?;
+        let source = self.choose_source(&exams)?;
+        let image = exams[source].take().expect("examined").image;
+        Ok((source, image.expect("the source has an image")))
+    }
+
+    /// Carries out `plan`: the kept copy's log is cut at the damage when the damage is
+    /// in it (the damaged segment copied aside first, later segments moved aside), and
+    /// every other copy that does not end where the cut does is replaced by it, its files
+    /// kept aside. Returns the files kept aside.
     pub fn recover(&self, plan: &RecoveryPlan) -> Result<Vec<PathBuf>> {
         let stamp = tusk_common::now_millis();
         let exams = self.examine_all()?;
         let base = self.dir(plan.dir_index);
         let mut kept = Vec::new();
-        let exam = exams[plan.dir_index].as_ref().ok_or_else(|| {
-            NameNodeError::EditLog(format!("{} cannot be read", plan.dir.display()))
-        })?;
-        if let Some(p) = &exam.log.problem {
-            kept.extend(cut_log_at(base, p, stamp)?);
+        if plan.problem.path.starts_with(&base.current) {
+            kept.extend(cut_log_at(base, &plan.problem, stamp)?);
         }
-        let reach = exam.log.last_txid;
         for (i, e) in exams.iter().enumerate() {
             let Some(e) = e.as_ref().filter(|_| i != plan.dir_index) else {
                 continue;
             };
-            if !(e.sound() && e.log.last_txid == reach) {
+            if !(e.sound() && e.log.last_txid == plan.last_good_txid) {
                 kept.extend(replace_with(base, self.dir(i), true, stamp)?);
             }
         }
