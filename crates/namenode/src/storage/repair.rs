@@ -30,7 +30,9 @@ pub struct LoadSource {
 /// `last_good_txid` and give up what follows.
 #[derive(Clone, Debug)]
 pub struct RecoveryPlan {
+    /// The name directory whose log is kept.
     pub dir: PathBuf,
+    /// Its index in the [`NameDirs`].
     pub(crate) dir_index: usize,
     /// The damage, in the copy whose transactions would be given up.
     pub problem: Corruption,
