@@ -123,6 +123,31 @@ mod tests {
         (dirs, fails, sinks, set)
     }
 
+    /// Runs `f` and returns the ERROR events it logged on this thread.
+    fn errors_logged(f: impl FnOnce()) -> String {
+        #[derive(Clone, Default)]
+        struct Buf(Arc<std::sync::Mutex<Vec<u8>>>);
+        impl io::Write for Buf {
+            fn write(&mut self, b: &[u8]) -> io::Result<usize> {
+                self.0.lock().unwrap().extend_from_slice(b);
+                Ok(b.len())
+            }
+            fn flush(&mut self) -> io::Result<()> {
+                Ok(())
+            }
+        }
+        let buf = Buf::default();
+        let writer = buf.clone();
+        let subscriber = tracing_subscriber::fmt()
+            .with_max_level(tracing::Level::ERROR)
+            .with_ansi(false)
+            .with_writer(move || writer.clone())
+            .finish();
+        tracing::subscriber::with_default(subscriber, f);
+        let text = String::from_utf8(buf.0.lock().unwrap().clone()).unwrap();
+        text
+    }
+
     #[test]
     fn every_directory_gets_every_batch() {
         let (_, _, sinks, mut set) = set(3);
@@ -138,8 +163,15 @@ mod tests {
         let (dirs, fails, sinks, mut set) = set(2);
         set.write_durable(b"a").unwrap();
         fails[1].store(true, Ordering::SeqCst);
-        set.write_durable(b"b")
-            .expect("one directory still takes the batch");
+        let logged = errors_logged(|| {
+            set.write_durable(b"b")
+                .expect("one directory still takes the batch")
+        });
+        assert_eq!(logged.matches("ERROR").count(), 1, "{logged}");
+        assert!(
+            logged.contains("/nn1") && logged.contains("taken out of service"),
+            "{logged}"
+        );
         assert!(dirs.in_service(0) && !dirs.in_service(1));
         assert_eq!(*dirs.watch_in_service().borrow(), 1);
         // The failed one is not written again even once it would work.
