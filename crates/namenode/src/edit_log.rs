@@ -220,6 +220,8 @@ struct Shared {
     /// `Buffer::last_txid`, readable without the lock: every reply waits until it is
     /// durable as of when the reply was made.
     appended: AtomicU64,
+    /// `durable`'s mark, readable without its lock (checked before every reply).
+    durable_mark: AtomicU64,
     /// Set for good when a sync fails; no record is appended after.
     failed: AtomicBool,
     /// The segment being written; held by the leader for the length of a sync.
@@ -249,6 +251,7 @@ impl EditLog {
                     last_txid,
                 }),
                 appended: AtomicU64::new(last_txid),
+                durable_mark: AtomicU64::new(last_txid),
                 failed: AtomicBool::new(false),
                 sink: Mutex::new(sink),
                 durable,
@@ -273,7 +276,7 @@ impl EditLog {
 
     /// Whether `txid` is durable already.
     pub fn is_durable(&self, txid: u64) -> bool {
-        self.shared.durable.borrow().mark >= txid
+        self.shared.durable_mark.load(Ordering::Acquire) >= txid
     }
 
     /// Whether a sync has failed: nothing more can be made durable.
@@ -316,10 +319,14 @@ impl EditLog {
         let written = sink.write_durable(&batch);
         drop(sink);
         match written {
-            Ok(()) => self
-                .shared
-                .durable
-                .send_modify(|w| w.mark = w.mark.max(last_txid)),
+            Ok(()) => {
+                self.shared
+                    .durable_mark
+                    .fetch_max(last_txid, Ordering::AcqRel);
+                self.shared
+                    .durable
+                    .send_modify(|w| w.mark = w.mark.max(last_txid))
+            }
             Err(e) => {
                 tracing::error!(error = %e, "edit log sync failed; refusing further acknowledgements");
                 self.shared.failed.store(true, Ordering::Release);
