@@ -217,8 +217,8 @@ impl LogScan {
     }
 }
 
-/// Whether the last segment given may end torn: true at start-up, where it is the one
-/// that was being written; false for segments known to be finished.
+/// Whether the last segment given may end torn: `InProgress` at start-up, where it is
+/// the one that was being written; `Finished` for segments a roll has closed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum LastSegment {
     InProgress,

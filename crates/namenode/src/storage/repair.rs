@@ -390,7 +390,8 @@ fn cut_log_at(dir: &NameDir, p: &Corruption, stamp: u64) -> Result<Vec<PathBuf>>
 
 /// Makes `target` a copy of `source`: its own files are removed, or moved aside when
 /// `keep`, then `source`'s identity, newest image and the segments after it are copied
-/// in. Returns the files moved aside.
+/// in. Files that are not a name directory's own are left alone. Returns the files
+/// moved aside.
 fn replace_with(
     source: &NameDir,
     target: &NameDir,
@@ -410,9 +411,7 @@ fn replace_with(
             let aside = set_aside_path(&path, stamp);
             fs::rename(&path, &aside)?;
             kept.push(aside);
-        } else if path.is_dir() {
-            fs::remove_dir_all(&path)?;
-        } else {
+        } else if log_file || name == "VERSION" || name.ends_with(".tmp") {
             fs::remove_file(&path)?;
         }
     }
