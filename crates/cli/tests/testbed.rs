@@ -104,6 +104,13 @@ impl Bed {
             .clone()
     }
 
+    /// The addresses of `nodes`, sorted.
+    fn ips(&self, nodes: &[&str]) -> Vec<String> {
+        let mut ips: Vec<String> = nodes.iter().map(|n| self.ip(n)).collect();
+        ips.sort();
+        ips
+    }
+
     fn exec(&self, node: &str, command: &[&str]) -> std::process::Child {
         let mut args = vec!["testbed", "exec", "--dir", self.dir_str(), node, "--"];
         args.extend_from_slice(command);
@@ -183,6 +190,30 @@ fn within(measured: f64, target: f64, share: f64) -> bool {
     (measured - target).abs() <= target * share
 }
 
+/// A client of the file system at `fs`, with a runtime to drive it.
+fn dfs(fs: &str) -> (tokio::runtime::Runtime, DfsClient) {
+    let mut conf = Configuration::new();
+    conf.set("fs.defaultFS", fs.to_string());
+    (
+        tokio::runtime::Runtime::new().unwrap(),
+        DfsClient::new(ClientOptions::from_conf(&conf).unwrap()),
+    )
+}
+
+/// The addresses holding the first block of `path`, sorted.
+fn first_block_hosts(rt: &tokio::runtime::Runtime, client: &DfsClient, path: &str) -> Vec<String> {
+    let blocks = rt
+        .block_on(client.block_locations(path, 0, u64::MAX >> 1))
+        .unwrap();
+    let mut ips: Vec<String> = blocks.blocks[0]
+        .locs
+        .iter()
+        .map(|l| l.id.ip_addr.clone())
+        .collect();
+    ips.sort();
+    ips
+}
+
 #[test]
 fn a_three_node_testbed_delivers_its_profiles_and_leaves_nothing() {
     if !can_run() {
@@ -244,22 +275,11 @@ fn a_three_node_testbed_delivers_its_profiles_and_leaves_nothing() {
         local.to_str().unwrap(),
         "/one.bin",
     ]);
-    let rt = tokio::runtime::Runtime::new().unwrap();
-    let mut conf = Configuration::new();
-    conf.set("fs.defaultFS", fs.clone());
-    let client = DfsClient::new(ClientOptions::from_conf(&conf).unwrap());
-    let blocks = rt
-        .block_on(client.block_locations("/one.bin", 0, u64::MAX >> 1))
-        .unwrap();
-    let mut ips: Vec<String> = blocks.blocks[0]
-        .locs
-        .iter()
-        .map(|l| l.id.ip_addr.clone())
-        .collect();
-    ips.sort();
-    let mut nodes: Vec<String> = ["master", "w1", "w2"].iter().map(|n| bed.ip(n)).collect();
-    nodes.sort();
-    assert_eq!(ips, nodes);
+    let (rt, client) = dfs(&fs);
+    assert_eq!(
+        first_block_hosts(&rt, &client, "/one.bin"),
+        bed.ips(&["master", "w1", "w2"])
+    );
 
     // A node whose volume is saturated reports ~100% disk; the others ~0.
     let w1 = bed.ip("w1");
@@ -561,22 +581,12 @@ fn hadoop_runs_on_the_same_nodes() {
         local.to_str().unwrap(),
         "/in/words.txt",
     ]);
-    let rt = tokio::runtime::Runtime::new().unwrap();
-    let mut conf = Configuration::new();
-    conf.set("fs.defaultFS", hadoop_fs.clone());
-    let client = DfsClient::new(ClientOptions::from_conf(&conf).unwrap());
-    let blocks = rt
-        .block_on(client.block_locations("/in/words.txt", 0, u64::MAX >> 1))
-        .unwrap();
-    let mut ips: Vec<String> = blocks.blocks[0]
-        .locs
-        .iter()
-        .map(|l| l.id.ip_addr.clone())
-        .collect();
-    ips.sort();
-    let mut nodes: Vec<String> = ["master", "w1", "w2"].iter().map(|n| bed.ip(n)).collect();
-    nodes.sort();
-    assert_eq!(ips, nodes, "Hadoop's replicas");
+    let (rt, client) = dfs(&hadoop_fs);
+    assert_eq!(
+        first_block_hosts(&rt, &client, "/in/words.txt"),
+        bed.ips(&["master", "w1", "w2"]),
+        "Hadoop's replicas"
+    );
     let job = bed
         .exec(
             "master",
