@@ -199,13 +199,15 @@ async fn writer(
         };
         match tokio::time::timeout(OP_TIMEOUT, client.write_file(&path, &data, opts)).await {
             Ok(Ok(())) => {
-                let mut l = ledger.lock().expect("ledger");
-                l.bytes += len;
-                l.files.push(AckFile {
-                    path,
-                    len,
-                    hash: hash(&data),
-                });
+                {
+                    let mut l = ledger.lock().expect("ledger");
+                    l.bytes += len;
+                    l.files.push(AckFile {
+                        path,
+                        len,
+                        hash: hash(&data),
+                    });
+                }
                 counters.files.fetch_add(1, Ordering::Relaxed);
                 tokio::time::sleep(Duration::from_millis(10)).await;
             }
