@@ -266,7 +266,7 @@ impl FaultCluster {
             h.missing_blocks = stats.missing_blocks;
             h.corrupt_blocks = stats.corrupt_blocks;
         }
-        if let Ok(Ok(live)) = tokio::time::timeout(timeout, client.datanode_report(1)).await {
+        if let Ok(Ok(live)) = tokio::time::timeout(timeout, client.datanode_report(2)).await {
             h.live_datanodes = live.len();
         }
         let rm = ApplicationClient::new(&self.rm_addr);
