@@ -244,7 +244,12 @@ impl Suite {
             .cluster
             .wait_healthy_with(expected, started + self.options.recovery_limit)
             .await;
+        let missing = self.cluster.health().await.missing_blocks;
         let counts = load.stop().await;
+        let mut notes = injected.notes.clone();
+        if missing > 0 {
+            notes.push(format!("{missing} blocks with no live replica at recovery (replication-1 job files)"));
+        }
         if let Some(i) = injected.restart_datanode {
             self.cluster.spawn(Role::DataNode(i))?;
             let deadline = Instant::now() + self.options.recovery_limit;
@@ -274,7 +279,7 @@ impl Suite {
             checked_files: check.files_checked,
             checked_paths: check.paths_checked,
             examples: check.examples,
-            notes: injected.notes.join("; "),
+            notes: notes.join("; "),
         })
     }
 

@@ -337,6 +337,10 @@ fn job_loop(target: JobTarget, words: Vec<String>, counters: Arc<Counters>, stop
         let ok = run_bounded(cmd, Duration::from_secs(300));
         let counter = if ok { &counters.jobs_ok } else { &counters.jobs_failed };
         counter.fetch_add(1, Ordering::Relaxed);
+        if !ok {
+            // A job client that could not even submit fails at once; no tight loop.
+            std::thread::sleep(Duration::from_secs(3));
+        }
     }
 }
 
