@@ -188,10 +188,20 @@ pub async fn run(options: FaultsOptions) -> Result<FaultsReport> {
         max_file_bytes: 3 << 19,
         byte_budget: if options.quick { 40 << 20 } else { 100 << 20 },
         job: if options.jobs {
-            ["sleep", "--maps", "3", "--reduces", "1", "--map-ms", "3000", "--reduce-ms", "1000"]
-                .iter()
-                .map(|s| s.to_string())
-                .collect()
+            [
+                "sleep",
+                "--maps",
+                "3",
+                "--reduces",
+                "1",
+                "--map-ms",
+                "3000",
+                "--reduce-ms",
+                "1000",
+            ]
+            .iter()
+            .map(|s| s.to_string())
+            .collect()
         } else {
             Vec::new()
         },
@@ -229,7 +239,12 @@ impl Suite {
         tracing::info!(fault, "fault");
         let mut load_options = self.load.clone();
         load_options.modes = modes.clone();
-        let load = Load::start(&self.clients, self.ledger.clone(), &load_options, self.job_target(fault));
+        let load = Load::start(
+            &self.clients,
+            self.ledger.clone(),
+            &load_options,
+            self.job_target(fault),
+        );
         tokio::time::sleep(self.options.warmup).await;
         let started = Instant::now();
         let injected = match self.inject(fault, &load).await {
@@ -248,7 +263,9 @@ impl Suite {
         let counts = load.stop().await;
         let mut notes = injected.notes.clone();
         if missing > 0 {
-            notes.push(format!("{missing} blocks with no live replica at recovery (replication-1 job files)"));
+            notes.push(format!(
+                "{missing} blocks with no live replica at recovery (replication-1 job files)"
+            ));
         }
         if let Some(i) = injected.restart_datanode {
             self.cluster.spawn(Role::DataNode(i))?;
@@ -409,11 +426,17 @@ impl Suite {
     /// A DataNode's volume filled for `hold`, then emptied.
     async fn volume_full(&mut self) -> Result<Injected> {
         let dir = self.cluster.dir.join("data0");
-        let bytes = tokio::task::spawn_blocking(move || fill(&dir)).await.map_err(io_join)??;
+        let bytes = tokio::task::spawn_blocking(move || fill(&dir))
+            .await
+            .map_err(io_join)??;
         tokio::time::sleep(self.options.hold).await;
         unfill(&self.cluster.dir.join("data0"))?;
         Ok(Injected {
-            notes: vec![format!("data0 filled with {} MB for {} s", bytes >> 20, self.options.hold.as_secs())],
+            notes: vec![format!(
+                "data0 filled with {} MB for {} s",
+                bytes >> 20,
+                self.options.hold.as_secs()
+            )],
             ..Default::default()
         })
     }
@@ -422,7 +445,9 @@ impl Suite {
     /// answered; the NameNode must stop. Then emptied and the NameNode restarted.
     async fn namedir_full(&mut self) -> Result<Injected> {
         let name = self.cluster.dir.join("name");
-        let bytes = tokio::task::spawn_blocking(move || fill(&name)).await.map_err(io_join)??;
+        let bytes = tokio::task::spawn_blocking(move || fill(&name))
+            .await
+            .map_err(io_join)??;
         let client = self.clients[0].1.clone();
         let deadline = Instant::now() + Duration::from_secs(90);
         let (mut acked, mut refused) = (0u64, 0u64);
@@ -435,7 +460,9 @@ impl Suite {
             }
             i += 1;
             let path = format!("/faults/hammer/{}-{i}", std::process::id());
-            match tokio::time::timeout(Duration::from_secs(5), client.mkdirs(&path, 0o755, true)).await {
+            match tokio::time::timeout(Duration::from_secs(5), client.mkdirs(&path, 0o755, true))
+                .await
+            {
                 Ok(Ok(true)) => {
                     self.ledger.lock().expect("ledger").paths.insert(path, true);
                     acked += 1;
@@ -491,11 +518,16 @@ impl Suite {
         let target = find_replica(&data_dir, id, meta)
             .ok_or_else(|| BenchError::InvalidOptions(format!("blk_{id} not on datanode{dn}")))?;
         let mut bytes = std::fs::read(&target)?;
-        let at = if meta { 7 + (bytes.len() - 7) / 2 } else { bytes.len() / 2 };
+        let at = if meta {
+            7 + (bytes.len() - 7) / 2
+        } else {
+            bytes.len() / 2
+        };
         bytes[at] ^= 0x10;
         std::fs::write(&target, &bytes)?;
         // A reader meets it.
-        let read = tokio::time::timeout(Duration::from_secs(30), client.read_file(&file.path)).await;
+        let read =
+            tokio::time::timeout(Duration::from_secs(30), client.read_file(&file.path)).await;
         let read_ok = matches!(&read, Ok(Ok(d)) if load::hash(d) == file.hash);
         // Recovered once that replica holds good bytes again or is gone for a new copy.
         let deadline = Instant::now() + self.options.recovery_limit;
@@ -512,7 +544,11 @@ impl Suite {
             notes: vec![format!(
                 "blk_{id} {} on datanode{dn} flipped at byte {at}; read {}; corrupt replica {}",
                 if meta { "meta" } else { "data" },
-                if read_ok { "failed over, correct" } else { "FAILED" },
+                if read_ok {
+                    "failed over, correct"
+                } else {
+                    "FAILED"
+                },
                 if replaced { "replaced" } else { "NOT replaced" }
             )],
             ..Default::default()
@@ -525,7 +561,9 @@ impl Suite {
     async fn editlog_torn_tail(&mut self) -> Result<Injected> {
         self.cluster.kill(Role::NameNode);
         let segments = segments(&self.cluster.name_current())?;
-        let last = segments.last().ok_or_else(|| BenchError::InvalidOptions("no edit segment".into()))?;
+        let last = segments
+            .last()
+            .ok_or_else(|| BenchError::InvalidOptions("no edit segment".into()))?;
         let mut data = std::fs::read(last)?;
         let records = records(&data);
         let &(start, end) = records
@@ -567,11 +605,15 @@ impl Suite {
             self.cluster.kill(Role::NameNode);
         }
         let segs = segments(&current)?;
-        let finished = segs
-            .get(segs.len().saturating_sub(2))
-            .filter(|_| segs.len() >= 2)
-            .ok_or_else(|| BenchError::InvalidOptions("no finished edit segment".into()))?
-            .clone();
+        if segs.len() < 2 {
+            // The NameNode saves an image at every start and drops the segments it
+            // covers, so a finished segment outlives no restart.
+            self.cluster.spawn(Role::NameNode)?;
+            return Err(BenchError::InvalidOptions(
+                "no finished edit segment (each start checkpoints)".into(),
+            ));
+        }
+        let finished = segs[segs.len() - 2].clone();
         let mut data = std::fs::read(&finished)?;
         let recs = records(&data);
         let &(start, end) = recs
@@ -608,10 +650,14 @@ impl Suite {
         }
         let out = Command::new(self.cluster.exe())
             .args(["namenode", "recover", "--yes", "-D"])
-            .arg(format!("dfs.namenode.name.dir={}", self.cluster.dir.join("name").display()))
+            .arg(format!(
+                "dfs.namenode.name.dir={}",
+                self.cluster.dir.join("name").display()
+            ))
             .env("TUSK_HOME", self.cluster.dir.join("home"))
             .output()?;
-        let said = String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr);
+        let said = String::from_utf8_lossy(&out.stdout).to_string()
+            + &String::from_utf8_lossy(&out.stderr);
         std::fs::write(self.cluster.dir.join("logs/recover.log"), &said)?;
         let dropped_line = said
             .lines()
@@ -619,7 +665,10 @@ impl Suite {
             .unwrap_or("")
             .trim()
             .to_string();
-        notes.push(format!("recover exit {:?}: {dropped_line}", out.status.code()));
+        notes.push(format!(
+            "recover exit {:?}: {dropped_line}",
+            out.status.code()
+        ));
         self.cluster.spawn(Role::NameNode)?;
         Ok(Injected {
             notes,
@@ -631,11 +680,17 @@ impl Suite {
     /// Half-open connections, oversized frames and idle data connections held for
     /// `hold` while the load goes on; an ordinary call is timed during it.
     async fn rpc_attacks(&mut self) -> Result<Injected> {
-        let nn: std::net::SocketAddr = self.cluster.fs.trim_start_matches("hdfs://").parse().map_err(|e| BenchError::InvalidOptions(format!("{e}")))?;
-        let dn: std::net::SocketAddr = std::fs::read_to_string(self.cluster.dir.join("datanode0.addr"))?
-            .trim()
+        let nn: std::net::SocketAddr = self
+            .cluster
+            .fs
+            .trim_start_matches("hdfs://")
             .parse()
             .map_err(|e| BenchError::InvalidOptions(format!("{e}")))?;
+        let dn: std::net::SocketAddr =
+            std::fs::read_to_string(self.cluster.dir.join("datanode0.addr"))?
+                .trim()
+                .parse()
+                .map_err(|e| BenchError::InvalidOptions(format!("{e}")))?;
         let opts = attacks::AttackOptions {
             halfopen: 500,
             frames: 8,
@@ -677,7 +732,14 @@ fn cluster_ancestor(pid: u32, ancestor: u32) -> bool {
     for _ in 0..32 {
         let Some(parent) = std::fs::read_to_string(format!("/proc/{p}/stat"))
             .ok()
-            .and_then(|s| s.rsplit_once(')')?.1.split_whitespace().nth(1)?.parse::<u32>().ok())
+            .and_then(|s| {
+                s.rsplit_once(')')?
+                    .1
+                    .split_whitespace()
+                    .nth(1)?
+                    .parse::<u32>()
+                    .ok()
+            })
         else {
             return false;
         };

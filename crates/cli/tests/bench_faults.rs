@@ -10,7 +10,14 @@ fn datanode_kill_loses_nothing_acknowledged() {
     let dir = tempfile::tempdir().expect("temp dir");
     let json = dir.path().join("faults.json");
     let out = Command::new(env!("CARGO_BIN_EXE_tusk"))
-        .args(["bench", "faults", "--quick", "--no-jobs", "--faults", "datanode-kill"])
+        .args([
+            "bench",
+            "faults",
+            "--quick",
+            "--no-jobs",
+            "--faults",
+            "datanode-kill",
+        ])
         .args(["--modes", "pipeline", "--dir"])
         .arg(dir.path().join("cluster"))
         .arg("--json")
@@ -31,5 +38,8 @@ fn datanode_kill_loses_nothing_acknowledged() {
     assert!(row["acknowledged_ops"].as_u64().unwrap() > 0, "{row}");
     assert_eq!(row["lost"], 0, "{row}");
     assert_eq!(row["unreadable"], 0, "{row}");
-    assert!(row["recovery_seconds"].as_f64().is_some(), "never fully replicated: {row}");
+    assert!(
+        row["recovery_seconds"].as_f64().is_some(),
+        "never fully replicated: {row}"
+    );
 }

@@ -69,7 +69,8 @@ pub async fn run(namenode: SocketAddr, datanode: SocketAddr, o: &AttackOptions) 
 /// Announces a frame of `mib` MiB and streams its body as fast as the server reads,
 /// never sending the last byte, until `deadline`.
 async fn stream_frame(addr: SocketAddr, mib: u32, deadline: Instant) {
-    let Ok(Ok(mut s)) = tokio::time::timeout(Duration::from_secs(1), TcpStream::connect(addr)).await
+    let Ok(Ok(mut s)) =
+        tokio::time::timeout(Duration::from_secs(1), TcpStream::connect(addr)).await
     else {
         return;
     };

@@ -82,7 +82,11 @@ impl FaultCluster {
         if is_root() {
             mount_tmpfs(&dir.join("name"), options.name_dir_mb, &mut mounts)?;
             for i in 0..options.datanodes {
-                mount_tmpfs(&dir.join(format!("data{i}")), options.volume_mb, &mut mounts)?;
+                mount_tmpfs(
+                    &dir.join(format!("data{i}")),
+                    options.volume_mb,
+                    &mut mounts,
+                )?;
             }
         }
         let nn_port = free_port()?;
@@ -108,16 +112,30 @@ impl FaultCluster {
         )]));
         let datanodes = (0..options.datanodes)
             .map(|i| {
-                let mut args = vec!["datanode".to_string(), "--listen".into(), "127.0.0.1:0".into()];
-                args.extend(["--addr-file".into(), addr_file(dir, &format!("datanode{i}"))]);
+                let mut args = vec![
+                    "datanode".to_string(),
+                    "--listen".into(),
+                    "127.0.0.1:0".into(),
+                ];
+                args.extend([
+                    "--addr-file".into(),
+                    addr_file(dir, &format!("datanode{i}")),
+                ]);
                 args.extend(with(&[
                     format!("fs.defaultFS={fs}"),
-                    format!("dfs.datanode.data.dir={}", dir.join(format!("data{i}")).display()),
+                    format!(
+                        "dfs.datanode.data.dir={}",
+                        dir.join(format!("data{i}")).display()
+                    ),
                 ]));
                 daemon(&format!("datanode{i}"), args)
             })
             .collect();
-        let mut rm_args = vec!["resourcemanager".to_string(), "--listen".into(), rm_addr.clone()];
+        let mut rm_args = vec![
+            "resourcemanager".to_string(),
+            "--listen".into(),
+            rm_addr.clone(),
+        ];
         rm_args.extend(with(&[]));
         let nodemanagers = (0..options.datanodes)
             .map(|i| {
@@ -164,7 +182,12 @@ impl FaultCluster {
         cluster
             .wait_healthy(started + Duration::from_secs(90))
             .await
-            .ok_or_else(|| BenchError::ClusterStart(format!("not healthy in 90 s; see {}", dir.join("logs").display())))?;
+            .ok_or_else(|| {
+                BenchError::ClusterStart(format!(
+                    "not healthy in 90 s; see {}",
+                    dir.join("logs").display()
+                ))
+            })?;
         Ok(cluster)
     }
 
@@ -212,7 +235,10 @@ impl FaultCluster {
             .stdout(log.try_clone()?)
             .stderr(log)
             .env("TUSK_HOME", dir.join("home"))
-            .env("TUSK_LOG", std::env::var("TUSK_LOG").unwrap_or_else(|_| "info".into()));
+            .env(
+                "TUSK_LOG",
+                std::env::var("TUSK_LOG").unwrap_or_else(|_| "info".into()),
+            );
         d.child = Some(cmd.spawn()?);
         Ok(())
     }
@@ -245,12 +271,15 @@ impl FaultCluster {
         let client = self.client(&[])?;
         let deadline = Instant::now() + timeout;
         while Instant::now() < deadline {
-            if let Ok(Ok(_)) = tokio::time::timeout(Duration::from_secs(2), client.fs_stats()).await {
+            if let Ok(Ok(_)) = tokio::time::timeout(Duration::from_secs(2), client.fs_stats()).await
+            {
                 return Ok(());
             }
             tokio::time::sleep(Duration::from_millis(50)).await;
         }
-        Err(BenchError::ClusterStart(format!("NameNode not answering after {timeout:?}")))
+        Err(BenchError::ClusterStart(format!(
+            "NameNode not answering after {timeout:?}"
+        )))
     }
 
     /// One look at the cluster's health.
@@ -356,7 +385,11 @@ impl FaultCluster {
                 let _ = child.wait();
             }
         }
-        for p in self.container_pids("mr-task").into_iter().chain(self.container_pids("mr-am")) {
+        for p in self
+            .container_pids("mr-task")
+            .into_iter()
+            .chain(self.container_pids("mr-am"))
+        {
             signal_pid(p, "KILL");
         }
     }
@@ -393,12 +426,17 @@ fn addr_file(dir: &Path, name: &str) -> String {
 }
 
 fn free_port() -> Result<u16> {
-    Ok(std::net::TcpListener::bind("127.0.0.1:0")?.local_addr()?.port())
+    Ok(std::net::TcpListener::bind("127.0.0.1:0")?
+        .local_addr()?
+        .port())
 }
 
 pub fn is_root() -> bool {
     std::fs::read_to_string("/proc/self/status")
-        .map(|s| s.lines().any(|l| l.starts_with("Uid:") && l.split_whitespace().nth(1) == Some("0")))
+        .map(|s| {
+            s.lines()
+                .any(|l| l.starts_with("Uid:") && l.split_whitespace().nth(1) == Some("0"))
+        })
         .unwrap_or(false)
 }
 
@@ -410,7 +448,10 @@ fn mount_tmpfs(path: &Path, mb: u64, mounts: &mut Vec<PathBuf>) -> Result<()> {
         .status()?
         .success();
     if !ok {
-        return Err(BenchError::ClusterStart(format!("mounting tmpfs at {}", path.display())));
+        return Err(BenchError::ClusterStart(format!(
+            "mounting tmpfs at {}",
+            path.display()
+        )));
     }
     mounts.push(path.to_path_buf());
     Ok(())
@@ -440,7 +481,12 @@ pub fn signal_pid(pid: u32, signal: &str) {
 fn parent(pid: u32) -> Option<u32> {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
     // The command name may hold spaces; fields after its closing parenthesis are plain.
-    stat.rsplit_once(')')?.1.split_whitespace().nth(1)?.parse().ok()
+    stat.rsplit_once(')')?
+        .1
+        .split_whitespace()
+        .nth(1)?
+        .parse()
+        .ok()
 }
 
 fn descends_from(mut pid: u32, ancestors: &[u32]) -> bool {

@@ -126,11 +126,18 @@ impl Load {
             counters.clone(),
             stop.clone(),
         )));
-        tasks.push(tokio::spawn(reader(client, ledger, counters.clone(), stop.clone())));
+        tasks.push(tokio::spawn(reader(
+            client,
+            ledger,
+            counters.clone(),
+            stop.clone(),
+        )));
         let jobs = match (jobs, options.job.is_empty()) {
             (Some(target), false) => {
                 let (stop, counters, words) = (stop.clone(), counters.clone(), options.job.clone());
-                Some(std::thread::spawn(move || job_loop(target, words, counters, stop)))
+                Some(std::thread::spawn(move || {
+                    job_loop(target, words, counters, stop)
+                }))
             }
             _ => None,
         };
@@ -234,7 +241,11 @@ async fn delete_oldest(client: &DfsClient, ledger: &Mutex<Ledger>, counters: &Co
     };
     match tokio::time::timeout(OP_TIMEOUT, client.delete(&oldest.path, false)).await {
         Ok(Ok(true)) => {
-            ledger.lock().expect("ledger").paths.insert(oldest.path, false);
+            ledger
+                .lock()
+                .expect("ledger")
+                .paths
+                .insert(oldest.path, false);
             counters.ns.fetch_add(1, Ordering::Relaxed);
         }
         _ => {
@@ -254,7 +265,11 @@ async fn namespace(
         let dir = format!("/faults/ns/d{id}");
         match tokio::time::timeout(OP_TIMEOUT, client.mkdirs(&dir, 0o755, true)).await {
             Ok(Ok(true)) => {
-                ledger.lock().expect("ledger").paths.insert(dir.clone(), true);
+                ledger
+                    .lock()
+                    .expect("ledger")
+                    .paths
+                    .insert(dir.clone(), true);
                 counters.ns.fetch_add(1, Ordering::Relaxed);
             }
             _ => {
@@ -263,7 +278,7 @@ async fn namespace(
                 continue;
             }
         }
-        if id % 3 == 0 {
+        if id.is_multiple_of(3) {
             let to = format!("/faults/ns/r{id}");
             let outcome = tokio::time::timeout(OP_TIMEOUT, client.rename(&dir, &to)).await;
             let mut l = ledger.lock().expect("ledger");
@@ -335,7 +350,11 @@ fn job_loop(target: JobTarget, words: Vec<String>, counters: Arc<Counters>, stop
             }
         }
         let ok = run_bounded(cmd, Duration::from_secs(300));
-        let counter = if ok { &counters.jobs_ok } else { &counters.jobs_failed };
+        let counter = if ok {
+            &counters.jobs_ok
+        } else {
+            &counters.jobs_failed
+        };
         counter.fetch_add(1, Ordering::Relaxed);
         if !ok {
             // A job client that could not even submit fails at once; no tight loop.
