@@ -38,6 +38,10 @@ fn example_config_parses_with_defaults() {
     let dn = tusk_datanode::DataNodeOptions::from_conf(&conf).unwrap();
     assert_eq!(dn.max_transfer_threads, 4096);
     tusk_client::ClientOptions::from_conf(&conf).unwrap();
-    tusk_resourcemanager::ResourceManagerOptions::from_conf(&conf).unwrap();
+    let rm = tusk_resourcemanager::ResourceManagerOptions::from_conf(&conf).unwrap();
+    assert_eq!(
+        rm.status_policy,
+        tusk_resourcemanager::status_policy::StatusPolicyOptions::default()
+    );
     tusk_nodemanager::NodeManagerOptions::from_conf(&conf).unwrap();
 }

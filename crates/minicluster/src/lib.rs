@@ -206,10 +206,14 @@ impl MiniCluster {
 
     async fn start_namenode(&mut self) -> Result<(), Error> {
         let mut conf = self.conf.clone();
-        conf.set(
-            "dfs.namenode.name.dir",
-            self.base.join("name").display().to_string(),
-        );
+        // Tests that choose the name directories (several, or on a small file system)
+        // set the key themselves.
+        if conf.get("dfs.namenode.name.dir").is_none() {
+            conf.set(
+                "dfs.namenode.name.dir",
+                self.base.join("name").display().to_string(),
+            );
+        }
         let options = NameNodeOptions::from_conf(&conf)?;
         let runtime = node_runtime("namenode")?;
         let listener = bind(self.namenode_addr).await?;

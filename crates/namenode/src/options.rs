@@ -12,8 +12,9 @@ use crate::fs_limits::FsLimits;
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(default)]
 pub struct NameNodeOptions {
-    /// `dfs.namenode.name.dir`.
-    pub name_dir: PathBuf,
+    /// `dfs.namenode.name.dir`: a comma-separated list; every edit and image is written
+    /// to each directory.
+    pub name_dirs: Vec<PathBuf>,
     /// `dfs.replication`: default for files whose client does not say.
     pub default_replication: u32,
     /// `dfs.replication.max`.
@@ -90,7 +91,7 @@ pub struct NameNodeOptions {
 impl Default for NameNodeOptions {
     fn default() -> Self {
         NameNodeOptions {
-            name_dir: PathBuf::from("/tmp/tusk/name"),
+            name_dirs: vec![PathBuf::from("/tmp/tusk/name")],
             default_replication: 3,
             max_replication: 512,
             min_replication: 1,
@@ -136,10 +137,11 @@ impl NameNodeOptions {
         let ms = Duration::from_millis(1);
         let minutes = Duration::from_secs(60);
         Ok(NameNodeOptions {
-            name_dir: conf
+            name_dirs: conf
                 .get("dfs.namenode.name.dir")
-                .map(|s| PathBuf::from(s.trim_start_matches("file://")))
-                .unwrap_or(d.name_dir),
+                .map(parse_dir_list)
+                .filter(|dirs| !dirs.is_empty())
+                .unwrap_or(d.name_dirs),
             default_replication: conf.get_u64("dfs.replication", 3).map_err(bad)? as u32,
             max_replication: conf.get_u64("dfs.replication.max", 512).map_err(bad)? as u32,
             min_replication: conf
@@ -270,6 +272,15 @@ impl NameNodeOptions {
         })
     }
 
+    /// The name directories as one string, for messages.
+    pub fn name_dirs_display(&self) -> String {
+        self.name_dirs
+            .iter()
+            .map(|d| d.display().to_string())
+            .collect::<Vec<_>>()
+            .join(",")
+    }
+
     /// How long without a heartbeat before a DataNode is declared dead.
     pub fn heartbeat_expiry(&self) -> Duration {
         2 * self.heartbeat_recheck_interval + 10 * self.heartbeat_interval
@@ -284,6 +295,18 @@ fn positive(key: &str, d: Duration) -> Result<Duration> {
         });
     }
     Ok(d)
+}
+
+/// `a,file:///b, c` → `[a, /b, c]`, each directory once.
+fn parse_dir_list(value: &str) -> Vec<PathBuf> {
+    let mut dirs: Vec<PathBuf> = Vec::new();
+    for part in value.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+        let dir = PathBuf::from(part.trim_start_matches("file://"));
+        if !dirs.contains(&dir) {
+            dirs.push(dir);
+        }
+    }
+    dirs
 }
 
 #[cfg(test)]
@@ -312,5 +335,16 @@ mod tests {
 
         conf.set("dfs.block.access.key.update.interval", "0");
         assert!(NameNodeOptions::from_conf(&conf).is_err());
+    }
+
+    #[test]
+    fn name_dirs_are_a_comma_separated_list() {
+        let mut conf = Configuration::new();
+        conf.set("dfs.namenode.name.dir", "/a, file:///b,,/a");
+        let options = NameNodeOptions::from_conf(&conf).unwrap();
+        assert_eq!(
+            options.name_dirs,
+            vec![PathBuf::from("/a"), PathBuf::from("/b")]
+        );
     }
 }

@@ -63,14 +63,46 @@ fn held<Resp: Message>(outcome: crate::error::Result<Logged<Resp>>) -> CallOutco
     }
 }
 
+/// Holds a reply until every edit appended before it was made is durable, so no reply
+/// (a read, an error, a DataNode command) shows a change that a failed sync could still
+/// undo. `AfterMark` replies already wait for their own edit, the newest they can show.
+/// When nothing is waiting to be synced, as under a read-only load, a reply goes at once.
+fn after_durable(fsn: Arc<Namesystem>, outcome: CallOutcome) -> CallOutcome {
+    match outcome {
+        CallOutcome::Now(reply) => {
+            let seen = fsn.edit_log.last_txid();
+            if fsn.edit_log.is_durable(seen) {
+                return CallOutcome::Now(reply);
+            }
+            CallOutcome::Later(Box::pin(async move {
+                match fsn.edit_log.wait_durable(seen).await {
+                    Ok(()) => CallOutcome::Now(reply),
+                    Err(e) => CallOutcome::Now(Err(e.into())),
+                }
+            }))
+        }
+        CallOutcome::Later(call) => {
+            CallOutcome::Later(Box::pin(async move { after_durable(fsn, call.await) }))
+        }
+        held @ CallOutcome::AfterMark { .. } => held,
+    }
+}
+
 impl RpcService for ClientProtocolService {
     fn protocol(&self) -> &'static str {
         tusk_rpc::CLIENT_PROTOCOL
     }
 
+    fn call(self: Arc<Self>, ctx: CallContext, method: &str, body: Bytes) -> CallOutcome {
+        let fsn = self.fsn.clone();
+        after_durable(fsn, self.dispatch(ctx, method, body))
+    }
+}
+
+impl ClientProtocolService {
     /// Every method but `complete` and `recoverLease` (which may wait for DataNodes) runs
     /// to its end here; namespace changes are acknowledged once their edit is durable.
-    fn call(self: Arc<Self>, ctx: CallContext, method: &str, body: Bytes) -> CallOutcome {
+    fn dispatch(self: Arc<Self>, ctx: CallContext, method: &str, body: Bytes) -> CallOutcome {
         let fsn = &self.fsn;
         let user: &str = &ctx.user;
         match method {
@@ -289,7 +321,16 @@ impl RpcService for DatanodeProtocolService {
         DATANODE_PROTOCOL
     }
 
+    /// Commands to DataNodes (such as deleting the blocks of a removed file) wait for the
+    /// edits behind them like any other reply.
     fn call(self: Arc<Self>, ctx: CallContext, method: &str, body: Bytes) -> CallOutcome {
+        let fsn = self.fsn.clone();
+        after_durable(fsn, self.dispatch(ctx, method, body))
+    }
+}
+
+impl DatanodeProtocolService {
+    fn dispatch(self: Arc<Self>, ctx: CallContext, method: &str, body: Bytes) -> CallOutcome {
         let fsn = &self.fsn;
         match method {
             "registerDatanode" => now(body, |r: t::RegisterDatanodeRequest| {

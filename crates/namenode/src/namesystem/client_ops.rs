@@ -650,6 +650,7 @@ impl Namesystem {
             });
         }
         let mut st = self.write();
+        self.check_writable()?;
         let plan = st.ns.plan_rename(&op)?;
         self.check_rename(&st, user, plan.src_parent, plan.dst_parent)?;
         let replaces = plan.existing.is_some();
