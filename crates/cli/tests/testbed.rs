@@ -587,14 +587,25 @@ fn hadoop_runs_on_the_same_nodes() {
         bed.ips(&["master", "w1", "w2"]),
         "Hadoop's replicas"
     );
-    let job = bed
-        .exec(
-            "master",
-            &["hadoop", "examples", "wordcount", "/in", "/out"],
-        )
-        .wait_with_output()
-        .unwrap();
-    assert!(job.status.success(), "Hadoop's wordcount failed");
+    let mut job = bed.exec(
+        "master",
+        &["hadoop", "examples", "wordcount", "/in", "/out"],
+    );
+    let deadline = Instant::now() + Duration::from_secs(300);
+    let status = loop {
+        if let Some(status) = job.try_wait().unwrap() {
+            break status;
+        }
+        if Instant::now() > deadline {
+            let _ = job.kill();
+            panic!(
+                "Hadoop's wordcount did not end within 300 s; see {}",
+                bed.dir.join("logs").display()
+            );
+        }
+        std::thread::sleep(Duration::from_millis(200));
+    };
+    assert!(status.success(), "Hadoop's wordcount failed");
     let out = bed.ok(&["fs", "-fs", &hadoop_fs, "-cat", "/out/part-r-00000"]);
     assert!(out.lines().any(|l| l == "be\t2000"), "{out}");
     bed.down();
