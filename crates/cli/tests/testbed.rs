@@ -587,10 +587,16 @@ fn hadoop_runs_on_the_same_nodes() {
         bed.ips(&["master", "w1", "w2"]),
         "Hadoop's replicas"
     );
-    let mut job = bed.exec(
-        "master",
-        &["hadoop", "examples", "wordcount", "/in", "/out"],
-    );
+    // Its output to a file: the job client logs to stdout, more than a pipe holds.
+    let job_log = std::fs::File::create(bed.home.path().join("wordcount.log")).unwrap();
+    let mut job = Command::new(env!("CARGO_BIN_EXE_tusk"))
+        .args(["testbed", "exec", "--dir", bed.dir_str(), "master", "--"])
+        .args(["hadoop", "examples", "wordcount", "/in", "/out"])
+        .env("TUSK_HOME", bed.home.path())
+        .stdout(job_log.try_clone().unwrap())
+        .stderr(job_log)
+        .spawn()
+        .unwrap();
     let deadline = Instant::now() + Duration::from_secs(300);
     let status = loop {
         if let Some(status) = job.try_wait().unwrap() {
