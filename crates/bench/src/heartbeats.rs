@@ -181,6 +181,7 @@ fn heartbeat(i: usize) -> HeartbeatRequest {
         received: vec![],
         deleted: vec![],
         verified: vec![],
+        newest_block_key_id: 0,
     }
 }
 
@@ -281,17 +282,27 @@ async fn run_case(
             tokio::time::sleep(offset).await;
             let mut tick = tokio::time::interval(interval);
             tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-            let req = heartbeat(i);
+            let mut req = heartbeat(i);
             while !stop.load(Ordering::Relaxed) {
                 tick.tick().await;
                 let t = Instant::now();
                 let r: std::result::Result<HeartbeatResponse, _> =
                     client.call("sendHeartbeat", &req).await;
                 match r {
-                    Ok(_) => latencies
-                        .lock()
-                        .expect("latencies")
-                        .push(t.elapsed().as_secs_f64() * 1e3),
+                    Ok(resp) => {
+                        latencies
+                            .lock()
+                            .expect("latencies")
+                            .push(t.elapsed().as_secs_f64() * 1e3);
+                        // Hold the block keys as a DataNode does, so the NameNode sends
+                        // them once per roll, not with every reply.
+                        if let Some(newest) = resp
+                            .keys
+                            .and_then(|k| k.all.into_iter().max_by_key(|k| k.expiry_date))
+                        {
+                            req.newest_block_key_id = newest.key_id;
+                        }
+                    }
                     Err(_) => {
                         failures.fetch_add(1, Ordering::Relaxed);
                     }

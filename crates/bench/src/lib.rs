@@ -13,6 +13,8 @@
 //!   event-driven), with the heartbeat model; `terasort`: TeraGen / TeraSort /
 //!   TeraValidate timed, in-process or on YARN.
 //! - `process_cluster`: a `tusk local up` cluster of processes and `tusk job run`.
+//! - `faults`: the fault suite: each fault in turn under a mixed load, then a check that
+//!   nothing acknowledged was lost.
 //! - `heartbeats`: simulated DataNodes against a NameNode process; `advisor`: the
 //!   shortest safe heartbeat period.
 //! - `target`: the cluster under test (mini cluster or external) and its clients.
@@ -26,6 +28,7 @@ pub mod advisor;
 pub mod context;
 pub mod dfsio;
 pub mod error;
+pub mod faults;
 pub mod file_io;
 pub mod heartbeats;
 pub mod job_latency;

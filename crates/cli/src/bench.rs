@@ -8,7 +8,7 @@ use anyhow::Context;
 use clap::{Args, Subcommand};
 use serde::Serialize;
 use tusk_bench::{
-    advisor, dfsio, heartbeats, job_latency, nnthroughput, replication, startup, terasort,
+    advisor, dfsio, faults, heartbeats, job_latency, nnthroughput, replication, startup, terasort,
 };
 use tusk_client::ReplicationMode;
 use tusk_common::config::{parse_duration, parse_size};
@@ -30,6 +30,37 @@ pub enum BenchCommand {
     JobLatency(JobLatencyArgs),
     /// TeraGen, TeraSort and TeraValidate timed (TeraValidate must find no errors).
     Terasort(TerasortArgs),
+    /// The fault suite: each fault under a mixed load; nothing acknowledged may be lost.
+    Faults(FaultsArgs),
+}
+
+#[derive(Args)]
+pub struct FaultsArgs {
+    /// Faults to run, in order (default: all): namenode-kill, datanode-kill,
+    /// resourcemanager-kill, nodemanager-kill, am-kill, task-kill, datanode-pause,
+    /// volume-full, namedir-full, block-flip, meta-flip, editlog-torn-tail, rpc-attacks,
+    /// editlog-bitflip.
+    #[arg(long, value_delimiter = ',')]
+    faults: Vec<String>,
+    /// Shorter warm-up, hold and pause.
+    #[arg(long)]
+    quick: bool,
+    #[arg(long, default_value_t = 4)]
+    datanodes: usize,
+    /// How long `datanode-pause` holds a DataNode stopped (default 60 s, 15 s with --quick).
+    #[arg(long, value_parser = duration)]
+    pause: Option<Duration>,
+    /// Replication modes `datanode-kill` is measured in, one row each.
+    #[arg(long, default_value = "pipeline,parallel", value_delimiter = ',')]
+    modes: Vec<ReplicationMode>,
+    /// No MapReduce jobs in the load.
+    #[arg(long)]
+    no_jobs: bool,
+    /// State directory (erased first).
+    #[arg(long)]
+    dir: Option<PathBuf>,
+    #[arg(long)]
+    json: Option<PathBuf>,
 }
 
 #[derive(Args)]
@@ -320,7 +351,27 @@ pub async fn run(_conf: Configuration, which: BenchCommand) -> anyhow::Result<()
             .await?;
             emit(&report, report.to_markdown(), &a.json)
         }
+        BenchCommand::Faults(a) => run_faults(a).await,
     }
+}
+
+async fn run_faults(a: FaultsArgs) -> anyhow::Result<()> {
+    let mut o = faults::FaultsOptions::new(std::env::current_exe()?, a.quick);
+    if !a.faults.is_empty() {
+        o.faults = a.faults;
+    }
+    o.datanodes = a.datanodes;
+    o.pause = a.pause.unwrap_or(o.pause);
+    o.modes = a.modes;
+    o.jobs = !a.no_jobs;
+    o.dir = a.dir.unwrap_or(o.dir);
+    let report = faults::run(o).await?;
+    emit(&report, report.to_markdown(), &a.json)?;
+    let lost: usize = report.rows.iter().map(|r| r.lost + r.unreadable).sum();
+    if lost > 0 {
+        anyhow::bail!("{lost} acknowledged operations lost or unreadable");
+    }
+    Ok(())
 }
 
 pub fn advisor(a: AdvisorArgs) -> anyhow::Result<()> {

@@ -3,12 +3,15 @@
 
 use std::path::PathBuf;
 
+use std::io::{BufRead, IsTerminal, Write};
+
 use anyhow::Context;
-use clap::Args;
+use clap::{Args, Subcommand};
 use tokio::net::TcpListener;
 use tusk_common::{Configuration, Shutdown};
 use tusk_datanode::{DataNode, DataNodeOptions};
-use tusk_namenode::{NameNode, NameNodeOptions};
+use tusk_namenode::storage::{NameDirs, RecoveryPlan};
+use tusk_namenode::{NameNode, NameNodeOptions, Namesystem};
 use tusk_nodemanager::{NodeManager, NodeManagerOptions};
 use tusk_resourcemanager::{ResourceManager, ResourceManagerOptions};
 
@@ -25,6 +28,24 @@ pub struct NameNodeArgs {
     /// Write the bound RPC address to this file once serving.
     #[arg(long)]
     addr_file: Option<PathBuf>,
+    #[command(subcommand)]
+    action: Option<NameNodeCommand>,
+}
+
+#[derive(Subcommand)]
+enum NameNodeCommand {
+    /// Cut a corrupt edit log at the last good transaction so the NameNode can start
+    /// (HDFS's `namenode -recover`): shows the damage, asks, keeps the original files
+    /// as `<file>.corrupt-<time>`, then saves a new image.
+    Recover(RecoverArgs),
+}
+
+#[derive(Args)]
+struct RecoverArgs {
+    /// Cut without asking (for scripts). Without it, recovery asks on the terminal and
+    /// refuses when there is none.
+    #[arg(long, short = 'y', alias = "force")]
+    yes: bool,
 }
 
 #[derive(Args)]
@@ -86,9 +107,12 @@ fn write_addr(file: &Option<PathBuf>, addr: std::net::SocketAddr) -> anyhow::Res
 
 pub async fn namenode(conf: Configuration, args: NameNodeArgs) -> anyhow::Result<()> {
     let options = NameNodeOptions::from_conf(&conf)?;
+    if let Some(NameNodeCommand::Recover(recover_args)) = args.action {
+        return tokio::task::spawn_blocking(move || recover(options, recover_args)).await?;
+    }
     if args.format {
         NameNode::format(&options)?;
-        println!("Formatted {}", options.name_dir.display());
+        println!("Formatted {}", options.name_dirs_display());
         return Ok(());
     }
     let listen = args
@@ -113,6 +137,73 @@ pub async fn namenode(conf: Configuration, args: NameNodeArgs) -> anyhow::Result
     eprintln!("NameNode serving on {}", nn.addr());
     nn.wait().await?;
     Ok(())
+}
+
+/// `tusk namenode recover`.
+fn recover(options: NameNodeOptions, args: RecoverArgs) -> anyhow::Result<()> {
+    let Some(plan) = Namesystem::plan_recovery(&options)? else {
+        println!(
+            "The edit log in {} needs no recovery; `tusk namenode` starts as it is.",
+            options.name_dirs_display()
+        );
+        return Ok(());
+    };
+    describe(&plan);
+    if !args.yes {
+        confirm(&plan)?;
+    }
+    let kept = NameDirs::new(&options.name_dirs).recover(&plan)?;
+    for file in &kept {
+        println!("kept {}", file.display());
+    }
+    // Loading replays up to the cut and saves an image there, so the next start is a
+    // plain one.
+    let fsn = Namesystem::load(options)?;
+    let last = fsn.edit_log.last_txid();
+    fsn.close()?;
+    println!("Recovered: the namespace holds transactions up to {last}. Start the NameNode with `tusk namenode`.");
+    Ok(())
+}
+
+fn describe(plan: &RecoveryPlan) {
+    let p = &plan.problem;
+    println!("The edit log is damaged:");
+    println!("  file:        {}", p.path.display());
+    println!("  offset:      byte {}", p.offset);
+    println!("  transaction: {} (the first that cannot be read)", p.txid);
+    println!("  problem:     {}", p.reason);
+    println!(
+        "Recovery keeps transactions up to {} (the copy in {}) and drops transactions {} to {} ({} in all; {} valid record(s) were found after the damage).",
+        plan.last_good_txid,
+        plan.dir.display(),
+        plan.last_good_txid + 1,
+        plan.max_txid,
+        plan.max_txid.saturating_sub(plan.last_good_txid),
+        plan.dropped_records
+    );
+    println!("The original files are kept as <file>.corrupt-<time>.");
+}
+
+/// Asks the operator on the terminal; refuses when there is none.
+fn confirm(plan: &RecoveryPlan) -> anyhow::Result<()> {
+    if !std::io::stdin().is_terminal() {
+        anyhow::bail!(
+            "not cutting the edit log without confirmation: no terminal to ask on; rerun with --yes to cut it at transaction {}",
+            plan.last_good_txid
+        );
+    }
+    print!(
+        "Cut the edit log after transaction {}? [y/N] ",
+        plan.last_good_txid
+    );
+    std::io::stdout().flush()?;
+    let mut answer = String::new();
+    std::io::stdin().lock().read_line(&mut answer)?;
+    if matches!(answer.trim(), "y" | "Y" | "yes" | "YES") {
+        Ok(())
+    } else {
+        anyhow::bail!("recovery declined; nothing was changed")
+    }
 }
 
 pub async fn datanode(conf: Configuration, args: DataNodeArgs) -> anyhow::Result<()> {

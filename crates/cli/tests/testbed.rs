@@ -104,6 +104,13 @@ impl Bed {
             .clone()
     }
 
+    /// The addresses of `nodes`, sorted.
+    fn ips(&self, nodes: &[&str]) -> Vec<String> {
+        let mut ips: Vec<String> = nodes.iter().map(|n| self.ip(n)).collect();
+        ips.sort();
+        ips
+    }
+
     fn exec(&self, node: &str, command: &[&str]) -> std::process::Child {
         let mut args = vec!["testbed", "exec", "--dir", self.dir_str(), node, "--"];
         args.extend_from_slice(command);
@@ -183,6 +190,30 @@ fn within(measured: f64, target: f64, share: f64) -> bool {
     (measured - target).abs() <= target * share
 }
 
+/// A client of the file system at `fs`, with a runtime to drive it.
+fn dfs(fs: &str) -> (tokio::runtime::Runtime, DfsClient) {
+    let mut conf = Configuration::new();
+    conf.set("fs.defaultFS", fs.to_string());
+    (
+        tokio::runtime::Runtime::new().unwrap(),
+        DfsClient::new(ClientOptions::from_conf(&conf).unwrap()),
+    )
+}
+
+/// The addresses holding the first block of `path`, sorted.
+fn first_block_hosts(rt: &tokio::runtime::Runtime, client: &DfsClient, path: &str) -> Vec<String> {
+    let blocks = rt
+        .block_on(client.block_locations(path, 0, u64::MAX >> 1))
+        .unwrap();
+    let mut ips: Vec<String> = blocks.blocks[0]
+        .locs
+        .iter()
+        .map(|l| l.id.ip_addr.clone())
+        .collect();
+    ips.sort();
+    ips
+}
+
 #[test]
 fn a_three_node_testbed_delivers_its_profiles_and_leaves_nothing() {
     if !can_run() {
@@ -244,22 +275,11 @@ fn a_three_node_testbed_delivers_its_profiles_and_leaves_nothing() {
         local.to_str().unwrap(),
         "/one.bin",
     ]);
-    let rt = tokio::runtime::Runtime::new().unwrap();
-    let mut conf = Configuration::new();
-    conf.set("fs.defaultFS", fs.clone());
-    let client = DfsClient::new(ClientOptions::from_conf(&conf).unwrap());
-    let blocks = rt
-        .block_on(client.block_locations("/one.bin", 0, u64::MAX >> 1))
-        .unwrap();
-    let mut ips: Vec<String> = blocks.blocks[0]
-        .locs
-        .iter()
-        .map(|l| l.id.ip_addr.clone())
-        .collect();
-    ips.sort();
-    let mut nodes: Vec<String> = ["master", "w1", "w2"].iter().map(|n| bed.ip(n)).collect();
-    nodes.sort();
-    assert_eq!(ips, nodes);
+    let (rt, client) = dfs(&fs);
+    assert_eq!(
+        first_block_hosts(&rt, &client, "/one.bin"),
+        bed.ips(&["master", "w1", "w2"])
+    );
 
     // A node whose volume is saturated reports ~100% disk; the others ~0.
     let w1 = bed.ip("w1");
@@ -561,30 +581,37 @@ fn hadoop_runs_on_the_same_nodes() {
         local.to_str().unwrap(),
         "/in/words.txt",
     ]);
-    let rt = tokio::runtime::Runtime::new().unwrap();
-    let mut conf = Configuration::new();
-    conf.set("fs.defaultFS", hadoop_fs.clone());
-    let client = DfsClient::new(ClientOptions::from_conf(&conf).unwrap());
-    let blocks = rt
-        .block_on(client.block_locations("/in/words.txt", 0, u64::MAX >> 1))
+    let (rt, client) = dfs(&hadoop_fs);
+    assert_eq!(
+        first_block_hosts(&rt, &client, "/in/words.txt"),
+        bed.ips(&["master", "w1", "w2"]),
+        "Hadoop's replicas"
+    );
+    // Its output to a file: the job client logs to stdout, more than a pipe holds.
+    let job_log = std::fs::File::create(bed.home.path().join("wordcount.log")).unwrap();
+    let mut job = Command::new(env!("CARGO_BIN_EXE_tusk"))
+        .args(["testbed", "exec", "--dir", bed.dir_str(), "master", "--"])
+        .args(["hadoop", "examples", "wordcount", "/in", "/out"])
+        .env("TUSK_HOME", bed.home.path())
+        .stdout(job_log.try_clone().unwrap())
+        .stderr(job_log)
+        .spawn()
         .unwrap();
-    let mut ips: Vec<String> = blocks.blocks[0]
-        .locs
-        .iter()
-        .map(|l| l.id.ip_addr.clone())
-        .collect();
-    ips.sort();
-    let mut nodes: Vec<String> = ["master", "w1", "w2"].iter().map(|n| bed.ip(n)).collect();
-    nodes.sort();
-    assert_eq!(ips, nodes, "Hadoop's replicas");
-    let job = bed
-        .exec(
-            "master",
-            &["hadoop", "examples", "wordcount", "/in", "/out"],
-        )
-        .wait_with_output()
-        .unwrap();
-    assert!(job.status.success(), "Hadoop's wordcount failed");
+    let deadline = Instant::now() + Duration::from_secs(300);
+    let status = loop {
+        if let Some(status) = job.try_wait().unwrap() {
+            break status;
+        }
+        if Instant::now() > deadline {
+            let _ = job.kill();
+            panic!(
+                "Hadoop's wordcount did not end within 300 s; see {}",
+                bed.dir.join("logs").display()
+            );
+        }
+        std::thread::sleep(Duration::from_millis(200));
+    };
+    assert!(status.success(), "Hadoop's wordcount failed");
     let out = bed.ok(&["fs", "-fs", &hadoop_fs, "-cat", "/out/part-r-00000"]);
     assert!(out.lines().any(|l| l == "be\t2000"), "{out}");
     bed.down();
@@ -600,4 +627,86 @@ fn hadoop_runs_on_the_same_nodes() {
         !ps.contains(bed.dir_str()),
         "Hadoop processes outlived down:\n{ps}"
     );
+}
+
+/// A crash that loses the record (here: `up` built the nodes, then the record is gone)
+/// still leaves `down` able to find and remove everything by its tag.
+#[test]
+fn down_without_a_record_removes_everything() {
+    if !can_run() {
+        return;
+    }
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let home = tempfile::tempdir().unwrap();
+    let dir = home.path().join("tb");
+    let file = home.path().join("cluster.toml");
+    std::fs::write(&file, THREE).unwrap();
+    ok(
+        home.path(),
+        &[
+            "testbed",
+            "up",
+            file.to_str().unwrap(),
+            "--dir",
+            dir.to_str().unwrap(),
+            "--no-daemons",
+        ],
+    );
+    let tag = serde_json::from_str::<serde_json::Value>(
+        &std::fs::read_to_string(dir.join("testbed.json")).unwrap(),
+    )
+    .unwrap()["tag"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    // A process of a node's, as a daemon would be.
+    let record: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("testbed.json")).unwrap()).unwrap();
+    let group = record["nodes"][1]["groups"][0]
+        .as_str()
+        .unwrap()
+        .to_string();
+    // Detached (its shell exits at once), so init reaps it as it reaps a daemon whose
+    // `up` has returned.
+    let out = Command::new("sh")
+        .arg("-c")
+        .arg(format!(
+            "echo $$ > {group}/cgroup.procs && (sleep 600 >/dev/null 2>&1 &) && sleep 0.1 && cat {group}/cgroup.procs"
+        ))
+        .output()
+        .unwrap();
+    let pids: Vec<u32> = String::from_utf8_lossy(&out.stdout)
+        .split_whitespace()
+        .filter_map(|p| p.parse().ok())
+        .collect();
+    assert!(!pids.is_empty());
+    std::fs::remove_file(dir.join("testbed.json")).unwrap();
+    ok(
+        home.path(),
+        &["testbed", "down", "--dir", dir.to_str().unwrap()],
+    );
+    for pid in pids {
+        let cmdline = std::fs::read_to_string(format!("/proc/{pid}/cmdline")).unwrap_or_default();
+        assert!(
+            !cmdline.starts_with("sleep"),
+            "the node's process {pid} outlived down"
+        );
+    }
+    let ns = String::from_utf8_lossy(
+        &Command::new("ip")
+            .args(["netns", "list"])
+            .output()
+            .unwrap()
+            .stdout,
+    )
+    .into_owned();
+    assert!(!ns.contains(&format!("tusk-{tag}-")), "{ns}");
+    let loops =
+        String::from_utf8_lossy(&Command::new("losetup").arg("-a").output().unwrap().stdout)
+            .into_owned();
+    assert!(!loops.contains(dir.to_str().unwrap()), "{loops}");
+    assert!(!std::fs::read_to_string("/proc/mounts")
+        .unwrap()
+        .contains(dir.to_str().unwrap()));
+    assert!(!Path::new(&format!("/sys/fs/cgroup/blkio/tusk-testbed/{tag}")).exists());
 }

@@ -1,6 +1,9 @@
 //! [`FileReader`]: reads a file block by block, verifying every chunk's CRC. A replica
 //! that fails (connection or checksum) is skipped for the next one; a checksum failure is
-//! reported to the NameNode so the replica gets replaced.
+//! reported to the NameNode so the replica gets replaced. Each read sends the block's
+//! access token; one a DataNode refuses (expired while the file was open, or signed
+//! with a key it does not hold) is replaced by asking the NameNode for the block's
+//! locations again, as HDFS's client re-fetches tokens.
 
 use std::time::Duration;
 
@@ -10,7 +13,6 @@ use tokio::net::TcpStream;
 use tusk_datatransfer::{
     read_delimited, write_delimited, write_op, DataChecksum, DataTransferError, Op, PacketBuf,
 };
-use tusk_proto::common::TokenProto;
 use tusk_proto::hdfs::{self as h, Status};
 
 use crate::client::DfsClient;
@@ -42,6 +44,14 @@ pub struct FileReader {
     /// Replicas that failed for this reader, by `ip:port`.
     dead: Vec<String>,
     timeout: Duration,
+}
+
+/// Why a replica could not be opened.
+enum OpenError {
+    /// The DataNode refused the block token: new locations (new tokens) may help, and
+    /// the node itself is not at fault.
+    AccessToken(String),
+    Other(String),
 }
 
 fn node_name(n: &h::DatanodeInfoProto) -> String {
@@ -130,12 +140,23 @@ impl FileReader {
                     path: self.path.clone(),
                     message: format!("no block holds offset {}", self.pos),
                 })?;
+        let mut block = block;
         let mut last_error = String::from("no replica available");
-        for _ in 0..=block.locs.len() {
+        let mut refetched = false;
+        let mut attempt = 0;
+        while attempt <= block.locs.len() {
+            attempt += 1;
             if self.current.is_none() {
                 match self.open_replica(&block).await {
                     Ok(r) => self.current = Some(r),
-                    Err(e) => {
+                    Err(OpenError::AccessToken(e)) if !refetched => {
+                        tracing::info!(path = %self.path, block = block.b.block_id, error = %e, "block token refused; fetching new tokens");
+                        refetched = true;
+                        attempt = 0;
+                        block = self.refetch(&block).await?;
+                        continue;
+                    }
+                    Err(OpenError::AccessToken(e) | OpenError::Other(e)) => {
                         last_error = e;
                         break;
                     }
@@ -174,11 +195,31 @@ impl FileReader {
         })
     }
 
+    /// Asks the NameNode for the file's locations again (fresh tokens) and returns the
+    /// new copy of `block`.
+    async fn refetch(&mut self, block: &h::LocatedBlockProto) -> Result<h::LocatedBlockProto> {
+        let fresh = self
+            .client
+            .block_locations(&self.path, 0, i64::MAX as u64)
+            .await?;
+        let found = fresh
+            .blocks
+            .iter()
+            .find(|b| b.b.block_id == block.b.block_id)
+            .cloned();
+        self.blocks = fresh;
+        found.ok_or_else(|| ClientError::BlockUnreadable {
+            path: self.path.clone(),
+            block: block.b.block_id,
+            last_error: "the block is no longer part of the file".into(),
+        })
+    }
+
     /// Connects to the first replica not known bad and starts reading at `pos`.
     async fn open_replica(
         &mut self,
         block: &h::LocatedBlockProto,
-    ) -> std::result::Result<BlockRead, String> {
+    ) -> std::result::Result<BlockRead, OpenError> {
         let start = self.pos - block.offset;
         let len = block.b.num_bytes.unwrap_or(0) - start;
         let mut last = String::from("no live replica");
@@ -189,13 +230,16 @@ impl FileReader {
             }
             match self.connect(block, node, start, len).await {
                 Ok(r) => return Ok(r),
-                Err(e) => {
+                Err(OpenError::AccessToken(e)) => {
+                    return Err(OpenError::AccessToken(format!("{name}: {e}")))
+                }
+                Err(OpenError::Other(e)) => {
                     last = format!("{name}: {e}");
                     self.dead.push(name);
                 }
             }
         }
-        Err(last)
+        Err(OpenError::Other(last))
     }
 
     async fn connect(
@@ -204,12 +248,13 @@ impl FileReader {
         node: &h::DatanodeInfoProto,
         start: u64,
         len: u64,
-    ) -> std::result::Result<BlockRead, String> {
+    ) -> std::result::Result<BlockRead, OpenError> {
+        let other = OpenError::Other;
         let name = node_name(node);
         let stream = tokio::time::timeout(self.timeout, TcpStream::connect(&name))
             .await
-            .map_err(|_| "connect timed out".to_string())?
-            .map_err(|e| e.to_string())?;
+            .map_err(|_| other("connect timed out".to_string()))?
+            .map_err(|e| other(e.to_string()))?;
         let _ = stream.set_nodelay(true);
         let (rd, mut wr) = stream.into_split();
         let mut reader = BufReader::with_capacity(256 * 1024, rd);
@@ -217,12 +262,7 @@ impl FileReader {
             header: h::ClientOperationHeaderProto {
                 base_header: h::BaseHeaderProto {
                     block: block.b.clone(),
-                    token: Some(TokenProto {
-                        identifier: Default::default(),
-                        password: Default::default(),
-                        kind: String::new(),
-                        service: String::new(),
-                    }),
+                    token: Some(block.block_token.clone()),
                     trace_info: None,
                 },
                 client_name: self.client.client_name().to_string(),
@@ -234,22 +274,28 @@ impl FileReader {
         };
         write_op(&mut wr, Op::ReadBlock, &op)
             .await
-            .map_err(|e| e.to_string())?;
+            .map_err(|e| other(e.to_string()))?;
         let resp: h::BlockOpResponseProto = read_delimited(&mut reader)
             .await
-            .map_err(|e| e.to_string())?;
+            .map_err(|e| other(e.to_string()))?;
         if resp.status != Status::Success as i32 {
-            return Err(resp
+            let message = resp
                 .message
-                .unwrap_or_else(|| format!("status {}", resp.status)));
+                .unwrap_or_else(|| format!("status {}", resp.status));
+            return Err(if resp.status == Status::ErrorAccessToken as i32 {
+                OpenError::AccessToken(message)
+            } else {
+                other(message)
+            });
         }
         let info = resp
             .read_op_checksum_info
-            .ok_or("no checksum info in the reply")?;
-        let checksum = DataChecksum::from_proto(&info.checksum).map_err(|e| e.to_string())?;
+            .ok_or_else(|| other("no checksum info in the reply".into()))?;
+        let checksum =
+            DataChecksum::from_proto(&info.checksum).map_err(|e| other(e.to_string()))?;
         let skip = checksum
             .first_chunk_skip(start, info.chunk_offset)
-            .map_err(|e| e.to_string())?;
+            .map_err(|e| other(e.to_string()))?;
         Ok(BlockRead {
             reader,
             writer: wr,

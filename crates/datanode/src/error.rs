@@ -86,6 +86,14 @@ pub enum DataNodeError {
     Downstream { addr: String, reason: String },
     #[error("shut down before the DataNode was registered")]
     ShutDown,
+    #[error("Block token verification failed: op={op}, block={block}: {source}")]
+    AccessToken {
+        op: &'static str,
+        block: u64,
+        source: tusk_security::BlockTokenError,
+    },
+    #[error("SASL handshake failed: {0}")]
+    Sasl(#[from] tusk_security::SaslError),
 }
 
 impl DataNodeError {
@@ -102,6 +110,7 @@ impl DataNodeError {
             DataNodeError::Transfer(DataTransferError::ChecksumMismatch { .. })
             | DataNodeError::CorruptReplica { .. } => Status::ErrorChecksum,
             DataNodeError::ReplicaExists { .. } => Status::ErrorExists,
+            DataNodeError::AccessToken { .. } => Status::ErrorAccessToken,
             DataNodeError::Unsupported { .. } => Status::ErrorUnsupported,
             DataNodeError::BlockNotFound { .. }
             | DataNodeError::StaleGenerationStamp { .. }

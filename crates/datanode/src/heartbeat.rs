@@ -104,6 +104,7 @@ pub(crate) async fn register(node: &Node) -> Result<RegisterDatanodeResponse, Da
             source,
         })?;
     *node.block_pool_id.lock().unwrap_or_else(|e| e.into_inner()) = resp.block_pool_id.clone();
+    node.take_block_keys(&resp.keys.clone().unwrap_or_default());
     info!(
         uuid = %node.identity.datanode_uuid,
         block_pool = %resp.block_pool_id,
@@ -190,13 +191,20 @@ async fn heartbeat(
         received: queued.received,
         deleted: queued.deleted,
         verified: queued.verified,
+        newest_block_key_id: node.newest_block_key_id(),
     };
     match node
         .namenode
         .call::<_, HeartbeatResponse>("sendHeartbeat", &req)
         .await
     {
-        Ok(resp) => Ok(resp.commands),
+        Ok(resp) => {
+            if let Some(keys) = &resp.keys {
+                node.take_block_keys(keys);
+                debug!(newest = node.newest_block_key_id(), "block keys updated");
+            }
+            Ok(resp.commands)
+        }
         Err(source) => {
             node.reports.restore(Queued {
                 received: req.received,

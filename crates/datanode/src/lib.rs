@@ -6,7 +6,9 @@
 //! - `identity`: the node's UUID and storage id, persisted in `current/VERSION`.
 //! - `block_store`: the [`BlockStore`] trait (replica map, rbw → finalized) and
 //!   `block_store/file.rs`, its file implementation on one or more volumes.
-//! - `transfer`: the data port's accept loop and op dispatch; `transfer/read.rs`
+//! - `transfer`: the data port's accept loop, op dispatch and block token checks;
+//!   `transfer/sasl.rs` (the SASL handshake a client may open with its token);
+//!   `transfer/read.rs`
 //!   (READ_BLOCK and the packet sender), `transfer/write.rs` (WRITE_BLOCK: receiver,
 //!   downstream mirror, ack responder; every stage checked against the replica's state
 //!   and generation stamp), `transfer/replicate.rs` (pushing a replica to other
@@ -27,8 +29,8 @@ mod transfer;
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, RwLock};
 use std::time::Duration;
 
 use tokio::net::TcpListener;
@@ -37,6 +39,7 @@ use tusk_common::Shutdown;
 use tusk_proto::hdfs::{DatanodeIdProto, DatanodeInfoProto};
 use tusk_proto::internal::DatanodeIdentity;
 use tusk_rpc::{RpcClient, RpcClientOptions};
+use tusk_security::BlockTokenSecretManager;
 
 pub use block_store::{BlockStore, FileBlockStore, ReplicaInfo, ReplicaState, StorageUsage};
 pub use error::DataNodeError;
@@ -69,6 +72,11 @@ pub(crate) struct Node {
     /// Fault injection: while set, the node sends the NameNode nothing (as if cut off
     /// from it) but keeps serving its data port. Set by [`DataNodeHandle::pause_heartbeats`].
     pub heartbeats_paused: AtomicBool,
+    /// The block keys from the NameNode (registration, heartbeat replies); `None` while
+    /// the NameNode has block access tokens off, and then no token is checked.
+    pub block_keys: RwLock<Option<BlockTokenSecretManager>>,
+    /// SASL handshakes completed on the data port (clients proving their token).
+    pub sasl_handshakes: AtomicU64,
     pub shutdown: Shutdown,
 }
 
@@ -80,6 +88,29 @@ impl Node {
 
     pub fn heartbeats_paused(&self) -> bool {
         self.heartbeats_paused.load(Ordering::Relaxed)
+    }
+
+    pub fn block_keys(&self) -> std::sync::RwLockReadGuard<'_, Option<BlockTokenSecretManager>> {
+        self.block_keys.read().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Takes in the NameNode's keys: `enabled` false turns checking off, as the
+    /// NameNode decides for its block pool (HDFS's DataNode does the same).
+    pub fn take_block_keys(&self, keys: &tusk_proto::internal::ExportedBlockKeys) {
+        let mut held = self.block_keys.write().unwrap_or_else(|e| e.into_inner());
+        if !keys.enabled {
+            *held = None;
+            return;
+        }
+        held.get_or_insert_with(BlockTokenSecretManager::worker)
+            .import(keys, tusk_common::now_millis());
+    }
+
+    /// The newest block key id held (0: none), for heartbeats.
+    pub fn newest_block_key_id(&self) -> i32 {
+        self.block_keys()
+            .as_ref()
+            .map_or(0, BlockTokenSecretManager::newest_key_id)
     }
 
     pub fn block_pool_id(&self) -> String {
@@ -159,6 +190,8 @@ impl DataNode {
             xceivers: Arc::new(AtomicUsize::new(0)),
             block_pool_id: Mutex::new(String::new()),
             heartbeats_paused: AtomicBool::new(false),
+            block_keys: RwLock::new(None),
+            sasl_handshakes: AtomicU64::new(0),
             shutdown,
         });
         let mut tasks = vec![tokio::spawn(transfer::serve(node.clone(), xfer_listener))];
@@ -218,6 +251,20 @@ impl DataNodeHandle {
         if !paused {
             self.node.reports.wake();
         }
+    }
+
+    /// Ids of the block keys the node holds (empty while tokens are off).
+    pub fn block_key_ids(&self) -> Vec<i32> {
+        self.node
+            .block_keys()
+            .as_ref()
+            .map(BlockTokenSecretManager::key_ids)
+            .unwrap_or_default()
+    }
+
+    /// SASL handshakes clients completed with this node.
+    pub fn sasl_handshakes(&self) -> u64 {
+        self.node.sasl_handshakes.load(Ordering::Relaxed)
     }
 
     /// Data-port connections open now.

@@ -3,6 +3,7 @@
 
 pub(crate) mod read;
 pub(crate) mod replicate;
+pub(crate) mod sasl;
 pub(crate) mod write;
 
 use std::net::SocketAddr;
@@ -10,12 +11,14 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-use tokio::io::{AsyncReadExt, AsyncWrite, AsyncWriteExt, BufReader, BufWriter};
+use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWrite, AsyncWriteExt, BufReader, BufWriter};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::task::JoinSet;
 use tracing::{debug, warn};
 use tusk_datatransfer::{read_op, write_delimited, DataTransferError, Op, MAX_PACKET_DATA};
+use tusk_proto::common::TokenProto;
 use tusk_proto::hdfs::{BlockOpResponseProto, ExtendedBlockProto, Status};
+use tusk_security::{AccessMode, BlockTokenError, TokenScope};
 
 use crate::error::DataNodeError;
 use crate::Node;
@@ -128,6 +131,16 @@ async fn serve_connection(node: Arc<Node>, stream: TcpStream, peer: SocketAddr, 
     let (rd, mut wr) = stream.into_split();
     let mut rd = BufReader::with_capacity(OP_BUFFER, rd);
     let mut idle_limit = node.options.socket_timeout;
+    match tokio::time::timeout(idle_limit, rd.fill_buf()).await {
+        Ok(Ok(buf)) if buf.first() == Some(&sasl::MAGIC[0]) => {
+            if let Err(e) = sasl::serve(&node, &mut rd, &mut wr).await {
+                warn!(%peer, error = %e, "SASL handshake failed; closing connection");
+                return;
+            }
+        }
+        Ok(Ok(_)) => {}
+        Err(_) | Ok(Err(_)) => return,
+    }
     loop {
         let (op, body) = match tokio::time::timeout(idle_limit, read_op(&mut rd)).await {
             Err(_) | Ok(Ok(None)) => return,
@@ -192,6 +205,71 @@ pub(crate) fn check_block_pool(
         });
     }
     Ok(())
+}
+
+/// HDFS's `DataXceiver.checkAccess`: when block access tokens are on, `token` must be
+/// signed by one of the NameNode's keys, unexpired, for this block and allow `mode`.
+/// The user the token names is logged, not checked (HDFS checks no user here either).
+pub(crate) fn check_access(
+    node: &Node,
+    op: &'static str,
+    block: &ExtendedBlockProto,
+    token: Option<&TokenProto>,
+    mode: AccessMode,
+) -> Result<(), DataNodeError> {
+    let keys = node.block_keys();
+    let Some(keys) = keys.as_ref() else {
+        return Ok(());
+    };
+    let now = tusk_common::now_millis();
+    match keys.check(token, &block.pool_id, block.block_id, mode, now) {
+        Ok(id) => {
+            debug!(op, block = block.block_id, user = %id.user_id, %mode, "block token accepted");
+            Ok(())
+        }
+        Err(source) => {
+            warn!(op, block = block.block_id, error = %source, "block token refused");
+            Err(DataNodeError::AccessToken {
+                op,
+                block: block.block_id,
+                source,
+            })
+        }
+    }
+}
+
+/// A WRITE token this node signs for its own push of `block_id` to other DataNodes (as
+/// HDFS's `DataTransfer`); `None` while tokens are off.
+pub(crate) fn own_write_token(
+    node: &Node,
+    block_id: u64,
+    target_storage_ids: &[String],
+) -> Result<Option<TokenProto>, DataNodeError> {
+    let keys = node.block_keys();
+    let Some(keys) = keys.as_ref() else {
+        return Ok(None);
+    };
+    let user = tusk_common::current_user();
+    let storage_types = vec![tusk_proto::hdfs::StorageTypeProto::Disk; target_storage_ids.len()];
+    let scope = TokenScope {
+        user: &user,
+        modes: &[AccessMode::Write],
+        storage_types: &storage_types,
+        storage_ids: target_storage_ids,
+    };
+    let signed = keys.generate(
+        &node.block_pool_id(),
+        block_id,
+        &scope,
+        tusk_common::now_millis(),
+    );
+    signed
+        .map(Some)
+        .map_err(|source: BlockTokenError| DataNodeError::AccessToken {
+            op: "TRANSFER",
+            block: block_id,
+            source,
+        })
 }
 
 /// Writes a `BlockOpResponseProto` and flushes.

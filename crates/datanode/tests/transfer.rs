@@ -94,6 +94,8 @@ impl RpcService for FakeNameNode {
                             block_pool_id: "BP-test".into(),
                             namespace_id: 7,
                             heartbeat_interval_ms: 100,
+                            // Block access tokens off: these tests send none.
+                            keys: None,
                         })
                     })
                     .await
@@ -118,7 +120,10 @@ impl RpcService for FakeNameNode {
                             .remove(&req.datanode_uuid)
                             .unwrap_or_default();
                         nn.heartbeats.lock().unwrap().push(req);
-                        Ok(HeartbeatResponse { commands })
+                        Ok(HeartbeatResponse {
+                            commands,
+                            keys: None,
+                        })
                     })
                     .await
                 }

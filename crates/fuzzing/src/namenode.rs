@@ -14,7 +14,7 @@ use std::time::Duration;
 use bytes::Bytes;
 use futures::FutureExt;
 use prost::Message;
-use tusk_namenode::edit_log::decode_records;
+use tusk_namenode::edit_log::scan::{scan_log, scan_segment, LastSegment};
 use tusk_namenode::namespace::check_image;
 use tusk_namenode::namesystem::State;
 use tusk_namenode::server::{ClientProtocolService, DatanodeProtocolService};
@@ -135,7 +135,7 @@ impl Node {
             .tempdir()
             .expect("temporary name directory");
         let options = NameNodeOptions {
-            name_dir: dir.path().to_path_buf(),
+            name_dirs: vec![dir.path().to_path_buf()],
             ..options()
         };
         Namesystem::format(&options).expect("format");
@@ -783,16 +783,19 @@ pub fn method_seeds() -> Vec<(String, Vec<u8>)> {
         .collect()
 }
 
-/// Runs one input as an edit-log segment replayed onto the starting namespace. A first
-/// byte with its low bit clear takes the rest as segment bytes; set, the rest is a
-/// sequence of [`calls`] whose payloads are `EditRecord`s, each framed here with its
-/// length and a correct CRC so the fuzzer reaches the records behind the checksums.
+/// Runs one input as the edit-log segment being written when the NameNode stopped,
+/// replayed as start-up replays it (`edit_log::scan`: records in txid order, a torn
+/// tail told from damage, a record that does not decode or apply stops replay) onto a
+/// freshly formatted namespace. A first byte with its low bit clear takes the rest as
+/// segment bytes; set, the rest is a sequence of [`calls`] whose payloads are
+/// `EditRecord`s, each framed here with its length and a correct CRC so the fuzzer
+/// reaches the records behind the checksums.
 pub fn edit_log(data: &[u8]) {
     let _ = replay(data);
 }
 
-/// [`edit_log`], returning how many records were applied.
-pub fn replay(data: &[u8]) -> usize {
+/// [`edit_log`], returning the last txid replayed.
+pub fn replay(data: &[u8]) -> u64 {
     let Some((mode, rest)) = data.split_first() else {
         return 0;
     };
@@ -801,30 +804,49 @@ pub fn replay(data: &[u8]) -> usize {
     } else {
         frame_records(calls::split(rest).map(|(_, payload)| payload))
     };
-    let (records, valid) = decode_records(&segment);
-    assert!(valid <= segment.len(), "valid prefix within the segment");
-    // A freshly formatted namespace, as the segments the seeds come from started.
+    thread_local! {
+        /// A segment file per thread, rewritten for every input.
+        static SEGMENT: (tempfile::TempDir, std::path::PathBuf) = {
+            let dir = tempfile::Builder::new()
+                .prefix("tusk-fuzz-edits")
+                .tempdir()
+                .expect("temporary directory");
+            let path = dir.path().join(format!("edits_{:019}", 1));
+            (dir, path)
+        };
+    }
     let options = options();
+    // A freshly formatted namespace, as the segments the seeds come from started.
     let mut state = State::from_image(&t::FsImage::default(), &options);
-    let mut last_txid = 0;
-    for record in &records {
-        // As replay: transactions in order, each once; one that does not apply stops
-        // start-up.
-        if record.txid != last_txid + 1 {
-            break;
-        }
-        if let Some(op) = &record.op {
-            match state.apply(op) {
-                Ok(removed) => {
+    let scan = SEGMENT.with(|(_, path)| {
+        std::fs::write(path, &segment).expect("write segment");
+        scan_log(
+            &[(1, path.clone())],
+            0,
+            LastSegment::InProgress,
+            &mut |raw| {
+                let record = t::EditRecord::decode(raw.payload)
+                    .map_err(|e| format!("the record does not decode: {e}"))?;
+                if let Some(op) = &record.op {
+                    let removed = state
+                        .apply(op)
+                        .map_err(|e| format!("the edit does not apply: {e}"))?;
                     state.blocks.remove(&removed);
                 }
-                Err(_) => break,
-            }
-        }
-        last_txid = record.txid;
+                Ok(())
+            },
+        )
+        .expect("reading the segment")
+    });
+    assert!(scan.last_txid <= scan.max_txid, "{scan:?}");
+    if let Some(torn) = &scan.torn {
+        assert!(
+            torn.offset + torn.len == segment.len() as u64,
+            "a torn tail runs to the end: {scan:?}"
+        );
     }
-    checkpoint_round_trip(&state, last_txid, &options);
-    last_txid as usize
+    checkpoint_round_trip(&state, scan.last_txid, &options);
+    scan.last_txid
 }
 
 /// Frames `payloads` as edit-log records: `u32 length | u32 crc32c | payload`.
@@ -1016,23 +1038,19 @@ pub fn edit_log_seeds() -> Vec<(String, Vec<u8>)> {
     build_namespace(&node);
     more_changes(&node);
     node.fsn.edit_log.flush_blocking().expect("flush");
-    let dir = NameDir::new(&node.fsn.options.name_dir);
+    let dir = NameDir::new(&node.fsn.options.name_dirs[0]);
     let mut segment = Vec::new();
     for (_, path) in dir.segments().expect("segments") {
         segment.extend(std::fs::read(path).expect("segment"));
     }
-    let (records, valid) = decode_records(&segment);
-    segment.truncate(valid);
+    let scan = scan_segment(&segment);
+    let records: Vec<Vec<u8>> = scan.records.iter().map(|r| r.payload.to_vec()).collect();
+    segment.truncate(scan.valid_len as usize);
     let mut raw = vec![0];
     raw.extend_from_slice(&segment);
     let mut torn = raw.clone();
     torn.truncate(raw.len() - 3);
-    let framed = calls::join(
-        &records
-            .iter()
-            .map(|r| (0, r.encode_to_vec()))
-            .collect::<Vec<_>>(),
-    );
+    let framed = calls::join(&records.into_iter().map(|r| (0, r)).collect::<Vec<_>>());
     let mut records_only = vec![1];
     records_only.extend(framed);
     vec![

@@ -154,6 +154,7 @@ pub fn seeds() -> Vec<(String, Vec<u8>)> {
                 net_rx_bytes_per_sec: 1e6,
                 potential_reception_bytes: 0,
                 cpu_pct: 20.0,
+                link_bits_per_sec: 1_000_000_000,
             }),
             wait_ms: 0,
         }
@@ -187,6 +188,7 @@ pub fn seeds() -> Vec<(String, Vec<u8>)> {
             racks: vec!["/rack-1".into()],
             strict_locality: false,
             count: 2,
+            task_kind: y::TaskKind::Map as i32,
         }],
         cancel_asks: vec![],
         releases: vec![],

@@ -298,9 +298,13 @@ impl Am {
     }
 
     fn ask(&mut self, kind: TaskType, index: u32, ask_id: u64, nodes: Vec<String>, strict: bool) {
-        let (priority, memory) = match kind {
-            TaskType::Map => (MAP_PRIORITY, self.opts.map_memory_mb),
-            TaskType::Reduce => (REDUCE_PRIORITY, self.opts.reduce_memory_mb),
+        let (priority, memory, task_kind) = match kind {
+            TaskType::Map => (MAP_PRIORITY, self.opts.map_memory_mb, y::TaskKind::Map),
+            TaskType::Reduce => (
+                REDUCE_PRIORITY,
+                self.opts.reduce_memory_mb,
+                y::TaskKind::Reduce,
+            ),
         };
         self.asks.insert(ask_id, (kind, index));
         self.tasks(kind)[index as usize].asked += 1;
@@ -315,6 +319,7 @@ impl Am {
             nodes,
             racks: vec![],
             count: 1,
+            task_kind: task_kind as i32,
         });
     }
 

@@ -113,6 +113,8 @@ struct DataNodeHooks {
     uuid: String,
     replica_paths: Arc<dyn Fn(u64) -> Option<PathBuf> + Send + Sync>,
     pause_heartbeats: Arc<dyn Fn(bool) + Send + Sync>,
+    block_key_ids: Arc<dyn Fn() -> Vec<i32> + Send + Sync>,
+    sasl_handshakes: Arc<dyn Fn() -> u64 + Send + Sync>,
 }
 
 pub struct MiniCluster {
@@ -204,10 +206,14 @@ impl MiniCluster {
 
     async fn start_namenode(&mut self) -> Result<(), Error> {
         let mut conf = self.conf.clone();
-        conf.set(
-            "dfs.namenode.name.dir",
-            self.base.join("name").display().to_string(),
-        );
+        // Tests that choose the name directories (several, or on a small file system)
+        // set the key themselves.
+        if conf.get("dfs.namenode.name.dir").is_none() {
+            conf.set(
+                "dfs.namenode.name.dir",
+                self.base.join("name").display().to_string(),
+            );
+        }
         let options = NameNodeOptions::from_conf(&conf)?;
         let runtime = node_runtime("namenode")?;
         let listener = bind(self.namenode_addr).await?;
@@ -302,10 +308,13 @@ impl MiniCluster {
                 Ok(handle) => {
                     let handle = Arc::new(handle);
                     let (paths, pause) = (handle.clone(), handle.clone());
+                    let (keys, sasl) = (handle.clone(), handle.clone());
                     let _ = tx.send(Ok(DataNodeHooks {
                         uuid: handle.uuid().to_string(),
                         replica_paths: Arc::new(move |b| paths.replica_path(b)),
                         pause_heartbeats: Arc::new(move |p| pause.pause_heartbeats(p)),
+                        block_key_ids: Arc::new(move || keys.block_key_ids()),
+                        sasl_handshakes: Arc::new(move || sasl.sasl_handshakes()),
                     }));
                     wait_handle(handle, sd_wait).await;
                 }
@@ -362,6 +371,23 @@ impl MiniCluster {
         if let Some(d) = &self.datanodes[i].running {
             (d.hooks.pause_heartbeats)(paused);
         }
+    }
+
+    /// Ids of the block keys DataNode `i` holds (empty while tokens are off or it is down).
+    pub fn datanode_block_key_ids(&self, i: usize) -> Vec<i32> {
+        self.datanodes[i]
+            .running
+            .as_ref()
+            .map(|d| (d.hooks.block_key_ids)())
+            .unwrap_or_default()
+    }
+
+    /// SASL handshakes clients completed with DataNode `i` since it started.
+    pub fn datanode_sasl_handshakes(&self, i: usize) -> u64 {
+        self.datanodes[i]
+            .running
+            .as_ref()
+            .map_or(0, |d| (d.hooks.sasl_handshakes)())
     }
 
     pub fn datanode_addr(&self, i: usize) -> SocketAddr {

@@ -10,11 +10,17 @@
 //! another thread (Hadoop's `logSync` works the same way).
 //!
 //! Record framing: `u32 length | u32 crc32c(payload) | payload (EditRecord)`, big-endian.
-//! A torn record at the end of the log is never acknowledged and is dropped at replay.
+//!
+//! - `journal_set`: [`JournalSet`], the segment written to every name directory.
+//! - `scan`: reading segments back; a torn tail (never acknowledged) is told apart from
+//!   corruption, which stops the NameNode.
+
+mod journal_set;
+pub mod scan;
 
 use std::fs::{File, OpenOptions};
-use std::io::Read;
-use std::path::{Path, PathBuf};
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use prost::Message;
@@ -23,6 +29,8 @@ use tusk_proto::internal::EditRecord;
 use tusk_rpc::{RemoteException, Watermark};
 
 use crate::error::{NameNodeError, Result};
+
+pub use journal_set::{Journal, JournalSet};
 
 /// Where log bytes go. The file implementation syncs to disk; tests may use memory.
 pub trait EditSink: Send + 'static {
@@ -60,10 +68,11 @@ const PREALLOCATE: u64 = 1 << 20;
 const BLOCK: usize = 4096;
 
 impl FileSink {
-    /// Opens a segment; records go after its current contents (replay has already cut
-    /// off any torn or zero tail).
+    /// Opens a segment; records go after its last record, into its zero fill if it has
+    /// some. A segment with anything else after its records (a torn tail start-up has not
+    /// cut off, or damage) is refused: appending there would hide new records behind it.
     pub fn open(path: &Path) -> std::io::Result<Self> {
-        use std::os::unix::fs::{FileExt, OpenOptionsExt};
+        use std::os::unix::fs::OpenOptionsExt;
         let file = OpenOptions::new()
             .create(true)
             .truncate(false)
@@ -75,15 +84,26 @@ impl FileSink {
             .custom_flags(libc::O_DIRECT)
             .open(path)
             .ok();
-        let len = file.metadata()?.len();
-        let partial = len as usize % BLOCK;
-        let mut tail = vec![0u8; partial];
-        file.read_exact_at(&mut tail, len - partial as u64)?;
+        let data = std::fs::read(path)?;
+        let seg = scan::scan_segment(&data);
+        if seg.end != scan::SegmentEnd::Clean {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::InvalidData,
+                format!(
+                    "edit segment {} has {:?} after byte {}; it cannot be appended to",
+                    path.display(),
+                    seg.end,
+                    seg.valid_len
+                ),
+            ));
+        }
+        let pos = seg.valid_len as usize;
+        let tail = data[pos - pos % BLOCK..pos].to_vec();
         Ok(FileSink {
             file,
             direct,
-            pos: len,
-            allocated: len,
+            pos: pos as u64,
+            allocated: data.len() as u64,
             tail,
             buf: AlignedBuf::default(),
         })
@@ -197,6 +217,13 @@ struct Buffer {
 
 struct Shared {
     buffer: Mutex<Buffer>,
+    /// `Buffer::last_txid`, readable without the lock: every reply waits until it is
+    /// durable as of when the reply was made.
+    appended: AtomicU64,
+    /// `durable`'s mark, readable without its lock (checked before every reply).
+    durable_mark: AtomicU64,
+    /// Set for good when a sync fails; no record is appended after.
+    failed: AtomicBool,
     /// The segment being written; held by the leader for the length of a sync.
     sink: Mutex<Box<dyn EditSink>>,
     /// Highest txid known durable; after a failed sync, also the failure (the NameNode
@@ -223,6 +250,9 @@ impl EditLog {
                     data: Vec::with_capacity(1 << 16),
                     last_txid,
                 }),
+                appended: AtomicU64::new(last_txid),
+                durable_mark: AtomicU64::new(last_txid),
+                failed: AtomicBool::new(false),
                 sink: Mutex::new(sink),
                 durable,
             }),
@@ -235,11 +265,23 @@ impl EditLog {
         buf.last_txid += 1;
         record.txid = buf.last_txid;
         encode_record(&record, &mut buf.data);
+        self.shared.appended.store(record.txid, Ordering::Release);
         record.txid
     }
 
+    /// Txid of the last record appended.
     pub fn last_txid(&self) -> u64 {
-        self.shared.buffer.lock().expect("edit buffer").last_txid
+        self.shared.appended.load(Ordering::Acquire)
+    }
+
+    /// Whether `txid` is durable already.
+    pub fn is_durable(&self, txid: u64) -> bool {
+        self.shared.durable_mark.load(Ordering::Acquire) >= txid
+    }
+
+    /// Whether a sync has failed: nothing more can be made durable.
+    pub fn has_failed(&self) -> bool {
+        self.shared.failed.load(Ordering::Acquire)
     }
 
     /// The durable txid, for holding acknowledgements until their edit is durable.
@@ -277,12 +319,17 @@ impl EditLog {
         let written = sink.write_durable(&batch);
         drop(sink);
         match written {
-            Ok(()) => self
-                .shared
-                .durable
-                .send_modify(|w| w.mark = w.mark.max(last_txid)),
+            Ok(()) => {
+                self.shared
+                    .durable_mark
+                    .fetch_max(last_txid, Ordering::AcqRel);
+                self.shared
+                    .durable
+                    .send_modify(|w| w.mark = w.mark.max(last_txid))
+            }
             Err(e) => {
                 tracing::error!(error = %e, "edit log sync failed; refusing further acknowledgements");
+                self.shared.failed.store(true, Ordering::Release);
                 self.shared.durable.send_modify(|w| {
                     w.failed = Some(RemoteException::new(
                         "java.io.IOException",
@@ -371,55 +418,21 @@ pub fn encode_record(record: &EditRecord, out: &mut Vec<u8>) {
     out[crc_at..crc_at + 4].copy_from_slice(&crc.to_be_bytes());
 }
 
-/// Decodes records from a segment; returns them and the byte length of the valid prefix.
-pub fn decode_records(data: &[u8]) -> (Vec<EditRecord>, usize) {
-    let mut out = Vec::new();
-    let mut pos = 0;
-    while data.len() - pos >= 8 {
-        let len = u32::from_be_bytes(data[pos..pos + 4].try_into().expect("4 bytes")) as usize;
-        if len == 0 {
-            // Preallocated zero fill: the end of the log.
-            break;
-        }
-        let crc = u32::from_be_bytes(data[pos + 4..pos + 8].try_into().expect("4 bytes"));
-        let Some(payload) = data.get(pos + 8..pos + 8 + len) else {
-            break;
-        };
-        if crc32c::crc32c(payload) != crc {
-            break;
-        }
-        let Ok(record) = EditRecord::decode(payload) else {
-            break;
-        };
-        out.push(record);
-        pos += 8 + len;
-    }
-    (out, pos)
-}
-
-/// Reads a segment file, truncating a torn tail so new records follow valid ones.
-pub fn read_segment(path: &PathBuf) -> Result<Vec<EditRecord>> {
-    let mut data = Vec::new();
-    File::open(path)?.read_to_end(&mut data)?;
-    let (records, valid) = decode_records(&data);
-    if valid < data.len() {
-        tracing::warn!(
-            path = %path.display(),
-            dropped = data.len() - valid,
-            "dropping a torn edit log tail"
-        );
-        OpenOptions::new()
-            .write(true)
-            .open(path)?
-            .set_len(valid as u64)?;
-    }
-    Ok(records)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use tusk_proto::internal::{edit_record::Op, MkdirOp};
+
+    /// The txids of a segment's records, checking nothing but zero fill follows them.
+    fn txids_in(data: &[u8]) -> Vec<u64> {
+        let seg = scan::scan_segment(data);
+        assert_eq!(seg.end, scan::SegmentEnd::Clean);
+        seg.records.iter().map(|r| r.txid).collect()
+    }
+
+    fn file_txids(path: &Path) -> Vec<u64> {
+        txids_in(&std::fs::read(path).unwrap())
+    }
 
     fn mkdir(path: &str) -> EditRecord {
         EditRecord {
@@ -440,12 +453,7 @@ mod tests {
         assert_eq!((a, b), (11, 12));
         log.wait_durable(b).await.unwrap();
         let data = sink.data.lock().unwrap().clone();
-        let (records, valid) = decode_records(&data);
-        assert_eq!(valid, data.len());
-        assert_eq!(
-            records.iter().map(|r| r.txid).collect::<Vec<_>>(),
-            vec![11, 12]
-        );
+        assert_eq!(txids_in(&data), vec![11, 12]);
         log.close();
     }
 
@@ -488,9 +496,8 @@ mod tests {
             let txid = t.await.unwrap();
             assert!(log.watermark().borrow().mark >= txid);
         }
-        let (records, _) = decode_records(&inner.data.lock().unwrap());
         assert_eq!(
-            records.len(),
+            txids_in(&inner.data.lock().unwrap()).len(),
             200,
             "every acknowledged record is in the log"
         );
@@ -502,7 +509,7 @@ mod tests {
     }
 
     #[test]
-    fn preallocated_segments_replay_up_to_the_zero_fill() {
+    fn a_reopened_segment_is_appended_to_after_its_last_record_not_its_zero_fill() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("edits");
         let mut sink = FileSink::open(&path).unwrap();
@@ -520,13 +527,7 @@ mod tests {
             "zero-filled ahead"
         );
         drop(sink);
-        let records = read_segment(&path.to_path_buf()).unwrap();
-        assert_eq!(records.len(), 1);
-        assert_eq!(
-            std::fs::metadata(&path).unwrap().len(),
-            data.len() as u64,
-            "zero tail cut at replay"
-        );
+        assert_eq!(file_txids(&path), vec![1]);
         // Appending after a restart continues after the last record.
         let mut sink = FileSink::open(&path).unwrap();
         let mut more = Vec::new();
@@ -539,12 +540,14 @@ mod tests {
         );
         sink.write_durable(&more).unwrap();
         drop(sink);
-        let txids: Vec<u64> = read_segment(&path.to_path_buf())
-            .unwrap()
-            .iter()
-            .map(|r| r.txid)
-            .collect();
-        assert_eq!(txids, vec![1, 2]);
+        assert_eq!(file_txids(&path), vec![1, 2]);
+
+        // A segment with a torn tail is not appended to.
+        let mut torn = std::fs::read(&path).unwrap();
+        let end = data.len() + more.len();
+        torn[end..end + 3].copy_from_slice(&[0, 0, 9]);
+        std::fs::write(&path, &torn).unwrap();
+        assert!(FileSink::open(&path).is_err());
     }
 
     #[test]
@@ -572,32 +575,13 @@ mod tests {
             sink.write_durable(&batch(n)).unwrap();
         }
         drop(sink);
-        assert_eq!(read_segment(&path.to_path_buf()).unwrap().len(), 14);
+        assert_eq!(file_txids(&path).len(), 14);
         // Reopened mid-block: the partial block's bytes are kept when writing after it.
         let mut sink = FileSink::open(&path).unwrap();
         for n in [2, 1, 5] {
             sink.write_durable(&batch(n)).unwrap();
         }
         drop(sink);
-        let txids: Vec<u64> = read_segment(&path.to_path_buf())
-            .unwrap()
-            .iter()
-            .map(|r| r.txid)
-            .collect();
-        assert_eq!(txids, (1..=22).collect::<Vec<u64>>());
-    }
-
-    #[test]
-    fn torn_tail_is_ignored() {
-        let mut data = Vec::new();
-        encode_record(&mkdir("/a"), &mut data);
-        let good = data.len();
-        encode_record(&mkdir("/b"), &mut data);
-        data.truncate(data.len() - 3);
-        let (records, valid) = decode_records(&data);
-        assert_eq!(records.len(), 1);
-        assert_eq!(valid, good);
-        data[good - 1] ^= 0xff;
-        assert_eq!(decode_records(&data).0.len(), 0);
+        assert_eq!(file_txids(&path), (1..=22).collect::<Vec<u64>>());
     }
 }

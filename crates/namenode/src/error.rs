@@ -74,6 +74,30 @@ pub enum NameNodeError {
     NotFormatted { path: String },
     #[error("edit log: {0}")]
     EditLog(String),
+    /// Damage in the edit log that is not a torn tail: the NameNode will not start past it
+    /// until an operator runs `tusk namenode recover`.
+    #[error("edit log {path} is corrupt at byte {offset}, transaction {txid}: {reason}; {dropped} later transaction(s) would be lost; run `tusk namenode recover` to cut the log before it")]
+    EditLogCorrupt {
+        path: String,
+        offset: u64,
+        /// The first transaction that cannot be read.
+        txid: u64,
+        reason: String,
+        /// Valid transactions found after the damage.
+        dropped: u64,
+    },
+    #[error("image {path} is corrupt: {reason}")]
+    ImageCorrupt { path: String, reason: String },
+    /// Name directories that belong to different namespaces.
+    #[error("name directory {path} does not match {other}: {reason}")]
+    InconsistentNameDirs {
+        path: String,
+        other: String,
+        reason: String,
+    },
+    /// Every name directory failed: nothing more can be made durable or acknowledged.
+    #[error("no name directory can be written (last failure: {last_error})")]
+    NoNameDirectory { last_error: String },
     #[error("i/o error: {0}")]
     Io(#[from] std::io::Error),
 }
@@ -112,7 +136,13 @@ impl NameNodeError {
             UnregisteredDatanode { .. } => {
                 "org.apache.hadoop.hdfs.protocol.UnregisteredNodeException"
             }
-            NotFormatted { .. } | EditLog(_) | Io(_) => "java.io.IOException",
+            NotFormatted { .. }
+            | EditLog(_)
+            | EditLogCorrupt { .. }
+            | ImageCorrupt { .. }
+            | InconsistentNameDirs { .. }
+            | NoNameDirectory { .. }
+            | Io(_) => "java.io.IOException",
         }
     }
 

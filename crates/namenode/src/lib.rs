@@ -8,7 +8,10 @@
 //!   the one function per edit op that changes it; permission checks.
 //! - `blocks`: the block map and replication queues. `datanodes`: the node registry.
 //!   `placement`: rack-aware target choice and the topology file.
-//! - `edit_log`: group-committed edit log. `storage`: name directory, images.
+//! - `edit_log` (+ `journal_set`, `scan`): group-committed edit log written to every
+//!   name directory; reading it back, torn tails apart from corruption.
+//! - `storage` (+ `name_dirs`, `repair`): name directories, images, choosing and
+//!   repairing copies at start-up, the operator's `recover`.
 //! - `namesystem` (+ `client_ops`, `datanode_ops`, `monitors`, `status`): the state
 //!   behind one lock and every operation on it.
 //! - `server`: the RPC services; [`NameNode::start`] wires it all to a listener.
@@ -52,8 +55,10 @@ impl NameNode {
         Namesystem::format(options).map(|_| ())
     }
 
-    /// Loads the namespace (formatting an empty name directory first) and serves RPC on
-    /// `listener` until `shutdown` fires.
+    /// Loads the namespace (formatting the name directories first when none holds one)
+    /// and serves RPC on `listener` until `shutdown` fires, or until no name directory
+    /// can be written: then it stops at once, as HDFS terminates, so that nothing more is
+    /// answered from memory that can no longer be made durable.
     pub async fn start(
         options: NameNodeOptions,
         listener: TcpListener,
@@ -62,22 +67,24 @@ impl NameNode {
         let addr = listener.local_addr()?;
         let rpc_options = options.rpc.clone();
         let fsn = tokio::task::spawn_blocking(move || {
-            let dir = storage::NameDir::new(&options.name_dir);
-            if !dir.is_formatted() {
+            if !storage::NameDirs::new(&options.name_dirs).is_formatted() {
                 Namesystem::format(&options)?;
             }
             Namesystem::load(options)
         })
         .await
         .map_err(|e| NameNodeError::EditLog(format!("load task failed: {e}")))??;
-        namesystem::spawn_monitors(fsn.clone(), shutdown.clone());
+        let stop = Shutdown::new();
+        tokio::spawn(stop_when_unwritable(fsn.clone(), shutdown, stop.clone()));
+        namesystem::spawn_monitors(fsn.clone(), stop.clone());
+        namesystem::spawn_key_roller(fsn.clone(), stop.clone());
         let server = RpcServer::new(vec![
             Arc::new(server::ClientProtocolService { fsn: fsn.clone() }),
             Arc::new(server::DatanodeProtocolService { fsn: fsn.clone() }),
         ])
         .with_durability(Arc::new(fsn.edit_log.clone()))
         .with_options(rpc_options);
-        let server = tokio::spawn(server.serve(listener, shutdown));
+        let server = tokio::spawn(server.serve(listener, stop));
         tracing::info!(%addr, "namenode serving");
         Ok(NameNode {
             namesystem: fsn,
@@ -90,7 +97,8 @@ impl NameNode {
         self.addr
     }
 
-    /// Waits for the server to stop, then checkpoints (clean shutdown).
+    /// Waits for the server to stop, then checkpoints (clean shutdown); an error when it
+    /// stopped because no name directory could be written.
     pub async fn wait(self) -> Result<(), NameNodeError> {
         let _ = self.server.await;
         let fsn = self.namesystem;
@@ -98,4 +106,26 @@ impl NameNode {
             .await
             .map_err(|e| NameNodeError::EditLog(format!("close task failed: {e}")))?
     }
+}
+
+/// Triggers `stop` (the server's and the monitors' signal) when `shutdown` fires, or at
+/// once when the edit log fails or the last name directory leaves service.
+async fn stop_when_unwritable(fsn: Arc<Namesystem>, shutdown: Shutdown, stop: Shutdown) {
+    let mut watermark = fsn.edit_log.watermark();
+    let mut in_service = fsn.name_dirs.watch_in_service();
+    loop {
+        if watermark.borrow_and_update().failed.is_some() || *in_service.borrow_and_update() == 0 {
+            tracing::error!(
+                dirs = %fsn.options.name_dirs_display(),
+                "no name directory can be written; the NameNode stops without acknowledging anything more"
+            );
+            break;
+        }
+        tokio::select! {
+            _ = shutdown.wait() => break,
+            changed = watermark.changed() => if changed.is_err() { break },
+            changed = in_service.changed() => if changed.is_err() { break },
+        }
+    }
+    stop.trigger();
 }

@@ -6,7 +6,9 @@
 //! - `datanode_ops`: registration, heartbeats, block reports.
 //! - `monitors`: dead-node detection, re-replication, lease expiry, checkpoints.
 //! - `status`: building HdfsFileStatus and LocatedBlocks replies.
+//! - `block_tokens`: the block keys, the tokens in located blocks, the key roller.
 
+mod block_tokens;
 mod client_ops;
 mod datanode_ops;
 mod monitors;
@@ -16,18 +18,21 @@ use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, RwLock, RwLockReadGuard, RwLockWriteGuard};
 use std::time::Instant;
 
+use prost::Message;
 use tokio::sync::Notify;
 use tusk_proto::internal::{edit_record::Op, BlockRecord, EditRecord, FsImage, InodeRecord};
 
 use crate::blocks::{BlockInfo, BlockMap, BlockState};
 use crate::datanodes::DatanodeRegistry;
-use crate::edit_log::{self, EditLog, FileSink};
+use crate::edit_log::scan::{self, LastSegment};
+use crate::edit_log::EditLog;
 use crate::error::{NameNodeError, Result};
 use crate::namespace::{FileInode, Inode, InodeId, InodeKind, Namespace, Permissions, ROOT_ID};
 use crate::options::NameNodeOptions;
 use crate::placement::Topology;
-use crate::storage::{NameDir, StorageInfo};
+use crate::storage::{NameDir, NameDirs, RecoveryPlan, StorageInfo};
 
+pub use block_tokens::{spawn_key_roller, BlockTokens};
 pub use monitors::spawn_monitors;
 
 /// Open files per client, renewed by `renewLease`.
@@ -415,25 +420,27 @@ pub struct Namesystem {
     pub permissions: Permissions,
     pub storage: StorageInfo,
     pub topology: Topology,
-    pub name_dir: NameDir,
+    /// Every configured name directory; the edit log writes to those in service.
+    pub name_dirs: Arc<NameDirs>,
     /// Woken whenever a DataNode reports a received block (for `complete`).
     pub block_events: Notify,
     /// Serialises checkpoints.
     pub checkpoint_lock: std::sync::Mutex<()>,
+    /// Block keys and tokens; `None` when `dfs.block.access.token.enable` is false.
+    pub block_tokens: Option<BlockTokens>,
 }
 
 impl Namesystem {
-    /// Formats the name directory (destroying any previous namespace).
+    /// Formats every name directory (destroying any previous namespace).
     pub fn format(options: &NameNodeOptions) -> Result<StorageInfo> {
-        std::fs::create_dir_all(&options.name_dir)?;
         let mut st = State::from_image(&FsImage::default(), options);
         st.ns = Namespace::new(
             &options.superuser,
             &options.supergroup,
             tusk_common::now_millis(),
         );
-        let dir = NameDir::new(&options.name_dir);
-        dir.format(&st.to_image(
+        let dirs = NameDirs::new(&options.name_dirs);
+        dirs.format(&st.to_image(
             0,
             &StorageInfo {
                 namespace_id: 0,
@@ -443,25 +450,56 @@ impl Namesystem {
         ))
     }
 
-    /// Loads the latest image, replays the edit log and opens a new segment.
-    pub fn load(options: NameNodeOptions) -> Result<Arc<Self>> {
-        let dir = NameDir::new(&options.name_dir);
-        if !dir.is_formatted() {
-            return Err(NameNodeError::NotFormatted {
-                path: options.name_dir.display().to_string(),
-            });
+    /// What `tusk namenode recover` would cut: damage in the log's bytes, else the first
+    /// transaction that does not apply (found by a trial replay that changes nothing);
+    /// `None` when the log needs no recovery.
+    pub fn plan_recovery(options: &NameNodeOptions) -> Result<Option<RecoveryPlan>> {
+        let dirs = NameDirs::new(&options.name_dirs);
+        if let Some(plan) = dirs.plan_recovery()? {
+            return Ok(Some(plan));
         }
-        let storage = dir.read_version()?;
-        let image = dir.load_latest_image()?;
+        let (source, image) = dirs.choose_without_repair()?;
+        let dir = dirs.dir(source);
+        let mut state = State::from_image(&image, options);
+        let scanned = replay_segments(
+            &mut state,
+            &dir.segments()?,
+            image.last_txid,
+            u64::MAX,
+            LastSegment::InProgress,
+        )?;
+        Ok(scanned.problem.map(|problem| RecoveryPlan {
+            dir: dir.root().to_path_buf(),
+            dir_index: source,
+            problem,
+            last_good_txid: scanned.last_txid,
+            max_txid: scanned.max_txid,
+            dropped_records: scanned.dropped,
+        }))
+    }
+
+    /// Loads the most complete valid copy of the namespace (repairing the other name
+    /// directories from it), replays its edit log and opens a new segment. A corrupt log
+    /// stops it here with [`NameNodeError::EditLogCorrupt`].
+    pub fn load(options: NameNodeOptions) -> Result<Arc<Self>> {
+        let dirs = Arc::new(NameDirs::new(&options.name_dirs));
+        let source = dirs.prepare_for_load()?;
+        let image = source.image;
         let mut state = State::from_image(&image, &options);
-        let last_txid = replay(&mut state, &dir, image.last_txid, u64::MAX)?;
+        let last_txid = replay(
+            &mut state,
+            dirs.dir(source.dir),
+            image.last_txid,
+            u64::MAX,
+            LastSegment::InProgress,
+        )?;
         let has_blocks = !state.blocks.blocks.is_empty();
         state.safe_mode = has_blocks;
         let topology = match &options.topology_file {
             Some(p) => Topology::load(p)?,
             None => Topology::default(),
         };
-        let sink = FileSink::open(&dir.segment_path(last_txid + 1))?;
+        let sink = dirs.open_segment(last_txid + 1)?;
         let edit_log = EditLog::start(Box::new(sink), last_txid);
         let permissions = Permissions {
             enabled: options.permissions_enabled,
@@ -472,11 +510,12 @@ impl Namesystem {
             state: RwLock::new(state),
             edit_log,
             permissions,
-            storage,
+            storage: source.storage,
             topology,
-            name_dir: dir,
+            name_dirs: dirs,
             block_events: Notify::new(),
             checkpoint_lock: std::sync::Mutex::new(()),
+            block_tokens: BlockTokens::from_options(&options),
             options,
         });
         // Compact what was replayed, so restarts stay quick.
@@ -494,8 +533,20 @@ impl Namesystem {
         self.state.write().expect("namesystem lock")
     }
 
+    /// Refuses changes once the edit log cannot make anything durable: they could
+    /// never be acknowledged, and must not be seen.
+    pub fn check_writable(&self) -> Result<()> {
+        if self.edit_log.has_failed() {
+            return Err(NameNodeError::NoNameDirectory {
+                last_error: "an edit log sync failed".into(),
+            });
+        }
+        Ok(())
+    }
+
     /// Applies `op` and appends it to the log; call with the write lock held.
     pub fn apply_and_log(&self, st: &mut State, op: Op) -> Result<u64> {
+        self.check_writable()?;
         let removed = st.apply(&op)?;
         st.invalidate_removed(&removed);
         Ok(self.edit_log.append(EditRecord {
@@ -526,9 +577,9 @@ impl Namesystem {
         let _one = self.checkpoint_lock.lock().expect("checkpoint lock");
         let mut st = self.write();
         let last = self.roll_segment(&st)?;
-        self.name_dir
+        self.name_dirs
             .save_image(&st.to_image(last, &self.storage))?;
-        self.name_dir.purge_segments_before(last + 1)?;
+        self.name_dirs.purge_segments_before(last + 1)?;
         st.txns_since_checkpoint = 0;
         st.last_checkpoint = Instant::now();
         Ok(())
@@ -547,20 +598,27 @@ impl Namesystem {
             st.last_checkpoint = Instant::now();
             last
         };
-        let image = self.name_dir.load_latest_image()?;
+        let dir = self.name_dirs.primary()?;
+        let image = dir.load_latest_image()?;
         if image.last_txid >= last {
             return Ok(());
         }
         let mut state = State::from_image(&image, &self.options);
-        let replayed = replay(&mut state, &self.name_dir, image.last_txid, last)?;
+        let replayed = replay(
+            &mut state,
+            dir,
+            image.last_txid,
+            last,
+            LastSegment::Finished,
+        )?;
         if replayed != last {
             return Err(NameNodeError::EditLog(format!(
                 "checkpoint replay reached txid {replayed}, expected {last}"
             )));
         }
-        self.name_dir
+        self.name_dirs
             .save_image(&state.to_image(last, &self.storage))?;
-        self.name_dir.purge_segments_before(last + 1)?;
+        self.name_dirs.purge_segments_before(last + 1)?;
         tracing::info!(txid = last, "checkpoint written from the edit log");
         Ok(())
     }
@@ -569,14 +627,27 @@ impl Namesystem {
     /// Takes the held write lock so no record is appended meanwhile.
     fn roll_segment(&self, _st: &State) -> Result<u64> {
         let last = self.edit_log.last_txid();
-        let next_segment = self.name_dir.segment_path(last + 1);
         self.edit_log
-            .roll(Box::new(FileSink::open(&next_segment)?))?;
+            .roll(Box::new(self.name_dirs.open_segment(last + 1)?))?;
         Ok(last)
     }
 
-    /// Checkpoints and stops the log (clean shutdown).
+    /// Finishes the current edit segment and starts the next (HDFS's `rollEditLog`);
+    /// returns the last txid of the finished one.
+    pub fn roll_edit_log(&self) -> Result<u64> {
+        let _one = self.checkpoint_lock.lock().expect("checkpoint lock");
+        let st = self.write();
+        self.roll_segment(&st)
+    }
+
+    /// Checkpoints and stops the log (clean shutdown). After a failed sync the memory
+    /// may hold changes that never became durable, so no image is written from it.
     pub fn close(&self) -> Result<()> {
+        if self.edit_log.has_failed() {
+            return Err(NameNodeError::NoNameDirectory {
+                last_error: "an edit log sync failed; the namespace was not saved".into(),
+            });
+        }
         let r = self.checkpoint();
         self.edit_log.close();
         r
@@ -584,34 +655,50 @@ impl Namesystem {
 }
 
 /// Applies the records of the segments in `dir` with txids in `(after, upto]` to `state`;
-/// returns the last txid applied (`after` if none).
-fn replay(state: &mut State, dir: &NameDir, after: u64, upto: u64) -> Result<u64> {
-    let mut last_txid = after;
-    for (first, path) in dir.segments()? {
-        if first > upto {
-            break;
-        }
-        for record in edit_log::read_segment(&path)? {
-            if record.txid <= last_txid {
-                continue;
-            }
-            if record.txid > upto {
-                break;
-            }
-            if let Some(op) = &record.op {
-                match state.apply(op) {
-                    Ok(removed) => {
-                        state.blocks.remove(&removed);
-                    }
-                    Err(e) => {
-                        tracing::warn!(txid = record.txid, error = %e, "edit did not apply at replay")
-                    }
-                }
-            }
-            last_txid = record.txid;
-        }
+/// returns the last txid applied (`after` if none). Any damage is an error.
+fn replay(
+    state: &mut State,
+    dir: &NameDir,
+    after: u64,
+    upto: u64,
+    last: LastSegment,
+) -> Result<u64> {
+    let segments: Vec<_> = dir
+        .segments()?
+        .into_iter()
+        .filter(|(first, _)| *first <= upto)
+        .collect();
+    let scanned = replay_segments(state, &segments, after, upto, last)?;
+    if let Some(e) = scanned.error() {
+        return Err(e);
     }
-    Ok(last_txid)
+    Ok(scanned.last_txid.min(upto))
+}
+
+/// [`replay`]'s scan: a record that does not decode or apply is damage there, as HDFS
+/// stops on an edit it cannot load; the state after it would not be what was
+/// acknowledged.
+fn replay_segments(
+    state: &mut State,
+    segments: &[(u64, std::path::PathBuf)],
+    after: u64,
+    upto: u64,
+    last: LastSegment,
+) -> Result<scan::LogScan> {
+    scan::scan_log(segments, after, last, &mut |raw| {
+        if raw.txid > upto {
+            return Ok(());
+        }
+        let record = EditRecord::decode(raw.payload)
+            .map_err(|e| format!("the record does not decode: {e}"))?;
+        if let Some(op) = &record.op {
+            let removed = state
+                .apply(op)
+                .map_err(|e| format!("the edit does not apply: {e}"))?;
+            state.blocks.remove(&removed);
+        }
+        Ok(())
+    })
 }
 
 #[cfg(test)]
@@ -621,7 +708,7 @@ mod tests {
     /// A freshly formatted namesystem in `dir`, permissions off, and its options.
     fn formatted(dir: &std::path::Path) -> (NameNodeOptions, Arc<Namesystem>) {
         let options = NameNodeOptions {
-            name_dir: dir.to_path_buf(),
+            name_dirs: vec![dir.to_path_buf()],
             permissions_enabled: false,
             ..Default::default()
         };
@@ -695,7 +782,12 @@ mod tests {
         fsn.checkpoint_from_log().unwrap();
         let last = fsn.edit_log.last_txid();
         let live = fsn.read().to_image(last, &fsn.storage);
-        let saved = fsn.name_dir.load_latest_image().unwrap();
+        let saved = fsn
+            .name_dirs
+            .primary()
+            .unwrap()
+            .load_latest_image()
+            .unwrap();
         assert_eq!(saved.last_txid, last);
         assert_eq!(
             sorted(saved),
@@ -703,7 +795,9 @@ mod tests {
             "replayed image = live namespace"
         );
         assert!(
-            fsn.name_dir
+            fsn.name_dirs
+                .primary()
+                .unwrap()
                 .segments()
                 .unwrap()
                 .iter()

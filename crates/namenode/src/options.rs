@@ -12,8 +12,9 @@ use crate::fs_limits::FsLimits;
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(default)]
 pub struct NameNodeOptions {
-    /// `dfs.namenode.name.dir`.
-    pub name_dir: PathBuf,
+    /// `dfs.namenode.name.dir`: a comma-separated list; every edit and image is written
+    /// to each directory.
+    pub name_dirs: Vec<PathBuf>,
     /// `dfs.replication`: default for files whose client does not say.
     pub default_replication: u32,
     /// `dfs.replication.max`.
@@ -75,12 +76,22 @@ pub struct NameNodeOptions {
     pub fs_limits: FsLimits,
     /// The RPC server's limits (`ipc.maximum.data.length`, `ipc.server.max.connections`, ...).
     pub rpc: RpcServerOptions,
+    /// `dfs.block.access.token.enable` (Tusk default true; HDFS false): every located
+    /// block carries an HMAC-signed token the DataNodes check.
+    pub block_access_token_enable: bool,
+    /// `dfs.block.access.key.update.interval` (minutes): how often the block keys roll.
+    pub block_access_key_update_interval: Duration,
+    /// `dfs.block.access.token.lifetime` (minutes): how long a token is valid.
+    pub block_access_token_lifetime: Duration,
+    /// `dfs.block.access.token.protobuf.enable`: write identifiers as protobuf instead
+    /// of Hadoop's legacy layout (false, as Hadoop 3.4).
+    pub block_access_token_protobuf: bool,
 }
 
 impl Default for NameNodeOptions {
     fn default() -> Self {
         NameNodeOptions {
-            name_dir: PathBuf::from("/tmp/tusk/name"),
+            name_dirs: vec![PathBuf::from("/tmp/tusk/name")],
             default_replication: 3,
             max_replication: 512,
             min_replication: 1,
@@ -108,6 +119,10 @@ impl Default for NameNodeOptions {
             write_stale_ratio: 0.5,
             fs_limits: FsLimits::default(),
             rpc: RpcServerOptions::default(),
+            block_access_token_enable: true,
+            block_access_key_update_interval: Duration::from_secs(600 * 60),
+            block_access_token_lifetime: Duration::from_secs(600 * 60),
+            block_access_token_protobuf: false,
         }
     }
 }
@@ -120,11 +135,13 @@ impl NameNodeOptions {
         };
         let secs = Duration::from_secs(1);
         let ms = Duration::from_millis(1);
+        let minutes = Duration::from_secs(60);
         Ok(NameNodeOptions {
-            name_dir: conf
+            name_dirs: conf
                 .get("dfs.namenode.name.dir")
-                .map(|s| PathBuf::from(s.trim_start_matches("file://")))
-                .unwrap_or(d.name_dir),
+                .map(parse_dir_list)
+                .filter(|dirs| !dirs.is_empty())
+                .unwrap_or(d.name_dirs),
             default_replication: conf.get_u64("dfs.replication", 3).map_err(bad)? as u32,
             max_replication: conf.get_u64("dfs.replication.max", 512).map_err(bad)? as u32,
             min_replication: conf
@@ -225,11 +242,109 @@ impl NameNodeOptions {
             }
             .validate()?,
             rpc: RpcServerOptions::from_conf(conf).map_err(bad)?,
+            block_access_token_enable: conf
+                .get_bool("dfs.block.access.token.enable", d.block_access_token_enable)
+                .map_err(bad)?,
+            block_access_key_update_interval: positive(
+                "dfs.block.access.key.update.interval",
+                conf.get_duration(
+                    "dfs.block.access.key.update.interval",
+                    d.block_access_key_update_interval,
+                    minutes,
+                )
+                .map_err(bad)?,
+            )?,
+            block_access_token_lifetime: positive(
+                "dfs.block.access.token.lifetime",
+                conf.get_duration(
+                    "dfs.block.access.token.lifetime",
+                    d.block_access_token_lifetime,
+                    minutes,
+                )
+                .map_err(bad)?,
+            )?,
+            block_access_token_protobuf: conf
+                .get_bool(
+                    "dfs.block.access.token.protobuf.enable",
+                    d.block_access_token_protobuf,
+                )
+                .map_err(bad)?,
         })
+    }
+
+    /// The name directories as one string, for messages.
+    pub fn name_dirs_display(&self) -> String {
+        self.name_dirs
+            .iter()
+            .map(|d| d.display().to_string())
+            .collect::<Vec<_>>()
+            .join(",")
     }
 
     /// How long without a heartbeat before a DataNode is declared dead.
     pub fn heartbeat_expiry(&self) -> Duration {
         2 * self.heartbeat_recheck_interval + 10 * self.heartbeat_interval
+    }
+}
+
+/// A period that must not be zero (a zero key interval would roll keys in a busy loop).
+fn positive(key: &str, d: Duration) -> Result<Duration> {
+    if d.is_zero() {
+        return Err(NameNodeError::InvalidArgument {
+            message: format!("{key} must be positive"),
+        });
+    }
+    Ok(d)
+}
+
+/// `a,file:///b, c` → `[a, /b, c]`, each directory once.
+fn parse_dir_list(value: &str) -> Vec<PathBuf> {
+    let mut dirs: Vec<PathBuf> = Vec::new();
+    for part in value.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+        let dir = PathBuf::from(part.trim_start_matches("file://"));
+        if !dirs.contains(&dir) {
+            dirs.push(dir);
+        }
+    }
+    dirs
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn block_token_keys_default_on_and_read_minutes() {
+        let d = NameNodeOptions::from_conf(&Configuration::new()).unwrap();
+        assert!(d.block_access_token_enable);
+        assert_eq!(
+            d.block_access_key_update_interval,
+            Duration::from_secs(600 * 60)
+        );
+        assert_eq!(d.block_access_token_lifetime, Duration::from_secs(600 * 60));
+        assert!(!d.block_access_token_protobuf);
+
+        let mut conf = Configuration::new();
+        conf.set("dfs.block.access.token.enable", "false");
+        conf.set("dfs.block.access.key.update.interval", "10");
+        conf.set("dfs.block.access.token.lifetime", "2s");
+        let o = NameNodeOptions::from_conf(&conf).unwrap();
+        assert!(!o.block_access_token_enable);
+        assert_eq!(o.block_access_key_update_interval, Duration::from_secs(600));
+        assert_eq!(o.block_access_token_lifetime, Duration::from_secs(2));
+
+        conf.set("dfs.block.access.key.update.interval", "0");
+        assert!(NameNodeOptions::from_conf(&conf).is_err());
+    }
+
+    #[test]
+    fn name_dirs_are_a_comma_separated_list() {
+        let mut conf = Configuration::new();
+        conf.set("dfs.namenode.name.dir", "/a, file:///b,,/a");
+        let options = NameNodeOptions::from_conf(&conf).unwrap();
+        assert_eq!(
+            options.name_dirs,
+            vec![PathBuf::from("/a"), PathBuf::from("/b")]
+        );
     }
 }

@@ -63,14 +63,46 @@ fn held<Resp: Message>(outcome: crate::error::Result<Logged<Resp>>) -> CallOutco
     }
 }
 
+/// Holds a reply until every edit appended before it was made is durable, so no reply
+/// (a read, an error, a DataNode command) shows a change that a failed sync could still
+/// undo. `AfterMark` replies already wait for their own edit, the newest they can show.
+/// When nothing is waiting to be synced, as under a read-only load, a reply goes at once.
+fn after_durable(fsn: Arc<Namesystem>, outcome: CallOutcome) -> CallOutcome {
+    match outcome {
+        CallOutcome::Now(reply) => {
+            let seen = fsn.edit_log.last_txid();
+            if fsn.edit_log.is_durable(seen) {
+                return CallOutcome::Now(reply);
+            }
+            CallOutcome::Later(Box::pin(async move {
+                match fsn.edit_log.wait_durable(seen).await {
+                    Ok(()) => CallOutcome::Now(reply),
+                    Err(e) => CallOutcome::Now(Err(e.into())),
+                }
+            }))
+        }
+        CallOutcome::Later(call) => {
+            CallOutcome::Later(Box::pin(async move { after_durable(fsn, call.await) }))
+        }
+        held @ CallOutcome::AfterMark { .. } => held,
+    }
+}
+
 impl RpcService for ClientProtocolService {
     fn protocol(&self) -> &'static str {
         tusk_rpc::CLIENT_PROTOCOL
     }
 
+    fn call(self: Arc<Self>, ctx: CallContext, method: &str, body: Bytes) -> CallOutcome {
+        let fsn = self.fsn.clone();
+        after_durable(fsn, self.dispatch(ctx, method, body))
+    }
+}
+
+impl ClientProtocolService {
     /// Every method but `complete` and `recoverLease` (which may wait for DataNodes) runs
     /// to its end here; namespace changes are acknowledged once their edit is durable.
-    fn call(self: Arc<Self>, ctx: CallContext, method: &str, body: Bytes) -> CallOutcome {
+    fn dispatch(self: Arc<Self>, ctx: CallContext, method: &str, body: Bytes) -> CallOutcome {
         let fsn = &self.fsn;
         let user: &str = &ctx.user;
         match method {
@@ -107,7 +139,7 @@ impl RpcService for ClientProtocolService {
             "addBlock" => logged(body, |r: h::AddBlockRequestProto| {
                 let ip = ctx.peer.ip().to_string();
                 Ok(fsn
-                    .add_block(&r, &ip)?
+                    .add_block(user, &r, &ip)?
                     .map(|block| h::AddBlockResponseProto { block }))
             }),
             "abandonBlock" => logged(body, |r: h::AbandonBlockRequestProto| {
@@ -211,7 +243,7 @@ impl RpcService for ClientProtocolService {
             "fsync" => now(body, |_: h::FsyncRequestProto| Ok(h::FsyncResponseProto {})),
             "updateBlockForPipeline" => logged(body, |r: h::UpdateBlockForPipelineRequestProto| {
                 Ok(fsn
-                    .update_block_for_pipeline(&r.block, &r.client_name)?
+                    .update_block_for_pipeline(user, &r.block, &r.client_name)?
                     .map(|block| h::UpdateBlockForPipelineResponseProto { block }))
             }),
             "updatePipeline" => logged(body, |r: h::UpdatePipelineRequestProto| {
@@ -226,7 +258,7 @@ impl RpcService for ClientProtocolService {
             }),
             "getAdditionalDatanode" => now(body, |r: h::GetAdditionalDatanodeRequestProto| {
                 Ok(h::GetAdditionalDatanodeResponseProto {
-                    block: fsn.additional_datanodes(&r, &ctx.peer.ip().to_string())?,
+                    block: fsn.additional_datanodes(user, &r, &ctx.peer.ip().to_string())?,
                 })
             }),
             "reportBadBlocks" => now(body, |r: h::ReportBadBlocksRequestProto| {
@@ -289,17 +321,22 @@ impl RpcService for DatanodeProtocolService {
         DATANODE_PROTOCOL
     }
 
+    /// Commands to DataNodes (such as deleting the blocks of a removed file) wait for the
+    /// edits behind them like any other reply.
     fn call(self: Arc<Self>, ctx: CallContext, method: &str, body: Bytes) -> CallOutcome {
+        let fsn = self.fsn.clone();
+        after_durable(fsn, self.dispatch(ctx, method, body))
+    }
+}
+
+impl DatanodeProtocolService {
+    fn dispatch(self: Arc<Self>, ctx: CallContext, method: &str, body: Bytes) -> CallOutcome {
         let fsn = &self.fsn;
         match method {
             "registerDatanode" => now(body, |r: t::RegisterDatanodeRequest| {
                 Ok(fsn.register_datanode(r, &ctx.peer.ip().to_string()))
             }),
-            "sendHeartbeat" => now(body, |r: t::HeartbeatRequest| {
-                Ok(t::HeartbeatResponse {
-                    commands: fsn.heartbeat(&r),
-                })
-            }),
+            "sendHeartbeat" => now(body, |r: t::HeartbeatRequest| Ok(fsn.heartbeat(&r))),
             "blockReceivedAndDeleted" => now(body, |r: t::BlockReceivedAndDeletedRequest| {
                 fsn.block_received(&r)?;
                 Ok(t::BlockReceivedAndDeletedResponse {})

@@ -1,5 +1,14 @@
-//! The name directory: `VERSION`, checkpoint images `fsimage_<txid>` and edit segments
+//! Name directories: `VERSION`, checkpoint images `fsimage_<txid>` and edit segments
 //! `edits_<first txid>`, all under `<dir>/current`.
+//!
+//! - [`NameDir`]: one directory's files.
+//! - `name_dirs`: [`NameDirs`], every configured directory (`dfs.namenode.name.dir` is a
+//!   list) and which of them are still in service.
+//! - `repair`: at start-up, choosing the most complete valid copy and repairing the
+//!   others from it; the operator's `recover` that cuts a corrupt log.
+
+mod name_dirs;
+mod repair;
 
 use std::fs::{self, File};
 use std::io::Write;
@@ -10,6 +19,9 @@ use tusk_proto::internal::FsImage;
 
 use crate::error::{NameNodeError, Result};
 
+pub use name_dirs::NameDirs;
+pub use repair::{LoadSource, RecoveryPlan};
+
 /// Identity written at format time.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct StorageInfo {
@@ -18,47 +30,68 @@ pub struct StorageInfo {
     pub cluster_id: String,
 }
 
-pub struct NameDir {
-    current: PathBuf,
-}
-
-impl NameDir {
-    pub fn new(dir: &Path) -> Self {
-        NameDir {
-            current: dir.join("current"),
-        }
-    }
-
-    pub fn is_formatted(&self) -> bool {
-        self.current.join("VERSION").exists()
-    }
-
-    /// Creates an empty namespace: a new identity and an image at txid 0.
-    pub fn format(&self, empty_image: &FsImage) -> Result<StorageInfo> {
-        if self.current.exists() {
-            fs::remove_dir_all(&self.current)?;
-        }
-        fs::create_dir_all(&self.current)?;
-        let namespace_id: u64 = rand::random::<u32>() as u64;
-        let info = StorageInfo {
-            namespace_id,
+impl StorageInfo {
+    /// A new identity for a freshly formatted namespace.
+    pub fn generate() -> Self {
+        StorageInfo {
+            namespace_id: rand::random::<u32>() as u64,
             block_pool_id: format!(
                 "BP-{}-127.0.0.1-{}",
                 rand::random::<u32>() >> 1,
                 tusk_common::now_millis()
             ),
             cluster_id: format!("CID-{:032x}", rand::random::<u128>()),
-        };
+        }
+    }
+}
+
+/// The suffix of files an operator's `recover` or a start-up repair set aside instead
+/// of deleting; such files are never read as part of the log again.
+pub const SET_ASIDE: &str = ".corrupt-";
+
+pub struct NameDir {
+    /// The configured directory.
+    root: PathBuf,
+    /// `<root>/current`, where the files are.
+    current: PathBuf,
+}
+
+impl NameDir {
+    pub fn new(dir: &Path) -> Self {
+        NameDir {
+            root: dir.to_path_buf(),
+            current: dir.join("current"),
+        }
+    }
+
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    pub fn is_formatted(&self) -> bool {
+        self.current.join("VERSION").exists()
+    }
+
+    /// Makes this directory hold an empty namespace with identity `info`: its files are
+    /// removed, then `VERSION` and an image at txid 0 are written.
+    pub fn format(&self, info: &StorageInfo, empty_image: &FsImage) -> Result<()> {
+        if self.current.exists() {
+            fs::remove_dir_all(&self.current)?;
+        }
+        fs::create_dir_all(&self.current)?;
+        self.write_version(info)?;
+        let mut image = empty_image.clone();
+        image.namespace_id = info.namespace_id;
+        image.block_pool_id = info.block_pool_id.clone();
+        self.save_image(&image)
+    }
+
+    fn write_version(&self, info: &StorageInfo) -> Result<()> {
         let version = format!(
             "namespaceID={}\nblockpoolID={}\nclusterID={}\nlayoutVersion=tusk-1\n",
             info.namespace_id, info.block_pool_id, info.cluster_id
         );
-        write_atomic(&self.current.join("VERSION"), version.as_bytes())?;
-        let mut image = empty_image.clone();
-        image.namespace_id = info.namespace_id;
-        image.block_pool_id = info.block_pool_id.clone();
-        self.save_image(&image)?;
-        Ok(info)
+        write_atomic(&self.current.join("VERSION"), version.as_bytes())
     }
 
     pub fn read_version(&self) -> Result<StorageInfo> {
@@ -79,7 +112,7 @@ impl NameDir {
         })
     }
 
-    /// Writes an image atomically and removes older images and the segments it covers.
+    /// Writes an image atomically and removes older images.
     pub fn save_image(&self, image: &FsImage) -> Result<()> {
         let bytes = image.encode_to_vec();
         let mut data = Vec::with_capacity(bytes.len() + 4);
@@ -87,7 +120,7 @@ impl NameDir {
         data.extend_from_slice(&bytes);
         let name = format!("fsimage_{:019}", image.last_txid);
         write_atomic(&self.current.join(name), &data)?;
-        for (txid, path) in self.list("fsimage_")? {
+        for (txid, path) in self.images()? {
             if txid < image.last_txid {
                 let _ = fs::remove_file(path);
             }
@@ -95,9 +128,9 @@ impl NameDir {
         Ok(())
     }
 
-    /// Removes segments that hold only txids at or below `txid`.
+    /// Removes segments that hold only txids below `next_segment_start`.
     pub fn purge_segments_before(&self, next_segment_start: u64) -> Result<()> {
-        for (start, path) in self.list("edits_")? {
+        for (start, path) in self.segments()? {
             if start < next_segment_start {
                 let _ = fs::remove_file(path);
             }
@@ -107,25 +140,18 @@ impl NameDir {
 
     /// The newest image.
     pub fn load_latest_image(&self) -> Result<FsImage> {
-        let (_, path) =
-            self.list("fsimage_")?
-                .pop()
-                .ok_or_else(|| NameNodeError::NotFormatted {
-                    path: self.current.display().to_string(),
-                })?;
-        let data = fs::read(&path)?;
-        if data.len() < 4 || crc32c::crc32c(&data[4..]).to_be_bytes() != data[..4] {
-            return Err(NameNodeError::EditLog(format!(
-                "image {} is corrupt",
-                path.display()
-            )));
-        }
-        let image = FsImage::decode(&data[4..])
-            .map_err(|e| NameNodeError::EditLog(format!("image {}: {e}", path.display())))?;
-        crate::namespace::check_image(&image).map_err(|reason| {
-            NameNodeError::EditLog(format!("image {} is corrupt: {reason}", path.display()))
-        })?;
-        Ok(image)
+        let (_, path) = self
+            .images()?
+            .pop()
+            .ok_or_else(|| NameNodeError::NotFormatted {
+                path: self.current.display().to_string(),
+            })?;
+        read_image(&path)
+    }
+
+    /// Images in txid order.
+    pub fn images(&self) -> Result<Vec<(u64, PathBuf)>> {
+        self.list("fsimage_")
     }
 
     /// Edit segments in txid order.
@@ -154,6 +180,20 @@ impl NameDir {
     }
 }
 
+fn read_image(path: &Path) -> Result<FsImage> {
+    let corrupt = |reason: String| NameNodeError::ImageCorrupt {
+        path: path.display().to_string(),
+        reason,
+    };
+    let data = fs::read(path)?;
+    if data.len() < 4 || crc32c::crc32c(&data[4..]).to_be_bytes() != data[..4] {
+        return Err(corrupt("checksum mismatch".into()));
+    }
+    let image = FsImage::decode(&data[4..]).map_err(|e| corrupt(e.to_string()))?;
+    crate::namespace::check_image(&image).map_err(corrupt)?;
+    Ok(image)
+}
+
 /// Writes via a temporary file, fsync and rename, so a crash leaves old or new.
 fn write_atomic(path: &Path, data: &[u8]) -> Result<()> {
     let tmp = path.with_extension("tmp");
@@ -161,8 +201,37 @@ fn write_atomic(path: &Path, data: &[u8]) -> Result<()> {
     f.write_all(data)?;
     f.sync_all()?;
     fs::rename(&tmp, path)?;
+    sync_dir(path)
+}
+
+/// Makes a rename or a new file in `path`'s directory durable.
+fn sync_dir(path: &Path) -> Result<()> {
     if let Some(dir) = path.parent() {
         File::open(dir)?.sync_all()?;
     }
     Ok(())
+}
+
+/// Copies a file as [`write_atomic`] writes one.
+fn copy_atomic(from: &Path, to: &Path) -> Result<()> {
+    let tmp = to.with_extension("tmp");
+    fs::copy(from, &tmp)?;
+    File::open(&tmp)?.sync_all()?;
+    fs::rename(&tmp, to)?;
+    sync_dir(to)
+}
+
+/// Cuts a file to `len` bytes, durably.
+fn truncate(path: &Path, len: u64) -> Result<()> {
+    let f = fs::OpenOptions::new().write(true).open(path)?;
+    f.set_len(len)?;
+    f.sync_all()?;
+    Ok(())
+}
+
+/// `path` with the set-aside suffix and `stamp`.
+fn set_aside_path(path: &Path, stamp: u64) -> PathBuf {
+    let mut name = path.file_name().unwrap_or_default().to_os_string();
+    name.push(format!("{SET_ASIDE}{stamp}"));
+    path.with_file_name(name)
 }

@@ -4,7 +4,8 @@
 use std::sync::Arc;
 
 use prost::Message;
-use tusk_namenode::edit_log::{decode_records, encode_record};
+use tusk_namenode::edit_log::encode_record;
+use tusk_namenode::edit_log::scan::scan_segment;
 use tusk_namenode::namespace::{check_image, ROOT_ID};
 use tusk_namenode::namesystem::State;
 use tusk_namenode::storage::{NameDir, StorageInfo};
@@ -19,7 +20,7 @@ use tusk_proto::internal::{
 
 fn options(dir: &std::path::Path) -> NameNodeOptions {
     NameNodeOptions {
-        name_dir: dir.to_path_buf(),
+        name_dirs: vec![dir.to_path_buf()],
         superuser: "hdfs".into(),
         permissions_enabled: false,
         ..Default::default()
@@ -31,9 +32,9 @@ fn options(dir: &std::path::Path) -> NameNodeOptions {
 fn replay(segment: &[u8]) -> (State, usize) {
     let options = options(std::path::Path::new("/nonexistent"));
     let mut state = State::from_image(&FsImage::default(), &options);
-    let (records, _) = decode_records(segment);
     let mut applied = 0;
-    for record in &records {
+    for raw in scan_segment(segment).records {
+        let record = EditRecord::decode(raw.payload).expect("record decodes");
         match state.apply(record.op.as_ref().expect("op")) {
             Ok(removed) => {
                 state.blocks.remove(&removed);
@@ -214,7 +215,7 @@ fn two_files(dir: &std::path::Path) -> (Arc<Namesystem>, ExtendedBlockProto, Ext
             client_name: "DFSClient_fuzz".into(),
             ..Default::default()
         };
-        blocks.push(fsn.add_block(&add, "127.0.0.1").unwrap().value.b);
+        blocks.push(fsn.add_block("hdfs", &add, "127.0.0.1").unwrap().value.b);
     }
     let closed = ExtendedBlockProto {
         num_bytes: Some(1024),
@@ -275,7 +276,7 @@ fn update_pipeline_cannot_rewrite_another_files_block() {
     assert_eq!(after, before, "the closed file is untouched");
     // The writer's own recovery still works.
     let issued = fsn
-        .update_block_for_pipeline(&open, "DFSClient_fuzz")
+        .update_block_for_pipeline("hdfs", &open, "DFSClient_fuzz")
         .unwrap()
         .value
         .b;

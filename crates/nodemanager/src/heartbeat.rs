@@ -102,6 +102,7 @@ async fn heartbeat(
             net_rx_bytes_per_sec: status.net_rx_bytes_per_sec,
             potential_reception_bytes: node.containers.potential_reception(),
             cpu_pct: status.cpu_pct,
+            link_bits_per_sec: node.options.link_bps,
         }),
         wait_ms: match node.options.timing {
             Timing::EventDriven => node.interval().as_millis() as u64,

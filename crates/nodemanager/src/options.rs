@@ -49,6 +49,10 @@ pub struct NodeManagerOptions {
     pub monitor_interval: Duration,
     /// `yarn.nodemanager.pmem-check-enabled`.
     pub pmem_check: bool,
+    /// `tusk.node.link.bits-per-sec`: the node's link rate, reported with its status so
+    /// the Receive-Rate policy can judge its receive rate (0 = not known; the testbed
+    /// sets it).
+    pub link_bps: u64,
     /// `yarn.nodemanager.sleep-delay-before-sigkill.ms`.
     pub sigkill_delay: Duration,
     /// Longest wait between two registration attempts.
@@ -73,6 +77,7 @@ impl Default for NodeManagerOptions {
             timing: Timing::EventDriven,
             monitor_interval: Duration::from_millis(3000),
             pmem_check: true,
+            link_bps: 0,
             sigkill_delay: Duration::from_millis(250),
             register_retry_max: Duration::from_secs(1),
             rpc: tusk_rpc::RpcServerOptions::default(),
@@ -134,6 +139,7 @@ impl NodeManagerOptions {
                 ms,
             )?,
             pmem_check: conf.get_bool("yarn.nodemanager.pmem-check-enabled", d.pmem_check)?,
+            link_bps: conf.get_u64("tusk.node.link.bits-per-sec", d.link_bps)?,
             sigkill_delay: conf.get_duration(
                 "yarn.nodemanager.sleep-delay-before-sigkill.ms",
                 d.sigkill_delay,

@@ -24,6 +24,7 @@ use tusk_proto::tusk::yarn as y;
 use crate::options::{ResourceManagerOptions, Timing};
 use crate::resource::Resource;
 use crate::scheduler::Scheduler;
+use crate::status_policy::TaskKind;
 
 pub use nodes::NodeWork;
 
@@ -82,6 +83,12 @@ pub(crate) struct Ask {
     pub missed: u64,
     /// The last offer counted in `missed`, so one offer counts once.
     pub last_offer: u64,
+    /// Map, reduce or other, for the status-aware policies.
+    pub kind: TaskKind,
+    /// Offers in a row on which a status-aware policy held this ask back.
+    pub held: u64,
+    /// The last offer counted in `held`.
+    pub last_held_offer: u64,
 }
 
 /// An application and its current attempt. Created by submission, kept after it ends.

@@ -27,6 +27,7 @@ pub mod resource;
 pub mod scheduler;
 mod server;
 pub mod status;
+pub mod status_policy;
 
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};

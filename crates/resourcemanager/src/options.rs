@@ -5,6 +5,7 @@ use tusk_common::Configuration;
 
 use crate::error::ResourceManagerError;
 use crate::resource::Resource;
+use crate::status_policy::StatusPolicyOptions;
 
 /// When the ResourceManager schedules and answers (`tusk.yarn.timing`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -93,6 +94,9 @@ pub struct ResourceManagerOptions {
     pub am_finish_grace: Duration,
     /// The RPC server's limits (`ipc.maximum.data.length`, `ipc.server.max.connections`, ...).
     pub rpc: tusk_rpc::RpcServerOptions,
+    /// `tusk.yarn.scheduler.status-aware.*`: which status-aware policies hold tasks back
+    /// from busy nodes, and their thresholds.
+    pub status_policy: StatusPolicyOptions,
 }
 
 impl Default for ResourceManagerOptions {
@@ -113,6 +117,7 @@ impl Default for ResourceManagerOptions {
             max_allocate_wait: Duration::from_millis(1000),
             am_finish_grace: Duration::from_millis(5000),
             rpc: tusk_rpc::RpcServerOptions::default(),
+            status_policy: StatusPolicyOptions::default(),
         }
     }
 }
@@ -174,6 +179,7 @@ impl ResourceManagerOptions {
                 ms,
             )?,
             rpc: tusk_rpc::RpcServerOptions::from_conf(conf)?,
+            status_policy: StatusPolicyOptions::from_conf(conf)?,
         })
     }
 

@@ -501,3 +501,29 @@ mod tests {
         assert_eq!(t.write_iops, 200_000_000u64.div_ceil(128 * 1024));
     }
 }
+
+#[cfg(test)]
+mod shipped {
+    use super::*;
+
+    /// The commented example and every ready-made description parse, and the studies'
+    /// shapes hold: the lab cluster has one 4-volume node and three 3-volume nodes.
+    #[test]
+    fn shipped_descriptions_parse() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+        Description::load(&root.join("docs/testbed.example.toml")).unwrap();
+        let mut count = 0;
+        for entry in std::fs::read_dir(root.join("testbeds")).unwrap() {
+            let path = entry.unwrap().path();
+            let d = Description::load(&path).unwrap_or_else(|e| panic!("{e}"));
+            assert!(d.node_running(Daemon::Namenode).is_some());
+            count += 1;
+        }
+        assert_eq!(count, 8);
+        let lab = Description::load(&root.join("testbeds/lab.toml")).unwrap();
+        let mut volumes: Vec<usize> = lab.nodes.iter().map(|n| n.volume_mb.len()).collect();
+        volumes.sort();
+        assert_eq!(volumes, [3, 3, 3, 4]);
+        assert_eq!(lab.replication, Some(1));
+    }
+}

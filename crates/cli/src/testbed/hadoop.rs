@@ -193,6 +193,17 @@ fn write_conf(
             ("yarn.nodemanager.vmem-check-enabled", "false".to_string()),
             ("yarn.nodemanager.pmem-check-enabled", "false".to_string()),
             ("yarn.nodemanager.log-dirs", logs.display().to_string()),
+            // Its logs sit on the host's disk and its local dirs on small volumes that
+            // experiments fill on purpose: a node must not turn UNHEALTHY (and take no
+            // containers) because a disk is over Hadoop's default 90%.
+            (
+                "yarn.nodemanager.disk-health-checker.max-disk-utilization-per-disk-percentage",
+                "100.0".to_string(),
+            ),
+            (
+                "yarn.nodemanager.disk-health-checker.min-free-space-per-disk-mb",
+                "1".to_string(),
+            ),
             ("yarn.application.classpath", app_classpath.clone()),
             ("yarn.scheduler.minimum-allocation-mb", "256".to_string()),
         ];

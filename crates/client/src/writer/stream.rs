@@ -60,6 +60,9 @@ pub(super) struct BlockStream {
     /// Nodes dropped from the block after failing; the writer avoids them for later blocks.
     failed: Vec<h::DatanodeInfoProto>,
     storage_ids: Vec<String>,
+    /// The block's WRITE access token from addBlock, replaced by the one
+    /// updateBlockForPipeline returns with each new generation stamp.
+    token: TokenProto,
     /// Pipeline: one connection (to nodes[0]); parallel: one per node, `None` once dead.
     conns: Vec<Option<Conn>>,
     /// Bumped on recovery so acks from old connections are ignored.
@@ -76,15 +79,6 @@ pub(super) struct BlockStream {
     acked_bytes: u64,
     max_in_flight: usize,
     timeout: Duration,
-}
-
-fn token() -> TokenProto {
-    TokenProto {
-        identifier: Default::default(),
-        password: Default::default(),
-        kind: String::new(),
-        service: String::new(),
-    }
 }
 
 fn node_name(n: &h::DatanodeInfoProto) -> String {
@@ -113,6 +107,7 @@ impl BlockStream {
             nodes: located.locs.clone(),
             failed: Vec::new(),
             storage_ids: located.storage_i_ds.clone(),
+            token: located.block_token.clone(),
             conns: Vec::new(),
             generation: 0,
             events_tx,
@@ -212,7 +207,7 @@ impl BlockStream {
             header: h::ClientOperationHeaderProto {
                 base_header: h::BaseHeaderProto {
                     block: self.block.clone(),
-                    token: Some(token()),
+                    token: Some(self.token.clone()),
                     trace_info: None,
                 },
                 client_name: client.client_name().to_string(),
@@ -501,6 +496,7 @@ impl BlockStream {
                 )
                 .await?;
             let new_gs = r.block.b.generation_stamp;
+            self.token = r.block.block_token.clone();
             // Only the closing packet outstanding: every node holds all the data.
             let closing = self.unacked.iter().all(|p| p.last) && !self.unacked.is_empty();
             let stage = if closing {
@@ -623,6 +619,7 @@ impl BlockStream {
                 client,
                 source,
                 &acked,
+                &r.block.block_token,
                 &new_node,
                 &storage,
                 2 * self.timeout,
@@ -771,11 +768,13 @@ fn spawn_ack_reader(
 }
 
 /// TRANSFER_BLOCK: asks `source` to copy its replica's first `block.num_bytes` bytes to
-/// `target`, and waits for the copy.
+/// `target`, and waits for the copy. `token` is the COPY token getAdditionalDatanode
+/// gave; `source` signs its own WRITE token for the target.
 async fn transfer_block(
     client: &DfsClient,
     source: &h::DatanodeInfoProto,
     block: &h::ExtendedBlockProto,
+    token: &TokenProto,
     target: &h::DatanodeInfoProto,
     storage_id: &str,
     timeout: Duration,
@@ -795,7 +794,7 @@ async fn transfer_block(
         header: h::ClientOperationHeaderProto {
             base_header: h::BaseHeaderProto {
                 block: block.clone(),
-                token: Some(token()),
+                token: Some(token.clone()),
                 trace_info: None,
             },
             client_name: client.client_name().to_string(),

@@ -17,8 +17,9 @@ use tusk_proto::hdfs::{
 use crate::block_store::{ReplicaInfo, ReplicaReader};
 use crate::error::DataNodeError;
 use crate::heartbeat;
-use crate::transfer::{check_block_pool, send_response};
+use crate::transfer::{check_access, check_block_pool, send_response};
 use crate::Node;
+use tusk_security::AccessMode;
 
 /// Serves one READ_BLOCK; `Ok(true)` if the connection may carry another op.
 pub(crate) async fn serve<R, W>(
@@ -92,6 +93,13 @@ fn open(
 ) -> Result<(ReplicaInfo, Box<dyn ReplicaReader>, u64, u64), DataNodeError> {
     let block = &req.header.base_header.block;
     check_block_pool(node, block)?;
+    check_access(
+        node,
+        "READ_BLOCK",
+        block,
+        req.header.base_header.token.as_ref(),
+        AccessMode::Read,
+    )?;
     let (info, reader) = node.store.open_reader(block.block_id)?;
     if info.generation_stamp < block.generation_stamp {
         return Err(DataNodeError::StaleGenerationStamp {

@@ -22,8 +22,11 @@ use tusk_proto::internal::TransferCommand;
 use crate::block_store::ReplicaState;
 use crate::error::DataNodeError;
 use crate::transfer::read::{packet_data_len, send_block};
-use crate::transfer::{check_block_pool, send_response, status_of, IO_BUFFER};
+use crate::transfer::{
+    check_access, check_block_pool, own_write_token, send_response, status_of, IO_BUFFER,
+};
 use crate::{datanode_info, heartbeat, Node};
+use tusk_security::AccessMode;
 
 /// A replica to send to other DataNodes.
 struct Push {
@@ -39,6 +42,8 @@ struct Push {
     stage: BlockConstructionStage,
     client_name: String,
     targets: Vec<DatanodeInfoProto>,
+    /// The targets' storages, named in the WRITE token this node signs for them.
+    target_storage_ids: Vec<String>,
 }
 
 /// The NameNode's transfer command: copy a finalized replica to `targets`.
@@ -56,6 +61,11 @@ pub(crate) async fn push_replica(
             stage: BlockConstructionStage::PipelineSetupCreate,
             client_name: String::new(),
             targets: command.targets.iter().map(datanode_info).collect(),
+            target_storage_ids: command
+                .targets
+                .iter()
+                .map(|t| t.storage_id.clone())
+                .collect(),
         },
     )
     .await
@@ -73,6 +83,13 @@ pub(crate) async fn serve_transfer<W: AsyncWrite + Unpin>(
     let block = &op.header.base_header.block;
     let pushed = async {
         check_block_pool(node, block)?;
+        check_access(
+            node,
+            "TRANSFER_BLOCK",
+            block,
+            op.header.base_header.token.as_ref(),
+            AccessMode::Copy,
+        )?;
         let info = node
             .store
             .get(block.block_id)
@@ -97,6 +114,7 @@ pub(crate) async fn serve_transfer<W: AsyncWrite + Unpin>(
                 stage,
                 client_name: op.header.client_name.clone(),
                 targets: op.targets.clone(),
+                target_storage_ids: op.target_storage_ids.clone(),
             },
         )
         .await
@@ -174,7 +192,7 @@ async fn push(node: &std::sync::Arc<Node>, push: Push) -> Result<(), DataNodeErr
                     generation_stamp: info.generation_stamp,
                     num_bytes: Some(len),
                 },
-                token: None,
+                token: own_write_token(node, block_id, &push.target_storage_ids)?,
                 trace_info: None,
             },
             client_name: push.client_name.clone(),

@@ -21,8 +21,9 @@ use tusk_proto::hdfs::{BlockOpResponseProto, OpWriteBlockProto, PipelineAckProto
 
 use crate::block_store::ReplicaWriter;
 use crate::error::DataNodeError;
-use crate::transfer::{check_block_pool, send_response, status_of};
+use crate::transfer::{check_access, check_block_pool, send_response, status_of};
 use crate::Node;
+use tusk_security::AccessMode;
 
 /// Packets received but not yet acknowledged upstream, at most.
 const MAX_PACKETS_IN_FLIGHT: usize = 128;
@@ -63,7 +64,10 @@ where
         Ok(opened) => opened,
         Err(e) => {
             warn!(block_id, stage = op.stage().as_str_name(), error = %e, "WRITE_BLOCK refused");
-            send_response(&mut wr, e.status(), None, Some(e.to_string())).await?;
+            // As HDFS, a refused token names this node as the bad link.
+            let bad_link = matches!(e, DataNodeError::AccessToken { .. })
+                .then(|| format!("{}:{}", node.identity.ip_addr, node.identity.xfer_port));
+            send_response(&mut wr, e.status(), bad_link, Some(e.to_string())).await?;
             return Err(e);
         }
     };
@@ -130,6 +134,13 @@ enum Opened {
 fn open_replica(node: &Node, op: &OpWriteBlockProto) -> Result<Opened, DataNodeError> {
     let block = &op.header.base_header.block;
     check_block_pool(node, block)?;
+    check_access(
+        node,
+        "WRITE_BLOCK",
+        block,
+        op.header.base_header.token.as_ref(),
+        AccessMode::Write,
+    )?;
     let checksum = DataChecksum::from_proto(&op.requested_checksum)?;
     let (id, gs, new_gs) = (
         block.block_id,

@@ -23,6 +23,7 @@ use crate::fs_limits::FsLimits;
 use crate::namespace::{Access, Inode, InodeId, ROOT_ID};
 use crate::path;
 use crate::placement;
+use tusk_security::AccessMode;
 
 /// `createFlag` bits.
 const CREATE_FLAG_OVERWRITE: u32 = 2;
@@ -295,7 +296,19 @@ impl Namesystem {
         }
     }
 
+    /// Allocates the file's next block; the reply carries a WRITE token for `user`.
     pub fn add_block(
+        &self,
+        user: &str,
+        req: &AddBlockRequestProto,
+        client_ip: &str,
+    ) -> Result<Logged<LocatedBlockProto>> {
+        let mut logged = self.allocate_block(req, client_ip)?;
+        self.set_block_token(&mut logged.value, user, AccessMode::Write);
+        Ok(logged)
+    }
+
+    fn allocate_block(
         &self,
         req: &AddBlockRequestProto,
         client_ip: &str,
@@ -526,12 +539,12 @@ impl Namesystem {
                 path: format!("{src} (is a directory)"),
             });
         }
-        Ok(Some(st.located_blocks(
-            node,
-            offset,
-            length,
-            &self.storage.block_pool_id,
-        )))
+        let mut located = st.located_blocks(node, offset, length, &self.storage.block_pool_id);
+        drop(st);
+        for lb in located.blocks.iter_mut().chain(located.last_block.as_mut()) {
+            self.set_block_token(lb, user, AccessMode::Read);
+        }
+        Ok(Some(located))
     }
 
     /// Checks write permission on the parents of both ends of a rename.
@@ -637,6 +650,7 @@ impl Namesystem {
             });
         }
         let mut st = self.write();
+        self.check_writable()?;
         let plan = st.ns.plan_rename(&op)?;
         self.check_rename(&st, user, plan.src_parent, plan.dst_parent)?;
         let replaces = plan.existing.is_some();
@@ -827,9 +841,10 @@ impl Namesystem {
         }
     }
 
-    /// A new generation stamp for a block whose pipeline failed.
+    /// A new generation stamp for a block whose pipeline failed, with a new WRITE token.
     pub fn update_block_for_pipeline(
         &self,
+        user: &str,
         block: &ExtendedBlockProto,
         client: &str,
     ) -> Result<Logged<LocatedBlockProto>> {
@@ -849,6 +864,8 @@ impl Namesystem {
                 st.located_block_on(&b, 0, &self.storage.block_pool_id, &[]),
             )
         };
+        let mut located = located;
+        self.set_block_token(&mut located, user, AccessMode::Write);
         Ok(Logged::new(located, txid))
     }
 
@@ -884,9 +901,11 @@ impl Namesystem {
     }
 
     /// getAdditionalDatanode: new nodes for a writer replacing failed pipeline nodes;
-    /// the reply lists the existing nodes, then the new ones.
+    /// the reply lists the existing nodes, then the new ones, with a COPY token (what
+    /// the writer's TRANSFER_BLOCK to an existing node needs, as in HDFS).
     pub fn additional_datanodes(
         &self,
+        user: &str,
         req: &GetAdditionalDatanodeRequestProto,
         client_ip: &str,
     ) -> Result<LocatedBlockProto> {
@@ -916,7 +935,9 @@ impl Namesystem {
         let mut all = have;
         all.append(&mut targets);
         let mut located = st.located_block_on(&info, 0, &self.storage.block_pool_id, &all);
+        drop(st);
         located.b.num_bytes = block.num_bytes;
+        self.set_block_token(&mut located, user, AccessMode::Copy);
         Ok(located)
     }
 

@@ -8,8 +8,8 @@ use std::time::Duration;
 use tusk_proto::internal::replica_verdict::Verdict;
 use tusk_proto::internal::{
     datanode_command::Command, BlockReceivedAndDeletedRequest, DatanodeCommand, HeartbeatRequest,
-    InvalidateCommand, RegisterDatanodeRequest, RegisterDatanodeResponse, ReplicaReport,
-    ReplicaVerdict, VerifyCommand,
+    HeartbeatResponse, InvalidateCommand, RegisterDatanodeRequest, RegisterDatanodeResponse,
+    ReplicaReport, ReplicaVerdict, VerifyCommand,
 };
 
 use super::{Namesystem, State};
@@ -239,21 +239,28 @@ impl Namesystem {
         d.dfs_used = req.dfs_used;
         d.remaining = req.remaining;
         tracing::info!(node = %d.identity.datanode_uuid, addr = %format!("{}:{}", d.identity.ip_addr, d.identity.xfer_port), "datanode registered");
+        drop(st);
         RegisterDatanodeResponse {
             block_pool_id: self.storage.block_pool_id.clone(),
             namespace_id: self.storage.namespace_id,
             heartbeat_interval_ms: self.options.heartbeat_interval.as_millis() as u64,
+            keys: self.block_keys(),
         }
     }
 
-    /// Records a heartbeat; the reply carries queued commands. An unknown node is told
-    /// to register again.
-    pub fn heartbeat(&self, req: &HeartbeatRequest) -> Vec<DatanodeCommand> {
+    /// Records a heartbeat; the reply carries queued commands, and the block keys when
+    /// the node's are not the newest. An unknown node is told to register again (and
+    /// gets keys only then).
+    pub fn heartbeat(&self, req: &HeartbeatRequest) -> HeartbeatResponse {
+        let reregister = || HeartbeatResponse {
+            commands: vec![DatanodeCommand {
+                command: Some(Command::Reregister(true)),
+            }],
+            keys: None,
+        };
         let mut st = self.write();
         let Some(idx) = st.datanodes.find(&req.datanode_uuid) else {
-            return vec![DatanodeCommand {
-                command: Some(Command::Reregister(true)),
-            }];
+            return reregister();
         };
         let was_dead = !st.datanodes.nodes[idx].alive;
         {
@@ -269,9 +276,7 @@ impl Namesystem {
         }
         if was_dead {
             // A node declared dead must report its blocks again.
-            return vec![DatanodeCommand {
-                command: Some(Command::Reregister(true)),
-            }];
+            return reregister();
         }
         let had_blocks = !req.received.is_empty();
         st.receive(idx, &req.received, &req.deleted);
@@ -289,7 +294,10 @@ impl Namesystem {
         if had_blocks {
             self.block_events.notify_waiters();
         }
-        commands
+        HeartbeatResponse {
+            commands,
+            keys: self.block_keys_if_newer(req.newest_block_key_id),
+        }
     }
 
     pub fn block_received(&self, req: &BlockReceivedAndDeletedRequest) -> Result<()> {

@@ -12,6 +12,7 @@ use tusk_proto::tusk::yarn::{ApplicationState, ContainerExitStatus, FinalApplica
 use super::{App, Ask, Cluster};
 use crate::error::{ResourceManagerError, Result};
 use crate::resource::Resource;
+use crate::status_policy::TaskKind;
 
 impl Cluster {
     /// Accepts an application; its AM container waits for a node with room.
@@ -265,6 +266,9 @@ impl Cluster {
             remaining: a.count,
             missed: 0,
             last_offer: 0,
+            kind: TaskKind::of(a.task_kind),
+            held: 0,
+            last_held_offer: 0,
         })
     }
 

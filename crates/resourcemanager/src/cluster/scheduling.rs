@@ -74,6 +74,11 @@ impl Cluster {
     /// Places the application's AM, or one container of its best ask, on the node.
     fn try_place(&mut self, app_id: &str, node_id: &str, offer: u64) -> bool {
         let delay = self.locality_delay();
+        let starvation = self
+            .options
+            .status_policy
+            .starvation_limit(self.live_nodes());
+        let policy = &self.options.status_policy;
         let (Some(app), Some(node)) = (self.apps.get_mut(app_id), self.nodes.get(node_id)) else {
             return false;
         };
@@ -96,6 +101,19 @@ impl Cluster {
             }
             match locality(ask, node, &self.nodes) {
                 Some(l) if l <= allowed_locality(ask, delay) => {
+                    let data_local = l == Locality::NodeLocal;
+                    if let Some(p) = policy.blocking(ask.kind, data_local, &node.status) {
+                        if ask.held < starvation {
+                            if ask.last_held_offer != offer {
+                                ask.last_held_offer = offer;
+                                ask.held += 1;
+                            }
+                            tracing::debug!(node = %node_id, policy = p.name(), kind = ?ask.kind, "held back by node status");
+                            continue;
+                        }
+                        tracing::info!(node = %node_id, policy = p.name(), kind = ?ask.kind, held = ask.held, "placed despite node status: no other node took it");
+                    }
+                    ask.held = 0;
                     self.place_container(app_id, node_id, i, l);
                     return true;
                 }
@@ -244,6 +262,7 @@ fn allowed_locality(ask: &Ask, delay: u64) -> Locality {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::status_policy::TaskKind;
 
     fn ask(nodes: &[&str], racks: &[&str], missed: u64, strict: bool) -> Ask {
         Ask {
@@ -256,6 +275,9 @@ mod tests {
             remaining: 1,
             missed,
             last_offer: 0,
+            kind: TaskKind::Other,
+            held: 0,
+            last_held_offer: 0,
         }
     }
 
@@ -289,5 +311,146 @@ mod tests {
             allowed_locality(&ask(&["a"], &[], 0, false), 0),
             Locality::OffSwitch
         );
+    }
+}
+
+/// The status-aware policies inside the scheduler: a busy node's offers are declined for
+/// the kinds its policies hold back, and a held ask still runs when nothing else can.
+#[cfg(test)]
+mod status_aware {
+    use std::sync::Arc;
+
+    use super::*;
+    use crate::options::{ResourceManagerOptions, Timing};
+    use crate::status_policy::{Policy, StatusPolicyOptions};
+
+    fn cluster(policies: &[Policy]) -> Cluster {
+        let options = ResourceManagerOptions {
+            timing: Timing::Classic,
+            status_policy: StatusPolicyOptions {
+                policies: policies.to_vec(),
+                ..Default::default()
+            },
+            ..Default::default()
+        };
+        Cluster::new(Arc::new(options), "rm:8030".into())
+    }
+
+    fn add_node(c: &mut Cluster, id: &str) {
+        c.register_node(&y::RegisterNodeManagerRequest {
+            node_id: id.into(),
+            host: id.into(),
+            rack: String::new(),
+            rpc_port: 1,
+            shuffle_port: 2,
+            http_port: 0,
+            resource: Some(y::Resource {
+                memory_mb: 8192,
+                vcores: 8,
+            }),
+        });
+    }
+
+    fn heartbeat(c: &mut Cluster, id: &str, disk: f64) {
+        c.node_heartbeat(&y::NodeHeartbeatRequest {
+            node_id: id.into(),
+            status: Some(y::NodeStatus {
+                disk_utilization_pct: disk,
+                ..Default::default()
+            }),
+            ..Default::default()
+        });
+    }
+
+    /// Submits an application, places its AM on `am_node` and asks for one map with
+    /// no locality; returns the attempt id.
+    fn app_asking_a_map(c: &mut Cluster, am_node: &str) -> String {
+        let app = c
+            .submit(
+                y::SubmitApplicationRequest {
+                    name: "t".into(),
+                    am_resource: Some(y::Resource {
+                        memory_mb: 1024,
+                        vcores: 1,
+                    }),
+                    ..Default::default()
+                },
+                "u",
+            )
+            .unwrap();
+        heartbeat(c, am_node, 0.0);
+        let attempt = c.apps[&app].attempt_id();
+        assert!(c.apps[&app].am_container.is_some());
+        c.register_am(&y::RegisterApplicationMasterRequest {
+            attempt_id: attempt.clone(),
+            ..Default::default()
+        })
+        .unwrap();
+        c.allocate(&y::AllocateRequest {
+            attempt_id: attempt.clone(),
+            asks: vec![y::ContainerAsk {
+                ask_id: 7,
+                priority: 20,
+                resource: Some(y::Resource {
+                    memory_mb: 1024,
+                    vcores: 1,
+                }),
+                count: 1,
+                task_kind: y::TaskKind::Map as i32,
+                ..Default::default()
+            }],
+            ..Default::default()
+        })
+        .unwrap();
+        attempt
+    }
+
+    fn map_node(c: &mut Cluster, attempt: &str) -> Option<String> {
+        let (r, _) = c
+            .allocate(&y::AllocateRequest {
+                attempt_id: attempt.into(),
+                ..Default::default()
+            })
+            .unwrap();
+        r.allocated.first().map(|c| c.node_id.clone())
+    }
+
+    #[test]
+    fn disk_rate_sends_a_map_past_a_busy_node() {
+        let mut c = cluster(&[Policy::DiskRate]);
+        add_node(&mut c, "busy");
+        add_node(&mut c, "calm");
+        let attempt = app_asking_a_map(&mut c, "calm");
+        // The busy node heartbeats first and declines; the calm one takes the map.
+        heartbeat(&mut c, "busy", 99.0);
+        assert_eq!(map_node(&mut c, &attempt), None);
+        heartbeat(&mut c, "calm", 5.0);
+        assert_eq!(map_node(&mut c, &attempt).as_deref(), Some("calm"));
+    }
+
+    #[test]
+    fn without_the_policy_the_busy_node_takes_it() {
+        let mut c = cluster(&[]);
+        add_node(&mut c, "busy");
+        add_node(&mut c, "calm");
+        let attempt = app_asking_a_map(&mut c, "calm");
+        heartbeat(&mut c, "busy", 99.0);
+        assert_eq!(map_node(&mut c, &attempt).as_deref(), Some("busy"));
+    }
+
+    #[test]
+    fn a_node_always_over_threshold_still_gets_work_nothing_else_can_run() {
+        let mut c = cluster(&[Policy::DiskRate]);
+        add_node(&mut c, "busy");
+        let attempt = app_asking_a_map(&mut c, "busy");
+        // One live node: the ask may be held on 2 offers, then the next one places it.
+        let limit = c.options.status_policy.starvation_limit(1);
+        assert_eq!(limit, 2);
+        for _ in 0..limit {
+            heartbeat(&mut c, "busy", 99.0);
+            assert_eq!(map_node(&mut c, &attempt), None);
+        }
+        heartbeat(&mut c, "busy", 99.0);
+        assert_eq!(map_node(&mut c, &attempt).as_deref(), Some("busy"));
     }
 }

@@ -1,0 +1,175 @@
+//! A flipped bit in the edit log of a NameNode killed after 1,000 operations: `tusk
+//! namenode` refuses to start and names the file, byte offset and transaction; `tusk
+//! namenode recover` refuses to cut without a terminal or `--yes`, then cuts the log
+//! before the damage and keeps the original; the NameNode then starts with every
+//! operation before the damaged one.
+
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use tusk_client::{ClientOptions, DfsClient};
+use tusk_namenode::edit_log::scan::scan_segment;
+
+fn tusk(dir: &Path) -> Command {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_tusk"));
+    cmd.arg("-D")
+        .arg(format!(
+            "dfs.namenode.name.dir={}",
+            dir.join("name").display()
+        ))
+        .stdin(Stdio::null());
+    cmd
+}
+
+/// Starts `tusk namenode`; its address once it serves, or its output if it exits first.
+fn start_namenode(dir: &Path) -> Result<(Child, String), Output> {
+    let addr_file = dir.join("nn.addr");
+    let _ = std::fs::remove_file(&addr_file);
+    let mut child = tusk(dir)
+        .args(["namenode", "--listen", "127.0.0.1:0", "--addr-file"])
+        .arg(&addr_file)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run tusk namenode");
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        if let Ok(a) = std::fs::read_to_string(&addr_file) {
+            return Ok((child, a.trim().to_string()));
+        }
+        if child.try_wait().unwrap().is_some() {
+            return Err(child.wait_with_output().unwrap());
+        }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("namenode neither served nor exited");
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
+fn client(addr: &str) -> DfsClient {
+    DfsClient::new(ClientOptions {
+        namenode: addr.to_string(),
+        ..Default::default()
+    })
+}
+
+fn first_segment(dir: &Path) -> PathBuf {
+    dir.join("name/current/edits_0000000000000000001")
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_flipped_bit_stops_the_namenode_until_recover_cuts_the_log_before_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let (mut nn, addr) = start_namenode(dir.path()).expect("a fresh namenode starts");
+    let c = client(&addr);
+    // One mkdir per transaction: /d{i} is txid i + 1.
+    for i in 0..1000 {
+        c.mkdirs(&format!("/d{i}"), 0o755, false).await.unwrap();
+    }
+    nn.kill().expect("SIGKILL the namenode");
+    nn.wait().unwrap();
+
+    let segment = first_segment(dir.path());
+    let mut data = std::fs::read(&segment).unwrap();
+    let offset = scan_segment(&data)
+        .records
+        .iter()
+        .find(|r| r.txid == 500)
+        .expect("transaction 500 is in the first segment")
+        .offset;
+    data[offset as usize + 12] ^= 0x20;
+    std::fs::write(&segment, &data).unwrap();
+
+    let refused = match start_namenode(dir.path()) {
+        Ok((mut nn, _)) => {
+            let _ = nn.kill();
+            let _ = nn.wait();
+            panic!("the namenode started past a corrupt edit log");
+        }
+        Err(out) => out,
+    };
+    assert!(!refused.status.success());
+    let stderr = text(&refused.stderr);
+    for expected in [
+        segment.display().to_string(),
+        format!("byte {offset}"),
+        "transaction 500".to_string(),
+        "tusk namenode recover".to_string(),
+    ] {
+        assert!(stderr.contains(&expected), "{expected:?} not in: {stderr}");
+    }
+
+    let unconfirmed = tusk(dir.path())
+        .args(["namenode", "recover"])
+        .output()
+        .unwrap();
+    assert!(
+        !unconfirmed.status.success(),
+        "recover cut without confirmation"
+    );
+    assert!(
+        text(&unconfirmed.stderr).contains("--yes"),
+        "{}",
+        text(&unconfirmed.stderr)
+    );
+    assert_eq!(
+        std::fs::read(&segment).unwrap(),
+        data,
+        "nothing changed without confirmation"
+    );
+
+    let recovered = tusk(dir.path())
+        .args(["namenode", "recover", "--yes"])
+        .output()
+        .unwrap();
+    let stdout = text(&recovered.stdout);
+    assert!(
+        recovered.status.success(),
+        "{stdout}{}",
+        text(&recovered.stderr)
+    );
+    for expected in [
+        segment.display().to_string(),
+        format!("byte {offset}"),
+        "transaction: 500".to_string(),
+        "keeps transactions up to 499".to_string(),
+        "drops transactions 500 to 1000 (501 in all".to_string(),
+    ] {
+        assert!(stdout.contains(&expected), "{expected:?} not in: {stdout}");
+    }
+    let kept: Vec<_> = std::fs::read_dir(dir.path().join("name/current"))
+        .unwrap()
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().contains(".corrupt-"))
+        .collect();
+    assert_eq!(kept.len(), 1);
+    assert_eq!(
+        std::fs::read(kept[0].path()).unwrap(),
+        data,
+        "the original is kept"
+    );
+
+    let (mut nn, addr) = start_namenode(dir.path()).expect("starts after recovery");
+    let names: std::collections::HashSet<String> = client(&addr)
+        .list("/")
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|s| s.path)
+        .collect();
+    let expected: std::collections::HashSet<String> = (0..499).map(|i| format!("d{i}")).collect();
+    assert_eq!(
+        names, expected,
+        "exactly the operations before the damaged one"
+    );
+    nn.kill().unwrap();
+    let _ = nn.wait();
+}

@@ -1,0 +1,144 @@
+//! Every configured name directory, and which are still in service.
+//!
+//! As in HDFS, each edit is written and synced to every directory in service, and so is
+//! each image. A directory whose write or sync fails is taken out of service with an
+//! ERROR and left alone until a restart repairs it from the others; the NameNode goes on
+//! while one remains. When none remains, nothing can become durable any more, so the
+//! NameNode stops (it watches [`NameDirs::watch_in_service`]).
+
+use std::fmt::Display;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+use tokio::sync::watch;
+use tusk_proto::internal::FsImage;
+
+use super::{NameDir, StorageInfo};
+use crate::edit_log::{FileSink, Journal, JournalSet};
+use crate::error::{NameNodeError, Result};
+
+pub struct NameDirs {
+    dirs: Vec<NameDir>,
+    /// Per directory; cleared for good when it fails.
+    in_service: Vec<AtomicBool>,
+    /// How many directories are in service.
+    count: watch::Sender<usize>,
+}
+
+impl NameDirs {
+    pub fn new(paths: &[PathBuf]) -> Self {
+        let dirs: Vec<NameDir> = paths.iter().map(|p| NameDir::new(p)).collect();
+        let (count, _) = watch::channel(dirs.len());
+        NameDirs {
+            in_service: dirs.iter().map(|_| AtomicBool::new(true)).collect(),
+            dirs,
+            count,
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        self.dirs.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.dirs.is_empty()
+    }
+
+    pub fn dir(&self, i: usize) -> &NameDir {
+        &self.dirs[i]
+    }
+
+    pub fn in_service(&self, i: usize) -> bool {
+        self.in_service[i].load(Ordering::Acquire)
+    }
+
+    /// The number of directories in service, as it changes.
+    pub fn watch_in_service(&self) -> watch::Receiver<usize> {
+        self.count.subscribe()
+    }
+
+    /// Takes a directory that failed out of service (logging it once); true while
+    /// another directory remains.
+    pub fn take_out_of_service(&self, i: usize, error: &dyn Display) -> bool {
+        if self.in_service[i].swap(false, Ordering::AcqRel) {
+            self.count.send_modify(|n| *n -= 1);
+            let remaining = *self.count.borrow();
+            tracing::error!(
+                dir = %self.dirs[i].root().display(),
+                %error,
+                remaining,
+                "name directory failed; taken out of service"
+            );
+        }
+        *self.count.borrow() > 0
+    }
+
+    /// The first directory in service: where the log is read back while running.
+    pub fn primary(&self) -> Result<&NameDir> {
+        (0..self.dirs.len())
+            .find(|i| self.in_service(*i))
+            .map(|i| &self.dirs[i])
+            .ok_or_else(|| NameNodeError::NoNameDirectory {
+                last_error: "every name directory has failed".into(),
+            })
+    }
+
+    /// Whether any directory holds a namespace.
+    pub fn is_formatted(&self) -> bool {
+        self.dirs.iter().any(NameDir::is_formatted)
+    }
+
+    /// Formats every directory with one new identity.
+    pub fn format(&self, empty_image: &FsImage) -> Result<StorageInfo> {
+        let info = StorageInfo::generate();
+        for dir in &self.dirs {
+            dir.format(&info, empty_image)?;
+        }
+        Ok(info)
+    }
+
+    /// Runs `f` on every directory in service; one that fails is taken out of service.
+    /// Fails only when none remains.
+    fn each_in_service(&self, mut f: impl FnMut(usize, &NameDir) -> Result<()>) -> Result<()> {
+        let mut last_error = None;
+        for (i, dir) in self.dirs.iter().enumerate() {
+            if !self.in_service(i) {
+                continue;
+            }
+            if let Err(e) = f(i, dir) {
+                self.take_out_of_service(i, &e);
+                last_error = Some(e.to_string());
+            }
+        }
+        if *self.count.borrow() == 0 {
+            return Err(NameNodeError::NoNameDirectory {
+                last_error: last_error.unwrap_or_else(|| "every name directory has failed".into()),
+            });
+        }
+        Ok(())
+    }
+
+    /// Writes an image to every directory in service.
+    pub fn save_image(&self, image: &FsImage) -> Result<()> {
+        self.each_in_service(|_, dir| dir.save_image(image))
+    }
+
+    pub fn purge_segments_before(&self, next_segment_start: u64) -> Result<()> {
+        self.each_in_service(|_, dir| dir.purge_segments_before(next_segment_start))
+    }
+
+    /// Opens the segment starting at `first_txid` in every directory in service.
+    pub fn open_segment(self: &Arc<Self>, first_txid: u64) -> Result<JournalSet> {
+        let mut journals = Vec::new();
+        self.each_in_service(|i, dir| {
+            let sink = FileSink::open(&dir.segment_path(first_txid))?;
+            journals.push(Journal {
+                dir: i,
+                sink: Box::new(sink),
+            });
+            Ok(())
+        })?;
+        Ok(JournalSet::new(self.clone(), journals))
+    }
+}

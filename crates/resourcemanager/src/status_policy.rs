@@ -1,0 +1,382 @@
+//! Status-aware placement (improvement S, after Kawarasaki & Watanabe, IEICE 2015): the
+//! status each NodeManager reports in its heartbeats holds some kinds of task back from a
+//! busy node.
+//!
+//! - Receive-Rate: reception bandwidth utilisation RBU = 8·Rd / (T·B) (Rd bytes received
+//!   in the last T seconds, B the link's bit/s) above its threshold → no non-data-local map
+//!   and no reduce (both would pull data over the node's link).
+//! - Disk-Rate: disk utilisation above its threshold → no map (maps read and spill).
+//! - Potential-Reception: map output the node's reduces still have to fetch above its
+//!   threshold → no reduce and no non-data-local map.
+//!
+//! Any combination can be on. A held ask is never starved: once it has been held on
+//! `starvation_offers` offers in a row (by default two rounds of the cluster, so every
+//! node that could take it has been offered twice), the next node that fits takes it
+//! whatever its status.
+
+use serde::{Deserialize, Serialize};
+use tusk_common::Configuration;
+use tusk_proto::tusk::yarn as y;
+
+use crate::error::ResourceManagerError;
+
+/// One status-aware policy.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Policy {
+    ReceiveRate,
+    DiskRate,
+    PotentialReception,
+}
+
+impl Policy {
+    pub fn name(self) -> &'static str {
+        match self {
+            Policy::ReceiveRate => "receive-rate",
+            Policy::DiskRate => "disk-rate",
+            Policy::PotentialReception => "potential-reception",
+        }
+    }
+
+    fn parse(text: &str) -> Option<Policy> {
+        match text.trim() {
+            "receive-rate" => Some(Policy::ReceiveRate),
+            "disk-rate" => Some(Policy::DiskRate),
+            "potential-reception" => Some(Policy::PotentialReception),
+            _ => None,
+        }
+    }
+}
+
+/// What kind of task an ask is for, as the AM says (`ContainerAsk.task_kind`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TaskKind {
+    Map,
+    Reduce,
+    /// An AM, or an ask that does not say: never held back.
+    Other,
+}
+
+impl TaskKind {
+    pub fn of(kind: i32) -> TaskKind {
+        match y::TaskKind::try_from(kind) {
+            Ok(y::TaskKind::Map) => TaskKind::Map,
+            Ok(y::TaskKind::Reduce) => TaskKind::Reduce,
+            _ => TaskKind::Other,
+        }
+    }
+}
+
+pub const POLICIES_KEY: &str = "tusk.yarn.scheduler.status-aware.policies";
+
+/// Which policies are on and their thresholds.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct StatusPolicyOptions {
+    /// `tusk.yarn.scheduler.status-aware.policies`: comma-separated `receive-rate`,
+    /// `disk-rate`, `potential-reception`; empty (the default) = none.
+    pub policies: Vec<Policy>,
+    /// `…status-aware.receive-rate.threshold`: RBU, 0..1 (default 0.8).
+    pub receive_rate_threshold: f64,
+    /// `…status-aware.disk-rate.threshold`: disk utilisation % (default 90).
+    pub disk_rate_threshold: f64,
+    /// `…status-aware.potential-reception.threshold`: bytes (default 64 MiB).
+    pub potential_reception_threshold: u64,
+    /// `…status-aware.starvation-offers`: offers an ask may be held on in a row before
+    /// it is placed whatever the status; negative = twice the number of live nodes.
+    pub starvation_offers: i64,
+    /// `…status-aware.default-link-bits-per-sec`: B for nodes that do not report their
+    /// link's rate (default 1 Gbit/s).
+    pub default_link_bps: u64,
+}
+
+impl Default for StatusPolicyOptions {
+    fn default() -> Self {
+        StatusPolicyOptions {
+            policies: Vec::new(),
+            receive_rate_threshold: 0.8,
+            disk_rate_threshold: 90.0,
+            potential_reception_threshold: 64 << 20,
+            starvation_offers: -1,
+            default_link_bps: 1_000_000_000,
+        }
+    }
+}
+
+impl StatusPolicyOptions {
+    pub fn from_conf(conf: &Configuration) -> Result<Self, ResourceManagerError> {
+        let d = StatusPolicyOptions::default();
+        let prefix = "tusk.yarn.scheduler.status-aware";
+        let bad = |key: &str, message: String| ResourceManagerError::InvalidOption {
+            key: key.to_string(),
+            message,
+        };
+        let mut policies = Vec::new();
+        for name in conf.get_list(POLICIES_KEY) {
+            let p = Policy::parse(&name).ok_or_else(|| {
+                bad(
+                    POLICIES_KEY,
+                    format!(
+                        "unknown policy {name:?} (receive-rate, disk-rate, potential-reception)"
+                    ),
+                )
+            })?;
+            if !policies.contains(&p) {
+                policies.push(p);
+            }
+        }
+        let float = |key: String, default: f64| -> Result<f64, ResourceManagerError> {
+            match conf.get(&key) {
+                None => Ok(default),
+                Some(v) => v
+                    .trim()
+                    .parse::<f64>()
+                    .ok()
+                    .filter(|x| x.is_finite() && *x >= 0.0)
+                    .ok_or_else(|| bad(&key, format!("{v:?} is not a non-negative number"))),
+            }
+        };
+        let int = |key: String, default: i64| -> Result<i64, ResourceManagerError> {
+            match conf.get(&key) {
+                None => Ok(default),
+                Some(v) => v
+                    .trim()
+                    .parse::<i64>()
+                    .map_err(|_| bad(&key, format!("{v:?} is not an integer"))),
+            }
+        };
+        Ok(StatusPolicyOptions {
+            policies,
+            receive_rate_threshold: float(
+                format!("{prefix}.receive-rate.threshold"),
+                d.receive_rate_threshold,
+            )?,
+            disk_rate_threshold: float(
+                format!("{prefix}.disk-rate.threshold"),
+                d.disk_rate_threshold,
+            )?,
+            potential_reception_threshold: conf
+                .get_u64(
+                    &format!("{prefix}.potential-reception.threshold"),
+                    d.potential_reception_threshold,
+                )
+                .map_err(|e| bad(POLICIES_KEY, e.to_string()))?,
+            starvation_offers: int(format!("{prefix}.starvation-offers"), d.starvation_offers)?,
+            default_link_bps: conf
+                .get_u64(
+                    &format!("{prefix}.default-link-bits-per-sec"),
+                    d.default_link_bps,
+                )
+                .map_err(|e| bad(POLICIES_KEY, e.to_string()))?,
+        })
+    }
+
+    pub fn any(&self) -> bool {
+        !self.policies.is_empty()
+    }
+
+    fn on(&self, p: Policy) -> bool {
+        self.policies.contains(&p)
+    }
+
+    /// The first policy that holds a task of `kind` back from a node with `status`;
+    /// `data_local` says whether the task would read its input on this node.
+    pub fn blocking(
+        &self,
+        kind: TaskKind,
+        data_local: bool,
+        status: &y::NodeStatus,
+    ) -> Option<Policy> {
+        let rbu_high =
+            || self.on(Policy::ReceiveRate) && self.rbu(status) > self.receive_rate_threshold;
+        let disk_high =
+            || self.on(Policy::DiskRate) && status.disk_utilization_pct > self.disk_rate_threshold;
+        let reception_high = || {
+            self.on(Policy::PotentialReception)
+                && status.potential_reception_bytes > self.potential_reception_threshold
+        };
+        match kind {
+            TaskKind::Other => None,
+            TaskKind::Map => {
+                if disk_high() {
+                    Some(Policy::DiskRate)
+                } else if !data_local && rbu_high() {
+                    Some(Policy::ReceiveRate)
+                } else if !data_local && reception_high() {
+                    Some(Policy::PotentialReception)
+                } else {
+                    None
+                }
+            }
+            TaskKind::Reduce => {
+                if rbu_high() {
+                    Some(Policy::ReceiveRate)
+                } else if reception_high() {
+                    Some(Policy::PotentialReception)
+                } else {
+                    None
+                }
+            }
+        }
+    }
+
+    /// RBU = 8·Rd/(T·B): the node reports Rd/T as its receive rate in bytes/s.
+    pub fn rbu(&self, status: &y::NodeStatus) -> f64 {
+        let link = match status.link_bits_per_sec {
+            0 => self.default_link_bps,
+            b => b,
+        };
+        rbu(status.net_rx_bytes_per_sec, link)
+    }
+
+    /// Offers a held ask waits before it is placed regardless of status.
+    pub fn starvation_limit(&self, live_nodes: usize) -> u64 {
+        match self.starvation_offers {
+            n if n < 0 => 2 * live_nodes.max(1) as u64,
+            n => n as u64,
+        }
+    }
+}
+
+/// Reception bandwidth utilisation of a link of `link_bps` bit/s receiving
+/// `rx_bytes_per_sec`.
+pub fn rbu(rx_bytes_per_sec: f64, link_bps: u64) -> f64 {
+    if link_bps == 0 {
+        return 0.0;
+    }
+    8.0 * rx_bytes_per_sec / link_bps as f64
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn status(disk: f64, rx: f64, pending: u64) -> y::NodeStatus {
+        y::NodeStatus {
+            disk_utilization_pct: disk,
+            net_rx_bytes_per_sec: rx,
+            potential_reception_bytes: pending,
+            cpu_pct: 0.0,
+            link_bits_per_sec: 100_000_000,
+        }
+    }
+
+    fn with(policies: &[Policy]) -> StatusPolicyOptions {
+        StatusPolicyOptions {
+            policies: policies.to_vec(),
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn rbu_is_received_bits_over_link_bits() {
+        // 10 MB/s on a 100 Mbit/s link: 80%.
+        assert!((rbu(10e6, 100_000_000) - 0.8).abs() < 1e-12);
+        assert_eq!(rbu(10e6, 0), 0.0);
+        let o = StatusPolicyOptions::default();
+        let mut s = status(0.0, 12.5e6, 0);
+        assert!((o.rbu(&s) - 1.0).abs() < 1e-12);
+        // A node that does not report its link is judged against the default.
+        s.link_bits_per_sec = 0;
+        assert!((o.rbu(&s) - 0.1).abs() < 1e-12);
+    }
+
+    #[test]
+    fn receive_rate_holds_reduces_and_remote_maps() {
+        let o = with(&[Policy::ReceiveRate]);
+        let busy = status(100.0, 11e6, u64::MAX); // RBU 0.88
+        assert_eq!(
+            o.blocking(TaskKind::Reduce, false, &busy),
+            Some(Policy::ReceiveRate)
+        );
+        assert_eq!(
+            o.blocking(TaskKind::Map, false, &busy),
+            Some(Policy::ReceiveRate)
+        );
+        assert_eq!(o.blocking(TaskKind::Map, true, &busy), None);
+        assert_eq!(o.blocking(TaskKind::Other, false, &busy), None);
+        let calm = status(100.0, 5e6, u64::MAX); // RBU 0.4
+        assert_eq!(o.blocking(TaskKind::Reduce, false, &calm), None);
+    }
+
+    #[test]
+    fn disk_rate_holds_every_map_and_no_reduce() {
+        let o = with(&[Policy::DiskRate]);
+        let busy = status(95.0, 12e6, u64::MAX);
+        assert_eq!(
+            o.blocking(TaskKind::Map, true, &busy),
+            Some(Policy::DiskRate)
+        );
+        assert_eq!(
+            o.blocking(TaskKind::Map, false, &busy),
+            Some(Policy::DiskRate)
+        );
+        assert_eq!(o.blocking(TaskKind::Reduce, false, &busy), None);
+        assert_eq!(o.blocking(TaskKind::Map, true, &status(85.0, 0.0, 0)), None);
+    }
+
+    #[test]
+    fn potential_reception_holds_reduces_and_remote_maps() {
+        let o = with(&[Policy::PotentialReception]);
+        let busy = status(100.0, 12e6, 65 << 20);
+        assert_eq!(
+            o.blocking(TaskKind::Reduce, false, &busy),
+            Some(Policy::PotentialReception)
+        );
+        assert_eq!(
+            o.blocking(TaskKind::Map, false, &busy),
+            Some(Policy::PotentialReception)
+        );
+        assert_eq!(o.blocking(TaskKind::Map, true, &busy), None);
+        assert_eq!(
+            o.blocking(TaskKind::Reduce, false, &status(0.0, 0.0, 63 << 20)),
+            None
+        );
+    }
+
+    #[test]
+    fn policies_combine_and_none_is_the_default() {
+        let busy = status(95.0, 12e6, 1 << 30);
+        assert_eq!(
+            StatusPolicyOptions::default().blocking(TaskKind::Map, false, &busy),
+            None
+        );
+        let all = with(&[
+            Policy::ReceiveRate,
+            Policy::DiskRate,
+            Policy::PotentialReception,
+        ]);
+        assert_eq!(
+            all.blocking(TaskKind::Map, true, &busy),
+            Some(Policy::DiskRate)
+        );
+        assert_eq!(
+            all.blocking(TaskKind::Reduce, false, &busy),
+            Some(Policy::ReceiveRate)
+        );
+        let two = with(&[Policy::DiskRate, Policy::PotentialReception]);
+        assert_eq!(
+            two.blocking(TaskKind::Reduce, false, &busy),
+            Some(Policy::PotentialReception)
+        );
+    }
+
+    #[test]
+    fn configuration_is_strict() {
+        let mut conf = Configuration::new();
+        conf.set(POLICIES_KEY, "disk-rate, receive-rate");
+        conf.set("tusk.yarn.scheduler.status-aware.disk-rate.threshold", "70");
+        let o = StatusPolicyOptions::from_conf(&conf).unwrap();
+        assert_eq!(o.policies, vec![Policy::DiskRate, Policy::ReceiveRate]);
+        assert_eq!(o.disk_rate_threshold, 70.0);
+        assert_eq!(o.starvation_limit(4), 8);
+        conf.set(POLICIES_KEY, "disk-rates");
+        let e = StatusPolicyOptions::from_conf(&conf)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("disk-rates"), "{e}");
+        conf.set(POLICIES_KEY, "disk-rate");
+        conf.set("tusk.yarn.scheduler.status-aware.disk-rate.threshold", "-1");
+        assert!(StatusPolicyOptions::from_conf(&conf).is_err());
+    }
+}
