@@ -249,15 +249,20 @@ impl Namespace {
 
     /// Number of files and directories below (and including) `id`, and their bytes.
     pub fn count(&self, id: InodeId, block_len: impl Fn(u64) -> u64) -> (u64, u64, u64, u64) {
-        let (mut files, mut dirs, mut bytes, mut space) = (0, 0, 0, 0);
+        let (mut files, mut dirs, mut bytes, mut space) = (0, 0, 0u64, 0u64);
         for child in self.subtree(id) {
             match self.get(child).map(|n| &n.kind) {
                 Some(InodeKind::Directory { .. }) => dirs += 1,
                 Some(InodeKind::File(f)) => {
                     files += 1;
-                    let len: u64 = f.blocks.iter().map(|b| block_len(*b)).sum();
-                    bytes += len;
-                    space += len * f.replication as u64;
+                    // Lengths come from clients and DataNodes: saturate, never wrap.
+                    let len = f
+                        .blocks
+                        .iter()
+                        .map(|b| block_len(*b))
+                        .fold(0u64, u64::saturating_add);
+                    bytes = bytes.saturating_add(len);
+                    space = space.saturating_add(len.saturating_mul(f.replication as u64));
                 }
                 None => {}
             }

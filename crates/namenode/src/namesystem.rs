@@ -248,7 +248,7 @@ impl State {
             .iter()
             .filter_map(|b| self.blocks.get(*b))
             .map(|b| b.num_bytes)
-            .sum()
+            .fold(0, u64::saturating_add)
     }
 
     /// Schedules deletion of the replicas of removed blocks.

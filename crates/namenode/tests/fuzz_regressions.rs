@@ -327,3 +327,39 @@ fn replayed_blocks_with_the_largest_ids_do_not_overflow_the_counters() {
     assert_eq!(state.blocks.next_block_id, u64::MAX);
     assert_eq!(state.blocks.next_generation_stamp, u64::MAX);
 }
+
+/// fsimage target, then reproduced through the methods: a block length near u64::MAX
+/// (reported by the DataNodes, committed by the writer) overflowed summing file
+/// lengths and space consumed. In a debug build that panicked with the namesystem lock
+/// held, poisoning it; in a release build the sums wrapped. They saturate now.
+#[test]
+fn huge_block_lengths_saturate_in_sums() {
+    let dir = tempfile::tempdir().unwrap();
+    let (fsn, _, open) = two_files(dir.path());
+    let big = u64::MAX / 2;
+    for uuid in ["dn-1", "dn-2", "dn-3"] {
+        fsn.block_received(&tusk_proto::internal::BlockReceivedAndDeletedRequest {
+            datanode_uuid: uuid.into(),
+            received: vec![ReplicaReport {
+                block_id: open.block_id,
+                generation_stamp: open.generation_stamp,
+                num_bytes: big,
+                being_written: false,
+            }],
+            ..Default::default()
+        })
+        .unwrap();
+    }
+    let last = ExtendedBlockProto {
+        num_bytes: Some(big),
+        ..open.clone()
+    };
+    let _ = fsn
+        .try_complete("/open", "DFSClient_fuzz", Some(&last), None)
+        .unwrap();
+    let summary = fsn.content_summary("hdfs", "/").unwrap();
+    assert_eq!(summary.space_consumed, u64::MAX);
+    assert_eq!(summary.length, big + 1024);
+    let status = fsn.get_file_info("hdfs", "/open").unwrap().unwrap();
+    assert_eq!(status.length, big);
+}

@@ -333,7 +333,7 @@ impl Namesystem {
                             .iter()
                             .filter_map(|b| st.blocks.get(*b))
                             .map(|b| b.num_bytes)
-                            .sum();
+                            .fold(0, u64::saturating_add);
                         // Its allocation may still be on its way to disk.
                         return Ok(Logged::new(
                             st.located_block(&b, offset, &self.storage.block_pool_id),
@@ -806,7 +806,10 @@ impl Namesystem {
         let st = self.read();
         let live: Vec<DnIdx> = st.datanodes.live().collect();
         let sum = |f: fn(&crate::datanodes::DatanodeDescriptor) -> u64| -> u64 {
-            live.iter().map(|i| f(&st.datanodes.nodes[*i])).sum()
+            // DataNodes report these: saturate, never wrap.
+            live.iter()
+                .map(|i| f(&st.datanodes.nodes[*i]))
+                .fold(0, u64::saturating_add)
         };
         let (mut under, mut missing) = (0, 0);
         for b in st.blocks.blocks.values() {

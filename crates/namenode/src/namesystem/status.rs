@@ -84,7 +84,7 @@ impl State {
             let Some(b) = self.blocks.get(*id) else {
                 continue;
             };
-            let block_end = pos + b.num_bytes;
+            let block_end = pos.saturating_add(b.num_bytes);
             let in_range = (block_end > offset || (b.num_bytes == 0 && pos >= offset))
                 && pos < end.max(offset + 1);
             if i + 1 == count {
