@@ -10,8 +10,8 @@
 # fuzz/dict/<target>.dict, where present, gives libFuzzer the names and ids the seeds use.
 # Builds use -s none (the code is safe Rust; no sanitizer needed) and -a (debug
 # assertions, so integer overflow panics). Knobs: FUZZ_TIMEOUT (s per input, 10),
-# FUZZ_RSS_MB (2048), FUZZ_MALLOC_MB (largest single allocation, 256), TMPDIR (the
-# NameNode target's name directories; /dev/shm when it exists).
+# FUZZ_RSS_MB (2048), FUZZ_MALLOC_MB (largest single allocation, 256), TUSK_FUZZ_TMP
+# (where the NameNode targets keep their files; /dev/shm when it exists).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SECONDS_PER_TARGET=${1:-60}
@@ -20,7 +20,6 @@ TOOLCHAIN=${FUZZ_TOOLCHAIN:-nightly}
 TIMEOUT=${FUZZ_TIMEOUT:-10}
 RSS_MB=${FUZZ_RSS_MB:-2048}
 MALLOC_MB=${FUZZ_MALLOC_MB:-256}
-[ -d /dev/shm ] && export TMPDIR=${TMPDIR:-/dev/shm}
 
 cargo "+$TOOLCHAIN" --version >/dev/null 2>&1 || { echo "no $TOOLCHAIN toolchain (rustup toolchain install $TOOLCHAIN)" >&2; exit 1; }
 cargo "+$TOOLCHAIN" fuzz --version >/dev/null 2>&1 || { echo "cargo-fuzz missing (cargo install cargo-fuzz)" >&2; exit 1; }

@@ -29,7 +29,10 @@ pub fn parse(data: &[u8]) {
 
 /// Everything a daemon or client reads from a configuration.
 fn read_options(conf: &Configuration) {
-    let _ = tusk_namenode::NameNodeOptions::from_conf(conf);
+    if let Ok(options) = tusk_namenode::NameNodeOptions::from_conf(conf) {
+        // The NameNode's first act with its options: its block keys.
+        let _ = tusk_namenode::namesystem::BlockTokens::from_options(&options);
+    }
     let _ = tusk_datanode::DataNodeOptions::from_conf(conf);
     let _ = tusk_resourcemanager::ResourceManagerOptions::from_conf(conf);
     let _ = tusk_nodemanager::NodeManagerOptions::from_conf(conf);

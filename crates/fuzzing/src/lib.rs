@@ -17,8 +17,10 @@
 //!   method against a fresh in-process cluster.
 //! - `datatransfer`: DataTransferProtocol op requests, replies, acks and data packets
 //!   with their checksums.
+//! - `security`: block access token identifiers (both layouts) checked against a
+//!   DataNode's keys, and the DIGEST-MD5 response of the DataNode's SASL handshake.
 //! - `config`: TOML configuration files and `-D` overrides, read into every daemon's
-//!   options.
+//!   options (and the block keys the NameNode builds from them).
 //!
 //! [`TARGETS`] names them all; `fuzz/fuzz_targets/<name>.rs` calls `run` of the target
 //! of the same name, and `fuzz/corpus/<name>/` holds its `seeds` (written by
@@ -31,6 +33,47 @@ pub mod mutate;
 pub mod namenode;
 pub mod resourcemanager;
 pub mod rpc;
+pub mod security;
+
+/// A temporary directory for a target's files (a name directory, a segment): on
+/// /dev/shm where there is one, since fsync and rewrites on a disk would make inputs
+/// a hundred times slower; `TUSK_FUZZ_TMP` overrides. Fixtures live as long as the
+/// process and are never dropped, so the name carries the process id and directories
+/// of processes that have ended are removed first.
+pub(crate) fn scratch_dir(prefix: &str) -> tempfile::TempDir {
+    let base = std::env::var_os("TUSK_FUZZ_TMP")
+        .map(std::path::PathBuf::from)
+        .or_else(|| {
+            let shm = std::path::Path::new("/dev/shm");
+            shm.is_dir().then(|| shm.to_path_buf())
+        })
+        .unwrap_or_else(std::env::temp_dir);
+    remove_stale(&base, prefix);
+    tempfile::Builder::new()
+        .prefix(&format!("{prefix}-{}-", std::process::id()))
+        .tempdir_in(base)
+        .expect("temporary directory")
+}
+
+/// Removes `<prefix>-<pid>-*` directories in `base` whose process has ended.
+fn remove_stale(base: &std::path::Path, prefix: &str) {
+    let Ok(entries) = std::fs::read_dir(base) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(pid) = name
+            .to_str()
+            .and_then(|n| n.strip_prefix(prefix)?.strip_prefix('-'))
+            .and_then(|rest| rest.split('-').next()?.parse::<u32>().ok())
+        else {
+            continue;
+        };
+        if !std::path::Path::new(&format!("/proc/{pid}")).exists() {
+            let _ = std::fs::remove_dir_all(entry.path());
+        }
+    }
+}
 
 /// One fuzz target: a decode path and the valid inputs it starts from.
 pub struct Target {
@@ -78,6 +121,11 @@ pub const TARGETS: &[Target] = &[
         name: "datatransfer_packet",
         run: datatransfer::packets,
         seeds: datatransfer::packet_seeds,
+    },
+    Target {
+        name: "block_token",
+        run: security::token,
+        seeds: security::seeds,
     },
     Target {
         name: "config",

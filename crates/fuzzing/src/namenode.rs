@@ -2,8 +2,8 @@
 //! DatanodeProtocol method run through the real services against an in-process
 //! namesystem; edit-log segments decoded and replayed; checkpoint images loaded.
 //!
-//! The namesystem is formatted once per process in a temporary directory (put `TMPDIR`
-//! on a tmpfs for speed) and every input starts from the same namespace: a home
+//! The namesystem is formatted once per process in a temporary directory (on /dev/shm
+//! where there is one) and every input starts from the same namespace: a home
 //! directory owned by the fuzzing user, a file open for write with a block, a closed
 //! file whose block has three replicas, and three live DataNodes.
 
@@ -130,10 +130,7 @@ struct Node {
 impl Node {
     /// A freshly formatted namesystem with three registered DataNodes.
     fn format() -> Node {
-        let dir = tempfile::Builder::new()
-            .prefix("tusk-fuzz-namenode")
-            .tempdir()
-            .expect("temporary name directory");
+        let dir = crate::scratch_dir("tusk-fuzz-namenode");
         let options = NameNodeOptions {
             name_dirs: vec![dir.path().to_path_buf()],
             ..options()
@@ -807,10 +804,7 @@ pub fn replay(data: &[u8]) -> u64 {
     thread_local! {
         /// A segment file per thread, rewritten for every input.
         static SEGMENT: (tempfile::TempDir, std::path::PathBuf) = {
-            let dir = tempfile::Builder::new()
-                .prefix("tusk-fuzz-edits")
-                .tempdir()
-                .expect("temporary directory");
+            let dir = crate::scratch_dir("tusk-fuzz-edits");
             let path = dir.path().join(format!("edits_{:019}", 1));
             (dir, path)
         };

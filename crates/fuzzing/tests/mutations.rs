@@ -122,12 +122,12 @@ fn rpc_connection() {
 
 #[test]
 fn namenode_methods() {
-    pass("namenode_methods", 15000);
+    pass("namenode_methods", 10000);
 }
 
 #[test]
 fn edit_log() {
-    pass("edit_log", 15000);
+    pass("edit_log", 10000);
 }
 
 #[test]
@@ -148,6 +148,11 @@ fn datatransfer_op() {
 #[test]
 fn datatransfer_packet() {
     pass("datatransfer_packet", 30000);
+}
+
+#[test]
+fn block_token() {
+    pass("block_token", 10000);
 }
 
 #[test]
