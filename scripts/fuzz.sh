@@ -10,8 +10,9 @@
 # fuzz/dict/<target>.dict, where present, gives libFuzzer the names and ids the seeds use.
 # Builds use -s none (the code is safe Rust; no sanitizer needed) and -a (debug
 # assertions, so integer overflow panics). Knobs: FUZZ_TIMEOUT (s per input, 10),
-# FUZZ_RSS_MB (2048), FUZZ_MALLOC_MB (largest single allocation, 256), TUSK_FUZZ_TMP
-# (where the NameNode targets keep their files; /dev/shm when it exists).
+# FUZZ_RSS_MB (2048), FUZZ_MALLOC_MB (largest single allocation, 256), FUZZ_NICE (19:
+# fuzzing takes only CPU nobody else wants on a shared machine), TUSK_FUZZ_TMP (where
+# the NameNode targets keep their files; /dev/shm when it exists).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SECONDS_PER_TARGET=${1:-60}
@@ -20,6 +21,7 @@ TOOLCHAIN=${FUZZ_TOOLCHAIN:-nightly}
 TIMEOUT=${FUZZ_TIMEOUT:-10}
 RSS_MB=${FUZZ_RSS_MB:-2048}
 MALLOC_MB=${FUZZ_MALLOC_MB:-256}
+NICE=${FUZZ_NICE:-19}
 
 cargo "+$TOOLCHAIN" --version >/dev/null 2>&1 || { echo "no $TOOLCHAIN toolchain (rustup toolchain install $TOOLCHAIN)" >&2; exit 1; }
 cargo "+$TOOLCHAIN" fuzz --version >/dev/null 2>&1 || { echo "cargo-fuzz missing (cargo install cargo-fuzz)" >&2; exit 1; }
@@ -41,7 +43,7 @@ for t in "${TARGETS[@]}"; do
     [ ! -f "fuzz/dict/$t.dict" ] || dict=(-dict="dict/$t.dict")
     start=$(date +%s)
     # cargo-fuzz exits non-zero when libFuzzer found something; the count says what.
-    (cd fuzz && cargo "+$TOOLCHAIN" fuzz run -s none -a "$t" "work/$t" "corpus/$t" -- \
+    (cd fuzz && nice -n "$NICE" cargo "+$TOOLCHAIN" fuzz run -s none -a "$t" "work/$t" "corpus/$t" -- \
         -max_total_time="$SECONDS_PER_TARGET" -timeout="$TIMEOUT" \
         -rss_limit_mb="$RSS_MB" -malloc_limit_mb="$MALLOC_MB" \
         -print_final_stats=1 "${dict[@]}") >"$log" 2>&1 || true
