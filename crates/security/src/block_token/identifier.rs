@@ -188,6 +188,9 @@ fn decode_legacy(mut r: &[u8]) -> Result<BlockTokenIdentifier, BlockTokenError> 
         let name = read_text(r)?;
         modes.push(AccessMode::from_name(&name).ok_or_else(|| malformed(name))?);
     }
+    // Hadoop reads them into an EnumSet: ordered, each mode once.
+    modes.sort();
+    modes.dedup();
     let count = read_count(r)?;
     let mut storage_types = Vec::with_capacity(count);
     for _ in 0..count {
@@ -333,6 +336,25 @@ fn take<'a>(r: &mut &'a [u8], n: usize) -> Result<&'a [u8], BlockTokenError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Found by the block_token fuzz target: a legacy identifier naming READ twice
+    /// decoded with the mode twice (the protobuf layout and Hadoop's EnumSet keep each
+    /// once), so it did not read back as itself.
+    #[test]
+    fn legacy_modes_read_as_a_set() {
+        let bytes = [
+            0xc0, 0x8d, 0xbb, 0x14, 0x8f, 0x00, 0x00, 0x00, 0x04, 0x66, 0x75, 0x7a, 0x7a, 0x00,
+            0x00, 0x00, 0x07, 0x42, 0x50, 0x2d, 0x66, 0x75, 0x5a, 0x7a, 0x84, 0x40, 0x00, 0x00,
+            0x00, 0x03, 0x05, 0x57, 0x52, 0x49, 0x54, 0x45, 0x04, 0x52, 0x45, 0x41, 0x44, 0x04,
+            0x52, 0x45, 0x41, 0x44, 0x00, 0x00,
+        ];
+        let id = BlockTokenIdentifier::decode(&bytes).unwrap();
+        assert_eq!(id.modes, vec![AccessMode::Read, AccessMode::Write]);
+        assert_eq!(
+            BlockTokenIdentifier::decode(&id.encode_legacy()).unwrap(),
+            id
+        );
+    }
 
     /// A vector worked out by hand from Hadoop's rules (the comments follow the table in
     /// the module docs), so a change of layout fails here and not only against Hadoop.
