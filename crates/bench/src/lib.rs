@@ -13,6 +13,8 @@
 //!   event-driven), with the heartbeat model; `terasort`: TeraGen / TeraSort /
 //!   TeraValidate timed, in-process or on YARN.
 //! - `process_cluster`: a `tusk local up` cluster of processes and `tusk job run`.
+//! - `scheduling`: concurrent sort jobs on a testbed, once per status-aware scheduling
+//!   policy (Tables 7–9 of Kawarasaki & Watanabe); `cdf`: task-time CDFs as SVG.
 //! - `faults`: the fault suite: each fault in turn under a mixed load, then a check that
 //!   nothing acknowledged was lost.
 //! - `heartbeats`: simulated DataNodes against a NameNode process; `advisor`: the
@@ -25,6 +27,7 @@
 //! - `error`: [`BenchError`].
 
 pub mod advisor;
+pub mod cdf;
 pub mod context;
 pub mod dfsio;
 pub mod error;
@@ -36,6 +39,7 @@ pub mod nnthroughput;
 pub mod pattern;
 pub mod process_cluster;
 pub mod replication;
+pub mod scheduling;
 pub mod startup;
 pub mod stats;
 pub mod target;

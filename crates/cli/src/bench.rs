@@ -8,7 +8,8 @@ use anyhow::Context;
 use clap::{Args, Subcommand};
 use serde::Serialize;
 use tusk_bench::{
-    advisor, dfsio, faults, heartbeats, job_latency, nnthroughput, replication, startup, terasort,
+    advisor, dfsio, faults, heartbeats, job_latency, nnthroughput, replication, scheduling,
+    startup, terasort,
 };
 use tusk_client::ReplicationMode;
 use tusk_common::config::{parse_duration, parse_size};
@@ -32,6 +33,58 @@ pub enum BenchCommand {
     Terasort(TerasortArgs),
     /// The fault suite: each fault under a mixed load; nothing acknowledged may be lost.
     Faults(FaultsArgs),
+    /// Status-aware scheduling: concurrent sort jobs on a testbed per policy (root).
+    Scheduling(SchedulingArgs),
+}
+
+#[derive(Args)]
+pub struct SchedulingArgs {
+    /// The testbed description.
+    #[arg(long, default_value = "testbeds/lab.toml")]
+    testbed: PathBuf,
+    /// Where the testbed is built (torn down at the end).
+    #[arg(long, default_value = "/tmp/tusk-bench-scheduling")]
+    dir: PathBuf,
+    /// fair, receive-rate, disk-rate, potential-reception, A+B (e.g. receive+disk), all;
+    /// the first is the baseline the others are compared with.
+    #[arg(
+        long,
+        default_value = "fair,receive-rate,potential-reception,disk-rate,receive+disk,all",
+        value_delimiter = ','
+    )]
+    policies: Vec<scheduling::PolicySet>,
+    /// Bytes each sort job sorts (k/m/g suffixes); default: the study's 5 GB x --scale.
+    #[arg(long, value_parser = size)]
+    input_size: Option<u64>,
+    /// Fraction of the study's 5 GB per job (when --input-size is not given).
+    #[arg(long, default_value_t = 0.025)]
+    scale: f64,
+    /// Block size of the inputs (one map per block).
+    #[arg(long, default_value = "8m", value_parser = size)]
+    block_size: u64,
+    /// Replication of the job data (the study: 1).
+    #[arg(long, default_value_t = 1)]
+    replication: u16,
+    /// Sort jobs per round.
+    #[arg(long, default_value_t = 5)]
+    jobs: usize,
+    /// Between two submissions.
+    #[arg(long, default_value = "5s", value_parser = duration)]
+    interval: Duration,
+    /// Rounds per policy.
+    #[arg(long, default_value_t = 1)]
+    repeat: usize,
+    /// Reduces per job (default: one per NodeManager).
+    #[arg(long)]
+    reduces: Option<u32>,
+    /// Set in every job, e.g. mapreduce.map.speculative=false (repeatable).
+    #[arg(long = "job-conf", value_name = "KEY=VALUE")]
+    job_conf: Vec<String>,
+    /// Write the CDFs of map and reduce task times as DIR/cdf-map.svg, DIR/cdf-reduce.svg.
+    #[arg(long)]
+    svg: Option<PathBuf>,
+    #[arg(long)]
+    json: Option<PathBuf>,
 }
 
 #[derive(Args)]
@@ -328,15 +381,7 @@ pub async fn run(_conf: Configuration, which: BenchCommand) -> anyhow::Result<()
             emit(&report, report.to_markdown(), &a.json)
         }
         BenchCommand::Terasort(a) => {
-            let conf = a
-                .job_conf
-                .iter()
-                .map(|kv| {
-                    kv.split_once('=')
-                        .map(|(k, v)| (k.to_string(), v.to_string()))
-                        .with_context(|| format!("--job-conf {kv}: expected KEY=VALUE"))
-                })
-                .collect::<anyhow::Result<_>>()?;
+            let conf = job_conf(&a.job_conf)?;
             let report = terasort::run(terasort::TerasortOptions {
                 rows: a.rows,
                 maps: a.maps,
@@ -352,7 +397,43 @@ pub async fn run(_conf: Configuration, which: BenchCommand) -> anyhow::Result<()
             emit(&report, report.to_markdown(), &a.json)
         }
         BenchCommand::Faults(a) => run_faults(a).await,
+        BenchCommand::Scheduling(a) => {
+            let mut o = scheduling::SchedulingOptions::new(std::env::current_exe()?);
+            o.testbed = a.testbed;
+            o.dir = a.dir;
+            o.policies = a.policies;
+            o.input_bytes = a
+                .input_size
+                .unwrap_or((scheduling::STUDY_INPUT_BYTES as f64 * a.scale) as u64);
+            o.block_bytes = a.block_size;
+            o.replication = a.replication;
+            o.jobs = a.jobs;
+            o.interval = a.interval;
+            o.repeat = a.repeat;
+            o.reduces = a.reduces;
+            o.job_conf = job_conf(&a.job_conf)?;
+            o.svg_dir = a.svg;
+            let report = scheduling::run(o).await?;
+            emit(&report, report.to_markdown(), &a.json)?;
+            let failed: usize = report.results.iter().map(|r| r.failed_jobs).sum();
+            if failed > 0 {
+                anyhow::bail!("{failed} sort jobs did not succeed");
+            }
+            Ok(())
+        }
     }
+}
+
+/// `KEY=VALUE` words as a map.
+fn job_conf(words: &[String]) -> anyhow::Result<std::collections::BTreeMap<String, String>> {
+    words
+        .iter()
+        .map(|kv| {
+            kv.split_once('=')
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .with_context(|| format!("--job-conf {kv}: expected KEY=VALUE"))
+        })
+        .collect()
 }
 
 async fn run_faults(a: FaultsArgs) -> anyhow::Result<()> {

@@ -90,8 +90,9 @@ pub fn escape(s: &str) -> String {
     out
 }
 
-/// A tick step of 1, 2 or 5 × 10^k seconds giving about `target` ticks over `span`.
-fn tick_step(span_s: f64, target: f64) -> f64 {
+/// A tick step of 1, 2 or 5 × 10^k giving about `target` ticks over `span` (also used
+/// by the benchmarks' charts).
+pub fn tick_step(span_s: f64, target: f64) -> f64 {
     let raw = (span_s / target).max(1e-3);
     let magnitude = 10f64.powf(raw.log10().floor());
     [1.0, 2.0, 5.0, 10.0]
@@ -102,7 +103,7 @@ fn tick_step(span_s: f64, target: f64) -> f64 {
 }
 
 /// Decimals that show a multiple of `step` exactly (0 for whole seconds).
-fn decimals(step: f64) -> usize {
+pub fn decimals(step: f64) -> usize {
     if step >= 1.0 {
         0
     } else {
