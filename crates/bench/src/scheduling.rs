@@ -92,6 +92,9 @@ pub struct SchedulingOptions {
     pub testbed: PathBuf,
     /// Where the testbed is built (torn down at the end).
     pub dir: PathBuf,
+    /// Replaces the description's `scale` (every link and volume rate × this), to make
+    /// the emulated I/O, not the host's CPUs, the bottleneck on a small host.
+    pub testbed_scale: Option<f64>,
     /// The `tusk` binary that runs the testbed, the AMs and the tasks.
     pub tusk_exe: PathBuf,
     pub policies: Vec<PolicySet>,
@@ -109,8 +112,13 @@ pub struct SchedulingOptions {
     pub repeat: usize,
     /// Reduces per job; `None` = one per NodeManager.
     pub reduces: Option<u32>,
-    /// Handed to every job (e.g. `mapreduce.map.speculative=false`).
+    /// Handed to every job (e.g. `mapreduce.map.speculative=false`), over the
+    /// experiment's own settings (replication, block size, reduce slow start 1.0).
     pub job_conf: BTreeMap<String, String>,
+    /// Handed to the ResourceManager with every policy (e.g. its starvation limit).
+    pub rm_conf: BTreeMap<String, String>,
+    /// A job that has not finished this long after its submission fails the run.
+    pub job_timeout: Duration,
     /// Where the CDF charts go (`cdf-map.svg`, `cdf-reduce.svg`).
     pub svg_dir: Option<PathBuf>,
 }
@@ -120,6 +128,7 @@ impl SchedulingOptions {
         SchedulingOptions {
             testbed: PathBuf::from("testbeds/lab.toml"),
             dir: PathBuf::from("/tmp/tusk-bench-scheduling"),
+            testbed_scale: None,
             tusk_exe,
             policies: [
                 "fair",
@@ -132,7 +141,7 @@ impl SchedulingOptions {
             .iter()
             .map(|p| p.parse().expect("built-in policy names parse"))
             .collect(),
-            input_bytes: 128 * MB,
+            input_bytes: 64 * MB,
             block_bytes: 8 * MB,
             replication: 1,
             jobs: 5,
@@ -140,6 +149,8 @@ impl SchedulingOptions {
             repeat: 1,
             reduces: None,
             job_conf: BTreeMap::new(),
+            rm_conf: BTreeMap::new(),
+            job_timeout: Duration::from_secs(1200),
             svg_dir: None,
         }
     }
@@ -222,7 +233,7 @@ pub async fn run(opts: SchedulingOptions) -> Result<SchedulingReport> {
         ));
     }
     let started = Instant::now();
-    let mut bed = TestbedCluster::up(&opts.tusk_exe, &opts.testbed, &opts.dir)?;
+    let mut bed = TestbedCluster::up(&opts.tusk_exe, &opts.testbed, &opts.dir, opts.testbed_scale)?;
     let context = RunContext::new(format!(
         "testbed {} ({}), {} sort jobs of {:.0} MB every {:.0} s, {} round(s) per policy",
         bed.testbed.description.name,
@@ -236,24 +247,36 @@ pub async fn run(opts: SchedulingOptions) -> Result<SchedulingReport> {
     let reduces = opts.reduces.unwrap_or(bed.nodemanagers as u32);
     generate_inputs(&bed, &dfs, &opts).await?;
     let setup_seconds = started.elapsed().as_secs_f64();
-    let mut results = Vec::new();
-    let mut maps_per_job = 0;
-    for policy in &opts.policies {
-        eprintln!("policy {}", policy.name);
-        bed.restart_yarn(&policy.defines(), &policy.name).await?;
-        let mut histories = Vec::new();
-        let mut samples = Vec::new();
-        for round in 0..opts.repeat {
+    let n = opts.policies.len();
+    let mut histories = vec![Vec::new(); n];
+    let mut samples = vec![Vec::new(); n];
+    for round in 0..opts.repeat {
+        for i in round_order(n, round) {
+            let policy = &opts.policies[i];
+            eprintln!("round {} of {}: {}", round + 1, opts.repeat, policy.name);
+            let mut defines = policy.defines();
+            defines.extend(opts.rm_conf.iter().map(|(k, v)| format!("{k}={v}")));
+            bed.restart_yarn(&defines, &format!("{}-{round}", policy.name))
+                .await?;
             bed.drop_page_cache();
             let sampler = StatusSampler::start(&bed.rm_addr);
             let jobs = run_round(&bed, &dfs, &opts, reduces, round).await;
-            samples.extend(sampler.stop().await);
-            histories.extend(jobs?);
+            samples[i].extend(sampler.stop().await);
+            histories[i].extend(jobs?);
             let _ = dfs.delete(OUTPUT_DIR, true).await;
         }
-        maps_per_job = histories.first().map_or(0, |(_, _, h)| h.maps);
-        results.push(summarize(policy, &histories, &samples, &bed));
     }
+    let maps_per_job = histories
+        .iter()
+        .flatten()
+        .next()
+        .map_or(0, |(_, _, h)| h.maps);
+    let results = opts
+        .policies
+        .iter()
+        .zip(histories.iter().zip(&samples))
+        .map(|(policy, (h, s))| summarize(policy, h, s, &bed))
+        .collect();
     let report = SchedulingReport {
         context,
         testbed_name: bed.testbed.description.name.clone(),
@@ -271,6 +294,17 @@ pub async fn run(opts: SchedulingOptions) -> Result<SchedulingReport> {
     Ok(report)
 }
 
+/// The order of the policies in `round`: forwards in even rounds, backwards in odd
+/// ones, so that a drift of the shared host (other work, warming caches) does not
+/// favour the policies that come late.
+fn round_order(n: usize, round: usize) -> Vec<usize> {
+    if round % 2 == 0 {
+        (0..n).collect()
+    } else {
+        (0..n).rev().collect()
+    }
+}
+
 const INPUT_DIR: &str = "/bench/scheduling/in";
 const OUTPUT_DIR: &str = "/bench/scheduling/out";
 
@@ -278,11 +312,21 @@ fn input_of(slot: usize) -> String {
     format!("{INPUT_DIR}/{slot}")
 }
 
-/// The settings every job of the experiment carries.
+/// The settings every job of the experiment carries. Reduces start when all of their
+/// job's maps are done: the AM cannot take back a reduce container from a job whose
+/// maps wait for slots (Hadoop's reduce ramp-down), so with five jobs' AMs and early
+/// reduces filling a small cluster's containers the jobs would wait on each other for
+/// ever.
 fn job_conf(opts: &SchedulingOptions) -> BTreeMap<String, String> {
-    let mut conf = opts.job_conf.clone();
-    conf.insert("dfs.replication".into(), opts.replication.to_string());
-    conf.insert("dfs.blocksize".into(), opts.block_bytes.to_string());
+    let mut conf = BTreeMap::from([
+        ("dfs.replication".to_string(), opts.replication.to_string()),
+        ("dfs.blocksize".to_string(), opts.block_bytes.to_string()),
+        (
+            "mapreduce.job.reduce.slowstart.completedmaps".to_string(),
+            "1.0".to_string(),
+        ),
+    ]);
+    conf.extend(opts.job_conf.clone());
     conf
 }
 
@@ -302,6 +346,7 @@ async fn submit_and_wait(
     job: JobSpec,
     dfs: &DfsClient,
     options: &SubmitOptions,
+    timeout: Duration,
 ) -> Result<(String, String)> {
     let failed = |what: &str, e: tusk_mapreduce::MapReduceError| BenchError::TaskFailed {
         path: format!("{what} {}", job.name),
@@ -310,9 +355,16 @@ async fn submit_and_wait(
     let app = yarn::submit(&job, dfs, options)
         .await
         .map_err(|e| failed("submitting", e))?;
-    let report = yarn::wait(&app, &options.rm_addr, Duration::from_millis(200), |_| {})
-        .await
-        .map_err(|e| failed("waiting for", e))?;
+    let report = tokio::time::timeout(
+        timeout,
+        yarn::wait(&app, &options.rm_addr, Duration::from_millis(200), |_| {}),
+    )
+    .await
+    .map_err(|_| BenchError::TaskFailed {
+        path: app.clone(),
+        message: format!("not finished {} s after its submission", timeout.as_secs()),
+    })?
+    .map_err(|e| failed("waiting for", e))?;
     Ok((app, format!("{:?}", report.final_status())))
 }
 
@@ -325,13 +377,16 @@ async fn generate_inputs(
     let options = submit_options(bed, opts);
     let maps_per_slot = (bed.nodemanagers as u64).max(1);
     let raw = format!("{INPUT_DIR}-raw");
+    // RandomTextWriter writes past its target by up to a record; staying a little
+    // under a whole number of blocks keeps the maps per file at that number.
+    let per_map = opts.input_bytes.div_ceil(maps_per_slot);
     let mut job = jobs::randomtextwriter::job(
         &raw,
         (maps_per_slot * opts.jobs as u64) as u32,
-        opts.input_bytes.div_ceil(maps_per_slot),
+        per_map.saturating_sub(64 << 10).max(1),
     );
     job.conf = job_conf(opts);
-    let (app, state) = submit_and_wait(job, dfs, &options).await?;
+    let (app, state) = submit_and_wait(job, dfs, &options, opts.job_timeout).await?;
     if !state.contains("Succeeded") {
         return Err(BenchError::TaskFailed {
             path: format!("generating the input ({app})"),
@@ -379,9 +434,9 @@ async fn run_round(
         );
         job.name = format!("sort-{slot}");
         job.conf = job_conf(opts);
-        let (dfs, options) = (dfs.clone(), options.clone());
+        let (dfs, options, timeout) = (dfs.clone(), options.clone(), opts.job_timeout);
         running.push(tokio::spawn(async move {
-            submit_and_wait(job, &dfs, &options).await
+            submit_and_wait(job, &dfs, &options, timeout).await
         }));
     }
     let mut out = Vec::new();
@@ -687,12 +742,20 @@ struct TestbedCluster {
 }
 
 impl TestbedCluster {
-    fn up(exe: &Path, description: &Path, dir: &Path) -> Result<Self> {
+    /// `tusk testbed up` of `description`, with its `scale` replaced when `scale` is
+    /// given (the copy brought up is kept in `<dir>-description.toml`).
+    fn up(exe: &Path, description: &Path, dir: &Path, scale: Option<f64>) -> Result<Self> {
+        let file = match scale {
+            None => description.to_path_buf(),
+            Some(scale) => {
+                let text = std::fs::read_to_string(description)?;
+                let copy = PathBuf::from(format!("{}-description.toml", dir.display()));
+                std::fs::write(&copy, with_scale(&text, scale))?;
+                copy
+            }
+        };
         let mut cmd = tusk(exe, dir);
-        cmd.args(["testbed", "up"])
-            .arg(description)
-            .arg("--dir")
-            .arg(dir);
+        cmd.args(["testbed", "up"]).arg(&file).arg("--dir").arg(dir);
         run_tool(cmd, "tusk testbed up")?;
         let testbed = Testbed::open(dir).map_err(|e| BenchError::ClusterStart(e.to_string()))?;
         let mut bed = TestbedCluster {
@@ -858,6 +921,24 @@ impl Drop for TestbedCluster {
     }
 }
 
+/// A description's text with its top-level `scale` set to `scale`.
+fn with_scale(text: &str, scale: f64) -> String {
+    let mut out = format!("scale = {scale}\n");
+    let mut in_table = false;
+    for line in text.lines() {
+        in_table |= line.trim_start().starts_with('[');
+        let is_scale = !in_table
+            && line
+                .split_once('=')
+                .is_some_and(|(k, _)| k.trim() == "scale");
+        if !is_scale {
+            out.push_str(line);
+            out.push('\n');
+        }
+    }
+    out
+}
+
 fn drop_cache_under(dir: &Path) {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return;
@@ -904,6 +985,27 @@ fn run_tool(mut cmd: Command, what: &str) -> Result<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn rounds_alternate_direction_and_scale_is_replaced() {
+        assert_eq!(round_order(3, 0), [0, 1, 2]);
+        assert_eq!(round_order(3, 1), [2, 1, 0]);
+        let text = "name = \"lab\"\nscale = 0.1\n[defaults]\nscale = 7\n";
+        assert_eq!(
+            with_scale(text, 0.02),
+            "scale = 0.02\nname = \"lab\"\n[defaults]\nscale = 7\n"
+        );
+        let parsed = tusk_testbed::Description::parse(&with_scale(
+            &std::fs::read_to_string(concat!(
+                env!("CARGO_MANIFEST_DIR"),
+                "/../../testbeds/lab.toml"
+            ))
+            .unwrap(),
+            0.02,
+        ))
+        .unwrap();
+        assert_eq!(parsed.scale, 0.02);
+    }
 
     #[test]
     fn policy_names_parse_to_their_keys() {

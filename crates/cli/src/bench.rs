@@ -45,6 +45,10 @@ pub struct SchedulingArgs {
     /// Where the testbed is built (torn down at the end).
     #[arg(long, default_value = "/tmp/tusk-bench-scheduling")]
     dir: PathBuf,
+    /// Replace the description's scale (every link and volume rate x this), so that the
+    /// emulated disks and links, not this host's CPUs, are the bottleneck.
+    #[arg(long)]
+    testbed_scale: Option<f64>,
     /// fair, receive-rate, disk-rate, potential-reception, A+B (e.g. receive+disk), all;
     /// the first is the baseline the others are compared with.
     #[arg(
@@ -57,7 +61,7 @@ pub struct SchedulingArgs {
     #[arg(long, value_parser = size)]
     input_size: Option<u64>,
     /// Fraction of the study's 5 GB per job (when --input-size is not given).
-    #[arg(long, default_value_t = 0.025)]
+    #[arg(long, default_value_t = 0.0125)]
     scale: f64,
     /// Block size of the inputs (one map per block).
     #[arg(long, default_value = "8m", value_parser = size)]
@@ -80,6 +84,13 @@ pub struct SchedulingArgs {
     /// Set in every job, e.g. mapreduce.map.speculative=false (repeatable).
     #[arg(long = "job-conf", value_name = "KEY=VALUE")]
     job_conf: Vec<String>,
+    /// Set on the ResourceManager with every policy, e.g.
+    /// tusk.yarn.scheduler.status-aware.starvation-offers=200 (repeatable).
+    #[arg(long = "rm-conf", value_name = "KEY=VALUE")]
+    rm_conf: Vec<String>,
+    /// Fail the run when a job has not finished this long after its submission.
+    #[arg(long, default_value = "20m", value_parser = duration)]
+    job_timeout: Duration,
     /// Write the CDFs of map and reduce task times as DIR/cdf-map.svg, DIR/cdf-reduce.svg.
     #[arg(long)]
     svg: Option<PathBuf>,
@@ -401,6 +412,7 @@ pub async fn run(_conf: Configuration, which: BenchCommand) -> anyhow::Result<()
             let mut o = scheduling::SchedulingOptions::new(std::env::current_exe()?);
             o.testbed = a.testbed;
             o.dir = a.dir;
+            o.testbed_scale = a.testbed_scale;
             o.policies = a.policies;
             o.input_bytes = a
                 .input_size
@@ -412,6 +424,8 @@ pub async fn run(_conf: Configuration, which: BenchCommand) -> anyhow::Result<()
             o.repeat = a.repeat;
             o.reduces = a.reduces;
             o.job_conf = job_conf(&a.job_conf)?;
+            o.rm_conf = job_conf(&a.rm_conf)?;
+            o.job_timeout = a.job_timeout;
             o.svg_dir = a.svg;
             let report = scheduling::run(o).await?;
             emit(&report, report.to_markdown(), &a.json)?;
@@ -424,7 +438,7 @@ pub async fn run(_conf: Configuration, which: BenchCommand) -> anyhow::Result<()
     }
 }
 
-/// `KEY=VALUE` words as a map.
+/// `KEY=VALUE` words (`--job-conf`, `--rm-conf`) as a map.
 fn job_conf(words: &[String]) -> anyhow::Result<std::collections::BTreeMap<String, String>> {
     words
         .iter()

@@ -752,7 +752,7 @@ fn maps_per_node(policies: &str) -> std::collections::BTreeMap<&'static str, usi
         .as_str()
         .unwrap()
         .to_string();
-    let _load = bed.exec(
+    let mut load = bed.exec(
         "slow",
         &[
             "dd",
@@ -812,6 +812,8 @@ fn maps_per_node(policies: &str) -> std::collections::BTreeMap<&'static str, usi
         .collect();
     assert_eq!(counts.values().sum::<usize>(), 40, "{history}");
     bed.down();
+    // `down` ended the load with the node's other processes.
+    let _ = load.wait();
     counts
 }
 
