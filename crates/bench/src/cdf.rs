@@ -65,12 +65,7 @@ pub fn render_svg(title: &str, x_label: &str, series: &[Series]) -> String {
     for (i, s) in series.iter().enumerate() {
         line(&mut svg, i, s, &x, &y);
     }
-    legend(
-        &mut svg,
-        series,
-        WIDTH - RIGHT - 250.0,
-        y(0.0) - 14.0 - 18.0 * series.len() as f64,
-    );
+    legend(&mut svg, series);
     svg.push_str("</svg>\n");
     svg
 }
@@ -143,28 +138,49 @@ fn line(svg: &mut String, i: usize, s: &Series, x: &dyn Fn(f64) -> f64, y: &dyn 
     );
 }
 
-fn legend(svg: &mut String, series: &[Series], left: f64, top: f64) {
+/// Text of one legend entry.
+fn legend_label(s: &Series) -> String {
+    format!(
+        "{} (n={}, median {:.2} s)",
+        s.name,
+        s.values.len(),
+        crate::stats::median(&s.values)
+    )
+}
+
+/// Legend box width: the swatch and the longest label (about 7.5 px a character at
+/// 13 px sans-serif).
+fn legend_width(series: &[Series]) -> f64 {
+    let chars = series
+        .iter()
+        .map(|s| legend_label(s).chars().count())
+        .max()
+        .unwrap_or(0);
+    46.0 + 7.5 * chars as f64
+}
+
+/// In the lower right, where CDFs rarely run; boxed so that a line behind stays apart.
+fn legend(svg: &mut String, series: &[Series]) {
+    let width = legend_width(series);
+    let height = 18.0 * series.len() as f64 + 8.0;
+    let left = WIDTH - RIGHT - width - 5.0;
+    let top = HEIGHT - BOTTOM - height - 5.0;
     let _ = writeln!(
         svg,
-        r##"<rect x="{:.1}" y="{:.1}" width="245" height="{:.1}" fill="white" fill-opacity="0.9" stroke="#999"/>"##,
-        left - 5.0,
-        top - 14.0,
-        18.0 * series.len() as f64 + 8.0
+        r##"<rect x="{left:.1}" y="{top:.1}" width="{width:.1}" height="{height:.1}" fill="white" fill-opacity="0.9" stroke="#999"/>"##
     );
     for (i, s) in series.iter().enumerate() {
-        let ly = top + 18.0 * i as f64;
+        let ly = top + 13.0 + 18.0 * i as f64;
         let _ = writeln!(
             svg,
-            r#"<line x1="{:.1}" y1="{ly:.1}" x2="{:.1}" y2="{ly:.1}" stroke="{}" stroke-width="2" stroke-dasharray="{}"/><text x="{:.1}" y="{:.1}">{} (n={}, median {:.2} s)</text>"#,
-            left,
-            left + 30.0,
+            r#"<line x1="{:.1}" y1="{ly:.1}" x2="{:.1}" y2="{ly:.1}" stroke="{}" stroke-width="2" stroke-dasharray="{}"/><text x="{:.1}" y="{:.1}">{}</text>"#,
+            left + 6.0,
+            left + 36.0,
             COLORS[i % COLORS.len()],
             DASHES[i % DASHES.len()],
-            left + 36.0,
+            left + 42.0,
             ly + 4.0,
-            escape(&s.name),
-            s.values.len(),
-            crate::stats::median(&s.values)
+            escape(&legend_label(s))
         );
     }
 }

@@ -95,6 +95,8 @@ pub struct SchedulingOptions {
     /// Replaces the description's `scale` (every link and volume rate × this), to make
     /// the emulated I/O, not the host's CPUs, the bottleneck on a small host.
     pub testbed_scale: Option<f64>,
+    /// Replaces every NodeManager's vcores in the description: containers per node.
+    pub nodemanager_vcores: Option<u32>,
     /// The `tusk` binary that runs the testbed, the AMs and the tasks.
     pub tusk_exe: PathBuf,
     pub policies: Vec<PolicySet>,
@@ -129,6 +131,7 @@ impl SchedulingOptions {
             testbed: PathBuf::from("testbeds/lab.toml"),
             dir: PathBuf::from("/tmp/tusk-bench-scheduling"),
             testbed_scale: None,
+            nodemanager_vcores: None,
             tusk_exe,
             policies: [
                 "fair",
@@ -233,7 +236,13 @@ pub async fn run(opts: SchedulingOptions) -> Result<SchedulingReport> {
         ));
     }
     let started = Instant::now();
-    let mut bed = TestbedCluster::up(&opts.tusk_exe, &opts.testbed, &opts.dir, opts.testbed_scale)?;
+    let mut bed = TestbedCluster::up(
+        &opts.tusk_exe,
+        &opts.testbed,
+        &opts.dir,
+        opts.testbed_scale,
+        opts.nodemanager_vcores,
+    )?;
     let context = RunContext::new(format!(
         "testbed {} ({}), {} sort jobs of {:.0} MB every {:.0} s, {} round(s) per policy",
         bed.testbed.description.name,
@@ -742,17 +751,28 @@ struct TestbedCluster {
 }
 
 impl TestbedCluster {
-    /// `tusk testbed up` of `description`, with its `scale` replaced when `scale` is
-    /// given (the copy brought up is kept in `<dir>-description.toml`).
-    fn up(exe: &Path, description: &Path, dir: &Path, scale: Option<f64>) -> Result<Self> {
-        let file = match scale {
-            None => description.to_path_buf(),
-            Some(scale) => {
-                let text = std::fs::read_to_string(description)?;
-                let copy = PathBuf::from(format!("{}-description.toml", dir.display()));
-                std::fs::write(&copy, with_scale(&text, scale))?;
-                copy
+    /// `tusk testbed up` of `description`, with its `scale` and NodeManager vcores
+    /// replaced when given (the copy brought up is kept in `<dir>-description.toml`).
+    fn up(
+        exe: &Path,
+        description: &Path,
+        dir: &Path,
+        scale: Option<f64>,
+        vcores: Option<u32>,
+    ) -> Result<Self> {
+        let file = if scale.is_none() && vcores.is_none() {
+            description.to_path_buf()
+        } else {
+            let mut text = std::fs::read_to_string(description)?;
+            if let Some(scale) = scale {
+                text = with_scale(&text, scale);
             }
+            if let Some(vcores) = vcores {
+                text = with_vcores(&text, vcores);
+            }
+            let copy = PathBuf::from(format!("{}-description.toml", dir.display()));
+            std::fs::write(&copy, text)?;
+            copy
         };
         let mut cmd = tusk(exe, dir);
         cmd.args(["testbed", "up"]).arg(&file).arg("--dir").arg(dir);
@@ -939,6 +959,30 @@ fn with_scale(text: &str, scale: f64) -> String {
     out
 }
 
+/// A description's text with every NodeManager's `vcores = N` set to `vcores`.
+fn with_vcores(text: &str, vcores: u32) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find("vcores") {
+        let after = &rest[at + "vcores".len()..];
+        let value = after.trim_start().strip_prefix('=').map(str::trim_start);
+        match value {
+            Some(v) if v.starts_with(|c: char| c.is_ascii_digit()) => {
+                let digits = v.len() - v.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+                out.push_str(&rest[..at]);
+                out.push_str(&format!("vcores = {vcores}"));
+                rest = &v[digits..];
+            }
+            _ => {
+                out.push_str(&rest[..at + "vcores".len()]);
+                rest = after;
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
 fn drop_cache_under(dir: &Path) {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return;
@@ -1005,6 +1049,14 @@ mod tests {
         ))
         .unwrap();
         assert_eq!(parsed.scale, 0.02);
+        let lab = with_vcores(
+            "nodemanager = { memory_mb = 4096, vcores = 2 }\n[x]\nvcores=16\n",
+            4,
+        );
+        assert_eq!(
+            lab,
+            "nodemanager = { memory_mb = 4096, vcores = 4 }\n[x]\nvcores = 4\n"
+        );
     }
 
     #[test]

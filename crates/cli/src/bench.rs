@@ -49,6 +49,9 @@ pub struct SchedulingArgs {
     /// emulated disks and links, not this host's CPUs, are the bottleneck.
     #[arg(long)]
     testbed_scale: Option<f64>,
+    /// Replace every NodeManager's vcores in the description (containers per node).
+    #[arg(long)]
+    vcores: Option<u32>,
     /// fair, receive-rate, disk-rate, potential-reception, A+B (e.g. receive+disk), all;
     /// the first is the baseline the others are compared with.
     #[arg(
@@ -413,6 +416,7 @@ pub async fn run(_conf: Configuration, which: BenchCommand) -> anyhow::Result<()
             o.testbed = a.testbed;
             o.dir = a.dir;
             o.testbed_scale = a.testbed_scale;
+            o.nodemanager_vcores = a.vcores;
             o.policies = a.policies;
             o.input_bytes = a
                 .input_size
