@@ -14,14 +14,12 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
 use std::str::FromStr;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
-use tusk_client::{ClientOptions, DfsClient};
-use tusk_common::Configuration;
+use tusk_client::DfsClient;
 use tusk_mapreduce::history::{read_history, JobHistory, DEFAULT_HISTORY_DIR};
 use tusk_mapreduce::jobs;
 use tusk_mapreduce::task::Outcome;
@@ -33,7 +31,7 @@ use tusk_testbed::{Daemon, Testbed};
 
 use crate::context::RunContext;
 use crate::error::{BenchError, Result};
-use crate::{cdf, mb, stats, MB};
+use crate::{cdf, mb, process_cluster, stats, MB};
 
 /// The study's input: 5 GB of random data per sort job.
 pub const STUDY_INPUT_BYTES: u64 = 5 << 30;
@@ -307,7 +305,7 @@ pub async fn run(opts: SchedulingOptions) -> Result<SchedulingReport> {
 /// ones, so that a drift of the shared host (other work, warming caches) does not
 /// favour the policies that come late.
 fn round_order(n: usize, round: usize) -> Vec<usize> {
-    if round % 2 == 0 {
+    if round.is_multiple_of(2) {
         (0..n).collect()
     } else {
         (0..n).rev().collect()
@@ -774,9 +772,9 @@ impl TestbedCluster {
             std::fs::write(&copy, text)?;
             copy
         };
-        let mut cmd = tusk(exe, dir);
+        let mut cmd = process_cluster::command(exe, dir, &[]);
         cmd.args(["testbed", "up"]).arg(&file).arg("--dir").arg(dir);
-        run_tool(cmd, "tusk testbed up")?;
+        process_cluster::run(cmd, "tusk testbed up")?;
         let testbed = Testbed::open(dir).map_err(|e| BenchError::ClusterStart(e.to_string()))?;
         let mut bed = TestbedCluster {
             exe: exe.to_path_buf(),
@@ -802,13 +800,7 @@ impl TestbedCluster {
     }
 
     fn client(&self) -> Result<DfsClient> {
-        let mut conf = Configuration::new();
-        conf.set("fs.defaultFS", self.fs.clone());
-        let opts = ClientOptions::from_conf(&conf).map_err(|source| BenchError::ClientSetup {
-            fs: self.fs.clone(),
-            source,
-        })?;
-        Ok(DfsClient::new(opts))
+        process_cluster::dfs_client(&self.fs)
     }
 
     fn node_summaries(&self) -> Vec<String> {
@@ -927,9 +919,9 @@ impl TestbedCluster {
             return Ok(());
         }
         self.running = false;
-        let mut cmd = tusk(&self.exe, &self.dir);
+        let mut cmd = process_cluster::command(&self.exe, &self.dir, &[]);
         cmd.args(["testbed", "down", "--dir"]).arg(&self.dir);
-        run_tool(cmd, "tusk testbed down").map(drop)
+        process_cluster::run(cmd, "tusk testbed down").map(drop)
     }
 }
 
@@ -999,31 +991,6 @@ fn drop_cache_under(dir: &Path) {
             _ => {}
         }
     }
-}
-
-/// `exe` with the testbed's own `TUSK_HOME`, so the addresses `up` records do not replace
-/// the user's.
-fn tusk(exe: &Path, dir: &Path) -> Command {
-    let mut cmd = Command::new(exe);
-    let home = PathBuf::from(format!("{}-home", dir.display()));
-    cmd.env("TUSK_HOME", home)
-        .env(
-            "TUSK_LOG",
-            std::env::var("TUSK_LOG").unwrap_or_else(|_| "warn".into()),
-        )
-        .stdin(Stdio::null());
-    cmd
-}
-
-fn run_tool(mut cmd: Command, what: &str) -> Result<String> {
-    let out = cmd.output()?;
-    if out.status.success() {
-        return Ok(String::from_utf8_lossy(&out.stdout).into_owned());
-    }
-    Err(BenchError::TaskFailed {
-        path: what.to_string(),
-        message: format!("{}: {}", out.status, String::from_utf8_lossy(&out.stderr)),
-    })
 }
 
 #[cfg(test)]
