@@ -13,10 +13,13 @@ pub struct Series {
     pub values: Vec<f64>,
 }
 
-const WIDTH: f64 = 760.0;
+/// The plot area's width; the legend stands to its right, outside, so no line hides
+/// behind it.
+const PLOT_W: f64 = 640.0;
 const HEIGHT: f64 = 480.0;
 const LEFT: f64 = 70.0;
-const RIGHT: f64 = 20.0;
+/// Between the plot and the legend, and after the legend.
+const GAP: f64 = 20.0;
 const TOP: f64 = 50.0;
 const BOTTOM: f64 = 60.0;
 /// Tableau 10, as the Gantt chart uses, with a dash pattern per series so that lines
@@ -34,19 +37,20 @@ pub fn render_svg(title: &str, x_label: &str, series: &[Series]) -> String {
         .fold(0.0f64, f64::max);
     let step = tick_step(max.max(1e-3), 8.0);
     let x_max = (max / step).ceil().max(1.0) * step;
-    let plot_w = WIDTH - LEFT - RIGHT;
+    let plot_w = PLOT_W;
     let plot_h = HEIGHT - TOP - BOTTOM;
+    let width = LEFT + PLOT_W + GAP + legend_width(series) + GAP;
     let x = |v: f64| LEFT + v / x_max * plot_w;
     let y = |f: f64| TOP + (1.0 - f) * plot_h;
     let mut svg = String::new();
     let _ = writeln!(
         svg,
-        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{HEIGHT}" viewBox="0 0 {WIDTH} {HEIGHT}" font-family="sans-serif" font-size="13">"#
+        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{HEIGHT}" viewBox="0 0 {width} {HEIGHT}" font-family="sans-serif" font-size="13">"#
     );
     let _ = writeln!(
         svg,
-        r#"<rect width="{WIDTH}" height="{HEIGHT}" fill="white"/><text x="{}" y="28" text-anchor="middle" font-size="16" font-weight="bold">{}</text>"#,
-        WIDTH / 2.0,
+        r#"<rect width="{width}" height="{HEIGHT}" fill="white"/><text x="{}" y="28" text-anchor="middle" font-size="16" font-weight="bold">{}</text>"#,
+        width / 2.0,
         escape(title)
     );
     axes(&mut svg, x_max, step, &x, &y);
@@ -159,12 +163,12 @@ fn legend_width(series: &[Series]) -> f64 {
     46.0 + 7.5 * chars as f64
 }
 
-/// In the lower right, where CDFs rarely run; boxed so that a line behind stays apart.
+/// Right of the plot, level with its top.
 fn legend(svg: &mut String, series: &[Series]) {
     let width = legend_width(series);
     let height = 18.0 * series.len() as f64 + 8.0;
-    let left = WIDTH - RIGHT - width - 5.0;
-    let top = HEIGHT - BOTTOM - height - 5.0;
+    let left = LEFT + PLOT_W + GAP;
+    let top = TOP;
     let _ = writeln!(
         svg,
         r##"<rect x="{left:.1}" y="{top:.1}" width="{width:.1}" height="{height:.1}" fill="white" fill-opacity="0.9" stroke="#999"/>"##
@@ -210,10 +214,6 @@ mod tests {
         assert!(svg.contains("fair (n=3, median 2.00 s)"));
         assert!(svg.contains("disk-rate (n=2, median 1.00 s)"));
         // The fair line ends at the top of the plot (fraction 1) at x = 3 s.
-        assert!(svg.contains(&format!(
-            "{:.1},{:.1}\"",
-            LEFT + 3.0 / 3.0 * (WIDTH - LEFT - RIGHT),
-            TOP
-        )));
+        assert!(svg.contains(&format!("{:.1},{:.1}\"", LEFT + PLOT_W, TOP)));
     }
 }

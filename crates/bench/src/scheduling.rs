@@ -904,8 +904,8 @@ impl TestbedCluster {
         }
     }
 
-    /// Drops the page cache of every file on the nodes' volumes, so each round reads
-    /// its input from the (throttled) volumes as the study's first reads did.
+    /// Writes out and drops the page cache of every file on the nodes' volumes, so each
+    /// round reads its input from the (throttled) volumes as the study's first reads did.
     fn drop_page_cache(&self) {
         for node in &self.testbed.nodes {
             for mount in node.volume_mounts() {
@@ -984,7 +984,10 @@ fn drop_cache_under(dir: &Path) {
         match entry.file_type() {
             Ok(t) if t.is_dir() => drop_cache_under(&path),
             Ok(t) if t.is_file() => {
+                // Dirty pages stay cached whatever the advice: write them out first (the
+                // inputs were just generated), at the volume's throttled rate.
                 if let Ok(f) = std::fs::File::open(&path) {
+                    let _ = f.sync_data();
                     let _ = rustix::fs::fadvise(&f, 0, None, rustix::fs::Advice::DontNeed);
                 }
             }
