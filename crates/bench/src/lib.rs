@@ -19,6 +19,8 @@
 //!   nothing acknowledged was lost.
 //! - `heartbeats`: simulated DataNodes against a NameNode process; `advisor`: the
 //!   shortest safe heartbeat period.
+//! - `testbed_cluster`: a `tusk testbed` for a benchmark, YARN restartable with other
+//!   settings.
 //! - `target`: the cluster under test (mini cluster or external) and its clients.
 //! - `file_io`: timed write and verified read of one benchmark file.
 //! - `pattern`: cheap deterministic file contents.
@@ -44,6 +46,7 @@ pub mod startup;
 pub mod stats;
 pub mod target;
 pub mod terasort;
+pub mod testbed_cluster;
 
 pub use context::RunContext;
 pub use error::BenchError;
