@@ -23,7 +23,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use tusk_client::{ClientOptions, DfsClient};
-use tusk_common::Configuration;
+use tusk_common::{Configuration, Timing};
 use tusk_proto::tusk::yarn as y;
 use tusk_resourcemanager::{ApplicationClient, ApplicationMasterClient};
 use tusk_rpc::{RpcClient, RpcClientOptions};
@@ -64,7 +64,7 @@ pub struct AmOptions {
     pub tusk_exe: PathBuf,
     /// `yarn.app.mapreduce.am.scheduler.heartbeat.interval-ms`.
     pub heartbeat: Duration,
-    /// `tusk.yarn.timing` != `classic`.
+    /// `tusk.yarn.timing` is `event-driven`.
     pub event_driven: bool,
     /// `mapreduce.map.memory.mb`, `mapreduce.reduce.memory.mb`.
     pub map_memory_mb: u64,
@@ -86,7 +86,18 @@ impl AmOptions {
                 MapReduceError::Task(format!("the AM needs ${name} in its environment"))
             })
         };
-        let bad = |e: tusk_common::ConfigError| MapReduceError::Task(e.to_string());
+        let bad = |e: tusk_common::ConfigError| match e {
+            tusk_common::ConfigError::BadValue {
+                key,
+                value,
+                expected,
+            } => MapReduceError::BadConf {
+                key,
+                value,
+                message: format!("not a valid {expected}"),
+            },
+            other => MapReduceError::Task(other.to_string()),
+        };
         let ms = Duration::from_millis(1);
         let mut task_conf: BTreeMap<String, String> = conf
             .iter()
@@ -109,7 +120,7 @@ impl AmOptions {
                     ms,
                 )
                 .map_err(bad)?,
-            event_driven: conf.get_str("tusk.yarn.timing", "event-driven") != "classic",
+            event_driven: Timing::from_conf(conf).map_err(bad)?.is_event_driven(),
             map_memory_mb: conf.get_u64("mapreduce.map.memory.mb", 1024).map_err(bad)?,
             reduce_memory_mb: conf
                 .get_u64("mapreduce.reduce.memory.mb", 1024)

@@ -6,17 +6,7 @@ use tusk_common::Configuration;
 
 use crate::error::NodeManagerError;
 
-/// How the NodeManager reports (`tusk.yarn.timing`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Timing {
-    /// Finished containers are reported at once (`containerFinished`) and heartbeats
-    /// are held by the ResourceManager until it has work for the node.
-    #[default]
-    EventDriven,
-    /// Everything waits for the next heartbeat, as in Hadoop.
-    Classic,
-}
+pub use tusk_common::Timing;
 
 /// Everything a NodeManager is told at start; built once and owned by the node.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -107,16 +97,7 @@ impl NodeManagerOptions {
             .or_else(|| conf.get("yarn.resourcemanager.address"))
             .map(|s| s.trim().to_string())
             .unwrap_or(d.rm_addr);
-        let timing = match conf.get_str("tusk.yarn.timing", "event-driven").trim() {
-            "event-driven" | "event" => Timing::EventDriven,
-            "classic" | "heartbeat" => Timing::Classic,
-            other => {
-                return Err(NodeManagerError::InvalidOption {
-                    key: "tusk.yarn.timing".into(),
-                    message: format!("{other:?} is neither event-driven nor classic"),
-                })
-            }
-        };
+        let timing = Timing::from_conf(conf)?;
         Ok(NodeManagerOptions {
             rm_addr,
             host: conf.get_str("yarn.nodemanager.hostname", &d.host),

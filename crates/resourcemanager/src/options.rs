@@ -7,39 +7,7 @@ use crate::error::ResourceManagerError;
 use crate::resource::Resource;
 use crate::status_policy::StatusPolicyOptions;
 
-/// When the ResourceManager schedules and answers (`tusk.yarn.timing`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Timing {
-    /// Asks, finished containers and new nodes trigger scheduling at once; an allocate
-    /// that can be satisfied is answered with containers; work for a node is pushed by
-    /// answering its held heartbeat.
-    #[default]
-    EventDriven,
-    /// Hadoop's behaviour: containers are allocated only when a node heartbeats and
-    /// handed to the AM on its next allocate call.
-    Classic,
-}
-
-impl Timing {
-    pub fn parse(key: &str, text: &str) -> Result<Timing, ResourceManagerError> {
-        match text.trim() {
-            "event-driven" | "event" => Ok(Timing::EventDriven),
-            "classic" | "heartbeat" => Ok(Timing::Classic),
-            other => Err(ResourceManagerError::InvalidOption {
-                key: key.into(),
-                message: format!("{other:?} is neither event-driven nor classic"),
-            }),
-        }
-    }
-
-    pub fn name(&self) -> &'static str {
-        match self {
-            Timing::EventDriven => "event-driven",
-            Timing::Classic => "classic",
-        }
-    }
-}
+pub use tusk_common::Timing;
 
 /// Which [`crate::scheduler::Scheduler`] orders applications
 /// (`yarn.resourcemanager.scheduler.class`).
@@ -139,10 +107,7 @@ impl ResourceManagerOptions {
                 d.node_expiry,
                 ms,
             )?,
-            timing: match conf.get("tusk.yarn.timing") {
-                Some(v) => Timing::parse("tusk.yarn.timing", v)?,
-                None => d.timing,
-            },
+            timing: Timing::from_conf(conf)?,
             scheduler: match conf.get("yarn.resourcemanager.scheduler.class") {
                 Some(v) => parse_scheduler(v)?,
                 None => d.scheduler,
