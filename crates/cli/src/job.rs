@@ -17,7 +17,7 @@ use tusk_mapreduce::history::{history_path, JobHistory, DEFAULT_HISTORY_DIR, HIS
 use tusk_mapreduce::yarn::{self, SubmitOptions};
 use tusk_mapreduce::{run_local, Counters, JobSpec, LocalRunnerOptions, MapReduceError};
 use tusk_proto::tusk::yarn as y;
-use tusk_resourcemanager::ApplicationClient;
+use tusk_yarn_client::ApplicationClient;
 
 use crate::conf::{default_fs, default_rm};
 use spec::Words;

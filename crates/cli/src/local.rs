@@ -13,7 +13,7 @@ use clap::{Args, Subcommand};
 use tusk_client::{ClientOptions, DfsClient};
 use tusk_common::Configuration;
 use tusk_proto::tusk::yarn::NodeState;
-use tusk_resourcemanager::ApplicationClient;
+use tusk_yarn_client::ApplicationClient;
 
 use crate::conf::RM_ADDRESS_KEY;
 

@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 
 use tusk_client::{ClientOptions, DfsClient};
 use tusk_common::Configuration;
-use tusk_resourcemanager::ApplicationClient;
+use tusk_yarn_client::ApplicationClient;
 
 /// One testbed at a time: rates measured side by side would share the host's CPUs.
 static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());

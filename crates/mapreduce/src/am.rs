@@ -40,8 +40,7 @@ use std::time::{Duration, Instant};
 use tusk_client::{ClientOptions, DfsClient};
 use tusk_common::{Configuration, Timing};
 use tusk_proto::tusk::yarn as y;
-use tusk_resourcemanager::{ApplicationClient, ApplicationMasterClient};
-use tusk_rpc::RpcClient;
+use tusk_yarn_client::{ApplicationClient, ApplicationMasterClient, ContainerManagerClient};
 
 use crate::error::{MapReduceError, Result};
 use crate::history::{self, AttemptRecord, JobHistory, JobState};
@@ -147,7 +146,7 @@ struct Am {
     dfs: DfsClient,
     rm: ApplicationMasterClient,
     cluster: ApplicationClient,
-    nms: HashMap<String, Arc<RpcClient>>,
+    nms: HashMap<String, Arc<ContainerManagerClient>>,
     job: JobSpec,
     job_id: JobId,
     staging: Staging,

@@ -19,7 +19,7 @@ use std::time::Duration;
 
 use tusk_client::{CreateOptions, DfsClient};
 use tusk_proto::tusk::yarn as y;
-use tusk_resourcemanager::ApplicationClient;
+use tusk_yarn_client::ApplicationClient;
 
 use crate::api::Dfs;
 use crate::error::{MapReduceError, Result};

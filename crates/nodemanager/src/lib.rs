@@ -43,11 +43,12 @@ use tusk_rpc::{RpcClient, RpcClientOptions, RpcServer};
 pub use containers::POTENTIAL_RECEPTION_FILE_ENV;
 pub use error::NodeManagerError;
 pub use options::{NodeManagerOptions, Timing};
+/// AM → NodeManager: startContainers, stopContainers, getContainerStatuses (the
+/// client is `tusk_yarn_client::ContainerManagerClient`).
+pub use tusk_yarn_client::CONTAINER_MANAGEMENT_PROTOCOL;
 
 /// NodeManager → ResourceManager protocol name.
 pub const RESOURCE_TRACKER_PROTOCOL: &str = "tusk.ResourceTrackerProtocol";
-/// AM → NodeManager: startContainers, stopContainers, getContainerStatuses.
-pub const CONTAINER_MANAGEMENT_PROTOCOL: &str = "tusk.ContainerManagementProtocol";
 
 /// Entry point; see [`NodeManager::start`].
 pub struct NodeManager;

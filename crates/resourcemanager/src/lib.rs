@@ -10,15 +10,15 @@
 //! - `server`: the three RPC services on one port — [`RESOURCE_TRACKER_PROTOCOL`]
 //!   (NodeManagers), [`APPLICATION_CLIENT_PROTOCOL`] (job clients),
 //!   [`APPLICATION_MASTER_PROTOCOL`] (AMs).
-//! - `client`: typed clients of the client and AM protocols.
 //! - `status`: the cluster as JSON.
 //! - `resource`, `ids`: memory/vcores arithmetic; YARN's id formats.
 //! - `error`: [`ResourceManagerError`] and its Hadoop exception class names.
 //!
 //! [`ResourceManager::start`] wires them together and returns a
-//! [`ResourceManagerHandle`].
+//! [`ResourceManagerHandle`]. The clients of the client and AM protocols live in
+//! `tusk-yarn-client`; they and the protocol names are re-exported here so existing
+//! paths keep working.
 
-pub mod client;
 mod cluster;
 pub mod error;
 pub mod ids;
@@ -39,20 +39,18 @@ use tusk_common::Shutdown;
 use tusk_proto::tusk::yarn as y;
 use tusk_rpc::{RpcServer, RpcService};
 
-pub use client::{ApplicationClient, ApplicationMasterClient};
 pub use error::ResourceManagerError;
 pub use options::{QueueOptions, ResourceManagerOptions, SchedulerKind, Timing};
 pub use resource::Resource;
 pub use scheduler::Scheduler;
 pub use status::ClusterStatus;
+pub use tusk_yarn_client::{
+    ApplicationClient, ApplicationMasterClient, APPLICATION_CLIENT_PROTOCOL,
+    APPLICATION_MASTER_PROTOCOL,
+};
 
 /// NodeManager → ResourceManager: registerNodeManager, nodeHeartbeat, containerFinished.
 pub const RESOURCE_TRACKER_PROTOCOL: &str = "tusk.ResourceTrackerProtocol";
-/// Job client → ResourceManager: submitApplication, getApplicationReport,
-/// killApplication, listApplications, getClusterNodes.
-pub const APPLICATION_CLIENT_PROTOCOL: &str = "tusk.ApplicationClientProtocol";
-/// AM → ResourceManager: registerApplicationMaster, allocate, finishApplicationMaster.
-pub const APPLICATION_MASTER_PROTOCOL: &str = "tusk.ApplicationMasterProtocol";
 
 /// Entry point; see [`ResourceManager::start`].
 pub struct ResourceManager;

@@ -12,10 +12,9 @@ use tusk_common::Shutdown;
 use tusk_nodemanager::{NodeManager, NodeManagerHandle, NodeManagerOptions};
 use tusk_proto::tusk::yarn as y;
 use tusk_resourcemanager::{
-    ApplicationClient, ApplicationMasterClient, Resource, ResourceManager, ResourceManagerHandle,
-    ResourceManagerOptions, SchedulerKind, Timing,
+    Resource, ResourceManager, ResourceManagerHandle, ResourceManagerOptions, SchedulerKind, Timing,
 };
-use tusk_rpc::{RpcClient, RpcClientOptions};
+use tusk_yarn_client::{ApplicationClient, ApplicationMasterClient, ContainerManagerClient};
 
 const DEADLINE: Duration = Duration::from_secs(20);
 
@@ -255,26 +254,17 @@ async fn completion(am: &ApplicationMasterClient, container: &str) -> Result<y::
 }
 
 async fn start_container(c: &y::Container, app: &str, script: &str) -> Result<()> {
-    let nm = RpcClient::new(
-        c.nm_address.clone(),
-        RpcClientOptions {
-            protocol: tusk_nodemanager::CONTAINER_MANAGEMENT_PROTOCOL.into(),
-            ..Default::default()
-        },
-    );
+    let nm = ContainerManagerClient::new(&c.nm_address);
     let (_, launch) = sh(script, 0);
-    let resp: y::StartContainersResponse = nm
-        .call(
-            "startContainers",
-            &y::StartContainersRequest {
-                containers: vec![y::ContainerToLaunch {
-                    container_id: c.container_id.clone(),
-                    application_id: app.into(),
-                    resource: c.resource,
-                    launch: Some(launch),
-                }],
-            },
-        )
+    let resp = nm
+        .start_containers(&y::StartContainersRequest {
+            containers: vec![y::ContainerToLaunch {
+                container_id: c.container_id.clone(),
+                application_id: app.into(),
+                resource: c.resource,
+                launch: Some(launch),
+            }],
+        })
         .await?;
     if !resp.failed.is_empty() {
         bail!("start failed: {:?}", resp.failed);
@@ -531,20 +521,8 @@ async fn containers_are_killed_on_request() -> Result<()> {
     .await?;
 
     // Stopped by the AM at the NodeManager.
-    let nm_rpc = RpcClient::new(
-        cs[0].nm_address.clone(),
-        RpcClientOptions {
-            protocol: tusk_nodemanager::CONTAINER_MANAGEMENT_PROTOCOL.into(),
-            ..Default::default()
-        },
-    );
-    let _: y::StopContainersResponse = nm_rpc
-        .call(
-            "stopContainers",
-            &y::StopContainersRequest {
-                container_ids: vec![cs[0].container_id.clone()],
-            },
-        )
+    ContainerManagerClient::new(&cs[0].nm_address)
+        .stop_containers(vec![cs[0].container_id.clone()])
         .await?;
     let status = completion(&am, &cs[0].container_id).await?;
     assert_eq!(

@@ -15,7 +15,7 @@ use serde::Serialize;
 use tusk_client::{ClientOptions, DfsClient};
 use tusk_common::Configuration;
 use tusk_proto::tusk::yarn::NodeState;
-use tusk_resourcemanager::ApplicationClient;
+use tusk_yarn_client::ApplicationClient;
 
 use crate::error::{BenchError, Result};
 

@@ -3,10 +3,10 @@
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use tusk_proto::tusk::yarn as y;
-use tusk_rpc::{RpcClient, RpcClientOptions};
+use tusk_yarn_client::ContainerManagerClient;
 
 use crate::error::{MapReduceError, Result};
 use crate::ids::{TaskAttemptId, TaskType};
@@ -16,9 +16,6 @@ use crate::yarn::write_json;
 
 use super::tasks::Running;
 use super::Am;
-
-/// Protocol of the NodeManager's container management service.
-const CONTAINER_MANAGEMENT_PROTOCOL: &str = "tusk.ContainerManagementProtocol";
 
 impl Am {
     /// A container arrived: start the attempt it was asked for, or give it back.
@@ -87,19 +84,11 @@ impl Am {
         Ok(())
     }
 
-    pub(super) fn nm(&mut self, address: &str) -> Arc<RpcClient> {
+    /// The client of the NodeManager at `address`, one per node for the AM's life.
+    pub(super) fn nm(&mut self, address: &str) -> Arc<ContainerManagerClient> {
         self.nms
             .entry(address.to_string())
-            .or_insert_with(|| {
-                Arc::new(RpcClient::new(
-                    address,
-                    RpcClientOptions {
-                        protocol: CONTAINER_MANAGEMENT_PROTOCOL.into(),
-                        connect_timeout: Duration::from_secs(5),
-                        ..Default::default()
-                    },
-                ))
-            })
+            .or_insert_with(|| Arc::new(ContainerManagerClient::new(address)))
             .clone()
     }
 
@@ -142,10 +131,9 @@ impl Am {
             }],
         };
         let nm = self.nm(&c.nm_address);
-        let resp: y::StartContainersResponse =
-            nm.call("startContainers", &req).await.map_err(|e| {
-                MapReduceError::Task(format!("startContainers on {}: {e}", c.nm_address))
-            })?;
+        let resp = nm.start_containers(&req).await.map_err(|e| {
+            MapReduceError::Task(format!("startContainers on {}: {e}", c.nm_address))
+        })?;
         match resp.failed.first() {
             Some(f) => Err(MapReduceError::Task(format!(
                 "{} refused {}: {}",
@@ -157,12 +145,7 @@ impl Am {
 
     pub(super) async fn kill(&mut self, run: &Running) {
         let nm = self.nm(&run.nm_address);
-        let req = y::StopContainersRequest {
-            container_ids: vec![run.container.clone()],
-        };
-        let r: std::result::Result<y::StopContainersResponse, _> =
-            nm.call("stopContainers", &req).await;
-        if let Err(e) = r {
+        if let Err(e) = nm.stop_containers(vec![run.container.clone()]).await {
             tracing::warn!(container = %run.container, error = %e, "stopContainers failed");
         }
         let _ = output::abort_task(&self.dfs, &self.job.output, run.attempt).await;
