@@ -1,124 +1,58 @@
-//! A ResourceManager and NodeManagers in this process on 127.0.0.1:0, running real
-//! processes as containers. Waits poll a condition with a deadline.
+//! A ResourceManager and NodeManagers in this process on 127.0.0.1:0 (the
+//! minicluster's YARN), running real processes as containers. Waits poll a condition
+//! with a deadline.
 
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
-use tempfile::TempDir;
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
-use tokio::net::{TcpListener, TcpStream};
-use tusk_common::Shutdown;
-use tusk_nodemanager::{NodeManager, NodeManagerHandle, NodeManagerOptions};
+use tokio::net::TcpStream;
+use tusk_minicluster::{wait_for, MiniCluster, MiniYarn};
 use tusk_proto::tusk::yarn as y;
-use tusk_resourcemanager::{
-    Resource, ResourceManager, ResourceManagerHandle, ResourceManagerOptions, SchedulerKind, Timing,
-};
-use tusk_yarn_client::{ApplicationClient, ApplicationMasterClient, ContainerManagerClient};
+use tusk_resourcemanager::{SchedulerKind, Timing};
+use tusk_yarn_client::{ApplicationMasterClient, ContainerManagerClient};
 
 const DEADLINE: Duration = Duration::from_secs(20);
 
-struct Rm {
-    handle: ResourceManagerHandle,
-    shutdown: Shutdown,
-    client: ApplicationClient,
-}
-
-impl Drop for Rm {
-    fn drop(&mut self) {
-        self.shutdown.trigger();
-    }
-}
-
-struct Nm {
-    handle: NodeManagerHandle,
-    shutdown: Shutdown,
-    local_dir: std::path::PathBuf,
-}
-
-impl Drop for Nm {
-    fn drop(&mut self) {
-        self.shutdown.trigger();
-    }
-}
-
-fn rm_options(timing: Timing) -> ResourceManagerOptions {
-    ResourceManagerOptions {
-        heartbeat_interval: Duration::from_millis(100),
-        timing,
-        minimum_allocation: Resource::new(64, 1),
-        am_max_attempts: 1,
-        ..Default::default()
-    }
-}
-
-async fn start_rm(options: ResourceManagerOptions) -> Result<Rm> {
-    let shutdown = Shutdown::new();
-    let listener = TcpListener::bind("127.0.0.1:0").await?;
-    let handle = ResourceManager::start(options, listener, shutdown.clone()).await?;
-    let client = ApplicationClient::new(&handle.addr().to_string());
-    Ok(Rm {
-        handle,
-        shutdown,
-        client,
-    })
-}
-
-fn nm_options(
-    rm: &Rm,
-    dir: &TempDir,
-    name: &str,
-    memory_mb: u64,
+/// A ResourceManager (100 ms heartbeats, 64 MB minimum allocation, one AM attempt)
+/// with `timing` and the extra keys in `conf`, and one NodeManager per `(name,
+/// memory_mb)` in `nodes` (8 vcores, 100 ms monitor, 100 ms before SIGKILL).
+async fn start_yarn(
     timing: Timing,
-) -> NodeManagerOptions {
-    let timing = match timing {
-        Timing::EventDriven => tusk_nodemanager::Timing::EventDriven,
-        Timing::Classic => tusk_nodemanager::Timing::Classic,
-    };
-    NodeManagerOptions {
-        rm_addr: rm.handle.addr().to_string(),
-        node_id: name.into(),
-        memory_mb,
-        vcores: 8,
-        local_dirs: vec![dir.path().join(name).join("local")],
-        log_dirs: vec![dir.path().join(name).join("logs")],
-        heartbeat_interval: Duration::from_millis(100),
-        timing,
-        monitor_interval: Duration::from_millis(100),
-        sigkill_delay: Duration::from_millis(100),
-        ..Default::default()
+    conf: &[(&str, &str)],
+    nodes: &[(&str, u64)],
+) -> Result<MiniCluster> {
+    let mut builder = MiniCluster::builder()
+        .datanodes(0)
+        .nodemanagers(0)
+        .conf("tusk.yarn.timing", timing.name())
+        .conf(
+            "yarn.resourcemanager.nodemanagers.heartbeat-interval-ms",
+            "100",
+        )
+        .conf("yarn.scheduler.minimum-allocation-mb", "64")
+        .conf("yarn.resourcemanager.am.max-attempts", "1")
+        .conf("yarn.nodemanager.resource.cpu-vcores", "8")
+        .conf("yarn.nodemanager.container-monitor.interval-ms", "100")
+        .conf("yarn.nodemanager.sleep-delay-before-sigkill.ms", "100");
+    for (key, value) in conf {
+        builder = builder.conf(key, *value);
     }
+    let mut cluster = builder.build().await.map_err(anyhow::Error::from_boxed)?;
+    for (name, memory_mb) in nodes {
+        add_nodemanager(&mut cluster, name, *memory_mb).await?;
+    }
+    Ok(cluster)
 }
 
-async fn start_nm(options: NodeManagerOptions) -> Result<Nm> {
-    let shutdown = Shutdown::new();
-    let rpc = TcpListener::bind("127.0.0.1:0").await?;
-    let shuffle = TcpListener::bind("127.0.0.1:0").await?;
-    let local_dir = options.local_dirs[0].clone();
-    let handle = NodeManager::start(options, Some(rpc), shuffle, shutdown.clone()).await?;
-    Ok(Nm {
-        handle,
-        shutdown,
-        local_dir,
-    })
-}
-
-/// Polls `f` every 10 ms until it yields a value or `DEADLINE` passes.
-async fn wait_for<T, F, Fut>(what: &str, mut f: F) -> Result<T>
-where
-    F: FnMut() -> Fut,
-    Fut: std::future::Future<Output = Option<T>>,
-{
-    let deadline = Instant::now() + DEADLINE;
-    loop {
-        if let Some(t) = f().await {
-            return Ok(t);
-        }
-        if Instant::now() > deadline {
-            bail!("timed out waiting for {what}");
-        }
-        tokio::time::sleep(Duration::from_millis(10)).await;
-    }
+async fn add_nodemanager(cluster: &mut MiniCluster, name: &str, memory_mb: u64) -> Result<()> {
+    cluster
+        .yarn_mut()
+        .add_nodemanager(name, |o| o.memory_mb = memory_mb)
+        .await
+        .map_err(anyhow::Error::from_boxed)?;
+    Ok(())
 }
 
 fn sh(script: &str, memory_mb: u64) -> (y::Resource, y::ContainerLaunchContext) {
@@ -135,10 +69,10 @@ fn sh(script: &str, memory_mb: u64) -> (y::Resource, y::ContainerLaunchContext) 
     )
 }
 
-async fn submit(rm: &Rm, name: &str, script: &str, memory_mb: u64) -> Result<String> {
+async fn submit(rm: &MiniYarn, name: &str, script: &str, memory_mb: u64) -> Result<String> {
     let (resource, launch) = sh(script, memory_mb);
     Ok(rm
-        .client
+        .client()
         .submit(&y::SubmitApplicationRequest {
             name: name.into(),
             am_resource: Some(resource),
@@ -149,28 +83,29 @@ async fn submit(rm: &Rm, name: &str, script: &str, memory_mb: u64) -> Result<Str
 }
 
 async fn wait_state(
-    rm: &Rm,
+    rm: &MiniYarn,
     app: &str,
     state: y::ApplicationState,
 ) -> Result<y::ApplicationReport> {
-    wait_for(&format!("{app} to be {state:?}"), || async {
-        let r = rm.client.report(app).await.ok()?;
-        (r.state == state as i32).then_some(r)
-    })
-    .await
+    Ok(
+        wait_for(&format!("{app} to be {state:?}"), DEADLINE, || async {
+            let r = rm.client().report(app).await.ok()?;
+            (r.state == state as i32).then_some(r)
+        })
+        .await?,
+    )
 }
 
 /// Submits an application whose AM container sleeps and registers an AM for it from
 /// the test.
-async fn running_am(rm: &Rm, name: &str) -> Result<(String, ApplicationMasterClient)> {
+async fn running_am(rm: &MiniYarn, name: &str) -> Result<(String, ApplicationMasterClient)> {
     let app = submit(rm, name, "sleep 60", 64).await?;
-    let report = wait_for("AM container", || async {
-        let r = rm.client.report(&app).await.ok()?;
+    let report = wait_for("AM container", DEADLINE, || async {
+        let r = rm.client().report(&app).await.ok()?;
         (!r.am_container_id.is_empty()).then_some(r)
     })
     .await?;
-    let am =
-        ApplicationMasterClient::new(&rm.handle.addr().to_string(), &report.current_attempt_id);
+    let am = ApplicationMasterClient::new(&rm.rm_addr(), &report.current_attempt_id);
     am.register().await?;
     wait_state(rm, &app, y::ApplicationState::AppRunning).await?;
     Ok((app, am))
@@ -275,11 +210,10 @@ async fn start_container(c: &y::Container, app: &str, script: &str) -> Result<()
 #[tokio::test]
 async fn am_container_runs_and_its_exit_status_is_reported() -> Result<()> {
     for timing in [Timing::EventDriven, Timing::Classic] {
-        let dir = TempDir::new()?;
-        let rm = start_rm(rm_options(timing)).await?;
-        let nm = start_nm(nm_options(&rm, &dir, "nm1", 1024, timing)).await?;
-        let app = submit(&rm, "exit3", "echo hi; exit 3", 64).await?;
-        let report = wait_state(&rm, &app, y::ApplicationState::AppFailed).await?;
+        let cluster = start_yarn(timing, &[], &[("nm1", 1024)]).await?;
+        let rm = cluster.yarn();
+        let app = submit(rm, "exit3", "echo hi; exit 3", 64).await?;
+        let report = wait_state(rm, &app, y::ApplicationState::AppFailed).await?;
         assert!(report.am_exited, "{timing:?}");
         assert_eq!(report.am_exit_status, 3, "{timing:?}");
         assert_eq!(report.am_node_id, "nm1");
@@ -288,15 +222,18 @@ async fn am_container_runs_and_its_exit_status_is_reported() -> Result<()> {
             "{}",
             report.diagnostics
         );
-        let logs = nm
-            .handle
+        let logs = rm
+            .nodemanager(0)
             .container_log_dir(&app, &report.am_container_id)
             .context("log dir")?;
         assert_eq!(std::fs::read_to_string(logs.join("stdout"))?, "hi\n");
         // The application's local directory goes once it has ended.
-        let app_dir = nm.local_dir.join(&app);
-        wait_for("clean-up", || async { (!app_dir.exists()).then_some(()) }).await?;
-        let listed = rm.client.list().await?;
+        let app_dir = rm.nodemanager_local_dir(0).join(&app);
+        wait_for("clean-up", DEADLINE, || async {
+            (!app_dir.exists()).then_some(())
+        })
+        .await?;
+        let listed = rm.client().list().await?;
         assert_eq!(listed.len(), 1);
     }
     Ok(())
@@ -304,18 +241,19 @@ async fn am_container_runs_and_its_exit_status_is_reported() -> Result<()> {
 
 #[tokio::test]
 async fn node_local_first_then_delay_scheduling_falls_back() -> Result<()> {
-    let dir = TempDir::new()?;
-    let rm = start_rm(rm_options(Timing::EventDriven)).await?;
-    let a = start_nm(nm_options(&rm, &dir, "a", 512, Timing::EventDriven)).await?;
-    let _b = start_nm(nm_options(&rm, &dir, "b", 512, Timing::EventDriven)).await?;
-    let (_app, am) = running_am(&rm, "locality").await?;
+    let cluster = start_yarn(Timing::EventDriven, &[], &[("a", 512), ("b", 512)]).await?;
+    let rm = cluster.yarn();
+    let (_app, am) = running_am(rm, "locality").await?;
     // Two containers fit on `a` however the AM landed: both node-local.
     let first = ask_for(&am, vec![ask(1, 128, &["a"], 2)], 2).await?;
     for c in &first {
         assert_eq!(c.node_id, "a");
         assert_eq!(c.locality, y::Locality::NodeLocal as i32);
         assert_eq!(c.ask_id, 1);
-        assert_eq!(c.nm_address, a.handle.rpc_addr().unwrap().to_string());
+        assert_eq!(
+            c.nm_address,
+            rm.nodemanager(0).rpc_addr().unwrap().to_string()
+        );
     }
     // Four more for `a` cannot all fit there: after passing `b` up for a round, the
     // rest go to `b`, rack-local (one default rack).
@@ -335,15 +273,14 @@ async fn node_local_first_then_delay_scheduling_falls_back() -> Result<()> {
 
 #[tokio::test]
 async fn a_long_locality_delay_keeps_the_ask_waiting() -> Result<()> {
-    let dir = TempDir::new()?;
-    let options = ResourceManagerOptions {
-        node_locality_delay: 1_000_000,
-        ..rm_options(Timing::EventDriven)
-    };
-    let rm = start_rm(options).await?;
-    let _a = start_nm(nm_options(&rm, &dir, "a", 512, Timing::EventDriven)).await?;
-    let _b = start_nm(nm_options(&rm, &dir, "b", 512, Timing::EventDriven)).await?;
-    let (_app, am) = running_am(&rm, "patient").await?;
+    let cluster = start_yarn(
+        Timing::EventDriven,
+        &[("tusk.yarn.scheduler.node-locality-delay", "1000000")],
+        &[("a", 512), ("b", 512)],
+    )
+    .await?;
+    let rm = cluster.yarn();
+    let (_app, am) = running_am(rm, "patient").await?;
     let got = ask_for(&am, vec![ask(1, 256, &["a"], 3)], 1).await?;
     // Many heartbeats (100 ms) later, nothing has gone to another node.
     let until = Instant::now() + Duration::from_millis(800);
@@ -365,16 +302,20 @@ async fn a_long_locality_delay_keeps_the_ask_waiting() -> Result<()> {
 }
 
 async fn two_apps_share_a_new_node(scheduler: SchedulerKind) -> Result<(usize, usize)> {
-    let dir = TempDir::new()?;
-    let options = ResourceManagerOptions {
-        scheduler,
-        ..rm_options(Timing::EventDriven)
+    let scheduler = match scheduler {
+        SchedulerKind::Fifo => "fifo",
+        SchedulerKind::Fair => "fair",
     };
-    let rm = start_rm(options).await?;
     // Room for the two AMs only.
-    let _small = start_nm(nm_options(&rm, &dir, "small", 128, Timing::EventDriven)).await?;
-    let (_app1, am1) = running_am(&rm, "first").await?;
-    let (_app2, am2) = running_am(&rm, "second").await?;
+    let mut cluster = start_yarn(
+        Timing::EventDriven,
+        &[("yarn.resourcemanager.scheduler.class", scheduler)],
+        &[("small", 128)],
+    )
+    .await?;
+    let rm = cluster.yarn();
+    let (_app1, am1) = running_am(rm, "first").await?;
+    let (_app2, am2) = running_am(rm, "second").await?;
     for am in [&am1, &am2] {
         am.allocate(y::AllocateRequest {
             asks: vec![ask(1, 128, &[], 4)],
@@ -383,7 +324,7 @@ async fn two_apps_share_a_new_node(scheduler: SchedulerKind) -> Result<(usize, u
         .await?;
     }
     // Room for four: the policy decides who gets them.
-    let _big = start_nm(nm_options(&rm, &dir, "big", 512, Timing::EventDriven)).await?;
+    add_nodemanager(&mut cluster, "big", 512).await?;
     let (mut n1, mut n2) = (0, 0);
     let deadline = Instant::now() + DEADLINE;
     while n1 + n2 < 4 {
@@ -410,8 +351,8 @@ async fn fifo_serves_the_first_application_fair_shares() -> Result<()> {
     Ok(())
 }
 
-async fn node_heartbeats(rm: &Rm, node: &str) -> u64 {
-    rm.handle
+async fn node_heartbeats(rm: &MiniYarn, node: &str) -> u64 {
+    rm.resourcemanager()
         .nodes()
         .iter()
         .find(|n| n.node_id == node)
@@ -421,16 +362,19 @@ async fn node_heartbeats(rm: &Rm, node: &str) -> u64 {
 
 #[tokio::test]
 async fn classic_allocations_wait_for_a_heartbeat_event_driven_ones_do_not() -> Result<()> {
-    let dir = TempDir::new()?;
     // Classic: a 600 ms heartbeat.
-    let options = ResourceManagerOptions {
-        heartbeat_interval: Duration::from_millis(600),
-        ..rm_options(Timing::Classic)
-    };
-    let rm = start_rm(options).await?;
-    let _nm = start_nm(nm_options(&rm, &dir, "n", 1024, Timing::Classic)).await?;
-    let (_app, am) = running_am(&rm, "classic").await?;
-    let before = node_heartbeats(&rm, "n").await;
+    let cluster = start_yarn(
+        Timing::Classic,
+        &[(
+            "yarn.resourcemanager.nodemanagers.heartbeat-interval-ms",
+            "600",
+        )],
+        &[("n", 1024)],
+    )
+    .await?;
+    let rm = cluster.yarn();
+    let (_app, am) = running_am(rm, "classic").await?;
+    let before = node_heartbeats(rm, "n").await;
     let asked = Instant::now();
     let first = am
         .allocate(y::AllocateRequest {
@@ -447,14 +391,14 @@ async fn classic_allocations_wait_for_a_heartbeat_event_driven_ones_do_not() -> 
     let waited = asked.elapsed();
     assert_eq!(got.len(), 1);
     assert!(
-        node_heartbeats(&rm, "n").await > before,
+        node_heartbeats(rm, "n").await > before,
         "allocated without a heartbeat"
     );
-    drop(rm);
+    drop(cluster);
 
-    let rm = start_rm(rm_options(Timing::EventDriven)).await?;
-    let _nm = start_nm(nm_options(&rm, &dir, "e", 1024, Timing::EventDriven)).await?;
-    let (_app, am) = running_am(&rm, "event").await?;
+    let cluster = start_yarn(Timing::EventDriven, &[], &[("e", 1024)]).await?;
+    let rm = cluster.yarn();
+    let (_app, am) = running_am(rm, "event").await?;
     let asked = Instant::now();
     let first = am
         .allocate(y::AllocateRequest {
@@ -477,10 +421,9 @@ async fn classic_allocations_wait_for_a_heartbeat_event_driven_ones_do_not() -> 
 
 #[tokio::test]
 async fn a_container_over_its_memory_is_killed() -> Result<()> {
-    let dir = TempDir::new()?;
-    let rm = start_rm(rm_options(Timing::EventDriven)).await?;
-    let _nm = start_nm(nm_options(&rm, &dir, "n", 1024, Timing::EventDriven)).await?;
-    let (app, am) = running_am(&rm, "hog").await?;
+    let cluster = start_yarn(Timing::EventDriven, &[], &[("n", 1024)]).await?;
+    let rm = cluster.yarn();
+    let (app, am) = running_am(rm, "hog").await?;
     let c = ask_for(&am, vec![ask(1, 64, &[], 1)], 1).await?.remove(0);
     start_container(
         &c,
@@ -507,16 +450,15 @@ async fn a_container_over_its_memory_is_killed() -> Result<()> {
 
 #[tokio::test]
 async fn containers_are_killed_on_request() -> Result<()> {
-    let dir = TempDir::new()?;
-    let rm = start_rm(rm_options(Timing::EventDriven)).await?;
-    let nm = start_nm(nm_options(&rm, &dir, "n", 1024, Timing::EventDriven)).await?;
-    let (app, am) = running_am(&rm, "victim").await?;
+    let cluster = start_yarn(Timing::EventDriven, &[], &[("n", 1024)]).await?;
+    let rm = cluster.yarn();
+    let (app, am) = running_am(rm, "victim").await?;
     let cs = ask_for(&am, vec![ask(1, 64, &[], 2)], 2).await?;
     for c in &cs {
         start_container(c, &app, "sleep 60").await?;
     }
-    wait_for("three running containers", || async {
-        (nm.handle.running_containers() == 3).then_some(())
+    wait_for("three running containers", DEADLINE, || async {
+        (rm.nodemanager(0).running_containers() == 3).then_some(())
     })
     .await?;
 
@@ -541,57 +483,57 @@ async fn containers_are_killed_on_request() -> Result<()> {
         ..Default::default()
     })
     .await?;
-    wait_for("released container gone", || async {
-        (nm.handle.running_containers() == 1).then_some(())
+    wait_for("released container gone", DEADLINE, || async {
+        (rm.nodemanager(0).running_containers() == 1).then_some(())
     })
     .await?;
 
     // The whole application.
-    assert!(rm.client.kill(&app).await?);
-    let report = wait_state(&rm, &app, y::ApplicationState::AppKilled).await?;
+    assert!(rm.client().kill(&app).await?);
+    let report = wait_state(rm, &app, y::ApplicationState::AppKilled).await?;
     assert_eq!(
         report.final_status,
         y::FinalApplicationStatus::FinalKilled as i32
     );
-    wait_for("AM container gone", || async {
-        (nm.handle.running_containers() == 0).then_some(())
+    wait_for("AM container gone", DEADLINE, || async {
+        (rm.nodemanager(0).running_containers() == 0).then_some(())
     })
     .await?;
     let resp = am.allocate(Default::default()).await?;
     assert!(resp.shutdown);
-    assert!(!rm.client.kill(&app).await?);
+    assert!(!rm.client().kill(&app).await?);
     Ok(())
 }
 
 #[tokio::test]
 async fn a_silent_node_expires_and_its_containers_are_lost() -> Result<()> {
-    let dir = TempDir::new()?;
-    let options = ResourceManagerOptions {
-        node_expiry: Duration::from_millis(500),
-        ..rm_options(Timing::EventDriven)
-    };
-    let rm = start_rm(options).await?;
-    let nm = start_nm(nm_options(&rm, &dir, "doomed", 1024, Timing::EventDriven)).await?;
-    let app = submit(&rm, "orphan", "sleep 60", 64).await?;
-    wait_for("AM running", || async {
-        (nm.handle.running_containers() == 1).then_some(())
+    let cluster = start_yarn(
+        Timing::EventDriven,
+        &[("yarn.nm.liveness-monitor.expiry-interval-ms", "500")],
+        &[("doomed", 1024)],
+    )
+    .await?;
+    let rm = cluster.yarn();
+    let app = submit(rm, "orphan", "sleep 60", 64).await?;
+    wait_for("AM running", DEADLINE, || async {
+        (rm.nodemanager(0).running_containers() == 1).then_some(())
     })
     .await?;
-    nm.shutdown.trigger();
-    let node = wait_for("node lost", || async {
-        rm.handle
+    rm.stop_nodemanager(0);
+    let node = wait_for("node lost", DEADLINE, || async {
+        rm.resourcemanager()
             .nodes()
             .into_iter()
             .find(|n| n.node_id == "doomed" && n.state == y::NodeState::NodeLost as i32)
     })
     .await?;
     assert_eq!(node.containers, 0);
-    let report = wait_state(&rm, &app, y::ApplicationState::AppFailed).await?;
+    let report = wait_state(rm, &app, y::ApplicationState::AppFailed).await?;
     assert_eq!(
         report.am_exit_status,
         y::ContainerExitStatus::Aborted as i32
     );
-    assert!(rm.handle.status_json().contains("\"LOST\""));
+    assert!(rm.resourcemanager().status_json().contains("\"LOST\""));
     Ok(())
 }
 
@@ -623,11 +565,10 @@ async fn get(
 
 #[tokio::test]
 async fn shuffle_serves_partitions_by_index() -> Result<()> {
-    let dir = TempDir::new()?;
-    let rm = start_rm(rm_options(Timing::EventDriven)).await?;
-    let nm = start_nm(nm_options(&rm, &dir, "n", 1024, Timing::EventDriven)).await?;
+    let cluster = start_yarn(Timing::EventDriven, &[], &[("n", 1024)]).await?;
+    let rm = cluster.yarn();
     let (job, map) = ("job_1_0001", "attempt_1_0001_m_000003_0");
-    let out = nm.local_dir.join(job).join(map);
+    let out = rm.nodemanager_local_dir(0).join(job).join(map);
     std::fs::create_dir_all(&out)?;
     let parts: [&[u8]; 3] = [b"alpha-partition", b"", b"gamma!"];
     let mut data = Vec::new();
@@ -641,7 +582,7 @@ async fn shuffle_serves_partitions_by_index() -> Result<()> {
     std::fs::write(out.join("file.out"), &data)?;
     std::fs::write(out.join("file.out.index"), &index)?;
 
-    let stream = TcpStream::connect(nm.handle.shuffle_addr()).await?;
+    let stream = TcpStream::connect(rm.nodemanager(0).shuffle_addr()).await?;
     let mut stream = BufReader::new(stream);
     for (i, p) in parts.iter().enumerate() {
         let target = format!("/mapOutput?job={job}&map={map}&reduce={i}");
@@ -671,9 +612,8 @@ async fn shuffle_serves_partitions_by_index() -> Result<()> {
 
 #[tokio::test]
 async fn map_output_dir_is_given_to_task_containers() -> Result<()> {
-    let dir = TempDir::new()?;
-    let rm = start_rm(rm_options(Timing::EventDriven)).await?;
-    let nm = start_nm(nm_options(&rm, &dir, "n", 1024, Timing::EventDriven)).await?;
+    let cluster = start_yarn(Timing::EventDriven, &[], &[("n", 1024)]).await?;
+    let rm = cluster.yarn();
     let (app, launch) = sh(
         "printf %s \"$TUSK_MAP_OUTPUT_DIR\"; test -d \"$TUSK_MAP_OUTPUT_DIR\"",
         64,
@@ -685,7 +625,7 @@ async fn map_output_dir_is_given_to_task_containers() -> Result<()> {
         "attempt_7_0001_m_000000_0".into(),
     );
     let app = rm
-        .client
+        .client()
         .submit(&y::SubmitApplicationRequest {
             name: "mapdir".into(),
             am_resource: Some(app),
@@ -693,26 +633,26 @@ async fn map_output_dir_is_given_to_task_containers() -> Result<()> {
             ..Default::default()
         })
         .await?;
-    let expected = nm
-        .local_dir
+    let expected = rm
+        .nodemanager_local_dir(0)
         .join("job_7_0001")
         .join("attempt_7_0001_m_000000_0");
-    let report = wait_for("AM exit", || async {
-        let r = rm.client.report(&app).await.ok()?;
+    let report = wait_for("AM exit", DEADLINE, || async {
+        let r = rm.client().report(&app).await.ok()?;
         r.am_exited.then_some(r)
     })
     .await?;
     // Exit 0: the directory existed when the container ran.
     assert_eq!(report.am_exit_status, 0, "{}", report.diagnostics);
-    let logs = nm
-        .handle
+    let logs = rm
+        .nodemanager(0)
         .container_log_dir(&app, &report.am_container_id)
         .context("log dir")?;
     assert_eq!(
         std::fs::read_to_string(logs.join("stdout"))?,
         expected.display().to_string()
     );
-    let nodes = rm.client.nodes().await?;
+    let nodes = rm.client().nodes().await?;
     assert_eq!(nodes.len(), 1);
     assert!(nodes[0].status.is_some());
     Ok(())
@@ -720,14 +660,14 @@ async fn map_output_dir_is_given_to_task_containers() -> Result<()> {
 
 #[tokio::test]
 async fn an_unregistered_application_finishes_and_is_cleaned_up() -> Result<()> {
-    let dir = TempDir::new()?;
-    let options = ResourceManagerOptions {
-        am_finish_grace: Duration::from_millis(200),
-        ..rm_options(Timing::EventDriven)
-    };
-    let rm = start_rm(options).await?;
-    let nm = start_nm(nm_options(&rm, &dir, "n", 1024, Timing::EventDriven)).await?;
-    let (app, am) = running_am(&rm, "done").await?;
+    let cluster = start_yarn(
+        Timing::EventDriven,
+        &[("tusk.yarn.am.finish-grace-ms", "200")],
+        &[("n", 1024)],
+    )
+    .await?;
+    let rm = cluster.yarn();
+    let (app, am) = running_am(rm, "done").await?;
     let c = ask_for(&am, vec![ask(1, 64, &[], 1)], 1).await?.remove(0);
     start_container(&c, &app, "sleep 60").await?;
     am.allocate(y::AllocateRequest {
@@ -735,12 +675,12 @@ async fn an_unregistered_application_finishes_and_is_cleaned_up() -> Result<()> 
         ..Default::default()
     })
     .await?;
-    assert_eq!(rm.client.report(&app).await?.progress, 0.5);
+    assert_eq!(rm.client().report(&app).await?.progress, 0.5);
     assert!(
         am.finish(y::FinalApplicationStatus::FinalSucceeded, "ok")
             .await?
     );
-    let report = rm.client.report(&app).await?;
+    let report = rm.client().report(&app).await?;
     assert_eq!(report.state, y::ApplicationState::AppFinished as i32);
     assert_eq!(
         report.final_status,
@@ -748,11 +688,14 @@ async fn an_unregistered_application_finishes_and_is_cleaned_up() -> Result<()> 
     );
     // The task container goes at once, the lingering AM after the grace period, then
     // the application's directory.
-    wait_for("containers gone", || async {
-        (nm.handle.running_containers() == 0).then_some(())
+    wait_for("containers gone", DEADLINE, || async {
+        (rm.nodemanager(0).running_containers() == 0).then_some(())
     })
     .await?;
-    let app_dir = nm.local_dir.join(&app);
-    wait_for("clean-up", || async { (!app_dir.exists()).then_some(()) }).await?;
+    let app_dir = rm.nodemanager_local_dir(0).join(&app);
+    wait_for("clean-up", DEADLINE, || async {
+        (!app_dir.exists()).then_some(())
+    })
+    .await?;
     Ok(())
 }
