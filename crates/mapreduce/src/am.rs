@@ -6,8 +6,9 @@
 //! for once `mapreduce.job.reduce.slowstart.completedmaps` of the maps are done; running
 //! reduces learn about finished maps from `map-outputs.json` in the staging directory.
 //! A failed attempt is retried on another node up to `mapreduce.{map,reduce}.maxattempts`;
-//! a straggler gets a speculative attempt (Hadoop's default rule: the attempt has run
-//! far longer than finished ones of its kind); the first successful attempt of a task is
+//! a straggler gets a speculative attempt unless the cause-aware rule finds its slowness
+//! explained (it started late, or the node it reads from is congested) or the job's cap
+//! of backups is reached; the first successful attempt of a task is
 //! committed, the others are killed. Maps whose node is lost are run again while reduces
 //! still need them. At the end the output is committed (`_SUCCESS`) and a history record
 //! is written for `tusk job history` and `tusk job gantt`.
@@ -24,8 +25,9 @@
 //!   the NodeManager; stop containers.
 //! - `outcomes`: a container finished — commit the first successful attempt, retry or
 //!   fail on errors, rerun maps whose output was lost, keep the attempt history.
-//! - `speculation`: which running tasks get a speculative twin (`speculation::stragglers`,
-//!   a pure function of the task table, unit-tested).
+//! - `speculation`: which running tasks get a speculative twin and why the others do not
+//!   (`speculation::stragglers`, a pure function of the task tables and the nodes'
+//!   status, unit-tested); the decisions go into the job history.
 
 mod launch;
 mod outcomes;
@@ -54,6 +56,8 @@ use crate::task::report::now_ms;
 use crate::task::Outcome;
 use crate::yarn::{job_id_of, read_json, write_json, Staging};
 
+pub use speculation::SpeculationOptions;
+use speculation::{NodeView, SpeculationLog};
 use tasks::{Running, TaskState, EXTRA_ASKS};
 
 /// Everything the AM reads from its environment and configuration.
@@ -75,8 +79,9 @@ pub struct AmOptions {
     /// `mapreduce.map.memory.mb`, `mapreduce.reduce.memory.mb`.
     pub map_memory_mb: u64,
     pub reduce_memory_mb: u64,
-    /// `mapreduce.map.speculative` / `mapreduce.reduce.speculative`.
-    pub speculative: bool,
+    /// `mapreduce.{map,reduce}.speculative`, `mapreduce.job.speculative.*`,
+    /// `tusk.mapreduce.speculative.*`.
+    pub speculation: SpeculationOptions,
     /// `mapreduce.jobhistory.done-dir`.
     pub history_dir: String,
     /// Configuration handed to every task as `-D key=value`.
@@ -131,9 +136,7 @@ impl AmOptions {
             reduce_memory_mb: conf
                 .get_u64("mapreduce.reduce.memory.mb", 1024)
                 .map_err(bad)?,
-            speculative: conf
-                .get_bool("mapreduce.map.speculative", true)
-                .map_err(bad)?,
+            speculation: SpeculationOptions::from_conf(conf)?,
             history_dir: conf.get_str(history::HISTORY_DIR_KEY, history::DEFAULT_HISTORY_DIR),
             task_conf,
         })
@@ -163,6 +166,10 @@ struct Am {
     durations: HashMap<TaskType, Vec<Duration>>,
     started_ms: u64,
     live_nodes: Vec<String>,
+    /// The nodes' status from the latest node reports, for speculation.
+    node_views: Vec<NodeView>,
+    /// Speculation decisions and counts, for the history.
+    speculation: SpeculationLog,
     last_node_check: Instant,
 }
 
@@ -231,6 +238,7 @@ impl Am {
             done: None,
             bad_nodes: HashSet::new(),
             speculating: false,
+            first_asked: None,
         };
         let maps: Vec<TaskState> = plan
             .splits
@@ -258,6 +266,8 @@ impl Am {
             durations: HashMap::new(),
             started_ms,
             live_nodes: vec![],
+            node_views: vec![],
+            speculation: SpeculationLog::default(),
             last_node_check: Instant::now(),
             opts,
             dfs,
@@ -366,6 +376,8 @@ impl Am {
             counters,
             attempts: std::mem::take(&mut self.history),
             diagnostics: diagnostics.clone(),
+            speculation: std::mem::take(&mut self.speculation.records),
+            speculation_summary: self.speculation.summary,
         };
         let path = history::history_path(&self.opts.history_dir, &self.job_id.to_string());
         if let Err(e) = write_json(&self.dfs, &path, &record).await {

@@ -547,6 +547,8 @@ mod tests {
             counters: Counters::default(),
             attempts: vec![reduce, late_map, failed, speculative, early_map],
             diagnostics: String::new(),
+            speculation: vec![],
+            speculation_summary: Default::default(),
         }
     }
 

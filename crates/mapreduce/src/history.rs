@@ -67,6 +67,64 @@ pub struct JobHistory {
     pub counters: Counters,
     pub attempts: Vec<AttemptRecord>,
     pub diagnostics: String,
+    /// Every speculation decision the AM took (a task's verdict is recorded when it
+    /// changes); empty for the local runner and for records older than the field.
+    #[serde(default)]
+    pub speculation: Vec<SpeculationRecord>,
+    /// Backups launched, won and wasted.
+    #[serde(default)]
+    pub speculation_summary: SpeculationSummary,
+}
+
+/// Why a straggler got a backup attempt, or why not.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum SpeculationVerdict {
+    /// A speculative attempt was asked for.
+    Launched,
+    /// Skipped: the node the task reads from is congested (disk or link), and a backup
+    /// would add load to the same disk or link.
+    CongestedNode,
+    /// Skipped: the task is behind only because its attempt started late; its own
+    /// runtime is still under the threshold.
+    StartedLate,
+    /// Skipped: the job already runs as many backups as it may.
+    CapReached,
+}
+
+/// One speculation decision about one straggler.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SpeculationRecord {
+    /// When the AM decided (ms since the epoch).
+    pub at_ms: u64,
+    /// `task_<ts>_<seq>_m_000003`.
+    pub task: String,
+    /// The running attempt judged.
+    pub attempt: String,
+    pub verdict: SpeculationVerdict,
+    /// How long the attempt had run since its own start.
+    pub runtime_ms: u64,
+    /// Since the task could first run (its first container ask).
+    pub since_runnable_ms: u64,
+    /// The runtime past which an attempt of this kind is slow.
+    pub threshold_ms: u64,
+    /// The figures behind the verdict, e.g. `node n3:8041 disk 96% (threshold 90%)`.
+    pub detail: String,
+}
+
+/// Counts over a job's speculation, for benches.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct SpeculationSummary {
+    /// Backups asked for.
+    pub launched: u32,
+    /// Backups that finished first (the original was killed).
+    pub won: u32,
+    /// Backups killed because the original finished first: their work was thrown away.
+    pub wasted: u32,
+    pub skipped_congested: u32,
+    pub skipped_started_late: u32,
+    pub skipped_cap: u32,
 }
 
 /// The history file of a job: `<dir>/<job_id>.json`.
@@ -148,6 +206,8 @@ impl JobHistory {
                 .map(|r| AttemptRecord::from_report(r, &r.host, "", false, false))
                 .collect(),
             diagnostics: String::new(),
+            speculation: vec![],
+            speculation_summary: SpeculationSummary::default(),
         }
     }
 }

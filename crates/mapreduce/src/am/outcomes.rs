@@ -16,7 +16,7 @@ use crate::task::{Outcome, TaskReport};
 use crate::yarn::{read_json, write_json};
 
 use super::tasks::Running;
-use super::Am;
+use super::{speculation, Am};
 
 impl Am {
     /// Finds the running attempt in a container.
@@ -117,6 +117,7 @@ impl Am {
             .or_default()
             .push(run.started.elapsed());
         let others: Vec<Running> = std::mem::take(&mut self.tasks(kind)[index as usize].running);
+        self.speculation.settled(&run, &others);
         self.tasks(kind)[index as usize].done = Some(run);
         for other in others {
             self.kill(&other).await;
@@ -196,6 +197,7 @@ impl Am {
             .filter(|n| n.state == y::NodeState::NodeRunning as i32)
             .map(|n| n.node_id.clone())
             .collect();
+        self.node_views = speculation::NodeView::from_reports(&nodes);
         let lost: HashSet<String> = nodes
             .iter()
             .filter(|n| n.state == y::NodeState::NodeLost as i32)

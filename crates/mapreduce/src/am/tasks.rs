@@ -48,6 +48,9 @@ pub(super) struct TaskState {
     pub(super) bad_nodes: HashSet<String>,
     /// The next attempt is speculative.
     pub(super) speculating: bool,
+    /// When the task could first run (its first container ask): speculation tells a
+    /// task that is slow from one that started late.
+    pub(super) first_asked: Option<Instant>,
 }
 
 impl Am {
@@ -75,7 +78,9 @@ impl Am {
             ),
         };
         self.asks.insert(ask_id, (kind, index));
-        self.tasks(kind)[index as usize].asked += 1;
+        let t = &mut self.tasks(kind)[index as usize];
+        t.asked += 1;
+        t.first_asked.get_or_insert_with(Instant::now);
         self.new_asks.push(y::ContainerAsk {
             ask_id,
             priority,
