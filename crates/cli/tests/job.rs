@@ -637,4 +637,37 @@ fn a_straggling_map_gets_a_speculative_attempt_that_wins() {
             .any(|a| a["outcome"] == "killed" && a["speculative"] == false),
         "the straggler was killed: {h}"
     );
+    // The history says why: the backup was launched (three quick maps let it go before
+    // the one-minute minimum), and it won its race.
+    let launched: Vec<&serde_json::Value> = h["speculation"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["verdict"] == "launched")
+        .collect();
+    assert_eq!(launched.len(), 1, "{h}");
+    assert!(launched[0]["task"].as_str().unwrap().ends_with("_m_000000"));
+    assert!(launched[0]["threshold_ms"].as_u64().unwrap() < 60_000);
+    assert_eq!(h["speculation_summary"]["launched"], 1);
+    assert_eq!(h["speculation_summary"]["won"], 1);
+    assert_eq!(h["speculation_summary"]["wasted"], 0);
+    let out = c.home.path().join("g.svg");
+    let g = c.tusk(&[
+        "job",
+        "gantt",
+        &app,
+        "--by-node",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(g.code, 0, "{}", g.stderr);
+    let svg = std::fs::read_to_string(&out).unwrap();
+    let bars = svg.matches(r#"<g class="attempt "#).count();
+    assert_eq!(bars, h["attempts"].as_array().unwrap().len(), "{svg}");
+    let shown = c.tusk(&["job", "history", &app]);
+    assert!(
+        shown.stdout.contains("1 backups launched, 1 won, 0 wasted"),
+        "{}",
+        shown.stdout
+    );
 }

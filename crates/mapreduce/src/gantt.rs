@@ -8,11 +8,18 @@
 //! Phase bars are `<rect class="phase ...">`, an attempt without phase timings (one that
 //! failed before reporting) is a single `<rect class="attempt">`; legend swatches and
 //! overlays have their own classes, so a reader can count phases by class.
+//!
+//! `sheet` draws several concurrent jobs on one chart by node and slot
+//! ([`render_jobs_svg`]).
+
+mod sheet;
 
 use std::fmt::Write;
 
 use crate::history::{AttemptRecord, JobHistory};
 use crate::task::{Outcome, Phase};
+
+pub use sheet::render_jobs_svg;
 
 /// Width of the row-label column.
 const LABEL_W: f64 = 250.0;
