@@ -15,7 +15,10 @@ use std::fmt::Write;
 use crate::history::{AttemptRecord, JobHistory};
 use crate::task::{Outcome, Phase};
 
-use super::{decimals, diamond, escape, outcome_name, tick_step, FAILED_RED};
+use super::{
+    diamond, escape, legend_diamond, legend_key, open_svg, outcome_name, time_axis, TimeAxis,
+    FAILED_RED,
+};
 
 const LABEL_W: f64 = 150.0;
 const PLOT_W: f64 = 1150.0;
@@ -244,19 +247,7 @@ impl<'a> Sheet<'a> {
     }
 
     fn open(&self, svg: &mut String) {
-        let (w, h) = (self.width(), self.height());
-        let _ = writeln!(
-            svg,
-            r#"<svg xmlns="http://www.w3.org/2000/svg" width="{w:.0}" height="{h:.0}" viewBox="0 0 {w:.0} {h:.0}" font-family="sans-serif" font-size="11">"#
-        );
-        let _ = writeln!(
-            svg,
-            r#"<defs><pattern id="hatch" width="5" height="5" patternUnits="userSpaceOnUse" patternTransform="rotate(45)"><line x1="0" y1="0" x2="0" y2="5" stroke="{FAILED_RED}" stroke-width="2"/></pattern></defs>"#
-        );
-        let _ = writeln!(
-            svg,
-            r#"<rect class="background" x="0" y="0" width="{w:.0}" height="{h:.0}" fill="white"/>"#
-        );
+        open_svg(svg, self.width(), self.height());
     }
 
     fn title(&self, svg: &mut String) {
@@ -313,37 +304,18 @@ impl<'a> Sheet<'a> {
     }
 
     fn grid(&self, svg: &mut String) {
-        let span_s = self.span_ms as f64 / 1000.0;
-        let step = tick_step(span_s, 12.0);
-        let digits = decimals(step);
-        let (top, bottom) = (self.job_band_top() - 2.0, self.rows_bottom() + 4.0);
-        let _ = writeln!(svg, r##"<g class="axis" stroke="#d8d8d8">"##);
-        let ticks = (span_s / step + 1e-9).floor() as u64;
-        for i in 0..=ticks {
-            let t = i as f64 * step;
-            let x = LABEL_W + t / span_s * PLOT_W;
-            let _ = writeln!(
-                svg,
-                r#"<line x1="{x:.1}" y1="{top:.1}" x2="{x:.1}" y2="{bottom:.1}"/>"#
-            );
-            let _ = writeln!(
-                svg,
-                r##"<text class="tick" x="{x:.1}" y="{:.1}" text-anchor="middle" stroke="none" fill="#333">{t:.digits$}</text>"##,
-                bottom + 13.0
-            );
-        }
-        let _ = writeln!(
+        time_axis(
             svg,
-            r##"<line x1="{LABEL_W}" y1="{bottom:.1}" x2="{:.1}" y2="{bottom:.1}" stroke="#333"/>"##,
-            LABEL_W + PLOT_W
+            &TimeAxis {
+                left: LABEL_W,
+                width: PLOT_W,
+                span_s: self.span_ms as f64 / 1000.0,
+                top: self.job_band_top() - 2.0,
+                bottom: self.rows_bottom() + 4.0,
+                ticks: 12.0,
+                caption: "time (s) since the first job was submitted",
+            },
         );
-        let _ = writeln!(
-            svg,
-            r##"<text class="axis-caption" x="{:.1}" y="{:.1}" text-anchor="middle" stroke="none" fill="#333">time (s) since the first job was submitted</text>"##,
-            LABEL_W + PLOT_W / 2.0,
-            bottom + 30.0
-        );
-        svg.push_str("</g>\n");
     }
 
     /// Each job from submit to finish, one thin lane a job.
@@ -492,30 +464,20 @@ impl<'a> Sheet<'a> {
         let mut x = LABEL_W;
         let _ = writeln!(svg, r#"<g class="legend">"#);
         for phase in [SheetPhase::Map, SheetPhase::Shuffle, SheetPhase::SortReduce] {
-            let _ = writeln!(
-                svg,
-                r#"<rect class="swatch" x="{x:.1}" y="{y:.1}" width="16" height="{BAR_H}" fill="{}"/><text x="{:.1}" y="{:.1}">{}</text>"#,
-                phase.color(),
-                x + 21.0,
-                y + 11.0,
-                phase.label()
-            );
+            let fill = format!(r#"fill="{}""#, phase.color());
+            legend_key(svg, (x, y, BAR_H), &fill, phase.label());
             x += 115.0;
         }
-        let _ = writeln!(
+        legend_key(
             svg,
-            r#"<rect class="swatch" x="{x:.1}" y="{y:.1}" width="16" height="{BAR_H}" fill="url(#hatch)" stroke="{FAILED_RED}" stroke-width="1.5" stroke-dasharray="3,2"/><text x="{:.1}" y="{:.1}">killed (dashed) / failed (solid)</text>"#,
-            x + 21.0,
-            y + 11.0
+            (x, y, BAR_H),
+            &format!(
+                r#"fill="url(#hatch)" stroke="{FAILED_RED}" stroke-width="1.5" stroke-dasharray="3,2""#
+            ),
+            "killed (dashed) / failed (solid)",
         );
         x += 230.0;
-        let _ = writeln!(
-            svg,
-            r#"{}<text x="{:.1}" y="{:.1}">speculative backup</text>"#,
-            diamond(x + 8.0, y + BAR_H / 2.0),
-            x + 21.0,
-            y + 11.0
-        );
+        legend_diamond(svg, (x, y, BAR_H), "speculative backup");
         for (j, h) in self.jobs.iter().enumerate() {
             if j % 2 == 0 {
                 y += LEGEND_LINE_H;
@@ -523,21 +485,19 @@ impl<'a> Sheet<'a> {
             let x = LABEL_W + (j % 2) as f64 * (PLOT_W / 2.0);
             let state = format!("{:?}", h.state).to_lowercase();
             let s = &h.speculation_summary;
-            let _ = writeln!(
-                svg,
-                r#"<rect class="swatch job" x="{x:.1}" y="{y:.1}" width="16" height="{BAR_H}" fill="{}"/><text x="{:.1}" y="{:.1}"><tspan font-weight="bold">J{}</tspan> {} {} — {state}, {:.1} s, {} maps, {} reduces, backups {} ({} wasted)</text>"#,
-                job_color(j),
-                x + 21.0,
-                y + 11.0,
+            let label = format!(
+                "J{} {} {} — {state}, {:.1} s, {} maps, {} reduces, backups {} ({} wasted)",
                 j + 1,
-                escape(&h.job_id),
-                escape(&h.name),
+                h.job_id,
+                h.name,
                 h.finish_ms.saturating_sub(h.submit_ms) as f64 / 1000.0,
                 h.maps,
                 h.reduces,
                 s.launched,
                 s.wasted
             );
+            let fill = format!(r#"fill="{}""#, job_color(j));
+            legend_key(svg, (x, y, BAR_H), &fill, &label);
         }
         svg.push_str("</g>\n");
     }
