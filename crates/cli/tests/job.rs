@@ -571,56 +571,60 @@ fn a_nodemanager_killed_mid_job_and_the_job_still_completes() {
     );
 }
 
-#[test]
-fn a_straggling_map_gets_a_speculative_attempt_that_wins() {
-    let c = Cluster::up(true);
+/// Runs a streaming job over four one-line files whose map 0's first attempt sleeps
+/// `sleep_s` seconds (every other attempt is quick); returns the application id.
+fn run_with_a_straggler(c: &Cluster, sleep_s: u32, extra: &[&str], within: Duration) -> String {
     assert_eq!(c.tusk(&["fs", "-mkdir", "-p", "/spec/in"]).code, 0);
     for i in 0..4 {
         c.put(&format!("line {i}\n"), &format!("/spec/in/part{i}"));
     }
-    // The first attempt of map 0 hangs; every other attempt is quick.
     let script = c.home.path().join("mapper.sh");
     std::fs::write(
         &script,
-        "#!/bin/sh\ncase \"$TUSK_TASK_ATTEMPT_ID\" in *_m_000000_0) sleep 30;; esac\nexec cat\n",
+        format!(
+            "#!/bin/sh\ncase \"$TUSK_TASK_ATTEMPT_ID\" in *_m_000000_0) sleep {sleep_s};; esac\nexec cat\n"
+        ),
     )
     .unwrap();
     Command::new("chmod")
         .args(["+x", script.to_str().unwrap()])
         .status()
         .unwrap();
-    let started = Instant::now();
-    let r = tusk_within(
-        c.home.path(),
-        &[
-            "job",
-            "run",
-            "streaming",
-            "-input",
-            "/spec/in",
-            "-output",
-            "/spec/out",
-            "-mapper",
-            script.to_str().unwrap(),
-            "-reducer",
-            "cat",
-        ],
-        Duration::from_secs(25),
-    );
+    let mut args = vec![
+        "job",
+        "run",
+        "streaming",
+        "-input",
+        "/spec/in",
+        "-output",
+        "/spec/out",
+        "-mapper",
+        script.to_str().unwrap(),
+        "-reducer",
+        "cat",
+    ];
+    args.extend_from_slice(extra);
+    let r = tusk_within(c.home.path(), &args, within);
     assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
-    assert!(
-        started.elapsed() < Duration::from_secs(20),
-        "the job did not wait for the straggler"
-    );
-    let app = r
-        .stdout
+    r.stdout
         .lines()
         .find_map(|l| l.strip_prefix("Submitted application "))
         .unwrap()
         .split_whitespace()
         .next()
         .unwrap()
-        .to_string();
+        .to_string()
+}
+
+#[test]
+fn a_straggling_map_gets_a_speculative_attempt_that_wins() {
+    let c = Cluster::up(true);
+    let started = Instant::now();
+    let app = run_with_a_straggler(&c, 30, &[], Duration::from_secs(25));
+    assert!(
+        started.elapsed() < Duration::from_secs(20),
+        "the job did not wait for the straggler"
+    );
     let h = c.history(&app);
     let tries = attempts_of(&h, "_m_000000");
     let winner = tries
@@ -670,4 +674,38 @@ fn a_straggling_map_gets_a_speculative_attempt_that_wins() {
         "{}",
         shown.stdout
     );
+}
+
+#[test]
+fn a_straggler_reading_from_a_congested_disk_gets_no_backup() {
+    let c = Cluster::up(true);
+    // Every disk counts as congested: the straggler's input disk is, so no backup.
+    let app = run_with_a_straggler(
+        &c,
+        6,
+        &["-D", "tusk.mapreduce.speculative.congestion.disk-pct=0"],
+        Duration::from_secs(40),
+    );
+    let h = c.history(&app);
+    assert!(
+        h["attempts"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|a| a["speculative"] == false),
+        "no backup: {h}"
+    );
+    let records = h["speculation"].as_array().unwrap();
+    let congested = records
+        .iter()
+        .find(|r| r["verdict"] == "congested-node")
+        .unwrap_or_else(|| panic!("a congested-node verdict: {h}"));
+    assert!(congested["task"].as_str().unwrap().ends_with("_m_000000"));
+    let detail = congested["detail"].as_str().unwrap();
+    assert!(
+        detail.contains("disk") && detail.contains("threshold 0%"),
+        "{detail}"
+    );
+    assert_eq!(h["speculation_summary"]["launched"], 0);
+    assert_eq!(h["speculation_summary"]["skipped_congested"], 1);
 }

@@ -18,7 +18,8 @@
 //!   1. its running attempt is itself slow, judged from its own start (else: *started
 //!      late*);
 //!   2. its slowness is not explained by I/O congestion where it reads (else: *congested
-//!      node*): a map whose input replicas all sit on disks over
+//!      node*): a map whose input replicas (those on nodes the AM has a status for) all
+//!      sit on disks over
 //!      `…congestion.disk-pct`, or a reduce whose node receives over `…congestion.rbu`
 //!      of its link (RBU = 8·Rd/(T·B)) — a backup would read the same disks, or fetch the
 //!      same map outputs from the same nodes, and add to the congestion;
@@ -382,23 +383,22 @@ fn congestion(
                 Some(hosts) if !hosts.is_empty() => hosts.clone(),
                 _ => vec![run.node.clone()],
             };
+            // A split names each replica by address and by host name; names no
+            // NodeManager goes by carry no status and are left out.
+            let mut seen: Vec<&NodeView> = sources.iter().flat_map(|s| named(s)).collect();
+            seen.sort_by(|a, b| a.node_id.cmp(&b.node_id));
+            seen.dedup_by(|a, b| a.node_id == b.node_id);
+            let busy = |n: &&NodeView| n.status.disk_utilization_pct >= opts.congested_disk_pct;
+            if seen.is_empty() || !seen.iter().all(busy) {
+                return None;
+            }
             let mut detail = String::from("input replicas on");
-            for source in &sources {
-                let seen = named(source);
-                let busy = !seen.is_empty()
-                    && seen
-                        .iter()
-                        .all(|n| n.status.disk_utilization_pct >= opts.congested_disk_pct);
-                if !busy {
-                    return None;
-                }
-                for n in seen {
-                    let _ = write!(
-                        detail,
-                        " {} disk {:.0}%",
-                        n.node_id, n.status.disk_utilization_pct
-                    );
-                }
+            for n in seen {
+                let _ = write!(
+                    detail,
+                    " {} disk {:.0}%",
+                    n.node_id, n.status.disk_utilization_pct
+                );
             }
             let _ = write!(
                 detail,
@@ -674,6 +674,25 @@ mod tests {
                 (0, SpeculationVerdict::CongestedNode),
                 (1, SpeculationVerdict::Launched)
             ]
+        );
+        // Names no NodeManager goes by (a replica's host name beside its address) are
+        // left out.
+        let tasks = vec![map_on(
+            0,
+            now,
+            Some(secs(60)),
+            "n1:1",
+            &["n1", "box-1.example"],
+        )];
+        assert_eq!(
+            run(&o, &tasks, &[secs(10)], &nodes, now),
+            vec![(0, SpeculationVerdict::CongestedNode)]
+        );
+        // No status for any source: not congested.
+        let tasks = vec![map_on(0, now, Some(secs(60)), "n1:1", &["box-1.example"])];
+        assert_eq!(
+            run(&o, &tasks, &[secs(10)], &nodes, now),
+            vec![(0, SpeculationVerdict::Launched)]
         );
         // A second replica on an idle disk: a backup can read that one.
         let tasks = vec![map_on(0, now, Some(secs(60)), "n1:1", &["n1:1", "n2:1"])];
