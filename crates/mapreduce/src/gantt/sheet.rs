@@ -1,8 +1,8 @@
 //! Several concurrent jobs on one sheet, drawn as Kawarasaki & Watanabe's Fig. 8: one row
 //! per node and slot (attempts that overlap on a node take separate slots), bars split
 //! into map, shuffle and sort+reduce, killed and failed attempts hatched in red,
-//! speculative ones with a diamond. Each attempt carries its job's key (`J1`, `J2`, …) as
-//! a coloured tab and, where the bar is wide enough, as text; a band on top shows each
+//! speculative ones with a diamond. Each attempt wide enough carries its job's key (`J1`,
+//! `J2`, …) as a coloured tab and as text (every bar's tooltip names it); a band on top shows each
 //! job from submit to finish, and the legend names the jobs.
 //!
 //! Bars are `<g class="attempt" data-job="job_…" data-attempt="attempt_…">` holding
@@ -243,7 +243,7 @@ impl<'a> Sheet<'a> {
     }
 
     fn width_between(&self, start_ms: u64, end_ms: u64) -> f64 {
-        (self.x(end_ms.max(start_ms)) - self.x(start_ms)).max(0.75)
+        (self.x(end_ms.max(start_ms)) - self.x(start_ms)).max(1.5)
     }
 
     fn open(&self, svg: &mut String) {
@@ -408,12 +408,14 @@ impl<'a> Sheet<'a> {
                 outcome_name(a.outcome)
             );
         }
-        let _ = writeln!(
-            svg,
-            r#"<rect class="job-tab" x="{x0:.2}" y="{y:.1}" width="{:.2}" height="{BAR_H}" fill="{}"/>"#,
-            width.min(4.0),
-            job_color(bar.job)
-        );
+        // On a bar too short for it, the tab would hide the phase colour.
+        if width >= 8.0 {
+            let _ = writeln!(
+                svg,
+                r#"<rect class="job-tab" x="{x0:.2}" y="{y:.1}" width="4" height="{BAR_H}" fill="{}"/>"#,
+                job_color(bar.job)
+            );
+        }
         let key = format!("J{}", bar.job + 1);
         if width >= 8.0 + 7.0 * key.len() as f64 {
             let ink = segments.first().map_or("#222", |s| s.0.ink());
