@@ -46,7 +46,8 @@ pub use resource::Resource;
 pub use scheduler::Scheduler;
 pub use status::ClusterStatus;
 
-/// NodeManager → ResourceManager: registerNodeManager, nodeHeartbeat, containerFinished.
+/// NodeManager → ResourceManager: registerNodeManager, nodeHeartbeat, containerFinished,
+/// nodeStatusChanged.
 pub const RESOURCE_TRACKER_PROTOCOL: &str = "tusk.ResourceTrackerProtocol";
 /// Job client → ResourceManager: submitApplication, getApplicationReport,
 /// killApplication, listApplications, getClusterNodes.

@@ -778,3 +778,133 @@ async fn an_unregistered_application_finishes_and_is_cleaned_up() -> Result<()> 
     wait_for("clean-up", || async { (!app_dir.exists()).then_some(()) }).await?;
     Ok(())
 }
+
+/// The node's status as the ResourceManager reports it.
+async fn node_report(rm: &Rm, node: &str) -> Option<y::NodeReport> {
+    rm.client
+        .nodes()
+        .await
+        .ok()?
+        .into_iter()
+        .find(|n| n.node_id == node)
+}
+
+async fn set_potential_reception(
+    nm: &RpcClient,
+    container: &str,
+    secret: &str,
+    bytes: u64,
+) -> std::result::Result<y::SetPotentialReceptionResponse, tusk_rpc::RpcError> {
+    nm.call(
+        "setPotentialReception",
+        &y::SetPotentialReceptionRequest {
+            container_id: container.into(),
+            secret: secret.into(),
+            potential_reception_bytes: bytes,
+        },
+    )
+    .await
+}
+
+/// Containers stand in for reduces: each reports what it still has to fetch with the
+/// secret its NodeManager gave it. The node's Potential-Reception is their sum, a
+/// container cannot set another's, and a container's share goes when it ends. With
+/// heartbeats 30 s apart, the ResourceManager learns of each threshold crossing only
+/// from the out-of-band report.
+#[tokio::test]
+async fn potential_reception_is_the_sum_of_the_containers_reports() -> Result<()> {
+    let dir = TempDir::new()?;
+    let mut options = rm_options(Timing::EventDriven);
+    options.heartbeat_interval = Duration::from_secs(30);
+    options.status_policy.policies =
+        vec![tusk_resourcemanager::status_policy::Policy::PotentialReception];
+    options.status_policy.potential_reception_threshold = 10_000;
+    let rm = start_rm(options).await?;
+    let mut nm_opts = nm_options(&rm, &dir, "n", 1024, Timing::EventDriven);
+    nm_opts.heartbeat_interval = Duration::from_secs(30);
+    nm_opts.status_watch_interval = Duration::from_millis(20);
+    nm_opts.status_report_min_interval = Duration::from_millis(20);
+    let nm = start_nm(nm_opts).await?;
+    let (app, am) = running_am(&rm, "reduces").await?;
+    let cs = ask_for(&am, vec![ask(1, 64, &[], 2)], 2).await?;
+    for c in &cs {
+        start_container(
+            c,
+            &app,
+            "printf %s \"$TUSK_CONTAINER_SECRET\" > secret; exec sleep 60",
+        )
+        .await?;
+    }
+    let mut secrets = Vec::new();
+    for c in &cs {
+        let path = nm.local_dir.join(&app).join(&c.container_id).join("secret");
+        secrets.push(
+            wait_for("the container's secret", || async {
+                std::fs::read_to_string(&path)
+                    .ok()
+                    .filter(|s| s.len() == 32)
+            })
+            .await?,
+        );
+    }
+    let client = RpcClient::new(
+        cs[0].nm_address.clone(),
+        RpcClientOptions {
+            protocol: tusk_nodemanager::CONTAINER_MANAGEMENT_PROTOCOL.into(),
+            ..Default::default()
+        },
+    );
+    let started = Instant::now();
+    set_potential_reception(&client, &cs[0].container_id, &secrets[0], 6_000).await?;
+    set_potential_reception(&client, &cs[1].container_id, &secrets[1], 7_000).await?;
+    let report = wait_for("13000 bytes to fetch at the ResourceManager", || async {
+        node_report(&rm, "n")
+            .await
+            .filter(|n| n.status.unwrap_or_default().potential_reception_bytes == 13_000)
+    })
+    .await?;
+    assert!(
+        started.elapsed() < Duration::from_secs(10),
+        "out of band, not by heartbeat"
+    );
+    assert_eq!(
+        report.blocked,
+        vec!["potential-reception: remote maps, reduces"]
+    );
+
+    // Only the container itself may set its value.
+    let e = set_potential_reception(&client, &cs[0].container_id, &secrets[1], 0)
+        .await
+        .expect_err("another container's secret");
+    assert_eq!(
+        e.remote().map(|r| r.class.as_str()),
+        Some("org.apache.hadoop.security.AccessControlException"),
+        "{e}"
+    );
+    let e = set_potential_reception(&client, "container_0_0001_01_000099", &secrets[0], 1)
+        .await
+        .expect_err("no such container");
+    assert_eq!(e.remote().map(|r| r.simple_name()), Some("YarnException"));
+
+    // A container that ends no longer counts; below the threshold again, the
+    // ResourceManager hears of it at once.
+    let started = Instant::now();
+    am.allocate(y::AllocateRequest {
+        releases: vec![cs[1].container_id.clone()],
+        ..Default::default()
+    })
+    .await?;
+    let report = wait_for("6000 bytes to fetch", || async {
+        node_report(&rm, "n")
+            .await
+            .filter(|n| n.status.unwrap_or_default().potential_reception_bytes == 6_000)
+    })
+    .await?;
+    assert!(
+        started.elapsed() < Duration::from_secs(10),
+        "out of band, not by heartbeat"
+    );
+    assert!(report.blocked.is_empty(), "{:?}", report.blocked);
+    set_potential_reception(&client, &cs[0].container_id, &secrets[0], 0).await?;
+    Ok(())
+}
