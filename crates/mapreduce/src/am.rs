@@ -134,6 +134,10 @@ struct Running {
     started: Instant,
     speculative: bool,
     data_local: bool,
+    /// The node's status when the container was allocated, for the history.
+    node_status: Option<history::NodeStatusAtLaunch>,
+    /// A committed map's segment sizes by partition, for the reduces.
+    partition_bytes: Vec<u64>,
 }
 
 #[derive(Debug)]
@@ -486,6 +490,8 @@ impl Am {
             started: Instant::now(),
             speculative,
             data_local,
+            node_status: c.node_status.as_ref().map(history::NodeStatusAtLaunch::of),
+            partition_bytes: Vec::new(),
         };
         match self.start_container(&c, attempt).await {
             Ok(()) => {
@@ -652,7 +658,7 @@ impl Am {
         &mut self,
         kind: TaskType,
         index: u32,
-        run: Running,
+        mut run: Running,
         report: TaskReport,
     ) -> Result<()> {
         if kind == TaskType::Reduce || self.reduces.is_empty() {
@@ -664,6 +670,7 @@ impl Am {
             .or_default()
             .push(run.started.elapsed());
         let others: Vec<Running> = std::mem::take(&mut self.tasks(kind)[index as usize].running);
+        run.partition_bytes = report.partition_bytes;
         self.tasks(kind)[index as usize].done = Some(run);
         for other in others {
             self.kill(&other).await;
@@ -735,6 +742,7 @@ impl Am {
                 attempt: r.attempt,
                 shuffle_addr: r.shuffle_address.clone(),
                 local_dir: None,
+                partition_bytes: r.partition_bytes.clone(),
             })
             .collect();
         write_json(&self.dfs, &self.staging.map_outputs(), &outputs).await
@@ -859,9 +867,11 @@ impl Am {
                 bytes_shuffled: 0,
                 error: None,
                 counters: Default::default(),
+                node_status_at_launch: None,
             },
         };
         rec.outcome = outcome;
+        rec.node_status_at_launch = run.node_status;
         if error.is_some() {
             rec.error = error;
         }
