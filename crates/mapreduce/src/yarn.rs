@@ -302,6 +302,5 @@ async fn run_reduce_polling(
     if let Some(r) = reporter {
         r.finish().await;
     }
-    let result = result?;
-    result
+    result?
 }

@@ -806,6 +806,22 @@ async fn set_potential_reception(
     .await
 }
 
+/// Waits until node `n` reports `bytes` to fetch, within 10 s although its periodic
+/// heartbeats are 30 s apart.
+async fn reception_reaches(rm: &Rm, bytes: u64, since: Instant) -> Result<y::NodeReport> {
+    let report = wait_for("the bytes to fetch at the ResourceManager", || async {
+        node_report(rm, "n")
+            .await
+            .filter(|n| n.status.unwrap_or_default().potential_reception_bytes == bytes)
+    })
+    .await?;
+    assert!(
+        since.elapsed() < Duration::from_secs(10),
+        "sooner than a periodic heartbeat"
+    );
+    Ok(report)
+}
+
 /// Containers stand in for reduces: each reports what it still has to fetch with the
 /// secret its NodeManager gave it. The node's Potential-Reception is their sum, a
 /// container cannot set another's, and a container's share goes when it ends. With
@@ -857,16 +873,7 @@ async fn potential_reception_is_the_sum_of_the_containers_reports() -> Result<()
     let started = Instant::now();
     set_potential_reception(&client, &cs[0].container_id, &secrets[0], 6_000).await?;
     set_potential_reception(&client, &cs[1].container_id, &secrets[1], 7_000).await?;
-    let report = wait_for("13000 bytes to fetch at the ResourceManager", || async {
-        node_report(&rm, "n")
-            .await
-            .filter(|n| n.status.unwrap_or_default().potential_reception_bytes == 13_000)
-    })
-    .await?;
-    assert!(
-        started.elapsed() < Duration::from_secs(10),
-        "out of band, not by heartbeat"
-    );
+    let report = reception_reaches(&rm, 13_000, started).await?;
     assert_eq!(
         report.blocked,
         vec!["potential-reception: remote maps, reduces"]
@@ -894,16 +901,7 @@ async fn potential_reception_is_the_sum_of_the_containers_reports() -> Result<()
         ..Default::default()
     })
     .await?;
-    let report = wait_for("6000 bytes to fetch", || async {
-        node_report(&rm, "n")
-            .await
-            .filter(|n| n.status.unwrap_or_default().potential_reception_bytes == 6_000)
-    })
-    .await?;
-    assert!(
-        started.elapsed() < Duration::from_secs(10),
-        "out of band, not by heartbeat"
-    );
+    let report = reception_reaches(&rm, 6_000, started).await?;
     assert!(report.blocked.is_empty(), "{:?}", report.blocked);
     set_potential_reception(&client, &cs[0].container_id, &secrets[0], 0).await?;
     Ok(())

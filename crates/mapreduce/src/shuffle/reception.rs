@@ -66,22 +66,13 @@ impl PotentialReception {
 
     /// Known remainder plus the estimate for maps not announced yet.
     pub fn value(&self) -> u64 {
-        let known = self.announced_bytes - self.fetched_bytes;
         let announced = self.announced.len() as u64;
         if announced == 0 {
             return 0;
         }
+        let known = self.announced_bytes - self.fetched_bytes;
         let unannounced = u64::from(self.num_maps) - announced;
-        let unannounced_unfetched = self
-            .fetched
-            .iter()
-            .enumerate()
-            .filter(|(i, f)| !**f && !self.announced.contains_key(&(*i as u32)))
-            .count() as u64;
-        // A segment fetched before its announcement (not the case in a reduce, whose
-        // fetchers only learn of maps through announcements) needs no estimate.
-        let estimated = unannounced.min(unannounced_unfetched);
-        known + estimated * (self.announced_bytes / announced)
+        known + unannounced * (self.announced_bytes / announced)
     }
 }
 
