@@ -186,3 +186,35 @@ impl JobHistory {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn node_status_at_launch_comes_from_the_allocation_and_may_be_absent() {
+        let s = NodeStatusAtLaunch::of(&tusk_proto::tusk::yarn::NodeStatus {
+            disk_utilization_pct: 87.4,
+            net_rx_bytes_per_sec: 2.5e6,
+            potential_reception_bytes: 12_300_000,
+            cpu_pct: 50.0,
+            link_bits_per_sec: 1_000_000_000,
+        });
+        assert_eq!(s.summary(), "disk 87% rx 2.5 MB/s to-fetch 12.3 MB");
+        let json = serde_json::json!({
+            "attempt": "attempt_1_0001_m_000000_0", "task": "task_1_0001_m_000000",
+            "task_type": "MAP", "node": "n1", "container": "", "start_ms": 1, "end_ms": 2,
+            "phases": [], "outcome": "succeeded", "speculative": false, "data_local": true,
+            "bytes_read": 0, "bytes_written": 0, "bytes_shuffled": 0, "error": null,
+            "counters": {},
+        });
+        // A record written before the field existed still reads.
+        let rec: AttemptRecord = serde_json::from_value(json).unwrap();
+        assert_eq!(rec.node_status_at_launch, None);
+        let mut with = rec.clone();
+        with.node_status_at_launch = Some(s);
+        let back: AttemptRecord =
+            serde_json::from_str(&serde_json::to_string(&with).unwrap()).unwrap();
+        assert_eq!(back.node_status_at_launch, Some(s));
+    }
+}

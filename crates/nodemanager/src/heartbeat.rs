@@ -107,6 +107,9 @@ async fn heartbeat(
             Timing::Classic => 0,
         },
     };
+    // The ResourceManager takes the status on arrival, before it may hold the reply; an
+    // out-of-band report during the hold then supersedes it.
+    crate::status_watch::reported(node, &status);
     let resp: y::NodeHeartbeatResponse = match node.rm.call("nodeHeartbeat", &req).await {
         Ok(r) => r,
         Err(source) => {
@@ -117,7 +120,6 @@ async fn heartbeat(
             });
         }
     };
-    crate::status_watch::reported(node, &status);
     if resp.resync {
         resync(node).await?;
         return Ok(true);

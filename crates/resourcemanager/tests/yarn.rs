@@ -878,6 +878,12 @@ async fn potential_reception_is_the_sum_of_the_containers_reports() -> Result<()
         report.blocked,
         vec!["potential-reception: remote maps, reduces"]
     );
+    let json: serde_json::Value = serde_json::from_str(&rm.handle.status_json())?;
+    assert_eq!(
+        json["nodes"][0]["blocked"][0],
+        "potential-reception: remote maps, reduces"
+    );
+    assert_eq!(json["nodes"][0]["potential_reception_bytes"], 13_000);
 
     // Only the container itself may set its value.
     let e = set_potential_reception(&client, &cs[0].container_id, &secrets[1], 0)
