@@ -11,7 +11,8 @@
 //!   (NodeManagers), [`APPLICATION_CLIENT_PROTOCOL`] (job clients),
 //!   [`APPLICATION_MASTER_PROTOCOL`] (AMs).
 //! - `client`: typed clients of the client and AM protocols.
-//! - `status`: the cluster as JSON.
+//! - `status`: the cluster as JSON (each node with its status and what the status-aware
+//!   policies hold back from it).
 //! - `resource`, `ids`: memory/vcores arithmetic; YARN's id formats.
 //! - `error`: [`ResourceManagerError`] and its Hadoop exception class names.
 //!
