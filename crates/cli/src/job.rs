@@ -441,7 +441,7 @@ async fn history(conf: Configuration, id: &str) -> anyhow::Result<()> {
         h.finish_ms.saturating_sub(h.start_ms) as f64 / 1000.0
     );
     println!(
-        "{:<7} {:<34} {:<22} {:>9} {:>9} {:<10} phases",
+        "{:<7} {:<34} {:<22} {:>9} {:>9} {:<10} phases; node at launch",
         "type", "task", "node", "start", "duration", "outcome"
     );
     for a in &h.attempts {
@@ -457,8 +457,12 @@ async fn history(conf: Configuration, id: &str) -> anyhow::Result<()> {
                 .to_lowercase()
             })
             .collect();
+        let at_launch = a
+            .node_status_at_launch
+            .map(|s| format!("; {}", s.summary()))
+            .unwrap_or_default();
         println!(
-            "{:<7} {:<34} {:<22} {:>8.3}s {:>8.3}s {:<10} {}",
+            "{:<7} {:<34} {:<22} {:>8.3}s {:>8.3}s {:<10} {}{at_launch}",
             a.task_type,
             a.task,
             a.node,

@@ -451,29 +451,7 @@ async fn status(dir: &Path) -> anyhow::Result<()> {
     if let Ok(addr) = std::fs::read_to_string(dir.join("resourcemanager.addr")) {
         let addr = addr.trim();
         println!("yarn.resourcemanager.address {addr}");
-        match ApplicationClient::new(addr).nodes().await {
-            Ok(nodes) => {
-                for n in nodes {
-                    let cap = n.capability.unwrap_or_default();
-                    let used = n.used.unwrap_or_default();
-                    let status = n.status.unwrap_or_default();
-                    println!(
-                        "nodemanager {} {} containers {} memory {}/{} MB vcores {}/{} disk {:.0}% rx {:.0} B/s to-fetch {} B",
-                        n.node_id,
-                        n.state().as_str_name().trim_start_matches("NODE_"),
-                        n.containers,
-                        used.memory_mb,
-                        cap.memory_mb,
-                        used.vcores,
-                        cap.vcores,
-                        status.disk_utilization_pct,
-                        status.net_rx_bytes_per_sec,
-                        status.potential_reception_bytes
-                    );
-                }
-            }
-            Err(e) => println!("resourcemanager not answering: {e}"),
-        }
+        crate::node_status::print_nodemanagers(addr).await;
     }
     Ok(())
 }

@@ -21,6 +21,7 @@ mod fs_shell;
 mod job;
 mod local;
 mod mr_container;
+mod node_status;
 mod testbed;
 
 use clap::{Parser, Subcommand};

@@ -109,7 +109,7 @@ pub async fn run(conf: Configuration, cmd: TestbedCommand) -> anyhow::Result<()>
     match cmd {
         TestbedCommand::Up(args) => up(&conf, &args).await,
         TestbedCommand::Down(args) => down(&args.dir),
-        TestbedCommand::Status(args) => status(&args.dir),
+        TestbedCommand::Status(args) => status(&args.dir).await,
         TestbedCommand::Exec(args) => exec(&args),
         TestbedCommand::Fault(args) => fault(&args),
         TestbedCommand::Measure(args) => measure_all(&args),
@@ -393,7 +393,7 @@ fn down(dir: &Path) -> anyhow::Result<()> {
     Ok(())
 }
 
-fn status(dir: &Path) -> anyhow::Result<()> {
+async fn status(dir: &Path) -> anyhow::Result<()> {
     let tb = Testbed::open(dir)?;
     println!(
         "testbed {} scale {} bridge {} (198.18.{}.0/24)",
@@ -451,6 +451,17 @@ fn status(dir: &Path) -> anyhow::Result<()> {
                     "stopped"
                 }
             );
+        }
+    }
+    if let Some(rm) = &tb.rm_address {
+        // The ResourceManager's view: each NodeManager's status and what the
+        // status-aware policies hold back from it now.
+        let view = crate::node_status::print_nodemanagers(rm);
+        if tokio::time::timeout(std::time::Duration::from_secs(10), view)
+            .await
+            .is_err()
+        {
+            println!("resourcemanager {rm} not answering");
         }
     }
     Ok(())

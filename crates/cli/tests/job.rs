@@ -638,3 +638,75 @@ fn a_straggling_map_gets_a_speculative_attempt_that_wins() {
         "the straggler was killed: {h}"
     );
 }
+
+/// Bytes still to fetch on each NodeManager, from `tusk local status`.
+fn to_fetch_per_node(c: &Cluster) -> Vec<u64> {
+    let status = c.tusk(&["local", "status", "--dir", c.state().to_str().unwrap()]);
+    assert_eq!(status.code, 0, "{}", status.stderr);
+    status
+        .stdout
+        .lines()
+        .filter(|l| l.starts_with("nodemanager "))
+        .map(|l| {
+            let after = l.split("to-fetch ").nth(1).expect("to-fetch column");
+            after.split_whitespace().next().unwrap().parse().unwrap()
+        })
+        .collect()
+}
+
+/// Potential-Reception is live: while reduces wait for a second wave of maps it is
+/// above zero on some node (the reduces' estimate of what those maps will send them),
+/// and it is zero everywhere once the job is over. The history gives every attempt the
+/// status of its node when its container was allocated.
+#[test]
+fn potential_reception_is_nonzero_while_reduces_shuffle_and_zero_after() {
+    let c = Cluster::up(true);
+    // 12 maps in two waves of 3 s (the cluster runs 7 at a time beside the AM); the
+    // reduces start after the first map and wait for the second wave.
+    let app = c.submit(&[
+        "sleep",
+        "--maps",
+        "12",
+        "-r",
+        "2",
+        "--map-ms",
+        "3000",
+        "--reduce-ms",
+        "10",
+    ]);
+    let seen = poll(
+        "a node with bytes still to fetch",
+        Duration::from_secs(60),
+        || to_fetch_per_node(&c).into_iter().find(|&b| b > 0),
+    );
+    assert!(seen > 0);
+    assert_eq!(c.wait_final(&app), "SUCCEEDED");
+    poll(
+        "nothing left to fetch anywhere",
+        Duration::from_secs(30),
+        || {
+            let nodes = to_fetch_per_node(&c);
+            (nodes.len() == 2 && nodes.iter().all(|&b| b == 0)).then_some(())
+        },
+    );
+    let h = c.history(&app);
+    let attempts = h["attempts"].as_array().unwrap();
+    assert!(attempts.len() >= 14, "{h}");
+    for a in attempts {
+        let s = &a["node_status_at_launch"];
+        assert!(
+            s["disk_utilization_pct"].is_number()
+                && s["net_rx_bytes_per_sec"].is_number()
+                && s["potential_reception_bytes"].is_u64(),
+            "{a}"
+        );
+    }
+    let shown = c.tusk(&["job", "history", &app]);
+    assert_eq!(shown.code, 0, "{}", shown.stderr);
+    assert_eq!(
+        shown.stdout.matches("; disk ").count(),
+        attempts.len(),
+        "{}",
+        shown.stdout
+    );
+}

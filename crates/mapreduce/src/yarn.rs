@@ -28,6 +28,7 @@ use crate::job::JobSpec;
 use crate::plan::check_job;
 use crate::registry::Registry;
 use crate::shuffle::{AnyShuffle, MapOutputLocation};
+use crate::task::reception_report::{ContainerIdentity, ReceptionReporter};
 use crate::task::{self, Outcome, TaskReport, TaskSpec, TaskWork};
 
 /// How a job is submitted.
@@ -229,6 +230,7 @@ fn failed_report(spec: &TaskSpec, e: MapReduceError) -> TaskReport {
         outcome: Outcome::Failed,
         error: Some(e.to_string()),
         counters: Default::default(),
+        partition_bytes: Vec::new(),
     }
 }
 
@@ -236,7 +238,8 @@ fn failed_report(spec: &TaskSpec, e: MapReduceError) -> TaskReport {
 const MAP_OUTPUTS_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// A reduce that learns about finished maps from `map-outputs.json` while it runs, so
-/// it can start before the last map ends (slow start).
+/// it can start before the last map ends (slow start), and keeps its NodeManager told
+/// of what it still has to fetch.
 async fn run_reduce_polling(
     spec: TaskSpec,
     num_maps: u32,
@@ -268,6 +271,11 @@ async fn run_reduce_polling(
             tokio::time::sleep(Duration::from_millis(25)).await;
         }
     });
+    let reporter = ContainerIdentity::from_env().map(ReceptionReporter::start);
+    let on_reception: Box<dyn Fn(u64) + Send + Sync> = match &reporter {
+        Some(r) => Box::new(r.sink()),
+        None => Box::new(|_| {}),
+    };
     let handle = tokio::runtime::Handle::current();
     let result = tokio::task::spawn_blocking(move || {
         let dfs = Dfs {
@@ -278,10 +286,21 @@ async fn run_reduce_polling(
             local: Default::default(),
             http: Default::default(),
         };
-        crate::task::reduce::run_reduce(&spec, num_maps, rx, &shuffle, &dfs, &registry)
+        crate::task::reduce::run_reduce(
+            &spec,
+            num_maps,
+            rx,
+            &shuffle,
+            &dfs,
+            &registry,
+            &on_reception,
+        )
     })
     .await
-    .map_err(|e| MapReduceError::Task(format!("reduce thread: {e}")))?;
+    .map_err(|e| MapReduceError::Task(format!("reduce thread: {e}")));
     poller.abort();
-    result
+    if let Some(r) = reporter {
+        r.finish().await;
+    }
+    result?
 }

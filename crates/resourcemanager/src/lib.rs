@@ -10,7 +10,8 @@
 //! - `server`: the three RPC services on one port — [`RESOURCE_TRACKER_PROTOCOL`]
 //!   (NodeManagers), [`APPLICATION_CLIENT_PROTOCOL`] (job clients),
 //!   [`APPLICATION_MASTER_PROTOCOL`] (AMs).
-//! - `status`: the cluster as JSON.
+//! - `status`: the cluster as JSON (each node with its status and what the status-aware
+//!   policies hold back from it).
 //! - `resource`, `ids`: memory/vcores arithmetic; YARN's id formats.
 //! - `error`: [`ResourceManagerError`] and its Hadoop exception class names.
 //!
@@ -49,7 +50,8 @@ pub use tusk_yarn_client::{
     APPLICATION_MASTER_PROTOCOL,
 };
 
-/// NodeManager → ResourceManager: registerNodeManager, nodeHeartbeat, containerFinished.
+/// NodeManager → ResourceManager: registerNodeManager, nodeHeartbeat, containerFinished,
+/// nodeStatusChanged.
 pub const RESOURCE_TRACKER_PROTOCOL: &str = "tusk.ResourceTrackerProtocol";
 
 /// Entry point; see [`ResourceManager::start`].

@@ -95,6 +95,8 @@ mod tests {
                     started: now - d,
                     speculative: false,
                     data_local: true,
+                    node_status: None,
+                    partition_bytes: Vec::new(),
                 })
                 .into_iter()
                 .collect(),

@@ -6,6 +6,7 @@ use std::time::Instant;
 use tusk_proto::tusk::yarn as y;
 
 use crate::error::Result;
+use crate::history;
 use crate::ids::{TaskAttemptId, TaskId, TaskType};
 use crate::split::InputSplit;
 
@@ -29,6 +30,10 @@ pub(super) struct Running {
     pub(super) started: Instant,
     pub(super) speculative: bool,
     pub(super) data_local: bool,
+    /// The node's status when the container was allocated, for the history.
+    pub(super) node_status: Option<history::NodeStatusAtLaunch>,
+    /// A committed map's segment sizes by partition, for the reduces.
+    pub(super) partition_bytes: Vec<u64>,
 }
 
 #[derive(Debug)]

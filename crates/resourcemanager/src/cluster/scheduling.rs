@@ -196,6 +196,7 @@ impl Cluster {
             priority: ask.priority,
             ask_id: ask.ask_id,
             locality: l as i32,
+            node_status: Some(node.status),
         });
         app.asks.retain(|a| a.remaining > 0);
         app.wake.notify_one();
