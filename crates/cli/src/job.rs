@@ -235,6 +235,12 @@ fn submit_options(conf: &Configuration, queue: Option<String>) -> anyhow::Result
         tusk_exe: std::env::current_exe().context("locating the tusk binary")?,
         queue: queue.unwrap_or_else(|| conf.get_str("mapreduce.job.queuename", "default")),
         am_memory_mb: conf.get_u64("yarn.app.mapreduce.am.resource.mb", 1024)?,
+        am_max_attempts: conf
+            .get_u64(
+                "mapreduce.am.max-attempts",
+                yarn::DEFAULT_AM_MAX_ATTEMPTS as u64,
+            )?
+            .clamp(1, u32::MAX as u64) as u32,
         conf: conf
             .iter()
             .filter(|(k, _)| *k != "fs.defaultFS")

@@ -39,7 +39,7 @@ use crate::shuffle::MapOutputLocation;
 use crate::split::InputSplit;
 use crate::task::report::now_ms;
 use crate::task::{Outcome, TaskReport, TaskSpec, TaskWork};
-use crate::yarn::{job_id_of, read_json, write_json, Staging};
+use crate::yarn::{am_attempt_number, first_task_attempt, job_id_of, read_json, write_json, Staging};
 
 /// Protocol of the NodeManager's container management service.
 const CONTAINER_MANAGEMENT_PROTOCOL: &str = "tusk.ContainerManagementProtocol";
@@ -140,7 +140,7 @@ struct Running {
 struct TaskState {
     id: TaskId,
     split: Option<InputSplit>,
-    /// Attempts started so far (the next attempt number).
+    /// The next attempt number (from `first_task_attempt` of this AM attempt).
     attempts: u32,
     /// Attempts that failed (killed ones do not count).
     failures: u32,
@@ -227,6 +227,10 @@ impl Am {
         started_ms: u64,
     ) -> Result<Am> {
         let registry = Registry::builtin();
+        let am_attempt = am_attempt_number(&opts.attempt_id);
+        if am_attempt > 1 {
+            output::discard_earlier_attempt(&dfs, &job.output).await?;
+        }
         let plan = plan_job(&dfs, &job, job_id, &registry).await?;
         output::setup_job(&dfs, &job.output).await?;
         let staging = Staging(plan.staging.clone());
@@ -239,7 +243,7 @@ impl Am {
         let task = |kind, index, split| TaskState {
             id: job_id.task(kind, index),
             split,
-            attempts: 0,
+            attempts: first_task_attempt(am_attempt),
             failures: 0,
             running: vec![],
             asked: 0,

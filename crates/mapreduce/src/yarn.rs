@@ -44,6 +44,26 @@ pub struct SubmitOptions {
     pub am_memory_mb: u64,
     /// Handed to the AM and every task as `-D key=value` (heartbeat periods, ...).
     pub conf: BTreeMap<String, String>,
+    /// `mapreduce.am.max-attempts`: how many AM attempts the ResourceManager may start
+    /// (it caps this at `yarn.resourcemanager.am.max-attempts`).
+    pub am_max_attempts: u32,
+}
+
+/// The default of `mapreduce.am.max-attempts`, as in Hadoop.
+pub const DEFAULT_AM_MAX_ATTEMPTS: u32 = 2;
+
+/// The number of an ApplicationMaster attempt (`appattempt_T_S_000002` → 2); 1 when the
+/// id does not parse.
+pub fn am_attempt_number(app_attempt_id: &str) -> u32 {
+    tusk_resourcemanager::ids::parse_attempt_id(app_attempt_id).map_or(1, |(_, n)| n.max(1))
+}
+
+/// The first task attempt number of ApplicationMaster attempt `am_attempt`: attempts are
+/// numbered from `(am_attempt - 1) * 1000`, so no attempt id repeats across AM attempts
+/// (a killed AM's tasks may still be writing their files and reports when the next AM
+/// starts, and must never be taken for the new AM's).
+pub fn first_task_attempt(am_attempt: u32) -> u32 {
+    am_attempt.saturating_sub(1).saturating_mul(1000)
 }
 
 /// `application_T_S` → `job_T_S`.
@@ -142,7 +162,7 @@ pub async fn submit(job: &JobSpec, dfs: &DfsClient, opts: &SubmitOptions) -> Res
             .into(),
             working_dir: String::new(),
         }),
-        max_attempts: 1,
+        max_attempts: opts.am_max_attempts,
     };
     ApplicationClient::new(&opts.rm_addr)
         .submit(&req)
