@@ -12,8 +12,8 @@ use tusk_common::Shutdown;
 use tusk_nodemanager::{NodeManager, NodeManagerHandle, NodeManagerOptions};
 use tusk_proto::tusk::yarn as y;
 use tusk_resourcemanager::{
-    ApplicationClient, ApplicationMasterClient, Resource, ResourceManager, ResourceManagerHandle,
-    ResourceManagerOptions, SchedulerKind, Timing,
+    ApplicationClient, ApplicationMasterClient, MemoryStateStore, Resource, ResourceManager,
+    ResourceManagerHandle, ResourceManagerOptions, SchedulerKind, StateStore, Timing,
 };
 use tusk_rpc::{RpcClient, RpcClientOptions};
 
@@ -776,5 +776,87 @@ async fn an_unregistered_application_finishes_and_is_cleaned_up() -> Result<()> 
     .await?;
     let app_dir = nm.local_dir.join(&app);
     wait_for("clean-up", || async { (!app_dir.exists()).then_some(()) }).await?;
+    Ok(())
+}
+
+/// A ResourceManager on `listener` keeping its applications in `store`.
+async fn start_rm_with_store(
+    options: ResourceManagerOptions,
+    listener: TcpListener,
+    store: std::sync::Arc<dyn StateStore>,
+) -> Result<Rm> {
+    let shutdown = Shutdown::new();
+    let handle =
+        ResourceManager::start_with_store(options, listener, shutdown.clone(), Some(store)).await?;
+    let client = ApplicationClient::new(&handle.addr().to_string());
+    Ok(Rm {
+        handle,
+        shutdown,
+        client,
+    })
+}
+
+#[tokio::test]
+async fn a_restarted_resourcemanager_recovers_applications_with_a_new_attempt() -> Result<()> {
+    let dir = TempDir::new()?;
+    let store: std::sync::Arc<dyn StateStore> = std::sync::Arc::new(MemoryStateStore::default());
+    // One attempt allowed: the attempt a restart ends must not count against it.
+    let options = rm_options(Timing::EventDriven);
+    let listener = TcpListener::bind("127.0.0.1:0").await?;
+    let addr = listener.local_addr()?;
+    let rm = start_rm_with_store(options.clone(), listener, store.clone()).await?;
+    let nm = start_nm(nm_options(&rm, &dir, "n", 1024, Timing::EventDriven)).await?;
+    let (done, done_am) = running_am(&rm, "done").await?;
+    assert!(
+        done_am
+            .finish(y::FinalApplicationStatus::FinalSucceeded, "ok")
+            .await?
+    );
+    let (running, old_am) = running_am(&rm, "running").await?;
+    let old_attempt = rm.client.report(&running).await?.current_attempt_id;
+
+    // The ResourceManager goes away and comes back on the same address.
+    drop(rm);
+    let listener = wait_for("the old ResourceManager's port", || async {
+        TcpListener::bind(addr).await.ok()
+    })
+    .await?;
+    let rm = start_rm_with_store(options, listener, store).await?;
+
+    let report = rm.client.report(&done).await?;
+    assert_eq!(report.state, y::ApplicationState::AppFinished as i32);
+    assert_eq!(
+        report.final_status,
+        y::FinalApplicationStatus::FinalSucceeded as i32
+    );
+    // The unfinished one gets attempt 2 on the NodeManager once it has resynced (which
+    // kills what ran there before).
+    let report = wait_for("a new AM container", || async {
+        let r = rm.client.report(&running).await.ok()?;
+        (!r.am_container_id.is_empty()).then_some(r)
+    })
+    .await?;
+    assert!(
+        report.current_attempt_id.ends_with("_000002"),
+        "{}",
+        report.current_attempt_id
+    );
+    assert_ne!(report.current_attempt_id, old_attempt);
+    let old = old_am.allocate(y::AllocateRequest::default()).await;
+    assert!(
+        old.as_ref().is_err_and(|e| e
+            .to_string()
+            .contains("ApplicationAttemptNotFoundException")),
+        "the attempt the restart ended is refused: {old:?}"
+    );
+    let new_am = ApplicationMasterClient::new(&addr.to_string(), &report.current_attempt_id);
+    new_am.register().await?;
+    assert!(
+        new_am
+            .finish(y::FinalApplicationStatus::FinalSucceeded, "ok")
+            .await?
+    );
+    wait_state(&rm, &running, y::ApplicationState::AppFinished).await?;
+    drop(nm);
     Ok(())
 }
