@@ -170,19 +170,46 @@ pub async fn submit(job: &JobSpec, dfs: &DfsClient, opts: &SubmitOptions) -> Res
         .map_err(rpc_err("submitApplication"))
 }
 
-/// Polls the application every `poll` until it ends; `on_report` sees each report.
+/// How the job client follows its application.
+#[derive(Clone, Copy, Debug)]
+pub struct WaitOptions {
+    /// `mapreduce.client.completion.pollinterval`.
+    pub poll: Duration,
+    /// `yarn.resourcemanager.connect.retry-interval.ms`: between tries while the
+    /// ResourceManager cannot be reached.
+    pub rm_retry_interval: Duration,
+    /// `yarn.resourcemanager.connect.max-wait.ms`: how long the ResourceManager may stay
+    /// unreachable (a restart) before the client gives up.
+    pub rm_max_wait: Duration,
+}
+
+/// Polls the application until it ends; `on_report` sees each report. Through a
+/// ResourceManager restart it keeps trying for up to `rm_max_wait`; a recovering
+/// ResourceManager then knows the application again (one that does not recover answers
+/// `ApplicationNotFoundException`, which ends the wait).
 pub async fn wait(
     application_id: &str,
     rm_addr: &str,
-    poll: Duration,
+    options: WaitOptions,
     mut on_report: impl FnMut(&y::ApplicationReport),
 ) -> Result<y::ApplicationReport> {
     let client = ApplicationClient::new(rm_addr);
+    let mut unreachable_since: Option<std::time::Instant> = None;
     loop {
-        let report = client
-            .report(application_id)
-            .await
-            .map_err(rpc_err("getApplicationReport"))?;
+        let report = match client.report(application_id).await {
+            Ok(r) => r,
+            Err(e) if e.is_retriable() => {
+                let since = *unreachable_since.get_or_insert_with(std::time::Instant::now);
+                if since.elapsed() >= options.rm_max_wait {
+                    return Err(rpc_err("getApplicationReport")(e));
+                }
+                tracing::warn!(error = %e, "ResourceManager unreachable; retrying");
+                tokio::time::sleep(options.rm_retry_interval).await;
+                continue;
+            }
+            Err(e) => return Err(rpc_err("getApplicationReport")(e)),
+        };
+        unreachable_since = None;
         on_report(&report);
         let state =
             y::ApplicationState::try_from(report.state).unwrap_or(y::ApplicationState::AppRunning);
@@ -194,7 +221,7 @@ pub async fn wait(
         ) {
             return Ok(report);
         }
-        tokio::time::sleep(poll).await;
+        tokio::time::sleep(options.poll).await;
     }
 }
 
