@@ -39,7 +39,9 @@ use crate::shuffle::MapOutputLocation;
 use crate::split::InputSplit;
 use crate::task::report::now_ms;
 use crate::task::{Outcome, TaskReport, TaskSpec, TaskWork};
-use crate::yarn::{am_attempt_number, first_task_attempt, job_id_of, read_json, write_json, Staging};
+use crate::yarn::{
+    am_attempt_number, first_task_attempt, job_id_of, read_json, write_json, Staging,
+};
 
 /// Protocol of the NodeManager's container management service.
 const CONTAINER_MANAGEMENT_PROTOCOL: &str = "tusk.ContainerManagementProtocol";

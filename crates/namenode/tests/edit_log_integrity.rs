@@ -385,8 +385,7 @@ fn copy_dir(from: &Path, to: &Path) {
 }
 
 #[tokio::test]
-async fn a_flipped_bit_in_a_rolled_segment_of_one_of_two_directories_is_repaired_from_the_other()
-{
+async fn a_flipped_bit_in_a_rolled_segment_of_one_of_two_directories_is_repaired_from_the_other() {
     let base = tempfile::tempdir().unwrap();
     let (a, b) = (base.path().join("a"), base.path().join("b"));
     let opts = options(&[a.clone(), b.clone()]);
