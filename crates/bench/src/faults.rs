@@ -152,6 +152,8 @@ struct Injected {
 }
 
 struct Suite {
+    /// Applications already reported as run by a later AM attempt.
+    retried_apps: std::collections::HashSet<String>,
     cluster: FaultCluster,
     clients: Vec<(ReplicationMode, DfsClient)>,
     ledger: Arc<Mutex<Ledger>>,
@@ -208,6 +210,7 @@ pub async fn run(options: FaultsOptions) -> Result<FaultsReport> {
         },
     };
     let mut suite = Suite {
+        retried_apps: Default::default(),
         cluster,
         clients,
         ledger: Arc::new(Mutex::new(Ledger::default())),
@@ -263,6 +266,7 @@ impl Suite {
         let missing = self.cluster.health().await.missing_blocks;
         let counts = load.stop().await;
         let mut notes = injected.notes.clone();
+        notes.extend(self.later_attempts().await);
         if missing > 0 {
             notes.push(format!(
                 "{missing} blocks with no live replica at recovery (replication-1 job files)"
@@ -299,6 +303,37 @@ impl Suite {
             examples: check.examples,
             notes: notes.join("; "),
         })
+    }
+
+    /// Applications that ended since the last look after more than one AM attempt:
+    /// "application_…_0004 SUCCEEDED in AM attempt 2".
+    async fn later_attempts(&mut self) -> Option<String> {
+        let rm = tusk_resourcemanager::ApplicationClient::new(&self.cluster.rm_addr);
+        let apps = tokio::time::timeout(Duration::from_secs(5), rm.list())
+            .await
+            .ok()?
+            .ok()?;
+        let mut said = Vec::new();
+        for a in apps {
+            let attempt = a
+                .current_attempt_id
+                .rsplit('_')
+                .next()
+                .and_then(|n| n.parse::<u32>().ok())
+                .unwrap_or(1);
+            let ended = a.finish_time_ms > 0;
+            if attempt > 1 && ended && self.retried_apps.insert(a.application_id.clone()) {
+                let outcome =
+                    tusk_proto::tusk::yarn::FinalApplicationStatus::try_from(a.final_status)
+                        .map_or("?".to_string(), |s| format!("{s:?}"));
+                said.push(format!(
+                    "{} {} in AM attempt {attempt}",
+                    a.application_id,
+                    outcome.trim_start_matches("Final").to_uppercase()
+                ));
+            }
+        }
+        (!said.is_empty()).then(|| said.join(", "))
     }
 
     fn job_target(&self, fault: &str) -> Option<JobTarget> {
