@@ -1,7 +1,7 @@
 //! `tusk local up|down|status`: a NameNode and N DataNodes, and (unless `--no-yarn`) a
 //! ResourceManager and one NodeManager per DataNode, as separate processes on 127.0.0.1,
 //! with all state under one directory (`name/`, `dataN/`, `nmN/{local,logs}`, `logs/`,
-//! `<daemon>.addr`, `pids`).
+//! `<daemon>.addr`, `pids`, `rmstore/`).
 
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
@@ -131,7 +131,7 @@ pub async fn up(conf: &Configuration, args: &UpArgs) -> anyhow::Result<LocalClus
                 dir,
                 "resourcemanager",
                 "resourcemanager",
-                &defines,
+                &rm_defines(conf, &defines, dir),
                 &[],
             )?;
             pids.push(("resourcemanager".to_string(), pid));
@@ -454,4 +454,24 @@ async fn status(dir: &Path) -> anyhow::Result<()> {
         crate::node_status::print_nodemanagers(addr).await;
     }
     Ok(())
+}
+
+/// The ResourceManager's keys: unless configured otherwise, it keeps its applications
+/// in `<dir>/rmstore` and recovers them after a restart
+/// (`yarn.resourcemanager.recovery.enabled`, off in Hadoop's defaults).
+fn rm_defines(conf: &Configuration, defines: &[String], dir: &Path) -> Vec<String> {
+    let mut out = defines.to_vec();
+    if conf.get("yarn.resourcemanager.recovery.enabled").is_none() {
+        out.push("yarn.resourcemanager.recovery.enabled=true".into());
+    }
+    if conf
+        .get("yarn.resourcemanager.fs.state-store.uri")
+        .is_none()
+    {
+        out.push(format!(
+            "yarn.resourcemanager.fs.state-store.uri={}",
+            dir.join("rmstore").display()
+        ));
+    }
+    out
 }

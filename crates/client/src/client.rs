@@ -360,6 +360,14 @@ impl DfsClient {
             .await
     }
 
+    /// Finishes the NameNode's current edit segment without a checkpoint (`rollEdits`,
+    /// superuser only); the first txid of the new segment.
+    pub async fn roll_edits(&self) -> Result<u64> {
+        let r: h::RollEditsResponseProto =
+            self.call("rollEdits", &h::RollEditsRequestProto {}).await?;
+        Ok(r.new_segment_tx_id)
+    }
+
     /// DataNodes known to the NameNode: `kind` 1 = all, 2 = live, 3 = dead.
     pub async fn datanode_report(&self, kind: i32) -> Result<Vec<h::DatanodeInfoProto>> {
         let r: h::GetDatanodeReportResponseProto = self

@@ -52,7 +52,9 @@ use crate::registry::Registry;
 use crate::shuffle::MapOutputLocation;
 use crate::task::report::now_ms;
 use crate::task::Outcome;
-use crate::yarn::{job_id_of, read_json, write_json, Staging};
+use crate::yarn::{
+    am_attempt_number, first_task_attempt, job_id_of, read_json, write_json, Staging,
+};
 
 use tasks::{Running, TaskState, EXTRA_ASKS};
 
@@ -212,6 +214,10 @@ impl Am {
         started_ms: u64,
     ) -> Result<Am> {
         let registry = Registry::builtin();
+        let am_attempt = am_attempt_number(&opts.attempt_id);
+        if am_attempt > 1 {
+            output::discard_earlier_attempt(&dfs, &job.output).await?;
+        }
         let plan = plan_job(&dfs, &job, job_id, &registry).await?;
         output::setup_job(&dfs, &job.output).await?;
         let staging = Staging(plan.staging.clone());
@@ -224,7 +230,7 @@ impl Am {
         let task = |kind, index, split| TaskState {
             id: job_id.task(kind, index),
             split,
-            attempts: 0,
+            attempts: first_task_attempt(am_attempt),
             failures: 0,
             running: vec![],
             asked: 0,

@@ -851,3 +851,73 @@ async fn potential_reception_is_the_sum_of_the_containers_reports() -> Result<()
     set_potential_reception(&client, &cs[0].container_id, &secrets[0], 0).await?;
     Ok(())
 }
+
+#[tokio::test]
+async fn a_restarted_resourcemanager_recovers_applications_with_a_new_attempt() -> Result<()> {
+    let store = tempfile::TempDir::new()?;
+    // One attempt allowed: the attempt a restart ends must not count against it.
+    let mut cluster = start_yarn(
+        Timing::EventDriven,
+        &[
+            ("yarn.resourcemanager.recovery.enabled", "true"),
+            (
+                "yarn.resourcemanager.fs.state-store.uri",
+                store.path().to_str().unwrap(),
+            ),
+        ],
+        &[("n", 1024)],
+    )
+    .await?;
+    let rm = cluster.yarn();
+    let (done, done_am) = running_am(rm, "done").await?;
+    assert!(
+        done_am
+            .finish(y::FinalApplicationStatus::FinalSucceeded, "ok")
+            .await?
+    );
+    let (running, old_am) = running_am(rm, "running").await?;
+    let old_attempt = rm.client().report(&running).await?.current_attempt_id;
+
+    // The ResourceManager goes away and comes back on the same address.
+    cluster
+        .yarn_mut()
+        .restart_resourcemanager()
+        .await
+        .map_err(anyhow::Error::from_boxed)?;
+    let rm = cluster.yarn();
+
+    let report = rm.client().report(&done).await?;
+    assert_eq!(report.state, y::ApplicationState::AppFinished as i32);
+    assert_eq!(
+        report.final_status,
+        y::FinalApplicationStatus::FinalSucceeded as i32
+    );
+    // The unfinished one gets attempt 2 on the NodeManager once it has resynced (which
+    // kills what ran there before).
+    let report = wait_for("a new AM container", DEADLINE, || async {
+        let r = rm.client().report(&running).await.ok()?;
+        (!r.am_container_id.is_empty() && r.current_attempt_id != old_attempt).then_some(r)
+    })
+    .await?;
+    assert!(
+        report.current_attempt_id.ends_with("_000002"),
+        "{}",
+        report.current_attempt_id
+    );
+    let old = old_am.allocate(y::AllocateRequest::default()).await;
+    assert!(
+        old.as_ref().is_err_and(|e| e
+            .to_string()
+            .contains("ApplicationAttemptNotFoundException")),
+        "the attempt the restart ended is refused: {old:?}"
+    );
+    let new_am = ApplicationMasterClient::new(&rm.rm_addr(), &report.current_attempt_id);
+    new_am.register().await?;
+    assert!(
+        new_am
+            .finish(y::FinalApplicationStatus::FinalSucceeded, "ok")
+            .await?
+    );
+    wait_state(rm, &running, y::ApplicationState::AppFinished).await?;
+    Ok(())
+}

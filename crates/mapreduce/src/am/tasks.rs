@@ -40,7 +40,7 @@ pub(super) struct Running {
 pub(super) struct TaskState {
     pub(super) id: TaskId,
     pub(super) split: Option<InputSplit>,
-    /// Attempts started so far (the next attempt number).
+    /// The next attempt number (from `first_task_attempt` of this AM attempt).
     pub(super) attempts: u32,
     /// Attempts that failed (killed ones do not count).
     pub(super) failures: u32,
