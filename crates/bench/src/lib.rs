@@ -12,6 +12,8 @@
 //! - `job_latency`: a tiny WordCount on YARN per timing mode (classic heartbeats or
 //!   event-driven), with the heartbeat model; `terasort`: TeraGen / TeraSort /
 //!   TeraValidate timed, in-process or on YARN.
+//! - `hadoop`: real Hadoop 3.4.2 (the anchor's runners) in the same run, for
+//!   `--vs-hadoop`; no Hadoop figure is stored anywhere.
 //! - `process_cluster`: a `tusk local up` cluster of processes and `tusk job run`.
 //! - `faults`: the fault suite: each fault in turn under a mixed load, then a check that
 //!   nothing acknowledged was lost.
@@ -30,6 +32,7 @@ pub mod dfsio;
 pub mod error;
 pub mod faults;
 pub mod file_io;
+pub mod hadoop;
 pub mod heartbeats;
 pub mod job_latency;
 pub mod nnthroughput;
