@@ -418,7 +418,11 @@ fn run_hadoop(
         })?;
     let cluster_up_seconds = setup.number("dfsStartS")? + setup.number("yarnStartS")?;
     let runs: Vec<&ResultLine> = out.lines("yarn.run").collect();
-    if runs.len() != opts.trials || runs.iter().any(|r| r.fields.get("ok").map(String::as_str) != Some("true")) {
+    if runs.len() != opts.trials
+        || runs
+            .iter()
+            .any(|r| r.fields.get("ok").map(String::as_str) != Some("true"))
+    {
         return Err(BenchError::TaskFailed {
             path: "hadoop YarnTinyJob".into(),
             message: format!("{} of {} jobs reported success", runs.len(), opts.trials),
@@ -426,7 +430,10 @@ fn run_hadoop(
     }
     Ok(HadoopTinyJob {
         heartbeat_ms: hb,
-        job_seconds: runs.iter().map(|r| r.number("jobWallS")).collect::<Result<_>>()?,
+        job_seconds: runs
+            .iter()
+            .map(|r| r.number("jobWallS"))
+            .collect::<Result<_>>()?,
         rm_seconds: runs
             .iter()
             .map(|r| r.number("rmStartToFinishS"))
@@ -527,7 +534,9 @@ impl JobLatencyReport {
                 LatencyMode::EventDriven => "– (liveness only)".into(),
             };
             let each = |xs: &mut dyn Iterator<Item = f64>| {
-                xs.map(|x| format!("{x:.3}")).collect::<Vec<_>>().join(" / ")
+                xs.map(|x| format!("{x:.3}"))
+                    .collect::<Vec<_>>()
+                    .join(" / ")
             };
             let opt = |x: Option<f64>| x.map_or("–".into(), |x| format!("{x:.2}"));
             let _ = write!(
@@ -544,9 +553,10 @@ impl JobLatencyReport {
                 let ratio = c.hadoop_seconds.map_or("–".into(), |h| {
                     format!("{:.1}×", h / c.median_seconds.max(1e-9))
                 });
-                let per_trial = c.hadoop.as_ref().map_or("–".into(), |h| {
-                    each(&mut h.job_seconds.iter().copied())
-                });
+                let per_trial = c
+                    .hadoop
+                    .as_ref()
+                    .map_or("–".into(), |h| each(&mut h.job_seconds.iter().copied()));
                 let _ = write!(s, " {} | {per_trial} | {ratio} |", opt(c.hadoop_seconds));
             }
             s.push('\n');

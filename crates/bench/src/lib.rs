@@ -6,7 +6,8 @@
 //!
 //! Layout:
 //! - `dfsio`: TestDFSIO's N files written at once, then read at once.
-//! - `replication`: one file per size, pipeline vs parallel, trials interleaved by mode.
+//! - `replication`: one file per size, pipeline vs parallel vs adaptive, trials
+//!   interleaved by mode.
 //! - `startup`: nothing → one NameNode and N DataNodes serving a first write.
 //! - `nnthroughput`: namespace calls sync / async / N threads (Table 1 of the Async HDFS report).
 //! - `job_latency`: a tiny WordCount on YARN per timing mode (classic heartbeats or
@@ -55,10 +56,7 @@ pub fn mb(bytes: u64) -> f64 {
     bytes as f64 / MB as f64
 }
 
-/// `pipeline` or `parallel`, as the configuration spells it.
+/// `pipeline`, `parallel` or `adaptive`, as the configuration spells it.
 pub fn mode_name(mode: tusk_client::ReplicationMode) -> &'static str {
-    match mode {
-        tusk_client::ReplicationMode::Pipeline => "pipeline",
-        tusk_client::ReplicationMode::Parallel => "parallel",
-    }
+    mode.name()
 }

@@ -411,8 +411,7 @@ fn figures(
                 median_seconds: median,
                 min_seconds: stats::min(&xs),
                 mb_per_s: bytes / 1e6 / median.max(1e-9),
-                hadoop_seconds: hadoop
-                    .map(|h| stats::median(&h.iter().map(f).collect::<Vec<_>>())),
+                hadoop_seconds: hadoop.map(|h| stats::median(&h.iter().map(f).collect::<Vec<_>>())),
             }
         })
         .collect()
@@ -504,7 +503,10 @@ mod tests {
         assert!(md.contains("| terasort |"), "{md}");
         assert!(report.hadoop.is_none());
         assert!(report.jobs.iter().all(|j| j.hadoop_seconds.is_none()));
-        assert!(!md.contains("Hadoop"), "no Hadoop column without --vs-hadoop: {md}");
+        assert!(
+            !md.contains("Hadoop"),
+            "no Hadoop column without --vs-hadoop: {md}"
+        );
         let header = md.lines().find(|l| l.starts_with("| job |")).unwrap();
         let row = md.lines().find(|l| l.starts_with("| terasort |")).unwrap();
         assert_eq!(header.matches('|').count(), row.matches('|').count());

@@ -18,7 +18,7 @@ use tusk_common::Configuration;
 pub enum BenchCommand {
     /// TestDFSIO: N files written at once, then read at once.
     Dfsio(DfsioArgs),
-    /// Pipeline vs parallel replication: latency per file size, and throughput.
+    /// Pipeline vs parallel vs adaptive replication: latency per file size, and throughput.
     Replication(ReplicationArgs),
     /// Time from nothing to 1 NameNode + N DataNodes serving.
     Startup(StartupArgs),
@@ -97,7 +97,12 @@ pub struct ReplicationArgs {
     sizes: Vec<u64>,
     #[arg(long, default_value_t = 3)]
     trials: usize,
-    #[arg(long, default_value = "pipeline,parallel", value_delimiter = ',')]
+    /// pipeline, parallel, adaptive (comma-separated), interleaved in one run.
+    #[arg(
+        long,
+        default_value = "pipeline,parallel,adaptive",
+        value_delimiter = ','
+    )]
     modes: Vec<ReplicationMode>,
     #[arg(long, default_value_t = 3)]
     datanodes: usize,
