@@ -669,9 +669,17 @@ mod tests {
         assert_eq!(parse_job_run(&silent), (String::new(), 9.0));
     }
 
-    #[test]
-    fn fitted_slope_between_equal_period_modes() {
-        let case = |mode: LatencyMode, median: f64| LatencyCase {
+    fn report(cases: Vec<LatencyCase>) -> JobLatencyReport {
+        JobLatencyReport {
+            context: RunContext::new(String::from("test")),
+            options: JobLatencyOptions::default(),
+            cases,
+            fitted_periods_per_job: None,
+        }
+    }
+
+    fn case_of(mode: LatencyMode, median: f64) -> LatencyCase {
+        LatencyCase {
             mode,
             mode_name: mode.name(),
             cluster_up_seconds: 0.0,
@@ -682,7 +690,69 @@ mod tests {
             model_seconds: None,
             hadoop_seconds: None,
             hadoop: None,
+        }
+    }
+
+    #[test]
+    fn hadoop_runs_only_for_equal_classic_periods() {
+        assert_eq!(LatencyMode::classic(200).hadoop_heartbeat_ms(), Some(200));
+        let unequal = LatencyMode::Classic {
+            nm_heartbeat_ms: 1000,
+            am_heartbeat_ms: 200,
         };
+        assert_eq!(unequal.hadoop_heartbeat_ms(), None);
+        assert_eq!(LatencyMode::EventDriven.hadoop_heartbeat_ms(), None);
+    }
+
+    #[test]
+    fn without_hadoop_the_table_has_no_hadoop_column() {
+        let md = report(vec![
+            case_of(LatencyMode::classic(1000), 6.0),
+            case_of(LatencyMode::EventDriven, 0.1),
+        ])
+        .to_markdown();
+        assert!(!md.contains("Hadoop"), "{md}");
+        let header = md.lines().find(|l| l.starts_with("| mode |")).unwrap();
+        let row = md
+            .lines()
+            .find(|l| l.starts_with("| classic:1000 |"))
+            .unwrap();
+        assert_eq!(header.matches('|').count(), row.matches('|').count());
+    }
+
+    #[test]
+    fn the_hadoop_ratio_comes_from_the_same_run() {
+        let mut classic = case_of(LatencyMode::classic(1000), 6.0);
+        classic.hadoop_seconds = Some(30.0);
+        classic.hadoop = Some(HadoopTinyJob {
+            heartbeat_ms: 1000,
+            job_seconds: vec![29.0, 30.0, 31.0],
+            rm_seconds: vec![15.0, 15.0, 15.0],
+            cluster_up_seconds: 12.0,
+            process_seconds: 120.0,
+        });
+        let md = report(vec![classic, case_of(LatencyMode::EventDriven, 0.1)]).to_markdown();
+        let row = md
+            .lines()
+            .find(|l| l.starts_with("| classic:1000 |"))
+            .unwrap();
+        assert!(
+            row.contains("| 30.00 |") && row.contains("| 5.0× |"),
+            "{row}"
+        );
+        let event = md
+            .lines()
+            .find(|l| l.starts_with("| event-driven |"))
+            .unwrap();
+        assert!(event.ends_with("| – | – | – |"), "{event}");
+        let header = md.lines().find(|l| l.starts_with("| mode |")).unwrap();
+        assert_eq!(header.matches('|').count(), row.matches('|').count());
+        assert_eq!(header.matches('|').count(), event.matches('|').count());
+    }
+
+    #[test]
+    fn fitted_slope_between_equal_period_modes() {
+        let case = case_of;
         let mut cases = vec![
             case(LatencyMode::classic(1000), 6.4),
             case(LatencyMode::classic(200), 1.6),

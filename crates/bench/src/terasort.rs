@@ -479,6 +479,32 @@ impl TerasortReport {
 mod tests {
     use super::*;
 
+    #[test]
+    fn hadoop_figures_are_medians_of_the_same_runs_trials() {
+        let trial = |g: f64, s: f64, v: f64| TerasortTrial {
+            teragen_seconds: g,
+            terasort_seconds: s,
+            teravalidate_seconds: v,
+            ..Default::default()
+        };
+        let opts = TerasortOptions {
+            rows: 1000,
+            ..Default::default()
+        };
+        let tusk = [trial(1.0, 2.0, 0.5)];
+        let hadoop = [
+            trial(4.0, 9.0, 1.0),
+            trial(6.0, 7.0, 3.0),
+            trial(5.0, 8.0, 2.0),
+        ];
+        let jobs = figures(&opts, &tusk, Some(&hadoop));
+        let h: Vec<f64> = jobs.iter().map(|j| j.hadoop_seconds.unwrap()).collect();
+        assert_eq!(h, [5.0, 8.0, 2.0]);
+        assert!(figures(&opts, &tusk, None)
+            .iter()
+            .all(|j| j.hadoop_seconds.is_none()));
+    }
+
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn small_local_run_validates_and_reports_every_job() {
         let dir = tempfile::tempdir().unwrap();

@@ -113,3 +113,31 @@ async fn adaptive_mode_without_any_rate_starts_as_hdfs_does() {
     );
     cluster.shutdown().await;
 }
+
+/// An HDFS client that knows nothing of the Tusk fields in DatanodeInfoProto writes and
+/// reads through DataNodes that report them (the fields sit in every block location).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn hdfs_native_ignores_the_tusk_datanode_fields() {
+    use bytes::Bytes;
+    use hdfs_native::WriteOptions;
+
+    let cluster = cluster(Some(DATANODE_LINK_BITS)).await;
+    wait_for_link_rates(&cluster.client(), 3).await;
+    let native = hdfs_native::Client::new(&cluster.fs_uri()).expect("hdfs-native client");
+    let bytes = tusk_minicluster::test_data(2 * BLOCK as usize + 99, 3);
+    let mut w = native
+        .create(
+            "/native-adaptive",
+            WriteOptions::default().block_size(BLOCK),
+        )
+        .await
+        .expect("create");
+    w.write(Bytes::copy_from_slice(&bytes))
+        .await
+        .expect("write");
+    w.close().await.expect("close");
+    let mut r = native.read("/native-adaptive").await.expect("open");
+    let back = r.read(r.file_length()).await.expect("read");
+    assert!(back == bytes, "hdfs-native reads other bytes");
+    cluster.shutdown().await;
+}
