@@ -320,6 +320,12 @@ async fn start_tusk(conf: &Configuration, tb: &mut Testbed) -> anyhow::Result<()
                 format!("dfs.datanode.ip={ip}"),
                 format!("dfs.datanode.hostname={ip}"),
                 format!("tusk.node.link.bits-per-sec={link_bps}"),
+                // Each volume has its own write limit; adaptive replication weighs the sum.
+                format!(
+                    "tusk.node.disk.write-bytes-per-sec={}",
+                    node.spec.profile.throttle(tb.description.scale).write_bps
+                        * node.volumes.len() as u64
+                ),
             ]);
             tb.spawn(
                 name,
