@@ -167,7 +167,20 @@ async fn run_job(mut conf: Configuration, args: RunArgs, wait: bool) -> anyhow::
     )?;
     let has_reduces = request.job.num_reduces > 0;
     let mut last = String::new();
-    let report = yarn::wait(&app, &options.rm_addr, poll, |r| {
+    let wait = yarn::WaitOptions {
+        poll,
+        rm_retry_interval: conf.get_duration(
+            "yarn.resourcemanager.connect.retry-interval.ms",
+            Duration::from_millis(500),
+            Duration::from_millis(1),
+        )?,
+        rm_max_wait: conf.get_duration(
+            "yarn.resourcemanager.connect.max-wait.ms",
+            Duration::from_millis(900_000),
+            Duration::from_millis(1),
+        )?,
+    };
+    let report = yarn::wait(&app, &options.rm_addr, wait, |r| {
         let line = progress_line(r, has_reduces);
         if line != last {
             println!("{line}");
@@ -249,6 +262,12 @@ fn submit_options(conf: &Configuration, queue: Option<String>) -> anyhow::Result
         tusk_exe: std::env::current_exe().context("locating the tusk binary")?,
         queue: queue.unwrap_or_else(|| conf.get_str("mapreduce.job.queuename", "default")),
         am_memory_mb: conf.get_u64("yarn.app.mapreduce.am.resource.mb", 1024)?,
+        am_max_attempts: conf
+            .get_u64(
+                "mapreduce.am.max-attempts",
+                yarn::DEFAULT_AM_MAX_ATTEMPTS as u64,
+            )?
+            .clamp(1, u32::MAX as u64) as u32,
         conf: conf
             .iter()
             .filter(|(k, _)| *k != "fs.defaultFS")
@@ -521,7 +540,7 @@ async fn history(conf: Configuration, id: &str) -> anyhow::Result<()> {
         h.finish_ms.saturating_sub(h.start_ms) as f64 / 1000.0
     );
     println!(
-        "{:<7} {:<34} {:<22} {:>9} {:>9} {:<10} phases",
+        "{:<7} {:<34} {:<22} {:>9} {:>9} {:<10} phases; node at launch",
         "type", "task", "node", "start", "duration", "outcome"
     );
     for a in &h.attempts {
@@ -537,8 +556,12 @@ async fn history(conf: Configuration, id: &str) -> anyhow::Result<()> {
                 .to_lowercase()
             })
             .collect();
+        let at_launch = a
+            .node_status_at_launch
+            .map(|s| format!("; {}", s.summary()))
+            .unwrap_or_default();
         println!(
-            "{:<7} {:<34} {:<22} {:>8.3}s {:>8.3}s {:<10} {}",
+            "{:<7} {:<34} {:<22} {:>8.3}s {:>8.3}s {:<10} {}{at_launch}",
             a.task_type,
             a.task,
             a.node,

@@ -305,6 +305,23 @@ fn a_three_node_testbed_delivers_its_profiles_and_leaves_nothing() {
                 false => *disk <= 20.0,
             })
     });
+    // `tusk testbed status` shows each NodeManager's status as the ResourceManager has it.
+    let status = bed.ok(&["testbed", "status", "--dir", bed.dir_str()]);
+    let w1_line = status
+        .lines()
+        .find(|l| l.starts_with(&format!("nodemanager {w1}:")))
+        .unwrap_or_else(|| panic!("no nodemanager line for w1: {status}"));
+    let disk: f64 = w1_line
+        .split("disk ")
+        .nth(1)
+        .and_then(|d| d.split('%').next())
+        .and_then(|d| d.parse().ok())
+        .unwrap_or_else(|| panic!("no disk % in {w1_line}"));
+    assert!(disk >= 50.0, "{w1_line}");
+    assert!(
+        w1_line.contains(" to-fetch 0 B blocked: nothing"),
+        "no policy is on: {w1_line}"
+    );
     dd.kill().ok();
     dd.wait().ok();
 

@@ -54,7 +54,9 @@ use crate::registry::Registry;
 use crate::shuffle::MapOutputLocation;
 use crate::task::report::now_ms;
 use crate::task::Outcome;
-use crate::yarn::{job_id_of, read_json, write_json, Staging};
+use crate::yarn::{
+    am_attempt_number, first_task_attempt, job_id_of, read_json, write_json, Staging,
+};
 
 pub use speculation::SpeculationOptions;
 use speculation::{NodeView, SpeculationLog};
@@ -219,6 +221,10 @@ impl Am {
         started_ms: u64,
     ) -> Result<Am> {
         let registry = Registry::builtin();
+        let am_attempt = am_attempt_number(&opts.attempt_id);
+        if am_attempt > 1 {
+            output::discard_earlier_attempt(&dfs, &job.output).await?;
+        }
         let plan = plan_job(&dfs, &job, job_id, &registry).await?;
         output::setup_job(&dfs, &job.output).await?;
         let staging = Staging(plan.staging.clone());
@@ -231,7 +237,7 @@ impl Am {
         let task = |kind, index, split| TaskState {
             id: job_id.task(kind, index),
             split,
-            attempts: 0,
+            attempts: first_task_attempt(am_attempt),
             failures: 0,
             running: vec![],
             asked: 0,

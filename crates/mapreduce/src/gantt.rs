@@ -329,6 +329,9 @@ impl<'a> Chart<'a> {
             "; read {} B, written {} B, shuffled {} B",
             a.bytes_read, a.bytes_written, a.bytes_shuffled
         );
+        if let Some(s) = &a.node_status_at_launch {
+            let _ = write!(t, "; node at launch: {}", s.summary());
+        }
         if let Some(e) = &a.error {
             let _ = write!(t, "; error: {e}");
         }
@@ -534,6 +537,11 @@ mod tests {
             bytes_shuffled: 0,
             error: (outcome == Outcome::Failed).then(|| "disk <full> & sad".into()),
             counters: Counters::default(),
+            node_status_at_launch: Some(crate::history::NodeStatusAtLaunch {
+                disk_utilization_pct: 92.0,
+                net_rx_bytes_per_sec: 1.5e6,
+                potential_reception_bytes: 4_000_000,
+            }),
         }
     }
 
@@ -650,6 +658,16 @@ mod tests {
         assert_eq!(svg.matches(r#"<polygon class="speculative""#).count(), 2);
         assert!(svg.contains("disk &lt;full&gt; &amp; sad"));
         assert!(svg.contains(FAILED_RED));
+    }
+
+    #[test]
+    fn tooltips_give_the_node_status_at_launch() {
+        let svg = render_svg(&history());
+        assert_eq!(
+            svg.matches("node at launch: disk 92% rx 1.5 MB/s to-fetch 4.0 MB")
+                .count(),
+            5
+        );
     }
 
     #[test]

@@ -22,6 +22,8 @@ use crate::Error;
 /// A running ResourceManager and its NodeManagers; all stop when this is dropped.
 pub struct MiniYarn {
     rm: ResourceManagerHandle,
+    /// The options it started with, to start it again ([`MiniYarn::restart_resourcemanager`]).
+    rm_options: ResourceManagerOptions,
     /// Ends the ResourceManager when the cluster is dropped.
     rm_shutdown: Shutdown,
     client: ApplicationClient,
@@ -51,12 +53,8 @@ impl MiniYarn {
     ) -> Result<MiniYarn, Error> {
         let rm_shutdown = Shutdown::new();
         let listener = TcpListener::bind("127.0.0.1:0").await?;
-        let rm = ResourceManager::start(
-            ResourceManagerOptions::from_conf(conf)?,
-            listener,
-            rm_shutdown.clone(),
-        )
-        .await?;
+        let rm_options = ResourceManagerOptions::from_conf(conf)?;
+        let rm = ResourceManager::start(rm_options.clone(), listener, rm_shutdown.clone()).await?;
         let client = ApplicationClient::new(&rm.addr().to_string());
         let mut yarn = MiniYarn {
             nm_template: NodeManagerOptions {
@@ -64,6 +62,7 @@ impl MiniYarn {
                 ..NodeManagerOptions::from_conf(conf)?
             },
             rm,
+            rm_options,
             rm_shutdown,
             client,
             nodemanagers: Vec::new(),
@@ -114,6 +113,26 @@ impl MiniYarn {
         )
         .await?;
         Ok(self.nodemanagers.len() - 1)
+    }
+
+    /// Stops the ResourceManager and starts a new one on the same address with the same
+    /// options, as a restarted process would be; with `yarn.resourcemanager.recovery.enabled`
+    /// it recovers the applications in its state store. The NodeManagers resync with it
+    /// on their own.
+    pub async fn restart_resourcemanager(&mut self) -> Result<(), Error> {
+        let addr = self.rm.addr();
+        self.rm_shutdown.trigger();
+        let listener = wait_for(
+            "the old ResourceManager's port",
+            Duration::from_secs(20),
+            || async { TcpListener::bind(addr).await.ok() },
+        )
+        .await?;
+        self.rm_shutdown = Shutdown::new();
+        self.rm =
+            ResourceManager::start(self.rm_options.clone(), listener, self.rm_shutdown.clone())
+                .await?;
+        Ok(())
     }
 
     pub fn resourcemanager(&self) -> &ResourceManagerHandle {

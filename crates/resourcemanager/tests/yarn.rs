@@ -699,3 +699,225 @@ async fn an_unregistered_application_finishes_and_is_cleaned_up() -> Result<()> 
     .await?;
     Ok(())
 }
+
+/// The node's status as the ResourceManager reports it.
+async fn node_report(rm: &MiniYarn, node: &str) -> Option<y::NodeReport> {
+    rm.client()
+        .nodes()
+        .await
+        .ok()?
+        .into_iter()
+        .find(|n| n.node_id == node)
+}
+
+async fn set_potential_reception(
+    nm: &tusk_rpc::RpcClient,
+    container: &str,
+    secret: &str,
+    bytes: u64,
+) -> std::result::Result<y::SetPotentialReceptionResponse, tusk_rpc::RpcError> {
+    nm.call(
+        "setPotentialReception",
+        &y::SetPotentialReceptionRequest {
+            container_id: container.into(),
+            secret: secret.into(),
+            potential_reception_bytes: bytes,
+        },
+    )
+    .await
+}
+
+/// Waits until node `n` reports `bytes` to fetch, within 10 s although its periodic
+/// heartbeats are 30 s apart.
+async fn reception_reaches(rm: &MiniYarn, bytes: u64, since: Instant) -> Result<y::NodeReport> {
+    let report = wait_for(
+        "the bytes to fetch at the ResourceManager",
+        DEADLINE,
+        || async {
+            node_report(rm, "n")
+                .await
+                .filter(|n| n.status.unwrap_or_default().potential_reception_bytes == bytes)
+        },
+    )
+    .await?;
+    assert!(
+        since.elapsed() < Duration::from_secs(10),
+        "sooner than a periodic heartbeat"
+    );
+    Ok(report)
+}
+
+/// Containers stand in for reduces: each reports what it still has to fetch with the
+/// secret its NodeManager gave it. The node's Potential-Reception is their sum, a
+/// container cannot set another's, and a container's share goes when it ends. With
+/// heartbeats 30 s apart, the ResourceManager learns of each threshold crossing only
+/// from the out-of-band report.
+#[tokio::test]
+async fn potential_reception_is_the_sum_of_the_containers_reports() -> Result<()> {
+    let cluster = start_yarn(
+        Timing::EventDriven,
+        &[
+            (
+                "yarn.resourcemanager.nodemanagers.heartbeat-interval-ms",
+                "30000",
+            ),
+            (
+                "tusk.yarn.scheduler.status-aware.policies",
+                "potential-reception",
+            ),
+            (
+                "tusk.yarn.scheduler.status-aware.potential-reception.threshold",
+                "10000",
+            ),
+            ("tusk.nodemanager.status-watch.interval-ms", "20"),
+            ("tusk.nodemanager.status-report.min-interval-ms", "20"),
+        ],
+        &[("n", 1024)],
+    )
+    .await?;
+    let rm = cluster.yarn();
+    let (app, am) = running_am(rm, "reduces").await?;
+    let cs = ask_for(&am, vec![ask(1, 64, &[], 2)], 2).await?;
+    for c in &cs {
+        start_container(
+            c,
+            &app,
+            "printf %s \"$TUSK_CONTAINER_SECRET\" > secret; exec sleep 60",
+        )
+        .await?;
+    }
+    let mut secrets = Vec::new();
+    for c in &cs {
+        let path = rm
+            .nodemanager_local_dir(0)
+            .join(&app)
+            .join(&c.container_id)
+            .join("secret");
+        secrets.push(
+            wait_for("the container's secret", DEADLINE, || async {
+                std::fs::read_to_string(&path)
+                    .ok()
+                    .filter(|s| s.len() == 32)
+            })
+            .await?,
+        );
+    }
+    let client = tusk_rpc::RpcClient::new(
+        cs[0].nm_address.clone(),
+        tusk_rpc::RpcClientOptions {
+            protocol: tusk_yarn_client::CONTAINER_MANAGEMENT_PROTOCOL.into(),
+            ..Default::default()
+        },
+    );
+    let started = Instant::now();
+    set_potential_reception(&client, &cs[0].container_id, &secrets[0], 6_000).await?;
+    set_potential_reception(&client, &cs[1].container_id, &secrets[1], 7_000).await?;
+    let report = reception_reaches(rm, 13_000, started).await?;
+    assert_eq!(
+        report.blocked,
+        vec!["potential-reception: remote maps, reduces"]
+    );
+    let json: serde_json::Value = serde_json::from_str(&rm.resourcemanager().status_json())?;
+    assert_eq!(
+        json["nodes"][0]["blocked"][0],
+        "potential-reception: remote maps, reduces"
+    );
+    assert_eq!(json["nodes"][0]["potential_reception_bytes"], 13_000);
+
+    // Only the container itself may set its value.
+    let e = set_potential_reception(&client, &cs[0].container_id, &secrets[1], 0)
+        .await
+        .expect_err("another container's secret");
+    assert_eq!(
+        e.remote().map(|r| r.class.as_str()),
+        Some("org.apache.hadoop.security.AccessControlException"),
+        "{e}"
+    );
+    let e = set_potential_reception(&client, "container_0_0001_01_000099", &secrets[0], 1)
+        .await
+        .expect_err("no such container");
+    assert_eq!(e.remote().map(|r| r.simple_name()), Some("YarnException"));
+
+    // A container that ends no longer counts; below the threshold again, the
+    // ResourceManager hears of it at once.
+    let started = Instant::now();
+    am.allocate(y::AllocateRequest {
+        releases: vec![cs[1].container_id.clone()],
+        ..Default::default()
+    })
+    .await?;
+    let report = reception_reaches(rm, 6_000, started).await?;
+    assert!(report.blocked.is_empty(), "{:?}", report.blocked);
+    set_potential_reception(&client, &cs[0].container_id, &secrets[0], 0).await?;
+    Ok(())
+}
+
+#[tokio::test]
+async fn a_restarted_resourcemanager_recovers_applications_with_a_new_attempt() -> Result<()> {
+    let store = tempfile::TempDir::new()?;
+    // One attempt allowed: the attempt a restart ends must not count against it.
+    let mut cluster = start_yarn(
+        Timing::EventDriven,
+        &[
+            ("yarn.resourcemanager.recovery.enabled", "true"),
+            (
+                "yarn.resourcemanager.fs.state-store.uri",
+                store.path().to_str().unwrap(),
+            ),
+        ],
+        &[("n", 1024)],
+    )
+    .await?;
+    let rm = cluster.yarn();
+    let (done, done_am) = running_am(rm, "done").await?;
+    assert!(
+        done_am
+            .finish(y::FinalApplicationStatus::FinalSucceeded, "ok")
+            .await?
+    );
+    let (running, old_am) = running_am(rm, "running").await?;
+    let old_attempt = rm.client().report(&running).await?.current_attempt_id;
+
+    // The ResourceManager goes away and comes back on the same address.
+    cluster
+        .yarn_mut()
+        .restart_resourcemanager()
+        .await
+        .map_err(anyhow::Error::from_boxed)?;
+    let rm = cluster.yarn();
+
+    let report = rm.client().report(&done).await?;
+    assert_eq!(report.state, y::ApplicationState::AppFinished as i32);
+    assert_eq!(
+        report.final_status,
+        y::FinalApplicationStatus::FinalSucceeded as i32
+    );
+    // The unfinished one gets attempt 2 on the NodeManager once it has resynced (which
+    // kills what ran there before).
+    let report = wait_for("a new AM container", DEADLINE, || async {
+        let r = rm.client().report(&running).await.ok()?;
+        (!r.am_container_id.is_empty() && r.current_attempt_id != old_attempt).then_some(r)
+    })
+    .await?;
+    assert!(
+        report.current_attempt_id.ends_with("_000002"),
+        "{}",
+        report.current_attempt_id
+    );
+    let old = old_am.allocate(y::AllocateRequest::default()).await;
+    assert!(
+        old.as_ref().is_err_and(|e| e
+            .to_string()
+            .contains("ApplicationAttemptNotFoundException")),
+        "the attempt the restart ended is refused: {old:?}"
+    );
+    let new_am = ApplicationMasterClient::new(&rm.rm_addr(), &report.current_attempt_id);
+    new_am.register().await?;
+    assert!(
+        new_am
+            .finish(y::FinalApplicationStatus::FinalSucceeded, "ok")
+            .await?
+    );
+    wait_state(rm, &running, y::ApplicationState::AppFinished).await?;
+    Ok(())
+}

@@ -9,6 +9,7 @@ use tusk_proto::tusk::yarn as y;
 use tusk_yarn_client::ContainerManagerClient;
 
 use crate::error::{MapReduceError, Result};
+use crate::history;
 use crate::ids::{TaskAttemptId, TaskType};
 use crate::output;
 use crate::task::{TaskSpec, TaskWork};
@@ -68,6 +69,8 @@ impl Am {
             started: Instant::now(),
             speculative,
             data_local,
+            node_status: c.node_status.as_ref().map(history::NodeStatusAtLaunch::of),
+            partition_bytes: Vec::new(),
         };
         match self.start_container(&c, attempt).await {
             Ok(()) => {

@@ -105,7 +105,7 @@ impl Am {
         &mut self,
         kind: TaskType,
         index: u32,
-        run: Running,
+        mut run: Running,
         report: TaskReport,
     ) -> Result<()> {
         if kind == TaskType::Reduce || self.reduces.is_empty() {
@@ -118,6 +118,7 @@ impl Am {
             .push(run.started.elapsed());
         let others: Vec<Running> = std::mem::take(&mut self.tasks(kind)[index as usize].running);
         self.speculation.settled(&run, &others);
+        run.partition_bytes = report.partition_bytes;
         self.tasks(kind)[index as usize].done = Some(run);
         for other in others {
             self.kill(&other).await;
@@ -176,6 +177,7 @@ impl Am {
                 attempt: r.attempt,
                 shuffle_addr: r.shuffle_address.clone(),
                 local_dir: None,
+                partition_bytes: r.partition_bytes.clone(),
             })
             .collect();
         write_json(&self.dfs, &self.staging.map_outputs(), &outputs).await
@@ -262,9 +264,11 @@ impl Am {
                 bytes_shuffled: 0,
                 error: None,
                 counters: Default::default(),
+                node_status_at_launch: None,
             },
         };
         rec.outcome = outcome;
+        rec.node_status_at_launch = run.node_status;
         if error.is_some() {
             rec.error = error;
         }

@@ -560,6 +560,8 @@ mod tests {
                     started: now - d,
                     speculative: false,
                     data_local: hosts.contains(&node),
+                    node_status: None,
+                    partition_bytes: Vec::new(),
                 })
                 .into_iter()
                 .collect(),

@@ -6,6 +6,7 @@ use std::time::Instant;
 use tusk_proto::tusk::yarn as y;
 
 use crate::error::Result;
+use crate::history;
 use crate::ids::{TaskAttemptId, TaskId, TaskType};
 use crate::split::InputSplit;
 
@@ -29,13 +30,17 @@ pub(super) struct Running {
     pub(super) started: Instant,
     pub(super) speculative: bool,
     pub(super) data_local: bool,
+    /// The node's status when the container was allocated, for the history.
+    pub(super) node_status: Option<history::NodeStatusAtLaunch>,
+    /// A committed map's segment sizes by partition, for the reduces.
+    pub(super) partition_bytes: Vec<u64>,
 }
 
 #[derive(Debug)]
 pub(super) struct TaskState {
     pub(super) id: TaskId,
     pub(super) split: Option<InputSplit>,
-    /// Attempts started so far (the next attempt number).
+    /// The next attempt number (from `first_task_attempt` of this AM attempt).
     pub(super) attempts: u32,
     /// Attempts that failed (killed ones do not count).
     pub(super) failures: u32,

@@ -455,6 +455,9 @@ impl<'a> Sheet<'a> {
         if a.speculative {
             t.push_str("; speculative");
         }
+        if let Some(s) = &a.node_status_at_launch {
+            let _ = write!(t, "; node at launch: {}", s.summary());
+        }
         if let Some(e) = &a.error {
             let _ = write!(t, "; {e}");
         }
@@ -564,6 +567,7 @@ mod tests {
             bytes_shuffled: 0,
             error: None,
             counters: Counters::default(),
+            node_status_at_launch: None,
         }
     }
 
