@@ -47,6 +47,7 @@ pub const ALL: &[&str] = &[
     "editlog-torn-tail",
     "rpc-attacks",
     "editlog-bitflip",
+    "editlog-bitflip-all",
 ];
 
 #[derive(Clone, Debug, Serialize)]
@@ -151,6 +152,8 @@ struct Injected {
 }
 
 struct Suite {
+    /// Applications already reported as run by a later AM attempt.
+    retried_apps: std::collections::HashSet<String>,
     cluster: FaultCluster,
     clients: Vec<(ReplicationMode, DfsClient)>,
     ledger: Arc<Mutex<Ledger>>,
@@ -207,6 +210,7 @@ pub async fn run(options: FaultsOptions) -> Result<FaultsReport> {
         },
     };
     let mut suite = Suite {
+        retried_apps: Default::default(),
         cluster,
         clients,
         ledger: Arc::new(Mutex::new(Ledger::default())),
@@ -262,6 +266,7 @@ impl Suite {
         let missing = self.cluster.health().await.missing_blocks;
         let counts = load.stop().await;
         let mut notes = injected.notes.clone();
+        notes.extend(self.later_attempts().await);
         if missing > 0 {
             notes.push(format!(
                 "{missing} blocks with no live replica at recovery (replication-1 job files)"
@@ -300,6 +305,37 @@ impl Suite {
         })
     }
 
+    /// Applications that ended since the last look after more than one AM attempt:
+    /// "application_…_0004 SUCCEEDED in AM attempt 2".
+    async fn later_attempts(&mut self) -> Option<String> {
+        let rm = tusk_yarn_client::ApplicationClient::new(&self.cluster.rm_addr);
+        let apps = tokio::time::timeout(Duration::from_secs(5), rm.list())
+            .await
+            .ok()?
+            .ok()?;
+        let mut said = Vec::new();
+        for a in apps {
+            let attempt = a
+                .current_attempt_id
+                .rsplit('_')
+                .next()
+                .and_then(|n| n.parse::<u32>().ok())
+                .unwrap_or(1);
+            let ended = a.finish_time_ms > 0;
+            if attempt > 1 && ended && self.retried_apps.insert(a.application_id.clone()) {
+                let outcome =
+                    tusk_proto::tusk::yarn::FinalApplicationStatus::try_from(a.final_status)
+                        .map_or("?".to_string(), |s| format!("{s:?}"));
+                said.push(format!(
+                    "{} {} in AM attempt {attempt}",
+                    a.application_id,
+                    outcome.trim_start_matches("Final").to_uppercase()
+                ));
+            }
+        }
+        (!said.is_empty()).then(|| said.join(", "))
+    }
+
     fn job_target(&self, fault: &str) -> Option<JobTarget> {
         // Jobs would only fail for want of a NameNode in the name directory faults.
         let _ = fault;
@@ -328,6 +364,7 @@ impl Suite {
             "meta-flip" => self.replica_flip(true).await,
             "editlog-torn-tail" => self.editlog_torn_tail().await,
             "editlog-bitflip" => self.editlog_bitflip().await,
+            "editlog-bitflip-all" => self.editlog_bitflip_all().await,
             "rpc-attacks" => self.rpc_attacks().await,
             other => Err(BenchError::InvalidOptions(format!("unknown fault {other}"))),
         }
@@ -555,25 +592,34 @@ impl Suite {
         })
     }
 
-    /// kill -9 of the NameNode under load, the last edit segment cut in the middle of a
-    /// record (half of a record appended after the last one, the file ending there),
-    /// restart: the torn tail is cut once.
+    /// kill -9 of the NameNode under load, the last edit segment of every name directory
+    /// cut in the middle of a record (half of a record appended after the last one, the
+    /// file ending there), restart: the torn tail is cut once.
     async fn editlog_torn_tail(&mut self) -> Result<Injected> {
         self.cluster.kill(Role::NameNode);
-        let segments = segments(&self.cluster.name_current())?;
-        let last = segments
-            .last()
-            .ok_or_else(|| BenchError::InvalidOptions("no edit segment".into()))?;
-        let mut data = std::fs::read(last)?;
-        let records = records(&data);
-        let &(start, end) = records
-            .last()
-            .ok_or_else(|| BenchError::InvalidOptions("empty last segment".into()))?;
-        let half = ((end - start) / 2).max(5);
-        let torn: Vec<u8> = data[start..start + half].to_vec();
-        data.truncate(end);
-        data.extend(&torn);
-        std::fs::write(last, &data)?;
+        let mut torn_note = String::new();
+        for current in self.cluster.name_currents() {
+            let segments = segments(&current)?;
+            let last = segments
+                .last()
+                .ok_or_else(|| BenchError::InvalidOptions("no edit segment".into()))?;
+            let mut data = std::fs::read(last)?;
+            let records = records(&data);
+            let &(start, end) = records
+                .last()
+                .ok_or_else(|| BenchError::InvalidOptions("empty last segment".into()))?;
+            let half = ((end - start) / 2).max(5);
+            let torn: Vec<u8> = data[start..start + half].to_vec();
+            data.truncate(end);
+            data.extend(&torn);
+            std::fs::write(last, &data)?;
+            torn_note = format!(
+                "{} cut to {} bytes mid-record ({} records) in each name dir",
+                file_name(last),
+                data.len(),
+                records.len()
+            );
+        }
         self.cluster.spawn(Role::NameNode)?;
         let log = self.cluster.dir.join("logs/namenode.log");
         tokio::time::sleep(Duration::from_secs(2)).await;
@@ -582,77 +628,162 @@ impl Suite {
             .unwrap_or(0);
         Ok(Injected {
             notes: vec![format!(
-                "{} cut to {} bytes mid-record ({} records); torn-tail WARNs in the log so far: {warned}",
-                last.file_name().and_then(|n| n.to_str()).unwrap_or("?"),
-                data.len(),
-                records.len()
+                "{torn_note}; torn-tail WARNs in the log so far: {warned}"
             )],
             ..Default::default()
         })
     }
 
-    /// A bit flipped mid-way in the last finished edit segment: start-up must refuse;
-    /// `tusk namenode recover --yes` cuts the log before it; restart. What that drops is
-    /// reported as dropped by recover, not as lost.
+    /// `rollEdits` under load finishes a segment without a checkpoint; one bit is
+    /// flipped in the middle of it in the second name directory only; kill -9 and
+    /// restart. The NameNode must start from the first directory's copy, log an ERROR
+    /// naming the damaged file, and repair it (the damaged file kept aside).
     async fn editlog_bitflip(&mut self) -> Result<Injected> {
-        let current = self.cluster.name_current();
+        let flip = self.roll_and_flip(&[1]).await?;
         self.cluster.kill(Role::NameNode);
-        if segments(&current)?.len() < 2 {
-            // A start opens a new segment and finishes the one before.
-            self.cluster.spawn(Role::NameNode)?;
-            self.cluster.wait_namenode(Duration::from_secs(60)).await?;
-            tokio::time::sleep(Duration::from_secs(1)).await;
-            self.cluster.kill(Role::NameNode);
-        }
-        let segs = segments(&current)?;
-        if segs.len() < 2 {
-            // The NameNode saves an image at every start and drops the segments it
-            // covers, so a finished segment outlives no restart.
-            self.cluster.spawn(Role::NameNode)?;
-            return Err(BenchError::InvalidOptions(
-                "no finished edit segment (each start checkpoints)".into(),
-            ));
-        }
-        let finished = segs[segs.len() - 2].clone();
-        let mut data = std::fs::read(&finished)?;
-        let recs = records(&data);
-        let &(start, end) = recs
-            .get(recs.len() / 2)
-            .ok_or_else(|| BenchError::InvalidOptions("empty finished segment".into()))?;
-        let at = start + 8 + (end - start - 8) / 2;
-        data[at] ^= 0x04;
-        std::fs::write(&finished, &data)?;
-        let mut notes = vec![format!(
-            "bit flipped at byte {at} of {} (record {} of {})",
-            finished.file_name().and_then(|n| n.to_str()).unwrap_or("?"),
-            recs.len() / 2 + 1,
-            recs.len()
-        )];
+        let log = self.cluster.dir.join("logs/namenode.log");
+        let log_start = std::fs::metadata(&log).map_or(0, |m| m.len());
         self.cluster.spawn(Role::NameNode)?;
-        let deadline = Instant::now() + Duration::from_secs(60);
-        let mut refused = None;
-        while Instant::now() < deadline {
-            if let Some(code) = self.cluster.exited(Role::NameNode) {
-                refused = Some(code);
-                break;
-            }
-            if self.cluster.health().await.namenode_answers {
-                break;
-            }
-            tokio::time::sleep(Duration::from_millis(100)).await;
+        let started = self.wait_namenode_or_exit().await;
+        let said = log_since(&log, log_start);
+        let damaged = flip.paths[0].display().to_string();
+        let error = said
+            .lines()
+            .find(|l| l.contains("ERROR") && l.contains(&damaged))
+            .is_some();
+        let current = &self.cluster.name_currents()[1];
+        let kept_aside = std::fs::read_dir(current)?
+            .flatten()
+            .filter(|e| {
+                let name = e.file_name().to_string_lossy().into_owned();
+                name.starts_with(&flip.file) && name.contains(SET_ASIDE)
+            })
+            .count();
+        let mut notes = vec![format!(
+            "{}; NameNode {}; ERROR naming {} in nn1: {}; damaged copy kept aside: {}",
+            flip.describe(),
+            match started {
+                Ok(()) => "started from nn0's copy".to_string(),
+                Err(code) => format!("did NOT start (exit {code:?})"),
+            },
+            flip.file,
+            if error { "yes" } else { "NO" },
+            if kept_aside > 0 { "yes" } else { "NO" },
+        )];
+        if started.is_err() {
+            notes.push("restarted after recover".into());
+            self.recover_edit_log(&mut notes)?;
         }
-        match refused {
-            Some(code) => notes.push(format!("start-up refused (exit {code:?})")),
-            None => {
+        Ok(Injected {
+            notes,
+            recovered_edit_log: started.is_err(),
+            ..Default::default()
+        })
+    }
+
+    /// As `editlog-bitflip`, but the same bit is flipped in every name directory, as
+    /// with a single one: there is no good copy, so start-up must refuse with an error
+    /// naming file, offset and txid; `tusk namenode recover --yes` cuts the log before
+    /// the damage. What that drops is reported as dropped by recover, not as lost.
+    async fn editlog_bitflip_all(&mut self) -> Result<Injected> {
+        let flip = self.roll_and_flip(&[0, 1]).await?;
+        self.cluster.kill(Role::NameNode);
+        let log = self.cluster.dir.join("logs/namenode.log");
+        let log_start = std::fs::metadata(&log).map_or(0, |m| m.len());
+        self.cluster.spawn(Role::NameNode)?;
+        let started = self.wait_namenode_or_exit().await;
+        let said = log_since(&log, log_start);
+        let refusal = said
+            .lines()
+            .find(|l| l.contains("is corrupt at byte"))
+            .map(|l| {
+                let from = l.find("edit log ").unwrap_or(0);
+                let to = l.find("; ").unwrap_or(l.len());
+                l[from..to.max(from)].to_string()
+            });
+        let mut notes = vec![flip.describe()];
+        match (started, refusal) {
+            (Err(code), Some(message)) => {
+                notes.push(format!("start-up refused (exit {code:?}): \"{message}\""))
+            }
+            (Err(code), None) => notes.push(format!(
+                "start-up refused (exit {code:?}) without naming the damage"
+            )),
+            (Ok(()), _) => {
                 notes.push("start-up NOT refused".into());
                 self.cluster.kill(Role::NameNode);
             }
         }
+        self.recover_edit_log(&mut notes)?;
+        Ok(Injected {
+            notes,
+            recovered_edit_log: true,
+            ..Default::default()
+        })
+    }
+
+    /// Rolls the edit log (`rollEdits`), then flips one bit in the middle record of the
+    /// segment it finished, in the name directories `dirs` (indexes), at the same byte.
+    async fn roll_and_flip(&mut self, dirs: &[usize]) -> Result<Flip> {
+        let client = self.clients[0].1.clone();
+        let next = tokio::time::timeout(Duration::from_secs(30), client.roll_edits())
+            .await
+            .map_err(|_| BenchError::InvalidOptions("rollEdits timed out".into()))?
+            .map_err(BenchError::client("rollEdits", "/"))?;
+        let currents = self.cluster.name_currents();
+        let mut flip = Flip {
+            file: String::new(),
+            paths: Vec::new(),
+            at: 0,
+            record: 0,
+            records: 0,
+            next_segment: next,
+        };
+        for &i in dirs {
+            let finished = segments(&currents[i])?
+                .into_iter()
+                .rfind(|p| segment_start(p).is_some_and(|s| s < next))
+                .ok_or_else(|| {
+                    BenchError::InvalidOptions(format!("no finished segment before txid {next}"))
+                })?;
+            let mut data = std::fs::read(&finished)?;
+            let recs = records(&data);
+            let &(start, end) = recs
+                .get(recs.len() / 2)
+                .ok_or_else(|| BenchError::InvalidOptions("empty finished segment".into()))?;
+            let at = start + 8 + (end - start - 8) / 2;
+            data[at] ^= 0x04;
+            std::fs::write(&finished, &data)?;
+            flip.file = file_name(&finished);
+            flip.paths.push(finished);
+            (flip.at, flip.record, flip.records) = (at, recs.len() / 2 + 1, recs.len());
+        }
+        Ok(flip)
+    }
+
+    /// Waits until the restarted NameNode answers (`Ok`) or exits by itself (`Err` with
+    /// its exit code).
+    async fn wait_namenode_or_exit(&mut self) -> std::result::Result<(), Option<i32>> {
+        let deadline = Instant::now() + Duration::from_secs(60);
+        while Instant::now() < deadline {
+            if let Some(code) = self.cluster.exited(Role::NameNode) {
+                return Err(code);
+            }
+            if self.cluster.health().await.namenode_answers {
+                return Ok(());
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        Ok(())
+    }
+
+    /// `tusk namenode recover --yes` over every name directory, then a restart.
+    fn recover_edit_log(&mut self, notes: &mut Vec<String>) -> Result<()> {
         let out = Command::new(self.cluster.exe())
             .args(["namenode", "recover", "--yes", "-D"])
             .arg(format!(
                 "dfs.namenode.name.dir={}",
-                self.cluster.dir.join("name").display()
+                self.cluster.name_dir_list()
             ))
             .env("TUSK_HOME", self.cluster.dir.join("home"))
             .output()?;
@@ -670,11 +801,7 @@ impl Suite {
             out.status.code()
         ));
         self.cluster.spawn(Role::NameNode)?;
-        Ok(Injected {
-            notes,
-            recovered_edit_log: true,
-            ..Default::default()
-        })
+        Ok(())
     }
 
     /// Half-open connections, oversized frames and idle data connections held for
@@ -752,6 +879,60 @@ fn cluster_ancestor(pid: u32, ancestor: u32) -> bool {
         p = parent;
     }
     false
+}
+
+/// The NameNode's suffix for files a start-up repair kept aside (`*.corrupt-<time>`).
+const SET_ASIDE: &str = ".corrupt-";
+
+/// A bit flipped by `roll_and_flip`.
+struct Flip {
+    /// The segment's file name (the same in every name directory).
+    file: String,
+    /// The damaged copies.
+    paths: Vec<PathBuf>,
+    /// The byte flipped.
+    at: usize,
+    /// Which record (from 1) of how many.
+    record: usize,
+    records: usize,
+    /// First txid of the segment `rollEdits` started.
+    next_segment: u64,
+}
+
+impl Flip {
+    fn describe(&self) -> String {
+        format!(
+            "rollEdits (new segment at txid {}); bit flipped at byte {} of {} (record {} of {}) in {} of 2 name dirs",
+            self.next_segment,
+            self.at,
+            self.file,
+            self.record,
+            self.records,
+            self.paths.len()
+        )
+    }
+}
+
+fn file_name(path: &Path) -> String {
+    path.file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or("?")
+        .to_string()
+}
+
+/// What a log file gained after byte `from`.
+fn log_since(path: &Path, from: u64) -> String {
+    let data = std::fs::read(path).unwrap_or_default();
+    String::from_utf8_lossy(data.get(from as usize..).unwrap_or_default()).into_owned()
+}
+
+/// The first txid of a segment, from its name `edits_<first txid>`.
+fn segment_start(path: &Path) -> Option<u64> {
+    path.file_name()?
+        .to_str()?
+        .strip_prefix("edits_")?
+        .parse()
+        .ok()
 }
 
 /// Edit segments (`edits_<first txid>`) of a name directory, oldest first.

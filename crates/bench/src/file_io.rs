@@ -3,6 +3,7 @@
 
 use std::time::{Duration, Instant};
 
+use tusk_client::adaptive::BlockReplication;
 use tusk_client::{CreateOptions, DfsClient};
 
 use crate::error::{BenchError, Result};
@@ -24,6 +25,21 @@ pub async fn write_file(
     replication: u16,
     pattern: &mut FilePattern,
 ) -> Result<Duration> {
+    Ok(
+        write_file_with_modes(client, path, size, replication, pattern)
+            .await?
+            .0,
+    )
+}
+
+/// [`write_file`], also returning how each block was replicated.
+pub async fn write_file_with_modes(
+    client: &DfsClient,
+    path: &str,
+    size: u64,
+    replication: u16,
+    pattern: &mut FilePattern,
+) -> Result<(Duration, Vec<BlockReplication>)> {
     let start = Instant::now();
     let create = CreateOptions {
         overwrite: true,
@@ -51,7 +67,7 @@ pub async fn write_file(
         .close()
         .await
         .map_err(BenchError::client("close", path))?;
-    Ok(start.elapsed())
+    Ok((start.elapsed(), writer.block_modes().to_vec()))
 }
 
 /// Reads `path` to its end and checks it holds `size` bytes of `pattern`; returns

@@ -177,6 +177,7 @@ fn heartbeat(i: usize) -> HeartbeatRequest {
             net_rx_bytes_per_sec: 1.25e8,
             net_tx_bytes_per_sec: 9.0e7,
             cpu_pct: 42.0,
+            ..Default::default()
         }),
         received: vec![],
         deleted: vec![],

@@ -1,7 +1,10 @@
 //! End-to-end latency of a tiny job: WordCount over 1 KiB (one map, one reduce) on a
 //! cluster of processes (`tusk local up`), submitted with `tusk job run` as a user
-//! would, once per timing mode. Hadoop's counterpart is the anchors' `YarnTinyJob`
-//! (38.18 s with default heartbeats, 21.97 s with 200 ms heartbeats).
+//! would, once per timing mode. With `vs_hadoop` (the Hadoop anchor's directory), the
+//! same run also runs Hadoop's counterpart, the anchor's `YarnTinyJob` (WordCount of
+//! 1 KiB on MiniMRYarnCluster, 1 NodeManager), for every classic mode with equal NM and
+//! AM periods, with the same trials and the same 10 ms client poll; without it the
+//! report has no Hadoop column.
 //!
 //! Each mode gets a fresh cluster, because the NodeManager heartbeat period and the
 //! timing mode are daemon settings; the AM heartbeat period and the timing go to the job
@@ -40,13 +43,12 @@ use tusk_mapreduce::history::JobHistory;
 
 use crate::context::RunContext;
 use crate::error::{BenchError, Result};
+use crate::hadoop::{HadoopAnchor, ResultLine};
 use crate::process_cluster::{JobRun, ProcessCluster};
 use crate::stats;
 
-/// Hadoop 3.4.2 on this machine (anchors `YarnTinyJob`, medians of 3): default
-/// heartbeats (1000 ms NM and AM) and 200 ms heartbeats with a 100 ms client poll.
-pub const HADOOP_DEFAULT_HEARTBEATS_SECONDS: f64 = 38.18;
-pub const HADOOP_200MS_HEARTBEATS_SECONDS: f64 = 21.97;
+/// The client's poll period in every Tusk job and in Hadoop's runner (ms).
+pub const CLIENT_POLL_MS: u64 = 10;
 
 /// How the ResourceManager, NodeManagers and AM time their work.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -120,11 +122,14 @@ impl LatencyMode {
         }
     }
 
-    /// Hadoop's figure for the same heartbeats, where the anchors measured one.
-    pub fn hadoop_seconds(&self) -> Option<f64> {
-        match self.name().as_str() {
-            "classic:1000" => Some(HADOOP_DEFAULT_HEARTBEATS_SECONDS),
-            "classic:200" => Some(HADOOP_200MS_HEARTBEATS_SECONDS),
+    /// The heartbeat period Hadoop's `YarnTinyJob` runs with to match this mode (its
+    /// `hb=` sets the NM and AM periods alike); `None` when Hadoop has no such mode.
+    pub fn hadoop_heartbeat_ms(&self) -> Option<u64> {
+        match *self {
+            LatencyMode::Classic {
+                nm_heartbeat_ms,
+                am_heartbeat_ms,
+            } if nm_heartbeat_ms == am_heartbeat_ms => Some(nm_heartbeat_ms),
             _ => None,
         }
     }
@@ -176,6 +181,8 @@ pub struct JobLatencyOptions {
     pub base_dir: Option<PathBuf>,
     /// Writes the Gantt chart of each mode's last job here as `<mode>.svg`.
     pub gantt_dir: Option<PathBuf>,
+    /// The Hadoop anchor's directory: also run Hadoop's `YarnTinyJob` in this run.
+    pub vs_hadoop: Option<PathBuf>,
 }
 
 impl Default for JobLatencyOptions {
@@ -193,6 +200,7 @@ impl Default for JobLatencyOptions {
             dfs_heartbeat_seconds: 3,
             base_dir: None,
             gantt_dir: None,
+            vs_hadoop: None,
         }
     }
 }
@@ -236,7 +244,24 @@ pub struct LatencyCase {
     pub wall_median_seconds: f64,
     /// The heartbeat model's time (classic modes, once the event-driven time is known).
     pub model_seconds: Option<f64>,
+    /// Hadoop's median for the same heartbeats, measured in this run (`vs_hadoop`).
     pub hadoop_seconds: Option<f64>,
+    pub hadoop: Option<HadoopTinyJob>,
+}
+
+/// Hadoop 3.4.2's side of one mode: the anchor's `YarnTinyJob` with `hb=` the mode's
+/// period and the same trials and client poll.
+#[derive(Clone, Debug, Serialize)]
+pub struct HadoopTinyJob {
+    pub heartbeat_ms: u64,
+    /// Submission → `waitForCompletion` returned, per trial (what Tusk's job time is).
+    pub job_seconds: Vec<f64>,
+    /// The ResourceManager's start → finish of each application.
+    pub rm_seconds: Vec<f64>,
+    /// MiniDFSCluster + MiniMRYarnCluster start inside the JVM.
+    pub cluster_up_seconds: f64,
+    /// The runner JVM's life.
+    pub process_seconds: f64,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -288,7 +313,13 @@ fn run_blocking(
     let mut cases = Vec::new();
     for mode in &opts.modes {
         let dir = base.path().join(mode.name().replace([':', '/'], "-"));
-        cases.push(run_mode(&opts, *mode, &dir, handle)?);
+        let mut case = run_mode(&opts, *mode, &dir, handle)?;
+        if let (Some(anchor), Some(hb)) = (&opts.vs_hadoop, mode.hadoop_heartbeat_ms()) {
+            let hadoop = run_hadoop(&opts, anchor, hb, &dir.join("hadoop"))?;
+            case.hadoop_seconds = Some(stats::median(&hadoop.job_seconds));
+            case.hadoop = Some(hadoop);
+        }
+        cases.push(case);
     }
     apply_model(&mut cases);
     let fitted_periods_per_job = fitted_periods(&cases);
@@ -324,7 +355,9 @@ fn run_mode(
             },
         ))
         .map_err(BenchError::client("create", input))?;
-    defines.push("mapreduce.client.completion.pollinterval=10".into());
+    defines.push(format!(
+        "mapreduce.client.completion.pollinterval={CLIENT_POLL_MS}"
+    ));
     let mut trials = Vec::new();
     let mut last_history = None;
     for t in 0..opts.trials {
@@ -355,8 +388,58 @@ fn run_mode(
         min_seconds: stats::min(&job),
         wall_median_seconds: stats::median(&wall),
         model_seconds: None,
-        hadoop_seconds: mode.hadoop_seconds(),
+        hadoop_seconds: None,
+        hadoop: None,
         trials,
+    })
+}
+
+/// Hadoop's `YarnTinyJob` with heartbeats of `hb` ms, this run's trials and poll.
+fn run_hadoop(
+    opts: &JobLatencyOptions,
+    anchor: &Path,
+    hb: u64,
+    dir: &Path,
+) -> Result<HadoopTinyJob> {
+    let anchor = HadoopAnchor::at(anchor)?;
+    let args = [
+        format!("runs={}", opts.trials),
+        format!("hb={hb}"),
+        format!("poll={CLIENT_POLL_MS}"),
+    ];
+    let timeout = 240 + 120 * opts.trials as u64;
+    let out = anchor.run("YarnTinyJob", &args, dir, timeout)?;
+    let setup = out
+        .lines("yarn.setup")
+        .next()
+        .ok_or_else(|| BenchError::TaskFailed {
+            path: "hadoop YarnTinyJob".into(),
+            message: "no yarn.setup line".into(),
+        })?;
+    let cluster_up_seconds = setup.number("dfsStartS")? + setup.number("yarnStartS")?;
+    let runs: Vec<&ResultLine> = out.lines("yarn.run").collect();
+    if runs.len() != opts.trials
+        || runs
+            .iter()
+            .any(|r| r.fields.get("ok").map(String::as_str) != Some("true"))
+    {
+        return Err(BenchError::TaskFailed {
+            path: "hadoop YarnTinyJob".into(),
+            message: format!("{} of {} jobs reported success", runs.len(), opts.trials),
+        });
+    }
+    Ok(HadoopTinyJob {
+        heartbeat_ms: hb,
+        job_seconds: runs
+            .iter()
+            .map(|r| r.number("jobWallS"))
+            .collect::<Result<_>>()?,
+        rm_seconds: runs
+            .iter()
+            .map(|r| r.number("rmStartToFinishS"))
+            .collect::<Result<_>>()?,
+        cluster_up_seconds,
+        process_seconds: out.process_seconds,
     })
 }
 
@@ -435,7 +518,13 @@ impl JobLatencyReport {
             self.options.trials,
             self.context.to_markdown()
         );
-        s.push_str("| mode | NM / AM heartbeat ms | median s | min s | per trial s | wall median s | model s | Hadoop s | Hadoop / Tusk |\n|---|---|---|---|---|---|---|---|---|\n");
+        let vs_hadoop = self.cases.iter().any(|c| c.hadoop.is_some());
+        if vs_hadoop {
+            s.push_str("Hadoop 3.4.2 in the same run: the anchor's `YarnTinyJob` (WordCount of 1 KiB on MiniMRYarnCluster, 1 NodeManager; AM, map and reduce are JVMs), NM and AM heartbeats as the mode's, client poll 10 ms, same trials; job s = submission to `waitForCompletion` returned.\n\n");
+            s.push_str("| mode | NM / AM heartbeat ms | median s | min s | per trial s | wall median s | model s | Hadoop median s | Hadoop per trial s | Hadoop / Tusk |\n|---|---|---|---|---|---|---|---|---|---|\n");
+        } else {
+            s.push_str("| mode | NM / AM heartbeat ms | median s | min s | per trial s | wall median s | model s |\n|---|---|---|---|---|---|---|\n");
+        }
         for c in &self.cases {
             let periods = match c.mode {
                 LatencyMode::Classic {
@@ -444,26 +533,33 @@ impl JobLatencyReport {
                 } => format!("{nm_heartbeat_ms} / {am_heartbeat_ms}"),
                 LatencyMode::EventDriven => "– (liveness only)".into(),
             };
-            let each: Vec<String> = c
-                .trials
-                .iter()
-                .map(|t| format!("{:.3}", t.job_seconds))
-                .collect();
+            let each = |xs: &mut dyn Iterator<Item = f64>| {
+                xs.map(|x| format!("{x:.3}"))
+                    .collect::<Vec<_>>()
+                    .join(" / ")
+            };
             let opt = |x: Option<f64>| x.map_or("–".into(), |x| format!("{x:.2}"));
-            let ratio = c.hadoop_seconds.map_or("–".into(), |h| {
-                format!("{:.0}×", h / c.median_seconds.max(1e-9))
-            });
-            let _ = writeln!(
+            let _ = write!(
                 s,
-                "| {} | {periods} | {:.3} | {:.3} | {} | {:.3} | {} | {} | {ratio} |",
+                "| {} | {periods} | {:.3} | {:.3} | {} | {:.3} | {} |",
                 c.mode_name,
                 c.median_seconds,
                 c.min_seconds,
-                each.join(" / "),
+                each(&mut c.trials.iter().map(|t| t.job_seconds)),
                 c.wall_median_seconds,
                 opt(c.model_seconds),
-                opt(c.hadoop_seconds),
             );
+            if vs_hadoop {
+                let ratio = c.hadoop_seconds.map_or("–".into(), |h| {
+                    format!("{:.1}×", h / c.median_seconds.max(1e-9))
+                });
+                let per_trial = c
+                    .hadoop
+                    .as_ref()
+                    .map_or("–".into(), |h| each(&mut h.job_seconds.iter().copied()));
+                let _ = write!(s, " {} | {per_trial} | {ratio} |", opt(c.hadoop_seconds));
+            }
+            s.push('\n');
         }
         s.push_str(
             "\nModel (classic, equal periods T): t ≈ 6·T (1 to start the AM, 1 to get the map running, 3 \
@@ -573,9 +669,17 @@ mod tests {
         assert_eq!(parse_job_run(&silent), (String::new(), 9.0));
     }
 
-    #[test]
-    fn fitted_slope_between_equal_period_modes() {
-        let case = |mode: LatencyMode, median: f64| LatencyCase {
+    fn report(cases: Vec<LatencyCase>) -> JobLatencyReport {
+        JobLatencyReport {
+            context: RunContext::new(String::from("test")),
+            options: JobLatencyOptions::default(),
+            cases,
+            fitted_periods_per_job: None,
+        }
+    }
+
+    fn case_of(mode: LatencyMode, median: f64) -> LatencyCase {
+        LatencyCase {
             mode,
             mode_name: mode.name(),
             cluster_up_seconds: 0.0,
@@ -585,7 +689,70 @@ mod tests {
             wall_median_seconds: median,
             model_seconds: None,
             hadoop_seconds: None,
+            hadoop: None,
+        }
+    }
+
+    #[test]
+    fn hadoop_runs_only_for_equal_classic_periods() {
+        assert_eq!(LatencyMode::classic(200).hadoop_heartbeat_ms(), Some(200));
+        let unequal = LatencyMode::Classic {
+            nm_heartbeat_ms: 1000,
+            am_heartbeat_ms: 200,
         };
+        assert_eq!(unequal.hadoop_heartbeat_ms(), None);
+        assert_eq!(LatencyMode::EventDriven.hadoop_heartbeat_ms(), None);
+    }
+
+    #[test]
+    fn without_hadoop_the_table_has_no_hadoop_column() {
+        let md = report(vec![
+            case_of(LatencyMode::classic(1000), 6.0),
+            case_of(LatencyMode::EventDriven, 0.1),
+        ])
+        .to_markdown();
+        assert!(!md.contains("Hadoop"), "{md}");
+        let header = md.lines().find(|l| l.starts_with("| mode |")).unwrap();
+        let row = md
+            .lines()
+            .find(|l| l.starts_with("| classic:1000 |"))
+            .unwrap();
+        assert_eq!(header.matches('|').count(), row.matches('|').count());
+    }
+
+    #[test]
+    fn the_hadoop_ratio_comes_from_the_same_run() {
+        let mut classic = case_of(LatencyMode::classic(1000), 6.0);
+        classic.hadoop_seconds = Some(30.0);
+        classic.hadoop = Some(HadoopTinyJob {
+            heartbeat_ms: 1000,
+            job_seconds: vec![29.0, 30.0, 31.0],
+            rm_seconds: vec![15.0, 15.0, 15.0],
+            cluster_up_seconds: 12.0,
+            process_seconds: 120.0,
+        });
+        let md = report(vec![classic, case_of(LatencyMode::EventDriven, 0.1)]).to_markdown();
+        let row = md
+            .lines()
+            .find(|l| l.starts_with("| classic:1000 |"))
+            .unwrap();
+        assert!(
+            row.contains("| 30.00 |") && row.contains("| 5.0× |"),
+            "{row}"
+        );
+        let event = md
+            .lines()
+            .find(|l| l.starts_with("| event-driven |"))
+            .unwrap();
+        assert!(event.ends_with("| – | – | – |"), "{event}");
+        let header = md.lines().find(|l| l.starts_with("| mode |")).unwrap();
+        assert_eq!(header.matches('|').count(), row.matches('|').count());
+        assert_eq!(header.matches('|').count(), event.matches('|').count());
+    }
+
+    #[test]
+    fn fitted_slope_between_equal_period_modes() {
+        let case = case_of;
         let mut cases = vec![
             case(LatencyMode::classic(1000), 6.4),
             case(LatencyMode::classic(200), 1.6),

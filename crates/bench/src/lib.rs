@@ -6,12 +6,15 @@
 //!
 //! Layout:
 //! - `dfsio`: TestDFSIO's N files written at once, then read at once.
-//! - `replication`: one file per size, pipeline vs parallel, trials interleaved by mode.
+//! - `replication`: one file per size, pipeline vs parallel vs adaptive, trials
+//!   interleaved by mode.
 //! - `startup`: nothing → one NameNode and N DataNodes serving a first write.
 //! - `nnthroughput`: namespace calls sync / async / N threads (Table 1 of the Async HDFS report).
 //! - `job_latency`: a tiny WordCount on YARN per timing mode (classic heartbeats or
 //!   event-driven), with the heartbeat model; `terasort`: TeraGen / TeraSort /
 //!   TeraValidate timed, in-process or on YARN.
+//! - `hadoop`: real Hadoop 3.4.2 (the anchor's runners) in the same run, for
+//!   `--vs-hadoop`; no Hadoop figure is stored anywhere.
 //! - `process_cluster`: a `tusk local up` cluster of processes and `tusk job run`.
 //! - `scheduling`: concurrent sort jobs on a testbed, once per status-aware scheduling
 //!   policy (Tables 7–9 of Kawarasaki & Watanabe); `cdf`: task-time CDFs as SVG.
@@ -35,6 +38,7 @@ pub mod dfsio;
 pub mod error;
 pub mod faults;
 pub mod file_io;
+pub mod hadoop;
 pub mod heartbeats;
 pub mod job_latency;
 pub mod nnthroughput;
@@ -59,10 +63,7 @@ pub fn mb(bytes: u64) -> f64 {
     bytes as f64 / MB as f64
 }
 
-/// `pipeline` or `parallel`, as the configuration spells it.
+/// `pipeline`, `parallel` or `adaptive`, as the configuration spells it.
 pub fn mode_name(mode: tusk_client::ReplicationMode) -> &'static str {
-    match mode {
-        tusk_client::ReplicationMode::Pipeline => "pipeline",
-        tusk_client::ReplicationMode::Parallel => "parallel",
-    }
+    mode.name()
 }

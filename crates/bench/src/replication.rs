@@ -1,16 +1,18 @@
-//! Pipeline vs parallel replication: for each size, one file written (create → close)
-//! and read back (open → last byte verified) per mode per trial. Trials interleave the
+//! Pipeline vs parallel vs adaptive replication: for each size, one file written
+//! (create → close) and read back (open → last byte verified) per mode per trial. For
+//! `adaptive`, the report counts the blocks that went each way. Trials interleave the
 //! modes, and the mode that goes first alternates from trial to trial, so drift on a
 //! shared machine hits both alike.
 
 use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
+use tusk_client::adaptive::BlockReplication;
 use tusk_client::{DfsClient, ReplicationMode};
 
 use crate::context::RunContext;
 use crate::error::{BenchError, Result};
-use crate::file_io::{read_and_verify, write_file};
+use crate::file_io::{read_and_verify, write_file, write_file_with_modes};
 use crate::pattern::FilePattern;
 use crate::stats;
 use crate::target::{run_dir, ClusterTarget};
@@ -39,7 +41,11 @@ impl Default for ReplicationOptions {
         ReplicationOptions {
             sizes: vec![MB, 16 * MB, 64 * MB, 128 * MB],
             trials: 3,
-            modes: vec![ReplicationMode::Pipeline, ReplicationMode::Parallel],
+            modes: vec![
+                ReplicationMode::Pipeline,
+                ReplicationMode::Parallel,
+                ReplicationMode::Adaptive,
+            ],
             replication: 3,
             buffer_size: MB as usize,
             fs: None,
@@ -67,6 +73,10 @@ pub struct ReplicationResult {
     pub read_mb_per_s: f64,
     /// Median time of each read spent comparing bytes (included in `read_seconds`).
     pub read_verify_median_seconds: f64,
+    /// Blocks written in pipeline and in parallel over all trials (in `adaptive` mode,
+    /// what the rule chose).
+    pub pipeline_blocks: usize,
+    pub parallel_blocks: usize,
 }
 
 /// Parallel over pipeline, median latency, for one size (< 1: parallel is faster).
@@ -75,6 +85,9 @@ pub struct ModeRatio {
     pub size_bytes: u64,
     pub write_parallel_over_pipeline: f64,
     pub read_parallel_over_pipeline: f64,
+    /// Adaptive's median write time over the faster of pipeline and parallel (1 = as
+    /// good as the better fixed mode), when all three ran.
+    pub write_adaptive_over_best: Option<f64>,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -93,10 +106,10 @@ impl ReplicationReport {
             self.options.trials,
             self.context.to_markdown()
         );
-        s.push_str("| mode | size MB | write s | write MB/s | read s | read MB/s |\n|---|---|---|---|---|---|\n");
+        s.push_str("| mode | size MB | write s | write MB/s | read s | read MB/s | blocks pipeline / parallel |\n|---|---|---|---|---|---|---|\n");
         for r in &self.results {
             s.push_str(&format!(
-                "| {} | {} | {:.4} ({:.4}) | {:.1} | {:.4} ({:.4}) | {:.1} |\n",
+                "| {} | {} | {:.4} ({:.4}) | {:.1} | {:.4} ({:.4}) | {:.1} | {} / {} |\n",
                 crate::mode_name(r.mode),
                 mb(r.size_bytes),
                 r.write_median_seconds,
@@ -104,19 +117,23 @@ impl ReplicationReport {
                 r.write_mb_per_s,
                 r.read_median_seconds,
                 r.read_min_seconds,
-                r.read_mb_per_s
+                r.read_mb_per_s,
+                r.pipeline_blocks,
+                r.parallel_blocks,
             ));
         }
         if !self.ratios.is_empty() {
             s.push_str(
-                "\n| size MB | write parallel/pipeline | read parallel/pipeline |\n|---|---|---|\n",
+                "\n| size MB | write parallel/pipeline | read parallel/pipeline | write adaptive/best |\n|---|---|---|---|\n",
             );
             for r in &self.ratios {
                 s.push_str(&format!(
-                    "| {} | {:.2} | {:.2} |\n",
+                    "| {} | {:.2} | {:.2} | {} |\n",
                     mb(r.size_bytes),
                     r.write_parallel_over_pipeline,
-                    r.read_parallel_over_pipeline
+                    r.read_parallel_over_pipeline,
+                    r.write_adaptive_over_best
+                        .map_or("–".into(), |x| format!("{x:.2}")),
                 ));
             }
         }
@@ -151,6 +168,7 @@ struct Cell {
     write: Vec<f64>,
     read: Vec<f64>,
     verify: Vec<f64>,
+    blocks: Vec<BlockReplication>,
 }
 
 async fn run_on(
@@ -176,6 +194,7 @@ async fn run_on(
                 write: Vec::new(),
                 read: Vec::new(),
                 verify: Vec::new(),
+                blocks: Vec::new(),
             })
         })
         .collect();
@@ -184,8 +203,9 @@ async fn run_on(
             for k in 0..clients.len() {
                 let (mode, client) = &clients[(k + trial) % clients.len()];
                 let path = format!("{dir}/{}-{size}-{trial}", crate::mode_name(*mode));
-                let written =
-                    write_file(client, &path, size, opts.replication, &mut pattern).await?;
+                let (written, blocks) =
+                    write_file_with_modes(client, &path, size, opts.replication, &mut pattern)
+                        .await?;
                 let read = read_and_verify(client, &path, size, &mut pattern).await?;
                 let cell = cells
                     .iter_mut()
@@ -194,6 +214,7 @@ async fn run_on(
                 cell.write.push(written.as_secs_f64());
                 cell.read.push(read.total.as_secs_f64());
                 cell.verify.push(read.verify.as_secs_f64());
+                cell.blocks.extend(blocks);
             }
         }
     }
@@ -235,9 +256,15 @@ fn summarize(c: Cell) -> ReplicationResult {
         read_min_seconds: stats::min(&c.read),
         read_mb_per_s: mb(c.size) / read_median,
         read_verify_median_seconds: stats::median(&c.verify),
+        pipeline_blocks: count(&c.blocks, BlockReplication::Pipeline),
+        parallel_blocks: count(&c.blocks, BlockReplication::Parallel),
         write_seconds: c.write,
         read_seconds: c.read,
     }
+}
+
+fn count(blocks: &[BlockReplication], mode: BlockReplication) -> usize {
+    blocks.iter().filter(|b| **b == mode).count()
 }
 
 fn ratios(results: &[ReplicationResult]) -> Vec<ModeRatio> {
@@ -257,7 +284,12 @@ fn ratios(results: &[ReplicationResult]) -> Vec<ModeRatio> {
         .filter_map(|size| {
             let pipeline = find(ReplicationMode::Pipeline, size)?;
             let parallel = find(ReplicationMode::Parallel, size)?;
+            let best = pipeline
+                .write_median_seconds
+                .min(parallel.write_median_seconds);
             Some(ModeRatio {
+                write_adaptive_over_best: find(ReplicationMode::Adaptive, size)
+                    .map(|a| a.write_median_seconds / best),
                 size_bytes: size,
                 write_parallel_over_pipeline: parallel.write_median_seconds
                     / pipeline.write_median_seconds,

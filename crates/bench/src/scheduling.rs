@@ -20,19 +20,23 @@ use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 use tusk_client::DfsClient;
-use tusk_mapreduce::history::{read_history, JobHistory, DEFAULT_HISTORY_DIR};
+use tusk_mapreduce::history::{read_history, JobHistory, SpeculationSummary, DEFAULT_HISTORY_DIR};
 use tusk_mapreduce::jobs;
 use tusk_mapreduce::task::Outcome;
 use tusk_mapreduce::yarn::{self, SubmitOptions};
 use tusk_mapreduce::JobSpec;
-use tusk_resourcemanager::status_policy::POLICIES_KEY;
-use tusk_resourcemanager::ApplicationClient;
 use tusk_testbed::Daemon;
+use tusk_yarn_client::ApplicationClient;
 
 use crate::context::RunContext;
 use crate::error::{BenchError, Result};
 use crate::testbed_cluster::TestbedCluster;
 use crate::{cdf, mb, stats, MB};
+
+/// The ResourceManager's key for the status-aware policies it applies
+/// (`tusk_resourcemanager::status_policy::POLICIES_KEY`; the bench talks to the
+/// ResourceManager through its client crate only).
+const POLICIES_KEY: &str = "tusk.yarn.scheduler.status-aware.policies";
 
 /// The study's input: 5 GB of random data per sort job.
 pub const STUDY_INPUT_BYTES: u64 = 5 << 30;
@@ -175,6 +179,9 @@ pub struct JobTime {
     pub backups: usize,
     /// Backups that did not finish first (killed when the original won, or failed).
     pub wasted_backups: usize,
+    /// The AM's speculation counts from the history (backups it chose not to launch:
+    /// the slow attempt's node congested, the attempt merely started late, the cap).
+    pub speculation: SpeculationSummary,
 }
 
 /// What one node did and reported during a policy's rounds.
@@ -207,6 +214,10 @@ pub struct PolicyResult {
     pub mean_reduce_seconds: f64,
     pub backups: usize,
     pub wasted_backups: usize,
+    /// Backups the AM did not launch, by reason (cause-aware speculation).
+    pub skipped_congested: u32,
+    pub skipped_started_late: u32,
+    pub skipped_cap: u32,
     /// Every successful map and reduce attempt's time, for the CDFs.
     pub map_task_seconds: Vec<f64>,
     pub reduce_task_seconds: Vec<f64>,
@@ -346,6 +357,7 @@ fn submit_options(bed: &TestbedCluster, opts: &SchedulingOptions) -> SubmitOptio
         queue: "default".into(),
         am_memory_mb: 1024,
         conf: job_conf(opts),
+        am_max_attempts: yarn::DEFAULT_AM_MAX_ATTEMPTS,
     }
 }
 
@@ -365,7 +377,16 @@ async fn submit_and_wait(
         .map_err(|e| failed("submitting", e))?;
     let report = tokio::time::timeout(
         timeout,
-        yarn::wait(&app, &options.rm_addr, Duration::from_millis(200), |_| {}),
+        yarn::wait(
+            &app,
+            &options.rm_addr,
+            yarn::WaitOptions {
+                poll: Duration::from_millis(200),
+                rm_retry_interval: Duration::from_secs(1),
+                rm_max_wait: Duration::from_secs(60),
+            },
+            |_| {},
+        ),
     )
     .await
     .map_err(|_| BenchError::TaskFailed {
@@ -500,6 +521,7 @@ fn job_time(round: usize, slot: usize, h: &JobHistory) -> JobTime {
             .iter()
             .filter(|a| a.outcome != Outcome::Succeeded)
             .count(),
+        speculation: h.speculation_summary,
     }
 }
 
@@ -566,6 +588,12 @@ fn summarize(
         mean_reduce_seconds: stats::mean(&reduce_task_seconds),
         backups: jobs.iter().map(|j| j.backups).sum(),
         wasted_backups: jobs.iter().map(|j| j.wasted_backups).sum(),
+        skipped_congested: jobs.iter().map(|j| j.speculation.skipped_congested).sum(),
+        skipped_started_late: jobs
+            .iter()
+            .map(|j| j.speculation.skipped_started_late)
+            .sum(),
+        skipped_cap: jobs.iter().map(|j| j.speculation.skipped_cap).sum(),
         map_task_seconds,
         reduce_task_seconds,
         nodes,
@@ -588,8 +616,8 @@ impl SchedulingReport {
             "\n{} maps and {} reduces per job; setup (testbed + inputs) {:.0} s\n\n",
             self.maps_per_job, self.reduces_per_job, self.setup_seconds
         ));
-        out.push_str("| policy | jobs | mean job s | vs fair | max job s | vs fair | mean map s | vs fair | mean reduce s | vs fair | backups | wasted |\n");
-        out.push_str("|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+        out.push_str("| policy | jobs | mean job s | vs fair | max job s | vs fair | mean map s | vs fair | mean reduce s | vs fair | backups | wasted | not launched: congested / late / cap |\n");
+        out.push_str("|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
         let base = self.results.first();
         let rel = |v: f64, b: Option<f64>| match b {
             Some(b) if b > 0.0 => format!("{:+.1}%", (v / b - 1.0) * 100.0),
@@ -602,7 +630,7 @@ impl SchedulingReport {
                 String::new()
             };
             out.push_str(&format!(
-                "| {} | {}{} | {:.1} | {} | {:.1} | {} | {:.2} | {} | {:.2} | {} | {} | {} |\n",
+                "| {} | {}{} | {:.1} | {} | {:.1} | {} | {:.2} | {} | {:.2} | {} | {} | {} | {} / {} / {} |\n",
                 r.policy.name,
                 r.jobs.len(),
                 failed,
@@ -616,6 +644,9 @@ impl SchedulingReport {
                 rel(r.mean_reduce_seconds, base.map(|b| b.mean_reduce_seconds)),
                 r.backups,
                 r.wasted_backups,
+                r.skipped_congested,
+                r.skipped_started_late,
+                r.skipped_cap,
             ));
         }
         out.push_str("\nPer node: successful maps / reduces, mean map s, reported disk % (mean; share of samples ≥ 90%), receive Mbit/s, Potential-Reception MB (means over 1 s samples while jobs ran)\n\n");
@@ -780,6 +811,7 @@ mod tests {
             bytes_shuffled: 0,
             error: None,
             counters: Default::default(),
+            node_status_at_launch: None,
         };
         let h = JobHistory {
             job_id: "job_1_1".into(),
@@ -800,6 +832,8 @@ mod tests {
                 attempt(false, Outcome::Killed),
             ],
             diagnostics: String::new(),
+            speculation: Vec::new(),
+            speculation_summary: Default::default(),
         };
         let t = job_time(0, 0, &h);
         assert_eq!((t.backups, t.wasted_backups), (2, 1));

@@ -7,6 +7,11 @@
 //!   MiniDFSCluster (3 DataNodes, replication 3, 2 map and 2 reduce slots);
 //! - otherwise: a cluster of processes (`tusk local up`) and each job a `tusk job run`
 //!   on YARN.
+//!
+//! With `vs_hadoop` (the Hadoop anchor's directory) the same run also runs the anchor's
+//! `TeraRunner` (Hadoop 3.4.2: LocalJobRunner, 2 map and 2 reduce slots, MiniDFSCluster
+//! of 3 DataNodes, replication 3) with the same rows, maps, reduces and trials, and the
+//! report compares the two; without it the report has no Hadoop column.
 
 use std::collections::BTreeMap;
 use std::fmt::Write;
@@ -20,15 +25,13 @@ use tusk_mapreduce::{run_local, JobSpec, LocalRunnerOptions};
 
 use crate::context::RunContext;
 use crate::error::{BenchError, Result};
+use crate::hadoop::HadoopAnchor;
 use crate::process_cluster::ProcessCluster;
 use crate::stats;
 use crate::target::ClusterTarget;
 
-/// Hadoop 3.4.2 on this machine, 10M rows (anchors `TeraRunner`, median of 3):
-/// TeraGen, TeraSort, TeraValidate seconds.
-pub const HADOOP_10M_SECONDS: [f64; 3] = [17.35, 73.03, 11.39];
-/// The row count Hadoop's figures are for.
-pub const HADOOP_ROWS: u64 = 10_000_000;
+/// The default size: 10M rows (1 GB), as Hadoop's anchor runs it.
+pub const DEFAULT_ROWS: u64 = 10_000_000;
 /// Bytes per TeraGen row.
 pub const ROW_BYTES: u64 = 100;
 
@@ -52,12 +55,14 @@ pub struct TerasortOptions {
     pub conf: BTreeMap<String, String>,
     /// Where the cluster and the runner's local files go (a fresh directory inside it).
     pub base_dir: Option<PathBuf>,
+    /// The Hadoop anchor's directory: also run Hadoop's `TeraRunner` in this run.
+    pub vs_hadoop: Option<PathBuf>,
 }
 
 impl Default for TerasortOptions {
     fn default() -> Self {
         TerasortOptions {
-            rows: HADOOP_ROWS,
+            rows: DEFAULT_ROWS,
             maps: 2,
             reduces: 2,
             local: false,
@@ -68,6 +73,7 @@ impl Default for TerasortOptions {
             trials: 1,
             conf: BTreeMap::new(),
             base_dir: None,
+            vs_hadoop: None,
         }
     }
 }
@@ -101,8 +107,19 @@ pub struct JobFigure {
     /// `rows × 100` bytes over the median, in MB of 10^6 bytes (as Hadoop's anchor
     /// prints TeraSort's rate).
     pub mb_per_s: f64,
-    /// Hadoop's time for 10M rows scaled linearly to this run's rows.
+    /// Hadoop's median for the same rows, measured in this run (`vs_hadoop`).
     pub hadoop_seconds: Option<f64>,
+}
+
+/// Hadoop 3.4.2's side of the run: the anchor's `TeraRunner`, same rows and trials.
+#[derive(Clone, Debug, Serialize)]
+pub struct HadoopTerasort {
+    pub anchor: PathBuf,
+    /// The runner JVM's life: cluster start, every trial and shutdown.
+    pub process_seconds: f64,
+    /// MiniDFSCluster start inside the JVM.
+    pub cluster_start_seconds: f64,
+    pub trials: Vec<TerasortTrial>,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -111,6 +128,8 @@ pub struct TerasortReport {
     pub options: TerasortOptions,
     pub trials: Vec<TerasortTrial>,
     pub jobs: Vec<JobFigure>,
+    /// Present when `vs_hadoop` was given.
+    pub hadoop: Option<HadoopTerasort>,
 }
 
 pub async fn run(opts: TerasortOptions) -> Result<TerasortReport> {
@@ -142,12 +161,73 @@ pub async fn run(opts: TerasortOptions) -> Result<TerasortReport> {
                 message: e.to_string(),
             })??
     };
-    let jobs = figures(&opts, &trials);
+    let hadoop = match &opts.vs_hadoop {
+        Some(anchor) => {
+            let (o, anchor, dir) = (opts.clone(), anchor.clone(), state.path().join("hadoop"));
+            let run = tokio::task::spawn_blocking(move || run_hadoop(&o, &anchor, &dir));
+            Some(run.await.map_err(|e| BenchError::TaskFailed {
+                path: "hadoop terasort".into(),
+                message: e.to_string(),
+            })??)
+        }
+        None => None,
+    };
+    let jobs = figures(&opts, &trials, hadoop.as_ref().map(|h| h.trials.as_slice()));
     Ok(TerasortReport {
         context,
         options: opts,
         trials,
         jobs,
+        hadoop,
+    })
+}
+
+/// Hadoop's `TeraRunner` with this run's rows, maps, reduces and trials.
+fn run_hadoop(
+    opts: &TerasortOptions,
+    anchor: &std::path::Path,
+    dir: &std::path::Path,
+) -> Result<HadoopTerasort> {
+    let anchor = HadoopAnchor::at(anchor)?;
+    let args = [
+        format!("rows={}", opts.rows),
+        format!("trials={}", opts.trials),
+        format!("maps={}", opts.maps),
+        format!("reduces={}", opts.reduces),
+    ];
+    let per_trial = 120 + opts.rows / 20_000;
+    let timeout = 300 + per_trial * opts.trials as u64;
+    let out = anchor.run("TeraRunner", &args, dir, timeout)?;
+    let cluster_start_seconds = out
+        .lines("tera.setup")
+        .next()
+        .map(|l| l.number("clusterStartS"))
+        .transpose()?
+        .unwrap_or(0.0);
+    let trials = out
+        .lines("tera.run")
+        .map(|l| {
+            Ok(TerasortTrial {
+                teragen_seconds: l.number("teragenS")?,
+                terasort_seconds: l.number("terasortS")?,
+                teravalidate_seconds: l.number("teravalidateS")?,
+                terasort_maps: 0,
+                sorted_bytes: l.number("sortedBytes")? as u64,
+                checksum: String::new(),
+            })
+        })
+        .collect::<Result<Vec<_>>>()?;
+    if trials.len() != opts.trials {
+        return Err(BenchError::TaskFailed {
+            path: "hadoop TeraRunner".into(),
+            message: format!("{} trials reported, {} asked", trials.len(), opts.trials),
+        });
+    }
+    Ok(HadoopTerasort {
+        anchor: anchor.dir,
+        process_seconds: out.process_seconds,
+        cluster_start_seconds,
+        trials,
     })
 }
 
@@ -311,17 +391,19 @@ fn run_on_yarn(
 /// Picks one job's time out of a trial.
 type JobTime = fn(&TerasortTrial) -> f64;
 
-fn figures(opts: &TerasortOptions, trials: &[TerasortTrial]) -> Vec<JobFigure> {
+fn figures(
+    opts: &TerasortOptions,
+    trials: &[TerasortTrial],
+    hadoop: Option<&[TerasortTrial]>,
+) -> Vec<JobFigure> {
     let bytes = (opts.rows * ROW_BYTES) as f64;
-    let scale = opts.rows as f64 / HADOOP_ROWS as f64;
     let pick: [(&'static str, JobTime); 3] = [
         ("teragen", |t| t.teragen_seconds),
         ("terasort", |t| t.terasort_seconds),
         ("teravalidate", |t| t.teravalidate_seconds),
     ];
     pick.iter()
-        .zip(HADOOP_10M_SECONDS)
-        .map(|((job, f), hadoop)| {
+        .map(|(job, f)| {
             let xs: Vec<f64> = trials.iter().map(f).collect();
             let median = stats::median(&xs);
             JobFigure {
@@ -329,7 +411,7 @@ fn figures(opts: &TerasortOptions, trials: &[TerasortTrial]) -> Vec<JobFigure> {
                 median_seconds: median,
                 min_seconds: stats::min(&xs),
                 mb_per_s: bytes / 1e6 / median.max(1e-9),
-                hadoop_seconds: Some(hadoop * scale),
+                hadoop_seconds: hadoop.map(|h| stats::median(&h.iter().map(f).collect::<Vec<_>>())),
             }
         })
         .collect()
@@ -348,27 +430,39 @@ impl TerasortReport {
             self.trials.len(),
             self.context.to_markdown()
         );
-        let scaled = if o.rows == HADOOP_ROWS {
-            ""
-        } else {
-            " (10M-row figure scaled)"
-        };
-        let _ = writeln!(
-            s,
-            "| job | median s | min s | MB/s (10^6) | Hadoop 3.4.2 s{scaled} | Hadoop / Tusk |\n|---|---|---|---|---|---|"
-        );
+        match &self.hadoop {
+            Some(h) => {
+                let _ = writeln!(
+                    s,
+                    "Hadoop 3.4.2 in the same run: the anchor's `TeraRunner` (LocalJobRunner, 2 map / 2 reduce slots, MiniDFSCluster of 3 DataNodes, replication 3), same rows and trials; its JVM lived {:.1} s (cluster start {:.1} s).\n",
+                    h.process_seconds, h.cluster_start_seconds
+                );
+                let _ = writeln!(
+                    s,
+                    "| job | median s | min s | MB/s (10^6) | Hadoop 3.4.2 median s | Hadoop / Tusk |\n|---|---|---|---|---|---|"
+                );
+            }
+            None => {
+                let _ = writeln!(
+                    s,
+                    "| job | median s | min s | MB/s (10^6) |\n|---|---|---|---|"
+                );
+            }
+        }
         for j in &self.jobs {
-            let hadoop = j.hadoop_seconds.unwrap_or(0.0);
-            let _ = writeln!(
+            let _ = write!(
                 s,
-                "| {} | {:.3} | {:.3} | {:.1} | {:.2} | {:.1}× |",
-                j.job,
-                j.median_seconds,
-                j.min_seconds,
-                j.mb_per_s,
-                hadoop,
-                hadoop / j.median_seconds.max(1e-9)
+                "| {} | {:.3} | {:.3} | {:.1} |",
+                j.job, j.median_seconds, j.min_seconds, j.mb_per_s,
             );
+            if let Some(hadoop) = j.hadoop_seconds {
+                let _ = write!(
+                    s,
+                    " {hadoop:.3} | {:.1}× |",
+                    hadoop / j.median_seconds.max(1e-9)
+                );
+            }
+            s.push('\n');
         }
         if let Some(t) = self.trials.first() {
             let _ = writeln!(
@@ -384,6 +478,32 @@ impl TerasortReport {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn hadoop_figures_are_medians_of_the_same_runs_trials() {
+        let trial = |g: f64, s: f64, v: f64| TerasortTrial {
+            teragen_seconds: g,
+            terasort_seconds: s,
+            teravalidate_seconds: v,
+            ..Default::default()
+        };
+        let opts = TerasortOptions {
+            rows: 1000,
+            ..Default::default()
+        };
+        let tusk = [trial(1.0, 2.0, 0.5)];
+        let hadoop = [
+            trial(4.0, 9.0, 1.0),
+            trial(6.0, 7.0, 3.0),
+            trial(5.0, 8.0, 2.0),
+        ];
+        let jobs = figures(&opts, &tusk, Some(&hadoop));
+        let h: Vec<f64> = jobs.iter().map(|j| j.hadoop_seconds.unwrap()).collect();
+        assert_eq!(h, [5.0, 8.0, 2.0]);
+        assert!(figures(&opts, &tusk, None)
+            .iter()
+            .all(|j| j.hadoop_seconds.is_none()));
+    }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn small_local_run_validates_and_reports_every_job() {
@@ -407,6 +527,14 @@ mod tests {
         assert_eq!(names, ["teragen", "terasort", "teravalidate"]);
         let md = report.to_markdown();
         assert!(md.contains("| terasort |"), "{md}");
-        assert!((report.jobs[1].hadoop_seconds.unwrap() - 73.03 * 0.002).abs() < 1e-9);
+        assert!(report.hadoop.is_none());
+        assert!(report.jobs.iter().all(|j| j.hadoop_seconds.is_none()));
+        assert!(
+            !md.contains("Hadoop"),
+            "no Hadoop column without --vs-hadoop: {md}"
+        );
+        let header = md.lines().find(|l| l.starts_with("| job |")).unwrap();
+        let row = md.lines().find(|l| l.starts_with("| terasort |")).unwrap();
+        assert_eq!(header.matches('|').count(), row.matches('|').count());
     }
 }

@@ -7,8 +7,8 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use tusk_client::DfsClient;
-use tusk_resourcemanager::ApplicationClient;
 use tusk_testbed::{Daemon, Testbed};
+use tusk_yarn_client::ApplicationClient;
 
 use crate::error::{BenchError, Result};
 use crate::process_cluster;

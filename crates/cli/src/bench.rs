@@ -19,7 +19,7 @@ use tusk_common::Configuration;
 pub enum BenchCommand {
     /// TestDFSIO: N files written at once, then read at once.
     Dfsio(DfsioArgs),
-    /// Pipeline vs parallel replication: latency per file size, and throughput.
+    /// Pipeline vs parallel vs adaptive replication: latency per file size, and throughput.
     Replication(ReplicationArgs),
     /// Time from nothing to 1 NameNode + N DataNodes serving.
     Startup(StartupArgs),
@@ -164,7 +164,12 @@ pub struct ReplicationArgs {
     sizes: Vec<u64>,
     #[arg(long, default_value_t = 3)]
     trials: usize,
-    #[arg(long, default_value = "pipeline,parallel", value_delimiter = ',')]
+    /// pipeline, parallel, adaptive (comma-separated), interleaved in one run.
+    #[arg(
+        long,
+        default_value = "pipeline,parallel,adaptive",
+        value_delimiter = ','
+    )]
     modes: Vec<ReplicationMode>,
     #[arg(long, default_value_t = 3)]
     datanodes: usize,
@@ -261,6 +266,10 @@ pub struct JobLatencyArgs {
     /// Write each mode's last job as a Gantt chart DIR/<mode>.svg.
     #[arg(long)]
     gantt: Option<PathBuf>,
+    /// Also run real Hadoop 3.4.2 (the Hadoop anchor at ANCHOR_DIR, default
+    /// ../shared/anchors/hadoop) in this run and compare; without it, no Hadoop column.
+    #[arg(long, value_name = "ANCHOR_DIR", num_args = 0..=1, default_missing_value = tusk_bench::hadoop::DEFAULT_ANCHOR_DIR)]
+    vs_hadoop: Option<PathBuf>,
     #[arg(long)]
     json: Option<PathBuf>,
 }
@@ -284,6 +293,10 @@ pub struct TerasortArgs {
     /// Set in every job, e.g. mapreduce.map.output.compress=true (repeatable).
     #[arg(long = "job-conf", value_name = "KEY=VALUE")]
     job_conf: Vec<String>,
+    /// Also run real Hadoop 3.4.2 (the Hadoop anchor at ANCHOR_DIR, default
+    /// ../shared/anchors/hadoop) in this run and compare; without it, no Hadoop column.
+    #[arg(long, value_name = "ANCHOR_DIR", num_args = 0..=1, default_missing_value = tusk_bench::hadoop::DEFAULT_ANCHOR_DIR)]
+    vs_hadoop: Option<PathBuf>,
     #[arg(long)]
     json: Option<PathBuf>,
 }
@@ -389,6 +402,7 @@ pub async fn run(_conf: Configuration, which: BenchCommand) -> anyhow::Result<()
                 input_bytes: a.input as usize,
                 tusk_exe: std::env::current_exe()?,
                 gantt_dir: a.gantt,
+                vs_hadoop: a.vs_hadoop,
                 ..Default::default()
             })
             .await?;
@@ -405,6 +419,7 @@ pub async fn run(_conf: Configuration, which: BenchCommand) -> anyhow::Result<()
                 trials: a.trials,
                 conf,
                 tusk_exe: std::env::current_exe()?,
+                vs_hadoop: a.vs_hadoop,
                 ..Default::default()
             })
             .await?;

@@ -17,7 +17,7 @@ use tusk_mapreduce::history::{history_path, JobHistory, DEFAULT_HISTORY_DIR, HIS
 use tusk_mapreduce::yarn::{self, SubmitOptions};
 use tusk_mapreduce::{run_local, Counters, JobSpec, LocalRunnerOptions, MapReduceError};
 use tusk_proto::tusk::yarn as y;
-use tusk_resourcemanager::ApplicationClient;
+use tusk_yarn_client::ApplicationClient;
 
 use crate::conf::{default_fs, default_rm};
 use spec::Words;
@@ -47,9 +47,18 @@ pub enum JobCommand {
     },
     /// Every attempt of a finished job, from its history record in the DFS.
     History { id: String },
-    /// Draw a finished job's attempts and their phases as an SVG Gantt chart.
+    /// Draw finished jobs' attempts and their phases as an SVG Gantt chart: one job by
+    /// attempt, several (or `--by-node`) on one sheet by node and slot.
     Gantt {
-        id: String,
+        /// Job or application ids.
+        ids: Vec<String>,
+        /// Also every job in the history submitted since this time: milliseconds since
+        /// the epoch, or a duration ago (`90s`, `10m`, `2h`).
+        #[arg(long)]
+        all_since: Option<String>,
+        /// One job by node and slot, as several jobs are drawn.
+        #[arg(long)]
+        by_node: bool,
         #[arg(long, default_value = "gantt.svg")]
         out: PathBuf,
     },
@@ -100,7 +109,12 @@ pub async fn run(conf: Configuration, cmd: JobCommand) -> anyhow::Result<()> {
         JobCommand::Kill { id } => kill(&conf, &id).await,
         JobCommand::Logs { id, dir } => logs(&id, &dir),
         JobCommand::History { id } => history(conf, &id).await,
-        JobCommand::Gantt { id, out } => gantt(conf, &id, &out).await,
+        JobCommand::Gantt {
+            ids,
+            all_since,
+            by_node,
+            out,
+        } => gantt(conf, &ids, all_since.as_deref(), by_node, &out).await,
     }
 }
 
@@ -153,7 +167,20 @@ async fn run_job(mut conf: Configuration, args: RunArgs, wait: bool) -> anyhow::
     )?;
     let has_reduces = request.job.num_reduces > 0;
     let mut last = String::new();
-    let report = yarn::wait(&app, &options.rm_addr, poll, |r| {
+    let wait = yarn::WaitOptions {
+        poll,
+        rm_retry_interval: conf.get_duration(
+            "yarn.resourcemanager.connect.retry-interval.ms",
+            Duration::from_millis(500),
+            Duration::from_millis(1),
+        )?,
+        rm_max_wait: conf.get_duration(
+            "yarn.resourcemanager.connect.max-wait.ms",
+            Duration::from_millis(900_000),
+            Duration::from_millis(1),
+        )?,
+    };
+    let report = yarn::wait(&app, &options.rm_addr, wait, |r| {
         let line = progress_line(r, has_reduces);
         if line != last {
             println!("{line}");
@@ -235,6 +262,12 @@ fn submit_options(conf: &Configuration, queue: Option<String>) -> anyhow::Result
         tusk_exe: std::env::current_exe().context("locating the tusk binary")?,
         queue: queue.unwrap_or_else(|| conf.get_str("mapreduce.job.queuename", "default")),
         am_memory_mb: conf.get_u64("yarn.app.mapreduce.am.resource.mb", 1024)?,
+        am_max_attempts: conf
+            .get_u64(
+                "mapreduce.am.max-attempts",
+                yarn::DEFAULT_AM_MAX_ATTEMPTS as u64,
+            )?
+            .clamp(1, u32::MAX as u64) as u32,
         conf: conf
             .iter()
             .filter(|(k, _)| *k != "fs.defaultFS")
@@ -415,17 +448,83 @@ async fn find_history(mut conf: Configuration, id: &str) -> anyhow::Result<JobHi
     }
 }
 
-async fn gantt(conf: Configuration, id: &str, out: &Path) -> anyhow::Result<()> {
-    let h = find_history(conf, id).await?;
-    let svg = tusk_mapreduce::gantt::render_svg(&h);
+async fn gantt(
+    conf: Configuration,
+    ids: &[String],
+    all_since: Option<&str>,
+    by_node: bool,
+    out: &Path,
+) -> anyhow::Result<()> {
+    let mut jobs = Vec::new();
+    for id in ids {
+        jobs.push(find_history(conf.clone(), id).await?);
+    }
+    if let Some(since) = all_since {
+        let since_ms = since_ms(since)?;
+        for h in histories_since(conf, since_ms).await? {
+            if !jobs.iter().any(|j| j.job_id == h.job_id) {
+                jobs.push(h);
+            }
+        }
+    }
+    if jobs.is_empty() {
+        bail!("no job to draw: name job ids or give --all-since");
+    }
+    jobs.sort_by(|a, b| (a.submit_ms, &a.job_id).cmp(&(b.submit_ms, &b.job_id)));
+    let svg = match jobs.as_slice() {
+        [h] if !by_node => tusk_mapreduce::gantt::render_svg(h),
+        _ => tusk_mapreduce::gantt::render_jobs_svg(&jobs),
+    };
     std::fs::write(out, svg).with_context(|| format!("writing {}", out.display()))?;
+    let attempts: usize = jobs.iter().map(|h| h.attempts.len()).sum();
+    let names: Vec<&str> = jobs.iter().map(|h| h.job_id.as_str()).collect();
     println!(
-        "{} attempts of {} drawn in {}",
-        h.attempts.len(),
-        h.job_id,
+        "{attempts} attempts of {} drawn in {}",
+        names.join(", "),
         out.display()
     );
     Ok(())
+}
+
+/// `--all-since`: epoch milliseconds, or a duration (`90s`, `10m`, `2h`) before now.
+fn since_ms(text: &str) -> anyhow::Result<u64> {
+    if let Ok(ms) = text.trim().parse::<u64>() {
+        return Ok(ms);
+    }
+    let ago = tusk_common::config::parse_duration(text, Duration::from_secs(1))
+        .with_context(|| format!("--all-since {text:?}: not epoch milliseconds or a duration"))?;
+    Ok(tusk_mapreduce::task::report::now_ms().saturating_sub(ago.as_millis() as u64))
+}
+
+/// Every history record in the history directory of a job submitted at `since_ms` or later.
+async fn histories_since(
+    mut conf: Configuration,
+    since_ms: u64,
+) -> anyhow::Result<Vec<JobHistory>> {
+    let client = dfs_client(&mut conf)?;
+    let dir = history_dir(&conf);
+    let entries = match client.list(&dir).await {
+        Ok(entries) => entries,
+        Err(e) if e.is_not_found() => return Ok(vec![]),
+        Err(e) => return Err(e).with_context(|| format!("listing {dir}")),
+    };
+    let mut out = Vec::new();
+    for e in entries {
+        let Some(job_id) = e
+            .path
+            .rsplit('/')
+            .next()
+            .and_then(|n| n.strip_suffix(".json"))
+        else {
+            continue;
+        };
+        if let Some(h) = read_history(&conf, &client, job_id).await? {
+            if h.submit_ms >= since_ms {
+                out.push(h);
+            }
+        }
+    }
+    Ok(out)
 }
 
 async fn history(conf: Configuration, id: &str) -> anyhow::Result<()> {
@@ -441,7 +540,7 @@ async fn history(conf: Configuration, id: &str) -> anyhow::Result<()> {
         h.finish_ms.saturating_sub(h.start_ms) as f64 / 1000.0
     );
     println!(
-        "{:<7} {:<34} {:<22} {:>9} {:>9} {:<10} phases",
+        "{:<7} {:<34} {:<22} {:>9} {:>9} {:<10} phases; node at launch",
         "type", "task", "node", "start", "duration", "outcome"
     );
     for a in &h.attempts {
@@ -457,8 +556,12 @@ async fn history(conf: Configuration, id: &str) -> anyhow::Result<()> {
                 .to_lowercase()
             })
             .collect();
+        let at_launch = a
+            .node_status_at_launch
+            .map(|s| format!("; {}", s.summary()))
+            .unwrap_or_default();
         println!(
-            "{:<7} {:<34} {:<22} {:>8.3}s {:>8.3}s {:<10} {}",
+            "{:<7} {:<34} {:<22} {:>8.3}s {:>8.3}s {:<10} {}{at_launch}",
             a.task_type,
             a.task,
             a.node,
@@ -468,5 +571,29 @@ async fn history(conf: Configuration, id: &str) -> anyhow::Result<()> {
             phases.join(", ")
         );
     }
+    print_speculation(&h);
     Ok(())
+}
+
+/// Each speculation decision of the job and the counts.
+fn print_speculation(h: &JobHistory) {
+    let s = &h.speculation_summary;
+    println!(
+        "Speculation: {} backups launched, {} won, {} wasted; skipped {} on congested nodes, {} started late, {} at the cap",
+        s.launched, s.won, s.wasted, s.skipped_congested, s.skipped_started_late, s.skipped_cap
+    );
+    for r in &h.speculation {
+        println!(
+            "{:>8.3}s {:<34} {:<15} ran {:.1}s of {:.1}s threshold: {}",
+            r.at_ms.saturating_sub(h.start_ms) as f64 / 1000.0,
+            r.task,
+            serde_json::to_value(r.verdict)
+                .ok()
+                .and_then(|v| v.as_str().map(String::from))
+                .unwrap_or_default(),
+            r.runtime_ms as f64 / 1000.0,
+            r.threshold_ms as f64 / 1000.0,
+            r.detail
+        );
+    }
 }

@@ -1,7 +1,7 @@
 //! `tusk local up|down|status`: a NameNode and N DataNodes, and (unless `--no-yarn`) a
 //! ResourceManager and one NodeManager per DataNode, as separate processes on 127.0.0.1,
 //! with all state under one directory (`name/`, `dataN/`, `nmN/{local,logs}`, `logs/`,
-//! `<daemon>.addr`, `pids`).
+//! `<daemon>.addr`, `pids`, `rmstore/`).
 
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
@@ -13,7 +13,7 @@ use clap::{Args, Subcommand};
 use tusk_client::{ClientOptions, DfsClient};
 use tusk_common::Configuration;
 use tusk_proto::tusk::yarn::NodeState;
-use tusk_resourcemanager::ApplicationClient;
+use tusk_yarn_client::ApplicationClient;
 
 use crate::conf::RM_ADDRESS_KEY;
 
@@ -131,7 +131,7 @@ pub async fn up(conf: &Configuration, args: &UpArgs) -> anyhow::Result<LocalClus
                 dir,
                 "resourcemanager",
                 "resourcemanager",
-                &defines,
+                &rm_defines(conf, &defines, dir),
                 &[],
             )?;
             pids.push(("resourcemanager".to_string(), pid));
@@ -451,29 +451,27 @@ async fn status(dir: &Path) -> anyhow::Result<()> {
     if let Ok(addr) = std::fs::read_to_string(dir.join("resourcemanager.addr")) {
         let addr = addr.trim();
         println!("yarn.resourcemanager.address {addr}");
-        match ApplicationClient::new(addr).nodes().await {
-            Ok(nodes) => {
-                for n in nodes {
-                    let cap = n.capability.unwrap_or_default();
-                    let used = n.used.unwrap_or_default();
-                    let status = n.status.unwrap_or_default();
-                    println!(
-                        "nodemanager {} {} containers {} memory {}/{} MB vcores {}/{} disk {:.0}% rx {:.0} B/s to-fetch {} B",
-                        n.node_id,
-                        n.state().as_str_name().trim_start_matches("NODE_"),
-                        n.containers,
-                        used.memory_mb,
-                        cap.memory_mb,
-                        used.vcores,
-                        cap.vcores,
-                        status.disk_utilization_pct,
-                        status.net_rx_bytes_per_sec,
-                        status.potential_reception_bytes
-                    );
-                }
-            }
-            Err(e) => println!("resourcemanager not answering: {e}"),
-        }
+        crate::node_status::print_nodemanagers(addr).await;
     }
     Ok(())
+}
+
+/// The ResourceManager's keys: unless configured otherwise, it keeps its applications
+/// in `<dir>/rmstore` and recovers them after a restart
+/// (`yarn.resourcemanager.recovery.enabled`, off in Hadoop's defaults).
+fn rm_defines(conf: &Configuration, defines: &[String], dir: &Path) -> Vec<String> {
+    let mut out = defines.to_vec();
+    if conf.get("yarn.resourcemanager.recovery.enabled").is_none() {
+        out.push("yarn.resourcemanager.recovery.enabled=true".into());
+    }
+    if conf
+        .get("yarn.resourcemanager.fs.state-store.uri")
+        .is_none()
+    {
+        out.push(format!(
+            "yarn.resourcemanager.fs.state-store.uri={}",
+            dir.join("rmstore").display()
+        ));
+    }
+    out
 }

@@ -4,6 +4,7 @@
 //! - `daemons`: `tusk namenode`, `tusk datanode`, `tusk resourcemanager`,
 //!   `tusk nodemanager` (run until SIGTERM/SIGINT).
 //! - `fs_shell` (+ `fs_shell/format`): `tusk fs`, Hadoop FsShell's verbs and output.
+//! - `dfsadmin`: `tusk dfsadmin -rollEdits`, Hadoop's NameNode administration verbs.
 //! - `local`: `tusk local up|down|status`, a cluster of separate processes on loopback.
 //! - `job` (+ `job/spec`): `tusk job run|submit|streaming|status|list|kill|logs|history|gantt`.
 //! - `mr_container`: the hidden `tusk mr-am` and `tusk mr-task`, what MapReduce
@@ -17,10 +18,12 @@ mod bench;
 mod conf;
 mod daemons;
 mod demo;
+mod dfsadmin;
 mod fs_shell;
 mod job;
 mod local;
 mod mr_container;
+mod node_status;
 mod testbed;
 
 use clap::{Parser, Subcommand};
@@ -74,6 +77,11 @@ enum Command {
         #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
         args: Vec<String>,
     },
+    /// NameNode administration (Hadoop's `hdfs dfsadmin` verbs: -rollEdits).
+    Dfsadmin {
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        args: Vec<String>,
+    },
     /// A whole cluster on this machine, as separate processes.
     Local {
         #[command(subcommand)]
@@ -108,6 +116,7 @@ fn main() {
     };
     let code = match cli.command {
         Command::Fs { args } => fs_shell::main(conf, args),
+        Command::Dfsadmin { args } => dfsadmin::main(conf, args),
         other => match run(other, conf) {
             Ok(()) => 0,
             Err(e) => {
@@ -144,6 +153,6 @@ fn run(command: Command, conf: tusk_common::Configuration) -> anyhow::Result<()>
         Command::Demo(args) => runtime.block_on(demo::run(conf, args)),
         Command::Bench { which } => runtime.block_on(bench::run(conf, which)),
         Command::HeartbeatAdvisor(args) => bench::advisor(args),
-        Command::Fs { .. } => unreachable!("handled in main"),
+        Command::Fs { .. } | Command::Dfsadmin { .. } => unreachable!("handled in main"),
     }
 }

@@ -109,7 +109,7 @@ pub async fn run(conf: Configuration, cmd: TestbedCommand) -> anyhow::Result<()>
     match cmd {
         TestbedCommand::Up(args) => up(&conf, &args).await,
         TestbedCommand::Down(args) => down(&args.dir),
-        TestbedCommand::Status(args) => status(&args.dir),
+        TestbedCommand::Status(args) => status(&args.dir).await,
         TestbedCommand::Exec(args) => exec(&args),
         TestbedCommand::Fault(args) => fault(&args),
         TestbedCommand::Measure(args) => measure_all(&args),
@@ -320,6 +320,12 @@ async fn start_tusk(conf: &Configuration, tb: &mut Testbed) -> anyhow::Result<()
                 format!("dfs.datanode.ip={ip}"),
                 format!("dfs.datanode.hostname={ip}"),
                 format!("tusk.node.link.bits-per-sec={link_bps}"),
+                // Each volume has its own write limit; adaptive replication weighs the sum.
+                format!(
+                    "tusk.node.disk.write-bytes-per-sec={}",
+                    node.spec.profile.throttle(tb.description.scale).write_bps
+                        * node.volumes.len() as u64
+                ),
             ]);
             tb.spawn(
                 name,
@@ -393,7 +399,7 @@ fn down(dir: &Path) -> anyhow::Result<()> {
     Ok(())
 }
 
-fn status(dir: &Path) -> anyhow::Result<()> {
+async fn status(dir: &Path) -> anyhow::Result<()> {
     let tb = Testbed::open(dir)?;
     println!(
         "testbed {} scale {} bridge {} (198.18.{}.0/24)",
@@ -451,6 +457,17 @@ fn status(dir: &Path) -> anyhow::Result<()> {
                     "stopped"
                 }
             );
+        }
+    }
+    if let Some(rm) = &tb.rm_address {
+        // The ResourceManager's view: each NodeManager's status and what the
+        // status-aware policies hold back from it now.
+        let view = crate::node_status::print_nodemanagers(rm);
+        if tokio::time::timeout(std::time::Duration::from_secs(10), view)
+            .await
+            .is_err()
+        {
+            println!("resourcemanager {rm} not answering");
         }
     }
     Ok(())

@@ -384,6 +384,31 @@ fn poll<T>(what: &str, timeout: Duration, mut f: impl FnMut() -> Option<T>) -> T
 }
 
 impl Cluster {
+    /// Three nodes whose NodeManagers are declared lost 1.5 s after they fall silent;
+    /// with the cluster's `fs.defaultFS`.
+    fn up_with_quick_node_expiry() -> (Cluster, String) {
+        let home = tempfile::tempdir().unwrap();
+        let state = home.path().join("cluster");
+        let r = tusk(
+            home.path(),
+            &[
+                "local",
+                "up",
+                "--dir",
+                state.to_str().unwrap(),
+                "--datanodes",
+                "3",
+                "-D",
+                "yarn.nm.liveness-monitor.expiry-interval-ms=1500",
+                "-D",
+                "yarn.resourcemanager.nodemanagers.heartbeat-interval-ms=200",
+            ],
+        );
+        assert_eq!(r.code, 0, "local up: {}", r.stderr);
+        let uri = r.stdout.lines().last().unwrap().trim().to_string();
+        (Cluster { home }, uri)
+    }
+
     /// Submits a job without waiting; returns its application id.
     fn submit(&self, args: &[&str]) -> String {
         let mut all = vec!["job", "submit"];
@@ -466,26 +491,8 @@ fn a_killed_task_attempt_is_retried_on_another_node() {
 
 #[test]
 fn a_nodemanager_killed_mid_job_and_the_job_still_completes() {
-    let home = tempfile::tempdir().unwrap();
-    let state = home.path().join("cluster");
-    let r = tusk(
-        home.path(),
-        &[
-            "local",
-            "up",
-            "--dir",
-            state.to_str().unwrap(),
-            "--datanodes",
-            "3",
-            "-D",
-            "yarn.nm.liveness-monitor.expiry-interval-ms=1500",
-            "-D",
-            "yarn.resourcemanager.nodemanagers.heartbeat-interval-ms=200",
-        ],
-    );
-    assert_eq!(r.code, 0, "local up: {}", r.stderr);
-    let uri = r.stdout.lines().last().unwrap().trim().to_string();
-    let c = Cluster { home };
+    let (c, uri) = Cluster::up_with_quick_node_expiry();
+    let state = c.state();
     // Waves of short maps, so some have finished (their output is on the nodes) when a
     // NodeManager dies, and a reduce that needs every one of them.
     let app = c.submit(&[
@@ -509,16 +516,7 @@ fn a_nodemanager_killed_mid_job_and_the_job_still_completes() {
                     .is_ok_and(|c| String::from_utf8_lossy(&c).contains("mr-am"))
             })
     });
-    let pids = std::fs::read_to_string(state.join("pids")).unwrap();
-    let nms: Vec<u32> = pids
-        .lines()
-        .filter(|l| l.starts_with("nodemanager"))
-        .filter_map(|l| l.split_whitespace().nth(1)?.parse::<u32>().ok())
-        .collect();
-    let am_nm = ancestors(am)
-        .into_iter()
-        .find(|p| nms.contains(p))
-        .expect("the AM runs under a NodeManager");
+    let (nms, am_nm) = nodemanagers_and_the_one_running(&state, am);
     let victim = *nms
         .iter()
         .find(|p| **p != am_nm)
@@ -571,56 +569,60 @@ fn a_nodemanager_killed_mid_job_and_the_job_still_completes() {
     );
 }
 
-#[test]
-fn a_straggling_map_gets_a_speculative_attempt_that_wins() {
-    let c = Cluster::up(true);
+/// Runs a streaming job over four one-line files whose map 0's first attempt sleeps
+/// `sleep_s` seconds (every other attempt is quick); returns the application id.
+fn run_with_a_straggler(c: &Cluster, sleep_s: u32, extra: &[&str], within: Duration) -> String {
     assert_eq!(c.tusk(&["fs", "-mkdir", "-p", "/spec/in"]).code, 0);
     for i in 0..4 {
         c.put(&format!("line {i}\n"), &format!("/spec/in/part{i}"));
     }
-    // The first attempt of map 0 hangs; every other attempt is quick.
     let script = c.home.path().join("mapper.sh");
     std::fs::write(
         &script,
-        "#!/bin/sh\ncase \"$TUSK_TASK_ATTEMPT_ID\" in *_m_000000_0) sleep 30;; esac\nexec cat\n",
+        format!(
+            "#!/bin/sh\ncase \"$TUSK_TASK_ATTEMPT_ID\" in *_m_000000_0) sleep {sleep_s};; esac\nexec cat\n"
+        ),
     )
     .unwrap();
     Command::new("chmod")
         .args(["+x", script.to_str().unwrap()])
         .status()
         .unwrap();
-    let started = Instant::now();
-    let r = tusk_within(
-        c.home.path(),
-        &[
-            "job",
-            "run",
-            "streaming",
-            "-input",
-            "/spec/in",
-            "-output",
-            "/spec/out",
-            "-mapper",
-            script.to_str().unwrap(),
-            "-reducer",
-            "cat",
-        ],
-        Duration::from_secs(25),
-    );
+    let mut args = vec![
+        "job",
+        "run",
+        "streaming",
+        "-input",
+        "/spec/in",
+        "-output",
+        "/spec/out",
+        "-mapper",
+        script.to_str().unwrap(),
+        "-reducer",
+        "cat",
+    ];
+    args.extend_from_slice(extra);
+    let r = tusk_within(c.home.path(), &args, within);
     assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
-    assert!(
-        started.elapsed() < Duration::from_secs(20),
-        "the job did not wait for the straggler"
-    );
-    let app = r
-        .stdout
+    r.stdout
         .lines()
         .find_map(|l| l.strip_prefix("Submitted application "))
         .unwrap()
         .split_whitespace()
         .next()
         .unwrap()
-        .to_string();
+        .to_string()
+}
+
+#[test]
+fn a_straggling_map_gets_a_speculative_attempt_that_wins() {
+    let c = Cluster::up(true);
+    let started = Instant::now();
+    let app = run_with_a_straggler(&c, 30, &[], Duration::from_secs(25));
+    assert!(
+        started.elapsed() < Duration::from_secs(20),
+        "the job did not wait for the straggler"
+    );
     let h = c.history(&app);
     let tries = attempts_of(&h, "_m_000000");
     let winner = tries
@@ -637,4 +639,350 @@ fn a_straggling_map_gets_a_speculative_attempt_that_wins() {
             .any(|a| a["outcome"] == "killed" && a["speculative"] == false),
         "the straggler was killed: {h}"
     );
+    // The history says why: the backup was launched (three quick maps let it go before
+    // the one-minute minimum), and it won its race.
+    let launched: Vec<&serde_json::Value> = h["speculation"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["verdict"] == "launched")
+        .collect();
+    assert_eq!(launched.len(), 1, "{h}");
+    assert!(launched[0]["task"].as_str().unwrap().ends_with("_m_000000"));
+    assert!(launched[0]["threshold_ms"].as_u64().unwrap() < 60_000);
+    assert_eq!(h["speculation_summary"]["launched"], 1);
+    assert_eq!(h["speculation_summary"]["won"], 1);
+    assert_eq!(h["speculation_summary"]["wasted"], 0);
+    let out = c.home.path().join("g.svg");
+    let g = c.tusk(&[
+        "job",
+        "gantt",
+        &app,
+        "--by-node",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(g.code, 0, "{}", g.stderr);
+    let svg = std::fs::read_to_string(&out).unwrap();
+    let bars = svg.matches(r#"<g class="attempt "#).count();
+    assert_eq!(bars, h["attempts"].as_array().unwrap().len(), "{svg}");
+    let shown = c.tusk(&["job", "history", &app]);
+    assert!(
+        shown.stdout.contains("1 backups launched, 1 won, 0 wasted"),
+        "{}",
+        shown.stdout
+    );
+}
+
+#[test]
+fn a_straggler_reading_from_a_congested_disk_gets_no_backup() {
+    let c = Cluster::up(true);
+    // Every disk counts as congested: the straggler's input disk is, so no backup.
+    let app = run_with_a_straggler(
+        &c,
+        6,
+        &["-D", "tusk.mapreduce.speculative.congestion.disk-pct=0"],
+        Duration::from_secs(40),
+    );
+    let h = c.history(&app);
+    assert!(
+        h["attempts"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|a| a["speculative"] == false),
+        "no backup: {h}"
+    );
+    let records = h["speculation"].as_array().unwrap();
+    let congested = records
+        .iter()
+        .find(|r| r["verdict"] == "congested-node")
+        .unwrap_or_else(|| panic!("a congested-node verdict: {h}"));
+    assert!(congested["task"].as_str().unwrap().ends_with("_m_000000"));
+    let detail = congested["detail"].as_str().unwrap();
+    assert!(
+        detail.contains("disk") && detail.contains("threshold 0%"),
+        "{detail}"
+    );
+    assert_eq!(h["speculation_summary"]["launched"], 0);
+    assert_eq!(h["speculation_summary"]["skipped_congested"], 1);
+}
+
+/// Bytes still to fetch on each NodeManager, from `tusk local status`.
+fn to_fetch_per_node(c: &Cluster) -> Vec<u64> {
+    let status = c.tusk(&["local", "status", "--dir", c.state().to_str().unwrap()]);
+    assert_eq!(status.code, 0, "{}", status.stderr);
+    status
+        .stdout
+        .lines()
+        .filter(|l| l.starts_with("nodemanager "))
+        .map(|l| {
+            let after = l.split("to-fetch ").nth(1).expect("to-fetch column");
+            after.split_whitespace().next().unwrap().parse().unwrap()
+        })
+        .collect()
+}
+
+/// Potential-Reception is live: while reduces wait for a second wave of maps it is
+/// above zero on some node (the reduces' estimate of what those maps will send them),
+/// and it is zero everywhere once the job is over. The history gives every attempt the
+/// status of its node when its container was allocated.
+#[test]
+fn potential_reception_is_nonzero_while_reduces_shuffle_and_zero_after() {
+    let c = Cluster::up(true);
+    // 12 maps in two waves of 3 s (the cluster runs 7 at a time beside the AM); the
+    // reduces start after the first map and wait for the second wave.
+    let app = c.submit(&[
+        "sleep",
+        "--maps",
+        "12",
+        "-r",
+        "2",
+        "--map-ms",
+        "3000",
+        "--reduce-ms",
+        "10",
+    ]);
+    let seen = poll(
+        "a node with bytes still to fetch",
+        Duration::from_secs(60),
+        || to_fetch_per_node(&c).into_iter().find(|&b| b > 0),
+    );
+    assert!(seen > 0);
+    assert_eq!(c.wait_final(&app), "SUCCEEDED");
+    poll(
+        "nothing left to fetch anywhere",
+        Duration::from_secs(30),
+        || {
+            let nodes = to_fetch_per_node(&c);
+            (nodes.len() == 2 && nodes.iter().all(|&b| b == 0)).then_some(())
+        },
+    );
+    let h = c.history(&app);
+    let attempts = h["attempts"].as_array().unwrap();
+    assert!(attempts.len() >= 14, "{h}");
+    for a in attempts {
+        let s = &a["node_status_at_launch"];
+        assert!(
+            s["disk_utilization_pct"].is_number()
+                && s["net_rx_bytes_per_sec"].is_number()
+                && s["potential_reception_bytes"].is_u64(),
+            "{a}"
+        );
+    }
+    let shown = c.tusk(&["job", "history", &app]);
+    assert_eq!(shown.code, 0, "{}", shown.stderr);
+    assert_eq!(
+        shown.stdout.matches("; disk ").count(),
+        attempts.len(),
+        "{}",
+        shown.stdout
+    );
+}
+
+/// The pids of a `tusk local` cluster's NodeManagers, and of the one `pid` runs under.
+fn nodemanagers_and_the_one_running(state: &Path, pid: u32) -> (Vec<u32>, u32) {
+    let pids = std::fs::read_to_string(state.join("pids")).unwrap();
+    let nms: Vec<u32> = pids
+        .lines()
+        .filter(|l| l.starts_with("nodemanager"))
+        .filter_map(|l| l.split_whitespace().nth(1)?.parse::<u32>().ok())
+        .collect();
+    let nm = ancestors(pid)
+        .into_iter()
+        .find(|p| nms.contains(p))
+        .expect("the process runs under a NodeManager");
+    (nms, nm)
+}
+
+/// The `mr-am` process whose container environment holds `KEY=value`.
+fn am_with_env(key: &str, value: &str) -> Option<u32> {
+    let wanted = format!("{key}={value}");
+    pids_matching("mr-am").into_iter().find(|p| {
+        std::fs::read(format!("/proc/{p}/environ"))
+            .is_ok_and(|env| env.split(|b| *b == 0).any(|kv| kv == wanted.as_bytes()))
+    })
+}
+
+/// Whether every task attempt in a job's history was numbered by the second AM
+/// attempt (attempt numbers from 1000): the first AM's record did not survive it.
+fn all_attempts_from_the_second_am(history: &serde_json::Value) -> bool {
+    let attempts = history["attempts"].as_array().unwrap();
+    !attempts.is_empty()
+        && attempts.iter().all(|a| {
+            a["attempt"]
+                .as_str()
+                .and_then(|s| s.rsplit('_').next()?.parse::<u32>().ok())
+                .is_some_and(|n| n >= 1000)
+        })
+}
+
+#[test]
+fn a_killed_application_master_is_replaced_by_a_second_attempt_and_the_output_is_whole() {
+    let c = Cluster::up(true);
+    let big = text(2_500_000, 5);
+    assert_eq!(c.tusk(&["fs", "-mkdir", "/in"]).code, 0);
+    c.put(&big, "/in/big.txt");
+    let app = c.submit(&["wordcount", "/in", "/out", "--reduces", "2"]);
+    let am = poll("the AM to start", Duration::from_secs(30), || {
+        am_with_env("APPLICATION_ID", &app)
+    });
+    // Some of the first AM's tasks are running (or done) when it dies.
+    let job = app.replacen("application_", "attempt_", 1);
+    poll("a map attempt to start", Duration::from_secs(30), || {
+        pids_matching(&format!("{job}_m_")).first().copied()
+    });
+    kill9(am);
+    let status = c.tusk(&["job", "status", &app]);
+    assert_eq!(c.wait_final(&app), "SUCCEEDED", "{}", status.stdout);
+    assert!(
+        all_attempts_from_the_second_am(&c.history(&app)),
+        "the history is the second AM's"
+    );
+    // Whole and once: every word counted as the reference counts it, in one part file.
+    assert_eq!(c.counts("/out"), reference(&[&big]));
+    let ls = c.tusk(&["fs", "-ls", "/out"]);
+    assert!(!ls.stdout.contains("_temporary"), "{}", ls.stdout);
+}
+
+#[test]
+fn a_nodemanager_killed_with_the_application_master_on_it_gives_a_second_attempt() {
+    let (c, _) = Cluster::up_with_quick_node_expiry();
+    let state = c.state();
+    let app = c.submit(&[
+        "sleep",
+        "--maps",
+        "4",
+        "-r",
+        "1",
+        "--map-ms",
+        "1500",
+        "--reduce-ms",
+        "100",
+    ]);
+    let am = poll("the AM to start", Duration::from_secs(30), || {
+        am_with_env("APPLICATION_ID", &app)
+    });
+    let (_, am_nm) = nodemanagers_and_the_one_running(&state, am);
+    let job = app.replacen("application_", "job_", 1);
+    poll("a map attempt to start", Duration::from_secs(30), || {
+        pids_matching(&job.replacen("job_", "attempt_", 1))
+            .first()
+            .copied()
+    });
+    // The machine dies: the NodeManager and everything it ran.
+    let doomed: Vec<u32> = pids_matching(&job)
+        .into_iter()
+        .chain([am])
+        .filter(|p| ancestors(*p).contains(&am_nm))
+        .collect();
+    kill9(am_nm);
+    for pid in doomed {
+        kill9(pid);
+    }
+    let state = c.wait_final(&app);
+    assert_eq!(
+        state,
+        "SUCCEEDED",
+        "{}",
+        c.tusk(&["job", "status", &app]).stdout
+    );
+    assert!(
+        all_attempts_from_the_second_am(&c.history(&app)),
+        "the job was finished by a second AM attempt"
+    );
+}
+
+#[test]
+fn a_job_client_waits_through_a_resourcemanager_restart_and_the_job_succeeds() {
+    let c = Cluster::up(true);
+    let state = c.state();
+    let rm_addr = std::fs::read_to_string(state.join("resourcemanager.addr"))
+        .unwrap()
+        .trim()
+        .to_string();
+    let out = std::fs::File::create(c.home.path().join("job.out")).unwrap();
+    let mut job = Command::new(env!("CARGO_BIN_EXE_tusk"))
+        .args([
+            "job",
+            "run",
+            "sleep",
+            "--maps",
+            "2",
+            "-r",
+            "1",
+            "--map-ms",
+            "1000",
+            "--reduce-ms",
+            "100",
+        ])
+        .env("TUSK_HOME", c.home.path())
+        .env("TUSK_LOG", "warn")
+        .stdin(Stdio::null())
+        .stdout(out.try_clone().unwrap())
+        .stderr(out)
+        .spawn()
+        .unwrap();
+    poll("the AM to start", Duration::from_secs(30), || {
+        am_with_env("TUSK_RM_ADDRESS", &rm_addr)
+    });
+    // kill -9 of the ResourceManager, then the same command on the same address.
+    let pids = std::fs::read_to_string(state.join("pids")).unwrap();
+    let rm_pid: u32 = pids
+        .lines()
+        .find_map(|l| l.strip_prefix("resourcemanager "))
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    let cmdline = std::fs::read(format!("/proc/{rm_pid}/cmdline")).unwrap();
+    let mut args: Vec<String> = cmdline
+        .split(|b| *b == 0)
+        .filter(|a| !a.is_empty())
+        .map(|a| String::from_utf8_lossy(a).into_owned())
+        .skip(1)
+        .collect();
+    for a in args.iter_mut().filter(|a| *a == "127.0.0.1:0") {
+        *a = rm_addr.clone();
+    }
+    kill9(rm_pid);
+    let log = std::fs::OpenOptions::new()
+        .append(true)
+        .open(state.join("logs/resourcemanager.log"))
+        .unwrap();
+    let mut restarted = Command::new(env!("CARGO_BIN_EXE_tusk"))
+        .args(&args)
+        .env("TUSK_HOME", c.home.path())
+        .stdin(Stdio::null())
+        .stdout(log.try_clone().unwrap())
+        .stderr(log)
+        .spawn()
+        .unwrap();
+    // `tusk local down` stops the new one.
+    std::fs::write(
+        state.join("pids"),
+        pids.replace(
+            &format!("resourcemanager {rm_pid}"),
+            &format!("resourcemanager {}", restarted.id()),
+        ),
+    )
+    .unwrap();
+    let code = poll("the job client to end", Duration::from_secs(120), || {
+        job.try_wait().unwrap().map(|s| s.code())
+    });
+    let said = std::fs::read_to_string(c.home.path().join("job.out")).unwrap();
+    assert_eq!(code, Some(0), "{said}");
+    let app = said
+        .split_whitespace()
+        .find(|w| w.starts_with("application_"))
+        .unwrap()
+        .to_string();
+    assert!(said.contains("SUCCEEDED"), "{said}");
+    assert!(
+        all_attempts_from_the_second_am(&c.history(&app)),
+        "the recovered application ran a new AM attempt: {said}"
+    );
+    drop(c);
+    let _ = restarted.kill();
+    let _ = restarted.wait();
 }

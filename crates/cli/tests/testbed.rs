@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 
 use tusk_client::{ClientOptions, DfsClient};
 use tusk_common::Configuration;
-use tusk_resourcemanager::ApplicationClient;
+use tusk_yarn_client::ApplicationClient;
 
 /// One testbed at a time: rates measured side by side would share the host's CPUs.
 static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
@@ -305,6 +305,23 @@ fn a_three_node_testbed_delivers_its_profiles_and_leaves_nothing() {
                 false => *disk <= 20.0,
             })
     });
+    // `tusk testbed status` shows each NodeManager's status as the ResourceManager has it.
+    let status = bed.ok(&["testbed", "status", "--dir", bed.dir_str()]);
+    let w1_line = status
+        .lines()
+        .find(|l| l.starts_with(&format!("nodemanager {w1}:")))
+        .unwrap_or_else(|| panic!("no nodemanager line for w1: {status}"));
+    let disk: f64 = w1_line
+        .split("disk ")
+        .nth(1)
+        .and_then(|d| d.split('%').next())
+        .and_then(|d| d.parse().ok())
+        .unwrap_or_else(|| panic!("no disk % in {w1_line}"));
+    assert!(disk >= 50.0, "{w1_line}");
+    assert!(
+        w1_line.contains(" to-fetch 0 B blocked: nothing"),
+        "no policy is on: {w1_line}"
+    );
     dd.kill().ok();
     dd.wait().ok();
 
@@ -747,7 +764,9 @@ volumes = {{ count = 1, size_mb = 512, profile = {{ name = "slow-hdd", read_mbps
 fn maps_per_node(policies: &str) -> std::collections::BTreeMap<&'static str, usize> {
     let bed = Bed::up(&slow_disk_testbed(policies));
     // Saturate the slow volume for the whole job with direct writes (map output goes to
-    // the page cache, and the job would end before the kernel wrote it back).
+    // the page cache, and the job would end before the kernel wrote it back). Small
+    // requests: the NodeManager's status watch samples several times a second, and a
+    // 1 MiB write completing once a second at 1 MB/s would read as idle in most samples.
     let slow_volume = bed.node("slow")["volumes"][0]["mount"]
         .as_str()
         .unwrap()
@@ -758,8 +777,8 @@ fn maps_per_node(policies: &str) -> std::collections::BTreeMap<&'static str, usi
             "dd",
             "if=/dev/zero",
             &format!("of={slow_volume}/load"),
-            "bs=1M",
-            "count=90",
+            "bs=64k",
+            "count=1440",
             "oflag=direct",
         ],
     );

@@ -10,6 +10,7 @@ use tokio::sync::OnceCell;
 use tusk_proto::hdfs as h;
 use tusk_rpc::{RpcClient, RpcClientOptions};
 
+use crate::adaptive::LinkMeter;
 use crate::error::{ClientError, Result};
 use crate::options::ClientOptions;
 use crate::reader::FileReader;
@@ -39,6 +40,8 @@ pub(crate) struct Inner {
     /// Open writers; the lease renewer runs while this is non-zero.
     pub open_writers: AtomicUsize,
     pub server_defaults: OnceCell<h::FsServerDefaultsProto>,
+    /// What the writers measured of the client's link, for `adaptive` replication.
+    pub link_meter: std::sync::Mutex<LinkMeter>,
 }
 
 /// A file system client. Cheap to clone; clones share the NameNode connection.
@@ -69,6 +72,7 @@ impl DfsClient {
             client_name,
             open_writers: AtomicUsize::new(0),
             server_defaults: OnceCell::new(),
+            link_meter: std::sync::Mutex::new(LinkMeter::default()),
         });
         spawn_lease_renewer(Arc::downgrade(&inner));
         DfsClient { inner }
@@ -358,6 +362,14 @@ impl DfsClient {
     pub async fn fs_stats(&self) -> Result<h::GetFsStatsResponseProto> {
         self.call("getFsStats", &h::GetFsStatusRequestProto {})
             .await
+    }
+
+    /// Finishes the NameNode's current edit segment without a checkpoint (`rollEdits`,
+    /// superuser only); the first txid of the new segment.
+    pub async fn roll_edits(&self) -> Result<u64> {
+        let r: h::RollEditsResponseProto =
+            self.call("rollEdits", &h::RollEditsRequestProto {}).await?;
+        Ok(r.new_segment_tx_id)
     }
 
     /// DataNodes known to the NameNode: `kind` 1 = all, 2 = live, 3 = dead.

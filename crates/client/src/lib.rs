@@ -6,11 +6,14 @@
 //!   NameNode connection (many calls in flight).
 //! - `writer`: [`FileWriter`], packets to DataNodes in `pipeline` or `parallel` mode,
 //!   with recovery when a DataNode dies mid-write.
+//! - `adaptive`: the `adaptive` mode's per-block choice between the two, and the
+//!   client's measurements of its own link.
 //! - `reader`: [`FileReader`], checksum-verifying reads that fail over between replicas
 //!   and report corrupt ones.
 //! - `blocking`: [`BlockingClient`], the same API for non-async callers.
 //! - `status`: [`FileStatus`]. `error`: [`ClientError`].
 
+pub mod adaptive;
 pub mod blocking;
 pub mod client;
 pub mod error;

@@ -14,6 +14,20 @@ pub enum ReplicationMode {
     Pipeline,
     /// The client sends every packet to all replicas at once and waits for all acks.
     Parallel,
+    /// Per block, pipeline or parallel, whichever the link rates and the DataNodes'
+    /// load say finishes the block sooner (`crate::adaptive`).
+    Adaptive,
+}
+
+impl ReplicationMode {
+    /// As the configuration spells it.
+    pub fn name(self) -> &'static str {
+        match self {
+            ReplicationMode::Pipeline => "pipeline",
+            ReplicationMode::Parallel => "parallel",
+            ReplicationMode::Adaptive => "adaptive",
+        }
+    }
 }
 
 impl std::str::FromStr for ReplicationMode {
@@ -22,8 +36,9 @@ impl std::str::FromStr for ReplicationMode {
         match s {
             "pipeline" => Ok(ReplicationMode::Pipeline),
             "parallel" => Ok(ReplicationMode::Parallel),
+            "adaptive" => Ok(ReplicationMode::Adaptive),
             other => Err(format!(
-                "replication mode must be pipeline or parallel, not {other}"
+                "replication mode must be pipeline, parallel or adaptive, not {other}"
             )),
         }
     }
@@ -93,6 +108,9 @@ pub struct ClientOptions {
     pub max_packets_in_flight: usize,
     /// `dfs.client.write.replication-mode`.
     pub replication_mode: ReplicationMode,
+    /// `tusk.node.link.bits-per-sec`: the client host's link rate (0 = unknown: the
+    /// `adaptive` mode then measures it from the blocks written).
+    pub link_bits_per_sec: u64,
     /// `ipc.client.async.calls.max`: NameNode calls in flight on the connection.
     pub max_calls_in_flight: usize,
     /// `dfs.client.socket-timeout`.
@@ -118,6 +136,7 @@ impl Default for ClientOptions {
             packet_size: 64 * 1024,
             max_packets_in_flight: 80,
             replication_mode: ReplicationMode::Pipeline,
+            link_bits_per_sec: 0,
             max_calls_in_flight: 100,
             socket_timeout: Duration::from_secs(60),
             complete_retries: 10,
@@ -157,6 +176,9 @@ impl ClientOptions {
                     path: "dfs.client.write.replication-mode".into(),
                     message,
                 })?,
+            link_bits_per_sec: conf
+                .get_u64("tusk.node.link.bits-per-sec", 0)
+                .map_err(bad)?,
             max_calls_in_flight: conf
                 .get_u64("ipc.client.async.calls.max", 100)
                 .map_err(bad)? as usize,
@@ -232,6 +254,11 @@ mod tests {
             ClientOptions::from_conf(&conf).unwrap().replication_mode,
             ReplicationMode::Parallel
         );
+        conf.set("dfs.client.write.replication-mode", "adaptive");
+        conf.set("tusk.node.link.bits-per-sec", "10000000000");
+        let adaptive = ClientOptions::from_conf(&conf).unwrap();
+        assert_eq!(adaptive.replication_mode, ReplicationMode::Adaptive);
+        assert_eq!(adaptive.link_bits_per_sec, 10_000_000_000);
         conf.set("dfs.client.write.replication-mode", "chain");
         assert!(ClientOptions::from_conf(&conf).is_err());
     }

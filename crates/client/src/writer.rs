@@ -10,6 +10,9 @@
 //!   a packet is done when every live connection has acknowledged it. A failed node is
 //!   dropped and the write goes on with the rest.
 //!
+//! - `adaptive` mode: each block in one of the two, chosen when the block is opened
+//!   from the client's link rate and its DataNodes' (`crate::adaptive`).
+//!
 //! In both modes, when the replace-datanode-on-failure policy asks for it, a failed node
 //! is replaced as HDFS does: the NameNode names a new one (`getAdditionalDatanode`), a
 //! surviving node copies the acknowledged bytes to it (TRANSFER_BLOCK), and it joins the
@@ -24,6 +27,7 @@ use std::time::{Duration, Instant};
 use tusk_datatransfer::DataChecksum;
 use tusk_proto::hdfs as h;
 
+use crate::adaptive::{self, BlockPlan, BlockReplication};
 use crate::client::DfsClient;
 use crate::error::{ClientError, Result};
 use crate::options::ReplicationMode;
@@ -47,8 +51,11 @@ pub struct FileWriter {
     packet_size: usize,
     /// Data of the packet being filled.
     pending: Vec<u8>,
-    /// Block being written, if any.
+    /// Block being written, if any, and when it was opened.
     block: Option<BlockStream>,
+    block_opened: Instant,
+    /// How each block so far was replicated, in order.
+    block_modes: Vec<BlockReplication>,
     /// Bytes of the current block assigned to packets (sent or pending).
     block_bytes: u64,
     /// The last finished block, with its length, for addBlock/complete.
@@ -85,6 +92,8 @@ impl FileWriter {
             packet_size,
             pending: Vec::with_capacity(packet_size),
             block: None,
+            block_opened: Instant::now(),
+            block_modes: Vec::new(),
             block_bytes: 0,
             previous: None,
             excluded: Vec::new(),
@@ -106,6 +115,12 @@ impl FileWriter {
     /// The replication mode in use.
     pub fn mode(&self) -> ReplicationMode {
         self.client.options().replication_mode
+    }
+
+    /// How each block opened so far was replicated (in `adaptive` mode, the choice
+    /// made for it).
+    pub fn block_modes(&self) -> &[BlockReplication] {
+        &self.block_modes
     }
 
     /// Buffers `data`, sending full packets as they fill.
@@ -178,6 +193,8 @@ impl FileWriter {
                     },
                 )
                 .await?;
+            let mode = self.block_mode(&r.block.locs);
+            self.block_opened = Instant::now();
             let opened = BlockStream::open(
                 &self.client,
                 &self.path,
@@ -185,10 +202,14 @@ impl FileWriter {
                 self.replication,
                 r.block.clone(),
                 self.checksum,
+                mode,
             )
             .await;
             match opened {
-                Ok(stream) => return Ok(stream),
+                Ok(stream) => {
+                    self.block_modes.push(mode);
+                    return Ok(stream);
+                }
                 Err((bad, e)) => {
                     tracing::warn!(path = %self.path, error = %e, "could not set up the write; abandoning the block");
                     let _: h::AbandonBlockResponseProto = self
@@ -213,6 +234,31 @@ impl FileWriter {
         })
     }
 
+    /// The configured mode, or in `adaptive` mode the rule's choice for a block on
+    /// `nodes`.
+    fn block_mode(&self, nodes: &[h::DatanodeInfoProto]) -> BlockReplication {
+        let opts = self.client.options();
+        match opts.replication_mode {
+            ReplicationMode::Pipeline => BlockReplication::Pipeline,
+            ReplicationMode::Parallel => BlockReplication::Parallel,
+            ReplicationMode::Adaptive => {
+                let meter = self.client.inner.link_meter.lock().expect("link meter");
+                let configured =
+                    (opts.link_bits_per_sec > 0).then(|| opts.link_bits_per_sec as f64 / 8.0);
+                let datanodes: Vec<adaptive::DatanodeLoad> =
+                    nodes.iter().map(|n| meter.others_load(n)).collect();
+                let choice = adaptive::choose(&BlockPlan {
+                    block_bytes: self.block_size,
+                    packet_bytes: self.packet_size as u64,
+                    client_link: configured.or_else(|| meter.client_link()),
+                    datanodes: &datanodes,
+                });
+                tracing::debug!(path = %self.path, ?choice, "adaptive replication");
+                choice.mode
+            }
+        }
+    }
+
     /// Sends the closing empty packet and waits for every acknowledgement.
     async fn finish_block(&mut self) -> Result<()> {
         let Some(mut block) = self.block.take() else {
@@ -226,7 +272,19 @@ impl FileWriter {
             Err(e) => Err(e),
         };
         self.exclude(block.failed_nodes().to_vec());
-        self.previous = Some(finished?);
+        let finished = finished?;
+        self.client
+            .inner
+            .link_meter
+            .lock()
+            .expect("link meter")
+            .record(
+                block.mode(),
+                finished.num_bytes.unwrap_or(0),
+                self.block_opened.elapsed(),
+                block.nodes(),
+            );
+        self.previous = Some(finished);
         self.block_bytes = 0;
         Ok(())
     }

@@ -5,16 +5,20 @@
 //!   from TOML and overridden by `-D key=value`, with typed getters.
 //! - `status`: samples disk utilisation, network rates and CPU from `/proc` for heartbeats.
 //! - `shutdown`: a cloneable shutdown signal handed to every server.
+//! - `timing`: [`Timing`], YARN's `tusk.yarn.timing` (event-driven or classic), one
+//!   strict parser shared by the ResourceManager, NodeManagers and AMs.
 //! - `error`: this crate's errors.
 
 pub mod config;
 pub mod error;
 pub mod shutdown;
 pub mod status;
+pub mod timing;
 
 pub use config::Configuration;
 pub use error::ConfigError;
 pub use shutdown::Shutdown;
+pub use timing::Timing;
 
 /// Initialises `tracing` output to stderr, filtered by `TUSK_LOG` (default `warn`).
 pub fn init_logging() {

@@ -64,6 +64,15 @@ struct NodeDevice {
     limits: DeviceLimits,
 }
 
+/// Reception bandwidth utilisation RBU = 8·Rd/(T·B) of a link of `link_bps` bit/s
+/// receiving `rx_bytes_per_sec` (= Rd/T); 0 when the link's rate is not known.
+pub fn rbu(rx_bytes_per_sec: f64, link_bps: u64) -> f64 {
+    if link_bps == 0 {
+        return 0.0;
+    }
+    8.0 * rx_bytes_per_sec / link_bps as f64
+}
+
 /// Keeps the previous reading so each call returns rates since the last one.
 #[derive(Debug)]
 pub struct StatusSampler {

@@ -187,6 +187,8 @@ async fn heartbeat(
             net_rx_bytes_per_sec: status.net_rx_bytes_per_sec,
             net_tx_bytes_per_sec: status.net_tx_bytes_per_sec,
             cpu_pct: status.cpu_pct,
+            link_bits_per_sec: node.options.link_bits_per_sec,
+            disk_write_bytes_per_sec: node.options.disk_write_bytes_per_sec,
         }),
         received: queued.received,
         deleted: queued.deleted,

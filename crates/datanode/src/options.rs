@@ -41,6 +41,12 @@ pub struct DataNodeOptions {
     /// `dfs.datanode.max.transfer.threads`: data-port connections served at once; one
     /// more is answered with an ERROR status naming the limit and closed.
     pub max_transfer_threads: usize,
+    /// `tusk.node.link.bits-per-sec`: the node's link rate (0 = unknown), reported with
+    /// its status so clients in `adaptive` replication mode can weigh it.
+    pub link_bits_per_sec: u64,
+    /// `tusk.node.disk.write-bytes-per-sec`: what the node's volumes can write (0 =
+    /// unknown), reported likewise.
+    pub disk_write_bytes_per_sec: u64,
 }
 
 impl Default for DataNodeOptions {
@@ -63,6 +69,8 @@ impl Default for DataNodeOptions {
             keepalive_timeout: Duration::from_secs(4),
             register_retry_max: Duration::from_secs(1),
             max_transfer_threads: 4096,
+            link_bits_per_sec: 0,
+            disk_write_bytes_per_sec: 0,
         }
     }
 }
@@ -131,6 +139,8 @@ impl DataNodeOptions {
                     d.max_transfer_threads as u64,
                 )?
                 .max(1) as usize,
+            link_bits_per_sec: conf.get_u64("tusk.node.link.bits-per-sec", 0)?,
+            disk_write_bytes_per_sec: conf.get_u64("tusk.node.disk.write-bytes-per-sec", 0)?,
         })
     }
 }

@@ -705,6 +705,7 @@ pub fn method_seeds() -> Vec<(String, Vec<u8>)> {
                     net_rx_bytes_per_sec: 1e6,
                     net_tx_bytes_per_sec: 2e6,
                     cpu_pct: 30.0,
+                    ..Default::default()
                 }),
                 ..Default::default()
             }

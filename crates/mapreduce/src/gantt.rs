@@ -8,11 +8,18 @@
 //! Phase bars are `<rect class="phase ...">`, an attempt without phase timings (one that
 //! failed before reporting) is a single `<rect class="attempt">`; legend swatches and
 //! overlays have their own classes, so a reader can count phases by class.
+//!
+//! `sheet` draws several concurrent jobs on one chart by node and slot
+//! ([`render_jobs_svg`]).
+
+mod sheet;
 
 use std::fmt::Write;
 
 use crate::history::{AttemptRecord, JobHistory};
 use crate::task::{Outcome, Phase};
+
+pub use sheet::render_jobs_svg;
 
 /// Width of the row-label column.
 const LABEL_W: f64 = 250.0;
@@ -180,19 +187,7 @@ impl<'a> Chart<'a> {
     }
 
     fn open(&self, svg: &mut String) {
-        let (w, h) = (self.width(), self.height());
-        let _ = writeln!(
-            svg,
-            r#"<svg xmlns="http://www.w3.org/2000/svg" width="{w:.0}" height="{h:.0}" viewBox="0 0 {w:.0} {h:.0}" font-family="sans-serif" font-size="11">"#
-        );
-        let _ = writeln!(
-            svg,
-            r#"<defs><pattern id="hatch" width="6" height="6" patternUnits="userSpaceOnUse" patternTransform="rotate(45)"><line x1="0" y1="0" x2="0" y2="6" stroke="{FAILED_RED}" stroke-width="2"/></pattern></defs>"#
-        );
-        let _ = writeln!(
-            svg,
-            r#"<rect class="background" x="0" y="0" width="{w:.0}" height="{h:.0}" fill="white"/>"#
-        );
+        open_svg(svg, self.width(), self.height());
     }
 
     fn title(&self, svg: &mut String) {
@@ -228,40 +223,18 @@ impl<'a> Chart<'a> {
 
     /// Vertical grid lines with tick labels under the rows.
     fn grid(&self, svg: &mut String) {
-        let span_s = self.span_ms as f64 / 1000.0;
-        let step = tick_step(span_s, 8.0);
-        let digits = decimals(step);
-        let (top, bottom) = (TOP - 4.0, self.rows_bottom());
-        let _ = writeln!(svg, r##"<g class="axis" stroke="#ddd">"##);
-        let ticks = (span_s / step + 1e-9).floor() as u64;
-        for i in 0..=ticks {
-            let t = i as f64 * step;
-            let x = LABEL_W + t / span_s * PLOT_W;
-            let _ = writeln!(
-                svg,
-                r#"<line x1="{x:.1}" y1="{top:.1}" x2="{x:.1}" y2="{:.1}"/>"#,
-                bottom + 4.0
-            );
-            let _ = writeln!(
-                svg,
-                r##"<text x="{x:.1}" y="{:.1}" text-anchor="middle" stroke="none" fill="#333">{t:.digits$}</text>"##,
-                bottom + 16.0
-            );
-        }
-        let _ = writeln!(
+        time_axis(
             svg,
-            r##"<line x1="{LABEL_W}" y1="{:.1}" x2="{:.1}" y2="{:.1}" stroke="#333"/>"##,
-            bottom + 4.0,
-            LABEL_W + PLOT_W,
-            bottom + 4.0
+            &TimeAxis {
+                left: LABEL_W,
+                width: PLOT_W,
+                span_s: self.span_ms as f64 / 1000.0,
+                top: TOP - 4.0,
+                bottom: self.rows_bottom() + 4.0,
+                ticks: 8.0,
+                caption: "seconds since submit",
+            },
         );
-        let _ = writeln!(
-            svg,
-            r##"<text x="{:.1}" y="{:.1}" text-anchor="middle" stroke="none" fill="#333">seconds since submit</text>"##,
-            LABEL_W + PLOT_W / 2.0,
-            bottom + 32.0
-        );
-        svg.push_str("</g>\n");
     }
 
     fn row(&self, svg: &mut String, row: usize, a: &AttemptRecord) {
@@ -357,6 +330,9 @@ impl<'a> Chart<'a> {
             "; read {} B, written {} B, shuffled {} B",
             a.bytes_read, a.bytes_written, a.bytes_shuffled
         );
+        if let Some(s) = &a.node_status_at_launch {
+            let _ = write!(t, "; node at launch: {}", s.summary());
+        }
         if let Some(e) = &a.error {
             let _ = write!(t, "; error: {e}");
         }
@@ -384,32 +360,109 @@ impl<'a> Chart<'a> {
         let mut x = LABEL_W;
         let _ = writeln!(svg, r#"<g class="legend">"#);
         for phase in [Phase::Map, Phase::Shuffle, Phase::Sort, Phase::Reduce] {
-            let _ = writeln!(
-                svg,
-                r#"<rect class="swatch" x="{x:.1}" y="{y:.1}" width="14" height="{BAR_H}" fill="{}"/><text x="{:.1}" y="{:.1}">{}</text>"#,
-                phase_color(phase),
-                x + 18.0,
-                y + 10.0,
-                phase_label(phase)
-            );
+            let fill = format!(r#"fill="{}""#, phase_color(phase));
+            legend_key(svg, (x, y, BAR_H), &fill, phase_label(phase));
             x += 110.0;
         }
-        let _ = writeln!(
+        legend_key(
             svg,
-            r#"<rect class="swatch" x="{x:.1}" y="{y:.1}" width="14" height="{BAR_H}" fill="url(#hatch)" stroke="{FAILED_RED}" stroke-width="1.5"/><text x="{:.1}" y="{:.1}">failed (solid) / killed (dashed)</text>"#,
-            x + 18.0,
-            y + 10.0
+            (x, y, BAR_H),
+            &format!(r#"fill="url(#hatch)" stroke="{FAILED_RED}" stroke-width="1.5""#),
+            "failed (solid) / killed (dashed)",
         );
         x += 210.0;
-        let _ = writeln!(
-            svg,
-            r#"{}<text x="{:.1}" y="{:.1}">speculative</text>"#,
-            diamond(x + 7.0, y + BAR_H / 2.0),
-            x + 18.0,
-            y + 10.0
-        );
+        legend_diamond(svg, (x, y, BAR_H), "speculative");
         svg.push_str("</g>\n");
     }
+}
+
+/// A legend entry at (x, y, height): a swatch painted with `paint` (SVG attributes) and
+/// its label.
+fn legend_key(svg: &mut String, (x, y, h): (f64, f64, f64), paint: &str, label: &str) {
+    let _ = writeln!(
+        svg,
+        r#"<rect class="swatch" x="{x:.1}" y="{y:.1}" width="16" height="{h}" {paint}/><text x="{:.1}" y="{:.1}">{}</text>"#,
+        x + 21.0,
+        y + h - 2.0,
+        escape(label)
+    );
+}
+
+/// The speculative marker's legend entry.
+fn legend_diamond(svg: &mut String, (x, y, h): (f64, f64, f64), label: &str) {
+    let _ = writeln!(
+        svg,
+        r#"{}<text x="{:.1}" y="{:.1}">{}</text>"#,
+        diamond(x + 8.0, y + h / 2.0),
+        x + 21.0,
+        y + h - 2.0,
+        escape(label)
+    );
+}
+
+/// `<svg>` with the hatch pattern failed and killed attempts use, on white.
+fn open_svg(svg: &mut String, w: f64, h: f64) {
+    let _ = writeln!(
+        svg,
+        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{w:.0}" height="{h:.0}" viewBox="0 0 {w:.0} {h:.0}" font-family="sans-serif" font-size="11">"#
+    );
+    let _ = writeln!(
+        svg,
+        r#"<defs><pattern id="hatch" width="6" height="6" patternUnits="userSpaceOnUse" patternTransform="rotate(45)"><line x1="0" y1="0" x2="0" y2="6" stroke="{FAILED_RED}" stroke-width="2"/></pattern></defs>"#
+    );
+    let _ = writeln!(
+        svg,
+        r#"<rect class="background" x="0" y="0" width="{w:.0}" height="{h:.0}" fill="white"/>"#
+    );
+}
+
+/// Where a chart's time axis goes: seconds from 0 to `span_s` over `width` pixels.
+struct TimeAxis<'c> {
+    left: f64,
+    width: f64,
+    span_s: f64,
+    /// Grid lines run from `top` to `bottom`; ticks and caption go under `bottom`.
+    top: f64,
+    bottom: f64,
+    /// About how many ticks.
+    ticks: f64,
+    caption: &'c str,
+}
+
+/// Grid lines at round steps, their labels, the axis line and its caption.
+fn time_axis(svg: &mut String, a: &TimeAxis) {
+    let step = tick_step(a.span_s, a.ticks);
+    let digits = decimals(step);
+    let (top, bottom) = (a.top, a.bottom);
+    let _ = writeln!(svg, r##"<g class="axis" stroke="#ddd">"##);
+    let ticks = (a.span_s / step + 1e-9).floor() as u64;
+    for i in 0..=ticks {
+        let t = i as f64 * step;
+        let x = a.left + t / a.span_s * a.width;
+        let _ = writeln!(
+            svg,
+            r#"<line x1="{x:.1}" y1="{top:.1}" x2="{x:.1}" y2="{bottom:.1}"/>"#
+        );
+        let _ = writeln!(
+            svg,
+            r##"<text class="tick" x="{x:.1}" y="{:.1}" text-anchor="middle" stroke="none" fill="#333">{t:.digits$}</text>"##,
+            bottom + 12.0
+        );
+    }
+    let _ = writeln!(
+        svg,
+        r##"<line x1="{:.1}" y1="{bottom:.1}" x2="{:.1}" y2="{bottom:.1}" stroke="#333"/>"##,
+        a.left,
+        a.left + a.width
+    );
+    let _ = writeln!(
+        svg,
+        r##"<text class="axis-caption" x="{:.1}" y="{:.1}" text-anchor="middle" stroke="none" fill="#333">{}</text>"##,
+        a.left + a.width / 2.0,
+        bottom + 28.0,
+        escape(a.caption)
+    );
+    svg.push_str("</g>\n");
 }
 
 fn outcome_name(o: Outcome) -> &'static str {
@@ -485,6 +538,11 @@ mod tests {
             bytes_shuffled: 0,
             error: (outcome == Outcome::Failed).then(|| "disk <full> & sad".into()),
             counters: Counters::default(),
+            node_status_at_launch: Some(crate::history::NodeStatusAtLaunch {
+                disk_utilization_pct: 92.0,
+                net_rx_bytes_per_sec: 1.5e6,
+                potential_reception_bytes: 4_000_000,
+            }),
         }
     }
 
@@ -548,6 +606,8 @@ mod tests {
             counters: Counters::default(),
             attempts: vec![reduce, late_map, failed, speculative, early_map],
             diagnostics: String::new(),
+            speculation: vec![],
+            speculation_summary: Default::default(),
         }
     }
 
@@ -599,6 +659,16 @@ mod tests {
         assert_eq!(svg.matches(r#"<polygon class="speculative""#).count(), 2);
         assert!(svg.contains("disk &lt;full&gt; &amp; sad"));
         assert!(svg.contains(FAILED_RED));
+    }
+
+    #[test]
+    fn tooltips_give_the_node_status_at_launch() {
+        let svg = render_svg(&history());
+        assert_eq!(
+            svg.matches("node at launch: disk 92% rx 1.5 MB/s to-fetch 4.0 MB")
+                .count(),
+            5
+        );
     }
 
     #[test]

@@ -48,6 +48,40 @@ pub struct AttemptRecord {
     pub bytes_shuffled: u64,
     pub error: Option<String>,
     pub counters: Counters,
+    /// The status of the attempt's node when the ResourceManager allocated its
+    /// container; `None` for the local runner (and records older than the field).
+    #[serde(default)]
+    pub node_status_at_launch: Option<NodeStatusAtLaunch>,
+}
+
+/// What the status-aware policies judge a node by, as it stood when an attempt's
+/// container was allocated there.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct NodeStatusAtLaunch {
+    pub disk_utilization_pct: f64,
+    pub net_rx_bytes_per_sec: f64,
+    /// Bytes of map output the node's running reduces still had to fetch.
+    pub potential_reception_bytes: u64,
+}
+
+impl NodeStatusAtLaunch {
+    pub fn of(s: &tusk_proto::tusk::yarn::NodeStatus) -> Self {
+        NodeStatusAtLaunch {
+            disk_utilization_pct: s.disk_utilization_pct,
+            net_rx_bytes_per_sec: s.net_rx_bytes_per_sec,
+            potential_reception_bytes: s.potential_reception_bytes,
+        }
+    }
+
+    /// `disk 35% rx 1.2 MB/s to-fetch 4.0 MB`, as `tusk job history` shows it.
+    pub fn summary(&self) -> String {
+        format!(
+            "disk {:.0}% rx {:.1} MB/s to-fetch {:.1} MB",
+            self.disk_utilization_pct,
+            self.net_rx_bytes_per_sec / 1e6,
+            self.potential_reception_bytes as f64 / 1e6
+        )
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -67,6 +101,64 @@ pub struct JobHistory {
     pub counters: Counters,
     pub attempts: Vec<AttemptRecord>,
     pub diagnostics: String,
+    /// Every speculation decision the AM took (a task's verdict is recorded when it
+    /// changes); empty for the local runner and for records older than the field.
+    #[serde(default)]
+    pub speculation: Vec<SpeculationRecord>,
+    /// Backups launched, won and wasted.
+    #[serde(default)]
+    pub speculation_summary: SpeculationSummary,
+}
+
+/// Why a straggler got a backup attempt, or why not.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum SpeculationVerdict {
+    /// A speculative attempt was asked for.
+    Launched,
+    /// Skipped: the node the task reads from is congested (disk or link), and a backup
+    /// would add load to the same disk or link.
+    CongestedNode,
+    /// Skipped: the task is behind only because its attempt started late; its own
+    /// runtime is still under the threshold.
+    StartedLate,
+    /// Skipped: the job already runs as many backups as it may.
+    CapReached,
+}
+
+/// One speculation decision about one straggler.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SpeculationRecord {
+    /// When the AM decided (ms since the epoch).
+    pub at_ms: u64,
+    /// `task_<ts>_<seq>_m_000003`.
+    pub task: String,
+    /// The running attempt judged.
+    pub attempt: String,
+    pub verdict: SpeculationVerdict,
+    /// How long the attempt had run since its own start.
+    pub runtime_ms: u64,
+    /// Since the task could first run (its first container ask).
+    pub since_runnable_ms: u64,
+    /// The runtime past which an attempt of this kind is slow.
+    pub threshold_ms: u64,
+    /// The figures behind the verdict, e.g. `node n3:8041 disk 96% (threshold 90%)`.
+    pub detail: String,
+}
+
+/// Counts over a job's speculation, for benches.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct SpeculationSummary {
+    /// Backups asked for.
+    pub launched: u32,
+    /// Backups that finished first (the original was killed).
+    pub won: u32,
+    /// Backups killed because the original finished first: their work was thrown away.
+    pub wasted: u32,
+    pub skipped_congested: u32,
+    pub skipped_started_late: u32,
+    pub skipped_cap: u32,
 }
 
 /// The history file of a job: `<dir>/<job_id>.json`.
@@ -123,6 +215,7 @@ impl AttemptRecord {
             bytes_shuffled: c(crate::counters::REDUCE_SHUFFLE_BYTES),
             error: r.error.clone(),
             counters: r.counters.clone(),
+            node_status_at_launch: None,
         }
     }
 }
@@ -148,6 +241,40 @@ impl JobHistory {
                 .map(|r| AttemptRecord::from_report(r, &r.host, "", false, false))
                 .collect(),
             diagnostics: String::new(),
+            speculation: vec![],
+            speculation_summary: SpeculationSummary::default(),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn node_status_at_launch_comes_from_the_allocation_and_may_be_absent() {
+        let s = NodeStatusAtLaunch::of(&tusk_proto::tusk::yarn::NodeStatus {
+            disk_utilization_pct: 87.4,
+            net_rx_bytes_per_sec: 2.5e6,
+            potential_reception_bytes: 12_300_000,
+            cpu_pct: 50.0,
+            link_bits_per_sec: 1_000_000_000,
+        });
+        assert_eq!(s.summary(), "disk 87% rx 2.5 MB/s to-fetch 12.3 MB");
+        let json = serde_json::json!({
+            "attempt": "attempt_1_0001_m_000000_0", "task": "task_1_0001_m_000000",
+            "task_type": "MAP", "node": "n1", "container": "", "start_ms": 1, "end_ms": 2,
+            "phases": [], "outcome": "succeeded", "speculative": false, "data_local": true,
+            "bytes_read": 0, "bytes_written": 0, "bytes_shuffled": 0, "error": null,
+            "counters": {},
+        });
+        // A record written before the field existed still reads.
+        let rec: AttemptRecord = serde_json::from_value(json).unwrap();
+        assert_eq!(rec.node_status_at_launch, None);
+        let mut with = rec.clone();
+        with.node_status_at_launch = Some(s);
+        let back: AttemptRecord =
+            serde_json::from_str(&serde_json::to_string(&with).unwrap()).unwrap();
+        assert_eq!(back.node_status_at_launch, Some(s));
     }
 }

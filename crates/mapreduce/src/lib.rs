@@ -19,7 +19,8 @@
 //! - `merge`: k-way merge and grouping by key.
 //! - `codec`: lz4/zstd segment compression.
 //! - `map_output`: sort buffer, spills, the final merge into `file.out` + index.
-//! - `shuffle`: [`ShuffleSource`] (local files, HTTP).
+//! - `shuffle`: [`ShuffleSource`] (local files, HTTP); `shuffle/reception.rs`: what a
+//!   reduce still has to fetch (its Potential-Reception).
 //! - `output`: part-file writer and the `_temporary` → rename → `_SUCCESS` commit.
 //! - `task`: [`TaskSpec`], the map and reduce attempts, [`TaskReport`] with phases.
 //! - `plan`: refusals (missing input, existing output), splits, side files.
@@ -28,7 +29,8 @@
 //!   MapReduce ApplicationMaster.
 //! - `jobs`: wordcount, grep, sort, randomtextwriter, teragen, terasort, teravalidate,
 //!   dfsio, sleep, streaming.
-//! - `history`: the per-job history record ([`history::JobHistory`]).
+//! - `history`: the per-job history record ([`history::JobHistory`]), each attempt with
+//!   its node's status when its container was allocated.
 //! - `counters`: [`Counters`] and Hadoop's counter names. `error`: [`MapReduceError`].
 //!
 //! # Map output file format (the shuffle server's contract)

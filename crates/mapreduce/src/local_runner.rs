@@ -169,6 +169,7 @@ impl JobRun {
                         &LocalShuffle,
                         &dfs,
                         &me.registry,
+                        &|_| {},
                     )
                 })
                 .await
@@ -216,6 +217,7 @@ impl JobRun {
                                 attempt,
                                 shuffle_addr: "localhost".into(),
                                 local_dir: Some(self.local_dir.join(attempt.to_string())),
+                                partition_bytes: report.partition_bytes.clone(),
                             });
                     }
                     reports.push(report);
@@ -260,6 +262,7 @@ fn failed_report(
         outcome: Outcome::Failed,
         error: Some(e.to_string()),
         counters: Counters::default(),
+        partition_bytes: Vec::new(),
     }
 }
 

@@ -122,6 +122,18 @@ impl Emitter for OutputEmitter {
     }
 }
 
+/// Removes what an earlier AM attempt of the same job left in the output directory
+/// (committed tasks, `_temporary`): a new attempt runs every task again, so nothing of
+/// the failed one may stay beside its output. The client made sure at submission that
+/// the directory did not exist, so everything in it is this job's.
+pub async fn discard_earlier_attempt(client: &DfsClient, output: &str) -> Result<()> {
+    client
+        .delete(output, true)
+        .await
+        .map_err(|e| MapReduceError::dfs("delete", output, e))?;
+    Ok(())
+}
+
 /// Creates `<out>/_temporary`; the output directory must not exist yet.
 pub async fn setup_job(client: &DfsClient, output: &str) -> Result<()> {
     let tmp = format!("{}/{TEMPORARY}", output.trim_end_matches('/'));

@@ -3,10 +3,12 @@
 //! the same node); `http` asks a NodeManager's shuffle server:
 //! `GET http://host:port/mapOutput?job=<jobId>&map=<mapAttemptId>&reduce=<partition>`,
 //! whose body is the on-disk segment and whose `X-Tusk-Raw-Length` header is its
-//! uncompressed length.
+//! uncompressed length. `reception`: what a reduce still has to fetch
+//! (Potential-Reception).
 
 pub mod http;
 pub mod local;
+pub mod reception;
 
 use std::path::PathBuf;
 
@@ -29,6 +31,10 @@ pub struct MapOutputLocation {
     pub shuffle_addr: String,
     /// The map's local directory, when the reduce can read it directly.
     pub local_dir: Option<PathBuf>,
+    /// Bytes of the map's segment for each partition as stored (what a fetch moves);
+    /// empty when not known. A reduce's Potential-Reception is reckoned from them.
+    #[serde(default)]
+    pub partition_bytes: Vec<u64>,
 }
 
 /// One partition of one map's output as stored (compressed if the job compresses).

@@ -5,8 +5,11 @@
 //!   job has no reduces.
 //! - `reduce`: shuffle (parallel fetch, memory then disk), merge, group, reduce, write.
 //! - `report`: [`TaskReport`] with phase timings.
+//! - `reception_report`: a reduce container tells its NodeManager what it still has
+//!   to fetch.
 
 pub mod map;
+pub mod reception_report;
 pub mod reduce;
 pub mod report;
 
@@ -98,7 +101,7 @@ pub async fn run_task(
                 local: Default::default(),
                 http: Default::default(),
             };
-            reduce::run_reduce(&spec, *num_maps, rx, &shuffle, &dfs, &registry)
+            reduce::run_reduce(&spec, *num_maps, rx, &shuffle, &dfs, &registry, &|_| {})
         }
     })
     .await
@@ -126,6 +129,7 @@ mod tests {
                     attempt: job_id.task(TaskType::Map, 0).attempt(0),
                     shuffle_addr: "node1:13562".into(),
                     local_dir: None,
+                    partition_bytes: vec![10, 20],
                 }],
             },
             local_dir: "/tmp/x".into(),

@@ -19,7 +19,7 @@ use std::time::Duration;
 
 use tusk_client::{CreateOptions, DfsClient};
 use tusk_proto::tusk::yarn as y;
-use tusk_resourcemanager::ApplicationClient;
+use tusk_yarn_client::ApplicationClient;
 
 use crate::api::Dfs;
 use crate::error::{MapReduceError, Result};
@@ -28,6 +28,7 @@ use crate::job::JobSpec;
 use crate::plan::check_job;
 use crate::registry::Registry;
 use crate::shuffle::{AnyShuffle, MapOutputLocation};
+use crate::task::reception_report::{ContainerIdentity, ReceptionReporter};
 use crate::task::{self, Outcome, TaskReport, TaskSpec, TaskWork};
 
 /// How a job is submitted.
@@ -44,6 +45,30 @@ pub struct SubmitOptions {
     pub am_memory_mb: u64,
     /// Handed to the AM and every task as `-D key=value` (heartbeat periods, ...).
     pub conf: BTreeMap<String, String>,
+    /// `mapreduce.am.max-attempts`: how many AM attempts the ResourceManager may start
+    /// (it caps this at `yarn.resourcemanager.am.max-attempts`).
+    pub am_max_attempts: u32,
+}
+
+/// The default of `mapreduce.am.max-attempts`, as in Hadoop.
+pub const DEFAULT_AM_MAX_ATTEMPTS: u32 = 2;
+
+/// The number of an ApplicationMaster attempt (`appattempt_T_S_000002` → 2); 1 when the
+/// id does not parse.
+pub fn am_attempt_number(app_attempt_id: &str) -> u32 {
+    app_attempt_id
+        .strip_prefix("appattempt_")
+        .and_then(|rest| rest.rsplit_once('_'))
+        .and_then(|(_, n)| n.parse::<u32>().ok())
+        .map_or(1, |n| n.max(1))
+}
+
+/// The first task attempt number of ApplicationMaster attempt `am_attempt`: attempts are
+/// numbered from `(am_attempt - 1) * 1000`, so no attempt id repeats across AM attempts
+/// (a killed AM's tasks may still be writing their files and reports when the next AM
+/// starts, and must never be taken for the new AM's).
+pub fn first_task_attempt(am_attempt: u32) -> u32 {
+    am_attempt.saturating_sub(1).saturating_mul(1000)
 }
 
 /// `application_T_S` → `job_T_S`.
@@ -142,7 +167,7 @@ pub async fn submit(job: &JobSpec, dfs: &DfsClient, opts: &SubmitOptions) -> Res
             .into(),
             working_dir: String::new(),
         }),
-        max_attempts: 1,
+        max_attempts: opts.am_max_attempts,
     };
     ApplicationClient::new(&opts.rm_addr)
         .submit(&req)
@@ -150,19 +175,46 @@ pub async fn submit(job: &JobSpec, dfs: &DfsClient, opts: &SubmitOptions) -> Res
         .map_err(rpc_err("submitApplication"))
 }
 
-/// Polls the application every `poll` until it ends; `on_report` sees each report.
+/// How the job client follows its application.
+#[derive(Clone, Copy, Debug)]
+pub struct WaitOptions {
+    /// `mapreduce.client.completion.pollinterval`.
+    pub poll: Duration,
+    /// `yarn.resourcemanager.connect.retry-interval.ms`: between tries while the
+    /// ResourceManager cannot be reached.
+    pub rm_retry_interval: Duration,
+    /// `yarn.resourcemanager.connect.max-wait.ms`: how long the ResourceManager may stay
+    /// unreachable (a restart) before the client gives up.
+    pub rm_max_wait: Duration,
+}
+
+/// Polls the application until it ends; `on_report` sees each report. Through a
+/// ResourceManager restart it keeps trying for up to `rm_max_wait`; a recovering
+/// ResourceManager then knows the application again (one that does not recover answers
+/// `ApplicationNotFoundException`, which ends the wait).
 pub async fn wait(
     application_id: &str,
     rm_addr: &str,
-    poll: Duration,
+    options: WaitOptions,
     mut on_report: impl FnMut(&y::ApplicationReport),
 ) -> Result<y::ApplicationReport> {
     let client = ApplicationClient::new(rm_addr);
+    let mut unreachable_since: Option<std::time::Instant> = None;
     loop {
-        let report = client
-            .report(application_id)
-            .await
-            .map_err(rpc_err("getApplicationReport"))?;
+        let report = match client.report(application_id).await {
+            Ok(r) => r,
+            Err(e) if e.is_retriable() => {
+                let since = *unreachable_since.get_or_insert_with(std::time::Instant::now);
+                if since.elapsed() >= options.rm_max_wait {
+                    return Err(rpc_err("getApplicationReport")(e));
+                }
+                tracing::warn!(error = %e, "ResourceManager unreachable; retrying");
+                tokio::time::sleep(options.rm_retry_interval).await;
+                continue;
+            }
+            Err(e) => return Err(rpc_err("getApplicationReport")(e)),
+        };
+        unreachable_since = None;
         on_report(&report);
         let state =
             y::ApplicationState::try_from(report.state).unwrap_or(y::ApplicationState::AppRunning);
@@ -174,7 +226,7 @@ pub async fn wait(
         ) {
             return Ok(report);
         }
-        tokio::time::sleep(poll).await;
+        tokio::time::sleep(options.poll).await;
     }
 }
 
@@ -229,6 +281,7 @@ fn failed_report(spec: &TaskSpec, e: MapReduceError) -> TaskReport {
         outcome: Outcome::Failed,
         error: Some(e.to_string()),
         counters: Default::default(),
+        partition_bytes: Vec::new(),
     }
 }
 
@@ -236,7 +289,8 @@ fn failed_report(spec: &TaskSpec, e: MapReduceError) -> TaskReport {
 const MAP_OUTPUTS_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// A reduce that learns about finished maps from `map-outputs.json` while it runs, so
-/// it can start before the last map ends (slow start).
+/// it can start before the last map ends (slow start), and keeps its NodeManager told
+/// of what it still has to fetch.
 async fn run_reduce_polling(
     spec: TaskSpec,
     num_maps: u32,
@@ -268,6 +322,11 @@ async fn run_reduce_polling(
             tokio::time::sleep(Duration::from_millis(25)).await;
         }
     });
+    let reporter = ContainerIdentity::from_env().map(ReceptionReporter::start);
+    let on_reception: Box<dyn Fn(u64) + Send + Sync> = match &reporter {
+        Some(r) => Box::new(r.sink()),
+        None => Box::new(|_| {}),
+    };
     let handle = tokio::runtime::Handle::current();
     let result = tokio::task::spawn_blocking(move || {
         let dfs = Dfs {
@@ -278,10 +337,21 @@ async fn run_reduce_polling(
             local: Default::default(),
             http: Default::default(),
         };
-        crate::task::reduce::run_reduce(&spec, num_maps, rx, &shuffle, &dfs, &registry)
+        crate::task::reduce::run_reduce(
+            &spec,
+            num_maps,
+            rx,
+            &shuffle,
+            &dfs,
+            &registry,
+            &on_reception,
+        )
     })
     .await
-    .map_err(|e| MapReduceError::Task(format!("reduce thread: {e}")))?;
+    .map_err(|e| MapReduceError::Task(format!("reduce thread: {e}")));
     poller.abort();
-    result
+    if let Some(r) = reporter {
+        r.finish().await;
+    }
+    result?
 }

@@ -90,6 +90,7 @@ fn http_fetch_equals_local_read() {
         attempt: job.task(TaskType::Map, 0).attempt(0),
         shuffle_addr: addr,
         local_dir: Some(dir.path().to_path_buf()),
+        partition_bytes: Vec::new(),
     };
     let mut records = 0;
     for p in 0..PARTITIONS {

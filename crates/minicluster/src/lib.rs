@@ -1,10 +1,12 @@
 //! An in-process cluster for tests: one NameNode and N DataNodes on 127.0.0.1, each on
 //! its own tokio runtime so a single node can be stopped (clean shutdown), killed (its
 //! runtime dropped mid-flight, like `kill -9`: no flush, sockets reset) and restarted
-//! on the same port and directories.
+//! on the same port and directories; and, with [`MiniClusterBuilder::nodemanagers`], a
+//! ResourceManager and N NodeManagers ([`MiniYarn`]).
 //!
 //! Layout: [`MiniCluster`] (built by [`MiniClusterBuilder`]) owns the node runtimes and
-//! their state directories; [`wait_for`] polls a condition with a deadline;
+//! their state directories; `yarn`: [`MiniYarn`]; `wait`: [`wait_for`] polls a
+//! condition with a deadline and names what it awaited when it times out;
 //! [`test_data`] makes reproducible file contents. The integration tests of the DFS live
 //! in `tests/` (read/write in both replication modes, faults, errors, asynchronous calls,
 //! the hdfs-native client).
@@ -17,7 +19,6 @@
 //! # Ok(()) }
 //! ```
 
-use std::future::Future;
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -30,11 +31,19 @@ use tusk_common::{Configuration, Shutdown};
 use tusk_datanode::{DataNode, DataNodeHandle, DataNodeOptions};
 use tusk_namenode::{NameNode, NameNodeOptions, Namesystem};
 
+pub mod wait;
+pub mod yarn;
+
+pub use wait::{wait_for, Condition, WaitTimeout};
+pub use yarn::MiniYarn;
+
 pub type Error = Box<dyn std::error::Error + Send + Sync>;
 
 /// Settings for [`MiniCluster::build`]; every node reads `conf`.
 pub struct MiniClusterBuilder {
     datanodes: usize,
+    /// `None`: no YARN; `Some(n)`: a ResourceManager and `n` NodeManagers.
+    nodemanagers: Option<usize>,
     conf: Configuration,
     base_dir: Option<PathBuf>,
 }
@@ -42,6 +51,14 @@ pub struct MiniClusterBuilder {
 impl MiniClusterBuilder {
     pub fn datanodes(mut self, n: usize) -> Self {
         self.datanodes = n;
+        self
+    }
+
+    /// Also starts a ResourceManager and `n` NodeManagers (`nm0`, `nm1`, ...), reading
+    /// the same configuration; see [`MiniCluster::yarn`]. `0` starts the
+    /// ResourceManager alone (add nodes with [`MiniYarn::add_nodemanager`]).
+    pub fn nodemanagers(mut self, n: usize) -> Self {
+        self.nodemanagers = Some(n);
         self
     }
 
@@ -73,6 +90,7 @@ impl MiniClusterBuilder {
             namenode: None,
             namenode_addr: "127.0.0.1:0".parse().expect("addr"),
             datanodes: Vec::new(),
+            yarn: None,
         };
         cluster.start_namenode().await?;
         for _ in 0..self.datanodes {
@@ -81,6 +99,9 @@ impl MiniClusterBuilder {
         cluster
             .wait_live_datanodes(self.datanodes, Duration::from_secs(20))
             .await?;
+        if let Some(n) = self.nodemanagers {
+            cluster.yarn = Some(MiniYarn::start(&cluster.conf, cluster.base.clone(), n).await?);
+        }
         Ok(cluster)
     }
 }
@@ -124,6 +145,8 @@ pub struct MiniCluster {
     namenode: Option<NameNodeSlot>,
     namenode_addr: SocketAddr,
     datanodes: Vec<DataNodeSlot>,
+    /// The ResourceManager and NodeManagers, when built with `.nodemanagers(n)`.
+    yarn: Option<MiniYarn>,
 }
 
 fn node_runtime(name: &str) -> Result<Runtime, Error> {
@@ -153,9 +176,24 @@ impl MiniCluster {
     pub fn builder() -> MiniClusterBuilder {
         MiniClusterBuilder {
             datanodes: 3,
+            nodemanagers: None,
             conf: Configuration::new(),
             base_dir: None,
         }
+    }
+
+    /// The ResourceManager and NodeManagers. Panics unless the cluster was built with
+    /// [`MiniClusterBuilder::nodemanagers`].
+    pub fn yarn(&self) -> &MiniYarn {
+        self.yarn
+            .as_ref()
+            .expect("the minicluster was built without .nodemanagers(n)")
+    }
+
+    pub fn yarn_mut(&mut self) -> &mut MiniYarn {
+        self.yarn
+            .as_mut()
+            .expect("the minicluster was built without .nodemanagers(n)")
     }
 
     pub fn conf(&self) -> &Configuration {
@@ -412,11 +450,12 @@ impl MiniCluster {
     /// Waits until the NameNode counts `n` live DataNodes.
     pub async fn wait_live_datanodes(&self, n: usize, timeout: Duration) -> Result<(), Error> {
         let fsn = self.namesystem();
-        wait_for(timeout, || {
+        wait_for(&format!("{n} live datanodes"), timeout, || {
             let fsn = fsn.clone();
             async move { fsn.read().datanodes.live_count() >= n }
         })
-        .await
+        .await?;
+        Ok(())
     }
 
     /// Stops everything.
@@ -430,6 +469,8 @@ impl MiniCluster {
 
 impl Drop for MiniCluster {
     fn drop(&mut self) {
+        // YARN first: its nodes stop before the base directory goes.
+        drop(self.yarn.take());
         for d in &mut self.datanodes {
             if let Some(dn) = d.running.take() {
                 dn.runtime.shutdown_background();
@@ -466,22 +507,4 @@ pub fn test_data(len: usize, seed: u64) -> Vec<u8> {
             x as u8
         })
         .collect()
-}
-
-/// Polls `cond` every 20 ms until it holds or `timeout` passes.
-pub async fn wait_for<F, Fut>(timeout: Duration, mut cond: F) -> Result<(), Error>
-where
-    F: FnMut() -> Fut,
-    Fut: Future<Output = bool>,
-{
-    let deadline = Instant::now() + timeout;
-    loop {
-        if cond().await {
-            return Ok(());
-        }
-        if Instant::now() >= deadline {
-            return Err(format!("condition not met within {timeout:?}").into());
-        }
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
 }

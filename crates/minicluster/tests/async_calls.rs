@@ -212,10 +212,14 @@ async fn namenode_killed_under_async_renames_keeps_every_acknowledged_one() {
                 .await;
         })
     };
-    tusk_minicluster::wait_for(Duration::from_secs(30), || {
-        let acked = acked.clone();
-        async move { acked.lock().unwrap().len() >= n / 4 }
-    })
+    tusk_minicluster::wait_for(
+        "a quarter of the writes acknowledged",
+        Duration::from_secs(30),
+        || {
+            let acked = acked.clone();
+            async move { acked.lock().unwrap().len() >= n / 4 }
+        },
+    )
     .await
     .expect("renames are being acknowledged");
     cluster.kill_namenode();

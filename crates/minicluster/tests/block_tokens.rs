@@ -374,25 +374,29 @@ async fn reads_go_on_across_key_rolls_and_a_restarted_datanode_gets_the_keys() {
 
     // Three rolls, and every DataNode hears of each newest key through heartbeats.
     let start_newest = newest();
-    wait_for(DEADLINE, || async {
+    wait_for("the NameNode to roll its block keys", DEADLINE, || async {
         newest() != start_newest && keys() != first
     })
     .await
     .unwrap();
     for _ in 0..3 {
         let n = newest();
-        wait_for(DEADLINE, || async {
-            (0..2).all(|i| cluster.datanode_block_key_ids(i).contains(&n))
-        })
+        wait_for(
+            "both datanodes to hold the new block key",
+            DEADLINE,
+            || async { (0..2).all(|i| cluster.datanode_block_key_ids(i).contains(&n)) },
+        )
         .await
         .expect("DataNodes get the rolled keys");
-        wait_for(DEADLINE, || async { newest() != n })
-            .await
-            .unwrap();
+        wait_for("another block key roll", DEADLINE, || async {
+            newest() != n
+        })
+        .await
+        .unwrap();
     }
     // The first keys retire and then expire (their last tokens' lifetime after the
     // roll that retired them).
-    wait_for(DEADLINE, || async {
+    wait_for("the first block keys to expire", DEADLINE, || async {
         first.iter().all(|k| !keys().contains(k))
     })
     .await
@@ -407,9 +411,11 @@ async fn reads_go_on_across_key_rolls_and_a_restarted_datanode_gets_the_keys() {
     // A restarted DataNode starts with no keys and is sent them when it registers.
     cluster.restart_datanode(1).await.unwrap();
     let n = newest();
-    wait_for(DEADLINE, || async {
-        cluster.datanode_block_key_ids(1).contains(&n)
-    })
+    wait_for(
+        "datanode 1 to receive the newest block key",
+        DEADLINE,
+        || async { cluster.datanode_block_key_ids(1).contains(&n) },
+    )
     .await
     .expect("restarted DataNode has the keys");
     let blocks = client

@@ -85,9 +85,11 @@ fn name(prefix: &str, i: usize) -> String {
 
 /// Waits until the NameNode answers nothing any more.
 async fn wait_stopped(client: &DfsClient) {
-    wait_for(Duration::from_secs(20), || async {
-        client.get_file_info("/").await.is_err()
-    })
+    wait_for(
+        "the NameNode to stop answering",
+        Duration::from_secs(20),
+        || async { client.get_file_info("/").await.is_err() },
+    )
     .await
     .expect("the NameNode stops once no name directory can be written");
 }

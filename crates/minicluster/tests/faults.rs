@@ -40,42 +40,46 @@ async fn wait_replicated(
     bytes: &[u8],
 ) -> Vec<(u64, Vec<String>)> {
     let last = Mutex::new(Vec::new());
-    let ok = wait_for(Duration::from_secs(30), || {
-        let located = client.block_locations(path, 0, u64::MAX);
-        let last = &last;
-        async move {
-            let Ok(located) = located.await else {
-                return false;
-            };
-            let mut last = last.lock().unwrap();
-            *last = located
-                .blocks
-                .iter()
-                .map(|b| {
-                    (
-                        b.b.block_id,
-                        b.locs
-                            .iter()
-                            .map(|l| l.id.datanode_uuid.clone())
-                            .collect::<Vec<_>>(),
-                    )
-                })
-                .collect();
-            located.blocks.iter().all(|b| {
-                let distinct: HashSet<&String> =
-                    b.locs.iter().map(|l| &l.id.datanode_uuid).collect();
-                let start = b.offset as usize;
-                let expected = &bytes[start..start + b.b.num_bytes.unwrap_or(0) as usize];
-                distinct.len() == n
-                    && distinct.iter().all(|u| {
-                        let replica = cluster
-                            .datanode_index(u)
-                            .and_then(|i| cluster.replica_path(i, b.b.block_id));
-                        replica.is_some_and(|p| std::fs::read(p).is_ok_and(|c| c == expected))
+    let ok = wait_for(
+        &format!("every block on {n} distinct nodes with intact replicas"),
+        Duration::from_secs(30),
+        || {
+            let located = client.block_locations(path, 0, u64::MAX);
+            let last = &last;
+            async move {
+                let Ok(located) = located.await else {
+                    return false;
+                };
+                let mut last = last.lock().unwrap();
+                *last = located
+                    .blocks
+                    .iter()
+                    .map(|b| {
+                        (
+                            b.b.block_id,
+                            b.locs
+                                .iter()
+                                .map(|l| l.id.datanode_uuid.clone())
+                                .collect::<Vec<_>>(),
+                        )
                     })
-            })
-        }
-    })
+                    .collect();
+                located.blocks.iter().all(|b| {
+                    let distinct: HashSet<&String> =
+                        b.locs.iter().map(|l| &l.id.datanode_uuid).collect();
+                    let start = b.offset as usize;
+                    let expected = &bytes[start..start + b.b.num_bytes.unwrap_or(0) as usize];
+                    distinct.len() == n
+                        && distinct.iter().all(|u| {
+                            let replica = cluster
+                                .datanode_index(u)
+                                .and_then(|i| cluster.replica_path(i, b.b.block_id));
+                            replica.is_some_and(|p| std::fs::read(p).is_ok_and(|c| c == expected))
+                        })
+                })
+            }
+        },
+    )
     .await;
     let last = last.into_inner().unwrap();
     assert!(
@@ -93,7 +97,7 @@ async fn locations_once(
     n: usize,
 ) -> Vec<tusk_proto::hdfs::LocatedBlockProto> {
     let last = Mutex::new(Vec::new());
-    let ok = wait_for(Duration::from_secs(10), || {
+    let ok = wait_for("the blocks' locations", Duration::from_secs(10), || {
         let located = client.block_locations(path, 0, u64::MAX);
         let last = &last;
         async move {
@@ -196,7 +200,7 @@ async fn datanode_killed_mid_write(mode: ReplicationMode, position: usize) {
         "{mode:?}: content differs"
     );
     let fsn = cluster.namesystem();
-    wait_for(Duration::from_secs(20), || {
+    wait_for("3 live datanodes", Duration::from_secs(20), || {
         let fsn = fsn.clone();
         async move { fsn.read().datanodes.live_count() == 3 }
     })
@@ -229,16 +233,21 @@ async fn datanode_killed_mid_write(mode: ReplicationMode, position: usize) {
         .blocks[0]
         .b
         .block_id;
-    wait_for(Duration::from_secs(20), || {
-        let fsn = fsn.clone();
-        let killed = killed.clone();
-        async move {
-            let st = fsn.read();
-            st.datanodes.find(&killed).is_some_and(|i| {
-                st.datanodes.nodes[i].alive && st.datanodes.nodes[i].blocks.contains(&marker_block)
-            })
-        }
-    })
+    wait_for(
+        "the restarted node reporting the marker block",
+        Duration::from_secs(20),
+        || {
+            let fsn = fsn.clone();
+            let killed = killed.clone();
+            async move {
+                let st = fsn.read();
+                st.datanodes.find(&killed).is_some_and(|i| {
+                    st.datanodes.nodes[i].alive
+                        && st.datanodes.nodes[i].blocks.contains(&marker_block)
+                })
+            }
+        },
+    )
     .await
     .expect("the restarted node reports its blocks");
     wait_replicated(&cluster, &client, path, 3, &bytes).await;
@@ -323,12 +332,16 @@ async fn corrupt_replica_is_detected_and_replaced(datanodes: usize) {
         "content differs"
     );
 
-    wait_for(Duration::from_secs(20), || async {
-        watch.look(&cluster, good);
-        cluster
-            .replica_path(victim, block)
-            .is_none_or(|p| std::fs::read(p).map_or(true, |c| c == good))
-    })
+    wait_for(
+        "the corrupt replica repaired",
+        Duration::from_secs(20),
+        || async {
+            watch.look(&cluster, good);
+            cluster
+                .replica_path(victim, block)
+                .is_none_or(|p| std::fs::read(p).map_or(true, |c| c == good))
+        },
+    )
     .await
     .expect("the corrupt replica is deleted or rewritten");
     wait_replicated(&cluster, &client, path, 3, &bytes).await;
@@ -449,14 +462,14 @@ async fn bad_block_reports_against_good_replicas_delete_nothing() {
             "a suspect replica still counts"
         );
     }
-    wait_for(Duration::from_secs(20), || async {
+    wait_for("no suspect blocks", Duration::from_secs(20), || async {
         fsn.read().blocks.suspect.is_empty()
     })
     .await
     .expect("both holders answer the verification");
     // Let a few heartbeats and replication passes go by.
     let since = std::time::Instant::now();
-    wait_for(Duration::from_secs(20), || async {
+    wait_for("more heartbeats", Duration::from_secs(20), || async {
         let st = fsn.read();
         st.datanodes
             .nodes
@@ -549,7 +562,7 @@ async fn namenode_killed_under_load_keeps_acknowledged_ops() {
     let tasks: Vec<_> = (0..8)
         .map(|t| tokio::spawn(namespace_load(client.clone(), t, stop.clone(), ops.clone())))
         .collect();
-    wait_for(Duration::from_secs(60), || async {
+    wait_for("150 operations", Duration::from_secs(60), || async {
         ops.load(Ordering::Relaxed) >= 150
     })
     .await
@@ -611,16 +624,20 @@ async fn namenode_killed_under_load_keeps_acknowledged_ops() {
             };
             let file = format!("{dir}/{at}");
             let got = Mutex::new(None);
-            wait_for(Duration::from_secs(20), || {
-                let r = client.read_file(&file);
-                let got = &got;
-                async move {
-                    let r = r.await.map_err(|e| e.to_string());
-                    let ok = r.is_ok();
-                    *got.lock().unwrap() = Some(r);
-                    ok
-                }
-            })
+            wait_for(
+                &format!("{file} readable after restart"),
+                Duration::from_secs(20),
+                || {
+                    let r = client.read_file(&file);
+                    let got = &got;
+                    async move {
+                        let r = r.await.map_err(|e| e.to_string());
+                        let ok = r.is_ok();
+                        *got.lock().unwrap() = Some(r);
+                        ok
+                    }
+                },
+            )
             .await
             .unwrap_or_else(|_| {
                 panic!("{file} unreadable after restart: {:?}", got.lock().unwrap())
@@ -671,12 +688,16 @@ async fn a_stale_node_gets_no_new_block() {
     let silent = 2;
     let uuid = cluster.datanode_uuid(silent).unwrap().to_string();
     cluster.pause_heartbeats(silent, true);
-    wait_for(Duration::from_secs(20), || async {
-        let st = fsn.read();
-        st.datanodes
-            .find(&uuid)
-            .is_some_and(|i| st.datanodes.is_stale(i))
-    })
+    wait_for(
+        "the silent node to go stale",
+        Duration::from_secs(20),
+        || async {
+            let st = fsn.read();
+            st.datanodes
+                .find(&uuid)
+                .is_some_and(|i| st.datanodes.is_stale(i))
+        },
+    )
     .await
     .expect("the silent node goes stale");
 
@@ -704,12 +725,16 @@ async fn a_stale_node_gets_no_new_block() {
     );
 
     cluster.pause_heartbeats(silent, false);
-    wait_for(Duration::from_secs(20), || async {
-        let st = fsn.read();
-        st.datanodes
-            .find(&uuid)
-            .is_some_and(|i| st.datanodes.is_fresh(i))
-    })
+    wait_for(
+        "the node to be fresh again",
+        Duration::from_secs(20),
+        || async {
+            let st = fsn.read();
+            st.datanodes
+                .find(&uuid)
+                .is_some_and(|i| st.datanodes.is_fresh(i))
+        },
+    )
     .await
     .expect("the node is fresh again");
     let mut used = false;
@@ -788,14 +813,18 @@ async fn failed_node_is_replaced_by_the_writer(mode: ReplicationMode, before_clo
             .copied()
             .max()
             .unwrap();
-        wait_for(Duration::from_secs(20), || async {
-            nodes.iter().all(|i| {
-                cluster
-                    .replica_path(*i, block_id)
-                    .and_then(|p| std::fs::metadata(p).ok())
-                    .is_some_and(|m| m.len() == bytes.len() as u64)
-            })
-        })
+        wait_for(
+            "every replica written in full",
+            Duration::from_secs(20),
+            || async {
+                nodes.iter().all(|i| {
+                    cluster
+                        .replica_path(*i, block_id)
+                        .and_then(|p| std::fs::metadata(p).ok())
+                        .is_some_and(|m| m.len() == bytes.len() as u64)
+                })
+            },
+        )
         .await
         .expect("all data written everywhere");
         let victim = pipeline_node(&cluster, 1).expect("a block under construction");
@@ -925,31 +954,35 @@ async fn kill_to_full_replication(mode: ReplicationMode, t: &RecoveryTimings) ->
     files.extend(writing);
     let bound = Duration::from_secs(60) + t.dead_interval();
     let fsn = cluster.namesystem();
-    let replicated = wait_for(bound + Duration::from_secs(30), || {
-        let fsn = fsn.clone();
-        let (files, killed) = (&files, &killed);
-        async move {
-            let st = fsn.read();
-            let victim = st.datanodes.find(killed);
-            files.iter().all(|(path, _)| {
-                let file = st.ns.lookup(path).ok().and_then(|n| n.file().cloned());
-                file.is_some_and(|f| {
-                    f.blocks.iter().all(|b| {
-                        st.blocks.get(*b).is_some_and(|b| {
-                            b.state == BlockState::Complete
-                                && b.replicas
-                                    .iter()
-                                    .filter(|n| {
-                                        st.datanodes.nodes[**n].alive && Some(**n) != victim
-                                    })
-                                    .count()
-                                    == 3
+    let replicated = wait_for(
+        "every file re-replicated off the killed node",
+        bound + Duration::from_secs(30),
+        || {
+            let fsn = fsn.clone();
+            let (files, killed) = (&files, &killed);
+            async move {
+                let st = fsn.read();
+                let victim = st.datanodes.find(killed);
+                files.iter().all(|(path, _)| {
+                    let file = st.ns.lookup(path).ok().and_then(|n| n.file().cloned());
+                    file.is_some_and(|f| {
+                        f.blocks.iter().all(|b| {
+                            st.blocks.get(*b).is_some_and(|b| {
+                                b.state == BlockState::Complete
+                                    && b.replicas
+                                        .iter()
+                                        .filter(|n| {
+                                            st.datanodes.nodes[**n].alive && Some(**n) != victim
+                                        })
+                                        .count()
+                                        == 3
+                            })
                         })
                     })
                 })
-            })
-        }
-    })
+            }
+        },
+    )
     .await;
     let took = killed_at.elapsed();
     replicated.unwrap_or_else(|_| panic!("{mode:?}: not back to 3 replicas after {took:?}"));

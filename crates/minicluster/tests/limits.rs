@@ -180,9 +180,11 @@ async fn a_datanode_at_its_transfer_limit_answers_busy_and_serves_again_after() 
     assert!(matches!(closed, Ok(Ok(0))), "closed after the answer");
     // The slots free when the held connections go; ordinary reads work again.
     drop(held);
-    tusk_minicluster::wait_for(Duration::from_secs(20), || async {
-        client.read_file("/f").await.ok().as_deref() == Some(&data[..])
-    })
+    tusk_minicluster::wait_for(
+        "/f readable with the written data",
+        Duration::from_secs(20),
+        || async { client.read_file("/f").await.ok().as_deref() == Some(&data[..]) },
+    )
     .await
     .expect("reads once the slots are free");
     cluster.shutdown().await;

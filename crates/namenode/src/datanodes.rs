@@ -189,6 +189,22 @@ impl DatanodeRegistry {
             non_dfs_used: Some(0),
             admin_state: Some(0),
             num_blocks: Some(d.blocks.len() as u32),
+            ..Self::link_and_load(&d.status)
+        }
+    }
+
+    /// The Tusk extension fields of DatanodeInfoProto: left unset until the node
+    /// reports a link rate, so nodes that never did look exactly as in HDFS.
+    fn link_and_load(status: &NodeStatusProto) -> DatanodeInfoProto {
+        if status.link_bits_per_sec == 0 && status.disk_write_bytes_per_sec == 0 {
+            return DatanodeInfoProto::default();
+        }
+        DatanodeInfoProto {
+            tusk_link_bits_per_sec: Some(status.link_bits_per_sec),
+            tusk_net_rx_bytes_per_sec: Some(status.net_rx_bytes_per_sec),
+            tusk_net_tx_bytes_per_sec: Some(status.net_tx_bytes_per_sec),
+            tusk_disk_utilization_pct: Some(status.disk_utilization_pct),
+            tusk_disk_write_bytes_per_sec: Some(status.disk_write_bytes_per_sec),
             ..Default::default()
         }
     }

@@ -21,6 +21,9 @@ pub enum NameNodeError {
         access: &'static str,
         path: String,
     },
+    /// An administrative call (`rollEdits`, ...) by a user who is not the superuser.
+    #[error("Access denied for user {user}. Superuser privilege is required")]
+    SuperuserRequired { user: String },
     #[error("Rename destination {dst} is a directory or file under source {src}")]
     RenameIntoSubtree { src: String, dst: String },
     #[error("{message}")]
@@ -112,7 +115,9 @@ impl NameNodeError {
             ParentNotDirectory { .. } => "org.apache.hadoop.fs.ParentNotDirectoryException",
             DirectoryNotEmpty { .. } => "org.apache.hadoop.fs.PathIsNotEmptyDirectoryException",
             InvalidPath { .. } => "org.apache.hadoop.fs.InvalidPathException",
-            AccessDenied { .. } => "org.apache.hadoop.security.AccessControlException",
+            AccessDenied { .. } | SuperuserRequired { .. } => {
+                "org.apache.hadoop.security.AccessControlException"
+            }
             RenameIntoSubtree { .. } | RenameRefused { .. } => "java.io.IOException",
             LeaseExpired { .. } => "org.apache.hadoop.hdfs.server.namenode.LeaseExpiredException",
             AlreadyBeingCreated { .. } => {

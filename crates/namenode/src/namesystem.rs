@@ -640,6 +640,19 @@ impl Namesystem {
         self.roll_segment(&st)
     }
 
+    /// `rollEdits` (`hdfs dfsadmin -rollEdits`): the superuser finishes the current
+    /// segment without a checkpoint; returns the first txid of the new one.
+    pub fn roll_edits(&self, user: &str) -> Result<u64> {
+        if !self.permissions.is_superuser(user) {
+            return Err(NameNodeError::SuperuserRequired {
+                user: user.to_string(),
+            });
+        }
+        let last = self.roll_edit_log()?;
+        tracing::info!(user, finished_at = last, "edit log rolled");
+        Ok(last + 1)
+    }
+
     /// Checkpoints and stops the log (clean shutdown). After a failed sync the memory
     /// may hold changes that never became durable, so no image is written from it.
     pub fn close(&self) -> Result<()> {

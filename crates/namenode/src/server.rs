@@ -285,6 +285,11 @@ impl ClientProtocolService {
                 fsn.checkpoint()?;
                 Ok(h::SaveNamespaceResponseProto { saved: Some(true) })
             }),
+            "rollEdits" => now(body, |_: h::RollEditsRequestProto| {
+                Ok(h::RollEditsResponseProto {
+                    new_segment_tx_id: fsn.roll_edits(user)?,
+                })
+            }),
             "getStoragePolicies" => now(body, |_: h::GetStoragePoliciesRequestProto| {
                 Ok(h::GetStoragePoliciesResponseProto {
                     policies: vec![hot_policy()],

@@ -383,3 +383,66 @@ fn copy_dir(from: &Path, to: &Path) {
         std::fs::copy(e.path(), to.join("current").join(e.file_name())).unwrap();
     }
 }
+
+#[tokio::test]
+async fn a_flipped_bit_in_a_rolled_segment_of_one_of_two_directories_is_repaired_from_the_other() {
+    let base = tempfile::tempdir().unwrap();
+    let (a, b) = (base.path().join("a"), base.path().join("b"));
+    let opts = options(&[a.clone(), b.clone()]);
+    Namesystem::format(&opts).unwrap();
+    let fsn = Namesystem::load(opts.clone()).unwrap();
+    // Txids 1..=300 in a segment finished by rollEdits, 301..=320 in the one after.
+    mkdirs(&fsn, "d", 0..300).await;
+    assert_eq!(fsn.roll_edits("anyone").unwrap(), 301);
+    mkdirs(&fsn, "e", 0..20).await;
+    drop(fsn);
+    assert!(segment(&b, 1).exists() && segment(&b, 301).exists());
+
+    let damaged = segment(&b, 1);
+    let offset = flip_bit_in_record(&damaged, 150);
+    let (fsn, logged) = capture_warnings(|| Namesystem::load(opts.clone()));
+    let fsn = fsn.expect("starts from the undamaged copy");
+    assert!((0..300).all(|i| exists(&fsn, &format!("/d{i}"))));
+    assert!((0..20).all(|i| exists(&fsn, &format!("/e{i}"))));
+    let error = logged
+        .lines()
+        .find(|l| l.contains("ERROR"))
+        .unwrap_or_else(|| panic!("no ERROR logged: {logged}"));
+    assert!(
+        error.contains(damaged.to_str().unwrap())
+            && error.contains(&format!("byte {offset}"))
+            && error.contains("transaction 150"),
+        "the ERROR names the file, offset and txid: {error}"
+    );
+    assert!(
+        set_aside(&b)
+            .iter()
+            .any(|n| n.starts_with("edits_0000000000000000001")),
+        "the damaged segment is kept aside: {:?}",
+        set_aside(&b)
+    );
+    assert_eq!(files(&a), files(&b), "B is a copy of A again");
+    // Nothing is left to repair: the next start logs no ERROR.
+    drop(fsn);
+    let (fsn, logged) = capture_warnings(|| Namesystem::load(opts.clone()));
+    assert!(fsn.is_ok() && !logged.contains("ERROR"), "{logged}");
+}
+
+#[tokio::test]
+async fn roll_edits_is_for_the_superuser_only() {
+    let dir = tempfile::tempdir().unwrap();
+    let opts = NameNodeOptions {
+        permissions_enabled: true,
+        superuser: "hdfs".into(),
+        ..options(&[dir.path().to_path_buf()])
+    };
+    Namesystem::format(&opts).unwrap();
+    let fsn = Namesystem::load(opts).unwrap();
+    let err = fsn.roll_edits("mallory").unwrap_err();
+    assert_eq!(
+        err.java_class(),
+        "org.apache.hadoop.security.AccessControlException"
+    );
+    assert!(err.to_string().contains("mallory"), "{err}");
+    assert_eq!(fsn.roll_edits("hdfs").unwrap(), 1, "nothing logged yet");
+}

@@ -25,9 +25,9 @@ use tusk_proto::tusk::yarn::{ContainerExitStatus, ContainerState};
 use crate::error::NodeManagerError;
 use crate::Node;
 
-/// Env var naming the file where a container may write, as a decimal number, the shuffle
-/// bytes it still has to fetch; the NodeManager sums them into its heartbeats.
-pub const POTENTIAL_RECEPTION_FILE_ENV: &str = "TUSK_POTENTIAL_RECEPTION_FILE";
+/// Env var holding the container's secret (hex): it proves a `setPotentialReception`
+/// call comes from the container itself.
+pub const CONTAINER_SECRET_ENV: &str = "TUSK_CONTAINER_SECRET";
 
 /// How many finished containers `getContainerStatuses` still remembers.
 const RECENT: usize = 1024;
@@ -42,8 +42,10 @@ struct Running {
     /// instead of the process's own.
     kill: Option<(i32, String)>,
     peak_rss: u64,
-    /// Where the container may write its potential reception.
-    reception_file: PathBuf,
+    /// Given to the container in its environment at launch; ends with the container.
+    secret: String,
+    /// Map output bytes the container (a reduce) last said it still has to fetch.
+    potential_reception: u64,
 }
 
 #[derive(Default)]
@@ -70,6 +72,8 @@ pub(crate) struct Containers {
     inner: Mutex<Inner>,
     /// Wakes the out-of-band reporter when a container finishes.
     pub finished: Notify,
+    /// Wakes the status watch when the node's potential reception changes.
+    pub reception_changed: Notify,
 }
 
 impl Containers {
@@ -94,8 +98,9 @@ impl Containers {
                 return Err(NodeManagerError::ContainerExists { container: id });
             }
         }
-        match spawn(node, c) {
-            Ok((child, pgid, reception_file)) => {
+        let secret = new_secret();
+        match spawn(node, c, &secret) {
+            Ok((child, pgid)) => {
                 tracing::info!(container = %id, pgid, "container launched");
                 self.lock().running.insert(
                     id.clone(),
@@ -105,7 +110,8 @@ impl Containers {
                         pgid,
                         kill: None,
                         peak_rss: 0,
-                        reception_file,
+                        secret,
+                        potential_reception: 0,
                     },
                 );
                 tokio::spawn(wait(node.clone(), id, child));
@@ -275,19 +281,42 @@ impl Containers {
             })
     }
 
-    /// Sum of the potential reception the running containers wrote to their files.
+    /// Sets what a running container still has to fetch; only the container itself
+    /// (it knows its secret) may.
+    pub fn set_potential_reception(
+        &self,
+        container_id: &str,
+        secret: &str,
+        bytes: u64,
+    ) -> Result<(), NodeManagerError> {
+        let mut inner = self.lock();
+        let r = inner.running.get_mut(container_id).ok_or_else(|| {
+            NodeManagerError::ContainerNotRunning {
+                container: container_id.to_string(),
+            }
+        })?;
+        if !same_secret(&r.secret, secret) {
+            return Err(NodeManagerError::NotTheContainer {
+                container: container_id.to_string(),
+            });
+        }
+        let changed = r.potential_reception != bytes;
+        r.potential_reception = bytes;
+        drop(inner);
+        if changed {
+            self.reception_changed.notify_one();
+        }
+        Ok(())
+    }
+
+    /// Potential-Reception: the sum over running containers of what each still has to
+    /// fetch; a finished container no longer counts.
     pub fn potential_reception(&self) -> u64 {
-        let files: Vec<PathBuf> = self
-            .lock()
+        self.lock()
             .running
             .values()
-            .map(|r| r.reception_file.clone())
-            .collect();
-        files
-            .iter()
-            .filter_map(|f| std::fs::read_to_string(f).ok())
-            .filter_map(|s| s.trim().parse::<u64>().ok())
-            .sum()
+            .map(|r| r.potential_reception)
+            .fold(0, u64::saturating_add)
     }
 
     pub fn watched(&self) -> Vec<Watched> {
@@ -326,7 +355,8 @@ impl Drop for Containers {
 fn spawn(
     node: &Node,
     c: &y::ContainerToLaunch,
-) -> std::io::Result<(tokio::process::Child, i32, PathBuf)> {
+    secret: &str,
+) -> std::io::Result<(tokio::process::Child, i32)> {
     let options = &node.options;
     let pick = |dirs: &[PathBuf]| -> PathBuf {
         let h = c
@@ -350,7 +380,6 @@ fn spawn(
         d => container_dir.join(d),
     };
     std::fs::create_dir_all(&work_dir)?;
-    let reception_file = container_dir.join(".potential_reception");
     let env = container_env(
         node,
         c,
@@ -358,7 +387,7 @@ fn spawn(
         &local_dir,
         &container_dir,
         &log_dir,
-        &reception_file,
+        secret,
     )?;
     let mut cmd = tokio::process::Command::new(&launch.command);
     cmd.args(&launch.args)
@@ -371,7 +400,7 @@ fn spawn(
         .kill_on_drop(false);
     let child = cmd.spawn()?;
     let pgid = child.id().map(|p| p as i32).unwrap_or(0);
-    Ok((child, pgid, reception_file))
+    Ok((child, pgid))
 }
 
 /// The container's environment: the NodeManager's own, the launch context's, and the
@@ -383,7 +412,7 @@ fn container_env(
     local_dir: &Path,
     container_dir: &Path,
     log_dir: &Path,
-    reception_file: &Path,
+    secret: &str,
 ) -> std::io::Result<HashMap<String, String>> {
     let mut env: HashMap<String, String> = launch.env.clone().into_iter().collect();
     let s = |p: &Path| p.display().to_string();
@@ -397,7 +426,7 @@ fn container_env(
     env.insert("LOG_DIRS".into(), s(log_dir));
     env.insert("PWD".into(), s(container_dir));
     env.insert("TUSK_LOCAL_DIR".into(), s(local_dir));
-    env.insert(POTENTIAL_RECEPTION_FILE_ENV.into(), s(reception_file));
+    env.insert(CONTAINER_SECRET_ENV.into(), secret.to_string());
     if let (Some(job), Some(attempt)) = (
         launch.env.get("TUSK_JOB_ID"),
         launch.env.get("TUSK_TASK_ATTEMPT_ID"),
@@ -418,6 +447,10 @@ async fn wait(node: Arc<Node>, container_id: String, mut child: tokio::process::
     };
     // Nothing of a finished container may outlive it.
     process::signal_group(r.pgid, libc::SIGKILL);
+    if r.potential_reception > 0 {
+        // Its share of the node's Potential-Reception went with it.
+        containers.reception_changed.notify_one();
+    }
     let code = match exit {
         Ok(status) => exit_code(status),
         Err(_) => ContainerExitStatus::Invalid as i32,
@@ -441,6 +474,22 @@ async fn wait(node: Arc<Node>, container_id: String, mut child: tokio::process::
         diagnostics,
         peak_rss_bytes: r.peak_rss,
     });
+}
+
+/// 128 random bits in hex.
+fn new_secret() -> String {
+    let bits: u128 = rand::random();
+    format!("{bits:032x}")
+}
+
+/// Compares secrets in time independent of where they differ.
+fn same_secret(expected: &str, given: &str) -> bool {
+    expected.len() == given.len()
+        && expected
+            .bytes()
+            .zip(given.bytes())
+            .fold(0u8, |acc, (a, b)| acc | (a ^ b))
+            == 0
 }
 
 /// The exit code as a shell reports it: 128 + signal when a signal ended the process.

@@ -14,6 +14,10 @@ pub enum NodeManagerError {
         container: String,
         source: std::io::Error,
     },
+    #[error("container {container} is not running on this NodeManager")]
+    ContainerNotRunning { container: String },
+    #[error("the caller is not container {container}: wrong container secret")]
+    NotTheContainer { container: String },
     #[error("ResourceManager call {method} failed: {source}")]
     ResourceManager {
         method: &'static str,
@@ -42,7 +46,12 @@ impl NodeManagerError {
 
     /// The Java exception class YARN clients expect for this error.
     pub fn java_class(&self) -> &'static str {
-        "org.apache.hadoop.yarn.exceptions.YarnException"
+        match self {
+            NodeManagerError::NotTheContainer { .. } => {
+                "org.apache.hadoop.security.AccessControlException"
+            }
+            _ => "org.apache.hadoop.yarn.exceptions.YarnException",
+        }
     }
 
     pub fn to_remote(&self) -> RemoteException {

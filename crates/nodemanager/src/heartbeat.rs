@@ -2,6 +2,9 @@
 //! (`tusk.ResourceTrackerProtocol`): registration, heartbeats carrying containers and
 //! node status and bringing back work, and — event-driven — finished containers at once.
 //!
+//! Every heartbeat carries the node's status (`status_watch::node_status`): disk
+//! utilisation and receive rate since the previous heartbeat, and Potential-Reception.
+//!
 //! Event-driven heartbeats ask the ResourceManager to hold the reply until it has work
 //! for the node (at most one interval), and the next one leaves as soon as the reply is
 //! handled, so a container to launch arrives without waiting for a period. Classic
@@ -42,6 +45,7 @@ pub(crate) async fn register(
             source,
         })?;
     node.set_interval(resp.heartbeat_interval_ms);
+    node.set_thresholds(resp.status_thresholds.unwrap_or_default());
     info!(node = %node.node_id, timing = %resp.timing, "registered with the ResourceManager");
     Ok(resp)
 }
@@ -86,7 +90,7 @@ async fn heartbeat(
     node: &Arc<Node>,
     sampler: &mut StatusSampler,
 ) -> Result<bool, NodeManagerError> {
-    let status = sampler.sample();
+    let status = crate::status_watch::node_status(node, &sampler.sample());
     let completed = node.containers.take_completed();
     let used = node.containers.used();
     let req = y::NodeHeartbeatRequest {
@@ -97,18 +101,15 @@ async fn heartbeat(
             memory_mb: node.options.memory_mb.saturating_sub(used.memory_mb),
             vcores: node.options.vcores.saturating_sub(used.vcores),
         }),
-        status: Some(y::NodeStatus {
-            disk_utilization_pct: status.disk_utilization_pct,
-            net_rx_bytes_per_sec: status.net_rx_bytes_per_sec,
-            potential_reception_bytes: node.containers.potential_reception(),
-            cpu_pct: status.cpu_pct,
-            link_bits_per_sec: node.options.link_bps,
-        }),
+        status: Some(status),
         wait_ms: match node.options.timing {
             Timing::EventDriven => node.interval().as_millis() as u64,
             Timing::Classic => 0,
         },
     };
+    // The ResourceManager takes the status on arrival, before it may hold the reply; an
+    // out-of-band report during the hold then supersedes it.
+    crate::status_watch::reported(node, &status);
     let resp: y::NodeHeartbeatResponse = match node.rm.call("nodeHeartbeat", &req).await {
         Ok(r) => r,
         Err(source) => {

@@ -9,7 +9,10 @@
 //! - `heartbeat`: registration, heartbeats with node status (disk utilisation, net
 //!   receive rate, potential reception) and the work their replies carry, out-of-band
 //!   container-finished reports (protocol `tusk.ResourceTrackerProtocol`).
-//! - `service`: [`CONTAINER_MANAGEMENT_PROTOCOL`] for AMs (start/stop/status).
+//! - `status_watch`: event-driven, reports the node's status out of band when it crosses
+//!   a threshold of the ResourceManager's status-aware policies.
+//! - `service`: [`CONTAINER_MANAGEMENT_PROTOCOL`] for AMs (start/stop/status) and for
+//!   reduces (`setPotentialReception`).
 //! - `shuffle`: the HTTP shuffle server (`/mapOutput`, `/status`).
 //! - `error`: [`NodeManagerError`].
 //!
@@ -17,7 +20,9 @@
 //! `TUSK_TASK_ATTEMPT_ID` gets `TUSK_MAP_OUTPUT_DIR = <local-dir>/<jobId>/<attemptId>`
 //! (created); writing `file.out` and `file.out.index` there is what the shuffle server
 //! serves. Every container also gets `TUSK_LOCAL_DIR` (its local dir) and
-//! `TUSK_POTENTIAL_RECEPTION_FILE` (write the shuffle bytes still to fetch there).
+//! `TUSK_CONTAINER_SECRET`, which a reduce shows when it tells the NodeManager how much
+//! map output it still has to fetch (`setPotentialReception`); the node's
+//! Potential-Reception is the sum over its running containers.
 //!
 //! [`NodeManager::start`] wires them together and returns a [`NodeManagerHandle`].
 
@@ -27,27 +32,31 @@ mod heartbeat;
 pub mod options;
 mod service;
 mod shuffle;
+mod status_watch;
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
 use serde::Serialize;
 use tokio::net::TcpListener;
 use tokio::task::JoinHandle;
 use tusk_common::Shutdown;
+use tusk_proto::tusk::yarn as y;
 use tusk_rpc::{RpcClient, RpcClientOptions, RpcServer};
 
-pub use containers::POTENTIAL_RECEPTION_FILE_ENV;
+pub use containers::CONTAINER_SECRET_ENV;
 pub use error::NodeManagerError;
 pub use options::{NodeManagerOptions, Timing};
+/// AM → NodeManager: startContainers, stopContainers, getContainerStatuses (the
+/// client is `tusk_yarn_client::ContainerManagerClient`); a task → its NodeManager:
+/// setPotentialReception.
+pub use tusk_yarn_client::CONTAINER_MANAGEMENT_PROTOCOL;
 
 /// NodeManager → ResourceManager protocol name.
 pub const RESOURCE_TRACKER_PROTOCOL: &str = "tusk.ResourceTrackerProtocol";
-/// AM → NodeManager: startContainers, stopContainers, getContainerStatuses.
-pub const CONTAINER_MANAGEMENT_PROTOCOL: &str = "tusk.ContainerManagementProtocol";
 
 /// Entry point; see [`NodeManager::start`].
 pub struct NodeManager;
@@ -65,6 +74,10 @@ pub(crate) struct Node {
     pub containers: containers::Containers,
     /// Heartbeat period in ms, as the ResourceManager last said.
     pub interval_ms: AtomicU64,
+    /// The status-aware thresholds the ResourceManager named at the last registration.
+    pub thresholds: Mutex<y::StatusThresholds>,
+    /// Which of them the status the ResourceManager last received was above.
+    pub reported: Mutex<status_watch::Over>,
     pub shutdown: Shutdown,
 }
 
@@ -77,6 +90,18 @@ impl Node {
         if ms > 0 {
             self.interval_ms.store(ms, Ordering::Relaxed);
         }
+    }
+
+    pub fn thresholds(&self) -> y::StatusThresholds {
+        *self.thresholds.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    pub fn set_thresholds(&self, t: y::StatusThresholds) {
+        *self.thresholds.lock().unwrap_or_else(|e| e.into_inner()) = t;
+    }
+
+    pub fn lock_reported(&self) -> MutexGuard<'_, status_watch::Over> {
+        self.reported.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     pub fn status_json(&self) -> String {
@@ -163,6 +188,8 @@ impl NodeManager {
             shuffle_port: shuffle_addr.port(),
             rm,
             containers: Default::default(),
+            thresholds: Default::default(),
+            reported: Default::default(),
             shutdown: shutdown.clone(),
         });
         let mut tasks = vec![tokio::spawn(shuffle::serve(node.clone(), shuffle_listener))];
@@ -179,6 +206,7 @@ impl NodeManager {
         tasks.push(tokio::spawn(containers::monitor::run(node.clone())));
         if node.options.timing == Timing::EventDriven {
             tasks.push(tokio::spawn(heartbeat::report_finished(node.clone())));
+            tasks.push(tokio::spawn(status_watch::run(node.clone())));
         }
         tracing::info!(node = %node.node_id, %shuffle_addr, "nodemanager started");
         Ok(NodeManagerHandle {

@@ -6,17 +6,7 @@ use tusk_common::Configuration;
 
 use crate::error::NodeManagerError;
 
-/// How the NodeManager reports (`tusk.yarn.timing`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Timing {
-    /// Finished containers are reported at once (`containerFinished`) and heartbeats
-    /// are held by the ResourceManager until it has work for the node.
-    #[default]
-    EventDriven,
-    /// Everything waits for the next heartbeat, as in Hadoop.
-    Classic,
-}
+pub use tusk_common::Timing;
 
 /// Everything a NodeManager is told at start; built once and owned by the node.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -53,6 +43,12 @@ pub struct NodeManagerOptions {
     /// the Receive-Rate policy can judge its receive rate (0 = not known; the testbed
     /// sets it).
     pub link_bps: u64,
+    /// `tusk.nodemanager.status-watch.interval-ms`: event-driven, how often the node
+    /// checks its status against the status-aware thresholds.
+    pub status_watch_interval: Duration,
+    /// `tusk.nodemanager.status-report.min-interval-ms`: the shortest time between two
+    /// out-of-band status reports.
+    pub status_report_min_interval: Duration,
     /// `yarn.nodemanager.sleep-delay-before-sigkill.ms`.
     pub sigkill_delay: Duration,
     /// Longest wait between two registration attempts.
@@ -78,6 +74,8 @@ impl Default for NodeManagerOptions {
             monitor_interval: Duration::from_millis(3000),
             pmem_check: true,
             link_bps: 0,
+            status_watch_interval: Duration::from_millis(250),
+            status_report_min_interval: Duration::from_millis(1000),
             sigkill_delay: Duration::from_millis(250),
             register_retry_max: Duration::from_secs(1),
             rpc: tusk_rpc::RpcServerOptions::default(),
@@ -107,16 +105,7 @@ impl NodeManagerOptions {
             .or_else(|| conf.get("yarn.resourcemanager.address"))
             .map(|s| s.trim().to_string())
             .unwrap_or(d.rm_addr);
-        let timing = match conf.get_str("tusk.yarn.timing", "event-driven").trim() {
-            "event-driven" | "event" => Timing::EventDriven,
-            "classic" | "heartbeat" => Timing::Classic,
-            other => {
-                return Err(NodeManagerError::InvalidOption {
-                    key: "tusk.yarn.timing".into(),
-                    message: format!("{other:?} is neither event-driven nor classic"),
-                })
-            }
-        };
+        let timing = Timing::from_conf(conf)?;
         Ok(NodeManagerOptions {
             rm_addr,
             host: conf.get_str("yarn.nodemanager.hostname", &d.host),
@@ -140,6 +129,16 @@ impl NodeManagerOptions {
             )?,
             pmem_check: conf.get_bool("yarn.nodemanager.pmem-check-enabled", d.pmem_check)?,
             link_bps: conf.get_u64("tusk.node.link.bits-per-sec", d.link_bps)?,
+            status_watch_interval: conf.get_duration(
+                "tusk.nodemanager.status-watch.interval-ms",
+                d.status_watch_interval,
+                ms,
+            )?,
+            status_report_min_interval: conf.get_duration(
+                "tusk.nodemanager.status-report.min-interval-ms",
+                d.status_report_min_interval,
+                ms,
+            )?,
             sigkill_delay: conf.get_duration(
                 "yarn.nodemanager.sleep-delay-before-sigkill.ms",
                 d.sigkill_delay,

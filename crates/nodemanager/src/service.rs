@@ -1,5 +1,7 @@
 //! `tusk.ContainerManagementProtocol`: AMs start, stop and query containers on this
-//! node directly (as YARN's ContainerManager does), without waiting for a heartbeat.
+//! node directly (as YARN's ContainerManager does), without waiting for a heartbeat;
+//! a running reduce sets what it still has to fetch (`setPotentialReception`, checked
+//! against the secret its container was given).
 
 use std::sync::Arc;
 
@@ -67,6 +69,17 @@ impl ContainerManagementService {
                     Ok(y::GetContainerStatusesResponse {
                         statuses: node.containers.statuses(&r.container_ids),
                     })
+                })
+                .await
+            }
+            "setPotentialReception" => {
+                handle(body, |r: y::SetPotentialReceptionRequest| async move {
+                    node.containers.set_potential_reception(
+                        &r.container_id,
+                        &r.secret,
+                        r.potential_reception_bytes,
+                    )?;
+                    Ok(y::SetPotentialReceptionResponse {})
                 })
                 .await
             }

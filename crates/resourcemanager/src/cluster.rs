@@ -8,10 +8,13 @@
 //!   means for its node and application (attempt retries, clean-up).
 //! - `cluster/scheduling.rs`: offering nodes to applications with locality and delay
 //!   scheduling.
+//! - `cluster/recovery.rs`: applications kept in the state store and recovered by a
+//!   restarted ResourceManager.
 
 mod applications;
 mod containers;
 mod nodes;
+mod recovery;
 mod scheduling;
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
@@ -109,6 +112,8 @@ pub(crate) struct App {
     pub tracking_url: String,
     /// Current attempt number, from 1.
     pub attempt: u32,
+    /// Attempts ended by a ResourceManager restart: not counted against `max_attempts`.
+    pub uncounted_attempts: u32,
     /// The current attempt's AM container, once allocated.
     pub am_container: Option<String>,
     pub am_node: Option<String>,
@@ -164,6 +169,18 @@ impl App {
     }
 }
 
+/// What an application is submitted with; a recovered one starts again from it.
+pub(crate) struct Submission {
+    pub name: String,
+    pub queue: String,
+    pub user: String,
+    pub app_type: String,
+    pub am_resource: Resource,
+    pub am_launch: y::ContainerLaunchContext,
+    pub max_attempts: u32,
+    pub submit_ms: u64,
+}
+
 /// A container from allocation until it ends.
 pub(crate) struct ContainerRecord {
     pub application: String,
@@ -187,6 +204,8 @@ pub struct Cluster {
     pub(crate) next_app_seq: u32,
     /// Counts node offers (see `Ask::last_offer`).
     pub(crate) offer_seq: u64,
+    /// Where applications are kept for a restart (`yarn.resourcemanager.recovery.enabled`).
+    pub(crate) store: Option<Arc<dyn crate::state_store::StateStore>>,
 }
 
 impl Cluster {
@@ -201,6 +220,7 @@ impl Cluster {
             containers: HashMap::new(),
             next_app_seq: 1,
             offer_seq: 0,
+            store: None,
         }
     }
 

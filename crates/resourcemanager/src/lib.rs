@@ -10,15 +10,18 @@
 //! - `server`: the three RPC services on one port — [`RESOURCE_TRACKER_PROTOCOL`]
 //!   (NodeManagers), [`APPLICATION_CLIENT_PROTOCOL`] (job clients),
 //!   [`APPLICATION_MASTER_PROTOCOL`] (AMs).
-//! - `client`: typed clients of the client and AM protocols.
-//! - `status`: the cluster as JSON.
+//! - `status`: the cluster as JSON (each node with its status and what the status-aware
+//!   policies hold back from it).
+//! - `state_store`: [`StateStore`], where applications are kept for a restart
+//!   (`yarn.resourcemanager.recovery.enabled`).
 //! - `resource`, `ids`: memory/vcores arithmetic; YARN's id formats.
 //! - `error`: [`ResourceManagerError`] and its Hadoop exception class names.
 //!
 //! [`ResourceManager::start`] wires them together and returns a
-//! [`ResourceManagerHandle`].
+//! [`ResourceManagerHandle`]. The clients of the client and AM protocols live in
+//! `tusk-yarn-client`; they and the protocol names are re-exported here so existing
+//! paths keep working.
 
-pub mod client;
 mod cluster;
 pub mod error;
 pub mod ids;
@@ -26,6 +29,7 @@ pub mod options;
 pub mod resource;
 pub mod scheduler;
 mod server;
+pub mod state_store;
 pub mod status;
 pub mod status_policy;
 
@@ -39,20 +43,20 @@ use tusk_common::Shutdown;
 use tusk_proto::tusk::yarn as y;
 use tusk_rpc::{RpcServer, RpcService};
 
-pub use client::{ApplicationClient, ApplicationMasterClient};
 pub use error::ResourceManagerError;
 pub use options::{QueueOptions, ResourceManagerOptions, SchedulerKind, Timing};
 pub use resource::Resource;
 pub use scheduler::Scheduler;
+pub use state_store::{FileStateStore, MemoryStateStore, StateStore};
 pub use status::ClusterStatus;
+pub use tusk_yarn_client::{
+    ApplicationClient, ApplicationMasterClient, APPLICATION_CLIENT_PROTOCOL,
+    APPLICATION_MASTER_PROTOCOL,
+};
 
-/// NodeManager → ResourceManager: registerNodeManager, nodeHeartbeat, containerFinished.
+/// NodeManager → ResourceManager: registerNodeManager, nodeHeartbeat, containerFinished,
+/// nodeStatusChanged.
 pub const RESOURCE_TRACKER_PROTOCOL: &str = "tusk.ResourceTrackerProtocol";
-/// Job client → ResourceManager: submitApplication, getApplicationReport,
-/// killApplication, listApplications, getClusterNodes.
-pub const APPLICATION_CLIENT_PROTOCOL: &str = "tusk.ApplicationClientProtocol";
-/// AM → ResourceManager: registerApplicationMaster, allocate, finishApplicationMaster.
-pub const APPLICATION_MASTER_PROTOCOL: &str = "tusk.ApplicationMasterProtocol";
 
 /// Entry point; see [`ResourceManager::start`].
 pub struct ResourceManager;
@@ -68,11 +72,34 @@ pub struct ResourceManagerHandle {
 
 impl ResourceManager {
     /// Serves all three protocols on `listener` and watches node liveness until
-    /// `shutdown` fires.
+    /// `shutdown` fires. With `recovery_enabled`, applications are kept in a
+    /// [`FileStateStore`] in `state_store_dir` and those found there are recovered.
     pub async fn start(
         options: ResourceManagerOptions,
         listener: TcpListener,
         shutdown: Shutdown,
+    ) -> Result<ResourceManagerHandle, ResourceManagerError> {
+        let store: Option<Arc<dyn StateStore>> = match options.recovery_enabled {
+            true => Some(Arc::new(
+                FileStateStore::open(&options.state_store_dir).map_err(|source| {
+                    ResourceManagerError::Io {
+                        what: "the ResourceManager state store",
+                        source,
+                    }
+                })?,
+            )),
+            false => None,
+        };
+        Self::start_with_store(options, listener, shutdown, store).await
+    }
+
+    /// As [`ResourceManager::start`], keeping applications in `store` (if any) and
+    /// recovering those it holds.
+    pub async fn start_with_store(
+        options: ResourceManagerOptions,
+        listener: TcpListener,
+        shutdown: Shutdown,
+        store: Option<Arc<dyn StateStore>>,
     ) -> Result<ResourceManagerHandle, ResourceManagerError> {
         let addr = listener
             .local_addr()
@@ -81,8 +108,17 @@ impl ResourceManager {
                 source,
             })?;
         let options = Arc::new(options);
+        let mut cluster = cluster::Cluster::new(options.clone(), addr.to_string());
+        if let Some(store) = store {
+            cluster.set_state_store(store.clone());
+            let recovered = cluster.recover(store.as_ref())?;
+            tracing::info!(
+                unfinished = recovered,
+                "applications recovered from the state store"
+            );
+        }
         let shared = Arc::new(server::Shared {
-            cluster: Mutex::new(cluster::Cluster::new(options.clone(), addr.to_string())),
+            cluster: Mutex::new(cluster),
             heartbeat_interval: options.heartbeat_interval,
             max_allocate_wait: options.max_allocate_wait,
             event_driven: options.timing == Timing::EventDriven,

@@ -7,39 +7,7 @@ use crate::error::ResourceManagerError;
 use crate::resource::Resource;
 use crate::status_policy::StatusPolicyOptions;
 
-/// When the ResourceManager schedules and answers (`tusk.yarn.timing`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Timing {
-    /// Asks, finished containers and new nodes trigger scheduling at once; an allocate
-    /// that can be satisfied is answered with containers; work for a node is pushed by
-    /// answering its held heartbeat.
-    #[default]
-    EventDriven,
-    /// Hadoop's behaviour: containers are allocated only when a node heartbeats and
-    /// handed to the AM on its next allocate call.
-    Classic,
-}
-
-impl Timing {
-    pub fn parse(key: &str, text: &str) -> Result<Timing, ResourceManagerError> {
-        match text.trim() {
-            "event-driven" | "event" => Ok(Timing::EventDriven),
-            "classic" | "heartbeat" => Ok(Timing::Classic),
-            other => Err(ResourceManagerError::InvalidOption {
-                key: key.into(),
-                message: format!("{other:?} is neither event-driven nor classic"),
-            }),
-        }
-    }
-
-    pub fn name(&self) -> &'static str {
-        match self {
-            Timing::EventDriven => "event-driven",
-            Timing::Classic => "classic",
-        }
-    }
-}
+pub use tusk_common::Timing;
 
 /// Which [`crate::scheduler::Scheduler`] orders applications
 /// (`yarn.resourcemanager.scheduler.class`).
@@ -86,6 +54,13 @@ pub struct ResourceManagerOptions {
     pub maximum_allocation: Resource,
     /// `yarn.resourcemanager.am.max-attempts`.
     pub am_max_attempts: u32,
+    /// `yarn.resourcemanager.recovery.enabled`: keep applications in the state store
+    /// and recover them after a restart (off by default, as in Hadoop; `tusk local`
+    /// and the fault suite turn it on).
+    pub recovery_enabled: bool,
+    /// `yarn.resourcemanager.fs.state-store.uri`: the state store's local directory
+    /// (a `file://` URI or a path).
+    pub state_store_dir: std::path::PathBuf,
     /// `tusk.yarn.am.allocate.max-wait-ms`: the longest an event-driven allocate call
     /// is held waiting for containers.
     pub max_allocate_wait: Duration,
@@ -114,6 +89,8 @@ impl Default for ResourceManagerOptions {
             minimum_allocation: Resource::new(1024, 1),
             maximum_allocation: Resource::new(8192, 4),
             am_max_attempts: 2,
+            recovery_enabled: false,
+            state_store_dir: std::path::PathBuf::from(DEFAULT_STATE_STORE_DIR),
             max_allocate_wait: Duration::from_millis(1000),
             am_finish_grace: Duration::from_millis(5000),
             rpc: tusk_rpc::RpcServerOptions::default(),
@@ -139,10 +116,7 @@ impl ResourceManagerOptions {
                 d.node_expiry,
                 ms,
             )?,
-            timing: match conf.get("tusk.yarn.timing") {
-                Some(v) => Timing::parse("tusk.yarn.timing", v)?,
-                None => d.timing,
-            },
+            timing: Timing::from_conf(conf)?,
             scheduler: match conf.get("yarn.resourcemanager.scheduler.class") {
                 Some(v) => parse_scheduler(v)?,
                 None => d.scheduler,
@@ -168,6 +142,11 @@ impl ResourceManagerOptions {
             am_max_attempts: conf
                 .get_u64("yarn.resourcemanager.am.max-attempts", 2)?
                 .max(1) as u32,
+            recovery_enabled: conf.get_bool("yarn.resourcemanager.recovery.enabled", false)?,
+            state_store_dir: state_store_dir(&conf.get_str(
+                "yarn.resourcemanager.fs.state-store.uri",
+                DEFAULT_STATE_STORE_DIR,
+            ))?,
             max_allocate_wait: conf.get_duration(
                 "tusk.yarn.am.allocate.max-wait-ms",
                 d.max_allocate_wait,
@@ -192,6 +171,21 @@ impl ResourceManagerOptions {
             .filter(|w| *w > 0.0)
             .unwrap_or(1.0)
     }
+}
+
+/// Hadoop's `${hadoop.tmp.dir}/yarn/system/rmstore`, under Tusk's `/tmp/tusk`.
+pub const DEFAULT_STATE_STORE_DIR: &str = "/tmp/tusk/yarn/system/rmstore";
+
+/// A local `file://` URI or path; other file systems are refused.
+fn state_store_dir(uri: &str) -> Result<std::path::PathBuf, ResourceManagerError> {
+    let path = uri.strip_prefix("file://").unwrap_or(uri);
+    if path.contains("://") || !path.starts_with('/') {
+        return Err(ResourceManagerError::InvalidOption {
+            key: "yarn.resourcemanager.fs.state-store.uri".into(),
+            message: format!("{uri:?} is not a local absolute path or file:// URI"),
+        });
+    }
+    Ok(std::path::PathBuf::from(path))
 }
 
 fn parse_scheduler(text: &str) -> Result<SchedulerKind, ResourceManagerError> {

@@ -84,6 +84,13 @@ impl ResourceTrackerService {
                 })
                 .await
             }
+            "nodeStatusChanged" => {
+                handle(body, |r: y::NodeStatusChangedRequest| async move {
+                    let known = shared.lock().node_status_changed(&r);
+                    Ok(y::NodeStatusChangedResponse { resync: !known })
+                })
+                .await
+            }
             other => Err(no_such_method(RESOURCE_TRACKER_PROTOCOL, other)),
         }
     }

@@ -30,6 +30,9 @@ pub struct NodeStatusJson {
     pub net_rx_bytes_per_sec: f64,
     pub potential_reception_bytes: u64,
     pub cpu_pct: f64,
+    /// What each status-aware policy holds back from the node now
+    /// (`"disk-rate: maps"`), as the scheduler decides it.
+    pub blocked: Vec<String>,
 }
 
 #[derive(Debug, Serialize)]
@@ -69,6 +72,7 @@ impl ClusterStatus {
                     net_rx_bytes_per_sec: n.status.net_rx_bytes_per_sec,
                     potential_reception_bytes: n.status.potential_reception_bytes,
                     cpu_pct: n.status.cpu_pct,
+                    blocked: c.options.status_policy.blocked(&n.status),
                 })
                 .collect(),
             applications: c

@@ -187,36 +187,70 @@ impl StatusPolicyOptions {
         data_local: bool,
         status: &y::NodeStatus,
     ) -> Option<Policy> {
-        let rbu_high =
-            || self.on(Policy::ReceiveRate) && self.rbu(status) > self.receive_rate_threshold;
-        let disk_high =
-            || self.on(Policy::DiskRate) && status.disk_utilization_pct > self.disk_rate_threshold;
-        let reception_high = || {
-            self.on(Policy::PotentialReception)
-                && status.potential_reception_bytes > self.potential_reception_threshold
-        };
-        match kind {
-            TaskKind::Other => None,
-            TaskKind::Map => {
-                if disk_high() {
-                    Some(Policy::DiskRate)
-                } else if !data_local && rbu_high() {
-                    Some(Policy::ReceiveRate)
-                } else if !data_local && reception_high() {
-                    Some(Policy::PotentialReception)
-                } else {
-                    None
+        [
+            Policy::DiskRate,
+            Policy::ReceiveRate,
+            Policy::PotentialReception,
+        ]
+        .into_iter()
+        .find(|&p| self.holds(p, kind, data_local, status))
+    }
+
+    /// Whether policy `p`, when on, holds a task of `kind` back from the node.
+    fn holds(&self, p: Policy, kind: TaskKind, data_local: bool, status: &y::NodeStatus) -> bool {
+        let over = self.on(p)
+            && match p {
+                Policy::ReceiveRate => self.rbu(status) > self.receive_rate_threshold,
+                Policy::DiskRate => status.disk_utilization_pct > self.disk_rate_threshold,
+                Policy::PotentialReception => {
+                    status.potential_reception_bytes > self.potential_reception_threshold
                 }
-            }
-            TaskKind::Reduce => {
-                if rbu_high() {
-                    Some(Policy::ReceiveRate)
-                } else if reception_high() {
-                    Some(Policy::PotentialReception)
-                } else {
-                    None
-                }
-            }
+            };
+        over && match (p, kind) {
+            (_, TaskKind::Other) => false,
+            (Policy::DiskRate, TaskKind::Map) => true,
+            (Policy::DiskRate, TaskKind::Reduce) => false,
+            (_, TaskKind::Map) => !data_local,
+            (_, TaskKind::Reduce) => true,
+        }
+    }
+
+    /// What each policy holds back from a node with `status` now, as the status views
+    /// show it: `"disk-rate: maps"`, `"receive-rate: remote maps, reduces"`. Computed
+    /// with the scheduler's own rule ([`Self::blocking`]), so it says what placement does.
+    pub fn blocked(&self, status: &y::NodeStatus) -> Vec<String> {
+        self.policies
+            .iter()
+            .filter_map(|&p| {
+                let kinds: Vec<&str> = [
+                    ("maps", TaskKind::Map, true),
+                    ("remote maps", TaskKind::Map, false),
+                    ("reduces", TaskKind::Reduce, false),
+                ]
+                .into_iter()
+                .filter(|&(_, kind, local)| self.holds(p, kind, local, status))
+                // A policy that holds every map need not name the remote ones too.
+                .filter(|&(name, _, _)| {
+                    name != "remote maps" || !self.holds(p, TaskKind::Map, true, status)
+                })
+                .map(|(name, _, _)| name)
+                .collect();
+                (!kinds.is_empty()).then(|| format!("{}: {}", p.name(), kinds.join(", ")))
+            })
+            .collect()
+    }
+
+    /// The thresholds a NodeManager watches to report its status out of band when it
+    /// crosses one (only the policies that are on).
+    pub fn thresholds(&self) -> y::StatusThresholds {
+        y::StatusThresholds {
+            receive_rate: self.on(Policy::ReceiveRate),
+            receive_rate_threshold: self.receive_rate_threshold,
+            disk_rate: self.on(Policy::DiskRate),
+            disk_rate_threshold: self.disk_rate_threshold,
+            potential_reception: self.on(Policy::PotentialReception),
+            potential_reception_threshold: self.potential_reception_threshold,
+            default_link_bits_per_sec: self.default_link_bps,
         }
     }
 
@@ -238,14 +272,7 @@ impl StatusPolicyOptions {
     }
 }
 
-/// Reception bandwidth utilisation of a link of `link_bps` bit/s receiving
-/// `rx_bytes_per_sec`.
-pub fn rbu(rx_bytes_per_sec: f64, link_bps: u64) -> f64 {
-    if link_bps == 0 {
-        return 0.0;
-    }
-    8.0 * rx_bytes_per_sec / link_bps as f64
-}
+pub use tusk_common::status::rbu;
 
 #[cfg(test)]
 mod tests {
@@ -359,6 +386,39 @@ mod tests {
             two.blocking(TaskKind::Reduce, false, &busy),
             Some(Policy::PotentialReception)
         );
+    }
+
+    #[test]
+    fn blocked_names_what_each_policy_holds_back() {
+        let all = with(&[
+            Policy::ReceiveRate,
+            Policy::DiskRate,
+            Policy::PotentialReception,
+        ]);
+        assert!(all.blocked(&status(10.0, 1e6, 0)).is_empty());
+        assert_eq!(
+            all.blocked(&status(95.0, 11e6, 65 << 20)),
+            vec![
+                "receive-rate: remote maps, reduces",
+                "disk-rate: maps",
+                "potential-reception: remote maps, reduces",
+            ]
+        );
+        assert_eq!(
+            with(&[Policy::DiskRate]).blocked(&status(95.0, 0.0, 0)),
+            vec!["disk-rate: maps"]
+        );
+        // A policy that is off blocks nothing however busy the node is.
+        assert!(with(&[Policy::DiskRate])
+            .blocked(&status(10.0, 12e6, u64::MAX))
+            .is_empty());
+    }
+
+    #[test]
+    fn thresholds_for_nodemanagers_carry_only_the_policies_on() {
+        let t = with(&[Policy::PotentialReception]).thresholds();
+        assert!(t.potential_reception && !t.disk_rate && !t.receive_rate);
+        assert_eq!(t.potential_reception_threshold, 64 << 20);
     }
 
     #[test]

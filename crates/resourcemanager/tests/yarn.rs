@@ -1,125 +1,58 @@
-//! A ResourceManager and NodeManagers in this process on 127.0.0.1:0, running real
-//! processes as containers. Waits poll a condition with a deadline.
+//! A ResourceManager and NodeManagers in this process on 127.0.0.1:0 (the
+//! minicluster's YARN), running real processes as containers. Waits poll a condition
+//! with a deadline.
 
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
-use tempfile::TempDir;
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
-use tokio::net::{TcpListener, TcpStream};
-use tusk_common::Shutdown;
-use tusk_nodemanager::{NodeManager, NodeManagerHandle, NodeManagerOptions};
+use tokio::net::TcpStream;
+use tusk_minicluster::{wait_for, MiniCluster, MiniYarn};
 use tusk_proto::tusk::yarn as y;
-use tusk_resourcemanager::{
-    ApplicationClient, ApplicationMasterClient, Resource, ResourceManager, ResourceManagerHandle,
-    ResourceManagerOptions, SchedulerKind, Timing,
-};
-use tusk_rpc::{RpcClient, RpcClientOptions};
+use tusk_resourcemanager::{SchedulerKind, Timing};
+use tusk_yarn_client::{ApplicationMasterClient, ContainerManagerClient};
 
 const DEADLINE: Duration = Duration::from_secs(20);
 
-struct Rm {
-    handle: ResourceManagerHandle,
-    shutdown: Shutdown,
-    client: ApplicationClient,
-}
-
-impl Drop for Rm {
-    fn drop(&mut self) {
-        self.shutdown.trigger();
-    }
-}
-
-struct Nm {
-    handle: NodeManagerHandle,
-    shutdown: Shutdown,
-    local_dir: std::path::PathBuf,
-}
-
-impl Drop for Nm {
-    fn drop(&mut self) {
-        self.shutdown.trigger();
-    }
-}
-
-fn rm_options(timing: Timing) -> ResourceManagerOptions {
-    ResourceManagerOptions {
-        heartbeat_interval: Duration::from_millis(100),
-        timing,
-        minimum_allocation: Resource::new(64, 1),
-        am_max_attempts: 1,
-        ..Default::default()
-    }
-}
-
-async fn start_rm(options: ResourceManagerOptions) -> Result<Rm> {
-    let shutdown = Shutdown::new();
-    let listener = TcpListener::bind("127.0.0.1:0").await?;
-    let handle = ResourceManager::start(options, listener, shutdown.clone()).await?;
-    let client = ApplicationClient::new(&handle.addr().to_string());
-    Ok(Rm {
-        handle,
-        shutdown,
-        client,
-    })
-}
-
-fn nm_options(
-    rm: &Rm,
-    dir: &TempDir,
-    name: &str,
-    memory_mb: u64,
+/// A ResourceManager (100 ms heartbeats, 64 MB minimum allocation, one AM attempt)
+/// with `timing` and the extra keys in `conf`, and one NodeManager per `(name,
+/// memory_mb)` in `nodes` (8 vcores, 100 ms monitor, 100 ms before SIGKILL).
+async fn start_yarn(
     timing: Timing,
-) -> NodeManagerOptions {
-    let timing = match timing {
-        Timing::EventDriven => tusk_nodemanager::Timing::EventDriven,
-        Timing::Classic => tusk_nodemanager::Timing::Classic,
-    };
-    NodeManagerOptions {
-        rm_addr: rm.handle.addr().to_string(),
-        node_id: name.into(),
-        memory_mb,
-        vcores: 8,
-        local_dirs: vec![dir.path().join(name).join("local")],
-        log_dirs: vec![dir.path().join(name).join("logs")],
-        heartbeat_interval: Duration::from_millis(100),
-        timing,
-        monitor_interval: Duration::from_millis(100),
-        sigkill_delay: Duration::from_millis(100),
-        ..Default::default()
+    conf: &[(&str, &str)],
+    nodes: &[(&str, u64)],
+) -> Result<MiniCluster> {
+    let mut builder = MiniCluster::builder()
+        .datanodes(0)
+        .nodemanagers(0)
+        .conf("tusk.yarn.timing", timing.name())
+        .conf(
+            "yarn.resourcemanager.nodemanagers.heartbeat-interval-ms",
+            "100",
+        )
+        .conf("yarn.scheduler.minimum-allocation-mb", "64")
+        .conf("yarn.resourcemanager.am.max-attempts", "1")
+        .conf("yarn.nodemanager.resource.cpu-vcores", "8")
+        .conf("yarn.nodemanager.container-monitor.interval-ms", "100")
+        .conf("yarn.nodemanager.sleep-delay-before-sigkill.ms", "100");
+    for (key, value) in conf {
+        builder = builder.conf(key, *value);
     }
+    let mut cluster = builder.build().await.map_err(anyhow::Error::from_boxed)?;
+    for (name, memory_mb) in nodes {
+        add_nodemanager(&mut cluster, name, *memory_mb).await?;
+    }
+    Ok(cluster)
 }
 
-async fn start_nm(options: NodeManagerOptions) -> Result<Nm> {
-    let shutdown = Shutdown::new();
-    let rpc = TcpListener::bind("127.0.0.1:0").await?;
-    let shuffle = TcpListener::bind("127.0.0.1:0").await?;
-    let local_dir = options.local_dirs[0].clone();
-    let handle = NodeManager::start(options, Some(rpc), shuffle, shutdown.clone()).await?;
-    Ok(Nm {
-        handle,
-        shutdown,
-        local_dir,
-    })
-}
-
-/// Polls `f` every 10 ms until it yields a value or `DEADLINE` passes.
-async fn wait_for<T, F, Fut>(what: &str, mut f: F) -> Result<T>
-where
-    F: FnMut() -> Fut,
-    Fut: std::future::Future<Output = Option<T>>,
-{
-    let deadline = Instant::now() + DEADLINE;
-    loop {
-        if let Some(t) = f().await {
-            return Ok(t);
-        }
-        if Instant::now() > deadline {
-            bail!("timed out waiting for {what}");
-        }
-        tokio::time::sleep(Duration::from_millis(10)).await;
-    }
+async fn add_nodemanager(cluster: &mut MiniCluster, name: &str, memory_mb: u64) -> Result<()> {
+    cluster
+        .yarn_mut()
+        .add_nodemanager(name, |o| o.memory_mb = memory_mb)
+        .await
+        .map_err(anyhow::Error::from_boxed)?;
+    Ok(())
 }
 
 fn sh(script: &str, memory_mb: u64) -> (y::Resource, y::ContainerLaunchContext) {
@@ -136,10 +69,10 @@ fn sh(script: &str, memory_mb: u64) -> (y::Resource, y::ContainerLaunchContext) 
     )
 }
 
-async fn submit(rm: &Rm, name: &str, script: &str, memory_mb: u64) -> Result<String> {
+async fn submit(rm: &MiniYarn, name: &str, script: &str, memory_mb: u64) -> Result<String> {
     let (resource, launch) = sh(script, memory_mb);
     Ok(rm
-        .client
+        .client()
         .submit(&y::SubmitApplicationRequest {
             name: name.into(),
             am_resource: Some(resource),
@@ -150,28 +83,29 @@ async fn submit(rm: &Rm, name: &str, script: &str, memory_mb: u64) -> Result<Str
 }
 
 async fn wait_state(
-    rm: &Rm,
+    rm: &MiniYarn,
     app: &str,
     state: y::ApplicationState,
 ) -> Result<y::ApplicationReport> {
-    wait_for(&format!("{app} to be {state:?}"), || async {
-        let r = rm.client.report(app).await.ok()?;
-        (r.state == state as i32).then_some(r)
-    })
-    .await
+    Ok(
+        wait_for(&format!("{app} to be {state:?}"), DEADLINE, || async {
+            let r = rm.client().report(app).await.ok()?;
+            (r.state == state as i32).then_some(r)
+        })
+        .await?,
+    )
 }
 
 /// Submits an application whose AM container sleeps and registers an AM for it from
 /// the test.
-async fn running_am(rm: &Rm, name: &str) -> Result<(String, ApplicationMasterClient)> {
+async fn running_am(rm: &MiniYarn, name: &str) -> Result<(String, ApplicationMasterClient)> {
     let app = submit(rm, name, "sleep 60", 64).await?;
-    let report = wait_for("AM container", || async {
-        let r = rm.client.report(&app).await.ok()?;
+    let report = wait_for("AM container", DEADLINE, || async {
+        let r = rm.client().report(&app).await.ok()?;
         (!r.am_container_id.is_empty()).then_some(r)
     })
     .await?;
-    let am =
-        ApplicationMasterClient::new(&rm.handle.addr().to_string(), &report.current_attempt_id);
+    let am = ApplicationMasterClient::new(&rm.rm_addr(), &report.current_attempt_id);
     am.register().await?;
     wait_state(rm, &app, y::ApplicationState::AppRunning).await?;
     Ok((app, am))
@@ -255,26 +189,17 @@ async fn completion(am: &ApplicationMasterClient, container: &str) -> Result<y::
 }
 
 async fn start_container(c: &y::Container, app: &str, script: &str) -> Result<()> {
-    let nm = RpcClient::new(
-        c.nm_address.clone(),
-        RpcClientOptions {
-            protocol: tusk_nodemanager::CONTAINER_MANAGEMENT_PROTOCOL.into(),
-            ..Default::default()
-        },
-    );
+    let nm = ContainerManagerClient::new(&c.nm_address);
     let (_, launch) = sh(script, 0);
-    let resp: y::StartContainersResponse = nm
-        .call(
-            "startContainers",
-            &y::StartContainersRequest {
-                containers: vec![y::ContainerToLaunch {
-                    container_id: c.container_id.clone(),
-                    application_id: app.into(),
-                    resource: c.resource,
-                    launch: Some(launch),
-                }],
-            },
-        )
+    let resp = nm
+        .start_containers(&y::StartContainersRequest {
+            containers: vec![y::ContainerToLaunch {
+                container_id: c.container_id.clone(),
+                application_id: app.into(),
+                resource: c.resource,
+                launch: Some(launch),
+            }],
+        })
         .await?;
     if !resp.failed.is_empty() {
         bail!("start failed: {:?}", resp.failed);
@@ -285,11 +210,10 @@ async fn start_container(c: &y::Container, app: &str, script: &str) -> Result<()
 #[tokio::test]
 async fn am_container_runs_and_its_exit_status_is_reported() -> Result<()> {
     for timing in [Timing::EventDriven, Timing::Classic] {
-        let dir = TempDir::new()?;
-        let rm = start_rm(rm_options(timing)).await?;
-        let nm = start_nm(nm_options(&rm, &dir, "nm1", 1024, timing)).await?;
-        let app = submit(&rm, "exit3", "echo hi; exit 3", 64).await?;
-        let report = wait_state(&rm, &app, y::ApplicationState::AppFailed).await?;
+        let cluster = start_yarn(timing, &[], &[("nm1", 1024)]).await?;
+        let rm = cluster.yarn();
+        let app = submit(rm, "exit3", "echo hi; exit 3", 64).await?;
+        let report = wait_state(rm, &app, y::ApplicationState::AppFailed).await?;
         assert!(report.am_exited, "{timing:?}");
         assert_eq!(report.am_exit_status, 3, "{timing:?}");
         assert_eq!(report.am_node_id, "nm1");
@@ -298,15 +222,18 @@ async fn am_container_runs_and_its_exit_status_is_reported() -> Result<()> {
             "{}",
             report.diagnostics
         );
-        let logs = nm
-            .handle
+        let logs = rm
+            .nodemanager(0)
             .container_log_dir(&app, &report.am_container_id)
             .context("log dir")?;
         assert_eq!(std::fs::read_to_string(logs.join("stdout"))?, "hi\n");
         // The application's local directory goes once it has ended.
-        let app_dir = nm.local_dir.join(&app);
-        wait_for("clean-up", || async { (!app_dir.exists()).then_some(()) }).await?;
-        let listed = rm.client.list().await?;
+        let app_dir = rm.nodemanager_local_dir(0).join(&app);
+        wait_for("clean-up", DEADLINE, || async {
+            (!app_dir.exists()).then_some(())
+        })
+        .await?;
+        let listed = rm.client().list().await?;
         assert_eq!(listed.len(), 1);
     }
     Ok(())
@@ -314,18 +241,19 @@ async fn am_container_runs_and_its_exit_status_is_reported() -> Result<()> {
 
 #[tokio::test]
 async fn node_local_first_then_delay_scheduling_falls_back() -> Result<()> {
-    let dir = TempDir::new()?;
-    let rm = start_rm(rm_options(Timing::EventDriven)).await?;
-    let a = start_nm(nm_options(&rm, &dir, "a", 512, Timing::EventDriven)).await?;
-    let _b = start_nm(nm_options(&rm, &dir, "b", 512, Timing::EventDriven)).await?;
-    let (_app, am) = running_am(&rm, "locality").await?;
+    let cluster = start_yarn(Timing::EventDriven, &[], &[("a", 512), ("b", 512)]).await?;
+    let rm = cluster.yarn();
+    let (_app, am) = running_am(rm, "locality").await?;
     // Two containers fit on `a` however the AM landed: both node-local.
     let first = ask_for(&am, vec![ask(1, 128, &["a"], 2)], 2).await?;
     for c in &first {
         assert_eq!(c.node_id, "a");
         assert_eq!(c.locality, y::Locality::NodeLocal as i32);
         assert_eq!(c.ask_id, 1);
-        assert_eq!(c.nm_address, a.handle.rpc_addr().unwrap().to_string());
+        assert_eq!(
+            c.nm_address,
+            rm.nodemanager(0).rpc_addr().unwrap().to_string()
+        );
     }
     // Four more for `a` cannot all fit there: after passing `b` up for a round, the
     // rest go to `b`, rack-local (one default rack).
@@ -345,15 +273,14 @@ async fn node_local_first_then_delay_scheduling_falls_back() -> Result<()> {
 
 #[tokio::test]
 async fn a_long_locality_delay_keeps_the_ask_waiting() -> Result<()> {
-    let dir = TempDir::new()?;
-    let options = ResourceManagerOptions {
-        node_locality_delay: 1_000_000,
-        ..rm_options(Timing::EventDriven)
-    };
-    let rm = start_rm(options).await?;
-    let _a = start_nm(nm_options(&rm, &dir, "a", 512, Timing::EventDriven)).await?;
-    let _b = start_nm(nm_options(&rm, &dir, "b", 512, Timing::EventDriven)).await?;
-    let (_app, am) = running_am(&rm, "patient").await?;
+    let cluster = start_yarn(
+        Timing::EventDriven,
+        &[("tusk.yarn.scheduler.node-locality-delay", "1000000")],
+        &[("a", 512), ("b", 512)],
+    )
+    .await?;
+    let rm = cluster.yarn();
+    let (_app, am) = running_am(rm, "patient").await?;
     let got = ask_for(&am, vec![ask(1, 256, &["a"], 3)], 1).await?;
     // Many heartbeats (100 ms) later, nothing has gone to another node.
     let until = Instant::now() + Duration::from_millis(800);
@@ -375,16 +302,20 @@ async fn a_long_locality_delay_keeps_the_ask_waiting() -> Result<()> {
 }
 
 async fn two_apps_share_a_new_node(scheduler: SchedulerKind) -> Result<(usize, usize)> {
-    let dir = TempDir::new()?;
-    let options = ResourceManagerOptions {
-        scheduler,
-        ..rm_options(Timing::EventDriven)
+    let scheduler = match scheduler {
+        SchedulerKind::Fifo => "fifo",
+        SchedulerKind::Fair => "fair",
     };
-    let rm = start_rm(options).await?;
     // Room for the two AMs only.
-    let _small = start_nm(nm_options(&rm, &dir, "small", 128, Timing::EventDriven)).await?;
-    let (_app1, am1) = running_am(&rm, "first").await?;
-    let (_app2, am2) = running_am(&rm, "second").await?;
+    let mut cluster = start_yarn(
+        Timing::EventDriven,
+        &[("yarn.resourcemanager.scheduler.class", scheduler)],
+        &[("small", 128)],
+    )
+    .await?;
+    let rm = cluster.yarn();
+    let (_app1, am1) = running_am(rm, "first").await?;
+    let (_app2, am2) = running_am(rm, "second").await?;
     for am in [&am1, &am2] {
         am.allocate(y::AllocateRequest {
             asks: vec![ask(1, 128, &[], 4)],
@@ -393,7 +324,7 @@ async fn two_apps_share_a_new_node(scheduler: SchedulerKind) -> Result<(usize, u
         .await?;
     }
     // Room for four: the policy decides who gets them.
-    let _big = start_nm(nm_options(&rm, &dir, "big", 512, Timing::EventDriven)).await?;
+    add_nodemanager(&mut cluster, "big", 512).await?;
     let (mut n1, mut n2) = (0, 0);
     let deadline = Instant::now() + DEADLINE;
     while n1 + n2 < 4 {
@@ -420,8 +351,8 @@ async fn fifo_serves_the_first_application_fair_shares() -> Result<()> {
     Ok(())
 }
 
-async fn node_heartbeats(rm: &Rm, node: &str) -> u64 {
-    rm.handle
+async fn node_heartbeats(rm: &MiniYarn, node: &str) -> u64 {
+    rm.resourcemanager()
         .nodes()
         .iter()
         .find(|n| n.node_id == node)
@@ -431,16 +362,19 @@ async fn node_heartbeats(rm: &Rm, node: &str) -> u64 {
 
 #[tokio::test]
 async fn classic_allocations_wait_for_a_heartbeat_event_driven_ones_do_not() -> Result<()> {
-    let dir = TempDir::new()?;
     // Classic: a 600 ms heartbeat.
-    let options = ResourceManagerOptions {
-        heartbeat_interval: Duration::from_millis(600),
-        ..rm_options(Timing::Classic)
-    };
-    let rm = start_rm(options).await?;
-    let _nm = start_nm(nm_options(&rm, &dir, "n", 1024, Timing::Classic)).await?;
-    let (_app, am) = running_am(&rm, "classic").await?;
-    let before = node_heartbeats(&rm, "n").await;
+    let cluster = start_yarn(
+        Timing::Classic,
+        &[(
+            "yarn.resourcemanager.nodemanagers.heartbeat-interval-ms",
+            "600",
+        )],
+        &[("n", 1024)],
+    )
+    .await?;
+    let rm = cluster.yarn();
+    let (_app, am) = running_am(rm, "classic").await?;
+    let before = node_heartbeats(rm, "n").await;
     let asked = Instant::now();
     let first = am
         .allocate(y::AllocateRequest {
@@ -457,14 +391,14 @@ async fn classic_allocations_wait_for_a_heartbeat_event_driven_ones_do_not() -> 
     let waited = asked.elapsed();
     assert_eq!(got.len(), 1);
     assert!(
-        node_heartbeats(&rm, "n").await > before,
+        node_heartbeats(rm, "n").await > before,
         "allocated without a heartbeat"
     );
-    drop(rm);
+    drop(cluster);
 
-    let rm = start_rm(rm_options(Timing::EventDriven)).await?;
-    let _nm = start_nm(nm_options(&rm, &dir, "e", 1024, Timing::EventDriven)).await?;
-    let (_app, am) = running_am(&rm, "event").await?;
+    let cluster = start_yarn(Timing::EventDriven, &[], &[("e", 1024)]).await?;
+    let rm = cluster.yarn();
+    let (_app, am) = running_am(rm, "event").await?;
     let asked = Instant::now();
     let first = am
         .allocate(y::AllocateRequest {
@@ -487,10 +421,9 @@ async fn classic_allocations_wait_for_a_heartbeat_event_driven_ones_do_not() -> 
 
 #[tokio::test]
 async fn a_container_over_its_memory_is_killed() -> Result<()> {
-    let dir = TempDir::new()?;
-    let rm = start_rm(rm_options(Timing::EventDriven)).await?;
-    let _nm = start_nm(nm_options(&rm, &dir, "n", 1024, Timing::EventDriven)).await?;
-    let (app, am) = running_am(&rm, "hog").await?;
+    let cluster = start_yarn(Timing::EventDriven, &[], &[("n", 1024)]).await?;
+    let rm = cluster.yarn();
+    let (app, am) = running_am(rm, "hog").await?;
     let c = ask_for(&am, vec![ask(1, 64, &[], 1)], 1).await?.remove(0);
     start_container(
         &c,
@@ -517,34 +450,21 @@ async fn a_container_over_its_memory_is_killed() -> Result<()> {
 
 #[tokio::test]
 async fn containers_are_killed_on_request() -> Result<()> {
-    let dir = TempDir::new()?;
-    let rm = start_rm(rm_options(Timing::EventDriven)).await?;
-    let nm = start_nm(nm_options(&rm, &dir, "n", 1024, Timing::EventDriven)).await?;
-    let (app, am) = running_am(&rm, "victim").await?;
+    let cluster = start_yarn(Timing::EventDriven, &[], &[("n", 1024)]).await?;
+    let rm = cluster.yarn();
+    let (app, am) = running_am(rm, "victim").await?;
     let cs = ask_for(&am, vec![ask(1, 64, &[], 2)], 2).await?;
     for c in &cs {
         start_container(c, &app, "sleep 60").await?;
     }
-    wait_for("three running containers", || async {
-        (nm.handle.running_containers() == 3).then_some(())
+    wait_for("three running containers", DEADLINE, || async {
+        (rm.nodemanager(0).running_containers() == 3).then_some(())
     })
     .await?;
 
     // Stopped by the AM at the NodeManager.
-    let nm_rpc = RpcClient::new(
-        cs[0].nm_address.clone(),
-        RpcClientOptions {
-            protocol: tusk_nodemanager::CONTAINER_MANAGEMENT_PROTOCOL.into(),
-            ..Default::default()
-        },
-    );
-    let _: y::StopContainersResponse = nm_rpc
-        .call(
-            "stopContainers",
-            &y::StopContainersRequest {
-                container_ids: vec![cs[0].container_id.clone()],
-            },
-        )
+    ContainerManagerClient::new(&cs[0].nm_address)
+        .stop_containers(vec![cs[0].container_id.clone()])
         .await?;
     let status = completion(&am, &cs[0].container_id).await?;
     assert_eq!(
@@ -563,57 +483,57 @@ async fn containers_are_killed_on_request() -> Result<()> {
         ..Default::default()
     })
     .await?;
-    wait_for("released container gone", || async {
-        (nm.handle.running_containers() == 1).then_some(())
+    wait_for("released container gone", DEADLINE, || async {
+        (rm.nodemanager(0).running_containers() == 1).then_some(())
     })
     .await?;
 
     // The whole application.
-    assert!(rm.client.kill(&app).await?);
-    let report = wait_state(&rm, &app, y::ApplicationState::AppKilled).await?;
+    assert!(rm.client().kill(&app).await?);
+    let report = wait_state(rm, &app, y::ApplicationState::AppKilled).await?;
     assert_eq!(
         report.final_status,
         y::FinalApplicationStatus::FinalKilled as i32
     );
-    wait_for("AM container gone", || async {
-        (nm.handle.running_containers() == 0).then_some(())
+    wait_for("AM container gone", DEADLINE, || async {
+        (rm.nodemanager(0).running_containers() == 0).then_some(())
     })
     .await?;
     let resp = am.allocate(Default::default()).await?;
     assert!(resp.shutdown);
-    assert!(!rm.client.kill(&app).await?);
+    assert!(!rm.client().kill(&app).await?);
     Ok(())
 }
 
 #[tokio::test]
 async fn a_silent_node_expires_and_its_containers_are_lost() -> Result<()> {
-    let dir = TempDir::new()?;
-    let options = ResourceManagerOptions {
-        node_expiry: Duration::from_millis(500),
-        ..rm_options(Timing::EventDriven)
-    };
-    let rm = start_rm(options).await?;
-    let nm = start_nm(nm_options(&rm, &dir, "doomed", 1024, Timing::EventDriven)).await?;
-    let app = submit(&rm, "orphan", "sleep 60", 64).await?;
-    wait_for("AM running", || async {
-        (nm.handle.running_containers() == 1).then_some(())
+    let cluster = start_yarn(
+        Timing::EventDriven,
+        &[("yarn.nm.liveness-monitor.expiry-interval-ms", "500")],
+        &[("doomed", 1024)],
+    )
+    .await?;
+    let rm = cluster.yarn();
+    let app = submit(rm, "orphan", "sleep 60", 64).await?;
+    wait_for("AM running", DEADLINE, || async {
+        (rm.nodemanager(0).running_containers() == 1).then_some(())
     })
     .await?;
-    nm.shutdown.trigger();
-    let node = wait_for("node lost", || async {
-        rm.handle
+    rm.stop_nodemanager(0);
+    let node = wait_for("node lost", DEADLINE, || async {
+        rm.resourcemanager()
             .nodes()
             .into_iter()
             .find(|n| n.node_id == "doomed" && n.state == y::NodeState::NodeLost as i32)
     })
     .await?;
     assert_eq!(node.containers, 0);
-    let report = wait_state(&rm, &app, y::ApplicationState::AppFailed).await?;
+    let report = wait_state(rm, &app, y::ApplicationState::AppFailed).await?;
     assert_eq!(
         report.am_exit_status,
         y::ContainerExitStatus::Aborted as i32
     );
-    assert!(rm.handle.status_json().contains("\"LOST\""));
+    assert!(rm.resourcemanager().status_json().contains("\"LOST\""));
     Ok(())
 }
 
@@ -645,11 +565,10 @@ async fn get(
 
 #[tokio::test]
 async fn shuffle_serves_partitions_by_index() -> Result<()> {
-    let dir = TempDir::new()?;
-    let rm = start_rm(rm_options(Timing::EventDriven)).await?;
-    let nm = start_nm(nm_options(&rm, &dir, "n", 1024, Timing::EventDriven)).await?;
+    let cluster = start_yarn(Timing::EventDriven, &[], &[("n", 1024)]).await?;
+    let rm = cluster.yarn();
     let (job, map) = ("job_1_0001", "attempt_1_0001_m_000003_0");
-    let out = nm.local_dir.join(job).join(map);
+    let out = rm.nodemanager_local_dir(0).join(job).join(map);
     std::fs::create_dir_all(&out)?;
     let parts: [&[u8]; 3] = [b"alpha-partition", b"", b"gamma!"];
     let mut data = Vec::new();
@@ -663,7 +582,7 @@ async fn shuffle_serves_partitions_by_index() -> Result<()> {
     std::fs::write(out.join("file.out"), &data)?;
     std::fs::write(out.join("file.out.index"), &index)?;
 
-    let stream = TcpStream::connect(nm.handle.shuffle_addr()).await?;
+    let stream = TcpStream::connect(rm.nodemanager(0).shuffle_addr()).await?;
     let mut stream = BufReader::new(stream);
     for (i, p) in parts.iter().enumerate() {
         let target = format!("/mapOutput?job={job}&map={map}&reduce={i}");
@@ -693,9 +612,8 @@ async fn shuffle_serves_partitions_by_index() -> Result<()> {
 
 #[tokio::test]
 async fn map_output_dir_is_given_to_task_containers() -> Result<()> {
-    let dir = TempDir::new()?;
-    let rm = start_rm(rm_options(Timing::EventDriven)).await?;
-    let nm = start_nm(nm_options(&rm, &dir, "n", 1024, Timing::EventDriven)).await?;
+    let cluster = start_yarn(Timing::EventDriven, &[], &[("n", 1024)]).await?;
+    let rm = cluster.yarn();
     let (app, launch) = sh(
         "printf %s \"$TUSK_MAP_OUTPUT_DIR\"; test -d \"$TUSK_MAP_OUTPUT_DIR\"",
         64,
@@ -707,7 +625,7 @@ async fn map_output_dir_is_given_to_task_containers() -> Result<()> {
         "attempt_7_0001_m_000000_0".into(),
     );
     let app = rm
-        .client
+        .client()
         .submit(&y::SubmitApplicationRequest {
             name: "mapdir".into(),
             am_resource: Some(app),
@@ -715,26 +633,26 @@ async fn map_output_dir_is_given_to_task_containers() -> Result<()> {
             ..Default::default()
         })
         .await?;
-    let expected = nm
-        .local_dir
+    let expected = rm
+        .nodemanager_local_dir(0)
         .join("job_7_0001")
         .join("attempt_7_0001_m_000000_0");
-    let report = wait_for("AM exit", || async {
-        let r = rm.client.report(&app).await.ok()?;
+    let report = wait_for("AM exit", DEADLINE, || async {
+        let r = rm.client().report(&app).await.ok()?;
         r.am_exited.then_some(r)
     })
     .await?;
     // Exit 0: the directory existed when the container ran.
     assert_eq!(report.am_exit_status, 0, "{}", report.diagnostics);
-    let logs = nm
-        .handle
+    let logs = rm
+        .nodemanager(0)
         .container_log_dir(&app, &report.am_container_id)
         .context("log dir")?;
     assert_eq!(
         std::fs::read_to_string(logs.join("stdout"))?,
         expected.display().to_string()
     );
-    let nodes = rm.client.nodes().await?;
+    let nodes = rm.client().nodes().await?;
     assert_eq!(nodes.len(), 1);
     assert!(nodes[0].status.is_some());
     Ok(())
@@ -742,14 +660,14 @@ async fn map_output_dir_is_given_to_task_containers() -> Result<()> {
 
 #[tokio::test]
 async fn an_unregistered_application_finishes_and_is_cleaned_up() -> Result<()> {
-    let dir = TempDir::new()?;
-    let options = ResourceManagerOptions {
-        am_finish_grace: Duration::from_millis(200),
-        ..rm_options(Timing::EventDriven)
-    };
-    let rm = start_rm(options).await?;
-    let nm = start_nm(nm_options(&rm, &dir, "n", 1024, Timing::EventDriven)).await?;
-    let (app, am) = running_am(&rm, "done").await?;
+    let cluster = start_yarn(
+        Timing::EventDriven,
+        &[("tusk.yarn.am.finish-grace-ms", "200")],
+        &[("n", 1024)],
+    )
+    .await?;
+    let rm = cluster.yarn();
+    let (app, am) = running_am(rm, "done").await?;
     let c = ask_for(&am, vec![ask(1, 64, &[], 1)], 1).await?.remove(0);
     start_container(&c, &app, "sleep 60").await?;
     am.allocate(y::AllocateRequest {
@@ -757,12 +675,12 @@ async fn an_unregistered_application_finishes_and_is_cleaned_up() -> Result<()> 
         ..Default::default()
     })
     .await?;
-    assert_eq!(rm.client.report(&app).await?.progress, 0.5);
+    assert_eq!(rm.client().report(&app).await?.progress, 0.5);
     assert!(
         am.finish(y::FinalApplicationStatus::FinalSucceeded, "ok")
             .await?
     );
-    let report = rm.client.report(&app).await?;
+    let report = rm.client().report(&app).await?;
     assert_eq!(report.state, y::ApplicationState::AppFinished as i32);
     assert_eq!(
         report.final_status,
@@ -770,11 +688,236 @@ async fn an_unregistered_application_finishes_and_is_cleaned_up() -> Result<()> 
     );
     // The task container goes at once, the lingering AM after the grace period, then
     // the application's directory.
-    wait_for("containers gone", || async {
-        (nm.handle.running_containers() == 0).then_some(())
+    wait_for("containers gone", DEADLINE, || async {
+        (rm.nodemanager(0).running_containers() == 0).then_some(())
     })
     .await?;
-    let app_dir = nm.local_dir.join(&app);
-    wait_for("clean-up", || async { (!app_dir.exists()).then_some(()) }).await?;
+    let app_dir = rm.nodemanager_local_dir(0).join(&app);
+    wait_for("clean-up", DEADLINE, || async {
+        (!app_dir.exists()).then_some(())
+    })
+    .await?;
+    Ok(())
+}
+
+/// The node's status as the ResourceManager reports it.
+async fn node_report(rm: &MiniYarn, node: &str) -> Option<y::NodeReport> {
+    rm.client()
+        .nodes()
+        .await
+        .ok()?
+        .into_iter()
+        .find(|n| n.node_id == node)
+}
+
+async fn set_potential_reception(
+    nm: &tusk_rpc::RpcClient,
+    container: &str,
+    secret: &str,
+    bytes: u64,
+) -> std::result::Result<y::SetPotentialReceptionResponse, tusk_rpc::RpcError> {
+    nm.call(
+        "setPotentialReception",
+        &y::SetPotentialReceptionRequest {
+            container_id: container.into(),
+            secret: secret.into(),
+            potential_reception_bytes: bytes,
+        },
+    )
+    .await
+}
+
+/// Waits until node `n` reports `bytes` to fetch, within 10 s although its periodic
+/// heartbeats are 30 s apart.
+async fn reception_reaches(rm: &MiniYarn, bytes: u64, since: Instant) -> Result<y::NodeReport> {
+    let report = wait_for(
+        "the bytes to fetch at the ResourceManager",
+        DEADLINE,
+        || async {
+            node_report(rm, "n")
+                .await
+                .filter(|n| n.status.unwrap_or_default().potential_reception_bytes == bytes)
+        },
+    )
+    .await?;
+    assert!(
+        since.elapsed() < Duration::from_secs(10),
+        "sooner than a periodic heartbeat"
+    );
+    Ok(report)
+}
+
+/// Containers stand in for reduces: each reports what it still has to fetch with the
+/// secret its NodeManager gave it. The node's Potential-Reception is their sum, a
+/// container cannot set another's, and a container's share goes when it ends. With
+/// heartbeats 30 s apart, the ResourceManager learns of each threshold crossing only
+/// from the out-of-band report.
+#[tokio::test]
+async fn potential_reception_is_the_sum_of_the_containers_reports() -> Result<()> {
+    let cluster = start_yarn(
+        Timing::EventDriven,
+        &[
+            (
+                "yarn.resourcemanager.nodemanagers.heartbeat-interval-ms",
+                "30000",
+            ),
+            (
+                "tusk.yarn.scheduler.status-aware.policies",
+                "potential-reception",
+            ),
+            (
+                "tusk.yarn.scheduler.status-aware.potential-reception.threshold",
+                "10000",
+            ),
+            ("tusk.nodemanager.status-watch.interval-ms", "20"),
+            ("tusk.nodemanager.status-report.min-interval-ms", "20"),
+        ],
+        &[("n", 1024)],
+    )
+    .await?;
+    let rm = cluster.yarn();
+    let (app, am) = running_am(rm, "reduces").await?;
+    let cs = ask_for(&am, vec![ask(1, 64, &[], 2)], 2).await?;
+    for c in &cs {
+        start_container(
+            c,
+            &app,
+            "printf %s \"$TUSK_CONTAINER_SECRET\" > secret; exec sleep 60",
+        )
+        .await?;
+    }
+    let mut secrets = Vec::new();
+    for c in &cs {
+        let path = rm
+            .nodemanager_local_dir(0)
+            .join(&app)
+            .join(&c.container_id)
+            .join("secret");
+        secrets.push(
+            wait_for("the container's secret", DEADLINE, || async {
+                std::fs::read_to_string(&path)
+                    .ok()
+                    .filter(|s| s.len() == 32)
+            })
+            .await?,
+        );
+    }
+    let client = tusk_rpc::RpcClient::new(
+        cs[0].nm_address.clone(),
+        tusk_rpc::RpcClientOptions {
+            protocol: tusk_yarn_client::CONTAINER_MANAGEMENT_PROTOCOL.into(),
+            ..Default::default()
+        },
+    );
+    let started = Instant::now();
+    set_potential_reception(&client, &cs[0].container_id, &secrets[0], 6_000).await?;
+    set_potential_reception(&client, &cs[1].container_id, &secrets[1], 7_000).await?;
+    let report = reception_reaches(rm, 13_000, started).await?;
+    assert_eq!(
+        report.blocked,
+        vec!["potential-reception: remote maps, reduces"]
+    );
+    let json: serde_json::Value = serde_json::from_str(&rm.resourcemanager().status_json())?;
+    assert_eq!(
+        json["nodes"][0]["blocked"][0],
+        "potential-reception: remote maps, reduces"
+    );
+    assert_eq!(json["nodes"][0]["potential_reception_bytes"], 13_000);
+
+    // Only the container itself may set its value.
+    let e = set_potential_reception(&client, &cs[0].container_id, &secrets[1], 0)
+        .await
+        .expect_err("another container's secret");
+    assert_eq!(
+        e.remote().map(|r| r.class.as_str()),
+        Some("org.apache.hadoop.security.AccessControlException"),
+        "{e}"
+    );
+    let e = set_potential_reception(&client, "container_0_0001_01_000099", &secrets[0], 1)
+        .await
+        .expect_err("no such container");
+    assert_eq!(e.remote().map(|r| r.simple_name()), Some("YarnException"));
+
+    // A container that ends no longer counts; below the threshold again, the
+    // ResourceManager hears of it at once.
+    let started = Instant::now();
+    am.allocate(y::AllocateRequest {
+        releases: vec![cs[1].container_id.clone()],
+        ..Default::default()
+    })
+    .await?;
+    let report = reception_reaches(rm, 6_000, started).await?;
+    assert!(report.blocked.is_empty(), "{:?}", report.blocked);
+    set_potential_reception(&client, &cs[0].container_id, &secrets[0], 0).await?;
+    Ok(())
+}
+
+#[tokio::test]
+async fn a_restarted_resourcemanager_recovers_applications_with_a_new_attempt() -> Result<()> {
+    let store = tempfile::TempDir::new()?;
+    // One attempt allowed: the attempt a restart ends must not count against it.
+    let mut cluster = start_yarn(
+        Timing::EventDriven,
+        &[
+            ("yarn.resourcemanager.recovery.enabled", "true"),
+            (
+                "yarn.resourcemanager.fs.state-store.uri",
+                store.path().to_str().unwrap(),
+            ),
+        ],
+        &[("n", 1024)],
+    )
+    .await?;
+    let rm = cluster.yarn();
+    let (done, done_am) = running_am(rm, "done").await?;
+    assert!(
+        done_am
+            .finish(y::FinalApplicationStatus::FinalSucceeded, "ok")
+            .await?
+    );
+    let (running, old_am) = running_am(rm, "running").await?;
+    let old_attempt = rm.client().report(&running).await?.current_attempt_id;
+
+    // The ResourceManager goes away and comes back on the same address.
+    cluster
+        .yarn_mut()
+        .restart_resourcemanager()
+        .await
+        .map_err(anyhow::Error::from_boxed)?;
+    let rm = cluster.yarn();
+
+    let report = rm.client().report(&done).await?;
+    assert_eq!(report.state, y::ApplicationState::AppFinished as i32);
+    assert_eq!(
+        report.final_status,
+        y::FinalApplicationStatus::FinalSucceeded as i32
+    );
+    // The unfinished one gets attempt 2 on the NodeManager once it has resynced (which
+    // kills what ran there before).
+    let report = wait_for("a new AM container", DEADLINE, || async {
+        let r = rm.client().report(&running).await.ok()?;
+        (!r.am_container_id.is_empty() && r.current_attempt_id != old_attempt).then_some(r)
+    })
+    .await?;
+    assert!(
+        report.current_attempt_id.ends_with("_000002"),
+        "{}",
+        report.current_attempt_id
+    );
+    let old = old_am.allocate(y::AllocateRequest::default()).await;
+    assert!(
+        old.as_ref().is_err_and(|e| e
+            .to_string()
+            .contains("ApplicationAttemptNotFoundException")),
+        "the attempt the restart ended is refused: {old:?}"
+    );
+    let new_am = ApplicationMasterClient::new(&rm.rm_addr(), &report.current_attempt_id);
+    new_am.register().await?;
+    assert!(
+        new_am
+            .finish(y::FinalApplicationStatus::FinalSucceeded, "ok")
+            .await?
+    );
+    wait_state(rm, &running, y::ApplicationState::AppFinished).await?;
     Ok(())
 }

@@ -15,7 +15,7 @@ use serde::Serialize;
 use tusk_client::{ClientOptions, DfsClient};
 use tusk_common::Configuration;
 use tusk_proto::tusk::yarn::NodeState;
-use tusk_resourcemanager::ApplicationClient;
+use tusk_yarn_client::ApplicationClient;
 
 use crate::error::{BenchError, Result};
 
@@ -108,7 +108,7 @@ impl FaultCluster {
         ];
         nn_args.extend(with(&[format!(
             "dfs.namenode.name.dir={}",
-            dir.join("name").display()
+            name_dir_list(dir)
         )]));
         let datanodes = (0..options.datanodes)
             .map(|i| {
@@ -136,7 +136,13 @@ impl FaultCluster {
             "--listen".into(),
             rm_addr.clone(),
         ];
-        rm_args.extend(with(&[]));
+        rm_args.extend(with(&[
+            "yarn.resourcemanager.recovery.enabled=true".to_string(),
+            format!(
+                "yarn.resourcemanager.fs.state-store.uri={}",
+                dir.join("rmstore").display()
+            ),
+        ]));
         let nodemanagers = (0..options.datanodes)
             .map(|i| {
                 let nm = dir.join(format!("nm{i}"));
@@ -362,9 +368,20 @@ impl FaultCluster {
         &self.exe
     }
 
-    /// The NameNode's `current/` directory.
-    pub fn name_current(&self) -> PathBuf {
-        self.dir.join("name/current")
+    /// The NameNode's name directories (`dfs.namenode.name.dir`), both on the one
+    /// name tmpfs so that filling it fills both.
+    pub fn name_dirs(&self) -> Vec<PathBuf> {
+        name_dirs(&self.dir)
+    }
+
+    /// `current/` of every name directory.
+    pub fn name_currents(&self) -> Vec<PathBuf> {
+        self.name_dirs().iter().map(|d| d.join("current")).collect()
+    }
+
+    /// `dfs.namenode.name.dir` as given to the NameNode.
+    pub fn name_dir_list(&self) -> String {
+        name_dir_list(&self.dir)
     }
 
     /// Stops everything (SIGTERM, then SIGKILL after 10 s).
@@ -419,6 +436,19 @@ fn daemon(name: &str, args: Vec<String>) -> Daemon {
         args,
         child: None,
     }
+}
+
+/// Two name directories, as HDFS recommends, under the name tmpfs.
+fn name_dirs(dir: &Path) -> Vec<PathBuf> {
+    vec![dir.join("name/nn0"), dir.join("name/nn1")]
+}
+
+fn name_dir_list(dir: &Path) -> String {
+    name_dirs(dir)
+        .iter()
+        .map(|d| d.display().to_string())
+        .collect::<Vec<_>>()
+        .join(",")
 }
 
 fn addr_file(dir: &Path, name: &str) -> String {

@@ -12,9 +12,9 @@ use tusk_datatransfer::{read_delimited, write_op, write_packet, DataChecksum, Op
 use tusk_proto::common::TokenProto;
 use tusk_proto::hdfs::{self as h, op_write_block_proto::BlockConstructionStage, Status};
 
+use crate::adaptive::BlockReplication;
 use crate::client::DfsClient;
 use crate::error::{ClientError, Result};
-use crate::options::ReplicationMode;
 
 /// A packet kept until every live replica has acknowledged it, for resending.
 struct SentPacket {
@@ -51,7 +51,7 @@ pub(super) struct BlockStream {
     file_id: u64,
     /// The file's replication, for the replace-datanode-on-failure policy.
     replication: usize,
-    mode: ReplicationMode,
+    mode: BlockReplication,
     checksum: DataChecksum,
     /// The block with its current generation stamp.
     block: h::ExtendedBlockProto,
@@ -94,6 +94,7 @@ impl BlockStream {
         replication: u16,
         located: h::LocatedBlockProto,
         checksum: DataChecksum,
+        mode: BlockReplication,
     ) -> std::result::Result<Self, (Vec<h::DatanodeInfoProto>, ClientError)> {
         let opts = client.options();
         let (events_tx, events_rx) = mpsc::unbounded_channel();
@@ -101,7 +102,7 @@ impl BlockStream {
             path: path.to_string(),
             file_id,
             replication: usize::from(replication),
-            mode: opts.replication_mode,
+            mode,
             checksum,
             block: located.b.clone(),
             nodes: located.locs.clone(),
@@ -152,13 +153,13 @@ impl BlockStream {
         self.generation += 1;
         self.conns.clear();
         match self.mode {
-            ReplicationMode::Pipeline => {
+            BlockReplication::Pipeline => {
                 let conn = self
                     .connect(client, 0, self.nodes.len(), stage, latest_gs)
                     .await?;
                 self.conns.push(Some(conn));
             }
-            ReplicationMode::Parallel => {
+            BlockReplication::Parallel => {
                 let mut bad = Vec::new();
                 let mut last_err = None;
                 for i in 0..self.nodes.len() {
@@ -266,8 +267,8 @@ impl BlockStream {
             ));
         }
         let conn_idx = match self.mode {
-            ReplicationMode::Pipeline => 0,
-            ReplicationMode::Parallel => first,
+            BlockReplication::Pipeline => 0,
+            BlockReplication::Parallel => first,
         };
         spawn_ack_reader(reader, self.events_tx.clone(), self.generation, conn_idx);
         Ok(Conn { writer, acked: -1 })
@@ -284,7 +285,7 @@ impl BlockStream {
         while self.unacked.len() >= self.max_in_flight {
             self.process_event(client, pool).await?;
         }
-        if last && self.mode == ReplicationMode::Pipeline {
+        if last && self.mode == BlockReplication::Pipeline {
             // As HDFS: the closing packet goes once every data packet is acknowledged,
             // so no node finalizes while another may still need a streaming recovery;
             // a failure after it is repaired by close recovery instead.
@@ -308,8 +309,8 @@ impl BlockStream {
         self.unacked.push_back(packet);
         for conn in failures {
             let node = match self.mode {
-                ReplicationMode::Pipeline => self.blamed_by_ack().await.unwrap_or(conn),
-                ReplicationMode::Parallel => conn,
+                BlockReplication::Pipeline => self.blamed_by_ack().await.unwrap_or(conn),
+                BlockReplication::Parallel => conn,
             };
             self.handle_failure(client, node, "write failed".into())
                 .await?;
@@ -393,8 +394,8 @@ impl BlockStream {
             } => {
                 if let Some(bad) = replies.iter().position(|r| *r != Status::Success as i32) {
                     let node = match self.mode {
-                        ReplicationMode::Pipeline => bad,
-                        ReplicationMode::Parallel => conn,
+                        BlockReplication::Pipeline => bad,
+                        BlockReplication::Parallel => conn,
                     };
                     return self
                         .handle_failure(client, node, format!("ack status {}", replies[bad]))
@@ -437,7 +438,7 @@ impl BlockStream {
         error: String,
     ) -> Result<()> {
         match self.mode {
-            ReplicationMode::Parallel => {
+            BlockReplication::Parallel => {
                 if let Some(slot) = self.conns.get_mut(node) {
                     if slot.take().is_some() {
                         self.failed.push(self.nodes[node].clone());
@@ -458,7 +459,7 @@ impl BlockStream {
                 }
                 Ok(())
             }
-            ReplicationMode::Pipeline => self.recover_pipeline(client, node, error).await,
+            BlockReplication::Pipeline => self.recover_pipeline(client, node, error).await,
         }
     }
 
@@ -688,6 +689,15 @@ impl BlockStream {
     }
 
     /// Nodes that failed while writing this block.
+    /// The block's live DataNodes, in pipeline order.
+    pub(super) fn nodes(&self) -> &[h::DatanodeInfoProto] {
+        &self.nodes
+    }
+
+    pub(super) fn mode(&self) -> BlockReplication {
+        self.mode
+    }
+
     pub(super) fn failed_nodes(&self) -> &[h::DatanodeInfoProto] {
         &self.failed
     }

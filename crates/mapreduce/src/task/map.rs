@@ -43,6 +43,7 @@ pub fn run_map(
     mapper.setup(&ctx)?;
     let mut reader = input::open(&job.input_format, split, dfs)?;
     let mut counters = Counters::default();
+    let mut partition_bytes = Vec::new();
     let records = if job.num_reduces == 0 {
         let mut out = OutputEmitter::create(dfs, job, spec.attempt)?;
         let records = drive(reader.as_mut(), mapper.as_mut(), &mut out)?;
@@ -75,8 +76,9 @@ pub fn run_map(
         );
         let records = drive(reader.as_mut(), mapper.as_mut(), &mut collector)?;
         clock.next(Phase::Sort);
-        let (_, c) = collector.finish()?;
+        let (output, c) = collector.finish()?;
         counters.add(&c);
+        partition_bytes = output.index.iter().map(|r| r.part_length).collect();
         records
     };
     counters.incr(counters::MAP_INPUT_RECORDS, records);
@@ -91,5 +93,6 @@ pub fn run_map(
         outcome: Outcome::Succeeded,
         error: None,
         counters,
+        partition_bytes,
     })
 }

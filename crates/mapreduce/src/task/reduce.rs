@@ -6,6 +6,11 @@
 //! segments in memory until they exceed the shuffle memory budget and then merges them
 //! into one sorted run on local disk. The final merge reads the disk runs and the
 //! memory segments together and feeds key groups to the reducer.
+//!
+//! While it shuffles, the reduce keeps its Potential-Reception (what it still has to
+//! fetch, `shuffle::reception`) up to date: a forwarding thread counts each map
+//! completion as it arrives, before a fetcher is free to take it, and the task thread
+//! counts each segment fetched; every change goes to the caller's `on_reception`.
 
 use std::collections::BTreeMap;
 use std::fs::File;
@@ -27,6 +32,7 @@ use crate::merge::{for_each_group, Merge};
 use crate::output::OutputEmitter;
 use crate::record::{write_record, Run, SliceRun, StreamRun};
 use crate::registry::Registry;
+use crate::shuffle::reception::PotentialReception;
 use crate::shuffle::{MapOutputLocation, ShuffleSource};
 
 /// How long an idle fetcher waits for a completion before checking whether the
@@ -50,6 +56,8 @@ struct ShuffleJob<'a> {
     copies: usize,
     memory_limit: u64,
     source: &'a dyn ShuffleSource,
+    reception: Mutex<PotentialReception>,
+    on_reception: &'a (dyn Fn(u64) + Sync),
 }
 
 impl ShuffleJob<'_> {
@@ -92,19 +100,50 @@ impl ShuffleJob<'_> {
         }
     }
 
+    fn reception(&self) -> std::sync::MutexGuard<'_, PotentialReception> {
+        self.reception.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Counts each map completion toward Potential-Reception as it arrives and passes
+    /// it on to the fetchers.
+    fn forward(
+        &self,
+        events: Receiver<MapOutputLocation>,
+        done: &AtomicBool,
+        to_fetchers: mpsc::Sender<MapOutputLocation>,
+    ) {
+        while !done.load(Ordering::Relaxed) {
+            match events.recv_timeout(FETCHER_POLL) {
+                Ok(map) => {
+                    let value = self.reception().announce(&map);
+                    (self.on_reception)(value);
+                    if to_fetchers.send(map).is_err() {
+                        return;
+                    }
+                }
+                Err(RecvTimeoutError::Timeout) => continue,
+                Err(RecvTimeoutError::Disconnected) => return,
+            }
+        }
+    }
+
     /// Fetches one segment from every map.
     fn run(
         &self,
         events: Receiver<MapOutputLocation>,
         counters: &mut Counters,
     ) -> Result<Shuffled> {
-        let events = Mutex::new(events);
+        let (to_fetchers, fetcher_events) = mpsc::channel();
+        let events_for_fetchers = Mutex::new(fetcher_events);
         let done = AtomicBool::new(false);
         let (tx, rx) = mpsc::channel();
         std::thread::scope(|s| {
+            let done_ref = &done;
+            s.spawn(move || self.forward(events, done_ref, to_fetchers));
+            let events = &events_for_fetchers;
             for _ in 0..self.copies {
                 let tx = tx.clone();
-                let (events, done) = (&events, &done);
+                let done = &done;
                 s.spawn(move || self.fetcher(events, done, tx));
             }
             drop(tx);
@@ -135,6 +174,7 @@ impl ShuffleJob<'_> {
             }
             have[map as usize] = true;
             fetched += 1;
+            (self.on_reception)(self.reception().fetched(map));
             counters.incr(counters::REDUCE_SHUFFLE_BYTES, part_len);
             shuffled.memory_bytes += raw.len() as u64;
             shuffled.memory.insert(map, raw);
@@ -184,6 +224,8 @@ fn final_merge(shuffled: Shuffled) -> Result<Merge<'static>> {
 
 /// Runs a reduce: fetches partition `spec.attempt.task.index` of `num_maps` map outputs
 /// announced on `events`, merges, reduces and writes the attempt's part file.
+/// `on_reception` hears every change of what the reduce still has to fetch (its
+/// Potential-Reception), ending with 0 when the shuffle is over.
 pub fn run_reduce(
     spec: &TaskSpec,
     num_maps: u32,
@@ -191,6 +233,7 @@ pub fn run_reduce(
     source: &dyn ShuffleSource,
     dfs: &Dfs,
     registry: &Registry,
+    on_reception: &(dyn Fn(u64) + Sync),
 ) -> Result<TaskReport> {
     let start_ms = now_ms();
     let mut clock = PhaseClock::start(Phase::Shuffle);
@@ -209,8 +252,11 @@ pub fn run_reduce(
         copies: job.parallel_copies()?,
         memory_limit: job.shuffle_memory_bytes()?,
         source,
+        reception: Mutex::new(PotentialReception::new(num_maps, spec.attempt.task.index)),
+        on_reception,
     };
     let shuffled = shuffle.run(events, &mut counters)?;
+    on_reception(0);
     clock.next(Phase::Sort);
     let disk_runs = shuffled.disk.clone();
     let mut merge = final_merge(shuffled)?;
@@ -239,5 +285,6 @@ pub fn run_reduce(
         outcome: Outcome::Succeeded,
         error: None,
         counters,
+        partition_bytes: Vec::new(),
     })
 }

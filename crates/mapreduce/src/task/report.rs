@@ -56,6 +56,10 @@ pub struct TaskReport {
     /// Why the attempt failed.
     pub error: Option<String>,
     pub counters: Counters,
+    /// A map's output segment sizes by partition, as stored (empty for reduces and
+    /// map-only jobs); reduces judge what they still have to fetch from them.
+    #[serde(default)]
+    pub partition_bytes: Vec<u64>,
 }
 
 /// Collects phase timings as a task moves through them.

@@ -9,10 +9,51 @@ use tokio::sync::Notify;
 use tusk_proto::tusk::yarn as y;
 use tusk_proto::tusk::yarn::{ApplicationState, ContainerExitStatus, FinalApplicationStatus};
 
-use super::{App, Ask, Cluster};
+use super::{App, Ask, Cluster, Submission};
 use crate::error::{ResourceManagerError, Result};
 use crate::resource::Resource;
 use crate::status_policy::TaskKind;
+
+impl App {
+    /// A new application waiting for its first attempt's AM container.
+    pub(crate) fn accepted(id: String, seq: u64, s: Submission) -> App {
+        App {
+            id,
+            seq,
+            name: s.name,
+            queue: s.queue,
+            user: s.user,
+            app_type: s.app_type,
+            am_resource: s.am_resource,
+            am_launch: s.am_launch,
+            max_attempts: s.max_attempts,
+            // SUBMITTED lasts no longer than the submission: there is no admission step.
+            state: ApplicationState::AppAccepted,
+            final_status: FinalApplicationStatus::FinalUndefined,
+            diagnostics: String::new(),
+            progress: 0.0,
+            tracking_url: String::new(),
+            attempt: 1,
+            uncounted_attempts: 0,
+            am_container: None,
+            am_node: None,
+            am_exit_status: None,
+            registered: false,
+            submit_ms: s.submit_ms,
+            start_ms: 0,
+            finish_ms: 0,
+            next_container: 0,
+            asks: Vec::new(),
+            allocated: Vec::new(),
+            completed: Vec::new(),
+            live: HashSet::new(),
+            used: Resource::default(),
+            nodes_used: BTreeSet::new(),
+            cleaned: false,
+            wake: Arc::new(Notify::new()),
+        }
+    }
+}
 
 impl Cluster {
     /// Accepts an application; its AM container waits for a node with room.
@@ -26,47 +67,29 @@ impl Cluster {
             n => n.min(self.options.am_max_attempts),
         };
         tracing::info!(application = %id, name = %r.name, "application submitted");
+        let submission = Submission {
+            name: r.name,
+            queue: if r.queue.is_empty() {
+                "default".into()
+            } else {
+                r.queue
+            },
+            user: user.to_string(),
+            app_type: r.application_type,
+            am_resource,
+            am_launch: r.am_launch.unwrap_or_default(),
+            max_attempts,
+            submit_ms: tusk_common::now_millis(),
+        };
         self.apps.insert(
             id.clone(),
-            App {
-                id: id.clone(),
-                seq: u64::from(seq),
-                name: r.name,
-                queue: if r.queue.is_empty() {
-                    "default".into()
-                } else {
-                    r.queue
-                },
-                user: user.to_string(),
-                app_type: r.application_type,
-                am_resource,
-                am_launch: r.am_launch.unwrap_or_default(),
-                max_attempts,
-                // SUBMITTED lasts no longer than this call: there is no admission step.
-                state: ApplicationState::AppAccepted,
-                final_status: FinalApplicationStatus::FinalUndefined,
-                diagnostics: String::new(),
-                progress: 0.0,
-                tracking_url: String::new(),
-                attempt: 1,
-                am_container: None,
-                am_node: None,
-                am_exit_status: None,
-                registered: false,
-                submit_ms: tusk_common::now_millis(),
-                start_ms: 0,
-                finish_ms: 0,
-                next_container: 0,
-                asks: Vec::new(),
-                allocated: Vec::new(),
-                completed: Vec::new(),
-                live: HashSet::new(),
-                used: Resource::default(),
-                nodes_used: BTreeSet::new(),
-                cleaned: false,
-                wake: Arc::new(Notify::new()),
-            },
+            App::accepted(id.clone(), u64::from(seq), submission),
         );
+        // Acknowledged only once a restart would find it.
+        if let Err(e) = self.persist(&id) {
+            self.apps.remove(&id);
+            return Err(e);
+        }
         if self.event_driven() {
             self.schedule_all();
         }

@@ -88,7 +88,7 @@ impl Cluster {
             "AM Container for {attempt_id} exited with exitCode: {}\n{}",
             status.exit_status, status.diagnostics
         );
-        if app.attempt < app.max_attempts {
+        if app.attempt - app.uncounted_attempts < app.max_attempts {
             tracing::info!(application = %app_id, %diagnostics, "AM attempt failed; retrying");
             let live: Vec<String> = app.live.iter().cloned().collect();
             app.attempt += 1;
@@ -108,13 +108,14 @@ impl Cluster {
                     false,
                 );
             }
+            self.persist_or_log(app_id);
             if self.event_driven() {
                 self.schedule_all();
             }
         } else {
             let message = format!(
                 "Application {app_id} failed {} times due to {diagnostics}",
-                app.attempt
+                app.attempt - app.uncounted_attempts
             );
             self.finish_application(
                 app_id,
@@ -147,6 +148,10 @@ impl Cluster {
         app.finish_ms = tusk_common::now_millis();
         app.asks.clear();
         app.wake.notify_one();
+        self.persist_or_log(app_id);
+        let Some(app) = self.apps.get(app_id) else {
+            return;
+        };
         let keep_am = state == ApplicationState::AppFinished;
         let am = app.am_container.clone();
         let doomed: Vec<String> = app

@@ -73,6 +73,7 @@ impl Cluster {
         y::RegisterNodeManagerResponse {
             heartbeat_interval_ms: self.options.heartbeat_interval.as_millis() as u64,
             timing: self.options.timing.name().into(),
+            status_thresholds: Some(self.options.status_policy.thresholds()),
         }
     }
 
@@ -117,6 +118,21 @@ impl Cluster {
         }
         if self.event_driven() {
             self.schedule_all();
+        }
+        true
+    }
+
+    /// A node's status reported out of band because it crossed a policy threshold:
+    /// recorded, and (event-driven) the node is offered work at once, since what its
+    /// status held back may now be placed. False when the node must register again.
+    pub fn node_status_changed(&mut self, r: &y::NodeStatusChangedRequest) -> bool {
+        let Some(node) = self.nodes.get_mut(&r.node_id).filter(|n| !n.lost) else {
+            return false;
+        };
+        node.status = r.status.unwrap_or_default();
+        tracing::debug!(node = %r.node_id, status = ?node.status, "node status changed");
+        if self.event_driven() {
+            self.schedule_node(&r.node_id);
         }
         true
     }
@@ -195,6 +211,7 @@ impl Cluster {
                 status: Some(n.status),
                 last_heartbeat_ms: n.last_heartbeat_ms,
                 heartbeats: n.heartbeats,
+                blocked: self.options.status_policy.blocked(&n.status),
             })
             .collect()
     }

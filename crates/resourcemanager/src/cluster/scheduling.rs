@@ -147,7 +147,11 @@ impl Cluster {
         env.insert("APP_ATTEMPT_ID".into(), app.attempt_id());
         env.insert("APPLICATION_ID".into(), app.id.clone());
         env.insert("TUSK_RM_ADDRESS".into(), rm_address);
-        env.insert("MAX_APP_ATTEMPTS".into(), app.max_attempts.to_string());
+        // The number of the last attempt allowed (attempts a restart ended do not count).
+        env.insert(
+            "MAX_APP_ATTEMPTS".into(),
+            (app.max_attempts + app.uncounted_attempts).to_string(),
+        );
         node.to_launch.push(y::ContainerToLaunch {
             container_id: container_id.clone(),
             application_id: app.id.clone(),
@@ -196,6 +200,7 @@ impl Cluster {
             priority: ask.priority,
             ask_id: ask.ask_id,
             locality: l as i32,
+            node_status: Some(node.status),
         });
         app.asks.retain(|a| a.remaining > 0);
         app.wake.notify_one();
