@@ -27,6 +27,6 @@ pub use client::{CreateOptions, DfsClient};
 pub use error::ClientError;
 pub use options::{ClientOptions, ReplaceDatanodePolicy, ReplicationMode};
 pub use reader::FileReader;
-pub use tusk_rpc::ConnectRetry;
 pub use status::FileStatus;
+pub use tusk_rpc::ConnectRetry;
 pub use writer::FileWriter;

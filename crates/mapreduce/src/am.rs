@@ -39,8 +39,8 @@ use std::time::{Duration, Instant};
 
 use tusk_client::{ClientOptions, DfsClient};
 use tusk_common::{Configuration, Timing};
-use tusk_rpc::ConnectRetry;
 use tusk_proto::tusk::yarn as y;
+use tusk_rpc::ConnectRetry;
 use tusk_yarn_client::{ApplicationClient, ApplicationMasterClient, ContainerManagerClient};
 
 use crate::error::{MapReduceError, Result};

@@ -273,14 +273,16 @@ impl RpcClient {
         let (mut failures, mut timeouts) = (0u32, 0u32);
         loop {
             self.connect_attempts.fetch_add(1, Ordering::Relaxed);
-            let source =
-                match tokio::time::timeout(self.options.connect_timeout, TcpStream::connect(&self.addr))
-                    .await
-                {
-                    Ok(Ok(stream)) => return Ok(stream),
-                    Ok(Err(e)) => e,
-                    Err(_) => std::io::ErrorKind::TimedOut.into(),
-                };
+            let source = match tokio::time::timeout(
+                self.options.connect_timeout,
+                TcpStream::connect(&self.addr),
+            )
+            .await
+            {
+                Ok(Ok(stream)) => return Ok(stream),
+                Ok(Err(e)) => e,
+                Err(_) => std::io::ErrorKind::TimedOut.into(),
+            };
             let timed_out = source.kind() == std::io::ErrorKind::TimedOut;
             let (count, limit) = if timed_out {
                 (&mut timeouts, retry.max_retries_on_timeouts)

@@ -30,7 +30,10 @@ pub enum RpcError {
     Remote(#[from] RemoteException),
     /// A connection that could not be opened, after `retries` retries (Hadoop's
     /// `ConnectException` or `ConnectTimeoutException`: [`RpcError::java_class`]).
-    #[error("Call to {addr} failed on connection exception: {}: {source} (retried {retries} time(s))", connect_class(source))]
+    #[error(
+        "Call to {addr} failed on connection exception: {}: {source} (retried {retries} time(s))",
+        connect_class(source)
+    )]
     Connect {
         addr: String,
         retries: u32,

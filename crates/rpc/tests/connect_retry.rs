@@ -68,13 +68,19 @@ async fn a_call_made_while_the_server_is_down_succeeds_when_it_comes_back() {
         async move { client.call_raw("echo", b"still here").await }
     });
     wait_for("two refused connects", || client.connect_attempts() >= 2).await;
-    assert!(!call.is_finished(), "the call gave up while retries were left");
+    assert!(
+        !call.is_finished(),
+        "the call gave up while retries were left"
+    );
 
     let listener = TcpListener::bind(addr).await.unwrap();
     let shutdown = Shutdown::new();
     tokio::spawn(RpcServer::new(vec![Arc::new(Echo)]).serve(listener, shutdown.clone()));
 
-    let reply = call.await.unwrap().expect("the call succeeds once the server is up");
+    let reply = call
+        .await
+        .unwrap()
+        .expect("the call succeeds once the server is up");
     assert_eq!(&reply[..], b"still here");
     assert!(client.connect_attempts() >= 3);
     shutdown.trigger();
@@ -94,17 +100,25 @@ async fn a_call_fails_with_connect_exception_after_the_retries() {
     let elapsed = started.elapsed();
 
     match &err {
-        RpcError::Connect { retries, source, .. } => {
+        RpcError::Connect {
+            retries, source, ..
+        } => {
             assert_eq!(*retries, 3);
             assert_eq!(source.kind(), std::io::ErrorKind::ConnectionRefused);
         }
         other => panic!("expected a connect error, got {other:?}"),
     }
     assert_eq!(err.java_class(), Some("java.net.ConnectException"));
-    assert!(err.to_string().contains("java.net.ConnectException"), "{err}");
+    assert!(
+        err.to_string().contains("java.net.ConnectException"),
+        "{err}"
+    );
     assert!(err.is_retriable());
     assert_eq!(client.connect_attempts(), 4, "one attempt and 3 retries");
-    assert!(elapsed >= Duration::from_millis(120), "3 sleeps of 40 ms: {elapsed:?}");
+    assert!(
+        elapsed >= Duration::from_millis(120),
+        "3 sleeps of 40 ms: {elapsed:?}"
+    );
 }
 
 #[tokio::test]
