@@ -29,6 +29,8 @@ pub enum BenchError {
     TaskFailed { path: String, message: String },
     #[error("i/o error: {0}")]
     Io(#[from] std::io::Error),
+    #[error("testbed: {0}")]
+    Testbed(#[from] tusk_testbed::TestbedError),
 }
 
 impl BenchError {

@@ -8,18 +8,24 @@
 //! The cluster is `tusk` processes on 127.0.0.1 ([`cluster::FaultCluster`]); as root its
 //! name directory and volumes are small tmpfs mounts so they can be filled. A link cut
 //! needs the testbed's network namespaces; on loopback the `datanode-pause` fault
-//! (SIGSTOP, then SIGCONT) stands in for it: the node falls silent to everyone.
+//! (SIGSTOP, then SIGCONT) stands in for it: the node falls silent to everyone. With
+//! `--testbed FILE` the same daemons run inside a testbed's nodes and the faults go
+//! through its hooks: `link-cut` is a real cut of a DataNode node's link, volumes are
+//! loop devices; the load runs on this host and reaches the nodes over the bridge.
 //!
-//! - `cluster`: the processes, health, fault hooks (kill, pause, fill).
+//! - `cluster`: the processes, health, fault hooks (kill, pause, fill, link cut).
+//! - `placement`: which testbed node runs which daemon, with what arguments.
 //! - `load`: writers, namespace operations, readers, jobs; the ledger and its check.
 //! - `attacks`: the resource attacks of issue 10.
 
 pub mod attacks;
 pub mod cluster;
 pub mod load;
+pub mod placement;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -28,7 +34,7 @@ use tusk_client::{DfsClient, ReplicationMode};
 
 use crate::error::{BenchError, Result};
 use crate::{mode_name, RunContext};
-use cluster::{fill, unfill, ClusterOptions, FaultCluster, Role};
+use cluster::{ClusterOptions, FaultCluster, Role};
 use load::{JobTarget, Ledger, Load, LoadCounts, LoadOptions};
 
 /// Every fault, in the order the suite runs them.
@@ -40,6 +46,7 @@ pub const ALL: &[&str] = &[
     "am-kill",
     "task-kill",
     "datanode-pause",
+    "link-cut",
     "volume-full",
     "namedir-full",
     "block-flip",
@@ -50,13 +57,29 @@ pub const ALL: &[&str] = &[
     "editlog-bitflip-all",
 ];
 
+/// The faults run by default: every one, with `datanode-pause` on 127.0.0.1 and the
+/// real `link-cut` in its place on a testbed.
+pub fn default_faults(on_testbed: bool) -> Vec<String> {
+    let skip = if on_testbed {
+        "datanode-pause"
+    } else {
+        "link-cut"
+    };
+    ALL.iter()
+        .filter(|f| **f != skip)
+        .map(|f| f.to_string())
+        .collect()
+}
+
 #[derive(Clone, Debug, Serialize)]
 pub struct FaultsOptions {
     pub faults: Vec<String>,
     pub quick: bool,
     pub datanodes: usize,
-    /// How long a DataNode stays paused (the link-cut stand-in).
+    /// How long a DataNode stays paused (`datanode-pause`) or cut off (`link-cut`).
     pub pause: Duration,
+    /// A testbed description to run the daemons on instead of 127.0.0.1.
+    pub testbed: Option<PathBuf>,
     /// Load before each fault and while it holds.
     pub warmup: Duration,
     pub hold: Duration,
@@ -75,9 +98,10 @@ impl FaultsOptions {
     pub fn new(tusk_exe: PathBuf, quick: bool) -> Self {
         let s = Duration::from_secs;
         FaultsOptions {
-            faults: ALL.iter().map(|s| s.to_string()).collect(),
+            faults: default_faults(false),
             quick,
             datanodes: 4,
+            testbed: None,
             pause: if quick { s(15) } else { s(60) },
             warmup: if quick { s(3) } else { s(8) },
             hold: if quick { s(3) } else { s(10) },
@@ -170,14 +194,34 @@ pub async fn run(options: FaultsOptions) -> Result<FaultsReport> {
             )));
         }
     }
+    if options.testbed.is_none() && options.faults.iter().any(|f| f == "link-cut") {
+        return Err(BenchError::InvalidOptions(
+            "link-cut needs a testbed (--testbed FILE); on 127.0.0.1 use datanode-pause".into(),
+        ));
+    }
     let cluster_options = ClusterOptions {
         datanodes: options.datanodes,
         defines: cluster_defines(),
         name_dir_mb: 64,
         volume_mb: if options.quick { 256 } else { 384 },
+        testbed: None,
     };
-    let cluster =
-        FaultCluster::start(&options.tusk_exe, &options.dir, cluster_options.clone()).await?;
+    let cluster = match &options.testbed {
+        None => {
+            FaultCluster::start(&options.tusk_exe, &options.dir, cluster_options.clone()).await?
+        }
+        Some(file) => {
+            let description = tusk_testbed::Description::load(file)?;
+            FaultCluster::start_on_testbed(
+                &options.tusk_exe,
+                &options.dir,
+                cluster_options.clone(),
+                description,
+            )
+            .await?
+        }
+    };
+    let cluster_options = cluster.options.clone();
     let clients = [ReplicationMode::Pipeline, ReplicationMode::Parallel]
         .into_iter()
         .map(|m| {
@@ -230,8 +274,12 @@ pub async fn run(options: FaultsOptions) -> Result<FaultsReport> {
         }
     }
     suite.cluster.stop();
+    let place = match &cluster_options.testbed {
+        Some(name) => format!("tusk processes in the nodes of testbed {name}"),
+        None => "tusk processes on 127.0.0.1".to_string(),
+    };
     Ok(FaultsReport {
-        context: RunContext::new("tusk processes on 127.0.0.1"),
+        context: RunContext::new(place),
         options,
         cluster: cluster_options,
         rows,
@@ -358,6 +406,7 @@ impl Suite {
             "am-kill" => self.container_kill("mr-am", load).await,
             "task-kill" => self.container_kill("mr-task", load).await,
             "datanode-pause" => self.datanode_pause().await,
+            "link-cut" => self.link_cut().await,
             "volume-full" => self.volume_full().await,
             "namedir-full" => self.namedir_full().await,
             "block-flip" => self.replica_flip(false).await,
@@ -460,14 +509,27 @@ impl Suite {
         })
     }
 
+    /// A DataNode's link cut (nothing in or out, the testbed's `cut_link`) for
+    /// `pause`, then restored.
+    async fn link_cut(&mut self) -> Result<Injected> {
+        let victim = 2;
+        let node = self.cluster.cut_link(victim)?;
+        tokio::time::sleep(self.options.pause).await;
+        self.cluster.restore_link(victim)?;
+        Ok(Injected {
+            notes: vec![format!(
+                "datanode{victim}'s node {node}: link cut {} s, then restored",
+                self.options.pause.as_secs()
+            )],
+            ..Default::default()
+        })
+    }
+
     /// A DataNode's volume filled for `hold`, then emptied.
     async fn volume_full(&mut self) -> Result<Injected> {
-        let dir = self.cluster.dir.join("data0");
-        let bytes = tokio::task::spawn_blocking(move || fill(&dir))
-            .await
-            .map_err(io_join)??;
+        let bytes = self.cluster.fill_data_volume(0).await?;
         tokio::time::sleep(self.options.hold).await;
-        unfill(&self.cluster.dir.join("data0"))?;
+        self.cluster.unfill_data_volume(0)?;
         Ok(Injected {
             notes: vec![format!(
                 "data0 filled with {} MB for {} s",
@@ -481,39 +543,40 @@ impl Suite {
     /// The NameNode's name directory filled while mkdirs run as fast as they are
     /// answered; the NameNode must stop. Then emptied and the NameNode restarted.
     async fn namedir_full(&mut self) -> Result<Injected> {
-        let name = self.cluster.dir.join("name");
-        let bytes = tokio::task::spawn_blocking(move || fill(&name))
-            .await
-            .map_err(io_join)??;
-        let client = self.clients[0].1.clone();
+        let bytes = self.cluster.fill_name_volume().await?;
         let deadline = Instant::now() + Duration::from_secs(90);
-        let (mut acked, mut refused) = (0u64, 0u64);
+        let stop = Arc::new(AtomicBool::new(false));
+        let hammers: Vec<_> = (0..HAMMERS)
+            .map(|h| {
+                let client = self.clients[0].1.clone();
+                let ledger = self.ledger.clone();
+                tokio::spawn(hammer(client, ledger, h, stop.clone()))
+            })
+            .collect();
         let mut stopped = None;
-        let mut i = 0u64;
         while Instant::now() < deadline {
             if let Some(code) = self.cluster.exited(Role::NameNode) {
                 stopped = Some(code);
                 break;
             }
-            i += 1;
-            let path = format!("/faults/hammer/{}-{i}", std::process::id());
-            match tokio::time::timeout(Duration::from_secs(5), client.mkdirs(&path, 0o755, true))
-                .await
-            {
-                Ok(Ok(true)) => {
-                    self.ledger.lock().expect("ledger").paths.insert(path, true);
-                    acked += 1;
-                }
-                _ => refused += 1,
-            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
         }
-        unfill(&self.cluster.dir.join("name"))?;
+        stop.store(true, Ordering::Relaxed);
+        let (mut acked, mut refused) = (0u64, 0u64);
+        for h in hammers {
+            let (a, r) = h
+                .await
+                .map_err(|e| BenchError::Io(std::io::Error::other(e)))?;
+            acked += a;
+            refused += r;
+        }
+        self.cluster.unfill_name_volume()?;
         let mut notes = vec![format!(
             "name dir filled ({} MB); {acked} mkdirs acknowledged after, {refused} refused; ",
             bytes >> 20
         )];
         match stopped {
-            Some(code) => notes.push(format!("NameNode stopped (exit {code:?})")),
+            Some(code) => notes.push(format!("NameNode stopped ({})", exit_text(code))),
             None => {
                 notes.push("NameNode did NOT stop within 90 s; killed".into());
                 self.cluster.kill(Role::NameNode);
@@ -551,7 +614,7 @@ impl Suite {
             })
             .unwrap_or(0);
         let id = block.b.block_id;
-        let data_dir = self.cluster.dir.join(format!("data{dn}"));
+        let data_dir = self.cluster.data_dir(dn).to_path_buf();
         let target = find_replica(&data_dir, id, meta)
             .ok_or_else(|| BenchError::InvalidOptions(format!("blk_{id} not on datanode{dn}")))?;
         let mut bytes = std::fs::read(&target)?;
@@ -664,7 +727,7 @@ impl Suite {
             flip.describe(),
             match started {
                 Ok(()) => "started from nn0's copy".to_string(),
-                Err(code) => format!("did NOT start (exit {code:?})"),
+                Err(code) => format!("did NOT start ({})", exit_text(code)),
             },
             flip.file,
             if error { "yes" } else { "NO" },
@@ -703,11 +766,13 @@ impl Suite {
             });
         let mut notes = vec![flip.describe()];
         match (started, refusal) {
-            (Err(code), Some(message)) => {
-                notes.push(format!("start-up refused (exit {code:?}): \"{message}\""))
-            }
+            (Err(code), Some(message)) => notes.push(format!(
+                "start-up refused ({}): \"{message}\"",
+                exit_text(code)
+            )),
             (Err(code), None) => notes.push(format!(
-                "start-up refused (exit {code:?}) without naming the damage"
+                "start-up refused ({}) without naming the damage",
+                exit_text(code)
             )),
             (Ok(()), _) => {
                 notes.push("start-up NOT refused".into());
@@ -850,10 +915,6 @@ impl Suite {
     }
 }
 
-fn io_join(e: tokio::task::JoinError) -> BenchError {
-    BenchError::Io(std::io::Error::other(e))
-}
-
 fn cluster_ancestor(pid: u32, ancestor: u32) -> bool {
     let mut p = pid;
     for _ in 0..32 {
@@ -879,6 +940,43 @@ fn cluster_ancestor(pid: u32, ancestor: u32) -> bool {
         p = parent;
     }
     false
+}
+
+/// "exit 1"; "exited" where the code is not known (a testbed's processes are not
+/// this one's children to wait for).
+fn exit_text(code: Option<i32>) -> String {
+    code.map_or("exited".to_string(), |c| format!("exit {c}"))
+}
+
+/// Concurrent `mkdirs` callers in `namedir-full`: many edits per sync, so the edit
+/// segment's preallocated end is reached in seconds even on a throttled volume.
+const HAMMERS: usize = 32;
+
+/// `mkdirs` of long names (each edit record about 250 bytes) as fast as they are
+/// answered until `stop`; every acknowledged one goes into the ledger. Returns the
+/// acknowledged and refused counts.
+async fn hammer(
+    client: DfsClient,
+    ledger: Arc<Mutex<Ledger>>,
+    h: usize,
+    stop: Arc<AtomicBool>,
+) -> (u64, u64) {
+    let (mut acked, mut refused) = (0u64, 0u64);
+    let long = "x".repeat(180);
+    let mut i = 0u64;
+    while !stop.load(Ordering::Relaxed) {
+        i += 1;
+        let path = format!("/faults/hammer/{}-{h}-{i}-{long}", std::process::id());
+        match tokio::time::timeout(Duration::from_secs(5), client.mkdirs(&path, 0o755, true)).await
+        {
+            Ok(Ok(true)) => {
+                ledger.lock().expect("ledger").paths.insert(path, true);
+                acked += 1;
+            }
+            _ => refused += 1,
+        }
+    }
+    (acked, refused)
 }
 
 /// The NameNode's suffix for files a start-up repair kept aside (`*.corrupt-<time>`).
@@ -1022,8 +1120,12 @@ impl FaultsReport {
             s.push_str(&row_markdown(r));
             s.push('\n');
         }
+        let place = match &self.cluster.testbed {
+            Some(name) => format!("in the nodes of testbed {name}"),
+            None => "on 127.0.0.1".to_string(),
+        };
         s.push_str(&format!(
-            "\n{} DataNodes + {} NodeManagers on 127.0.0.1; {}\n",
+            "\n{} DataNodes + {} NodeManagers {place}; {}\n",
             self.cluster.datanodes,
             self.cluster.datanodes,
             self.cluster.defines.join(", ")

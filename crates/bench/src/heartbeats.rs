@@ -20,7 +20,7 @@ use tusk_proto::internal::{
     BlockReportRequest, BlockReportResponse, DatanodeIdentity, HeartbeatRequest, HeartbeatResponse,
     NodeStatusProto, RegisterDatanodeRequest, RegisterDatanodeResponse, ReplicaReport,
 };
-use tusk_rpc::{RpcClient, RpcClientOptions};
+use tusk_rpc::{ConnectRetry, RpcClient, RpcClientOptions};
 
 use crate::context::RunContext;
 use crate::error::{BenchError, Result};
@@ -261,6 +261,7 @@ async fn run_case(
                 RpcClientOptions {
                     protocol: DATANODE_PROTOCOL.into(),
                     max_in_flight: per.max(16),
+                    connect_retry: ConnectRetry::NONE,
                     ..Default::default()
                 },
             ))

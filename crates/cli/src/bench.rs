@@ -105,8 +105,8 @@ pub struct SchedulingArgs {
 pub struct FaultsArgs {
     /// Faults to run, in order (default: all): namenode-kill, datanode-kill,
     /// resourcemanager-kill, nodemanager-kill, am-kill, task-kill, datanode-pause,
-    /// volume-full, namedir-full, block-flip, meta-flip, editlog-torn-tail, rpc-attacks,
-    /// editlog-bitflip.
+    /// link-cut (testbed only), volume-full, namedir-full, block-flip, meta-flip,
+    /// editlog-torn-tail, rpc-attacks, editlog-bitflip, editlog-bitflip-all.
     #[arg(long, value_delimiter = ',')]
     faults: Vec<String>,
     /// Shorter warm-up, hold and pause.
@@ -114,9 +114,15 @@ pub struct FaultsArgs {
     quick: bool,
     #[arg(long, default_value_t = 4)]
     datanodes: usize,
-    /// How long `datanode-pause` holds a DataNode stopped (default 60 s, 15 s with --quick).
+    /// How long `datanode-pause` holds a DataNode stopped, or `link-cut` keeps its link
+    /// cut (default 60 s, 15 s with --quick).
     #[arg(long, value_parser = duration)]
     pause: Option<Duration>,
+    /// Run the daemons inside a testbed built from this description (root; e.g.
+    /// testbeds/faults.toml) and inject faults through its hooks; the default fault
+    /// list then has `link-cut` in place of `datanode-pause`.
+    #[arg(long)]
+    testbed: Option<PathBuf>,
     /// Replication modes `datanode-kill` is measured in, one row each.
     #[arg(long, default_value = "pipeline,parallel", value_delimiter = ',')]
     modes: Vec<ReplicationMode>,
@@ -471,9 +477,11 @@ fn job_conf(words: &[String]) -> anyhow::Result<std::collections::BTreeMap<Strin
 
 async fn run_faults(a: FaultsArgs) -> anyhow::Result<()> {
     let mut o = faults::FaultsOptions::new(std::env::current_exe()?, a.quick);
-    if !a.faults.is_empty() {
-        o.faults = a.faults;
-    }
+    o.faults = match a.faults.is_empty() {
+        true => faults::default_faults(a.testbed.is_some()),
+        false => a.faults,
+    };
+    o.testbed = a.testbed;
     o.datanodes = a.datanodes;
     o.pause = a.pause.unwrap_or(o.pause);
     o.modes = a.modes;

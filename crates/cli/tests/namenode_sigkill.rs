@@ -46,6 +46,8 @@ fn start_namenode(dir: &Path, listen: &str) -> (Child, String) {
 fn client(addr: &str) -> DfsClient {
     DfsClient::new(ClientOptions {
         namenode: addr.to_string(),
+        // The load meets a killed NameNode; fail at once instead of retrying 10 s.
+        connect_retry: tusk_client::ConnectRetry::NONE,
         ..Default::default()
     })
 }

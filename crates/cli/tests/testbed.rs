@@ -856,3 +856,85 @@ fn disk_rate_keeps_maps_off_a_node_with_a_slow_disk() {
         off["slow"]
     );
 }
+
+/// `tusk bench faults --testbed` in its smallest form: the suite's daemons in the nodes
+/// of `testbeds/faults.toml`, a DataNode node's link really cut for 5 s and restored,
+/// then a DataNode killed with kill -9 through the testbed's hooks, under the mixed load
+/// (no jobs). Nothing acknowledged may be lost, the cluster must come back to full
+/// replication after each, and the suite's testbed must be gone afterwards.
+struct SuiteTestbed(PathBuf);
+
+impl Drop for SuiteTestbed {
+    fn drop(&mut self) {
+        if tusk_testbed::Testbed::record_path(&self.0).exists() {
+            let _ = tusk_testbed::Testbed::teardown(&self.0);
+        }
+    }
+}
+
+fn netns_list() -> String {
+    let out = Command::new("ip").args(["netns", "list"]).output().unwrap();
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+#[test]
+fn link_cut_and_datanode_kill_on_the_testbed_lose_nothing() {
+    if !can_run() {
+        return;
+    }
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let dir = tempfile::tempdir().expect("temp dir");
+    let state = dir.path().join("suite");
+    let _guard = SuiteTestbed(state.join("testbed"));
+    let json = dir.path().join("faults.json");
+    let description = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testbeds/faults.toml");
+    let out = Command::new("timeout")
+        .arg("600")
+        .arg(env!("CARGO_BIN_EXE_tusk"))
+        .args(["bench", "faults", "--quick", "--no-jobs", "--testbed"])
+        .arg(&description)
+        .args(["--faults", "link-cut,datanode-kill", "--modes", "pipeline"])
+        .args(["--pause", "5s", "--dir"])
+        .arg(&state)
+        .arg("--json")
+        .arg(&json)
+        .env("TUSK_LOG", "error")
+        .output()
+        .expect("running tusk bench faults");
+    assert!(
+        out.status.success(),
+        "{}\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&json).expect("report")).expect("json");
+    assert_eq!(report["cluster"]["testbed"], "faults");
+    let rows = report["rows"].as_array().expect("rows");
+    let faults: Vec<&str> = rows.iter().map(|r| r["fault"].as_str().unwrap()).collect();
+    assert_eq!(faults, ["link-cut", "datanode-kill"]);
+    for row in rows {
+        assert!(row["acknowledged_ops"].as_u64().unwrap() > 0, "{row}");
+        assert_eq!(row["lost"], 0, "{row}");
+        assert_eq!(row["unreadable"], 0, "{row}");
+        assert!(
+            row["recovery_seconds"].as_f64().is_some(),
+            "not back to full replication: {row}"
+        );
+    }
+    let cut = &rows[0];
+    assert!(
+        cut["notes"].as_str().unwrap().contains("link cut 5 s"),
+        "{cut}"
+    );
+    assert!(
+        cut["recovery_seconds"].as_f64().unwrap() >= 5.0,
+        "recovered before the link came back: {cut}"
+    );
+    let tag = tusk_testbed::testbed::tag_of(&state.join("testbed").canonicalize().unwrap());
+    assert!(
+        !netns_list().contains(&format!("tusk-{tag}-")),
+        "the suite left its testbed's namespaces: {}",
+        netns_list()
+    );
+}

@@ -58,6 +58,7 @@ impl DfsClient {
             RpcClientOptions {
                 user: options.user.clone(),
                 max_in_flight: options.max_calls_in_flight,
+                connect_retry: options.connect_retry,
                 ..Default::default()
             },
         );

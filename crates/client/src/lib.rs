@@ -28,4 +28,5 @@ pub use error::ClientError;
 pub use options::{ClientOptions, ReplaceDatanodePolicy, ReplicationMode};
 pub use reader::FileReader;
 pub use status::FileStatus;
+pub use tusk_rpc::ConnectRetry;
 pub use writer::FileWriter;

@@ -2,6 +2,7 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 use tusk_common::Configuration;
+use tusk_rpc::ConnectRetry;
 
 use crate::error::{ClientError, Result};
 
@@ -123,6 +124,9 @@ pub struct ClientOptions {
     /// `dfs.client.block.write.replace-datanode-on-failure.best-effort`: when no
     /// replacement can be had, go on with the nodes left instead of failing the write.
     pub replace_datanode_best_effort: bool,
+    /// `ipc.client.connect.*`: how the NameNode connection is retried while it cannot
+    /// be opened (Hadoop's defaults: 10 refused connects 1 s apart, 45 timeouts).
+    pub connect_retry: ConnectRetry,
 }
 
 impl Default for ClientOptions {
@@ -142,6 +146,7 @@ impl Default for ClientOptions {
             complete_retries: 10,
             replace_datanode_on_failure: ReplaceDatanodePolicy::Default,
             replace_datanode_best_effort: false,
+            connect_retry: ConnectRetry::default(),
         }
     }
 }
@@ -199,6 +204,7 @@ impl ClientOptions {
                     d.replace_datanode_best_effort,
                 )
                 .map_err(bad)?,
+            connect_retry: ConnectRetry::from_conf(conf).map_err(bad)?,
         })
     }
 }

@@ -38,7 +38,7 @@ use tokio::task::JoinHandle;
 use tusk_common::Shutdown;
 use tusk_proto::hdfs::{DatanodeIdProto, DatanodeInfoProto};
 use tusk_proto::internal::DatanodeIdentity;
-use tusk_rpc::{RpcClient, RpcClientOptions};
+use tusk_rpc::{ConnectRetry, RpcClient, RpcClientOptions};
 use tusk_security::BlockTokenSecretManager;
 
 pub use block_store::{BlockStore, FileBlockStore, ReplicaInfo, ReplicaState, StorageUsage};
@@ -178,6 +178,8 @@ impl DataNode {
             RpcClientOptions {
                 protocol: DATANODE_PROTOCOL.into(),
                 connect_timeout: Duration::from_secs(5),
+                // The heartbeat loop retries on its own interval.
+                connect_retry: ConnectRetry::NONE,
                 ..Default::default()
             },
         );

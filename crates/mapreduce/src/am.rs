@@ -42,6 +42,7 @@ use std::time::{Duration, Instant};
 use tusk_client::{ClientOptions, DfsClient};
 use tusk_common::{Configuration, Timing};
 use tusk_proto::tusk::yarn as y;
+use tusk_rpc::ConnectRetry;
 use tusk_yarn_client::{ApplicationClient, ApplicationMasterClient, ContainerManagerClient};
 
 use crate::error::{MapReduceError, Result};
@@ -88,6 +89,9 @@ pub struct AmOptions {
     pub history_dir: String,
     /// Configuration handed to every task as `-D key=value`.
     pub task_conf: BTreeMap<String, String>,
+    /// `ipc.client.connect.*` for the AM's DFS client, so it rides out a NameNode
+    /// restart as the tasks' clients do.
+    pub connect_retry: ConnectRetry,
 }
 
 impl AmOptions {
@@ -141,6 +145,7 @@ impl AmOptions {
             speculation: SpeculationOptions::from_conf(conf)?,
             history_dir: conf.get_str(history::HISTORY_DIR_KEY, history::DEFAULT_HISTORY_DIR),
             task_conf,
+            connect_retry: ConnectRetry::from_conf(conf).map_err(bad)?,
         })
     }
 }
@@ -179,6 +184,7 @@ struct Am {
 pub async fn run_am(opts: AmOptions) -> Result<()> {
     let dfs = DfsClient::new(ClientOptions {
         namenode: tusk_client::options::namenode_addr(&opts.fs).unwrap_or_else(|| opts.fs.clone()),
+        connect_retry: opts.connect_retry,
         ..Default::default()
     });
     let rm = ApplicationMasterClient::new(&opts.rm_addr, &opts.attempt_id);

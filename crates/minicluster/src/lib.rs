@@ -173,11 +173,17 @@ async fn bind(addr: SocketAddr) -> Result<TcpListener, Error> {
 }
 
 impl MiniCluster {
+    /// A builder; its clients do not retry a refused NameNode connection
+    /// (`ipc.client.connect.max.retries=0`), so tests that probe a stopped NameNode fail
+    /// at once. A test of riding out a restart sets the key back with `.conf(..)`.
     pub fn builder() -> MiniClusterBuilder {
+        let mut conf = Configuration::new();
+        conf.set("ipc.client.connect.max.retries", "0");
+        conf.set("ipc.client.connect.max.retries.on.timeouts", "0");
         MiniClusterBuilder {
             datanodes: 3,
             nodemanagers: None,
-            conf: Configuration::new(),
+            conf,
             base_dir: None,
         }
     }

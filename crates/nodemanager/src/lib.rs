@@ -45,7 +45,7 @@ use tokio::net::TcpListener;
 use tokio::task::JoinHandle;
 use tusk_common::Shutdown;
 use tusk_proto::tusk::yarn as y;
-use tusk_rpc::{RpcClient, RpcClientOptions, RpcServer};
+use tusk_rpc::{ConnectRetry, RpcClient, RpcClientOptions, RpcServer};
 
 pub use containers::CONTAINER_SECRET_ENV;
 pub use error::NodeManagerError;
@@ -177,6 +177,8 @@ impl NodeManager {
             RpcClientOptions {
                 protocol: RESOURCE_TRACKER_PROTOCOL.into(),
                 connect_timeout: Duration::from_secs(5),
+                // The heartbeat loop retries on its own interval.
+                connect_retry: ConnectRetry::NONE,
                 ..Default::default()
             },
         );

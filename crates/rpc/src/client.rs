@@ -1,10 +1,13 @@
 //! The RPC client: one TCP connection shared by every caller. Callers send frames to a
 //! writer task and wait on a oneshot channel keyed by call id; a reader task routes each
 //! reply to its caller. A dropped connection fails the calls in flight and is replaced on
-//! the next call.
+//! the next call. Opening a connection is retried as Hadoop's `Client` does
+//! ([`ConnectRetry`]): a refused connect up to `ipc.client.connect.max.retries` times,
+//! `ipc.client.connect.retry.interval` apart; a connect that times out up to
+//! `ipc.client.connect.max.retries.on.timeouts` times, at once (the timeout was the wait).
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicI32, Ordering};
+use std::sync::atomic::{AtomicI32, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -19,6 +22,8 @@ use tusk_proto::common::{
     RpcResponseHeaderProto, UserInformationProto,
 };
 
+use tusk_common::{ConfigError, Configuration};
+
 use crate::error::{RemoteException, RpcError};
 use crate::frame::{self, Encoded};
 
@@ -31,7 +36,62 @@ pub struct RpcClientOptions {
     pub protocol: String,
     /// Calls in flight on the connection at most (`ipc.client.async.calls.max`).
     pub max_in_flight: usize,
+    /// `ipc.client.connect.timeout`: one connect attempt at most.
     pub connect_timeout: Duration,
+    /// How opening a connection is retried.
+    pub connect_retry: ConnectRetry,
+}
+
+/// Hadoop's connect retry (`Client.Connection.setupConnection`): each failed connect
+/// is counted as a timeout or as another failure (refused, unreachable); either count
+/// past its maximum fails the call with the last error.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(default)]
+pub struct ConnectRetry {
+    /// `ipc.client.connect.max.retries` (10).
+    pub max_retries: u32,
+    /// `ipc.client.connect.retry.interval` (1000 ms): the sleep before each such retry.
+    pub interval: Duration,
+    /// `ipc.client.connect.max.retries.on.timeouts` (45); retried without a sleep.
+    pub max_retries_on_timeouts: u32,
+}
+
+impl Default for ConnectRetry {
+    fn default() -> Self {
+        ConnectRetry {
+            max_retries: 10,
+            interval: Duration::from_millis(1000),
+            max_retries_on_timeouts: 45,
+        }
+    }
+}
+
+impl ConnectRetry {
+    /// One attempt, no retry: for callers that run their own retry loop (heartbeats,
+    /// YARN clients with `yarn.resourcemanager.connect.*`, as Hadoop's RMProxy does).
+    pub const NONE: ConnectRetry = ConnectRetry {
+        max_retries: 0,
+        interval: Duration::ZERO,
+        max_retries_on_timeouts: 0,
+    };
+
+    /// The three `ipc.client.connect.*` keys, Hadoop's defaults where unset.
+    pub fn from_conf(conf: &Configuration) -> Result<Self, ConfigError> {
+        let d = ConnectRetry::default();
+        Ok(ConnectRetry {
+            max_retries: conf.get_u64("ipc.client.connect.max.retries", d.max_retries.into())?
+                as u32,
+            interval: conf.get_duration(
+                "ipc.client.connect.retry.interval",
+                d.interval,
+                Duration::from_millis(1),
+            )?,
+            max_retries_on_timeouts: conf.get_u64(
+                "ipc.client.connect.max.retries.on.timeouts",
+                d.max_retries_on_timeouts.into(),
+            )? as u32,
+        })
+    }
 }
 
 impl Default for RpcClientOptions {
@@ -41,6 +101,7 @@ impl Default for RpcClientOptions {
             protocol: crate::CLIENT_PROTOCOL.to_string(),
             max_in_flight: 100,
             connect_timeout: Duration::from_secs(20),
+            connect_retry: ConnectRetry::default(),
         }
     }
 }
@@ -76,6 +137,21 @@ pub struct RpcClient {
     client_id: Bytes,
     /// Bounds calls in flight.
     window: Semaphore,
+    /// Connect attempts made, successful or not.
+    connect_attempts: AtomicU64,
+    /// Connect cycles (with their retries) that failed; a caller that waited for a
+    /// cycle which failed takes its error instead of starting one of its own.
+    failed_cycles: AtomicU64,
+    /// The error that ended the last failed cycle.
+    last_failure: Mutex<Option<ConnectFailure>>,
+}
+
+/// What ended a failed connect cycle, kept to hand to callers that waited for it.
+#[derive(Clone)]
+struct ConnectFailure {
+    kind: std::io::ErrorKind,
+    message: String,
+    retries: u32,
 }
 
 impl RpcClient {
@@ -90,7 +166,15 @@ impl RpcClient {
             connecting: tokio::sync::Mutex::new(()),
             next_call_id: AtomicI32::new(0),
             client_id: Bytes::copy_from_slice(&client_id),
+            connect_attempts: AtomicU64::new(0),
+            failed_cycles: AtomicU64::new(0),
+            last_failure: Mutex::new(None),
         }
+    }
+
+    /// Connect attempts made so far (each retry counts).
+    pub fn connect_attempts(&self) -> u64 {
+        self.connect_attempts.load(Ordering::Relaxed)
     }
 
     pub fn addr(&self) -> &str {
@@ -156,9 +240,19 @@ impl RpcClient {
         if let Some(c) = self.live_connection() {
             return Ok(c);
         }
+        let failed_before = self.failed_cycles.load(Ordering::Acquire);
         let _opening = self.connecting.lock().await;
         if let Some(c) = self.live_connection() {
             return Ok(c);
+        }
+        if self.failed_cycles.load(Ordering::Acquire) != failed_before {
+            if let Some(f) = self.last_failure.lock().expect("failure slot").clone() {
+                return Err(RpcError::Connect {
+                    addr: self.addr.clone(),
+                    retries: f.retries,
+                    source: std::io::Error::new(f.kind, f.message),
+                });
+            }
         }
         let conn = Arc::new(self.connect().await?);
         *self.conn.lock().expect("connection slot") = Some(conn.clone());
@@ -172,16 +266,62 @@ impl RpcClient {
             .cloned()
     }
 
-    async fn connect(&self) -> Result<Connection, RpcError> {
-        let connect_err = |source| RpcError::Connect {
+    /// Opens a socket, retrying as [`ConnectRetry`] says; a cycle that fails is
+    /// recorded for the callers waiting on it.
+    async fn open_socket(&self) -> Result<TcpStream, RpcError> {
+        let retry = self.options.connect_retry;
+        let (mut failures, mut timeouts) = (0u32, 0u32);
+        loop {
+            self.connect_attempts.fetch_add(1, Ordering::Relaxed);
+            let source = match tokio::time::timeout(
+                self.options.connect_timeout,
+                TcpStream::connect(&self.addr),
+            )
+            .await
+            {
+                Ok(Ok(stream)) => return Ok(stream),
+                Ok(Err(e)) => e,
+                Err(_) => std::io::ErrorKind::TimedOut.into(),
+            };
+            let timed_out = source.kind() == std::io::ErrorKind::TimedOut;
+            let (count, limit) = if timed_out {
+                (&mut timeouts, retry.max_retries_on_timeouts)
+            } else {
+                (&mut failures, retry.max_retries)
+            };
+            if *count >= limit {
+                return Err(self.connect_failed(failures + timeouts, source));
+            }
+            *count += 1;
+            tracing::info!(
+                addr = %self.addr,
+                error = %source,
+                "Retrying connect to server: {}. Already tried {} time(s)",
+                self.addr,
+                failures + timeouts - 1
+            );
+            if !timed_out {
+                tokio::time::sleep(retry.interval).await;
+            }
+        }
+    }
+
+    fn connect_failed(&self, retries: u32, source: std::io::Error) -> RpcError {
+        *self.last_failure.lock().expect("failure slot") = Some(ConnectFailure {
+            kind: source.kind(),
+            message: source.to_string(),
+            retries,
+        });
+        self.failed_cycles.fetch_add(1, Ordering::Release);
+        RpcError::Connect {
             addr: self.addr.clone(),
+            retries,
             source,
-        };
-        let stream =
-            tokio::time::timeout(self.options.connect_timeout, TcpStream::connect(&self.addr))
-                .await
-                .map_err(|_| connect_err(std::io::ErrorKind::TimedOut.into()))?
-                .map_err(connect_err)?;
+        }
+    }
+
+    async fn connect(&self) -> Result<Connection, RpcError> {
+        let stream = self.open_socket().await?;
         let _ = stream.set_nodelay(true);
         let (rd, mut wr) = stream.into_split();
         let mut hello = BytesMut::new();

@@ -28,9 +28,15 @@ impl RemoteException {
 pub enum RpcError {
     #[error(transparent)]
     Remote(#[from] RemoteException),
-    #[error("connection to {addr} failed: {source}")]
+    /// A connection that could not be opened, after `retries` retries (Hadoop's
+    /// `ConnectException` or `ConnectTimeoutException`: [`RpcError::java_class`]).
+    #[error(
+        "Call to {addr} failed on connection exception: {}: {source} (retried {retries} time(s))",
+        connect_class(source)
+    )]
     Connect {
         addr: String,
+        retries: u32,
         source: std::io::Error,
     },
     #[error("i/o error on RPC connection: {0}")]
@@ -57,11 +63,31 @@ impl RpcError {
         )
     }
 
+    /// The Java exception class Hadoop's client raises for this error, where there is
+    /// one: a remote exception's own class, or the class of a failed connect.
+    pub fn java_class(&self) -> Option<&str> {
+        match self {
+            RpcError::Remote(r) => Some(&r.class),
+            RpcError::Connect { source, .. } => Some(connect_class(source)),
+            _ => None,
+        }
+    }
+
     /// The remote exception, if the server raised one.
     pub fn remote(&self) -> Option<&RemoteException> {
         match self {
             RpcError::Remote(r) => Some(r),
             _ => None,
         }
+    }
+}
+
+/// `java.net.ConnectException` for a refused (or otherwise failed) connect,
+/// `org.apache.hadoop.net.ConnectTimeoutException` for one that timed out.
+fn connect_class(source: &std::io::Error) -> &'static str {
+    if source.kind() == std::io::ErrorKind::TimedOut {
+        "org.apache.hadoop.net.ConnectTimeoutException"
+    } else {
+        "java.net.ConnectException"
     }
 }

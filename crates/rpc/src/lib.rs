@@ -11,7 +11,8 @@
 //!   connections, connections, header and idle time) and its counters;
 //!   `server/input`: a connection's request bytes, read as they arrive.
 //! - `client`: one connection per NameNode shared by every caller; call ids match
-//!   replies to callers; a window bounds calls in flight.
+//!   replies to callers; a window bounds calls in flight; opening a connection is
+//!   retried as Hadoop's `ipc.client.connect.*` keys say ([`ConnectRetry`]).
 //! - `service`: the trait a protocol implements, the outcomes a call can have, and the
 //!   helpers that decode a request, run a handler and encode its reply.
 //! - `error`: [`RpcError`], including remote errors that carry Hadoop exception class names.
@@ -22,7 +23,7 @@ pub mod frame;
 pub mod server;
 pub mod service;
 
-pub use client::{RpcClient, RpcClientOptions};
+pub use client::{ConnectRetry, RpcClient, RpcClientOptions};
 pub use error::{RemoteException, RpcError};
 pub use server::{RpcServer, RpcServerOptions, RpcServerStats};
 pub use service::{

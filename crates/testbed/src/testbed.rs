@@ -423,8 +423,12 @@ fn command_in(node: &NodeState, argv: &[String]) -> Command {
 }
 
 fn spawn_in(node: &NodeState, argv: &[String], log: &Path) -> Result<u32> {
-    let file = std::fs::File::create(log)
-        .map_err(TestbedError::io(format!("creating {}", log.display())))?;
+    // Appended to: a process started again in the same log keeps its earlier output.
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(log)
+        .map_err(TestbedError::io(format!("opening {}", log.display())))?;
     let err = file
         .try_clone()
         .map_err(TestbedError::io("duplicating a log file"))?;

@@ -19,7 +19,7 @@ pub mod container_manager;
 
 use std::time::Duration;
 
-use tusk_rpc::{RpcClient, RpcClientOptions};
+use tusk_rpc::{ConnectRetry, RpcClient, RpcClientOptions};
 
 pub use application::ApplicationClient;
 pub use application_master::ApplicationMasterClient;
@@ -43,6 +43,8 @@ fn rpc(addr: &str, protocol: &str) -> RpcClient {
         RpcClientOptions {
             protocol: protocol.into(),
             connect_timeout: CONNECT_TIMEOUT,
+            // Callers retry with yarn.resourcemanager.connect.* (as Hadoop's RMProxy).
+            connect_retry: ConnectRetry::NONE,
             ..Default::default()
         },
     )

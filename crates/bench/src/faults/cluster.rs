@@ -4,6 +4,14 @@
 //! so clients and NodeManagers find them again. As root, the NameNode's name directory
 //! and every DataNode's volume are small tmpfs mounts of their own, so a fault can fill
 //! one without touching the host.
+//!
+//! On the testbed (`start_on_testbed`, a description such as `testbeds/faults.toml`)
+//! the same daemons run inside the testbed's nodes: the NameNode and ResourceManager on
+//! the node that runs them, a DataNode and a NodeManager on each worker, at Hadoop's
+//! ports on each node's own address. The name directories and DataNode volumes are the
+//! nodes' loop-device volumes; kill, restart, link cut and volume fill go through the
+//! testbed's fault hooks. The load runs on this host and reaches the nodes over the
+//! testbed's bridge.
 
 use std::fs::OpenOptions;
 use std::io::Write;
@@ -15,6 +23,7 @@ use serde::Serialize;
 use tusk_client::{ClientOptions, DfsClient};
 use tusk_common::Configuration;
 use tusk_proto::tusk::yarn::NodeState;
+use tusk_testbed::{Description, Testbed};
 use tusk_yarn_client::ApplicationClient;
 
 use crate::error::{BenchError, Result};
@@ -23,13 +32,20 @@ use crate::error::{BenchError, Result};
 pub struct Daemon {
     pub name: String,
     args: Vec<String>,
+    /// The testbed node it runs in and its role there; `None`: a child of this process.
+    on_node: Option<(String, &'static str)>,
     /// The running process; `None` after a kill until the next start.
     child: Option<Child>,
+    /// Its pid when the testbed started it; `None` after a kill until the next start.
+    node_pid: Option<u32>,
 }
 
 impl Daemon {
     pub fn pid(&self) -> Option<u32> {
-        self.child.as_ref().map(Child::id)
+        self.child
+            .as_ref()
+            .map(Child::id)
+            .or(self.node_pid.filter(|p| tusk_testbed::testbed::alive(*p)))
     }
 }
 
@@ -43,6 +59,8 @@ pub struct ClusterOptions {
     pub name_dir_mb: u64,
     /// tmpfs size of each DataNode volume (as root).
     pub volume_mb: u64,
+    /// The testbed description's name, when the daemons run on a testbed.
+    pub testbed: Option<String>,
 }
 
 /// What a health probe saw.
@@ -68,16 +86,20 @@ pub struct FaultCluster {
     pub nodemanagers: Vec<Daemon>,
     /// tmpfs mounts made by `start`, undone on drop.
     mounts: Vec<PathBuf>,
+    /// The testbed the daemons run on; torn down by `stop`.
+    testbed: Option<Testbed>,
+    /// `dfs.namenode.name.dir`, both on one file system (`name_volume`).
+    name_dirs: Vec<PathBuf>,
+    /// The file system (tmpfs or testbed volume) holding the name directories.
+    name_volume: PathBuf,
+    /// Each DataNode's data directory (on a volume of its own).
+    data_dirs: Vec<PathBuf>,
 }
 
 impl FaultCluster {
     /// Starts every daemon in `dir` (erased first) and waits until all are live.
     pub async fn start(exe: &Path, dir: &Path, options: ClusterOptions) -> Result<Self> {
-        if dir.exists() {
-            unmount_under(dir);
-            std::fs::remove_dir_all(dir)?;
-        }
-        std::fs::create_dir_all(dir.join("logs"))?;
+        clear_dir(dir)?;
         let mut mounts = Vec::new();
         if is_root() {
             mount_tmpfs(&dir.join("name"), options.name_dir_mb, &mut mounts)?;
@@ -108,7 +130,7 @@ impl FaultCluster {
         ];
         nn_args.extend(with(&[format!(
             "dfs.namenode.name.dir={}",
-            name_dir_list(dir)
+            dir_list(&name_dirs(dir))
         )]));
         let datanodes = (0..options.datanodes)
             .map(|i| {
@@ -162,7 +184,10 @@ impl FaultCluster {
                 daemon(&format!("nodemanager{i}"), args)
             })
             .collect();
-        let mut cluster = FaultCluster {
+        let data_dirs = (0..options.datanodes)
+            .map(|i| dir.join(format!("data{i}")))
+            .collect();
+        let cluster = FaultCluster {
             exe: exe.to_path_buf(),
             dir: dir.to_path_buf(),
             fs,
@@ -173,7 +198,51 @@ impl FaultCluster {
             resourcemanager: daemon("resourcemanager", rm_args),
             nodemanagers,
             mounts,
+            testbed: None,
+            name_dirs: name_dirs(dir),
+            name_volume: dir.join("name"),
+            data_dirs,
         };
+        cluster.launch().await
+    }
+
+    /// Builds the testbed of `description` in `dir/testbed` and starts the daemons in
+    /// its nodes (see the module doc); the DataNode count is the description's.
+    pub async fn start_on_testbed(
+        exe: &Path,
+        dir: &Path,
+        mut options: ClusterOptions,
+        description: Description,
+    ) -> Result<Self> {
+        clear_dir(dir)?;
+        let name = description.name.clone();
+        let tb = Testbed::build(description, &dir.join("testbed"))?;
+        let placed = super::placement::place(&tb, dir, &options.defines)?;
+        options.datanodes = placed.datanodes.len();
+        options.testbed = Some(name);
+        let cluster = FaultCluster {
+            exe: exe.to_path_buf(),
+            dir: dir.to_path_buf(),
+            fs: placed.fs,
+            rm_addr: placed.rm_addr,
+            options,
+            namenode: on_node(placed.namenode),
+            datanodes: placed.datanodes.into_iter().map(on_node).collect(),
+            resourcemanager: on_node(placed.resourcemanager),
+            nodemanagers: placed.nodemanagers.into_iter().map(on_node).collect(),
+            mounts: Vec::new(),
+            testbed: Some(tb),
+            name_dirs: placed.name_dirs,
+            name_volume: placed.name_volume,
+            data_dirs: placed.data_dirs,
+        };
+        cluster.launch().await
+    }
+
+    /// Starts every daemon in order and waits until the cluster is healthy.
+    async fn launch(mut self) -> Result<Self> {
+        let cluster = &mut self;
+        let dir = cluster.dir.clone();
         cluster.spawn(Role::NameNode)?;
         cluster.wait_namenode(Duration::from_secs(60)).await?;
         cluster.spawn(Role::ResourceManager)?;
@@ -194,7 +263,7 @@ impl FaultCluster {
                     dir.join("logs").display()
                 ))
             })?;
-        Ok(cluster)
+        Ok(self)
     }
 
     /// A client of the DFS in `mode` (`dfs.client.write.replication-mode`), with the
@@ -228,6 +297,9 @@ impl FaultCluster {
 
     /// Starts the daemon of `role` (again) with the same arguments.
     pub fn spawn(&mut self, role: Role) -> Result<()> {
+        if self.testbed.is_some() {
+            return self.spawn_on_node(role);
+        }
         let exe = self.exe.clone();
         let dir = self.dir.clone();
         let d = self.daemon_mut(role);
@@ -249,17 +321,68 @@ impl FaultCluster {
         Ok(())
     }
 
-    /// SIGKILL to the daemon of `role`; returns once it is gone.
+    /// Starts the daemon in its node through the testbed's `spawn` (recorded under its
+    /// role, so the testbed's hooks find it), appending to the same log as on
+    /// 127.0.0.1, so a restart's output follows the earlier one's.
+    fn spawn_on_node(&mut self, role: Role) -> Result<()> {
+        let exe = self.exe.display().to_string();
+        let logs = self.dir.join("logs");
+        let home = self.dir.join("home");
+        let log_level = std::env::var("TUSK_LOG").unwrap_or_else(|_| "info".into());
+        let mut tb = self.testbed.take().expect("on a testbed");
+        let d = self.daemon_mut(role);
+        let (node, node_role) = d.on_node.clone().expect("a testbed daemon has a node");
+        // `env` execs the daemon, so the pid the testbed records is the daemon's.
+        let argv: Vec<String> = [
+            "env".to_string(),
+            format!("TUSK_HOME={}", home.display()),
+            format!("TUSK_LOG={log_level}"),
+            exe,
+        ]
+        .into_iter()
+        .chain(d.args.clone())
+        .collect();
+        let pid = tb.spawn(
+            &node,
+            node_role,
+            &argv,
+            &logs.join(format!("{}.log", d.name)),
+        );
+        self.testbed = Some(tb);
+        self.daemon_mut(role).node_pid = Some(pid?);
+        Ok(())
+    }
+
+    /// SIGKILL to the daemon of `role` (on a testbed, through its `stop_process`
+    /// hook); returns once it is gone.
     pub fn kill(&mut self, role: Role) {
+        if let Some(tb) = self.testbed.take() {
+            let d = self.daemon_mut(role);
+            if let (Some((node, node_role)), Some(_)) = (d.on_node.clone(), d.node_pid.take()) {
+                if let Err(e) = tb.stop_process(&node, node_role, true) {
+                    tracing::warn!(error = %e, "kill -9 of {node_role} on {node}");
+                }
+            }
+            self.testbed = Some(tb);
+            return;
+        }
         if let Some(mut child) = self.daemon_mut(role).child.take() {
             let _ = child.kill();
             let _ = child.wait();
         }
     }
 
-    /// Whether the daemon of `role` has exited by itself, and with what code.
+    /// Whether the daemon of `role` has exited by itself, and with what code (`None`
+    /// on a testbed, whose processes are not this one's to wait for).
     pub fn exited(&mut self, role: Role) -> Option<Option<i32>> {
         let d = self.daemon_mut(role);
+        if let Some(pid) = d.node_pid {
+            if tusk_testbed::testbed::alive(pid) {
+                return None;
+            }
+            d.node_pid = None;
+            return Some(None);
+        }
         let status = d.child.as_mut()?.try_wait().ok()??;
         d.child = None;
         Some(status.code())
@@ -369,9 +492,81 @@ impl FaultCluster {
     }
 
     /// The NameNode's name directories (`dfs.namenode.name.dir`), both on the one
-    /// name tmpfs so that filling it fills both.
+    /// file system so that filling it fills both.
     pub fn name_dirs(&self) -> Vec<PathBuf> {
-        name_dirs(&self.dir)
+        self.name_dirs.clone()
+    }
+
+    /// DataNode `i`'s data directory.
+    pub fn data_dir(&self, i: usize) -> &Path {
+        &self.data_dirs[i]
+    }
+
+    /// Takes every free byte of DataNode `i`'s volume (the testbed's `fill_volume`
+    /// hook, or a filler file in its tmpfs); returns the bytes taken.
+    pub async fn fill_data_volume(&self, i: usize) -> Result<u64> {
+        match &self.testbed {
+            Some(tb) => Ok(tb.fill_volume(&self.datanode_node(i)?, 0)?),
+            None => fill_blocking(self.data_dirs[i].clone()).await,
+        }
+    }
+
+    pub fn unfill_data_volume(&self, i: usize) -> Result<()> {
+        match &self.testbed {
+            Some(tb) => Ok(tb.unfill_volume(&self.datanode_node(i)?, 0)?),
+            None => Ok(unfill(&self.data_dirs[i])?),
+        }
+    }
+
+    /// Fills the file system of the name directories; the bytes taken.
+    pub async fn fill_name_volume(&self) -> Result<u64> {
+        match &self.testbed {
+            Some(tb) => Ok(tb.fill_volume(&self.node_of(Role::NameNode)?, 0)?),
+            None => fill_blocking(self.name_volume.clone()).await,
+        }
+    }
+
+    pub fn unfill_name_volume(&self) -> Result<()> {
+        match &self.testbed {
+            Some(tb) => Ok(tb.unfill_volume(&self.node_of(Role::NameNode)?, 0)?),
+            None => Ok(unfill(&self.name_volume)?),
+        }
+    }
+
+    /// Cuts DataNode `i`'s node off the testbed network (both ways).
+    pub fn cut_link(&self, i: usize) -> Result<String> {
+        let node = self.datanode_node(i)?;
+        self.on_testbed("link-cut")?.cut_link(&node)?;
+        Ok(node)
+    }
+
+    pub fn restore_link(&self, i: usize) -> Result<()> {
+        let node = self.datanode_node(i)?;
+        Ok(self.on_testbed("link-restore")?.restore_link(&node)?)
+    }
+
+    fn on_testbed(&self, what: &str) -> Result<&Testbed> {
+        self.testbed
+            .as_ref()
+            .ok_or_else(|| BenchError::InvalidOptions(format!("{what} needs --testbed")))
+    }
+
+    fn datanode_node(&self, i: usize) -> Result<String> {
+        self.node_of(Role::DataNode(i))
+    }
+
+    /// The testbed node `role` runs in.
+    pub fn node_of(&self, role: Role) -> Result<String> {
+        let d = match role {
+            Role::NameNode => &self.namenode,
+            Role::ResourceManager => &self.resourcemanager,
+            Role::DataNode(i) => &self.datanodes[i],
+            Role::NodeManager(i) => &self.nodemanagers[i],
+        };
+        d.on_node
+            .as_ref()
+            .map(|(n, _)| n.clone())
+            .ok_or_else(|| BenchError::InvalidOptions(format!("{} is not on a testbed", d.name)))
     }
 
     /// `current/` of every name directory.
@@ -381,11 +576,20 @@ impl FaultCluster {
 
     /// `dfs.namenode.name.dir` as given to the NameNode.
     pub fn name_dir_list(&self) -> String {
-        name_dir_list(&self.dir)
+        dir_list(&self.name_dirs)
     }
 
-    /// Stops everything (SIGTERM, then SIGKILL after 10 s).
+    /// Stops everything (SIGTERM, then SIGKILL after 10 s); a testbed is torn down.
     pub fn stop(&mut self) {
+        if let Some(tb) = self.testbed.take() {
+            self.restore_links(&tb);
+            match Testbed::teardown(&tb.dir) {
+                Ok(left) if left.is_empty() => {}
+                Ok(left) => tracing::error!(?left, "testbed not fully removed"),
+                Err(e) => tracing::error!(error = %e, "testbed teardown"),
+            }
+            return;
+        }
         let mut all: Vec<&mut Daemon> = self.nodemanagers.iter_mut().collect();
         all.push(&mut self.resourcemanager);
         all.extend(self.datanodes.iter_mut());
@@ -412,6 +616,18 @@ impl FaultCluster {
     }
 }
 
+impl FaultCluster {
+    /// Links cut by a fault that did not finish are restored before teardown, so the
+    /// teardown's own SIGTERMs reach processes that can answer.
+    fn restore_links(&self, tb: &Testbed) {
+        for d in &self.datanodes {
+            if let Some((node, _)) = &d.on_node {
+                let _ = tb.restore_link(node);
+            }
+        }
+    }
+}
+
 impl Drop for FaultCluster {
     fn drop(&mut self) {
         self.stop();
@@ -434,8 +650,40 @@ fn daemon(name: &str, args: Vec<String>) -> Daemon {
     Daemon {
         name: name.to_string(),
         args,
+        on_node: None,
         child: None,
+        node_pid: None,
     }
+}
+
+fn on_node(p: super::placement::Placed) -> Daemon {
+    Daemon {
+        name: p.name,
+        args: p.args,
+        on_node: Some((p.node, p.role)),
+        child: None,
+        node_pid: None,
+    }
+}
+
+/// Empties `dir` of an earlier run: its testbed torn down, its mounts undone.
+fn clear_dir(dir: &Path) -> Result<()> {
+    if Testbed::record_path(&dir.join("testbed")).exists() {
+        Testbed::teardown(&dir.join("testbed"))?;
+    }
+    if dir.exists() {
+        unmount_under(dir);
+        std::fs::remove_dir_all(dir)?;
+    }
+    std::fs::create_dir_all(dir.join("logs"))?;
+    Ok(())
+}
+
+async fn fill_blocking(dir: PathBuf) -> Result<u64> {
+    tokio::task::spawn_blocking(move || fill(&dir))
+        .await
+        .map_err(|e| BenchError::Io(std::io::Error::other(e)))?
+        .map_err(BenchError::Io)
 }
 
 /// Two name directories, as HDFS recommends, under the name tmpfs.
@@ -443,9 +691,8 @@ fn name_dirs(dir: &Path) -> Vec<PathBuf> {
     vec![dir.join("name/nn0"), dir.join("name/nn1")]
 }
 
-fn name_dir_list(dir: &Path) -> String {
-    name_dirs(dir)
-        .iter()
+fn dir_list(dirs: &[PathBuf]) -> String {
+    dirs.iter()
         .map(|d| d.display().to_string())
         .collect::<Vec<_>>()
         .join(",")

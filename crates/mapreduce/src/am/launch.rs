@@ -54,12 +54,19 @@ impl Am {
             local_dir: PathBuf::from(format!("/tmp/tusk/task/{attempt}")),
             host: c.host.clone(),
         };
-        write_json(
+        let written = write_json(
             &self.dfs,
             &self.staging.task_spec(&attempt.to_string()),
             &spec,
         )
-        .await?;
+        .await;
+        if let Err(e) = written {
+            // As Hadoop counts a failed container launch as a failed attempt: the DFS
+            // may be briefly unable to take the spec (a NameNode restarting before its
+            // DataNodes have registered again); the task is asked for again.
+            self.releases.push(c.container_id);
+            return self.launch_failed(kind, index, attempt, e.to_string());
+        }
         let running = Running {
             attempt,
             container: c.container_id.clone(),
@@ -83,6 +90,32 @@ impl Am {
                 self.tasks(kind)[index as usize].bad_nodes.insert(c.node_id);
                 self.ask_again(kind, index);
             }
+        }
+        Ok(())
+    }
+
+    /// An attempt that could not be launched: a failure of the task, which is asked for
+    /// again until `mapreduce.{map,reduce}.maxattempts` failures.
+    fn launch_failed(
+        &mut self,
+        kind: TaskType,
+        index: u32,
+        attempt: TaskAttemptId,
+        error: String,
+    ) -> Result<()> {
+        tracing::warn!(%attempt, %error, "could not launch the attempt; asking again");
+        let max = self.job.max_attempts(kind)?;
+        let t = &mut self.tasks(kind)[index as usize];
+        t.failures += 1;
+        if t.failures >= max && t.running.is_empty() {
+            return Err(MapReduceError::TaskFailed {
+                attempt: attempt.to_string(),
+                attempts: t.failures,
+                last_error: error,
+            });
+        }
+        if t.running.is_empty() {
+            self.ask_again(kind, index);
         }
         Ok(())
     }

@@ -11,7 +11,7 @@ use std::time::Duration;
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
 use tusk_proto::tusk::yarn as y;
-use tusk_rpc::{RpcClient, RpcClientOptions};
+use tusk_rpc::{ConnectRetry, RpcClient, RpcClientOptions};
 
 /// The NodeManager's protocol for containers and AMs.
 const CONTAINER_MANAGEMENT_PROTOCOL: &str = "tusk.ContainerManagementProtocol";
@@ -88,6 +88,8 @@ async fn report(identity: ContainerIdentity, mut rx: watch::Receiver<u64>) {
         RpcClientOptions {
             protocol: CONTAINER_MANAGEMENT_PROTOCOL.into(),
             connect_timeout: Duration::from_secs(5),
+            // Reports are best effort and sent again on the next change.
+            connect_retry: ConnectRetry::NONE,
             ..Default::default()
         },
     );
