@@ -18,6 +18,8 @@
 //! - `process_cluster`: a `tusk local up` cluster of processes and `tusk job run`.
 //! - `faults`: the fault suite: each fault in turn under a mixed load, then a check that
 //!   nothing acknowledged was lost.
+//! - `interconnects`: Sort, WordCount and TeraSort on each link class × HDD/SSD testbed,
+//!   Tusk and Hadoop on the same emulated nodes.
 //! - `heartbeats`: simulated DataNodes against a NameNode process; `advisor`: the
 //!   shortest safe heartbeat period.
 //! - `target`: the cluster under test (mini cluster or external) and its clients.
@@ -37,6 +39,7 @@ pub mod faults;
 pub mod file_io;
 pub mod hadoop;
 pub mod heartbeats;
+pub mod interconnects;
 pub mod job_latency;
 pub mod nnthroughput;
 pub mod pattern;
