@@ -252,10 +252,7 @@ pub async fn run(opts: InterconnectsOptions) -> Result<InterconnectsReport> {
         testbed.down()?;
     }
     Ok(InterconnectsReport {
-        context: RunContext::new(format!(
-            "testbeds {}/ic-*.toml",
-            opts.testbeds.display()
-        )),
+        context: RunContext::new(format!("testbeds {}/ic-*.toml", opts.testbeds.display())),
         input_mb: mb(opts.input_bytes),
         tasks: opts.tasks,
         profiles: opts.profiles.clone(),
@@ -292,7 +289,12 @@ impl TestbedRun {
             )));
         }
         // A testbed left over from an interrupted run holds the names this one needs.
-        let _ = run_tusk_cmd(&opts.tusk_exe, &opts.dir, &["testbed", "down", "--dir"], &[]);
+        let _ = run_tusk_cmd(
+            &opts.tusk_exe,
+            &opts.dir,
+            &["testbed", "down", "--dir"],
+            &[],
+        );
         let mut args: Vec<String> = vec![
             "testbed".into(),
             "up".into(),
@@ -385,8 +387,7 @@ impl TestbedRun {
 impl Drop for TestbedRun {
     fn drop(&mut self) {
         if self.running {
-            if let Err(e) = run_tusk_cmd(&self.exe, &self.dir, &["testbed", "down", "--dir"], &[])
-            {
+            if let Err(e) = run_tusk_cmd(&self.exe, &self.dir, &["testbed", "down", "--dir"], &[]) {
                 tracing::warn!(dir = %self.dir.display(), error = %e, "taking the testbed down");
             }
         }
@@ -690,7 +691,8 @@ async fn run_hadoop(
             Workload::Sort | Workload::WordCount => {
                 let text = format!("{dir}/text");
                 if text_seconds.is_none() {
-                    let total = format!("mapreduce.randomtextwriter.totalbytes={}", opts.input_bytes);
+                    let total =
+                        format!("mapreduce.randomtextwriter.totalbytes={}", opts.input_bytes);
                     let per_map = format!(
                         "mapreduce.randomtextwriter.bytespermap={}",
                         (opts.input_bytes / opts.tasks as u64).max(1)
@@ -766,7 +768,15 @@ async fn run_hadoop(
         testbed.exec_timed(rm).await?;
     }
     testbed
-        .exec_timed(strings(&["hadoop", "fs", "-rm", "-r", "-f", "-skipTrash", dir]))
+        .exec_timed(strings(&[
+            "hadoop",
+            "fs",
+            "-rm",
+            "-r",
+            "-f",
+            "-skipTrash",
+            dir,
+        ]))
         .await?;
     Ok(timings)
 }
@@ -894,12 +904,12 @@ impl InterconnectsReport {
             for link in self.links() {
                 let mut row = format!("| {} |", link.name());
                 for &(sys, st) in &columns {
-                    let cell = self.find(sys, workload, link, st).map(|r| {
-                        match r.map_phase_seconds {
-                            Some(m) => format!("{:.1} (map {:.1})", r.job_seconds, m),
-                            None => format!("{:.1}", r.job_seconds),
-                        }
-                    });
+                    let cell =
+                        self.find(sys, workload, link, st)
+                            .map(|r| match r.map_phase_seconds {
+                                Some(m) => format!("{:.1} (map {:.1})", r.job_seconds, m),
+                                None => format!("{:.1}", r.job_seconds),
+                            });
                     let _ = write!(row, " {} |", cell.unwrap_or_else(|| "–".into()));
                 }
                 for &(sys, st) in &columns {
@@ -1117,7 +1127,10 @@ mod tests {
             Some(3.0)
         );
         let md = report.to_markdown();
-        assert!(md.contains("| ipoib-32g | 19.0 | 4.0 | 1.05× | 3.00× |"), "{md}");
+        assert!(
+            md.contains("| ipoib-32g | 19.0 | 4.0 | 1.05× | 3.00× |"),
+            "{md}"
+        );
         assert!(!md.contains("10gige |"), "only the links that ran: {md}");
         let charts = report.charts();
         assert_eq!(charts.len(), 1);
