@@ -814,6 +814,11 @@ fn hadoop_phases(log: &str) -> (Option<f64>, Option<f64>) {
     (Some(since(start, maps_done)), reduce)
 }
 
+/// The values of `all` (in its order) that took part in the run.
+fn present<T: Copy>(all: &[T], took_part: impl Fn(T) -> bool) -> Vec<T> {
+    all.iter().copied().filter(|&x| took_part(x)).collect()
+}
+
 impl InterconnectsReport {
     /// The run of `system` on `link`/`storage` of `workload`, if it ran.
     pub fn find(
@@ -829,31 +834,25 @@ impl InterconnectsReport {
     }
 
     fn systems(&self) -> Vec<System> {
-        [System::Tusk, System::Hadoop]
-            .into_iter()
-            .filter(|s| self.runs.iter().any(|r| r.system == *s))
-            .collect()
+        present(&[System::Tusk, System::Hadoop], |s| {
+            self.runs.iter().any(|r| r.system == s)
+        })
     }
 
     fn workloads(&self) -> Vec<Workload> {
-        Workload::ALL
-            .into_iter()
-            .filter(|w| self.runs.iter().any(|r| r.workload == *w))
-            .collect()
+        present(&Workload::ALL, |w| {
+            self.runs.iter().any(|r| r.workload == w)
+        })
     }
 
     fn links(&self) -> Vec<Link> {
-        Link::ALL
-            .into_iter()
-            .filter(|l| self.profiles.iter().any(|p| p.link == *l))
-            .collect()
+        present(&Link::ALL, |l| self.profiles.iter().any(|p| p.link == l))
     }
 
     fn storages(&self) -> Vec<Storage> {
-        Storage::ALL
-            .into_iter()
-            .filter(|s| self.profiles.iter().any(|p| p.storage == *s))
-            .collect()
+        present(&Storage::ALL, |s| {
+            self.profiles.iter().any(|p| p.storage == s)
+        })
     }
 
     /// `job_seconds` on 1gige over `job_seconds` on `link`, same system, job and storage.
