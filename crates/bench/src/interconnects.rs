@@ -310,7 +310,7 @@ impl TestbedRun {
         let mut testbed = TestbedRun {
             exe: opts.tusk_exe.clone(),
             dir: opts.dir.clone(),
-            fs: last_line(&out),
+            fs: default_fs_line(&out),
             rm: String::new(),
             running: true,
         };
@@ -413,7 +413,7 @@ impl Finished {
 
 /// Runs `exe` with `leading` (then `dir` when `leading` ends in `--dir`) and `args`;
 /// its stdout and stderr together, or an error carrying their tail. Every child gets
-/// `TUSK_HOME=dir/home` so the addresses `testbed up` records do not replace the user's.
+/// `TUSK_HOME=<dir>.home` so the addresses `testbed up` records do not replace the user's.
 fn run_tusk_cmd(exe: &Path, dir: &Path, leading: &[&str], args: &[String]) -> Result<String> {
     let mut cmd = Command::new(exe);
     cmd.args(leading);
@@ -447,7 +447,8 @@ fn run_tusk_cmd(exe: &Path, dir: &Path, leading: &[&str], args: &[String]) -> Re
     })
 }
 
-fn last_line(text: &str) -> String {
+/// The `hdfs://` line `tusk testbed up` ends with.
+fn default_fs_line(text: &str) -> String {
     text.lines()
         .rev()
         .map(str::trim)
