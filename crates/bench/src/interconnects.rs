@@ -170,6 +170,9 @@ pub struct InterconnectsOptions {
     pub hadoop_classpath: Option<PathBuf>,
     /// Held (flock) while Hadoop's JVMs run, so one Hadoop testbed runs at a time.
     pub hadoop_lock: PathBuf,
+    /// The report so far is written here as JSON after each profile, so an hour-long run
+    /// that fails late keeps what it measured.
+    pub checkpoint: Option<PathBuf>,
 }
 
 impl Default for InterconnectsOptions {
@@ -184,6 +187,7 @@ impl Default for InterconnectsOptions {
             dir: std::env::temp_dir().join("tusk-bench-interconnects"),
             hadoop_classpath: None,
             hadoop_lock: PathBuf::from("/work/briefs/hadoop.lock"),
+            checkpoint: None,
         }
     }
 }
@@ -237,7 +241,13 @@ pub async fn run(opts: InterconnectsOptions) -> Result<InterconnectsReport> {
             "interconnects needs at least one profile, one job and one task".into(),
         ));
     }
-    let mut runs = Vec::new();
+    let mut report = InterconnectsReport {
+        context: RunContext::new(format!("testbeds {}/ic-*.toml", opts.testbeds.display())),
+        input_mb: mb(opts.input_bytes),
+        tasks: opts.tasks,
+        profiles: Vec::new(),
+        runs: Vec::new(),
+    };
     for &profile in &opts.profiles {
         // Hadoop's JVMs share the host with other experiments: one Hadoop testbed at a time.
         let _lock = match &opts.hadoop_classpath {
@@ -245,19 +255,22 @@ pub async fn run(opts: InterconnectsOptions) -> Result<InterconnectsReport> {
             None => None,
         };
         let testbed = TestbedRun::up(&opts, profile)?;
-        runs.extend(run_tusk(&testbed, &opts, profile).await?);
+        report
+            .runs
+            .extend(run_tusk(&testbed, &opts, profile).await?);
         if opts.hadoop_classpath.is_some() {
-            runs.extend(run_hadoop(&testbed, &opts, profile).await?);
+            report
+                .runs
+                .extend(run_hadoop(&testbed, &opts, profile).await?);
         }
         testbed.down()?;
+        report.profiles.push(profile);
+        if let Some(path) = &opts.checkpoint {
+            let json = serde_json::to_string_pretty(&report).map_err(std::io::Error::other)?;
+            std::fs::write(path, json)?;
+        }
     }
-    Ok(InterconnectsReport {
-        context: RunContext::new(format!("testbeds {}/ic-*.toml", opts.testbeds.display())),
-        input_mb: mb(opts.input_bytes),
-        tasks: opts.tasks,
-        profiles: opts.profiles.clone(),
-        runs,
-    })
+    Ok(report)
 }
 
 fn hold_lock(path: &Path) -> Result<File> {

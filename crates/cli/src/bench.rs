@@ -445,6 +445,7 @@ async fn run_interconnects(a: InterconnectsArgs) -> anyhow::Result<()> {
         dir: a.dir,
         hadoop_classpath: a.vs_hadoop.map(|p| p.canonicalize()).transpose()?,
         hadoop_lock: a.hadoop_lock,
+        checkpoint: a.json.clone(),
     })
     .await?;
     if let Some(dir) = &a.charts {
