@@ -20,6 +20,8 @@
 //!   policy (Tables 7–9 of Kawarasaki & Watanabe); `cdf`: task-time CDFs as SVG.
 //! - `faults`: the fault suite: each fault in turn under a mixed load, then a check that
 //!   nothing acknowledged was lost.
+//! - `interconnects`: Sort, WordCount and TeraSort on each link class × HDD/SSD testbed,
+//!   Tusk and Hadoop on the same emulated nodes.
 //! - `heartbeats`: simulated DataNodes against a NameNode process; `advisor`: the
 //!   shortest safe heartbeat period.
 //! - `testbed_cluster`: a `tusk testbed` for a benchmark, YARN restartable with other
@@ -27,12 +29,14 @@
 //! - `target`: the cluster under test (mini cluster or external) and its clients.
 //! - `file_io`: timed write and verified read of one benchmark file.
 //! - `pattern`: cheap deterministic file contents.
+//! - `chart`: SVG grouped bar and line charts for the reports.
 //! - `stats`: medians and TestDFSIO's rate statistics.
 //! - `context`: where, when and how a run happened.
 //! - `error`: [`BenchError`].
 
 pub mod advisor;
 pub mod cdf;
+pub mod chart;
 pub mod context;
 pub mod dfsio;
 pub mod error;
@@ -40,6 +44,7 @@ pub mod faults;
 pub mod file_io;
 pub mod hadoop;
 pub mod heartbeats;
+pub mod interconnects;
 pub mod job_latency;
 pub mod nnthroughput;
 pub mod pattern;

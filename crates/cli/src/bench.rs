@@ -8,8 +8,8 @@ use anyhow::Context;
 use clap::{Args, Subcommand};
 use serde::Serialize;
 use tusk_bench::{
-    advisor, dfsio, faults, heartbeats, job_latency, nnthroughput, replication, scheduling,
-    startup, terasort,
+    advisor, dfsio, faults, heartbeats, interconnects, job_latency, nnthroughput, replication,
+    scheduling, startup, terasort,
 };
 use tusk_client::ReplicationMode;
 use tusk_common::config::{parse_duration, parse_size};
@@ -35,6 +35,9 @@ pub enum BenchCommand {
     Faults(FaultsArgs),
     /// Status-aware scheduling: concurrent sort jobs on a testbed per policy (root).
     Scheduling(SchedulingArgs),
+    /// Sort, WordCount and TeraSort on each {hdd, ssd} × {1gige, 10gige, ipoib-32g}
+    /// testbed (root), Tusk and optionally Hadoop 3.4.2 on the same nodes.
+    Interconnects(InterconnectsArgs),
 }
 
 #[derive(Args)]
@@ -99,6 +102,44 @@ pub struct SchedulingArgs {
     svg: Option<PathBuf>,
     #[arg(long)]
     json: Option<PathBuf>,
+}
+
+#[derive(Args)]
+pub struct InterconnectsArgs {
+    /// Testbeds to run, LINK-STORAGE (default: all six): 1gige-hdd, 10gige-hdd,
+    /// ipoib-32g-hdd, 1gige-ssd, 10gige-ssd, ipoib-32g-ssd.
+    #[arg(long, value_delimiter = ',')]
+    profiles: Vec<interconnects::Profile>,
+    /// Input of each job (k/m/g suffixes; default 256m, 16m with --quick).
+    #[arg(long, value_parser = size)]
+    size: Option<u64>,
+    /// Tiny inputs: checks the harness end to end in minutes.
+    #[arg(long)]
+    quick: bool,
+    /// Jobs to run (default all): sort, wordcount, terasort.
+    #[arg(long, value_delimiter = ',')]
+    jobs: Vec<String>,
+    /// Maps of the input generators and reduces of the jobs.
+    #[arg(long, default_value_t = 4)]
+    tasks: u32,
+    /// The folder with the ic-*.toml descriptions.
+    #[arg(long, default_value = "testbeds")]
+    testbeds: PathBuf,
+    /// The testbed's state directory, reused profile after profile.
+    #[arg(long, default_value = "/tmp/tusk-bench-interconnects")]
+    dir: PathBuf,
+    /// Also run Apache Hadoop 3.4.2's examples on each testbed, from the jars this
+    /// classpath file lists (`scripts/hadoop-classpath.sh` prints one).
+    #[arg(long, value_name = "CLASSPATH_FILE")]
+    vs_hadoop: Option<PathBuf>,
+    /// Held (flock) while Hadoop's daemons run.
+    #[arg(long, default_value = "/work/briefs/hadoop.lock")]
+    hadoop_lock: PathBuf,
+    #[arg(long)]
+    json: Option<PathBuf>,
+    /// Write one grouped-bar SVG per job here (interconnects-<job>.svg).
+    #[arg(long)]
+    charts: Option<PathBuf>,
 }
 
 #[derive(Args)]
@@ -460,6 +501,7 @@ pub async fn run(_conf: Configuration, which: BenchCommand) -> anyhow::Result<()
             }
             Ok(())
         }
+        BenchCommand::Interconnects(a) => run_interconnects(a).await,
     }
 }
 
@@ -473,6 +515,56 @@ fn job_conf(words: &[String]) -> anyhow::Result<std::collections::BTreeMap<Strin
                 .with_context(|| format!("--job-conf {kv}: expected KEY=VALUE"))
         })
         .collect()
+}
+
+async fn run_interconnects(a: InterconnectsArgs) -> anyhow::Result<()> {
+    let d = interconnects::InterconnectsOptions::default();
+    let workloads = a
+        .jobs
+        .iter()
+        .map(|j| {
+            interconnects::Workload::ALL
+                .into_iter()
+                .find(|w| w.name().eq_ignore_ascii_case(j))
+                .with_context(|| format!("--jobs {j}: one of sort, wordcount, terasort"))
+        })
+        .collect::<anyhow::Result<Vec<_>>>()?;
+    let report = interconnects::run(interconnects::InterconnectsOptions {
+        tusk_exe: std::env::current_exe()?,
+        testbeds: a.testbeds,
+        profiles: if a.profiles.is_empty() {
+            d.profiles
+        } else {
+            a.profiles
+        },
+        workloads: if workloads.is_empty() {
+            d.workloads
+        } else {
+            workloads
+        },
+        input_bytes: a
+            .size
+            .unwrap_or(if a.quick { 16 << 20 } else { d.input_bytes }),
+        tasks: a.tasks,
+        dir: a.dir,
+        hadoop_classpath: a.vs_hadoop.map(|p| p.canonicalize()).transpose()?,
+        hadoop_lock: a.hadoop_lock,
+        checkpoint: a.json.clone(),
+    })
+    .await?;
+    if let Some(dir) = &a.charts {
+        std::fs::create_dir_all(dir)?;
+        for (workload, chart) in report.charts() {
+            let path = dir.join(format!(
+                "interconnects-{}.svg",
+                workload.name().to_lowercase()
+            ));
+            std::fs::write(&path, chart.to_svg())
+                .with_context(|| format!("writing {}", path.display()))?;
+            eprintln!("wrote {}", path.display());
+        }
+    }
+    emit(&report, report.to_markdown(), &a.json)
 }
 
 async fn run_faults(a: FaultsArgs) -> anyhow::Result<()> {
