@@ -18,6 +18,8 @@
 //! - `process_cluster`: a `tusk local up` cluster of processes and `tusk job run`.
 //! - `faults`: the fault suite: each fault in turn under a mixed load, then a check that
 //!   nothing acknowledged was lost.
+//! - `heartbeat_sweep`: the six heartbeat-period cases of the heartbeat study, DFSIO and
+//!   TeraSort on YARN per case and timing mode, with the masters' measured cost.
 //! - `heartbeats`: simulated DataNodes against a NameNode process; `advisor`: the
 //!   shortest safe heartbeat period.
 //! - `target`: the cluster under test (mini cluster or external) and its clients.
@@ -36,6 +38,7 @@ pub mod error;
 pub mod faults;
 pub mod file_io;
 pub mod hadoop;
+pub mod heartbeat_sweep;
 pub mod heartbeats;
 pub mod job_latency;
 pub mod nnthroughput;

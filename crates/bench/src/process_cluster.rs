@@ -107,13 +107,7 @@ impl ProcessCluster {
 
     /// A client of the cluster's DFS.
     pub fn client(&self) -> Result<DfsClient> {
-        let mut conf = Configuration::new();
-        conf.set("fs.defaultFS", self.fs.clone());
-        let opts = ClientOptions::from_conf(&conf).map_err(|source| BenchError::ClientSetup {
-            fs: self.fs.clone(),
-            source,
-        })?;
-        Ok(DfsClient::new(opts))
+        dfs_client(&self.fs)
     }
 
     /// Runs `tusk job run WORDS... -D defines...` against this cluster and times it;
@@ -152,7 +146,18 @@ impl Drop for ProcessCluster {
     }
 }
 
-fn command(exe: &Path, dir: &Path, defines: &[String]) -> Command {
+/// A client of the DFS at `fs` (`hdfs://host:port`).
+pub(crate) fn dfs_client(fs: &str) -> Result<DfsClient> {
+    let mut conf = Configuration::new();
+    conf.set("fs.defaultFS", fs.to_string());
+    let opts = ClientOptions::from_conf(&conf).map_err(|source| BenchError::ClientSetup {
+        fs: fs.to_string(),
+        source,
+    })?;
+    Ok(DfsClient::new(opts))
+}
+
+pub(crate) fn command(exe: &Path, dir: &Path, defines: &[String]) -> Command {
     let mut cmd = Command::new(exe);
     for d in defines {
         cmd.arg("-D").arg(d);
@@ -167,7 +172,7 @@ fn command(exe: &Path, dir: &Path, defines: &[String]) -> Command {
 }
 
 /// Runs `cmd` to its end; its stdout, or an error with its stderr.
-fn run(mut cmd: Command, what: &str) -> Result<String> {
+pub(crate) fn run(mut cmd: Command, what: &str) -> Result<String> {
     let Output {
         status,
         stdout,
