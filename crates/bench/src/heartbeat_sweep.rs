@@ -1343,8 +1343,10 @@ impl SweepReport {
         self.cases.iter().find(|p| p.case == case).copied()
     }
 
-    /// `job-time-<workload>.svg` per workload (every system as a line over the cases)
-    /// and `cost.svg` (heartbeat calls/s at each master per case and timing) in `dir`.
+    /// In `dir`: `job-time-<workload>.svg` per workload (every system as a line over the
+    /// cases), `cost.svg` and `cost-cpu.svg` (calls from heartbeat senders and CPU at each
+    /// master per case and timing), `advisor.svg` (the idle NameNode's heartbeat bytes
+    /// against Eq. 1).
     pub fn write_charts(&self, dir: &Path) -> Result<Vec<PathBuf>> {
         std::fs::create_dir_all(dir)?;
         let names: Vec<String> = self
@@ -1407,22 +1409,77 @@ impl SweepReport {
             std::fs::write(&path, chart.to_svg())?;
             written.push(path);
         }
+        let costs: [(&str, &str, &str, PickCost); 2] = [
+            (
+                "cost.svg",
+                "Calls from heartbeat senders at the masters while the jobs run",
+                "calls received (per s)",
+                |c| c.heartbeats_per_sec,
+            ),
+            (
+                "cost-cpu.svg",
+                "Master CPU while the jobs run",
+                "CPU (cores)",
+                |c| c.cpu_cores,
+            ),
+        ];
+        for (file, title, y_label, pick) in costs {
+            let series = self.master_series(&systems, pick);
+            if series.is_empty() {
+                continue;
+            }
+            let chart = LineChart {
+                title: title.into(),
+                x_label: "case (DataNode s / AM ms / NodeManager ms)".into(),
+                y_label: y_label.into(),
+                x_axis: XAxis::Categories(names.clone()),
+                y_from_zero: true,
+                y_log: false,
+                series,
+            };
+            let path = dir.join(file);
+            std::fs::write(&path, chart.to_svg())?;
+            written.push(path);
+        }
+        let advisor = LineChart {
+            title: "Idle NameNode: heartbeat bytes measured vs the advisor's Eq. 1".into(),
+            x_label: "case (DataNode s / AM ms / NodeManager ms)".into(),
+            y_label: "heartbeat bytes in + out (per s)".into(),
+            x_axis: XAxis::Categories(names),
+            y_from_zero: true,
+            y_log: false,
+            series: self.advisor_series(),
+        };
+        let path = dir.join("advisor.svg");
+        std::fs::write(&path, advisor.to_svg())?;
+        written.push(path);
+        Ok(written)
+    }
+}
+
+/// One figure of a master's cost.
+type PickCost = fn(&MasterCost) -> f64;
+
+impl SweepReport {
+    /// One line per (Tusk system, master) of `pick` over the cases.
+    fn master_series(&self, systems: &[String], pick: PickCost) -> Vec<LineSeries> {
         let mut series = Vec::new();
         for sys in systems.iter().filter(|s| s.starts_with("tusk")) {
-            for (master, pick) in [
+            for (master, cost) in [
                 (
                     "NameNode",
-                    (|r: &CaseSummary| r.namenode.as_ref().map(|c| c.heartbeats_per_sec)) as Pick,
+                    (|r: &CaseSummary| r.namenode.clone())
+                        as fn(&CaseSummary) -> Option<MasterCost>,
                 ),
                 ("ResourceManager", |r: &CaseSummary| {
-                    r.resourcemanager.as_ref().map(|c| c.heartbeats_per_sec)
+                    r.resourcemanager.clone()
                 }),
             ] {
                 let points = self
                     .summary
                     .iter()
                     .filter(|r| &r.system == sys)
-                    .filter_map(|r| Some((index_of(r.case)?, pick(r)?)))
+                    .filter_map(|r| Some((self.case_index(r.case)?, pick(&cost(r)?))))
                     .collect();
                 series.push(LineSeries::new(
                     format!("{master}, {}", system_label(sys)),
@@ -1430,21 +1487,48 @@ impl SweepReport {
                 ));
             }
         }
-        if !series.is_empty() {
-            let chart = LineChart {
-                title: "Heartbeat load at the masters per case".into(),
-                x_label: "case (DataNode s / AM ms / NodeManager ms)".into(),
-                y_label: "heartbeat calls received (per s)".into(),
-                x_axis: XAxis::Categories(names),
-                y_from_zero: true,
-                y_log: false,
-                series,
-            };
-            let path = dir.join("cost.svg");
-            std::fs::write(&path, chart.to_svg())?;
-            written.push(path);
+        series
+    }
+
+    /// Eq. 1's N·PS/TP per case, and the idle NameNode's measured bytes per timing.
+    fn advisor_series(&self) -> Vec<LineSeries> {
+        let checks = &self.advisor.checks;
+        let mut series = Vec::new();
+        for &timing in &self.options.timings {
+            let points = self
+                .cases
+                .iter()
+                .filter_map(|p| {
+                    let measured: Vec<f64> = checks
+                        .iter()
+                        .filter(|c| c.case == p.case && c.timing == timing)
+                        .map(|c| c.measured_bytes_per_sec)
+                        .collect();
+                    if measured.is_empty() {
+                        return None;
+                    }
+                    Some((self.case_index(p.case)?, stats::median(&measured)))
+                })
+                .collect();
+            series.push(LineSeries::new(format!("measured, Tusk {timing}"), points));
         }
-        Ok(written)
+        let model = self
+            .cases
+            .iter()
+            .filter_map(|p| {
+                let c = checks.iter().find(|c| c.case == p.case)?;
+                Some((self.case_index(p.case)?, c.predicted_bytes_per_sec))
+            })
+            .collect();
+        series.push(LineSeries::new("Eq. 1: N · PS / TP", model));
+        series
+    }
+
+    fn case_index(&self, case: u8) -> Option<f64> {
+        self.cases
+            .iter()
+            .position(|p| p.case == case)
+            .map(|i| i as f64)
     }
 }
 
