@@ -208,6 +208,8 @@ pub struct SweepRun {
     pub trial: usize,
     pub case: u8,
     pub timing: Timing,
+    /// DataNodes of the cluster (N of the advisor's model).
+    pub datanodes: usize,
     pub dfsio_write: JobTimes,
     pub dfsio_read: JobTimes,
     pub terasort: Option<JobTimes>,
@@ -414,6 +416,11 @@ fn run_tusk(
         Some(description) => SweepCluster::testbed(&opts.tusk_exe, description, dir, &defines)?,
         None => SweepCluster::local(&opts.tusk_exe, dir, opts.datanodes, &defines)?,
     };
+    let datanodes = cluster
+        .roles
+        .values()
+        .filter(|r| **r == PeerRole::DataNode)
+        .count();
     let result = run_workloads(opts, &cluster, periods, &defines, handle);
     let stopped = cluster.stop();
     let (workloads, idle, cost) = result?;
@@ -422,6 +429,7 @@ fn run_tusk(
         trial,
         case: periods.case,
         timing,
+        datanodes,
         dfsio_write: workloads.dfsio_write,
         dfsio_read: workloads.dfsio_read,
         terasort: workloads.terasort,
@@ -1172,7 +1180,7 @@ fn validate_advisor(
     cases: &[HeartbeatPeriods],
     runs: &[SweepRun],
 ) -> AdvisorValidation {
-    let datanodes = runs_datanodes(opts);
+    let datanodes = runs.first().map_or(opts.datanodes, |r| r.datanodes) as u64;
     let heartbeat_bytes = heartbeat_wire_bytes();
     let fitted = slope(
         &runs
@@ -1195,7 +1203,7 @@ fn validate_advisor(
         .iter()
         .filter_map(|r| {
             let p = cases.iter().find(|p| p.case == r.case)?;
-            let per_sec = datanodes as f64 / p.datanode_secs as f64;
+            let per_sec = r.datanodes as f64 / p.datanode_secs as f64;
             let predicted_bytes = per_sec * heartbeat_bytes as f64;
             let idle = &r.idle_namenode;
             let measured_bytes = idle.heartbeat_bytes_in_per_sec + idle.heartbeat_bytes_out_per_sec;
@@ -1221,12 +1229,6 @@ fn validate_advisor(
         advice,
         checks,
     }
-}
-
-/// DataNodes of the run: the testbed's are not known here without its description, so
-/// the option's count stands for both.
-fn runs_datanodes(opts: &SweepOptions) -> u64 {
-    opts.datanodes as u64
 }
 
 /// Least-squares slope of y over x; `None` when x does not vary or the slope is not positive.
