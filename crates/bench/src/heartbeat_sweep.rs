@@ -122,7 +122,7 @@ impl HeartbeatPeriods {
     }
 }
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct SweepOptions {
     /// Case numbers (1..=6), in the order of the first trial.
     pub cases: Vec<u8>,
@@ -177,7 +177,7 @@ impl SweepOptions {
 }
 
 /// One job's times from its history record.
-#[derive(Clone, Debug, Default, Serialize)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct JobTimes {
     /// Submission → finish.
     pub job_seconds: f64,
@@ -188,7 +188,7 @@ pub struct JobTimes {
 }
 
 /// What one master received from heartbeat senders, and its CPU, over a window.
-#[derive(Clone, Debug, Default, Serialize)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct MasterCost {
     /// Heartbeat calls received per second (data segments from heartbeat senders).
     pub heartbeats_per_sec: f64,
@@ -203,12 +203,14 @@ pub struct MasterCost {
 }
 
 /// One (trial, case, timing) on Tusk.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct SweepRun {
     pub trial: usize,
     pub case: u8,
     pub timing: Timing,
-    /// DataNodes of the cluster (N of the advisor's model).
+    /// DataNodes of the cluster (N of the advisor's model); 0 in reports written before
+    /// it was recorded.
+    #[serde(default)]
     pub datanodes: usize,
     pub dfsio_write: JobTimes,
     pub dfsio_read: JobTimes,
@@ -224,7 +226,7 @@ pub struct SweepRun {
 }
 
 /// One (trial, case) of the anchor's `HeartbeatSweep`.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct HadoopRun {
     pub trial: usize,
     pub case: u8,
@@ -235,7 +237,7 @@ pub struct HadoopRun {
 }
 
 /// Medians over trials of one (system, case) for one workload measure.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct CaseSummary {
     /// `tusk classic`, `tusk event-driven` or `hadoop`.
     pub system: String,
@@ -256,7 +258,7 @@ pub struct CaseSummary {
 
 /// `tusk heartbeat-advisor`'s model against the NameNode's measured cost of one run on
 /// the idle cluster (heartbeats alone).
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct AdvisorCheck {
     pub case: u8,
     pub timing: Timing,
@@ -274,7 +276,7 @@ pub struct AdvisorCheck {
     pub cpu_deviation_pct: f64,
 }
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct AdvisorValidation {
     pub datanodes: u64,
     /// PS: one heartbeat call and reply on the wire.
@@ -282,13 +284,17 @@ pub struct AdvisorValidation {
     /// C: NameNode CPU seconds per heartbeat, the slope of the idle NameNode's CPU against
     /// its measured heartbeat rate over all runs (None when the rate did not vary).
     pub fitted_cpu_secs_per_heartbeat: Option<f64>,
-    /// The advisor's shortest safe period with that C on `master_link_bytes_per_sec`.
+    /// The advisor's shortest safe period with that C on `master_link_bytes_per_sec`
+    /// (recomputed when a saved report is read back).
+    #[serde(skip_deserializing, default = "no_advice")]
     pub advice: advisor::Advice,
     pub checks: Vec<AdvisorCheck>,
 }
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct SweepReport {
+    /// Not read back from a saved report (see [`SweepReport::from_json`]).
+    #[serde(skip_deserializing, default = "saved_context")]
     pub context: RunContext,
     pub options: SweepOptions,
     pub cases: Vec<HeartbeatPeriods>,
@@ -303,6 +309,36 @@ pub struct SweepReport {
 /// The study's reported gains from shorter periods (percent faster, best case).
 pub const STUDY_DFSIO_READ_GAIN_PCT: f64 = 13.0;
 pub const STUDY_TERASORT_MAP_GAIN_PCT: f64 = 5.5;
+
+fn saved_context() -> RunContext {
+    RunContext::new("a saved heartbeat-sweep report")
+}
+
+fn no_advice() -> advisor::Advice {
+    advisor::advise(0, 1.0, 0, None)
+}
+
+impl SweepReport {
+    /// A report written with `--json`, read back (to redraw its tables and charts).
+    pub fn from_json(text: &str) -> Result<SweepReport> {
+        let mut report: SweepReport = serde_json::from_str(text)
+            .map_err(|e| BenchError::InvalidOptions(format!("heartbeat-sweep report: {e}")))?;
+        let target = serde_json::from_str::<serde_json::Value>(text)
+            .ok()
+            .and_then(|v| v["context"]["target"].as_str().map(str::to_string));
+        if let Some(target) = target {
+            report.context.target = target;
+        }
+        let a = &report.advisor;
+        report.advisor.advice = advisor::advise(
+            a.datanodes,
+            report.options.master_link_bytes_per_sec,
+            a.heartbeat_bytes,
+            a.fitted_cpu_secs_per_heartbeat,
+        );
+        Ok(report)
+    }
+}
 
 /// Runs the sweep; blocking work runs off the async runtime.
 pub async fn run(opts: SweepOptions) -> Result<SweepReport> {

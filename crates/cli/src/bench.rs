@@ -254,9 +254,13 @@ pub struct HeartbeatSweepArgs {
     /// Where the clusters keep their state.
     #[arg(long)]
     dir: Option<PathBuf>,
-    /// Write the charts (job-time-*.svg, cost.svg) into this directory.
+    /// Write the charts (job-time-*.svg, cost.svg, cost-cpu.svg, advisor.svg) into this
+    /// directory.
     #[arg(long)]
     charts: Option<PathBuf>,
+    /// Run nothing: print the tables and draw the charts of a report saved with --json.
+    #[arg(long)]
+    from_json: Option<PathBuf>,
     #[arg(long)]
     json: Option<PathBuf>,
 }
@@ -398,6 +402,19 @@ pub async fn run(_conf: Configuration, which: BenchCommand) -> anyhow::Result<()
             })
             .await?;
             emit(&report, report.to_markdown(), &a.json)
+        }
+        BenchCommand::HeartbeatSweep(a) if a.from_json.is_some() => {
+            let path = a.from_json.as_ref().expect("guarded");
+            let text = std::fs::read_to_string(path)
+                .with_context(|| format!("reading {}", path.display()))?;
+            let report = heartbeat_sweep::SweepReport::from_json(&text)?;
+            if let Some(dir) = &a.charts {
+                for path in report.write_charts(dir)? {
+                    eprintln!("wrote {}", path.display());
+                }
+            }
+            println!("{}", report.to_markdown());
+            Ok(())
         }
         BenchCommand::HeartbeatSweep(a) => {
             let mut opts = heartbeat_sweep::SweepOptions::new(std::env::current_exe()?);
