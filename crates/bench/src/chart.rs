@@ -136,11 +136,6 @@ impl BarChart {
     /// The chart as a standalone SVG document.
     pub fn to_svg(&self) -> String {
         let names: Vec<&str> = self.series.iter().map(|s| s.name.as_str()).collect();
-        let frame = Frame::new(&self.title, &names);
-        let (lo, hi) = value_range(self.series.iter().flat_map(bar_extent), true);
-        let y = Scale::linear(lo, hi, frame.plot_bottom(), TOP);
-        let mut svg = frame.open();
-        frame.y_axis(&mut svg, &y, &self.y_label);
         let slot = PLOT_W / self.categories.len().max(1) as f64;
         let ticks: Vec<(f64, String)> = self
             .categories
@@ -148,6 +143,12 @@ impl BarChart {
             .enumerate()
             .map(|(i, c)| (LEFT + slot * (i as f64 + 0.5), c.clone()))
             .collect();
+        let ticks = wrap_ticks(&ticks);
+        let frame = Frame::new(&self.title, &names, &ticks);
+        let (lo, hi) = value_range(self.series.iter().flat_map(bar_extent), true);
+        let y = Scale::linear(lo, hi, frame.plot_bottom(), TOP);
+        let mut svg = frame.open();
+        frame.y_axis(&mut svg, &y, &self.y_label);
         frame.x_axis(&mut svg, &ticks, &self.x_label, false);
         let bar_w = slot * 0.8 / self.series.len().max(1) as f64;
         for (s, series) in self.series.iter().enumerate() {
@@ -190,7 +191,6 @@ impl LineChart {
     /// The chart as a standalone SVG document.
     pub fn to_svg(&self) -> String {
         let names: Vec<&str> = self.series.iter().map(|s| s.name.as_str()).collect();
-        let frame = Frame::new(&self.title, &names);
         let usable = |&(px, py): &(f64, f64)| {
             px.is_finite()
                 && py.is_finite()
@@ -205,6 +205,13 @@ impl LineChart {
                 .map(|p| p.1)
                 .chain(whiskers)
         });
+        let xs = self
+            .series
+            .iter()
+            .flat_map(|s| s.points.iter().filter(|p| usable(p)).map(|p| p.0));
+        let (x, ticks) = self.x_scale(xs);
+        let ticks = wrap_ticks(&ticks);
+        let frame = Frame::new(&self.title, &names, &ticks);
         let y = if self.y_log {
             let (lo, hi) = log_range(ys);
             Scale::log(lo, hi, frame.plot_bottom(), TOP)
@@ -212,11 +219,6 @@ impl LineChart {
             let (lo, hi) = value_range(ys, self.y_from_zero);
             Scale::linear(lo, hi, frame.plot_bottom(), TOP)
         };
-        let xs = self
-            .series
-            .iter()
-            .flat_map(|s| s.points.iter().filter(|p| usable(p)).map(|p| p.0));
-        let (x, ticks) = self.x_scale(xs);
         let mut svg = frame.open();
         frame.y_axis(&mut svg, &y, &self.y_label);
         frame.x_axis(&mut svg, &ticks, &self.x_label, true);
@@ -310,6 +312,8 @@ struct Frame<'a> {
     title: &'a str,
     width: f64,
     height: f64,
+    /// Lines of the tallest x tick label (long category names wrap).
+    tick_lines: usize,
 }
 
 enum LegendKind {
@@ -318,7 +322,13 @@ enum LegendKind {
 }
 
 impl<'a> Frame<'a> {
-    fn new(title: &'a str, legend: &[&str]) -> Self {
+    fn new(title: &'a str, legend: &[&str], x_ticks: &[(f64, Vec<String>)]) -> Self {
+        let tick_lines = x_ticks
+            .iter()
+            .map(|(_, l)| l.len())
+            .max()
+            .unwrap_or(1)
+            .max(1);
         let longest = legend.iter().map(|s| s.chars().count()).max().unwrap_or(0);
         let legend_w = if legend.is_empty() {
             0.0
@@ -330,7 +340,8 @@ impl<'a> Frame<'a> {
         Frame {
             title,
             width: (LEFT + PLOT_W + 20.0 + legend_w + RIGHT_PAD).max(title_w),
-            height: (TOP + PLOT_H + BOTTOM).max(legend_h),
+            height: (TOP + PLOT_H + BOTTOM + extra_tick_lines(tick_lines)).max(legend_h),
+            tick_lines,
         }
     }
 
@@ -374,7 +385,7 @@ impl<'a> Frame<'a> {
     }
 
     /// The baseline, `ticks` (pixel x, text) and the label under the plot.
-    fn x_axis(&self, svg: &mut String, ticks: &[(f64, String)], label: &str, grid: bool) {
+    fn x_axis(&self, svg: &mut String, ticks: &[(f64, Vec<String>)], label: &str, grid: bool) {
         let bottom = self.plot_bottom();
         let right = LEFT + PLOT_W;
         for (px, text) in ticks {
@@ -386,17 +397,25 @@ impl<'a> Frame<'a> {
             }
             let _ = write!(
                 svg,
-                r##"<line x1="{px:.2}" y1="{bottom}" x2="{px:.2}" y2="{:.0}" stroke="#333"/><text class="tick" x="{px:.2}" y="{:.0}" text-anchor="middle">{}</text>"##,
+                r##"<line x1="{px:.2}" y1="{bottom}" x2="{px:.2}" y2="{:.0}" stroke="#333"/><text class="tick" x="{px:.2}" y="{:.0}" text-anchor="middle">"##,
                 bottom + 5.0,
                 bottom + 20.0,
-                escape(text)
             );
+            for (i, line) in text.iter().enumerate() {
+                let dy = if i == 0 { 0.0 } else { TICK_LINE };
+                let _ = write!(
+                    svg,
+                    r#"<tspan x="{px:.2}" dy="{dy}">{}</tspan>"#,
+                    escape(line)
+                );
+            }
+            svg.push_str("</text>");
         }
         let _ = write!(
             svg,
             r##"<line x1="{LEFT}" y1="{bottom}" x2="{right}" y2="{bottom}" stroke="#333"/><text class="axis-label" x="{:.0}" y="{:.0}" text-anchor="middle">{}</text>"##,
             LEFT + PLOT_W / 2.0,
-            bottom + 48.0,
+            bottom + 48.0 + extra_tick_lines(self.tick_lines),
             escape(label)
         );
     }
@@ -538,6 +557,40 @@ impl Marker {
             }
         );
     }
+}
+
+/// Pixels between the lines of a wrapped tick label.
+const TICK_LINE: f64 = 15.0;
+
+fn extra_tick_lines(lines: usize) -> f64 {
+    lines.saturating_sub(1) as f64 * TICK_LINE
+}
+
+/// Tick labels broken at blanks into lines that fit the space between two ticks.
+fn wrap_ticks(ticks: &[(f64, String)]) -> Vec<(f64, Vec<String>)> {
+    let gap = ticks
+        .windows(2)
+        .map(|w| (w[1].0 - w[0].0).abs())
+        .fold(PLOT_W, f64::min);
+    let max_chars = ((gap * 0.92) / CHAR_W).floor().max(4.0) as usize;
+    ticks
+        .iter()
+        .map(|(px, text)| (*px, wrap(text, max_chars)))
+        .collect()
+}
+
+fn wrap(text: &str, max_chars: usize) -> Vec<String> {
+    let mut lines: Vec<String> = Vec::new();
+    for word in text.split(' ') {
+        match lines.last_mut() {
+            Some(line) if line.chars().count() + 1 + word.chars().count() <= max_chars => {
+                line.push(' ');
+                line.push_str(word);
+            }
+            _ => lines.push(word.to_string()),
+        }
+    }
+    lines
 }
 
 fn draw_whisker(svg: &mut String, x: f64, y_low: f64, y_high: f64, cap: f64) {
@@ -686,10 +739,18 @@ mod tests {
             .collect()
     }
 
+    /// The text of each element of `class`, wrapped lines joined by blanks.
     fn texts(doc: &roxmltree::Document, class: &str) -> Vec<String> {
         with_class(doc, class)
             .iter()
-            .map(|n| n.text().unwrap_or_default().to_string())
+            .map(|n| {
+                let parts: Vec<&str> = n
+                    .descendants()
+                    .filter(|d| d.is_text())
+                    .filter_map(|d| d.text())
+                    .collect();
+                parts.join(" ")
+            })
             .collect()
     }
 
@@ -833,6 +894,49 @@ mod tests {
         let ratio = (ys[0] - ys[1]) / (ys[1] - ys[2]);
         let expected = (20f64 / 5.0).log10() / (150f64 / 20.0).log10();
         assert!((ratio - expected).abs() < 0.01, "{ratio} vs {expected}");
+    }
+
+    #[test]
+    fn long_category_names_wrap_below_the_axis() {
+        let chart = LineChart {
+            title: "job time".into(),
+            x_label: "case (DataNode s / AM ms / NodeManager ms)".into(),
+            y_label: "time (s)".into(),
+            x_axis: XAxis::Categories(
+                (1..=6)
+                    .map(|c| format!("{c} (3 s / 1000 / 1000)"))
+                    .collect(),
+            ),
+            y_from_zero: true,
+            y_log: false,
+            series: vec![LineSeries::new("classic", vec![(0.0, 3.0), (5.0, 1.0)])],
+        };
+        let svg = chart.to_svg();
+        let doc = parse(&svg);
+        let ticks = with_class(&doc, "tick");
+        let first_case = ticks
+            .iter()
+            .find(|t| {
+                t.descendants()
+                    .any(|d| d.is_text() && d.text() == Some("1 (3 s /"))
+            })
+            .expect("the label is wrapped");
+        let lines: Vec<&str> = first_case
+            .descendants()
+            .filter(|d| d.is_text())
+            .filter_map(|d| d.text())
+            .collect();
+        assert_eq!(lines.join(" "), "1 (3 s / 1000 / 1000)");
+        assert!(lines.iter().all(|l| l.len() as f64 * CHAR_W < PLOT_W / 6.0));
+        // The axis label moves below the wrapped lines, inside the canvas.
+        let label = with_class(&doc, "axis-label")
+            .into_iter()
+            .find(|n| n.text() == Some("case (DataNode s / AM ms / NodeManager ms)"))
+            .unwrap();
+        let height = attr(&doc.root_element(), "height");
+        let label_y = attr(&label, "y");
+        assert!(label_y > TOP + PLOT_H + 20.0 + TICK_LINE * (lines.len() - 1) as f64);
+        assert!(label_y < height);
     }
 
     #[test]

@@ -186,7 +186,7 @@ impl Default for InterconnectsOptions {
             tasks: 4,
             dir: std::env::temp_dir().join("tusk-bench-interconnects"),
             hadoop_classpath: None,
-            hadoop_lock: PathBuf::from("/work/briefs/hadoop.lock"),
+            hadoop_lock: PathBuf::from("/run/tusk-hadoop-testbed.lock"),
             checkpoint: None,
         }
     }

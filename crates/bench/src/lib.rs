@@ -22,6 +22,8 @@
 //!   nothing acknowledged was lost.
 //! - `interconnects`: Sort, WordCount and TeraSort on each link class × HDD/SSD testbed,
 //!   Tusk and Hadoop on the same emulated nodes.
+//! - `heartbeat_sweep`: the six heartbeat-period cases of the heartbeat study, DFSIO and
+//!   TeraSort on YARN per case and timing mode, with the masters' measured cost.
 //! - `heartbeats`: simulated DataNodes against a NameNode process; `advisor`: the
 //!   shortest safe heartbeat period.
 //! - `testbed_cluster`: a `tusk testbed` for a benchmark, YARN restartable with other
@@ -43,6 +45,7 @@ pub mod error;
 pub mod faults;
 pub mod file_io;
 pub mod hadoop;
+pub mod heartbeat_sweep;
 pub mod heartbeats;
 pub mod interconnects;
 pub mod job_latency;

@@ -8,8 +8,8 @@ use anyhow::Context;
 use clap::{Args, Subcommand};
 use serde::Serialize;
 use tusk_bench::{
-    advisor, dfsio, faults, heartbeats, interconnects, job_latency, nnthroughput, replication,
-    scheduling, startup, terasort,
+    advisor, dfsio, faults, heartbeat_sweep, heartbeats, interconnects, job_latency, nnthroughput,
+    replication, scheduling, startup, terasort,
 };
 use tusk_client::ReplicationMode;
 use tusk_common::config::{parse_duration, parse_size};
@@ -29,6 +29,9 @@ pub enum BenchCommand {
     Heartbeats(HeartbeatArgs),
     /// A tiny WordCount on YARN, submit to finished, per timing mode.
     JobLatency(JobLatencyArgs),
+    /// The heartbeat study's six period cases: DFSIO and TeraSort job times, and the
+    /// masters' heartbeat load and CPU, per case and timing mode (+ Hadoop's sweep).
+    HeartbeatSweep(HeartbeatSweepArgs),
     /// TeraGen, TeraSort and TeraValidate timed (TeraValidate must find no errors).
     Terasort(TerasortArgs),
     /// The fault suite: each fault under a mixed load; nothing acknowledged may be lost.
@@ -133,7 +136,7 @@ pub struct InterconnectsArgs {
     #[arg(long, value_name = "CLASSPATH_FILE")]
     vs_hadoop: Option<PathBuf>,
     /// Held (flock) while Hadoop's daemons run.
-    #[arg(long, default_value = "/work/briefs/hadoop.lock")]
+    #[arg(long, default_value = "/run/tusk-hadoop-testbed.lock")]
     hadoop_lock: PathBuf,
     #[arg(long)]
     json: Option<PathBuf>,
@@ -322,6 +325,64 @@ pub struct JobLatencyArgs {
 }
 
 #[derive(Args)]
+pub struct HeartbeatSweepArgs {
+    /// Cases 1..6 (the anchor's: DataNode s / AM ms / NodeManager ms = 3/1000/1000,
+    /// 3/200/200, 1/1000/1000, 1/1000/200, 1/200/1000, 1/200/200).
+    #[arg(long, default_value = "1,2,3,4,5,6", value_delimiter = ',')]
+    cases: Vec<u8>,
+    /// Timing modes: classic (Hadoop's) and event-driven (Tusk's).
+    #[arg(long, default_value = "classic,event-driven", value_delimiter = ',', value_parser = timing)]
+    timings: Vec<tusk_common::Timing>,
+    #[arg(long, default_value_t = 3)]
+    trials: usize,
+    /// TestDFSIO files (one map each).
+    #[arg(long, default_value_t = 4)]
+    files: u32,
+    /// MB per TestDFSIO file.
+    #[arg(long, default_value_t = 64)]
+    size_mb: u64,
+    /// TeraGen rows for TeraSort (0: no TeraSort).
+    #[arg(long, default_value_t = 1_000_000)]
+    tera_rows: u64,
+    #[arg(long, default_value_t = 4)]
+    tera_maps: u32,
+    #[arg(long, default_value_t = 1)]
+    tera_reduces: u32,
+    /// DataNodes and NodeManagers of `tusk local up`.
+    #[arg(long, default_value_t = 3)]
+    datanodes: usize,
+    /// Run on this testbed description instead of `tusk local up`.
+    #[arg(long)]
+    testbed: Option<PathBuf>,
+    /// Also run Hadoop 3.4.2's sweep (the anchor's HeartbeatSweep at ANCHOR_DIR, default
+    /// ../shared/anchors/hadoop) with the same cases and sizes.
+    #[arg(long, value_name = "ANCHOR_DIR", num_args = 0..=1, default_missing_value = tusk_bench::hadoop::DEFAULT_ANCHOR_DIR)]
+    vs_hadoop: Option<PathBuf>,
+    /// Hold this lock file while Hadoop's JVMs run.
+    #[arg(long)]
+    hadoop_lock: Option<PathBuf>,
+    /// The masters' link for the advisor check (e.g. 1Gbit).
+    #[arg(long, default_value = "1Gbit")]
+    master_link: String,
+    /// Where the clusters keep their state.
+    #[arg(long)]
+    dir: Option<PathBuf>,
+    /// Write the charts (job-time-*.svg, cost.svg, cost-cpu.svg, advisor.svg) into this
+    /// directory.
+    #[arg(long)]
+    charts: Option<PathBuf>,
+    /// Run nothing: print the tables and draw the charts of a report saved with --json.
+    #[arg(long)]
+    from_json: Option<PathBuf>,
+    #[arg(long)]
+    json: Option<PathBuf>,
+}
+
+fn timing(text: &str) -> anyhow::Result<tusk_common::Timing> {
+    Ok(tusk_common::Timing::parse("--timings", text)?)
+}
+
+#[derive(Args)]
 pub struct TerasortArgs {
     #[arg(long, default_value_t = 10_000_000)]
     rows: u64,
@@ -453,6 +514,43 @@ pub async fn run(_conf: Configuration, which: BenchCommand) -> anyhow::Result<()
                 ..Default::default()
             })
             .await?;
+            emit(&report, report.to_markdown(), &a.json)
+        }
+        BenchCommand::HeartbeatSweep(a) if a.from_json.is_some() => {
+            let path = a.from_json.as_ref().expect("guarded");
+            let text = std::fs::read_to_string(path)
+                .with_context(|| format!("reading {}", path.display()))?;
+            let report = heartbeat_sweep::SweepReport::from_json(&text)?;
+            if let Some(dir) = &a.charts {
+                for path in report.write_charts(dir)? {
+                    eprintln!("wrote {}", path.display());
+                }
+            }
+            println!("{}", report.to_markdown());
+            Ok(())
+        }
+        BenchCommand::HeartbeatSweep(a) => {
+            let mut opts = heartbeat_sweep::SweepOptions::new(std::env::current_exe()?);
+            opts.cases = a.cases;
+            opts.timings = a.timings;
+            opts.trials = a.trials;
+            opts.dfsio_files = a.files;
+            opts.dfsio_mb = a.size_mb;
+            opts.tera_rows = a.tera_rows;
+            opts.tera_maps = a.tera_maps;
+            opts.tera_reduces = a.tera_reduces;
+            opts.datanodes = a.datanodes;
+            opts.testbed = a.testbed;
+            opts.vs_hadoop = a.vs_hadoop;
+            opts.hadoop_lock = a.hadoop_lock;
+            opts.base_dir = a.dir;
+            opts.master_link_bytes_per_sec = advisor::parse_bandwidth(&a.master_link)?;
+            let report = heartbeat_sweep::run(opts).await?;
+            if let Some(dir) = &a.charts {
+                for path in report.write_charts(dir)? {
+                    eprintln!("wrote {}", path.display());
+                }
+            }
             emit(&report, report.to_markdown(), &a.json)
         }
         BenchCommand::Terasort(a) => {

@@ -1,0 +1,1696 @@
+//! The heartbeat-period sweep of "An Empirical Performance Analysis on Hadoop via
+//! Optimizing the Network Heartbeat Period": six cases from Hadoop's defaults down to
+//! short periods of the three heartbeats (DataNode→NameNode `dfs.heartbeat.interval`,
+//! NodeManager→ResourceManager `yarn.resourcemanager.nodemanagers.heartbeat-interval-ms`,
+//! AM→ResourceManager `yarn.app.mapreduce.am.scheduler.heartbeat.interval-ms`), the same
+//! six the Hadoop anchor's `run.sh sweep` runs ([`CASES`]).
+//!
+//! For every (trial, case, timing) a fresh cluster starts with the case's periods (they
+//! are daemon settings read at start) — `tusk local up`, or a testbed description with
+//! `tusk testbed up` — and runs, as MapReduce jobs on YARN: TestDFSIO write, TestDFSIO
+//! read, TeraGen (untimed input) and TeraSort. Job times come from the jobs' history
+//! records (submission → finish, and submission → last map's end for the map phase),
+//! as the anchor takes them from Hadoop's job history.
+//!
+//! The cost side is measured at the masters while the jobs run: the heartbeat messages
+//! and bytes each master receives (per TCP connection from `ss -tinp`, sampled every
+//! half second in every network namespace of the cluster, the connection's peer process
+//! telling what it is: a DataNode, a NodeManager, an AM, or another client) and the
+//! masters' CPU (utime + stime from `/proc/<pid>/stat`). A message is a data segment
+//! received: heartbeats are far below one MSS, so each call is one segment. While jobs
+//! run, a DataNode's connection also carries its incremental block reports, so the same
+//! is measured once more on the idle cluster before the jobs (three DataNode periods,
+//! at least 9 s):
+//! there the DataNodes' calls are heartbeats alone, which is what `tusk
+//! heartbeat-advisor`'s model (Eq. 1: N · PS / TP bytes/s; N · C / TP cores) describes.
+//!
+//! Cases rotate across trials (by two per trial, as `run.sh sweep` does) so slow drift
+//! of a loaded host does not favour one case. With `vs_hadoop`, the anchor's
+//! `HeartbeatSweep` runner (one JVM per case and trial: MiniDFSCluster with 3 DataNodes,
+//! MiniMRYarnCluster with 1 NodeManager) runs after Tusk's runs of the same case.
+
+use std::collections::{BTreeMap, HashMap};
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use serde::{Deserialize, Serialize};
+use tusk_client::DfsClient;
+use tusk_common::Timing;
+use tusk_mapreduce::history::{read_history, JobHistory, DEFAULT_HISTORY_DIR};
+
+use crate::advisor;
+use crate::chart::{LineChart, LineSeries, XAxis};
+use crate::context::RunContext;
+use crate::error::{BenchError, Result};
+use crate::hadoop::{HadoopAnchor, ResultLine};
+use crate::heartbeats::heartbeat_wire_bytes;
+use crate::process_cluster::{self, JobRun, ProcessCluster};
+use crate::stats;
+
+/// One case's three periods.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HeartbeatPeriods {
+    pub case: u8,
+    /// `dfs.heartbeat.interval`, seconds.
+    pub datanode_secs: u64,
+    /// `yarn.app.mapreduce.am.scheduler.heartbeat.interval-ms`.
+    pub am_ms: u64,
+    /// `yarn.resourcemanager.nodemanagers.heartbeat-interval-ms`.
+    pub nodemanager_ms: u64,
+}
+
+/// The anchor's `HeartbeatSweep.CASES`: {DataNode s, AM ms, NodeManager ms}.
+pub const CASES: [HeartbeatPeriods; 6] = [
+    periods(1, 3, 1000, 1000),
+    periods(2, 3, 200, 200),
+    periods(3, 1, 1000, 1000),
+    periods(4, 1, 1000, 200),
+    periods(5, 1, 200, 1000),
+    periods(6, 1, 200, 200),
+];
+
+const fn periods(
+    case: u8,
+    datanode_secs: u64,
+    am_ms: u64,
+    nodemanager_ms: u64,
+) -> HeartbeatPeriods {
+    HeartbeatPeriods {
+        case,
+        datanode_secs,
+        am_ms,
+        nodemanager_ms,
+    }
+}
+
+impl HeartbeatPeriods {
+    /// Case `n` (1..=6).
+    pub fn case(n: u8) -> Result<HeartbeatPeriods> {
+        CASES
+            .iter()
+            .find(|c| c.case == n)
+            .copied()
+            .ok_or_else(|| BenchError::InvalidOptions(format!("case {n}: cases are 1 to 6")))
+    }
+
+    /// `3 s / 1000 / 1000` (DataNode / AM ms / NodeManager ms), as the anchor prints it.
+    pub fn label(&self) -> String {
+        format!(
+            "{} s / {} / {}",
+            self.datanode_secs, self.am_ms, self.nodemanager_ms
+        )
+    }
+
+    /// The daemons' and jobs' settings for this case in `timing`.
+    pub fn defines(&self, timing: Timing) -> Vec<String> {
+        vec![
+            format!("dfs.heartbeat.interval={}", self.datanode_secs),
+            format!(
+                "yarn.resourcemanager.nodemanagers.heartbeat-interval-ms={}",
+                self.nodemanager_ms
+            ),
+            format!(
+                "yarn.app.mapreduce.am.scheduler.heartbeat.interval-ms={}",
+                self.am_ms
+            ),
+            format!("{}={timing}", tusk_common::timing::TIMING_KEY),
+        ]
+    }
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct SweepOptions {
+    /// Case numbers (1..=6), in the order of the first trial.
+    pub cases: Vec<u8>,
+    pub timings: Vec<Timing>,
+    pub trials: usize,
+    /// TestDFSIO files (one map each) and MB per file.
+    pub dfsio_files: u32,
+    pub dfsio_mb: u64,
+    /// TeraGen rows (100 bytes each); 0 = no TeraSort.
+    pub tera_rows: u64,
+    pub tera_maps: u32,
+    pub tera_reduces: u32,
+    /// DataNodes (and NodeManagers) of `tusk local up`.
+    pub datanodes: usize,
+    /// A testbed description to run on instead of `tusk local up`.
+    pub testbed: Option<PathBuf>,
+    /// The `tusk` binary.
+    pub tusk_exe: PathBuf,
+    /// Where clusters keep their state (a temporary directory inside it).
+    pub base_dir: Option<PathBuf>,
+    /// The Hadoop anchor, to run its sweep in the same run.
+    pub vs_hadoop: Option<PathBuf>,
+    /// A lock file held while Hadoop's JVMs run (one Hadoop at a time on a shared host).
+    pub hadoop_lock: Option<PathBuf>,
+    /// Bound on one Hadoop (case, trial) JVM, seconds.
+    pub hadoop_timeout_secs: u64,
+    /// Bandwidth of the masters' link for the advisor (bytes/s).
+    pub master_link_bytes_per_sec: f64,
+}
+
+impl SweepOptions {
+    pub fn new(tusk_exe: PathBuf) -> Self {
+        SweepOptions {
+            cases: (1..=6).collect(),
+            timings: vec![Timing::Classic, Timing::EventDriven],
+            trials: 3,
+            dfsio_files: 4,
+            dfsio_mb: 64,
+            tera_rows: 1_000_000,
+            tera_maps: 4,
+            tera_reduces: 1,
+            datanodes: 3,
+            testbed: None,
+            tusk_exe,
+            base_dir: None,
+            vs_hadoop: None,
+            hadoop_lock: None,
+            hadoop_timeout_secs: 480,
+            master_link_bytes_per_sec: 125e6,
+        }
+    }
+}
+
+/// One job's times from its history record.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct JobTimes {
+    /// Submission → finish.
+    pub job_seconds: f64,
+    /// Submission → the last map's end.
+    pub map_phase_seconds: f64,
+    /// `tusk job run`, process start → exit (the client's view, set-up included).
+    pub process_seconds: f64,
+}
+
+/// What one master received from heartbeat senders, and its CPU, over a window.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct MasterCost {
+    /// Heartbeat calls received per second (data segments from heartbeat senders).
+    pub heartbeats_per_sec: f64,
+    /// Bytes per second received from heartbeat senders.
+    pub heartbeat_bytes_in_per_sec: f64,
+    /// Bytes per second sent back to them (replies, commands, allocations).
+    pub heartbeat_bytes_out_per_sec: f64,
+    /// Calls per second from other clients (job clients, tasks), for scale.
+    pub other_calls_per_sec: f64,
+    /// The master process's CPU over the window, in cores.
+    pub cpu_cores: f64,
+}
+
+/// One (trial, case, timing) on Tusk.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct SweepRun {
+    pub trial: usize,
+    pub case: u8,
+    pub timing: Timing,
+    /// DataNodes of the cluster (N of the advisor's model); 0 in reports written before
+    /// it was recorded.
+    #[serde(default)]
+    pub datanodes: usize,
+    pub dfsio_write: JobTimes,
+    pub dfsio_read: JobTimes,
+    pub terasort: Option<JobTimes>,
+    /// Seconds the cost was measured over (first job's start → last job's end).
+    pub window_seconds: f64,
+    pub namenode: MasterCost,
+    pub resourcemanager: MasterCost,
+    /// The same on the idle cluster before the jobs (three DataNode periods, at least 9 s).
+    pub idle_window_seconds: f64,
+    pub idle_namenode: MasterCost,
+    pub idle_resourcemanager: MasterCost,
+}
+
+/// One (trial, case) of the anchor's `HeartbeatSweep`.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct HadoopRun {
+    pub trial: usize,
+    pub case: u8,
+    pub dfsio_write_seconds: f64,
+    pub dfsio_read_seconds: f64,
+    pub terasort_seconds: Option<f64>,
+    pub terasort_map_phase_seconds: Option<f64>,
+}
+
+/// Medians over trials of one (system, case) for one workload measure.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct CaseSummary {
+    /// `tusk classic`, `tusk event-driven` or `hadoop`.
+    pub system: String,
+    pub case: u8,
+    pub dfsio_write_seconds: f64,
+    pub dfsio_read_seconds: f64,
+    pub terasort_map_phase_seconds: Option<f64>,
+    pub terasort_seconds: Option<f64>,
+    /// Change of each time against case 1 of the same system, percent (negative = faster).
+    pub dfsio_write_change_pct: Option<f64>,
+    pub dfsio_read_change_pct: Option<f64>,
+    pub terasort_map_phase_change_pct: Option<f64>,
+    pub terasort_change_pct: Option<f64>,
+    /// Tusk only: median master costs.
+    pub namenode: Option<MasterCost>,
+    pub resourcemanager: Option<MasterCost>,
+}
+
+/// `tusk heartbeat-advisor`'s model against the NameNode's measured cost of one run on
+/// the idle cluster (heartbeats alone).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct AdvisorCheck {
+    pub case: u8,
+    pub timing: Timing,
+    /// N / TP.
+    pub predicted_heartbeats_per_sec: f64,
+    pub measured_heartbeats_per_sec: f64,
+    /// Eq. 1's heartbeat bytes/s: N · PS / TP.
+    pub predicted_bytes_per_sec: f64,
+    pub measured_bytes_per_sec: f64,
+    /// (measured − predicted) / predicted, percent.
+    pub bytes_deviation_pct: f64,
+    /// The CPU the fitted per-heartbeat cost predicts: N · C / TP cores.
+    pub predicted_cpu_cores: f64,
+    pub measured_cpu_cores: f64,
+    pub cpu_deviation_pct: f64,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct AdvisorValidation {
+    pub datanodes: u64,
+    /// PS: one heartbeat call and reply on the wire.
+    pub heartbeat_bytes: u64,
+    /// C: NameNode CPU seconds per heartbeat, the slope of the idle NameNode's CPU against
+    /// its measured heartbeat rate over all runs (None when the rate did not vary).
+    pub fitted_cpu_secs_per_heartbeat: Option<f64>,
+    /// The advisor's shortest safe period with that C on `master_link_bytes_per_sec`
+    /// (recomputed when a saved report is read back).
+    #[serde(skip_deserializing, default = "no_advice")]
+    pub advice: advisor::Advice,
+    pub checks: Vec<AdvisorCheck>,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct SweepReport {
+    /// Not read back from a saved report (see [`SweepReport::from_json`]).
+    #[serde(skip_deserializing, default = "saved_context")]
+    pub context: RunContext,
+    pub options: SweepOptions,
+    pub cases: Vec<HeartbeatPeriods>,
+    pub runs: Vec<SweepRun>,
+    pub hadoop: Vec<HadoopRun>,
+    /// Hadoop (case, trial) runs that failed, with why.
+    pub hadoop_failures: Vec<String>,
+    pub summary: Vec<CaseSummary>,
+    pub advisor: AdvisorValidation,
+}
+
+/// The study's reported gains from shorter periods (percent faster, best case).
+pub const STUDY_DFSIO_READ_GAIN_PCT: f64 = 13.0;
+pub const STUDY_TERASORT_MAP_GAIN_PCT: f64 = 5.5;
+
+fn saved_context() -> RunContext {
+    RunContext::new("a saved heartbeat-sweep report")
+}
+
+fn no_advice() -> advisor::Advice {
+    advisor::advise(0, 1.0, 0, None)
+}
+
+impl SweepReport {
+    /// A report written with `--json`, read back (to redraw its tables and charts).
+    pub fn from_json(text: &str) -> Result<SweepReport> {
+        let mut report: SweepReport = serde_json::from_str(text)
+            .map_err(|e| BenchError::InvalidOptions(format!("heartbeat-sweep report: {e}")))?;
+        let target = serde_json::from_str::<serde_json::Value>(text)
+            .ok()
+            .and_then(|v| v["context"]["target"].as_str().map(str::to_string));
+        if let Some(target) = target {
+            report.context.target = target;
+        }
+        let a = &report.advisor;
+        report.advisor.advice = advisor::advise(
+            a.datanodes,
+            report.options.master_link_bytes_per_sec,
+            a.heartbeat_bytes,
+            a.fitted_cpu_secs_per_heartbeat,
+        );
+        Ok(report)
+    }
+}
+
+/// Runs the sweep; blocking work runs off the async runtime.
+pub async fn run(opts: SweepOptions) -> Result<SweepReport> {
+    if opts.trials == 0 || opts.cases.is_empty() || opts.timings.is_empty() {
+        return Err(BenchError::InvalidOptions(
+            "need at least one trial, one case and one timing".into(),
+        ));
+    }
+    if opts.dfsio_files == 0 || opts.dfsio_mb == 0 || opts.datanodes == 0 {
+        return Err(BenchError::InvalidOptions(
+            "need at least one DFSIO file of at least 1 MB and one DataNode".into(),
+        ));
+    }
+    let cases = opts
+        .cases
+        .iter()
+        .map(|&c| HeartbeatPeriods::case(c))
+        .collect::<Result<Vec<_>>>()?;
+    let handle = tokio::runtime::Handle::current();
+    tokio::task::spawn_blocking(move || run_blocking(opts, cases, &handle))
+        .await
+        .map_err(|e| BenchError::TaskFailed {
+            path: "heartbeat-sweep".into(),
+            message: e.to_string(),
+        })?
+}
+
+fn run_blocking(
+    opts: SweepOptions,
+    cases: Vec<HeartbeatPeriods>,
+    handle: &tokio::runtime::Handle,
+) -> Result<SweepReport> {
+    let context = RunContext::new(match &opts.testbed {
+        Some(t) => format!("Tusk on the testbed {} (`tusk testbed up`)", t.display()),
+        None => format!(
+            "Tusk processes via `tusk local up`: 1 NameNode, {n} DataNodes, 1 ResourceManager, {n} NodeManagers",
+            n = opts.datanodes
+        ),
+    });
+    let anchor = opts.vs_hadoop.as_ref().map(HadoopAnchor::at).transpose()?;
+    let base = match &opts.base_dir {
+        Some(dir) => {
+            std::fs::create_dir_all(dir)?;
+            tempfile::Builder::new()
+                .prefix("tusk-hb-sweep-")
+                .tempdir_in(dir)?
+        }
+        None => tempfile::Builder::new()
+            .prefix("tusk-hb-sweep-")
+            .tempdir()?,
+    };
+    let mut runs = Vec::new();
+    let mut hadoop = Vec::new();
+    let mut hadoop_failures = Vec::new();
+    for trial in 0..opts.trials {
+        for periods in rotated(&cases, trial) {
+            for &timing in &opts.timings {
+                let dir = base
+                    .path()
+                    .join(format!("t{trial}-c{}-{timing}", periods.case));
+                tracing::info!(trial, case = periods.case, %timing, "heartbeat sweep run");
+                runs.push(run_tusk(&opts, periods, timing, trial, &dir, handle)?);
+            }
+            if let Some(anchor) = &anchor {
+                let dir = base
+                    .path()
+                    .join(format!("t{trial}-c{}-hadoop", periods.case));
+                // One failed Hadoop JVM costs its row, not the sweep's other results.
+                match run_hadoop(&opts, anchor, periods, trial, &dir) {
+                    Ok(run) => hadoop.push(run),
+                    Err(e) => {
+                        tracing::warn!(case = periods.case, trial, error = %e, "Hadoop run failed");
+                        hadoop_failures.push(format!("case {} trial {trial}: {e}", periods.case));
+                    }
+                }
+            }
+        }
+    }
+    let summary = summarize(&cases, &opts.timings, &runs, &hadoop);
+    let advisor = validate_advisor(&opts, &cases, &runs);
+    Ok(SweepReport {
+        context,
+        options: opts,
+        cases,
+        runs,
+        hadoop,
+        hadoop_failures,
+        summary,
+        advisor,
+    })
+}
+
+/// The cases of `trial`, rotated by two per trial (by one with two cases or fewer), as
+/// the anchor's `run.sh sweep` orders them.
+fn rotated(cases: &[HeartbeatPeriods], trial: usize) -> Vec<HeartbeatPeriods> {
+    let n = cases.len();
+    let step = if n > 2 { 2 } else { 1 };
+    (0..n).map(|i| cases[(i + step * trial) % n]).collect()
+}
+
+fn run_tusk(
+    opts: &SweepOptions,
+    periods: HeartbeatPeriods,
+    timing: Timing,
+    trial: usize,
+    dir: &Path,
+    handle: &tokio::runtime::Handle,
+) -> Result<SweepRun> {
+    let defines = periods.defines(timing);
+    let cluster = match &opts.testbed {
+        Some(description) => SweepCluster::testbed(&opts.tusk_exe, description, dir, &defines)?,
+        None => SweepCluster::local(&opts.tusk_exe, dir, opts.datanodes, &defines)?,
+    };
+    let datanodes = cluster
+        .roles
+        .values()
+        .filter(|r| **r == PeerRole::DataNode)
+        .count();
+    let result = run_workloads(opts, &cluster, periods, &defines, handle);
+    let stopped = cluster.stop();
+    let (workloads, idle, cost) = result?;
+    stopped?;
+    Ok(SweepRun {
+        trial,
+        case: periods.case,
+        timing,
+        datanodes,
+        dfsio_write: workloads.dfsio_write,
+        dfsio_read: workloads.dfsio_read,
+        terasort: workloads.terasort,
+        window_seconds: cost.window_seconds,
+        namenode: cost.namenode,
+        resourcemanager: cost.resourcemanager,
+        idle_window_seconds: idle.window_seconds,
+        idle_namenode: idle.namenode,
+        idle_resourcemanager: idle.resourcemanager,
+    })
+}
+
+struct Workloads {
+    dfsio_write: JobTimes,
+    dfsio_read: JobTimes,
+    terasort: Option<JobTimes>,
+}
+
+struct WindowCost {
+    window_seconds: f64,
+    namenode: MasterCost,
+    resourcemanager: MasterCost,
+}
+
+/// Idle heartbeat periods of the DataNodes measured before the jobs...
+const IDLE_PERIODS: u64 = 3;
+/// ... and at least this long, so the heartbeats cut by the window's ends matter little.
+const IDLE_AT_LEAST: Duration = Duration::from_secs(9);
+
+fn run_workloads(
+    opts: &SweepOptions,
+    cluster: &SweepCluster,
+    periods: HeartbeatPeriods,
+    defines: &[String],
+    handle: &tokio::runtime::Handle,
+) -> Result<(Workloads, WindowCost, WindowCost)> {
+    let client = cluster.client()?;
+    // A measurement window, not a wait for a condition: the idle cluster's heartbeats
+    // are what is counted.
+    let meter = CostMeter::start(cluster);
+    std::thread::sleep(
+        Duration::from_secs(IDLE_PERIODS * periods.datanode_secs).max(IDLE_AT_LEAST),
+    );
+    let idle = meter.stop();
+    let meter = CostMeter::start(cluster);
+    let files = opts.dfsio_files.to_string();
+    let size = (opts.dfsio_mb * crate::MB).to_string();
+    let dir = "/bench/heartbeat-sweep/dfsio";
+    let dfsio = |op: &str| {
+        let run = cluster.run_job(
+            &[
+                "dfsio", op, "--files", &files, "--size", &size, "--dir", dir,
+            ],
+            defines,
+        )?;
+        job_times(&run, &client, handle)
+    };
+    let dfsio_write = dfsio("-write")?;
+    let dfsio_read = dfsio("-read")?;
+    let terasort = if opts.tera_rows > 0 {
+        let (input, output) = (
+            "/bench/heartbeat-sweep/tera-in",
+            "/bench/heartbeat-sweep/tera-out",
+        );
+        let rows = opts.tera_rows.to_string();
+        let maps = opts.tera_maps.to_string();
+        let reduces = opts.tera_reduces.to_string();
+        cluster.run_job(&["teragen", &rows, input, "--maps", &maps], defines)?;
+        let sort = cluster.run_job(&["terasort", input, output, "--reduces", &reduces], defines)?;
+        Some(job_times(&sort, &client, handle)?)
+    } else {
+        None
+    };
+    let cost = meter.stop();
+    Ok((
+        Workloads {
+            dfsio_write,
+            dfsio_read,
+            terasort,
+        },
+        idle,
+        cost,
+    ))
+}
+
+fn job_times(
+    run: &JobRun,
+    client: &DfsClient,
+    handle: &tokio::runtime::Handle,
+) -> Result<JobTimes> {
+    let (job_id, _) = run.reported().ok_or_else(|| BenchError::TaskFailed {
+        path: "tusk job run".into(),
+        message: format!("no `Job <id> SUCCEEDED in X s` line in:\n{}", run.stdout),
+    })?;
+    let history = handle
+        .block_on(read_history(client, DEFAULT_HISTORY_DIR, &job_id))
+        .ok()
+        .flatten()
+        .ok_or_else(|| BenchError::TaskFailed {
+            path: job_id.clone(),
+            message: "the job left no history record".into(),
+        })?;
+    Ok(times_of(&history, run.seconds))
+}
+
+/// Job and map-phase times of a finished job, measured from its submission.
+fn times_of(history: &JobHistory, process_seconds: f64) -> JobTimes {
+    let last_map_end = history
+        .attempts
+        .iter()
+        .filter(|a| a.task_type == "MAP")
+        .map(|a| a.end_ms)
+        .max()
+        .unwrap_or(history.finish_ms);
+    let since_submit = |ms: u64| ms.saturating_sub(history.submit_ms) as f64 / 1000.0;
+    JobTimes {
+        job_seconds: since_submit(history.finish_ms),
+        map_phase_seconds: since_submit(last_map_end),
+        process_seconds,
+    }
+}
+
+/// The cluster of one run: where its masters listen, which processes are what, and the
+/// network namespaces its connections live in.
+struct SweepCluster {
+    exe: PathBuf,
+    dir: PathBuf,
+    fs: String,
+    rm_addr: String,
+    namenode_pid: u32,
+    resourcemanager_pid: u32,
+    /// DataNode and NodeManager pids.
+    roles: HashMap<u32, PeerRole>,
+    /// `None` = the host's namespace.
+    namespaces: Vec<Option<String>>,
+    kind: ClusterKind,
+}
+
+enum ClusterKind {
+    Local(ProcessCluster),
+    Testbed,
+}
+
+impl SweepCluster {
+    fn local(exe: &Path, dir: &Path, datanodes: usize, defines: &[String]) -> Result<Self> {
+        let cluster = ProcessCluster::up(exe, dir, datanodes, defines)?;
+        let pids = std::fs::read_to_string(dir.join("pids"))?;
+        let pids: Vec<(&str, u32)> = pids
+            .lines()
+            .filter_map(|l| {
+                let (role, pid) = l.split_once(' ')?;
+                Some((role, pid.trim().parse().ok()?))
+            })
+            .collect();
+        let master = |name: &str| {
+            pids.iter()
+                .find(|(role, _)| *role == name)
+                .map(|&(_, pid)| pid)
+                .ok_or_else(|| {
+                    BenchError::ClusterStart(format!("no {name} in {}/pids", dir.display()))
+                })
+        };
+        Ok(SweepCluster {
+            exe: exe.to_path_buf(),
+            dir: dir.to_path_buf(),
+            fs: cluster.fs.clone(),
+            rm_addr: cluster.rm_addr.clone(),
+            namenode_pid: master("namenode")?,
+            resourcemanager_pid: master("resourcemanager")?,
+            roles: pids
+                .iter()
+                .filter_map(|&(role, pid)| Some((pid, PeerRole::of_daemon(role)?)))
+                .collect(),
+            namespaces: vec![None],
+            kind: ClusterKind::Local(cluster),
+        })
+    }
+
+    fn testbed(exe: &Path, description: &Path, dir: &Path, defines: &[String]) -> Result<Self> {
+        let mut cmd = process_cluster::command(exe, dir, defines);
+        cmd.args(["testbed", "up"])
+            .arg(description)
+            .arg("--dir")
+            .arg(dir);
+        process_cluster::run(cmd, "tusk testbed up")?;
+        let described =
+            tusk_testbed::Testbed::open(dir).map_err(|e| BenchError::ClusterStart(e.to_string()));
+        let tb = match described {
+            Ok(tb) => tb,
+            Err(e) => {
+                testbed_down(exe, dir);
+                return Err(e);
+            }
+        };
+        let mut roles = HashMap::new();
+        let (mut namenode_pid, mut resourcemanager_pid) = (0, 0);
+        for node in &tb.nodes {
+            for p in &node.processes {
+                match p.role.as_str() {
+                    "namenode" => namenode_pid = p.pid,
+                    "resourcemanager" => resourcemanager_pid = p.pid,
+                    role => {
+                        if let Some(r) = PeerRole::of_daemon(role) {
+                            roles.insert(p.pid, r);
+                        }
+                    }
+                }
+            }
+        }
+        let cluster = SweepCluster {
+            exe: exe.to_path_buf(),
+            dir: dir.to_path_buf(),
+            fs: tb.default_fs.clone().unwrap_or_default(),
+            rm_addr: tb.rm_address.clone().unwrap_or_default(),
+            namenode_pid,
+            resourcemanager_pid,
+            roles,
+            namespaces: tb
+                .nodes
+                .iter()
+                .map(|n| Some(n.netns().to_string()))
+                .collect(),
+            kind: ClusterKind::Testbed,
+        };
+        if namenode_pid == 0 || resourcemanager_pid == 0 || cluster.rm_addr.is_empty() {
+            cluster.stop()?;
+            return Err(BenchError::ClusterStart(format!(
+                "{}: the testbed runs no Tusk NameNode and ResourceManager",
+                description.display()
+            )));
+        }
+        Ok(cluster)
+    }
+
+    fn client(&self) -> Result<DfsClient> {
+        process_cluster::dfs_client(&self.fs)
+    }
+
+    fn run_job(&self, words: &[&str], defines: &[String]) -> Result<JobRun> {
+        if let ClusterKind::Local(cluster) = &self.kind {
+            return cluster.run_job(words, defines);
+        }
+        let mut all = defines.to_vec();
+        all.push(format!("fs.defaultFS={}", self.fs));
+        all.push(format!("yarn.resourcemanager.address={}", self.rm_addr));
+        let mut cmd = process_cluster::command(&self.exe, &self.dir, &all);
+        cmd.args(["job", "run"]).args(words);
+        let started = Instant::now();
+        let stdout = process_cluster::run(cmd, &format!("tusk job run {}", words.join(" ")))?;
+        Ok(JobRun {
+            seconds: started.elapsed().as_secs_f64(),
+            stdout,
+        })
+    }
+
+    fn stop(self) -> Result<()> {
+        match self.kind {
+            ClusterKind::Local(mut cluster) => cluster.down(),
+            ClusterKind::Testbed => {
+                testbed_down(&self.exe, &self.dir);
+                Ok(())
+            }
+        }
+    }
+}
+
+fn testbed_down(exe: &Path, dir: &Path) {
+    let mut cmd = process_cluster::command(exe, dir, &[]);
+    cmd.args(["testbed", "down", "--dir"]).arg(dir);
+    if let Err(e) = process_cluster::run(cmd, "tusk testbed down") {
+        tracing::warn!(dir = %dir.display(), error = %e, "tearing the testbed down");
+    }
+}
+
+/// What the process at the other end of a master's connection is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+enum PeerRole {
+    DataNode,
+    NodeManager,
+    AppMaster,
+    Other,
+}
+
+impl PeerRole {
+    /// A daemon's role from its name in the cluster's records (`datanode0`, `nodemanager1`).
+    fn of_daemon(name: &str) -> Option<PeerRole> {
+        if name.starts_with("datanode") {
+            Some(PeerRole::DataNode)
+        } else if name.starts_with("nodemanager") {
+            Some(PeerRole::NodeManager)
+        } else {
+            None
+        }
+    }
+
+    /// Whether this peer's calls to the master are heartbeats.
+    fn heartbeats_to(self, master: Master) -> bool {
+        matches!(
+            (self, master),
+            (PeerRole::DataNode, Master::NameNode)
+                | (
+                    PeerRole::NodeManager | PeerRole::AppMaster,
+                    Master::ResourceManager
+                )
+        )
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+enum Master {
+    NameNode,
+    ResourceManager,
+}
+
+/// One TCP socket as `ss -tinpH` lists it.
+#[derive(Clone, Debug, Default, PartialEq)]
+struct Socket {
+    local: String,
+    peer: String,
+    pid: u32,
+    bytes_received: u64,
+    bytes_sent: u64,
+    data_segs_in: u64,
+}
+
+/// Parses `ss -tinpH state established` (a socket line, then its indented info line).
+fn parse_ss(text: &str) -> Vec<Socket> {
+    let mut sockets = Vec::new();
+    let mut lines = text.lines().peekable();
+    while let Some(line) = lines.next() {
+        if line.starts_with(char::is_whitespace) {
+            continue;
+        }
+        let fields: Vec<&str> = line.split_whitespace().collect();
+        if fields.len() < 4 {
+            continue;
+        }
+        let pid = line
+            .split("pid=")
+            .nth(1)
+            .and_then(|s| s.split(|c: char| !c.is_ascii_digit()).next())
+            .and_then(|s| s.parse().ok())
+            .unwrap_or(0);
+        let mut socket = Socket {
+            local: fields[2].to_string(),
+            peer: fields[3].to_string(),
+            pid,
+            ..Default::default()
+        };
+        if let Some(info) = lines.next_if(|l| l.starts_with(char::is_whitespace)) {
+            let counter = |name: &str| {
+                info.split_whitespace()
+                    .find_map(|kv| kv.strip_prefix(name)?.strip_prefix(':')?.parse().ok())
+                    .unwrap_or(0)
+            };
+            socket.bytes_received = counter("bytes_received");
+            socket.bytes_sent = counter("bytes_acked");
+            socket.data_segs_in = counter("data_segs_in");
+        }
+        sockets.push(socket);
+    }
+    sockets
+}
+
+fn port_of(addr: &str) -> Option<&str> {
+    addr.rsplit_once(':').map(|(_, p)| p)
+}
+
+/// Counters of one master-side connection, the latest seen.
+#[derive(Clone, Copy, Debug, Default)]
+struct ConnCounters {
+    role: Option<PeerRole>,
+    bytes_in: u64,
+    bytes_out: u64,
+    calls: u64,
+}
+
+/// A master's connections by (master, local address, peer address).
+type Connections = HashMap<(Master, String, String), ConnCounters>;
+
+/// Samples the masters' connections and CPU from start to stop.
+struct CostMeter {
+    stop: Arc<AtomicBool>,
+    sampler: std::thread::JoinHandle<()>,
+    conns: Arc<Mutex<Connections>>,
+    baseline: Connections,
+    started: Instant,
+    cpu_start: [Option<f64>; 2],
+    pids: [u32; 2],
+}
+
+const SAMPLE_EVERY: Duration = Duration::from_millis(500);
+
+impl CostMeter {
+    fn start(cluster: &SweepCluster) -> CostMeter {
+        let masters = vec![
+            (
+                Master::NameNode,
+                cluster.namenode_pid,
+                port_of(&cluster.fs).unwrap_or_default().to_string(),
+            ),
+            (
+                Master::ResourceManager,
+                cluster.resourcemanager_pid,
+                port_of(&cluster.rm_addr).unwrap_or_default().to_string(),
+            ),
+        ];
+        let conns = Arc::new(Mutex::new(HashMap::new()));
+        let sampler_state = Sampler {
+            masters,
+            roles: cluster.roles.clone(),
+            namespaces: cluster.namespaces.clone(),
+            am_cache: HashMap::new(),
+        };
+        let mut first = sampler_state;
+        first.sample(&conns);
+        let baseline = conns.lock().expect("sampler lock").clone();
+        let stop = Arc::new(AtomicBool::new(false));
+        let sampler = {
+            let (stop, conns) = (stop.clone(), conns.clone());
+            std::thread::spawn(move || {
+                while !stop.load(Ordering::Relaxed) {
+                    std::thread::sleep(SAMPLE_EVERY);
+                    first.sample(&conns);
+                }
+                first.sample(&conns);
+            })
+        };
+        let pids = [cluster.namenode_pid, cluster.resourcemanager_pid];
+        CostMeter {
+            stop,
+            sampler,
+            conns,
+            baseline,
+            started: Instant::now(),
+            cpu_start: pids.map(cpu_seconds),
+            pids,
+        }
+    }
+
+    fn stop(self) -> WindowCost {
+        self.stop.store(true, Ordering::Relaxed);
+        let _ = self.sampler.join();
+        let window = self.started.elapsed().as_secs_f64().max(1e-3);
+        let conns = self.conns.lock().expect("sampler lock").clone();
+        let cpu = |i: usize| match (self.cpu_start[i], cpu_seconds(self.pids[i])) {
+            (Some(a), Some(b)) => (b - a) / window,
+            _ => f64::NAN,
+        };
+        let cost = |master: Master, cpu_cores: f64| {
+            let mut c = MasterCost {
+                cpu_cores,
+                ..Default::default()
+            };
+            for (key, now) in conns.iter().filter(|(k, _)| k.0 == master) {
+                let before = self.baseline.get(key).copied().unwrap_or_default();
+                let calls = now.calls.saturating_sub(before.calls) as f64 / window;
+                if now.role.is_some_and(|r| r.heartbeats_to(master)) {
+                    c.heartbeats_per_sec += calls;
+                    c.heartbeat_bytes_in_per_sec +=
+                        now.bytes_in.saturating_sub(before.bytes_in) as f64 / window;
+                    c.heartbeat_bytes_out_per_sec +=
+                        now.bytes_out.saturating_sub(before.bytes_out) as f64 / window;
+                } else {
+                    c.other_calls_per_sec += calls;
+                }
+            }
+            c
+        };
+        WindowCost {
+            window_seconds: window,
+            namenode: cost(Master::NameNode, cpu(0)),
+            resourcemanager: cost(Master::ResourceManager, cpu(1)),
+        }
+    }
+}
+
+struct Sampler {
+    /// (master, pid, listening port).
+    masters: Vec<(Master, u32, String)>,
+    roles: HashMap<u32, PeerRole>,
+    namespaces: Vec<Option<String>>,
+    /// pid → whether it is a MapReduce AM (`tusk mr-am`).
+    am_cache: HashMap<u32, bool>,
+}
+
+impl Sampler {
+    fn sample(&mut self, conns: &Mutex<Connections>) {
+        let sockets: Vec<Socket> = self
+            .namespaces
+            .iter()
+            .flat_map(|ns| list_sockets(ns.as_deref()))
+            .collect();
+        let owner: HashMap<&str, u32> = sockets.iter().map(|s| (s.local.as_str(), s.pid)).collect();
+        let mut conns = conns.lock().expect("sampler lock");
+        let masters = self.masters.clone();
+        for (master, pid, port) in &masters {
+            for s in sockets
+                .iter()
+                .filter(|s| s.pid == *pid && port_of(&s.local) == Some(port))
+            {
+                let key = (*master, s.local.clone(), s.peer.clone());
+                let peer_pid = owner.get(s.peer.as_str()).copied();
+                let role = peer_pid.map(|p| self.role_of(p));
+                let entry = conns.entry(key).or_default();
+                entry.role = entry.role.or(role);
+                entry.bytes_in = entry.bytes_in.max(s.bytes_received);
+                entry.bytes_out = entry.bytes_out.max(s.bytes_sent);
+                entry.calls = entry.calls.max(s.data_segs_in);
+            }
+        }
+    }
+
+    fn role_of(&mut self, pid: u32) -> PeerRole {
+        if let Some(&r) = self.roles.get(&pid) {
+            return r;
+        }
+        let is_am = *self.am_cache.entry(pid).or_insert_with(|| {
+            std::fs::read(format!("/proc/{pid}/cmdline"))
+                .map(|c| c.split(|&b| b == 0).any(|arg| arg == b"mr-am"))
+                .unwrap_or(false)
+        });
+        if is_am {
+            PeerRole::AppMaster
+        } else {
+            PeerRole::Other
+        }
+    }
+}
+
+/// CPU time of every thread of `pid`, in seconds, from `/proc/<pid>/task/*/schedstat`
+/// (nanoseconds: a heartbeat costs microseconds, far below `stat`'s 10 ms ticks); the
+/// tick count of [`stats::cpu_seconds`] when schedstat is missing.
+fn cpu_seconds(pid: u32) -> Option<f64> {
+    let tasks = std::fs::read_dir(format!("/proc/{pid}/task")).ok()?;
+    let mut ns = 0u64;
+    let mut any = false;
+    for task in tasks.flatten() {
+        let text = std::fs::read_to_string(task.path().join("schedstat")).unwrap_or_default();
+        if let Some(on_cpu) = text
+            .split_whitespace()
+            .next()
+            .and_then(|v| v.parse::<u64>().ok())
+        {
+            ns += on_cpu;
+            any = true;
+        }
+    }
+    if any {
+        Some(ns as f64 / 1e9)
+    } else {
+        stats::cpu_seconds(pid)
+    }
+}
+
+/// The established TCP sockets of a namespace (`None`: this process's).
+fn list_sockets(netns: Option<&str>) -> Vec<Socket> {
+    let mut cmd = match netns {
+        Some(ns) => {
+            let mut c = Command::new("ip");
+            c.args(["netns", "exec", ns, "ss"]);
+            c
+        }
+        None => Command::new("ss"),
+    };
+    cmd.args(["-tinpH", "state", "established"])
+        .stdin(Stdio::null())
+        .stderr(Stdio::null());
+    match cmd.output() {
+        Ok(out) => parse_ss(&String::from_utf8_lossy(&out.stdout)),
+        Err(e) => {
+            tracing::warn!(error = %e, "ss failed: no connection counters");
+            Vec::new()
+        }
+    }
+}
+
+fn run_hadoop(
+    opts: &SweepOptions,
+    anchor: &HadoopAnchor,
+    periods: HeartbeatPeriods,
+    trial: usize,
+    dir: &Path,
+) -> Result<HadoopRun> {
+    let tera = opts.tera_rows > 0;
+    let args = vec![
+        format!("case={}", periods.case),
+        format!("trial={trial}"),
+        format!("files={}", opts.dfsio_files),
+        format!("size={}MB", opts.dfsio_mb),
+        "rep=3".into(),
+        "nms=1".into(),
+        "poll=100".into(),
+        "dfsio=true".into(),
+        format!("tera={tera}"),
+        format!("teraRows={}", opts.tera_rows.max(1)),
+        format!("teraMaps={}", opts.tera_maps),
+    ];
+    let _lock = match &opts.hadoop_lock {
+        Some(path) => {
+            let file = std::fs::OpenOptions::new()
+                .create(true)
+                .truncate(false)
+                .write(true)
+                .open(path)?;
+            file.lock()?;
+            Some(file)
+        }
+        None => None,
+    };
+    let out = anchor.run("HeartbeatSweep", &args, dir, opts.hadoop_timeout_secs)?;
+    let dfsio = |op: &str| -> Result<f64> {
+        out.lines("hb.dfsio")
+            .find(|r| r.fields.get("op").map(String::as_str) == Some(op))
+            .ok_or_else(|| missing("hb.dfsio", op))?
+            .number("jobS")
+    };
+    let tera_line: Option<&ResultLine> = out.lines("hb.tera").next();
+    if tera && tera_line.is_none() {
+        return Err(missing("hb.tera", "terasort"));
+    }
+    Ok(HadoopRun {
+        trial,
+        case: periods.case,
+        dfsio_write_seconds: dfsio("write")?,
+        dfsio_read_seconds: dfsio("read")?,
+        terasort_seconds: tera_line.map(|l| l.number("terasortJobS")).transpose()?,
+        terasort_map_phase_seconds: tera_line
+            .map(|l| l.number("terasortMapPhaseS"))
+            .transpose()?,
+    })
+}
+
+fn missing(bench: &str, what: &str) -> BenchError {
+    BenchError::TaskFailed {
+        path: "hadoop anchors.HeartbeatSweep".into(),
+        message: format!("no RESULT bench={bench} line for {what}"),
+    }
+}
+
+fn summarize(
+    cases: &[HeartbeatPeriods],
+    timings: &[Timing],
+    runs: &[SweepRun],
+    hadoop: &[HadoopRun],
+) -> Vec<CaseSummary> {
+    let mut out = Vec::new();
+    for &timing in timings {
+        let mut rows = Vec::new();
+        for p in cases {
+            let these: Vec<&SweepRun> = runs
+                .iter()
+                .filter(|r| r.case == p.case && r.timing == timing)
+                .collect();
+            if these.is_empty() {
+                continue;
+            }
+            let med = |f: &dyn Fn(&SweepRun) -> f64| {
+                stats::median(&these.iter().map(|r| f(r)).collect::<Vec<_>>())
+            };
+            let tera = these.iter().all(|r| r.terasort.is_some());
+            let tera_med = |f: fn(&JobTimes) -> f64| {
+                tera.then(|| med(&|r: &SweepRun| r.terasort.as_ref().map_or(f64::NAN, f)))
+            };
+            rows.push(CaseSummary {
+                system: format!("tusk {timing}"),
+                case: p.case,
+                dfsio_write_seconds: med(&|r| r.dfsio_write.job_seconds),
+                dfsio_read_seconds: med(&|r| r.dfsio_read.job_seconds),
+                terasort_map_phase_seconds: tera_med(|t| t.map_phase_seconds),
+                terasort_seconds: tera_med(|t| t.job_seconds),
+                dfsio_write_change_pct: None,
+                dfsio_read_change_pct: None,
+                terasort_map_phase_change_pct: None,
+                terasort_change_pct: None,
+                namenode: Some(median_cost(these.iter().map(|r| &r.namenode))),
+                resourcemanager: Some(median_cost(these.iter().map(|r| &r.resourcemanager))),
+            });
+        }
+        out.extend(with_changes(rows));
+    }
+    let mut rows = Vec::new();
+    for p in cases {
+        let these: Vec<&HadoopRun> = hadoop.iter().filter(|r| r.case == p.case).collect();
+        if these.is_empty() {
+            continue;
+        }
+        let med = |f: &dyn Fn(&HadoopRun) -> f64| {
+            stats::median(&these.iter().map(|r| f(r)).collect::<Vec<_>>())
+        };
+        let tera = these.iter().all(|r| r.terasort_seconds.is_some());
+        rows.push(CaseSummary {
+            system: "hadoop".into(),
+            case: p.case,
+            dfsio_write_seconds: med(&|r| r.dfsio_write_seconds),
+            dfsio_read_seconds: med(&|r| r.dfsio_read_seconds),
+            terasort_map_phase_seconds: tera
+                .then(|| med(&|r| r.terasort_map_phase_seconds.unwrap_or(f64::NAN))),
+            terasort_seconds: tera.then(|| med(&|r| r.terasort_seconds.unwrap_or(f64::NAN))),
+            dfsio_write_change_pct: None,
+            dfsio_read_change_pct: None,
+            terasort_map_phase_change_pct: None,
+            terasort_change_pct: None,
+            namenode: None,
+            resourcemanager: None,
+        });
+    }
+    out.extend(with_changes(rows));
+    out
+}
+
+fn median_cost<'a>(costs: impl Iterator<Item = &'a MasterCost>) -> MasterCost {
+    let costs: Vec<&MasterCost> = costs.collect();
+    let med =
+        |f: fn(&MasterCost) -> f64| stats::median(&costs.iter().map(|c| f(c)).collect::<Vec<_>>());
+    MasterCost {
+        heartbeats_per_sec: med(|c| c.heartbeats_per_sec),
+        heartbeat_bytes_in_per_sec: med(|c| c.heartbeat_bytes_in_per_sec),
+        heartbeat_bytes_out_per_sec: med(|c| c.heartbeat_bytes_out_per_sec),
+        other_calls_per_sec: med(|c| c.other_calls_per_sec),
+        cpu_cores: med(|c| c.cpu_cores),
+    }
+}
+
+/// Fills each row's change against the system's case 1 (or its first case).
+fn with_changes(mut rows: Vec<CaseSummary>) -> Vec<CaseSummary> {
+    let Some(base) = rows.iter().find(|r| r.case == 1).or(rows.first()).cloned() else {
+        return rows;
+    };
+    let change = |now: f64, was: f64| (now - was) / was * 100.0;
+    let opt_change = |now: Option<f64>, was: Option<f64>| Some(change(now?, was?));
+    for r in &mut rows {
+        r.dfsio_write_change_pct = Some(change(r.dfsio_write_seconds, base.dfsio_write_seconds));
+        r.dfsio_read_change_pct = Some(change(r.dfsio_read_seconds, base.dfsio_read_seconds));
+        r.terasort_map_phase_change_pct = opt_change(
+            r.terasort_map_phase_seconds,
+            base.terasort_map_phase_seconds,
+        );
+        r.terasort_change_pct = opt_change(r.terasort_seconds, base.terasort_seconds);
+    }
+    rows
+}
+
+/// Checks `tusk heartbeat-advisor`'s model (Eq. 1 and its CPU extension) against the
+/// NameNode's measured heartbeat bytes and CPU per case.
+fn validate_advisor(
+    opts: &SweepOptions,
+    cases: &[HeartbeatPeriods],
+    runs: &[SweepRun],
+) -> AdvisorValidation {
+    let datanodes = runs.first().map_or(opts.datanodes, |r| r.datanodes) as u64;
+    let heartbeat_bytes = heartbeat_wire_bytes();
+    let fitted = slope(
+        &runs
+            .iter()
+            .map(|r| {
+                (
+                    r.idle_namenode.heartbeats_per_sec,
+                    r.idle_namenode.cpu_cores,
+                )
+            })
+            .collect::<Vec<_>>(),
+    );
+    let advice = advisor::advise(
+        datanodes,
+        opts.master_link_bytes_per_sec,
+        heartbeat_bytes,
+        fitted,
+    );
+    let checks = runs
+        .iter()
+        .filter_map(|r| {
+            let p = cases.iter().find(|p| p.case == r.case)?;
+            let per_sec = r.datanodes as f64 / p.datanode_secs as f64;
+            let predicted_bytes = per_sec * heartbeat_bytes as f64;
+            let idle = &r.idle_namenode;
+            let measured_bytes = idle.heartbeat_bytes_in_per_sec + idle.heartbeat_bytes_out_per_sec;
+            let predicted_cpu = per_sec * fitted.unwrap_or(f64::NAN);
+            Some(AdvisorCheck {
+                case: r.case,
+                timing: r.timing,
+                predicted_heartbeats_per_sec: per_sec,
+                measured_heartbeats_per_sec: idle.heartbeats_per_sec,
+                predicted_bytes_per_sec: predicted_bytes,
+                measured_bytes_per_sec: measured_bytes,
+                bytes_deviation_pct: (measured_bytes - predicted_bytes) / predicted_bytes * 100.0,
+                predicted_cpu_cores: predicted_cpu,
+                measured_cpu_cores: idle.cpu_cores,
+                cpu_deviation_pct: (idle.cpu_cores - predicted_cpu) / predicted_cpu * 100.0,
+            })
+        })
+        .collect();
+    AdvisorValidation {
+        datanodes,
+        heartbeat_bytes,
+        fitted_cpu_secs_per_heartbeat: fitted,
+        advice,
+        checks,
+    }
+}
+
+/// Least-squares slope of y over x; `None` when x does not vary or the slope is not positive.
+fn slope(points: &[(f64, f64)]) -> Option<f64> {
+    let points: Vec<(f64, f64)> = points
+        .iter()
+        .copied()
+        .filter(|(x, y)| x.is_finite() && y.is_finite())
+        .collect();
+    let n = points.len() as f64;
+    if points.len() < 2 {
+        return None;
+    }
+    let mx = points.iter().map(|p| p.0).sum::<f64>() / n;
+    let my = points.iter().map(|p| p.1).sum::<f64>() / n;
+    let sxx: f64 = points.iter().map(|p| (p.0 - mx).powi(2)).sum();
+    let sxy: f64 = points.iter().map(|p| (p.0 - mx) * (p.1 - my)).sum();
+    (sxx > 1e-12).then(|| sxy / sxx).filter(|s| *s > 0.0)
+}
+
+impl SweepReport {
+    pub fn to_markdown(&self) -> String {
+        let mut s = String::new();
+        let _ = writeln!(
+            s,
+            "Heartbeat-period sweep: {} trial(s); DFSIO {} × {} MB; TeraSort {} rows ({} maps, {} reduces); {}\n",
+            self.options.trials,
+            self.options.dfsio_files,
+            self.options.dfsio_mb,
+            self.options.tera_rows,
+            self.options.tera_maps,
+            self.options.tera_reduces,
+            self.context.target
+        );
+        s.push_str("Job times: median seconds (change against case 1 of the same system; negative = faster).\n\n");
+        s.push_str("| system | case | DN s / AM ms / NM ms | DFSIO write | DFSIO read | TeraSort map phase | TeraSort job |\n|---|---|---|---|---|---|---|\n");
+        for r in &self.summary {
+            let label = self.periods(r.case).map(|p| p.label()).unwrap_or_default();
+            let _ = writeln!(
+                s,
+                "| {} | {} | {label} | {} | {} | {} | {} |",
+                r.system,
+                r.case,
+                cell(Some(r.dfsio_write_seconds), r.dfsio_write_change_pct),
+                cell(Some(r.dfsio_read_seconds), r.dfsio_read_change_pct),
+                cell(
+                    r.terasort_map_phase_seconds,
+                    r.terasort_map_phase_change_pct
+                ),
+                cell(r.terasort_seconds, r.terasort_change_pct),
+            );
+        }
+        for failure in &self.hadoop_failures {
+            let _ = writeln!(s, "\nHadoop run failed: {failure}");
+        }
+        let _ = writeln!(
+            s,
+            "\nThe study (Hadoop 2): shorter periods gave up to {STUDY_DFSIO_READ_GAIN_PCT}% better DFSIO read and {STUDY_TERASORT_MAP_GAIN_PCT}% better TeraSort map phase.\n"
+        );
+        s.push_str("Cost at the masters (Tusk, medians over the jobs' window): heartbeat calls/s, heartbeat bytes/s in + out, other calls/s, CPU cores.\n\n");
+        s.push_str("| system | case | NN heartbeats/s | NN B/s | NN other/s | NN CPU | RM heartbeats/s | RM B/s | RM other/s | RM CPU |\n|---|---|---|---|---|---|---|---|---|---|\n");
+        for r in &self.summary {
+            let (Some(nn), Some(rm)) = (&r.namenode, &r.resourcemanager) else {
+                continue;
+            };
+            let _ = writeln!(
+                s,
+                "| {} | {} | {:.2} | {:.0} | {:.1} | {:.3} | {:.2} | {:.0} | {:.1} | {:.3} |",
+                r.system,
+                r.case,
+                nn.heartbeats_per_sec,
+                nn.heartbeat_bytes_in_per_sec + nn.heartbeat_bytes_out_per_sec,
+                nn.other_calls_per_sec,
+                nn.cpu_cores,
+                rm.heartbeats_per_sec,
+                rm.heartbeat_bytes_in_per_sec + rm.heartbeat_bytes_out_per_sec,
+                rm.other_calls_per_sec,
+                rm.cpu_cores
+            );
+        }
+        let a = &self.advisor;
+        let _ = writeln!(
+            s,
+            "\n`tusk heartbeat-advisor` check (NameNode, {} DataNodes, PS = {} B per heartbeat and reply; fitted C = {}): shortest safe period {:.4} s ({}-bound) on a {:.0} MB/s link.\n",
+            a.datanodes,
+            a.heartbeat_bytes,
+            a.fitted_cpu_secs_per_heartbeat
+                .map_or("none (rates did not vary)".into(), |c| format!("{:.1} µs CPU per heartbeat", c * 1e6)),
+            a.advice.shortest_safe_secs,
+            a.advice.binding,
+            a.advice.bandwidth_bytes_per_sec / 1e6
+        );
+        s.push_str("Idle cluster (heartbeats alone), NameNode:\n\n| case | timing | predicted heartbeats/s (N/TP) | measured | predicted B/s (N·PS/TP) | measured B/s | deviation | predicted CPU (N·C/TP) | measured CPU | deviation |\n|---|---|---|---|---|---|---|---|---|---|\n");
+        for c in &a.checks {
+            let _ = writeln!(
+                s,
+                "| {} | {} | {:.2} | {:.2} | {:.0} | {:.0} | {:+.1}% | {:.4} | {:.4} | {:+.1}% |",
+                c.case,
+                c.timing,
+                c.predicted_heartbeats_per_sec,
+                c.measured_heartbeats_per_sec,
+                c.predicted_bytes_per_sec,
+                c.measured_bytes_per_sec,
+                c.bytes_deviation_pct,
+                c.predicted_cpu_cores,
+                c.measured_cpu_cores,
+                c.cpu_deviation_pct
+            );
+        }
+        s
+    }
+
+    fn periods(&self, case: u8) -> Option<HeartbeatPeriods> {
+        self.cases.iter().find(|p| p.case == case).copied()
+    }
+
+    /// In `dir`: `job-time-<workload>.svg` per workload (every system as a line over the
+    /// cases), `cost.svg` and `cost-cpu.svg` (calls from heartbeat senders and CPU at each
+    /// master per case and timing), `advisor.svg` (the idle NameNode's heartbeat bytes
+    /// against Eq. 1).
+    pub fn write_charts(&self, dir: &Path) -> Result<Vec<PathBuf>> {
+        std::fs::create_dir_all(dir)?;
+        let names: Vec<String> = self
+            .cases
+            .iter()
+            .map(|p| format!("{} ({})", p.case, p.label()))
+            .collect();
+        let index_of = |case: u8| {
+            self.cases
+                .iter()
+                .position(|p| p.case == case)
+                .map(|i| i as f64)
+        };
+        let systems: Vec<String> = {
+            let mut v: Vec<String> = self.summary.iter().map(|r| r.system.clone()).collect();
+            v.dedup();
+            v
+        };
+        type Pick = fn(&CaseSummary) -> Option<f64>;
+        let workloads: [(&str, &str, Pick); 4] = [
+            ("dfsio-write", "TestDFSIO write", |r| {
+                Some(r.dfsio_write_seconds)
+            }),
+            ("dfsio-read", "TestDFSIO read", |r| {
+                Some(r.dfsio_read_seconds)
+            }),
+            ("terasort-map", "TeraSort map phase", |r| {
+                r.terasort_map_phase_seconds
+            }),
+            ("terasort", "TeraSort", |r| r.terasort_seconds),
+        ];
+        let mut written = Vec::new();
+        for (file, title, pick) in workloads {
+            let series: Vec<LineSeries> = systems
+                .iter()
+                .map(|sys| {
+                    let points = self
+                        .summary
+                        .iter()
+                        .filter(|r| &r.system == sys)
+                        .filter_map(|r| Some((index_of(r.case)?, pick(r)?)))
+                        .collect();
+                    LineSeries::new(system_label(sys), points)
+                })
+                .filter(|s| !s.points.is_empty())
+                .collect();
+            if series.is_empty() {
+                continue;
+            }
+            let chart = LineChart {
+                title: format!("{title}: job time per heartbeat case"),
+                x_label: "case (DataNode s / AM ms / NodeManager ms)".into(),
+                y_label: "time from submission (s)".into(),
+                x_axis: XAxis::Categories(names.clone()),
+                y_from_zero: true,
+                y_log: false,
+                series,
+            };
+            let path = dir.join(format!("job-time-{file}.svg"));
+            std::fs::write(&path, chart.to_svg())?;
+            written.push(path);
+        }
+        let costs: [(&str, &str, &str, PickCost); 2] = [
+            (
+                "cost.svg",
+                "Calls from heartbeat senders at the masters while the jobs run",
+                "calls received (per s)",
+                |c| c.heartbeats_per_sec,
+            ),
+            (
+                "cost-cpu.svg",
+                "Master CPU while the jobs run",
+                "CPU (cores)",
+                |c| c.cpu_cores,
+            ),
+        ];
+        for (file, title, y_label, pick) in costs {
+            let series = self.master_series(&systems, pick);
+            if series.is_empty() {
+                continue;
+            }
+            let chart = LineChart {
+                title: title.into(),
+                x_label: "case (DataNode s / AM ms / NodeManager ms)".into(),
+                y_label: y_label.into(),
+                x_axis: XAxis::Categories(names.clone()),
+                y_from_zero: true,
+                y_log: false,
+                series,
+            };
+            let path = dir.join(file);
+            std::fs::write(&path, chart.to_svg())?;
+            written.push(path);
+        }
+        let advisor = LineChart {
+            title: "Idle NameNode: heartbeat bytes measured vs the advisor's Eq. 1".into(),
+            x_label: "case (DataNode s / AM ms / NodeManager ms)".into(),
+            y_label: "heartbeat bytes in + out (per s)".into(),
+            x_axis: XAxis::Categories(names),
+            y_from_zero: true,
+            y_log: false,
+            series: self.advisor_series(),
+        };
+        let path = dir.join("advisor.svg");
+        std::fs::write(&path, advisor.to_svg())?;
+        written.push(path);
+        Ok(written)
+    }
+}
+
+/// One figure of a master's cost.
+type PickCost = fn(&MasterCost) -> f64;
+
+impl SweepReport {
+    /// One line per (Tusk system, master) of `pick` over the cases.
+    fn master_series(&self, systems: &[String], pick: PickCost) -> Vec<LineSeries> {
+        let mut series = Vec::new();
+        for sys in systems.iter().filter(|s| s.starts_with("tusk")) {
+            for (master, cost) in [
+                (
+                    "NameNode",
+                    (|r: &CaseSummary| r.namenode.clone())
+                        as fn(&CaseSummary) -> Option<MasterCost>,
+                ),
+                ("ResourceManager", |r: &CaseSummary| {
+                    r.resourcemanager.clone()
+                }),
+            ] {
+                let points = self
+                    .summary
+                    .iter()
+                    .filter(|r| &r.system == sys)
+                    .filter_map(|r| Some((self.case_index(r.case)?, pick(&cost(r)?))))
+                    .collect();
+                series.push(LineSeries::new(
+                    format!("{master}, {}", system_label(sys)),
+                    points,
+                ));
+            }
+        }
+        series
+    }
+
+    /// Eq. 1's N·PS/TP per case, and the idle NameNode's measured bytes per timing.
+    fn advisor_series(&self) -> Vec<LineSeries> {
+        let checks = &self.advisor.checks;
+        let mut series = Vec::new();
+        for &timing in &self.options.timings {
+            let points = self
+                .cases
+                .iter()
+                .filter_map(|p| {
+                    let measured: Vec<f64> = checks
+                        .iter()
+                        .filter(|c| c.case == p.case && c.timing == timing)
+                        .map(|c| c.measured_bytes_per_sec)
+                        .collect();
+                    if measured.is_empty() {
+                        return None;
+                    }
+                    Some((self.case_index(p.case)?, stats::median(&measured)))
+                })
+                .collect();
+            series.push(LineSeries::new(format!("measured, Tusk {timing}"), points));
+        }
+        let model = self
+            .cases
+            .iter()
+            .filter_map(|p| {
+                let c = checks.iter().find(|c| c.case == p.case)?;
+                Some((self.case_index(p.case)?, c.predicted_bytes_per_sec))
+            })
+            .collect();
+        series.push(LineSeries::new("Eq. 1: N · PS / TP", model));
+        series
+    }
+
+    fn case_index(&self, case: u8) -> Option<f64> {
+        self.cases
+            .iter()
+            .position(|p| p.case == case)
+            .map(|i| i as f64)
+    }
+}
+
+fn system_label(system: &str) -> String {
+    match system {
+        "hadoop" => "Hadoop 3.4.2".into(),
+        other => other.replacen("tusk", "Tusk", 1),
+    }
+}
+
+fn cell(value: Option<f64>, change: Option<f64>) -> String {
+    match (value, change) {
+        (Some(v), Some(c)) if v.is_finite() => format!("{v:.2} ({c:+.1}%)"),
+        (Some(v), _) if v.is_finite() => format!("{v:.2}"),
+        _ => "–".into(),
+    }
+}
+
+/// Every number a report holds, with its JSON path, for checks that they are sane.
+pub fn numbers(value: &serde_json::Value, path: &str, out: &mut BTreeMap<String, f64>) {
+    match value {
+        serde_json::Value::Number(n) => {
+            out.insert(path.to_string(), n.as_f64().unwrap_or(f64::NAN));
+        }
+        serde_json::Value::Array(a) => {
+            for (i, v) in a.iter().enumerate() {
+                numbers(v, &format!("{path}[{i}]"), out);
+            }
+        }
+        serde_json::Value::Object(o) => {
+            for (k, v) in o {
+                numbers(v, &format!("{path}.{k}"), out);
+            }
+        }
+        _ => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cases_match_the_anchor() {
+        assert_eq!(CASES[0].label(), "3 s / 1000 / 1000");
+        assert_eq!(
+            HeartbeatPeriods::case(4).unwrap().label(),
+            "1 s / 1000 / 200"
+        );
+        assert_eq!(
+            HeartbeatPeriods::case(6).unwrap().label(),
+            "1 s / 200 / 200"
+        );
+        assert!(HeartbeatPeriods::case(7).is_err());
+        let d = CASES[3].defines(Timing::Classic);
+        assert!(
+            d.contains(&"yarn.resourcemanager.nodemanagers.heartbeat-interval-ms=200".to_string())
+        );
+        assert!(
+            d.contains(&"yarn.app.mapreduce.am.scheduler.heartbeat.interval-ms=1000".to_string())
+        );
+        assert!(d.contains(&"tusk.yarn.timing=classic".to_string()));
+    }
+
+    #[test]
+    fn cases_rotate_like_the_anchor() {
+        let order = |t| {
+            rotated(&CASES, t)
+                .iter()
+                .map(|c| c.case)
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(order(0), [1, 2, 3, 4, 5, 6]);
+        assert_eq!(order(1), [3, 4, 5, 6, 1, 2]);
+        let two = [CASES[0], CASES[5]];
+        assert_eq!(
+            rotated(&two, 1).iter().map(|c| c.case).collect::<Vec<_>>(),
+            [6, 1]
+        );
+    }
+
+    #[test]
+    fn ss_output_parses_into_sockets() {
+        let text = "0      0      127.0.0.1:8020 127.0.0.1:50334 users:((\"tusk\",pid=4300,fd=14))\n\
+             \t bbr wscale:10,10 bytes_sent:5524 bytes_acked:5525 bytes_received:11027 segs_out:93 segs_in:48 data_segs_out:46 data_segs_in:45 send 276987190bps\n\
+             0      0      127.0.0.1:50334 127.0.0.1:8020 users:((\"tusk\",pid=77,fd=9))\n";
+        let s = parse_ss(text);
+        assert_eq!(s.len(), 2);
+        assert_eq!(s[0].pid, 4300);
+        assert_eq!(s[0].bytes_received, 11027);
+        assert_eq!(s[0].bytes_sent, 5525);
+        assert_eq!(s[0].data_segs_in, 45);
+        assert_eq!(
+            (s[1].local.as_str(), s[1].pid, s[1].data_segs_in),
+            ("127.0.0.1:50334", 77, 0)
+        );
+        assert_eq!(port_of("[::1]:8020"), Some("8020"));
+    }
+
+    #[test]
+    fn slope_fits_cpu_per_heartbeat() {
+        let c = slope(&[(1.0, 0.011), (3.0, 0.013), (5.0, 0.015)]).unwrap();
+        assert!((c - 0.001).abs() < 1e-9);
+        assert_eq!(slope(&[(2.0, 0.1), (2.0, 0.2)]), None);
+    }
+
+    #[test]
+    fn changes_are_against_case_one() {
+        let row = |case, w: f64| CaseSummary {
+            system: "hadoop".into(),
+            case,
+            dfsio_write_seconds: w,
+            dfsio_read_seconds: w,
+            terasort_map_phase_seconds: None,
+            terasort_seconds: Some(w),
+            dfsio_write_change_pct: None,
+            dfsio_read_change_pct: None,
+            terasort_map_phase_change_pct: None,
+            terasort_change_pct: None,
+            namenode: None,
+            resourcemanager: None,
+        };
+        let rows = with_changes(vec![row(1, 20.0), row(6, 18.0)]);
+        assert!((rows[1].dfsio_read_change_pct.unwrap() + 10.0).abs() < 1e-9);
+        assert_eq!(rows[1].terasort_map_phase_change_pct, None);
+    }
+}
