@@ -387,23 +387,33 @@ impl Cluster {
     /// Three nodes whose NodeManagers are declared lost 1.5 s after they fall silent;
     /// with the cluster's `fs.defaultFS`.
     fn up_with_quick_node_expiry() -> (Cluster, String) {
-        let home = tempfile::tempdir().unwrap();
-        let state = home.path().join("cluster");
-        let r = tusk(
-            home.path(),
+        Cluster::up_with(
+            3,
             &[
-                "local",
-                "up",
-                "--dir",
-                state.to_str().unwrap(),
-                "--datanodes",
-                "3",
-                "-D",
                 "yarn.nm.liveness-monitor.expiry-interval-ms=1500",
-                "-D",
                 "yarn.resourcemanager.nodemanagers.heartbeat-interval-ms=200",
             ],
-        );
+        )
+    }
+
+    /// `datanodes` nodes with `defines` set on every daemon; with the cluster's
+    /// `fs.defaultFS`.
+    fn up_with(datanodes: u32, defines: &[&str]) -> (Cluster, String) {
+        let home = tempfile::tempdir().unwrap();
+        let state = home.path().join("cluster");
+        let datanodes = datanodes.to_string();
+        let mut args = vec![
+            "local",
+            "up",
+            "--dir",
+            state.to_str().unwrap(),
+            "--datanodes",
+            &datanodes,
+        ];
+        for d in defines {
+            args.extend(["-D", d]);
+        }
+        let r = tusk(home.path(), &args);
         assert_eq!(r.code, 0, "local up: {}", r.stderr);
         let uri = r.stdout.lines().last().unwrap().trim().to_string();
         (Cluster { home }, uri)
@@ -993,25 +1003,13 @@ fn a_job_client_waits_through_a_resourcemanager_restart_and_the_job_succeeds() {
 /// takes reduces back for the maps; without it the job would wait for ever.
 #[test]
 fn reduces_holding_the_containers_maps_need_are_preempted_and_the_job_finishes() {
-    let home = tempfile::tempdir().unwrap();
-    let state = home.path().join("cluster");
-    let r = tusk(
-        home.path(),
+    let (c, _) = Cluster::up_with(
+        2,
         &[
-            "local",
-            "up",
-            "--dir",
-            state.to_str().unwrap(),
-            "--datanodes",
-            "2",
-            "-D",
             "dfs.blocksize=1m",
-            "-D",
             "yarn.nodemanager.resource.memory-mb=2048",
         ],
     );
-    assert_eq!(r.code, 0, "local up: {}", r.stderr);
-    let c = Cluster { home };
     assert_eq!(c.tusk(&["fs", "-mkdir", "-p", "/ramp/in"]).code, 0);
     let texts: Vec<String> = (0..4).map(|i| text(2_000, 40 + i)).collect();
     for (i, t) in texts.iter().enumerate() {

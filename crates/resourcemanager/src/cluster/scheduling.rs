@@ -387,18 +387,7 @@ mod status_aware {
     }
 
     fn add_node(c: &mut Cluster, id: &str) {
-        c.register_node(&y::RegisterNodeManagerRequest {
-            node_id: id.into(),
-            host: id.into(),
-            rack: String::new(),
-            rpc_port: 1,
-            shuffle_port: 2,
-            http_port: 0,
-            resource: Some(y::Resource {
-                memory_mb: 8192,
-                vcores: 8,
-            }),
-        });
+        add_node_of(c, id, 8192);
     }
 
     fn heartbeat(c: &mut Cluster, id: &str, disk: f64) {
@@ -465,12 +454,19 @@ mod status_aware {
         r.allocated.first().map(|c| c.node_id.clone())
     }
 
-    #[test]
-    fn disk_rate_sends_a_map_past_a_busy_node() {
+    /// Disk-Rate on, nodes `busy` and `calm`, an application (AM on `calm`) asking for
+    /// a map; returns its attempt id.
+    fn busy_and_calm() -> (Cluster, String) {
         let mut c = cluster(&[Policy::DiskRate]);
         add_node(&mut c, "busy");
         add_node(&mut c, "calm");
         let attempt = app_asking_a_map(&mut c, "calm");
+        (c, attempt)
+    }
+
+    #[test]
+    fn disk_rate_sends_a_map_past_a_busy_node() {
+        let (mut c, attempt) = busy_and_calm();
         // The busy node heartbeats first and declines; the calm one takes the map.
         heartbeat(&mut c, "busy", 99.0);
         assert_eq!(map_node(&mut c, &attempt), None);
@@ -518,10 +514,7 @@ mod status_aware {
 
     #[test]
     fn a_map_is_held_off_a_busy_node_while_another_node_could_run_it() {
-        let mut c = cluster(&[Policy::DiskRate]);
-        add_node(&mut c, "busy");
-        add_node(&mut c, "calm");
-        let attempt = app_asking_a_map(&mut c, "calm");
+        let (mut c, attempt) = busy_and_calm();
         // However many offers the busy node makes (event-driven timing makes one per
         // finished container), the map waits for the calm node.
         for _ in 0..100 {
@@ -534,10 +527,7 @@ mod status_aware {
 
     #[test]
     fn a_held_map_runs_on_the_busy_node_after_the_starvation_time() {
-        let mut c = cluster(&[Policy::DiskRate]);
-        add_node(&mut c, "busy");
-        add_node(&mut c, "calm");
-        let attempt = app_asking_a_map(&mut c, "calm");
+        let (mut c, attempt) = busy_and_calm();
         heartbeat(&mut c, "busy", 99.0);
         assert_eq!(map_node(&mut c, &attempt), None);
         let limit = c.options.status_policy.starvation_time();
@@ -581,14 +571,11 @@ mod status_aware {
 
     #[test]
     fn the_deprecated_offer_count_still_lets_a_held_map_through() {
-        let mut c = cluster(&[Policy::DiskRate]);
+        let (mut c, attempt) = busy_and_calm();
         Arc::get_mut(&mut c.options)
             .unwrap()
             .status_policy
             .starvation_offers = Some(2);
-        add_node(&mut c, "busy");
-        add_node(&mut c, "calm");
-        let attempt = app_asking_a_map(&mut c, "calm");
         for _ in 0..2 {
             heartbeat(&mut c, "busy", 99.0);
             assert_eq!(map_node(&mut c, &attempt), None);
