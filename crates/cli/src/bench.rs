@@ -94,7 +94,7 @@ pub struct SchedulingArgs {
     #[arg(long = "job-conf", value_name = "KEY=VALUE")]
     job_conf: Vec<String>,
     /// Set on the ResourceManager with every policy, e.g.
-    /// tusk.yarn.scheduler.status-aware.starvation-offers=200 (repeatable).
+    /// tusk.yarn.scheduler.status-aware.starvation-ms=20000 (repeatable).
     #[arg(long = "rm-conf", value_name = "KEY=VALUE")]
     rm_conf: Vec<String>,
     /// Fail the run when a job has not finished this long after its submission.

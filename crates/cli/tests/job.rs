@@ -387,23 +387,33 @@ impl Cluster {
     /// Three nodes whose NodeManagers are declared lost 1.5 s after they fall silent;
     /// with the cluster's `fs.defaultFS`.
     fn up_with_quick_node_expiry() -> (Cluster, String) {
-        let home = tempfile::tempdir().unwrap();
-        let state = home.path().join("cluster");
-        let r = tusk(
-            home.path(),
+        Cluster::up_with(
+            3,
             &[
-                "local",
-                "up",
-                "--dir",
-                state.to_str().unwrap(),
-                "--datanodes",
-                "3",
-                "-D",
                 "yarn.nm.liveness-monitor.expiry-interval-ms=1500",
-                "-D",
                 "yarn.resourcemanager.nodemanagers.heartbeat-interval-ms=200",
             ],
-        );
+        )
+    }
+
+    /// `datanodes` nodes with `defines` set on every daemon; with the cluster's
+    /// `fs.defaultFS`.
+    fn up_with(datanodes: u32, defines: &[&str]) -> (Cluster, String) {
+        let home = tempfile::tempdir().unwrap();
+        let state = home.path().join("cluster");
+        let datanodes = datanodes.to_string();
+        let mut args = vec![
+            "local",
+            "up",
+            "--dir",
+            state.to_str().unwrap(),
+            "--datanodes",
+            &datanodes,
+        ];
+        for d in defines {
+            args.extend(["-D", d]);
+        }
+        let r = tusk(home.path(), &args);
         assert_eq!(r.code, 0, "local up: {}", r.stderr);
         let uri = r.stdout.lines().last().unwrap().trim().to_string();
         (Cluster { home }, uri)
@@ -985,4 +995,73 @@ fn a_job_client_waits_through_a_resourcemanager_restart_and_the_job_succeeds() {
     drop(c);
     let _ = restarted.kill();
     let _ = restarted.wait();
+}
+
+/// Reduces asked for at once (slow-start 0) take every container of a cluster of two
+/// 2 GiB NodeManagers before the maps (reduce asks have the higher priority): the AM
+/// and three reduces fill it and the four maps find no room. Hadoop's reduce ramp-down
+/// takes reduces back for the maps; without it the job would wait for ever.
+#[test]
+fn reduces_holding_the_containers_maps_need_are_preempted_and_the_job_finishes() {
+    let (c, _) = Cluster::up_with(
+        2,
+        &[
+            "dfs.blocksize=1m",
+            "yarn.nodemanager.resource.memory-mb=2048",
+        ],
+    );
+    assert_eq!(c.tusk(&["fs", "-mkdir", "-p", "/ramp/in"]).code, 0);
+    let texts: Vec<String> = (0..4).map(|i| text(2_000, 40 + i)).collect();
+    for (i, t) in texts.iter().enumerate() {
+        c.put(t, &format!("/ramp/in/part{i}"));
+    }
+    let r = tusk_within(
+        c.home.path(),
+        &[
+            "job",
+            "run",
+            "--reduces",
+            "3",
+            "wordcount",
+            "/ramp/in",
+            "/ramp/out",
+            "-D",
+            "mapreduce.job.reduce.slowstart.completedmaps=0",
+        ],
+        Duration::from_secs(120),
+    );
+    assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
+    let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+    assert_eq!(c.counts("/ramp/out"), reference(&refs));
+    let app = r
+        .stdout
+        .split_whitespace()
+        .find(|w| w.starts_with("application_"))
+        .expect("application id")
+        .to_string();
+    let h = c.history(&app);
+    let preempted: Vec<_> = h["attempts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|a| {
+            a["task_type"] == "REDUCE"
+                && a["outcome"] == "killed"
+                && a["error"]
+                    .as_str()
+                    .is_some_and(|e| e.contains("reduce preempted to make room for maps"))
+        })
+        .collect();
+    assert!(!preempted.is_empty(), "no reduce was preempted: {h}");
+    for p in &preempted {
+        let task = p["task"].as_str().unwrap();
+        assert!(
+            h["attempts"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|a| a["task"] == task && a["outcome"] == "succeeded"),
+            "{task} ran again and succeeded: {h}"
+        );
+    }
 }

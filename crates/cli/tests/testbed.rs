@@ -729,10 +729,8 @@ fn down_without_a_record_removes_everything() {
 }
 
 /// Three nodes, one of whose volume streams at a tenth of an HDD's rate. A held map is
-/// placed on a busy node anyway after `starvation-offers` offers of it; in event-driven
-/// timing every finished container is a round of offers, so the default (two rounds of
-/// the cluster) passes in well under a second while maps finish every few hundred
-/// milliseconds; 200 offers is a few seconds.
+/// placed on a busy node anyway only after `starvation-ms` (default 10 s) or when no
+/// other node could run it, so the default starvation rule applies.
 fn slow_disk_testbed(policies: &str) -> String {
     format!(
         r#"
@@ -740,7 +738,6 @@ name = "slowdisk"
 replication = 1
 [conf]
 "tusk.yarn.scheduler.status-aware.policies" = "{policies}"
-"tusk.yarn.scheduler.status-aware.starvation-offers" = "200"
 [defaults]
 link = "1gige"
 daemons = ["datanode", "nodemanager"]

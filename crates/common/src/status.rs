@@ -9,8 +9,9 @@
 //! emulated HDD idle. Network rates are those of the interfaces in the process's network
 //! namespace, which on the testbed is the node's own link.
 
+use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 /// One heartbeat's view of how busy the node is.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -73,13 +74,20 @@ pub fn rbu(rx_bytes_per_sec: f64, link_bps: u64) -> f64 {
     8.0 * rx_bytes_per_sec / link_bps as f64
 }
 
-/// Keeps the previous reading so each call returns rates since the last one.
+/// Keeps earlier readings so each call returns rates since the previous one, or, with a
+/// window, over at least the last `window` of time.
 #[derive(Debug)]
 pub struct StatusSampler {
     /// The node's own block devices; empty = the host's busiest device counts.
     devices: Vec<NodeDevice>,
-    /// Reading and time of the previous sample; replaced by every `sample`.
-    last: Option<(Instant, Reading)>,
+    /// Readings and their times, oldest first: the newest one at least `window` old
+    /// and every later one (just the previous reading when `window` is zero).
+    readings: VecDeque<(Instant, Reading)>,
+    /// The span rates are measured over; zero = since the previous sample. A counter
+    /// that moves in steps (a throttled disk's bytes, which complete a request at a
+    /// time) reads as idle in most short samples and saturated in the rest; over a
+    /// window of a few steps its rate is the true one.
+    window: Duration,
 }
 
 impl Default for StatusSampler {
@@ -108,18 +116,39 @@ impl StatusSampler {
         }
         let mut sampler = StatusSampler {
             devices,
-            last: None,
+            readings: VecDeque::new(),
+            window: Duration::ZERO,
         };
         sampler.sample();
         sampler
     }
 
-    /// Rates since the previous call (zeros on the first call or without `/proc`).
+    /// Measures rates over at least the last `window` (from the newest reading that old,
+    /// or the oldest one kept while the sampler is younger than that).
+    pub fn with_window(mut self, window: Duration) -> Self {
+        self.window = window;
+        self
+    }
+
+    /// Rates since the previous call, or over the window (zeros on the first call or
+    /// without `/proc`).
     pub fn sample(&mut self) -> NodeStatus {
-        let now = Instant::now();
         let mut reading = read_proc();
         reading.devices = self.devices.iter().map(|d| read_device(&d.id)).collect();
-        let status = match &self.last {
+        self.push(Instant::now(), reading)
+    }
+
+    /// Adds a reading taken at `now`; the rates from the window's start to it.
+    fn push(&mut self, now: Instant, reading: Reading) -> NodeStatus {
+        // Keep the newest reading at least `window` before `now` and the later ones.
+        while self
+            .readings
+            .get(1)
+            .is_some_and(|(t, _)| now.duration_since(*t) >= self.window)
+        {
+            self.readings.pop_front();
+        }
+        let status = match self.readings.front() {
             Some((then, prev)) => {
                 let secs = now.duration_since(*then).as_secs_f64();
                 let mut status = rates(prev, &reading, secs);
@@ -136,7 +165,10 @@ impl StatusSampler {
             }
             None => NodeStatus::default(),
         };
-        self.last = Some((now, reading));
+        if self.window.is_zero() {
+            self.readings.clear();
+        }
+        self.readings.push_back((now, reading));
         status
     }
 }
@@ -423,6 +455,57 @@ mod tests {
         assert!((u - 25.0).abs() < 1e-9);
         assert_eq!(throttle_rule("7:0 10485760\n7:1 5\n", "7:1"), 5);
         assert_eq!(throttle_rule("7:10 10485760\n", "7:1"), 0);
+    }
+
+    /// A disk throttled to 1 MB/s written 1 MiB at a time: each write completes about
+    /// once a second, so a 250 ms sample sees either a whole MiB or nothing.
+    fn throttled_writes(window: Duration) -> Vec<f64> {
+        let mut sampler = StatusSampler {
+            devices: vec![NodeDevice {
+                id: "8:0".into(),
+                limits: DeviceLimits {
+                    write_bps: 1_000_000,
+                    ..Default::default()
+                },
+            }],
+            readings: VecDeque::new(),
+            window,
+        };
+        let start = Instant::now();
+        let mut written = 0;
+        (0..40)
+            .map(|i| {
+                // A write completes at every fourth sample, 1.05 s apart on average.
+                if i % 4 == 3 {
+                    written += 1 << 20;
+                }
+                let reading = Reading {
+                    devices: vec![DeviceCounters {
+                        writes: written >> 20,
+                        write_bytes: written,
+                        ..Default::default()
+                    }],
+                    ..Default::default()
+                };
+                let at = start + Duration::from_millis(i * 262);
+                sampler.push(at, reading).disk_utilization_pct
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_window_smooths_a_throttled_disk_that_completes_a_request_at_a_time() {
+        // Sample to sample: idle three times in four, then saturated.
+        let raw = throttled_writes(Duration::ZERO);
+        let idle = raw[8..].iter().filter(|p| **p < 1.0).count();
+        assert!(idle >= 20, "{raw:?}");
+        // Over the last 2 s: about 95 % every time, never idle, never flapping to 0.
+        let smooth = throttled_writes(Duration::from_secs(2));
+        for p in &smooth[8..] {
+            assert!((80.0..=100.0).contains(p), "{smooth:?}");
+        }
+        let over = smooth[8..].iter().filter(|p| **p > 90.0).count();
+        assert!(over >= smooth[8..].len() * 3 / 4, "{smooth:?}");
     }
 
     #[test]

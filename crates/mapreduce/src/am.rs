@@ -20,11 +20,13 @@
 //!
 //! Layout, one file per concern, each an `impl Am` block over the state defined here:
 //! - `tasks`: the task table (`TaskState`, `Running`) and the container asks made
-//!   for it (first asks, retries away from bad nodes, reduce slow-start).
+//!   for it (first asks, retries away from bad nodes, reduce slow-start), and the
+//!   reduce ramp-down rule (`tasks::reduces_to_preempt`, a pure function, unit-tested).
 //! - `launch`: a container arrived — write the task spec, start `tusk mr-task` through
 //!   the NodeManager; stop containers.
 //! - `outcomes`: a container finished — commit the first successful attempt, retry or
-//!   fail on errors, rerun maps whose output was lost, keep the attempt history.
+//!   fail on errors, rerun maps whose output was lost, preempt reduces that hold the
+//!   room waiting maps need, keep the attempt history.
 //! - `speculation`: which running tasks get a speculative twin and why the others do not
 //!   (`speculation::stragglers`, a pure function of the task tables and the nodes'
 //!   status, unit-tested); the decisions go into the job history.
@@ -167,7 +169,16 @@ struct Am {
     next_extra_ask: u64,
     new_asks: Vec<y::ContainerAsk>,
     releases: Vec<String>,
+    /// Asks withdrawn since the last allocate call.
+    cancel_asks: Vec<u64>,
     reduces_asked: bool,
+    /// Reduces taken back for maps (asks withdrawn or attempts preempted), asked for
+    /// again once no map waits for a container.
+    ramped_down: Vec<u32>,
+    /// Containers of preempted reduces whose end has not been reported yet: no further
+    /// preemption until they are gone.
+    preempting: HashSet<String>,
+    reduce_preemption: crate::job::ReducePreemption,
     history: Vec<AttemptRecord>,
     /// Map durations of committed attempts, for speculation.
     durations: HashMap<TaskType, Vec<Duration>>,
@@ -251,6 +262,7 @@ impl Am {
             bad_nodes: HashSet::new(),
             speculating: false,
             first_asked: None,
+            last_asked: None,
         };
         let maps: Vec<TaskState> = plan
             .splits
@@ -262,6 +274,7 @@ impl Am {
             .map(|i| task(TaskType::Reduce, i, None))
             .collect();
         let cluster = ApplicationClient::new(&opts.rm_addr);
+        let reduce_preemption = plan.job.reduce_preemption()?;
         let mut am = Am {
             nms: HashMap::new(),
             job: plan.job,
@@ -273,7 +286,11 @@ impl Am {
             next_extra_ask: EXTRA_ASKS,
             new_asks: vec![],
             releases: vec![],
+            cancel_asks: vec![],
             reduces_asked: false,
+            ramped_down: vec![],
+            preempting: HashSet::new(),
+            reduce_preemption,
             history: vec![],
             durations: HashMap::new(),
             started_ms,
@@ -310,7 +327,7 @@ impl Am {
             let req = y::AllocateRequest {
                 attempt_id: String::new(),
                 asks: std::mem::take(&mut self.new_asks),
-                cancel_asks: vec![],
+                cancel_asks: std::mem::take(&mut self.cancel_asks),
                 releases: std::mem::take(&mut self.releases),
                 progress: self.progress(),
                 wait_ms: if self.opts.event_driven {
@@ -335,6 +352,8 @@ impl Am {
             for s in resp.completed {
                 self.completed(s).await?;
             }
+            let headroom_mb = resp.available.map_or(0, |r| r.memory_mb);
+            self.preempt_reduces_if_needed(headroom_mb).await;
             if !self.opts.event_driven {
                 let left = self
                     .opts

@@ -27,6 +27,16 @@ pub mod keys {
     pub const SHUFFLE_MEMORY_BYTES: &str = "tusk.reduce.shuffle.memory.bytes";
     /// Fraction of maps done before reduces start (0.05).
     pub const SLOWSTART: &str = "mapreduce.job.reduce.slowstart.completedmaps";
+    /// Seconds a map may wait for a container with no headroom for it before running
+    /// reduces are preempted to make room (0: at once).
+    pub const REDUCER_PREEMPT_DELAY: &str = "mapreduce.job.reducer.preempt.delay.sec";
+    /// Seconds a map may wait before reduces are preempted whatever the headroom (300;
+    /// negative: never).
+    pub const REDUCER_UNCONDITIONAL_PREEMPT_DELAY: &str =
+        "mapreduce.job.reducer.unconditional-preempt.delay.sec";
+    /// Share of the job's resource limit that one round of reduce preemption may free
+    /// (0.5).
+    pub const REDUCE_PREEMPTION_LIMIT: &str = "yarn.app.mapreduce.am.job.reduce.preemption.limit";
     /// Attempts per map task (4).
     pub const MAP_MAX_ATTEMPTS: &str = "mapreduce.map.maxattempts";
     /// Attempts per reduce task (4).
@@ -187,6 +197,21 @@ impl JobSpec {
         Ok(self.get_parsed(keys::SLOWSTART, 0.05f64)?.clamp(0.0, 1.0))
     }
 
+    /// The reduce ramp-down settings (Hadoop's RMContainerAllocator).
+    pub fn reduce_preemption(&self) -> Result<ReducePreemption> {
+        let secs = |key: &str, default: i64| -> Result<Option<std::time::Duration>> {
+            let s: i64 = self.get_parsed(key, default)?;
+            Ok((s >= 0).then(|| std::time::Duration::from_secs(s as u64)))
+        };
+        Ok(ReducePreemption {
+            no_headroom_delay: secs(keys::REDUCER_PREEMPT_DELAY, 0)?.unwrap_or_default(),
+            unconditional_delay: secs(keys::REDUCER_UNCONDITIONAL_PREEMPT_DELAY, 300)?,
+            limit: self
+                .get_parsed(keys::REDUCE_PREEMPTION_LIMIT, 0.5f64)?
+                .clamp(0.0, 1.0),
+        })
+    }
+
     pub fn max_attempts(&self, kind: crate::TaskType) -> Result<u32> {
         let key = match kind {
             crate::TaskType::Map => keys::MAP_MAX_ATTEMPTS,
@@ -198,6 +223,23 @@ impl JobSpec {
     pub fn to_json(&self) -> String {
         serde_json::to_string_pretty(self).expect("a JobSpec always serializes")
     }
+}
+
+/// When the AM preempts its running reduces so that waiting maps get containers
+/// (Hadoop's reduce ramp-down, `RMContainerAllocator.preemptReducesIfNeeded`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ReducePreemption {
+    /// A map waiting this long while the headroom, less the reduces still asked for,
+    /// has no room for it (`mapreduce.job.reducer.preempt.delay.sec`, 0; negative
+    /// counts as 0).
+    pub no_headroom_delay: std::time::Duration,
+    /// A map waiting this long whatever the headroom
+    /// (`mapreduce.job.reducer.unconditional-preempt.delay.sec`, 300 s; `None` when
+    /// negative: never).
+    pub unconditional_delay: Option<std::time::Duration>,
+    /// Share of the job's resource limit one round may free
+    /// (`yarn.app.mapreduce.am.job.reduce.preemption.limit`, 0.5).
+    pub limit: f64,
 }
 
 #[cfg(test)]

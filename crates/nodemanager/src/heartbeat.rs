@@ -63,7 +63,8 @@ pub(crate) async fn register_until_answered(node: &Node) -> Result<(), NodeManag
 
 /// The heartbeat loop; runs until shutdown and survives an unreachable ResourceManager.
 pub(crate) async fn run(node: Arc<Node>) {
-    let mut sampler = StatusSampler::for_dirs(&node.options.local_dirs);
+    let mut sampler =
+        StatusSampler::for_dirs(&node.options.local_dirs).with_window(node.options.status_window);
     loop {
         let sent = Instant::now();
         let busy = match heartbeat(&node, &mut sampler).await {

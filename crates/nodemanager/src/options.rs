@@ -49,6 +49,11 @@ pub struct NodeManagerOptions {
     /// `tusk.nodemanager.status-report.min-interval-ms`: the shortest time between two
     /// out-of-band status reports.
     pub status_report_min_interval: Duration,
+    /// `tusk.nodemanager.status-window-ms`: the span the node's reported rates (disk %,
+    /// receive rate) are measured over, in heartbeats and out-of-band reports alike; a
+    /// throttled disk completes a request at a time and reads idle or saturated in
+    /// shorter samples.
+    pub status_window: Duration,
     /// `yarn.nodemanager.sleep-delay-before-sigkill.ms`.
     pub sigkill_delay: Duration,
     /// Longest wait between two registration attempts.
@@ -76,6 +81,7 @@ impl Default for NodeManagerOptions {
             link_bps: 0,
             status_watch_interval: Duration::from_millis(250),
             status_report_min_interval: Duration::from_millis(1000),
+            status_window: Duration::from_millis(2000),
             sigkill_delay: Duration::from_millis(250),
             register_retry_max: Duration::from_secs(1),
             rpc: tusk_rpc::RpcServerOptions::default(),
@@ -137,6 +143,11 @@ impl NodeManagerOptions {
             status_report_min_interval: conf.get_duration(
                 "tusk.nodemanager.status-report.min-interval-ms",
                 d.status_report_min_interval,
+                ms,
+            )?,
+            status_window: conf.get_duration(
+                "tusk.nodemanager.status-window-ms",
+                d.status_window,
                 ms,
             )?,
             sigkill_delay: conf.get_duration(

@@ -4,7 +4,10 @@
 //! busy stops getting the work its policy holds back before its next heartbeat, and one
 //! that calms down gets that work at once. Reports are at least
 //! `tusk.nodemanager.status-report.min-interval-ms` apart, so a node hovering at a
-//! threshold does not flood the ResourceManager.
+//! threshold does not flood the ResourceManager. Rates are judged over the last
+//! `tusk.nodemanager.status-window-ms` (2 s), not the 250 ms between checks: a
+//! throttled disk's bytes complete a request at a time, so short samples read it idle
+//! three times in four and the crossings would be missed or flap.
 
 use std::sync::Arc;
 
@@ -66,7 +69,8 @@ pub(crate) fn reported(node: &Node, status: &y::NodeStatus) {
 /// Event-driven: samples every `status_watch_interval` (and at once when a container's
 /// potential reception changes) and reports a crossing out of band.
 pub(crate) async fn run(node: Arc<Node>) {
-    let mut sampler = StatusSampler::for_dirs(&node.options.local_dirs);
+    let mut sampler =
+        StatusSampler::for_dirs(&node.options.local_dirs).with_window(node.options.status_window);
     let mut sample = sampler.sample();
     let mut sampled = Instant::now();
     let mut last_report: Option<Instant> = None;

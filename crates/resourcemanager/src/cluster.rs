@@ -92,6 +92,8 @@ pub(crate) struct Ask {
     pub held: u64,
     /// The last offer counted in `held`.
     pub last_held_offer: u64,
+    /// When a status-aware policy first held this ask back; cleared when it is placed.
+    pub held_since: Option<Instant>,
 }
 
 /// An application and its current attempt. Created by submission, kept after it ends.

@@ -177,7 +177,8 @@ pub fn standalone_services(
 }
 
 /// The liveness monitor: checks a few times per expiry interval; also ends AMs that
-/// linger after their application finished.
+/// linger after their application finished, and (event-driven) offers the nodes again
+/// when an ask held back by a node's status has waited out the starvation time.
 async fn monitor_liveness(shared: Arc<server::Shared>, expiry: Duration, shutdown: Shutdown) {
     let tick = (expiry / 4).clamp(Duration::from_millis(10), Duration::from_secs(1));
     loop {
@@ -188,6 +189,9 @@ async fn monitor_liveness(shared: Arc<server::Shared>, expiry: Duration, shutdow
         let mut cluster = shared.lock();
         cluster.expire_nodes(Instant::now());
         cluster.reap_finished_ams(tusk_common::now_millis());
+        if shared.event_driven && cluster.starved_asks(Instant::now()) {
+            cluster.schedule_all();
+        }
     }
 }
 

@@ -9,10 +9,14 @@
 //! - Potential-Reception: map output the node's reduces still have to fetch above its
 //!   threshold → no reduce and no non-data-local map.
 //!
-//! Any combination can be on. A held ask is never starved: once it has been held on
-//! `starvation_offers` offers in a row (by default two rounds of the cluster, so every
-//! node that could take it has been offered twice), the next node that fits takes it
-//! whatever its status.
+//! Any combination can be on. A held ask is never starved: a node whose status holds it
+//! back still takes it when no node the policies leave open could ever run it (none is
+//! big enough, or its locality is strict to blocked nodes), and otherwise once the ask
+//! has been held for `starvation_ms` since it was first turned away. The rule counts
+//! time, not offers: in event-driven timing every finished container is a round of
+//! offers, so an offer count runs out in well under a second on a busy cluster.
+
+use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 use tusk_common::Configuration;
@@ -82,9 +86,13 @@ pub struct StatusPolicyOptions {
     pub disk_rate_threshold: f64,
     /// `…status-aware.potential-reception.threshold`: bytes (default 64 MiB).
     pub potential_reception_threshold: u64,
-    /// `…status-aware.starvation-offers`: offers an ask may be held on in a row before
-    /// it is placed whatever the status; negative = twice the number of live nodes.
-    pub starvation_offers: i64,
+    /// `…status-aware.starvation-ms`: how long an ask may be held back before a node
+    /// that fits takes it whatever its status (default 10 000).
+    pub starvation_ms: u64,
+    /// `…status-aware.starvation-offers` (deprecated; unset by default): when set, a
+    /// held ask is also let through after this many offers in a row; negative = twice
+    /// the number of live nodes.
+    pub starvation_offers: Option<i64>,
     /// `…status-aware.default-link-bits-per-sec`: B for nodes that do not report their
     /// link's rate (default 1 Gbit/s).
     pub default_link_bps: u64,
@@ -97,7 +105,8 @@ impl Default for StatusPolicyOptions {
             receive_rate_threshold: 0.8,
             disk_rate_threshold: 90.0,
             potential_reception_threshold: 64 << 20,
-            starvation_offers: -1,
+            starvation_ms: 10_000,
+            starvation_offers: None,
             default_link_bps: 1_000_000_000,
         }
     }
@@ -161,7 +170,20 @@ impl StatusPolicyOptions {
                     d.potential_reception_threshold,
                 )
                 .map_err(|e| bad(POLICIES_KEY, e.to_string()))?,
-            starvation_offers: int(format!("{prefix}.starvation-offers"), d.starvation_offers)?,
+            starvation_ms: conf
+                .get_u64(&format!("{prefix}.starvation-ms"), d.starvation_ms)
+                .map_err(|e| bad(&format!("{prefix}.starvation-ms"), e.to_string()))?,
+            starvation_offers: match conf.get(&format!("{prefix}.starvation-offers")) {
+                None => None,
+                Some(_) => {
+                    let n = int(format!("{prefix}.starvation-offers"), -1)?;
+                    tracing::warn!(
+                        "{prefix}.starvation-offers is deprecated: in event-driven timing offers \
+                         come with every finished container; use {prefix}.starvation-ms"
+                    );
+                    Some(n)
+                }
+            },
             default_link_bps: conf
                 .get_u64(
                     &format!("{prefix}.default-link-bits-per-sec"),
@@ -263,12 +285,18 @@ impl StatusPolicyOptions {
         rbu(status.net_rx_bytes_per_sec, link)
     }
 
-    /// Offers a held ask waits before it is placed regardless of status.
-    pub fn starvation_limit(&self, live_nodes: usize) -> u64 {
-        match self.starvation_offers {
+    /// How long a held ask waits before it is placed regardless of status.
+    pub fn starvation_time(&self) -> Duration {
+        Duration::from_millis(self.starvation_ms)
+    }
+
+    /// Offers a held ask waits before it is placed regardless of status, when the
+    /// deprecated offer count is set.
+    pub fn starvation_limit(&self, live_nodes: usize) -> Option<u64> {
+        self.starvation_offers.map(|n| match n {
             n if n < 0 => 2 * live_nodes.max(1) as u64,
             n => n as u64,
-        }
+        })
     }
 }
 
@@ -429,7 +457,16 @@ mod tests {
         let o = StatusPolicyOptions::from_conf(&conf).unwrap();
         assert_eq!(o.policies, vec![Policy::DiskRate, Policy::ReceiveRate]);
         assert_eq!(o.disk_rate_threshold, 70.0);
-        assert_eq!(o.starvation_limit(4), 8);
+        assert_eq!(o.starvation_time(), Duration::from_secs(10));
+        assert_eq!(o.starvation_limit(4), None);
+        conf.set("tusk.yarn.scheduler.status-aware.starvation-ms", "2500");
+        conf.set("tusk.yarn.scheduler.status-aware.starvation-offers", "-1");
+        let o = StatusPolicyOptions::from_conf(&conf).unwrap();
+        assert_eq!(o.starvation_time(), Duration::from_millis(2500));
+        assert_eq!(o.starvation_limit(4), Some(8));
+        conf.set("tusk.yarn.scheduler.status-aware.starvation-ms", "soon");
+        assert!(StatusPolicyOptions::from_conf(&conf).is_err());
+        conf.set("tusk.yarn.scheduler.status-aware.starvation-ms", "2500");
         conf.set(POLICIES_KEY, "disk-rates");
         let e = StatusPolicyOptions::from_conf(&conf)
             .unwrap_err()

@@ -2,10 +2,18 @@
 //! a `tbf` qdisc on each end (the node's end shapes what it sends, the bridge's end what it
 //! receives). The network is closed: the bridge has an address for the host's own
 //! clients but no uplink, no NAT and no default route; addresses come from 198.18.0.0/15,
-//! the range set aside for benchmarking.
+//! the range set aside for benchmarking. Choosing a free subnet and creating the bridge
+//! that takes it happen under an exclusive lock on `/run/tusk-testbed.lock`, so
+//! testbeds brought up at once get different subnets.
 
-use crate::error::Result;
+use std::fs::File;
+use std::path::Path;
+
+use crate::error::{Result, TestbedError};
 use crate::host::{run, run_quietly};
+
+/// The host-wide lock held from choosing a subnet until its bridge exists.
+pub const SUBNET_LOCK: &str = "/run/tusk-testbed.lock";
 
 /// How long a burst at line rate the token bucket allows: long enough for the kernel's
 /// timer granularity at the fastest rates, short next to any measurement.
@@ -22,10 +30,39 @@ fn used_subnets() -> Vec<u8> {
         .collect()
 }
 
-/// A free third octet for a new testbed's subnet.
-pub fn choose_subnet() -> Option<u8> {
-    let used = used_subnets();
-    (1..=254u8).find(|x| !used.contains(x))
+/// A subnet chosen for a new testbed, with the host-wide lock that keeps other
+/// testbeds from choosing it until its bridge exists (`create_bridge` takes it; dropping
+/// it lets the subnet go).
+#[derive(Debug)]
+pub struct SubnetLease {
+    pub subnet: u8,
+    /// The locked `SUBNET_LOCK`; the lock ends when the file is closed.
+    _lock: File,
+}
+
+/// Locks `SUBNET_LOCK` and chooses a free third octet for a new testbed's subnet;
+/// `None` when all 254 are in use.
+pub fn claim_subnet() -> Result<Option<SubnetLease>> {
+    claim(Path::new(SUBNET_LOCK), used_subnets)
+}
+
+fn claim(lock: &Path, used: impl FnOnce() -> Vec<u8>) -> Result<Option<SubnetLease>> {
+    let what = || format!("locking {}", lock.display());
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(lock)
+        .map_err(TestbedError::io(what()))?;
+    rustix::fs::flock(&file, rustix::fs::FlockOperation::LockExclusive)
+        .map_err(|e| TestbedError::io(what())(e.into()))?;
+    let used = used();
+    Ok((1..=254u8)
+        .find(|x| !used.contains(x))
+        .map(|subnet| SubnetLease {
+            subnet,
+            _lock: file,
+        }))
 }
 
 pub fn bridge_ip(subnet: u8) -> String {
@@ -36,7 +73,10 @@ pub fn node_ip(subnet: u8, index: usize) -> String {
     format!("198.18.{subnet}.{}", 10 + index)
 }
 
-pub fn create_bridge(bridge: &str, subnet: u8) -> Result<()> {
+/// Creates the bridge with the leased subnet's address; the lease's lock ends once the
+/// address is on the host (or the creation failed).
+pub fn create_bridge(bridge: &str, lease: SubnetLease) -> Result<()> {
+    let subnet = lease.subnet;
     run("ip", &["link", "add", "name", bridge, "type", "bridge"])?;
     run(
         "ip",
@@ -162,4 +202,49 @@ pub fn links_with_prefix(prefix: &str) -> Vec<String> {
         .map(|n| n.trim().split('@').next().unwrap_or("").to_string())
         .filter(|n| n.starts_with(prefix))
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::{Arc, Barrier, Mutex};
+    use std::time::Duration;
+
+    use super::*;
+
+    /// Two testbeds choose a subnet at the same moment and take a while to create
+    /// their bridges (here: to record the subnet as used on the "host"); the lock makes
+    /// the second choose after the first's bridge exists.
+    #[test]
+    fn testbeds_brought_up_at_once_get_different_subnets() {
+        let dir = tempfile::tempdir().unwrap();
+        let lock = dir.path().join("tusk-testbed.lock");
+        let host: Arc<Mutex<Vec<u8>>> = Arc::new(Mutex::new(vec![1, 3]));
+        let start = Arc::new(Barrier::new(2));
+        let threads: Vec<_> = (0..2)
+            .map(|_| {
+                let (lock, host, start) = (lock.clone(), host.clone(), start.clone());
+                std::thread::spawn(move || {
+                    start.wait();
+                    let lease = claim(&lock, || host.lock().unwrap().clone())
+                        .unwrap()
+                        .expect("a free subnet");
+                    // Creating the bridge takes time: widen the window a racing
+                    // testbed would have without the lock.
+                    std::thread::sleep(Duration::from_millis(100));
+                    host.lock().unwrap().push(lease.subnet);
+                    lease.subnet
+                })
+            })
+            .collect();
+        let mut got: Vec<u8> = threads.into_iter().map(|t| t.join().unwrap()).collect();
+        got.sort();
+        assert_eq!(got, vec![2, 4]);
+    }
+
+    #[test]
+    fn no_subnet_is_leased_when_all_are_used() {
+        let dir = tempfile::tempdir().unwrap();
+        let lease = claim(&dir.path().join("l"), || (1..=254).collect()).unwrap();
+        assert!(lease.is_none());
+    }
 }

@@ -152,10 +152,13 @@ impl Testbed {
         let tag = tag_of(&dir);
         // Leftovers of a crashed run in the same directory.
         sweep(&dir, &tag);
-        let subnet = net::choose_subnet().ok_or_else(|| TestbedError::Unsupported {
+        // Held until the bridge has the subnet's address, so that a testbed brought up
+        // at the same time chooses another.
+        let lease = net::claim_subnet()?.ok_or_else(|| TestbedError::Unsupported {
             what: "a free 198.18.X.0/24 subnet".into(),
             detail: "all 254 are in use on this host".into(),
         })?;
+        let subnet = lease.subnet;
         let nodes = description
             .nodes
             .iter()
@@ -184,20 +187,20 @@ impl Testbed {
             hadoop: None,
         };
         tb.save()?;
-        if let Err(e) = tb.create() {
+        if let Err(e) = tb.create(lease) {
             let _ = Testbed::teardown(&tb.dir);
             return Err(e);
         }
         Ok(tb)
     }
 
-    fn create(&mut self) -> Result<()> {
+    fn create(&mut self, lease: net::SubnetLease) -> Result<()> {
         for sub in ["volumes", "nodes", "logs"] {
             let d = self.dir.join(sub);
             std::fs::create_dir_all(&d)
                 .map_err(TestbedError::io(format!("creating {}", d.display())))?;
         }
-        net::create_bridge(&self.bridge, self.subnet)?;
+        net::create_bridge(&self.bridge, lease)?;
         let scale = self.description.scale;
         for i in 0..self.nodes.len() {
             let node = &self.nodes[i];

@@ -1,5 +1,6 @@
 //! What a finished container means for its task: commit, retry, fail the job, or run a
-//! lost map again; and the attempt history.
+//! lost map again; preempting reduces that hold the room waiting maps need; and the
+//! attempt history.
 
 use std::collections::HashSet;
 use std::time::{Duration, Instant};
@@ -15,7 +16,7 @@ use crate::task::report::now_ms;
 use crate::task::{Outcome, TaskReport};
 use crate::yarn::{read_json, write_json};
 
-use super::tasks::Running;
+use super::tasks::{self, Running};
 use super::{speculation, Am};
 
 impl Am {
@@ -32,6 +33,9 @@ impl Am {
     }
 
     pub(super) async fn completed(&mut self, s: y::ContainerStatus) -> Result<()> {
+        if self.preempting.remove(&s.container_id) {
+            return Ok(());
+        }
         let Some((kind, index, run)) = self.take_running(&s.container_id) else {
             return Ok(());
         };
@@ -133,6 +137,55 @@ impl Am {
             self.publish_map_outputs().await?;
         }
         Ok(())
+    }
+
+    /// The reduce ramp-down: when maps wait for containers the job's reduces hold
+    /// (`tasks::reduces_to_preempt`), withdraw the reduce asks and kill the newest
+    /// running reduces. With maps still waiting no reduce can have finished its shuffle,
+    /// so none loses finished work; the kills do not count as failures, are recorded
+    /// as killed in the history, and the reduces are asked for again once every map
+    /// has a container.
+    pub(super) async fn preempt_reduces_if_needed(&mut self, headroom_mb: u64) {
+        if !self.preempting.is_empty() {
+            return;
+        }
+        let view = self.ramp_down_view(headroom_mb);
+        let Some(count) = tasks::reduces_to_preempt(&self.reduce_preemption, &view) else {
+            return;
+        };
+        tracing::info!(
+            count,
+            waiting_maps = view.waiting_maps.len(),
+            headroom_mb,
+            "ramping down reduces: maps wait for containers the reduces hold"
+        );
+        self.withdraw_reduce_asks();
+        let mut running: Vec<(u32, Running)> = self
+            .reduces
+            .iter()
+            .enumerate()
+            .filter(|(_, t)| t.done.is_none())
+            .flat_map(|(i, t)| t.running.iter().map(move |r| (i as u32, r.clone())))
+            .collect();
+        running.sort_by_key(|(_, r)| std::cmp::Reverse(r.started));
+        for (index, run) in running.into_iter().take(count) {
+            let t = &mut self.reduces[index as usize];
+            t.running.retain(|r| r.container != run.container);
+            if t.running.is_empty() && t.asked == 0 {
+                self.ramped_down.push(index);
+            }
+            self.preempting.insert(run.container.clone());
+            self.kill(&run).await;
+            self.record(
+                &run,
+                None,
+                Outcome::Killed,
+                Some(format!(
+                    "{PREEMPTED}: {} maps wait for containers the reduces hold",
+                    view.waiting_maps.len()
+                )),
+            );
+        }
     }
 
     /// Runs a finished map again (its output was lost).
@@ -275,6 +328,9 @@ impl Am {
         self.history.push(rec);
     }
 }
+
+/// The start of a preempted reduce attempt's error in the history.
+pub(super) const PREEMPTED: &str = "reduce preempted to make room for maps";
 
 /// The map attempt a reduce failed to fetch from, if that is why it failed.
 fn fetch_failure(error: &str) -> Option<TaskAttemptId> {

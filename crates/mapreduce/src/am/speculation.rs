@@ -570,6 +570,7 @@ mod tests {
             bad_nodes: HashSet::new(),
             speculating: false,
             first_asked: Some(now - secs(200)),
+            last_asked: Some(now - secs(200)),
         }
     }
 

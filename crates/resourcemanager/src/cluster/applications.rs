@@ -292,6 +292,7 @@ impl Cluster {
             kind: TaskKind::of(a.task_kind),
             held: 0,
             last_held_offer: 0,
+            held_since: None,
         })
     }
 

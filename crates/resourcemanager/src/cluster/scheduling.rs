@@ -8,12 +8,14 @@
 //! live nodes when that is negative: one full round of the cluster.
 
 use std::collections::BTreeMap;
+use std::time::Instant;
 
 use tusk_proto::tusk::yarn as y;
 use tusk_proto::tusk::yarn::Locality;
 
 use super::{Ask, Cluster, ContainerRecord, Node};
 use crate::scheduler::AppDemand;
+use crate::status_policy::StatusPolicyOptions;
 
 impl Cluster {
     /// Offers every live node until a whole round places nothing (event-driven mode).
@@ -74,11 +76,8 @@ impl Cluster {
     /// Places the application's AM, or one container of its best ask, on the node.
     fn try_place(&mut self, app_id: &str, node_id: &str, offer: u64) -> bool {
         let delay = self.locality_delay();
-        let starvation = self
-            .options
-            .status_policy
-            .starvation_limit(self.live_nodes());
         let policy = &self.options.status_policy;
+        let starvation_offers = policy.starvation_limit(self.live_nodes());
         let (Some(app), Some(node)) = (self.apps.get_mut(app_id), self.nodes.get(node_id)) else {
             return false;
         };
@@ -103,17 +102,26 @@ impl Cluster {
                 Some(l) if l <= allowed_locality(ask, delay) => {
                     let data_local = l == Locality::NodeLocal;
                     if let Some(p) = policy.blocking(ask.kind, data_local, &node.status) {
-                        if ask.held < starvation {
-                            if ask.last_held_offer != offer {
-                                ask.last_held_offer = offer;
-                                ask.held += 1;
-                            }
+                        if ask.last_held_offer != offer {
+                            ask.last_held_offer = offer;
+                            ask.held += 1;
+                        }
+                        let now = Instant::now();
+                        let held_for = now.duration_since(*ask.held_since.get_or_insert(now));
+                        let why = if held_for >= policy.starvation_time() {
+                            "held for the starvation time"
+                        } else if starvation_offers.is_some_and(|n| ask.held > n) {
+                            "held for the starvation offers"
+                        } else if !open_elsewhere(ask, node_id, &self.nodes, policy) {
+                            "no node the policies leave open can run it"
+                        } else {
                             tracing::debug!(node = %node_id, policy = p.name(), kind = ?ask.kind, "held back by node status");
                             continue;
-                        }
-                        tracing::info!(node = %node_id, policy = p.name(), kind = ?ask.kind, held = ask.held, "placed despite node status: no other node took it");
+                        };
+                        tracing::info!(node = %node_id, policy = p.name(), kind = ?ask.kind, ?held_for, "placed despite node status: {why}");
                     }
                     ask.held = 0;
+                    ask.held_since = None;
                     self.place_container(app_id, node_id, i, l);
                     return true;
                 }
@@ -126,6 +134,19 @@ impl Cluster {
             }
         }
         false
+    }
+
+    /// Whether some held ask has waited out the starvation time: in event-driven timing
+    /// nothing else offers the nodes again when no container ends, so the liveness
+    /// monitor asks this and schedules every node.
+    pub(crate) fn starved_asks(&self, now: Instant) -> bool {
+        let limit = self.options.status_policy.starvation_time();
+        self.apps.values().filter(|a| !a.is_terminal()).any(|a| {
+            a.asks.iter().any(|ask| {
+                ask.held_since
+                    .is_some_and(|since| now.duration_since(since) >= limit)
+            })
+        })
     }
 
     fn locality_delay(&self) -> u64 {
@@ -222,6 +243,28 @@ impl Cluster {
     }
 }
 
+/// Whether a live node other than `node_id` that no policy closes to the ask could ever
+/// run it: big enough when empty and allowed by the ask's locality. Only then is
+/// holding the ask worth it; room there now is not required, since a held ask waits
+/// for that node's containers to end (up to the starvation time).
+fn open_elsewhere(
+    ask: &Ask,
+    node_id: &str,
+    nodes: &BTreeMap<String, Node>,
+    policy: &StatusPolicyOptions,
+) -> bool {
+    nodes.values().any(|n| {
+        n.id != node_id
+            && !n.lost
+            && ask.resource.fits_in(&n.capability)
+            && locality(ask, n, nodes).is_some_and(|l| {
+                policy
+                    .blocking(ask.kind, l == Locality::NodeLocal, &n.status)
+                    .is_none()
+            })
+    })
+}
+
 /// How local `node` is for `ask`; `None` when the ask may never use it.
 fn locality(ask: &Ask, node: &Node, nodes: &BTreeMap<String, Node>) -> Option<Locality> {
     if ask.nodes.is_empty() && ask.racks.is_empty() {
@@ -283,6 +326,7 @@ mod tests {
             kind: TaskKind::Other,
             held: 0,
             last_held_offer: 0,
+            held_since: None,
         }
     }
 
@@ -324,6 +368,7 @@ mod tests {
 #[cfg(test)]
 mod status_aware {
     use std::sync::Arc;
+    use std::time::Duration;
 
     use super::*;
     use crate::options::{ResourceManagerOptions, Timing};
@@ -342,18 +387,7 @@ mod status_aware {
     }
 
     fn add_node(c: &mut Cluster, id: &str) {
-        c.register_node(&y::RegisterNodeManagerRequest {
-            node_id: id.into(),
-            host: id.into(),
-            rack: String::new(),
-            rpc_port: 1,
-            shuffle_port: 2,
-            http_port: 0,
-            resource: Some(y::Resource {
-                memory_mb: 8192,
-                vcores: 8,
-            }),
-        });
+        add_node_of(c, id, 8192);
     }
 
     fn heartbeat(c: &mut Cluster, id: &str, disk: f64) {
@@ -420,12 +454,19 @@ mod status_aware {
         r.allocated.first().map(|c| c.node_id.clone())
     }
 
-    #[test]
-    fn disk_rate_sends_a_map_past_a_busy_node() {
+    /// Disk-Rate on, nodes `busy` and `calm`, an application (AM on `calm`) asking for
+    /// a map; returns its attempt id.
+    fn busy_and_calm() -> (Cluster, String) {
         let mut c = cluster(&[Policy::DiskRate]);
         add_node(&mut c, "busy");
         add_node(&mut c, "calm");
         let attempt = app_asking_a_map(&mut c, "calm");
+        (c, attempt)
+    }
+
+    #[test]
+    fn disk_rate_sends_a_map_past_a_busy_node() {
+        let (mut c, attempt) = busy_and_calm();
         // The busy node heartbeats first and declines; the calm one takes the map.
         heartbeat(&mut c, "busy", 99.0);
         assert_eq!(map_node(&mut c, &attempt), None);
@@ -443,15 +484,99 @@ mod status_aware {
         assert_eq!(map_node(&mut c, &attempt).as_deref(), Some("busy"));
     }
 
+    fn add_node_of(c: &mut Cluster, id: &str, memory_mb: u64) {
+        c.register_node(&y::RegisterNodeManagerRequest {
+            node_id: id.into(),
+            host: id.into(),
+            rack: String::new(),
+            rpc_port: 1,
+            shuffle_port: 2,
+            http_port: 0,
+            resource: Some(y::Resource {
+                memory_mb,
+                vcores: 8,
+            }),
+        });
+    }
+
+    /// Makes the application's held asks look as if they were first held `ago`.
+    fn backdate_held(c: &mut Cluster, attempt: &str, ago: Duration) {
+        let app = c
+            .apps
+            .values_mut()
+            .find(|a| a.attempt_id() == attempt)
+            .unwrap();
+        for ask in &mut app.asks {
+            let since = ask.held_since.expect("the ask has been held");
+            ask.held_since = Some(since - ago);
+        }
+    }
+
+    #[test]
+    fn a_map_is_held_off_a_busy_node_while_another_node_could_run_it() {
+        let (mut c, attempt) = busy_and_calm();
+        // However many offers the busy node makes (event-driven timing makes one per
+        // finished container), the map waits for the calm node.
+        for _ in 0..100 {
+            heartbeat(&mut c, "busy", 99.0);
+            assert_eq!(map_node(&mut c, &attempt), None);
+        }
+        heartbeat(&mut c, "calm", 5.0);
+        assert_eq!(map_node(&mut c, &attempt).as_deref(), Some("calm"));
+    }
+
+    #[test]
+    fn a_held_map_runs_on_the_busy_node_after_the_starvation_time() {
+        let (mut c, attempt) = busy_and_calm();
+        heartbeat(&mut c, "busy", 99.0);
+        assert_eq!(map_node(&mut c, &attempt), None);
+        let limit = c.options.status_policy.starvation_time();
+        assert_eq!(limit, Duration::from_secs(10));
+        backdate_held(&mut c, &attempt, limit / 2);
+        heartbeat(&mut c, "busy", 99.0);
+        assert_eq!(map_node(&mut c, &attempt), None);
+        backdate_held(&mut c, &attempt, limit / 2);
+        assert!(c.starved_asks(Instant::now()));
+        heartbeat(&mut c, "busy", 99.0);
+        assert_eq!(map_node(&mut c, &attempt).as_deref(), Some("busy"));
+        assert!(!c.starved_asks(Instant::now()));
+    }
+
     #[test]
     fn a_node_always_over_threshold_still_gets_work_nothing_else_can_run() {
+        // The only node: the first offer places the map.
         let mut c = cluster(&[Policy::DiskRate]);
         add_node(&mut c, "busy");
         let attempt = app_asking_a_map(&mut c, "busy");
-        // One live node: the ask may be held on 2 offers, then the next one places it.
-        let limit = c.options.status_policy.starvation_limit(1);
-        assert_eq!(limit, 2);
-        for _ in 0..limit {
+        heartbeat(&mut c, "busy", 99.0);
+        assert_eq!(map_node(&mut c, &attempt).as_deref(), Some("busy"));
+
+        // The other node is too small for a map container.
+        let mut c = cluster(&[Policy::DiskRate]);
+        add_node(&mut c, "busy");
+        add_node_of(&mut c, "tiny", 512);
+        let attempt = app_asking_a_map(&mut c, "busy");
+        heartbeat(&mut c, "busy", 99.0);
+        assert_eq!(map_node(&mut c, &attempt).as_deref(), Some("busy"));
+
+        // The other node is busy too.
+        let mut c = cluster(&[Policy::DiskRate]);
+        add_node(&mut c, "busy");
+        add_node(&mut c, "busier");
+        let attempt = app_asking_a_map(&mut c, "busy");
+        heartbeat(&mut c, "busier", 99.5);
+        heartbeat(&mut c, "busy", 99.0);
+        assert!(map_node(&mut c, &attempt).is_some());
+    }
+
+    #[test]
+    fn the_deprecated_offer_count_still_lets_a_held_map_through() {
+        let (mut c, attempt) = busy_and_calm();
+        Arc::get_mut(&mut c.options)
+            .unwrap()
+            .status_policy
+            .starvation_offers = Some(2);
+        for _ in 0..2 {
             heartbeat(&mut c, "busy", 99.0);
             assert_eq!(map_node(&mut c, &attempt), None);
         }
