@@ -23,11 +23,13 @@
 //! - `target`: the cluster under test (mini cluster or external) and its clients.
 //! - `file_io`: timed write and verified read of one benchmark file.
 //! - `pattern`: cheap deterministic file contents.
+//! - `chart`: SVG grouped bar and line charts for the reports.
 //! - `stats`: medians and TestDFSIO's rate statistics.
 //! - `context`: where, when and how a run happened.
 //! - `error`: [`BenchError`].
 
 pub mod advisor;
+pub mod chart;
 pub mod context;
 pub mod dfsio;
 pub mod error;
