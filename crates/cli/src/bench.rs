@@ -8,7 +8,8 @@ use anyhow::Context;
 use clap::{Args, Subcommand};
 use serde::Serialize;
 use tusk_bench::{
-    advisor, dfsio, faults, heartbeats, job_latency, nnthroughput, replication, startup, terasort,
+    advisor, dfsio, faults, heartbeats, job_latency, nnthroughput, replication, replication_links,
+    startup, terasort,
 };
 use tusk_client::ReplicationMode;
 use tusk_common::config::{parse_duration, parse_size};
@@ -20,6 +21,10 @@ pub enum BenchCommand {
     Dfsio(DfsioArgs),
     /// Pipeline vs parallel vs adaptive replication: latency per file size, and throughput.
     Replication(ReplicationArgs),
+    /// The replication modes (and with --hadoop-classpath Hadoop's pipeline) on one
+    /// testbed per link class, the client inside a node: latency per file size,
+    /// concurrent writers, TeraGen (needs root).
+    ReplicationLinks(ReplicationLinksArgs),
     /// Time from nothing to 1 NameNode + N DataNodes serving.
     Startup(StartupArgs),
     /// NameNode throughput: sync vs async vs N threads.
@@ -108,6 +113,50 @@ pub struct ReplicationArgs {
     datanodes: usize,
     #[command(flatten)]
     common: Common,
+}
+
+#[derive(Args)]
+pub struct ReplicationLinksArgs {
+    /// Testbed descriptions, one per link class (comma-separated).
+    #[arg(
+        long = "testbed",
+        value_delimiter = ',',
+        default_value = "testbeds/repl-1gige.toml,testbeds/repl-10gige.toml,testbeds/repl-ipoib-32g.toml"
+    )]
+    testbeds: Vec<PathBuf>,
+    /// File sizes of the latency sweep, as written on the testbed (k/m/g suffixes).
+    #[arg(long, default_value = "1m,4m,16m,64m,128m,256m,512m", value_delimiter = ',', value_parser = size)]
+    sizes: Vec<u64>,
+    #[arg(long, default_value_t = 3)]
+    trials: usize,
+    #[arg(
+        long,
+        default_value = "pipeline,parallel,adaptive",
+        value_delimiter = ','
+    )]
+    modes: Vec<ReplicationMode>,
+    /// Concurrent writers of the throughput test.
+    #[arg(long, default_value_t = 4)]
+    writers: usize,
+    /// Bytes each concurrent writer writes.
+    #[arg(long, default_value = "64m", value_parser = size)]
+    writer_size: u64,
+    /// TeraGen rows per job (0: no TeraGen).
+    #[arg(long, default_value_t = 1_000_000)]
+    teragen_rows: u64,
+    /// Where the testbeds are built (one directory per description).
+    #[arg(long, default_value = "/tmp/tusk-replication-links")]
+    dir: PathBuf,
+    /// Also run Hadoop 3.4.2's HDFS on each testbed (`scripts/hadoop-classpath.sh`
+    /// prints the file); run the whole command under `flock /work/briefs/hadoop.lock`
+    /// where other Hadoop testbeds may run.
+    #[arg(long)]
+    hadoop_classpath: Option<PathBuf>,
+    /// One latency-vs-size SVG per link class: DIR/replication-links-<class>.svg.
+    #[arg(long)]
+    svg_dir: Option<PathBuf>,
+    #[arg(long)]
+    json: Option<PathBuf>,
 }
 
 #[derive(Args)]
@@ -259,7 +308,9 @@ fn modes(text: &str) -> anyhow::Result<Vec<ReplicationMode>> {
     })
 }
 
-pub async fn run(_conf: Configuration, which: BenchCommand) -> anyhow::Result<()> {
+pub async fn run(conf: Configuration, which: BenchCommand) -> anyhow::Result<()> {
+    // The host's link as `-D` gives it (`tusk testbed exec` does, inside a node).
+    let link_bits_per_sec = conf.get_u64("tusk.node.link.bits-per-sec", 0)?;
     match which {
         BenchCommand::Dfsio(a) => {
             let mut reports = Vec::new();
@@ -271,6 +322,7 @@ pub async fn run(_conf: Configuration, which: BenchCommand) -> anyhow::Result<()
                     mode,
                     fs: a.common.fs.clone(),
                     datanodes: a.datanodes,
+                    link_bits_per_sec,
                     ..Default::default()
                 })
                 .await?;
@@ -286,10 +338,38 @@ pub async fn run(_conf: Configuration, which: BenchCommand) -> anyhow::Result<()
                 modes: a.modes,
                 fs: a.common.fs,
                 datanodes: a.datanodes,
+                link_bits_per_sec,
                 ..Default::default()
             })
             .await?;
             emit(&report, report.to_markdown(), &a.common.json)
+        }
+        BenchCommand::ReplicationLinks(a) => {
+            let svg_dir = a.svg_dir.clone();
+            let json = a.json.clone();
+            let opts = replication_links::ReplicationLinksOptions {
+                testbeds: a.testbeds,
+                sizes: a.sizes,
+                trials: a.trials,
+                modes: a.modes,
+                writers: a.writers,
+                writer_bytes: a.writer_size,
+                teragen_rows: a.teragen_rows,
+                dir: a.dir,
+                tusk_exe: std::env::current_exe()?,
+                hadoop_classpath: a.hadoop_classpath,
+            };
+            let report = tokio::task::spawn_blocking(move || replication_links::run(opts)).await??;
+            if let Some(dir) = svg_dir {
+                std::fs::create_dir_all(&dir)?;
+                for (class, svg) in report.charts() {
+                    let path = dir.join(format!("replication-links-{class}.svg"));
+                    std::fs::write(&path, svg)
+                        .with_context(|| format!("writing {}", path.display()))?;
+                    eprintln!("wrote {}", path.display());
+                }
+            }
+            emit(&report, report.to_markdown(), &json)
         }
         BenchCommand::Startup(a) => {
             let report = startup::run(startup::StartupOptions {
