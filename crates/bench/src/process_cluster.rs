@@ -167,7 +167,7 @@ fn command(exe: &Path, dir: &Path, defines: &[String]) -> Command {
 }
 
 /// Runs `cmd` to its end; its stdout, or an error with its stderr.
-fn run(mut cmd: Command, what: &str) -> Result<String> {
+pub(crate) fn run(mut cmd: Command, what: &str) -> Result<String> {
     let Output {
         status,
         stdout,

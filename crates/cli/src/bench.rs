@@ -359,7 +359,8 @@ pub async fn run(conf: Configuration, which: BenchCommand) -> anyhow::Result<()>
                 tusk_exe: std::env::current_exe()?,
                 hadoop_classpath: a.hadoop_classpath,
             };
-            let report = tokio::task::spawn_blocking(move || replication_links::run(opts)).await??;
+            let report =
+                tokio::task::spawn_blocking(move || replication_links::run(opts)).await??;
             if let Some(dir) = svg_dir {
                 std::fs::create_dir_all(&dir)?;
                 for (class, svg) in report.charts() {

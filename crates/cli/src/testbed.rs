@@ -527,8 +527,11 @@ fn node_client_defines(tb: &Testbed, node: &str, args: &[String]) -> anyhow::Res
         pairs.push((RM_ADDRESS_KEY, rm.clone()));
     }
     let given = |key: &str| {
-        args.iter()
-            .any(|a| a.strip_prefix("-D").unwrap_or(a).starts_with(&format!("{key}=")))
+        args.iter().any(|a| {
+            a.strip_prefix("-D")
+                .unwrap_or(a)
+                .starts_with(&format!("{key}="))
+        })
     };
     Ok(pairs
         .into_iter()
