@@ -959,6 +959,7 @@ impl LinkClassResult {
             y_label: "write latency (s)".into(),
             x_axis: XAxis::Log,
             y_from_zero: true,
+            y_log: false,
             series,
         }
         .to_svg()
