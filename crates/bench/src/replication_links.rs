@@ -28,8 +28,13 @@ use crate::{mb, stats, MB};
 pub struct ReplicationLinksOptions {
     /// One testbed description per link class (see `testbeds/repl-*.toml`).
     pub testbeds: Vec<PathBuf>,
-    /// File sizes for the latency sweep, in bytes as written on the testbed.
+    /// File sizes for the latency sweep, in bytes. With `scale_sizes`, the real
+    /// cluster's sizes (the study's 1–512 MB): each testbed writes them times its
+    /// `scale`, since I/O-bound time at scale s for D bytes equals real time for D / s
+    /// bytes (docs/testbed.md); else the bytes written as given.
     pub sizes: Vec<u64>,
+    /// Multiply `sizes`, `writer_bytes` and `teragen_rows` by each testbed's scale.
+    pub scale_sizes: bool,
     pub trials: usize,
     pub modes: Vec<ReplicationMode>,
     /// Concurrent writers of the throughput test, and each one's file size.
@@ -53,6 +58,7 @@ impl Default for ReplicationLinksOptions {
                 .iter()
                 .map(|m| m * MB)
                 .collect(),
+            scale_sizes: true,
             trials: 3,
             modes: vec![
                 ReplicationMode::Pipeline,
@@ -73,7 +79,9 @@ impl Default for ReplicationLinksOptions {
 #[derive(Clone, Debug, Serialize)]
 pub struct LatencyCell {
     pub mode: ReplicationMode,
+    /// Bytes written on the testbed, and the real-cluster size they stand for.
     pub size_bytes: u64,
+    pub stands_for_bytes: u64,
     /// Create → close, per trial in run order.
     pub write_seconds: Vec<f64>,
     pub median_seconds: f64,
@@ -88,6 +96,7 @@ pub struct LatencyCell {
 #[derive(Clone, Debug, Serialize)]
 pub struct AdaptiveVsBest {
     pub size_bytes: u64,
+    pub stands_for_bytes: u64,
     /// The faster of pipeline and parallel by median.
     pub best_fixed: ReplicationMode,
     /// Adaptive's median over the best fixed mode's median.
@@ -141,6 +150,7 @@ pub struct TeragenCell {
 #[derive(Clone, Debug, Serialize)]
 pub struct HadoopPutCell {
     pub size_bytes: u64,
+    pub stands_for_bytes: u64,
     /// The whole command per trial: a JVM start, the NameNode calls and the write.
     pub put_seconds: Vec<f64>,
     pub put_median_seconds: f64,
@@ -335,9 +345,10 @@ fn run_link_class(opts: &ReplicationLinksOptions, description: &Path) -> Result<
     let scale = tb.record["description"]["scale"].as_f64().unwrap_or(1.0);
     let work = tb.dir.join("bench");
     std::fs::create_dir_all(&work)?;
+    let (opts, stands_for) = &scaled(opts, scale);
 
     let replication = latency(&tb, &node, &fs, &work.join("tusk"), opts, &opts.modes)?;
-    let latency = latency_cells(&replication.results);
+    let latency = latency_cells(&replication.results, stands_for);
     let throughput = opts
         .modes
         .iter()
@@ -350,7 +361,7 @@ fn run_link_class(opts: &ReplicationLinksOptions, description: &Path) -> Result<
     };
     let hadoop = match &opts.hadoop_classpath {
         Some(_) => {
-            let (h, tg) = hadoop(&tb, &node, &work, opts)?;
+            let (h, tg) = hadoop(&tb, &node, &work, opts, stands_for)?;
             teragen.extend(tg);
             Some(h)
         }
@@ -434,12 +445,39 @@ fn read_json<T: for<'de> Deserialize<'de>>(path: &Path) -> Result<T> {
         .map_err(|e| BenchError::InvalidOptions(format!("{}: {e}", path.display())))
 }
 
-fn latency_cells(results: &[ReplicationJsonResult]) -> Vec<LatencyCell> {
+/// `opts` with the data sizes a testbed of `scale` writes, and each written size with the
+/// size it stands for.
+fn scaled(
+    opts: &ReplicationLinksOptions,
+    scale: f64,
+) -> (ReplicationLinksOptions, Vec<(u64, u64)>) {
+    let factor = if opts.scale_sizes { scale } else { 1.0 };
+    let times = |x: u64| ((x as f64 * factor).round() as u64).max(1);
+    let mut o = opts.clone();
+    o.sizes = opts.sizes.iter().map(|&s| times(s)).collect();
+    o.writer_bytes = times(opts.writer_bytes);
+    if opts.teragen_rows > 0 {
+        o.teragen_rows = times(opts.teragen_rows);
+    }
+    let stands_for = o
+        .sizes
+        .iter()
+        .copied()
+        .zip(opts.sizes.iter().copied())
+        .collect();
+    (o, stands_for)
+}
+
+fn latency_cells(results: &[ReplicationJsonResult], stands_for: &[(u64, u64)]) -> Vec<LatencyCell> {
     results
         .iter()
         .map(|r| LatencyCell {
             mode: r.mode,
             size_bytes: r.size_bytes,
+            stands_for_bytes: stands_for
+                .iter()
+                .find(|(written, _)| *written == r.size_bytes)
+                .map_or(r.size_bytes, |(_, real)| *real),
             median_seconds: stats::median(&r.write_seconds),
             min_seconds: stats::min(&r.write_seconds),
             max_seconds: r.write_seconds.iter().copied().fold(0.0, f64::max),
@@ -486,6 +524,7 @@ fn adaptive_vs_best(cells: &[LatencyCell]) -> Vec<AdaptiveVsBest> {
             };
             Some(AdaptiveVsBest {
                 size_bytes: size,
+                stands_for_bytes: adaptive.stands_for_bytes,
                 best_fixed: best.mode,
                 ratio_median,
                 ratio_trial_min: stats::min(&per_trial),
@@ -623,6 +662,7 @@ fn hadoop(
     node: &str,
     work: &Path,
     opts: &ReplicationLinksOptions,
+    stands_for: &[(u64, u64)],
 ) -> Result<(HadoopResult, Option<TeragenCell>)> {
     let put = |local: &Path, remote: &str| -> Result<f64> {
         let started = Instant::now();
@@ -644,8 +684,10 @@ fn hadoop(
         .ok_or_else(|| BenchError::InvalidOptions("the testbed runs no Hadoop NameNode".into()))?;
     let hadoop_work = work.join("hadoop");
     let pipeline = [ReplicationMode::Pipeline];
-    let pipeline_latency =
-        latency_cells(&latency(tb, node, &fs, &hadoop_work, opts, &pipeline)?.results);
+    let pipeline_latency = latency_cells(
+        &latency(tb, node, &fs, &hadoop_work, opts, &pipeline)?.results,
+        stands_for,
+    );
     let pipeline_throughput =
         throughput(tb, node, &fs, &hadoop_work, opts, ReplicationMode::Pipeline)?;
     let empty = work.join("hadoop-empty");
@@ -663,6 +705,10 @@ fn hadoop(
         std::fs::remove_file(&local)?;
         cells.push(HadoopPutCell {
             size_bytes: size,
+            stands_for_bytes: stands_for
+                .iter()
+                .find(|(written, _)| *written == size)
+                .map_or(size, |(_, real)| *real),
             put_median_seconds: stats::median(&times),
             put_seconds: times,
             write_seconds: None,
@@ -739,14 +785,19 @@ impl ReplicationLinksReport {
     pub fn to_markdown(&self) -> String {
         let o = &self.options;
         let mut s = format!(
-            "### Replication across link classes: write latency (median of {} trials, s; sizes as written on the testbed)\n\n{}\n",
+            "### Replication across link classes: write latency (median of {} trials, s; {})\n\n{}\n",
             o.trials,
+            if o.scale_sizes {
+                "each size written on a testbed times its scale: the I/O-bound equivalent of the real size"
+            } else {
+                "sizes as written on the testbeds"
+            },
             self.context.to_markdown()
         );
         for lc in &self.link_classes {
             s.push_str(&lc.to_markdown(&o.modes));
         }
-        s.push_str("\n#### Adaptive over the better fixed mode (median; per-trial range)\n\n| link class |");
+        s.push_str("\n#### Adaptive over the better fixed mode (median; per-trial range), by the size each write stands for\n\n| link class |");
         let sizes = &o.sizes;
         for size in sizes {
             s.push_str(&format!(" {} MB |", mb(*size)));
@@ -757,7 +808,11 @@ impl ReplicationLinksReport {
         for lc in &self.link_classes {
             s.push_str(&format!("| {} |", lc.link_class));
             for size in sizes {
-                match lc.adaptive_vs_best.iter().find(|a| a.size_bytes == *size) {
+                match lc
+                    .adaptive_vs_best
+                    .iter()
+                    .find(|a| a.stands_for_bytes == *size)
+                {
                     Some(a) => s.push_str(&format!(
                         " {:.2} ({:.2}–{:.2}; chose {} {:.0}%){} |",
                         a.ratio_median,
@@ -797,7 +852,7 @@ impl LinkClassResult {
 
     fn to_markdown(&self, modes: &[ReplicationMode]) -> String {
         let mut s = format!(
-            "\n#### {} ({}, scale {}; client in node `{}`, told its link is {:.0} Mbit/s)\n\n| size MB |",
+            "\n#### {} ({}, scale {}; client in node `{}`, told its link is {:.0} Mbit/s)\n\n| MB written (stands for) |",
             self.link_class,
             self.testbed,
             self.scale,
@@ -820,7 +875,12 @@ impl LinkClassResult {
         sizes.sort_unstable();
         sizes.dedup();
         for size in sizes {
-            s.push_str(&format!("| {} |", mb(size)));
+            let stands_for = self
+                .latency
+                .iter()
+                .find(|c| c.size_bytes == size)
+                .map_or(size, |c| c.stands_for_bytes);
+            s.push_str(&format!("| {:.2} ({}) |", mb(size), mb(stands_for)));
             for &m in modes {
                 match self.median(m, size) {
                     Some(c) => s.push_str(&format!(
@@ -915,7 +975,7 @@ impl LinkClassResult {
                     format!("Tusk {}", m.name()),
                     cells
                         .iter()
-                        .map(|c| (mb(c.size_bytes), c.median_seconds))
+                        .map(|c| (mb(c.stands_for_bytes), c.median_seconds))
                         .collect(),
                 )
                 .with_whiskers(
@@ -932,7 +992,7 @@ impl LinkClassResult {
                     "Hadoop HDFS pipeline",
                     h.pipeline_latency
                         .iter()
-                        .map(|c| (mb(c.size_bytes), c.median_seconds))
+                        .map(|c| (mb(c.stands_for_bytes), c.median_seconds))
                         .collect(),
                 )
                 .with_whiskers(
@@ -946,7 +1006,7 @@ impl LinkClassResult {
                 "hadoop fs -put (JVM start subtracted)",
                 h.put_latency
                     .iter()
-                    .map(|c| (mb(c.size_bytes), c.write_seconds.unwrap_or(f64::NAN)))
+                    .map(|c| (mb(c.stands_for_bytes), c.write_seconds.unwrap_or(f64::NAN)))
                     .collect(),
             ));
         }
@@ -955,7 +1015,8 @@ impl LinkClassResult {
                 "Write latency vs file size, {} (scale {}, client node's link shaped)",
                 self.link_class, self.scale
             ),
-            x_label: "file size (MB, log scale)".into(),
+            x_label: "file size (MB on the real cluster, log scale; the testbed writes it × scale)"
+                .into(),
             y_label: "write latency (s)".into(),
             x_axis: XAxis::Log,
             y_from_zero: true,
@@ -974,6 +1035,7 @@ mod tests {
         LatencyCell {
             mode,
             size_bytes: size,
+            stands_for_bytes: size * 10,
             write_seconds: secs.to_vec(),
             median_seconds: stats::median(secs),
             min_seconds: stats::min(secs),

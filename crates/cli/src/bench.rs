@@ -124,7 +124,8 @@ pub struct ReplicationLinksArgs {
         default_value = "testbeds/repl-1gige.toml,testbeds/repl-10gige.toml,testbeds/repl-ipoib-32g.toml"
     )]
     testbeds: Vec<PathBuf>,
-    /// File sizes of the latency sweep, as written on the testbed (k/m/g suffixes).
+    /// File sizes of the latency sweep on the real cluster (k/m/g suffixes): each testbed
+    /// writes them times its scale, the same I/O-bound time (docs/testbed.md).
     #[arg(long, default_value = "1m,4m,16m,64m,128m,256m,512m", value_delimiter = ',', value_parser = size)]
     sizes: Vec<u64>,
     #[arg(long, default_value_t = 3)]
@@ -138,12 +139,15 @@ pub struct ReplicationLinksArgs {
     /// Concurrent writers of the throughput test.
     #[arg(long, default_value_t = 4)]
     writers: usize,
-    /// Bytes each concurrent writer writes.
+    /// Bytes each concurrent writer writes (on the real cluster, like --sizes).
     #[arg(long, default_value = "64m", value_parser = size)]
     writer_size: u64,
-    /// TeraGen rows per job (0: no TeraGen).
+    /// TeraGen rows per job on the real cluster, like --sizes (0: no TeraGen).
     #[arg(long, default_value_t = 1_000_000)]
     teragen_rows: u64,
+    /// Write --sizes, --writer-size and --teragen-rows as given, not times the scale.
+    #[arg(long)]
+    unscaled_sizes: bool,
     /// Where the testbeds are built (one directory per description).
     #[arg(long, default_value = "/tmp/tusk-replication-links")]
     dir: PathBuf,
@@ -350,6 +354,7 @@ pub async fn run(conf: Configuration, which: BenchCommand) -> anyhow::Result<()>
             let opts = replication_links::ReplicationLinksOptions {
                 testbeds: a.testbeds,
                 sizes: a.sizes,
+                scale_sizes: !a.unscaled_sizes,
                 trials: a.trials,
                 modes: a.modes,
                 writers: a.writers,

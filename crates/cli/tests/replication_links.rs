@@ -70,12 +70,13 @@ fn two_link_classes_in_the_smallest_form() {
         .arg("300")
         .arg(env!("CARGO_BIN_EXE_tusk"))
         .args(["bench", "replication-links", "--testbed", &testbeds])
-        .args(["--sizes", "256k,1m", "--trials", "2"])
+        // Real-cluster sizes; at the descriptions' scale 0.1 the testbeds write a tenth.
+        .args(["--sizes", "1m,4m", "--trials", "2"])
         .args([
             "--writers",
             "2",
             "--writer-size",
-            "1m",
+            "4m",
             "--teragen-rows",
             "1000",
         ])
@@ -115,6 +116,11 @@ fn two_link_classes_in_the_smallest_form() {
         assert_eq!(latency.len(), 3 * 2, "{name}: 3 modes × 2 sizes");
         for cell in latency {
             assert_eq!(cell["write_seconds"].as_array().unwrap().len(), 2);
+            let (written, real) = (
+                cell["size_bytes"].as_f64().unwrap(),
+                cell["stands_for_bytes"].as_f64().unwrap(),
+            );
+            assert!((written / real - 0.1).abs() < 1e-3, "{name}: {cell}");
         }
         // Told a slow client link, adaptive writes every block as a pipeline (the
         // client's link would carry three copies in parallel); told a fast one, in
