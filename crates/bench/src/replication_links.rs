@@ -938,7 +938,7 @@ impl LinkClassResult {
                 .map(|h| ("Hadoop HDFS ", &h.pipeline_throughput));
             for (who, t) in self.throughput.iter().map(|t| ("Tusk ", t)).chain(hadoop) {
                 s.push_str(&format!(
-                    "| {who}{} | {} × {} | {:.2} | {:.1} | {:.1} | {:.1} |\n",
+                    "| {who}{} | {} × {:.1} | {:.2} | {:.1} | {:.1} | {:.1} |\n",
                     t.mode.name(),
                     t.writers,
                     mb(t.bytes_per_writer),
@@ -1019,8 +1019,8 @@ impl LinkClassResult {
                 .into(),
             y_label: "write latency (s)".into(),
             x_axis: XAxis::Log,
-            y_from_zero: true,
-            y_log: false,
+            y_from_zero: false,
+            y_log: true,
             series,
         }
         .to_svg()
