@@ -76,7 +76,7 @@ impl Default for ReplicationLinksOptions {
 }
 
 /// One (mode, size) latency cell.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct LatencyCell {
     pub mode: ReplicationMode,
     /// Bytes written on the testbed, and the real-cluster size they stand for.
@@ -93,7 +93,7 @@ pub struct LatencyCell {
 }
 
 /// Adaptive against the better fixed mode at one size.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct AdaptiveVsBest {
     pub size_bytes: u64,
     pub stands_for_bytes: u64,
@@ -117,7 +117,7 @@ pub struct AdaptiveVsBest {
 }
 
 /// Several writers at once in one mode.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct ThroughputCell {
     pub mode: ReplicationMode,
     pub writers: usize,
@@ -132,11 +132,11 @@ pub struct ThroughputCell {
 }
 
 /// One TeraGen job, submit to finished.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct TeragenCell {
     /// `None` for Hadoop's own (pipeline) HDFS.
     pub mode: Option<ReplicationMode>,
-    pub system: &'static str,
+    pub system: String,
     pub rows: u64,
     /// Per trial.
     pub seconds: Vec<f64>,
@@ -147,7 +147,7 @@ pub struct TeragenCell {
 }
 
 /// Hadoop's `hadoop fs -put` of one size from the client node.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct HadoopPutCell {
     pub size_bytes: u64,
     pub stands_for_bytes: u64,
@@ -160,7 +160,7 @@ pub struct HadoopPutCell {
 }
 
 /// Hadoop's HDFS on the same nodes, written from the same client node.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct HadoopResult {
     /// Hadoop's NameNode and DataNodes written by Tusk's client in pipeline mode (it
     /// speaks Hadoop's protocols): Hadoop's DataNode pipeline without a JVM start per
@@ -174,7 +174,7 @@ pub struct HadoopResult {
 }
 
 /// Everything measured on one link class.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct LinkClassResult {
     /// The description's `name`, its file and link class.
     pub testbed: String,
@@ -648,7 +648,7 @@ fn teragen_cell(
     let median = stats::median(&seconds);
     TeragenCell {
         mode,
-        system,
+        system: system.to_string(),
         rows,
         median_seconds: median,
         min_seconds: stats::min(&seconds),
@@ -836,10 +836,32 @@ impl ReplicationLinksReport {
 
     /// One latency-vs-size chart per link class: (link class, SVG).
     pub fn charts(&self) -> Vec<(String, String)> {
-        self.link_classes
-            .iter()
-            .map(|lc| (lc.link_class.clone(), lc.chart(&self.options.modes)))
-            .collect()
+        charts(&self.options, &self.link_classes)
+    }
+}
+
+fn charts(opts: &ReplicationLinksOptions, classes: &[LinkClassResult]) -> Vec<(String, String)> {
+    classes
+        .iter()
+        .map(|lc| (lc.link_class.clone(), lc.chart(&opts.modes)))
+        .collect()
+}
+
+/// A saved report (`--json`) read back, to draw its charts again.
+#[derive(Deserialize)]
+pub struct SavedReport {
+    pub options: ReplicationLinksOptions,
+    pub link_classes: Vec<LinkClassResult>,
+}
+
+impl SavedReport {
+    pub fn from_json(text: &str) -> Result<Self> {
+        serde_json::from_str(text)
+            .map_err(|e| BenchError::InvalidOptions(format!("not a replication-links report: {e}")))
+    }
+
+    pub fn charts(&self) -> Vec<(String, String)> {
+        charts(&self.options, &self.link_classes)
     }
 }
 

@@ -159,6 +159,10 @@ pub struct ReplicationLinksArgs {
     /// One latency-vs-size SVG per link class: DIR/replication-links-<class>.svg.
     #[arg(long)]
     svg_dir: Option<PathBuf>,
+    /// Run nothing: draw the charts of a saved report (--json of an earlier run) into
+    /// --svg-dir.
+    #[arg(long, value_name = "JSON", requires = "svg_dir")]
+    render: Option<PathBuf>,
     #[arg(long)]
     json: Option<PathBuf>,
 }
@@ -349,6 +353,12 @@ pub async fn run(conf: Configuration, which: BenchCommand) -> anyhow::Result<()>
             emit(&report, report.to_markdown(), &a.common.json)
         }
         BenchCommand::ReplicationLinks(a) => {
+            if let (Some(saved), Some(dir)) = (&a.render, &a.svg_dir) {
+                let text = std::fs::read_to_string(saved)
+                    .with_context(|| format!("reading {}", saved.display()))?;
+                let report = replication_links::SavedReport::from_json(&text)?;
+                return write_charts(dir, report.charts());
+            }
             let svg_dir = a.svg_dir.clone();
             let json = a.json.clone();
             let opts = replication_links::ReplicationLinksOptions {
@@ -367,13 +377,7 @@ pub async fn run(conf: Configuration, which: BenchCommand) -> anyhow::Result<()>
             let report =
                 tokio::task::spawn_blocking(move || replication_links::run(opts)).await??;
             if let Some(dir) = svg_dir {
-                std::fs::create_dir_all(&dir)?;
-                for (class, svg) in report.charts() {
-                    let path = dir.join(format!("replication-links-{class}.svg"));
-                    std::fs::write(&path, svg)
-                        .with_context(|| format!("writing {}", path.display()))?;
-                    eprintln!("wrote {}", path.display());
-                }
+                write_charts(&dir, report.charts())?;
             }
             emit(&report, report.to_markdown(), &json)
         }
@@ -454,6 +458,17 @@ pub async fn run(conf: Configuration, which: BenchCommand) -> anyhow::Result<()>
         }
         BenchCommand::Faults(a) => run_faults(a).await,
     }
+}
+
+/// Each (link class, SVG) as DIR/replication-links-<class>.svg.
+fn write_charts(dir: &std::path::Path, charts: Vec<(String, String)>) -> anyhow::Result<()> {
+    std::fs::create_dir_all(dir)?;
+    for (class, svg) in charts {
+        let path = dir.join(format!("replication-links-{class}.svg"));
+        std::fs::write(&path, svg).with_context(|| format!("writing {}", path.display()))?;
+        eprintln!("wrote {}", path.display());
+    }
+    Ok(())
 }
 
 async fn run_faults(a: FaultsArgs) -> anyhow::Result<()> {

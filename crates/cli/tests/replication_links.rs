@@ -147,6 +147,27 @@ fn two_link_classes_in_the_smallest_form() {
             assert!(svg.contains(&format!("Tusk {mode}")), "{name}: {mode}");
         }
     }
+    // The saved report draws the same charts again without a run.
+    let redrawn = home.path().join("redrawn");
+    let out = Command::new(env!("CARGO_BIN_EXE_tusk"))
+        .args(["bench", "replication-links", "--render"])
+        .arg(&json)
+        .arg("--svg-dir")
+        .arg(&redrawn)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    for name in ["1gige", "ipoib-32g"] {
+        let file = format!("replication-links-{name}.svg");
+        assert_eq!(
+            std::fs::read_to_string(redrawn.join(&file)).unwrap(),
+            std::fs::read_to_string(svg_dir.join(&file)).unwrap()
+        );
+    }
     // Both testbeds were taken down: no record left, no namespace of theirs.
     for stem in ["repl-1gige", "repl-ipoib-32g"] {
         assert!(!tb_dir.join(stem).join("testbed.json").exists(), "{stem}");
