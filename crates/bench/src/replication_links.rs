@@ -4,8 +4,10 @@
 //! the client's own link is shaped and carries every replica it sends) the run measures
 //! write latency per file size (`tusk bench replication`, modes interleaved per trial),
 //! write throughput of several concurrent writers (`tusk bench dfsio`, one run per mode)
-//! and TeraGen on YARN (one job per mode); with Hadoop, `hadoop fs -put` per size and
-//! Hadoop's TeraGen on the same nodes. Then the testbed is taken down (also on failure).
+//! and TeraGen on YARN (one job per mode); with Hadoop, Hadoop's HDFS on the same nodes
+//! written by Tusk's client in pipeline mode (latency and concurrent writers), `hadoop fs
+//! -put` per size and Hadoop's TeraGen. Then the testbed is taken down (also on failure).
+//! Sizes are the real cluster's, written times each testbed's scale.
 //!
 //! Every step is a `tusk testbed …` subprocess of this binary: the same commands a person
 //! would type, and the testbed's own record (`testbed.json`) says where things run.
