@@ -35,6 +35,9 @@ pub struct DfsioOptions {
     pub datanodes: usize,
     /// Where the mini cluster keeps its state (a fresh directory inside it).
     pub base_dir: Option<PathBuf>,
+    /// `tusk.node.link.bits-per-sec` of the host the clients run on (0 = unknown: an
+    /// `adaptive` client measures its link from the blocks it writes).
+    pub link_bits_per_sec: u64,
 }
 
 impl Default for DfsioOptions {
@@ -48,6 +51,7 @@ impl Default for DfsioOptions {
             fs: None,
             datanodes: 3,
             base_dir: None,
+            link_bits_per_sec: 0,
         }
     }
 }
@@ -143,9 +147,10 @@ impl DfsioReport {
 /// Runs the write phase, then the read phase, then deletes the files.
 pub async fn run(opts: DfsioOptions) -> Result<DfsioReport> {
     validate(&opts)?;
-    let target =
+    let mut target =
         ClusterTarget::connect(opts.fs.as_deref(), opts.datanodes, opts.base_dir.as_deref())
             .await?;
+    target.set_client_link(opts.link_bits_per_sec);
     let result = run_on(&target, &opts).await;
     target.shutdown().await;
     let (context, write, read) = result?;

@@ -8,6 +8,9 @@
 //! - `dfsio`: TestDFSIO's N files written at once, then read at once.
 //! - `replication`: one file per size, pipeline vs parallel vs adaptive, trials
 //!   interleaved by mode.
+//! - `replication_links`: the replication modes (and Hadoop's pipeline) on testbeds of
+//!   different link classes, with the client inside a node: latency per size,
+//!   throughput, TeraGen.
 //! - `startup`: nothing → one NameNode and N DataNodes serving a first write.
 //! - `nnthroughput`: namespace calls sync / async / N threads (Table 1 of the Async HDFS report).
 //! - `job_latency`: a tiny WordCount on YARN per timing mode (classic heartbeats or
@@ -53,6 +56,7 @@ pub mod nnthroughput;
 pub mod pattern;
 pub mod process_cluster;
 pub mod replication;
+pub mod replication_links;
 pub mod scheduling;
 pub mod startup;
 pub mod stats;

@@ -34,6 +34,9 @@ pub struct ReplicationOptions {
     pub datanodes: usize,
     /// Where the mini cluster keeps its state (a fresh directory inside it).
     pub base_dir: Option<PathBuf>,
+    /// `tusk.node.link.bits-per-sec` of the host the clients run on (0 = unknown: an
+    /// `adaptive` client measures its link from the blocks it writes).
+    pub link_bits_per_sec: u64,
 }
 
 impl Default for ReplicationOptions {
@@ -51,6 +54,7 @@ impl Default for ReplicationOptions {
             fs: None,
             datanodes: 3,
             base_dir: None,
+            link_bits_per_sec: 0,
         }
     }
 }
@@ -147,9 +151,10 @@ pub async fn run(opts: ReplicationOptions) -> Result<ReplicationReport> {
             "need at least one size, one mode, one trial and a buffer".into(),
         ));
     }
-    let target =
+    let mut target =
         ClusterTarget::connect(opts.fs.as_deref(), opts.datanodes, opts.base_dir.as_deref())
             .await?;
+    target.set_client_link(opts.link_bits_per_sec);
     let result = run_on(&target, &opts).await;
     target.shutdown().await;
     let (context, results) = result?;

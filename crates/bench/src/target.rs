@@ -90,6 +90,14 @@ impl ClusterTarget {
         Ok(DfsClient::new(options))
     }
 
+    /// The clients' `tusk.node.link.bits-per-sec` (0 leaves it unset).
+    pub fn set_client_link(&mut self, bits_per_sec: u64) {
+        if bits_per_sec > 0 {
+            self.conf
+                .set("tusk.node.link.bits-per-sec", bits_per_sec.to_string());
+        }
+    }
+
     pub fn fs_uri(&self) -> String {
         self.conf.get_str("fs.defaultFS", "")
     }

@@ -9,7 +9,7 @@ use clap::{Args, Subcommand};
 use serde::Serialize;
 use tusk_bench::{
     advisor, dfsio, faults, heartbeat_sweep, heartbeats, interconnects, job_latency, nnthroughput,
-    replication, scheduling, startup, terasort,
+    replication, replication_links, scheduling, startup, terasort,
 };
 use tusk_client::ReplicationMode;
 use tusk_common::config::{parse_duration, parse_size};
@@ -21,6 +21,10 @@ pub enum BenchCommand {
     Dfsio(DfsioArgs),
     /// Pipeline vs parallel vs adaptive replication: latency per file size, and throughput.
     Replication(ReplicationArgs),
+    /// The replication modes (and with --hadoop-classpath Hadoop's pipeline) on one
+    /// testbed per link class, the client inside a node: latency per file size,
+    /// concurrent writers, TeraGen (needs root).
+    ReplicationLinks(ReplicationLinksArgs),
     /// Time from nothing to 1 NameNode + N DataNodes serving.
     Startup(StartupArgs),
     /// NameNode throughput: sync vs async vs N threads.
@@ -225,6 +229,58 @@ pub struct ReplicationArgs {
     datanodes: usize,
     #[command(flatten)]
     common: Common,
+}
+
+#[derive(Args)]
+pub struct ReplicationLinksArgs {
+    /// Testbed descriptions, one per link class (comma-separated).
+    #[arg(
+        long = "testbed",
+        value_delimiter = ',',
+        default_value = "testbeds/repl-1gige.toml,testbeds/repl-10gige.toml,testbeds/repl-ipoib-32g.toml"
+    )]
+    testbeds: Vec<PathBuf>,
+    /// File sizes of the latency sweep on the real cluster (k/m/g suffixes): each testbed
+    /// writes them times its scale, the same I/O-bound time (docs/testbed.md).
+    #[arg(long, default_value = "1m,4m,16m,64m,128m,256m,512m", value_delimiter = ',', value_parser = size)]
+    sizes: Vec<u64>,
+    #[arg(long, default_value_t = 3)]
+    trials: usize,
+    #[arg(
+        long,
+        default_value = "pipeline,parallel,adaptive",
+        value_delimiter = ','
+    )]
+    modes: Vec<ReplicationMode>,
+    /// Concurrent writers of the throughput test.
+    #[arg(long, default_value_t = 4)]
+    writers: usize,
+    /// Bytes each concurrent writer writes (on the real cluster, like --sizes).
+    #[arg(long, default_value = "64m", value_parser = size)]
+    writer_size: u64,
+    /// TeraGen rows per job on the real cluster, like --sizes (0: no TeraGen).
+    #[arg(long, default_value_t = 1_000_000)]
+    teragen_rows: u64,
+    /// Write --sizes, --writer-size and --teragen-rows as given, not times the scale.
+    #[arg(long)]
+    unscaled_sizes: bool,
+    /// Where the testbeds are built (one directory per description).
+    #[arg(long, default_value = "/tmp/tusk-replication-links")]
+    dir: PathBuf,
+    /// Also run Hadoop 3.4.2's HDFS on each testbed (`scripts/hadoop-classpath.sh`
+    /// prints the file); run the whole command under `flock /run/tusk-hadoop-testbed.lock`
+    /// where other Hadoop testbeds may run.
+    #[arg(long)]
+    hadoop_classpath: Option<PathBuf>,
+    /// One latency-vs-size SVG per link class: DIR/replication-links-<class>.svg.
+    #[arg(long)]
+    svg_dir: Option<PathBuf>,
+    /// Run nothing: draw the charts of a saved report (--json of an earlier run) into
+    /// --svg-dir.
+    #[arg(long, value_name = "JSON", requires = "svg_dir")]
+    render: Option<PathBuf>,
+    #[arg(long)]
+    json: Option<PathBuf>,
 }
 
 #[derive(Args)]
@@ -434,7 +490,9 @@ fn modes(text: &str) -> anyhow::Result<Vec<ReplicationMode>> {
     })
 }
 
-pub async fn run(_conf: Configuration, which: BenchCommand) -> anyhow::Result<()> {
+pub async fn run(conf: Configuration, which: BenchCommand) -> anyhow::Result<()> {
+    // The host's link as `-D` gives it (`tusk testbed exec` does, inside a node).
+    let link_bits_per_sec = conf.get_u64("tusk.node.link.bits-per-sec", 0)?;
     match which {
         BenchCommand::Dfsio(a) => {
             let mut reports = Vec::new();
@@ -446,6 +504,7 @@ pub async fn run(_conf: Configuration, which: BenchCommand) -> anyhow::Result<()
                     mode,
                     fs: a.common.fs.clone(),
                     datanodes: a.datanodes,
+                    link_bits_per_sec,
                     ..Default::default()
                 })
                 .await?;
@@ -461,10 +520,40 @@ pub async fn run(_conf: Configuration, which: BenchCommand) -> anyhow::Result<()
                 modes: a.modes,
                 fs: a.common.fs,
                 datanodes: a.datanodes,
+                link_bits_per_sec,
                 ..Default::default()
             })
             .await?;
             emit(&report, report.to_markdown(), &a.common.json)
+        }
+        BenchCommand::ReplicationLinks(a) => {
+            if let (Some(saved), Some(dir)) = (&a.render, &a.svg_dir) {
+                let text = std::fs::read_to_string(saved)
+                    .with_context(|| format!("reading {}", saved.display()))?;
+                let report = replication_links::SavedReport::from_json(&text)?;
+                return write_charts(dir, report.charts());
+            }
+            let svg_dir = a.svg_dir.clone();
+            let json = a.json.clone();
+            let opts = replication_links::ReplicationLinksOptions {
+                testbeds: a.testbeds,
+                sizes: a.sizes,
+                scale_sizes: !a.unscaled_sizes,
+                trials: a.trials,
+                modes: a.modes,
+                writers: a.writers,
+                writer_bytes: a.writer_size,
+                teragen_rows: a.teragen_rows,
+                dir: a.dir,
+                tusk_exe: std::env::current_exe()?,
+                hadoop_classpath: a.hadoop_classpath,
+            };
+            let report =
+                tokio::task::spawn_blocking(move || replication_links::run(opts)).await??;
+            if let Some(dir) = svg_dir {
+                write_charts(&dir, report.charts())?;
+            }
+            emit(&report, report.to_markdown(), &json)
         }
         BenchCommand::Startup(a) => {
             let report = startup::run(startup::StartupOptions {
@@ -663,6 +752,17 @@ async fn run_interconnects(a: InterconnectsArgs) -> anyhow::Result<()> {
         }
     }
     emit(&report, report.to_markdown(), &a.json)
+}
+
+/// Each (link class, SVG) as DIR/replication-links-<class>.svg.
+fn write_charts(dir: &std::path::Path, charts: Vec<(String, String)>) -> anyhow::Result<()> {
+    std::fs::create_dir_all(dir)?;
+    for (class, svg) in charts {
+        let path = dir.join(format!("replication-links-{class}.svg"));
+        std::fs::write(&path, svg).with_context(|| format!("writing {}", path.display()))?;
+        eprintln!("wrote {}", path.display());
+    }
+    Ok(())
 }
 
 async fn run_faults(a: FaultsArgs) -> anyhow::Result<()> {

@@ -480,6 +480,8 @@ fn exec(args: &ExecArgs) -> anyhow::Result<()> {
     // tool with the node's Hadoop configuration.
     if command[0] == "tusk" {
         command[0] = std::env::current_exe()?.display().to_string();
+        let defines = node_client_defines(&tb, &args.node, &command[1..])?;
+        command.splice(1..1, defines);
     } else if command[0] == "hadoop" {
         let record = tb
             .hadoop
@@ -503,6 +505,39 @@ fn exec(args: &ExecArgs) -> anyhow::Result<()> {
         std::process::exit(status.code().unwrap_or(1));
     }
     Ok(())
+}
+
+/// `-D` settings a `tusk` command run inside `node` gets unless it sets them itself: the
+/// testbed's NameNode and ResourceManager, and the node's shaped link rate (so a client in
+/// `adaptive` replication mode knows its own link, as the daemons do).
+fn node_client_defines(tb: &Testbed, node: &str, args: &[String]) -> anyhow::Result<Vec<String>> {
+    let state = tb
+        .nodes
+        .iter()
+        .find(|n| n.spec.name == node)
+        .with_context(|| format!("no node '{node}' in this testbed"))?;
+    let mut pairs = vec![(
+        "tusk.node.link.bits-per-sec",
+        state.link_bps(tb.description.scale).to_string(),
+    )];
+    if let Some(fs) = &tb.default_fs {
+        pairs.push(("fs.defaultFS", fs.clone()));
+    }
+    if let Some(rm) = &tb.rm_address {
+        pairs.push((RM_ADDRESS_KEY, rm.clone()));
+    }
+    let given = |key: &str| {
+        args.iter().any(|a| {
+            a.strip_prefix("-D")
+                .unwrap_or(a)
+                .starts_with(&format!("{key}="))
+        })
+    };
+    Ok(pairs
+        .into_iter()
+        .filter(|(k, _)| !given(k))
+        .flat_map(|(k, v)| ["-D".to_string(), format!("{k}={v}")])
+        .collect())
 }
 
 fn fault(args: &FaultArgs) -> anyhow::Result<()> {
