@@ -276,10 +276,16 @@ fn a_three_node_testbed_delivers_its_profiles_and_leaves_nothing() {
         "/one.bin",
     ]);
     let (rt, client) = dfs(&fs);
-    assert_eq!(
-        first_block_hosts(&rt, &client, "/one.bin"),
-        bed.ips(&["master", "w1", "w2"])
-    );
+    // The close needs one reported replica (minReplication); the other DataNodes'
+    // incremental reports may arrive a moment later, so poll for all three.
+    let want = bed.ips(&["master", "w1", "w2"]);
+    let deadline = Instant::now() + Duration::from_secs(15);
+    let mut hosts = first_block_hosts(&rt, &client, "/one.bin");
+    while hosts != want && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(100));
+        hosts = first_block_hosts(&rt, &client, "/one.bin");
+    }
+    assert_eq!(hosts, want);
 
     // A node whose volume is saturated reports ~100% disk; the others ~0.
     let w1 = bed.ip("w1");
