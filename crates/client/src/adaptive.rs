@@ -19,6 +19,20 @@
 //! parallel saves the relays' hops and egress), and pipeline when the client link is the
 //! bottleneck (parallel would send `r` times the bytes over it).
 //!
+//! Load figures are reports, not facts: averages over a heartbeat period that may hold
+//! writes that have ended, this client's own blocks, and an age. So:
+//!
+//! - the client link's side is judged on the DataNodes' *unloaded* absorb rates `A⁰_i`:
+//!   when `B_c / r < min A⁰_i` the client link is parallel's bottleneck on idle
+//!   DataNodes, and load on them cannot make that link faster. Ingress load then slows
+//!   both modes alike, so it cannot favour parallel; the only load that can is a relay
+//!   whose spare egress holds the pipeline below what parallel streams
+//!   (`min E_i < min(B_c / r, min A_i)`), compared as streaming rates, hops aside;
+//! - the writer removes this client's own traffic (blocks in flight and blocks ended in
+//!   the last few heartbeat periods) before the figures get here;
+//! - a figure's weight halves with every `LOAD_HALF_LIFE` of its age (the time since the
+//!   NameNode last heard from the node), so a stale report counts for little.
+//!
 //! Unknown rates: with no client link rate (not configured, nothing measured yet) the
 //! choice is pipeline, HDFS's behaviour. A DataNode whose link is unknown is taken to
 //! have the client's link (one link class), unloaded.
@@ -41,6 +55,10 @@ pub enum BlockReplication {
 /// figures are averages over the last heartbeat period, not a promise.
 const MIN_SHARE: f64 = 0.1;
 
+/// A load figure's weight halves for every this much of its age: the DataNodes'
+/// default heartbeat period, over which the figure was averaged.
+pub const LOAD_HALF_LIFE: Duration = Duration::from_secs(3);
+
 /// What is known of one DataNode of a block.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct DatanodeLoad {
@@ -54,13 +72,26 @@ pub struct DatanodeLoad {
     pub disk_utilization_pct: f64,
     /// What its volumes can write, bytes/s; `None` when unknown.
     pub disk_write_bytes_per_sec: Option<f64>,
+    /// How old the load figures are (since the NameNode last heard from the node);
+    /// `None` when unknown, taken as fresh.
+    pub report_age: Option<Duration>,
 }
 
 impl DatanodeLoad {
     /// From the Tusk fields of the NameNode's DatanodeInfoProto (all absent for a
     /// Hadoop NameNode or a node that reported nothing: every rate unknown).
     pub fn from_info(info: &DatanodeInfoProto) -> Self {
+        Self::from_info_at(info, None)
+    }
+
+    /// As `from_info`, with the figures' age taken from the node's `lastUpdate` (ms
+    /// since the epoch) and `now_millis`, the client's clock.
+    pub fn from_info_at(info: &DatanodeInfoProto, now_millis: Option<u64>) -> Self {
         let rate = |x: Option<u64>| x.filter(|&x| x > 0).map(|x| x as f64);
+        let report_age = match (info.last_update, now_millis) {
+            (Some(at), Some(now)) if at > 0 => Some(Duration::from_millis(now.saturating_sub(at))),
+            _ => None,
+        };
         DatanodeLoad {
             link_bytes_per_sec: rate(info.tusk_link_bits_per_sec).map(|bits| bits / 8.0),
             rx_bytes_per_sec: info.tusk_net_rx_bytes_per_sec.unwrap_or(0.0).max(0.0),
@@ -70,6 +101,25 @@ impl DatanodeLoad {
                 .unwrap_or(0.0)
                 .clamp(0.0, 100.0),
             disk_write_bytes_per_sec: rate(info.tusk_disk_write_bytes_per_sec),
+            report_age,
+        }
+    }
+
+    /// The weight of the load figures: 1 when fresh or of unknown age, halving with
+    /// every `LOAD_HALF_LIFE` of age.
+    pub fn load_weight(&self) -> f64 {
+        match self.report_age {
+            Some(age) => 0.5f64.powf(age.as_secs_f64() / LOAD_HALF_LIFE.as_secs_f64()),
+            None => 1.0,
+        }
+    }
+
+    /// This node as if nothing else used it: its link and volumes' full rates.
+    pub fn unloaded(&self) -> Self {
+        DatanodeLoad {
+            link_bytes_per_sec: self.link_bytes_per_sec,
+            disk_write_bytes_per_sec: self.disk_write_bytes_per_sec,
+            ..Default::default()
         }
     }
 
@@ -77,10 +127,11 @@ impl DatanodeLoad {
     /// unknown link: spare link ingress, capped by its volumes' spare write rate.
     pub fn ingress(&self, default_link: f64) -> f64 {
         let link = self.link_bytes_per_sec.unwrap_or(default_link);
-        let net = spare(link, self.rx_bytes_per_sec);
+        let w = self.load_weight();
+        let net = spare(link, w * self.rx_bytes_per_sec);
         match self.disk_write_bytes_per_sec {
             Some(disk) => {
-                let busy = disk * self.disk_utilization_pct / 100.0;
+                let busy = w * disk * self.disk_utilization_pct / 100.0;
                 net.min(spare(disk, busy))
             }
             None => net,
@@ -91,7 +142,7 @@ impl DatanodeLoad {
     pub fn egress(&self, default_link: f64) -> f64 {
         spare(
             self.link_bytes_per_sec.unwrap_or(default_link),
-            self.tx_bytes_per_sec,
+            self.load_weight() * self.tx_bytes_per_sec,
         )
     }
 }
@@ -146,12 +197,24 @@ pub fn choose(plan: &BlockPlan<'_>) -> Choice {
         .map(|d| d.egress(client))
         .fold(f64::INFINITY, f64::min);
     let (s, p) = (plan.block_bytes.max(1) as f64, plan.packet_bytes as f64);
+    let unloaded = plan
+        .datanodes
+        .iter()
+        .map(|d| d.unloaded().ingress(client))
+        .fold(f64::INFINITY, f64::min);
     let x_pipe = client.min(ingress).min(relay);
     let x_par = (client / r as f64).min(ingress);
     let t_pipe = (s + (r - 1) as f64 * p) / x_pipe;
     let t_par = s / x_par;
+    let parallel = if client / r as f64 >= unloaded {
+        t_par < t_pipe
+    } else {
+        // The client link is parallel's bottleneck even on idle DataNodes: only a
+        // relay holding the pipeline below parallel's streaming rate favours parallel.
+        x_par > x_pipe
+    };
     Choice {
-        mode: if t_par < t_pipe {
+        mode: if parallel {
             BlockReplication::Parallel
         } else {
             BlockReplication::Pipeline
@@ -169,21 +232,56 @@ const OWN_TRAFFIC_MEMORY: Duration = Duration::from_secs(10);
 /// Blocks whose rates make up the measured client link rate.
 const LINK_SAMPLES: usize = 8;
 
-/// What a client measured of its own writes: the client link's rate and its recent
-/// traffic to each DataNode. Shared by the client's writers.
+/// One of this client's blocks, in flight or recently ended.
+#[derive(Debug)]
+struct OwnBlock {
+    nodes: Vec<String>,
+    /// Data bytes/s once ended; `None` in flight.
+    rate: Option<f64>,
+    ended: Option<Instant>,
+}
+
+/// What a client measured of its own writes: the client link's rate and its traffic to
+/// each DataNode, in flight and recent. Shared by the client's writers.
 #[derive(Debug, Default)]
 pub struct LinkMeter {
     /// Client-link bytes/s of the last blocks (the link carried `r` copies in parallel
     /// mode, one in pipeline mode), newest last.
     samples: Vec<f64>,
-    /// DataNode uuid → bytes/s this client sent it and when that block ended.
-    own: HashMap<String, (f64, Instant)>,
+    /// Data bytes/s of the last block that ended.
+    last_block_rate: Option<f64>,
+    /// This client's blocks in flight and those ended within `OWN_TRAFFIC_MEMORY`, by
+    /// the id `begin` gave.
+    own: HashMap<u64, OwnBlock>,
+    next_id: u64,
 }
 
 impl LinkMeter {
-    /// Records a finished block: `bytes` of data in `elapsed`, to `nodes` in `mode`.
+    /// Notes a block now being written to `nodes`; returns its id for `record` / `end`.
+    pub fn begin(&mut self, nodes: &[DatanodeInfoProto]) -> u64 {
+        self.forget_old();
+        let id = self.next_id;
+        self.next_id += 1;
+        self.own.insert(
+            id,
+            OwnBlock {
+                nodes: nodes.iter().map(|n| n.id.datanode_uuid.clone()).collect(),
+                rate: None,
+                ended: None,
+            },
+        );
+        id
+    }
+
+    /// Forgets block `id` without a measurement (it failed or was abandoned).
+    pub fn end(&mut self, id: u64) {
+        self.own.remove(&id);
+    }
+
+    /// Records block `id` finished: `bytes` of data in `elapsed`, to `nodes` in `mode`.
     pub fn record(
         &mut self,
+        id: u64,
         mode: BlockReplication,
         bytes: u64,
         elapsed: Duration,
@@ -191,6 +289,7 @@ impl LinkMeter {
     ) {
         let secs = elapsed.as_secs_f64();
         if bytes == 0 || secs <= 0.0 || nodes.is_empty() {
+            self.end(id);
             return;
         }
         let rate = bytes as f64 / secs;
@@ -202,10 +301,20 @@ impl LinkMeter {
         if self.samples.len() > LINK_SAMPLES {
             self.samples.remove(0);
         }
-        let now = Instant::now();
-        for n in nodes {
-            self.own.insert(n.id.datanode_uuid.clone(), (rate, now));
-        }
+        self.last_block_rate = Some(rate);
+        self.own.insert(
+            id,
+            OwnBlock {
+                nodes: nodes.iter().map(|n| n.id.datanode_uuid.clone()).collect(),
+                rate: Some(rate),
+                ended: Some(Instant::now()),
+            },
+        );
+    }
+
+    fn forget_old(&mut self) {
+        self.own
+            .retain(|_, b| b.ended.is_none_or(|at| at.elapsed() < OWN_TRAFFIC_MEMORY));
     }
 
     /// The client link's rate as measured: the fastest recent block (every sample is a
@@ -214,15 +323,30 @@ impl LinkMeter {
         self.samples.iter().copied().reduce(f64::max)
     }
 
-    /// `node`'s load with this client's own recent traffic to it taken out.
-    pub fn others_load(&self, node: &DatanodeInfoProto) -> DatanodeLoad {
-        let mut load = DatanodeLoad::from_info(node);
-        if let Some((rate, at)) = self.own.get(&node.id.datanode_uuid) {
-            if at.elapsed() < OWN_TRAFFIC_MEMORY {
-                load.rx_bytes_per_sec = (load.rx_bytes_per_sec - rate).max(0.0);
-                load.tx_bytes_per_sec = (load.tx_bytes_per_sec - rate).max(0.0);
-            }
-        }
+    /// Bytes/s this client is taken to send `uuid`: its blocks in flight to it (each
+    /// at the last block's rate, or `in_flight_rate` before any ended) and those that
+    /// ended within `OWN_TRAFFIC_MEMORY`, at their measured rates.
+    fn own_rate(&self, uuid: &str, in_flight_rate: f64) -> f64 {
+        self.own
+            .values()
+            .filter(|b| b.nodes.iter().any(|n| n == uuid))
+            .map(|b| match (b.rate, b.ended) {
+                (Some(rate), Some(at)) if at.elapsed() < OWN_TRAFFIC_MEMORY => rate,
+                (Some(_), _) => 0.0,
+                (None, _) => self.last_block_rate.unwrap_or(in_flight_rate),
+            })
+            .sum()
+    }
+
+    /// `node`'s load with this client's own traffic to it (in flight and recent) taken
+    /// out, its age from `lastUpdate` and the client's clock. `in_flight_rate` is what
+    /// an in-flight block is taken to send before any block has been measured (the
+    /// client link's rate: too much only errs towards pipeline).
+    pub fn others_load(&self, node: &DatanodeInfoProto, in_flight_rate: f64) -> DatanodeLoad {
+        let mut load = DatanodeLoad::from_info_at(node, Some(tusk_common::now_millis()));
+        let own = self.own_rate(&node.id.datanode_uuid, in_flight_rate);
+        load.rx_bytes_per_sec = (load.rx_bytes_per_sec - own).max(0.0);
+        load.tx_bytes_per_sec = (load.tx_bytes_per_sec - own).max(0.0);
         load
     }
 }
@@ -297,25 +421,148 @@ mod tests {
     }
 
     #[test]
-    fn load_on_the_datanodes_moves_the_choice() {
-        // 10 Gbit/s everywhere: pipeline when idle; when every node already receives
-        // 8 Gbit/s from others, each can take only 2 more and 10 ≥ 3 × 2.
-        assert_eq!(
-            pick(Some(10.0), &[node(10.0); 3]),
-            BlockReplication::Pipeline
-        );
+    fn load_on_the_datanodes_cannot_make_a_bottlenecked_client_link_faster() {
+        // 10 Gbit/s everywhere: the client link is parallel's bottleneck on idle nodes
+        // (10 / 3 < 10). Nodes that already receive 8 Gbit/s, or whose disks are 80 %
+        // busy, absorb less, but that slows both modes alike: still pipeline, however
+        // the one-hop saving would weigh.
         let busy = DatanodeLoad {
             rx_bytes_per_sec: 8.0 * GBIT,
             ..node(10.0)
         };
-        assert_eq!(pick(Some(10.0), &[busy; 3]), BlockReplication::Parallel);
-        // A busy disk does the same.
+        let c = choose(&BlockPlan {
+            block_bytes: 128 << 20,
+            packet_bytes: 64 << 10,
+            client_link: Some(10.0 * GBIT),
+            datanodes: &[busy; 3],
+        });
+        assert_eq!(c.mode, BlockReplication::Pipeline);
+        assert!(
+            c.parallel_seconds.unwrap() < c.pipeline_seconds.unwrap(),
+            "the loaded model alone would have gone parallel: {c:?}"
+        );
         let disk = DatanodeLoad {
             disk_write_bytes_per_sec: Some(1.2e9),
             disk_utilization_pct: 80.0,
             ..node(10.0)
         };
-        assert_eq!(pick(Some(10.0), &[disk; 3]), BlockReplication::Parallel);
+        assert_eq!(pick(Some(10.0), &[disk; 3]), BlockReplication::Pipeline);
+        // Completely saturated nodes (each counted at the 10 % floor) do not either.
+        let full = DatanodeLoad {
+            rx_bytes_per_sec: 10.0 * GBIT,
+            tx_bytes_per_sec: 10.0 * GBIT,
+            disk_write_bytes_per_sec: Some(450e6),
+            disk_utilization_pct: 100.0,
+            ..node(10.0)
+        };
+        assert_eq!(pick(Some(10.0), &[full; 3]), BlockReplication::Pipeline);
+        // Where the client link can feed every replica on idle nodes, load does not
+        // take parallel away: both modes are held to the loaded nodes' rate.
+        assert_eq!(pick(Some(32.0), &[busy; 3]), BlockReplication::Parallel);
+    }
+
+    #[test]
+    fn the_ten_gige_failure_own_writes_in_the_load_figures_stay_pipeline() {
+        // The measured failure (docs/experiments.md): a 10 GigE-class client, three
+        // DataNodes with 10 GigE links and SSDs writing 450 MB/s, whose last heartbeat
+        // still shows this client's previous pipeline write: each received ~440 MB/s,
+        // the first two forwarded it, the SSDs were ~98 % busy.
+        let mut infos = Vec::new();
+        for (i, tx) in [440e6, 440e6, 0.0].into_iter().enumerate() {
+            let mut info = DatanodeInfoProto {
+                tusk_link_bits_per_sec: Some(10_000_000_000),
+                tusk_net_rx_bytes_per_sec: Some(440e6),
+                tusk_net_tx_bytes_per_sec: Some(tx),
+                tusk_disk_utilization_pct: Some(98.0),
+                tusk_disk_write_bytes_per_sec: Some(450_000_000),
+                ..Default::default()
+            };
+            info.id.datanode_uuid = format!("dn-{i}");
+            infos.push(info);
+        }
+        let plan = |nodes: &[DatanodeLoad]| {
+            choose(&BlockPlan {
+                block_bytes: 256 << 20,
+                packet_bytes: 64 << 10,
+                client_link: Some(10.0 * GBIT),
+                datanodes: nodes,
+            })
+        };
+        // Taken at face value, fresh, with nothing subtracted: the loaded model says
+        // parallel is faster (every node at its floor, parallel saves two hops), but
+        // the client link (10 Gbit/s / 3 < 450 MB/s) keeps it pipeline.
+        let raw: Vec<_> = infos.iter().map(DatanodeLoad::from_info).collect();
+        let c = plan(&raw);
+        assert!(c.parallel_seconds.unwrap() < c.pipeline_seconds.unwrap());
+        assert_eq!(c.mode, BlockReplication::Pipeline);
+        // And the writer's view: its own block just ended, so the meter takes it out.
+        let mut m = LinkMeter::default();
+        let id = m.begin(&infos);
+        m.record(
+            id,
+            BlockReplication::Pipeline,
+            256 << 20,
+            Duration::from_secs_f64((256 << 20) as f64 / 440e6),
+            &infos,
+        );
+        let seen: Vec<_> = infos.iter().map(|n| m.others_load(n, 0.0)).collect();
+        assert!(seen.iter().all(|l| l.rx_bytes_per_sec < 1e7), "{seen:?}");
+        assert_eq!(plan(&seen).mode, BlockReplication::Pipeline);
+    }
+
+    #[test]
+    fn stale_load_figures_weigh_less() {
+        // A relay with 9 Gbit/s of egress load holds the pipeline at 1 Gbit/s; fresh,
+        // that sends a 10 Gbit/s client parallel (10 / 3 > 1).
+        let relay = |age: Option<u64>| DatanodeLoad {
+            tx_bytes_per_sec: 9.0 * GBIT,
+            report_age: age.map(Duration::from_secs),
+            ..node(10.0)
+        };
+        let nodes = |age| [relay(age), node(10.0), node(10.0)];
+        assert_eq!(pick(Some(10.0), &nodes(None)), BlockReplication::Parallel);
+        assert_eq!(
+            pick(Some(10.0), &nodes(Some(0))),
+            BlockReplication::Parallel
+        );
+        // One half-life: 4.5 Gbit/s of it counts, 5.5 spare > 10 / 3: pipeline.
+        assert_eq!(relay(Some(3)).load_weight(), 0.5);
+        assert_eq!(
+            pick(Some(10.0), &nodes(Some(3))),
+            BlockReplication::Pipeline
+        );
+        // Ten heartbeats old: next to nothing.
+        assert!(relay(Some(30)).load_weight() < 1e-3);
+        assert_eq!(
+            pick(Some(10.0), &nodes(Some(30))),
+            BlockReplication::Pipeline
+        );
+        // Busy disks too: 80 % busy counts as 40 % after one half-life.
+        let disk = DatanodeLoad {
+            disk_write_bytes_per_sec: Some(1e9),
+            disk_utilization_pct: 80.0,
+            report_age: Some(LOAD_HALF_LIFE),
+            ..node(10.0)
+        };
+        assert!(
+            (disk.ingress(0.0) - 0.6e9).abs() < 1.0,
+            "{}",
+            disk.ingress(0.0)
+        );
+    }
+
+    #[test]
+    fn the_age_comes_from_last_update() {
+        let info = DatanodeInfoProto {
+            last_update: Some(1_000_000),
+            ..Default::default()
+        };
+        let at = |now| DatanodeLoad::from_info_at(&info, now).report_age;
+        assert_eq!(at(Some(1_004_500)), Some(Duration::from_millis(4500)));
+        // A clock behind the NameNode's: fresh, not negative.
+        assert_eq!(at(Some(999_000)), Some(Duration::ZERO));
+        assert_eq!(at(None), None);
+        assert_eq!(DatanodeLoad::from_info(&info).report_age, None);
     }
 
     #[test]
@@ -376,37 +623,81 @@ mod tests {
         assert_eq!(load.disk_write_bytes_per_sec, None);
     }
 
+    fn info(uuid: &str, rx: f64) -> DatanodeInfoProto {
+        let mut info = DatanodeInfoProto {
+            tusk_link_bits_per_sec: Some(8_000_000_000),
+            tusk_net_rx_bytes_per_sec: Some(rx),
+            tusk_net_tx_bytes_per_sec: Some(rx),
+            ..Default::default()
+        };
+        info.id.datanode_uuid = uuid.into();
+        info
+    }
+
     #[test]
     fn the_meter_counts_copies_on_the_client_link_and_removes_own_traffic() {
-        let mut info = DatanodeInfoProto::default();
-        info.id.datanode_uuid = "dn-1".into();
-        info.tusk_link_bits_per_sec = Some(8_000_000_000);
-        info.tusk_net_rx_bytes_per_sec = Some(6e8);
+        let dn1 = info("dn-1", 6e8);
+        let others = [info("dn-2", 0.0), info("dn-3", 0.0)];
         let mut m = LinkMeter::default();
         assert_eq!(m.client_link(), None);
+        let three = [dn1.clone(), others[0].clone(), others[1].clone()];
+        let id = m.begin(&three);
         m.record(
+            id,
             BlockReplication::Parallel,
             100_000_000,
             Duration::from_secs(1),
-            &[
-                info.clone(),
-                DatanodeInfoProto::default(),
-                DatanodeInfoProto::default(),
-            ],
+            &three,
         );
         assert_eq!(m.client_link(), Some(3e8));
+        let id = m.begin(std::slice::from_ref(&dn1));
         m.record(
+            id,
             BlockReplication::Pipeline,
             200_000_000,
             Duration::from_secs(1),
-            std::slice::from_ref(&info),
+            std::slice::from_ref(&dn1),
         );
         assert_eq!(
             m.client_link(),
             Some(3e8),
             "the fastest block is the estimate"
         );
-        // dn-1 received 6e8 B/s, of which 2e8 from this client's last block.
-        assert_eq!(m.others_load(&info).rx_bytes_per_sec, 4e8);
+        // dn-1 received 6e8 B/s, of which 1e8 + 2e8 from this client's two blocks.
+        assert_eq!(m.others_load(&dn1, 0.0).rx_bytes_per_sec, 3e8);
+        assert_eq!(m.others_load(&dn1, 0.0).tx_bytes_per_sec, 3e8);
+    }
+
+    #[test]
+    fn the_meter_removes_blocks_in_flight() {
+        let dn1 = info("dn-1", 6e8);
+        let mut m = LinkMeter::default();
+        // Before any block ended, an in-flight block counts at the rate given.
+        let a = m.begin(std::slice::from_ref(&dn1));
+        assert_eq!(m.others_load(&dn1, 2.5e8).rx_bytes_per_sec, 3.5e8);
+        let b = m.begin(std::slice::from_ref(&dn1));
+        assert_eq!(m.others_load(&dn1, 2.5e8).rx_bytes_per_sec, 1e8);
+        // Another node is untouched by them.
+        let dn2 = info("dn-2", 6e8);
+        assert_eq!(m.others_load(&dn2, 2.5e8).rx_bytes_per_sec, 6e8);
+        // Once a block has ended, in-flight blocks count at its measured rate.
+        m.record(
+            a,
+            BlockReplication::Pipeline,
+            100_000_000,
+            Duration::from_secs(1),
+            std::slice::from_ref(&dn1),
+        );
+        // a ended (1e8, recent) + b in flight (1e8, the last block's rate).
+        assert_eq!(m.others_load(&dn1, 2.5e8).rx_bytes_per_sec, 4e8);
+        // A failed block stops counting.
+        m.end(b);
+        assert_eq!(m.others_load(&dn1, 2.5e8).rx_bytes_per_sec, 5e8);
+        // Five concurrent writers, each taken at the last block's 1e8 B/s, besides the
+        // block that ended: all of dn-1's load is this client's.
+        for _ in 0..5 {
+            m.begin(std::slice::from_ref(&dn1));
+        }
+        assert_eq!(m.others_load(&dn1, 0.0).rx_bytes_per_sec, 0.0);
     }
 }

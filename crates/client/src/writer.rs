@@ -54,6 +54,8 @@ pub struct FileWriter {
     /// Block being written, if any, and when it was opened.
     block: Option<BlockStream>,
     block_opened: Instant,
+    /// The current block's id in the client's `LinkMeter` (its traffic in flight).
+    metered: Option<u64>,
     /// How each block so far was replicated, in order.
     block_modes: Vec<BlockReplication>,
     /// Bytes of the current block assigned to packets (sent or pending).
@@ -93,6 +95,7 @@ impl FileWriter {
             pending: Vec::with_capacity(packet_size),
             block: None,
             block_opened: Instant::now(),
+            metered: None,
             block_modes: Vec::new(),
             block_bytes: 0,
             previous: None,
@@ -208,6 +211,9 @@ impl FileWriter {
             match opened {
                 Ok(stream) => {
                     self.block_modes.push(mode);
+                    self.end_metered();
+                    let id = self.meter().begin(&r.block.locs);
+                    self.metered = Some(id);
                     return Ok(stream);
                 }
                 Err((bad, e)) => {
@@ -242,15 +248,18 @@ impl FileWriter {
             ReplicationMode::Pipeline => BlockReplication::Pipeline,
             ReplicationMode::Parallel => BlockReplication::Parallel,
             ReplicationMode::Adaptive => {
-                let meter = self.client.inner.link_meter.lock().expect("link meter");
+                let meter = self.meter();
                 let configured =
                     (opts.link_bits_per_sec > 0).then(|| opts.link_bits_per_sec as f64 / 8.0);
-                let datanodes: Vec<adaptive::DatanodeLoad> =
-                    nodes.iter().map(|n| meter.others_load(n)).collect();
+                let client_link = configured.or_else(|| meter.client_link());
+                let datanodes: Vec<adaptive::DatanodeLoad> = nodes
+                    .iter()
+                    .map(|n| meter.others_load(n, client_link.unwrap_or(0.0)))
+                    .collect();
                 let choice = adaptive::choose(&BlockPlan {
                     block_bytes: self.block_size,
                     packet_bytes: self.packet_size as u64,
-                    client_link: configured.or_else(|| meter.client_link()),
+                    client_link,
                     datanodes: &datanodes,
                 });
                 tracing::debug!(path = %self.path, ?choice, "adaptive replication");
@@ -272,21 +281,37 @@ impl FileWriter {
             Err(e) => Err(e),
         };
         self.exclude(block.failed_nodes().to_vec());
-        let finished = finished?;
-        self.client
-            .inner
-            .link_meter
-            .lock()
-            .expect("link meter")
-            .record(
+        let finished = match finished {
+            Ok(f) => f,
+            Err(e) => {
+                self.end_metered();
+                return Err(e);
+            }
+        };
+        if let Some(id) = self.metered.take() {
+            self.meter().record(
+                id,
                 block.mode(),
                 finished.num_bytes.unwrap_or(0),
                 self.block_opened.elapsed(),
                 block.nodes(),
             );
+        }
         self.previous = Some(finished);
         self.block_bytes = 0;
         Ok(())
+    }
+
+    /// The client's link meter (shared by its writers).
+    fn meter(&self) -> std::sync::MutexGuard<'_, adaptive::LinkMeter> {
+        self.client.inner.link_meter.lock().expect("link meter")
+    }
+
+    /// Tells the link meter the current block no longer sends (failed or abandoned).
+    fn end_metered(&mut self) {
+        if let Some(id) = self.metered.take() {
+            self.meter().end(id);
+        }
     }
 
     fn exclude(&mut self, nodes: Vec<h::DatanodeInfoProto>) {
@@ -333,6 +358,7 @@ impl FileWriter {
 
 impl Drop for FileWriter {
     fn drop(&mut self) {
+        self.end_metered();
         if !self.closed {
             self.client.writer_closed();
         }
