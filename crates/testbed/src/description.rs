@@ -512,14 +512,25 @@ mod shipped {
     fn shipped_descriptions_parse() {
         let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
         Description::load(&root.join("docs/testbed.example.toml")).unwrap();
-        let mut count = 0;
+        let mut names = Vec::new();
         for entry in std::fs::read_dir(root.join("testbeds")).unwrap() {
             let path = entry.unwrap().path();
             let d = Description::load(&path).unwrap_or_else(|e| panic!("{e}"));
             assert!(d.node_running(Daemon::Namenode).is_some());
-            count += 1;
+            names.push(path.file_stem().unwrap().to_string_lossy().into_owned());
         }
-        assert_eq!(count, 8);
+        // The studies' descriptions are all there (others may be added beside them).
+        for link in ["1gige", "10gige", "ipoib-32g"] {
+            for storage in ["hdd", "ssd"] {
+                let name = format!("ic-{link}-{storage}");
+                assert!(names.contains(&name), "{name} missing: {names:?}");
+            }
+            let name = format!("repl-{link}");
+            assert!(names.contains(&name), "{name} missing: {names:?}");
+        }
+        for name in ["lab", "uniform8", "faults"] {
+            assert!(names.iter().any(|n| n == name), "{name} missing: {names:?}");
+        }
         let lab = Description::load(&root.join("testbeds/lab.toml")).unwrap();
         let mut volumes: Vec<usize> = lab.nodes.iter().map(|n| n.volume_mb.len()).collect();
         volumes.sort();
