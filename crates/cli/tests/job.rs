@@ -956,6 +956,23 @@ fn a_job_client_waits_through_a_resourcemanager_restart_and_the_job_succeeds() {
         *a = rm_addr.clone();
     }
     kill9(rm_pid);
+    // Its port is free once it is dead (gone or a zombie); a new one started before
+    // that would fail to bind the same address.
+    poll(
+        "the killed ResourceManager to die",
+        Duration::from_secs(30),
+        || {
+            let stat = std::fs::read_to_string(format!("/proc/{rm_pid}/stat")).ok();
+            stat.is_none_or(|s| {
+                s.rsplit(')')
+                    .next()
+                    .unwrap_or("")
+                    .trim_start()
+                    .starts_with('Z')
+            })
+            .then_some(())
+        },
+    );
     let log = std::fs::OpenOptions::new()
         .append(true)
         .open(state.join("logs/resourcemanager.log"))
