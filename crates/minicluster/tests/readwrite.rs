@@ -1,9 +1,10 @@
 //! Put/get round trips in both replication modes, with replicas on distinct DataNodes.
 
 use std::collections::HashSet;
+use std::time::Duration;
 
 use tusk_client::{CreateOptions, DfsClient, ReplicationMode};
-use tusk_minicluster::MiniCluster;
+use tusk_minicluster::{wait_for, MiniCluster};
 
 const BLOCK: u64 = 1 << 20;
 
@@ -37,7 +38,22 @@ async fn round_trip(client: &DfsClient, path: &str, len: usize) {
     assert!(back == bytes, "{path}: content differs");
     let status = client.stat(path).await.unwrap();
     assert_eq!(status.length, len as u64);
-    let blocks = client.block_locations(path, 0, u64::MAX).await.unwrap();
+    // The close needs one reported replica per block (minReplication); the others'
+    // incremental reports may arrive a moment later, so wait for all three.
+    let blocks = wait_for(
+        "three reported replicas of every block",
+        Duration::from_secs(10),
+        || async {
+            let blocks = client.block_locations(path, 0, u64::MAX).await.ok()?;
+            blocks
+                .blocks
+                .iter()
+                .all(|b| b.locs.len() >= 3)
+                .then_some(blocks)
+        },
+    )
+    .await
+    .unwrap_or_else(|e| panic!("{path}: {e}"));
     assert_eq!(
         blocks.blocks.len() as u64,
         (len as u64).div_ceil(BLOCK),
