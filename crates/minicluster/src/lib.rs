@@ -34,7 +34,7 @@ use tusk_namenode::{NameNode, NameNodeOptions, Namesystem};
 pub mod wait;
 pub mod yarn;
 
-pub use wait::{wait_for, Condition, WaitTimeout};
+pub use wait::{wait_for, wait_for_replicas, Condition, WaitTimeout};
 pub use yarn::MiniYarn;
 
 pub type Error = Box<dyn std::error::Error + Send + Sync>;

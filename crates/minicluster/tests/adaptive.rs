@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use tusk_client::adaptive::BlockReplication;
 use tusk_client::{CreateOptions, DfsClient, ReplicationMode};
-use tusk_minicluster::{wait_for, MiniCluster};
+use tusk_minicluster::{wait_for_replicas, MiniCluster};
 
 const BLOCK: u64 = 1 << 20;
 /// Every DataNode's link: 1 Gbit/s.
@@ -61,21 +61,9 @@ async fn write_and_check(client: &DfsClient, path: &str, bytes: &[u8]) -> Vec<Bl
     let back = client.read_file(path).await.expect("read");
     assert_eq!(back.len(), bytes.len(), "{path} length");
     assert!(back == bytes, "{path}: content differs");
-    // The close needs one reported replica per block; wait for the others' reports.
-    let blocks = wait_for(
-        "three reported replicas",
-        Duration::from_secs(10),
-        || async {
-            let blocks = client.block_locations(path, 0, u64::MAX).await.ok()?;
-            blocks
-                .blocks
-                .iter()
-                .all(|b| b.locs.len() >= 3)
-                .then_some(blocks)
-        },
-    )
-    .await
-    .unwrap_or_else(|e| panic!("{path}: {e}"));
+    let blocks = wait_for_replicas(client, path, 3)
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
     for b in &blocks.blocks {
         assert_eq!(b.locs.len(), 3, "{path}: blk_{} replicas", b.b.block_id);
     }

@@ -290,21 +290,9 @@ async fn tusk_clients_write_and_read_in_both_modes_with_tokens_on() {
             client.read_file(&path).await.unwrap() == data,
             "{mode} read"
         );
-        // The close needs one reported replica per block; wait for the others' reports.
-        let blocks = tusk_minicluster::wait_for(
-            "three reported replicas",
-            std::time::Duration::from_secs(10),
-            || async {
-                let blocks = client.block_locations(&path, 0, u64::MAX >> 1).await.ok()?;
-                blocks
-                    .blocks
-                    .iter()
-                    .all(|b| b.locs.len() >= 3)
-                    .then_some(blocks)
-            },
-        )
-        .await
-        .unwrap();
+        let blocks = tusk_minicluster::wait_for_replicas(&client, &path, 3)
+            .await
+            .unwrap();
         assert_eq!(blocks.blocks.len(), 4);
         for lb in &blocks.blocks {
             let id = BlockTokenIdentifier::decode(&lb.block_token.identifier).unwrap();

@@ -1,10 +1,9 @@
 //! Put/get round trips in both replication modes, with replicas on distinct DataNodes.
 
 use std::collections::HashSet;
-use std::time::Duration;
 
 use tusk_client::{CreateOptions, DfsClient, ReplicationMode};
-use tusk_minicluster::{wait_for, MiniCluster};
+use tusk_minicluster::{wait_for_replicas, MiniCluster};
 
 const BLOCK: u64 = 1 << 20;
 
@@ -38,22 +37,9 @@ async fn round_trip(client: &DfsClient, path: &str, len: usize) {
     assert!(back == bytes, "{path}: content differs");
     let status = client.stat(path).await.unwrap();
     assert_eq!(status.length, len as u64);
-    // The close needs one reported replica per block (minReplication); the others'
-    // incremental reports may arrive a moment later, so wait for all three.
-    let blocks = wait_for(
-        "three reported replicas of every block",
-        Duration::from_secs(10),
-        || async {
-            let blocks = client.block_locations(path, 0, u64::MAX).await.ok()?;
-            blocks
-                .blocks
-                .iter()
-                .all(|b| b.locs.len() >= 3)
-                .then_some(blocks)
-        },
-    )
-    .await
-    .unwrap_or_else(|e| panic!("{path}: {e}"));
+    let blocks = wait_for_replicas(client, path, 3)
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(
         blocks.blocks.len() as u64,
         (len as u64).div_ceil(BLOCK),
