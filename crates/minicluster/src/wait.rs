@@ -63,6 +63,29 @@ where
     }
 }
 
+/// Waits until every block of `path` has at least `replicas` reported locations and
+/// returns them. A close needs one reported replica per block (minReplication); the
+/// other DataNodes' incremental reports may arrive a moment later.
+pub async fn wait_for_replicas(
+    client: &tusk_client::DfsClient,
+    path: &str,
+    replicas: usize,
+) -> Result<tusk_proto::hdfs::LocatedBlocksProto, WaitTimeout> {
+    wait_for(
+        &format!("{replicas} reported replicas of every block of {path}"),
+        Duration::from_secs(10),
+        || async {
+            let blocks = client.block_locations(path, 0, u64::MAX >> 1).await.ok()?;
+            blocks
+                .blocks
+                .iter()
+                .all(|b| b.locs.len() >= replicas)
+                .then_some(blocks)
+        },
+    )
+    .await
+}
+
 #[cfg(test)]
 mod tests {
     use std::cell::Cell;
@@ -90,27 +113,4 @@ mod tests {
         assert_eq!(e.what, "a miracle");
         assert!(e.to_string().contains("waiting for a miracle"), "{e}");
     }
-}
-
-/// Waits until every block of `path` has at least `replicas` reported locations and
-/// returns them. A close needs one reported replica per block (minReplication); the
-/// other DataNodes' incremental reports may arrive a moment later.
-pub async fn wait_for_replicas(
-    client: &tusk_client::DfsClient,
-    path: &str,
-    replicas: usize,
-) -> Result<tusk_proto::hdfs::LocatedBlocksProto, WaitTimeout> {
-    wait_for(
-        &format!("{replicas} reported replicas of every block of {path}"),
-        Duration::from_secs(10),
-        || async {
-            let blocks = client.block_locations(path, 0, u64::MAX >> 1).await.ok()?;
-            blocks
-                .blocks
-                .iter()
-                .all(|b| b.locs.len() >= replicas)
-                .then_some(blocks)
-        },
-    )
-    .await
 }
