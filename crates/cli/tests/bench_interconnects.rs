@@ -8,21 +8,7 @@ use std::process::{Command, Stdio};
 
 use serde_json::Value;
 
-fn can_run() -> bool {
-    let root = std::fs::read_to_string("/proc/self/status")
-        .unwrap_or_default()
-        .lines()
-        .any(|l| l.starts_with("Uid:") && l.split_whitespace().nth(1) == Some("0"));
-    if !root {
-        eprintln!("SKIPPED: the interconnects bench needs root (it builds testbeds)");
-        return false;
-    }
-    if !Path::new("/sys/fs/cgroup/blkio/blkio.throttle.write_bps_device").exists() {
-        eprintln!("SKIPPED: this kernel has no cgroup v1 blkio throttling");
-        return false;
-    }
-    true
-}
+mod support;
 
 fn positive(run: &Value, field: &str) -> f64 {
     let v = run[field]
@@ -34,7 +20,7 @@ fn positive(run: &Value, field: &str) -> f64 {
 
 #[test]
 fn two_profiles_tiny_data_report_every_job_with_positive_times() {
-    if !can_run() {
+    if !support::can_run_testbeds() {
         return;
     }
     let work = tempfile::tempdir().unwrap();

@@ -9,21 +9,7 @@ use std::process::{Command, Stdio};
 
 use serde_json::Value;
 
-fn can_run() -> bool {
-    let root = std::fs::read_to_string("/proc/self/status")
-        .unwrap_or_default()
-        .lines()
-        .any(|l| l.starts_with("Uid:") && l.split_whitespace().nth(1) == Some("0"));
-    if !root {
-        eprintln!("SKIPPED: testbed tests need root (namespaces, loop devices, cgroups)");
-        return false;
-    }
-    if !Path::new("/sys/fs/cgroup/blkio/blkio.throttle.write_bps_device").exists() {
-        eprintln!("SKIPPED: this kernel has no cgroup v1 blkio throttling");
-        return false;
-    }
-    true
-}
+mod support;
 
 /// Every number under `v` is finite and not negative; those named as times, rates or
 /// ratios are above zero. Returns how many numbers it checked.
@@ -53,7 +39,7 @@ fn check_numbers(key: &str, v: &Value) -> usize {
 
 #[test]
 fn two_link_classes_in_the_smallest_form() {
-    if !can_run() {
+    if !support::can_run_testbeds() {
         return;
     }
     let home = tempfile::tempdir().unwrap();

@@ -16,21 +16,7 @@ use tusk_yarn_client::ApplicationClient;
 /// One testbed at a time: rates measured side by side would share the host's CPUs.
 static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
 
-fn can_run() -> bool {
-    let root = std::fs::read_to_string("/proc/self/status")
-        .unwrap_or_default()
-        .lines()
-        .any(|l| l.starts_with("Uid:") && l.split_whitespace().nth(1) == Some("0"));
-    if !root {
-        eprintln!("SKIPPED: testbed tests need root (namespaces, loop devices, cgroups)");
-        return false;
-    }
-    if !Path::new("/sys/fs/cgroup/blkio/blkio.throttle.write_bps_device").exists() {
-        eprintln!("SKIPPED: this kernel has no cgroup v1 blkio throttling");
-        return false;
-    }
-    true
-}
+mod support;
 
 fn tusk(home: &Path, args: &[&str]) -> Output {
     Command::new("timeout")
@@ -216,7 +202,7 @@ fn first_block_hosts(rt: &tokio::runtime::Runtime, client: &DfsClient, path: &st
 
 #[test]
 fn a_three_node_testbed_delivers_its_profiles_and_leaves_nothing() {
-    if !can_run() {
+    if !support::can_run_testbeds() {
         return;
     }
     let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
@@ -439,7 +425,7 @@ fn a_three_node_testbed_delivers_its_profiles_and_leaves_nothing() {
 
 #[test]
 fn bad_descriptions_create_nothing() {
-    if !can_run() {
+    if !support::can_run_testbeds() {
         return;
     }
     let home = tempfile::tempdir().unwrap();
@@ -493,7 +479,7 @@ fn bad_descriptions_create_nothing() {
 /// Every shipped description comes up, stores and reads a file, and runs a wordcount.
 #[test]
 fn every_shipped_description_runs_a_wordcount() {
-    if !can_run() {
+    if !support::can_run_testbeds() {
         return;
     }
     let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
@@ -553,7 +539,7 @@ fn every_shipped_description_runs_a_wordcount() {
 /// Hadoop's YARN.
 #[test]
 fn hadoop_runs_on_the_same_nodes() {
-    if !can_run() {
+    if !support::can_run_testbeds() {
         return;
     }
     let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
@@ -656,7 +642,7 @@ fn hadoop_runs_on_the_same_nodes() {
 /// still leaves `down` able to find and remove everything by its tag.
 #[test]
 fn down_without_a_record_removes_everything() {
-    if !can_run() {
+    if !support::can_run_testbeds() {
         return;
     }
     let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
@@ -845,7 +831,7 @@ fn maps_per_node(policies: &str) -> std::collections::BTreeMap<&'static str, usi
 /// starvation rule keeps the slow node usable).
 #[test]
 fn disk_rate_keeps_maps_off_a_node_with_a_slow_disk() {
-    if !can_run() {
+    if !support::can_run_testbeds() {
         return;
     }
     let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
@@ -882,7 +868,7 @@ fn netns_list() -> String {
 
 #[test]
 fn link_cut_and_datanode_kill_on_the_testbed_lose_nothing() {
-    if !can_run() {
+    if !support::can_run_testbeds() {
         return;
     }
     let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
