@@ -11,7 +11,7 @@ use std::time::Instant;
 
 use anyhow::Context;
 use clap::{Args, Parser};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use tusk_common::Configuration;
 
 use super::BenchCommand;
@@ -47,9 +47,9 @@ pub struct Study {
     pub args: Vec<String>,
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, Deserialize)]
 struct Outcome {
-    study: &'static str,
+    study: String,
     command: String,
     seconds: f64,
     ok: bool,
@@ -57,7 +57,7 @@ struct Outcome {
     files: Vec<String>,
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, Deserialize)]
 struct SeedsReport {
     quick: bool,
     hadoop: bool,
@@ -201,7 +201,7 @@ pub async fn run(conf: Configuration, a: SeedsArgs) -> anyhow::Result<()> {
             seconds / 60.0
         );
         outcomes.push(Outcome {
-            study: study.name,
+            study: study.name.to_string(),
             command,
             seconds,
             ok: result.is_ok(),
@@ -212,12 +212,13 @@ pub async fn run(conf: Configuration, a: SeedsArgs) -> anyhow::Result<()> {
     if a.dry_run {
         return Ok(());
     }
-    let report = SeedsReport {
+    let mut report = SeedsReport {
         quick: a.quick,
         hadoop: !a.no_hadoop,
         total_seconds: started.elapsed().as_secs_f64(),
         studies: outcomes,
     };
+    keep_earlier_studies(&mut report, &out.join("seeds.json"));
     std::fs::write(
         out.join("seeds.json"),
         serde_json::to_string_pretty(&report)?,
@@ -225,14 +226,36 @@ pub async fn run(conf: Configuration, a: SeedsArgs) -> anyhow::Result<()> {
     let index = index_markdown(&report);
     std::fs::write(out.join("README.md"), &index)?;
     println!("{index}");
-    let failed: Vec<_> = report
+    let failed: Vec<&str> = report
         .studies
         .iter()
         .filter(|s| !s.ok)
-        .map(|s| s.study)
+        .map(|s| s.study.as_str())
         .collect();
     anyhow::ensure!(failed.is_empty(), "failed: {}", failed.join(", "));
     Ok(())
+}
+
+/// A run of some studies (`--only`) keeps the index entries of the others from an
+/// earlier run into the same folder, in the set's order; the total is then their sum.
+fn keep_earlier_studies(report: &mut SeedsReport, index: &Path) {
+    let Some(earlier) = std::fs::read_to_string(index)
+        .ok()
+        .and_then(|text| serde_json::from_str::<SeedsReport>(&text).ok())
+    else {
+        return;
+    };
+    if earlier.quick != report.quick {
+        return;
+    }
+    for old in earlier.studies {
+        if !report.studies.iter().any(|s| s.study == old.study) {
+            report.studies.push(old);
+        }
+    }
+    let rank = |name: &str| ALL.iter().position(|a| *a == name).unwrap_or(ALL.len());
+    report.studies.sort_by_key(|s| rank(&s.study));
+    report.total_seconds = report.studies.iter().map(|s| s.seconds).sum();
 }
 
 /// `scripts/hadoop-classpath.sh`'s classpath file of Hadoop's daemons (resolved once).
