@@ -26,8 +26,7 @@ pub enum LogLevelError {
 /// Installs the global subscriber: stderr, filtered by `TUSK_LOG` (default `warn`).
 /// Does nothing when a subscriber is already installed.
 pub fn init_logging() {
-    let filter =
-        EnvFilter::try_from_env("TUSK_LOG").unwrap_or_else(|_| EnvFilter::new("warn"));
+    let filter = EnvFilter::try_from_env("TUSK_LOG").unwrap_or_else(|_| EnvFilter::new("warn"));
     let (filter, handle) = reload::Layer::new(filter);
     let installed = tracing_subscriber::registry()
         .with(filter)
@@ -67,7 +66,10 @@ mod tests {
         init_logging();
         // Another test binary's subscriber may be in place; then there is nothing to set.
         let Some(_) = log_filter() else { return };
-        assert_eq!(set_log_filter("tusk_common=debug").unwrap(), "tusk_common=debug");
+        assert_eq!(
+            set_log_filter("tusk_common=debug").unwrap(),
+            "tusk_common=debug"
+        );
         assert!(tracing::enabled!(tracing::Level::DEBUG));
         assert!(matches!(
             set_log_filter("tusk=notalevel"),

@@ -139,7 +139,12 @@ mod tests {
 
     impl Collector for Files {
         fn encode(&self, mut encoder: DescriptorEncoder) -> Result<(), std::fmt::Error> {
-            encode_gauge(&mut encoder, "files", "Files and directories", self.0 as f64)
+            encode_gauge(
+                &mut encoder,
+                "files",
+                "Files and directories",
+                self.0 as f64,
+            )
         }
     }
 

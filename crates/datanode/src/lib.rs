@@ -16,6 +16,7 @@
 //! - `heartbeat`: registration, heartbeats and their commands (transfer, invalidate,
 //!   verify), incremental and full block reports, bad-replica reports (protocol
 //!   `tusk.DatanodeProtocol`).
+//! - `metrics`: [`metrics::DataNodeMetrics`], the counters of `/metrics`.
 //! - `error`: [`DataNodeError`] and its mapping to DataTransferProtocol statuses.
 //!
 //! [`DataNode::start`] wires them together and returns a [`DataNodeHandle`].
@@ -24,6 +25,7 @@ pub mod block_store;
 pub mod error;
 mod heartbeat;
 mod identity;
+pub mod metrics;
 pub mod options;
 mod transfer;
 
@@ -77,6 +79,8 @@ pub(crate) struct Node {
     pub block_keys: RwLock<Option<BlockTokenSecretManager>>,
     /// SASL handshakes completed on the data port (clients proving their token).
     pub sasl_handshakes: AtomicU64,
+    /// Bytes and blocks moved, heartbeats sent; and the registry `/metrics` encodes.
+    pub metrics: metrics::DataNodeMetrics,
     pub shutdown: Shutdown,
 }
 
@@ -183,13 +187,15 @@ impl DataNode {
                 ..Default::default()
             },
         );
+        let xceivers = Arc::new(AtomicUsize::new(0));
         let node = Arc::new(Node {
             options,
             identity,
             store,
             namenode,
             reports: Default::default(),
-            xceivers: Arc::new(AtomicUsize::new(0)),
+            metrics: metrics::DataNodeMetrics::new(xceivers.clone()),
+            xceivers,
             block_pool_id: Mutex::new(String::new()),
             heartbeats_paused: AtomicBool::new(false),
             block_keys: RwLock::new(None),

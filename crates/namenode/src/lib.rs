@@ -15,6 +15,7 @@
 //! - `namesystem` (+ `client_ops`, `datanode_ops`, `monitors`, `status`): the state
 //!   behind one lock and every operation on it.
 //! - `server`: the RPC services; [`NameNode::start`] wires it all to a listener.
+//! - `metrics`: the counters and gauges of `/metrics`, start-up progress.
 //! - `error`: [`NameNodeError`] and its mapping to Hadoop exception names.
 
 pub mod blocks;
@@ -22,6 +23,7 @@ pub mod datanodes;
 pub mod edit_log;
 pub mod error;
 pub mod fs_limits;
+pub mod metrics;
 pub mod namespace;
 pub mod namesystem;
 pub mod options;
@@ -83,7 +85,8 @@ impl NameNode {
             Arc::new(server::DatanodeProtocolService { fsn: fsn.clone() }),
         ])
         .with_durability(Arc::new(fsn.edit_log.clone()))
-        .with_options(rpc_options);
+        .with_options(rpc_options)
+        .with_metrics(&fsn.metrics.registry);
         let server = tokio::spawn(server.serve(listener, stop));
         tracing::info!(%addr, "namenode serving");
         Ok(NameNode {
