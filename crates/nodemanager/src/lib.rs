@@ -14,6 +14,7 @@
 //! - `service`: [`CONTAINER_MANAGEMENT_PROTOCOL`] for AMs (start/stop/status) and for
 //!   reduces (`setPotentialReception`).
 //! - `shuffle`: the HTTP shuffle server (`/mapOutput`, `/status`).
+//! - `metrics`: the counters and gauges of `/metrics`.
 //! - `error`: [`NodeManagerError`].
 //!
 //! Where map tasks write: a container whose launch environment holds `TUSK_JOB_ID` and
@@ -29,6 +30,7 @@
 mod containers;
 pub mod error;
 mod heartbeat;
+pub mod metrics;
 pub mod options;
 mod service;
 mod shuffle;
@@ -194,12 +196,14 @@ impl NodeManager {
             reported: Default::default(),
             shutdown: shutdown.clone(),
         });
+        node.containers.metrics.register(Arc::downgrade(&node));
         let mut tasks = vec![tokio::spawn(shuffle::serve(node.clone(), shuffle_listener))];
         if let Some(listener) = rpc_listener {
             let rpc = RpcServer::new(vec![Arc::new(service::ContainerManagementService {
                 node: node.clone(),
             })])
-            .with_options(node.options.rpc.clone());
+            .with_options(node.options.rpc.clone())
+            .with_metrics(&node.containers.metrics.registry);
             tasks.push(tokio::spawn(rpc.serve(listener, shutdown.clone())));
         }
         tasks.push(tokio::spawn(kill_on_shutdown(node.clone())));

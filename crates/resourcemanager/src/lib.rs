@@ -15,6 +15,7 @@
 //! - `state_store`: [`StateStore`], where applications are kept for a restart
 //!   (`yarn.resourcemanager.recovery.enabled`).
 //! - `resource`, `ids`: memory/vcores arithmetic; YARN's id formats.
+//! - `metrics`: the counters and gauges of `/metrics`.
 //! - `error`: [`ResourceManagerError`] and its Hadoop exception class names.
 //!
 //! [`ResourceManager::start`] wires them together and returns a
@@ -25,6 +26,7 @@
 mod cluster;
 pub mod error;
 pub mod ids;
+pub mod metrics;
 pub mod options;
 pub mod resource;
 pub mod scheduler;
@@ -123,7 +125,11 @@ impl ResourceManager {
             max_allocate_wait: options.max_allocate_wait,
             event_driven: options.timing == Timing::EventDriven,
         });
-        let rpc = RpcServer::new(services(&shared)).with_options(options.rpc.clone());
+        let registry = shared.lock().metrics.clone();
+        registry.register(Arc::downgrade(&shared));
+        let rpc = RpcServer::new(services(&shared))
+            .with_options(options.rpc.clone())
+            .with_metrics(&registry.registry);
         let tasks = vec![
             tokio::spawn(rpc.serve(listener, shutdown.clone())),
             tokio::spawn(monitor_liveness(
