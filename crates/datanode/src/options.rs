@@ -10,6 +10,10 @@ use crate::error::DataNodeError;
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 #[serde(default)]
 pub struct DataNodeOptions {
+    /// The configuration these options were read from, shown by `/conf`; empty for
+    /// options built by hand.
+    #[serde(skip)]
+    pub conf: tusk_common::Configuration,
     /// Volumes (`dfs.datanode.data.dir`); the first one also holds `current/VERSION`.
     pub data_dirs: Vec<PathBuf>,
     /// NameNode RPC address `host:port` (`dfs.namenode.rpc-address` or `fs.defaultFS`).
@@ -52,6 +56,7 @@ pub struct DataNodeOptions {
 impl Default for DataNodeOptions {
     fn default() -> Self {
         DataNodeOptions {
+            conf: Default::default(),
             data_dirs: vec![std::env::temp_dir()
                 .join(format!("hadoop-{}", tusk_common::current_user()))
                 .join("dfs/data")],
@@ -103,6 +108,7 @@ impl DataNodeOptions {
         };
         let capacity = conf.get_u64("dfs.datanode.capacity.override", 0)?;
         Ok(DataNodeOptions {
+            conf: conf.clone(),
             data_dirs: if dirs.is_empty() { d.data_dirs } else { dirs },
             namenode_addr,
             ip_addr: conf.get_str("dfs.datanode.ip", &d.ip_addr),

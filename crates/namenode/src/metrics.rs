@@ -151,7 +151,9 @@ impl NameNodeMetrics {
 /// replaying edits, then safe mode until enough blocks are reported.
 #[derive(Debug, Default)]
 pub struct StartupProgress {
-    /// Set once by `Namesystem::load`.
+    /// When loading began (ms since the epoch).
+    pub started_ms: u64,
+    /// Appended by `Namesystem::load` as each phase ends.
     pub phases: Mutex<Vec<StartupPhase>>,
 }
 
@@ -164,6 +166,13 @@ pub struct StartupPhase {
 }
 
 impl StartupProgress {
+    pub fn new() -> Self {
+        StartupProgress {
+            started_ms: tusk_common::now_millis(),
+            phases: Mutex::default(),
+        }
+    }
+
     pub fn record(&self, name: &'static str, detail: String, elapsed: Duration) {
         self.phases
             .lock()

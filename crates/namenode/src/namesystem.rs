@@ -486,7 +486,7 @@ impl Namesystem {
     /// directories from it), replays its edit log and opens a new segment. A corrupt log
     /// stops it here with [`NameNodeError::EditLogCorrupt`].
     pub fn load(options: NameNodeOptions) -> Result<Arc<Self>> {
-        let startup = crate::metrics::StartupProgress::default();
+        let startup = crate::metrics::StartupProgress::new();
         let started = Instant::now();
         let dirs = Arc::new(NameDirs::new(&options.name_dirs));
         let source = dirs.prepare_for_load()?;
