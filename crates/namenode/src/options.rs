@@ -8,6 +8,10 @@ use tusk_rpc::RpcServerOptions;
 use crate::error::{NameNodeError, Result};
 use crate::fs_limits::FsLimits;
 
+/// The key of the NameNode's HTTP address, and Hadoop's default for it.
+pub const HTTP_ADDRESS_KEY: &str = "dfs.namenode.http-address";
+pub const HTTP_ADDRESS_DEFAULT: &str = "0.0.0.0:9870";
+
 /// Everything the NameNode reads from configuration, read once at start-up.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(default)]
@@ -80,6 +84,9 @@ pub struct NameNodeOptions {
     pub fs_limits: FsLimits,
     /// The RPC server's limits (`ipc.maximum.data.length`, `ipc.server.max.connections`, ...).
     pub rpc: RpcServerOptions,
+    /// `dfs.namenode.http-address`: where the web server (WebHDFS, pages) listens;
+    /// `None` serves no HTTP (options built by hand in tests).
+    pub http_address: Option<String>,
     /// `dfs.block.access.token.enable` (Tusk default true; HDFS false): every located
     /// block carries an HMAC-signed token the DataNodes check.
     pub block_access_token_enable: bool,
@@ -124,6 +131,7 @@ impl Default for NameNodeOptions {
             write_stale_ratio: 0.5,
             fs_limits: FsLimits::default(),
             rpc: RpcServerOptions::default(),
+            http_address: None,
             block_access_token_enable: true,
             block_access_key_update_interval: Duration::from_secs(600 * 60),
             block_access_token_lifetime: Duration::from_secs(600 * 60),
@@ -248,6 +256,7 @@ impl NameNodeOptions {
             }
             .validate()?,
             rpc: RpcServerOptions::from_conf(conf).map_err(bad)?,
+            http_address: Some(conf.get_str(HTTP_ADDRESS_KEY, HTTP_ADDRESS_DEFAULT)),
             block_access_token_enable: conf
                 .get_bool("dfs.block.access.token.enable", d.block_access_token_enable)
                 .map_err(bad)?,

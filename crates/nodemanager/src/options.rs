@@ -8,6 +8,10 @@ use crate::error::NodeManagerError;
 
 pub use tusk_common::Timing;
 
+/// The key of the NodeManager's HTTP address, and Hadoop's default for it.
+pub const HTTP_ADDRESS_KEY: &str = "yarn.nodemanager.webapp.address";
+pub const HTTP_ADDRESS_DEFAULT: &str = "0.0.0.0:8042";
+
 /// Everything a NodeManager is told at start; built once and owned by the node.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
@@ -64,6 +68,9 @@ pub struct NodeManagerOptions {
     pub register_retry_max: Duration,
     /// The container-management RPC server's limits (`ipc.*`).
     pub rpc: tusk_rpc::RpcServerOptions,
+    /// `yarn.nodemanager.webapp.address`: where the web server listens; `None` serves no HTTP
+    /// (options built by hand in tests).
+    pub http_address: Option<String>,
 }
 
 impl Default for NodeManagerOptions {
@@ -90,6 +97,7 @@ impl Default for NodeManagerOptions {
             sigkill_delay: Duration::from_millis(250),
             register_retry_max: Duration::from_secs(1),
             rpc: tusk_rpc::RpcServerOptions::default(),
+            http_address: None,
         }
     }
 }
@@ -163,6 +171,7 @@ impl NodeManagerOptions {
             )?,
             register_retry_max: d.register_retry_max,
             rpc: tusk_rpc::RpcServerOptions::from_conf(conf)?,
+            http_address: Some(conf.get_str(HTTP_ADDRESS_KEY, HTTP_ADDRESS_DEFAULT)),
         })
     }
 }
