@@ -18,6 +18,7 @@
 //!   `tusk.DatanodeProtocol`).
 //! - `http`: the web server's router ([`http::http_router`]), assembled from the
 //!   features that answer over HTTP; its port is the advertised `info_port`.
+//! - `metrics`: [`metrics::DataNodeMetrics`], the counters of `/metrics`.
 //! - `error`: [`DataNodeError`] and its mapping to DataTransferProtocol statuses.
 //!
 //! [`DataNode::start`] wires them together and returns a [`DataNodeHandle`].
@@ -27,6 +28,7 @@ pub mod error;
 mod heartbeat;
 mod http;
 mod identity;
+pub mod metrics;
 pub mod options;
 mod transfer;
 
@@ -81,6 +83,8 @@ pub(crate) struct Node {
     pub block_keys: RwLock<Option<BlockTokenSecretManager>>,
     /// SASL handshakes completed on the data port (clients proving their token).
     pub sasl_handshakes: AtomicU64,
+    /// Bytes and blocks moved, heartbeats sent; and the registry `/metrics` encodes.
+    pub metrics: metrics::DataNodeMetrics,
     pub shutdown: Shutdown,
 }
 
@@ -204,13 +208,15 @@ impl DataNode {
                 ..Default::default()
             },
         );
+        let xceivers = Arc::new(AtomicUsize::new(0));
         let node = Arc::new(Node {
             options,
             identity,
             store,
             namenode,
             reports: Default::default(),
-            xceivers: Arc::new(AtomicUsize::new(0)),
+            metrics: metrics::DataNodeMetrics::new(xceivers.clone()),
+            xceivers,
             block_pool_id: Mutex::new(String::new()),
             heartbeats_paused: AtomicBool::new(false),
             block_keys: RwLock::new(None),

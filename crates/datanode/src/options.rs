@@ -14,6 +14,10 @@ pub const HTTP_ADDRESS_DEFAULT: &str = "0.0.0.0:9864";
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 #[serde(default)]
 pub struct DataNodeOptions {
+    /// The configuration these options were read from, shown by `/conf`; empty for
+    /// options built by hand.
+    #[serde(skip)]
+    pub conf: tusk_common::Configuration,
     /// Volumes (`dfs.datanode.data.dir`); the first one also holds `current/VERSION`.
     pub data_dirs: Vec<PathBuf>,
     /// NameNode RPC address `host:port` (`dfs.namenode.rpc-address` or `fs.defaultFS`).
@@ -59,6 +63,7 @@ pub struct DataNodeOptions {
 impl Default for DataNodeOptions {
     fn default() -> Self {
         DataNodeOptions {
+            conf: Default::default(),
             data_dirs: vec![std::env::temp_dir()
                 .join(format!("hadoop-{}", tusk_common::current_user()))
                 .join("dfs/data")],
@@ -111,6 +116,7 @@ impl DataNodeOptions {
         };
         let capacity = conf.get_u64("dfs.datanode.capacity.override", 0)?;
         Ok(DataNodeOptions {
+            conf: conf.clone(),
             data_dirs: if dirs.is_empty() { d.data_dirs } else { dirs },
             namenode_addr,
             ip_addr: conf.get_str("dfs.datanode.ip", &d.ip_addr),

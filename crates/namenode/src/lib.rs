@@ -17,6 +17,7 @@
 //! - `server`: the RPC services; [`NameNode::start`] wires it all to a listener.
 //! - `http`: the web server's router ([`http::http_router`]), assembled from the
 //!   features that answer over HTTP.
+//! - `metrics`: the counters and gauges of `/metrics`, start-up progress.
 //! - `error`: [`NameNodeError`] and its mapping to Hadoop exception names.
 
 pub mod blocks;
@@ -25,6 +26,7 @@ pub mod edit_log;
 pub mod error;
 pub mod fs_limits;
 pub mod http;
+pub mod metrics;
 pub mod namespace;
 pub mod namesystem;
 pub mod options;
@@ -89,7 +91,8 @@ impl NameNode {
             Arc::new(server::DatanodeProtocolService { fsn: fsn.clone() }),
         ])
         .with_durability(Arc::new(fsn.edit_log.clone()))
-        .with_options(rpc_options);
+        .with_options(rpc_options)
+        .with_metrics(&fsn.metrics.registry);
         let http = match &fsn.options.http_address {
             Some(http_addr) => {
                 let router = http::http_router(&fsn, addr);

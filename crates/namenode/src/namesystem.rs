@@ -428,6 +428,10 @@ pub struct Namesystem {
     pub checkpoint_lock: std::sync::Mutex<()>,
     /// Block keys and tokens; `None` when `dfs.block.access.token.enable` is false.
     pub block_tokens: Option<BlockTokens>,
+    /// Counters for `/metrics` and the registry holding them.
+    pub metrics: crate::metrics::NameNodeMetrics,
+    /// What start-up did and how long it took (the start-up progress page).
+    pub startup: crate::metrics::StartupProgress,
 }
 
 impl Namesystem {
@@ -482,10 +486,18 @@ impl Namesystem {
     /// directories from it), replays its edit log and opens a new segment. A corrupt log
     /// stops it here with [`NameNodeError::EditLogCorrupt`].
     pub fn load(options: NameNodeOptions) -> Result<Arc<Self>> {
+        let startup = crate::metrics::StartupProgress::new();
+        let started = Instant::now();
         let dirs = Arc::new(NameDirs::new(&options.name_dirs));
         let source = dirs.prepare_for_load()?;
         let image = source.image;
         let mut state = State::from_image(&image, &options);
+        startup.record(
+            "Loading fsimage",
+            format!("{} inodes, txid {}", image.inodes.len(), image.last_txid),
+            started.elapsed(),
+        );
+        let started = Instant::now();
         let last_txid = replay(
             &mut state,
             dirs.dir(source.dir),
@@ -493,6 +505,11 @@ impl Namesystem {
             u64::MAX,
             LastSegment::InProgress,
         )?;
+        startup.record(
+            "Loading edits",
+            format!("{} transactions", last_txid - image.last_txid),
+            started.elapsed(),
+        );
         let has_blocks = !state.blocks.blocks.is_empty();
         state.safe_mode = has_blocks;
         let topology = match &options.topology_file {
@@ -517,10 +534,20 @@ impl Namesystem {
             checkpoint_lock: std::sync::Mutex::new(()),
             block_tokens: BlockTokens::from_options(&options),
             options,
+            metrics: Default::default(),
+            startup,
         });
+        fsn.metrics
+            .register(fsn.edit_log.metrics(), Arc::downgrade(&fsn));
         // Compact what was replayed, so restarts stay quick.
         if last_txid > image.last_txid {
+            let started = Instant::now();
             fsn.checkpoint()?;
+            fsn.startup.record(
+                "Saving checkpoint",
+                format!("txid {last_txid}"),
+                started.elapsed(),
+            );
         }
         Ok(fsn)
     }

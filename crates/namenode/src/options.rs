@@ -16,6 +16,10 @@ pub const HTTP_ADDRESS_DEFAULT: &str = "0.0.0.0:9870";
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(default)]
 pub struct NameNodeOptions {
+    /// The configuration these options were read from, shown by `/conf`; empty for
+    /// options built by hand.
+    #[serde(skip)]
+    pub conf: tusk_common::Configuration,
     /// `dfs.namenode.name.dir`: a comma-separated list; every edit and image is written
     /// to each directory.
     pub name_dirs: Vec<PathBuf>,
@@ -98,6 +102,7 @@ pub struct NameNodeOptions {
 impl Default for NameNodeOptions {
     fn default() -> Self {
         NameNodeOptions {
+            conf: Default::default(),
             name_dirs: vec![PathBuf::from("/tmp/tusk/name")],
             default_replication: 3,
             max_replication: 512,
@@ -145,6 +150,7 @@ impl NameNodeOptions {
         let ms = Duration::from_millis(1);
         let minutes = Duration::from_secs(60);
         Ok(NameNodeOptions {
+            conf: conf.clone(),
             name_dirs: conf
                 .get("dfs.namenode.name.dir")
                 .map(parse_dir_list)

@@ -17,6 +17,7 @@
 //! - `http`: the web server's router (`yarn.nodemanager.webapp.address`), assembled
 //!   from the features that answer over HTTP; its port is the `http_port` the node
 //!   registers with.
+//! - `metrics`: the counters and gauges of `/metrics`.
 //! - `error`: [`NodeManagerError`].
 //!
 //! Where map tasks write: a container whose launch environment holds `TUSK_JOB_ID` and
@@ -33,6 +34,7 @@ mod containers;
 pub mod error;
 mod heartbeat;
 mod http;
+pub mod metrics;
 pub mod options;
 mod service;
 mod shuffle;
@@ -220,6 +222,7 @@ impl NodeManager {
             reported: Default::default(),
             shutdown: shutdown.clone(),
         });
+        node.containers.metrics.register(Arc::downgrade(&node));
         let mut tasks = vec![tokio::spawn(shuffle::serve(node.clone(), shuffle_listener))];
         let http = match http_listener {
             Some(listener) => Some(
@@ -232,7 +235,8 @@ impl NodeManager {
             let rpc = RpcServer::new(vec![Arc::new(service::ContainerManagementService {
                 node: node.clone(),
             })])
-            .with_options(node.options.rpc.clone());
+            .with_options(node.options.rpc.clone())
+            .with_metrics(&node.containers.metrics.registry);
             tasks.push(tokio::spawn(rpc.serve(listener, shutdown.clone())));
         }
         tasks.push(tokio::spawn(kill_on_shutdown(node.clone())));

@@ -16,6 +16,10 @@ pub const HTTP_ADDRESS_DEFAULT: &str = "0.0.0.0:8042";
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct NodeManagerOptions {
+    /// The configuration these options were read from, shown by `/conf`; empty for
+    /// options built by hand.
+    #[serde(skip)]
+    pub conf: tusk_common::Configuration,
     /// ResourceManager RPC address (`yarn.resourcemanager.resource-tracker.address`,
     /// else `yarn.resourcemanager.address`).
     pub rm_addr: String,
@@ -73,6 +77,7 @@ impl Default for NodeManagerOptions {
     fn default() -> Self {
         let base = std::env::temp_dir().join(format!("hadoop-{}", tusk_common::current_user()));
         NodeManagerOptions {
+            conf: Default::default(),
             rm_addr: "127.0.0.1:8031".into(),
             host: "127.0.0.1".into(),
             node_id: String::new(),
@@ -121,6 +126,7 @@ impl NodeManagerOptions {
             .unwrap_or(d.rm_addr);
         let timing = Timing::from_conf(conf)?;
         Ok(NodeManagerOptions {
+            conf: conf.clone(),
             rm_addr,
             host: conf.get_str("yarn.nodemanager.hostname", &d.host),
             node_id: conf.get_str("tusk.nodemanager.node-id", ""),

@@ -17,6 +17,7 @@
 //! - `state_store`: [`StateStore`], where applications are kept for a restart
 //!   (`yarn.resourcemanager.recovery.enabled`).
 //! - `resource`, `ids`: memory/vcores arithmetic; YARN's id formats.
+//! - `metrics`: the counters and gauges of `/metrics`.
 //! - `error`: [`ResourceManagerError`] and its Hadoop exception class names.
 //!
 //! [`ResourceManager::start`] wires them together and returns a
@@ -28,6 +29,7 @@ mod cluster;
 pub mod error;
 mod http;
 pub mod ids;
+pub mod metrics;
 pub mod options;
 pub mod resource;
 pub mod scheduler;
@@ -129,7 +131,11 @@ impl ResourceManager {
             max_allocate_wait: options.max_allocate_wait,
             event_driven: options.timing == Timing::EventDriven,
         });
-        let rpc = RpcServer::new(services(&shared)).with_options(options.rpc.clone());
+        let registry = shared.lock().metrics.clone();
+        registry.register(Arc::downgrade(&shared));
+        let rpc = RpcServer::new(services(&shared))
+            .with_options(options.rpc.clone())
+            .with_metrics(&registry.registry);
         let http = match &options.http_address {
             Some(http_addr) => Some(
                 HttpServer::start(http_addr, http::http_router(&shared), shutdown.clone())

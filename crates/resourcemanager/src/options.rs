@@ -36,6 +36,10 @@ pub struct QueueOptions {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct ResourceManagerOptions {
+    /// The configuration these options were read from, shown by `/conf`; empty for
+    /// options built by hand.
+    #[serde(skip)]
+    pub conf: tusk_common::Configuration,
     /// `yarn.resourcemanager.nodemanagers.heartbeat-interval-ms`: told to every
     /// NodeManager in each heartbeat reply.
     pub heartbeat_interval: Duration,
@@ -84,6 +88,7 @@ pub struct ResourceManagerOptions {
 impl Default for ResourceManagerOptions {
     fn default() -> Self {
         ResourceManagerOptions {
+            conf: Default::default(),
             heartbeat_interval: Duration::from_millis(1000),
             node_expiry: Duration::from_millis(600_000),
             timing: Timing::EventDriven,
@@ -114,6 +119,7 @@ impl ResourceManagerOptions {
         let ms = Duration::from_millis(1);
         let delay = conf.get_str("tusk.yarn.scheduler.node-locality-delay", "-1");
         Ok(ResourceManagerOptions {
+            conf: conf.clone(),
             heartbeat_interval: conf.get_duration(
                 "yarn.resourcemanager.nodemanagers.heartbeat-interval-ms",
                 d.heartbeat_interval,

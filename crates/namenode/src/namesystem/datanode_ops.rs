@@ -258,6 +258,10 @@ impl Namesystem {
             }],
             keys: None,
         };
+        self.metrics.heartbeats.inc();
+        if !req.received.is_empty() || !req.deleted.is_empty() {
+            self.metrics.incremental_block_reports.inc();
+        }
         let mut st = self.write();
         let Some(idx) = st.datanodes.find(&req.datanode_uuid) else {
             return reregister();
@@ -301,6 +305,7 @@ impl Namesystem {
     }
 
     pub fn block_received(&self, req: &BlockReceivedAndDeletedRequest) -> Result<()> {
+        self.metrics.incremental_block_reports.inc();
         {
             let mut st = self.write();
             let idx = self.node(&st, &req.datanode_uuid)?;
@@ -317,6 +322,8 @@ impl Namesystem {
         uuid: &str,
         replicas: &[ReplicaReport],
     ) -> Result<Vec<DatanodeCommand>> {
+        self.metrics.block_reports.inc();
+        let started = std::time::Instant::now();
         let mut st = self.write();
         let idx = self.node(&st, uuid)?;
         let reported: HashSet<u64> = replicas.iter().map(|r| r.block_id).collect();
@@ -351,6 +358,7 @@ impl Namesystem {
         }
         st.update_safe_mode(self.options.safemode_threshold);
         drop(st);
+        tusk_common::metrics::observe(&self.metrics.block_report_time, started.elapsed());
         self.block_events.notify_waiters();
         Ok(vec![])
     }
