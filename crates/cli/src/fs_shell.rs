@@ -1,5 +1,6 @@
 //! `tusk fs`: Hadoop FsShell's verbs, arguments, output and exit codes.
 
+mod acl;
 mod format;
 
 use std::io::{Read, Write};
@@ -102,6 +103,8 @@ impl Shell {
             "-chown" => self.chown(args).await,
             "-touchz" => self.touchz(args).await,
             "-test" => return self.test(args).await,
+            "-getfacl" => self.getfacl(args).await,
+            "-setfacl" => self.setfacl(args).await,
             _ => {
                 eprintln!("{verb}: Unknown command\n{USAGE}");
                 return 2;

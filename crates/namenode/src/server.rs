@@ -10,7 +10,7 @@ use tusk_proto::internal as t;
 use tusk_rpc::service::{decode, no_such_method};
 use tusk_rpc::{handle, handle_now, CallContext, CallOutcome, RemoteException, RpcService};
 
-use crate::namesystem::{Logged, Namesystem};
+use crate::namesystem::{AclChange, Logged, Namesystem};
 
 /// Protocol name of Tusk's DataNode → NameNode protocol.
 pub const DATANODE_PROTOCOL: &str = "tusk.DatanodeProtocol";
@@ -127,8 +127,9 @@ impl ClientProtocolService {
                 })
             }),
             "mkdirs" => logged(body, |r: h::MkdirsRequestProto| {
+                let unmasked = r.unmasked.map(|u| u.perm);
                 Ok(fsn
-                    .mkdirs(user, &r.src, r.masked.perm, r.create_parent)?
+                    .mkdirs_modes(user, &r.src, r.masked.perm, unmasked, r.create_parent)?
                     .map(|result| h::MkdirsResponseProto { result }))
             }),
             "create" => logged(body, |r: h::CreateRequestProto| {
@@ -227,18 +228,6 @@ impl ClientProtocolService {
                     summary: fsn.content_summary(user, &r.path)?,
                 })
             }),
-            "getQuotaUsage" => now(body, |r: h::GetQuotaUsageRequestProto| {
-                let s = fsn.content_summary(user, &r.path)?;
-                Ok(h::GetQuotaUsageResponseProto {
-                    usage: h::QuotaUsageProto {
-                        file_and_directory_count: s.file_count + s.directory_count,
-                        quota: u64::MAX,
-                        space_consumed: s.space_consumed,
-                        space_quota: u64::MAX,
-                        type_quota_infos: None,
-                    },
-                })
-            }),
             "getFsStats" => now(body, |_: h::GetFsStatusRequestProto| Ok(fsn.fs_stats())),
             "fsync" => now(body, |_: h::FsyncRequestProto| Ok(h::FsyncResponseProto {})),
             "updateBlockForPipeline" => logged(body, |r: h::UpdateBlockForPipelineRequestProto| {
@@ -298,6 +287,50 @@ impl ClientProtocolService {
             "getStoragePolicy" => now(body, |_: h::GetStoragePolicyRequestProto| {
                 Ok(h::GetStoragePolicyResponseProto {
                     storage_policy: hot_policy(),
+                })
+            }),
+            // nsmeta: ACLs, extended attributes, quotas, storage policies, listings
+            "modifyAclEntries" => logged(body, |r: h::ModifyAclEntriesRequestProto| {
+                let change = AclChange::Modify(&r.acl_spec);
+                Ok(fsn
+                    .change_acl(user, &r.src, change)?
+                    .map(|()| h::ModifyAclEntriesResponseProto {}))
+            }),
+            "removeAclEntries" => logged(body, |r: h::RemoveAclEntriesRequestProto| {
+                let change = AclChange::RemoveEntries(&r.acl_spec);
+                Ok(fsn
+                    .change_acl(user, &r.src, change)?
+                    .map(|()| h::RemoveAclEntriesResponseProto {}))
+            }),
+            "removeDefaultAcl" => logged(body, |r: h::RemoveDefaultAclRequestProto| {
+                Ok(fsn
+                    .change_acl(user, &r.src, AclChange::RemoveDefault)?
+                    .map(|()| h::RemoveDefaultAclResponseProto {}))
+            }),
+            "removeAcl" => logged(body, |r: h::RemoveAclRequestProto| {
+                Ok(fsn
+                    .change_acl(user, &r.src, AclChange::Remove)?
+                    .map(|()| h::RemoveAclResponseProto {}))
+            }),
+            "setAcl" => logged(body, |r: h::SetAclRequestProto| {
+                Ok(fsn
+                    .change_acl(user, &r.src, AclChange::Set(&r.acl_spec))?
+                    .map(|()| h::SetAclResponseProto {}))
+            }),
+            "getAclStatus" => now(body, |r: h::GetAclStatusRequestProto| {
+                Ok(h::GetAclStatusResponseProto {
+                    result: fsn.acl_status(user, &r.src)?,
+                })
+            }),
+            "setQuota" => logged(body, |r: h::SetQuotaRequestProto| {
+                let (ns, space) = (r.namespace_quota, r.storagespace_quota);
+                Ok(fsn
+                    .set_quota(user, &r.path, ns, space, r.storage_type)?
+                    .map(|()| h::SetQuotaResponseProto {}))
+            }),
+            "getQuotaUsage" => now(body, |r: h::GetQuotaUsageRequestProto| {
+                Ok(h::GetQuotaUsageResponseProto {
+                    usage: fsn.get_quota_usage(user, &r.path)?,
                 })
             }),
             other => CallOutcome::Now(Err(no_such_method(tusk_rpc::CLIENT_PROTOCOL, other))),
