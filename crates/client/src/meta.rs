@@ -166,3 +166,19 @@ impl DfsClient {
         self.call("getBatchedListing", &req).await
     }
 }
+
+impl DfsClient {
+    /// getLocatedFileInfo: the status with block locations; `None` if missing.
+    pub async fn located_file_info(
+        &self,
+        path: &str,
+        need_block_token: bool,
+    ) -> Result<Option<h::HdfsFileStatusProto>> {
+        let req = h::GetLocatedFileInfoRequestProto {
+            src: Some(path.into()),
+            need_block_token: Some(need_block_token),
+        };
+        let r: h::GetLocatedFileInfoResponseProto = self.call("getLocatedFileInfo", &req).await?;
+        Ok(r.fs)
+    }
+}

@@ -12,9 +12,12 @@ mod acl_ops;
 mod block_tokens;
 mod client_ops;
 mod datanode_ops;
+mod listing_ops;
 mod monitors;
+mod policy_ops;
 mod quota;
 mod status;
+mod xattr_ops;
 
 use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, RwLock, RwLockReadGuard, RwLockWriteGuard};
@@ -37,6 +40,7 @@ use crate::storage::{NameDir, NameDirs, RecoveryPlan, StorageInfo};
 pub use acl_ops::AclChange;
 pub use block_tokens::{spawn_key_roller, BlockTokens};
 pub use monitors::spawn_monitors;
+pub use policy_ops::{all_policies as all_storage_policies, policy_by_id as storage_policy_by_id};
 
 /// Open files per client, renewed by `renewLease`.
 #[derive(Debug, Default)]

@@ -279,16 +279,6 @@ impl ClientProtocolService {
                     new_segment_tx_id: fsn.roll_edits(user)?,
                 })
             }),
-            "getStoragePolicies" => now(body, |_: h::GetStoragePoliciesRequestProto| {
-                Ok(h::GetStoragePoliciesResponseProto {
-                    policies: vec![hot_policy()],
-                })
-            }),
-            "getStoragePolicy" => now(body, |_: h::GetStoragePolicyRequestProto| {
-                Ok(h::GetStoragePolicyResponseProto {
-                    storage_policy: hot_policy(),
-                })
-            }),
             // nsmeta: ACLs, extended attributes, quotas, storage policies, listings
             "modifyAclEntries" => logged(body, |r: h::ModifyAclEntriesRequestProto| {
                 let change = AclChange::Modify(&r.acl_spec);
@@ -333,24 +323,64 @@ impl ClientProtocolService {
                     usage: fsn.get_quota_usage(user, &r.path)?,
                 })
             }),
+            "setXAttr" => logged(body, |r: h::SetXAttrRequestProto| {
+                let x = r.x_attr.unwrap_or_default();
+                Ok(fsn
+                    .set_xattr(user, &r.src, &x, r.flag.unwrap_or(0))?
+                    .map(|()| h::SetXAttrResponseProto {}))
+            }),
+            "getXAttrs" => now(body, |r: h::GetXAttrsRequestProto| {
+                Ok(h::GetXAttrsResponseProto {
+                    x_attrs: fsn.get_xattrs(user, &r.src, &r.x_attrs)?,
+                })
+            }),
+            "listXAttrs" => now(body, |r: h::ListXAttrsRequestProto| {
+                Ok(h::ListXAttrsResponseProto {
+                    x_attrs: fsn.list_xattrs(user, &r.src)?,
+                })
+            }),
+            "removeXAttr" => logged(body, |r: h::RemoveXAttrRequestProto| {
+                let x = r.x_attr.unwrap_or_default();
+                Ok(fsn
+                    .remove_xattr(user, &r.src, &x)?
+                    .map(|()| h::RemoveXAttrResponseProto {}))
+            }),
+            "getStoragePolicies" => now(body, |_: h::GetStoragePoliciesRequestProto| {
+                Ok(h::GetStoragePoliciesResponseProto {
+                    policies: crate::namesystem::all_storage_policies(),
+                })
+            }),
+            "getStoragePolicy" => now(body, |r: h::GetStoragePolicyRequestProto| {
+                Ok(h::GetStoragePolicyResponseProto {
+                    storage_policy: fsn.get_storage_policy(user, &r.path)?,
+                })
+            }),
+            "setStoragePolicy" => logged(body, |r: h::SetStoragePolicyRequestProto| {
+                Ok(fsn
+                    .set_storage_policy(user, &r.src, Some(&r.policy_name))?
+                    .map(|()| h::SetStoragePolicyResponseProto {}))
+            }),
+            "unsetStoragePolicy" => logged(body, |r: h::UnsetStoragePolicyRequestProto| {
+                Ok(fsn
+                    .set_storage_policy(user, &r.src, None)?
+                    .map(|()| h::UnsetStoragePolicyResponseProto {}))
+            }),
+            "checkAccess" => now(body, |r: h::CheckAccessRequestProto| {
+                fsn.check_access(user, &r.path, r.mode as u16)?;
+                Ok(h::CheckAccessResponseProto {})
+            }),
+            "getLocatedFileInfo" => now(body, |r: h::GetLocatedFileInfoRequestProto| {
+                let src = r.src.unwrap_or_default();
+                let token = r.need_block_token.unwrap_or(false);
+                Ok(h::GetLocatedFileInfoResponseProto {
+                    fs: fsn.located_file_info(user, &src, token)?,
+                })
+            }),
+            "getBatchedListing" => now(body, |r: h::GetBatchedListingRequestProto| {
+                Ok(fsn.batched_listing(user, &r.paths, &r.start_after, r.need_location)?)
+            }),
             other => CallOutcome::Now(Err(no_such_method(tusk_rpc::CLIENT_PROTOCOL, other))),
         }
-    }
-}
-
-/// HDFS's default storage policy: every replica on DISK.
-fn hot_policy() -> h::BlockStoragePolicyProto {
-    let disk = h::StorageTypesProto {
-        storage_types: vec![h::StorageTypeProto::Disk as i32],
-    };
-    h::BlockStoragePolicyProto {
-        policy_id: 7,
-        name: "HOT".into(),
-        creation_policy: disk,
-        creation_fallback_policy: Some(h::StorageTypesProto::default()),
-        replication_fallback_policy: Some(h::StorageTypesProto {
-            storage_types: vec![h::StorageTypeProto::Archive as i32],
-        }),
     }
 }
 
