@@ -51,4 +51,47 @@ fsshell -rm /compat/moved.bin | grep -q "Deleted /compat/moved.bin" || fail "-rm
 fsshell -test -e /compat/moved.bin && fail "-rm left the file"
 # Tusk's own shell sees what Hadoop's wrote.
 [ "$("$TUSK" fs -fs "$URI" -cat /compat/hello.txt)" = "hello from hadoop fsshell" ] || fail "tusk fs -cat of a Hadoop-written file"
+# --- nsmeta: ACLs, extended attributes, quotas (Hadoop's -setfacl/-getfacl, -setfattr/-getfattr, -count -q)
+tusk_fs() { "$TUSK" fs -fs "$URI" "$@"; }
+fsshell -mkdir -p /compat/meta/q /compat/meta/s
+fsshell -setfacl -m user:bob:r-x,default:group:dev:rwx /compat/meta
+fsshell -setfacl -m mask::r-- /compat/meta
+FACL=$(fsshell -getfacl /compat/meta)
+echo "$FACL"
+echo "$FACL" | grep -qx 'user:bob:r-x	#effective:r--' || fail "-getfacl effective named user"
+echo "$FACL" | grep -qx 'mask::r--' || fail "-getfacl mask"
+echo "$FACL" | grep -qx 'default:group:dev:rwx' || fail "-getfacl default entry"
+[ "$FACL" = "$(tusk_fs -getfacl /compat/meta)" ] || fail "tusk fs -getfacl differs from Hadoop's"
+fsshell -ls -d /compat/meta | grep -Eq '^drwxr--r-x\+ ' || fail "-ls shows no + for an ACL"
+fsshell -mkdir /compat/meta/child
+fsshell -getfacl /compat/meta/child | grep -qx 'group:dev:rwx' || fail "a new directory did not inherit the default ACL"
+fsshell -setfacl -x user:bob /compat/meta
+fsshell -getfacl /compat/meta | grep -q 'user:bob' && fail "-setfacl -x left the entry"
+fsshell -setfacl -k /compat/meta
+fsshell -getfacl /compat/meta | grep -q '^default:' && fail "-setfacl -k left default entries"
+fsshell -setfacl -b /compat/meta
+fsshell -ls -d /compat/meta | grep -Eq '^drwxr-xr-x ' || fail "-setfacl -b left an ACL"
+fsshell -setfacl --set user::rwx,group::r-x,other::---,group:dev:rwx /compat/meta/child
+fsshell -getfacl /compat/meta/child | grep -qx 'mask::rwx' || fail "-setfacl --set mask"
+fsshell -setfacl -m user:bob:rwz /compat/meta 2>/dev/null && fail "-setfacl accepted a bad permission"
+fsshell -setfattr -n user.color -v blue /compat/meta
+[ "$(fsshell -getfattr -d /compat/meta)" = "$(printf '# file: /compat/meta\nuser.color="blue"')" ] || fail "-getfattr -d"
+fsshell -getfattr -n user.color -e hex /compat/meta | grep -qx 'user.color=0x626c7565' || fail "-getfattr -e hex"
+[ "$(fsshell -getfattr -d /compat/meta)" = "$(tusk_fs -getfattr -d /compat/meta)" ] || fail "tusk fs -getfattr differs from Hadoop's"
+fsshell -setfattr -x user.color /compat/meta
+fsshell -getfattr -n user.color /compat/meta 2>/dev/null && fail "-setfattr -x left the attribute"
+"$TUSK" dfsadmin -fs "$URI" -setQuota 2 /compat/meta/q
+"$TUSK" dfsadmin -fs "$URI" -setSpaceQuota 1k /compat/meta/s
+fsshell -mkdir /compat/meta/q/a /compat/meta/q/b 2> "$WORK/quota.err" && fail "-mkdir past the namespace quota"; cat "$WORK/quota.err"
+grep -q 'The NameSpace quota (directories and files) of directory /compat/meta/q is exceeded: quota=2 file count=3' "$WORK/quota.err" || fail "namespace quota message"
+fsshell -put "$WORK/hello.txt" /compat/meta/s/h 2> "$WORK/space.err" && fail "-put past the space quota"
+grep -q 'DiskSpace quota of /compat/meta/s is exceeded' "$WORK/space.err" || fail "space quota message"
+COUNT=$(fsshell -count -q -v /compat/meta/q /compat/meta/s)
+echo "$COUNT"
+echo "$COUNT" | grep -Eq '^ +2 +0 +none +inf +2 +0 +0 /compat/meta/q$' || fail "-count -q of a namespace quota"
+echo "$COUNT" | grep -Eq '^ +none +inf +1024 +1024 +1 +[01] +0 /compat/meta/s$' || fail "-count -q of a space quota"
+[ "$COUNT" = "$(tusk_fs -count -q -v /compat/meta/q /compat/meta/s)" ] || fail "tusk fs -count -q differs from Hadoop's"
+"$TUSK" dfsadmin -fs "$URI" -clrQuota /compat/meta/q
+fsshell -mkdir /compat/meta/q/c || fail "-clrQuota left the quota"
+
 echo "compat-hadoop: OK (Hadoop FsShell -mkdir -put -ls -cat -mv -get -test -rm against Tusk)"

@@ -1,6 +1,9 @@
 //! `tusk fs`: Hadoop FsShell's verbs, arguments, output and exit codes.
 
+mod acl;
+mod count;
 mod format;
+mod xattr;
 
 use std::io::{Read, Write};
 use std::path::Path;
@@ -102,6 +105,11 @@ impl Shell {
             "-chown" => self.chown(args).await,
             "-touchz" => self.touchz(args).await,
             "-test" => return self.test(args).await,
+            "-getfacl" => self.getfacl(args).await,
+            "-setfacl" => self.setfacl(args).await,
+            "-getfattr" => self.getfattr(args).await,
+            "-setfattr" => self.setfattr(args).await,
+            "-count" => self.count(args).await,
             _ => {
                 eprintln!("{verb}: Unknown command\n{USAGE}");
                 return 2;

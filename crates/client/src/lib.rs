@@ -12,11 +12,14 @@
 //!   and report corrupt ones.
 //! - `blocking`: [`BlockingClient`], the same API for non-async callers.
 //! - `status`: [`FileStatus`]. `error`: [`ClientError`].
+//! - `meta`: ACLs, extended attributes, quotas, storage policies, access checks,
+//!   batched listings.
 
 pub mod adaptive;
 pub mod blocking;
 pub mod client;
 pub mod error;
+pub mod meta;
 pub mod options;
 pub mod reader;
 pub mod status;

@@ -8,11 +8,16 @@
 //! - `status`: building HdfsFileStatus and LocatedBlocks replies.
 //! - `block_tokens`: the block keys, the tokens in located blocks, the key roller.
 
+mod acl_ops;
 mod block_tokens;
 mod client_ops;
 mod datanode_ops;
+mod listing_ops;
 mod monitors;
+mod policy_ops;
+mod quota;
 mod status;
+mod xattr_ops;
 
 use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, RwLock, RwLockReadGuard, RwLockWriteGuard};
@@ -32,8 +37,10 @@ use crate::options::NameNodeOptions;
 use crate::placement::Topology;
 use crate::storage::{NameDir, NameDirs, RecoveryPlan, StorageInfo};
 
+pub use acl_ops::AclChange;
 pub use block_tokens::{spawn_key_roller, BlockTokens};
 pub use monitors::spawn_monitors;
+pub use policy_ops::{all_policies as all_storage_policies, policy_by_id as storage_policy_by_id};
 
 /// Open files per client, renewed by `renewLease`.
 #[derive(Debug, Default)]
@@ -102,11 +109,22 @@ impl State {
         if let Some(replaced) = plan.existing {
             self.drop_leases_under(replaced);
         }
-        self.ns.execute_rename(plan, mtime)
+        let (src_parent, dst_parent) = (plan.src_parent, plan.dst_parent);
+        let usage = self.rename_usage(&plan);
+        let removed = self.ns.execute_rename(plan, mtime);
+        self.charge_rename(src_parent, dst_parent, usage);
+        removed
     }
 
     pub fn apply(&mut self, op: &Op) -> Result<Vec<u64>> {
         self.txns_since_checkpoint += 1;
+        let charge = self.quota_before(op);
+        let removed = self.apply_op(op)?;
+        self.quota_after(charge);
+        Ok(removed)
+    }
+
+    fn apply_op(&mut self, op: &Op) -> Result<Vec<u64>> {
         match op {
             Op::Mkdir(op) => self.ns.apply_mkdir(op).map(|_| vec![]),
             Op::AddFile(op) => {
@@ -195,6 +213,12 @@ impl State {
             Op::SetPermission(op) => self.ns.apply_set_permission(op).map(|_| vec![]),
             Op::SetOwner(op) => self.ns.apply_set_owner(op).map(|_| vec![]),
             Op::SetTimes(op) => self.ns.apply_set_times(op).map(|_| vec![]),
+            // nsmeta
+            Op::SetAcl(op) => self.ns.apply_set_acl(op).map(|_| vec![]),
+            Op::SetXattr(op) => self.ns.apply_set_xattr(op).map(|_| vec![]),
+            Op::RemoveXattr(op) => self.ns.apply_remove_xattr(op).map(|_| vec![]),
+            Op::SetQuota(op) => self.apply_set_quota(op).map(|_| vec![]),
+            Op::SetStoragePolicy(op) => self.ns.apply_set_storage_policy(op).map(|_| vec![]),
             Op::ReassignLease(op) => {
                 let file = self.open_file_mut(op.inode_id)?;
                 let old = file.client_name.replace(op.client_name.clone());
@@ -279,6 +303,7 @@ impl State {
                 atime: n.atime,
                 ..Default::default()
             };
+            self.ns.features.to_record(id, &mut rec);
             if let InodeKind::File(f) = &n.kind {
                 rec.replication = f.replication as u32;
                 rec.block_size = f.block_size;
@@ -355,6 +380,7 @@ impl State {
                 atime: rec.atime,
                 kind,
             };
+            ns.features.load_record(rec);
             if rec.id == ROOT_ID {
                 let root = ns.get_mut(ROOT_ID).expect("root");
                 root.permission = inode.permission;
@@ -375,7 +401,7 @@ impl State {
         blocks.next_generation_stamp = blocks
             .next_generation_stamp
             .max(image.next_generation_stamp);
-        State {
+        let mut state = State {
             ns,
             blocks,
             datanodes: DatanodeRegistry::new(options),
@@ -383,7 +409,9 @@ impl State {
             safe_mode: false,
             txns_since_checkpoint: 0,
             last_checkpoint: Instant::now(),
-        }
+        };
+        state.recompute_quota_usage();
+        state
     }
 }
 
@@ -522,6 +550,7 @@ impl Namesystem {
             enabled: options.permissions_enabled,
             superuser: options.superuser.clone(),
             supergroup: options.supergroup.clone(),
+            group_overrides: options.meta.group_overrides.clone(),
         };
         let fsn = Arc::new(Namesystem {
             state: RwLock::new(state),
@@ -574,6 +603,7 @@ impl Namesystem {
     /// Applies `op` and appends it to the log; call with the write lock held.
     pub fn apply_and_log(&self, st: &mut State, op: Op) -> Result<u64> {
         self.check_writable()?;
+        st.verify_quota(&op)?;
         let removed = st.apply(&op)?;
         st.invalidate_removed(&removed);
         Ok(self.edit_log.append(EditRecord {

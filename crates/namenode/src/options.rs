@@ -8,6 +8,9 @@ use tusk_rpc::RpcServerOptions;
 use crate::error::{NameNodeError, Result};
 use crate::fs_limits::FsLimits;
 
+mod meta;
+pub use meta::MetaOptions;
+
 /// The key of the NameNode's HTTP address, and Hadoop's default for it.
 pub const HTTP_ADDRESS_KEY: &str = "dfs.namenode.http-address";
 pub const HTTP_ADDRESS_DEFAULT: &str = "0.0.0.0:9870";
@@ -97,6 +100,8 @@ pub struct NameNodeOptions {
     /// `dfs.block.access.token.protobuf.enable`: write identifiers as protobuf instead
     /// of Hadoop's legacy layout (false, as Hadoop 3.4).
     pub block_access_token_protobuf: bool,
+    /// ACLs, extended attributes, quotas, storage policies, group mapping.
+    pub meta: MetaOptions,
 }
 
 impl Default for NameNodeOptions {
@@ -136,6 +141,7 @@ impl Default for NameNodeOptions {
             block_access_key_update_interval: Duration::from_secs(600 * 60),
             block_access_token_lifetime: Duration::from_secs(600 * 60),
             block_access_token_protobuf: false,
+            meta: MetaOptions::default(),
         }
     }
 }
@@ -284,6 +290,7 @@ impl NameNodeOptions {
                     d.block_access_token_protobuf,
                 )
                 .map_err(bad)?,
+            meta: MetaOptions::from_conf(conf)?,
         })
     }
 

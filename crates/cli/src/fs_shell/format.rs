@@ -99,8 +99,9 @@ pub fn ls_lines(entries: &[(String, FileStatus)], human_readable: bool) -> Vec<S
         .iter()
         .map(|(path, s)| {
             format!(
-                "{} {:>w_repl$} {:<w_owner$} {:<w_group$} {:>w_len$} {} {}",
+                "{}{}{:>w_repl$} {:<w_owner$} {:<w_group$} {:>w_len$} {} {}",
                 s.permission_string(),
+                if s.has_acl { "+" } else { " " },
                 repl(s),
                 s.owner,
                 s.group,
@@ -140,6 +141,8 @@ mod tests {
             access_time: 0,
             file_id: 1,
             children: 0,
+            has_acl: false,
+            storage_policy: 0,
         };
         let lines = ls_lines(&[("/d".into(), dir)], false);
         assert_eq!(

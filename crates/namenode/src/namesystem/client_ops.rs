@@ -96,6 +96,19 @@ impl Namesystem {
         permission: u32,
         create_parent: bool,
     ) -> Result<Logged<bool>> {
+        self.mkdirs_modes(user, src, permission, None, create_parent)
+    }
+
+    /// [`Namesystem::mkdirs`] with the client's mode before its umask, which applies
+    /// instead under a default ACL.
+    pub fn mkdirs_modes(
+        &self,
+        user: &str,
+        src: &str,
+        permission: u32,
+        unmasked: Option<u32>,
+        create_parent: bool,
+    ) -> Result<Logged<bool>> {
         FsLimits::check_path("mkdirs", src)?;
         let txid = {
             let mut st = self.write();
@@ -129,6 +142,7 @@ impl Namesystem {
             // Only the first new directory goes into one that has entries.
             limits.check_room(&st.ns, deepest)?;
             let group = node.group.clone();
+            let permission = self.creation_mode(&st, deepest, permission, unmasked);
             let now = tusk_common::now_millis();
             let mut txid = 0;
             for i in covered..parts.len() {
@@ -233,7 +247,12 @@ impl Namesystem {
                 let op = Op::AddFile(AddFileOp {
                     path: src.clone(),
                     inode_id,
-                    permission: req.masked.perm & 0o1777,
+                    permission: self.creation_mode(
+                        &st,
+                        parent,
+                        req.masked.perm,
+                        req.unmasked.as_ref().map(|u| u.perm),
+                    ) & 0o1777,
                     owner: user.to_string(),
                     group,
                     mtime: tusk_common::now_millis(),
@@ -628,6 +647,11 @@ impl Namesystem {
                 Err(NameNodeError::RenameIntoSubtree { src, dst }) => {
                     return Err(NameNodeError::RenameIntoSubtree { src, dst })
                 }
+                Err(
+                    e @ (NameNodeError::NsQuotaExceeded { .. }
+                    | NameNodeError::DsQuotaExceeded { .. }
+                    | NameNodeError::TypeQuotaExceeded { .. }),
+                ) => return Err(e),
                 Err(_) => return Ok(Logged::new(false, 0)),
             }
         };
@@ -653,6 +677,7 @@ impl Namesystem {
         self.check_writable()?;
         let plan = st.ns.plan_rename(&op)?;
         self.check_rename(&st, user, plan.src_parent, plan.dst_parent)?;
+        st.verify_rename_quota(&plan)?;
         let replaces = plan.existing.is_some();
         self.check_rename_limits(&st, plan.src_parent, plan.dst_parent, plan.name, replaces)?;
         let removed = st.apply_planned_rename(plan, op.mtime);
@@ -791,13 +816,15 @@ impl Namesystem {
         let (files, dirs, bytes, space) = st
             .ns
             .count(id, |b| st.blocks.get(b).map_or(0, |b| b.num_bytes));
+        let quota = st.quota_usage(id);
         Ok(ContentSummaryProto {
             length: bytes,
             file_count: files,
             directory_count: dirs,
-            quota: u64::MAX,
+            quota: quota.quota,
             space_consumed: space,
-            space_quota: u64::MAX,
+            space_quota: quota.space_quota,
+            type_quota_infos: quota.type_quota_infos,
             ..Default::default()
         })
     }
