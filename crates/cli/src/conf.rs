@@ -61,6 +61,32 @@ pub fn default_rm(conf: &Configuration) -> String {
 /// The ResourceManager's client RPC address.
 pub const RM_ADDRESS_KEY: &str = "yarn.resourcemanager.address";
 
+/// Where `tusk local up` records its state directory.
+fn local_dir_file() -> PathBuf {
+    tusk_home().join("localDir")
+}
+
+/// The state directory of `tusk local status|down` and `tusk job logs`: the one given,
+/// else the last `tusk local up`'s (as `fs` and `job` follow its addresses), else the
+/// default `/tmp/tusk-local`.
+pub fn local_dir(given: Option<PathBuf>) -> PathBuf {
+    given
+        .or_else(|| {
+            std::fs::read_to_string(local_dir_file())
+                .ok()
+                .map(|s| s.trim().to_string())
+                .filter(|s| !s.is_empty())
+                .map(PathBuf::from)
+        })
+        .unwrap_or_else(|| PathBuf::from("/tmp/tusk-local"))
+}
+
+pub fn record_local_dir(dir: &Path) -> anyhow::Result<()> {
+    let absolute =
+        std::path::absolute(dir).with_context(|| format!("resolving {}", dir.display()))?;
+    record(&local_dir_file(), &absolute.display().to_string())
+}
+
 pub fn record_default_fs(uri: &str) -> anyhow::Result<()> {
     record(&default_fs_file(), uri)
 }

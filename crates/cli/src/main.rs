@@ -71,7 +71,9 @@ enum Command {
     /// A MapReduce task attempt (run by a NodeManager in a task container).
     #[command(hide = true)]
     MrTask(mr_container::TaskArgs),
-    /// File system shell (Hadoop FsShell verbs: -ls, -put, -get, -cat, ...).
+    /// File system shell (Hadoop FsShell verbs: -ls, -put, -get, -cat, ...; `tusk fs
+    /// --help` lists them all).
+    #[command(disable_help_flag = true)]
     Fs {
         /// Arguments as for `hadoop fs`, e.g. `-ls -R /`.
         #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
@@ -107,6 +109,9 @@ enum Command {
 fn main() {
     tusk_common::init_logging();
     let cli = Cli::parse();
+    if cli.command.prints_for_a_pipe() {
+        end_quietly_on_closed_stdout();
+    }
     let conf = match conf::load(cli.conf.as_deref(), &cli.define) {
         Ok(c) => c,
         Err(e) => {
@@ -130,6 +135,32 @@ fn main() {
         },
     };
     std::process::exit(code);
+}
+
+impl Command {
+    /// Commands whose output is read by people and pipelines (`tusk fs -ls -R / | head`),
+    /// not daemons or task containers, whose own pipes (a streaming task's child) must
+    /// report a closed pipe as an error rather than end the process.
+    fn prints_for_a_pipe(&self) -> bool {
+        match self {
+            Command::Fs { .. } | Command::Dfsadmin { .. } | Command::HeartbeatAdvisor(_) => true,
+            Command::Local { action } => matches!(action, local::LocalCommand::Status(_)),
+            Command::Job { action } => action.only_prints(),
+            _ => false,
+        }
+    }
+}
+
+/// A closed stdout ends the process quietly, as it ends Unix tools: the Rust runtime
+/// ignores SIGPIPE, which turns `tusk fs -ls -R / | head -1` into a panic in `println!`;
+/// the default action restores what `ls | head` does.
+#[allow(unsafe_code)]
+fn end_quietly_on_closed_stdout() {
+    // SAFETY: `signal` with SIG_DFL only resets a disposition; called on the main thread
+    // before any other thread (or runtime) starts.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
 }
 
 fn run(command: Command, conf: tusk_common::Configuration) -> anyhow::Result<()> {

@@ -24,7 +24,10 @@ pub use timing::Timing;
 pub fn init_logging() {
     let filter = tracing_subscriber::EnvFilter::try_from_env("TUSK_LOG")
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
+    // Colour only for a person at a terminal: daemon and container logs are files.
+    use std::io::IsTerminal;
     let _ = tracing_subscriber::fmt()
+        .with_ansi(std::io::stderr().is_terminal())
         .with_env_filter(filter)
         .with_writer(std::io::stderr)
         .try_init();
