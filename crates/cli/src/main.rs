@@ -40,9 +40,11 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
     about = "Tusk: an HDFS-compatible data platform"
 )]
 struct Cli {
-    /// TOML configuration file with Hadoop key names.
+    /// Configuration: a TOML file with Hadoop key names, a Hadoop *-site.xml file, or a
+    /// directory of them (repeatable, later ones override earlier; default:
+    /// $HADOOP_CONF_DIR when set).
     #[arg(long, global = true)]
-    conf: Option<std::path::PathBuf>,
+    conf: Vec<std::path::PathBuf>,
     /// Override a configuration key: -D key=value (repeatable).
     #[arg(short = 'D', global = true, value_name = "KEY=VALUE")]
     define: Vec<String>,
@@ -104,6 +106,11 @@ enum Command {
     },
     /// The shortest safe DataNode heartbeat period for a cluster size and link.
     HeartbeatAdvisor(bench::AdvisorArgs),
+    /// The effective configuration: `tusk conf show [--key K]`.
+    Conf {
+        #[command(subcommand)]
+        action: conf::ConfCommand,
+    },
 }
 
 fn main() {
@@ -112,7 +119,7 @@ fn main() {
     if cli.command.prints_for_a_pipe() {
         end_quietly_on_closed_stdout();
     }
-    let conf = match conf::load(cli.conf.as_deref(), &cli.define) {
+    let conf = match conf::load(&cli.conf, &cli.define, cli.command.is_daemon()) {
         Ok(c) => c,
         Err(e) => {
             eprintln!("tusk: {e:#}");
@@ -143,11 +150,31 @@ impl Command {
     /// report a closed pipe as an error rather than end the process.
     fn prints_for_a_pipe(&self) -> bool {
         match self {
-            Command::Fs { .. } | Command::Dfsadmin { .. } | Command::HeartbeatAdvisor(_) => true,
+            Command::Fs { .. }
+            | Command::Dfsadmin { .. }
+            | Command::HeartbeatAdvisor(_)
+            | Command::Conf { .. } => true,
             Command::Local { action } => matches!(action, local::LocalCommand::Status(_)),
             Command::Job { action } => action.only_prints(),
             _ => false,
         }
+    }
+}
+
+impl Command {
+    /// Daemons (and `local up`, which starts them) warn about configuration keys no
+    /// component reads; other commands leave that to `tusk conf show`.
+    fn is_daemon(&self) -> bool {
+        matches!(
+            self,
+            Command::Namenode(_)
+                | Command::Datanode(_)
+                | Command::Resourcemanager(_)
+                | Command::Nodemanager(_)
+                | Command::Local {
+                    action: local::LocalCommand::Up(_)
+                }
+        )
     }
 }
 
@@ -184,6 +211,7 @@ fn run(command: Command, conf: tusk_common::Configuration) -> anyhow::Result<()>
         Command::Demo(args) => runtime.block_on(demo::run(conf, args)),
         Command::Bench { which } => runtime.block_on(bench::run(conf, which)),
         Command::HeartbeatAdvisor(args) => bench::advisor(args),
+        Command::Conf { action } => conf::run(&conf, action),
         Command::Fs { .. } | Command::Dfsadmin { .. } => unreachable!("handled in main"),
     }
 }
