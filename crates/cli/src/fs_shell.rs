@@ -282,15 +282,13 @@ impl Shell {
                     continue;
                 }
             }
-            // As Hadoop's Mkdir: without -p only a missing parent is refused here; a
-            // parent that is a file is the NameNode's to refuse, with or without -p.
-            if !parents
-                && !matches!(
-                    self.client.get_file_info(&parent_of(&path)).await,
-                    Ok(Some(_))
-                )
-            {
-                eprintln!("mkdir: `{p}': No such file or directory");
+            // As Hadoop's Mkdir: without -p only a missing parent is refused here (named
+            // by its qualified path); a parent that is a file is the NameNode's to refuse,
+            // with or without -p.
+            let parent = parent_of(&path);
+            if !parents && !matches!(self.client.get_file_info(&parent).await, Ok(Some(_))) {
+                let fs = self.default_fs.trim_end_matches('/');
+                eprintln!("mkdir: `{fs}{parent}': No such file or directory");
                 self.failed = true;
                 continue;
             }

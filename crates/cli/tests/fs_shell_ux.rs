@@ -294,7 +294,11 @@ fn errors_read_as_hadoops() {
         stderr(&plain)
     );
     let missing = c.fs(&["-mkdir", "/no/such"]);
-    assert!(stderr(&missing).contains("mkdir: `/no/such': No such file or directory"));
+    assert_eq!(
+        stderr(&missing).trim(),
+        format!("mkdir: `{}/no': No such file or directory", c.uri),
+        "the missing parent, qualified, as Hadoop's Mkdir names it"
+    );
 
     // `..` resolves client side, as Hadoop's Path does.
     assert_eq!(stdout(&c.fs(&["-cat", "/a/b/../file"])), "file\n");

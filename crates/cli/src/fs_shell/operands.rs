@@ -108,15 +108,17 @@ impl Shell {
         if shape(verb).is_none() {
             return Ok(Some(args.to_vec()));
         }
+        // Hadoop's `-rm -f`: a glob matching nothing is no error.
+        let quiet = verb == "-rm" && args.iter().any(|a| is_flag(a) && a[1..].contains('f'));
         let mut out = Vec::with_capacity(args.len());
         let mut had_paths = false;
-        let mut kept_paths = false;
+        let mut kept_paths = quiet;
         for (i, arg) in args.iter().enumerate() {
             if Some(i) == destination {
                 out.push(self.expand_destination(arg).await?);
             } else if sources.contains(&i) {
                 had_paths = true;
-                let matches = self.expand_operand(verb, arg).await?;
+                let matches = self.expand_operand(verb, arg, quiet).await?;
                 kept_paths |= !matches.is_empty();
                 out.extend(matches);
             } else {
@@ -128,7 +130,12 @@ impl Shell {
 
     /// One operand: itself when it has no glob characters, else every match (reported
     /// as "No such file or directory" when none).
-    async fn expand_operand(&mut self, verb: &str, arg: &str) -> Result<Vec<String>, String> {
+    async fn expand_operand(
+        &mut self,
+        verb: &str,
+        arg: &str,
+        quiet: bool,
+    ) -> Result<Vec<String>, String> {
         let operand = glob::split_uri(arg)?;
         if !glob::has_glob(operand.path) {
             let unescaped = glob::unescape(operand.path);
@@ -140,7 +147,7 @@ impl Shell {
             Err(GlobError::Pattern(message)) => return Err(message),
             Err(GlobError::Client(e)) => return Err(super::describe(arg, &e)),
         };
-        if matches.is_empty() {
+        if matches.is_empty() && !quiet {
             eprintln!("{}: `{arg}': No such file or directory", &verb[1..]);
             self.failed = true;
         }
