@@ -66,12 +66,13 @@ pub enum JobCommand {
 }
 
 impl JobCommand {
-    /// Commands that only print (no streaming child whose pipe could close).
+    /// Commands that run no task in this process (whose streaming child's closed pipe
+    /// must be an error, not the end of the process): all but `--local` runs.
     pub fn only_prints(&self) -> bool {
-        !matches!(
-            self,
-            JobCommand::Run(_) | JobCommand::Submit(_) | JobCommand::Streaming(_)
-        )
+        match self {
+            JobCommand::Run(a) | JobCommand::Submit(a) | JobCommand::Streaming(a) => !a.local,
+            _ => true,
+        }
     }
 }
 

@@ -146,16 +146,20 @@ fn missing_verbs_behave_as_hadoops() {
         .stdout(Stdio::piped())
         .spawn()
         .unwrap();
+    let mut followed = BufReader::new(follow.stdout.take().unwrap());
     let mut line = String::new();
-    BufReader::new(follow.stdout.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
+    followed.read_line(&mut line).unwrap();
     assert_eq!(line, "gee\n");
-    std::thread::sleep(Duration::from_millis(300));
+    // The file grows (here: replaced by a longer one): what was added follows.
+    put(&c, "g2", b"gee\nmore\n", "/d/sub/g.txt");
+    line.clear();
+    followed.read_line(&mut line).unwrap();
+    assert_eq!(line, "more\n");
     assert!(
         follow.try_wait().unwrap().is_none(),
         "-tail -f keeps following"
     );
+    put(&c, "g", b"gee\n", "/d/sub/g.txt");
     follow.kill().unwrap();
     follow.wait().unwrap();
 
