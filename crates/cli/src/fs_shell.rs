@@ -18,10 +18,18 @@ use tusk_common::Configuration;
 
 /// Runs one FsShell command line; returns the process exit code.
 pub fn main(mut conf: Configuration, mut args: Vec<String>) -> i32 {
-    while args.len() >= 2 && (args[0] == "-fs" || args[0] == "-D") {
-        if args[0] == "-fs" {
-            conf.set("fs.defaultFS", args[1].clone());
-        } else if let Err(e) = conf.apply_overrides(&[args[1].clone()]) {
+    while args.len() >= 2 && matches!(args[0].as_str(), "-fs" | "-D" | "-conf") {
+        let applied = match args[0].as_str() {
+            "-fs" => {
+                conf.set("fs.defaultFS", args[1].clone());
+                Ok(())
+            }
+            "-conf" => conf
+                .add_resource(std::path::Path::new(&args[1]))
+                .and_then(|()| conf.refresh_expansions()),
+            _ => conf.apply_overrides(&[args[1].clone()]),
+        };
+        if let Err(e) = applied {
             eprintln!("fs: {e}");
             return 2;
         }

@@ -108,7 +108,8 @@ impl Configuration {
         Ok(conf)
     }
 
-    /// Adds a resource on top of what is loaded.
+    /// Adds a resource on top of what is loaded (`-D` values stay); call
+    /// [`Configuration::refresh_expansions`] after the last one.
     pub fn add_resource(&mut self, path: &Path) -> Result<(), ConfigError> {
         if path.is_dir() {
             let mut any = false;
@@ -168,6 +169,10 @@ impl Configuration {
             }
             None => name,
         };
+        // `-D` wins over every resource, also one added after it (`tusk fs -conf F`).
+        if self.sources.get(key) == Some(&Source::Define) {
+            return;
+        }
         if self.finals.contains(key) {
             if value.as_deref() != self.values.get(key).map(String::as_str) {
                 tracing::warn!(
@@ -315,6 +320,11 @@ impl Configuration {
             }
             Some(v) => parse_duration(v, unit).ok_or_else(|| bad(key, v, "duration")),
         }
+    }
+
+    /// Re-expands `${}` values after [`Configuration::add_resource`].
+    pub fn refresh_expansions(&mut self) -> Result<(), ConfigError> {
+        self.refresh()
     }
 
     /// Expands every value that holds `${`; fails on a value nested deeper than
@@ -662,6 +672,11 @@ mod tests {
         conf.apply_overrides(&["dfs.replication=1"]).unwrap();
         assert_eq!(conf.get("dfs.replication"), Some("1"));
         assert_eq!(conf.source("dfs.replication"), Some(&Source::Define));
+        // ... also over a resource added after it.
+        conf.apply_overrides(&["dfs.blocksize=8m"]).unwrap();
+        conf.add_resource(&dir.path().join("hdfs-site.xml"))
+            .unwrap();
+        assert_eq!(conf.get("dfs.blocksize"), Some("8m"));
         // A later -D of a referenced key changes what refers to it.
         conf.apply_overrides(&["hadoop.tmp.dir=/data"]).unwrap();
         assert_eq!(conf.get("dfs.namenode.name.dir"), Some("/data/dfs/name"));

@@ -6,7 +6,8 @@ use super::VERBS;
 const GENERIC: &str = "Generic options supported are:
 -fs <hdfs://host:port>     specify the NameNode to use (default: fs.defaultFS, else the last `tusk local up`)
 -D <property=value>        define a value for a given property
---conf <file or dir>       TOML or Hadoop *-site.xml configuration (also $HADOOP_CONF_DIR)";
+-conf <file or dir>        TOML or Hadoop *-site.xml configuration (before `fs`:
+                           `tusk --conf PATH fs ...`; default: $HADOOP_CONF_DIR)";
 
 fn find(name: &str) -> Option<&'static (&'static str, &'static str, &'static str)> {
     let name = name.trim_start_matches('-');
