@@ -94,4 +94,58 @@ echo "$COUNT" | grep -Eq '^ +none +inf +1024 +1024 +1 +[01] +0 /compat/meta/s$' 
 "$TUSK" dfsadmin -fs "$URI" -clrQuota /compat/meta/q
 fsshell -mkdir /compat/meta/q/c || fail "-clrQuota left the quota"
 
+# --- fsux: globs, -cp -chgrp -head -tail -text -getmerge -find, and error wording, side by side
+# with Hadoop's FsShell: tusk fs must print what Hadoop's prints for the same cluster.
+tuskfs() { "$TUSK" fs -fs "$URI" "$@"; }
+same() { # same ARGS...: stdout and exit status of both shells are equal
+  local h t hs ts
+  h=$(fsshell "$@" 2>/dev/null) && hs=0 || hs=$?
+  t=$(tuskfs "$@" 2>/dev/null) && ts=0 || ts=$?
+  [ "$h" = "$t" ] && [ "$hs" = "$ts" ] || fail "tusk fs $* differs from Hadoop's:
+--- hadoop (exit $hs)
+$h
+--- tusk (exit $ts)
+$t"
+}
+same_err() { # same_err ARGS...: the error line both shells print
+  local h t
+  h=$(fsshell "$@" 2>&1 >/dev/null | grep -v -e '^WARN' -e 'NativeCodeLoader' | head -1) || true
+  t=$(tuskfs "$@" 2>&1 >/dev/null | head -1) || true
+  [ "$h" = "$t" ] || fail "tusk fs $* error differs: hadoop '$h', tusk '$t'"
+}
+fsshell -mkdir -p /fsux/out /fsux/logs/a /fsux/logs/b
+for i in 0 1 2; do echo "part $i" > "$WORK/p$i"; fsshell -put "$WORK/p$i" /fsux/out/part-0000$i; done
+echo la > "$WORK/la"; fsshell -put "$WORK/la" /fsux/logs/a/x.log
+echo lb > "$WORK/lb"; fsshell -put "$WORK/lb" /fsux/logs/b/x.log
+printf 'gz line\n' | gzip > "$WORK/z.gz"; fsshell -put "$WORK/z.gz" /fsux/z.gz
+head -c 5000 /dev/urandom | base64 > "$WORK/big.txt"; fsshell -put "$WORK/big.txt" /fsux/big.txt
+same -cat '/fsux/out/part-*'
+same -ls '/fsux/out/part-0000[02]'
+same -ls '/fsux/out/part-0000[^0]'
+same -cat '/fsux/logs/{a,b}/*.log'
+same -ls -R /fsux/logs
+same -head /fsux/big.txt
+same -tail /fsux/big.txt
+same -text /fsux/z.gz
+same -find /fsux -name '*.log'
+same -find /fsux/logs
+same -stat '%n %b' '/fsux/out/part-000?'
+same_err -cat '/fsux/out/nothing-*'
+same_err -cat /fsux/out
+same_err -mkdir /fsux/nodir/sub
+same_err -mkdir /fsux/big.txt/sub
+same_err -mkdir -p /fsux/big.txt/sub
+same -ls /fsux/out/../logs
+same -cat '/fsux/out/part-00000' /fsux/out/../out/part-00001
+fsshell -getmerge -nl /fsux/out "$WORK/merged.hadoop"
+tuskfs -getmerge -nl /fsux/out "$WORK/merged.tusk"
+cmp "$WORK/merged.hadoop" "$WORK/merged.tusk" || fail "-getmerge -nl differs"
+tuskfs -cp /fsux/logs /fsux/logs-copy
+same -cat '/fsux/logs-copy/*/x.log'
+tuskfs -chgrp -R staff /fsux/logs-copy
+[ "$(fsshell -stat %g /fsux/logs-copy/a/x.log)" = staff ] || fail "-chgrp -R"
+fsshell -cp /fsux/out/part-00000 /fsux/h-copy
+[ "$(tuskfs -cat /fsux/h-copy)" = "part 0" ] || fail "Hadoop's -cp read by tusk fs"
+tuskfs -rm -f '/fsux/never-*' || fail "-rm -f of a glob matching nothing"
+echo "compat-hadoop: fsux OK (globs, -head -tail -text -find -getmerge -cp -chgrp and errors equal to Hadoop's FsShell)"
 echo "compat-hadoop: OK (Hadoop FsShell -mkdir -put -ls -cat -mv -get -test -rm against Tusk)"

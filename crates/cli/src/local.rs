@@ -45,8 +45,9 @@ pub struct UpArgs {
 
 #[derive(Args)]
 pub struct DirArgs {
-    #[arg(long, default_value = "/tmp/tusk-local")]
-    pub dir: PathBuf,
+    /// State directory (default: the last `tusk local up`'s, else /tmp/tusk-local).
+    #[arg(long)]
+    pub dir: Option<PathBuf>,
 }
 
 pub async fn run(conf: Configuration, cmd: LocalCommand) -> anyhow::Result<()> {
@@ -66,6 +67,7 @@ pub async fn run(conf: Configuration, cmd: LocalCommand) -> anyhow::Result<()> {
             );
             eprintln!("dfs.namenode.http-address {}", cluster.namenode_http);
             crate::conf::record_default_fs(&cluster.uri)?;
+            crate::conf::record_local_dir(&args.dir)?;
             match &cluster.rm_addr {
                 Some(rm) => {
                     eprintln!("yarn.resourcemanager.address {rm}");
@@ -81,8 +83,8 @@ pub async fn run(conf: Configuration, cmd: LocalCommand) -> anyhow::Result<()> {
             println!("{}", cluster.uri);
             Ok(())
         }
-        LocalCommand::Down(args) => down(&args.dir),
-        LocalCommand::Status(args) => status(&args.dir).await,
+        LocalCommand::Down(args) => down(&crate::conf::local_dir(args.dir)),
+        LocalCommand::Status(args) => status(&crate::conf::local_dir(args.dir)).await,
     }
 }
 

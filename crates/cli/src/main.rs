@@ -40,9 +40,11 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
     about = "Tusk: an HDFS-compatible data platform"
 )]
 struct Cli {
-    /// TOML configuration file with Hadoop key names.
+    /// Configuration: a TOML file with Hadoop key names, a Hadoop *-site.xml file, or a
+    /// directory of them (repeatable, later ones override earlier; default:
+    /// $HADOOP_CONF_DIR when set).
     #[arg(long, global = true)]
-    conf: Option<std::path::PathBuf>,
+    conf: Vec<std::path::PathBuf>,
     /// Override a configuration key: -D key=value (repeatable).
     #[arg(short = 'D', global = true, value_name = "KEY=VALUE")]
     define: Vec<String>,
@@ -71,7 +73,9 @@ enum Command {
     /// A MapReduce task attempt (run by a NodeManager in a task container).
     #[command(hide = true)]
     MrTask(mr_container::TaskArgs),
-    /// File system shell (Hadoop FsShell verbs: -ls, -put, -get, -cat, ...).
+    /// File system shell (Hadoop FsShell verbs: -ls, -put, -get, -cat, ...; `tusk fs
+    /// --help` lists them all).
+    #[command(disable_help_flag = true)]
     Fs {
         /// Arguments as for `hadoop fs`, e.g. `-ls -R /`.
         #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
@@ -102,12 +106,20 @@ enum Command {
     },
     /// The shortest safe DataNode heartbeat period for a cluster size and link.
     HeartbeatAdvisor(bench::AdvisorArgs),
+    /// The effective configuration: `tusk conf show [--key K]`.
+    Conf {
+        #[command(subcommand)]
+        action: conf::ConfCommand,
+    },
 }
 
 fn main() {
     tusk_common::init_logging();
     let cli = Cli::parse();
-    let conf = match conf::load(cli.conf.as_deref(), &cli.define) {
+    if cli.command.prints_for_a_pipe() {
+        end_quietly_on_closed_stdout();
+    }
+    let conf = match conf::load(&cli.conf, &cli.define, cli.command.is_daemon()) {
         Ok(c) => c,
         Err(e) => {
             eprintln!("tusk: {e:#}");
@@ -132,6 +144,52 @@ fn main() {
     std::process::exit(code);
 }
 
+impl Command {
+    /// Commands whose output is read by people and pipelines (`tusk fs -ls -R / | head`),
+    /// not daemons or task containers, whose own pipes (a streaming task's child) must
+    /// report a closed pipe as an error rather than end the process.
+    fn prints_for_a_pipe(&self) -> bool {
+        match self {
+            Command::Fs { .. }
+            | Command::Dfsadmin { .. }
+            | Command::HeartbeatAdvisor(_)
+            | Command::Conf { .. } => true,
+            Command::Local { action } => matches!(action, local::LocalCommand::Status(_)),
+            Command::Job { action } => action.only_prints(),
+            _ => false,
+        }
+    }
+}
+
+impl Command {
+    /// Daemons (and `local up`, which starts them) warn about configuration keys no
+    /// component reads; other commands leave that to `tusk conf show`.
+    fn is_daemon(&self) -> bool {
+        matches!(
+            self,
+            Command::Namenode(_)
+                | Command::Datanode(_)
+                | Command::Resourcemanager(_)
+                | Command::Nodemanager(_)
+                | Command::Local {
+                    action: local::LocalCommand::Up(_)
+                }
+        )
+    }
+}
+
+/// A closed stdout ends the process quietly, as it ends Unix tools: the Rust runtime
+/// ignores SIGPIPE, which turns `tusk fs -ls -R / | head -1` into a panic in `println!`;
+/// the default action restores what `ls | head` does.
+#[allow(unsafe_code)]
+fn end_quietly_on_closed_stdout() {
+    // SAFETY: `signal` with SIG_DFL only resets a disposition; called on the main thread
+    // before any other thread (or runtime) starts.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
+}
+
 fn run(command: Command, conf: tusk_common::Configuration) -> anyhow::Result<()> {
     let mut builder = tokio::runtime::Builder::new_multi_thread();
     // Threads running this process's tasks (default: one per core).
@@ -153,6 +211,7 @@ fn run(command: Command, conf: tusk_common::Configuration) -> anyhow::Result<()>
         Command::Demo(args) => runtime.block_on(demo::run(conf, args)),
         Command::Bench { which } => runtime.block_on(bench::run(conf, which)),
         Command::HeartbeatAdvisor(args) => bench::advisor(args),
+        Command::Conf { action } => conf::run(&conf, action),
         Command::Fs { .. } | Command::Dfsadmin { .. } => unreachable!("handled in main"),
     }
 }

@@ -30,7 +30,12 @@ pub fn init_logging() {
     let (filter, handle) = reload::Layer::new(filter);
     let installed = tracing_subscriber::registry()
         .with(filter)
-        .with(tracing_subscriber::fmt::layer().with_writer(std::io::stderr))
+        // Colour only for a person at a terminal: daemon and container logs are files.
+        .with(
+            tracing_subscriber::fmt::layer()
+                .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
+                .with_writer(std::io::stderr),
+        )
         .try_init();
     if installed.is_ok() {
         let _ = FILTER.set(handle);
