@@ -423,6 +423,10 @@ pub struct HeartbeatSweepArgs {
     /// Hold this lock file while Hadoop's JVMs run.
     #[arg(long)]
     hadoop_lock: Option<PathBuf>,
+    /// Give up on one Hadoop (case, trial) after this long (the full sizes take longer
+    /// than the default on a busy 2-core host).
+    #[arg(long, default_value = "8m", value_parser = duration)]
+    hadoop_timeout: Duration,
     /// The masters' link for the advisor check (e.g. 1Gbit).
     #[arg(long, default_value = "1Gbit")]
     master_link: String,
@@ -644,6 +648,7 @@ pub async fn run(conf: Configuration, which: BenchCommand) -> anyhow::Result<()>
             opts.testbed = a.testbed;
             opts.vs_hadoop = a.vs_hadoop;
             opts.hadoop_lock = a.hadoop_lock;
+            opts.hadoop_timeout_secs = a.hadoop_timeout.as_secs().max(1);
             opts.base_dir = a.dir;
             opts.master_link_bytes_per_sec = advisor::parse_bandwidth(&a.master_link)?;
             let report = heartbeat_sweep::run(opts).await?;

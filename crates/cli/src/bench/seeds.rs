@@ -88,7 +88,7 @@ pub fn studies(quick: bool, out: &Path, hadoop: Option<(&Path, &Path)>) -> Vec<S
     sweep.extend(words(if quick {
         "--cases 1,6 --trials 1 --files 2 --size-mb 8 --tera-rows 100000 --tera-maps 2"
     } else {
-        "--trials 3"
+        "--trials 3 --hadoop-timeout 30m"
     }));
     if let Some((anchor, _)) = hadoop {
         sweep.extend(["--vs-hadoop".into(), anchor.display().to_string()]);
