@@ -1,6 +1,6 @@
 //! `tusk fs`: Hadoop FsShell's verbs, arguments, output and exit codes.
 
-mod format;
+pub(crate) mod format;
 
 use std::io::{Read, Write};
 use std::path::Path;

@@ -180,6 +180,9 @@ impl MiniCluster {
         let mut conf = Configuration::new();
         conf.set("ipc.client.connect.max.retries", "0");
         conf.set("ipc.client.connect.max.retries.on.timeouts", "0");
+        // As Hadoop's MiniDFSCluster: a restarted NameNode leaves start-up safe mode as
+        // soon as its blocks are reported.
+        conf.set("dfs.namenode.safemode.extension", "0");
         MiniClusterBuilder {
             datanodes: 3,
             nodemanagers: None,

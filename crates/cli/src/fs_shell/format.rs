@@ -14,7 +14,7 @@ pub fn date_seconds(millis: u64) -> String {
     format!("{y:04}-{mo:02}-{d:02} {h:02}:{mi:02}:{s:02}")
 }
 
-fn civil(millis: u64) -> (i64, u32, u32, u32, u32, u32) {
+pub(crate) fn civil(millis: u64) -> (i64, u32, u32, u32, u32, u32) {
     let secs = (millis / 1000) as i64;
     let days = secs.div_euclid(86_400);
     let rem = secs.rem_euclid(86_400);
