@@ -1,6 +1,7 @@
 //! `tusk fs`: Hadoop FsShell's verbs, arguments, output and exit codes.
 
 pub(crate) mod format;
+mod trash;
 
 use std::io::{Read, Write};
 use std::path::Path;
@@ -52,12 +53,13 @@ pub fn main(mut conf: Configuration, mut args: Vec<String>) -> i32 {
             user,
             default_fs,
             failed: false,
+            conf,
         };
         shell.run(&verb, &args[1..]).await
     })
 }
 
-const USAGE: &str = "Usage: tusk fs [-fs URI] [-D key=value] -ls|-mkdir|-put|-copyFromLocal|-get|-copyToLocal|-cat|-mv|-rm|-stat|-du|-df|-setrep|-chmod|-chown|-touchz|-test ...";
+const USAGE: &str = "Usage: tusk fs [-fs URI] [-D key=value] -ls|-mkdir|-put|-copyFromLocal|-get|-copyToLocal|-cat|-mv|-rm|-expunge|-stat|-du|-df|-setrep|-chmod|-chown|-touchz|-test ...";
 
 struct Shell {
     client: DfsClient,
@@ -65,6 +67,8 @@ struct Shell {
     default_fs: String,
     /// Set when any path of a multi-path command failed.
     failed: bool,
+    /// The client's configuration (`fs.trash.interval` when the NameNode sets none).
+    conf: Configuration,
 }
 
 /// Splits leading `-x` flags from the operands.
@@ -93,6 +97,7 @@ impl Shell {
             "-cat" => self.cat(args).await,
             "-mv" => self.mv(args).await,
             "-rm" => self.rm(args).await,
+            "-expunge" => self.expunge(args).await,
             "-rmdir" => self.rmdir(args).await,
             "-stat" => self.stat(args).await,
             "-du" => self.du(args).await,
@@ -446,6 +451,7 @@ impl Shell {
         let (f, paths) = flags(args, "rRf");
         let recursive = f.contains(&'r') || f.contains(&'R');
         let force = f.contains(&'f');
+        let skip_trash = args.iter().any(|a| a == "-skipTrash");
         let paths: Vec<&String> = paths
             .iter()
             .filter(|p| p.as_str() != "-skipTrash")
@@ -460,6 +466,7 @@ impl Shell {
                     eprintln!("rm: `{p}': Is a directory");
                     self.failed = true;
                 }
+                Ok(Some(_)) if !skip_trash && self.move_to_trash(&path).await? => {}
                 Ok(Some(_)) => match self.client.delete(&path, recursive).await {
                     Ok(true) => println!("Deleted {p}"),
                     Ok(false) => self.not_deleted("rm", p, &path),

@@ -7,8 +7,10 @@
 //! - `shutdown`: a cloneable shutdown signal handed to every server.
 //! - `timing`: [`Timing`], YARN's `tusk.yarn.timing` (event-driven or classic), one
 //!   strict parser shared by the ResourceManager, NodeManagers and AMs.
+//! - `calendar`: UTC dates from and to epoch milliseconds.
 //! - `error`: this crate's errors.
 
+pub mod calendar;
 pub mod config;
 pub mod error;
 pub mod shutdown;

@@ -9,7 +9,7 @@
 //! - `block_tokens`: the block keys, the tokens in located blocks, the key roller.
 //! - `safe_mode`: start-up and manual safe mode. `decommission`: host lists and
 //!   decommissioning. `admin`: block statistics, DataNode reports, open and corrupt
-//!   files.
+//!   files. `trash`: the trash emptier.
 
 pub mod admin;
 mod block_tokens;
@@ -19,6 +19,7 @@ pub mod decommission;
 mod monitors;
 pub mod safe_mode;
 mod status;
+pub mod trash;
 
 use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, RwLock, RwLockReadGuard, RwLockWriteGuard};
@@ -41,6 +42,7 @@ use crate::storage::{NameDir, NameDirs, RecoveryPlan, StorageInfo};
 pub use block_tokens::{spawn_key_roller, BlockTokens};
 pub use monitors::spawn_monitors;
 pub use safe_mode::SafeMode;
+pub use trash::spawn_trash_emptier;
 
 /// Open files per client, renewed by `renewLease`.
 #[derive(Debug, Default)]

@@ -68,6 +68,12 @@ pub struct NameNodeOptions {
     pub hosts_file: Option<PathBuf>,
     /// `dfs.hosts.exclude`: nodes to decommission.
     pub hosts_exclude_file: Option<PathBuf>,
+    /// `fs.trash.interval` (minutes; 0 disables trash): how long trash checkpoints are
+    /// kept. Sent to clients (in whole minutes) in the server defaults.
+    pub trash_interval: Duration,
+    /// `fs.trash.checkpoint.interval` (minutes; 0 or above `fs.trash.interval` means
+    /// that interval): how often the emptier runs.
+    pub trash_checkpoint_interval: Duration,
     /// `dfs.namenode.complete.wait` (Tusk key): how long `complete` waits for the last
     /// block's replicas before answering false.
     pub complete_wait: Duration,
@@ -129,6 +135,8 @@ impl Default for NameNodeOptions {
             safemode_replication_min: 1,
             hosts_file: None,
             hosts_exclude_file: None,
+            trash_interval: Duration::ZERO,
+            trash_checkpoint_interval: Duration::ZERO,
             complete_wait: Duration::from_secs(2),
             stale_interval: Duration::from_secs(30),
             avoid_write_stale: true,
@@ -245,6 +253,12 @@ impl NameNodeOptions {
                 .get("dfs.hosts.exclude")
                 .filter(|p| !p.is_empty())
                 .map(PathBuf::from),
+            trash_interval: conf
+                .get_duration("fs.trash.interval", Duration::ZERO, minutes)
+                .map_err(bad)?,
+            trash_checkpoint_interval: conf
+                .get_duration("fs.trash.checkpoint.interval", Duration::ZERO, minutes)
+                .map_err(bad)?,
             complete_wait: conf
                 .get_duration("dfs.namenode.complete.wait", d.complete_wait, ms)
                 .map_err(bad)?,

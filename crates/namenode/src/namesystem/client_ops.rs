@@ -949,7 +949,8 @@ impl Namesystem {
             replication: self.options.default_replication,
             file_buffer_size: 4096,
             encrypt_data_transfer: Some(false),
-            trash_interval: Some(0),
+            // Whole minutes, as HDFS's long; a shorter interval is still "on".
+            trash_interval: Some(self.options.trash_interval.as_secs().div_ceil(60)),
             checksum_type: Some(tusk_proto::hdfs::ChecksumTypeProto::ChecksumCrc32c as i32),
             key_provider_uri: None,
             policy_id: Some(0),
