@@ -320,6 +320,13 @@ impl ClientProtocolService {
                     })
                 })
             }
+            // No peer latency tracking (HDFS's default, dfs.datanode.peer.stats.enabled
+            // off): no node is reported slow.
+            "getSlowDatanodeReport" => now(body, |_: h::GetSlowDatanodeReportRequestProto| {
+                Ok(h::GetSlowDatanodeReportResponseProto {
+                    datanode_info_proto: vec![],
+                })
+            }),
             "refreshNodes" => now(body, |_: h::RefreshNodesRequestProto| {
                 fsn.refresh_nodes(user)?;
                 Ok(h::RefreshNodesResponseProto {})
