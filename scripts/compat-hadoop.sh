@@ -17,7 +17,7 @@ cleanup() { "$TUSK" local down --dir "$CLUSTER" >/dev/null 2>&1 || true; rm -rf 
 trap cleanup EXIT
 
 CP_FILE=scripts/compat-hadoop/classpath.txt
-if [ ! -s "$CP_FILE" ]; then
+if [ ! -s "$CP_FILE" ] || [ scripts/compat-hadoop/pom.xml -nt "$CP_FILE" ]; then
   echo "compat-hadoop: resolving Hadoop 3.4.2 FsShell from Maven Central..."
   mvn -q -f scripts/compat-hadoop/pom.xml dependency:build-classpath -Dmdep.outputFile="$PWD/$CP_FILE" >/dev/null
 fi
