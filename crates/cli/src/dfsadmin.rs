@@ -3,7 +3,7 @@
 //!
 //! - `report`: the text of `-report` (Hadoop's DFSAdmin and DatanodeInfo layout).
 
-mod report;
+pub(crate) mod report;
 
 use std::time::Duration;
 
