@@ -509,4 +509,67 @@ mod tests {
         assert_eq!(java_float(100.0), "100.0");
         assert_eq!(java_float(33.333332), "33.333332");
     }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_file_whose_only_replica_is_gone_makes_the_path_corrupt() {
+        let mut cluster = tusk_minicluster::MiniCluster::builder()
+            .datanodes(1)
+            .conf("dfs.replication", "1")
+            .conf("dfs.heartbeat.interval", "0.2")
+            .conf("dfs.namenode.heartbeat.recheck-interval", "300")
+            .build()
+            .await
+            .unwrap();
+        let client = cluster.client();
+        client.mkdirs("/d", 0o755, true).await.unwrap();
+        client
+            .write_file("/d/a", b"hello", Default::default())
+            .await
+            .unwrap();
+        let options = FsckOptions {
+            path: "/".into(),
+            files: true,
+            blocks: true,
+            locations: true,
+            ..Default::default()
+        };
+        let mut out = Vec::new();
+        let verdict = run(&client, "u", &options, 1, &mut out).await.unwrap();
+        let text = String::from_utf8(out).unwrap();
+        assert_eq!(verdict, Verdict::Healthy, "{text}");
+        assert!(
+            text.contains("/d/a 5 bytes, replicated: replication=1, 1 block(s):  OK\n0. BP-"),
+            "{text}"
+        );
+        assert!(text.contains(" Live_repl=1 [DatanodeInfoWithStorage[127.0.0.1:"));
+        assert!(text.ends_with("The filesystem under path '/' is HEALTHY\n"));
+
+        cluster.stop_datanode(0).await;
+        tusk_minicluster::wait_for("the node declared dead", std::time::Duration::from_secs(20), || async {
+            matches!(client.datanode_report(2).await, Ok(live) if live.is_empty())
+        })
+        .await
+        .unwrap();
+        let mut out = Vec::new();
+        let verdict = run(&client, "u", &options, 1, &mut out).await.unwrap();
+        let text = String::from_utf8(out).unwrap();
+        assert_eq!(verdict, Verdict::Corrupt, "{text}");
+        assert_eq!(verdict.exit_code(), 1);
+        assert!(text.contains(" MISSING 1 blocks of total size 5 B\n"), "{text}");
+        assert!(text.contains(" len=5 MISSING!"), "{text}");
+        assert!(text.contains("\n  CORRUPT FILES:\t1\n  MISSING BLOCKS:\t1"), "{text}");
+        assert!(text.ends_with("The filesystem under path '/' is CORRUPT\n"));
+
+        let listing = FsckOptions {
+            path: "/".into(),
+            list_corrupt_file_blocks: true,
+            ..Default::default()
+        };
+        let mut out = Vec::new();
+        run(&client, "u", &listing, 1, &mut out).await.unwrap();
+        let text = String::from_utf8(out).unwrap();
+        assert!(text.contains("The list of corrupt files under path '/' are:\nblk_"), "{text}");
+        assert!(text.contains("\t/d/a\n"), "{text}");
+        assert!(text.contains("has 1 CORRUPT files"), "{text}");
+    }
 }
