@@ -58,6 +58,30 @@ async fn safe_mode_refuses_writes_until_left_and_a_restart_leaves_it_once_blocks
     assert!(!client.set_safe_mode(A::SafemodeLeave).await.unwrap());
     client.mkdirs("/yes", 0o755, true).await.unwrap();
 
+    // listOpenFiles names a file being written, under the path asked about only.
+    let mut writer = client
+        .create("/yes/open", CreateOptions::default())
+        .await
+        .unwrap();
+    writer.write(b"partial").await.unwrap();
+    let open = client.list_open_files(0, "/yes", false).await.unwrap();
+    let paths: Vec<&str> = open.entries.iter().map(|e| e.path.as_str()).collect();
+    assert_eq!(paths, vec!["/yes/open"]);
+    assert_eq!(open.entries[0].client_name, client.client_name());
+    assert!(client
+        .list_open_files(0, "/kept", false)
+        .await
+        .unwrap()
+        .entries
+        .is_empty());
+    writer.close().await.unwrap();
+    assert!(client
+        .list_open_files(0, "/", false)
+        .await
+        .unwrap()
+        .entries
+        .is_empty());
+
     // A restart: start-up safe mode until the two blocks are reported again.
     cluster.restart_namenode().await.unwrap();
     let client = cluster.client();

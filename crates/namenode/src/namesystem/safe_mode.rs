@@ -424,6 +424,41 @@ mod tests {
             .unwrap();
     }
 
+    #[tokio::test]
+    async fn no_deletion_work_is_handed_out_in_safe_mode() {
+        use tusk_proto::internal::{datanode_command::Command, DatanodeIdentity, HeartbeatRequest};
+        let dir = tempfile::tempdir().unwrap();
+        let (_, fsn) = formatted(dir.path());
+        let identity = DatanodeIdentity {
+            datanode_uuid: "dn".into(),
+            ip_addr: "127.0.0.1".into(),
+            ..Default::default()
+        };
+        fsn.register_datanode(
+            tusk_proto::internal::RegisterDatanodeRequest {
+                datanode: Some(identity),
+                ..Default::default()
+            },
+            "127.0.0.1",
+        )
+        .unwrap();
+        fsn.write().datanodes.nodes[0].invalidate.push(42);
+        let beat = HeartbeatRequest {
+            datanode_uuid: "dn".into(),
+            ..Default::default()
+        };
+        let deletes = |r: &tusk_proto::internal::HeartbeatResponse| {
+            r.commands
+                .iter()
+                .any(|c| matches!(c.command, Some(Command::Invalidate(_))))
+        };
+        fsn.set_safe_mode("hdfs", A::SafemodeEnter).unwrap();
+        assert!(!deletes(&fsn.heartbeat(&beat)), "withheld in safe mode");
+        assert_eq!(fsn.read().datanodes.nodes[0].invalidate, vec![42]);
+        fsn.set_safe_mode("hdfs", A::SafemodeLeave).unwrap();
+        assert!(deletes(&fsn.heartbeat(&beat)), "sent once it is off");
+    }
+
     #[test]
     fn startup_safe_mode_waits_for_the_threshold_then_the_extension() {
         // HDFS truncates total × threshold: with 0.999, one block would need none.
