@@ -114,7 +114,9 @@ async fn safe_mode(client: &DfsClient, args: &[String]) -> Result<i32, ClientErr
     let mut on = client.set_safe_mode(action).await?;
     while wait && on {
         tokio::time::sleep(SAFE_MODE_POLL).await;
-        on = client.set_safe_mode(SafeModeActionProto::SafemodeGet).await?;
+        on = client
+            .set_safe_mode(SafeModeActionProto::SafemodeGet)
+            .await?;
     }
     println!("Safe mode is {}", if on { "ON" } else { "OFF" });
     Ok(0)
@@ -133,17 +135,25 @@ async fn list_open_files(client: &DfsClient, args: &[String]) -> Result<i32, Cli
                 it.next();
             }
             _ => {
-                eprintln!("Usage: tusk dfsadmin [-listOpenFiles [-blockingDecommission] [-path <path>]]");
+                eprintln!(
+                    "Usage: tusk dfsadmin [-listOpenFiles [-blockingDecommission] [-path <path>]]"
+                );
                 return Ok(2);
             }
         }
     }
-    println!("{:<20}\t{:<20}\t{}", "Client Host", "Client Name", "Open File Path");
+    println!(
+        "{:<20}\t{:<20}\t{}",
+        "Client Host", "Client Name", "Open File Path"
+    );
     let mut after = 0;
     loop {
         let batch = client.list_open_files(after, &path, blocking).await?;
         for e in &batch.entries {
-            println!("{:<20}\t{:<20}\t{:>20}", e.client_machine, e.client_name, e.path);
+            println!(
+                "{:<20}\t{:<20}\t{:>20}",
+                e.client_machine, e.client_name, e.path
+            );
             after = after.max(e.id);
         }
         if !batch.has_more || batch.entries.is_empty() {

@@ -22,7 +22,9 @@ impl DfsClient {
     }
 
     /// Block counts of replicated blocks (`getFsReplicatedBlockStats`).
-    pub async fn replicated_block_stats(&self) -> Result<h::GetFsReplicatedBlockStatsResponseProto> {
+    pub async fn replicated_block_stats(
+        &self,
+    ) -> Result<h::GetFsReplicatedBlockStatsResponseProto> {
         self.call(
             "getFsReplicatedBlockStats",
             &h::GetFsReplicatedBlockStatsRequestProto {},

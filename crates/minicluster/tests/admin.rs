@@ -49,12 +49,18 @@ async fn safe_mode_refuses_writes_until_left_and_a_restart_leaves_it_once_blocks
     let refused = client.mkdirs("/nope", 0o755, true).await.unwrap_err();
     assert_eq!(refused.remote_class(), Some("SafeModeException"));
     assert!(
-        refused.to_string().contains("Cannot create directory /nope. Name node is in safe mode.\nIt was turned on manually."),
+        refused.to_string().contains(
+            "Cannot create directory /nope. Name node is in safe mode.\nIt was turned on manually."
+        ),
         "{refused}"
     );
     let refused = client.delete("/kept", false).await.unwrap_err();
     assert_eq!(refused.remote_class(), Some("SafeModeException"));
-    assert_eq!(client.read_file("/kept").await.unwrap(), data, "reads go on");
+    assert_eq!(
+        client.read_file("/kept").await.unwrap(),
+        data,
+        "reads go on"
+    );
     assert!(!client.set_safe_mode(A::SafemodeLeave).await.unwrap());
     client.mkdirs("/yes", 0o755, true).await.unwrap();
 
@@ -85,9 +91,11 @@ async fn safe_mode_refuses_writes_until_left_and_a_restart_leaves_it_once_blocks
     // A restart: start-up safe mode until the two blocks are reported again.
     cluster.restart_namenode().await.unwrap();
     let client = cluster.client();
-    wait_for("start-up safe mode to end", Duration::from_secs(30), || async {
-        matches!(client.set_safe_mode(A::SafemodeGet).await, Ok(false))
-    })
+    wait_for(
+        "start-up safe mode to end",
+        Duration::from_secs(30),
+        || async { matches!(client.set_safe_mode(A::SafemodeGet).await, Ok(false)) },
+    )
     .await
     .unwrap();
     client.mkdirs("/after", 0o755, true).await.unwrap();
@@ -107,18 +115,26 @@ async fn an_excluded_node_is_decommissioned_only_after_its_replicas_moved() {
         ..Default::default()
     };
     client.write_file("/f", &data, three).await.unwrap();
-    let blocks = wait_for("three replicas of each block", Duration::from_secs(20), || async {
-        let located = client.block_locations("/f", 0, u64::MAX).await.ok()?;
-        located
-            .blocks
-            .iter()
-            .all(|b| b.locs.len() == 3)
-            .then_some(located.blocks)
-    })
+    let blocks = wait_for(
+        "three replicas of each block",
+        Duration::from_secs(20),
+        || async {
+            let located = client.block_locations("/f", 0, u64::MAX).await.ok()?;
+            located
+                .blocks
+                .iter()
+                .all(|b| b.locs.len() == 3)
+                .then_some(located.blocks)
+        },
+    )
     .await
     .unwrap();
     let victim = blocks[0].locs[0].id.clone();
-    std::fs::write(&exclude, format!("{}:{}\n", victim.ip_addr, victim.xfer_port)).unwrap();
+    std::fs::write(
+        &exclude,
+        format!("{}:{}\n", victim.ip_addr, victim.xfer_port),
+    )
+    .unwrap();
     client.refresh_nodes().await.unwrap();
 
     let state = admin_state(&client, &victim.datanode_uuid).await;
@@ -129,9 +145,13 @@ async fn an_excluded_node_is_decommissioned_only_after_its_replicas_moved() {
         ),
         "{state:?}"
     );
-    wait_for("the node to be decommissioned", Duration::from_secs(30), || async {
-        admin_state(&client, &victim.datanode_uuid).await == Some(AdminState::Decommissioned)
-    })
+    wait_for(
+        "the node to be decommissioned",
+        Duration::from_secs(30),
+        || async {
+            admin_state(&client, &victim.datanode_uuid).await == Some(AdminState::Decommissioned)
+        },
+    )
     .await
     .unwrap();
 
@@ -144,7 +164,11 @@ async fn an_excluded_node_is_decommissioned_only_after_its_replicas_moved() {
             .iter()
             .filter(|l| l.id.datanode_uuid != victim.datanode_uuid)
             .count();
-        assert!(others >= 3, "block {} has {others} other replicas", b.b.block_id);
+        assert!(
+            others >= 3,
+            "block {} has {others} other replicas",
+            b.b.block_id
+        );
         if let Some(pos) = b
             .locs
             .iter()

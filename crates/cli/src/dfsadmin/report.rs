@@ -16,7 +16,10 @@ pub async fn run(client: &DfsClient, args: &[String]) -> Result<(), ClientError>
     let stats = client.fs_stats().await?;
     let (capacity, used, remaining) = (stats.capacity, stats.used, stats.remaining);
     let present = used + remaining;
-    if client.set_safe_mode(SafeModeActionProto::SafemodeGet).await? {
+    if client
+        .set_safe_mode(SafeModeActionProto::SafemodeGet)
+        .await?
+    {
         println!("Safe mode is ON");
     }
     println!("Configured Capacity: {capacity} ({})", byte_desc(capacity));

@@ -17,7 +17,12 @@ impl Shell {
 
     /// How long checkpoints are kept, in milliseconds; 0 when trash is off.
     async fn trash_interval_ms(&self) -> Result<u64, ClientError> {
-        let server = self.client.server_defaults().await?.trash_interval.unwrap_or(0);
+        let server = self
+            .client
+            .server_defaults()
+            .await?
+            .trash_interval
+            .unwrap_or(0);
         if server > 0 {
             return Ok(server * 60_000);
         }
@@ -37,10 +42,7 @@ impl Shell {
     /// Moves `path` into the trash; false when trash is off or the path is already in
     /// the trash (it is then deleted for good, as Hadoop does).
     pub(super) async fn move_to_trash(&mut self, path: &str) -> Result<bool, String> {
-        let interval = self
-            .trash_interval_ms()
-            .await
-            .map_err(|e| e.to_string())?;
+        let interval = self.trash_interval_ms().await.map_err(|e| e.to_string())?;
         let root = self.trash_root();
         if interval == 0 || path == root || path.starts_with(&format!("{root}/")) {
             return Ok(false);
@@ -60,9 +62,18 @@ impl Shell {
                 super::describe(path, &e)
             )
         };
-        self.client.mkdirs(parent, 0o700, true).await.map_err(failed)?;
+        self.client
+            .mkdirs(parent, 0o700, true)
+            .await
+            .map_err(failed)?;
         let mut at = target.clone();
-        while self.client.get_file_info(&at).await.map_err(failed)?.is_some() {
+        while self
+            .client
+            .get_file_info(&at)
+            .await
+            .map_err(failed)?
+            .is_some()
+        {
             at = format!("{target}{}", tusk_common::now_millis());
         }
         if !self.client.rename(path, &at).await.map_err(failed)? {
@@ -101,7 +112,13 @@ impl Shell {
                 None => false,
             };
             let path = format!("{root}/{name}");
-            if expired && self.client.delete(&path, true).await.map_err(|e| e.to_string())? {
+            if expired
+                && self
+                    .client
+                    .delete(&path, true)
+                    .await
+                    .map_err(|e| e.to_string())?
+            {
                 println!("Deleted trash checkpoint: {path}");
             }
         }
@@ -109,7 +126,13 @@ impl Shell {
             return Ok(());
         }
         let current = format!("{root}/{CURRENT}");
-        if self.client.get_file_info(&current).await.map_err(|e| e.to_string())?.is_none() {
+        if self
+            .client
+            .get_file_info(&current)
+            .await
+            .map_err(|e| e.to_string())?
+            .is_none()
+        {
             return Ok(());
         }
         let base = format!("{root}/{}", checkpoint_name(now));

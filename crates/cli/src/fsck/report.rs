@@ -5,8 +5,7 @@ use std::io::Write;
 
 use tusk_client::{ClientError, DfsClient};
 use tusk_proto::hdfs::{
-    datanode_info_proto::AdminState, DatanodeReportTypeProto, LocatedBlockProto,
-    LocatedBlocksProto,
+    datanode_info_proto::AdminState, DatanodeReportTypeProto, LocatedBlockProto, LocatedBlocksProto,
 };
 
 use crate::dfsadmin::report::java_date;
@@ -97,7 +96,10 @@ impl FsckReport {
         if self.total_blocks == 0 {
             return String::new();
         }
-        format!(" ({} %)", java_float(n as f32 * 100.0 / self.total_blocks as f32))
+        format!(
+            " ({} %)",
+            java_float(n as f32 * 100.0 / self.total_blocks as f32)
+        )
     }
 
     fn summary(&self, default_replication: u64, min_replication: u64) -> String {
@@ -111,7 +113,10 @@ impl FsckReport {
         }
         s += &format!("\n Total blocks (validated):\t{}", self.total_blocks);
         if self.total_blocks > 0 {
-            s += &format!(" (avg. block size {} B)", self.total_size / self.total_blocks);
+            s += &format!(
+                " (avg. block size {} B)",
+                self.total_size / self.total_blocks
+            );
         }
         if self.open_files_blocks != 0 {
             s += &format!(
@@ -175,10 +180,16 @@ impl FsckReport {
             s += &format!(" ({} %)", java_float(pct));
         }
         if self.decommissioned_replicas > 0 {
-            s += &format!("\n DecommissionedReplicas:\t{}", self.decommissioned_replicas);
+            s += &format!(
+                "\n DecommissionedReplicas:\t{}",
+                self.decommissioned_replicas
+            );
         }
         if self.decommissioning_replicas > 0 {
-            s += &format!("\n DecommissioningReplicas:\t{}", self.decommissioning_replicas);
+            s += &format!(
+                "\n DecommissioningReplicas:\t{}",
+                self.decommissioning_replicas
+            );
         }
         s
     }
@@ -317,14 +328,25 @@ impl<W: Write> Walk<'_, W> {
         r.total_blocks += count;
         let policy = format!("replicated: replication={replication},");
         if located.under_construction {
-            write!(self.out, "{path} {length} bytes, {policy} {count} block(s), OPENFORWRITE: ")?;
+            write!(
+                self.out,
+                "{path} {length} bytes, {policy} {count} block(s), OPENFORWRITE: "
+            )?;
         } else if self.options.files {
-            write!(self.out, "{path} {length} bytes, {policy} {count} block(s): ")?;
+            write!(
+                self.out,
+                "{path} {length} bytes, {policy} {count} block(s): "
+            )?;
         }
         self.blocks(path, &located, replication as u64)
     }
 
-    fn blocks(&mut self, path: &str, located: &LocatedBlocksProto, target: u64) -> Result<(), ClientError> {
+    fn blocks(
+        &mut self,
+        path: &str,
+        located: &LocatedBlocksProto,
+        target: u64,
+    ) -> Result<(), ClientError> {
         let (mut missing, mut corrupt, mut missing_size, mut corrupt_size) = (0, 0, 0, 0);
         let mut under = 0;
         let mut lines = String::new();
@@ -334,7 +356,8 @@ impl<W: Write> Walk<'_, W> {
                 continue;
             }
             let bytes = b.b.num_bytes.unwrap_or(0);
-            let count = |s: AdminState| b.locs.iter().filter(|l| l.admin_state() == s).count() as u64;
+            let count =
+                |s: AdminState| b.locs.iter().filter(|l| l.admin_state() == s).count() as u64;
             let decommissioned = count(AdminState::Decommissioned);
             let decommissioning = count(AdminState::DecommissionInprogress);
             let r = &mut self.report;
@@ -396,20 +419,32 @@ impl<W: Write> Walk<'_, W> {
             self.report.corrupt_files += 1;
             if !self.options.files {
                 if missing > 0 {
-                    write!(self.out, "\n{path}: MISSING {missing} blocks of total size {missing_size} B.")?;
+                    write!(
+                        self.out,
+                        "\n{path}: MISSING {missing} blocks of total size {missing_size} B."
+                    )?;
                 }
                 if corrupt > 0 {
-                    write!(self.out, "\n{path}: CORRUPT {corrupt} blocks of total size {corrupt_size} B.")?;
+                    write!(
+                        self.out,
+                        "\n{path}: CORRUPT {corrupt} blocks of total size {corrupt_size} B."
+                    )?;
                 }
             }
         }
         if self.options.files {
             if missing > 0 || corrupt > 0 {
                 if missing > 0 {
-                    write!(self.out, " MISSING {missing} blocks of total size {missing_size} B\n")?;
+                    write!(
+                        self.out,
+                        " MISSING {missing} blocks of total size {missing_size} B\n"
+                    )?;
                 }
                 if corrupt > 0 {
-                    write!(self.out, " CORRUPT {corrupt} blocks of total size {corrupt_size} B\n")?;
+                    write!(
+                        self.out,
+                        " CORRUPT {corrupt} blocks of total size {corrupt_size} B\n"
+                    )?;
                 }
             } else if under == 0 {
                 writeln!(self.out, " OK")?;
@@ -461,7 +496,9 @@ async fn list_corrupt_file_blocks<W: Write>(
     let mut lines = Vec::new();
     let mut seen = BTreeSet::new();
     loop {
-        let batch = client.list_corrupt_file_blocks(path, cookie.clone()).await?;
+        let batch = client
+            .list_corrupt_file_blocks(path, cookie.clone())
+            .await?;
         if batch.files.is_empty() {
             break;
         }
@@ -470,7 +507,11 @@ async fn list_corrupt_file_blocks<W: Write>(
                 continue;
             }
             let located = client.block_locations(&file, 0, u64::MAX).await?;
-            for b in located.blocks.iter().filter(|b| b.corrupt || b.locs.is_empty()) {
+            for b in located
+                .blocks
+                .iter()
+                .filter(|b| b.corrupt || b.locs.is_empty())
+            {
                 lines.push(format!("blk_{}\t{file}", b.b.block_id));
             }
         }
@@ -484,9 +525,16 @@ async fn list_corrupt_file_blocks<W: Write>(
     }
     writeln!(out)?;
     if lines.is_empty() {
-        writeln!(out, "The filesystem under path '{path}' has no CORRUPT files")?;
+        writeln!(
+            out,
+            "The filesystem under path '{path}' has no CORRUPT files"
+        )?;
     } else {
-        writeln!(out, "The filesystem under path '{path}' has {} CORRUPT files", lines.len())?;
+        writeln!(
+            out,
+            "The filesystem under path '{path}' has {} CORRUPT files",
+            lines.len()
+        )?;
     }
     writeln!(out)?;
     Ok(Verdict::Healthy)
@@ -545,9 +593,11 @@ mod tests {
         assert!(text.ends_with("The filesystem under path '/' is HEALTHY\n"));
 
         cluster.stop_datanode(0).await;
-        tusk_minicluster::wait_for("the node declared dead", std::time::Duration::from_secs(20), || async {
-            matches!(client.datanode_report(2).await, Ok(live) if live.is_empty())
-        })
+        tusk_minicluster::wait_for(
+            "the node declared dead",
+            std::time::Duration::from_secs(20),
+            || async { matches!(client.datanode_report(2).await, Ok(live) if live.is_empty()) },
+        )
         .await
         .unwrap();
         let mut out = Vec::new();
@@ -555,9 +605,15 @@ mod tests {
         let text = String::from_utf8(out).unwrap();
         assert_eq!(verdict, Verdict::Corrupt, "{text}");
         assert_eq!(verdict.exit_code(), 1);
-        assert!(text.contains(" MISSING 1 blocks of total size 5 B\n"), "{text}");
+        assert!(
+            text.contains(" MISSING 1 blocks of total size 5 B\n"),
+            "{text}"
+        );
         assert!(text.contains(" len=5 MISSING!"), "{text}");
-        assert!(text.contains("\n  CORRUPT FILES:\t1\n  MISSING BLOCKS:\t1"), "{text}");
+        assert!(
+            text.contains("\n  CORRUPT FILES:\t1\n  MISSING BLOCKS:\t1"),
+            "{text}"
+        );
         assert!(text.ends_with("The filesystem under path '/' is CORRUPT\n"));
 
         let listing = FsckOptions {
@@ -568,7 +624,10 @@ mod tests {
         let mut out = Vec::new();
         run(&client, "u", &listing, 1, &mut out).await.unwrap();
         let text = String::from_utf8(out).unwrap();
-        assert!(text.contains("The list of corrupt files under path '/' are:\nblk_"), "{text}");
+        assert!(
+            text.contains("The list of corrupt files under path '/' are:\nblk_"),
+            "{text}"
+        );
         assert!(text.contains("\t/d/a\n"), "{text}");
         assert!(text.contains("has 1 CORRUPT files"), "{text}");
     }

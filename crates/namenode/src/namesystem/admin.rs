@@ -79,11 +79,14 @@ impl State {
         let Some(f) = self.ns.get(id).and_then(Inode::file) else {
             return false;
         };
-        f.blocks.iter().filter_map(|b| self.blocks.get(*b)).any(|b| {
-            b.state != BlockState::UnderConstruction
-                && b.num_bytes > 0
-                && !b.replicas.iter().any(|n| self.datanodes.nodes[*n].alive)
-        })
+        f.blocks
+            .iter()
+            .filter_map(|b| self.blocks.get(*b))
+            .any(|b| {
+                b.state != BlockState::UnderConstruction
+                    && b.num_bytes > 0
+                    && !b.replicas.iter().any(|n| self.datanodes.nodes[*n].alive)
+            })
     }
 }
 
@@ -120,9 +123,7 @@ impl Namesystem {
                     K::All => true,
                     K::Live => d.alive,
                     K::Dead => !d.alive,
-                    K::Decommissioning => {
-                        d.alive && d.admin == AdminState::DecommissionInProgress
-                    }
+                    K::Decommissioning => d.alive && d.admin == AdminState::DecommissionInProgress,
                     K::EnteringMaintenance | K::InMaintenance => false,
                 }
             })

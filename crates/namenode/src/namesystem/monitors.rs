@@ -122,7 +122,10 @@ impl Namesystem {
             .copied()
             .filter(|n| st.datanodes.nodes[*n].admin.in_service())
             .collect();
-        let fresh = counted.iter().filter(|n| st.datanodes.is_fresh(**n)).count();
+        let fresh = counted
+            .iter()
+            .filter(|n| st.datanodes.is_fresh(**n))
+            .count();
         self.invalidate_corrupt(st, block, expected, fresh);
         let pending = st.blocks.pending.get(&block).map_or(0, |p| p.targets.len());
         if counted.len() + pending < expected {

@@ -33,7 +33,9 @@ pub enum StartupStatus {
     /// Waiting for reported blocks or live DataNodes.
     PendingThreshold,
     /// Thresholds met; off once `until` passes (if they still hold).
-    Extension { until: Instant },
+    Extension {
+        until: Instant,
+    },
     Off,
 }
 
@@ -302,8 +304,9 @@ fn describe_call(method: &str, body: &Bytes) -> Option<String> {
         "createSymlink" => "Cannot create symlink".to_string(),
         "setQuota" => format!("Cannot set quota on {}", src()),
         "setStoragePolicy" => format!("Cannot set storage policy for {}", src()),
-        "modifyAclEntries" | "removeAclEntries" | "removeDefaultAcl" | "removeAcl"
-        | "setAcl" => format!("Cannot modify ACL entries on {}", src()),
+        "modifyAclEntries" | "removeAclEntries" | "removeDefaultAcl" | "removeAcl" | "setAcl" => {
+            format!("Cannot modify ACL entries on {}", src())
+        }
         "setXAttr" => format!("Cannot set XAttr on {}", src()),
         "removeXAttr" => format!("Cannot remove XAttr entry on {}", src()),
         "createSnapshot" => format!("Cannot create snapshot for {}", src()),
@@ -314,7 +317,9 @@ fn describe_call(method: &str, body: &Bytes) -> Option<String> {
         }
         "recoverLease" => format!("Cannot recover the lease of {}", src()),
         "renewLease" => format!("Cannot renew lease for {}", src()),
-        "updateBlockForPipeline" => "Cannot get a new generation stamp and an access token for block".to_string(),
+        "updateBlockForPipeline" => {
+            "Cannot get a new generation stamp and an access token for block".to_string()
+        }
         "updatePipeline" => "Pipeline not updated".to_string(),
         _ => return None,
     };

@@ -145,7 +145,11 @@ impl State {
         nodes.sort_by_key(|n| {
             let stale = self.datanodes.stale.avoid_reads && self.datanodes.is_stale(*n);
             let retiring = !self.datanodes.nodes[*n].admin.in_service();
-            (retiring, stale, self.blocks.suspect_since(b.id, *n).is_some())
+            (
+                retiring,
+                stale,
+                self.blocks.suspect_since(b.id, *n).is_some(),
+            )
         });
         self.located_block_on(b, offset, pool, &nodes)
     }

@@ -28,7 +28,9 @@ pub fn checkpoint_name(millis: u64) -> String {
 /// in one second, is ignored, as Hadoop's date parser does); `None` for other names.
 pub fn checkpoint_time(name: &str) -> Option<u64> {
     let digits = name.get(..12)?;
-    if !digits.bytes().all(|b| b.is_ascii_digit()) || !(name.len() == 12 || name[12..].starts_with('-')) {
+    if !digits.bytes().all(|b| b.is_ascii_digit())
+        || !(name.len() == 12 || name[12..].starts_with('-'))
+    {
         return None;
     }
     let field = |i: usize| digits[i..i + 2].parse::<u32>().ok();
@@ -181,13 +183,20 @@ mod tests {
         }
         fsn.empty_trash(t0).await.unwrap();
         let names = fsn.child_dirs("/user/u/.Trash").unwrap();
-        assert_eq!(names, vec![checkpoint_name(t0)], "old one deleted, Current moved");
+        assert_eq!(
+            names,
+            vec![checkpoint_name(t0)],
+            "old one deleted, Current moved"
+        );
         assert!(fsn.is_dir(&format!("/user/u/.Trash/{}/a/b", checkpoint_name(t0))));
 
         // A second Current in the same second gets a suffix; both survive a restart.
-        fsn.durable(fsn.mkdirs("u", "/user/u/.Trash/Current/c", 0o700, true).unwrap())
-            .await
-            .unwrap();
+        fsn.durable(
+            fsn.mkdirs("u", "/user/u/.Trash/Current/c", 0o700, true)
+                .unwrap(),
+        )
+        .await
+        .unwrap();
         fsn.empty_trash(t0).await.unwrap();
         fsn.edit_log.close();
         drop(fsn);
