@@ -7,7 +7,7 @@ pub(crate) mod report;
 
 use std::time::Duration;
 
-use tusk_client::{ClientError, ClientOptions, DfsClient};
+use tusk_client::{ClientError, DfsClient};
 use tusk_common::Configuration;
 use tusk_proto::hdfs::SafeModeActionProto;
 
@@ -23,40 +23,21 @@ const SAFE_MODE_POLL: Duration = Duration::from_secs(1);
 
 /// Runs one dfsadmin command line; returns the process exit code.
 pub fn main(mut conf: Configuration, mut args: Vec<String>) -> i32 {
-    while args.len() >= 2 && (args[0] == "-fs" || args[0] == "-D") {
-        if args[0] == "-fs" {
-            conf.set("fs.defaultFS", args[1].clone());
-        } else if let Err(e) = conf.apply_overrides(&[args[1].clone()]) {
-            eprintln!("dfsadmin: {e}");
-            return 2;
-        }
-        args.drain(..2);
-    }
-    if conf.get("fs.defaultFS").is_none() {
-        conf.set("fs.defaultFS", crate::conf::default_fs(&conf));
+    if let Err(e) = crate::conf::take_generic_options(&mut conf, &mut args) {
+        eprintln!("dfsadmin: {e}");
+        return 2;
     }
     let Some((verb, rest)) = args.split_first() else {
         eprintln!("{USAGE}");
         return 2;
     };
-    let options = match ClientOptions::from_conf(&conf) {
-        Ok(o) => o,
+    let (client, runtime) = match crate::conf::admin_client(&conf) {
+        Ok(c) => c,
         Err(e) => {
             eprintln!("dfsadmin: {e}");
             return 2;
         }
     };
-    let runtime = match tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-    {
-        Ok(r) => r,
-        Err(e) => {
-            eprintln!("dfsadmin: {e}");
-            return 1;
-        }
-    };
-    let client = DfsClient::new(options);
     let outcome = runtime.block_on(async {
         match verb.as_str() {
             "-report" => report::run(&client, rest).await.map(|()| 0),
@@ -143,8 +124,8 @@ async fn list_open_files(client: &DfsClient, args: &[String]) -> Result<i32, Cli
         }
     }
     println!(
-        "{:<20}\t{:<20}\t{}",
-        "Client Host", "Client Name", "Open File Path"
+        "{:<20}\t{:<20}\tOpen File Path",
+        "Client Host", "Client Name"
     );
     let mut after = 0;
     loop {

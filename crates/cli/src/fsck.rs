@@ -7,7 +7,6 @@
 
 mod report;
 
-use tusk_client::{ClientOptions, DfsClient};
 use tusk_common::Configuration;
 
 use report::FsckOptions;
@@ -16,41 +15,22 @@ const USAGE: &str = "Usage: tusk fsck <path> [-list-corruptfileblocks | [-move |
 
 /// Runs one fsck command line; returns the process exit code.
 pub fn main(mut conf: Configuration, mut args: Vec<String>) -> i32 {
-    while args.len() >= 2 && (args[0] == "-fs" || args[0] == "-D") {
-        if args[0] == "-fs" {
-            conf.set("fs.defaultFS", args[1].clone());
-        } else if let Err(e) = conf.apply_overrides(&[args[1].clone()]) {
-            eprintln!("fsck: {e}");
-            return 2;
-        }
-        args.drain(..2);
-    }
-    if conf.get("fs.defaultFS").is_none() {
-        conf.set("fs.defaultFS", crate::conf::default_fs(&conf));
+    if let Err(e) = crate::conf::take_generic_options(&mut conf, &mut args) {
+        eprintln!("fsck: {e}");
+        return 2;
     }
     let Some(options) = FsckOptions::parse(&args) else {
         eprintln!("{USAGE}");
         return 255;
     };
-    let client_options = match ClientOptions::from_conf(&conf) {
-        Ok(o) => o,
+    let (client, runtime) = match crate::conf::admin_client(&conf) {
+        Ok(c) => c,
         Err(e) => {
             eprintln!("fsck: {e}");
             return 2;
         }
     };
-    let user = client_options.user.clone();
-    let runtime = match tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-    {
-        Ok(r) => r,
-        Err(e) => {
-            eprintln!("fsck: {e}");
-            return 1;
-        }
-    };
-    let client = DfsClient::new(client_options);
+    let user = client.options().user.clone();
     let default_replication = conf.get_u64("dfs.replication", 3).unwrap_or(3);
     let outcome = runtime.block_on(async {
         let mut out = std::io::stdout().lock();

@@ -94,16 +94,7 @@ pub fn datanode_report(d: &DatanodeInfoProto) -> String {
     let r = d.remaining.unwrap_or(0);
     let u = d.dfs_used.unwrap_or(0);
     let non_dfs = d.non_dfs_used.unwrap_or(0);
-    let used_pct = if c == 0 {
-        100.0
-    } else {
-        u as f64 * 100.0 / c as f64
-    };
-    let remaining_pct = if c == 0 {
-        0.0
-    } else {
-        r as f64 * 100.0 / c as f64
-    };
+    let (used_pct, remaining_pct) = percents(u, r, c);
     let id = &d.id;
     let mut s = format!("Name: {}:{}", id.ip_addr, id.xfer_port);
     if !id.host_name.is_empty() {
@@ -130,16 +121,7 @@ pub fn datanode_report(d: &DatanodeInfoProto) -> String {
     s += &format!("DFS Remaining%: {remaining_pct:.2}%\n");
     let (cc, cu) = (d.cache_capacity.unwrap_or(0), d.cache_used.unwrap_or(0));
     let cr = cc.saturating_sub(cu);
-    let cache_used_pct = if cc == 0 {
-        100.0
-    } else {
-        cu as f64 * 100.0 / cc as f64
-    };
-    let cache_remaining_pct = if cc == 0 {
-        0.0
-    } else {
-        cr as f64 * 100.0 / cc as f64
-    };
+    let (cache_used_pct, cache_remaining_pct) = percents(cu, cr, cc);
     s += &format!("Configured Cache Capacity: {cc} ({})\n", byte_desc(cc));
     s += &format!("Cache Used: {cu} ({})\n", byte_desc(cu));
     s += &format!("Cache Remaining: {cr} ({})\n", byte_desc(cr));
@@ -156,6 +138,16 @@ pub fn datanode_report(d: &DatanodeInfoProto) -> String {
     s += &format!("Last Block Report: {last_report}\n");
     s += &format!("Num of Blocks: {}\n", d.num_blocks.unwrap_or(0));
     s
+}
+
+/// Used and remaining as percentages of `capacity`, as `DFSUtilClient.getPercentUsed`
+/// and `getPercentRemaining` give them: 100 % used and 0 % remaining of nothing.
+fn percents(used: u64, remaining: u64, capacity: u64) -> (f64, f64) {
+    if capacity == 0 {
+        return (100.0, 0.0);
+    }
+    let of = |n: u64| n as f64 * 100.0 / capacity as f64;
+    (of(used), of(remaining))
 }
 
 /// Hadoop's `StringUtils.byteDesc`: `0 B`, `512 B`, `3 KB`, `2.86 MB`.

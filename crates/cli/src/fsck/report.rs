@@ -112,11 +112,8 @@ impl FsckReport {
             s += &format!(" (Files currently being written: {})", self.open_files);
         }
         s += &format!("\n Total blocks (validated):\t{}", self.total_blocks);
-        if self.total_blocks > 0 {
-            s += &format!(
-                " (avg. block size {} B)",
-                self.total_size / self.total_blocks
-            );
+        if let Some(avg) = self.total_size.checked_div(self.total_blocks) {
+            s += &format!(" (avg. block size {avg} B)");
         }
         if self.open_files_blocks != 0 {
             s += &format!(
@@ -435,22 +432,22 @@ impl<W: Write> Walk<'_, W> {
         if self.options.files {
             if missing > 0 || corrupt > 0 {
                 if missing > 0 {
-                    write!(
+                    writeln!(
                         self.out,
-                        " MISSING {missing} blocks of total size {missing_size} B\n"
+                        " MISSING {missing} blocks of total size {missing_size} B"
                     )?;
                 }
                 if corrupt > 0 {
-                    write!(
+                    writeln!(
                         self.out,
-                        " CORRUPT {corrupt} blocks of total size {corrupt_size} B\n"
+                        " CORRUPT {corrupt} blocks of total size {corrupt_size} B"
                     )?;
                 }
             } else if under == 0 {
                 writeln!(self.out, " OK")?;
             }
             if self.options.blocks {
-                write!(self.out, "{lines}\n")?;
+                writeln!(self.out, "{lines}")?;
             }
         }
         Ok(())

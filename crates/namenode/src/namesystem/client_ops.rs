@@ -822,7 +822,6 @@ impl Namesystem {
             missing_repl_one_blocks: Some(health.missing_repl_one),
             blocks_in_future: Some(0),
             pending_deletion_blocks: Some(health.pending_deletion),
-            ..Default::default()
         }
     }
 
