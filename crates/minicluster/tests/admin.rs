@@ -221,3 +221,26 @@ async fn a_node_left_out_of_the_include_list_cannot_register() {
     );
     assert_eq!(fsn.read().datanodes.nodes.len(), 0);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_refreshed_include_list_that_drops_a_live_node_makes_it_dead() {
+    let dir = tempfile::tempdir().unwrap();
+    let include = dir.path().join("include");
+    std::fs::write(&include, "127.0.0.1\n").unwrap();
+    let cluster = MiniCluster::builder()
+        .datanodes(2)
+        .conf("dfs.heartbeat.interval", "0.2")
+        .conf("dfs.hosts", include.display().to_string())
+        .build()
+        .await
+        .unwrap();
+    let client = cluster.client();
+    let kept = cluster.datanode_addr(0).port();
+    std::fs::write(&include, format!("127.0.0.1:{kept}\n")).unwrap();
+    client.refresh_nodes().await.unwrap();
+    wait_for("the dropped node to be dead", Duration::from_secs(20), || async {
+        matches!(client.datanode_report(2).await, Ok(live) if live.len() == 1 && live[0].id.xfer_port == u32::from(kept))
+    })
+    .await
+    .unwrap();
+}

@@ -380,7 +380,7 @@ impl DatanodeProtocolService {
             "registerDatanode" => now(body, |r: t::RegisterDatanodeRequest| {
                 Ok(fsn.register_datanode(r, &ctx.peer.ip().to_string())?)
             }),
-            "sendHeartbeat" => now(body, |r: t::HeartbeatRequest| Ok(fsn.heartbeat(&r))),
+            "sendHeartbeat" => now(body, |r: t::HeartbeatRequest| Ok(fsn.heartbeat(&r)?)),
             "blockReceivedAndDeleted" => now(body, |r: t::BlockReceivedAndDeletedRequest| {
                 fsn.block_received(&r)?;
                 Ok(t::BlockReceivedAndDeletedResponse {})

@@ -222,8 +222,8 @@ impl Namesystem {
 
     /// Records a heartbeat; the reply carries queued commands, and the block keys when
     /// the node's are not the newest. An unknown node is told to register again (and
-    /// gets keys only then).
-    pub fn heartbeat(&self, req: &HeartbeatRequest) -> HeartbeatResponse {
+    /// gets keys only then); a node the include list no longer names is refused.
+    pub fn heartbeat(&self, req: &HeartbeatRequest) -> Result<HeartbeatResponse> {
         let reregister = || HeartbeatResponse {
             commands: vec![DatanodeCommand {
                 command: Some(Command::Reregister(true)),
@@ -232,8 +232,9 @@ impl Namesystem {
         };
         let mut st = self.write();
         let Some(idx) = st.datanodes.find(&req.datanode_uuid) else {
-            return reregister();
+            return Ok(reregister());
         };
+        st.refuse_disallowed(idx)?;
         let was_dead = !st.datanodes.nodes[idx].alive;
         {
             let d = &mut st.datanodes.nodes[idx];
@@ -248,7 +249,7 @@ impl Namesystem {
         }
         if was_dead {
             // A node declared dead must report its blocks again.
-            return reregister();
+            return Ok(reregister());
         }
         let had_blocks = !req.received.is_empty();
         st.receive(idx, &req.received, &req.deleted);
@@ -268,10 +269,10 @@ impl Namesystem {
         if had_blocks {
             self.block_events.notify_waiters();
         }
-        HeartbeatResponse {
+        Ok(HeartbeatResponse {
             commands,
             keys: self.block_keys_if_newer(req.newest_block_key_id),
-        }
+        })
     }
 
     pub fn block_received(&self, req: &BlockReceivedAndDeletedRequest) -> Result<()> {

@@ -153,6 +153,24 @@ impl State {
         counted >= expected
     }
 
+    /// Refuses a registered node that a refreshed include list no longer names; it is
+    /// dead to the NameNode from then on, as in HDFS.
+    pub fn refuse_disallowed(&mut self, node: DnIdx) -> Result<()> {
+        let id = &self.datanodes.nodes[node].identity;
+        if self.hosts.is_included(id) {
+            return Ok(());
+        }
+        let refused = NameNodeError::DisallowedDatanode {
+            node: format!("{}:{}", id.ip_addr, id.xfer_port),
+        };
+        if self.datanodes.nodes[node].alive {
+            tracing::warn!(node = %id.datanode_uuid, "node left out of the include list; declared dead");
+            self.datanodes.nodes[node].alive = false;
+            self.forget_node(node);
+        }
+        Err(refused)
+    }
+
     /// Blocks being written with `node` in their pipeline.
     pub fn blocks_being_written_on(&self, node: DnIdx) -> Vec<u64> {
         self.blocks

@@ -458,10 +458,16 @@ mod tests {
                 .any(|c| matches!(c.command, Some(Command::Invalidate(_))))
         };
         fsn.set_safe_mode("hdfs", A::SafemodeEnter).unwrap();
-        assert!(!deletes(&fsn.heartbeat(&beat)), "withheld in safe mode");
+        assert!(
+            !deletes(&fsn.heartbeat(&beat).unwrap()),
+            "withheld in safe mode"
+        );
         assert_eq!(fsn.read().datanodes.nodes[0].invalidate, vec![42]);
         fsn.set_safe_mode("hdfs", A::SafemodeLeave).unwrap();
-        assert!(deletes(&fsn.heartbeat(&beat)), "sent once it is off");
+        assert!(
+            deletes(&fsn.heartbeat(&beat).unwrap()),
+            "sent once it is off"
+        );
     }
 
     #[test]
