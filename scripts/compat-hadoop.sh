@@ -17,7 +17,7 @@ cleanup() { "$TUSK" local down --dir "$CLUSTER" >/dev/null 2>&1 || true; rm -rf 
 trap cleanup EXIT
 
 CP_FILE=scripts/compat-hadoop/classpath.txt
-if [ ! -s "$CP_FILE" ]; then
+if [ ! -s "$CP_FILE" ] || [ scripts/compat-hadoop/pom.xml -nt "$CP_FILE" ]; then
   echo "compat-hadoop: resolving Hadoop 3.4.2 FsShell from Maven Central..."
   mvn -q -f scripts/compat-hadoop/pom.xml dependency:build-classpath -Dmdep.outputFile="$PWD/$CP_FILE" >/dev/null
 fi
@@ -149,3 +149,41 @@ fsshell -cp /fsux/out/part-00000 /fsux/h-copy
 tuskfs -rm -f '/fsux/never-*' || fail "-rm -f of a glob matching nothing"
 echo "compat-hadoop: fsux OK (globs, -head -tail -text -find -getmerge -cp -chgrp and errors equal to Hadoop's FsShell)"
 echo "compat-hadoop: OK (Hadoop FsShell -mkdir -put -ls -cat -mv -get -test -rm against Tusk)"
+# --- nsadmin: Hadoop's DFSAdmin -report and -safemode, FsShell -rm into the trash
+dfsadmin() {
+  java -Djava.net.preferIPv4Stack=true -cp "$WORK/conf:$(cat "$CP_FILE")" \
+    -Dlog4j.configuration=none org.apache.hadoop.hdfs.tools.DFSAdmin -fs "$URI" "$@" 2> >(grep -v -e '^log4j' -e 'WARN util.NativeCodeLoader' >&2)
+}
+REPORT=$(dfsadmin -report)
+echo "$REPORT" | head -20
+echo "$REPORT" | grep -Eq '^Configured Capacity: [1-9][0-9]* \(' || fail "dfsadmin -report capacity"
+echo "$REPORT" | grep -q "^Replicated Blocks:" || fail "dfsadmin -report block statistics"
+echo "$REPORT" | grep -q "Missing blocks: 0" || fail "dfsadmin -report missing blocks"
+echo "$REPORT" | grep -q "^Live datanodes (3):" || fail "dfsadmin -report live datanodes"
+[ "$(echo "$REPORT" | grep -c '^Decommission Status : Normal')" = 3 ] || fail "dfsadmin -report node states"
+[ "$(dfsadmin -safemode get)" = "Safe mode is OFF" ] || fail "dfsadmin -safemode get"
+[ "$(dfsadmin -safemode enter)" = "Safe mode is ON" ] || fail "dfsadmin -safemode enter"
+REFUSED=$(fsshell -mkdir /compat/in-safe-mode 2>&1 || true)
+echo "$REFUSED" | grep -q "Cannot create directory /compat/in-safe-mode. Name node is in safe mode." || fail "a write in safe mode: $REFUSED"
+fsshell -test -e /compat/in-safe-mode && fail "a write in safe mode was done"
+[ "$("$TUSK" dfsadmin -fs "$URI" -safemode get)" = "Safe mode is ON" ] || fail "tusk dfsadmin -safemode get"
+[ "$(dfsadmin -safemode leave)" = "Safe mode is OFF" ] || fail "dfsadmin -safemode leave"
+[ "$(dfsadmin -safemode wait)" = "Safe mode is OFF" ] || fail "dfsadmin -safemode wait"
+fsshell -mkdir /compat/after-safe-mode || fail "a write after safe mode"
+# A second cluster whose NameNode turns trash on: Hadoop's FsShell must move to trash.
+cleanup() { for c in "$CLUSTER" "$WORK/trash-cluster"; do "$TUSK" local down --dir "$c" >/dev/null 2>&1 || true; done; rm -rf "$WORK"; }
+TRASH_URI=$(TUSK_HOME=$WORK "$TUSK" local up --dir "$WORK/trash-cluster" --datanodes 1 --no-yarn \
+  -D dfs.permissions.enabled=false -D dfs.replication=1 -D fs.trash.interval=60 | tail -1)
+TRASH=/user/$(id -un)/.Trash/Current
+URI=$TRASH_URI fsshell -put "$WORK/hello.txt" /kept.txt
+URI=$TRASH_URI fsshell -rm /kept.txt
+URI=$TRASH_URI fsshell -test -e /kept.txt && fail "-rm with trash on left the file"
+[ "$(URI=$TRASH_URI fsshell -cat "$TRASH/kept.txt")" = "hello from hadoop fsshell" ] || fail "-rm did not move to $TRASH"
+URI=$TRASH_URI fsshell -put "$WORK/hello.txt" /gone.txt
+URI=$TRASH_URI fsshell -rm -skipTrash /gone.txt | grep -q "Deleted /gone.txt" || fail "-rm -skipTrash"
+URI=$TRASH_URI fsshell -test -e "$TRASH/gone.txt" && fail "-rm -skipTrash moved to trash"
+"$TUSK" fs -fs "$TRASH_URI" -put "$WORK/hello.txt" /tusk.txt
+"$TUSK" fs -fs "$TRASH_URI" -rm /tusk.txt | grep -q "^Moved: '.*/tusk.txt' to trash at: .*$TRASH/tusk.txt" || fail "tusk fs -rm to trash"
+[ "$(URI=$TRASH_URI fsshell -cat "$TRASH/tusk.txt")" = "hello from hadoop fsshell" ] || fail "tusk fs -rm trash content"
+"$TUSK" local down --dir "$WORK/trash-cluster" >/dev/null
+echo "compat-hadoop: OK (Hadoop FsShell -mkdir -put -ls -cat -mv -get -test -rm against Tusk; DFSAdmin -report -safemode; -rm into the trash)"

@@ -9,8 +9,10 @@
 //! - `logging`: [`init_logging`] and the log filter `/logLevel` changes at run time.
 //! - `timing`: [`Timing`], YARN's `tusk.yarn.timing` (event-driven or classic), one
 //!   strict parser shared by the ResourceManager, NodeManagers and AMs.
+//! - `calendar`: UTC dates from and to epoch milliseconds.
 //! - `error`: this crate's errors.
 
+pub mod calendar;
 pub mod config;
 pub mod error;
 pub mod logging;

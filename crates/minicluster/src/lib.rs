@@ -195,6 +195,9 @@ impl MiniCluster {
         ] {
             conf.set(key, "127.0.0.1:0");
         }
+        // As Hadoop's MiniDFSCluster: a restarted NameNode leaves start-up safe mode as
+        // soon as its blocks are reported.
+        conf.set("dfs.namenode.safemode.extension", "0");
         MiniClusterBuilder {
             datanodes: 3,
             nodemanagers: None,

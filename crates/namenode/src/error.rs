@@ -69,8 +69,13 @@ pub enum NameNodeError {
     PathTooLong { op: &'static str },
     #[error("{message}")]
     InvalidArgument { message: String },
+    /// A namespace change refused in safe mode; `message` is HDFS's, with its tip.
+    #[error("{message}")]
+    SafeMode { message: String },
     #[error("{operation} is not supported by Tusk")]
     Unsupported { operation: String },
+    #[error("Datanode denied communication with namenode because the host is not in the include-list: {node}")]
+    DisallowedDatanode { node: String },
     #[error("Datanode {uuid} is not registered")]
     UnregisteredDatanode { uuid: String },
     #[error("Name directory {path} is not formatted; run `tusk namenode -format`")]
@@ -189,7 +194,11 @@ impl NameNodeError {
                 "org.apache.hadoop.hdfs.protocol.FSLimitException$MaxDirectoryItemsExceededException"
             }
             InvalidArgument { .. } => "org.apache.hadoop.HadoopIllegalArgumentException",
+            SafeMode { .. } => "org.apache.hadoop.hdfs.server.namenode.SafeModeException",
             Unsupported { .. } => "java.lang.UnsupportedOperationException",
+            DisallowedDatanode { .. } => {
+                "org.apache.hadoop.hdfs.server.protocol.DisallowedDatanodeException"
+            }
             UnregisteredDatanode { .. } => {
                 "org.apache.hadoop.hdfs.protocol.UnregisteredNodeException"
             }

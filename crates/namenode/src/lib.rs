@@ -86,6 +86,7 @@ impl NameNode {
         tokio::spawn(stop_when_unwritable(fsn.clone(), shutdown, stop.clone()));
         namesystem::spawn_monitors(fsn.clone(), stop.clone());
         namesystem::spawn_key_roller(fsn.clone(), stop.clone());
+        namesystem::spawn_trash_emptier(fsn.clone(), stop.clone());
         let server = RpcServer::new(vec![
             Arc::new(server::ClientProtocolService { fsn: fsn.clone() }),
             Arc::new(server::DatanodeProtocolService { fsn: fsn.clone() }),

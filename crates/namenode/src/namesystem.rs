@@ -7,16 +7,23 @@
 //! - `monitors`: dead-node detection, re-replication, lease expiry, checkpoints.
 //! - `status`: building HdfsFileStatus and LocatedBlocks replies.
 //! - `block_tokens`: the block keys, the tokens in located blocks, the key roller.
+//! - `safe_mode`: start-up and manual safe mode. `decommission`: host lists and
+//!   decommissioning. `admin`: block statistics, DataNode reports, open and corrupt
+//!   files. `trash`: the trash emptier.
 
 mod acl_ops;
+pub mod admin;
 mod block_tokens;
 mod client_ops;
 mod datanode_ops;
+pub mod decommission;
 mod listing_ops;
 mod monitors;
 mod policy_ops;
 mod quota;
+pub mod safe_mode;
 mod status;
+pub mod trash;
 mod xattr_ops;
 
 use std::collections::{HashMap, HashSet};
@@ -41,6 +48,8 @@ pub use acl_ops::AclChange;
 pub use block_tokens::{spawn_key_roller, BlockTokens};
 pub use monitors::spawn_monitors;
 pub use policy_ops::{all_policies as all_storage_policies, policy_by_id as storage_policy_by_id};
+pub use safe_mode::SafeMode;
+pub use trash::spawn_trash_emptier;
 
 /// Open files per client, renewed by `renewLease`.
 #[derive(Debug, Default)]
@@ -82,9 +91,11 @@ pub struct State {
     pub blocks: BlockMap,
     pub datanodes: DatanodeRegistry,
     pub leases: Leases,
-    /// True after a restart until enough blocks have reported replicas; no replication
-    /// or deletion decisions are made meanwhile.
-    pub safe_mode: bool,
+    /// Start-up and manual safe mode: while on, namespace writes are refused and no
+    /// replication or deletion work is scheduled.
+    pub safe_mode: SafeMode,
+    /// `dfs.hosts` / `dfs.hosts.exclude`, reread by `refreshNodes`.
+    pub hosts: decommission::HostLists,
     /// Edits applied since the last checkpoint.
     pub txns_since_checkpoint: u64,
     /// When the last checkpoint was written (or the state loaded).
@@ -406,7 +417,8 @@ impl State {
             blocks,
             datanodes: DatanodeRegistry::new(options),
             leases,
-            safe_mode: false,
+            safe_mode: SafeMode::off(options),
+            hosts: Default::default(),
             txns_since_checkpoint: 0,
             last_checkpoint: Instant::now(),
         };
@@ -538,8 +550,8 @@ impl Namesystem {
             format!("{} transactions", last_txid - image.last_txid),
             started.elapsed(),
         );
-        let has_blocks = !state.blocks.blocks.is_empty();
-        state.safe_mode = has_blocks;
+                state.hosts = decommission::HostLists::load(&options)?;
+        state.enter_startup_safe_mode();
         let topology = match &options.topology_file {
             Some(p) => Topology::load(p)?,
             None => Topology::default(),
@@ -603,6 +615,7 @@ impl Namesystem {
     /// Applies `op` and appends it to the log; call with the write lock held.
     pub fn apply_and_log(&self, st: &mut State, op: Op) -> Result<u64> {
         self.check_writable()?;
+        st.check_safe_mode(|| st.describe_op(&op))?;
         st.verify_quota(&op)?;
         let removed = st.apply(&op)?;
         st.invalidate_removed(&removed);

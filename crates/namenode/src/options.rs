@@ -67,6 +67,24 @@ pub struct NameNodeOptions {
     pub listing_limit: usize,
     /// `dfs.namenode.safemode.threshold-pct`.
     pub safemode_threshold: f64,
+    /// `dfs.namenode.safemode.min.datanodes`: live DataNodes start-up safe mode waits for.
+    pub safemode_min_datanodes: usize,
+    /// `dfs.namenode.safemode.extension` (ms): how long start-up safe mode stays on
+    /// after its thresholds are met.
+    pub safemode_extension: Duration,
+    /// `dfs.namenode.safemode.replication.min` (default `dfs.namenode.replication.min`):
+    /// live replicas that make a block count as reported.
+    pub safemode_replication_min: u32,
+    /// `dfs.hosts`: when set and not empty, only the nodes it names may register.
+    pub hosts_file: Option<PathBuf>,
+    /// `dfs.hosts.exclude`: nodes to decommission.
+    pub hosts_exclude_file: Option<PathBuf>,
+    /// `fs.trash.interval` (minutes; 0 disables trash): how long trash checkpoints are
+    /// kept. Sent to clients (in whole minutes) in the server defaults.
+    pub trash_interval: Duration,
+    /// `fs.trash.checkpoint.interval` (minutes; 0 or above `fs.trash.interval` means
+    /// that interval): how often the emptier runs.
+    pub trash_checkpoint_interval: Duration,
     /// `dfs.namenode.complete.wait` (Tusk key): how long `complete` waits for the last
     /// block's replicas before answering false.
     pub complete_wait: Duration,
@@ -129,6 +147,13 @@ impl Default for NameNodeOptions {
             topology_file: None,
             listing_limit: 1000,
             safemode_threshold: 0.999,
+            safemode_min_datanodes: 0,
+            safemode_extension: Duration::from_secs(30),
+            safemode_replication_min: 1,
+            hosts_file: None,
+            hosts_exclude_file: None,
+            trash_interval: Duration::ZERO,
+            trash_checkpoint_interval: Duration::ZERO,
             complete_wait: Duration::from_secs(2),
             stale_interval: Duration::from_secs(30),
             avoid_write_stale: true,
@@ -227,6 +252,33 @@ impl NameNodeOptions {
                 .get("dfs.namenode.safemode.threshold-pct")
                 .and_then(|v| v.parse().ok())
                 .unwrap_or(d.safemode_threshold),
+            safemode_min_datanodes: conf
+                .get_u64("dfs.namenode.safemode.min.datanodes", 0)
+                .map_err(bad)? as usize,
+            safemode_extension: conf
+                .get_duration("dfs.namenode.safemode.extension", d.safemode_extension, ms)
+                .map_err(bad)?,
+            safemode_replication_min: conf
+                .get_u64(
+                    "dfs.namenode.safemode.replication.min",
+                    conf.get_u64("dfs.namenode.replication.min", 1)
+                        .map_err(bad)?,
+                )
+                .map_err(bad)? as u32,
+            hosts_file: conf
+                .get("dfs.hosts")
+                .filter(|p| !p.is_empty())
+                .map(PathBuf::from),
+            hosts_exclude_file: conf
+                .get("dfs.hosts.exclude")
+                .filter(|p| !p.is_empty())
+                .map(PathBuf::from),
+            trash_interval: conf
+                .get_duration("fs.trash.interval", Duration::ZERO, minutes)
+                .map_err(bad)?,
+            trash_checkpoint_interval: conf
+                .get_duration("fs.trash.checkpoint.interval", Duration::ZERO, minutes)
+                .map_err(bad)?,
             complete_wait: conf
                 .get_duration("dfs.namenode.complete.wait", d.complete_wait, ms)
                 .map_err(bad)?,

@@ -105,6 +105,10 @@ impl ClientProtocolService {
     fn dispatch(self: Arc<Self>, ctx: CallContext, method: &str, body: Bytes) -> CallOutcome {
         let fsn = &self.fsn;
         let user: &str = &ctx.user;
+        // nsadmin: safe mode refuses namespace writes before anything else is checked
+        if let Err(e) = fsn.refuse_in_safe_mode(method, &body) {
+            return CallOutcome::Now(Err(e.into()));
+        }
         match method {
             "getServerDefaults" => now(body, |_: h::GetServerDefaultsRequestProto| {
                 Ok(h::GetServerDefaultsResponseProto {
@@ -264,11 +268,6 @@ impl ClientProtocolService {
                     bsize: fsn.preferred_block_size(&r.filename)?,
                 })
             }),
-            "setSafeMode" => now(body, |_: h::SetSafeModeRequestProto| {
-                Ok(h::SetSafeModeResponseProto {
-                    result: fsn.read().safe_mode,
-                })
-            }),
             "msync" => now(body, |_: h::MsyncRequestProto| Ok(h::MsyncResponseProto {})),
             "saveNamespace" => now(body, |_: h::SaveNamespaceRequestProto| {
                 fsn.checkpoint()?;
@@ -379,6 +378,46 @@ impl ClientProtocolService {
             "getBatchedListing" => now(body, |r: h::GetBatchedListingRequestProto| {
                 Ok(fsn.batched_listing(user, &r.paths, &r.start_after, r.need_location)?)
             }),
+            // nsadmin: safe mode, reports, decommissioning, fsck
+            "setSafeMode" => now(body, |r: h::SetSafeModeRequestProto| {
+                Ok(h::SetSafeModeResponseProto {
+                    result: fsn.set_safe_mode(user, r.action())?,
+                })
+            }),
+            "getFsReplicatedBlockStats" => {
+                now(body, |_: h::GetFsReplicatedBlockStatsRequestProto| {
+                    Ok(fsn.replicated_block_stats())
+                })
+            }
+            "getFsECBlockGroupStats" => now(body, |_: h::GetFsEcBlockGroupStatsRequestProto| {
+                Ok(fsn.ec_block_group_stats())
+            }),
+            "getDatanodeStorageReport" => {
+                now(body, |r: h::GetDatanodeStorageReportRequestProto| {
+                    Ok(h::GetDatanodeStorageReportResponseProto {
+                        datanode_storage_reports: fsn.datanode_storage_report(r.r#type),
+                    })
+                })
+            }
+            // No peer latency tracking (HDFS's default, dfs.datanode.peer.stats.enabled
+            // off): no node is reported slow.
+            "getSlowDatanodeReport" => now(body, |_: h::GetSlowDatanodeReportRequestProto| {
+                Ok(h::GetSlowDatanodeReportResponseProto {
+                    datanode_info_proto: vec![],
+                })
+            }),
+            "refreshNodes" => now(body, |_: h::RefreshNodesRequestProto| {
+                fsn.refresh_nodes(user)?;
+                Ok(h::RefreshNodesResponseProto {})
+            }),
+            "listOpenFiles" => now(body, |r: h::ListOpenFilesRequestProto| {
+                Ok(fsn.list_open_files(user, &r)?)
+            }),
+            "listCorruptFileBlocks" => now(body, |r: h::ListCorruptFileBlocksRequestProto| {
+                Ok(h::ListCorruptFileBlocksResponseProto {
+                    corrupt: fsn.list_corrupt_file_blocks(user, &r.path, r.cookie.as_deref())?,
+                })
+            }),
             other => CallOutcome::Now(Err(no_such_method(tusk_rpc::CLIENT_PROTOCOL, other))),
         }
     }
@@ -402,9 +441,9 @@ impl DatanodeProtocolService {
         let fsn = &self.fsn;
         match method {
             "registerDatanode" => now(body, |r: t::RegisterDatanodeRequest| {
-                Ok(fsn.register_datanode(r, &ctx.peer.ip().to_string()))
+                Ok(fsn.register_datanode(r, &ctx.peer.ip().to_string())?)
             }),
-            "sendHeartbeat" => now(body, |r: t::HeartbeatRequest| Ok(fsn.heartbeat(&r))),
+            "sendHeartbeat" => now(body, |r: t::HeartbeatRequest| Ok(fsn.heartbeat(&r)?)),
             "blockReceivedAndDeleted" => now(body, |r: t::BlockReceivedAndDeletedRequest| {
                 fsn.block_received(&r)?;
                 Ok(t::BlockReceivedAndDeletedResponse {})

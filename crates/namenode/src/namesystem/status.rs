@@ -145,9 +145,15 @@ impl State {
             return located;
         }
         // A stable sort keeps the replicas' order within each group.
+        // Decommissioning nodes last, as HDFS sorts them.
         nodes.sort_by_key(|n| {
             let stale = self.datanodes.stale.avoid_reads && self.datanodes.is_stale(*n);
-            (stale, self.blocks.suspect_since(b.id, *n).is_some())
+            let retiring = !self.datanodes.nodes[*n].admin.in_service();
+            (
+                retiring,
+                stale,
+                self.blocks.suspect_since(b.id, *n).is_some(),
+            )
         });
         self.located_block_on(b, offset, pool, &nodes)
     }
