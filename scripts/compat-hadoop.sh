@@ -148,7 +148,6 @@ fsshell -cp /fsux/out/part-00000 /fsux/h-copy
 [ "$(tuskfs -cat /fsux/h-copy)" = "part 0" ] || fail "Hadoop's -cp read by tusk fs"
 tuskfs -rm -f '/fsux/never-*' || fail "-rm -f of a glob matching nothing"
 echo "compat-hadoop: fsux OK (globs, -head -tail -text -find -getmerge -cp -chgrp and errors equal to Hadoop's FsShell)"
-echo "compat-hadoop: OK (Hadoop FsShell -mkdir -put -ls -cat -mv -get -test -rm against Tusk)"
 # --- nsadmin: Hadoop's DFSAdmin -report and -safemode, FsShell -rm into the trash
 dfsadmin() {
   java -Djava.net.preferIPv4Stack=true -cp "$WORK/conf:$(cat "$CP_FILE")" \

@@ -241,7 +241,7 @@ impl FsnSnapshot {
             live_datanodes: live,
             dead_datanodes: st.datanodes.nodes.len() as u64 - live,
             stale_datanodes: stale,
-            safe_mode: st.safe_mode,
+            safe_mode: st.safe_mode.is_on(),
             last_written_txid: fsn.edit_log.last_txid(),
             txns_since_checkpoint: st.txns_since_checkpoint,
             total_load: st
