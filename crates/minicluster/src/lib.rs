@@ -295,6 +295,10 @@ impl MiniCluster {
             );
         }
         let options = NameNodeOptions::from_conf(&conf)?;
+        if self.namenode_http_addr.port() != 0 {
+            // A killed NameNode's web server may hold its port for a moment yet.
+            drop(bind(self.namenode_http_addr).await?);
+        }
         let runtime = node_runtime("namenode")?;
         let listener = bind(self.namenode_addr).await?;
         self.namenode_addr = listener.local_addr()?;
@@ -314,7 +318,19 @@ impl MiniCluster {
                 }
             }
         });
-        let (namesystem, http_addr) = nn_rx.await.map_err(|_| "namenode task died")??;
+        let started = match nn_rx.await {
+            Ok(Ok(started)) => Ok(started),
+            Ok(Err(e)) => Err(Error::from(e)),
+            Err(_) => Err(Error::from("namenode task died")),
+        };
+        let (namesystem, http_addr) = match started {
+            Ok(started) => started,
+            Err(e) => {
+                // Not dropped here: this is an async context.
+                runtime.shutdown_background();
+                return Err(e);
+            }
+        };
         if let Some(a) = http_addr {
             self.namenode_http_addr = a;
         }
@@ -350,12 +366,30 @@ impl MiniCluster {
 
     pub async fn restart_namenode(&mut self) -> Result<(), Error> {
         self.stop_namenode().await?;
-        self.start_namenode().await
+        self.start_namenode().await?;
+        self.wait_for_startup_safe_mode_exit().await
+    }
+
+    /// As Hadoop's MiniDFSCluster after a NameNode restart: waits until start-up safe
+    /// mode has ended (the running DataNodes have reported enough blocks), so that a
+    /// test's next write is not refused with SafeModeException.
+    pub async fn wait_for_startup_safe_mode_exit(&self) -> Result<(), Error> {
+        if !self.datanodes.iter().any(|d| d.running.is_some()) {
+            return Ok(());
+        }
+        let fsn = self.namesystem();
+        wait_for("start-up safe mode to end", Duration::from_secs(60), || {
+            let off = !fsn.read().safe_mode.is_on();
+            async move { off }
+        })
+        .await?;
+        Ok(())
     }
 
     /// Starts the NameNode again after a kill or stop.
     pub async fn start_namenode_again(&mut self) -> Result<(), Error> {
-        self.start_namenode().await
+        self.start_namenode().await?;
+        self.wait_for_startup_safe_mode_exit().await
     }
 
     /// Adds and starts a DataNode; returns its index.
