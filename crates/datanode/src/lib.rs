@@ -18,6 +18,7 @@
 //!   `tusk.DatanodeProtocol`).
 //! - `http`: the web server's router ([`http::http_router`]), assembled from the
 //!   features that answer over HTTP; its port is the advertised `info_port`.
+//!   `webhdfs`: WebHDFS's CREATE and OPEN, streamed through Tusk's client.
 //! - `error`: [`DataNodeError`] and its mapping to DataTransferProtocol statuses.
 //!
 //! [`DataNode::start`] wires them together and returns a [`DataNodeHandle`].
@@ -29,6 +30,7 @@ mod http;
 mod identity;
 pub mod options;
 mod transfer;
+mod webhdfs;
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
