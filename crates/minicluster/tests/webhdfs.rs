@@ -430,6 +430,9 @@ async fn raw_get(addr: SocketAddr, target: &str) -> (u16, String) {
     (status, body)
 }
 
+/// Method, path, query, the expected status and exception, and (when given) message.
+type BadRequest<'a> = (Method, &'a str, &'a str, (u16, &'a str), Option<&'a str>);
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn bad_input_gets_hadoops_error_json_and_status() {
     let cluster = cluster().await;
@@ -441,7 +444,7 @@ async fn bad_input_gets_hadoops_error_json_and_status() {
         .unwrap();
 
     const BAD_ARGUMENT: (u16, &str) = (400, "IllegalArgumentException");
-    let cases: &[(Method, &str, &str, (u16, &str), Option<&str>)] = &[
+    let cases: &[BadRequest] = &[
         (Method::GET, "/f", "op=OPEN&offset=-1", BAD_ARGUMENT,
          Some("Invalid value for webhdfs parameter \"offset\": Invalid parameter range: offset = -1 < 0")),
         (Method::GET, "/f", "op=OPEN&length=ten", BAD_ARGUMENT, None),
