@@ -51,4 +51,23 @@ fsshell -rm /compat/moved.bin | grep -q "Deleted /compat/moved.bin" || fail "-rm
 fsshell -test -e /compat/moved.bin && fail "-rm left the file"
 # Tusk's own shell sees what Hadoop's wrote.
 [ "$("$TUSK" fs -fs "$URI" -cat /compat/hello.txt)" = "hello from hadoop fsshell" ] || fail "tusk fs -cat of a Hadoop-written file"
+# --- webhdfs: Hadoop's own WebHdfsFileSystem (webhdfs://) against the NameNode's HTTP port
+WEBHDFS="webhdfs://$(cat "$CLUSTER/namenode.http-addr")"
+echo "compat-hadoop: WebHDFS at $WEBHDFS"
+fsshell -mkdir -p "$WEBHDFS/compat/web"
+fsshell -put "$WORK/hello.txt" "$WEBHDFS/compat/web/hello.txt"
+fsshell -put "$WORK/local.bin" "$WEBHDFS/compat/web/data.bin"
+LS=$(fsshell -ls "$WEBHDFS/compat/web")
+echo "$LS"
+echo "$LS" | grep -q "Found 2 items" || fail "-ls webhdfs:// header"
+echo "$LS" | grep -Eq "^-rw-r--r-- +3 .* 3000000 .* $WEBHDFS/compat/web/data.bin$" || fail "-ls webhdfs:// line"
+[ "$(fsshell -cat "$WEBHDFS/compat/web/hello.txt")" = "hello from hadoop fsshell" ] || fail "-cat webhdfs://"
+fsshell -get "$WEBHDFS/compat/web/data.bin" "$WORK/web-back.bin"
+cmp "$WORK/local.bin" "$WORK/web-back.bin" || fail "-get webhdfs:// content differs"
+# What WebHDFS wrote is the same file over RPC.
+[ "$("$TUSK" fs -fs "$URI" -cat /compat/web/hello.txt)" = "hello from hadoop fsshell" ] || fail "tusk fs -cat of a WebHDFS-written file"
+fsshell -mv "$WEBHDFS/compat/web/hello.txt" "$WEBHDFS/compat/web/moved.txt"
+fsshell -rm -r "$WEBHDFS/compat/web" | grep -q "Deleted $WEBHDFS/compat/web" || fail "-rm -r webhdfs://"
+fsshell -test -e /compat/web && fail "-rm -r webhdfs:// left the directory"
+echo "compat-hadoop: OK (Hadoop WebHdfsFileSystem -mkdir -put -ls -cat -get -mv -rm over webhdfs://)"
 echo "compat-hadoop: OK (Hadoop FsShell -mkdir -put -ls -cat -mv -get -test -rm against Tusk)"

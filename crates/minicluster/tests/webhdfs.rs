@@ -332,6 +332,15 @@ async fn namespace_operations_answer_hadoops_json() {
         .nn(Method::GET, "/", "op=GETHOMEDIRECTORY&user.name=carol")
         .await;
     assert_eq!(home.json(), json!({"Path": "/user/carol"}));
+    let defaults = web
+        .nn(Method::GET, "/", "op=GETSERVERDEFAULTS")
+        .await
+        .json();
+    assert_eq!(defaults["FsServerDefaults"]["replication"], 2);
+    assert_eq!(
+        defaults["FsServerDefaults"]["checksumType"], 2,
+        "CRC32C's id"
+    );
 
     let renamed = web
         .nn(

@@ -117,6 +117,7 @@ async fn dispatch(w: &WebHdfs, req: Request) -> Result<Response> {
         Op::ListStatusBatch => namespace_ops::list_status_batch(w, &req).await,
         Op::GetContentSummary => namespace_ops::get_content_summary(w, &req).await,
         Op::GetHomeDirectory => namespace_ops::get_home_directory(&req),
+        Op::GetServerDefaults => namespace_ops::get_server_defaults(w),
         // PUT
         Op::Mkdirs => namespace_ops::mkdirs(w, &req).await,
         Op::Rename => namespace_ops::rename(w, &req).await,

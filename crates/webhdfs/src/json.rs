@@ -111,6 +111,26 @@ pub fn content_summary(s: &h::ContentSummaryProto) -> Value {
     })
 }
 
+/// `{"FsServerDefaults": {...}}` (GETSERVERDEFAULTS); `checksumType` is
+/// `DataChecksum.Type`'s id (CRC32C = 2), which `ChecksumTypeProto` shares.
+pub fn server_defaults(d: &h::FsServerDefaultsProto) -> Value {
+    let checksum = d.checksum_type.unwrap_or(2);
+    json!({
+        "FsServerDefaults": {
+            "blockSize": d.block_size,
+            "bytesPerChecksum": d.bytes_per_checksum,
+            "checksumType": checksum,
+            "defaultStoragePolicyId": d.policy_id.unwrap_or(0),
+            "encryptDataTransfer": d.encrypt_data_transfer.unwrap_or(false),
+            "fileBufferSize": d.file_buffer_size,
+            "keyProviderUri": d.key_provider_uri.clone().unwrap_or_default(),
+            "replication": d.replication,
+            "trashInterval": d.trash_interval.unwrap_or(0),
+            "writePacketSize": d.write_packet_size,
+        }
+    })
+}
+
 /// `{"boolean": b}` (MKDIRS, RENAME, DELETE, SETREPLICATION).
 pub fn boolean(b: bool) -> Value {
     json!({ "boolean": b })

@@ -9,7 +9,7 @@
 //!   and error messages; `user.name` (SIMPLE auth, `dr.who` when absent) and `doas`.
 //! - `path`: the file system path of a request URI, checked, and URIs back to it.
 //! - `json`: Hadoop's JSON shapes (`FileStatus`, `FileStatuses`, `DirectoryListing`,
-//!   `ContentSummary`, `boolean`, `Path`, `Location`).
+//!   `ContentSummary`, `FsServerDefaults`, `boolean`, `Path`, `Location`).
 //! - `error`: [`WebHdfsError`], answered as `{"RemoteException":{...}}` with Hadoop's
 //!   status code for the exception class.
 

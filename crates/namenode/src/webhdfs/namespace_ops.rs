@@ -65,6 +65,10 @@ pub(super) fn get_home_directory(req: &Request) -> Result<Response> {
     Ok(json(j::path(&format!("/user/{}", req.user))))
 }
 
+pub(super) fn get_server_defaults(w: &WebHdfs) -> Result<Response> {
+    Ok(json(j::server_defaults(&w.fsn.server_defaults())))
+}
+
 pub(super) async fn mkdirs(w: &WebHdfs, req: &Request) -> Result<Response> {
     let permission = req.params.permission()?.unwrap_or(DEFAULT_DIR_PERMISSION);
     let made = w
