@@ -226,6 +226,30 @@ async fn create_and_open_redirect_to_a_datanode_and_stream_the_bytes() {
         )
         .await;
     assert_eq!(tail.body, &data[data.len() - 5..]);
+    // A client that failed on one DataNode excludes it (`ip:xferPort`).
+    for i in 0..2 {
+        let excluded = cluster.datanode_addr(i);
+        let other = cluster.datanode_http_addr(1 - i);
+        for op in ["OPEN", "CREATE&user.name=alice&overwrite=true"] {
+            let method = if op == "OPEN" {
+                Method::GET
+            } else {
+                Method::PUT
+            };
+            let redirected = web
+                .nn(
+                    method,
+                    "/w/data.bin",
+                    &format!("op={op}&excludedatanodes={excluded}"),
+                )
+                .await;
+            let location = redirected.location.unwrap();
+            assert!(
+                location.starts_with(&format!("http://{other}/")),
+                "{location}"
+            );
+        }
+    }
     let past = web
         .nn(
             Method::GET,

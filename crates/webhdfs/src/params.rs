@@ -182,6 +182,18 @@ impl Params {
         self.text("startafter")
     }
 
+    /// `excludedatanodes`: DataNodes (`host:xferPort`, comma-separated) a client does
+    /// not want to be redirected to, as after a failed attempt.
+    pub fn exclude_datanodes(&self) -> Vec<String> {
+        self.get("excludedatanodes")
+            .unwrap_or_default()
+            .split(',')
+            .map(str::trim)
+            .filter(|d| !d.is_empty() && !is_null(d))
+            .map(str::to_string)
+            .collect()
+    }
+
     /// `modificationtime` (default -1: unchanged).
     pub fn modification_time(&self) -> Result<i64> {
         Ok(self.long("modificationtime", -1)?.unwrap_or(-1))

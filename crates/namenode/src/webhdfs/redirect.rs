@@ -13,7 +13,8 @@ use super::{json, Request, WebHdfs};
 /// `DatanodeReportTypeProto.LIVE`.
 const LIVE: i32 = 1;
 
-/// OPEN: a DataNode holding the block at `offset` (any live one for an empty file).
+/// OPEN: a DataNode holding the block at `offset` and not excluded (any live one for
+/// an empty file).
 /// The read permission is checked here, so a refused read never reaches a DataNode.
 pub(super) async fn open(w: &WebHdfs, req: &Request) -> Result<Response> {
     let offset = req.params.offset()?;
@@ -35,7 +36,11 @@ pub(super) async fn open(w: &WebHdfs, req: &Request) -> Result<Response> {
         .first()
         .map(|b| b.locs.clone())
         .unwrap_or_default();
-    let target = match holders.into_iter().find(serves_http) {
+    let excluded = req.params.exclude_datanodes();
+    let target = match holders
+        .into_iter()
+        .find(|dn| serves_http(dn) && !is_excluded(dn, &excluded))
+    {
         Some(dn) => dn,
         None => any_datanode(w, req)?,
     };
@@ -43,7 +48,8 @@ pub(super) async fn open(w: &WebHdfs, req: &Request) -> Result<Response> {
 }
 
 /// CREATE: a DataNode on the client's host when there is one (its first replica
-/// then stays local, as HDFS places it), else any live one. Nothing is created yet.
+/// then stays local, as HDFS places it), else any live one; never one the client
+/// excludes. Nothing is created yet.
 pub(super) fn create(w: &WebHdfs, req: &Request) -> Result<Response> {
     req.params.permission()?;
     req.params.replication()?;
@@ -55,11 +61,12 @@ pub(super) fn create(w: &WebHdfs, req: &Request) -> Result<Response> {
 
 /// A live DataNode with a web server, preferring one on the caller's host.
 fn any_datanode(w: &WebHdfs, req: &Request) -> Result<DatanodeInfoProto> {
+    let excluded = req.params.exclude_datanodes();
     let mut live: Vec<DatanodeInfoProto> = w
         .fsn
         .datanode_report(LIVE)
         .into_iter()
-        .filter(serves_http)
+        .filter(|dn| serves_http(dn) && !is_excluded(dn, &excluded))
         .collect();
     live.shuffle(&mut rand::thread_rng());
     let peer = req.peer.to_string();
@@ -67,15 +74,24 @@ fn any_datanode(w: &WebHdfs, req: &Request) -> Result<DatanodeInfoProto> {
     match local {
         Some(i) => Ok(live.swap_remove(i)),
         None => live.pop().ok_or_else(|| {
-            WebHdfsError::io(
-                "Failed to find datanode, suggest to check cluster health. excludeDatanodes=null",
-            )
+            WebHdfsError::io(format!(
+                "Failed to find datanode, suggest to check cluster health. excludeDatanodes={}",
+                req.params.get("excludedatanodes").unwrap_or("null")
+            ))
         }),
     }
 }
 
 fn serves_http(dn: &DatanodeInfoProto) -> bool {
     dn.id.info_port > 0
+}
+
+/// Whether `excludedatanodes` names `dn` (by `ip:xferPort` or `hostname:xferPort`).
+fn is_excluded(dn: &DatanodeInfoProto, excluded: &[String]) -> bool {
+    let port = dn.id.xfer_port;
+    excluded.iter().any(|e| {
+        *e == format!("{}:{port}", dn.id.ip_addr) || *e == format!("{}:{port}", dn.id.host_name)
+    })
 }
 
 /// The same request on `dn`'s web server: every parameter but `noredirect`, plus the
