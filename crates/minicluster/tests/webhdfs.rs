@@ -110,6 +110,8 @@ async fn cluster() -> MiniCluster {
     MiniCluster::builder()
         .datanodes(2)
         .conf("dfs.replication", "2")
+        // Listings of a few entries take several pages.
+        .conf("dfs.ls.limit", "3")
         .build()
         .await
         .unwrap()
@@ -334,6 +336,49 @@ async fn namespace_operations_answer_hadoops_json() {
         batch["DirectoryListing"]["partialListing"]["FileStatuses"]["FileStatus"][0]["pathSuffix"],
         "f"
     );
+
+    // Seven entries: LISTSTATUS streams every page, LISTSTATUS_BATCH gives one.
+    for i in 0..7 {
+        web.nn(
+            Method::PUT,
+            &format!("/home/alice/many/e{i}"),
+            &format!("op=MKDIRS&{q}"),
+        )
+        .await;
+    }
+    let all = web
+        .nn(
+            Method::GET,
+            "/home/alice/many",
+            &format!("op=LISTSTATUS&{q}"),
+        )
+        .await
+        .json();
+    let names: Vec<&str> = all["FileStatuses"]["FileStatus"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["pathSuffix"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["e0", "e1", "e2", "e3", "e4", "e5", "e6"]);
+    let page = web
+        .nn(
+            Method::GET,
+            "/home/alice/many",
+            &format!("op=LISTSTATUS_BATCH&{q}&startAfter=e2"),
+        )
+        .await
+        .json();
+    assert_eq!(page["DirectoryListing"]["remainingEntries"], 1);
+    let listed = &page["DirectoryListing"]["partialListing"]["FileStatuses"]["FileStatus"];
+    assert_eq!(listed.as_array().unwrap().len(), 3);
+    assert_eq!(listed[0]["pathSuffix"], "e3");
+    web.nn(
+        Method::DELETE,
+        "/home/alice/many",
+        &format!("op=DELETE&{q}&recursive=true"),
+    )
+    .await;
 
     let summary = web
         .nn(

@@ -143,16 +143,21 @@ impl WebHdfs {
         self.fsn.durable(logged).await.map_err(remote)
     }
 
-    /// A read's result once every edit it could have seen is durable, as RPC replies
-    /// wait, so no answer shows a change a failed sync could still undo.
+    /// A read's result once what it could have seen is durable ([`settled`]).
     pub async fn settled<T>(&self, read: crate::error::Result<T>) -> Result<T> {
-        let value = read.map_err(remote)?;
-        let seen = self.fsn.edit_log.last_txid();
-        if !self.fsn.edit_log.is_durable(seen) {
-            self.fsn.edit_log.wait_durable(seen).await.map_err(remote)?;
-        }
-        Ok(value)
+        settled(&self.fsn, read).await
     }
+}
+
+/// A read's result once every edit it could have seen is durable, as RPC replies
+/// wait, so no answer shows a change a failed sync could still undo.
+pub(crate) async fn settled<T>(fsn: &Namesystem, read: crate::error::Result<T>) -> Result<T> {
+    let value = read.map_err(remote)?;
+    let seen = fsn.edit_log.last_txid();
+    if !fsn.edit_log.is_durable(seen) {
+        fsn.edit_log.wait_durable(seen).await.map_err(remote)?;
+    }
+    Ok(value)
 }
 
 /// 200 with a JSON body.

@@ -1,9 +1,17 @@
 //! The namespace operations of WebHDFS, run on the namesystem as the request's user.
 
-use axum::response::Response;
+use std::future::ready;
+
+use axum::body::Body;
+use axum::http::{header, StatusCode};
+use axum::response::{IntoResponse, Response};
+use bytes::Bytes;
+use futures::{stream, StreamExt};
+use tusk_proto::hdfs::DirectoryListingProto;
 use tusk_webhdfs::{json as j, Params, Result, WebHdfsError};
 
-use super::{empty, json, Request, WebHdfs};
+use super::{empty, json, settled, Request, WebHdfs};
+use crate::Namesystem;
 
 /// Permission of MKDIRS and SETPERMISSION without `permission`.
 const DEFAULT_DIR_PERMISSION: u16 = 0o755;
@@ -16,25 +24,58 @@ pub(super) async fn get_file_status(w: &WebHdfs, req: &Request) -> Result<Respon
     Ok(json(j::file_status(&status)))
 }
 
-/// Every entry, page by page (`dfs.ls.limit` a page).
+/// Every entry, one `dfs.ls.limit` page at a time, the JSON streamed as the pages
+/// come, so a large directory is never held whole. An error after the first page (the
+/// directory removed meanwhile) cuts the answer short, as Hadoop's streamed listing does.
 pub(super) async fn list_status(w: &WebHdfs, req: &Request) -> Result<Response> {
-    let mut entries = Vec::new();
-    let mut after: Vec<u8> = Vec::new();
-    loop {
-        let page = w
-            .settled(w.fsn.get_listing(&req.user, &req.path, &after, false))
-            .await?
-            .ok_or_else(|| not_found_listing(&req.path))?;
-        let done = page.remaining_entries == 0 || page.partial_listing.is_empty();
-        if let Some(last) = page.partial_listing.last() {
-            after = last.path.to_vec();
+    let first = listing_page(&w.fsn, &req.user, &req.path, &[]).await?;
+    let (fsn, user, path) = (w.fsn.clone(), req.user.clone(), req.path.clone());
+    let entries = stream::try_unfold((Some(first), false), move |(page, after_entry)| {
+        let (fsn, user, path) = (fsn.clone(), user.clone(), path.clone());
+        async move {
+            let Some(page) = page else {
+                return Ok(None);
+            };
+            let mut chunk = Vec::new();
+            for (i, status) in page.partial_listing.iter().enumerate() {
+                if after_entry || i > 0 {
+                    chunk.push(b',');
+                }
+                chunk.extend_from_slice(j::file_status_fields(status).to_string().as_bytes());
+            }
+            let next = match page.partial_listing.last() {
+                Some(last) if page.remaining_entries > 0 => {
+                    Some(listing_page(&fsn, &user, &path, &last.path).await?)
+                }
+                _ => None,
+            };
+            let after_entry = after_entry || !page.partial_listing.is_empty();
+            Ok::<_, WebHdfsError>(Some((Bytes::from(chunk), (next, after_entry))))
         }
-        entries.extend(page.partial_listing);
-        if done {
-            break;
-        }
-    }
-    Ok(json(j::file_statuses(&entries)))
+    });
+    let head = Bytes::from_static(br#"{"FileStatuses":{"FileStatus":["#);
+    let tail = Bytes::from_static(b"]}}");
+    let body = stream::once(ready(Ok(head)))
+        .chain(entries)
+        .chain(stream::once(ready(Ok(tail))));
+    Ok((
+        StatusCode::OK,
+        [(header::CONTENT_TYPE, j::CONTENT_TYPE)],
+        Body::from_stream(body),
+    )
+        .into_response())
+}
+
+/// One page of `path`'s listing after `after`, once what it shows is durable.
+async fn listing_page(
+    fsn: &Namesystem,
+    user: &str,
+    path: &str,
+    after: &[u8],
+) -> Result<DirectoryListingProto> {
+    settled(fsn, fsn.get_listing(user, path, after, false))
+        .await?
+        .ok_or_else(|| not_found_listing(path))
 }
 
 /// One page after `startAfter`.
