@@ -185,4 +185,22 @@ URI=$TRASH_URI fsshell -test -e "$TRASH/gone.txt" && fail "-rm -skipTrash moved 
 "$TUSK" fs -fs "$TRASH_URI" -rm /tusk.txt | grep -q "^Moved: '.*/tusk.txt' to trash at: .*$TRASH/tusk.txt" || fail "tusk fs -rm to trash"
 [ "$(URI=$TRASH_URI fsshell -cat "$TRASH/tusk.txt")" = "hello from hadoop fsshell" ] || fail "tusk fs -rm trash content"
 "$TUSK" local down --dir "$WORK/trash-cluster" >/dev/null
-echo "compat-hadoop: OK (Hadoop FsShell -mkdir -put -ls -cat -mv -get -test -rm against Tusk; DFSAdmin -report -safemode; -rm into the trash)"
+# --- webhdfs: Hadoop's own WebHdfsFileSystem (webhdfs://) against the NameNode's HTTP port
+WEBHDFS="webhdfs://$(cat "$CLUSTER/namenode.http-addr")"
+echo "compat-hadoop: WebHDFS at $WEBHDFS"
+fsshell -mkdir -p "$WEBHDFS/compat/web"
+fsshell -put "$WORK/hello.txt" "$WEBHDFS/compat/web/hello.txt"
+fsshell -put "$WORK/local.bin" "$WEBHDFS/compat/web/data.bin"
+LS=$(fsshell -ls "$WEBHDFS/compat/web")
+echo "$LS"
+echo "$LS" | grep -q "Found 2 items" || fail "-ls webhdfs:// header"
+echo "$LS" | grep -Eq "^-rw-r--r-- +3 .* 3000000 .* $WEBHDFS/compat/web/data.bin$" || fail "-ls webhdfs:// line"
+[ "$(fsshell -cat "$WEBHDFS/compat/web/hello.txt")" = "hello from hadoop fsshell" ] || fail "-cat webhdfs://"
+fsshell -get "$WEBHDFS/compat/web/data.bin" "$WORK/web-back.bin"
+cmp "$WORK/local.bin" "$WORK/web-back.bin" || fail "-get webhdfs:// content differs"
+# What WebHDFS wrote is the same file over RPC.
+[ "$("$TUSK" fs -fs "$URI" -cat /compat/web/hello.txt)" = "hello from hadoop fsshell" ] || fail "tusk fs -cat of a WebHDFS-written file"
+fsshell -mv "$WEBHDFS/compat/web/hello.txt" "$WEBHDFS/compat/web/moved.txt"
+fsshell -rm -r "$WEBHDFS/compat/web" | grep -q "Deleted $WEBHDFS/compat/web" || fail "-rm -r webhdfs://"
+fsshell -test -e /compat/web && fail "-rm -r webhdfs:// left the directory"
+echo "compat-hadoop: OK (Hadoop 3.4.2 FsShell, DFSAdmin and WebHdfsFileSystem against Tusk: every block above)"

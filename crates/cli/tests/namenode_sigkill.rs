@@ -24,6 +24,8 @@ fn start_namenode(dir: &Path, listen: &str) -> (Child, String) {
             "dfs.namenode.name.dir={}",
             dir.join("name").display()
         ))
+        // A restart keeps the RPC port; the web server picks one each time.
+        .args(["-D", "dfs.namenode.http-address=127.0.0.1:0"])
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::null())

@@ -18,6 +18,7 @@
 //!   `tusk.DatanodeProtocol`).
 //! - `http`: the web server's router ([`http::http_router`]), assembled from the
 //!   features that answer over HTTP; its port is the advertised `info_port`.
+//!   `webhdfs`: WebHDFS's CREATE and OPEN, streamed through Tusk's client.
 //! - `metrics`: [`metrics::DataNodeMetrics`], the counters of `/metrics`.
 //! - `error`: [`DataNodeError`] and its mapping to DataTransferProtocol statuses.
 //!
@@ -31,6 +32,7 @@ mod identity;
 pub mod metrics;
 pub mod options;
 mod transfer;
+mod webhdfs;
 
 use std::net::SocketAddr;
 use std::path::PathBuf;

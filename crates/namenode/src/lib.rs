@@ -16,7 +16,8 @@
 //!   behind one lock and every operation on it.
 //! - `server`: the RPC services; [`NameNode::start`] wires it all to a listener.
 //! - `http`: the web server's router ([`http::http_router`]), assembled from the
-//!   features that answer over HTTP.
+//!   features that answer over HTTP. `webhdfs`: WebHDFS's namespace operations and
+//!   the redirects of its data operations to DataNodes.
 //! - `metrics`: the counters and gauges of `/metrics`, start-up progress.
 //! - `error`: [`NameNodeError`] and its mapping to Hadoop exception names.
 
@@ -34,6 +35,7 @@ pub mod path;
 pub mod placement;
 pub mod server;
 pub mod storage;
+mod webhdfs;
 
 use std::net::SocketAddr;
 use std::sync::Arc;

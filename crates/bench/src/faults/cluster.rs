@@ -128,10 +128,11 @@ impl FaultCluster {
             "--listen".into(),
             format!("127.0.0.1:{nn_port}"),
         ];
-        nn_args.extend(with(&[format!(
-            "dfs.namenode.name.dir={}",
-            dir_list(&name_dirs(dir))
-        )]));
+        nn_args.extend(with(&[
+            format!("dfs.namenode.name.dir={}", dir_list(&name_dirs(dir))),
+            // Its RPC port is fixed (kept across restarts); its web server's is picked.
+            "dfs.namenode.http-address=127.0.0.1:0".to_string(),
+        ]));
         let datanodes = (0..options.datanodes)
             .map(|i| {
                 let mut args = vec![
@@ -159,6 +160,7 @@ impl FaultCluster {
             rm_addr.clone(),
         ];
         rm_args.extend(with(&[
+            "yarn.resourcemanager.webapp.address=127.0.0.1:0".to_string(),
             "yarn.resourcemanager.recovery.enabled=true".to_string(),
             format!(
                 "yarn.resourcemanager.fs.state-store.uri={}",

@@ -1,0 +1,625 @@
+//! WebHDFS through plain HTTP, as curl or a script would use it: the two-step CREATE
+//! and OPEN with their redirects, Hadoop's JSON shapes, and Hadoop's error JSON and
+//! status codes for bad input and refused access.
+
+use std::net::SocketAddr;
+
+use reqwest::{redirect, Method, StatusCode};
+use serde_json::{json, Value};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tusk_client::CreateOptions;
+use tusk_minicluster::{test_data, MiniCluster};
+
+/// A client that does not follow redirects, so each step can be checked.
+struct Web {
+    http: reqwest::Client,
+    namenode: SocketAddr,
+}
+
+/// One answer: status, `Location` (if any), body.
+struct Answer {
+    status: StatusCode,
+    location: Option<String>,
+    body: Vec<u8>,
+}
+
+impl Answer {
+    fn json(&self) -> Value {
+        serde_json::from_slice(&self.body)
+            .unwrap_or_else(|e| panic!("not JSON ({e}): {}", String::from_utf8_lossy(&self.body)))
+    }
+
+    /// Asserts Hadoop's error JSON with `status` and exception `class` (simple name).
+    #[track_caller]
+    fn assert_error(&self, status: u16, class: &str) -> String {
+        assert_eq!(
+            self.status.as_u16(),
+            status,
+            "{}",
+            String::from_utf8_lossy(&self.body)
+        );
+        let e = &self.json()["RemoteException"];
+        assert_eq!(e["exception"], class, "{e}");
+        assert!(e["javaClassName"].as_str().unwrap().ends_with(class), "{e}");
+        e["message"].as_str().unwrap().to_string()
+    }
+}
+
+impl Web {
+    fn new(cluster: &MiniCluster) -> Web {
+        Web {
+            http: reqwest::Client::builder()
+                .redirect(redirect::Policy::none())
+                .build()
+                .unwrap(),
+            namenode: cluster.namenode_http_addr(),
+        }
+    }
+
+    /// `method` on the NameNode: `/webhdfs/v1{path}?{query}`.
+    async fn nn(&self, method: Method, path: &str, query: &str) -> Answer {
+        let url = format!("http://{}/webhdfs/v1{path}?{query}", self.namenode);
+        self.send(method, &url, Vec::new()).await
+    }
+
+    async fn send(&self, method: Method, url: &str, body: Vec<u8>) -> Answer {
+        let resp = self
+            .http
+            .request(method, url)
+            .body(body)
+            .send()
+            .await
+            .unwrap();
+        let status = resp.status();
+        let location = resp
+            .headers()
+            .get("location")
+            .map(|l| l.to_str().unwrap().to_string());
+        let body = resp.bytes().await.unwrap().to_vec();
+        Answer {
+            status,
+            location,
+            body,
+        }
+    }
+
+    /// The two-step CREATE: the NameNode's redirect, then the body to the DataNode.
+    async fn create(&self, path: &str, query: &str, data: Vec<u8>) -> Answer {
+        let first = self
+            .nn(Method::PUT, path, &format!("op=CREATE&{query}"))
+            .await;
+        assert_eq!(first.status, StatusCode::TEMPORARY_REDIRECT);
+        let location = first.location.expect("a Location");
+        self.send(Method::PUT, &location, data).await
+    }
+
+    /// The two-step OPEN.
+    async fn open(&self, path: &str, query: &str) -> Answer {
+        let first = self
+            .nn(Method::GET, path, &format!("op=OPEN&{query}"))
+            .await;
+        if first.status != StatusCode::TEMPORARY_REDIRECT {
+            return first;
+        }
+        self.send(Method::GET, &first.location.unwrap(), Vec::new())
+            .await
+    }
+}
+
+async fn cluster() -> MiniCluster {
+    MiniCluster::builder()
+        .datanodes(2)
+        .conf("dfs.replication", "2")
+        // Listings of a few entries take several pages.
+        .conf("dfs.ls.limit", "3")
+        .build()
+        .await
+        .unwrap()
+}
+
+/// `dir`, made by the superuser and given to `user`.
+async fn home(cluster: &MiniCluster, dir: &str, user: &str) {
+    let client = cluster.client();
+    client.mkdirs(dir, 0o755, true).await.unwrap();
+    client.set_owner(dir, Some(user), None).await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn create_and_open_redirect_to_a_datanode_and_stream_the_bytes() {
+    let cluster = cluster().await;
+    let web = Web::new(&cluster);
+    home(&cluster, "/w", "alice").await;
+    let data = test_data(3 * 1024 * 1024 + 123, 7);
+
+    // Step one names a DataNode's web server and the NameNode's RPC address.
+    let first = web
+        .nn(Method::PUT, "/w/data.bin", "op=CREATE&user.name=alice")
+        .await;
+    assert_eq!(first.status, StatusCode::TEMPORARY_REDIRECT);
+    let location = first.location.unwrap();
+    let dn_ports: Vec<String> = (0..2)
+        .map(|i| format!("127.0.0.1:{}/", cluster.datanode_http_addr(i).port()))
+        .collect();
+    assert!(
+        dn_ports
+            .iter()
+            .any(|p| location.starts_with(&format!("http://{p}webhdfs/v1/w/data.bin?op=CREATE"))),
+        "{location}"
+    );
+    assert!(location.contains("user.name=alice"), "{location}");
+    assert!(
+        location.contains(&format!("namenoderpcaddress={}", cluster.namenode_addr())),
+        "{location}"
+    );
+    // Nothing exists until the DataNode step.
+    assert!(cluster
+        .client()
+        .get_file_info("/w/data.bin")
+        .await
+        .unwrap()
+        .is_none());
+
+    // noredirect gives the same URL in JSON.
+    let no_redirect = web
+        .nn(
+            Method::PUT,
+            "/w/data.bin",
+            "op=CREATE&user.name=alice&noredirect=true",
+        )
+        .await;
+    assert_eq!(no_redirect.status, StatusCode::OK);
+    assert!(no_redirect.json()["Location"]
+        .as_str()
+        .unwrap()
+        .contains("/webhdfs/v1/w/data.bin?op=CREATE"));
+
+    // Several blocks, streamed.
+    let created = web
+        .create(
+            "/w/data.bin",
+            "user.name=alice&blocksize=1048576",
+            data.clone(),
+        )
+        .await;
+    assert_eq!(
+        created.status,
+        StatusCode::CREATED,
+        "{}",
+        String::from_utf8_lossy(&created.body)
+    );
+    assert_eq!(
+        created.location.as_deref(),
+        Some(format!("hdfs://{}/w/data.bin", cluster.namenode_addr()).as_str())
+    );
+    let client = cluster.client();
+    assert_eq!(client.read_file("/w/data.bin").await.unwrap(), data);
+    let status = client.stat("/w/data.bin").await.unwrap();
+    assert_eq!(status.owner, "alice");
+    assert_eq!(status.block_size, 1 << 20);
+
+    // A second CREATE without overwrite is refused; with it, the file is replaced.
+    let again = web
+        .create("/w/data.bin", "user.name=alice", b"x".to_vec())
+        .await;
+    again.assert_error(403, "FileAlreadyExistsException");
+    let replaced = web
+        .create(
+            "/w/data.bin",
+            "user.name=alice&overwrite=true",
+            data.clone(),
+        )
+        .await;
+    assert_eq!(replaced.status, StatusCode::CREATED);
+
+    // OPEN: whole, ranged, ranged past the end, empty at the end.
+    let whole = web.open("/w/data.bin", "user.name=bob").await;
+    assert_eq!(whole.status, StatusCode::OK);
+    assert_eq!(whole.body, data);
+    let offset = 1024 * 1024 - 10;
+    let ranged = web
+        .open("/w/data.bin", &format!("offset={offset}&length=100000"))
+        .await;
+    assert_eq!(ranged.status, StatusCode::OK);
+    assert_eq!(ranged.body, &data[offset..offset + 100000]);
+    let tail = web
+        .open(
+            "/w/data.bin",
+            &format!("offset={}&length=999999", data.len() - 5),
+        )
+        .await;
+    assert_eq!(tail.body, &data[data.len() - 5..]);
+    // A client that failed on one DataNode excludes it (`ip:xferPort`).
+    for i in 0..2 {
+        let excluded = cluster.datanode_addr(i);
+        let other = cluster.datanode_http_addr(1 - i);
+        for op in ["OPEN", "CREATE&user.name=alice&overwrite=true"] {
+            let method = if op == "OPEN" {
+                Method::GET
+            } else {
+                Method::PUT
+            };
+            let redirected = web
+                .nn(
+                    method,
+                    "/w/data.bin",
+                    &format!("op={op}&excludedatanodes={excluded}"),
+                )
+                .await;
+            let location = redirected.location.unwrap();
+            assert!(
+                location.starts_with(&format!("http://{other}/")),
+                "{location}"
+            );
+        }
+    }
+    let past = web
+        .nn(
+            Method::GET,
+            "/w/data.bin",
+            &format!("op=OPEN&offset={}", data.len()),
+        )
+        .await;
+    let message = past.assert_error(403, "IOException");
+    assert!(message.starts_with("Offset="), "{message}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn namespace_operations_answer_hadoops_json() {
+    let mut cluster = cluster().await;
+    let web = Web::new(&cluster);
+    home(&cluster, "/home/alice", "alice").await;
+    let q = "user.name=alice";
+
+    let made = web
+        .nn(
+            Method::PUT,
+            "/home/alice/d",
+            &format!("op=MKDIRS&{q}&permission=750"),
+        )
+        .await;
+    assert_eq!(made.status, StatusCode::OK);
+    assert_eq!(made.json(), json!({"boolean": true}));
+    web.create("/home/alice/d/f", q, b"0123456789".to_vec())
+        .await;
+
+    let status = web
+        .nn(Method::GET, "/home/alice/d", "op=GETFILESTATUS")
+        .await;
+    let fs = &status.json()["FileStatus"];
+    assert_eq!(fs["type"], "DIRECTORY");
+    assert_eq!(fs["permission"], "750");
+    assert_eq!(fs["owner"], "alice");
+    assert_eq!(fs["pathSuffix"], "");
+    assert_eq!(fs["childrenNum"], 1);
+    let keys: Vec<&str> = fs.as_object().unwrap().keys().map(String::as_str).collect();
+    assert_eq!(
+        keys,
+        [
+            "accessTime",
+            "blockSize",
+            "childrenNum",
+            "fileId",
+            "group",
+            "length",
+            "modificationTime",
+            "owner",
+            "pathSuffix",
+            "permission",
+            "replication",
+            "storagePolicy",
+            "type"
+        ]
+    );
+
+    // 750: alice lists it; dr.who could not.
+    let list = web
+        .nn(Method::GET, "/home/alice/d", &format!("op=LISTSTATUS&{q}"))
+        .await
+        .json();
+    let entries = list["FileStatuses"]["FileStatus"].as_array().unwrap();
+    assert_eq!(entries.len(), 1);
+    assert_eq!(entries[0]["pathSuffix"], "f");
+    assert_eq!(entries[0]["type"], "FILE");
+    assert_eq!(entries[0]["length"], 10);
+    assert_eq!(entries[0]["replication"], 2);
+
+    let batch = web
+        .nn(
+            Method::GET,
+            "/home/alice/d",
+            &format!("op=LISTSTATUS_BATCH&{q}"),
+        )
+        .await
+        .json();
+    assert_eq!(batch["DirectoryListing"]["remainingEntries"], 0);
+    assert_eq!(
+        batch["DirectoryListing"]["partialListing"]["FileStatuses"]["FileStatus"][0]["pathSuffix"],
+        "f"
+    );
+
+    // Seven entries: LISTSTATUS streams every page, LISTSTATUS_BATCH gives one.
+    for i in 0..7 {
+        web.nn(
+            Method::PUT,
+            &format!("/home/alice/many/e{i}"),
+            &format!("op=MKDIRS&{q}"),
+        )
+        .await;
+    }
+    let all = web
+        .nn(
+            Method::GET,
+            "/home/alice/many",
+            &format!("op=LISTSTATUS&{q}"),
+        )
+        .await
+        .json();
+    let names: Vec<&str> = all["FileStatuses"]["FileStatus"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["pathSuffix"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["e0", "e1", "e2", "e3", "e4", "e5", "e6"]);
+    let page = web
+        .nn(
+            Method::GET,
+            "/home/alice/many",
+            &format!("op=LISTSTATUS_BATCH&{q}&startAfter=e2"),
+        )
+        .await
+        .json();
+    assert_eq!(page["DirectoryListing"]["remainingEntries"], 1);
+    let listed = &page["DirectoryListing"]["partialListing"]["FileStatuses"]["FileStatus"];
+    assert_eq!(listed.as_array().unwrap().len(), 3);
+    assert_eq!(listed[0]["pathSuffix"], "e3");
+    web.nn(
+        Method::DELETE,
+        "/home/alice/many",
+        &format!("op=DELETE&{q}&recursive=true"),
+    )
+    .await;
+
+    let summary = web
+        .nn(
+            Method::GET,
+            "/home/alice",
+            &format!("op=GETCONTENTSUMMARY&{q}"),
+        )
+        .await
+        .json();
+    let cs = &summary["ContentSummary"];
+    assert_eq!(
+        (cs["fileCount"].clone(), cs["directoryCount"].clone()),
+        (json!(1), json!(2))
+    );
+    assert_eq!(cs["length"], 10);
+    assert_eq!(cs["spaceConsumed"], 20);
+    assert_eq!(cs["quota"], -1);
+
+    let home = web
+        .nn(Method::GET, "/", "op=GETHOMEDIRECTORY&user.name=carol")
+        .await;
+    assert_eq!(home.json(), json!({"Path": "/user/carol"}));
+    let defaults = web
+        .nn(Method::GET, "/", "op=GETSERVERDEFAULTS")
+        .await
+        .json();
+    assert_eq!(defaults["FsServerDefaults"]["replication"], 2);
+    assert_eq!(
+        defaults["FsServerDefaults"]["checksumType"], 2,
+        "CRC32C's id"
+    );
+
+    let renamed = web
+        .nn(
+            Method::PUT,
+            "/home/alice/d/f",
+            &format!("op=RENAME&{q}&destination=/home/alice/g"),
+        )
+        .await;
+    assert_eq!(renamed.json(), json!({"boolean": true}));
+    let set = web
+        .nn(
+            Method::PUT,
+            "/home/alice/g",
+            &format!("op=SETREPLICATION&{q}&replication=1"),
+        )
+        .await;
+    assert_eq!(set.json(), json!({"boolean": true}));
+    let perm = web
+        .nn(
+            Method::PUT,
+            "/home/alice/g",
+            &format!("op=SETPERMISSION&{q}&permission=600"),
+        )
+        .await;
+    assert_eq!(perm.status, StatusCode::OK);
+    assert!(perm.body.is_empty());
+    let times = web
+        .nn(
+            Method::PUT,
+            "/home/alice/g",
+            &format!("op=SETTIMES&{q}&modificationtime=1000&accesstime=2000"),
+        )
+        .await;
+    assert_eq!(times.status, StatusCode::OK);
+    let g = cluster.client().stat("/home/alice/g").await.unwrap();
+    assert_eq!(
+        (
+            g.replication,
+            g.permission,
+            g.modification_time,
+            g.access_time
+        ),
+        (1, 0o600, 1000, 2000)
+    );
+    // Only the superuser gives a file away.
+    web.nn(
+        Method::PUT,
+        "/home/alice/g",
+        &format!("op=SETOWNER&{q}&owner=bob"),
+    )
+    .await
+    .assert_error(403, "AccessControlException");
+    let superuser = tusk_common::current_user();
+    let chown = web
+        .nn(
+            Method::PUT,
+            "/home/alice/g",
+            &format!("op=SETOWNER&user.name={superuser}&owner=bob&group=staff"),
+        )
+        .await;
+    assert_eq!(chown.status, StatusCode::OK);
+    let deleted = web
+        .nn(
+            Method::DELETE,
+            "/home/alice/d",
+            &format!("op=DELETE&{q}&recursive=true"),
+        )
+        .await;
+    assert_eq!(deleted.json(), json!({"boolean": true}));
+
+    // What WebHDFS changed is in the edit log: it survives a NameNode restart.
+    cluster.restart_namenode().await.unwrap();
+    let g = cluster.client().stat("/home/alice/g").await.unwrap();
+    assert_eq!(
+        (g.owner.as_str(), g.group.as_str(), g.permission),
+        ("bob", "staff", 0o600)
+    );
+    assert!(cluster
+        .client()
+        .get_file_info("/home/alice/d")
+        .await
+        .unwrap()
+        .is_none());
+}
+
+/// Sends a request line as given (no client normalises `..` away) and returns the
+/// status and body.
+async fn raw_get(addr: SocketAddr, target: &str) -> (u16, String) {
+    let mut s = tokio::net::TcpStream::connect(addr).await.unwrap();
+    let req = format!("GET {target} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n");
+    s.write_all(req.as_bytes()).await.unwrap();
+    let mut out = String::new();
+    s.read_to_string(&mut out).await.unwrap();
+    let status = out[9..12].parse().unwrap();
+    let body = out.split("\r\n\r\n").nth(1).unwrap_or("").to_string();
+    (status, body)
+}
+
+/// Method, path, query, the expected status and exception, and (when given) message.
+type BadRequest<'a> = (Method, &'a str, &'a str, (u16, &'a str), Option<&'a str>);
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bad_input_gets_hadoops_error_json_and_status() {
+    let cluster = cluster().await;
+    let web = Web::new(&cluster);
+    cluster
+        .client()
+        .write_file("/f", b"abc", CreateOptions::default())
+        .await
+        .unwrap();
+
+    const BAD_ARGUMENT: (u16, &str) = (400, "IllegalArgumentException");
+    let cases: &[BadRequest] = &[
+        (Method::GET, "/f", "op=OPEN&offset=-1", BAD_ARGUMENT,
+         Some("Invalid value for webhdfs parameter \"offset\": Invalid parameter range: offset = -1 < 0")),
+        (Method::GET, "/f", "op=OPEN&length=ten", BAD_ARGUMENT, None),
+        (Method::GET, "/f", "op=FROBNICATE", BAD_ARGUMENT,
+         Some("Invalid value for webhdfs parameter \"op\": No enum constant org.apache.hadoop.hdfs.web.resources.GetOpParam.Op.FROBNICATE")),
+        // An operation under the wrong method is as unknown.
+        (Method::GET, "/f", "op=MKDIRS", BAD_ARGUMENT, None),
+        (Method::GET, "/f", "", BAD_ARGUMENT, None),
+        (Method::PUT, "/f", "op=RENAME", BAD_ARGUMENT,
+         Some("Required param destination for op: RENAME is null or empty")),
+        (Method::PUT, "/f", "op=SETOWNER&user.name=root", BAD_ARGUMENT,
+         Some("Both owner and group are empty.")),
+        (Method::PUT, "/f", "op=SETPERMISSION&permission=9", BAD_ARGUMENT, None),
+        (Method::GET, "/f", "op=GETFILESTATUS&user.name=a%20b", BAD_ARGUMENT, None),
+        (Method::GET, "/missing", "op=GETFILESTATUS", (404, "FileNotFoundException"),
+         Some("File does not exist: /missing")),
+        (Method::GET, "/missing", "op=OPEN", (404, "FileNotFoundException"), None),
+        (Method::GET, "/missing", "op=LISTSTATUS", (404, "FileNotFoundException"), None),
+        (Method::GET, "/f", "op=GETFILESTATUS&user.name=alice&doas=root",
+         (403, "AuthorizationException"), Some("User: alice is not allowed to impersonate root")),
+        // Operations Tusk does not run yet say so.
+        (Method::GET, "/f", "op=GETACLSTATUS", (400, "UnsupportedOperationException"),
+         Some("GETACLSTATUS is not supported")),
+    ];
+    for (method, path, query, (status, class), message) in cases {
+        let got = web
+            .nn(method.clone(), path, query)
+            .await
+            .assert_error(*status, class);
+        if let Some(m) = message {
+            assert_eq!(&got, m, "{method} {path}?{query}");
+        }
+    }
+
+    // `..` is refused as the NameNode refuses it, on both servers.
+    for addr in [cluster.namenode_http_addr(), cluster.datanode_http_addr(0)] {
+        let (status, body) = raw_get(addr, "/webhdfs/v1/a/../f?op=OPEN").await;
+        assert_eq!(status, 400, "{body}");
+        let e: Value = serde_json::from_str(&body).unwrap();
+        assert_eq!(e["RemoteException"]["exception"], "InvalidPathException");
+        assert_eq!(
+            e["RemoteException"]["javaClassName"],
+            "org.apache.hadoop.fs.InvalidPathException"
+        );
+    }
+    // A DataNode runs only the data operations.
+    let dn = cluster.datanode_http_addr(0);
+    web.send(
+        Method::PUT,
+        &format!("http://{dn}/webhdfs/v1/x?op=MKDIRS"),
+        Vec::new(),
+    )
+    .await
+    .assert_error(400, "IllegalArgumentException");
+    web.send(
+        Method::GET,
+        &format!("http://{dn}/webhdfs/v1/f?op=OPEN&offset=4"),
+        Vec::new(),
+    )
+    .await
+    .assert_error(403, "EOFException");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn anonymous_and_other_users_cannot_write_a_private_directory() {
+    let cluster = cluster().await;
+    let web = Web::new(&cluster);
+    let owner = cluster.client();
+    owner.mkdirs("/private", 0o700, true).await.unwrap();
+    owner
+        .write_file("/private/secret", b"s", CreateOptions::default())
+        .await
+        .unwrap();
+
+    // No user.name: dr.who.
+    let m = web
+        .nn(Method::PUT, "/private/x", "op=MKDIRS")
+        .await
+        .assert_error(403, "AccessControlException");
+    assert!(m.contains("dr.who"), "{m}");
+    web.create("/private/y", "", b"data".to_vec())
+        .await
+        .assert_error(403, "AccessControlException");
+    web.nn(
+        Method::DELETE,
+        "/private/secret",
+        "op=DELETE&user.name=mallory",
+    )
+    .await
+    .assert_error(403, "AccessControlException");
+    web.nn(Method::GET, "/private/secret", "op=OPEN&user.name=mallory")
+        .await
+        .assert_error(403, "AccessControlException");
+    web.nn(Method::GET, "/private", "op=LISTSTATUS")
+        .await
+        .assert_error(403, "AccessControlException");
+    let listing = owner.list("/private").await.unwrap();
+    assert_eq!(listing.len(), 1, "nothing was created");
+    assert_eq!(owner.read_file("/private/secret").await.unwrap(), b"s");
+}

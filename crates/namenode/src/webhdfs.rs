@@ -1,0 +1,180 @@
+//! WebHDFS on the NameNode (`/webhdfs/v1/<path>?op=...`, Hadoop's
+//! `NamenodeWebHdfsMethods`): namespace operations run here, in process, as the user
+//! the request names; data operations (CREATE, OPEN) answer with a redirect to a
+//! DataNode's web server, which streams the bytes through its own client.
+//!
+//! [`dispatch`] is the operation table: one arm per operation, `UnsupportedOperation`
+//! for the rest. `webhdfs/namespace_ops.rs` runs the namespace operations (each waits
+//! until its edit is durable before answering); `webhdfs/redirect.rs` chooses the
+//! DataNode and builds the `Location`.
+
+mod namespace_ops;
+mod redirect;
+
+use std::net::{IpAddr, SocketAddr};
+use std::sync::Arc;
+
+use axum::extract::{ConnectInfo, Path, Query, State};
+use axum::http::{header, Method, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::routing::any;
+use tusk_http::Router;
+use tusk_webhdfs::{path::fs_path, Op, Params, Result, WebHdfsError, PREFIX};
+
+use crate::namesystem::{Logged, Namesystem};
+use crate::NameNodeError;
+
+/// What every handler shares.
+pub(crate) struct WebHdfs {
+    pub fsn: Arc<Namesystem>,
+    /// The NameNode's RPC address, named in redirects (`namenoderpcaddress`).
+    pub rpc_addr: SocketAddr,
+}
+
+/// One request, parsed.
+pub(crate) struct Request {
+    pub op: Op,
+    /// Whose permissions apply (`user.name`, or `dr.who`).
+    pub user: String,
+    /// The absolute path after [`PREFIX`].
+    pub path: String,
+    pub params: Params,
+    /// Where the request came from; a write is redirected to a DataNode on that host
+    /// when there is one.
+    pub peer: IpAddr,
+}
+
+/// The WebHDFS routes of a NameNode whose RPC server listens on `rpc_addr`.
+pub fn router(fsn: Arc<Namesystem>, rpc_addr: SocketAddr) -> Router {
+    let state = Arc::new(WebHdfs { fsn, rpc_addr });
+    Router::new()
+        .route(PREFIX, any(root))
+        .route(&format!("{PREFIX}/"), any(root))
+        .route(&format!("{PREFIX}/{{*path}}"), any(at_path))
+        .with_state(state)
+}
+
+async fn root(
+    state: State<Arc<WebHdfs>>,
+    method: Method,
+    peer: ConnectInfo<SocketAddr>,
+    query: Query<Vec<(String, String)>>,
+) -> Response {
+    handle(state, method, peer, String::new(), query).await
+}
+
+async fn at_path(
+    state: State<Arc<WebHdfs>>,
+    method: Method,
+    peer: ConnectInfo<SocketAddr>,
+    Path(path): Path<String>,
+    query: Query<Vec<(String, String)>>,
+) -> Response {
+    handle(state, method, peer, path, query).await
+}
+
+async fn handle(
+    State(w): State<Arc<WebHdfs>>,
+    method: Method,
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    path: String,
+    Query(query): Query<Vec<(String, String)>>,
+) -> Response {
+    let parsed = parse(&method, &path, query, peer.ip());
+    let outcome = match parsed {
+        Ok(req) => dispatch(&w, req).await,
+        Err(e) => Err(e),
+    };
+    outcome.unwrap_or_else(IntoResponse::into_response)
+}
+
+fn parse(
+    method: &Method,
+    path: &str,
+    query: Vec<(String, String)>,
+    peer: IpAddr,
+) -> Result<Request> {
+    let params = Params::new(query);
+    let op = params.op(method)?;
+    Ok(Request {
+        op,
+        user: params.user()?,
+        path: fs_path(path)?,
+        params,
+        peer,
+    })
+}
+
+/// The operation table.
+async fn dispatch(w: &WebHdfs, req: Request) -> Result<Response> {
+    match req.op {
+        // Data: to a DataNode.
+        Op::Open => redirect::open(w, &req).await,
+        Op::Create => redirect::create(w, &req),
+        // GET
+        Op::GetFileStatus => namespace_ops::get_file_status(w, &req).await,
+        Op::ListStatus => namespace_ops::list_status(w, &req).await,
+        Op::ListStatusBatch => namespace_ops::list_status_batch(w, &req).await,
+        Op::GetContentSummary => namespace_ops::get_content_summary(w, &req).await,
+        Op::GetHomeDirectory => namespace_ops::get_home_directory(&req),
+        Op::GetServerDefaults => namespace_ops::get_server_defaults(w),
+        // PUT
+        Op::Mkdirs => namespace_ops::mkdirs(w, &req).await,
+        Op::Rename => namespace_ops::rename(w, &req).await,
+        Op::SetReplication => namespace_ops::set_replication(w, &req).await,
+        Op::SetOwner => namespace_ops::set_owner(w, &req).await,
+        Op::SetPermission => namespace_ops::set_permission(w, &req).await,
+        Op::SetTimes => namespace_ops::set_times(w, &req).await,
+        // DELETE
+        Op::Delete => namespace_ops::delete(w, &req).await,
+        other => Err(other.unsupported()),
+    }
+}
+
+/// A NameNode error as WebHDFS reports it.
+pub(crate) fn remote(e: NameNodeError) -> WebHdfsError {
+    e.to_remote().into()
+}
+
+impl WebHdfs {
+    /// A change's result once its edit is durable.
+    pub async fn durable<T>(&self, change: crate::error::Result<Logged<T>>) -> Result<T> {
+        let logged = change.map_err(remote)?;
+        self.fsn.durable(logged).await.map_err(remote)
+    }
+
+    /// A read's result once what it could have seen is durable ([`settled`]).
+    pub async fn settled<T>(&self, read: crate::error::Result<T>) -> Result<T> {
+        settled(&self.fsn, read).await
+    }
+}
+
+/// A read's result once every edit it could have seen is durable, as RPC replies
+/// wait, so no answer shows a change a failed sync could still undo.
+pub(crate) async fn settled<T>(fsn: &Namesystem, read: crate::error::Result<T>) -> Result<T> {
+    let value = read.map_err(remote)?;
+    let seen = fsn.edit_log.last_txid();
+    if !fsn.edit_log.is_durable(seen) {
+        fsn.edit_log.wait_durable(seen).await.map_err(remote)?;
+    }
+    Ok(value)
+}
+
+/// 200 with a JSON body.
+pub(crate) fn json(value: serde_json::Value) -> Response {
+    (
+        StatusCode::OK,
+        [(header::CONTENT_TYPE, tusk_webhdfs::json::CONTENT_TYPE)],
+        value.to_string(),
+    )
+        .into_response()
+}
+
+/// 200 with no body (SETOWNER, SETPERMISSION, SETTIMES, RENAME with options).
+pub(crate) fn empty() -> Response {
+    (
+        StatusCode::OK,
+        [(header::CONTENT_TYPE, "application/octet-stream")],
+    )
+        .into_response()
+}

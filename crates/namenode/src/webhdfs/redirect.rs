@@ -1,0 +1,123 @@
+//! The first step of WebHDFS's data operations: the NameNode picks a DataNode and
+//! answers 307 with its URL in `Location` (or 200 with `{"Location": ...}` under
+//! `noredirect=true`); the client sends the same request there.
+
+use axum::http::{header, StatusCode};
+use axum::response::{IntoResponse, Response};
+use rand::seq::SliceRandom;
+use tusk_proto::hdfs::DatanodeInfoProto;
+use tusk_webhdfs::{json as j, path, Result, WebHdfsError};
+
+use super::{json, Request, WebHdfs};
+
+/// `DatanodeReportTypeProto.LIVE`.
+const LIVE: i32 = 1;
+
+/// OPEN: a DataNode holding the block at `offset` and not excluded (any live one for
+/// an empty file).
+/// The read permission is checked here, so a refused read never reaches a DataNode.
+pub(super) async fn open(w: &WebHdfs, req: &Request) -> Result<Response> {
+    let offset = req.params.offset()?;
+    req.params.length()?;
+    req.params.buffer_size()?;
+    let located = w
+        .settled(w.fsn.get_block_locations(&req.user, &req.path, offset, 1))
+        .await?
+        .ok_or_else(|| WebHdfsError::file_not_found(format!("File {} not found.", req.path)))?;
+    let len = located.file_length;
+    if offset >= len && len > 0 {
+        return Err(WebHdfsError::io(format!(
+            "Offset={offset} out of the range [0, {len}); OPEN, path={}",
+            req.path
+        )));
+    }
+    let holders: Vec<DatanodeInfoProto> = located
+        .blocks
+        .first()
+        .map(|b| b.locs.clone())
+        .unwrap_or_default();
+    let excluded = req.params.exclude_datanodes();
+    let target = match holders
+        .into_iter()
+        .find(|dn| serves_http(dn) && !is_excluded(dn, &excluded))
+    {
+        Some(dn) => dn,
+        None => any_datanode(w, req)?,
+    };
+    redirect(w, req, &target)
+}
+
+/// CREATE: a DataNode on the client's host when there is one (its first replica
+/// then stays local, as HDFS places it), else any live one; never one the client
+/// excludes. Nothing is created yet.
+pub(super) fn create(w: &WebHdfs, req: &Request) -> Result<Response> {
+    req.params.permission()?;
+    req.params.replication()?;
+    req.params.block_size()?;
+    req.params.overwrite()?;
+    let target = any_datanode(w, req)?;
+    redirect(w, req, &target)
+}
+
+/// A live DataNode with a web server, preferring one on the caller's host.
+fn any_datanode(w: &WebHdfs, req: &Request) -> Result<DatanodeInfoProto> {
+    let excluded = req.params.exclude_datanodes();
+    let mut live: Vec<DatanodeInfoProto> = w
+        .fsn
+        .datanode_report(LIVE)
+        .into_iter()
+        .filter(|dn| serves_http(dn) && !is_excluded(dn, &excluded))
+        .collect();
+    live.shuffle(&mut rand::thread_rng());
+    let peer = req.peer.to_string();
+    let local = live.iter().position(|dn| dn.id.ip_addr == peer);
+    match local {
+        Some(i) => Ok(live.swap_remove(i)),
+        None => live.pop().ok_or_else(|| {
+            WebHdfsError::io(format!(
+                "Failed to find datanode, suggest to check cluster health. excludeDatanodes={}",
+                req.params.get("excludedatanodes").unwrap_or("null")
+            ))
+        }),
+    }
+}
+
+fn serves_http(dn: &DatanodeInfoProto) -> bool {
+    dn.id.info_port > 0
+}
+
+/// Whether `excludedatanodes` names `dn` (by `ip:xferPort` or `hostname:xferPort`).
+fn is_excluded(dn: &DatanodeInfoProto, excluded: &[String]) -> bool {
+    let port = dn.id.xfer_port;
+    excluded.iter().any(|e| {
+        *e == format!("{}:{port}", dn.id.ip_addr) || *e == format!("{}:{port}", dn.id.host_name)
+    })
+}
+
+/// The same request on `dn`'s web server: every parameter but `noredirect`, plus the
+/// NameNode's RPC address (`namenoderpcaddress`), as Hadoop's DataNodes expect.
+fn redirect(w: &WebHdfs, req: &Request, dn: &DatanodeInfoProto) -> Result<Response> {
+    let authority = format!("{}:{}", dn.id.ip_addr, dn.id.info_port);
+    let rpc = w.rpc_addr.to_string();
+    let mut query: Vec<(&str, &str)> = vec![("op", req.op.name())];
+    query.extend(
+        req.params
+            .pairs()
+            .iter()
+            .filter(|(k, _)| !matches!(k.as_str(), "op" | "noredirect" | "namenoderpcaddress"))
+            .map(|(k, v)| (k.as_str(), v.as_str())),
+    );
+    query.push(("namenoderpcaddress", &rpc));
+    let location = path::url(&authority, &req.path, &query);
+    if req.params.no_redirect()? {
+        return Ok(json(j::location(&location)));
+    }
+    Ok((
+        StatusCode::TEMPORARY_REDIRECT,
+        [
+            (header::LOCATION, location.as_str()),
+            (header::CONTENT_TYPE, "application/octet-stream"),
+        ],
+    )
+        .into_response())
+}
