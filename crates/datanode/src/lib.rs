@@ -16,6 +16,8 @@
 //! - `heartbeat`: registration, heartbeats and their commands (transfer, invalidate,
 //!   verify), incremental and full block reports, bad-replica reports (protocol
 //!   `tusk.DatanodeProtocol`).
+//! - `recovery`: block recovery commands (lease recovery, truncate): stop a replica's
+//!   writer and report it, then cut, restamp and finalize it.
 //! - `error`: [`DataNodeError`] and its mapping to DataTransferProtocol statuses.
 //!
 //! [`DataNode::start`] wires them together and returns a [`DataNodeHandle`].
@@ -25,6 +27,7 @@ pub mod error;
 mod heartbeat;
 mod identity;
 pub mod options;
+mod recovery;
 mod transfer;
 
 use std::net::SocketAddr;
