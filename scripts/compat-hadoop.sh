@@ -51,4 +51,28 @@ fsshell -rm /compat/moved.bin | grep -q "Deleted /compat/moved.bin" || fail "-rm
 fsshell -test -e /compat/moved.bin && fail "-rm left the file"
 # Tusk's own shell sees what Hadoop's wrote.
 [ "$("$TUSK" fs -fs "$URI" -cat /compat/hello.txt)" = "hello from hadoop fsshell" ] || fail "tusk fs -cat of a Hadoop-written file"
-echo "compat-hadoop: OK (Hadoop FsShell -mkdir -put -ls -cat -mv -get -test -rm against Tusk)"
+# --- append: -appendToFile (partial last block, new file, stdin, multi-chunk) and -truncate -w
+printf 'first part\n' > "$WORK/a1.txt"
+printf 'second part\n' > "$WORK/a2.txt"
+fsshell -put "$WORK/a1.txt" /compat/append.txt
+fsshell -appendToFile "$WORK/a2.txt" /compat/append.txt
+[ "$(fsshell -cat /compat/append.txt)" = "$(cat "$WORK/a1.txt" "$WORK/a2.txt")" ] || fail "-appendToFile to a partial block"
+printf 'from stdin\n' | fsshell -appendToFile - /compat/append.txt
+[ "$(fsshell -cat /compat/append.txt | tail -1)" = "from stdin" ] || fail "-appendToFile from stdin"
+fsshell -appendToFile "$WORK/a1.txt" "$WORK/a2.txt" /compat/append-new.txt
+[ "$(fsshell -cat /compat/append-new.txt)" = "$(cat "$WORK/a1.txt" "$WORK/a2.txt")" ] || fail "-appendToFile creating the file"
+head -c 1000001 /dev/urandom > "$WORK/part1.bin"
+head -c 1500003 /dev/urandom > "$WORK/part2.bin"
+fsshell -put "$WORK/part1.bin" /compat/appended.bin
+fsshell -appendToFile "$WORK/part2.bin" /compat/appended.bin
+"$TUSK" fs -fs "$URI" -appendToFile "$WORK/part1.bin" /compat/appended.bin
+fsshell -get /compat/appended.bin "$WORK/appended.back"
+cat "$WORK/part1.bin" "$WORK/part2.bin" "$WORK/part1.bin" | cmp - "$WORK/appended.back" || fail "-appendToFile content differs"
+TRUNC=$(fsshell -truncate -w 1234567 /compat/appended.bin)
+echo "$TRUNC"
+echo "$TRUNC" | grep -q "Truncated /compat/appended.bin to length: 1234567" || fail "-truncate -w output"
+fsshell -get /compat/appended.bin "$WORK/truncated.back"
+head -c 1234567 "$WORK/appended.back" | cmp - "$WORK/truncated.back" || fail "-truncate content differs"
+"$TUSK" fs -fs "$URI" -truncate -w 1000 /compat/appended.bin | grep -q "Truncated /compat/appended.bin to length: 1000" || fail "tusk fs -truncate -w"
+[ "$(fsshell -stat %b /compat/appended.bin)" = "1000" ] || fail "length after tusk fs -truncate"
+echo "compat-hadoop: OK (Hadoop FsShell -mkdir -put -ls -cat -mv -get -test -rm -appendToFile -truncate against Tusk)"

@@ -1,5 +1,6 @@
 //! `tusk fs`: Hadoop FsShell's verbs, arguments, output and exit codes.
 
+mod append;
 mod format;
 
 use std::io::{Read, Write};
@@ -57,7 +58,7 @@ pub fn main(mut conf: Configuration, mut args: Vec<String>) -> i32 {
     })
 }
 
-const USAGE: &str = "Usage: tusk fs [-fs URI] [-D key=value] -ls|-mkdir|-put|-copyFromLocal|-get|-copyToLocal|-cat|-mv|-rm|-stat|-du|-df|-setrep|-chmod|-chown|-touchz|-test ...";
+const USAGE: &str = "Usage: tusk fs [-fs URI] [-D key=value] -ls|-mkdir|-put|-copyFromLocal|-get|-copyToLocal|-cat|-mv|-rm|-stat|-du|-df|-setrep|-chmod|-chown|-touchz|-test|-appendToFile|-truncate ...";
 
 struct Shell {
     client: DfsClient,
@@ -102,6 +103,9 @@ impl Shell {
             "-chown" => self.chown(args).await,
             "-touchz" => self.touchz(args).await,
             "-test" => return self.test(args).await,
+            // append
+            "-appendToFile" => self.append_to_file(args).await,
+            "-truncate" => self.truncate(args).await,
             _ => {
                 eprintln!("{verb}: Unknown command\n{USAGE}");
                 return 2;
