@@ -444,3 +444,50 @@ async fn an_appended_file_survives_a_namenode_restart() {
     assert!(client.read_file("/r").await.unwrap() == want);
     cluster.shutdown().await;
 }
+
+/// Every new edit (append, fsync, concat, truncate on a boundary and inside a block,
+/// block recovery's stamp and commit) replays from the log after a kill, with no
+/// checkpoint in between.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_new_edits_replay_after_a_kill() {
+    let mut cluster = cluster().await;
+    let client = cluster.client();
+    let a = test_data(BLOCK as usize + 1000, 1);
+    let b = test_data(2000, 2);
+    client.write_file("/k/a", &a, opts()).await.unwrap();
+    client.write_file("/k/b", &b, opts()).await.unwrap();
+    let mut w = client.append("/k/a", false).await.unwrap();
+    w.write(b"appended").await.unwrap();
+    w.close().await.unwrap();
+    client.concat("/k/a", &["/k/b".into()]).await.unwrap();
+    let mut want = a.clone();
+    want.extend_from_slice(b"appended");
+    want.extend_from_slice(&b);
+    assert!(client
+        .truncate("/k/a", want.len() as u64 - 2000)
+        .await
+        .unwrap());
+    want.truncate(want.len() - 2000);
+    let cut = BLOCK as usize + 10;
+    assert!(!client.truncate("/k/a", cut as u64).await.unwrap());
+    want.truncate(cut);
+    wait_for("the truncate's recovery", Duration::from_secs(60), || {
+        let client = client.clone();
+        async move { client.is_file_closed("/k/a").await.unwrap() }
+    })
+    .await
+    .unwrap();
+    let mut open = client.create("/k/open", opts()).await.unwrap();
+    open.write(&b).await.unwrap();
+    open.hflush().await.unwrap();
+
+    cluster.kill_namenode();
+    cluster.start_namenode_again().await.unwrap();
+    let client = cluster.client();
+    wait_for_replicas(&client, "/k/a", 3).await.unwrap();
+    assert!(client.read_file("/k/a").await.unwrap() == want, "replayed");
+    assert!(client.get_file_info("/k/b").await.unwrap().is_none());
+    assert_eq!(client.stat("/k/open").await.unwrap().length, b.len() as u64);
+    assert!(!client.is_file_closed("/k/open").await.unwrap());
+    cluster.shutdown().await;
+}

@@ -84,7 +84,9 @@ pub(super) fn append(
                     op: "append",
                 });
             }
-            if old.generation_stamp != block_gs || new_gs <= block_gs {
+            // As HDFS, the new stamp may equal the old one (a client that appends
+            // without asking the NameNode for a new stamp, as hdfs-native does).
+            if old.generation_stamp != block_gs || new_gs < block_gs {
                 return Err(DataNodeError::GenerationStampOutOfRange {
                     block: block_id,
                     found: old.generation_stamp,

@@ -1,0 +1,62 @@
+//! The third-party `hdfs-native` client appending to files Tusk wrote (it reopens the
+//! last block without asking the NameNode for a new generation stamp, which HDFS's
+//! DataNodes allow) and Tusk's client reading what it appended, byte for byte.
+
+use bytes::Bytes;
+use hdfs_native::Client;
+use tusk_client::CreateOptions;
+use tusk_minicluster::{test_data, wait_for_replicas, MiniCluster};
+
+const BLOCK: u64 = 1 << 20;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn hdfs_native_appends() {
+    let cluster = MiniCluster::builder()
+        .datanodes(3)
+        .conf("dfs.blocksize", BLOCK.to_string())
+        .build()
+        .await
+        .expect("cluster starts");
+    let native = Client::new(&cluster.fs_uri()).expect("hdfs-native client");
+    let tusk = cluster.client();
+    for (i, (initial, more)) in [
+        (1000usize, 3000usize),
+        (BLOCK as usize - 100, 70_000),
+        (BLOCK as usize, 5),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let path = format!("/native-append/f{i}");
+        let mut want = test_data(initial, i as u64);
+        tusk.write_file(
+            &path,
+            &want,
+            CreateOptions {
+                create_parent: true,
+                ..Default::default()
+            },
+        )
+        .await
+        .unwrap();
+        let added = test_data(more, 50 + i as u64);
+        let mut w = native
+            .append(&path)
+            .await
+            .unwrap_or_else(|e| panic!("hdfs-native append to {path}: {e}"));
+        for piece in added.chunks(40_000) {
+            w.write(Bytes::copy_from_slice(piece)).await.unwrap();
+        }
+        w.close()
+            .await
+            .unwrap_or_else(|e| panic!("hdfs-native close of {path}: {e}"));
+        want.extend_from_slice(&added);
+        let back = tusk.read_file(&path).await.unwrap();
+        assert_eq!(back.len(), want.len(), "{path}: length");
+        assert!(back == want, "{path}: content after hdfs-native's append");
+        wait_for_replicas(&tusk, &path, 3)
+            .await
+            .unwrap_or_else(|e| panic!("{path}: {e}"));
+    }
+    cluster.shutdown().await;
+}
