@@ -283,3 +283,102 @@ impl FileReplicaWriter {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::path::PathBuf;
+
+    use tusk_datatransfer::DataChecksum;
+
+    use super::*;
+    use crate::block_store::BlockStore;
+
+    fn read_all(s: &FileBlockStore, id: u64) -> Vec<u8> {
+        let (info, mut r) = s.open_reader(id).unwrap();
+        let mut data = vec![0u8; info.num_bytes as usize];
+        let mut sums = vec![0u8; r.checksum().checksums_len(data.len())];
+        r.read_chunks(0, &mut data, &mut sums).unwrap();
+        r.checksum().verify(&data, &sums, 0).unwrap();
+        data
+    }
+
+    fn finalized(s: &FileBlockStore, id: u64, gs: u64, data: &[u8]) {
+        let c = DataChecksum::crc32c(512);
+        let mut w = s.create_rbw(id, gs, c).unwrap();
+        w.write(0, data, &c.compute(data)).unwrap();
+        w.finalize().unwrap();
+    }
+
+    #[test]
+    fn append_extends_a_partial_chunk_with_a_correct_checksum() {
+        let tmp = tempfile::tempdir().unwrap();
+        let s = FileBlockStore::open(&[PathBuf::from(tmp.path())], None).unwrap();
+        let c = DataChecksum::crc32c(512);
+        let mut data: Vec<u8> = (0..1000u32).map(|i| (i % 253) as u8).collect();
+        finalized(&s, 1, 5, &data);
+        // The wrong length, stamp or state is refused.
+        assert!(s.append(1, 5, 6, 999).is_err());
+        assert!(s.append(1, 4, 6, 1000).is_err());
+        let mut w = s.append(1, 5, 6, 1000).unwrap();
+        assert_eq!(s.get(1).unwrap().state, ReplicaState::Rbw);
+        assert_eq!(s.visible_length(1).unwrap(), 1000);
+        // 1000 = one chunk and 488 bytes: packets fill the partial chunk's 24 bytes
+        // first, in two pieces here (as after an hflush), then go on chunk by chunk.
+        let more: Vec<u8> = (0..3000u32).map(|i| (i % 7) as u8).collect();
+        let first = w.write(1000, &more[..20], &c.compute(&more[..20]));
+        assert!(
+            first.is_ok(),
+            "a packet inside the partial chunk: {first:?}"
+        );
+        let crossing = &more[20..120];
+        assert!(
+            w.write(1020, crossing, &c.compute(crossing)).is_err(),
+            "a packet crossing the chunk's end"
+        );
+        w.write(1020, &more[20..24], &c.compute(&more[20..24]))
+            .unwrap();
+        w.write(1024, &more[24..], &c.compute(&more[24..])).unwrap();
+        let done = w.finalize().unwrap();
+        assert_eq!((done.generation_stamp, done.num_bytes), (6, 4000));
+        data.extend_from_slice(&more);
+        assert_eq!(read_all(&s, 1), data, "every chunk verifies");
+        assert_eq!(s.verify(1).unwrap().num_bytes, 4000);
+    }
+
+    #[test]
+    fn block_recovery_stops_the_writer_cuts_and_restamps() {
+        let tmp = tempfile::tempdir().unwrap();
+        let s = FileBlockStore::open(&[PathBuf::from(tmp.path())], None).unwrap();
+        let c = DataChecksum::crc32c(512);
+        let data: Vec<u8> = (0..5000u32).map(|i| (i % 101) as u8).collect();
+        let mut w = s.create_rbw(2, 10, c).unwrap();
+        w.write(0, &data, &c.compute(&data)).unwrap();
+        s.acknowledged(2, 10, 4096);
+        assert_eq!(s.visible_length(2).unwrap(), 4096);
+        // A stamp outside [block's, recovery id) is refused.
+        assert!(s.init_replica_recovery(2, 11, 20).is_err());
+        assert!(s.init_replica_recovery(2, 10, 10).is_err());
+        let info = s.init_replica_recovery(2, 10, 20).unwrap();
+        assert_eq!((info.num_bytes, info.state), (5000, ReplicaState::Rbw));
+        assert!(
+            w.write(5000, &data[..512], &c.compute(&data[..512]))
+                .is_err(),
+            "the old writer is stopped"
+        );
+        assert!(s.update_replica_under_recovery(2, 20, 5001).is_err());
+        let done = s.update_replica_under_recovery(2, 20, 3333).unwrap();
+        assert_eq!(
+            (done.generation_stamp, done.num_bytes, done.state),
+            (20, 3333, ReplicaState::Finalized)
+        );
+        assert_eq!(read_all(&s, 2), data[..3333]);
+        // Asked again (a repeated command), it answers the same.
+        assert_eq!(s.update_replica_under_recovery(2, 20, 3333).unwrap(), done);
+        // A finalized replica can be cut too (truncate).
+        let again = s.init_replica_recovery(2, 20, 21).unwrap();
+        assert_eq!(again.state, ReplicaState::Finalized);
+        s.update_replica_under_recovery(2, 21, 1000).unwrap();
+        assert_eq!(read_all(&s, 2), data[..1000]);
+        assert_eq!(s.visible_length(2).unwrap(), 1000);
+    }
+}
