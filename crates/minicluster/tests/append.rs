@@ -491,3 +491,62 @@ async fn the_new_edits_replay_after_a_kill() {
     assert!(!client.is_file_closed("/k/open").await.unwrap());
     cluster.shutdown().await;
 }
+
+/// As HDFS: appending to a file whose writer let its lease pass the soft limit
+/// recovers the lease first (RecoveryInProgressException meanwhile), then appends.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn append_after_the_soft_limit_recovers_the_lease_first() {
+    let cluster = MiniCluster::builder()
+        .datanodes(3)
+        .conf("dfs.blocksize", BLOCK.to_string())
+        .conf("dfs.heartbeat.interval", "1")
+        .conf("dfs.namenode.lease-soft-limit-sec", "1")
+        .build()
+        .await
+        .expect("cluster starts");
+    let writer = cluster.client();
+    let data = test_data(200_000, 3);
+    let mut w = writer.create("/soft", opts()).await.unwrap();
+    w.write(&data).await.unwrap();
+    w.hflush().await.unwrap();
+    drop(w);
+    let other = cluster.client();
+    let refused = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let mut a = wait_for(
+        "append once the lease is recovered",
+        Duration::from_secs(60),
+        || {
+            let other = other.clone();
+            let refused = refused.clone();
+            async move {
+                match other.append("/soft", false).await {
+                    Ok(w) => Some(w),
+                    Err(ClientError::Remote(e)) => {
+                        if e.class.ends_with("RecoveryInProgressException") {
+                            refused.store(true, std::sync::atomic::Ordering::Relaxed);
+                        }
+                        assert!(
+                            e.class.ends_with("RecoveryInProgressException")
+                                || e.class.ends_with("AlreadyBeingCreatedException"),
+                            "{e}"
+                        );
+                        None
+                    }
+                    Err(e) => panic!("append: {e}"),
+                }
+            }
+        },
+    )
+    .await
+    .unwrap();
+    assert!(
+        refused.load(std::sync::atomic::Ordering::Relaxed),
+        "recovery ran before the append"
+    );
+    a.write(b"after recovery").await.unwrap();
+    a.close().await.unwrap();
+    let mut want = data.clone();
+    want.extend_from_slice(b"after recovery");
+    assert!(other.read_file("/soft").await.unwrap() == want);
+    cluster.shutdown().await;
+}

@@ -60,3 +60,46 @@ async fn hdfs_native_appends() {
     }
     cluster.shutdown().await;
 }
+
+/// An hdfs-native writer dropped mid-block (it has no hflush): Tusk's recoverLease
+/// closes the file with a prefix of what it wrote, the bytes every replica received.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_abandoned_hdfs_native_writer_is_recovered() {
+    let cluster = MiniCluster::builder()
+        .datanodes(3)
+        .conf("dfs.blocksize", BLOCK.to_string())
+        .conf("dfs.heartbeat.interval", "1")
+        .build()
+        .await
+        .expect("cluster starts");
+    let native = Client::new(&cluster.fs_uri()).expect("hdfs-native client");
+    let data = test_data(BLOCK as usize + 300_000, 7);
+    let mut w = native
+        .create(
+            "/native-dead",
+            hdfs_native::WriteOptions::default().block_size(BLOCK),
+        )
+        .await
+        .unwrap();
+    w.write(Bytes::copy_from_slice(&data)).await.unwrap();
+    drop(w);
+    let tusk = cluster.client();
+    tusk_minicluster::wait_for(
+        "recoverLease to close the file",
+        std::time::Duration::from_secs(60),
+        || {
+            let tusk = tusk.clone();
+            async move { tusk.recover_lease("/native-dead").await.unwrap() }
+        },
+    )
+    .await
+    .unwrap();
+    let back = tusk.read_file("/native-dead").await.unwrap();
+    assert!(
+        back.len() >= BLOCK as usize,
+        "the full first block survives ({} bytes)",
+        back.len()
+    );
+    assert!(back == data[..back.len()], "a prefix of what was written");
+    cluster.shutdown().await;
+}

@@ -86,31 +86,15 @@ impl Namesystem {
             path: format!("Failed to append to non-existent file {src} for client {client}"),
         };
         let id = st.ns.resolve(&src)?.ok_or_else(not_found)?;
-        let node = st.ns.get(id).expect("resolved");
-        let file = node.file().ok_or_else(|| NameNodeError::FileNotFound {
-            path: format!("{src} (Path is not a file)"),
-        })?;
-        self.permissions
-            .check_path(&st.ns, user, id, Some(Access::Write))?;
-        if let Some(holder) = &file.client_name {
-            if st.block_recovery_of(id).is_some() {
-                return Err(NameNodeError::RecoveryInProgress {
-                    op: "APPEND_FILE",
-                    path: src,
-                });
-            }
-            let reason = if holder == client {
-                format!("{client} is already the current lease holder.")
-            } else {
-                format!("this file lease is currently owned by {holder}")
-            };
-            return Err(NameNodeError::LeaseHeld {
-                op: "APPEND_FILE",
-                path: src,
-                client: client.to_string(),
-                reason,
+        if st.ns.get(id).and_then(Inode::file).is_none() {
+            return Err(NameNodeError::FileNotFound {
+                path: format!("{src} (Path is not a file)"),
             });
         }
+        self.permissions
+            .check_path(&st.ns, user, id, Some(Access::Write))?;
+        self.check_lease_free(&mut st, id, &src, client, "APPEND_FILE")?;
+        let file = st.ns.get(id).and_then(Inode::file).expect("checked");
         let block_size = file.block_size;
         let last = file.blocks.last().and_then(|b| st.blocks.get(*b)).cloned();
         if let Some(b) = &last {
@@ -158,6 +142,62 @@ impl Namesystem {
             },
             txid,
         ))
+    }
+
+    /// Refuses to append to or truncate a file someone holds the lease on, as HDFS's
+    /// `recoverLeaseInternal`: the same client gets `AlreadyBeingCreatedException`;
+    /// another client's lease past its soft limit is recovered first, and when that
+    /// closes the file at once the operation goes on; while a recovery runs it is
+    /// `RecoveryInProgressException`.
+    pub(super) fn check_lease_free(
+        &self,
+        st: &mut State,
+        id: InodeId,
+        src: &str,
+        client: &str,
+        op: &'static str,
+    ) -> Result<()> {
+        let Some(holder) = st
+            .ns
+            .get(id)
+            .and_then(Inode::file)
+            .and_then(|f| f.client_name.clone())
+        else {
+            return Ok(());
+        };
+        let in_progress = || NameNodeError::RecoveryInProgress {
+            op,
+            path: src.to_string(),
+        };
+        if st.block_recovery_of(id).is_some() {
+            return Err(in_progress());
+        }
+        let held = |reason: String| NameNodeError::LeaseHeld {
+            op,
+            path: src.to_string(),
+            client: client.to_string(),
+            reason,
+        };
+        if holder == client {
+            return Err(held(format!(
+                "{client} is already the current lease holder."
+            )));
+        }
+        let soft_expired = st
+            .leases
+            .holders
+            .get(&holder)
+            .is_some_and(|(renewed, _)| renewed.elapsed() > self.options.lease_soft_limit);
+        if soft_expired && !holder.starts_with(super::block_recovery::NAMENODE_LEASE_HOLDER) {
+            tracing::info!(path = src, %holder, "soft limit passed; recovering the lease for {op}");
+            return match self.recover_file(st, id)? {
+                (true, _) => Ok(()),
+                (false, _) => Err(in_progress()),
+            };
+        }
+        Err(held(format!(
+            "this file lease is currently owned by {holder}"
+        )))
     }
 
     /// `concat`: moves the blocks of `srcs` (in order) to the end of `target` and

@@ -26,28 +26,20 @@ impl Namesystem {
         let mut st = self.write();
         let node = st.ns.lookup(&src)?;
         let id = node.id;
-        let file = node
-            .file()
-            .ok_or_else(|| NameNodeError::FileNotFound {
+        if node.file().is_none() {
+            return Err(NameNodeError::FileNotFound {
                 path: format!("{src} (Path is not a file)"),
-            })?
-            .clone();
-        self.permissions
-            .check_path(&st.ns, user, id, Some(Access::Write))?;
-        if let Some(holder) = &file.client_name {
-            if st.block_recovery_of(id).is_some() {
-                return Err(NameNodeError::RecoveryInProgress {
-                    op: "TRUNCATE_FILE",
-                    path: src,
-                });
-            }
-            return Err(NameNodeError::LeaseHeld {
-                op: "TRUNCATE_FILE",
-                path: src,
-                client: client.to_string(),
-                reason: format!("this file lease is currently owned by {holder}"),
             });
         }
+        self.permissions
+            .check_path(&st.ns, user, id, Some(Access::Write))?;
+        self.check_lease_free(&mut st, id, &src, client, "TRUNCATE_FILE")?;
+        let file = st
+            .ns
+            .get(id)
+            .and_then(Inode::file)
+            .expect("checked")
+            .clone();
         let length = st.file_length(&file);
         if new_length > length {
             return Err(NameNodeError::InvalidArgument {
