@@ -75,4 +75,15 @@ fsshell -get /compat/appended.bin "$WORK/truncated.back"
 head -c 1234567 "$WORK/appended.back" | cmp - "$WORK/truncated.back" || fail "-truncate content differs"
 "$TUSK" fs -fs "$URI" -truncate -w 1000 /compat/appended.bin | grep -q "Truncated /compat/appended.bin to length: 1000" || fail "tusk fs -truncate -w"
 [ "$(fsshell -stat %b /compat/appended.bin)" = "1000" ] || fail "length after tusk fs -truncate"
-echo "compat-hadoop: OK (Hadoop FsShell -mkdir -put -ls -cat -mv -get -test -rm -appendToFile -truncate against Tusk)"
+fsshell -put "$WORK/a1.txt" /compat/c0.txt
+fsshell -put "$WORK/a2.txt" /compat/c1.txt
+"$TUSK" fs -fs "$URI" -put "$WORK/part1.bin" /compat/c2.txt
+fsshell -concat /compat/c0.txt /compat/c1.txt /compat/c2.txt
+cat "$WORK/a1.txt" "$WORK/a2.txt" "$WORK/part1.bin" > "$WORK/concat.want"
+fsshell -get /compat/c0.txt "$WORK/concat.back"
+cmp "$WORK/concat.want" "$WORK/concat.back" || fail "-concat content differs"
+fsshell -test -e /compat/c1.txt && fail "-concat left a source"
+fsshell -put "$WORK/a2.txt" /compat/c3.txt
+"$TUSK" fs -fs "$URI" -concat /compat/c0.txt /compat/c3.txt
+cat "$WORK/concat.want" "$WORK/a2.txt" | cmp - <(fsshell -cat /compat/c0.txt) || fail "tusk fs -concat"
+echo "compat-hadoop: OK (Hadoop FsShell -mkdir -put -ls -cat -mv -get -test -rm -appendToFile -truncate -concat against Tusk)"

@@ -58,7 +58,7 @@ pub fn main(mut conf: Configuration, mut args: Vec<String>) -> i32 {
     })
 }
 
-const USAGE: &str = "Usage: tusk fs [-fs URI] [-D key=value] -ls|-mkdir|-put|-copyFromLocal|-get|-copyToLocal|-cat|-mv|-rm|-stat|-du|-df|-setrep|-chmod|-chown|-touchz|-test|-appendToFile|-truncate ...";
+const USAGE: &str = "Usage: tusk fs [-fs URI] [-D key=value] -ls|-mkdir|-put|-copyFromLocal|-get|-copyToLocal|-cat|-mv|-rm|-stat|-du|-df|-setrep|-chmod|-chown|-touchz|-test|-appendToFile|-truncate|-concat ...";
 
 struct Shell {
     client: DfsClient,
@@ -106,6 +106,7 @@ impl Shell {
             // append
             "-appendToFile" => self.append_to_file(args).await,
             "-truncate" => self.truncate(args).await,
+            "-concat" => self.concat(args).await,
             _ => {
                 eprintln!("{verb}: Unknown command\n{USAGE}");
                 return 2;

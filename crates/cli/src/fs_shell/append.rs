@@ -1,4 +1,5 @@
-//! `-appendToFile` and `-truncate`, as Hadoop's FsShell (`AppendToFile`, `Truncate`).
+//! `-appendToFile`, `-truncate` and `-concat`, as Hadoop's FsShell (`AppendToFile`,
+//! `Truncate`, `Concat`).
 
 use std::io::Read;
 use std::time::Duration;
@@ -106,5 +107,22 @@ impl Shell {
             println!("Truncated {shown} to length: {length}");
         }
         Ok(())
+    }
+
+    /// `-concat <target> <src> ...`: moves the sources' blocks to the end of the target
+    /// (all in one directory) and removes the sources.
+    pub(super) async fn concat(&mut self, args: &[String]) -> Result<(), String> {
+        let Some((target, srcs)) = args.split_first().filter(|(_, s)| !s.is_empty()) else {
+            return Err(format!(
+                "-concat: Not enough arguments: expected 2 but got {}",
+                args.len()
+            ));
+        };
+        let target_path = self.resolve(target);
+        let srcs: Vec<String> = srcs.iter().map(|s| self.resolve(s)).collect();
+        self.client
+            .concat(&target_path, &srcs)
+            .await
+            .map_err(|e| describe(target, &e))
     }
 }
