@@ -157,3 +157,124 @@ impl State {
         self.truncating.get(&inode).copied().filter(|_| open)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use tusk_proto::internal::{AddBlockOp, AddFileOp, BlockRecord, CloseFileOp, FsImage};
+
+    use super::*;
+    use crate::options::NameNodeOptions;
+    use crate::storage::StorageInfo;
+
+    const FILE: u64 = 16386;
+
+    /// A closed file `/f` of two 1000-byte blocks (ids 1 and 2).
+    fn two_blocks() -> State {
+        let mut st = State::from_image(&FsImage::default(), &NameNodeOptions::default());
+        let ops = [
+            Op::AddFile(AddFileOp {
+                path: "/f".into(),
+                inode_id: FILE,
+                permission: 0o644,
+                owner: "u".into(),
+                group: "g".into(),
+                mtime: 1,
+                replication: 3,
+                block_size: 1000,
+                client_name: "w".into(),
+            }),
+            Op::AddBlock(AddBlockOp {
+                inode_id: FILE,
+                block: Some(BlockRecord {
+                    block_id: 1,
+                    generation_stamp: 1001,
+                    num_bytes: 0,
+                }),
+                previous_block_bytes: 0,
+            }),
+            Op::AddBlock(AddBlockOp {
+                inode_id: FILE,
+                block: Some(BlockRecord {
+                    block_id: 2,
+                    generation_stamp: 1002,
+                    num_bytes: 0,
+                }),
+                previous_block_bytes: 1000,
+            }),
+            Op::CloseFile(CloseFileOp {
+                inode_id: FILE,
+                last_block_bytes: 1000,
+                mtime: 2,
+            }),
+        ];
+        for op in &ops {
+            st.apply(op).unwrap();
+        }
+        st
+    }
+
+    fn truncate(st: &mut State, new_length: u64, recovery_id: u64) -> Vec<u64> {
+        st.apply(&Op::Truncate(TruncateOp {
+            inode_id: FILE,
+            new_length,
+            client_name: "t".into(),
+            recovery_id,
+            mtime: 3,
+        }))
+        .unwrap()
+    }
+
+    #[test]
+    fn a_cut_on_a_boundary_drops_the_blocks_past_it() {
+        let mut st = two_blocks();
+        assert_eq!(truncate(&mut st, 1000, 0), vec![2]);
+        let file = st.ns.get(FILE).and_then(Inode::file).unwrap();
+        assert_eq!(file.blocks, vec![1]);
+        assert!(file.client_name.is_none(), "the file stays closed");
+        let mut st = two_blocks();
+        assert_eq!(truncate(&mut st, 0, 0), vec![1, 2]);
+    }
+
+    #[test]
+    fn a_cut_inside_a_block_is_kept_through_an_image() {
+        let mut st = two_blocks();
+        assert!(truncate(&mut st, 1500, 2000).is_empty());
+        assert_eq!(st.truncate_cut(FILE), Some(500));
+        assert_eq!(
+            st.blocks.get(2).unwrap().state,
+            BlockState::UnderConstruction
+        );
+        assert!(
+            st.blocks.next_generation_stamp > 2000,
+            "the recovery id is used"
+        );
+        let storage = StorageInfo {
+            namespace_id: 1,
+            block_pool_id: "bp".into(),
+            cluster_id: "c".into(),
+        };
+        let image = st.to_image(10, &storage);
+        let again = State::from_image(&image, &NameNodeOptions::default());
+        assert_eq!(again.truncate_cut(FILE), Some(500));
+        assert_eq!(
+            again
+                .ns
+                .get(FILE)
+                .and_then(Inode::file)
+                .and_then(|f| f.client_name.clone()),
+            Some("t".into())
+        );
+        assert_eq!(
+            again.blocks.get(2).unwrap().state,
+            BlockState::UnderConstruction
+        );
+        // A closed file's stale cut is not written.
+        let mut closed = two_blocks();
+        closed.truncating.insert(FILE, 7);
+        let image = closed.to_image(10, &storage);
+        assert_eq!(
+            State::from_image(&image, &NameNodeOptions::default()).truncate_cut(FILE),
+            None
+        );
+    }
+}
