@@ -143,17 +143,7 @@ impl BlockStream {
                 block: located.b.block_id,
             });
         }
-        let r: h::UpdateBlockForPipelineResponseProto = client
-            .call(
-                "updateBlockForPipeline",
-                &h::UpdateBlockForPipelineRequestProto {
-                    block: stream.block.clone(),
-                    client_name: client.client_name().to_string(),
-                },
-            )
-            .await?;
-        let new_gs = r.block.b.generation_stamp;
-        stream.token = r.block.block_token.clone();
+        let new_gs = stream.new_generation_stamp(client).await?;
         stream
             .connect_all(
                 client,
@@ -184,6 +174,22 @@ impl BlockStream {
             )
             .await?;
         Ok(stream)
+    }
+
+    /// A new generation stamp for the block from the NameNode
+    /// (`updateBlockForPipeline`), and the WRITE token that goes with it.
+    async fn new_generation_stamp(&mut self, client: &DfsClient) -> Result<u64> {
+        let r: h::UpdateBlockForPipelineResponseProto = client
+            .call(
+                "updateBlockForPipeline",
+                &h::UpdateBlockForPipelineRequestProto {
+                    block: self.block.clone(),
+                    client_name: client.client_name().to_string(),
+                },
+            )
+            .await?;
+        self.token = r.block.block_token.clone();
+        Ok(r.block.b.generation_stamp)
     }
 
     fn new(
@@ -569,17 +575,7 @@ impl BlockStream {
                 let added = self.add_datanode(client, &existing).await.map(|_| ());
                 self.accept_replacement(client, added)?;
             }
-            let r: h::UpdateBlockForPipelineResponseProto = client
-                .call(
-                    "updateBlockForPipeline",
-                    &h::UpdateBlockForPipelineRequestProto {
-                        block: self.block.clone(),
-                        client_name: client.client_name().to_string(),
-                    },
-                )
-                .await?;
-            let new_gs = r.block.b.generation_stamp;
-            self.token = r.block.block_token.clone();
+            let new_gs = self.new_generation_stamp(client).await?;
             // Only the closing packet outstanding: every node holds all the data.
             let closing = self.unacked.iter().all(|p| p.last) && !self.unacked.is_empty();
             let stage = if closing {
