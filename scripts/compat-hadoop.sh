@@ -203,4 +203,39 @@ cmp "$WORK/local.bin" "$WORK/web-back.bin" || fail "-get webhdfs:// content diff
 fsshell -mv "$WEBHDFS/compat/web/hello.txt" "$WEBHDFS/compat/web/moved.txt"
 fsshell -rm -r "$WEBHDFS/compat/web" | grep -q "Deleted $WEBHDFS/compat/web" || fail "-rm -r webhdfs://"
 fsshell -test -e /compat/web && fail "-rm -r webhdfs:// left the directory"
+# --- append: -appendToFile (partial last block, new file, stdin, multi-chunk) and -truncate -w
+printf 'first part\n' > "$WORK/a1.txt"
+printf 'second part\n' > "$WORK/a2.txt"
+fsshell -put "$WORK/a1.txt" /compat/append.txt
+fsshell -appendToFile "$WORK/a2.txt" /compat/append.txt
+[ "$(fsshell -cat /compat/append.txt)" = "$(cat "$WORK/a1.txt" "$WORK/a2.txt")" ] || fail "-appendToFile to a partial block"
+printf 'from stdin\n' | fsshell -appendToFile - /compat/append.txt
+[ "$(fsshell -cat /compat/append.txt | tail -1)" = "from stdin" ] || fail "-appendToFile from stdin"
+fsshell -appendToFile "$WORK/a1.txt" "$WORK/a2.txt" /compat/append-new.txt
+[ "$(fsshell -cat /compat/append-new.txt)" = "$(cat "$WORK/a1.txt" "$WORK/a2.txt")" ] || fail "-appendToFile creating the file"
+head -c 1000001 /dev/urandom > "$WORK/part1.bin"
+head -c 1500003 /dev/urandom > "$WORK/part2.bin"
+fsshell -put "$WORK/part1.bin" /compat/appended.bin
+fsshell -appendToFile "$WORK/part2.bin" /compat/appended.bin
+"$TUSK" fs -fs "$URI" -appendToFile "$WORK/part1.bin" /compat/appended.bin
+fsshell -get /compat/appended.bin "$WORK/appended.back"
+cat "$WORK/part1.bin" "$WORK/part2.bin" "$WORK/part1.bin" | cmp - "$WORK/appended.back" || fail "-appendToFile content differs"
+TRUNC=$(fsshell -truncate -w 1234567 /compat/appended.bin)
+echo "$TRUNC"
+echo "$TRUNC" | grep -q "Truncated /compat/appended.bin to length: 1234567" || fail "-truncate -w output"
+fsshell -get /compat/appended.bin "$WORK/truncated.back"
+head -c 1234567 "$WORK/appended.back" | cmp - "$WORK/truncated.back" || fail "-truncate content differs"
+"$TUSK" fs -fs "$URI" -truncate -w 1000 /compat/appended.bin | grep -q "Truncated /compat/appended.bin to length: 1000" || fail "tusk fs -truncate -w"
+[ "$(fsshell -stat %b /compat/appended.bin)" = "1000" ] || fail "length after tusk fs -truncate"
+fsshell -put "$WORK/a1.txt" /compat/c0.txt
+fsshell -put "$WORK/a2.txt" /compat/c1.txt
+"$TUSK" fs -fs "$URI" -put "$WORK/part1.bin" /compat/c2.txt
+fsshell -concat /compat/c0.txt /compat/c1.txt /compat/c2.txt
+cat "$WORK/a1.txt" "$WORK/a2.txt" "$WORK/part1.bin" > "$WORK/concat.want"
+fsshell -get /compat/c0.txt "$WORK/concat.back"
+cmp "$WORK/concat.want" "$WORK/concat.back" || fail "-concat content differs"
+fsshell -test -e /compat/c1.txt && fail "-concat left a source"
+fsshell -put "$WORK/a2.txt" /compat/c3.txt
+"$TUSK" fs -fs "$URI" -concat /compat/c0.txt /compat/c3.txt
+cat "$WORK/concat.want" "$WORK/a2.txt" | cmp - <(fsshell -cat /compat/c0.txt) || fail "tusk fs -concat"
 echo "compat-hadoop: OK (Hadoop 3.4.2 FsShell, DFSAdmin and WebHdfsFileSystem against Tusk: every block above)"

@@ -1,6 +1,7 @@
 //! `tusk fs`: Hadoop FsShell's verbs, arguments, output and exit codes.
 
 mod acl;
+mod append;
 mod copy;
 mod count;
 mod find;
@@ -85,10 +86,12 @@ pub fn main(mut conf: Configuration, mut args: Vec<String>) -> i32 {
 /// Every verb: name, operands as `-usage` prints them, and what `-help` says of it.
 /// One line per verb; `help` renders them as Hadoop's FsShell does.
 const VERBS: &[(&str, &str, &str)] = &[
+    ("-appendToFile", "<localsrc> ... <dst>", "Appends the contents of all the given local files to the given dst file. The dst file will be created if it does not exist. If <localSrc> is -, then the input is read from stdin."),
     ("-cat", "[-ignoreCrc] <src> ...", "Fetch all files that match the file pattern <src> and display their content on stdout."),
     ("-chgrp", "[-R] GROUP PATH...", "This is equivalent to -chown ... :GROUP ...\n-R  Modifies the files recursively."),
     ("-chmod", "[-R] <MODE[,MODE]... | OCTALMODE> PATH...", "Changes permissions of a file. MODE is [ugoa]*[+-=][rwxXt]+ or an octal mode.\n-R  Modifies the files recursively."),
     ("-chown", "[-R] [OWNER][:[GROUP]] PATH...", "Changes owner and group of a file.\n-R  Modifies the files recursively."),
+    ("-concat", "<target path> <src path> <src path> ...", "Concatenate existing source files into the target file. Target file and source files should be in the same directory."),
     ("-copyFromLocal", "[-f] [-p] [-l] [-d] <localsrc> ... <dst>", "Copy files from the local file system into fs. Identical to the -put command."),
     ("-copyToLocal", "[-f] [-p] [-crc] [-ignoreCrc] <src> ... <localdst>", "Identical to the -get command."),
     ("-count", "[-q] [-h] [-v] [-t [<storage type>]] [-u] [-x] [-e] <path> ...", "Count the number of directories, files and bytes under the paths that match the specified file pattern. The output columns are: DIR_COUNT FILE_COUNT CONTENT_SIZE PATHNAME, or, with -q: QUOTA REM_QUOTA SPACE_QUOTA REM_SPACE_QUOTA DIR_COUNT FILE_COUNT CONTENT_SIZE PATHNAME.\n-q  Show quotas and their usage.\n-h  Shows file sizes in human readable format.\n-v  Displays a header line."),
@@ -117,6 +120,7 @@ const VERBS: &[(&str, &str, &str)] = &[
     ("-test", "-[defswrz] <path>", "Answer various questions about <path>, with result via exit status.\n-d  return 0 if <path> is a directory.\n-e  return 0 if <path> exists.\n-f  return 0 if <path> is a file.\n-s  return 0 if file <path> is greater than zero bytes in size.\n-z  return 0 if the file is zero bytes in size, else return 1."),
     ("-text", "[-ignoreCrc] <src> ...", "Takes a source file and outputs the file in text format. The allowed formats are zip (gzip) and TextRecordInputStream (SequenceFile)."),
     ("-touchz", "<path> ...", "Creates a file of zero length at <path> with current time as the timestamp of that <path>. An error is returned if the file exists with non-zero length."),
+    ("-truncate", "[-w] <length> <path> ...", "Truncate all files that match the specified file pattern to the specified length.\n-w  Requests that the command wait for block recovery to complete, if necessary."),
     ("-usage", "[cmd ...]", "Displays the usage for given command or all commands if none is specified."),
 ];
 
@@ -189,6 +193,10 @@ impl Shell {
             "-find" => self.find(args).await,
             "-help" => help::help(args),
             "-usage" => help::usage(args),
+            // append
+            "-appendToFile" => self.append_to_file(args).await,
+            "-truncate" => self.truncate(args).await,
+            "-concat" => self.concat(args).await,
             _ => {
                 eprintln!("{verb}: Unknown command\n{}", help::usage_all());
                 return 2;

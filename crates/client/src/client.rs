@@ -1,6 +1,8 @@
 //! [`DfsClient`]: namespace calls over one shared NameNode connection. Every call is a
 //! future; callers may have many in flight at once (up to the connection's window).
 
+mod append;
+
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Duration;

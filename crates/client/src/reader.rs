@@ -74,8 +74,17 @@ impl FileReader {
         }
     }
 
+    /// The file's length; for a file being written, up to its last block's visible
+    /// length as the NameNode knows it (what its writer hflushed).
     pub fn len(&self) -> u64 {
-        self.blocks.file_length
+        let b = &self.blocks;
+        let being_written = match &b.last_block {
+            Some(last) if b.under_construction && !b.is_last_block_complete => {
+                last.b.num_bytes.unwrap_or(0)
+            }
+            _ => 0,
+        };
+        b.file_length + being_written
     }
 
     pub fn is_empty(&self) -> bool {

@@ -107,6 +107,87 @@ impl FileWriter {
         }
     }
 
+    /// A writer for a file `append` reopened: `last` is the block the NameNode
+    /// returned, to continue (it has locations) or to name as `previous` in the next
+    /// `addBlock` (it has none: a full last block, or NEW_BLOCK).
+    pub(crate) async fn reopened(
+        client: DfsClient,
+        path: String,
+        file_id: u64,
+        block_size: u64,
+        replication: u16,
+        last: Option<h::LocatedBlockProto>,
+    ) -> Result<Self> {
+        let mut w = FileWriter::new(client, path, file_id, block_size, replication);
+        match last {
+            Some(lb) if !lb.locs.is_empty() => {
+                let mode = w.block_mode(&lb.locs);
+                w.block_bytes = lb.b.num_bytes.unwrap_or(0);
+                w.block_opened = Instant::now();
+                let stream = BlockStream::open_append(
+                    &w.client,
+                    &w.path,
+                    file_id,
+                    replication,
+                    lb,
+                    w.checksum,
+                    mode,
+                )
+                .await?;
+                w.block = Some(stream);
+                w.block_modes.push(mode);
+            }
+            Some(lb) => w.previous = Some(lb.b),
+            None => {}
+        }
+        Ok(w)
+    }
+
+    /// hflush: sends what is buffered, waits until every replica has acknowledged all
+    /// bytes written so far and tells the NameNode the length (`fsync`), so new readers
+    /// see them and a crash of this writer loses none of them.
+    pub async fn hflush(&mut self) -> Result<()> {
+        self.flush_to_datanodes(false).await
+    }
+
+    /// hsync: as [`hflush`](Self::hflush), and the DataNodes make the data durable on
+    /// their disks before acknowledging it.
+    pub async fn hsync(&mut self) -> Result<()> {
+        self.flush_to_datanodes(true).await
+    }
+
+    async fn flush_to_datanodes(&mut self, sync: bool) -> Result<()> {
+        if self.closed {
+            return Err(ClientError::InvalidArgument {
+                path: self.path.clone(),
+                message: "flush after close".into(),
+            });
+        }
+        self.send_pending_with(sync).await?;
+        let length = match self.block.as_mut() {
+            Some(block) => block.wait_acked(&self.client, &mut self.pool).await?,
+            // The last block just finished (or none was opened).
+            None => self
+                .previous
+                .as_ref()
+                .and_then(|p| p.num_bytes)
+                .unwrap_or(0),
+        };
+        let _: h::FsyncResponseProto = self
+            .client
+            .call(
+                "fsync",
+                &h::FsyncRequestProto {
+                    src: self.path.clone(),
+                    client: self.client.client_name().to_string(),
+                    last_block_length: Some(length as i64),
+                    file_id: Some(self.file_id),
+                },
+            )
+            .await?;
+        Ok(())
+    }
+
     pub fn path(&self) -> &str {
         &self.path
     }
@@ -148,14 +229,28 @@ impl FileWriter {
         Ok(())
     }
 
-    /// How many bytes the packet being filled may hold: a packet never crosses a block.
+    /// How many bytes the packet being filled may hold: a packet never crosses a block,
+    /// and one that starts inside a chunk (after an append or hflush left the block's
+    /// last chunk partial) ends at that chunk's end, as HDFS's DataNodes require.
     fn packet_limit(&self) -> usize {
         let in_block_before_pending = self.block_bytes - self.pending.len() as u64;
         let room = self.block_size - in_block_before_pending;
-        (self.packet_size as u64).min(room) as usize
+        let bpc = u64::from(self.checksum.bytes_per_checksum);
+        let in_chunk = in_block_before_pending % bpc;
+        let limit = if in_chunk == 0 {
+            self.packet_size as u64
+        } else {
+            bpc - in_chunk
+        };
+        limit.min(room) as usize
     }
 
     async fn send_pending(&mut self) -> Result<()> {
+        self.send_pending_with(false).await
+    }
+
+    /// Sends the packet being filled; `sync` asks the DataNodes to make it durable.
+    async fn send_pending_with(&mut self, sync: bool) -> Result<()> {
         if self.pending.is_empty() {
             return Ok(());
         }
@@ -169,7 +264,7 @@ impl FileWriter {
         let data = std::mem::replace(&mut self.pending, next);
         let block = self.block.as_mut().expect("opened above");
         block
-            .send(&self.client, data, false, &mut self.pool)
+            .send(&self.client, data, false, sync, &mut self.pool)
             .await?;
         if self.block_bytes == self.block_size {
             self.finish_block().await?;
@@ -274,7 +369,7 @@ impl FileWriter {
             return Ok(());
         };
         let finished = match block
-            .send(&self.client, Vec::new(), true, &mut self.pool)
+            .send(&self.client, Vec::new(), true, false, &mut self.pool)
             .await
         {
             Ok(()) => block.finish(&self.client).await,

@@ -109,6 +109,46 @@ pub trait BlockStore: Send + Sync + 'static {
         expected_len: u64,
     ) -> Result<ReplicaInfo, DataNodeError>;
 
+    /// Reopens a finalized replica for append (HDFS's `append`): it must be finalized,
+    /// of generation stamp `block_gs` and exactly `expected_len` bytes long; it goes
+    /// back to rbw with `new_gs` and is returned ready for more data (a packet may
+    /// start inside its partial last chunk).
+    fn append(
+        &self,
+        block_id: u64,
+        block_gs: u64,
+        new_gs: u64,
+        expected_len: u64,
+    ) -> Result<Box<dyn ReplicaWriter>, DataNodeError>;
+
+    /// Block recovery, phase 1 (HDFS's `initReplicaRecovery`): stops any writer of the
+    /// replica and returns it as it is, if its generation stamp lies in
+    /// `[block_gs, recovery_id)`.
+    fn init_replica_recovery(
+        &self,
+        block_id: u64,
+        block_gs: u64,
+        recovery_id: u64,
+    ) -> Result<ReplicaInfo, DataNodeError>;
+
+    /// Block recovery, phase 2 (HDFS's `updateReplicaUnderRecovery`): cuts the replica
+    /// (rbw or finalized, at least `new_length` bytes) to `new_length`, recomputing the
+    /// checksum of a partial last chunk, gives it `recovery_id` and finalizes it.
+    fn update_replica_under_recovery(
+        &self,
+        block_id: u64,
+        recovery_id: u64,
+        new_length: u64,
+    ) -> Result<ReplicaInfo, DataNodeError>;
+
+    /// The replica's visible length (HDFS's `getReplicaVisibleLength`): all of a
+    /// finalized replica; of an rbw one, the bytes acknowledged upstream.
+    fn visible_length(&self, block_id: u64) -> Result<u64, DataNodeError>;
+
+    /// Records that the first `bytes` of an rbw replica of `generation_stamp` were
+    /// acknowledged upstream (they become visible).
+    fn acknowledged(&self, block_id: u64, generation_stamp: u64, bytes: u64);
+
     /// Opens a replica for reading its bytes as they are now.
     fn open_reader(
         &self,

@@ -291,6 +291,8 @@ async fn run_commands(node: &Arc<Node>, commands: Vec<DatanodeCommand>) -> bool 
                     }
                 });
             }
+            Some(Command::InitRecovery(cmd)) => crate::recovery::init(node, cmd),
+            Some(Command::SyncRecovery(cmd)) => crate::recovery::sync(node, cmd),
             Some(Command::Reregister(true)) => match register(node).await {
                 Ok(_) => reregistered = true,
                 Err(e) => warn!(error = %e, "re-registration failed"),

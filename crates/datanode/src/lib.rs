@@ -20,6 +20,8 @@
 //!   features that answer over HTTP; its port is the advertised `info_port`.
 //!   `webhdfs`: WebHDFS's CREATE and OPEN, streamed through Tusk's client.
 //! - `metrics`: [`metrics::DataNodeMetrics`], the counters of `/metrics`.
+//! - `recovery`: block recovery commands (lease recovery, truncate): stop a replica's
+//!   writer and report it, then cut, restamp and finalize it.
 //! - `error`: [`DataNodeError`] and its mapping to DataTransferProtocol statuses.
 //!
 //! [`DataNode::start`] wires them together and returns a [`DataNodeHandle`].
@@ -31,6 +33,7 @@ mod http;
 mod identity;
 pub mod metrics;
 pub mod options;
+mod recovery;
 mod transfer;
 mod webhdfs;
 

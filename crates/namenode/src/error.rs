@@ -36,6 +36,17 @@ pub enum NameNodeError {
         client: String,
         holder: String,
     },
+    /// append or truncate of a file someone holds the lease on.
+    #[error("Failed to {op} {path} for {client} because {reason}")]
+    LeaseHeld {
+        op: &'static str,
+        path: String,
+        client: String,
+        reason: String,
+    },
+    /// The file's last block is being recovered; try again once it is closed.
+    #[error("Failed to {op} {path}: lease recovery is in progress. Try again later.")]
+    RecoveryInProgress { op: &'static str, path: String },
     #[error("Not replicated yet: {path}")]
     NotReplicatedYet { path: String },
     #[error("Block blk_{block} not found")]
@@ -179,6 +190,10 @@ impl NameNodeError {
             LeaseExpired { .. } => "org.apache.hadoop.hdfs.server.namenode.LeaseExpiredException",
             AlreadyBeingCreated { .. } => {
                 "org.apache.hadoop.hdfs.protocol.AlreadyBeingCreatedException"
+            }
+            LeaseHeld { .. } => "org.apache.hadoop.hdfs.protocol.AlreadyBeingCreatedException",
+            RecoveryInProgress { .. } => {
+                "org.apache.hadoop.hdfs.protocol.RecoveryInProgressException"
             }
             NotReplicatedYet { .. } => {
                 "org.apache.hadoop.hdfs.server.namenode.NotReplicatedYetException"

@@ -240,7 +240,7 @@ impl Namespace {
     }
 
     /// Removes a subtree; returns the block ids of the files removed.
-    fn remove_subtree(&mut self, id: InodeId, mtime: u64) -> Vec<u64> {
+    pub(crate) fn remove_subtree(&mut self, id: InodeId, mtime: u64) -> Vec<u64> {
         self.detach(id, mtime);
         let mut blocks = Vec::new();
         for child in self.subtree(id) {

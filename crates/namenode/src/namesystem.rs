@@ -10,9 +10,14 @@
 //! - `safe_mode`: start-up and manual safe mode. `decommission`: host lists and
 //!   decommissioning. `admin`: block statistics, DataNode reports, open and corrupt
 //!   files. `trash`: the trash emptier.
+//! - `append`: append, fsync (hflush), isFileClosed, concat.
+//! - `block_recovery`: lease recovery and block recovery of a file's last block.
+//! - `truncate`: truncate, on a block boundary or by block recovery.
 
 mod acl_ops;
 pub mod admin;
+mod append;
+mod block_recovery;
 mod block_tokens;
 mod client_ops;
 mod datanode_ops;
@@ -24,6 +29,7 @@ mod quota;
 pub mod safe_mode;
 mod status;
 pub mod trash;
+mod truncate;
 mod xattr_ops;
 
 use std::collections::{HashMap, HashSet};
@@ -100,6 +106,10 @@ pub struct State {
     pub txns_since_checkpoint: u64,
     /// When the last checkpoint was written (or the state loaded).
     pub last_checkpoint: Instant,
+    /// Block recoveries in progress, by block id (not persisted: they start again).
+    pub recoveries: HashMap<u64, block_recovery::BlockRecovery>,
+    /// Open files whose last block a truncate cuts to this length (in the image).
+    pub truncating: HashMap<InodeId, u64>,
 }
 
 impl State {
@@ -154,7 +164,13 @@ impl State {
                 let file = self.open_file_mut(op.inode_id)?;
                 let previous = file.blocks.last().copied();
                 file.blocks.push(block.block_id);
-                if let Some(prev) = previous {
+                // The previous block is committed here if it was being written; a
+                // complete one (the file was reopened for append in a new block) stays.
+                if let Some(prev) = previous.filter(|p| {
+                    self.blocks
+                        .get(*p)
+                        .is_some_and(|b| b.state == BlockState::UnderConstruction)
+                }) {
                     self.commit_block(prev, op.previous_block_bytes);
                 }
                 self.blocks.insert(BlockInfo {
@@ -239,6 +255,14 @@ impl State {
                 self.leases.add(&op.client_name, op.inode_id);
                 Ok(vec![])
             }
+            // append
+            Op::AppendFile(op) => self.apply_append_file(op).map(|_| vec![]),
+            Op::SetGenerationStamp(op) => {
+                self.apply_set_generation_stamp(op);
+                Ok(vec![])
+            }
+            Op::Concat(op) => self.apply_concat(op).map(|_| vec![]),
+            Op::Truncate(op) => self.apply_truncate(op),
         }
     }
 
@@ -319,6 +343,7 @@ impl State {
                 rec.replication = f.replication as u32;
                 rec.block_size = f.block_size;
                 rec.client_name = f.client_name.clone().unwrap_or_default();
+                rec.truncate_block_length = self.truncate_cut(n.id).unwrap_or(0);
                 rec.blocks = f
                     .blocks
                     .iter()
@@ -348,7 +373,11 @@ impl State {
         let mut ns = Namespace::new(&options.superuser, &options.supergroup, 0);
         let mut blocks = BlockMap::default();
         let mut leases = Leases::default();
+        let mut truncating = HashMap::new();
         for rec in &image.inodes {
+            if rec.truncate_block_length > 0 {
+                truncating.insert(rec.id, rec.truncate_block_length);
+            }
             let kind = if rec.directory {
                 InodeKind::Directory {
                     children: Default::default(),
@@ -421,6 +450,8 @@ impl State {
             hosts: Default::default(),
             txns_since_checkpoint: 0,
             last_checkpoint: Instant::now(),
+            recoveries: HashMap::new(),
+            truncating,
         };
         state.recompute_quota_usage();
         state

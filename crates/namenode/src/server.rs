@@ -201,9 +201,10 @@ impl ClientProtocolService {
             }),
             "recoverLease" => {
                 let fsn = fsn.clone();
+                let user = ctx.user.clone();
                 CallOutcome::later(handle(body, |r: h::RecoverLeaseRequestProto| async move {
                     Ok(h::RecoverLeaseResponseProto {
-                        result: fsn.recover_lease(&r.src).await?,
+                        result: fsn.recover_lease(&user, &r.src).await?,
                     })
                 }))
             }
@@ -233,7 +234,35 @@ impl ClientProtocolService {
                 })
             }),
             "getFsStats" => now(body, |_: h::GetFsStatusRequestProto| Ok(fsn.fs_stats())),
-            "fsync" => now(body, |_: h::FsyncRequestProto| Ok(h::FsyncResponseProto {})),
+            // append: append, fsync (hflush), isFileClosed, concat, truncate
+            "append" => logged(body, |r: h::AppendRequestProto| {
+                fsn.append(user, &r.src, &r.client_name, r.flag.unwrap_or(0))
+            }),
+            "fsync" => logged(body, |r: h::FsyncRequestProto| {
+                Ok(fsn
+                    .fsync(
+                        &r.src,
+                        &r.client,
+                        r.last_block_length.unwrap_or(-1),
+                        r.file_id,
+                    )?
+                    .map(|()| h::FsyncResponseProto {}))
+            }),
+            "isFileClosed" => now(body, |r: h::IsFileClosedRequestProto| {
+                Ok(h::IsFileClosedResponseProto {
+                    result: fsn.is_file_closed(user, &r.src)?,
+                })
+            }),
+            "concat" => logged(body, |r: h::ConcatRequestProto| {
+                Ok(fsn
+                    .concat(user, &r.trg, &r.srcs)?
+                    .map(|()| h::ConcatResponseProto {}))
+            }),
+            "truncate" => logged(body, |r: h::TruncateRequestProto| {
+                Ok(fsn
+                    .truncate(user, &r.src, r.new_length, &r.client_name)?
+                    .map(|result| h::TruncateResponseProto { result }))
+            }),
             "updateBlockForPipeline" => logged(body, |r: h::UpdateBlockForPipelineRequestProto| {
                 Ok(fsn
                     .update_block_for_pipeline(user, &r.block, &r.client_name)?
@@ -456,6 +485,11 @@ impl DatanodeProtocolService {
             "reportBadReplica" => now(body, |r: t::ReportBadReplicaRequest| {
                 fsn.report_bad_replica(&r.datanode_uuid, r.block_id)?;
                 Ok(t::ReportBadReplicaResponse {})
+            }),
+            // append: block recovery
+            "reportReplicaRecovery" => now(body, |r: t::ReplicaRecoveryReport| {
+                fsn.replica_recovery_report(r)?;
+                Ok(t::ReplicaRecoveryReportResponse {})
             }),
             other => CallOutcome::Now(Err(no_such_method(DATANODE_PROTOCOL, other))),
         }

@@ -21,6 +21,8 @@ struct SentPacket {
     seqno: i64,
     offset: u64,
     last: bool,
+    /// hsync: the DataNodes make the packet durable before acknowledging it.
+    sync: bool,
     sums: Vec<u8>,
     data: Vec<u8>,
 }
@@ -96,9 +98,112 @@ impl BlockStream {
         checksum: DataChecksum,
         mode: BlockReplication,
     ) -> std::result::Result<Self, (Vec<h::DatanodeInfoProto>, ClientError)> {
+        let mut stream = Self::new(client, path, file_id, replication, &located, checksum, mode);
+        if stream.nodes.is_empty() {
+            return Err((
+                vec![],
+                ClientError::AllDatanodesFailed {
+                    path: path.into(),
+                    block: located.b.block_id,
+                },
+            ));
+        }
+        match stream
+            .connect_all(client, BlockConstructionStage::PipelineSetupCreate, None)
+            .await
+        {
+            Ok(()) => Ok(stream),
+            Err((bad, e)) => Err((
+                bad.into_iter().map(|i| stream.nodes[i].clone()).collect(),
+                e,
+            )),
+        }
+    }
+
+    /// Continues a file's partial last block after `append` (HDFS's
+    /// PIPELINE_SETUP_APPEND): a new generation stamp from the NameNode, the block's
+    /// nodes reopen their finalized replicas with it, and the NameNode records the
+    /// pipeline. The next packet goes at the block's current length.
+    pub(super) async fn open_append(
+        client: &DfsClient,
+        path: &str,
+        file_id: u64,
+        replication: u16,
+        located: h::LocatedBlockProto,
+        checksum: DataChecksum,
+        mode: BlockReplication,
+    ) -> Result<Self> {
+        let mut stream = Self::new(client, path, file_id, replication, &located, checksum, mode);
+        let length = located.b.num_bytes.unwrap_or(0);
+        stream.sent_bytes = length;
+        stream.acked_bytes = length;
+        if stream.nodes.is_empty() {
+            return Err(ClientError::AllDatanodesFailed {
+                path: path.into(),
+                block: located.b.block_id,
+            });
+        }
+        let new_gs = stream.new_generation_stamp(client).await?;
+        stream
+            .connect_all(
+                client,
+                BlockConstructionStage::PipelineSetupAppend,
+                Some(new_gs),
+            )
+            .await
+            .map_err(|(_, e)| e)?;
+        let old = stream.block.clone();
+        stream.block.generation_stamp = new_gs;
+        let live: Vec<usize> = match mode {
+            BlockReplication::Pipeline => (0..stream.nodes.len()).collect(),
+            BlockReplication::Parallel => stream.live_nodes(),
+        };
+        let _: h::UpdatePipelineResponseProto = client
+            .call(
+                "updatePipeline",
+                &h::UpdatePipelineRequestProto {
+                    client_name: client.client_name().to_string(),
+                    old_block: old,
+                    new_block: stream.block.clone(),
+                    new_nodes: live.iter().map(|i| stream.nodes[*i].id.clone()).collect(),
+                    storage_i_ds: live
+                        .iter()
+                        .map(|i| stream.storage_ids.get(*i).cloned().unwrap_or_default())
+                        .collect(),
+                },
+            )
+            .await?;
+        Ok(stream)
+    }
+
+    /// A new generation stamp for the block from the NameNode
+    /// (`updateBlockForPipeline`), and the WRITE token that goes with it.
+    async fn new_generation_stamp(&mut self, client: &DfsClient) -> Result<u64> {
+        let r: h::UpdateBlockForPipelineResponseProto = client
+            .call(
+                "updateBlockForPipeline",
+                &h::UpdateBlockForPipelineRequestProto {
+                    block: self.block.clone(),
+                    client_name: client.client_name().to_string(),
+                },
+            )
+            .await?;
+        self.token = r.block.block_token.clone();
+        Ok(r.block.b.generation_stamp)
+    }
+
+    fn new(
+        client: &DfsClient,
+        path: &str,
+        file_id: u64,
+        replication: u16,
+        located: &h::LocatedBlockProto,
+        checksum: DataChecksum,
+        mode: BlockReplication,
+    ) -> Self {
         let opts = client.options();
         let (events_tx, events_rx) = mpsc::unbounded_channel();
-        let mut stream = BlockStream {
+        BlockStream {
             path: path.to_string(),
             file_id,
             replication: usize::from(replication),
@@ -120,25 +225,6 @@ impl BlockStream {
             acked_bytes: 0,
             max_in_flight: opts.max_packets_in_flight.max(1),
             timeout: opts.socket_timeout,
-        };
-        if stream.nodes.is_empty() {
-            return Err((
-                vec![],
-                ClientError::AllDatanodesFailed {
-                    path: path.into(),
-                    block: located.b.block_id,
-                },
-            ));
-        }
-        match stream
-            .connect_all(client, BlockConstructionStage::PipelineSetupCreate, None)
-            .await
-        {
-            Ok(()) => Ok(stream),
-            Err((bad, e)) => Err((
-                bad.into_iter().map(|i| stream.nodes[i].clone()).collect(),
-                e,
-            )),
         }
     }
 
@@ -280,6 +366,7 @@ impl BlockStream {
         client: &DfsClient,
         data: Vec<u8>,
         last: bool,
+        sync: bool,
         pool: &mut VecDeque<Vec<u8>>,
     ) -> Result<()> {
         while self.unacked.len() >= self.max_in_flight {
@@ -299,6 +386,7 @@ impl BlockStream {
             seqno: self.next_seqno,
             offset: self.sent_bytes,
             last,
+            sync,
             sums,
             data,
         };
@@ -487,17 +575,7 @@ impl BlockStream {
                 let added = self.add_datanode(client, &existing).await.map(|_| ());
                 self.accept_replacement(client, added)?;
             }
-            let r: h::UpdateBlockForPipelineResponseProto = client
-                .call(
-                    "updateBlockForPipeline",
-                    &h::UpdateBlockForPipelineRequestProto {
-                        block: self.block.clone(),
-                        client_name: client.client_name().to_string(),
-                    },
-                )
-                .await?;
-            let new_gs = r.block.b.generation_stamp;
-            self.token = r.block.block_token.clone();
+            let new_gs = self.new_generation_stamp(client).await?;
             // Only the closing packet outstanding: every node holds all the data.
             let closing = self.unacked.iter().all(|p| p.last) && !self.unacked.is_empty();
             let stage = if closing {
@@ -702,6 +780,19 @@ impl BlockStream {
         &self.failed
     }
 
+    /// Waits until every packet sent so far is acknowledged by every live replica
+    /// (hflush); returns the bytes of the block they hold.
+    pub(super) async fn wait_acked(
+        &mut self,
+        client: &DfsClient,
+        pool: &mut VecDeque<Vec<u8>>,
+    ) -> Result<u64> {
+        while !self.unacked.is_empty() {
+            self.process_event(client, pool).await?;
+        }
+        Ok(self.acked_bytes)
+    }
+
     /// Waits until every packet is acknowledged; returns the finished block.
     pub(super) async fn finish(&mut self, client: &DfsClient) -> Result<h::ExtendedBlockProto> {
         let mut pool = VecDeque::new();
@@ -721,7 +812,7 @@ async fn write_to_all(conns: &mut [Option<Conn>], p: &SentPacket) -> Vec<usize> 
         seqno: p.seqno,
         last_packet_in_block: p.last,
         data_len: p.data.len() as i32,
-        sync_block: Some(false),
+        sync_block: Some(p.sync),
     };
     let mut failed = Vec::new();
     for (i, conn) in conns.iter_mut().enumerate() {

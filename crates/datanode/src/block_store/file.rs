@@ -5,6 +5,11 @@
 //!
 //! Writes go straight to the kernel with positioned writes (no user-space buffer), so an
 //! acknowledged packet survives the process being killed.
+//!
+//! `append` (a submodule): reopening finalized replicas for append, block recovery and
+//! the visible length.
+
+mod append;
 
 use std::collections::HashMap;
 use std::fs::{self, File, OpenOptions};
@@ -52,6 +57,8 @@ struct Entry {
     /// A corrupt finalized replica whose files stay on disk until this one, written to
     /// replace it, is finalized; deleting this entry deletes them too.
     replaces: Option<ReplicaInfo>,
+    /// Bytes of an rbw replica acknowledged upstream (its visible length).
+    acked: u64,
 }
 
 impl FileBlockStore {
@@ -80,6 +87,7 @@ impl FileBlockStore {
                     info,
                     epoch: Arc::new(Mutex::new(0)),
                     replaces: None,
+                    acked: info.num_bytes,
                 });
             }
         }
@@ -215,6 +223,7 @@ impl BlockStore for FileBlockStore {
                 info,
                 epoch: epoch_lock.clone(),
                 replaces: None,
+                acked: 0,
             },
         );
         Ok(Box::new(FileReplicaWriter {
@@ -270,6 +279,7 @@ impl BlockStore for FileBlockStore {
         let entry = map.get_mut(&block_id).expect("checked");
         entry.info = info;
         entry.replaces = replaces;
+        entry.acked = 0;
         info!(
             block_id,
             old_generation_stamp = old.generation_stamp,
@@ -298,46 +308,22 @@ impl BlockStore for FileBlockStore {
         min_bytes: u64,
         max_bytes: u64,
     ) -> Result<Box<dyn ReplicaWriter>, DataNodeError> {
-        let inner = &self.inner;
-        let epoch_lock = self.epoch_lock(block_id)?;
-        let mut epoch = lock(&epoch_lock);
-        let mut map = inner.map();
-        let entry = map
-            .get_mut(&block_id)
-            .ok_or(DataNodeError::BlockNotFound { block: block_id })?;
-        let old = entry.info;
-        if old.state != ReplicaState::Rbw {
-            return Err(DataNodeError::ReplicaStateMismatch {
-                block: block_id,
-                state: old.state,
-                op: "streaming recovery",
-            });
-        }
-        check_recovery(&old, block_gs, new_gs, min_bytes, max_bytes)?;
-        let info = ReplicaInfo {
-            generation_stamp: new_gs,
-            ..old
-        };
-        rename(&inner.meta_file(&old), &inner.meta_file(&info))?;
-        entry.info = info;
-        *epoch += 1;
-        let my_epoch = *epoch;
-        drop(map);
-        drop(epoch);
-        let data = open_rw(&inner.data_file(&info))?;
-        let meta_path = inner.meta_file(&info);
-        let meta = open_rw(&meta_path)?;
-        let checksum = read_meta_header(&meta, &meta_path)?;
-        let mut writer = FileReplicaWriter {
-            inner: inner.clone(),
-            info,
-            epoch: my_epoch,
-            epoch_lock,
-            checksum,
-            data,
-            meta,
-            replaces: None,
-        };
+        let mut writer = append::reopen_as_rbw(
+            self,
+            block_id,
+            new_gs,
+            |old| {
+                if old.state != ReplicaState::Rbw {
+                    return Err(DataNodeError::ReplicaStateMismatch {
+                        block: block_id,
+                        state: old.state,
+                        op: "streaming recovery",
+                    });
+                }
+                check_recovery(old, block_gs, new_gs, min_bytes, max_bytes)
+            },
+            |_| min_bytes,
+        )?;
         writer.truncate(min_bytes)?;
         info!(
             block_id,
@@ -454,6 +440,42 @@ impl BlockStore for FileBlockStore {
         let map = self.inner.map();
         map.get(&block_id).map(|e| self.inner.data_file(&e.info))
     }
+
+    fn append(
+        &self,
+        block_id: u64,
+        block_gs: u64,
+        new_gs: u64,
+        expected_len: u64,
+    ) -> Result<Box<dyn ReplicaWriter>, DataNodeError> {
+        append::append(self, block_id, block_gs, new_gs, expected_len)
+    }
+
+    fn init_replica_recovery(
+        &self,
+        block_id: u64,
+        block_gs: u64,
+        recovery_id: u64,
+    ) -> Result<ReplicaInfo, DataNodeError> {
+        append::init_replica_recovery(self, block_id, block_gs, recovery_id)
+    }
+
+    fn update_replica_under_recovery(
+        &self,
+        block_id: u64,
+        recovery_id: u64,
+        new_length: u64,
+    ) -> Result<ReplicaInfo, DataNodeError> {
+        append::update_replica_under_recovery(self, block_id, recovery_id, new_length)
+    }
+
+    fn visible_length(&self, block_id: u64) -> Result<u64, DataNodeError> {
+        append::visible_length(self, block_id)
+    }
+
+    fn acknowledged(&self, block_id: u64, generation_stamp: u64, bytes: u64) {
+        append::acknowledged(self, block_id, generation_stamp, bytes)
+    }
 }
 
 /// Writes one rbw replica; see [`ReplicaWriter`].
@@ -553,7 +575,16 @@ impl ReplicaWriter for FileReplicaWriter {
             return Ok(()); // nothing new: an empty packet, or a resent one we hold
         }
         if !offset.is_multiple_of(bpc) {
-            return Err(bad("packet does not start on a chunk boundary"));
+            // Appending to a partial last chunk: the packet completes that chunk at most.
+            if end > offset - offset % bpc + bpc {
+                return Err(bad(
+                    "a packet starting inside a chunk must end by that chunk's end",
+                ));
+            }
+            if offset < len {
+                self.truncate(offset)?;
+            }
+            return self.extend_partial_chunk(offset, data, checksums);
         }
         if offset < len {
             self.truncate(offset)?;

@@ -36,6 +36,9 @@ struct PendingAck {
     /// False once forwarding to the mirror failed: the ack reports the mirror as failed.
     mirror_ok: bool,
     last: bool,
+    /// The replica (id, generation stamp) and the packet's end in it: once the whole
+    /// pipeline acknowledged it, bytes up to there are visible to readers.
+    visible: (u64, u64, u64),
     /// With the last packet: the replica, finalized by the responder once the whole
     /// pipeline acknowledged it (a broken pipeline leaves it rbw for recovery).
     finalize: Option<Box<dyn ReplicaWriter>>,
@@ -174,6 +177,21 @@ fn open_replica(node: &Node, op: &OpWriteBlockProto) -> Result<Opened, DataNodeE
         BlockConstructionStage::PipelineCloseRecovery => {
             Opened::Closed(store.recover_close(id, gs, new_gs, op.min_bytes_rcvd)?)
         }
+        BlockConstructionStage::PipelineSetupAppend => Opened::Writer(
+            store.append(id, gs, new_gs, op.min_bytes_rcvd)?,
+            Finish::Finalize,
+        ),
+        // The append's pipeline failed: a finalized replica is appended to as above, an
+        // rbw one (the append had begun here) recovered as in streaming recovery.
+        BlockConstructionStage::PipelineSetupAppendRecovery => {
+            let writer = match store.get(id).map(|r| r.state) {
+                Some(crate::block_store::ReplicaState::Finalized) => {
+                    store.append(id, gs, new_gs, op.min_bytes_rcvd)?
+                }
+                _ => store.recover_rbw(id, gs, new_gs, op.min_bytes_rcvd, op.max_bytes_rcvd)?,
+            };
+            Opened::Writer(writer, Finish::Finalize)
+        }
         BlockConstructionStage::TransferRbw => {
             Opened::Writer(store.create_temporary(id, gs, checksum)?, Finish::KeepRbw)
         }
@@ -279,6 +297,7 @@ async fn receive<R: AsyncRead + Unpin>(
     metrics: &crate::metrics::DataNodeMetrics,
 ) -> Result<(), DataNodeError> {
     let block_id = writer.info().block_id;
+    let generation_stamp = writer.info().generation_stamp;
     let mut writer = Some(writer);
     let mut packet = PacketBuf::new();
     let mut mirror_ok = mirror.is_some();
@@ -305,6 +324,11 @@ async fn receive<R: AsyncRead + Unpin>(
             own: Status::Success,
             mirror_ok,
             last: header.last_packet_in_block,
+            visible: (
+                block_id,
+                generation_stamp,
+                offset + packet.data().len() as u64,
+            ),
             finalize: None,
         };
         if let Err(e) = checksum.verify(packet.data(), packet.checksums(), offset) {
@@ -437,6 +461,10 @@ async fn respond<W: AsyncWrite + Unpin>(
         ack.flag.extend(ack.reply.iter().map(|s| *s as u32));
         write_delimited_with(wr, &ack, &mut scratch).await?;
         wr.flush().await.map_err(DataTransferError::from)?;
+        if !failed {
+            let (block_id, gs, end) = p.visible;
+            node.store.acknowledged(block_id, gs, end);
+        }
         if failed || p.last {
             return Ok(());
         }

@@ -281,7 +281,7 @@ impl Namesystem {
     }
 
     /// The open file named by id (preferred) or path, checked against the lease holder.
-    fn open_file_for(
+    pub(super) fn open_file_for(
         &self,
         st: &State,
         src: &str,
@@ -364,6 +364,21 @@ impl Namesystem {
                             prev.block_id
                         ),
                     });
+                }
+            }
+            // No `previous` while the last block is being written is a client that lost
+            // track (HDFS's analyzeFileState); a complete last block is fine: the file
+            // was reopened for append on a block boundary.
+            if req.previous.is_none() {
+                if let Some(last) = file.blocks.last().and_then(|b| st.blocks.get(*b)) {
+                    if last.state == BlockState::UnderConstruction {
+                        return Err(NameNodeError::InvalidArgument {
+                            message: format!(
+                                "Cannot allocate block in {}: no previous block given, but blk_{} is being written",
+                                req.src, last.id
+                            ),
+                        });
+                    }
                 }
             }
             let excluded: Vec<DnIdx> = req

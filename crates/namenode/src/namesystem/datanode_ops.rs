@@ -90,6 +90,11 @@ impl State {
             return false;
         }
         if r.being_written {
+            // The node is writing it (or was, when the NameNode restarted): it is one
+            // to ask in a block recovery.
+            if !b.expected.contains(&node) {
+                b.expected.push(node);
+            }
             return true;
         }
         b.num_bytes = b.num_bytes.max(r.num_bytes);
@@ -256,6 +261,7 @@ impl Namesystem {
             return Ok(reregister());
         }
         let had_blocks = !req.received.is_empty();
+        self.commit_recovered(&mut st, &req.received);
         st.receive(idx, &req.received, &req.deleted);
         st.take_verdicts(idx, &req.verified);
         // No deletion work is handed out in safe mode; it waits in the queue.
@@ -284,6 +290,7 @@ impl Namesystem {
         {
             let mut st = self.write();
             let idx = self.node(&st, &req.datanode_uuid)?;
+            self.commit_recovered(&mut st, &req.received);
             st.receive(idx, &req.received, &req.deleted);
             st.take_verdicts(idx, &req.verified);
         }

@@ -8,16 +8,13 @@ use std::time::{Duration, Instant};
 
 use rand::seq::SliceRandom;
 use tusk_common::Shutdown;
-use tusk_proto::internal::{
-    datanode_command::Command, edit_record::Op, AbandonBlockOp, CloseFileOp, DatanodeCommand,
-    TransferCommand,
-};
+use tusk_proto::internal::{datanode_command::Command, DatanodeCommand, TransferCommand};
 
 use super::{Namesystem, State};
 use crate::blocks::{BlockInfo, BlockState, CorruptReason, PendingReplication};
 use crate::datanodes::DnIdx;
 use crate::error::Result;
-use crate::namespace::{Inode, InodeId};
+use crate::namespace::InodeId;
 use crate::placement;
 
 /// Starts the monitors; they stop with `shutdown`.
@@ -237,7 +234,8 @@ impl Namesystem {
         true
     }
 
-    /// Closes files whose writer stopped renewing its lease for the hard limit.
+    /// Releases the leases of writers that stopped renewing them for the hard limit
+    /// (closing their files or starting block recovery), and moves recoveries on.
     pub async fn recover_expired_leases(&self) -> Result<()> {
         let expired: Vec<InodeId> = {
             let st = self.read();
@@ -255,61 +253,12 @@ impl Namesystem {
         for inode in expired {
             let txid = {
                 let mut st = self.write();
-                self.recover_file(&mut st, inode)?
+                self.recover_file(&mut st, inode)?.1
             };
             self.sync(txid).await?;
         }
-        Ok(())
-    }
-
-    /// Closes an open file with what its replicas hold: a last block that no DataNode
-    /// finished is dropped.
-    pub(super) fn recover_file(&self, st: &mut State, inode: InodeId) -> Result<Option<u64>> {
-        let Some(file) = st.ns.get(inode).and_then(Inode::file).cloned() else {
-            return Ok(None);
-        };
-        if file.client_name.is_none() {
-            return Ok(None);
-        }
-        tracing::info!(path = %st.ns.full_path(inode), "recovering lease");
-        let mut last_bytes = 0;
-        if let Some(last) = file.blocks.last().and_then(|b| st.blocks.get(*b)).cloned() {
-            if last.state == BlockState::UnderConstruction && last.replicas.is_empty() {
-                self.apply_and_log(
-                    st,
-                    Op::AbandonBlock(AbandonBlockOp {
-                        inode_id: inode,
-                        block_id: last.id,
-                    }),
-                )?;
-                last_bytes = file
-                    .blocks
-                    .iter()
-                    .rev()
-                    .nth(1)
-                    .and_then(|b| st.blocks.get(*b))
-                    .map_or(0, |b| b.num_bytes);
-            } else {
-                last_bytes = last.num_bytes;
-            }
-        }
-        let op = Op::CloseFile(CloseFileOp {
-            inode_id: inode,
-            last_block_bytes: last_bytes,
-            mtime: tusk_common::now_millis(),
-        });
-        Ok(Some(self.apply_and_log(st, op)?))
-    }
-
-    /// Forces lease recovery of `src`; true once the file is closed.
-    pub async fn recover_lease(&self, src: &str) -> Result<bool> {
-        let txid = {
-            let mut st = self.write();
-            let id = st.ns.lookup(src)?.id;
-            self.recover_file(&mut st, id)?
-        };
-        self.sync(txid).await?;
-        Ok(true)
+        let txid = self.advance_recoveries()?;
+        self.sync(txid).await
     }
 }
 

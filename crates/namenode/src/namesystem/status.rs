@@ -102,17 +102,20 @@ impl State {
             }
             pos = block_end;
         }
-        let last_complete = file
+        let last_uc = file
             .blocks
             .last()
             .and_then(|b| self.blocks.get(*b))
-            .is_none_or(|b| b.state != BlockState::UnderConstruction);
+            .filter(|b| b.state == BlockState::UnderConstruction);
+        // As HDFS: the length excludes a last block still being written; readers add
+        // its visible length (the hflushed one, or the DataNode's).
+        let file_length = pos - last_uc.map_or(0, |b| b.num_bytes);
         LocatedBlocksProto {
-            file_length: pos,
+            file_length,
             blocks: located,
             under_construction,
             last_block: last,
-            is_last_block_complete: last_complete,
+            is_last_block_complete: last_uc.is_none(),
             file_encryption_info: None,
             ec_policy: None,
         }

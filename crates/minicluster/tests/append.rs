@@ -1,0 +1,552 @@
+//! Append, hflush, lease recovery of a dead writer's last block, truncate and concat,
+//! against an in-process cluster of three DataNodes, in both replication modes.
+
+use std::time::Duration;
+
+use tusk_client::{ClientError, CreateOptions, DfsClient, ReplicationMode};
+use tusk_minicluster::{test_data, wait_for, wait_for_replicas, MiniCluster};
+
+const BLOCK: u64 = 1 << 20;
+
+async fn cluster() -> MiniCluster {
+    MiniCluster::builder()
+        .datanodes(3)
+        .conf("dfs.blocksize", BLOCK.to_string())
+        .conf("dfs.heartbeat.interval", "1")
+        .conf("dfs.permissions.enabled", "true")
+        .build()
+        .await
+        .expect("cluster starts")
+}
+
+fn opts() -> CreateOptions {
+    CreateOptions {
+        create_parent: true,
+        ..Default::default()
+    }
+}
+
+#[track_caller]
+fn assert_class<T: std::fmt::Debug>(r: Result<T, ClientError>, class: &str, what: &str) {
+    match r {
+        Err(ClientError::Remote(e)) => assert_eq!(e.class, class, "{what}: {e}"),
+        other => panic!("{what}: expected {class}, got {other:?}"),
+    }
+}
+
+/// Appends `more` to `path` (which holds `expected`), checks every byte and that each
+/// block ends up with three replicas of its final length.
+async fn append_and_check(
+    client: &DfsClient,
+    path: &str,
+    expected: &mut Vec<u8>,
+    more: &[u8],
+    new_block: bool,
+) {
+    let mut w = client
+        .append(path, new_block)
+        .await
+        .unwrap_or_else(|e| panic!("append to {path}: {e}"));
+    // In pieces, so packets start inside chunks as well as on their boundaries.
+    for piece in more.chunks(70_001) {
+        w.write(piece).await.unwrap();
+    }
+    w.close()
+        .await
+        .unwrap_or_else(|e| panic!("close after append to {path}: {e}"));
+    expected.extend_from_slice(more);
+    let back = client.read_file(path).await.unwrap();
+    assert_eq!(back.len(), expected.len(), "{path}: length after append");
+    assert!(back == *expected, "{path}: content after append differs");
+    assert_eq!(
+        client.stat(path).await.unwrap().length,
+        expected.len() as u64
+    );
+    let located = wait_for_replicas(client, path, 3)
+        .await
+        .unwrap_or_else(|e| panic!("{path}: {e}"));
+    let sum: u64 = located
+        .blocks
+        .iter()
+        .map(|b| b.b.num_bytes.unwrap_or(0))
+        .sum();
+    assert_eq!(sum, expected.len() as u64, "{path}: block lengths");
+}
+
+async fn appends_in_mode(mode: ReplicationMode) {
+    let cluster = cluster().await;
+    let client = cluster.client_with(|o| o.replication_mode = mode);
+    let dir = format!("/append-{}", mode.name());
+    // (initial length, appended length, new block)
+    let cases: &[(&str, usize, usize, bool)] = &[
+        ("partial-chunk", 1000, 3000, false),
+        ("chunk-aligned", 4096, 10_000, false),
+        ("full-block", BLOCK as usize, 100, false),
+        (
+            "multi-block",
+            BLOCK as usize + BLOCK as usize / 2,
+            BLOCK as usize + 333,
+            false,
+        ),
+        ("empty", 0, 5000, false),
+        ("new-block", 1000, 2000, true),
+    ];
+    for (i, (name, initial, more, new_block)) in cases.iter().enumerate() {
+        let path = format!("{dir}/{name}");
+        let mut expected = test_data(*initial, i as u64);
+        client.write_file(&path, &expected, opts()).await.unwrap();
+        let more = test_data(*more, 100 + i as u64);
+        append_and_check(&client, &path, &mut expected, &more, *new_block).await;
+        // Appending again continues what the first append left.
+        let again = test_data(777, 200 + i as u64);
+        append_and_check(&client, &path, &mut expected, &again, false).await;
+        if *new_block {
+            let blocks = client.block_locations(&path, 0, u64::MAX).await.unwrap();
+            assert_eq!(
+                blocks.blocks.len(),
+                2,
+                "{path}: NEW_BLOCK starts a block after the partial one"
+            );
+        }
+    }
+    cluster.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn append_pipeline() {
+    appends_in_mode(ReplicationMode::Pipeline).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn append_parallel() {
+    appends_in_mode(ReplicationMode::Parallel).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn append_is_refused_as_hdfs_refuses_it() {
+    let cluster = cluster().await;
+    let client = cluster.client();
+    assert_class(
+        client.append("/missing", false).await.map(|_| ()),
+        "java.io.FileNotFoundException",
+        "append to a missing file",
+    );
+    client.mkdirs("/dir", 0o755, true).await.unwrap();
+    assert_class(
+        client.append("/dir", false).await.map(|_| ()),
+        "java.io.FileNotFoundException",
+        "append to a directory",
+    );
+    let mut open = client.create("/open", opts()).await.unwrap();
+    open.write(b"being written").await.unwrap();
+    let other = cluster.client();
+    assert_class(
+        other.append("/open", false).await.map(|_| ()),
+        "org.apache.hadoop.hdfs.protocol.AlreadyBeingCreatedException",
+        "append to a file another client writes",
+    );
+    assert_class(
+        client.append("/open", false).await.map(|_| ()),
+        "org.apache.hadoop.hdfs.protocol.AlreadyBeingCreatedException",
+        "append by the writer itself",
+    );
+    open.close().await.unwrap();
+    client.write_file("/mine", b"owned", opts()).await.unwrap();
+    client.set_permission("/mine", 0o644).await.unwrap();
+    let stranger = cluster.client_with(|o| o.user = "stranger".into());
+    assert_class(
+        stranger.append("/mine", false).await.map(|_| ()),
+        "org.apache.hadoop.security.AccessControlException",
+        "append without write permission",
+    );
+    assert_eq!(client.read_file("/mine").await.unwrap(), b"owned");
+    cluster.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn hflush_makes_the_length_visible_and_survives_a_namenode_restart() {
+    let mut cluster = cluster().await;
+    let client = cluster.client();
+    let data = test_data(300_123, 5);
+    let mut w = client.create("/flushed", opts()).await.unwrap();
+    w.write(&data[..200_000]).await.unwrap();
+    w.hflush().await.unwrap();
+    assert_eq!(client.stat("/flushed").await.unwrap().length, 200_000);
+    let located = client
+        .block_locations("/flushed", 0, u64::MAX)
+        .await
+        .unwrap();
+    assert!(located.under_construction);
+    assert!(!located.is_last_block_complete);
+    assert_eq!(
+        located.file_length, 0,
+        "HDFS leaves the block being written out"
+    );
+    assert_eq!(
+        located.last_block.as_ref().and_then(|b| b.b.num_bytes),
+        Some(200_000)
+    );
+    let seen = client.read_file("/flushed").await.unwrap();
+    assert!(
+        seen == data[..200_000],
+        "a reader sees exactly the hflushed bytes"
+    );
+    w.write(&data[200_000..]).await.unwrap();
+    w.hsync().await.unwrap();
+    assert_eq!(
+        client.stat("/flushed").await.unwrap().length,
+        data.len() as u64
+    );
+    assert!(!client.is_file_closed("/flushed").await.unwrap());
+
+    cluster.restart_namenode().await.unwrap();
+    let client = cluster.client();
+    assert_eq!(
+        client.stat("/flushed").await.unwrap().length,
+        data.len() as u64,
+        "the hflushed length is in the edit log"
+    );
+    assert!(!client.is_file_closed("/flushed").await.unwrap());
+    cluster.shutdown().await;
+}
+
+/// A writer hflushes, then dies without closing; recoverLease (or the lease's hard
+/// limit) recovers the last block from the replicas being written: the file closes
+/// with exactly the hflushed bytes.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn lease_recovery_keeps_what_a_dead_writer_hflushed() {
+    for mode in [ReplicationMode::Pipeline, ReplicationMode::Parallel] {
+        let cluster = cluster().await;
+        let writer = cluster.client_with(|o| o.replication_mode = mode);
+        for (path, len) in [
+            ("/dead-small", 123_457usize),
+            ("/dead-multi", BLOCK as usize + 70_000),
+        ] {
+            let data = test_data(len, len as u64);
+            let mut w = writer.create(path, opts()).await.unwrap();
+            w.write(&data).await.unwrap();
+            w.hflush().await.unwrap();
+            // Never closed: the writer is gone, and with it every connection.
+            drop(w);
+            let other = cluster.client();
+            wait_for(
+                "recoverLease to close the file",
+                Duration::from_secs(60),
+                || {
+                    let other = other.clone();
+                    async move { other.recover_lease(path).await.unwrap() }
+                },
+            )
+            .await
+            .unwrap_or_else(|e| panic!("{mode:?} {path}: {e}"));
+            assert!(other.is_file_closed(path).await.unwrap());
+            let back = other.read_file(path).await.unwrap();
+            assert_eq!(back.len(), len, "{mode:?} {path}: recovered length");
+            assert!(back == data, "{mode:?} {path}: recovered content");
+            wait_for_replicas(&other, path, 3)
+                .await
+                .unwrap_or_else(|e| panic!("{mode:?} {path}: {e}"));
+            // The recovered file can be appended to.
+            let mut a = other.append(path, false).await.unwrap();
+            a.write(b"more").await.unwrap();
+            a.close().await.unwrap();
+            let mut want = data.clone();
+            want.extend_from_slice(b"more");
+            assert!(other.read_file(path).await.unwrap() == want);
+        }
+        cluster.shutdown().await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_lease_hard_limit_recovers_a_dead_writers_file() {
+    let cluster = MiniCluster::builder()
+        .datanodes(3)
+        .conf("dfs.blocksize", BLOCK.to_string())
+        .conf("dfs.heartbeat.interval", "1")
+        .conf("dfs.namenode.lease-soft-limit-sec", "1")
+        .conf("dfs.namenode.lease-hard-limit-sec", "2")
+        .build()
+        .await
+        .expect("cluster starts");
+    let client = cluster.client();
+    let data = test_data(65_537 * 3, 9);
+    let mut w = client.create("/abandoned", opts()).await.unwrap();
+    w.write(&data).await.unwrap();
+    w.hflush().await.unwrap();
+    drop(w);
+    wait_for(
+        "the hard limit to close the file",
+        Duration::from_secs(60),
+        || {
+            let client = client.clone();
+            async move { client.is_file_closed("/abandoned").await.unwrap() }
+        },
+    )
+    .await
+    .unwrap();
+    assert!(client.read_file("/abandoned").await.unwrap() == data);
+    cluster.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn truncate_on_a_boundary_and_inside_a_block() {
+    let mut cluster = cluster().await;
+    let client = cluster.client();
+    let data = test_data(2 * BLOCK as usize + 5000, 11);
+    client.write_file("/t", &data, opts()).await.unwrap();
+    wait_for_replicas(&client, "/t", 3).await.unwrap();
+    assert_class(
+        client.truncate("/t", data.len() as u64 + 1).await,
+        "org.apache.hadoop.HadoopIllegalArgumentException",
+        "truncate to a larger size",
+    );
+    assert!(
+        client.truncate("/t", data.len() as u64).await.unwrap(),
+        "same length"
+    );
+    assert!(
+        client.truncate("/t", 2 * BLOCK).await.unwrap(),
+        "on a boundary"
+    );
+    assert!(client.read_file("/t").await.unwrap() == data[..2 * BLOCK as usize]);
+    let cut = BLOCK + 12_345;
+    assert!(!client.truncate("/t", cut).await.unwrap(), "inside a block");
+    assert_class(
+        client.append("/t", false).await.map(|_| ()),
+        "org.apache.hadoop.hdfs.protocol.RecoveryInProgressException",
+        "append while the truncate recovers",
+    );
+    wait_for("the truncate's recovery", Duration::from_secs(60), || {
+        let client = client.clone();
+        async move { client.is_file_closed("/t").await.unwrap() }
+    })
+    .await
+    .unwrap();
+    assert!(client.read_file("/t").await.unwrap() == data[..cut as usize]);
+    wait_for_replicas(&client, "/t", 3).await.unwrap();
+    let mut w = client.append("/t", false).await.unwrap();
+    w.write(b"tail").await.unwrap();
+    w.close().await.unwrap();
+    let mut want = data[..cut as usize].to_vec();
+    want.extend_from_slice(b"tail");
+
+    cluster.restart_namenode().await.unwrap();
+    let client = cluster.client();
+    wait_for_replicas(&client, "/t", 3).await.unwrap();
+    assert!(
+        client.read_file("/t").await.unwrap() == want,
+        "after a restart"
+    );
+    cluster.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn concat_moves_blocks_and_survives_a_restart() {
+    let mut cluster = cluster().await;
+    let client = cluster.client();
+    let parts: Vec<Vec<u8>> = (0..3)
+        .map(|i| test_data(BLOCK as usize / 2 + i * 1000 + 1, i as u64))
+        .collect();
+    for (i, p) in parts.iter().enumerate() {
+        client
+            .write_file(&format!("/c/p{i}"), p, opts())
+            .await
+            .unwrap();
+    }
+    client.write_file("/other/x", b"x", opts()).await.unwrap();
+    client
+        .write_file(
+            "/c/small-blocks",
+            b"y",
+            CreateOptions {
+                block_size: Some(BLOCK / 2),
+                ..opts()
+            },
+        )
+        .await
+        .unwrap();
+    let illegal = "org.apache.hadoop.HadoopIllegalArgumentException";
+    assert_class(
+        client.concat("/c/p0", &["/other/x".into()]).await,
+        illegal,
+        "a source in another directory",
+    );
+    assert_class(
+        client.concat("/c/p0", &["/c/small-blocks".into()]).await,
+        illegal,
+        "a source with another block size",
+    );
+    assert_class(
+        client.concat("/c/p0", &["/c/p0".into()]).await,
+        illegal,
+        "the target as a source",
+    );
+    assert_class(client.concat("/c/p0", &[]).await, illegal, "no sources");
+    assert_class(
+        client.concat("/c/p0", &["/c/none".into()]).await,
+        "java.io.FileNotFoundException",
+        "a missing source",
+    );
+    client
+        .concat("/c/p0", &["/c/p1".into(), "/c/p2".into()])
+        .await
+        .unwrap();
+    let want: Vec<u8> = parts.concat();
+    assert!(client.read_file("/c/p0").await.unwrap() == want);
+    assert!(client.get_file_info("/c/p1").await.unwrap().is_none());
+    assert!(client.get_file_info("/c/p2").await.unwrap().is_none());
+
+    cluster.restart_namenode().await.unwrap();
+    let client = cluster.client();
+    wait_for_replicas(&client, "/c/p0", 3).await.unwrap();
+    assert!(
+        client.read_file("/c/p0").await.unwrap() == want,
+        "after a restart"
+    );
+    assert!(client.get_file_info("/c/p1").await.unwrap().is_none());
+    cluster.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_appended_file_survives_a_namenode_restart() {
+    let mut cluster = cluster().await;
+    let client = cluster.client();
+    let mut want = test_data(5000, 1);
+    client.write_file("/r", &want, opts()).await.unwrap();
+    let more = test_data(9000, 2);
+    let mut w = client.append("/r", false).await.unwrap();
+    w.write(&more).await.unwrap();
+    w.close().await.unwrap();
+    want.extend_from_slice(&more);
+    // One writer left open by append: it is still open after the restart.
+    let mut open = client.append("/r", true).await.unwrap();
+    open.write(b"flushed").await.unwrap();
+    open.hflush().await.unwrap();
+    cluster.restart_namenode().await.unwrap();
+    let client = cluster.client();
+    assert!(!client.is_file_closed("/r").await.unwrap());
+    assert_eq!(
+        client.stat("/r").await.unwrap().length,
+        want.len() as u64 + 7
+    );
+    wait_for(
+        "recovery after the restart",
+        Duration::from_secs(60),
+        || {
+            let client = client.clone();
+            async move { client.recover_lease("/r").await.unwrap() }
+        },
+    )
+    .await
+    .unwrap();
+    want.extend_from_slice(b"flushed");
+    assert!(client.read_file("/r").await.unwrap() == want);
+    cluster.shutdown().await;
+}
+
+/// Every new edit (append, fsync, concat, truncate on a boundary and inside a block,
+/// block recovery's stamp and commit) replays from the log after a kill, with no
+/// checkpoint in between.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_new_edits_replay_after_a_kill() {
+    let mut cluster = cluster().await;
+    let client = cluster.client();
+    let a = test_data(BLOCK as usize + 1000, 1);
+    let b = test_data(2000, 2);
+    client.write_file("/k/a", &a, opts()).await.unwrap();
+    client.write_file("/k/b", &b, opts()).await.unwrap();
+    let mut w = client.append("/k/a", false).await.unwrap();
+    w.write(b"appended").await.unwrap();
+    w.close().await.unwrap();
+    client.concat("/k/a", &["/k/b".into()]).await.unwrap();
+    let mut want = a.clone();
+    want.extend_from_slice(b"appended");
+    want.extend_from_slice(&b);
+    assert!(client
+        .truncate("/k/a", want.len() as u64 - 2000)
+        .await
+        .unwrap());
+    want.truncate(want.len() - 2000);
+    let cut = BLOCK as usize + 10;
+    assert!(!client.truncate("/k/a", cut as u64).await.unwrap());
+    want.truncate(cut);
+    wait_for("the truncate's recovery", Duration::from_secs(60), || {
+        let client = client.clone();
+        async move { client.is_file_closed("/k/a").await.unwrap() }
+    })
+    .await
+    .unwrap();
+    let mut open = client.create("/k/open", opts()).await.unwrap();
+    open.write(&b).await.unwrap();
+    open.hflush().await.unwrap();
+
+    cluster.kill_namenode();
+    cluster.start_namenode_again().await.unwrap();
+    let client = cluster.client();
+    wait_for_replicas(&client, "/k/a", 3).await.unwrap();
+    assert!(client.read_file("/k/a").await.unwrap() == want, "replayed");
+    assert!(client.get_file_info("/k/b").await.unwrap().is_none());
+    assert_eq!(client.stat("/k/open").await.unwrap().length, b.len() as u64);
+    assert!(!client.is_file_closed("/k/open").await.unwrap());
+    cluster.shutdown().await;
+}
+
+/// As HDFS: appending to a file whose writer let its lease pass the soft limit
+/// recovers the lease first (RecoveryInProgressException meanwhile), then appends.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn append_after_the_soft_limit_recovers_the_lease_first() {
+    let cluster = MiniCluster::builder()
+        .datanodes(3)
+        .conf("dfs.blocksize", BLOCK.to_string())
+        .conf("dfs.heartbeat.interval", "1")
+        .conf("dfs.namenode.lease-soft-limit-sec", "1")
+        .build()
+        .await
+        .expect("cluster starts");
+    let writer = cluster.client();
+    let data = test_data(200_000, 3);
+    let mut w = writer.create("/soft", opts()).await.unwrap();
+    w.write(&data).await.unwrap();
+    w.hflush().await.unwrap();
+    drop(w);
+    let other = cluster.client();
+    let refused = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let mut a = wait_for(
+        "append once the lease is recovered",
+        Duration::from_secs(60),
+        || {
+            let other = other.clone();
+            let refused = refused.clone();
+            async move {
+                match other.append("/soft", false).await {
+                    Ok(w) => Some(w),
+                    Err(ClientError::Remote(e)) => {
+                        if e.class.ends_with("RecoveryInProgressException") {
+                            refused.store(true, std::sync::atomic::Ordering::Relaxed);
+                        }
+                        assert!(
+                            e.class.ends_with("RecoveryInProgressException")
+                                || e.class.ends_with("AlreadyBeingCreatedException"),
+                            "{e}"
+                        );
+                        None
+                    }
+                    Err(e) => panic!("append: {e}"),
+                }
+            }
+        },
+    )
+    .await
+    .unwrap();
+    assert!(
+        refused.load(std::sync::atomic::Ordering::Relaxed),
+        "recovery ran before the append"
+    );
+    a.write(b"after recovery").await.unwrap();
+    a.close().await.unwrap();
+    let mut want = data.clone();
+    want.extend_from_slice(b"after recovery");
+    assert!(other.read_file("/soft").await.unwrap() == want);
+    cluster.shutdown().await;
+}

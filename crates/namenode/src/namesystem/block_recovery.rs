@@ -1,0 +1,478 @@
+//! Lease recovery and block recovery of a file's last block, as HDFS's
+//! `internalReleaseLease` / `BlockRecoveryWorker` / `commitBlockSynchronization`, with
+//! the NameNode as the coordinator:
+//!
+//! 1. The file's lease passes to the NameNode (`ReassignLease`, holder
+//!    `HDFS_NameNode-<ms>`), so the old writer can change nothing more; a recovery id
+//!    (a new generation stamp, logged) is issued.
+//! 2. Every live node that holds or was writing the block gets an
+//!    `InitReplicaRecoveryCommand`: it stops the replica's writer and answers with the
+//!    replica's state, stamp and length (`reportReplicaRecovery`).
+//! 3. Once every node answered (or after a wait, with those that did), the length is
+//!    chosen by HDFS's rule: a finalized replica's length if there is one, else the
+//!    shortest rbw replica's (every byte acknowledged to the writer is in all of them);
+//!    a truncate's new length when the recovery is a truncate's. Nodes whose replica is
+//!    at least that long get a `SyncReplicaCommand`: cut, restamp with the recovery id,
+//!    finalize.
+//! 4. The first synced replica reported commits the block (its new stamp and length)
+//!    and closes the file; later ones count as more copies.
+//!
+//! A recovery that does not finish in time is started again with a new id. Nothing of
+//! it is persisted but the id and the lease: after a restart the NameNode's lease
+//! expires and recovery starts again.
+
+use std::time::{Duration, Instant};
+
+use tusk_proto::internal::{
+    datanode_command::Command, edit_record::Op, AbandonBlockOp, CloseFileOp, DatanodeCommand,
+    InitReplicaRecoveryCommand, ReassignLeaseOp, ReplicaRecoveryReport, ReplicaReport,
+    SetGenerationStampOp, SyncReplicaCommand, UpdateBlockOp,
+};
+
+use super::{Namesystem, State};
+use crate::blocks::BlockState;
+use crate::datanodes::DnIdx;
+use crate::error::{NameNodeError, Result};
+use crate::namespace::{Access, Inode, InodeId};
+
+/// The lease holder of files the NameNode is recovering (HDFS's name).
+pub const NAMENODE_LEASE_HOLDER: &str = "HDFS_NameNode";
+
+/// One block recovery in progress.
+#[derive(Clone, Debug)]
+pub struct BlockRecovery {
+    pub inode: InodeId,
+    /// The block's stamp when recovery began; replicas older than it do not count.
+    pub block_gs: u64,
+    pub recovery_id: u64,
+    /// A truncate's cut inside the block; `None` for lease recovery.
+    pub new_length: Option<u64>,
+    /// Nodes asked about their replica.
+    pub holders: Vec<DnIdx>,
+    /// Their answers, one per node.
+    pub answers: Vec<(DnIdx, ReplicaRecoveryReport)>,
+    /// The length chosen in phase 2, once chosen.
+    pub synced: Option<u64>,
+    pub started: Instant,
+}
+
+impl State {
+    /// The recovery in progress of a file's last block.
+    pub fn block_recovery_of(&self, inode: InodeId) -> Option<&BlockRecovery> {
+        let last = self.ns.get(inode)?.file()?.blocks.last()?;
+        self.recoveries.get(last)
+    }
+
+    /// Applies [`SetGenerationStampOp`].
+    pub(super) fn apply_set_generation_stamp(&mut self, op: &SetGenerationStampOp) {
+        self.blocks.next_generation_stamp = self
+            .blocks
+            .next_generation_stamp
+            .max(op.generation_stamp.saturating_add(1));
+    }
+}
+
+/// HDFS's rule: the length every recovered replica gets, and which nodes take part.
+fn sync_length(rec: &BlockRecovery) -> Option<(u64, Vec<DnIdx>)> {
+    let usable: Vec<&(DnIdx, ReplicaRecoveryReport)> = rec
+        .answers
+        .iter()
+        .filter(|(_, a)| a.found && a.generation_stamp >= rec.block_gs)
+        .collect();
+    if usable.is_empty() {
+        return None;
+    }
+    let finalized = usable
+        .iter()
+        .filter(|(_, a)| !a.being_written)
+        .map(|(_, a)| a.num_bytes)
+        .min();
+    let length = match (rec.new_length, finalized) {
+        (Some(cut), _) => cut,
+        (None, Some(len)) => len,
+        (None, None) => usable.iter().map(|(_, a)| a.num_bytes).min()?,
+    };
+    let nodes: Vec<DnIdx> = usable
+        .iter()
+        .filter(|(_, a)| a.num_bytes >= length)
+        .map(|(n, _)| *n)
+        .collect();
+    (!nodes.is_empty()).then_some((length, nodes))
+}
+
+impl Namesystem {
+    /// How long a recovery waits for every holder's answer before going on with those
+    /// that came.
+    fn recovery_answer_wait(&self) -> Duration {
+        2 * self.options.heartbeat_interval + Duration::from_secs(2)
+    }
+
+    /// How long a recovery may take before it starts again with a new id.
+    fn recovery_retry(&self) -> Duration {
+        10 * self.options.heartbeat_interval + Duration::from_secs(10)
+    }
+
+    /// `recoverLease`: true when the file is closed (already, or at once because its
+    /// last block needs no recovery); false while block recovery runs (clients poll it
+    /// or `isFileClosed`).
+    pub async fn recover_lease(&self, user: &str, src: &str) -> Result<bool> {
+        let (closed, txid) = {
+            let mut st = self.write();
+            let node = st.ns.lookup(src)?;
+            let id = node.id;
+            if node.file().is_none() {
+                return Err(NameNodeError::FileNotFound {
+                    path: format!("{src} (is not a file)"),
+                });
+            }
+            self.permissions
+                .check_path(&st.ns, user, id, Some(Access::Write))?;
+            self.recover_file(&mut st, id)?
+        };
+        self.sync(txid).await?;
+        Ok(closed)
+    }
+
+    /// Releases an open file's lease: closes it when its last block is complete (or
+    /// empty and nowhere), else starts block recovery. Returns whether it is closed, and
+    /// the last edit made.
+    pub(super) fn recover_file(
+        &self,
+        st: &mut State,
+        inode: InodeId,
+    ) -> Result<(bool, Option<u64>)> {
+        let Some(file) = st.ns.get(inode).and_then(Inode::file).cloned() else {
+            return Ok((true, None));
+        };
+        let Some(holder) = file.client_name.clone() else {
+            return Ok((true, None));
+        };
+        let last = file.blocks.last().and_then(|b| st.blocks.get(*b)).cloned();
+        if let Some(rec) = last.as_ref().and_then(|b| st.recoveries.get(&b.id)) {
+            if rec.started.elapsed() < self.recovery_retry() {
+                return Ok((false, None));
+            }
+            tracing::warn!(
+                block = last.as_ref().map(|b| b.id),
+                "block recovery timed out; starting again"
+            );
+        }
+        let path = st.ns.full_path(inode);
+        let close = |fsn: &Self, st: &mut State, bytes: u64| -> Result<u64> {
+            tracing::info!(%path, bytes, "lease recovered; file closed");
+            fsn.apply_and_log(
+                st,
+                Op::CloseFile(CloseFileOp {
+                    inode_id: inode,
+                    last_block_bytes: bytes,
+                    mtime: tusk_common::now_millis(),
+                }),
+            )
+        };
+        let Some(b) = last.filter(|b| b.state == BlockState::UnderConstruction) else {
+            let bytes = file
+                .blocks
+                .last()
+                .and_then(|b| st.blocks.get(*b))
+                .map_or(0, |b| b.num_bytes);
+            return Ok((true, Some(close(self, st, bytes)?)));
+        };
+        let mut holders: Vec<DnIdx> = b.expected.clone();
+        for n in &b.replicas {
+            if !holders.contains(n) {
+                holders.push(*n);
+            }
+        }
+        holders.retain(|n| st.datanodes.nodes[*n].alive);
+        if holders.is_empty() {
+            if b.num_bytes > 0 {
+                tracing::warn!(%path, block = b.id, "no live node holds the last block; lease recovery waits for one");
+                return Ok((false, None));
+            }
+            // Nothing was written to it anywhere: the block goes, as in HDFS.
+            self.apply_and_log(
+                st,
+                Op::AbandonBlock(AbandonBlockOp {
+                    inode_id: inode,
+                    block_id: b.id,
+                }),
+            )?;
+            let bytes = file
+                .blocks
+                .iter()
+                .rev()
+                .nth(1)
+                .and_then(|b| st.blocks.get(*b))
+                .map_or(0, |b| b.num_bytes);
+            return Ok((true, Some(close(self, st, bytes)?)));
+        }
+        let new_length = st.truncate_cut(inode);
+        let txid = self.start_block_recovery(st, inode, &holder, &b, holders, new_length, None)?;
+        Ok((false, Some(txid)))
+    }
+
+    /// Issues a recovery id for `block` (unless the caller logged one), passes the
+    /// file's lease to the NameNode and asks `holders` about their replicas (phase 1).
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn start_block_recovery(
+        &self,
+        st: &mut State,
+        inode: InodeId,
+        holder: &str,
+        block: &crate::blocks::BlockInfo,
+        holders: Vec<DnIdx>,
+        new_length: Option<u64>,
+        recovery_id: Option<u64>,
+    ) -> Result<u64> {
+        let (recovery_id, mut txid) = match recovery_id {
+            Some(id) => (id, 0),
+            None => {
+                let id = st.blocks.allocate_generation_stamp();
+                let op = Op::SetGenerationStamp(SetGenerationStampOp {
+                    generation_stamp: id,
+                });
+                (id, self.apply_and_log(st, op)?)
+            }
+        };
+        if !holder.starts_with(NAMENODE_LEASE_HOLDER) {
+            txid = self.apply_and_log(
+                st,
+                Op::ReassignLease(ReassignLeaseOp {
+                    inode_id: inode,
+                    client_name: format!("{NAMENODE_LEASE_HOLDER}-{}", tusk_common::now_millis()),
+                }),
+            )?;
+        } else {
+            st.leases.renew(holder);
+        }
+        for n in &holders {
+            st.datanodes.nodes[*n].commands.push(DatanodeCommand {
+                command: Some(Command::InitRecovery(InitReplicaRecoveryCommand {
+                    block_id: block.id,
+                    generation_stamp: block.generation_stamp,
+                    recovery_id,
+                })),
+            });
+        }
+        tracing::info!(
+            path = %st.ns.full_path(inode),
+            block = block.id,
+            recovery_id,
+            holders = holders.len(),
+            ?new_length,
+            "block recovery started"
+        );
+        st.recoveries.insert(
+            block.id,
+            BlockRecovery {
+                inode,
+                block_gs: block.generation_stamp,
+                recovery_id,
+                new_length,
+                holders,
+                answers: Vec::new(),
+                synced: None,
+                started: Instant::now(),
+            },
+        );
+        Ok(txid)
+    }
+
+    /// A holder's answer to phase 1; once every holder answered, phase 2 begins.
+    pub fn replica_recovery_report(&self, report: ReplicaRecoveryReport) -> Result<()> {
+        let mut st = self.write();
+        let idx = st.datanodes.find(&report.datanode_uuid).ok_or_else(|| {
+            NameNodeError::UnregisteredDatanode {
+                uuid: report.datanode_uuid.clone(),
+            }
+        })?;
+        let block = report.block_id;
+        let Some(rec) = st.recoveries.get_mut(&block) else {
+            return Ok(());
+        };
+        if rec.recovery_id != report.recovery_id || rec.synced.is_some() {
+            return Ok(());
+        }
+        rec.answers.retain(|(n, _)| *n != idx);
+        rec.answers.push((idx, report));
+        if rec
+            .holders
+            .iter()
+            .all(|h| rec.answers.iter().any(|(n, _)| n == h))
+        {
+            self.sync_replicas(&mut st, block);
+        }
+        Ok(())
+    }
+
+    /// Phase 2: chooses the length and tells the nodes that can to sync to it.
+    fn sync_replicas(&self, st: &mut State, block: u64) {
+        let Some(rec) = st.recoveries.get_mut(&block) else {
+            return;
+        };
+        let Some((length, nodes)) = sync_length(rec) else {
+            tracing::warn!(
+                block,
+                "no replica can be recovered; recovery will be retried"
+            );
+            return;
+        };
+        rec.synced = Some(length);
+        let recovery_id = rec.recovery_id;
+        tracing::info!(block, length, nodes = nodes.len(), "syncing replicas");
+        for n in nodes {
+            st.datanodes.nodes[n].commands.push(DatanodeCommand {
+                command: Some(Command::SyncRecovery(SyncReplicaCommand {
+                    block_id: block,
+                    recovery_id,
+                    new_length: length,
+                })),
+            });
+        }
+    }
+
+    /// `commitBlockSynchronization`: a replica synced by a recovery was reported, so the
+    /// block takes the recovery's stamp and length and the file is closed. Call before
+    /// the report itself is taken in, so it counts against the committed block.
+    pub(super) fn commit_recovered(&self, st: &mut State, received: &[ReplicaReport]) {
+        for r in received {
+            let Some(rec) = st.recoveries.get(&r.block_id) else {
+                continue;
+            };
+            let done = rec.synced == Some(r.num_bytes)
+                && r.generation_stamp == rec.recovery_id
+                && !r.being_written;
+            if !done {
+                continue;
+            }
+            let rec = st.recoveries.remove(&r.block_id).expect("present");
+            if let Err(e) = self.commit_block_synchronization(st, r.block_id, &rec, r.num_bytes) {
+                tracing::error!(block = r.block_id, error = %e, "cannot commit the recovered block");
+            }
+        }
+    }
+
+    fn commit_block_synchronization(
+        &self,
+        st: &mut State,
+        block: u64,
+        rec: &BlockRecovery,
+        length: u64,
+    ) -> Result<()> {
+        let is_last = st
+            .ns
+            .get(rec.inode)
+            .and_then(Inode::file)
+            .is_some_and(|f| f.blocks.last() == Some(&block) && f.client_name.is_some());
+        if !is_last {
+            return Ok(());
+        }
+        self.apply_and_log(
+            st,
+            Op::UpdateBlock(UpdateBlockOp {
+                block_id: block,
+                generation_stamp: rec.recovery_id,
+                num_bytes: length,
+            }),
+        )?;
+        st.truncating.remove(&rec.inode);
+        // Copies of the old stamp are stale now; synced ones report themselves.
+        if let Some(b) = st.blocks.get_mut(block) {
+            b.replicas.clear();
+            b.expected.clear();
+        }
+        self.apply_and_log(
+            st,
+            Op::CloseFile(CloseFileOp {
+                inode_id: rec.inode,
+                last_block_bytes: length,
+                mtime: tusk_common::now_millis(),
+            }),
+        )?;
+        tracing::info!(path = %st.ns.full_path(rec.inode), block, length, "block recovered; file closed");
+        Ok(())
+    }
+
+    /// Moves recoveries on: those that waited long enough for answers sync with the
+    /// answers they have; those that took too long start again.
+    pub(super) fn advance_recoveries(&self) -> Result<Option<u64>> {
+        let mut st = self.write();
+        let wait = self.recovery_answer_wait();
+        let retry = self.recovery_retry();
+        let due: Vec<(u64, bool)> = st
+            .recoveries
+            .iter()
+            .filter(|(_, r)| r.synced.is_none() || r.started.elapsed() >= retry)
+            .filter(|(_, r)| r.started.elapsed() >= wait)
+            .map(|(b, r)| (*b, r.started.elapsed() >= retry))
+            .collect();
+        let mut txid = None;
+        for (block, expired) in due {
+            if expired {
+                let inode = st.recoveries[&block].inode;
+                txid = self.recover_file(&mut st, inode)?.1.or(txid);
+            } else {
+                self.sync_replicas(&mut st, block);
+            }
+        }
+        Ok(txid)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn answer(bytes: u64, rbw: bool, gs: u64) -> ReplicaRecoveryReport {
+        ReplicaRecoveryReport {
+            found: true,
+            generation_stamp: gs,
+            num_bytes: bytes,
+            being_written: rbw,
+            ..Default::default()
+        }
+    }
+
+    fn recovery(answers: Vec<ReplicaRecoveryReport>, new_length: Option<u64>) -> BlockRecovery {
+        BlockRecovery {
+            inode: 1,
+            block_gs: 5,
+            recovery_id: 9,
+            new_length,
+            holders: (0..answers.len()).collect(),
+            answers: answers.into_iter().enumerate().collect(),
+            synced: None,
+            started: Instant::now(),
+        }
+    }
+
+    #[test]
+    fn the_sync_length_follows_hdfs() {
+        // Only rbw replicas: the shortest, and all take part.
+        let rec = recovery(vec![answer(700, true, 5), answer(512, true, 5)], None);
+        assert_eq!(sync_length(&rec), Some((512, vec![0, 1])));
+        // A finalized replica wins; shorter rbw ones are left out.
+        let rec = recovery(
+            vec![
+                answer(900, false, 5),
+                answer(512, true, 5),
+                answer(1000, true, 5),
+            ],
+            None,
+        );
+        assert_eq!(sync_length(&rec), Some((900, vec![0, 2])));
+        // A replica older than the block does not count.
+        let rec = recovery(vec![answer(100, true, 4), answer(300, true, 5)], None);
+        assert_eq!(sync_length(&rec), Some((300, vec![1])));
+        // A truncate's cut.
+        let rec = recovery(
+            vec![answer(900, false, 5), answer(200, false, 5)],
+            Some(300),
+        );
+        assert_eq!(sync_length(&rec), Some((300, vec![0])));
+        // Nothing usable.
+        let mut missing = answer(0, true, 5);
+        missing.found = false;
+        assert_eq!(sync_length(&recovery(vec![missing], None)), None);
+    }
+}

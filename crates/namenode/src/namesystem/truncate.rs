@@ -1,0 +1,280 @@
+//! `truncate`, as HDFS: a cut on a block boundary drops the blocks past it and the
+//! file stays closed (true); a cut inside a block drops the blocks after that one and
+//! puts it under block recovery with the new length (false): the file is open, under
+//! the NameNode's lease, until its replicas are cut, restamped and reported, and
+//! clients poll `isFileClosed`. The cut length is kept with the file (and in the image)
+//! so a recovery started again after a restart still cuts.
+
+use tusk_proto::internal::{edit_record::Op, TruncateOp};
+
+use super::{Logged, Namesystem, State};
+use crate::blocks::BlockState;
+use crate::datanodes::DnIdx;
+use crate::error::{NameNodeError, Result};
+use crate::namespace::{Access, Inode};
+use crate::path;
+
+impl Namesystem {
+    pub fn truncate(
+        &self,
+        user: &str,
+        src: &str,
+        new_length: u64,
+        client: &str,
+    ) -> Result<Logged<bool>> {
+        let src = path::normalize(src)?;
+        let mut st = self.write();
+        let node = st.ns.lookup(&src)?;
+        let id = node.id;
+        if node.file().is_none() {
+            return Err(NameNodeError::FileNotFound {
+                path: format!("{src} (Path is not a file)"),
+            });
+        }
+        self.permissions
+            .check_path(&st.ns, user, id, Some(Access::Write))?;
+        self.check_lease_free(&mut st, id, &src, client, "TRUNCATE_FILE")?;
+        let file = st
+            .ns
+            .get(id)
+            .and_then(Inode::file)
+            .expect("checked")
+            .clone();
+        let length = st.file_length(&file);
+        if new_length > length {
+            return Err(NameNodeError::InvalidArgument {
+                message: format!(
+                    "Cannot truncate to a larger file size. Current size: {length}, truncate size: {new_length}."
+                ),
+            });
+        }
+        if new_length == length {
+            return Ok(Logged::new(true, 0));
+        }
+        // The block the cut falls in, if not on a boundary.
+        let mut pos = 0u64;
+        let mut inside = None;
+        for b in &file.blocks {
+            let Some(info) = st.blocks.get(*b) else {
+                continue;
+            };
+            if new_length > pos && new_length < pos + info.num_bytes {
+                inside = Some(info.clone());
+                break;
+            }
+            pos += info.num_bytes;
+            if pos >= new_length {
+                break;
+            }
+        }
+        let recovery_id = inside
+            .as_ref()
+            .map_or(0, |_| st.blocks.allocate_generation_stamp());
+        let op = Op::Truncate(TruncateOp {
+            inode_id: id,
+            new_length,
+            client_name: client.to_string(),
+            recovery_id,
+            mtime: tusk_common::now_millis(),
+        });
+        let mut txid = self.apply_and_log(&mut st, op)?;
+        let Some(block) = inside else {
+            tracing::info!(path = %src, new_length, "truncated on a block boundary");
+            return Ok(Logged::new(true, txid));
+        };
+        let block = st.blocks.get(block.id).expect("kept").clone();
+        let holders: Vec<DnIdx> = block
+            .expected
+            .iter()
+            .copied()
+            .filter(|n| st.datanodes.nodes[*n].alive)
+            .collect();
+        let cut = new_length - pos;
+        txid = self.start_block_recovery(
+            &mut st,
+            id,
+            client,
+            &block,
+            holders,
+            Some(cut),
+            Some(recovery_id),
+        )?;
+        tracing::info!(path = %src, new_length, block = block.id, cut, "truncating inside a block: recovery started");
+        Ok(Logged::new(false, txid))
+    }
+}
+
+impl State {
+    /// Applies [`TruncateOp`]; returns the blocks dropped.
+    pub(super) fn apply_truncate(&mut self, op: &TruncateOp) -> Result<Vec<u64>> {
+        let blocks = self.open_or_closed_file_mut(op.inode_id)?.blocks.clone();
+        let mut pos = 0u64;
+        let mut keep = 0usize;
+        for b in &blocks {
+            if pos >= op.new_length {
+                break;
+            }
+            keep += 1;
+            pos += self.blocks.get(*b).map_or(0, |b| b.num_bytes);
+        }
+        if op.recovery_id != 0 {
+            let last = *blocks.get(keep.wrapping_sub(1)).ok_or_else(|| {
+                NameNodeError::InvalidArgument {
+                    message: format!("truncate of inode {} has no block to cut", op.inode_id),
+                }
+            })?;
+            let b = self
+                .blocks
+                .get_mut(last)
+                .ok_or(NameNodeError::BlockNotFound { block: last })?;
+            let cut = op.new_length - (pos - b.num_bytes);
+            b.state = BlockState::UnderConstruction;
+            b.expected = std::mem::take(&mut b.replicas);
+            self.blocks.next_generation_stamp = self
+                .blocks
+                .next_generation_stamp
+                .max(op.recovery_id.saturating_add(1));
+            self.truncating.insert(op.inode_id, cut);
+            let file = self.open_or_closed_file_mut(op.inode_id)?;
+            file.client_name = Some(op.client_name.clone());
+            self.leases.add(&op.client_name, op.inode_id);
+        }
+        let file = self.open_or_closed_file_mut(op.inode_id)?;
+        file.blocks.truncate(keep);
+        if let Some(node) = self.ns.get_mut(op.inode_id) {
+            node.mtime = op.mtime;
+        }
+        Ok(blocks[keep..].to_vec())
+    }
+
+    /// The cut a truncate left for the open file's last block, if any.
+    pub fn truncate_cut(&self, inode: crate::namespace::InodeId) -> Option<u64> {
+        let open = self
+            .ns
+            .get(inode)
+            .and_then(Inode::file)
+            .is_some_and(|f| f.client_name.is_some());
+        self.truncating.get(&inode).copied().filter(|_| open)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use tusk_proto::internal::{AddBlockOp, AddFileOp, BlockRecord, CloseFileOp, FsImage};
+
+    use super::*;
+    use crate::options::NameNodeOptions;
+    use crate::storage::StorageInfo;
+
+    const FILE: u64 = 16386;
+
+    /// A closed file `/f` of two 1000-byte blocks (ids 1 and 2).
+    fn two_blocks() -> State {
+        let mut st = State::from_image(&FsImage::default(), &NameNodeOptions::default());
+        let ops = [
+            Op::AddFile(AddFileOp {
+                path: "/f".into(),
+                inode_id: FILE,
+                permission: 0o644,
+                owner: "u".into(),
+                group: "g".into(),
+                mtime: 1,
+                replication: 3,
+                block_size: 1000,
+                client_name: "w".into(),
+            }),
+            Op::AddBlock(AddBlockOp {
+                inode_id: FILE,
+                block: Some(BlockRecord {
+                    block_id: 1,
+                    generation_stamp: 1001,
+                    num_bytes: 0,
+                }),
+                previous_block_bytes: 0,
+            }),
+            Op::AddBlock(AddBlockOp {
+                inode_id: FILE,
+                block: Some(BlockRecord {
+                    block_id: 2,
+                    generation_stamp: 1002,
+                    num_bytes: 0,
+                }),
+                previous_block_bytes: 1000,
+            }),
+            Op::CloseFile(CloseFileOp {
+                inode_id: FILE,
+                last_block_bytes: 1000,
+                mtime: 2,
+            }),
+        ];
+        for op in &ops {
+            st.apply(op).unwrap();
+        }
+        st
+    }
+
+    fn truncate(st: &mut State, new_length: u64, recovery_id: u64) -> Vec<u64> {
+        st.apply(&Op::Truncate(TruncateOp {
+            inode_id: FILE,
+            new_length,
+            client_name: "t".into(),
+            recovery_id,
+            mtime: 3,
+        }))
+        .unwrap()
+    }
+
+    #[test]
+    fn a_cut_on_a_boundary_drops_the_blocks_past_it() {
+        let mut st = two_blocks();
+        assert_eq!(truncate(&mut st, 1000, 0), vec![2]);
+        let file = st.ns.get(FILE).and_then(Inode::file).unwrap();
+        assert_eq!(file.blocks, vec![1]);
+        assert!(file.client_name.is_none(), "the file stays closed");
+        let mut st = two_blocks();
+        assert_eq!(truncate(&mut st, 0, 0), vec![1, 2]);
+    }
+
+    #[test]
+    fn a_cut_inside_a_block_is_kept_through_an_image() {
+        let mut st = two_blocks();
+        assert!(truncate(&mut st, 1500, 2000).is_empty());
+        assert_eq!(st.truncate_cut(FILE), Some(500));
+        assert_eq!(
+            st.blocks.get(2).unwrap().state,
+            BlockState::UnderConstruction
+        );
+        assert!(
+            st.blocks.next_generation_stamp > 2000,
+            "the recovery id is used"
+        );
+        let storage = StorageInfo {
+            namespace_id: 1,
+            block_pool_id: "bp".into(),
+            cluster_id: "c".into(),
+        };
+        let image = st.to_image(10, &storage);
+        let again = State::from_image(&image, &NameNodeOptions::default());
+        assert_eq!(again.truncate_cut(FILE), Some(500));
+        assert_eq!(
+            again
+                .ns
+                .get(FILE)
+                .and_then(Inode::file)
+                .and_then(|f| f.client_name.clone()),
+            Some("t".into())
+        );
+        assert_eq!(
+            again.blocks.get(2).unwrap().state,
+            BlockState::UnderConstruction
+        );
+        // A closed file's stale cut is not written.
+        let mut closed = two_blocks();
+        closed.truncating.insert(FILE, 7);
+        let image = closed.to_image(10, &storage);
+        assert_eq!(
+            State::from_image(&image, &NameNodeOptions::default()).truncate_cut(FILE),
+            None
+        );
+    }
+}
