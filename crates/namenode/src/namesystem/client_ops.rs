@@ -16,6 +16,7 @@ use tusk_proto::internal::{
 };
 
 use super::{Logged, Namesystem, State};
+use crate::blocks::BlockState;
 use crate::datanodes::DnIdx;
 use crate::error::{NameNodeError, Result};
 use crate::fs_limits::FsLimits;

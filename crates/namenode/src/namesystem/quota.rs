@@ -132,6 +132,15 @@ impl State {
             Op::CloseFile(op) => file(op.inode_id),
             Op::UpdateBlock(op) => file(self.blocks.get(op.block_id)?.inode),
             Op::SetReplication(op) => file(self.ns.resolve(&op.path).ok()??),
+            Op::AppendFile(op) => file(op.inode_id),
+            Op::Truncate(op) => file(op.inode_id),
+            // The sources' blocks join the target in the same directory: only the
+            // sources' names go.
+            Op::Concat(op) => Some(QuotaCharge::Removed {
+                parent: self.ns.get(op.target)?.parent,
+                ns: op.sources.len() as u64,
+                space: 0,
+            }),
             Op::Delete(op) => {
                 let id = self.ns.resolve(&op.path).ok()??;
                 let (ns, space) = self.subtree_usage(id);
