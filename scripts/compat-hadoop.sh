@@ -51,4 +51,16 @@ fsshell -rm /compat/moved.bin | grep -q "Deleted /compat/moved.bin" || fail "-rm
 fsshell -test -e /compat/moved.bin && fail "-rm left the file"
 # Tusk's own shell sees what Hadoop's wrote.
 [ "$("$TUSK" fs -fs "$URI" -cat /compat/hello.txt)" = "hello from hadoop fsshell" ] || fail "tusk fs -cat of a Hadoop-written file"
+# --- dtp: -checksum (BLOCK_CHECKSUM) equal to what real HDFS 3.4.2 printed for the same
+# bytes and block size (values recorded from the anchor's standalone-hdfs.sh), in both
+# combine modes and with 100 bytes per checksum (block size not a multiple of 512).
+seq 1 300000 > "$WORK/seq.txt"
+fsshell -D dfs.blocksize=1048576 -put "$WORK/seq.txt" /compat/seq.txt
+fsshell -D dfs.blocksize=1048600 -D dfs.bytes-per-checksum=100 -put "$WORK/seq.txt" /compat/seq100.txt
+want_md5=$(printf '/compat/seq.txt\tMD5-of-2048MD5-of-512CRC32C\t0000020000000000000008006cfad0673659a91836113a01265fb6e3\n/compat/seq100.txt\tMD5-of-10486MD5-of-100CRC32C\t0000006400000000000028f65b197a26b9e108a014abfa6e6ffba8f1')
+want_crc=$(printf '/compat/seq.txt\tCOMPOSITE-CRC32C\teaa84e96\n/compat/seq100.txt\tCOMPOSITE-CRC32C\teaa84e96')
+[ "$(fsshell -checksum /compat/seq.txt /compat/seq100.txt)" = "$want_md5" ] || fail "-checksum (MD5MD5CRC) differs from Hadoop's"
+[ "$(fsshell -D dfs.checksum.combine.mode=COMPOSITE_CRC -checksum /compat/seq.txt /compat/seq100.txt)" = "$want_crc" ] || fail "-checksum (COMPOSITE_CRC) differs from Hadoop's"
+[ "$("$TUSK" fs -fs "$URI" -checksum /compat/seq.txt /compat/seq100.txt)" = "$want_md5" ] || fail "tusk fs -checksum differs from Hadoop's"
+[ "$("$TUSK" fs -fs "$URI" -D dfs.checksum.combine.mode=COMPOSITE_CRC -checksum /compat/seq.txt /compat/seq100.txt)" = "$want_crc" ] || fail "tusk fs -checksum (COMPOSITE_CRC) differs from Hadoop's"
 echo "compat-hadoop: OK (Hadoop FsShell -mkdir -put -ls -cat -mv -get -test -rm against Tusk)"

@@ -1,5 +1,6 @@
 //! `tusk fs`: Hadoop FsShell's verbs, arguments, output and exit codes.
 
+mod checksum;
 mod format;
 
 use std::io::{Read, Write};
@@ -57,7 +58,7 @@ pub fn main(mut conf: Configuration, mut args: Vec<String>) -> i32 {
     })
 }
 
-const USAGE: &str = "Usage: tusk fs [-fs URI] [-D key=value] -ls|-mkdir|-put|-copyFromLocal|-get|-copyToLocal|-cat|-mv|-rm|-stat|-du|-df|-setrep|-chmod|-chown|-touchz|-test ...";
+const USAGE: &str = "Usage: tusk fs [-fs URI] [-D key=value] -ls|-mkdir|-put|-copyFromLocal|-get|-copyToLocal|-cat|-mv|-rm|-stat|-du|-df|-setrep|-chmod|-chown|-touchz|-test|-checksum ...";
 
 struct Shell {
     client: DfsClient,
@@ -102,6 +103,7 @@ impl Shell {
             "-chown" => self.chown(args).await,
             "-touchz" => self.touchz(args).await,
             "-test" => return self.test(args).await,
+            "-checksum" => self.checksum(args).await,
             _ => {
                 eprintln!("{verb}: Unknown command\n{USAGE}");
                 return 2;

@@ -10,11 +10,13 @@
 //!   client's measurements of its own link.
 //! - `reader`: [`FileReader`], checksum-verifying reads that fail over between replicas
 //!   and report corrupt ones.
+//! - `checksum`: `getFileChecksum` (BLOCK_CHECKSUM per block, folded as HDFS does).
 //! - `blocking`: [`BlockingClient`], the same API for non-async callers.
 //! - `status`: [`FileStatus`]. `error`: [`ClientError`].
 
 pub mod adaptive;
 pub mod blocking;
+pub mod checksum;
 pub mod client;
 pub mod error;
 pub mod options;
@@ -28,5 +30,6 @@ pub use error::ClientError;
 pub use options::{ClientOptions, ReplaceDatanodePolicy, ReplicationMode};
 pub use reader::FileReader;
 pub use status::FileStatus;
+pub use tusk_datatransfer::{ChecksumCombineMode, FileChecksum};
 pub use tusk_rpc::ConnectRetry;
 pub use writer::FileWriter;

@@ -2,6 +2,7 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 use tusk_common::Configuration;
+use tusk_datatransfer::ChecksumCombineMode;
 use tusk_rpc::ConnectRetry;
 
 use crate::error::{ClientError, Result};
@@ -127,6 +128,10 @@ pub struct ClientOptions {
     /// `ipc.client.connect.*`: how the NameNode connection is retried while it cannot
     /// be opened (Hadoop's defaults: 10 refused connects 1 s apart, 45 timeouts).
     pub connect_retry: ConnectRetry,
+    /// `dfs.checksum.combine.mode`: how `getFileChecksum` combines block checksums.
+    /// Not serialized; a deserialized copy takes the default.
+    #[serde(skip)]
+    pub checksum_combine_mode: ChecksumCombineMode,
 }
 
 impl Default for ClientOptions {
@@ -147,6 +152,7 @@ impl Default for ClientOptions {
             replace_datanode_on_failure: ReplaceDatanodePolicy::Default,
             replace_datanode_best_effort: false,
             connect_retry: ConnectRetry::default(),
+            checksum_combine_mode: ChecksumCombineMode::default(),
         }
     }
 }
@@ -205,6 +211,13 @@ impl ClientOptions {
                 )
                 .map_err(bad)?,
             connect_retry: ConnectRetry::from_conf(conf).map_err(bad)?,
+            checksum_combine_mode: conf
+                .get_str("dfs.checksum.combine.mode", "MD5MD5CRC")
+                .parse()
+                .map_err(|message| ClientError::InvalidArgument {
+                    path: "dfs.checksum.combine.mode".into(),
+                    message,
+                })?,
         })
     }
 }

@@ -1,7 +1,9 @@
 //! The data port: accepts connections, reads op requests and runs each op. A connection
 //! may carry several reads in a row (clients keep it alive); a write ends it.
 
+pub(crate) mod checksum;
 pub(crate) mod read;
+pub(crate) mod replace;
 pub(crate) mod replicate;
 pub(crate) mod sasl;
 pub(crate) mod write;
@@ -173,6 +175,24 @@ async fn serve_connection(node: Arc<Node>, stream: TcpStream, peer: SocketAddr, 
                 }
                 return;
             }
+            Op::BlockChecksum => {
+                if let Err(e) = checksum::serve(&node, body, &mut wr).await {
+                    debug!(%peer, error = %e, "block checksum ended");
+                    return;
+                }
+            }
+            Op::CopyBlock => {
+                if let Err(e) = replace::serve_copy(&node, body, &mut wr).await {
+                    debug!(%peer, error = %e, "copy ended");
+                }
+                return;
+            }
+            Op::ReplaceBlock => {
+                if let Err(e) = replace::serve_replace(&node, body, &mut wr).await {
+                    debug!(%peer, error = %e, "replace ended");
+                }
+                return;
+            }
             Op::TransferBlock => {
                 if let Err(e) = replicate::serve_transfer(&node, body, &mut wr).await {
                     debug!(%peer, error = %e, "transfer ended");
@@ -180,8 +200,10 @@ async fn serve_connection(node: Arc<Node>, stream: TcpStream, peer: SocketAddr, 
                 return;
             }
             other => {
+                // READ_METADATA among them: Hadoop 3's DataNode has no handler for it
+                // either ("Unknown op READ_METADATA in data stream").
                 let e = DataNodeError::Unsupported {
-                    what: format!("op {other:?}"),
+                    what: format!("Unknown op {other:?} in data stream"),
                 };
                 let _ = send_response(&mut wr, e.status(), None, Some(e.to_string())).await;
                 return;

@@ -11,6 +11,7 @@
 mod block_tokens;
 mod client_ops;
 mod datanode_ops;
+mod delete_hints;
 mod monitors;
 mod status;
 

@@ -280,6 +280,7 @@ impl Namesystem {
         }
         let had_blocks = !req.received.is_empty();
         st.receive(idx, &req.received, &req.deleted);
+        st.take_delete_hints(idx, &req.delete_hints);
         st.take_verdicts(idx, &req.verified);
         let d = &mut st.datanodes.nodes[idx];
         let mut commands = std::mem::take(&mut d.commands);
@@ -305,6 +306,7 @@ impl Namesystem {
             let mut st = self.write();
             let idx = self.node(&st, &req.datanode_uuid)?;
             st.receive(idx, &req.received, &req.deleted);
+            st.take_delete_hints(idx, &req.delete_hints);
             st.take_verdicts(idx, &req.verified);
         }
         self.block_events.notify_waiters();
