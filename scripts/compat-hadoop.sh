@@ -63,4 +63,30 @@ want_crc=$(printf '/compat/seq.txt\tCOMPOSITE-CRC32C\teaa84e96\n/compat/seq100.t
 [ "$(fsshell -D dfs.checksum.combine.mode=COMPOSITE_CRC -checksum /compat/seq.txt /compat/seq100.txt)" = "$want_crc" ] || fail "-checksum (COMPOSITE_CRC) differs from Hadoop's"
 [ "$("$TUSK" fs -fs "$URI" -checksum /compat/seq.txt /compat/seq100.txt)" = "$want_md5" ] || fail "tusk fs -checksum differs from Hadoop's"
 [ "$("$TUSK" fs -fs "$URI" -D dfs.checksum.combine.mode=COMPOSITE_CRC -checksum /compat/seq.txt /compat/seq100.txt)" = "$want_crc" ] || fail "tusk fs -checksum (COMPOSITE_CRC) differs from Hadoop's"
+# --- dtp: the DataNode IPC port. Hadoop's client reads a file a Tusk writer has not
+# closed (it asks each DataNode's IPC port for the replica's visible length), and
+# Hadoop's DFSAdmin triggers block reports and asks for node info on that port.
+mkfifo "$WORK/open.fifo"
+"$TUSK" fs -fs "$URI" -D dfs.blocksize=1048576 -put - /compat/open.bin < "$WORK/open.fifo" &
+PUT_PID=$!
+exec 7>"$WORK/open.fifo"
+head -c 1500000 "$WORK/local.bin" >&7
+# The first block complete and six 64 KiB packets of the second on its DataNodes.
+want=$((1048576 + 6 * 65536))
+got=0
+for _ in 1 2 3 4 5 6 7 8 9 10; do
+  got=$(fsshell -cat /compat/open.bin._COPYING_ 2>/dev/null | wc -c || true)
+  [ "$got" -ge "$want" ] && break
+done
+[ "$got" -eq "$want" ] || fail "-cat of a file being written gave $got bytes, not $want"
+cmp <(fsshell -cat /compat/open.bin._COPYING_) <(head -c "$want" "$WORK/local.bin") || fail "-cat of a file being written: content differs"
+exec 7>&-
+wait "$PUT_PID" || fail "the writer of the open file failed"
+IPC=$(grep -ho 'IPC [0-9.]*:[0-9]*' "$CLUSTER"/logs/datanode0.log | head -1 | cut -d' ' -f2)
+dfsadmin() {
+  java -Djava.net.preferIPv4Stack=true -cp "$WORK/conf:$(cat "$(scripts/hadoop-classpath.sh)")" \
+    -Dlog4j.configuration=none org.apache.hadoop.hdfs.tools.DFSAdmin -fs "$URI" "$@" 2> >(grep -v -e '^log4j' -e 'WARN util.NativeCodeLoader' >&2)
+}
+dfsadmin -getDatanodeInfo "$IPC" | grep -q '^Uptime: [0-9]*, Software version: .*, Config version: core-3.0.0,hdfs-1$' || fail "dfsadmin -getDatanodeInfo"
+dfsadmin -triggerBlockReport "$IPC" | grep -q "Triggering a full block report on $IPC" || fail "dfsadmin -triggerBlockReport"
 echo "compat-hadoop: OK (Hadoop FsShell -mkdir -put -ls -cat -mv -get -test -rm against Tusk)"

@@ -218,11 +218,20 @@ pub async fn datanode(conf: Configuration, args: DataNodeArgs) -> anyhow::Result
     let listener = TcpListener::bind(&listen)
         .await
         .with_context(|| format!("binding {listen}"))?;
+    let ipc = conf.get_str("dfs.datanode.ipc.address", "0.0.0.0:9867");
+    let ipc_listener = TcpListener::bind(&ipc)
+        .await
+        .with_context(|| format!("binding {ipc} (dfs.datanode.ipc.address)"))?;
     let shutdown = Shutdown::new();
     shutdown_on_signals(shutdown.clone());
-    let dn = DataNode::start(options, listener, shutdown).await?;
+    let dn = DataNode::start_with_ipc(options, listener, Some(ipc_listener), shutdown).await?;
     write_addr(&args.addr_file, dn.xfer_addr())?;
-    eprintln!("DataNode {} serving on {}", dn.uuid(), dn.xfer_addr());
+    eprintln!(
+        "DataNode {} serving on {} (IPC {})",
+        dn.uuid(),
+        dn.xfer_addr(),
+        dn.ipc_addr().map_or(ipc, |a| a.to_string())
+    );
     dn.wait().await;
     Ok(())
 }

@@ -176,6 +176,7 @@ pub(crate) async fn run(node: Arc<Node>) {
         tokio::select! {
             _ = node.shutdown.wait() => return,
             _ = tokio::time::sleep(node.options.heartbeat_interval) => {}
+            _ = node.block_report_now.notified() => next_block_report = Instant::now(),
         }
     }
 }

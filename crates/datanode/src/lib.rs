@@ -16,7 +16,10 @@
 //! - `heartbeat`: registration, heartbeats and their commands (transfer, invalidate,
 //!   verify), incremental and full block reports, bad-replica reports (protocol
 //!   `tusk.DatanodeProtocol`).
-//! - `error`: [`DataNodeError`] and its mapping to DataTransferProtocol statuses.
+//! - `ipc`: the IPC port (`dfs.datanode.ipc.address`): Hadoop's ClientDatanodeProtocol
+//!   (replica visible length, local paths, triggered block reports, node info).
+//! - `error`: [`DataNodeError`] and its mapping to DataTransferProtocol statuses and
+//!   IPC exceptions.
 //!
 //! [`DataNode::start`] wires them together and returns a [`DataNodeHandle`].
 
@@ -24,6 +27,7 @@ pub mod block_store;
 pub mod error;
 mod heartbeat;
 mod identity;
+pub mod ipc;
 pub mod options;
 mod transfer;
 
@@ -77,6 +81,8 @@ pub(crate) struct Node {
     pub block_keys: RwLock<Option<BlockTokenSecretManager>>,
     /// SASL handshakes completed on the data port (clients proving their token).
     pub sasl_handshakes: AtomicU64,
+    /// Wakes the heartbeat loop for a full block report now (triggerBlockReport).
+    pub block_report_now: tokio::sync::Notify,
     pub shutdown: Shutdown,
 }
 
@@ -141,6 +147,8 @@ pub(crate) fn datanode_info(id: &DatanodeIdentity) -> DatanodeInfoProto {
 pub struct DataNodeHandle {
     /// Where the data port listens.
     xfer_addr: SocketAddr,
+    /// Where the IPC port listens, if served.
+    ipc_addr: Option<SocketAddr>,
     /// Shared with the node's tasks.
     node: Arc<Node>,
     /// Accept loop, heartbeat loop and IBR sender; each ends after shutdown.
@@ -155,6 +163,24 @@ impl DataNode {
         xfer_listener: TcpListener,
         shutdown: Shutdown,
     ) -> Result<DataNodeHandle, DataNodeError> {
+        Self::start_with_ipc(options, xfer_listener, None, shutdown).await
+    }
+
+    /// As [`DataNode::start`], also serving ClientDatanodeProtocol on `ipc_listener`
+    /// (its port is advertised as the node's ipcPort).
+    pub async fn start_with_ipc(
+        options: DataNodeOptions,
+        xfer_listener: TcpListener,
+        ipc_listener: Option<TcpListener>,
+        shutdown: Shutdown,
+    ) -> Result<DataNodeHandle, DataNodeError> {
+        let ipc_addr = match &ipc_listener {
+            Some(l) => Some(
+                l.local_addr()
+                    .map_err(|e| DataNodeError::io("IPC port", e))?,
+            ),
+            None => None,
+        };
         let first_dir = options.data_dirs.first().ok_or(DataNodeError::NoDataDirs)?;
         let ids = identity::load_or_create(first_dir)?;
         let store: Arc<dyn BlockStore> = Arc::new(FileBlockStore::open(
@@ -170,7 +196,7 @@ impl DataNode {
             datanode_uuid: ids.datanode_uuid,
             xfer_port: u32::from(xfer_addr.port()),
             info_port: options.info_port,
-            ipc_port: options.ipc_port,
+            ipc_port: ipc_addr.map_or(options.ipc_port, |a| u32::from(a.port())),
             storage_id: ids.storage_id,
         };
         let namenode = RpcClient::new(
@@ -194,9 +220,16 @@ impl DataNode {
             heartbeats_paused: AtomicBool::new(false),
             block_keys: RwLock::new(None),
             sasl_handshakes: AtomicU64::new(0),
+            block_report_now: tokio::sync::Notify::new(),
             shutdown,
         });
         let mut tasks = vec![tokio::spawn(transfer::serve(node.clone(), xfer_listener))];
+        if let Some(listener) = ipc_listener {
+            let server = tusk_rpc::RpcServer::new(vec![Arc::new(ipc::ClientDatanodeService::new(
+                node.clone(),
+            ))]);
+            tasks.push(tokio::spawn(server.serve(listener, node.shutdown.clone())));
+        }
         heartbeat::register_until_answered(&node).await?;
         tasks.push(tokio::spawn(heartbeat::run(node.clone())));
         if node.options.ibr_immediate {
@@ -210,6 +243,7 @@ impl DataNode {
         );
         Ok(DataNodeHandle {
             xfer_addr,
+            ipc_addr,
             node,
             tasks,
         })
@@ -219,6 +253,10 @@ impl DataNode {
 impl DataNodeHandle {
     pub fn xfer_addr(&self) -> SocketAddr {
         self.xfer_addr
+    }
+
+    pub fn ipc_addr(&self) -> Option<SocketAddr> {
+        self.ipc_addr
     }
 
     pub fn uuid(&self) -> &str {
