@@ -11,6 +11,8 @@
 //! - `reader`: [`FileReader`], checksum-verifying reads that fail over between replicas
 //!   and report corrupt ones.
 //! - `checksum`: `getFileChecksum` (BLOCK_CHECKSUM per block, folded as HDFS does).
+//! - `short_circuit`: reads of replicas on this host from their own files, the
+//!   descriptors passed over the DataNode's domain socket.
 //! - `blocking`: [`BlockingClient`], the same API for non-async callers.
 //! - `status`: [`FileStatus`]. `error`: [`ClientError`].
 
@@ -21,6 +23,7 @@ pub mod client;
 pub mod error;
 pub mod options;
 pub mod reader;
+mod short_circuit;
 pub mod status;
 pub mod writer;
 

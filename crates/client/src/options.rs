@@ -132,6 +132,12 @@ pub struct ClientOptions {
     /// Not serialized; a deserialized copy takes the default.
     #[serde(skip)]
     pub checksum_combine_mode: ChecksumCombineMode,
+    /// `dfs.client.read.shortcircuit`: read replicas on this host from their files.
+    pub short_circuit: bool,
+    /// `dfs.domain.socket.path`: the DataNodes' domain socket (`_PORT` = data port).
+    pub domain_socket_path: Option<String>,
+    /// `dfs.client.read.shortcircuit.skip.checksum`.
+    pub short_circuit_skip_checksum: bool,
 }
 
 impl Default for ClientOptions {
@@ -153,6 +159,9 @@ impl Default for ClientOptions {
             replace_datanode_best_effort: false,
             connect_retry: ConnectRetry::default(),
             checksum_combine_mode: ChecksumCombineMode::default(),
+            short_circuit: false,
+            domain_socket_path: None,
+            short_circuit_skip_checksum: false,
         }
     }
 }
@@ -218,6 +227,16 @@ impl ClientOptions {
                     path: "dfs.checksum.combine.mode".into(),
                     message,
                 })?,
+            short_circuit: conf
+                .get_bool("dfs.client.read.shortcircuit", false)
+                .map_err(bad)?,
+            domain_socket_path: conf
+                .get("dfs.domain.socket.path")
+                .map(|p| p.trim().to_string())
+                .filter(|p| !p.is_empty()),
+            short_circuit_skip_checksum: conf
+                .get_bool("dfs.client.read.shortcircuit.skip.checksum", false)
+                .map_err(bad)?,
         })
     }
 }

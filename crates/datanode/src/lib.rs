@@ -18,6 +18,8 @@
 //!   `tusk.DatanodeProtocol`).
 //! - `ipc`: the IPC port (`dfs.datanode.ipc.address`): Hadoop's ClientDatanodeProtocol
 //!   (replica visible length, local paths, triggered block reports, node info).
+//! - `short_circuit`: the Unix domain socket (`dfs.domain.socket.path`) that passes a
+//!   replica's open files to a client on this host (short-circuit local reads).
 //! - `error`: [`DataNodeError`] and its mapping to DataTransferProtocol statuses and
 //!   IPC exceptions.
 //!
@@ -29,6 +31,7 @@ mod heartbeat;
 mod identity;
 pub mod ipc;
 pub mod options;
+pub mod short_circuit;
 mod transfer;
 
 use std::net::SocketAddr;
@@ -229,6 +232,15 @@ impl DataNode {
                 node.clone(),
             ))]);
             tasks.push(tokio::spawn(server.serve(listener, node.shutdown.clone())));
+        }
+        if let Some(template) = &node.options.domain_socket_path {
+            let path = short_circuit::socket_path(template, xfer_addr.port());
+            let listener = short_circuit::bind(&path)?;
+            tasks.push(tokio::spawn(short_circuit::serve(
+                node.clone(),
+                listener,
+                path,
+            )));
         }
         heartbeat::register_until_answered(&node).await?;
         tasks.push(tokio::spawn(heartbeat::run(node.clone())));
