@@ -45,6 +45,22 @@ pub enum BenchCommand {
     /// Sort, WordCount and TeraSort on each {hdd, ssd} × {1gige, 10gige, ipoib-32g}
     /// testbed (root), Tusk and optionally Hadoop 3.4.2 on the same nodes.
     Interconnects(InterconnectsArgs),
+    /// Short-circuit local reads against reads through the DataNode, same run.
+    ShortCircuit(ShortCircuitArgs),
+}
+
+#[derive(Args)]
+pub struct ShortCircuitArgs {
+    /// File size (k/m/g suffixes).
+    #[arg(long, default_value = "128m", value_parser = size)]
+    size: u64,
+    #[arg(long, default_value = "128m", value_parser = size)]
+    block_size: u64,
+    /// Reads per path.
+    #[arg(long, default_value_t = 5)]
+    trials: usize,
+    #[arg(long)]
+    json: Option<PathBuf>,
 }
 
 #[derive(Args)]
@@ -554,6 +570,17 @@ pub async fn run(conf: Configuration, which: BenchCommand) -> anyhow::Result<()>
                 write_charts(&dir, report.charts())?;
             }
             emit(&report, report.to_markdown(), &json)
+        }
+        BenchCommand::ShortCircuit(a) => {
+            let report =
+                tusk_bench::short_circuit::run(tusk_bench::short_circuit::ShortCircuitOptions {
+                    file_size: a.size,
+                    block_size: a.block_size,
+                    trials: a.trials,
+                    base_dir: None,
+                })
+                .await?;
+            emit(&report, report.to_markdown(), &a.json)
         }
         BenchCommand::Startup(a) => {
             let report = startup::run(startup::StartupOptions {
