@@ -30,9 +30,9 @@ use tusk_proto::hdfs::{
 };
 use tusk_security::AccessMode;
 
-use crate::block_store::{ReplicaFiles, ReplicaState};
+use crate::block_store::ReplicaFiles;
 use crate::error::DataNodeError;
-use crate::transfer::{check_access, check_block_pool};
+use crate::transfer::{check_access, check_block_pool, open_requested};
 use crate::Node;
 
 /// HDFS's `DataNode.CURRENT_BLOCK_FORMAT_VERSION`: the replica file layout the
@@ -204,21 +204,7 @@ fn open_for_client(
             ),
         });
     }
-    let (info, reader) = node.store.open_reader(block.block_id)?;
-    if info.state != ReplicaState::Finalized {
-        return Err(DataNodeError::ReplicaStateMismatch {
-            block: block.block_id,
-            state: info.state,
-            op: "REQUEST_SHORT_CIRCUIT_FDS",
-        });
-    }
-    if info.generation_stamp < block.generation_stamp {
-        return Err(DataNodeError::StaleGenerationStamp {
-            block: block.block_id,
-            found: info.generation_stamp,
-            wanted: block.generation_stamp,
-        });
-    }
+    let (_, reader) = open_requested(node, block, Some("REQUEST_SHORT_CIRCUIT_FDS"))?;
     reader
         .into_files()
         .ok_or_else(|| DataNodeError::Unsupported {

@@ -22,6 +22,7 @@ use tusk_proto::common::TokenProto;
 use tusk_proto::hdfs::{BlockOpResponseProto, ExtendedBlockProto, Status};
 use tusk_security::{AccessMode, BlockTokenError, TokenScope};
 
+use crate::block_store::{ReplicaInfo, ReplicaReader, ReplicaState};
 use crate::error::DataNodeError;
 use crate::Node;
 
@@ -227,6 +228,31 @@ pub(crate) fn check_block_pool(
         });
     }
     Ok(())
+}
+
+/// Opens the replica of `block` for reading: at least as new as the request's
+/// generation stamp and, when `finalized_for` names the op, finalized.
+pub(crate) fn open_requested(
+    node: &Node,
+    block: &ExtendedBlockProto,
+    finalized_for: Option<&'static str>,
+) -> Result<(ReplicaInfo, Box<dyn ReplicaReader>), DataNodeError> {
+    let (info, reader) = node.store.open_reader(block.block_id)?;
+    if let Some(op) = finalized_for.filter(|_| info.state != ReplicaState::Finalized) {
+        return Err(DataNodeError::ReplicaStateMismatch {
+            block: block.block_id,
+            state: info.state,
+            op,
+        });
+    }
+    if info.generation_stamp < block.generation_stamp {
+        return Err(DataNodeError::StaleGenerationStamp {
+            block: block.block_id,
+            found: info.generation_stamp,
+            wanted: block.generation_stamp,
+        });
+    }
+    Ok((info, reader))
 }
 
 /// HDFS's `DataXceiver.checkAccess`: when block access tokens are on, `token` must be

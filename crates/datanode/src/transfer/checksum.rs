@@ -18,7 +18,7 @@ use tusk_security::AccessMode;
 
 use crate::block_store::ReplicaReader;
 use crate::error::DataNodeError;
-use crate::transfer::{check_access, check_block_pool, send_response};
+use crate::transfer::{check_access, check_block_pool, open_requested, send_response};
 use crate::Node;
 
 /// CRCs read from the meta file at a time.
@@ -66,14 +66,7 @@ fn compute(
         BlockChecksumTypeProto::Md5crc => ChecksumCombineMode::Md5Md5Crc,
         BlockChecksumTypeProto::CompositeCrc => ChecksumCombineMode::CompositeCrc,
     };
-    let (info, mut reader) = node.store.open_reader(block.block_id)?;
-    if info.generation_stamp < block.generation_stamp {
-        return Err(DataNodeError::StaleGenerationStamp {
-            block: block.block_id,
-            found: info.generation_stamp,
-            wanted: block.generation_stamp,
-        });
-    }
+    let (info, mut reader) = open_requested(node, block, None)?;
     let visible = info.num_bytes;
     let requested = block.num_bytes.unwrap_or(visible);
     let checksum = reader.checksum();

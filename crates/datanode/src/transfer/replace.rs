@@ -20,10 +20,12 @@ use tusk_proto::hdfs::{
 };
 use tusk_security::AccessMode;
 
-use crate::block_store::{ReplicaInfo, ReplicaState, ReplicaWriter};
+use crate::block_store::{ReplicaInfo, ReplicaWriter};
 use crate::error::DataNodeError;
 use crate::transfer::read::send_block;
-use crate::transfer::{check_access, check_block_pool, send_response, status_of, IO_BUFFER};
+use crate::transfer::{
+    check_access, check_block_pool, open_requested, send_response, status_of, IO_BUFFER,
+};
 use crate::{heartbeat, Node};
 
 /// The proxy's closing char (`DataOutputStream.writeChar('d')`).
@@ -45,22 +47,7 @@ pub(crate) async fn serve_copy<W: AsyncWrite + Unpin>(
             op.header.token.as_ref(),
             AccessMode::Copy,
         )?;
-        let (info, reader) = node.store.open_reader(block.block_id)?;
-        if info.state != ReplicaState::Finalized {
-            return Err(DataNodeError::ReplicaStateMismatch {
-                block: block.block_id,
-                state: info.state,
-                op: "COPY_BLOCK",
-            });
-        }
-        if info.generation_stamp < block.generation_stamp {
-            return Err(DataNodeError::StaleGenerationStamp {
-                block: block.block_id,
-                found: info.generation_stamp,
-                wanted: block.generation_stamp,
-            });
-        }
-        Ok((info, reader))
+        open_requested(node, block, Some("COPY_BLOCK"))
     })();
     let (info, mut reader) = match opened {
         Ok(opened) => opened,
