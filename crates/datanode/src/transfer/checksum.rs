@@ -61,7 +61,7 @@ fn compute(
         op.header.token.as_ref(),
         AccessMode::Read,
     )?;
-    let options = op.block_checksum_options.clone().unwrap_or_default();
+    let options = op.block_checksum_options.unwrap_or_default();
     let mode = match options.block_checksum_type() {
         BlockChecksumTypeProto::Md5crc => ChecksumCombineMode::Md5Md5Crc,
         BlockChecksumTypeProto::CompositeCrc => ChecksumCombineMode::CompositeCrc,
