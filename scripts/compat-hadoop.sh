@@ -238,4 +238,42 @@ fsshell -test -e /compat/c1.txt && fail "-concat left a source"
 fsshell -put "$WORK/a2.txt" /compat/c3.txt
 "$TUSK" fs -fs "$URI" -concat /compat/c0.txt /compat/c3.txt
 cat "$WORK/concat.want" "$WORK/a2.txt" | cmp - <(fsshell -cat /compat/c0.txt) || fail "tusk fs -concat"
+# --- dtp: -checksum (BLOCK_CHECKSUM) equal to what real HDFS 3.4.2 printed for the same
+# bytes and block size (values recorded from the anchor's standalone-hdfs.sh), in both
+# combine modes and with 100 bytes per checksum (block size not a multiple of 512).
+seq 1 300000 > "$WORK/seq.txt"
+fsshell -D dfs.blocksize=1048576 -put "$WORK/seq.txt" /compat/seq.txt
+fsshell -D dfs.blocksize=1048600 -D dfs.bytes-per-checksum=100 -put "$WORK/seq.txt" /compat/seq100.txt
+want_md5=$(printf '/compat/seq.txt\tMD5-of-2048MD5-of-512CRC32C\t0000020000000000000008006cfad0673659a91836113a01265fb6e3\n/compat/seq100.txt\tMD5-of-10486MD5-of-100CRC32C\t0000006400000000000028f65b197a26b9e108a014abfa6e6ffba8f1')
+want_crc=$(printf '/compat/seq.txt\tCOMPOSITE-CRC32C\teaa84e96\n/compat/seq100.txt\tCOMPOSITE-CRC32C\teaa84e96')
+[ "$(fsshell -checksum /compat/seq.txt /compat/seq100.txt)" = "$want_md5" ] || fail "-checksum (MD5MD5CRC) differs from Hadoop's"
+[ "$(fsshell -D dfs.checksum.combine.mode=COMPOSITE_CRC -checksum /compat/seq.txt /compat/seq100.txt)" = "$want_crc" ] || fail "-checksum (COMPOSITE_CRC) differs from Hadoop's"
+[ "$("$TUSK" fs -fs "$URI" -checksum /compat/seq.txt /compat/seq100.txt)" = "$want_md5" ] || fail "tusk fs -checksum differs from Hadoop's"
+[ "$("$TUSK" fs -fs "$URI" -D dfs.checksum.combine.mode=COMPOSITE_CRC -checksum /compat/seq.txt /compat/seq100.txt)" = "$want_crc" ] || fail "tusk fs -checksum (COMPOSITE_CRC) differs from Hadoop's"
+# --- dtp: the DataNode IPC port. Hadoop's client reads a file a Tusk writer has not
+# closed (it asks each DataNode's IPC port for the replica's visible length), and
+# Hadoop's DFSAdmin triggers block reports and asks for node info on that port.
+mkfifo "$WORK/open.fifo"
+"$TUSK" fs -fs "$URI" -D dfs.blocksize=1048576 -put - /compat/open.bin < "$WORK/open.fifo" &
+PUT_PID=$!
+exec 7>"$WORK/open.fifo"
+head -c 1500000 "$WORK/local.bin" >&7
+# The first block complete and six 64 KiB packets of the second on its DataNodes.
+want=$((1048576 + 6 * 65536))
+got=0
+for _ in 1 2 3 4 5 6 7 8 9 10; do
+  got=$(fsshell -cat /compat/open.bin._COPYING_ 2>/dev/null | wc -c || true)
+  [ "$got" -ge "$want" ] && break
+done
+[ "$got" -eq "$want" ] || fail "-cat of a file being written gave $got bytes, not $want"
+cmp <(fsshell -cat /compat/open.bin._COPYING_) <(head -c "$want" "$WORK/local.bin") || fail "-cat of a file being written: content differs"
+exec 7>&-
+wait "$PUT_PID" || fail "the writer of the open file failed"
+IPC=$(grep -ho 'IPC [0-9.]*:[0-9]*' "$CLUSTER"/logs/datanode0.log | head -1 | cut -d' ' -f2)
+dfsadmin() {
+  java -Djava.net.preferIPv4Stack=true -cp "$WORK/conf:$(cat "$(scripts/hadoop-classpath.sh)")" \
+    -Dlog4j.configuration=none org.apache.hadoop.hdfs.tools.DFSAdmin -fs "$URI" "$@" 2> >(grep -v -e '^log4j' -e 'WARN util.NativeCodeLoader' >&2)
+}
+dfsadmin -getDatanodeInfo "$IPC" | grep -q '^Uptime: [0-9]*, Software version: .*, Config version: core-3.0.0,hdfs-1$' || fail "dfsadmin -getDatanodeInfo"
+dfsadmin -triggerBlockReport "$IPC" | grep -q "Triggering a full block report on $IPC" || fail "dfsadmin -triggerBlockReport"
 echo "compat-hadoop: OK (Hadoop 3.4.2 FsShell, DFSAdmin and WebHdfsFileSystem against Tusk: every block above)"

@@ -183,6 +183,7 @@ fn heartbeat(i: usize) -> HeartbeatRequest {
         deleted: vec![],
         verified: vec![],
         newest_block_key_id: 0,
+        delete_hints: vec![],
     }
 }
 

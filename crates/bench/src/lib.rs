@@ -58,6 +58,7 @@ pub mod process_cluster;
 pub mod replication;
 pub mod replication_links;
 pub mod scheduling;
+pub mod short_circuit;
 pub mod startup;
 pub mod stats;
 pub mod target;

@@ -51,6 +51,22 @@ pub enum BenchCommand {
     /// link classes, status-aware scheduling) in turn, with Hadoop beside Tusk; --quick
     /// runs the reduced versions (about a quarter of an hour).
     Seeds(seeds::SeedsArgs),
+    /// Short-circuit local reads against reads through the DataNode, same run.
+    ShortCircuit(ShortCircuitArgs),
+}
+
+#[derive(Args)]
+pub struct ShortCircuitArgs {
+    /// File size (k/m/g suffixes).
+    #[arg(long, default_value = "128m", value_parser = size)]
+    size: u64,
+    #[arg(long, default_value = "128m", value_parser = size)]
+    block_size: u64,
+    /// Reads per path.
+    #[arg(long, default_value_t = 5)]
+    trials: usize,
+    #[arg(long)]
+    json: Option<PathBuf>,
 }
 
 #[derive(Args)]
@@ -570,6 +586,17 @@ pub async fn run(conf: Configuration, which: BenchCommand) -> anyhow::Result<()>
                 write_charts(&dir, report.charts())?;
             }
             emit(&report, report.to_markdown(), &json)
+        }
+        BenchCommand::ShortCircuit(a) => {
+            let report =
+                tusk_bench::short_circuit::run(tusk_bench::short_circuit::ShortCircuitOptions {
+                    file_size: a.size,
+                    block_size: a.block_size,
+                    trials: a.trials,
+                    base_dir: None,
+                })
+                .await?;
+            emit(&report, report.to_markdown(), &a.json)
         }
         BenchCommand::Startup(a) => {
             let report = startup::run(startup::StartupOptions {

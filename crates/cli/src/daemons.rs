@@ -249,16 +249,27 @@ pub async fn datanode(conf: Configuration, args: DataNodeArgs) -> anyhow::Result
         tusk_datanode::options::HTTP_ADDRESS_DEFAULT,
         Some(&listen),
     ));
+    // The IPC port follows the web port's rule: picked when the data port is.
+    let ipc = tusk_http::http_address(
+        &conf,
+        "dfs.datanode.ipc.address",
+        "0.0.0.0:9867",
+        Some(&listen),
+    );
+    let ipc_listener = TcpListener::bind(&ipc)
+        .await
+        .with_context(|| format!("binding {ipc} (dfs.datanode.ipc.address)"))?;
     let shutdown = Shutdown::new();
     shutdown_on_signals(shutdown.clone());
-    let dn = DataNode::start(options, listener, shutdown).await?;
+    let dn = DataNode::start_with_ipc(options, listener, Some(ipc_listener), shutdown).await?;
     write_http_addr(&args.http_addr_file, dn.http_addr())?;
     write_addr(&args.addr_file, dn.xfer_addr())?;
     eprintln!(
-        "DataNode {} serving on {}, HTTP on {}",
+        "DataNode {} serving on {}, HTTP on {}, IPC on {}",
         dn.uuid(),
         dn.xfer_addr(),
-        shown(dn.http_addr())
+        shown(dn.http_addr()),
+        dn.ipc_addr().map_or(ipc, |a| a.to_string())
     );
     dn.wait().await;
     Ok(())

@@ -2,6 +2,7 @@
 
 mod acl;
 mod append;
+mod checksum;
 mod copy;
 mod count;
 mod find;
@@ -88,6 +89,7 @@ pub fn main(mut conf: Configuration, mut args: Vec<String>) -> i32 {
 const VERBS: &[(&str, &str, &str)] = &[
     ("-appendToFile", "<localsrc> ... <dst>", "Appends the contents of all the given local files to the given dst file. The dst file will be created if it does not exist. If <localSrc> is -, then the input is read from stdin."),
     ("-cat", "[-ignoreCrc] <src> ...", "Fetch all files that match the file pattern <src> and display their content on stdout."),
+    ("-checksum", "[-v] <src> ...", "Dump checksum information for files that match the file pattern <src> to stdout. Note that this requires a round-trip to a datanode storing each block of the file, and thus is not efficient to run on a large number of files. The checksum of a file depends on its content, block size and the checksum algorithm and parameters used for creating the file.\n-v  Print the block size of the file."),
     ("-chgrp", "[-R] GROUP PATH...", "This is equivalent to -chown ... :GROUP ...\n-R  Modifies the files recursively."),
     ("-chmod", "[-R] <MODE[,MODE]... | OCTALMODE> PATH...", "Changes permissions of a file. MODE is [ugoa]*[+-=][rwxXt]+ or an octal mode.\n-R  Modifies the files recursively."),
     ("-chown", "[-R] [OWNER][:[GROUP]] PATH...", "Changes owner and group of a file.\n-R  Modifies the files recursively."),
@@ -197,6 +199,7 @@ impl Shell {
             "-appendToFile" => self.append_to_file(args).await,
             "-truncate" => self.truncate(args).await,
             "-concat" => self.concat(args).await,
+            "-checksum" => self.checksum(args).await,
             _ => {
                 eprintln!("{verb}: Unknown command\n{}", help::usage_all());
                 return 2;

@@ -157,6 +157,8 @@ pub async fn up(conf: &Configuration, args: &UpArgs) -> anyhow::Result<LocalClus
     defines.push(format!("fs.defaultFS={uri}"));
     for i in 0..args.datanodes {
         let mut d = defines.clone();
+        // Several DataNodes on one host: each its own IPC port unless one is given.
+        d.insert(0, "dfs.datanode.ipc.address=127.0.0.1:0".to_string());
         d.push(format!(
             "dfs.datanode.data.dir={}",
             dir.join(format!("data{i}")).display()

@@ -180,6 +180,15 @@ impl DfsClient {
     pub async fn create(&self, path: &str, opts: CreateOptions) -> Result<FileWriter> {
         let replication = opts.replication.unwrap_or(self.inner.options.replication);
         let block_size = opts.block_size.unwrap_or(self.inner.options.block_size);
+        let bpc = u64::from(self.inner.options.bytes_per_checksum);
+        if bpc == 0 || !block_size.is_multiple_of(bpc) {
+            return Err(ClientError::InvalidArgument {
+                path: path.to_string(),
+                message: format!(
+                    "Invalid values: dfs.bytes-per-checksum (={bpc}) must divide block size (={block_size})."
+                ),
+            });
+        }
         let r: h::CreateResponseProto = self
             .call(
                 "create",

@@ -11,6 +11,9 @@
 //! - `reader`: [`FileReader`], checksum-verifying reads that fail over between replicas
 //!   and report corrupt ones.
 //! - `admin`: safe mode, block statistics, `refreshNodes`, open and corrupt files.
+//! - `checksum`: `getFileChecksum` (BLOCK_CHECKSUM per block, folded as HDFS does).
+//! - `short_circuit`: reads of replicas on this host from their own files, the
+//!   descriptors passed over the DataNode's domain socket.
 //! - `blocking`: [`BlockingClient`], the same API for non-async callers.
 //! - `status`: [`FileStatus`]. `error`: [`ClientError`].
 //! - `meta`: ACLs, extended attributes, quotas, storage policies, access checks,
@@ -19,11 +22,13 @@
 pub mod adaptive;
 pub mod admin;
 pub mod blocking;
+pub mod checksum;
 pub mod client;
 pub mod error;
 pub mod meta;
 pub mod options;
 pub mod reader;
+mod short_circuit;
 pub mod status;
 pub mod writer;
 
@@ -33,5 +38,6 @@ pub use error::ClientError;
 pub use options::{ClientOptions, ReplaceDatanodePolicy, ReplicationMode};
 pub use reader::FileReader;
 pub use status::FileStatus;
+pub use tusk_datatransfer::{ChecksumCombineMode, FileChecksum};
 pub use tusk_rpc::ConnectRetry;
 pub use writer::FileWriter;

@@ -2,6 +2,7 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 use tusk_common::Configuration;
+use tusk_datatransfer::ChecksumCombineMode;
 use tusk_rpc::ConnectRetry;
 
 use crate::error::{ClientError, Result};
@@ -127,6 +128,16 @@ pub struct ClientOptions {
     /// `ipc.client.connect.*`: how the NameNode connection is retried while it cannot
     /// be opened (Hadoop's defaults: 10 refused connects 1 s apart, 45 timeouts).
     pub connect_retry: ConnectRetry,
+    /// `dfs.checksum.combine.mode`: how `getFileChecksum` combines block checksums.
+    /// Not serialized; a deserialized copy takes the default.
+    #[serde(skip)]
+    pub checksum_combine_mode: ChecksumCombineMode,
+    /// `dfs.client.read.shortcircuit`: read replicas on this host from their files.
+    pub short_circuit: bool,
+    /// `dfs.domain.socket.path`: the DataNodes' domain socket (`_PORT` = data port).
+    pub domain_socket_path: Option<String>,
+    /// `dfs.client.read.shortcircuit.skip.checksum`.
+    pub short_circuit_skip_checksum: bool,
 }
 
 impl Default for ClientOptions {
@@ -147,6 +158,10 @@ impl Default for ClientOptions {
             replace_datanode_on_failure: ReplaceDatanodePolicy::Default,
             replace_datanode_best_effort: false,
             connect_retry: ConnectRetry::default(),
+            checksum_combine_mode: ChecksumCombineMode::default(),
+            short_circuit: false,
+            domain_socket_path: None,
+            short_circuit_skip_checksum: false,
         }
     }
 }
@@ -205,6 +220,23 @@ impl ClientOptions {
                 )
                 .map_err(bad)?,
             connect_retry: ConnectRetry::from_conf(conf).map_err(bad)?,
+            checksum_combine_mode: conf
+                .get_str("dfs.checksum.combine.mode", "MD5MD5CRC")
+                .parse()
+                .map_err(|message| ClientError::InvalidArgument {
+                    path: "dfs.checksum.combine.mode".into(),
+                    message,
+                })?,
+            short_circuit: conf
+                .get_bool("dfs.client.read.shortcircuit", false)
+                .map_err(bad)?,
+            domain_socket_path: conf
+                .get("dfs.domain.socket.path")
+                .map(|p| p.trim().to_string())
+                .filter(|p| !p.is_empty()),
+            short_circuit_skip_checksum: conf
+                .get_bool("dfs.client.read.shortcircuit.skip.checksum", false)
+                .map_err(bad)?,
         })
     }
 }

@@ -17,6 +17,7 @@ use tusk_proto::hdfs::{self as h, Status};
 
 use crate::client::DfsClient;
 use crate::error::{ClientError, Result};
+use crate::short_circuit::LocalReplica;
 
 /// An open read of one block replica.
 struct BlockRead {
@@ -44,7 +45,14 @@ pub struct FileReader {
     /// Replicas that failed for this reader, by `ip:port`.
     dead: Vec<String>,
     timeout: Duration,
+    /// The current block's replica on this host (short-circuit reads).
+    local: Option<LocalReplica>,
+    /// Blocks with no usable local replica: read through a DataNode.
+    not_local: Vec<u64>,
 }
+
+/// Bytes a short-circuit read takes from the replica's file at a time.
+const LOCAL_READ: usize = 1 << 20;
 
 /// Why a replica could not be opened.
 enum OpenError {
@@ -71,6 +79,8 @@ impl FileReader {
             buffered_at: 0,
             dead: Vec::new(),
             timeout,
+            local: None,
+            not_local: Vec::new(),
         }
     }
 
@@ -149,6 +159,9 @@ impl FileReader {
                     path: self.path.clone(),
                     message: format!("no block holds offset {}", self.pos),
                 })?;
+        if self.fill_local(&block).await {
+            return Ok(());
+        }
         let mut block = block;
         let mut last_error = String::from("no replica available");
         let mut refetched = false;
@@ -202,6 +215,37 @@ impl FileReader {
             block: block.b.block_id,
             last_error,
         })
+    }
+
+    /// Loads the next piece from this host's replica of `block` when short-circuit
+    /// reads are on and it has one; false to read through a DataNode instead (also
+    /// after a local failure, which is not retried for that block).
+    async fn fill_local(&mut self, block: &h::LocatedBlockProto) -> bool {
+        let id = block.b.block_id;
+        if !self.client.options().short_circuit || self.not_local.contains(&id) {
+            return false;
+        }
+        if self.local.as_ref().map(|l| l.block_id) != Some(id) {
+            self.local = self.client.open_local_replica(block).await;
+        }
+        let Some(local) = self.local.as_mut() else {
+            self.not_local.push(id);
+            return false;
+        };
+        match local.read(self.pos - block.offset, LOCAL_READ, &mut self.buffered) {
+            Ok(()) if !self.buffered.is_empty() => {
+                self.buffered_at = 0;
+                true
+            }
+            Ok(()) => false,
+            Err(e) => {
+                tracing::warn!(path = %self.path, block = id, error = %e, "short-circuit read failed; reading through a DataNode");
+                self.local = None;
+                self.not_local.push(id);
+                self.buffered.clear();
+                false
+            }
+        }
     }
 
     /// Asks the NameNode for the file's locations again (fresh tokens) and returns the

@@ -235,4 +235,25 @@ pub trait ReplicaReader: Send {
         data: &mut [u8],
         checksums: &mut [u8],
     ) -> Result<(), DataNodeError>;
+
+    /// Fills `checksums` with the stored checksums of chunks from `first_chunk` on,
+    /// without reading data (block checksums, READ_METADATA).
+    fn read_checksums(
+        &mut self,
+        first_chunk: u64,
+        checksums: &mut [u8],
+    ) -> Result<(), DataNodeError>;
+
+    /// The replica's open files and where they are, for a client reading them itself
+    /// (short-circuit reads); `None` from a store without files.
+    fn into_files(self: Box<Self>) -> Option<ReplicaFiles>;
+}
+
+/// A replica's data and meta files, opened for reading.
+#[derive(Debug)]
+pub struct ReplicaFiles {
+    pub data: std::fs::File,
+    pub data_path: PathBuf,
+    pub meta: std::fs::File,
+    pub meta_path: PathBuf,
 }

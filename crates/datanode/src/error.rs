@@ -124,6 +124,20 @@ impl DataNodeError {
         }
     }
 
+    /// The exception an IPC call answers with for this error (Hadoop's class names).
+    pub fn to_remote(&self) -> tusk_rpc::RemoteException {
+        let class = match self {
+            DataNodeError::BlockNotFound { .. } => {
+                "org.apache.hadoop.hdfs.server.datanode.ReplicaNotFoundException"
+            }
+            DataNodeError::AccessToken { .. } => {
+                "org.apache.hadoop.security.token.SecretManager$InvalidToken"
+            }
+            _ => "java.io.IOException",
+        };
+        tusk_rpc::RemoteException::new(class, self.to_string())
+    }
+
     /// True when the same request may succeed later (the NameNode or a peer was away).
     pub fn is_retriable(&self) -> bool {
         match self {

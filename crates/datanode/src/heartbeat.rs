@@ -13,9 +13,9 @@ use tusk_common::status::StatusSampler;
 use tusk_proto::internal::replica_verdict::Verdict;
 use tusk_proto::internal::{
     datanode_command::Command, BlockReceivedAndDeletedRequest, BlockReceivedAndDeletedResponse,
-    BlockReportRequest, BlockReportResponse, DatanodeCommand, HeartbeatRequest, HeartbeatResponse,
-    NodeStatusProto, RegisterDatanodeRequest, RegisterDatanodeResponse, ReplicaReport,
-    ReplicaVerdict, ReportBadReplicaRequest, ReportBadReplicaResponse,
+    BlockReportRequest, BlockReportResponse, DatanodeCommand, DeleteHint, HeartbeatRequest,
+    HeartbeatResponse, NodeStatusProto, RegisterDatanodeRequest, RegisterDatanodeResponse,
+    ReplicaReport, ReplicaVerdict, ReportBadReplicaRequest, ReportBadReplicaResponse,
 };
 
 use crate::block_store::ReplicaInfo;
@@ -30,6 +30,8 @@ pub(crate) struct Queued {
     pub deleted: Vec<u64>,
     /// Answers to the NameNode's verify commands.
     pub verified: Vec<ReplicaVerdict>,
+    /// Where replicas among `received` moved from (REPLACE_BLOCK).
+    pub delete_hints: Vec<DeleteHint>,
 }
 
 impl Queued {
@@ -51,6 +53,19 @@ pub(crate) struct PendingReports {
 impl PendingReports {
     pub fn received(&self, info: &ReplicaInfo) {
         self.lock().received.push(info.to_report());
+        self.notify.notify_one();
+    }
+
+    /// A replica that moved here from the node `from` (its uuid), which the NameNode
+    /// may now drop (HDFS's `delHint`).
+    pub fn received_moved(&self, info: &ReplicaInfo, from: &str) {
+        let mut queue = self.lock();
+        queue.received.push(info.to_report());
+        queue.delete_hints.push(DeleteHint {
+            block_id: info.block_id,
+            datanode_uuid: from.to_string(),
+        });
+        drop(queue);
         self.notify.notify_one();
     }
 
@@ -79,6 +94,7 @@ impl PendingReports {
         failed.received.append(&mut q.received);
         failed.deleted.append(&mut q.deleted);
         failed.verified.append(&mut q.verified);
+        failed.delete_hints.append(&mut q.delete_hints);
         *q = failed;
     }
 
@@ -160,6 +176,7 @@ pub(crate) async fn run(node: Arc<Node>) {
         tokio::select! {
             _ = node.shutdown.wait() => return,
             _ = tokio::time::sleep(node.options.heartbeat_interval) => {}
+            _ = node.block_report_now.notified() => next_block_report = Instant::now(),
         }
     }
 }
@@ -193,6 +210,7 @@ async fn heartbeat(
         received: queued.received,
         deleted: queued.deleted,
         verified: queued.verified,
+        delete_hints: queued.delete_hints,
         newest_block_key_id: node.newest_block_key_id(),
     };
     let started = std::time::Instant::now();
@@ -215,6 +233,7 @@ async fn heartbeat(
                 received: req.received,
                 deleted: req.deleted,
                 verified: req.verified,
+                delete_hints: req.delete_hints,
             });
             Err(DataNodeError::NameNode {
                 method: "sendHeartbeat",
@@ -352,6 +371,7 @@ pub(crate) async fn run_ibr(node: Arc<Node>) {
                 received: queued.received,
                 deleted: queued.deleted,
                 verified: queued.verified,
+                delete_hints: queued.delete_hints,
             };
             let sent = node
                 .namenode
@@ -363,6 +383,7 @@ pub(crate) async fn run_ibr(node: Arc<Node>) {
                     received: req.received,
                     deleted: req.deleted,
                     verified: req.verified,
+                    delete_hints: req.delete_hints,
                 });
                 let pause = node.options.heartbeat_interval.min(Duration::from_secs(1));
                 tokio::select! {

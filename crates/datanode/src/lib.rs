@@ -22,7 +22,12 @@
 //! - `metrics`: [`metrics::DataNodeMetrics`], the counters of `/metrics`.
 //! - `recovery`: block recovery commands (lease recovery, truncate): stop a replica's
 //!   writer and report it, then cut, restamp and finalize it.
-//! - `error`: [`DataNodeError`] and its mapping to DataTransferProtocol statuses.
+//! - `ipc`: the IPC port (`dfs.datanode.ipc.address`): Hadoop's ClientDatanodeProtocol
+//!   (replica visible length, local paths, triggered block reports, node info).
+//! - `short_circuit`: the Unix domain socket (`dfs.domain.socket.path`) that passes a
+//!   replica's open files to a client on this host (short-circuit local reads).
+//! - `error`: [`DataNodeError`] and its mapping to DataTransferProtocol statuses and
+//!   IPC exceptions.
 //!
 //! [`DataNode::start`] wires them together and returns a [`DataNodeHandle`].
 
@@ -31,9 +36,11 @@ pub mod error;
 mod heartbeat;
 mod http;
 mod identity;
+pub mod ipc;
 pub mod metrics;
 pub mod options;
 mod recovery;
+pub mod short_circuit;
 mod transfer;
 mod webhdfs;
 
@@ -90,6 +97,8 @@ pub(crate) struct Node {
     pub sasl_handshakes: AtomicU64,
     /// Bytes and blocks moved, heartbeats sent; and the registry `/metrics` encodes.
     pub metrics: metrics::DataNodeMetrics,
+    /// Wakes the heartbeat loop for a full block report now (triggerBlockReport).
+    pub block_report_now: tokio::sync::Notify,
     pub shutdown: Shutdown,
 }
 
@@ -154,6 +163,8 @@ pub(crate) fn datanode_info(id: &DatanodeIdentity) -> DatanodeInfoProto {
 pub struct DataNodeHandle {
     /// Where the data port listens.
     xfer_addr: SocketAddr,
+    /// Where the IPC port listens, if served.
+    ipc_addr: Option<SocketAddr>,
     /// Shared with the node's tasks.
     node: Arc<Node>,
     /// Accept loop, heartbeat loop and IBR sender; each ends after shutdown.
@@ -170,6 +181,24 @@ impl DataNode {
         xfer_listener: TcpListener,
         shutdown: Shutdown,
     ) -> Result<DataNodeHandle, DataNodeError> {
+        Self::start_with_ipc(options, xfer_listener, None, shutdown).await
+    }
+
+    /// As [`DataNode::start`], also serving ClientDatanodeProtocol on `ipc_listener`
+    /// (its port is advertised as the node's ipcPort).
+    pub async fn start_with_ipc(
+        options: DataNodeOptions,
+        xfer_listener: TcpListener,
+        ipc_listener: Option<TcpListener>,
+        shutdown: Shutdown,
+    ) -> Result<DataNodeHandle, DataNodeError> {
+        let ipc_addr = match &ipc_listener {
+            Some(l) => Some(
+                l.local_addr()
+                    .map_err(|e| DataNodeError::io("IPC port", e))?,
+            ),
+            None => None,
+        };
         let first_dir = options.data_dirs.first().ok_or(DataNodeError::NoDataDirs)?;
         let ids = identity::load_or_create(first_dir)?;
         let store: Arc<dyn BlockStore> = Arc::new(FileBlockStore::open(
@@ -200,7 +229,7 @@ impl DataNode {
             datanode_uuid: ids.datanode_uuid,
             xfer_port: u32::from(xfer_addr.port()),
             info_port,
-            ipc_port: options.ipc_port,
+            ipc_port: ipc_addr.map_or(options.ipc_port, |a| u32::from(a.port())),
             storage_id: ids.storage_id,
         };
         let namenode = RpcClient::new(
@@ -226,6 +255,7 @@ impl DataNode {
             heartbeats_paused: AtomicBool::new(false),
             block_keys: RwLock::new(None),
             sasl_handshakes: AtomicU64::new(0),
+            block_report_now: tokio::sync::Notify::new(),
             shutdown,
         });
         let mut tasks = vec![tokio::spawn(transfer::serve(node.clone(), xfer_listener))];
@@ -236,6 +266,21 @@ impl DataNode {
             ),
             None => None,
         };
+        if let Some(listener) = ipc_listener {
+            let server = tusk_rpc::RpcServer::new(vec![Arc::new(ipc::ClientDatanodeService::new(
+                node.clone(),
+            ))]);
+            tasks.push(tokio::spawn(server.serve(listener, node.shutdown.clone())));
+        }
+        if let Some(template) = &node.options.domain_socket_path {
+            let path = short_circuit::socket_path(template, xfer_addr.port());
+            let listener = short_circuit::bind(&path)?;
+            tasks.push(tokio::spawn(short_circuit::serve(
+                node.clone(),
+                listener,
+                path,
+            )));
+        }
         heartbeat::register_until_answered(&node).await?;
         tasks.push(tokio::spawn(heartbeat::run(node.clone())));
         if node.options.ibr_immediate {
@@ -249,6 +294,7 @@ impl DataNode {
         );
         Ok(DataNodeHandle {
             xfer_addr,
+            ipc_addr,
             node,
             tasks,
             http,
@@ -264,6 +310,8 @@ impl DataNodeHandle {
     /// Where the web server listens; `None` when the options asked for none.
     pub fn http_addr(&self) -> Option<SocketAddr> {
         self.http.as_ref().map(HttpServer::addr)
+    pub fn ipc_addr(&self) -> Option<SocketAddr> {
+        self.ipc_addr
     }
 
     pub fn uuid(&self) -> &str {

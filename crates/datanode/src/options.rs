@@ -58,6 +58,14 @@ pub struct DataNodeOptions {
     /// `tusk.node.disk.write-bytes-per-sec`: what the node's volumes can write (0 =
     /// unknown), reported likewise.
     pub disk_write_bytes_per_sec: u64,
+    /// `dfs.block.local-path-access.user`: users allowed getBlockLocalPathInfo.
+    pub local_path_access_users: Vec<String>,
+    /// `dfs.datanode.balance.bandwidthPerSec` (bytes), reported by getBalancerBandwidth.
+    pub balance_bandwidth_per_sec: u64,
+    /// `dfs.domain.socket.path` when `dfs.client.read.shortcircuit` is on: the Unix
+    /// socket short-circuit readers ask for file descriptors on (`_PORT` becomes the
+    /// data port).
+    pub domain_socket_path: Option<PathBuf>,
 }
 
 impl Default for DataNodeOptions {
@@ -84,6 +92,9 @@ impl Default for DataNodeOptions {
             max_transfer_threads: 4096,
             link_bits_per_sec: 0,
             disk_write_bytes_per_sec: 0,
+            local_path_access_users: Vec::new(),
+            balance_bandwidth_per_sec: 100 << 20,
+            domain_socket_path: None,
         }
     }
 }
@@ -156,6 +167,17 @@ impl DataNodeOptions {
                 .max(1) as usize,
             link_bits_per_sec: conf.get_u64("tusk.node.link.bits-per-sec", 0)?,
             disk_write_bytes_per_sec: conf.get_u64("tusk.node.disk.write-bytes-per-sec", 0)?,
+            local_path_access_users: conf.get_list("dfs.block.local-path-access.user"),
+            balance_bandwidth_per_sec: conf.get_u64(
+                "dfs.datanode.balance.bandwidthPerSec",
+                d.balance_bandwidth_per_sec,
+            )?,
+            domain_socket_path: match conf.get_bool("dfs.client.read.shortcircuit", false)? {
+                true => Some(conf.get_str("dfs.domain.socket.path", ""))
+                    .filter(|p| !p.trim().is_empty())
+                    .map(|p| PathBuf::from(p.trim())),
+                false => None,
+            },
         })
     }
 }

@@ -1,7 +1,9 @@
 //! The data port: accepts connections, reads op requests and runs each op. A connection
 //! may carry several reads in a row (clients keep it alive); a write ends it.
 
+pub(crate) mod checksum;
 pub(crate) mod read;
+pub(crate) mod replace;
 pub(crate) mod replicate;
 pub(crate) mod sasl;
 pub(crate) mod write;
@@ -20,6 +22,7 @@ use tusk_proto::common::TokenProto;
 use tusk_proto::hdfs::{BlockOpResponseProto, ExtendedBlockProto, Status};
 use tusk_security::{AccessMode, BlockTokenError, TokenScope};
 
+use crate::block_store::{ReplicaInfo, ReplicaReader, ReplicaState};
 use crate::error::DataNodeError;
 use crate::Node;
 
@@ -173,6 +176,24 @@ async fn serve_connection(node: Arc<Node>, stream: TcpStream, peer: SocketAddr, 
                 }
                 return;
             }
+            Op::BlockChecksum => {
+                if let Err(e) = checksum::serve(&node, body, &mut wr).await {
+                    debug!(%peer, error = %e, "block checksum ended");
+                    return;
+                }
+            }
+            Op::CopyBlock => {
+                if let Err(e) = replace::serve_copy(&node, body, &mut wr).await {
+                    debug!(%peer, error = %e, "copy ended");
+                }
+                return;
+            }
+            Op::ReplaceBlock => {
+                if let Err(e) = replace::serve_replace(&node, body, &mut wr).await {
+                    debug!(%peer, error = %e, "replace ended");
+                }
+                return;
+            }
             Op::TransferBlock => {
                 if let Err(e) = replicate::serve_transfer(&node, body, &mut wr).await {
                     debug!(%peer, error = %e, "transfer ended");
@@ -180,8 +201,10 @@ async fn serve_connection(node: Arc<Node>, stream: TcpStream, peer: SocketAddr, 
                 return;
             }
             other => {
+                // READ_METADATA among them: Hadoop 3's DataNode has no handler for it
+                // either ("Unknown op READ_METADATA in data stream").
                 let e = DataNodeError::Unsupported {
-                    what: format!("op {other:?}"),
+                    what: format!("Unknown op {other:?} in data stream"),
                 };
                 let _ = send_response(&mut wr, e.status(), None, Some(e.to_string())).await;
                 return;
@@ -205,6 +228,31 @@ pub(crate) fn check_block_pool(
         });
     }
     Ok(())
+}
+
+/// Opens the replica of `block` for reading: at least as new as the request's
+/// generation stamp and, when `finalized_for` names the op, finalized.
+pub(crate) fn open_requested(
+    node: &Node,
+    block: &ExtendedBlockProto,
+    finalized_for: Option<&'static str>,
+) -> Result<(ReplicaInfo, Box<dyn ReplicaReader>), DataNodeError> {
+    let (info, reader) = node.store.open_reader(block.block_id)?;
+    if let Some(op) = finalized_for.filter(|_| info.state != ReplicaState::Finalized) {
+        return Err(DataNodeError::ReplicaStateMismatch {
+            block: block.block_id,
+            state: info.state,
+            op,
+        });
+    }
+    if info.generation_stamp < block.generation_stamp {
+        return Err(DataNodeError::StaleGenerationStamp {
+            block: block.block_id,
+            found: info.generation_stamp,
+            wanted: block.generation_stamp,
+        });
+    }
+    Ok((info, reader))
 }
 
 /// HDFS's `DataXceiver.checkAccess`: when block access tokens are on, `token` must be

@@ -9,17 +9,23 @@
 //! - `packet`: data packets (`u32` payload length, `u16` header length,
 //!   `PacketHeaderProto`, checksums, data), read into a reused buffer.
 //! - `checksum`: per-chunk CRC32C / CRC32 / NULL checksums, compute and verify.
+//! - `file_checksum`: block and file checksums for BLOCK_CHECKSUM and
+//!   `getFileChecksum` (MD5-of-MD5-of-CRC and COMPOSITE_CRC).
 //! - `error`: [`DataTransferError`].
 
 pub mod checksum;
 pub mod delimited;
 pub mod error;
+pub mod file_checksum;
 pub mod op;
 pub mod packet;
 
 pub use checksum::{ChecksumType, DataChecksum};
 pub use delimited::{read_delimited, write_delimited};
 pub use error::DataTransferError;
+pub use file_checksum::{
+    BlockChecksum, BlockChecksumBuilder, ChecksumCombineMode, FileChecksum, FileChecksumBuilder,
+};
 pub use op::{read_op, write_op, Op, DATA_TRANSFER_VERSION};
 pub use packet::{write_packet, PacketBuf, PacketHeader, MAX_PACKET_DATA};
 

@@ -731,6 +731,7 @@ pub fn method_seeds() -> Vec<(String, Vec<u8>)> {
                     num_bytes: 1024,
                     verdict: t::replica_verdict::Verdict::Corrupt as i32,
                 }],
+                delete_hints: vec![],
             }
             .encode_to_vec(),
         ),

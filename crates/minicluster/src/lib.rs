@@ -423,12 +423,13 @@ impl MiniCluster {
         let runtime = node_runtime(&format!("datanode-{i}"))?;
         let listener = bind(self.datanodes[i].addr).await?;
         self.datanodes[i].addr = listener.local_addr()?;
+        let ipc_listener = bind("127.0.0.1:0".parse().expect("addr")).await?;
         let shutdown = Shutdown::new();
         let sd = shutdown.clone();
         let sd_wait = shutdown.clone();
         let (tx, rx) = tokio::sync::oneshot::channel::<Result<DataNodeHooks, String>>();
         let wait = runtime.spawn(async move {
-            match DataNode::start(options, listener, sd).await {
+            match DataNode::start_with_ipc(options, listener, Some(ipc_listener), sd).await {
                 Ok(handle) => {
                     let handle = Arc::new(handle);
                     let (paths, pause) = (handle.clone(), handle.clone());

@@ -22,6 +22,7 @@ mod block_tokens;
 mod client_ops;
 mod datanode_ops;
 pub mod decommission;
+mod delete_hints;
 mod listing_ops;
 mod monitors;
 mod policy_ops;

@@ -4,6 +4,7 @@
 //! - `proto/rpc_header.proto`: Hadoop IPC framing (`hadoop.common`).
 //! - `proto/hdfs.proto`, `proto/client_namenode.proto`, `proto/datatransfer.proto`:
 //!   HDFS messages (`hadoop.hdfs`) with Hadoop's field numbers.
+//! - `proto/client_datanode.proto`: ClientDatanodeProtocol, the DataNode's IPC port.
 //! - `proto/tusk_internal.proto`: Tusk's own DataNode → NameNode protocol (`tusk.internal`).
 
 #![allow(clippy::all)]

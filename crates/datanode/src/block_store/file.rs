@@ -21,7 +21,9 @@ use std::sync::{Arc, Mutex};
 use tracing::{info, warn};
 use tusk_datatransfer::{ChecksumType, DataChecksum};
 
-use super::{BlockStore, ReplicaInfo, ReplicaReader, ReplicaState, ReplicaWriter, StorageUsage};
+use super::{
+    BlockStore, ReplicaFiles, ReplicaInfo, ReplicaReader, ReplicaState, ReplicaWriter, StorageUsage,
+};
 use crate::error::DataNodeError;
 
 const META_VERSION: u16 = 1;
@@ -673,6 +675,33 @@ impl ReplicaReader for FileReplicaReader {
         self.meta
             .read_exact_at(checksums, meta_offset)
             .map_err(|e| DataNodeError::io(&self.meta_path, e))
+    }
+
+    fn read_checksums(
+        &mut self,
+        first_chunk: u64,
+        checksums: &mut [u8],
+    ) -> Result<(), DataNodeError> {
+        let meta_offset = META_HEADER_LEN + first_chunk * self.checksum.checksum_size() as u64;
+        self.meta
+            .read_exact_at(checksums, meta_offset)
+            .map_err(|e| DataNodeError::io(&self.meta_path, e))
+    }
+
+    fn into_files(self: Box<Self>) -> Option<ReplicaFiles> {
+        let FileReplicaReader {
+            data,
+            data_path,
+            meta,
+            meta_path,
+            ..
+        } = *self;
+        Some(ReplicaFiles {
+            data,
+            data_path,
+            meta,
+            meta_path,
+        })
     }
 }
 

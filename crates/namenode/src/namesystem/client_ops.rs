@@ -184,13 +184,11 @@ impl Namesystem {
                 ),
             });
         }
-        let bpc = self.options.bytes_per_checksum as u64;
-        if req.block_size == 0 || !req.block_size.is_multiple_of(bpc) {
+        // The client checks its own bytes-per-checksum divides the block size (HDFS's
+        // NameNode does not know the client's).
+        if req.block_size == 0 {
             return Err(NameNodeError::InvalidArgument {
-                message: format!(
-                    "Block size {} must be a positive multiple of bytes-per-checksum {bpc}",
-                    req.block_size
-                ),
+                message: "Block size must be positive".into(),
             });
         }
         let limits = self.options.fs_limits;

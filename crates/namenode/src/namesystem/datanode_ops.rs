@@ -263,6 +263,7 @@ impl Namesystem {
         let had_blocks = !req.received.is_empty();
         self.commit_recovered(&mut st, &req.received);
         st.receive(idx, &req.received, &req.deleted);
+        st.take_delete_hints(idx, &req.delete_hints);
         st.take_verdicts(idx, &req.verified);
         // No deletion work is handed out in safe mode; it waits in the queue.
         let may_delete = !st.safe_mode.is_on();
@@ -292,6 +293,7 @@ impl Namesystem {
             let idx = self.node(&st, &req.datanode_uuid)?;
             self.commit_recovered(&mut st, &req.received);
             st.receive(idx, &req.received, &req.deleted);
+            st.take_delete_hints(idx, &req.delete_hints);
             st.take_verdicts(idx, &req.verified);
         }
         self.block_events.notify_waiters();
