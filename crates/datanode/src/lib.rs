@@ -310,6 +310,9 @@ impl DataNodeHandle {
     /// Where the web server listens; `None` when the options asked for none.
     pub fn http_addr(&self) -> Option<SocketAddr> {
         self.http.as_ref().map(HttpServer::addr)
+    }
+
+    /// Where the IPC server (ClientDatanodeProtocol) listens, when it runs.
     pub fn ipc_addr(&self) -> Option<SocketAddr> {
         self.ipc_addr
     }
