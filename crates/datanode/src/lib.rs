@@ -31,6 +31,7 @@ mod identity;
 pub mod metrics;
 pub mod options;
 mod transfer;
+mod web;
 
 use std::net::SocketAddr;
 use std::path::PathBuf;

@@ -11,6 +11,5 @@ use crate::Namesystem;
 
 /// Every HTTP endpoint of the NameNode whose RPC server listens on `rpc_addr`.
 pub fn http_router(fsn: &Arc<Namesystem>, rpc_addr: SocketAddr) -> Router {
-    let _ = (fsn, rpc_addr);
-    Router::new()
+    Router::new().merge(crate::web::router(fsn, rpc_addr))
 }

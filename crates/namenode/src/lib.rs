@@ -34,6 +34,7 @@ pub mod path;
 pub mod placement;
 pub mod server;
 pub mod storage;
+pub mod web;
 
 use std::net::SocketAddr;
 use std::sync::Arc;

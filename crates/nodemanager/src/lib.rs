@@ -39,6 +39,7 @@ pub mod options;
 mod service;
 mod shuffle;
 mod status_watch;
+mod web;
 
 use std::net::SocketAddr;
 use std::path::PathBuf;

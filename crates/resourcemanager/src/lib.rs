@@ -37,6 +37,7 @@ mod server;
 pub mod state_store;
 pub mod status;
 pub mod status_policy;
+pub mod web;
 
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
