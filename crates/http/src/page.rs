@@ -79,7 +79,7 @@ a { color:var(--accent); }
 .bar { display:inline-block; width:90px; height:10px; background:#e6e9ef; border-radius:5px; overflow:hidden; vertical-align:middle; margin-right:6px; }
 .bar > span { display:block; height:100%; background:var(--ok); }
 .bar.warn > span { background:var(--warn); } .bar.bad > span { background:var(--bad); }
-.tag { display:inline-block; padding:1px 7px; border-radius:9px; font-size:12px; background:#e6e9ef; color:#33405a; margin:1px 2px 1px 0; }
+.tag { display:inline-block; white-space:nowrap; padding:1px 7px; border-radius:9px; font-size:12px; background:#e6e9ef; color:#33405a; margin:1px 2px 1px 0; }
 .tag.ok { background:#dff3e6; color:#1f6e3f; } .tag.warn { background:#fbecd5; color:#8a5a10; } .tag.bad { background:#f8dcd9; color:#8f241c; }
 .muted { color:var(--muted); }
 .kv th { width:280px; }

@@ -311,11 +311,8 @@ fn overview(fsn: &Namesystem, _: &HashMap<String, String>) -> String {
             human_bytes(s.capacity_total as f64),
             "",
         ),
-        (
-            "DFS used",
-            format!("{} ({used_pct:.1}%)", human_bytes(s.capacity_used as f64)),
-            "",
-        ),
+        ("DFS used", human_bytes(s.capacity_used as f64), ""),
+        ("DFS used %", format!("{used_pct:.2}%"), ""),
         (
             "DFS remaining",
             human_bytes(s.capacity_remaining as f64),
