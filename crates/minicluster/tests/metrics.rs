@@ -18,7 +18,11 @@ async fn get(addr: SocketAddr, path: &str) -> String {
     let resp = reqwest::get(format!("http://{addr}{path}"))
         .await
         .unwrap_or_else(|e| panic!("GET {addr}{path}: {e}"));
-    assert!(resp.status().is_success(), "GET {addr}{path}: {}", resp.status());
+    assert!(
+        resp.status().is_success(),
+        "GET {addr}{path}: {}",
+        resp.status()
+    );
     resp.text().await.unwrap()
 }
 
@@ -97,20 +101,28 @@ async fn a_write_moves_the_namenode_and_datanode_counters_by_what_was_written() 
         "four blocks were allocated"
     );
     assert!(
-        value(&after, "rpc_queue_time_seconds_count", Some(("method", "create"))) >= 1.0
+        value(
+            &after,
+            "rpc_queue_time_seconds_count",
+            Some(("method", "create"))
+        ) >= 1.0
     );
     assert_eq!(value(&after, "fsnamesystem_blocks_total", None), 4.0);
     assert!(value(&after, "namenode_heartbeats_total", None) >= 1.0);
 
     // Every replica's bytes were stored once by each of the two DataNodes.
-    let replicas_written = wait_for("DataNode counters to settle", Duration::from_secs(10), || {
-        let cluster = &cluster;
-        async move {
-            let bytes = datanodes_sum(cluster, "datanode_bytes_written_total").await - written;
-            let blocks = datanodes_sum(cluster, "datanode_blocks_written_total").await - blocks;
-            (bytes == 2.0 * len as f64 && blocks == 8.0).then_some((bytes, blocks))
-        }
-    })
+    let replicas_written = wait_for(
+        "DataNode counters to settle",
+        Duration::from_secs(10),
+        || {
+            let cluster = &cluster;
+            async move {
+                let bytes = datanodes_sum(cluster, "datanode_bytes_written_total").await - written;
+                let blocks = datanodes_sum(cluster, "datanode_blocks_written_total").await - blocks;
+                (bytes == 2.0 * len as f64 && blocks == 8.0).then_some((bytes, blocks))
+            }
+        },
+    )
     .await;
     assert!(
         replicas_written.is_ok(),
@@ -145,22 +157,30 @@ async fn jmx_answers_in_hadoops_shape_and_resourcemanager_counts_heartbeats() {
         .iter()
         .map(|b| b["name"].as_str().unwrap())
         .collect();
-    for bean in ["FSNamesystem", "FSNamesystemState", "NameNodeInfo", "NameNodeActivity"] {
+    for bean in [
+        "FSNamesystem",
+        "FSNamesystemState",
+        "NameNodeInfo",
+        "NameNodeActivity",
+    ] {
         assert!(
             names.contains(&format!("Hadoop:service=NameNode,name={bean}").as_str()),
             "{bean} in {names:?}"
         );
     }
-    let one: serde_json::Value = serde_json::from_str(
-        &get(nn, "/jmx?qry=Hadoop:service=NameNode,name=FSNamesystem").await,
-    )
-    .unwrap();
+    let one: serde_json::Value =
+        serde_json::from_str(&get(nn, "/jmx?qry=Hadoop:service=NameNode,name=FSNamesystem").await)
+            .unwrap();
     let beans = one["beans"].as_array().unwrap();
     assert_eq!(beans.len(), 1, "qry keeps one bean: {one}");
     assert_eq!(beans[0]["FilesTotal"], 3, "/, /a and /a/b");
     assert_eq!(beans[0]["NumLiveDataNodes"], 1);
     let info: serde_json::Value = serde_json::from_str(
-        &get(nn, "/jmx?get=Hadoop:service=NameNode,name=NameNodeInfo::LiveNodes").await,
+        &get(
+            nn,
+            "/jmx?get=Hadoop:service=NameNode,name=NameNodeInfo::LiveNodes",
+        )
+        .await,
     )
     .unwrap();
     let live: serde_json::Value =
@@ -168,17 +188,30 @@ async fn jmx_answers_in_hadoops_shape_and_resourcemanager_counts_heartbeats() {
     assert_eq!(live.as_object().unwrap().len(), 1, "{live}");
 
     let rm = cluster.yarn().rm_http_addr();
-    let counted = wait_for("NodeManager heartbeats counted", Duration::from_secs(10), || async {
-        (value(&scrape(rm).await, "resourcemanager_node_heartbeats_total", None) >= 2.0)
-            .then_some(())
-    })
+    let counted = wait_for(
+        "NodeManager heartbeats counted",
+        Duration::from_secs(10),
+        || async {
+            (value(
+                &scrape(rm).await,
+                "resourcemanager_node_heartbeats_total",
+                None,
+            ) >= 2.0)
+                .then_some(())
+        },
+    )
     .await;
     assert!(counted.is_ok());
     let rm_scrape = scrape(rm).await;
     assert_eq!(value(&rm_scrape, "resourcemanager_active_nodes", None), 1.0);
-    let cluster_metrics: serde_json::Value =
-        serde_json::from_str(&get(rm, "/jmx?qry=Hadoop:service=ResourceManager,name=ClusterMetrics").await)
-            .unwrap();
+    let cluster_metrics: serde_json::Value = serde_json::from_str(
+        &get(
+            rm,
+            "/jmx?qry=Hadoop:service=ResourceManager,name=ClusterMetrics",
+        )
+        .await,
+    )
+    .unwrap();
     assert_eq!(cluster_metrics["beans"][0]["NumActiveNMs"], 1);
     // The NodeManager's own registry parses too.
     let nm = scrape(cluster.yarn().nodemanager_http_addr(0)).await;

@@ -67,7 +67,7 @@ pub(crate) fn router(shared: &Arc<Shared>, extra: Option<Router>) -> Router {
             "/cluster/app/{id}",
             get(move |Path(id): Path<String>| async move {
                 let body = app_page(&app_shared.lock(), &id);
-                rm_page(&id).render(&body).0
+                rm_page(&id).render(&body)
             }),
         )
         .route(
