@@ -316,6 +316,16 @@ fn every_page_renders_in_a_browser_with_a_job_done() {
     let nm_page = load(profile.path(), &out, "nodemanager", &format!("{nm}/node"));
     assert!(nm_page.contains("Containers running"));
 
+    let level = load(
+        profile.path(),
+        &out,
+        "namenode-loglevel-set",
+        &format!("{nn}/logLevel?log=tusk_rpc&level=DEBUG"),
+    );
+    assert!(
+        level.contains("tusk_rpc=debug"),
+        "the filter changed at run time: {level}"
+    );
     for (name, url) in [
         ("namenode-conf", format!("{nn}/conf")),
         ("namenode-loglevel", format!("{nn}/logLevel")),

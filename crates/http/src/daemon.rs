@@ -31,6 +31,23 @@ impl PartialEq for ExtraRoutes {
     }
 }
 
+/// The configuration a daemon was started with, kept in its options for `/conf`.
+#[derive(Clone, Debug, Default)]
+pub struct EffectiveConf(pub Arc<Configuration>);
+
+impl EffectiveConf {
+    pub fn new(conf: &Configuration) -> Self {
+        EffectiveConf(Arc::new(conf.clone()))
+    }
+}
+
+impl PartialEq for EffectiveConf {
+    /// The same keys with the same values.
+    fn eq(&self, other: &Self) -> bool {
+        self.0.iter().eq(other.0.iter())
+    }
+}
+
 /// Builds a JSON document from the daemon's state at request time.
 pub type JsonSource = Arc<dyn Fn() -> Value + Send + Sync>;
 
@@ -40,7 +57,7 @@ pub struct DaemonWeb {
     /// `NameNode`, `DataNode`, `ResourceManager`, `NodeManager` (Hadoop's `service=`).
     pub service: &'static str,
     /// The configuration the daemon was started with.
-    pub conf: Configuration,
+    pub conf: EffectiveConf,
     /// The daemon's registry.
     pub metrics: Metrics,
     /// The header links of the daemon's pages.
@@ -211,7 +228,7 @@ fn wants_html(headers: &HeaderMap) -> bool {
 fn conf(web: &DaemonWeb, q: HashMap<String, String>, headers: HeaderMap) -> Response {
     let format = q.get("format").map(String::as_str);
     let source = "tusk configuration";
-    let mut entries: Vec<(&str, &str)> = web.conf.iter().collect();
+    let mut entries: Vec<(&str, &str)> = web.conf.0.iter().collect();
     if let Some(name) = q.get("name") {
         entries.retain(|(k, _)| k == name);
         if entries.is_empty() {

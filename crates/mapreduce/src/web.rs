@@ -94,7 +94,7 @@ async fn list_page(web: &HistoryWeb) -> Response {
             return web.page("Job history").render(&body).into_response();
         }
     };
-    entries.sort_by(|a, b| b.modification_time.cmp(&a.modification_time));
+    entries.sort_by_key(|e| std::cmp::Reverse(e.modification_time));
     let mut rows = Vec::new();
     for e in entries.iter().take(LIST_LIMIT) {
         let Some(job_id) = e

@@ -39,7 +39,7 @@ pub struct ResourceManagerOptions {
     /// The configuration these options were read from, shown by `/conf`; empty for
     /// options built by hand.
     #[serde(skip)]
-    pub conf: tusk_common::Configuration,
+    pub conf: tusk_http::daemon::EffectiveConf,
     /// Pages served beside the ResourceManager's own (the job history pages), set by
     /// whoever starts it.
     #[serde(skip)]
@@ -124,7 +124,7 @@ impl ResourceManagerOptions {
         let ms = Duration::from_millis(1);
         let delay = conf.get_str("tusk.yarn.scheduler.node-locality-delay", "-1");
         Ok(ResourceManagerOptions {
-            conf: conf.clone(),
+            conf: tusk_http::daemon::EffectiveConf::new(conf),
             extra_routes: Default::default(),
             heartbeat_interval: conf.get_duration(
                 "yarn.resourcemanager.nodemanagers.heartbeat-interval-ms",
