@@ -19,6 +19,7 @@
 //! - `http`: the web server's router ([`http::http_router`]), assembled from the
 //!   features that answer over HTTP; its port is the advertised `info_port`.
 //! - `metrics`: [`metrics::DataNodeMetrics`], the counters of `/metrics`.
+//! - `web`: the node's page (volumes, bytes moved, last status) and its `/jmx` beans.
 //! - `error`: [`DataNodeError`] and its mapping to DataTransferProtocol statuses.
 //!
 //! [`DataNode::start`] wires them together and returns a [`DataNodeHandle`].

@@ -18,6 +18,8 @@
 //! - `http`: the web server's router ([`http::http_router`]), assembled from the
 //!   features that answer over HTTP.
 //! - `metrics`: the counters and gauges of `/metrics`, start-up progress.
+//! - `web` (+ `web/explorer`): the web UI (overview, DataNodes, file browser, start-up)
+//!   and the beans of `/jmx`.
 //! - `error`: [`NameNodeError`] and its mapping to Hadoop exception names.
 
 pub mod blocks;
