@@ -277,6 +277,7 @@ pub async fn datanode(conf: Configuration, args: DataNodeArgs) -> anyhow::Result
 
 pub async fn resourcemanager(conf: Configuration, args: ResourceManagerArgs) -> anyhow::Result<()> {
     let mut options = ResourceManagerOptions::from_conf(&conf)?;
+    options.extra_routes = crate::job::history_pages(&conf)?;
     let listen = args
         .listen
         .unwrap_or_else(|| conf.get_str(RM_ADDRESS_KEY, "0.0.0.0:8032"));

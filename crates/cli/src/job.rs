@@ -612,3 +612,20 @@ fn print_speculation(h: &JobHistory) {
         );
     }
 }
+
+/// The job pages (`/jobhistory/...`) the ResourceManager's web server mounts: they read
+/// history records from the DFS named by `fs.defaultFS`, as `tusk job history` does.
+pub(crate) fn history_pages(
+    conf: &Configuration,
+) -> anyhow::Result<tusk_http::daemon::ExtraRoutes> {
+    let mut conf = conf.clone();
+    let dfs = dfs_client(&mut conf)?;
+    Ok(tusk_http::daemon::ExtraRoutes(Some(
+        tusk_mapreduce::web::history_router(tusk_mapreduce::web::HistoryWeb {
+            dfs,
+            dir: history_dir(&conf),
+            nav: tusk_resourcemanager::web::NAV,
+            daemon: "ResourceManager",
+        }),
+    )))
+}

@@ -129,7 +129,14 @@ pub async fn up(conf: &Configuration, args: &UpArgs) -> anyhow::Result<LocalClus
     let nn_addr_file = dir.join("namenode.addr");
     let nn = spawn_daemon(&exe, dir, "namenode", "namenode", &nn_defines, &[])?;
     pids.push(("namenode".to_string(), nn));
-    // The ResourceManager starts beside the NameNode: it needs nothing from the DFS.
+    write_pids(dir, &pids)?;
+    let nn_addr = wait_file(&nn_addr_file, Duration::from_secs(30), nn).await?;
+    // Written before the RPC address file.
+    let namenode_http = read_http_addr(dir, "namenode")?;
+    let uri = format!("hdfs://{nn_addr}");
+    defines.push(format!("fs.defaultFS={uri}"));
+    // The ResourceManager starts once the NameNode's address is known: its job pages
+    // read history records from the DFS.
     let rm_addr_file = dir.join("resourcemanager.addr");
     let rm = match args.no_yarn {
         true => {
@@ -149,12 +156,6 @@ pub async fn up(conf: &Configuration, args: &UpArgs) -> anyhow::Result<LocalClus
             Some(pid)
         }
     };
-    write_pids(dir, &pids)?;
-    let nn_addr = wait_file(&nn_addr_file, Duration::from_secs(30), nn).await?;
-    // Written before the RPC address file.
-    let namenode_http = read_http_addr(dir, "namenode")?;
-    let uri = format!("hdfs://{nn_addr}");
-    defines.push(format!("fs.defaultFS={uri}"));
     for i in 0..args.datanodes {
         let mut d = defines.clone();
         // Several DataNodes on one host: each its own IPC port unless one is given.

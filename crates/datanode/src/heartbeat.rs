@@ -221,6 +221,12 @@ async fn heartbeat(
     {
         Ok(resp) => {
             node.metrics.heartbeats.inc();
+            *node
+                .metrics
+                .last_status
+                .lock()
+                .unwrap_or_else(|e| e.into_inner()) =
+                Some((tusk_common::now_millis(), req.status.unwrap_or_default()));
             tusk_common::metrics::observe(&node.metrics.heartbeat_time, started.elapsed());
             if let Some(keys) = &resp.keys {
                 node.take_block_keys(keys);

@@ -11,5 +11,7 @@ use crate::Node;
 
 /// Every HTTP endpoint of the DataNode.
 pub(crate) fn http_router(node: &Arc<Node>) -> Router {
-    Router::new().merge(crate::webhdfs::router(node))
+    Router::new()
+        .merge(crate::webhdfs::router(node))
+        .merge(crate::web::router(node))
 }

@@ -26,6 +26,7 @@
 //!   (replica visible length, local paths, triggered block reports, node info).
 //! - `short_circuit`: the Unix domain socket (`dfs.domain.socket.path`) that passes a
 //!   replica's open files to a client on this host (short-circuit local reads).
+//! - `web`: the node's page (volumes, bytes moved, last status) and its `/jmx` beans.
 //! - `error`: [`DataNodeError`] and its mapping to DataTransferProtocol statuses and
 //!   IPC exceptions.
 //!
@@ -43,6 +44,7 @@ mod recovery;
 pub mod short_circuit;
 mod transfer;
 mod webhdfs;
+mod web;
 
 use std::net::SocketAddr;
 use std::path::PathBuf;

@@ -13,7 +13,9 @@
 //! | `datanode_xceivers` | DataNodeInfo `XceiverCount` |
 
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
+
+use tusk_proto::internal::NodeStatusProto;
 
 use tusk_common::metrics::{self, Counter, DescriptorEncoder, Histogram, Metrics};
 
@@ -30,6 +32,8 @@ pub struct DataNodeMetrics {
     pub heartbeats: Counter,
     pub heartbeat_time: Histogram,
     pub block_reports: Counter,
+    /// The status the last heartbeat carried and when (ms since the epoch).
+    pub last_status: Arc<Mutex<Option<(u64, NodeStatusProto)>>>,
 }
 
 impl DataNodeMetrics {
@@ -47,6 +51,7 @@ impl DataNodeMetrics {
             heartbeats: Counter::default(),
             heartbeat_time: metrics::seconds_histogram(),
             block_reports: Counter::default(),
+            last_status: Arc::default(),
         };
         let r = &m.registry;
         r.register(

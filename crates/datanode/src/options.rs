@@ -17,7 +17,7 @@ pub struct DataNodeOptions {
     /// The configuration these options were read from, shown by `/conf`; empty for
     /// options built by hand.
     #[serde(skip)]
-    pub conf: tusk_common::Configuration,
+    pub conf: tusk_http::daemon::EffectiveConf,
     /// Volumes (`dfs.datanode.data.dir`); the first one also holds `current/VERSION`.
     pub data_dirs: Vec<PathBuf>,
     /// NameNode RPC address `host:port` (`dfs.namenode.rpc-address` or `fs.defaultFS`).
@@ -127,7 +127,7 @@ impl DataNodeOptions {
         };
         let capacity = conf.get_u64("dfs.datanode.capacity.override", 0)?;
         Ok(DataNodeOptions {
-            conf: conf.clone(),
+            conf: tusk_http::daemon::EffectiveConf::new(conf),
             data_dirs: if dirs.is_empty() { d.data_dirs } else { dirs },
             namenode_addr,
             ip_addr: conf.get_str("dfs.datanode.ip", &d.ip_addr),

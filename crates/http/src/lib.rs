@@ -15,9 +15,14 @@
 //! - `address`: [`http_address`], the address a daemon's HTTP server binds given its
 //!   configuration key and how its RPC address was chosen.
 //! - `error`: [`HttpError`].
+//! - `page`: the HTML layout and building blocks of the daemons' pages.
+//! - `daemon`: what every daemon answers (`/metrics`, `/jmx`, `/conf`, `/logLevel`,
+//!   `/stacks`, `/status`) from a [`daemon::DaemonWeb`] description.
 
 pub mod address;
+pub mod daemon;
 pub mod error;
+pub mod page;
 pub mod server;
 
 pub use address::http_address;

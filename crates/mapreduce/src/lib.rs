@@ -31,6 +31,8 @@
 //!   dfsio, sleep, streaming.
 //! - `history`: the per-job history record ([`history::JobHistory`]), each attempt with
 //!   its node's status when its container was allocated.
+//! - `web`: the job pages (list, counters, attempts with phases, Gantt chart) the
+//!   ResourceManager's web server mounts.
 //! - `counters`: [`Counters`] and Hadoop's counter names. `error`: [`MapReduceError`].
 //!
 //! # Map output file format (the shuffle server's contract)
@@ -81,6 +83,7 @@ pub mod registry;
 pub mod shuffle;
 pub mod split;
 pub mod task;
+pub mod web;
 pub mod yarn;
 
 pub use api::{Dfs, Emitter, Mapper, Partitioner, Reducer, TaskContext};

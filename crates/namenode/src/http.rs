@@ -11,5 +11,7 @@ use crate::Namesystem;
 
 /// Every HTTP endpoint of the NameNode whose RPC server listens on `rpc_addr`.
 pub fn http_router(fsn: &Arc<Namesystem>, rpc_addr: SocketAddr) -> Router {
-    Router::new().merge(crate::webhdfs::router(fsn.clone(), rpc_addr))
+    Router::new()
+        .merge(crate::webhdfs::router(fsn.clone(), rpc_addr))
+        .merge(crate::web::router(fsn, rpc_addr))
 }

@@ -19,6 +19,8 @@
 //!   features that answer over HTTP. `webhdfs`: WebHDFS's namespace operations and
 //!   the redirects of its data operations to DataNodes.
 //! - `metrics`: the counters and gauges of `/metrics`, start-up progress.
+//! - `web` (+ `web/explorer`): the web UI (overview, DataNodes, file browser, start-up)
+//!   and the beans of `/jmx`.
 //! - `error`: [`NameNodeError`] and its mapping to Hadoop exception names.
 
 pub mod blocks;
@@ -36,6 +38,7 @@ pub mod placement;
 pub mod server;
 pub mod storage;
 mod webhdfs;
+pub mod web;
 
 use std::net::SocketAddr;
 use std::sync::Arc;

@@ -22,7 +22,7 @@ pub struct NameNodeOptions {
     /// The configuration these options were read from, shown by `/conf`; empty for
     /// options built by hand.
     #[serde(skip)]
-    pub conf: tusk_common::Configuration,
+    pub conf: tusk_http::daemon::EffectiveConf,
     /// `dfs.namenode.name.dir`: a comma-separated list; every edit and image is written
     /// to each directory.
     pub name_dirs: Vec<PathBuf>,
@@ -181,7 +181,7 @@ impl NameNodeOptions {
         let ms = Duration::from_millis(1);
         let minutes = Duration::from_secs(60);
         Ok(NameNodeOptions {
-            conf: conf.clone(),
+            conf: tusk_http::daemon::EffectiveConf::new(conf),
             name_dirs: conf
                 .get("dfs.namenode.name.dir")
                 .map(parse_dir_list)

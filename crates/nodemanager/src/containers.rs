@@ -342,6 +342,32 @@ impl Containers {
         }
     }
 
+    /// Running containers for the web page: (id, application, resource, peak RSS bytes,
+    /// Potential-Reception bytes), by id.
+    pub fn running_list(&self) -> Vec<(String, String, y::Resource, u64, u64)> {
+        let mut list: Vec<_> = self
+            .lock()
+            .running
+            .iter()
+            .map(|(id, r)| {
+                (
+                    id.clone(),
+                    r.application.clone(),
+                    r.resource,
+                    r.peak_rss,
+                    r.potential_reception,
+                )
+            })
+            .collect();
+        list.sort_by(|a, b| a.0.cmp(&b.0));
+        list
+    }
+
+    /// Finished containers still remembered, newest first.
+    pub fn recent_list(&self) -> Vec<y::ContainerStatus> {
+        self.lock().recent.iter().rev().cloned().collect()
+    }
+
     pub fn running_count(&self) -> usize {
         self.lock().running.len()
     }

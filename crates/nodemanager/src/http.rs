@@ -10,6 +10,5 @@ use crate::Node;
 
 /// Every HTTP endpoint of the NodeManager.
 pub(crate) fn http_router(node: &Arc<Node>) -> Router {
-    let _ = node;
-    Router::new()
+    Router::new().merge(crate::web::router(node))
 }

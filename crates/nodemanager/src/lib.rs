@@ -18,6 +18,7 @@
 //!   from the features that answer over HTTP; its port is the `http_port` the node
 //!   registers with.
 //! - `metrics`: the counters and gauges of `/metrics`.
+//! - `web`: the node's page (resources, containers, shuffle) and its `/jmx` beans.
 //! - `error`: [`NodeManagerError`].
 //!
 //! Where map tasks write: a container whose launch environment holds `TUSK_JOB_ID` and
@@ -39,6 +40,7 @@ pub mod options;
 mod service;
 mod shuffle;
 mod status_watch;
+mod web;
 
 use std::net::SocketAddr;
 use std::path::PathBuf;

@@ -19,7 +19,7 @@ pub struct NodeManagerOptions {
     /// The configuration these options were read from, shown by `/conf`; empty for
     /// options built by hand.
     #[serde(skip)]
-    pub conf: tusk_common::Configuration,
+    pub conf: tusk_http::daemon::EffectiveConf,
     /// ResourceManager RPC address (`yarn.resourcemanager.resource-tracker.address`,
     /// else `yarn.resourcemanager.address`).
     pub rm_addr: String,
@@ -126,7 +126,7 @@ impl NodeManagerOptions {
             .unwrap_or(d.rm_addr);
         let timing = Timing::from_conf(conf)?;
         Ok(NodeManagerOptions {
-            conf: conf.clone(),
+            conf: tusk_http::daemon::EffectiveConf::new(conf),
             rm_addr,
             host: conf.get_str("yarn.nodemanager.hostname", &d.host),
             node_id: conf.get_str("tusk.nodemanager.node-id", ""),

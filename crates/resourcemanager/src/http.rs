@@ -10,6 +10,6 @@ use crate::server::Shared;
 
 /// Every HTTP endpoint of the ResourceManager.
 pub(crate) fn http_router(shared: &Arc<Shared>) -> Router {
-    let _ = shared;
-    Router::new()
+    let extra = shared.lock().options.extra_routes.0.clone();
+    Router::new().merge(crate::web::router(shared, extra))
 }

@@ -18,6 +18,8 @@
 //!   (`yarn.resourcemanager.recovery.enabled`).
 //! - `resource`, `ids`: memory/vcores arithmetic; YARN's id formats.
 //! - `metrics`: the counters and gauges of `/metrics`.
+//! - `web`: the web UI (cluster, nodes, applications, scheduler), `/jmx` beans; job pages
+//!   come from whoever starts it (`ResourceManagerOptions::extra_routes`).
 //! - `error`: [`ResourceManagerError`] and its Hadoop exception class names.
 //!
 //! [`ResourceManager::start`] wires them together and returns a
@@ -37,6 +39,7 @@ mod server;
 pub mod state_store;
 pub mod status;
 pub mod status_policy;
+pub mod web;
 
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};

@@ -39,7 +39,11 @@ pub struct ResourceManagerOptions {
     /// The configuration these options were read from, shown by `/conf`; empty for
     /// options built by hand.
     #[serde(skip)]
-    pub conf: tusk_common::Configuration,
+    pub conf: tusk_http::daemon::EffectiveConf,
+    /// Pages served beside the ResourceManager's own (the job history pages), set by
+    /// whoever starts it.
+    #[serde(skip)]
+    pub extra_routes: tusk_http::daemon::ExtraRoutes,
     /// `yarn.resourcemanager.nodemanagers.heartbeat-interval-ms`: told to every
     /// NodeManager in each heartbeat reply.
     pub heartbeat_interval: Duration,
@@ -89,6 +93,7 @@ impl Default for ResourceManagerOptions {
     fn default() -> Self {
         ResourceManagerOptions {
             conf: Default::default(),
+            extra_routes: Default::default(),
             heartbeat_interval: Duration::from_millis(1000),
             node_expiry: Duration::from_millis(600_000),
             timing: Timing::EventDriven,
@@ -119,7 +124,8 @@ impl ResourceManagerOptions {
         let ms = Duration::from_millis(1);
         let delay = conf.get_str("tusk.yarn.scheduler.node-locality-delay", "-1");
         Ok(ResourceManagerOptions {
-            conf: conf.clone(),
+            conf: tusk_http::daemon::EffectiveConf::new(conf),
+            extra_routes: Default::default(),
             heartbeat_interval: conf.get_duration(
                 "yarn.resourcemanager.nodemanagers.heartbeat-interval-ms",
                 d.heartbeat_interval,
