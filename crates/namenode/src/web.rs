@@ -503,7 +503,7 @@ fn startup(fsn: &Namesystem, _: &HashMap<String, String>) -> String {
             .values()
             .filter(|b| !b.replicas.is_empty())
             .count();
-        (st.safe_mode, reported, st.blocks.blocks.len())
+        (st.safe_mode.is_on(), reported, st.blocks.blocks.len())
     };
     rows.push(vec![
         "Safe mode".into(),
