@@ -7,6 +7,7 @@
 //! - `shutdown`: a cloneable shutdown signal handed to every server.
 //! - `timing`: [`Timing`], YARN's `tusk.yarn.timing` (event-driven or classic), one
 //!   strict parser shared by the ResourceManager, NodeManagers and AMs.
+//! - `units`: sizes with binary prefixes as Hadoop prints them (`1.5 K`, `1.10 MB`).
 //! - `error`: this crate's errors.
 
 pub mod config;
@@ -14,6 +15,7 @@ pub mod error;
 pub mod shutdown;
 pub mod status;
 pub mod timing;
+pub mod units;
 
 pub use config::Configuration;
 pub use error::ConfigError;

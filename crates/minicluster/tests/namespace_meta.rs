@@ -364,6 +364,24 @@ async fn xattrs_follow_hdfs_rules_and_survive_restarts() {
         .await
         .unwrap();
 
+    // security.hdfs.unreadable.by.superuser: set by anyone who may name it, without a
+    // value, on files only; then the superuser cannot read the data, the owner can.
+    const SECURITY: i32 = 2;
+    let marker = || xattr(SECURITY, "hdfs.unreadable.by.superuser", None);
+    let on_dir = alice
+        .set_xattr("/x", marker(), XATTR_CREATE)
+        .await
+        .unwrap_err();
+    assert!(on_dir.to_string().contains("on a file"), "{on_dir}");
+    alice
+        .set_xattr("/x/f", marker(), XATTR_CREATE)
+        .await
+        .unwrap();
+    let refused = admin.read_file("/x/f").await.unwrap_err();
+    assert_eq!(class(&refused), "AccessControlException");
+    assert_eq!(alice.read_file("/x/f").await.unwrap(), b"data");
+    alice.remove_xattr("/x/f", marker()).await.unwrap();
+
     let before = admin.get_xattrs("/x/f", vec![]).await.unwrap();
     assert_eq!(before.len(), 2);
     restart_both_ways(&mut cluster).await;

@@ -332,13 +332,7 @@ impl State {
             });
         }
         let id = node.id;
-        let mut q = self
-            .ns
-            .features
-            .quotas
-            .get(&id)
-            .cloned()
-            .unwrap_or_default();
+        let mut q = self.quota_of(id);
         let fresh = !q.is_set();
         let value = |v: i64| (v >= 0).then_some(v);
         if op.storage_type != 0 {
@@ -381,16 +375,20 @@ impl State {
         }
     }
 
-    /// getQuotaUsage of an inode: its quotas (-1 when none) and usage.
-    pub fn quota_usage(&self, id: InodeId) -> QuotaUsageProto {
-        let (ns, space) = self.subtree_usage(id);
-        let q = self
-            .ns
+    /// An inode's quotas (none set: the default, unlimited).
+    fn quota_of(&self, id: InodeId) -> DirQuota {
+        self.ns
             .features
             .quotas
             .get(&id)
             .cloned()
-            .unwrap_or_default();
+            .unwrap_or_default()
+    }
+
+    /// getQuotaUsage of an inode: its quotas (-1 when none) and usage.
+    pub fn quota_usage(&self, id: InodeId) -> QuotaUsageProto {
+        let (ns, space) = self.subtree_usage(id);
+        let q = self.quota_of(id);
         QuotaUsageProto {
             file_and_directory_count: ns,
             quota: q.namespace.map_or(u64::MAX, |v| v as u64),

@@ -109,11 +109,13 @@ impl Namesystem {
         self.permissions.check_path(&st.ns, user, id, None)?;
         self.check_xattr_change(&st, user, id, x.namespace)?;
         let existing = st.ns.features.xattrs.get(&id);
-        let exists = existing.is_some_and(|list| {
-            list.iter()
-                .any(|e| e.namespace == x.namespace as u32 && e.name == x.name)
-        });
+        let exists = has_xattr(&st, id, x);
         check_set_flags(&name, exists, flags)?;
+        if is_unreadable_marker(x) && st.ns.get(id).is_some_and(|n| n.is_dir()) {
+            return Err(NameNodeError::XAttr {
+                message: format!("Can only set '{name}' on a file."),
+            });
+        }
         let visible = existing.map_or(0, |list| {
             list.iter().filter(|e| is_user_visible(e.namespace)).count()
         });
@@ -146,11 +148,7 @@ impl Namesystem {
         let id = st.ns.lookup(&src)?.id;
         self.permissions.check_path(&st.ns, user, id, None)?;
         self.check_xattr_change(&st, user, id, x.namespace)?;
-        let exists = st.ns.features.xattrs.get(&id).is_some_and(|list| {
-            list.iter()
-                .any(|e| e.namespace == x.namespace as u32 && e.name == x.name)
-        });
-        if !exists {
+        if !has_xattr(&st, id, x) {
             return Err(NameNodeError::XAttr {
                 message: "No matching attributes found for remove operation".into(),
             });
@@ -223,6 +221,30 @@ impl Namesystem {
             .collect()
     }
 
+    /// A file marked `security.hdfs.unreadable.by.superuser` cannot be read by the
+    /// superuser (HDFS's `checkUnreadableBySuperuser`); others read it as usual.
+    pub(super) fn check_unreadable_by_superuser(
+        &self,
+        st: &State,
+        user: &str,
+        id: InodeId,
+    ) -> Result<()> {
+        if !self.permissions.enabled || !self.permissions.is_superuser(user) {
+            return Ok(());
+        }
+        let marker = XAttrProto {
+            namespace: XAttrNamespaceProto::Security as i32,
+            name: UNREADABLE_BY_SUPERUSER.into(),
+            value: None,
+        };
+        if has_xattr(st, id, &marker) {
+            return Err(NameNodeError::PermissionDenied {
+                message: format!("Access is denied for {user} since the superuser is not allowed to perform this operation."),
+            });
+        }
+        Ok(())
+    }
+
     /// listXAttrs: names only; needs execute on the parent.
     pub fn list_xattrs(&self, user: &str, src: &str) -> Result<Vec<XAttrProto>> {
         self.check_xattrs_enabled()?;
@@ -238,6 +260,17 @@ impl Namesystem {
             })
             .collect())
     }
+}
+
+fn is_unreadable_marker(x: &XAttrProto) -> bool {
+    x.namespace == XAttrNamespaceProto::Security as i32 && x.name == UNREADABLE_BY_SUPERUSER
+}
+
+fn has_xattr(st: &State, id: InodeId, x: &XAttrProto) -> bool {
+    st.ns.features.xattrs.get(&id).is_some_and(|list| {
+        list.iter()
+            .any(|e| e.namespace == x.namespace as u32 && e.name == x.name)
+    })
 }
 
 /// HDFS's `XAttrSetFlag.validate`.
