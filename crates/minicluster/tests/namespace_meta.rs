@@ -526,6 +526,8 @@ async fn quotas_refuse_growth_with_hadoops_exceptions_and_survive_restarts() {
     admin.set_quota("/q", reset, dont_set, None).await.unwrap();
     admin.mkdirs("/q/c", 0o755, true).await.unwrap();
     assert_eq!(admin.quota_usage("/q").await.unwrap().quota, u64::MAX);
+    let root = admin.quota_usage("/").await.unwrap();
+    assert_eq!(root.quota, i64::MAX as u64, "HDFS's root quota");
     cluster.shutdown().await;
 }
 
