@@ -60,7 +60,7 @@ pub fn main(mut conf: Configuration, mut args: Vec<String>) -> i32 {
     })
 }
 
-const USAGE: &str = "Usage: tusk fs [-fs URI] [-D key=value] -ls|-mkdir|-put|-copyFromLocal|-get|-copyToLocal|-cat|-mv|-rm|-stat|-du|-df|-setrep|-chmod|-chown|-touchz|-test ...";
+const USAGE: &str = "Usage: tusk fs [-fs URI] [-D key=value] -ls|-mkdir|-put|-copyFromLocal|-get|-copyToLocal|-cat|-mv|-rm|-stat|-du|-df|-setrep|-chmod|-chown|-touchz|-test|-getfacl|-setfacl|-getfattr|-setfattr|-count ...";
 
 struct Shell {
     client: DfsClient,
