@@ -243,6 +243,14 @@ async fn hdfs_native_acl_calls() {
     native.set_acl("/n", set).await.unwrap();
     let info = native.get_file_info("/n").await.unwrap();
     assert_eq!(info.permission & 0o777, 0o760, "mask rw- in the group bits");
+
+    // Quotas as hdfs-native's content summary reads them.
+    let tusk = cluster.client();
+    tusk.set_quota("/n", 100, 1 << 30, None).await.unwrap();
+    native.mkdirs("/n/sub", 0o755, true).await.unwrap();
+    let summary = native.get_content_summary("/n").await.unwrap();
+    assert_eq!((summary.quota, summary.space_quota), (100, 1 << 30));
+    assert_eq!(summary.directory_count, 2);
     cluster.shutdown().await;
 }
 
