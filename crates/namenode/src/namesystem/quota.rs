@@ -514,6 +514,13 @@ mod tests {
         }
     }
 
+    fn sorted_quotas(fsn: &Namesystem) -> Vec<(InodeId, DirQuota)> {
+        let st = fsn.read();
+        let mut v: Vec<_> = st.ns.features.quotas.clone().into_iter().collect();
+        v.sort_by_key(|(k, _)| *k);
+        v
+    }
+
     #[tokio::test]
     async fn counters_follow_creates_renames_and_deletes_and_replay() {
         let dir = tempfile::tempdir().unwrap();
@@ -569,30 +576,11 @@ mod tests {
             .await
             .unwrap();
         assert_counters_match(&fsn);
-        let live: Vec<(InodeId, DirQuota)> = {
-            let st = fsn.read();
-            let mut v: Vec<_> = st
-                .ns
-                .features
-                .quotas
-                .iter()
-                .map(|(k, v)| (*k, v.clone()))
-                .collect();
-            v.sort_by_key(|(k, _)| *k);
-            v
-        };
+        let live = sorted_quotas(&fsn);
         fsn.edit_log.close();
         drop(fsn);
         let again = Namesystem::load(options).unwrap();
-        let st = again.read();
-        let mut reloaded: Vec<_> = st
-            .ns
-            .features
-            .quotas
-            .iter()
-            .map(|(k, v)| (*k, v.clone()))
-            .collect();
-        reloaded.sort_by_key(|(k, _)| *k);
+        let reloaded = sorted_quotas(&again);
         assert_eq!(reloaded, live, "replayed counters equal the live ones");
     }
 }

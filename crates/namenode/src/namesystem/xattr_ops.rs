@@ -5,6 +5,8 @@
 //! client's, and `raw.` only under `/.reserved/raw`, which Tusk does not serve. Each
 //! change is one logged op (SetXAttrOp, RemoveXAttrOp).
 
+use std::sync::RwLockWriteGuard;
+
 use tusk_proto::hdfs::{x_attr_proto::XAttrNamespaceProto, XAttrProto};
 use tusk_proto::internal::{edit_record::Op, RemoveXAttrOp, SetXAttrOp};
 
@@ -85,6 +87,23 @@ impl Namesystem {
         self.permissions.check(&st.ns, user, id, Access::Write)
     }
 
+    /// The inode whose attribute `x` `user` will change, under the write lock, once
+    /// `user` may name the attribute and change it there.
+    fn xattr_change_target(
+        &self,
+        user: &str,
+        src: &str,
+        x: &XAttrProto,
+    ) -> Result<(String, RwLockWriteGuard<'_, State>, InodeId)> {
+        self.check_xattr_api(user, x)?;
+        let src = path::normalize(src)?;
+        let st = self.write();
+        let id = st.ns.lookup(&src)?.id;
+        self.permissions.check_path(&st.ns, user, id, None)?;
+        self.check_xattr_change(&st, user, id, x.namespace)?;
+        Ok((src, st, id))
+    }
+
     pub fn set_xattr(
         &self,
         user: &str,
@@ -102,12 +121,7 @@ impl Namesystem {
                 message: format!("The XAttr is too big. The maximum combined size of the name and value is {limit}, but the total size is {size}"),
             });
         }
-        self.check_xattr_api(user, x)?;
-        let src = path::normalize(src)?;
-        let mut st = self.write();
-        let id = st.ns.lookup(&src)?.id;
-        self.permissions.check_path(&st.ns, user, id, None)?;
-        self.check_xattr_change(&st, user, id, x.namespace)?;
+        let (src, mut st, id) = self.xattr_change_target(user, src, x)?;
         let existing = st.ns.features.xattrs.get(&id);
         let exists = has_xattr(&st, id, x);
         check_set_flags(&name, exists, flags)?;
@@ -142,12 +156,7 @@ impl Namesystem {
 
     pub fn remove_xattr(&self, user: &str, src: &str, x: &XAttrProto) -> Result<Logged<()>> {
         self.check_xattrs_enabled()?;
-        self.check_xattr_api(user, x)?;
-        let src = path::normalize(src)?;
-        let mut st = self.write();
-        let id = st.ns.lookup(&src)?.id;
-        self.permissions.check_path(&st.ns, user, id, None)?;
-        self.check_xattr_change(&st, user, id, x.namespace)?;
+        let (src, mut st, id) = self.xattr_change_target(user, src, x)?;
         if !has_xattr(&st, id, x) {
             return Err(NameNodeError::XAttr {
                 message: "No matching attributes found for remove operation".into(),
