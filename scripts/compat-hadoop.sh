@@ -80,8 +80,16 @@ fsshell -getfattr -n user.color -e hex /compat/meta | grep -qx 'user.color=0x626
 [ "$(fsshell -getfattr -d /compat/meta)" = "$(tusk_fs -getfattr -d /compat/meta)" ] || fail "tusk fs -getfattr differs from Hadoop's"
 fsshell -setfattr -x user.color /compat/meta
 fsshell -getfattr -n user.color /compat/meta 2>/dev/null && fail "-setfattr -x left the attribute"
+hdfs_tool() {  # Hadoop's own DFSAdmin / StoragePolicyAdmin (hadoop-hdfs jars)
+  local class=$1; shift
+  java -Djava.net.preferIPv4Stack=true -cp "$WORK/conf:$(cat "$(scripts/hadoop-classpath.sh)")" \
+    -Dlog4j.configuration=none "$class" -fs "$URI" "$@" 2> >(grep -v -e '^log4j' -e 'WARN util.NativeCodeLoader' >&2)
+}
 "$TUSK" dfsadmin -fs "$URI" -setQuota 2 /compat/meta/q
-"$TUSK" dfsadmin -fs "$URI" -setSpaceQuota 1k /compat/meta/s
+hdfs_tool org.apache.hadoop.hdfs.tools.DFSAdmin -setSpaceQuota 1k /compat/meta/s
+hdfs_tool org.apache.hadoop.hdfs.tools.StoragePolicyAdmin -setStoragePolicy -path /compat/meta -policy COLD
+hdfs_tool org.apache.hadoop.hdfs.tools.StoragePolicyAdmin -getStoragePolicy -path /compat/meta/q | grep -q 'COLD:2' || fail "storagepolicies -getStoragePolicy of an inherited policy"
+hdfs_tool org.apache.hadoop.hdfs.tools.StoragePolicyAdmin -getStoragePolicy -path /compat/none 2>/dev/null && fail "-getStoragePolicy of a missing path"
 fsshell -mkdir /compat/meta/q/a /compat/meta/q/b 2> "$WORK/quota.err" && fail "-mkdir past the namespace quota"; cat "$WORK/quota.err"
 grep -q 'The NameSpace quota (directories and files) of directory /compat/meta/q is exceeded: quota=2 file count=3' "$WORK/quota.err" || fail "namespace quota message"
 fsshell -put "$WORK/hello.txt" /compat/meta/s/h 2> "$WORK/space.err" && fail "-put past the space quota"
@@ -92,6 +100,8 @@ echo "$COUNT" | grep -Eq '^ +2 +0 +none +inf +2 +0 +0 /compat/meta/q$' || fail "
 echo "$COUNT" | grep -Eq '^ +none +inf +1024 +1024 +1 +[01] +0 /compat/meta/s$' || fail "-count -q of a space quota"
 [ "$COUNT" = "$(tusk_fs -count -q -v /compat/meta/q /compat/meta/s)" ] || fail "tusk fs -count -q differs from Hadoop's"
 "$TUSK" dfsadmin -fs "$URI" -clrQuota /compat/meta/q
+hdfs_tool org.apache.hadoop.hdfs.tools.DFSAdmin -clrSpaceQuota /compat/meta/s
+fsshell -count -q /compat/meta/s | grep -Eq '^ +none +inf +none +inf ' || fail "dfsadmin -clrSpaceQuota"
 fsshell -mkdir /compat/meta/q/c || fail "-clrQuota left the quota"
 
 # --- fsux: globs, -cp -chgrp -head -tail -text -getmerge -find, and error wording, side by side

@@ -117,3 +117,81 @@ fn fs_verbs_against_a_local_cluster() {
     let explicit = tusk(c.dir.path(), &["fs", "-fs", &c.uri, "-test", "-d", "/"]);
     assert!(explicit.status.success());
 }
+
+/// nsmeta: -setfacl/-getfacl, -setfattr/-getfattr, dfsadmin quotas and -count -q, with
+/// Hadoop's output.
+#[test]
+fn acl_xattr_and_quota_verbs() {
+    let c = Cluster::up();
+    let ok = |o: &Output| {
+        assert!(
+            o.status.success(),
+            "failed: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        stdout(o)
+    };
+    ok(&c.fs(&["-mkdir", "-p", "/m/q"]));
+    ok(&c.fs(&["-setfacl", "-m", "user:bob:rwx,mask::r-x", "/m"]));
+    let facl = ok(&c.fs(&["-getfacl", "/m"]));
+    assert!(facl.starts_with("# file: /m\n# owner: "), "{facl}");
+    assert!(
+        facl.ends_with(
+            "user::rwx\nuser:bob:rwx\t#effective:r-x\ngroup::r-x\nmask::r-x\nother::r-x\n\n"
+        ),
+        "{facl}"
+    );
+    let ls = ok(&c.fs(&["-ls", "/"]));
+    assert!(
+        ls.lines()
+            .any(|l| l.starts_with("drwxr-xr-x+ ") && l.ends_with(" /m")),
+        "{ls}"
+    );
+    let recursive = ok(&c.fs(&["-getfacl", "-R", "/m"]));
+    assert!(recursive.contains("# file: /m/q\n"), "{recursive}");
+    let bad = c.fs(&["-setfacl", "-m", "user:bob:rwz", "/m"]);
+    assert!(!bad.status.success());
+    assert!(String::from_utf8_lossy(&bad.stderr)
+        .contains("Invalid permission in <aclSpec> : user:bob:rwz"));
+    ok(&c.fs(&["-setfacl", "-b", "/m"]));
+    assert!(!ok(&c.fs(&["-getfacl", "/m"])).contains("bob"));
+
+    ok(&c.fs(&["-setfattr", "-n", "user.color", "-v", "0x626c7565", "/m"]));
+    assert_eq!(
+        ok(&c.fs(&["-getfattr", "-d", "/m"])),
+        "# file: /m\nuser.color=\"blue\"\n"
+    );
+    assert_eq!(
+        ok(&c.fs(&["-getfattr", "-n", "user.color", "-e", "base64", "/m"])),
+        "# file: /m\nuser.color=0sYmx1ZQ==\n"
+    );
+    ok(&c.fs(&["-setfattr", "-x", "user.color", "/m"]));
+    assert!(!c
+        .fs(&["-getfattr", "-n", "user.color", "/m"])
+        .status
+        .success());
+
+    let admin = |args: &[&str]| {
+        let mut all = vec!["dfsadmin"];
+        all.extend_from_slice(args);
+        tusk(c.dir.path(), &all)
+    };
+    ok(&admin(&["-setQuota", "2", "/m/q"]));
+    ok(&admin(&["-setSpaceQuota", "1m", "/m/q"]));
+    ok(&c.fs(&["-mkdir", "/m/q/a"]));
+    let over = c.fs(&["-mkdir", "/m/q/b"]);
+    assert!(!over.status.success());
+    assert!(String::from_utf8_lossy(&over.stderr).contains("NameSpace quota"));
+    assert_eq!(
+        ok(&c.fs(&["-count", "-q", "-h", "/m/q"])),
+        "           2               0             1 M             1 M            2            0                  0 /m/q\n"
+    );
+    ok(&admin(&["-clrQuota", "/m/q"]));
+    ok(&admin(&["-clrSpaceQuota", "/m/q"]));
+    assert_eq!(
+        ok(&c.fs(&["-count", "-q", "/m/q"])),
+        "        none             inf            none             inf            2            0                  0 /m/q\n"
+    );
+    let denied = admin(&["-setQuota", "0", "/m/q"]);
+    assert!(!denied.status.success());
+}

@@ -243,6 +243,14 @@ async fn hdfs_native_acl_calls() {
     native.set_acl("/n", set).await.unwrap();
     let info = native.get_file_info("/n").await.unwrap();
     assert_eq!(info.permission & 0o777, 0o760, "mask rw- in the group bits");
+
+    // Quotas as hdfs-native's content summary reads them.
+    let tusk = cluster.client();
+    tusk.set_quota("/n", 100, 1 << 30, None).await.unwrap();
+    native.mkdirs("/n/sub", 0o755, true).await.unwrap();
+    let summary = native.get_content_summary("/n").await.unwrap();
+    assert_eq!((summary.quota, summary.space_quota), (100, 1 << 30));
+    assert_eq!(summary.directory_count, 2);
     cluster.shutdown().await;
 }
 
@@ -363,6 +371,24 @@ async fn xattrs_follow_hdfs_rules_and_survive_restarts() {
         .remove_xattr("/x/f", xattr(USER, "two", None))
         .await
         .unwrap();
+
+    // security.hdfs.unreadable.by.superuser: set by anyone who may name it, without a
+    // value, on files only; then the superuser cannot read the data, the owner can.
+    const SECURITY: i32 = 2;
+    let marker = || xattr(SECURITY, "hdfs.unreadable.by.superuser", None);
+    let on_dir = alice
+        .set_xattr("/x", marker(), XATTR_CREATE)
+        .await
+        .unwrap_err();
+    assert!(on_dir.to_string().contains("on a file"), "{on_dir}");
+    alice
+        .set_xattr("/x/f", marker(), XATTR_CREATE)
+        .await
+        .unwrap();
+    let refused = admin.read_file("/x/f").await.unwrap_err();
+    assert_eq!(class(&refused), "AccessControlException");
+    assert_eq!(alice.read_file("/x/f").await.unwrap(), b"data");
+    alice.remove_xattr("/x/f", marker()).await.unwrap();
 
     let before = admin.get_xattrs("/x/f", vec![]).await.unwrap();
     assert_eq!(before.len(), 2);
@@ -508,6 +534,8 @@ async fn quotas_refuse_growth_with_hadoops_exceptions_and_survive_restarts() {
     admin.set_quota("/q", reset, dont_set, None).await.unwrap();
     admin.mkdirs("/q/c", 0o755, true).await.unwrap();
     assert_eq!(admin.quota_usage("/q").await.unwrap().quota, u64::MAX);
+    let root = admin.quota_usage("/").await.unwrap();
+    assert_eq!(root.quota, i64::MAX as u64, "HDFS's root quota");
     cluster.shutdown().await;
 }
 

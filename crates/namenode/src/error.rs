@@ -142,7 +142,7 @@ pub enum NameNodeError {
         quota: i64,
         consumed: u64,
     },
-    #[error("Quota by storage type : {storage_type} on path : {path} is exceeded. quota = {quota} B = {} but space consumed = {consumed} B = {}", crate::error::byte_desc(*quota as u64), crate::error::byte_desc(*consumed))]
+    #[error("Quota by storage type : {storage_type} on path : {path} is exceeded. quota = {} but space consumed = {}", crate::error::byte_desc(*quota as u64), crate::error::byte_desc(*consumed))]
     TypeQuotaExceeded {
         path: String,
         storage_type: &'static str,
@@ -153,24 +153,7 @@ pub enum NameNodeError {
 
 /// Hadoop's `StringUtils.byteDesc`: `1 KB`, `1.50 MB`.
 pub fn byte_desc(bytes: u64) -> String {
-    const PREFIXES: [&str; 6] = ["K", "M", "G", "T", "P", "E"];
-    if bytes < 1024 {
-        return format!("{bytes} B");
-    }
-    let mut i = 0;
-    while i + 1 < PREFIXES.len() && bytes >> (10 * (i + 2)) > 0 {
-        i += 1;
-    }
-    let shift = 10 * (i + 1);
-    if bytes & ((1u64 << shift) - 1) == 0 {
-        format!("{} {}B", bytes >> shift, PREFIXES[i])
-    } else {
-        format!(
-            "{:.2} {}B",
-            bytes as f64 / (1u64 << shift) as f64,
-            PREFIXES[i]
-        )
-    }
+    tusk_common::units::binary_prefix(bytes as i64, "B", 2)
 }
 
 impl NameNodeError {

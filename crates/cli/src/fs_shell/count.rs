@@ -5,39 +5,9 @@ use tusk_proto::hdfs::QuotaUsageProto;
 
 use super::Shell;
 
-/// Hadoop's `TraditionalBinaryPrefix.long2String(n, "", 1)` for `-h`.
-fn long_to_string(n: i64) -> String {
-    const SYMBOLS: [&str; 6] = ["K", "M", "G", "T", "P", "E"];
-    let (sign, v) = if n < 0 {
-        ("-", n.unsigned_abs())
-    } else {
-        ("", n as u64)
-    };
-    if v < 1024 {
-        return format!("{sign}{v}");
-    }
-    let mut i = 0;
-    while i + 1 < SYMBOLS.len() && v >> (10 * (i + 2)) > 0 {
-        i += 1;
-    }
-    let shift = 10 * (i + 1);
-    let body = if v & ((1u64 << shift) - 1) == 0 {
-        (v >> shift).to_string()
-    } else {
-        let s = format!("{:.1}", v as f64 / (1u64 << shift) as f64);
-        if s.starts_with("1024") && i + 1 < SYMBOLS.len() {
-            i += 1;
-            format!("{:.1}", v as f64 / (1u64 << (shift + 10)) as f64)
-        } else {
-            s
-        }
-    };
-    format!("{sign}{body} {}", SYMBOLS[i])
-}
-
 fn size(n: i64, human: bool) -> String {
     if human {
-        long_to_string(n)
+        tusk_common::units::binary_prefix(n, "", 1)
     } else {
         n.to_string()
     }
@@ -162,7 +132,5 @@ mod tests {
             summary_columns(2, 1, 1536, true),
             "           2            1              1.5 K "
         );
-        assert_eq!(long_to_string(1 << 20), "1 M");
-        assert_eq!(long_to_string(1000), "1000");
     }
 }

@@ -59,7 +59,7 @@ fn encode(value: &[u8], codec: Codec) -> String {
 /// Hadoop's `XAttrCodec.decodeValue`.
 pub(super) fn decode(value: &str) -> Result<Vec<u8>, String> {
     if value.len() >= 2 && value.starts_with('"') && value.ends_with('"') {
-        return Ok(value[1..value.len() - 1].as_bytes().to_vec());
+        return Ok(value.as_bytes()[1..value.len() - 1].to_vec());
     }
     if let Some(hex) = value
         .strip_prefix("0x")

@@ -492,7 +492,7 @@ pub fn allows(
     in_group: &dyn Fn(&str) -> bool,
     access: u16,
 ) -> Option<bool> {
-    if !stored.first().is_some_and(|e| e.scope == AclScope::Access) {
+    if stored.first().is_none_or(|e| e.scope != AclScope::Access) {
         return None;
     }
     let implies = |bits: u16| bits & access == access;

@@ -148,6 +148,29 @@ impl Features {
     }
 }
 
+/// Why an image record's features cannot be loaded as they stand, if they cannot:
+/// undecodable ACL entries, a default ACL or a quota on a file, an unknown xattr
+/// namespace.
+pub fn check_record(rec: &InodeRecord) -> std::result::Result<(), String> {
+    let mut has_default = false;
+    for e in &rec.acl {
+        let entry = AclEntry::from_record(e).map_err(|e| e.to_string())?;
+        has_default |= entry.scope == acl::AclScope::Default;
+    }
+    if !rec.directory && has_default {
+        return Err("a file has a default ACL".into());
+    }
+    let has_quota =
+        rec.namespace_quota.is_some() || rec.space_quota.is_some() || !rec.type_quotas.is_empty();
+    if !rec.directory && has_quota {
+        return Err("a file has a quota".into());
+    }
+    if rec.xattrs.iter().any(|x| x.namespace > 4) {
+        return Err("an extended attribute has an unknown namespace".into());
+    }
+    Ok(())
+}
+
 impl Namespace {
     /// The full ACL of an inode (a minimal one from its bits when it has none).
     pub fn full_acl(&self, id: InodeId) -> Vec<AclEntry> {
@@ -254,5 +277,88 @@ impl Namespace {
                 _ => return 0,
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tusk_proto::internal::AclEntryRecord;
+
+    #[test]
+    fn image_records_with_impossible_features_are_refused() {
+        let dir = InodeRecord {
+            id: 20000,
+            directory: true,
+            namespace_quota: Some(5),
+            acl: vec![AclEntryRecord {
+                scope: 1,
+                kind: 0,
+                name: "bob".into(),
+                perm: 5,
+            }],
+            ..Default::default()
+        };
+        assert!(check_record(&dir).is_ok());
+        let file = InodeRecord {
+            directory: false,
+            ..dir.clone()
+        };
+        assert!(
+            check_record(&file).is_err(),
+            "files have no quota or default ACL"
+        );
+        let bad_acl = InodeRecord {
+            acl: vec![AclEntryRecord {
+                scope: 7,
+                ..Default::default()
+            }],
+            ..dir
+        };
+        assert!(check_record(&bad_acl).is_err());
+    }
+
+    #[test]
+    fn features_round_trip_through_an_image_record() {
+        let mut f = Features::default();
+        f.acls.insert(
+            7,
+            vec![AclEntry::new(
+                acl::AclScope::Access,
+                acl::AclType::User,
+                "bob",
+                5,
+            )],
+        );
+        f.xattrs.insert(
+            7,
+            vec![XAttr {
+                namespace: 0,
+                name: "a".into(),
+                value: b"v".to_vec(),
+            }],
+        );
+        f.quotas.insert(
+            7,
+            DirQuota {
+                namespace: Some(3),
+                space: None,
+                types: BTreeMap::from([(1, 10)]),
+                ..Default::default()
+            },
+        );
+        f.storage_policies.insert(7, 2);
+        let mut rec = InodeRecord {
+            id: 7,
+            directory: true,
+            ..Default::default()
+        };
+        f.to_record(7, &mut rec);
+        let mut back = Features::default();
+        back.load_record(&rec);
+        assert_eq!(back.acls, f.acls);
+        assert_eq!(back.xattrs, f.xattrs);
+        assert_eq!(back.quotas, f.quotas);
+        assert_eq!(back.storage_policies, f.storage_policies);
     }
 }

@@ -28,6 +28,7 @@ pub fn check_image(image: &FsImage) -> Result<(), String> {
                 rec.id
             ));
         }
+        super::features::check_record(rec).map_err(|e| format!("inode {}: {e}", rec.id))?;
         if rec.id == ROOT_ID {
             if !rec.directory {
                 return Err("the root is not a directory".into());

@@ -565,6 +565,7 @@ impl Namesystem {
         };
         self.permissions
             .check_path(&st.ns, user, id, Some(Access::Read))?;
+        self.check_unreadable_by_superuser(&st, user, id)?;
         let node = st.ns.get(id).expect("resolved");
         if node.is_dir() {
             return Err(NameNodeError::FileNotFound {

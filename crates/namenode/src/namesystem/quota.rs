@@ -143,8 +143,11 @@ impl State {
             }),
             Op::Delete(op) => {
                 let id = self.ns.resolve(&op.path).ok()??;
-                let (ns, space) = self.subtree_usage(id);
                 let parent = self.ns.get(id)?.parent;
+                if !self.has_quota_above(parent) {
+                    return None;
+                }
+                let (ns, space) = self.subtree_usage(id);
                 Some(QuotaCharge::Removed { parent, ns, space })
             }
             _ => None,
@@ -172,7 +175,7 @@ impl State {
     /// What a rename moves: the source's usage leaves its old parent and arrives at the
     /// new one; a replaced destination's usage goes. Returns (moved, replaced).
     pub(super) fn rename_usage(&self, plan: &RenamePlan<'_>) -> Option<((u64, u64), (u64, u64))> {
-        if self.ns.features.quotas.is_empty() {
+        if !self.has_quota_above(plan.src_parent) && !self.has_quota_above(plan.dst_parent) {
             return None;
         }
         let moved = self.subtree_usage(plan.id);
@@ -262,6 +265,12 @@ impl State {
         )
     }
 
+    /// Whether `id` or a directory above it has a quota, so a change there is counted.
+    fn has_quota_above(&self, id: InodeId) -> bool {
+        let quotas = &self.ns.features.quotas;
+        !quotas.is_empty() && self.ancestors(id).iter().any(|a| quotas.contains_key(a))
+    }
+
     fn ancestors(&self, mut id: InodeId) -> Vec<InodeId> {
         let mut out = vec![id];
         while id != ROOT_ID {
@@ -341,13 +350,7 @@ impl State {
             });
         }
         let id = node.id;
-        let mut q = self
-            .ns
-            .features
-            .quotas
-            .get(&id)
-            .cloned()
-            .unwrap_or_default();
+        let mut q = self.quota_of(id);
         let fresh = !q.is_set();
         let value = |v: i64| (v >= 0).then_some(v);
         if op.storage_type != 0 {
@@ -390,19 +393,25 @@ impl State {
         }
     }
 
-    /// getQuotaUsage of an inode: its quotas (-1 when none) and usage.
-    pub fn quota_usage(&self, id: InodeId) -> QuotaUsageProto {
-        let (ns, space) = self.subtree_usage(id);
-        let q = self
-            .ns
+    /// An inode's quotas (none set: the default, unlimited).
+    fn quota_of(&self, id: InodeId) -> DirQuota {
+        self.ns
             .features
             .quotas
             .get(&id)
             .cloned()
-            .unwrap_or_default();
+            .unwrap_or_default()
+    }
+
+    /// getQuotaUsage of an inode: its quotas (-1 when none) and usage.
+    pub fn quota_usage(&self, id: InodeId) -> QuotaUsageProto {
+        let (ns, space) = self.subtree_usage(id);
+        let q = self.quota_of(id);
+        // HDFS's root always carries a namespace quota of Long.MAX_VALUE.
+        let root_quota = (id == ROOT_ID).then_some(i64::MAX);
         QuotaUsageProto {
             file_and_directory_count: ns,
-            quota: q.namespace.map_or(u64::MAX, |v| v as u64),
+            quota: q.namespace.or(root_quota).map_or(u64::MAX, |v| v as u64),
             space_consumed: space,
             space_quota: q.space.map_or(u64::MAX, |v| v as u64),
             type_quota_infos: type_infos(&q, space),
@@ -491,5 +500,96 @@ impl super::Namesystem {
         let id = st.ns.lookup(src)?.id;
         self.permissions.check_path(&st.ns, user, id, None)?;
         Ok(st.quota_usage(id))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::Namesystem;
+    use super::*;
+    use crate::options::NameNodeOptions;
+
+    /// Every quota directory's cached counters equal a fresh count of its subtree.
+    fn assert_counters_match(fsn: &Namesystem) {
+        let st = fsn.read();
+        for (id, q) in &st.ns.features.quotas {
+            let walked = st.walk_usage(*id);
+            assert_eq!(
+                (q.ns_used, q.space_used),
+                walked,
+                "{}",
+                st.ns.full_path(*id)
+            );
+        }
+    }
+
+    fn sorted_quotas(fsn: &Namesystem) -> Vec<(InodeId, DirQuota)> {
+        let st = fsn.read();
+        let mut v: Vec<_> = st.ns.features.quotas.clone().into_iter().collect();
+        v.sort_by_key(|(k, _)| *k);
+        v
+    }
+
+    #[tokio::test]
+    async fn counters_follow_creates_renames_and_deletes_and_replay() {
+        let dir = tempfile::tempdir().unwrap();
+        let options = NameNodeOptions {
+            name_dirs: vec![dir.path().to_path_buf()],
+            permissions_enabled: false,
+            ..Default::default()
+        };
+        Namesystem::format(&options).unwrap();
+        let fsn = Namesystem::load(options.clone()).unwrap();
+        for d in ["/a/x/y", "/b"] {
+            fsn.durable(fsn.mkdirs("u", d, 0o755, true).unwrap())
+                .await
+                .unwrap();
+        }
+        for (d, n) in [("/a", 10), ("/a/x", 5), ("/b", 10)] {
+            let set = fsn.set_quota("u", d, n, i64::MAX as u64, None).unwrap();
+            fsn.durable(set).await.unwrap();
+        }
+        let create = |src: &str| tusk_proto::hdfs::CreateRequestProto {
+            src: src.into(),
+            client_name: "c".into(),
+            replication: 1,
+            block_size: 1 << 20,
+            ..Default::default()
+        };
+        for f in ["/a/x/f", "/a/x/y/g", "/a/h"] {
+            fsn.durable(fsn.create("u", &create(f)).unwrap())
+                .await
+                .unwrap();
+        }
+        assert_counters_match(&fsn);
+        assert_eq!(
+            fsn.read()
+                .quota_usage(fsn.read().ns.resolve("/a").unwrap().unwrap())
+                .file_and_directory_count,
+            6
+        );
+        fsn.durable(fsn.rename2("u", "/a/x/f", "/b/f", false).unwrap())
+            .await
+            .unwrap();
+        fsn.durable(fsn.rename2("u", "/a/x", "/b/x", false).unwrap())
+            .await
+            .unwrap();
+        assert_counters_match(&fsn);
+        let over = fsn.mkdirs("u", "/b/x/y/1/2/3", 0o755, true).unwrap_err();
+        assert!(
+            matches!(over, NameNodeError::NsQuotaExceeded { .. }),
+            "{over}"
+        );
+        assert_counters_match(&fsn);
+        fsn.durable(fsn.delete("u", "/b/x/y", true).unwrap())
+            .await
+            .unwrap();
+        assert_counters_match(&fsn);
+        let live = sorted_quotas(&fsn);
+        fsn.edit_log.close();
+        drop(fsn);
+        let again = Namesystem::load(options).unwrap();
+        let reloaded = sorted_quotas(&again);
+        assert_eq!(reloaded, live, "replayed counters equal the live ones");
     }
 }

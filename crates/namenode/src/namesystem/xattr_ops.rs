@@ -5,6 +5,8 @@
 //! client's, and `raw.` only under `/.reserved/raw`, which Tusk does not serve. Each
 //! change is one logged op (SetXAttrOp, RemoveXAttrOp).
 
+use std::sync::RwLockWriteGuard;
+
 use tusk_proto::hdfs::{x_attr_proto::XAttrNamespaceProto, XAttrProto};
 use tusk_proto::internal::{edit_record::Op, RemoveXAttrOp, SetXAttrOp};
 
@@ -85,6 +87,23 @@ impl Namesystem {
         self.permissions.check(&st.ns, user, id, Access::Write)
     }
 
+    /// The inode whose attribute `x` `user` will change, under the write lock, once
+    /// `user` may name the attribute and change it there.
+    fn xattr_change_target(
+        &self,
+        user: &str,
+        src: &str,
+        x: &XAttrProto,
+    ) -> Result<(String, RwLockWriteGuard<'_, State>, InodeId)> {
+        self.check_xattr_api(user, x)?;
+        let src = path::normalize(src)?;
+        let st = self.write();
+        let id = st.ns.lookup(&src)?.id;
+        self.permissions.check_path(&st.ns, user, id, None)?;
+        self.check_xattr_change(&st, user, id, x.namespace)?;
+        Ok((src, st, id))
+    }
+
     pub fn set_xattr(
         &self,
         user: &str,
@@ -102,18 +121,15 @@ impl Namesystem {
                 message: format!("The XAttr is too big. The maximum combined size of the name and value is {limit}, but the total size is {size}"),
             });
         }
-        self.check_xattr_api(user, x)?;
-        let src = path::normalize(src)?;
-        let mut st = self.write();
-        let id = st.ns.lookup(&src)?.id;
-        self.permissions.check_path(&st.ns, user, id, None)?;
-        self.check_xattr_change(&st, user, id, x.namespace)?;
+        let (src, mut st, id) = self.xattr_change_target(user, src, x)?;
         let existing = st.ns.features.xattrs.get(&id);
-        let exists = existing.is_some_and(|list| {
-            list.iter()
-                .any(|e| e.namespace == x.namespace as u32 && e.name == x.name)
-        });
+        let exists = has_xattr(&st, id, x);
         check_set_flags(&name, exists, flags)?;
+        if is_unreadable_marker(x) && st.ns.get(id).is_some_and(|n| n.is_dir()) {
+            return Err(NameNodeError::XAttr {
+                message: format!("Can only set '{name}' on a file."),
+            });
+        }
         let visible = existing.map_or(0, |list| {
             list.iter().filter(|e| is_user_visible(e.namespace)).count()
         });
@@ -140,17 +156,8 @@ impl Namesystem {
 
     pub fn remove_xattr(&self, user: &str, src: &str, x: &XAttrProto) -> Result<Logged<()>> {
         self.check_xattrs_enabled()?;
-        self.check_xattr_api(user, x)?;
-        let src = path::normalize(src)?;
-        let mut st = self.write();
-        let id = st.ns.lookup(&src)?.id;
-        self.permissions.check_path(&st.ns, user, id, None)?;
-        self.check_xattr_change(&st, user, id, x.namespace)?;
-        let exists = st.ns.features.xattrs.get(&id).is_some_and(|list| {
-            list.iter()
-                .any(|e| e.namespace == x.namespace as u32 && e.name == x.name)
-        });
-        if !exists {
+        let (src, mut st, id) = self.xattr_change_target(user, src, x)?;
+        if !has_xattr(&st, id, x) {
             return Err(NameNodeError::XAttr {
                 message: "No matching attributes found for remove operation".into(),
             });
@@ -223,6 +230,30 @@ impl Namesystem {
             .collect()
     }
 
+    /// A file marked `security.hdfs.unreadable.by.superuser` cannot be read by the
+    /// superuser (HDFS's `checkUnreadableBySuperuser`); others read it as usual.
+    pub(super) fn check_unreadable_by_superuser(
+        &self,
+        st: &State,
+        user: &str,
+        id: InodeId,
+    ) -> Result<()> {
+        if !self.permissions.enabled || !self.permissions.is_superuser(user) {
+            return Ok(());
+        }
+        let marker = XAttrProto {
+            namespace: XAttrNamespaceProto::Security as i32,
+            name: UNREADABLE_BY_SUPERUSER.into(),
+            value: None,
+        };
+        if has_xattr(st, id, &marker) {
+            return Err(NameNodeError::PermissionDenied {
+                message: format!("Access is denied for {user} since the superuser is not allowed to perform this operation."),
+            });
+        }
+        Ok(())
+    }
+
     /// listXAttrs: names only; needs execute on the parent.
     pub fn list_xattrs(&self, user: &str, src: &str) -> Result<Vec<XAttrProto>> {
         self.check_xattrs_enabled()?;
@@ -238,6 +269,17 @@ impl Namesystem {
             })
             .collect())
     }
+}
+
+fn is_unreadable_marker(x: &XAttrProto) -> bool {
+    x.namespace == XAttrNamespaceProto::Security as i32 && x.name == UNREADABLE_BY_SUPERUSER
+}
+
+fn has_xattr(st: &State, id: InodeId, x: &XAttrProto) -> bool {
+    st.ns.features.xattrs.get(&id).is_some_and(|list| {
+        list.iter()
+            .any(|e| e.namespace == x.namespace as u32 && e.name == x.name)
+    })
 }
 
 /// HDFS's `XAttrSetFlag.validate`.
