@@ -485,6 +485,38 @@ mod tests {
     }
 
     #[test]
+    fn startup_safe_mode_waits_for_the_minimum_of_live_datanodes() {
+        let options = NameNodeOptions {
+            safemode_min_datanodes: 2,
+            safemode_extension: Duration::ZERO,
+            ..Default::default()
+        };
+        let mut st = State::from_image(&Default::default(), &options);
+        st.enter_startup_safe_mode();
+        assert!(
+            st.safe_mode.is_on(),
+            "an empty namespace still waits for nodes"
+        );
+        assert!(st.safe_mode_tip().contains(
+            "The number of live datanodes 0 needs an additional 2 live datanodes to reach the minimum number 2.\n"
+        ));
+        for uuid in ["a", "b"] {
+            st.datanodes.register(
+                tusk_proto::internal::DatanodeIdentity {
+                    datanode_uuid: uuid.into(),
+                    ..Default::default()
+                },
+                "/r".into(),
+            );
+            st.update_safe_mode();
+        }
+        assert!(
+            !st.safe_mode.is_on(),
+            "off with no extension once two are live"
+        );
+    }
+
+    #[test]
     fn startup_safe_mode_waits_for_the_threshold_then_the_extension() {
         // HDFS truncates total × threshold: with 0.999, one block would need none.
         let options = NameNodeOptions {
