@@ -179,6 +179,8 @@ fsshell -test -e /compat/in-safe-mode && fail "a write in safe mode was done"
 [ "$(dfsadmin -safemode leave)" = "Safe mode is OFF" ] || fail "dfsadmin -safemode leave"
 [ "$(dfsadmin -safemode wait)" = "Safe mode is OFF" ] || fail "dfsadmin -safemode wait"
 fsshell -mkdir /compat/after-safe-mode || fail "a write after safe mode"
+[ "$(dfsadmin -refreshNodes)" = "Refresh nodes successful" ] || fail "dfsadmin -refreshNodes"
+dfsadmin -listOpenFiles | grep -q "^Client Host" || fail "dfsadmin -listOpenFiles"
 # A second cluster whose NameNode turns trash on: Hadoop's FsShell must move to trash.
 cleanup() { for c in "$CLUSTER" "$WORK/trash-cluster"; do "$TUSK" local down --dir "$c" >/dev/null 2>&1 || true; done; rm -rf "$WORK"; }
 TRASH_URI=$(TUSK_HOME=$WORK "$TUSK" local up --dir "$WORK/trash-cluster" --datanodes 1 --no-yarn \
@@ -194,6 +196,11 @@ URI=$TRASH_URI fsshell -test -e "$TRASH/gone.txt" && fail "-rm -skipTrash moved 
 "$TUSK" fs -fs "$TRASH_URI" -put "$WORK/hello.txt" /tusk.txt
 "$TUSK" fs -fs "$TRASH_URI" -rm /tusk.txt | grep -q "^Moved: '.*/tusk.txt' to trash at: .*$TRASH/tusk.txt" || fail "tusk fs -rm to trash"
 [ "$(URI=$TRASH_URI fsshell -cat "$TRASH/tusk.txt")" = "hello from hadoop fsshell" ] || fail "tusk fs -rm trash content"
+URI=$TRASH_URI fsshell -expunge
+URI=$TRASH_URI fsshell -test -e "$TRASH" && fail "-expunge left Current"
+URI=$TRASH_URI fsshell -ls "$(dirname "$TRASH")" | grep -Eq "$(dirname "$TRASH")/[0-9]{12}\$" || fail "-expunge made no checkpoint"
+URI=$TRASH_URI fsshell -expunge -immediate
+[ -z "$(URI=$TRASH_URI fsshell -ls "$(dirname "$TRASH")")" ] || fail "-expunge -immediate left checkpoints"
 "$TUSK" local down --dir "$WORK/trash-cluster" >/dev/null
 # --- webhdfs: Hadoop's own WebHdfsFileSystem (webhdfs://) against the NameNode's HTTP port
 WEBHDFS="webhdfs://$(cat "$CLUSTER/namenode.http-addr")"

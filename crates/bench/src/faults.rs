@@ -122,6 +122,9 @@ pub fn cluster_defines() -> Vec<String> {
         "dfs.namenode.stale.datanode.interval=1s",
         "dfs.namenode.redundancy.interval.seconds=500ms",
         "dfs.namenode.reconstruction.pending.timeout-sec=10s",
+        // A restarted NameNode leaves start-up safe mode once its blocks are reported
+        // (as Hadoop's MiniDFSCluster), not 30 s later.
+        "dfs.namenode.safemode.extension=0",
         "dfs.blocksize=1048576",
         "dfs.replication=3",
         "yarn.resourcemanager.nodemanagers.heartbeat-interval-ms=200",

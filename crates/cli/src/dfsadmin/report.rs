@@ -202,4 +202,32 @@ mod tests {
         assert_eq!(java_date(0), "Thu Jan 01 00:00:00 UTC 1970");
         assert_eq!(java_date(1_795_507_421_000), "Tue Nov 24 08:03:41 UTC 2026");
     }
+
+    #[test]
+    fn a_node_paragraph_as_datanode_info_prints_it() {
+        use tusk_proto::hdfs::DatanodeIdProto;
+        let node = DatanodeInfoProto {
+            id: DatanodeIdProto {
+                ip_addr: "10.0.0.7".into(),
+                host_name: "dn7".into(),
+                xfer_port: 9866,
+                ..Default::default()
+            },
+            capacity: Some(4 << 30),
+            dfs_used: Some(1 << 30),
+            remaining: Some(3 << 30),
+            non_dfs_used: Some(0),
+            location: Some("/rack-b".into()),
+            admin_state: Some(AdminState::DecommissionInprogress as i32),
+            last_update: Some(0),
+            num_blocks: Some(12),
+            ..Default::default()
+        };
+        let text = datanode_report(&node);
+        assert!(text.starts_with(
+            "Name: 10.0.0.7:9866 (dn7)\nHostname: dn7\nRack: /rack-b\nDecommission Status : Decommission in progress\nConfigured Capacity: 4294967296 (4 GB)\nDFS Used: 1073741824 (1 GB)\n"
+        ), "{text}");
+        assert!(text.contains("DFS Used%: 25.00%\nDFS Remaining%: 75.00%\n"));
+        assert!(text.contains("Last contact: Thu Jan 01 00:00:00 UTC 1970\nLast Block Report: Never\nNum of Blocks: 12\n"));
+    }
 }

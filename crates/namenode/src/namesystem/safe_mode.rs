@@ -275,69 +275,83 @@ struct PathFirst {
     src: String,
 }
 
-/// HDFS's refusal opening for a ClientNamenodeProtocol write, `None` for reads.
-fn describe_call(method: &str, body: &Bytes) -> Option<String> {
-    let src = || {
-        PathFirst::decode(body.clone())
-            .map(|p| p.src)
-            .unwrap_or_default()
-    };
-    let what = match method {
-        "mkdirs" => format!("Cannot create directory {}", src()),
-        "create" => format!("Cannot create file{}", src()),
-        "append" => format!("Failed to append to file{}", src()),
-        "addBlock" => format!("Cannot add block to {}", src()),
-        "abandonBlock" => {
-            let r = h::AbandonBlockRequestProto::decode(body.clone()).unwrap_or_default();
-            format!("Cannot abandon block {} for file{}", r.b.block_id, r.src)
+/// How HDFS opens the refusal of a ClientNamenodeProtocol write.
+#[derive(Clone, Copy, Debug)]
+enum Opening {
+    /// The text, then the request's path.
+    Path(&'static str),
+    /// The text alone.
+    Fixed(&'static str),
+    /// "Cannot abandon block <id> for file<path>".
+    AbandonBlock,
+}
+
+impl Opening {
+    /// The opening for `method`; `None` for reads.
+    fn of(method: &str) -> Option<Opening> {
+        use Opening::{Fixed, Path};
+        Some(match method {
+            "mkdirs" => Path("Cannot create directory "),
+            "create" => Path("Cannot create file"),
+            "append" => Path("Failed to append to file"),
+            "addBlock" => Path("Cannot add block to "),
+            "abandonBlock" => Opening::AbandonBlock,
+            "complete" => Path("Cannot complete file "),
+            "fsync" => Path("Cannot fsync file "),
+            "rename" | "rename2" => Path("Cannot rename "),
+            "concat" => Path("Cannot concat "),
+            "truncate" => Path("Cannot truncate for "),
+            "delete" => Path("Cannot delete "),
+            "setReplication" => Path("Cannot set replication for "),
+            "setPermission" => Path("Cannot set permission for "),
+            "setOwner" => Path("Cannot set owner for "),
+            "setTimes" => Path("Cannot set times "),
+            "createSymlink" => Fixed("Cannot create symlink"),
+            "setQuota" => Path("Cannot set quota on "),
+            "setStoragePolicy" => Path("Cannot set storage policy for "),
+            "modifyAclEntries" | "removeAclEntries" | "removeDefaultAcl" | "removeAcl"
+            | "setAcl" => Path("Cannot modify ACL entries on "),
+            "setXAttr" => Path("Cannot set XAttr on "),
+            "removeXAttr" => Path("Cannot remove XAttr entry on "),
+            "createSnapshot" => Path("Cannot create snapshot for "),
+            "deleteSnapshot" => Path("Cannot delete snapshot for "),
+            "renameSnapshot" => Path("Cannot rename snapshot for "),
+            "allowSnapshot" | "disallowSnapshot" => Path("Cannot change snapshot settings for "),
+            "recoverLease" => Path("Cannot recover the lease of "),
+            "renewLease" => Path("Cannot renew lease for "),
+            "updateBlockForPipeline" => {
+                Fixed("Cannot get a new generation stamp and an access token for block")
+            }
+            "updatePipeline" => Fixed("Pipeline not updated"),
+            _ => return None,
+        })
+    }
+
+    /// The opening for this request (most requests carry their path first).
+    fn text(self, body: &Bytes) -> String {
+        match self {
+            Opening::Path(text) => {
+                let src = PathFirst::decode(body.clone()).map(|p| p.src);
+                format!("{text}{}", src.unwrap_or_default())
+            }
+            Opening::Fixed(text) => text.to_string(),
+            Opening::AbandonBlock => {
+                let r = h::AbandonBlockRequestProto::decode(body.clone()).unwrap_or_default();
+                format!("Cannot abandon block {} for file{}", r.b.block_id, r.src)
+            }
         }
-        "complete" => format!("Cannot complete file {}", src()),
-        "fsync" => format!("Cannot fsync file {}", src()),
-        "rename" | "rename2" => format!("Cannot rename {}", src()),
-        "concat" => format!("Cannot concat {}", src()),
-        "truncate" => format!("Cannot truncate for {}", src()),
-        "delete" => format!("Cannot delete {}", src()),
-        "setReplication" => format!("Cannot set replication for {}", src()),
-        "setPermission" => format!("Cannot set permission for {}", src()),
-        "setOwner" => format!("Cannot set owner for {}", src()),
-        "setTimes" => format!("Cannot set times {}", src()),
-        "createSymlink" => "Cannot create symlink".to_string(),
-        "setQuota" => format!("Cannot set quota on {}", src()),
-        "setStoragePolicy" => format!("Cannot set storage policy for {}", src()),
-        "modifyAclEntries" | "removeAclEntries" | "removeDefaultAcl" | "removeAcl" | "setAcl" => {
-            format!("Cannot modify ACL entries on {}", src())
-        }
-        "setXAttr" => format!("Cannot set XAttr on {}", src()),
-        "removeXAttr" => format!("Cannot remove XAttr entry on {}", src()),
-        "createSnapshot" => format!("Cannot create snapshot for {}", src()),
-        "deleteSnapshot" => format!("Cannot delete snapshot for {}", src()),
-        "renameSnapshot" => format!("Cannot rename snapshot for {}", src()),
-        "allowSnapshot" | "disallowSnapshot" => {
-            format!("Cannot change snapshot settings for {}", src())
-        }
-        "recoverLease" => format!("Cannot recover the lease of {}", src()),
-        "renewLease" => format!("Cannot renew lease for {}", src()),
-        "updateBlockForPipeline" => {
-            "Cannot get a new generation stamp and an access token for block".to_string()
-        }
-        "updatePipeline" => "Pipeline not updated".to_string(),
-        _ => return None,
-    };
-    Some(what)
+    }
 }
 
 impl Namesystem {
     /// Refuses a client's namespace write while in safe mode, before anything else is
     /// checked, as HDFS does.
+    /// Reads pass without taking the lock.
     pub fn refuse_in_safe_mode(&self, method: &str, body: &Bytes) -> Result<()> {
-        let st = self.read();
-        if !st.safe_mode.is_on() {
+        let Some(opening) = Opening::of(method) else {
             return Ok(());
-        }
-        match describe_call(method, body) {
-            Some(what) => st.check_safe_mode(|| what),
-            None => Ok(()),
-        }
+        };
+        self.read().check_safe_mode(|| opening.text(body))
     }
 
     /// `setSafeMode`: ENTER, LEAVE and FORCE_EXIT need the superuser; every action
@@ -467,6 +481,38 @@ mod tests {
         assert!(
             deletes(&fsn.heartbeat(&beat).unwrap()),
             "sent once it is off"
+        );
+    }
+
+    #[test]
+    fn startup_safe_mode_waits_for_the_minimum_of_live_datanodes() {
+        let options = NameNodeOptions {
+            safemode_min_datanodes: 2,
+            safemode_extension: Duration::ZERO,
+            ..Default::default()
+        };
+        let mut st = State::from_image(&Default::default(), &options);
+        st.enter_startup_safe_mode();
+        assert!(
+            st.safe_mode.is_on(),
+            "an empty namespace still waits for nodes"
+        );
+        assert!(st.safe_mode_tip().contains(
+            "The number of live datanodes 0 needs an additional 2 live datanodes to reach the minimum number 2.\n"
+        ));
+        for uuid in ["a", "b"] {
+            st.datanodes.register(
+                tusk_proto::internal::DatanodeIdentity {
+                    datanode_uuid: uuid.into(),
+                    ..Default::default()
+                },
+                "/r".into(),
+            );
+            st.update_safe_mode();
+        }
+        assert!(
+            !st.safe_mode.is_on(),
+            "off with no extension once two are live"
         );
     }
 
