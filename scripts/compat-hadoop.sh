@@ -17,7 +17,7 @@ cleanup() { "$TUSK" local down --dir "$CLUSTER" >/dev/null 2>&1 || true; rm -rf 
 trap cleanup EXIT
 
 CP_FILE=scripts/compat-hadoop/classpath.txt
-if [ ! -s "$CP_FILE" ]; then
+if [ ! -s "$CP_FILE" ] || [ scripts/compat-hadoop/pom.xml -nt "$CP_FILE" ]; then
   echo "compat-hadoop: resolving Hadoop 3.4.2 FsShell from Maven Central..."
   mvn -q -f scripts/compat-hadoop/pom.xml dependency:build-classpath -Dmdep.outputFile="$PWD/$CP_FILE" >/dev/null
 fi
@@ -51,6 +51,49 @@ fsshell -rm /compat/moved.bin | grep -q "Deleted /compat/moved.bin" || fail "-rm
 fsshell -test -e /compat/moved.bin && fail "-rm left the file"
 # Tusk's own shell sees what Hadoop's wrote.
 [ "$("$TUSK" fs -fs "$URI" -cat /compat/hello.txt)" = "hello from hadoop fsshell" ] || fail "tusk fs -cat of a Hadoop-written file"
+# --- nsmeta: ACLs, extended attributes, quotas (Hadoop's -setfacl/-getfacl, -setfattr/-getfattr, -count -q)
+tusk_fs() { "$TUSK" fs -fs "$URI" "$@"; }
+fsshell -mkdir -p /compat/meta/q /compat/meta/s
+fsshell -setfacl -m user:bob:r-x,default:group:dev:rwx /compat/meta
+fsshell -setfacl -m mask::r-- /compat/meta
+FACL=$(fsshell -getfacl /compat/meta)
+echo "$FACL"
+echo "$FACL" | grep -qx 'user:bob:r-x	#effective:r--' || fail "-getfacl effective named user"
+echo "$FACL" | grep -qx 'mask::r--' || fail "-getfacl mask"
+echo "$FACL" | grep -qx 'default:group:dev:rwx' || fail "-getfacl default entry"
+[ "$FACL" = "$(tusk_fs -getfacl /compat/meta)" ] || fail "tusk fs -getfacl differs from Hadoop's"
+fsshell -ls -d /compat/meta | grep -Eq '^drwxr--r-x\+ ' || fail "-ls shows no + for an ACL"
+fsshell -mkdir /compat/meta/child
+fsshell -getfacl /compat/meta/child | grep -qx 'group:dev:rwx' || fail "a new directory did not inherit the default ACL"
+fsshell -setfacl -x user:bob /compat/meta
+fsshell -getfacl /compat/meta | grep -q 'user:bob' && fail "-setfacl -x left the entry"
+fsshell -setfacl -k /compat/meta
+fsshell -getfacl /compat/meta | grep -q '^default:' && fail "-setfacl -k left default entries"
+fsshell -setfacl -b /compat/meta
+fsshell -ls -d /compat/meta | grep -Eq '^drwxr-xr-x ' || fail "-setfacl -b left an ACL"
+fsshell -setfacl --set user::rwx,group::r-x,other::---,group:dev:rwx /compat/meta/child
+fsshell -getfacl /compat/meta/child | grep -qx 'mask::rwx' || fail "-setfacl --set mask"
+fsshell -setfacl -m user:bob:rwz /compat/meta 2>/dev/null && fail "-setfacl accepted a bad permission"
+fsshell -setfattr -n user.color -v blue /compat/meta
+[ "$(fsshell -getfattr -d /compat/meta)" = "$(printf '# file: /compat/meta\nuser.color="blue"')" ] || fail "-getfattr -d"
+fsshell -getfattr -n user.color -e hex /compat/meta | grep -qx 'user.color=0x626c7565' || fail "-getfattr -e hex"
+[ "$(fsshell -getfattr -d /compat/meta)" = "$(tusk_fs -getfattr -d /compat/meta)" ] || fail "tusk fs -getfattr differs from Hadoop's"
+fsshell -setfattr -x user.color /compat/meta
+fsshell -getfattr -n user.color /compat/meta 2>/dev/null && fail "-setfattr -x left the attribute"
+"$TUSK" dfsadmin -fs "$URI" -setQuota 2 /compat/meta/q
+"$TUSK" dfsadmin -fs "$URI" -setSpaceQuota 1k /compat/meta/s
+fsshell -mkdir /compat/meta/q/a /compat/meta/q/b 2> "$WORK/quota.err" && fail "-mkdir past the namespace quota"; cat "$WORK/quota.err"
+grep -q 'The NameSpace quota (directories and files) of directory /compat/meta/q is exceeded: quota=2 file count=3' "$WORK/quota.err" || fail "namespace quota message"
+fsshell -put "$WORK/hello.txt" /compat/meta/s/h 2> "$WORK/space.err" && fail "-put past the space quota"
+grep -q 'DiskSpace quota of /compat/meta/s is exceeded' "$WORK/space.err" || fail "space quota message"
+COUNT=$(fsshell -count -q -v /compat/meta/q /compat/meta/s)
+echo "$COUNT"
+echo "$COUNT" | grep -Eq '^ +2 +0 +none +inf +2 +0 +0 /compat/meta/q$' || fail "-count -q of a namespace quota"
+echo "$COUNT" | grep -Eq '^ +none +inf +1024 +1024 +1 +[01] +0 /compat/meta/s$' || fail "-count -q of a space quota"
+[ "$COUNT" = "$(tusk_fs -count -q -v /compat/meta/q /compat/meta/s)" ] || fail "tusk fs -count -q differs from Hadoop's"
+"$TUSK" dfsadmin -fs "$URI" -clrQuota /compat/meta/q
+fsshell -mkdir /compat/meta/q/c || fail "-clrQuota left the quota"
+
 # --- fsux: globs, -cp -chgrp -head -tail -text -getmerge -find, and error wording, side by side
 # with Hadoop's FsShell: tusk fs must print what Hadoop's prints for the same cluster.
 tuskfs() { "$TUSK" fs -fs "$URI" "$@"; }
@@ -107,4 +150,41 @@ fsshell -cp /fsux/out/part-00000 /fsux/h-copy
 [ "$(tuskfs -cat /fsux/h-copy)" = "part 0" ] || fail "Hadoop's -cp read by tusk fs"
 tuskfs -rm -f '/fsux/never-*' || fail "-rm -f of a glob matching nothing"
 echo "compat-hadoop: fsux OK (globs, -head -tail -text -find -getmerge -cp -chgrp and errors equal to Hadoop's FsShell)"
-echo "compat-hadoop: OK (Hadoop FsShell -mkdir -put -ls -cat -mv -get -test -rm against Tusk)"
+# --- nsadmin: Hadoop's DFSAdmin -report and -safemode, FsShell -rm into the trash
+dfsadmin() {
+  java -Djava.net.preferIPv4Stack=true -cp "$WORK/conf:$(cat "$CP_FILE")" \
+    -Dlog4j.configuration=none org.apache.hadoop.hdfs.tools.DFSAdmin -fs "$URI" "$@" 2> >(grep -v -e '^log4j' -e 'WARN util.NativeCodeLoader' >&2)
+}
+REPORT=$(dfsadmin -report)
+echo "$REPORT" | head -20
+echo "$REPORT" | grep -Eq '^Configured Capacity: [1-9][0-9]* \(' || fail "dfsadmin -report capacity"
+echo "$REPORT" | grep -q "^Replicated Blocks:" || fail "dfsadmin -report block statistics"
+echo "$REPORT" | grep -q "Missing blocks: 0" || fail "dfsadmin -report missing blocks"
+echo "$REPORT" | grep -q "^Live datanodes (3):" || fail "dfsadmin -report live datanodes"
+[ "$(echo "$REPORT" | grep -c '^Decommission Status : Normal')" = 3 ] || fail "dfsadmin -report node states"
+[ "$(dfsadmin -safemode get)" = "Safe mode is OFF" ] || fail "dfsadmin -safemode get"
+[ "$(dfsadmin -safemode enter)" = "Safe mode is ON" ] || fail "dfsadmin -safemode enter"
+REFUSED=$(fsshell -mkdir /compat/in-safe-mode 2>&1 || true)
+echo "$REFUSED" | grep -q "Cannot create directory /compat/in-safe-mode. Name node is in safe mode." || fail "a write in safe mode: $REFUSED"
+fsshell -test -e /compat/in-safe-mode && fail "a write in safe mode was done"
+[ "$("$TUSK" dfsadmin -fs "$URI" -safemode get)" = "Safe mode is ON" ] || fail "tusk dfsadmin -safemode get"
+[ "$(dfsadmin -safemode leave)" = "Safe mode is OFF" ] || fail "dfsadmin -safemode leave"
+[ "$(dfsadmin -safemode wait)" = "Safe mode is OFF" ] || fail "dfsadmin -safemode wait"
+fsshell -mkdir /compat/after-safe-mode || fail "a write after safe mode"
+# A second cluster whose NameNode turns trash on: Hadoop's FsShell must move to trash.
+cleanup() { for c in "$CLUSTER" "$WORK/trash-cluster"; do "$TUSK" local down --dir "$c" >/dev/null 2>&1 || true; done; rm -rf "$WORK"; }
+TRASH_URI=$(TUSK_HOME=$WORK "$TUSK" local up --dir "$WORK/trash-cluster" --datanodes 1 --no-yarn \
+  -D dfs.permissions.enabled=false -D dfs.replication=1 -D fs.trash.interval=60 | tail -1)
+TRASH=/user/$(id -un)/.Trash/Current
+URI=$TRASH_URI fsshell -put "$WORK/hello.txt" /kept.txt
+URI=$TRASH_URI fsshell -rm /kept.txt
+URI=$TRASH_URI fsshell -test -e /kept.txt && fail "-rm with trash on left the file"
+[ "$(URI=$TRASH_URI fsshell -cat "$TRASH/kept.txt")" = "hello from hadoop fsshell" ] || fail "-rm did not move to $TRASH"
+URI=$TRASH_URI fsshell -put "$WORK/hello.txt" /gone.txt
+URI=$TRASH_URI fsshell -rm -skipTrash /gone.txt | grep -q "Deleted /gone.txt" || fail "-rm -skipTrash"
+URI=$TRASH_URI fsshell -test -e "$TRASH/gone.txt" && fail "-rm -skipTrash moved to trash"
+"$TUSK" fs -fs "$TRASH_URI" -put "$WORK/hello.txt" /tusk.txt
+"$TUSK" fs -fs "$TRASH_URI" -rm /tusk.txt | grep -q "^Moved: '.*/tusk.txt' to trash at: .*$TRASH/tusk.txt" || fail "tusk fs -rm to trash"
+[ "$(URI=$TRASH_URI fsshell -cat "$TRASH/tusk.txt")" = "hello from hadoop fsshell" ] || fail "tusk fs -rm trash content"
+"$TUSK" local down --dir "$WORK/trash-cluster" >/dev/null
+echo "compat-hadoop: OK (Hadoop FsShell -mkdir -put -ls -cat -mv -get -test -rm against Tusk; DFSAdmin -report -safemode; -rm into the trash)"

@@ -190,3 +190,38 @@ fn record(path: &Path, value: &str) -> anyhow::Result<()> {
     std::fs::write(path, format!("{value}\n"))
         .with_context(|| format!("writing {}", path.display()))
 }
+
+/// Takes Hadoop's generic options (`-fs URI`, `-D key=value`) from the front of an
+/// admin tool's arguments into `conf`, and sets `fs.defaultFS` when none was given;
+/// the error is the message to print.
+pub fn take_generic_options(
+    conf: &mut Configuration,
+    args: &mut Vec<String>,
+) -> Result<(), String> {
+    while args.len() >= 2 && (args[0] == "-fs" || args[0] == "-D") {
+        if args[0] == "-fs" {
+            conf.set("fs.defaultFS", args[1].clone());
+        } else {
+            conf.apply_overrides(&[args[1].clone()])
+                .map_err(|e| e.to_string())?;
+        }
+        args.drain(..2);
+    }
+    if conf.get("fs.defaultFS").is_none() {
+        conf.set("fs.defaultFS", default_fs(conf));
+    }
+    Ok(())
+}
+
+/// A client and a single-threaded runtime for an admin tool; the error is the message
+/// to print.
+pub fn admin_client(
+    conf: &Configuration,
+) -> Result<(tusk_client::DfsClient, tokio::runtime::Runtime), String> {
+    let options = tusk_client::ClientOptions::from_conf(conf).map_err(|e| e.to_string())?;
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| e.to_string())?;
+    Ok((tusk_client::DfsClient::new(options), runtime))
+}

@@ -1,14 +1,18 @@
 //! `tusk fs`: Hadoop FsShell's verbs, arguments, output and exit codes.
 
+mod acl;
 mod copy;
+mod count;
 mod find;
-mod format;
+pub(crate) mod format;
 mod glob;
 mod help;
 mod operands;
 mod owner;
 mod read;
 mod seqfile;
+mod trash;
+mod xattr;
 
 use std::io::{Read, Write};
 use std::path::Path;
@@ -72,6 +76,7 @@ pub fn main(mut conf: Configuration, mut args: Vec<String>) -> i32 {
             user,
             default_fs,
             failed: false,
+            conf: conf.clone(),
         };
         shell.run(&conf, &verb, &args[1..]).await
     })
@@ -86,11 +91,15 @@ const VERBS: &[(&str, &str, &str)] = &[
     ("-chown", "[-R] [OWNER][:[GROUP]] PATH...", "Changes owner and group of a file.\n-R  Modifies the files recursively."),
     ("-copyFromLocal", "[-f] [-p] [-l] [-d] <localsrc> ... <dst>", "Copy files from the local file system into fs. Identical to the -put command."),
     ("-copyToLocal", "[-f] [-p] [-crc] [-ignoreCrc] <src> ... <localdst>", "Identical to the -get command."),
+    ("-count", "[-q] [-h] [-v] [-t [<storage type>]] [-u] [-x] [-e] <path> ...", "Count the number of directories, files and bytes under the paths that match the specified file pattern. The output columns are: DIR_COUNT FILE_COUNT CONTENT_SIZE PATHNAME, or, with -q: QUOTA REM_QUOTA SPACE_QUOTA REM_SPACE_QUOTA DIR_COUNT FILE_COUNT CONTENT_SIZE PATHNAME.\n-q  Show quotas and their usage.\n-h  Shows file sizes in human readable format.\n-v  Displays a header line."),
     ("-cp", "[-f] [-p | -p[topax]] [-d] <src> ... <dst>", "Copy files that match the file pattern <src> to a destination. When copying multiple files, the destination must be a directory.\n-f  Overwrite the destination if it already exists.\n-p  Preserve timestamps, ownership and permission (-p[top] picks which).\n-d  Skip creation of the temporary file <dst>._COPYING_."),
     ("-df", "[-h] [<path> ...]", "Shows the capacity, free and used space of the filesystem.\n-h  Formats the sizes of files in a human-readable fashion."),
     ("-du", "[-s] [-h] [-v] [-x] <path> ...", "Show the amount of space, in bytes, used by the files that match the specified file pattern.\n-s  Rather than showing the size of each individual file that matches the pattern, shows the total (summary) size.\n-h  Formats the sizes of files in a human-readable fashion."),
+    ("-expunge", "[-immediate] [-fs <path>]", "Delete files from the trash that are older than the retention threshold, and checkpoint the current trash."),
     ("-find", "<path> ... <expression> ...", "Finds all files that match the specified expression and applies selected actions to them. If no <path> is specified then defaults to the current working directory. If no expression is specified then defaults to -print.\n-name pattern\n-iname pattern  Evaluates as true if the basename of the file matches the pattern using standard file system globbing. If -iname is used then the match is case insensitive.\n-print\n-print0  Always evaluates to true. Causes the current pathname to be written to standard output followed by a newline. If -print0 is used then an ASCII NULL character is appended."),
     ("-get", "[-f] [-p] [-crc] [-ignoreCrc] <src> ... <localdst>", "Copy files that match the file pattern <src> to the local name. <src> is kept."),
+    ("-getfacl", "[-R] <path>", "Displays the Access Control Lists (ACLs) of files and directories. If a directory has a default ACL, then getfacl also displays the default ACL.\n-R  List the ACLs of all files and directories recursively."),
+    ("-getfattr", "[-R] {-n name | -d} [-e en] <path>", "Displays the extended attribute names and values (if any) for a file or directory.\n-R  Recursively list the attributes for all files and directories.\n-n name  Dump the named extended attribute value.\n-d  Dump all extended attribute values associated with pathname.\n-e <encoding>  Encode values after retrieving them. Valid encodings are \"text\", \"hex\", and \"base64\"."),
     ("-getmerge", "[-nl] [-skip-empty-file] <src> <localdst>", "Get all the files in the directories that match the source file pattern and merge and sort them to only one file on local fs. <src> is kept.\n-nl  Add a newline character at the end of each file.\n-skip-empty-file  Do not add new line character for empty file."),
     ("-head", "<file>", "Show the first 1KB of the file."),
     ("-help", "[cmd ...]", "Displays help for given command or all commands if none is specified."),
@@ -100,6 +109,8 @@ const VERBS: &[(&str, &str, &str)] = &[
     ("-put", "[-f] [-p] [-l] [-d] <localsrc> ... <dst>", "Copy files from the local file system into fs. Copying fails if the file already exists, unless the -f flag is given.\n-f  Overwrites the destination if it already exists."),
     ("-rm", "[-f] [-r|-R] [-skipTrash] <src> ...", "Delete all files that match the specified file pattern.\n-f  If the file does not exist, do not display a diagnostic message or modify the exit status to reflect an error.\n-[rR]  Recursively deletes directories."),
     ("-rmdir", "[--ignore-fail-on-non-empty] <dir> ...", "Removes the directory entry specified by each directory argument, provided it is empty."),
+    ("-setfacl", "[-R] [{-b|-k} {-m|-x <acl_spec>} <path>]|[--set <acl_spec> <path>]", "Sets Access Control Lists (ACLs) of files and directories.\n-b  Remove all but the base ACL entries.\n-k  Remove the default ACL.\n-R  Apply operations to all files and directories recursively.\n-m  Modify ACL. New entries are added to the ACL, and existing entries are retained.\n-x  Remove specified ACL entries. Other ACL entries are retained.\n--set  Fully replace the ACL, discarding all existing entries."),
+    ("-setfattr", "{-n name [-v value] | -x name} <path>", "Sets an extended attribute name and value for a file or directory.\n-n name  The extended attribute name.\n-v value  The extended attribute value.\n-x name  Remove the extended attribute."),
     ("-setrep", "[-R] [-w] <rep> <path> ...", "Set the replication level of a file. If <path> is a directory then the command recursively changes the replication factor of all files under the directory tree rooted at <path>.\n-w  It requests that the command waits for the replication to complete."),
     ("-stat", "[format] <path> ...", "Print statistics about the file/directory at <path> in the specified format. Format accepts permissions in octal (%a) and symbolic (%A), filesize in bytes (%b), type (%F), group name of owner (%g), name (%n), block size (%o), replication (%r), user name of owner (%u), access date (%x, %X), and modification date (%y, %Y)."),
     ("-tail", "[-f] [-s <sleep interval>] <file>", "Show the last 1KB of the file.\n-f  Shows appended data as the file grows.\n-s  With -f, defines the sleep interval between iterations in milliseconds."),
@@ -115,6 +126,8 @@ struct Shell {
     default_fs: String,
     /// Set when any path of a multi-path command failed.
     failed: bool,
+    /// The client's configuration (`fs.trash.interval` when the NameNode sets none).
+    conf: Configuration,
 }
 
 /// Splits leading `-x` flags from the operands.
@@ -152,6 +165,7 @@ impl Shell {
             "-cat" => self.cat(args).await,
             "-mv" => self.mv(args).await,
             "-rm" => self.rm(args).await,
+            "-expunge" => self.expunge(args).await,
             "-rmdir" => self.rmdir(args).await,
             "-stat" => self.stat(args).await,
             "-du" => self.du(args).await,
@@ -161,6 +175,11 @@ impl Shell {
             "-chown" => self.chown(args).await,
             "-touchz" => self.touchz(args).await,
             "-test" => return self.test(args).await,
+            "-getfacl" => self.getfacl(args).await,
+            "-setfacl" => self.setfacl(args).await,
+            "-getfattr" => self.getfattr(args).await,
+            "-setfattr" => self.setfattr(args).await,
+            "-count" => self.count(args).await,
             "-cp" => self.cp(args).await,
             "-chgrp" => self.chgrp(args).await,
             "-tail" => self.tail(args).await,
@@ -520,6 +539,7 @@ impl Shell {
         let (f, paths) = flags(args, "rRf");
         let recursive = f.contains(&'r') || f.contains(&'R');
         let force = f.contains(&'f');
+        let skip_trash = args.iter().any(|a| a == "-skipTrash");
         let paths: Vec<&String> = paths
             .iter()
             .filter(|p| p.as_str() != "-skipTrash")
@@ -534,6 +554,7 @@ impl Shell {
                     eprintln!("rm: `{p}': Is a directory");
                     self.failed = true;
                 }
+                Ok(Some(_)) if !skip_trash && self.move_to_trash(&path).await? => {}
                 Ok(Some(_)) => match self.client.delete(&path, recursive).await {
                     Ok(true) => println!("Deleted {p}"),
                     Ok(false) => self.not_deleted("rm", p, &path),

@@ -4,7 +4,7 @@
 //! - `daemons`: `tusk namenode`, `tusk datanode`, `tusk resourcemanager`,
 //!   `tusk nodemanager` (run until SIGTERM/SIGINT).
 //! - `fs_shell` (+ `fs_shell/format`): `tusk fs`, Hadoop FsShell's verbs and output.
-//! - `dfsadmin`: `tusk dfsadmin -rollEdits`, Hadoop's NameNode administration verbs.
+//! - `dfsadmin`: `tusk dfsadmin`, Hadoop's NameNode administration verbs. `fsck`: `tusk fsck`.
 //! - `local`: `tusk local up|down|status`, a cluster of separate processes on loopback.
 //! - `job` (+ `job/spec`): `tusk job run|submit|streaming|status|list|kill|logs|history|gantt`.
 //! - `mr_container`: the hidden `tusk mr-am` and `tusk mr-task`, what MapReduce
@@ -20,6 +20,7 @@ mod daemons;
 mod demo;
 mod dfsadmin;
 mod fs_shell;
+mod fsck;
 mod job;
 mod local;
 mod mr_container;
@@ -81,8 +82,15 @@ enum Command {
         #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
         args: Vec<String>,
     },
-    /// NameNode administration (Hadoop's `hdfs dfsadmin` verbs: -rollEdits).
+    /// NameNode administration (Hadoop's `hdfs dfsadmin` verbs: -report, -safemode,
+    /// -refreshNodes, -listOpenFiles, -rollEdits).
     Dfsadmin {
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        args: Vec<String>,
+    },
+    /// Checks the file system's blocks (Hadoop's `hdfs fsck PATH [-files [-blocks
+    /// [-locations]]] [-openforwrite] [-list-corruptfileblocks]`).
+    Fsck {
         #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
         args: Vec<String>,
     },
@@ -127,6 +135,7 @@ fn main() {
     let code = match cli.command {
         Command::Fs { args } => fs_shell::main(conf, args),
         Command::Dfsadmin { args } => dfsadmin::main(conf, args),
+        Command::Fsck { args } => fsck::main(conf, args),
         other => match run(other, conf) {
             Ok(()) => 0,
             Err(e) => {
@@ -202,6 +211,8 @@ fn run(command: Command, conf: tusk_common::Configuration) -> anyhow::Result<()>
         Command::Bench { which } => runtime.block_on(bench::run(conf, which)),
         Command::HeartbeatAdvisor(args) => bench::advisor(args),
         Command::Conf { action } => conf::run(&conf, action),
-        Command::Fs { .. } | Command::Dfsadmin { .. } => unreachable!("handled in main"),
+        Command::Fs { .. } | Command::Dfsadmin { .. } | Command::Fsck { .. } => {
+            unreachable!("handled in main")
+        }
     }
 }
