@@ -134,6 +134,8 @@ same -ls '/fsux/out/part-0000[02]'
 same -ls '/fsux/out/part-0000[^0]'
 same -cat '/fsux/logs/{a,b}/*.log'
 same -ls -R /fsux/logs
+same -ls '/fsux/logs/*'
+same -du -s '/fsux/out/*'
 same -head /fsux/big.txt
 same -tail /fsux/big.txt
 same -text /fsux/z.gz

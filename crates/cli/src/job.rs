@@ -65,17 +65,6 @@ pub enum JobCommand {
     },
 }
 
-impl JobCommand {
-    /// Commands that run no task in this process (whose streaming child's closed pipe
-    /// must be an error, not the end of the process): all but `--local` runs.
-    pub fn only_prints(&self) -> bool {
-        match self {
-            JobCommand::Run(a) | JobCommand::Submit(a) | JobCommand::Streaming(a) => !a.local,
-            _ => true,
-        }
-    }
-}
-
 #[derive(Args)]
 pub struct RunArgs {
     /// Run in this process against the DFS, without YARN.

@@ -123,10 +123,8 @@ enum Command {
 
 fn main() {
     tusk_common::init_logging();
+    end_quietly_on_closed_stdout();
     let cli = Cli::parse();
-    if cli.command.prints_for_a_pipe() {
-        end_quietly_on_closed_stdout();
-    }
     let conf = match conf::load(&cli.conf, &cli.define, cli.command.is_daemon()) {
         Ok(c) => c,
         Err(e) => {
@@ -154,23 +152,6 @@ fn main() {
 }
 
 impl Command {
-    /// Commands whose output is read by people and pipelines (`tusk fs -ls -R / | head`),
-    /// not daemons or task containers, whose own pipes (a streaming task's child) must
-    /// report a closed pipe as an error rather than end the process.
-    fn prints_for_a_pipe(&self) -> bool {
-        match self {
-            Command::Fs { .. }
-            | Command::Dfsadmin { .. }
-            | Command::HeartbeatAdvisor(_)
-            | Command::Conf { .. } => true,
-            Command::Local { action } => matches!(action, local::LocalCommand::Status(_)),
-            Command::Job { action } => action.only_prints(),
-            _ => false,
-        }
-    }
-}
-
-impl Command {
     /// Daemons (and `local up`, which starts them) warn about configuration keys no
     /// component reads; other commands leave that to `tusk conf show`.
     fn is_daemon(&self) -> bool {
@@ -187,16 +168,25 @@ impl Command {
     }
 }
 
-/// A closed stdout ends the process quietly, as it ends Unix tools: the Rust runtime
-/// ignores SIGPIPE, which turns `tusk fs -ls -R / | head -1` into a panic in `println!`;
-/// the default action restores what `ls | head` does.
-#[allow(unsafe_code)]
+/// A closed stdout ends the process quietly, as it ends Unix tools
+/// (`tusk fs -ls -R / | head -1`): `println!` panics on the broken pipe, and this hook
+/// turns that one panic into exit status 141 (128 + SIGPIPE, what a shell reports for
+/// `ls` there) without a message. SIGPIPE itself stays ignored, so a closed socket or a
+/// streaming task's closed child pipe is still an error to handle, not a silent death.
 fn end_quietly_on_closed_stdout() {
-    // SAFETY: `signal` with SIG_DFL only resets a disposition; called on the main thread
-    // before any other thread (or runtime) starts.
-    unsafe {
-        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
-    }
+    let default = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        let message = info
+            .payload()
+            .downcast_ref::<String>()
+            .map(String::as_str)
+            .or_else(|| info.payload().downcast_ref::<&str>().copied())
+            .unwrap_or("");
+        if message.starts_with("failed printing to stdout") && message.contains("Broken pipe") {
+            std::process::exit(141);
+        }
+        default(info);
+    }));
 }
 
 fn run(command: Command, conf: tusk_common::Configuration) -> anyhow::Result<()> {

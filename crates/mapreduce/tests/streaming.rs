@@ -58,7 +58,11 @@ async fn a_failed_attempt_is_retried_and_refusals_happen_before_tasks() {
     assert_eq!(failed.len(), 1, "one failed attempt");
     assert_eq!(failed[0].kind, TaskType::Map);
     assert!(
-        failed[0].error.as_deref().unwrap_or("").contains("exit"),
+        failed[0]
+            .error
+            .as_deref()
+            .unwrap_or("")
+            .contains("subprocess failed with code 3"),
         "{:?}",
         failed[0].error
     );
