@@ -4,6 +4,7 @@
 mod local_cluster;
 
 use local_cluster::{stdout, tusk, Cluster};
+use std::process::Output;
 
 #[test]
 fn fs_verbs_against_a_local_cluster() {
@@ -122,7 +123,7 @@ fn fs_verbs_against_a_local_cluster() {
 /// Hadoop's output.
 #[test]
 fn acl_xattr_and_quota_verbs() {
-    let c = Cluster::up();
+    let c = Cluster::up(1);
     let ok = |o: &Output| {
         assert!(
             o.status.success(),

@@ -43,8 +43,8 @@ pub mod options;
 mod recovery;
 pub mod short_circuit;
 mod transfer;
-mod webhdfs;
 mod web;
+mod webhdfs;
 
 use std::net::SocketAddr;
 use std::path::PathBuf;

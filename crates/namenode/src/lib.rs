@@ -37,8 +37,8 @@ pub mod path;
 pub mod placement;
 pub mod server;
 pub mod storage;
-mod webhdfs;
 pub mod web;
+mod webhdfs;
 
 use std::net::SocketAddr;
 use std::sync::Arc;

@@ -582,7 +582,7 @@ impl Namesystem {
             format!("{} transactions", last_txid - image.last_txid),
             started.elapsed(),
         );
-                state.hosts = decommission::HostLists::load(&options)?;
+        state.hosts = decommission::HostLists::load(&options)?;
         state.enter_startup_safe_mode();
         let topology = match &options.topology_file {
             Some(p) => Topology::load(p)?,
