@@ -103,6 +103,13 @@ pub enum NameNodeError {
     NoNameDirectory { last_error: String },
     #[error("i/o error: {0}")]
     Io(#[from] std::io::Error),
+    // snapshots
+    /// HDFS's `SnapshotException`: a snapshot rule refused the call.
+    #[error("{message}")]
+    Snapshot { message: String },
+    /// A change to a path inside a read-only snapshot.
+    #[error("Modification on a read-only snapshot is disallowed")]
+    SnapshotAccess,
 }
 
 impl NameNodeError {
@@ -148,6 +155,8 @@ impl NameNodeError {
             | InconsistentNameDirs { .. }
             | NoNameDirectory { .. }
             | Io(_) => "java.io.IOException",
+            Snapshot { .. } => "org.apache.hadoop.hdfs.protocol.SnapshotException",
+            SnapshotAccess => "org.apache.hadoop.hdfs.protocol.SnapshotAccessControlException",
         }
     }
 

@@ -16,6 +16,8 @@
 //!   behind one lock and every operation on it.
 //! - `server`: the RPC services; [`NameNode::start`] wires it all to a listener.
 //! - `error`: [`NameNodeError`] and its mapping to Hadoop exception names.
+//! - `snapshot` (+ `frozen`, `diff`, `image`): HDFS snapshots; their RPC operations
+//!   are `namesystem/snapshot_ops`.
 
 pub mod blocks;
 pub mod datanodes;
@@ -28,6 +30,7 @@ pub mod options;
 pub mod path;
 pub mod placement;
 pub mod server;
+pub mod snapshot;
 pub mod storage;
 
 use std::net::SocketAddr;

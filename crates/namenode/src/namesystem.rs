@@ -7,11 +7,13 @@
 //! - `monitors`: dead-node detection, re-replication, lease expiry, checkpoints.
 //! - `status`: building HdfsFileStatus and LocatedBlocks replies.
 //! - `block_tokens`: the block keys, the tokens in located blocks, the key roller.
+//! - `snapshot_ops`: snapshot operations and reads through `.snapshot`.
 
 mod block_tokens;
 mod client_ops;
 mod datanode_ops;
 mod monitors;
+mod snapshot_ops;
 mod status;
 
 use std::collections::{HashMap, HashSet};
@@ -82,6 +84,8 @@ pub struct State {
     pub txns_since_checkpoint: u64,
     /// When the last checkpoint was written (or the state loaded).
     pub last_checkpoint: Instant,
+    /// Snapshottable directories, their snapshots and the blocks those keep.
+    pub snapshots: crate::snapshot::Snapshots,
 }
 
 impl State {
@@ -92,21 +96,35 @@ impl State {
         &mut self,
         plan: crate::namespace::RenamePlan<'_>,
         mtime: u64,
-    ) -> Vec<u64> {
+    ) -> Result<Vec<u64>> {
         self.txns_since_checkpoint += 1;
-        self.rename_planned(plan, mtime)
+        let removed = self.rename_planned(plan, mtime)?;
+        Ok(self.snapshots.after_op(&self.ns, &self.blocks, removed))
     }
 
-    fn rename_planned(&mut self, plan: crate::namespace::RenamePlan<'_>, mtime: u64) -> Vec<u64> {
+    fn rename_planned(
+        &mut self,
+        plan: crate::namespace::RenamePlan<'_>,
+        mtime: u64,
+    ) -> Result<Vec<u64>> {
+        self.snapshots.before_rename(&self.ns, &plan)?;
         // A file replaced by the rename is gone, and so is its writer's lease on it.
         if let Some(replaced) = plan.existing {
             self.drop_leases_under(replaced);
         }
-        self.ns.execute_rename(plan, mtime)
+        Ok(self.ns.execute_rename(plan, mtime))
     }
 
+    /// Applies one edit op, checked against the snapshot rules first. Returns the blocks
+    /// it removed that no snapshot keeps.
     pub fn apply(&mut self, op: &Op) -> Result<Vec<u64>> {
         self.txns_since_checkpoint += 1;
+        self.snapshots.before_op(&self.ns, &self.blocks, op)?;
+        let removed = self.apply_op(op)?;
+        Ok(self.snapshots.after_op(&self.ns, &self.blocks, removed))
+    }
+
+    fn apply_op(&mut self, op: &Op) -> Result<Vec<u64>> {
         match op {
             Op::Mkdir(op) => self.ns.apply_mkdir(op).map(|_| vec![]),
             Op::AddFile(op) => {
@@ -177,7 +195,7 @@ impl State {
             }
             Op::Rename(op) => {
                 let plan = self.ns.plan_rename(op)?;
-                Ok(self.rename_planned(plan, op.mtime))
+                self.rename_planned(plan, op.mtime)
             }
             Op::Delete(op) => {
                 let id = self.ns.lookup(&op.path)?.id;
@@ -204,6 +222,12 @@ impl State {
                 self.leases.add(&op.client_name, op.inode_id);
                 Ok(vec![])
             }
+            // snapshots
+            Op::AllowSnapshot(_)
+            | Op::DisallowSnapshot(_)
+            | Op::CreateSnapshot(_)
+            | Op::DeleteSnapshot(_)
+            | Op::RenameSnapshot(_) => self.apply_snapshot_op(op),
         }
     }
 
@@ -296,7 +320,11 @@ impl State {
             }
             inodes.push(rec);
         }
+        let (snapshottable_dirs, frozen_inodes) = crate::snapshot::image::save(&self.snapshots);
         FsImage {
+            snapshottable_dirs,
+            frozen_inodes,
+            next_snapshot_id: self.snapshots.next_snapshot_id,
             last_txid,
             block_pool_id: storage.block_pool_id.clone(),
             namespace_id: storage.namespace_id,
@@ -375,6 +403,12 @@ impl State {
         blocks.next_generation_stamp = blocks
             .next_generation_stamp
             .max(image.next_generation_stamp);
+        let snapshots = crate::snapshot::image::load(
+            &image.snapshottable_dirs,
+            &image.frozen_inodes,
+            image.next_snapshot_id,
+            &mut blocks,
+        );
         State {
             ns,
             blocks,
@@ -383,6 +417,7 @@ impl State {
             safe_mode: false,
             txns_since_checkpoint: 0,
             last_checkpoint: Instant::now(),
+            snapshots,
         }
     }
 }

@@ -12,7 +12,7 @@ pub enum Access {
 }
 
 impl Access {
-    fn bits(self) -> u16 {
+    pub(crate) fn bits(self) -> u16 {
         match self {
             Access::Read => 4,
             Access::Write => 2,
@@ -20,7 +20,7 @@ impl Access {
         }
     }
 
-    fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Access::Read => "READ",
             Access::Write => "WRITE",

@@ -1,0 +1,579 @@
+//! Snapshot operations (ClientNamenodeProtocol's allowSnapshot ... getSnapshotDiffReport)
+//! and reads through `/dir/.snapshot/NAME/...`. The state and rules are in
+//! [`crate::snapshot`].
+
+use std::sync::Arc;
+
+use bytes::Bytes;
+use tusk_proto::hdfs::{
+    hdfs_file_status_proto::FileType, ContentSummaryProto, DirectoryListingProto,
+    FsPermissionProto, HdfsFileStatusProto, LocatedBlocksProto, SnapshotDiffReportEntryProto,
+    SnapshotDiffReportProto, SnapshotListingProto, SnapshotStatusProto,
+    SnapshottableDirectoryListingProto, SnapshottableDirectoryStatusProto,
+};
+use tusk_proto::internal::{
+    edit_record::Op, AllowSnapshotOp, CreateSnapshotOp, DeleteSnapshotOp, DisallowSnapshotOp,
+    RenameSnapshotOp,
+};
+use tusk_security::AccessMode;
+
+use super::{Logged, Namesystem, State};
+use crate::error::{NameNodeError, Result};
+use crate::namespace::{Access, InodeId};
+use crate::path;
+use crate::snapshot::{self, diff, Frozen, FrozenKind, SnapshotPath, DOT_SNAPSHOT};
+
+/// The `flags` bit HDFS sets on a snapshottable directory's status.
+pub const SNAPSHOT_ENABLED_FLAG: u32 = 8;
+
+/// What a path with a `.snapshot` component names.
+enum Target {
+    /// `/dir/.snapshot`: the listing of the directory's snapshots.
+    DotSnapshot { dir: InodeId },
+    /// An inode inside a snapshot; `name` is the last component as the path spells it
+    /// (the snapshot's name for its root).
+    Node {
+        node: Arc<Frozen>,
+        /// Modification time to show instead of the copy's (a snapshot root shows the
+        /// snapshot's creation time).
+        mtime: Option<u64>,
+    },
+}
+
+impl State {
+    /// Applies a snapshot edit op (called from [`State::apply`]).
+    pub(super) fn apply_snapshot_op(&mut self, op: &Op) -> Result<Vec<u64>> {
+        let touched = match op {
+            Op::AllowSnapshot(o) => {
+                self.snapshots.apply_allow(&self.ns, o)?;
+                None
+            }
+            Op::DisallowSnapshot(o) => {
+                self.snapshots.apply_disallow(&self.ns, o)?;
+                None
+            }
+            Op::CreateSnapshot(o) => Some((
+                self.snapshots.apply_create(&self.ns, &self.blocks, o)?,
+                o.mtime,
+            )),
+            Op::DeleteSnapshot(o) => Some((self.snapshots.apply_delete(&self.ns, o)?, o.mtime)),
+            Op::RenameSnapshot(o) => Some((self.snapshots.apply_rename(&self.ns, o)?, o.mtime)),
+            _ => unreachable!("not a snapshot op"),
+        };
+        // HDFS updates the snapshottable directory's modification time on each.
+        if let Some((dir, mtime)) = touched {
+            if let Some(node) = self.ns.get_mut(dir) {
+                node.mtime = node.mtime.max(mtime);
+            }
+        }
+        Ok(vec![])
+    }
+
+    /// Status of a frozen inode, as [`State::file_status`] builds a live one's.
+    fn frozen_status(&self, node: &Frozen, name: Bytes, mtime: Option<u64>) -> HdfsFileStatusProto {
+        let mut s = HdfsFileStatusProto {
+            file_type: FileType::IsDir as i32,
+            path: name,
+            length: 0,
+            permission: FsPermissionProto {
+                perm: node.attrs.permission as u32,
+            },
+            owner: node.attrs.owner.clone(),
+            group: node.attrs.group.clone(),
+            modification_time: mtime.unwrap_or(node.attrs.mtime),
+            access_time: node.attrs.atime,
+            file_id: Some(node.id),
+            storage_policy: Some(0),
+            flags: Some(0),
+            ..Default::default()
+        };
+        match &node.kind {
+            FrozenKind::Dir(children) => s.children_num = Some(children.len() as i32),
+            FrozenKind::File(f) => {
+                s.file_type = FileType::IsFile as i32;
+                s.length = f.length();
+                s.block_replication = Some(f.replication as u32);
+                s.blocksize = Some(f.block_size);
+                s.children_num = Some(0);
+            }
+        }
+        s
+    }
+
+    /// The blocks of a frozen file overlapping `[offset, offset + length)`, located
+    /// where the block map finds them, with the lengths the snapshot saw.
+    fn frozen_located_blocks(
+        &self,
+        node: &Frozen,
+        offset: u64,
+        length: u64,
+        pool: &str,
+    ) -> LocatedBlocksProto {
+        let file = node.file().expect("frozen_located_blocks on a file");
+        let end = offset.saturating_add(length);
+        let mut pos = 0u64;
+        let mut located = Vec::new();
+        let mut last = None;
+        for (i, fb) in file.blocks.iter().enumerate() {
+            let block_end = pos.saturating_add(fb.num_bytes);
+            if let Some(b) = self.blocks.get(fb.id) {
+                let mut lb = self.located_block(b, pos, pool);
+                lb.b.num_bytes = Some(fb.num_bytes);
+                let in_range = block_end > offset && pos < end.max(offset + 1);
+                if i + 1 == file.blocks.len() {
+                    last = Some(lb.clone());
+                }
+                if in_range {
+                    located.push(lb);
+                }
+            }
+            pos = block_end;
+        }
+        LocatedBlocksProto {
+            file_length: pos,
+            blocks: located,
+            under_construction: false,
+            last_block: last,
+            is_last_block_complete: true,
+            file_encryption_info: None,
+            ec_policy: None,
+        }
+    }
+}
+
+impl Namesystem {
+    /// Applies and logs one snapshot op under the write lock.
+    fn log_snapshot_op(&self, op: Op) -> Result<Logged<()>> {
+        let mut st = self.write();
+        let txid = self.apply_and_log(&mut st, op)?;
+        Ok(Logged::new((), txid))
+    }
+
+    fn require_superuser(&self, user: &str) -> Result<()> {
+        if !self.permissions.is_superuser(user) {
+            return Err(NameNodeError::SuperuserRequired {
+                user: user.to_string(),
+            });
+        }
+        Ok(())
+    }
+
+    /// The owner (or the superuser) of the directory at `p`, which may be traversed.
+    fn check_snapshot_owner(&self, st: &State, user: &str, p: &str) -> Result<()> {
+        let id = st.ns.lookup(p)?.id;
+        self.permissions.check_path(&st.ns, user, id, None)?;
+        self.permissions.check_owner(&st.ns, user, id)
+    }
+
+    /// `allowSnapshot` (superuser).
+    pub fn allow_snapshot(&self, user: &str, root: &str) -> Result<Logged<()>> {
+        self.require_superuser(user)?;
+        let p = path::normalize(root)?;
+        {
+            let st = self.read();
+            let node = st.ns.lookup(&p)?;
+            if st.snapshots.is_snapshottable(node.id) {
+                return Ok(Logged::new((), 0));
+            }
+        }
+        self.log_snapshot_op(Op::AllowSnapshot(AllowSnapshotOp { path: p }))
+    }
+
+    /// `disallowSnapshot` (superuser); refused while the directory has snapshots.
+    pub fn disallow_snapshot(&self, user: &str, root: &str) -> Result<Logged<()>> {
+        self.require_superuser(user)?;
+        let p = path::normalize(root)?;
+        self.log_snapshot_op(Op::DisallowSnapshot(DisallowSnapshotOp { path: p }))
+    }
+
+    /// `createSnapshot`: returns the snapshot's path, `/dir/.snapshot/NAME`.
+    pub fn create_snapshot(
+        &self,
+        user: &str,
+        root: &str,
+        name: Option<&str>,
+    ) -> Result<Logged<String>> {
+        let p = path::normalize(root)?;
+        let now = tusk_common::now_millis();
+        let name = match name {
+            Some(n) => n.to_string(),
+            None => snapshot::default_snapshot_name(now),
+        };
+        let mut st = self.write();
+        self.check_snapshot_owner(&st, user, &p)?;
+        self.options.fs_limits.check_name(&name, || p.clone())?;
+        let op = Op::CreateSnapshot(CreateSnapshotOp {
+            path: p.clone(),
+            name: name.clone(),
+            snapshot_id: st.snapshots.next_snapshot_id,
+            mtime: now,
+        });
+        let txid = self.apply_and_log(&mut st, op)?;
+        let shown = if p == "/" {
+            format!("/{DOT_SNAPSHOT}/{name}")
+        } else {
+            format!("{p}/{DOT_SNAPSHOT}/{name}")
+        };
+        Ok(Logged::new(shown, txid))
+    }
+
+    /// `deleteSnapshot`: blocks only it kept are deleted from the DataNodes.
+    pub fn delete_snapshot(&self, user: &str, root: &str, name: &str) -> Result<Logged<()>> {
+        let p = path::normalize(root)?;
+        let mut st = self.write();
+        self.check_snapshot_owner(&st, user, &p)?;
+        let op = Op::DeleteSnapshot(DeleteSnapshotOp {
+            path: p,
+            name: name.to_string(),
+            mtime: tusk_common::now_millis(),
+        });
+        let txid = self.apply_and_log(&mut st, op)?;
+        Ok(Logged::new((), txid))
+    }
+
+    pub fn rename_snapshot(
+        &self,
+        user: &str,
+        root: &str,
+        old_name: &str,
+        new_name: &str,
+    ) -> Result<Logged<()>> {
+        let p = path::normalize(root)?;
+        let mut st = self.write();
+        self.check_snapshot_owner(&st, user, &p)?;
+        if old_name == new_name {
+            st.snapshots.snapshottable_at(&st.ns, &p)?;
+            return Ok(Logged::new((), 0));
+        }
+        self.options.fs_limits.check_name(new_name, || p.clone())?;
+        let op = Op::RenameSnapshot(RenameSnapshotOp {
+            path: p,
+            old_name: old_name.to_string(),
+            new_name: new_name.to_string(),
+            mtime: tusk_common::now_millis(),
+        });
+        let txid = self.apply_and_log(&mut st, op)?;
+        Ok(Logged::new((), txid))
+    }
+
+    /// `getSnapshottableDirListing`: every snapshottable directory for the superuser,
+    /// the caller's own for anyone else; `None` when there are none.
+    pub fn snapshottable_dir_listing(
+        &self,
+        user: &str,
+    ) -> Option<SnapshottableDirectoryListingProto> {
+        let st = self.read();
+        let superuser = self.permissions.is_superuser(user);
+        let pool = &self.storage.block_pool_id;
+        let listing: Vec<_> = st
+            .snapshots
+            .dirs
+            .iter()
+            .filter_map(|(id, dir)| {
+                let node = st.ns.get(*id)?;
+                if !superuser && node.owner != user {
+                    return None;
+                }
+                let name = Bytes::copy_from_slice(node.name.as_bytes());
+                Some(SnapshottableDirectoryStatusProto {
+                    dir_status: st.file_status(node, name, false, pool),
+                    snapshot_quota: dir.quota,
+                    snapshot_number: dir.snapshots.len() as u32,
+                    parent_fullpath: Bytes::from(st.ns.full_path(node.parent)),
+                })
+            })
+            .collect();
+        (!listing.is_empty()).then_some(SnapshottableDirectoryListingProto {
+            snapshottable_dir_listing: listing,
+        })
+    }
+
+    /// `getSnapshotListing`: the directory's snapshots, in id (creation) order as HDFS
+    /// lists them.
+    pub fn snapshot_listing(&self, user: &str, root: &str) -> Result<SnapshotListingProto> {
+        let p = path::normalize(root)?;
+        let st = self.read();
+        let (id, dir) = st.snapshots.snapshottable_at(&st.ns, &p)?;
+        self.permissions
+            .check_path(&st.ns, user, id, Some(Access::Read))?;
+        let mut snaps: Vec<_> = dir.snapshots.iter().collect();
+        snaps.sort_by_key(|s| s.id);
+        Ok(SnapshotListingProto {
+            snapshot_listing: snaps
+                .into_iter()
+                .map(|s| SnapshotStatusProto {
+                    dir_status: st.frozen_status(
+                        &s.root,
+                        Bytes::copy_from_slice(s.name.as_bytes()),
+                        Some(s.ctime),
+                    ),
+                    snapshot_id: s.id,
+                    parent_fullpath: Bytes::from(p.clone()),
+                    is_deleted: false,
+                })
+                .collect(),
+        })
+    }
+
+    /// `getSnapshotDiffReport` between two snapshots of `root`, or a snapshot and the
+    /// current tree (an empty name).
+    pub fn snapshot_diff_report(
+        &self,
+        user: &str,
+        root: &str,
+        from: &str,
+        to: &str,
+    ) -> Result<SnapshotDiffReportProto> {
+        let p = path::normalize(root)?;
+        let mut report = SnapshotDiffReportProto {
+            snapshot_root: p.clone(),
+            from_snapshot: from.to_string(),
+            to_snapshot: to.to_string(),
+            diff_report_entries: vec![],
+        };
+        // The current tree is compared as a frozen copy, which may add to the sharing
+        // cache: hence the write lock.
+        let mut st = self.write();
+        let (id, dir) = st.snapshots.snapshottable_at(&st.ns, &p)?;
+        self.permissions
+            .check_path(&st.ns, user, id, Some(Access::Read))?;
+        let pick = |name: &str| -> Result<Option<Arc<Frozen>>> {
+            if name.is_empty() {
+                return Ok(None);
+            }
+            dir.get(name).map(|s| Some(s.root.clone())).ok_or_else(|| {
+                snapshot::snapshot_error(format!(
+                    "Cannot find the snapshot of directory {p} with name {name}"
+                ))
+            })
+        };
+        let (a, b) = (pick(from)?, pick(to)?);
+        if from == to {
+            drop(a);
+            drop(b);
+            return Ok(report);
+        }
+        let st = &mut *st;
+        let current = (a.is_none() || b.is_none())
+            .then(|| st.snapshots.store.capture(&st.ns, &st.blocks, id));
+        let old = a.clone().or_else(|| current.clone()).expect("one side");
+        let new = b.clone().or_else(|| current.clone()).expect("one side");
+        let entries = diff::diff(&old, &new);
+        drop((old, new, a, b));
+        if let Some(c) = current {
+            st.snapshots.store.release(c);
+        }
+        let freed = st.snapshots.after_op(&st.ns, &st.blocks, vec![]);
+        st.invalidate_removed(&freed);
+        report.diff_report_entries = entries
+            .into_iter()
+            .map(|e| SnapshotDiffReportEntryProto {
+                fullpath: Bytes::from(e.path),
+                modification_label: e.kind.label().to_string(),
+                target_path: e.target.map(Bytes::from),
+            })
+            .collect();
+        Ok(report)
+    }
+
+    /// Resolves a path with a `.snapshot` component (`Ok(None)`: nothing there), checking
+    /// traversal on the live directories and on the frozen ones below.
+    fn snapshot_target(&self, st: &State, user: &str, sp: &SnapshotPath<'_>) -> Result<Option<Target>> {
+        let Some(dir) = st.ns.resolve_parts(&sp.dir) else {
+            return Ok(None);
+        };
+        let Some(sdir) = st.snapshots.dirs.get(&dir) else {
+            return Ok(None);
+        };
+        self.permissions.check_path(&st.ns, user, dir, None)?;
+        let Some(name) = sp.name else {
+            return Ok(Some(Target::DotSnapshot { dir }));
+        };
+        let Some(snap) = sdir.get(name) else {
+            return Ok(None);
+        };
+        let mut node = snap.root.clone();
+        let mut mtime = Some(snap.ctime);
+        for part in &sp.rest {
+            self.check_frozen(user, &node, Access::Execute, sp)?;
+            let Some(child) = node.children().and_then(|c| c.get(*part)).cloned() else {
+                return Ok(None);
+            };
+            node = child;
+            mtime = None;
+        }
+        Ok(Some(Target::Node { node, mtime }))
+    }
+
+    /// `access` on a frozen inode, by its permissions in the snapshot.
+    fn check_frozen(
+        &self,
+        user: &str,
+        node: &Frozen,
+        access: Access,
+        sp: &SnapshotPath<'_>,
+    ) -> Result<()> {
+        if self.permissions.is_superuser(user) {
+            return Ok(());
+        }
+        let a = &node.attrs;
+        let shift = if a.owner == user {
+            6
+        } else if a.group == user {
+            3
+        } else {
+            0
+        };
+        if (a.permission >> shift) & access.bits() != 0 {
+            return Ok(());
+        }
+        let mut shown = sp.dir.clone();
+        shown.push(DOT_SNAPSHOT);
+        shown.extend(sp.name);
+        Err(NameNodeError::AccessDenied {
+            user: user.to_string(),
+            access: access.name(),
+            path: format!("{}/{}", path::join(&shown), node.name),
+        })
+    }
+
+    /// `getFileInfo` of a path with a `.snapshot` component.
+    pub(super) fn snapshot_file_info(
+        &self,
+        user: &str,
+        sp: &SnapshotPath<'_>,
+    ) -> Result<Option<HdfsFileStatusProto>> {
+        let st = self.read();
+        Ok(match self.snapshot_target(&st, user, sp)? {
+            None => None,
+            // HDFS's placeholder status for `.snapshot` itself.
+            Some(Target::DotSnapshot { .. }) => Some(HdfsFileStatusProto {
+                file_type: FileType::IsDir as i32,
+                permission: FsPermissionProto { perm: 0o777 },
+                file_id: Some(u64::MAX),
+                children_num: Some(0),
+                storage_policy: Some(0),
+                flags: Some(0),
+                ..Default::default()
+            }),
+            Some(Target::Node { node, mtime }) => {
+                Some(st.frozen_status(&node, Bytes::new(), mtime))
+            }
+        })
+    }
+
+    /// `getListing` of a path with a `.snapshot` component.
+    pub(super) fn snapshot_listing_of(
+        &self,
+        user: &str,
+        sp: &SnapshotPath<'_>,
+        start_after: &[u8],
+    ) -> Result<Option<DirectoryListingProto>> {
+        let st = self.read();
+        let limit = self.options.listing_limit;
+        let after = String::from_utf8_lossy(start_after);
+        let after = Some(&*after).filter(|a| !a.is_empty());
+        let mut partial = Vec::new();
+        let mut remaining = 0u32;
+        let mut add = |s: HdfsFileStatusProto| {
+            if partial.len() >= limit {
+                remaining += 1;
+            } else {
+                partial.push(s);
+            }
+        };
+        match self.snapshot_target(&st, user, sp)? {
+            None => return Ok(None),
+            Some(Target::DotSnapshot { dir }) => {
+                self.permissions
+                    .check_path(&st.ns, user, dir, Some(Access::Read))?;
+                for s in &st.snapshots.dirs[&dir].snapshots {
+                    if after.is_some_and(|a| s.name.as_bytes() <= a.as_bytes()) {
+                        continue;
+                    }
+                    let name = Bytes::copy_from_slice(s.name.as_bytes());
+                    add(st.frozen_status(&s.root, name, Some(s.ctime)));
+                }
+            }
+            Some(Target::Node { node, mtime }) => match node.children() {
+                None => add(st.frozen_status(&node, Bytes::new(), mtime)),
+                Some(children) => {
+                    self.check_frozen(user, &node, Access::Read, sp)?;
+                    let start = match after {
+                        Some(a) => std::ops::Bound::Excluded(a),
+                        None => std::ops::Bound::Unbounded,
+                    };
+                    for (name, child) in children.range::<str, _>((start, std::ops::Bound::Unbounded)) {
+                        let name = Bytes::copy_from_slice(name.as_bytes());
+                        add(st.frozen_status(child, name, None));
+                    }
+                }
+            },
+        }
+        Ok(Some(DirectoryListingProto {
+            partial_listing: partial,
+            remaining_entries: remaining,
+        }))
+    }
+
+    /// `getBlockLocations` of a file inside a snapshot, with READ tokens.
+    pub(super) fn snapshot_block_locations(
+        &self,
+        user: &str,
+        sp: &SnapshotPath<'_>,
+        src: &str,
+        offset: u64,
+        length: u64,
+    ) -> Result<Option<LocatedBlocksProto>> {
+        let st = self.read();
+        let node = match self.snapshot_target(&st, user, sp)? {
+            None => return Ok(None),
+            Some(Target::DotSnapshot { .. }) => None,
+            Some(Target::Node { node, .. }) => Some(node),
+        };
+        let Some(node) = node.filter(|n| !n.is_dir()) else {
+            return Err(NameNodeError::FileNotFound {
+                path: format!("{src} (is a directory)"),
+            });
+        };
+        self.check_frozen(user, &node, Access::Read, sp)?;
+        let mut located = st.frozen_located_blocks(&node, offset, length, &self.storage.block_pool_id);
+        drop(st);
+        for lb in located.blocks.iter_mut().chain(located.last_block.as_mut()) {
+            self.set_block_token(lb, user, AccessMode::Read);
+        }
+        Ok(Some(located))
+    }
+
+    /// `getContentSummary` of a path inside a snapshot.
+    pub(super) fn snapshot_content_summary(
+        &self,
+        user: &str,
+        sp: &SnapshotPath<'_>,
+        src: &str,
+    ) -> Result<ContentSummaryProto> {
+        let st = self.read();
+        let (files, dirs, bytes, space) = match self.snapshot_target(&st, user, sp)? {
+            None => {
+                return Err(NameNodeError::FileNotFound {
+                    path: src.to_string(),
+                })
+            }
+            Some(Target::DotSnapshot { dir }) => st.snapshots.dirs[&dir]
+                .snapshots
+                .iter()
+                .map(|s| s.root.count())
+                .fold((0, 0, 0, 0), |a, b| (a.0 + b.0, a.1 + b.1, a.2 + b.2, a.3 + b.3)),
+            Some(Target::Node { node, .. }) => node.count(),
+        };
+        Ok(ContentSummaryProto {
+            length: bytes,
+            file_count: files,
+            directory_count: dirs,
+            quota: u64::MAX,
+            space_consumed: space,
+            space_quota: u64::MAX,
+            ..Default::default()
+        })
+    }
+}
