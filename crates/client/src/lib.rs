@@ -12,6 +12,7 @@
 //!   and report corrupt ones.
 //! - `blocking`: [`BlockingClient`], the same API for non-async callers.
 //! - `status`: [`FileStatus`]. `error`: [`ClientError`].
+//! - `snapshot`: the snapshot calls (allow, create, delete, rename, listings, diff).
 
 pub mod adaptive;
 pub mod blocking;
@@ -19,6 +20,7 @@ pub mod client;
 pub mod error;
 pub mod options;
 pub mod reader;
+pub mod snapshot;
 pub mod status;
 pub mod writer;
 
