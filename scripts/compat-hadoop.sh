@@ -51,4 +51,21 @@ fsshell -rm /compat/moved.bin | grep -q "Deleted /compat/moved.bin" || fail "-rm
 fsshell -test -e /compat/moved.bin && fail "-rm left the file"
 # Tusk's own shell sees what Hadoop's wrote.
 [ "$("$TUSK" fs -fs "$URI" -cat /compat/hello.txt)" = "hello from hadoop fsshell" ] || fail "tusk fs -cat of a Hadoop-written file"
-echo "compat-hadoop: OK (Hadoop FsShell -mkdir -put -ls -cat -mv -get -test -rm against Tusk)"
+# --- snapshots: Hadoop's -createSnapshot/-renameSnapshot/-deleteSnapshot, -ls of .snapshot, -cat of a deleted file through its snapshot
+"$TUSK" dfsadmin -fs "$URI" -allowSnapshot /compat | grep -q "Allowing snapshot on /compat succeeded" || fail "dfsadmin -allowSnapshot"
+fsshell -createSnapshot /compat s1 | grep -q "^Created snapshot /compat/.snapshot/s1$" || fail "-createSnapshot"
+fsshell -rm /compat/hello.txt >/dev/null
+fsshell -test -e /compat/hello.txt && fail "-rm left the snapshotted file"
+fsshell -ls /compat/.snapshot | grep -Eq '^d.* /compat/.snapshot/s1$' || fail "-ls DIR/.snapshot"
+fsshell -ls /compat/.snapshot/s1 | grep -Eq '^-rw-r--r-- +3 .* 26 .* /compat/.snapshot/s1/hello.txt$' || fail "-ls DIR/.snapshot/NAME"
+[ "$(fsshell -cat /compat/.snapshot/s1/hello.txt)" = "hello from hadoop fsshell" ] || fail "-cat of a deleted file through its snapshot"
+PUT=$(fsshell -put "$WORK/hello.txt" /compat/.snapshot/s1/again.txt 2>&1 || true)
+[ "$PUT" = "put: Modification on a read-only snapshot is disallowed" ] || fail "-put into a snapshot is refused: $PUT"
+fsshell -renameSnapshot /compat s1 s2
+"$TUSK" -D fs.defaultFS="$URI" lsSnapshottableDir | grep -Eq '^drwxr-xr-x .* 1 65536 /compat$' || fail "tusk lsSnapshottableDir"
+DIFF=$("$TUSK" -D fs.defaultFS="$URI" snapshotDiff /compat s2 .)
+[ "$DIFF" = "$(printf 'Difference between snapshot s2 and current directory under directory /compat:\nM\t.\n-\t./hello.txt')" ] || fail "tusk snapshotDiff: $DIFF"
+fsshell -deleteSnapshot /compat s2
+[ -z "$(fsshell -ls /compat/.snapshot)" ] || fail "-deleteSnapshot left the snapshot"
+"$TUSK" dfsadmin -fs "$URI" -disallowSnapshot /compat | grep -q "Disallowing snapshot on /compat succeeded" || fail "dfsadmin -disallowSnapshot"
+echo "compat-hadoop: OK (Hadoop FsShell -mkdir -put -ls -cat -mv -get -test -rm, snapshots against Tusk)"

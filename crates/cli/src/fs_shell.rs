@@ -1,6 +1,7 @@
 //! `tusk fs`: Hadoop FsShell's verbs, arguments, output and exit codes.
 
-mod format;
+pub(crate) mod format;
+mod snapshot;
 
 use std::io::{Read, Write};
 use std::path::Path;
@@ -57,7 +58,7 @@ pub fn main(mut conf: Configuration, mut args: Vec<String>) -> i32 {
     })
 }
 
-const USAGE: &str = "Usage: tusk fs [-fs URI] [-D key=value] -ls|-mkdir|-put|-copyFromLocal|-get|-copyToLocal|-cat|-mv|-rm|-stat|-du|-df|-setrep|-chmod|-chown|-touchz|-test ...";
+const USAGE: &str = "Usage: tusk fs [-fs URI] [-D key=value] -ls|-mkdir|-put|-copyFromLocal|-get|-copyToLocal|-cat|-mv|-rm|-stat|-du|-df|-setrep|-chmod|-chown|-touchz|-test|-createSnapshot|-deleteSnapshot|-renameSnapshot ...";
 
 struct Shell {
     client: DfsClient,
@@ -102,6 +103,10 @@ impl Shell {
             "-chown" => self.chown(args).await,
             "-touchz" => self.touchz(args).await,
             "-test" => return self.test(args).await,
+            // snapshots
+            "-createSnapshot" => self.create_snapshot(args).await,
+            "-deleteSnapshot" => self.delete_snapshot(args).await,
+            "-renameSnapshot" => self.rename_snapshot(args).await,
             _ => {
                 eprintln!("{verb}: Unknown command\n{USAGE}");
                 return 2;
