@@ -75,7 +75,11 @@ pub fn dfsadmin(conf: &Configuration, args: &[String]) -> Option<i32> {
         }
         _ => return None,
     };
-    let what = if allow { "allowSnapshot" } else { "disallowSnapshot" };
+    let what = if allow {
+        "allowSnapshot"
+    } else {
+        "disallowSnapshot"
+    };
     Some(with_client(&conf, what, |client| async move {
         let done = if allow {
             client.allow_snapshot(&dir).await
@@ -136,7 +140,13 @@ pub fn ls_snapshottable_dir(conf: &Configuration) -> i32 {
 
 /// `snapshotDiff DIR FROM TO`: `.` names the current tree, as in Hadoop's tool.
 pub fn snapshot_diff(conf: &Configuration, dir: &str, from: &str, to: &str) -> i32 {
-    let name = |s: &str| if s == "." { String::new() } else { s.to_string() };
+    let name = |s: &str| {
+        if s == "." {
+            String::new()
+        } else {
+            s.to_string()
+        }
+    };
     let (from, to) = (name(from), name(to));
     let dir = dir.to_string();
     with_client(conf, "snapshotDiff", |client| async move {

@@ -236,6 +236,9 @@ fn snapshot_verbs_and_tools_print_what_hadoops_do() {
     let gone = c.fs(&["-cat", "/snap/.snapshot/s2/f"]);
     assert_eq!(gone.status.code(), Some(1));
     let disallowed = tusk(c.dir.path(), &["dfsadmin", "-disallowSnapshot", "/snap"]);
-    assert_eq!(stdout(&disallowed), "Disallowing snapshot on /snap succeeded\n");
+    assert_eq!(
+        stdout(&disallowed),
+        "Disallowing snapshot on /snap succeeded\n"
+    );
     assert_eq!(stdout(&tusk(c.dir.path(), &["lsSnapshottableDir"])), "");
 }

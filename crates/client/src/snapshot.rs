@@ -72,7 +72,9 @@ impl DfsClient {
             snapshot_root: dir.to_string(),
         };
         let r: h::GetSnapshotListingResponseProto = self.call("getSnapshotListing", &req).await?;
-        Ok(r.snapshot_list.map(|l| l.snapshot_listing).unwrap_or_default())
+        Ok(r.snapshot_list
+            .map(|l| l.snapshot_listing)
+            .unwrap_or_default())
     }
 
     /// `getSnapshotDiffReport` from snapshot `from` to `to` (an empty name is the

@@ -23,7 +23,10 @@ async fn put(client: &DfsClient, path: &str, data: &[u8]) {
 }
 
 async fn block_ids(client: &DfsClient, path: &str) -> Vec<u64> {
-    let located = client.block_locations(path, 0, u64::MAX >> 1).await.unwrap();
+    let located = client
+        .block_locations(path, 0, u64::MAX >> 1)
+        .await
+        .unwrap();
     located.blocks.iter().map(|b| b.b.block_id).collect()
 }
 
@@ -89,7 +92,8 @@ async fn snapshots_keep_deleted_data_until_deleted_and_survive_restarts() {
     assert!(e.to_string().contains("same name"), "{e}");
     let default_name = client.create_snapshot("/d", None).await.unwrap();
     assert!(
-        default_name.starts_with("/d/.snapshot/s2") && default_name.len() == "/d/.snapshot/".len() + 20,
+        default_name.starts_with("/d/.snapshot/s2")
+            && default_name.len() == "/d/.snapshot/".len() + 20,
         "HDFS's default name pattern: {default_name}"
     );
 
@@ -103,9 +107,27 @@ async fn snapshots_keep_deleted_data_until_deleted_and_survive_restarts() {
     put(&client, "/other/x", &test_data(300, 5)).await;
     let x_blocks = block_ids(&client, "/other/x").await;
     client.delete("/other/x", false).await.unwrap();
-    wait_replicas(&cluster, &x_blocks, false, "the unsnapshotted file's replica deleted").await;
-    wait_replicas(&cluster, &a_blocks, true, "the snapshotted file's replicas kept").await;
-    wait_replicas(&cluster, &b_blocks, true, "the overwritten file's replicas kept").await;
+    wait_replicas(
+        &cluster,
+        &x_blocks,
+        false,
+        "the unsnapshotted file's replica deleted",
+    )
+    .await;
+    wait_replicas(
+        &cluster,
+        &a_blocks,
+        true,
+        "the snapshotted file's replicas kept",
+    )
+    .await;
+    wait_replicas(
+        &cluster,
+        &b_blocks,
+        true,
+        "the overwritten file's replicas kept",
+    )
+    .await;
 
     // Reads through the snapshot see the old tree.
     assert_eq!(client.read_file("/d/.snapshot/s1/a").await.unwrap(), a);
@@ -120,30 +142,68 @@ async fn snapshots_keep_deleted_data_until_deleted_and_survive_restarts() {
     let st = client.stat("/d/.snapshot/s1/a").await.unwrap();
     assert_eq!(st.length, a.len() as u64);
     assert!(client.stat("/d/.snapshot").await.unwrap().is_dir);
-    assert!(client.get_file_info("/d/.snapshot/s1/new").await.unwrap().is_none());
-    assert!(client.get_file_info("/d/sub/.snapshot").await.unwrap().is_none());
+    assert!(client
+        .get_file_info("/d/.snapshot/s1/new")
+        .await
+        .unwrap()
+        .is_none());
+    assert!(client
+        .get_file_info("/d/sub/.snapshot")
+        .await
+        .unwrap()
+        .is_none());
     let summary = client.content_summary("/d/.snapshot/s1").await.unwrap();
     assert_eq!(summary.file_count, 3);
     assert_eq!(summary.length, (a.len() + b_old.len() + c.len()) as u64);
 
     // Diff report from s1 to the current tree.
     let report = client.snapshot_diff("/d", "s1", "").await.unwrap();
-    let lines: Vec<String> = report.diff_report_entries.iter().map(diff_entry_line).collect();
-    for expected in ["M\t.", "+\t./new", "-\t./a", "+\t./b", "-\t./b", "R\t./sub/c -> ./c2", "M\t./sub"] {
-        assert!(lines.iter().any(|l| l == expected), "{expected} in {lines:?}");
+    let lines: Vec<String> = report
+        .diff_report_entries
+        .iter()
+        .map(diff_entry_line)
+        .collect();
+    for expected in [
+        "M\t.",
+        "+\t./new",
+        "-\t./a",
+        "+\t./b",
+        "-\t./b",
+        "R\t./sub/c -> ./c2",
+        "M\t./sub",
+    ] {
+        assert!(
+            lines.iter().any(|l| l == expected),
+            "{expected} in {lines:?}"
+        );
     }
     let back = client.snapshot_diff("/d", "", "s1").await.unwrap();
-    assert!(back.diff_report_entries.iter().map(diff_entry_line).any(|l| l == "-\t./new"));
-    assert!(client.snapshot_diff("/d", "s1", "s1").await.unwrap().diff_report_entries.is_empty());
+    assert!(back
+        .diff_report_entries
+        .iter()
+        .map(diff_entry_line)
+        .any(|l| l == "-\t./new"));
+    assert!(client
+        .snapshot_diff("/d", "s1", "s1")
+        .await
+        .unwrap()
+        .diff_report_entries
+        .is_empty());
     let e = client.snapshot_diff("/d", "nope", "").await.unwrap_err();
     assert!(e.to_string().contains("Cannot find the snapshot"), "{e}");
 
     // Writes inside a snapshot, the reserved name, and taking away a tree with snapshots.
-    let e = client.mkdirs("/d/.snapshot/s1/x", 0o755, true).await.unwrap_err();
+    let e = client
+        .mkdirs("/d/.snapshot/s1/x", 0o755, true)
+        .await
+        .unwrap_err();
     assert_eq!(remote_class(&e), "SnapshotAccessControlException", "{e}");
     let e = client.delete("/d/.snapshot/s1/b", false).await.unwrap_err();
     assert_eq!(remote_class(&e), "SnapshotAccessControlException", "{e}");
-    let e = client.mkdirs("/d/sub/.snapshot", 0o755, true).await.unwrap_err();
+    let e = client
+        .mkdirs("/d/sub/.snapshot", 0o755, true)
+        .await
+        .unwrap_err();
     assert!(e.to_string().contains("reserved name"), "{e}");
     let e = client.delete("/d", true).await.unwrap_err();
     assert_eq!(remote_class(&e), "SnapshotException", "{e}");
@@ -164,25 +224,60 @@ async fn snapshots_keep_deleted_data_until_deleted_and_survive_restarts() {
     // Restart: the snapshot, its reads and its retained blocks are all still there, and
     // the DataNode's report of a's blocks is accepted, not answered with a deletion.
     cluster.restart_namenode().await.unwrap();
-    cluster.wait_live_datanodes(1, Duration::from_secs(20)).await.unwrap();
+    cluster
+        .wait_live_datanodes(1, Duration::from_secs(20))
+        .await
+        .unwrap();
     let client = cluster.client();
-    wait_for("the snapshot file's replicas reported after restart", Duration::from_secs(20), || async {
-        let located = client.block_locations("/d/.snapshot/first/a", 0, u64::MAX >> 1).await.ok()?;
-        located.blocks.iter().all(|b| !b.locs.is_empty()).then_some(())
-    })
+    wait_for(
+        "the snapshot file's replicas reported after restart",
+        Duration::from_secs(20),
+        || async {
+            let located = client
+                .block_locations("/d/.snapshot/first/a", 0, u64::MAX >> 1)
+                .await
+                .ok()?;
+            located
+                .blocks
+                .iter()
+                .all(|b| !b.locs.is_empty())
+                .then_some(())
+        },
+    )
     .await
     .unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(client.read_file("/d/.snapshot/first/a").await.unwrap(), a);
-    assert_eq!(client.read_file("/d/.snapshot/first/b").await.unwrap(), b_old);
+    assert_eq!(
+        client.read_file("/d/.snapshot/first/b").await.unwrap(),
+        b_old
+    );
     wait_replicas(&cluster, &a_blocks, true, "a's replicas kept after restart").await;
 
     // Deleting the last snapshot that lists a's and b's old blocks deletes them.
     let other = default_name.rsplit('/').next().unwrap().to_string();
     client.delete_snapshot("/d", &other).await.unwrap();
-    wait_replicas(&cluster, &a_blocks, true, "a's replicas kept by the other snapshot").await;
+    wait_replicas(
+        &cluster,
+        &a_blocks,
+        true,
+        "a's replicas kept by the other snapshot",
+    )
+    .await;
     client.delete_snapshot("/d", "first").await.unwrap();
-    wait_replicas(&cluster, &a_blocks, false, "a's replicas deleted with the last snapshot").await;
-    wait_replicas(&cluster, &b_blocks, false, "b's old replicas deleted with the last snapshot").await;
+    wait_replicas(
+        &cluster,
+        &a_blocks,
+        false,
+        "a's replicas deleted with the last snapshot",
+    )
+    .await;
+    wait_replicas(
+        &cluster,
+        &b_blocks,
+        false,
+        "b's old replicas deleted with the last snapshot",
+    )
+    .await;
     let e = client.delete_snapshot("/d", "first").await.unwrap_err();
     assert!(e.to_string().contains("does not exist"), "{e}");
     assert!(names(&client, "/d/.snapshot").await.is_empty());
@@ -208,11 +303,17 @@ async fn unchanged_subtrees_are_shared_between_snapshots() {
         .expect("cluster starts");
     let client = cluster.client();
     for i in 0..20 {
-        client.mkdirs(&format!("/t/dir{i}/deep"), 0o755, true).await.unwrap();
+        client
+            .mkdirs(&format!("/t/dir{i}/deep"), 0o755, true)
+            .await
+            .unwrap();
     }
     client.allow_snapshot("/t").await.unwrap();
     client.create_snapshot("/t", Some("one")).await.unwrap();
-    client.mkdirs("/t/dir3/deep/new", 0o755, true).await.unwrap();
+    client
+        .mkdirs("/t/dir3/deep/new", 0o755, true)
+        .await
+        .unwrap();
     client.create_snapshot("/t", Some("two")).await.unwrap();
     {
         let fsn = cluster.namesystem();
@@ -223,11 +324,19 @@ async fn unchanged_subtrees_are_shared_between_snapshots() {
         for i in 0..20 {
             let name = format!("dir{i}");
             let shared = std::sync::Arc::ptr_eq(&one[name.as_str()], &two[name.as_str()]);
-            assert_eq!(shared, i != 3, "{name} shared between the snapshots: {shared}");
+            assert_eq!(
+                shared,
+                i != 3,
+                "{name} shared between the snapshots: {shared}"
+            );
         }
     }
     let report = client.snapshot_diff("/t", "one", "two").await.unwrap();
-    let lines: Vec<String> = report.diff_report_entries.iter().map(diff_entry_line).collect();
+    let lines: Vec<String> = report
+        .diff_report_entries
+        .iter()
+        .map(diff_entry_line)
+        .collect();
     assert_eq!(lines, ["M\t./dir3/deep", "+\t./dir3/deep/new"]);
     cluster.shutdown().await;
 }

@@ -130,7 +130,11 @@ impl Snapshots {
     }
 
     /// The snapshottable directory at `p`, or HDFS's error naming `p`.
-    pub fn snapshottable_at(&self, ns: &Namespace, p: &str) -> Result<(InodeId, &SnapshottableDir)> {
+    pub fn snapshottable_at(
+        &self,
+        ns: &Namespace,
+        p: &str,
+    ) -> Result<(InodeId, &SnapshottableDir)> {
         let node = ns.lookup(p)?;
         if !node.is_dir() {
             return Err(NameNodeError::FileNotFound {
@@ -140,7 +144,9 @@ impl Snapshots {
         self.dirs
             .get(&node.id)
             .map(|d| (node.id, d))
-            .ok_or_else(|| snapshot_error(format!("Directory is not a snapshottable directory: {p}")))
+            .ok_or_else(|| {
+                snapshot_error(format!("Directory is not a snapshottable directory: {p}"))
+            })
     }
 
     /// Refuses to take away a subtree that holds a snapshottable directory with
@@ -358,7 +364,12 @@ impl Snapshots {
                 op.name, op.path
             )));
         };
-        let snapshot = self.dirs.get_mut(&id).expect("found above").snapshots.remove(i);
+        let snapshot = self
+            .dirs
+            .get_mut(&id)
+            .expect("found above")
+            .snapshots
+            .remove(i);
         self.store.release(snapshot.root);
         self.store.invalidate_up(ns, id);
         Ok(id)
@@ -511,9 +522,15 @@ mod tests {
     #[test]
     fn default_names_follow_hdfs_pattern() {
         // 2026-11-24 08:03:44.123 UTC
-        assert_eq!(default_snapshot_name(1_795_507_424_123), "s20261124-080344.123");
+        assert_eq!(
+            default_snapshot_name(1_795_507_424_123),
+            "s20261124-080344.123"
+        );
         assert_eq!(default_snapshot_name(0), "s19700101-000000.000");
-        assert_eq!(default_snapshot_name(951_782_400_000), "s20000229-000000.000");
+        assert_eq!(
+            default_snapshot_name(951_782_400_000),
+            "s20000229-000000.000"
+        );
     }
 
     #[test]
@@ -528,7 +545,9 @@ mod tests {
             Err(NameNodeError::SnapshotAccess)
         ));
         assert!(check_writable_path("/a/.snapshots").is_ok());
-        let p = SnapshotPath::parse("/a/b/.snapshot/s1/c/d").unwrap().unwrap();
+        let p = SnapshotPath::parse("/a/b/.snapshot/s1/c/d")
+            .unwrap()
+            .unwrap();
         assert_eq!(p.dir, vec!["a", "b"]);
         assert_eq!(p.name, Some("s1"));
         assert_eq!(p.rest, vec!["c", "d"]);

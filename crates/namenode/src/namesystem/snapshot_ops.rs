@@ -378,7 +378,12 @@ impl Namesystem {
 
     /// Resolves a path with a `.snapshot` component (`Ok(None)`: nothing there), checking
     /// traversal on the live directories and on the frozen ones below.
-    fn snapshot_target(&self, st: &State, user: &str, sp: &SnapshotPath<'_>) -> Result<Option<Target>> {
+    fn snapshot_target(
+        &self,
+        st: &State,
+        user: &str,
+        sp: &SnapshotPath<'_>,
+    ) -> Result<Option<Target>> {
         let Some(dir) = st.ns.resolve_parts(&sp.dir) else {
             return Ok(None);
         };
@@ -503,7 +508,9 @@ impl Namesystem {
                         Some(a) => std::ops::Bound::Excluded(a),
                         None => std::ops::Bound::Unbounded,
                     };
-                    for (name, child) in children.range::<str, _>((start, std::ops::Bound::Unbounded)) {
+                    for (name, child) in
+                        children.range::<str, _>((start, std::ops::Bound::Unbounded))
+                    {
                         let name = Bytes::copy_from_slice(name.as_bytes());
                         add(st.frozen_status(child, name, None));
                     }
@@ -537,7 +544,8 @@ impl Namesystem {
             });
         };
         self.check_frozen(user, &node, Access::Read, sp)?;
-        let mut located = st.frozen_located_blocks(&node, offset, length, &self.storage.block_pool_id);
+        let mut located =
+            st.frozen_located_blocks(&node, offset, length, &self.storage.block_pool_id);
         drop(st);
         for lb in located.blocks.iter_mut().chain(located.last_block.as_mut()) {
             self.set_block_token(lb, user, AccessMode::Read);
@@ -563,7 +571,9 @@ impl Namesystem {
                 .snapshots
                 .iter()
                 .map(|s| s.root.count())
-                .fold((0, 0, 0, 0), |a, b| (a.0 + b.0, a.1 + b.1, a.2 + b.2, a.3 + b.3)),
+                .fold((0, 0, 0, 0), |a, b| {
+                    (a.0 + b.0, a.1 + b.1, a.2 + b.2, a.3 + b.3)
+                }),
             Some(Target::Node { node, .. }) => node.count(),
         };
         Ok(ContentSummaryProto {
@@ -575,5 +585,190 @@ impl Namesystem {
             space_quota: u64::MAX,
             ..Default::default()
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use tusk_proto::internal::{
+        AddBlockOp, AddFileOp, BlockRecord, CloseFileOp, DeleteOp, FsImage, MkdirOp, RenameOp,
+    };
+
+    use super::*;
+    use crate::options::NameNodeOptions;
+    use crate::storage::StorageInfo;
+
+    fn mkdir(st: &mut State, path: &str, id: u64) {
+        let op = Op::Mkdir(MkdirOp {
+            path: path.into(),
+            inode_id: id,
+            permission: 0o755,
+            owner: "u".into(),
+            group: "g".into(),
+            mtime: 1,
+        });
+        st.apply(&op).unwrap();
+    }
+
+    /// A closed file at `path` with one block of `len` bytes.
+    fn file(st: &mut State, path: &str, id: u64, block: u64, len: u64) {
+        let ops = [
+            Op::AddFile(AddFileOp {
+                path: path.into(),
+                inode_id: id,
+                permission: 0o644,
+                owner: "u".into(),
+                group: "g".into(),
+                mtime: 1,
+                replication: 2,
+                block_size: 1 << 20,
+                client_name: "c".into(),
+            }),
+            Op::AddBlock(AddBlockOp {
+                inode_id: id,
+                block: Some(BlockRecord {
+                    block_id: block,
+                    generation_stamp: 1,
+                    num_bytes: 0,
+                }),
+                previous_block_bytes: 0,
+            }),
+            Op::CloseFile(CloseFileOp {
+                inode_id: id,
+                last_block_bytes: len,
+                mtime: 2,
+            }),
+        ];
+        for op in &ops {
+            assert!(st.apply(op).unwrap().is_empty());
+        }
+    }
+
+    fn snapshot_op(st: &mut State, op: Op) -> Result<Vec<u64>> {
+        st.apply(&op)
+    }
+
+    fn create(path: &str, name: &str, id: u32) -> Op {
+        Op::CreateSnapshot(CreateSnapshotOp {
+            path: path.into(),
+            name: name.into(),
+            snapshot_id: id,
+            mtime: 10 + id as u64,
+        })
+    }
+
+    fn delete_snapshot(path: &str, name: &str) -> Op {
+        Op::DeleteSnapshot(DeleteSnapshotOp {
+            path: path.into(),
+            name: name.into(),
+            mtime: 99,
+        })
+    }
+
+    fn delete(path: &str) -> Op {
+        Op::Delete(DeleteOp {
+            path: path.into(),
+            mtime: 50,
+        })
+    }
+
+    fn image(st: &State) -> FsImage {
+        let storage = StorageInfo {
+            namespace_id: 1,
+            block_pool_id: "bp".into(),
+            cluster_id: "c".into(),
+        };
+        st.to_image(7, &storage)
+    }
+
+    #[test]
+    fn blocks_live_as_long_as_a_snapshot_lists_them_and_the_image_keeps_them() {
+        let options = NameNodeOptions::default();
+        let mut st = State::from_image(&FsImage::default(), &options);
+        mkdir(&mut st, "/d", 20_000);
+        file(&mut st, "/d/f", 20_001, 1, 100);
+        file(&mut st, "/d/g", 20_002, 2, 200);
+        let allow = Op::AllowSnapshot(AllowSnapshotOp { path: "/d".into() });
+        snapshot_op(&mut st, allow).unwrap();
+        snapshot_op(&mut st, create("/d", "s1", 0)).unwrap();
+        assert_eq!(
+            st.ns.get(20_000).unwrap().mtime,
+            10,
+            "the directory's mtime moves"
+        );
+
+        // Deleted and renamed-then-deleted files keep their blocks for the snapshot.
+        assert!(st.apply(&delete("/d/f")).unwrap().is_empty());
+        let rename = Op::Rename(RenameOp {
+            src: "/d/g".into(),
+            dst: "/g".into(),
+            mtime: 51,
+            overwrite: false,
+        });
+        assert!(st.apply(&rename).unwrap().is_empty());
+        assert!(st.apply(&delete("/g")).unwrap().is_empty());
+        assert!(st.blocks.get(1).is_some() && st.blocks.get(2).is_some());
+        snapshot_op(&mut st, create("/d", "s2", 1)).unwrap();
+
+        // The rules hold at replay too: a tree with snapshots is not deleted or moved.
+        assert!(matches!(
+            st.apply(&delete("/d")),
+            Err(NameNodeError::Snapshot { .. })
+        ));
+        let move_away = Op::Rename(RenameOp {
+            src: "/d".into(),
+            dst: "/e".into(),
+            mtime: 52,
+            overwrite: false,
+        });
+        assert!(matches!(
+            st.apply(&move_away),
+            Err(NameNodeError::Snapshot { .. })
+        ));
+
+        // Image round trip: the same snapshots, and the kept blocks back in the map.
+        let saved = image(&st);
+        assert_eq!(saved.snapshottable_dirs.len(), 1);
+        crate::namespace::check_image(&saved).unwrap();
+        let mut again = State::from_image(&saved, &options);
+        assert_eq!(image(&again), saved);
+        assert_eq!(again.blocks.get(1).map(|b| b.num_bytes), Some(100));
+        assert_eq!(
+            crate::namesystem::Namesystem::expected_replication(&again, 2),
+            2,
+            "a kept block keeps its snapshot copy's replication"
+        );
+
+        for st in [&mut st, &mut again] {
+            // s2 lists nothing; s1 is the last snapshot that lists blocks 1 and 2.
+            assert!(snapshot_op(st, delete_snapshot("/d", "s2"))
+                .unwrap()
+                .is_empty());
+            let mut freed = snapshot_op(st, delete_snapshot("/d", "s1")).unwrap();
+            freed.sort();
+            assert_eq!(freed, vec![1, 2]);
+            assert!(matches!(
+                snapshot_op(st, delete_snapshot("/d", "s1")),
+                Err(NameNodeError::Snapshot { .. })
+            ));
+            let disallow = Op::DisallowSnapshot(DisallowSnapshotOp { path: "/d".into() });
+            snapshot_op(st, disallow).unwrap();
+            assert!(st.apply(&delete("/d")).unwrap().is_empty());
+        }
+    }
+
+    #[test]
+    fn a_file_still_in_the_tree_keeps_its_blocks_when_its_snapshot_goes() {
+        let mut st = State::from_image(&FsImage::default(), &NameNodeOptions::default());
+        mkdir(&mut st, "/d", 20_000);
+        file(&mut st, "/d/f", 20_001, 1, 100);
+        let allow = Op::AllowSnapshot(AllowSnapshotOp { path: "/d".into() });
+        snapshot_op(&mut st, allow).unwrap();
+        snapshot_op(&mut st, create("/d", "s1", 0)).unwrap();
+        assert!(snapshot_op(&mut st, delete_snapshot("/d", "s1"))
+            .unwrap()
+            .is_empty());
+        // With no snapshot left, deleting the file deletes its block at once.
+        assert_eq!(st.apply(&delete("/d/f")).unwrap(), vec![1]);
     }
 }

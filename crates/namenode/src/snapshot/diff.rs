@@ -155,8 +155,7 @@ fn walk(old: &Arc<Frozen>, new: &Arc<Frozen>, path: String, events: &mut Vec<Eve
                     created.push((child_path(&path, name), n.clone()));
                 }
             }
-            if !created.is_empty() || !deleted.is_empty() || !old.attrs.same_metadata(&new.attrs)
-            {
+            if !created.is_empty() || !deleted.is_empty() || !old.attrs.same_metadata(&new.attrs) {
                 events.push(Event::Dir {
                     path: path.clone(),
                     created,
@@ -243,7 +242,12 @@ mod tests {
         let old = dir(
             1,
             "d",
-            vec![file(2, "gone", 1), kept.clone(), sub_old, file(6, "grows", 1)],
+            vec![
+                file(2, "gone", 1),
+                kept.clone(),
+                sub_old,
+                file(6, "grows", 1),
+            ],
         );
         let sub_new = dir(4, "moved", vec![file(5, "inner", 2)]);
         let new = dir(

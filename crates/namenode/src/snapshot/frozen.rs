@@ -5,8 +5,8 @@
 //! frozen copy that is still identical to it (the *cache*); every namespace change drops
 //! the cached copies of the inode it touches and of its ancestors, so the next snapshot
 //! re-copies that path and those directories' entry maps and shares every other subtree
-//! with the snapshots before it. Files open for writing are never cached (their last
-//! block grows without an edit).
+//! with the snapshots before it. Files open for writing, and the directories above
+//! them, are never cached (the last block grows without an edit).
 //!
 //! Blocks: the store counts, per block, the frozen file copies that list it. A block
 //! removed from the live tree while a copy still lists it stays in the block map (and on
@@ -51,7 +51,9 @@ impl FrozenAttrs {
 
     /// Equal as HDFS's diff report compares metadata (times aside).
     pub fn same_metadata(&self, other: &Self) -> bool {
-        self.permission == other.permission && self.owner == other.owner && self.group == other.group
+        self.permission == other.permission
+            && self.owner == other.owner
+            && self.group == other.group
     }
 }
 
@@ -121,7 +123,9 @@ impl Frozen {
                     acc.0 += 1;
                     let len = f.length();
                     acc.2 = acc.2.saturating_add(len);
-                    acc.3 = acc.3.saturating_add(len.saturating_mul(f.replication as u64));
+                    acc.3 = acc
+                        .3
+                        .saturating_add(len.saturating_mul(f.replication as u64));
                 }
             }
         }
@@ -131,7 +135,10 @@ impl Frozen {
 
 impl FrozenFile {
     pub fn length(&self) -> u64 {
-        self.blocks.iter().map(|b| b.num_bytes).fold(0, u64::saturating_add)
+        self.blocks
+            .iter()
+            .map(|b| b.num_bytes)
+            .fold(0, u64::saturating_add)
     }
 }
 
@@ -146,7 +153,8 @@ struct BlockRef {
 #[derive(Debug, Default)]
 pub struct FrozenStore {
     /// Live inode id → its frozen copy, while the inode has not changed since. A cached
-    /// directory's child directories are cached too (invalidation walks upwards).
+    /// directory's children are all cached too, so no cached directory lies above an
+    /// uncached one (invalidation walks upwards and stops at the first uncached).
     cache: HashMap<InodeId, Arc<Frozen>>,
     /// Block id → the frozen file copies listing it.
     refs: HashMap<u64, BlockRef>,
@@ -163,17 +171,32 @@ impl FrozenStore {
     /// The frozen copy of live inode `id` and its subtree, sharing every unchanged
     /// subtree with earlier copies. Hand it back through [`FrozenStore::release`].
     pub fn capture(&mut self, ns: &Namespace, blocks: &BlockMap, id: InodeId) -> Arc<Frozen> {
+        self.capture_cached(ns, blocks, id).0
+    }
+
+    /// [`FrozenStore::capture`], and whether the copy went into the cache.
+    fn capture_cached(
+        &mut self,
+        ns: &Namespace,
+        blocks: &BlockMap,
+        id: InodeId,
+    ) -> (Arc<Frozen>, bool) {
         if let Some(f) = self.cache.get(&id) {
-            return f.clone();
+            return (f.clone(), true);
         }
         let node = ns.get(id).expect("captured inode exists");
         let (kind, cacheable) = match &node.kind {
             InodeKind::Directory { children } => {
+                let mut all_cached = true;
                 let copies = children
                     .after(None)
-                    .map(|(name, child)| (Box::from(name), self.capture(ns, blocks, child)))
+                    .map(|(name, child)| {
+                        let (copy, cached) = self.capture_cached(ns, blocks, child);
+                        all_cached &= cached;
+                        (Box::from(name), copy)
+                    })
                     .collect();
-                (FrozenKind::Dir(copies), true)
+                (FrozenKind::Dir(copies), all_cached)
             }
             InodeKind::File(f) => {
                 let frozen = FrozenFile {
@@ -203,7 +226,7 @@ impl FrozenStore {
         if cacheable {
             self.cache.insert(id, frozen.clone());
         }
-        frozen
+        (frozen, cacheable)
     }
 
     /// Adopts a copy built from an image: counts its blocks (once per distinct copy).

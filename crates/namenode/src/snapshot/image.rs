@@ -10,7 +10,7 @@ use tusk_proto::internal::{
 };
 
 use super::frozen::{Frozen, FrozenAttrs, FrozenBlock, FrozenFile, FrozenKind};
-use super::{Snapshot, SnapshottableDir, Snapshots};
+use super::{Snapshot, Snapshots, SnapshottableDir};
 use crate::blocks::{BlockInfo, BlockMap, BlockState};
 
 /// The image records of `snapshots`.
@@ -59,10 +59,7 @@ fn save_node(
     match &node.kind {
         FrozenKind::Dir(children) => {
             rec.directory = true;
-            rec.children = children
-                .values()
-                .map(|c| save_node(c, keys, out))
-                .collect();
+            rec.children = children.values().map(|c| save_node(c, keys, out)).collect();
         }
         FrozenKind::File(f) => {
             rec.replication = f.replication as u32;
@@ -102,7 +99,10 @@ pub fn check(
             return Err(format!("frozen inode {k} is used before it is defined"));
         }
         if let Some(b) = rec.blocks.iter().find(|b| b.block_id >= next_block_id) {
-            return Err(format!("snapshot block {} lies past the block counter", b.block_id));
+            return Err(format!(
+                "snapshot block {} lies past the block counter",
+                b.block_id
+            ));
         }
         if !defined.insert(rec.key) {
             return Err(format!("frozen inode {} is listed twice", rec.key));
@@ -110,11 +110,17 @@ pub fn check(
     }
     for d in &image.snapshottable_dirs {
         if kinds.get(&d.inode_id) != Some(&true) {
-            return Err(format!("snapshottable inode {} is not a directory", d.inode_id));
+            return Err(format!(
+                "snapshottable inode {} is not a directory",
+                d.inode_id
+            ));
         }
         for s in &d.snapshots {
             if !defined.contains(&s.root) || s.id >= image.next_snapshot_id {
-                return Err(format!("snapshot {} has no root copy or an id past the counter", s.name));
+                return Err(format!(
+                    "snapshot {} has no root copy or an id past the counter",
+                    s.name
+                ));
             }
         }
     }
