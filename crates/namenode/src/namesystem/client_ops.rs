@@ -56,7 +56,7 @@ impl Namesystem {
         need_location: bool,
     ) -> Result<Option<DirectoryListingProto>> {
         if let Some(sp) = SnapshotPath::parse(src)? {
-            return self.snapshot_listing_of(user, &sp, start_after);
+            return self.snapshot_listing_of(user, &sp, start_after, need_location);
         }
         let st = self.read();
         let Some(id) = st.ns.resolve(src)? else {

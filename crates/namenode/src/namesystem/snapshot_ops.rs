@@ -473,8 +473,17 @@ impl Namesystem {
         user: &str,
         sp: &SnapshotPath<'_>,
         start_after: &[u8],
+        need_location: bool,
     ) -> Result<Option<DirectoryListingProto>> {
         let st = self.read();
+        let pool = &self.storage.block_pool_id;
+        let status = |node: &Frozen, name: Bytes, mtime: Option<u64>| {
+            let mut s = st.frozen_status(node, name, mtime);
+            if need_location && !node.is_dir() {
+                s.locations = Some(st.frozen_located_blocks(node, 0, u64::MAX, pool));
+            }
+            s
+        };
         let limit = self.options.listing_limit;
         let after = String::from_utf8_lossy(start_after);
         let after = Some(&*after).filter(|a| !a.is_empty());
@@ -501,7 +510,7 @@ impl Namesystem {
                 }
             }
             Some(Target::Node { node, mtime }) => match node.children() {
-                None => add(st.frozen_status(&node, Bytes::new(), mtime)),
+                None => add(status(&node, Bytes::new(), mtime)),
                 Some(children) => {
                     self.check_frozen(user, &node, Access::Read, sp)?;
                     let start = match after {
@@ -512,7 +521,7 @@ impl Namesystem {
                         children.range::<str, _>((start, std::ops::Bound::Unbounded))
                     {
                         let name = Bytes::copy_from_slice(name.as_bytes());
-                        add(st.frozen_status(child, name, None));
+                        add(status(child, name, None));
                     }
                 }
             },
