@@ -14,51 +14,45 @@ use tusk_proto::internal::{
 const DIRS: u64 = 100;
 const FILES_PER_DIR: u64 = 1000;
 
+fn mkdir(st: &mut State, path: String, inode_id: u64) {
+    let op = Op::Mkdir(MkdirOp {
+        path,
+        inode_id,
+        permission: 0o755,
+        ..Default::default()
+    });
+    st.apply(&op).expect("mkdir applies");
+}
+
+/// A closed, empty file.
+fn file(st: &mut State, path: String, inode_id: u64) {
+    let add = Op::AddFile(AddFileOp {
+        path,
+        inode_id,
+        permission: 0o644,
+        replication: 1,
+        block_size: 1 << 20,
+        client_name: "c".into(),
+        ..Default::default()
+    });
+    st.apply(&add).expect("create applies");
+    let close = Op::CloseFile(CloseFileOp {
+        inode_id,
+        ..Default::default()
+    });
+    st.apply(&close).expect("close applies");
+}
+
 fn build() -> State {
     let mut st = State::from_image(&Default::default(), &NameNodeOptions::default());
     let mut id = 20_000;
-    let apply = |st: &mut State, op: Op| st.apply(&op).expect("op applies");
-    apply(
-        &mut st,
-        Op::Mkdir(MkdirOp {
-            path: "/t".into(),
-            inode_id: id,
-            permission: 0o755,
-            ..Default::default()
-        }),
-    );
+    mkdir(&mut st, "/t".into(), id);
     for d in 0..DIRS {
         id += 1;
-        apply(
-            &mut st,
-            Op::Mkdir(MkdirOp {
-                path: format!("/t/d{d}"),
-                inode_id: id,
-                permission: 0o755,
-                ..Default::default()
-            }),
-        );
+        mkdir(&mut st, format!("/t/d{d}"), id);
         for f in 0..FILES_PER_DIR {
             id += 1;
-            apply(
-                &mut st,
-                Op::AddFile(AddFileOp {
-                    path: format!("/t/d{d}/f{f}"),
-                    inode_id: id,
-                    permission: 0o644,
-                    replication: 1,
-                    block_size: 1 << 20,
-                    client_name: "c".into(),
-                    ..Default::default()
-                }),
-            );
-            apply(
-                &mut st,
-                Op::CloseFile(CloseFileOp {
-                    inode_id: id,
-                    ..Default::default()
-                }),
-            );
+            file(&mut st, format!("/t/d{d}/f{f}"), id);
         }
     }
     st
@@ -83,21 +77,7 @@ fn later_snapshots_copy_only_what_changed() {
         .unwrap();
     let first = snapshot(&mut st, "s0", 0);
     // One new file in one directory.
-    st.apply(&Op::AddFile(AddFileOp {
-        path: "/t/d7/new".into(),
-        inode_id: 10_000_000,
-        permission: 0o644,
-        replication: 1,
-        block_size: 1 << 20,
-        client_name: "c".into(),
-        ..Default::default()
-    }))
-    .unwrap();
-    st.apply(&Op::CloseFile(CloseFileOp {
-        inode_id: 10_000_000,
-        ..Default::default()
-    }))
-    .unwrap();
+    file(&mut st, "/t/d7/new".into(), 10_000_000);
     let second = snapshot(&mut st, "s1", 1);
     let unchanged = snapshot(&mut st, "s2", 2);
 
