@@ -340,3 +340,41 @@ async fn unchanged_subtrees_are_shared_between_snapshots() {
     assert_eq!(lines, ["M\t./dir3/deep", "+\t./dir3/deep/new"]);
     cluster.shutdown().await;
 }
+
+/// A client nobody here wrote reads a snapshot like any directory.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn hdfs_native_reads_through_a_snapshot() {
+    let cluster = MiniCluster::builder()
+        .datanodes(1)
+        .conf("dfs.blocksize", BLOCK.to_string())
+        .conf("dfs.replication", "1")
+        .build()
+        .await
+        .expect("cluster starts");
+    let client = cluster.client();
+    let old = test_data(BLOCK as usize + 4321, 9);
+    put(&client, "/n/f", &old).await;
+    client.allow_snapshot("/n").await.unwrap();
+    client.create_snapshot("/n", Some("s1")).await.unwrap();
+    put(&client, "/n/f", b"shorter now").await;
+
+    let native = hdfs_native::Client::new(&cluster.fs_uri()).expect("hdfs-native client");
+    let mut reader = native
+        .read("/n/.snapshot/s1/f")
+        .await
+        .expect("open in snapshot");
+    assert_eq!(reader.file_length(), old.len());
+    let back = reader.read(old.len()).await.expect("read in snapshot");
+    assert!(back == old, "the snapshot's copy reads back as it was");
+    let snapshots = native.list_status("/n/.snapshot", false).await.unwrap();
+    let names: Vec<&str> = snapshots.iter().map(|s| s.path.as_str()).collect();
+    assert_eq!(names, ["/n/.snapshot/s1"]);
+    assert!(snapshots[0].isdir);
+    let status = native.get_file_info("/n/.snapshot/s1/f").await.unwrap();
+    assert_eq!(status.length, old.len());
+    assert!(native
+        .mkdirs("/n/.snapshot/s1/x", 0o755, true)
+        .await
+        .is_err());
+    cluster.shutdown().await;
+}
