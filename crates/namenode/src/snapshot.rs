@@ -364,14 +364,17 @@ impl Snapshots {
                 op.name, op.path
             )));
         };
-        let snapshot = self
-            .dirs
-            .get_mut(&id)
-            .expect("found above")
-            .snapshots
-            .remove(i);
+        let dir = self.dirs.get_mut(&id).expect("found above");
+        let snapshot = dir.snapshots.remove(i);
+        let last = dir.snapshots.is_empty();
         self.store.release(snapshot.root);
-        self.store.invalidate_up(ns, id);
+        if last {
+            // Copies kept only for sharing with later snapshots would otherwise hold a
+            // second copy of the directory's metadata until it changes.
+            self.store.evict_subtree(ns, id);
+        } else {
+            self.store.invalidate_up(ns, id);
+        }
         Ok(id)
     }
 

@@ -756,6 +756,10 @@ mod tests {
             let mut freed = snapshot_op(st, delete_snapshot("/d", "s1")).unwrap();
             freed.sort();
             assert_eq!(freed, vec![1, 2]);
+            assert!(
+                st.snapshots.store.cache_is_empty(),
+                "no copies outlive the last snapshot"
+            );
             assert!(matches!(
                 snapshot_op(st, delete_snapshot("/d", "s1")),
                 Err(NameNodeError::Snapshot { .. })
