@@ -48,6 +48,7 @@ pub const MAX_SNAPSHOT_ID: u32 = (1 << 24) - 1;
 pub struct Snapshot {
     /// Assigned in creation order; orders snapshots in time.
     pub id: u32,
+    /// Unique within its directory; renameSnapshot changes it.
     pub name: String,
     /// Creation time: the modification time its root shows.
     pub ctime: u64,

@@ -37,6 +37,7 @@ impl DiffKind {
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct DiffEntry {
+    /// What happened to the entry.
     pub kind: DiffKind,
     /// Relative to the snapshot root.
     pub path: String,
@@ -46,14 +47,15 @@ pub struct DiffEntry {
 
 /// A changed node found by the walk, in the order found (parents first).
 enum Event {
+    /// A directory whose entries or metadata changed: its new and gone entries (path,
+    /// copy), which may pair up into renames.
     Dir {
         path: String,
         created: Vec<(String, Arc<Frozen>)>,
         deleted: Vec<(String, Arc<Frozen>)>,
     },
-    File {
-        path: String,
-    },
+    /// A file whose content or metadata changed.
+    File { path: String },
 }
 
 /// The entries going from `from` to `to`.

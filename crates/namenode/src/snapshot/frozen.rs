@@ -62,8 +62,12 @@ impl FrozenAttrs {
 pub struct Frozen {
     /// The live inode this is a copy of (it may since have been deleted).
     pub id: InodeId,
+    /// Its name then (a snapshot root keeps the directory's; listings show the
+    /// snapshot's).
     pub name: Box<str>,
+    /// Its metadata then.
     pub attrs: FrozenAttrs,
+    /// Its entries or blocks then.
     pub kind: FrozenKind,
 }
 
@@ -78,6 +82,7 @@ pub enum FrozenKind {
 pub struct FrozenFile {
     pub replication: u16,
     pub block_size: u64,
+    /// In file order; [`FrozenStore`] counts each listing.
     pub blocks: Vec<FrozenBlock>,
 }
 
@@ -86,7 +91,9 @@ pub struct FrozenFile {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct FrozenBlock {
     pub id: u64,
+    /// The stamp then; reads use the block map's current one (an append may bump it).
     pub generation_stamp: u64,
+    /// The length then: what a read through the snapshot returns.
     pub num_bytes: u64,
 }
 
@@ -145,7 +152,9 @@ impl FrozenFile {
 /// How many frozen file copies list a block, and the highest replication among them.
 #[derive(Clone, Copy, Debug)]
 struct BlockRef {
+    /// Distinct frozen file copies listing the block.
     copies: u32,
+    /// The highest replication among them (kept while any is left).
     replication: u16,
 }
 
