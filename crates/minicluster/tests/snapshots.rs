@@ -221,9 +221,11 @@ async fn snapshots_keep_deleted_data_until_deleted_and_survive_restarts() {
     assert_eq!(listed.len(), 2);
     assert_eq!(&listed[0].dir_status.path[..], b"first", "creation order");
 
-    // Restart: the snapshot, its reads and its retained blocks are all still there, and
-    // the DataNode's report of a's blocks is accepted, not answered with a deletion.
-    cluster.restart_namenode().await.unwrap();
+    // A kill, then a start that replays the edit log: the snapshot, its reads and its
+    // retained blocks are all still there, and the DataNode's report of a's blocks is
+    // accepted, not answered with a deletion.
+    cluster.kill_namenode();
+    cluster.start_namenode_again().await.unwrap();
     cluster
         .wait_live_datanodes(1, Duration::from_secs(20))
         .await
@@ -283,7 +285,7 @@ async fn snapshots_keep_deleted_data_until_deleted_and_survive_restarts() {
     assert!(names(&client, "/d/.snapshot").await.is_empty());
     assert_eq!(client.read_file("/d/b").await.unwrap(), b_new);
 
-    // And the deletions survive another restart (replayed from the log, then imaged).
+    // And the deletions survive a clean restart (from the image written at shutdown).
     cluster.restart_namenode().await.unwrap();
     let client = cluster.client();
     assert!(names(&client, "/d/.snapshot").await.is_empty());
