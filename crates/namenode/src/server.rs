@@ -343,6 +343,18 @@ impl ClientProtocolService {
                     snapshot_list: Some(fsn.snapshot_listing(user, &r.snapshot_root)?),
                 })
             }),
+            "getSnapshotDiffReportListing" => {
+                now(body, |r: h::GetSnapshotDiffReportListingRequestProto| {
+                    Ok(h::GetSnapshotDiffReportListingResponseProto {
+                        diff_report: fsn.snapshot_diff_report_listing(
+                            user,
+                            &r.snapshot_root,
+                            &r.from_snapshot,
+                            &r.to_snapshot,
+                        )?,
+                    })
+                })
+            }
             "getSnapshotDiffReport" => now(body, |r: h::GetSnapshotDiffReportRequestProto| {
                 Ok(h::GetSnapshotDiffReportResponseProto {
                     diff_report: fsn.snapshot_diff_report(

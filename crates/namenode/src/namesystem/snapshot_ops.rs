@@ -7,9 +7,10 @@ use std::sync::Arc;
 use bytes::Bytes;
 use tusk_proto::hdfs::{
     hdfs_file_status_proto::FileType, ContentSummaryProto, DirectoryListingProto,
-    FsPermissionProto, HdfsFileStatusProto, LocatedBlocksProto, SnapshotDiffReportEntryProto,
-    SnapshotDiffReportProto, SnapshotListingProto, SnapshotStatusProto,
-    SnapshottableDirectoryListingProto, SnapshottableDirectoryStatusProto,
+    FsPermissionProto, HdfsFileStatusProto, LocatedBlocksProto, SnapshotDiffReportCursorProto,
+    SnapshotDiffReportEntryProto, SnapshotDiffReportListingEntryProto,
+    SnapshotDiffReportListingProto, SnapshotDiffReportProto, SnapshotListingProto,
+    SnapshotStatusProto, SnapshottableDirectoryListingProto, SnapshottableDirectoryStatusProto,
 };
 use tusk_proto::internal::{
     edit_record::Op, AllowSnapshotOp, CreateSnapshotOp, DeleteSnapshotOp, DisallowSnapshotOp,
@@ -324,13 +325,78 @@ impl Namesystem {
         from: &str,
         to: &str,
     ) -> Result<SnapshotDiffReportProto> {
-        let p = path::normalize(root)?;
-        let mut report = SnapshotDiffReportProto {
-            snapshot_root: p.clone(),
+        let (p, entries) = self.snapshot_diff(user, root, from, to)?;
+        Ok(SnapshotDiffReportProto {
+            snapshot_root: p,
             from_snapshot: from.to_string(),
             to_snapshot: to.to_string(),
-            diff_report_entries: vec![],
+            diff_report_entries: entries
+                .into_iter()
+                .map(|e| SnapshotDiffReportEntryProto {
+                    fullpath: Bytes::from(e.path),
+                    modification_label: e.kind.label().to_string(),
+                    target_path: e.target.map(Bytes::from),
+                })
+                .collect(),
+        })
+    }
+
+    /// `getSnapshotDiffReportListing`: the same diff as lists of modified, created and
+    /// deleted entries, from which Hadoop's client builds the report. Always complete in
+    /// one reply (the cursor says so) and always from `from` to `to` (`isFromEarlier`).
+    pub fn snapshot_diff_report_listing(
+        &self,
+        user: &str,
+        root: &str,
+        from: &str,
+        to: &str,
+    ) -> Result<SnapshotDiffReportListingProto> {
+        let (_, entries) = self.snapshot_diff(user, root, from, to)?;
+        let mut listing = SnapshotDiffReportListingProto {
+            modified_entries: vec![],
+            created_entries: vec![],
+            deleted_entries: vec![],
+            is_from_earlier: true,
+            cursor: Some(SnapshotDiffReportCursorProto {
+                start_path: Bytes::new(),
+                index: -1,
+            }),
         };
+        for e in entries {
+            let mut item = SnapshotDiffReportListingEntryProto {
+                fullpath: Bytes::from(e.path),
+                dir_id: e.dir,
+                is_reference: false,
+                target_path: None,
+                file_id: Some(e.id),
+            };
+            match e.kind {
+                diff::DiffKind::Modify => {
+                    // A directory's entry brings its created and deleted entries along.
+                    item.is_reference = e.is_dir;
+                    listing.modified_entries.push(item);
+                }
+                diff::DiffKind::Create => listing.created_entries.push(item),
+                diff::DiffKind::Delete => listing.deleted_entries.push(item),
+                diff::DiffKind::Rename => {
+                    item.is_reference = true;
+                    item.target_path = e.target.map(Bytes::from);
+                    listing.deleted_entries.push(item);
+                }
+            }
+        }
+        Ok(listing)
+    }
+
+    /// The diff entries from `from` to `to` under `root`, and `root` normalised.
+    fn snapshot_diff(
+        &self,
+        user: &str,
+        root: &str,
+        from: &str,
+        to: &str,
+    ) -> Result<(String, Vec<diff::DiffEntry>)> {
+        let p = path::normalize(root)?;
         // The current tree is compared as a frozen copy, which may add to the sharing
         // cache: hence the write lock.
         let mut st = self.write();
@@ -349,9 +415,7 @@ impl Namesystem {
         };
         let (a, b) = (pick(from)?, pick(to)?);
         if from == to {
-            drop(a);
-            drop(b);
-            return Ok(report);
+            return Ok((p, vec![]));
         }
         let st = &mut *st;
         let current = (a.is_none() || b.is_none())
@@ -365,15 +429,7 @@ impl Namesystem {
         }
         let freed = st.snapshots.after_op(&st.ns, &st.blocks, vec![]);
         st.invalidate_removed(&freed);
-        report.diff_report_entries = entries
-            .into_iter()
-            .map(|e| SnapshotDiffReportEntryProto {
-                fullpath: Bytes::from(e.path),
-                modification_label: e.kind.label().to_string(),
-                target_path: e.target.map(Bytes::from),
-            })
-            .collect();
-        Ok(report)
+        Ok((p, entries))
     }
 
     /// Resolves a path with a `.snapshot` component (`Ok(None)`: nothing there), checking

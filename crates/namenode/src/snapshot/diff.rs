@@ -43,6 +43,13 @@ pub struct DiffEntry {
     pub path: String,
     /// The new path of a rename.
     pub target: Option<String>,
+    /// The entry's inode.
+    pub id: InodeId,
+    /// The directory the change is recorded under: for `+`, `-` and `R` the directory
+    /// whose entries changed, for a directory's `M` the directory itself, for a file's
+    /// `M` its parent (what `getSnapshotDiffReportListing` calls `dirId`).
+    pub dir: InodeId,
+    pub is_dir: bool,
 }
 
 /// A changed node found by the walk, in the order found (parents first).
@@ -50,27 +57,33 @@ enum Event {
     /// A directory whose entries or metadata changed: its new and gone entries (path,
     /// copy), which may pair up into renames.
     Dir {
+        id: InodeId,
         path: String,
         created: Vec<(String, Arc<Frozen>)>,
         deleted: Vec<(String, Arc<Frozen>)>,
     },
-    /// A file whose content or metadata changed.
-    File { path: String },
+    /// A file whose content or metadata changed, and its directory.
+    File {
+        id: InodeId,
+        parent: InodeId,
+        path: String,
+    },
 }
 
 /// The entries going from `from` to `to`.
 pub fn diff(from: &Arc<Frozen>, to: &Arc<Frozen>) -> Vec<DiffEntry> {
     let mut events = Vec::new();
-    walk(from, to, String::new(), &mut events);
+    walk(from, to, from.id, String::new(), &mut events);
     // Pair deletions with creations of the same inode: renames. A renamed subtree is
     // compared in turn, which may find more.
     let mut renames: HashMap<InodeId, (String, String)> = HashMap::new();
     let mut scanned = 0;
     while scanned < events.len() {
         let mut deleted: HashMap<InodeId, (String, Arc<Frozen>)> = HashMap::new();
-        let mut created: Vec<(InodeId, String, Arc<Frozen>)> = Vec::new();
+        let mut created: Vec<(InodeId, String, Arc<Frozen>, InodeId)> = Vec::new();
         for e in &events {
             if let Event::Dir {
+                id: dir,
                 created: c,
                 deleted: d,
                 ..
@@ -80,52 +93,71 @@ pub fn diff(from: &Arc<Frozen>, to: &Arc<Frozen>) -> Vec<DiffEntry> {
                     deleted.insert(n.id, (p.clone(), n.clone()));
                 }
                 for (p, n) in c {
-                    created.push((n.id, p.clone(), n.clone()));
+                    created.push((n.id, p.clone(), n.clone(), *dir));
                 }
             }
         }
         scanned = events.len();
-        for (id, new_path, new_node) in created {
+        for (id, new_path, new_node, new_parent) in created {
             if renames.contains_key(&id) {
                 continue;
             }
             if let Some((old_path, old_node)) = deleted.remove(&id) {
                 renames.insert(id, (old_path, new_path.clone()));
-                walk(&old_node, &new_node, new_path, &mut events);
+                walk(&old_node, &new_node, new_parent, new_path, &mut events);
             }
         }
     }
     let mut out = Vec::new();
     for e in events {
         match e {
-            Event::File { path } => out.push(entry(DiffKind::Modify, path, None)),
+            Event::File { id, parent, path } => out.push(DiffEntry {
+                kind: DiffKind::Modify,
+                path,
+                target: None,
+                id,
+                dir: parent,
+                is_dir: false,
+            }),
             Event::Dir {
+                id,
                 path,
                 created,
                 deleted,
             } => {
-                out.push(entry(DiffKind::Modify, path, None));
+                out.push(DiffEntry {
+                    kind: DiffKind::Modify,
+                    path,
+                    target: None,
+                    id,
+                    dir: id,
+                    is_dir: true,
+                });
+                let child = |kind, path, target, n: &Frozen| DiffEntry {
+                    kind,
+                    path,
+                    target,
+                    id: n.id,
+                    dir: id,
+                    is_dir: n.is_dir(),
+                };
                 for (p, n) in created {
                     if !renames.contains_key(&n.id) {
-                        out.push(entry(DiffKind::Create, p, None));
+                        out.push(child(DiffKind::Create, p, None, &n));
                     }
                 }
                 for (p, n) in deleted {
                     match renames.get(&n.id) {
                         Some((_, target)) => {
-                            out.push(entry(DiffKind::Rename, p, Some(target.clone())))
+                            out.push(child(DiffKind::Rename, p, Some(target.clone()), &n))
                         }
-                        None => out.push(entry(DiffKind::Delete, p, None)),
+                        None => out.push(child(DiffKind::Delete, p, None, &n)),
                     }
                 }
             }
         }
     }
     out
-}
-
-fn entry(kind: DiffKind, path: String, target: Option<String>) -> DiffEntry {
-    DiffEntry { kind, path, target }
 }
 
 fn child_path(parent: &str, name: &str) -> String {
@@ -136,8 +168,14 @@ fn child_path(parent: &str, name: &str) -> String {
     }
 }
 
-/// Compares two copies of one inode at `path`.
-fn walk(old: &Arc<Frozen>, new: &Arc<Frozen>, path: String, events: &mut Vec<Event>) {
+/// Compares two copies of one inode at `path` (in the directory `parent`).
+fn walk(
+    old: &Arc<Frozen>,
+    new: &Arc<Frozen>,
+    parent: InodeId,
+    path: String,
+    events: &mut Vec<Event>,
+) {
     if Arc::ptr_eq(old, new) {
         return;
     }
@@ -159,23 +197,32 @@ fn walk(old: &Arc<Frozen>, new: &Arc<Frozen>, path: String, events: &mut Vec<Eve
             }
             if !created.is_empty() || !deleted.is_empty() || !old.attrs.same_metadata(&new.attrs) {
                 events.push(Event::Dir {
+                    id: new.id,
                     path: path.clone(),
                     created,
                     deleted,
                 });
             }
             for (name, o, n) in common {
-                walk(o, n, child_path(&path, name), events);
+                walk(o, n, new.id, child_path(&path, name), events);
             }
         }
         (FrozenKind::File(a), FrozenKind::File(b)) => {
             if a != b || !old.attrs.same_metadata(&new.attrs) || old.attrs.mtime != new.attrs.mtime
             {
-                events.push(Event::File { path });
+                events.push(Event::File {
+                    id: new.id,
+                    parent,
+                    path,
+                });
             }
         }
         // One inode id is never both a file and a directory.
-        _ => events.push(Event::File { path }),
+        _ => events.push(Event::File {
+            id: new.id,
+            parent,
+            path,
+        }),
     }
 }
 
