@@ -59,6 +59,8 @@ fsshell -test -e /compat/hello.txt && fail "-rm left the snapshotted file"
 fsshell -ls /compat/.snapshot | grep -Eq '^d.* /compat/.snapshot/s1$' || fail "-ls DIR/.snapshot"
 fsshell -ls /compat/.snapshot/s1 | grep -Eq '^-rw-r--r-- +3 .* 26 .* /compat/.snapshot/s1/hello.txt$' || fail "-ls DIR/.snapshot/NAME"
 [ "$(fsshell -cat /compat/.snapshot/s1/hello.txt)" = "hello from hadoop fsshell" ] || fail "-cat of a deleted file through its snapshot"
+[ "$(fsshell -du -s /compat | tr -s ' ')" = "26 78 /compat" ] || fail "-du counts what only the snapshot holds"
+[ "$(fsshell -du -s -x /compat | tr -s ' ')" = "0 0 /compat" ] || fail "-du -x leaves the snapshot out"
 PUT=$(fsshell -put "$WORK/hello.txt" /compat/.snapshot/s1/again.txt 2>&1 || true)
 [ "$PUT" = "put: Modification on a read-only snapshot is disallowed" ] || fail "-put into a snapshot is refused: $PUT"
 fsshell -renameSnapshot /compat s1 s2

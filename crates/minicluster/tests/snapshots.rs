@@ -156,6 +156,14 @@ async fn snapshots_keep_deleted_data_until_deleted_and_survive_restarts() {
     assert_eq!(summary.file_count, 3);
     assert_eq!(summary.length, (a.len() + b_old.len() + c.len()) as u64);
 
+    // The live directory's summary counts what only its snapshots still hold (du
+    // without -x), and says how much that is.
+    let live = client.content_summary("/d").await.unwrap();
+    let held = (a.len() + b_old.len()) as u64;
+    assert_eq!(live.snapshot_length, Some(held));
+    assert_eq!(live.snapshot_file_count, Some(2));
+    assert_eq!(live.length, (b_new.len() + c.len() + 5) as u64 + held);
+
     // Diff report from s1 to the current tree.
     let report = client.snapshot_diff("/d", "s1", "").await.unwrap();
     let lines: Vec<String> = report

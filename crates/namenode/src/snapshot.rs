@@ -174,6 +174,49 @@ impl Snapshots {
         Ok(())
     }
 
+    /// What snapshots of directories at or below live inode `id` still hold of inodes
+    /// the live tree no longer has: (files, directories, bytes, bytes times replication),
+    /// the share `getContentSummary` reports as snapshot usage (and `du -x` leaves out).
+    /// Each copy is visited once, and subtrees still identical to the live tree not at
+    /// all; a file changed in place (same inode) is not counted twice.
+    pub fn snapshot_only_usage(&self, ns: &Namespace, id: InodeId) -> (u64, u64, u64, u64) {
+        let mut seen = std::collections::HashSet::new();
+        // Inode id → (is a directory, bytes, space): the largest copy of each.
+        let mut gone: std::collections::HashMap<InodeId, (bool, u64, u64)> = Default::default();
+        for (dir, s) in &self.dirs {
+            if s.snapshots.is_empty() || !is_ancestor(ns, id, *dir) {
+                continue;
+            }
+            let mut stack: Vec<&Arc<Frozen>> = s.snapshots.iter().map(|s| &s.root).collect();
+            while let Some(n) = stack.pop() {
+                if self.store.is_current(n) || !seen.insert(Arc::as_ptr(n)) {
+                    continue;
+                }
+                if ns.get(n.id).is_none() {
+                    let (len, space) = n.file().map_or((0, 0), |f| {
+                        let len = f.length();
+                        (len, len.saturating_mul(f.replication as u64))
+                    });
+                    let e = gone.entry(n.id).or_insert((n.is_dir(), 0, 0));
+                    e.1 = e.1.max(len);
+                    e.2 = e.2.max(space);
+                }
+                if let Some(children) = n.children() {
+                    stack.extend(children.values());
+                }
+            }
+        }
+        gone.values()
+            .fold((0, 0, 0, 0), |acc, (is_dir, len, space)| {
+                (
+                    acc.0 + u64::from(!is_dir),
+                    acc.1 + u64::from(*is_dir),
+                    acc.2.saturating_add(*len),
+                    acc.3.saturating_add(*space),
+                )
+            })
+    }
+
     /// Checks an edit op against the snapshot rules and drops the frozen copies it will
     /// make stale. Runs before the op changes the tree, live and at replay alike.
     pub fn before_op(&mut self, ns: &Namespace, blocks: &BlockMap, op: &Op) -> Result<()> {

@@ -812,7 +812,7 @@ impl Namesystem {
         let (files, dirs, bytes, space) = st
             .ns
             .count(id, |b| st.blocks.get(b).map_or(0, |b| b.num_bytes));
-        Ok(ContentSummaryProto {
+        let mut summary = ContentSummaryProto {
             length: bytes,
             file_count: files,
             directory_count: dirs,
@@ -820,7 +820,9 @@ impl Namesystem {
             space_consumed: space,
             space_quota: u64::MAX,
             ..Default::default()
-        })
+        };
+        st.add_snapshot_usage(id, &mut summary);
+        Ok(summary)
     }
 
     pub fn fs_stats(&self) -> GetFsStatsResponseProto {

@@ -70,6 +70,24 @@ impl State {
         Ok(vec![])
     }
 
+    /// Adds what snapshots below live inode `id` alone still hold to its content
+    /// summary, in the totals and in the `snapshot*` fields (HDFS counts snapshots in
+    /// `du` unless `-x`).
+    pub(super) fn add_snapshot_usage(&self, id: InodeId, summary: &mut ContentSummaryProto) {
+        if self.snapshots.dirs.is_empty() {
+            return;
+        }
+        let (files, dirs, bytes, space) = self.snapshots.snapshot_only_usage(&self.ns, id);
+        summary.length = summary.length.saturating_add(bytes);
+        summary.file_count += files;
+        summary.directory_count += dirs;
+        summary.space_consumed = summary.space_consumed.saturating_add(space);
+        summary.snapshot_length = Some(bytes);
+        summary.snapshot_file_count = Some(files);
+        summary.snapshot_directory_count = Some(dirs);
+        summary.snapshot_space_consumed = Some(space);
+    }
+
     /// Status of a frozen inode, as [`State::file_status`] builds a live one's.
     fn frozen_status(&self, node: &Frozen, name: Bytes, mtime: Option<u64>) -> HdfsFileStatusProto {
         let mut s = HdfsFileStatusProto {

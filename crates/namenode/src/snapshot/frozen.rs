@@ -311,6 +311,13 @@ impl FrozenStore {
         }
     }
 
+    /// True if `copy` is still identical to its live inode, and so is everything below it.
+    pub fn is_current(&self, copy: &Arc<Frozen>) -> bool {
+        self.cache
+            .get(&copy.id)
+            .is_some_and(|c| Arc::ptr_eq(c, copy))
+    }
+
     /// True while a frozen copy lists `block`.
     pub fn retains(&self, block: u64) -> bool {
         self.refs.contains_key(&block)
