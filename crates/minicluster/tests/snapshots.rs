@@ -348,6 +348,24 @@ async fn unchanged_subtrees_are_shared_between_snapshots() {
         .map(diff_entry_line)
         .collect();
     assert_eq!(lines, ["M\t./dir3/deep", "+\t./dir3/deep/new"]);
+    // Below the snapshot root, paths are relative to the directory asked about.
+    let below = client.snapshot_diff("/t/dir3", "one", "").await.unwrap();
+    let lines: Vec<String> = below
+        .diff_report_entries
+        .iter()
+        .map(diff_entry_line)
+        .collect();
+    assert_eq!(lines, ["M\t./deep", "+\t./deep/new"]);
+    client.mkdirs("/elsewhere", 0o755, false).await.unwrap();
+    let e = client
+        .snapshot_diff("/elsewhere", "one", "")
+        .await
+        .unwrap_err();
+    assert!(
+        e.to_string()
+            .contains("neither snapshottable nor under a snap root"),
+        "{e}"
+    );
     cluster.shutdown().await;
 }
 

@@ -418,18 +418,51 @@ impl Namesystem {
         // The current tree is compared as a frozen copy, which may add to the sharing
         // cache: hence the write lock.
         let mut st = self.write();
-        let (id, dir) = st.snapshots.snapshottable_at(&st.ns, &p)?;
+        let node = st.ns.lookup(&p)?;
+        let id = node.id;
+        if !node.is_dir() {
+            return Err(NameNodeError::FileNotFound {
+                path: format!("{p} is not a directory"),
+            });
+        }
         self.permissions
             .check_path(&st.ns, user, id, Some(Access::Read))?;
+        // The snapshot root: `p` itself or, as HDFS allows by default
+        // (`dfs.snapshotdiff.allow.snap-root-descendant`), its nearest ancestor.
+        let mut below: Vec<&str> = Vec::new();
+        let mut cur = id;
+        let (snap_root, dir) = loop {
+            if let Some(d) = st.snapshots.dirs.get(&cur) {
+                break (cur, d);
+            }
+            let n = st.ns.get(cur).expect("ancestors exist");
+            if cur == crate::namespace::ROOT_ID {
+                return Err(snapshot::snapshot_error(
+                    "Directory is neither snapshottable nor under a snap root!",
+                ));
+            }
+            below.push(&n.name);
+            cur = n.parent;
+        };
+        below.reverse();
         let pick = |name: &str| -> Result<Option<Arc<Frozen>>> {
             if name.is_empty() {
                 return Ok(None);
             }
-            dir.get(name).map(|s| Some(s.root.clone())).ok_or_else(|| {
+            let snap = dir.get(name).ok_or_else(|| {
                 snapshot::snapshot_error(format!(
-                    "Cannot find the snapshot of directory {p} with name {name}"
+                    "Cannot find the snapshot of directory {} with name {name}",
+                    st.ns.full_path(snap_root)
                 ))
-            })
+            })?;
+            let mut node = snap.root.clone();
+            for part in &below {
+                let child = node.children().and_then(|c| c.get(*part)).cloned();
+                node = child.filter(|c| c.is_dir()).ok_or_else(|| {
+                    snapshot::snapshot_error(format!("{p} does not exist in snapshot {name}"))
+                })?;
+            }
+            Ok(Some(node))
         };
         let (a, b) = (pick(from)?, pick(to)?);
         if from == to {
