@@ -17,7 +17,7 @@ cleanup() { "$TUSK" local down --dir "$CLUSTER" >/dev/null 2>&1 || true; rm -rf 
 trap cleanup EXIT
 
 CP_FILE=scripts/compat-hadoop/classpath.txt
-if [ ! -s "$CP_FILE" ]; then
+if [ ! -s "$CP_FILE" ] || [ scripts/compat-hadoop/pom.xml -nt "$CP_FILE" ]; then
   echo "compat-hadoop: resolving Hadoop 3.4.2 FsShell from Maven Central..."
   mvn -q -f scripts/compat-hadoop/pom.xml dependency:build-classpath -Dmdep.outputFile="$PWD/$CP_FILE" >/dev/null
 fi
@@ -51,23 +51,167 @@ fsshell -rm /compat/moved.bin | grep -q "Deleted /compat/moved.bin" || fail "-rm
 fsshell -test -e /compat/moved.bin && fail "-rm left the file"
 # Tusk's own shell sees what Hadoop's wrote.
 [ "$("$TUSK" fs -fs "$URI" -cat /compat/hello.txt)" = "hello from hadoop fsshell" ] || fail "tusk fs -cat of a Hadoop-written file"
-# --- snapshots: Hadoop's -createSnapshot/-renameSnapshot/-deleteSnapshot, -ls of .snapshot, -cat of a deleted file through its snapshot
-"$TUSK" dfsadmin -fs "$URI" -allowSnapshot /compat | grep -q "Allowing snapshot on /compat succeeded" || fail "dfsadmin -allowSnapshot"
-fsshell -createSnapshot /compat s1 | grep -q "^Created snapshot /compat/.snapshot/s1$" || fail "-createSnapshot"
-fsshell -rm /compat/hello.txt >/dev/null
-fsshell -test -e /compat/hello.txt && fail "-rm left the snapshotted file"
-fsshell -ls /compat/.snapshot | grep -Eq '^d.* /compat/.snapshot/s1$' || fail "-ls DIR/.snapshot"
-fsshell -ls /compat/.snapshot/s1 | grep -Eq '^-rw-r--r-- +3 .* 26 .* /compat/.snapshot/s1/hello.txt$' || fail "-ls DIR/.snapshot/NAME"
-[ "$(fsshell -cat /compat/.snapshot/s1/hello.txt)" = "hello from hadoop fsshell" ] || fail "-cat of a deleted file through its snapshot"
-[ "$(fsshell -du -s /compat | tr -s ' ')" = "26 78 /compat" ] || fail "-du counts what only the snapshot holds"
-[ "$(fsshell -du -s -x /compat | tr -s ' ')" = "0 0 /compat" ] || fail "-du -x leaves the snapshot out"
-PUT=$(fsshell -put "$WORK/hello.txt" /compat/.snapshot/s1/again.txt 2>&1 || true)
+# --- nsmeta: ACLs, extended attributes, quotas (Hadoop's -setfacl/-getfacl, -setfattr/-getfattr, -count -q)
+tusk_fs() { "$TUSK" fs -fs "$URI" "$@"; }
+fsshell -mkdir -p /compat/meta/q /compat/meta/s
+fsshell -setfacl -m user:bob:r-x,default:group:dev:rwx /compat/meta
+fsshell -setfacl -m mask::r-- /compat/meta
+FACL=$(fsshell -getfacl /compat/meta)
+echo "$FACL"
+echo "$FACL" | grep -qx 'user:bob:r-x	#effective:r--' || fail "-getfacl effective named user"
+echo "$FACL" | grep -qx 'mask::r--' || fail "-getfacl mask"
+echo "$FACL" | grep -qx 'default:group:dev:rwx' || fail "-getfacl default entry"
+[ "$FACL" = "$(tusk_fs -getfacl /compat/meta)" ] || fail "tusk fs -getfacl differs from Hadoop's"
+fsshell -ls -d /compat/meta | grep -Eq '^drwxr--r-x\+ ' || fail "-ls shows no + for an ACL"
+fsshell -mkdir /compat/meta/child
+fsshell -getfacl /compat/meta/child | grep -qx 'group:dev:rwx' || fail "a new directory did not inherit the default ACL"
+fsshell -setfacl -x user:bob /compat/meta
+fsshell -getfacl /compat/meta | grep -q 'user:bob' && fail "-setfacl -x left the entry"
+fsshell -setfacl -k /compat/meta
+fsshell -getfacl /compat/meta | grep -q '^default:' && fail "-setfacl -k left default entries"
+fsshell -setfacl -b /compat/meta
+fsshell -ls -d /compat/meta | grep -Eq '^drwxr-xr-x ' || fail "-setfacl -b left an ACL"
+fsshell -setfacl --set user::rwx,group::r-x,other::---,group:dev:rwx /compat/meta/child
+fsshell -getfacl /compat/meta/child | grep -qx 'mask::rwx' || fail "-setfacl --set mask"
+fsshell -setfacl -m user:bob:rwz /compat/meta 2>/dev/null && fail "-setfacl accepted a bad permission"
+fsshell -setfattr -n user.color -v blue /compat/meta
+[ "$(fsshell -getfattr -d /compat/meta)" = "$(printf '# file: /compat/meta\nuser.color="blue"')" ] || fail "-getfattr -d"
+fsshell -getfattr -n user.color -e hex /compat/meta | grep -qx 'user.color=0x626c7565' || fail "-getfattr -e hex"
+[ "$(fsshell -getfattr -d /compat/meta)" = "$(tusk_fs -getfattr -d /compat/meta)" ] || fail "tusk fs -getfattr differs from Hadoop's"
+fsshell -setfattr -x user.color /compat/meta
+fsshell -getfattr -n user.color /compat/meta 2>/dev/null && fail "-setfattr -x left the attribute"
+"$TUSK" dfsadmin -fs "$URI" -setQuota 2 /compat/meta/q
+"$TUSK" dfsadmin -fs "$URI" -setSpaceQuota 1k /compat/meta/s
+fsshell -mkdir /compat/meta/q/a /compat/meta/q/b 2> "$WORK/quota.err" && fail "-mkdir past the namespace quota"; cat "$WORK/quota.err"
+grep -q 'The NameSpace quota (directories and files) of directory /compat/meta/q is exceeded: quota=2 file count=3' "$WORK/quota.err" || fail "namespace quota message"
+fsshell -put "$WORK/hello.txt" /compat/meta/s/h 2> "$WORK/space.err" && fail "-put past the space quota"
+grep -q 'DiskSpace quota of /compat/meta/s is exceeded' "$WORK/space.err" || fail "space quota message"
+COUNT=$(fsshell -count -q -v /compat/meta/q /compat/meta/s)
+echo "$COUNT"
+echo "$COUNT" | grep -Eq '^ +2 +0 +none +inf +2 +0 +0 /compat/meta/q$' || fail "-count -q of a namespace quota"
+echo "$COUNT" | grep -Eq '^ +none +inf +1024 +1024 +1 +[01] +0 /compat/meta/s$' || fail "-count -q of a space quota"
+[ "$COUNT" = "$(tusk_fs -count -q -v /compat/meta/q /compat/meta/s)" ] || fail "tusk fs -count -q differs from Hadoop's"
+"$TUSK" dfsadmin -fs "$URI" -clrQuota /compat/meta/q
+fsshell -mkdir /compat/meta/q/c || fail "-clrQuota left the quota"
+
+# --- fsux: globs, -cp -chgrp -head -tail -text -getmerge -find, and error wording, side by side
+# with Hadoop's FsShell: tusk fs must print what Hadoop's prints for the same cluster.
+tuskfs() { "$TUSK" fs -fs "$URI" "$@"; }
+same() { # same ARGS...: stdout and exit status of both shells are equal
+  local h t hs ts
+  h=$(fsshell "$@" 2>/dev/null) && hs=0 || hs=$?
+  t=$(tuskfs "$@" 2>/dev/null) && ts=0 || ts=$?
+  [ "$h" = "$t" ] && [ "$hs" = "$ts" ] || fail "tusk fs $* differs from Hadoop's:
+--- hadoop (exit $hs)
+$h
+--- tusk (exit $ts)
+$t"
+}
+same_err() { # same_err ARGS...: the error line both shells print
+  local h t
+  h=$(fsshell "$@" 2>&1 >/dev/null | grep -v -e '^WARN' -e 'NativeCodeLoader' | head -1) || true
+  t=$(tuskfs "$@" 2>&1 >/dev/null | head -1) || true
+  [ "$h" = "$t" ] || fail "tusk fs $* error differs: hadoop '$h', tusk '$t'"
+}
+fsshell -mkdir -p /fsux/out /fsux/logs/a /fsux/logs/b
+for i in 0 1 2; do echo "part $i" > "$WORK/p$i"; fsshell -put "$WORK/p$i" /fsux/out/part-0000$i; done
+echo la > "$WORK/la"; fsshell -put "$WORK/la" /fsux/logs/a/x.log
+echo lb > "$WORK/lb"; fsshell -put "$WORK/lb" /fsux/logs/b/x.log
+printf 'gz line\n' | gzip > "$WORK/z.gz"; fsshell -put "$WORK/z.gz" /fsux/z.gz
+head -c 5000 /dev/urandom | base64 > "$WORK/big.txt"; fsshell -put "$WORK/big.txt" /fsux/big.txt
+same -cat '/fsux/out/part-*'
+same -ls '/fsux/out/part-0000[02]'
+same -ls '/fsux/out/part-0000[^0]'
+same -cat '/fsux/logs/{a,b}/*.log'
+same -ls -R /fsux/logs
+same -head /fsux/big.txt
+same -tail /fsux/big.txt
+same -text /fsux/z.gz
+same -find /fsux -name '*.log'
+same -find /fsux/logs
+same -stat '%n %b' '/fsux/out/part-000?'
+same_err -cat '/fsux/out/nothing-*'
+same_err -cat /fsux/out
+same_err -mkdir /fsux/nodir/sub
+same_err -mkdir /fsux/big.txt/sub
+same_err -mkdir -p /fsux/big.txt/sub
+same -ls /fsux/out/../logs
+same -cat '/fsux/out/part-00000' /fsux/out/../out/part-00001
+fsshell -getmerge -nl /fsux/out "$WORK/merged.hadoop"
+tuskfs -getmerge -nl /fsux/out "$WORK/merged.tusk"
+cmp "$WORK/merged.hadoop" "$WORK/merged.tusk" || fail "-getmerge -nl differs"
+tuskfs -cp /fsux/logs /fsux/logs-copy
+same -cat '/fsux/logs-copy/*/x.log'
+tuskfs -chgrp -R staff /fsux/logs-copy
+[ "$(fsshell -stat %g /fsux/logs-copy/a/x.log)" = staff ] || fail "-chgrp -R"
+fsshell -cp /fsux/out/part-00000 /fsux/h-copy
+[ "$(tuskfs -cat /fsux/h-copy)" = "part 0" ] || fail "Hadoop's -cp read by tusk fs"
+tuskfs -rm -f '/fsux/never-*' || fail "-rm -f of a glob matching nothing"
+echo "compat-hadoop: fsux OK (globs, -head -tail -text -find -getmerge -cp -chgrp and errors equal to Hadoop's FsShell)"
+# --- nsadmin: Hadoop's DFSAdmin -report and -safemode, FsShell -rm into the trash
+dfsadmin() {
+  java -Djava.net.preferIPv4Stack=true -cp "$WORK/conf:$(cat "$CP_FILE")" \
+    -Dlog4j.configuration=none org.apache.hadoop.hdfs.tools.DFSAdmin -fs "$URI" "$@" 2> >(grep -v -e '^log4j' -e 'WARN util.NativeCodeLoader' >&2)
+}
+REPORT=$(dfsadmin -report)
+echo "$REPORT" | head -20
+echo "$REPORT" | grep -Eq '^Configured Capacity: [1-9][0-9]* \(' || fail "dfsadmin -report capacity"
+echo "$REPORT" | grep -q "^Replicated Blocks:" || fail "dfsadmin -report block statistics"
+echo "$REPORT" | grep -q "Missing blocks: 0" || fail "dfsadmin -report missing blocks"
+echo "$REPORT" | grep -q "^Live datanodes (3):" || fail "dfsadmin -report live datanodes"
+[ "$(echo "$REPORT" | grep -c '^Decommission Status : Normal')" = 3 ] || fail "dfsadmin -report node states"
+[ "$(dfsadmin -safemode get)" = "Safe mode is OFF" ] || fail "dfsadmin -safemode get"
+[ "$(dfsadmin -safemode enter)" = "Safe mode is ON" ] || fail "dfsadmin -safemode enter"
+REFUSED=$(fsshell -mkdir /compat/in-safe-mode 2>&1 || true)
+echo "$REFUSED" | grep -q "Cannot create directory /compat/in-safe-mode. Name node is in safe mode." || fail "a write in safe mode: $REFUSED"
+fsshell -test -e /compat/in-safe-mode && fail "a write in safe mode was done"
+[ "$("$TUSK" dfsadmin -fs "$URI" -safemode get)" = "Safe mode is ON" ] || fail "tusk dfsadmin -safemode get"
+[ "$(dfsadmin -safemode leave)" = "Safe mode is OFF" ] || fail "dfsadmin -safemode leave"
+[ "$(dfsadmin -safemode wait)" = "Safe mode is OFF" ] || fail "dfsadmin -safemode wait"
+fsshell -mkdir /compat/after-safe-mode || fail "a write after safe mode"
+# A second cluster whose NameNode turns trash on: Hadoop's FsShell must move to trash.
+cleanup() { for c in "$CLUSTER" "$WORK/trash-cluster"; do "$TUSK" local down --dir "$c" >/dev/null 2>&1 || true; done; rm -rf "$WORK"; }
+TRASH_URI=$(TUSK_HOME=$WORK "$TUSK" local up --dir "$WORK/trash-cluster" --datanodes 1 --no-yarn \
+  -D dfs.permissions.enabled=false -D dfs.replication=1 -D fs.trash.interval=60 | tail -1)
+TRASH=/user/$(id -un)/.Trash/Current
+URI=$TRASH_URI fsshell -put "$WORK/hello.txt" /kept.txt
+URI=$TRASH_URI fsshell -rm /kept.txt
+URI=$TRASH_URI fsshell -test -e /kept.txt && fail "-rm with trash on left the file"
+[ "$(URI=$TRASH_URI fsshell -cat "$TRASH/kept.txt")" = "hello from hadoop fsshell" ] || fail "-rm did not move to $TRASH"
+URI=$TRASH_URI fsshell -put "$WORK/hello.txt" /gone.txt
+URI=$TRASH_URI fsshell -rm -skipTrash /gone.txt | grep -q "Deleted /gone.txt" || fail "-rm -skipTrash"
+URI=$TRASH_URI fsshell -test -e "$TRASH/gone.txt" && fail "-rm -skipTrash moved to trash"
+"$TUSK" fs -fs "$TRASH_URI" -put "$WORK/hello.txt" /tusk.txt
+"$TUSK" fs -fs "$TRASH_URI" -rm /tusk.txt | grep -q "^Moved: '.*/tusk.txt' to trash at: .*$TRASH/tusk.txt" || fail "tusk fs -rm to trash"
+[ "$(URI=$TRASH_URI fsshell -cat "$TRASH/tusk.txt")" = "hello from hadoop fsshell" ] || fail "tusk fs -rm trash content"
+"$TUSK" local down --dir "$WORK/trash-cluster" >/dev/null
+# --- snapshots: Hadoop's -createSnapshot/-renameSnapshot/-deleteSnapshot, -ls of .snapshot, -cat and -du of a deleted file through its snapshot
+fsshell -mkdir /snaps
+fsshell -put "$WORK/hello.txt" /snaps/hello.txt
+"$TUSK" dfsadmin -fs "$URI" -allowSnapshot /snaps | grep -q "Allowing snapshot on /snaps succeeded" || fail "dfsadmin -allowSnapshot"
+fsshell -createSnapshot /snaps s1 | grep -q "^Created snapshot /snaps/.snapshot/s1$" || fail "-createSnapshot"
+fsshell -rm /snaps/hello.txt >/dev/null
+fsshell -test -e /snaps/hello.txt && fail "-rm left the snapshotted file"
+fsshell -ls /snaps/.snapshot | grep -Eq '^d.* /snaps/.snapshot/s1$' || fail "-ls DIR/.snapshot"
+fsshell -ls /snaps/.snapshot/s1 | grep -Eq '^-rw-r--r-- +3 .* 26 .* /snaps/.snapshot/s1/hello.txt$' || fail "-ls DIR/.snapshot/NAME"
+[ "$(fsshell -cat /snaps/.snapshot/s1/hello.txt)" = "hello from hadoop fsshell" ] || fail "-cat of a deleted file through its snapshot"
+[ "$(fsshell -du -s /snaps | tr -s ' ')" = "26 78 /snaps" ] || fail "-du counts what only the snapshot holds"
+[ "$(fsshell -du -s -x /snaps | tr -s ' ')" = "0 0 /snaps" ] || fail "-du -x leaves the snapshot out"
+PUT=$(fsshell -put "$WORK/hello.txt" /snaps/.snapshot/s1/again.txt 2>&1 || true)
 [ "$PUT" = "put: Modification on a read-only snapshot is disallowed" ] || fail "-put into a snapshot is refused: $PUT"
-fsshell -renameSnapshot /compat s1 s2
-"$TUSK" -D fs.defaultFS="$URI" lsSnapshottableDir | grep -Eq '^drwxr-xr-x .* 1 65536 /compat$' || fail "tusk lsSnapshottableDir"
-DIFF=$("$TUSK" -D fs.defaultFS="$URI" snapshotDiff /compat s2 .)
-[ "$DIFF" = "$(printf 'Difference between snapshot s2 and current directory under directory /compat:\nM\t.\n-\t./hello.txt')" ] || fail "tusk snapshotDiff: $DIFF"
-fsshell -deleteSnapshot /compat s2
-[ -z "$(fsshell -ls /compat/.snapshot)" ] || fail "-deleteSnapshot left the snapshot"
-"$TUSK" dfsadmin -fs "$URI" -disallowSnapshot /compat | grep -q "Disallowing snapshot on /compat succeeded" || fail "dfsadmin -disallowSnapshot"
-echo "compat-hadoop: OK (Hadoop FsShell -mkdir -put -ls -cat -mv -get -test -rm, snapshots against Tusk)"
+fsshell -renameSnapshot /snaps s1 s2
+"$TUSK" -D fs.defaultFS="$URI" lsSnapshottableDir | grep -Eq '^drwxr-xr-x .* 1 65536 /snaps$' || fail "tusk lsSnapshottableDir"
+DIFF=$("$TUSK" -D fs.defaultFS="$URI" snapshotDiff /snaps s2 .)
+[ "$DIFF" = "$(printf 'Difference between snapshot s2 and current directory under directory /snaps:\nM\t.\n-\t./hello.txt')" ] || fail "tusk snapshotDiff: $DIFF"
+hdfstool() {
+  java -Djava.net.preferIPv4Stack=true -cp "$WORK/conf:$(cat "$CP_FILE")" \
+    -Dlog4j.configuration=none "org.apache.hadoop.hdfs.tools.snapshot.$1" -fs "$URI" "${@:2}" 2> >(grep -v -e '^log4j' -e 'WARN util.NativeCodeLoader' >&2)
+}
+JLS=$(hdfstool LsSnapshottableDir)
+[ "$JLS" = "$("$TUSK" -D fs.defaultFS="$URI" lsSnapshottableDir)" ] || fail "tusk lsSnapshottableDir differs from Hadoop's: $JLS"
+[ "$(hdfstool SnapshotDiff /snaps s2 .)" = "$DIFF" ] || fail "tusk snapshotDiff differs from Hadoop's"
+hdfstool LsSnapshot /snaps | grep -q " /snaps/.snapshot/s2$" || fail "hdfs lsSnapshot"
+fsshell -deleteSnapshot /snaps s2
+[ -z "$(fsshell -ls /snaps/.snapshot)" ] || fail "-deleteSnapshot left the snapshot"
+"$TUSK" dfsadmin -fs "$URI" -disallowSnapshot /snaps | grep -q "Disallowing snapshot on /snaps succeeded" || fail "dfsadmin -disallowSnapshot"
+echo "compat-hadoop: OK (Hadoop FsShell -mkdir -put -ls -cat -mv -get -test -rm against Tusk; DFSAdmin -report -safemode; -rm into the trash)"

@@ -15,6 +15,8 @@ use tusk_client::ReplicationMode;
 use tusk_common::config::{parse_duration, parse_size};
 use tusk_common::Configuration;
 
+mod seeds;
+
 #[derive(Subcommand)]
 pub enum BenchCommand {
     /// TestDFSIO: N files written at once, then read at once.
@@ -45,6 +47,10 @@ pub enum BenchCommand {
     /// Sort, WordCount and TeraSort on each {hdd, ssd} × {1gige, 10gige, ipoib-32g}
     /// testbed (root), Tusk and optionally Hadoop 3.4.2 on the same nodes.
     Interconnects(InterconnectsArgs),
+    /// Every seed experiment (heartbeat sweep, interconnects x storage, replication across
+    /// link classes, status-aware scheduling) in turn, with Hadoop beside Tusk; --quick
+    /// runs the reduced versions (about a quarter of an hour).
+    Seeds(seeds::SeedsArgs),
 }
 
 #[derive(Args)]
@@ -417,6 +423,10 @@ pub struct HeartbeatSweepArgs {
     /// Hold this lock file while Hadoop's JVMs run.
     #[arg(long)]
     hadoop_lock: Option<PathBuf>,
+    /// Give up on one Hadoop (case, trial) after this long (the full sizes take longer
+    /// than the default on a busy 2-core host).
+    #[arg(long, default_value = "8m", value_parser = duration)]
+    hadoop_timeout: Duration,
     /// The masters' link for the advisor check (e.g. 1Gbit).
     #[arg(long, default_value = "1Gbit")]
     master_link: String,
@@ -479,6 +489,12 @@ fn emit<R: Serialize>(report: &R, markdown: String, json: &Option<PathBuf>) -> a
         std::fs::write(path, serde_json::to_string_pretty(report)?)
             .with_context(|| format!("writing {}", path.display()))?;
         eprintln!("wrote {}", path.display());
+        // The table beside its data: X.json gets X.md.
+        let md = path.with_extension("md");
+        if md != *path {
+            std::fs::write(&md, format!("{markdown}\n"))
+                .with_context(|| format!("writing {}", md.display()))?;
+        }
     }
     Ok(())
 }
@@ -632,6 +648,7 @@ pub async fn run(conf: Configuration, which: BenchCommand) -> anyhow::Result<()>
             opts.testbed = a.testbed;
             opts.vs_hadoop = a.vs_hadoop;
             opts.hadoop_lock = a.hadoop_lock;
+            opts.hadoop_timeout_secs = a.hadoop_timeout.as_secs().max(1);
             opts.base_dir = a.dir;
             opts.master_link_bytes_per_sec = advisor::parse_bandwidth(&a.master_link)?;
             let report = heartbeat_sweep::run(opts).await?;
@@ -689,6 +706,7 @@ pub async fn run(conf: Configuration, which: BenchCommand) -> anyhow::Result<()>
             Ok(())
         }
         BenchCommand::Interconnects(a) => run_interconnects(a).await,
+        BenchCommand::Seeds(a) => seeds::run(conf, a).await,
     }
 }
 

@@ -1,17 +1,105 @@
-//! Configuration for every command: an optional TOML file, then `-D` overrides.
+//! Configuration for every command: `--conf` resources (TOML or Hadoop XML files, or
+//! directories of them; else `$HADOOP_CONF_DIR`), then `-D` overrides; and
+//! `tusk conf show`.
 
 use std::path::{Path, PathBuf};
 
 use anyhow::Context;
+use clap::Subcommand;
 use tusk_common::Configuration;
 
-pub fn load(file: Option<&Path>, defines: &[String]) -> anyhow::Result<Configuration> {
-    let mut conf = match file {
-        Some(path) => Configuration::from_file(path)?,
-        None => Configuration::new(),
+/// Loads the configuration; `warn_unknown`: say once which keys no component reads.
+pub fn load(
+    resources: &[PathBuf],
+    defines: &[String],
+    warn_unknown: bool,
+) -> anyhow::Result<Configuration> {
+    let resources: Vec<PathBuf> = match (resources, std::env::var_os("HADOOP_CONF_DIR")) {
+        ([], Some(dir)) if !dir.is_empty() => vec![PathBuf::from(dir)],
+        (given, _) => given.to_vec(),
     };
+    let mut conf = Configuration::from_resources(&resources)?;
     conf.apply_overrides(defines)?;
+    let unknown = conf.unknown_keys();
+    if warn_unknown && !unknown.is_empty() {
+        let listed: Vec<String> = unknown
+            .iter()
+            .map(|(k, source)| match source {
+                Some(s) => format!("{k} ({s})"),
+                None => k.to_string(),
+            })
+            .collect();
+        tracing::warn!(
+            "{} configuration keys are read by no Tusk component and have no effect: {}",
+            listed.len(),
+            listed.join(", ")
+        );
+    }
     Ok(conf)
+}
+
+#[derive(Subcommand)]
+pub enum ConfCommand {
+    /// Every key set (with the file:line, -D or program that set it) and the defaults
+    /// Tusk's components use for the rest; or one key with --key.
+    Show {
+        /// Only this key.
+        #[arg(long)]
+        key: Option<String>,
+    },
+}
+
+pub fn run(conf: &Configuration, action: ConfCommand) -> anyhow::Result<()> {
+    let ConfCommand::Show { key } = action;
+    collect_defaults(conf);
+    let defaults = conf.defaults_used();
+    let line = |k: &str| -> Option<String> {
+        if let Some(v) = conf.get(k) {
+            let mut notes = vec![conf
+                .source(k)
+                .map(|s| s.to_string())
+                .unwrap_or_else(|| "set".into())];
+            if conf.is_final(k) {
+                notes.push("final".into());
+            }
+            if conf.get_raw(k) != Some(v) {
+                notes.push(format!("from {}", conf.get_raw(k).unwrap_or_default()));
+            }
+            if !tusk_common::config::is_known(k) {
+                notes.push("read by no Tusk component".into());
+            }
+            return Some(format!("{k} = {v}  [{}]", notes.join("; ")));
+        }
+        defaults.get(k).map(|d| format!("{k} = {d}  [default]"))
+    };
+    match key {
+        Some(k) => match line(&k) {
+            Some(l) => println!("{l}"),
+            None => anyhow::bail!("{k} is not set and no Tusk component reads it"),
+        },
+        None => {
+            let mut keys: Vec<&str> = conf.iter().map(|(k, _)| k).collect();
+            keys.extend(defaults.keys().map(String::as_str));
+            keys.sort_unstable();
+            keys.dedup();
+            for k in keys {
+                if let Some(l) = line(k) {
+                    println!("{l}");
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Has every component read its options from `conf`, so that the getters record the
+/// defaults they answer with (errors do not matter here: only the reading does).
+fn collect_defaults(conf: &Configuration) {
+    let _ = tusk_client::ClientOptions::from_conf(conf);
+    let _ = tusk_namenode::NameNodeOptions::from_conf(conf);
+    let _ = tusk_datanode::DataNodeOptions::from_conf(conf);
+    let _ = tusk_resourcemanager::ResourceManagerOptions::from_conf(conf);
+    let _ = tusk_nodemanager::NodeManagerOptions::from_conf(conf);
 }
 
 /// Where `tusk local up` records the running cluster's addresses: `$TUSK_HOME`, else
@@ -61,6 +149,32 @@ pub fn default_rm(conf: &Configuration) -> String {
 /// The ResourceManager's client RPC address.
 pub const RM_ADDRESS_KEY: &str = "yarn.resourcemanager.address";
 
+/// Where `tusk local up` records its state directory.
+fn local_dir_file() -> PathBuf {
+    tusk_home().join("localDir")
+}
+
+/// The state directory of `tusk local status|down` and `tusk job logs`: the one given,
+/// else the last `tusk local up`'s (as `fs` and `job` follow its addresses), else the
+/// default `/tmp/tusk-local`.
+pub fn local_dir(given: Option<PathBuf>) -> PathBuf {
+    given
+        .or_else(|| {
+            std::fs::read_to_string(local_dir_file())
+                .ok()
+                .map(|s| s.trim().to_string())
+                .filter(|s| !s.is_empty())
+                .map(PathBuf::from)
+        })
+        .unwrap_or_else(|| PathBuf::from("/tmp/tusk-local"))
+}
+
+pub fn record_local_dir(dir: &Path) -> anyhow::Result<()> {
+    let absolute =
+        std::path::absolute(dir).with_context(|| format!("resolving {}", dir.display()))?;
+    record(&local_dir_file(), &absolute.display().to_string())
+}
+
 pub fn record_default_fs(uri: &str) -> anyhow::Result<()> {
     record(&default_fs_file(), uri)
 }
@@ -75,4 +189,39 @@ fn record(path: &Path, value: &str) -> anyhow::Result<()> {
     }
     std::fs::write(path, format!("{value}\n"))
         .with_context(|| format!("writing {}", path.display()))
+}
+
+/// Takes Hadoop's generic options (`-fs URI`, `-D key=value`) from the front of an
+/// admin tool's arguments into `conf`, and sets `fs.defaultFS` when none was given;
+/// the error is the message to print.
+pub fn take_generic_options(
+    conf: &mut Configuration,
+    args: &mut Vec<String>,
+) -> Result<(), String> {
+    while args.len() >= 2 && (args[0] == "-fs" || args[0] == "-D") {
+        if args[0] == "-fs" {
+            conf.set("fs.defaultFS", args[1].clone());
+        } else {
+            conf.apply_overrides(&[args[1].clone()])
+                .map_err(|e| e.to_string())?;
+        }
+        args.drain(..2);
+    }
+    if conf.get("fs.defaultFS").is_none() {
+        conf.set("fs.defaultFS", default_fs(conf));
+    }
+    Ok(())
+}
+
+/// A client and a single-threaded runtime for an admin tool; the error is the message
+/// to print.
+pub fn admin_client(
+    conf: &Configuration,
+) -> Result<(tusk_client::DfsClient, tokio::runtime::Runtime), String> {
+    let options = tusk_client::ClientOptions::from_conf(conf).map_err(|e| e.to_string())?;
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| e.to_string())?;
+    Ok((tusk_client::DfsClient::new(options), runtime))
 }

@@ -28,6 +28,9 @@ pub struct NameNodeArgs {
     /// Write the bound RPC address to this file once serving.
     #[arg(long)]
     addr_file: Option<PathBuf>,
+    /// Write the bound HTTP address (dfs.namenode.http-address) to this file once serving.
+    #[arg(long)]
+    http_addr_file: Option<PathBuf>,
     #[command(subcommand)]
     action: Option<NameNodeCommand>,
 }
@@ -56,6 +59,9 @@ pub struct DataNodeArgs {
     /// Write the bound data address to this file once registered.
     #[arg(long)]
     addr_file: Option<PathBuf>,
+    /// Write the bound HTTP address (dfs.datanode.http.address) to this file once registered.
+    #[arg(long)]
+    http_addr_file: Option<PathBuf>,
 }
 
 #[derive(Args)]
@@ -67,6 +73,10 @@ pub struct ResourceManagerArgs {
     /// Write the bound RPC address to this file once serving.
     #[arg(long)]
     addr_file: Option<PathBuf>,
+    /// Write the bound HTTP address (yarn.resourcemanager.webapp.address) to this file
+    /// once serving.
+    #[arg(long)]
+    http_addr_file: Option<PathBuf>,
 }
 
 #[derive(Args)]
@@ -81,6 +91,10 @@ pub struct NodeManagerArgs {
     /// Write the bound shuffle address to this file once started.
     #[arg(long)]
     addr_file: Option<PathBuf>,
+    /// Write the bound HTTP address (yarn.nodemanager.webapp.address) to this file once
+    /// started.
+    #[arg(long)]
+    http_addr_file: Option<PathBuf>,
 }
 
 /// Resolves on SIGTERM or SIGINT and triggers `shutdown`.
@@ -106,7 +120,7 @@ fn write_addr(file: &Option<PathBuf>, addr: std::net::SocketAddr) -> anyhow::Res
 }
 
 pub async fn namenode(conf: Configuration, args: NameNodeArgs) -> anyhow::Result<()> {
-    let options = NameNodeOptions::from_conf(&conf)?;
+    let mut options = NameNodeOptions::from_conf(&conf)?;
     if let Some(NameNodeCommand::Recover(recover_args)) = args.action {
         return tokio::task::spawn_blocking(move || recover(options, recover_args)).await?;
     }
@@ -130,11 +144,22 @@ pub async fn namenode(conf: Configuration, args: NameNodeArgs) -> anyhow::Result
     let listener = TcpListener::bind(&listen)
         .await
         .with_context(|| format!("binding {listen}"))?;
+    options.http_address = Some(tusk_http::http_address(
+        &conf,
+        tusk_namenode::options::HTTP_ADDRESS_KEY,
+        tusk_namenode::options::HTTP_ADDRESS_DEFAULT,
+        Some(&listen),
+    ));
     let shutdown = Shutdown::new();
     shutdown_on_signals(shutdown.clone());
     let nn = NameNode::start(options, listener, shutdown).await?;
+    write_http_addr(&args.http_addr_file, nn.http_addr())?;
     write_addr(&args.addr_file, nn.addr())?;
-    eprintln!("NameNode serving on {}", nn.addr());
+    eprintln!(
+        "NameNode serving on {}, HTTP on {}",
+        nn.addr(),
+        shown(nn.http_addr())
+    );
     nn.wait().await?;
     Ok(())
 }
@@ -211,33 +236,56 @@ pub async fn datanode(conf: Configuration, args: DataNodeArgs) -> anyhow::Result
     if conf.get("fs.defaultFS").is_none() {
         conf.set("fs.defaultFS", crate::conf::default_fs(&conf));
     }
-    let options = DataNodeOptions::from_conf(&conf)?;
+    let mut options = DataNodeOptions::from_conf(&conf)?;
     let listen = args
         .listen
         .unwrap_or_else(|| conf.get_str("dfs.datanode.address", "0.0.0.0:9866"));
     let listener = TcpListener::bind(&listen)
         .await
         .with_context(|| format!("binding {listen}"))?;
+    options.http_address = Some(tusk_http::http_address(
+        &conf,
+        tusk_datanode::options::HTTP_ADDRESS_KEY,
+        tusk_datanode::options::HTTP_ADDRESS_DEFAULT,
+        Some(&listen),
+    ));
     let shutdown = Shutdown::new();
     shutdown_on_signals(shutdown.clone());
     let dn = DataNode::start(options, listener, shutdown).await?;
+    write_http_addr(&args.http_addr_file, dn.http_addr())?;
     write_addr(&args.addr_file, dn.xfer_addr())?;
-    eprintln!("DataNode {} serving on {}", dn.uuid(), dn.xfer_addr());
+    eprintln!(
+        "DataNode {} serving on {}, HTTP on {}",
+        dn.uuid(),
+        dn.xfer_addr(),
+        shown(dn.http_addr())
+    );
     dn.wait().await;
     Ok(())
 }
 
 pub async fn resourcemanager(conf: Configuration, args: ResourceManagerArgs) -> anyhow::Result<()> {
-    let options = ResourceManagerOptions::from_conf(&conf)?;
+    let mut options = ResourceManagerOptions::from_conf(&conf)?;
     let listen = args
         .listen
         .unwrap_or_else(|| conf.get_str(RM_ADDRESS_KEY, "0.0.0.0:8032"));
     let listener = bind(&listen).await?;
+    options.http_address = Some(tusk_http::http_address(
+        &conf,
+        tusk_resourcemanager::options::HTTP_ADDRESS_KEY,
+        tusk_resourcemanager::options::HTTP_ADDRESS_DEFAULT,
+        Some(&listen),
+    ));
     let shutdown = Shutdown::new();
     shutdown_on_signals(shutdown.clone());
     let rm = ResourceManager::start(options, listener, shutdown).await?;
+    write_http_addr(&args.http_addr_file, rm.http_addr())?;
     write_addr(&args.addr_file, rm.addr())?;
-    eprintln!("ResourceManager serving on {}", rm.addr());
+    eprintln!(
+        "ResourceManager serving on {}, HTTP on {}",
+        rm.addr(),
+        shown(rm.http_addr())
+    );
     rm.join().await;
     Ok(())
 }
@@ -247,14 +295,18 @@ pub async fn nodemanager(conf: Configuration, args: NodeManagerArgs) -> anyhow::
     if conf.get(RM_ADDRESS_KEY).is_none() {
         conf.set(RM_ADDRESS_KEY, crate::conf::default_rm(&conf));
     }
-    let options = NodeManagerOptions::from_conf(&conf)?;
+    let mut options = NodeManagerOptions::from_conf(&conf)?;
     let shuffle_port = conf.get_u64("mapreduce.shuffle.port", 13562)?;
-    let shuffle = bind(
-        &args
-            .listen_shuffle
-            .unwrap_or_else(|| format!("0.0.0.0:{shuffle_port}")),
-    )
-    .await?;
+    let listen_shuffle = args
+        .listen_shuffle
+        .unwrap_or_else(|| format!("0.0.0.0:{shuffle_port}"));
+    let shuffle = bind(&listen_shuffle).await?;
+    options.http_address = Some(tusk_http::http_address(
+        &conf,
+        tusk_nodemanager::options::HTTP_ADDRESS_KEY,
+        tusk_nodemanager::options::HTTP_ADDRESS_DEFAULT,
+        Some(&listen_shuffle),
+    ));
     let rpc = bind(
         &args
             .listen_rpc
@@ -264,14 +316,32 @@ pub async fn nodemanager(conf: Configuration, args: NodeManagerArgs) -> anyhow::
     let shutdown = Shutdown::new();
     shutdown_on_signals(shutdown.clone());
     let nm = NodeManager::start(options, Some(rpc), shuffle, shutdown).await?;
+    write_http_addr(&args.http_addr_file, nm.http_addr())?;
     write_addr(&args.addr_file, nm.shuffle_addr())?;
     eprintln!(
-        "NodeManager {} serving shuffle on {}",
+        "NodeManager {} serving shuffle on {}, HTTP on {}",
         nm.node_id(),
-        nm.shuffle_addr()
+        nm.shuffle_addr(),
+        shown(nm.http_addr())
     );
     nm.join().await;
     Ok(())
+}
+
+/// Writes the HTTP address (when the daemon serves one) before the RPC address file, so
+/// a caller that waits for the latter finds both.
+fn write_http_addr(
+    file: &Option<PathBuf>,
+    addr: Option<std::net::SocketAddr>,
+) -> anyhow::Result<()> {
+    match addr {
+        Some(addr) => write_addr(file, addr),
+        None => Ok(()),
+    }
+}
+
+fn shown(addr: Option<std::net::SocketAddr>) -> String {
+    addr.map_or_else(|| "nothing".to_string(), |a| a.to_string())
 }
 
 async fn bind(addr: &str) -> anyhow::Result<TcpListener> {

@@ -1,7 +1,19 @@
 //! `tusk fs`: Hadoop FsShell's verbs, arguments, output and exit codes.
 
+mod acl;
+mod copy;
+mod count;
+mod find;
 pub(crate) mod format;
+mod glob;
+mod help;
+mod operands;
+mod owner;
+mod read;
+mod seqfile;
 mod snapshot;
+mod trash;
+mod xattr;
 
 use std::io::{Read, Write};
 use std::path::Path;
@@ -11,10 +23,18 @@ use tusk_common::Configuration;
 
 /// Runs one FsShell command line; returns the process exit code.
 pub fn main(mut conf: Configuration, mut args: Vec<String>) -> i32 {
-    while args.len() >= 2 && (args[0] == "-fs" || args[0] == "-D") {
-        if args[0] == "-fs" {
-            conf.set("fs.defaultFS", args[1].clone());
-        } else if let Err(e) = conf.apply_overrides(&[args[1].clone()]) {
+    while args.len() >= 2 && matches!(args[0].as_str(), "-fs" | "-D" | "-conf") {
+        let applied = match args[0].as_str() {
+            "-fs" => {
+                conf.set("fs.defaultFS", args[1].clone());
+                Ok(())
+            }
+            "-conf" => conf
+                .add_resource(std::path::Path::new(&args[1]))
+                .and_then(|()| conf.refresh_expansions()),
+            _ => conf.apply_overrides(&[args[1].clone()]),
+        };
+        if let Err(e) = applied {
             eprintln!("fs: {e}");
             return 2;
         }
@@ -24,9 +44,13 @@ pub fn main(mut conf: Configuration, mut args: Vec<String>) -> i32 {
         conf.set("fs.defaultFS", crate::conf::default_fs(&conf));
     }
     let Some(verb) = args.first().cloned() else {
-        eprintln!("{USAGE}");
+        eprintln!("{}", help::usage_all());
         return 2;
     };
+    if matches!(verb.as_str(), "--help" | "-h") {
+        println!("{}", help::help_all());
+        return 0;
+    }
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
@@ -53,12 +77,52 @@ pub fn main(mut conf: Configuration, mut args: Vec<String>) -> i32 {
             user,
             default_fs,
             failed: false,
+            conf: conf.clone(),
         };
-        shell.run(&verb, &args[1..]).await
+        shell.run(&conf, &verb, &args[1..]).await
     })
 }
 
-const USAGE: &str = "Usage: tusk fs [-fs URI] [-D key=value] -ls|-mkdir|-put|-copyFromLocal|-get|-copyToLocal|-cat|-mv|-rm|-stat|-du|-df|-setrep|-chmod|-chown|-touchz|-test|-createSnapshot|-deleteSnapshot|-renameSnapshot ...";
+/// Every verb: name, operands as `-usage` prints them, and what `-help` says of it.
+/// One line per verb; `help` renders them as Hadoop's FsShell does.
+const VERBS: &[(&str, &str, &str)] = &[
+    ("-cat", "[-ignoreCrc] <src> ...", "Fetch all files that match the file pattern <src> and display their content on stdout."),
+    ("-chgrp", "[-R] GROUP PATH...", "This is equivalent to -chown ... :GROUP ...\n-R  Modifies the files recursively."),
+    ("-chmod", "[-R] <MODE[,MODE]... | OCTALMODE> PATH...", "Changes permissions of a file. MODE is [ugoa]*[+-=][rwxXt]+ or an octal mode.\n-R  Modifies the files recursively."),
+    ("-chown", "[-R] [OWNER][:[GROUP]] PATH...", "Changes owner and group of a file.\n-R  Modifies the files recursively."),
+    ("-copyFromLocal", "[-f] [-p] [-l] [-d] <localsrc> ... <dst>", "Copy files from the local file system into fs. Identical to the -put command."),
+    ("-copyToLocal", "[-f] [-p] [-crc] [-ignoreCrc] <src> ... <localdst>", "Identical to the -get command."),
+    ("-count", "[-q] [-h] [-v] [-t [<storage type>]] [-u] [-x] [-e] <path> ...", "Count the number of directories, files and bytes under the paths that match the specified file pattern. The output columns are: DIR_COUNT FILE_COUNT CONTENT_SIZE PATHNAME, or, with -q: QUOTA REM_QUOTA SPACE_QUOTA REM_SPACE_QUOTA DIR_COUNT FILE_COUNT CONTENT_SIZE PATHNAME.\n-q  Show quotas and their usage.\n-h  Shows file sizes in human readable format.\n-v  Displays a header line."),
+    ("-cp", "[-f] [-p | -p[topax]] [-d] <src> ... <dst>", "Copy files that match the file pattern <src> to a destination. When copying multiple files, the destination must be a directory.\n-f  Overwrite the destination if it already exists.\n-p  Preserve timestamps, ownership and permission (-p[top] picks which).\n-d  Skip creation of the temporary file <dst>._COPYING_."),
+    ("-createSnapshot", "<snapshotDir> [<snapshotName>]", "Create a snapshot on a directory"),
+    ("-deleteSnapshot", "<snapshotDir> <snapshotName>", "Delete a snapshot from a directory"),
+    ("-df", "[-h] [<path> ...]", "Shows the capacity, free and used space of the filesystem.\n-h  Formats the sizes of files in a human-readable fashion."),
+    ("-du", "[-s] [-h] [-v] [-x] <path> ...", "Show the amount of space, in bytes, used by the files that match the specified file pattern.\n-s  Rather than showing the size of each individual file that matches the pattern, shows the total (summary) size.\n-h  Formats the sizes of files in a human-readable fashion."),
+    ("-expunge", "[-immediate] [-fs <path>]", "Delete files from the trash that are older than the retention threshold, and checkpoint the current trash."),
+    ("-find", "<path> ... <expression> ...", "Finds all files that match the specified expression and applies selected actions to them. If no <path> is specified then defaults to the current working directory. If no expression is specified then defaults to -print.\n-name pattern\n-iname pattern  Evaluates as true if the basename of the file matches the pattern using standard file system globbing. If -iname is used then the match is case insensitive.\n-print\n-print0  Always evaluates to true. Causes the current pathname to be written to standard output followed by a newline. If -print0 is used then an ASCII NULL character is appended."),
+    ("-get", "[-f] [-p] [-crc] [-ignoreCrc] <src> ... <localdst>", "Copy files that match the file pattern <src> to the local name. <src> is kept."),
+    ("-getfacl", "[-R] <path>", "Displays the Access Control Lists (ACLs) of files and directories. If a directory has a default ACL, then getfacl also displays the default ACL.\n-R  List the ACLs of all files and directories recursively."),
+    ("-getfattr", "[-R] {-n name | -d} [-e en] <path>", "Displays the extended attribute names and values (if any) for a file or directory.\n-R  Recursively list the attributes for all files and directories.\n-n name  Dump the named extended attribute value.\n-d  Dump all extended attribute values associated with pathname.\n-e <encoding>  Encode values after retrieving them. Valid encodings are \"text\", \"hex\", and \"base64\"."),
+    ("-getmerge", "[-nl] [-skip-empty-file] <src> <localdst>", "Get all the files in the directories that match the source file pattern and merge and sort them to only one file on local fs. <src> is kept.\n-nl  Add a newline character at the end of each file.\n-skip-empty-file  Do not add new line character for empty file."),
+    ("-head", "<file>", "Show the first 1KB of the file."),
+    ("-help", "[cmd ...]", "Displays help for given command or all commands if none is specified."),
+    ("-ls", "[-C] [-d] [-h] [-R] [<path> ...]", "List the contents that match the specified file pattern. Directory entries are of the form: permissions - userId groupId sizeOfDirectory(in bytes) modificationDate(yyyy-MM-dd HH:mm) directoryName; file entries: permissions numberOfReplicas userId groupId sizeOfFile(in bytes) modificationDate(yyyy-MM-dd HH:mm) fileName\n-d  Directories are listed as plain files.\n-h  Formats the sizes of files in a human-readable fashion.\n-R  Recursively list the contents of directories."),
+    ("-mkdir", "[-p] <path> ...", "Create a directory in specified location.\n-p  Do not fail if the directory already exists"),
+    ("-mv", "<src> ... <dst>", "Move files that match the specified file pattern <src> to a destination <dst>. When moving multiple files, the destination must be a directory."),
+    ("-put", "[-f] [-p] [-l] [-d] <localsrc> ... <dst>", "Copy files from the local file system into fs. Copying fails if the file already exists, unless the -f flag is given.\n-f  Overwrites the destination if it already exists."),
+    ("-renameSnapshot", "<snapshotDir> <oldName> <newName>", "Rename a snapshot from oldName to newName"),
+    ("-rm", "[-f] [-r|-R] [-skipTrash] <src> ...", "Delete all files that match the specified file pattern.\n-f  If the file does not exist, do not display a diagnostic message or modify the exit status to reflect an error.\n-[rR]  Recursively deletes directories."),
+    ("-rmdir", "[--ignore-fail-on-non-empty] <dir> ...", "Removes the directory entry specified by each directory argument, provided it is empty."),
+    ("-setfacl", "[-R] [{-b|-k} {-m|-x <acl_spec>} <path>]|[--set <acl_spec> <path>]", "Sets Access Control Lists (ACLs) of files and directories.\n-b  Remove all but the base ACL entries.\n-k  Remove the default ACL.\n-R  Apply operations to all files and directories recursively.\n-m  Modify ACL. New entries are added to the ACL, and existing entries are retained.\n-x  Remove specified ACL entries. Other ACL entries are retained.\n--set  Fully replace the ACL, discarding all existing entries."),
+    ("-setfattr", "{-n name [-v value] | -x name} <path>", "Sets an extended attribute name and value for a file or directory.\n-n name  The extended attribute name.\n-v value  The extended attribute value.\n-x name  Remove the extended attribute."),
+    ("-setrep", "[-R] [-w] <rep> <path> ...", "Set the replication level of a file. If <path> is a directory then the command recursively changes the replication factor of all files under the directory tree rooted at <path>.\n-w  It requests that the command waits for the replication to complete."),
+    ("-stat", "[format] <path> ...", "Print statistics about the file/directory at <path> in the specified format. Format accepts permissions in octal (%a) and symbolic (%A), filesize in bytes (%b), type (%F), group name of owner (%g), name (%n), block size (%o), replication (%r), user name of owner (%u), access date (%x, %X), and modification date (%y, %Y)."),
+    ("-tail", "[-f] [-s <sleep interval>] <file>", "Show the last 1KB of the file.\n-f  Shows appended data as the file grows.\n-s  With -f, defines the sleep interval between iterations in milliseconds."),
+    ("-test", "-[defswrz] <path>", "Answer various questions about <path>, with result via exit status.\n-d  return 0 if <path> is a directory.\n-e  return 0 if <path> exists.\n-f  return 0 if <path> is a file.\n-s  return 0 if file <path> is greater than zero bytes in size.\n-z  return 0 if the file is zero bytes in size, else return 1."),
+    ("-text", "[-ignoreCrc] <src> ...", "Takes a source file and outputs the file in text format. The allowed formats are zip (gzip) and TextRecordInputStream (SequenceFile)."),
+    ("-touchz", "<path> ...", "Creates a file of zero length at <path> with current time as the timestamp of that <path>. An error is returned if the file exists with non-zero length."),
+    ("-usage", "[cmd ...]", "Displays the usage for given command or all commands if none is specified."),
+];
 
 struct Shell {
     client: DfsClient,
@@ -66,6 +130,8 @@ struct Shell {
     default_fs: String,
     /// Set when any path of a multi-path command failed.
     failed: bool,
+    /// The client's configuration (`fs.trash.interval` when the NameNode sets none).
+    conf: Configuration,
 }
 
 /// Splits leading `-x` flags from the operands.
@@ -84,8 +150,17 @@ fn flags<'a>(args: &'a [String], known: &str) -> (Vec<char>, &'a [String]) {
 }
 
 impl Shell {
-    async fn run(mut self, verb: &str, args: &[String]) -> i32 {
+    async fn run(mut self, conf: &Configuration, verb: &str, args: &[String]) -> i32 {
         let cmd = verb.trim_start_matches('-').to_string();
+        let args = match self.prepare(conf, verb, args).await {
+            Ok(Some(args)) => args,
+            Ok(None) => return 1,
+            Err(msg) => {
+                eprintln!("{cmd}: {msg}");
+                return 1;
+            }
+        };
+        let args = args.as_slice();
         let result = match verb {
             "-ls" => self.ls(args).await,
             "-mkdir" => self.mkdir(args).await,
@@ -94,6 +169,7 @@ impl Shell {
             "-cat" => self.cat(args).await,
             "-mv" => self.mv(args).await,
             "-rm" => self.rm(args).await,
+            "-expunge" => self.expunge(args).await,
             "-rmdir" => self.rmdir(args).await,
             "-stat" => self.stat(args).await,
             "-du" => self.du(args).await,
@@ -103,12 +179,26 @@ impl Shell {
             "-chown" => self.chown(args).await,
             "-touchz" => self.touchz(args).await,
             "-test" => return self.test(args).await,
+            "-getfacl" => self.getfacl(args).await,
+            "-setfacl" => self.setfacl(args).await,
+            "-getfattr" => self.getfattr(args).await,
+            "-setfattr" => self.setfattr(args).await,
+            "-count" => self.count(args).await,
+            "-cp" => self.cp(args).await,
+            "-chgrp" => self.chgrp(args).await,
+            "-tail" => self.tail(args).await,
+            "-head" => self.head(args).await,
+            "-text" => self.text(args).await,
+            "-getmerge" => self.getmerge(args).await,
+            "-find" => self.find(args).await,
+            "-help" => help::help(args),
+            "-usage" => help::usage(args),
             // snapshots
             "-createSnapshot" => self.create_snapshot(args).await,
             "-deleteSnapshot" => self.delete_snapshot(args).await,
             "-renameSnapshot" => self.rename_snapshot(args).await,
             _ => {
-                eprintln!("{verb}: Unknown command\n{USAGE}");
+                eprintln!("{verb}: Unknown command\n{}", help::usage_all());
                 return 2;
             }
         };
@@ -122,21 +212,12 @@ impl Shell {
         }
     }
 
-    /// Absolute path for an operand: URIs lose their authority, relative paths are
-    /// under `/user/<user>`.
+    /// Absolute path for an operand: URIs lose their scheme and authority (the command
+    /// already runs against their cluster, see `operands`), relative paths are under
+    /// `/user/<user>`, and `.`/`..` are resolved as Hadoop's `Path` does.
     fn resolve(&self, p: &str) -> String {
-        let p = if let Some(rest) = p.strip_prefix("hdfs://") {
-            rest.find('/').map(|i| &rest[i..]).unwrap_or("/")
-        } else {
-            p
-        };
-        if p.starts_with('/') {
-            p.to_string()
-        } else if p.is_empty() || p == "." {
-            format!("/user/{}", self.user)
-        } else {
-            format!("/user/{}/{}", self.user, p)
-        }
+        let path = glob::split_uri(p).map(|o| o.path).unwrap_or(p);
+        self.absolute(path)
     }
 
     fn report(&mut self, cmd: &str, path: &str, e: ClientError) {
@@ -236,16 +317,23 @@ impl Shell {
                     continue;
                 }
             }
-            if !parents {
-                let parent = parent_of(&path);
-                if !matches!(self.client.get_file_info(&parent).await, Ok(Some(s)) if s.is_dir) {
-                    eprintln!("mkdir: `{p}': No such file or directory");
-                    self.failed = true;
-                    continue;
-                }
+            // As Hadoop's Mkdir: without -p only a missing parent is refused here (named
+            // by its qualified path); a parent that is a file is the NameNode's to refuse,
+            // with or without -p.
+            let parent = parent_of(&path);
+            if !parents && !matches!(self.client.get_file_info(&parent).await, Ok(Some(_))) {
+                let fs = self.default_fs.trim_end_matches('/');
+                eprintln!("mkdir: `{fs}{parent}': No such file or directory");
+                self.failed = true;
+                continue;
             }
-            if let Err(e) = self.client.mkdirs(&path, 0o755, true).await {
-                self.report("mkdir", p, e);
+            match self.client.mkdirs(&path, 0o755, true).await {
+                Ok(_) => {}
+                Err(e) if e.remote_class() == Some("ParentNotDirectoryException") => {
+                    eprintln!("mkdir: {}", remote_message(&e));
+                    self.failed = true;
+                }
+                Err(e) => self.report("mkdir", p, e),
             }
         }
         Ok(())
@@ -383,6 +471,14 @@ impl Shell {
         let stdout = std::io::stdout();
         for p in args {
             let path = self.resolve(p);
+            match self.client.get_file_info(&path).await {
+                Ok(Some(s)) if s.is_dir => {
+                    eprintln!("cat: `{p}': Is a directory");
+                    self.failed = true;
+                    continue;
+                }
+                _ => {}
+            }
             let mut r = match self.client.open(&path).await {
                 Ok(r) => r,
                 Err(e) => {
@@ -451,6 +547,7 @@ impl Shell {
         let (f, paths) = flags(args, "rRf");
         let recursive = f.contains(&'r') || f.contains(&'R');
         let force = f.contains(&'f');
+        let skip_trash = args.iter().any(|a| a == "-skipTrash");
         let paths: Vec<&String> = paths
             .iter()
             .filter(|p| p.as_str() != "-skipTrash")
@@ -465,6 +562,7 @@ impl Shell {
                     eprintln!("rm: `{p}': Is a directory");
                     self.failed = true;
                 }
+                Ok(Some(_)) if !skip_trash && self.move_to_trash(&path).await? => {}
                 Ok(Some(_)) => match self.client.delete(&path, recursive).await {
                     Ok(true) => println!("Deleted {p}"),
                     Ok(false) => self.not_deleted("rm", p, &path),

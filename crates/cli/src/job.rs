@@ -41,9 +41,10 @@ pub enum JobCommand {
     /// The stdout and stderr of an application's containers on the local cluster.
     Logs {
         id: String,
-        /// State directory of `tusk local up`.
-        #[arg(long, default_value = "/tmp/tusk-local")]
-        dir: PathBuf,
+        /// State directory of `tusk local up` (default: the last one's, else
+        /// /tmp/tusk-local).
+        #[arg(long)]
+        dir: Option<PathBuf>,
     },
     /// Every attempt of a finished job, from its history record in the DFS.
     History { id: String },
@@ -62,6 +63,17 @@ pub enum JobCommand {
         #[arg(long, default_value = "gantt.svg")]
         out: PathBuf,
     },
+}
+
+impl JobCommand {
+    /// Commands that run no task in this process (whose streaming child's closed pipe
+    /// must be an error, not the end of the process): all but `--local` runs.
+    pub fn only_prints(&self) -> bool {
+        match self {
+            JobCommand::Run(a) | JobCommand::Submit(a) | JobCommand::Streaming(a) => !a.local,
+            _ => true,
+        }
+    }
 }
 
 #[derive(Args)]
@@ -107,7 +119,7 @@ pub async fn run(conf: Configuration, cmd: JobCommand) -> anyhow::Result<()> {
         JobCommand::Status { id } => status(&conf, &id).await,
         JobCommand::List => list(&conf).await,
         JobCommand::Kill { id } => kill(&conf, &id).await,
-        JobCommand::Logs { id, dir } => logs(&id, &dir),
+        JobCommand::Logs { id, dir } => logs(&id, &crate::conf::local_dir(dir)),
         JobCommand::History { id } => history(conf, &id).await,
         JobCommand::Gantt {
             ids,
@@ -213,7 +225,10 @@ async fn run_in_process(
         ..Default::default()
     };
     let started = Instant::now();
-    let result = run_local(job, client, &options).await.map_err(refusal)?;
+    let result = run_local(job, client, &options).await;
+    // The job's scratch space goes with it, whether it succeeded or not.
+    let _ = std::fs::remove_dir_all(&options.local_dir);
+    let result = result.map_err(refusal)?;
     println!(
         "Job {} SUCCEEDED in {:.3} s",
         result.job_id,

@@ -1,7 +1,8 @@
 //! `tusk local up|down|status`: a NameNode and N DataNodes, and (unless `--no-yarn`) a
 //! ResourceManager and one NodeManager per DataNode, as separate processes on 127.0.0.1,
 //! with all state under one directory (`name/`, `dataN/`, `nmN/{local,logs}`, `logs/`,
-//! `<daemon>.addr`, `pids`, `rmstore/`).
+//! `<daemon>.addr`, `<daemon>.http-addr` (each daemon's web server, on a free port),
+//! `pids`, `rmstore/`).
 
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
@@ -44,8 +45,9 @@ pub struct UpArgs {
 
 #[derive(Args)]
 pub struct DirArgs {
-    #[arg(long, default_value = "/tmp/tusk-local")]
-    pub dir: PathBuf,
+    /// State directory (default: the last `tusk local up`'s, else /tmp/tusk-local).
+    #[arg(long)]
+    pub dir: Option<PathBuf>,
 }
 
 pub async fn run(conf: Configuration, cmd: LocalCommand) -> anyhow::Result<()> {
@@ -63,10 +65,15 @@ pub async fn run(conf: Configuration, cmd: LocalCommand) -> anyhow::Result<()> {
                 started.elapsed().as_secs_f64(),
                 args.dir.display()
             );
+            eprintln!("dfs.namenode.http-address {}", cluster.namenode_http);
             crate::conf::record_default_fs(&cluster.uri)?;
+            crate::conf::record_local_dir(&args.dir)?;
             match &cluster.rm_addr {
                 Some(rm) => {
                     eprintln!("yarn.resourcemanager.address {rm}");
+                    if let Some(http) = &cluster.rm_http {
+                        eprintln!("yarn.resourcemanager.webapp.address {http}");
+                    }
                     crate::conf::record_default_rm(rm)?;
                 }
                 None => {
@@ -76,8 +83,8 @@ pub async fn run(conf: Configuration, cmd: LocalCommand) -> anyhow::Result<()> {
             println!("{}", cluster.uri);
             Ok(())
         }
-        LocalCommand::Down(args) => down(&args.dir),
-        LocalCommand::Status(args) => status(&args.dir).await,
+        LocalCommand::Down(args) => down(&crate::conf::local_dir(args.dir)),
+        LocalCommand::Status(args) => status(&crate::conf::local_dir(args.dir)).await,
     }
 }
 
@@ -87,6 +94,10 @@ pub struct LocalCluster {
     pub uri: String,
     /// The ResourceManager's RPC address; `None` with `--no-yarn`.
     pub rm_addr: Option<String>,
+    /// The NameNode's web server (WebHDFS): `127.0.0.1:PORT`.
+    pub namenode_http: String,
+    /// The ResourceManager's web server; `None` with `--no-yarn`.
+    pub rm_http: Option<String>,
 }
 
 /// Starts the processes and waits until every DataNode (and NodeManager) is live.
@@ -140,6 +151,8 @@ pub async fn up(conf: &Configuration, args: &UpArgs) -> anyhow::Result<LocalClus
     };
     write_pids(dir, &pids)?;
     let nn_addr = wait_file(&nn_addr_file, Duration::from_secs(30), nn).await?;
+    // Written before the RPC address file.
+    let namenode_http = read_http_addr(dir, "namenode")?;
     let uri = format!("hdfs://{nn_addr}");
     defines.push(format!("fs.defaultFS={uri}"));
     for i in 0..args.datanodes {
@@ -172,7 +185,16 @@ pub async fn up(conf: &Configuration, args: &UpArgs) -> anyhow::Result<LocalClus
         &dir.join("logs"),
     )
     .await?;
-    Ok(LocalCluster { uri, rm_addr })
+    let rm_http = match rm_addr {
+        Some(_) => Some(read_http_addr(dir, "resourcemanager")?),
+        None => None,
+    };
+    Ok(LocalCluster {
+        uri,
+        rm_addr,
+        namenode_http,
+        rm_http,
+    })
 }
 
 /// Waits until `datanodes` DataNodes (and `nodemanagers` NodeManagers when there is a
@@ -288,11 +310,15 @@ fn spawn_daemon(
         "nodemanager" => "--listen-shuffle",
         _ => "--listen",
     };
+    let http_addr_file = http_addr_file(dir, name);
+    let _ = std::fs::remove_file(&http_addr_file);
     let mut all = vec![
         listen.to_string(),
         "127.0.0.1:0".to_string(),
         "--addr-file".to_string(),
         addr_file.display().to_string(),
+        "--http-addr-file".to_string(),
+        http_addr_file.display().to_string(),
     ];
     all.extend(extra.iter().map(|s| s.to_string()));
     let all: Vec<&str> = all.iter().map(String::as_str).collect();
@@ -347,6 +373,20 @@ pub(crate) async fn wait_file(path: &Path, timeout: Duration, pid: u32) -> anyho
         }
         tokio::time::sleep(Duration::from_millis(2)).await;
     }
+}
+
+/// Where daemon `name` records its web server's address.
+fn http_addr_file(dir: &Path, name: &str) -> PathBuf {
+    dir.join(format!("{name}.http-addr"))
+}
+
+/// The web server address daemon `name` recorded.
+fn read_http_addr(dir: &Path, name: &str) -> anyhow::Result<String> {
+    let file = http_addr_file(dir, name);
+    Ok(std::fs::read_to_string(&file)
+        .with_context(|| format!("reading {}", file.display()))?
+        .trim()
+        .to_string())
 }
 
 fn write_pids(dir: &Path, pids: &[(String, u32)]) -> anyhow::Result<()> {
@@ -422,8 +462,11 @@ async fn status(dir: &Path) -> anyhow::Result<()> {
         bail!("no cluster recorded in {}", dir.display());
     }
     for (role, pid) in &pids {
+        let http = read_http_addr(dir, role)
+            .map(|a| format!(" http {a}"))
+            .unwrap_or_default();
         println!(
-            "{role:<16} pid {pid:<8} {}",
+            "{role:<16} pid {pid:<8} {}{http}",
             if alive(*pid) { "running" } else { "stopped" }
         );
     }

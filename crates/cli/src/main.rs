@@ -4,7 +4,7 @@
 //! - `daemons`: `tusk namenode`, `tusk datanode`, `tusk resourcemanager`,
 //!   `tusk nodemanager` (run until SIGTERM/SIGINT).
 //! - `fs_shell` (+ `fs_shell/format`): `tusk fs`, Hadoop FsShell's verbs and output.
-//! - `dfsadmin`: `tusk dfsadmin -rollEdits`, Hadoop's NameNode administration verbs.
+//! - `dfsadmin`: `tusk dfsadmin`, Hadoop's NameNode administration verbs. `fsck`: `tusk fsck`.
 //! - `local`: `tusk local up|down|status`, a cluster of separate processes on loopback.
 //! - `job` (+ `job/spec`): `tusk job run|submit|streaming|status|list|kill|logs|history|gantt`.
 //! - `mr_container`: the hidden `tusk mr-am` and `tusk mr-task`, what MapReduce
@@ -22,6 +22,7 @@ mod daemons;
 mod demo;
 mod dfsadmin;
 mod fs_shell;
+mod fsck;
 mod job;
 mod local;
 mod mr_container;
@@ -43,9 +44,11 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
     about = "Tusk: an HDFS-compatible data platform"
 )]
 struct Cli {
-    /// TOML configuration file with Hadoop key names.
+    /// Configuration: a TOML file with Hadoop key names, a Hadoop *-site.xml file, or a
+    /// directory of them (repeatable, later ones override earlier; default:
+    /// $HADOOP_CONF_DIR when set).
     #[arg(long, global = true)]
-    conf: Option<std::path::PathBuf>,
+    conf: Vec<std::path::PathBuf>,
     /// Override a configuration key: -D key=value (repeatable).
     #[arg(short = 'D', global = true, value_name = "KEY=VALUE")]
     define: Vec<String>,
@@ -74,14 +77,23 @@ enum Command {
     /// A MapReduce task attempt (run by a NodeManager in a task container).
     #[command(hide = true)]
     MrTask(mr_container::TaskArgs),
-    /// File system shell (Hadoop FsShell verbs: -ls, -put, -get, -cat, ...).
+    /// File system shell (Hadoop FsShell verbs: -ls, -put, -get, -cat, ...; `tusk fs
+    /// --help` lists them all).
+    #[command(disable_help_flag = true)]
     Fs {
         /// Arguments as for `hadoop fs`, e.g. `-ls -R /`.
         #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
         args: Vec<String>,
     },
-    /// NameNode administration (Hadoop's `hdfs dfsadmin` verbs: -rollEdits).
+    /// NameNode administration (Hadoop's `hdfs dfsadmin` verbs: -report, -safemode,
+    /// -refreshNodes, -listOpenFiles, -rollEdits).
     Dfsadmin {
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        args: Vec<String>,
+    },
+    /// Checks the file system's blocks (Hadoop's `hdfs fsck PATH [-files [-blocks
+    /// [-locations]]] [-openforwrite] [-list-corruptfileblocks]`).
+    Fsck {
         #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
         args: Vec<String>,
     },
@@ -105,6 +117,11 @@ enum Command {
     },
     /// The shortest safe DataNode heartbeat period for a cluster size and link.
     HeartbeatAdvisor(bench::AdvisorArgs),
+    /// The effective configuration: `tusk conf show [--key K]`.
+    Conf {
+        #[command(subcommand)]
+        action: conf::ConfCommand,
+    },
     // snapshots
     /// The snapshottable directories the caller may snapshot (`hdfs lsSnapshottableDir`).
     #[command(name = "lsSnapshottableDir")]
@@ -122,7 +139,10 @@ enum Command {
 fn main() {
     tusk_common::init_logging();
     let cli = Cli::parse();
-    let conf = match conf::load(cli.conf.as_deref(), &cli.define) {
+    if cli.command.prints_for_a_pipe() {
+        end_quietly_on_closed_stdout();
+    }
+    let conf = match conf::load(&cli.conf, &cli.define, cli.command.is_daemon()) {
         Ok(c) => c,
         Err(e) => {
             eprintln!("tusk: {e:#}");
@@ -139,6 +159,7 @@ fn main() {
         Command::SnapshotDiff { dir, from, to } => {
             snapshot_cmds::snapshot_diff(&conf, &dir, &from, &to)
         }
+        Command::Fsck { args } => fsck::main(conf, args),
         other => match run(other, conf) {
             Ok(()) => 0,
             Err(e) => {
@@ -152,6 +173,52 @@ fn main() {
         },
     };
     std::process::exit(code);
+}
+
+impl Command {
+    /// Commands whose output is read by people and pipelines (`tusk fs -ls -R / | head`),
+    /// not daemons or task containers, whose own pipes (a streaming task's child) must
+    /// report a closed pipe as an error rather than end the process.
+    fn prints_for_a_pipe(&self) -> bool {
+        match self {
+            Command::Fs { .. }
+            | Command::Dfsadmin { .. }
+            | Command::HeartbeatAdvisor(_)
+            | Command::Conf { .. } => true,
+            Command::Local { action } => matches!(action, local::LocalCommand::Status(_)),
+            Command::Job { action } => action.only_prints(),
+            _ => false,
+        }
+    }
+}
+
+impl Command {
+    /// Daemons (and `local up`, which starts them) warn about configuration keys no
+    /// component reads; other commands leave that to `tusk conf show`.
+    fn is_daemon(&self) -> bool {
+        matches!(
+            self,
+            Command::Namenode(_)
+                | Command::Datanode(_)
+                | Command::Resourcemanager(_)
+                | Command::Nodemanager(_)
+                | Command::Local {
+                    action: local::LocalCommand::Up(_)
+                }
+        )
+    }
+}
+
+/// A closed stdout ends the process quietly, as it ends Unix tools: the Rust runtime
+/// ignores SIGPIPE, which turns `tusk fs -ls -R / | head -1` into a panic in `println!`;
+/// the default action restores what `ls | head` does.
+#[allow(unsafe_code)]
+fn end_quietly_on_closed_stdout() {
+    // SAFETY: `signal` with SIG_DFL only resets a disposition; called on the main thread
+    // before any other thread (or runtime) starts.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
 }
 
 fn run(command: Command, conf: tusk_common::Configuration) -> anyhow::Result<()> {
@@ -175,8 +242,10 @@ fn run(command: Command, conf: tusk_common::Configuration) -> anyhow::Result<()>
         Command::Demo(args) => runtime.block_on(demo::run(conf, args)),
         Command::Bench { which } => runtime.block_on(bench::run(conf, which)),
         Command::HeartbeatAdvisor(args) => bench::advisor(args),
+        Command::Conf { action } => conf::run(&conf, action),
         Command::Fs { .. }
         | Command::Dfsadmin { .. }
+        | Command::Fsck { .. }
         | Command::LsSnapshottableDir
         | Command::SnapshotDiff { .. } => unreachable!("handled in main"),
     }

@@ -1,79 +1,13 @@
 //! `tusk local up`, the FsShell verbs with their output formats, and `tusk local down`,
 //! all through the real binary and real processes.
 
-use std::path::Path;
-use std::process::{Command, Output};
+mod local_cluster;
 
-struct Cluster {
-    dir: tempfile::TempDir,
-    uri: String,
-}
-
-fn tusk(home: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_tusk"))
-        .args(args)
-        .env("TUSK_HOME", home)
-        .env("TUSK_LOG", "warn")
-        .output()
-        .expect("run tusk")
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).to_string()
-}
-
-impl Cluster {
-    fn up() -> Cluster {
-        let dir = tempfile::tempdir().unwrap();
-        let state = dir.path().join("cluster");
-        let out = tusk(
-            dir.path(),
-            &[
-                "local",
-                "up",
-                "--dir",
-                state.to_str().unwrap(),
-                "--datanodes",
-                "3",
-                "-D",
-                "dfs.blocksize=1m",
-            ],
-        );
-        assert!(
-            out.status.success(),
-            "local up failed: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let uri = stdout(&out).lines().last().unwrap().to_string();
-        assert!(
-            uri.starts_with("hdfs://127.0.0.1:"),
-            "last line is the URI: {uri}"
-        );
-        Cluster { dir, uri }
-    }
-
-    /// `tusk fs ...` relying on the URI recorded by `local up`.
-    fn fs(&self, args: &[&str]) -> Output {
-        let mut all = vec!["fs"];
-        all.extend_from_slice(args);
-        tusk(self.dir.path(), &all)
-    }
-}
-
-impl Drop for Cluster {
-    fn drop(&mut self) {
-        let state = self.dir.path().join("cluster");
-        let out = tusk(
-            self.dir.path(),
-            &["local", "down", "--dir", state.to_str().unwrap()],
-        );
-        assert!(out.status.success() || std::thread::panicking());
-    }
-}
+use local_cluster::{stdout, tusk, Cluster};
 
 #[test]
 fn fs_verbs_against_a_local_cluster() {
-    let c = Cluster::up();
+    let c = Cluster::up(3);
     let local = c.dir.path().join("local.bin");
     let data: Vec<u8> = (0..2_500_000u32).map(|i| (i * 7 % 251) as u8).collect();
     std::fs::write(&local, &data).unwrap();
@@ -187,7 +121,7 @@ fn fs_verbs_against_a_local_cluster() {
 // snapshots
 #[test]
 fn snapshot_verbs_and_tools_print_what_hadoops_do() {
-    let c = Cluster::up();
+    let c = Cluster::up(3);
     let local = c.dir.path().join("f.txt");
     std::fs::write(&local, b"kept by the snapshot\n").unwrap();
     assert!(c.fs(&["-mkdir", "/snap"]).status.success());

@@ -10,14 +10,19 @@
 //!   client's measurements of its own link.
 //! - `reader`: [`FileReader`], checksum-verifying reads that fail over between replicas
 //!   and report corrupt ones.
+//! - `admin`: safe mode, block statistics, `refreshNodes`, open and corrupt files.
 //! - `blocking`: [`BlockingClient`], the same API for non-async callers.
 //! - `status`: [`FileStatus`]. `error`: [`ClientError`].
+//! - `meta`: ACLs, extended attributes, quotas, storage policies, access checks,
+//!   batched listings.
 //! - `snapshot`: the snapshot calls (allow, create, delete, rename, listings, diff).
 
 pub mod adaptive;
+pub mod admin;
 pub mod blocking;
 pub mod client;
 pub mod error;
+pub mod meta;
 pub mod options;
 pub mod reader;
 pub mod snapshot;

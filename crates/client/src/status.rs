@@ -1,5 +1,10 @@
 use tusk_proto::hdfs::{hdfs_file_status_proto::FileType, HdfsFileStatusProto};
 
+/// `HdfsFileStatusProto.Flags.HAS_ACL`, and the permission extension bit older
+/// NameNodes set instead.
+const HAS_ACL: u32 = 1;
+const ACL_BIT: u32 = 1 << 12;
+
 /// A file or directory as the NameNode describes it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct FileStatus {
@@ -16,6 +21,10 @@ pub struct FileStatus {
     pub access_time: u64,
     pub file_id: u64,
     pub children: i32,
+    /// The inode has an ACL (`ls` shows `+`).
+    pub has_acl: bool,
+    /// The storage policy id that applies (0: none set, the default HOT).
+    pub storage_policy: u32,
 }
 
 impl FileStatus {
@@ -26,13 +35,15 @@ impl FileStatus {
             length: p.length,
             replication: p.block_replication.unwrap_or(0) as u16,
             block_size: p.blocksize.unwrap_or(0),
-            permission: p.permission.perm as u16,
+            permission: (p.permission.perm & 0o7777) as u16,
             owner: p.owner.clone(),
             group: p.group.clone(),
             modification_time: p.modification_time,
             access_time: p.access_time,
             file_id: p.file_id.unwrap_or(0),
             children: p.children_num.unwrap_or(-1),
+            has_acl: p.flags.unwrap_or(0) & HAS_ACL != 0 || p.permission.perm & ACL_BIT != 0,
+            storage_policy: p.storage_policy.unwrap_or(0),
         }
     }
 

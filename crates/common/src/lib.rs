@@ -5,30 +5,28 @@
 //!   from TOML and overridden by `-D key=value`, with typed getters.
 //! - `status`: samples disk utilisation, network rates and CPU from `/proc` for heartbeats.
 //! - `shutdown`: a cloneable shutdown signal handed to every server.
+//! - `metrics`: [`Metrics`], a daemon's Prometheus registry (`/metrics`).
+//! - `logging`: [`init_logging`] and the log filter `/logLevel` changes at run time.
 //! - `timing`: [`Timing`], YARN's `tusk.yarn.timing` (event-driven or classic), one
 //!   strict parser shared by the ResourceManager, NodeManagers and AMs.
+//! - `calendar`: UTC dates from and to epoch milliseconds.
 //! - `error`: this crate's errors.
 
+pub mod calendar;
 pub mod config;
 pub mod error;
+pub mod logging;
+pub mod metrics;
 pub mod shutdown;
 pub mod status;
 pub mod timing;
 
 pub use config::Configuration;
 pub use error::ConfigError;
+pub use logging::init_logging;
+pub use metrics::Metrics;
 pub use shutdown::Shutdown;
 pub use timing::Timing;
-
-/// Initialises `tracing` output to stderr, filtered by `TUSK_LOG` (default `warn`).
-pub fn init_logging() {
-    let filter = tracing_subscriber::EnvFilter::try_from_env("TUSK_LOG")
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
-    let _ = tracing_subscriber::fmt()
-        .with_env_filter(filter)
-        .with_writer(std::io::stderr)
-        .try_init();
-}
 
 /// Milliseconds since the Unix epoch, as HDFS timestamps are kept.
 pub fn now_millis() -> u64 {

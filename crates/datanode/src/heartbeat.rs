@@ -195,12 +195,15 @@ async fn heartbeat(
         verified: queued.verified,
         newest_block_key_id: node.newest_block_key_id(),
     };
+    let started = std::time::Instant::now();
     match node
         .namenode
         .call::<_, HeartbeatResponse>("sendHeartbeat", &req)
         .await
     {
         Ok(resp) => {
+            node.metrics.heartbeats.inc();
+            tusk_common::metrics::observe(&node.metrics.heartbeat_time, started.elapsed());
             if let Some(keys) = &resp.keys {
                 node.take_block_keys(keys);
                 debug!(newest = node.newest_block_key_id(), "block keys updated");
@@ -239,6 +242,7 @@ async fn block_report(node: &Node) -> Result<Vec<DatanodeCommand>, DataNodeError
                 method: "blockReport",
                 source,
             })?;
+    node.metrics.block_reports.inc();
     debug!(replicas = req.replicas.len(), "block report sent");
     Ok(resp.commands)
 }
@@ -256,7 +260,10 @@ async fn run_commands(node: &Arc<Node>, commands: Vec<DatanodeCommand>) -> bool 
                     tokio::select! {
                         _ = node.shutdown.wait() => {}
                         result = replicate::push_replica(&node, transfer) => match result {
-                            Ok(()) => info!(block_id, "replica transferred"),
+                            Ok(()) => {
+                                node.metrics.blocks_replicated.inc();
+                                info!(block_id, "replica transferred")
+                            }
                             Err(e) => warn!(block_id, error = %e, "replica transfer failed"),
                         }
                     }
@@ -265,7 +272,12 @@ async fn run_commands(node: &Arc<Node>, commands: Vec<DatanodeCommand>) -> bool 
             Some(Command::Invalidate(invalidate)) => {
                 for block_id in invalidate.block_ids {
                     match node.store.delete(block_id) {
-                        Ok(found) => debug!(block_id, found, "replica invalidated"),
+                        Ok(found) => {
+                            if found {
+                                node.metrics.blocks_removed.inc();
+                            }
+                            debug!(block_id, found, "replica invalidated")
+                        }
                         Err(e) => warn!(block_id, error = %e, "cannot delete replica"),
                     }
                     node.reports.deleted(block_id);

@@ -16,6 +16,9 @@
 //! - `heartbeat`: registration, heartbeats and their commands (transfer, invalidate,
 //!   verify), incremental and full block reports, bad-replica reports (protocol
 //!   `tusk.DatanodeProtocol`).
+//! - `http`: the web server's router ([`http::http_router`]), assembled from the
+//!   features that answer over HTTP; its port is the advertised `info_port`.
+//! - `metrics`: [`metrics::DataNodeMetrics`], the counters of `/metrics`.
 //! - `error`: [`DataNodeError`] and its mapping to DataTransferProtocol statuses.
 //!
 //! [`DataNode::start`] wires them together and returns a [`DataNodeHandle`].
@@ -23,7 +26,9 @@
 pub mod block_store;
 pub mod error;
 mod heartbeat;
+mod http;
 mod identity;
+pub mod metrics;
 pub mod options;
 mod transfer;
 
@@ -36,6 +41,7 @@ use std::time::Duration;
 use tokio::net::TcpListener;
 use tokio::task::JoinHandle;
 use tusk_common::Shutdown;
+use tusk_http::HttpServer;
 use tusk_proto::hdfs::{DatanodeIdProto, DatanodeInfoProto};
 use tusk_proto::internal::DatanodeIdentity;
 use tusk_rpc::{ConnectRetry, RpcClient, RpcClientOptions};
@@ -77,6 +83,8 @@ pub(crate) struct Node {
     pub block_keys: RwLock<Option<BlockTokenSecretManager>>,
     /// SASL handshakes completed on the data port (clients proving their token).
     pub sasl_handshakes: AtomicU64,
+    /// Bytes and blocks moved, heartbeats sent; and the registry `/metrics` encodes.
+    pub metrics: metrics::DataNodeMetrics,
     pub shutdown: Shutdown,
 }
 
@@ -145,6 +153,8 @@ pub struct DataNodeHandle {
     node: Arc<Node>,
     /// Accept loop, heartbeat loop and IBR sender; each ends after shutdown.
     tasks: Vec<JoinHandle<()>>,
+    /// The web server (`dfs.datanode.http.address`); ends after shutdown.
+    http: Option<HttpServer>,
 }
 
 impl DataNode {
@@ -164,12 +174,27 @@ impl DataNode {
         let xfer_addr = xfer_listener
             .local_addr()
             .map_err(|e| DataNodeError::io("data port", e))?;
+        let http_listener = match &options.http_address {
+            Some(addr) => Some(
+                TcpListener::bind(addr)
+                    .await
+                    .map_err(|e| DataNodeError::io(format!("HTTP address {addr}"), e))?,
+            ),
+            None => None,
+        };
+        let info_port = match &http_listener {
+            Some(l) => l
+                .local_addr()
+                .map(|a| u32::from(a.port()))
+                .map_err(|e| DataNodeError::io("HTTP listener", e))?,
+            None => options.info_port,
+        };
         let identity = DatanodeIdentity {
             ip_addr: options.ip_addr.clone(),
             host_name: options.host_name.clone(),
             datanode_uuid: ids.datanode_uuid,
             xfer_port: u32::from(xfer_addr.port()),
-            info_port: options.info_port,
+            info_port,
             ipc_port: options.ipc_port,
             storage_id: ids.storage_id,
         };
@@ -183,13 +208,15 @@ impl DataNode {
                 ..Default::default()
             },
         );
+        let xceivers = Arc::new(AtomicUsize::new(0));
         let node = Arc::new(Node {
             options,
             identity,
             store,
             namenode,
             reports: Default::default(),
-            xceivers: Arc::new(AtomicUsize::new(0)),
+            metrics: metrics::DataNodeMetrics::new(xceivers.clone()),
+            xceivers,
             block_pool_id: Mutex::new(String::new()),
             heartbeats_paused: AtomicBool::new(false),
             block_keys: RwLock::new(None),
@@ -197,6 +224,13 @@ impl DataNode {
             shutdown,
         });
         let mut tasks = vec![tokio::spawn(transfer::serve(node.clone(), xfer_listener))];
+        let http = match http_listener {
+            Some(listener) => Some(
+                HttpServer::serve(listener, http::http_router(&node), node.shutdown.clone())
+                    .map_err(|e| DataNodeError::io("HTTP listener", e.into()))?,
+            ),
+            None => None,
+        };
         heartbeat::register_until_answered(&node).await?;
         tasks.push(tokio::spawn(heartbeat::run(node.clone())));
         if node.options.ibr_immediate {
@@ -212,6 +246,7 @@ impl DataNode {
             xfer_addr,
             node,
             tasks,
+            http,
         })
     }
 }
@@ -219,6 +254,11 @@ impl DataNode {
 impl DataNodeHandle {
     pub fn xfer_addr(&self) -> SocketAddr {
         self.xfer_addr
+    }
+
+    /// Where the web server listens; `None` when the options asked for none.
+    pub fn http_addr(&self) -> Option<SocketAddr> {
+        self.http.as_ref().map(HttpServer::addr)
     }
 
     pub fn uuid(&self) -> &str {
@@ -278,6 +318,9 @@ impl DataNodeHandle {
     pub async fn wait(self) {
         for task in self.tasks {
             let _ = task.await;
+        }
+        if let Some(http) = self.http {
+            http.join().await;
         }
     }
 }

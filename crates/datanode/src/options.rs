@@ -6,10 +6,18 @@ use tusk_common::Configuration;
 
 use crate::error::DataNodeError;
 
+/// The key of the DataNode's HTTP address, and Hadoop's default for it.
+pub const HTTP_ADDRESS_KEY: &str = "dfs.datanode.http.address";
+pub const HTTP_ADDRESS_DEFAULT: &str = "0.0.0.0:9864";
+
 /// Everything a DataNode is told at start; built once and owned by the node.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 #[serde(default)]
 pub struct DataNodeOptions {
+    /// The configuration these options were read from, shown by `/conf`; empty for
+    /// options built by hand.
+    #[serde(skip)]
+    pub conf: tusk_common::Configuration,
     /// Volumes (`dfs.datanode.data.dir`); the first one also holds `current/VERSION`.
     pub data_dirs: Vec<PathBuf>,
     /// NameNode RPC address `host:port` (`dfs.namenode.rpc-address` or `fs.defaultFS`).
@@ -31,6 +39,9 @@ pub struct DataNodeOptions {
     /// HTTP and IPC ports advertised in the node's identity (0 = none).
     pub info_port: u32,
     pub ipc_port: u32,
+    /// `dfs.datanode.http.address`: where the web server (WebHDFS) listens; its port is
+    /// then the advertised `info_port`. `None` serves no HTTP (options built by hand).
+    pub http_address: Option<String>,
     /// `dfs.client.socket-timeout`: how long a transfer waits for its peer.
     pub socket_timeout: Duration,
     /// `dfs.datanode.socket.reuse.keepalive`: how long an idle connection waits for the
@@ -52,6 +63,7 @@ pub struct DataNodeOptions {
 impl Default for DataNodeOptions {
     fn default() -> Self {
         DataNodeOptions {
+            conf: Default::default(),
             data_dirs: vec![std::env::temp_dir()
                 .join(format!("hadoop-{}", tusk_common::current_user()))
                 .join("dfs/data")],
@@ -65,6 +77,7 @@ impl Default for DataNodeOptions {
             capacity_override: None,
             info_port: 0,
             ipc_port: 0,
+            http_address: None,
             socket_timeout: Duration::from_secs(60),
             keepalive_timeout: Duration::from_secs(4),
             register_retry_max: Duration::from_secs(1),
@@ -103,6 +116,7 @@ impl DataNodeOptions {
         };
         let capacity = conf.get_u64("dfs.datanode.capacity.override", 0)?;
         Ok(DataNodeOptions {
+            conf: conf.clone(),
             data_dirs: if dirs.is_empty() { d.data_dirs } else { dirs },
             namenode_addr,
             ip_addr: conf.get_str("dfs.datanode.ip", &d.ip_addr),
@@ -122,6 +136,7 @@ impl DataNodeOptions {
             capacity_override: (capacity > 0).then_some(capacity),
             info_port: d.info_port,
             ipc_port: d.ipc_port,
+            http_address: Some(conf.get_str(HTTP_ADDRESS_KEY, HTTP_ADDRESS_DEFAULT)),
             socket_timeout: conf.get_duration(
                 "dfs.client.socket-timeout",
                 d.socket_timeout,

@@ -89,6 +89,7 @@ impl MiniClusterBuilder {
             conf: self.conf,
             namenode: None,
             namenode_addr: "127.0.0.1:0".parse().expect("addr"),
+            namenode_http_addr: "127.0.0.1:0".parse().expect("addr"),
             datanodes: Vec::new(),
             yarn: None,
         };
@@ -117,6 +118,8 @@ struct DataNodeSlot {
     dir: PathBuf,
     /// The data port; kept across restarts.
     addr: SocketAddr,
+    /// The web server's address (WebHDFS); kept across restarts.
+    http_addr: SocketAddr,
     running: Option<RunningDataNode>,
 }
 
@@ -132,6 +135,7 @@ struct RunningDataNode {
 #[derive(Clone)]
 struct DataNodeHooks {
     uuid: String,
+    http_addr: Option<SocketAddr>,
     replica_paths: Arc<dyn Fn(u64) -> Option<PathBuf> + Send + Sync>,
     pause_heartbeats: Arc<dyn Fn(bool) + Send + Sync>,
     block_key_ids: Arc<dyn Fn() -> Vec<i32> + Send + Sync>,
@@ -144,6 +148,8 @@ pub struct MiniCluster {
     conf: Configuration,
     namenode: Option<NameNodeSlot>,
     namenode_addr: SocketAddr,
+    /// The NameNode's web server (WebHDFS); kept across restarts.
+    namenode_http_addr: SocketAddr,
     datanodes: Vec<DataNodeSlot>,
     /// The ResourceManager and NodeManagers, when built with `.nodemanagers(n)`.
     yarn: Option<MiniYarn>,
@@ -180,6 +186,18 @@ impl MiniCluster {
         let mut conf = Configuration::new();
         conf.set("ipc.client.connect.max.retries", "0");
         conf.set("ipc.client.connect.max.retries.on.timeouts", "0");
+        // Every web server on a free loopback port; the cluster tells where.
+        for key in [
+            tusk_namenode::options::HTTP_ADDRESS_KEY,
+            tusk_datanode::options::HTTP_ADDRESS_KEY,
+            tusk_resourcemanager::options::HTTP_ADDRESS_KEY,
+            tusk_nodemanager::options::HTTP_ADDRESS_KEY,
+        ] {
+            conf.set(key, "127.0.0.1:0");
+        }
+        // As Hadoop's MiniDFSCluster: a restarted NameNode leaves start-up safe mode as
+        // soon as its blocks are reported.
+        conf.set("dfs.namenode.safemode.extension", "0");
         MiniClusterBuilder {
             datanodes: 3,
             nodemanagers: None,
@@ -212,6 +230,18 @@ impl MiniCluster {
 
     pub fn namenode_addr(&self) -> String {
         self.namenode_addr.to_string()
+    }
+
+    /// The NameNode's web server (`dfs.namenode.http-address`): WebHDFS at
+    /// `http://{addr}/webhdfs/v1/...`.
+    pub fn namenode_http_addr(&self) -> SocketAddr {
+        self.namenode_http_addr
+    }
+
+    /// DataNode `i`'s web server (`dfs.datanode.http.address`, advertised as its
+    /// `info_port`).
+    pub fn datanode_http_addr(&self, i: usize) -> SocketAddr {
+        self.datanodes[i].http_addr
     }
 
     /// `hdfs://127.0.0.1:PORT`.
@@ -258,6 +288,12 @@ impl MiniCluster {
                 self.base.join("name").display().to_string(),
             );
         }
+        if self.namenode_http_addr.port() != 0 {
+            conf.set(
+                tusk_namenode::options::HTTP_ADDRESS_KEY,
+                self.namenode_http_addr.to_string(),
+            );
+        }
         let options = NameNodeOptions::from_conf(&conf)?;
         let runtime = node_runtime("namenode")?;
         let listener = bind(self.namenode_addr).await?;
@@ -268,7 +304,7 @@ impl MiniCluster {
         let wait = runtime.spawn(async move {
             match NameNode::start(options, listener, sd).await {
                 Ok(nn) => {
-                    let _ = nn_tx.send(Ok(nn.namesystem.clone()));
+                    let _ = nn_tx.send(Ok((nn.namesystem.clone(), nn.http_addr())));
                     if let Err(e) = nn.wait().await {
                         tracing::error!(error = %e, "namenode shutdown failed");
                     }
@@ -278,7 +314,10 @@ impl MiniCluster {
                 }
             }
         });
-        let namesystem = nn_rx.await.map_err(|_| "namenode task died")??;
+        let (namesystem, http_addr) = nn_rx.await.map_err(|_| "namenode task died")??;
+        if let Some(a) = http_addr {
+            self.namenode_http_addr = a;
+        }
         self.namenode = Some(NameNodeSlot {
             runtime,
             shutdown,
@@ -327,6 +366,7 @@ impl MiniCluster {
         self.datanodes.push(DataNodeSlot {
             dir,
             addr: "127.0.0.1:0".parse().expect("addr"),
+            http_addr: "127.0.0.1:0".parse().expect("addr"),
             running: None,
         });
         self.start_datanode(i).await?;
@@ -339,6 +379,12 @@ impl MiniCluster {
             "dfs.datanode.data.dir",
             self.datanodes[i].dir.display().to_string(),
         );
+        if self.datanodes[i].http_addr.port() != 0 {
+            conf.set(
+                tusk_datanode::options::HTTP_ADDRESS_KEY,
+                self.datanodes[i].http_addr.to_string(),
+            );
+        }
         let options = DataNodeOptions::from_conf(&conf)?;
         let runtime = node_runtime(&format!("datanode-{i}"))?;
         let listener = bind(self.datanodes[i].addr).await?;
@@ -355,6 +401,7 @@ impl MiniCluster {
                     let (keys, sasl) = (handle.clone(), handle.clone());
                     let _ = tx.send(Ok(DataNodeHooks {
                         uuid: handle.uuid().to_string(),
+                        http_addr: handle.http_addr(),
                         replica_paths: Arc::new(move |b| paths.replica_path(b)),
                         pause_heartbeats: Arc::new(move |p| pause.pause_heartbeats(p)),
                         block_key_ids: Arc::new(move || keys.block_key_ids()),
@@ -368,6 +415,9 @@ impl MiniCluster {
             }
         });
         let hooks = rx.await.map_err(|_| "datanode task died")??;
+        if let Some(a) = hooks.http_addr {
+            self.datanodes[i].http_addr = a;
+        }
         self.datanodes[i].running = Some(RunningDataNode {
             runtime,
             shutdown,

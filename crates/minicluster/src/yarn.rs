@@ -144,6 +144,22 @@ impl MiniYarn {
         self.rm.addr().to_string()
     }
 
+    /// The ResourceManager's web server (`yarn.resourcemanager.webapp.address`; a new
+    /// free port after [`MiniYarn::restart_resourcemanager`]).
+    pub fn rm_http_addr(&self) -> std::net::SocketAddr {
+        self.rm
+            .http_addr()
+            .expect("the minicluster starts every web server")
+    }
+
+    /// NodeManager `i`'s web server (`yarn.nodemanager.webapp.address`).
+    pub fn nodemanager_http_addr(&self, i: usize) -> std::net::SocketAddr {
+        self.nodemanagers[i]
+            .handle
+            .http_addr()
+            .expect("the minicluster starts every web server")
+    }
+
     /// A job client of the ResourceManager.
     pub fn client(&self) -> &ApplicationClient {
         &self.client

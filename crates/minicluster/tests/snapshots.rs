@@ -295,6 +295,14 @@ async fn snapshots_keep_deleted_data_until_deleted_and_survive_restarts() {
 
     // And the deletions survive a clean restart (from the image written at shutdown).
     cluster.restart_namenode().await.unwrap();
+    let fsn = cluster.namesystem();
+    wait_for(
+        "start-up safe mode to end",
+        Duration::from_secs(20),
+        || async { (!fsn.read().safe_mode.is_on()).then_some(()) },
+    )
+    .await
+    .unwrap_or_else(|e| panic!("{e}"));
     let client = cluster.client();
     assert!(names(&client, "/d/.snapshot").await.is_empty());
     client.disallow_snapshot("/d").await.unwrap();

@@ -35,6 +35,27 @@ pub struct DatanodeDescriptor {
     pub commands: Vec<DatanodeCommand>,
     /// Replicas to delete, sent with the next heartbeat reply.
     pub invalidate: Vec<u64>,
+    /// Decommissioning state, from `dfs.hosts.exclude` (see `namesystem::decommission`).
+    pub admin: AdminState,
+}
+
+/// A node's administrative state (HDFS's `AdminStates`; values as `DatanodeInfoProto`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum AdminState {
+    #[default]
+    Normal = 0,
+    /// Its replicas are being copied to other nodes; it still serves reads.
+    DecommissionInProgress = 1,
+    /// Every block it held has enough replicas elsewhere.
+    Decommissioned = 2,
+}
+
+impl AdminState {
+    /// Whether the node takes new replicas and its replicas count towards a block's
+    /// replication.
+    pub fn in_service(self) -> bool {
+        self == AdminState::Normal
+    }
 }
 
 /// How silent nodes are treated before they are declared dead; from the options.
@@ -137,6 +158,7 @@ impl DatanodeRegistry {
             blocks: HashSet::new(),
             commands: Vec::new(),
             invalidate: Vec::new(),
+            admin: AdminState::Normal,
         });
         idx
     }
@@ -187,7 +209,7 @@ impl DatanodeRegistry {
             xceiver_count: Some(d.xceivers),
             location: Some(d.rack.clone()),
             non_dfs_used: Some(0),
-            admin_state: Some(0),
+            admin_state: Some(d.admin as i32),
             num_blocks: Some(d.blocks.len() as u32),
             ..Self::link_and_load(&d.status)
         }

@@ -213,6 +213,8 @@ struct Buffer {
     data: Vec<u8>,
     /// Txid of the last record appended.
     last_txid: u64,
+    /// Txid of the last record a sync has taken.
+    taken_txid: u64,
 }
 
 struct Shared {
@@ -229,6 +231,8 @@ struct Shared {
     /// Highest txid known durable; after a failed sync, also the failure (the NameNode
     /// can then no longer acknowledge anything).
     durable: watch::Sender<Watermark>,
+    /// Syncs, their time and size.
+    metrics: crate::metrics::EditLogMetrics,
 }
 
 /// Cheap to clone; all clones append to the same log.
@@ -249,12 +253,14 @@ impl EditLog {
                 buffer: Mutex::new(Buffer {
                     data: Vec::with_capacity(1 << 16),
                     last_txid,
+                    taken_txid: last_txid,
                 }),
                 appended: AtomicU64::new(last_txid),
                 durable_mark: AtomicU64::new(last_txid),
                 failed: AtomicBool::new(false),
                 sink: Mutex::new(sink),
                 durable,
+                metrics: Default::default(),
             }),
         }
     }
@@ -277,6 +283,11 @@ impl EditLog {
     /// Whether `txid` is durable already.
     pub fn is_durable(&self, txid: u64) -> bool {
         self.shared.durable_mark.load(Ordering::Acquire) >= txid
+    }
+
+    /// Syncs so far: how many, how long, how many transactions each.
+    pub fn metrics(&self) -> &crate::metrics::EditLogMetrics {
+        &self.shared.metrics
     }
 
     /// Whether a sync has failed: nothing more can be made durable.
@@ -308,18 +319,24 @@ impl EditLog {
         if self.shared.durable.borrow().failed.is_some() {
             return false;
         }
-        let (batch, last_txid) = {
+        let (batch, last_txid, transactions) = {
             let mut buf = self.shared.buffer.lock().expect("edit buffer");
             if buf.data.is_empty() {
                 return false;
             }
             let batch = std::mem::replace(&mut buf.data, Vec::with_capacity(1 << 16));
-            (batch, buf.last_txid)
+            let transactions = buf.last_txid - buf.taken_txid;
+            buf.taken_txid = buf.last_txid;
+            (batch, buf.last_txid, transactions)
         };
+        let started = std::time::Instant::now();
         let written = sink.write_durable(&batch);
         drop(sink);
         match written {
             Ok(()) => {
+                self.shared
+                    .metrics
+                    .record_sync(transactions, started.elapsed());
                 self.shared
                     .durable_mark
                     .fetch_max(last_txid, Ordering::AcqRel);

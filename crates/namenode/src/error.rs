@@ -69,8 +69,13 @@ pub enum NameNodeError {
     PathTooLong { op: &'static str },
     #[error("{message}")]
     InvalidArgument { message: String },
+    /// A namespace change refused in safe mode; `message` is HDFS's, with its tip.
+    #[error("{message}")]
+    SafeMode { message: String },
     #[error("{operation} is not supported by Tusk")]
     Unsupported { operation: String },
+    #[error("Datanode denied communication with namenode because the host is not in the include-list: {node}")]
+    DisallowedDatanode { node: String },
     #[error("Datanode {uuid} is not registered")]
     UnregisteredDatanode { uuid: String },
     #[error("Name directory {path} is not formatted; run `tusk namenode -format`")]
@@ -103,6 +108,36 @@ pub enum NameNodeError {
     NoNameDirectory { last_error: String },
     #[error("i/o error: {0}")]
     Io(#[from] std::io::Error),
+    // nsmeta: ACLs, extended attributes, quotas.
+    #[error("{message}")]
+    Acl { message: String },
+    /// A refused extended-attribute change or read (HDFS throws IOException).
+    #[error("{message}")]
+    XAttr { message: String },
+    /// A permission refusal whose message HDFS words its own way.
+    #[error("{message}")]
+    PermissionDenied { message: String },
+    #[error("`{path}': Is not a directory")]
+    NotADirectory { path: String },
+    #[error("The NameSpace quota (directories and files) of directory {path} is exceeded: quota={quota} file count={count}")]
+    NsQuotaExceeded {
+        path: String,
+        quota: i64,
+        count: u64,
+    },
+    #[error("The DiskSpace quota of {path} is exceeded: quota = {quota} B = {} but diskspace consumed = {consumed} B = {}", crate::error::byte_desc(*quota as u64), crate::error::byte_desc(*consumed))]
+    DsQuotaExceeded {
+        path: String,
+        quota: i64,
+        consumed: u64,
+    },
+    #[error("Quota by storage type : {storage_type} on path : {path} is exceeded. quota = {quota} B = {} but space consumed = {consumed} B = {}", crate::error::byte_desc(*quota as u64), crate::error::byte_desc(*consumed))]
+    TypeQuotaExceeded {
+        path: String,
+        storage_type: &'static str,
+        quota: i64,
+        consumed: u64,
+    },
     // snapshots
     /// HDFS's `SnapshotException`: a snapshot rule refused the call.
     #[error("{message}")]
@@ -110,6 +145,28 @@ pub enum NameNodeError {
     /// A change to a path inside a read-only snapshot.
     #[error("Modification on a read-only snapshot is disallowed")]
     SnapshotAccess,
+}
+
+/// Hadoop's `StringUtils.byteDesc`: `1 KB`, `1.50 MB`.
+pub fn byte_desc(bytes: u64) -> String {
+    const PREFIXES: [&str; 6] = ["K", "M", "G", "T", "P", "E"];
+    if bytes < 1024 {
+        return format!("{bytes} B");
+    }
+    let mut i = 0;
+    while i + 1 < PREFIXES.len() && bytes >> (10 * (i + 2)) > 0 {
+        i += 1;
+    }
+    let shift = 10 * (i + 1);
+    if bytes & ((1u64 << shift) - 1) == 0 {
+        format!("{} {}B", bytes >> shift, PREFIXES[i])
+    } else {
+        format!(
+            "{:.2} {}B",
+            bytes as f64 / (1u64 << shift) as f64,
+            PREFIXES[i]
+        )
+    }
 }
 
 impl NameNodeError {
@@ -144,7 +201,11 @@ impl NameNodeError {
                 "org.apache.hadoop.hdfs.protocol.FSLimitException$MaxDirectoryItemsExceededException"
             }
             InvalidArgument { .. } => "org.apache.hadoop.HadoopIllegalArgumentException",
+            SafeMode { .. } => "org.apache.hadoop.hdfs.server.namenode.SafeModeException",
             Unsupported { .. } => "java.lang.UnsupportedOperationException",
+            DisallowedDatanode { .. } => {
+                "org.apache.hadoop.hdfs.server.protocol.DisallowedDatanodeException"
+            }
             UnregisteredDatanode { .. } => {
                 "org.apache.hadoop.hdfs.protocol.UnregisteredNodeException"
             }
@@ -154,7 +215,16 @@ impl NameNodeError {
             | ImageCorrupt { .. }
             | InconsistentNameDirs { .. }
             | NoNameDirectory { .. }
-            | Io(_) => "java.io.IOException",
+            | Io(_)
+            | XAttr { .. } => "java.io.IOException",
+            Acl { .. } => "org.apache.hadoop.hdfs.protocol.AclException",
+            PermissionDenied { .. } => "org.apache.hadoop.security.AccessControlException",
+            NotADirectory { .. } => "org.apache.hadoop.fs.PathIsNotDirectoryException",
+            NsQuotaExceeded { .. } => "org.apache.hadoop.hdfs.protocol.NSQuotaExceededException",
+            DsQuotaExceeded { .. } => "org.apache.hadoop.hdfs.protocol.DSQuotaExceededException",
+            TypeQuotaExceeded { .. } => {
+                "org.apache.hadoop.hdfs.protocol.QuotaByStorageTypeExceededException"
+            }
             Snapshot { .. } => "org.apache.hadoop.hdfs.protocol.SnapshotException",
             SnapshotAccess => "org.apache.hadoop.hdfs.protocol.SnapshotAccessControlException",
         }

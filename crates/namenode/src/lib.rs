@@ -15,6 +15,9 @@
 //! - `namesystem` (+ `client_ops`, `datanode_ops`, `monitors`, `status`): the state
 //!   behind one lock and every operation on it.
 //! - `server`: the RPC services; [`NameNode::start`] wires it all to a listener.
+//! - `http`: the web server's router ([`http::http_router`]), assembled from the
+//!   features that answer over HTTP.
+//! - `metrics`: the counters and gauges of `/metrics`, start-up progress.
 //! - `error`: [`NameNodeError`] and its mapping to Hadoop exception names.
 //! - `snapshot` (+ `frozen`, `diff`, `image`): HDFS snapshots; their RPC operations
 //!   are `namesystem/snapshot_ops`.
@@ -24,6 +27,8 @@ pub mod datanodes;
 pub mod edit_log;
 pub mod error;
 pub mod fs_limits;
+pub mod http;
+pub mod metrics;
 pub mod namespace;
 pub mod namesystem;
 pub mod options;
@@ -38,6 +43,7 @@ use std::sync::Arc;
 
 use tokio::net::TcpListener;
 use tusk_common::Shutdown;
+use tusk_http::HttpServer;
 use tusk_rpc::RpcServer;
 
 pub use error::NameNodeError;
@@ -50,6 +56,8 @@ pub struct NameNode {
     addr: SocketAddr,
     /// Finishes when the RPC server has stopped.
     server: tokio::task::JoinHandle<()>,
+    /// The web server (`dfs.namenode.http-address`); stops with the RPC server.
+    http: Option<HttpServer>,
 }
 
 impl NameNode {
@@ -81,18 +89,32 @@ impl NameNode {
         tokio::spawn(stop_when_unwritable(fsn.clone(), shutdown, stop.clone()));
         namesystem::spawn_monitors(fsn.clone(), stop.clone());
         namesystem::spawn_key_roller(fsn.clone(), stop.clone());
+        namesystem::spawn_trash_emptier(fsn.clone(), stop.clone());
         let server = RpcServer::new(vec![
             Arc::new(server::ClientProtocolService { fsn: fsn.clone() }),
             Arc::new(server::DatanodeProtocolService { fsn: fsn.clone() }),
         ])
         .with_durability(Arc::new(fsn.edit_log.clone()))
-        .with_options(rpc_options);
+        .with_options(rpc_options)
+        .with_metrics(&fsn.metrics.registry);
+        let http = match &fsn.options.http_address {
+            Some(http_addr) => {
+                let router = http::http_router(&fsn, addr);
+                Some(
+                    HttpServer::start(http_addr, router, stop.clone())
+                        .await
+                        .map_err(std::io::Error::from)?,
+                )
+            }
+            None => None,
+        };
         let server = tokio::spawn(server.serve(listener, stop));
-        tracing::info!(%addr, "namenode serving");
+        tracing::info!(%addr, http = ?http.as_ref().map(HttpServer::addr), "namenode serving");
         Ok(NameNode {
             namesystem: fsn,
             addr,
             server,
+            http,
         })
     }
 
@@ -100,10 +122,18 @@ impl NameNode {
         self.addr
     }
 
+    /// Where the web server listens; `None` when the options asked for none.
+    pub fn http_addr(&self) -> Option<SocketAddr> {
+        self.http.as_ref().map(HttpServer::addr)
+    }
+
     /// Waits for the server to stop, then checkpoints (clean shutdown); an error when it
     /// stopped because no name directory could be written.
     pub async fn wait(self) -> Result<(), NameNodeError> {
         let _ = self.server.await;
+        if let Some(http) = self.http {
+            http.join().await;
+        }
         let fsn = self.namesystem;
         tokio::task::spawn_blocking(move || fsn.close())
             .await

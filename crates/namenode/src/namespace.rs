@@ -5,8 +5,10 @@
 //! cannot drift apart. Operations that decide something (ids, times, permission checks)
 //! decide it before building the op.
 
+pub mod acl;
 mod apply;
 mod children;
+mod features;
 mod image_check;
 mod permission;
 
@@ -17,6 +19,7 @@ use crate::path;
 
 pub use apply::RenamePlan;
 pub use children::Children;
+pub use features::{DirQuota, Features, XAttr};
 pub use image_check::check_image;
 pub use permission::{Access, Permissions};
 
@@ -89,6 +92,8 @@ pub struct Namespace {
     /// DoS resistance buys nothing for ids the NameNode allocates itself.
     pub inodes: HashMap<InodeId, Inode>,
     pub next_inode_id: InodeId,
+    /// ACLs, extended attributes, quotas and storage policies by inode id.
+    pub features: Features,
 }
 
 impl Namespace {
@@ -109,6 +114,7 @@ impl Namespace {
         Namespace {
             inodes: HashMap::from_iter([(ROOT_ID, root)]),
             next_inode_id: ROOT_ID + 1,
+            features: Features::default(),
         }
     }
 
@@ -238,6 +244,7 @@ impl Namespace {
         self.detach(id, mtime);
         let mut blocks = Vec::new();
         for child in self.subtree(id) {
+            self.features.forget(child);
             if let Some(node) = self.inodes.remove(&child) {
                 if let InodeKind::File(f) = node.kind {
                     blocks.extend(f.blocks);

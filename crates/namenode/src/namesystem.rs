@@ -7,14 +7,26 @@
 //! - `monitors`: dead-node detection, re-replication, lease expiry, checkpoints.
 //! - `status`: building HdfsFileStatus and LocatedBlocks replies.
 //! - `block_tokens`: the block keys, the tokens in located blocks, the key roller.
+//! - `safe_mode`: start-up and manual safe mode. `decommission`: host lists and
+//!   decommissioning. `admin`: block statistics, DataNode reports, open and corrupt
+//!   files. `trash`: the trash emptier.
 //! - `snapshot_ops`: snapshot operations and reads through `.snapshot`.
 
+mod acl_ops;
+pub mod admin;
 mod block_tokens;
 mod client_ops;
 mod datanode_ops;
+pub mod decommission;
+mod listing_ops;
 mod monitors;
+mod policy_ops;
+mod quota;
+pub mod safe_mode;
 mod snapshot_ops;
 mod status;
+pub mod trash;
+mod xattr_ops;
 
 use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, RwLock, RwLockReadGuard, RwLockWriteGuard};
@@ -34,8 +46,12 @@ use crate::options::NameNodeOptions;
 use crate::placement::Topology;
 use crate::storage::{NameDir, NameDirs, RecoveryPlan, StorageInfo};
 
+pub use acl_ops::AclChange;
 pub use block_tokens::{spawn_key_roller, BlockTokens};
 pub use monitors::spawn_monitors;
+pub use policy_ops::{all_policies as all_storage_policies, policy_by_id as storage_policy_by_id};
+pub use safe_mode::SafeMode;
+pub use trash::spawn_trash_emptier;
 
 /// Open files per client, renewed by `renewLease`.
 #[derive(Debug, Default)]
@@ -77,9 +93,11 @@ pub struct State {
     pub blocks: BlockMap,
     pub datanodes: DatanodeRegistry,
     pub leases: Leases,
-    /// True after a restart until enough blocks have reported replicas; no replication
-    /// or deletion decisions are made meanwhile.
-    pub safe_mode: bool,
+    /// Start-up and manual safe mode: while on, namespace writes are refused and no
+    /// replication or deletion work is scheduled.
+    pub safe_mode: SafeMode,
+    /// `dfs.hosts` / `dfs.hosts.exclude`, reread by `refreshNodes`.
+    pub hosts: decommission::HostLists,
     /// Edits applied since the last checkpoint.
     pub txns_since_checkpoint: u64,
     /// When the last checkpoint was written (or the state loaded).
@@ -112,7 +130,11 @@ impl State {
         if let Some(replaced) = plan.existing {
             self.drop_leases_under(replaced);
         }
-        Ok(self.ns.execute_rename(plan, mtime))
+        let (src_parent, dst_parent) = (plan.src_parent, plan.dst_parent);
+        let usage = self.rename_usage(&plan);
+        let removed = self.ns.execute_rename(plan, mtime);
+        self.charge_rename(src_parent, dst_parent, usage);
+        Ok(removed)
     }
 
     /// Applies one edit op, checked against the snapshot rules first. Returns the blocks
@@ -120,7 +142,9 @@ impl State {
     pub fn apply(&mut self, op: &Op) -> Result<Vec<u64>> {
         self.txns_since_checkpoint += 1;
         self.snapshots.before_op(&self.ns, &self.blocks, op)?;
+        let charge = self.quota_before(op);
         let removed = self.apply_op(op)?;
+        self.quota_after(charge);
         Ok(self.snapshots.after_op(&self.ns, &self.blocks, removed))
     }
 
@@ -213,6 +237,12 @@ impl State {
             Op::SetPermission(op) => self.ns.apply_set_permission(op).map(|_| vec![]),
             Op::SetOwner(op) => self.ns.apply_set_owner(op).map(|_| vec![]),
             Op::SetTimes(op) => self.ns.apply_set_times(op).map(|_| vec![]),
+            // nsmeta
+            Op::SetAcl(op) => self.ns.apply_set_acl(op).map(|_| vec![]),
+            Op::SetXattr(op) => self.ns.apply_set_xattr(op).map(|_| vec![]),
+            Op::RemoveXattr(op) => self.ns.apply_remove_xattr(op).map(|_| vec![]),
+            Op::SetQuota(op) => self.apply_set_quota(op).map(|_| vec![]),
+            Op::SetStoragePolicy(op) => self.ns.apply_set_storage_policy(op).map(|_| vec![]),
             Op::ReassignLease(op) => {
                 let file = self.open_file_mut(op.inode_id)?;
                 let old = file.client_name.replace(op.client_name.clone());
@@ -303,6 +333,7 @@ impl State {
                 atime: n.atime,
                 ..Default::default()
             };
+            self.ns.features.to_record(id, &mut rec);
             if let InodeKind::File(f) = &n.kind {
                 rec.replication = f.replication as u32;
                 rec.block_size = f.block_size;
@@ -383,6 +414,7 @@ impl State {
                 atime: rec.atime,
                 kind,
             };
+            ns.features.load_record(rec);
             if rec.id == ROOT_ID {
                 let root = ns.get_mut(ROOT_ID).expect("root");
                 root.permission = inode.permission;
@@ -409,16 +441,19 @@ impl State {
             image.next_snapshot_id,
             &mut blocks,
         );
-        State {
+        let mut state = State {
             ns,
             blocks,
             datanodes: DatanodeRegistry::new(options),
             leases,
-            safe_mode: false,
+            safe_mode: SafeMode::off(options),
+            hosts: Default::default(),
             txns_since_checkpoint: 0,
             last_checkpoint: Instant::now(),
             snapshots,
-        }
+        };
+        state.recompute_quota_usage();
+        state
     }
 }
 
@@ -463,6 +498,10 @@ pub struct Namesystem {
     pub checkpoint_lock: std::sync::Mutex<()>,
     /// Block keys and tokens; `None` when `dfs.block.access.token.enable` is false.
     pub block_tokens: Option<BlockTokens>,
+    /// Counters for `/metrics` and the registry holding them.
+    pub metrics: crate::metrics::NameNodeMetrics,
+    /// What start-up did and how long it took (the start-up progress page).
+    pub startup: crate::metrics::StartupProgress,
 }
 
 impl Namesystem {
@@ -517,10 +556,18 @@ impl Namesystem {
     /// directories from it), replays its edit log and opens a new segment. A corrupt log
     /// stops it here with [`NameNodeError::EditLogCorrupt`].
     pub fn load(options: NameNodeOptions) -> Result<Arc<Self>> {
+        let startup = crate::metrics::StartupProgress::new();
+        let started = Instant::now();
         let dirs = Arc::new(NameDirs::new(&options.name_dirs));
         let source = dirs.prepare_for_load()?;
         let image = source.image;
         let mut state = State::from_image(&image, &options);
+        startup.record(
+            "Loading fsimage",
+            format!("{} inodes, txid {}", image.inodes.len(), image.last_txid),
+            started.elapsed(),
+        );
+        let started = Instant::now();
         let last_txid = replay(
             &mut state,
             dirs.dir(source.dir),
@@ -528,8 +575,13 @@ impl Namesystem {
             u64::MAX,
             LastSegment::InProgress,
         )?;
-        let has_blocks = !state.blocks.blocks.is_empty();
-        state.safe_mode = has_blocks;
+        startup.record(
+            "Loading edits",
+            format!("{} transactions", last_txid - image.last_txid),
+            started.elapsed(),
+        );
+        state.hosts = decommission::HostLists::load(&options)?;
+        state.enter_startup_safe_mode();
         let topology = match &options.topology_file {
             Some(p) => Topology::load(p)?,
             None => Topology::default(),
@@ -540,6 +592,7 @@ impl Namesystem {
             enabled: options.permissions_enabled,
             superuser: options.superuser.clone(),
             supergroup: options.supergroup.clone(),
+            group_overrides: options.meta.group_overrides.clone(),
         };
         let fsn = Arc::new(Namesystem {
             state: RwLock::new(state),
@@ -552,10 +605,20 @@ impl Namesystem {
             checkpoint_lock: std::sync::Mutex::new(()),
             block_tokens: BlockTokens::from_options(&options),
             options,
+            metrics: Default::default(),
+            startup,
         });
+        fsn.metrics
+            .register(fsn.edit_log.metrics(), Arc::downgrade(&fsn));
         // Compact what was replayed, so restarts stay quick.
         if last_txid > image.last_txid {
+            let started = Instant::now();
             fsn.checkpoint()?;
+            fsn.startup.record(
+                "Saving checkpoint",
+                format!("txid {last_txid}"),
+                started.elapsed(),
+            );
         }
         Ok(fsn)
     }
@@ -582,6 +645,8 @@ impl Namesystem {
     /// Applies `op` and appends it to the log; call with the write lock held.
     pub fn apply_and_log(&self, st: &mut State, op: Op) -> Result<u64> {
         self.check_writable()?;
+        st.check_safe_mode(|| st.describe_op(&op))?;
+        st.verify_quota(&op)?;
         let removed = st.apply(&op)?;
         st.invalidate_removed(&removed);
         Ok(self.edit_log.append(EditRecord {

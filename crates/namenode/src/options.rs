@@ -8,10 +8,21 @@ use tusk_rpc::RpcServerOptions;
 use crate::error::{NameNodeError, Result};
 use crate::fs_limits::FsLimits;
 
+mod meta;
+pub use meta::MetaOptions;
+
+/// The key of the NameNode's HTTP address, and Hadoop's default for it.
+pub const HTTP_ADDRESS_KEY: &str = "dfs.namenode.http-address";
+pub const HTTP_ADDRESS_DEFAULT: &str = "0.0.0.0:9870";
+
 /// Everything the NameNode reads from configuration, read once at start-up.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(default)]
 pub struct NameNodeOptions {
+    /// The configuration these options were read from, shown by `/conf`; empty for
+    /// options built by hand.
+    #[serde(skip)]
+    pub conf: tusk_common::Configuration,
     /// `dfs.namenode.name.dir`: a comma-separated list; every edit and image is written
     /// to each directory.
     pub name_dirs: Vec<PathBuf>,
@@ -56,6 +67,24 @@ pub struct NameNodeOptions {
     pub listing_limit: usize,
     /// `dfs.namenode.safemode.threshold-pct`.
     pub safemode_threshold: f64,
+    /// `dfs.namenode.safemode.min.datanodes`: live DataNodes start-up safe mode waits for.
+    pub safemode_min_datanodes: usize,
+    /// `dfs.namenode.safemode.extension` (ms): how long start-up safe mode stays on
+    /// after its thresholds are met.
+    pub safemode_extension: Duration,
+    /// `dfs.namenode.safemode.replication.min` (default `dfs.namenode.replication.min`):
+    /// live replicas that make a block count as reported.
+    pub safemode_replication_min: u32,
+    /// `dfs.hosts`: when set and not empty, only the nodes it names may register.
+    pub hosts_file: Option<PathBuf>,
+    /// `dfs.hosts.exclude`: nodes to decommission.
+    pub hosts_exclude_file: Option<PathBuf>,
+    /// `fs.trash.interval` (minutes; 0 disables trash): how long trash checkpoints are
+    /// kept. Sent to clients (in whole minutes) in the server defaults.
+    pub trash_interval: Duration,
+    /// `fs.trash.checkpoint.interval` (minutes; 0 or above `fs.trash.interval` means
+    /// that interval): how often the emptier runs.
+    pub trash_checkpoint_interval: Duration,
     /// `dfs.namenode.complete.wait` (Tusk key): how long `complete` waits for the last
     /// block's replicas before answering false.
     pub complete_wait: Duration,
@@ -76,6 +105,9 @@ pub struct NameNodeOptions {
     pub fs_limits: FsLimits,
     /// The RPC server's limits (`ipc.maximum.data.length`, `ipc.server.max.connections`, ...).
     pub rpc: RpcServerOptions,
+    /// `dfs.namenode.http-address`: where the web server (WebHDFS, pages) listens;
+    /// `None` serves no HTTP (options built by hand in tests).
+    pub http_address: Option<String>,
     /// `dfs.block.access.token.enable` (Tusk default true; HDFS false): every located
     /// block carries an HMAC-signed token the DataNodes check.
     pub block_access_token_enable: bool,
@@ -86,11 +118,14 @@ pub struct NameNodeOptions {
     /// `dfs.block.access.token.protobuf.enable`: write identifiers as protobuf instead
     /// of Hadoop's legacy layout (false, as Hadoop 3.4).
     pub block_access_token_protobuf: bool,
+    /// ACLs, extended attributes, quotas, storage policies, group mapping.
+    pub meta: MetaOptions,
 }
 
 impl Default for NameNodeOptions {
     fn default() -> Self {
         NameNodeOptions {
+            conf: Default::default(),
             name_dirs: vec![PathBuf::from("/tmp/tusk/name")],
             default_replication: 3,
             max_replication: 512,
@@ -112,6 +147,13 @@ impl Default for NameNodeOptions {
             topology_file: None,
             listing_limit: 1000,
             safemode_threshold: 0.999,
+            safemode_min_datanodes: 0,
+            safemode_extension: Duration::from_secs(30),
+            safemode_replication_min: 1,
+            hosts_file: None,
+            hosts_exclude_file: None,
+            trash_interval: Duration::ZERO,
+            trash_checkpoint_interval: Duration::ZERO,
             complete_wait: Duration::from_secs(2),
             stale_interval: Duration::from_secs(30),
             avoid_write_stale: true,
@@ -119,10 +161,12 @@ impl Default for NameNodeOptions {
             write_stale_ratio: 0.5,
             fs_limits: FsLimits::default(),
             rpc: RpcServerOptions::default(),
+            http_address: None,
             block_access_token_enable: true,
             block_access_key_update_interval: Duration::from_secs(600 * 60),
             block_access_token_lifetime: Duration::from_secs(600 * 60),
             block_access_token_protobuf: false,
+            meta: MetaOptions::default(),
         }
     }
 }
@@ -137,6 +181,7 @@ impl NameNodeOptions {
         let ms = Duration::from_millis(1);
         let minutes = Duration::from_secs(60);
         Ok(NameNodeOptions {
+            conf: conf.clone(),
             name_dirs: conf
                 .get("dfs.namenode.name.dir")
                 .map(parse_dir_list)
@@ -207,6 +252,33 @@ impl NameNodeOptions {
                 .get("dfs.namenode.safemode.threshold-pct")
                 .and_then(|v| v.parse().ok())
                 .unwrap_or(d.safemode_threshold),
+            safemode_min_datanodes: conf
+                .get_u64("dfs.namenode.safemode.min.datanodes", 0)
+                .map_err(bad)? as usize,
+            safemode_extension: conf
+                .get_duration("dfs.namenode.safemode.extension", d.safemode_extension, ms)
+                .map_err(bad)?,
+            safemode_replication_min: conf
+                .get_u64(
+                    "dfs.namenode.safemode.replication.min",
+                    conf.get_u64("dfs.namenode.replication.min", 1)
+                        .map_err(bad)?,
+                )
+                .map_err(bad)? as u32,
+            hosts_file: conf
+                .get("dfs.hosts")
+                .filter(|p| !p.is_empty())
+                .map(PathBuf::from),
+            hosts_exclude_file: conf
+                .get("dfs.hosts.exclude")
+                .filter(|p| !p.is_empty())
+                .map(PathBuf::from),
+            trash_interval: conf
+                .get_duration("fs.trash.interval", Duration::ZERO, minutes)
+                .map_err(bad)?,
+            trash_checkpoint_interval: conf
+                .get_duration("fs.trash.checkpoint.interval", Duration::ZERO, minutes)
+                .map_err(bad)?,
             complete_wait: conf
                 .get_duration("dfs.namenode.complete.wait", d.complete_wait, ms)
                 .map_err(bad)?,
@@ -242,6 +314,7 @@ impl NameNodeOptions {
             }
             .validate()?,
             rpc: RpcServerOptions::from_conf(conf).map_err(bad)?,
+            http_address: Some(conf.get_str(HTTP_ADDRESS_KEY, HTTP_ADDRESS_DEFAULT)),
             block_access_token_enable: conf
                 .get_bool("dfs.block.access.token.enable", d.block_access_token_enable)
                 .map_err(bad)?,
@@ -269,6 +342,7 @@ impl NameNodeOptions {
                     d.block_access_token_protobuf,
                 )
                 .map_err(bad)?,
+            meta: MetaOptions::from_conf(conf)?,
         })
     }
 

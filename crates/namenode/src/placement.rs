@@ -68,6 +68,7 @@ pub fn choose_targets(
     let mut candidates: Vec<DnIdx> = registry
         .live()
         .filter(|i| !chosen.contains(i) && !excluded.contains(i))
+        .filter(|i| registry.nodes[*i].admin.in_service())
         .filter(|i| !avoid_stale || !registry.is_stale(*i))
         .filter(|i| registry.nodes[*i].remaining >= block_size || registry.nodes[*i].capacity == 0)
         .collect();

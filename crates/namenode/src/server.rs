@@ -10,7 +10,7 @@ use tusk_proto::internal as t;
 use tusk_rpc::service::{decode, no_such_method};
 use tusk_rpc::{handle, handle_now, CallContext, CallOutcome, RemoteException, RpcService};
 
-use crate::namesystem::{Logged, Namesystem};
+use crate::namesystem::{AclChange, Logged, Namesystem};
 
 /// Protocol name of Tusk's DataNode → NameNode protocol.
 pub const DATANODE_PROTOCOL: &str = "tusk.DatanodeProtocol";
@@ -105,6 +105,10 @@ impl ClientProtocolService {
     fn dispatch(self: Arc<Self>, ctx: CallContext, method: &str, body: Bytes) -> CallOutcome {
         let fsn = &self.fsn;
         let user: &str = &ctx.user;
+        // nsadmin: safe mode refuses namespace writes before anything else is checked
+        if let Err(e) = fsn.refuse_in_safe_mode(method, &body) {
+            return CallOutcome::Now(Err(e.into()));
+        }
         match method {
             "getServerDefaults" => now(body, |_: h::GetServerDefaultsRequestProto| {
                 Ok(h::GetServerDefaultsResponseProto {
@@ -127,8 +131,9 @@ impl ClientProtocolService {
                 })
             }),
             "mkdirs" => logged(body, |r: h::MkdirsRequestProto| {
+                let unmasked = r.unmasked.map(|u| u.perm);
                 Ok(fsn
-                    .mkdirs(user, &r.src, r.masked.perm, r.create_parent)?
+                    .mkdirs_modes(user, &r.src, r.masked.perm, unmasked, r.create_parent)?
                     .map(|result| h::MkdirsResponseProto { result }))
             }),
             "create" => logged(body, |r: h::CreateRequestProto| {
@@ -227,18 +232,6 @@ impl ClientProtocolService {
                     summary: fsn.content_summary(user, &r.path)?,
                 })
             }),
-            "getQuotaUsage" => now(body, |r: h::GetQuotaUsageRequestProto| {
-                let s = fsn.content_summary(user, &r.path)?;
-                Ok(h::GetQuotaUsageResponseProto {
-                    usage: h::QuotaUsageProto {
-                        file_and_directory_count: s.file_count + s.directory_count,
-                        quota: u64::MAX,
-                        space_consumed: s.space_consumed,
-                        space_quota: u64::MAX,
-                        type_quota_infos: None,
-                    },
-                })
-            }),
             "getFsStats" => now(body, |_: h::GetFsStatusRequestProto| Ok(fsn.fs_stats())),
             "fsync" => now(body, |_: h::FsyncRequestProto| Ok(h::FsyncResponseProto {})),
             "updateBlockForPipeline" => logged(body, |r: h::UpdateBlockForPipelineRequestProto| {
@@ -275,11 +268,6 @@ impl ClientProtocolService {
                     bsize: fsn.preferred_block_size(&r.filename)?,
                 })
             }),
-            "setSafeMode" => now(body, |_: h::SetSafeModeRequestProto| {
-                Ok(h::SetSafeModeResponseProto {
-                    result: fsn.read().safe_mode,
-                })
-            }),
             "msync" => now(body, |_: h::MsyncRequestProto| Ok(h::MsyncResponseProto {})),
             "saveNamespace" => now(body, |_: h::SaveNamespaceRequestProto| {
                 fsn.checkpoint()?;
@@ -290,14 +278,144 @@ impl ClientProtocolService {
                     new_segment_tx_id: fsn.roll_edits(user)?,
                 })
             }),
-            "getStoragePolicies" => now(body, |_: h::GetStoragePoliciesRequestProto| {
-                Ok(h::GetStoragePoliciesResponseProto {
-                    policies: vec![hot_policy()],
+            // nsmeta: ACLs, extended attributes, quotas, storage policies, listings
+            "modifyAclEntries" => logged(body, |r: h::ModifyAclEntriesRequestProto| {
+                let change = AclChange::Modify(&r.acl_spec);
+                Ok(fsn
+                    .change_acl(user, &r.src, change)?
+                    .map(|()| h::ModifyAclEntriesResponseProto {}))
+            }),
+            "removeAclEntries" => logged(body, |r: h::RemoveAclEntriesRequestProto| {
+                let change = AclChange::RemoveEntries(&r.acl_spec);
+                Ok(fsn
+                    .change_acl(user, &r.src, change)?
+                    .map(|()| h::RemoveAclEntriesResponseProto {}))
+            }),
+            "removeDefaultAcl" => logged(body, |r: h::RemoveDefaultAclRequestProto| {
+                Ok(fsn
+                    .change_acl(user, &r.src, AclChange::RemoveDefault)?
+                    .map(|()| h::RemoveDefaultAclResponseProto {}))
+            }),
+            "removeAcl" => logged(body, |r: h::RemoveAclRequestProto| {
+                Ok(fsn
+                    .change_acl(user, &r.src, AclChange::Remove)?
+                    .map(|()| h::RemoveAclResponseProto {}))
+            }),
+            "setAcl" => logged(body, |r: h::SetAclRequestProto| {
+                Ok(fsn
+                    .change_acl(user, &r.src, AclChange::Set(&r.acl_spec))?
+                    .map(|()| h::SetAclResponseProto {}))
+            }),
+            "getAclStatus" => now(body, |r: h::GetAclStatusRequestProto| {
+                Ok(h::GetAclStatusResponseProto {
+                    result: fsn.acl_status(user, &r.src)?,
                 })
             }),
-            "getStoragePolicy" => now(body, |_: h::GetStoragePolicyRequestProto| {
+            "setQuota" => logged(body, |r: h::SetQuotaRequestProto| {
+                let (ns, space) = (r.namespace_quota, r.storagespace_quota);
+                Ok(fsn
+                    .set_quota(user, &r.path, ns, space, r.storage_type)?
+                    .map(|()| h::SetQuotaResponseProto {}))
+            }),
+            "getQuotaUsage" => now(body, |r: h::GetQuotaUsageRequestProto| {
+                Ok(h::GetQuotaUsageResponseProto {
+                    usage: fsn.get_quota_usage(user, &r.path)?,
+                })
+            }),
+            "setXAttr" => logged(body, |r: h::SetXAttrRequestProto| {
+                let x = r.x_attr.unwrap_or_default();
+                Ok(fsn
+                    .set_xattr(user, &r.src, &x, r.flag.unwrap_or(0))?
+                    .map(|()| h::SetXAttrResponseProto {}))
+            }),
+            "getXAttrs" => now(body, |r: h::GetXAttrsRequestProto| {
+                Ok(h::GetXAttrsResponseProto {
+                    x_attrs: fsn.get_xattrs(user, &r.src, &r.x_attrs)?,
+                })
+            }),
+            "listXAttrs" => now(body, |r: h::ListXAttrsRequestProto| {
+                Ok(h::ListXAttrsResponseProto {
+                    x_attrs: fsn.list_xattrs(user, &r.src)?,
+                })
+            }),
+            "removeXAttr" => logged(body, |r: h::RemoveXAttrRequestProto| {
+                let x = r.x_attr.unwrap_or_default();
+                Ok(fsn
+                    .remove_xattr(user, &r.src, &x)?
+                    .map(|()| h::RemoveXAttrResponseProto {}))
+            }),
+            "getStoragePolicies" => now(body, |_: h::GetStoragePoliciesRequestProto| {
+                Ok(h::GetStoragePoliciesResponseProto {
+                    policies: crate::namesystem::all_storage_policies(),
+                })
+            }),
+            "getStoragePolicy" => now(body, |r: h::GetStoragePolicyRequestProto| {
                 Ok(h::GetStoragePolicyResponseProto {
-                    storage_policy: hot_policy(),
+                    storage_policy: fsn.get_storage_policy(user, &r.path)?,
+                })
+            }),
+            "setStoragePolicy" => logged(body, |r: h::SetStoragePolicyRequestProto| {
+                Ok(fsn
+                    .set_storage_policy(user, &r.src, Some(&r.policy_name))?
+                    .map(|()| h::SetStoragePolicyResponseProto {}))
+            }),
+            "unsetStoragePolicy" => logged(body, |r: h::UnsetStoragePolicyRequestProto| {
+                Ok(fsn
+                    .set_storage_policy(user, &r.src, None)?
+                    .map(|()| h::UnsetStoragePolicyResponseProto {}))
+            }),
+            "checkAccess" => now(body, |r: h::CheckAccessRequestProto| {
+                fsn.check_access(user, &r.path, r.mode as u16)?;
+                Ok(h::CheckAccessResponseProto {})
+            }),
+            "getLocatedFileInfo" => now(body, |r: h::GetLocatedFileInfoRequestProto| {
+                let src = r.src.unwrap_or_default();
+                let token = r.need_block_token.unwrap_or(false);
+                Ok(h::GetLocatedFileInfoResponseProto {
+                    fs: fsn.located_file_info(user, &src, token)?,
+                })
+            }),
+            "getBatchedListing" => now(body, |r: h::GetBatchedListingRequestProto| {
+                Ok(fsn.batched_listing(user, &r.paths, &r.start_after, r.need_location)?)
+            }),
+            // nsadmin: safe mode, reports, decommissioning, fsck
+            "setSafeMode" => now(body, |r: h::SetSafeModeRequestProto| {
+                Ok(h::SetSafeModeResponseProto {
+                    result: fsn.set_safe_mode(user, r.action())?,
+                })
+            }),
+            "getFsReplicatedBlockStats" => {
+                now(body, |_: h::GetFsReplicatedBlockStatsRequestProto| {
+                    Ok(fsn.replicated_block_stats())
+                })
+            }
+            "getFsECBlockGroupStats" => now(body, |_: h::GetFsEcBlockGroupStatsRequestProto| {
+                Ok(fsn.ec_block_group_stats())
+            }),
+            "getDatanodeStorageReport" => {
+                now(body, |r: h::GetDatanodeStorageReportRequestProto| {
+                    Ok(h::GetDatanodeStorageReportResponseProto {
+                        datanode_storage_reports: fsn.datanode_storage_report(r.r#type),
+                    })
+                })
+            }
+            // No peer latency tracking (HDFS's default, dfs.datanode.peer.stats.enabled
+            // off): no node is reported slow.
+            "getSlowDatanodeReport" => now(body, |_: h::GetSlowDatanodeReportRequestProto| {
+                Ok(h::GetSlowDatanodeReportResponseProto {
+                    datanode_info_proto: vec![],
+                })
+            }),
+            "refreshNodes" => now(body, |_: h::RefreshNodesRequestProto| {
+                fsn.refresh_nodes(user)?;
+                Ok(h::RefreshNodesResponseProto {})
+            }),
+            "listOpenFiles" => now(body, |r: h::ListOpenFilesRequestProto| {
+                Ok(fsn.list_open_files(user, &r)?)
+            }),
+            "listCorruptFileBlocks" => now(body, |r: h::ListCorruptFileBlocksRequestProto| {
+                Ok(h::ListCorruptFileBlocksResponseProto {
+                    corrupt: fsn.list_corrupt_file_blocks(user, &r.path, r.cookie.as_deref())?,
                 })
             }),
             // snapshots
@@ -370,22 +488,6 @@ impl ClientProtocolService {
     }
 }
 
-/// HDFS's default storage policy: every replica on DISK.
-fn hot_policy() -> h::BlockStoragePolicyProto {
-    let disk = h::StorageTypesProto {
-        storage_types: vec![h::StorageTypeProto::Disk as i32],
-    };
-    h::BlockStoragePolicyProto {
-        policy_id: 7,
-        name: "HOT".into(),
-        creation_policy: disk,
-        creation_fallback_policy: Some(h::StorageTypesProto::default()),
-        replication_fallback_policy: Some(h::StorageTypesProto {
-            storage_types: vec![h::StorageTypeProto::Archive as i32],
-        }),
-    }
-}
-
 impl RpcService for DatanodeProtocolService {
     fn protocol(&self) -> &'static str {
         DATANODE_PROTOCOL
@@ -404,9 +506,9 @@ impl DatanodeProtocolService {
         let fsn = &self.fsn;
         match method {
             "registerDatanode" => now(body, |r: t::RegisterDatanodeRequest| {
-                Ok(fsn.register_datanode(r, &ctx.peer.ip().to_string()))
+                Ok(fsn.register_datanode(r, &ctx.peer.ip().to_string())?)
             }),
-            "sendHeartbeat" => now(body, |r: t::HeartbeatRequest| Ok(fsn.heartbeat(&r))),
+            "sendHeartbeat" => now(body, |r: t::HeartbeatRequest| Ok(fsn.heartbeat(&r)?)),
             "blockReceivedAndDeleted" => now(body, |r: t::BlockReceivedAndDeletedRequest| {
                 fsn.block_received(&r)?;
                 Ok(t::BlockReceivedAndDeletedResponse {})

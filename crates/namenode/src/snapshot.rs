@@ -246,6 +246,13 @@ impl Snapshots {
             Op::SetPermission(o) => self.touch(ns, resolve(&o.path)),
             Op::SetOwner(o) => self.touch(ns, resolve(&o.path)),
             Op::SetTimes(o) => self.touch(ns, resolve(&o.path)),
+            // nsmeta's per-inode state: not in `FrozenAttrs` yet, but a copy made after
+            // the change must not be an older cached one once it is.
+            Op::SetAcl(o) => self.touch(ns, resolve(&o.path)),
+            Op::SetXattr(o) => self.touch(ns, resolve(&o.path)),
+            Op::RemoveXattr(o) => self.touch(ns, resolve(&o.path)),
+            Op::SetQuota(o) => self.touch(ns, resolve(&o.path)),
+            Op::SetStoragePolicy(o) => self.touch(ns, resolve(&o.path)),
             Op::Delete(o) => {
                 if let Some(id) = resolve(&o.path) {
                     self.check_removable(ns, id)?;

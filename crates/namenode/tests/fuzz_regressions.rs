@@ -195,7 +195,8 @@ fn two_files(dir: &std::path::Path) -> (Arc<Namesystem>, ExtendedBlockProto, Ext
                 remaining: 1 << 40,
             },
             "127.0.0.1",
-        );
+        )
+        .unwrap();
     }
     let mut blocks = Vec::new();
     for path in ["/closed", "/open"] {

@@ -74,6 +74,8 @@ pub(crate) struct Containers {
     pub finished: Notify,
     /// Wakes the status watch when the node's potential reception changes.
     pub reception_changed: Notify,
+    /// The node's counters (containers here, shuffle too) and their registry.
+    pub metrics: crate::metrics::NmMetrics,
 }
 
 impl Containers {
@@ -102,6 +104,7 @@ impl Containers {
         match spawn(node, c, &secret) {
             Ok((child, pgid)) => {
                 tracing::info!(container = %id, pgid, "container launched");
+                self.metrics.launched.inc();
                 self.lock().running.insert(
                     id.clone(),
                     Running {
@@ -218,6 +221,7 @@ impl Containers {
     }
 
     fn finish(&self, status: y::ContainerStatus) {
+        self.metrics.container_ended(status.exit_status);
         let mut inner = self.lock();
         inner.completed.push(status.clone());
         inner.recent.push_back(status);

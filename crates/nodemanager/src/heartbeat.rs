@@ -30,7 +30,7 @@ pub(crate) async fn register(
         rack: node.options.rack.clone(),
         rpc_port: u32::from(node.rpc_port),
         shuffle_port: u32::from(node.shuffle_port),
-        http_port: u32::from(node.shuffle_port),
+        http_port: u32::from(node.http_port),
         resource: Some(y::Resource {
             memory_mb: node.options.memory_mb,
             vcores: node.options.vcores,

@@ -14,6 +14,10 @@
 //! - `service`: [`CONTAINER_MANAGEMENT_PROTOCOL`] for AMs (start/stop/status) and for
 //!   reduces (`setPotentialReception`).
 //! - `shuffle`: the HTTP shuffle server (`/mapOutput`, `/status`).
+//! - `http`: the web server's router (`yarn.nodemanager.webapp.address`), assembled
+//!   from the features that answer over HTTP; its port is the `http_port` the node
+//!   registers with.
+//! - `metrics`: the counters and gauges of `/metrics`.
 //! - `error`: [`NodeManagerError`].
 //!
 //! Where map tasks write: a container whose launch environment holds `TUSK_JOB_ID` and
@@ -29,6 +33,8 @@
 mod containers;
 pub mod error;
 mod heartbeat;
+mod http;
+pub mod metrics;
 pub mod options;
 mod service;
 mod shuffle;
@@ -44,6 +50,7 @@ use serde::Serialize;
 use tokio::net::TcpListener;
 use tokio::task::JoinHandle;
 use tusk_common::Shutdown;
+use tusk_http::HttpServer;
 use tusk_proto::tusk::yarn as y;
 use tusk_rpc::{ConnectRetry, RpcClient, RpcClientOptions, RpcServer};
 
@@ -69,6 +76,9 @@ pub(crate) struct Node {
     /// ContainerManagementProtocol port (0 = none) and shuffle port.
     pub rpc_port: u16,
     pub shuffle_port: u16,
+    /// The web server's port, registered as the node's HTTP port (the shuffle port when
+    /// the node serves no web server).
+    pub http_port: u16,
     /// Connection to the ResourceManager.
     pub rm: RpcClient,
     pub containers: containers::Containers,
@@ -132,6 +142,8 @@ pub struct NodeManagerHandle {
     rpc_addr: Option<SocketAddr>,
     /// Shuffle server, RPC server, heartbeats, reporter, monitor; each ends after shutdown.
     tasks: Vec<JoinHandle<()>>,
+    /// The web server (`yarn.nodemanager.webapp.address`); ends after shutdown.
+    http: Option<HttpServer>,
 }
 
 impl NodeManager {
@@ -159,6 +171,21 @@ impl NodeManager {
             None => None,
         };
         let rpc_port = rpc_addr.map(|a| a.port()).unwrap_or(0);
+        let http_listener = match &options.http_address {
+            Some(addr) => Some(
+                TcpListener::bind(addr)
+                    .await
+                    .map_err(|e| NodeManagerError::io(format!("HTTP address {addr}"), e))?,
+            ),
+            None => None,
+        };
+        let http_port = match &http_listener {
+            Some(l) => l
+                .local_addr()
+                .map_err(|e| NodeManagerError::io("HTTP listener", e))?
+                .port(),
+            None => shuffle_addr.port(),
+        };
         let node_id = if options.node_id.is_empty() {
             format!(
                 "{}:{}",
@@ -188,18 +215,28 @@ impl NodeManager {
             node_id,
             rpc_port,
             shuffle_port: shuffle_addr.port(),
+            http_port,
             rm,
             containers: Default::default(),
             thresholds: Default::default(),
             reported: Default::default(),
             shutdown: shutdown.clone(),
         });
+        node.containers.metrics.register(Arc::downgrade(&node));
         let mut tasks = vec![tokio::spawn(shuffle::serve(node.clone(), shuffle_listener))];
+        let http = match http_listener {
+            Some(listener) => Some(
+                HttpServer::serve(listener, http::http_router(&node), shutdown.clone())
+                    .map_err(|e| NodeManagerError::io("HTTP listener", e.into()))?,
+            ),
+            None => None,
+        };
         if let Some(listener) = rpc_listener {
             let rpc = RpcServer::new(vec![Arc::new(service::ContainerManagementService {
                 node: node.clone(),
             })])
-            .with_options(node.options.rpc.clone());
+            .with_options(node.options.rpc.clone())
+            .with_metrics(&node.containers.metrics.registry);
             tasks.push(tokio::spawn(rpc.serve(listener, shutdown.clone())));
         }
         tasks.push(tokio::spawn(kill_on_shutdown(node.clone())));
@@ -216,6 +253,7 @@ impl NodeManager {
             shuffle_addr,
             rpc_addr,
             tasks,
+            http,
         })
     }
 }
@@ -233,6 +271,11 @@ impl NodeManagerHandle {
 
     pub fn shuffle_addr(&self) -> SocketAddr {
         self.shuffle_addr
+    }
+
+    /// Where the web server listens; `None` when the options asked for none.
+    pub fn http_addr(&self) -> Option<SocketAddr> {
+        self.http.as_ref().map(HttpServer::addr)
     }
 
     /// The ContainerManagementProtocol address, when one was served.
@@ -262,6 +305,9 @@ impl NodeManagerHandle {
     pub async fn join(self) {
         for t in self.tasks {
             let _ = t.await;
+        }
+        if let Some(http) = self.http {
+            http.join().await;
         }
     }
 }

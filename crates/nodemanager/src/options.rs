@@ -8,10 +8,18 @@ use crate::error::NodeManagerError;
 
 pub use tusk_common::Timing;
 
+/// The key of the NodeManager's HTTP address, and Hadoop's default for it.
+pub const HTTP_ADDRESS_KEY: &str = "yarn.nodemanager.webapp.address";
+pub const HTTP_ADDRESS_DEFAULT: &str = "0.0.0.0:8042";
+
 /// Everything a NodeManager is told at start; built once and owned by the node.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct NodeManagerOptions {
+    /// The configuration these options were read from, shown by `/conf`; empty for
+    /// options built by hand.
+    #[serde(skip)]
+    pub conf: tusk_common::Configuration,
     /// ResourceManager RPC address (`yarn.resourcemanager.resource-tracker.address`,
     /// else `yarn.resourcemanager.address`).
     pub rm_addr: String,
@@ -60,12 +68,16 @@ pub struct NodeManagerOptions {
     pub register_retry_max: Duration,
     /// The container-management RPC server's limits (`ipc.*`).
     pub rpc: tusk_rpc::RpcServerOptions,
+    /// `yarn.nodemanager.webapp.address`: where the web server listens; `None` serves no HTTP
+    /// (options built by hand in tests).
+    pub http_address: Option<String>,
 }
 
 impl Default for NodeManagerOptions {
     fn default() -> Self {
         let base = std::env::temp_dir().join(format!("hadoop-{}", tusk_common::current_user()));
         NodeManagerOptions {
+            conf: Default::default(),
             rm_addr: "127.0.0.1:8031".into(),
             host: "127.0.0.1".into(),
             node_id: String::new(),
@@ -85,6 +97,7 @@ impl Default for NodeManagerOptions {
             sigkill_delay: Duration::from_millis(250),
             register_retry_max: Duration::from_secs(1),
             rpc: tusk_rpc::RpcServerOptions::default(),
+            http_address: None,
         }
     }
 }
@@ -113,6 +126,7 @@ impl NodeManagerOptions {
             .unwrap_or(d.rm_addr);
         let timing = Timing::from_conf(conf)?;
         Ok(NodeManagerOptions {
+            conf: conf.clone(),
             rm_addr,
             host: conf.get_str("yarn.nodemanager.hostname", &d.host),
             node_id: conf.get_str("tusk.nodemanager.node-id", ""),
@@ -157,6 +171,7 @@ impl NodeManagerOptions {
             )?,
             register_retry_max: d.register_retry_max,
             rpc: tusk_rpc::RpcServerOptions::from_conf(conf)?,
+            http_address: Some(conf.get_str(HTTP_ADDRESS_KEY, HTTP_ADDRESS_DEFAULT)),
         })
     }
 }

@@ -65,6 +65,7 @@ impl Request {
 }
 
 async fn connection(node: &Node, stream: TcpStream) -> std::io::Result<()> {
+    node.containers.metrics.shuffle_connections.inc();
     let (read, mut write) = stream.into_split();
     let mut reader = BufReader::new(read);
     loop {
@@ -365,6 +366,9 @@ async fn map_output<W: AsyncWriteExt + Unpin>(
             "map output shorter than its index",
         ));
     }
+    let metrics = &node.containers.metrics;
+    metrics.shuffle_output_bytes.inc_by(sent);
+    metrics.shuffle_outputs_ok.inc();
     w.flush().await
 }
 

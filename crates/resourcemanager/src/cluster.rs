@@ -208,6 +208,8 @@ pub struct Cluster {
     pub(crate) offer_seq: u64,
     /// Where applications are kept for a restart (`yarn.resourcemanager.recovery.enabled`).
     pub(crate) store: Option<Arc<dyn crate::state_store::StateStore>>,
+    /// Counters for `/metrics`, and the registry holding them.
+    pub(crate) metrics: crate::metrics::RmMetrics,
 }
 
 impl Cluster {
@@ -223,6 +225,7 @@ impl Cluster {
             next_app_seq: 1,
             offer_seq: 0,
             store: None,
+            metrics: Default::default(),
         }
     }
 

@@ -12,9 +12,12 @@
 //!   [`APPLICATION_MASTER_PROTOCOL`] (AMs).
 //! - `status`: the cluster as JSON (each node with its status and what the status-aware
 //!   policies hold back from it).
+//! - `http`: the web server's router ([`http::http_router`]), assembled from the
+//!   features that answer over HTTP.
 //! - `state_store`: [`StateStore`], where applications are kept for a restart
 //!   (`yarn.resourcemanager.recovery.enabled`).
 //! - `resource`, `ids`: memory/vcores arithmetic; YARN's id formats.
+//! - `metrics`: the counters and gauges of `/metrics`.
 //! - `error`: [`ResourceManagerError`] and its Hadoop exception class names.
 //!
 //! [`ResourceManager::start`] wires them together and returns a
@@ -24,7 +27,9 @@
 
 mod cluster;
 pub mod error;
+mod http;
 pub mod ids;
+pub mod metrics;
 pub mod options;
 pub mod resource;
 pub mod scheduler;
@@ -40,6 +45,7 @@ use std::time::{Duration, Instant};
 use tokio::net::TcpListener;
 use tokio::task::JoinHandle;
 use tusk_common::Shutdown;
+use tusk_http::HttpServer;
 use tusk_proto::tusk::yarn as y;
 use tusk_rpc::{RpcServer, RpcService};
 
@@ -68,6 +74,8 @@ pub struct ResourceManagerHandle {
     shared: Arc<server::Shared>,
     /// RPC server and expiry monitor; both end after shutdown.
     tasks: Vec<JoinHandle<()>>,
+    /// The web server (`yarn.resourcemanager.webapp.address`); ends after shutdown.
+    http: Option<HttpServer>,
 }
 
 impl ResourceManager {
@@ -123,7 +131,22 @@ impl ResourceManager {
             max_allocate_wait: options.max_allocate_wait,
             event_driven: options.timing == Timing::EventDriven,
         });
-        let rpc = RpcServer::new(services(&shared)).with_options(options.rpc.clone());
+        let registry = shared.lock().metrics.clone();
+        registry.register(Arc::downgrade(&shared));
+        let rpc = RpcServer::new(services(&shared))
+            .with_options(options.rpc.clone())
+            .with_metrics(&registry.registry);
+        let http = match &options.http_address {
+            Some(http_addr) => Some(
+                HttpServer::start(http_addr, http::http_router(&shared), shutdown.clone())
+                    .await
+                    .map_err(|e| ResourceManagerError::Io {
+                        what: "the HTTP server",
+                        source: e.into(),
+                    })?,
+            ),
+            None => None,
+        };
         let tasks = vec![
             tokio::spawn(rpc.serve(listener, shutdown.clone())),
             tokio::spawn(monitor_liveness(
@@ -137,6 +160,7 @@ impl ResourceManager {
             addr,
             shared,
             tasks,
+            http,
         })
     }
 }
@@ -200,6 +224,11 @@ impl ResourceManagerHandle {
         self.addr
     }
 
+    /// Where the web server listens; `None` when the options asked for none.
+    pub fn http_addr(&self) -> Option<SocketAddr> {
+        self.http.as_ref().map(HttpServer::addr)
+    }
+
     pub fn nodes(&self) -> Vec<y::NodeReport> {
         self.shared.lock().node_reports()
     }
@@ -220,6 +249,9 @@ impl ResourceManagerHandle {
     pub async fn join(self) {
         for t in self.tasks {
             let _ = t.await;
+        }
+        if let Some(http) = self.http {
+            http.join().await;
         }
     }
 }

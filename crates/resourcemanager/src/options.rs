@@ -9,6 +9,10 @@ use crate::status_policy::StatusPolicyOptions;
 
 pub use tusk_common::Timing;
 
+/// The key of the ResourceManager's HTTP address, and Hadoop's default for it.
+pub const HTTP_ADDRESS_KEY: &str = "yarn.resourcemanager.webapp.address";
+pub const HTTP_ADDRESS_DEFAULT: &str = "0.0.0.0:8088";
+
 /// Which [`crate::scheduler::Scheduler`] orders applications
 /// (`yarn.resourcemanager.scheduler.class`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -32,6 +36,10 @@ pub struct QueueOptions {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct ResourceManagerOptions {
+    /// The configuration these options were read from, shown by `/conf`; empty for
+    /// options built by hand.
+    #[serde(skip)]
+    pub conf: tusk_common::Configuration,
     /// `yarn.resourcemanager.nodemanagers.heartbeat-interval-ms`: told to every
     /// NodeManager in each heartbeat reply.
     pub heartbeat_interval: Duration,
@@ -69,6 +77,9 @@ pub struct ResourceManagerOptions {
     pub am_finish_grace: Duration,
     /// The RPC server's limits (`ipc.maximum.data.length`, `ipc.server.max.connections`, ...).
     pub rpc: tusk_rpc::RpcServerOptions,
+    /// `yarn.resourcemanager.webapp.address`: where the web server listens; `None` serves no HTTP
+    /// (options built by hand in tests).
+    pub http_address: Option<String>,
     /// `tusk.yarn.scheduler.status-aware.*`: which status-aware policies hold tasks back
     /// from busy nodes, and their thresholds.
     pub status_policy: StatusPolicyOptions,
@@ -77,6 +88,7 @@ pub struct ResourceManagerOptions {
 impl Default for ResourceManagerOptions {
     fn default() -> Self {
         ResourceManagerOptions {
+            conf: Default::default(),
             heartbeat_interval: Duration::from_millis(1000),
             node_expiry: Duration::from_millis(600_000),
             timing: Timing::EventDriven,
@@ -94,6 +106,7 @@ impl Default for ResourceManagerOptions {
             max_allocate_wait: Duration::from_millis(1000),
             am_finish_grace: Duration::from_millis(5000),
             rpc: tusk_rpc::RpcServerOptions::default(),
+            http_address: None,
             status_policy: StatusPolicyOptions::default(),
         }
     }
@@ -106,6 +119,7 @@ impl ResourceManagerOptions {
         let ms = Duration::from_millis(1);
         let delay = conf.get_str("tusk.yarn.scheduler.node-locality-delay", "-1");
         Ok(ResourceManagerOptions {
+            conf: conf.clone(),
             heartbeat_interval: conf.get_duration(
                 "yarn.resourcemanager.nodemanagers.heartbeat-interval-ms",
                 d.heartbeat_interval,
@@ -158,6 +172,7 @@ impl ResourceManagerOptions {
                 ms,
             )?,
             rpc: tusk_rpc::RpcServerOptions::from_conf(conf)?,
+            http_address: Some(conf.get_str(HTTP_ADDRESS_KEY, HTTP_ADDRESS_DEFAULT)),
             status_policy: StatusPolicyOptions::from_conf(conf)?,
         })
     }

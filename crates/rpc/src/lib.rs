@@ -9,7 +9,8 @@
 //!   finishes), so many calls are in flight on one connection. `server/limits`: what a
 //!   server bounds ([`RpcServerOptions`]: frame length, bytes buffered across
 //!   connections, connections, header and idle time) and its counters;
-//!   `server/input`: a connection's request bytes, read as they arrive.
+//!   `server/input`: a connection's request bytes, read as they arrive;
+//!   `server/metrics`: per-method queue and processing time histograms.
 //! - `client`: one connection per NameNode shared by every caller; call ids match
 //!   replies to callers; a window bounds calls in flight; opening a connection is
 //!   retried as Hadoop's `ipc.client.connect.*` keys say ([`ConnectRetry`]).

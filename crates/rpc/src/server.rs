@@ -3,6 +3,7 @@
 
 mod input;
 mod limits;
+mod metrics;
 mod replay;
 
 use std::collections::VecDeque;
@@ -28,6 +29,7 @@ use tusk_proto::common::{
 };
 
 pub use limits::{RpcServerOptions, RpcServerStats, CONNECTION_BUFFER};
+pub use metrics::RpcMetrics;
 pub use replay::Served;
 
 use crate::error::{RemoteException, RpcError};
@@ -35,6 +37,7 @@ use crate::frame::{self, Encoded};
 use crate::service::{CallContext, CallOutcome, Durability, Reply, RpcService, Watermark};
 use input::FrameReader;
 use limits::Limits;
+use metrics::CallTimer;
 
 /// A connection keeps a reply buffer up to this size for the next replies; a larger one
 /// (after a big reply) is given back once written.
@@ -50,6 +53,8 @@ pub struct RpcServer {
     durability: Option<Arc<dyn Durability>>,
     /// The limits and their counters, shared by every connection of this server.
     limits: Arc<Limits>,
+    /// Per-method timings, when the daemon keeps metrics.
+    metrics: Option<Arc<RpcMetrics>>,
 }
 
 impl RpcServer {
@@ -59,7 +64,16 @@ impl RpcServer {
             services: Arc::new(map),
             durability: None,
             limits: Arc::new(Limits::new(RpcServerOptions::default())),
+            metrics: None,
         }
+    }
+
+    /// Times every call per method into `metrics` (and reports the open connections);
+    /// call after [`RpcServer::with_options`].
+    pub fn with_metrics(mut self, metrics: &tusk_common::Metrics) -> Self {
+        self.metrics = Some(RpcMetrics::new(metrics));
+        metrics.register_collector(metrics::ConnectionGauge(self.limits.clone()));
+        self
     }
 
     /// Serves within `options` instead of the defaults; call before [`RpcServer::serve`].
@@ -134,6 +148,7 @@ impl RpcServer {
             out: BytesMut::new(),
             held: VecDeque::new(),
             watermark: self.durability.as_ref().map(|d| d.watermark()),
+            read_at: Instant::now(),
         };
         let mut input = FrameReader::new(self.limits.clone());
         let mut waiting: FuturesUnordered<Waiting> = FuturesUnordered::new();
@@ -146,6 +161,7 @@ impl RpcServer {
         tokio::pin!(timer);
         let mut idle_timer = false;
         loop {
+            conn.read_at = last_read;
             while let Some(body) = input.take_frame()? {
                 if !self.handle_frame(&mut conn, body, &mut waiting)? {
                     wr.write_all(&conn.out).await?;
@@ -191,10 +207,10 @@ impl RpcServer {
                 return Ok(());
             }
             tokio::select! {
-                Some((ctx, retry, outcome)) = waiting.next(), if !waiting.is_empty() => {
-                    conn.settle(ctx, retry, outcome, &mut waiting);
-                    while let Some(Some((ctx, retry, outcome))) = waiting.next().now_or_never() {
-                        conn.settle(ctx, retry, outcome, &mut waiting);
+                Some((ctx, retry, timer, outcome)) = waiting.next(), if !waiting.is_empty() => {
+                    conn.settle(ctx, retry, timer, outcome, &mut waiting);
+                    while let Some(Some((ctx, retry, timer, outcome))) = waiting.next().now_or_never() {
+                        conn.settle(ctx, retry, timer, outcome, &mut waiting);
                     }
                 }
                 changed = watermark_changed(&mut conn.watermark), if holding => {
@@ -333,14 +349,15 @@ impl RpcServer {
             );
             return Ok(());
         };
+        let timer = CallTimer::start(self.metrics.as_deref(), method, conn.read_at);
         let outcome = service.call(ctx.clone(), method, request);
-        conn.settle(ctx, retry, outcome, waiting);
+        conn.settle(ctx, retry, timer, outcome, waiting);
         Ok(())
     }
 }
 
 /// A call that has to wait, with what its reply needs once it is done.
-type Waiting = BoxFuture<'static, (CallContext, Option<i32>, CallOutcome)>;
+type Waiting = BoxFuture<'static, (CallContext, Option<i32>, CallTimer, CallOutcome)>;
 
 /// Waits for the watermark to move; never completes without one.
 async fn watermark_changed(
@@ -358,6 +375,7 @@ struct Held {
     ctx: CallContext,
     retry: Option<i32>,
     reply: Bytes,
+    timer: CallTimer,
 }
 
 /// Per-connection state owned by the connection's reader task.
@@ -374,6 +392,9 @@ struct ConnectionState {
     /// Replies waiting for the watermark, in the order their calls ran (so by mark).
     held: VecDeque<Held>,
     watermark: Option<watch::Receiver<Watermark>>,
+    /// When the bytes of the frames being handled arrived (their calls' queue time
+    /// starts there).
+    read_at: Instant,
 }
 
 impl ConnectionState {
@@ -391,11 +412,15 @@ impl ConnectionState {
         &mut self,
         ctx: CallContext,
         retry: Option<i32>,
+        timer: CallTimer,
         outcome: CallOutcome,
         waiting: &mut FuturesUnordered<Waiting>,
     ) {
         match outcome {
-            CallOutcome::Now(reply) => write_reply(&mut self.out, &ctx, retry, reply),
+            CallOutcome::Now(reply) => {
+                write_reply(&mut self.out, &ctx, retry, reply);
+                timer.finish();
+            }
             CallOutcome::AfterMark { mark, reply } => {
                 // Calls that ran in order come in mark order; one that waited first
                 // may not, so keep the queue sorted.
@@ -407,12 +432,13 @@ impl ConnectionState {
                         ctx,
                         retry,
                         reply,
+                        timer,
                     },
                 );
             }
             CallOutcome::Later(mut call) => match call.as_mut().now_or_never() {
-                Some(outcome) => self.settle(ctx, retry, outcome, waiting),
-                None => waiting.push(Box::pin(async move { (ctx, retry, call.await) })),
+                Some(outcome) => self.settle(ctx, retry, timer, outcome, waiting),
+                None => waiting.push(Box::pin(async move { (ctx, retry, timer, call.await) })),
             },
         }
     }
@@ -426,6 +452,7 @@ impl ConnectionState {
         let Some(watermark) = &mut self.watermark else {
             for h in self.held.drain(..) {
                 write_reply(&mut self.out, &h.ctx, h.retry, Ok(h.reply));
+                h.timer.finish();
             }
             return;
         };
@@ -434,9 +461,11 @@ impl ConnectionState {
             if h.mark <= now.mark {
                 let h = self.held.pop_front().expect("front exists");
                 write_reply(&mut self.out, &h.ctx, h.retry, Ok(h.reply));
+                h.timer.finish();
             } else if let Some(err) = &now.failed {
                 let h = self.held.pop_front().expect("front exists");
                 write_reply(&mut self.out, &h.ctx, h.retry, Err(err.clone()));
+                h.timer.finish();
             } else {
                 break;
             }

@@ -14,29 +14,7 @@ pub fn date_seconds(millis: u64) -> String {
     format!("{y:04}-{mo:02}-{d:02} {h:02}:{mi:02}:{s:02}")
 }
 
-fn civil(millis: u64) -> (i64, u32, u32, u32, u32, u32) {
-    let secs = (millis / 1000) as i64;
-    let days = secs.div_euclid(86_400);
-    let rem = secs.rem_euclid(86_400);
-    // Howard Hinnant's days-to-civil.
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    (
-        y,
-        m,
-        d,
-        (rem / 3600) as u32,
-        (rem % 3600 / 60) as u32,
-        (rem % 60) as u32,
-    )
-}
+pub(crate) use tusk_common::calendar::civil;
 
 /// `1.5 K`, `128 M` (FsShell `-h`).
 pub fn human(bytes: u64) -> String {
@@ -99,8 +77,9 @@ pub fn ls_lines(entries: &[(String, FileStatus)], human_readable: bool) -> Vec<S
         .iter()
         .map(|(path, s)| {
             format!(
-                "{} {:>w_repl$} {:<w_owner$} {:<w_group$} {:>w_len$} {} {}",
+                "{}{}{:>w_repl$} {:<w_owner$} {:<w_group$} {:>w_len$} {} {}",
                 s.permission_string(),
+                if s.has_acl { "+" } else { " " },
                 repl(s),
                 s.owner,
                 s.group,
@@ -140,6 +119,8 @@ mod tests {
             access_time: 0,
             file_id: 1,
             children: 0,
+            has_acl: false,
+            storage_policy: 0,
         };
         let lines = ls_lines(&[("/d".into(), dir)], false);
         assert_eq!(

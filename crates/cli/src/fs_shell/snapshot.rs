@@ -59,9 +59,4 @@ impl Shell {
         );
         Ok(())
     }
-
-    /// `path` with the file system's scheme and authority, as Hadoop prints a `Path`.
-    fn qualified(&self, path: &str) -> String {
-        format!("{}{path}", self.default_fs.trim_end_matches('/'))
-    }
 }

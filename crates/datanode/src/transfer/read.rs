@@ -66,7 +66,10 @@ where
     )
     .await
     {
-        Ok(_) => {}
+        Ok(_) => {
+            node.metrics.bytes_read.inc_by(end - start);
+            node.metrics.blocks_read.inc();
+        }
         Err(DataNodeError::CorruptReplica { block, offset }) => {
             warn!(
                 block,

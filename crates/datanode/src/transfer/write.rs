@@ -100,11 +100,22 @@ where
     let (tx, rx) = mpsc::channel(MAX_PACKETS_IN_FLIGHT);
     let timeout = node.options.socket_timeout;
     let (received, responded) = tokio::join!(
-        receive(&mut rd, mirror_wr, writer, checksum, tx, timeout),
+        receive(
+            &mut rd,
+            mirror_wr,
+            writer,
+            checksum,
+            tx,
+            timeout,
+            &node.metrics
+        ),
         respond(node, rx, &mut wr, mirror_rd, finish, timeout),
     );
     if let Err(e) = &responded {
         debug!(block_id, mirror = %mirror_addr, error = %e, "ack responder stopped");
+    }
+    if received.is_ok() {
+        node.metrics.blocks_written.inc();
     }
     received
 }
@@ -265,6 +276,7 @@ async fn receive<R: AsyncRead + Unpin>(
     checksum: DataChecksum,
     acks: mpsc::Sender<PendingAck>,
     timeout: Duration,
+    metrics: &crate::metrics::DataNodeMetrics,
 ) -> Result<(), DataNodeError> {
     let block_id = writer.info().block_id;
     let mut writer = Some(writer);
@@ -313,7 +325,10 @@ async fn receive<R: AsyncRead + Unpin>(
         if let Err(e) = &stored {
             warn!(block_id, error = %e, "cannot store packet");
             pending.own = e.status();
-        } else if header.last_packet_in_block {
+        } else {
+            metrics.bytes_written.inc_by(packet.data().len() as u64);
+        }
+        if stored.is_ok() && header.last_packet_in_block {
             pending.finalize = writer.take();
         }
         if acks.send(pending).await.is_err() {

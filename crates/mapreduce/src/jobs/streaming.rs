@@ -1,7 +1,10 @@
 //! Streaming: the mapper or reducer is any executable (run with `sh -c`), fed records as
 //! `key\tvalue` lines on stdin (for text input, just the line, as Hadoop does); each
 //! line it prints becomes a record split at the first tab (no tab: the whole line is the
-//! key). A non-zero exit fails the attempt.
+//! key). A non-zero exit fails the attempt; the failure carries the exit status and the
+//! tail of the command's stderr (which also goes to the task's own stderr log), also when
+//! the command died before reading its input (the write then fails with a closed pipe,
+//! which is not the cause worth reporting).
 
 use std::io::{BufWriter, Read, Write};
 use std::process::{Child, ChildStdin, Command, Stdio};
@@ -35,6 +38,8 @@ struct Process {
     /// Chunks of the child's stdout, in order.
     chunks: Option<Receiver<Vec<u8>>>,
     reader: Option<JoinHandle<std::io::Result<()>>>,
+    /// Copies the child's stderr to ours and returns its last [`STDERR_TAIL`] bytes.
+    stderr: Option<JoinHandle<Vec<u8>>>,
     /// Output bytes after the last complete line.
     pending: Vec<u8>,
 }
@@ -47,6 +52,7 @@ impl Process {
             stdin: None,
             chunks: None,
             reader: None,
+            stderr: None,
             pending: Vec::new(),
         }
     }
@@ -64,9 +70,27 @@ impl Process {
             .arg(&self.command)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
+            .stderr(Stdio::piped())
             .spawn()
             .map_err(|e| self.fail(format!("spawn: {e}")))?;
+        let mut stderr = child.stderr.take().expect("piped");
+        self.stderr = Some(std::thread::spawn(move || {
+            let mut tail = Vec::new();
+            let mut buf = vec![0u8; 8 << 10];
+            while let Ok(n) = stderr.read(&mut buf) {
+                if n == 0 {
+                    break;
+                }
+                let _ = std::io::stderr().write_all(&buf[..n]);
+                tail.extend_from_slice(&buf[..n]);
+                if tail.len() > 2 * STDERR_TAIL {
+                    tail.drain(..tail.len() - STDERR_TAIL);
+                }
+            }
+            let keep = tail.len().saturating_sub(STDERR_TAIL);
+            tail.drain(..keep);
+            tail
+        }));
         let mut stdout = child.stdout.take().expect("piped");
         self.stdin = Some(BufWriter::with_capacity(
             64 << 10,
@@ -98,7 +122,45 @@ impl Process {
             }
             stdin.write_all(b"\n")
         })();
-        r.map_err(|e| self.fail(format!("writing to stdin: {e}")))
+        r.map_err(|e| self.failed_while_writing(e))
+    }
+
+    /// A write to the child's stdin failed: when the child has exited (a closed pipe
+    /// usually means it did), its exit status and stderr are the cause to report.
+    fn failed_while_writing(&mut self, e: std::io::Error) -> MapReduceError {
+        self.stdin = None;
+        let child = self.child.as_mut().expect("started");
+        let status = match e.kind() {
+            std::io::ErrorKind::BrokenPipe => child.wait().ok(),
+            _ => child.try_wait().ok().flatten(),
+        };
+        match status {
+            Some(status) if !status.success() => self.exited(status),
+            _ => self.fail(format!("writing to stdin: {e}")),
+        }
+    }
+
+    /// The failure of a child that exited with `status`: Hadoop's wording, and the tail
+    /// of what it wrote to stderr.
+    fn exited(&mut self, status: std::process::ExitStatus) -> MapReduceError {
+        use std::os::unix::process::ExitStatusExt;
+        let tail = self
+            .stderr
+            .take()
+            .and_then(|t| t.join().ok())
+            .unwrap_or_default();
+        let how = match (status.code(), status.signal()) {
+            (Some(code), _) => format!("subprocess failed with code {code}"),
+            (None, Some(signal)) => format!("subprocess killed by signal {signal}"),
+            _ => format!("subprocess failed ({status})"),
+        };
+        let tail = String::from_utf8_lossy(&tail);
+        let tail = tail.trim_end();
+        if tail.is_empty() {
+            self.fail(how)
+        } else {
+            self.fail(format!("{how}; stderr: {tail}"))
+        }
     }
 
     fn emit_lines(&mut self, chunk: &[u8], out: &mut dyn Emitter) -> Result<()> {
@@ -126,9 +188,9 @@ impl Process {
     /// Closes stdin, emits the rest of the output, and checks the exit status.
     fn finish(&mut self, out: &mut dyn Emitter) -> Result<()> {
         if let Some(mut stdin) = self.stdin.take() {
-            stdin
-                .flush()
-                .map_err(|e| self.fail(format!("writing to stdin: {e}")))?;
+            if let Err(e) = stdin.flush() {
+                return Err(self.failed_while_writing(e));
+            }
         }
         if let Some(rx) = self.chunks.take() {
             for chunk in rx {
@@ -152,7 +214,10 @@ impl Process {
             .wait()
             .map_err(|e| self.fail(format!("wait: {e}")))?;
         if !status.success() {
-            return Err(self.fail(format!("exited with {status}")));
+            return Err(self.exited(status));
+        }
+        if let Some(stderr) = self.stderr.take() {
+            let _ = stderr.join();
         }
         Ok(())
     }
@@ -166,6 +231,9 @@ impl Drop for Process {
         }
     }
 }
+
+/// How much of a failed command's stderr its failure carries.
+const STDERR_TAIL: usize = 2048;
 
 fn emit_line(line: &[u8], out: &mut dyn Emitter) -> Result<()> {
     let line = line.strip_suffix(b"\r").unwrap_or(line);

@@ -82,7 +82,9 @@ impl Namespace {
                     children: super::Children::default(),
                 },
             },
-        )
+        )?;
+        self.inherit_default_acl(parent, op.inode_id);
+        Ok(())
     }
 
     pub fn apply_add_file(&mut self, op: &AddFileOp) -> Result<()> {
@@ -114,7 +116,9 @@ impl Namespace {
                     client_name: Some(op.client_name.clone()),
                 }),
             },
-        )
+        )?;
+        self.inherit_default_acl(parent, op.inode_id);
+        Ok(())
     }
 
     /// Resolves and checks a rename of `src` to exactly `dst` (the caller has resolved

@@ -1,7 +1,11 @@
 //! POSIX-style permission checks, as HDFS does them: execute on every ancestor, then
-//! the requested access on the target (or its parent). The superuser passes everything.
+//! the requested access on the target (or its parent). The superuser, and every member
+//! of the supergroup, passes everything. An inode with an access ACL is judged by it
+//! (`acl::allows`, HDFS's `FSPermissionChecker`).
 
-use super::{InodeId, Namespace, ROOT_ID};
+use std::collections::HashMap;
+
+use super::{acl, InodeId, Namespace, ROOT_ID};
 use crate::error::{NameNodeError, Result};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -12,7 +16,7 @@ pub enum Access {
 }
 
 impl Access {
-    pub(crate) fn bits(self) -> u16 {
+    pub fn bits(self) -> u16 {
         match self {
             Access::Read => 4,
             Access::Write => 2,
@@ -38,11 +42,52 @@ pub struct Permissions {
     pub superuser: String,
     /// `dfs.permissions.superusergroup`.
     pub supergroup: String,
+    /// `hadoop.user.group.static.mapping.overrides`; a user not named there belongs to
+    /// the group of its own name.
+    pub group_overrides: HashMap<String, Vec<String>>,
 }
 
 impl Permissions {
     pub fn is_superuser(&self, user: &str) -> bool {
-        !self.enabled || user == self.superuser
+        !self.enabled || user == self.superuser || self.in_group(user, &self.supergroup)
+    }
+
+    /// Whether `user` belongs to `group`.
+    pub fn in_group(&self, user: &str, group: &str) -> bool {
+        match self.group_overrides.get(user) {
+            Some(groups) => groups.iter().any(|g| g == group),
+            None => user == group,
+        }
+    }
+
+    /// Whether `user` holds every bit of `bits` (rwx) on inode `id`, through its ACL
+    /// when it has one, else through the owner, group or other bits.
+    pub fn allows(&self, ns: &Namespace, user: &str, id: InodeId, bits: u16) -> bool {
+        if self.is_superuser(user) {
+            return true;
+        }
+        let Some(node) = ns.get(id) else { return false };
+        let in_group = |g: &str| self.in_group(user, g);
+        let stored = ns.features.acl(id);
+        if let Some(ok) = acl::allows(
+            node.permission,
+            stored,
+            &node.owner,
+            &node.group,
+            user,
+            &in_group,
+            bits,
+        ) {
+            return ok;
+        }
+        let shift = if node.owner == user {
+            6
+        } else if in_group(&node.group) {
+            3
+        } else {
+            0
+        };
+        (node.permission >> shift) & bits == bits
     }
 
     /// Checks `access` on inode `id` for `user`.
@@ -50,17 +95,12 @@ impl Permissions {
         if self.is_superuser(user) {
             return Ok(());
         }
-        let node = ns.get(id).ok_or_else(|| NameNodeError::FileNotFound {
-            path: format!("inode {id}"),
-        })?;
-        let shift = if node.owner == user {
-            6
-        } else if node.group == user {
-            3
-        } else {
-            0
-        };
-        if (node.permission >> shift) & access.bits() != 0 {
+        if ns.get(id).is_none() {
+            return Err(NameNodeError::FileNotFound {
+                path: format!("inode {id}"),
+            });
+        }
+        if self.allows(ns, user, id, access.bits()) {
             return Ok(());
         }
         Err(NameNodeError::AccessDenied {

@@ -16,7 +16,6 @@ use tusk_proto::internal::{
 };
 
 use super::{Logged, Namesystem, State};
-use crate::blocks::BlockState;
 use crate::datanodes::DnIdx;
 use crate::error::{NameNodeError, Result};
 use crate::fs_limits::FsLimits;
@@ -103,6 +102,19 @@ impl Namesystem {
         permission: u32,
         create_parent: bool,
     ) -> Result<Logged<bool>> {
+        self.mkdirs_modes(user, src, permission, None, create_parent)
+    }
+
+    /// [`Namesystem::mkdirs`] with the client's mode before its umask, which applies
+    /// instead under a default ACL.
+    pub fn mkdirs_modes(
+        &self,
+        user: &str,
+        src: &str,
+        permission: u32,
+        unmasked: Option<u32>,
+        create_parent: bool,
+    ) -> Result<Logged<bool>> {
         FsLimits::check_path("mkdirs", src)?;
         snapshot::check_writable_path(src)?;
         let txid = {
@@ -137,6 +149,7 @@ impl Namesystem {
             // Only the first new directory goes into one that has entries.
             limits.check_room(&st.ns, deepest)?;
             let group = node.group.clone();
+            let permission = self.creation_mode(&st, deepest, permission, unmasked);
             let now = tusk_common::now_millis();
             let mut txid = 0;
             for i in covered..parts.len() {
@@ -242,7 +255,12 @@ impl Namesystem {
                 let op = Op::AddFile(AddFileOp {
                     path: src.clone(),
                     inode_id,
-                    permission: req.masked.perm & 0o1777,
+                    permission: self.creation_mode(
+                        &st,
+                        parent,
+                        req.masked.perm,
+                        req.unmasked.as_ref().map(|u| u.perm),
+                    ) & 0o1777,
                     owner: user.to_string(),
                     group,
                     mtime: tusk_common::now_millis(),
@@ -643,6 +661,11 @@ impl Namesystem {
                     return Err(NameNodeError::RenameIntoSubtree { src, dst })
                 }
                 Err(e @ NameNodeError::Snapshot { .. }) => return Err(e),
+                Err(
+                    e @ (NameNodeError::NsQuotaExceeded { .. }
+                    | NameNodeError::DsQuotaExceeded { .. }
+                    | NameNodeError::TypeQuotaExceeded { .. }),
+                ) => return Err(e),
                 Err(_) => return Ok(Logged::new(false, 0)),
             }
         };
@@ -668,8 +691,10 @@ impl Namesystem {
         }
         let mut st = self.write();
         self.check_writable()?;
+        st.check_safe_mode(|| format!("Cannot rename {}", op.src))?;
         let plan = st.ns.plan_rename(&op)?;
         self.check_rename(&st, user, plan.src_parent, plan.dst_parent)?;
+        st.verify_rename_quota(&plan)?;
         let replaces = plan.existing.is_some();
         self.check_rename_limits(&st, plan.src_parent, plan.dst_parent, plan.name, replaces)?;
         let removed = st.apply_planned_rename(plan, op.mtime)?;
@@ -812,13 +837,15 @@ impl Namesystem {
         let (files, dirs, bytes, space) = st
             .ns
             .count(id, |b| st.blocks.get(b).map_or(0, |b| b.num_bytes));
+        let quota = st.quota_usage(id);
         let mut summary = ContentSummaryProto {
             length: bytes,
             file_count: files,
             directory_count: dirs,
-            quota: u64::MAX,
+            quota: quota.quota,
             space_consumed: space,
-            space_quota: u64::MAX,
+            space_quota: quota.space_quota,
+            type_quota_infos: quota.type_quota_infos,
             ..Default::default()
         };
         st.add_snapshot_usage(id, &mut summary);
@@ -834,36 +861,17 @@ impl Namesystem {
                 .map(|i| f(&st.datanodes.nodes[*i]))
                 .fold(0, u64::saturating_add)
         };
-        let (mut under, mut missing) = (0, 0);
-        for b in st.blocks.blocks.values() {
-            if b.state == BlockState::UnderConstruction {
-                continue;
-            }
-            let expected = st
-                .ns
-                .get(b.inode)
-                .and_then(Inode::file)
-                .map_or(0, |f| f.replication as usize);
-            let have = b
-                .replicas
-                .iter()
-                .filter(|n| st.datanodes.nodes[**n].alive)
-                .count();
-            if have == 0 && b.num_bytes > 0 {
-                missing += 1;
-            } else if have < expected {
-                under += 1;
-            }
-        }
+        let health = st.block_health();
         GetFsStatsResponseProto {
             capacity: sum(|d| d.capacity),
             used: sum(|d| d.dfs_used),
             remaining: sum(|d| d.remaining),
-            under_replicated: under,
-            corrupt_blocks: st.blocks.corrupt.len() as u64,
-            missing_blocks: missing,
-            missing_repl_one_blocks: Some(0),
-            ..Default::default()
+            under_replicated: health.low_redundancy,
+            corrupt_blocks: health.corrupt,
+            missing_blocks: health.missing,
+            missing_repl_one_blocks: Some(health.missing_repl_one),
+            blocks_in_future: Some(0),
+            pending_deletion_blocks: Some(health.pending_deletion),
         }
     }
 
@@ -982,19 +990,6 @@ impl Namesystem {
         }
     }
 
-    pub fn datanode_report(&self, kind: i32) -> Vec<DatanodeInfoProto> {
-        // DatanodeReportTypeProto: ALL = 1, LIVE = 2, DEAD = 3.
-        let st = self.read();
-        (0..st.datanodes.nodes.len())
-            .filter(|i| match kind {
-                2 => st.datanodes.nodes[*i].alive,
-                3 => !st.datanodes.nodes[*i].alive,
-                _ => true,
-            })
-            .map(|i| st.datanodes.info_proto(i))
-            .collect()
-    }
-
     pub fn server_defaults(&self) -> FsServerDefaultsProto {
         FsServerDefaultsProto {
             block_size: self.options.block_size,
@@ -1003,7 +998,8 @@ impl Namesystem {
             replication: self.options.default_replication,
             file_buffer_size: 4096,
             encrypt_data_transfer: Some(false),
-            trash_interval: Some(0),
+            // Whole minutes, as HDFS's long; a shorter interval is still "on".
+            trash_interval: Some(self.options.trash_interval.as_secs().div_ceil(60)),
             checksum_type: Some(tusk_proto::hdfs::ChecksumTypeProto::ChecksumCrc32c as i32),
             key_provider_uri: None,
             policy_id: Some(0),

@@ -179,36 +179,6 @@ impl State {
         self.datanodes.nodes[node].commands.clear();
         self.datanodes.nodes[node].invalidate.clear();
     }
-
-    /// Leaves safe mode once enough closed blocks have a replica again.
-    pub fn update_safe_mode(&mut self, threshold: f64) {
-        if !self.safe_mode {
-            return;
-        }
-        let total = self
-            .blocks
-            .blocks
-            .values()
-            .filter(|b| b.state != BlockState::UnderConstruction && b.num_bytes > 0)
-            .count();
-        let safe = self
-            .blocks
-            .blocks
-            .values()
-            .filter(|b| {
-                b.state != BlockState::UnderConstruction
-                    && b.num_bytes > 0
-                    && !b.replicas.is_empty()
-            })
-            .count();
-        if total == 0 || safe as f64 >= threshold * total as f64 {
-            tracing::info!(safe, total, "leaving safe mode");
-            self.safe_mode = false;
-            self.blocks
-                .needs_check
-                .extend(self.blocks.blocks.keys().copied());
-        }
-    }
 }
 
 impl Namesystem {
@@ -224,11 +194,12 @@ impl Namesystem {
         &self,
         req: RegisterDatanodeRequest,
         peer_ip: &str,
-    ) -> RegisterDatanodeResponse {
+    ) -> Result<RegisterDatanodeResponse> {
         let mut identity = req.datanode.unwrap_or_default();
         if identity.ip_addr.is_empty() || identity.ip_addr == "0.0.0.0" {
             identity.ip_addr = peer_ip.to_string();
         }
+        self.check_datanode_allowed(&identity)?;
         let rack =
             self.topology
                 .rack_of(&identity.ip_addr, &identity.host_name, identity.xfer_port);
@@ -239,29 +210,35 @@ impl Namesystem {
         d.dfs_used = req.dfs_used;
         d.remaining = req.remaining;
         tracing::info!(node = %d.identity.datanode_uuid, addr = %format!("{}:{}", d.identity.ip_addr, d.identity.xfer_port), "datanode registered");
+        st.apply_host_lists(idx);
         drop(st);
-        RegisterDatanodeResponse {
+        Ok(RegisterDatanodeResponse {
             block_pool_id: self.storage.block_pool_id.clone(),
             namespace_id: self.storage.namespace_id,
             heartbeat_interval_ms: self.options.heartbeat_interval.as_millis() as u64,
             keys: self.block_keys(),
-        }
+        })
     }
 
     /// Records a heartbeat; the reply carries queued commands, and the block keys when
     /// the node's are not the newest. An unknown node is told to register again (and
-    /// gets keys only then).
-    pub fn heartbeat(&self, req: &HeartbeatRequest) -> HeartbeatResponse {
+    /// gets keys only then); a node the include list no longer names is refused.
+    pub fn heartbeat(&self, req: &HeartbeatRequest) -> Result<HeartbeatResponse> {
         let reregister = || HeartbeatResponse {
             commands: vec![DatanodeCommand {
                 command: Some(Command::Reregister(true)),
             }],
             keys: None,
         };
+        self.metrics.heartbeats.inc();
+        if !req.received.is_empty() || !req.deleted.is_empty() {
+            self.metrics.incremental_block_reports.inc();
+        }
         let mut st = self.write();
         let Some(idx) = st.datanodes.find(&req.datanode_uuid) else {
-            return reregister();
+            return Ok(reregister());
         };
+        st.refuse_disallowed(idx)?;
         let was_dead = !st.datanodes.nodes[idx].alive;
         {
             let d = &mut st.datanodes.nodes[idx];
@@ -276,14 +253,16 @@ impl Namesystem {
         }
         if was_dead {
             // A node declared dead must report its blocks again.
-            return reregister();
+            return Ok(reregister());
         }
         let had_blocks = !req.received.is_empty();
         st.receive(idx, &req.received, &req.deleted);
         st.take_verdicts(idx, &req.verified);
+        // No deletion work is handed out in safe mode; it waits in the queue.
+        let may_delete = !st.safe_mode.is_on();
         let d = &mut st.datanodes.nodes[idx];
         let mut commands = std::mem::take(&mut d.commands);
-        if !d.invalidate.is_empty() {
+        if !d.invalidate.is_empty() && may_delete {
             commands.push(DatanodeCommand {
                 command: Some(Command::Invalidate(InvalidateCommand {
                     block_ids: std::mem::take(&mut d.invalidate),
@@ -294,13 +273,14 @@ impl Namesystem {
         if had_blocks {
             self.block_events.notify_waiters();
         }
-        HeartbeatResponse {
+        Ok(HeartbeatResponse {
             commands,
             keys: self.block_keys_if_newer(req.newest_block_key_id),
-        }
+        })
     }
 
     pub fn block_received(&self, req: &BlockReceivedAndDeletedRequest) -> Result<()> {
+        self.metrics.incremental_block_reports.inc();
         {
             let mut st = self.write();
             let idx = self.node(&st, &req.datanode_uuid)?;
@@ -317,6 +297,8 @@ impl Namesystem {
         uuid: &str,
         replicas: &[ReplicaReport],
     ) -> Result<Vec<DatanodeCommand>> {
+        self.metrics.block_reports.inc();
+        let started = std::time::Instant::now();
         let mut st = self.write();
         let idx = self.node(&st, uuid)?;
         let reported: HashSet<u64> = replicas.iter().map(|r| r.block_id).collect();
@@ -343,14 +325,15 @@ impl Namesystem {
                     .blocks
                     .get(r.block_id)
                     .is_some_and(|b| b.state == BlockState::UnderConstruction)
-                    || (st.safe_mode && st.blocks.get(r.block_id).is_some());
+                    || (st.safe_mode.is_on() && st.blocks.get(r.block_id).is_some());
                 if !keep {
                     st.datanodes.nodes[idx].invalidate.push(r.block_id);
                 }
             }
         }
-        st.update_safe_mode(self.options.safemode_threshold);
+        st.update_safe_mode();
         drop(st);
+        tusk_common::metrics::observe(&self.metrics.block_report_time, started.elapsed());
         self.block_events.notify_waiters();
         Ok(vec![])
     }

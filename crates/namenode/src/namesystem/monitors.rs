@@ -84,8 +84,9 @@ impl Namesystem {
             st.forget_node(node);
         }
         reschedule_stalled(&mut st);
-        if st.safe_mode {
-            st.update_safe_mode(self.options.safemode_threshold);
+        st.check_decommissioning();
+        if st.safe_mode.is_on() {
+            st.update_safe_mode();
             return;
         }
         let check: Vec<u64> = st.blocks.needs_check.drain().collect();
@@ -115,14 +116,24 @@ impl Namesystem {
             // Nothing to copy from; whatever corrupt copies exist are all there is.
             return true;
         }
-        let fresh = live.iter().filter(|n| st.datanodes.is_fresh(**n)).count();
+        // Replicas on decommissioning nodes are sources, not counted copies.
+        let counted: Vec<DnIdx> = live
+            .iter()
+            .copied()
+            .filter(|n| st.datanodes.nodes[*n].admin.in_service())
+            .collect();
+        let fresh = counted
+            .iter()
+            .filter(|n| st.datanodes.is_fresh(**n))
+            .count();
         self.invalidate_corrupt(st, block, expected, fresh);
         let pending = st.blocks.pending.get(&block).map_or(0, |p| p.targets.len());
-        if live.len() + pending < expected {
-            return self.schedule_replication(st, &info, expected - live.len() - pending, &live);
+        if counted.len() + pending < expected {
+            let want = expected - counted.len() - pending;
+            return self.schedule_replication(st, &info, want, &live);
         }
-        if live.len() > expected {
-            return remove_excess(st, block, &live, expected);
+        if counted.len() > expected {
+            return remove_excess(st, block, &counted, expected);
         }
         true
     }
@@ -230,6 +241,10 @@ impl Namesystem {
     pub async fn recover_expired_leases(&self) -> Result<()> {
         let expired: Vec<InodeId> = {
             let st = self.read();
+            // As HDFS's lease monitor: nothing is recovered in safe mode.
+            if st.safe_mode.is_on() {
+                return Ok(());
+            }
             st.leases
                 .holders
                 .values()

@@ -3,8 +3,9 @@
 use bytes::Bytes;
 use tusk_proto::common::TokenProto;
 use tusk_proto::hdfs::{
-    hdfs_file_status_proto::FileType, ExtendedBlockProto, FsPermissionProto, HdfsFileStatusProto,
-    LocatedBlockProto, LocatedBlocksProto, StorageTypeProto,
+    hdfs_file_status_proto::{FileType, Flags},
+    ExtendedBlockProto, FsPermissionProto, HdfsFileStatusProto, LocatedBlockProto,
+    LocatedBlocksProto, StorageTypeProto,
 };
 
 use super::State;
@@ -31,20 +32,23 @@ impl State {
         with_locations: bool,
         pool: &str,
     ) -> HdfsFileStatusProto {
+        // An inode with an ACL says so in the flags and, for older clients, in the
+        // permission's extension bit (1 << 12), as HDFS does.
+        let has_acl = self.ns.features.has_acl(node.id);
         let mut s = HdfsFileStatusProto {
             file_type: FileType::IsDir as i32,
             path: name,
             length: 0,
             permission: FsPermissionProto {
-                perm: node.permission as u32,
+                perm: node.permission as u32 | if has_acl { 1 << 12 } else { 0 },
             },
             owner: node.owner.clone(),
             group: node.group.clone(),
             modification_time: node.mtime,
             access_time: node.atime,
             file_id: Some(node.id),
-            storage_policy: Some(0),
-            flags: Some(0),
+            storage_policy: Some(self.ns.effective_storage_policy(node.id) as u32),
+            flags: Some(if has_acl { Flags::HasAcl as u32 } else { 0 }),
             ..Default::default()
         };
         match &node.kind {
@@ -144,9 +148,15 @@ impl State {
             return located;
         }
         // A stable sort keeps the replicas' order within each group.
+        // Decommissioning nodes last, as HDFS sorts them.
         nodes.sort_by_key(|n| {
             let stale = self.datanodes.stale.avoid_reads && self.datanodes.is_stale(*n);
-            (stale, self.blocks.suspect_since(b.id, *n).is_some())
+            let retiring = !self.datanodes.nodes[*n].admin.in_service();
+            (
+                retiring,
+                stale,
+                self.blocks.suspect_since(b.id, *n).is_some(),
+            )
         });
         self.located_block_on(b, offset, pool, &nodes)
     }

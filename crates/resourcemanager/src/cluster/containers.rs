@@ -63,6 +63,7 @@ impl Cluster {
     /// Removes a container from its node and application; `None` if unknown.
     fn forget_container(&mut self, container_id: &str) -> Option<super::ContainerRecord> {
         let rec = self.containers.remove(container_id)?;
+        self.metrics.containers_released.inc();
         if let Some(node) = self.nodes.get_mut(&rec.node) {
             node.used = node.used.minus(&rec.resource);
             node.containers.remove(container_id);

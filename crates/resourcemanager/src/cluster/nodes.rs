@@ -83,6 +83,7 @@ impl Cluster {
         &mut self,
         r: &y::NodeHeartbeatRequest,
     ) -> (NodeWork, Option<Arc<Notify>>) {
+        self.metrics.node_heartbeats.inc();
         let Some(node) = self.nodes.get_mut(&r.node_id).filter(|n| !n.lost) else {
             return (resync(), None);
         };

@@ -188,6 +188,7 @@ impl Cluster {
         app.live.insert(container_id.clone());
         app.nodes_used.insert(node_id.to_string());
         tracing::info!(application = %app.id, container = %container_id, node = %node_id, "AM container allocated");
+        self.metrics.containers_allocated.inc();
         self.containers.insert(
             container_id,
             ContainerRecord {
@@ -230,6 +231,7 @@ impl Cluster {
         app.used = app.used.plus(&resource);
         app.live.insert(container_id.clone());
         app.nodes_used.insert(node_id.to_string());
+        self.metrics.containers_allocated.inc();
         self.containers.insert(
             container_id,
             ContainerRecord {

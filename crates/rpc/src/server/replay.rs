@@ -38,6 +38,7 @@ impl RpcServer {
             out: BytesMut::new(),
             held: VecDeque::new(),
             watermark: self.durability.as_ref().map(|d| d.watermark()),
+            read_at: tokio::time::Instant::now(),
         };
         let ended = self.serve_into(&mut conn, bytes);
         Served {

@@ -1,0 +1,205 @@
+//! `-report`: cluster figures, block statistics and one paragraph per DataNode, laid
+//! out as Hadoop's DFSAdmin and `DatanodeInfo.getDatanodeReport` print them.
+
+use tusk_client::{ClientError, DfsClient};
+use tusk_proto::hdfs::{
+    datanode_info_proto::AdminState, DatanodeInfoProto, DatanodeReportTypeProto,
+    SafeModeActionProto,
+};
+
+use crate::fs_shell::format::civil;
+
+/// Hadoop's `NetworkTopology.DEFAULT_RACK`, which the report leaves out.
+const DEFAULT_RACK: &str = "/default-rack";
+
+pub async fn run(client: &DfsClient, args: &[String]) -> Result<(), ClientError> {
+    let stats = client.fs_stats().await?;
+    let (capacity, used, remaining) = (stats.capacity, stats.used, stats.remaining);
+    let present = used + remaining;
+    if client
+        .set_safe_mode(SafeModeActionProto::SafemodeGet)
+        .await?
+    {
+        println!("Safe mode is ON");
+    }
+    println!("Configured Capacity: {capacity} ({})", byte_desc(capacity));
+    println!("Present Capacity: {present} ({})", byte_desc(present));
+    println!("DFS Remaining: {remaining} ({})", byte_desc(remaining));
+    println!("DFS Used: {used} ({})", byte_desc(used));
+    let used_fraction = if present == 0 {
+        0.0
+    } else {
+        used as f64 / present as f64
+    };
+    println!("DFS Used%: {:.2}%", used_fraction * 100.0);
+    let r = client.replicated_block_stats().await?;
+    println!("Replicated Blocks:");
+    println!("\tUnder replicated blocks: {}", r.low_redundancy);
+    println!("\tBlocks with corrupt replicas: {}", r.corrupt_blocks);
+    println!("\tMissing blocks: {}", r.missing_blocks);
+    println!(
+        "\tMissing blocks (with replication factor 1): {}",
+        r.missing_repl_one_blocks
+    );
+    if let Some(n) = r.highest_prio_low_redundancy_blocks {
+        println!("\tLow redundancy blocks with highest priority to recover: {n}");
+    }
+    println!("\tPending deletion blocks: {}", r.pending_deletion_blocks);
+    let ec = client.ec_block_group_stats().await?;
+    println!("Erasure Coded Block Groups: ");
+    println!("\tLow redundancy block groups: {}", ec.low_redundancy);
+    println!(
+        "\tBlock groups with corrupt internal blocks: {}",
+        ec.corrupt_blocks
+    );
+    println!("\tMissing block groups: {}", ec.missing_blocks);
+    if let Some(n) = ec.highest_prio_low_redundancy_blocks {
+        println!("\tLow redundancy blocks with highest priority to recover: {n}");
+    }
+    println!("\tPending deletion blocks: {}", ec.pending_deletion_blocks);
+    println!();
+    println!("-------------------------------------------------");
+
+    let live = args.iter().any(|a| a == "-live");
+    let dead = args.iter().any(|a| a == "-dead");
+    let decommissioning = args.iter().any(|a| a == "-decommissioning");
+    let all = !live && !dead && !decommissioning;
+    let sections = [
+        (DatanodeReportTypeProto::Live, live, "Live"),
+        (DatanodeReportTypeProto::Dead, dead, "Dead"),
+        (
+            DatanodeReportTypeProto::Decommissioning,
+            decommissioning,
+            "Decommissioning",
+        ),
+    ];
+    for (kind, asked, title) in sections {
+        if !(all || asked) {
+            continue;
+        }
+        let nodes = client.datanode_report(kind as i32).await?;
+        if !nodes.is_empty() || asked {
+            println!("{title} datanodes ({}):\n", nodes.len());
+        }
+        for node in &nodes {
+            println!("{}", datanode_report(node));
+        }
+    }
+    Ok(())
+}
+
+/// One node's paragraph (`DatanodeInfo.getDatanodeReport`).
+pub fn datanode_report(d: &DatanodeInfoProto) -> String {
+    let c = d.capacity.unwrap_or(0);
+    let r = d.remaining.unwrap_or(0);
+    let u = d.dfs_used.unwrap_or(0);
+    let non_dfs = d.non_dfs_used.unwrap_or(0);
+    let (used_pct, remaining_pct) = percents(u, r, c);
+    let id = &d.id;
+    let mut s = format!("Name: {}:{}", id.ip_addr, id.xfer_port);
+    if !id.host_name.is_empty() {
+        s += &format!(" ({})", id.host_name);
+    }
+    s += &format!("\nHostname: {}\n", id.host_name);
+    let rack = d.location.as_deref().unwrap_or(DEFAULT_RACK);
+    if rack != DEFAULT_RACK {
+        s += &format!("Rack: {rack}\n");
+    }
+    let status = match d.admin_state() {
+        AdminState::Decommissioned => "Decommissioned",
+        AdminState::DecommissionInprogress => "Decommission in progress",
+        AdminState::InMaintenance => "In maintenance",
+        AdminState::EnteringMaintenance => "Entering maintenance",
+        AdminState::Normal => "Normal",
+    };
+    s += &format!("Decommission Status : {status}\n");
+    s += &format!("Configured Capacity: {c} ({})\n", byte_desc(c));
+    s += &format!("DFS Used: {u} ({})\n", byte_desc(u));
+    s += &format!("Non DFS Used: {non_dfs} ({})\n", byte_desc(non_dfs));
+    s += &format!("DFS Remaining: {r} ({})\n", byte_desc(r));
+    s += &format!("DFS Used%: {used_pct:.2}%\n");
+    s += &format!("DFS Remaining%: {remaining_pct:.2}%\n");
+    let (cc, cu) = (d.cache_capacity.unwrap_or(0), d.cache_used.unwrap_or(0));
+    let cr = cc.saturating_sub(cu);
+    let (cache_used_pct, cache_remaining_pct) = percents(cu, cr, cc);
+    s += &format!("Configured Cache Capacity: {cc} ({})\n", byte_desc(cc));
+    s += &format!("Cache Used: {cu} ({})\n", byte_desc(cu));
+    s += &format!("Cache Remaining: {cr} ({})\n", byte_desc(cr));
+    s += &format!("Cache Used%: {cache_used_pct:.2}%\n");
+    s += &format!("Cache Remaining%: {cache_remaining_pct:.2}%\n");
+    s += &format!("Xceivers: {}\n", d.xceiver_count.unwrap_or(0));
+    s += &format!("Last contact: {}\n", java_date(d.last_update.unwrap_or(0)));
+    let last_report = d.last_block_report_time.unwrap_or(0);
+    let last_report = if last_report == 0 {
+        "Never".to_string()
+    } else {
+        java_date(last_report)
+    };
+    s += &format!("Last Block Report: {last_report}\n");
+    s += &format!("Num of Blocks: {}\n", d.num_blocks.unwrap_or(0));
+    s
+}
+
+/// Used and remaining as percentages of `capacity`, as `DFSUtilClient.getPercentUsed`
+/// and `getPercentRemaining` give them: 100 % used and 0 % remaining of nothing.
+fn percents(used: u64, remaining: u64, capacity: u64) -> (f64, f64) {
+    if capacity == 0 {
+        return (100.0, 0.0);
+    }
+    let of = |n: u64| n as f64 * 100.0 / capacity as f64;
+    (of(used), of(remaining))
+}
+
+/// Hadoop's `StringUtils.byteDesc`: `0 B`, `512 B`, `3 KB`, `2.86 MB`.
+pub fn byte_desc(n: u64) -> String {
+    const PREFIXES: [&str; 6] = ["K", "M", "G", "T", "P", "E"];
+    if n < 1024 {
+        return format!("{n} B");
+    }
+    let mut i = 0;
+    while i + 1 < PREFIXES.len() && n >= 1u64 << (10 * (i + 2)) {
+        i += 1;
+    }
+    let shift = 10 * (i + 1);
+    if n & ((1u64 << shift) - 1) == 0 {
+        return format!("{} {}B", n >> shift, PREFIXES[i]);
+    }
+    let mut text = format!("{:.2}", n as f64 / (1u64 << shift) as f64);
+    // 1023.999 KB rounds to "1024.00": Hadoop moves up a prefix.
+    if text.starts_with("1024") && i + 1 < PREFIXES.len() {
+        i += 1;
+        text = format!("{:.2}", n as f64 / (1u64 << (10 * (i + 1))) as f64);
+    }
+    format!("{text} {}B", PREFIXES[i])
+}
+
+/// `java.util.Date.toString()` in UTC: `Tue Nov 24 08:03:41 UTC 2026`.
+pub fn java_date(millis: u64) -> String {
+    const DAYS: [&str; 7] = ["Thu", "Fri", "Sat", "Sun", "Mon", "Tue", "Wed"];
+    const MONTHS: [&str; 12] = [
+        "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
+    ];
+    let (y, mo, d, h, mi, s) = civil(millis);
+    let weekday = DAYS[((millis / 86_400_000) % 7) as usize];
+    format!(
+        "{weekday} {} {d:02} {h:02}:{mi:02}:{s:02} UTC {y}",
+        MONTHS[(mo - 1) as usize]
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_and_dates_as_hadoop_prints_them() {
+        assert_eq!(byte_desc(0), "0 B");
+        assert_eq!(byte_desc(1023), "1023 B");
+        assert_eq!(byte_desc(3072), "3 KB");
+        assert_eq!(byte_desc(3_000_000), "2.86 MB");
+        assert_eq!(byte_desc(1 << 30), "1 GB");
+        assert_eq!(byte_desc((1 << 20) - 1), "1.00 MB");
+        assert_eq!(java_date(0), "Thu Jan 01 00:00:00 UTC 1970");
+        assert_eq!(java_date(1_795_507_421_000), "Tue Nov 24 08:03:41 UTC 2026");
+    }
+}

@@ -1,0 +1,120 @@
+//! A cluster started from a directory of Hadoop's XML files (`HADOOP_CONF_DIR`), its
+//! non-default values taking effect in the daemons and the client; `--conf` with the
+//! same files; `tusk conf show` naming each value's source.
+
+mod local_cluster;
+
+use local_cluster::{stderr, stdout, tusk_env, Cluster};
+
+fn write_site(dir: &std::path::Path, name: &str, properties: &str) {
+    std::fs::write(
+        dir.join(name),
+        format!(
+            "<?xml version=\"1.0\"?>\n<?xml-stylesheet type=\"text/xsl\" href=\"configuration.xsl\"?>\n<configuration>\n{properties}</configuration>\n"
+        ),
+    )
+    .unwrap();
+}
+
+#[test]
+fn a_cluster_starts_from_a_directory_of_hadoop_xml_files() {
+    let conf = tempfile::tempdir().unwrap();
+    write_site(
+        conf.path(),
+        "core-site.xml",
+        "  <property>\n    <name>tusk.test.limit</name>\n    <value>16</value>\n  </property>\n",
+    );
+    write_site(
+        conf.path(),
+        "hdfs-site.xml",
+        "  <property>\n    <name>dfs.replication</name>\n    <value>1</value>\n    <final>true</final>\n  </property>\n  \
+         <property>\n    <name>dfs.blocksize</name>\n    <value>2m</value>\n  </property>\n  \
+         <property>\n    <name>dfs.namenode.fs-limits.max-component-length</name>\n    <value>${tusk.test.limit}</value>\n  </property>\n",
+    );
+    write_site(
+        conf.path(),
+        "yarn-site.xml",
+        "  <property>\n    <name>dfs.replication</name>\n    <value>3</value>\n  </property>\n",
+    );
+    let dir = conf.path().to_str().unwrap();
+    let env = [("HADOOP_CONF_DIR", dir)];
+    let c = Cluster::up_with(1, &[], &env);
+    let fs = |args: &[&str]| {
+        let mut all = vec!["fs"];
+        all.extend_from_slice(args);
+        tusk_env(c.home(), &all, &env)
+    };
+
+    // Client side: the block size from hdfs-site.xml, and its final replication rather
+    // than yarn-site.xml's later 3.
+    let local = c.home().join("data.bin");
+    std::fs::write(&local, vec![7u8; 5 << 20]).unwrap();
+    let put = fs(&["-put", local.to_str().unwrap(), "/d.bin"]);
+    assert!(put.status.success(), "{}", stderr(&put));
+    assert_eq!(
+        stdout(&fs(&["-stat", "%o %r", "/d.bin"])).trim(),
+        "2097152 1"
+    );
+
+    // Daemon side: the NameNode enforces the ${}-expanded limit from the XML files.
+    let long = fs(&["-mkdir", "/a-name-longer-than-sixteen"]);
+    assert_eq!(long.status.code(), Some(1));
+    assert!(
+        stderr(&long).contains("limit=16"),
+        "the NameNode did not take the XML value: {}",
+        stderr(&long)
+    );
+    assert!(fs(&["-mkdir", "/short-name"]).status.success());
+
+    // `--conf` takes the same directory (and `-D` still wins over a final value).
+    let shown = tusk_env(
+        c.home(),
+        &["--conf", dir, "-D", "dfs.blocksize=4m", "conf", "show"],
+        &[],
+    );
+    assert!(shown.status.success(), "{}", stderr(&shown));
+    let text = stdout(&shown);
+    let hdfs_site = conf.path().join("hdfs-site.xml");
+    assert!(
+        text.contains(&format!(
+            "dfs.replication = 1  [{}:4; final]",
+            hdfs_site.display()
+        )),
+        "{text}"
+    );
+    assert!(text.contains("dfs.blocksize = 4m  [-D]"), "{text}");
+    assert!(
+        text.contains("dfs.namenode.fs-limits.max-component-length = 16  ["),
+        "{text}"
+    );
+    assert!(
+        text.contains("dfs.heartbeat.interval = 3  [default]"),
+        "{text}"
+    );
+    assert!(text.contains("tusk.test.limit = 16  [") && text.contains("read by no Tusk component"));
+    let one = tusk_env(
+        c.home(),
+        &["--conf", dir, "conf", "show", "--key", "dfs.replication"],
+        &[],
+    );
+    assert_eq!(
+        stdout(&one).trim(),
+        format!("dfs.replication = 1  [{}:4; final]", hdfs_site.display())
+    );
+
+    // A single site file works too; a TOML parse error is no longer what XML gets.
+    let single = tusk_env(
+        c.home(),
+        &[
+            "--conf",
+            hdfs_site.to_str().unwrap(),
+            "conf",
+            "show",
+            "--key",
+            "dfs.blocksize",
+        ],
+        &[],
+    );
+    assert!(single.status.success(), "{}", stderr(&single));
+    assert!(stdout(&single).starts_with("dfs.blocksize = 2m  ["));
+}

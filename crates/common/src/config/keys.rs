@@ -1,0 +1,293 @@
+//! The registry of configuration keys some Tusk component reads: a key a resource sets
+//! that is not here is warned about once (it does nothing). A key read under a prefix is
+//! listed by that prefix, ending in `.`.
+//! A test scans the workspace's sources so that a key read but not listed fails it.
+
+/// Keys (and `prefix.` entries), sorted within each group.
+pub const KNOWN: &[&str] = &[
+    "fs.defaultFS",
+    "hadoop.tmp.dir",
+    "ipc.client.async.calls.max",
+    "ipc.client.connect.max.retries",
+    "ipc.client.connect.max.retries.on.timeouts",
+    "ipc.client.connect.retry.interval",
+    "ipc.client.connection.maxidletime",
+    "ipc.client.idlethreshold",
+    "ipc.maximum.data.length",
+    "ipc.server.connection.header.timeout.ms",
+    "ipc.server.max.connections",
+    "ipc.server.total.buffer.bytes",
+    "net.topology.node.switch.mapping.impl",
+    "net.topology.table.file.name",
+    "dfs.block.access.key.update.interval",
+    "dfs.block.access.token.enable",
+    "dfs.block.access.token.lifetime",
+    "dfs.block.access.token.protobuf.enable",
+    "dfs.blockreport.intervalMsec",
+    "dfs.blocksize",
+    "dfs.bytes-per-checksum",
+    "dfs.client-write-packet-size",
+    "dfs.client.block.write.locateFollowingBlock.retries",
+    "dfs.client.block.write.replace-datanode-on-failure.best-effort",
+    "dfs.client.block.write.replace-datanode-on-failure.enable",
+    "dfs.client.block.write.replace-datanode-on-failure.policy",
+    "dfs.client.socket-timeout",
+    "dfs.client.write.max-packets-in-flight",
+    "dfs.client.write.replication-mode",
+    "dfs.datanode.address",
+    "dfs.datanode.capacity.override",
+    "dfs.datanode.data.dir",
+    "dfs.datanode.hostname",
+    "dfs.datanode.http.address",
+    "dfs.datanode.ibr.mode",
+    "dfs.datanode.ip",
+    "dfs.datanode.ipc.address",
+    "dfs.datanode.max.transfer.threads",
+    "dfs.datanode.round-robin-volume-choosing-policy.additional-available-space",
+    "dfs.datanode.socket.reuse.keepalive",
+    "dfs.heartbeat.interval",
+    "dfs.ls.limit",
+    "dfs.namenode.avoid.read.stale.datanode",
+    "dfs.namenode.avoid.write.stale.datanode",
+    "dfs.namenode.checkpoint.period",
+    "dfs.namenode.checkpoint.txns",
+    "dfs.namenode.complete.wait",
+    "dfs.namenode.datanode.registration.ip-hostname-check",
+    "dfs.namenode.fs-limits.max-component-length",
+    "dfs.namenode.fs-limits.max-directory-items",
+    "dfs.namenode.heartbeat.recheck-interval",
+    "dfs.namenode.http-address",
+    "dfs.namenode.lease-hard-limit-sec",
+    "dfs.namenode.lease-soft-limit-sec",
+    "dfs.namenode.name.dir",
+    "dfs.namenode.reconstruction.pending.timeout-sec",
+    "dfs.namenode.redundancy.interval.seconds",
+    "dfs.namenode.replication.min",
+    "dfs.namenode.rpc-address",
+    "dfs.namenode.safemode.threshold-pct",
+    "dfs.namenode.stale.datanode.interval",
+    "dfs.namenode.write.stale.datanode.ratio",
+    "dfs.permissions.enabled",
+    "dfs.permissions.superusergroup",
+    "dfs.replication",
+    "dfs.replication.max",
+    "yarn.app.mapreduce.am.command-opts",
+    "yarn.app.mapreduce.am.job.reduce.preemption.limit",
+    "yarn.app.mapreduce.am.resource.mb",
+    "yarn.app.mapreduce.am.scheduler.heartbeat.interval-ms",
+    "yarn.application.classpath",
+    "yarn.nm.liveness-monitor.expiry-interval-ms",
+    "yarn.nodemanager.address",
+    "yarn.nodemanager.aux-services",
+    "yarn.nodemanager.aux-services.mapreduce_shuffle.class",
+    "yarn.nodemanager.container-monitor.interval-ms",
+    "yarn.nodemanager.disk-health-checker.max-disk-utilization-per-disk-percentage",
+    "yarn.nodemanager.disk-health-checker.min-free-space-per-disk-mb",
+    "yarn.nodemanager.hostname",
+    "yarn.nodemanager.local-dirs",
+    "yarn.nodemanager.localizer.address",
+    "yarn.nodemanager.log-dirs",
+    "yarn.nodemanager.pmem-check-enabled",
+    "yarn.nodemanager.resource.cpu-vcores",
+    "yarn.nodemanager.resource.memory-mb",
+    "yarn.nodemanager.sleep-delay-before-sigkill.ms",
+    "yarn.nodemanager.vmem-check-enabled",
+    "yarn.nodemanager.webapp.address",
+    "yarn.resourcemanager.address",
+    "yarn.resourcemanager.admin.address",
+    "yarn.resourcemanager.am.max-attempts",
+    "yarn.resourcemanager.connect.max-wait.ms",
+    "yarn.resourcemanager.connect.retry-interval.ms",
+    "yarn.resourcemanager.fs.state-store.uri",
+    "yarn.resourcemanager.hostname",
+    "yarn.resourcemanager.nodemanagers.heartbeat-interval-ms",
+    "yarn.resourcemanager.recovery.enabled",
+    "yarn.resourcemanager.resource-tracker.address",
+    "yarn.resourcemanager.scheduler.address",
+    "yarn.resourcemanager.scheduler.class",
+    "yarn.resourcemanager.webapp.address",
+    "yarn.scheduler.capacity.maximum-am-resource-percent",
+    "yarn.scheduler.capacity.root.default.capacity",
+    "yarn.scheduler.capacity.root.default.maximum-capacity",
+    "yarn.scheduler.capacity.root.queues",
+    "yarn.scheduler.maximum-allocation-mb",
+    "yarn.scheduler.maximum-allocation-vcores",
+    "yarn.scheduler.minimum-allocation-mb",
+    "yarn.scheduler.minimum-allocation-vcores",
+    "mapreduce.am.max-attempts",
+    "mapreduce.application.classpath",
+    "mapreduce.client.completion.pollinterval",
+    "mapreduce.client.progressmonitor.pollinterval",
+    "mapreduce.framework.name",
+    "mapreduce.job.queuename",
+    "mapreduce.job.reduce.slowstart.completedmaps",
+    "mapreduce.job.reducer.preempt.delay.sec",
+    "mapreduce.job.reducer.unconditional-preempt.delay.sec",
+    "mapreduce.job.speculative.minimum-allowed-tasks",
+    "mapreduce.job.speculative.speculative-cap-running-tasks",
+    "mapreduce.job.speculative.speculative-cap-total-tasks",
+    "mapreduce.jobhistory.done-dir",
+    "mapreduce.map.java.opts",
+    "mapreduce.map.maxattempts",
+    "mapreduce.map.memory.mb",
+    "mapreduce.map.output.compress",
+    "mapreduce.map.output.compress.codec",
+    "mapreduce.map.speculative",
+    "mapreduce.output.replication",
+    "mapreduce.reduce.java.opts",
+    "mapreduce.reduce.maxattempts",
+    "mapreduce.reduce.memory.mb",
+    "mapreduce.reduce.shuffle.parallelcopies",
+    "mapreduce.reduce.speculative",
+    "mapreduce.shuffle.port",
+    "mapreduce.task.io.sort.factor",
+    "mapreduce.task.io.sort.mb",
+    "tusk.job.staging.dir",
+    "tusk.mapreduce.speculative.cause-aware",
+    "tusk.mapreduce.speculative.congestion.default-link-bits-per-sec",
+    "tusk.mapreduce.speculative.congestion.disk-pct",
+    "tusk.mapreduce.speculative.congestion.rbu",
+    "tusk.mapreduce.speculative.early.finished-fraction",
+    "tusk.mapreduce.speculative.early.runtime-factor",
+    "tusk.mapreduce.speculative.minimum-runtime-ms",
+    "tusk.mapreduce.speculative.slow-factor",
+    "tusk.node.disk.write-bytes-per-sec",
+    "tusk.node.link.bits-per-sec",
+    "tusk.nodemanager.node-id",
+    "tusk.nodemanager.rack",
+    "tusk.nodemanager.status-report.min-interval-ms",
+    "tusk.nodemanager.status-watch.interval-ms",
+    "tusk.nodemanager.status-window-ms",
+    "tusk.reduce.shuffle.memory.bytes",
+    "tusk.runtime.worker-threads",
+    "tusk.task.io.sort.bytes",
+    "tusk.yarn.am.allocate.max-wait-ms",
+    "tusk.yarn.am.finish-grace-ms",
+    "tusk.yarn.scheduler.fair.queues",
+    "tusk.yarn.scheduler.node-locality-delay",
+    "tusk.yarn.scheduler.status-aware",
+    "tusk.yarn.scheduler.status-aware.disk-rate.threshold",
+    "tusk.yarn.scheduler.status-aware.policies",
+    "tusk.yarn.scheduler.status-aware.potential-reception.threshold",
+    "tusk.yarn.scheduler.status-aware.receive-rate.threshold",
+    "tusk.yarn.scheduler.status-aware.starvation-ms",
+    "tusk.yarn.scheduler.status-aware.starvation-offers",
+    "tusk.yarn.timing",
+];
+
+/// Whether some Tusk component reads `key`.
+pub fn is_known(key: &str) -> bool {
+    KNOWN
+        .iter()
+        .any(|k| *k == key || (k.ends_with('.') && key.starts_with(k)))
+}
+
+/// Hadoop's deprecated names that Tusk reads under their current name (Hadoop's
+/// `Configuration` maps them the same way and warns).
+pub const DEPRECATED: &[(&str, &str)] = &[
+    ("fs.default.name", "fs.defaultFS"),
+    ("dfs.block.size", "dfs.blocksize"),
+    ("dfs.name.dir", "dfs.namenode.name.dir"),
+    ("dfs.data.dir", "dfs.datanode.data.dir"),
+    ("dfs.permissions", "dfs.permissions.enabled"),
+    (
+        "dfs.permissions.supergroup",
+        "dfs.permissions.superusergroup",
+    ),
+    ("dfs.replication.min", "dfs.namenode.replication.min"),
+    ("dfs.http.address", "dfs.namenode.http-address"),
+    ("dfs.max.objects", "dfs.namenode.max.objects"),
+    ("mapred.job.queue.name", "mapreduce.job.queuename"),
+    ("io.sort.mb", "mapreduce.task.io.sort.mb"),
+    ("io.sort.factor", "mapreduce.task.io.sort.factor"),
+    (
+        "mapred.reduce.parallel.copies",
+        "mapreduce.reduce.shuffle.parallelcopies",
+    ),
+    (
+        "topology.node.switch.mapping.impl",
+        "net.topology.node.switch.mapping.impl",
+    ),
+];
+
+/// The current name of a deprecated key.
+pub fn current_name(key: &str) -> Option<&'static str> {
+    DEPRECATED
+        .iter()
+        .find(|(old, _)| *old == key)
+        .map(|(_, new)| *new)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every key the workspace's sources read with a literal name is registered.
+    #[test]
+    fn every_key_read_in_the_sources_is_registered() {
+        let crates = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+        let mut missing = Vec::new();
+        let mut stack = vec![crates];
+        while let Some(dir) = stack.pop() {
+            for entry in std::fs::read_dir(&dir).unwrap().flatten() {
+                let path = entry.path();
+                let name = path.file_name().unwrap().to_string_lossy().to_string();
+                if path.is_dir() {
+                    if !matches!(name.as_str(), "tests" | "target" | "fuzz") {
+                        stack.push(path);
+                    }
+                } else if name.ends_with(".rs") {
+                    let text = std::fs::read_to_string(&path).unwrap();
+                    for key in read_keys(&text) {
+                        if !is_known(&key) {
+                            missing.push(format!("{key} ({})", path.display()));
+                        }
+                    }
+                }
+            }
+        }
+        assert!(
+            missing.is_empty(),
+            "keys read but not in config/keys.rs: {missing:#?}"
+        );
+    }
+
+    /// Literal names passed to the typed getters: `get("k"`, `get_u64("k"`, ...
+    fn read_keys(text: &str) -> Vec<String> {
+        let mut out = Vec::new();
+        for getter in [
+            "get(",
+            "get_str(",
+            "get_u64(",
+            "get_bool(",
+            "get_duration(",
+            "get_list(",
+        ] {
+            let mut rest = text;
+            while let Some(at) = rest.find(getter) {
+                rest = &rest[at + getter.len()..];
+                let args = rest.trim_start();
+                let Some(quoted) = args.strip_prefix('"') else {
+                    continue;
+                };
+                let Some(end) = quoted.find('"') else {
+                    continue;
+                };
+                let key = &quoted[..end];
+                if key.contains('.') && !key.contains(' ') && !key.contains('{') {
+                    out.push(key.to_string());
+                }
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn prefixes_and_deprecations() {
+        assert!(is_known("dfs.replication"));
+        assert!(is_known("yarn.app.mapreduce.am.resource.mb"));
+        assert!(!is_known("yarn.app.mapreduce.am.staging-dir"));
+        assert!(!is_known("dfs.namenode.secondary.http-address"));
+        assert_eq!(current_name("fs.default.name"), Some("fs.defaultFS"));
+    }
+}

@@ -1,0 +1,26 @@
+//! The HTTP servers of Tusk's daemons, on Hadoop's web ports: NameNode
+//! `dfs.namenode.http-address` (9870), DataNode `dfs.datanode.http.address` (9864),
+//! ResourceManager `yarn.resourcemanager.webapp.address` (8088), NodeManager
+//! `yarn.nodemanager.webapp.address` (8042).
+//!
+//! Each daemon assembles one [`axum::Router`] from feature routers (WebHDFS, pages,
+//! metrics, ...) in one function of its own (`http_router`) and hands it to
+//! [`HttpServer::start`], which binds the address (port 0 picks one) and serves until
+//! the daemon's shutdown signal fires. What a feature answers lives with the feature;
+//! this crate only serves.
+//!
+//! Layout:
+//! - `server`: [`HttpServer`], [`HttpServer::start`] and [`HttpServer::serve`] (an
+//!   already-bound listener).
+//! - `address`: [`http_address`], the address a daemon's HTTP server binds given its
+//!   configuration key and how its RPC address was chosen.
+//! - `error`: [`HttpError`].
+
+pub mod address;
+pub mod error;
+pub mod server;
+
+pub use address::http_address;
+pub use axum::Router;
+pub use error::HttpError;
+pub use server::HttpServer;

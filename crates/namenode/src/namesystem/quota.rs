@@ -1,0 +1,486 @@
+//! Directory quotas (HDFS's DirectoryWithQuotaFeature): a namespace quota (files and
+//! directories, the directory itself included) and a space quota (bytes of every
+//! replica; a block being written counts as a whole block), optionally per storage type.
+//! Each quota directory caches its subtree's usage; every applied op moves those
+//! counters by what it changed ([`State::apply`] calls [`State::quota_before`] and
+//! [`State::quota_after`]), so no call walks the tree except setting a new quota, the
+//! image load and removing or moving a subtree. Live calls are checked first
+//! ([`State::verify_quota`]); a replayed log is not, as in HDFS.
+
+use tusk_proto::hdfs::{
+    QuotaUsageProto, StorageTypeProto, StorageTypeQuotaInfoProto, StorageTypeQuotaInfosProto,
+};
+use tusk_proto::internal::{edit_record::Op, SetQuotaOp};
+
+use super::State;
+use crate::blocks::BlockState;
+use crate::error::{NameNodeError, Result};
+use crate::namespace::{DirQuota, FileInode, Inode, InodeId, InodeKind, RenamePlan, ROOT_ID};
+
+/// What an op is about to change, noted before it applies.
+pub enum QuotaCharge {
+    /// A file whose space may change, and its space before.
+    File { id: InodeId, space: u64 },
+    /// A subtree about to go, and what it held, charged off from `parent`.
+    Removed {
+        parent: InodeId,
+        ns: u64,
+        space: u64,
+    },
+    /// A new inode (counted once it exists).
+    Added { id: InodeId },
+}
+
+/// The storage type every Tusk replica is on.
+const DISK: u32 = StorageTypeProto::Disk as u32;
+
+pub fn storage_type_name(t: u32) -> &'static str {
+    match StorageTypeProto::try_from(t as i32) {
+        Ok(StorageTypeProto::Disk) => "DISK",
+        Ok(StorageTypeProto::Ssd) => "SSD",
+        Ok(StorageTypeProto::Archive) => "ARCHIVE",
+        Ok(StorageTypeProto::RamDisk) => "RAM_DISK",
+        Ok(StorageTypeProto::Provided) => "PROVIDED",
+        Ok(StorageTypeProto::Nvdimm) => "NVDIMM",
+        Err(_) => "UNKNOWN",
+    }
+}
+
+impl State {
+    /// The space a file holds: every replica of each block, a block being written as a
+    /// whole block (HDFS's `storagespaceConsumed`).
+    pub fn file_space(&self, f: &FileInode) -> u64 {
+        let per_replica = f
+            .blocks
+            .iter()
+            .filter_map(|b| self.blocks.get(*b))
+            .map(|b| match b.state {
+                BlockState::UnderConstruction => f.block_size.max(b.num_bytes),
+                _ => b.num_bytes,
+            })
+            .fold(0u64, u64::saturating_add);
+        per_replica.saturating_mul(f.replication as u64)
+    }
+
+    fn file_space_of(&self, id: InodeId) -> u64 {
+        self.ns
+            .get(id)
+            .and_then(Inode::file)
+            .map_or(0, |f| self.file_space(f))
+    }
+
+    /// Files and directories, and space, of a subtree: a quota directory's cached
+    /// counters, else a walk that stops at nested quota directories.
+    pub fn subtree_usage(&self, id: InodeId) -> (u64, u64) {
+        if let Some(q) = self.ns.features.quotas.get(&id) {
+            return (q.ns_used, q.space_used);
+        }
+        self.walk_usage(id)
+    }
+
+    fn walk_usage(&self, id: InodeId) -> (u64, u64) {
+        let (mut ns, mut space) = (1u64, 0u64);
+        match self.ns.get(id).map(|n| &n.kind) {
+            Some(InodeKind::File(f)) => space = self.file_space(f),
+            Some(InodeKind::Directory { children }) => {
+                for child in children.values() {
+                    let (n, s) = self.subtree_usage(*child);
+                    ns += n;
+                    space = space.saturating_add(s);
+                }
+            }
+            None => return (0, 0),
+        }
+        (ns, space)
+    }
+
+    /// Adds a change to the counters of every quota directory from `start` up.
+    fn charge(&mut self, start: InodeId, ns: i64, space: i64) {
+        if ns == 0 && space == 0 {
+            return;
+        }
+        let mut id = start;
+        loop {
+            if let Some(q) = self.ns.features.quotas.get_mut(&id) {
+                q.ns_used = q.ns_used.saturating_add_signed(ns);
+                q.space_used = q.space_used.saturating_add_signed(space);
+            }
+            match self.ns.get(id).map(|n| n.parent) {
+                Some(parent) if id != ROOT_ID => id = parent,
+                _ => break,
+            }
+        }
+    }
+
+    /// Notes what `op` will change, before it applies; `None` when no quota is set or
+    /// the op changes no usage.
+    pub(super) fn quota_before(&self, op: &Op) -> Option<QuotaCharge> {
+        if self.ns.features.quotas.is_empty() {
+            return None;
+        }
+        let file = |id: InodeId| {
+            Some(QuotaCharge::File {
+                id,
+                space: self.file_space_of(id),
+            })
+        };
+        match op {
+            Op::Mkdir(op) => Some(QuotaCharge::Added { id: op.inode_id }),
+            Op::AddFile(op) => Some(QuotaCharge::Added { id: op.inode_id }),
+            Op::AddBlock(op) => file(op.inode_id),
+            Op::AbandonBlock(op) => file(op.inode_id),
+            Op::CloseFile(op) => file(op.inode_id),
+            Op::UpdateBlock(op) => file(self.blocks.get(op.block_id)?.inode),
+            Op::SetReplication(op) => file(self.ns.resolve(&op.path).ok()??),
+            Op::Delete(op) => {
+                let id = self.ns.resolve(&op.path).ok()??;
+                let (ns, space) = self.subtree_usage(id);
+                let parent = self.ns.get(id)?.parent;
+                Some(QuotaCharge::Removed { parent, ns, space })
+            }
+            _ => None,
+        }
+    }
+
+    /// Moves the counters by what the op noted in [`State::quota_before`] changed.
+    pub(super) fn quota_after(&mut self, charge: Option<QuotaCharge>) {
+        match charge {
+            None => {}
+            Some(QuotaCharge::Added { id }) => {
+                let space = self.file_space_of(id) as i64;
+                self.charge(id, 1, space);
+            }
+            Some(QuotaCharge::File { id, space }) => {
+                let now = self.file_space_of(id);
+                self.charge(id, 0, now as i64 - space as i64);
+            }
+            Some(QuotaCharge::Removed { parent, ns, space }) => {
+                self.charge(parent, -(ns as i64), -(space as i64));
+            }
+        }
+    }
+
+    /// What a rename moves: the source's usage leaves its old parent and arrives at the
+    /// new one; a replaced destination's usage goes. Returns (moved, replaced).
+    pub(super) fn rename_usage(&self, plan: &RenamePlan<'_>) -> Option<((u64, u64), (u64, u64))> {
+        if self.ns.features.quotas.is_empty() {
+            return None;
+        }
+        let moved = self.subtree_usage(plan.id);
+        let replaced = plan.existing.map_or((0, 0), |e| self.subtree_usage(e));
+        Some((moved, replaced))
+    }
+
+    pub(super) fn charge_rename(
+        &mut self,
+        src_parent: InodeId,
+        dst_parent: InodeId,
+        usage: Option<((u64, u64), (u64, u64))>,
+    ) {
+        let Some(((ns, space), (rns, rspace))) = usage else {
+            return;
+        };
+        self.charge(src_parent, -(ns as i64), -(space as i64));
+        self.charge(
+            dst_parent,
+            ns as i64 - rns as i64,
+            space as i64 - rspace as i64,
+        );
+    }
+
+    /// Refuses a live op that would take a quota directory above its quota
+    /// (HDFS's `verifyQuota`); only growth is checked.
+    pub fn verify_quota(&self, op: &Op) -> Result<()> {
+        if self.ns.features.quotas.is_empty() {
+            return Ok(());
+        }
+        match op {
+            Op::Mkdir(op) => {
+                let (parent, _) = self.ns.parent_of(&op.path)?;
+                self.verify_from(parent, None, 1, 0)
+            }
+            Op::AddFile(op) => {
+                let (parent, _) = self.ns.parent_of(&op.path)?;
+                self.verify_from(parent, None, 1, 0)
+            }
+            Op::AddBlock(op) => {
+                let Some(f) = self.ns.get(op.inode_id).and_then(Inode::file) else {
+                    return Ok(());
+                };
+                let repl = f.replication as i64;
+                // The previous block is committed at its real length; the new one
+                // counts whole while it is written.
+                let previous = f
+                    .blocks
+                    .last()
+                    .and_then(|b| self.blocks.get(*b))
+                    .filter(|b| b.state == BlockState::UnderConstruction)
+                    .map_or(0, |b| {
+                        op.previous_block_bytes as i64 - f.block_size.max(b.num_bytes) as i64
+                    });
+                let delta = repl * (f.block_size as i64 + previous);
+                self.verify_from(op.inode_id, None, 0, delta)
+            }
+            Op::SetReplication(op) => {
+                let id = self.ns.lookup(&op.path)?.id;
+                let Some(f) = self.ns.get(id).and_then(Inode::file) else {
+                    return Ok(());
+                };
+                let per_replica = self.file_space(f) / (f.replication.max(1) as u64);
+                let delta = per_replica as i64 * (op.replication as i64 - f.replication as i64);
+                self.verify_from(id, None, 0, delta)
+            }
+            Op::Rename(op) => {
+                let plan = self.ns.plan_rename(op)?;
+                self.verify_rename_quota(&plan)
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// A rename may only take into the destination's quota directories (those that are
+    /// not also above the source) what fits there.
+    pub fn verify_rename_quota(&self, plan: &RenamePlan<'_>) -> Result<()> {
+        let Some(((ns, space), (rns, rspace))) = self.rename_usage(plan) else {
+            return Ok(());
+        };
+        let src_ancestors = self.ancestors(plan.src_parent);
+        self.verify_from(
+            plan.dst_parent,
+            Some(&src_ancestors),
+            ns as i64 - rns as i64,
+            space as i64 - rspace as i64,
+        )
+    }
+
+    fn ancestors(&self, mut id: InodeId) -> Vec<InodeId> {
+        let mut out = vec![id];
+        while id != ROOT_ID {
+            match self.ns.get(id) {
+                Some(n) => id = n.parent,
+                None => break,
+            }
+            out.push(id);
+        }
+        out
+    }
+
+    /// Checks every quota directory from `start` up (skipping `common`) for room for
+    /// `ns` more names and `space` more bytes.
+    fn verify_from(
+        &self,
+        start: InodeId,
+        common: Option<&[InodeId]>,
+        ns: i64,
+        space: i64,
+    ) -> Result<()> {
+        if ns <= 0 && space <= 0 {
+            return Ok(());
+        }
+        for id in self.ancestors(start) {
+            if common.is_some_and(|c| c.contains(&id)) {
+                continue;
+            }
+            let Some(q) = self.ns.features.quotas.get(&id) else {
+                continue;
+            };
+            let path = || self.ns.full_path(id);
+            if let Some(quota) = q.namespace {
+                let count = q.ns_used.saturating_add_signed(ns);
+                if ns > 0 && count as i64 > quota {
+                    return Err(NameNodeError::NsQuotaExceeded {
+                        path: path(),
+                        quota,
+                        count,
+                    });
+                }
+            }
+            if space <= 0 {
+                continue;
+            }
+            let consumed = q.space_used.saturating_add_signed(space);
+            if let Some(quota) = q.space {
+                if consumed as i64 > quota {
+                    return Err(NameNodeError::DsQuotaExceeded {
+                        path: path(),
+                        quota,
+                        consumed,
+                    });
+                }
+            }
+            if let Some(quota) = q.types.get(&DISK) {
+                if consumed as i64 > *quota {
+                    return Err(NameNodeError::TypeQuotaExceeded {
+                        path: path(),
+                        storage_type: storage_type_name(DISK),
+                        quota: *quota,
+                        consumed,
+                    });
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Sets or clears a directory's quotas; a new quota directory counts its subtree
+    /// once.
+    pub fn apply_set_quota(&mut self, op: &SetQuotaOp) -> Result<()> {
+        let node = self.ns.lookup(&op.path)?;
+        if !node.is_dir() {
+            return Err(NameNodeError::NotADirectory {
+                path: op.path.clone(),
+            });
+        }
+        let id = node.id;
+        let mut q = self
+            .ns
+            .features
+            .quotas
+            .get(&id)
+            .cloned()
+            .unwrap_or_default();
+        let fresh = !q.is_set();
+        let value = |v: i64| (v >= 0).then_some(v);
+        if op.storage_type != 0 {
+            match value(op.space_quota) {
+                Some(v) => q.types.insert(op.storage_type, v),
+                None => q.types.remove(&op.storage_type),
+            };
+        } else {
+            if op.namespace_quota != i64::MAX {
+                q.namespace = value(op.namespace_quota);
+            }
+            if op.space_quota != i64::MAX {
+                q.space = value(op.space_quota);
+            }
+        }
+        if !q.is_set() {
+            self.ns.features.quotas.remove(&id);
+            return Ok(());
+        }
+        if fresh {
+            let (ns, space) = self.walk_usage(id);
+            q.ns_used = ns;
+            q.space_used = space;
+        }
+        self.ns.features.quotas.insert(id, q);
+        Ok(())
+    }
+
+    /// Counts every quota directory's usage (after an image load).
+    pub fn recompute_quota_usage(&mut self) {
+        let mut ids: Vec<InodeId> = self.ns.features.quotas.keys().copied().collect();
+        // Deepest first, so an outer directory reuses its inner ones' counts.
+        ids.sort_by_key(|id| std::cmp::Reverse(self.ancestors(*id).len()));
+        for id in ids {
+            let (ns, space) = self.walk_usage(id);
+            if let Some(q) = self.ns.features.quotas.get_mut(&id) {
+                q.ns_used = ns;
+                q.space_used = space;
+            }
+        }
+    }
+
+    /// getQuotaUsage of an inode: its quotas (-1 when none) and usage.
+    pub fn quota_usage(&self, id: InodeId) -> QuotaUsageProto {
+        let (ns, space) = self.subtree_usage(id);
+        let q = self
+            .ns
+            .features
+            .quotas
+            .get(&id)
+            .cloned()
+            .unwrap_or_default();
+        QuotaUsageProto {
+            file_and_directory_count: ns,
+            quota: q.namespace.map_or(u64::MAX, |v| v as u64),
+            space_consumed: space,
+            space_quota: q.space.map_or(u64::MAX, |v| v as u64),
+            type_quota_infos: type_infos(&q, space),
+        }
+    }
+}
+
+/// Per-storage-type quotas and what is used of them (all of it on DISK).
+pub fn type_infos(q: &DirQuota, space: u64) -> Option<StorageTypeQuotaInfosProto> {
+    if q.types.is_empty() {
+        return None;
+    }
+    Some(StorageTypeQuotaInfosProto {
+        type_quota_info: q
+            .types
+            .iter()
+            .map(|(t, quota)| StorageTypeQuotaInfoProto {
+                r#type: Some(*t as i32),
+                quota: *quota as u64,
+                consumed: if *t == DISK { space } else { 0 },
+            })
+            .collect(),
+    })
+}
+
+/// HDFS's `QUOTA_DONT_SET` (Long.MAX_VALUE) and `QUOTA_RESET` (-1).
+const QUOTA_DONT_SET: u64 = i64::MAX as u64;
+const QUOTA_RESET: u64 = u64::MAX;
+
+impl super::Namesystem {
+    /// setQuota (superuser only): `u64::MAX` (-1) clears a quota, `i64::MAX` leaves it.
+    pub fn set_quota(
+        &self,
+        user: &str,
+        src: &str,
+        namespace: u64,
+        space: u64,
+        storage_type: Option<i32>,
+    ) -> Result<super::Logged<()>> {
+        if !self.permissions.is_superuser(user) {
+            return Err(NameNodeError::SuperuserRequired {
+                user: user.to_string(),
+            });
+        }
+        let legal = |v: u64, zero_ok: bool| {
+            v == QUOTA_DONT_SET || v == QUOTA_RESET || (v < QUOTA_DONT_SET && (zero_ok || v > 0))
+        };
+        if !legal(namespace, false) || !legal(space, true) {
+            return Err(NameNodeError::InvalidArgument {
+                message: format!(
+                    "Illegal value for nsQuota or ssQuota : {} and {}",
+                    namespace as i64, space as i64
+                ),
+            });
+        }
+        if storage_type.is_some() && !self.options.meta.quota_by_storage_type {
+            return Err(NameNodeError::Unsupported {
+                operation: "Quota by storage type (dfs.quota.by.storage.type.enabled is false)"
+                    .into(),
+            });
+        }
+        let src = crate::path::normalize(src)?;
+        let mut st = self.write();
+        let node = st.ns.lookup(&src)?;
+        if !node.is_dir() {
+            return Err(NameNodeError::NotADirectory { path: src });
+        }
+        if node.id == ROOT_ID && namespace == QUOTA_RESET {
+            return Err(NameNodeError::InvalidArgument {
+                message: "Cannot clear namespace quota on root.".into(),
+            });
+        }
+        let op = Op::SetQuota(SetQuotaOp {
+            path: src,
+            namespace_quota: namespace as i64,
+            space_quota: space as i64,
+            storage_type: storage_type.map_or(0, |t| t as u32),
+        });
+        let txid = self.apply_and_log(&mut st, op)?;
+        Ok(super::Logged::new((), txid))
+    }
+
+    /// getQuotaUsage.
+    pub fn get_quota_usage(&self, user: &str, src: &str) -> Result<QuotaUsageProto> {
+        let st = self.read();
+        let id = st.ns.lookup(src)?.id;
+        self.permissions.check_path(&st.ns, user, id, None)?;
+        Ok(st.quota_usage(id))
+    }
+}

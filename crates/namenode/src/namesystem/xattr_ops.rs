@@ -1,0 +1,261 @@
+//! Extended attributes (HDFS's `FSDirXAttrOp` and `XAttrPermissionFilter`): `user.`
+//! attributes follow the file's permissions (write to change, read to get); `trusted.`
+//! ones are the superuser's alone; `security.` allows only
+//! `security.hdfs.unreadable.by.superuser` (without a value); `system.` is never a
+//! client's, and `raw.` only under `/.reserved/raw`, which Tusk does not serve. Each
+//! change is one logged op (SetXAttrOp, RemoveXAttrOp).
+
+use tusk_proto::hdfs::{x_attr_proto::XAttrNamespaceProto, XAttrProto};
+use tusk_proto::internal::{edit_record::Op, RemoveXAttrOp, SetXAttrOp};
+
+use super::{Logged, Namesystem, State};
+use crate::error::{NameNodeError, Result};
+use crate::namespace::{Access, InodeId, XAttr};
+use crate::path;
+
+/// `setXAttr` flags (Hadoop's `XAttrSetFlag`).
+const XATTR_CREATE: u32 = 1;
+const XATTR_REPLACE: u32 = 2;
+
+const UNREADABLE_BY_SUPERUSER: &str = "hdfs.unreadable.by.superuser";
+
+fn namespace_prefix(ns: u32) -> &'static str {
+    match XAttrNamespaceProto::try_from(ns as i32) {
+        Ok(XAttrNamespaceProto::User) => "user",
+        Ok(XAttrNamespaceProto::Trusted) => "trusted",
+        Ok(XAttrNamespaceProto::Security) => "security",
+        Ok(XAttrNamespaceProto::System) => "system",
+        Ok(XAttrNamespaceProto::Raw) => "raw",
+        Err(_) => "unknown",
+    }
+}
+
+/// `user.name`, as Hadoop's `XAttrHelper.getPrefixedName`.
+fn prefixed(ns: u32, name: &str) -> String {
+    format!("{}.{name}", namespace_prefix(ns))
+}
+
+fn is_user_visible(ns: u32) -> bool {
+    ns == XAttrNamespaceProto::User as u32 || ns == XAttrNamespaceProto::Trusted as u32
+}
+
+impl Namesystem {
+    fn check_xattrs_enabled(&self) -> Result<()> {
+        if self.options.meta.xattrs_enabled {
+            return Ok(());
+        }
+        Err(NameNodeError::XAttr {
+            message: "The XAttr operation has been rejected.  Support for XAttrs has been disabled by setting dfs.namenode.xattrs.enabled to false.".into(),
+        })
+    }
+
+    /// Whether `user` may name this attribute at all (`checkPermissionForApi`).
+    fn check_xattr_api(&self, user: &str, x: &XAttrProto) -> Result<()> {
+        let superuser = self.permissions.is_superuser(user);
+        let user_ns = x.namespace == XAttrNamespaceProto::User as i32;
+        let trusted = x.namespace == XAttrNamespaceProto::Trusted as i32;
+        if user_ns || (trusted && superuser) {
+            return Ok(());
+        }
+        let name = prefixed(x.namespace as u32, &x.name);
+        if x.namespace == XAttrNamespaceProto::Security as i32 && x.name == UNREADABLE_BY_SUPERUSER
+        {
+            if x.value.as_ref().is_some_and(|v| !v.is_empty()) {
+                return Err(NameNodeError::PermissionDenied {
+                    message: format!("Attempt to set a value for '{name}'. Values are not allowed for this xattr."),
+                });
+            }
+            return Ok(());
+        }
+        Err(NameNodeError::PermissionDenied {
+            message: format!("User doesn't have permission for xattr: {name}"),
+        })
+    }
+
+    /// Who may change a `user.` attribute: write access, or on a sticky directory the
+    /// owner (`checkXAttrChangeAccess`).
+    fn check_xattr_change(&self, st: &State, user: &str, id: InodeId, ns: i32) -> Result<()> {
+        if ns != XAttrNamespaceProto::User as i32 {
+            return Ok(());
+        }
+        let node = st.ns.get(id).expect("resolved");
+        if node.is_dir() && node.permission & 0o1000 != 0 {
+            return self.permissions.check_owner(&st.ns, user, id);
+        }
+        self.permissions.check(&st.ns, user, id, Access::Write)
+    }
+
+    pub fn set_xattr(
+        &self,
+        user: &str,
+        src: &str,
+        x: &XAttrProto,
+        flags: u32,
+    ) -> Result<Logged<()>> {
+        self.check_xattrs_enabled()?;
+        let name = prefixed(x.namespace as u32, &x.name);
+        let value_len = x.value.as_ref().map_or(0, |v| v.len());
+        let size = x.name.len() + value_len;
+        let limit = self.options.meta.max_xattr_size;
+        if limit > 0 && size > limit {
+            return Err(NameNodeError::InvalidArgument {
+                message: format!("The XAttr is too big. The maximum combined size of the name and value is {limit}, but the total size is {size}"),
+            });
+        }
+        self.check_xattr_api(user, x)?;
+        let src = path::normalize(src)?;
+        let mut st = self.write();
+        let id = st.ns.lookup(&src)?.id;
+        self.permissions.check_path(&st.ns, user, id, None)?;
+        self.check_xattr_change(&st, user, id, x.namespace)?;
+        let existing = st.ns.features.xattrs.get(&id);
+        let exists = existing.is_some_and(|list| {
+            list.iter()
+                .any(|e| e.namespace == x.namespace as u32 && e.name == x.name)
+        });
+        check_set_flags(&name, exists, flags)?;
+        let visible = existing.map_or(0, |list| {
+            list.iter().filter(|e| is_user_visible(e.namespace)).count()
+        });
+        let max = self.options.meta.max_xattrs_per_inode;
+        if !exists && is_user_visible(x.namespace as u32) && visible + 1 > max {
+            return Err(NameNodeError::XAttr {
+                message: format!(
+                    "Cannot add additional XAttr to inode, would exceed limit of {max}"
+                ),
+            });
+        }
+        let record = XAttr {
+            namespace: x.namespace as u32,
+            name: x.name.clone(),
+            value: x.value.as_ref().map(|v| v.to_vec()).unwrap_or_default(),
+        };
+        let op = Op::SetXattr(SetXAttrOp {
+            path: src,
+            xattr: Some(record.to_record()),
+        });
+        let txid = self.apply_and_log(&mut st, op)?;
+        Ok(Logged::new((), txid))
+    }
+
+    pub fn remove_xattr(&self, user: &str, src: &str, x: &XAttrProto) -> Result<Logged<()>> {
+        self.check_xattrs_enabled()?;
+        self.check_xattr_api(user, x)?;
+        let src = path::normalize(src)?;
+        let mut st = self.write();
+        let id = st.ns.lookup(&src)?.id;
+        self.permissions.check_path(&st.ns, user, id, None)?;
+        self.check_xattr_change(&st, user, id, x.namespace)?;
+        let exists = st.ns.features.xattrs.get(&id).is_some_and(|list| {
+            list.iter()
+                .any(|e| e.namespace == x.namespace as u32 && e.name == x.name)
+        });
+        if !exists {
+            return Err(NameNodeError::XAttr {
+                message: "No matching attributes found for remove operation".into(),
+            });
+        }
+        let op = Op::RemoveXattr(RemoveXAttrOp {
+            path: src,
+            namespace: x.namespace as u32,
+            name: x.name.clone(),
+        });
+        let txid = self.apply_and_log(&mut st, op)?;
+        Ok(Logged::new((), txid))
+    }
+
+    /// The attributes `user` may see (`filterXAttrsForApi`).
+    fn visible_xattrs(&self, st: &State, user: &str, id: InodeId) -> Vec<XAttrProto> {
+        let superuser = self.permissions.is_superuser(user);
+        st.ns
+            .features
+            .xattrs
+            .get(&id)
+            .map(|list| {
+                list.iter()
+                    .filter(
+                        |e| match XAttrNamespaceProto::try_from(e.namespace as i32) {
+                            Ok(XAttrNamespaceProto::User) => true,
+                            Ok(XAttrNamespaceProto::Trusted) => superuser,
+                            Ok(XAttrNamespaceProto::Security) => e.name == UNREADABLE_BY_SUPERUSER,
+                            _ => false,
+                        },
+                    )
+                    .map(|e| XAttrProto {
+                        namespace: e.namespace as i32,
+                        name: e.name.clone(),
+                        value: Some(e.value.clone().into()),
+                    })
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+
+    /// getXAttrs: the named attributes (each must exist), or all visible ones.
+    pub fn get_xattrs(
+        &self,
+        user: &str,
+        src: &str,
+        names: &[XAttrProto],
+    ) -> Result<Vec<XAttrProto>> {
+        self.check_xattrs_enabled()?;
+        for x in names {
+            self.check_xattr_api(user, x)?;
+        }
+        let st = self.read();
+        let id = st.ns.lookup(src)?.id;
+        self.permissions
+            .check_path(&st.ns, user, id, Some(Access::Read))?;
+        let all = self.visible_xattrs(&st, user, id);
+        if names.is_empty() {
+            return Ok(all);
+        }
+        names
+            .iter()
+            .map(|want| {
+                all.iter()
+                    .find(|x| x.namespace == want.namespace && x.name == want.name)
+                    .cloned()
+                    .ok_or_else(|| NameNodeError::XAttr {
+                        message: "At least one of the attributes provided was not found.".into(),
+                    })
+            })
+            .collect()
+    }
+
+    /// listXAttrs: names only; needs execute on the parent.
+    pub fn list_xattrs(&self, user: &str, src: &str) -> Result<Vec<XAttrProto>> {
+        self.check_xattrs_enabled()?;
+        let st = self.read();
+        let id = st.ns.lookup(src)?.id;
+        self.permissions.check_path(&st.ns, user, id, None)?;
+        Ok(self
+            .visible_xattrs(&st, user, id)
+            .into_iter()
+            .map(|mut x| {
+                x.value = None;
+                x
+            })
+            .collect())
+    }
+}
+
+/// HDFS's `XAttrSetFlag.validate`.
+fn check_set_flags(name: &str, exists: bool, flags: u32) -> Result<()> {
+    if flags & (XATTR_CREATE | XATTR_REPLACE) == 0 {
+        return Err(NameNodeError::InvalidArgument {
+            message: "A flag must be specified.".into(),
+        });
+    }
+    if exists && flags & XATTR_REPLACE == 0 {
+        return Err(NameNodeError::XAttr {
+            message: format!("XAttr: {name} already exists. The REPLACE flag must be specified."),
+        });
+    }
+    if !exists && flags & XATTR_CREATE == 0 {
+        return Err(NameNodeError::XAttr {
+            message: format!("XAttr: {name} does not exist. The CREATE flag must be specified."),
+        });
+    }
+    Ok(())
+}
