@@ -10,6 +10,17 @@ use tusk_minicluster::{test_data, wait_for, MiniCluster};
 
 const BLOCK: u64 = 1 << 20;
 
+/// One DataNode, one replica, 1 MiB blocks.
+async fn cluster() -> MiniCluster {
+    MiniCluster::builder()
+        .datanodes(1)
+        .conf("dfs.blocksize", BLOCK.to_string())
+        .conf("dfs.replication", "1")
+        .build()
+        .await
+        .expect("cluster starts")
+}
+
 async fn put(client: &DfsClient, path: &str, data: &[u8]) {
     let opts = CreateOptions {
         create_parent: true,
@@ -60,13 +71,7 @@ fn remote_class(e: &tusk_client::ClientError) -> String {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn snapshots_keep_deleted_data_until_deleted_and_survive_restarts() {
-    let mut cluster = MiniCluster::builder()
-        .datanodes(1)
-        .conf("dfs.blocksize", BLOCK.to_string())
-        .conf("dfs.replication", "1")
-        .build()
-        .await
-        .expect("cluster starts");
+    let mut cluster = cluster().await;
     let client = cluster.client();
     let a = test_data(2 * BLOCK as usize + 1000, 1);
     let b_old = test_data(5000, 2);
@@ -313,12 +318,7 @@ async fn snapshots_keep_deleted_data_until_deleted_and_survive_restarts() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn unchanged_subtrees_are_shared_between_snapshots() {
-    let cluster = MiniCluster::builder()
-        .datanodes(1)
-        .conf("dfs.replication", "1")
-        .build()
-        .await
-        .expect("cluster starts");
+    let cluster = cluster().await;
     let client = cluster.client();
     for i in 0..20 {
         client
@@ -380,13 +380,7 @@ async fn unchanged_subtrees_are_shared_between_snapshots() {
 /// A client nobody here wrote reads a snapshot like any directory.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn hdfs_native_reads_through_a_snapshot() {
-    let cluster = MiniCluster::builder()
-        .datanodes(1)
-        .conf("dfs.blocksize", BLOCK.to_string())
-        .conf("dfs.replication", "1")
-        .build()
-        .await
-        .expect("cluster starts");
+    let cluster = cluster().await;
     let client = cluster.client();
     let old = test_data(BLOCK as usize + 4321, 9);
     put(&client, "/n/f", &old).await;
