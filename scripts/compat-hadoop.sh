@@ -295,4 +295,33 @@ dfsadmin() {
 }
 dfsadmin -getDatanodeInfo "$IPC" | grep -q '^Uptime: [0-9]*, Software version: .*, Config version: core-3.0.0,hdfs-1$' || fail "dfsadmin -getDatanodeInfo"
 dfsadmin -triggerBlockReport "$IPC" | grep -q "Triggering a full block report on $IPC" || fail "dfsadmin -triggerBlockReport"
-echo "compat-hadoop: OK (Hadoop 3.4.2 FsShell, DFSAdmin and WebHdfsFileSystem against Tusk: every block above)"
+# --- snapshots: Hadoop's -createSnapshot/-renameSnapshot/-deleteSnapshot, -ls of .snapshot, -cat and -du of a deleted file through its snapshot
+fsshell -mkdir /snaps
+fsshell -put "$WORK/hello.txt" /snaps/hello.txt
+"$TUSK" dfsadmin -fs "$URI" -allowSnapshot /snaps | grep -q "Allowing snapshot on /snaps succeeded" || fail "dfsadmin -allowSnapshot"
+fsshell -createSnapshot /snaps s1 | grep -q "^Created snapshot /snaps/.snapshot/s1$" || fail "-createSnapshot"
+fsshell -rm /snaps/hello.txt >/dev/null
+fsshell -test -e /snaps/hello.txt && fail "-rm left the snapshotted file"
+fsshell -ls /snaps/.snapshot | grep -Eq '^d.* /snaps/.snapshot/s1$' || fail "-ls DIR/.snapshot"
+fsshell -ls /snaps/.snapshot/s1 | grep -Eq '^-rw-r--r-- +3 .* 26 .* /snaps/.snapshot/s1/hello.txt$' || fail "-ls DIR/.snapshot/NAME"
+[ "$(fsshell -cat /snaps/.snapshot/s1/hello.txt)" = "hello from hadoop fsshell" ] || fail "-cat of a deleted file through its snapshot"
+[ "$(fsshell -du -s /snaps | tr -s ' ')" = "26 78 /snaps" ] || fail "-du counts what only the snapshot holds"
+[ "$(fsshell -du -s -x /snaps | tr -s ' ')" = "0 0 /snaps" ] || fail "-du -x leaves the snapshot out"
+PUT=$(fsshell -put "$WORK/hello.txt" /snaps/.snapshot/s1/again.txt 2>&1 || true)
+[ "$PUT" = "put: Modification on a read-only snapshot is disallowed" ] || fail "-put into a snapshot is refused: $PUT"
+fsshell -renameSnapshot /snaps s1 s2
+"$TUSK" -D fs.defaultFS="$URI" lsSnapshottableDir | grep -Eq '^drwxr-xr-x .* 1 65536 /snaps$' || fail "tusk lsSnapshottableDir"
+DIFF=$("$TUSK" -D fs.defaultFS="$URI" snapshotDiff /snaps s2 .)
+[ "$DIFF" = "$(printf 'Difference between snapshot s2 and current directory under directory /snaps:\nM\t.\n-\t./hello.txt')" ] || fail "tusk snapshotDiff: $DIFF"
+hdfstool() {
+  java -Djava.net.preferIPv4Stack=true -cp "$WORK/conf:$(cat "$CP_FILE")" \
+    -Dlog4j.configuration=none "org.apache.hadoop.hdfs.tools.snapshot.$1" -fs "$URI" "${@:2}" 2> >(grep -v -e '^log4j' -e 'WARN util.NativeCodeLoader' >&2)
+}
+JLS=$(hdfstool LsSnapshottableDir)
+[ "$JLS" = "$("$TUSK" -D fs.defaultFS="$URI" lsSnapshottableDir)" ] || fail "tusk lsSnapshottableDir differs from Hadoop's: $JLS"
+[ "$(hdfstool SnapshotDiff /snaps s2 .)" = "$DIFF" ] || fail "tusk snapshotDiff differs from Hadoop's"
+hdfstool LsSnapshot /snaps | grep -q " /snaps/.snapshot/s2$" || fail "hdfs lsSnapshot"
+fsshell -deleteSnapshot /snaps s2
+[ -z "$(fsshell -ls /snaps/.snapshot)" ] || fail "-deleteSnapshot left the snapshot"
+"$TUSK" dfsadmin -fs "$URI" -disallowSnapshot /snaps | grep -q "Disallowing snapshot on /snaps succeeded" || fail "dfsadmin -disallowSnapshot"
+echo "compat-hadoop: OK (Hadoop 3.4.2 FsShell, DFSAdmin, StoragePolicyAdmin, snapshot tools and WebHdfsFileSystem against Tusk: every block above)"

@@ -13,6 +13,7 @@ mod operands;
 mod owner;
 mod read;
 mod seqfile;
+mod snapshot;
 mod trash;
 mod xattr;
 
@@ -98,6 +99,8 @@ const VERBS: &[(&str, &str, &str)] = &[
     ("-copyToLocal", "[-f] [-p] [-crc] [-ignoreCrc] <src> ... <localdst>", "Identical to the -get command."),
     ("-count", "[-q] [-h] [-v] [-t [<storage type>]] [-u] [-x] [-e] <path> ...", "Count the number of directories, files and bytes under the paths that match the specified file pattern. The output columns are: DIR_COUNT FILE_COUNT CONTENT_SIZE PATHNAME, or, with -q: QUOTA REM_QUOTA SPACE_QUOTA REM_SPACE_QUOTA DIR_COUNT FILE_COUNT CONTENT_SIZE PATHNAME.\n-q  Show quotas and their usage.\n-h  Shows file sizes in human readable format.\n-v  Displays a header line."),
     ("-cp", "[-f] [-p | -p[topax]] [-d] <src> ... <dst>", "Copy files that match the file pattern <src> to a destination. When copying multiple files, the destination must be a directory.\n-f  Overwrite the destination if it already exists.\n-p  Preserve timestamps, ownership and permission (-p[top] picks which).\n-d  Skip creation of the temporary file <dst>._COPYING_."),
+    ("-createSnapshot", "<snapshotDir> [<snapshotName>]", "Create a snapshot on a directory"),
+    ("-deleteSnapshot", "<snapshotDir> <snapshotName>", "Delete a snapshot from a directory"),
     ("-df", "[-h] [<path> ...]", "Shows the capacity, free and used space of the filesystem.\n-h  Formats the sizes of files in a human-readable fashion."),
     ("-du", "[-s] [-h] [-v] [-x] <path> ...", "Show the amount of space, in bytes, used by the files that match the specified file pattern.\n-s  Rather than showing the size of each individual file that matches the pattern, shows the total (summary) size.\n-h  Formats the sizes of files in a human-readable fashion."),
     ("-expunge", "[-immediate] [-fs <path>]", "Delete files from the trash that are older than the retention threshold, and checkpoint the current trash."),
@@ -112,6 +115,7 @@ const VERBS: &[(&str, &str, &str)] = &[
     ("-mkdir", "[-p] <path> ...", "Create a directory in specified location.\n-p  Do not fail if the directory already exists"),
     ("-mv", "<src> ... <dst>", "Move files that match the specified file pattern <src> to a destination <dst>. When moving multiple files, the destination must be a directory."),
     ("-put", "[-f] [-p] [-l] [-d] <localsrc> ... <dst>", "Copy files from the local file system into fs. Copying fails if the file already exists, unless the -f flag is given.\n-f  Overwrites the destination if it already exists."),
+    ("-renameSnapshot", "<snapshotDir> <oldName> <newName>", "Rename a snapshot from oldName to newName"),
     ("-rm", "[-f] [-r|-R] [-skipTrash] <src> ...", "Delete all files that match the specified file pattern.\n-f  If the file does not exist, do not display a diagnostic message or modify the exit status to reflect an error.\n-[rR]  Recursively deletes directories."),
     ("-rmdir", "[--ignore-fail-on-non-empty] <dir> ...", "Removes the directory entry specified by each directory argument, provided it is empty."),
     ("-setfacl", "[-R] [{-b|-k} {-m|-x <acl_spec>} <path>]|[--set <acl_spec> <path>]", "Sets Access Control Lists (ACLs) of files and directories.\n-b  Remove all but the base ACL entries.\n-k  Remove the default ACL.\n-R  Apply operations to all files and directories recursively.\n-m  Modify ACL. New entries are added to the ACL, and existing entries are retained.\n-x  Remove specified ACL entries. Other ACL entries are retained.\n--set  Fully replace the ACL, discarding all existing entries."),
@@ -200,6 +204,10 @@ impl Shell {
             "-truncate" => self.truncate(args).await,
             "-concat" => self.concat(args).await,
             "-checksum" => self.checksum(args).await,
+            // snapshots
+            "-createSnapshot" => self.create_snapshot(args).await,
+            "-deleteSnapshot" => self.delete_snapshot(args).await,
+            "-renameSnapshot" => self.rename_snapshot(args).await,
             _ => {
                 eprintln!("{verb}: Unknown command\n{}", help::usage_all());
                 return 2;

@@ -12,6 +12,8 @@
 //! - `demo`: `tusk demo`, the main job: a local cluster writing and reading in both
 //!   replication modes.
 //! - `bench`: `tusk bench ...` and `tusk heartbeat-advisor`.
+//! - `snapshot_cmds`: `tusk dfsadmin -allowSnapshot/-disallowSnapshot`,
+//!   `tusk lsSnapshottableDir`, `tusk snapshotDiff`.
 //! - `conf`: `--conf FILE` and `-D key=value` handling shared by every command.
 
 mod bench;
@@ -25,6 +27,7 @@ mod job;
 mod local;
 mod mr_container;
 mod node_status;
+mod snapshot_cmds;
 mod testbed;
 
 use clap::{Parser, Subcommand};
@@ -119,6 +122,18 @@ enum Command {
         #[command(subcommand)]
         action: conf::ConfCommand,
     },
+    // snapshots
+    /// The snapshottable directories the caller may snapshot (`hdfs lsSnapshottableDir`).
+    #[command(name = "lsSnapshottableDir")]
+    LsSnapshottableDir,
+    /// What changed between two snapshots of a directory (`hdfs snapshotDiff`); `.`
+    /// names the current tree.
+    #[command(name = "snapshotDiff")]
+    SnapshotDiff {
+        dir: String,
+        from: String,
+        to: String,
+    },
 }
 
 fn main() {
@@ -134,7 +149,14 @@ fn main() {
     };
     let code = match cli.command {
         Command::Fs { args } => fs_shell::main(conf, args),
-        Command::Dfsadmin { args } => dfsadmin::main(conf, args),
+        Command::Dfsadmin { args } => match snapshot_cmds::dfsadmin(&conf, &args) {
+            Some(code) => code,
+            None => dfsadmin::main(conf, args),
+        },
+        Command::LsSnapshottableDir => snapshot_cmds::ls_snapshottable_dir(&conf),
+        Command::SnapshotDiff { dir, from, to } => {
+            snapshot_cmds::snapshot_diff(&conf, &dir, &from, &to)
+        }
         Command::Fsck { args } => fsck::main(conf, args),
         other => match run(other, conf) {
             Ok(()) => 0,
@@ -211,8 +233,10 @@ fn run(command: Command, conf: tusk_common::Configuration) -> anyhow::Result<()>
         Command::Bench { which } => runtime.block_on(bench::run(conf, which)),
         Command::HeartbeatAdvisor(args) => bench::advisor(args),
         Command::Conf { action } => conf::run(&conf, action),
-        Command::Fs { .. } | Command::Dfsadmin { .. } | Command::Fsck { .. } => {
-            unreachable!("handled in main")
-        }
+        Command::Fs { .. }
+        | Command::Dfsadmin { .. }
+        | Command::Fsck { .. }
+        | Command::LsSnapshottableDir
+        | Command::SnapshotDiff { .. } => unreachable!("handled in main"),
     }
 }

@@ -196,3 +196,62 @@ fn acl_xattr_and_quota_verbs() {
     let denied = admin(&["-setQuota", "0", "/m/q"]);
     assert!(!denied.status.success());
 }
+
+// snapshots
+#[test]
+fn snapshot_verbs_and_tools_print_what_hadoops_do() {
+    let c = Cluster::up(3);
+    let local = c.dir.path().join("f.txt");
+    std::fs::write(&local, b"kept by the snapshot\n").unwrap();
+    assert!(c.fs(&["-mkdir", "/snap"]).status.success());
+    assert!(c
+        .fs(&["-put", local.to_str().unwrap(), "/snap/f"])
+        .status
+        .success());
+    let not_yet = c.fs(&["-createSnapshot", "/snap", "s1"]);
+    assert_eq!(not_yet.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&not_yet.stderr)
+        .contains("createSnapshot: Directory is not a snapshottable directory: /snap"));
+    let allowed = tusk(c.dir.path(), &["dfsadmin", "-allowSnapshot", "/snap"]);
+    assert_eq!(stdout(&allowed), "Allowing snapshot on /snap succeeded\n");
+    assert_eq!(
+        stdout(&c.fs(&["-createSnapshot", "/snap", "s1"])),
+        "Created snapshot /snap/.snapshot/s1\n"
+    );
+    let on_file = c.fs(&["-createSnapshot", "/snap/f"]);
+    assert!(String::from_utf8_lossy(&on_file.stderr)
+        .contains("createSnapshot: `/snap/f': Is not a directory"));
+    assert!(c.fs(&["-rm", "/snap/f"]).status.success());
+    assert_eq!(
+        stdout(&c.fs(&["-cat", "/snap/.snapshot/s1/f"])),
+        "kept by the snapshot\n"
+    );
+    assert!(stdout(&c.fs(&["-ls", "/snap/.snapshot"])).contains(" /snap/.snapshot/s1\n"));
+
+    let listed = stdout(&tusk(c.dir.path(), &["lsSnapshottableDir"]));
+    assert!(
+        listed.starts_with("drwxr-xr-x 0 ") && listed.ends_with(" 1 65536 /snap\n"),
+        "{listed}"
+    );
+    let diff = tusk(c.dir.path(), &["snapshotDiff", "/snap", "s1", "."]);
+    assert_eq!(
+        stdout(&diff),
+        "Difference between snapshot s1 and current directory under directory /snap:\nM\t.\n-\t./f\n"
+    );
+    assert_eq!(
+        stdout(&c.fs(&["-renameSnapshot", "/snap", "s1", "s2"])),
+        format!("Renamed snapshot s1 to s2 under {}/snap\n", c.uri)
+    );
+    assert_eq!(
+        stdout(&c.fs(&["-deleteSnapshot", "/snap", "s2"])),
+        format!("Deleted snapshot s2 under {}/snap\n", c.uri)
+    );
+    let gone = c.fs(&["-cat", "/snap/.snapshot/s2/f"]);
+    assert_eq!(gone.status.code(), Some(1));
+    let disallowed = tusk(c.dir.path(), &["dfsadmin", "-disallowSnapshot", "/snap"]);
+    assert_eq!(
+        stdout(&disallowed),
+        "Disallowing snapshot on /snap succeeded\n"
+    );
+    assert_eq!(stdout(&tusk(c.dir.path(), &["lsSnapshottableDir"])), "");
+}

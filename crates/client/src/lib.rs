@@ -18,6 +18,7 @@
 //! - `status`: [`FileStatus`]. `error`: [`ClientError`].
 //! - `meta`: ACLs, extended attributes, quotas, storage policies, access checks,
 //!   batched listings.
+//! - `snapshot`: the snapshot calls (allow, create, delete, rename, listings, diff).
 
 pub mod adaptive;
 pub mod admin;
@@ -29,6 +30,7 @@ pub mod meta;
 pub mod options;
 pub mod reader;
 mod short_circuit;
+pub mod snapshot;
 pub mod status;
 pub mod writer;
 

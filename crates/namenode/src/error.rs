@@ -149,6 +149,13 @@ pub enum NameNodeError {
         quota: i64,
         consumed: u64,
     },
+    // snapshots
+    /// HDFS's `SnapshotException`: a snapshot rule refused the call.
+    #[error("{message}")]
+    Snapshot { message: String },
+    /// A change to a path inside a read-only snapshot.
+    #[error("Modification on a read-only snapshot is disallowed")]
+    SnapshotAccess,
 }
 
 /// Hadoop's `StringUtils.byteDesc`: `1 KB`, `1.50 MB`.
@@ -216,6 +223,8 @@ impl NameNodeError {
             TypeQuotaExceeded { .. } => {
                 "org.apache.hadoop.hdfs.protocol.QuotaByStorageTypeExceededException"
             }
+            Snapshot { .. } => "org.apache.hadoop.hdfs.protocol.SnapshotException",
+            SnapshotAccess => "org.apache.hadoop.hdfs.protocol.SnapshotAccessControlException",
         }
     }
 

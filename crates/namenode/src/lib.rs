@@ -22,6 +22,8 @@
 //! - `web` (+ `web/explorer`): the web UI (overview, DataNodes, file browser, start-up)
 //!   and the beans of `/jmx`.
 //! - `error`: [`NameNodeError`] and its mapping to Hadoop exception names.
+//! - `snapshot` (+ `frozen`, `diff`, `image`): HDFS snapshots; their RPC operations
+//!   are `namesystem/snapshot_ops`.
 
 pub mod blocks;
 pub mod datanodes;
@@ -36,6 +38,7 @@ pub mod options;
 pub mod path;
 pub mod placement;
 pub mod server;
+pub mod snapshot;
 pub mod storage;
 pub mod web;
 mod webhdfs;

@@ -13,6 +13,7 @@
 //! - `append`: append, fsync (hflush), isFileClosed, concat.
 //! - `block_recovery`: lease recovery and block recovery of a file's last block.
 //! - `truncate`: truncate, on a block boundary or by block recovery.
+//! - `snapshot_ops`: snapshot operations and reads through `.snapshot`.
 
 mod acl_ops;
 pub mod admin;
@@ -28,6 +29,7 @@ mod monitors;
 mod policy_ops;
 mod quota;
 pub mod safe_mode;
+mod snapshot_ops;
 mod status;
 pub mod trash;
 mod truncate;
@@ -111,6 +113,8 @@ pub struct State {
     pub recoveries: HashMap<u64, block_recovery::BlockRecovery>,
     /// Open files whose last block a truncate cuts to this length (in the image).
     pub truncating: HashMap<InodeId, u64>,
+    /// Snapshottable directories, their snapshots and the blocks those keep.
+    pub snapshots: crate::snapshot::Snapshots,
 }
 
 impl State {
@@ -121,12 +125,18 @@ impl State {
         &mut self,
         plan: crate::namespace::RenamePlan<'_>,
         mtime: u64,
-    ) -> Vec<u64> {
+    ) -> Result<Vec<u64>> {
         self.txns_since_checkpoint += 1;
-        self.rename_planned(plan, mtime)
+        let removed = self.rename_planned(plan, mtime)?;
+        Ok(self.snapshots.after_op(&self.ns, &self.blocks, removed))
     }
 
-    fn rename_planned(&mut self, plan: crate::namespace::RenamePlan<'_>, mtime: u64) -> Vec<u64> {
+    fn rename_planned(
+        &mut self,
+        plan: crate::namespace::RenamePlan<'_>,
+        mtime: u64,
+    ) -> Result<Vec<u64>> {
+        self.snapshots.before_rename(&self.ns, &plan)?;
         // A file replaced by the rename is gone, and so is its writer's lease on it.
         if let Some(replaced) = plan.existing {
             self.drop_leases_under(replaced);
@@ -135,15 +145,18 @@ impl State {
         let usage = self.rename_usage(&plan);
         let removed = self.ns.execute_rename(plan, mtime);
         self.charge_rename(src_parent, dst_parent, usage);
-        removed
+        Ok(removed)
     }
 
+    /// Applies one edit op, checked against the snapshot rules first. Returns the blocks
+    /// it removed that no snapshot keeps.
     pub fn apply(&mut self, op: &Op) -> Result<Vec<u64>> {
         self.txns_since_checkpoint += 1;
+        self.snapshots.before_op(&self.ns, &self.blocks, op)?;
         let charge = self.quota_before(op);
         let removed = self.apply_op(op)?;
         self.quota_after(charge);
-        Ok(removed)
+        Ok(self.snapshots.after_op(&self.ns, &self.blocks, removed))
     }
 
     fn apply_op(&mut self, op: &Op) -> Result<Vec<u64>> {
@@ -223,7 +236,7 @@ impl State {
             }
             Op::Rename(op) => {
                 let plan = self.ns.plan_rename(op)?;
-                Ok(self.rename_planned(plan, op.mtime))
+                self.rename_planned(plan, op.mtime)
             }
             Op::Delete(op) => {
                 let id = self.ns.lookup(&op.path)?.id;
@@ -264,6 +277,12 @@ impl State {
             }
             Op::Concat(op) => self.apply_concat(op).map(|_| vec![]),
             Op::Truncate(op) => self.apply_truncate(op),
+            // snapshots
+            Op::AllowSnapshot(_)
+            | Op::DisallowSnapshot(_)
+            | Op::CreateSnapshot(_)
+            | Op::DeleteSnapshot(_)
+            | Op::RenameSnapshot(_) => self.apply_snapshot_op(op),
         }
     }
 
@@ -358,7 +377,11 @@ impl State {
             }
             inodes.push(rec);
         }
+        let (snapshottable_dirs, frozen_inodes) = crate::snapshot::image::save(&self.snapshots);
         FsImage {
+            snapshottable_dirs,
+            frozen_inodes,
+            next_snapshot_id: self.snapshots.next_snapshot_id,
             last_txid,
             block_pool_id: storage.block_pool_id.clone(),
             namespace_id: storage.namespace_id,
@@ -442,6 +465,12 @@ impl State {
         blocks.next_generation_stamp = blocks
             .next_generation_stamp
             .max(image.next_generation_stamp);
+        let snapshots = crate::snapshot::image::load(
+            &image.snapshottable_dirs,
+            &image.frozen_inodes,
+            image.next_snapshot_id,
+            &mut blocks,
+        );
         let mut state = State {
             ns,
             blocks,
@@ -453,6 +482,7 @@ impl State {
             last_checkpoint: Instant::now(),
             recoveries: HashMap::new(),
             truncating,
+            snapshots,
         };
         state.recompute_quota_usage();
         state

@@ -447,6 +447,71 @@ impl ClientProtocolService {
                     corrupt: fsn.list_corrupt_file_blocks(user, &r.path, r.cookie.as_deref())?,
                 })
             }),
+            // snapshots
+            "allowSnapshot" => logged(body, |r: h::AllowSnapshotRequestProto| {
+                Ok(fsn
+                    .allow_snapshot(user, &r.snapshot_root)?
+                    .map(|()| h::AllowSnapshotResponseProto {}))
+            }),
+            "disallowSnapshot" => logged(body, |r: h::DisallowSnapshotRequestProto| {
+                Ok(fsn
+                    .disallow_snapshot(user, &r.snapshot_root)?
+                    .map(|()| h::DisallowSnapshotResponseProto {}))
+            }),
+            "createSnapshot" => logged(body, |r: h::CreateSnapshotRequestProto| {
+                Ok(fsn
+                    .create_snapshot(user, &r.snapshot_root, r.snapshot_name.as_deref())?
+                    .map(|snapshot_path| h::CreateSnapshotResponseProto { snapshot_path }))
+            }),
+            "deleteSnapshot" => logged(body, |r: h::DeleteSnapshotRequestProto| {
+                Ok(fsn
+                    .delete_snapshot(user, &r.snapshot_root, &r.snapshot_name)?
+                    .map(|()| h::DeleteSnapshotResponseProto {}))
+            }),
+            "renameSnapshot" => logged(body, |r: h::RenameSnapshotRequestProto| {
+                Ok(fsn
+                    .rename_snapshot(
+                        user,
+                        &r.snapshot_root,
+                        &r.snapshot_old_name,
+                        &r.snapshot_new_name,
+                    )?
+                    .map(|()| h::RenameSnapshotResponseProto {}))
+            }),
+            "getSnapshottableDirListing" => {
+                now(body, |_: h::GetSnapshottableDirListingRequestProto| {
+                    Ok(h::GetSnapshottableDirListingResponseProto {
+                        snapshottable_dir_list: fsn.snapshottable_dir_listing(user),
+                    })
+                })
+            }
+            "getSnapshotListing" => now(body, |r: h::GetSnapshotListingRequestProto| {
+                Ok(h::GetSnapshotListingResponseProto {
+                    snapshot_list: Some(fsn.snapshot_listing(user, &r.snapshot_root)?),
+                })
+            }),
+            "getSnapshotDiffReportListing" => {
+                now(body, |r: h::GetSnapshotDiffReportListingRequestProto| {
+                    Ok(h::GetSnapshotDiffReportListingResponseProto {
+                        diff_report: fsn.snapshot_diff_report_listing(
+                            user,
+                            &r.snapshot_root,
+                            &r.from_snapshot,
+                            &r.to_snapshot,
+                        )?,
+                    })
+                })
+            }
+            "getSnapshotDiffReport" => now(body, |r: h::GetSnapshotDiffReportRequestProto| {
+                Ok(h::GetSnapshotDiffReportResponseProto {
+                    diff_report: fsn.snapshot_diff_report(
+                        user,
+                        &r.snapshot_root,
+                        &r.from_snapshot,
+                        &r.to_snapshot,
+                    )?,
+                })
+            }),
             other => CallOutcome::Now(Err(no_such_method(tusk_rpc::CLIENT_PROTOCOL, other))),
         }
     }

@@ -35,7 +35,7 @@ impl Shell {
     }
 
     /// `hdfs://host:port/path` for messages.
-    fn qualified(&self, path: &str) -> String {
+    pub(super) fn qualified(&self, path: &str) -> String {
         format!("{}{path}", self.default_fs.trim_end_matches('/'))
     }
 

@@ -89,7 +89,7 @@ pub fn check_image(image: &FsImage) -> Result<(), String> {
             "the next ids (inode {next_inode}, block {next_block}, stamp {next_stamp}) do not lie past those in use (inode {max_inode}, block {max_block}, stamp {max_stamp})"
         ));
     }
-    Ok(())
+    crate::snapshot::image::check(image, &kinds, next_block)
 }
 
 #[cfg(test)]

@@ -24,7 +24,7 @@ impl Access {
         }
     }
 
-    fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Access::Read => "READ",
             Access::Write => "WRITE",

@@ -23,6 +23,7 @@ use crate::fs_limits::FsLimits;
 use crate::namespace::{Access, Inode, InodeId, ROOT_ID};
 use crate::path;
 use crate::placement;
+use crate::snapshot::{self, SnapshotPath};
 use tusk_security::AccessMode;
 
 /// `createFlag` bits.
@@ -30,6 +31,9 @@ const CREATE_FLAG_OVERWRITE: u32 = 2;
 
 impl Namesystem {
     pub fn get_file_info(&self, user: &str, src: &str) -> Result<Option<HdfsFileStatusProto>> {
+        if let Some(sp) = SnapshotPath::parse(src)? {
+            return self.snapshot_file_info(user, &sp);
+        }
         let st = self.read();
         let Some(id) = st.ns.resolve(src)? else {
             return Ok(None);
@@ -51,6 +55,9 @@ impl Namesystem {
         start_after: &[u8],
         need_location: bool,
     ) -> Result<Option<DirectoryListingProto>> {
+        if let Some(sp) = SnapshotPath::parse(src)? {
+            return self.snapshot_listing_of(user, &sp, start_after, need_location);
+        }
         let st = self.read();
         let Some(id) = st.ns.resolve(src)? else {
             return Ok(None);
@@ -110,6 +117,7 @@ impl Namesystem {
         create_parent: bool,
     ) -> Result<Logged<bool>> {
         FsLimits::check_path("mkdirs", src)?;
+        snapshot::check_writable_path(src)?;
         let txid = {
             let mut st = self.write();
             let parts = path::components(src)?;
@@ -174,6 +182,7 @@ impl Namesystem {
     ) -> Result<Logged<HdfsFileStatusProto>> {
         let src = path::normalize(&req.src)?;
         FsLimits::check_path("create", &src)?;
+        snapshot::check_writable_path(&src)?;
         if req.replication < self.options.min_replication
             || req.replication > self.options.max_replication
         {
@@ -559,6 +568,9 @@ impl Namesystem {
         offset: u64,
         length: u64,
     ) -> Result<Option<LocatedBlocksProto>> {
+        if let Some(sp) = SnapshotPath::parse(src)? {
+            return self.snapshot_block_locations(user, &sp, src, offset, length);
+        }
         let st = self.read();
         let Some(id) = st.ns.resolve(src)? else {
             return Ok(None);
@@ -615,6 +627,8 @@ impl Namesystem {
     /// The original rename: into `dst` when it is a directory; false instead of most errors.
     pub fn rename(&self, user: &str, src: &str, dst: &str) -> Result<Logged<bool>> {
         FsLimits::check_path("rename", dst)?;
+        snapshot::check_writable_path(src)?;
+        snapshot::check_writable_path(dst)?;
         let txid = {
             let mut st = self.write();
             let src = path::normalize(src)?;
@@ -661,6 +675,7 @@ impl Namesystem {
                 Err(NameNodeError::RenameIntoSubtree { src, dst }) => {
                     return Err(NameNodeError::RenameIntoSubtree { src, dst })
                 }
+                Err(e @ NameNodeError::Snapshot { .. }) => return Err(e),
                 Err(
                     e @ (NameNodeError::NsQuotaExceeded { .. }
                     | NameNodeError::DsQuotaExceeded { .. }
@@ -676,6 +691,8 @@ impl Namesystem {
     /// The tree is resolved once: the plan is checked for permissions, then carried out.
     pub fn rename2(&self, user: &str, src: &str, dst: &str, overwrite: bool) -> Result<Logged<()>> {
         FsLimits::check_path("rename", dst)?;
+        snapshot::check_writable_path(src)?;
+        snapshot::check_writable_path(dst)?;
         let op = RenameOp {
             src: path::normalize(src)?,
             dst: path::normalize(dst)?,
@@ -695,7 +712,7 @@ impl Namesystem {
         st.verify_rename_quota(&plan)?;
         let replaces = plan.existing.is_some();
         self.check_rename_limits(&st, plan.src_parent, plan.dst_parent, plan.name, replaces)?;
-        let removed = st.apply_planned_rename(plan, op.mtime);
+        let removed = st.apply_planned_rename(plan, op.mtime)?;
         st.invalidate_removed(&removed);
         let txid = self.edit_log.append(EditRecord {
             txid: 0,
@@ -705,6 +722,7 @@ impl Namesystem {
     }
 
     pub fn delete(&self, user: &str, src: &str, recursive: bool) -> Result<Logged<bool>> {
+        snapshot::check_writable_path(src)?;
         let txid = {
             let mut st = self.write();
             let src = path::normalize(src)?;
@@ -825,6 +843,9 @@ impl Namesystem {
     }
 
     pub fn content_summary(&self, user: &str, src: &str) -> Result<ContentSummaryProto> {
+        if let Some(sp) = SnapshotPath::parse(src)? {
+            return self.snapshot_content_summary(user, &sp, src);
+        }
         let st = self.read();
         let id = st.ns.lookup(src)?.id;
         self.permissions.check_path(&st.ns, user, id, None)?;
@@ -832,7 +853,7 @@ impl Namesystem {
             .ns
             .count(id, |b| st.blocks.get(b).map_or(0, |b| b.num_bytes));
         let quota = st.quota_usage(id);
-        Ok(ContentSummaryProto {
+        let mut summary = ContentSummaryProto {
             length: bytes,
             file_count: files,
             directory_count: dirs,
@@ -841,7 +862,9 @@ impl Namesystem {
             space_quota: quota.space_quota,
             type_quota_infos: quota.type_quota_infos,
             ..Default::default()
-        })
+        };
+        st.add_snapshot_usage(id, &mut summary);
+        Ok(summary)
     }
 
     pub fn fs_stats(&self) -> GetFsStatsResponseProto {

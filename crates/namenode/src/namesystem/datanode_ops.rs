@@ -357,12 +357,15 @@ impl Namesystem {
         Ok(())
     }
 
-    /// Expected replication of a block's file.
+    /// Expected replication of a block's file; a block snapshots keep has at least the
+    /// highest replication among the snapshot copies listing it.
     pub fn expected_replication(st: &State, block: u64) -> usize {
-        st.blocks
+        let live = st
+            .blocks
             .get(block)
             .and_then(|b| st.ns.get(b.inode))
             .and_then(Inode::file)
-            .map_or(0, |f| f.replication as usize)
+            .map_or(0, |f| f.replication as usize);
+        live.max(st.snapshots.store.replication(block).map_or(0, usize::from))
     }
 }

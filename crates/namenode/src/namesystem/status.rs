@@ -54,6 +54,9 @@ impl State {
         match &node.kind {
             InodeKind::Directory { children } => {
                 s.children_num = Some(children.len() as i32);
+                if self.snapshots.is_snapshottable(node.id) {
+                    s.flags = Some(super::snapshot_ops::SNAPSHOT_ENABLED_FLAG);
+                }
             }
             InodeKind::File(f) => {
                 s.file_type = FileType::IsFile as i32;

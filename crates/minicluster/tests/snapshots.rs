@@ -1,0 +1,410 @@
+//! HDFS snapshots end to end: a snapshot reads back what was deleted, overwritten or
+//! renamed after it, keeps those blocks on the DataNodes until the snapshot is deleted,
+//! refuses writes, and survives NameNode restarts with the same rules.
+
+use std::time::Duration;
+
+use tusk_client::snapshot::diff_entry_line;
+use tusk_client::{CreateOptions, DfsClient};
+use tusk_minicluster::{test_data, wait_for, MiniCluster};
+
+const BLOCK: u64 = 1 << 20;
+
+/// One DataNode, one replica, 1 MiB blocks.
+async fn cluster() -> MiniCluster {
+    MiniCluster::builder()
+        .datanodes(1)
+        .conf("dfs.blocksize", BLOCK.to_string())
+        .conf("dfs.replication", "1")
+        .build()
+        .await
+        .expect("cluster starts")
+}
+
+async fn put(client: &DfsClient, path: &str, data: &[u8]) {
+    let opts = CreateOptions {
+        create_parent: true,
+        overwrite: true,
+        ..Default::default()
+    };
+    client
+        .write_file(path, data, opts)
+        .await
+        .unwrap_or_else(|e| panic!("write {path}: {e}"));
+}
+
+async fn block_ids(client: &DfsClient, path: &str) -> Vec<u64> {
+    let located = client
+        .block_locations(path, 0, u64::MAX >> 1)
+        .await
+        .unwrap();
+    located.blocks.iter().map(|b| b.b.block_id).collect()
+}
+
+async fn names(client: &DfsClient, path: &str) -> Vec<String> {
+    let mut names: Vec<String> = client
+        .list(path)
+        .await
+        .unwrap_or_else(|e| panic!("list {path}: {e}"))
+        .into_iter()
+        .map(|s| s.path.rsplit('/').next().unwrap_or_default().to_string())
+        .collect();
+    names.sort();
+    names
+}
+
+/// Waits until DataNode 0 holds (or no longer holds) a replica of each block.
+async fn wait_replicas(cluster: &MiniCluster, blocks: &[u64], present: bool, what: &str) {
+    wait_for(what, Duration::from_secs(20), || async {
+        blocks
+            .iter()
+            .all(|b| cluster.replica_path(0, *b).is_some_and(|p| p.exists()) == present)
+            .then_some(())
+    })
+    .await
+    .unwrap_or_else(|e| panic!("{e}"));
+}
+
+fn remote_class(e: &tusk_client::ClientError) -> String {
+    e.remote_class().unwrap_or("none").to_string()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn snapshots_keep_deleted_data_until_deleted_and_survive_restarts() {
+    let mut cluster = cluster().await;
+    let client = cluster.client();
+    let a = test_data(2 * BLOCK as usize + 1000, 1);
+    let b_old = test_data(5000, 2);
+    let c = test_data(700, 3);
+    put(&client, "/d/a", &a).await;
+    put(&client, "/d/b", &b_old).await;
+    put(&client, "/d/sub/c", &c).await;
+    let a_blocks = block_ids(&client, "/d/a").await;
+    let b_blocks = block_ids(&client, "/d/b").await;
+    assert_eq!(a_blocks.len(), 3);
+
+    // Not yet snapshottable.
+    let e = client.create_snapshot("/d", Some("s1")).await.unwrap_err();
+    assert_eq!(remote_class(&e), "SnapshotException", "{e}");
+    client.allow_snapshot("/d").await.unwrap();
+    let e = client.allow_snapshot("/d/sub").await.unwrap_err();
+    assert!(e.to_string().contains("Nested snapshottable"), "{e}");
+    assert_eq!(
+        client.create_snapshot("/d", Some("s1")).await.unwrap(),
+        "/d/.snapshot/s1"
+    );
+    let e = client.create_snapshot("/d", Some("s1")).await.unwrap_err();
+    assert!(e.to_string().contains("same name"), "{e}");
+    let default_name = client.create_snapshot("/d", None).await.unwrap();
+    assert!(
+        default_name.starts_with("/d/.snapshot/s2")
+            && default_name.len() == "/d/.snapshot/".len() + 20,
+        "HDFS's default name pattern: {default_name}"
+    );
+
+    // Change everything the snapshot saw.
+    client.delete("/d/a", false).await.unwrap();
+    let b_new = test_data(100, 4);
+    put(&client, "/d/b", &b_new).await;
+    client.rename2("/d/sub/c", "/d/c2", false).await.unwrap();
+    put(&client, "/d/new", b"fresh").await;
+    // A file no snapshot holds loses its replicas: once they are gone, so would a's be.
+    put(&client, "/other/x", &test_data(300, 5)).await;
+    let x_blocks = block_ids(&client, "/other/x").await;
+    client.delete("/other/x", false).await.unwrap();
+    wait_replicas(
+        &cluster,
+        &x_blocks,
+        false,
+        "the unsnapshotted file's replica deleted",
+    )
+    .await;
+    wait_replicas(
+        &cluster,
+        &a_blocks,
+        true,
+        "the snapshotted file's replicas kept",
+    )
+    .await;
+    wait_replicas(
+        &cluster,
+        &b_blocks,
+        true,
+        "the overwritten file's replicas kept",
+    )
+    .await;
+
+    // Reads through the snapshot see the old tree.
+    assert_eq!(client.read_file("/d/.snapshot/s1/a").await.unwrap(), a);
+    assert_eq!(client.read_file("/d/.snapshot/s1/b").await.unwrap(), b_old);
+    assert_eq!(client.read_file("/d/.snapshot/s1/sub/c").await.unwrap(), c);
+    assert_eq!(client.read_file("/d/b").await.unwrap(), b_new);
+    assert_eq!(names(&client, "/d/.snapshot/s1").await, ["a", "b", "sub"]);
+    assert_eq!(names(&client, "/d").await, ["b", "c2", "new", "sub"]);
+    let snaps = names(&client, "/d/.snapshot").await;
+    assert_eq!(snaps.len(), 2);
+    assert_eq!(snaps[0], "s1");
+    let st = client.stat("/d/.snapshot/s1/a").await.unwrap();
+    assert_eq!(st.length, a.len() as u64);
+    assert!(client.stat("/d/.snapshot").await.unwrap().is_dir);
+    assert!(client
+        .get_file_info("/d/.snapshot/s1/new")
+        .await
+        .unwrap()
+        .is_none());
+    assert!(client
+        .get_file_info("/d/sub/.snapshot")
+        .await
+        .unwrap()
+        .is_none());
+    let summary = client.content_summary("/d/.snapshot/s1").await.unwrap();
+    assert_eq!(summary.file_count, 3);
+    assert_eq!(summary.length, (a.len() + b_old.len() + c.len()) as u64);
+
+    // The live directory's summary counts what only its snapshots still hold (du
+    // without -x), and says how much that is.
+    let live = client.content_summary("/d").await.unwrap();
+    let held = (a.len() + b_old.len()) as u64;
+    assert_eq!(live.snapshot_length, Some(held));
+    assert_eq!(live.snapshot_file_count, Some(2));
+    assert_eq!(live.length, (b_new.len() + c.len() + 5) as u64 + held);
+
+    // Diff report from s1 to the current tree.
+    let report = client.snapshot_diff("/d", "s1", "").await.unwrap();
+    let lines: Vec<String> = report
+        .diff_report_entries
+        .iter()
+        .map(diff_entry_line)
+        .collect();
+    for expected in [
+        "M\t.",
+        "+\t./new",
+        "-\t./a",
+        "+\t./b",
+        "-\t./b",
+        "R\t./sub/c -> ./c2",
+        "M\t./sub",
+    ] {
+        assert!(
+            lines.iter().any(|l| l == expected),
+            "{expected} in {lines:?}"
+        );
+    }
+    let back = client.snapshot_diff("/d", "", "s1").await.unwrap();
+    assert!(back
+        .diff_report_entries
+        .iter()
+        .map(diff_entry_line)
+        .any(|l| l == "-\t./new"));
+    assert!(client
+        .snapshot_diff("/d", "s1", "s1")
+        .await
+        .unwrap()
+        .diff_report_entries
+        .is_empty());
+    let e = client.snapshot_diff("/d", "nope", "").await.unwrap_err();
+    assert!(e.to_string().contains("Cannot find the snapshot"), "{e}");
+
+    // Writes inside a snapshot, the reserved name, and taking away a tree with snapshots.
+    let e = client
+        .mkdirs("/d/.snapshot/s1/x", 0o755, true)
+        .await
+        .unwrap_err();
+    assert_eq!(remote_class(&e), "SnapshotAccessControlException", "{e}");
+    let e = client.delete("/d/.snapshot/s1/b", false).await.unwrap_err();
+    assert_eq!(remote_class(&e), "SnapshotAccessControlException", "{e}");
+    let e = client
+        .mkdirs("/d/sub/.snapshot", 0o755, true)
+        .await
+        .unwrap_err();
+    assert!(e.to_string().contains("reserved name"), "{e}");
+    let e = client.delete("/d", true).await.unwrap_err();
+    assert_eq!(remote_class(&e), "SnapshotException", "{e}");
+    let e = client.rename2("/d", "/moved", false).await.unwrap_err();
+    assert_eq!(remote_class(&e), "SnapshotException", "{e}");
+    let e = client.disallow_snapshot("/d").await.unwrap_err();
+    assert!(e.to_string().contains("has snapshot(s)"), "{e}");
+
+    client.rename_snapshot("/d", "s1", "first").await.unwrap();
+    let dirs = client.snapshottable_dirs().await.unwrap();
+    assert_eq!(dirs.len(), 1);
+    assert_eq!(dirs[0].snapshot_number, 2);
+    assert_eq!(&dirs[0].parent_fullpath[..], b"/");
+    let listed = client.snapshot_listing("/d").await.unwrap();
+    assert_eq!(listed.len(), 2);
+    assert_eq!(&listed[0].dir_status.path[..], b"first", "creation order");
+
+    // A kill, then a start that replays the edit log: the snapshot, its reads and its
+    // retained blocks are all still there, and the DataNode's report of a's blocks is
+    // accepted, not answered with a deletion.
+    cluster.kill_namenode();
+    cluster.start_namenode_again().await.unwrap();
+    cluster
+        .wait_live_datanodes(1, Duration::from_secs(20))
+        .await
+        .unwrap();
+    let client = cluster.client();
+    wait_for(
+        "the snapshot file's replicas reported after restart",
+        Duration::from_secs(20),
+        || async {
+            let located = client
+                .block_locations("/d/.snapshot/first/a", 0, u64::MAX >> 1)
+                .await
+                .ok()?;
+            located
+                .blocks
+                .iter()
+                .all(|b| !b.locs.is_empty())
+                .then_some(())
+        },
+    )
+    .await
+    .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(client.read_file("/d/.snapshot/first/a").await.unwrap(), a);
+    assert_eq!(
+        client.read_file("/d/.snapshot/first/b").await.unwrap(),
+        b_old
+    );
+    wait_replicas(&cluster, &a_blocks, true, "a's replicas kept after restart").await;
+
+    // Deleting the last snapshot that lists a's and b's old blocks deletes them.
+    let other = default_name.rsplit('/').next().unwrap().to_string();
+    client.delete_snapshot("/d", &other).await.unwrap();
+    wait_replicas(
+        &cluster,
+        &a_blocks,
+        true,
+        "a's replicas kept by the other snapshot",
+    )
+    .await;
+    client.delete_snapshot("/d", "first").await.unwrap();
+    wait_replicas(
+        &cluster,
+        &a_blocks,
+        false,
+        "a's replicas deleted with the last snapshot",
+    )
+    .await;
+    wait_replicas(
+        &cluster,
+        &b_blocks,
+        false,
+        "b's old replicas deleted with the last snapshot",
+    )
+    .await;
+    let e = client.delete_snapshot("/d", "first").await.unwrap_err();
+    assert!(e.to_string().contains("does not exist"), "{e}");
+    assert!(names(&client, "/d/.snapshot").await.is_empty());
+    assert_eq!(client.read_file("/d/b").await.unwrap(), b_new);
+
+    // And the deletions survive a clean restart (from the image written at shutdown).
+    cluster.restart_namenode().await.unwrap();
+    let fsn = cluster.namesystem();
+    wait_for(
+        "start-up safe mode to end",
+        Duration::from_secs(20),
+        || async { (!fsn.read().safe_mode.is_on()).then_some(()) },
+    )
+    .await
+    .unwrap_or_else(|e| panic!("{e}"));
+    let client = cluster.client();
+    assert!(names(&client, "/d/.snapshot").await.is_empty());
+    client.disallow_snapshot("/d").await.unwrap();
+    assert!(client.snapshottable_dirs().await.unwrap().is_empty());
+    client.delete("/d", true).await.unwrap();
+    cluster.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn unchanged_subtrees_are_shared_between_snapshots() {
+    let cluster = cluster().await;
+    let client = cluster.client();
+    for i in 0..20 {
+        client
+            .mkdirs(&format!("/t/dir{i}/deep"), 0o755, true)
+            .await
+            .unwrap();
+    }
+    client.allow_snapshot("/t").await.unwrap();
+    client.create_snapshot("/t", Some("one")).await.unwrap();
+    client
+        .mkdirs("/t/dir3/deep/new", 0o755, true)
+        .await
+        .unwrap();
+    client.create_snapshot("/t", Some("two")).await.unwrap();
+    {
+        let fsn = cluster.namesystem();
+        let st = fsn.read();
+        let dir = st.snapshots.dirs.values().next().unwrap();
+        let one = dir.get("one").unwrap().root.children().unwrap();
+        let two = dir.get("two").unwrap().root.children().unwrap();
+        for i in 0..20 {
+            let name = format!("dir{i}");
+            let shared = std::sync::Arc::ptr_eq(&one[name.as_str()], &two[name.as_str()]);
+            assert_eq!(
+                shared,
+                i != 3,
+                "{name} shared between the snapshots: {shared}"
+            );
+        }
+    }
+    let report = client.snapshot_diff("/t", "one", "two").await.unwrap();
+    let lines: Vec<String> = report
+        .diff_report_entries
+        .iter()
+        .map(diff_entry_line)
+        .collect();
+    assert_eq!(lines, ["M\t./dir3/deep", "+\t./dir3/deep/new"]);
+    // Below the snapshot root, paths are relative to the directory asked about.
+    let below = client.snapshot_diff("/t/dir3", "one", "").await.unwrap();
+    let lines: Vec<String> = below
+        .diff_report_entries
+        .iter()
+        .map(diff_entry_line)
+        .collect();
+    assert_eq!(lines, ["M\t./deep", "+\t./deep/new"]);
+    client.mkdirs("/elsewhere", 0o755, false).await.unwrap();
+    let e = client
+        .snapshot_diff("/elsewhere", "one", "")
+        .await
+        .unwrap_err();
+    assert!(
+        e.to_string()
+            .contains("neither snapshottable nor under a snap root"),
+        "{e}"
+    );
+    cluster.shutdown().await;
+}
+
+/// A client nobody here wrote reads a snapshot like any directory.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn hdfs_native_reads_through_a_snapshot() {
+    let cluster = cluster().await;
+    let client = cluster.client();
+    let old = test_data(BLOCK as usize + 4321, 9);
+    put(&client, "/n/f", &old).await;
+    client.allow_snapshot("/n").await.unwrap();
+    client.create_snapshot("/n", Some("s1")).await.unwrap();
+    put(&client, "/n/f", b"shorter now").await;
+
+    let native = hdfs_native::Client::new(&cluster.fs_uri()).expect("hdfs-native client");
+    let mut reader = native
+        .read("/n/.snapshot/s1/f")
+        .await
+        .expect("open in snapshot");
+    assert_eq!(reader.file_length(), old.len());
+    let back = reader.read(old.len()).await.expect("read in snapshot");
+    assert!(back == old, "the snapshot's copy reads back as it was");
+    let snapshots = native.list_status("/n/.snapshot", false).await.unwrap();
+    let names: Vec<&str> = snapshots.iter().map(|s| s.path.as_str()).collect();
+    assert_eq!(names, ["/n/.snapshot/s1"]);
+    assert!(snapshots[0].isdir);
+    let status = native.get_file_info("/n/.snapshot/s1/f").await.unwrap();
+    assert_eq!(status.length, old.len());
+    assert!(native
+        .mkdirs("/n/.snapshot/s1/x", 0o755, true)
+        .await
+        .is_err());
+    cluster.shutdown().await;
+}

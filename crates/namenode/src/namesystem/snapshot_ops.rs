@@ -1,0 +1,894 @@
+//! Snapshot operations (ClientNamenodeProtocol's allowSnapshot ... getSnapshotDiffReport)
+//! and reads through `/dir/.snapshot/NAME/...`. The state and rules are in
+//! [`crate::snapshot`].
+
+use std::sync::Arc;
+
+use bytes::Bytes;
+use tusk_proto::hdfs::{
+    hdfs_file_status_proto::FileType, ContentSummaryProto, DirectoryListingProto,
+    FsPermissionProto, HdfsFileStatusProto, LocatedBlocksProto, SnapshotDiffReportCursorProto,
+    SnapshotDiffReportEntryProto, SnapshotDiffReportListingEntryProto,
+    SnapshotDiffReportListingProto, SnapshotDiffReportProto, SnapshotListingProto,
+    SnapshotStatusProto, SnapshottableDirectoryListingProto, SnapshottableDirectoryStatusProto,
+};
+use tusk_proto::internal::{
+    edit_record::Op, AllowSnapshotOp, CreateSnapshotOp, DeleteSnapshotOp, DisallowSnapshotOp,
+    RenameSnapshotOp,
+};
+use tusk_security::AccessMode;
+
+use super::{Logged, Namesystem, State};
+use crate::error::{NameNodeError, Result};
+use crate::namespace::{Access, InodeId};
+use crate::path;
+use crate::snapshot::{self, diff, Frozen, FrozenKind, SnapshotPath, DOT_SNAPSHOT};
+
+/// The `flags` bit HDFS sets on a snapshottable directory's status.
+pub const SNAPSHOT_ENABLED_FLAG: u32 = 8;
+
+/// What a path with a `.snapshot` component names.
+enum Target {
+    /// `/dir/.snapshot`: the listing of the directory's snapshots.
+    DotSnapshot { dir: InodeId },
+    /// An inode inside a snapshot; `name` is the last component as the path spells it
+    /// (the snapshot's name for its root).
+    Node {
+        node: Arc<Frozen>,
+        /// Modification time to show instead of the copy's (a snapshot root shows the
+        /// snapshot's creation time).
+        mtime: Option<u64>,
+    },
+}
+
+impl State {
+    /// Applies a snapshot edit op (called from [`State::apply`]).
+    pub(super) fn apply_snapshot_op(&mut self, op: &Op) -> Result<Vec<u64>> {
+        let touched = match op {
+            Op::AllowSnapshot(o) => {
+                self.snapshots.apply_allow(&self.ns, o)?;
+                None
+            }
+            Op::DisallowSnapshot(o) => {
+                self.snapshots.apply_disallow(&self.ns, o)?;
+                None
+            }
+            Op::CreateSnapshot(o) => Some((
+                self.snapshots.apply_create(&self.ns, &self.blocks, o)?,
+                o.mtime,
+            )),
+            Op::DeleteSnapshot(o) => Some((self.snapshots.apply_delete(&self.ns, o)?, o.mtime)),
+            Op::RenameSnapshot(o) => Some((self.snapshots.apply_rename(&self.ns, o)?, o.mtime)),
+            _ => unreachable!("not a snapshot op"),
+        };
+        // HDFS updates the snapshottable directory's modification time on each.
+        if let Some((dir, mtime)) = touched {
+            if let Some(node) = self.ns.get_mut(dir) {
+                node.mtime = node.mtime.max(mtime);
+            }
+        }
+        Ok(vec![])
+    }
+
+    /// Adds what snapshots below live inode `id` alone still hold to its content
+    /// summary, in the totals and in the `snapshot*` fields (HDFS counts snapshots in
+    /// `du` unless `-x`).
+    pub(super) fn add_snapshot_usage(&self, id: InodeId, summary: &mut ContentSummaryProto) {
+        if self.snapshots.dirs.is_empty() {
+            return;
+        }
+        let (files, dirs, bytes, space) = self.snapshots.snapshot_only_usage(&self.ns, id);
+        summary.length = summary.length.saturating_add(bytes);
+        summary.file_count += files;
+        summary.directory_count += dirs;
+        summary.space_consumed = summary.space_consumed.saturating_add(space);
+        summary.snapshot_length = Some(bytes);
+        summary.snapshot_file_count = Some(files);
+        summary.snapshot_directory_count = Some(dirs);
+        summary.snapshot_space_consumed = Some(space);
+    }
+
+    /// Status of a frozen inode, as [`State::file_status`] builds a live one's.
+    fn frozen_status(&self, node: &Frozen, name: Bytes, mtime: Option<u64>) -> HdfsFileStatusProto {
+        let mut s = HdfsFileStatusProto {
+            file_type: FileType::IsDir as i32,
+            path: name,
+            length: 0,
+            permission: FsPermissionProto {
+                perm: node.attrs.permission as u32,
+            },
+            owner: node.attrs.owner.clone(),
+            group: node.attrs.group.clone(),
+            modification_time: mtime.unwrap_or(node.attrs.mtime),
+            access_time: node.attrs.atime,
+            file_id: Some(node.id),
+            storage_policy: Some(0),
+            flags: Some(0),
+            ..Default::default()
+        };
+        match &node.kind {
+            FrozenKind::Dir(children) => s.children_num = Some(children.len() as i32),
+            FrozenKind::File(f) => {
+                s.file_type = FileType::IsFile as i32;
+                s.length = f.length();
+                s.block_replication = Some(f.replication as u32);
+                s.blocksize = Some(f.block_size);
+                s.children_num = Some(0);
+            }
+        }
+        s
+    }
+
+    /// The blocks of a frozen file overlapping `[offset, offset + length)`, located
+    /// where the block map finds them, with the lengths the snapshot saw.
+    fn frozen_located_blocks(
+        &self,
+        node: &Frozen,
+        offset: u64,
+        length: u64,
+        pool: &str,
+    ) -> LocatedBlocksProto {
+        let file = node.file().expect("frozen_located_blocks on a file");
+        let end = offset.saturating_add(length);
+        let mut pos = 0u64;
+        let mut located = Vec::new();
+        let mut last = None;
+        for (i, fb) in file.blocks.iter().enumerate() {
+            let block_end = pos.saturating_add(fb.num_bytes);
+            if let Some(b) = self.blocks.get(fb.id) {
+                let mut lb = self.located_block(b, pos, pool);
+                lb.b.num_bytes = Some(fb.num_bytes);
+                let in_range = block_end > offset && pos < end.max(offset + 1);
+                if i + 1 == file.blocks.len() {
+                    last = Some(lb.clone());
+                }
+                if in_range {
+                    located.push(lb);
+                }
+            }
+            pos = block_end;
+        }
+        LocatedBlocksProto {
+            file_length: pos,
+            blocks: located,
+            under_construction: false,
+            last_block: last,
+            is_last_block_complete: true,
+            file_encryption_info: None,
+            ec_policy: None,
+        }
+    }
+}
+
+impl Namesystem {
+    /// Applies and logs one snapshot op under the write lock.
+    fn log_snapshot_op(&self, op: Op) -> Result<Logged<()>> {
+        let mut st = self.write();
+        let txid = self.apply_and_log(&mut st, op)?;
+        Ok(Logged::new((), txid))
+    }
+
+    fn require_superuser(&self, user: &str) -> Result<()> {
+        if !self.permissions.is_superuser(user) {
+            return Err(NameNodeError::SuperuserRequired {
+                user: user.to_string(),
+            });
+        }
+        Ok(())
+    }
+
+    /// The owner (or the superuser) of the directory at `p`, which may be traversed.
+    fn check_snapshot_owner(&self, st: &State, user: &str, p: &str) -> Result<()> {
+        let id = st.ns.lookup(p)?.id;
+        self.permissions.check_path(&st.ns, user, id, None)?;
+        self.permissions.check_owner(&st.ns, user, id)
+    }
+
+    /// `allowSnapshot` (superuser).
+    pub fn allow_snapshot(&self, user: &str, root: &str) -> Result<Logged<()>> {
+        self.require_superuser(user)?;
+        let p = path::normalize(root)?;
+        {
+            let st = self.read();
+            let node = st.ns.lookup(&p)?;
+            if st.snapshots.is_snapshottable(node.id) {
+                return Ok(Logged::new((), 0));
+            }
+        }
+        self.log_snapshot_op(Op::AllowSnapshot(AllowSnapshotOp { path: p }))
+    }
+
+    /// `disallowSnapshot` (superuser); refused while the directory has snapshots.
+    pub fn disallow_snapshot(&self, user: &str, root: &str) -> Result<Logged<()>> {
+        self.require_superuser(user)?;
+        let p = path::normalize(root)?;
+        self.log_snapshot_op(Op::DisallowSnapshot(DisallowSnapshotOp { path: p }))
+    }
+
+    /// `createSnapshot`: returns the snapshot's path, `/dir/.snapshot/NAME`.
+    pub fn create_snapshot(
+        &self,
+        user: &str,
+        root: &str,
+        name: Option<&str>,
+    ) -> Result<Logged<String>> {
+        let p = path::normalize(root)?;
+        let now = tusk_common::now_millis();
+        let name = match name {
+            Some(n) => n.to_string(),
+            None => snapshot::default_snapshot_name(now),
+        };
+        let mut st = self.write();
+        self.check_snapshot_owner(&st, user, &p)?;
+        self.options.fs_limits.check_name(&name, || p.clone())?;
+        let op = Op::CreateSnapshot(CreateSnapshotOp {
+            path: p.clone(),
+            name: name.clone(),
+            snapshot_id: st.snapshots.next_snapshot_id,
+            mtime: now,
+        });
+        let txid = self.apply_and_log(&mut st, op)?;
+        let shown = if p == "/" {
+            format!("/{DOT_SNAPSHOT}/{name}")
+        } else {
+            format!("{p}/{DOT_SNAPSHOT}/{name}")
+        };
+        Ok(Logged::new(shown, txid))
+    }
+
+    /// `deleteSnapshot`: blocks only it kept are deleted from the DataNodes.
+    pub fn delete_snapshot(&self, user: &str, root: &str, name: &str) -> Result<Logged<()>> {
+        let p = path::normalize(root)?;
+        let mut st = self.write();
+        self.check_snapshot_owner(&st, user, &p)?;
+        let op = Op::DeleteSnapshot(DeleteSnapshotOp {
+            path: p,
+            name: name.to_string(),
+            mtime: tusk_common::now_millis(),
+        });
+        let txid = self.apply_and_log(&mut st, op)?;
+        Ok(Logged::new((), txid))
+    }
+
+    pub fn rename_snapshot(
+        &self,
+        user: &str,
+        root: &str,
+        old_name: &str,
+        new_name: &str,
+    ) -> Result<Logged<()>> {
+        let p = path::normalize(root)?;
+        let mut st = self.write();
+        self.check_snapshot_owner(&st, user, &p)?;
+        if old_name == new_name {
+            st.snapshots.snapshottable_at(&st.ns, &p)?;
+            return Ok(Logged::new((), 0));
+        }
+        self.options.fs_limits.check_name(new_name, || p.clone())?;
+        let op = Op::RenameSnapshot(RenameSnapshotOp {
+            path: p,
+            old_name: old_name.to_string(),
+            new_name: new_name.to_string(),
+            mtime: tusk_common::now_millis(),
+        });
+        let txid = self.apply_and_log(&mut st, op)?;
+        Ok(Logged::new((), txid))
+    }
+
+    /// `getSnapshottableDirListing`: every snapshottable directory for the superuser,
+    /// the caller's own for anyone else; `None` when there are none.
+    pub fn snapshottable_dir_listing(
+        &self,
+        user: &str,
+    ) -> Option<SnapshottableDirectoryListingProto> {
+        let st = self.read();
+        let superuser = self.permissions.is_superuser(user);
+        let pool = &self.storage.block_pool_id;
+        let listing: Vec<_> = st
+            .snapshots
+            .dirs
+            .iter()
+            .filter_map(|(id, dir)| {
+                let node = st.ns.get(*id)?;
+                if !superuser && node.owner != user {
+                    return None;
+                }
+                let name = Bytes::copy_from_slice(node.name.as_bytes());
+                Some(SnapshottableDirectoryStatusProto {
+                    dir_status: st.file_status(node, name, false, pool),
+                    snapshot_quota: dir.quota,
+                    snapshot_number: dir.snapshots.len() as u32,
+                    parent_fullpath: Bytes::from(st.ns.full_path(node.parent)),
+                })
+            })
+            .collect();
+        (!listing.is_empty()).then_some(SnapshottableDirectoryListingProto {
+            snapshottable_dir_listing: listing,
+        })
+    }
+
+    /// `getSnapshotListing`: the directory's snapshots, in id (creation) order as HDFS
+    /// lists them.
+    pub fn snapshot_listing(&self, user: &str, root: &str) -> Result<SnapshotListingProto> {
+        let p = path::normalize(root)?;
+        let st = self.read();
+        let (id, dir) = st.snapshots.snapshottable_at(&st.ns, &p)?;
+        self.permissions
+            .check_path(&st.ns, user, id, Some(Access::Read))?;
+        let mut snaps: Vec<_> = dir.snapshots.iter().collect();
+        snaps.sort_by_key(|s| s.id);
+        Ok(SnapshotListingProto {
+            snapshot_listing: snaps
+                .into_iter()
+                .map(|s| SnapshotStatusProto {
+                    dir_status: st.frozen_status(
+                        &s.root,
+                        Bytes::copy_from_slice(s.name.as_bytes()),
+                        Some(s.ctime),
+                    ),
+                    snapshot_id: s.id,
+                    parent_fullpath: Bytes::from(p.clone()),
+                    is_deleted: false,
+                })
+                .collect(),
+        })
+    }
+
+    /// `getSnapshotDiffReport` between two snapshots of `root`, or a snapshot and the
+    /// current tree (an empty name).
+    pub fn snapshot_diff_report(
+        &self,
+        user: &str,
+        root: &str,
+        from: &str,
+        to: &str,
+    ) -> Result<SnapshotDiffReportProto> {
+        let (p, entries) = self.snapshot_diff(user, root, from, to)?;
+        Ok(SnapshotDiffReportProto {
+            snapshot_root: p,
+            from_snapshot: from.to_string(),
+            to_snapshot: to.to_string(),
+            diff_report_entries: entries
+                .into_iter()
+                .map(|e| SnapshotDiffReportEntryProto {
+                    fullpath: Bytes::from(e.path),
+                    modification_label: e.kind.label().to_string(),
+                    target_path: e.target.map(Bytes::from),
+                })
+                .collect(),
+        })
+    }
+
+    /// `getSnapshotDiffReportListing`: the same diff as lists of modified, created and
+    /// deleted entries, from which Hadoop's client builds the report. Always complete in
+    /// one reply (the cursor says so) and always from `from` to `to` (`isFromEarlier`).
+    pub fn snapshot_diff_report_listing(
+        &self,
+        user: &str,
+        root: &str,
+        from: &str,
+        to: &str,
+    ) -> Result<SnapshotDiffReportListingProto> {
+        let (_, entries) = self.snapshot_diff(user, root, from, to)?;
+        let mut listing = SnapshotDiffReportListingProto {
+            modified_entries: vec![],
+            created_entries: vec![],
+            deleted_entries: vec![],
+            is_from_earlier: true,
+            cursor: Some(SnapshotDiffReportCursorProto {
+                start_path: Bytes::new(),
+                index: -1,
+            }),
+        };
+        for e in entries {
+            let mut item = SnapshotDiffReportListingEntryProto {
+                fullpath: Bytes::from(e.path),
+                dir_id: e.dir,
+                is_reference: false,
+                target_path: None,
+                file_id: Some(e.id),
+            };
+            match e.kind {
+                diff::DiffKind::Modify => {
+                    // A directory's entry brings its created and deleted entries along.
+                    item.is_reference = e.is_dir;
+                    listing.modified_entries.push(item);
+                }
+                diff::DiffKind::Create => listing.created_entries.push(item),
+                diff::DiffKind::Delete => listing.deleted_entries.push(item),
+                diff::DiffKind::Rename => {
+                    item.is_reference = true;
+                    item.target_path = e.target.map(Bytes::from);
+                    listing.deleted_entries.push(item);
+                }
+            }
+        }
+        Ok(listing)
+    }
+
+    /// The diff entries from `from` to `to` under `root`, and `root` normalised.
+    fn snapshot_diff(
+        &self,
+        user: &str,
+        root: &str,
+        from: &str,
+        to: &str,
+    ) -> Result<(String, Vec<diff::DiffEntry>)> {
+        let p = path::normalize(root)?;
+        // The current tree is compared as a frozen copy, which may add to the sharing
+        // cache: hence the write lock.
+        let mut st = self.write();
+        let node = st.ns.lookup(&p)?;
+        let id = node.id;
+        if !node.is_dir() {
+            return Err(NameNodeError::FileNotFound {
+                path: format!("{p} is not a directory"),
+            });
+        }
+        self.permissions
+            .check_path(&st.ns, user, id, Some(Access::Read))?;
+        // The snapshot root: `p` itself or, as HDFS allows by default
+        // (`dfs.snapshotdiff.allow.snap-root-descendant`), its nearest ancestor.
+        let mut below: Vec<&str> = Vec::new();
+        let mut cur = id;
+        let (snap_root, dir) = loop {
+            if let Some(d) = st.snapshots.dirs.get(&cur) {
+                break (cur, d);
+            }
+            let n = st.ns.get(cur).expect("ancestors exist");
+            if cur == crate::namespace::ROOT_ID {
+                return Err(snapshot::snapshot_error(
+                    "Directory is neither snapshottable nor under a snap root!",
+                ));
+            }
+            below.push(&n.name);
+            cur = n.parent;
+        };
+        below.reverse();
+        let pick = |name: &str| -> Result<Option<Arc<Frozen>>> {
+            if name.is_empty() {
+                return Ok(None);
+            }
+            let snap = dir.get(name).ok_or_else(|| {
+                snapshot::snapshot_error(format!(
+                    "Cannot find the snapshot of directory {} with name {name}",
+                    st.ns.full_path(snap_root)
+                ))
+            })?;
+            let mut node = snap.root.clone();
+            for part in &below {
+                let child = node.children().and_then(|c| c.get(*part)).cloned();
+                node = child.filter(|c| c.is_dir()).ok_or_else(|| {
+                    snapshot::snapshot_error(format!("{p} does not exist in snapshot {name}"))
+                })?;
+            }
+            Ok(Some(node))
+        };
+        let (a, b) = (pick(from)?, pick(to)?);
+        if from == to {
+            return Ok((p, vec![]));
+        }
+        let st = &mut *st;
+        let current = (a.is_none() || b.is_none())
+            .then(|| st.snapshots.store.capture(&st.ns, &st.blocks, id));
+        let old = a.clone().or_else(|| current.clone()).expect("one side");
+        let new = b.clone().or_else(|| current.clone()).expect("one side");
+        let entries = diff::diff(&old, &new);
+        drop((old, new, a, b));
+        if let Some(c) = current {
+            st.snapshots.store.release(c);
+        }
+        let freed = st.snapshots.after_op(&st.ns, &st.blocks, vec![]);
+        st.invalidate_removed(&freed);
+        Ok((p, entries))
+    }
+
+    /// Resolves a path with a `.snapshot` component (`Ok(None)`: nothing there), checking
+    /// traversal on the live directories and on the frozen ones below.
+    fn snapshot_target(
+        &self,
+        st: &State,
+        user: &str,
+        sp: &SnapshotPath<'_>,
+    ) -> Result<Option<Target>> {
+        let Some(dir) = st.ns.resolve_parts(&sp.dir) else {
+            return Ok(None);
+        };
+        let Some(sdir) = st.snapshots.dirs.get(&dir) else {
+            return Ok(None);
+        };
+        self.permissions.check_path(&st.ns, user, dir, None)?;
+        let Some(name) = sp.name else {
+            return Ok(Some(Target::DotSnapshot { dir }));
+        };
+        let Some(snap) = sdir.get(name) else {
+            return Ok(None);
+        };
+        let mut node = snap.root.clone();
+        let mut mtime = Some(snap.ctime);
+        for part in &sp.rest {
+            self.check_frozen(user, &node, Access::Execute, sp)?;
+            let Some(child) = node.children().and_then(|c| c.get(*part)).cloned() else {
+                return Ok(None);
+            };
+            node = child;
+            mtime = None;
+        }
+        Ok(Some(Target::Node { node, mtime }))
+    }
+
+    /// `access` on a frozen inode, by its permissions in the snapshot.
+    fn check_frozen(
+        &self,
+        user: &str,
+        node: &Frozen,
+        access: Access,
+        sp: &SnapshotPath<'_>,
+    ) -> Result<()> {
+        if self.permissions.is_superuser(user) {
+            return Ok(());
+        }
+        let a = &node.attrs;
+        let shift = if a.owner == user {
+            6
+        } else if a.group == user {
+            3
+        } else {
+            0
+        };
+        if (a.permission >> shift) & access.bits() != 0 {
+            return Ok(());
+        }
+        let mut shown = sp.dir.clone();
+        shown.push(DOT_SNAPSHOT);
+        shown.extend(sp.name);
+        Err(NameNodeError::AccessDenied {
+            user: user.to_string(),
+            access: access.name(),
+            path: format!("{}/{}", path::join(&shown), node.name),
+        })
+    }
+
+    /// `getFileInfo` of a path with a `.snapshot` component.
+    pub(super) fn snapshot_file_info(
+        &self,
+        user: &str,
+        sp: &SnapshotPath<'_>,
+    ) -> Result<Option<HdfsFileStatusProto>> {
+        let st = self.read();
+        Ok(match self.snapshot_target(&st, user, sp)? {
+            None => None,
+            // HDFS's placeholder status for `.snapshot` itself.
+            Some(Target::DotSnapshot { .. }) => Some(HdfsFileStatusProto {
+                file_type: FileType::IsDir as i32,
+                permission: FsPermissionProto { perm: 0o777 },
+                file_id: Some(u64::MAX),
+                children_num: Some(0),
+                storage_policy: Some(0),
+                flags: Some(0),
+                ..Default::default()
+            }),
+            Some(Target::Node { node, mtime }) => {
+                Some(st.frozen_status(&node, Bytes::new(), mtime))
+            }
+        })
+    }
+
+    /// `getListing` of a path with a `.snapshot` component.
+    pub(super) fn snapshot_listing_of(
+        &self,
+        user: &str,
+        sp: &SnapshotPath<'_>,
+        start_after: &[u8],
+        need_location: bool,
+    ) -> Result<Option<DirectoryListingProto>> {
+        let st = self.read();
+        let pool = &self.storage.block_pool_id;
+        let status = |node: &Frozen, name: Bytes, mtime: Option<u64>| {
+            let mut s = st.frozen_status(node, name, mtime);
+            if need_location && !node.is_dir() {
+                s.locations = Some(st.frozen_located_blocks(node, 0, u64::MAX, pool));
+            }
+            s
+        };
+        let limit = self.options.listing_limit;
+        let after = String::from_utf8_lossy(start_after);
+        let after = Some(&*after).filter(|a| !a.is_empty());
+        let mut partial = Vec::new();
+        let mut remaining = 0u32;
+        let mut add = |s: HdfsFileStatusProto| {
+            if partial.len() >= limit {
+                remaining += 1;
+            } else {
+                partial.push(s);
+            }
+        };
+        match self.snapshot_target(&st, user, sp)? {
+            None => return Ok(None),
+            Some(Target::DotSnapshot { dir }) => {
+                self.permissions
+                    .check_path(&st.ns, user, dir, Some(Access::Read))?;
+                for s in &st.snapshots.dirs[&dir].snapshots {
+                    if after.is_some_and(|a| s.name.as_bytes() <= a.as_bytes()) {
+                        continue;
+                    }
+                    let name = Bytes::copy_from_slice(s.name.as_bytes());
+                    add(st.frozen_status(&s.root, name, Some(s.ctime)));
+                }
+            }
+            Some(Target::Node { node, mtime }) => match node.children() {
+                None => add(status(&node, Bytes::new(), mtime)),
+                Some(children) => {
+                    self.check_frozen(user, &node, Access::Read, sp)?;
+                    let start = match after {
+                        Some(a) => std::ops::Bound::Excluded(a),
+                        None => std::ops::Bound::Unbounded,
+                    };
+                    for (name, child) in
+                        children.range::<str, _>((start, std::ops::Bound::Unbounded))
+                    {
+                        let name = Bytes::copy_from_slice(name.as_bytes());
+                        add(status(child, name, None));
+                    }
+                }
+            },
+        }
+        Ok(Some(DirectoryListingProto {
+            partial_listing: partial,
+            remaining_entries: remaining,
+        }))
+    }
+
+    /// `getBlockLocations` of a file inside a snapshot, with READ tokens.
+    pub(super) fn snapshot_block_locations(
+        &self,
+        user: &str,
+        sp: &SnapshotPath<'_>,
+        src: &str,
+        offset: u64,
+        length: u64,
+    ) -> Result<Option<LocatedBlocksProto>> {
+        let st = self.read();
+        let node = match self.snapshot_target(&st, user, sp)? {
+            None => return Ok(None),
+            Some(Target::DotSnapshot { .. }) => None,
+            Some(Target::Node { node, .. }) => Some(node),
+        };
+        let Some(node) = node.filter(|n| !n.is_dir()) else {
+            return Err(NameNodeError::FileNotFound {
+                path: format!("{src} (is a directory)"),
+            });
+        };
+        self.check_frozen(user, &node, Access::Read, sp)?;
+        let mut located =
+            st.frozen_located_blocks(&node, offset, length, &self.storage.block_pool_id);
+        drop(st);
+        for lb in located.blocks.iter_mut().chain(located.last_block.as_mut()) {
+            self.set_block_token(lb, user, AccessMode::Read);
+        }
+        Ok(Some(located))
+    }
+
+    /// `getContentSummary` of a path inside a snapshot.
+    pub(super) fn snapshot_content_summary(
+        &self,
+        user: &str,
+        sp: &SnapshotPath<'_>,
+        src: &str,
+    ) -> Result<ContentSummaryProto> {
+        let st = self.read();
+        let (files, dirs, bytes, space) = match self.snapshot_target(&st, user, sp)? {
+            None => {
+                return Err(NameNodeError::FileNotFound {
+                    path: src.to_string(),
+                })
+            }
+            Some(Target::DotSnapshot { dir }) => st.snapshots.dirs[&dir]
+                .snapshots
+                .iter()
+                .map(|s| s.root.count())
+                .fold((0, 0, 0, 0), |a, b| {
+                    (a.0 + b.0, a.1 + b.1, a.2 + b.2, a.3 + b.3)
+                }),
+            Some(Target::Node { node, .. }) => node.count(),
+        };
+        Ok(ContentSummaryProto {
+            length: bytes,
+            file_count: files,
+            directory_count: dirs,
+            quota: u64::MAX,
+            space_consumed: space,
+            space_quota: u64::MAX,
+            ..Default::default()
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use tusk_proto::internal::{
+        AddBlockOp, AddFileOp, BlockRecord, CloseFileOp, DeleteOp, FsImage, MkdirOp, RenameOp,
+    };
+
+    use super::*;
+    use crate::options::NameNodeOptions;
+    use crate::storage::StorageInfo;
+
+    fn mkdir(st: &mut State, path: &str, id: u64) {
+        let op = Op::Mkdir(MkdirOp {
+            path: path.into(),
+            inode_id: id,
+            permission: 0o755,
+            owner: "u".into(),
+            group: "g".into(),
+            mtime: 1,
+        });
+        st.apply(&op).unwrap();
+    }
+
+    /// A closed file at `path` with one block of `len` bytes.
+    fn file(st: &mut State, path: &str, id: u64, block: u64, len: u64) {
+        let ops = [
+            Op::AddFile(AddFileOp {
+                path: path.into(),
+                inode_id: id,
+                permission: 0o644,
+                owner: "u".into(),
+                group: "g".into(),
+                mtime: 1,
+                replication: 2,
+                block_size: 1 << 20,
+                client_name: "c".into(),
+            }),
+            Op::AddBlock(AddBlockOp {
+                inode_id: id,
+                block: Some(BlockRecord {
+                    block_id: block,
+                    generation_stamp: 1,
+                    num_bytes: 0,
+                }),
+                previous_block_bytes: 0,
+            }),
+            Op::CloseFile(CloseFileOp {
+                inode_id: id,
+                last_block_bytes: len,
+                mtime: 2,
+            }),
+        ];
+        for op in &ops {
+            assert!(st.apply(op).unwrap().is_empty());
+        }
+    }
+
+    fn snapshot_op(st: &mut State, op: Op) -> Result<Vec<u64>> {
+        st.apply(&op)
+    }
+
+    fn create(path: &str, name: &str, id: u32) -> Op {
+        Op::CreateSnapshot(CreateSnapshotOp {
+            path: path.into(),
+            name: name.into(),
+            snapshot_id: id,
+            mtime: 10 + id as u64,
+        })
+    }
+
+    fn delete_snapshot(path: &str, name: &str) -> Op {
+        Op::DeleteSnapshot(DeleteSnapshotOp {
+            path: path.into(),
+            name: name.into(),
+            mtime: 99,
+        })
+    }
+
+    fn delete(path: &str) -> Op {
+        Op::Delete(DeleteOp {
+            path: path.into(),
+            mtime: 50,
+        })
+    }
+
+    fn image(st: &State) -> FsImage {
+        let storage = StorageInfo {
+            namespace_id: 1,
+            block_pool_id: "bp".into(),
+            cluster_id: "c".into(),
+        };
+        st.to_image(7, &storage)
+    }
+
+    #[test]
+    fn blocks_live_as_long_as_a_snapshot_lists_them_and_the_image_keeps_them() {
+        let options = NameNodeOptions::default();
+        let mut st = State::from_image(&FsImage::default(), &options);
+        mkdir(&mut st, "/d", 20_000);
+        file(&mut st, "/d/f", 20_001, 1, 100);
+        file(&mut st, "/d/g", 20_002, 2, 200);
+        let allow = Op::AllowSnapshot(AllowSnapshotOp { path: "/d".into() });
+        snapshot_op(&mut st, allow).unwrap();
+        snapshot_op(&mut st, create("/d", "s1", 0)).unwrap();
+        assert_eq!(
+            st.ns.get(20_000).unwrap().mtime,
+            10,
+            "the directory's mtime moves"
+        );
+
+        // Deleted and renamed-then-deleted files keep their blocks for the snapshot.
+        assert!(st.apply(&delete("/d/f")).unwrap().is_empty());
+        let rename = Op::Rename(RenameOp {
+            src: "/d/g".into(),
+            dst: "/g".into(),
+            mtime: 51,
+            overwrite: false,
+        });
+        assert!(st.apply(&rename).unwrap().is_empty());
+        assert!(st.apply(&delete("/g")).unwrap().is_empty());
+        assert!(st.blocks.get(1).is_some() && st.blocks.get(2).is_some());
+        snapshot_op(&mut st, create("/d", "s2", 1)).unwrap();
+
+        // The rules hold at replay too: a tree with snapshots is not deleted or moved.
+        assert!(matches!(
+            st.apply(&delete("/d")),
+            Err(NameNodeError::Snapshot { .. })
+        ));
+        let move_away = Op::Rename(RenameOp {
+            src: "/d".into(),
+            dst: "/e".into(),
+            mtime: 52,
+            overwrite: false,
+        });
+        assert!(matches!(
+            st.apply(&move_away),
+            Err(NameNodeError::Snapshot { .. })
+        ));
+
+        // Image round trip: the same snapshots, and the kept blocks back in the map.
+        let saved = image(&st);
+        assert_eq!(saved.snapshottable_dirs.len(), 1);
+        crate::namespace::check_image(&saved).unwrap();
+        let mut again = State::from_image(&saved, &options);
+        assert_eq!(image(&again), saved);
+        assert_eq!(again.blocks.get(1).map(|b| b.num_bytes), Some(100));
+        assert_eq!(
+            crate::namesystem::Namesystem::expected_replication(&again, 2),
+            2,
+            "a kept block keeps its snapshot copy's replication"
+        );
+
+        for st in [&mut st, &mut again] {
+            // s2 lists nothing; s1 is the last snapshot that lists blocks 1 and 2.
+            assert!(snapshot_op(st, delete_snapshot("/d", "s2"))
+                .unwrap()
+                .is_empty());
+            let mut freed = snapshot_op(st, delete_snapshot("/d", "s1")).unwrap();
+            freed.sort();
+            assert_eq!(freed, vec![1, 2]);
+            assert!(
+                st.snapshots.store.cache_is_empty(),
+                "no copies outlive the last snapshot"
+            );
+            assert!(matches!(
+                snapshot_op(st, delete_snapshot("/d", "s1")),
+                Err(NameNodeError::Snapshot { .. })
+            ));
+            let disallow = Op::DisallowSnapshot(DisallowSnapshotOp { path: "/d".into() });
+            snapshot_op(st, disallow).unwrap();
+            assert!(st.apply(&delete("/d")).unwrap().is_empty());
+        }
+    }
+
+    #[test]
+    fn a_file_still_in_the_tree_keeps_its_blocks_when_its_snapshot_goes() {
+        let mut st = State::from_image(&FsImage::default(), &NameNodeOptions::default());
+        mkdir(&mut st, "/d", 20_000);
+        file(&mut st, "/d/f", 20_001, 1, 100);
+        let allow = Op::AllowSnapshot(AllowSnapshotOp { path: "/d".into() });
+        snapshot_op(&mut st, allow).unwrap();
+        snapshot_op(&mut st, create("/d", "s1", 0)).unwrap();
+        assert!(snapshot_op(&mut st, delete_snapshot("/d", "s1"))
+            .unwrap()
+            .is_empty());
+        // With no snapshot left, deleting the file deletes its block at once.
+        assert_eq!(st.apply(&delete("/d/f")).unwrap(), vec![1]);
+    }
+}
