@@ -253,6 +253,31 @@ impl Snapshots {
             Op::RemoveXattr(o) => self.touch(ns, resolve(&o.path)),
             Op::SetQuota(o) => self.touch(ns, resolve(&o.path)),
             Op::SetStoragePolicy(o) => self.touch(ns, resolve(&o.path)),
+            // append: the file's frozen copies keep their old block lists and lengths.
+            Op::AppendFile(o) => self.touch(ns, Some(o.inode_id)),
+            Op::Truncate(o) => {
+                // HDFS copies a block a snapshot holds before cutting it
+                // (copy-on-truncate); Tusk does not yet, so it refuses rather than cut
+                // the snapshot's bytes.
+                let file = ns.get(o.inode_id).and_then(|n| n.file());
+                let held = file.is_some_and(|f| f.blocks.iter().any(|b| self.store.retains(*b)));
+                if o.recovery_id != 0 && held {
+                    return Err(NameNodeError::Unsupported {
+                        operation: "truncate inside a block that a snapshot holds \
+                                    (copy-on-truncate)"
+                            .into(),
+                    });
+                }
+                self.touch(ns, Some(o.inode_id))
+            }
+            Op::Concat(o) => {
+                self.touch(ns, Some(o.target));
+                for source in &o.sources {
+                    self.check_removable(ns, *source)?;
+                    self.store.evict_subtree(ns, *source);
+                }
+            }
+            Op::SetGenerationStamp(_) => {}
             Op::Delete(o) => {
                 if let Some(id) = resolve(&o.path) {
                     self.check_removable(ns, id)?;
