@@ -73,7 +73,8 @@ pub async fn wait_for_replicas(
 ) -> Result<tusk_proto::hdfs::LocatedBlocksProto, WaitTimeout> {
     wait_for(
         &format!("{replicas} reported replicas of every block of {path}"),
-        Duration::from_secs(10),
+        // Generous: a loaded host's incremental block reports can lag seconds.
+        Duration::from_secs(30),
         || async {
             let blocks = client.block_locations(path, 0, u64::MAX >> 1).await.ok()?;
             blocks

@@ -136,6 +136,25 @@ async fn hdfs_native_round_trip() {
             .permission,
         0o600
     );
+    client
+        .set_times("/native/exact", 1_600_000_000_000, 1_600_000_100_000)
+        .await
+        .expect("setTimes");
+    client
+        .set_owner("/native/exact", Some("alice"), Some("staff"))
+        .await
+        .expect("setOwner (the test runs as the NameNode's superuser)");
+    assert!(client
+        .set_replication("/native/exact", 2)
+        .await
+        .expect("setReplication"));
+    let changed = client.get_file_info("/native/exact").await.unwrap();
+    assert_eq!(
+        (changed.modification_time, changed.access_time),
+        (1_600_000_000_000, 1_600_000_100_000)
+    );
+    assert_eq!((&changed.owner[..], &changed.group[..]), ("alice", "staff"));
+    assert_eq!(changed.replication, Some(2));
     let summary = client
         .get_content_summary("/native")
         .await
