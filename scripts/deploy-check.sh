@@ -59,6 +59,8 @@ else
     echo "systemd: systemd-analyze not installed; skipping verify (units are still run below)"
 fi
 
+python3 scripts/deploy_check.py units deploy/systemd deploy/conf
+
 # --- 1b. systemd units: run each ExecStart= ---------------------------------------------
 free_ports() {
     python3 - "$1" <<'EOF'
@@ -119,7 +121,12 @@ find "$T/state/data" -name 'blk_*' | grep -q . || fail "no block in dfs.datanode
 echo "systemd: namenode, datanode, resourcemanager, nodemanager started from their ExecStart= lines; fs -put/-cat of 3 MB round-tripped"
 
 # --- 2. Kubernetes manifests ------------------------------------------------------------
-python3 scripts/deploy_k8s_check.py deploy/k8s deploy/conf
+python3 scripts/deploy_check.py k8s deploy/k8s deploy/conf
+if command -v go >/dev/null; then
+    (cd deploy/k8s/validate && go run . ../*.yaml) || fail "manifests do not decode into the k8s.io/api types"
+else
+    echo "k8s: go not installed; skipping the typed decoding (deploy/k8s/validate)"
+fi
 
 # --- 3. Container image: built FROM scratch and run (needs buildah and root) -----------
 if command -v buildah >/dev/null && [[ $(id -u) == 0 ]]; then

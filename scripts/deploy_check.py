@@ -1,8 +1,13 @@
 #!/usr/bin/env python3
-"""Checks deploy/k8s against deploy/conf (no cluster or schema download needed).
+"""Checks deploy/ against deploy/conf (no cluster or schema download needed).
 
-    deploy_k8s_check.py K8S_DIR CONF_DIR          check
-    deploy_k8s_check.py K8S_DIR CONF_DIR --write  regenerate K8S_DIR/configmap.yaml
+    deploy_check.py k8s K8S_DIR CONF_DIR          check the Kubernetes manifests
+    deploy_check.py k8s K8S_DIR CONF_DIR --write  regenerate K8S_DIR/configmap.yaml
+    deploy_check.py units UNIT_DIR CONF_DIR       check the systemd units' writable paths
+
+Units: under ProtectSystem=strict a daemon can write only its StateDirectory=,
+LogsDirectory=, RuntimeDirectory= (and ReadWritePaths=); every directory the
+configuration names for that daemon must lie inside one of them.
 
 The ConfigMap holds deploy/conf's site files with the master host replaced by the
 Service names (tusk-namenode for HDFS, tusk-resourcemanager for YARN). Every workload
@@ -70,9 +75,7 @@ def port_of(value):
 
 
 def local_dir(value):
-    d = value.removeprefix("file://")
-    # The socket path names a file; its directory is what must be mounted.
-    return d
+    return value.removeprefix("file://")
 
 
 def literal_blocks(dumper, text):
@@ -80,11 +83,45 @@ def literal_blocks(dumper, text):
     return dumper.represent_scalar("tag:yaml.org,2002:str", text, style=style)
 
 
+def units(unit_dir, conf_dir):
+    conf = {}
+    for n in SITE_FILES:
+        conf.update(properties((conf_dir / n).read_text()))
+    errors = []
+    for daemon, (_, dir_keys, _) in DAEMONS.items():
+        unit = unit_dir / f"tusk-{daemon}.service"
+        writable = []
+        roots = {"StateDirectory": "/var/lib/", "LogsDirectory": "/var/log/",
+                 "RuntimeDirectory": "/run/", "ReadWritePaths": "/"}
+        for line in unit.read_text().splitlines():
+            key, _, value = line.partition("=")
+            if key in roots:
+                writable += [roots[key] + v.lstrip("/") for v in value.split()]
+        if "ProtectSystem=strict" not in unit.read_text():
+            errors.append(f"{unit.name}: not ProtectSystem=strict")
+        for key in dir_keys:
+            for d in conf[key].split(","):
+                d = local_dir(d.strip())
+                if key == "dfs.domain.socket.path":
+                    d = str(Path(d).parent)
+                if not any(d == w or d.startswith(w.rstrip("/") + "/") for w in writable):
+                    errors.append(f"{unit.name}: {key} = {d} is not writable under the "
+                                  f"unit's sandbox (writable: {' '.join(writable)})")
+    if errors:
+        for e in errors:
+            print("systemd: FAIL:", e, file=sys.stderr)
+        sys.exit(1)
+    print("systemd: every directory the conf names is writable in its unit's sandbox")
+
+
 def main():
     yaml.SafeDumper.add_representer(str, literal_blocks)
+    mode = sys.argv.pop(1)
+    if mode == "units":
+        return units(Path(sys.argv[1]), Path(sys.argv[2]))
     k8s, conf_dir = Path(sys.argv[1]), Path(sys.argv[2])
     if sys.argv[3:] == ["--write"]:
-        header = ("# Generated from deploy/conf by scripts/deploy_k8s_check.py --write "
+        header = ("# Generated from deploy/conf by scripts/deploy_check.py k8s --write "
                   "(master host -> Service names).\n")
         (k8s / "configmap.yaml").write_text(
             header + yaml.safe_dump(configmap(conf_dir), sort_keys=False, width=100))
@@ -103,7 +140,7 @@ def main():
                 docs.append((f.name, d))
     cms = [d for _, d in docs if d["kind"] == "ConfigMap"]
     check(len(cms) == 1 and cms[0] == configmap(conf_dir),
-          "configmap.yaml differs from deploy/conf (run deploy_k8s_check.py --write)")
+          "configmap.yaml differs from deploy/conf (run deploy_check.py k8s --write)")
     conf = {}
     for n in SITE_FILES:
         conf.update(properties(k8s_site(conf_dir, n)))
