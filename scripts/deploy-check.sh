@@ -109,6 +109,8 @@ wait_for "DataNode /status" http_ok "$P_DNH"
 wait_for "NodeManager /status" http_ok "$P_NMH"
 [[ -d $T/state/name/current ]] || fail "NameNode did not use dfs.namenode.name.dir from the conf"
 [[ -S $T/run/tusk-datanode/dn_socket ]] || fail "no short-circuit socket at dfs.domain.socket.path"
+# Clients of every user connect to it (a connect needs write permission on the file).
+[[ $(stat -c %a "$T/run/tusk-datanode/dn_socket") == 666 ]] || fail "the short-circuit socket is not 0666"
 live_nm() { curl -fsS "http://127.0.0.1:$P_RMH/ws/v1/cluster/metrics" | grep -q '"activeNodes": *1\b'; }
 wait_for "the NodeManager registered with the ResourceManager" live_nm
 fs() { HADOOP_CONF_DIR=$CONF TUSK_HOME=$T/home TUSK_LOG=warn "$TUSK" fs -D dfs.replication=1 "$@"; }
