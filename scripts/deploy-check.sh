@@ -4,7 +4,9 @@
 #      score; then each unit's own ExecStart= line, with its Environment=, run against a
 #      copy of deploy/conf whose host, ports and directories are moved to this machine
 #      (as an operator edits them): the four daemons come up, the /status endpoints
-#      answer, the NodeManager registers, and `tusk fs -put/-cat` round-trips a file.
+#      answer, the NodeManager registers, and `tusk fs -put/-cat` round-trips a file;
+#      then, where systemd-nspawn is installed, scripts/deploy-systemd.sh runs the units
+#      under a real systemd.
 #   2. Kubernetes manifests: parsed, and cross-checked against deploy/conf (ports,
 #      probes on /status, volume mounts, image, ConfigMap = the site files).
 #   3. Containerfile: the binary's shared libraries are the ones it copies.
@@ -121,6 +123,13 @@ fs -put "$T/data.bin" /data.bin || fail "fs -put"
 cmp <(fs -cat /data.bin) "$T/data.bin" || fail "fs -cat returned other bytes"
 find "$T/state/data" -name 'blk_*' | grep -q . || fail "no block in dfs.datanode.data.dir"
 echo "systemd: namenode, datanode, resourcemanager, nodemanager started from their ExecStart= lines; fs -put/-cat of 3 MB round-tripped"
+
+# --- 1c. systemd units under a real systemd (nspawn; about 15 s) ----------------------
+if command -v systemd-nspawn >/dev/null && [[ $(id -u) == 0 ]]; then
+    scripts/deploy-systemd.sh "$TUSK"
+else
+    echo "systemd: systemd-nspawn missing or not root; units not run under systemd (scripts/deploy-systemd.sh)"
+fi
 
 # --- 2. Kubernetes manifests ------------------------------------------------------------
 python3 scripts/deploy_check.py k8s deploy/k8s deploy/conf
