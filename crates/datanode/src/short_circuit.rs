@@ -13,6 +13,7 @@
 use std::io::IoSlice;
 use std::mem::MaybeUninit;
 use std::os::fd::AsFd;
+use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -58,7 +59,13 @@ pub(crate) fn bind(path: &Path) -> Result<UnixListener, DataNodeError> {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
         Err(e) => return Err(DataNodeError::io(path, e)),
     }
-    UnixListener::bind(path).map_err(|e| DataNodeError::io(path, e))
+    let listener = UnixListener::bind(path).map_err(|e| DataNodeError::io(path, e))?;
+    // Connecting needs write permission on the socket file: clients of every user may
+    // connect (the protocol checks what they ask for), so 0666 whatever the umask, as
+    // HDFS's DomainSocket.bindAndListen does. Access is narrowed by the directory.
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o666))
+        .map_err(|e| DataNodeError::io(path, e))?;
+    Ok(listener)
 }
 
 /// Serves the domain socket until shutdown, then removes it.
@@ -234,4 +241,20 @@ async fn send_fds(stream: &UnixStream, files: &ReplicaFiles, marker: u8) -> std:
             }
         })
         .await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn the_socket_is_connectable_by_every_user() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("dn_socket");
+        // Under any umask that takes write from others (022 by default, 027 in the
+        // systemd units), bind(2) alone leaves the socket unconnectable for them.
+        let _listener = bind(&path).unwrap();
+        let mode = std::fs::metadata(&path).unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, 0o666);
+    }
 }
