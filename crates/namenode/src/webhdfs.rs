@@ -1,6 +1,6 @@
 //! WebHDFS on the NameNode (`/webhdfs/v1/<path>?op=...`, Hadoop's
 //! `NamenodeWebHdfsMethods`): namespace operations run here, in process, as the user
-//! the request names; data operations (CREATE, OPEN) answer with a redirect to a
+//! the request names; data operations (CREATE, OPEN, APPEND, GETFILECHECKSUM) answer with a redirect to a
 //! DataNode's web server, which streams the bytes through its own client.
 //!
 //! [`dispatch`] is the operation table: one arm per operation, `UnsupportedOperation`
@@ -111,6 +111,7 @@ async fn dispatch(w: &WebHdfs, req: Request) -> Result<Response> {
         // Data: to a DataNode.
         Op::Open => redirect::open(w, &req).await,
         Op::Create => redirect::create(w, &req),
+        Op::Append | Op::GetFileChecksum => redirect::at_last_block(w, &req).await,
         // GET
         Op::GetFileStatus => namespace_ops::get_file_status(w, &req).await,
         Op::ListStatus => namespace_ops::list_status(w, &req).await,
@@ -125,6 +126,9 @@ async fn dispatch(w: &WebHdfs, req: Request) -> Result<Response> {
         Op::SetOwner => namespace_ops::set_owner(w, &req).await,
         Op::SetPermission => namespace_ops::set_permission(w, &req).await,
         Op::SetTimes => namespace_ops::set_times(w, &req).await,
+        // POST
+        Op::Truncate => namespace_ops::truncate(w, &req).await,
+        Op::Concat => namespace_ops::concat(w, &req).await,
         // DELETE
         Op::Delete => namespace_ops::delete(w, &req).await,
         other => Err(other.unsupported()),

@@ -146,6 +146,13 @@ pub fn location(url: &str) -> Value {
     json!({ "Location": url })
 }
 
+/// `{"FileChecksum":{"algorithm":...,"bytes":"<hex>","length":...}}` (JsonUtil): the
+/// algorithm name and the checksum's serialized bytes.
+pub fn file_checksum(algorithm: &str, bytes: &[u8]) -> Value {
+    let hex: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
+    json!({"FileChecksum": {"algorithm": algorithm, "bytes": hex, "length": bytes.len()}})
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

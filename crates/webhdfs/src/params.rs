@@ -204,6 +204,19 @@ impl Params {
         Ok(self.long("accesstime", -1)?.unwrap_or(-1))
     }
 
+    /// `newlength` (TRUNCATE; no default, at least 0).
+    pub fn new_length(&self) -> Result<Option<u64>> {
+        Ok(self.long("newlength", 0)?.map(|n| n as u64))
+    }
+
+    /// `sources` (CONCAT): the comma-separated paths, absolute (Hadoop's
+    /// `ConcatSourcesParam.getAbsolutePaths`); none when absent.
+    pub fn sources(&self) -> Vec<String> {
+        self.text("sources")
+            .map(|v| v.split(',').map(str::to_string).collect())
+            .unwrap_or_default()
+    }
+
     /// A required parameter's value, or Hadoop's error for an operation missing it.
     pub fn required<T>(op: Op, name: &str, value: Option<T>) -> Result<T> {
         value.ok_or_else(|| {
