@@ -546,8 +546,8 @@ async fn bad_input_gets_hadoops_error_json_and_status() {
         (Method::GET, "/f", "op=GETFILESTATUS&user.name=alice&doas=root",
          (403, "AuthorizationException"), Some("User: alice is not allowed to impersonate root")),
         // Operations Tusk does not run yet say so.
-        (Method::GET, "/f", "op=GETACLSTATUS", (400, "UnsupportedOperationException"),
-         Some("GETACLSTATUS is not supported")),
+        (Method::PUT, "/f", "op=CREATESYMLINK", (400, "UnsupportedOperationException"),
+         Some("CREATESYMLINK is not supported")),
     ];
     for (method, path, query, (status, class), message) in cases {
         let got = web
@@ -839,6 +839,187 @@ async fn truncate_and_concat_answer_hadoops_json() {
     // Both are in the edit log.
     cluster.restart_namenode().await.unwrap();
     let client = cluster.client_with(|o| o.user = "alice".into());
-    assert_eq!(client.read_file("/t/a").await.unwrap(), joined);
+    let read = wait_for("the concatenated file", Duration::from_secs(30), || async {
+        client.read_file("/t/a").await.ok()
+    })
+    .await
+    .unwrap();
+    assert_eq!(read, joined);
     assert_eq!(client.stat("/t/c").await.unwrap().length, 0);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn acl_and_snapshot_operations_answer_hadoops_json() {
+    let mut cluster = MiniCluster::builder()
+        .datanodes(1)
+        .conf("dfs.namenode.acls.enabled", "true")
+        .build()
+        .await
+        .unwrap();
+    let web = Web::new(&cluster);
+    home(&cluster, "/m", "alice").await;
+    let put = |q: &str| format!("{q}&user.name=alice");
+
+    // ACLs: set, modify, read back as Hadoop's AclStatus, remove entries, remove all.
+    let set = web
+        .nn(
+            Method::PUT,
+            "/m",
+            &put("op=SETACL&aclspec=user::rwx,group::r-x,other::---,user:bob:r-x"),
+        )
+        .await;
+    assert_eq!(
+        set.status,
+        StatusCode::OK,
+        "{}",
+        String::from_utf8_lossy(&set.body)
+    );
+    assert!(set.body.is_empty());
+    let modify = web
+        .nn(
+            Method::PUT,
+            "/m",
+            &put("op=MODIFYACLENTRIES&aclspec=default:group:dev:rwx"),
+        )
+        .await;
+    assert_eq!(modify.status, StatusCode::OK);
+    let status = web.nn(Method::GET, "/m", "op=GETACLSTATUS").await;
+    assert_eq!(
+        status.json(),
+        json!({"AclStatus": {
+            // The default ACL gets copies of the access ACL's base entries; the group
+            // bits show the mask (r-x).
+            "entries": ["user:bob:r-x", "group::r-x", "default:user::rwx", "default:group::r-x", "default:group:dev:rwx", "default:mask::rwx",
+                        "default:other::---"],
+            "group": "supergroup",
+            "owner": "alice",
+            "permission": "750",
+            "stickyBit": false,
+        }})
+    );
+    web.nn(
+        Method::PUT,
+        "/m",
+        &put("op=REMOVEACLENTRIES&aclspec=user:bob"),
+    )
+    .await;
+    web.nn(Method::PUT, "/m", &put("op=REMOVEDEFAULTACL")).await;
+    let entries = web.nn(Method::GET, "/m", "op=GETACLSTATUS").await.json();
+    assert_eq!(entries["AclStatus"]["entries"], json!(["group::r-x"]));
+    let m = web
+        .nn(Method::PUT, "/m", &put("op=SETACL"))
+        .await
+        .assert_error(400, "IllegalArgumentException");
+    assert_eq!(m, "Required param aclspec for op: SETACL is null or empty");
+    web.nn(
+        Method::PUT,
+        "/m",
+        &put("op=MODIFYACLENTRIES&aclspec=person:bob:rwx"),
+    )
+    .await
+    .assert_error(400, "IllegalArgumentException");
+    web.nn(Method::PUT, "/m", "op=REMOVEACL&user.name=mallory")
+        .await
+        .assert_error(403, "AccessControlException");
+    web.nn(Method::GET, "/missing", "op=GETACLSTATUS")
+        .await
+        .assert_error(404, "FileNotFoundException");
+    let removed = web.nn(Method::PUT, "/m", &put("op=REMOVEACL")).await;
+    assert_eq!(removed.status, StatusCode::OK);
+    let plain = web.nn(Method::GET, "/m", "op=GETACLSTATUS").await.json();
+    assert_eq!(plain["AclStatus"]["entries"], json!([]));
+
+    // Snapshots: allowing needs the superuser; create answers the snapshot's path.
+    web.nn(Method::PUT, "/m", &put("op=ALLOWSNAPSHOT"))
+        .await
+        .assert_error(403, "AccessControlException");
+    let admin = tusk_common::current_user();
+    let allowed = web
+        .nn(
+            Method::PUT,
+            "/m",
+            &format!("op=ALLOWSNAPSHOT&user.name={admin}"),
+        )
+        .await;
+    assert_eq!(
+        allowed.status,
+        StatusCode::OK,
+        "{}",
+        String::from_utf8_lossy(&allowed.body)
+    );
+    web.create("/m/f", "user.name=alice", b"v1".to_vec()).await;
+    let created = web
+        .nn(Method::PUT, "/m", &put("op=CREATESNAPSHOT&snapshotname=s1"))
+        .await;
+    assert_eq!(created.json(), json!({"Path": "/m/.snapshot/s1"}));
+    web.nn(Method::PUT, "/m", &put("op=CREATESNAPSHOT&snapshotname=s1"))
+        .await
+        .assert_error(403, "SnapshotException");
+    let renamed = web
+        .nn(
+            Method::PUT,
+            "/m",
+            &put("op=RENAMESNAPSHOT&oldsnapshotname=s1&snapshotname=s2"),
+        )
+        .await;
+    assert_eq!(
+        renamed.status,
+        StatusCode::OK,
+        "{}",
+        String::from_utf8_lossy(&renamed.body)
+    );
+    let m = web
+        .nn(Method::PUT, "/m", &put("op=RENAMESNAPSHOT&snapshotname=s3"))
+        .await
+        .assert_error(400, "IllegalArgumentException");
+    assert_eq!(
+        m,
+        "Required param oldsnapshotname for op: RENAMESNAPSHOT is null or empty"
+    );
+    let client = cluster.client();
+    assert_eq!(client.read_file("/m/.snapshot/s2/f").await.unwrap(), b"v1");
+
+    // What WebHDFS changed survives a restart (edit log).
+    cluster.restart_namenode().await.unwrap();
+    let web = Web::new(&cluster);
+    let client = cluster.client();
+    // The DataNode reports its blocks to the restarted NameNode.
+    let read = wait_for("the snapshot's file", Duration::from_secs(30), || async {
+        client.read_file("/m/.snapshot/s2/f").await.ok()
+    })
+    .await
+    .unwrap();
+    assert_eq!(read, b"v1");
+    let deleted = web
+        .nn(
+            Method::DELETE,
+            "/m",
+            &put("op=DELETESNAPSHOT&snapshotname=s2"),
+        )
+        .await;
+    assert_eq!(
+        deleted.status,
+        StatusCode::OK,
+        "{}",
+        String::from_utf8_lossy(&deleted.body)
+    );
+    assert!(client.stat("/m/.snapshot/s2").await.is_err());
+    web.nn(
+        Method::DELETE,
+        "/m",
+        &put("op=DELETESNAPSHOT&snapshotname=s2"),
+    )
+    .await
+    .assert_error(403, "SnapshotException");
+    let disallowed = web
+        .nn(
+            Method::PUT,
+            "/m",
+            &format!("op=DISALLOWSNAPSHOT&user.name={admin}"),
+        )
+        .await;
+    assert_eq!(disallowed.status, StatusCode::OK);
+    web.nn(Method::PUT, "/m", &put("op=CREATESNAPSHOT"))
+        .await
+        .assert_error(403, "SnapshotException");
 }

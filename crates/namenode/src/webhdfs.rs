@@ -6,8 +6,10 @@
 //! [`dispatch`] is the operation table: one arm per operation, `UnsupportedOperation`
 //! for the rest. `webhdfs/namespace_ops.rs` runs the namespace operations (each waits
 //! until its edit is durable before answering); `webhdfs/redirect.rs` chooses the
-//! DataNode and builds the `Location`.
+//! DataNode and builds the `Location`; `webhdfs/meta_ops.rs` runs the ACL and snapshot
+//! operations.
 
+mod meta_ops;
 mod namespace_ops;
 mod redirect;
 
@@ -131,6 +133,19 @@ async fn dispatch(w: &WebHdfs, req: Request) -> Result<Response> {
         Op::Concat => namespace_ops::concat(w, &req).await,
         // DELETE
         Op::Delete => namespace_ops::delete(w, &req).await,
+        // ACLs
+        Op::GetAclStatus => meta_ops::get_acl_status(w, &req).await,
+        Op::SetAcl
+        | Op::ModifyAclEntries
+        | Op::RemoveAclEntries
+        | Op::RemoveDefaultAcl
+        | Op::RemoveAcl => meta_ops::change_acl(w, &req).await,
+        // Snapshots
+        Op::AllowSnapshot => meta_ops::allow_snapshot(w, &req).await,
+        Op::DisallowSnapshot => meta_ops::disallow_snapshot(w, &req).await,
+        Op::CreateSnapshot => meta_ops::create_snapshot(w, &req).await,
+        Op::RenameSnapshot => meta_ops::rename_snapshot(w, &req).await,
+        Op::DeleteSnapshot => meta_ops::delete_snapshot(w, &req).await,
         other => Err(other.unsupported()),
     }
 }

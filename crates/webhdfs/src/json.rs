@@ -153,6 +153,21 @@ pub fn file_checksum(algorithm: &str, bytes: &[u8]) -> Value {
     json!({"FileChecksum": {"algorithm": algorithm, "bytes": hex, "length": bytes.len()}})
 }
 
+/// `{"AclStatus":{"entries":[...],"group":...,"owner":...,"permission":...,"stickyBit":...}}`
+/// (JsonUtil): each entry as `AclEntry.toStringStable`.
+pub fn acl_status(s: &h::AclStatusProto) -> Value {
+    let entries: Vec<String> = s.entries.iter().map(crate::acl::entry_string).collect();
+    let mut m = Map::new();
+    m.insert("entries".into(), json!(entries));
+    m.insert("group".into(), json!(s.group));
+    m.insert("owner".into(), json!(s.owner));
+    if let Some(p) = &s.permission {
+        m.insert("permission".into(), json!(permission(p.perm)));
+    }
+    m.insert("stickyBit".into(), json!(s.sticky));
+    json!({ "AclStatus": m })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

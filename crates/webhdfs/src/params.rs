@@ -217,6 +217,21 @@ impl Params {
             .unwrap_or_default()
     }
 
+    /// `aclspec` (SETACL, MODIFYACLENTRIES, REMOVEACLENTRIES).
+    pub fn acl_spec(&self) -> Option<String> {
+        self.text("aclspec")
+    }
+
+    /// `snapshotname` (CREATESNAPSHOT, RENAMESNAPSHOT's new name, DELETESNAPSHOT).
+    pub fn snapshot_name(&self) -> Option<String> {
+        self.text("snapshotname")
+    }
+
+    /// `oldsnapshotname` (RENAMESNAPSHOT).
+    pub fn old_snapshot_name(&self) -> Option<String> {
+        self.text("oldsnapshotname")
+    }
+
     /// A required parameter's value, or Hadoop's error for an operation missing it.
     pub fn required<T>(op: Op, name: &str, value: Option<T>) -> Result<T> {
         value.ok_or_else(|| {
