@@ -924,6 +924,34 @@ async fn acl_and_snapshot_operations_answer_hadoops_json() {
     web.nn(Method::GET, "/missing", "op=GETACLSTATUS")
         .await
         .assert_error(404, "FileNotFoundException");
+    // CHECKACCESS: the owner holds rwx; another user (other::---) not even read.
+    let may_read = web
+        .nn(
+            Method::GET,
+            "/m",
+            "op=CHECKACCESS&fsaction=rwx&user.name=alice",
+        )
+        .await;
+    assert_eq!(
+        may_read.status,
+        StatusCode::OK,
+        "{}",
+        String::from_utf8_lossy(&may_read.body)
+    );
+    web.nn(
+        Method::GET,
+        "/m",
+        "op=CHECKACCESS&fsaction=r--&user.name=bob",
+    )
+    .await
+    .assert_error(403, "AccessControlException");
+    web.nn(
+        Method::GET,
+        "/m",
+        "op=CHECKACCESS&fsaction=rwz&user.name=bob",
+    )
+    .await
+    .assert_error(400, "IllegalArgumentException");
     let removed = web.nn(Method::PUT, "/m", &put("op=REMOVEACL")).await;
     assert_eq!(removed.status, StatusCode::OK);
     let plain = web.nn(Method::GET, "/m", "op=GETACLSTATUS").await.json();

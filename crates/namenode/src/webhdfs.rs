@@ -6,8 +6,8 @@
 //! [`dispatch`] is the operation table: one arm per operation, `UnsupportedOperation`
 //! for the rest. `webhdfs/namespace_ops.rs` runs the namespace operations (each waits
 //! until its edit is durable before answering); `webhdfs/redirect.rs` chooses the
-//! DataNode and builds the `Location`; `webhdfs/meta_ops.rs` runs the ACL and snapshot
-//! operations.
+//! DataNode and builds the `Location`; `webhdfs/meta_ops.rs` runs the ACL, CHECKACCESS and
+//! snapshot operations.
 
 mod meta_ops;
 mod namespace_ops;
@@ -140,6 +140,7 @@ async fn dispatch(w: &WebHdfs, req: Request) -> Result<Response> {
         | Op::RemoveAclEntries
         | Op::RemoveDefaultAcl
         | Op::RemoveAcl => meta_ops::change_acl(w, &req).await,
+        Op::CheckAccess => meta_ops::check_access(w, &req).await,
         // Snapshots
         Op::AllowSnapshot => meta_ops::allow_snapshot(w, &req).await,
         Op::DisallowSnapshot => meta_ops::disallow_snapshot(w, &req).await,

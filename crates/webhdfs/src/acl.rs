@@ -51,7 +51,7 @@ fn parse_entry(text: &str, with_perm: bool) -> Result<AclEntryProto, String> {
 }
 
 /// `r-x` → 5, as Hadoop's `FsAction.getFsAction` (exactly three symbols).
-fn parse_perm(p: &str) -> Option<i32> {
+pub fn parse_perm(p: &str) -> Option<i32> {
     let b = p.as_bytes();
     if b.len() != 3 {
         return None;

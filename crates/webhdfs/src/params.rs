@@ -232,6 +232,21 @@ impl Params {
         self.text("oldsnapshotname")
     }
 
+    /// `fsaction` (CHECKACCESS): `r-x` as bits, Hadoop's `[r-][w-][x-]`.
+    pub fn fs_action(&self) -> Result<Option<u16>> {
+        let Some(v) = self.text("fsaction") else {
+            return Ok(None);
+        };
+        crate::acl::parse_perm(&v)
+            .map(|bits| Some(bits as u16))
+            .ok_or_else(|| {
+                WebHdfsError::bad_param(
+                    "fsaction",
+                    format!("Invalid value: \"{v}\" does not belong to the domain [r-][w-][x-]"),
+                )
+            })
+    }
+
     /// A required parameter's value, or Hadoop's error for an operation missing it.
     pub fn required<T>(op: Op, name: &str, value: Option<T>) -> Result<T> {
         value.ok_or_else(|| {

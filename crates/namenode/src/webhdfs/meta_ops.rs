@@ -1,4 +1,4 @@
-//! WebHDFS's ACL and snapshot operations (Hadoop's `NamenodeWebHdfsMethods`), run on
+//! WebHDFS's ACL, access-check and snapshot operations (Hadoop's `NamenodeWebHdfsMethods`), run on
 //! the namesystem as the request's user; each change answers once its edit is durable.
 
 use axum::response::Response;
@@ -75,6 +75,15 @@ pub(super) async fn rename_snapshot(w: &WebHdfs, req: &Request) -> Result<Respon
 pub(super) async fn delete_snapshot(w: &WebHdfs, req: &Request) -> Result<Response> {
     let name = Params::required(req.op, "snapshotname", req.params.snapshot_name())?;
     w.durable(w.fsn.delete_snapshot(&req.user, &req.path, &name))
+        .await?;
+    Ok(empty())
+}
+
+/// CHECKACCESS: 200 with no body when the user may act on the path as `fsaction`
+/// says, `AccessControlException` when not.
+pub(super) async fn check_access(w: &WebHdfs, req: &Request) -> Result<Response> {
+    let mode = Params::required(req.op, "fsaction", req.params.fs_action()?)?;
+    w.settled(w.fsn.check_access(&req.user, &req.path, mode))
         .await?;
     Ok(empty())
 }
