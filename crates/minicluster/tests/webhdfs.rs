@@ -849,7 +849,7 @@ async fn truncate_and_concat_answer_hadoops_json() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn acl_and_snapshot_operations_answer_hadoops_json() {
+async fn acl_quota_and_snapshot_operations_answer_hadoops_json() {
     let mut cluster = MiniCluster::builder()
         .datanodes(1)
         .conf("dfs.namenode.acls.enabled", "true")
@@ -957,11 +957,58 @@ async fn acl_and_snapshot_operations_answer_hadoops_json() {
     let plain = web.nn(Method::GET, "/m", "op=GETACLSTATUS").await.json();
     assert_eq!(plain["AclStatus"]["entries"], json!([]));
 
+    // Quotas: set by the superuser only, read back as Hadoop's QuotaUsage; -1 clears.
+    let admin = tusk_common::current_user();
+    web.nn(Method::PUT, "/m", &put("op=SETQUOTA&namespacequota=10"))
+        .await
+        .assert_error(403, "AccessControlException");
+    let set = web
+        .nn(
+            Method::PUT,
+            "/m",
+            &format!("op=SETQUOTA&namespacequota=10&storagespacequota=1048576&user.name={admin}"),
+        )
+        .await;
+    assert_eq!(
+        set.status,
+        StatusCode::OK,
+        "{}",
+        String::from_utf8_lossy(&set.body)
+    );
+    let usage = web.nn(Method::GET, "/m", "op=GETQUOTAUSAGE").await;
+    assert_eq!(
+        usage.json(),
+        json!({"QuotaUsage": {"fileAndDirectoryCount": 1, "quota": 10, "spaceConsumed": 0,
+                              "spaceQuota": 1048576, "typeQuota": {}}})
+    );
+    web.nn(
+        Method::PUT,
+        "/m",
+        &format!("op=SETQUOTA&storagespacequota=-1&user.name={admin}"),
+    )
+    .await;
+    let usage = web.nn(Method::GET, "/m", "op=GETQUOTAUSAGE").await.json();
+    assert_eq!(
+        (
+            usage["QuotaUsage"]["quota"].clone(),
+            usage["QuotaUsage"]["spaceQuota"].clone()
+        ),
+        (json!(10), json!(-1))
+    );
+    web.nn(
+        Method::PUT,
+        "/m",
+        &format!("op=SETQUOTA&namespacequota=-1&user.name={admin}"),
+    )
+    .await;
+    web.nn(Method::GET, "/missing", "op=GETQUOTAUSAGE")
+        .await
+        .assert_error(404, "FileNotFoundException");
+
     // Snapshots: allowing needs the superuser; create answers the snapshot's path.
     web.nn(Method::PUT, "/m", &put("op=ALLOWSNAPSHOT"))
         .await
         .assert_error(403, "AccessControlException");
-    let admin = tusk_common::current_user();
     let allowed = web
         .nn(
             Method::PUT,

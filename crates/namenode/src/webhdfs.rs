@@ -6,8 +6,8 @@
 //! [`dispatch`] is the operation table: one arm per operation, `UnsupportedOperation`
 //! for the rest. `webhdfs/namespace_ops.rs` runs the namespace operations (each waits
 //! until its edit is durable before answering); `webhdfs/redirect.rs` chooses the
-//! DataNode and builds the `Location`; `webhdfs/meta_ops.rs` runs the ACL, CHECKACCESS and
-//! snapshot operations.
+//! DataNode and builds the `Location`; `webhdfs/meta_ops.rs` runs the ACL, CHECKACCESS, quota
+//! and snapshot operations.
 
 mod meta_ops;
 mod namespace_ops;
@@ -141,6 +141,9 @@ async fn dispatch(w: &WebHdfs, req: Request) -> Result<Response> {
         | Op::RemoveDefaultAcl
         | Op::RemoveAcl => meta_ops::change_acl(w, &req).await,
         Op::CheckAccess => meta_ops::check_access(w, &req).await,
+        // Quotas
+        Op::GetQuotaUsage => meta_ops::get_quota_usage(w, &req).await,
+        Op::SetQuota => meta_ops::set_quota(w, &req).await,
         // Snapshots
         Op::AllowSnapshot => meta_ops::allow_snapshot(w, &req).await,
         Op::DisallowSnapshot => meta_ops::disallow_snapshot(w, &req).await,

@@ -247,6 +247,20 @@ impl Params {
             })
     }
 
+    /// `namespacequota` and `storagespacequota` (SETQUOTA) as the RPC takes them:
+    /// unchanged (`i64::MAX`, HDFS's `QUOTA_DONT_SET`) when absent, `-1` (clear) as
+    /// `u64::MAX`.
+    pub fn quotas(&self) -> Result<(u64, u64)> {
+        let quota = |name: &str| -> Result<u64> {
+            Ok(match self.long(name, -1)? {
+                None => i64::MAX as u64,
+                Some(-1) => u64::MAX,
+                Some(q) => q as u64,
+            })
+        };
+        Ok((quota("namespacequota")?, quota("storagespacequota")?))
+    }
+
     /// A required parameter's value, or Hadoop's error for an operation missing it.
     pub fn required<T>(op: Op, name: &str, value: Option<T>) -> Result<T> {
         value.ok_or_else(|| {

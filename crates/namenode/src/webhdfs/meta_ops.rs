@@ -1,4 +1,4 @@
-//! WebHDFS's ACL, access-check and snapshot operations (Hadoop's `NamenodeWebHdfsMethods`), run on
+//! WebHDFS's ACL, access-check, quota and snapshot operations (Hadoop's `NamenodeWebHdfsMethods`), run on
 //! the namesystem as the request's user; each change answers once its edit is durable.
 
 use axum::response::Response;
@@ -85,5 +85,24 @@ pub(super) async fn check_access(w: &WebHdfs, req: &Request) -> Result<Response>
     let mode = Params::required(req.op, "fsaction", req.params.fs_action()?)?;
     w.settled(w.fsn.check_access(&req.user, &req.path, mode))
         .await?;
+    Ok(empty())
+}
+
+pub(super) async fn get_quota_usage(w: &WebHdfs, req: &Request) -> Result<Response> {
+    let usage = w
+        .settled(w.fsn.get_quota_usage(&req.user, &req.path))
+        .await?;
+    Ok(json(j::quota_usage(&usage)))
+}
+
+/// SETQUOTA (superuser): `namespacequota`, `storagespacequota`; either absent is left
+/// as it is, `-1` clears it. 200 with no body.
+pub(super) async fn set_quota(w: &WebHdfs, req: &Request) -> Result<Response> {
+    let (namespace, space) = req.params.quotas()?;
+    w.durable(
+        w.fsn
+            .set_quota(&req.user, &req.path, namespace, space, None),
+    )
+    .await?;
     Ok(empty())
 }
