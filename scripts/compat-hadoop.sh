@@ -220,6 +220,13 @@ cmp "$WORK/local.bin" "$WORK/web-back.bin" || fail "-get webhdfs:// content diff
 # What WebHDFS wrote is the same file over RPC.
 [ "$("$TUSK" fs -fs "$URI" -cat /compat/web/hello.txt)" = "hello from hadoop fsshell" ] || fail "tusk fs -cat of a WebHDFS-written file"
 fsshell -mv "$WEBHDFS/compat/web/hello.txt" "$WEBHDFS/compat/web/moved.txt"
+# APPEND and GETFILECHECKSUM through WebHDFS; the checksum is the one RPC gives.
+fsshell -appendToFile "$WORK/hello.txt" "$WEBHDFS/compat/web/moved.txt"
+[ "$("$TUSK" fs -fs "$URI" -cat /compat/web/moved.txt)" = "$(cat "$WORK/hello.txt" "$WORK/hello.txt")" ] || fail "-appendToFile webhdfs://"
+WEB_SUM=$(fsshell -checksum "$WEBHDFS/compat/web/data.bin" | cut -f2-)
+RPC_SUM=$(fsshell -checksum /compat/web/data.bin | cut -f2-)
+echo "compat-hadoop: -checksum webhdfs:// $WEB_SUM"
+[ -n "$RPC_SUM" ] && [ "$WEB_SUM" = "$RPC_SUM" ] || fail "-checksum webhdfs:// ($WEB_SUM) differs from RPC ($RPC_SUM)"
 fsshell -rm -r "$WEBHDFS/compat/web" | grep -q "Deleted $WEBHDFS/compat/web" || fail "-rm -r webhdfs://"
 fsshell -test -e /compat/web && fail "-rm -r webhdfs:// left the directory"
 # --- append: -appendToFile (partial last block, new file, stdin, multi-chunk) and -truncate -w

@@ -82,6 +82,39 @@ check("set times", (st["modificationTime"], st["accessTime"]) == (1_000_000, 2_0
 alice.set_replication("/py/data.bin", replication=1)
 check("set replication", alice.status("/py/data.bin")["replication"] == 1)
 
+# APPEND: the same two steps as CREATE, under POST; the last block is partial.
+tail = bytes(range(256)) * 40 + b"end"
+alice.write("/py/data.bin", data=io.BytesIO(tail), append=True)
+with alice.read("/py/data.bin") as r:
+    check("append, then read back whole", r.read() == data + tail)
+alice.write("/py/data.bin", data=b"!", append=True)
+check("a second append", alice.status("/py/data.bin")["length"] == len(data) + len(tail) + 1)
+data += tail + b"!"
+
+# GETFILECHECKSUM: Hadoop's MD5-of-MD5-of-CRC32C JSON; a copy of the same bytes with
+# the same block size has the same checksum, a different byte a different one.
+alice.write("/py/copy.bin", data=io.BytesIO(data), blocksize=1024 * 1024)
+sum1 = alice.checksum("/py/data.bin")
+check(
+    "checksum shape",
+    sum1["algorithm"] == "MD5-of-2048MD5-of-512CRC32C"
+    and sum1["length"] == 28
+    and len(sum1["bytes"]) == 56
+    and sum1["bytes"].startswith("00000200" + "0000000000000800"),
+    str(sum1),
+)
+check("the same bytes have the same checksum", alice.checksum("/py/copy.bin") == sum1)
+alice.write("/py/copy.bin", data=b"?", append=True)
+check("appended bytes change the checksum", alice.checksum("/py/copy.bin")["bytes"] != sum1["bytes"])
+alice.delete("/py/copy.bin")
+
+ok, detail = refused(lambda: alice.write("/py/missing", data=b"x", append=True), "FileNotFoundException")
+check("append to a missing file is FileNotFoundException", ok, detail)
+ok, detail = refused(lambda: anonymous.write("/py/data.bin", data=b"x", append=True), "AccessControlException")
+check("an unauthenticated append to another's file is refused", ok, detail)
+ok, detail = refused(lambda: alice.checksum("/py"), "FileNotFoundException")
+check("the checksum of a directory is refused", ok, detail)
+
 ok, detail = refused(lambda: alice.status("/py/missing"), "FileNotFoundException")
 check("a missing file is FileNotFoundException", ok, detail)
 ok, detail = refused(lambda: alice.write("/py/data.bin", data=b"x"), "FileAlreadyExistsException")

@@ -2,8 +2,10 @@
 //! operations the NameNode redirects here. The bytes go through Tusk's own client as
 //! the request's user, streamed both ways: CREATE writes the request body into a new
 //! file packet by packet (the first replica lands on this node when placement allows);
-//! OPEN answers the file's bytes from `offset` for `length` as they are read. Neither
-//! holds more than a packet (CREATE) or a chunk of [`READ_CHUNK`] (OPEN) in memory.
+//! APPEND writes it to the end of an existing file the same way; OPEN answers the
+//! file's bytes from `offset` for `length` as they are read; GETFILECHECKSUM answers
+//! the file's checksum as the client computes it. None holds more than a packet
+//! (CREATE, APPEND) or a chunk of [`READ_CHUNK`] (OPEN) in memory.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -15,9 +17,9 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::any;
 use bytes::{Bytes, BytesMut};
 use futures::StreamExt;
-use tusk_client::{ClientError, ClientOptions, CreateOptions, DfsClient, FileReader};
+use tusk_client::{ClientError, ClientOptions, CreateOptions, DfsClient, FileReader, FileWriter};
 use tusk_http::Router;
-use tusk_webhdfs::{path::fs_path, Op, Params, Result, WebHdfsError, PREFIX};
+use tusk_webhdfs::{json, path::fs_path, Op, Params, Result, WebHdfsError, PREFIX};
 
 use crate::Node;
 
@@ -76,6 +78,8 @@ async fn dispatch(
     match op {
         Op::Create => create(client, path, params, body).await,
         Op::Open => open(client, path, params).await,
+        Op::Append => append(client, path, params, body).await,
+        Op::GetFileChecksum => file_checksum(client, path).await,
         other => Err(WebHdfsError::illegal_argument(format!(
             "Invalid operation {other}"
         ))),
@@ -114,12 +118,7 @@ async fn create(client: &DfsClient, path: &str, params: &Params, body: Body) -> 
     };
     params.buffer_size()?;
     let mut writer = client.create(path, options).await.map_err(client_error)?;
-    let mut chunks = body.into_data_stream();
-    while let Some(chunk) = chunks.next().await {
-        let chunk =
-            chunk.map_err(|e| WebHdfsError::io(format!("reading the request body: {e}")))?;
-        writer.write(&chunk).await.map_err(client_error)?;
-    }
+    write_body(&mut writer, body).await?;
     writer.close().await.map_err(client_error)?;
     let location = format!("hdfs://{}{path}", client.options().namenode);
     Ok((
@@ -128,6 +127,44 @@ async fn create(client: &DfsClient, path: &str, params: &Params, body: Body) -> 
             (header::LOCATION, location.as_str()),
             (header::CONTENT_LENGTH, "0"),
         ],
+    )
+        .into_response())
+}
+
+/// Appends the request body to the file, streamed as it comes; 200 with no body once
+/// the file is closed (Hadoop's `onAppend`).
+async fn append(client: &DfsClient, path: &str, params: &Params, body: Body) -> Result<Response> {
+    params.buffer_size()?;
+    let mut writer = client.append(path, false).await.map_err(client_error)?;
+    write_body(&mut writer, body).await?;
+    writer.close().await.map_err(client_error)?;
+    Ok((StatusCode::OK, [(header::CONTENT_LENGTH, "0")]).into_response())
+}
+
+/// Writes every chunk of `body` through `writer`.
+async fn write_body(writer: &mut FileWriter, body: Body) -> Result<()> {
+    let mut chunks = body.into_data_stream();
+    while let Some(chunk) = chunks.next().await {
+        let chunk =
+            chunk.map_err(|e| WebHdfsError::io(format!("reading the request body: {e}")))?;
+        writer.write(&chunk).await.map_err(client_error)?;
+    }
+    Ok(())
+}
+
+/// The file's checksum as `{"FileChecksum": ...}`, combined as the client's
+/// `dfs.checksum.combine.mode` says (MD5-of-MD5-of-CRC by default).
+async fn file_checksum(client: &DfsClient, path: &str) -> Result<Response> {
+    let mode = client.options().checksum_combine_mode;
+    let sum = client
+        .file_checksum(path, mode)
+        .await
+        .map_err(client_error)?;
+    let body = json::file_checksum(&sum.algorithm_name(), &sum.bytes()).to_string();
+    Ok((
+        StatusCode::OK,
+        [(header::CONTENT_TYPE, json::CONTENT_TYPE)],
+        body,
     )
         .into_response())
 }

@@ -1,14 +1,16 @@
-//! WebHDFS through plain HTTP, as curl or a script would use it: the two-step CREATE
-//! and OPEN with their redirects, Hadoop's JSON shapes, and Hadoop's error JSON and
+//! WebHDFS through plain HTTP, as curl or a script would use it: the two-step CREATE,
+//! OPEN, APPEND and GETFILECHECKSUM with their redirects, TRUNCATE and CONCAT, Hadoop's JSON shapes, and Hadoop's error JSON and
 //! status codes for bad input and refused access.
 
 use std::net::SocketAddr;
 
 use reqwest::{redirect, Method, StatusCode};
 use serde_json::{json, Value};
+use std::time::Duration;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tusk_client::CreateOptions;
-use tusk_minicluster::{test_data, MiniCluster};
+
+use tusk_client::{ChecksumCombineMode, CreateOptions};
+use tusk_minicluster::{test_data, wait_for, MiniCluster};
 
 /// A client that does not follow redirects, so each step can be checked.
 struct Web {
@@ -544,8 +546,8 @@ async fn bad_input_gets_hadoops_error_json_and_status() {
         (Method::GET, "/f", "op=GETFILESTATUS&user.name=alice&doas=root",
          (403, "AuthorizationException"), Some("User: alice is not allowed to impersonate root")),
         // Operations Tusk does not run yet say so.
-        (Method::GET, "/f", "op=GETACLSTATUS", (400, "UnsupportedOperationException"),
-         Some("GETACLSTATUS is not supported")),
+        (Method::PUT, "/f", "op=CREATESYMLINK", (400, "UnsupportedOperationException"),
+         Some("CREATESYMLINK is not supported")),
     ];
     for (method, path, query, (status, class), message) in cases {
         let got = web
@@ -622,4 +624,477 @@ async fn anonymous_and_other_users_cannot_write_a_private_directory() {
     let listing = owner.list("/private").await.unwrap();
     assert_eq!(listing.len(), 1, "nothing was created");
     assert_eq!(owner.read_file("/private/secret").await.unwrap(), b"s");
+}
+
+/// The `ip:infoPort` of the DataNodes holding the last block of `path`.
+async fn last_block_holders(cluster: &MiniCluster, path: &str) -> Vec<String> {
+    let located = cluster
+        .client()
+        .block_locations(path, 0, u64::MAX >> 1)
+        .await
+        .unwrap();
+    let last = located.blocks.last().expect("a block");
+    last.locs
+        .iter()
+        .map(|dn| format!("{}:{}", dn.id.ip_addr, dn.id.info_port))
+        .collect()
+}
+
+/// The authority of a redirect's URL.
+fn authority(location: &str) -> &str {
+    let rest = location.strip_prefix("http://").unwrap();
+    &rest[..rest.find('/').unwrap()]
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn append_and_checksum_redirect_to_a_holder_of_the_last_block() {
+    let cluster = cluster().await;
+    let web = Web::new(&cluster);
+    home(&cluster, "/a", "alice").await;
+    let client = cluster.client();
+    // One replica of two blocks, so "a holder of the last block" is one DataNode.
+    let opts = CreateOptions {
+        replication: Some(1),
+        block_size: Some(1024 * 1024),
+        ..CreateOptions::default()
+    };
+    let first = test_data(1024 * 1024 + 100, 7);
+    client.write_file("/a/f", &first, opts).await.unwrap();
+    client.set_owner("/a/f", Some("alice"), None).await.unwrap();
+    let holders = last_block_holders(&cluster, "/a/f").await;
+
+    // APPEND: 307 to the holder, then the body there; 200 with no body.
+    let step1 = web
+        .nn(Method::POST, "/a/f", "op=APPEND&user.name=alice")
+        .await;
+    assert_eq!(step1.status, StatusCode::TEMPORARY_REDIRECT);
+    let location = step1.location.unwrap();
+    assert_eq!(vec![authority(&location).to_string()], holders);
+    assert!(location.contains("op=APPEND"), "{location}");
+    let added = test_data(5000, 8);
+    let step2 = web.send(Method::POST, &location, added.clone()).await;
+    assert_eq!(
+        step2.status,
+        StatusCode::OK,
+        "{}",
+        String::from_utf8_lossy(&step2.body)
+    );
+    assert!(step2.body.is_empty());
+    let mut whole = first.clone();
+    whole.extend_from_slice(&added);
+    assert_eq!(client.read_file("/a/f").await.unwrap(), whole);
+    assert!(client.is_file_closed("/a/f").await.unwrap());
+
+    // noredirect: the same Location as JSON.
+    let json_location = web
+        .nn(
+            Method::POST,
+            "/a/f",
+            "op=APPEND&user.name=alice&noredirect=true",
+        )
+        .await;
+    assert_eq!(json_location.status, StatusCode::OK);
+    let url = json_location.json()["Location"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(
+        url.contains("op=APPEND") && !url.contains("noredirect"),
+        "{url}"
+    );
+    let again = web.send(Method::POST, &url, b"!".to_vec()).await;
+    assert_eq!(again.status, StatusCode::OK);
+    whole.push(b'!');
+    assert_eq!(client.read_file("/a/f").await.unwrap(), whole);
+
+    // GETFILECHECKSUM: Hadoop's JSON, the same value the RPC client computes.
+    let step1 = web.nn(Method::GET, "/a/f", "op=GETFILECHECKSUM").await;
+    assert_eq!(step1.status, StatusCode::TEMPORARY_REDIRECT);
+    let location = step1.location.unwrap();
+    assert_eq!(
+        vec![authority(&location).to_string()],
+        last_block_holders(&cluster, "/a/f").await
+    );
+    let answer = web.send(Method::GET, &location, Vec::new()).await;
+    assert_eq!(answer.status, StatusCode::OK);
+    let expected = client
+        .file_checksum("/a/f", ChecksumCombineMode::Md5Md5Crc)
+        .await
+        .unwrap();
+    assert_eq!(
+        answer.json(),
+        json!({"FileChecksum": {
+            "algorithm": expected.algorithm_name(),
+            "bytes": expected.hex(),
+            "length": 28,
+        }})
+    );
+    assert_eq!(expected.algorithm_name(), "MD5-of-2048MD5-of-512CRC32C");
+
+    // Errors: a missing file at the NameNode; another user's append at the DataNode,
+    // which leaves the file as it was.
+    web.nn(Method::POST, "/a/missing", "op=APPEND&user.name=alice")
+        .await
+        .assert_error(404, "FileNotFoundException");
+    web.nn(Method::GET, "/a/missing", "op=GETFILECHECKSUM")
+        .await
+        .assert_error(404, "FileNotFoundException");
+    let step1 = web
+        .nn(Method::POST, "/a/f", "op=APPEND&user.name=mallory")
+        .await;
+    web.send(Method::POST, &step1.location.unwrap(), b"x".to_vec())
+        .await
+        .assert_error(403, "AccessControlException");
+    assert_eq!(client.read_file("/a/f").await.unwrap(), whole);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn truncate_and_concat_answer_hadoops_json() {
+    let mut cluster = cluster().await;
+    let web = Web::new(&cluster);
+    home(&cluster, "/t", "alice").await;
+    let alice = cluster.client_with(|o| o.user = "alice".into());
+    let data = test_data(3000, 9);
+    for name in ["/t/a", "/t/b", "/t/c"] {
+        alice
+            .write_file(name, &data, CreateOptions::default())
+            .await
+            .unwrap();
+    }
+
+    // TRUNCATE at a block boundary is done at once; inside a block it answers false
+    // and the file closes once the last block is recovered.
+    let cut = web
+        .nn(
+            Method::POST,
+            "/t/a",
+            "op=TRUNCATE&newlength=1000&user.name=alice",
+        )
+        .await;
+    assert_eq!(cut.json(), json!({"boolean": false}));
+    wait_for("truncate recovery", Duration::from_secs(30), || async {
+        alice.is_file_closed("/t/a").await.unwrap()
+    })
+    .await
+    .unwrap();
+    assert_eq!(alice.read_file("/t/a").await.unwrap(), &data[..1000]);
+    let to_zero = web
+        .nn(
+            Method::POST,
+            "/t/c",
+            "op=TRUNCATE&newlength=0&user.name=alice",
+        )
+        .await;
+    assert_eq!(to_zero.json(), json!({"boolean": true}));
+    assert_eq!(alice.stat("/t/c").await.unwrap().length, 0);
+    let m = web
+        .nn(Method::POST, "/t/b", "op=TRUNCATE&user.name=alice")
+        .await
+        .assert_error(400, "IllegalArgumentException");
+    assert_eq!(
+        m,
+        "Required param newlength for op: TRUNCATE is null or empty"
+    );
+    web.nn(
+        Method::POST,
+        "/t/b",
+        "op=TRUNCATE&newlength=10&user.name=mallory",
+    )
+    .await
+    .assert_error(403, "AccessControlException");
+
+    // CONCAT: 200 with no body; the sources' bytes follow the target's and the
+    // sources are gone.
+    let c = web
+        .nn(
+            Method::POST,
+            "/t/a",
+            "op=CONCAT&sources=/t/b&user.name=alice",
+        )
+        .await;
+    assert_eq!(
+        c.status,
+        StatusCode::OK,
+        "{}",
+        String::from_utf8_lossy(&c.body)
+    );
+    assert!(c.body.is_empty());
+    let mut joined = data[..1000].to_vec();
+    joined.extend_from_slice(&data);
+    assert_eq!(alice.read_file("/t/a").await.unwrap(), joined);
+    assert!(alice.stat("/t/b").await.is_err());
+    let m = web
+        .nn(Method::POST, "/t/a", "op=CONCAT&user.name=alice")
+        .await
+        .assert_error(400, "IllegalArgumentException");
+    assert_eq!(m, "Required param sources for op: CONCAT is null or empty");
+    web.nn(
+        Method::POST,
+        "/t/a",
+        "op=CONCAT&sources=/t/missing&user.name=alice",
+    )
+    .await
+    .assert_error(404, "FileNotFoundException");
+
+    // Both are in the edit log.
+    cluster.restart_namenode().await.unwrap();
+    let client = cluster.client_with(|o| o.user = "alice".into());
+    let read = wait_for("the concatenated file", Duration::from_secs(30), || async {
+        client.read_file("/t/a").await.ok()
+    })
+    .await
+    .unwrap();
+    assert_eq!(read, joined);
+    assert_eq!(client.stat("/t/c").await.unwrap().length, 0);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn acl_quota_and_snapshot_operations_answer_hadoops_json() {
+    let mut cluster = MiniCluster::builder()
+        .datanodes(1)
+        .conf("dfs.namenode.acls.enabled", "true")
+        .build()
+        .await
+        .unwrap();
+    let web = Web::new(&cluster);
+    home(&cluster, "/m", "alice").await;
+    let put = |q: &str| format!("{q}&user.name=alice");
+
+    // ACLs: set, modify, read back as Hadoop's AclStatus, remove entries, remove all.
+    let set = web
+        .nn(
+            Method::PUT,
+            "/m",
+            &put("op=SETACL&aclspec=user::rwx,group::r-x,other::---,user:bob:r-x"),
+        )
+        .await;
+    assert_eq!(
+        set.status,
+        StatusCode::OK,
+        "{}",
+        String::from_utf8_lossy(&set.body)
+    );
+    assert!(set.body.is_empty());
+    let modify = web
+        .nn(
+            Method::PUT,
+            "/m",
+            &put("op=MODIFYACLENTRIES&aclspec=default:group:dev:rwx"),
+        )
+        .await;
+    assert_eq!(modify.status, StatusCode::OK);
+    let status = web.nn(Method::GET, "/m", "op=GETACLSTATUS").await;
+    assert_eq!(
+        status.json(),
+        json!({"AclStatus": {
+            // The default ACL gets copies of the access ACL's base entries; the group
+            // bits show the mask (r-x).
+            "entries": ["user:bob:r-x", "group::r-x", "default:user::rwx", "default:group::r-x", "default:group:dev:rwx", "default:mask::rwx",
+                        "default:other::---"],
+            "group": "supergroup",
+            "owner": "alice",
+            "permission": "750",
+            "stickyBit": false,
+        }})
+    );
+    web.nn(
+        Method::PUT,
+        "/m",
+        &put("op=REMOVEACLENTRIES&aclspec=user:bob"),
+    )
+    .await;
+    web.nn(Method::PUT, "/m", &put("op=REMOVEDEFAULTACL")).await;
+    let entries = web.nn(Method::GET, "/m", "op=GETACLSTATUS").await.json();
+    assert_eq!(entries["AclStatus"]["entries"], json!(["group::r-x"]));
+    let m = web
+        .nn(Method::PUT, "/m", &put("op=SETACL"))
+        .await
+        .assert_error(400, "IllegalArgumentException");
+    assert_eq!(m, "Required param aclspec for op: SETACL is null or empty");
+    web.nn(
+        Method::PUT,
+        "/m",
+        &put("op=MODIFYACLENTRIES&aclspec=person:bob:rwx"),
+    )
+    .await
+    .assert_error(400, "IllegalArgumentException");
+    web.nn(Method::PUT, "/m", "op=REMOVEACL&user.name=mallory")
+        .await
+        .assert_error(403, "AccessControlException");
+    web.nn(Method::GET, "/missing", "op=GETACLSTATUS")
+        .await
+        .assert_error(404, "FileNotFoundException");
+    // CHECKACCESS: the owner holds rwx; another user (other::---) not even read.
+    let may_read = web
+        .nn(
+            Method::GET,
+            "/m",
+            "op=CHECKACCESS&fsaction=rwx&user.name=alice",
+        )
+        .await;
+    assert_eq!(
+        may_read.status,
+        StatusCode::OK,
+        "{}",
+        String::from_utf8_lossy(&may_read.body)
+    );
+    web.nn(
+        Method::GET,
+        "/m",
+        "op=CHECKACCESS&fsaction=r--&user.name=bob",
+    )
+    .await
+    .assert_error(403, "AccessControlException");
+    web.nn(
+        Method::GET,
+        "/m",
+        "op=CHECKACCESS&fsaction=rwz&user.name=bob",
+    )
+    .await
+    .assert_error(400, "IllegalArgumentException");
+    let removed = web.nn(Method::PUT, "/m", &put("op=REMOVEACL")).await;
+    assert_eq!(removed.status, StatusCode::OK);
+    let plain = web.nn(Method::GET, "/m", "op=GETACLSTATUS").await.json();
+    assert_eq!(plain["AclStatus"]["entries"], json!([]));
+
+    // Quotas: set by the superuser only, read back as Hadoop's QuotaUsage; -1 clears.
+    let admin = tusk_common::current_user();
+    web.nn(Method::PUT, "/m", &put("op=SETQUOTA&namespacequota=10"))
+        .await
+        .assert_error(403, "AccessControlException");
+    let set = web
+        .nn(
+            Method::PUT,
+            "/m",
+            &format!("op=SETQUOTA&namespacequota=10&storagespacequota=1048576&user.name={admin}"),
+        )
+        .await;
+    assert_eq!(
+        set.status,
+        StatusCode::OK,
+        "{}",
+        String::from_utf8_lossy(&set.body)
+    );
+    let usage = web.nn(Method::GET, "/m", "op=GETQUOTAUSAGE").await;
+    assert_eq!(
+        usage.json(),
+        json!({"QuotaUsage": {"fileAndDirectoryCount": 1, "quota": 10, "spaceConsumed": 0,
+                              "spaceQuota": 1048576, "typeQuota": {}}})
+    );
+    web.nn(
+        Method::PUT,
+        "/m",
+        &format!("op=SETQUOTA&storagespacequota=-1&user.name={admin}"),
+    )
+    .await;
+    let usage = web.nn(Method::GET, "/m", "op=GETQUOTAUSAGE").await.json();
+    assert_eq!(
+        (
+            usage["QuotaUsage"]["quota"].clone(),
+            usage["QuotaUsage"]["spaceQuota"].clone()
+        ),
+        (json!(10), json!(-1))
+    );
+    web.nn(
+        Method::PUT,
+        "/m",
+        &format!("op=SETQUOTA&namespacequota=-1&user.name={admin}"),
+    )
+    .await;
+    web.nn(Method::GET, "/missing", "op=GETQUOTAUSAGE")
+        .await
+        .assert_error(404, "FileNotFoundException");
+
+    // Snapshots: allowing needs the superuser; create answers the snapshot's path.
+    web.nn(Method::PUT, "/m", &put("op=ALLOWSNAPSHOT"))
+        .await
+        .assert_error(403, "AccessControlException");
+    let allowed = web
+        .nn(
+            Method::PUT,
+            "/m",
+            &format!("op=ALLOWSNAPSHOT&user.name={admin}"),
+        )
+        .await;
+    assert_eq!(
+        allowed.status,
+        StatusCode::OK,
+        "{}",
+        String::from_utf8_lossy(&allowed.body)
+    );
+    web.create("/m/f", "user.name=alice", b"v1".to_vec()).await;
+    let created = web
+        .nn(Method::PUT, "/m", &put("op=CREATESNAPSHOT&snapshotname=s1"))
+        .await;
+    assert_eq!(created.json(), json!({"Path": "/m/.snapshot/s1"}));
+    web.nn(Method::PUT, "/m", &put("op=CREATESNAPSHOT&snapshotname=s1"))
+        .await
+        .assert_error(403, "SnapshotException");
+    let renamed = web
+        .nn(
+            Method::PUT,
+            "/m",
+            &put("op=RENAMESNAPSHOT&oldsnapshotname=s1&snapshotname=s2"),
+        )
+        .await;
+    assert_eq!(
+        renamed.status,
+        StatusCode::OK,
+        "{}",
+        String::from_utf8_lossy(&renamed.body)
+    );
+    let m = web
+        .nn(Method::PUT, "/m", &put("op=RENAMESNAPSHOT&snapshotname=s3"))
+        .await
+        .assert_error(400, "IllegalArgumentException");
+    assert_eq!(
+        m,
+        "Required param oldsnapshotname for op: RENAMESNAPSHOT is null or empty"
+    );
+    let client = cluster.client();
+    assert_eq!(client.read_file("/m/.snapshot/s2/f").await.unwrap(), b"v1");
+
+    // What WebHDFS changed survives a restart (edit log).
+    cluster.restart_namenode().await.unwrap();
+    let web = Web::new(&cluster);
+    let client = cluster.client();
+    // The DataNode reports its blocks to the restarted NameNode.
+    let read = wait_for("the snapshot's file", Duration::from_secs(30), || async {
+        client.read_file("/m/.snapshot/s2/f").await.ok()
+    })
+    .await
+    .unwrap();
+    assert_eq!(read, b"v1");
+    let deleted = web
+        .nn(
+            Method::DELETE,
+            "/m",
+            &put("op=DELETESNAPSHOT&snapshotname=s2"),
+        )
+        .await;
+    assert_eq!(
+        deleted.status,
+        StatusCode::OK,
+        "{}",
+        String::from_utf8_lossy(&deleted.body)
+    );
+    assert!(client.stat("/m/.snapshot/s2").await.is_err());
+    web.nn(
+        Method::DELETE,
+        "/m",
+        &put("op=DELETESNAPSHOT&snapshotname=s2"),
+    )
+    .await
+    .assert_error(403, "SnapshotException");
+    let disallowed = web
+        .nn(
+            Method::PUT,
+            "/m",
+            &format!("op=DISALLOWSNAPSHOT&user.name={admin}"),
+        )
+        .await;
+    assert_eq!(disallowed.status, StatusCode::OK);
+    web.nn(Method::PUT, "/m", &put("op=CREATESNAPSHOT"))
+        .await
+        .assert_error(403, "SnapshotException");
 }

@@ -1,13 +1,15 @@
 //! WebHDFS on the NameNode (`/webhdfs/v1/<path>?op=...`, Hadoop's
 //! `NamenodeWebHdfsMethods`): namespace operations run here, in process, as the user
-//! the request names; data operations (CREATE, OPEN) answer with a redirect to a
+//! the request names; data operations (CREATE, OPEN, APPEND, GETFILECHECKSUM) answer with a redirect to a
 //! DataNode's web server, which streams the bytes through its own client.
 //!
 //! [`dispatch`] is the operation table: one arm per operation, `UnsupportedOperation`
 //! for the rest. `webhdfs/namespace_ops.rs` runs the namespace operations (each waits
 //! until its edit is durable before answering); `webhdfs/redirect.rs` chooses the
-//! DataNode and builds the `Location`.
+//! DataNode and builds the `Location`; `webhdfs/meta_ops.rs` runs the ACL, CHECKACCESS, quota
+//! and snapshot operations.
 
+mod meta_ops;
 mod namespace_ops;
 mod redirect;
 
@@ -111,6 +113,7 @@ async fn dispatch(w: &WebHdfs, req: Request) -> Result<Response> {
         // Data: to a DataNode.
         Op::Open => redirect::open(w, &req).await,
         Op::Create => redirect::create(w, &req),
+        Op::Append | Op::GetFileChecksum => redirect::at_last_block(w, &req).await,
         // GET
         Op::GetFileStatus => namespace_ops::get_file_status(w, &req).await,
         Op::ListStatus => namespace_ops::list_status(w, &req).await,
@@ -125,8 +128,28 @@ async fn dispatch(w: &WebHdfs, req: Request) -> Result<Response> {
         Op::SetOwner => namespace_ops::set_owner(w, &req).await,
         Op::SetPermission => namespace_ops::set_permission(w, &req).await,
         Op::SetTimes => namespace_ops::set_times(w, &req).await,
+        // POST
+        Op::Truncate => namespace_ops::truncate(w, &req).await,
+        Op::Concat => namespace_ops::concat(w, &req).await,
         // DELETE
         Op::Delete => namespace_ops::delete(w, &req).await,
+        // ACLs
+        Op::GetAclStatus => meta_ops::get_acl_status(w, &req).await,
+        Op::SetAcl
+        | Op::ModifyAclEntries
+        | Op::RemoveAclEntries
+        | Op::RemoveDefaultAcl
+        | Op::RemoveAcl => meta_ops::change_acl(w, &req).await,
+        Op::CheckAccess => meta_ops::check_access(w, &req).await,
+        // Quotas
+        Op::GetQuotaUsage => meta_ops::get_quota_usage(w, &req).await,
+        Op::SetQuota => meta_ops::set_quota(w, &req).await,
+        // Snapshots
+        Op::AllowSnapshot => meta_ops::allow_snapshot(w, &req).await,
+        Op::DisallowSnapshot => meta_ops::disallow_snapshot(w, &req).await,
+        Op::CreateSnapshot => meta_ops::create_snapshot(w, &req).await,
+        Op::RenameSnapshot => meta_ops::rename_snapshot(w, &req).await,
+        Op::DeleteSnapshot => meta_ops::delete_snapshot(w, &req).await,
         other => Err(other.unsupported()),
     }
 }

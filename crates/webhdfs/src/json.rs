@@ -146,6 +146,56 @@ pub fn location(url: &str) -> Value {
     json!({ "Location": url })
 }
 
+/// `{"FileChecksum":{"algorithm":...,"bytes":"<hex>","length":...}}` (JsonUtil): the
+/// algorithm name and the checksum's serialized bytes.
+pub fn file_checksum(algorithm: &str, bytes: &[u8]) -> Value {
+    let hex: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
+    json!({"FileChecksum": {"algorithm": algorithm, "bytes": hex, "length": bytes.len()}})
+}
+
+/// `{"AclStatus":{"entries":[...],"group":...,"owner":...,"permission":...,"stickyBit":...}}`
+/// (JsonUtil): each entry as `AclEntry.toStringStable`.
+pub fn acl_status(s: &h::AclStatusProto) -> Value {
+    let entries: Vec<String> = s.entries.iter().map(crate::acl::entry_string).collect();
+    let mut m = Map::new();
+    m.insert("entries".into(), json!(entries));
+    m.insert("group".into(), json!(s.group));
+    m.insert("owner".into(), json!(s.owner));
+    if let Some(p) = &s.permission {
+        m.insert("permission".into(), json!(permission(p.perm)));
+    }
+    m.insert("stickyBit".into(), json!(s.sticky));
+    json!({ "AclStatus": m })
+}
+
+/// `{"QuotaUsage":{"fileAndDirectoryCount","quota","spaceConsumed","spaceQuota",
+/// "typeQuota":{"SSD":{"consumed","quota"}}}}` (JsonUtil): no quota is `-1`; a storage
+/// type is listed only when it has a quota.
+pub fn quota_usage(u: &h::QuotaUsageProto) -> Value {
+    let quota = |q: u64| if q == u64::MAX { -1 } else { q as i64 };
+    let mut types = Map::new();
+    for t in u.type_quota_infos.iter().flat_map(|i| &i.type_quota_info) {
+        if t.quota != u64::MAX {
+            let name = h::StorageTypeProto::try_from(t.r#type.unwrap_or(1))
+                .map(|s| s.as_str_name())
+                .unwrap_or("DISK");
+            types.insert(
+                name.into(),
+                json!({"consumed": t.consumed, "quota": t.quota}),
+            );
+        }
+    }
+    json!({
+        "QuotaUsage": {
+            "fileAndDirectoryCount": u.file_and_directory_count,
+            "quota": quota(u.quota),
+            "spaceConsumed": u.space_consumed,
+            "spaceQuota": quota(u.space_quota),
+            "typeQuota": types,
+        }
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

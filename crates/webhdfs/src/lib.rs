@@ -10,9 +10,11 @@
 //! - `path`: the file system path of a request URI, checked, and URIs back to it.
 //! - `json`: Hadoop's JSON shapes (`FileStatus`, `FileStatuses`, `DirectoryListing`,
 //!   `ContentSummary`, `FsServerDefaults`, `boolean`, `Path`, `Location`).
+//! - `acl`: ACL specs (`aclspec`) parsed, entries printed, as Hadoop writes them.
 //! - `error`: [`WebHdfsError`], answered as `{"RemoteException":{...}}` with Hadoop's
 //!   status code for the exception class.
 
+pub mod acl;
 pub mod error;
 pub mod json;
 pub mod op;

@@ -204,6 +204,63 @@ impl Params {
         Ok(self.long("accesstime", -1)?.unwrap_or(-1))
     }
 
+    /// `newlength` (TRUNCATE; no default, at least 0).
+    pub fn new_length(&self) -> Result<Option<u64>> {
+        Ok(self.long("newlength", 0)?.map(|n| n as u64))
+    }
+
+    /// `sources` (CONCAT): the comma-separated paths, absolute (Hadoop's
+    /// `ConcatSourcesParam.getAbsolutePaths`); none when absent.
+    pub fn sources(&self) -> Vec<String> {
+        self.text("sources")
+            .map(|v| v.split(',').map(str::to_string).collect())
+            .unwrap_or_default()
+    }
+
+    /// `aclspec` (SETACL, MODIFYACLENTRIES, REMOVEACLENTRIES).
+    pub fn acl_spec(&self) -> Option<String> {
+        self.text("aclspec")
+    }
+
+    /// `snapshotname` (CREATESNAPSHOT, RENAMESNAPSHOT's new name, DELETESNAPSHOT).
+    pub fn snapshot_name(&self) -> Option<String> {
+        self.text("snapshotname")
+    }
+
+    /// `oldsnapshotname` (RENAMESNAPSHOT).
+    pub fn old_snapshot_name(&self) -> Option<String> {
+        self.text("oldsnapshotname")
+    }
+
+    /// `fsaction` (CHECKACCESS): `r-x` as bits, Hadoop's `[r-][w-][x-]`.
+    pub fn fs_action(&self) -> Result<Option<u16>> {
+        let Some(v) = self.text("fsaction") else {
+            return Ok(None);
+        };
+        crate::acl::parse_perm(&v)
+            .map(|bits| Some(bits as u16))
+            .ok_or_else(|| {
+                WebHdfsError::bad_param(
+                    "fsaction",
+                    format!("Invalid value: \"{v}\" does not belong to the domain [r-][w-][x-]"),
+                )
+            })
+    }
+
+    /// `namespacequota` and `storagespacequota` (SETQUOTA) as the RPC takes them:
+    /// unchanged (`i64::MAX`, HDFS's `QUOTA_DONT_SET`) when absent, `-1` (clear) as
+    /// `u64::MAX`.
+    pub fn quotas(&self) -> Result<(u64, u64)> {
+        let quota = |name: &str| -> Result<u64> {
+            Ok(match self.long(name, -1)? {
+                None => i64::MAX as u64,
+                Some(-1) => u64::MAX,
+                Some(q) => q as u64,
+            })
+        };
+        Ok((quota("namespacequota")?, quota("storagespacequota")?))
+    }
+
     /// A required parameter's value, or Hadoop's error for an operation missing it.
     pub fn required<T>(op: Op, name: &str, value: Option<T>) -> Result<T> {
         value.ok_or_else(|| {

@@ -186,3 +186,25 @@ pub(super) async fn set_times(w: &WebHdfs, req: &Request) -> Result<Response> {
         .await?;
     Ok(empty())
 }
+
+/// TRUNCATE to `newlength`: `{"boolean": true}` when done, false when the cut falls
+/// inside a block being recovered (the file closes when recovery ends). Each request
+/// is its own client, as Hadoop names it.
+pub(super) async fn truncate(w: &WebHdfs, req: &Request) -> Result<Response> {
+    let new_length = Params::required(req.op, "newlength", req.params.new_length()?)?;
+    let client = format!("DFSClient_{}", rand::random::<i64>());
+    let done = w
+        .durable(w.fsn.truncate(&req.user, &req.path, new_length, &client))
+        .await?;
+    Ok(json(j::boolean(done)))
+}
+
+/// CONCAT: the files `sources` names moved, in order, to the end of the path's file;
+/// 200 with no body.
+pub(super) async fn concat(w: &WebHdfs, req: &Request) -> Result<Response> {
+    let sources = Some(req.params.sources()).filter(|s| !s.is_empty());
+    let sources = Params::required(req.op, "sources", sources)?;
+    w.durable(w.fsn.concat(&req.user, &req.path, &sources))
+        .await?;
+    Ok(empty())
+}

@@ -6,7 +6,7 @@ use axum::http::{header, StatusCode};
 use axum::response::{IntoResponse, Response};
 use rand::seq::SliceRandom;
 use tusk_proto::hdfs::DatanodeInfoProto;
-use tusk_webhdfs::{json as j, path, Result, WebHdfsError};
+use tusk_webhdfs::{json as j, path, Op, Result, WebHdfsError};
 
 use super::{json, Request, WebHdfs};
 
@@ -20,31 +20,60 @@ pub(super) async fn open(w: &WebHdfs, req: &Request) -> Result<Response> {
     let offset = req.params.offset()?;
     req.params.length()?;
     req.params.buffer_size()?;
+    let target = holder_of(w, req, Some(offset)).await?;
+    redirect(w, req, &target)
+}
+
+/// APPEND and GETFILECHECKSUM: a DataNode holding the file's last block (Hadoop's
+/// `chooseDatanode`), any live one for an empty file. The DataNode opens the file
+/// itself, so its permissions and lease are checked there.
+pub(super) async fn at_last_block(w: &WebHdfs, req: &Request) -> Result<Response> {
+    req.params.buffer_size()?;
+    let target = holder_of(w, req, None).await?;
+    redirect(w, req, &target)
+}
+
+/// A DataNode with a replica of the block at `offset` (the last block when `None`),
+/// not excluded; any live one when the file is empty or no holder serves HTTP. A
+/// missing file is `FileNotFoundException`; an OPEN past the end an `IOException`.
+/// Looking the block up needs read permission; an APPEND without it still goes to a
+/// DataNode, whose append checks the write permission it does need.
+async fn holder_of(w: &WebHdfs, req: &Request, offset: Option<u64>) -> Result<DatanodeInfoProto> {
+    let not_found = || WebHdfsError::file_not_found(format!("File {} not found.", req.path));
+    let at = match offset {
+        Some(offset) => offset,
+        None => w
+            .settled(w.fsn.get_file_info(&req.user, &req.path))
+            .await?
+            .ok_or_else(not_found)?
+            .length
+            .saturating_sub(1),
+    };
     let located = w
-        .settled(w.fsn.get_block_locations(&req.user, &req.path, offset, 1))
-        .await?
-        .ok_or_else(|| WebHdfsError::file_not_found(format!("File {} not found.", req.path)))?;
-    let len = located.file_length;
-    if offset >= len && len > 0 {
+        .settled(w.fsn.get_block_locations(&req.user, &req.path, at, 1))
+        .await;
+    let located = match located {
+        Err(_) if req.op == Op::Append => None,
+        other => Some(other?.ok_or_else(not_found)?),
+    };
+    let len = located.as_ref().map_or(0, |l| l.file_length);
+    if offset.is_some() && at >= len && len > 0 {
         return Err(WebHdfsError::io(format!(
-            "Offset={offset} out of the range [0, {len}); OPEN, path={}",
-            req.path
+            "Offset={at} out of the range [0, {len}); {}, path={}",
+            req.op, req.path
         )));
     }
     let holders: Vec<DatanodeInfoProto> = located
-        .blocks
-        .first()
-        .map(|b| b.locs.clone())
+        .and_then(|l| l.blocks.first().map(|b| b.locs.clone()))
         .unwrap_or_default();
     let excluded = req.params.exclude_datanodes();
-    let target = match holders
+    match holders
         .into_iter()
         .find(|dn| serves_http(dn) && !is_excluded(dn, &excluded))
     {
-        Some(dn) => dn,
-        None => any_datanode(w, req)?,
-    };
-    redirect(w, req, &target)
+        Some(dn) => Ok(dn),
+        None => any_datanode(w, req),
+    }
 }
 
 /// CREATE: a DataNode on the client's host when there is one (its first replica

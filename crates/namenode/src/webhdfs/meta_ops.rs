@@ -1,0 +1,108 @@
+//! WebHDFS's ACL, access-check, quota and snapshot operations (Hadoop's `NamenodeWebHdfsMethods`), run on
+//! the namesystem as the request's user; each change answers once its edit is durable.
+
+use axum::response::Response;
+use tusk_webhdfs::{acl, json as j, Params, Result, WebHdfsError};
+
+use super::{empty, json, Request, WebHdfs};
+use crate::namesystem::AclChange;
+
+pub(super) async fn get_acl_status(w: &WebHdfs, req: &Request) -> Result<Response> {
+    let status = w.settled(w.fsn.acl_status(&req.user, &req.path)).await?;
+    Ok(json(j::acl_status(&status)))
+}
+
+/// SETACL, MODIFYACLENTRIES, REMOVEACLENTRIES, REMOVEDEFAULTACL, REMOVEACL: 200 with
+/// no body. The first three need `aclspec` (entries without permissions for a removal).
+pub(super) async fn change_acl(w: &WebHdfs, req: &Request) -> Result<Response> {
+    use tusk_webhdfs::Op;
+    let spec = |with_perm: bool| -> Result<Vec<_>> {
+        let text = Params::required(req.op, "aclspec", req.params.acl_spec())?;
+        acl::parse_spec(&text, with_perm).map_err(|e| WebHdfsError::bad_param("aclspec", e))
+    };
+    let entries;
+    let change = match req.op {
+        Op::SetAcl => {
+            entries = spec(true)?;
+            AclChange::Set(&entries)
+        }
+        Op::ModifyAclEntries => {
+            entries = spec(true)?;
+            AclChange::Modify(&entries)
+        }
+        Op::RemoveAclEntries => {
+            entries = spec(false)?;
+            AclChange::RemoveEntries(&entries)
+        }
+        Op::RemoveDefaultAcl => AclChange::RemoveDefault,
+        _ => AclChange::Remove,
+    };
+    w.durable(w.fsn.change_acl(&req.user, &req.path, change))
+        .await?;
+    Ok(empty())
+}
+
+pub(super) async fn allow_snapshot(w: &WebHdfs, req: &Request) -> Result<Response> {
+    w.durable(w.fsn.allow_snapshot(&req.user, &req.path))
+        .await?;
+    Ok(empty())
+}
+
+pub(super) async fn disallow_snapshot(w: &WebHdfs, req: &Request) -> Result<Response> {
+    w.durable(w.fsn.disallow_snapshot(&req.user, &req.path))
+        .await?;
+    Ok(empty())
+}
+
+/// `{"Path": "/dir/.snapshot/NAME"}`; without `snapshotname` the NameNode names it by
+/// the time, as HDFS does.
+pub(super) async fn create_snapshot(w: &WebHdfs, req: &Request) -> Result<Response> {
+    let name = req.params.snapshot_name();
+    let path = w
+        .durable(w.fsn.create_snapshot(&req.user, &req.path, name.as_deref()))
+        .await?;
+    Ok(json(j::path(&path)))
+}
+
+pub(super) async fn rename_snapshot(w: &WebHdfs, req: &Request) -> Result<Response> {
+    let old = Params::required(req.op, "oldsnapshotname", req.params.old_snapshot_name())?;
+    let new = Params::required(req.op, "snapshotname", req.params.snapshot_name())?;
+    w.durable(w.fsn.rename_snapshot(&req.user, &req.path, &old, &new))
+        .await?;
+    Ok(empty())
+}
+
+pub(super) async fn delete_snapshot(w: &WebHdfs, req: &Request) -> Result<Response> {
+    let name = Params::required(req.op, "snapshotname", req.params.snapshot_name())?;
+    w.durable(w.fsn.delete_snapshot(&req.user, &req.path, &name))
+        .await?;
+    Ok(empty())
+}
+
+/// CHECKACCESS: 200 with no body when the user may act on the path as `fsaction`
+/// says, `AccessControlException` when not.
+pub(super) async fn check_access(w: &WebHdfs, req: &Request) -> Result<Response> {
+    let mode = Params::required(req.op, "fsaction", req.params.fs_action()?)?;
+    w.settled(w.fsn.check_access(&req.user, &req.path, mode))
+        .await?;
+    Ok(empty())
+}
+
+pub(super) async fn get_quota_usage(w: &WebHdfs, req: &Request) -> Result<Response> {
+    let usage = w
+        .settled(w.fsn.get_quota_usage(&req.user, &req.path))
+        .await?;
+    Ok(json(j::quota_usage(&usage)))
+}
+
+/// SETQUOTA (superuser): `namespacequota`, `storagespacequota`; either absent is left
+/// as it is, `-1` clears it. 200 with no body.
+pub(super) async fn set_quota(w: &WebHdfs, req: &Request) -> Result<Response> {
+    let (namespace, space) = req.params.quotas()?;
+    w.durable(
+        w.fsn
+            .set_quota(&req.user, &req.path, namespace, space, None),
+    )
+    .await?;
+    Ok(empty())
+}
