@@ -265,11 +265,11 @@ pub async fn datanode(conf: Configuration, args: DataNodeArgs) -> anyhow::Result
     write_http_addr(&args.http_addr_file, dn.http_addr())?;
     write_addr(&args.addr_file, dn.xfer_addr())?;
     eprintln!(
-        "DataNode {} serving on {}, HTTP on {}, IPC on {}",
+        "DataNode {} serving on {} (IPC {}), HTTP on {}",
         dn.uuid(),
         dn.xfer_addr(),
-        shown(dn.http_addr()),
-        dn.ipc_addr().map_or(ipc, |a| a.to_string())
+        dn.ipc_addr().map_or(ipc, |a| a.to_string()),
+        shown(dn.http_addr())
     );
     dn.wait().await;
     Ok(())
