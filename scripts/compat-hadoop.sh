@@ -339,6 +339,7 @@ for key in "^/fsckhttp/hello.txt " "^0\. BP-" "^ Total blocks" "^ Total files" "
 done
 dfsck /fsckhttp >/dev/null || fail "hdfs fsck without options"
 JLIST=$(dfsck / -list-corruptfileblocks) || fail "hdfs fsck -list-corruptfileblocks exit code"
-[ "$JLIST" = "The filesystem under path '/' has 0 CORRUPT files" ] || fail "hdfs fsck -list-corruptfileblocks: $JLIST"
+[ "$JLIST" = "The filesystem under path '/' has 0 CORRUPT blocks" ] || fail "hdfs fsck -list-corruptfileblocks: $JLIST"
+[ "$("$TUSK" fsck -fs "$URI" / -list-corruptfileblocks)" = "$JLIST" ] || fail "tusk fsck -list-corruptfileblocks differs from Hadoop's"
 echo "compat-hadoop: fsckhttp OK (Hadoop's DFSck through /fsck: HEALTHY, exit 0, -files -blocks -locations equal to tusk fsck)"
 echo "compat-hadoop: OK (Hadoop 3.4.2 FsShell, DFSAdmin, StoragePolicyAdmin, snapshot tools and WebHdfsFileSystem against Tusk: every block above)"

@@ -35,7 +35,14 @@ pub fn main(mut conf: Configuration, mut args: Vec<String>) -> i32 {
     let default_replication = conf.get_u64("dfs.replication", 3).unwrap_or(3);
     let outcome = runtime.block_on(async {
         let mut out = std::io::stdout().lock();
-        report::run(&Rpc(&client), &user, &options, default_replication, &mut out).await
+        report::run(
+            &Rpc(&client),
+            &user,
+            &options,
+            default_replication,
+            &mut out,
+        )
+        .await
     });
     match outcome {
         Ok(verdict) => verdict.exit_code(),
@@ -125,7 +132,9 @@ mod tests {
             ..Default::default()
         };
         let mut out = Vec::new();
-        let verdict = run(&Rpc(&client), "u", &options, 1, &mut out).await.unwrap();
+        let verdict = run(&Rpc(&client), "u", &options, 1, &mut out)
+            .await
+            .unwrap();
         let text = String::from_utf8(out).unwrap();
         assert_eq!(verdict, Verdict::Healthy, "{text}");
         assert!(
@@ -144,7 +153,9 @@ mod tests {
         .await
         .unwrap();
         let mut out = Vec::new();
-        let verdict = run(&Rpc(&client), "u", &options, 1, &mut out).await.unwrap();
+        let verdict = run(&Rpc(&client), "u", &options, 1, &mut out)
+            .await
+            .unwrap();
         let text = String::from_utf8(out).unwrap();
         assert_eq!(verdict, Verdict::Corrupt, "{text}");
         assert_eq!(verdict.exit_code(), 1);
@@ -165,13 +176,15 @@ mod tests {
             ..Default::default()
         };
         let mut out = Vec::new();
-        run(&Rpc(&client), "u", &listing, 1, &mut out).await.unwrap();
+        run(&Rpc(&client), "u", &listing, 1, &mut out)
+            .await
+            .unwrap();
         let text = String::from_utf8(out).unwrap();
         assert!(
-            text.contains("The list of corrupt files under path '/' are:\nblk_"),
+            text.contains("The list of corrupt blocks under path '/' are:\nblk_"),
             "{text}"
         );
         assert!(text.contains("\t/d/a\n"), "{text}");
-        assert!(text.contains("has 1 CORRUPT files"), "{text}");
+        assert!(text.contains("has 1 CORRUPT blocks\n"), "{text}");
     }
 }

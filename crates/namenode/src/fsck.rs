@@ -79,7 +79,10 @@ async fn fsck(
     // Nothing the report shows may be undone by a failed sync.
     let seen = fsn.edit_log.last_txid();
     if !fsn.edit_log.is_durable(seen) && fsn.edit_log.wait_durable(seen).await.is_err() {
-        return text(StatusCode::INTERNAL_SERVER_ERROR, "edit log failed\n".into());
+        return text(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "edit log failed\n".into(),
+        );
     }
     text(StatusCode::OK, body)
 }
@@ -163,7 +166,11 @@ impl FsckSource for InProcess<'_> {
     type Error = NameNodeError;
 
     async fn file_info(&self, path: &str) -> Result<Option<Entry>, NameNodeError> {
-        Ok(self.fsn.get_file_info(&self.user, path)?.as_ref().map(entry))
+        Ok(self
+            .fsn
+            .get_file_info(&self.user, path)?
+            .as_ref()
+            .map(entry))
     }
 
     async fn listing(&self, path: &str) -> Result<Vec<Entry>, NameNodeError> {
@@ -192,7 +199,9 @@ impl FsckSource for InProcess<'_> {
     }
 
     async fn live_datanodes(&self) -> Result<Vec<DatanodeInfoProto>, NameNodeError> {
-        Ok(self.fsn.datanode_report(DatanodeReportTypeProto::Live as i32))
+        Ok(self
+            .fsn
+            .datanode_report(DatanodeReportTypeProto::Live as i32))
     }
 
     async fn corrupt_file_blocks(

@@ -7,8 +7,8 @@ use std::io::Write;
 
 use tusk_common::calendar::java_date;
 use tusk_proto::hdfs::{
-    datanode_info_proto::AdminState, CorruptFileBlocksProto, DatanodeInfoProto,
-    LocatedBlockProto, LocatedBlocksProto,
+    datanode_info_proto::AdminState, CorruptFileBlocksProto, DatanodeInfoProto, LocatedBlockProto,
+    LocatedBlocksProto,
 };
 
 /// One namespace entry as the walk needs it.
@@ -264,6 +264,9 @@ pub async fn run<S: FsckSource, W: Write>(
     out: &mut W,
 ) -> Result<Verdict, S::Error> {
     let path = options.path.clone();
+    if options.list_corrupt_file_blocks {
+        return list_corrupt_file_blocks(client, &path, out).await;
+    }
     writeln!(
         out,
         "FSCK started by {user} (auth:SIMPLE) for path {path} at {}",
@@ -273,9 +276,6 @@ pub async fn run<S: FsckSource, W: Write>(
         write!(out, "\n\nPath '{path}' does not exist\n")?;
         return Ok(Verdict::Missing);
     };
-    if options.list_corrupt_file_blocks {
-        return list_corrupt_file_blocks(client, &path, out).await;
-    }
     let started = std::time::Instant::now();
     let mut walk = Walk {
         client,
@@ -514,7 +514,7 @@ fn block_name(b: &LocatedBlockProto) -> String {
 }
 
 /// `-list-corruptfileblocks`: `blk_<id>\t<path>` for every block of the files the
-/// NameNode lists as corrupt, in DFSck's wording.
+/// NameNode lists as corrupt, as Hadoop 3.4's DFSck prints the `/fsck` pages.
 async fn list_corrupt_file_blocks<S: FsckSource, W: Write>(
     client: &S,
     path: &str,
@@ -545,26 +545,18 @@ async fn list_corrupt_file_blocks<S: FsckSource, W: Write>(
         }
         cookie = Some(batch.cookie);
     }
+    // DFSck's own lines (Hadoop 3.4): the list, then the count on the last line.
     if !lines.is_empty() {
-        writeln!(out, "The list of corrupt files under path '{path}' are:")?;
+        writeln!(out, "The list of corrupt blocks under path '{path}' are:")?;
         for l in &lines {
             writeln!(out, "{l}")?;
         }
     }
-    writeln!(out)?;
-    if lines.is_empty() {
-        writeln!(
-            out,
-            "The filesystem under path '{path}' has no CORRUPT files"
-        )?;
-    } else {
-        writeln!(
-            out,
-            "The filesystem under path '{path}' has {} CORRUPT files",
-            lines.len()
-        )?;
-    }
-    writeln!(out)?;
+    writeln!(
+        out,
+        "The filesystem under path '{path}' has {} CORRUPT blocks",
+        lines.len()
+    )?;
     Ok(Verdict::Healthy)
 }
 
