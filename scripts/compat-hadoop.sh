@@ -338,4 +338,22 @@ hdfstool LsSnapshot /snaps | grep -q " /snaps/.snapshot/s2$" || fail "hdfs lsSna
 fsshell -deleteSnapshot /snaps s2
 [ -z "$(fsshell -ls /snaps/.snapshot)" ] || fail "-deleteSnapshot left the snapshot"
 "$TUSK" dfsadmin -fs "$URI" -disallowSnapshot /snaps | grep -q "Disallowing snapshot on /snaps succeeded" || fail "dfsadmin -disallowSnapshot"
+# --- fsckhttp: Hadoop's own `hdfs fsck` (DFSck reads the NameNode's /fsck servlet); its report equals tusk fsck's
+fsshell -mkdir /fsckhttp
+fsshell -put "$WORK/hello.txt" /fsckhttp/hello.txt
+dfsck() {  # -D after -fs: hdfs_tool's generic options; the path before -files (a generic option too)
+  hdfs_tool org.apache.hadoop.hdfs.tools.DFSck -Ddfs.namenode.http-address="$(cat "$CLUSTER/namenode.http-addr")" "$@" 2>/dev/null
+}
+JFSCK=$(dfsck /fsckhttp -files -blocks -locations) || fail "hdfs fsck exit code $? on a healthy path: $JFSCK"
+TFSCK=$("$TUSK" fsck -fs "$URI" /fsckhttp -files -blocks -locations) || fail "tusk fsck on a healthy path"
+[ "$(echo "$JFSCK" | tail -1)" = "The filesystem under path '/fsckhttp' is HEALTHY" ] || fail "hdfs fsck verdict: $JFSCK"
+echo "$JFSCK" | grep -q "^/fsckhttp/hello.txt 26 bytes, replicated: replication=3, 1 block(s): " || fail "hdfs fsck -files: $JFSCK"
+for key in "^/fsckhttp/hello.txt " "^0\. BP-" "^ Total blocks" "^ Total files" "^Status: " "^ Number of data-nodes" "is HEALTHY$"; do
+  [ "$(echo "$JFSCK" | grep "$key")" = "$(echo "$TFSCK" | grep "$key")" ] || fail "hdfs fsck and tusk fsck differ on $key: $JFSCK / $TFSCK"
+done
+dfsck /fsckhttp >/dev/null || fail "hdfs fsck without options"
+JLIST=$(dfsck / -list-corruptfileblocks) || fail "hdfs fsck -list-corruptfileblocks exit code"
+[ "$JLIST" = "The filesystem under path '/' has 0 CORRUPT blocks" ] || fail "hdfs fsck -list-corruptfileblocks: $JLIST"
+[ "$("$TUSK" fsck -fs "$URI" / -list-corruptfileblocks)" = "$JLIST" ] || fail "tusk fsck -list-corruptfileblocks differs from Hadoop's"
+echo "compat-hadoop: fsckhttp OK (Hadoop's DFSck through /fsck: HEALTHY, exit 0, -files -blocks -locations equal to tusk fsck)"
 echo "compat-hadoop: OK (Hadoop 3.4.2 FsShell, DFSAdmin, StoragePolicyAdmin, snapshot tools and WebHdfsFileSystem against Tusk: every block above)"

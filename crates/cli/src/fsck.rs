@@ -1,15 +1,16 @@
 //! `tusk fsck PATH [-files [-blocks [-locations | -racks]]] [-openforwrite]
 //! [-list-corruptfileblocks]`: Hadoop's `hdfs fsck` report, its HEALTHY / CORRUPT
-//! verdict as the last line and its exit code (0 healthy, 1 corrupt). Hadoop's NameNode
-//! builds the report in its `/fsck` servlet; Tusk's client walks the namespace over RPC
-//! (getListing, getBlockLocations, getDatanodeReport, listCorruptFileBlocks) and prints
-//! the same shape.
+//! verdict as the last line and its exit code (0 healthy, 1 corrupt). The report is the
+//! NameNode's own generator (`tusk_namenode::fsck::report`, which also answers
+//! Hadoop's `/fsck` servlet); here it reads the namespace over RPC (getListing,
+//! getBlockLocations, getDatanodeReport, listCorruptFileBlocks) as the caller.
 
-mod report;
-
+use tusk_client::{ClientError, DfsClient, FileStatus};
 use tusk_common::Configuration;
-
-use report::FsckOptions;
+use tusk_namenode::fsck::report::{self, Entry, FsckOptions, FsckSource};
+use tusk_proto::hdfs::{
+    CorruptFileBlocksProto, DatanodeInfoProto, DatanodeReportTypeProto, LocatedBlocksProto,
+};
 
 const USAGE: &str = "Usage: tusk fsck <path> [-list-corruptfileblocks | [-move | -delete | -openforwrite] [-files [-blocks [-locations | -racks]]]]";
 
@@ -34,7 +35,14 @@ pub fn main(mut conf: Configuration, mut args: Vec<String>) -> i32 {
     let default_replication = conf.get_u64("dfs.replication", 3).unwrap_or(3);
     let outcome = runtime.block_on(async {
         let mut out = std::io::stdout().lock();
-        report::run(&client, &user, &options, default_replication, &mut out).await
+        report::run(
+            &Rpc(&client),
+            &user,
+            &options,
+            default_replication,
+            &mut out,
+        )
+        .await
     });
     match outcome {
         Ok(verdict) => verdict.exit_code(),
@@ -42,5 +50,141 @@ pub fn main(mut conf: Configuration, mut args: Vec<String>) -> i32 {
             eprintln!("fsck: {e}");
             255
         }
+    }
+}
+
+/// The namespace over RPC.
+struct Rpc<'a>(&'a DfsClient);
+
+fn entry(s: FileStatus) -> Entry {
+    Entry {
+        name: s.path,
+        is_dir: s.is_dir,
+        length: s.length,
+        replication: s.replication,
+    }
+}
+
+impl FsckSource for Rpc<'_> {
+    type Error = ClientError;
+
+    async fn file_info(&self, path: &str) -> Result<Option<Entry>, ClientError> {
+        Ok(self.0.get_file_info(path).await?.map(entry))
+    }
+
+    async fn listing(&self, path: &str) -> Result<Vec<Entry>, ClientError> {
+        Ok(self.0.list(path).await?.into_iter().map(entry).collect())
+    }
+
+    async fn block_locations(
+        &self,
+        path: &str,
+        length: u64,
+    ) -> Result<Option<LocatedBlocksProto>, ClientError> {
+        match self.0.block_locations(path, 0, length).await {
+            Ok(l) => Ok(Some(l)),
+            Err(e) if e.is_not_found() => Ok(None),
+            Err(e) => Err(e),
+        }
+    }
+
+    async fn live_datanodes(&self) -> Result<Vec<DatanodeInfoProto>, ClientError> {
+        self.0
+            .datanode_report(DatanodeReportTypeProto::Live as i32)
+            .await
+    }
+
+    async fn corrupt_file_blocks(
+        &self,
+        path: &str,
+        cookie: Option<String>,
+    ) -> Result<CorruptFileBlocksProto, ClientError> {
+        self.0.list_corrupt_file_blocks(path, cookie).await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use report::{run, Verdict};
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_file_whose_only_replica_is_gone_makes_the_path_corrupt() {
+        let mut cluster = tusk_minicluster::MiniCluster::builder()
+            .datanodes(1)
+            .conf("dfs.replication", "1")
+            .conf("dfs.heartbeat.interval", "0.2")
+            .conf("dfs.namenode.heartbeat.recheck-interval", "300")
+            .build()
+            .await
+            .unwrap();
+        let client = cluster.client();
+        client.mkdirs("/d", 0o755, true).await.unwrap();
+        client
+            .write_file("/d/a", b"hello", Default::default())
+            .await
+            .unwrap();
+        let options = FsckOptions {
+            path: "/".into(),
+            files: true,
+            blocks: true,
+            locations: true,
+            ..Default::default()
+        };
+        let mut out = Vec::new();
+        let verdict = run(&Rpc(&client), "u", &options, 1, &mut out)
+            .await
+            .unwrap();
+        let text = String::from_utf8(out).unwrap();
+        assert_eq!(verdict, Verdict::Healthy, "{text}");
+        assert!(
+            text.contains("/d/a 5 bytes, replicated: replication=1, 1 block(s):  OK\n0. BP-"),
+            "{text}"
+        );
+        assert!(text.contains(" Live_repl=1 [DatanodeInfoWithStorage[127.0.0.1:"));
+        assert!(text.ends_with("The filesystem under path '/' is HEALTHY\n"));
+
+        cluster.stop_datanode(0).await;
+        tusk_minicluster::wait_for(
+            "the node declared dead",
+            std::time::Duration::from_secs(20),
+            || async { matches!(client.datanode_report(2).await, Ok(live) if live.is_empty()) },
+        )
+        .await
+        .unwrap();
+        let mut out = Vec::new();
+        let verdict = run(&Rpc(&client), "u", &options, 1, &mut out)
+            .await
+            .unwrap();
+        let text = String::from_utf8(out).unwrap();
+        assert_eq!(verdict, Verdict::Corrupt, "{text}");
+        assert_eq!(verdict.exit_code(), 1);
+        assert!(
+            text.contains(" MISSING 1 blocks of total size 5 B\n"),
+            "{text}"
+        );
+        assert!(text.contains(" len=5 MISSING!"), "{text}");
+        assert!(
+            text.contains("\n  CORRUPT FILES:\t1\n  MISSING BLOCKS:\t1"),
+            "{text}"
+        );
+        assert!(text.ends_with("The filesystem under path '/' is CORRUPT\n"));
+
+        let listing = FsckOptions {
+            path: "/".into(),
+            list_corrupt_file_blocks: true,
+            ..Default::default()
+        };
+        let mut out = Vec::new();
+        run(&Rpc(&client), "u", &listing, 1, &mut out)
+            .await
+            .unwrap();
+        let text = String::from_utf8(out).unwrap();
+        assert!(
+            text.contains("The list of corrupt blocks under path '/' are:\nblk_"),
+            "{text}"
+        );
+        assert!(text.contains("\t/d/a\n"), "{text}");
+        assert!(text.contains("has 1 CORRUPT blocks\n"), "{text}");
     }
 }

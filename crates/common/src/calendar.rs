@@ -25,6 +25,20 @@ pub fn civil(millis: u64) -> (i64, u32, u32, u32, u32, u32) {
     )
 }
 
+/// `java.util.Date.toString()` in UTC: `Tue Nov 24 08:03:41 UTC 2026`.
+pub fn java_date(millis: u64) -> String {
+    const DAYS: [&str; 7] = ["Thu", "Fri", "Sat", "Sun", "Mon", "Tue", "Wed"];
+    const MONTHS: [&str; 12] = [
+        "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
+    ];
+    let (y, mo, d, h, mi, s) = civil(millis);
+    let weekday = DAYS[((millis / 86_400_000) % 7) as usize];
+    format!(
+        "{weekday} {} {d:02} {h:02}:{mi:02}:{s:02} UTC {y}",
+        MONTHS[(mo - 1) as usize]
+    )
+}
+
 /// Epoch milliseconds of a UTC date and time; `None` before 1970 or out of range.
 pub fn to_millis(y: i64, m: u32, d: u32, hour: u32, min: u32, sec: u32) -> Option<u64> {
     if !(1..=12).contains(&m) || !(1..=31).contains(&d) || hour > 23 || min > 59 || sec > 60 {

@@ -14,4 +14,5 @@ pub fn http_router(fsn: &Arc<Namesystem>, rpc_addr: SocketAddr) -> Router {
     Router::new()
         .merge(crate::webhdfs::router(fsn.clone(), rpc_addr))
         .merge(crate::web::router(fsn, rpc_addr))
+        .merge(crate::fsck::router(fsn.clone()))
 }

@@ -22,6 +22,7 @@
 //! - `web` (+ `web/explorer`): the web UI (overview, DataNodes, file browser, start-up)
 //!   and the beans of `/jmx`.
 //! - `error`: [`NameNodeError`] and its mapping to Hadoop exception names.
+//! - `fsck` (+ `report`): Hadoop's `/fsck` servlet and the one fsck report generator.
 //! - `snapshot` (+ `frozen`, `diff`, `image`): HDFS snapshots; their RPC operations
 //!   are `namesystem/snapshot_ops`.
 
@@ -30,6 +31,7 @@ pub mod datanodes;
 pub mod edit_log;
 pub mod error;
 pub mod fs_limits;
+pub mod fsck;
 pub mod http;
 pub mod metrics;
 pub mod namespace;

@@ -7,7 +7,7 @@ use tusk_proto::hdfs::{
     SafeModeActionProto,
 };
 
-use crate::fs_shell::format::civil;
+pub use tusk_common::calendar::java_date;
 
 /// Hadoop's `NetworkTopology.DEFAULT_RACK`, which the report leaves out.
 const DEFAULT_RACK: &str = "/default-rack";
@@ -171,20 +171,6 @@ pub fn byte_desc(n: u64) -> String {
         text = format!("{:.2}", n as f64 / (1u64 << (10 * (i + 1))) as f64);
     }
     format!("{text} {}B", PREFIXES[i])
-}
-
-/// `java.util.Date.toString()` in UTC: `Tue Nov 24 08:03:41 UTC 2026`.
-pub fn java_date(millis: u64) -> String {
-    const DAYS: [&str; 7] = ["Thu", "Fri", "Sat", "Sun", "Mon", "Tue", "Wed"];
-    const MONTHS: [&str; 12] = [
-        "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
-    ];
-    let (y, mo, d, h, mi, s) = civil(millis);
-    let weekday = DAYS[((millis / 86_400_000) % 7) as usize];
-    format!(
-        "{weekday} {} {d:02} {h:02}:{mi:02}:{s:02} UTC {y}",
-        MONTHS[(mo - 1) as usize]
-    )
 }
 
 #[cfg(test)]

@@ -238,6 +238,22 @@ impl Namesystem {
         src: &str,
         cookie: Option<&str>,
     ) -> Result<h::CorruptFileBlocksProto> {
+        let skip: usize = cookie.and_then(|c| c.parse().ok()).unwrap_or(0);
+        let page = self.corrupt_blocks_page(user, src, cookie)?;
+        Ok(h::CorruptFileBlocksProto {
+            cookie: (skip + page.len()).to_string(),
+            files: page.into_iter().map(|(_, p)| p).collect(),
+        })
+    }
+
+    /// One page of `listCorruptFileBlocks` as (block id, path) pairs, after `cookie`
+    /// entries (`/fsck -list-corruptfileblocks` prints the block ids too).
+    pub fn corrupt_blocks_page(
+        &self,
+        user: &str,
+        src: &str,
+        cookie: Option<&str>,
+    ) -> Result<Vec<(u64, String)>> {
         if !self.permissions.is_superuser(user) {
             return Err(crate::NameNodeError::SuperuserRequired {
                 user: user.to_string(),
@@ -259,15 +275,10 @@ impl Namesystem {
             .filter(|(_, p)| path::is_under(p, &under))
             .collect();
         bad.sort();
-        let files: Vec<String> = bad
+        Ok(bad
             .into_iter()
             .skip(skip)
             .take(CORRUPT_FILES_PER_CALL)
-            .map(|(_, p)| p)
-            .collect();
-        Ok(h::CorruptFileBlocksProto {
-            cookie: (skip + files.len()).to_string(),
-            files,
-        })
+            .collect())
     }
 }
