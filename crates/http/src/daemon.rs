@@ -227,8 +227,14 @@ fn wants_html(headers: &HeaderMap) -> bool {
 /// `format=html`) gets a page.
 fn conf(web: &DaemonWeb, q: HashMap<String, String>, headers: HeaderMap) -> Response {
     let format = q.get("format").map(String::as_str);
-    let source = "tusk configuration";
-    let mut entries: Vec<(&str, &str)> = web.conf.0.iter().collect();
+    let conf = &web.conf.0;
+    // Where each value came from (file:line, -D, or set by the program), as Hadoop's
+    // ConfServlet names each property's resource.
+    let source = |k: &str| {
+        conf.source(k)
+            .map_or_else(|| "programmatically".to_string(), ToString::to_string)
+    };
+    let mut entries: Vec<(&str, &str)> = conf.iter().collect();
     if let Some(name) = q.get("name") {
         entries.retain(|(k, _)| k == name);
         if entries.is_empty() {
@@ -238,7 +244,7 @@ fn conf(web: &DaemonWeb, q: HashMap<String, String>, headers: HeaderMap) -> Resp
     match format {
         Some("json") => axum::Json(json!({
             "properties": entries.iter().map(|(k, v)| json!({
-                "key": k, "value": v, "isFinal": false, "resource": source,
+                "key": k, "value": v, "isFinal": conf.is_final(k), "resource": source(k),
             })).collect::<Vec<_>>()
         }))
         .into_response(),
@@ -249,9 +255,11 @@ fn conf(web: &DaemonWeb, q: HashMap<String, String>, headers: HeaderMap) -> Resp
             for (k, v) in &entries {
                 let _ = write!(
                     xml,
-                    "<property><name>{}</name><value>{}</value><final>false</final><source>{source}</source></property>",
+                    "<property><name>{}</name><value>{}</value><final>{}</final><source>{}</source></property>",
                     escape(k),
-                    escape(v)
+                    escape(v),
+                    conf.is_final(k),
+                    escape(&source(k))
                 );
             }
             xml.push_str("</configuration>");
@@ -260,11 +268,24 @@ fn conf(web: &DaemonWeb, q: HashMap<String, String>, headers: HeaderMap) -> Resp
         Some("html") | None => {
             let rows: Vec<Vec<String>> = entries
                 .iter()
-                .map(|(k, v)| vec![format!("<code>{}</code>", escape(k)), escape(v)])
+                .map(|(k, v)| {
+                    vec![
+                        format!("<code>{}</code>", escape(k)),
+                        escape(v),
+                        escape(&source(k)),
+                    ]
+                })
                 .collect();
             let body = format!(
                 "<p class=\"muted\">The keys set for this daemon (a configuration file, <code>-D</code> overrides, or what the process that started it chose); every other key has its default. Also as <a href=\"/conf?format=xml\">XML</a> and <a href=\"/conf?format=json\">JSON</a>.</p>{}",
-                page::table(&[Column("key", false), Column("value", false)], &rows)
+                page::table(
+                    &[
+                        Column("key", false),
+                        Column("value", false),
+                        Column("source", false),
+                    ],
+                    &rows
+                )
             );
             web.page("Configuration", &web.nav)
                 .render(&body)

@@ -60,3 +60,35 @@ async fn a_restarted_namenode_serves_http_on_the_same_port() {
     assert_eq!(cluster.namenode_http_addr(), before);
     answers(before).await;
 }
+
+/// `/conf` names where each value came from, as Hadoop's ConfServlet names a property's
+/// resource: a key the cluster's builder set says so, in JSON and in XML.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn conf_names_each_values_source() {
+    let cluster = MiniCluster::builder()
+        .datanodes(1)
+        .conf("dfs.replication", "1")
+        .build()
+        .await
+        .unwrap();
+    let nn = cluster.namenode_http_addr();
+    let text = reqwest::get(format!("http://{nn}/conf?format=json&name=dfs.replication"))
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    let json: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let property = &json["properties"][0];
+    assert_eq!(property["key"], "dfs.replication");
+    assert_eq!(property["value"], "1");
+    assert_eq!(property["resource"], "set by the program");
+    assert_eq!(property["isFinal"], false);
+    let xml = reqwest::get(format!("http://{nn}/conf?format=xml&name=dfs.replication"))
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(xml.contains("<source>set by the program</source>"), "{xml}");
+}

@@ -55,7 +55,7 @@ async fn names(client: &DfsClient, path: &str) -> Vec<String> {
 
 /// Waits until DataNode 0 holds (or no longer holds) a replica of each block.
 async fn wait_replicas(cluster: &MiniCluster, blocks: &[u64], present: bool, what: &str) {
-    wait_for(what, Duration::from_secs(20), || async {
+    wait_for(what, Duration::from_secs(60), || async {
         blocks
             .iter()
             .all(|b| cluster.replica_path(0, *b).is_some_and(|p| p.exists()) == present)
@@ -246,7 +246,7 @@ async fn snapshots_keep_deleted_data_until_deleted_and_survive_restarts() {
     let client = cluster.client();
     wait_for(
         "the snapshot file's replicas reported after restart",
-        Duration::from_secs(20),
+        Duration::from_secs(60),
         || async {
             let located = client
                 .block_locations("/d/.snapshot/first/a", 0, u64::MAX >> 1)
@@ -303,7 +303,7 @@ async fn snapshots_keep_deleted_data_until_deleted_and_survive_restarts() {
     let fsn = cluster.namesystem();
     wait_for(
         "start-up safe mode to end",
-        Duration::from_secs(20),
+        Duration::from_secs(60),
         || async { (!fsn.read().safe_mode.is_on()).then_some(()) },
     )
     .await
