@@ -8,38 +8,17 @@
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 const CHROMIUM: &str = "chromium";
 
+mod run_tusk;
+
 /// Runs `tusk ARGS` with `TUSK_HOME=home`; panics on failure or after `timeout`.
 fn tusk(home: &Path, args: &[&str], timeout: Duration) -> String {
-    let out = tempfile::NamedTempFile::new_in(home).unwrap();
-    let err = tempfile::NamedTempFile::new_in(home).unwrap();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_tusk"))
-        .args(args)
-        .env("TUSK_HOME", home)
-        .env("TUSK_LOG", "warn")
-        .stdin(Stdio::null())
-        .stdout(out.reopen().unwrap())
-        .stderr(err.reopen().unwrap())
-        .spawn()
-        .expect("run tusk");
-    let deadline = Instant::now() + timeout;
-    let status = loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            break status;
-        }
-        if Instant::now() > deadline {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("tusk {args:?} did not end within {timeout:?}");
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    };
-    let stderr = std::fs::read_to_string(err.path()).unwrap();
-    assert!(status.success(), "tusk {args:?} failed: {stderr}");
-    std::fs::read_to_string(out.path()).unwrap()
+    let run = run_tusk::tusk_within(home, args, timeout);
+    assert!(run.code == 0, "tusk {args:?} failed: {}", run.stderr);
+    run.stdout
 }
 
 /// A cluster that is stopped when the test ends, however it ends.
