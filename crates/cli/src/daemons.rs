@@ -177,7 +177,7 @@ fn recover(options: NameNodeOptions, args: RecoverArgs) -> anyhow::Result<()> {
     if !args.yes {
         confirm(&plan)?;
     }
-    let kept = NameDirs::new(&options.name_dirs).recover(&plan)?;
+    let kept = NameDirs::locked(&options.name_dirs)?.recover(&plan)?;
     for file in &kept {
         println!("kept {}", file.display());
     }

@@ -125,3 +125,60 @@ async fn sigkilled_namenode_keeps_acknowledged_creates_and_renames() {
     nn.kill().unwrap();
     let _ = nn.wait();
 }
+
+/// A second process on a running NameNode's directories (`tusk namenode`, `-format`,
+/// `recover`) is refused at once, naming the lock's holder, and changes nothing; once
+/// the holder is killed, the kernel's release lets the next NameNode start on them.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_second_process_on_the_name_directories_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let (mut nn, addr) = start_namenode(dir.path(), "127.0.0.1:0");
+    client(&addr).mkdirs("/kept", 0o755, true).await.unwrap();
+    let name_dir = format!(
+        "dfs.namenode.name.dir={}",
+        dir.path().join("name").display()
+    );
+    let holder = std::fs::read_to_string(dir.path().join("name/in_use.lock")).unwrap();
+    assert_eq!(holder.split('@').next(), Some(nn.id().to_string().as_str()));
+    for args in [
+        &["namenode", "--listen", "127.0.0.1:0"][..],
+        &["namenode", "--format", "--listen", "127.0.0.1:0"][..],
+        &["namenode", "recover", "--yes"][..],
+    ] {
+        // A NameNode that wrongly started would serve for ever: the timeout ends it.
+        let out = Command::new("timeout")
+            .arg("30")
+            .arg(env!("CARGO_BIN_EXE_tusk"))
+            .args(args)
+            .args([
+                "-D",
+                &name_dir,
+                "-D",
+                "dfs.namenode.http-address=127.0.0.1:0",
+            ])
+            .stdin(Stdio::null())
+            .output()
+            .expect("run tusk");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{args:?} ran beside the NameNode");
+        assert!(
+            stderr.contains("The directory is already locked") && stderr.contains(&holder),
+            "{args:?}: {stderr}"
+        );
+    }
+    let c = client(&addr);
+    assert!(
+        c.get_file_info("/kept").await.unwrap().is_some(),
+        "a refused -format changed nothing"
+    );
+    nn.kill().expect("SIGKILL the namenode");
+    nn.wait().unwrap();
+    let (mut nn, addr) = start_namenode(dir.path(), "127.0.0.1:0");
+    assert!(client(&addr)
+        .get_file_info("/kept")
+        .await
+        .unwrap()
+        .is_some());
+    nn.kill().unwrap();
+    let _ = nn.wait();
+}

@@ -351,16 +351,20 @@ impl MiniCluster {
                 let _ = w.await;
             }
             nn.runtime.shutdown_background();
+            // The process would exit here, and the kernel release its storage locks.
+            nn.namesystem.name_dirs.unlock();
         }
         Ok(())
     }
 
     /// Kills the NameNode: its runtime is dropped with work in flight; nothing is
-    /// flushed beyond what the edit log had already synced.
+    /// flushed beyond what the edit log had already synced. No shutdown signal: a
+    /// clean close would save an image and purge the log (on a blocking thread that
+    /// outlives the runtime) while the next NameNode loads the same directories.
     pub fn kill_namenode(&mut self) {
         if let Some(nn) = self.namenode.take() {
-            nn.shutdown.trigger();
             nn.runtime.shutdown_background();
+            nn.namesystem.name_dirs.unlock();
         }
     }
 

@@ -91,6 +91,9 @@ pub enum NameNodeError {
     UnregisteredDatanode { uuid: String },
     #[error("Name directory {path} is not formatted; run `tusk namenode -format`")]
     NotFormatted { path: String },
+    /// Another process (or NameNode) holds the directory's `in_use.lock`.
+    #[error("Cannot lock storage {path}. The directory is already locked (held by {holder})")]
+    StorageLocked { path: String, holder: String },
     #[error("edit log: {0}")]
     EditLog(String),
     /// Damage in the edit log that is not a torn tail: the NameNode will not start past it
@@ -208,6 +211,7 @@ impl NameNodeError {
                 "org.apache.hadoop.hdfs.protocol.UnregisteredNodeException"
             }
             NotFormatted { .. }
+            | StorageLocked { .. }
             | EditLog(_)
             | EditLogCorrupt { .. }
             | ImageCorrupt { .. }

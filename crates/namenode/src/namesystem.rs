@@ -545,7 +545,7 @@ impl Namesystem {
             &options.supergroup,
             tusk_common::now_millis(),
         );
-        let dirs = NameDirs::new(&options.name_dirs);
+        let dirs = NameDirs::locked(&options.name_dirs)?;
         dirs.format(&st.to_image(
             0,
             &StorageInfo {
@@ -560,7 +560,7 @@ impl Namesystem {
     /// transaction that does not apply (found by a trial replay that changes nothing);
     /// `None` when the log needs no recovery.
     pub fn plan_recovery(options: &NameNodeOptions) -> Result<Option<RecoveryPlan>> {
-        let dirs = NameDirs::new(&options.name_dirs);
+        let dirs = NameDirs::locked(&options.name_dirs)?;
         if let Some(plan) = dirs.plan_recovery()? {
             return Ok(Some(plan));
         }
@@ -590,7 +590,7 @@ impl Namesystem {
     pub fn load(options: NameNodeOptions) -> Result<Arc<Self>> {
         let startup = crate::metrics::StartupProgress::new();
         let started = Instant::now();
-        let dirs = Arc::new(NameDirs::new(&options.name_dirs));
+        let dirs = Arc::new(NameDirs::locked(&options.name_dirs)?);
         let source = dirs.prepare_for_load()?;
         let image = source.image;
         let mut state = State::from_image(&image, &options);
