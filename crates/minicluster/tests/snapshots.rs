@@ -447,14 +447,21 @@ fn acl_names(status: &AclStatusProto) -> Vec<String> {
 /// What snapshot `s1` of `/p` must still answer however the live tree changed: the ACL
 /// (`user:bob:r--`) and xattrs (`user.color=blue`) `/p/f` had, COLD set on it and WARM
 /// on `/p` (inherited by `g`), and bob, whom only that ACL lets in, reading it.
-async fn assert_snapshot_kept_features(cluster: &MiniCluster, data: &[u8]) {
+async fn assert_snapshot_kept_features(cluster: &MiniCluster, data: &[u8], when: &str) {
     let admin = cluster.client();
     let bob = user_client(cluster, "bob");
     let carol = user_client(cluster, "carol");
     let f = "/p/.snapshot/s1/f";
 
-    let acl = admin.acl_status(f).await.unwrap();
-    assert_eq!(acl_names(&acl), ["bob"], "the ACL as the snapshot saw it");
+    let acl = admin
+        .acl_status(f)
+        .await
+        .unwrap_or_else(|e| panic!("{when}: {e}"));
+    assert_eq!(
+        acl_names(&acl),
+        ["bob"],
+        "{when}: the ACL as the snapshot saw it"
+    );
     assert_eq!(acl.owner, "alice");
     assert_eq!(acl.permission.map(|p| p.perm), Some(0o640));
     assert!(admin.stat(f).await.unwrap().has_acl);
@@ -621,7 +628,7 @@ async fn snapshots_keep_acls_xattrs_and_storage_policy_across_restarts() {
     assert_eq!(carol.read_file("/p/f").await.unwrap(), data);
     let e = bob.read_file("/p/f").await.unwrap_err();
     assert_eq!(remote_class(&e), "AccessControlException", "{e}");
-    assert_snapshot_kept_features(&cluster, &data).await;
+    assert_snapshot_kept_features(&cluster, &data, "after live changes").await;
 
     // A second snapshot sees the new state (the changes dropped the shared copies).
     admin.create_snapshot("/p", Some("s2")).await.unwrap();
@@ -651,20 +658,20 @@ async fn snapshots_keep_acls_xattrs_and_storage_policy_across_restarts() {
     alice.remove_acl("/p/f").await.unwrap();
     admin.delete("/p/f", false).await.unwrap();
     assert!(admin.acl_status("/p/f").await.is_err());
-    assert_snapshot_kept_features(&cluster, &data).await;
+    assert_snapshot_kept_features(&cluster, &data, "after deletion").await;
     cluster.kill_namenode();
     cluster.start_namenode_again().await.unwrap();
     cluster
         .wait_live_datanodes(1, Duration::from_secs(20))
         .await
         .unwrap();
-    assert_snapshot_kept_features(&cluster, &data).await;
+    assert_snapshot_kept_features(&cluster, &data, "after a kill and edit replay").await;
     cluster.restart_namenode().await.unwrap();
     cluster
         .wait_live_datanodes(1, Duration::from_secs(20))
         .await
         .unwrap();
-    assert_snapshot_kept_features(&cluster, &data).await;
+    assert_snapshot_kept_features(&cluster, &data, "after a clean restart").await;
     let s2 = cluster
         .client()
         .acl_status("/p/.snapshot/s2/f")
