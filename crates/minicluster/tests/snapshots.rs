@@ -1,9 +1,13 @@
 //! HDFS snapshots end to end: a snapshot reads back what was deleted, overwritten or
 //! renamed after it, keeps those blocks on the DataNodes until the snapshot is deleted,
+//! keeps each inode's ACL, xattrs and storage policy (and judges reads by that ACL),
 //! refuses writes, and survives NameNode restarts with the same rules.
 
 use std::time::Duration;
 
+use tusk_client::meta::{
+    AclEntryProto, AclScope, AclStatusProto, AclType, XAttrProto, XATTR_CREATE, XATTR_REPLACE,
+};
 use tusk_client::snapshot::diff_entry_line;
 use tusk_client::{CreateOptions, DfsClient};
 use tusk_minicluster::{test_data, wait_for, MiniCluster};
@@ -406,5 +410,273 @@ async fn hdfs_native_reads_through_a_snapshot() {
         .mkdirs("/n/.snapshot/s1/x", 0o755, true)
         .await
         .is_err());
+    cluster.shutdown().await;
+}
+
+fn user_client(cluster: &MiniCluster, user: &str) -> DfsClient {
+    let user = user.to_string();
+    cluster.client_with(move |o| o.user = user)
+}
+
+fn named_user(name: &str, perm: i32) -> AclEntryProto {
+    AclEntryProto {
+        r#type: AclType::User as i32,
+        scope: AclScope::Access as i32,
+        permissions: perm,
+        name: Some(name.to_string()),
+    }
+}
+
+fn user_xattr(name: &str, value: Option<&[u8]>) -> XAttrProto {
+    XAttrProto {
+        namespace: 0,
+        name: name.into(),
+        value: value.map(|v| v.to_vec().into()),
+    }
+}
+
+/// The named users of an ACL status, in order.
+fn acl_names(status: &AclStatusProto) -> Vec<String> {
+    status
+        .entries
+        .iter()
+        .filter_map(|e| e.name.clone())
+        .collect()
+}
+
+/// What snapshot `s1` of `/p` must still answer however the live tree changed: the ACL
+/// (`user:bob:r--`) and xattrs (`user.color=blue`) `/p/f` had, COLD set on it and WARM
+/// on `/p` (inherited by `g`), and bob, whom only that ACL lets in, reading it.
+async fn assert_snapshot_kept_features(cluster: &MiniCluster, data: &[u8], when: &str) {
+    let admin = cluster.client();
+    let bob = user_client(cluster, "bob");
+    let carol = user_client(cluster, "carol");
+    let f = "/p/.snapshot/s1/f";
+
+    let acl = admin
+        .acl_status(f)
+        .await
+        .unwrap_or_else(|e| panic!("{when}: {e}"));
+    assert_eq!(
+        acl_names(&acl),
+        ["bob"],
+        "{when}: the ACL as the snapshot saw it"
+    );
+    assert_eq!(acl.owner, "alice");
+    assert_eq!(acl.permission.map(|p| p.perm), Some(0o640));
+    assert!(admin.stat(f).await.unwrap().has_acl);
+    let dot = admin.acl_status("/p/.snapshot").await.unwrap();
+    assert!(
+        dot.owner.is_empty() && dot.entries.is_empty(),
+        "HDFS's empty status"
+    );
+
+    let xattrs = admin.get_xattrs(f, vec![]).await.unwrap();
+    assert_eq!(xattrs.len(), 1, "{xattrs:?}");
+    assert_eq!(
+        (xattrs[0].name.as_str(), xattrs[0].value.as_deref()),
+        ("color", Some(&b"blue"[..]))
+    );
+    let listed = bob.list_xattrs(f).await.unwrap();
+    assert_eq!(listed.len(), 1);
+    assert!(listed[0].value.is_none(), "names only");
+    let e = admin
+        .get_xattrs(f, vec![user_xattr("size", None)])
+        .await
+        .unwrap_err();
+    assert_eq!(
+        remote_class(&e),
+        "IOException",
+        "size came after the snapshot: {e}"
+    );
+
+    assert_eq!(admin.storage_policy(f).await.unwrap().name, "COLD");
+    assert_eq!(
+        admin.storage_policy("/p/.snapshot/s1").await.unwrap().name,
+        "WARM"
+    );
+    assert_eq!(
+        admin
+            .storage_policy("/p/.snapshot/s1/g")
+            .await
+            .unwrap()
+            .name,
+        "WARM",
+        "inherited from the snapshot's copy of /p, not the live /p"
+    );
+
+    // The copy's ACL decides who reads it: bob (named in it) does, carol does not.
+    wait_for(
+        "the snapshot's blocks located",
+        Duration::from_secs(60),
+        || async {
+            let located = admin.block_locations(f, 0, u64::MAX >> 1).await.ok()?;
+            located
+                .blocks
+                .iter()
+                .all(|b| !b.locs.is_empty())
+                .then_some(())
+        },
+    )
+    .await
+    .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(bob.read_file(f).await.unwrap(), data);
+    assert_eq!(bob.get_xattrs(f, vec![]).await.unwrap().len(), 1);
+    let e = carol.read_file(f).await.unwrap_err();
+    assert_eq!(remote_class(&e), "AccessControlException", "{e}");
+    let e = carol.get_xattrs(f, vec![]).await.unwrap_err();
+    assert_eq!(remote_class(&e), "AccessControlException", "{e}");
+
+    // Nothing at or below .snapshot changes.
+    for path in [f, "/p/.snapshot/s1", "/p/.snapshot"] {
+        let refused = [
+            admin
+                .modify_acl_entries(path, vec![named_user("carol", 4)])
+                .await,
+            admin.set_acl(path, vec![named_user("carol", 4)]).await,
+            admin.remove_acl(path).await,
+            admin.remove_default_acl(path).await,
+            admin
+                .set_xattr(path, user_xattr("color", Some(b"x")), XATTR_REPLACE)
+                .await,
+            admin.remove_xattr(path, user_xattr("color", None)).await,
+            admin.set_storage_policy(path, "HOT").await,
+            admin.unset_storage_policy(path).await,
+        ];
+        for (i, r) in refused.into_iter().enumerate() {
+            let e = r.expect_err("a change inside a snapshot");
+            assert_eq!(
+                remote_class(&e),
+                "SnapshotAccessControlException",
+                "call {i} on {path}: {e}"
+            );
+            assert!(
+                e.to_string()
+                    .contains("Modification on a read-only snapshot is disallowed"),
+                "{e}"
+            );
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn snapshots_keep_acls_xattrs_and_storage_policy_across_restarts() {
+    let mut cluster = MiniCluster::builder()
+        .datanodes(1)
+        .conf("dfs.blocksize", BLOCK.to_string())
+        .conf("dfs.replication", "1")
+        .conf(
+            "hadoop.user.group.static.mapping.overrides",
+            "alice=staff;bob=;carol=",
+        )
+        .build()
+        .await
+        .expect("cluster starts");
+    let admin = cluster.client();
+    let data = test_data(3000, 11);
+    put(&admin, "/p/f", &data).await;
+    put(&admin, "/p/g", b"gee").await;
+    admin
+        .set_owner("/p/f", Some("alice"), Some("staff"))
+        .await
+        .unwrap();
+    admin.set_permission("/p/f", 0o640).await.unwrap();
+    let alice = user_client(&cluster, "alice");
+    alice
+        .modify_acl_entries("/p/f", vec![named_user("bob", 4)])
+        .await
+        .unwrap();
+    alice
+        .set_xattr("/p/f", user_xattr("color", Some(b"blue")), XATTR_CREATE)
+        .await
+        .unwrap();
+    admin.set_storage_policy("/p", "WARM").await.unwrap();
+    admin.set_storage_policy("/p/f", "COLD").await.unwrap();
+    admin.allow_snapshot("/p").await.unwrap();
+    admin.create_snapshot("/p", Some("s1")).await.unwrap();
+
+    // Change all of it live: bob out, carol in, other xattrs, other policies.
+    alice
+        .remove_acl_entries("/p/f", vec![named_user("bob", 0)])
+        .await
+        .unwrap();
+    alice
+        .modify_acl_entries("/p/f", vec![named_user("carol", 4)])
+        .await
+        .unwrap();
+    alice
+        .set_xattr("/p/f", user_xattr("color", Some(b"red")), XATTR_REPLACE)
+        .await
+        .unwrap();
+    alice
+        .set_xattr("/p/f", user_xattr("size", Some(b"L")), XATTR_CREATE)
+        .await
+        .unwrap();
+    admin.unset_storage_policy("/p/f").await.unwrap();
+    admin.set_storage_policy("/p", "ALL_SSD").await.unwrap();
+
+    // The live file answers the new state and lets carol, not bob, read it.
+    let bob = user_client(&cluster, "bob");
+    let carol = user_client(&cluster, "carol");
+    assert_eq!(
+        acl_names(&admin.acl_status("/p/f").await.unwrap()),
+        ["carol"]
+    );
+    assert_eq!(admin.get_xattrs("/p/f", vec![]).await.unwrap().len(), 2);
+    assert_eq!(admin.storage_policy("/p/f").await.unwrap().name, "ALL_SSD");
+    assert_eq!(admin.storage_policy("/p/g").await.unwrap().name, "ALL_SSD");
+    assert_eq!(carol.read_file("/p/f").await.unwrap(), data);
+    let e = bob.read_file("/p/f").await.unwrap_err();
+    assert_eq!(remote_class(&e), "AccessControlException", "{e}");
+    assert_snapshot_kept_features(&cluster, &data, "after live changes").await;
+
+    // A second snapshot sees the new state (the changes dropped the shared copies).
+    admin.create_snapshot("/p", Some("s2")).await.unwrap();
+    let s2 = admin.acl_status("/p/.snapshot/s2/f").await.unwrap();
+    assert_eq!(acl_names(&s2), ["carol"]);
+    assert_eq!(
+        admin
+            .storage_policy("/p/.snapshot/s2/f")
+            .await
+            .unwrap()
+            .name,
+        "ALL_SSD"
+    );
+    let report = admin.snapshot_diff("/p", "s1", "s2").await.unwrap();
+    let lines: Vec<String> = report
+        .diff_report_entries
+        .iter()
+        .map(diff_entry_line)
+        .collect();
+    assert!(
+        lines.iter().any(|l| l == "M\t./f"),
+        "an ACL change modifies: {lines:?}"
+    );
+
+    // Gone from the live tree, and then two restarts: replaying the edit log after a
+    // kill, and loading the image at a clean start.
+    alice.remove_acl("/p/f").await.unwrap();
+    admin.delete("/p/f", false).await.unwrap();
+    assert!(admin.acl_status("/p/f").await.is_err());
+    assert_snapshot_kept_features(&cluster, &data, "after deletion").await;
+    cluster.kill_namenode();
+    cluster.start_namenode_again().await.unwrap();
+    cluster
+        .wait_live_datanodes(1, Duration::from_secs(20))
+        .await
+        .unwrap();
+    assert_snapshot_kept_features(&cluster, &data, "after a kill and edit replay").await;
+    cluster.restart_namenode().await.unwrap();
+    cluster
+        .wait_live_datanodes(1, Duration::from_secs(20))
+        .await
+        .unwrap();
+    assert_snapshot_kept_features(&cluster, &data, "after a clean restart").await;
+    let s2 = cluster
+        .client()
+        .acl_status("/p/.snapshot/s2/f")
+        .await
+        .unwrap();
+    assert_eq!(acl_names(&s2), ["carol"]);
     cluster.shutdown().await;
 }

@@ -21,7 +21,7 @@ pub use apply::RenamePlan;
 pub use children::Children;
 pub use features::{DirQuota, Features, XAttr};
 pub use image_check::check_image;
-pub use permission::{Access, Permissions};
+pub use permission::{Access, Mode, Permissions};
 
 pub type InodeId = u64;
 

@@ -121,6 +121,16 @@ pub fn check_writable_path(p: &str) -> Result<()> {
     Err(NameNodeError::SnapshotAccess)
 }
 
+/// A path whose inode a change would modify in place (ACL, extended attributes,
+/// storage policy): nothing at or below `.snapshot` (HDFS's `checkTraverse` for a
+/// `DirOp.WRITE`, which refuses `/dir/.snapshot` itself too).
+pub fn check_modifiable_path(p: &str) -> Result<()> {
+    if names_snapshot(p) {
+        return Err(NameNodeError::SnapshotAccess);
+    }
+    Ok(())
+}
+
 impl Snapshots {
     pub fn is_snapshottable(&self, id: InodeId) -> bool {
         self.dirs.contains_key(&id)
@@ -227,6 +237,10 @@ impl Snapshots {
                 check_writable_path(&o.src)?;
                 check_writable_path(&o.dst)?;
             }
+            Op::SetAcl(o) => check_modifiable_path(&o.path)?,
+            Op::SetXattr(o) => check_modifiable_path(&o.path)?,
+            Op::RemoveXattr(o) => check_modifiable_path(&o.path)?,
+            Op::SetStoragePolicy(o) => check_modifiable_path(&o.path)?,
             _ => {}
         }
         if self.dirs.is_empty() && self.store.cache_is_empty() {
@@ -246,8 +260,9 @@ impl Snapshots {
             Op::SetPermission(o) => self.touch(ns, resolve(&o.path)),
             Op::SetOwner(o) => self.touch(ns, resolve(&o.path)),
             Op::SetTimes(o) => self.touch(ns, resolve(&o.path)),
-            // nsmeta's per-inode state: not in `FrozenAttrs` yet, but a copy made after
-            // the change must not be an older cached one once it is.
+            // Per-inode features `FrozenAttrs` keeps (a storage policy set on a directory
+            // is inherited below it, but copies keep only what is set on each inode, so
+            // the directory's own copy is the one that changes).
             Op::SetAcl(o) => self.touch(ns, resolve(&o.path)),
             Op::SetXattr(o) => self.touch(ns, resolve(&o.path)),
             Op::RemoveXattr(o) => self.touch(ns, resolve(&o.path)),

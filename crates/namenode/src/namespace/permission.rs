@@ -33,6 +33,16 @@ impl Access {
     }
 }
 
+/// What a permission check reads of an inode: its bits, owner, group and the ACL
+/// entries the bits do not hold.
+#[derive(Clone, Copy, Debug)]
+pub struct Mode<'a> {
+    pub permission: u16,
+    pub owner: &'a str,
+    pub group: &'a str,
+    pub acl: &'a [acl::AclEntry],
+}
+
 /// Who may do what: fixed when the NameNode starts.
 #[derive(Clone, Debug)]
 pub struct Permissions {
@@ -67,27 +77,40 @@ impl Permissions {
             return true;
         }
         let Some(node) = ns.get(id) else { return false };
+        let mode = Mode {
+            permission: node.permission,
+            owner: &node.owner,
+            group: &node.group,
+            acl: ns.features.acl(id),
+        };
+        self.allows_mode(user, &mode, bits)
+    }
+
+    /// [`Permissions::allows`] on an inode's mode as given (a snapshot's copy, say).
+    pub fn allows_mode(&self, user: &str, mode: &Mode<'_>, bits: u16) -> bool {
+        if self.is_superuser(user) {
+            return true;
+        }
         let in_group = |g: &str| self.in_group(user, g);
-        let stored = ns.features.acl(id);
         if let Some(ok) = acl::allows(
-            node.permission,
-            stored,
-            &node.owner,
-            &node.group,
+            mode.permission,
+            mode.acl,
+            mode.owner,
+            mode.group,
             user,
             &in_group,
             bits,
         ) {
             return ok;
         }
-        let shift = if node.owner == user {
+        let shift = if mode.owner == user {
             6
-        } else if in_group(&node.group) {
+        } else if in_group(mode.group) {
             3
         } else {
             0
         };
-        (node.permission >> shift) & bits == bits
+        (mode.permission >> shift) & bits == bits
     }
 
     /// Checks `access` on inode `id` for `user`.

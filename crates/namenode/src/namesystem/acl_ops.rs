@@ -8,10 +8,12 @@ use tusk_proto::hdfs::{
 };
 use tusk_proto::internal::{edit_record::Op, SetAclOp};
 
+use super::snapshot_ops::Target;
 use super::{Logged, Namesystem};
 use crate::error::{NameNodeError, Result};
 use crate::namespace::acl::{self, AclEntry, AclScope, AclType};
 use crate::path;
+use crate::snapshot::{self, SnapshotPath};
 
 /// Which change an ACL call makes to the existing full ACL.
 pub enum AclChange<'a> {
@@ -36,6 +38,7 @@ impl Namesystem {
     pub fn change_acl(&self, user: &str, src: &str, change: AclChange<'_>) -> Result<Logged<()>> {
         self.check_acls_enabled()?;
         let src = path::normalize(src)?;
+        snapshot::check_modifiable_path(&src)?;
         let mut st = self.write();
         let id = st.ns.lookup(&src)?.id;
         self.permissions.check_path(&st.ns, user, id, None)?;
@@ -62,21 +65,38 @@ impl Namesystem {
     }
 
     /// getAclStatus: the owner, group, sticky bit, the entries the permission bits do
-    /// not hold, and the bits.
+    /// not hold, and the bits; inside a snapshot, as the snapshot saw them.
     pub fn acl_status(&self, user: &str, src: &str) -> Result<AclStatusProto> {
         self.check_acls_enabled()?;
         let st = self.read();
+        if let Some(sp) = SnapshotPath::parse(src)? {
+            return Ok(
+                match self.snapshot_feature_target(&st, user, src, &sp, None)? {
+                    // No inode there: HDFS answers an unpopulated status, as getFileInfo does.
+                    Target::DotSnapshot { .. } => AclStatusProto::default(),
+                    Target::Node { node, .. } => {
+                        let a = &node.attrs;
+                        status_proto(&a.owner, &a.group, a.permission, &a.acl)
+                    }
+                },
+            );
+        }
         let node = st.ns.lookup(src)?;
         self.permissions.check_path(&st.ns, user, node.id, None)?;
-        Ok(AclStatusProto {
-            owner: node.owner.clone(),
-            group: node.group.clone(),
-            sticky: node.permission & 0o1000 != 0,
-            entries: st.ns.features.acl(node.id).iter().map(to_proto).collect(),
-            permission: Some(FsPermissionProto {
-                perm: node.permission as u32,
-            }),
-        })
+        let acl = st.ns.features.acl(node.id);
+        Ok(status_proto(&node.owner, &node.group, node.permission, acl))
+    }
+}
+
+fn status_proto(owner: &str, group: &str, permission: u16, acl: &[AclEntry]) -> AclStatusProto {
+    AclStatusProto {
+        owner: owner.to_string(),
+        group: group.to_string(),
+        sticky: permission & 0o1000 != 0,
+        entries: acl.iter().map(to_proto).collect(),
+        permission: Some(FsPermissionProto {
+            perm: permission as u32,
+        }),
     }
 }
 

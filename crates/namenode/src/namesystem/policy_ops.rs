@@ -6,10 +6,12 @@
 use tusk_proto::hdfs::{BlockStoragePolicyProto, StorageTypeProto, StorageTypesProto};
 use tusk_proto::internal::{edit_record::Op, SetStoragePolicyOp};
 
+use super::snapshot_ops::Target;
 use super::{Logged, Namesystem};
 use crate::error::{NameNodeError, Result};
 use crate::namespace::Access;
 use crate::path;
+use crate::snapshot::{self, SnapshotPath};
 
 /// HDFS's HOT policy id, the default.
 pub const HOT: u8 = 7;
@@ -147,6 +149,7 @@ impl Namesystem {
                 })?,
         };
         let src = path::normalize(src)?;
+        snapshot::check_modifiable_path(&src)?;
         let mut st = self.write();
         let id = st
             .ns
@@ -163,8 +166,17 @@ impl Namesystem {
     }
 
     /// getStoragePolicy: the path's own or inherited policy; FileNotFound when missing.
+    /// Inside a snapshot, the policy as the snapshot saw it (set on the copy or one above
+    /// it), else inherited from the live directories above the snapshot.
     pub fn get_storage_policy(&self, user: &str, src: &str) -> Result<BlockStoragePolicyProto> {
         let st = self.read();
+        if let Some(sp) = SnapshotPath::parse(src)? {
+            let policy = match self.snapshot_feature_target(&st, user, src, &sp, None)? {
+                Target::DotSnapshot { dir } => st.ns.effective_storage_policy(dir),
+                Target::Node { policy, .. } => policy,
+            };
+            return Ok(policy_by_id(policy));
+        }
         let id = st.ns.lookup(src)?.id;
         self.permissions.check_path(&st.ns, user, id, None)?;
         Ok(policy_by_id(st.ns.effective_storage_policy(id)))

@@ -6,11 +6,12 @@ use std::sync::Arc;
 
 use bytes::Bytes;
 use tusk_proto::hdfs::{
-    hdfs_file_status_proto::FileType, ContentSummaryProto, DirectoryListingProto,
-    FsPermissionProto, HdfsFileStatusProto, LocatedBlocksProto, SnapshotDiffReportCursorProto,
-    SnapshotDiffReportEntryProto, SnapshotDiffReportListingEntryProto,
-    SnapshotDiffReportListingProto, SnapshotDiffReportProto, SnapshotListingProto,
-    SnapshotStatusProto, SnapshottableDirectoryListingProto, SnapshottableDirectoryStatusProto,
+    hdfs_file_status_proto::{FileType, Flags},
+    ContentSummaryProto, DirectoryListingProto, FsPermissionProto, HdfsFileStatusProto,
+    LocatedBlocksProto, SnapshotDiffReportCursorProto, SnapshotDiffReportEntryProto,
+    SnapshotDiffReportListingEntryProto, SnapshotDiffReportListingProto, SnapshotDiffReportProto,
+    SnapshotListingProto, SnapshotStatusProto, SnapshottableDirectoryListingProto,
+    SnapshottableDirectoryStatusProto,
 };
 use tusk_proto::internal::{
     edit_record::Op, AllowSnapshotOp, CreateSnapshotOp, DeleteSnapshotOp, DisallowSnapshotOp,
@@ -20,15 +21,18 @@ use tusk_security::AccessMode;
 
 use super::{Logged, Namesystem, State};
 use crate::error::{NameNodeError, Result};
-use crate::namespace::{Access, InodeId};
+use crate::namespace::{Access, InodeId, Mode};
 use crate::path;
 use crate::snapshot::{self, diff, Frozen, FrozenKind, SnapshotPath, DOT_SNAPSHOT};
 
 /// The `flags` bit HDFS sets on a snapshottable directory's status.
 pub const SNAPSHOT_ENABLED_FLAG: u32 = 8;
 
+/// The permission's extension bit HDFS sets, for older clients, on an inode with an ACL.
+const ACL_BIT: u32 = 1 << 12;
+
 /// What a path with a `.snapshot` component names.
-enum Target {
+pub(super) enum Target {
     /// `/dir/.snapshot`: the listing of the directory's snapshots.
     DotSnapshot { dir: InodeId },
     /// An inode inside a snapshot; `name` is the last component as the path spells it
@@ -38,6 +42,9 @@ enum Target {
         /// Modification time to show instead of the copy's (a snapshot root shows the
         /// snapshot's creation time).
         mtime: Option<u64>,
+        /// The storage policy in effect for the copy: its own, else the nearest one set
+        /// on a copy above it, else the live directories' above the snapshot (0: none).
+        policy: u8,
     },
 }
 
@@ -88,22 +95,30 @@ impl State {
         summary.snapshot_space_consumed = Some(space);
     }
 
-    /// Status of a frozen inode, as [`State::file_status`] builds a live one's.
-    fn frozen_status(&self, node: &Frozen, name: Bytes, mtime: Option<u64>) -> HdfsFileStatusProto {
+    /// Status of a frozen inode, as [`State::file_status`] builds a live one's;
+    /// `policy` is the storage policy in effect for it.
+    fn frozen_status(
+        &self,
+        node: &Frozen,
+        name: Bytes,
+        mtime: Option<u64>,
+        policy: u8,
+    ) -> HdfsFileStatusProto {
+        let has_acl = !node.attrs.acl.is_empty();
         let mut s = HdfsFileStatusProto {
             file_type: FileType::IsDir as i32,
             path: name,
             length: 0,
             permission: FsPermissionProto {
-                perm: node.attrs.permission as u32,
+                perm: node.attrs.permission as u32 | if has_acl { ACL_BIT } else { 0 },
             },
             owner: node.attrs.owner.clone(),
             group: node.attrs.group.clone(),
             modification_time: mtime.unwrap_or(node.attrs.mtime),
             access_time: node.attrs.atime,
             file_id: Some(node.id),
-            storage_policy: Some(0),
-            flags: Some(0),
+            storage_policy: Some(policy as u32),
+            flags: Some(if has_acl { Flags::HasAcl as u32 } else { 0 }),
             ..Default::default()
         };
         match &node.kind {
@@ -117,6 +132,18 @@ impl State {
             }
         }
         s
+    }
+
+    /// The storage policy in effect for the copy `root` of live directory `dir`: its
+    /// own, else the one the live directories above `dir` give it.
+    fn frozen_root_policy(&self, dir: InodeId, root: &Frozen) -> u8 {
+        let parent = self.ns.get(dir).map_or(dir, |n| n.parent);
+        let inherited = if parent == dir {
+            0
+        } else {
+            self.ns.effective_storage_policy(parent)
+        };
+        root.attrs.effective_storage_policy(inherited)
     }
 
     /// The blocks of a frozen file overlapping `[offset, offset + length)`, located
@@ -325,6 +352,7 @@ impl Namesystem {
                         &s.root,
                         Bytes::copy_from_slice(s.name.as_bytes()),
                         Some(s.ctime),
+                        st.frozen_root_policy(id, &s.root),
                     ),
                     snapshot_id: s.id,
                     parent_fullpath: Bytes::from(p.clone()),
@@ -506,18 +534,47 @@ impl Namesystem {
         };
         let mut node = snap.root.clone();
         let mut mtime = Some(snap.ctime);
+        let mut policy = st.frozen_root_policy(dir, &node);
         for part in &sp.rest {
             self.check_frozen(user, &node, Access::Execute, sp)?;
             let Some(child) = node.children().and_then(|c| c.get(*part)).cloned() else {
                 return Ok(None);
             };
+            policy = child.attrs.effective_storage_policy(policy);
             node = child;
             mtime = None;
         }
-        Ok(Some(Target::Node { node, mtime }))
+        Ok(Some(Target::Node {
+            node,
+            mtime,
+            policy,
+        }))
     }
 
-    /// `access` on a frozen inode, by its permissions in the snapshot.
+    /// What a `.snapshot` path names, for the calls that read one inode's features
+    /// (getAclStatus, getXAttrs, listXAttrs, getStoragePolicy): traversal checked as
+    /// for any read, then `access` on a frozen inode; FileNotFound when nothing is there.
+    pub(super) fn snapshot_feature_target(
+        &self,
+        st: &State,
+        user: &str,
+        src: &str,
+        sp: &SnapshotPath<'_>,
+        access: Option<Access>,
+    ) -> Result<Target> {
+        let target =
+            self.snapshot_target(st, user, sp)?
+                .ok_or_else(|| NameNodeError::FileNotFound {
+                    path: src.to_string(),
+                })?;
+        if let (Target::Node { node, .. }, Some(access)) = (&target, access) {
+            self.check_frozen(user, node, access, sp)?;
+        }
+        Ok(target)
+    }
+
+    /// `access` on a frozen inode, by its permissions and ACL in the snapshot (HDFS
+    /// checks a snapshot path against the attributes of that snapshot).
     fn check_frozen(
         &self,
         user: &str,
@@ -525,18 +582,14 @@ impl Namesystem {
         access: Access,
         sp: &SnapshotPath<'_>,
     ) -> Result<()> {
-        if self.permissions.is_superuser(user) {
-            return Ok(());
-        }
         let a = &node.attrs;
-        let shift = if a.owner == user {
-            6
-        } else if a.group == user {
-            3
-        } else {
-            0
+        let mode = Mode {
+            permission: a.permission,
+            owner: &a.owner,
+            group: &a.group,
+            acl: &a.acl,
         };
-        if (a.permission >> shift) & access.bits() != 0 {
+        if self.permissions.allows_mode(user, &mode, access.bits()) {
             return Ok(());
         }
         let mut shown = sp.dir.clone();
@@ -568,9 +621,11 @@ impl Namesystem {
                 flags: Some(0),
                 ..Default::default()
             }),
-            Some(Target::Node { node, mtime }) => {
-                Some(st.frozen_status(&node, Bytes::new(), mtime))
-            }
+            Some(Target::Node {
+                node,
+                mtime,
+                policy,
+            }) => Some(st.frozen_status(&node, Bytes::new(), mtime, policy)),
         })
     }
 
@@ -584,8 +639,8 @@ impl Namesystem {
     ) -> Result<Option<DirectoryListingProto>> {
         let st = self.read();
         let pool = &self.storage.block_pool_id;
-        let status = |node: &Frozen, name: Bytes, mtime: Option<u64>| {
-            let mut s = st.frozen_status(node, name, mtime);
+        let status = |node: &Frozen, name: Bytes, mtime: Option<u64>, policy: u8| {
+            let mut s = st.frozen_status(node, name, mtime, policy);
             if need_location && !node.is_dir() {
                 s.locations = Some(st.frozen_located_blocks(node, 0, u64::MAX, pool));
             }
@@ -613,11 +668,16 @@ impl Namesystem {
                         continue;
                     }
                     let name = Bytes::copy_from_slice(s.name.as_bytes());
-                    add(st.frozen_status(&s.root, name, Some(s.ctime)));
+                    let policy = st.frozen_root_policy(dir, &s.root);
+                    add(st.frozen_status(&s.root, name, Some(s.ctime), policy));
                 }
             }
-            Some(Target::Node { node, mtime }) => match node.children() {
-                None => add(status(&node, Bytes::new(), mtime)),
+            Some(Target::Node {
+                node,
+                mtime,
+                policy,
+            }) => match node.children() {
+                None => add(status(&node, Bytes::new(), mtime, policy)),
                 Some(children) => {
                     self.check_frozen(user, &node, Access::Read, sp)?;
                     let start = match after {
@@ -628,7 +688,8 @@ impl Namesystem {
                         children.range::<str, _>((start, std::ops::Bound::Unbounded))
                     {
                         let name = Bytes::copy_from_slice(name.as_bytes());
-                        add(status(child, name, None));
+                        let policy = child.attrs.effective_storage_policy(policy);
+                        add(status(child, name, None, policy));
                     }
                 }
             },
@@ -660,6 +721,7 @@ impl Namesystem {
             });
         };
         self.check_frozen(user, &node, Access::Read, sp)?;
+        self.check_copy_unreadable_by_superuser(user, &node.attrs.xattrs)?;
         let mut located =
             st.frozen_located_blocks(&node, offset, length, &self.storage.block_pool_id);
         drop(st);
@@ -874,6 +936,167 @@ mod tests {
             let disallow = Op::DisallowSnapshot(DisallowSnapshotOp { path: "/d".into() });
             snapshot_op(st, disallow).unwrap();
             assert!(st.apply(&delete("/d")).unwrap().is_empty());
+        }
+    }
+
+    /// The frozen copy of `path` (below `/d`) in snapshot `name`.
+    fn copy_in(st: &State, name: &str, path: &[&str]) -> Arc<Frozen> {
+        let dir = st
+            .snapshots
+            .dirs
+            .values()
+            .next()
+            .expect("one snapshottable dir");
+        let mut node = dir.get(name).expect("snapshot exists").root.clone();
+        for part in path {
+            node = node.children().unwrap()[*part].clone();
+        }
+        node
+    }
+
+    #[test]
+    fn copies_keep_acls_xattrs_and_storage_policy_through_changes_and_images() {
+        use crate::namespace::acl::{AclEntry, AclScope, AclType};
+        use crate::namespace::XAttr;
+        use tusk_proto::internal::{RemoveXAttrOp, SetAclOp, SetStoragePolicyOp, SetXAttrOp};
+
+        let options = NameNodeOptions::default();
+        let mut st = State::from_image(&FsImage::default(), &options);
+        mkdir(&mut st, "/d", 20_000);
+        file(&mut st, "/d/f", 20_001, 1, 100);
+        let bob = AclEntry::new(AclScope::Access, AclType::User, "bob", 4);
+        let full = |named: &AclEntry| {
+            vec![
+                AclEntry::new(AclScope::Access, AclType::User, "", 6),
+                named.clone(),
+                AclEntry::new(AclScope::Access, AclType::Group, "", 4),
+                AclEntry::new(AclScope::Access, AclType::Mask, "", 4),
+                AclEntry::new(AclScope::Access, AclType::Other, "", 0),
+            ]
+        };
+        // What an inode keeps of such an ACL: the entries its bits do not hold.
+        let stored = |named: &AclEntry| {
+            vec![
+                named.clone(),
+                AclEntry::new(AclScope::Access, AclType::Group, "", 4),
+            ]
+        };
+        let set_acl = |entries: Vec<AclEntry>| {
+            Op::SetAcl(SetAclOp {
+                path: "/d/f".into(),
+                entries: entries.iter().map(AclEntry::to_record).collect(),
+            })
+        };
+        let color = |value: &[u8]| XAttr {
+            namespace: 0,
+            name: "color".into(),
+            value: value.to_vec(),
+        };
+        let set_color = |value: &[u8]| {
+            Op::SetXattr(SetXAttrOp {
+                path: "/d/f".into(),
+                xattr: Some(color(value).to_record()),
+            })
+        };
+        let set_policy = |path: &str, policy_id: u32| {
+            Op::SetStoragePolicy(SetStoragePolicyOp {
+                path: path.into(),
+                policy_id,
+            })
+        };
+        st.apply(&set_acl(full(&bob))).unwrap();
+        st.apply(&set_color(b"blue")).unwrap();
+        st.apply(&set_policy("/d", 2)).unwrap();
+        st.apply(&set_policy("/d/f", 12)).unwrap();
+        let allow = Op::AllowSnapshot(AllowSnapshotOp { path: "/d".into() });
+        snapshot_op(&mut st, allow).unwrap();
+        snapshot_op(&mut st, create("/d", "s1", 0)).unwrap();
+
+        // Every change drops the cached copy, so a later snapshot sees the new state
+        // while s1 keeps the old.
+        let carol = AclEntry::new(AclScope::Access, AclType::User, "carol", 4);
+        st.apply(&set_acl(full(&carol))).unwrap();
+        st.apply(&set_color(b"red")).unwrap();
+        st.apply(&set_policy("/d/f", 0)).unwrap();
+        st.apply(&set_policy("/d", 5)).unwrap();
+        snapshot_op(&mut st, create("/d", "s2", 1)).unwrap();
+        let remove = Op::RemoveXattr(RemoveXAttrOp {
+            path: "/d/f".into(),
+            namespace: 0,
+            name: "color".into(),
+        });
+        st.apply(&remove).unwrap();
+        st.apply(&set_acl(vec![])).unwrap();
+        snapshot_op(&mut st, create("/d", "s3", 2)).unwrap();
+        assert!(st.apply(&delete("/d/f")).unwrap().is_empty());
+
+        let check = |st: &State| {
+            let s1 = copy_in(st, "s1", &["f"]);
+            assert_eq!(s1.attrs.acl, stored(&bob));
+            assert_eq!(s1.attrs.xattrs, vec![color(b"blue")]);
+            assert_eq!(s1.attrs.storage_policy, 12);
+            assert_eq!(copy_in(st, "s1", &[]).attrs.storage_policy, 2);
+            let s2 = copy_in(st, "s2", &["f"]);
+            assert_eq!(s2.attrs.acl, stored(&carol));
+            assert_eq!(s2.attrs.xattrs, vec![color(b"red")]);
+            assert_eq!(s2.attrs.storage_policy, 0, "inherits from the copy above");
+            assert_eq!(copy_in(st, "s2", &[]).attrs.storage_policy, 5);
+            let s3 = copy_in(st, "s3", &["f"]);
+            assert!(s3.attrs.acl.is_empty() && s3.attrs.xattrs.is_empty());
+        };
+        check(&st);
+        // The diff report counts an ACL or xattr change as a modification.
+        let old = copy_in(&st, "s1", &[]);
+        let new = copy_in(&st, "s2", &[]);
+        let lines: Vec<_> = diff::diff(&old, &new)
+            .into_iter()
+            .map(|e| (e.kind.label(), e.path))
+            .collect();
+        assert!(lines.contains(&("M", "f".into())), "{lines:?}");
+
+        // The image keeps it all, and replaying nothing over it changes nothing.
+        let saved = image(&st);
+        crate::namespace::check_image(&saved).unwrap();
+        let again = State::from_image(&saved, &options);
+        assert_eq!(image(&again), saved);
+        check(&again);
+
+        // A copy's features that could not load are refused at the check.
+        let mut bad = saved.clone();
+        let rec = bad
+            .frozen_inodes
+            .iter_mut()
+            .find(|r| !r.acl.is_empty())
+            .unwrap();
+        rec.acl[0].scope = 1;
+        assert!(
+            crate::namespace::check_image(&bad).is_err(),
+            "a file's default ACL"
+        );
+        let mut bad = saved;
+        bad.frozen_inodes[0].storage_policy = 300;
+        assert!(crate::namespace::check_image(&bad).is_err());
+    }
+
+    #[test]
+    fn feature_changes_inside_a_snapshot_are_refused_even_at_replay() {
+        use tusk_proto::internal::{SetAclOp, SetStoragePolicyOp};
+        let mut st = State::from_image(&FsImage::default(), &NameNodeOptions::default());
+        mkdir(&mut st, "/d", 20_000);
+        let allow = Op::AllowSnapshot(AllowSnapshotOp { path: "/d".into() });
+        snapshot_op(&mut st, allow).unwrap();
+        snapshot_op(&mut st, create("/d", "s1", 0)).unwrap();
+        for path in ["/d/.snapshot/s1", "/d/.snapshot"] {
+            let op = Op::SetAcl(SetAclOp {
+                path: path.into(),
+                entries: vec![],
+            });
+            assert!(matches!(st.apply(&op), Err(NameNodeError::SnapshotAccess)));
+            let op = Op::SetStoragePolicy(SetStoragePolicyOp {
+                path: path.into(),
+                policy_id: 2,
+            });
+            assert!(matches!(st.apply(&op), Err(NameNodeError::SnapshotAccess)));
         }
     }
 

@@ -10,10 +10,12 @@ use std::sync::RwLockWriteGuard;
 use tusk_proto::hdfs::{x_attr_proto::XAttrNamespaceProto, XAttrProto};
 use tusk_proto::internal::{edit_record::Op, RemoveXAttrOp, SetXAttrOp};
 
+use super::snapshot_ops::Target;
 use super::{Logged, Namesystem, State};
 use crate::error::{NameNodeError, Result};
 use crate::namespace::{Access, InodeId, XAttr};
 use crate::path;
+use crate::snapshot::{self, SnapshotPath};
 
 /// `setXAttr` flags (Hadoop's `XAttrSetFlag`).
 const XATTR_CREATE: u32 = 1;
@@ -97,6 +99,7 @@ impl Namesystem {
     ) -> Result<(String, RwLockWriteGuard<'_, State>, InodeId)> {
         self.check_xattr_api(user, x)?;
         let src = path::normalize(src)?;
+        snapshot::check_modifiable_path(&src)?;
         let st = self.write();
         let id = st.ns.lookup(&src)?.id;
         self.permissions.check_path(&st.ns, user, id, None)?;
@@ -171,31 +174,47 @@ impl Namesystem {
         Ok(Logged::new((), txid))
     }
 
-    /// The attributes `user` may see (`filterXAttrsForApi`).
-    fn visible_xattrs(&self, st: &State, user: &str, id: InodeId) -> Vec<XAttrProto> {
+    /// Of an inode's attributes `list`, those `user` may see (`filterXAttrsForApi`).
+    fn visible_xattrs(&self, user: &str, list: &[XAttr]) -> Vec<XAttrProto> {
         let superuser = self.permissions.is_superuser(user);
-        st.ns
-            .features
-            .xattrs
-            .get(&id)
-            .map(|list| {
-                list.iter()
-                    .filter(
-                        |e| match XAttrNamespaceProto::try_from(e.namespace as i32) {
-                            Ok(XAttrNamespaceProto::User) => true,
-                            Ok(XAttrNamespaceProto::Trusted) => superuser,
-                            Ok(XAttrNamespaceProto::Security) => e.name == UNREADABLE_BY_SUPERUSER,
-                            _ => false,
-                        },
-                    )
-                    .map(|e| XAttrProto {
-                        namespace: e.namespace as i32,
-                        name: e.name.clone(),
-                        value: Some(e.value.clone().into()),
-                    })
-                    .collect()
+        list.iter()
+            .filter(
+                |e| match XAttrNamespaceProto::try_from(e.namespace as i32) {
+                    Ok(XAttrNamespaceProto::User) => true,
+                    Ok(XAttrNamespaceProto::Trusted) => superuser,
+                    Ok(XAttrNamespaceProto::Security) => e.name == UNREADABLE_BY_SUPERUSER,
+                    _ => false,
+                },
+            )
+            .map(|e| XAttrProto {
+                namespace: e.namespace as i32,
+                name: e.name.clone(),
+                value: Some(e.value.clone().into()),
             })
-            .unwrap_or_default()
+            .collect()
+    }
+
+    /// The attributes of the inode at `src` after `access` is checked on it (traversal
+    /// only for `None`); inside a snapshot, those of its copy.
+    fn readable_xattrs(
+        &self,
+        st: &State,
+        user: &str,
+        src: &str,
+        access: Option<Access>,
+    ) -> Result<Vec<XAttr>> {
+        if let Some(sp) = SnapshotPath::parse(src)? {
+            return Ok(
+                match self.snapshot_feature_target(st, user, src, &sp, access)? {
+                    // `/dir/.snapshot` is no inode and has none.
+                    Target::DotSnapshot { .. } => vec![],
+                    Target::Node { node, .. } => node.attrs.xattrs.clone(),
+                },
+            );
+        }
+        let id = st.ns.lookup(src)?.id;
+        self.permissions.check_path(&st.ns, user, id, access)?;
+        Ok(st.ns.features.xattrs.get(&id).cloned().unwrap_or_default())
     }
 
     /// getXAttrs: the named attributes (each must exist), or all visible ones.
@@ -210,10 +229,8 @@ impl Namesystem {
             self.check_xattr_api(user, x)?;
         }
         let st = self.read();
-        let id = st.ns.lookup(src)?.id;
-        self.permissions
-            .check_path(&st.ns, user, id, Some(Access::Read))?;
-        let all = self.visible_xattrs(&st, user, id);
+        let all = self.readable_xattrs(&st, user, src, Some(Access::Read))?;
+        let all = self.visible_xattrs(user, &all);
         if names.is_empty() {
             return Ok(all);
         }
@@ -238,15 +255,29 @@ impl Namesystem {
         user: &str,
         id: InodeId,
     ) -> Result<()> {
+        let list = st
+            .ns
+            .features
+            .xattrs
+            .get(&id)
+            .map_or(&[][..], Vec::as_slice);
+        self.check_copy_unreadable_by_superuser(user, list)
+    }
+
+    /// [`Namesystem::check_unreadable_by_superuser`] on an inode's attributes `list`
+    /// (a snapshot's copy's, say).
+    pub(super) fn check_copy_unreadable_by_superuser(
+        &self,
+        user: &str,
+        list: &[XAttr],
+    ) -> Result<()> {
         if !self.permissions.enabled || !self.permissions.is_superuser(user) {
             return Ok(());
         }
-        let marker = XAttrProto {
-            namespace: XAttrNamespaceProto::Security as i32,
-            name: UNREADABLE_BY_SUPERUSER.into(),
-            value: None,
-        };
-        if has_xattr(st, id, &marker) {
+        let marked = list.iter().any(|e| {
+            e.namespace == XAttrNamespaceProto::Security as u32 && e.name == UNREADABLE_BY_SUPERUSER
+        });
+        if marked {
             return Err(NameNodeError::PermissionDenied {
                 message: format!("Access is denied for {user} since the superuser is not allowed to perform this operation."),
             });
@@ -258,10 +289,9 @@ impl Namesystem {
     pub fn list_xattrs(&self, user: &str, src: &str) -> Result<Vec<XAttrProto>> {
         self.check_xattrs_enabled()?;
         let st = self.read();
-        let id = st.ns.lookup(src)?.id;
-        self.permissions.check_path(&st.ns, user, id, None)?;
+        let all = self.readable_xattrs(&st, user, src, None)?;
         Ok(self
-            .visible_xattrs(&st, user, id)
+            .visible_xattrs(user, &all)
             .into_iter()
             .map(|mut x| {
                 x.value = None;

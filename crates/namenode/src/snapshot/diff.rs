@@ -240,6 +240,9 @@ mod tests {
             group: "g".into(),
             mtime,
             atime: 0,
+            acl: vec![],
+            xattrs: vec![],
+            storage_policy: 0,
         }
     }
 

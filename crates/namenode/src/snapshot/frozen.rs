@@ -16,8 +16,9 @@
 //! holder lets go.
 //!
 //! Per-inode state a snapshot preserves lives in [`FrozenAttrs`] (captured by
-//! [`FrozenAttrs::of`]); new per-inode metadata (ACLs, xattrs, storage policy, quotas)
-//! belongs there and in its image record.
+//! [`FrozenAttrs::of`]: permissions, owner, times, ACL, extended attributes, storage
+//! policy); new per-inode metadata belongs there and in its image record
+//! (`FrozenInodeRecord`, written and read in `snapshot::image`).
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -25,9 +26,11 @@ use std::sync::Arc;
 use foldhash::HashMap;
 
 use crate::blocks::BlockMap;
-use crate::namespace::{Inode, InodeId, InodeKind, Namespace};
+use crate::namespace::acl::AclEntry;
+use crate::namespace::{Inode, InodeId, InodeKind, Namespace, XAttr};
 
-/// Metadata of an inode as a snapshot saw it.
+/// Metadata of an inode as a snapshot saw it: what reads through `.snapshot` answer
+/// (status, ACL, extended attributes, storage policy) and judge permissions by.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct FrozenAttrs {
     pub permission: u16,
@@ -35,25 +38,51 @@ pub struct FrozenAttrs {
     pub group: String,
     pub mtime: u64,
     pub atime: u64,
+    /// The ACL entries the permission bits do not hold, as `Features::acls` keeps them
+    /// (empty: no ACL).
+    pub acl: Vec<AclEntry>,
+    pub xattrs: Vec<XAttr>,
+    /// The storage policy id set on the inode itself; 0: inherited from its parent.
+    pub storage_policy: u8,
 }
 
 impl FrozenAttrs {
     /// The attributes of a live inode: the one place that decides what a snapshot keeps.
-    pub fn of(node: &Inode) -> Self {
+    pub fn of(ns: &Namespace, node: &Inode) -> Self {
+        let features = &ns.features;
         FrozenAttrs {
             permission: node.permission,
             owner: node.owner.clone(),
             group: node.group.clone(),
             mtime: node.mtime,
             atime: node.atime,
+            acl: features.acl(node.id).to_vec(),
+            xattrs: features.xattrs.get(&node.id).cloned().unwrap_or_default(),
+            storage_policy: features
+                .storage_policies
+                .get(&node.id)
+                .copied()
+                .unwrap_or(0),
         }
     }
 
-    /// Equal as HDFS's diff report compares metadata (times aside).
+    /// Equal as HDFS's diff report compares metadata (`INodeAttributes.metadataEquals`:
+    /// permission, owner, group, ACL and extended attributes; times aside).
     pub fn same_metadata(&self, other: &Self) -> bool {
         self.permission == other.permission
             && self.owner == other.owner
             && self.group == other.group
+            && self.acl == other.acl
+            && self.xattrs == other.xattrs
+            && self.storage_policy == other.storage_policy
+    }
+
+    /// The policy in effect for this copy when its parent's is `inherited`.
+    pub fn effective_storage_policy(&self, inherited: u8) -> u8 {
+        match self.storage_policy {
+            0 => inherited,
+            own => own,
+        }
     }
 }
 
@@ -229,7 +258,7 @@ impl FrozenStore {
         let frozen = Arc::new(Frozen {
             id,
             name: node.name.as_str().into(),
-            attrs: FrozenAttrs::of(node),
+            attrs: FrozenAttrs::of(ns, node),
             kind,
         });
         if cacheable {

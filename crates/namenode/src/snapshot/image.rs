@@ -12,6 +12,8 @@ use tusk_proto::internal::{
 use super::frozen::{Frozen, FrozenAttrs, FrozenBlock, FrozenFile, FrozenKind};
 use super::{Snapshot, Snapshots, SnapshottableDir};
 use crate::blocks::{BlockInfo, BlockMap, BlockState};
+use crate::namespace::acl::{AclEntry, AclScope};
+use crate::namespace::XAttr;
 
 /// The image records of `snapshots`.
 pub fn save(snapshots: &Snapshots) -> (Vec<SnapshottableDirRecord>, Vec<FrozenInodeRecord>) {
@@ -54,6 +56,9 @@ fn save_node(
         group: node.attrs.group.clone(),
         mtime: node.attrs.mtime,
         atime: node.attrs.atime,
+        acl: node.attrs.acl.iter().map(AclEntry::to_record).collect(),
+        xattrs: node.attrs.xattrs.iter().map(XAttr::to_record).collect(),
+        storage_policy: u32::from(node.attrs.storage_policy),
         ..Default::default()
     };
     match &node.kind {
@@ -92,9 +97,13 @@ pub fn check(
 ) -> std::result::Result<(), String> {
     let mut defined = std::collections::HashSet::with_capacity(image.frozen_inodes.len());
     for rec in &image.frozen_inodes {
-        if rec.permission > u32::from(u16::MAX) || rec.replication > u32::from(u16::MAX) {
+        if rec.permission > u32::from(u16::MAX)
+            || rec.replication > u32::from(u16::MAX)
+            || rec.storage_policy > u32::from(u8::MAX)
+        {
             return Err(format!("frozen inode {} has out-of-range fields", rec.key));
         }
+        check_features(rec).map_err(|why| format!("frozen inode {}: {why}", rec.key))?;
         if let Some(k) = rec.children.iter().find(|k| !defined.contains(*k)) {
             return Err(format!("frozen inode {k} is used before it is defined"));
         }
@@ -127,6 +136,22 @@ pub fn check(
     Ok(())
 }
 
+/// The features of a frozen record load as they stand: decodable ACL entries (a default
+/// ACL only on a directory) and known xattr namespaces, as `features::check_record`
+/// asks of a live inode.
+fn check_features(rec: &FrozenInodeRecord) -> std::result::Result<(), String> {
+    for e in &rec.acl {
+        let entry = AclEntry::from_record(e).map_err(|e| e.to_string())?;
+        if !rec.directory && entry.scope == AclScope::Default {
+            return Err("a file has a default ACL".into());
+        }
+    }
+    if rec.xattrs.iter().any(|x| x.namespace > 4) {
+        return Err("an extended attribute has an unknown namespace".into());
+    }
+    Ok(())
+}
+
 /// Rebuilds the snapshots of an image ([`check`]ed at load). Blocks only snapshots
 /// still list go back into the block map (their replicas are found by block reports,
 /// as for any block).
@@ -148,6 +173,13 @@ pub fn load(
             group: rec.group.clone(),
             mtime: rec.mtime,
             atime: rec.atime,
+            acl: rec
+                .acl
+                .iter()
+                .filter_map(|e| AclEntry::from_record(e).ok())
+                .collect(),
+            xattrs: rec.xattrs.iter().map(XAttr::from_record).collect(),
+            storage_policy: rec.storage_policy as u8,
         };
         let kind = if rec.directory {
             let mut children = std::collections::BTreeMap::new();
