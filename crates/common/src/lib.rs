@@ -10,6 +10,7 @@
 //! - `timing`: [`Timing`], YARN's `tusk.yarn.timing` (event-driven or classic), one
 //!   strict parser shared by the ResourceManager, NodeManagers and AMs.
 //! - `calendar`: UTC dates from and to epoch milliseconds.
+//! - `storage_lock`: HDFS's `in_use.lock` on a storage directory.
 //! - `units`: sizes with binary prefixes as Hadoop prints them (`1.5 K`, `1.10 MB`).
 //! - `error`: this crate's errors.
 
@@ -20,6 +21,7 @@ pub mod logging;
 pub mod metrics;
 pub mod shutdown;
 pub mod status;
+pub mod storage_lock;
 pub mod timing;
 pub mod units;
 

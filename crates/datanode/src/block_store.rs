@@ -58,6 +58,10 @@ pub struct StorageUsage {
 pub trait BlockStore: Send + Sync + 'static {
     fn get(&self, block_id: u64) -> Option<ReplicaInfo>;
 
+    /// Lets go of the storage directories' locks (a stopped node in a process that goes
+    /// on); a store without directories has none.
+    fn release_storage(&self) {}
+
     /// Every replica, rbw and finalized.
     fn replicas(&self) -> Vec<ReplicaInfo>;
 

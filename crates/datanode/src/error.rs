@@ -12,6 +12,9 @@ use tusk_rpc::RpcError;
 pub enum DataNodeError {
     #[error("no data directories configured (dfs.datanode.data.dir)")]
     NoDataDirs,
+    /// Another process (or DataNode) holds a volume's `in_use.lock`.
+    #[error(transparent)]
+    StorageLocked(#[from] tusk_common::storage_lock::StorageLockError),
     #[error("i/o error on {path}: {source}")]
     Io {
         path: PathBuf,

@@ -333,6 +333,12 @@ impl DataNodeHandle {
             .count()
     }
 
+    /// Lets go of the volumes' `in_use.lock`s, as the process's exit would: for a node
+    /// stopped or killed inside a process that goes on (the minicluster).
+    pub fn release_storage(&self) {
+        self.node.store.release_storage();
+    }
+
     /// The data file of a replica (finalized, or rbw while written).
     pub fn replica_path(&self, block_id: u64) -> Option<PathBuf> {
         self.node.store.data_path(block_id)

@@ -140,6 +140,7 @@ struct DataNodeHooks {
     pause_heartbeats: Arc<dyn Fn(bool) + Send + Sync>,
     block_key_ids: Arc<dyn Fn() -> Vec<i32> + Send + Sync>,
     sasl_handshakes: Arc<dyn Fn() -> u64 + Send + Sync>,
+    release_storage: Arc<dyn Fn() + Send + Sync>,
 }
 
 pub struct MiniCluster {
@@ -438,6 +439,7 @@ impl MiniCluster {
                     let handle = Arc::new(handle);
                     let (paths, pause) = (handle.clone(), handle.clone());
                     let (keys, sasl) = (handle.clone(), handle.clone());
+                    let storage = handle.clone();
                     let _ = tx.send(Ok(DataNodeHooks {
                         uuid: handle.uuid().to_string(),
                         http_addr: handle.http_addr(),
@@ -445,6 +447,7 @@ impl MiniCluster {
                         pause_heartbeats: Arc::new(move |p| pause.pause_heartbeats(p)),
                         block_key_ids: Arc::new(move || keys.block_key_ids()),
                         sasl_handshakes: Arc::new(move || sasl.sasl_handshakes()),
+                        release_storage: Arc::new(move || storage.release_storage()),
                     }));
                     wait_handle(handle, sd_wait).await;
                 }
@@ -472,6 +475,8 @@ impl MiniCluster {
             dn.shutdown.trigger();
             let _ = tokio::time::timeout(Duration::from_secs(10), dn.wait).await;
             dn.runtime.shutdown_background();
+            // The process would exit here, and the kernel release its volumes' locks.
+            (dn.hooks.release_storage)();
         }
     }
 
@@ -479,6 +484,7 @@ impl MiniCluster {
     pub fn kill_datanode(&mut self, i: usize) {
         if let Some(dn) = self.datanodes[i].running.take() {
             dn.runtime.shutdown_background();
+            (dn.hooks.release_storage)();
         }
     }
 

@@ -92,8 +92,8 @@ pub enum NameNodeError {
     #[error("Name directory {path} is not formatted; run `tusk namenode -format`")]
     NotFormatted { path: String },
     /// Another process (or NameNode) holds the directory's `in_use.lock`.
-    #[error("Cannot lock storage {path}. The directory is already locked (held by {holder})")]
-    StorageLocked { path: String, holder: String },
+    #[error(transparent)]
+    StorageLocked(#[from] tusk_common::storage_lock::StorageLockError),
     #[error("edit log: {0}")]
     EditLog(String),
     /// Damage in the edit log that is not a torn tail: the NameNode will not start past it
@@ -211,7 +211,7 @@ impl NameNodeError {
                 "org.apache.hadoop.hdfs.protocol.UnregisteredNodeException"
             }
             NotFormatted { .. }
-            | StorageLocked { .. }
+            | StorageLocked(_)
             | EditLog(_)
             | EditLogCorrupt { .. }
             | ImageCorrupt { .. }

@@ -43,6 +43,9 @@ struct Inner {
     /// Round-robin cursor for new replicas.
     next_volume: AtomicUsize,
     capacity_override: Option<u64>,
+    /// Each volume's `in_use.lock`, held while the store is open; emptied by
+    /// [`FileBlockStore::unlock`] or on drop.
+    locks: Mutex<Vec<tusk_common::storage_lock::StorageLock>>,
 }
 
 struct Volume {
@@ -70,7 +73,11 @@ impl FileBlockStore {
             return Err(DataNodeError::NoDataDirs);
         }
         let mut volumes = Vec::new();
+        let mut locks = Vec::new();
         for dir in dirs {
+            // A second DataNode on this volume would delete and overwrite this one's
+            // replicas: it is refused at once, as HDFS's in_use.lock refuses it.
+            locks.push(tusk_common::storage_lock::lock(dir)?);
             let current = dir.join("current");
             let volume = Volume {
                 root: dir.clone(),
@@ -100,6 +107,7 @@ impl FileBlockStore {
                 replicas: Mutex::new(replicas),
                 next_volume: AtomicUsize::new(0),
                 capacity_override,
+                locks: Mutex::new(locks),
             }),
         })
     }
@@ -196,6 +204,17 @@ impl Inner {
 }
 
 impl BlockStore for FileBlockStore {
+    /// A process that exits releases the volumes' locks anyway; an in-process cluster
+    /// calls this for a DataNode it stopped or killed, whose old runtime's tasks may
+    /// still hold the store for a moment.
+    fn release_storage(&self) {
+        self.inner
+            .locks
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clear();
+    }
+
     fn get(&self, block_id: u64) -> Option<ReplicaInfo> {
         self.inner.map().get(&block_id).map(|e| e.info)
     }
@@ -963,6 +982,23 @@ mod tests {
         data
     }
 
+    /// A second store (a second DataNode) on a volume another holds is refused before it
+    /// reads or deletes anything; released, the volume opens again.
+    #[test]
+    fn a_volume_held_by_another_store_is_refused() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dirs = vec![tmp.path().join("a"), tmp.path().join("b")];
+        let first = store(&dirs);
+        match FileBlockStore::open(&dirs[1..], None) {
+            Err(DataNodeError::StorageLocked(e)) => {
+                assert!(e.to_string().contains("already locked"), "{e}");
+            }
+            other => panic!("expected StorageLocked, got {:?}", other.err()),
+        }
+        first.release_storage();
+        FileBlockStore::open(&dirs, None).expect("free once released");
+    }
+
     #[test]
     fn create_finalize_reopen() {
         let tmp = tempfile::tempdir().unwrap();
@@ -1070,6 +1106,7 @@ mod tests {
         assert_eq!(s.get(3).unwrap().num_bytes, 5000);
         let closed = s.recover_close(3, 11, 12, 5000).unwrap();
         assert_eq!(closed.state, ReplicaState::Finalized);
+        s.release_storage();
         let s = store(&dirs);
         assert_eq!(s.get(3).unwrap().generation_stamp, 12);
         assert_eq!(read_all(&s, 3), data);
@@ -1127,6 +1164,8 @@ mod tests {
         w.finalize().unwrap();
         assert_eq!(s.verify(1).unwrap().num_bytes, 3000);
         assert_eq!(fs::read(&path).unwrap(), data);
+        // A restart: the shadowed writers still hold the old store.
+        s.release_storage();
         let s = store(&dirs);
         assert_eq!(read_all(&s, 1), data);
         assert_eq!(s.get(1).unwrap().generation_stamp, 6);
@@ -1138,6 +1177,8 @@ mod tests {
         write_all(w.as_mut(), &data[..512]);
         assert!(s.delete(1).unwrap());
         assert!(!path.exists());
+        // As after a crash: the old writer is still open, the process gone.
+        s.release_storage();
         assert!(store(&dirs).get(1).is_none());
     }
 }

@@ -6,19 +6,16 @@
 //! while one remains. When none remains, nothing can become durable any more, so the
 //! NameNode stops (it watches [`NameDirs::watch_in_service`]).
 //!
-//! As HDFS's `in_use.lock`, a process that reads or changes the directories (a running
-//! NameNode, `-format`, `recover`) holds an exclusive lock on each, so a second one on
-//! the same directories fails at once instead of interleaving its writes with the
-//! first's. The kernel drops the lock when the holder exits, however it exits.
+//! A process that reads or changes the directories (a running NameNode, `-format`,
+//! `recover`) holds each one's `in_use.lock` ([`tusk_common::storage_lock`]).
 
 use std::fmt::Display;
-use std::fs::{File, TryLockError};
-use std::io::{Read, Seek, Write};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 use tokio::sync::watch;
+use tusk_common::storage_lock::{self, StorageLock};
 use tusk_proto::internal::FsImage;
 
 use super::{NameDir, StorageInfo};
@@ -33,11 +30,8 @@ pub struct NameDirs {
     count: watch::Sender<usize>,
     /// The open `in_use.lock` of each directory while this process holds them
     /// ([`NameDirs::locked`]); emptied by [`NameDirs::unlock`] or on drop.
-    locks: Mutex<Vec<File>>,
+    locks: Mutex<Vec<StorageLock>>,
 }
-
-/// The file in each name directory's root that its holder keeps locked.
-pub const LOCK_FILE: &str = "in_use.lock";
 
 impl NameDirs {
     pub fn new(paths: &[PathBuf]) -> Self {
@@ -58,7 +52,7 @@ impl NameDirs {
         let dirs = NameDirs::new(paths);
         let mut held = Vec::with_capacity(paths.len());
         for dir in &dirs.dirs {
-            held.push(lock_dir(dir.root())?);
+            held.push(storage_lock::lock(dir.root())?);
         }
         *dirs.locks.lock().unwrap_or_else(|e| e.into_inner()) = held;
         Ok(dirs)
@@ -173,71 +167,5 @@ impl NameDirs {
             Ok(())
         })?;
         Ok(JournalSet::new(self.clone(), journals))
-    }
-}
-
-fn lock_dir(root: &Path) -> Result<File> {
-    std::fs::create_dir_all(root)?;
-    let path = root.join(LOCK_FILE);
-    let mut file = std::fs::OpenOptions::new()
-        .read(true)
-        .write(true)
-        .create(true)
-        .truncate(false)
-        .open(&path)?;
-    match file.try_lock() {
-        Ok(()) => {}
-        Err(TryLockError::WouldBlock) => {
-            let mut holder = String::new();
-            let _ = file.read_to_string(&mut holder);
-            return Err(NameNodeError::StorageLocked {
-                path: root.display().to_string(),
-                holder: holder.trim().to_string(),
-            });
-        }
-        Err(TryLockError::Error(e)) => return Err(e.into()),
-    }
-    // Who holds it, as HDFS writes it: pid@host.
-    let holder = format!("{}@{}", std::process::id(), host_name());
-    file.set_len(0)?;
-    file.rewind()?;
-    file.write_all(holder.as_bytes())?;
-    Ok(file)
-}
-
-fn host_name() -> String {
-    std::fs::read_to_string("/proc/sys/kernel/hostname")
-        .map(|h| h.trim().to_string())
-        .unwrap_or_else(|_| "localhost".into())
-}
-
-#[cfg(test)]
-mod lock_tests {
-    use super::*;
-
-    #[test]
-    fn a_second_holder_is_refused_until_the_first_lets_go() {
-        let tmp = tempfile::tempdir().unwrap();
-        let paths = vec![tmp.path().join("a"), tmp.path().join("b")];
-        let first = NameDirs::locked(&paths).unwrap();
-        let holder = std::fs::read_to_string(paths[0].join(LOCK_FILE)).unwrap();
-        assert_eq!(
-            holder.split('@').next(),
-            Some(std::process::id().to_string().as_str())
-        );
-        match NameDirs::locked(&paths[1..]) {
-            Err(NameNodeError::StorageLocked {
-                path,
-                holder: named,
-            }) => {
-                assert_eq!(path, paths[1].display().to_string());
-                assert_eq!(named, holder);
-            }
-            other => panic!("expected StorageLocked, got {:?}", other.err()),
-        }
-        first.unlock();
-        let second = NameDirs::locked(&paths).expect("free after unlock");
-        drop(second);
-        NameDirs::locked(&paths).expect("free after drop");
     }
 }
