@@ -115,9 +115,8 @@ pub(super) fn get_home_directory(req: &Request) -> Result<Response> {
 /// access when it exists.
 pub(super) async fn get_trash_root(w: &WebHdfs, req: &Request) -> Result<Response> {
     let parent = match req.path.rfind('/') {
-        Some(0) => "/",
-        Some(i) => &req.path[..i],
-        None => "/",
+        Some(i) if i > 0 => &req.path[..i],
+        _ => "/",
     };
     match w.fsn.check_access(&req.user, parent, READ) {
         Ok(()) | Err(NameNodeError::FileNotFound { .. }) => {}
