@@ -227,6 +227,36 @@ WEB_SUM=$(fsshell -checksum "$WEBHDFS/compat/web/data.bin" | cut -f2-)
 RPC_SUM=$(fsshell -checksum /compat/web/data.bin | cut -f2-)
 echo "compat-hadoop: -checksum webhdfs:// $WEB_SUM"
 [ -n "$RPC_SUM" ] && [ "$WEB_SUM" = "$RPC_SUM" ] || fail "-checksum webhdfs:// ($WEB_SUM) differs from RPC ($RPC_SUM)"
+# Extended attributes through WebHDFS (SETXATTR, GETXATTRS, REMOVEXATTR); RPC sees them.
+fsshell -setfattr -n user.color -v blue "$WEBHDFS/compat/web/moved.txt"
+fsshell -setfattr -n user.size -v 0x626967 "$WEBHDFS/compat/web/moved.txt"
+WATTR=$(fsshell -getfattr -d "$WEBHDFS/compat/web/moved.txt")
+echo "$WATTR"
+[ "$WATTR" = "$(printf '# file: %s\nuser.color="blue"\nuser.size="big"' "$WEBHDFS/compat/web/moved.txt")" ] || fail "-getfattr -d webhdfs://"
+fsshell -getfattr -n user.color -e hex "$WEBHDFS/compat/web/moved.txt" | grep -qx 'user.color=0x626c7565' || fail "-getfattr -e hex webhdfs://"
+"$TUSK" fs -fs "$URI" -getfattr -n user.color /compat/web/moved.txt | grep -qx 'user.color="blue"' || fail "tusk fs -getfattr of a WebHDFS-set attribute"
+fsshell -setfattr -x user.color "$WEBHDFS/compat/web/moved.txt"
+fsshell -getfattr -n user.color "$WEBHDFS/compat/web/moved.txt" 2>/dev/null && fail "-setfattr -x webhdfs:// left the attribute"
+# Snapshots through WebHDFS: -createSnapshot, -ls and -cat under .snapshot (Hadoop 3.4's
+# SnapshotDiff tool takes only hdfs://, so the diff's JSON is tested in the minicluster).
+fsshell -mkdir "$WEBHDFS/compat/websnap"
+fsshell -put "$WORK/hello.txt" "$WEBHDFS/compat/websnap/old.txt"
+"$TUSK" dfsadmin -fs "$URI" -allowSnapshot /compat/websnap >/dev/null
+fsshell -createSnapshot "$WEBHDFS/compat/websnap" s1 | grep -q "^Created snapshot .*/compat/websnap/.snapshot/s1$" || fail "-createSnapshot webhdfs://"
+fsshell -rm "$WEBHDFS/compat/websnap/old.txt" >/dev/null
+fsshell -put "$WORK/hello.txt" "$WEBHDFS/compat/websnap/new.txt"
+fsshell -createSnapshot "$WEBHDFS/compat/websnap" s2 >/dev/null
+fsshell -ls "$WEBHDFS/compat/websnap/.snapshot" | grep -Eq "^d.* $WEBHDFS/compat/websnap/.snapshot/s2$" || fail "-ls webhdfs://DIR/.snapshot"
+[ "$(fsshell -cat "$WEBHDFS/compat/websnap/.snapshot/s1/old.txt")" = "hello from hadoop fsshell" ] || fail "-cat of a deleted file through its snapshot, webhdfs://"
+fsshell -put "$WORK/hello.txt" "$WEBHDFS/compat/websnap/later.txt"
+fsshell -deleteSnapshot "$WEBHDFS/compat/websnap" s1
+fsshell -deleteSnapshot "$WEBHDFS/compat/websnap" s2
+"$TUSK" dfsadmin -fs "$URI" -disallowSnapshot /compat/websnap >/dev/null
+# GETSTATUS (-df) and GETTRASHROOT (-rm with the trash on: into /user/<user>/.Trash) through WebHDFS.
+fsshell -df "$WEBHDFS/" | grep -Eq "^$WEBHDFS +[1-9][0-9]* +[0-9]+ +[1-9][0-9]* +[0-9]+%$" || fail "-df webhdfs://"
+fsshell -Dfs.trash.interval=60 -rm "$WEBHDFS/compat/websnap/later.txt"
+fsshell -test -e "$WEBHDFS/user/$(id -un)/.Trash/Current/compat/websnap/later.txt" || fail "-rm to the trash root through webhdfs://"
+fsshell -rm -r -skipTrash "$WEBHDFS/compat/websnap" "$WEBHDFS/user/$(id -un)/.Trash" >/dev/null
 fsshell -rm -r "$WEBHDFS/compat/web" | grep -q "Deleted $WEBHDFS/compat/web" || fail "-rm -r webhdfs://"
 fsshell -test -e /compat/web && fail "-rm -r webhdfs:// left the directory"
 # --- append: -appendToFile (partial last block, new file, stdin, multi-chunk) and -truncate -w

@@ -1098,3 +1098,487 @@ async fn acl_quota_and_snapshot_operations_answer_hadoops_json() {
         .await
         .assert_error(403, "SnapshotException");
 }
+
+/// Asserts a 200, showing the body when not.
+#[track_caller]
+fn assert_ok(answer: &Answer) {
+    assert_eq!(
+        answer.status,
+        StatusCode::OK,
+        "{}",
+        String::from_utf8_lossy(&answer.body)
+    );
+}
+
+/// `{"XAttrs":[...]}` as (name, value) pairs, in the order given.
+fn xattr_pairs(answer: &Answer) -> Vec<(String, Value)> {
+    answer.json()["XAttrs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| (x["name"].as_str().unwrap().to_string(), x["value"].clone()))
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn xattr_and_storage_policy_operations_answer_hadoops_json() {
+    let cluster = cluster().await;
+    let web = Web::new(&cluster);
+    home(&cluster, "/x", "alice").await;
+    let alice = |q: &str| format!("{q}&user.name=alice");
+    let bob = |q: &str| format!("{q}&user.name=bob");
+
+    // SETXATTR creates; GETXATTRS reads back in each encoding.
+    for query in [
+        "op=SETXATTR&xattr.name=user.color&xattr.value=%22blue%22&flag=CREATE",
+        "op=SETXATTR&xattr.name=user.size&xattr.value=0x0aff&flag=CREATE",
+    ] {
+        assert_ok(&web.nn(Method::PUT, "/x", &alice(query)).await);
+    }
+    for (encoding, value) in [
+        ("text", "\"blue\""),
+        ("hex", "0x626c7565"),
+        ("BASE64", "0sYmx1ZQ=="),
+    ] {
+        let got = web
+            .nn(
+                Method::GET,
+                "/x",
+                &alice(&format!(
+                    "op=GETXATTRS&xattr.name=user.color&encoding={encoding}"
+                )),
+            )
+            .await;
+        assert_eq!(
+            got.json(),
+            json!({"XAttrs": [{"name": "user.color", "value": value}]})
+        );
+    }
+    // Several names come back in the order asked; none asks for all.
+    let two = web
+        .nn(
+            Method::GET,
+            "/x",
+            &bob("op=GETXATTRS&xattr.name=user.size&xattr.name=user.color&encoding=hex"),
+        )
+        .await;
+    assert_eq!(
+        xattr_pairs(&two),
+        [
+            ("user.size".to_string(), json!("0x0aff")),
+            ("user.color".to_string(), json!("0x626c7565")),
+        ]
+    );
+    let mut all = xattr_pairs(
+        &web.nn(Method::GET, "/x", &alice("op=GETXATTRS&encoding=base64"))
+            .await,
+    );
+    all.sort_by(|a, b| a.0.cmp(&b.0));
+    assert_eq!(
+        all,
+        [
+            ("user.color".to_string(), json!("0sYmx1ZQ==")),
+            ("user.size".to_string(), json!("0sCv8=")),
+        ]
+    );
+    // LISTXATTRS: the names as a JSON array inside a string.
+    let listed = web
+        .nn(Method::GET, "/x", &alice("op=LISTXATTRS"))
+        .await
+        .json();
+    let mut names: Vec<String> =
+        serde_json::from_str(listed["XAttrNames"].as_str().unwrap()).unwrap();
+    names.sort();
+    assert_eq!(names, ["user.color", "user.size"]);
+
+    // REPLACE changes a value; the flags are Hadoop's XAttrSetFlag checks.
+    assert_ok(
+        &web.nn(
+            Method::PUT,
+            "/x",
+            &alice("op=SETXATTR&xattr.name=user.color&xattr.value=red&flag=REPLACE"),
+        )
+        .await,
+    );
+    let red = web
+        .nn(
+            Method::GET,
+            "/x",
+            &alice("op=GETXATTRS&xattr.name=user.color&encoding=text"),
+        )
+        .await;
+    assert_eq!(
+        xattr_pairs(&red),
+        [("user.color".to_string(), json!("\"red\""))]
+    );
+    let cases: &[BadRequest] = &[
+        (Method::PUT, "/x", "op=SETXATTR&xattr.name=user.nope&xattr.value=1&flag=REPLACE&user.name=alice",
+         (403, "IOException"), Some("XAttr: user.nope does not exist. The CREATE flag must be specified.")),
+        (Method::PUT, "/x", "op=SETXATTR&xattr.name=user.color&xattr.value=1&flag=CREATE&user.name=alice",
+         (403, "IOException"), Some("XAttr: user.color already exists. The REPLACE flag must be specified.")),
+        (Method::PUT, "/x", "op=SETXATTR&xattr.name=user.a&xattr.value=1&user.name=alice",
+         (400, "IllegalArgumentException"), Some("Required param flag for op: SETXATTR is null or empty")),
+        (Method::PUT, "/x", "op=SETXATTR&flag=CREATE&user.name=alice",
+         (400, "IllegalArgumentException"), Some("Required param xattr.name for op: SETXATTR is null or empty")),
+        (Method::PUT, "/x", "op=SETXATTR&xattr.name=user.a&flag=APPEND&user.name=alice",
+         (400, "IllegalArgumentException"),
+         Some("Invalid value for webhdfs parameter \"flag\": No enum constant org.apache.hadoop.fs.XAttrSetFlag.APPEND")),
+        (Method::PUT, "/x", "op=SETXATTR&xattr.name=color&flag=CREATE&user.name=alice",
+         (400, "HadoopIllegalArgumentException"),
+         Some("An XAttr name must be prefixed with user/trusted/security/system/raw, followed by a '.'")),
+        (Method::PUT, "/x", "op=REMOVEXATTR&user.name=alice",
+         (400, "IllegalArgumentException"), Some("Required param xattr.name for op: REMOVEXATTR is null or empty")),
+        (Method::GET, "/x", "op=GETXATTRS&xattr.name=user.color&user.name=alice",
+         (400, "IllegalArgumentException"), Some("Required param encoding for op: GETXATTRS is null or empty")),
+        (Method::GET, "/x", "op=GETXATTRS&xattr.name=user.nope&encoding=text&user.name=alice",
+         (403, "IOException"), Some("At least one of the attributes provided was not found.")),
+        (Method::GET, "/missing", "op=LISTXATTRS&user.name=alice", (404, "FileNotFoundException"), None),
+        // Permissions are the RPC path's: writing needs write access, trusted. the superuser.
+        (Method::PUT, "/x", "op=SETXATTR&xattr.name=user.b&flag=CREATE&user.name=bob",
+         (403, "AccessControlException"), None),
+        (Method::PUT, "/x", "op=SETXATTR&xattr.name=trusted.t&flag=CREATE&user.name=alice",
+         (403, "AccessControlException"), Some("User doesn't have permission for xattr: trusted.t")),
+    ];
+    for (method, path, query, (status, class), message) in cases {
+        let got = web
+            .nn(method.clone(), path, query)
+            .await
+            .assert_error(*status, class);
+        if let Some(m) = message {
+            assert_eq!(&got, m, "{method} {path}?{query}");
+        }
+    }
+
+    // REMOVEXATTR; the RPC client sees what WebHDFS left.
+    assert_ok(
+        &web.nn(
+            Method::PUT,
+            "/x",
+            &alice("op=REMOVEXATTR&xattr.name=user.color"),
+        )
+        .await,
+    );
+    let listed = web.nn(Method::GET, "/x", &alice("op=LISTXATTRS")).await;
+    assert_eq!(listed.json(), json!({"XAttrNames": "[\"user.size\"]"}));
+    web.nn(
+        Method::PUT,
+        "/x",
+        &alice("op=REMOVEXATTR&xattr.name=user.color"),
+    )
+    .await
+    .assert_error(403, "IOException");
+    let over_rpc = cluster.client().get_xattrs("/x", vec![]).await.unwrap();
+    assert_eq!(over_rpc.len(), 1);
+    assert_eq!(over_rpc[0].name, "size");
+    assert_eq!(over_rpc[0].value.as_deref(), Some(&[0x0a, 0xff][..]));
+
+    // Storage policies: Hadoop's built-in suite, HOT by default and inherited.
+    let policies = web
+        .nn(Method::GET, "/", "op=GETALLSTORAGEPOLICY")
+        .await
+        .json();
+    let policies = policies["BlockStoragePolicies"]["BlockStoragePolicy"]
+        .as_array()
+        .unwrap()
+        .clone();
+    let hot = json!({"copyOnCreateFile": false, "creationFallbacks": [], "id": 7, "name": "HOT",
+                     "replicationFallbacks": ["ARCHIVE"], "storageTypes": ["DISK"]});
+    assert!(policies.contains(&hot), "{policies:?}");
+    let lazy = policies
+        .iter()
+        .find(|p| p["name"] == "LAZY_PERSIST")
+        .unwrap();
+    assert_eq!(lazy["copyOnCreateFile"], true);
+    assert_eq!(lazy["storageTypes"], json!(["RAM_DISK", "DISK"]));
+    let policy_of = |path: &'static str| {
+        let web = &web;
+        async move {
+            web.nn(Method::GET, path, "op=GETSTORAGEPOLICY&user.name=alice")
+                .await
+                .json()
+        }
+    };
+    assert_eq!(policy_of("/x").await, json!({"BlockStoragePolicy": hot}));
+    assert_ok(
+        &web.nn(
+            Method::PUT,
+            "/x",
+            &alice("op=SETSTORAGEPOLICY&storagepolicy=COLD"),
+        )
+        .await,
+    );
+    assert_ok(&web.nn(Method::PUT, "/x/sub", &alice("op=MKDIRS")).await);
+    let cold = policy_of("/x/sub").await;
+    assert_eq!(cold["BlockStoragePolicy"]["name"], "COLD");
+    assert_eq!(cold["BlockStoragePolicy"]["id"], 2);
+    let status = web.nn(Method::GET, "/x", "op=GETFILESTATUS").await.json();
+    assert_eq!(status["FileStatus"]["storagePolicy"], 2);
+    let m = web
+        .nn(Method::PUT, "/x", &alice("op=SETSTORAGEPOLICY"))
+        .await
+        .assert_error(400, "IllegalArgumentException");
+    assert_eq!(m, "Storage policy name is empty.");
+    web.nn(
+        Method::PUT,
+        "/x",
+        &alice("op=SETSTORAGEPOLICY&storagepolicy=LUKEWARM"),
+    )
+    .await
+    .assert_error(400, "HadoopIllegalArgumentException");
+    web.nn(
+        Method::PUT,
+        "/x",
+        &bob("op=SETSTORAGEPOLICY&storagepolicy=HOT"),
+    )
+    .await
+    .assert_error(403, "AccessControlException");
+    assert_ok(
+        &web.nn(Method::POST, "/x", &alice("op=UNSETSTORAGEPOLICY"))
+            .await,
+    );
+    assert_eq!(
+        policy_of("/x/sub").await["BlockStoragePolicy"]["name"],
+        "HOT"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn snapshot_reports_trash_root_status_and_block_locations_answer_hadoops_json() {
+    let cluster = cluster().await;
+    let web = Web::new(&cluster);
+    home(&cluster, "/s", "alice").await;
+    let alice = |q: &str| format!("{q}&user.name=alice");
+    let admin = tusk_common::current_user();
+
+    // A diff between two snapshots shows a deleted and a created file.
+    assert_ok(
+        &web.nn(
+            Method::PUT,
+            "/s",
+            &format!("op=ALLOWSNAPSHOT&user.name={admin}"),
+        )
+        .await,
+    );
+    web.create("/s/old", "user.name=alice", b"o".to_vec()).await;
+    assert_ok(
+        &web.nn(
+            Method::PUT,
+            "/s",
+            &alice("op=CREATESNAPSHOT&snapshotname=s1"),
+        )
+        .await,
+    );
+    let deleted = web.nn(Method::DELETE, "/s/old", &alice("op=DELETE")).await;
+    assert_eq!(deleted.json(), json!({"boolean": true}));
+    web.create("/s/new", "user.name=alice", b"n".to_vec()).await;
+    assert_ok(
+        &web.nn(
+            Method::PUT,
+            "/s",
+            &alice("op=CREATESNAPSHOT&snapshotname=s2"),
+        )
+        .await,
+    );
+    let diff = web
+        .nn(
+            Method::GET,
+            "/s",
+            &alice("op=GETSNAPSHOTDIFF&oldsnapshotname=s1&snapshotname=s2"),
+        )
+        .await
+        .json();
+    let report = &diff["SnapshotDiffReport"];
+    assert_eq!(report["snapshotRoot"], "/s");
+    assert_eq!(report["fromSnapshot"], "s1");
+    assert_eq!(report["toSnapshot"], "s2");
+    let entries = report["diffList"].as_array().unwrap();
+    for entry in [
+        json!({"sourcePath": "", "type": "MODIFY"}),
+        json!({"sourcePath": "new", "type": "CREATE"}),
+        json!({"sourcePath": "old", "type": "DELETE"}),
+    ] {
+        assert!(entries.contains(&entry), "{entry} not in {diff}");
+    }
+    assert_eq!(entries.len(), 3, "{diff}");
+    // Against the current tree (no `snapshotname`): `toSnapshot` is null.
+    web.create("/s/later", "user.name=alice", b"l".to_vec())
+        .await;
+    let since = web
+        .nn(
+            Method::GET,
+            "/s",
+            &alice("op=GETSNAPSHOTDIFF&oldsnapshotname=s2"),
+        )
+        .await
+        .json();
+    assert_eq!(since["SnapshotDiffReport"]["toSnapshot"], Value::Null);
+    assert!(since["SnapshotDiffReport"]["diffList"]
+        .as_array()
+        .unwrap()
+        .contains(&json!({"sourcePath": "later", "type": "CREATE"})));
+    // The listing form Hadoop's client asks for first: one page, no cursor left.
+    let listing = web
+        .nn(
+            Method::GET,
+            "/s",
+            &alice("op=GETSNAPSHOTDIFFLISTING&oldsnapshotname=s1&snapshotname=s2"),
+        )
+        .await
+        .json();
+    let listing = &listing["SnapshotDiffReportListing"];
+    assert_eq!(listing["lastIndex"], -1);
+    assert_eq!(listing["lastPath"], "");
+    assert_eq!(listing["isFromEarlier"], true);
+    assert_eq!(listing["createList"][0]["sourcePath"], "new");
+    assert_eq!(listing["deleteList"][0]["sourcePath"], "old");
+    assert_eq!(listing["createList"].as_array().unwrap().len(), 1);
+    web.nn(
+        Method::GET,
+        "/s",
+        &alice("op=GETSNAPSHOTDIFF&oldsnapshotname=nope&snapshotname=s2"),
+    )
+    .await
+    .assert_error(403, "SnapshotException");
+
+    // The snapshots of a directory, and the snapshottable directories of a user.
+    let list = web
+        .nn(Method::GET, "/s", &alice("op=GETSNAPSHOTLIST"))
+        .await
+        .json();
+    let snaps = list["SnapshotList"].as_array().unwrap();
+    let paths: Vec<&str> = snaps
+        .iter()
+        .map(|s| s["fullPath"].as_str().unwrap())
+        .collect();
+    assert_eq!(paths, ["/s/.snapshot/s1", "/s/.snapshot/s2"]);
+    assert_eq!(snaps[1]["dirStatus"]["pathSuffix"], "s2");
+    assert_eq!(snaps[1]["deletionStatus"], "ACTIVE");
+    assert!(snaps[0]["snapshotID"].as_u64() < snaps[1]["snapshotID"].as_u64());
+    assert_ok(&web.nn(Method::PUT, "/s/plain", &alice("op=MKDIRS")).await);
+    web.nn(Method::GET, "/s/plain", &alice("op=GETSNAPSHOTLIST"))
+        .await
+        .assert_error(403, "SnapshotException");
+    let mine = web
+        .nn(Method::GET, "/", &alice("op=GETSNAPSHOTTABLEDIRECTORYLIST"))
+        .await
+        .json();
+    let dirs = mine["SnapshottableDirectoryList"].as_array().unwrap();
+    assert_eq!(dirs.len(), 1, "{mine}");
+    assert_eq!(dirs[0]["dirStatus"]["pathSuffix"], "s");
+    assert_eq!(dirs[0]["dirStatus"]["owner"], "alice");
+    assert_eq!(dirs[0]["parentFullPath"], "/");
+    assert_eq!(dirs[0]["snapshotNumber"], 2);
+    assert_eq!(dirs[0]["snapshotQuota"], 65536);
+    let none = web
+        .nn(
+            Method::GET,
+            "/",
+            "op=GETSNAPSHOTTABLEDIRECTORYLIST&user.name=bob",
+        )
+        .await;
+    assert_eq!(none.json(), json!({"SnapshottableDirectoryList": null}));
+
+    // GETTRASHROOT: the user's own trash; the parent must be readable.
+    let trash = web
+        .nn(Method::GET, "/s/new", &alice("op=GETTRASHROOT"))
+        .await;
+    assert_eq!(trash.json(), json!({"Path": "/user/alice/.Trash"}));
+    let anonymous = web.nn(Method::GET, "/", "op=GETTRASHROOT").await;
+    assert_eq!(anonymous.json(), json!({"Path": "/user/dr.who/.Trash"}));
+    let client = cluster.client();
+    client.mkdirs("/private", 0o700, true).await.unwrap();
+    web.nn(Method::GET, "/private/x", "op=GETTRASHROOT&user.name=bob")
+        .await
+        .assert_error(403, "AccessControlException");
+
+    // GETSTATUS: the live DataNodes' totals.
+    let status = web.nn(Method::GET, "/", "op=GETSTATUS").await.json();
+    let fs = status["FsStatus"].as_object().unwrap();
+    assert_eq!(fs.len(), 3, "{status}");
+    let (capacity, used, remaining) = (
+        fs["capacity"].as_u64().unwrap(),
+        fs["used"].as_u64().unwrap(),
+        fs["remaining"].as_u64().unwrap(),
+    );
+    assert!(
+        capacity > 0 && remaining > 0 && used + remaining <= capacity,
+        "{status}"
+    );
+
+    // GETFILEBLOCKLOCATIONS names the live DataNodes holding each block.
+    let options = CreateOptions {
+        block_size: Some(1 << 20),
+        ..CreateOptions::default()
+    };
+    let data = test_data(3 << 20, 5);
+    client
+        .write_file("/s/blocks", &data, options)
+        .await
+        .unwrap();
+    let datanodes: Vec<String> = (0..2)
+        .map(|i| cluster.datanode_addr(i).to_string())
+        .collect();
+    let located = web
+        .nn(Method::GET, "/s/blocks", &alice("op=GETFILEBLOCKLOCATIONS"))
+        .await
+        .json();
+    let blocks = located["BlockLocations"]["BlockLocation"]
+        .as_array()
+        .unwrap();
+    assert_eq!(blocks.len(), 3, "{located}");
+    for (i, block) in blocks.iter().enumerate() {
+        assert_eq!(block["offset"], (i as u64) << 20);
+        assert_eq!(block["length"], 1 << 20);
+        assert_eq!(block["corrupt"], false);
+        let names: Vec<&str> = block["names"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|n| n.as_str().unwrap())
+            .collect();
+        assert_eq!(names.len(), 2, "{block}");
+        for name in &names {
+            assert!(
+                datanodes.iter().any(|d| d == name),
+                "{name} is not a DataNode: {datanodes:?}"
+            );
+        }
+        let racks: Vec<String> = names.iter().map(|n| format!("/default-rack/{n}")).collect();
+        assert_eq!(block["topologyPaths"], json!(racks));
+        assert_eq!(block["storageTypes"], json!(["DISK", "DISK"]));
+        assert_eq!(block["hosts"].as_array().unwrap().len(), 2);
+    }
+    let second = web
+        .nn(
+            Method::GET,
+            "/s/blocks",
+            &alice("op=GETFILEBLOCKLOCATIONS&offset=1048576&length=1"),
+        )
+        .await
+        .json();
+    let second = second["BlockLocations"]["BlockLocation"]
+        .as_array()
+        .unwrap();
+    assert_eq!(second.len(), 1);
+    assert_eq!(second[0]["offset"], 1 << 20);
+    let m = web
+        .nn(
+            Method::GET,
+            "/s/missing",
+            &alice("op=GETFILEBLOCKLOCATIONS"),
+        )
+        .await
+        .assert_error(404, "FileNotFoundException");
+    assert_eq!(m, "File does not exist: /s/missing");
+    client
+        .write_file("/private/secret", b"s", CreateOptions::default())
+        .await
+        .unwrap();
+    web.nn(
+        Method::GET,
+        "/private/secret",
+        "op=GETFILEBLOCKLOCATIONS&user.name=bob",
+    )
+    .await
+    .assert_error(403, "AccessControlException");
+}

@@ -6,12 +6,15 @@
 //! [`dispatch`] is the operation table: one arm per operation, `UnsupportedOperation`
 //! for the rest. `webhdfs/namespace_ops.rs` runs the namespace operations (each waits
 //! until its edit is durable before answering); `webhdfs/redirect.rs` chooses the
-//! DataNode and builds the `Location`; `webhdfs/meta_ops.rs` runs the ACL, CHECKACCESS, quota
-//! and snapshot operations.
+//! DataNode and builds the `Location`; `webhdfs/meta_ops.rs` runs the ACL, CHECKACCESS,
+//! quota and storage-policy operations, `webhdfs/snapshot_ops.rs` the snapshot ones and
+//! `webhdfs/xattr_ops.rs` the extended attribute ones.
 
 mod meta_ops;
 mod namespace_ops;
 mod redirect;
+mod snapshot_ops;
+mod xattr_ops;
 
 use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
@@ -121,6 +124,9 @@ async fn dispatch(w: &WebHdfs, req: Request) -> Result<Response> {
         Op::GetContentSummary => namespace_ops::get_content_summary(w, &req).await,
         Op::GetHomeDirectory => namespace_ops::get_home_directory(&req),
         Op::GetServerDefaults => namespace_ops::get_server_defaults(w),
+        Op::GetTrashRoot => namespace_ops::get_trash_root(w, &req).await,
+        Op::GetStatus => namespace_ops::get_status(w),
+        Op::GetFileBlockLocations => namespace_ops::get_file_block_locations(w, &req).await,
         // PUT
         Op::Mkdirs => namespace_ops::mkdirs(w, &req).await,
         Op::Rename => namespace_ops::rename(w, &req).await,
@@ -144,12 +150,28 @@ async fn dispatch(w: &WebHdfs, req: Request) -> Result<Response> {
         // Quotas
         Op::GetQuotaUsage => meta_ops::get_quota_usage(w, &req).await,
         Op::SetQuota => meta_ops::set_quota(w, &req).await,
+        // Storage policies
+        Op::GetAllStoragePolicy => meta_ops::get_all_storage_policy(),
+        Op::GetStoragePolicy => meta_ops::get_storage_policy(w, &req).await,
+        Op::SetStoragePolicy => meta_ops::set_storage_policy(w, &req).await,
+        Op::UnsetStoragePolicy => meta_ops::unset_storage_policy(w, &req).await,
+        // Extended attributes
+        Op::GetXAttrs => xattr_ops::get_xattrs(w, &req).await,
+        Op::ListXAttrs => xattr_ops::list_xattrs(w, &req).await,
+        Op::SetXAttr => xattr_ops::set_xattr(w, &req).await,
+        Op::RemoveXAttr => xattr_ops::remove_xattr(w, &req).await,
         // Snapshots
-        Op::AllowSnapshot => meta_ops::allow_snapshot(w, &req).await,
-        Op::DisallowSnapshot => meta_ops::disallow_snapshot(w, &req).await,
-        Op::CreateSnapshot => meta_ops::create_snapshot(w, &req).await,
-        Op::RenameSnapshot => meta_ops::rename_snapshot(w, &req).await,
-        Op::DeleteSnapshot => meta_ops::delete_snapshot(w, &req).await,
+        Op::AllowSnapshot => snapshot_ops::allow_snapshot(w, &req).await,
+        Op::DisallowSnapshot => snapshot_ops::disallow_snapshot(w, &req).await,
+        Op::CreateSnapshot => snapshot_ops::create_snapshot(w, &req).await,
+        Op::RenameSnapshot => snapshot_ops::rename_snapshot(w, &req).await,
+        Op::DeleteSnapshot => snapshot_ops::delete_snapshot(w, &req).await,
+        Op::GetSnapshotDiff => snapshot_ops::get_snapshot_diff(w, &req).await,
+        Op::GetSnapshotDiffListing => snapshot_ops::get_snapshot_diff_listing(w, &req).await,
+        Op::GetSnapshottableDirectoryList => {
+            snapshot_ops::get_snapshottable_directory_list(w, &req).await
+        }
+        Op::GetSnapshotList => snapshot_ops::get_snapshot_list(w, &req).await,
         other => Err(other.unsupported()),
     }
 }

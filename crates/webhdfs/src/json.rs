@@ -1,5 +1,19 @@
 //! Hadoop's JSON shapes (`JsonUtil`): objects with their keys sorted, as Hadoop's
-//! `TreeMap`s give them.
+//! `TreeMap`s give them. Files, listings, summaries, checksums, ACLs and quotas here;
+//! `json/xattr.rs`, `json/policy.rs` (storage policies), `json/snapshot.rs` (snapshot
+//! reports and lists) and `json/blocks.rs` (block locations, file system status).
+
+mod blocks;
+mod policy;
+mod snapshot;
+mod xattr;
+
+pub use blocks::{block_locations, fs_status};
+pub use policy::{storage_policies, storage_policy};
+pub use snapshot::{
+    snapshot_diff_report, snapshot_diff_report_listing, snapshot_list, snapshottable_directory_list,
+};
+pub use xattr::{xattr_names, xattrs};
 
 use serde_json::{json, Map, Value};
 use tusk_proto::hdfs as h;
@@ -176,9 +190,7 @@ pub fn quota_usage(u: &h::QuotaUsageProto) -> Value {
     let mut types = Map::new();
     for t in u.type_quota_infos.iter().flat_map(|i| &i.type_quota_info) {
         if t.quota != u64::MAX {
-            let name = h::StorageTypeProto::try_from(t.r#type.unwrap_or(1))
-                .map(|s| s.as_str_name())
-                .unwrap_or("DISK");
+            let name = storage_type_name(t.r#type.unwrap_or(1));
             types.insert(
                 name.into(),
                 json!({"consumed": t.consumed, "quota": t.quota}),
@@ -194,6 +206,13 @@ pub fn quota_usage(u: &h::QuotaUsageProto) -> Value {
             "typeQuota": types,
         }
     })
+}
+
+/// `StorageType`'s name for a `StorageTypeProto` number (`DISK` for an unknown one).
+fn storage_type_name(t: i32) -> &'static str {
+    h::StorageTypeProto::try_from(t)
+        .map(|s| s.as_str_name())
+        .unwrap_or("DISK")
 }
 
 #[cfg(test)]

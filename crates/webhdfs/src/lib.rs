@@ -9,7 +9,9 @@
 //!   and error messages; `user.name` (SIMPLE auth, `dr.who` when absent) and `doas`.
 //! - `path`: the file system path of a request URI, checked, and URIs back to it.
 //! - `json`: Hadoop's JSON shapes (`FileStatus`, `FileStatuses`, `DirectoryListing`,
-//!   `ContentSummary`, `FsServerDefaults`, `boolean`, `Path`, `Location`).
+//!   `ContentSummary`, `FsServerDefaults`, `boolean`, `Path`, `Location`, ...; xattrs,
+//!   storage policies, snapshot reports and block locations in `json/`).
+//! - `xattr`: extended attribute names and value codecs, as Hadoop writes them.
 //! - `acl`: ACL specs (`aclspec`) parsed, entries printed, as Hadoop writes them.
 //! - `error`: [`WebHdfsError`], answered as `{"RemoteException":{...}}` with Hadoop's
 //!   status code for the exception class.
@@ -20,6 +22,7 @@ pub mod json;
 pub mod op;
 pub mod params;
 pub mod path;
+pub mod xattr;
 
 pub use error::WebHdfsError;
 pub use op::Op;

@@ -4,7 +4,12 @@
 
 use axum::http::Method;
 
+use crate::xattr::Codec;
 use crate::{Op, Result, WebHdfsError};
+
+/// `XAttrSetFlag` bits, as `setXAttr` takes them.
+pub const XATTR_CREATE: u32 = 1;
+pub const XATTR_REPLACE: u32 = 2;
 
 /// The user of a request without `user.name`: Hadoop's `hadoop.http.staticuser.user`.
 pub const ANONYMOUS_USER: &str = "dr.who";
@@ -261,6 +266,90 @@ impl Params {
         Ok((quota("namespacequota")?, quota("storagespacequota")?))
     }
 
+    /// Every `xattr.name` given, in order (GETXATTRS takes several; none: all of them).
+    pub fn xattr_names(&self) -> Vec<String> {
+        self.pairs
+            .iter()
+            .filter(|(k, v)| k == "xattr.name" && !v.is_empty() && !is_null(v))
+            .map(|(_, v)| v.clone())
+            .collect()
+    }
+
+    /// `xattr.name` (SETXATTR, REMOVEXATTR).
+    pub fn xattr_name(&self) -> Option<String> {
+        self.text("xattr.name")
+    }
+
+    /// `xattr.value`, decoded as Hadoop's `XAttrCodec` reads it (`"text"`, `0x` hex,
+    /// `0s` base64, or the text itself); none when absent.
+    pub fn xattr_value(&self) -> Result<Option<Vec<u8>>> {
+        self.text("xattr.value")
+            .map(|v| crate::xattr::decode(&v))
+            .transpose()
+            .map_err(|e| WebHdfsError::bad_param("xattr.value", e))
+    }
+
+    /// `flag` (SETXATTR): `CREATE`, `REPLACE` or both, comma-separated, as
+    /// `XAttrSetFlag` bits; none when absent or empty.
+    pub fn xattr_flag(&self) -> Result<Option<u32>> {
+        let Some(v) = self.text("flag") else {
+            return Ok(None);
+        };
+        let mut flags = 0;
+        for flag in v.split(',') {
+            flags |= match flag.trim().to_ascii_uppercase().as_str() {
+                "CREATE" => XATTR_CREATE,
+                "REPLACE" => XATTR_REPLACE,
+                other => {
+                    return Err(WebHdfsError::bad_param(
+                        "flag",
+                        format!("No enum constant org.apache.hadoop.fs.XAttrSetFlag.{other}"),
+                    ))
+                }
+            };
+        }
+        Ok(Some(flags))
+    }
+
+    /// `encoding` (GETXATTRS): `text`, `hex` or `base64`.
+    pub fn xattr_encoding(&self) -> Result<Option<Codec>> {
+        let Some(v) = self.text("encoding") else {
+            return Ok(None);
+        };
+        Codec::parse(&v).map(Some).ok_or_else(|| {
+            WebHdfsError::bad_param(
+                "encoding",
+                format!(
+                    "No enum constant org.apache.hadoop.fs.XAttrCodec.{}",
+                    v.to_ascii_uppercase()
+                ),
+            )
+        })
+    }
+
+    /// `storagepolicy` (SETSTORAGEPOLICY).
+    pub fn storage_policy(&self) -> Option<String> {
+        self.text("storagepolicy")
+    }
+
+    /// `snapshotdiffstartpath` (GETSNAPSHOTDIFFLISTING; default: from the start).
+    pub fn snapshot_diff_start_path(&self) -> String {
+        self.text("snapshotdiffstartpath").unwrap_or_default()
+    }
+
+    /// `snapshotdiffindex` (GETSNAPSHOTDIFFLISTING; default -1: from the start).
+    pub fn snapshot_diff_index(&self) -> Result<i32> {
+        let Some(v) = self.get("snapshotdiffindex").filter(|v| !is_null(v)) else {
+            return Ok(-1);
+        };
+        v.trim().parse().map_err(|_| {
+            WebHdfsError::bad_param(
+                "snapshotdiffindex",
+                format!("Failed to parse \"{v}\" as a radix-10 integer."),
+            )
+        })
+    }
+
     /// A required parameter's value, or Hadoop's error for an operation missing it.
     pub fn required<T>(op: Op, name: &str, value: Option<T>) -> Result<T> {
         value.ok_or_else(|| {
@@ -410,5 +499,34 @@ mod tests {
             missing.message,
             "Required param destination for op: RENAME is null or empty"
         );
+    }
+
+    #[test]
+    fn xattr_parameters_have_hadoops_names_and_enums() {
+        let p = params(&[
+            ("xattr.name", "user.a"),
+            ("XATTR.NAME", "user.b"),
+            ("xattr.value", "0x6869"),
+            ("flag", "create,REPLACE"),
+            ("encoding", "Base64"),
+        ]);
+        assert_eq!(p.xattr_names(), ["user.a", "user.b"]);
+        assert_eq!(p.xattr_name().as_deref(), Some("user.a"));
+        assert_eq!(p.xattr_value().unwrap(), Some(b"hi".to_vec()));
+        assert_eq!(p.xattr_flag().unwrap(), Some(XATTR_CREATE | XATTR_REPLACE));
+        assert_eq!(p.xattr_encoding().unwrap(), Some(Codec::Base64));
+        let bad = params(&[("flag", "APPEND"), ("encoding", "utf8")]);
+        assert_eq!(
+            bad.xattr_flag().unwrap_err().message,
+            "Invalid value for webhdfs parameter \"flag\": No enum constant org.apache.hadoop.fs.XAttrSetFlag.APPEND"
+        );
+        assert_eq!(
+            bad.xattr_encoding().unwrap_err().message,
+            "Invalid value for webhdfs parameter \"encoding\": No enum constant org.apache.hadoop.fs.XAttrCodec.UTF8"
+        );
+        let none = params(&[("flag", ""), ("xattr.name", "")]);
+        assert_eq!(none.xattr_flag().unwrap(), None);
+        assert!(none.xattr_names().is_empty());
+        assert_eq!(none.snapshot_diff_index().unwrap(), -1);
     }
 }

@@ -1,89 +1,11 @@
 //! `-getfattr [-R] {-n name | -d} [-e en] <path>` and `-setfattr {-n name [-v value] |
 //! -x name} <path>`, with Hadoop's name prefixes and value codecs (`XAttrCodec`: text in
-//! double quotes, `0x` hex, `0s` base64).
+//! double quotes, `0x` hex, `0s` base64; `tusk_webhdfs::xattr`).
 
-use base64::Engine;
-use tusk_client::meta::{XAttrProto, XATTR_CREATE, XATTR_REPLACE};
+use tusk_client::meta::{XATTR_CREATE, XATTR_REPLACE};
+use tusk_webhdfs::xattr::{decode, full_name, parse_name, Codec};
 
 use super::Shell;
-
-const PREFIXES: [&str; 5] = ["user", "trusted", "security", "system", "raw"];
-
-/// `user.name` → (namespace, name), as Hadoop's `XAttrHelper.buildXAttr`.
-pub(super) fn parse_name(full: &str) -> Result<XAttrProto, String> {
-    let invalid = || {
-        "An XAttr name must be prefixed with user/trusted/security/system/raw, followed by a '.'"
-            .to_string()
-    };
-    let (prefix, name) = full.split_once('.').ok_or_else(invalid)?;
-    let namespace = PREFIXES
-        .iter()
-        .position(|p| p.eq_ignore_ascii_case(prefix))
-        .ok_or_else(invalid)?;
-    if name.is_empty() {
-        return Err("XAttr name cannot be empty.".into());
-    }
-    Ok(XAttrProto {
-        namespace: namespace as i32,
-        name: name.to_string(),
-        value: None,
-    })
-}
-
-fn full_name(x: &XAttrProto) -> String {
-    let prefix = PREFIXES.get(x.namespace as usize).unwrap_or(&"user");
-    format!("{prefix}.{}", x.name)
-}
-
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Codec {
-    Text,
-    Hex,
-    Base64,
-}
-
-fn encode(value: &[u8], codec: Codec) -> String {
-    match codec {
-        Codec::Text => format!("\"{}\"", String::from_utf8_lossy(value)),
-        Codec::Hex => format!(
-            "0x{}",
-            value.iter().map(|b| format!("{b:02x}")).collect::<String>()
-        ),
-        Codec::Base64 => format!(
-            "0s{}",
-            base64::engine::general_purpose::STANDARD.encode(value)
-        ),
-    }
-}
-
-/// Hadoop's `XAttrCodec.decodeValue`.
-pub(super) fn decode(value: &str) -> Result<Vec<u8>, String> {
-    if value.len() >= 2 && value.starts_with('"') && value.ends_with('"') {
-        return Ok(value.as_bytes()[1..value.len() - 1].to_vec());
-    }
-    if let Some(hex) = value
-        .strip_prefix("0x")
-        .or_else(|| value.strip_prefix("0X"))
-    {
-        if hex.len() % 2 != 0 {
-            return Err(format!("Invalid hex value: {value}"));
-        }
-        return (0..hex.len())
-            .step_by(2)
-            .map(|i| u8::from_str_radix(&hex[i..i + 2], 16))
-            .collect::<Result<_, _>>()
-            .map_err(|_| format!("Invalid hex value: {value}"));
-    }
-    if let Some(b64) = value
-        .strip_prefix("0s")
-        .or_else(|| value.strip_prefix("0S"))
-    {
-        return base64::engine::general_purpose::STANDARD
-            .decode(b64)
-            .map_err(|_| format!("Invalid base64 value: {value}"));
-    }
-    Ok(value.as_bytes().to_vec())
-}
 
 /// Takes `-opt value` out of `args`.
 fn pop_option(args: &mut Vec<String>, opt: &str) -> Result<Option<String>, String> {
@@ -114,16 +36,14 @@ impl Shell {
         let name = pop_option(&mut args, "-n")?;
         let dump = pop_flag(&mut args, "-d");
         let recursive = pop_flag(&mut args, "-R");
-        let codec = match pop_option(&mut args, "-e")?.map(|e| e.to_ascii_lowercase()) {
+        let codec = match pop_option(&mut args, "-e")? {
             None => Codec::Text,
-            Some(e) if e == "text" => Codec::Text,
-            Some(e) if e == "hex" => Codec::Hex,
-            Some(e) if e == "base64" => Codec::Base64,
-            Some(e) => {
-                return Err(format!(
-                    "Invalid/unsupported encoding option specified: {e}"
-                ))
-            }
+            Some(e) => Codec::parse(&e).ok_or_else(|| {
+                format!(
+                    "Invalid/unsupported encoding option specified: {}",
+                    e.to_ascii_lowercase()
+                )
+            })?,
         };
         if name.is_none() && !dump {
             return Err("Must specify '-n name' or '-d' option.".into());
@@ -153,7 +73,7 @@ impl Shell {
                             if value.is_empty() {
                                 println!("{}", full_name(&x));
                             } else {
-                                println!("{}={}", full_name(&x), encode(value, codec));
+                                println!("{}={}", full_name(&x), codec.encode(value));
                             }
                         }
                     }
@@ -204,26 +124,5 @@ impl Shell {
             self.report("setfattr", &args[0], e);
         }
         Ok(())
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn names_and_values_follow_hadoops_codecs() {
-        let x = parse_name("user.color").unwrap();
-        assert_eq!((x.namespace, x.name.as_str()), (0, "color"));
-        assert_eq!(parse_name("TRUSTED.a").unwrap().namespace, 1);
-        assert!(parse_name("color").is_err());
-        assert!(parse_name("other.a").is_err());
-        assert_eq!(decode("\"blue\"").unwrap(), b"blue");
-        assert_eq!(decode("0x0aff").unwrap(), vec![0x0a, 0xff]);
-        assert_eq!(decode("0sYmx1ZQ==").unwrap(), b"blue");
-        assert_eq!(decode("plain").unwrap(), b"plain");
-        assert_eq!(encode(b"blue", Codec::Text), "\"blue\"");
-        assert_eq!(encode(&[0x0a, 0xff], Codec::Hex), "0x0aff");
-        assert_eq!(encode(b"blue", Codec::Base64), "0sYmx1ZQ==");
     }
 }

@@ -1,11 +1,12 @@
-//! WebHDFS's ACL, access-check, quota and snapshot operations (Hadoop's `NamenodeWebHdfsMethods`), run on
-//! the namesystem as the request's user; each change answers once its edit is durable.
+//! WebHDFS's ACL, access-check, quota and storage-policy operations (Hadoop's
+//! `NamenodeWebHdfsMethods`), run on the namesystem as the request's user; each change
+//! answers once its edit is durable.
 
 use axum::response::Response;
 use tusk_webhdfs::{acl, json as j, Params, Result, WebHdfsError};
 
 use super::{empty, json, Request, WebHdfs};
-use crate::namesystem::AclChange;
+use crate::namesystem::{all_storage_policies, AclChange};
 
 pub(super) async fn get_acl_status(w: &WebHdfs, req: &Request) -> Result<Response> {
     let status = w.settled(w.fsn.acl_status(&req.user, &req.path)).await?;
@@ -42,43 +43,6 @@ pub(super) async fn change_acl(w: &WebHdfs, req: &Request) -> Result<Response> {
     Ok(empty())
 }
 
-pub(super) async fn allow_snapshot(w: &WebHdfs, req: &Request) -> Result<Response> {
-    w.durable(w.fsn.allow_snapshot(&req.user, &req.path))
-        .await?;
-    Ok(empty())
-}
-
-pub(super) async fn disallow_snapshot(w: &WebHdfs, req: &Request) -> Result<Response> {
-    w.durable(w.fsn.disallow_snapshot(&req.user, &req.path))
-        .await?;
-    Ok(empty())
-}
-
-/// `{"Path": "/dir/.snapshot/NAME"}`; without `snapshotname` the NameNode names it by
-/// the time, as HDFS does.
-pub(super) async fn create_snapshot(w: &WebHdfs, req: &Request) -> Result<Response> {
-    let name = req.params.snapshot_name();
-    let path = w
-        .durable(w.fsn.create_snapshot(&req.user, &req.path, name.as_deref()))
-        .await?;
-    Ok(json(j::path(&path)))
-}
-
-pub(super) async fn rename_snapshot(w: &WebHdfs, req: &Request) -> Result<Response> {
-    let old = Params::required(req.op, "oldsnapshotname", req.params.old_snapshot_name())?;
-    let new = Params::required(req.op, "snapshotname", req.params.snapshot_name())?;
-    w.durable(w.fsn.rename_snapshot(&req.user, &req.path, &old, &new))
-        .await?;
-    Ok(empty())
-}
-
-pub(super) async fn delete_snapshot(w: &WebHdfs, req: &Request) -> Result<Response> {
-    let name = Params::required(req.op, "snapshotname", req.params.snapshot_name())?;
-    w.durable(w.fsn.delete_snapshot(&req.user, &req.path, &name))
-        .await?;
-    Ok(empty())
-}
-
 /// CHECKACCESS: 200 with no body when the user may act on the path as `fsaction`
 /// says, `AccessControlException` when not.
 pub(super) async fn check_access(w: &WebHdfs, req: &Request) -> Result<Response> {
@@ -104,5 +68,35 @@ pub(super) async fn set_quota(w: &WebHdfs, req: &Request) -> Result<Response> {
             .set_quota(&req.user, &req.path, namespace, space, None),
     )
     .await?;
+    Ok(empty())
+}
+
+pub(super) fn get_all_storage_policy() -> Result<Response> {
+    Ok(json(j::storage_policies(&all_storage_policies())))
+}
+
+/// The path's own policy or the one it inherits (HOT at the root).
+pub(super) async fn get_storage_policy(w: &WebHdfs, req: &Request) -> Result<Response> {
+    let policy = w
+        .settled(w.fsn.get_storage_policy(&req.user, &req.path))
+        .await?;
+    Ok(json(j::storage_policy(&policy)))
+}
+
+/// SETSTORAGEPOLICY (`storagepolicy`, a policy name; write access): 200 with no body.
+pub(super) async fn set_storage_policy(w: &WebHdfs, req: &Request) -> Result<Response> {
+    let name = req
+        .params
+        .storage_policy()
+        .ok_or_else(|| WebHdfsError::illegal_argument("Storage policy name is empty."))?;
+    w.durable(w.fsn.set_storage_policy(&req.user, &req.path, Some(&name)))
+        .await?;
+    Ok(empty())
+}
+
+/// UNSETSTORAGEPOLICY: the path inherits its parent's policy again.
+pub(super) async fn unset_storage_policy(w: &WebHdfs, req: &Request) -> Result<Response> {
+    w.durable(w.fsn.set_storage_policy(&req.user, &req.path, None))
+        .await?;
     Ok(empty())
 }

@@ -10,8 +10,11 @@ use futures::{stream, StreamExt};
 use tusk_proto::hdfs::DirectoryListingProto;
 use tusk_webhdfs::{json as j, Params, Result, WebHdfsError};
 
-use super::{empty, json, settled, Request, WebHdfs};
-use crate::Namesystem;
+use super::{empty, json, remote, settled, Request, WebHdfs};
+use crate::{NameNodeError, Namesystem};
+
+/// `FsAction.READ`, as `check_access` takes it.
+const READ: u16 = 0o4;
 
 /// Permission of MKDIRS and SETPERMISSION without `permission`.
 const DEFAULT_DIR_PERMISSION: u16 = 0o755;
@@ -104,6 +107,46 @@ pub(super) async fn get_content_summary(w: &WebHdfs, req: &Request) -> Result<Re
 
 pub(super) fn get_home_directory(req: &Request) -> Result<Response> {
     Ok(json(j::path(&format!("/user/{}", req.user))))
+}
+
+/// GETTRASHROOT: `/user/<user>/.Trash`, where Hadoop's shell moves the user's deleted
+/// paths (Tusk has no encryption zones and no snapshot trash roots, which would have
+/// their own). As Hadoop's encryption-zone lookup does, the path's parent needs read
+/// access when it exists.
+pub(super) async fn get_trash_root(w: &WebHdfs, req: &Request) -> Result<Response> {
+    let parent = match req.path.rfind('/') {
+        Some(i) if i > 0 => &req.path[..i],
+        _ => "/",
+    };
+    match w.fsn.check_access(&req.user, parent, READ) {
+        Ok(()) | Err(NameNodeError::FileNotFound { .. }) => {}
+        Err(e) => return Err(remote(e)),
+    }
+    Ok(json(j::path(&format!("/user/{}/.Trash", req.user))))
+}
+
+/// GETSTATUS: the live DataNodes' capacity, use and free space (`getStats`).
+pub(super) fn get_status(w: &WebHdfs) -> Result<Response> {
+    Ok(json(j::fs_status(&w.fsn.fs_stats())))
+}
+
+/// GETFILEBLOCKLOCATIONS (`offset`, `length`; default: to the end): each block in the
+/// range with its replicas' DataNodes, read access checked as `getBlockLocations`.
+pub(super) async fn get_file_block_locations(w: &WebHdfs, req: &Request) -> Result<Response> {
+    let offset = req.params.offset()?;
+    let length = req.params.length()?.unwrap_or(i64::MAX as u64);
+    let located = w
+        .settled(
+            w.fsn
+                .get_block_locations(&req.user, &req.path, offset, length),
+        )
+        .await?
+        .ok_or_else(|| {
+            remote(NameNodeError::FileNotFound {
+                path: req.path.clone(),
+            })
+        })?;
+    Ok(json(j::block_locations(&located)))
 }
 
 pub(super) fn get_server_defaults(w: &WebHdfs) -> Result<Response> {
