@@ -493,7 +493,9 @@ fn every_shipped_description_runs_a_wordcount() {
     files.sort();
     assert!(files.len() >= 8, "{files:?}");
     for file in files {
-        let bed = Bed::up(&with_small_volumes(&std::fs::read_to_string(&file).unwrap()));
+        let bed = Bed::up(&with_small_volumes(
+            &std::fs::read_to_string(&file).unwrap(),
+        ));
         let fs = bed.record()["default_fs"].as_str().unwrap().to_string();
         let input = bed.home.path().join("words.txt");
         std::fs::write(&input, "to be or not to be\nthat is the question\n").unwrap();

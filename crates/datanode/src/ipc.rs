@@ -23,6 +23,7 @@ use tusk_proto::hdfs::{
     RefreshNamenodesResponseProto, ShutdownDatanodeRequestProto, ShutdownDatanodeResponseProto,
     TriggerBlockReportRequestProto, TriggerBlockReportResponseProto,
 };
+use tusk_proto::protocol_names::CLIENT_DATANODE_PROTOCOL;
 use tusk_rpc::service::no_such_method;
 use tusk_rpc::{handle_now, CallContext, CallOutcome, RemoteException, RpcService};
 use tusk_security::AccessMode;
@@ -30,9 +31,6 @@ use tusk_security::AccessMode;
 use crate::error::DataNodeError;
 use crate::transfer::{check_access, check_block_pool};
 use crate::Node;
-
-/// The protocol name Hadoop's clients send.
-pub const CLIENT_DATANODE_PROTOCOL: &str = "org.apache.hadoop.hdfs.protocol.ClientDatanodeProtocol";
 
 /// What `shutdownDatanode` waits before stopping the node, so its reply gets out (HDFS
 /// waits a second too).

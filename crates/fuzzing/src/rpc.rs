@@ -81,7 +81,7 @@ struct Outcomes;
 
 impl RpcService for Outcomes {
     fn protocol(&self) -> &'static str {
-        tusk_rpc::CLIENT_PROTOCOL
+        tusk_proto::protocol_names::CLIENT_PROTOCOL
     }
 
     fn call(self: Arc<Self>, _: CallContext, method: &str, request: Bytes) -> CallOutcome {
@@ -190,7 +190,7 @@ fn client_start(auth: u8) -> BytesMut {
             effective_user: Some("fuzz".into()),
             real_user: None,
         }),
-        protocol: Some(tusk_rpc::CLIENT_PROTOCOL.into()),
+        protocol: Some(tusk_proto::protocol_names::CLIENT_PROTOCOL.into()),
     };
     let header = request_header(frame::CONNECTION_CONTEXT_CALL_ID);
     frame::write_frame(&mut out, &[&header, &context]);
@@ -211,7 +211,7 @@ fn request_header(call_id: i32) -> RpcRequestHeaderProto {
 fn call(out: &mut BytesMut, call_id: i32, method: &str, payload: &[u8]) {
     let request = RequestHeaderProto {
         method_name: method.into(),
-        declaring_class_protocol_name: tusk_rpc::CLIENT_PROTOCOL.into(),
+        declaring_class_protocol_name: tusk_proto::protocol_names::CLIENT_PROTOCOL.into(),
         client_protocol_version: 1,
     };
     frame::write_frame(

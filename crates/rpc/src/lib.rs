@@ -30,6 +30,3 @@ pub use server::{RpcServer, RpcServerOptions, RpcServerStats};
 pub use service::{
     handle, handle_now, CallContext, CallOutcome, Durability, Reply, RpcService, Watermark,
 };
-
-/// The protocol name Hadoop clients put in every ClientNamenodeProtocol call.
-pub const CLIENT_PROTOCOL: &str = "org.apache.hadoop.hdfs.protocol.ClientProtocol";
