@@ -17,8 +17,8 @@ use tusk_proto::hdfs::GetFileInfoRequestProto;
 use tusk_rpc::frame::{self, Encoded};
 use tusk_rpc::service::decode;
 use tusk_rpc::{
-    CallContext, CallOutcome, Durability, RemoteException, RpcError, RpcServer, RpcServerOptions,
-    RpcService, Watermark,
+    CallContext, CallOutcome, Durability, HadoopException, RemoteException, RpcError, RpcServer,
+    RpcServerOptions, RpcService, Watermark,
 };
 
 /// The longest frame the fuzzed server takes: small, so frames longer than a
@@ -89,8 +89,8 @@ impl RpcService for Outcomes {
             "getFileInfo" => CallOutcome::Now(
                 decode::<GetFileInfoRequestProto>(request).map(|r| Bytes::from(r.src.into_bytes())),
             ),
-            "fail" => CallOutcome::Now(Err(RemoteException::new(
-                "java.io.IOException",
+            "fail" => CallOutcome::Now(Err(RemoteException::of(
+                HadoopException::Io,
                 "failed on purpose",
             ))),
             "held" => CallOutcome::AfterMark {
@@ -243,7 +243,7 @@ fn reply_side() -> Vec<u8> {
     let err = RpcResponseHeaderProto {
         call_id: 1,
         status: RpcStatusProto::Error as i32,
-        exception_class_name: Some("java.io.FileNotFoundException".into()),
+        exception_class_name: Some(HadoopException::FileNotFound.class_name().into()),
         error_msg: Some("no such file".into()),
         ..ok
     };
