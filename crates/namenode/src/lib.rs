@@ -12,8 +12,9 @@
 //!   name directory; reading it back, torn tails apart from corruption.
 //! - `storage` (+ `name_dirs`, `repair`): name directories, images, choosing and
 //!   repairing copies at start-up, the operator's `recover`.
-//! - `namesystem` (+ `client_ops`, `datanode_ops`, `monitors`, `status`): the state
-//!   behind one lock and every operation on it.
+//! - `namesystem` (+ `client_ops`, `datanode_ops`, `monitors`, `status`, `leases`,
+//!   `image`): the state behind one lock and every operation on it; its leases; the
+//!   state as a checkpoint image and back.
 //! - `server`: the RPC services; [`NameNode::start`] wires it all to a listener.
 //! - `http`: the web server's router ([`http::http_router`]), assembled from the
 //!   features that answer over HTTP. `webhdfs`: WebHDFS's namespace operations and

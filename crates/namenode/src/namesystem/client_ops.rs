@@ -747,10 +747,6 @@ impl Namesystem {
         Ok(Logged::new(true, txid))
     }
 
-    pub fn renew_lease(&self, client: &str) {
-        self.write().leases.renew(client);
-    }
-
     pub fn set_replication(&self, user: &str, src: &str, replication: u32) -> Result<Logged<bool>> {
         if replication < self.options.min_replication || replication > self.options.max_replication
         {
