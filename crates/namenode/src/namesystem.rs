@@ -2,7 +2,12 @@
 //! plus the edit log. Mutations decide everything under the write lock, apply edit ops,
 //! append them to the log, release the lock and then wait for durability.
 //!
-//! - `client_ops`: ClientNamenodeProtocol operations.
+//! - `ops` (+ `ops/*`): the namespace operations, one file each with its decide and
+//!   apply steps: mkdir, create, add_block, abandon_block, complete, rename, delete,
+//!   set_replication, set_permission, set_owner, set_times, update_block,
+//!   reassign_lease.
+//! - `client_ops`: ClientNamenodeProtocol calls that log nothing: reads, statistics,
+//!   server defaults, bad-block reports.
 //! - `datanode_ops`: registration, heartbeats, block reports.
 //! - `monitors`: dead-node detection, re-replication, lease expiry, checkpoints.
 //! - `status`: building HdfsFileStatus and LocatedBlocks replies.
@@ -30,6 +35,7 @@ mod image;
 mod leases;
 mod listing_ops;
 mod monitors;
+mod ops;
 mod policy_ops;
 mod quota;
 pub mod safe_mode;
@@ -47,12 +53,12 @@ use prost::Message;
 use tokio::sync::Notify;
 use tusk_proto::internal::{edit_record::Op, EditRecord, FsImage};
 
-use crate::blocks::{BlockInfo, BlockMap, BlockState};
+use crate::blocks::BlockMap;
 use crate::datanodes::DatanodeRegistry;
 use crate::edit_log::scan::{self, LastSegment};
 use crate::edit_log::EditLog;
 use crate::error::{NameNodeError, Result};
-use crate::namespace::{FileInode, Inode, InodeId, Namespace, Permissions};
+use crate::namespace::{FileInode, InodeId, Namespace, Permissions};
 use crate::options::NameNodeOptions;
 use crate::placement::Topology;
 use crate::storage::{NameDir, NameDirs, RecoveryPlan, StorageInfo};
@@ -61,6 +67,7 @@ pub use acl_ops::AclChange;
 pub use block_tokens::{spawn_key_roller, BlockTokens};
 pub use leases::Leases;
 pub use monitors::spawn_monitors;
+pub use ops::RenamePlan;
 pub use policy_ops::{all_policies as all_storage_policies, policy_by_id as storage_policy_by_id};
 pub use safe_mode::SafeMode;
 pub use trash::spawn_trash_emptier;
@@ -90,36 +97,6 @@ pub struct State {
 }
 
 impl State {
-    /// Applies one edit op. Returns the blocks of files it removed.
-    /// [`State::apply`] of a rename the caller has planned and checked, so the tree is
-    /// not resolved twice.
-    pub fn apply_planned_rename(
-        &mut self,
-        plan: crate::namespace::RenamePlan<'_>,
-        mtime: u64,
-    ) -> Result<Vec<u64>> {
-        self.txns_since_checkpoint += 1;
-        let removed = self.rename_planned(plan, mtime)?;
-        Ok(self.snapshots.after_op(&self.ns, &self.blocks, removed))
-    }
-
-    fn rename_planned(
-        &mut self,
-        plan: crate::namespace::RenamePlan<'_>,
-        mtime: u64,
-    ) -> Result<Vec<u64>> {
-        self.snapshots.before_rename(&self.ns, &plan)?;
-        // A file replaced by the rename is gone, and so is its writer's lease on it.
-        if let Some(replaced) = plan.existing {
-            self.drop_leases_under(replaced);
-        }
-        let (src_parent, dst_parent) = (plan.src_parent, plan.dst_parent);
-        let usage = self.rename_usage(&plan);
-        let removed = self.ns.execute_rename(plan, mtime);
-        self.charge_rename(src_parent, dst_parent, usage);
-        Ok(removed)
-    }
-
     /// Applies one edit op, checked against the snapshot rules first. Returns the blocks
     /// it removed that no snapshot keeps.
     pub fn apply(&mut self, op: &Op) -> Result<Vec<u64>> {
@@ -131,123 +108,33 @@ impl State {
         Ok(self.snapshots.after_op(&self.ns, &self.blocks, removed))
     }
 
+    /// Dispatches an op to its apply step: `ops/*` for the namespace operations, the
+    /// feature files for the rest.
     fn apply_op(&mut self, op: &Op) -> Result<Vec<u64>> {
         match op {
-            Op::Mkdir(op) => self.ns.apply_mkdir(op).map(|_| vec![]),
-            Op::AddFile(op) => {
-                self.ns.apply_add_file(op)?;
-                self.leases.add(&op.client_name, op.inode_id);
-                Ok(vec![])
-            }
-            Op::AddBlock(op) => {
-                let block = op.block.unwrap_or_default();
-                // A replayed op naming a block in use would take it from its file.
-                if self.blocks.get(block.block_id).is_some() {
-                    return Err(NameNodeError::InvalidArgument {
-                        message: format!("block {} is already in use", block.block_id),
-                    });
-                }
-                let file = self.open_file_mut(op.inode_id)?;
-                let previous = file.blocks.last().copied();
-                file.blocks.push(block.block_id);
-                // The previous block is committed here if it was being written; a
-                // complete one (the file was reopened for append in a new block) stays.
-                if let Some(prev) = previous.filter(|p| {
-                    self.blocks
-                        .get(*p)
-                        .is_some_and(|b| b.state == BlockState::UnderConstruction)
-                }) {
-                    self.commit_block(prev, op.previous_block_bytes);
-                }
-                self.blocks.insert(BlockInfo {
-                    id: block.block_id,
-                    generation_stamp: block.generation_stamp,
-                    num_bytes: 0,
-                    inode: op.inode_id,
-                    state: BlockState::UnderConstruction,
-                    replicas: vec![],
-                    expected: vec![],
-                });
-                Ok(vec![])
-            }
-            Op::AbandonBlock(op) => {
-                let file = self.open_file_mut(op.inode_id)?;
-                if file.blocks.last() == Some(&op.block_id) {
-                    file.blocks.pop();
-                }
-                self.blocks.remove(&[op.block_id]);
-                Ok(vec![])
-            }
-            Op::CloseFile(op) => {
-                let file = self.open_file_mut(op.inode_id)?;
-                let client = file.client_name.take();
-                let last = file.blocks.last().copied();
-                if let Some(last) = last {
-                    self.commit_block(last, op.last_block_bytes);
-                }
-                if let Some(node) = self.ns.get_mut(op.inode_id) {
-                    node.mtime = op.mtime;
-                }
-                if let Some(client) = client {
-                    self.leases.remove(&client, op.inode_id);
-                }
-                Ok(vec![])
-            }
-            Op::UpdateBlock(op) => {
-                let b = self
-                    .blocks
-                    .get_mut(op.block_id)
-                    .ok_or(NameNodeError::BlockNotFound { block: op.block_id })?;
-                b.generation_stamp = op.generation_stamp;
-                b.num_bytes = op.num_bytes;
-                self.blocks.next_generation_stamp = self
-                    .blocks
-                    .next_generation_stamp
-                    .max(op.generation_stamp.saturating_add(1));
-                Ok(vec![])
-            }
-            Op::Rename(op) => {
-                let plan = self.ns.plan_rename(op)?;
-                self.rename_planned(plan, op.mtime)
-            }
-            Op::Delete(op) => {
-                let id = self.ns.lookup(&op.path)?.id;
-                self.drop_leases_under(id);
-                self.ns.apply_delete(op)
-            }
-            Op::SetReplication(op) => {
-                self.ns.apply_set_replication(op)?;
-                let id = self.ns.lookup(&op.path)?.id;
-                if let Some(f) = self.ns.get(id).and_then(Inode::file) {
-                    self.blocks.needs_check.extend(f.blocks.iter().copied());
-                }
-                Ok(vec![])
-            }
-            Op::SetPermission(op) => self.ns.apply_set_permission(op).map(|_| vec![]),
-            Op::SetOwner(op) => self.ns.apply_set_owner(op).map(|_| vec![]),
-            Op::SetTimes(op) => self.ns.apply_set_times(op).map(|_| vec![]),
+            Op::Mkdir(op) => self.ns.apply_mkdir(op).map(no_blocks),
+            Op::AddFile(op) => self.apply_add_file(op).map(no_blocks),
+            Op::AddBlock(op) => self.apply_add_block(op).map(no_blocks),
+            Op::AbandonBlock(op) => self.apply_abandon_block(op).map(no_blocks),
+            Op::CloseFile(op) => self.apply_close_file(op).map(no_blocks),
+            Op::UpdateBlock(op) => self.apply_update_block(op).map(no_blocks),
+            Op::Rename(op) => self.apply_rename(op),
+            Op::Delete(op) => self.apply_delete(op),
+            Op::SetReplication(op) => self.apply_set_replication(op).map(no_blocks),
+            Op::SetPermission(op) => self.ns.apply_set_permission(op).map(no_blocks),
+            Op::SetOwner(op) => self.ns.apply_set_owner(op).map(no_blocks),
+            Op::SetTimes(op) => self.ns.apply_set_times(op).map(no_blocks),
+            Op::ReassignLease(op) => self.apply_reassign_lease(op).map(no_blocks),
             // nsmeta
-            Op::SetAcl(op) => self.ns.apply_set_acl(op).map(|_| vec![]),
-            Op::SetXattr(op) => self.ns.apply_set_xattr(op).map(|_| vec![]),
-            Op::RemoveXattr(op) => self.ns.apply_remove_xattr(op).map(|_| vec![]),
-            Op::SetQuota(op) => self.apply_set_quota(op).map(|_| vec![]),
-            Op::SetStoragePolicy(op) => self.ns.apply_set_storage_policy(op).map(|_| vec![]),
-            Op::ReassignLease(op) => {
-                let file = self.open_file_mut(op.inode_id)?;
-                let old = file.client_name.replace(op.client_name.clone());
-                if let Some(old) = old {
-                    self.leases.remove(&old, op.inode_id);
-                }
-                self.leases.add(&op.client_name, op.inode_id);
-                Ok(vec![])
-            }
+            Op::SetAcl(op) => self.ns.apply_set_acl(op).map(no_blocks),
+            Op::SetXattr(op) => self.ns.apply_set_xattr(op).map(no_blocks),
+            Op::RemoveXattr(op) => self.ns.apply_remove_xattr(op).map(no_blocks),
+            Op::SetQuota(op) => self.apply_set_quota(op).map(no_blocks),
+            Op::SetStoragePolicy(op) => self.ns.apply_set_storage_policy(op).map(no_blocks),
             // append
-            Op::AppendFile(op) => self.apply_append_file(op).map(|_| vec![]),
-            Op::SetGenerationStamp(op) => {
-                self.apply_set_generation_stamp(op);
-                Ok(vec![])
-            }
-            Op::Concat(op) => self.apply_concat(op).map(|_| vec![]),
+            Op::AppendFile(op) => self.apply_append_file(op).map(no_blocks),
+            Op::SetGenerationStamp(op) => self.apply_set_generation_stamp(op).map(no_blocks),
+            Op::Concat(op) => self.apply_concat(op).map(no_blocks),
             Op::Truncate(op) => self.apply_truncate(op),
             // snapshots
             Op::AllowSnapshot(_)
@@ -255,28 +142,6 @@ impl State {
             | Op::CreateSnapshot(_)
             | Op::DeleteSnapshot(_)
             | Op::RenameSnapshot(_) => self.apply_snapshot_op(op),
-        }
-    }
-
-    fn open_file_mut(&mut self, id: InodeId) -> Result<&mut FileInode> {
-        self.ns
-            .get_mut(id)
-            .and_then(Inode::file_mut)
-            .ok_or_else(|| NameNodeError::FileNotFound {
-                path: format!("inode {id}"),
-            })
-    }
-
-    /// Fixes a block's length; it is complete once a replica of that length exists.
-    fn commit_block(&mut self, id: u64, num_bytes: u64) {
-        if let Some(b) = self.blocks.get_mut(id) {
-            b.num_bytes = num_bytes;
-            b.state = if b.replicas.is_empty() {
-                BlockState::Committed
-            } else {
-                BlockState::Complete
-            };
-            self.blocks.needs_check.insert(id);
         }
     }
 
@@ -299,6 +164,11 @@ impl State {
             }
         }
     }
+}
+
+/// What an op that removes no blocks returns to [`State::apply_op`].
+fn no_blocks(_: ()) -> Vec<u64> {
+    Vec::new()
 }
 
 /// The result of a namespace change, which may be acknowledged only once the edit
