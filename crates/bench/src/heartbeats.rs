@@ -20,12 +20,11 @@ use tusk_proto::internal::{
     BlockReportRequest, BlockReportResponse, DatanodeIdentity, HeartbeatRequest, HeartbeatResponse,
     NodeStatusProto, RegisterDatanodeRequest, RegisterDatanodeResponse, ReplicaReport,
 };
+use tusk_proto::protocol_names::DATANODE_PROTOCOL;
 use tusk_rpc::{ConnectRetry, RpcClient, RpcClientOptions};
 
 use crate::context::RunContext;
 use crate::error::{BenchError, Result};
-
-const DATANODE_PROTOCOL: &str = "tusk.DatanodeProtocol";
 
 #[derive(Clone, Debug)]
 pub struct HeartbeatOptions {

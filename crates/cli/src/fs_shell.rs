@@ -20,7 +20,9 @@ mod xattr;
 use std::io::{Read, Write};
 use std::path::Path;
 
-use tusk_client::{ClientError, ClientOptions, CreateOptions, DfsClient, FileStatus};
+use tusk_client::{
+    ClientError, ClientOptions, CreateOptions, DfsClient, FileStatus, HadoopException,
+};
 use tusk_common::Configuration;
 
 /// Runs one FsShell command line; returns the process exit code.
@@ -340,7 +342,7 @@ impl Shell {
             }
             match self.client.mkdirs(&path, 0o755, true).await {
                 Ok(_) => {}
-                Err(e) if e.remote_class() == Some("ParentNotDirectoryException") => {
+                Err(e) if e.remote_exception() == Some(HadoopException::ParentNotDirectory) => {
                     eprintln!("mkdir: {}", remote_message(&e));
                     self.failed = true;
                 }
@@ -918,14 +920,15 @@ fn parent_of(path: &str) -> String {
 
 /// FsShell's wording for common errors.
 fn describe(path: &str, e: &ClientError) -> String {
-    match e.remote_class() {
-        Some("FileNotFoundException") => format!("`{path}': No such file or directory"),
-        Some("FileAlreadyExistsException") => format!("`{path}': File exists"),
-        Some("AccessControlException") => format!("Permission denied: {}", remote_message(e)),
-        Some("ParentNotDirectoryException") => format!("`{path}': Is not a directory"),
-        Some("PathIsNotEmptyDirectoryException") => format!("`{path}': Directory is not empty"),
-        Some(_) => remote_message(e),
-        None => format!("`{path}': {e}"),
+    use HadoopException::*;
+    match e.remote_exception() {
+        Some(FileNotFound) => format!("`{path}': No such file or directory"),
+        Some(FileAlreadyExists) => format!("`{path}': File exists"),
+        Some(AccessControl) => format!("Permission denied: {}", remote_message(e)),
+        Some(ParentNotDirectory) => format!("`{path}': Is not a directory"),
+        Some(PathIsNotEmptyDirectory) => format!("`{path}': Directory is not empty"),
+        _ if e.remote_class().is_some() => remote_message(e),
+        _ => format!("`{path}': {e}"),
     }
 }
 

@@ -10,7 +10,7 @@ use std::time::Duration;
 use bytes::Bytes;
 use tokio::sync::OnceCell;
 use tusk_proto::hdfs as h;
-use tusk_rpc::{RpcClient, RpcClientOptions};
+use tusk_rpc::{HadoopException, RpcClient, RpcClientOptions};
 
 use crate::adaptive::LinkMeter;
 use crate::error::{ClientError, Result};
@@ -425,8 +425,8 @@ impl DfsClient {
 }
 
 pub(crate) fn not_found(path: &str) -> ClientError {
-    ClientError::Remote(tusk_rpc::RemoteException::new(
-        "java.io.FileNotFoundException",
+    ClientError::Remote(tusk_rpc::RemoteException::of(
+        HadoopException::FileNotFound,
         format!("File does not exist: {path}"),
     ))
 }

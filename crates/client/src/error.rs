@@ -1,6 +1,6 @@
 use thiserror::Error;
 use tusk_datatransfer::DataTransferError;
-use tusk_rpc::{RemoteException, RpcError};
+use tusk_rpc::{HadoopException, RemoteException, RpcError};
 
 /// Errors of file system calls.
 #[derive(Debug, Error)]
@@ -62,16 +62,24 @@ impl ClientError {
         }
     }
 
+    /// The Hadoop exception the NameNode raised, if it raised one Tusk knows.
+    pub fn remote_exception(&self) -> Option<HadoopException> {
+        match self {
+            ClientError::Remote(r) => r.exception(),
+            _ => None,
+        }
+    }
+
     pub fn is_not_found(&self) -> bool {
-        self.remote_class() == Some("FileNotFoundException")
+        self.remote_exception() == Some(HadoopException::FileNotFound)
     }
 
     pub fn is_already_exists(&self) -> bool {
-        self.remote_class() == Some("FileAlreadyExistsException")
+        self.remote_exception() == Some(HadoopException::FileAlreadyExists)
     }
 
     pub fn is_access_denied(&self) -> bool {
-        self.remote_class() == Some("AccessControlException")
+        self.remote_exception() == Some(HadoopException::AccessControl)
     }
 }
 

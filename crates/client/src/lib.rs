@@ -41,5 +41,5 @@ pub use options::{ClientOptions, ReplaceDatanodePolicy, ReplicationMode};
 pub use reader::FileReader;
 pub use status::FileStatus;
 pub use tusk_datatransfer::{ChecksumCombineMode, FileChecksum};
-pub use tusk_rpc::ConnectRetry;
+pub use tusk_rpc::{ConnectRetry, HadoopException};
 pub use writer::FileWriter;

@@ -4,7 +4,7 @@ use thiserror::Error;
 use tusk_common::ConfigError;
 use tusk_datatransfer::DataTransferError;
 use tusk_proto::hdfs::Status;
-use tusk_rpc::RpcError;
+use tusk_rpc::{HadoopException, RpcError};
 
 /// Errors of the DataNode. [`DataNodeError::status`] is the one place they become
 /// DataTransferProtocol statuses.
@@ -129,16 +129,12 @@ impl DataNodeError {
 
     /// The exception an IPC call answers with for this error (Hadoop's class names).
     pub fn to_remote(&self) -> tusk_rpc::RemoteException {
-        let class = match self {
-            DataNodeError::BlockNotFound { .. } => {
-                "org.apache.hadoop.hdfs.server.datanode.ReplicaNotFoundException"
-            }
-            DataNodeError::AccessToken { .. } => {
-                "org.apache.hadoop.security.token.SecretManager$InvalidToken"
-            }
-            _ => "java.io.IOException",
+        let exception = match self {
+            DataNodeError::BlockNotFound { .. } => HadoopException::ReplicaNotFound,
+            DataNodeError::AccessToken { .. } => HadoopException::InvalidToken,
+            _ => HadoopException::Io,
         };
-        tusk_rpc::RemoteException::new(class, self.to_string())
+        tusk_rpc::RemoteException::of(exception, self.to_string())
     }
 
     /// True when the same request may succeed later (the NameNode or a peer was away).

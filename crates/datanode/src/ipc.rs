@@ -23,16 +23,16 @@ use tusk_proto::hdfs::{
     RefreshNamenodesResponseProto, ShutdownDatanodeRequestProto, ShutdownDatanodeResponseProto,
     TriggerBlockReportRequestProto, TriggerBlockReportResponseProto,
 };
+use tusk_proto::protocol_names::CLIENT_DATANODE_PROTOCOL;
 use tusk_rpc::service::no_such_method;
-use tusk_rpc::{handle_now, CallContext, CallOutcome, RemoteException, RpcService};
+use tusk_rpc::{
+    handle_now, CallContext, CallOutcome, HadoopException, RemoteException, RpcService,
+};
 use tusk_security::AccessMode;
 
 use crate::error::DataNodeError;
 use crate::transfer::{check_access, check_block_pool};
 use crate::Node;
-
-/// The protocol name Hadoop's clients send.
-pub const CLIENT_DATANODE_PROTOCOL: &str = "org.apache.hadoop.hdfs.protocol.ClientDatanodeProtocol";
 
 /// What `shutdownDatanode` waits before stopping the node, so its reply gets out (HDFS
 /// waits a second too).
@@ -104,8 +104,8 @@ impl RpcService for ClientDatanodeService {
                     Ok(ListReconfigurablePropertiesResponseProto { name: Vec::new() })
                 })
             }
-            m if UNSUPPORTED.contains(&m) => Err(RemoteException::new(
-                "java.lang.UnsupportedOperationException",
+            m if UNSUPPORTED.contains(&m) => Err(RemoteException::of(
+                HadoopException::UnsupportedOperation,
                 format!("{m} is not supported by Tusk's DataNode"),
             )),
             m => Err(no_such_method(CLIENT_DATANODE_PROTOCOL, m)),
@@ -132,8 +132,8 @@ fn visible_length(
         })
         .map_err(|e| e.to_remote())?;
     if info.generation_stamp < block.generation_stamp {
-        return Err(RemoteException::new(
-            "java.io.IOException",
+        return Err(RemoteException::of(
+            HadoopException::Io,
             format!(
                 "replica.getGenerationStamp() < block.getGenerationStamp(), block=blk_{}_{}, replica gs={}",
                 block.block_id, block.generation_stamp, info.generation_stamp
@@ -160,8 +160,8 @@ fn local_path_info(
         .iter()
         .any(|u| u == user)
     {
-        return Err(RemoteException::new(
-            "org.apache.hadoop.security.AccessControlException",
+        return Err(RemoteException::of(
+            HadoopException::AccessControl,
             format!(
                 "Can't continue with getBlockLocalPathInfo() authorization. The user {user} is not configured in dfs.block.local-path-access.user"
             ),
@@ -190,8 +190,8 @@ fn local_path_info(
         .to_remote());
     }
     let files = reader.into_files().ok_or_else(|| {
-        RemoteException::new(
-            "java.io.IOException",
+        RemoteException::of(
+            HadoopException::Io,
             "the replica store keeps no local files",
         )
     })?;
@@ -212,8 +212,8 @@ fn trigger_block_report(
     check_superuser(ctx, "triggerBlockReport")?;
     if let Some(nn) = req.nn_address.as_deref().filter(|a| !a.is_empty()) {
         if nn != node.options.namenode_addr {
-            return Err(RemoteException::new(
-                "java.io.IOException",
+            return Err(RemoteException::of(
+                HadoopException::Io,
                 format!("The NameNode {nn} is not one this DataNode reports to"),
             ));
         }
@@ -234,8 +234,8 @@ fn shutdown(
 ) -> Result<ShutdownDatanodeResponseProto, RemoteException> {
     check_superuser(ctx, "shutdownDatanode")?;
     if node.shutdown.is_triggered() {
-        return Err(RemoteException::new(
-            "java.io.IOException",
+        return Err(RemoteException::of(
+            HadoopException::Io,
             "Shutdown already in progress.",
         ));
     }
@@ -256,8 +256,8 @@ fn delete_block_pool(
 ) -> Result<DeleteBlockPoolResponseProto, RemoteException> {
     check_superuser(ctx, "deleteBlockPool")?;
     if req.block_pool == node.block_pool_id() {
-        return Err(RemoteException::new(
-            "java.io.IOException",
+        return Err(RemoteException::of(
+            HadoopException::Io,
             format!(
                 "The block pool {} is still running, cannot be deleted.",
                 req.block_pool
@@ -273,8 +273,8 @@ fn check_superuser(ctx: &CallContext, what: &str) -> Result<(), RemoteException>
     if ctx.user.as_ref() == superuser {
         return Ok(());
     }
-    Err(RemoteException::new(
-        "org.apache.hadoop.security.AccessControlException",
+    Err(RemoteException::of(
+        HadoopException::AccessControl,
         format!(
             "Superuser privilege is required for {what}: {} is not {superuser}",
             ctx.user

@@ -58,15 +58,13 @@ use tusk_common::Shutdown;
 use tusk_http::HttpServer;
 use tusk_proto::hdfs::{DatanodeIdProto, DatanodeInfoProto};
 use tusk_proto::internal::DatanodeIdentity;
+use tusk_proto::protocol_names::DATANODE_PROTOCOL;
 use tusk_rpc::{ConnectRetry, RpcClient, RpcClientOptions};
 use tusk_security::BlockTokenSecretManager;
 
 pub use block_store::{BlockStore, FileBlockStore, ReplicaInfo, ReplicaState, StorageUsage};
 pub use error::DataNodeError;
 pub use options::DataNodeOptions;
-
-/// The protocol name of DataNode → NameNode calls.
-pub const DATANODE_PROTOCOL: &str = "tusk.DatanodeProtocol";
 
 /// Entry point; see [`DataNode::start`].
 pub struct DataNode;

@@ -19,6 +19,7 @@ use bytes::{Bytes, BytesMut};
 use futures::StreamExt;
 use tusk_client::{ClientError, ClientOptions, CreateOptions, DfsClient, FileReader, FileWriter};
 use tusk_http::Router;
+use tusk_rpc::HadoopException;
 use tusk_webhdfs::{json, path::fs_path, Op, Params, Result, WebHdfsError, PREFIX};
 
 use crate::Node;
@@ -176,8 +177,8 @@ async fn open(client: &DfsClient, path: &str, params: &Params) -> Result<Respons
     params.buffer_size()?;
     let mut reader = client.open(path).await.map_err(client_error)?;
     if offset > reader.len() {
-        return Err(WebHdfsError::new(
-            "java.io.EOFException",
+        return Err(WebHdfsError::of(
+            HadoopException::Eof,
             "Cannot seek after EOF",
         ));
     }

@@ -76,7 +76,7 @@ impl FakeNameNode {
 
 impl RpcService for FakeNameNode {
     fn protocol(&self) -> &'static str {
-        "tusk.DatanodeProtocol"
+        tusk_proto::protocol_names::DATANODE_PROTOCOL
     }
 
     fn call(self: Arc<Self>, _ctx: CallContext, method: &str, request: Bytes) -> CallOutcome {

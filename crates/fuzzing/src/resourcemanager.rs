@@ -8,12 +8,12 @@ use std::sync::Arc;
 use bytes::Bytes;
 use futures::FutureExt;
 use prost::Message;
+use tusk_proto::protocol_names::{
+    APPLICATION_CLIENT_PROTOCOL, APPLICATION_MASTER_PROTOCOL, RESOURCE_TRACKER_PROTOCOL,
+};
 use tusk_proto::tusk::yarn as y;
 use tusk_resourcemanager::ids;
-use tusk_resourcemanager::{
-    ResourceManagerOptions, SchedulerKind, Timing, APPLICATION_CLIENT_PROTOCOL,
-    APPLICATION_MASTER_PROTOCOL, RESOURCE_TRACKER_PROTOCOL,
-};
+use tusk_resourcemanager::{ResourceManagerOptions, SchedulerKind, Timing};
 use tusk_rpc::{CallContext, CallOutcome, RpcService};
 
 use crate::calls;

@@ -17,8 +17,8 @@ use tusk_proto::hdfs::GetFileInfoRequestProto;
 use tusk_rpc::frame::{self, Encoded};
 use tusk_rpc::service::decode;
 use tusk_rpc::{
-    CallContext, CallOutcome, Durability, RemoteException, RpcError, RpcServer, RpcServerOptions,
-    RpcService, Watermark,
+    CallContext, CallOutcome, Durability, HadoopException, RemoteException, RpcError, RpcServer,
+    RpcServerOptions, RpcService, Watermark,
 };
 
 /// The longest frame the fuzzed server takes: small, so frames longer than a
@@ -81,7 +81,7 @@ struct Outcomes;
 
 impl RpcService for Outcomes {
     fn protocol(&self) -> &'static str {
-        tusk_rpc::CLIENT_PROTOCOL
+        tusk_proto::protocol_names::CLIENT_PROTOCOL
     }
 
     fn call(self: Arc<Self>, _: CallContext, method: &str, request: Bytes) -> CallOutcome {
@@ -89,8 +89,8 @@ impl RpcService for Outcomes {
             "getFileInfo" => CallOutcome::Now(
                 decode::<GetFileInfoRequestProto>(request).map(|r| Bytes::from(r.src.into_bytes())),
             ),
-            "fail" => CallOutcome::Now(Err(RemoteException::new(
-                "java.io.IOException",
+            "fail" => CallOutcome::Now(Err(RemoteException::of(
+                HadoopException::Io,
                 "failed on purpose",
             ))),
             "held" => CallOutcome::AfterMark {
@@ -190,7 +190,7 @@ fn client_start(auth: u8) -> BytesMut {
             effective_user: Some("fuzz".into()),
             real_user: None,
         }),
-        protocol: Some(tusk_rpc::CLIENT_PROTOCOL.into()),
+        protocol: Some(tusk_proto::protocol_names::CLIENT_PROTOCOL.into()),
     };
     let header = request_header(frame::CONNECTION_CONTEXT_CALL_ID);
     frame::write_frame(&mut out, &[&header, &context]);
@@ -211,7 +211,7 @@ fn request_header(call_id: i32) -> RpcRequestHeaderProto {
 fn call(out: &mut BytesMut, call_id: i32, method: &str, payload: &[u8]) {
     let request = RequestHeaderProto {
         method_name: method.into(),
-        declaring_class_protocol_name: tusk_rpc::CLIENT_PROTOCOL.into(),
+        declaring_class_protocol_name: tusk_proto::protocol_names::CLIENT_PROTOCOL.into(),
         client_protocol_version: 1,
     };
     frame::write_frame(
@@ -243,7 +243,7 @@ fn reply_side() -> Vec<u8> {
     let err = RpcResponseHeaderProto {
         call_id: 1,
         status: RpcStatusProto::Error as i32,
-        exception_class_name: Some("java.io.FileNotFoundException".into()),
+        exception_class_name: Some(HadoopException::FileNotFound.class_name().into()),
         error_msg: Some("no such file".into()),
         ..ok
     };

@@ -6,7 +6,6 @@
 use std::time::Duration;
 
 use tusk_client::CreateOptions;
-use tusk_datanode::ipc::CLIENT_DATANODE_PROTOCOL;
 use tusk_minicluster::{wait_for, MiniCluster};
 use tusk_proto::hdfs::{
     DatanodeInfoProto, GetBlockLocalPathInfoRequestProto, GetBlockLocalPathInfoResponseProto,
@@ -14,6 +13,7 @@ use tusk_proto::hdfs::{
     GetReplicaVisibleLengthResponseProto, LocatedBlockProto, TriggerBlockReportRequestProto,
     TriggerBlockReportResponseProto,
 };
+use tusk_proto::protocol_names::CLIENT_DATANODE_PROTOCOL;
 use tusk_rpc::{RpcClient, RpcClientOptions, RpcError};
 
 const DEADLINE: Duration = Duration::from_secs(20);

@@ -26,7 +26,7 @@ use std::sync::{Arc, Mutex};
 use prost::Message;
 use tokio::sync::watch;
 use tusk_proto::internal::EditRecord;
-use tusk_rpc::{RemoteException, Watermark};
+use tusk_rpc::{HadoopException, RemoteException, Watermark};
 
 use crate::error::{NameNodeError, Result};
 
@@ -348,8 +348,8 @@ impl EditLog {
                 tracing::error!(error = %e, "edit log sync failed; refusing further acknowledgements");
                 self.shared.failed.store(true, Ordering::Release);
                 self.shared.durable.send_modify(|w| {
-                    w.failed = Some(RemoteException::new(
-                        "java.io.IOException",
+                    w.failed = Some(RemoteException::of(
+                        HadoopException::Io,
                         format!("edit log sync failed: {e}"),
                     ))
                 });

@@ -1,5 +1,5 @@
 use thiserror::Error;
-use tusk_rpc::RemoteException;
+use tusk_rpc::{HadoopException, RemoteException};
 
 /// Everything a NameNode operation can refuse or fail with. [`NameNodeError::to_remote`]
 /// is the one place these become Hadoop exception class names on the wire.
@@ -167,49 +167,32 @@ pub fn byte_desc(bytes: u64) -> String {
 }
 
 impl NameNodeError {
-    /// The Java exception class Hadoop clients expect for this error.
-    pub fn java_class(&self) -> &'static str {
+    /// The Java exception Hadoop clients expect for this error: the one place where the
+    /// NameNode's errors meet the wire's names.
+    pub fn exception(&self) -> HadoopException {
         use NameNodeError::*;
         match self {
-            FileNotFound { .. } => "java.io.FileNotFoundException",
-            AlreadyExists { .. } => "org.apache.hadoop.fs.FileAlreadyExistsException",
-            ParentNotDirectory { .. } => "org.apache.hadoop.fs.ParentNotDirectoryException",
-            DirectoryNotEmpty { .. } => "org.apache.hadoop.fs.PathIsNotEmptyDirectoryException",
-            InvalidPath { .. } => "org.apache.hadoop.fs.InvalidPathException",
-            AccessDenied { .. } | SuperuserRequired { .. } => {
-                "org.apache.hadoop.security.AccessControlException"
-            }
-            RenameIntoSubtree { .. } | RenameRefused { .. } => "java.io.IOException",
-            LeaseExpired { .. } => "org.apache.hadoop.hdfs.server.namenode.LeaseExpiredException",
-            AlreadyBeingCreated { .. } => {
-                "org.apache.hadoop.hdfs.protocol.AlreadyBeingCreatedException"
-            }
-            LeaseHeld { .. } => "org.apache.hadoop.hdfs.protocol.AlreadyBeingCreatedException",
-            RecoveryInProgress { .. } => {
-                "org.apache.hadoop.hdfs.protocol.RecoveryInProgressException"
-            }
-            NotReplicatedYet { .. } => {
-                "org.apache.hadoop.hdfs.server.namenode.NotReplicatedYetException"
-            }
-            BlockNotFound { .. } => {
-                "org.apache.hadoop.hdfs.server.datanode.ReplicaNotFoundException"
-            }
-            NotEnoughDatanodes { .. } | PathTooLong { .. } => "java.io.IOException",
-            PathComponentTooLong { .. } => {
-                "org.apache.hadoop.hdfs.protocol.FSLimitException$PathComponentTooLongException"
-            }
-            MaxDirectoryItemsExceeded { .. } => {
-                "org.apache.hadoop.hdfs.protocol.FSLimitException$MaxDirectoryItemsExceededException"
-            }
-            InvalidArgument { .. } => "org.apache.hadoop.HadoopIllegalArgumentException",
-            SafeMode { .. } => "org.apache.hadoop.hdfs.server.namenode.SafeModeException",
-            Unsupported { .. } => "java.lang.UnsupportedOperationException",
-            DisallowedDatanode { .. } => {
-                "org.apache.hadoop.hdfs.server.protocol.DisallowedDatanodeException"
-            }
-            UnregisteredDatanode { .. } => {
-                "org.apache.hadoop.hdfs.protocol.UnregisteredNodeException"
-            }
+            FileNotFound { .. } => HadoopException::FileNotFound,
+            AlreadyExists { .. } => HadoopException::FileAlreadyExists,
+            ParentNotDirectory { .. } => HadoopException::ParentNotDirectory,
+            DirectoryNotEmpty { .. } => HadoopException::PathIsNotEmptyDirectory,
+            InvalidPath { .. } => HadoopException::InvalidPath,
+            AccessDenied { .. } | SuperuserRequired { .. } => HadoopException::AccessControl,
+            RenameIntoSubtree { .. } | RenameRefused { .. } => HadoopException::Io,
+            LeaseExpired { .. } => HadoopException::LeaseExpired,
+            AlreadyBeingCreated { .. } => HadoopException::AlreadyBeingCreated,
+            LeaseHeld { .. } => HadoopException::AlreadyBeingCreated,
+            RecoveryInProgress { .. } => HadoopException::RecoveryInProgress,
+            NotReplicatedYet { .. } => HadoopException::NotReplicatedYet,
+            BlockNotFound { .. } => HadoopException::ReplicaNotFound,
+            NotEnoughDatanodes { .. } | PathTooLong { .. } => HadoopException::Io,
+            PathComponentTooLong { .. } => HadoopException::PathComponentTooLong,
+            MaxDirectoryItemsExceeded { .. } => HadoopException::MaxDirectoryItemsExceeded,
+            InvalidArgument { .. } => HadoopException::HadoopIllegalArgument,
+            SafeMode { .. } => HadoopException::SafeMode,
+            Unsupported { .. } => HadoopException::UnsupportedOperation,
+            DisallowedDatanode { .. } => HadoopException::DisallowedDatanode,
+            UnregisteredDatanode { .. } => HadoopException::UnregisteredNode,
             NotFormatted { .. }
             | StorageLocked(_)
             | EditLog(_)
@@ -218,22 +201,25 @@ impl NameNodeError {
             | InconsistentNameDirs { .. }
             | NoNameDirectory { .. }
             | Io(_)
-            | XAttr { .. } => "java.io.IOException",
-            Acl { .. } => "org.apache.hadoop.hdfs.protocol.AclException",
-            PermissionDenied { .. } => "org.apache.hadoop.security.AccessControlException",
-            NotADirectory { .. } => "org.apache.hadoop.fs.PathIsNotDirectoryException",
-            NsQuotaExceeded { .. } => "org.apache.hadoop.hdfs.protocol.NSQuotaExceededException",
-            DsQuotaExceeded { .. } => "org.apache.hadoop.hdfs.protocol.DSQuotaExceededException",
-            TypeQuotaExceeded { .. } => {
-                "org.apache.hadoop.hdfs.protocol.QuotaByStorageTypeExceededException"
-            }
-            Snapshot { .. } => "org.apache.hadoop.hdfs.protocol.SnapshotException",
-            SnapshotAccess => "org.apache.hadoop.hdfs.protocol.SnapshotAccessControlException",
+            | XAttr { .. } => HadoopException::Io,
+            Acl { .. } => HadoopException::Acl,
+            PermissionDenied { .. } => HadoopException::AccessControl,
+            NotADirectory { .. } => HadoopException::PathIsNotDirectory,
+            NsQuotaExceeded { .. } => HadoopException::NsQuotaExceeded,
+            DsQuotaExceeded { .. } => HadoopException::DsQuotaExceeded,
+            TypeQuotaExceeded { .. } => HadoopException::QuotaByStorageTypeExceeded,
+            Snapshot { .. } => HadoopException::Snapshot,
+            SnapshotAccess => HadoopException::SnapshotAccessControl,
         }
     }
 
+    /// The fully qualified class name of [`NameNodeError::exception`].
+    pub fn java_class(&self) -> &'static str {
+        self.exception().class_name()
+    }
+
     pub fn to_remote(&self) -> RemoteException {
-        RemoteException::new(self.java_class(), self.to_string())
+        RemoteException::of(self.exception(), self.to_string())
     }
 }
 

@@ -4,16 +4,21 @@
 //! - `options`: [`NameNodeOptions`] from configuration.
 //! - `path`: path validation. `fs_limits`: HDFS's limits on path length and depth, name
 //!   length and directory entries.
-//! - `namespace` (+ `namespace/apply`, `namespace/permission`): the inode tree and
-//!   the one function per edit op that changes it; permission checks.
+//! - `namespace` (+ `namespace/permission`, `acl`, `features`, `children`): the inode
+//!   tree and its lookups; permission checks.
 //! - `blocks`: the block map and replication queues. `datanodes`: the node registry.
 //!   `placement`: rack-aware target choice and the topology file.
 //! - `edit_log` (+ `journal_set`, `scan`): group-committed edit log written to every
 //!   name directory; reading it back, torn tails apart from corruption.
 //! - `storage` (+ `name_dirs`, `repair`): name directories, images, choosing and
 //!   repairing copies at start-up, the operator's `recover`.
-//! - `namesystem` (+ `client_ops`, `datanode_ops`, `monitors`, `status`): the state
-//!   behind one lock and every operation on it.
+//! - `namesystem` (+ `ops/*`, `client_ops`, `datanode_ops`, `monitors`, `status`,
+//!   `leases`, `image`): the state behind one lock and every operation on it. `ops/*`
+//!   holds one file per namespace operation (mkdir, create, add_block, complete,
+//!   rename, delete, ...) with both its decide step (checks, the edit op it logs) and
+//!   its apply step (the change the op makes, live and at replay); `State::apply_op`
+//!   dispatches one line per op. `leases`: who holds which open file. `image`: the
+//!   state as a checkpoint image and back.
 //! - `server`: the RPC services; [`NameNode::start`] wires it all to a listener.
 //! - `http`: the web server's router ([`http::http_router`]), assembled from the
 //!   features that answer over HTTP. `webhdfs`: WebHDFS's namespace operations and

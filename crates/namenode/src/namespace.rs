@@ -1,12 +1,11 @@
 //! The inode tree: directories and files with owners, permission bits and times.
 //!
-//! Every change to the tree goes through [`Namespace::apply`] with an edit-log op, both
-//! when a client asks for it and when the log is replayed at start-up, so the two paths
-//! cannot drift apart. Operations that decide something (ids, times, permission checks)
-//! decide it before building the op.
+//! Every change to the tree is the apply step of an edit-log op (`namesystem/ops/*` and
+//! the feature files beside it), both when a client asks for it and when the log is
+//! replayed at start-up, so the two paths cannot drift apart. Operations that decide
+//! something (ids, times, permission checks) decide it before building the op.
 
 pub mod acl;
-mod apply;
 mod children;
 mod features;
 mod image_check;
@@ -17,7 +16,6 @@ use foldhash::HashMap;
 use crate::error::{NameNodeError, Result};
 use crate::path;
 
-pub use apply::RenamePlan;
 pub use children::Children;
 pub use features::{DirQuota, Features, XAttr};
 pub use image_check::check_image;
@@ -156,6 +154,40 @@ impl Namespace {
             })
     }
 
+    /// The parent directory of `path` (which must exist and be a directory) and the last
+    /// component.
+    pub fn parent_of<'a>(&self, path: &'a str) -> Result<(InodeId, &'a str)> {
+        let (path, parts) = path::checked_parts(path)?;
+        self.parent_of_parts(path, &parts)
+    }
+
+    /// [`Namespace::parent_of`] for a checked path and its components.
+    pub fn parent_of_parts<'a>(
+        &self,
+        path: &'a str,
+        parts: &[&'a str],
+    ) -> Result<(InodeId, &'a str)> {
+        let Some((name, dirs)) = parts.split_last() else {
+            return Err(NameNodeError::InvalidPath {
+                path: path.to_string(),
+                reason: "the root has no parent",
+            });
+        };
+        let (deepest, covered) = self.deepest_existing(dirs);
+        let node = self.get(deepest).expect("resolved inode exists");
+        if !node.is_dir() {
+            return Err(NameNodeError::ParentNotDirectory {
+                path: self.full_path(deepest),
+            });
+        }
+        if covered < dirs.len() {
+            return Err(NameNodeError::FileNotFound {
+                path: path::join(&dirs[..=covered]),
+            });
+        }
+        Ok((deepest, name))
+    }
+
     /// Walks `parts` and returns the deepest existing inode and how many parts it covers.
     pub fn deepest_existing(&self, parts: &[&str]) -> (InodeId, usize) {
         let mut cur = ROOT_ID;
@@ -197,7 +229,7 @@ impl Namespace {
         out
     }
 
-    fn insert_child(&mut self, parent: InodeId, inode: Inode) -> Result<()> {
+    pub(crate) fn insert_child(&mut self, parent: InodeId, inode: Inode) -> Result<()> {
         let name = inode.name.clone();
         let id = inode.id;
         let mtime = inode.mtime;
@@ -227,7 +259,7 @@ impl Namespace {
         Ok(())
     }
 
-    fn detach(&mut self, id: InodeId, mtime: u64) {
+    pub(crate) fn detach(&mut self, id: InodeId, mtime: u64) {
         let Some((parent, name)) = self.get(id).map(|n| (n.parent, n.name.clone())) else {
             return;
         };

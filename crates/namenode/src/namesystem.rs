@@ -2,7 +2,12 @@
 //! plus the edit log. Mutations decide everything under the write lock, apply edit ops,
 //! append them to the log, release the lock and then wait for durability.
 //!
-//! - `client_ops`: ClientNamenodeProtocol operations.
+//! - `ops` (+ `ops/*`): the namespace operations, one file each with its decide and
+//!   apply steps: mkdir, create, add_block, abandon_block, complete, rename, delete,
+//!   set_replication, set_permission, set_owner, set_times, update_block,
+//!   reassign_lease.
+//! - `client_ops`: ClientNamenodeProtocol calls that log nothing: reads, statistics,
+//!   server defaults, bad-block reports.
 //! - `datanode_ops`: registration, heartbeats, block reports.
 //! - `monitors`: dead-node detection, re-replication, lease expiry, checkpoints.
 //! - `status`: building HdfsFileStatus and LocatedBlocks replies.
@@ -14,6 +19,8 @@
 //! - `block_recovery`: lease recovery and block recovery of a file's last block.
 //! - `truncate`: truncate, on a block boundary or by block recovery.
 //! - `snapshot_ops`: snapshot operations and reads through `.snapshot`.
+//! - `leases`: which client holds which open file. `image`: the state as a checkpoint
+//!   image and back.
 
 mod acl_ops;
 pub mod admin;
@@ -24,8 +31,11 @@ mod client_ops;
 mod datanode_ops;
 pub mod decommission;
 mod delete_hints;
+mod image;
+mod leases;
 mod listing_ops;
 mod monitors;
+mod ops;
 mod policy_ops;
 mod quota;
 pub mod safe_mode;
@@ -35,63 +45,32 @@ pub mod trash;
 mod truncate;
 mod xattr_ops;
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::sync::{Arc, RwLock, RwLockReadGuard, RwLockWriteGuard};
 use std::time::Instant;
 
 use prost::Message;
 use tokio::sync::Notify;
-use tusk_proto::internal::{edit_record::Op, BlockRecord, EditRecord, FsImage, InodeRecord};
+use tusk_proto::internal::{edit_record::Op, EditRecord, FsImage};
 
-use crate::blocks::{BlockInfo, BlockMap, BlockState};
+use crate::blocks::BlockMap;
 use crate::datanodes::DatanodeRegistry;
 use crate::edit_log::scan::{self, LastSegment};
 use crate::edit_log::EditLog;
 use crate::error::{NameNodeError, Result};
-use crate::namespace::{FileInode, Inode, InodeId, InodeKind, Namespace, Permissions, ROOT_ID};
+use crate::namespace::{FileInode, InodeId, Namespace, Permissions};
 use crate::options::NameNodeOptions;
 use crate::placement::Topology;
 use crate::storage::{NameDir, NameDirs, RecoveryPlan, StorageInfo};
 
 pub use acl_ops::AclChange;
 pub use block_tokens::{spawn_key_roller, BlockTokens};
+pub use leases::Leases;
 pub use monitors::spawn_monitors;
+pub use ops::RenamePlan;
 pub use policy_ops::{all_policies as all_storage_policies, policy_by_id as storage_policy_by_id};
 pub use safe_mode::SafeMode;
 pub use trash::spawn_trash_emptier;
-
-/// Open files per client, renewed by `renewLease`.
-#[derive(Debug, Default)]
-pub struct Leases {
-    /// Client name → (last renewal, files it has open).
-    pub holders: HashMap<String, (Instant, HashSet<InodeId>)>,
-}
-
-impl Leases {
-    pub fn add(&mut self, client: &str, inode: InodeId) {
-        let e = self
-            .holders
-            .entry(client.to_string())
-            .or_insert_with(|| (Instant::now(), HashSet::new()));
-        e.0 = Instant::now();
-        e.1.insert(inode);
-    }
-
-    pub fn remove(&mut self, client: &str, inode: InodeId) {
-        if let Some(e) = self.holders.get_mut(client) {
-            e.1.remove(&inode);
-            if e.1.is_empty() {
-                self.holders.remove(client);
-            }
-        }
-    }
-
-    pub fn renew(&mut self, client: &str) {
-        if let Some(e) = self.holders.get_mut(client) {
-            e.0 = Instant::now();
-        }
-    }
-}
 
 /// Everything behind the namesystem lock.
 #[derive(Debug)]
@@ -118,36 +97,6 @@ pub struct State {
 }
 
 impl State {
-    /// Applies one edit op. Returns the blocks of files it removed.
-    /// [`State::apply`] of a rename the caller has planned and checked, so the tree is
-    /// not resolved twice.
-    pub fn apply_planned_rename(
-        &mut self,
-        plan: crate::namespace::RenamePlan<'_>,
-        mtime: u64,
-    ) -> Result<Vec<u64>> {
-        self.txns_since_checkpoint += 1;
-        let removed = self.rename_planned(plan, mtime)?;
-        Ok(self.snapshots.after_op(&self.ns, &self.blocks, removed))
-    }
-
-    fn rename_planned(
-        &mut self,
-        plan: crate::namespace::RenamePlan<'_>,
-        mtime: u64,
-    ) -> Result<Vec<u64>> {
-        self.snapshots.before_rename(&self.ns, &plan)?;
-        // A file replaced by the rename is gone, and so is its writer's lease on it.
-        if let Some(replaced) = plan.existing {
-            self.drop_leases_under(replaced);
-        }
-        let (src_parent, dst_parent) = (plan.src_parent, plan.dst_parent);
-        let usage = self.rename_usage(&plan);
-        let removed = self.ns.execute_rename(plan, mtime);
-        self.charge_rename(src_parent, dst_parent, usage);
-        Ok(removed)
-    }
-
     /// Applies one edit op, checked against the snapshot rules first. Returns the blocks
     /// it removed that no snapshot keeps.
     pub fn apply(&mut self, op: &Op) -> Result<Vec<u64>> {
@@ -159,123 +108,33 @@ impl State {
         Ok(self.snapshots.after_op(&self.ns, &self.blocks, removed))
     }
 
+    /// Dispatches an op to its apply step: `ops/*` for the namespace operations, the
+    /// feature files for the rest.
     fn apply_op(&mut self, op: &Op) -> Result<Vec<u64>> {
         match op {
-            Op::Mkdir(op) => self.ns.apply_mkdir(op).map(|_| vec![]),
-            Op::AddFile(op) => {
-                self.ns.apply_add_file(op)?;
-                self.leases.add(&op.client_name, op.inode_id);
-                Ok(vec![])
-            }
-            Op::AddBlock(op) => {
-                let block = op.block.unwrap_or_default();
-                // A replayed op naming a block in use would take it from its file.
-                if self.blocks.get(block.block_id).is_some() {
-                    return Err(NameNodeError::InvalidArgument {
-                        message: format!("block {} is already in use", block.block_id),
-                    });
-                }
-                let file = self.open_file_mut(op.inode_id)?;
-                let previous = file.blocks.last().copied();
-                file.blocks.push(block.block_id);
-                // The previous block is committed here if it was being written; a
-                // complete one (the file was reopened for append in a new block) stays.
-                if let Some(prev) = previous.filter(|p| {
-                    self.blocks
-                        .get(*p)
-                        .is_some_and(|b| b.state == BlockState::UnderConstruction)
-                }) {
-                    self.commit_block(prev, op.previous_block_bytes);
-                }
-                self.blocks.insert(BlockInfo {
-                    id: block.block_id,
-                    generation_stamp: block.generation_stamp,
-                    num_bytes: 0,
-                    inode: op.inode_id,
-                    state: BlockState::UnderConstruction,
-                    replicas: vec![],
-                    expected: vec![],
-                });
-                Ok(vec![])
-            }
-            Op::AbandonBlock(op) => {
-                let file = self.open_file_mut(op.inode_id)?;
-                if file.blocks.last() == Some(&op.block_id) {
-                    file.blocks.pop();
-                }
-                self.blocks.remove(&[op.block_id]);
-                Ok(vec![])
-            }
-            Op::CloseFile(op) => {
-                let file = self.open_file_mut(op.inode_id)?;
-                let client = file.client_name.take();
-                let last = file.blocks.last().copied();
-                if let Some(last) = last {
-                    self.commit_block(last, op.last_block_bytes);
-                }
-                if let Some(node) = self.ns.get_mut(op.inode_id) {
-                    node.mtime = op.mtime;
-                }
-                if let Some(client) = client {
-                    self.leases.remove(&client, op.inode_id);
-                }
-                Ok(vec![])
-            }
-            Op::UpdateBlock(op) => {
-                let b = self
-                    .blocks
-                    .get_mut(op.block_id)
-                    .ok_or(NameNodeError::BlockNotFound { block: op.block_id })?;
-                b.generation_stamp = op.generation_stamp;
-                b.num_bytes = op.num_bytes;
-                self.blocks.next_generation_stamp = self
-                    .blocks
-                    .next_generation_stamp
-                    .max(op.generation_stamp.saturating_add(1));
-                Ok(vec![])
-            }
-            Op::Rename(op) => {
-                let plan = self.ns.plan_rename(op)?;
-                self.rename_planned(plan, op.mtime)
-            }
-            Op::Delete(op) => {
-                let id = self.ns.lookup(&op.path)?.id;
-                self.drop_leases_under(id);
-                self.ns.apply_delete(op)
-            }
-            Op::SetReplication(op) => {
-                self.ns.apply_set_replication(op)?;
-                let id = self.ns.lookup(&op.path)?.id;
-                if let Some(f) = self.ns.get(id).and_then(Inode::file) {
-                    self.blocks.needs_check.extend(f.blocks.iter().copied());
-                }
-                Ok(vec![])
-            }
-            Op::SetPermission(op) => self.ns.apply_set_permission(op).map(|_| vec![]),
-            Op::SetOwner(op) => self.ns.apply_set_owner(op).map(|_| vec![]),
-            Op::SetTimes(op) => self.ns.apply_set_times(op).map(|_| vec![]),
+            Op::Mkdir(op) => self.ns.apply_mkdir(op).map(no_blocks),
+            Op::AddFile(op) => self.apply_add_file(op).map(no_blocks),
+            Op::AddBlock(op) => self.apply_add_block(op).map(no_blocks),
+            Op::AbandonBlock(op) => self.apply_abandon_block(op).map(no_blocks),
+            Op::CloseFile(op) => self.apply_close_file(op).map(no_blocks),
+            Op::UpdateBlock(op) => self.apply_update_block(op).map(no_blocks),
+            Op::Rename(op) => self.apply_rename(op),
+            Op::Delete(op) => self.apply_delete(op),
+            Op::SetReplication(op) => self.apply_set_replication(op).map(no_blocks),
+            Op::SetPermission(op) => self.ns.apply_set_permission(op).map(no_blocks),
+            Op::SetOwner(op) => self.ns.apply_set_owner(op).map(no_blocks),
+            Op::SetTimes(op) => self.ns.apply_set_times(op).map(no_blocks),
+            Op::ReassignLease(op) => self.apply_reassign_lease(op).map(no_blocks),
             // nsmeta
-            Op::SetAcl(op) => self.ns.apply_set_acl(op).map(|_| vec![]),
-            Op::SetXattr(op) => self.ns.apply_set_xattr(op).map(|_| vec![]),
-            Op::RemoveXattr(op) => self.ns.apply_remove_xattr(op).map(|_| vec![]),
-            Op::SetQuota(op) => self.apply_set_quota(op).map(|_| vec![]),
-            Op::SetStoragePolicy(op) => self.ns.apply_set_storage_policy(op).map(|_| vec![]),
-            Op::ReassignLease(op) => {
-                let file = self.open_file_mut(op.inode_id)?;
-                let old = file.client_name.replace(op.client_name.clone());
-                if let Some(old) = old {
-                    self.leases.remove(&old, op.inode_id);
-                }
-                self.leases.add(&op.client_name, op.inode_id);
-                Ok(vec![])
-            }
+            Op::SetAcl(op) => self.ns.apply_set_acl(op).map(no_blocks),
+            Op::SetXattr(op) => self.ns.apply_set_xattr(op).map(no_blocks),
+            Op::RemoveXattr(op) => self.ns.apply_remove_xattr(op).map(no_blocks),
+            Op::SetQuota(op) => self.apply_set_quota(op).map(no_blocks),
+            Op::SetStoragePolicy(op) => self.ns.apply_set_storage_policy(op).map(no_blocks),
             // append
-            Op::AppendFile(op) => self.apply_append_file(op).map(|_| vec![]),
-            Op::SetGenerationStamp(op) => {
-                self.apply_set_generation_stamp(op);
-                Ok(vec![])
-            }
-            Op::Concat(op) => self.apply_concat(op).map(|_| vec![]),
+            Op::AppendFile(op) => self.apply_append_file(op).map(no_blocks),
+            Op::SetGenerationStamp(op) => self.apply_set_generation_stamp(op).map(no_blocks),
+            Op::Concat(op) => self.apply_concat(op).map(no_blocks),
             Op::Truncate(op) => self.apply_truncate(op),
             // snapshots
             Op::AllowSnapshot(_)
@@ -283,41 +142,6 @@ impl State {
             | Op::CreateSnapshot(_)
             | Op::DeleteSnapshot(_)
             | Op::RenameSnapshot(_) => self.apply_snapshot_op(op),
-        }
-    }
-
-    fn open_file_mut(&mut self, id: InodeId) -> Result<&mut FileInode> {
-        self.ns
-            .get_mut(id)
-            .and_then(Inode::file_mut)
-            .ok_or_else(|| NameNodeError::FileNotFound {
-                path: format!("inode {id}"),
-            })
-    }
-
-    /// Fixes a block's length; it is complete once a replica of that length exists.
-    fn commit_block(&mut self, id: u64, num_bytes: u64) {
-        if let Some(b) = self.blocks.get_mut(id) {
-            b.num_bytes = num_bytes;
-            b.state = if b.replicas.is_empty() {
-                BlockState::Committed
-            } else {
-                BlockState::Complete
-            };
-            self.blocks.needs_check.insert(id);
-        }
-    }
-
-    fn drop_leases_under(&mut self, id: InodeId) {
-        for child in self.ns.subtree(id) {
-            if let Some(client) = self
-                .ns
-                .get(child)
-                .and_then(Inode::file)
-                .and_then(|f| f.client_name.clone())
-            {
-                self.leases.remove(&client, child);
-            }
         }
     }
 
@@ -340,153 +164,11 @@ impl State {
             }
         }
     }
+}
 
-    /// A checkpoint image of the namespace.
-    pub fn to_image(&self, last_txid: u64, storage: &StorageInfo) -> FsImage {
-        let mut inodes = Vec::with_capacity(self.ns.inodes.len());
-        for id in self.ns.subtree(ROOT_ID) {
-            let n = self.ns.get(id).expect("subtree ids exist");
-            let mut rec = InodeRecord {
-                id: n.id,
-                parent: n.parent,
-                name: n.name.clone(),
-                directory: n.is_dir(),
-                permission: n.permission as u32,
-                owner: n.owner.clone(),
-                group: n.group.clone(),
-                mtime: n.mtime,
-                atime: n.atime,
-                ..Default::default()
-            };
-            self.ns.features.to_record(id, &mut rec);
-            if let InodeKind::File(f) = &n.kind {
-                rec.replication = f.replication as u32;
-                rec.block_size = f.block_size;
-                rec.client_name = f.client_name.clone().unwrap_or_default();
-                rec.truncate_block_length = self.truncate_cut(n.id).unwrap_or(0);
-                rec.blocks = f
-                    .blocks
-                    .iter()
-                    .filter_map(|b| self.blocks.get(*b))
-                    .map(|b| BlockRecord {
-                        block_id: b.id,
-                        generation_stamp: b.generation_stamp,
-                        num_bytes: b.num_bytes,
-                    })
-                    .collect();
-            }
-            inodes.push(rec);
-        }
-        let (snapshottable_dirs, frozen_inodes) = crate::snapshot::image::save(&self.snapshots);
-        FsImage {
-            snapshottable_dirs,
-            frozen_inodes,
-            next_snapshot_id: self.snapshots.next_snapshot_id,
-            last_txid,
-            block_pool_id: storage.block_pool_id.clone(),
-            namespace_id: storage.namespace_id,
-            next_inode_id: self.ns.next_inode_id,
-            next_block_id: self.blocks.next_block_id,
-            next_generation_stamp: self.blocks.next_generation_stamp,
-            inodes,
-        }
-    }
-
-    /// Rebuilds state from an image.
-    pub fn from_image(image: &FsImage, options: &NameNodeOptions) -> Self {
-        let mut ns = Namespace::new(&options.superuser, &options.supergroup, 0);
-        let mut blocks = BlockMap::default();
-        let mut leases = Leases::default();
-        let mut truncating = HashMap::new();
-        for rec in &image.inodes {
-            if rec.truncate_block_length > 0 {
-                truncating.insert(rec.id, rec.truncate_block_length);
-            }
-            let kind = if rec.directory {
-                InodeKind::Directory {
-                    children: Default::default(),
-                }
-            } else {
-                for (i, b) in rec.blocks.iter().enumerate() {
-                    let last = i + 1 == rec.blocks.len();
-                    blocks.insert(BlockInfo {
-                        id: b.block_id,
-                        generation_stamp: b.generation_stamp,
-                        num_bytes: b.num_bytes,
-                        inode: rec.id,
-                        state: if last && !rec.client_name.is_empty() {
-                            BlockState::UnderConstruction
-                        } else {
-                            BlockState::Committed
-                        },
-                        replicas: vec![],
-                        expected: vec![],
-                    });
-                }
-                if !rec.client_name.is_empty() {
-                    leases.add(&rec.client_name, rec.id);
-                }
-                InodeKind::File(FileInode {
-                    replication: rec.replication as u16,
-                    block_size: rec.block_size,
-                    blocks: rec.blocks.iter().map(|b| b.block_id).collect(),
-                    client_name: (!rec.client_name.is_empty()).then(|| rec.client_name.clone()),
-                })
-            };
-            let inode = Inode {
-                id: rec.id,
-                parent: rec.parent,
-                name: rec.name.clone(),
-                permission: rec.permission as u16,
-                owner: rec.owner.clone(),
-                group: rec.group.clone(),
-                mtime: rec.mtime,
-                atime: rec.atime,
-                kind,
-            };
-            ns.features.load_record(rec);
-            if rec.id == ROOT_ID {
-                let root = ns.get_mut(ROOT_ID).expect("root");
-                root.permission = inode.permission;
-                root.owner = inode.owner;
-                root.group = inode.group;
-                root.mtime = inode.mtime;
-                continue;
-            }
-            if let Some(InodeKind::Directory { children }) =
-                ns.get_mut(rec.parent).map(|p| &mut p.kind)
-            {
-                children.insert(rec.name.as_str(), rec.id);
-            }
-            ns.inodes.insert(rec.id, inode);
-        }
-        ns.next_inode_id = ns.next_inode_id.max(image.next_inode_id);
-        blocks.next_block_id = blocks.next_block_id.max(image.next_block_id);
-        blocks.next_generation_stamp = blocks
-            .next_generation_stamp
-            .max(image.next_generation_stamp);
-        let snapshots = crate::snapshot::image::load(
-            &image.snapshottable_dirs,
-            &image.frozen_inodes,
-            image.next_snapshot_id,
-            &mut blocks,
-        );
-        let mut state = State {
-            ns,
-            blocks,
-            datanodes: DatanodeRegistry::new(options),
-            leases,
-            safe_mode: SafeMode::off(options),
-            hosts: Default::default(),
-            txns_since_checkpoint: 0,
-            last_checkpoint: Instant::now(),
-            recoveries: HashMap::new(),
-            truncating,
-            snapshots,
-        };
-        state.recompute_quota_usage();
-        state
-    }
+/// What an op that removes no blocks returns to [`State::apply_op`].
+fn no_blocks(_: ()) -> Vec<u64> {
+    Vec::new()
 }
 
 /// The result of a namespace change, which may be acknowledged only once the edit

@@ -7,13 +7,11 @@ use bytes::Bytes;
 use prost::Message;
 use tusk_proto::hdfs as h;
 use tusk_proto::internal as t;
+use tusk_proto::protocol_names::{CLIENT_PROTOCOL, DATANODE_PROTOCOL};
 use tusk_rpc::service::{decode, no_such_method};
 use tusk_rpc::{handle, handle_now, CallContext, CallOutcome, RemoteException, RpcService};
 
 use crate::namesystem::{AclChange, Logged, Namesystem};
-
-/// Protocol name of Tusk's DataNode → NameNode protocol.
-pub const DATANODE_PROTOCOL: &str = "tusk.DatanodeProtocol";
 
 pub struct ClientProtocolService {
     pub fsn: Arc<Namesystem>,
@@ -90,7 +88,7 @@ fn after_durable(fsn: Arc<Namesystem>, outcome: CallOutcome) -> CallOutcome {
 
 impl RpcService for ClientProtocolService {
     fn protocol(&self) -> &'static str {
-        tusk_rpc::CLIENT_PROTOCOL
+        CLIENT_PROTOCOL
     }
 
     fn call(self: Arc<Self>, ctx: CallContext, method: &str, body: Bytes) -> CallOutcome {
@@ -512,7 +510,7 @@ impl ClientProtocolService {
                     )?,
                 })
             }),
-            other => CallOutcome::Now(Err(no_such_method(tusk_rpc::CLIENT_PROTOCOL, other))),
+            other => CallOutcome::Now(Err(no_such_method(CLIENT_PROTOCOL, other))),
         }
     }
 }

@@ -29,7 +29,8 @@ use tusk_proto::internal::{
 
 use crate::blocks::BlockMap;
 use crate::error::{NameNodeError, Result};
-use crate::namespace::{Inode, InodeId, Namespace, RenamePlan, ROOT_ID};
+use crate::namespace::{Inode, InodeId, Namespace, ROOT_ID};
+use crate::namesystem::RenamePlan;
 use crate::path;
 
 pub use frozen::{Frozen, FrozenAttrs, FrozenBlock, FrozenFile, FrozenKind, FrozenStore};

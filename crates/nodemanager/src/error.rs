@@ -1,6 +1,6 @@
 use thiserror::Error;
 use tusk_common::ConfigError;
-use tusk_rpc::{RemoteException, RpcError};
+use tusk_rpc::{HadoopException, RemoteException, RpcError};
 
 /// Everything a NodeManager operation can fail with.
 #[derive(Debug, Error)]
@@ -44,18 +44,21 @@ impl NodeManagerError {
         }
     }
 
-    /// The Java exception class YARN clients expect for this error.
-    pub fn java_class(&self) -> &'static str {
+    /// The Java exception YARN clients expect for this error.
+    pub fn exception(&self) -> HadoopException {
         match self {
-            NodeManagerError::NotTheContainer { .. } => {
-                "org.apache.hadoop.security.AccessControlException"
-            }
-            _ => "org.apache.hadoop.yarn.exceptions.YarnException",
+            NodeManagerError::NotTheContainer { .. } => HadoopException::AccessControl,
+            _ => HadoopException::Yarn,
         }
     }
 
+    /// The fully qualified class name of [`NodeManagerError::exception`].
+    pub fn java_class(&self) -> &'static str {
+        self.exception().class_name()
+    }
+
     pub fn to_remote(&self) -> RemoteException {
-        RemoteException::new(self.java_class(), self.to_string())
+        RemoteException::of(self.exception(), self.to_string())
     }
 
     /// True when the same operation may succeed later.

@@ -11,7 +11,7 @@
 //!   container-finished reports (protocol `tusk.ResourceTrackerProtocol`).
 //! - `status_watch`: event-driven, reports the node's status out of band when it crosses
 //!   a threshold of the ResourceManager's status-aware policies.
-//! - `service`: [`CONTAINER_MANAGEMENT_PROTOCOL`] for AMs (start/stop/status) and for
+//! - `service`: `CONTAINER_MANAGEMENT_PROTOCOL` for AMs (start/stop/status) and for
 //!   reduces (`setPotentialReception`).
 //! - `shuffle`: the HTTP shuffle server (`/mapOutput`, `/status`).
 //! - `http`: the web server's router (`yarn.nodemanager.webapp.address`), assembled
@@ -53,20 +53,13 @@ use tokio::net::TcpListener;
 use tokio::task::JoinHandle;
 use tusk_common::Shutdown;
 use tusk_http::HttpServer;
+use tusk_proto::protocol_names::RESOURCE_TRACKER_PROTOCOL;
 use tusk_proto::tusk::yarn as y;
 use tusk_rpc::{ConnectRetry, RpcClient, RpcClientOptions, RpcServer};
 
 pub use containers::CONTAINER_SECRET_ENV;
 pub use error::NodeManagerError;
 pub use options::{NodeManagerOptions, Timing};
-/// AM → NodeManager: startContainers, stopContainers, getContainerStatuses (the
-/// client is `tusk_yarn_client::ContainerManagerClient`); a task → its NodeManager:
-/// setPotentialReception.
-pub use tusk_yarn_client::CONTAINER_MANAGEMENT_PROTOCOL;
-
-/// NodeManager → ResourceManager protocol name.
-pub const RESOURCE_TRACKER_PROTOCOL: &str = "tusk.ResourceTrackerProtocol";
-
 /// Entry point; see [`NodeManager::start`].
 pub struct NodeManager;
 

@@ -11,7 +11,8 @@ use tusk_proto::tusk::yarn::ContainerExitStatus;
 use tusk_rpc::service::no_such_method;
 use tusk_rpc::{handle, CallContext, CallOutcome, RemoteException, RpcService};
 
-use crate::{Node, CONTAINER_MANAGEMENT_PROTOCOL};
+use crate::Node;
+use tusk_proto::protocol_names::CONTAINER_MANAGEMENT_PROTOCOL;
 
 pub(crate) struct ContainerManagementService {
     pub node: Arc<Node>,

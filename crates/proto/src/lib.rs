@@ -6,8 +6,12 @@
 //!   HDFS messages (`hadoop.hdfs`) with Hadoop's field numbers.
 //! - `proto/client_datanode.proto`: ClientDatanodeProtocol, the DataNode's IPC port.
 //! - `proto/tusk_internal.proto`: Tusk's own DataNode → NameNode protocol (`tusk.internal`).
+//! - `protocol_names`: the name of every RPC protocol, as callers send it and services
+//!   answer to it.
 
 #![allow(clippy::all)]
+
+pub mod protocol_names;
 
 pub mod hadoop {
     pub mod common {

@@ -1,6 +1,6 @@
 use thiserror::Error;
 use tusk_common::ConfigError;
-use tusk_rpc::RemoteException;
+use tusk_rpc::{HadoopException, RemoteException};
 
 /// Everything a ResourceManager call can refuse or fail with.
 /// [`ResourceManagerError::to_remote`] is the one place these become Hadoop exception
@@ -27,30 +27,25 @@ pub enum ResourceManagerError {
 }
 
 impl ResourceManagerError {
-    /// The Java exception class YARN clients expect for this error.
-    pub fn java_class(&self) -> &'static str {
+    /// The Java exception YARN clients expect for this error.
+    pub fn exception(&self) -> HadoopException {
         use ResourceManagerError::*;
         match self {
-            ApplicationNotFound { .. } => {
-                "org.apache.hadoop.yarn.exceptions.ApplicationNotFoundException"
-            }
-            AttemptNotFound { .. } => {
-                "org.apache.hadoop.yarn.exceptions.ApplicationAttemptNotFoundException"
-            }
-            NotRegistered { .. } => {
-                "org.apache.hadoop.yarn.exceptions.ApplicationMasterNotRegisteredException"
-            }
-            InvalidResourceRequest { .. } => {
-                "org.apache.hadoop.yarn.exceptions.InvalidResourceRequestException"
-            }
-            InvalidOption { .. } | Config(_) | Io { .. } => {
-                "org.apache.hadoop.yarn.exceptions.YarnException"
-            }
+            ApplicationNotFound { .. } => HadoopException::ApplicationNotFound,
+            AttemptNotFound { .. } => HadoopException::ApplicationAttemptNotFound,
+            NotRegistered { .. } => HadoopException::ApplicationMasterNotRegistered,
+            InvalidResourceRequest { .. } => HadoopException::InvalidResourceRequest,
+            InvalidOption { .. } | Config(_) | Io { .. } => HadoopException::Yarn,
         }
     }
 
+    /// The fully qualified class name of [`ResourceManagerError::exception`].
+    pub fn java_class(&self) -> &'static str {
+        self.exception().class_name()
+    }
+
     pub fn to_remote(&self) -> RemoteException {
-        RemoteException::new(self.java_class(), self.to_string())
+        RemoteException::of(self.exception(), self.to_string())
     }
 
     /// True when sending the same call again later may succeed.

@@ -7,9 +7,9 @@
 //! - `cluster`: the state behind one mutex — nodes, applications, containers — with
 //!   one file per concern (`nodes`, `applications`, `containers`, `scheduling`).
 //! - `scheduler`: the [`Scheduler`] trait ordering applications; `fifo` and `fair`.
-//! - `server`: the three RPC services on one port — [`RESOURCE_TRACKER_PROTOCOL`]
-//!   (NodeManagers), [`APPLICATION_CLIENT_PROTOCOL`] (job clients),
-//!   [`APPLICATION_MASTER_PROTOCOL`] (AMs).
+//! - `server`: the three RPC services on one port — `RESOURCE_TRACKER_PROTOCOL`
+//!   (NodeManagers), `APPLICATION_CLIENT_PROTOCOL` (job clients),
+//!   `APPLICATION_MASTER_PROTOCOL` (AMs), named in `tusk_proto::protocol_names`.
 //! - `status`: the cluster as JSON (each node with its status and what the status-aware
 //!   policies hold back from it).
 //! - `http`: the web server's router ([`http::http_router`]), assembled from the
@@ -58,14 +58,7 @@ pub use resource::Resource;
 pub use scheduler::Scheduler;
 pub use state_store::{FileStateStore, MemoryStateStore, StateStore};
 pub use status::ClusterStatus;
-pub use tusk_yarn_client::{
-    ApplicationClient, ApplicationMasterClient, APPLICATION_CLIENT_PROTOCOL,
-    APPLICATION_MASTER_PROTOCOL,
-};
-
-/// NodeManager → ResourceManager: registerNodeManager, nodeHeartbeat, containerFinished,
-/// nodeStatusChanged.
-pub const RESOURCE_TRACKER_PROTOCOL: &str = "tusk.ResourceTrackerProtocol";
+pub use tusk_yarn_client::{ApplicationClient, ApplicationMasterClient};
 
 /// Entry point; see [`ResourceManager::start`].
 pub struct ResourceManager;

@@ -13,7 +13,9 @@ use tusk_rpc::service::no_such_method;
 use tusk_rpc::{handle, CallContext, CallOutcome, RemoteException, RpcService};
 
 use crate::cluster::{Cluster, NodeWork};
-use crate::{APPLICATION_CLIENT_PROTOCOL, APPLICATION_MASTER_PROTOCOL, RESOURCE_TRACKER_PROTOCOL};
+use tusk_proto::protocol_names::{
+    APPLICATION_CLIENT_PROTOCOL, APPLICATION_MASTER_PROTOCOL, RESOURCE_TRACKER_PROTOCOL,
+};
 
 type Reply = Result<Bytes, RemoteException>;
 

@@ -805,7 +805,7 @@ async fn potential_reception_is_the_sum_of_the_containers_reports() -> Result<()
     let client = tusk_rpc::RpcClient::new(
         cs[0].nm_address.clone(),
         tusk_rpc::RpcClientOptions {
-            protocol: tusk_yarn_client::CONTAINER_MANAGEMENT_PROTOCOL.into(),
+            protocol: tusk_proto::protocol_names::CONTAINER_MANAGEMENT_PROTOCOL.into(),
             ..Default::default()
         },
     );

@@ -98,7 +98,7 @@ impl Default for RpcClientOptions {
     fn default() -> Self {
         RpcClientOptions {
             user: tusk_common::current_user(),
-            protocol: crate::CLIENT_PROTOCOL.to_string(),
+            protocol: tusk_proto::protocol_names::CLIENT_PROTOCOL.to_string(),
             max_in_flight: 100,
             connect_timeout: Duration::from_secs(20),
             connect_retry: ConnectRetry::default(),

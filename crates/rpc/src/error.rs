@@ -1,5 +1,7 @@
 use thiserror::Error;
 
+use crate::HadoopException;
+
 /// An exception raised by the remote side, named by its Java class as Hadoop does
 /// (`java.io.FileNotFoundException`, ...), so Hadoop clients raise the matching error.
 #[derive(Clone, Debug, Error, PartialEq, Eq)]
@@ -15,6 +17,16 @@ impl RemoteException {
             class: class.into(),
             message: message.into(),
         }
+    }
+
+    /// A remote exception of a class Tusk names.
+    pub fn of(exception: HadoopException, message: impl Into<String>) -> Self {
+        RemoteException::new(exception.class_name(), message)
+    }
+
+    /// The exception's class, when Tusk knows it.
+    pub fn exception(&self) -> Option<HadoopException> {
+        HadoopException::from_class_name(&self.class)
     }
 
     /// The class name without its package: `FileNotFoundException`.
@@ -86,8 +98,8 @@ impl RpcError {
 /// `org.apache.hadoop.net.ConnectTimeoutException` for one that timed out.
 fn connect_class(source: &std::io::Error) -> &'static str {
     if source.kind() == std::io::ErrorKind::TimedOut {
-        "org.apache.hadoop.net.ConnectTimeoutException"
+        HadoopException::ConnectTimeout.class_name()
     } else {
-        "java.net.ConnectException"
+        HadoopException::Connect.class_name()
     }
 }

@@ -17,19 +17,20 @@
 //! - `service`: the trait a protocol implements, the outcomes a call can have, and the
 //!   helpers that decode a request, run a handler and encode its reply.
 //! - `error`: [`RpcError`], including remote errors that carry Hadoop exception class names.
+//! - `exception`: [`HadoopException`], every Java exception class name Tusk raises or
+//!   tells apart, declared once.
 
 pub mod client;
 pub mod error;
+pub mod exception;
 pub mod frame;
 pub mod server;
 pub mod service;
 
 pub use client::{ConnectRetry, RpcClient, RpcClientOptions};
 pub use error::{RemoteException, RpcError};
+pub use exception::HadoopException;
 pub use server::{RpcServer, RpcServerOptions, RpcServerStats};
 pub use service::{
     handle, handle_now, CallContext, CallOutcome, Durability, Reply, RpcService, Watermark,
 };
-
-/// The protocol name Hadoop clients put in every ClientNamenodeProtocol call.
-pub const CLIENT_PROTOCOL: &str = "org.apache.hadoop.hdfs.protocol.ClientProtocol";

@@ -336,8 +336,8 @@ impl RpcServer {
             .find(|(name, _)| *name == protocol)
             .map(|(_, s)| s.clone())
         else {
-            let err = RemoteException::new(
-                "org.apache.hadoop.ipc.RpcNoSuchProtocolException",
+            let err = RemoteException::of(
+                crate::HadoopException::RpcNoSuchProtocol,
                 format!("Unknown protocol: {protocol}"),
             );
             error_reply(

@@ -104,8 +104,8 @@ where
 /// Decodes a request message, or names why it could not be.
 pub fn decode<Req: Message + Default>(request: Bytes) -> Result<Req, RemoteException> {
     Req::decode(request).map_err(|e| {
-        RemoteException::new(
-            "org.apache.hadoop.ipc.RpcServerException",
+        RemoteException::of(
+            crate::HadoopException::RpcServer,
             format!("cannot decode request: {e}"),
         )
     })
@@ -113,8 +113,8 @@ pub fn decode<Req: Message + Default>(request: Bytes) -> Result<Req, RemoteExcep
 
 /// The exception for a method the protocol does not have.
 pub fn no_such_method(protocol: &str, method: &str) -> RemoteException {
-    RemoteException::new(
-        "org.apache.hadoop.ipc.RpcNoSuchMethodException",
+    RemoteException::of(
+        crate::HadoopException::RpcNoSuchMethod,
         format!("Unknown method {method} called on {protocol} protocol."),
     )
 }

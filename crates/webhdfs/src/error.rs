@@ -7,21 +7,7 @@
 
 use axum::http::{header, StatusCode};
 use axum::response::{IntoResponse, Response};
-use tusk_rpc::RemoteException;
-
-const ILLEGAL_ARGUMENT: &str = "java.lang.IllegalArgumentException";
-const UNSUPPORTED: &str = "java.lang.UnsupportedOperationException";
-const FILE_NOT_FOUND: &str = "java.io.FileNotFoundException";
-const IO: &str = "java.io.IOException";
-const AUTHORIZATION: &str = "org.apache.hadoop.security.authorize.AuthorizationException";
-
-/// Hadoop's `IllegalArgumentException` subclasses that reach WebHDFS.
-const ILLEGAL_ARGUMENT_CLASSES: &[&str] = &[
-    ILLEGAL_ARGUMENT,
-    "java.lang.NumberFormatException",
-    "org.apache.hadoop.HadoopIllegalArgumentException",
-    "org.apache.hadoop.fs.InvalidPathException",
-];
+use tusk_rpc::{HadoopException, RemoteException};
 
 /// A Java exception, as WebHDFS reports it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -39,8 +25,13 @@ impl WebHdfsError {
         }
     }
 
+    /// An exception of a class Tusk names.
+    pub fn of(exception: HadoopException, message: impl Into<String>) -> Self {
+        Self::new(exception.class_name(), message)
+    }
+
     pub fn illegal_argument(message: impl Into<String>) -> Self {
-        Self::new(ILLEGAL_ARGUMENT, message)
+        Self::of(HadoopException::IllegalArgument, message)
     }
 
     /// A query parameter that does not parse, worded as Hadoop words it.
@@ -51,41 +42,42 @@ impl WebHdfsError {
     }
 
     pub fn unsupported(message: impl Into<String>) -> Self {
-        Self::new(UNSUPPORTED, message)
+        Self::of(HadoopException::UnsupportedOperation, message)
     }
 
     pub fn file_not_found(message: impl Into<String>) -> Self {
-        Self::new(FILE_NOT_FOUND, message)
+        Self::of(HadoopException::FileNotFound, message)
     }
 
     pub fn io(message: impl Into<String>) -> Self {
-        Self::new(IO, message)
+        Self::of(HadoopException::Io, message)
     }
 
     pub fn authorization(message: impl Into<String>) -> Self {
-        Self::new(AUTHORIZATION, message)
+        Self::of(HadoopException::Authorization, message)
     }
 
     /// The class name without its package (`FileNotFoundException`); a nested class
     /// keeps its outer name, as `Class.getSimpleName` does not: `FSLimitException$X` → `X`.
     pub fn simple_name(&self) -> &str {
-        let name = self.class.rsplit('.').next().unwrap_or(&self.class);
-        name.rsplit('$').next().unwrap_or(name)
+        tusk_rpc::exception::simple_name(&self.class)
     }
 
     /// The status Hadoop answers this exception with.
     pub fn status(&self) -> StatusCode {
-        let class = self.class.as_str();
-        if class == FILE_NOT_FOUND {
-            StatusCode::NOT_FOUND
-        } else if ILLEGAL_ARGUMENT_CLASSES.contains(&class) || class == UNSUPPORTED {
-            StatusCode::BAD_REQUEST
-        } else if class.starts_with("java.lang.") && class != "java.lang.SecurityException" {
-            StatusCode::INTERNAL_SERVER_ERROR
-        } else {
-            // IOExceptions (every Hadoop file system exception), SecurityException and
-            // authorization failures.
-            StatusCode::FORBIDDEN
+        use HadoopException::*;
+        match HadoopException::from_class_name(&self.class) {
+            Some(FileNotFound) => StatusCode::NOT_FOUND,
+            // `IllegalArgumentException` and its subclasses that reach WebHDFS.
+            Some(IllegalArgument | NumberFormat | HadoopIllegalArgument | InvalidPath) => {
+                StatusCode::BAD_REQUEST
+            }
+            Some(UnsupportedOperation) => StatusCode::BAD_REQUEST,
+            Some(Security) => StatusCode::FORBIDDEN,
+            _ if self.class.starts_with("java.lang.") => StatusCode::INTERNAL_SERVER_ERROR,
+            // IOExceptions (every Hadoop file system exception) and authorization
+            // failures.
+            _ => StatusCode::FORBIDDEN,
         }
     }
 
@@ -133,10 +125,10 @@ mod tests {
     #[test]
     fn status_follows_the_exception_class() {
         let status = |class: &str| WebHdfsError::new(class, "m").status().as_u16();
-        assert_eq!(status(FILE_NOT_FOUND), 404);
+        assert_eq!(status("java.io.FileNotFoundException"), 404);
         assert_eq!(status("org.apache.hadoop.fs.InvalidPathException"), 400);
-        assert_eq!(status(ILLEGAL_ARGUMENT), 400);
-        assert_eq!(status(UNSUPPORTED), 400);
+        assert_eq!(status("java.lang.IllegalArgumentException"), 400);
+        assert_eq!(status("java.lang.UnsupportedOperationException"), 400);
         assert_eq!(
             status("org.apache.hadoop.security.AccessControlException"),
             403
@@ -145,9 +137,14 @@ mod tests {
             status("org.apache.hadoop.fs.FileAlreadyExistsException"),
             403
         );
-        assert_eq!(status(AUTHORIZATION), 403);
-        assert_eq!(status(IO), 403);
+        assert_eq!(
+            status("org.apache.hadoop.security.authorize.AuthorizationException"),
+            403
+        );
+        assert_eq!(status("java.io.IOException"), 403);
         assert_eq!(status("java.lang.NullPointerException"), 500);
+        assert_eq!(status("java.lang.NumberFormatException"), 400);
+        assert_eq!(status("java.lang.SecurityException"), 403);
     }
 
     #[test]

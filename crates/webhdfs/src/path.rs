@@ -3,6 +3,8 @@
 
 use std::fmt::Write;
 
+use tusk_rpc::HadoopException;
+
 use crate::{Result, WebHdfsError, PREFIX};
 
 /// The absolute path of a request whose URI path after [`PREFIX`] decodes to `rest`.
@@ -11,8 +13,8 @@ use crate::{Result, WebHdfsError, PREFIX};
 pub fn fs_path(rest: &str) -> Result<String> {
     let path = format!("/{}", rest.trim_start_matches('/'));
     if path.split('/').any(|c| c == "." || c == "..") {
-        return Err(WebHdfsError::new(
-            "org.apache.hadoop.fs.InvalidPathException",
+        return Err(WebHdfsError::of(
+            HadoopException::InvalidPath,
             format!("Invalid path name {path}"),
         ));
     }

@@ -3,7 +3,8 @@
 use tusk_proto::tusk::yarn as y;
 use tusk_rpc::{RpcClient, RpcError};
 
-use crate::{rpc, APPLICATION_CLIENT_PROTOCOL};
+use crate::rpc;
+use tusk_proto::protocol_names::APPLICATION_CLIENT_PROTOCOL;
 
 /// `tusk.ApplicationClientProtocol`: submit, watch and kill applications.
 pub struct ApplicationClient {

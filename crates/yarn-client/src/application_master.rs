@@ -3,7 +3,8 @@
 use tusk_proto::tusk::yarn as y;
 use tusk_rpc::{RpcClient, RpcError};
 
-use crate::{rpc, APPLICATION_MASTER_PROTOCOL};
+use crate::rpc;
+use tusk_proto::protocol_names::APPLICATION_MASTER_PROTOCOL;
 
 /// `tusk.ApplicationMasterProtocol` for one application attempt.
 pub struct ApplicationMasterClient {

@@ -3,7 +3,8 @@
 use tusk_proto::tusk::yarn as y;
 use tusk_rpc::{RpcClient, RpcError};
 
-use crate::{rpc, CONTAINER_MANAGEMENT_PROTOCOL};
+use crate::rpc;
+use tusk_proto::protocol_names::CONTAINER_MANAGEMENT_PROTOCOL;
 
 /// `tusk.ContainerManagementProtocol` on one NodeManager: start, stop and query the
 /// containers the ResourceManager allocated there.

@@ -3,11 +3,11 @@
 //! NameNode, so a job client or an AM needs no server crate.
 //!
 //! Layout:
-//! - `application`: [`ApplicationClient`], [`APPLICATION_CLIENT_PROTOCOL`] — submit,
+//! - `application`: [`ApplicationClient`], `APPLICATION_CLIENT_PROTOCOL` — submit,
 //!   watch and kill applications, list nodes.
-//! - `application_master`: [`ApplicationMasterClient`], [`APPLICATION_MASTER_PROTOCOL`]
+//! - `application_master`: [`ApplicationMasterClient`], `APPLICATION_MASTER_PROTOCOL`
 //!   — one AM attempt's register, allocate and finish calls.
-//! - `container_manager`: [`ContainerManagerClient`], [`CONTAINER_MANAGEMENT_PROTOCOL`]
+//! - `container_manager`: [`ContainerManagerClient`], `CONTAINER_MANAGEMENT_PROTOCOL`
 //!   — start, stop and query containers on one NodeManager.
 //!
 //! Every call returns the RPC layer's typed [`RpcError`]; a server-side refusal
@@ -25,14 +25,6 @@ pub use application::ApplicationClient;
 pub use application_master::ApplicationMasterClient;
 pub use container_manager::ContainerManagerClient;
 pub use tusk_rpc::RpcError;
-
-/// Job client → ResourceManager: submitApplication, getApplicationReport,
-/// killApplication, listApplications, getClusterNodes.
-pub const APPLICATION_CLIENT_PROTOCOL: &str = "tusk.ApplicationClientProtocol";
-/// AM → ResourceManager: registerApplicationMaster, allocate, finishApplicationMaster.
-pub const APPLICATION_MASTER_PROTOCOL: &str = "tusk.ApplicationMasterProtocol";
-/// AM → NodeManager: startContainers, stopContainers, getContainerStatuses.
-pub const CONTAINER_MANAGEMENT_PROTOCOL: &str = "tusk.ContainerManagementProtocol";
 
 /// How long a client waits to connect before the call fails.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);

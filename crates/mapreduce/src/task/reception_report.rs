@@ -10,11 +10,10 @@ use std::time::Duration;
 
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
+use tusk_proto::protocol_names::CONTAINER_MANAGEMENT_PROTOCOL;
 use tusk_proto::tusk::yarn as y;
 use tusk_rpc::{ConnectRetry, RpcClient, RpcClientOptions};
 
-/// The NodeManager's protocol for containers and AMs.
-const CONTAINER_MANAGEMENT_PROTOCOL: &str = "tusk.ContainerManagementProtocol";
 /// The environment variable with the container's secret (the NodeManager's
 /// `CONTAINER_SECRET_ENV`).
 const CONTAINER_SECRET_ENV: &str = "TUSK_CONTAINER_SECRET";

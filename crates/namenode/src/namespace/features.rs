@@ -211,7 +211,7 @@ impl Namespace {
 
     /// Gives a new child the parent's default ACL (HDFS's `copyINodeDefaultAcl`); the
     /// child's bits hold the requested mode until then.
-    pub(super) fn inherit_default_acl(&mut self, parent: InodeId, child: InodeId) {
+    pub(crate) fn inherit_default_acl(&mut self, parent: InodeId, child: InodeId) {
         let Some(node) = self.get(child) else { return };
         let inherited = acl::inherit(self.features.acl(parent), node.permission, node.is_dir());
         if let Some((bits, stored)) = inherited {

@@ -64,11 +64,12 @@ impl State {
     }
 
     /// Applies [`SetGenerationStampOp`].
-    pub(super) fn apply_set_generation_stamp(&mut self, op: &SetGenerationStampOp) {
+    pub(super) fn apply_set_generation_stamp(&mut self, op: &SetGenerationStampOp) -> Result<()> {
         self.blocks.next_generation_stamp = self
             .blocks
             .next_generation_stamp
             .max(op.generation_stamp.saturating_add(1));
+        Ok(())
     }
 }
 

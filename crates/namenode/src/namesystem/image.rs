@@ -1,0 +1,163 @@
+//! The namespace as a checkpoint image ([`FsImage`]) and back: what is saved at a
+//! checkpoint and loaded at start-up before the edit log is replayed.
+
+use std::collections::HashMap;
+use std::time::Instant;
+
+use tusk_proto::internal::{BlockRecord, FsImage, InodeRecord};
+
+use super::{Leases, SafeMode, State};
+use crate::blocks::{BlockInfo, BlockMap, BlockState};
+use crate::datanodes::DatanodeRegistry;
+use crate::namespace::{FileInode, Inode, InodeKind, Namespace, ROOT_ID};
+use crate::options::NameNodeOptions;
+use crate::storage::StorageInfo;
+
+impl State {
+    /// A checkpoint image of the namespace.
+    pub fn to_image(&self, last_txid: u64, storage: &StorageInfo) -> FsImage {
+        let mut inodes = Vec::with_capacity(self.ns.inodes.len());
+        for id in self.ns.subtree(ROOT_ID) {
+            let n = self.ns.get(id).expect("subtree ids exist");
+            let mut rec = InodeRecord {
+                id: n.id,
+                parent: n.parent,
+                name: n.name.clone(),
+                directory: n.is_dir(),
+                permission: n.permission as u32,
+                owner: n.owner.clone(),
+                group: n.group.clone(),
+                mtime: n.mtime,
+                atime: n.atime,
+                ..Default::default()
+            };
+            self.ns.features.to_record(id, &mut rec);
+            if let InodeKind::File(f) = &n.kind {
+                rec.replication = f.replication as u32;
+                rec.block_size = f.block_size;
+                rec.client_name = f.client_name.clone().unwrap_or_default();
+                rec.truncate_block_length = self.truncate_cut(n.id).unwrap_or(0);
+                rec.blocks = f
+                    .blocks
+                    .iter()
+                    .filter_map(|b| self.blocks.get(*b))
+                    .map(|b| BlockRecord {
+                        block_id: b.id,
+                        generation_stamp: b.generation_stamp,
+                        num_bytes: b.num_bytes,
+                    })
+                    .collect();
+            }
+            inodes.push(rec);
+        }
+        let (snapshottable_dirs, frozen_inodes) = crate::snapshot::image::save(&self.snapshots);
+        FsImage {
+            snapshottable_dirs,
+            frozen_inodes,
+            next_snapshot_id: self.snapshots.next_snapshot_id,
+            last_txid,
+            block_pool_id: storage.block_pool_id.clone(),
+            namespace_id: storage.namespace_id,
+            next_inode_id: self.ns.next_inode_id,
+            next_block_id: self.blocks.next_block_id,
+            next_generation_stamp: self.blocks.next_generation_stamp,
+            inodes,
+        }
+    }
+
+    /// Rebuilds state from an image.
+    pub fn from_image(image: &FsImage, options: &NameNodeOptions) -> Self {
+        let mut ns = Namespace::new(&options.superuser, &options.supergroup, 0);
+        let mut blocks = BlockMap::default();
+        let mut leases = Leases::default();
+        let mut truncating = HashMap::new();
+        for rec in &image.inodes {
+            if rec.truncate_block_length > 0 {
+                truncating.insert(rec.id, rec.truncate_block_length);
+            }
+            let kind = if rec.directory {
+                InodeKind::Directory {
+                    children: Default::default(),
+                }
+            } else {
+                for (i, b) in rec.blocks.iter().enumerate() {
+                    let last = i + 1 == rec.blocks.len();
+                    blocks.insert(BlockInfo {
+                        id: b.block_id,
+                        generation_stamp: b.generation_stamp,
+                        num_bytes: b.num_bytes,
+                        inode: rec.id,
+                        state: if last && !rec.client_name.is_empty() {
+                            BlockState::UnderConstruction
+                        } else {
+                            BlockState::Committed
+                        },
+                        replicas: vec![],
+                        expected: vec![],
+                    });
+                }
+                if !rec.client_name.is_empty() {
+                    leases.add(&rec.client_name, rec.id);
+                }
+                InodeKind::File(FileInode {
+                    replication: rec.replication as u16,
+                    block_size: rec.block_size,
+                    blocks: rec.blocks.iter().map(|b| b.block_id).collect(),
+                    client_name: (!rec.client_name.is_empty()).then(|| rec.client_name.clone()),
+                })
+            };
+            let inode = Inode {
+                id: rec.id,
+                parent: rec.parent,
+                name: rec.name.clone(),
+                permission: rec.permission as u16,
+                owner: rec.owner.clone(),
+                group: rec.group.clone(),
+                mtime: rec.mtime,
+                atime: rec.atime,
+                kind,
+            };
+            ns.features.load_record(rec);
+            if rec.id == ROOT_ID {
+                let root = ns.get_mut(ROOT_ID).expect("root");
+                root.permission = inode.permission;
+                root.owner = inode.owner;
+                root.group = inode.group;
+                root.mtime = inode.mtime;
+                continue;
+            }
+            if let Some(InodeKind::Directory { children }) =
+                ns.get_mut(rec.parent).map(|p| &mut p.kind)
+            {
+                children.insert(rec.name.as_str(), rec.id);
+            }
+            ns.inodes.insert(rec.id, inode);
+        }
+        ns.next_inode_id = ns.next_inode_id.max(image.next_inode_id);
+        blocks.next_block_id = blocks.next_block_id.max(image.next_block_id);
+        blocks.next_generation_stamp = blocks
+            .next_generation_stamp
+            .max(image.next_generation_stamp);
+        let snapshots = crate::snapshot::image::load(
+            &image.snapshottable_dirs,
+            &image.frozen_inodes,
+            image.next_snapshot_id,
+            &mut blocks,
+        );
+        let mut state = State {
+            ns,
+            blocks,
+            datanodes: DatanodeRegistry::new(options),
+            leases,
+            safe_mode: SafeMode::off(options),
+            hosts: Default::default(),
+            txns_since_checkpoint: 0,
+            last_checkpoint: Instant::now(),
+            recoveries: HashMap::new(),
+            truncating,
+            snapshots,
+        };
+        state.recompute_quota_usage();
+        state
+    }
+}

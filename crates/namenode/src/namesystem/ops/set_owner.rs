@@ -1,0 +1,55 @@
+//! `setOwner`: the superuser changes a path's owner, its owner the group; logged as a
+//! [`SetOwnerOp`].
+
+use tusk_proto::internal::{edit_record::Op, SetOwnerOp};
+
+use crate::error::{NameNodeError, Result};
+use crate::namespace::Namespace;
+use crate::namesystem::{Logged, Namesystem};
+use crate::path;
+
+impl Namesystem {
+    pub fn set_owner(
+        &self,
+        user: &str,
+        src: &str,
+        owner: Option<String>,
+        group: Option<String>,
+    ) -> Result<Logged<()>> {
+        let txid = {
+            let mut st = self.write();
+            let id = st.ns.lookup(src)?.id;
+            self.permissions.check_path(&st.ns, user, id, None)?;
+            let changes_owner = owner.as_ref().is_some_and(|o| !o.is_empty());
+            if changes_owner && !self.permissions.is_superuser(user) {
+                return Err(NameNodeError::AccessDenied {
+                    user: user.to_string(),
+                    access: "SUPERUSER",
+                    path: path::normalize(src)?,
+                });
+            }
+            self.permissions.check_owner(&st.ns, user, id)?;
+            let op = Op::SetOwner(SetOwnerOp {
+                path: path::normalize(src)?,
+                owner: owner.unwrap_or_default(),
+                group: group.unwrap_or_default(),
+            });
+            self.apply_and_log(&mut st, op)?
+        };
+        Ok(Logged::new((), txid))
+    }
+}
+
+impl Namespace {
+    pub fn apply_set_owner(&mut self, op: &SetOwnerOp) -> Result<()> {
+        let id = self.lookup(&op.path)?.id;
+        let node = self.get_mut(id).expect("resolved");
+        if !op.owner.is_empty() {
+            node.owner = op.owner.clone();
+        }
+        if !op.group.is_empty() {
+            node.group = op.group.clone();
+        }
+        Ok(())
+    }
+}
