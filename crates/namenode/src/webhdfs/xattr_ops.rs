@@ -4,6 +4,7 @@
 
 use axum::response::Response;
 use tusk_proto::hdfs::XAttrProto;
+use tusk_rpc::HadoopException;
 use tusk_webhdfs::{json as j, xattr, Params, Result, WebHdfsError};
 
 use super::{empty, json, Request, WebHdfs};
@@ -53,6 +54,5 @@ pub(super) async fn remove_xattr(w: &WebHdfs, req: &Request) -> Result<Response>
 
 /// A prefixed name; a bad one is Hadoop's `HadoopIllegalArgumentException` (400).
 fn xattr_name(name: &str) -> Result<XAttrProto> {
-    xattr::parse_name(name)
-        .map_err(|e| WebHdfsError::new("org.apache.hadoop.HadoopIllegalArgumentException", e))
+    xattr::parse_name(name).map_err(|e| WebHdfsError::of(HadoopException::HadoopIllegalArgument, e))
 }
