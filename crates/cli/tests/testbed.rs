@@ -782,21 +782,17 @@ fn maps_per_node(policies: &str) -> std::collections::BTreeMap<&'static str, usi
     // the page cache, and the job would end before the kernel wrote it back). Small
     // requests: the NodeManager's status watch samples several times a second, and a
     // 1 MiB write completing once a second at 1 MB/s would read as idle in most samples.
+    // The same 94 MB are rewritten until `down` (at most 5 minutes): one pass lasts about
+    // 9 s, and on a loaded host the job outlasted it, so the slow node sat idle and took
+    // maps for the job's last part with the policy on too.
     let slow_volume = bed.node("slow")["volumes"][0]["mount"]
         .as_str()
         .unwrap()
         .to_string();
-    let mut load = bed.exec(
-        "slow",
-        &[
-            "dd",
-            "if=/dev/zero",
-            &format!("of={slow_volume}/load"),
-            "bs=64k",
-            "count=1440",
-            "oflag=direct",
-        ],
+    let rewrite = format!(
+        "while :; do dd if=/dev/zero of={slow_volume}/load bs=64k count=1440 oflag=direct conv=notrunc status=none; done"
     );
+    let mut load = bed.exec("slow", &["timeout", "300", "sh", "-c", &rewrite]);
     let fs = bed.record()["default_fs"].as_str().unwrap().to_string();
     let rm = bed.record()["rm_address"].as_str().unwrap().to_string();
     let slow_ip = bed.ip("slow");
