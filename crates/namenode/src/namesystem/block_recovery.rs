@@ -14,8 +14,12 @@
 //!    a truncate's new length when the recovery is a truncate's. Nodes whose replica is
 //!    at least that long get a `SyncReplicaCommand`: cut, restamp with the recovery id,
 //!    finalize.
-//! 4. The first synced replica reported commits the block (its new stamp and length)
-//!    and closes the file; later ones count as more copies.
+//! 4. Once every synced node reported its replica (or after a wait, with those that
+//!    did), the block is committed (HDFS's `commitBlockSynchronization`): it takes the
+//!    recovery's stamp and length, its locations become exactly the reported nodes, and
+//!    the file closes. A reader that sees the file closed is given every recovered
+//!    replica; nodes that held the old replica but were not synced are told to delete
+//!    it, so the block can be copied to them again.
 //!
 //! A recovery that does not finish in time is started again with a new id. Nothing of
 //! it is persisted but the id and the lease: after a restart the NameNode's lease
@@ -53,7 +57,22 @@ pub struct BlockRecovery {
     pub answers: Vec<(DnIdx, ReplicaRecoveryReport)>,
     /// The length chosen in phase 2, once chosen.
     pub synced: Option<u64>,
+    /// Nodes told to sync in phase 2 (HDFS's new targets), and when.
+    pub sync_nodes: Vec<DnIdx>,
+    pub synced_at: Option<Instant>,
+    /// Those of `sync_nodes` whose synced replica was reported.
+    pub reported: Vec<DnIdx>,
     pub started: Instant,
+}
+
+impl BlockRecovery {
+    /// The recovered block may be committed: every synced node reported, or some did
+    /// and the others had `wait` to.
+    fn may_commit(&self, wait: Duration) -> bool {
+        !self.reported.is_empty()
+            && (self.sync_nodes.iter().all(|n| self.reported.contains(n))
+                || self.synced_at.is_some_and(|at| at.elapsed() >= wait))
+    }
 }
 
 impl State {
@@ -61,6 +80,33 @@ impl State {
     pub fn block_recovery_of(&self, inode: InodeId) -> Option<&BlockRecovery> {
         let last = self.ns.get(inode)?.file()?.blocks.last()?;
         self.recoveries.get(last)
+    }
+
+    /// The recovered block's locations become the nodes that reported their synced
+    /// replica. Nodes that held the old replica and were not synced hold a stale copy:
+    /// they are told to delete it and no longer count as holding the block, so it may be
+    /// copied to them again. Synced nodes yet to report keep theirs; it counts once
+    /// reported.
+    fn set_recovered_locations(&mut self, block: u64, rec: &BlockRecovery) {
+        let Some(b) = self.blocks.get_mut(block) else {
+            return;
+        };
+        let mut stale: Vec<DnIdx> = b.replicas.iter().chain(&b.expected).copied().collect();
+        stale.extend(rec.holders.iter().copied());
+        stale.retain(|n| !rec.sync_nodes.contains(n));
+        stale.sort_unstable();
+        stale.dedup();
+        b.replicas.clone_from(&rec.reported);
+        b.expected.clear();
+        for n in stale {
+            let d = &mut self.datanodes.nodes[n];
+            d.blocks.remove(&block);
+            if d.alive && !d.invalidate.contains(&block) {
+                tracing::info!(block, node = %d.identity.datanode_uuid, "replica not synced by the recovery; deleting it");
+                d.invalidate.push(block);
+            }
+        }
+        self.blocks.needs_check.insert(block);
     }
 
     /// Applies [`SetGenerationStampOp`].
@@ -273,6 +319,9 @@ impl Namesystem {
                 holders,
                 answers: Vec::new(),
                 synced: None,
+                sync_nodes: Vec::new(),
+                synced_at: None,
+                reported: Vec::new(),
                 started: Instant::now(),
             },
         );
@@ -319,6 +368,8 @@ impl Namesystem {
             return;
         };
         rec.synced = Some(length);
+        rec.sync_nodes.clone_from(&nodes);
+        rec.synced_at = Some(Instant::now());
         let recovery_id = rec.recovery_id;
         tracing::info!(block, length, nodes = nodes.len(), "syncing replicas");
         for n in nodes {
@@ -332,27 +383,45 @@ impl Namesystem {
         }
     }
 
-    /// `commitBlockSynchronization`: a replica synced by a recovery was reported, so the
-    /// block takes the recovery's stamp and length and the file is closed. Call before
-    /// the report itself is taken in, so it counts against the committed block.
-    pub(super) fn commit_recovered(&self, st: &mut State, received: &[ReplicaReport]) {
+    /// A replica synced by a recovery was reported by `node`: it is counted, and once
+    /// every synced node reported, the block is committed. Call before the report itself
+    /// is taken in, so it counts against the committed block.
+    pub(super) fn commit_recovered(&self, st: &mut State, node: DnIdx, received: &[ReplicaReport]) {
+        let wait = self.recovery_answer_wait();
         for r in received {
-            let Some(rec) = st.recoveries.get(&r.block_id) else {
+            let Some(rec) = st.recoveries.get_mut(&r.block_id) else {
                 continue;
             };
             let done = rec.synced == Some(r.num_bytes)
                 && r.generation_stamp == rec.recovery_id
-                && !r.being_written;
+                && !r.being_written
+                && rec.sync_nodes.contains(&node);
             if !done {
                 continue;
             }
-            let rec = st.recoveries.remove(&r.block_id).expect("present");
-            if let Err(e) = self.commit_block_synchronization(st, r.block_id, &rec, r.num_bytes) {
-                tracing::error!(block = r.block_id, error = %e, "cannot commit the recovered block");
+            if !rec.reported.contains(&node) {
+                rec.reported.push(node);
+            }
+            if rec.may_commit(wait) {
+                self.commit_recovery(st, r.block_id);
             }
         }
     }
 
+    /// Ends a recovery whose block may be committed.
+    fn commit_recovery(&self, st: &mut State, block: u64) {
+        let Some(rec) = st.recoveries.remove(&block) else {
+            return;
+        };
+        let length = rec.synced.expect("a recovery is committed once synced");
+        if let Err(e) = self.commit_block_synchronization(st, block, &rec, length) {
+            tracing::error!(block, error = %e, "cannot commit the recovered block");
+        }
+    }
+
+    /// `commitBlockSynchronization`: the block takes the recovery's stamp and length,
+    /// its locations become the nodes whose synced replica was reported, and the file is
+    /// closed.
     fn commit_block_synchronization(
         &self,
         st: &mut State,
@@ -377,11 +446,7 @@ impl Namesystem {
             }),
         )?;
         st.truncating.remove(&rec.inode);
-        // Copies of the old stamp are stale now; synced ones report themselves.
-        if let Some(b) = st.blocks.get_mut(block) {
-            b.replicas.clear();
-            b.expected.clear();
-        }
+        st.set_recovered_locations(block, rec);
         self.apply_and_log(
             st,
             Op::CloseFile(CloseFileOp {
@@ -390,16 +455,28 @@ impl Namesystem {
                 mtime: tusk_common::now_millis(),
             }),
         )?;
-        tracing::info!(path = %st.ns.full_path(rec.inode), block, length, "block recovered; file closed");
+        tracing::info!(path = %st.ns.full_path(rec.inode), block, length, replicas = rec.reported.len(), "block recovered; file closed");
         Ok(())
     }
 
-    /// Moves recoveries on: those that waited long enough for answers sync with the
-    /// answers they have; those that took too long start again.
+    /// Moves recoveries on: those whose synced nodes had long enough to report commit
+    /// with the reports they have; those that waited long enough for answers sync with
+    /// the answers they have; those that took too long start again.
     pub(super) fn advance_recoveries(&self) -> Result<Option<u64>> {
         let mut st = self.write();
         let wait = self.recovery_answer_wait();
         let retry = self.recovery_retry();
+        let ready: Vec<u64> = st
+            .recoveries
+            .iter()
+            .filter(|(_, r)| r.may_commit(wait))
+            .map(|(b, _)| *b)
+            .collect();
+        let mut txid = None;
+        for block in ready {
+            self.commit_recovery(&mut st, block);
+            txid = Some(self.edit_log.last_txid());
+        }
         let due: Vec<(u64, bool)> = st
             .recoveries
             .iter()
@@ -407,7 +484,6 @@ impl Namesystem {
             .filter(|(_, r)| r.started.elapsed() >= wait)
             .map(|(b, r)| (*b, r.started.elapsed() >= retry))
             .collect();
-        let mut txid = None;
         for (block, expired) in due {
             if expired {
                 let inode = st.recoveries[&block].inode;
@@ -443,6 +519,9 @@ mod tests {
             holders: (0..answers.len()).collect(),
             answers: answers.into_iter().enumerate().collect(),
             synced: None,
+            sync_nodes: Vec::new(),
+            synced_at: None,
+            reported: Vec::new(),
             started: Instant::now(),
         }
     }

@@ -261,7 +261,7 @@ impl Namesystem {
             return Ok(reregister());
         }
         let had_blocks = !req.received.is_empty();
-        self.commit_recovered(&mut st, &req.received);
+        self.commit_recovered(&mut st, idx, &req.received);
         st.receive(idx, &req.received, &req.deleted);
         st.take_delete_hints(idx, &req.delete_hints);
         st.take_verdicts(idx, &req.verified);
@@ -291,7 +291,7 @@ impl Namesystem {
         {
             let mut st = self.write();
             let idx = self.node(&st, &req.datanode_uuid)?;
-            self.commit_recovered(&mut st, &req.received);
+            self.commit_recovered(&mut st, idx, &req.received);
             st.receive(idx, &req.received, &req.deleted);
             st.take_delete_hints(idx, &req.delete_hints);
             st.take_verdicts(idx, &req.verified);
