@@ -162,6 +162,11 @@ pub trait BlockStore: Send + Sync + 'static {
     /// Removes a replica; `Ok(false)` if there was none.
     fn delete(&self, block_id: u64) -> Result<bool, DataNodeError>;
 
+    /// Deletes the replica only if its generation stamp is at most `max_generation_stamp`
+    /// (a copy a block recovery left stale); a newer one is kept. True if it was deleted.
+    fn delete_stale(&self, block_id: u64, max_generation_stamp: u64)
+        -> Result<bool, DataNodeError>;
+
     fn usage(&self) -> StorageUsage;
 
     /// The data file of a replica (tests corrupt it).

@@ -15,7 +15,7 @@ use tusk_proto::internal::{
     datanode_command::Command, BlockReceivedAndDeletedRequest, BlockReceivedAndDeletedResponse,
     BlockReportRequest, BlockReportResponse, DatanodeCommand, DeleteHint, HeartbeatRequest,
     HeartbeatResponse, NodeStatusProto, RegisterDatanodeRequest, RegisterDatanodeResponse,
-    ReplicaReport, ReplicaVerdict, ReportBadReplicaRequest, ReportBadReplicaResponse,
+    ReplicaReport, ReplicaVerdict, ReportBadReplicaRequest, ReportBadReplicaResponse, StaleReplica,
 };
 
 use crate::block_store::ReplicaInfo;
@@ -295,6 +295,9 @@ async fn run_commands(node: &Arc<Node>, commands: Vec<DatanodeCommand>) -> bool 
                 });
             }
             Some(Command::Invalidate(invalidate)) => {
+                for stale in &invalidate.stale {
+                    delete_stale(node, stale);
+                }
                 for block_id in invalidate.block_ids {
                     match node.store.delete(block_id) {
                         Ok(found) => {
@@ -329,6 +332,28 @@ async fn run_commands(node: &Arc<Node>, commands: Vec<DatanodeCommand>) -> bool 
 }
 
 /// Re-reads one replica for the NameNode and says what it found.
+/// Deletes a replica a block recovery left stale, unless a newer copy of the block has
+/// reached this node since the NameNode queued the command.
+fn delete_stale(node: &Node, stale: &StaleReplica) {
+    let block_id = stale.block_id;
+    match node
+        .store
+        .delete_stale(block_id, stale.max_generation_stamp)
+    {
+        Ok(true) => {
+            node.metrics.blocks_removed.inc();
+            node.reports.deleted(block_id);
+            debug!(block_id, "stale replica invalidated");
+        }
+        Ok(false) => debug!(
+            block_id,
+            max_generation_stamp = stale.max_generation_stamp,
+            "no replica this old to invalidate; a newer one is kept"
+        ),
+        Err(e) => warn!(block_id, error = %e, "cannot delete replica"),
+    }
+}
+
 fn verify_replica(node: &Node, block_id: u64) -> ReplicaVerdict {
     let mut verdict = ReplicaVerdict {
         block_id,

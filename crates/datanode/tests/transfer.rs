@@ -27,7 +27,7 @@ use tusk_proto::internal::{
     datanode_command::Command, BlockReceivedAndDeletedRequest, BlockReceivedAndDeletedResponse,
     BlockReportRequest, BlockReportResponse, DatanodeCommand, DatanodeIdentity, HeartbeatRequest,
     HeartbeatResponse, InvalidateCommand, RegisterDatanodeRequest, RegisterDatanodeResponse,
-    ReplicaReport, ReplicaVerdict, ReportBadReplicaRequest, ReportBadReplicaResponse,
+    ReplicaReport, ReplicaVerdict, ReportBadReplicaRequest, ReportBadReplicaResponse, StaleReplica,
     TransferCommand, VerifyCommand,
 };
 use tusk_rpc::{handle, CallContext, CallOutcome, RemoteException, RpcServer, RpcService};
@@ -604,10 +604,44 @@ async fn transfer_and_invalidate_commands() -> anyhow::Result<()> {
         assert!(read_block(c.dns[i].xfer_addr(), b.clone(), 0, data.len() as u64).await? == data);
     }
 
+    // A stale-copy deletion bounded below the replica's stamp keeps it (the stale list
+    // runs before the plain ids, so 4005's deletion report says it was judged), and one
+    // bounded at its stamp deletes it.
+    let stale = |max_generation_stamp| StaleReplica {
+        block_id: 4004,
+        max_generation_stamp,
+    };
+    let uuid = c.dns[1].uuid().to_string();
+    c.nn.queue(
+        &uuid,
+        Command::Invalidate(InvalidateCommand {
+            block_ids: vec![4005],
+            stale: vec![stale(2)],
+        }),
+    );
+    wait_until("the bounded deletion judged", || {
+        c.nn.deleted.lock().unwrap().contains(&(uuid.clone(), 4005))
+    })
+    .await?;
+    assert_eq!(c.dns[1].replica_count(), 1, "a newer replica is kept");
+    c.nn.queue(
+        &uuid,
+        Command::Invalidate(InvalidateCommand {
+            block_ids: vec![],
+            stale: vec![stale(3)],
+        }),
+    );
+    wait_until("the stale replica's deletion reported", || {
+        c.nn.deleted.lock().unwrap().contains(&(uuid.clone(), 4004))
+    })
+    .await?;
+    assert_eq!(c.dns[1].replica_count(), 0);
+
     c.nn.queue(
         c.dns[2].uuid(),
         Command::Invalidate(InvalidateCommand {
             block_ids: vec![4004],
+            stale: vec![],
         }),
     );
     let uuid = c.dns[2].uuid().to_string();

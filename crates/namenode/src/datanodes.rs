@@ -35,6 +35,9 @@ pub struct DatanodeDescriptor {
     pub commands: Vec<DatanodeCommand>,
     /// Replicas to delete, sent with the next heartbeat reply.
     pub invalidate: Vec<u64>,
+    /// Stale replicas to delete only up to a generation stamp (block, stamp), sent with
+    /// the next heartbeat reply.
+    pub invalidate_stale: Vec<(u64, u64)>,
     /// Decommissioning state, from `dfs.hosts.exclude` (see `namesystem::decommission`).
     pub admin: AdminState,
 }
@@ -158,6 +161,7 @@ impl DatanodeRegistry {
             blocks: HashSet::new(),
             commands: Vec::new(),
             invalidate: Vec::new(),
+            invalidate_stale: Vec::new(),
             admin: AdminState::Normal,
         });
         idx

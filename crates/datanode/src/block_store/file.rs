@@ -114,6 +114,17 @@ impl FileBlockStore {
 }
 
 impl FileBlockStore {
+    /// Deletes a replica taken out of the map: its writer (if any) stops, its files and
+    /// those of a corrupt copy it was replacing go.
+    fn remove_entry(&self, entry: Entry) -> Result<bool, DataNodeError> {
+        bump(&entry.epoch);
+        remove_files(&self.inner, &entry.info);
+        if let Some(old) = entry.replaces {
+            remove_files(&self.inner, &old);
+        }
+        Ok(true)
+    }
+
     fn epoch_lock(&self, block_id: u64) -> Result<Arc<Mutex<u64>>, DataNodeError> {
         self.inner
             .map()
@@ -423,12 +434,24 @@ impl BlockStore for FileBlockStore {
         let Some(entry) = self.inner.map().remove(&block_id) else {
             return Ok(false);
         };
-        bump(&entry.epoch);
-        remove_files(&self.inner, &entry.info);
-        if let Some(old) = entry.replaces {
-            remove_files(&self.inner, &old);
-        }
-        Ok(true)
+        self.remove_entry(entry)
+    }
+
+    fn delete_stale(
+        &self,
+        block_id: u64,
+        max_generation_stamp: u64,
+    ) -> Result<bool, DataNodeError> {
+        let entry = {
+            let mut map = self.inner.map();
+            match map.get(&block_id) {
+                Some(e) if e.info.generation_stamp <= max_generation_stamp => {
+                    map.remove(&block_id).expect("present")
+                }
+                _ => return Ok(false),
+            }
+        };
+        self.remove_entry(entry)
     }
 
     fn usage(&self) -> StorageUsage {
@@ -980,6 +1003,24 @@ mod tests {
         r.read_chunks(0, &mut data, &mut sums).unwrap();
         r.checksum().verify(&data, &sums, 0).unwrap();
         data
+    }
+
+    /// A stale-copy deletion takes a replica of the stamp it names or older, never a
+    /// newer copy that reached the node after the NameNode queued it.
+    #[test]
+    fn delete_stale_keeps_a_newer_copy() {
+        let tmp = tempfile::tempdir().unwrap();
+        let s = store(&[tmp.path().to_path_buf()]);
+        let data = vec![7u8; 1000];
+        let mut w = s.create_rbw(1, 1005, DataChecksum::crc32c(512)).unwrap();
+        write_all(w.as_mut(), &data);
+        w.finalize().unwrap();
+        assert!(!s.delete_stale(1, 1004).unwrap(), "a newer copy is kept");
+        assert_eq!(read_all(&s, 1), data);
+        assert!(!s.delete_stale(2, u64::MAX).unwrap(), "nothing to delete");
+        assert!(s.delete_stale(1, 1005).unwrap());
+        assert!(s.get(1).is_none());
+        assert!(s.open_reader(1).is_err());
     }
 
     /// A second store (a second DataNode) on a volume another holds is refused before it

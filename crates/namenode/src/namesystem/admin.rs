@@ -39,7 +39,7 @@ impl State {
                 .datanodes
                 .nodes
                 .iter()
-                .map(|d| d.invalidate.len() as u64)
+                .map(|d| (d.invalidate.len() + d.invalidate_stale.len()) as u64)
                 .sum(),
             ..Default::default()
         };

@@ -85,8 +85,9 @@ impl State {
     /// The recovered block's locations become the nodes that reported their synced
     /// replica. Nodes that held the old replica and were not synced hold a stale copy:
     /// they are told to delete it and no longer count as holding the block, so it may be
-    /// copied to them again. Synced nodes yet to report keep theirs; it counts once
-    /// reported.
+    /// copied to them again; the deletion is bounded by the stamps before the recovery's,
+    /// so a new copy (of the recovery's stamp) that reaches such a node first is kept.
+    /// Synced nodes yet to report keep theirs; it counts once reported.
     fn set_recovered_locations(&mut self, block: u64, rec: &BlockRecovery) {
         let Some(b) = self.blocks.get_mut(block) else {
             return;
@@ -101,9 +102,12 @@ impl State {
         for n in stale {
             let d = &mut self.datanodes.nodes[n];
             d.blocks.remove(&block);
-            if d.alive && !d.invalidate.contains(&block) {
+            let queued = d.invalidate.contains(&block)
+                || d.invalidate_stale.iter().any(|(b, _)| *b == block);
+            if d.alive && !queued {
                 tracing::info!(block, node = %d.identity.datanode_uuid, "replica not synced by the recovery; deleting it");
-                d.invalidate.push(block);
+                d.invalidate_stale
+                    .push((block, rec.recovery_id.saturating_sub(1)));
             }
         }
         self.blocks.needs_check.insert(block);

@@ -9,7 +9,7 @@ use tusk_proto::internal::replica_verdict::Verdict;
 use tusk_proto::internal::{
     datanode_command::Command, BlockReceivedAndDeletedRequest, DatanodeCommand, HeartbeatRequest,
     HeartbeatResponse, InvalidateCommand, RegisterDatanodeRequest, RegisterDatanodeResponse,
-    ReplicaReport, ReplicaVerdict, VerifyCommand,
+    ReplicaReport, ReplicaVerdict, StaleReplica, VerifyCommand,
 };
 
 use super::{Namesystem, State};
@@ -183,6 +183,7 @@ impl State {
         self.blocks.forget_node(node);
         self.datanodes.nodes[node].commands.clear();
         self.datanodes.nodes[node].invalidate.clear();
+        self.datanodes.nodes[node].invalidate_stale.clear();
     }
 }
 
@@ -269,10 +270,18 @@ impl Namesystem {
         let may_delete = !st.safe_mode.is_on();
         let d = &mut st.datanodes.nodes[idx];
         let mut commands = std::mem::take(&mut d.commands);
-        if !d.invalidate.is_empty() && may_delete {
+        if (!d.invalidate.is_empty() || !d.invalidate_stale.is_empty()) && may_delete {
+            let stale = std::mem::take(&mut d.invalidate_stale)
+                .into_iter()
+                .map(|(block_id, max_generation_stamp)| StaleReplica {
+                    block_id,
+                    max_generation_stamp,
+                })
+                .collect();
             commands.push(DatanodeCommand {
                 command: Some(Command::Invalidate(InvalidateCommand {
                     block_ids: std::mem::take(&mut d.invalidate),
+                    stale,
                 })),
             });
         }
