@@ -160,11 +160,13 @@ pub trait BlockStore: Send + Sync + 'static {
     ) -> Result<(ReplicaInfo, Box<dyn ReplicaReader>), DataNodeError>;
 
     /// Removes a replica; `Ok(false)` if there was none.
-    fn delete(&self, block_id: u64) -> Result<bool, DataNodeError>;
+    fn delete(&self, block_id: u64) -> Result<bool, DataNodeError> {
+        self.delete_up_to(block_id, u64::MAX)
+    }
 
-    /// Deletes the replica only if its generation stamp is at most `max_generation_stamp`
+    /// Removes the replica only if its generation stamp is at most `max_generation_stamp`
     /// (a copy a block recovery left stale); a newer one is kept. True if it was deleted.
-    fn delete_stale(&self, block_id: u64, max_generation_stamp: u64)
+    fn delete_up_to(&self, block_id: u64, max_generation_stamp: u64)
         -> Result<bool, DataNodeError>;
 
     fn usage(&self) -> StorageUsage;

@@ -15,7 +15,7 @@ use tusk_proto::internal::{
     datanode_command::Command, BlockReceivedAndDeletedRequest, BlockReceivedAndDeletedResponse,
     BlockReportRequest, BlockReportResponse, DatanodeCommand, DeleteHint, HeartbeatRequest,
     HeartbeatResponse, NodeStatusProto, RegisterDatanodeRequest, RegisterDatanodeResponse,
-    ReplicaReport, ReplicaVerdict, ReportBadReplicaRequest, ReportBadReplicaResponse, StaleReplica,
+    ReplicaReport, ReplicaVerdict, ReportBadReplicaRequest, ReportBadReplicaResponse,
 };
 
 use crate::block_store::ReplicaInfo;
@@ -295,20 +295,13 @@ async fn run_commands(node: &Arc<Node>, commands: Vec<DatanodeCommand>) -> bool 
                 });
             }
             Some(Command::Invalidate(invalidate)) => {
-                for stale in &invalidate.stale {
-                    delete_stale(node, stale);
-                }
-                for block_id in invalidate.block_ids {
-                    match node.store.delete(block_id) {
-                        Ok(found) => {
-                            if found {
-                                node.metrics.blocks_removed.inc();
-                            }
-                            debug!(block_id, found, "replica invalidated")
-                        }
-                        Err(e) => warn!(block_id, error = %e, "cannot delete replica"),
-                    }
-                    node.reports.deleted(block_id);
+                let stale = invalidate
+                    .stale
+                    .iter()
+                    .map(|s| (s.block_id, s.max_generation_stamp));
+                let any_stamp = invalidate.block_ids.iter().map(|b| (*b, u64::MAX));
+                for (block_id, max_generation_stamp) in stale.chain(any_stamp) {
+                    invalidate_replica(node, block_id, max_generation_stamp);
                 }
             }
             Some(Command::Verify(verify)) => {
@@ -331,29 +324,29 @@ async fn run_commands(node: &Arc<Node>, commands: Vec<DatanodeCommand>) -> bool 
     reregistered
 }
 
-/// Re-reads one replica for the NameNode and says what it found.
-/// Deletes a replica a block recovery left stale, unless a newer copy of the block has
-/// reached this node since the NameNode queued the command.
-fn delete_stale(node: &Node, stale: &StaleReplica) {
-    let block_id = stale.block_id;
-    match node
-        .store
-        .delete_stale(block_id, stale.max_generation_stamp)
-    {
-        Ok(true) => {
-            node.metrics.blocks_removed.inc();
-            node.reports.deleted(block_id);
-            debug!(block_id, "stale replica invalidated");
+/// Deletes a replica the NameNode gave up, up to a generation stamp (`u64::MAX`: any; a
+/// copy a block recovery left stale: the stamps before the recovery's). A newer copy
+/// that reached this node since the command was queued is kept and not reported deleted.
+fn invalidate_replica(node: &Node, block_id: u64, max_generation_stamp: u64) {
+    match node.store.delete_up_to(block_id, max_generation_stamp) {
+        Ok(found) => {
+            if found {
+                node.metrics.blocks_removed.inc();
+            }
+            debug!(block_id, found, max_generation_stamp, "replica invalidated")
         }
-        Ok(false) => debug!(
-            block_id,
-            max_generation_stamp = stale.max_generation_stamp,
-            "no replica this old to invalidate; a newer one is kept"
-        ),
         Err(e) => warn!(block_id, error = %e, "cannot delete replica"),
+    }
+    let newer_kept = node
+        .store
+        .get(block_id)
+        .is_some_and(|r| r.generation_stamp > max_generation_stamp);
+    if !newer_kept {
+        node.reports.deleted(block_id);
     }
 }
 
+/// Re-reads one replica for the NameNode and says what it found.
 fn verify_replica(node: &Node, block_id: u64) -> ReplicaVerdict {
     let mut verdict = ReplicaVerdict {
         block_id,

@@ -114,17 +114,6 @@ impl FileBlockStore {
 }
 
 impl FileBlockStore {
-    /// Deletes a replica taken out of the map: its writer (if any) stops, its files and
-    /// those of a corrupt copy it was replacing go.
-    fn remove_entry(&self, entry: Entry) -> Result<bool, DataNodeError> {
-        bump(&entry.epoch);
-        remove_files(&self.inner, &entry.info);
-        if let Some(old) = entry.replaces {
-            remove_files(&self.inner, &old);
-        }
-        Ok(true)
-    }
-
     fn epoch_lock(&self, block_id: u64) -> Result<Arc<Mutex<u64>>, DataNodeError> {
         self.inner
             .map()
@@ -430,14 +419,7 @@ impl BlockStore for FileBlockStore {
         ))
     }
 
-    fn delete(&self, block_id: u64) -> Result<bool, DataNodeError> {
-        let Some(entry) = self.inner.map().remove(&block_id) else {
-            return Ok(false);
-        };
-        self.remove_entry(entry)
-    }
-
-    fn delete_stale(
+    fn delete_up_to(
         &self,
         block_id: u64,
         max_generation_stamp: u64,
@@ -451,7 +433,12 @@ impl BlockStore for FileBlockStore {
                 _ => return Ok(false),
             }
         };
-        self.remove_entry(entry)
+        bump(&entry.epoch);
+        remove_files(&self.inner, &entry.info);
+        if let Some(old) = entry.replaces {
+            remove_files(&self.inner, &old);
+        }
+        Ok(true)
     }
 
     fn usage(&self) -> StorageUsage {
@@ -1008,17 +995,17 @@ mod tests {
     /// A stale-copy deletion takes a replica of the stamp it names or older, never a
     /// newer copy that reached the node after the NameNode queued it.
     #[test]
-    fn delete_stale_keeps_a_newer_copy() {
+    fn delete_up_to_keeps_a_newer_copy() {
         let tmp = tempfile::tempdir().unwrap();
         let s = store(&[tmp.path().to_path_buf()]);
         let data = vec![7u8; 1000];
         let mut w = s.create_rbw(1, 1005, DataChecksum::crc32c(512)).unwrap();
         write_all(w.as_mut(), &data);
         w.finalize().unwrap();
-        assert!(!s.delete_stale(1, 1004).unwrap(), "a newer copy is kept");
+        assert!(!s.delete_up_to(1, 1004).unwrap(), "a newer copy is kept");
         assert_eq!(read_all(&s, 1), data);
-        assert!(!s.delete_stale(2, u64::MAX).unwrap(), "nothing to delete");
-        assert!(s.delete_stale(1, 1005).unwrap());
+        assert!(!s.delete_up_to(2, u64::MAX).unwrap(), "nothing to delete");
+        assert!(s.delete_up_to(1, 1005).unwrap());
         assert!(s.get(1).is_none());
         assert!(s.open_reader(1).is_err());
     }
