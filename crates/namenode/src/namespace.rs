@@ -229,6 +229,29 @@ impl Namespace {
         out
     }
 
+    /// Adds a new inode at `path` (an edit op's create or mkdir, live or replayed): the
+    /// name must be free in its parent; `make` builds the inode from its parent and name,
+    /// which then gets the parent's default ACL.
+    pub(crate) fn add_new(
+        &mut self,
+        path: &str,
+        make: impl FnOnce(InodeId, &str) -> Inode,
+    ) -> Result<()> {
+        let (parent, name) = self.parent_of(path)?;
+        if self
+            .get(parent)
+            .and_then(Inode::children)
+            .is_some_and(|c| c.contains_key(name))
+        {
+            return Err(NameNodeError::AlreadyExists { path: path.into() });
+        }
+        let inode = make(parent, name);
+        let id = inode.id;
+        self.insert_child(parent, inode)?;
+        self.inherit_default_acl(parent, id);
+        Ok(())
+    }
+
     pub(crate) fn insert_child(&mut self, parent: InodeId, inode: Inode) -> Result<()> {
         let name = inode.name.clone();
         let id = inode.id;

@@ -135,37 +135,22 @@ impl Namesystem {
 impl State {
     /// Adds the file, open for writing by the op's client, which holds its lease.
     pub(crate) fn apply_add_file(&mut self, op: &AddFileOp) -> Result<()> {
-        let (parent, name) = self.ns.parent_of(&op.path)?;
-        if self
-            .ns
-            .get(parent)
-            .and_then(Inode::children)
-            .is_some_and(|c| c.contains_key(name))
-        {
-            return Err(NameNodeError::AlreadyExists {
-                path: op.path.clone(),
-            });
-        }
-        self.ns.insert_child(
+        self.ns.add_new(&op.path, |parent, name| Inode {
+            id: op.inode_id,
             parent,
-            Inode {
-                id: op.inode_id,
-                parent,
-                name: name.to_string(),
-                permission: op.permission as u16,
-                owner: op.owner.clone(),
-                group: op.group.clone(),
-                mtime: op.mtime,
-                atime: op.mtime,
-                kind: InodeKind::File(FileInode {
-                    replication: op.replication as u16,
-                    block_size: op.block_size,
-                    blocks: Vec::new(),
-                    client_name: Some(op.client_name.clone()),
-                }),
-            },
-        )?;
-        self.ns.inherit_default_acl(parent, op.inode_id);
+            name: name.to_string(),
+            permission: op.permission as u16,
+            owner: op.owner.clone(),
+            group: op.group.clone(),
+            mtime: op.mtime,
+            atime: op.mtime,
+            kind: InodeKind::File(FileInode {
+                replication: op.replication as u16,
+                block_size: op.block_size,
+                blocks: Vec::new(),
+                client_name: Some(op.client_name.clone()),
+            }),
+        })?;
         self.leases.add(&op.client_name, op.inode_id);
         Ok(())
     }

@@ -93,33 +93,18 @@ impl Namesystem {
 
 impl Namespace {
     pub fn apply_mkdir(&mut self, op: &MkdirOp) -> Result<()> {
-        let (parent, name) = self.parent_of(&op.path)?;
-        if self
-            .get(parent)
-            .and_then(Inode::children)
-            .is_some_and(|c| c.contains_key(name))
-        {
-            return Err(NameNodeError::AlreadyExists {
-                path: op.path.clone(),
-            });
-        }
-        self.insert_child(
+        self.add_new(&op.path, |parent, name| Inode {
+            id: op.inode_id,
             parent,
-            Inode {
-                id: op.inode_id,
-                parent,
-                name: name.to_string(),
-                permission: op.permission as u16,
-                owner: op.owner.clone(),
-                group: op.group.clone(),
-                mtime: op.mtime,
-                atime: 0,
-                kind: InodeKind::Directory {
-                    children: Children::default(),
-                },
+            name: name.to_string(),
+            permission: op.permission as u16,
+            owner: op.owner.clone(),
+            group: op.group.clone(),
+            mtime: op.mtime,
+            atime: 0,
+            kind: InodeKind::Directory {
+                children: Children::default(),
             },
-        )?;
-        self.inherit_default_acl(parent, op.inode_id);
-        Ok(())
+        })
     }
 }
