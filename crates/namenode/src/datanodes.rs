@@ -42,6 +42,13 @@ pub struct DatanodeDescriptor {
     pub admin: AdminState,
 }
 
+impl DatanodeDescriptor {
+    /// A deletion of the block is queued for this node's next heartbeat reply.
+    pub fn deletion_queued(&self, block: u64) -> bool {
+        self.invalidate.contains(&block) || self.invalidate_stale.iter().any(|(b, _)| *b == block)
+    }
+}
+
 /// A node's administrative state (HDFS's `AdminStates`; values as `DatanodeInfoProto`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum AdminState {

@@ -102,9 +102,7 @@ impl State {
         for n in stale {
             let d = &mut self.datanodes.nodes[n];
             d.blocks.remove(&block);
-            let queued = d.invalidate.contains(&block)
-                || d.invalidate_stale.iter().any(|(b, _)| *b == block);
-            if d.alive && !queued {
+            if d.alive && !d.deletion_queued(block) {
                 tracing::info!(block, node = %d.identity.datanode_uuid, "replica not synced by the recovery; deleting it");
                 d.invalidate_stale
                     .push((block, rec.recovery_id.saturating_sub(1)));

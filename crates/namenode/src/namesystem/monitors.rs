@@ -184,9 +184,7 @@ impl Namesystem {
         // A node still due to delete a bad copy would refuse the new one as existing.
         exclude.extend(st.datanodes.live().filter(|n| {
             let d = &st.datanodes.nodes[*n];
-            d.blocks.contains(&block)
-                || d.invalidate.contains(&block)
-                || d.invalidate_stale.iter().any(|(b, _)| *b == block)
+            d.blocks.contains(&block) || d.deletion_queued(block)
         }));
         let mut targets =
             placement::choose_targets(&st.datanodes, want, None, live, &exclude, info.num_bytes);
