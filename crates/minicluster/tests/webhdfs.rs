@@ -1515,6 +1515,10 @@ async fn snapshot_reports_trash_root_status_and_block_locations_answer_hadoops_j
         .write_file("/s/blocks", &data, options)
         .await
         .unwrap();
+    // A close needs one reported replica per block; wait for the second's report.
+    tusk_minicluster::wait_for_replicas(&client, "/s/blocks", 2)
+        .await
+        .unwrap();
     let datanodes: Vec<String> = (0..2)
         .map(|i| cluster.datanode_addr(i).to_string())
         .collect();
