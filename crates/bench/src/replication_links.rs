@@ -627,10 +627,13 @@ fn tusk_teragen(
                     "run".into(),
                     "teragen".into(),
                     rows.to_string(),
-                    out,
+                    out.clone(),
                 ],
             )?;
             seconds[i].push(started.elapsed().as_secs_f64());
+            // Each job's replicas are dropped once it is timed: a full run's 15 outputs
+            // (3 × 1 GB) would fill the testbed's 2 GB volumes.
+            tb.exec(node, &remove_command("tusk", &out))?;
         }
     }
     Ok(opts
@@ -702,7 +705,9 @@ fn hadoop(
         let mut times = Vec::new();
         for trial in 0..opts.trials {
             empty_put_seconds.push(put(&empty, &format!("/hadoop-empty-{size}-{trial}"))?);
-            times.push(put(&local, &format!("/hadoop-{size}-{trial}"))?);
+            let remote = format!("/hadoop-{size}-{trial}");
+            times.push(put(&local, &remote)?);
+            tb.exec(node, &remove_command("hadoop", &remote))?;
         }
         std::fs::remove_file(&local)?;
         cells.push(HadoopPutCell {
@@ -735,6 +740,10 @@ fn hadoop(
                 ],
             )?;
             seconds.push(started.elapsed().as_secs_f64());
+            tb.exec(
+                node,
+                &remove_command("hadoop", &format!("/hadoop-teragen-{trial}")),
+            )?;
         }
         Some(teragen_cell(None, "hadoop", opts.teragen_rows, seconds))
     } else {
@@ -749,6 +758,14 @@ fn hadoop(
         },
         teragen,
     ))
+}
+
+/// `tusk fs` / `hadoop fs` removing `path` at once (no trash), so a long run's data does
+/// not pile up on the testbed's volumes.
+fn remove_command(fs: &str, path: &str) -> Vec<String> {
+    [fs, "fs", "-rm", "-r", "-f", "-skipTrash", path]
+        .map(str::to_string)
+        .to_vec()
 }
 
 /// A local file of `size` bytes of varied content, for `hadoop fs -put`.
