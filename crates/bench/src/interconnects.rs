@@ -27,6 +27,7 @@ use tusk_yarn_client::ApplicationClient;
 
 use crate::chart::{BarChart, BarSeries};
 use crate::error::{BenchError, Result};
+use crate::testbed_cluster::remove_command;
 use crate::{mb, RunContext};
 
 /// The node every description names as master: NameNode, ResourceManager and the client.
@@ -775,23 +776,13 @@ async fn run_hadoop(
             input_seconds,
             load,
         });
-        let mut rm = strings(&["hadoop", "fs", "-rm", "-r", "-f", "-skipTrash", &output]);
+        let mut paths = vec![output.as_str()];
         if workload == Workload::TeraSort {
-            rm.push(input.clone());
+            paths.push(&input);
         }
-        testbed.exec_timed(rm).await?;
+        testbed.exec_timed(remove_command("hadoop", &paths)).await?;
     }
-    testbed
-        .exec_timed(strings(&[
-            "hadoop",
-            "fs",
-            "-rm",
-            "-r",
-            "-f",
-            "-skipTrash",
-            dir,
-        ]))
-        .await?;
+    testbed.exec_timed(remove_command("hadoop", &[dir])).await?;
     Ok(timings)
 }
 

@@ -23,6 +23,7 @@ use crate::chart::{LineChart, LineSeries, XAxis};
 use crate::context::RunContext;
 use crate::error::{BenchError, Result};
 use crate::process_cluster;
+use crate::testbed_cluster::remove_command;
 use crate::{mb, stats, MB};
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -633,7 +634,7 @@ fn tusk_teragen(
             seconds[i].push(started.elapsed().as_secs_f64());
             // Each job's replicas are dropped once it is timed: a full run's 15 outputs
             // (3 × 1 GB) would fill the testbed's 2 GB volumes.
-            tb.exec(node, &remove_command("tusk", &out))?;
+            tb.exec(node, &remove_command("tusk", &[&out]))?;
         }
     }
     Ok(opts
@@ -707,7 +708,7 @@ fn hadoop(
             empty_put_seconds.push(put(&empty, &format!("/hadoop-empty-{size}-{trial}"))?);
             let remote = format!("/hadoop-{size}-{trial}");
             times.push(put(&local, &remote)?);
-            tb.exec(node, &remove_command("hadoop", &remote))?;
+            tb.exec(node, &remove_command("hadoop", &[&remote]))?;
         }
         std::fs::remove_file(&local)?;
         cells.push(HadoopPutCell {
@@ -742,7 +743,7 @@ fn hadoop(
             seconds.push(started.elapsed().as_secs_f64());
             tb.exec(
                 node,
-                &remove_command("hadoop", &format!("/hadoop-teragen-{trial}")),
+                &remove_command("hadoop", &[&format!("/hadoop-teragen-{trial}")]),
             )?;
         }
         Some(teragen_cell(None, "hadoop", opts.teragen_rows, seconds))
@@ -758,14 +759,6 @@ fn hadoop(
         },
         teragen,
     ))
-}
-
-/// `tusk fs` / `hadoop fs` removing `path` at once (no trash), so a long run's data does
-/// not pile up on the testbed's volumes.
-fn remove_command(fs: &str, path: &str) -> Vec<String> {
-    [fs, "fs", "-rm", "-r", "-f", "-skipTrash", path]
-        .map(str::to_string)
-        .to_vec()
 }
 
 /// A local file of `size` bytes of varied content, for `hadoop fs -put`.

@@ -276,6 +276,16 @@ fn drop_cache_under(dir: &Path) {
     }
 }
 
+/// `tusk fs` / `hadoop fs` (`fs`) removing `paths` at once, without trash, so a long run's
+/// data does not pile up on the testbed's volumes.
+pub(crate) fn remove_command(fs: &str, paths: &[&str]) -> Vec<String> {
+    [fs, "fs", "-rm", "-r", "-f", "-skipTrash"]
+        .iter()
+        .chain(paths)
+        .map(|w| w.to_string())
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
