@@ -145,6 +145,69 @@ pub trait BlockStore: Send + Sync + 'static {
         new_length: u64,
     ) -> Result<ReplicaInfo, DataNodeError>;
 
+    /// Block recovery, phase 2 of a copy-on-truncate (HDFS's
+    /// `copyReplicaWithNewBlockIdAndGS` then a cut): the first `new_length` bytes of the
+    /// replica of `block_id`, checked against their stored checksums, become a new
+    /// finalized replica of `new_block_id` with `recovery_id` as its stamp (a partial
+    /// last chunk's checksum recomputed). The old replica is left as it is. A copy this
+    /// recovery already made is returned as it is; an older one is replaced.
+    fn copy_on_truncate(
+        &self,
+        block_id: u64,
+        new_block_id: u64,
+        recovery_id: u64,
+        new_length: u64,
+    ) -> Result<ReplicaInfo, DataNodeError> {
+        if let Some(done) = self.get(new_block_id) {
+            if done.generation_stamp == recovery_id
+                && done.state == ReplicaState::Finalized
+                && done.num_bytes == new_length
+            {
+                return Ok(done);
+            }
+            self.delete_up_to(new_block_id, recovery_id.saturating_sub(1))?;
+        }
+        let (info, mut reader) = self.open_reader(block_id)?;
+        if info.num_bytes < new_length {
+            return Err(DataNodeError::ReplicaLengthOutOfRange {
+                block: block_id,
+                have: info.num_bytes,
+                min: new_length,
+                max: u64::MAX,
+            });
+        }
+        let checksum = reader.checksum();
+        let bpc = u64::from(checksum.bytes_per_checksum);
+        let piece = (VERIFY_PIECE as u64 / bpc).max(1) * bpc;
+        let mut writer = self.create_temporary(new_block_id, recovery_id, checksum)?;
+        let mut data = vec![0u8; piece as usize];
+        let mut sums = vec![0u8; checksum.checksums_len(data.len())];
+        let mut offset = 0;
+        while offset < new_length {
+            let take = piece.min(new_length - offset) as usize;
+            // Whole chunks are read and checked, the last one cut after the check.
+            let read = (take as u64).div_ceil(bpc) * bpc;
+            let read = read.min(info.num_bytes - offset) as usize;
+            let s = checksum.checksums_len(read);
+            reader.read_chunks(offset, &mut data[..read], &mut sums[..s])?;
+            match checksum.verify(&data[..read], &sums[..s], offset) {
+                Ok(()) => {}
+                Err(DataTransferError::ChecksumMismatch { offset: bad, .. }) => {
+                    return Err(DataNodeError::CorruptReplica {
+                        block: block_id,
+                        offset: bad,
+                    })
+                }
+                Err(e) => return Err(e.into()),
+            }
+            let new_sums = checksum.compute(&data[..take]);
+            writer.write(offset, &data[..take], &new_sums)?;
+            offset += take as u64;
+        }
+        writer.sync()?;
+        writer.finalize()
+    }
+
     /// The replica's visible length (HDFS's `getReplicaVisibleLength`): all of a
     /// finalized replica; of an rbw one, the bytes acknowledged upstream.
     fn visible_length(&self, block_id: u64) -> Result<u64, DataNodeError>;

@@ -3,8 +3,9 @@
 //! ([`InitReplicaRecoveryCommand`]): stop the replica's writer and tell the NameNode
 //! the replica's state, generation stamp and length (`reportReplicaRecovery`). Phase 2
 //! ([`SyncReplicaCommand`]): cut it to the length the NameNode chose, give it the
-//! recovery id and finalize it; the incremental report that follows is what the
-//! NameNode commits the block on.
+//! recovery id and finalize it (or, for a truncate inside a block a snapshot holds,
+//! copy that much of it to a new block and leave it be); the incremental report that
+//! follows is what the NameNode commits the block on.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -69,14 +70,21 @@ pub(crate) fn init(node: &Arc<Node>, cmd: InitReplicaRecoveryCommand) {
 pub(crate) fn sync(node: &Arc<Node>, cmd: SyncReplicaCommand) {
     let node = node.clone();
     tokio::task::spawn_blocking(move || {
-        match node.store.update_replica_under_recovery(
-            cmd.block_id,
-            cmd.recovery_id,
-            cmd.new_length,
-        ) {
+        let synced = if cmd.new_block_id != 0 && cmd.new_block_id != cmd.block_id {
+            node.store.copy_on_truncate(
+                cmd.block_id,
+                cmd.new_block_id,
+                cmd.recovery_id,
+                cmd.new_length,
+            )
+        } else {
+            node.store
+                .update_replica_under_recovery(cmd.block_id, cmd.recovery_id, cmd.new_length)
+        };
+        match synced {
             Ok(info) => {
                 info!(
-                    block_id = cmd.block_id,
+                    block_id = info.block_id,
                     bytes = info.num_bytes,
                     "replica recovered"
                 );

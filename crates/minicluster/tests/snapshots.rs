@@ -680,3 +680,88 @@ async fn snapshots_keep_acls_xattrs_and_storage_policy_across_restarts() {
     assert_eq!(acl_names(&s2), ["carol"]);
     cluster.shutdown().await;
 }
+
+/// A truncate inside a block a snapshot holds copies the block (HDFS's
+/// copy-on-truncate): the file gets a new last block with the cut bytes, the snapshot
+/// still reads every old byte from the old block, both survive a restart, and deleting
+/// the snapshot frees the old block's replica.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_truncate_inside_a_snapshotted_block_copies_it() {
+    let mut cluster = MiniCluster::builder()
+        .datanodes(1)
+        .conf("dfs.blocksize", BLOCK.to_string())
+        .conf("dfs.replication", "1")
+        .conf("dfs.heartbeat.interval", "1")
+        .build()
+        .await
+        .expect("cluster starts");
+    let client = cluster.client();
+    let data = test_data(2 * BLOCK as usize + 5000, 11);
+    put(&client, "/ct/f", &data).await;
+    let old_blocks = block_ids(&client, "/ct/f").await;
+    client.allow_snapshot("/ct").await.unwrap();
+    client.create_snapshot("/ct", Some("s")).await.unwrap();
+
+    // Cut inside the second block, at no chunk boundary.
+    let cut = BLOCK + 777;
+    assert!(
+        !client.truncate("/ct/f", cut).await.unwrap(),
+        "a cut inside a block needs recovery"
+    );
+    wait_for(
+        "the copy-on-truncate recovery",
+        Duration::from_secs(60),
+        || {
+            let client = client.clone();
+            async move { client.is_file_closed("/ct/f").await.unwrap().then_some(()) }
+        },
+    )
+    .await
+    .unwrap();
+    let new_blocks = block_ids(&client, "/ct/f").await;
+    assert_eq!(new_blocks.len(), 2);
+    assert_eq!(new_blocks[0], old_blocks[0], "the first block is shared");
+    assert!(
+        !old_blocks.contains(&new_blocks[1]),
+        "the cut block is a new block: {new_blocks:?} vs {old_blocks:?}"
+    );
+    assert_eq!(
+        client.read_file("/ct/f").await.unwrap(),
+        &data[..cut as usize]
+    );
+    assert_eq!(
+        client.read_file("/ct/.snapshot/s/f").await.unwrap(),
+        data,
+        "the snapshot reads the bytes the truncate cut away"
+    );
+    wait_replicas(
+        &cluster,
+        &old_blocks,
+        true,
+        "the old blocks kept for the snapshot",
+    )
+    .await;
+
+    cluster.restart_namenode().await.unwrap();
+    let client = cluster.client();
+    assert_eq!(
+        client.read_file("/ct/f").await.unwrap(),
+        &data[..cut as usize]
+    );
+    assert_eq!(client.read_file("/ct/.snapshot/s/f").await.unwrap(), data);
+
+    client.delete_snapshot("/ct", "s").await.unwrap();
+    wait_replicas(
+        &cluster,
+        &old_blocks[1..],
+        false,
+        "the old cut and dropped blocks deleted with the snapshot",
+    )
+    .await;
+    wait_replicas(&cluster, &new_blocks, true, "the file's blocks kept").await;
+    assert_eq!(
+        client.read_file("/ct/f").await.unwrap(),
+        &data[..cut as usize]
+    );
+    cluster.shutdown().await;
+}

@@ -71,6 +71,7 @@ pub use ops::RenamePlan;
 pub use policy_ops::{all_policies as all_storage_policies, policy_by_id as storage_policy_by_id};
 pub use safe_mode::SafeMode;
 pub use trash::spawn_trash_emptier;
+pub use truncate::TruncateCut;
 
 /// Everything behind the namesystem lock.
 #[derive(Debug)]
@@ -90,8 +91,8 @@ pub struct State {
     pub last_checkpoint: Instant,
     /// Block recoveries in progress, by block id (not persisted: they start again).
     pub recoveries: HashMap<u64, block_recovery::BlockRecovery>,
-    /// Open files whose last block a truncate cuts to this length (in the image).
-    pub truncating: HashMap<InodeId, u64>,
+    /// Open files whose last block a truncate cuts (in the image).
+    pub truncating: HashMap<InodeId, truncate::TruncateCut>,
     /// Snapshottable directories, their snapshots and the blocks those keep.
     pub snapshots: crate::snapshot::Snapshots,
 }

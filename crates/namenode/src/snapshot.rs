@@ -272,17 +272,25 @@ impl Snapshots {
             // append: the file's frozen copies keep their old block lists and lengths.
             Op::AppendFile(o) => self.touch(ns, Some(o.inode_id)),
             Op::Truncate(o) => {
-                // HDFS copies a block a snapshot holds before cutting it
-                // (copy-on-truncate); Tusk does not yet, so it refuses rather than cut
-                // the snapshot's bytes.
-                let file = ns.get(o.inode_id).and_then(|n| n.file());
-                let held = file.is_some_and(|f| f.blocks.iter().any(|b| self.store.retains(*b)));
-                if o.recovery_id != 0 && held {
-                    return Err(NameNodeError::Unsupported {
-                        operation: "truncate inside a block that a snapshot holds \
-                                    (copy-on-truncate)"
-                            .into(),
+                // A cut inside a block a snapshot holds must copy it (copy-on-truncate,
+                // `new_block_id`), never cut the snapshot's bytes in place.
+                if o.recovery_id != 0 && o.new_block_id == 0 {
+                    let file = ns.get(o.inode_id).and_then(|n| n.file());
+                    let mut end = 0u64;
+                    let cut_block = file.and_then(|f| {
+                        f.blocks.iter().copied().find(|b| {
+                            end += blocks.get(*b).map_or(0, |b| b.num_bytes);
+                            end > o.new_length
+                        })
                     });
+                    if cut_block.is_some_and(|b| self.store.retains(b)) {
+                        return Err(NameNodeError::InvalidArgument {
+                            message: format!(
+                                "truncate of inode {} would cut a block a snapshot holds in place",
+                                o.inode_id
+                            ),
+                        });
+                    }
                 }
                 self.touch(ns, Some(o.inode_id))
             }

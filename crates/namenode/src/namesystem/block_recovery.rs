@@ -46,7 +46,11 @@ pub const NAMENODE_LEASE_HOLDER: &str = "HDFS_NameNode";
 #[derive(Clone, Debug)]
 pub struct BlockRecovery {
     pub inode: InodeId,
-    /// The block's stamp when recovery began; replicas older than it do not count.
+    /// Copy-on-truncate: the block (kept by a snapshot) whose replicas are asked and
+    /// copied from; the recovered block is then a new one. `None`: recovered in place.
+    pub source: Option<u64>,
+    /// The stamp of the block asked about when recovery began; replicas older than it
+    /// do not count.
     pub block_gs: u64,
     pub recovery_id: u64,
     /// A truncate's cut inside the block; `None` for lease recovery.
@@ -93,7 +97,9 @@ impl State {
             return;
         };
         let mut stale: Vec<DnIdx> = b.replicas.iter().chain(&b.expected).copied().collect();
-        stale.extend(rec.holders.iter().copied());
+        if rec.source.is_none() {
+            stale.extend(rec.holders.iter().copied());
+        }
         stale.retain(|n| !rec.sync_nodes.contains(n));
         stale.sort_unstable();
         stale.dedup();
@@ -226,13 +232,16 @@ impl Namesystem {
                 .map_or(0, |b| b.num_bytes);
             return Ok((true, Some(close(self, st, bytes)?)));
         };
-        let mut holders: Vec<DnIdx> = b.expected.clone();
-        for n in &b.replicas {
-            if !holders.contains(n) {
-                holders.push(*n);
-            }
+        let cut = st.truncate_cut(inode);
+        let source = cut
+            .and_then(|c| c.copy_from)
+            .and_then(|id| st.blocks.get(id))
+            .cloned();
+        let holders = st.recovery_holders(&b, source.as_ref());
+        if holders.is_empty() && source.is_some() {
+            tracing::warn!(%path, block = b.id, "no live node holds the block a copy-on-truncate copies; recovery waits for one");
+            return Ok((false, None));
         }
-        holders.retain(|n| st.datanodes.nodes[*n].alive);
         if holders.is_empty() {
             if b.num_bytes > 0 {
                 tracing::warn!(%path, block = b.id, "no live node holds the last block; lease recovery waits for one");
@@ -255,13 +264,23 @@ impl Namesystem {
                 .map_or(0, |b| b.num_bytes);
             return Ok((true, Some(close(self, st, bytes)?)));
         }
-        let new_length = st.truncate_cut(inode);
-        let txid = self.start_block_recovery(st, inode, &holder, &b, holders, new_length, None)?;
+        let new_length = cut.map(|c| c.length);
+        let txid = self.start_block_recovery(
+            st,
+            inode,
+            &holder,
+            &b,
+            source.as_ref(),
+            holders,
+            new_length,
+            None,
+        )?;
         Ok((false, Some(txid)))
     }
 
     /// Issues a recovery id for `block` (unless the caller logged one), passes the
-    /// file's lease to the NameNode and asks `holders` about their replicas (phase 1).
+    /// file's lease to the NameNode and asks `holders` about their replicas (phase 1):
+    /// their replicas of `block`, or of `source` for a copy-on-truncate.
     #[allow(clippy::too_many_arguments)]
     pub(super) fn start_block_recovery(
         &self,
@@ -269,6 +288,7 @@ impl Namesystem {
         inode: InodeId,
         holder: &str,
         block: &crate::blocks::BlockInfo,
+        source: Option<&crate::blocks::BlockInfo>,
         holders: Vec<DnIdx>,
         new_length: Option<u64>,
         recovery_id: Option<u64>,
@@ -294,11 +314,12 @@ impl Namesystem {
         } else {
             st.leases.renew(holder);
         }
+        let asked = source.unwrap_or(block);
         for n in &holders {
             st.datanodes.nodes[*n].commands.push(DatanodeCommand {
                 command: Some(Command::InitRecovery(InitReplicaRecoveryCommand {
-                    block_id: block.id,
-                    generation_stamp: block.generation_stamp,
+                    block_id: asked.id,
+                    generation_stamp: asked.generation_stamp,
                     recovery_id,
                 })),
             });
@@ -315,7 +336,8 @@ impl Namesystem {
             block.id,
             BlockRecovery {
                 inode,
-                block_gs: block.generation_stamp,
+                source: source.map(|b| b.id),
+                block_gs: asked.generation_stamp,
                 recovery_id,
                 new_length,
                 holders,
@@ -338,10 +360,16 @@ impl Namesystem {
                 uuid: report.datanode_uuid.clone(),
             }
         })?;
-        let block = report.block_id;
-        let Some(rec) = st.recoveries.get_mut(&block) else {
+        // Keyed by the recovered block; a copy-on-truncate's nodes answer for its source.
+        let Some(block) = st
+            .recoveries
+            .iter()
+            .find(|(b, r)| r.source.unwrap_or(**b) == report.block_id)
+            .map(|(b, _)| *b)
+        else {
             return Ok(());
         };
+        let rec = st.recoveries.get_mut(&block).expect("found");
         if rec.recovery_id != report.recovery_id || rec.synced.is_some() {
             return Ok(());
         }
@@ -373,13 +401,18 @@ impl Namesystem {
         rec.sync_nodes.clone_from(&nodes);
         rec.synced_at = Some(Instant::now());
         let recovery_id = rec.recovery_id;
-        tracing::info!(block, length, nodes = nodes.len(), "syncing replicas");
+        let (block_id, new_block_id) = match rec.source {
+            Some(source) => (source, block),
+            None => (block, 0),
+        };
+        tracing::info!(block, length, nodes = nodes.len(), copy_from = ?rec.source, "syncing replicas");
         for n in nodes {
             st.datanodes.nodes[n].commands.push(DatanodeCommand {
                 command: Some(Command::SyncRecovery(SyncReplicaCommand {
-                    block_id: block,
+                    block_id,
                     recovery_id,
                     new_length: length,
+                    new_block_id,
                 })),
             });
         }
@@ -515,6 +548,7 @@ mod tests {
     fn recovery(answers: Vec<ReplicaRecoveryReport>, new_length: Option<u64>) -> BlockRecovery {
         BlockRecovery {
             inode: 1,
+            source: None,
             block_gs: 5,
             recovery_id: 9,
             new_length,

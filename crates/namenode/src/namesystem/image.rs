@@ -36,7 +36,10 @@ impl State {
                 rec.replication = f.replication as u32;
                 rec.block_size = f.block_size;
                 rec.client_name = f.client_name.clone().unwrap_or_default();
-                rec.truncate_block_length = self.truncate_cut(n.id).unwrap_or(0);
+                if let Some(cut) = self.truncate_cut(n.id) {
+                    rec.truncate_block_length = cut.length;
+                    rec.truncate_copy_source = cut.copy_from.unwrap_or(0);
+                }
                 rec.blocks = f
                     .blocks
                     .iter()
@@ -73,7 +76,11 @@ impl State {
         let mut truncating = HashMap::new();
         for rec in &image.inodes {
             if rec.truncate_block_length > 0 {
-                truncating.insert(rec.id, rec.truncate_block_length);
+                let cut = super::truncate::TruncateCut {
+                    length: rec.truncate_block_length,
+                    copy_from: (rec.truncate_copy_source != 0).then_some(rec.truncate_copy_source),
+                };
+                truncating.insert(rec.id, cut);
             }
             let kind = if rec.directory {
                 InodeKind::Directory {
