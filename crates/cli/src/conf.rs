@@ -62,8 +62,8 @@ pub fn run(conf: &Configuration, action: ConfCommand) -> anyhow::Result<()> {
             if conf.is_final(k) {
                 notes.push("final".into());
             }
-            if conf.get_raw(k) != Some(v) {
-                notes.push(format!("from {}", conf.get_raw(k).unwrap_or_default()));
+            if let Some(raw) = conf.get_raw(k).filter(|raw| *raw != v) {
+                notes.push(format!("from {raw}"));
             }
             if !tusk_common::config::is_known(k) {
                 notes.push("read by no Tusk component".into());
@@ -75,10 +75,13 @@ pub fn run(conf: &Configuration, action: ConfCommand) -> anyhow::Result<()> {
     match key {
         Some(k) => match line(&k) {
             Some(l) => println!("{l}"),
+            None if tusk_common::config::is_known(&k) => {
+                println!("{k} is not set  [the component that reads it uses its own default]")
+            }
             None => anyhow::bail!("{k} is not set and no Tusk component reads it"),
         },
         None => {
-            let mut keys: Vec<&str> = conf.iter().map(|(k, _)| k).collect();
+            let mut keys: Vec<&str> = conf.iter().chain(conf.derived()).map(|(k, _)| k).collect();
             keys.extend(defaults.keys().map(String::as_str));
             keys.sort_unstable();
             keys.dedup();

@@ -12,6 +12,7 @@ use std::time::{Duration, Instant};
 use anyhow::{bail, Context};
 use clap::{Args, Subcommand};
 use tusk_client::{ClientOptions, DfsClient};
+use tusk_common::config::Source;
 use tusk_common::Configuration;
 use tusk_proto::tusk::yarn::NodeState;
 use tusk_yarn_client::ApplicationClient;
@@ -115,9 +116,12 @@ pub async fn up(conf: &Configuration, args: &UpArgs) -> anyhow::Result<LocalClus
     }
     std::fs::create_dir_all(dir.join("logs"))?;
     let exe = std::env::current_exe()?;
+    // The daemons read the same resources (`--conf`), so each value keeps the file and
+    // line it came from; only what was not read from a file goes as `-D`.
     let mut defines: Vec<String> = conf
         .iter()
         .filter(|(k, _)| *k != "fs.defaultFS" && *k != RM_ADDRESS_KEY)
+        .filter(|(k, _)| !matches!(conf.source(k), Some(Source::File { .. })))
         .map(|(k, v)| format!("{k}={v}"))
         .collect();
     let mut pids = Vec::new();
@@ -127,7 +131,7 @@ pub async fn up(conf: &Configuration, args: &UpArgs) -> anyhow::Result<LocalClus
         dir.join("name").display()
     ));
     let nn_addr_file = dir.join("namenode.addr");
-    let nn = spawn_daemon(&exe, dir, "namenode", "namenode", &nn_defines, &[])?;
+    let nn = spawn_daemon(&exe, conf, dir, "namenode", "namenode", &nn_defines, &[])?;
     pids.push(("namenode".to_string(), nn));
     write_pids(dir, &pids)?;
     let nn_addr = wait_file(&nn_addr_file, Duration::from_secs(30), nn).await?;
@@ -146,6 +150,7 @@ pub async fn up(conf: &Configuration, args: &UpArgs) -> anyhow::Result<LocalClus
         false => {
             let pid = spawn_daemon(
                 &exe,
+                conf,
                 dir,
                 "resourcemanager",
                 "resourcemanager",
@@ -165,7 +170,7 @@ pub async fn up(conf: &Configuration, args: &UpArgs) -> anyhow::Result<LocalClus
             dir.join(format!("data{i}")).display()
         ));
         let name = format!("datanode{i}");
-        let pid = spawn_daemon(&exe, dir, "datanode", &name, &d, &[])?;
+        let pid = spawn_daemon(&exe, conf, dir, "datanode", &name, &d, &[])?;
         pids.push((name, pid));
     }
     write_pids(dir, &pids)?;
@@ -274,6 +279,7 @@ fn start_nodemanagers(
         let name = format!("nodemanager{i}");
         let pid = spawn_daemon(
             exe,
+            conf,
             &args.dir,
             "nodemanager",
             &name,
@@ -301,6 +307,7 @@ async fn live_nodemanagers(rm: &ApplicationClient) -> usize {
 /// serving and logs to `<dir>/logs/<name>.log`.
 fn spawn_daemon(
     exe: &Path,
+    conf: &Configuration,
     dir: &Path,
     role: &str,
     name: &str,
@@ -324,6 +331,10 @@ fn spawn_daemon(
         http_addr_file.display().to_string(),
     ];
     all.extend(extra.iter().map(|s| s.to_string()));
+    for resource in conf.resources() {
+        let path = std::path::absolute(resource).unwrap_or_else(|_| resource.clone());
+        all.extend(["--conf".to_string(), path.display().to_string()]);
+    }
     let all: Vec<&str> = all.iter().map(String::as_str).collect();
     spawn(
         exe,

@@ -4,7 +4,7 @@
 
 mod local_cluster;
 
-use local_cluster::{stderr, stdout, tusk_env, Cluster};
+use local_cluster::{http_get, stderr, stdout, tusk_env, Cluster};
 
 fn write_site(dir: &std::path::Path, name: &str, properties: &str) {
     std::fs::write(
@@ -66,6 +66,35 @@ fn a_cluster_starts_from_a_directory_of_hadoop_xml_files() {
     );
     assert!(fs(&["-mkdir", "/short-name"]).status.success());
 
+    // The NameNode's /conf names where each value came from, as the files say (not as
+    // `local up` handed them on), and the defaults it runs with.
+    let nn_http = std::fs::read_to_string(c.home().join("cluster/namenode.http-addr")).unwrap();
+    let answer = http_get(nn_http.trim(), "/conf?format=json");
+    let body = answer.split("\r\n\r\n").nth(1).unwrap_or_default();
+    let json: serde_json::Value =
+        serde_json::from_str(body).unwrap_or_else(|e| panic!("{e}: {answer}"));
+    let property = |key: &str| {
+        json["properties"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|p| p["key"] == key)
+            .unwrap_or_else(|| panic!("{key} not in /conf: {body}"))
+            .clone()
+    };
+    let replication = property("dfs.replication");
+    assert_eq!(replication["value"], "1");
+    assert_eq!(replication["isFinal"], true);
+    assert!(
+        replication["resource"]
+            .as_str()
+            .unwrap()
+            .ends_with("hdfs-site.xml:4"),
+        "{replication}"
+    );
+    assert_eq!(property("dfs.blocksize")["resource"], "-D");
+    assert_eq!(property("dfs.heartbeat.interval")["resource"], "default");
+
     // `--conf` takes the same directory (and `-D` still wins over a final value).
     let shown = tusk_env(
         c.home(),
@@ -117,4 +146,27 @@ fn a_cluster_starts_from_a_directory_of_hadoop_xml_files() {
     );
     assert!(single.status.success(), "{}", stderr(&single));
     assert!(stdout(&single).starts_with("dfs.blocksize = 2m  ["));
+
+    // A yarn-site.xml naming only the ResourceManager's host reaches it there, on
+    // Hadoop's default port (not the last local cluster).
+    write_site(
+        conf.path(),
+        "yarn-site.xml",
+        "  <property>\n    <name>yarn.resourcemanager.hostname</name>\n    <value>rm.example</value>\n  </property>\n",
+    );
+    let rm = tusk_env(
+        c.home(),
+        &["conf", "show", "--key", "yarn.resourcemanager.address"],
+        &env,
+    );
+    assert_eq!(
+        stdout(&rm).trim(),
+        "yarn.resourcemanager.address = rm.example:8032  [Hadoop's default ${yarn.resourcemanager.hostname}:8032]"
+    );
+    let read = tusk_env(
+        c.home(),
+        &["conf", "show", "--key", "dfs.namenode.name.dir"],
+        &env,
+    );
+    assert!(read.status.success(), "a key Tusk reads: {}", stderr(&read));
 }

@@ -2,10 +2,12 @@
 //! address in `<dir>/<daemon>.http-addr`, prints the NameNode's and ResourceManager's,
 //! and `tusk local status` lists them; WebHDFS answers on the NameNode's.
 
-use std::io::{Read, Write};
-use std::net::TcpStream;
+mod local_cluster;
+
 use std::path::Path;
 use std::process::{Command, Output};
+
+use local_cluster::http_get;
 
 fn tusk(home: &Path, args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_tusk"))
@@ -14,19 +16,6 @@ fn tusk(home: &Path, args: &[&str]) -> Output {
         .env("TUSK_LOG", "warn")
         .output()
         .expect("run tusk")
-}
-
-/// `GET target` on `addr`; the whole answer as text.
-fn http_get(addr: &str, target: &str) -> String {
-    let mut s = TcpStream::connect(addr).unwrap();
-    write!(
-        s,
-        "GET {target} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n"
-    )
-    .unwrap();
-    let mut out = String::new();
-    s.read_to_string(&mut out).unwrap();
-    out
 }
 
 #[test]

@@ -48,7 +48,43 @@ pub enum Source {
     Define,
     /// Set by a program (`-fs URI`, a daemon's own choice).
     Set,
+    /// Unset, but Hadoop's default builds it from a key that is set (see [`DERIVED`]).
+    Derived { template: &'static str },
 }
+
+/// Keys whose Hadoop default is built from another key (`yarn-default.xml`'s
+/// `${yarn.resourcemanager.hostname}:8032`, `hdfs-default.xml`'s
+/// `file://${hadoop.tmp.dir}/dfs/name`). While such a key is unset and every key its
+/// template names is set, it takes the template's value, as in Hadoop, so a
+/// `yarn-site.xml` that names only the ResourceManager's host reaches it. With the named
+/// keys unset too, each component keeps its own default. (Tusk's ResourceManager serves
+/// NodeManagers, AMs and admin calls on its one RPC address, so the scheduler,
+/// resource-tracker and admin addresses are not derived: unset, they are that address.)
+pub const DERIVED: &[(&str, &str)] = &[
+    (
+        "yarn.resourcemanager.address",
+        "${yarn.resourcemanager.hostname}:8032",
+    ),
+    (
+        "yarn.resourcemanager.webapp.address",
+        "${yarn.resourcemanager.hostname}:8088",
+    ),
+    ("yarn.nodemanager.address", "${yarn.nodemanager.hostname}:0"),
+    (
+        "yarn.nodemanager.webapp.address",
+        "${yarn.nodemanager.hostname}:8042",
+    ),
+    ("dfs.namenode.name.dir", "file://${hadoop.tmp.dir}/dfs/name"),
+    ("dfs.datanode.data.dir", "file://${hadoop.tmp.dir}/dfs/data"),
+    (
+        "yarn.nodemanager.local-dirs",
+        "${hadoop.tmp.dir}/nm-local-dir",
+    ),
+    (
+        "yarn.resourcemanager.fs.state-store.uri",
+        "${hadoop.tmp.dir}/yarn/system/rmstore",
+    ),
+];
 
 impl std::fmt::Display for Source {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -60,6 +96,7 @@ impl std::fmt::Display for Source {
             Source::File { path, line: None } => write!(f, "{}", path.display()),
             Source::Define => f.write_str("-D"),
             Source::Set => f.write_str("set by the program"),
+            Source::Derived { template } => write!(f, "Hadoop's default {template}"),
         }
     }
 }
@@ -75,6 +112,11 @@ pub struct Configuration {
     sources: BTreeMap<String, Source>,
     /// Keys a resource marked `<final>`: later resources cannot change them.
     finals: BTreeSet<String>,
+    /// Unset keys [`DERIVED`] gives a value, expanded, with the template.
+    derived: BTreeMap<String, (String, Source)>,
+    /// The resources read, in order (a directory as given), for a process started with
+    /// the same configuration.
+    resources: Vec<PathBuf>,
     /// The default each typed getter answered an absent key with (shared by clones).
     defaults: Arc<Mutex<BTreeMap<String, String>>>,
 }
@@ -103,9 +145,15 @@ impl Configuration {
         let mut conf = Configuration::new();
         for path in paths {
             conf.add_resource(path)?;
+            conf.resources.push(path.clone());
         }
         conf.refresh()?;
         Ok(conf)
+    }
+
+    /// The resources read by [`Configuration::from_resources`], in order.
+    pub fn resources(&self) -> &[PathBuf] {
+        &self.resources
     }
 
     /// Adds a resource on top of what is loaded (`-D` values stay); call
@@ -229,6 +277,7 @@ impl Configuration {
         self.expanded
             .get(key)
             .or_else(|| self.values.get(key))
+            .or_else(|| self.derived.get(key).map(|(v, _)| v))
             .map(String::as_str)
     }
 
@@ -239,7 +288,9 @@ impl Configuration {
 
     /// Where `key`'s value came from; `None` when it is not set.
     pub fn source(&self, key: &str) -> Option<&Source> {
-        self.sources.get(key)
+        self.sources
+            .get(key)
+            .or_else(|| self.derived.get(key).map(|(_, s)| s))
     }
 
     /// Whether a resource marked `key` final.
@@ -350,6 +401,18 @@ impl Configuration {
             }
         }
         self.expanded = expanded;
+        self.derived.clear();
+        for (key, template) in DERIVED {
+            if self.values.contains_key(*key) {
+                continue;
+            }
+            if let Ok(v) = self.substitute(template) {
+                if !v.contains("${") {
+                    let source = Source::Derived { template };
+                    self.derived.insert(key.to_string(), (v, source));
+                }
+            }
+        }
         first_error.map_or(Ok(()), Err)
     }
 
@@ -401,6 +464,13 @@ impl Configuration {
         self.values
             .keys()
             .map(|k| (k.as_str(), self.get(k).unwrap_or_default()))
+    }
+
+    /// The unset keys [`DERIVED`] gives a value, with it.
+    pub fn derived(&self) -> impl Iterator<Item = (&str, &str)> {
+        self.derived
+            .iter()
+            .map(|(k, (v, _))| (k.as_str(), v.as_str()))
     }
 }
 
@@ -741,5 +811,47 @@ mod tests {
             conf.get_u64("dfs.replication", 3),
             Err(ConfigError::BadValue { .. })
         ));
+    }
+
+    #[test]
+    fn unset_keys_take_hadoops_defaults_built_from_keys_that_are_set() {
+        let mut conf = Configuration::new();
+        assert_eq!(conf.get("yarn.resourcemanager.address"), None);
+        assert_eq!(conf.get("dfs.namenode.name.dir"), None);
+        conf.set("yarn.resourcemanager.hostname", "rm.example");
+        conf.set("hadoop.tmp.dir", "/data/${user.name}-tmp");
+        assert_eq!(
+            conf.get("yarn.resourcemanager.address"),
+            Some("rm.example:8032")
+        );
+        assert_eq!(
+            conf.get("yarn.resourcemanager.webapp.address"),
+            Some("rm.example:8088")
+        );
+        let user = java_system_property("user.name").unwrap();
+        assert_eq!(
+            conf.get("dfs.namenode.name.dir"),
+            Some(format!("file:///data/{user}-tmp/dfs/name").as_str())
+        );
+        assert_eq!(
+            conf.source("yarn.resourcemanager.address")
+                .map(ToString::to_string),
+            Some("Hadoop's default ${yarn.resourcemanager.hostname}:8032".to_string())
+        );
+        assert!(
+            conf.iter()
+                .all(|(k, _)| k != "yarn.resourcemanager.address"),
+            "a derived key is not a key set"
+        );
+        // A key set wins over the derived value.
+        conf.set("yarn.resourcemanager.address", "10.0.0.1:9999");
+        assert_eq!(
+            conf.get("yarn.resourcemanager.address"),
+            Some("10.0.0.1:9999")
+        );
+        assert_eq!(
+            conf.get("yarn.resourcemanager.webapp.address"),
+            Some("rm.example:8088")
+        );
     }
 }

@@ -112,21 +112,19 @@ pub fn encode_counter(
     counter.encode(metric)
 }
 
-/// `1.5 GB`, `300 MB`, `12 KB`: bytes for people (decimal units, as Hadoop's pages).
+/// `128 MB`, `6.35 KB`: bytes for people as Hadoop's pages write them (`dfs-dust.js`'s
+/// `fmt_bytes`: binary multiples named KB, MB, GB..., at most two decimals).
 pub fn human_bytes(bytes: f64) -> String {
-    let units = ["B", "KB", "MB", "GB", "TB", "PB"];
-    let mut value = bytes;
+    let units = ["B", "KB", "MB", "GB", "TB", "PB", "EB"];
+    let mut value = bytes.max(0.0);
     let mut unit = 0;
-    while value >= 1000.0 && unit + 1 < units.len() {
-        value /= 1000.0;
+    while value >= 1024.0 && unit + 1 < units.len() {
+        value /= 1024.0;
         unit += 1;
     }
+    let rounded = (value * 100.0).round() / 100.0;
     let mut out = String::new();
-    if unit == 0 {
-        let _ = write!(out, "{value:.0} B");
-    } else {
-        let _ = write!(out, "{value:.1} {}", units[unit]);
-    }
+    let _ = write!(out, "{rounded} {}", units[unit]);
     out
 }
 
@@ -169,7 +167,9 @@ mod tests {
     #[test]
     fn bytes_read_as_people_write_them() {
         assert_eq!(human_bytes(999.0), "999 B");
-        assert_eq!(human_bytes(1_500_000.0), "1.5 MB");
-        assert_eq!(human_bytes(2.0e12), "2.0 TB");
+        assert_eq!(human_bytes(6503.0), "6.35 KB");
+        assert_eq!(human_bytes(134_217_728.0), "128 MB");
+        assert_eq!(human_bytes(1_500_000.0), "1.43 MB");
+        assert_eq!(human_bytes(2.0e12), "1.82 TB");
     }
 }

@@ -228,13 +228,23 @@ fn wants_html(headers: &HeaderMap) -> bool {
 fn conf(web: &DaemonWeb, q: HashMap<String, String>, headers: HeaderMap) -> Response {
     let format = q.get("format").map(String::as_str);
     let conf = &web.conf.0;
-    // Where each value came from (file:line, -D, or set by the program), as Hadoop's
+    // Where each value came from (file:line, -D, set by the program, Hadoop's default
+    // built from another key, or the default the daemon read it with), as Hadoop's
     // ConfServlet names each property's resource.
     let source = |k: &str| {
         conf.source(k)
-            .map_or_else(|| "programmatically".to_string(), ToString::to_string)
+            .map_or_else(|| "default".to_string(), ToString::to_string)
     };
-    let mut entries: Vec<(&str, &str)> = conf.iter().collect();
+    // Every key the daemon has a value for: those set, those built from them, and the
+    // defaults its options were read with.
+    let defaults = conf.defaults_used();
+    let mut entries: Vec<(&str, &str)> = conf.iter().chain(conf.derived()).collect();
+    for (k, v) in &defaults {
+        if conf.get(k).is_none() {
+            entries.push((k, v));
+        }
+    }
+    entries.sort_unstable_by(|a, b| a.0.cmp(b.0));
     if let Some(name) = q.get("name") {
         entries.retain(|(k, _)| k == name);
         if entries.is_empty() {
@@ -277,7 +287,7 @@ fn conf(web: &DaemonWeb, q: HashMap<String, String>, headers: HeaderMap) -> Resp
                 })
                 .collect();
             let body = format!(
-                "<p class=\"muted\">The keys set for this daemon (a configuration file, <code>-D</code> overrides, or what the process that started it chose); every other key has its default. Also as <a href=\"/conf?format=xml\">XML</a> and <a href=\"/conf?format=json\">JSON</a>.</p>{}",
+                "<p class=\"muted\">Every key this daemon has a value for, and where the value came from: a configuration file (file:line), a <code>-D</code> override, what the process that started it chose, Hadoop's default built from another key, or the default it was read with. Also as <a href=\"/conf?format=xml\">XML</a> and <a href=\"/conf?format=json\">JSON</a>.</p>{}",
                 page::table(
                     &[
                         Column("key", false),
@@ -311,8 +321,26 @@ fn log_level(web: &DaemonWeb, q: HashMap<String, String>, headers: HeaderMap) ->
             target.trim(),
             &level.trim().to_ascii_lowercase(),
         )),
-        (None, Some(_), None) | (None, None, Some(_)) => {
-            return (StatusCode::BAD_REQUEST, "log and level go together").into_response()
+        // Hadoop's LogLevel servlet: a log name alone asks for its effective level.
+        (None, Some(target), None) => {
+            let target = target.trim();
+            let level = effective_level(current.as_deref().unwrap_or(""), target);
+            if !wants_html(&headers) {
+                let body = json!({ "log": target, "effectiveLevel": level });
+                return axum::Json(body).into_response();
+            }
+            let body = format!(
+                "<p>Submitted Log Name: <b>{}</b><br>Effective Level: <b>{}</b></p><p><a href=\"/logLevel\">Back</a></p>",
+                escape(target),
+                escape(&level)
+            );
+            return web
+                .page("Log level", &web.nav)
+                .render(&body)
+                .into_response();
+        }
+        (None, None, Some(_)) => {
+            return (StatusCode::BAD_REQUEST, "level needs a log to set it for").into_response()
         }
         (None, None, None) => None,
     };
@@ -341,6 +369,28 @@ fn log_level(web: &DaemonWeb, q: HashMap<String, String>, headers: HeaderMap) ->
         escape(now.as_deref().unwrap_or("")),
     );
     (status, web.page("Log level", &web.nav).render(&body)).into_response()
+}
+
+/// The level a filter gives `target`: that of the directive for the longest module
+/// path it lies under, else the filter's default (`OFF` with none), upper-cased as
+/// Hadoop's levels are.
+fn effective_level(filter: &str, target: &str) -> String {
+    let mut best: Option<(usize, &str)> = None;
+    let mut default = "off";
+    for directive in filter.split(',').map(str::trim).filter(|d| !d.is_empty()) {
+        match directive.split_once('=') {
+            Some((t, level)) => {
+                let under = target == t || target.starts_with(&format!("{t}::"));
+                if under && best.is_none_or(|(len, _)| t.len() > len) {
+                    best = Some((t.len(), level));
+                }
+            }
+            None if !directive.contains('[') => default = directive,
+            None => {}
+        }
+    }
+    best.map_or(default, |(_, level)| level)
+        .to_ascii_uppercase()
 }
 
 /// `current` with `target=level` replacing any directive for `target`.
@@ -518,6 +568,17 @@ mod tests {
             with_directive("", "tusk_namenode", "info"),
             "tusk_namenode=info"
         );
+    }
+
+    #[test]
+    fn a_log_names_effective_level_is_its_longest_directive_or_the_default() {
+        let filter = "info,tusk_rpc=debug,tusk_rpc::server=trace";
+        assert_eq!(effective_level(filter, "tusk_namenode"), "INFO");
+        assert_eq!(effective_level(filter, "tusk_rpc"), "DEBUG");
+        assert_eq!(effective_level(filter, "tusk_rpc::client"), "DEBUG");
+        assert_eq!(effective_level(filter, "tusk_rpc::server::conn"), "TRACE");
+        assert_eq!(effective_level(filter, "tusk_rpcx"), "INFO");
+        assert_eq!(effective_level("tusk_rpc=warn", "tusk_namenode"), "OFF");
     }
 
     #[test]

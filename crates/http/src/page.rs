@@ -69,6 +69,7 @@ h2 { font-size:16px; margin:26px 0 10px; }
 .card .label { color:var(--muted); font-size:12px; text-transform:uppercase; letter-spacing:.4px; }
 .card .value { font-size:20px; font-weight:600; margin-top:2px; }
 .card .value.bad { color:var(--bad); } .card .value.warn { color:var(--warn); } .card .value.ok { color:var(--ok); }
+.wide { overflow-x:auto; max-width:100%; }
 table { border-collapse:collapse; background:#fff; border:1px solid var(--line); width:100%; }
 th, td { text-align:left; padding:6px 10px; border-bottom:1px solid var(--line); vertical-align:top; }
 th { background:#eef1f6; font-weight:600; font-size:12.5px; color:#33405a; white-space:nowrap; }
@@ -153,7 +154,8 @@ pub struct Column<'a>(pub &'a str, pub bool);
 
 /// A table whose cells are HTML already (escape text cells with [`escape`]).
 pub fn table(columns: &[Column], rows: &[Vec<String>]) -> String {
-    let mut out = String::from("<table><thead><tr>");
+    // A table wider than the window scrolls on its own, not the page.
+    let mut out = String::from("<div class=\"wide\"><table><thead><tr>");
     for Column(name, num) in columns {
         let _ = write!(
             out,
@@ -181,7 +183,7 @@ pub fn table(columns: &[Column], rows: &[Vec<String>]) -> String {
             columns.len()
         );
     }
-    out.push_str("</tbody></table>");
+    out.push_str("</tbody></table></div>");
     out
 }
 

@@ -313,9 +313,24 @@ fn overview(fsn: &Namesystem, _: &HashMap<String, String>) -> String {
         ),
         ("DFS used", human_bytes(s.capacity_used as f64), ""),
         ("DFS used %", format!("{used_pct:.2}%"), ""),
+        // Hadoop's Non DFS Used: what else fills the volumes.
+        (
+            "Non DFS used",
+            human_bytes(
+                s.capacity_total
+                    .saturating_sub(s.capacity_used)
+                    .saturating_sub(s.capacity_remaining) as f64,
+            ),
+            "",
+        ),
         (
             "DFS remaining",
             human_bytes(s.capacity_remaining as f64),
+            "",
+        ),
+        (
+            "DFS remaining %",
+            format!("{:.2}%", percent(s.capacity_remaining, s.capacity_total)),
             "",
         ),
         ("Files and directories", s.files_total.to_string(), ""),
@@ -456,7 +471,7 @@ fn datanodes(fsn: &Namesystem, _: &HashMap<String, String>) -> String {
     let dead = st.datanodes.nodes.len() - live;
     drop(st);
     format!(
-        "<p>{live} live, {dead} dead. Disk % is the share of time the node's data volumes were busy; rx and tx are its network rates; both come with every heartbeat.</p>{}",
+        "<p>{live} live, {dead} dead. Disk busy % is the share of time the node's data volumes were busy (Used is the space taken); rx and tx are its network rates; both come with every heartbeat.</p>{}",
         page::table(
             &[
                 Column("Node", false),
@@ -467,7 +482,7 @@ fn datanodes(fsn: &Namesystem, _: &HashMap<String, String>) -> String {
                 Column("Used", true),
                 Column("Remaining", true),
                 Column("Blocks", true),
-                Column("Disk %", false),
+                Column("Disk busy %", false),
                 Column("Receive", true),
                 Column("Send", true),
                 Column("CPU", true),

@@ -331,7 +331,7 @@ fn nodes_page(c: &Cluster) -> String {
                 Column("Containers", true),
                 Column("Memory", true),
                 Column("Vcores", true),
-                Column("Disk %", false),
+                Column("Disk busy %", false),
                 Column("Receive", true),
                 Column("Potential-Reception", true),
                 Column("CPU", true),

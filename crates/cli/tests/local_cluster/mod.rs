@@ -3,12 +3,27 @@
 
 #![allow(dead_code)]
 
+use std::io::{Read, Write};
+use std::net::TcpStream;
 use std::path::Path;
 use std::process::{Command, Output};
 
 pub struct Cluster {
     pub dir: tempfile::TempDir,
     pub uri: String,
+}
+
+/// `GET target` on `addr`; the whole answer as text.
+pub fn http_get(addr: &str, target: &str) -> String {
+    let mut s = TcpStream::connect(addr).unwrap();
+    write!(
+        s,
+        "GET {target} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n"
+    )
+    .unwrap();
+    let mut out = String::new();
+    s.read_to_string(&mut out).unwrap();
+    out
 }
 
 /// Runs `tusk ARGS` with `TUSK_HOME=home`.
