@@ -765,3 +765,54 @@ async fn a_truncate_inside_a_snapshotted_block_copies_it() {
     );
     cluster.shutdown().await;
 }
+
+/// A block a snapshot shares with its file moves on when the file is appended to (a new
+/// stamp, more bytes); once the file is gone only the snapshot keeps it. The image must
+/// keep the block as it is now, not as the snapshot first saw it: after a restart its
+/// replica is reported with the new stamp and must count, or the block reads as corrupt
+/// and start-up safe mode never ends.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_appended_then_deleted_snapshotted_file_survives_a_restart() {
+    let mut cluster = cluster().await;
+    let client = cluster.client();
+    let before = test_data(10, 21);
+    put(&client, "/sa/gone", &before).await;
+    client.allow_snapshot("/sa").await.unwrap();
+    client.create_snapshot("/sa", Some("a")).await.unwrap();
+    let mut w = client.append("/sa/gone", false).await.unwrap();
+    w.write(b"abc").await.unwrap();
+    w.close().await.unwrap();
+    let blocks = block_ids(&client, "/sa/gone").await;
+    client.delete("/sa/gone", false).await.unwrap();
+
+    for round in ["a restart", "a second restart"] {
+        // The minicluster waits for start-up safe mode to end: with the block stale it
+        // never would.
+        cluster.restart_namenode().await.unwrap();
+        let client = cluster.client();
+        wait_for(
+            "the snapshot's block to have a live replica",
+            Duration::from_secs(60),
+            || {
+                let client = client.clone();
+                async move {
+                    let located = client
+                        .block_locations("/sa/.snapshot/a/gone", 0, 1 << 20)
+                        .await
+                        .ok()?;
+                    let b = located.blocks.first()?;
+                    (!b.locs.is_empty() && !b.corrupt).then_some(())
+                }
+            },
+        )
+        .await
+        .unwrap_or_else(|e| panic!("after {round}: {e}"));
+        assert_eq!(
+            client.read_file("/sa/.snapshot/a/gone").await.unwrap(),
+            before,
+            "after {round}: the snapshot reads the length it saw"
+        );
+    }
+    wait_replicas(&cluster, &blocks, true, "the block kept").await;
+    cluster.shutdown().await;
+}

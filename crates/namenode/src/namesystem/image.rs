@@ -54,9 +54,22 @@ impl State {
             inodes.push(rec);
         }
         let (snapshottable_dirs, frozen_inodes) = crate::snapshot::image::save(&self.snapshots);
+        let mut snapshot_blocks: Vec<BlockRecord> = self
+            .snapshots
+            .store
+            .retained()
+            .filter_map(|id| self.blocks.get(id))
+            .map(|b| BlockRecord {
+                block_id: b.id,
+                generation_stamp: b.generation_stamp,
+                num_bytes: b.num_bytes,
+            })
+            .collect();
+        snapshot_blocks.sort_unstable_by_key(|b| b.block_id);
         FsImage {
             snapshottable_dirs,
             frozen_inodes,
+            snapshot_blocks,
             next_snapshot_id: self.snapshots.next_snapshot_id,
             last_txid,
             block_pool_id: storage.block_pool_id.clone(),
@@ -151,6 +164,14 @@ impl State {
             image.next_snapshot_id,
             &mut blocks,
         );
+        // The copies hold each block's stamp and length when they were made; the block
+        // itself may have moved on since (an append), and that is what its replicas say.
+        for b in &image.snapshot_blocks {
+            if let Some(known) = blocks.get_mut(b.block_id) {
+                known.generation_stamp = b.generation_stamp;
+                known.num_bytes = b.num_bytes;
+            }
+        }
         let mut state = State {
             ns,
             blocks,

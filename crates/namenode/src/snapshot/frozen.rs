@@ -347,6 +347,11 @@ impl FrozenStore {
             .is_some_and(|c| Arc::ptr_eq(c, copy))
     }
 
+    /// Every block a frozen copy lists.
+    pub fn retained(&self) -> impl Iterator<Item = u64> + '_ {
+        self.refs.keys().copied()
+    }
+
     /// True while a frozen copy lists `block`.
     pub fn retains(&self, block: u64) -> bool {
         self.refs.contains_key(&block)
