@@ -9,6 +9,8 @@ use tokio::net::TcpStream;
 use tusk_client::{ClientError, CreateOptions, DfsClient};
 use tusk_minicluster::MiniCluster;
 
+const NOT_FOUND: &str = "java.io.FileNotFoundException";
+
 async fn cluster() -> MiniCluster {
     MiniCluster::builder()
         .datanodes(3)
@@ -58,7 +60,6 @@ async fn still_serves(client: &DfsClient, path: &str) {
 async fn namespace_errors_are_typed() {
     let cluster = cluster().await;
     let client = cluster.client();
-    const NOT_FOUND: &str = "java.io.FileNotFoundException";
 
     assert_class(client.stat("/missing").await, NOT_FOUND, "stat");
     assert_class(client.open("/missing").await.map(|_| ()), NOT_FOUND, "open");
@@ -186,7 +187,6 @@ async fn other_users_are_refused() {
         .await
         .unwrap();
     let mallory = cluster.client_with(|o| o.user = "mallory".into());
-    const DENIED: &str = "org.apache.hadoop.security.AccessControlException";
 
     assert_class(
         mallory
@@ -224,6 +224,223 @@ async fn other_users_are_refused() {
     assert!(admin.get_file_info("/secure/evil").await.unwrap().is_none());
 
     still_serves(&admin, "/after/permissions").await;
+    cluster.shutdown().await;
+}
+
+const DENIED: &str = "org.apache.hadoop.security.AccessControlException";
+
+/// Asserts that `$call` (a future of a client call) is refused with
+/// AccessControlException.
+macro_rules! refused {
+    ($what:expr, $call:expr) => {
+        assert_class($call.await.map(|_| ()), DENIED, &$what)
+    };
+}
+
+/// Every path-taking call of `bob` on `path`, which lies below a directory `bob` may
+/// not traverse, is refused alike, whatever is or is not there; `outside` is a file
+/// `bob` owns in a directory open to all.
+async fn assert_traverse_refused(bob: &DfsClient, path: &str, outside: &str) {
+    use tusk_client::meta::{AclEntryProto, AclScope, AclType, XAttrProto, XATTR_CREATE};
+    let at = |op: &str| format!("{op} {path}");
+    for overwrite in [false, true] {
+        let opts = CreateOptions {
+            overwrite,
+            ..Default::default()
+        };
+        refused!(
+            at(&format!("create overwrite={overwrite}")),
+            bob.create(path, opts)
+        );
+    }
+    let opts = CreateOptions {
+        create_parent: true,
+        ..Default::default()
+    };
+    refused!(at("create createParent"), bob.create(path, opts));
+    refused!(at("mkdirs"), bob.mkdirs(path, 0o755, true));
+    refused!(at("mkdirs no parents"), bob.mkdirs(path, 0o755, false));
+    refused!(at("getFileInfo"), bob.get_file_info(path));
+    refused!(at("getListing"), bob.list(path));
+    refused!(at("getLocatedFileInfo"), bob.located_file_info(path, false));
+    refused!(at("checkAccess"), bob.check_access(path, 0));
+    refused!(at("getBlockLocations"), bob.block_locations(path, 0, 1));
+    refused!(at("open"), bob.open(path));
+    refused!(at("getContentSummary"), bob.content_summary(path));
+    refused!(at("getQuotaUsage"), bob.quota_usage(path));
+    refused!(at("delete"), bob.delete(path, false));
+    refused!(at("delete recursive"), bob.delete(path, true));
+    refused!(at("rename src"), bob.rename(path, "/pub/moved"));
+    refused!(at("rename dst"), bob.rename(outside, path));
+    refused!(at("rename2 src"), bob.rename2(path, "/pub/moved", false));
+    refused!(at("rename2 dst"), bob.rename2(outside, path, true));
+    refused!(at("append"), bob.append(path, false));
+    refused!(at("truncate"), bob.truncate(path, 0));
+    refused!(
+        at("concat target"),
+        bob.concat(path, &[outside.to_string()])
+    );
+    refused!(
+        at("concat source"),
+        bob.concat(outside, &[path.to_string()])
+    );
+    refused!(at("isFileClosed"), bob.is_file_closed(path));
+    refused!(at("recoverLease"), bob.recover_lease(path));
+    refused!(at("setPermission"), bob.set_permission(path, 0o777));
+    refused!(at("setOwner"), bob.set_owner(path, None, Some("bob")));
+    refused!(at("setTimes"), bob.set_times(path, 0, 0));
+    refused!(at("setReplication"), bob.set_replication(path, 2));
+    let acl = || {
+        vec![AclEntryProto {
+            r#type: AclType::User as i32,
+            scope: AclScope::Access as i32,
+            permissions: 7,
+            name: Some("bob".into()),
+        }]
+    };
+    refused!(at("getAclStatus"), bob.acl_status(path));
+    refused!(at("setAcl"), bob.set_acl(path, acl()));
+    refused!(at("modifyAclEntries"), bob.modify_acl_entries(path, acl()));
+    refused!(at("removeAclEntries"), bob.remove_acl_entries(path, acl()));
+    refused!(at("removeDefaultAcl"), bob.remove_default_acl(path));
+    refused!(at("removeAcl"), bob.remove_acl(path));
+    let x = || XAttrProto {
+        namespace: 0,
+        name: "a".into(),
+        value: Some(b"v".to_vec().into()),
+    };
+    refused!(at("setXAttr"), bob.set_xattr(path, x(), XATTR_CREATE));
+    refused!(at("getXAttrs"), bob.get_xattrs(path, vec![]));
+    refused!(at("listXAttrs"), bob.list_xattrs(path));
+    refused!(at("removeXAttr"), bob.remove_xattr(path, x()));
+    refused!(at("getStoragePolicy"), bob.storage_policy(path));
+    refused!(at("setStoragePolicy"), bob.set_storage_policy(path, "HOT"));
+    refused!(at("unsetStoragePolicy"), bob.unset_storage_policy(path));
+    refused!(at("createSnapshot"), bob.create_snapshot(path, Some("s2")));
+    refused!(at("deleteSnapshot"), bob.delete_snapshot(path, "s1"));
+    refused!(at("renameSnapshot"), bob.rename_snapshot(path, "s1", "s3"));
+    refused!(at("getSnapshotListing"), bob.snapshot_listing(path));
+    refused!(
+        at("getSnapshotDiffReport"),
+        bob.snapshot_diff(path, "s1", "")
+    );
+    let snap = format!("{path}/.snapshot");
+    refused!(at("getFileInfo .snapshot"), bob.get_file_info(&snap));
+    refused!(at("getListing .snapshot"), bob.list(&snap));
+    let copy = format!("{snap}/s1");
+    refused!(at("getFileInfo in a snapshot"), bob.get_file_info(&copy));
+    refused!(at("getListing in a snapshot"), bob.list(&copy));
+    refused!(at("getAclStatus in a snapshot"), bob.acl_status(&copy));
+    refused!(
+        at("getContentSummary in a snapshot"),
+        bob.content_summary(&copy)
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_directory_refused_to_traverse_hides_what_it_holds() {
+    let cluster = cluster().await;
+    let admin = cluster.client();
+    admin.mkdirs("/priv/sub", 0o700, true).await.unwrap();
+    admin.set_permission("/priv", 0o700).await.unwrap();
+    admin
+        .write_file("/priv/q", b"closed", CreateOptions::default())
+        .await
+        .unwrap();
+    let mut open = admin
+        .create("/priv/w", CreateOptions::default())
+        .await
+        .unwrap();
+    open.write(b"being written").await.unwrap();
+    open.hflush().await.unwrap();
+    admin.allow_snapshot("/priv/sub").await.unwrap();
+    admin
+        .create_snapshot("/priv/sub", Some("s1"))
+        .await
+        .unwrap();
+    admin.mkdirs("/pub", 0o777, false).await.unwrap();
+    admin.set_permission("/pub", 0o777).await.unwrap();
+    let bob = cluster.client_with(|o| o.user = "bob".into());
+    bob.write_file("/pub/bobs", b"b", CreateOptions::default())
+        .await
+        .unwrap();
+
+    // The same refusal for a file, a file being written, a directory, nothing, and
+    // paths below nothing and below a file.
+    for path in [
+        "/priv/q",
+        "/priv/w",
+        "/priv/sub",
+        "/priv/nope",
+        "/priv/nope/deeper",
+        "/priv/q/under",
+    ] {
+        assert_traverse_refused(&bob, path, "/pub/bobs").await;
+    }
+    let e = bob.get_file_info("/priv/nope").await.unwrap_err();
+    let message = e.to_string();
+    assert!(
+        message.contains("user=bob, access=EXECUTE, inode=\"/priv\""),
+        "{message}"
+    );
+    let listing = bob
+        .batched_listing(vec!["/priv/sub".into(), "/priv/nope".into()], vec![], false)
+        .await
+        .unwrap();
+    let classes: Vec<_> = listing
+        .listings
+        .iter()
+        .map(|l| l.exception.as_ref().map(|e| e.class_name.as_str()))
+        .collect();
+    assert_eq!(classes, vec![Some(DENIED), Some(DENIED)]);
+
+    // Where bob may look, missing is still missing.
+    assert_class(bob.stat("/pub/nope").await, NOT_FOUND, "stat /pub/nope");
+    assert!(bob.get_file_info("/pub/nope").await.unwrap().is_none());
+
+    // The owner still learns what is there.
+    const EXISTS: &str = "org.apache.hadoop.fs.FileAlreadyExistsException";
+    let keep = CreateOptions::default;
+    assert_class(
+        admin.create("/priv/q", keep()).await.map(|_| ()),
+        EXISTS,
+        "owner's create over a file",
+    );
+    assert_class(
+        admin.create("/priv/w", keep()).await.map(|_| ()),
+        "org.apache.hadoop.hdfs.protocol.AlreadyBeingCreatedException",
+        "owner's create over a file being written",
+    );
+    assert_class(
+        admin.create("/priv/sub", keep()).await.map(|_| ()),
+        EXISTS,
+        "owner's create over a directory",
+    );
+    assert_class(
+        admin.mkdirs("/priv/q", 0o755, true).await,
+        EXISTS,
+        "owner's mkdirs over a file",
+    );
+    assert!(admin.mkdirs("/priv/sub", 0o755, true).await.unwrap());
+    assert!(admin.get_file_info("/priv/nope").await.unwrap().is_none());
+    assert_class(admin.stat("/priv/nope").await, NOT_FOUND, "owner's stat");
+    assert_class(admin.list("/priv/nope").await, NOT_FOUND, "owner's list");
+    assert!(!admin.delete("/priv/nope", false).await.unwrap());
+
+    // Nothing bob tried changed anything.
+    open.close().await.unwrap();
+    let mut names: Vec<String> = admin
+        .list("/priv")
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|s| s.path)
+        .collect();
+    names.sort();
+    assert_eq!(names, ["q", "sub", "w"]);
+    assert_eq!(admin.read_file("/priv/q").await.unwrap(), b"closed");
+    assert_eq!(admin.read_file("/priv/w").await.unwrap(), b"being written");
+    assert_eq!(admin.stat("/priv").await.unwrap().permission, 0o700);
     cluster.shutdown().await;
 }
 

@@ -621,6 +621,17 @@ async fn anonymous_and_other_users_cannot_write_a_private_directory() {
     web.nn(Method::GET, "/private", "op=LISTSTATUS")
         .await
         .assert_error(403, "AccessControlException");
+    // Whether or not the child exists: a 403, never a 404 or "already exists".
+    for child in ["/private/secret", "/private/nope"] {
+        let m = web
+            .nn(Method::GET, child, "op=GETFILESTATUS&user.name=mallory")
+            .await
+            .assert_error(403, "AccessControlException");
+        assert!(m.contains("access=EXECUTE, inode=\"/private\""), "{m}");
+        web.create(child, "user.name=mallory&overwrite=false", b"x".to_vec())
+            .await
+            .assert_error(403, "AccessControlException");
+    }
     let listing = owner.list("/private").await.unwrap();
     assert_eq!(listing.len(), 1, "nothing was created");
     assert_eq!(owner.read_file("/private/secret").await.unwrap(), b"s");

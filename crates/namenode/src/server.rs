@@ -292,7 +292,7 @@ impl ClientProtocolService {
             }),
             "getPreferredBlockSize" => now(body, |r: h::GetPreferredBlockSizeRequestProto| {
                 Ok(h::GetPreferredBlockSizeResponseProto {
-                    bsize: fsn.preferred_block_size(&r.filename)?,
+                    bsize: fsn.preferred_block_size(user, &r.filename)?,
                 })
             }),
             "msync" => now(body, |_: h::MsyncRequestProto| Ok(h::MsyncResponseProto {})),

@@ -5,8 +5,9 @@
 
 use std::collections::HashMap;
 
-use super::{acl, InodeId, Namespace, ROOT_ID};
+use super::{acl, Inode, InodeId, Namespace, ROOT_ID};
 use crate::error::{NameNodeError, Result};
+use crate::path;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Access {
@@ -160,6 +161,40 @@ impl Permissions {
         Ok(())
     }
 
+    /// HDFS's `checkTraverse` as it resolves `path`: execute on every existing directory
+    /// above the last component, checked before anything about that component (whether
+    /// it exists, what it is) is told, so a caller refused entry to a directory learns
+    /// nothing of what lies inside. The walk stops at the first missing component or at
+    /// a file; the caller reports those in its own words once this passes.
+    pub fn check_traverse(&self, ns: &Namespace, user: &str, path: &str) -> Result<()> {
+        if self.is_superuser(user) {
+            return Ok(());
+        }
+        self.check_traverse_parts(ns, user, &path::components(path)?)
+    }
+
+    /// [`Permissions::check_traverse`] of a path given as its components.
+    pub fn check_traverse_parts(&self, ns: &Namespace, user: &str, parts: &[&str]) -> Result<()> {
+        if self.is_superuser(user) {
+            return Ok(());
+        }
+        let Some((_, ancestors)) = parts.split_last() else {
+            return Ok(());
+        };
+        let mut cur = ROOT_ID;
+        let mut below = ancestors.iter();
+        loop {
+            let Some(children) = ns.get(cur).and_then(Inode::children) else {
+                return Ok(());
+            };
+            self.check(ns, user, cur, Access::Execute)?;
+            match below.next().and_then(|name| children.get(name)) {
+                Some(next) => cur = *next,
+                None => return Ok(()),
+            }
+        }
+    }
+
     /// Only the owner (or the superuser) may change permissions and times.
     pub fn check_owner(&self, ns: &Namespace, user: &str, id: InodeId) -> Result<()> {
         if self.is_superuser(user) || ns.get(id).is_some_and(|n| n.owner == user) {
@@ -170,5 +205,70 @@ impl Permissions {
             access: "OWNER",
             path: ns.full_path(id),
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use tusk_proto::internal::MkdirOp;
+
+    use super::*;
+
+    fn permissions(enabled: bool) -> Permissions {
+        Permissions {
+            enabled,
+            superuser: "root".into(),
+            supergroup: "supergroup".into(),
+            group_overrides: HashMap::new(),
+        }
+    }
+
+    /// `/priv` (0700, root's) holding `/priv/sub`, and an open `/pub`.
+    fn tree() -> Namespace {
+        let mut ns = Namespace::new("root", "supergroup", 0);
+        for (path, inode_id, permission) in [
+            ("/priv", 2, 0o700),
+            ("/priv/sub", 3, 0o755),
+            ("/pub", 4, 0o755),
+        ] {
+            ns.apply_mkdir(&MkdirOp {
+                path: path.into(),
+                inode_id,
+                permission,
+                owner: "root".into(),
+                group: "supergroup".into(),
+                mtime: 0,
+            })
+            .unwrap();
+        }
+        ns
+    }
+
+    #[test]
+    fn traverse_is_refused_alike_whether_or_not_the_last_component_exists() {
+        let ns = tree();
+        let on = permissions(true);
+        for path in [
+            "/priv/sub",
+            "/priv/nope",
+            "/priv/sub/x",
+            "/priv/nope/deeper",
+        ] {
+            match on.check_traverse(&ns, "bob", path) {
+                Err(NameNodeError::AccessDenied {
+                    access, path: at, ..
+                }) => {
+                    assert_eq!((access, at.as_str()), ("EXECUTE", "/priv"), "{path}");
+                }
+                other => panic!("{path}: expected AccessDenied, got {other:?}"),
+            }
+            on.check_traverse(&ns, "root", path).unwrap();
+            permissions(false).check_traverse(&ns, "bob", path).unwrap();
+        }
+        // The directory itself is not traversed to stat it; what is missing above the
+        // last component stops the walk.
+        for path in ["/", "/priv", "/pub/x", "/nope/x/y"] {
+            on.check_traverse(&ns, "bob", path).unwrap();
+        }
     }
 }

@@ -40,8 +40,8 @@ impl Namesystem {
         let src = path::normalize(src)?;
         snapshot::check_modifiable_path(&src)?;
         let mut st = self.write();
+        self.permissions.check_traverse(&st.ns, user, &src)?;
         let id = st.ns.lookup(&src)?.id;
-        self.permissions.check_path(&st.ns, user, id, None)?;
         self.permissions.check_owner(&st.ns, user, id)?;
         let existing = st.ns.full_acl(id);
         let new = match change {
@@ -81,8 +81,8 @@ impl Namesystem {
                 },
             );
         }
+        self.permissions.check_traverse(&st.ns, user, src)?;
         let node = st.ns.lookup(src)?;
-        self.permissions.check_path(&st.ns, user, node.id, None)?;
         let acl = st.ns.features.acl(node.id);
         Ok(status_proto(&node.owner, &node.group, node.permission, acl))
     }

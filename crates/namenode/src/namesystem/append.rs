@@ -22,8 +22,8 @@ impl Namesystem {
     /// `isFileClosed`: false while the file is open for writing (or being recovered).
     pub fn is_file_closed(&self, user: &str, src: &str) -> Result<bool> {
         let st = self.read();
+        self.permissions.check_traverse(&st.ns, user, src)?;
         let node = st.ns.lookup(src)?;
-        self.permissions.check_path(&st.ns, user, node.id, None)?;
         let file = node.file().ok_or_else(|| NameNodeError::FileNotFound {
             path: format!("{src} (is not a file)"),
         })?;
@@ -85,14 +85,14 @@ impl Namesystem {
         let not_found = || NameNodeError::FileNotFound {
             path: format!("Failed to append to non-existent file {src} for client {client}"),
         };
+        self.permissions.check_traverse(&st.ns, user, &src)?;
         let id = st.ns.resolve(&src)?.ok_or_else(not_found)?;
         if st.ns.get(id).and_then(Inode::file).is_none() {
             return Err(NameNodeError::FileNotFound {
                 path: format!("{src} (Path is not a file)"),
             });
         }
-        self.permissions
-            .check_path(&st.ns, user, id, Some(Access::Write))?;
+        self.permissions.check(&st.ns, user, id, Access::Write)?;
         self.check_lease_free(&mut st, id, &src, client, "APPEND_FILE")?;
         let file = st.ns.get(id).and_then(Inode::file).expect("checked");
         let block_size = file.block_size;
@@ -210,6 +210,7 @@ impl Namesystem {
             return Err(illegal(format!("concat: no sources given for {target}")));
         }
         let mut st = self.write();
+        self.permissions.check_traverse(&st.ns, user, &target)?;
         let t = st.ns.lookup(&target)?;
         let tid = t.id;
         let tfile = t.file().ok_or_else(|| NameNodeError::FileNotFound {
@@ -221,11 +222,11 @@ impl Namesystem {
             )));
         }
         let (parent, block_size) = (t.parent, tfile.block_size);
-        self.permissions
-            .check_path(&st.ns, user, tid, Some(Access::Write))?;
+        self.permissions.check(&st.ns, user, tid, Access::Write)?;
         let mut sources: Vec<InodeId> = Vec::with_capacity(srcs.len());
         for src in srcs {
             let src = path::normalize(src)?;
+            self.permissions.check_traverse(&st.ns, user, &src)?;
             let node = st.ns.lookup(&src)?;
             let file = node.file().ok_or_else(|| NameNodeError::FileNotFound {
                 path: format!("{src} (is not a file)"),
@@ -257,7 +258,7 @@ impl Namesystem {
                 )));
             }
             self.permissions
-                .check_path(&st.ns, user, node.id, Some(Access::Read))?;
+                .check(&st.ns, user, node.id, Access::Read)?;
             sources.push(node.id);
         }
         self.permissions

@@ -173,6 +173,7 @@ impl Namesystem {
     pub async fn recover_lease(&self, user: &str, src: &str) -> Result<bool> {
         let (closed, txid) = {
             let mut st = self.write();
+            self.permissions.check_traverse(&st.ns, user, src)?;
             let node = st.ns.lookup(src)?;
             let id = node.id;
             if node.file().is_none() {
@@ -180,8 +181,7 @@ impl Namesystem {
                     path: format!("{src} (is not a file)"),
                 });
             }
-            self.permissions
-                .check_path(&st.ns, user, id, Some(Access::Write))?;
+            self.permissions.check(&st.ns, user, id, Access::Write)?;
             self.recover_file(&mut st, id)?
         };
         self.sync(txid).await?;

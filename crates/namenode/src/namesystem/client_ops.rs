@@ -21,10 +21,10 @@ impl Namesystem {
             return self.snapshot_file_info(user, &sp);
         }
         let st = self.read();
+        self.permissions.check_traverse(&st.ns, user, src)?;
         let Some(id) = st.ns.resolve(src)? else {
             return Ok(None);
         };
-        self.permissions.check_path(&st.ns, user, id, None)?;
         let node = st.ns.get(id).expect("resolved");
         Ok(Some(st.file_status(
             node,
@@ -45,21 +45,20 @@ impl Namesystem {
             return self.snapshot_listing_of(user, &sp, start_after, need_location);
         }
         let st = self.read();
+        self.permissions.check_traverse(&st.ns, user, src)?;
         let Some(id) = st.ns.resolve(src)? else {
             return Ok(None);
         };
         let node = st.ns.get(id).expect("resolved");
         let pool = &self.storage.block_pool_id;
         let Some(children) = node.children() else {
-            self.permissions.check_path(&st.ns, user, id, None)?;
             let status = st.file_status(node, Bytes::new(), need_location, pool);
             return Ok(Some(DirectoryListingProto {
                 partial_listing: vec![status],
                 remaining_entries: 0,
             }));
         };
-        self.permissions
-            .check_path(&st.ns, user, id, Some(Access::Read))?;
+        self.permissions.check(&st.ns, user, id, Access::Read)?;
         let after = String::from_utf8_lossy(start_after);
         let mut partial = Vec::new();
         let mut remaining = 0u32;
@@ -93,11 +92,11 @@ impl Namesystem {
             return self.snapshot_block_locations(user, &sp, src, offset, length);
         }
         let st = self.read();
+        self.permissions.check_traverse(&st.ns, user, src)?;
         let Some(id) = st.ns.resolve(src)? else {
             return Ok(None);
         };
-        self.permissions
-            .check_path(&st.ns, user, id, Some(Access::Read))?;
+        self.permissions.check(&st.ns, user, id, Access::Read)?;
         self.check_unreadable_by_superuser(&st, user, id)?;
         let node = st.ns.get(id).expect("resolved");
         if node.is_dir() {
@@ -118,8 +117,8 @@ impl Namesystem {
             return self.snapshot_content_summary(user, &sp, src);
         }
         let st = self.read();
+        self.permissions.check_traverse(&st.ns, user, src)?;
         let id = st.ns.lookup(src)?.id;
-        self.permissions.check_path(&st.ns, user, id, None)?;
         let (files, dirs, bytes, space) = st
             .ns
             .count(id, |b| st.blocks.get(b).map_or(0, |b| b.num_bytes));
@@ -193,8 +192,9 @@ impl Namesystem {
         }
     }
 
-    pub fn preferred_block_size(&self, src: &str) -> Result<u64> {
+    pub fn preferred_block_size(&self, user: &str, src: &str) -> Result<u64> {
         let st = self.read();
+        self.permissions.check_traverse(&st.ns, user, src)?;
         let node = st.ns.lookup(src)?;
         Ok(node
             .file()

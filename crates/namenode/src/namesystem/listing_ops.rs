@@ -17,8 +17,8 @@ impl Namesystem {
     /// every directory above it.
     pub fn check_access(&self, user: &str, src: &str, mode: u16) -> Result<()> {
         let st = self.read();
+        self.permissions.check_traverse(&st.ns, user, src)?;
         let id = st.ns.lookup(src)?.id;
-        self.permissions.check_path(&st.ns, user, id, None)?;
         if mode & 7 == 0 || self.permissions.allows(&st.ns, user, id, mode & 7) {
             return Ok(());
         }
@@ -38,11 +38,13 @@ impl Namesystem {
         need_block_token: bool,
     ) -> Result<Option<HdfsFileStatusProto>> {
         let st = self.read();
+        self.permissions.check_traverse(&st.ns, user, src)?;
         let Some(id) = st.ns.resolve(src)? else {
             return Ok(None);
         };
-        let access = need_block_token.then_some(Access::Read);
-        self.permissions.check_path(&st.ns, user, id, access)?;
+        if need_block_token {
+            self.permissions.check(&st.ns, user, id, Access::Read)?;
+        }
         let node = st.ns.get(id).expect("resolved");
         let mut status = st.file_status(node, Bytes::new(), true, &self.storage.block_pool_id);
         drop(st);

@@ -151,12 +151,12 @@ impl Namesystem {
         let src = path::normalize(src)?;
         snapshot::check_modifiable_path(&src)?;
         let mut st = self.write();
+        self.permissions.check_traverse(&st.ns, user, &src)?;
         let id = st
             .ns
             .resolve(&src)?
             .ok_or_else(|| NameNodeError::FileNotFound { path: src.clone() })?;
-        self.permissions
-            .check_path(&st.ns, user, id, Some(Access::Write))?;
+        self.permissions.check(&st.ns, user, id, Access::Write)?;
         let op = Op::SetStoragePolicy(SetStoragePolicyOp {
             path: src,
             policy_id: policy_id as u32,
@@ -177,8 +177,8 @@ impl Namesystem {
             };
             return Ok(policy_by_id(policy));
         }
+        self.permissions.check_traverse(&st.ns, user, src)?;
         let id = st.ns.lookup(src)?.id;
-        self.permissions.check_path(&st.ns, user, id, None)?;
         Ok(policy_by_id(st.ns.effective_storage_policy(id)))
     }
 }

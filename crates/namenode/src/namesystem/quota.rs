@@ -498,8 +498,8 @@ impl super::Namesystem {
     /// getQuotaUsage.
     pub fn get_quota_usage(&self, user: &str, src: &str) -> Result<QuotaUsageProto> {
         let st = self.read();
+        self.permissions.check_traverse(&st.ns, user, src)?;
         let id = st.ns.lookup(src)?.id;
-        self.permissions.check_path(&st.ns, user, id, None)?;
         Ok(st.quota_usage(id))
     }
 }

@@ -206,8 +206,8 @@ impl Namesystem {
 
     /// The owner (or the superuser) of the directory at `p`, which may be traversed.
     fn check_snapshot_owner(&self, st: &State, user: &str, p: &str) -> Result<()> {
+        self.permissions.check_traverse(&st.ns, user, p)?;
         let id = st.ns.lookup(p)?.id;
-        self.permissions.check_path(&st.ns, user, id, None)?;
         self.permissions.check_owner(&st.ns, user, id)
     }
 
@@ -339,9 +339,9 @@ impl Namesystem {
     pub fn snapshot_listing(&self, user: &str, root: &str) -> Result<SnapshotListingProto> {
         let p = path::normalize(root)?;
         let st = self.read();
+        self.permissions.check_traverse(&st.ns, user, &p)?;
         let (id, dir) = st.snapshots.snapshottable_at(&st.ns, &p)?;
-        self.permissions
-            .check_path(&st.ns, user, id, Some(Access::Read))?;
+        self.permissions.check(&st.ns, user, id, Access::Read)?;
         let mut snaps: Vec<_> = dir.snapshots.iter().collect();
         snaps.sort_by_key(|s| s.id);
         Ok(SnapshotListingProto {
@@ -446,6 +446,7 @@ impl Namesystem {
         // The current tree is compared as a frozen copy, which may add to the sharing
         // cache: hence the write lock.
         let mut st = self.write();
+        self.permissions.check_traverse(&st.ns, user, &p)?;
         let node = st.ns.lookup(&p)?;
         let id = node.id;
         if !node.is_dir() {
@@ -453,8 +454,7 @@ impl Namesystem {
                 path: format!("{p} is not a directory"),
             });
         }
-        self.permissions
-            .check_path(&st.ns, user, id, Some(Access::Read))?;
+        self.permissions.check(&st.ns, user, id, Access::Read)?;
         // The snapshot root: `p` itself or, as HDFS allows by default
         // (`dfs.snapshotdiff.allow.snap-root-descendant`), its nearest ancestor.
         let mut below: Vec<&str> = Vec::new();
@@ -519,13 +519,15 @@ impl Namesystem {
         user: &str,
         sp: &SnapshotPath<'_>,
     ) -> Result<Option<Target>> {
+        let mut live = sp.dir.clone();
+        live.push(DOT_SNAPSHOT);
+        self.permissions.check_traverse_parts(&st.ns, user, &live)?;
         let Some(dir) = st.ns.resolve_parts(&sp.dir) else {
             return Ok(None);
         };
         let Some(sdir) = st.snapshots.dirs.get(&dir) else {
             return Ok(None);
         };
-        self.permissions.check_path(&st.ns, user, dir, None)?;
         let Some(name) = sp.name else {
             return Ok(Some(Target::DotSnapshot { dir }));
         };

@@ -29,6 +29,7 @@ impl Namesystem {
     ) -> Result<Logged<bool>> {
         let src = path::normalize(src)?;
         let mut st = self.write();
+        self.permissions.check_traverse(&st.ns, user, &src)?;
         let node = st.ns.lookup(&src)?;
         let id = node.id;
         if node.file().is_none() {
@@ -36,8 +37,7 @@ impl Namesystem {
                 path: format!("{src} (Path is not a file)"),
             });
         }
-        self.permissions
-            .check_path(&st.ns, user, id, Some(Access::Write))?;
+        self.permissions.check(&st.ns, user, id, Access::Write)?;
         self.check_lease_free(&mut st, id, &src, client, "TRUNCATE_FILE")?;
         let file = st
             .ns

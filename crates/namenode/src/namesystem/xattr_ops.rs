@@ -101,8 +101,8 @@ impl Namesystem {
         let src = path::normalize(src)?;
         snapshot::check_modifiable_path(&src)?;
         let st = self.write();
+        self.permissions.check_traverse(&st.ns, user, &src)?;
         let id = st.ns.lookup(&src)?.id;
-        self.permissions.check_path(&st.ns, user, id, None)?;
         self.check_xattr_change(&st, user, id, x.namespace)?;
         Ok((src, st, id))
     }
@@ -212,8 +212,11 @@ impl Namesystem {
                 },
             );
         }
+        self.permissions.check_traverse(&st.ns, user, src)?;
         let id = st.ns.lookup(src)?.id;
-        self.permissions.check_path(&st.ns, user, id, access)?;
+        if let Some(access) = access {
+            self.permissions.check(&st.ns, user, id, access)?;
+        }
         Ok(st.ns.features.xattrs.get(&id).cloned().unwrap_or_default())
     }
 

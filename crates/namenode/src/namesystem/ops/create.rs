@@ -53,8 +53,13 @@ impl Namesystem {
             let mut st = self.write();
             let mut txid = 0;
             let mut replaced = false;
+            self.permissions.check_traverse(&st.ns, user, &src)?;
             if let Some(id) = st.ns.resolve(&src)? {
                 let node = st.ns.get(id).expect("resolved");
+                // As HDFS, write on the directory before anything about the entry is
+                // told (its kind, the client writing it).
+                self.permissions
+                    .check_path(&st.ns, user, node.parent, Some(Access::Write))?;
                 if node.is_dir() {
                     return Err(NameNodeError::AlreadyExists {
                         path: format!("{src} (already exists as a directory)"),
@@ -70,8 +75,6 @@ impl Namesystem {
                 if req.create_flag & CREATE_FLAG_OVERWRITE == 0 {
                     return Err(NameNodeError::AlreadyExists { path: src });
                 }
-                self.permissions
-                    .check_path(&st.ns, user, node.parent, Some(Access::Write))?;
                 txid = self.apply_and_log(
                     &mut st,
                     Op::Delete(DeleteOp {

@@ -16,6 +16,7 @@ impl Namesystem {
         let txid = {
             let mut st = self.write();
             let src = path::normalize(src)?;
+            self.permissions.check_traverse(&st.ns, user, &src)?;
             let Some(id) = st.ns.resolve(&src)? else {
                 return Ok(Logged::new(false, 0));
             };

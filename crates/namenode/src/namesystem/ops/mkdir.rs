@@ -36,6 +36,8 @@ impl Namesystem {
         let txid = {
             let mut st = self.write();
             let parts = path::components(src)?;
+            self.permissions
+                .check_traverse_parts(&st.ns, user, &parts)?;
             let (deepest, covered) = st.ns.deepest_existing(&parts);
             let node = st.ns.get(deepest).expect("resolved");
             if covered == parts.len() {

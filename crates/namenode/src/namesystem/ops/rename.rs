@@ -65,6 +65,8 @@ impl Namesystem {
             let mut st = self.write();
             let src = path::normalize(src)?;
             let mut dst = path::normalize(dst)?;
+            self.permissions.check_traverse(&st.ns, user, &src)?;
+            self.permissions.check_traverse(&st.ns, user, &dst)?;
             let Some(src_id) = st.ns.resolve(&src)? else {
                 return Ok(Logged::new(false, 0));
             };
@@ -81,6 +83,8 @@ impl Namesystem {
                             .copied()
                             .collect::<Vec<_>>(),
                     );
+                    // Now under that directory too.
+                    self.permissions.check_traverse(&st.ns, user, &dst)?;
                 }
             }
             if dst == src {
@@ -139,6 +143,8 @@ impl Namesystem {
         let mut st = self.write();
         self.check_writable()?;
         st.check_safe_mode(|| format!("Cannot rename {}", op.src))?;
+        self.permissions.check_traverse(&st.ns, user, &op.src)?;
+        self.permissions.check_traverse(&st.ns, user, &op.dst)?;
         let plan = st.ns.plan_rename(&op)?;
         self.check_rename(&st, user, plan.src_parent, plan.dst_parent)?;
         st.verify_rename_quota(&plan)?;

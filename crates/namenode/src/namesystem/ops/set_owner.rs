@@ -18,8 +18,8 @@ impl Namesystem {
     ) -> Result<Logged<()>> {
         let txid = {
             let mut st = self.write();
+            self.permissions.check_traverse(&st.ns, user, src)?;
             let id = st.ns.lookup(src)?.id;
-            self.permissions.check_path(&st.ns, user, id, None)?;
             let changes_owner = owner.as_ref().is_some_and(|o| !o.is_empty());
             if changes_owner && !self.permissions.is_superuser(user) {
                 return Err(NameNodeError::AccessDenied {

@@ -12,8 +12,8 @@ impl Namesystem {
     pub fn set_permission(&self, user: &str, src: &str, permission: u32) -> Result<Logged<()>> {
         let txid = {
             let mut st = self.write();
+            self.permissions.check_traverse(&st.ns, user, src)?;
             let id = st.ns.lookup(src)?.id;
-            self.permissions.check_path(&st.ns, user, id, None)?;
             self.permissions.check_owner(&st.ns, user, id)?;
             let op = Op::SetPermission(SetPermissionOp {
                 path: path::normalize(src)?,

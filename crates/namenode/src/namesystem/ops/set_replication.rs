@@ -21,13 +21,13 @@ impl Namesystem {
         }
         let txid = {
             let mut st = self.write();
+            self.permissions.check_traverse(&st.ns, user, src)?;
             let node = st.ns.lookup(src)?;
             if node.is_dir() {
                 return Ok(Logged::new(false, 0));
             }
             let id = node.id;
-            self.permissions
-                .check_path(&st.ns, user, id, Some(Access::Write))?;
+            self.permissions.check(&st.ns, user, id, Access::Write)?;
             let op = Op::SetReplication(SetReplicationOp {
                 path: path::normalize(src)?,
                 replication,

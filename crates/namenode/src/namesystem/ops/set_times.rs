@@ -12,8 +12,8 @@ impl Namesystem {
     pub fn set_times(&self, user: &str, src: &str, mtime: i64, atime: i64) -> Result<Logged<()>> {
         let txid = {
             let mut st = self.write();
+            self.permissions.check_traverse(&st.ns, user, src)?;
             let id = st.ns.lookup(src)?.id;
-            self.permissions.check_path(&st.ns, user, id, None)?;
             if self.permissions.check_owner(&st.ns, user, id).is_err() {
                 self.permissions.check(&st.ns, user, id, Access::Write)?;
             }
