@@ -28,7 +28,29 @@ pub const CONTENT_TYPE: &str = "application/openmetrics-text; version=1.0.0; cha
 pub struct Metrics {
     /// Written while the daemon starts (registration), read by every scrape.
     registry: Arc<RwLock<Registry>>,
+    /// Parts' own `/jmx` beans (the RPC server's `RpcActivityForPort<N>`), read at
+    /// every query.
+    beans: Arc<RwLock<Vec<BeanSource>>>,
 }
+
+/// One attribute value of a [`Bean`].
+#[derive(Clone, Debug, PartialEq)]
+pub enum BeanValue {
+    Count(u64),
+    Gauge(f64),
+    Text(String),
+}
+
+/// A `/jmx` bean a part of a daemon adds: the web server names it
+/// `Hadoop:service=<daemon>,name=<name>`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Bean {
+    pub name: String,
+    pub attributes: Vec<(String, BeanValue)>,
+}
+
+/// Builds a part's beans when `/jmx` is read.
+pub type BeanSource = Arc<dyn Fn() -> Vec<Bean> + Send + Sync>;
 
 impl std::fmt::Debug for Metrics {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -55,6 +77,20 @@ impl Metrics {
             .write()
             .unwrap_or_else(|e| e.into_inner())
             .register_collector(Box::new(collector));
+    }
+
+    /// Adds beans built at every `/jmx` query.
+    pub fn register_beans(&self, source: BeanSource) {
+        self.beans
+            .write()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(source);
+    }
+
+    /// The beans the parts add, as they are now.
+    pub fn beans(&self) -> Vec<Bean> {
+        let sources = self.beans.read().unwrap_or_else(|e| e.into_inner()).clone();
+        sources.iter().flat_map(|source| source()).collect()
     }
 
     /// Everything registered, as OpenMetrics text.

@@ -15,6 +15,7 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::Router;
 use serde_json::{json, Value};
+use tusk_common::metrics::BeanValue;
 use tusk_common::{Configuration, Metrics};
 
 use crate::page::{self, escape, Column, Page};
@@ -120,10 +121,25 @@ fn status(web: &DaemonWeb, _: HashMap<String, String>, _: HeaderMap) -> Response
 /// the pattern (`*` matches any run of characters, as in an ObjectName pattern's
 /// values); `get=bean::attribute` keeps one attribute of one bean.
 fn jmx(web: &DaemonWeb, q: HashMap<String, String>, _: HeaderMap) -> Response {
-    let beans = match (web.beans)() {
+    let mut beans = match (web.beans)() {
         Value::Array(beans) => beans,
         other => vec![other],
     };
+    beans.extend(web.metrics.beans().into_iter().map(|b| {
+        let fields: serde_json::Map<String, Value> = b
+            .attributes
+            .into_iter()
+            .map(|(k, v)| {
+                let v = match v {
+                    BeanValue::Count(n) => json!(n),
+                    BeanValue::Gauge(x) => json!(x),
+                    BeanValue::Text(t) => json!(t),
+                };
+                (k, v)
+            })
+            .collect();
+        bean(web.service, &b.name, Value::Object(fields))
+    }));
     let name_of = |b: &Value| {
         b.get("name")
             .and_then(Value::as_str)

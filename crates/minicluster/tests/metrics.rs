@@ -186,6 +186,54 @@ async fn jmx_answers_in_hadoops_shape_and_resourcemanager_counts_heartbeats() {
     let live: serde_json::Value =
         serde_json::from_str(info["beans"][0]["LiveNodes"].as_str().unwrap()).unwrap();
     assert_eq!(live.as_object().unwrap().len(), 1, "{live}");
+    let node = live.as_object().unwrap().values().next().unwrap();
+    for field in [
+        "usedSpace",
+        "nonDfsUsedSpace",
+        "blockPoolUsedPercent",
+        "version",
+    ] {
+        assert!(!node[field].is_null(), "{field} in {node}");
+    }
+
+    // The RPC server's beans, named by its port as Hadoop's: the mkdirs and the
+    // getFileInfo below are counted.
+    let port: u16 = cluster
+        .namenode_addr()
+        .rsplit(':')
+        .next()
+        .and_then(|p| p.parse().ok())
+        .unwrap();
+    client.get_file_info("/a").await.unwrap();
+    let rpc: serde_json::Value = serde_json::from_str(
+        &get(
+            nn,
+            &format!("/jmx?qry=Hadoop:service=NameNode,name=RpcDetailedActivityForPort{port}"),
+        )
+        .await,
+    )
+    .unwrap();
+    let detailed = &rpc["beans"][0];
+    assert_eq!(detailed["MkdirsNumOps"], 1, "{rpc}");
+    assert!(detailed["GetFileInfoNumOps"].as_u64() >= Some(1), "{rpc}");
+    let activity: serde_json::Value = serde_json::from_str(
+        &get(
+            nn,
+            &format!("/jmx?qry=Hadoop:service=NameNode,name=RpcActivityForPort{port}"),
+        )
+        .await,
+    )
+    .unwrap();
+    let a = &activity["beans"][0];
+    assert!(
+        a["RpcProcessingTimeNumOps"].as_u64() >= Some(2),
+        "{activity}"
+    );
+    assert!(
+        a["RpcProcessingTimeAvgTime"].as_f64() > Some(0.0),
+        "{activity}"
+    );
+    assert!(a["NumOpenConnections"].as_u64() >= Some(1), "{activity}");
 
     let rm = cluster.yarn().rm_http_addr();
     let counted = wait_for(

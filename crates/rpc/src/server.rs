@@ -71,8 +71,11 @@ impl RpcServer {
     /// Times every call per method into `metrics` (and reports the open connections);
     /// call after [`RpcServer::with_options`].
     pub fn with_metrics(mut self, metrics: &tusk_common::Metrics) -> Self {
-        self.metrics = Some(RpcMetrics::new(metrics));
+        let rpc = RpcMetrics::new(metrics);
+        self.metrics = Some(rpc.clone());
         metrics.register_collector(metrics::ConnectionGauge(self.limits.clone()));
+        let limits = self.limits.clone();
+        metrics.register_beans(Arc::new(move || rpc.beans(limits.stats().open_connections)));
         self
     }
 
@@ -97,6 +100,10 @@ impl RpcServer {
 
     /// Accepts connections until `shutdown` fires.
     pub async fn serve(self, listener: TcpListener, shutdown: Shutdown) {
+        if let (Some(m), Ok(addr)) = (&self.metrics, listener.local_addr()) {
+            m.port
+                .store(addr.port(), std::sync::atomic::Ordering::Relaxed);
+        }
         loop {
             tokio::select! {
                 _ = shutdown.wait() => return,
