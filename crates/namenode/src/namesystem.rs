@@ -300,7 +300,8 @@ impl Namesystem {
         let topology = match &options.topology_file {
             Some(p) => Topology::load(p)?,
             None => Topology::default(),
-        };
+        }
+        .with_script(options.topology_script.clone());
         let sink = dirs.open_segment(last_txid + 1)?;
         let edit_log = EditLog::start(Box::new(sink), last_txid);
         let permissions = Permissions {

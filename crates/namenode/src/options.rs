@@ -36,6 +36,8 @@ pub struct NameNodeOptions {
     pub block_size: u64,
     /// `dfs.bytes-per-checksum`.
     pub bytes_per_checksum: u32,
+    /// `io.file.buffer.size`, handed to clients in the server defaults.
+    pub file_buffer_size: u32,
     /// `dfs.client-write-packet-size`.
     pub write_packet_size: u32,
     /// `dfs.heartbeat.interval`.
@@ -63,6 +65,8 @@ pub struct NameNodeOptions {
     pub checkpoint_txns: u64,
     /// `net.topology.table.file.name`: `host[:port] /rack` lines.
     pub topology_file: Option<PathBuf>,
+    /// `net.topology.script.file.name`: asked for the racks the table does not name.
+    pub topology_script: Option<PathBuf>,
     /// `dfs.ls.limit`: entries per listing page.
     pub listing_limit: usize,
     /// `dfs.namenode.safemode.threshold-pct`.
@@ -132,6 +136,7 @@ impl Default for NameNodeOptions {
             min_replication: 1,
             block_size: 128 << 20,
             bytes_per_checksum: 512,
+            file_buffer_size: 4096,
             write_packet_size: 64 * 1024,
             heartbeat_interval: Duration::from_secs(3),
             heartbeat_recheck_interval: Duration::from_secs(300),
@@ -145,6 +150,7 @@ impl Default for NameNodeOptions {
             checkpoint_period: Duration::from_secs(3600),
             checkpoint_txns: 1_000_000,
             topology_file: None,
+            topology_script: None,
             listing_limit: 1000,
             safemode_threshold: 0.999,
             safemode_min_datanodes: 0,
@@ -194,6 +200,7 @@ impl NameNodeOptions {
                 .map_err(bad)? as u32,
             block_size: conf.get_u64("dfs.blocksize", d.block_size).map_err(bad)?,
             bytes_per_checksum: conf.get_u64("dfs.bytes-per-checksum", 512).map_err(bad)? as u32,
+            file_buffer_size: conf.get_u64("io.file.buffer.size", 4096).map_err(bad)? as u32,
             write_packet_size: conf
                 .get_u64("dfs.client-write-packet-size", 65536)
                 .map_err(bad)? as u32,
@@ -247,6 +254,10 @@ impl NameNodeOptions {
                 .get_u64("dfs.namenode.checkpoint.txns", d.checkpoint_txns)
                 .map_err(bad)?,
             topology_file: conf.get("net.topology.table.file.name").map(PathBuf::from),
+            topology_script: conf
+                .get("net.topology.script.file.name")
+                .filter(|s| !s.trim().is_empty())
+                .map(|s| PathBuf::from(s.trim())),
             listing_limit: conf.get_u64("dfs.ls.limit", 1000).map_err(bad)?.max(1) as usize,
             safemode_threshold: conf
                 .get("dfs.namenode.safemode.threshold-pct")
@@ -409,6 +420,20 @@ mod tests {
 
         conf.set("dfs.block.access.key.update.interval", "0");
         assert!(NameNodeOptions::from_conf(&conf).is_err());
+    }
+
+    #[test]
+    fn hadoop_site_keys_reach_the_options() {
+        let mut conf = Configuration::new();
+        conf.set("io.file.buffer.size", "64k");
+        conf.set("net.topology.script.file.name", "/etc/hadoop/topology.sh");
+        let o = NameNodeOptions::from_conf(&conf).unwrap();
+        assert_eq!(o.file_buffer_size, 65536);
+        assert_eq!(
+            o.topology_script.as_deref(),
+            Some(std::path::Path::new("/etc/hadoop/topology.sh"))
+        );
+        assert_eq!(NameNodeOptions::default().file_buffer_size, 4096);
     }
 
     #[test]

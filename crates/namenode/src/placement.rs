@@ -4,7 +4,8 @@
 //! are stale ones (silent for the stale interval) unless too many nodes are stale.
 
 use std::collections::HashMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
 
 use rand::seq::SliceRandom;
 
@@ -12,11 +13,19 @@ use crate::datanodes::{DatanodeRegistry, DnIdx};
 
 pub const DEFAULT_RACK: &str = "/default-rack";
 
-/// Rack of each host, from a topology file of `host-or-ip[:xferPort] /rack` lines.
+/// Rack of each host, from a topology file of `host-or-ip[:xferPort] /rack` lines
+/// (`net.topology.table.file.name`) and, for hosts it does not name, a topology script
+/// (`net.topology.script.file.name`, HDFS's `ScriptBasedMapping`).
 #[derive(Clone, Debug, Default)]
 pub struct Topology {
     /// Key → rack; keys are `ip:port`, `host:port`, `ip` or `host`.
     racks: HashMap<String, String>,
+    /// Run with a node's IP address as its argument; the first word it prints is the
+    /// node's rack.
+    script: Option<PathBuf>,
+    /// The script's answers by IP address, as HDFS's `CachedDNSToSwitchMapping` keeps
+    /// them: a node is resolved once.
+    resolved: Arc<Mutex<HashMap<String, String>>>,
 }
 
 impl Topology {
@@ -34,7 +43,43 @@ impl Topology {
                 Some((it.next()?.to_string(), it.next()?.to_string()))
             })
             .collect();
-        Topology { racks }
+        Topology {
+            racks,
+            ..Default::default()
+        }
+    }
+
+    /// Asks `script` about hosts the table does not name.
+    pub fn with_script(mut self, script: Option<PathBuf>) -> Self {
+        self.script = script;
+        self
+    }
+
+    /// The script's rack for `ip`: the first word it prints, if that is a path (`/…`);
+    /// the default rack when it fails or prints none, as HDFS's mapping does.
+    fn scripted_rack(&self, script: &Path, ip: &str) -> String {
+        let mut cache = self.resolved.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(rack) = cache.get(ip) {
+            return rack.clone();
+        }
+        let rack = match std::process::Command::new(script).arg(ip).output() {
+            Ok(out) if out.status.success() => String::from_utf8_lossy(&out.stdout)
+                .split_whitespace()
+                .next()
+                .filter(|r| r.starts_with('/'))
+                .map(String::from),
+            Ok(out) => {
+                tracing::warn!(script = %script.display(), ip, status = %out.status, "topology script failed");
+                None
+            }
+            Err(e) => {
+                tracing::warn!(script = %script.display(), ip, error = %e, "topology script could not run");
+                None
+            }
+        }
+        .unwrap_or_else(|| DEFAULT_RACK.to_string());
+        cache.insert(ip.to_string(), rack.clone());
+        rack
     }
 
     pub fn rack_of(&self, ip: &str, host: &str, port: u32) -> String {
@@ -46,7 +91,10 @@ impl Topology {
         ]
         .iter()
         .find_map(|k| self.racks.get(k).cloned())
-        .unwrap_or_else(|| DEFAULT_RACK.to_string())
+        .unwrap_or_else(|| match &self.script {
+            Some(script) => self.scripted_rack(script, ip),
+            None => DEFAULT_RACK.to_string(),
+        })
     }
 }
 
@@ -191,5 +239,45 @@ mod tests {
         assert_eq!(topo.rack_of("127.0.0.1", "x", 5000), "/a");
         assert_eq!(topo.rack_of("1.2.3.4", "hostb", 1), "/b");
         assert_eq!(topo.rack_of("9.9.9.9", "y", 1), DEFAULT_RACK);
+    }
+
+    #[test]
+    fn a_topology_script_names_the_racks_the_table_does_not() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let script = dir.path().join("topology.sh");
+        let log = dir.path().join("asked");
+        std::fs::write(
+            &script,
+            format!(
+                "#!/bin/sh\necho \"$1\" >> {}\ncase \"$1\" in 10.0.1.*) echo /dc1/rack1 ;; 10.0.9.*) exit 3 ;; *) echo nonsense ;; esac\n",
+                log.display()
+            ),
+        )
+        .unwrap();
+        std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let topo = Topology::parse("10.0.1.5 /table").with_script(Some(script));
+        assert_eq!(
+            topo.rack_of("10.0.1.5", "a", 1),
+            "/table",
+            "the table first"
+        );
+        assert_eq!(topo.rack_of("10.0.1.6", "b", 1), "/dc1/rack1");
+        assert_eq!(topo.rack_of("10.0.1.6", "b", 2), "/dc1/rack1");
+        assert_eq!(
+            topo.rack_of("10.0.9.1", "c", 1),
+            DEFAULT_RACK,
+            "a failing script"
+        );
+        assert_eq!(
+            topo.rack_of("10.0.2.1", "d", 1),
+            DEFAULT_RACK,
+            "not a rack path"
+        );
+        let asked = std::fs::read_to_string(&log).unwrap();
+        assert_eq!(
+            asked, "10.0.1.6\n10.0.9.1\n10.0.2.1\n",
+            "each IP asked once"
+        );
     }
 }

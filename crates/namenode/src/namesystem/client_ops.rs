@@ -181,7 +181,7 @@ impl Namesystem {
             bytes_per_checksum: self.options.bytes_per_checksum,
             write_packet_size: self.options.write_packet_size,
             replication: self.options.default_replication,
-            file_buffer_size: 4096,
+            file_buffer_size: self.options.file_buffer_size,
             encrypt_data_transfer: Some(false),
             // Whole minutes, as HDFS's long; a shorter interval is still "on".
             trash_interval: Some(self.options.trash_interval.as_secs().div_ceil(60)),
