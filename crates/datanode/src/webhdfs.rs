@@ -8,10 +8,11 @@
 //! (CREATE, APPEND) or a chunk of [`READ_CHUNK`] (OPEN) in memory.
 
 use std::collections::HashMap;
+use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
 
 use axum::body::Body;
-use axum::extract::{Path, Query, State};
+use axum::extract::{ConnectInfo, Path, Query, State};
 use axum::http::{header, Method, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::any;
@@ -20,6 +21,7 @@ use futures::StreamExt;
 use tusk_client::{ClientError, ClientOptions, CreateOptions, DfsClient, FileReader, FileWriter};
 use tusk_http::Router;
 use tusk_rpc::HadoopException;
+use tusk_security::ProxyUsers;
 use tusk_webhdfs::{json, path::fs_path, Op, Params, Result, WebHdfsError, PREFIX};
 
 use crate::Node;
@@ -37,6 +39,9 @@ struct WebHdfs {
     namenode: String,
     /// A client per user, so each user's calls carry their own name.
     clients: Mutex<HashMap<String, DfsClient>>,
+    /// Who may act for whom with `doas` (`hadoop.proxyuser.*`), checked here again as
+    /// Hadoop's DataNode does.
+    proxy_users: ProxyUsers,
 }
 
 /// The WebHDFS routes of the DataNode `node`.
@@ -44,6 +49,7 @@ pub(crate) fn router(node: &Arc<Node>) -> Router {
     let state = Arc::new(WebHdfs {
         namenode: node.options.namenode_addr.clone(),
         clients: Mutex::new(HashMap::new()),
+        proxy_users: ProxyUsers::from_pairs(node.options.conf.0.iter()),
     });
     Router::new()
         .route(&format!("{PREFIX}/{{*path}}"), any(handle))
@@ -53,12 +59,14 @@ pub(crate) fn router(node: &Arc<Node>) -> Router {
 async fn handle(
     State(w): State<Arc<WebHdfs>>,
     method: Method,
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
     Path(path): Path<String>,
     Query(query): Query<Vec<(String, String)>>,
     body: Body,
 ) -> Response {
     let params = Params::new(query);
-    let outcome = match (params.op(&method), params.user(), fs_path(&path)) {
+    let user = params.user_as(&w.proxy_users, peer.ip());
+    let outcome = match (params.op(&method), user, fs_path(&path)) {
         (Ok(op), Ok(user), Ok(path)) => {
             let client = w.client(&user);
             dispatch(op, &client, &path, &params, body).await

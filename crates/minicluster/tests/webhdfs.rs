@@ -1597,3 +1597,76 @@ async fn snapshot_reports_trash_root_status_and_block_locations_answer_hadoops_j
     .await
     .assert_error(403, "AccessControlException");
 }
+
+/// `doas` as Hadoop's proxy users allow it: a gateway user named in
+/// `hadoop.proxyuser.<user>.{hosts,users}` acts for the users listed (its writes are
+/// theirs, through the DataNode's step too); anyone else, or from another host, is
+/// refused with Hadoop's AuthorizationException.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn proxy_users_act_for_the_users_their_rules_name() {
+    let cluster = MiniCluster::builder()
+        .datanodes(1)
+        .conf("dfs.replication", "1")
+        .conf("hadoop.proxyuser.hue.hosts", "127.0.0.0/8")
+        .conf("hadoop.proxyuser.hue.users", "alice")
+        .conf("hadoop.proxyuser.far.hosts", "10.1.2.3")
+        .conf("hadoop.proxyuser.far.users", "*")
+        .build()
+        .await
+        .unwrap();
+    let web = Web::new(&cluster);
+    home(&cluster, "/user/alice", "alice").await;
+
+    let answer = web
+        .nn(
+            Method::GET,
+            "/",
+            "op=GETHOMEDIRECTORY&user.name=hue&doas=alice",
+        )
+        .await;
+    assert_eq!(answer.json()["Path"], "/user/alice");
+    let written = web
+        .create(
+            "/user/alice/via-hue",
+            "user.name=hue&doas=alice",
+            b"hi".to_vec(),
+        )
+        .await;
+    assert_eq!(written.status, StatusCode::CREATED);
+    let status = cluster
+        .client()
+        .get_file_info("/user/alice/via-hue")
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(status.owner, "alice", "the write is alice's");
+
+    let m = web
+        .nn(
+            Method::GET,
+            "/",
+            "op=GETHOMEDIRECTORY&user.name=hue&doas=bob",
+        )
+        .await
+        .assert_error(403, "AuthorizationException");
+    assert_eq!(m, "User: hue is not allowed to impersonate bob");
+    let m = web
+        .nn(
+            Method::GET,
+            "/",
+            "op=GETHOMEDIRECTORY&user.name=far&doas=alice",
+        )
+        .await
+        .assert_error(403, "AuthorizationException");
+    assert_eq!(
+        m,
+        "Unauthorized connection for super-user: far from IP 127.0.0.1"
+    );
+    web.nn(
+        Method::PUT,
+        "/user/alice/x",
+        "op=MKDIRS&user.name=mallory&doas=alice",
+    )
+    .await
+    .assert_error(403, "AuthorizationException");
+}

@@ -24,6 +24,7 @@ use axum::http::{header, Method, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::any;
 use tusk_http::Router;
+use tusk_security::ProxyUsers;
 use tusk_webhdfs::{path::fs_path, Op, Params, Result, WebHdfsError, PREFIX};
 
 use crate::namesystem::{Logged, Namesystem};
@@ -34,6 +35,8 @@ pub(crate) struct WebHdfs {
     pub fsn: Arc<Namesystem>,
     /// The NameNode's RPC address, named in redirects (`namenoderpcaddress`).
     pub rpc_addr: SocketAddr,
+    /// Who may act for whom with `doas` (`hadoop.proxyuser.*`).
+    pub proxy_users: ProxyUsers,
 }
 
 /// One request, parsed.
@@ -51,7 +54,12 @@ pub(crate) struct Request {
 
 /// The WebHDFS routes of a NameNode whose RPC server listens on `rpc_addr`.
 pub fn router(fsn: Arc<Namesystem>, rpc_addr: SocketAddr) -> Router {
-    let state = Arc::new(WebHdfs { fsn, rpc_addr });
+    let proxy_users = ProxyUsers::from_pairs(fsn.options.conf.0.iter());
+    let state = Arc::new(WebHdfs {
+        fsn,
+        rpc_addr,
+        proxy_users,
+    });
     Router::new()
         .route(PREFIX, any(root))
         .route(&format!("{PREFIX}/"), any(root))
@@ -85,7 +93,7 @@ async fn handle(
     path: String,
     Query(query): Query<Vec<(String, String)>>,
 ) -> Response {
-    let parsed = parse(&method, &path, query, peer.ip());
+    let parsed = parse(&method, &path, query, peer.ip(), &w.proxy_users);
     let outcome = match parsed {
         Ok(req) => dispatch(&w, req).await,
         Err(e) => Err(e),
@@ -98,12 +106,13 @@ fn parse(
     path: &str,
     query: Vec<(String, String)>,
     peer: IpAddr,
+    proxy_users: &ProxyUsers,
 ) -> Result<Request> {
     let params = Params::new(query);
     let op = params.op(method)?;
     Ok(Request {
         op,
-        user: params.user()?,
+        user: params.user_as(proxy_users, peer)?,
         path: fs_path(path)?,
         params,
         peer,

@@ -8,12 +8,15 @@
 //! - `digest_md5`: the server side of SASL DIGEST-MD5 (`auth`), which the DataNode
 //!   runs when a client opens a data connection with a SASL handshake over its token.
 //! - `error`: [`BlockTokenError`], [`SaslError`].
+//! - `proxy_users`: [`ProxyUsers`], Hadoop's `hadoop.proxyuser.*` impersonation rules.
 
 pub mod block_token;
 pub mod digest_md5;
 pub mod error;
+pub mod proxy_users;
 
 pub use block_token::{
     AccessMode, BlockKey, BlockTokenIdentifier, BlockTokenSecretManager, TokenScope, TOKEN_KIND,
 };
 pub use error::{BlockTokenError, SaslError};
+pub use proxy_users::ProxyUsers;

@@ -2,7 +2,10 @@
 //! `ParamFilter` does), defaults, ranges and error messages. A value that does not
 //! parse is a 400 `IllegalArgumentException` naming the parameter.
 
+use std::net::IpAddr;
+
 use axum::http::Method;
+use tusk_security::ProxyUsers;
 
 use crate::xattr::Codec;
 use crate::{Op, Result, WebHdfsError};
@@ -48,21 +51,27 @@ impl Params {
         Op::parse(method, self.get("op"))
     }
 
-    /// The caller (`user.name`; `dr.who` without it), or the user it acts for with
-    /// `doas`. SIMPLE authentication trusts the name; impersonation needs a proxy-user
-    /// rule, and Tusk has none (Hadoop's default), so `doas` naming anyone else is
-    /// refused.
+    /// The caller (`user.name`; `dr.who` without it), with no one allowed to act for
+    /// another ([`Params::user_as`] without rules).
     pub fn user(&self) -> Result<String> {
+        self.user_as(&ProxyUsers::default(), IpAddr::from([0, 0, 0, 0]))
+    }
+
+    /// The caller (`user.name`; `dr.who` without it), or the user it acts for with
+    /// `doas` when the proxy-user rules let it from `remote`. SIMPLE authentication
+    /// trusts the name.
+    pub fn user_as(&self, proxy: &ProxyUsers, remote: IpAddr) -> Result<String> {
         let user = match self.get("user.name").filter(|u| !u.is_empty()) {
             Some(u) => checked_user("user.name", u)?,
             None => ANONYMOUS_USER.to_string(),
         };
         match self.get("doas").filter(|u| !u.is_empty()) {
             Some(doas) if doas != user => {
-                checked_user("doas", doas)?;
-                Err(WebHdfsError::authorization(format!(
-                    "User: {user} is not allowed to impersonate {doas}"
-                )))
+                let doas = checked_user("doas", doas)?;
+                proxy
+                    .authorize(&user, &doas, remote)
+                    .map_err(WebHdfsError::authorization)?;
+                Ok(doas)
             }
             _ => Ok(user),
         }

@@ -8,6 +8,7 @@ pub const KNOWN: &[&str] = &[
     "fs.defaultFS",
     "fs.trash.checkpoint.interval",
     "fs.trash.interval",
+    "hadoop.proxyuser.",
     "hadoop.tmp.dir",
     "hadoop.user.group.static.mapping.overrides",
     "ipc.client.async.calls.max",
