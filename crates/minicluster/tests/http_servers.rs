@@ -92,3 +92,95 @@ async fn conf_names_each_values_source() {
         .unwrap();
     assert!(xml.contains("<source>set by the program</source>"), "{xml}");
 }
+
+/// `GET http://{addr}{path}`: status and JSON body.
+async fn rest(addr: SocketAddr, path: &str) -> (u16, serde_json::Value) {
+    let resp = reqwest::get(format!("http://{addr}{path}")).await.unwrap();
+    let status = resp.status().as_u16();
+    let body = resp.bytes().await.unwrap();
+    (status, serde_json::from_slice(&body).unwrap())
+}
+
+/// Hadoop's ResourceManager REST API: cluster info, nodes, applications (one, a
+/// filtered list, a missing one as NotFoundException) and the scheduler.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_resourcemanager_answers_hadoops_rest_api() {
+    use tusk_proto::tusk::yarn as y;
+    let cluster = MiniCluster::builder()
+        .datanodes(0)
+        .nodemanagers(1)
+        .conf("yarn.nodemanager.resource.memory-mb", "2048")
+        .build()
+        .await
+        .unwrap();
+    let yarn = cluster.yarn();
+    let rm = yarn.rm_http_addr();
+    let app = yarn
+        .client()
+        .submit(&y::SubmitApplicationRequest {
+            name: "rest-probe".into(),
+            am_resource: Some(y::Resource {
+                memory_mb: 128,
+                vcores: 1,
+            }),
+            am_launch: Some(y::ContainerLaunchContext {
+                command: "sleep".into(),
+                args: vec!["30".into()],
+                ..Default::default()
+            }),
+            ..Default::default()
+        })
+        .await
+        .unwrap();
+
+    let (status, info) = rest(rm, "/ws/v1/cluster/info").await;
+    assert_eq!(status, 200);
+    assert_eq!(info["clusterInfo"]["state"], "STARTED");
+    let (_, nodes) = rest(rm, "/ws/v1/cluster/nodes").await;
+    let node = &nodes["nodes"]["node"][0];
+    assert_eq!(node["state"], "RUNNING", "{nodes}");
+    let id = node["id"].as_str().unwrap().to_string();
+    assert_eq!(
+        node["usedMemoryMB"].as_u64().unwrap() + node["availMemoryMB"].as_u64().unwrap(),
+        2048
+    );
+    let (_, one) = rest(rm, &format!("/ws/v1/cluster/nodes/{id}")).await;
+    assert_eq!(one["node"]["id"], id.as_str());
+    let (_, lost) = rest(rm, "/ws/v1/cluster/nodes?states=LOST").await;
+    assert!(lost["nodes"].is_null(), "{lost}");
+
+    let (_, apps) = rest(rm, "/ws/v1/cluster/apps").await;
+    let listed = &apps["apps"]["app"][0];
+    assert_eq!(listed["id"], app.as_str(), "{apps}");
+    assert_eq!(listed["name"], "rest-probe");
+    let (_, one) = rest(rm, &format!("/ws/v1/cluster/apps/{app}")).await;
+    assert_eq!(one["app"]["name"], "rest-probe");
+    let (_, finished) = rest(rm, "/ws/v1/cluster/apps?states=FINISHED,KILLED").await;
+    assert!(finished["apps"].is_null(), "the app still runs: {finished}");
+    let (status, missing) = rest(rm, "/ws/v1/cluster/apps/application_1_9999").await;
+    assert_eq!(status, 404);
+    assert_eq!(missing["RemoteException"]["exception"], "NotFoundException");
+    let (_, sched) = rest(rm, "/ws/v1/cluster/scheduler").await;
+    assert_eq!(
+        sched["scheduler"]["schedulerInfo"]["totalNodeCapacity"],
+        2048
+    );
+    let (_, metrics) = rest(rm, "/ws/v1/cluster/metrics").await;
+    assert_eq!(metrics["clusterMetrics"]["appsSubmitted"], 1);
+    yarn.client().kill(&app).await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_nodemanager_answers_hadoops_node_info() {
+    let cluster = MiniCluster::builder()
+        .datanodes(0)
+        .nodemanagers(1)
+        .conf("yarn.nodemanager.resource.memory-mb", "1536")
+        .build()
+        .await
+        .unwrap();
+    let (status, info) = rest(cluster.yarn().nodemanager_http_addr(0), "/ws/v1/node/info").await;
+    assert_eq!(status, 200);
+    assert_eq!(info["nodeInfo"]["totalPmemAllocatedContainersMB"], 1536);
+    assert_eq!(info["nodeInfo"]["nodeHealthy"], true);
+}

@@ -39,10 +39,38 @@ pub(crate) fn router(node: &Arc<Node>) -> Router {
             .render(&overview(&node))
         })
     };
+    let info_node = node.clone();
     Router::new()
         .route("/", page())
         .route("/node", page())
+        .route(
+            "/ws/v1/node/info",
+            get(move || async move { axum::Json(node_info(&info_node)) }),
+        )
+        .route(
+            "/ws/v1/node",
+            get({
+                let node = node.clone();
+                move || async move { axum::Json(node_info(&node)) }
+            }),
+        )
         .merge(shared)
+}
+
+/// Hadoop's NodeManager REST `{"nodeInfo": …}`.
+fn node_info(node: &Node) -> Value {
+    json!({ "nodeInfo": {
+        "id": node.node_id,
+        "nodeHostName": node.options.host,
+        "healthReport": "",
+        "nodeHealthy": true,
+        "totalPmemAllocatedContainersMB": node.options.memory_mb,
+        "totalVmemAllocatedContainersMB": node.options.memory_mb,
+        "totalVCoresAllocatedContainers": node.options.vcores,
+        "nodeManagerVersion": env!("CARGO_PKG_VERSION"),
+        "hadoopVersion": env!("CARGO_PKG_VERSION"),
+        "containersRunning": node.containers.running_count(),
+    }})
 }
 
 fn daemon_web(node: &Arc<Node>) -> DaemonWeb {

@@ -9,14 +9,17 @@
 //! - `/cluster/apps`, `/cluster/app/<id>`: applications; an application's page links
 //!   to its job page when job history pages are mounted (`ExtraRoutes`).
 //! - `/cluster/scheduler`: queues, their weights and use; asks waiting.
-//! - `/ws/v1/cluster/metrics`: Hadoop's REST `clusterMetrics`.
+//! - `/ws/v1/cluster/{info,metrics,scheduler,apps,apps/<id>,nodes,nodes/<id>}`:
+//!   Hadoop's REST API (`web/rest.rs`).
 //! - `/jmx` beans `ClusterMetrics`, `QueueMetrics,q0=root`, `RMInfo`; `/metrics`,
 //!   `/conf`, `/logLevel`, `/stacks`, `/status` as every daemon.
+
+mod rest;
 
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use axum::extract::Path;
+use axum::extract::{Path, Query};
 use axum::routing::get;
 use axum::Router;
 use serde_json::{json, Value};
@@ -56,7 +59,6 @@ pub(crate) fn router(shared: &Arc<Shared>, extra: Option<Router>) -> Router {
         })
     };
     let app_shared = shared.clone();
-    let metrics_shared = shared.clone();
     let mut router = Router::new()
         .route("/", page(cluster_page, "Cluster"))
         .route("/cluster", page(cluster_page, "Cluster"))
@@ -70,19 +72,41 @@ pub(crate) fn router(shared: &Arc<Shared>, extra: Option<Router>) -> Router {
                 rm_page(&id).render(&body)
             }),
         )
-        .route(
-            "/ws/v1/cluster/metrics",
-            get(move || async move {
-                axum::Json(json!({
-                    "clusterMetrics": cluster_metrics_json(&ClusterSnapshot::of(&metrics_shared.lock()))
-                }))
-            }),
-        )
+        .merge(rest_router(shared))
         .merge(daemon::router(web));
     if let Some(extra) = extra {
         router = router.merge(extra);
     }
     router
+}
+
+/// Hadoop's REST API under `/ws/v1/cluster` ([`rest`]).
+fn rest_router(shared: &Arc<Shared>) -> Router {
+    type Listing = fn(&Cluster, &HashMap<String, String>) -> Value;
+    type One = fn(&Cluster, &str) -> axum::response::Response;
+    let whole = |f: fn(&Cluster) -> Value| {
+        let shared = shared.clone();
+        get(move || async move { axum::Json(f(&shared.lock())) })
+    };
+    let listing = |f: Listing| {
+        let shared = shared.clone();
+        get(move |Query(q): Query<HashMap<String, String>>| async move {
+            axum::Json(f(&shared.lock(), &q))
+        })
+    };
+    let one = |f: One| {
+        let shared = shared.clone();
+        get(move |Path(id): Path<String>| async move { f(&shared.lock(), &id) })
+    };
+    Router::new()
+        .route("/ws/v1/cluster", whole(rest::info))
+        .route("/ws/v1/cluster/info", whole(rest::info))
+        .route("/ws/v1/cluster/metrics", whole(rest::metrics))
+        .route("/ws/v1/cluster/scheduler", whole(rest::scheduler))
+        .route("/ws/v1/cluster/apps", listing(rest::apps))
+        .route("/ws/v1/cluster/apps/{id}", one(rest::one_app))
+        .route("/ws/v1/cluster/nodes", listing(rest::nodes))
+        .route("/ws/v1/cluster/nodes/{id}", one(rest::one_node))
 }
 
 fn rm_page(title: &str) -> Page<'_> {

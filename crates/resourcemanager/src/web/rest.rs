@@ -1,0 +1,230 @@
+//! Hadoop's ResourceManager REST API, the part operators script against
+//! (`/ws/v1/cluster/…`): `info`, `metrics`, `apps` (`?state(s)=`, `?user=`, `?queue=`,
+//! `?limit=`), `apps/{id}`, `nodes` (`?states=`), `nodes/{id}` and `scheduler`, with
+//! Hadoop's JSON names. An unknown application or node is Hadoop's `NotFoundException`
+//! (404).
+
+use std::collections::HashMap;
+
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use serde_json::{json, Value};
+use tusk_proto::tusk::yarn as y;
+
+use crate::cluster::{App, Cluster, Node};
+use crate::metrics::ClusterSnapshot;
+use crate::status::state_name;
+
+/// `{"clusterInfo": …}`.
+pub(super) fn info(c: &Cluster) -> Value {
+    json!({ "clusterInfo": {
+        "id": c.cluster_ts,
+        "startedOn": c.cluster_ts,
+        "state": "STARTED",
+        "haState": "ACTIVE",
+        "rmStateStoreName": if c.options.recovery_enabled {
+            "org.apache.hadoop.yarn.server.resourcemanager.recovery.FileSystemRMStateStore"
+        } else {
+            "org.apache.hadoop.yarn.server.resourcemanager.recovery.NullRMStateStore"
+        },
+        "resourceManagerVersion": env!("CARGO_PKG_VERSION"),
+        "hadoopVersion": env!("CARGO_PKG_VERSION"),
+        "haZooKeeperConnectionState": "ResourceManager HA is not enabled.",
+    }})
+}
+
+/// `{"clusterMetrics": …}`.
+pub(super) fn metrics(c: &Cluster) -> Value {
+    json!({ "clusterMetrics": super::cluster_metrics_json(&ClusterSnapshot::of(c)) })
+}
+
+fn final_status(a: &App) -> String {
+    a.final_status
+        .as_str_name()
+        .trim_start_matches("FINAL_")
+        .to_string()
+}
+
+/// One application as Hadoop's `AppInfo`.
+fn app(c: &Cluster, a: &App) -> Value {
+    let now = tusk_common::now_millis();
+    let started = a.start_ms.max(a.submit_ms);
+    let elapsed = if a.finish_ms > 0 {
+        a.finish_ms.saturating_sub(started)
+    } else {
+        now.saturating_sub(started)
+    };
+    let am_host = a
+        .am_node
+        .as_ref()
+        .and_then(|n| c.nodes.get(n))
+        .map(|n| n.address(n.http_port));
+    json!({
+        "id": a.id,
+        "user": a.user,
+        "name": a.name,
+        "queue": a.queue,
+        "state": state_name(a.state),
+        "finalStatus": final_status(a),
+        "progress": f64::from(a.progress) * 100.0,
+        "trackingUI": if a.is_terminal() { "History" } else { "ApplicationMaster" },
+        "trackingUrl": a.tracking_url,
+        "diagnostics": a.diagnostics,
+        "clusterId": c.cluster_ts,
+        "applicationType": a.app_type,
+        "startedTime": started,
+        "launchTime": a.start_ms,
+        "finishedTime": a.finish_ms,
+        "elapsedTime": elapsed,
+        "amHostHttpAddress": am_host,
+        "allocatedMB": a.used.memory_mb,
+        "allocatedVCores": a.used.vcores,
+        "runningContainers": a.live.len(),
+        "runAttemptCount": a.attempt,
+    })
+}
+
+/// The `states` (or `state`) filter, upper-cased.
+fn states(q: &HashMap<String, String>) -> Option<Vec<String>> {
+    q.get("states").or_else(|| q.get("state")).map(|s| {
+        s.split(',')
+            .map(|s| s.trim().to_ascii_uppercase())
+            .collect()
+    })
+}
+
+/// `{"apps": {"app": […]}}`, `{"apps": null}` when none match (as Hadoop).
+pub(super) fn apps(c: &Cluster, q: &HashMap<String, String>) -> Value {
+    let states = states(q);
+    let limit = q
+        .get("limit")
+        .and_then(|l| l.parse::<usize>().ok())
+        .unwrap_or(usize::MAX);
+    let listed: Vec<Value> = c
+        .apps
+        .values()
+        .filter(|a| {
+            states
+                .as_ref()
+                .is_none_or(|s| s.contains(&state_name(a.state)))
+        })
+        .filter(|a| q.get("user").is_none_or(|u| *u == a.user))
+        .filter(|a| q.get("queue").is_none_or(|u| *u == a.queue))
+        .take(limit)
+        .map(|a| app(c, a))
+        .collect();
+    if listed.is_empty() {
+        json!({ "apps": null })
+    } else {
+        json!({ "apps": { "app": listed } })
+    }
+}
+
+/// `{"app": …}`, or `NotFoundException`.
+pub(super) fn one_app(c: &Cluster, id: &str) -> Response {
+    match c.apps.get(id) {
+        Some(a) => axum::Json(json!({ "app": app(c, a) })).into_response(),
+        None => not_found(&format!("app with id: {id} not found")),
+    }
+}
+
+fn node_state(n: &Node) -> &'static str {
+    if n.lost {
+        "LOST"
+    } else {
+        "RUNNING"
+    }
+}
+
+/// One node as Hadoop's `NodeInfo`, with Tusk's node status beside it.
+fn node(n: &Node) -> Value {
+    let free = n.free();
+    json!({
+        "rack": n.rack,
+        "state": node_state(n),
+        "id": n.id,
+        "nodeHostName": n.host,
+        "nodeHTTPAddress": n.address(n.http_port),
+        "lastHealthUpdate": n.last_heartbeat_ms,
+        "version": env!("CARGO_PKG_VERSION"),
+        "healthReport": "",
+        "numContainers": n.containers.len(),
+        "usedMemoryMB": n.used.memory_mb,
+        "availMemoryMB": free.memory_mb,
+        "usedVirtualCores": n.used.vcores,
+        "availableVirtualCores": free.vcores,
+        "diskUtilizationPct": n.status.disk_utilization_pct,
+        "netRxBytesPerSec": n.status.net_rx_bytes_per_sec,
+        "potentialReceptionBytes": n.status.potential_reception_bytes,
+    })
+}
+
+/// `{"nodes": {"node": […]}}` (`?states=` filters), `{"nodes": null}` when none.
+pub(super) fn nodes(c: &Cluster, q: &HashMap<String, String>) -> Value {
+    let states = states(q);
+    let listed: Vec<Value> = c
+        .nodes
+        .values()
+        .filter(|n| {
+            states
+                .as_ref()
+                .is_none_or(|s| s.iter().any(|x| x == node_state(n)))
+        })
+        .map(node)
+        .collect();
+    if listed.is_empty() {
+        json!({ "nodes": null })
+    } else {
+        json!({ "nodes": { "node": listed } })
+    }
+}
+
+/// `{"node": …}`, or `NotFoundException`.
+pub(super) fn one_node(c: &Cluster, id: &str) -> Response {
+    match c.nodes.get(id) {
+        Some(n) => axum::Json(json!({ "node": node(n) })).into_response(),
+        None => not_found(&format!("nodeId, {id}, is not found")),
+    }
+}
+
+/// `{"scheduler": {"schedulerInfo": …}}`: one queue, as Hadoop's FIFO scheduler shows.
+pub(super) fn scheduler(c: &Cluster) -> Value {
+    let s = ClusterSnapshot::of(c);
+    let used = if s.total_mb == 0 {
+        0.0
+    } else {
+        s.allocated_mb as f64 / s.total_mb as f64
+    };
+    let running = c
+        .apps
+        .values()
+        .filter(|a| a.state == y::ApplicationState::AppRunning)
+        .count();
+    json!({ "scheduler": { "schedulerInfo": {
+        "type": "fifoScheduler",
+        "capacity": 1.0,
+        "usedCapacity": used,
+        "qstate": "RUNNING",
+        "minQueueMemoryCapacity": 0,
+        "maxQueueMemoryCapacity": s.total_mb,
+        "numNodes": s.active_nodes,
+        "usedNodeCapacity": s.allocated_mb,
+        "availNodeCapacity": s.available_mb,
+        "totalNodeCapacity": s.total_mb,
+        "numContainers": s.containers_running,
+        "numApplications": running,
+    }}})
+}
+
+/// Hadoop's web-services error for something missing.
+fn not_found(message: &str) -> Response {
+    (
+        StatusCode::NOT_FOUND,
+        axum::Json(json!({ "RemoteException": {
+            "exception": "NotFoundException",
+            "message": format!("java.lang.Exception: {message}"),
+            "javaClassName": "org.apache.hadoop.yarn.webapp.NotFoundException",
+        }})),
+    )
+        .into_response()
+}
