@@ -289,6 +289,10 @@ fn every_page_renders_in_a_browser_with_a_job_done() {
     assert!(
         job.contains("attempt_") && job.contains("shuffle") && job.contains("MAP_INPUT_RECORDS")
     );
+    assert!(
+        job.contains("Job Counters") && job.contains("TOTAL_LAUNCHED_MAPS"),
+        "Hadoop's job counters group"
+    );
 
     let dn_page = load(profile.path(), &out, "datanode", &format!("{dn}/"));
     assert!(dn_page.contains("Volumes") && dn_page.contains("Bytes written"));

@@ -393,6 +393,7 @@ impl Am {
         {
             counters.add(&rec.counters);
         }
+        counters.add(&history::job_counters(&self.history));
         let record = JobHistory {
             job_id: self.job_id.to_string(),
             application_id: self.opts.application_id.clone(),

@@ -4,7 +4,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::counters::Counters;
+use crate::counters::{self, Counters};
 use crate::local_runner::JobResult;
 use crate::task::{Outcome, PhaseTiming, TaskReport};
 
@@ -247,9 +247,111 @@ impl JobHistory {
     }
 }
 
+/// Hadoop's `JobCounter` group, counted over a job's attempts: attempts launched,
+/// failed and killed per kind, maps that ran where their split's data was
+/// (`DATA_LOCAL_MAPS`) or elsewhere (`OTHER_LOCAL_MAPS`), and the milliseconds attempts
+/// of each kind ran (`MILLIS_MAPS`, `MILLIS_REDUCES`).
+pub fn job_counters(attempts: &[AttemptRecord]) -> Counters {
+    let mut c = Counters::default();
+    for a in attempts {
+        let map = a.task_type == "MAP";
+        let (launched, failed, killed, millis) = if map {
+            (
+                "TOTAL_LAUNCHED_MAPS",
+                counters::FAILED_MAPS,
+                "NUM_KILLED_MAPS",
+                "MILLIS_MAPS",
+            )
+        } else {
+            (
+                "TOTAL_LAUNCHED_REDUCES",
+                counters::FAILED_REDUCES,
+                "NUM_KILLED_REDUCES",
+                "MILLIS_REDUCES",
+            )
+        };
+        c.incr(launched, 1);
+        match a.outcome {
+            Outcome::Failed => c.incr(failed, 1),
+            Outcome::Killed => c.incr(killed, 1),
+            Outcome::Succeeded => {}
+        }
+        if map {
+            c.incr(
+                if a.data_local {
+                    "DATA_LOCAL_MAPS"
+                } else {
+                    "OTHER_LOCAL_MAPS"
+                },
+                1,
+            );
+        }
+        c.incr(millis, a.end_ms.saturating_sub(a.start_ms));
+    }
+    c
+}
+
+/// Whether `name` is one of [`job_counters`]' (Hadoop's "Job Counters" group).
+pub fn is_job_counter(name: &str) -> bool {
+    matches!(
+        name,
+        "TOTAL_LAUNCHED_MAPS"
+            | "TOTAL_LAUNCHED_REDUCES"
+            | "NUM_FAILED_MAPS"
+            | "NUM_FAILED_REDUCES"
+            | "NUM_KILLED_MAPS"
+            | "NUM_KILLED_REDUCES"
+            | "DATA_LOCAL_MAPS"
+            | "OTHER_LOCAL_MAPS"
+            | "MILLIS_MAPS"
+            | "MILLIS_REDUCES"
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn attempt(kind: &str, outcome: Outcome, data_local: bool, ms: u64) -> AttemptRecord {
+        AttemptRecord {
+            attempt: String::new(),
+            task: String::new(),
+            task_type: kind.into(),
+            node: String::new(),
+            container: String::new(),
+            start_ms: 1000,
+            end_ms: 1000 + ms,
+            phases: vec![],
+            outcome,
+            speculative: false,
+            data_local,
+            bytes_read: 0,
+            bytes_written: 0,
+            bytes_shuffled: 0,
+            error: None,
+            counters: Counters::default(),
+            node_status_at_launch: None,
+        }
+    }
+
+    #[test]
+    fn job_counters_count_attempts_locality_and_time_as_hadoop() {
+        let c = job_counters(&[
+            attempt("MAP", Outcome::Succeeded, true, 100),
+            attempt("MAP", Outcome::Failed, false, 50),
+            attempt("MAP", Outcome::Killed, true, 10),
+            attempt("REDUCE", Outcome::Succeeded, false, 300),
+        ]);
+        assert_eq!(c.get("TOTAL_LAUNCHED_MAPS"), 3);
+        assert_eq!(c.get("TOTAL_LAUNCHED_REDUCES"), 1);
+        assert_eq!(c.get("NUM_FAILED_MAPS"), 1);
+        assert_eq!(c.get("NUM_KILLED_MAPS"), 1);
+        assert_eq!(c.get("DATA_LOCAL_MAPS"), 2);
+        assert_eq!(c.get("OTHER_LOCAL_MAPS"), 1);
+        assert_eq!(c.get("MILLIS_MAPS"), 160);
+        assert_eq!(c.get("MILLIS_REDUCES"), 300);
+        assert!(c.iter().all(|(name, _)| is_job_counter(name)));
+    }
 
     #[test]
     fn node_status_at_launch_comes_from_the_allocation_and_may_be_absent() {

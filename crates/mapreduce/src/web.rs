@@ -294,6 +294,7 @@ fn counters_table(h: &JobHistory) -> String {
             None if name.starts_with("HDFS_") || name.starts_with("FILE_") => {
                 ("File System Counters", name)
             }
+            None if crate::history::is_job_counter(name) => ("Job Counters", name),
             None => ("Map-Reduce Framework", name),
         };
         groups.entry(group).or_default().push((counter, value));
