@@ -303,8 +303,29 @@ async fn live_nodemanagers(rm: &ApplicationClient) -> usize {
         .unwrap_or(0)
 }
 
-/// Starts `tusk ROLE` listening on loopback; it writes `<dir>/<name>.addr` once
-/// serving and logs to `<dir>/logs/<name>.log`.
+/// The port a daemon had in this directory's last `up` (its address file), if it is
+/// free again: a cluster started again keeps its `hdfs://` URI and web addresses, so
+/// what people saved of them still works.
+fn previous_port(file: &Path) -> Option<u16> {
+    let text = std::fs::read_to_string(file).ok()?;
+    let port: u16 = text.trim().rsplit(':').next()?.parse().ok()?;
+    std::net::TcpListener::bind(("127.0.0.1", port)).ok()?;
+    Some(port)
+}
+
+/// The key of a role's web server address.
+fn http_address_key(role: &str) -> &'static str {
+    match role {
+        "namenode" => tusk_namenode::options::HTTP_ADDRESS_KEY,
+        "datanode" => tusk_datanode::options::HTTP_ADDRESS_KEY,
+        "resourcemanager" => tusk_resourcemanager::options::HTTP_ADDRESS_KEY,
+        _ => tusk_nodemanager::options::HTTP_ADDRESS_KEY,
+    }
+}
+
+/// Starts `tusk ROLE` listening on loopback (on the ports it had before in `dir` when
+/// they are free, else on free ones); it writes `<dir>/<name>.addr` once serving and
+/// logs to `<dir>/logs/<name>.log`.
 fn spawn_daemon(
     exe: &Path,
     conf: &Configuration,
@@ -315,16 +336,21 @@ fn spawn_daemon(
     extra: &[&str],
 ) -> anyhow::Result<u32> {
     let addr_file = dir.join(format!("{name}.addr"));
+    let port = previous_port(&addr_file).unwrap_or(0);
     let _ = std::fs::remove_file(&addr_file);
     let listen = match role {
         "nodemanager" => "--listen-shuffle",
         _ => "--listen",
     };
     let http_addr_file = http_addr_file(dir, name);
+    let mut defines = defines.to_vec();
+    if let Some(http_port) = previous_port(&http_addr_file) {
+        defines.push(format!("{}=127.0.0.1:{http_port}", http_address_key(role)));
+    }
     let _ = std::fs::remove_file(&http_addr_file);
     let mut all = vec![
         listen.to_string(),
-        "127.0.0.1:0".to_string(),
+        format!("127.0.0.1:{port}"),
         "--addr-file".to_string(),
         addr_file.display().to_string(),
         "--http-addr-file".to_string(),
@@ -339,7 +365,7 @@ fn spawn_daemon(
     spawn(
         exe,
         role,
-        defines,
+        &defines,
         &all,
         &dir.join(format!("logs/{name}.log")),
     )

@@ -64,4 +64,31 @@ fn local_up_records_and_prints_every_web_address() {
 
     let down = tusk(home.path(), &["local", "down", "--dir", dir]);
     assert!(down.status.success());
+
+    // Started again in the same directory: the same URI and web addresses.
+    let uri = String::from_utf8_lossy(&up.stdout)
+        .lines()
+        .last()
+        .unwrap()
+        .to_string();
+    let again = tusk(
+        home.path(),
+        &["local", "up", "--dir", dir, "--datanodes", "2", "--no-yarn"],
+    );
+    assert!(
+        again.status.success(),
+        "{}",
+        String::from_utf8_lossy(&again.stderr)
+    );
+    let uri_again = String::from_utf8_lossy(&again.stdout)
+        .lines()
+        .last()
+        .unwrap()
+        .to_string();
+    assert_eq!(uri_again, uri, "the NameNode's port is kept");
+    assert_eq!(recorded("namenode"), nn_http, "the web port is kept");
+    let answer = http_get(&nn_http, "/webhdfs/v1/?op=GETFILESTATUS");
+    assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
+    let down = tusk(home.path(), &["local", "down", "--dir", dir]);
+    assert!(down.status.success());
 }
