@@ -15,12 +15,22 @@ pub enum NameNodeError {
     DirectoryNotEmpty { path: String },
     #[error("Invalid path name {path}: {reason}")]
     InvalidPath { path: String, reason: &'static str },
-    #[error("Permission denied: user={user}, access={access}, inode=\"{path}\"")]
+    /// HDFS's `FSPermissionChecker` refusal; `holder` is the inode's
+    /// `:owner:group:drwx------` (empty where it is not known).
+    #[error("Permission denied: user={user}, access={access}, inode=\"{path}\"{holder}")]
     AccessDenied {
         user: String,
         access: &'static str,
         path: String,
+        holder: String,
     },
+    /// HDFS's `checkOwner`: only the owner (or the superuser) may change permissions,
+    /// times, ACLs and the like.
+    #[error("Permission denied. user={user} is not the owner of inode={path}")]
+    NotOwner { user: String, path: String },
+    /// HDFS's `setOwner` by a user who is not the superuser, naming someone else.
+    #[error("User {user} is not a super user (non-super user cannot change owner).")]
+    ChownNotSuperuser { user: String },
     /// An administrative call (`rollEdits`, ...) by a user who is not the superuser.
     #[error("Access denied for user {user}. Superuser privilege is required")]
     SuperuserRequired { user: String },
@@ -177,7 +187,10 @@ impl NameNodeError {
             ParentNotDirectory { .. } => HadoopException::ParentNotDirectory,
             DirectoryNotEmpty { .. } => HadoopException::PathIsNotEmptyDirectory,
             InvalidPath { .. } => HadoopException::InvalidPath,
-            AccessDenied { .. } | SuperuserRequired { .. } => HadoopException::AccessControl,
+            AccessDenied { .. }
+            | NotOwner { .. }
+            | ChownNotSuperuser { .. }
+            | SuperuserRequired { .. } => HadoopException::AccessControl,
             RenameIntoSubtree { .. } | RenameRefused { .. } => HadoopException::Io,
             LeaseExpired { .. } => HadoopException::LeaseExpired,
             AlreadyBeingCreated { .. } => HadoopException::AlreadyBeingCreated,

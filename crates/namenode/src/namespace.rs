@@ -9,7 +9,7 @@ pub mod acl;
 mod children;
 mod features;
 mod image_check;
-mod permission;
+pub(crate) mod permission;
 
 use foldhash::HashMap;
 

@@ -127,11 +127,7 @@ impl Permissions {
         if self.allows(ns, user, id, access.bits()) {
             return Ok(());
         }
-        Err(NameNodeError::AccessDenied {
-            user: user.to_string(),
-            access: access.name(),
-            path: ns.full_path(id),
-        })
+        Err(denied(ns, user, access.name(), id))
     }
 
     /// Checks execute on every directory from the root down to (not including) `id`,
@@ -200,12 +196,39 @@ impl Permissions {
         if self.is_superuser(user) || ns.get(id).is_some_and(|n| n.owner == user) {
             return Ok(());
         }
-        Err(NameNodeError::AccessDenied {
+        Err(NameNodeError::NotOwner {
             user: user.to_string(),
-            access: "OWNER",
             path: ns.full_path(id),
         })
     }
+}
+
+/// HDFS's refusal of `access` on inode `id`, naming its owner, group and mode as
+/// `FSPermissionChecker.toAccessControlString` does.
+pub fn denied(ns: &Namespace, user: &str, access: &'static str, id: InodeId) -> NameNodeError {
+    let holder = ns.get(id).map_or_else(String::new, |n| {
+        holder(&n.owner, &n.group, n.is_dir(), n.permission)
+    });
+    NameNodeError::AccessDenied {
+        user: user.to_string(),
+        access,
+        path: ns.full_path(id),
+        holder,
+    }
+}
+
+/// `:owner:group:drwxr-xr-x` (the sticky bit as `t`/`T`, as `FsPermission` prints it).
+pub fn holder(owner: &str, group: &str, dir: bool, permission: u16) -> String {
+    let mut mode: String = [6, 3, 0]
+        .iter()
+        .map(|shift| super::acl::perm_symbol((permission >> shift) & 7))
+        .collect();
+    if permission & 0o1000 != 0 {
+        let other_x = permission & 1 != 0;
+        mode.pop();
+        mode.push(if other_x { 't' } else { 'T' });
+    }
+    format!(":{owner}:{group}:{}{mode}", if dir { 'd' } else { '-' })
 }
 
 #[cfg(test)]
@@ -242,6 +265,25 @@ mod tests {
             .unwrap();
         }
         ns
+    }
+
+    #[test]
+    fn refusals_name_the_inode_as_hdfs_does() {
+        let ns = tree();
+        let e = permissions(true)
+            .check_traverse(&ns, "bob", "/priv/sub")
+            .unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "Permission denied: user=bob, access=EXECUTE, inode=\"/priv\":root:supergroup:drwx------"
+        );
+        assert_eq!(holder("u", "g", false, 0o1777), ":u:g:-rwxrwxrwt");
+        assert_eq!(holder("u", "g", true, 0o1770), ":u:g:drwxrwx--T");
+        let e = permissions(true).check_owner(&ns, "bob", 4).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "Permission denied. user=bob is not the owner of inode=/pub"
+        );
     }
 
     #[test]

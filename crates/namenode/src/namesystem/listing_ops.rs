@@ -22,11 +22,12 @@ impl Namesystem {
         if mode & 7 == 0 || self.permissions.allows(&st.ns, user, id, mode & 7) {
             return Ok(());
         }
-        Err(NameNodeError::AccessDenied {
-            user: user.to_string(),
-            access: access_name(mode & 7),
-            path: st.ns.full_path(id),
-        })
+        Err(crate::namespace::permission::denied(
+            &st.ns,
+            user,
+            access_name(mode & 7),
+            id,
+        ))
     }
 
     /// getLocatedFileInfo: a status with the file's block locations; tokens (which

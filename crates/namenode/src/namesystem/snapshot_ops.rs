@@ -601,6 +601,12 @@ impl Namesystem {
             user: user.to_string(),
             access: access.name(),
             path: format!("{}/{}", path::join(&shown), node.name),
+            holder: crate::namespace::permission::holder(
+                &a.owner,
+                &a.group,
+                node.children().is_some(),
+                a.permission,
+            ),
         })
     }
 

@@ -20,12 +20,11 @@ impl Namesystem {
             let mut st = self.write();
             self.permissions.check_traverse(&st.ns, user, src)?;
             let id = st.ns.lookup(src)?.id;
-            let changes_owner = owner.as_ref().is_some_and(|o| !o.is_empty());
+            // HDFS's FSDirAttrOp.setOwner: only the superuser names another owner.
+            let changes_owner = owner.as_ref().is_some_and(|o| !o.is_empty() && o != user);
             if changes_owner && !self.permissions.is_superuser(user) {
-                return Err(NameNodeError::AccessDenied {
+                return Err(NameNodeError::ChownNotSuperuser {
                     user: user.to_string(),
-                    access: "SUPERUSER",
-                    path: path::normalize(src)?,
                 });
             }
             self.permissions.check_owner(&st.ns, user, id)?;
