@@ -4,12 +4,13 @@
 //! [`Namesystem::apply_and_log`]) and the apply step (`impl State` or `impl Namespace`:
 //! change the state as the op says, live and at replay alike).
 //!
-//! Operations of a feature that has its own file stay there: `append` (append, concat,
-//! fsync), `truncate`, `quota`, `snapshot_ops`, `acl_ops`, `xattr_ops`, `policy_ops`.
+//! Operations of a feature that has its own file stay there: `append` (append, fsync),
+//! `truncate`, `quota`, `snapshot_ops`, `acl_ops`, `xattr_ops`, `policy_ops`.
 
 mod abandon_block;
 mod add_block;
 mod complete;
+mod concat;
 mod create;
 mod delete;
 mod mkdir;
