@@ -607,3 +607,56 @@ async fn append_after_the_soft_limit_recovers_the_lease_first() {
     assert!(other.read_file("/soft").await.unwrap() == want);
     cluster.shutdown().await;
 }
+
+/// `create` with overwrite of a file whose writer let the soft limit pass recovers the
+/// lease first, as HDFS's startFile does (RecoveryInProgressException meanwhile), then
+/// replaces the file.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn create_over_a_soft_expired_file_recovers_the_lease_first() {
+    let cluster = MiniCluster::builder()
+        .datanodes(3)
+        .conf("dfs.blocksize", BLOCK.to_string())
+        .conf("dfs.heartbeat.interval", "1")
+        .conf("dfs.namenode.lease-soft-limit-sec", "1")
+        .build()
+        .await
+        .expect("cluster starts");
+    let writer = cluster.client();
+    let mut w = writer.create("/soft-c", opts()).await.unwrap();
+    w.write(&test_data(150_000, 4)).await.unwrap();
+    w.hflush().await.unwrap();
+    drop(w);
+    let other = cluster.client();
+    let overwrite = CreateOptions {
+        overwrite: true,
+        ..opts()
+    };
+    let mut c = wait_for(
+        "create once the lease is recovered",
+        Duration::from_secs(60),
+        || {
+            let other = other.clone();
+            let overwrite = overwrite.clone();
+            async move {
+                match other.create("/soft-c", overwrite).await {
+                    Ok(w) => Some(w),
+                    Err(ClientError::Remote(e)) => {
+                        assert!(
+                            e.class.ends_with("RecoveryInProgressException")
+                                || e.class.ends_with("AlreadyBeingCreatedException"),
+                            "{e}"
+                        );
+                        None
+                    }
+                    Err(e) => panic!("create: {e}"),
+                }
+            }
+        },
+    )
+    .await
+    .unwrap();
+    c.write(b"replaced").await.unwrap();
+    c.close().await.unwrap();
+    assert_eq!(other.read_file("/soft-c").await.unwrap(), b"replaced");
+    cluster.shutdown().await;
+}

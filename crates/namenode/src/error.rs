@@ -40,12 +40,6 @@ pub enum NameNodeError {
     RenameRefused { message: String },
     #[error("No lease on {path}: {reason}")]
     LeaseExpired { path: String, reason: String },
-    #[error("Failed to create file [{path}] for [{client}]: the file is already being created by [{holder}]")]
-    AlreadyBeingCreated {
-        path: String,
-        client: String,
-        holder: String,
-    },
     /// append or truncate of a file someone holds the lease on.
     #[error("Failed to {op} {path} for {client} because {reason}")]
     LeaseHeld {
@@ -193,7 +187,6 @@ impl NameNodeError {
             | SuperuserRequired { .. } => HadoopException::AccessControl,
             RenameIntoSubtree { .. } | RenameRefused { .. } => HadoopException::Io,
             LeaseExpired { .. } => HadoopException::LeaseExpired,
-            AlreadyBeingCreated { .. } => HadoopException::AlreadyBeingCreated,
             LeaseHeld { .. } => HadoopException::AlreadyBeingCreated,
             RecoveryInProgress { .. } => HadoopException::RecoveryInProgress,
             NotReplicatedYet { .. } => HadoopException::NotReplicatedYet,

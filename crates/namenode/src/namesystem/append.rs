@@ -149,7 +149,7 @@ impl Namesystem {
     /// another client's lease past its soft limit is recovered first, and when that
     /// closes the file at once the operation goes on; while a recovery runs it is
     /// `RecoveryInProgressException`.
-    pub(super) fn check_lease_free(
+    pub(crate) fn check_lease_free(
         &self,
         st: &mut State,
         id: InodeId,

@@ -65,13 +65,10 @@ impl Namesystem {
                         path: format!("{src} (already exists as a directory)"),
                     });
                 }
-                if let Some(holder) = node.file().and_then(|f| f.client_name.clone()) {
-                    return Err(NameNodeError::AlreadyBeingCreated {
-                        path: src,
-                        client: req.client_name.clone(),
-                        holder,
-                    });
-                }
+                // HDFS's recoverLeaseInternal(CREATE_FILE): a file another client still
+                // holds is refused; one whose writer let the soft limit pass has its
+                // lease recovered first (RecoveryInProgressException meanwhile).
+                self.check_lease_free(&mut st, id, &src, &req.client_name, "CREATE_FILE")?;
                 if req.create_flag & CREATE_FLAG_OVERWRITE == 0 {
                     return Err(NameNodeError::AlreadyExists { path: src });
                 }
