@@ -816,3 +816,50 @@ async fn an_appended_then_deleted_snapshotted_file_survives_a_restart() {
     wait_replicas(&cluster, &blocks, true, "the block kept").await;
     cluster.shutdown().await;
 }
+
+/// What only a snapshot holds is charged to the directory quotas above it, as HDFS
+/// charges it: a file deleted after a snapshot keeps its space until the snapshot goes.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn what_only_snapshots_hold_counts_against_quotas() {
+    let cluster = cluster().await;
+    let client = cluster.client();
+    let old = test_data(500_000, 31);
+    put(&client, "/qs/old", &old).await;
+    client.allow_snapshot("/qs").await.unwrap();
+    client.create_snapshot("/qs", Some("s")).await.unwrap();
+    client.delete("/qs/old", false).await.unwrap();
+    // Two blocks' worth: a 1.5 MB file (two 1 MiB blocks while written) fits alone.
+    client
+        .set_quota("/qs", i64::MAX as u64, 2 * BLOCK, None)
+        .await
+        .unwrap();
+    let usage = client.quota_usage("/qs").await.unwrap();
+    assert_eq!(
+        usage.space_consumed, 500_000,
+        "the snapshot's file is charged"
+    );
+    assert_eq!(
+        usage.file_and_directory_count, 2,
+        "/qs and the snapshot's file"
+    );
+
+    let big = test_data(1_500_000, 32);
+    let opts = CreateOptions {
+        create_parent: true,
+        ..Default::default()
+    };
+    let e = client
+        .write_file("/qs/big", &big, opts.clone())
+        .await
+        .unwrap_err();
+    assert!(
+        e.to_string().contains("DSQuotaExceededException")
+            || remote_class(&e).ends_with("DSQuotaExceededException"),
+        "{e}"
+    );
+    let _ = client.delete("/qs/big", false).await;
+    client.delete_snapshot("/qs", "s").await.unwrap();
+    assert_eq!(client.quota_usage("/qs").await.unwrap().space_consumed, 0);
+    client.write_file("/qs/big", &big, opts).await.unwrap();
+    cluster.shutdown().await;
+}

@@ -304,8 +304,9 @@ impl State {
                 continue;
             };
             let path = || self.ns.full_path(id);
+            let (snap_ns, snap_space) = self.snapshot_charge(id);
             if let Some(quota) = q.namespace {
-                let count = q.ns_used.saturating_add_signed(ns);
+                let count = (q.ns_used + snap_ns).saturating_add_signed(ns);
                 if ns > 0 && count as i64 > quota {
                     return Err(NameNodeError::NsQuotaExceeded {
                         path: path(),
@@ -317,7 +318,7 @@ impl State {
             if space <= 0 {
                 continue;
             }
-            let consumed = q.space_used.saturating_add_signed(space);
+            let consumed = (q.space_used + snap_space).saturating_add_signed(space);
             if let Some(quota) = q.space {
                 if consumed as i64 > quota {
                     return Err(NameNodeError::DsQuotaExceeded {
@@ -404,9 +405,24 @@ impl State {
             .unwrap_or_default()
     }
 
-    /// getQuotaUsage of an inode: its quotas (-1 when none) and usage.
+    /// What snapshots of directories at or below `id` alone still hold, as names and
+    /// space: HDFS charges it to the directories above them (a file deleted after a
+    /// snapshot keeps its quota until the snapshot goes). Counted when asked (a walk of
+    /// the copies the live tree no longer shares), not kept in the counters.
+    fn snapshot_charge(&self, id: InodeId) -> (u64, u64) {
+        if self.snapshots.dirs.is_empty() {
+            return (0, 0);
+        }
+        let (files, dirs, _, space) = self.snapshots.snapshot_only_usage(&self.ns, id);
+        (files + dirs, space)
+    }
+
+    /// getQuotaUsage of an inode: its quotas (-1 when none) and usage, what only its
+    /// snapshots hold included.
     pub fn quota_usage(&self, id: InodeId) -> QuotaUsageProto {
         let (ns, space) = self.subtree_usage(id);
+        let (snap_ns, snap_space) = self.snapshot_charge(id);
+        let (ns, space) = (ns + snap_ns, space + snap_space);
         let q = self.quota_of(id);
         // HDFS's root always carries a namespace quota of Long.MAX_VALUE.
         let root_quota = (id == ROOT_ID).then_some(i64::MAX);
