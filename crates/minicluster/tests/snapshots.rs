@@ -863,3 +863,45 @@ async fn what_only_snapshots_hold_counts_against_quotas() {
     client.write_file("/qs/big", &big, opts).await.unwrap();
     cluster.shutdown().await;
 }
+
+/// checkAccess and getLocatedFileInfo of a `.snapshot` path answer for the copy: its
+/// permissions then, its blocks at the length the snapshot recorded.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn check_access_and_located_file_info_read_the_snapshot() {
+    let cluster = cluster().await;
+    let client = cluster.client();
+    let data = test_data(300_000, 41);
+    put(&client, "/ca/f", &data).await;
+    client.set_permission("/ca/f", 0o644).await.unwrap();
+    client.allow_snapshot("/ca").await.unwrap();
+    client.create_snapshot("/ca", Some("s")).await.unwrap();
+    // The live file changes after the snapshot: private, and longer.
+    client.set_permission("/ca/f", 0o600).await.unwrap();
+    let mut w = client.append("/ca/f", false).await.unwrap();
+    w.write(b"more").await.unwrap();
+    w.close().await.unwrap();
+
+    let bob = user_client(&cluster, "bob");
+    bob.check_access("/ca/.snapshot/s/f", 4).await.unwrap();
+    let e = bob.check_access("/ca/f", 4).await.unwrap_err();
+    assert_eq!(remote_class(&e), "AccessControlException");
+    let e = bob.check_access("/ca/.snapshot/s/f", 2).await.unwrap_err();
+    assert!(e.to_string().contains("access=WRITE"), "{e}");
+    assert!(bob.check_access("/ca/.snapshot/s/nope", 4).await.is_err());
+
+    let status = bob
+        .located_file_info("/ca/.snapshot/s/f", true)
+        .await
+        .unwrap()
+        .expect("the copy");
+    assert_eq!(status.length, data.len() as u64, "the length then");
+    let located = status.locations.expect("blocks");
+    assert_eq!(located.file_length, data.len() as u64);
+    assert!(!located.blocks.is_empty());
+    assert!(bob
+        .located_file_info("/ca/.snapshot/s/missing", false)
+        .await
+        .unwrap()
+        .is_none());
+    cluster.shutdown().await;
+}

@@ -16,6 +16,9 @@ impl Namesystem {
     /// checkAccess: whether `user` holds `mode` (rwx bits) on `src`, with execute on
     /// every directory above it.
     pub fn check_access(&self, user: &str, src: &str, mode: u16) -> Result<()> {
+        if let Some(sp) = crate::snapshot::SnapshotPath::parse(src)? {
+            return self.snapshot_check_access(user, src, &sp, mode & 7, access_name(mode & 7));
+        }
         let st = self.read();
         self.permissions.check_traverse(&st.ns, user, src)?;
         let id = st.ns.lookup(src)?.id;
@@ -38,6 +41,9 @@ impl Namesystem {
         src: &str,
         need_block_token: bool,
     ) -> Result<Option<HdfsFileStatusProto>> {
+        if let Some(sp) = crate::snapshot::SnapshotPath::parse(src)? {
+            return self.snapshot_located_file_info(user, &sp, need_block_token);
+        }
         let st = self.read();
         self.permissions.check_traverse(&st.ns, user, src)?;
         let Some(id) = st.ns.resolve(src)? else {

@@ -584,6 +584,19 @@ impl Namesystem {
         access: Access,
         sp: &SnapshotPath<'_>,
     ) -> Result<()> {
+        self.check_frozen_bits(user, node, access.bits(), access.name(), sp)
+    }
+
+    /// [`Namesystem::check_frozen`] for any `rwx` bits (`checkAccess`), `name` naming
+    /// them in the refusal.
+    fn check_frozen_bits(
+        &self,
+        user: &str,
+        node: &Frozen,
+        bits: u16,
+        name: &'static str,
+        sp: &SnapshotPath<'_>,
+    ) -> Result<()> {
         let a = &node.attrs;
         let mode = Mode {
             permission: a.permission,
@@ -591,7 +604,7 @@ impl Namesystem {
             group: &a.group,
             acl: &a.acl,
         };
-        if self.permissions.allows_mode(user, &mode, access.bits()) {
+        if bits == 0 || self.permissions.allows_mode(user, &mode, bits) {
             return Ok(());
         }
         let mut shown = sp.dir.clone();
@@ -599,7 +612,7 @@ impl Namesystem {
         shown.extend(sp.name);
         Err(NameNodeError::AccessDenied {
             user: user.to_string(),
-            access: access.name(),
+            access: name,
             path: format!("{}/{}", path::join(&shown), node.name),
             holder: crate::namespace::permission::holder(
                 &a.owner,
@@ -608,6 +621,65 @@ impl Namesystem {
                 a.permission,
             ),
         })
+    }
+
+    /// `checkAccess` of a path with a `.snapshot` component: `bits` on the copy, judged
+    /// by its permissions and ACL then; FileNotFound when nothing is there.
+    pub(super) fn snapshot_check_access(
+        &self,
+        user: &str,
+        src: &str,
+        sp: &SnapshotPath<'_>,
+        bits: u16,
+        name: &'static str,
+    ) -> Result<()> {
+        let st = self.read();
+        match self.snapshot_feature_target(&st, user, src, sp, None)? {
+            Target::Node { node, .. } => self.check_frozen_bits(user, &node, bits, name, sp),
+            // `/dir/.snapshot` is HDFS's read-only placeholder (mode 777).
+            Target::DotSnapshot { .. } => Ok(()),
+        }
+    }
+
+    /// `getLocatedFileInfo` of a path with a `.snapshot` component: the copy's status
+    /// with its blocks at the lengths the snapshot recorded (tokens for a caller who may
+    /// read it).
+    pub(super) fn snapshot_located_file_info(
+        &self,
+        user: &str,
+        sp: &SnapshotPath<'_>,
+        need_block_token: bool,
+    ) -> Result<Option<HdfsFileStatusProto>> {
+        let st = self.read();
+        let Some(target) = self.snapshot_target(&st, user, sp)? else {
+            return Ok(None);
+        };
+        let Target::Node {
+            node,
+            mtime,
+            policy,
+        } = target
+        else {
+            drop(st);
+            return self.snapshot_file_info(user, sp);
+        };
+        if need_block_token && !node.is_dir() {
+            self.check_frozen(user, &node, Access::Read, sp)?;
+        }
+        let mut status = st.frozen_status(&node, Bytes::new(), mtime, policy);
+        if !node.is_dir() {
+            let pool = &self.storage.block_pool_id;
+            status.locations = Some(st.frozen_located_blocks(&node, 0, u64::MAX, pool));
+        }
+        drop(st);
+        if need_block_token {
+            if let Some(located) = status.locations.as_mut() {
+                for lb in located.blocks.iter_mut().chain(located.last_block.as_mut()) {
+                    self.set_block_token(lb, user, AccessMode::Read);
+                }
+            }
+        }
+        Ok(Some(status))
     }
 
     /// `getFileInfo` of a path with a `.snapshot` component.
