@@ -204,7 +204,7 @@ fn missing_verbs_behave_as_hadoops() {
     // -help and -usage for one verb, and every verb in `tusk fs --help`.
     let help = stdout(&c.fs(&["-help", "cp"]));
     assert!(
-        help.starts_with("-cp [-f] [-p | -p[topax]] [-d] <src> ... <dst> :\n  Copy files"),
+        help.starts_with("-cp [-f] [-p | -p[topax]] [-d] [-t <thread count>] [-q <thread pool queue size>] <src> ... <dst> :\n  Copy files"),
         "{help}"
     );
     let usage = stdout(&c.fs(&["-usage", "-tail"]));

@@ -4,8 +4,9 @@
 
 use std::io::Write;
 
-use tusk_client::{CreateOptions, FileStatus};
+use tusk_client::FileStatus;
 
+use super::local_copy::Source;
 use super::{describe, Shell};
 
 /// What `-p` keeps of the source.
@@ -88,19 +89,9 @@ impl Shell {
         let (srcs, dst) = ops.split_at(ops.len() - 1);
         let dst_shown = &dst[0];
         let dst = self.resolve(dst_shown);
-        let dst_status = self
-            .client
-            .get_file_info(&dst)
-            .await
-            .map_err(|e| describe(dst_shown, &e))?;
-        if srcs.len() > 1 {
-            match &dst_status {
-                None => return Err(format!("`{dst_shown}': No such file or directory")),
-                Some(s) if !s.is_dir => return Err(format!("`{dst_shown}': Is not a directory")),
-                Some(_) => {}
-            }
-        }
-        let into_dir = dst_status.as_ref().is_some_and(|s| s.is_dir);
+        let into_dir = self
+            .destination_dir(dst_shown, &dst, srcs.len(), options.overwrite)
+            .await?;
         for src_shown in srcs {
             let src = self.resolve(src_shown);
             let status = match self.client.stat(&src).await {
@@ -176,36 +167,14 @@ impl Shell {
             Ok(_) => {}
             Err(e) => return Err(describe(target, &e)),
         }
-        let written = if options.direct {
-            target.to_string()
-        } else {
-            format!("{target}._COPYING_")
-        };
-        let mut r = self.client.open(src).await.map_err(|e| describe(src, &e))?;
-        let create = CreateOptions {
-            overwrite: true,
-            ..Default::default()
-        };
-        let mut w = self
-            .client
-            .create(&written, create)
-            .await
-            .map_err(|e| describe(target, &e))?;
-        let mut buf = vec![0u8; 1 << 20];
-        loop {
-            let n = r.read(&mut buf).await.map_err(|e| describe(src, &e))?;
-            if n == 0 {
-                break;
-            }
-            w.write(&buf[..n]).await.map_err(|e| describe(target, &e))?;
-        }
-        w.close().await.map_err(|e| describe(target, &e))?;
-        if written != target {
-            self.client
-                .rename2(&written, target, true)
-                .await
-                .map_err(|e| describe(target, &e))?;
-        }
+        let r = self.client.open(src).await.map_err(|e| describe(src, &e))?;
+        self.write_through_temp(
+            &mut Source::Cluster(Box::new(r)),
+            src,
+            target,
+            options.direct,
+        )
+        .await?;
         self.preserve(target, status, options.preserve).await
     }
 

@@ -4,7 +4,7 @@ use super::Shell;
 
 impl Shell {
     pub(super) async fn chgrp(&mut self, args: &[String]) -> Result<(), String> {
-        let (flags, ops) = super::flags(args, "R");
+        let (flags, ops) = super::flags(args, "R")?;
         let Some((group, paths)) = ops.split_first() else {
             return Err("-chgrp: Not enough arguments: expected 2 but got 0".into());
         };
