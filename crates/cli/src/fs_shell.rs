@@ -16,6 +16,7 @@ mod owner;
 mod read;
 mod seqfile;
 mod snapshot;
+mod touch;
 mod trash;
 mod xattr;
 
@@ -167,6 +168,29 @@ fn flags<'a>(args: &'a [String], known: &str) -> Result<(Vec<char>, &'a [String]
     Ok((out, &args[i..]))
 }
 
+/// Like [`flags`], with whole-word flags too (`-skipTrash`, `--ignore-fail-on-non-empty`):
+/// returns each flag without its leading `-`, letters one by one.
+fn word_flags<'a>(
+    args: &'a [String],
+    letters: &str,
+    words: &[&str],
+) -> Result<(Vec<String>, &'a [String]), String> {
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < args.len() && args[i].starts_with('-') && args[i].len() > 1 {
+        let flag = &args[i][1..];
+        if words.contains(&flag) {
+            out.push(flag.to_string());
+        } else if flag.chars().all(|c| letters.contains(c)) {
+            out.extend(flag.chars().map(String::from));
+        } else {
+            return Err(format!("Illegal option {}", args[i]));
+        }
+        i += 1;
+    }
+    Ok((out, &args[i..]))
+}
+
 /// Errors Hadoop's FsShell reports with the usage and exit code 255 (its
 /// `IllegalArgumentException`s): unknown flags, operand counts, unknown verbs named to
 /// `-help`/`-usage`. Returns the message without a leading `-verb: `.
@@ -181,11 +205,14 @@ fn usage_error<'a>(verb: &str, msg: &'a str) -> Option<&'a str> {
         "Too many arguments",
         "No test flag given",
         "Only one test flag is allowed",
+        "Unable to parse the specified timestamp",
     ]
     .iter()
     .any(|p| msg.starts_with(p))
         || msg.ends_with("': Unknown command")
         || msg.contains("does not match the expected pattern")
+        || msg.contains("does not match expected pattern")
+        || msg.ends_with("does not specify owner or group.")
         || msg.starts_with("For input string");
     usage.then_some(msg)
 }
@@ -221,6 +248,7 @@ impl Shell {
             "-chmod" => self.chmod(args).await,
             "-chown" => self.chown(args).await,
             "-touchz" => self.touchz(args).await,
+            "-touch" => self.touch(args).await,
             "-test" => match self.test(args).await {
                 Ok(code) => return code,
                 Err(e) => Err(e),
@@ -438,23 +466,30 @@ impl Shell {
     }
 
     async fn rm(&mut self, args: &[String]) -> Result<(), String> {
-        let (f, paths) = flags(args, "rRf")?;
-        let recursive = f.contains(&'r') || f.contains(&'R');
-        let force = f.contains(&'f');
-        let skip_trash = args.iter().any(|a| a == "-skipTrash");
-        let paths: Vec<&String> = paths
-            .iter()
-            .filter(|p| p.as_str() != "-skipTrash")
-            .collect();
+        let (f, paths) = word_flags(args, "rRf", &["skipTrash", "safely"])?;
+        let has = |flag: &str| f.iter().any(|x| x == flag);
+        let recursive = has("r") || has("R");
+        let force = has("f");
+        let skip_trash = has("skipTrash");
         if paths.is_empty() && !force {
             return Err("-rm: Not enough arguments: expected 1 but got 0".into());
         }
+        let limit = self
+            .conf
+            .get_str("hadoop.shell.safely.delete.limit.num.files", "100")
+            .parse::<u64>()
+            .unwrap_or(100);
         for p in paths {
             let path = self.resolve(p);
             match self.client.get_file_info(&path).await {
                 Ok(Some(s)) if s.is_dir && !recursive => {
                     eprintln!("rm: `{p}': Is a directory");
                     self.failed = true;
+                }
+                Ok(Some(s))
+                    if s.is_dir && has("safely") && !self.safe_to_delete(&path, limit).await =>
+                {
+                    eprintln!("Delete aborted at user request.\n");
                 }
                 Ok(Some(_)) if !skip_trash && self.move_to_trash(&path).await? => {}
                 Ok(Some(_)) => match self.client.delete(&path, recursive).await {
@@ -473,8 +508,39 @@ impl Shell {
         Ok(())
     }
 
+    /// `-rm -safely`: a directory holding more than `limit` files is deleted only when
+    /// the user says so (Hadoop's `confirmPrompt`; end of input is a no).
+    async fn safe_to_delete(&self, path: &str, limit: u64) -> bool {
+        let files = match self.client.content_summary(path).await {
+            Ok(cs) => cs.file_count,
+            Err(_) => return true,
+        };
+        if limit == 0 || files <= limit {
+            return true;
+        }
+        loop {
+            eprint!("Proceed deleting {files} files? (Y or N) ");
+            let mut answer = String::new();
+            match std::io::stdin().read_line(&mut answer) {
+                Ok(0) | Err(_) => return false,
+                Ok(_) => {}
+            }
+            match answer.trim().to_ascii_lowercase().as_str() {
+                "y" | "yes" => return true,
+                "n" | "no" => return false,
+                other => eprintln!("Invalid input: {other}"),
+            }
+        }
+    }
+
+    /// `-rmdir [--ignore-fail-on-non-empty] <dir> ...`.
     async fn rmdir(&mut self, args: &[String]) -> Result<(), String> {
-        for p in args.iter().filter(|a| !a.starts_with("--")) {
+        let (f, dirs) = word_flags(args, "", &["-ignore-fail-on-non-empty"])?;
+        if dirs.is_empty() {
+            return Err("Not enough arguments: expected 1 but got 0".into());
+        }
+        let ignore_non_empty = !f.is_empty();
+        for p in dirs {
             let path = self.resolve(p);
             match self.client.stat(&path).await {
                 Ok(s) if !s.is_dir => {
@@ -484,6 +550,10 @@ impl Shell {
                 Ok(_) => match self.client.delete(&path, false).await {
                     Ok(true) => {}
                     Ok(false) => self.not_deleted("rmdir", p, &path),
+                    Err(e)
+                        if ignore_non_empty
+                            && e.remote_exception()
+                                == Some(HadoopException::PathIsNotEmptyDirectory) => {}
                     Err(e) => self.report("rmdir", p, e),
                 },
                 Err(e) => self.report("rmdir", p, e),
@@ -509,14 +579,18 @@ impl Shell {
         Ok(())
     }
 
+    /// `-du [-s] [-h] [-v] [-x] <path> ...`: one table for the whole command, as
+    /// Hadoop's `Du` prints it (columns as wide as their widest cell, two blanks apart).
     async fn du(&mut self, args: &[String]) -> Result<(), String> {
         let (f, paths) = flags(args, "shvx")?;
         let human = f.contains(&'h');
+        let exclude_snapshots = f.contains(&'x');
         let paths: Vec<String> = if paths.is_empty() {
             vec![".".into()]
         } else {
             paths.to_vec()
         };
+        let mut rows = Vec::new();
         for p in &paths {
             let path = self.resolve(p);
             let status = match self.client.stat(&path).await {
@@ -547,55 +621,88 @@ impl Shell {
             };
             for (full, shown) in items {
                 match self.client.content_summary(&full).await {
-                    Ok(cs) => println!(
-                        "{}  {}  {}",
-                        format::size(cs.length, human),
-                        format::size(cs.space_consumed, human),
-                        shown
-                    ),
+                    Ok(cs) => {
+                        let (mut length, mut space) = (cs.length, cs.space_consumed);
+                        if exclude_snapshots {
+                            length = length.saturating_sub(cs.snapshot_length.unwrap_or(0));
+                            space = space.saturating_sub(cs.snapshot_space_consumed.unwrap_or(0));
+                        }
+                        rows.push(vec![
+                            format::size(length, human),
+                            format::size(space, human),
+                            shown,
+                        ]);
+                    }
                     Err(e) => self.report("du", &shown, e),
                 }
             }
         }
+        if !rows.is_empty() && f.contains(&'v') {
+            let header = [
+                "SIZE",
+                "DISK_SPACE_CONSUMED_WITH_ALL_REPLICAS",
+                "FULL_PATH_NAME",
+            ];
+            rows.insert(0, header.iter().map(|h| h.to_string()).collect());
+        }
+        for line in format::table(&rows, &[false, false, false]) {
+            println!("{line}");
+        }
         Ok(())
     }
 
+    /// `-df [-h] [<path> ...]`: one row per path, Hadoop's `Df` table.
     async fn df(&mut self, args: &[String]) -> Result<(), String> {
-        let (f, _) = flags(args, "h")?;
+        let (f, paths) = flags(args, "h")?;
         let human = f.contains(&'h');
-        let stats = self
-            .client
-            .fs_stats()
-            .await
-            .map_err(|e| describe("/", &e))?;
-        let used_pct = if stats.capacity > 0 {
-            stats.used as f64 * 100.0 / stats.capacity as f64
-        } else {
-            0.0
-        };
-        println!(
-            "{:<30} {:>14} {:>12} {:>14} {:>5}",
-            "Filesystem", "Size", "Used", "Available", "Use%"
-        );
-        println!(
-            "{:<30} {:>14} {:>12} {:>14} {:>4}%",
-            self.default_fs,
-            format::size(stats.capacity, human),
-            format::size(stats.used, human),
-            format::size(stats.remaining, human),
-            used_pct.round() as u64
-        );
+        let mut rows = vec![["Filesystem", "Size", "Used", "Available", "Use%"]
+            .iter()
+            .map(|h| h.to_string())
+            .collect::<Vec<_>>()];
+        for _ in 0..paths.len().max(1) {
+            let stats = self
+                .client
+                .fs_stats()
+                .await
+                .map_err(|e| describe("/", &e))?;
+            let used_pct = if stats.capacity > 0 {
+                stats.used as f64 * 100.0 / stats.capacity as f64
+            } else {
+                0.0
+            };
+            rows.push(vec![
+                self.default_fs.trim_end_matches('/').to_string(),
+                format::size(stats.capacity, human),
+                format::size(stats.used, human),
+                format::size(stats.remaining, human),
+                format!("{}%", used_pct.round() as u64),
+            ]);
+        }
+        for line in format::table(&rows, &[false, true, true, true, true]) {
+            println!("{line}");
+        }
         Ok(())
     }
 
+    /// `-setrep [-R] [-w] <rep> <path> ...`: every file under each path (always
+    /// recursive, as Hadoop's), in listing order; `-w` then waits for each.
     async fn setrep(&mut self, args: &[String]) -> Result<(), String> {
         let (f, ops) = flags(args, "Rw")?;
-        let Some((n, paths)) = ops.split_first() else {
-            return Err("-setrep: Not enough arguments: expected 2 but got 0".into());
+        if ops.len() < 2 {
+            return Err(format!(
+                "Not enough arguments: expected 2 but got {}",
+                ops.len()
+            ));
+        }
+        let (n, paths) = ops.split_first().expect("two operands");
+        let replication: u16 = match n.parse() {
+            Ok(r) if r >= 1 => r,
+            _ => {
+                eprintln!("setrep: Illegal replication, a positive integer expected");
+                return Err(format!("For input string: \"{n}\""));
+            }
         };
-        let replication: u16 = n
-            .parse()
-            .map_err(|_| format!("Illegal replication, a positive integer expected: {n}"))?;
+        let mut waiting = Vec::new();
         for p in paths {
             let path = self.resolve(p);
             let files = match self.files_under(&path).await {
@@ -606,36 +713,47 @@ impl Shell {
                 }
             };
             for file in files {
+                let shown = format!("{p}{}", &file[path.len().min(file.len())..]);
                 match self.client.set_replication(&file, replication).await {
-                    Ok(_) => println!("Replication {replication} set: {file}"),
-                    Err(e) => self.report("setrep", &file, e),
+                    Ok(_) => println!("Replication {replication} set: {shown}"),
+                    Err(e) => self.report("setrep", &shown, e),
                 }
-                if f.contains(&'w') {
-                    self.wait_replication(&file, replication).await;
-                }
+                waiting.push((file, shown));
+            }
+        }
+        if f.contains(&'w') {
+            for (file, shown) in waiting {
+                self.wait_replication(&file, &shown, replication).await;
             }
         }
         Ok(())
     }
 
-    async fn wait_replication(&self, file: &str, replication: u16) {
-        print!("Waiting for {file} ...");
+    /// `-setrep -w`: Hadoop's "Waiting for FILE ..." with a dot per check, a warning
+    /// when replicas must go away, and " done".
+    async fn wait_replication(&self, file: &str, shown: &str, replication: u16) {
+        print!("Waiting for {shown} ...");
         let _ = std::io::stdout().flush();
+        let mut warned = false;
         loop {
-            let done = match self.client.block_locations(file, 0, u64::MAX).await {
-                Ok(b) => b
-                    .blocks
-                    .iter()
-                    .all(|b| b.locs.len() == replication as usize),
-                Err(_) => true,
+            let counts: Vec<usize> = match self.client.block_locations(file, 0, u64::MAX).await {
+                Ok(b) => b.blocks.iter().map(|b| b.locs.len()).collect(),
+                Err(_) => vec![],
             };
-            if done {
+            let wrong = counts.iter().find(|&&c| c != replication as usize);
+            let Some(&current) = wrong else {
                 println!(" done");
                 return;
+            };
+            if !warned && current > replication as usize {
+                println!(
+                    "\nWARNING: the waiting time may be long for DECREASING the number of replications."
+                );
+                warned = true;
             }
             print!(".");
             let _ = std::io::stdout().flush();
-            tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+            tokio::time::sleep(std::time::Duration::from_secs(1)).await;
         }
     }
 
@@ -650,25 +768,26 @@ impl Shell {
             .collect())
     }
 
-    /// The path and, with `recursive`, everything below it.
+    /// The path and, with `recursive`, everything below it: depth first, each
+    /// directory's entries in listing order right after it (the order Hadoop's shell
+    /// walks a tree).
     async fn tree(
         &self,
         path: &str,
         recursive: bool,
     ) -> Result<Vec<(String, FileStatus)>, ClientError> {
         let s = self.client.stat(path).await?;
-        let mut out = vec![(path.to_string(), s.clone())];
-        if recursive && s.is_dir {
-            let mut stack = vec![path.to_string()];
-            while let Some(dir) = stack.pop() {
-                for c in self.client.list(&dir).await? {
-                    let full = format!("{}/{}", dir.trim_end_matches('/'), c.path);
-                    if c.is_dir {
-                        stack.push(full.clone());
-                    }
-                    out.push((full, c));
+        let mut out = Vec::new();
+        let mut stack = vec![(path.to_string(), s)];
+        while let Some((item, status)) = stack.pop() {
+            if recursive && status.is_dir {
+                let children = self.client.list(&item).await?;
+                for c in children.into_iter().rev() {
+                    let full = format!("{}/{}", item.trim_end_matches('/'), c.path);
+                    stack.push((full, c));
                 }
             }
+            out.push((item, status));
         }
         Ok(out)
     }
@@ -704,13 +823,7 @@ impl Shell {
         let Some((spec, paths)) = ops.split_first() else {
             return Err("-chown: Not enough arguments: expected 2 but got 0".into());
         };
-        let (owner, group) = match spec.split_once(':') {
-            Some((o, g)) => (
-                Some(o).filter(|o| !o.is_empty()),
-                Some(g).filter(|g| !g.is_empty()),
-            ),
-            None => (Some(spec.as_str()), None),
-        };
+        let (owner, group) = owner_and_group(spec)?;
         for p in paths {
             let path = self.resolve(p);
             let items = match self.tree(&path, f.contains(&'R')).await {
@@ -809,6 +922,31 @@ impl Shell {
     }
 }
 
+/// `[OWNER][:[GROUP]]` as Hadoop's `ChownCommand` takes it: names of `-_./@` and
+/// letters and digits, blanks around the whole allowed.
+fn owner_and_group(spec: &str) -> Result<(Option<&str>, Option<&str>), String> {
+    let allowed = |s: &str| {
+        s.chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_./@".contains(c))
+    };
+    let trimmed = spec.trim();
+    let (owner, group) = match trimmed.split_once(':') {
+        Some((o, g)) => (o, Some(g)),
+        None => (trimmed, None),
+    };
+    if !allowed(owner) || !group.is_none_or(allowed) {
+        return Err(format!(
+            "'{spec}' does not match expected pattern for [owner][:group]."
+        ));
+    }
+    let owner = Some(owner).filter(|o| !o.is_empty());
+    let group = group.filter(|g| !g.is_empty());
+    if owner.is_none() && group.is_none() {
+        return Err(format!("'{spec}' does not specify owner or group."));
+    }
+    Ok((owner, group))
+}
+
 fn parent_of(path: &str) -> String {
     match path.trim_end_matches('/').rsplit_once('/') {
         Some(("", _)) | None => "/".into(),
@@ -822,7 +960,15 @@ fn describe(path: &str, e: &ClientError) -> String {
     match e.remote_exception() {
         Some(FileNotFound) => format!("`{path}': No such file or directory"),
         Some(FileAlreadyExists) => format!("`{path}': File exists"),
-        Some(AccessControl) => format!("Permission denied: {}", remote_message(e)),
+        // The NameNode's message already reads "Permission denied: user=..., access=...".
+        Some(AccessControl) => {
+            let message = remote_message(e);
+            if message.starts_with("Permission denied") {
+                message
+            } else {
+                format!("Permission denied: {message}")
+            }
+        }
         Some(ParentNotDirectory) => format!("`{path}': Is not a directory"),
         Some(PathIsNotEmptyDirectory) => format!("`{path}': Directory is not empty"),
         _ if e.remote_class().is_some() => remote_message(e),
@@ -964,6 +1110,13 @@ mod tests {
             Some("Not enough arguments: expected 1 but got 0")
         );
         assert_eq!(usage_error("-cat", "`/x': No such file or directory"), None);
+        assert_eq!(
+            owner_and_group(" alice:staff "),
+            Ok((Some("alice"), Some("staff")))
+        );
+        assert_eq!(owner_and_group(":staff"), Ok((None, Some("staff"))));
+        assert!(owner_and_group("bad user").is_err());
+        assert!(owner_and_group(":").is_err());
         assert_eq!(parent_of("/a/b"), "/a");
         assert_eq!(parent_of("/a"), "/");
     }

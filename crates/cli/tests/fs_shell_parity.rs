@@ -202,3 +202,140 @@ fn ls_aligns_sorts_and_refuses_unknown_flags() {
     assert_eq!(few.status.code(), Some(255));
     assert!(stderr(&few).starts_with("-mkdir: Not enough arguments: expected 1 but got 0\n"));
 }
+
+/// Flags Tusk's usage listed and ignored, verbs it lacked, and output and wording that
+/// differed from Hadoop's FsShell.
+#[test]
+fn flags_verbs_and_wording_as_hadoops() {
+    let c = Cluster::up(1);
+    ok(&c.fs(&["-mkdir", "-p", "/ne/sub", "/e", "/d/a/b"]));
+    ok(&c.fs(&["-rmdir", "--ignore-fail-on-non-empty", "/ne", "/e"]));
+    assert_eq!(ok(&c.fs(&["-ls", "-C", "-d", "/ne"])), "/ne\n");
+    assert_eq!(c.fs(&["-test", "-e", "/e"]).status.code(), Some(1));
+    let refused = c.fs(&["-rmdir", "/ne"]);
+    assert_eq!(stderr(&refused), "rmdir: `/ne': Directory is not empty\n");
+
+    // -count -e (replicated: "Replicated"), -s, -t with -q.
+    let count = ok(&c.fs(&["-count", "-e", "-s", "-v", "/d"]));
+    let header = "   DIR_COUNT   FILE_COUNT       CONTENT_SIZE ERASURECODING_POLICY    SNAPSHOT_LENGTH      SNAPSHOT_FILE_COUNT       SNAPSHOT_DIR_COUNT      SNAPSHOT_SPACE_CONSUMED PATHNAME";
+    let row = "           3            0                  0           Replicated                  0                        0                        0                            0 /d";
+    assert_eq!(count, format!("{header}\n{row}\n"));
+    assert_eq!(
+        ok(&c.fs(&["-count", "-q", "-t", "DISK", "-v", "/d"])),
+        "    DISK_QUOTA     REM_DISK_QUOTA PATHNAME\n          none                inf /d\n"
+    );
+    assert_eq!(
+        ok(&c.fs(&["-count", "-x", "/d"])),
+        ok(&c.fs(&["-count", "/d"]))
+    );
+
+    // -touch: creates, sets times from -t, -c creates nothing.
+    ok(&c.fs(&["-touch", "-t", "20200102:030405", "/d/t"]));
+    assert_eq!(
+        ok(&c.fs(&["-stat", "%x %y", "/d/t"])),
+        "2020-01-02 03:04:05 2020-01-02 03:04:05\n"
+    );
+    ok(&c.fs(&["-touch", "-a", "-t", "20210102:030405", "/d/t"]));
+    assert_eq!(
+        ok(&c.fs(&["-stat", "%x %y", "/d/t"])),
+        "2021-01-02 03:04:05 2020-01-02 03:04:05\n"
+    );
+    ok(&c.fs(&["-touch", "-c", "/d/none"]));
+    assert_eq!(c.fs(&["-test", "-e", "/d/none"]).status.code(), Some(1));
+    let moved = c.fs(&["-moveToLocal", "/d/t", "x"]);
+    assert_eq!(
+        stderr(&moved),
+        "moveToLocal: Option '-moveToLocal' is not implemented yet.\n"
+    );
+
+    // -chown validates its spec; -setfacl refuses a default ACL on a file.
+    let chown = c.fs(&["-chown", "bad user", "/d/t"]);
+    assert_eq!(chown.status.code(), Some(255));
+    assert!(stderr(&chown)
+        .starts_with("-chown: 'bad user' does not match expected pattern for [owner][:group].\n"));
+    let facl = c.fs(&["-setfacl", "-m", "default:user:dave:r-x", "/d/t"]);
+    assert_eq!(facl.status.code(), Some(1));
+    assert_eq!(
+        stderr(&facl),
+        "setfacl: Invalid ACL: only directories may have a default ACL. Path: /d/t\n"
+    );
+
+    // -getfattr names the file before the error; permission errors say it once.
+    let xattr = c.fs(&["-getfattr", "-n", "user.missing", "/d"]);
+    assert_eq!(stdout(&xattr), "# file: /d\n");
+    assert_eq!(xattr.status.code(), Some(1));
+    ok(&c.fs(&["-chmod", "600", "/d/t"]));
+    let denied = local_cluster::tusk_env(
+        c.home(),
+        &["fs", "-cat", "/d/t"],
+        &[("HADOOP_USER_NAME", "bob")],
+    );
+    assert!(
+        stderr(&denied).starts_with("cat: Permission denied: user=bob, access=READ"),
+        "{}",
+        stderr(&denied)
+    );
+    assert_eq!(
+        local_cluster::tusk_env(
+            c.home(),
+            &["fs", "-test", "-r", "/d/t"],
+            &[("HADOOP_USER_NAME", "bob")]
+        )
+        .status
+        .code(),
+        Some(1),
+        "-test -r asks the NameNode"
+    );
+    assert!(c.fs(&["-test", "-w", "/d/t"]).status.success());
+
+    // -du: one table for the command, header with -v.
+    assert_eq!(
+        ok(&c.fs(&["-du", "-v", "/d"])),
+        "SIZE  DISK_SPACE_CONSUMED_WITH_ALL_REPLICAS  FULL_PATH_NAME\n\
+         0     0                                      /d/a\n\
+         0     0                                      /d/t\n"
+    );
+
+    // -setrep walks the tree depth first in listing order.
+    ok(&c.fs(&["-touchz", "/d/a/b/x", "/d/a/y", "/d/z"]));
+    assert_eq!(
+        ok(&c.fs(&["-setrep", "-w", "1", "/d"])),
+        "Replication 1 set: /d/a/b/x\nReplication 1 set: /d/a/y\nReplication 1 set: /d/t\nReplication 1 set: /d/z\n\
+         Waiting for /d/a/b/x ... done\nWaiting for /d/a/y ... done\nWaiting for /d/t ... done\nWaiting for /d/z ... done\n"
+    );
+
+    // -cp -pax keeps the ACL and the extended attributes.
+    ok(&c.fs(&["-setfacl", "-m", "user:bob:r-x", "/d/z"]));
+    ok(&c.fs(&["-setfattr", "-n", "user.k", "-v", "v", "/d/z"]));
+    ok(&c.fs(&["-cp", "-ptopax", "/d/z", "/d/z2"]));
+    assert!(ok(&c.fs(&["-getfacl", "/d/z2"])).contains("\nuser:bob:r-x\n"));
+    assert_eq!(
+        ok(&c.fs(&["-getfattr", "-d", "/d/z2"])),
+        "# file: /d/z2\nuser.k=\"v\"\n"
+    );
+
+    // -rm -safely asks before deleting more files than the limit; no answer is a no.
+    let rm = local_cluster::tusk_env(
+        c.home(),
+        &[
+            "fs",
+            "-D",
+            "hadoop.shell.safely.delete.limit.num.files=2",
+            "-rm",
+            "-r",
+            "-safely",
+            "/d",
+        ],
+        &[],
+    );
+    assert!(
+        stderr(&rm).contains("Proceed deleting 5 files? (Y or N) "),
+        "{}",
+        stderr(&rm)
+    );
+    assert!(c.fs(&["-test", "-d", "/d"]).status.success());
+    assert_eq!(
+        ok(&c.fs(&["-rm", "-r", "-safely", "-skipTrash", "/d"])),
+        "Deleted /d\n"
+    );
+}

@@ -129,7 +129,11 @@ fn missing_verbs_behave_as_hadoops() {
     assert!(stdout(&c.fs(&["-ls", "/d/f.txt"])).starts_with("-rw-r-----   3 "));
     assert!(stdout(&c.fs(&["-stat", "%g", "/d/f.txt"])).trim() == "staff");
     let bad_group = c.fs(&["-chgrp", "no:colons", "/d/f.txt"]);
-    assert_eq!(bad_group.status.code(), Some(1));
+    assert_eq!(
+        bad_group.status.code(),
+        Some(255),
+        "a usage error, as Hadoop's"
+    );
 
     // -head and -tail: the first and last KB.
     assert_eq!(c.fs(&["-head", "/d/f.txt"]).stdout, data[..1024]);

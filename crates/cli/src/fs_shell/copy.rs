@@ -1,9 +1,11 @@
 //! `-cp [-f] [-p | -p[topax]] [-d] <src> ... <dst>` (Hadoop's `CopyCommands.Cp`: within
-//! the cluster, directories recursively, through `<dst>._COPYING_` unless `-d`) and
+//! the cluster, directories recursively, through `<dst>._COPYING_` unless `-d`; `-pa`
+//! and `-px` copy ACLs and extended attributes) and
 //! `-getmerge [-nl] [-skip-empty-file] <src> ... <localdst>`.
 
 use std::io::Write;
 
+use tusk_client::meta::{XATTR_CREATE, XATTR_REPLACE};
 use tusk_client::FileStatus;
 
 use super::local_copy::Source;
@@ -15,6 +17,8 @@ struct Preserve {
     times: bool,
     ownership: bool,
     permission: bool,
+    acl: bool,
+    xattr: bool,
 }
 
 #[derive(Debug, Default, PartialEq, Eq)]
@@ -42,22 +46,15 @@ fn cp_options(args: &[String]) -> Result<(CpOptions, Vec<String>), String> {
             p if p.starts_with("-p") => {
                 let letters = &p[2..];
                 let all = letters.is_empty();
-                for c in letters.chars() {
-                    match c {
-                        't' | 'o' | 'p' => {}
-                        'a' | 'x' => {
-                            return Err(format!(
-                                "-p{c}: preserving {} is not supported by tusk fs -cp",
-                                if c == 'a' { "ACLs" } else { "xattrs" }
-                            ))
-                        }
-                        other => return Err(format!("Illegal option -p{other}")),
-                    }
+                if let Some(other) = letters.chars().find(|c| !"topax".contains(*c)) {
+                    return Err(format!("Illegal option -p{other}"));
                 }
                 o.preserve = Preserve {
                     times: all || letters.contains('t'),
                     ownership: all || letters.contains('o'),
                     permission: all || letters.contains('p'),
+                    acl: letters.contains('a'),
+                    xattr: letters.contains('x'),
                 };
             }
             _ => operands.push(arg.clone()),
@@ -151,7 +148,7 @@ impl Shell {
             ))
             .await?;
         }
-        self.preserve(target, status, options.preserve).await
+        self.preserve(src, target, status, options.preserve).await
     }
 
     async fn copy_file(
@@ -175,28 +172,58 @@ impl Shell {
             options.direct,
         )
         .await?;
-        self.preserve(target, status, options.preserve).await
+        self.preserve(src, target, status, options.preserve).await
     }
 
-    async fn preserve(&self, target: &str, src: &FileStatus, p: Preserve) -> Result<(), String> {
+    /// Hadoop's `preserveAttributes`, in its order: times, ownership, permission (also
+    /// for `-pa`), the ACL, the extended attributes.
+    async fn preserve(
+        &self,
+        src_path: &str,
+        target: &str,
+        src: &FileStatus,
+        p: Preserve,
+    ) -> Result<(), String> {
         let fail = |e| describe(target, &e);
+        if p.times {
+            self.client
+                .set_times(target, src.modification_time, src.access_time)
+                .await
+                .map_err(fail)?;
+        }
         if p.ownership {
             self.client
                 .set_owner(target, Some(&src.owner), Some(&src.group))
                 .await
                 .map_err(fail)?;
         }
-        if p.permission {
+        if p.permission || p.acl {
             self.client
                 .set_permission(target, src.permission)
                 .await
                 .map_err(fail)?;
         }
-        if p.times {
-            self.client
-                .set_times(target, src.modification_time, src.access_time)
+        if p.acl && src.has_acl {
+            let acl = self
+                .client
+                .acl_status(src_path)
                 .await
-                .map_err(fail)?;
+                .map_err(|e| describe(src_path, &e))?;
+            let entries = super::acl::full_acl(u32::from(src.permission), &acl.entries);
+            self.client.set_acl(target, entries).await.map_err(fail)?;
+        }
+        if p.xattr {
+            let xattrs = self
+                .client
+                .get_xattrs(src_path, vec![])
+                .await
+                .map_err(|e| describe(src_path, &e))?;
+            for x in xattrs {
+                self.client
+                    .set_xattr(target, x, XATTR_CREATE | XATTR_REPLACE)
+                    .await
+                    .map_err(fail)?;
+            }
         }
         Ok(())
     }
@@ -282,10 +309,11 @@ mod tests {
             o.preserve,
             Preserve {
                 times: true,
-                ownership: false,
-                permission: false
+                ..Default::default()
             }
         );
+        let (o, _) = cp_options(&words(&["-ptopax", "/a", "/b"])).unwrap();
+        assert!(o.preserve.acl && o.preserve.xattr && o.preserve.times);
         assert_eq!(ops, words(&["/a", "/b"]));
         let (o, _) = cp_options(&words(&["-p", "-d", "/a", "/b"])).unwrap();
         assert!(o.direct && o.preserve.times && o.preserve.ownership && o.preserve.permission);

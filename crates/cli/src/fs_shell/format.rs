@@ -40,6 +40,41 @@ pub fn size(bytes: u64, human_readable: bool) -> String {
     }
 }
 
+/// Rows as Hadoop's `TableBuilder` prints them: each column as wide as its widest
+/// cell, right-aligned where `right` says so, two blanks apart; a left-aligned last
+/// column is not padded.
+pub fn table(rows: &[Vec<String>], right: &[bool]) -> Vec<String> {
+    let columns = rows.iter().map(Vec::len).max().unwrap_or(0);
+    let widths: Vec<usize> = (0..columns)
+        .map(|c| {
+            rows.iter()
+                .filter_map(|r| r.get(c))
+                .map(|v| v.chars().count())
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    rows.iter()
+        .map(|row| {
+            let cells: Vec<String> = row
+                .iter()
+                .enumerate()
+                .map(|(c, v)| {
+                    let w = widths[c];
+                    if right.get(c).copied().unwrap_or(false) {
+                        format!("{v:>w$}")
+                    } else if c + 1 == row.len() {
+                        v.clone()
+                    } else {
+                        format!("{v:<w$}")
+                    }
+                })
+                .collect();
+            cells.join("  ")
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -51,5 +86,17 @@ mod tests {
         assert_eq!(human(1536), "1.5 K");
         assert_eq!(human(128 << 20), "128 M");
         assert_eq!(human(12), "12");
+    }
+
+    #[test]
+    fn tables_align_as_hadoops_table_builder() {
+        let rows = vec![
+            vec!["SIZE".to_string(), "X".into(), "PATH".into()],
+            vec!["20000000".to_string(), "1".into(), "/a".into()],
+        ];
+        assert_eq!(
+            table(&rows, &[false, true, false]),
+            ["SIZE      X  PATH", "20000000  1  /a"]
+        );
     }
 }

@@ -38,9 +38,8 @@ enum Shape {
 fn shape(verb: &str) -> Option<Shape> {
     Some(match verb {
         "-ls" | "-mkdir" | "-cat" | "-rm" | "-rmdir" | "-du" | "-dus" | "-df" | "-touchz"
-        | "-test" | "-tail" | "-head" | "-text" | "-count" | "-checksum" | "-getfacl" | "-lsr" => {
-            Shape::AllRemote
-        }
+        | "-touch" | "-test" | "-tail" | "-head" | "-text" | "-count" | "-checksum"
+        | "-getfacl" | "-lsr" => Shape::AllRemote,
         "-chmod" | "-chown" | "-chgrp" | "-setrep" => Shape::AfterFirst,
         "-stat" => Shape::StatFormat,
         "-put" | "-copyFromLocal" | "-moveFromLocal" | "-appendToFile" => Shape::LocalThenRemote,

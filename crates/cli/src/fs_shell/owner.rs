@@ -11,7 +11,7 @@ impl Shell {
         let allowed = |c: char| c.is_ascii_alphanumeric() || "-_./@".contains(c);
         if group.is_empty() || !group.chars().all(allowed) {
             return Err(format!(
-                "chgrp : '{group}' does not match expected pattern for group"
+                "'{group}' does not match expected pattern for group"
             ));
         }
         let mut chown: Vec<String> = flags.iter().map(|f| format!("-{f}")).collect();
