@@ -94,6 +94,11 @@ fsshell -mkdir /compat/meta/q/a /compat/meta/q/b 2> "$WORK/quota.err" && fail "-
 grep -q 'The NameSpace quota (directories and files) of directory /compat/meta/q is exceeded: quota=2 file count=3' "$WORK/quota.err" || fail "namespace quota message"
 fsshell -put "$WORK/hello.txt" /compat/meta/s/h 2> "$WORK/space.err" && fail "-put past the space quota"
 grep -q 'DiskSpace quota of /compat/meta/s is exceeded' "$WORK/space.err" || fail "space quota message"
+for _ in 1 2; do  # a failed tusk fs -put leaves no ._COPYING_ (nor its lease: the retry fails the same way)
+  tusk_fs -put "$WORK/hello.txt" /compat/meta/s/t 2> "$WORK/space.err" && fail "tusk fs -put past the space quota"
+  grep -q 'DiskSpace quota of /compat/meta/s is exceeded' "$WORK/space.err" || fail "tusk fs -put retry: $(cat "$WORK/space.err")"
+  fsshell -test -e /compat/meta/s/t._COPYING_ && fail "tusk fs -put left /compat/meta/s/t._COPYING_"
+done
 COUNT=$(fsshell -count -q -v /compat/meta/q /compat/meta/s)
 echo "$COUNT"
 echo "$COUNT" | grep -Eq '^ +2 +0 +none +inf +2 +0 +0 /compat/meta/q$' || fail "-count -q of a namespace quota"
@@ -158,8 +163,22 @@ tuskfs -chgrp -R staff /fsux/logs-copy
 [ "$(fsshell -stat %g /fsux/logs-copy/a/x.log)" = staff ] || fail "-chgrp -R"
 fsshell -cp /fsux/out/part-00000 /fsux/h-copy
 [ "$(tuskfs -cat /fsux/h-copy)" = "part 0" ] || fail "Hadoop's -cp read by tusk fs"
+tuskfs -chown averylongownername /fsux/out/part-00001
+same -ls /fsux/out
+same -ls -C -S -r /fsux
+same -ls -R -h /fsux/logs /fsux/out
+same -du -v /fsux/out
+same -count -s -v -q /fsux
+same -count -q -t -v /fsux
+same -rmdir --ignore-fail-on-non-empty /fsux/logs
+same -test -w /fsux/out
+same -ls -Z /fsux
+same -nosuch
+same_err -put "$WORK/la" /fsux/nodir/
+same_err -chown 'bad user' /fsux/h-copy
+same_err -setfacl -m default:user:dave:r-x /fsux/h-copy
 tuskfs -rm -f '/fsux/never-*' || fail "-rm -f of a glob matching nothing"
-echo "compat-hadoop: fsux OK (globs, -head -tail -text -find -getmerge -cp -chgrp and errors equal to Hadoop's FsShell)"
+echo "compat-hadoop: fsux OK (globs, -head -tail -text -find -getmerge -cp -chgrp, -ls -du -count columns, usage errors and errors equal to Hadoop's FsShell)"
 # --- nsadmin: Hadoop's DFSAdmin -report and -safemode, FsShell -rm into the trash
 dfsadmin() {
   java -Djava.net.preferIPv4Stack=true -cp "$WORK/conf:$(cat "$CP_FILE")" \

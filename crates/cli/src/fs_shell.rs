@@ -9,16 +9,18 @@ mod find;
 pub(crate) mod format;
 mod glob;
 mod help;
+mod local_copy;
+mod ls;
 mod operands;
 mod owner;
 mod read;
 mod seqfile;
 mod snapshot;
+mod touch;
 mod trash;
 mod xattr;
 
-use std::io::{Read, Write};
-use std::path::Path;
+use std::io::Write;
 
 use tusk_client::{
     ClientError, ClientOptions, CreateOptions, DfsClient, FileStatus, HadoopException,
@@ -49,7 +51,7 @@ pub fn main(mut conf: Configuration, mut args: Vec<String>) -> i32 {
     }
     let Some(verb) = args.first().cloned() else {
         eprintln!("{}", help::usage_all());
-        return 2;
+        return 255;
     };
     if matches!(verb.as_str(), "--help" | "-h") {
         println!("{}", help::help_all());
@@ -90,35 +92,37 @@ pub fn main(mut conf: Configuration, mut args: Vec<String>) -> i32 {
 /// Every verb: name, operands as `-usage` prints them, and what `-help` says of it.
 /// One line per verb; `help` renders them as Hadoop's FsShell does.
 const VERBS: &[(&str, &str, &str)] = &[
-    ("-appendToFile", "<localsrc> ... <dst>", "Appends the contents of all the given local files to the given dst file. The dst file will be created if it does not exist. If <localSrc> is -, then the input is read from stdin."),
+    ("-appendToFile", "[-n] <localsrc> ... <dst>", "Appends the contents of all the given local files to the given dst file. The dst file will be created if it does not exist. If <localSrc> is -, then the input is read from stdin.\n-n  Write the data to a new block instead of the last one (NEW_BLOCK)."),
     ("-cat", "[-ignoreCrc] <src> ...", "Fetch all files that match the file pattern <src> and display their content on stdout."),
     ("-checksum", "[-v] <src> ...", "Dump checksum information for files that match the file pattern <src> to stdout. Note that this requires a round-trip to a datanode storing each block of the file, and thus is not efficient to run on a large number of files. The checksum of a file depends on its content, block size and the checksum algorithm and parameters used for creating the file.\n-v  Print the block size of the file."),
     ("-chgrp", "[-R] GROUP PATH...", "This is equivalent to -chown ... :GROUP ...\n-R  Modifies the files recursively."),
     ("-chmod", "[-R] <MODE[,MODE]... | OCTALMODE> PATH...", "Changes permissions of a file. MODE is [ugoa]*[+-=][rwxXt]+ or an octal mode.\n-R  Modifies the files recursively."),
     ("-chown", "[-R] [OWNER][:[GROUP]] PATH...", "Changes owner and group of a file.\n-R  Modifies the files recursively."),
     ("-concat", "<target path> <src path> <src path> ...", "Concatenate existing source files into the target file. Target file and source files should be in the same directory."),
-    ("-copyFromLocal", "[-f] [-p] [-l] [-d] <localsrc> ... <dst>", "Copy files from the local file system into fs. Identical to the -put command."),
-    ("-copyToLocal", "[-f] [-p] [-crc] [-ignoreCrc] <src> ... <localdst>", "Identical to the -get command."),
-    ("-count", "[-q] [-h] [-v] [-t [<storage type>]] [-u] [-x] [-e] <path> ...", "Count the number of directories, files and bytes under the paths that match the specified file pattern. The output columns are: DIR_COUNT FILE_COUNT CONTENT_SIZE PATHNAME, or, with -q: QUOTA REM_QUOTA SPACE_QUOTA REM_SPACE_QUOTA DIR_COUNT FILE_COUNT CONTENT_SIZE PATHNAME.\n-q  Show quotas and their usage.\n-h  Shows file sizes in human readable format.\n-v  Displays a header line."),
-    ("-cp", "[-f] [-p | -p[topax]] [-d] <src> ... <dst>", "Copy files that match the file pattern <src> to a destination. When copying multiple files, the destination must be a directory.\n-f  Overwrite the destination if it already exists.\n-p  Preserve timestamps, ownership and permission (-p[top] picks which).\n-d  Skip creation of the temporary file <dst>._COPYING_."),
+    ("-copyFromLocal", "[-f] [-p] [-l] [-d] [-t <thread count>] [-q <thread pool queue size>] <localsrc> ... <dst>", "Copy files from the local file system into fs. Identical to the -put command."),
+    ("-copyToLocal", "[-f] [-p] [-crc] [-ignoreCrc] [-t <thread count>] [-q <thread pool queue size>] <src> ... <localdst>", "Identical to the -get command."),
+    ("-count", "[-q] [-h] [-v] [-t [<storage type>]] [-u] [-x] [-e] [-s] <path> ...", "Count the number of directories, files and bytes under the paths that match the specified file pattern. The output columns are: DIR_COUNT FILE_COUNT CONTENT_SIZE PATHNAME, or, with -q: QUOTA REM_QUOTA SPACE_QUOTA REM_SPACE_QUOTA DIR_COUNT FILE_COUNT CONTENT_SIZE PATHNAME.\n-q  Show quotas and their usage.\n-h  Shows file sizes in human readable format.\n-v  Displays a header line."),
+    ("-cp", "[-f] [-p | -p[topax]] [-d] [-t <thread count>] [-q <thread pool queue size>] <src> ... <dst>", "Copy files that match the file pattern <src> to a destination. When copying multiple files, the destination must be a directory.\n-f  Overwrite the destination if it already exists.\n-p  Preserve timestamps, ownership and permission (-p[top] picks which).\n-d  Skip creation of the temporary file <dst>._COPYING_."),
     ("-createSnapshot", "<snapshotDir> [<snapshotName>]", "Create a snapshot on a directory"),
     ("-deleteSnapshot", "<snapshotDir> <snapshotName>", "Delete a snapshot from a directory"),
     ("-df", "[-h] [<path> ...]", "Shows the capacity, free and used space of the filesystem.\n-h  Formats the sizes of files in a human-readable fashion."),
     ("-du", "[-s] [-h] [-v] [-x] <path> ...", "Show the amount of space, in bytes, used by the files that match the specified file pattern.\n-s  Rather than showing the size of each individual file that matches the pattern, shows the total (summary) size.\n-h  Formats the sizes of files in a human-readable fashion."),
     ("-expunge", "[-immediate] [-fs <path>]", "Delete files from the trash that are older than the retention threshold, and checkpoint the current trash."),
     ("-find", "<path> ... <expression> ...", "Finds all files that match the specified expression and applies selected actions to them. If no <path> is specified then defaults to the current working directory. If no expression is specified then defaults to -print.\n-name pattern\n-iname pattern  Evaluates as true if the basename of the file matches the pattern using standard file system globbing. If -iname is used then the match is case insensitive.\n-print\n-print0  Always evaluates to true. Causes the current pathname to be written to standard output followed by a newline. If -print0 is used then an ASCII NULL character is appended."),
-    ("-get", "[-f] [-p] [-crc] [-ignoreCrc] <src> ... <localdst>", "Copy files that match the file pattern <src> to the local name. <src> is kept."),
+    ("-get", "[-f] [-p] [-crc] [-ignoreCrc] [-t <thread count>] [-q <thread pool queue size>] <src> ... <localdst>", "Copy files that match the file pattern <src> to the local name. <src> is kept."),
     ("-getfacl", "[-R] <path>", "Displays the Access Control Lists (ACLs) of files and directories. If a directory has a default ACL, then getfacl also displays the default ACL.\n-R  List the ACLs of all files and directories recursively."),
     ("-getfattr", "[-R] {-n name | -d} [-e en] <path>", "Displays the extended attribute names and values (if any) for a file or directory.\n-R  Recursively list the attributes for all files and directories.\n-n name  Dump the named extended attribute value.\n-d  Dump all extended attribute values associated with pathname.\n-e <encoding>  Encode values after retrieving them. Valid encodings are \"text\", \"hex\", and \"base64\"."),
     ("-getmerge", "[-nl] [-skip-empty-file] <src> <localdst>", "Get all the files in the directories that match the source file pattern and merge and sort them to only one file on local fs. <src> is kept.\n-nl  Add a newline character at the end of each file.\n-skip-empty-file  Do not add new line character for empty file."),
     ("-head", "<file>", "Show the first 1KB of the file."),
     ("-help", "[cmd ...]", "Displays help for given command or all commands if none is specified."),
-    ("-ls", "[-C] [-d] [-h] [-R] [<path> ...]", "List the contents that match the specified file pattern. Directory entries are of the form: permissions - userId groupId sizeOfDirectory(in bytes) modificationDate(yyyy-MM-dd HH:mm) directoryName; file entries: permissions numberOfReplicas userId groupId sizeOfFile(in bytes) modificationDate(yyyy-MM-dd HH:mm) fileName\n-d  Directories are listed as plain files.\n-h  Formats the sizes of files in a human-readable fashion.\n-R  Recursively list the contents of directories."),
+    ("-ls", "[-C] [-d] [-h] [-q] [-R] [-t] [-S] [-r] [-u] [-e] [<path> ...]", "List the contents that match the specified file pattern. Directory entries are of the form: permissions - userId groupId sizeOfDirectory(in bytes) modificationDate(yyyy-MM-dd HH:mm) directoryName; file entries: permissions numberOfReplicas userId groupId sizeOfFile(in bytes) modificationDate(yyyy-MM-dd HH:mm) fileName\n-d  Directories are listed as plain files.\n-h  Formats the sizes of files in a human-readable fashion.\n-R  Recursively list the contents of directories."),
     ("-mkdir", "[-p] <path> ...", "Create a directory in specified location.\n-p  Do not fail if the directory already exists"),
+    ("-moveFromLocal", "[-f] [-p] [-l] [-d] <localsrc> ... <dst>", "Same as -put, except that the source is deleted after it's copied."),
+    ("-moveToLocal", "<src> <localdst>", "Not implemented yet"),
     ("-mv", "<src> ... <dst>", "Move files that match the specified file pattern <src> to a destination <dst>. When moving multiple files, the destination must be a directory."),
-    ("-put", "[-f] [-p] [-l] [-d] <localsrc> ... <dst>", "Copy files from the local file system into fs. Copying fails if the file already exists, unless the -f flag is given.\n-f  Overwrites the destination if it already exists."),
+    ("-put", "[-f] [-p] [-l] [-d] [-t <thread count>] [-q <thread pool queue size>] <localsrc> ... <dst>", "Copy files from the local file system into fs. Copying fails if the file already exists, unless the -f flag is given.\n-f  Overwrites the destination if it already exists."),
     ("-renameSnapshot", "<snapshotDir> <oldName> <newName>", "Rename a snapshot from oldName to newName"),
-    ("-rm", "[-f] [-r|-R] [-skipTrash] <src> ...", "Delete all files that match the specified file pattern.\n-f  If the file does not exist, do not display a diagnostic message or modify the exit status to reflect an error.\n-[rR]  Recursively deletes directories."),
+    ("-rm", "[-f] [-r|-R] [-skipTrash] [-safely] <src> ...", "Delete all files that match the specified file pattern.\n-f  If the file does not exist, do not display a diagnostic message or modify the exit status to reflect an error.\n-[rR]  Recursively deletes directories."),
     ("-rmdir", "[--ignore-fail-on-non-empty] <dir> ...", "Removes the directory entry specified by each directory argument, provided it is empty."),
     ("-setfacl", "[-R] [{-b|-k} {-m|-x <acl_spec>} <path>]|[--set <acl_spec> <path>]", "Sets Access Control Lists (ACLs) of files and directories.\n-b  Remove all but the base ACL entries.\n-k  Remove the default ACL.\n-R  Apply operations to all files and directories recursively.\n-m  Modify ACL. New entries are added to the ACL, and existing entries are retained.\n-x  Remove specified ACL entries. Other ACL entries are retained.\n--set  Fully replace the ACL, discarding all existing entries."),
     ("-setfattr", "{-n name [-v value] | -x name} <path>", "Sets an extended attribute name and value for a file or directory.\n-n name  The extended attribute name.\n-v value  The extended attribute value.\n-x name  Remove the extended attribute."),
@@ -127,6 +131,7 @@ const VERBS: &[(&str, &str, &str)] = &[
     ("-tail", "[-f] [-s <sleep interval>] <file>", "Show the last 1KB of the file.\n-f  Shows appended data as the file grows.\n-s  With -f, defines the sleep interval between iterations in milliseconds."),
     ("-test", "-[defswrz] <path>", "Answer various questions about <path>, with result via exit status.\n-d  return 0 if <path> is a directory.\n-e  return 0 if <path> exists.\n-f  return 0 if <path> is a file.\n-s  return 0 if file <path> is greater than zero bytes in size.\n-z  return 0 if the file is zero bytes in size, else return 1."),
     ("-text", "[-ignoreCrc] <src> ...", "Takes a source file and outputs the file in text format. The allowed formats are zip (gzip) and TextRecordInputStream (SequenceFile)."),
+    ("-touch", "[-a] [-m] [-t TIMESTAMP (yyyyMMdd:HHmmss) ] [-c] <path> ...", "Updates the access and modification times of the file specified by the <path> to the current time. If the file does not exist, then a zero length file is created at <path> with current time as the timestamp of that <path>.\n-a  Change only the access time\n-m  Change only the modification time\n-t TIMESTAMP  Use specified timestamp (in format yyyyMMdd:HHmmss) instead of current time\n-c  Do not create any files"),
     ("-touchz", "<path> ...", "Creates a file of zero length at <path> with current time as the timestamp of that <path>. An error is returned if the file exists with non-zero length."),
     ("-truncate", "[-w] <length> <path> ...", "Truncate all files that match the specified file pattern to the specified length.\n-w  Requests that the command wait for block recovery to complete, if necessary."),
     ("-usage", "[cmd ...]", "Displays the usage for given command or all commands if none is specified."),
@@ -142,19 +147,74 @@ struct Shell {
     conf: Configuration,
 }
 
-/// Splits leading `-x` flags from the operands.
-fn flags<'a>(args: &'a [String], known: &str) -> (Vec<char>, &'a [String]) {
+/// Splits leading `-x` flags (letters of `known`, alone or together) from the
+/// operands; `--` ends the flags. Anything else that looks like a flag is Hadoop's
+/// "Illegal option" (`CommandFormat.UnknownOptionException`).
+fn flags<'a>(args: &'a [String], known: &str) -> Result<(Vec<char>, &'a [String]), String> {
     let mut out = Vec::new();
     let mut i = 0;
-    while i < args.len()
-        && args[i].starts_with('-')
-        && args[i].len() > 1
-        && args[i][1..].chars().all(|c| known.contains(c))
-    {
-        out.extend(args[i][1..].chars());
+    while i < args.len() && args[i].starts_with('-') && args[i].len() > 1 {
+        if args[i] == "--" {
+            i += 1;
+            break;
+        }
+        let letters = &args[i][1..];
+        if !letters.chars().all(|c| known.contains(c)) {
+            return Err(format!("Illegal option {}", args[i]));
+        }
+        out.extend(letters.chars());
         i += 1;
     }
-    (out, &args[i..])
+    Ok((out, &args[i..]))
+}
+
+/// Like [`flags`], with whole-word flags too (`-skipTrash`, `--ignore-fail-on-non-empty`):
+/// returns each flag without its leading `-`, letters one by one.
+fn word_flags<'a>(
+    args: &'a [String],
+    letters: &str,
+    words: &[&str],
+) -> Result<(Vec<String>, &'a [String]), String> {
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < args.len() && args[i].starts_with('-') && args[i].len() > 1 {
+        let flag = &args[i][1..];
+        if words.contains(&flag) {
+            out.push(flag.to_string());
+        } else if flag.chars().all(|c| letters.contains(c)) {
+            out.extend(flag.chars().map(String::from));
+        } else {
+            return Err(format!("Illegal option {}", args[i]));
+        }
+        i += 1;
+    }
+    Ok((out, &args[i..]))
+}
+
+/// Errors Hadoop's FsShell reports with the usage and exit code 255 (its
+/// `IllegalArgumentException`s): unknown flags, operand counts, unknown verbs named to
+/// `-help`/`-usage`. Returns the message without a leading `-verb: `.
+fn usage_error<'a>(verb: &str, msg: &'a str) -> Option<&'a str> {
+    let msg = msg
+        .strip_prefix(verb)
+        .and_then(|m| m.strip_prefix(": "))
+        .unwrap_or(msg);
+    let usage = [
+        "Illegal option",
+        "Not enough arguments",
+        "Too many arguments",
+        "No test flag given",
+        "Only one test flag is allowed",
+        "Unable to parse the specified timestamp",
+    ]
+    .iter()
+    .any(|p| msg.starts_with(p))
+        || msg.ends_with("': Unknown command")
+        || msg.contains("does not match the expected pattern")
+        || msg.contains("does not match expected pattern")
+        || msg.ends_with("does not specify owner or group.")
+        || msg.starts_with("For input string");
+    usage.then_some(msg)
 }
 
 impl Shell {
@@ -172,7 +232,9 @@ impl Shell {
         let result = match verb {
             "-ls" => self.ls(args).await,
             "-mkdir" => self.mkdir(args).await,
-            "-put" | "-copyFromLocal" => self.put(&cmd, args).await,
+            "-put" | "-copyFromLocal" => self.put(&cmd, args, false).await,
+            "-moveFromLocal" => self.put(&cmd, args, true).await,
+            "-moveToLocal" => Err("Option '-moveToLocal' is not implemented yet.".into()),
             "-get" | "-copyToLocal" => self.get(&cmd, args).await,
             "-cat" => self.cat(args).await,
             "-mv" => self.mv(args).await,
@@ -186,7 +248,11 @@ impl Shell {
             "-chmod" => self.chmod(args).await,
             "-chown" => self.chown(args).await,
             "-touchz" => self.touchz(args).await,
-            "-test" => return self.test(args).await,
+            "-touch" => self.touch(args).await,
+            "-test" => match self.test(args).await {
+                Ok(code) => return code,
+                Err(e) => Err(e),
+            },
             "-getfacl" => self.getfacl(args).await,
             "-setfacl" => self.setfacl(args).await,
             "-getfattr" => self.getfattr(args).await,
@@ -212,16 +278,26 @@ impl Shell {
             "-renameSnapshot" => self.rename_snapshot(args).await,
             _ => {
                 eprintln!("{verb}: Unknown command\n{}", help::usage_all());
-                return 2;
+                return 255;
             }
         };
         match result {
             Ok(()) if !self.failed => 0,
             Ok(()) => 1,
-            Err(msg) => {
-                eprintln!("{cmd}: {msg}");
-                1
-            }
+            Err(msg) => match usage_error(verb, &msg) {
+                Some(usage) => {
+                    eprintln!(
+                        "{verb}: {usage}\n{}\n\n{}",
+                        help::usage_all(),
+                        help::usage_of(verb)
+                    );
+                    255
+                }
+                None => {
+                    eprintln!("{cmd}: {msg}");
+                    1
+                }
+            },
         }
     }
 
@@ -251,61 +327,8 @@ impl Shell {
         self.failed = true;
     }
 
-    async fn ls(&mut self, args: &[String]) -> Result<(), String> {
-        let (f, paths) = flags(args, "RdhC");
-        let recursive = f.contains(&'R');
-        let paths: Vec<String> = if paths.is_empty() {
-            vec![".".into()]
-        } else {
-            paths.to_vec()
-        };
-        for p in &paths {
-            let path = self.resolve(p);
-            let status = match self.client.stat(&path).await {
-                Ok(s) => s,
-                Err(e) => {
-                    self.report("ls", p, e);
-                    continue;
-                }
-            };
-            if !status.is_dir || f.contains(&'d') {
-                print_lines(&[(p.clone(), status)], f.contains(&'h'));
-                continue;
-            }
-            self.ls_dir(&path, p, recursive, f.contains(&'h')).await;
-        }
-        Ok(())
-    }
-
-    async fn ls_dir(&mut self, path: &str, shown: &str, recursive: bool, human: bool) {
-        let entries = match self.client.list(path).await {
-            Ok(e) => e,
-            Err(e) => return self.report("ls", shown, e),
-        };
-        let join = |base: &str, name: &str| {
-            if base.ends_with('/') {
-                format!("{base}{name}")
-            } else {
-                format!("{base}/{name}")
-            }
-        };
-        let rows: Vec<(String, FileStatus)> = entries
-            .iter()
-            .map(|s| (join(shown, &s.path), s.clone()))
-            .collect();
-        if !recursive {
-            println!("Found {} items", rows.len());
-        }
-        for (shown_child, s) in rows {
-            print_lines(&[(shown_child.clone(), s.clone())], human);
-            if recursive && s.is_dir {
-                Box::pin(self.ls_dir(&join(path, &s.path), &shown_child, true, human)).await;
-            }
-        }
-    }
-
     async fn mkdir(&mut self, args: &[String]) -> Result<(), String> {
-        let (f, paths) = flags(args, "p");
+        let (f, paths) = flags(args, "p")?;
         if paths.is_empty() {
             return Err("-mkdir: Not enough arguments: expected 1 but got 0".into());
         }
@@ -364,120 +387,6 @@ impl Shell {
             _ if many => Err(format!("`{dst}': Is not a directory")),
             _ => Ok(dst.to_string()),
         }
-    }
-
-    async fn put(&mut self, cmd: &str, args: &[String]) -> Result<(), String> {
-        let (f, ops) = flags(args, "fpdl");
-        if ops.len() < 2 {
-            return Err(format!(
-                "-{cmd}: Not enough arguments: expected 2 but got {}",
-                ops.len()
-            ));
-        }
-        let (srcs, dst) = ops.split_at(ops.len() - 1);
-        let dst = self.resolve(&dst[0]);
-        for src in srcs {
-            let name = Path::new(src)
-                .file_name()
-                .and_then(|n| n.to_str())
-                .unwrap_or("stdin")
-                .to_string();
-            let target = self.target(&dst, &name, srcs.len() > 1).await?;
-            if let Err(e) = self.put_one(src, &target, f.contains(&'f')).await {
-                eprintln!("{cmd}: {e}");
-                self.failed = true;
-            }
-        }
-        Ok(())
-    }
-
-    async fn put_one(&self, src: &str, target: &str, overwrite: bool) -> Result<(), String> {
-        if !overwrite {
-            if let Ok(Some(_)) = self.client.get_file_info(target).await {
-                return Err(format!("`{target}': File exists"));
-            }
-        }
-        let mut input: Box<dyn Read> = if src == "-" {
-            Box::new(std::io::stdin())
-        } else {
-            Box::new(std::fs::File::open(src).map_err(|e| format!("`{src}': {}", io_message(&e)))?)
-        };
-        // Like FsShell, write to a temporary name and rename it into place when done.
-        let tmp = format!("{target}._COPYING_");
-        let mut w = self
-            .client
-            .create(
-                &tmp,
-                CreateOptions {
-                    overwrite: true,
-                    ..Default::default()
-                },
-            )
-            .await
-            .map_err(|e| describe(target, &e))?;
-        let mut buf = vec![0u8; 1 << 20];
-        loop {
-            let n = input.read(&mut buf).map_err(|e| format!("`{src}': {e}"))?;
-            if n == 0 {
-                break;
-            }
-            w.write(&buf[..n]).await.map_err(|e| describe(target, &e))?;
-        }
-        w.close().await.map_err(|e| describe(target, &e))?;
-        self.client
-            .rename2(&tmp, target, true)
-            .await
-            .map_err(|e| describe(target, &e))
-    }
-
-    async fn get(&mut self, cmd: &str, args: &[String]) -> Result<(), String> {
-        let (_, ops) = flags(args, "fpcrt");
-        if ops.len() < 2 {
-            return Err(format!(
-                "-{cmd}: Not enough arguments: expected 2 but got {}",
-                ops.len()
-            ));
-        }
-        let (srcs, dst) = ops.split_at(ops.len() - 1);
-        let local_dst = Path::new(&dst[0]);
-        for src in srcs {
-            let path = self.resolve(src);
-            let name = path.rsplit('/').next().unwrap_or("file").to_string();
-            let target = if local_dst.is_dir() {
-                local_dst.join(&name)
-            } else {
-                local_dst.to_path_buf()
-            };
-            if target.exists() {
-                eprintln!("{cmd}: `{}': File exists", target.display());
-                self.failed = true;
-                continue;
-            }
-            let result = async {
-                let mut r = self
-                    .client
-                    .open(&path)
-                    .await
-                    .map_err(|e| describe(src, &e))?;
-                let mut out = std::fs::File::create(&target)
-                    .map_err(|e| format!("`{}': {e}", target.display()))?;
-                let mut buf = vec![0u8; 1 << 20];
-                loop {
-                    let n = r.read(&mut buf).await.map_err(|e| describe(src, &e))?;
-                    if n == 0 {
-                        return Ok::<(), String>(());
-                    }
-                    out.write_all(&buf[..n])
-                        .map_err(|e| format!("`{}': {e}", target.display()))?;
-                }
-            }
-            .await;
-            if let Err(e) = result {
-                eprintln!("{cmd}: {e}");
-                self.failed = true;
-            }
-        }
-        Ok(())
     }
 
     async fn cat(&mut self, args: &[String]) -> Result<(), String> {
@@ -557,23 +466,30 @@ impl Shell {
     }
 
     async fn rm(&mut self, args: &[String]) -> Result<(), String> {
-        let (f, paths) = flags(args, "rRf");
-        let recursive = f.contains(&'r') || f.contains(&'R');
-        let force = f.contains(&'f');
-        let skip_trash = args.iter().any(|a| a == "-skipTrash");
-        let paths: Vec<&String> = paths
-            .iter()
-            .filter(|p| p.as_str() != "-skipTrash")
-            .collect();
+        let (f, paths) = word_flags(args, "rRf", &["skipTrash", "safely"])?;
+        let has = |flag: &str| f.iter().any(|x| x == flag);
+        let recursive = has("r") || has("R");
+        let force = has("f");
+        let skip_trash = has("skipTrash");
         if paths.is_empty() && !force {
             return Err("-rm: Not enough arguments: expected 1 but got 0".into());
         }
+        let limit = self
+            .conf
+            .get_str("hadoop.shell.safely.delete.limit.num.files", "100")
+            .parse::<u64>()
+            .unwrap_or(100);
         for p in paths {
             let path = self.resolve(p);
             match self.client.get_file_info(&path).await {
                 Ok(Some(s)) if s.is_dir && !recursive => {
                     eprintln!("rm: `{p}': Is a directory");
                     self.failed = true;
+                }
+                Ok(Some(s))
+                    if s.is_dir && has("safely") && !self.safe_to_delete(&path, limit).await =>
+                {
+                    eprintln!("Delete aborted at user request.\n");
                 }
                 Ok(Some(_)) if !skip_trash && self.move_to_trash(&path).await? => {}
                 Ok(Some(_)) => match self.client.delete(&path, recursive).await {
@@ -592,8 +508,39 @@ impl Shell {
         Ok(())
     }
 
+    /// `-rm -safely`: a directory holding more than `limit` files is deleted only when
+    /// the user says so (Hadoop's `confirmPrompt`; end of input is a no).
+    async fn safe_to_delete(&self, path: &str, limit: u64) -> bool {
+        let files = match self.client.content_summary(path).await {
+            Ok(cs) => cs.file_count,
+            Err(_) => return true,
+        };
+        if limit == 0 || files <= limit {
+            return true;
+        }
+        loop {
+            eprint!("Proceed deleting {files} files? (Y or N) ");
+            let mut answer = String::new();
+            match std::io::stdin().read_line(&mut answer) {
+                Ok(0) | Err(_) => return false,
+                Ok(_) => {}
+            }
+            match answer.trim().to_ascii_lowercase().as_str() {
+                "y" | "yes" => return true,
+                "n" | "no" => return false,
+                other => eprintln!("Invalid input: {other}"),
+            }
+        }
+    }
+
+    /// `-rmdir [--ignore-fail-on-non-empty] <dir> ...`.
     async fn rmdir(&mut self, args: &[String]) -> Result<(), String> {
-        for p in args.iter().filter(|a| !a.starts_with("--")) {
+        let (f, dirs) = word_flags(args, "", &["-ignore-fail-on-non-empty"])?;
+        if dirs.is_empty() {
+            return Err("Not enough arguments: expected 1 but got 0".into());
+        }
+        let ignore_non_empty = !f.is_empty();
+        for p in dirs {
             let path = self.resolve(p);
             match self.client.stat(&path).await {
                 Ok(s) if !s.is_dir => {
@@ -603,6 +550,10 @@ impl Shell {
                 Ok(_) => match self.client.delete(&path, false).await {
                     Ok(true) => {}
                     Ok(false) => self.not_deleted("rmdir", p, &path),
+                    Err(e)
+                        if ignore_non_empty
+                            && e.remote_exception()
+                                == Some(HadoopException::PathIsNotEmptyDirectory) => {}
                     Err(e) => self.report("rmdir", p, e),
                 },
                 Err(e) => self.report("rmdir", p, e),
@@ -628,14 +579,18 @@ impl Shell {
         Ok(())
     }
 
+    /// `-du [-s] [-h] [-v] [-x] <path> ...`: one table for the whole command, as
+    /// Hadoop's `Du` prints it (columns as wide as their widest cell, two blanks apart).
     async fn du(&mut self, args: &[String]) -> Result<(), String> {
-        let (f, paths) = flags(args, "shvx");
+        let (f, paths) = flags(args, "shvx")?;
         let human = f.contains(&'h');
+        let exclude_snapshots = f.contains(&'x');
         let paths: Vec<String> = if paths.is_empty() {
             vec![".".into()]
         } else {
             paths.to_vec()
         };
+        let mut rows = Vec::new();
         for p in &paths {
             let path = self.resolve(p);
             let status = match self.client.stat(&path).await {
@@ -666,55 +621,88 @@ impl Shell {
             };
             for (full, shown) in items {
                 match self.client.content_summary(&full).await {
-                    Ok(cs) => println!(
-                        "{}  {}  {}",
-                        format::size(cs.length, human),
-                        format::size(cs.space_consumed, human),
-                        shown
-                    ),
+                    Ok(cs) => {
+                        let (mut length, mut space) = (cs.length, cs.space_consumed);
+                        if exclude_snapshots {
+                            length = length.saturating_sub(cs.snapshot_length.unwrap_or(0));
+                            space = space.saturating_sub(cs.snapshot_space_consumed.unwrap_or(0));
+                        }
+                        rows.push(vec![
+                            format::size(length, human),
+                            format::size(space, human),
+                            shown,
+                        ]);
+                    }
                     Err(e) => self.report("du", &shown, e),
                 }
             }
         }
+        if !rows.is_empty() && f.contains(&'v') {
+            let header = [
+                "SIZE",
+                "DISK_SPACE_CONSUMED_WITH_ALL_REPLICAS",
+                "FULL_PATH_NAME",
+            ];
+            rows.insert(0, header.iter().map(|h| h.to_string()).collect());
+        }
+        for line in format::table(&rows, &[false, false, false]) {
+            println!("{line}");
+        }
         Ok(())
     }
 
+    /// `-df [-h] [<path> ...]`: one row per path, Hadoop's `Df` table.
     async fn df(&mut self, args: &[String]) -> Result<(), String> {
-        let (f, _) = flags(args, "h");
+        let (f, paths) = flags(args, "h")?;
         let human = f.contains(&'h');
-        let stats = self
-            .client
-            .fs_stats()
-            .await
-            .map_err(|e| describe("/", &e))?;
-        let used_pct = if stats.capacity > 0 {
-            stats.used as f64 * 100.0 / stats.capacity as f64
-        } else {
-            0.0
-        };
-        println!(
-            "{:<30} {:>14} {:>12} {:>14} {:>5}",
-            "Filesystem", "Size", "Used", "Available", "Use%"
-        );
-        println!(
-            "{:<30} {:>14} {:>12} {:>14} {:>4}%",
-            self.default_fs,
-            format::size(stats.capacity, human),
-            format::size(stats.used, human),
-            format::size(stats.remaining, human),
-            used_pct.round() as u64
-        );
+        let mut rows = vec![["Filesystem", "Size", "Used", "Available", "Use%"]
+            .iter()
+            .map(|h| h.to_string())
+            .collect::<Vec<_>>()];
+        for _ in 0..paths.len().max(1) {
+            let stats = self
+                .client
+                .fs_stats()
+                .await
+                .map_err(|e| describe("/", &e))?;
+            let used_pct = if stats.capacity > 0 {
+                stats.used as f64 * 100.0 / stats.capacity as f64
+            } else {
+                0.0
+            };
+            rows.push(vec![
+                self.default_fs.trim_end_matches('/').to_string(),
+                format::size(stats.capacity, human),
+                format::size(stats.used, human),
+                format::size(stats.remaining, human),
+                format!("{}%", used_pct.round() as u64),
+            ]);
+        }
+        for line in format::table(&rows, &[false, true, true, true, true]) {
+            println!("{line}");
+        }
         Ok(())
     }
 
+    /// `-setrep [-R] [-w] <rep> <path> ...`: every file under each path (always
+    /// recursive, as Hadoop's), in listing order; `-w` then waits for each.
     async fn setrep(&mut self, args: &[String]) -> Result<(), String> {
-        let (f, ops) = flags(args, "Rw");
-        let Some((n, paths)) = ops.split_first() else {
-            return Err("-setrep: Not enough arguments: expected 2 but got 0".into());
+        let (f, ops) = flags(args, "Rw")?;
+        if ops.len() < 2 {
+            return Err(format!(
+                "Not enough arguments: expected 2 but got {}",
+                ops.len()
+            ));
+        }
+        let (n, paths) = ops.split_first().expect("two operands");
+        let replication: u16 = match n.parse() {
+            Ok(r) if r >= 1 => r,
+            _ => {
+                eprintln!("setrep: Illegal replication, a positive integer expected");
+                return Err(format!("For input string: \"{n}\""));
+            }
         };
-        let replication: u16 = n
-            .parse()
-            .map_err(|_| format!("Illegal replication, a positive integer expected: {n}"))?;
+        let mut waiting = Vec::new();
         for p in paths {
             let path = self.resolve(p);
             let files = match self.files_under(&path).await {
@@ -725,36 +713,47 @@ impl Shell {
                 }
             };
             for file in files {
+                let shown = format!("{p}{}", &file[path.len().min(file.len())..]);
                 match self.client.set_replication(&file, replication).await {
-                    Ok(_) => println!("Replication {replication} set: {file}"),
-                    Err(e) => self.report("setrep", &file, e),
+                    Ok(_) => println!("Replication {replication} set: {shown}"),
+                    Err(e) => self.report("setrep", &shown, e),
                 }
-                if f.contains(&'w') {
-                    self.wait_replication(&file, replication).await;
-                }
+                waiting.push((file, shown));
+            }
+        }
+        if f.contains(&'w') {
+            for (file, shown) in waiting {
+                self.wait_replication(&file, &shown, replication).await;
             }
         }
         Ok(())
     }
 
-    async fn wait_replication(&self, file: &str, replication: u16) {
-        print!("Waiting for {file} ...");
+    /// `-setrep -w`: Hadoop's "Waiting for FILE ..." with a dot per check, a warning
+    /// when replicas must go away, and " done".
+    async fn wait_replication(&self, file: &str, shown: &str, replication: u16) {
+        print!("Waiting for {shown} ...");
         let _ = std::io::stdout().flush();
+        let mut warned = false;
         loop {
-            let done = match self.client.block_locations(file, 0, u64::MAX).await {
-                Ok(b) => b
-                    .blocks
-                    .iter()
-                    .all(|b| b.locs.len() == replication as usize),
-                Err(_) => true,
+            let counts: Vec<usize> = match self.client.block_locations(file, 0, u64::MAX).await {
+                Ok(b) => b.blocks.iter().map(|b| b.locs.len()).collect(),
+                Err(_) => vec![],
             };
-            if done {
+            let wrong = counts.iter().find(|&&c| c != replication as usize);
+            let Some(&current) = wrong else {
                 println!(" done");
                 return;
+            };
+            if !warned && current > replication as usize {
+                println!(
+                    "\nWARNING: the waiting time may be long for DECREASING the number of replications."
+                );
+                warned = true;
             }
             print!(".");
             let _ = std::io::stdout().flush();
-            tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+            tokio::time::sleep(std::time::Duration::from_secs(1)).await;
         }
     }
 
@@ -769,31 +768,32 @@ impl Shell {
             .collect())
     }
 
-    /// The path and, with `recursive`, everything below it.
+    /// The path and, with `recursive`, everything below it: depth first, each
+    /// directory's entries in listing order right after it (the order Hadoop's shell
+    /// walks a tree).
     async fn tree(
         &self,
         path: &str,
         recursive: bool,
     ) -> Result<Vec<(String, FileStatus)>, ClientError> {
         let s = self.client.stat(path).await?;
-        let mut out = vec![(path.to_string(), s.clone())];
-        if recursive && s.is_dir {
-            let mut stack = vec![path.to_string()];
-            while let Some(dir) = stack.pop() {
-                for c in self.client.list(&dir).await? {
-                    let full = format!("{}/{}", dir.trim_end_matches('/'), c.path);
-                    if c.is_dir {
-                        stack.push(full.clone());
-                    }
-                    out.push((full, c));
+        let mut out = Vec::new();
+        let mut stack = vec![(path.to_string(), s)];
+        while let Some((item, status)) = stack.pop() {
+            if recursive && status.is_dir {
+                let children = self.client.list(&item).await?;
+                for c in children.into_iter().rev() {
+                    let full = format!("{}/{}", item.trim_end_matches('/'), c.path);
+                    stack.push((full, c));
                 }
             }
+            out.push((item, status));
         }
         Ok(out)
     }
 
     async fn chmod(&mut self, args: &[String]) -> Result<(), String> {
-        let (f, ops) = flags(args, "R");
+        let (f, ops) = flags(args, "R")?;
         let Some((mode, paths)) = ops.split_first() else {
             return Err("-chmod: Not enough arguments: expected 2 but got 0".into());
         };
@@ -819,17 +819,11 @@ impl Shell {
     }
 
     async fn chown(&mut self, args: &[String]) -> Result<(), String> {
-        let (f, ops) = flags(args, "R");
+        let (f, ops) = flags(args, "R")?;
         let Some((spec, paths)) = ops.split_first() else {
             return Err("-chown: Not enough arguments: expected 2 but got 0".into());
         };
-        let (owner, group) = match spec.split_once(':') {
-            Some((o, g)) => (
-                Some(o).filter(|o| !o.is_empty()),
-                Some(g).filter(|g| !g.is_empty()),
-            ),
-            None => (Some(spec.as_str()), None),
-        };
+        let (owner, group) = owner_and_group(spec)?;
         for p in paths {
             let path = self.resolve(p);
             let items = match self.tree(&path, f.contains(&'R')).await {
@@ -876,39 +870,81 @@ impl Shell {
         Ok(())
     }
 
-    /// `-test -[defsz] path`: exit 0 when true, 1 when false.
-    async fn test(&mut self, args: &[String]) -> i32 {
-        let (Some(flag), Some(p)) = (args.first(), args.get(1)) else {
-            eprintln!("test: Not enough arguments: expected 1 but got 0");
-            return 2;
+    /// `-test -[defswrz] path`: exit 0 when true, 1 when false. `-w` and `-r` ask
+    /// the NameNode whether this user may write or read the path (checkAccess).
+    async fn test(&mut self, args: &[String]) -> Result<i32, String> {
+        let (f, ops) = flags(args, "defswrz")?;
+        if ops.len() != 1 {
+            let many = if ops.len() > 1 {
+                "Too many"
+            } else {
+                "Not enough"
+            };
+            return Err(format!(
+                "{many} arguments: expected 1 but got {}",
+                ops.len()
+            ));
+        }
+        let flag = match f.as_slice() {
+            [] => return Err("No test flag given".into()),
+            [flag] => *flag,
+            _ => return Err("Only one test flag is allowed".into()),
         };
+        let p = &ops[0];
         let path = self.resolve(p);
         let info = match self.client.get_file_info(&path).await {
-            Ok(i) => i,
+            Ok(Some(i)) => i,
+            Ok(None) => return Ok(1),
             Err(e) => {
                 eprintln!("test: {}", describe(p, &e));
-                return 1;
+                return Ok(1);
             }
         };
-        let truth = match flag.as_str() {
-            "-e" => info.is_some(),
-            "-d" => info.as_ref().is_some_and(|s| s.is_dir),
-            "-f" => info.as_ref().is_some_and(|s| !s.is_dir),
-            "-s" => info.as_ref().is_some_and(|s| s.length > 0),
-            "-z" => info.as_ref().is_some_and(|s| s.length == 0),
-            other => {
-                eprintln!("test: Illegal option {other}");
-                return 2;
+        let truth = match flag {
+            'd' => info.is_dir,
+            'f' => !info.is_dir,
+            's' => info.length > 0,
+            'z' => info.length == 0,
+            'w' | 'r' => {
+                let mode = if flag == 'w' { 2 } else { 4 };
+                match self.client.check_access(&path, mode).await {
+                    Ok(()) => true,
+                    Err(e) if e.remote_exception() == Some(HadoopException::AccessControl) => false,
+                    Err(e) => {
+                        eprintln!("test: {}", describe(p, &e));
+                        return Ok(1);
+                    }
+                }
             }
+            _ => true,
         };
-        i32::from(!truth)
+        Ok(i32::from(!truth))
     }
 }
 
-fn print_lines(entries: &[(String, FileStatus)], human: bool) {
-    for line in format::ls_lines(entries, human) {
-        println!("{line}");
+/// `[OWNER][:[GROUP]]` as Hadoop's `ChownCommand` takes it: names of `-_./@` and
+/// letters and digits, blanks around the whole allowed.
+fn owner_and_group(spec: &str) -> Result<(Option<&str>, Option<&str>), String> {
+    let allowed = |s: &str| {
+        s.chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_./@".contains(c))
+    };
+    let trimmed = spec.trim();
+    let (owner, group) = match trimmed.split_once(':') {
+        Some((o, g)) => (o, Some(g)),
+        None => (trimmed, None),
+    };
+    if !allowed(owner) || !group.is_none_or(allowed) {
+        return Err(format!(
+            "'{spec}' does not match expected pattern for [owner][:group]."
+        ));
     }
+    let owner = Some(owner).filter(|o| !o.is_empty());
+    let group = group.filter(|g| !g.is_empty());
+    if owner.is_none() && group.is_none() {
+        return Err(format!("'{spec}' does not specify owner or group."));
+    }
+    Ok((owner, group))
 }
 
 fn parent_of(path: &str) -> String {
@@ -924,7 +960,15 @@ fn describe(path: &str, e: &ClientError) -> String {
     match e.remote_exception() {
         Some(FileNotFound) => format!("`{path}': No such file or directory"),
         Some(FileAlreadyExists) => format!("`{path}': File exists"),
-        Some(AccessControl) => format!("Permission denied: {}", remote_message(e)),
+        // The NameNode's message already reads "Permission denied: user=..., access=...".
+        Some(AccessControl) => {
+            let message = remote_message(e);
+            if message.starts_with("Permission denied") {
+                message
+            } else {
+                format!("Permission denied: {message}")
+            }
+        }
         Some(ParentNotDirectory) => format!("`{path}': Is not a directory"),
         Some(PathIsNotEmptyDirectory) => format!("`{path}': Directory is not empty"),
         _ if e.remote_class().is_some() => remote_message(e),
@@ -1050,9 +1094,29 @@ mod tests {
     #[test]
     fn flags_split_from_operands() {
         let args: Vec<String> = ["-R", "-h", "/a"].iter().map(|s| s.to_string()).collect();
-        let (f, rest) = flags(&args, "Rh");
+        let (f, rest) = flags(&args, "Rh").unwrap();
         assert_eq!(f, vec!['R', 'h']);
         assert_eq!(rest, &args[2..]);
+        assert_eq!(flags(&args, "h").unwrap_err(), "Illegal option -R");
+        assert_eq!(
+            usage_error("-ls", "Illegal option -R"),
+            Some("Illegal option -R")
+        );
+        assert_eq!(
+            usage_error(
+                "-mkdir",
+                "-mkdir: Not enough arguments: expected 1 but got 0"
+            ),
+            Some("Not enough arguments: expected 1 but got 0")
+        );
+        assert_eq!(usage_error("-cat", "`/x': No such file or directory"), None);
+        assert_eq!(
+            owner_and_group(" alice:staff "),
+            Ok((Some("alice"), Some("staff")))
+        );
+        assert_eq!(owner_and_group(":staff"), Ok((None, Some("staff"))));
+        assert!(owner_and_group("bad user").is_err());
+        assert!(owner_and_group(":").is_err());
         assert_eq!(parent_of("/a/b"), "/a");
         assert_eq!(parent_of("/a"), "/");
     }

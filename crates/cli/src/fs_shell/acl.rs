@@ -19,7 +19,7 @@ fn entry(scope: AclScope, kind: AclType, perm: u32) -> AclEntryProto {
 
 /// The full ACL from the permission bits and the stored entries (Hadoop's
 /// `AclUtil.getAclFromPermAndEntries`).
-fn full_acl(perm: u32, stored: &[AclEntryProto]) -> Vec<AclEntryProto> {
+pub(super) fn full_acl(perm: u32, stored: &[AclEntryProto]) -> Vec<AclEntryProto> {
     let access: Vec<&AclEntryProto> = stored
         .iter()
         .filter(|e| e.scope == AclScope::Access as i32)
@@ -179,7 +179,10 @@ impl Shell {
                 }
             };
             for (item, status) in items {
-                if let Err(e) = self.apply_facl(&item, status.is_dir, &action).await {
+                // As Hadoop's SetfaclCommand: only a recursive change keeps default
+                // entries from files; named, a file is refused by the NameNode.
+                let defaults = status.is_dir || !recursive;
+                if let Err(e) = self.apply_facl(&item, defaults, &action).await {
                     let shown = format!("{p}{}", &item[path.len().min(item.len())..]);
                     self.report("setfacl", &shown, e);
                 }
@@ -188,17 +191,16 @@ impl Shell {
         Ok(())
     }
 
-    /// One path's change; files get only the access entries of a spec, as Hadoop's
-    /// recursive setfacl gives them.
+    /// One path's change; without `defaults` only the access entries of a spec.
     async fn apply_facl(
         &self,
         item: &str,
-        is_dir: bool,
+        defaults: bool,
         action: &SetfaclAction,
     ) -> Result<(), tusk_client::ClientError> {
         let for_item = |spec: &Vec<AclEntryProto>| -> Vec<AclEntryProto> {
             spec.iter()
-                .filter(|e| is_dir || e.scope == AclScope::Access as i32)
+                .filter(|e| defaults || e.scope == AclScope::Access as i32)
                 .cloned()
                 .collect()
         };

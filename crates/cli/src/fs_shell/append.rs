@@ -12,7 +12,7 @@ impl Shell {
     /// `-appendToFile [-n] <localsrc> ... <dst>`: appends local files (`-` for stdin)
     /// to `dst`, creating it when missing; `-n` starts a new block (NEW_BLOCK).
     pub(super) async fn append_to_file(&mut self, args: &[String]) -> Result<(), String> {
-        let (f, ops) = flags(args, "n");
+        let (f, ops) = flags(args, "n")?;
         if ops.len() < 2 {
             return Err(format!(
                 "-appendToFile: Not enough arguments: expected 2 but got {}",
@@ -37,30 +37,40 @@ impl Shell {
             self.client.create(&dst, CreateOptions::default()).await
         }
         .map_err(|e| describe(shown, &e))?;
-        let mut buf = vec![0u8; 1 << 20];
-        for src in srcs {
-            let mut input: Box<dyn Read> = if src == "-" {
-                Box::new(std::io::stdin())
-            } else {
-                Box::new(
-                    std::fs::File::open(src).map_err(|e| format!("`{src}': {}", io_message(&e)))?,
-                )
-            };
-            loop {
-                let n = input.read(&mut buf).map_err(|e| format!("`{src}': {e}"))?;
-                if n == 0 {
-                    break;
+        let copied = async {
+            let mut buf = vec![0u8; 1 << 20];
+            for src in srcs {
+                let mut input: Box<dyn Read> = if src == "-" {
+                    Box::new(std::io::stdin())
+                } else {
+                    Box::new(
+                        std::fs::File::open(src)
+                            .map_err(|e| format!("`{src}': {}", io_message(&e)))?,
+                    )
+                };
+                loop {
+                    let n = input.read(&mut buf).map_err(|e| format!("`{src}': {e}"))?;
+                    if n == 0 {
+                        break;
+                    }
+                    w.write(&buf[..n]).await.map_err(|e| describe(shown, &e))?;
                 }
-                w.write(&buf[..n]).await.map_err(|e| describe(shown, &e))?;
             }
+            w.close().await.map_err(|e| describe(shown, &e))
         }
-        w.close().await.map_err(|e| describe(shown, &e))
+        .await;
+        // A file this command created and could not fill is removed (its lease ends
+        // with it), so the next try is not refused as "already being created".
+        if copied.is_err() && !exists {
+            let _ = self.client.delete(&dst, false).await;
+        }
+        copied
     }
 
     /// `-truncate [-w] <length> <path> ...`: cuts files to `length`; a cut inside a
     /// block finishes with block recovery, which `-w` waits for.
     pub(super) async fn truncate(&mut self, args: &[String]) -> Result<(), String> {
-        let (f, ops) = flags(args, "w");
+        let (f, ops) = flags(args, "w")?;
         let wait = f.contains(&'w');
         let Some((length, paths)) = ops.split_first().filter(|(_, p)| !p.is_empty()) else {
             return Err(format!(

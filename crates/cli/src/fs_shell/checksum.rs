@@ -6,7 +6,7 @@ use super::{flags, Shell};
 
 impl Shell {
     pub(super) async fn checksum(&mut self, args: &[String]) -> Result<(), String> {
-        let (f, paths) = flags(args, "v");
+        let (f, paths) = flags(args, "v")?;
         if paths.is_empty() {
             return Err("-checksum: Not enough arguments: expected 1 but got 0".into());
         }

@@ -1,11 +1,14 @@
 //! `-cp [-f] [-p | -p[topax]] [-d] <src> ... <dst>` (Hadoop's `CopyCommands.Cp`: within
-//! the cluster, directories recursively, through `<dst>._COPYING_` unless `-d`) and
+//! the cluster, directories recursively, through `<dst>._COPYING_` unless `-d`; `-pa`
+//! and `-px` copy ACLs and extended attributes) and
 //! `-getmerge [-nl] [-skip-empty-file] <src> ... <localdst>`.
 
 use std::io::Write;
 
-use tusk_client::{CreateOptions, FileStatus};
+use tusk_client::meta::{XATTR_CREATE, XATTR_REPLACE};
+use tusk_client::FileStatus;
 
+use super::local_copy::Source;
 use super::{describe, Shell};
 
 /// What `-p` keeps of the source.
@@ -14,6 +17,8 @@ struct Preserve {
     times: bool,
     ownership: bool,
     permission: bool,
+    acl: bool,
+    xattr: bool,
 }
 
 #[derive(Debug, Default, PartialEq, Eq)]
@@ -41,22 +46,15 @@ fn cp_options(args: &[String]) -> Result<(CpOptions, Vec<String>), String> {
             p if p.starts_with("-p") => {
                 let letters = &p[2..];
                 let all = letters.is_empty();
-                for c in letters.chars() {
-                    match c {
-                        't' | 'o' | 'p' => {}
-                        'a' | 'x' => {
-                            return Err(format!(
-                                "-p{c}: preserving {} is not supported by tusk fs -cp",
-                                if c == 'a' { "ACLs" } else { "xattrs" }
-                            ))
-                        }
-                        other => return Err(format!("Illegal option -p{other}")),
-                    }
+                if let Some(other) = letters.chars().find(|c| !"topax".contains(*c)) {
+                    return Err(format!("Illegal option -p{other}"));
                 }
                 o.preserve = Preserve {
                     times: all || letters.contains('t'),
                     ownership: all || letters.contains('o'),
                     permission: all || letters.contains('p'),
+                    acl: letters.contains('a'),
+                    xattr: letters.contains('x'),
                 };
             }
             _ => operands.push(arg.clone()),
@@ -88,19 +86,9 @@ impl Shell {
         let (srcs, dst) = ops.split_at(ops.len() - 1);
         let dst_shown = &dst[0];
         let dst = self.resolve(dst_shown);
-        let dst_status = self
-            .client
-            .get_file_info(&dst)
-            .await
-            .map_err(|e| describe(dst_shown, &e))?;
-        if srcs.len() > 1 {
-            match &dst_status {
-                None => return Err(format!("`{dst_shown}': No such file or directory")),
-                Some(s) if !s.is_dir => return Err(format!("`{dst_shown}': Is not a directory")),
-                Some(_) => {}
-            }
-        }
-        let into_dir = dst_status.as_ref().is_some_and(|s| s.is_dir);
+        let into_dir = self
+            .destination_dir(dst_shown, &dst, srcs.len(), options.overwrite)
+            .await?;
         for src_shown in srcs {
             let src = self.resolve(src_shown);
             let status = match self.client.stat(&src).await {
@@ -160,7 +148,7 @@ impl Shell {
             ))
             .await?;
         }
-        self.preserve(target, status, options.preserve).await
+        self.preserve(src, target, status, options.preserve).await
     }
 
     async fn copy_file(
@@ -176,58 +164,66 @@ impl Shell {
             Ok(_) => {}
             Err(e) => return Err(describe(target, &e)),
         }
-        let written = if options.direct {
-            target.to_string()
-        } else {
-            format!("{target}._COPYING_")
-        };
-        let mut r = self.client.open(src).await.map_err(|e| describe(src, &e))?;
-        let create = CreateOptions {
-            overwrite: true,
-            ..Default::default()
-        };
-        let mut w = self
-            .client
-            .create(&written, create)
-            .await
-            .map_err(|e| describe(target, &e))?;
-        let mut buf = vec![0u8; 1 << 20];
-        loop {
-            let n = r.read(&mut buf).await.map_err(|e| describe(src, &e))?;
-            if n == 0 {
-                break;
-            }
-            w.write(&buf[..n]).await.map_err(|e| describe(target, &e))?;
-        }
-        w.close().await.map_err(|e| describe(target, &e))?;
-        if written != target {
-            self.client
-                .rename2(&written, target, true)
-                .await
-                .map_err(|e| describe(target, &e))?;
-        }
-        self.preserve(target, status, options.preserve).await
+        let r = self.client.open(src).await.map_err(|e| describe(src, &e))?;
+        self.write_through_temp(
+            &mut Source::Cluster(Box::new(r)),
+            src,
+            target,
+            options.direct,
+        )
+        .await?;
+        self.preserve(src, target, status, options.preserve).await
     }
 
-    async fn preserve(&self, target: &str, src: &FileStatus, p: Preserve) -> Result<(), String> {
+    /// Hadoop's `preserveAttributes`, in its order: times, ownership, permission (also
+    /// for `-pa`), the ACL, the extended attributes.
+    async fn preserve(
+        &self,
+        src_path: &str,
+        target: &str,
+        src: &FileStatus,
+        p: Preserve,
+    ) -> Result<(), String> {
         let fail = |e| describe(target, &e);
+        if p.times {
+            self.client
+                .set_times(target, src.modification_time, src.access_time)
+                .await
+                .map_err(fail)?;
+        }
         if p.ownership {
             self.client
                 .set_owner(target, Some(&src.owner), Some(&src.group))
                 .await
                 .map_err(fail)?;
         }
-        if p.permission {
+        if p.permission || p.acl {
             self.client
                 .set_permission(target, src.permission)
                 .await
                 .map_err(fail)?;
         }
-        if p.times {
-            self.client
-                .set_times(target, src.modification_time, src.access_time)
+        if p.acl && src.has_acl {
+            let acl = self
+                .client
+                .acl_status(src_path)
                 .await
-                .map_err(fail)?;
+                .map_err(|e| describe(src_path, &e))?;
+            let entries = super::acl::full_acl(u32::from(src.permission), &acl.entries);
+            self.client.set_acl(target, entries).await.map_err(fail)?;
+        }
+        if p.xattr {
+            let xattrs = self
+                .client
+                .get_xattrs(src_path, vec![])
+                .await
+                .map_err(|e| describe(src_path, &e))?;
+            for x in xattrs {
+                self.client
+                    .set_xattr(target, x, XATTR_CREATE | XATTR_REPLACE)
+                    .await
+                    .map_err(fail)?;
+            }
         }
         Ok(())
     }
@@ -313,10 +309,11 @@ mod tests {
             o.preserve,
             Preserve {
                 times: true,
-                ownership: false,
-                permission: false
+                ..Default::default()
             }
         );
+        let (o, _) = cp_options(&words(&["-ptopax", "/a", "/b"])).unwrap();
+        assert!(o.preserve.acl && o.preserve.xattr && o.preserve.times);
         assert_eq!(ops, words(&["/a", "/b"]));
         let (o, _) = cp_options(&words(&["-p", "-d", "/a", "/b"])).unwrap();
         assert!(o.direct && o.preserve.times && o.preserve.ownership && o.preserve.permission);

@@ -1,7 +1,5 @@
 //! Output formats of Hadoop's FsShell: `ls` lines, sizes, dates.
 
-use tusk_client::FileStatus;
-
 /// `yyyy-MM-dd HH:mm` (UTC) from epoch milliseconds.
 pub fn date_minutes(millis: u64) -> String {
     let (y, mo, d, h, mi, _) = civil(millis);
@@ -42,51 +40,37 @@ pub fn size(bytes: u64, human_readable: bool) -> String {
     }
 }
 
-/// `ls` lines with FsShell's column widths (replication ≥ 3, size ≥ 10 wide).
-pub fn ls_lines(entries: &[(String, FileStatus)], human_readable: bool) -> Vec<String> {
-    let repl = |s: &FileStatus| {
-        if s.is_dir {
-            "-".to_string()
-        } else {
-            s.replication.to_string()
-        }
-    };
-    let w_repl = entries
-        .iter()
-        .map(|(_, s)| repl(s).len())
-        .max()
-        .unwrap_or(0)
-        .max(3);
-    let w_owner = entries
-        .iter()
-        .map(|(_, s)| s.owner.len())
-        .max()
-        .unwrap_or(0);
-    let w_group = entries
-        .iter()
-        .map(|(_, s)| s.group.len())
-        .max()
-        .unwrap_or(0);
-    let w_len = entries
-        .iter()
-        .map(|(_, s)| size(s.length, human_readable).len())
-        .max()
-        .unwrap_or(0)
-        .max(10);
-    entries
-        .iter()
-        .map(|(path, s)| {
-            format!(
-                "{}{}{:>w_repl$} {:<w_owner$} {:<w_group$} {:>w_len$} {} {}",
-                s.permission_string(),
-                if s.has_acl { "+" } else { " " },
-                repl(s),
-                s.owner,
-                s.group,
-                size(s.length, human_readable),
-                date_minutes(s.modification_time),
-                path,
-            )
+/// Rows as Hadoop's `TableBuilder` prints them: each column as wide as its widest
+/// cell, right-aligned where `right` says so, two blanks apart; a left-aligned last
+/// column is not padded.
+pub fn table(rows: &[Vec<String>], right: &[bool]) -> Vec<String> {
+    let columns = rows.iter().map(Vec::len).max().unwrap_or(0);
+    let widths: Vec<usize> = (0..columns)
+        .map(|c| {
+            rows.iter()
+                .filter_map(|r| r.get(c))
+                .map(|v| v.chars().count())
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    rows.iter()
+        .map(|row| {
+            let cells: Vec<String> = row
+                .iter()
+                .enumerate()
+                .map(|(c, v)| {
+                    let w = widths[c];
+                    if right.get(c).copied().unwrap_or(false) {
+                        format!("{v:>w$}")
+                    } else if c + 1 == row.len() {
+                        v.clone()
+                    } else {
+                        format!("{v:<w$}")
+                    }
+                })
+                .collect();
+            cells.join("  ")
         })
         .collect()
 }
@@ -105,27 +89,14 @@ mod tests {
     }
 
     #[test]
-    fn ls_matches_fsshell_columns() {
-        let dir = FileStatus {
-            path: "d".into(),
-            is_dir: true,
-            length: 0,
-            replication: 0,
-            block_size: 0,
-            permission: 0o755,
-            owner: "root".into(),
-            group: "supergroup".into(),
-            modification_time: 0,
-            access_time: 0,
-            file_id: 1,
-            children: 0,
-            has_acl: false,
-            storage_policy: 0,
-        };
-        let lines = ls_lines(&[("/d".into(), dir)], false);
+    fn tables_align_as_hadoops_table_builder() {
+        let rows = vec![
+            vec!["SIZE".to_string(), "X".into(), "PATH".into()],
+            vec!["20000000".to_string(), "1".into(), "/a".into()],
+        ];
         assert_eq!(
-            lines[0],
-            "drwxr-xr-x   - root supergroup          0 1970-01-01 00:00 /d"
+            table(&rows, &[false, true, false]),
+            ["SIZE      X  PATH", "20000000  1  /a"]
         );
     }
 }

@@ -77,6 +77,14 @@ pub fn help(verbs: &[String]) -> Result<(), String> {
     Ok(())
 }
 
+/// `Usage: tusk fs [generic options] -verb operands`, printed after a usage error.
+pub fn usage_of(verb: &str) -> String {
+    match find(verb) {
+        Some((verb, usage, _)) => format!("Usage: tusk fs [generic options] {verb} {usage}"),
+        None => String::new(),
+    }
+}
+
 /// `-usage [verb ...]`.
 pub fn usage(verbs: &[String]) -> Result<(), String> {
     if verbs.is_empty() {
@@ -84,8 +92,8 @@ pub fn usage(verbs: &[String]) -> Result<(), String> {
         return Ok(());
     }
     for v in verbs {
-        let (verb, usage, _) = find(v).ok_or_else(|| format!("`{v}': Unknown command"))?;
-        println!("Usage: tusk fs [generic options] {verb} {usage}");
+        find(v).ok_or_else(|| format!("`{v}': Unknown command"))?;
+        println!("{}", usage_of(v));
     }
     Ok(())
 }

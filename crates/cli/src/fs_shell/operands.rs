@@ -38,9 +38,8 @@ enum Shape {
 fn shape(verb: &str) -> Option<Shape> {
     Some(match verb {
         "-ls" | "-mkdir" | "-cat" | "-rm" | "-rmdir" | "-du" | "-dus" | "-df" | "-touchz"
-        | "-test" | "-tail" | "-head" | "-text" | "-count" | "-checksum" | "-getfacl" | "-lsr" => {
-            Shape::AllRemote
-        }
+        | "-touch" | "-test" | "-tail" | "-head" | "-text" | "-count" | "-checksum"
+        | "-getfacl" | "-lsr" => Shape::AllRemote,
         "-chmod" | "-chown" | "-chgrp" | "-setrep" => Shape::AfterFirst,
         "-stat" => Shape::StatFormat,
         "-put" | "-copyFromLocal" | "-moveFromLocal" | "-appendToFile" => Shape::LocalThenRemote,
@@ -170,11 +169,13 @@ impl Shell {
     async fn expand_destination(&mut self, arg: &str) -> Result<String, String> {
         let operand = glob::split_uri(arg)?;
         if !glob::has_glob(operand.path) {
-            return Ok(format!(
-                "{}{}",
-                operand.prefix,
-                shown(&glob::unescape(operand.path))
-            ));
+            // A trailing `/` says "a directory" (Hadoop's `PathData.representsDirectory`):
+            // kept, so a copy goes into it and fails when it is missing.
+            let mut path = shown(&glob::unescape(operand.path));
+            if operand.path.ends_with('/') && !path.ends_with('/') {
+                path.push('/');
+            }
+            return Ok(format!("{}{path}", operand.prefix));
         }
         let absolute = self.absolute(operand.path);
         let matches = match glob::expand(&self.client, &absolute).await {

@@ -4,14 +4,14 @@ use super::Shell;
 
 impl Shell {
     pub(super) async fn chgrp(&mut self, args: &[String]) -> Result<(), String> {
-        let (flags, ops) = super::flags(args, "R");
+        let (flags, ops) = super::flags(args, "R")?;
         let Some((group, paths)) = ops.split_first() else {
             return Err("-chgrp: Not enough arguments: expected 2 but got 0".into());
         };
         let allowed = |c: char| c.is_ascii_alphanumeric() || "-_./@".contains(c);
         if group.is_empty() || !group.chars().all(allowed) {
             return Err(format!(
-                "chgrp : '{group}' does not match expected pattern for group"
+                "'{group}' does not match expected pattern for group"
             ));
         }
         let mut chown: Vec<String> = flags.iter().map(|f| format!("-{f}")).collect();

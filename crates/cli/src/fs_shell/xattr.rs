@@ -64,9 +64,10 @@ impl Shell {
             for (item, _) in items {
                 let shown = format!("{p}{}", &item[path.len().min(item.len())..]);
                 let names = wanted.iter().cloned().collect();
+                // As Hadoop's: the file is named before its attributes or the error.
+                println!("# file: {shown}");
                 match self.client.get_xattrs(&item, names).await {
                     Ok(mut xattrs) => {
-                        println!("# file: {shown}");
                         xattrs.sort_by_key(full_name);
                         for x in xattrs {
                             let value = x.value.as_deref().unwrap_or_default();
