@@ -82,8 +82,44 @@ pub async fn run(client: &DfsClient, args: &[String]) -> Result<(), ClientError>
             println!("{title} datanodes ({}):\n", nodes.len());
         }
         for node in &nodes {
-            println!("{}", datanode_report(node));
+            // DFSAdmin prints each paragraph and then an empty line.
+            println!("{}\n", datanode_report(node));
         }
+    }
+    Ok(())
+}
+
+/// `-printTopology`: each rack, sorted, and its nodes as the NameNode reports them,
+/// `   ip:port (name) <admin state>`, then an empty line (Hadoop 3.4's DFSAdmin).
+pub async fn print_topology(client: &DfsClient) -> Result<(), ClientError> {
+    let nodes = client
+        .datanode_report(DatanodeReportTypeProto::All as i32)
+        .await?;
+    let mut racks: std::collections::BTreeMap<&str, Vec<String>> = Default::default();
+    for d in &nodes {
+        let state = match d.admin_state() {
+            AdminState::Normal => "In Service",
+            AdminState::DecommissionInprogress => "Decommission In Progress",
+            AdminState::Decommissioned => "Decommissioned",
+            AdminState::EnteringMaintenance => "Entering Maintenance",
+            AdminState::InMaintenance => "In Maintenance",
+        };
+        let ip = &d.id.ip_addr;
+        racks
+            .entry(d.location.as_deref().unwrap_or(DEFAULT_RACK))
+            .or_default()
+            .push(format!(
+                "   {ip}:{} ({}) {state}",
+                d.id.xfer_port,
+                host_name_of_ip(ip)
+            ));
+    }
+    for (rack, lines) in racks {
+        println!("Rack: {rack}");
+        for line in lines {
+            println!("{line}");
+        }
+        println!();
     }
     Ok(())
 }
@@ -96,10 +132,13 @@ pub fn datanode_report(d: &DatanodeInfoProto) -> String {
     let non_dfs = d.non_dfs_used.unwrap_or(0);
     let (used_pct, remaining_pct) = percents(u, r, c);
     let id = &d.id;
-    let mut s = format!("Name: {}:{}", id.ip_addr, id.xfer_port);
-    if !id.host_name.is_empty() {
-        s += &format!(" ({})", id.host_name);
-    }
+    // As `NetUtils.getHostNameOfIP`: the name this machine resolves the address to.
+    let mut s = format!(
+        "Name: {}:{} ({})",
+        id.ip_addr,
+        id.xfer_port,
+        host_name_of_ip(&id.ip_addr)
+    );
     s += &format!("\nHostname: {}\n", id.host_name);
     let rack = d.location.as_deref().unwrap_or(DEFAULT_RACK);
     if rack != DEFAULT_RACK {
@@ -138,6 +177,24 @@ pub fn datanode_report(d: &DatanodeInfoProto) -> String {
     s += &format!("Last Block Report: {last_report}\n");
     s += &format!("Num of Blocks: {}\n", d.num_blocks.unwrap_or(0));
     s
+}
+
+/// The name the system's resolver (hosts file, DNS) gives `ip`, or `ip` itself, as
+/// Java's `InetAddress.getHostName` answers Hadoop's `NetUtils.getHostNameOfIP`.
+/// `getent` asks the C library's resolver without unsafe code.
+pub fn host_name_of_ip(ip: &str) -> String {
+    let answer = std::process::Command::new("getent")
+        .args(["hosts", ip])
+        .stderr(std::process::Stdio::null())
+        .output();
+    answer
+        .ok()
+        .filter(|o| o.status.success())
+        .and_then(|o| {
+            let line = String::from_utf8_lossy(&o.stdout).into_owned();
+            line.split_whitespace().nth(1).map(str::to_string)
+        })
+        .unwrap_or_else(|| ip.to_string())
 }
 
 /// Used and remaining as percentages of `capacity`, as `DFSUtilClient.getPercentUsed`
@@ -194,7 +251,7 @@ mod tests {
         use tusk_proto::hdfs::DatanodeIdProto;
         let node = DatanodeInfoProto {
             id: DatanodeIdProto {
-                ip_addr: "10.0.0.7".into(),
+                ip_addr: "192.0.2.7".into(),
                 host_name: "dn7".into(),
                 xfer_port: 9866,
                 ..Default::default()
@@ -211,7 +268,7 @@ mod tests {
         };
         let text = datanode_report(&node);
         assert!(text.starts_with(
-            "Name: 10.0.0.7:9866 (dn7)\nHostname: dn7\nRack: /rack-b\nDecommission Status : Decommission in progress\nConfigured Capacity: 4294967296 (4 GB)\nDFS Used: 1073741824 (1 GB)\n"
+            "Name: 192.0.2.7:9866 (192.0.2.7)\nHostname: dn7\nRack: /rack-b\nDecommission Status : Decommission in progress\nConfigured Capacity: 4294967296 (4 GB)\nDFS Used: 1073741824 (1 GB)\n"
         ), "{text}");
         assert!(text.contains("DFS Used%: 25.00%\nDFS Remaining%: 75.00%\n"));
         assert!(text.contains("Last contact: Thu Jan 01 00:00:00 UTC 1970\nLast Block Report: Never\nNum of Blocks: 12\n"));
