@@ -1,7 +1,7 @@
 //! `tusk dfsadmin` and `tusk fsck` through the real binary against a `tusk local up`
 //! cluster: the verbs Hadoop's DFSAdmin has and their output, the NameNode calls behind
 //! them (metaSave, setBalancerBandwidth, restoreFailedStorage, upgrades, the refresh
-//! protocols, `/imagetransfer`).
+//! protocols, `/imagetransfer`); fsck's options beyond the plain report.
 
 mod local_cluster;
 
@@ -147,4 +147,102 @@ fn dfsadmin_verbs_answer_as_hadoops() {
         stderr(&missing),
         "Usage: tusk dfsadmin [-metasave filename]\n"
     );
+}
+
+fn fsck(c: &Cluster, args: &[&str]) -> (Option<i32>, String) {
+    let mut all = vec!["fsck", "-fs", c.uri.as_str()];
+    all.extend_from_slice(args);
+    let out = tusk(c.home(), &all);
+    (out.status.code(), stdout(&out) + &stderr(&out))
+}
+
+#[test]
+fn fsck_options_as_namenode_fsck_prints_them() {
+    let c = Cluster::up(1);
+    let local = c.home().join("seq");
+    let text: String = (1..=2000).map(|i| format!("{i}\n")).collect();
+    std::fs::write(&local, text).unwrap();
+    let local = local.to_str().unwrap();
+    assert!(c.fs(&["-mkdir", "-p", "/f/snap"]).status.success());
+    assert!(c
+        .fs(&["-D", "dfs.replication=1", "-put", local, "/f/a"])
+        .status
+        .success());
+    assert!(c
+        .fs(&["-D", "dfs.replication=1", "-put", local, "/f/snap/b"])
+        .status
+        .success());
+    ok(&c, &["-allowSnapshot", "/f/snap"]);
+    assert!(c.fs(&["-createSnapshot", "/f/snap", "s1"]).status.success());
+    assert!(c.fs(&["-rm", "-skipTrash", "/f/snap/b"]).status.success());
+
+    let (code, out) = fsck(
+        &c,
+        &[
+            "/f",
+            "-files",
+            "-blocks",
+            "-replicaDetails",
+            "-upgradedomains",
+        ],
+    );
+    assert_eq!(code, Some(0), "{out}");
+    assert!(out.contains(",DISK](ud=undefined)(LIVE)]\n"), "{out}");
+
+    let (code, out) = fsck(&c, &["/f", "-files", "-includeSnapshots"]);
+    assert_eq!(code, Some(0), "{out}");
+    assert!(
+        out.contains(
+            "\n/f/snap/.snapshot/s1/b 8893 bytes, replicated: replication=1, 1 block(s):  OK\n"
+        ),
+        "{out}"
+    );
+    assert!(out.contains(" Total dirs:\t\t\t4\n"), "{out}");
+
+    let (code, out) = fsck(&c, &["/f", "-storagepolicies"]);
+    assert_eq!(code, Some(0), "{out}");
+    assert!(out.contains("\nBlocks satisfying the specified storage policy:\nStorage Policy                  # of blocks       % of blocks\nDISK:1(HOT)                        1             100.0000%\n\nAll blocks satisfy specified storage policy.\n"), "{out}");
+
+    let blocks = fsck(&c, &["/f/a", "-files", "-blocks"]).1;
+    let block = blocks
+        .split("blk_")
+        .nth(1)
+        .unwrap()
+        .split('_')
+        .next()
+        .unwrap();
+    let block = format!("blk_{block}");
+    let (code, out) = fsck(&c, &["-blockId", &block]);
+    assert_eq!(code, Some(0), "{out}");
+    assert!(out.contains(&format!("\nBlock Id: {block}\nBlock belongs to: /f/a\nNo. of Expected Replica: 1\nNo. of live Replica: 1\n")), "{out}");
+    assert!(out.ends_with("/default-rack is HEALTHY\n"), "{out}");
+    let (_, out) = fsck(&c, &["-blockId", "blk_1"]);
+    assert!(out.contains("\nBlock blk_1 does not exist\n"), "{out}");
+
+    for option in ["-maintenance", "-showprogress", "-move", "-delete"] {
+        let (code, out) = fsck(&c, &["/f", option]);
+        assert_eq!(code, Some(0), "{option}: {out}");
+        assert!(out.ends_with("is HEALTHY\n"), "{option}: {out}");
+    }
+
+    // A closed stdout ends fsck quietly.
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_tusk"))
+        .args([
+            "fsck",
+            "-fs",
+            &c.uri,
+            "/",
+            "-files",
+            "-blocks",
+            "-locations",
+        ])
+        .env("TUSK_HOME", c.home())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(stderr(&out), "");
+    assert_eq!(out.status.code(), Some(141));
 }
