@@ -90,12 +90,13 @@ pub async fn run(client: &DfsClient, args: &[String]) -> Result<(), ClientError>
 }
 
 /// `-printTopology`: each rack, sorted, and its nodes as the NameNode reports them,
-/// `   ip:port (name) <admin state>`, then an empty line (Hadoop 3.4's DFSAdmin).
+/// `   ip:port (name) <admin state>`, then an empty line (Hadoop 3.4's DFSAdmin). The
+/// nodes of a rack come in the order of the Java `HashMap` DFSAdmin keeps them in.
 pub async fn print_topology(client: &DfsClient) -> Result<(), ClientError> {
     let nodes = client
         .datanode_report(DatanodeReportTypeProto::All as i32)
         .await?;
-    let mut racks: std::collections::BTreeMap<&str, Vec<String>> = Default::default();
+    let mut racks: std::collections::BTreeMap<&str, Vec<(String, &str)>> = Default::default();
     for d in &nodes {
         let state = match d.admin_state() {
             AdminState::Normal => "In Service",
@@ -104,24 +105,45 @@ pub async fn print_topology(client: &DfsClient) -> Result<(), ClientError> {
             AdminState::EnteringMaintenance => "Entering Maintenance",
             AdminState::InMaintenance => "In Maintenance",
         };
-        let ip = &d.id.ip_addr;
+        let name = format!("{}:{}", d.id.ip_addr, d.id.xfer_port);
         racks
             .entry(d.location.as_deref().unwrap_or(DEFAULT_RACK))
             .or_default()
-            .push(format!(
-                "   {ip}:{} ({}) {state}",
-                d.id.xfer_port,
-                host_name_of_ip(ip)
-            ));
+            .push((name, state));
     }
-    for (rack, lines) in racks {
+    for (rack, nodes) in racks {
         println!("Rack: {rack}");
-        for line in lines {
-            println!("{line}");
+        for (name, state) in java_hash_map_order(nodes) {
+            let ip = name.rsplit_once(':').map_or(name.as_str(), |(ip, _)| ip);
+            println!("   {name} ({}) {state}", host_name_of_ip(ip));
         }
         println!();
     }
     Ok(())
+}
+
+/// The order a `java.util.HashMap<String, _>` filled with `entries` iterates them:
+/// by bucket (`String.hashCode`, spread, masked by the table size the map grew to),
+/// then in insertion order within a bucket.
+fn java_hash_map_order<T>(entries: Vec<(String, T)>) -> Vec<(String, T)> {
+    let mut table = 16usize;
+    while entries.len() > table * 3 / 4 {
+        table *= 2;
+    }
+    let bucket = |key: &str| {
+        let h = key
+            .encode_utf16()
+            .fold(0i32, |h, c| h.wrapping_mul(31).wrapping_add(c as i32));
+        let spread = (h ^ ((h as u32) >> 16) as i32) as u32;
+        spread as usize & (table - 1)
+    };
+    let mut keyed: Vec<(usize, usize, (String, T))> = entries
+        .into_iter()
+        .enumerate()
+        .map(|(i, e)| (bucket(&e.0), i, e))
+        .collect();
+    keyed.sort_by_key(|(b, i, _)| (*b, *i));
+    keyed.into_iter().map(|(_, _, e)| e).collect()
 }
 
 /// One node's paragraph (`DatanodeInfo.getDatanodeReport`).
@@ -244,6 +266,21 @@ mod tests {
         assert_eq!(byte_desc((1 << 20) - 1), "1.00 MB");
         assert_eq!(java_date(0), "Thu Jan 01 00:00:00 UTC 1970");
         assert_eq!(java_date(1_795_507_421_000), "Tue Nov 24 08:03:41 UTC 2026");
+    }
+
+    #[test]
+    fn nodes_in_java_hash_map_order() {
+        // The order Hadoop 3.4's DFSAdmin printed these three nodes in.
+        let names = ["127.0.0.1:39099", "127.0.0.1:41401", "127.0.0.1:39605"];
+        let entries = names.iter().map(|n| (n.to_string(), ())).collect();
+        let order: Vec<String> = java_hash_map_order(entries)
+            .into_iter()
+            .map(|(n, ())| n)
+            .collect();
+        assert_eq!(
+            order,
+            ["127.0.0.1:41401", "127.0.0.1:39099", "127.0.0.1:39605"]
+        );
     }
 
     #[test]
