@@ -202,6 +202,29 @@ fsshell -test -e /compat/in-safe-mode && fail "a write in safe mode was done"
 fsshell -mkdir /compat/after-safe-mode || fail "a write after safe mode"
 [ "$(dfsadmin -refreshNodes)" = "Refresh nodes successful" ] || fail "dfsadmin -refreshNodes"
 dfsadmin -listOpenFiles | grep -q "^Client Host" || fail "dfsadmin -listOpenFiles"
+# The other verbs: Hadoop's DFSAdmin and tusk dfsadmin print the same (stdout and stderr).
+same_as_tusk() {  # ARGS...: both tools' output and exit code must be equal
+  local j t
+  j=$(dfsadmin "$@" 2>&1; echo "rc=$?")
+  t=$("$TUSK" dfsadmin -fs "$URI" "$@" 2>&1; echo "rc=$?")
+  [ "$j" = "$t" ] || fail "dfsadmin $* differs: Hadoop's: $j / tusk's: $t"
+}
+for verb in -printTopology -saveNamespace "-setBalancerBandwidth 10m" "-restoreFailedStorage check" \
+  -finalizeUpgrade "-upgrade query" "-rollingUpgrade query" -refreshUserToGroupsMappings \
+  -refreshSuperUserGroupsConfiguration -refreshCallQueue -refreshServiceAcl "-help metasave"; do
+  # shellcheck disable=SC2086
+  same_as_tusk $verb
+done
+[ "$(dfsadmin -report | grep -v '^Last contact')" = "$("$TUSK" dfsadmin -fs "$URI" -report | grep -v '^Last contact')" ] \
+  || fail "dfsadmin -report differs from tusk dfsadmin -report"
+dfsadmin -metasave compat-meta.txt | grep -q "^Created metasave file compat-meta.txt in the log directory of namenode" || fail "dfsadmin -metasave"
+grep -q "^Live Datanodes: 3$" "$CLUSTER/logs/compat-meta.txt" || fail "-metasave wrote no report in the NameNode's log directory"
+NN_HTTP="dfs.namenode.http-address=$(cat "$CLUSTER/namenode.http-addr")"
+mkdir "$WORK/image-j" "$WORK/image-t"
+dfsadmin -D "$NN_HTTP" -fetchImage "$WORK/image-j" || fail "dfsadmin -fetchImage"
+"$TUSK" dfsadmin -fs "$URI" -D "$NN_HTTP" -fetchImage "$WORK/image-t" || fail "tusk dfsadmin -fetchImage"
+ls "$WORK/image-j" | grep -q '^fsimage_[0-9]*$' || fail "dfsadmin -fetchImage saved no fsimage_N"
+[ "$(ls "$WORK/image-j")" = "$(ls "$WORK/image-t")" ] || fail "-fetchImage: different image names"
 # A second cluster whose NameNode turns trash on: Hadoop's FsShell must move to trash.
 cleanup() { for c in "$CLUSTER" "$WORK/trash-cluster"; do "$TUSK" local down --dir "$c" >/dev/null 2>&1 || true; done; rm -rf "$WORK"; }
 TRASH_URI=$(TUSK_HOME=$WORK "$TUSK" local up --dir "$WORK/trash-cluster" --datanodes 1 --no-yarn \
@@ -351,6 +374,13 @@ dfsadmin() {
 }
 dfsadmin -getDatanodeInfo "$IPC" | grep -q '^Uptime: [0-9]*, Software version: .*, Config version: core-3.0.0,hdfs-1$' || fail "dfsadmin -getDatanodeInfo"
 dfsadmin -triggerBlockReport "$IPC" | grep -q "Triggering a full block report on $IPC" || fail "dfsadmin -triggerBlockReport"
+for verb in "-triggerBlockReport -incremental" -getBalancerBandwidth -evictWriters -getVolumeReport; do
+  # shellcheck disable=SC2086
+  j=$(dfsadmin $verb "$IPC" 2>&1; echo "rc=$?")
+  # shellcheck disable=SC2086
+  t=$("$TUSK" dfsadmin -fs "$URI" $verb "$IPC" 2>&1; echo "rc=$?")
+  [ "$j" = "$t" ] || fail "dfsadmin $verb differs: Hadoop's: $j / tusk's: $t"
+done
 # --- snapshots: Hadoop's -createSnapshot/-renameSnapshot/-deleteSnapshot, -ls of .snapshot, -cat and -du of a deleted file through its snapshot
 fsshell -mkdir /snaps
 fsshell -put "$WORK/hello.txt" /snaps/hello.txt
@@ -405,5 +435,16 @@ dfsck /fsckhttp >/dev/null || fail "hdfs fsck without options"
 JLIST=$(dfsck / -list-corruptfileblocks) || fail "hdfs fsck -list-corruptfileblocks exit code"
 [ "$JLIST" = "The filesystem under path '/' has 0 CORRUPT blocks" ] || fail "hdfs fsck -list-corruptfileblocks: $JLIST"
 [ "$("$TUSK" fsck -fs "$URI" / -list-corruptfileblocks)" = "$JLIST" ] || fail "tusk fsck -list-corruptfileblocks differs from Hadoop's"
+# The other options: DFSck through /fsck and tusk fsck print the same report.
+BLK=$(echo "$TFSCK" | grep -o 'blk_[0-9]*' | head -1)
+for opts in "/fsckhttp -files -blocks -replicaDetails -upgradedomains" "/ -includeSnapshots -files" \
+  "/fsckhttp -storagepolicies" "/fsckhttp -maintenance -showprogress" "-blockId $BLK"; do
+  # shellcheck disable=SC2086
+  j=$(dfsck $opts | grep -v '^FSCK \(started\|ended\)'; echo "rc=${PIPESTATUS[0]}")
+  # shellcheck disable=SC2086
+  t=$("$TUSK" fsck -fs "$URI" $opts | grep -v '^FSCK \(started\|ended\)'; echo "rc=${PIPESTATUS[0]}")
+  [ "$j" = "$t" ] || fail "hdfs fsck $opts differs from tusk fsck: $j / $t"
+done
+echo "$j" | grep -q "^Block replica on datanode/rack: .* is HEALTHY$" || fail "hdfs fsck -blockId (the last above): $j"
 echo "compat-hadoop: fsckhttp OK (Hadoop's DFSck through /fsck: HEALTHY, exit 0, -files -blocks -locations equal to tusk fsck)"
 echo "compat-hadoop: OK (Hadoop 3.4.2 FsShell, DFSAdmin, StoragePolicyAdmin, snapshot tools and WebHdfsFileSystem against Tusk: every block above)"

@@ -1,9 +1,20 @@
-//! `tusk dfsadmin`: Hadoop's `hdfs dfsadmin` verbs that Tusk's NameNode serves, with
-//! Hadoop's output: -report, -safemode, -refreshNodes, -listOpenFiles, -rollEdits.
+//! `tusk dfsadmin`: Hadoop's `hdfs dfsadmin` verbs that Tusk's NameNode and DataNodes
+//! serve, with Hadoop's output: -report, -safemode, -refreshNodes, -listOpenFiles,
+//! -rollEdits, -printTopology and -help here.
 //!
-//! - `report`: the text of `-report` (Hadoop's DFSAdmin and DatanodeInfo layout).
+//! - `report`: the text of `-report` and `-printTopology` (Hadoop's DFSAdmin and
+//!   DatanodeInfo layout).
 //! - `quota`: -setQuota, -clrQuota, -setSpaceQuota, -clrSpaceQuota.
+//! - `namenode_calls`: -saveNamespace, -metasave, -setBalancerBandwidth,
+//!   -restoreFailedStorage, the upgrade verbs, the -refresh* family, -fetchImage.
+//! - `datanode_calls`: verbs for a DataNode's IPC port.
+//! - `help`: -help, Hadoop's text.
+//!
+//! -allowSnapshot and -disallowSnapshot are `snapshot_cmds`'.
 
+mod datanode_calls;
+mod help;
+mod namenode_calls;
 mod quota;
 pub(crate) mod report;
 
@@ -16,19 +27,41 @@ use tusk_proto::hdfs::SafeModeActionProto;
 const USAGE: &str = "Usage: tusk dfsadmin [-fs URI] [-D key=value]
 \t[-report [-live] [-dead] [-decommissioning]]
 \t[-safemode <enter | leave | get | wait | forceExit>]
-\t[-refreshNodes]
-\t[-listOpenFiles [-blockingDecommission] [-path <path>]]
+\t[-saveNamespace [-beforeShutdown]]
 \t[-rollEdits]
+\t[-restoreFailedStorage true|false|check]
+\t[-refreshNodes]
 \t[-setQuota <quota> <dirname>...<dirname>]
 \t[-clrQuota <dirname>...<dirname>]
 \t[-setSpaceQuota <quota> [-storageType <storagetype>] <dirname>...<dirname>]
-\t[-clrSpaceQuota [-storageType <storagetype>] <dirname>...<dirname>]";
+\t[-clrSpaceQuota [-storageType <storagetype>] <dirname>...<dirname>]
+\t[-finalizeUpgrade]
+\t[-rollingUpgrade [<query|prepare|finalize>]]
+\t[-upgrade <query | finalize>]
+\t[-refreshServiceAcl]
+\t[-refreshUserToGroupsMappings]
+\t[-refreshSuperUserGroupsConfiguration]
+\t[-refreshCallQueue]
+\t[-printTopology]
+\t[-setBalancerBandwidth <bandwidth in bytes per second>]
+\t[-getBalancerBandwidth <datanode_host:ipc_port>]
+\t[-fetchImage <local directory>]
+\t[-allowSnapshot <snapshotDir>]
+\t[-disallowSnapshot <snapshotDir>]
+\t[-evictWriters <datanode_host:ipc_port>]
+\t[-getVolumeReport <datanode_host:ipc_port>]
+\t[-getDatanodeInfo <datanode_host:ipc_port>]
+\t[-metasave filename]
+\t[-triggerBlockReport [-incremental] <datanode_host:ipc_port> [-namenode <namenode_host:ipc_port>]]
+\t[-listOpenFiles [-blockingDecommission] [-path <path>]]
+\t[-help [cmd]]";
 
 /// How often `-safemode wait` asks again (Hadoop's DFSAdmin waits 5 s).
 const SAFE_MODE_POLL: Duration = Duration::from_secs(1);
 
 /// Runs one dfsadmin command line; returns the process exit code.
 pub fn main(mut conf: Configuration, mut args: Vec<String>) -> i32 {
+    split_joined_defines(&mut args);
     if let Err(e) = crate::conf::take_generic_options(&mut conf, &mut args) {
         eprintln!("dfsadmin: {e}");
         return 2;
@@ -37,6 +70,9 @@ pub fn main(mut conf: Configuration, mut args: Vec<String>) -> i32 {
         eprintln!("{USAGE}");
         return 2;
     };
+    if verb == "-help" {
+        return help::run(rest);
+    }
     let (client, runtime) = match crate::conf::admin_client(&conf) {
         Ok(c) => c,
         Err(e) => {
@@ -58,6 +94,11 @@ pub fn main(mut conf: Configuration, mut args: Vec<String>) -> i32 {
                 println!("Successfully rolled edit logs.\nNew segment starts at txid {txid}");
                 0
             }),
+            "-printTopology" => report::print_topology(&client).await.map(|()| 0),
+            v if namenode_calls::VERBS.contains(&v) => {
+                namenode_calls::run(&client, &conf, v, rest).await
+            }
+            v if datanode_calls::VERBS.contains(&v) => datanode_calls::run(&client, v, rest).await,
             other => {
                 eprintln!("{other}: Unknown command\n{USAGE}");
                 Ok(2)
@@ -69,6 +110,23 @@ pub fn main(mut conf: Configuration, mut args: Vec<String>) -> i32 {
         eprintln!("{}: {}", &verb[1..], first_line(&e));
         255
     })
+}
+
+/// Hadoop's generic options take `-Dkey=value` as well as `-D key=value`.
+fn split_joined_defines(args: &mut Vec<String>) {
+    let mut i = 0;
+    while i < args.len() && args[i].starts_with('-') {
+        match args[i].as_str() {
+            "-fs" | "-D" => i += 2,
+            a if a.len() > 2 && a.starts_with("-D") => {
+                let define = a[2..].to_string();
+                args[i] = "-D".into();
+                args.insert(i + 1, define);
+                i += 2;
+            }
+            _ => break,
+        }
+    }
 }
 
 fn first_line(e: &ClientError) -> String {

@@ -1,5 +1,6 @@
-//! `tusk fsck PATH [-files [-blocks [-locations | -racks]]] [-openforwrite]
-//! [-list-corruptfileblocks]`: Hadoop's `hdfs fsck` report, its HEALTHY / CORRUPT
+//! `tusk fsck PATH [-files [-blocks [-locations | -racks | -replicaDetails]]] [-openforwrite]
+//! [-list-corruptfileblocks] [-includeSnapshots] [-storagepolicies] [-blockId BLK...]
+//! [-move | -delete] ...`: Hadoop's `hdfs fsck` report, its HEALTHY / CORRUPT
 //! verdict as the last line and its exit code (0 healthy, 1 corrupt). The report is the
 //! NameNode's own generator (`tusk_namenode::fsck::report`, which also answers
 //! Hadoop's `/fsck` servlet); here it reads the namespace over RPC (getListing,
@@ -12,7 +13,7 @@ use tusk_proto::hdfs::{
     CorruptFileBlocksProto, DatanodeInfoProto, DatanodeReportTypeProto, LocatedBlocksProto,
 };
 
-const USAGE: &str = "Usage: tusk fsck <path> [-list-corruptfileblocks | [-move | -delete | -openforwrite] [-files [-blocks [-locations | -racks]]]]";
+const USAGE: &str = "Usage: tusk fsck <path> [-list-corruptfileblocks | [-move | -delete | -openforwrite] [-files [-blocks [-locations | -racks | -replicaDetails | -upgradedomains]]]] [-includeSnapshots] [-showprogress] [-storagepolicies] [-maintenance] [-blockId <blk_Id>]";
 
 /// Runs one fsck command line; returns the process exit code.
 pub fn main(mut conf: Configuration, mut args: Vec<String>) -> i32 {
@@ -46,6 +47,8 @@ pub fn main(mut conf: Configuration, mut args: Vec<String>) -> i32 {
     });
     match outcome {
         Ok(verdict) => verdict.exit_code(),
+        // A closed stdout (`tusk fsck / | head -1`) ends quietly, as `tusk fs` does.
+        Err(ClientError::Io(e)) if e.kind() == std::io::ErrorKind::BrokenPipe => 141,
         Err(e) => {
             eprintln!("fsck: {e}");
             255
@@ -62,6 +65,7 @@ fn entry(s: FileStatus) -> Entry {
         is_dir: s.is_dir,
         length: s.length,
         replication: s.replication,
+        storage_policy: s.storage_policy,
     }
 }
 
@@ -100,6 +104,52 @@ impl FsckSource for Rpc<'_> {
         cookie: Option<String>,
     ) -> Result<CorruptFileBlocksProto, ClientError> {
         self.0.list_corrupt_file_blocks(path, cookie).await
+    }
+
+    async fn snapshottable_dirs(&self) -> Result<Vec<String>, ClientError> {
+        Ok(self
+            .0
+            .snapshottable_dirs()
+            .await?
+            .iter()
+            .map(tusk_namenode::fsck::snapshottable_path)
+            .collect())
+    }
+
+    /// No RPC finds a block's file: the namespace is searched as the user sees it.
+    async fn block_owner(&self, block_id: u64) -> Result<Option<String>, ClientError> {
+        let mut dirs = vec!["/".to_string()];
+        while let Some(dir) = dirs.pop() {
+            for e in self.0.list(&dir).await? {
+                let path = format!("{}/{}", dir.trim_end_matches('/'), e.path);
+                if e.is_dir {
+                    dirs.push(path);
+                    continue;
+                }
+                let Ok(located) = self.0.block_locations(&path, 0, e.length.max(1)).await else {
+                    continue;
+                };
+                if located.blocks.iter().any(|b| b.b.block_id == block_id) {
+                    return Ok(Some(path));
+                }
+            }
+        }
+        Ok(None)
+    }
+
+    async fn delete(&self, path: &str) -> Result<bool, ClientError> {
+        self.0.delete(path, false).await
+    }
+
+    async fn move_to_lost_found(&self, path: &str) -> Result<(), ClientError> {
+        let target = report::lost_found_path(path);
+        let parent = target.rsplit_once('/').map_or("/", |(p, _)| p);
+        self.0.mkdirs(parent, 0o755, true).await?;
+        if self.0.rename(path, &target).await? {
+            Ok(())
+        } else {
+            Err(std::io::Error::other(report::move_failed(path)).into())
+        }
     }
 }
 
@@ -186,5 +236,44 @@ mod tests {
         );
         assert!(text.contains("\t/d/a\n"), "{text}");
         assert!(text.contains("has 1 CORRUPT blocks\n"), "{text}");
+
+        // -move puts the corrupt file under /lost+found; -delete removes it there.
+        let repair = |path: &str, move_corrupt, delete_corrupt| FsckOptions {
+            path: path.into(),
+            move_corrupt,
+            delete_corrupt,
+            ..Default::default()
+        };
+        let mut out = Vec::new();
+        let verdict = run(&Rpc(&client), "u", &repair("/d", true, false), 1, &mut out)
+            .await
+            .unwrap();
+        assert_eq!(verdict, Verdict::Corrupt);
+        assert!(client.get_file_info("/d/a").await.unwrap().is_none());
+        assert!(client
+            .get_file_info("/lost+found/d/a")
+            .await
+            .unwrap()
+            .is_some());
+        let mut out = Vec::new();
+        run(
+            &Rpc(&client),
+            "u",
+            &repair("/lost+found", false, true),
+            1,
+            &mut out,
+        )
+        .await
+        .unwrap();
+        assert!(client
+            .get_file_info("/lost+found/d/a")
+            .await
+            .unwrap()
+            .is_none());
+        let mut out = Vec::new();
+        let verdict = run(&Rpc(&client), "u", &options, 1, &mut out)
+            .await
+            .unwrap();
+        assert_eq!(verdict, Verdict::Healthy, "nothing corrupt is left");
     }
 }

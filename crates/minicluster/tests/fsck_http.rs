@@ -63,16 +63,14 @@ async fn fsck_reports_healthy_then_corrupt_when_the_only_replica_is_gone() {
     assert_eq!(status, 200);
     assert_eq!(last_line(&body), "Fsck on path '/d' FAILED", "{body}");
     assert!(body.contains("Permission denied"), "{body}");
-    // -list-corruptfileblocks is the superuser's; -move/-delete are refused; two
-    // different user names are refused.
+    // -list-corruptfileblocks is the superuser's; -delete of a healthy tree deletes
+    // nothing; two different user names are refused.
     let (_, body) = fsck(&cluster, "ugi=mallory&path=%2F&listcorruptfileblocks=1").await;
     assert_eq!(last_line(&body), "Fsck on path '/' FAILED", "{body}");
-    assert_eq!(
-        fsck(&cluster, &format!("ugi={me}&path=%2F&delete=1"))
-            .await
-            .0,
-        400
-    );
+    let (status, body) = fsck(&cluster, &format!("ugi={me}&path=%2F&delete=1")).await;
+    assert_eq!(status, 200);
+    assert_eq!(last_line(&body), "The filesystem under path '/' is HEALTHY");
+    assert!(client.get_file_info("/d/a").await.unwrap().is_some());
     assert_eq!(fsck(&cluster, "ugi=a&user.name=b&path=%2F").await.0, 403);
 
     let (_, body) = fsck(
@@ -118,4 +116,22 @@ async fn fsck_reports_healthy_then_corrupt_when_the_only_replica_is_gone() {
     let next = format!("ugi={me}&path=%2F&listcorruptfileblocks=1&startblockafter=1");
     let (_, body) = fsck(&cluster, &next).await;
     assert!(body.ends_with("has no more CORRUPT files\n\n"), "{body}");
+
+    // DFSck's -move: the corrupt file goes to /lost+found; the report still tells it.
+    let (_, body) = fsck(&cluster, &format!("ugi={me}&path=%2Fd&move=1")).await;
+    assert_eq!(
+        last_line(&body),
+        "The filesystem under path '/d' is CORRUPT"
+    );
+    assert!(client.get_file_info("/d/a").await.unwrap().is_none());
+    assert!(client
+        .get_file_info("/lost+found/d/a")
+        .await
+        .unwrap()
+        .is_some());
+    let (_, body) = fsck(&cluster, &format!("ugi={me}&path=%2Fd")).await;
+    assert_eq!(
+        last_line(&body),
+        "The filesystem under path '/d' is HEALTHY"
+    );
 }

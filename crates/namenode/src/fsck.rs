@@ -8,8 +8,11 @@
 //! process as `ugi` (or `user.name`; `dr.who` without either), so the NameNode's
 //! permission checks apply to every directory listed and file read; a refusal ends
 //! the report with Hadoop's `Fsck on path '...' FAILED`. `-list-corruptfileblocks`
-//! needs the superuser, as HDFS's `listCorruptFileBlocks` does. `-move` and `-delete`
-//! are refused (400): Tusk does not repair files from fsck.
+//! needs the superuser, as HDFS's `listCorruptFileBlocks` does. The other options of
+//! Hadoop 3.4's DFSck are read too: `replicadetails`, `upgradedomains`,
+//! `includeSnapshots`, `storagepolicies`, `blockId` (space-separated), `maintenance`,
+//! `showprogress`, and `move` / `delete` of corrupt files (`move` renames the file
+//! under `/lost+found`; HDFS copies its readable blocks there instead).
 //!
 //! `report` is the one report generator: `/fsck` runs it over the namesystem, `tusk
 //! fsck` over RPC ([`report::FsckSource`]).
@@ -43,12 +46,6 @@ async fn fsck(
     Query(query): Query<HashMap<String, String>>,
 ) -> Response {
     let flag = |k: &str| query.contains_key(k);
-    if flag("move") || flag("delete") {
-        return text(
-            StatusCode::BAD_REQUEST,
-            "fsck -move and -delete are not supported by Tusk\n".into(),
-        );
-    }
     let user = match (query.get("ugi"), query.get("user.name")) {
         (Some(a), Some(b)) if a != b => {
             return text(
@@ -67,6 +64,18 @@ async fn fsck(
         racks: flag("racks"),
         open_for_write: flag("openforwrite"),
         list_corrupt_file_blocks: flag("listcorruptfileblocks"),
+        replica_details: flag("replicadetails"),
+        upgrade_domains: flag("upgradedomains"),
+        include_snapshots: flag("includeSnapshots"),
+        storage_policies: flag("storagepolicies"),
+        block_ids: query
+            .get("blockId")
+            .map(|ids| ids.split_whitespace().map(str::to_string).collect())
+            .unwrap_or_default(),
+        maintenance: flag("maintenance"),
+        show_progress: flag("showprogress"),
+        move_corrupt: flag("move"),
+        delete_corrupt: flag("delete"),
     };
     let after = query.get("startblockafter").cloned();
     let fsn2 = fsn.clone();
@@ -159,6 +168,7 @@ fn entry(s: &HdfsFileStatusProto) -> Entry {
         is_dir: s.file_type == FileType::IsDir as i32,
         length: s.length,
         replication: s.block_replication.unwrap_or(0) as u16,
+        storage_policy: s.storage_policy.unwrap_or(0),
     }
 }
 
@@ -212,6 +222,47 @@ impl FsckSource for InProcess<'_> {
         self.fsn
             .list_corrupt_file_blocks(&self.user, path, cookie.as_deref())
     }
+
+    async fn snapshottable_dirs(&self) -> Result<Vec<String>, NameNodeError> {
+        let listing = self.fsn.snapshottable_dir_listing(&self.user);
+        Ok(listing
+            .map(|l| l.snapshottable_dir_listing)
+            .unwrap_or_default()
+            .iter()
+            .map(snapshottable_path)
+            .collect())
+    }
+
+    async fn block_owner(&self, block_id: u64) -> Result<Option<String>, NameNodeError> {
+        let st = self.fsn.read();
+        Ok(st.blocks.get(block_id).map(|b| st.ns.full_path(b.inode)))
+    }
+
+    async fn delete(&self, path: &str) -> Result<bool, NameNodeError> {
+        Ok(self.fsn.delete(&self.user, path, false)?.value)
+    }
+
+    async fn move_to_lost_found(&self, path: &str) -> Result<(), NameNodeError> {
+        let target = report::lost_found_path(path);
+        let parent = target.rsplit_once('/').map_or("/", |(p, _)| p);
+        // The servlet waits for these edits before it answers.
+        let _made = self.fsn.mkdirs(&self.user, parent, 0o755, true)?;
+        if self.fsn.rename(&self.user, path, &target)?.value {
+            Ok(())
+        } else {
+            Err(std::io::Error::other(report::move_failed(path)).into())
+        }
+    }
+}
+
+/// The full path of a snapshottable directory from its listing entry.
+pub fn snapshottable_path(d: &tusk_proto::hdfs::SnapshottableDirectoryStatusProto) -> String {
+    let parent = String::from_utf8_lossy(&d.parent_fullpath);
+    let name = String::from_utf8_lossy(&d.dir_status.path);
+    if name.is_empty() {
+        return parent.into_owned();
+    }
+    format!("{}/{name}", parent.trim_end_matches('/'))
 }
 
 fn text(status: StatusCode, body: String) -> Response {

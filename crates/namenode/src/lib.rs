@@ -102,13 +102,17 @@ impl NameNode {
         namesystem::spawn_monitors(fsn.clone(), stop.clone());
         namesystem::spawn_key_roller(fsn.clone(), stop.clone());
         namesystem::spawn_trash_emptier(fsn.clone(), stop.clone());
-        let server = RpcServer::new(vec![
+        let mut services: Vec<Arc<dyn tusk_rpc::RpcService>> = vec![
             Arc::new(server::ClientProtocolService { fsn: fsn.clone() }),
             Arc::new(server::DatanodeProtocolService { fsn: fsn.clone() }),
-        ])
-        .with_durability(Arc::new(fsn.edit_log.clone()))
-        .with_options(rpc_options)
-        .with_metrics(&fsn.metrics.registry);
+        ];
+        for protocol in server::RefreshService::PROTOCOLS {
+            services.push(Arc::new(server::RefreshService { protocol }));
+        }
+        let server = RpcServer::new(services)
+            .with_durability(Arc::new(fsn.edit_log.clone()))
+            .with_options(rpc_options)
+            .with_metrics(&fsn.metrics.registry);
         let http = match &fsn.options.http_address {
             Some(http_addr) => {
                 let router = http::http_router(&fsn, addr);

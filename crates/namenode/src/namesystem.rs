@@ -217,6 +217,8 @@ pub struct Namesystem {
     pub metrics: crate::metrics::NameNodeMetrics,
     /// What start-up did and how long it took (the start-up progress page).
     pub startup: crate::metrics::StartupProgress,
+    /// What administrators set at run time and HDFS keeps only in memory too.
+    pub admin_settings: admin::AdminSettings,
 }
 
 impl Namesystem {
@@ -323,6 +325,7 @@ impl Namesystem {
             options,
             metrics: Default::default(),
             startup,
+            admin_settings: Default::default(),
         });
         fsn.metrics
             .register(fsn.edit_log.metrics(), Arc::downgrade(&fsn));

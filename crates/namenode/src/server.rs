@@ -9,8 +9,11 @@ use tusk_proto::hdfs as h;
 use tusk_proto::internal as t;
 use tusk_proto::protocol_names::{CLIENT_PROTOCOL, DATANODE_PROTOCOL};
 use tusk_rpc::service::{decode, no_such_method};
-use tusk_rpc::{handle, handle_now, CallContext, CallOutcome, RemoteException, RpcService};
+use tusk_rpc::{
+    handle, handle_now, CallContext, CallOutcome, HadoopException, RemoteException, RpcService,
+};
 
+use crate::namesystem::admin::wire as admin_wire;
 use crate::namesystem::{AclChange, Logged, Namesystem};
 
 pub struct ClientProtocolService {
@@ -510,6 +513,38 @@ impl ClientProtocolService {
                     )?,
                 })
             }),
+            // nsadmin: HDFS's administrative calls answered by the NameNode alone
+            "metaSave" => now(body, |r: admin_wire::MetaSaveRequestProto| {
+                fsn.meta_save(user, &r.filename)?;
+                Ok(admin_wire::MetaSaveResponseProto {})
+            }),
+            "setBalancerBandwidth" => {
+                now(body, |r: admin_wire::SetBalancerBandwidthRequestProto| {
+                    fsn.set_balancer_bandwidth(user, r.bandwidth)?;
+                    Ok(admin_wire::SetBalancerBandwidthResponseProto {})
+                })
+            }
+            "restoreFailedStorage" => {
+                now(body, |r: admin_wire::RestoreFailedStorageRequestProto| {
+                    Ok(admin_wire::RestoreFailedStorageResponseProto {
+                        result: fsn.restore_failed_storage(user, &r.arg)?,
+                    })
+                })
+            }
+            "finalizeUpgrade" => now(body, |_: admin_wire::FinalizeUpgradeRequestProto| {
+                fsn.upgrade_admin(user)?;
+                Ok(admin_wire::FinalizeUpgradeResponseProto {})
+            }),
+            "upgradeStatus" => now(body, |_: admin_wire::UpgradeStatusRequestProto| {
+                fsn.upgrade_admin(user)?;
+                Ok(admin_wire::UpgradeStatusResponseProto {
+                    upgrade_finalized: true,
+                })
+            }),
+            "rollingUpgrade" => now(body, |r: admin_wire::RollingUpgradeRequestProto| {
+                fsn.rolling_upgrade(user, r.action)?;
+                Ok(admin_wire::RollingUpgradeResponseProto {})
+            }),
             other => CallOutcome::Now(Err(no_such_method(CLIENT_PROTOCOL, other))),
         }
     }
@@ -556,5 +591,56 @@ impl DatanodeProtocolService {
             }),
             other => CallOutcome::Now(Err(no_such_method(DATANODE_PROTOCOL, other))),
         }
+    }
+}
+
+/// Hadoop's refresh protocols on the NameNode's RPC port, which DFSAdmin's
+/// `-refreshUserToGroupsMappings`, `-refreshSuperUserGroupsConfiguration`,
+/// `-refreshCallQueue` and `-refreshServiceAcl` call. Tusk reads group mappings,
+/// proxy-user rules and its call queue settings at start only, so a refresh has
+/// nothing to reload and succeeds as HDFS's does when nothing changed;
+/// `refreshServiceAcl` fails as HDFS's does while `hadoop.security.authorization` is
+/// off (Tusk has no service-level authorization to turn on).
+pub struct RefreshService {
+    pub protocol: &'static str,
+}
+
+impl RefreshService {
+    pub const PROTOCOLS: [&'static str; 3] = [
+        "org.apache.hadoop.security.RefreshUserMappingsProtocol",
+        "org.apache.hadoop.security.authorize.RefreshAuthorizationPolicyProtocol",
+        "org.apache.hadoop.ipc.RefreshCallQueueProtocol",
+    ];
+}
+
+impl RpcService for RefreshService {
+    fn protocol(&self) -> &'static str {
+        self.protocol
+    }
+
+    fn call(self: Arc<Self>, ctx: CallContext, method: &str, body: Bytes) -> CallOutcome {
+        let known = matches!(
+            (self.protocol.rsplit('.').next(), method),
+            (
+                Some("RefreshUserMappingsProtocol"),
+                "refreshUserToGroupsMappings" | "refreshSuperUserGroupsConfiguration"
+            ) | (
+                Some("RefreshAuthorizationPolicyProtocol"),
+                "refreshServiceAcl"
+            ) | (Some("RefreshCallQueueProtocol"), "refreshCallQueue")
+        );
+        if !known {
+            return CallOutcome::Now(Err(no_such_method(self.protocol, method)));
+        }
+        CallOutcome::Now(handle_now(body, |_: admin_wire::RefreshProto| {
+            if method == "refreshServiceAcl" {
+                return Err(RemoteException::of(
+                    HadoopException::Authorization,
+                    "Service Level Authorization not enabled!",
+                ));
+            }
+            tracing::info!(user = %ctx.user, method, "refresh: nothing to reload");
+            Ok(admin_wire::RefreshProto {})
+        }))
     }
 }

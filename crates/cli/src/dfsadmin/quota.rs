@@ -12,7 +12,7 @@ const RESET: u64 = u64::MAX;
 pub const VERBS: [&str; 4] = ["-setQuota", "-clrQuota", "-setSpaceQuota", "-clrSpaceQuota"];
 
 /// `10g` → 10 GiB, as Hadoop's `TraditionalBinaryPrefix.string2long`.
-fn parse_size(s: &str) -> Option<u64> {
+pub(super) fn parse_size(s: &str) -> Option<u64> {
     let lower = s.to_ascii_lowercase();
     let (digits, shift) = match lower.chars().last()? {
         'k' => (&lower[..lower.len() - 1], 10),

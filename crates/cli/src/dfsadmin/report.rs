@@ -82,10 +82,68 @@ pub async fn run(client: &DfsClient, args: &[String]) -> Result<(), ClientError>
             println!("{title} datanodes ({}):\n", nodes.len());
         }
         for node in &nodes {
-            println!("{}", datanode_report(node));
+            // DFSAdmin prints each paragraph and then an empty line.
+            println!("{}\n", datanode_report(node));
         }
     }
     Ok(())
+}
+
+/// `-printTopology`: each rack, sorted, and its nodes as the NameNode reports them,
+/// `   ip:port (name) <admin state>`, then an empty line (Hadoop 3.4's DFSAdmin). The
+/// nodes of a rack come in the order of the Java `HashMap` DFSAdmin keeps them in.
+pub async fn print_topology(client: &DfsClient) -> Result<(), ClientError> {
+    let nodes = client
+        .datanode_report(DatanodeReportTypeProto::All as i32)
+        .await?;
+    let mut racks: std::collections::BTreeMap<&str, Vec<(String, &str)>> = Default::default();
+    for d in &nodes {
+        let state = match d.admin_state() {
+            AdminState::Normal => "In Service",
+            AdminState::DecommissionInprogress => "Decommission In Progress",
+            AdminState::Decommissioned => "Decommissioned",
+            AdminState::EnteringMaintenance => "Entering Maintenance",
+            AdminState::InMaintenance => "In Maintenance",
+        };
+        let name = format!("{}:{}", d.id.ip_addr, d.id.xfer_port);
+        racks
+            .entry(d.location.as_deref().unwrap_or(DEFAULT_RACK))
+            .or_default()
+            .push((name, state));
+    }
+    for (rack, nodes) in racks {
+        println!("Rack: {rack}");
+        for (name, state) in java_hash_map_order(nodes) {
+            let ip = name.rsplit_once(':').map_or(name.as_str(), |(ip, _)| ip);
+            println!("   {name} ({}) {state}", host_name_of_ip(ip));
+        }
+        println!();
+    }
+    Ok(())
+}
+
+/// The order a `java.util.HashMap<String, _>` filled with `entries` iterates them:
+/// by bucket (`String.hashCode`, spread, masked by the table size the map grew to),
+/// then in insertion order within a bucket.
+fn java_hash_map_order<T>(entries: Vec<(String, T)>) -> Vec<(String, T)> {
+    let mut table = 16usize;
+    while entries.len() > table * 3 / 4 {
+        table *= 2;
+    }
+    let bucket = |key: &str| {
+        let h = key
+            .encode_utf16()
+            .fold(0i32, |h, c| h.wrapping_mul(31).wrapping_add(c as i32));
+        let spread = (h ^ ((h as u32) >> 16) as i32) as u32;
+        spread as usize & (table - 1)
+    };
+    let mut keyed: Vec<(usize, usize, (String, T))> = entries
+        .into_iter()
+        .enumerate()
+        .map(|(i, e)| (bucket(&e.0), i, e))
+        .collect();
+    keyed.sort_by_key(|(b, i, _)| (*b, *i));
+    keyed.into_iter().map(|(_, _, e)| e).collect()
 }
 
 /// One node's paragraph (`DatanodeInfo.getDatanodeReport`).
@@ -96,10 +154,13 @@ pub fn datanode_report(d: &DatanodeInfoProto) -> String {
     let non_dfs = d.non_dfs_used.unwrap_or(0);
     let (used_pct, remaining_pct) = percents(u, r, c);
     let id = &d.id;
-    let mut s = format!("Name: {}:{}", id.ip_addr, id.xfer_port);
-    if !id.host_name.is_empty() {
-        s += &format!(" ({})", id.host_name);
-    }
+    // As `NetUtils.getHostNameOfIP`: the name this machine resolves the address to.
+    let mut s = format!(
+        "Name: {}:{} ({})",
+        id.ip_addr,
+        id.xfer_port,
+        host_name_of_ip(&id.ip_addr)
+    );
     s += &format!("\nHostname: {}\n", id.host_name);
     let rack = d.location.as_deref().unwrap_or(DEFAULT_RACK);
     if rack != DEFAULT_RACK {
@@ -138,6 +199,24 @@ pub fn datanode_report(d: &DatanodeInfoProto) -> String {
     s += &format!("Last Block Report: {last_report}\n");
     s += &format!("Num of Blocks: {}\n", d.num_blocks.unwrap_or(0));
     s
+}
+
+/// The name the system's resolver (hosts file, DNS) gives `ip`, or `ip` itself, as
+/// Java's `InetAddress.getHostName` answers Hadoop's `NetUtils.getHostNameOfIP`.
+/// `getent` asks the C library's resolver without unsafe code.
+pub fn host_name_of_ip(ip: &str) -> String {
+    let answer = std::process::Command::new("getent")
+        .args(["hosts", ip])
+        .stderr(std::process::Stdio::null())
+        .output();
+    answer
+        .ok()
+        .filter(|o| o.status.success())
+        .and_then(|o| {
+            let line = String::from_utf8_lossy(&o.stdout).into_owned();
+            line.split_whitespace().nth(1).map(str::to_string)
+        })
+        .unwrap_or_else(|| ip.to_string())
 }
 
 /// Used and remaining as percentages of `capacity`, as `DFSUtilClient.getPercentUsed`
@@ -190,11 +269,26 @@ mod tests {
     }
 
     #[test]
+    fn nodes_in_java_hash_map_order() {
+        // The order Hadoop 3.4's DFSAdmin printed these three nodes in.
+        let names = ["127.0.0.1:39099", "127.0.0.1:41401", "127.0.0.1:39605"];
+        let entries = names.iter().map(|n| (n.to_string(), ())).collect();
+        let order: Vec<String> = java_hash_map_order(entries)
+            .into_iter()
+            .map(|(n, ())| n)
+            .collect();
+        assert_eq!(
+            order,
+            ["127.0.0.1:41401", "127.0.0.1:39099", "127.0.0.1:39605"]
+        );
+    }
+
+    #[test]
     fn a_node_paragraph_as_datanode_info_prints_it() {
         use tusk_proto::hdfs::DatanodeIdProto;
         let node = DatanodeInfoProto {
             id: DatanodeIdProto {
-                ip_addr: "10.0.0.7".into(),
+                ip_addr: "192.0.2.7".into(),
                 host_name: "dn7".into(),
                 xfer_port: 9866,
                 ..Default::default()
@@ -211,7 +305,7 @@ mod tests {
         };
         let text = datanode_report(&node);
         assert!(text.starts_with(
-            "Name: 10.0.0.7:9866 (dn7)\nHostname: dn7\nRack: /rack-b\nDecommission Status : Decommission in progress\nConfigured Capacity: 4294967296 (4 GB)\nDFS Used: 1073741824 (1 GB)\n"
+            "Name: 192.0.2.7:9866 (192.0.2.7)\nHostname: dn7\nRack: /rack-b\nDecommission Status : Decommission in progress\nConfigured Capacity: 4294967296 (4 GB)\nDFS Used: 1073741824 (1 GB)\n"
         ), "{text}");
         assert!(text.contains("DFS Used%: 25.00%\nDFS Remaining%: 75.00%\n"));
         assert!(text.contains("Last contact: Thu Jan 01 00:00:00 UTC 1970\nLast Block Report: Never\nNum of Blocks: 12\n"));

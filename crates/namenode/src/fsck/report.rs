@@ -19,6 +19,8 @@ pub struct Entry {
     pub is_dir: bool,
     pub length: u64,
     pub replication: u16,
+    /// The storage policy id the NameNode reports (0: unspecified, HOT).
+    pub storage_policy: u32,
 }
 
 /// What the walk reads, as the user the report runs for: the NameNode in process
@@ -42,6 +44,14 @@ pub trait FsckSource {
         path: &str,
         cookie: Option<String>,
     ) -> Result<CorruptFileBlocksProto, Self::Error>;
+    /// The snapshottable directories the user may see (`-includeSnapshots`).
+    async fn snapshottable_dirs(&self) -> Result<Vec<String>, Self::Error>;
+    /// The file a block belongs to (`-blockId`), `None` when no file has it.
+    async fn block_owner(&self, block_id: u64) -> Result<Option<String>, Self::Error>;
+    /// `-delete`: removes a corrupt file.
+    async fn delete(&self, path: &str) -> Result<bool, Self::Error>;
+    /// `-move`: moves a corrupt file under `/lost+found`, keeping its path there.
+    async fn move_to_lost_found(&self, path: &str) -> Result<(), Self::Error>;
 }
 
 /// What `tusk fsck` was asked to show.
@@ -54,13 +64,32 @@ pub struct FsckOptions {
     pub racks: bool,
     pub open_for_write: bool,
     pub list_corrupt_file_blocks: bool,
+    /// `-replicaDetails`: each replica's state after its location.
+    pub replica_details: bool,
+    /// `-upgradedomains`: each replica's upgrade domain (Tusk assigns none).
+    pub upgrade_domains: bool,
+    /// `-includeSnapshots`: also walks `.snapshot` of snapshottable directories.
+    pub include_snapshots: bool,
+    /// `-storagepolicies`: the summary of blocks by storage policy.
+    pub storage_policies: bool,
+    /// `-blockId blk_N...`: a report of each block instead of the walk.
+    pub block_ids: Vec<String>,
+    /// `-maintenance`: maintenance states too (Tusk has none to show).
+    pub maintenance: bool,
+    /// `-showprogress`: an empty line every 100 files.
+    pub show_progress: bool,
+    /// `-move`: corrupt files go to `/lost+found`.
+    pub move_corrupt: bool,
+    /// `-delete`: corrupt files are deleted.
+    pub delete_corrupt: bool,
 }
 
 impl FsckOptions {
     pub fn parse(args: &[String]) -> Option<Self> {
         let mut o = FsckOptions::default();
         let mut path = None;
-        for a in args {
+        let mut it = args.iter().peekable();
+        while let Some(a) = it.next() {
             match a.as_str() {
                 "-files" => o.files = true,
                 "-blocks" => o.blocks = true,
@@ -68,11 +97,28 @@ impl FsckOptions {
                 "-racks" => o.racks = true,
                 "-openforwrite" => o.open_for_write = true,
                 "-list-corruptfileblocks" => o.list_corrupt_file_blocks = true,
+                "-replicaDetails" => o.replica_details = true,
+                "-upgradedomains" => o.upgrade_domains = true,
+                "-includeSnapshots" => o.include_snapshots = true,
+                "-storagepolicies" => o.storage_policies = true,
+                "-maintenance" => o.maintenance = true,
+                "-showprogress" => o.show_progress = true,
+                "-move" => o.move_corrupt = true,
+                "-delete" => o.delete_corrupt = true,
+                // As DFSck: every following argument up to the next option.
+                "-blockId" => {
+                    while let Some(b) = it.next_if(|b| !b.starts_with('-')) {
+                        o.block_ids.push(b.clone());
+                    }
+                }
                 p if !p.starts_with('-') && path.is_none() => path = Some(p.to_string()),
                 _ => return None,
             }
         }
-        o.path = path?;
+        o.path = path.unwrap_or_else(|| "/".into());
+        if o.block_ids.is_empty() && !args.iter().any(|a| !a.starts_with('-')) {
+            return None;
+        }
         Some(o)
     }
 }
@@ -253,6 +299,54 @@ struct Walk<'a, S: FsckSource, W: Write> {
     options: &'a FsckOptions,
     out: &'a mut W,
     report: FsckReport,
+    /// Snapshottable directories whose `.snapshot` the walk enters (`-includeSnapshots`).
+    snapshottable: BTreeSet<String>,
+    /// Blocks by (replicas' storage, specified policy) for `-storagepolicies`.
+    policies: StoragePolicySummary,
+}
+
+/// HDFS's `StoragePolicySummary`: blocks counted by where their replicas are and the
+/// policy their file asks for. Every Tusk replica is on DISK, which HOT describes.
+#[derive(Default)]
+struct StoragePolicySummary {
+    /// (replica count, specified policy name) → blocks.
+    counts: std::collections::BTreeMap<(usize, String), u64>,
+    total: u64,
+}
+
+impl StoragePolicySummary {
+    fn add(&mut self, replicas: usize, policy_id: u32) {
+        let name = crate::namesystem::storage_policy_by_id(policy_id as u8).name;
+        *self.counts.entry((replicas, name)).or_default() += 1;
+        self.total += 1;
+    }
+
+    fn text(&self) -> String {
+        let mut rows: Vec<(&(usize, String), &u64)> = self.counts.iter().collect();
+        rows.sort_by(|a, b| b.1.cmp(a.1));
+        let pct = |n: u64| format!("{:.4}%", n as f64 * 100.0 / self.total.max(1) as f64);
+        let mut ok = String::from("\nBlocks satisfying the specified storage policy:\nStorage Policy                  # of blocks       % of blocks\n");
+        let mut not_ok = String::new();
+        for ((replicas, specified), n) in rows {
+            let stored = if *replicas == 0 {
+                String::new()
+            } else {
+                format!("DISK:{replicas}(HOT)")
+            };
+            if specified == "HOT" && *replicas > 0 {
+                ok += &format!("{stored:<25} {n:>10}  {:>20}\n", pct(*n));
+            } else {
+                if not_ok.is_empty() {
+                    not_ok += "\nBlocks NOT satisfying the specified storage policy:\nStorage Policy                  Specified Storage Policy      # of blocks       % of blocks\n";
+                }
+                not_ok += &format!("{stored:<35} {specified:<20} {n:>10}  {:>20}\n", pct(*n));
+            }
+        }
+        if not_ok.is_empty() {
+            not_ok = "\nAll blocks satisfy specified storage policy.\n".into();
+        }
+        ok + &not_ok
+    }
 }
 
 /// Writes the report for `options` to `out`, as `user`; returns its verdict.
@@ -267,6 +361,17 @@ pub async fn run<S: FsckSource, W: Write>(
     if options.list_corrupt_file_blocks {
         return list_corrupt_file_blocks(client, &path, out).await;
     }
+    if !options.block_ids.is_empty() {
+        writeln!(
+            out,
+            "FSCK started by {user} (auth:SIMPLE) at {}",
+            java_date(tusk_common::now_millis())
+        )?;
+        for id in &options.block_ids {
+            block_report(client, options, id, out).await?;
+        }
+        return Ok(Verdict::Healthy);
+    }
     writeln!(
         out,
         "FSCK started by {user} (auth:SIMPLE) for path {path} at {}",
@@ -277,17 +382,25 @@ pub async fn run<S: FsckSource, W: Write>(
         return Ok(Verdict::Missing);
     };
     let started = std::time::Instant::now();
+    let snapshottable = if options.include_snapshots {
+        client.snapshottable_dirs().await?.into_iter().collect()
+    } else {
+        BTreeSet::new()
+    };
     let mut walk = Walk {
         client,
         options,
         out,
         report: FsckReport::default(),
+        snapshottable,
+        policies: StoragePolicySummary::default(),
     };
     if root.is_dir {
         walk.dir(&path).await?;
     } else {
-        walk.file(&path, root.length, root.replication).await?;
+        walk.file(&path, &root).await?;
     }
+    let policies = walk.policies.text();
     let live = client.live_datanodes().await?;
     let racks: BTreeSet<&str> = live
         .iter()
@@ -306,6 +419,9 @@ pub async fn run<S: FsckSource, W: Write>(
     writeln!(out, "{}", report.summary(default_replication, 1))?;
     writeln!(out, "\nErasure Coded Block Groups:")?;
     writeln!(out, "{EC_SUMMARY}")?;
+    if options.storage_policies {
+        write!(out, "{policies}")?;
+    }
     writeln!(
         out,
         "FSCK ended at {} in {} milliseconds",
@@ -327,19 +443,24 @@ impl<S: FsckSource, W: Write> Walk<'_, S, W> {
             writeln!(self.out, "{path} <dir>")?;
         }
         self.report.total_dirs += 1;
+        if self.snapshottable.contains(path) {
+            let snapshots = format!("{}/.snapshot", path.trim_end_matches('/'));
+            Box::pin(self.dir(&snapshots)).await?;
+        }
         let entries = self.client.listing(path).await?;
         for e in entries {
             let child = format!("{}/{}", path.trim_end_matches('/'), e.name);
             if e.is_dir {
                 Box::pin(self.dir(&child)).await?;
             } else {
-                self.file(&child, e.length, e.replication).await?;
+                self.file(&child, &e).await?;
             }
         }
         Ok(())
     }
 
-    async fn file(&mut self, path: &str, length: u64, replication: u16) -> Result<(), S::Error> {
+    async fn file(&mut self, path: &str, entry: &Entry) -> Result<(), S::Error> {
+        let (length, replication) = (entry.length, entry.replication);
         let Some(located) = self.client.block_locations(path, length.max(1)).await? else {
             return Ok(()); // deleted meanwhile
         };
@@ -354,6 +475,13 @@ impl<S: FsckSource, W: Write> Walk<'_, S, W> {
         r.total_files += 1;
         r.total_size += length;
         r.total_blocks += count;
+        if self.options.show_progress && r.total_files.is_multiple_of(100) {
+            writeln!(self.out)?;
+        }
+        for b in &located.blocks {
+            let replicas = if b.corrupt { 0 } else { b.locs.len() };
+            self.policies.add(replicas, entry.storage_policy);
+        }
         let policy = format!("replicated: replication={replication},");
         if located.under_construction {
             write!(
@@ -366,15 +494,36 @@ impl<S: FsckSource, W: Write> Walk<'_, S, W> {
                 "{path} {length} bytes, {policy} {count} block(s): "
             )?;
         }
-        self.blocks(path, &located, replication as u64)
+        let corrupt = self.blocks(path, &located, replication as u64)?;
+        if corrupt && !located.under_construction {
+            self.repair(path).await?;
+        }
+        Ok(())
     }
 
+    /// `-move` / `-delete` of a corrupt file, as NamenodeFsck: a failure is reported in
+    /// the output and the walk goes on.
+    async fn repair(&mut self, path: &str) -> Result<(), S::Error> {
+        if self.options.move_corrupt {
+            if let Err(e) = self.client.move_to_lost_found(path).await {
+                writeln!(self.out, "\n{e}")?;
+            }
+        }
+        if self.options.delete_corrupt && !self.options.move_corrupt {
+            if let Err(e) = self.client.delete(path).await {
+                writeln!(self.out, "Fsck: error deleting corrupted file {path}: {e}")?;
+            }
+        }
+        Ok(())
+    }
+
+    /// The file's block lines and counters; true when a block is missing or corrupt.
     fn blocks(
         &mut self,
         path: &str,
         located: &LocatedBlocksProto,
         target: u64,
-    ) -> Result<(), S::Error> {
+    ) -> Result<bool, S::Error> {
         let (mut missing, mut corrupt, mut missing_size, mut corrupt_size) = (0, 0, 0, 0);
         let mut under = 0;
         let mut lines = String::new();
@@ -437,7 +586,7 @@ impl<S: FsckSource, W: Write> Walk<'_, S, W> {
                 missing_size += bytes;
             } else {
                 lines += &format!(" Live_repl={live}");
-                if self.options.locations || self.options.racks {
+                if self.options.locations || self.options.racks || self.options.replica_details {
                     lines += &format!(" [{}]", self.replica_list(b));
                 }
             }
@@ -481,29 +630,137 @@ impl<S: FsckSource, W: Write> Walk<'_, S, W> {
                 writeln!(self.out, "{lines}")?;
             }
         }
-        Ok(())
+        Ok(missing > 0 || corrupt > 0)
     }
 
-    /// `DatanodeInfoWithStorage[ip:port,storage,DISK]` per replica, or its rack.
+    /// `DatanodeInfoWithStorage[ip:port,storage,DISK]` per replica, or its rack path;
+    /// then its upgrade domain and state when asked.
     fn replica_list(&self, b: &LocatedBlockProto) -> String {
         b.locs
             .iter()
             .enumerate()
             .map(|(i, l)| {
-                if self.options.racks {
+                let mut s = if self.options.racks {
                     let rack = l.location.as_deref().unwrap_or("/default-rack");
-                    return format!("{rack}/{}:{}", l.id.ip_addr, l.id.xfer_port);
+                    format!("{rack}/{}:{}", l.id.ip_addr, l.id.xfer_port)
+                } else {
+                    let storage = b.storage_i_ds.get(i).map_or("", String::as_str);
+                    format!(
+                        "DatanodeInfoWithStorage[{}:{},{storage},DISK]",
+                        l.id.ip_addr, l.id.xfer_port
+                    )
+                };
+                if self.options.upgrade_domains {
+                    // No upgrade domains are assigned in Tusk.
+                    s += "(ud=undefined)";
                 }
-                let storage = b.storage_i_ds.get(i).map_or("", String::as_str);
-                format!(
-                    "DatanodeInfoWithStorage[{}:{},{storage},DISK]",
-                    l.id.ip_addr, l.id.xfer_port
-                )
+                if self.options.replica_details {
+                    s += &format!("({})", replica_state(b, l));
+                }
+                s
             })
             .collect::<Vec<_>>()
             .join(", ")
     }
 }
+
+/// Where `-move` puts a corrupt file: its path under `/lost+found`.
+pub fn lost_found_path(path: &str) -> String {
+    format!("/lost+found{path}")
+}
+
+/// What `-move` reports when the rename is refused.
+pub fn move_failed(path: &str) -> String {
+    format!("Failed to move {path} to /lost+found")
+}
+
+/// A replica's state as NamenodeFsck's `-replicaDetails` names it.
+fn replica_state(b: &LocatedBlockProto, l: &DatanodeInfoProto) -> &'static str {
+    match l.admin_state() {
+        AdminState::Decommissioned => "DECOMMISSIONED",
+        AdminState::DecommissionInprogress => "DECOMMISSIONING",
+        AdminState::EnteringMaintenance => "ENTERING MAINTENANCE",
+        AdminState::InMaintenance => "IN MAINTENANCE",
+        AdminState::Normal if b.corrupt => "CORRUPT",
+        AdminState::Normal => "LIVE",
+    }
+}
+
+/// `-blockId blk_N`: NamenodeFsck's `blockIdCK` report of one block.
+async fn block_report<S: FsckSource, W: Write>(
+    client: &S,
+    options: &FsckOptions,
+    name: &str,
+    out: &mut W,
+) -> Result<(), S::Error> {
+    let id = name
+        .strip_prefix("blk_")
+        .and_then(|n| n.split('_').next())
+        .and_then(|n| n.parse::<u64>().ok());
+    let Some(id) = id else {
+        writeln!(out, "Incorrect blockId format: {name}")?;
+        return Ok(());
+    };
+    writeln!(out)?;
+    let Some(path) = client.block_owner(id).await? else {
+        writeln!(out, "Block {name} {NONEXISTENT}")?;
+        return Ok(());
+    };
+    let located = client.block_locations(&path, u64::MAX).await?;
+    let block = located
+        .as_ref()
+        .and_then(|l| l.blocks.iter().find(|b| b.b.block_id == id));
+    let Some(block) = block else {
+        writeln!(out, "Block {name} {NONEXISTENT}")?;
+        return Ok(());
+    };
+    let expected = client.file_info(&path).await?.map_or(0, |e| e.replication);
+    let count = |s: AdminState| block.locs.iter().filter(|l| l.admin_state() == s).count();
+    let corrupt = if block.corrupt { block.locs.len() } else { 0 };
+    let live = block.locs.len()
+        - corrupt
+        - count(AdminState::Decommissioned)
+        - count(AdminState::DecommissionInprogress);
+    writeln!(out, "Block Id: {name}")?;
+    writeln!(out, "Block belongs to: {path}")?;
+    writeln!(out, "No. of Expected Replica: {expected}")?;
+    writeln!(out, "No. of live Replica: {}", live.min(block.locs.len()))?;
+    writeln!(out, "No. of excess Replica: 0")?;
+    writeln!(out, "No. of stale Replica: 0")?;
+    writeln!(
+        out,
+        "No. of decommissioned Replica: {}",
+        count(AdminState::Decommissioned)
+    )?;
+    writeln!(
+        out,
+        "No. of decommissioning Replica: {}",
+        count(AdminState::DecommissionInprogress)
+    )?;
+    if options.maintenance {
+        writeln!(out, "No. of entering maintenance Replica: 0")?;
+        writeln!(out, "No. of in maintenance Replica: 0")?;
+    }
+    writeln!(out, "No. of corrupted Replica: {corrupt}")?;
+    for l in &block.locs {
+        let rack = l.location.as_deref().unwrap_or("/default-rack");
+        let status = match replica_state(block, l) {
+            "CORRUPT" => "is CORRUPT",
+            "DECOMMISSIONED" => "is DECOMMISSIONED",
+            "DECOMMISSIONING" => "is DECOMMISSIONING",
+            _ => "is HEALTHY",
+        };
+        writeln!(
+            out,
+            "Block replica on datanode/rack: {}{rack} {status}",
+            l.id.host_name
+        )?;
+    }
+    Ok(())
+}
+
+/// NamenodeFsck's words for a block no file has.
+const NONEXISTENT: &str = "does not exist";
 
 /// `BP-...:blk_<id>_<generation stamp>` (Hadoop's `ExtendedBlock.toString`).
 fn block_name(b: &LocatedBlockProto) -> String {

@@ -1,6 +1,12 @@
 //! Reports for administrators (`hdfs dfsadmin -report`, `-listOpenFiles`, `hdfs fsck`):
 //! block statistics from the block map, DataNode reports by state, open files and
-//! files with corrupt or missing blocks.
+//! files with corrupt or missing blocks; the administrative calls HDFS answers from
+//! its NameNode alone (`metaSave`, `setBalancerBandwidth`, `restoreFailedStorage`,
+//! `finalizeUpgrade`, `rollingUpgrade`, `upgradeStatus`) and their wire messages.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
 
 use tusk_proto::hdfs as h;
 
@@ -281,4 +287,249 @@ impl Namesystem {
             .take(CORRUPT_FILES_PER_CALL)
             .collect())
     }
+}
+
+/// Run-time settings HDFS keeps in memory only (lost on restart there too).
+#[derive(Debug, Default)]
+pub struct AdminSettings {
+    /// `setBalancerBandwidth`'s last value in bytes per second; 0 until set. Tusk's
+    /// heartbeat replies have no command to hand it on, so DataNodes keep their
+    /// configured `dfs.datanode.balance.bandwidthPerSec`.
+    pub balancer_bandwidth: AtomicI64,
+    /// `restoreFailedStorage` (`dfs.namenode.name.dir.restore`, off by default): kept
+    /// and answered; Tusk never re-adds a failed name directory while running.
+    pub restore_failed_storage: AtomicBool,
+}
+
+/// ClientProtocol messages of HDFS's administrative calls, laid out as
+/// `ClientNamenodeProtocol.proto` declares them (tusk-proto does not carry them yet).
+pub mod wire {
+    #[derive(Clone, PartialEq, prost::Message)]
+    pub struct MetaSaveRequestProto {
+        #[prost(string, required, tag = "1")]
+        pub filename: String,
+    }
+    #[derive(Clone, PartialEq, prost::Message)]
+    pub struct MetaSaveResponseProto {}
+
+    #[derive(Clone, PartialEq, prost::Message)]
+    pub struct SetBalancerBandwidthRequestProto {
+        #[prost(int64, required, tag = "1")]
+        pub bandwidth: i64,
+    }
+    #[derive(Clone, PartialEq, prost::Message)]
+    pub struct SetBalancerBandwidthResponseProto {}
+
+    #[derive(Clone, PartialEq, prost::Message)]
+    pub struct RestoreFailedStorageRequestProto {
+        #[prost(string, required, tag = "1")]
+        pub arg: String,
+    }
+    #[derive(Clone, PartialEq, prost::Message)]
+    pub struct RestoreFailedStorageResponseProto {
+        #[prost(bool, required, tag = "1")]
+        pub result: bool,
+    }
+
+    #[derive(Clone, PartialEq, prost::Message)]
+    pub struct FinalizeUpgradeRequestProto {}
+    #[derive(Clone, PartialEq, prost::Message)]
+    pub struct FinalizeUpgradeResponseProto {}
+
+    #[derive(Clone, PartialEq, prost::Message)]
+    pub struct UpgradeStatusRequestProto {}
+    #[derive(Clone, PartialEq, prost::Message)]
+    pub struct UpgradeStatusResponseProto {
+        #[prost(bool, required, tag = "1")]
+        pub upgrade_finalized: bool,
+    }
+
+    /// `RollingUpgradeActionProto`: QUERY = 1, START = 2, FINALIZE = 3.
+    #[derive(Clone, PartialEq, prost::Message)]
+    pub struct RollingUpgradeRequestProto {
+        #[prost(int32, required, tag = "1")]
+        pub action: i32,
+    }
+    /// With no rolling upgrade the optional `rollingUpgradeInfo` (tag 1) is absent.
+    #[derive(Clone, PartialEq, prost::Message)]
+    pub struct RollingUpgradeResponseProto {}
+
+    pub const ROLLING_UPGRADE_START: i32 = 2;
+
+    /// The requests and replies of the refresh protocols (all without fields).
+    #[derive(Clone, PartialEq, prost::Message)]
+    pub struct RefreshProto {}
+}
+
+impl Namesystem {
+    fn require_admin(&self, user: &str) -> Result<()> {
+        if self.permissions.is_superuser(user) {
+            Ok(())
+        } else {
+            Err(crate::NameNodeError::SuperuserRequired {
+                user: user.to_string(),
+            })
+        }
+    }
+
+    /// `metaSave`: HDFS's summary of its block and DataNode state, written to
+    /// `filename` in the NameNode's log directory ([`log_dir`]).
+    pub fn meta_save(&self, user: &str, filename: &str) -> Result<PathBuf> {
+        self.require_admin(user)?;
+        let path = log_dir(&self.options.conf.0).join(filename);
+        let text = self.meta_save_text();
+        let mut file = std::fs::File::create(&path)?;
+        file.write_all(text.as_bytes())?;
+        tracing::info!(file = %path.display(), %user, "metasave written");
+        Ok(path)
+    }
+
+    fn meta_save_text(&self) -> String {
+        let st = self.read();
+        let (files, dirs, _, _) = st.ns.count(crate::namespace::ROOT_ID, |_| 0);
+        let blocks = st.blocks.blocks.len() as u64;
+        let health = st.block_health();
+        let nodes = &st.datanodes.nodes;
+        let live = nodes.iter().filter(|d| d.alive).count();
+        let waiting_deletion: usize = nodes
+            .iter()
+            .map(|d| d.invalidate.len() + d.invalidate_stale.len())
+            .sum();
+        let deleting_nodes = nodes
+            .iter()
+            .filter(|d| !d.invalidate.is_empty() || !d.invalidate_stale.is_empty())
+            .count();
+        let mut s = format!(
+            "{} files and directories, {blocks} blocks = {} total filesystem objects\n",
+            files + dirs,
+            files + dirs + blocks
+        );
+        s += &format!(
+            "Live Datanodes: {live}\nDead Datanodes: {}\n",
+            nodes.len() - live
+        );
+        s += &format!(
+            "Metasave: Blocks waiting for reconstruction: {}\n",
+            health.low_redundancy + health.missing
+        );
+        s += "Mis-replicated blocks that have been postponed:\n";
+        s += "Metasave: Blocks being reconstructed: 0\n";
+        s += &format!(
+            "Metasave: Blocks {waiting_deletion} waiting deletion from {deleting_nodes} datanodes.\n"
+        );
+        s += "Corrupt Blocks:\n";
+        let mut corrupt: Vec<u64> = st.blocks.corrupt.keys().copied().collect();
+        corrupt.sort_unstable();
+        for id in corrupt {
+            s += &format!("Block=blk_{id}\n");
+        }
+        s += &format!("Metasave: Number of datanodes: {}\n", nodes.len());
+        for (i, node) in nodes.iter().enumerate() {
+            let d = st.datanodes.info_proto(i);
+            let state = match node.admin {
+                AdminState::DecommissionInProgress => "DP",
+                AdminState::Decommissioned => "DD",
+                _ => "IN",
+            };
+            let (c, u, r) = (
+                d.capacity.unwrap_or(0),
+                d.dfs_used.unwrap_or(0),
+                d.remaining.unwrap_or(0),
+            );
+            let pct = |n: u64| {
+                if c == 0 {
+                    0.0
+                } else {
+                    n as f64 * 100.0 / c as f64
+                }
+            };
+            s += &format!(
+                "{}:{} {state} {c} {u} {:.2}% {r} {:.2}% {}\n",
+                d.id.ip_addr,
+                d.id.xfer_port,
+                pct(u),
+                pct(r),
+                tusk_common::calendar::java_date(d.last_update.unwrap_or(0)),
+            );
+        }
+        s
+    }
+
+    /// `setBalancerBandwidth`: recorded for `balancer_bandwidth`; a negative value is
+    /// refused by DFSAdmin before it gets here.
+    pub fn set_balancer_bandwidth(&self, user: &str, bandwidth: i64) -> Result<()> {
+        self.require_admin(user)?;
+        self.admin_settings
+            .balancer_bandwidth
+            .store(bandwidth, Ordering::Relaxed);
+        tracing::info!(bandwidth, %user, "balancer bandwidth set");
+        Ok(())
+    }
+
+    /// `restoreFailedStorage check|true|false`: the setting after the call.
+    pub fn restore_failed_storage(&self, user: &str, arg: &str) -> Result<bool> {
+        self.require_admin(user)?;
+        let setting = &self.admin_settings.restore_failed_storage;
+        if arg == "check" {
+            return Ok(setting.load(Ordering::Relaxed));
+        }
+        let on = arg == "true";
+        setting.store(on, Ordering::Relaxed);
+        Ok(on)
+    }
+
+    /// `finalizeUpgrade` / `upgradeStatus` / `rollingUpgrade`: Tusk's storage has one
+    /// layout and no upgrade is ever in progress, so finalizing succeeds with nothing
+    /// to do, an upgrade reads finalized and a rolling upgrade cannot be started.
+    pub fn upgrade_admin(&self, user: &str) -> Result<()> {
+        self.require_admin(user)
+    }
+
+    pub fn rolling_upgrade(&self, user: &str, action: i32) -> Result<()> {
+        self.require_admin(user)?;
+        if action == wire::ROLLING_UPGRADE_START {
+            return Err(crate::NameNodeError::Unsupported {
+                operation: "rolling upgrade".into(),
+            });
+        }
+        Ok(())
+    }
+
+    /// The newest checkpoint image file (`/imagetransfer?getimage=1&txid=latest`).
+    pub fn latest_image_file(&self) -> Result<(u64, PathBuf)> {
+        let mut newest: Option<(u64, PathBuf)> = None;
+        for dir in &self.options.name_dirs {
+            let images = crate::storage::NameDir::new(dir)
+                .images()
+                .unwrap_or_default();
+            if let Some(last) = images.into_iter().last() {
+                if newest.as_ref().is_none_or(|(t, _)| last.0 > *t) {
+                    newest = Some(last);
+                }
+            }
+        }
+        newest.ok_or_else(|| crate::NameNodeError::FileNotFound {
+            path: "fsimage".into(),
+        })
+    }
+}
+
+/// Where HDFS's NameNode writes metasave files: `hadoop.log.dir`, else
+/// `$HADOOP_LOG_DIR`, else the directory of the file its output goes to (as `tusk
+/// local up` starts it), else its working directory.
+pub fn log_dir(conf: &tusk_common::Configuration) -> PathBuf {
+    if let Some(dir) = conf.get("hadoop.log.dir").filter(|d| !d.is_empty()) {
+        return PathBuf::from(dir);
+    }
+    if let Some(dir) = std::env::var_os("HADOOP_LOG_DIR").filter(|d| !d.is_empty()) {
+        return PathBuf::from(dir);
+    }
+    let stdout = std::fs::read_link("/proc/self/fd/1").ok();
+    if let Some(dir) = stdout
+        .filter(|p| p.is_file())
+        .and_then(|p| p.parent().map(PathBuf::from))
+    {
+        return dir;
+    }
+    PathBuf::from(".")
 }
