@@ -209,7 +209,12 @@ same_as_tusk() {  # ARGS...: both tools' output and exit code must be equal
   t=$("$TUSK" dfsadmin -fs "$URI" "$@" 2>&1; echo "rc=$?")
   [ "$j" = "$t" ] || fail "dfsadmin $* differs: Hadoop's: $j / tusk's: $t"
 }
-for verb in -printTopology -saveNamespace "-setBalancerBandwidth 10m" "-restoreFailedStorage check" \
+# saveNamespace: refused outside safe mode (HDFS's words from both), saved in it.
+same_as_tusk -saveNamespace
+dfsadmin -safemode enter >/dev/null
+same_as_tusk -saveNamespace
+dfsadmin -safemode leave >/dev/null
+for verb in -printTopology "-setBalancerBandwidth 10m" "-restoreFailedStorage check" \
   -finalizeUpgrade "-upgrade query" "-rollingUpgrade query" -refreshUserToGroupsMappings \
   -refreshSuperUserGroupsConfiguration -refreshCallQueue -refreshServiceAcl "-help metasave"; do
   # shellcheck disable=SC2086

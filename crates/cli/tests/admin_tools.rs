@@ -41,7 +41,18 @@ fn dfsadmin_verbs_answer_as_hadoops() {
         "{report}"
     );
 
+    // As HDFS: only in safe mode.
+    let refused = dfsadmin(&c, &["-saveNamespace"]);
+    assert_eq!(refused.status.code(), Some(255));
+    assert!(
+        stderr(&refused)
+            .contains("Safe mode should be turned ON in order to create namespace image."),
+        "{}",
+        stderr(&refused)
+    );
+    ok(&c, &["-safemode", "enter"]);
     assert_eq!(ok(&c, &["-saveNamespace"]), "Save namespace successful\n");
+    ok(&c, &["-safemode", "leave"]);
     assert_eq!(
         ok(&c, &["-setBalancerBandwidth", "10m"]),
         "Balancer bandwidth is set to 10485760\n"

@@ -203,6 +203,22 @@ fn local_path_info(
     })
 }
 
+/// Whether two `host:port` addresses name the same socket: equal, or resolving to a
+/// common address (Hadoop's DFSAdmin sends `localhost:PORT` for `127.0.0.1:PORT`).
+fn same_address(a: &str, b: &str) -> bool {
+    use std::net::ToSocketAddrs;
+    if a == b {
+        return true;
+    }
+    let resolve = |s: &str| -> Vec<std::net::SocketAddr> {
+        s.to_socket_addrs()
+            .map(Iterator::collect)
+            .unwrap_or_default()
+    };
+    let theirs = resolve(b);
+    resolve(a).iter().any(|x| theirs.contains(x))
+}
+
 /// HDFS's `triggerBlockReport`: an incremental report at once, or a full one.
 fn trigger_block_report(
     node: &Node,
@@ -211,7 +227,7 @@ fn trigger_block_report(
 ) -> Result<TriggerBlockReportResponseProto, RemoteException> {
     check_superuser(ctx, "triggerBlockReport")?;
     if let Some(nn) = req.nn_address.as_deref().filter(|a| !a.is_empty()) {
-        if nn != node.options.namenode_addr {
+        if !same_address(nn, &node.options.namenode_addr) {
             return Err(RemoteException::of(
                 HadoopException::Io,
                 format!("The NameNode {nn} is not one this DataNode reports to"),
@@ -280,4 +296,16 @@ fn check_superuser(ctx: &CallContext, what: &str) -> Result<(), RemoteException>
             ctx.user
         ),
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_namenode_named_by_host_is_the_same_as_by_address() {
+        assert!(same_address("localhost:8020", "127.0.0.1:8020"));
+        assert!(same_address("127.0.0.1:8020", "127.0.0.1:8020"));
+        assert!(!same_address("localhost:8021", "127.0.0.1:8020"));
+    }
 }

@@ -184,3 +184,43 @@ async fn the_nodemanager_answers_hadoops_node_info() {
     assert_eq!(info["nodeInfo"]["totalPmemAllocatedContainersMB"], 1536);
     assert_eq!(info["nodeInfo"]["nodeHealthy"], true);
 }
+
+/// The file browser answers a missing path with 404 and a refused one with 403, as
+/// WebHDFS does, and links each NodeManager from the ResourceManager's nodes page.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn browser_pages_answer_with_the_status_of_what_they_show() {
+    let cluster = MiniCluster::builder()
+        .datanodes(1)
+        .nodemanagers(1)
+        .build()
+        .await
+        .unwrap();
+    let client = cluster.client();
+    client.mkdirs("/private/inner", 0o700, true).await.unwrap();
+    client.set_permission("/private", 0o700).await.unwrap();
+    let nn = cluster.namenode_http_addr();
+    let status = |path: &'static str| async move {
+        reqwest::get(format!("http://{nn}/explorer?path={path}"))
+            .await
+            .unwrap()
+            .status()
+            .as_u16()
+    };
+    assert_eq!(status("/").await, 200);
+    assert_eq!(status("/nope").await, 404);
+    assert_eq!(status("/private/inner").await, 403);
+    let nodes = reqwest::get(format!(
+        "http://{}/cluster/nodes",
+        cluster.yarn().rm_http_addr()
+    ))
+    .await
+    .unwrap()
+    .text()
+    .await
+    .unwrap();
+    let nm = cluster.yarn().nodemanager_http_addr(0);
+    assert!(
+        nodes.contains(&format!("/node\">")) && nodes.contains(&format!(":{}/node", nm.port())),
+        "a link to the NodeManager's page: {nodes}"
+    );
+}

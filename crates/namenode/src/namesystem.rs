@@ -461,6 +461,24 @@ impl Namesystem {
 
     /// `rollEdits` (`hdfs dfsadmin -rollEdits`): the superuser finishes the current
     /// segment without a checkpoint; returns the first txid of the new one.
+    /// `saveNamespace` (superuser only), as HDFS: only in safe mode, so the image is of
+    /// a namespace nobody is changing; writes an image and starts a new edit segment.
+    pub fn save_namespace(&self, user: &str) -> Result<()> {
+        if !self.permissions.is_superuser(user) {
+            return Err(NameNodeError::SuperuserRequired {
+                user: user.to_string(),
+            });
+        }
+        if !self.read().safe_mode.is_on() {
+            return Err(NameNodeError::Io(std::io::Error::other(
+                "Safe mode should be turned ON in order to create namespace image.",
+            )));
+        }
+        self.checkpoint()?;
+        tracing::info!(user, "namespace saved");
+        Ok(())
+    }
+
     pub fn roll_edits(&self, user: &str) -> Result<u64> {
         if !self.permissions.is_superuser(user) {
             return Err(NameNodeError::SuperuserRequired {

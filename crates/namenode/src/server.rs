@@ -300,7 +300,7 @@ impl ClientProtocolService {
             }),
             "msync" => now(body, |_: h::MsyncRequestProto| Ok(h::MsyncResponseProto {})),
             "saveNamespace" => now(body, |_: h::SaveNamespaceRequestProto| {
-                fsn.checkpoint()?;
+                fsn.save_namespace(user)?;
                 Ok(h::SaveNamespaceResponseProto { saved: Some(true) })
             }),
             "rollEdits" => now(body, |_: h::RollEditsRequestProto| {

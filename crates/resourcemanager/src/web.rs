@@ -325,8 +325,21 @@ fn nodes_page(c: &Cluster) -> String {
                     .collect::<Vec<_>>()
                     .join(" ")
             };
+            // Hadoop's "Node HTTP Address": a link to the NodeManager's own page.
+            let node = match c
+                .nodes
+                .get(&n.node_id)
+                .map(|node| node.address(node.http_port))
+            {
+                Some(http) if !http.is_empty() => format!(
+                    "<b><a href=\"http://{}/node\">{}</a></b>",
+                    escape(&http),
+                    escape(&n.node_id)
+                ),
+                _ => format!("<b>{}</b>", escape(&n.node_id)),
+            };
             vec![
-                format!("<b>{}</b>", escape(&n.node_id)),
+                node,
                 escape(&n.rack),
                 state,
                 page::age(now.saturating_sub(n.last_heartbeat_ms)),

@@ -8,37 +8,55 @@
 use std::collections::HashMap;
 use std::fmt::Write as _;
 
+use axum::http::StatusCode;
 use axum::response::Html;
 use tusk_common::metrics::human_bytes;
 use tusk_http::page::{self, escape, url_encode, Column};
 use tusk_proto::hdfs::hdfs_file_status_proto::FileType;
 use tusk_proto::hdfs::HdfsFileStatusProto;
+use tusk_rpc::HadoopException;
 
 use crate::Namesystem;
 
 /// Hadoop's `hadoop.http.staticuser.user` default: who an anonymous web request is.
 pub const STATIC_USER: &str = "dr.who";
 
-pub fn page(fsn: &Namesystem, q: &HashMap<String, String>) -> Html<String> {
+/// The page and its status: 404 for a missing path, 403 for a refused one, as
+/// WebHDFS answers them.
+pub fn page(fsn: &Namesystem, q: &HashMap<String, String>) -> (StatusCode, Html<String>) {
     let path = normalise(q.get("path").map(String::as_str).unwrap_or("/"));
     let user = q
         .get("user.name")
         .filter(|u| !u.is_empty())
         .map(String::as_str)
         .unwrap_or(STATIC_USER);
-    let body = match fsn.get_file_info(user, &path) {
-        Ok(Some(status)) if status.file_type == FileType::IsDir as i32 => {
-            directory(fsn, &path, user, q.get("after").map(String::as_str))
-        }
-        Ok(Some(status)) => file(fsn, &path, user, &status),
-        Ok(None) => format!(
-            "{}<p>No such file or directory: <code>{}</code></p>",
-            breadcrumbs(&path, user),
-            escape(&path)
+    let (code, body) = match fsn.get_file_info(user, &path) {
+        Ok(Some(status)) if status.file_type == FileType::IsDir as i32 => (
+            StatusCode::OK,
+            directory(fsn, &path, user, q.get("after").map(String::as_str)),
         ),
-        Err(e) => refused(&path, user, &e.to_remote()),
+        Ok(Some(status)) => (StatusCode::OK, file(fsn, &path, user, &status)),
+        Ok(None) => (
+            StatusCode::NOT_FOUND,
+            format!(
+                "{}<p>No such file or directory: <code>{}</code></p>",
+                breadcrumbs(&path, user),
+                escape(&path)
+            ),
+        ),
+        Err(e) => {
+            let code = match e.exception() {
+                HadoopException::AccessControl => StatusCode::FORBIDDEN,
+                HadoopException::FileNotFound => StatusCode::NOT_FOUND,
+                _ => StatusCode::BAD_REQUEST,
+            };
+            (code, refused(&path, user, &e.to_remote()))
+        }
     };
-    super::nn_page("Browse the file system").render(&body)
+    // A browsing page is not reloaded under its reader.
+    let mut shown = super::nn_page("Browse the file system");
+    shown.refresh_secs = 0;
+    (code, shown.render(&body))
 }
 
 /// `/a//b/` → `/a/b`; always absolute.
