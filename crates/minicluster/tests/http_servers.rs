@@ -220,7 +220,7 @@ async fn browser_pages_answer_with_the_status_of_what_they_show() {
     .unwrap();
     let nm = cluster.yarn().nodemanager_http_addr(0);
     assert!(
-        nodes.contains(&format!("/node\">")) && nodes.contains(&format!(":{}/node", nm.port())),
+        nodes.contains("/node\">") && nodes.contains(&format!(":{}/node", nm.port())),
         "a link to the NodeManager's page: {nodes}"
     );
 }

@@ -66,6 +66,9 @@ pub(crate) async fn run(node: Arc<Node>) {
     let mut sampler =
         StatusSampler::for_dirs(&node.options.local_dirs).with_window(node.options.status_window);
     loop {
+        if node.shutdown.is_triggered() {
+            return;
+        }
         let sent = Instant::now();
         let busy = match heartbeat(&node, &mut sampler).await {
             Ok(busy) => busy,
@@ -80,6 +83,7 @@ pub(crate) async fn run(node: Arc<Node>) {
             sent + node.interval()
         };
         tokio::select! {
+            biased;
             _ = node.shutdown.wait() => return,
             _ = tokio::time::sleep_until(next) => {}
         }
@@ -154,12 +158,18 @@ async fn resync(node: &Node) -> Result<(), NodeManagerError> {
     register_until_answered(node).await
 }
 
-/// Event-driven: reports finished containers as soon as they finish.
+/// Event-driven: reports finished containers as soon as they finish. A node shutting
+/// down reports nothing more (the containers its stop kills are not the applications'
+/// doing: the ResourceManager learns of them when the node is lost, as Hadoop's does).
 pub(crate) async fn report_finished(node: Arc<Node>) {
     loop {
         tokio::select! {
+            biased;
             _ = node.shutdown.wait() => return,
             _ = node.containers.finished.notified() => {}
+        }
+        if node.shutdown.is_triggered() {
+            return;
         }
         let completed = node.containers.take_completed();
         if completed.is_empty() {
