@@ -549,6 +549,41 @@ async fn the_new_edits_replay_after_a_kill() {
     cluster.shutdown().await;
 }
 
+/// Calls `attempt` until it succeeds while another writer's expired lease is recovered:
+/// meanwhile it may only be refused as RecoveryInProgressException or
+/// AlreadyBeingCreatedException. Returns its value and whether a recovery was seen.
+async fn once_the_lease_is_recovered<T, F, Fut>(what: &str, attempt: F) -> (T, bool)
+where
+    F: Fn() -> Fut,
+    Fut: std::future::Future<Output = Result<T, ClientError>>,
+{
+    let refused = std::sync::atomic::AtomicBool::new(false);
+    let value = wait_for(what, Duration::from_secs(60), || {
+        let refused = &refused;
+        let call = attempt();
+        async move {
+            match call.await {
+                Ok(v) => Some(v),
+                Err(ClientError::Remote(e)) => {
+                    let in_progress = e.class.ends_with("RecoveryInProgressException");
+                    if in_progress {
+                        refused.store(true, std::sync::atomic::Ordering::Relaxed);
+                    }
+                    assert!(
+                        in_progress || e.class.ends_with("AlreadyBeingCreatedException"),
+                        "{e}"
+                    );
+                    None
+                }
+                Err(e) => panic!("{what}: {e}"),
+            }
+        }
+    })
+    .await
+    .unwrap();
+    (value, refused.load(std::sync::atomic::Ordering::Relaxed))
+}
+
 /// As HDFS: appending to a file whose writer let its lease pass the soft limit
 /// recovers the lease first (RecoveryInProgressException meanwhile), then appends.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -568,38 +603,12 @@ async fn append_after_the_soft_limit_recovers_the_lease_first() {
     w.hflush().await.unwrap();
     drop(w);
     let other = cluster.client();
-    let refused = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
-    let mut a = wait_for(
-        "append once the lease is recovered",
-        Duration::from_secs(60),
-        || {
-            let other = other.clone();
-            let refused = refused.clone();
-            async move {
-                match other.append("/soft", false).await {
-                    Ok(w) => Some(w),
-                    Err(ClientError::Remote(e)) => {
-                        if e.class.ends_with("RecoveryInProgressException") {
-                            refused.store(true, std::sync::atomic::Ordering::Relaxed);
-                        }
-                        assert!(
-                            e.class.ends_with("RecoveryInProgressException")
-                                || e.class.ends_with("AlreadyBeingCreatedException"),
-                            "{e}"
-                        );
-                        None
-                    }
-                    Err(e) => panic!("append: {e}"),
-                }
-            }
-        },
-    )
-    .await
-    .unwrap();
-    assert!(
-        refused.load(std::sync::atomic::Ordering::Relaxed),
-        "recovery ran before the append"
-    );
+    let (mut a, refused) =
+        once_the_lease_is_recovered("append once the lease is recovered", || {
+            other.append("/soft", false)
+        })
+        .await;
+    assert!(refused, "recovery ran before the append");
     a.write(b"after recovery").await.unwrap();
     a.close().await.unwrap();
     let mut want = data.clone();
@@ -631,30 +640,10 @@ async fn create_over_a_soft_expired_file_recovers_the_lease_first() {
         overwrite: true,
         ..opts()
     };
-    let mut c = wait_for(
-        "create once the lease is recovered",
-        Duration::from_secs(60),
-        || {
-            let other = other.clone();
-            let overwrite = overwrite.clone();
-            async move {
-                match other.create("/soft-c", overwrite).await {
-                    Ok(w) => Some(w),
-                    Err(ClientError::Remote(e)) => {
-                        assert!(
-                            e.class.ends_with("RecoveryInProgressException")
-                                || e.class.ends_with("AlreadyBeingCreatedException"),
-                            "{e}"
-                        );
-                        None
-                    }
-                    Err(e) => panic!("create: {e}"),
-                }
-            }
-        },
-    )
-    .await
-    .unwrap();
+    let (mut c, _) = once_the_lease_is_recovered("create once the lease is recovered", || {
+        other.create("/soft-c", overwrite.clone())
+    })
+    .await;
     c.write(b"replaced").await.unwrap();
     c.close().await.unwrap();
     assert_eq!(other.read_file("/soft-c").await.unwrap(), b"replaced");
