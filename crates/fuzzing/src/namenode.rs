@@ -680,7 +680,6 @@ pub fn method_seeds() -> Vec<(String, Vec<u8>)> {
             .encode_to_vec(),
         ),
         one("msync", false, vec![]),
-        one("saveNamespace", true, vec![]),
         one("getStoragePolicies", false, vec![]),
         one("getStoragePolicy", false, path_req(CLOSED_FILE)),
         one(
@@ -754,6 +753,25 @@ pub fn method_seeds() -> Vec<(String, Vec<u8>)> {
             .encode_to_vec(),
         ),
     ];
+    // saveNamespace is served only in safe mode, as HDFS's.
+    let safe_mode = |action: i32| {
+        (
+            selector("setSafeMode", true),
+            h::SetSafeModeRequestProto {
+                action,
+                checked: Some(false),
+            }
+            .encode_to_vec(),
+        )
+    };
+    seeds.push((
+        "saveNamespace".into(),
+        vec![
+            safe_mode(2),
+            (selector("saveNamespace", true), vec![]),
+            safe_mode(1),
+        ],
+    ));
     // A whole write: create, a block, its replicas received, complete.
     let new_file = "/user/fuzz/written";
     seeds.push((

@@ -24,6 +24,9 @@ pub enum NameNodeError {
         path: String,
         holder: String,
     },
+    /// `saveNamespace` outside safe mode (HDFS's IOException).
+    #[error("Safe mode should be turned ON in order to create namespace image.")]
+    SafeModeRequired,
     /// HDFS's `checkOwner`: only the owner (or the superuser) may change permissions,
     /// times, ACLs and the like.
     #[error("Permission denied. user={user} is not the owner of inode={path}")]
@@ -207,6 +210,7 @@ impl NameNodeError {
             | InconsistentNameDirs { .. }
             | NoNameDirectory { .. }
             | Io(_)
+            | SafeModeRequired
             | XAttr { .. } => HadoopException::Io,
             Acl { .. } => HadoopException::Acl,
             PermissionDenied { .. } => HadoopException::AccessControl,

@@ -470,9 +470,7 @@ impl Namesystem {
             });
         }
         if !self.read().safe_mode.is_on() {
-            return Err(NameNodeError::Io(std::io::Error::other(
-                "Safe mode should be turned ON in order to create namespace image.",
-            )));
+            return Err(NameNodeError::SafeModeRequired);
         }
         self.checkpoint()?;
         tracing::info!(user, "namespace saved");
