@@ -34,6 +34,14 @@ pub struct ReplicaInfo {
 }
 
 impl ReplicaInfo {
+    /// Already what block recovery `recovery_id` makes of a replica: finalized with
+    /// that stamp and `length` bytes (a repeated sync finds it so).
+    pub fn is_synced(&self, recovery_id: u64, length: u64) -> bool {
+        self.generation_stamp == recovery_id
+            && self.state == ReplicaState::Finalized
+            && self.num_bytes == length
+    }
+
     /// The replica as the NameNode sees it in reports.
     pub fn to_report(&self) -> ReplicaReport {
         ReplicaReport {
@@ -159,10 +167,7 @@ pub trait BlockStore: Send + Sync + 'static {
         new_length: u64,
     ) -> Result<ReplicaInfo, DataNodeError> {
         if let Some(done) = self.get(new_block_id) {
-            if done.generation_stamp == recovery_id
-                && done.state == ReplicaState::Finalized
-                && done.num_bytes == new_length
-            {
+            if done.is_synced(recovery_id, new_length) {
                 return Ok(done);
             }
             self.delete_up_to(new_block_id, recovery_id.saturating_sub(1))?;
@@ -190,16 +195,7 @@ pub trait BlockStore: Send + Sync + 'static {
             let read = read.min(info.num_bytes - offset) as usize;
             let s = checksum.checksums_len(read);
             reader.read_chunks(offset, &mut data[..read], &mut sums[..s])?;
-            match checksum.verify(&data[..read], &sums[..s], offset) {
-                Ok(()) => {}
-                Err(DataTransferError::ChecksumMismatch { offset: bad, .. }) => {
-                    return Err(DataNodeError::CorruptReplica {
-                        block: block_id,
-                        offset: bad,
-                    })
-                }
-                Err(e) => return Err(e.into()),
-            }
+            check_chunks(checksum, block_id, &data[..read], &sums[..s], offset)?;
             let new_sums = checksum.compute(&data[..take]);
             writer.write(offset, &data[..take], &new_sums)?;
             offset += take as u64;
@@ -265,19 +261,31 @@ fn verify_chunks(info: &ReplicaInfo, reader: &mut dyn ReplicaReader) -> Result<(
         let n = piece.min(end - offset) as usize;
         let s = checksum.checksums_len(n);
         reader.read_chunks(offset, &mut data[..n], &mut sums[..s])?;
-        match checksum.verify(&data[..n], &sums[..s], offset) {
-            Ok(()) => {}
-            Err(DataTransferError::ChecksumMismatch { offset: bad, .. }) => {
-                return Err(DataNodeError::CorruptReplica {
-                    block: info.block_id,
-                    offset: bad,
-                })
-            }
-            Err(e) => return Err(e.into()),
-        }
+        check_chunks(checksum, info.block_id, &data[..n], &sums[..s], offset)?;
         offset += n as u64;
     }
     Ok(())
+}
+
+/// Checks chunks read at `offset` against their stored checksums; a mismatch is
+/// [`DataNodeError::CorruptReplica`] at the first bad chunk.
+fn check_chunks(
+    checksum: DataChecksum,
+    block_id: u64,
+    data: &[u8],
+    sums: &[u8],
+    offset: u64,
+) -> Result<(), DataNodeError> {
+    match checksum.verify(data, sums, offset) {
+        Ok(()) => Ok(()),
+        Err(DataTransferError::ChecksumMismatch { offset: bad, .. }) => {
+            Err(DataNodeError::CorruptReplica {
+                block: block_id,
+                offset: bad,
+            })
+        }
+        Err(e) => Err(e.into()),
+    }
 }
 
 /// Appends packets to one rbw replica.

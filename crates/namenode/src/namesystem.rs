@@ -71,6 +71,7 @@ pub use ops::RenamePlan;
 pub use policy_ops::{all_policies as all_storage_policies, policy_by_id as storage_policy_by_id};
 pub use safe_mode::SafeMode;
 pub use trash::spawn_trash_emptier;
+pub(crate) use truncate::block_cut_inside;
 pub use truncate::TruncateCut;
 
 /// Everything behind the namesystem lock.

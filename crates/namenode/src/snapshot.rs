@@ -275,15 +275,10 @@ impl Snapshots {
                 // A cut inside a block a snapshot holds must copy it (copy-on-truncate,
                 // `new_block_id`), never cut the snapshot's bytes in place.
                 if o.recovery_id != 0 && o.new_block_id == 0 {
-                    let file = ns.get(o.inode_id).and_then(|n| n.file());
-                    let mut end = 0u64;
-                    let cut_block = file.and_then(|f| {
-                        f.blocks.iter().copied().find(|b| {
-                            end += blocks.get(*b).map_or(0, |b| b.num_bytes);
-                            end > o.new_length
-                        })
+                    let cut_block = ns.get(o.inode_id).and_then(|n| n.file()).and_then(|f| {
+                        crate::namesystem::block_cut_inside(blocks, &f.blocks, o.new_length)
                     });
-                    if cut_block.is_some_and(|b| self.store.retains(b)) {
+                    if cut_block.is_some_and(|(b, _)| self.store.retains(b)) {
                         return Err(NameNodeError::InvalidArgument {
                             message: format!(
                                 "truncate of inode {} would cut a block a snapshot holds in place",

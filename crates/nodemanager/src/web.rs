@@ -39,21 +39,15 @@ pub(crate) fn router(node: &Arc<Node>) -> Router {
             .render(&overview(&node))
         })
     };
-    let info_node = node.clone();
+    let info = || {
+        let node = node.clone();
+        get(move || async move { axum::Json(node_info(&node)) })
+    };
     Router::new()
         .route("/", page())
         .route("/node", page())
-        .route(
-            "/ws/v1/node/info",
-            get(move || async move { axum::Json(node_info(&info_node)) }),
-        )
-        .route(
-            "/ws/v1/node",
-            get({
-                let node = node.clone();
-                move || async move { axum::Json(node_info(&node)) }
-            }),
-        )
+        .route("/ws/v1/node", info())
+        .route("/ws/v1/node/info", info())
         .merge(shared)
 }
 

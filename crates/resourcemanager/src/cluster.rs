@@ -59,6 +59,15 @@ pub(crate) struct Node {
 }
 
 impl Node {
+    /// Hadoop's `NodeState` name for pages and REST: `LOST` or `RUNNING`.
+    pub fn state_name(&self) -> &'static str {
+        if self.lost {
+            "LOST"
+        } else {
+            "RUNNING"
+        }
+    }
+
     pub fn free(&self) -> Resource {
         self.capability.minus(&self.used)
     }

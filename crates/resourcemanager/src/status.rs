@@ -62,7 +62,7 @@ impl ClusterStatus {
                     node_id: n.id.clone(),
                     host: n.host.clone(),
                     rack: n.rack.clone(),
-                    state: if n.lost { "LOST" } else { "RUNNING" },
+                    state: n.state_name(),
                     capability: n.capability,
                     used: n.used,
                     containers: n.containers.len(),

@@ -13,7 +13,7 @@
 use tusk_proto::internal::{edit_record::Op, TruncateOp};
 
 use super::{Logged, Namesystem, State};
-use crate::blocks::{BlockInfo, BlockState};
+use crate::blocks::{BlockInfo, BlockMap, BlockState};
 use crate::datanodes::DnIdx;
 use crate::error::{NameNodeError, Result};
 use crate::namespace::{Access, Inode};
@@ -56,28 +56,9 @@ impl Namesystem {
         if new_length == length {
             return Ok(Logged::new(true, 0));
         }
-        // The block the cut falls in, if not on a boundary.
-        let mut pos = 0u64;
-        let mut inside = None;
-        for b in &file.blocks {
-            let Some(info) = st.blocks.get(*b) else {
-                continue;
-            };
-            if new_length > pos && new_length < pos + info.num_bytes {
-                inside = Some(info.clone());
-                break;
-            }
-            pos += info.num_bytes;
-            if pos >= new_length {
-                break;
-            }
-        }
-        let recovery_id = inside
-            .as_ref()
-            .map_or(0, |_| st.blocks.allocate_generation_stamp());
-        let copy = inside
-            .as_ref()
-            .is_some_and(|b| st.snapshots.store.retains(b.id));
+        let inside = block_cut_inside(&st.blocks, &file.blocks, new_length);
+        let recovery_id = inside.map_or(0, |_| st.blocks.allocate_generation_stamp());
+        let copy = inside.is_some_and(|(b, _)| st.snapshots.store.retains(b));
         let new_block_id = if copy { st.blocks.allocate_id() } else { 0 };
         let op = Op::Truncate(TruncateOp {
             inode_id: id,
@@ -88,19 +69,19 @@ impl Namesystem {
             new_block_id,
         });
         let mut txid = self.apply_and_log(&mut st, op)?;
-        let Some(old) = inside else {
+        let Some((old, pos)) = inside else {
             tracing::info!(path = %src, new_length, "truncated on a block boundary");
             return Ok(Logged::new(true, txid));
         };
         let cut = new_length - pos;
         let (block, source) = if copy {
-            let source = st.blocks.get(old.id).expect("a snapshot keeps it").clone();
+            let source = st.blocks.get(old).expect("a snapshot keeps it").clone();
             (
                 st.blocks.get(new_block_id).expect("added").clone(),
                 Some(source),
             )
         } else {
-            (st.blocks.get(old.id).expect("kept").clone(), None)
+            (st.blocks.get(old).expect("kept").clone(), None)
         };
         let holders = st.recovery_holders(&block, source.as_ref());
         txid = self.start_block_recovery(
@@ -116,6 +97,29 @@ impl Namesystem {
         tracing::info!(path = %src, new_length, block = block.id, cut, copy_from = ?source.map(|b| b.id), "truncating inside a block: recovery started");
         Ok(Logged::new(false, txid))
     }
+}
+
+/// The block a cut at `new_length` falls strictly inside (not on a boundary) and the
+/// file offset it starts at; `None` for a cut on a block boundary.
+pub(crate) fn block_cut_inside(
+    blocks: &BlockMap,
+    file_blocks: &[u64],
+    new_length: u64,
+) -> Option<(u64, u64)> {
+    let mut pos = 0u64;
+    for b in file_blocks {
+        let Some(info) = blocks.get(*b) else {
+            continue;
+        };
+        if new_length > pos && new_length < pos + info.num_bytes {
+            return Some((*b, pos));
+        }
+        pos += info.num_bytes;
+        if pos >= new_length {
+            return None;
+        }
+    }
+    None
 }
 
 /// A truncate's cut of an open file's last block, kept (in the image too) until its

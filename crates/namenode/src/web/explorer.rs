@@ -14,7 +14,6 @@ use tusk_common::metrics::human_bytes;
 use tusk_http::page::{self, escape, url_encode, Column};
 use tusk_proto::hdfs::hdfs_file_status_proto::FileType;
 use tusk_proto::hdfs::HdfsFileStatusProto;
-use tusk_rpc::HadoopException;
 
 use crate::Namesystem;
 
@@ -45,12 +44,9 @@ pub fn page(fsn: &Namesystem, q: &HashMap<String, String>) -> (StatusCode, Html<
             ),
         ),
         Err(e) => {
-            let code = match e.exception() {
-                HadoopException::AccessControl => StatusCode::FORBIDDEN,
-                HadoopException::FileNotFound => StatusCode::NOT_FOUND,
-                _ => StatusCode::BAD_REQUEST,
-            };
-            (code, refused(&path, user, &e.to_remote()))
+            let remote = e.to_remote();
+            let body = refused(&path, user, &remote);
+            (tusk_webhdfs::WebHdfsError::from(remote).status(), body)
         }
     };
     // A browsing page is not reloaded under its reader.

@@ -128,20 +128,12 @@ pub(super) fn one_app(c: &Cluster, id: &str) -> Response {
     }
 }
 
-fn node_state(n: &Node) -> &'static str {
-    if n.lost {
-        "LOST"
-    } else {
-        "RUNNING"
-    }
-}
-
 /// One node as Hadoop's `NodeInfo`, with Tusk's node status beside it.
 fn node(n: &Node) -> Value {
     let free = n.free();
     json!({
         "rack": n.rack,
-        "state": node_state(n),
+        "state": n.state_name(),
         "id": n.id,
         "nodeHostName": n.host,
         "nodeHTTPAddress": n.address(n.http_port),
@@ -168,7 +160,7 @@ pub(super) fn nodes(c: &Cluster, q: &HashMap<String, String>) -> Value {
         .filter(|n| {
             states
                 .as_ref()
-                .is_none_or(|s| s.iter().any(|x| x == node_state(n)))
+                .is_none_or(|s| s.iter().any(|x| x == n.state_name()))
         })
         .map(node)
         .collect();

@@ -154,10 +154,7 @@ pub(super) fn update_replica_under_recovery(
     new_length: u64,
 ) -> Result<ReplicaInfo, DataNodeError> {
     if let Some(done) = store.inner.map().get(&block_id).map(|e| e.info) {
-        if done.generation_stamp == recovery_id
-            && done.state == ReplicaState::Finalized
-            && done.num_bytes == new_length
-        {
+        if done.is_synced(recovery_id, new_length) {
             return Ok(done);
         }
     }
