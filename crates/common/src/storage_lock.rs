@@ -11,6 +11,9 @@ use std::path::Path;
 /// The file in a storage directory's root that its holder keeps locked.
 pub const LOCK_FILE: &str = "in_use.lock";
 
+/// How long a lock held in this process's name is waited for (see [`lock`]).
+const SAME_PROCESS_WAIT: std::time::Duration = std::time::Duration::from_secs(2);
+
 /// A held lock; dropping it releases the directory.
 #[derive(Debug)]
 pub struct StorageLock {
@@ -41,17 +44,31 @@ pub fn lock(root: &Path) -> Result<StorageLock, StorageLockError> {
         .truncate(false)
         .open(root.join(LOCK_FILE))
         .map_err(io)?;
-    match file.try_lock() {
-        Ok(()) => {}
-        Err(TryLockError::WouldBlock) => {
-            let mut holder = String::new();
-            let _ = file.read_to_string(&mut holder);
-            return Err(StorageLockError::Held {
-                dir: root.display().to_string(),
-                holder: holder.trim().to_string(),
-            });
+    // A lock this process let go of may still be held for a moment: a child being
+    // spawned by another thread shares the lock file's open description from its fork
+    // until its exec closes it. A holder naming this process is waited for that long;
+    // any other holder is refused at once.
+    let own = format!("{}@", std::process::id());
+    let deadline = std::time::Instant::now() + SAME_PROCESS_WAIT;
+    loop {
+        match file.try_lock() {
+            Ok(()) => break,
+            Err(TryLockError::WouldBlock) => {
+                let mut holder = String::new();
+                let _ = file.rewind();
+                let _ = file.read_to_string(&mut holder);
+                let holder = holder.trim().to_string();
+                if holder.starts_with(&own) && std::time::Instant::now() < deadline {
+                    std::thread::sleep(std::time::Duration::from_millis(10));
+                    continue;
+                }
+                return Err(StorageLockError::Held {
+                    dir: root.display().to_string(),
+                    holder,
+                });
+            }
+            Err(TryLockError::Error(e)) => return Err(io(e)),
         }
-        Err(TryLockError::Error(e)) => return Err(io(e)),
     }
     let holder = format!("{}@{}", std::process::id(), host_name());
     file.set_len(0).map_err(io)?;
