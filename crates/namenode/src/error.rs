@@ -15,6 +15,16 @@ pub enum NameNodeError {
     DirectoryNotEmpty { path: String },
     #[error("Invalid path name {path}: {reason}")]
     InvalidPath { path: String, reason: &'static str },
+    /// A name under `/.reserved` no call may create or remove (HDFS's
+    /// `InvalidPathException(path)`).
+    #[error("Invalid path name {path}")]
+    ReservedPath { path: String },
+    /// `/.reserved/.inodes/<id>` whose id is no number.
+    #[error("Invalid inode path: {path}")]
+    InvalidInodePath { path: String },
+    /// `/.reserved/.inodes/<id>` whose inode does not exist.
+    #[error("File for given inode path does not exist: {path}")]
+    InodePathNotFound { path: String },
     /// HDFS's `FSPermissionChecker` refusal; `holder` is the inode's
     /// `:owner:group:drwx------` (empty where it is not known).
     #[error("Permission denied: user={user}, access={access}, inode=\"{path}\"{holder}")]
@@ -179,11 +189,13 @@ impl NameNodeError {
     pub fn exception(&self) -> HadoopException {
         use NameNodeError::*;
         match self {
-            FileNotFound { .. } => HadoopException::FileNotFound,
+            FileNotFound { .. } | InvalidInodePath { .. } | InodePathNotFound { .. } => {
+                HadoopException::FileNotFound
+            }
             AlreadyExists { .. } => HadoopException::FileAlreadyExists,
             ParentNotDirectory { .. } => HadoopException::ParentNotDirectory,
             DirectoryNotEmpty { .. } => HadoopException::PathIsNotEmptyDirectory,
-            InvalidPath { .. } => HadoopException::InvalidPath,
+            InvalidPath { .. } | ReservedPath { .. } => HadoopException::InvalidPath,
             AccessDenied { .. }
             | NotOwner { .. }
             | ChownNotSuperuser { .. }

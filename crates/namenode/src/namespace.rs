@@ -10,6 +10,7 @@ mod children;
 mod features;
 mod image_check;
 pub(crate) mod permission;
+pub mod reserved;
 
 use foldhash::HashMap;
 
@@ -20,6 +21,7 @@ pub use children::Children;
 pub use features::{DirQuota, Features, XAttr};
 pub use image_check::check_image;
 pub use permission::{Access, Mode, Permissions};
+pub use reserved::ResolvedPath;
 
 pub type InodeId = u64;
 

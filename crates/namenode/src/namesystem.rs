@@ -19,6 +19,8 @@
 //! - `block_recovery`: lease recovery and block recovery of a file's last block.
 //! - `truncate`: truncate, on a block boundary or by block recovery.
 //! - `snapshot_ops`: snapshot operations and reads through `.snapshot`.
+//! - `reserved`: `/.reserved/.inodes/<id>` and `/.reserved/raw`, resolved before every
+//!   call that takes a path.
 //! - `leases`: which client holds which open file. `image`: the state as a checkpoint
 //!   image and back.
 
@@ -38,6 +40,7 @@ mod monitors;
 mod ops;
 mod policy_ops;
 mod quota;
+mod reserved;
 pub mod safe_mode;
 mod snapshot_ops;
 mod status;
@@ -68,6 +71,7 @@ pub use block_tokens::{spawn_key_roller, BlockTokens};
 pub use leases::Leases;
 pub use monitors::spawn_monitors;
 pub use ops::RenamePlan;
+pub use reserved::PathUse;
 pub use policy_ops::{all_policies as all_storage_policies, policy_by_id as storage_policy_by_id};
 pub use safe_mode::SafeMode;
 pub use trash::spawn_trash_emptier;

@@ -14,6 +14,7 @@ use crate::error::{NameNodeError, Result};
 use crate::namespace::acl::{self, AclEntry, AclScope, AclType};
 use crate::path;
 use crate::snapshot::{self, SnapshotPath};
+use crate::namesystem::PathUse;
 
 /// Which change an ACL call makes to the existing full ACL.
 pub enum AclChange<'a> {
@@ -36,6 +37,7 @@ impl Namesystem {
 
     /// modifyAclEntries, removeAclEntries, removeDefaultAcl, removeAcl and setAcl.
     pub fn change_acl(&self, user: &str, src: &str, change: AclChange<'_>) -> Result<Logged<()>> {
+        let src = &*self.resolved(user, src, PathUse::Write)?;
         self.check_acls_enabled()?;
         let src = path::normalize(src)?;
         snapshot::check_modifiable_path(&src)?;
@@ -67,6 +69,7 @@ impl Namesystem {
     /// getAclStatus: the owner, group, sticky bit, the entries the permission bits do
     /// not hold, and the bits; inside a snapshot, as the snapshot saw them.
     pub fn acl_status(&self, user: &str, src: &str) -> Result<AclStatusProto> {
+        let src = &*self.resolved(user, src, PathUse::Read)?;
         self.check_acls_enabled()?;
         let st = self.read();
         if let Some(sp) = SnapshotPath::parse(src)? {

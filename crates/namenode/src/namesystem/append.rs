@@ -14,6 +14,7 @@ use crate::blocks::BlockState;
 use crate::error::{NameNodeError, Result};
 use crate::namespace::{Access, Inode, InodeId};
 use crate::path;
+use crate::namesystem::PathUse;
 
 /// `CreateFlagProto.NEW_BLOCK`: append in a new block, leaving the last one as it is.
 const CREATE_FLAG_NEW_BLOCK: u32 = 32;
@@ -21,6 +22,7 @@ const CREATE_FLAG_NEW_BLOCK: u32 = 32;
 impl Namesystem {
     /// `isFileClosed`: false while the file is open for writing (or being recovered).
     pub fn is_file_closed(&self, user: &str, src: &str) -> Result<bool> {
+        let src = &*self.resolved(user, src, PathUse::Read)?;
         let st = self.read();
         self.permissions.check_traverse(&st.ns, user, src)?;
         let node = st.ns.lookup(src)?;
@@ -79,6 +81,7 @@ impl Namesystem {
         client: &str,
         flags: u32,
     ) -> Result<Logged<AppendResponseProto>> {
+        let src = &*self.resolved(user, src, PathUse::Write)?;
         let src = path::normalize(src)?;
         let new_block = flags & CREATE_FLAG_NEW_BLOCK != 0;
         let mut st = self.write();

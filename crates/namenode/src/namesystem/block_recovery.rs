@@ -38,6 +38,7 @@ use crate::blocks::BlockState;
 use crate::datanodes::DnIdx;
 use crate::error::{NameNodeError, Result};
 use crate::namespace::{Access, Inode, InodeId};
+use crate::namesystem::PathUse;
 
 /// The lease holder of files the NameNode is recovering (HDFS's name).
 pub const NAMENODE_LEASE_HOLDER: &str = "HDFS_NameNode";
@@ -171,6 +172,7 @@ impl Namesystem {
     /// last block needs no recovery); false while block recovery runs (clients poll it
     /// or `isFileClosed`).
     pub async fn recover_lease(&self, user: &str, src: &str) -> Result<bool> {
+        let src = &*self.resolved(user, src, PathUse::Write)?;
         let (closed, txid) = {
             let mut st = self.write();
             self.permissions.check_traverse(&st.ns, user, src)?;

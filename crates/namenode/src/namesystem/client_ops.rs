@@ -9,14 +9,19 @@ use tusk_proto::hdfs::{
 };
 use tusk_security::AccessMode;
 
-use super::Namesystem;
+use super::reserved::reserved_dir_status;
+use super::{Namesystem, PathUse};
 use crate::datanodes::DnIdx;
 use crate::error::{NameNodeError, Result};
-use crate::namespace::Access;
+use crate::namespace::{reserved, Access};
 use crate::snapshot::SnapshotPath;
 
 impl Namesystem {
     pub fn get_file_info(&self, user: &str, src: &str) -> Result<Option<HdfsFileStatusProto>> {
+        if reserved::is_exact_reserved(src) {
+            return Ok(Some(reserved_dir_status()));
+        }
+        let src = &*self.resolved(user, src, PathUse::Read)?;
         if let Some(sp) = SnapshotPath::parse(src)? {
             return self.snapshot_file_info(user, &sp);
         }
@@ -41,6 +46,10 @@ impl Namesystem {
         start_after: &[u8],
         need_location: bool,
     ) -> Result<Option<DirectoryListingProto>> {
+        if reserved::is_exact_reserved(src) {
+            return Ok(Some(self.reserved_listing()));
+        }
+        let src = &*self.resolved(user, src, PathUse::Read)?;
         if let Some(sp) = SnapshotPath::parse(src)? {
             return self.snapshot_listing_of(user, &sp, start_after, need_location);
         }
@@ -88,6 +97,7 @@ impl Namesystem {
         offset: u64,
         length: u64,
     ) -> Result<Option<LocatedBlocksProto>> {
+        let src = &*self.resolved(user, src, PathUse::Read)?;
         if let Some(sp) = SnapshotPath::parse(src)? {
             return self.snapshot_block_locations(user, &sp, src, offset, length);
         }
@@ -113,6 +123,7 @@ impl Namesystem {
     }
 
     pub fn content_summary(&self, user: &str, src: &str) -> Result<ContentSummaryProto> {
+        let src = &*self.resolved(user, src, PathUse::Read)?;
         if let Some(sp) = SnapshotPath::parse(src)? {
             return self.snapshot_content_summary(user, &sp, src);
         }
@@ -193,6 +204,7 @@ impl Namesystem {
     }
 
     pub fn preferred_block_size(&self, user: &str, src: &str) -> Result<u64> {
+        let src = &*self.resolved(user, src, PathUse::Read)?;
         let st = self.read();
         self.permissions.check_traverse(&st.ns, user, src)?;
         let node = st.ns.lookup(src)?;

@@ -8,7 +8,7 @@ use tusk_proto::hdfs::{
 };
 use tusk_security::AccessMode;
 
-use super::Namesystem;
+use super::{Namesystem, PathUse};
 use crate::error::{NameNodeError, Result};
 use crate::namespace::Access;
 
@@ -16,6 +16,7 @@ impl Namesystem {
     /// checkAccess: whether `user` holds `mode` (rwx bits) on `src`, with execute on
     /// every directory above it.
     pub fn check_access(&self, user: &str, src: &str, mode: u16) -> Result<()> {
+        let src = &*self.resolved(user, src, PathUse::Read)?;
         if let Some(sp) = crate::snapshot::SnapshotPath::parse(src)? {
             return self.snapshot_check_access(user, src, &sp, mode & 7, access_name(mode & 7));
         }
@@ -41,6 +42,7 @@ impl Namesystem {
         src: &str,
         need_block_token: bool,
     ) -> Result<Option<HdfsFileStatusProto>> {
+        let src = &*self.resolved(user, src, PathUse::Read)?;
         if let Some(sp) = crate::snapshot::SnapshotPath::parse(src)? {
             return self.snapshot_located_file_info(user, &sp, need_block_token);
         }

@@ -45,7 +45,7 @@ impl Namesystem {
                     path: src.to_string(),
                 })
             }
-            None => st.ns.lookup(src)?.id,
+            None => st.ns.lookup(&st.ns.resolve_reserved(src)?.path)?.id,
         };
         let node = st.ns.get(id).expect("resolved");
         let file = node.file().ok_or_else(|| NameNodeError::FileNotFound {

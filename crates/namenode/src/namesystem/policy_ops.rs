@@ -26,6 +26,7 @@ struct Policy {
 }
 
 use StorageTypeProto::{Archive, Disk, Nvdimm, Provided, RamDisk, Ssd};
+use crate::namesystem::PathUse;
 
 /// `BlockStoragePolicySuite.createDefaultSuite`, in id order.
 const POLICIES: &[Policy] = &[
@@ -137,6 +138,7 @@ impl Namesystem {
         src: &str,
         name: Option<&str>,
     ) -> Result<Logged<()>> {
+        let src = &*self.resolved(user, src, PathUse::Write)?;
         self.check_storage_policy_enabled()?;
         let policy_id = match name {
             None => 0,
@@ -169,6 +171,7 @@ impl Namesystem {
     /// Inside a snapshot, the policy as the snapshot saw it (set on the copy or one above
     /// it), else inherited from the live directories above the snapshot.
     pub fn get_storage_policy(&self, user: &str, src: &str) -> Result<BlockStoragePolicyProto> {
+        let src = &*self.resolved(user, src, PathUse::Read)?;
         let st = self.read();
         if let Some(sp) = SnapshotPath::parse(src)? {
             let policy = match self.snapshot_feature_target(&st, user, src, &sp, None)? {

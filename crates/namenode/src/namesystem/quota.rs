@@ -17,6 +17,7 @@ use crate::blocks::BlockState;
 use crate::error::{NameNodeError, Result};
 use crate::namespace::{DirQuota, FileInode, Inode, InodeId, InodeKind, ROOT_ID};
 use crate::namesystem::RenamePlan;
+use crate::namesystem::PathUse;
 
 /// What an op is about to change, noted before it applies.
 pub enum QuotaCharge {
@@ -468,6 +469,7 @@ impl super::Namesystem {
         space: u64,
         storage_type: Option<i32>,
     ) -> Result<super::Logged<()>> {
+        let src = &*self.resolved(user, src, PathUse::Write)?;
         if !self.permissions.is_superuser(user) {
             return Err(NameNodeError::SuperuserRequired {
                 user: user.to_string(),
@@ -513,6 +515,7 @@ impl super::Namesystem {
 
     /// getQuotaUsage.
     pub fn get_quota_usage(&self, user: &str, src: &str) -> Result<QuotaUsageProto> {
+        let src = &*self.resolved(user, src, PathUse::Read)?;
         let st = self.read();
         self.permissions.check_traverse(&st.ns, user, src)?;
         let id = st.ns.lookup(src)?.id;

@@ -24,6 +24,7 @@ use crate::error::{NameNodeError, Result};
 use crate::namespace::{Access, InodeId, Mode};
 use crate::path;
 use crate::snapshot::{self, diff, Frozen, FrozenKind, SnapshotPath, DOT_SNAPSHOT};
+use crate::namesystem::PathUse;
 
 /// The `flags` bit HDFS sets on a snapshottable directory's status.
 pub const SNAPSHOT_ENABLED_FLAG: u32 = 8;
@@ -213,6 +214,7 @@ impl Namesystem {
 
     /// `allowSnapshot` (superuser).
     pub fn allow_snapshot(&self, user: &str, root: &str) -> Result<Logged<()>> {
+        let root = &*self.resolved(user, root, PathUse::Write)?;
         self.require_superuser(user)?;
         let p = path::normalize(root)?;
         {
@@ -227,6 +229,7 @@ impl Namesystem {
 
     /// `disallowSnapshot` (superuser); refused while the directory has snapshots.
     pub fn disallow_snapshot(&self, user: &str, root: &str) -> Result<Logged<()>> {
+        let root = &*self.resolved(user, root, PathUse::Write)?;
         self.require_superuser(user)?;
         let p = path::normalize(root)?;
         self.log_snapshot_op(Op::DisallowSnapshot(DisallowSnapshotOp { path: p }))
@@ -239,6 +242,7 @@ impl Namesystem {
         root: &str,
         name: Option<&str>,
     ) -> Result<Logged<String>> {
+        let root = &*self.resolved(user, root, PathUse::Write)?;
         let p = path::normalize(root)?;
         let now = tusk_common::now_millis();
         let name = match name {
@@ -265,6 +269,7 @@ impl Namesystem {
 
     /// `deleteSnapshot`: blocks only it kept are deleted from the DataNodes.
     pub fn delete_snapshot(&self, user: &str, root: &str, name: &str) -> Result<Logged<()>> {
+        let root = &*self.resolved(user, root, PathUse::Write)?;
         let p = path::normalize(root)?;
         let mut st = self.write();
         self.check_snapshot_owner(&st, user, &p)?;
@@ -284,6 +289,7 @@ impl Namesystem {
         old_name: &str,
         new_name: &str,
     ) -> Result<Logged<()>> {
+        let root = &*self.resolved(user, root, PathUse::Write)?;
         let p = path::normalize(root)?;
         let mut st = self.write();
         self.check_snapshot_owner(&st, user, &p)?;
@@ -337,6 +343,7 @@ impl Namesystem {
     /// `getSnapshotListing`: the directory's snapshots, in id (creation) order as HDFS
     /// lists them.
     pub fn snapshot_listing(&self, user: &str, root: &str) -> Result<SnapshotListingProto> {
+        let root = &*self.resolved(user, root, PathUse::Read)?;
         let p = path::normalize(root)?;
         let st = self.read();
         self.permissions.check_traverse(&st.ns, user, &p)?;
@@ -371,6 +378,7 @@ impl Namesystem {
         from: &str,
         to: &str,
     ) -> Result<SnapshotDiffReportProto> {
+        let root = &*self.resolved(user, root, PathUse::Read)?;
         let (p, entries) = self.snapshot_diff(user, root, from, to)?;
         Ok(SnapshotDiffReportProto {
             snapshot_root: p,
@@ -397,6 +405,7 @@ impl Namesystem {
         from: &str,
         to: &str,
     ) -> Result<SnapshotDiffReportListingProto> {
+        let root = &*self.resolved(user, root, PathUse::Read)?;
         let (_, entries) = self.snapshot_diff(user, root, from, to)?;
         let mut listing = SnapshotDiffReportListingProto {
             modified_entries: vec![],

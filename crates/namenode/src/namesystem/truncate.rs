@@ -18,6 +18,7 @@ use crate::datanodes::DnIdx;
 use crate::error::{NameNodeError, Result};
 use crate::namespace::{Access, Inode};
 use crate::path;
+use crate::namesystem::PathUse;
 
 impl Namesystem {
     pub fn truncate(
@@ -27,6 +28,7 @@ impl Namesystem {
         new_length: u64,
         client: &str,
     ) -> Result<Logged<bool>> {
+        let src = &*self.resolved(user, src, PathUse::Write)?;
         let src = path::normalize(src)?;
         let mut st = self.write();
         self.permissions.check_traverse(&st.ns, user, &src)?;

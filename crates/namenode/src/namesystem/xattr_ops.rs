@@ -2,7 +2,7 @@
 //! attributes follow the file's permissions (write to change, read to get); `trusted.`
 //! ones are the superuser's alone; `security.` allows only
 //! `security.hdfs.unreadable.by.superuser` (without a value); `system.` is never a
-//! client's, and `raw.` only under `/.reserved/raw`, which Tusk does not serve. Each
+//! client's, and `raw.` only under `/.reserved/raw` (for changes, the superuser's). Each
 //! change is one logged op (SetXAttrOp, RemoveXAttrOp).
 
 use std::sync::RwLockWriteGuard;
@@ -16,6 +16,7 @@ use crate::error::{NameNodeError, Result};
 use crate::namespace::{Access, InodeId, XAttr};
 use crate::path;
 use crate::snapshot::{self, SnapshotPath};
+use crate::namesystem::PathUse;
 
 /// `setXAttr` flags (Hadoop's `XAttrSetFlag`).
 const XATTR_CREATE: u32 = 1;
@@ -54,11 +55,13 @@ impl Namesystem {
     }
 
     /// Whether `user` may name this attribute at all (`checkPermissionForApi`).
-    fn check_xattr_api(&self, user: &str, x: &XAttrProto) -> Result<()> {
+    /// `raw`: the path was named under `/.reserved/raw`.
+    fn check_xattr_api(&self, user: &str, x: &XAttrProto, raw: bool) -> Result<()> {
         let superuser = self.permissions.is_superuser(user);
         let user_ns = x.namespace == XAttrNamespaceProto::User as i32;
         let trusted = x.namespace == XAttrNamespaceProto::Trusted as i32;
-        if user_ns || (trusted && superuser) {
+        let raw_ns = x.namespace == XAttrNamespaceProto::Raw as i32;
+        if user_ns || (trusted && superuser) || (raw_ns && raw) {
             return Ok(());
         }
         let name = prefixed(x.namespace as u32, &x.name);
@@ -97,8 +100,9 @@ impl Namesystem {
         src: &str,
         x: &XAttrProto,
     ) -> Result<(String, RwLockWriteGuard<'_, State>, InodeId)> {
-        self.check_xattr_api(user, x)?;
-        let src = path::normalize(src)?;
+        let resolved = self.resolve_path(user, src, PathUse::Write)?;
+        self.check_xattr_api(user, x, resolved.raw)?;
+        let src = path::normalize(&resolved.path)?;
         snapshot::check_modifiable_path(&src)?;
         let st = self.write();
         self.permissions.check_traverse(&st.ns, user, &src)?;
@@ -175,7 +179,7 @@ impl Namesystem {
     }
 
     /// Of an inode's attributes `list`, those `user` may see (`filterXAttrsForApi`).
-    fn visible_xattrs(&self, user: &str, list: &[XAttr]) -> Vec<XAttrProto> {
+    fn visible_xattrs(&self, user: &str, list: &[XAttr], raw: bool) -> Vec<XAttrProto> {
         let superuser = self.permissions.is_superuser(user);
         list.iter()
             .filter(
@@ -183,6 +187,7 @@ impl Namesystem {
                     Ok(XAttrNamespaceProto::User) => true,
                     Ok(XAttrNamespaceProto::Trusted) => superuser,
                     Ok(XAttrNamespaceProto::Security) => e.name == UNREADABLE_BY_SUPERUSER,
+                    Ok(XAttrNamespaceProto::Raw) => raw,
                     _ => false,
                 },
             )
@@ -227,13 +232,14 @@ impl Namesystem {
         src: &str,
         names: &[XAttrProto],
     ) -> Result<Vec<XAttrProto>> {
+        let resolved = self.resolve_path(user, src, PathUse::Read)?;
         self.check_xattrs_enabled()?;
         for x in names {
-            self.check_xattr_api(user, x)?;
+            self.check_xattr_api(user, x, resolved.raw)?;
         }
         let st = self.read();
-        let all = self.readable_xattrs(&st, user, src, Some(Access::Read))?;
-        let all = self.visible_xattrs(user, &all);
+        let all = self.readable_xattrs(&st, user, &resolved.path, Some(Access::Read))?;
+        let all = self.visible_xattrs(user, &all, resolved.raw);
         if names.is_empty() {
             return Ok(all);
         }
@@ -290,11 +296,12 @@ impl Namesystem {
 
     /// listXAttrs: names only; needs execute on the parent.
     pub fn list_xattrs(&self, user: &str, src: &str) -> Result<Vec<XAttrProto>> {
+        let resolved = self.resolve_path(user, src, PathUse::Read)?;
         self.check_xattrs_enabled()?;
         let st = self.read();
-        let all = self.readable_xattrs(&st, user, src, None)?;
+        let all = self.readable_xattrs(&st, user, &resolved.path, None)?;
         Ok(self
-            .visible_xattrs(user, &all)
+            .visible_xattrs(user, &all, resolved.raw)
             .into_iter()
             .map(|mut x| {
                 x.value = None;

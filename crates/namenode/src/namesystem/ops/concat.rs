@@ -8,12 +8,18 @@ use crate::error::{NameNodeError, Result};
 use crate::namespace::{Access, InodeId};
 use crate::namesystem::{Logged, Namesystem, State};
 use crate::path;
+use crate::namesystem::PathUse;
 
 impl Namesystem {
     /// `concat`: moves the blocks of `srcs` (in order) to the end of `target` and
     /// removes them. As HDFS: every file exists, is closed, is not the target, sits in
     /// the target's directory and has the target's block size; no source twice.
     pub fn concat(&self, user: &str, target: &str, srcs: &[String]) -> Result<Logged<()>> {
+        let target = &*self.resolved(user, target, PathUse::Write)?;
+        let srcs = srcs
+            .iter()
+            .map(|s| Ok(self.resolved(user, s, PathUse::Write)?.into_owned()))
+            .collect::<Result<Vec<String>>>()?;
         let target = path::normalize(target)?;
         let illegal = |message: String| NameNodeError::InvalidArgument { message };
         if srcs.is_empty() {
@@ -34,7 +40,7 @@ impl Namesystem {
         let (parent, block_size) = (t.parent, tfile.block_size);
         self.permissions.check(&st.ns, user, tid, Access::Write)?;
         let mut sources: Vec<InodeId> = Vec::with_capacity(srcs.len());
-        for src in srcs {
+        for src in &srcs {
             let src = path::normalize(src)?;
             self.permissions.check_traverse(&st.ns, user, &src)?;
             let node = st.ns.lookup(&src)?;

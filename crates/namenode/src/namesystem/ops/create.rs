@@ -11,6 +11,7 @@ use crate::error::{NameNodeError, Result};
 use crate::fs_limits::FsLimits;
 use crate::namespace::{Access, FileInode, Inode, InodeKind};
 use crate::namesystem::{Logged, Namesystem, State};
+use crate::namesystem::{reserved, PathUse};
 use crate::path;
 use crate::snapshot;
 
@@ -23,7 +24,8 @@ impl Namesystem {
         user: &str,
         req: &CreateRequestProto,
     ) -> Result<Logged<HdfsFileStatusProto>> {
-        let src = path::normalize(&req.src)?;
+        let src = path::normalize(&self.resolved(user, &req.src, PathUse::Write)?)?;
+        reserved::check_creatable_file(&src)?;
         FsLimits::check_path("create", &src)?;
         snapshot::check_writable_path(&src)?;
         if req.replication < self.options.min_replication

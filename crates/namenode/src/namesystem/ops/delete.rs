@@ -7,11 +7,17 @@ use tusk_proto::internal::{edit_record::Op, DeleteOp};
 use crate::error::{NameNodeError, Result};
 use crate::namespace::{Access, ROOT_ID};
 use crate::namesystem::{Logged, Namesystem, State};
+use crate::namespace::reserved::is_exact_reserved;
 use crate::path;
 use crate::snapshot;
+use crate::namesystem::PathUse;
 
 impl Namesystem {
     pub fn delete(&self, user: &str, src: &str, recursive: bool) -> Result<Logged<bool>> {
+        let src = &*self.resolved(user, src, PathUse::Write)?;
+        if is_exact_reserved(src) {
+            return Err(NameNodeError::ReservedPath { path: src.into() });
+        }
         snapshot::check_writable_path(src)?;
         let txid = {
             let mut st = self.write();

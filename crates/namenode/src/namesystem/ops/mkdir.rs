@@ -9,6 +9,7 @@ use crate::namespace::{Access, Children, Inode, InodeKind, Namespace};
 use crate::namesystem::{Logged, Namesystem};
 use crate::path;
 use crate::snapshot;
+use crate::namesystem::{reserved, PathUse};
 
 impl Namesystem {
     pub fn mkdirs(
@@ -31,6 +32,7 @@ impl Namesystem {
         unmasked: Option<u32>,
         create_parent: bool,
     ) -> Result<Logged<bool>> {
+        let src = &*self.resolved(user, src, PathUse::Write)?;
         FsLimits::check_path("mkdirs", src)?;
         snapshot::check_writable_path(src)?;
         let txid = {
@@ -62,6 +64,9 @@ impl Namesystem {
                 .check_path(&st.ns, user, deepest, Some(Access::Write))?;
             let limits = self.options.fs_limits;
             for (i, name) in parts.iter().enumerate().skip(covered) {
+                if i == 0 {
+                    reserved::check_new_root_entry(name)?;
+                }
                 limits.check_name(name, || path::join(&parts[..i]))?;
             }
             // Only the first new directory goes into one that has entries.

@@ -3,12 +3,16 @@
 //! checked (permissions, quotas, limits, snapshots) and then carried out, and logged as
 //! a [`RenameOp`]. A replayed op is planned and carried out the same way.
 
+use std::borrow::Cow;
+
 use tusk_proto::internal::{edit_record::Op, EditRecord, RenameOp};
 
 use crate::error::{NameNodeError, Result};
 use crate::fs_limits::FsLimits;
 use crate::namespace::{Access, Inode, InodeId, InodeKind, Namespace, ROOT_ID};
 use crate::namesystem::{Logged, Namesystem, State};
+use crate::namespace::reserved::is_exact_reserved;
+use crate::namesystem::PathUse;
 use crate::path;
 use crate::snapshot;
 
@@ -56,8 +60,27 @@ impl Namesystem {
         Ok(())
     }
 
+    /// Both ends of a rename, resolved; neither may be `/.reserved` itself.
+    fn rename_ends<'a>(
+        &self,
+        user: &str,
+        src: &'a str,
+        dst: &'a str,
+    ) -> Result<(Cow<'a, str>, Cow<'a, str>)> {
+        let src = self.resolved(user, src, PathUse::Write)?;
+        let dst = self.resolved(user, dst, PathUse::Write)?;
+        if is_exact_reserved(&src) || is_exact_reserved(&dst) {
+            return Err(NameNodeError::ReservedPath {
+                path: "Cannot rename to or from /.reserved".into(),
+            });
+        }
+        Ok((src, dst))
+    }
+
     /// The original rename: into `dst` when it is a directory; false instead of most errors.
     pub fn rename(&self, user: &str, src: &str, dst: &str) -> Result<Logged<bool>> {
+        let (src, dst) = self.rename_ends(user, src, dst)?;
+        let (src, dst) = (&*src, &*dst);
         FsLimits::check_path("rename", dst)?;
         snapshot::check_writable_path(src)?;
         snapshot::check_writable_path(dst)?;
@@ -126,6 +149,8 @@ impl Namesystem {
     /// rename2: exactly to `dst`; with `overwrite`, replaces a file or empty directory.
     /// The tree is resolved once: the plan is checked for permissions, then carried out.
     pub fn rename2(&self, user: &str, src: &str, dst: &str, overwrite: bool) -> Result<Logged<()>> {
+        let (src, dst) = self.rename_ends(user, src, dst)?;
+        let (src, dst) = (&*src, &*dst);
         FsLimits::check_path("rename", dst)?;
         snapshot::check_writable_path(src)?;
         snapshot::check_writable_path(dst)?;

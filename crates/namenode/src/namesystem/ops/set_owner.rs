@@ -7,6 +7,7 @@ use crate::error::{NameNodeError, Result};
 use crate::namespace::Namespace;
 use crate::namesystem::{Logged, Namesystem};
 use crate::path;
+use crate::namesystem::PathUse;
 
 impl Namesystem {
     pub fn set_owner(
@@ -16,6 +17,7 @@ impl Namesystem {
         owner: Option<String>,
         group: Option<String>,
     ) -> Result<Logged<()>> {
+        let src = &*self.resolved(user, src, PathUse::Write)?;
         let txid = {
             let mut st = self.write();
             self.permissions.check_traverse(&st.ns, user, src)?;

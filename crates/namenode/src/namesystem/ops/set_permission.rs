@@ -7,9 +7,11 @@ use crate::error::Result;
 use crate::namespace::Namespace;
 use crate::namesystem::{Logged, Namesystem};
 use crate::path;
+use crate::namesystem::PathUse;
 
 impl Namesystem {
     pub fn set_permission(&self, user: &str, src: &str, permission: u32) -> Result<Logged<()>> {
+        let src = &*self.resolved(user, src, PathUse::Write)?;
         let txid = {
             let mut st = self.write();
             self.permissions.check_traverse(&st.ns, user, src)?;

@@ -7,9 +7,11 @@ use crate::error::{NameNodeError, Result};
 use crate::namespace::{Access, Inode};
 use crate::namesystem::{Logged, Namesystem, State};
 use crate::path;
+use crate::namesystem::PathUse;
 
 impl Namesystem {
     pub fn set_replication(&self, user: &str, src: &str, replication: u32) -> Result<Logged<bool>> {
+        let src = &*self.resolved(user, src, PathUse::Write)?;
         if replication < self.options.min_replication || replication > self.options.max_replication
         {
             return Err(NameNodeError::InvalidArgument {
