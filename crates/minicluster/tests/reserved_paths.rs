@@ -53,8 +53,14 @@ async fn inode_paths_serve_every_call_and_follow_the_file() {
     assert_eq!(located.expect("found").file_id, Some(file));
     assert_eq!(fs.read_file(&file_path).await.unwrap(), b"by inode");
     assert_eq!(names(&fs, &dir_path).await, ["f"]);
-    assert_eq!(fs.stat(&format!("{dir_path}/f")).await.unwrap().file_id, file);
-    assert_eq!(fs.stat(&format!("{file_path}/..")).await.unwrap().file_id, dir);
+    assert_eq!(
+        fs.stat(&format!("{dir_path}/f")).await.unwrap().file_id,
+        file
+    );
+    assert_eq!(
+        fs.stat(&format!("{file_path}/..")).await.unwrap().file_id,
+        dir
+    );
 
     // The root by its id, bare and with a path below it.
     let root = fs.stat(&inode_path(ROOT_ID)).await.unwrap();
@@ -81,6 +87,29 @@ async fn inode_paths_serve_every_call_and_follow_the_file() {
     fs.set_permission(&file_path, 0o600).await.unwrap();
     assert_eq!(fs.stat("/d/f").await.unwrap().permission, 0o600);
 
+    // Snapshots by the directory's id, and `.snapshot` below an inode path.
+    fs.allow_snapshot(&dir_path).await.unwrap();
+    let snapshot = fs.create_snapshot(&dir_path, Some("s1")).await.unwrap();
+    assert_eq!(
+        snapshot, "/d/.snapshot/s1",
+        "answers name the resolved path"
+    );
+    assert_eq!(
+        fs.read_file(&format!("{dir_path}/.snapshot/s1/f"))
+            .await
+            .unwrap(),
+        b"by inode"
+    );
+    let into_snapshot = fs
+        .write_file(
+            &format!("{dir_path}/.snapshot/s1/new"),
+            b"",
+            Default::default(),
+        )
+        .await
+        .unwrap_err();
+    assert_eq!(class(&into_snapshot), "SnapshotAccessControlException");
+
     // Renamed (both ends named by id), the file keeps its inode path.
     fs.rename2(&file_path, &format!("{dir_path}/sub/moved"), false)
         .await
@@ -101,7 +130,10 @@ async fn inode_paths_serve_every_call_and_follow_the_file() {
 
     assert!(fs.delete(&file_path, false).await.unwrap());
     assert!(fs.get_file_info("/d/sub/moved").await.unwrap().is_none());
-    assert!(fs.get_file_info(&file_path).await.is_err(), "the id is gone");
+    assert!(
+        fs.get_file_info(&file_path).await.is_err(),
+        "the id is gone"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -271,6 +303,11 @@ async fn webhdfs_serves_inode_paths() {
     let status: serde_json::Value = serde_json::from_slice(&body).unwrap();
     assert_eq!(status["FileStatus"]["fileId"], id, "{status}");
     assert_eq!(status["FileStatus"]["length"], 9, "{status}");
-    let body = reqwest::get(url("OPEN")).await.unwrap().bytes().await.unwrap();
+    let body = reqwest::get(url("OPEN"))
+        .await
+        .unwrap()
+        .bytes()
+        .await
+        .unwrap();
     assert_eq!(&body[..], b"over http");
 }

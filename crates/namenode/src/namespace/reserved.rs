@@ -170,13 +170,18 @@ mod tests {
     #[test]
     fn unknown_and_malformed_ids_are_not_found() {
         let ns = tree();
-        let err = ns.resolve_reserved("/.reserved/.inodes/99999/x").unwrap_err();
+        let err = ns
+            .resolve_reserved("/.reserved/.inodes/99999/x")
+            .unwrap_err();
         assert_eq!(
             err.to_string(),
             "File for given inode path does not exist: /.reserved/.inodes/99999/x"
         );
         let err = ns.resolve_reserved("/.reserved/.inodes/abc").unwrap_err();
-        assert_eq!(err.to_string(), "Invalid inode path: /.reserved/.inodes/abc");
+        assert_eq!(
+            err.to_string(),
+            "Invalid inode path: /.reserved/.inodes/abc"
+        );
         assert_eq!(err.java_class(), "java.io.FileNotFoundException");
     }
 

@@ -12,9 +12,9 @@ use super::snapshot_ops::Target;
 use super::{Logged, Namesystem};
 use crate::error::{NameNodeError, Result};
 use crate::namespace::acl::{self, AclEntry, AclScope, AclType};
+use crate::namesystem::PathUse;
 use crate::path;
 use crate::snapshot::{self, SnapshotPath};
-use crate::namesystem::PathUse;
 
 /// Which change an ACL call makes to the existing full ACL.
 pub enum AclChange<'a> {

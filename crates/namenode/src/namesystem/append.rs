@@ -13,8 +13,8 @@ use super::{Logged, Namesystem, State};
 use crate::blocks::BlockState;
 use crate::error::{NameNodeError, Result};
 use crate::namespace::{Access, Inode, InodeId};
-use crate::path;
 use crate::namesystem::PathUse;
+use crate::path;
 
 /// `CreateFlagProto.NEW_BLOCK`: append in a new block, leaving the last one as it is.
 const CREATE_FLAG_NEW_BLOCK: u32 = 32;

@@ -25,8 +25,8 @@ struct Policy {
     replication_fallbacks: &'static [StorageTypeProto],
 }
 
-use StorageTypeProto::{Archive, Disk, Nvdimm, Provided, RamDisk, Ssd};
 use crate::namesystem::PathUse;
+use StorageTypeProto::{Archive, Disk, Nvdimm, Provided, RamDisk, Ssd};
 
 /// `BlockStoragePolicySuite.createDefaultSuite`, in id order.
 const POLICIES: &[Policy] = &[

@@ -16,8 +16,8 @@ use super::State;
 use crate::blocks::BlockState;
 use crate::error::{NameNodeError, Result};
 use crate::namespace::{DirQuota, FileInode, Inode, InodeId, InodeKind, ROOT_ID};
-use crate::namesystem::RenamePlan;
 use crate::namesystem::PathUse;
+use crate::namesystem::RenamePlan;
 
 /// What an op is about to change, noted before it applies.
 pub enum QuotaCharge {

@@ -9,8 +9,7 @@ use std::borrow::Cow;
 
 use bytes::Bytes;
 use tusk_proto::hdfs::{
-    hdfs_file_status_proto::FileType, DirectoryListingProto, FsPermissionProto,
-    HdfsFileStatusProto,
+    hdfs_file_status_proto::FileType, DirectoryListingProto, FsPermissionProto, HdfsFileStatusProto,
 };
 
 use super::Namesystem;

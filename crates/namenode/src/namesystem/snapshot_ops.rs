@@ -22,9 +22,9 @@ use tusk_security::AccessMode;
 use super::{Logged, Namesystem, State};
 use crate::error::{NameNodeError, Result};
 use crate::namespace::{Access, InodeId, Mode};
+use crate::namesystem::PathUse;
 use crate::path;
 use crate::snapshot::{self, diff, Frozen, FrozenKind, SnapshotPath, DOT_SNAPSHOT};
-use crate::namesystem::PathUse;
 
 /// The `flags` bit HDFS sets on a snapshottable directory's status.
 pub const SNAPSHOT_ENABLED_FLAG: u32 = 8;

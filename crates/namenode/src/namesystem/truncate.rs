@@ -17,8 +17,8 @@ use crate::blocks::{BlockInfo, BlockMap, BlockState};
 use crate::datanodes::DnIdx;
 use crate::error::{NameNodeError, Result};
 use crate::namespace::{Access, Inode};
-use crate::path;
 use crate::namesystem::PathUse;
+use crate::path;
 
 impl Namesystem {
     pub fn truncate(

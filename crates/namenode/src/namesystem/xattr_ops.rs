@@ -14,9 +14,9 @@ use super::snapshot_ops::Target;
 use super::{Logged, Namesystem, State};
 use crate::error::{NameNodeError, Result};
 use crate::namespace::{Access, InodeId, XAttr};
+use crate::namesystem::PathUse;
 use crate::path;
 use crate::snapshot::{self, SnapshotPath};
-use crate::namesystem::PathUse;
 
 /// `setXAttr` flags (Hadoop's `XAttrSetFlag`).
 const XATTR_CREATE: u32 = 1;

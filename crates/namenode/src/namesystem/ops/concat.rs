@@ -6,9 +6,9 @@ use tusk_proto::internal::{edit_record::Op, ConcatOp};
 
 use crate::error::{NameNodeError, Result};
 use crate::namespace::{Access, InodeId};
+use crate::namesystem::PathUse;
 use crate::namesystem::{Logged, Namesystem, State};
 use crate::path;
-use crate::namesystem::PathUse;
 
 impl Namesystem {
     /// `concat`: moves the blocks of `srcs` (in order) to the end of `target` and

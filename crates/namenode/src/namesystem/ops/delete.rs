@@ -5,12 +5,12 @@
 use tusk_proto::internal::{edit_record::Op, DeleteOp};
 
 use crate::error::{NameNodeError, Result};
-use crate::namespace::{Access, ROOT_ID};
-use crate::namesystem::{Logged, Namesystem, State};
 use crate::namespace::reserved::is_exact_reserved;
+use crate::namespace::{Access, ROOT_ID};
+use crate::namesystem::PathUse;
+use crate::namesystem::{Logged, Namesystem, State};
 use crate::path;
 use crate::snapshot;
-use crate::namesystem::PathUse;
 
 impl Namesystem {
     pub fn delete(&self, user: &str, src: &str, recursive: bool) -> Result<Logged<bool>> {

@@ -9,10 +9,10 @@ use tusk_proto::internal::{edit_record::Op, EditRecord, RenameOp};
 
 use crate::error::{NameNodeError, Result};
 use crate::fs_limits::FsLimits;
-use crate::namespace::{Access, Inode, InodeId, InodeKind, Namespace, ROOT_ID};
-use crate::namesystem::{Logged, Namesystem, State};
 use crate::namespace::reserved::is_exact_reserved;
+use crate::namespace::{Access, Inode, InodeId, InodeKind, Namespace, ROOT_ID};
 use crate::namesystem::PathUse;
+use crate::namesystem::{Logged, Namesystem, State};
 use crate::path;
 use crate::snapshot;
 

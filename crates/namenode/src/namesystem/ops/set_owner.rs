@@ -5,9 +5,9 @@ use tusk_proto::internal::{edit_record::Op, SetOwnerOp};
 
 use crate::error::{NameNodeError, Result};
 use crate::namespace::Namespace;
+use crate::namesystem::PathUse;
 use crate::namesystem::{Logged, Namesystem};
 use crate::path;
-use crate::namesystem::PathUse;
 
 impl Namesystem {
     pub fn set_owner(

@@ -5,9 +5,9 @@ use tusk_proto::internal::{edit_record::Op, SetPermissionOp};
 
 use crate::error::Result;
 use crate::namespace::Namespace;
+use crate::namesystem::PathUse;
 use crate::namesystem::{Logged, Namesystem};
 use crate::path;
-use crate::namesystem::PathUse;
 
 impl Namesystem {
     pub fn set_permission(&self, user: &str, src: &str, permission: u32) -> Result<Logged<()>> {

@@ -5,9 +5,9 @@ use tusk_proto::internal::{edit_record::Op, SetReplicationOp};
 
 use crate::error::{NameNodeError, Result};
 use crate::namespace::{Access, Inode};
+use crate::namesystem::PathUse;
 use crate::namesystem::{Logged, Namesystem, State};
 use crate::path;
-use crate::namesystem::PathUse;
 
 impl Namesystem {
     pub fn set_replication(&self, user: &str, src: &str, replication: u32) -> Result<Logged<bool>> {

@@ -5,9 +5,9 @@ use tusk_proto::internal::{edit_record::Op, SetTimesOp};
 
 use crate::error::Result;
 use crate::namespace::{Access, Namespace};
+use crate::namesystem::PathUse;
 use crate::namesystem::{Logged, Namesystem};
 use crate::path;
-use crate::namesystem::PathUse;
 
 impl Namesystem {
     pub fn set_times(&self, user: &str, src: &str, mtime: i64, atime: i64) -> Result<Logged<()>> {
