@@ -6,7 +6,8 @@ import org.junit.runner.notification.RunListener;
 
 /**
  * Runs {@link HdfsContractTests#ALL} with JUnit 4: one line per failed test (its exception
- * and message), then "N passed / M failed / K skipped"; exits 1 when any test failed.
+ * and message) and per skipped one (why), then "N passed / M failed / K skipped"; exits 1
+ * when any test failed.
  * The label (first argument) names the pass in every line.
  */
 public final class RunContractTests {
@@ -20,6 +21,17 @@ public final class RunContractTests {
       public void testFailure(Failure failure) {
         System.out.println(label + ": FAIL " + name(failure.getDescription()) + ": "
             + firstLine(failure.getException()));
+      }
+
+      @Override
+      public void testAssumptionFailure(Failure failure) {
+        System.out.println(label + ": skip " + name(failure.getDescription()) + ": "
+            + failure.getMessage());
+      }
+
+      @Override
+      public void testIgnored(Description description) {
+        System.out.println(label + ": skip " + name(description) + ": @Ignore");
       }
     });
     Result result = junit.run(HdfsContractTests.ALL);
