@@ -52,6 +52,9 @@ pub enum ConfCommand {
 pub fn run(conf: &Configuration, action: ConfCommand) -> anyhow::Result<()> {
     let ConfCommand::Show { key } = action;
     collect_defaults(conf);
+    if let Some(bad) = conf.first_bad_value() {
+        return Err(bad.into());
+    }
     let defaults = conf.defaults_used();
     let line = |k: &str| -> Option<String> {
         if let Some(v) = conf.get(k) {
