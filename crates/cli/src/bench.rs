@@ -13,7 +13,7 @@ use tusk_bench::{
 };
 use tusk_client::ReplicationMode;
 use tusk_common::config::{parse_duration, parse_size};
-use tusk_common::Configuration;
+use tusk_common::{Configuration, Shutdown};
 
 mod seeds;
 
@@ -499,6 +499,29 @@ fn duration(s: &str) -> Result<Duration, String> {
     parse_duration(s, Duration::from_secs(1)).ok_or_else(|| format!("not a duration: {s}"))
 }
 
+/// A stop for a study (`tusk_bench::stop`) fired by the first SIGINT or SIGTERM; a
+/// second one ends the process at once, teardown or not.
+fn stop_on_signals() -> anyhow::Result<Shutdown> {
+    use tokio::signal::unix::{signal, SignalKind};
+    let stop = Shutdown::new();
+    let mut interrupt = signal(SignalKind::interrupt())?;
+    let mut terminate = signal(SignalKind::terminate())?;
+    let trigger = stop.clone();
+    tokio::spawn(async move {
+        let name = tokio::select! {
+            _ = interrupt.recv() => "SIGINT",
+            _ = terminate.recv() => "SIGTERM",
+        };
+        eprintln!("{name}: stopping after the rounds finished so far (again to abort)");
+        trigger.trigger();
+        tokio::select! {
+            _ = interrupt.recv() => std::process::exit(130),
+            _ = terminate.recv() => std::process::exit(143),
+        }
+    });
+    Ok(stop)
+}
+
 fn emit<R: Serialize>(report: &R, markdown: String, json: &Option<PathBuf>) -> anyhow::Result<()> {
     println!("{markdown}");
     if let Some(path) = json {
@@ -724,8 +747,12 @@ pub async fn run(conf: Configuration, which: BenchCommand) -> anyhow::Result<()>
             o.rm_conf = job_conf(&a.rm_conf)?;
             o.job_timeout = a.job_timeout;
             o.svg_dir = a.svg;
+            o.stop = stop_on_signals()?;
             let report = scheduling::run(o).await?;
             emit(&report, report.to_markdown(), &a.json)?;
+            if report.partial {
+                anyhow::bail!("stopped by a signal before the last round");
+            }
             let failed: usize = report.results.iter().map(|r| r.failed_jobs).sum();
             if failed > 0 {
                 anyhow::bail!("{failed} sort jobs did not succeed");
