@@ -22,6 +22,13 @@ pub fn escape(text: &str) -> String {
     out
 }
 
+/// Escapes an id made of `_`-joined parts (`attempt_1795811038087_0002_m_000001_0`)
+/// with a line-break opportunity after each `_`: a table column of such ids then
+/// narrows to its longest part instead of pushing the table past the window.
+pub fn breakable_id(id: &str) -> String {
+    escape(id).replace('_', "_<wbr>")
+}
+
 /// Percent-encodes a path or query value for a link (everything but unreserved
 /// characters and `/`).
 pub fn url_encode(text: &str) -> String {
