@@ -147,11 +147,13 @@ mod tests {
     /// held for a moment.
     #[tokio::test]
     async fn a_short_process_is_reaped_with_its_peak_rss() {
-        let child = std::process::Command::new("sh")
+        // Reaped by wait_exit, as a container's leader is.
+        let pid = std::process::Command::new("sh")
             .args(["-c", "a=$(head -c 24000000 /dev/zero | tr '\\0' x); exit 3"])
             .spawn()
-            .unwrap();
-        let exit = wait_exit(child.id() as i32).await.unwrap();
+            .unwrap()
+            .id();
+        let exit = wait_exit(pid as i32).await.unwrap();
         assert_eq!(exit.status.code(), Some(3));
         assert!(exit.peak_rss > 20 << 20, "peak {} bytes", exit.peak_rss);
     }
