@@ -36,6 +36,33 @@ pub async fn unless_stopped<T, E>(
     }
 }
 
+/// `round` run to its end on this thread (a study of blocking steps) unless `stop`
+/// fired before it started: its result, or `Ok(None)` when the study was stopped before
+/// or while it ran (its figures were taken while the signal ended things).
+pub fn run_unless_stopped<T, E>(
+    stop: &Shutdown,
+    round: impl FnOnce() -> Result<T, E>,
+) -> Result<Option<T>, E> {
+    if stop.is_triggered() {
+        return Ok(None);
+    }
+    let out = round();
+    if stop.is_triggered() {
+        return Ok(None);
+    }
+    let Err(e) = out else {
+        return Ok(out.ok());
+    };
+    let deadline = std::time::Instant::now() + STOPPED_GRACE;
+    while std::time::Instant::now() < deadline {
+        if stop.is_triggered() {
+            return Ok(None);
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    Err(e)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -64,5 +91,24 @@ mod tests {
         assert_eq!(killed.await, Ok(None));
         let next: Result<Option<u8>, &str> = unless_stopped(&later, async { Ok(2) }).await;
         assert_eq!(next, Ok(None), "no round starts after the stop");
+    }
+
+    #[test]
+    fn a_blocking_round_is_not_started_after_a_stop_nor_kept_when_it_fired() {
+        let stop = Shutdown::new();
+        assert_eq!(run_unless_stopped(&stop, || Ok::<_, ()>(1)), Ok(Some(1)));
+        assert_eq!(run_unless_stopped(&stop, || Err::<u8, _>("x")), Err("x"));
+        let during = run_unless_stopped(&stop, || {
+            stop.trigger();
+            Ok::<_, ()>(2)
+        });
+        assert_eq!(during, Ok(None));
+        let mut started = false;
+        let after = run_unless_stopped(&stop, || {
+            started = true;
+            Ok::<_, ()>(3)
+        });
+        assert_eq!(after, Ok(None));
+        assert!(!started);
     }
 }

@@ -522,6 +522,17 @@ fn stop_on_signals() -> anyhow::Result<Shutdown> {
     Ok(stop)
 }
 
+/// A study's exit once its report is written: a failure when a signal stopped it
+/// before its last round.
+fn stopped_early(partial: bool) -> anyhow::Result<()> {
+    if partial {
+        anyhow::bail!(
+            "stopped by a signal before the last round; the report holds the rounds that finished"
+        );
+    }
+    Ok(())
+}
+
 fn emit<R: Serialize>(report: &R, markdown: String, json: &Option<PathBuf>) -> anyhow::Result<()> {
     println!("{markdown}");
     if let Some(path) = json {
@@ -602,13 +613,15 @@ pub async fn run(conf: Configuration, which: BenchCommand) -> anyhow::Result<()>
                 dir: a.dir,
                 tusk_exe: std::env::current_exe()?,
                 hadoop_classpath: a.hadoop_classpath,
+                stop: stop_on_signals()?,
             };
             let report =
                 tokio::task::spawn_blocking(move || replication_links::run(opts)).await??;
             if let Some(dir) = svg_dir {
                 write_charts(&dir, report.charts())?;
             }
-            emit(&report, report.to_markdown(), &json)
+            emit(&report, report.to_markdown(), &json)?;
+            stopped_early(report.partial)
         }
         BenchCommand::ShortCircuit(a) => {
             let report =
@@ -701,13 +714,15 @@ pub async fn run(conf: Configuration, which: BenchCommand) -> anyhow::Result<()>
             opts.hadoop_timeout_secs = a.hadoop_timeout.as_secs().max(1);
             opts.base_dir = a.dir;
             opts.master_link_bytes_per_sec = advisor::parse_bandwidth(&a.master_link)?;
+            opts.stop = stop_on_signals()?;
             let report = heartbeat_sweep::run(opts).await?;
             if let Some(dir) = &a.charts {
                 for path in report.write_charts(dir)? {
                     eprintln!("wrote {}", path.display());
                 }
             }
-            emit(&report, report.to_markdown(), &a.json)
+            emit(&report, report.to_markdown(), &a.json)?;
+            stopped_early(report.partial)
         }
         BenchCommand::Terasort(a) => {
             let conf = job_conf(&a.job_conf)?;
@@ -750,9 +765,7 @@ pub async fn run(conf: Configuration, which: BenchCommand) -> anyhow::Result<()>
             o.stop = stop_on_signals()?;
             let report = scheduling::run(o).await?;
             emit(&report, report.to_markdown(), &a.json)?;
-            if report.partial {
-                anyhow::bail!("stopped by a signal before the last round");
-            }
+            stopped_early(report.partial)?;
             let failed: usize = report.results.iter().map(|r| r.failed_jobs).sum();
             if failed > 0 {
                 anyhow::bail!("{failed} sort jobs did not succeed");
@@ -809,6 +822,7 @@ async fn run_interconnects(a: InterconnectsArgs) -> anyhow::Result<()> {
         hadoop_classpath: a.vs_hadoop.map(|p| p.canonicalize()).transpose()?,
         hadoop_lock: a.hadoop_lock,
         checkpoint: a.json.clone(),
+        stop: stop_on_signals()?,
     })
     .await?;
     if let Some(dir) = &a.charts {
@@ -823,7 +837,8 @@ async fn run_interconnects(a: InterconnectsArgs) -> anyhow::Result<()> {
             eprintln!("wrote {}", path.display());
         }
     }
-    emit(&report, report.to_markdown(), &a.json)
+    emit(&report, report.to_markdown(), &a.json)?;
+    stopped_early(report.partial)
 }
 
 /// Each (link class, SVG) as DIR/replication-links-<class>.svg.
@@ -849,13 +864,14 @@ async fn run_faults(a: FaultsArgs) -> anyhow::Result<()> {
     o.modes = a.modes;
     o.jobs = !a.no_jobs;
     o.dir = a.dir.unwrap_or(o.dir);
+    o.stop = stop_on_signals()?;
     let report = faults::run(o).await?;
     emit(&report, report.to_markdown(), &a.json)?;
     let lost: usize = report.rows.iter().map(|r| r.lost + r.unreadable).sum();
     if lost > 0 {
         anyhow::bail!("{lost} acknowledged operations lost or unreadable");
     }
-    Ok(())
+    stopped_early(report.partial)
 }
 
 pub fn advisor(a: AdvisorArgs) -> anyhow::Result<()> {
