@@ -499,11 +499,16 @@ fn duration(s: &str) -> Result<Duration, String> {
     parse_duration(s, Duration::from_secs(1)).ok_or_else(|| format!("not a duration: {s}"))
 }
 
-/// A stop for a study (`tusk_bench::stop`) fired by the first SIGINT or SIGTERM; a
-/// second one ends the process at once, teardown or not.
+/// The stop for the studies of this process (`tusk_bench::stop`), fired by the first
+/// SIGINT or SIGTERM; a second one ends the process at once, teardown or not. One per
+/// process (`bench seeds` runs several studies): the signals are the process's.
 fn stop_on_signals() -> anyhow::Result<Shutdown> {
     use tokio::signal::unix::{signal, SignalKind};
-    let stop = Shutdown::new();
+    static STOP: std::sync::OnceLock<Shutdown> = std::sync::OnceLock::new();
+    if let Some(stop) = STOP.get() {
+        return Ok(stop.clone());
+    }
+    let stop = STOP.get_or_init(Shutdown::new).clone();
     let mut interrupt = signal(SignalKind::interrupt())?;
     let mut terminate = signal(SignalKind::terminate())?;
     let trigger = stop.clone();
