@@ -212,6 +212,16 @@ fn careless_configuration_is_reported_once_naming_the_cause() {
     );
     assert!(!show.status.success(), "{}", stdout(&show));
     assert!(stderr(&show).contains(bad_value), "{}", stderr(&show));
+    // With --key, what that key's reader would say; another key still shows.
+    let one = ["-D", "dfs.replication=two", "conf", "show", "--key"];
+    let same = tusk_env(home.path(), &[&one[..], &["dfs.replication"]].concat(), &[]);
+    assert!(stderr(&same).contains(bad_value), "{}", stderr(&same));
+    let other = tusk_env(home.path(), &[&one[..], &["dfs.blocksize"]].concat(), &[]);
+    assert!(
+        other.status.success(),
+        "another key shows: {}",
+        stderr(&other)
+    );
 
     let state = home.path().join("cluster");
     let up = tusk_env(

@@ -315,15 +315,18 @@ impl Configuration {
         self.defaults.lock().map(|d| d.clone()).unwrap_or_default()
     }
 
-    /// The first (by key) value a typed getter could not parse, so far.
-    pub fn first_bad_value(&self) -> Option<ConfigError> {
-        let bad = self.bad_values.lock().ok()?;
-        let (key, (value, expected)) = bad.first_key_value()?;
-        Some(ConfigError::BadValue {
-            key: key.clone(),
-            value: value.clone(),
-            expected,
-        })
+    /// The values the typed getters could not parse so far, by key.
+    pub fn bad_values(&self) -> Vec<ConfigError> {
+        let Ok(bad) = self.bad_values.lock() else {
+            return Vec::new();
+        };
+        bad.iter()
+            .map(|(key, (value, expected))| ConfigError::BadValue {
+                key: key.clone(),
+                value: value.clone(),
+                expected,
+            })
+            .collect()
     }
 
     /// Records and returns a value a getter could not parse.
@@ -833,7 +836,7 @@ mod tests {
     fn a_value_that_does_not_parse_names_key_and_value_as_hadoop() {
         let mut conf = Configuration::new();
         conf.set("dfs.replication", "two");
-        assert!(conf.first_bad_value().is_none());
+        assert!(conf.bad_values().is_empty());
         let err = conf.get_u64("dfs.replication", 3).unwrap_err();
         assert_eq!(
             err.to_string(),
@@ -841,10 +844,8 @@ mod tests {
         );
         // A clone (what a component keeps) records it for `tusk conf show` too.
         let _ = conf.clone().get_u64("dfs.replication", 3);
-        assert_eq!(
-            conf.first_bad_value().map(|e| e.to_string()),
-            Some(err.to_string())
-        );
+        let recorded: Vec<String> = conf.bad_values().iter().map(|e| e.to_string()).collect();
+        assert_eq!(recorded, [err.to_string()]);
     }
 
     #[test]
