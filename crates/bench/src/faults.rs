@@ -31,8 +31,10 @@ use std::time::{Duration, Instant};
 
 use serde::Serialize;
 use tusk_client::{DfsClient, ReplicationMode};
+use tusk_common::Shutdown;
 
 use crate::error::{BenchError, Result};
+use crate::stop::unless_stopped;
 use crate::{mode_name, RunContext};
 use cluster::{ClusterOptions, FaultCluster, Role};
 use load::{JobTarget, Ledger, Load, LoadCounts, LoadOptions};
@@ -92,6 +94,9 @@ pub struct FaultsOptions {
     pub jobs: bool,
     /// Replication modes the `datanode-kill` fault is measured in, one row each.
     pub modes: Vec<ReplicationMode>,
+    /// Fired (SIGINT, SIGTERM) to end the suite after the faults finished so far.
+    #[serde(skip)]
+    pub stop: Shutdown,
 }
 
 impl FaultsOptions {
@@ -110,6 +115,7 @@ impl FaultsOptions {
             tusk_exe,
             jobs: true,
             modes: vec![ReplicationMode::Pipeline, ReplicationMode::Parallel],
+            stop: Shutdown::new(),
         }
     }
 }
@@ -163,6 +169,8 @@ pub struct FaultsReport {
     pub context: RunContext,
     pub options: FaultsOptions,
     pub cluster: ClusterOptions,
+    /// Stopped (SIGINT, SIGTERM) before its last fault: `rows` hold those that finished.
+    pub partial: bool,
     pub rows: Vec<FaultRow>,
 }
 
@@ -265,13 +273,17 @@ pub async fn run(options: FaultsOptions) -> Result<FaultsReport> {
         load,
     };
     let mut rows = Vec::new();
-    for fault in options.faults.clone() {
+    let mut partial = false;
+    'faults: for fault in options.faults.clone() {
         let modes: Vec<Vec<ReplicationMode>> = match fault.as_str() {
             "datanode-kill" => options.modes.iter().map(|m| vec![*m]).collect(),
             _ => vec![suite.load.modes.clone()],
         };
         for m in modes {
-            let row = suite.one(&fault, m).await?;
+            let Some(row) = unless_stopped(&options.stop, suite.one(&fault, m)).await? else {
+                partial = true;
+                break 'faults;
+            };
             eprintln!("{}", row_markdown(&row));
             rows.push(row);
         }
@@ -285,6 +297,7 @@ pub async fn run(options: FaultsOptions) -> Result<FaultsReport> {
         context: RunContext::new(place),
         options,
         cluster: cluster_options,
+        partial,
         rows,
     })
 }
@@ -1116,7 +1129,11 @@ fn row_markdown(r: &FaultRow) -> String {
 
 impl FaultsReport {
     pub fn to_markdown(&self) -> String {
-        let mut s = String::from(
+        let mut s = String::new();
+        if self.partial {
+            s.push_str("**Partial**: stopped before its last fault; only the faults that finished are below.\n\n");
+        }
+        s.push_str(
             "| fault | mode | acknowledged ops | lost | unreadable files | jobs failed | time to recovery | notes |\n|---|---|---|---|---|---|---|---|\n",
         );
         for r in &self.rows {

@@ -39,7 +39,7 @@ use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 use tusk_client::DfsClient;
-use tusk_common::Timing;
+use tusk_common::{Shutdown, Timing};
 use tusk_mapreduce::history::{read_history, JobHistory, DEFAULT_HISTORY_DIR};
 
 use crate::advisor;
@@ -50,6 +50,7 @@ use crate::hadoop::{HadoopAnchor, ResultLine};
 use crate::heartbeats::heartbeat_wire_bytes;
 use crate::process_cluster::{self, JobRun, ProcessCluster};
 use crate::stats;
+use crate::stop::run_unless_stopped;
 
 /// One case's three periods.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -151,6 +152,9 @@ pub struct SweepOptions {
     pub hadoop_timeout_secs: u64,
     /// Bandwidth of the masters' link for the advisor (bytes/s).
     pub master_link_bytes_per_sec: f64,
+    /// Fired (SIGINT, SIGTERM) to end the sweep after the runs finished so far.
+    #[serde(skip)]
+    pub stop: Shutdown,
 }
 
 impl SweepOptions {
@@ -172,6 +176,7 @@ impl SweepOptions {
             hadoop_lock: None,
             hadoop_timeout_secs: 480,
             master_link_bytes_per_sec: 125e6,
+            stop: Shutdown::new(),
         }
     }
 }
@@ -304,6 +309,9 @@ pub struct SweepReport {
     pub hadoop_failures: Vec<String>,
     pub summary: Vec<CaseSummary>,
     pub advisor: AdvisorValidation,
+    /// Stopped (SIGINT, SIGTERM) before its last run: `runs` hold those that finished.
+    #[serde(default)]
+    pub partial: bool,
 }
 
 /// The study's reported gains from shorter periods (percent faster, best case).
@@ -393,14 +401,27 @@ fn run_blocking(
     let mut runs = Vec::new();
     let mut hadoop = Vec::new();
     let mut hadoop_failures = Vec::new();
-    for trial in 0..opts.trials {
+    let mut partial = false;
+    'sweep: for trial in 0..opts.trials {
         for periods in rotated(&cases, trial) {
             for &timing in &opts.timings {
                 let dir = base
                     .path()
                     .join(format!("t{trial}-c{}-{timing}", periods.case));
                 tracing::info!(trial, case = periods.case, %timing, "heartbeat sweep run");
-                runs.push(run_tusk(&opts, periods, timing, trial, &dir, handle)?);
+                // Each run's cluster is down again when run_tusk returns.
+                let run = || run_tusk(&opts, periods, timing, trial, &dir, handle);
+                match run_unless_stopped(&opts.stop, run)? {
+                    Some(run) => runs.push(run),
+                    None => {
+                        partial = true;
+                        break 'sweep;
+                    }
+                }
+            }
+            if opts.stop.is_triggered() {
+                partial = true;
+                break 'sweep;
             }
             if let Some(anchor) = &anchor {
                 let dir = base
@@ -428,6 +449,7 @@ fn run_blocking(
         hadoop_failures,
         summary,
         advisor,
+        partial,
     })
 }
 
@@ -1305,6 +1327,9 @@ fn slope(points: &[(f64, f64)]) -> Option<f64> {
 impl SweepReport {
     pub fn to_markdown(&self) -> String {
         let mut s = String::new();
+        if self.partial {
+            s.push_str("**Partial**: stopped before its last run; only the runs that finished are below.\n\n");
+        }
         let _ = writeln!(
             s,
             "Heartbeat-period sweep: {} trial(s); DFSIO {} × {} MB; TeraSort {} rows ({} maps, {} reduces); {}\n",

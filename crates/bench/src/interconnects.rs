@@ -21,12 +21,13 @@ use std::time::{Duration, Instant};
 
 use serde::Serialize;
 use tusk_client::{ClientOptions, DfsClient};
-use tusk_common::Configuration;
+use tusk_common::{Configuration, Shutdown};
 use tusk_mapreduce::history::{read_history, JobHistory, DEFAULT_HISTORY_DIR};
 use tusk_yarn_client::ApplicationClient;
 
 use crate::chart::{BarChart, BarSeries};
 use crate::error::{BenchError, Result};
+use crate::stop::unless_stopped;
 use crate::testbed_cluster::remove_command;
 use crate::{mb, RunContext};
 
@@ -174,6 +175,8 @@ pub struct InterconnectsOptions {
     /// The report so far is written here as JSON after each profile, so an hour-long run
     /// that fails late keeps what it measured.
     pub checkpoint: Option<PathBuf>,
+    /// Fired (SIGINT, SIGTERM) to end the run after the profiles finished so far.
+    pub stop: Shutdown,
 }
 
 impl Default for InterconnectsOptions {
@@ -189,6 +192,7 @@ impl Default for InterconnectsOptions {
             hadoop_classpath: None,
             hadoop_lock: PathBuf::from("/run/tusk-hadoop-testbed.lock"),
             checkpoint: None,
+            stop: Shutdown::new(),
         }
     }
 }
@@ -232,6 +236,9 @@ pub struct InterconnectsReport {
     pub input_mb: f64,
     pub tasks: u32,
     pub profiles: Vec<Profile>,
+    /// Stopped (SIGINT, SIGTERM) before its last profile: `profiles` and `runs` hold
+    /// the profiles that finished.
+    pub partial: bool,
     pub runs: Vec<JobTiming>,
 }
 
@@ -247,24 +254,34 @@ pub async fn run(opts: InterconnectsOptions) -> Result<InterconnectsReport> {
         input_mb: mb(opts.input_bytes),
         tasks: opts.tasks,
         profiles: Vec::new(),
+        partial: false,
         runs: Vec::new(),
     };
     for &profile in &opts.profiles {
+        if opts.stop.is_triggered() {
+            report.partial = true;
+            break;
+        }
         // Hadoop's JVMs share the host with other experiments: one Hadoop testbed at a time.
         let _lock = match &opts.hadoop_classpath {
             Some(_) => Some(hold_lock(&opts.hadoop_lock)?),
             None => None,
         };
         let testbed = TestbedRun::up(&opts, profile)?;
-        report
-            .runs
-            .extend(run_tusk(&testbed, &opts, profile).await?);
-        if opts.hadoop_classpath.is_some() {
-            report
-                .runs
-                .extend(run_hadoop(&testbed, &opts, profile).await?);
-        }
+        let measured = unless_stopped(&opts.stop, async {
+            let mut runs = run_tusk(&testbed, &opts, profile).await?;
+            if opts.hadoop_classpath.is_some() {
+                runs.extend(run_hadoop(&testbed, &opts, profile).await?);
+            }
+            Ok::<_, BenchError>(runs)
+        })
+        .await?;
         testbed.down()?;
+        let Some(runs) = measured else {
+            report.partial = true;
+            break;
+        };
+        report.runs.extend(runs);
         report.profiles.push(profile);
         if let Some(path) = &opts.checkpoint {
             let json = serde_json::to_string_pretty(&report).map_err(std::io::Error::other)?;
@@ -878,6 +895,9 @@ impl InterconnectsReport {
     pub fn to_markdown(&self) -> String {
         let mut md = String::from("## Interconnects × storage\n\n");
         md.push_str(&self.context.to_markdown());
+        if self.partial {
+            md.push_str("\n**Partial**: stopped before its last profile; only the ones that finished are below.\n");
+        }
         let _ = writeln!(
             md,
             "\nInput per job {:.0} MB, {} maps / reduces; job time in s (client start to exit); \
@@ -1121,6 +1141,7 @@ mod tests {
                 "1gige-ssd".parse().unwrap(),
                 "ipoib-32g-ssd".parse().unwrap(),
             ],
+            partial: false,
             runs: vec![
                 timing(System::Tusk, Link::Gige1, Storage::Hdd, 20.0),
                 timing(System::Tusk, Link::Ipoib32, Storage::Hdd, 19.0),

@@ -36,6 +36,7 @@
 //! - `pattern`: cheap deterministic file contents.
 //! - `chart`: SVG grouped bar and line charts for the reports.
 //! - `stats`: medians and TestDFSIO's rate statistics.
+//! - `stop`: ending a study early (SIGINT, SIGTERM) with the rounds it finished.
 //! - `context`: where, when and how a run happened.
 //! - `error`: [`BenchError`].
 
@@ -61,6 +62,7 @@ pub mod scheduling;
 pub mod short_circuit;
 pub mod startup;
 pub mod stats;
+pub mod stop;
 pub mod target;
 pub mod terasort;
 pub mod testbed_cluster;

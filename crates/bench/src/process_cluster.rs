@@ -9,6 +9,7 @@ use std::process::{Command, Output, Stdio};
 use std::time::Instant;
 
 use tusk_client::{ClientOptions, DfsClient};
+use tusk_common::logging::last_lines;
 use tusk_common::Configuration;
 use tusk_mapreduce::history::{read_history, JobHistory, DEFAULT_HISTORY_DIR};
 
@@ -186,13 +187,10 @@ pub(crate) fn run(mut cmd: Command, what: &str) -> Result<String> {
     let stderr = String::from_utf8_lossy(&stderr);
     Err(BenchError::TaskFailed {
         path: what.to_string(),
-        message: format!("{status}: {}{}", tail(&stdout), tail(&stderr)),
+        message: format!(
+            "{status}: {}{}",
+            last_lines(&stdout, 15),
+            last_lines(&stderr, 15)
+        ),
     })
-}
-
-/// The last lines of a process's output, enough to see why it failed.
-fn tail(text: &str) -> String {
-    let lines: Vec<&str> = text.lines().collect();
-    let from = lines.len().saturating_sub(15);
-    lines[from..].join("\n")
 }

@@ -18,11 +18,13 @@ use std::time::Instant;
 
 use serde::{Deserialize, Serialize};
 use tusk_client::ReplicationMode;
+use tusk_common::Shutdown;
 
 use crate::chart::{LineChart, LineSeries, XAxis};
 use crate::context::RunContext;
 use crate::error::{BenchError, Result};
 use crate::process_cluster;
+use crate::stop::run_unless_stopped;
 use crate::testbed_cluster::remove_command;
 use crate::{mb, stats, MB};
 
@@ -51,6 +53,9 @@ pub struct ReplicationLinksOptions {
     pub tusk_exe: PathBuf,
     /// Hadoop 3.4.2's classpath file: also run Hadoop's HDFS on each testbed.
     pub hadoop_classpath: Option<PathBuf>,
+    /// Fired (SIGINT, SIGTERM) to end the run after the link classes finished so far.
+    #[serde(skip)]
+    pub stop: Shutdown,
 }
 
 impl Default for ReplicationLinksOptions {
@@ -74,6 +79,7 @@ impl Default for ReplicationLinksOptions {
             dir: PathBuf::from("/tmp/tusk-replication-links"),
             tusk_exe: PathBuf::from("tusk"),
             hadoop_classpath: None,
+            stop: Shutdown::new(),
         }
     }
 }
@@ -199,6 +205,9 @@ pub struct LinkClassResult {
 pub struct ReplicationLinksReport {
     pub context: RunContext,
     pub options: ReplicationLinksOptions,
+    /// Stopped (SIGINT, SIGTERM) before its last link class: `link_classes` hold the
+    /// ones that finished.
+    pub partial: bool,
     pub link_classes: Vec<LinkClassResult>,
 }
 
@@ -221,12 +230,21 @@ pub fn run(opts: ReplicationLinksOptions) -> Result<ReplicationLinksReport> {
     ));
     std::fs::create_dir_all(&opts.dir)?;
     let mut link_classes = Vec::new();
+    let mut partial = false;
     for description in &opts.testbeds {
-        link_classes.push(run_link_class(&opts, description)?);
+        // Each link class's testbed is down again when run_link_class returns.
+        match run_unless_stopped(&opts.stop, || run_link_class(&opts, description))? {
+            Some(result) => link_classes.push(result),
+            None => {
+                partial = true;
+                break;
+            }
+        }
     }
     Ok(ReplicationLinksReport {
         context,
         options: opts,
+        partial,
         link_classes,
     })
 }
@@ -806,6 +824,9 @@ impl ReplicationLinksReport {
             },
             self.context.to_markdown()
         );
+        if self.partial {
+            s.push_str("**Partial**: stopped before its last link class; only the ones that finished are below.\n\n");
+        }
         for lc in &self.link_classes {
             s.push_str(&lc.to_markdown(&o.modes));
         }

@@ -20,6 +20,7 @@ use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 use tusk_client::DfsClient;
+use tusk_common::Shutdown;
 use tusk_mapreduce::history::{read_history, JobHistory, SpeculationSummary, DEFAULT_HISTORY_DIR};
 use tusk_mapreduce::jobs;
 use tusk_mapreduce::task::Outcome;
@@ -30,6 +31,7 @@ use tusk_yarn_client::ApplicationClient;
 
 use crate::context::RunContext;
 use crate::error::{BenchError, Result};
+use crate::stop::unless_stopped;
 use crate::testbed_cluster::TestbedCluster;
 use crate::{cdf, mb, stats, MB};
 
@@ -126,6 +128,9 @@ pub struct SchedulingOptions {
     pub job_timeout: Duration,
     /// Where the CDF charts go (`cdf-map.svg`, `cdf-reduce.svg`).
     pub svg_dir: Option<PathBuf>,
+    /// Fired (SIGINT, SIGTERM) to end the study after the rounds finished so far.
+    #[serde(skip)]
+    pub stop: Shutdown,
 }
 
 impl SchedulingOptions {
@@ -158,6 +163,7 @@ impl SchedulingOptions {
             rm_conf: BTreeMap::new(),
             job_timeout: Duration::from_secs(1200),
             svg_dir: None,
+            stop: Shutdown::new(),
         }
     }
 }
@@ -235,6 +241,9 @@ pub struct SchedulingReport {
     pub reduces_per_job: u32,
     /// Seconds to build the testbed and generate the inputs.
     pub setup_seconds: f64,
+    /// The study was stopped (SIGINT, SIGTERM) before its last round: `results` hold
+    /// the rounds that finished, and a policy with none is left out.
+    pub partial: bool,
     pub results: Vec<PolicyResult>,
 }
 
@@ -264,26 +273,42 @@ pub async fn run(opts: SchedulingOptions) -> Result<SchedulingReport> {
     ));
     let dfs = bed.client()?;
     let reduces = opts.reduces.unwrap_or(bed.nodemanagers as u32);
-    generate_inputs(&bed, &dfs, &opts).await?;
+    let mut partial = unless_stopped(&opts.stop, generate_inputs(&bed, &dfs, &opts))
+        .await?
+        .is_none();
     let setup_seconds = started.elapsed().as_secs_f64();
     let n = opts.policies.len();
     let mut histories = vec![Vec::new(); n];
     let mut samples = vec![Vec::new(); n];
-    for round in 0..opts.repeat {
-        for i in round_order(n, round) {
-            let policy = &opts.policies[i];
-            eprintln!("round {} of {}: {}", round + 1, opts.repeat, policy.name);
-            let mut defines = policy.defines();
-            defines.extend(opts.rm_conf.iter().map(|(k, v)| format!("{k}={v}")));
-            bed.restart_yarn(&defines, &format!("{}-{round}", policy.name))
-                .await?;
-            bed.drop_page_cache();
-            let sampler = StatusSampler::start(&bed.rm_addr);
-            let jobs = run_round(&bed, &dfs, &opts, reduces, round).await;
-            samples[i].extend(sampler.stop().await);
-            histories[i].extend(jobs?);
-            let _ = dfs.delete(OUTPUT_DIR, true).await;
+    let rounds = (0..opts.repeat)
+        .flat_map(|round| round_order(n, round).into_iter().map(move |i| (round, i)));
+    for (round, i) in rounds.take_while(|_| !partial) {
+        let policy = &opts.policies[i];
+        eprintln!("round {} of {}: {}", round + 1, opts.repeat, policy.name);
+        let mut defines = policy.defines();
+        defines.extend(opts.rm_conf.iter().map(|(k, v)| format!("{k}={v}")));
+        let label = format!("{}-{round}", policy.name);
+        if unless_stopped(&opts.stop, bed.restart_yarn(&defines, &label))
+            .await?
+            .is_none()
+        {
+            partial = true;
+            break;
         }
+        bed.drop_page_cache();
+        let sampler = StatusSampler::start(&bed.rm_addr);
+        let jobs = unless_stopped(&opts.stop, run_round(&bed, &dfs, &opts, reduces, round)).await;
+        let sampled = sampler.stop().await;
+        let Some(jobs) = jobs? else {
+            partial = true;
+            break;
+        };
+        samples[i].extend(sampled);
+        histories[i].extend(jobs);
+        let _ = dfs.delete(OUTPUT_DIR, true).await;
+    }
+    if partial {
+        eprintln!("stopped: the rounds that finished are kept; tearing the testbed down");
     }
     let maps_per_job = histories
         .iter()
@@ -294,6 +319,7 @@ pub async fn run(opts: SchedulingOptions) -> Result<SchedulingReport> {
         .policies
         .iter()
         .zip(histories.iter().zip(&samples))
+        .filter(|(_, (h, _))| !(partial && h.is_empty()))
         .map(|(policy, (h, s))| summarize(policy, h, s, &bed))
         .collect();
     let report = SchedulingReport {
@@ -303,6 +329,7 @@ pub async fn run(opts: SchedulingOptions) -> Result<SchedulingReport> {
         maps_per_job,
         reduces_per_job: reduces,
         setup_seconds,
+        partial,
         results,
         options: opts,
     };
@@ -607,6 +634,9 @@ impl SchedulingReport {
     pub fn to_markdown(&self) -> String {
         let mut out = String::new();
         out.push_str(&self.context.to_markdown());
+        if self.partial {
+            out.push_str("\n**Partial**: stopped before its last round; only the rounds that finished are below.\n");
+        }
         out.push_str(&format!(
             "\n{} maps and {} reduces per job; setup (testbed + inputs) {:.0} s\n\n",
             self.maps_per_job, self.reduces_per_job, self.setup_seconds

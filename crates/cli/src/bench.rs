@@ -13,7 +13,7 @@ use tusk_bench::{
 };
 use tusk_client::ReplicationMode;
 use tusk_common::config::{parse_duration, parse_size};
-use tusk_common::Configuration;
+use tusk_common::{Configuration, Shutdown};
 
 mod seeds;
 
@@ -499,6 +499,45 @@ fn duration(s: &str) -> Result<Duration, String> {
     parse_duration(s, Duration::from_secs(1)).ok_or_else(|| format!("not a duration: {s}"))
 }
 
+/// The stop for the studies of this process (`tusk_bench::stop`), fired by the first
+/// SIGINT or SIGTERM; a second one ends the process at once, teardown or not. One per
+/// process (`bench seeds` runs several studies): the signals are the process's.
+fn stop_on_signals() -> anyhow::Result<Shutdown> {
+    use tokio::signal::unix::{signal, SignalKind};
+    static STOP: std::sync::OnceLock<Shutdown> = std::sync::OnceLock::new();
+    if let Some(stop) = STOP.get() {
+        return Ok(stop.clone());
+    }
+    let stop = STOP.get_or_init(Shutdown::new).clone();
+    let mut interrupt = signal(SignalKind::interrupt())?;
+    let mut terminate = signal(SignalKind::terminate())?;
+    let trigger = stop.clone();
+    tokio::spawn(async move {
+        let name = tokio::select! {
+            _ = interrupt.recv() => "SIGINT",
+            _ = terminate.recv() => "SIGTERM",
+        };
+        eprintln!("{name}: stopping after the rounds finished so far (again to abort)");
+        trigger.trigger();
+        tokio::select! {
+            _ = interrupt.recv() => std::process::exit(130),
+            _ = terminate.recv() => std::process::exit(143),
+        }
+    });
+    Ok(stop)
+}
+
+/// A study's exit once its report is written: a failure when a signal stopped it
+/// before its last round.
+fn stopped_early(partial: bool) -> anyhow::Result<()> {
+    if partial {
+        anyhow::bail!(
+            "stopped by a signal before the last round; the report holds the rounds that finished"
+        );
+    }
+    Ok(())
+}
+
 fn emit<R: Serialize>(report: &R, markdown: String, json: &Option<PathBuf>) -> anyhow::Result<()> {
     println!("{markdown}");
     if let Some(path) = json {
@@ -579,13 +618,15 @@ pub async fn run(conf: Configuration, which: BenchCommand) -> anyhow::Result<()>
                 dir: a.dir,
                 tusk_exe: std::env::current_exe()?,
                 hadoop_classpath: a.hadoop_classpath,
+                stop: stop_on_signals()?,
             };
             let report =
                 tokio::task::spawn_blocking(move || replication_links::run(opts)).await??;
             if let Some(dir) = svg_dir {
                 write_charts(&dir, report.charts())?;
             }
-            emit(&report, report.to_markdown(), &json)
+            emit(&report, report.to_markdown(), &json)?;
+            stopped_early(report.partial)
         }
         BenchCommand::ShortCircuit(a) => {
             let report =
@@ -678,13 +719,15 @@ pub async fn run(conf: Configuration, which: BenchCommand) -> anyhow::Result<()>
             opts.hadoop_timeout_secs = a.hadoop_timeout.as_secs().max(1);
             opts.base_dir = a.dir;
             opts.master_link_bytes_per_sec = advisor::parse_bandwidth(&a.master_link)?;
+            opts.stop = stop_on_signals()?;
             let report = heartbeat_sweep::run(opts).await?;
             if let Some(dir) = &a.charts {
                 for path in report.write_charts(dir)? {
                     eprintln!("wrote {}", path.display());
                 }
             }
-            emit(&report, report.to_markdown(), &a.json)
+            emit(&report, report.to_markdown(), &a.json)?;
+            stopped_early(report.partial)
         }
         BenchCommand::Terasort(a) => {
             let conf = job_conf(&a.job_conf)?;
@@ -724,8 +767,10 @@ pub async fn run(conf: Configuration, which: BenchCommand) -> anyhow::Result<()>
             o.rm_conf = job_conf(&a.rm_conf)?;
             o.job_timeout = a.job_timeout;
             o.svg_dir = a.svg;
+            o.stop = stop_on_signals()?;
             let report = scheduling::run(o).await?;
             emit(&report, report.to_markdown(), &a.json)?;
+            stopped_early(report.partial)?;
             let failed: usize = report.results.iter().map(|r| r.failed_jobs).sum();
             if failed > 0 {
                 anyhow::bail!("{failed} sort jobs did not succeed");
@@ -782,6 +827,7 @@ async fn run_interconnects(a: InterconnectsArgs) -> anyhow::Result<()> {
         hadoop_classpath: a.vs_hadoop.map(|p| p.canonicalize()).transpose()?,
         hadoop_lock: a.hadoop_lock,
         checkpoint: a.json.clone(),
+        stop: stop_on_signals()?,
     })
     .await?;
     if let Some(dir) = &a.charts {
@@ -796,7 +842,8 @@ async fn run_interconnects(a: InterconnectsArgs) -> anyhow::Result<()> {
             eprintln!("wrote {}", path.display());
         }
     }
-    emit(&report, report.to_markdown(), &a.json)
+    emit(&report, report.to_markdown(), &a.json)?;
+    stopped_early(report.partial)
 }
 
 /// Each (link class, SVG) as DIR/replication-links-<class>.svg.
@@ -822,13 +869,14 @@ async fn run_faults(a: FaultsArgs) -> anyhow::Result<()> {
     o.modes = a.modes;
     o.jobs = !a.no_jobs;
     o.dir = a.dir.unwrap_or(o.dir);
+    o.stop = stop_on_signals()?;
     let report = faults::run(o).await?;
     emit(&report, report.to_markdown(), &a.json)?;
     let lost: usize = report.rows.iter().map(|r| r.lost + r.unreadable).sum();
     if lost > 0 {
         anyhow::bail!("{lost} acknowledged operations lost or unreadable");
     }
-    Ok(())
+    stopped_early(report.partial)
 }
 
 pub fn advisor(a: AdvisorArgs) -> anyhow::Result<()> {

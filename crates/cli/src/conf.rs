@@ -52,6 +52,14 @@ pub enum ConfCommand {
 pub fn run(conf: &Configuration, action: ConfCommand) -> anyhow::Result<()> {
     let ConfCommand::Show { key } = action;
     collect_defaults(conf);
+    // What a daemon would refuse to start with; with --key, only that key's value.
+    let bad = conf.bad_values().into_iter().find(|e| match (e, &key) {
+        (tusk_common::ConfigError::BadValue { key: bad, .. }, Some(k)) => bad == k,
+        _ => true,
+    });
+    if let Some(bad) = bad {
+        return Err(bad.into());
+    }
     let defaults = conf.defaults_used();
     let line = |k: &str| -> Option<String> {
         if let Some(v) = conf.get(k) {

@@ -213,7 +213,8 @@ fn usage_error<'a>(verb: &str, msg: &'a str) -> Option<&'a str> {
         || msg.contains("does not match the expected pattern")
         || msg.contains("does not match expected pattern")
         || msg.ends_with("does not specify owner or group.")
-        || msg.starts_with("For input string");
+        || msg.starts_with("For input string")
+        || msg == "replication must be >= 1";
     usage.then_some(msg)
 }
 
@@ -437,6 +438,11 @@ impl Shell {
         }
         let (srcs, dst) = args.split_at(args.len() - 1);
         let dst_path = self.resolve(&dst[0]);
+        if srcs.len() == 1 && !self.mv_target_parent_exists(&dst_path).await {
+            // Hadoop's CommandWithDestination checks this before it renames: the
+            // NameNode's rename only answers false, which would say nothing.
+            return Err(format!("`{}': No such file or directory", dst[0]));
+        }
         for src in srcs {
             let path = self.resolve(src);
             if let Err(e) = self.client.stat(&path).await {
@@ -463,6 +469,18 @@ impl Shell {
             }
         }
         Ok(())
+    }
+
+    /// Whether a single-source `-mv` can land at `dst`: it exists, or the directory it
+    /// would be created in does (Hadoop's `PathData.parentExists`).
+    async fn mv_target_parent_exists(&self, dst: &str) -> bool {
+        let parent = match dst.trim_end_matches('/').rsplit_once('/') {
+            _ if dst.ends_with('/') => dst,
+            Some(("", _)) | None => "/",
+            Some((parent, _)) => parent,
+        };
+        matches!(self.client.get_file_info(parent).await, Ok(Some(_)))
+            || matches!(self.client.get_file_info(dst).await, Ok(Some(_)))
     }
 
     async fn rm(&mut self, args: &[String]) -> Result<(), String> {
@@ -695,12 +713,17 @@ impl Shell {
             ));
         }
         let (n, paths) = ops.split_first().expect("two operands");
-        let replication: u16 = match n.parse() {
-            Ok(r) if r >= 1 => r,
-            _ => {
+        // Hadoop parses a Java short and only then checks the range: a non-number is
+        // the warning and the NumberFormatException, a number below 1 the one usage error.
+        let replication: i16 = match n.parse() {
+            Ok(r) => r,
+            Err(_) => {
                 eprintln!("setrep: Illegal replication, a positive integer expected");
                 return Err(format!("For input string: \"{n}\""));
             }
+        };
+        let Ok(replication @ 1..) = u16::try_from(replication) else {
+            return Err("replication must be >= 1".into());
         };
         let mut waiting = Vec::new();
         for p in paths {

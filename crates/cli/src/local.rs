@@ -13,6 +13,7 @@ use anyhow::{bail, Context};
 use clap::{Args, Subcommand};
 use tusk_client::{ClientOptions, DfsClient};
 use tusk_common::config::Source;
+use tusk_common::logging::last_lines;
 use tusk_common::Configuration;
 use tusk_proto::tusk::yarn::NodeState;
 use tusk_yarn_client::ApplicationClient;
@@ -134,7 +135,8 @@ pub async fn up(conf: &Configuration, args: &UpArgs) -> anyhow::Result<LocalClus
     let nn = spawn_daemon(&exe, conf, dir, "namenode", "namenode", &nn_defines, &[])?;
     pids.push(("namenode".to_string(), nn));
     write_pids(dir, &pids)?;
-    let nn_addr = wait_file(&nn_addr_file, Duration::from_secs(30), nn).await?;
+    let nn_log = daemon_log(dir, "namenode");
+    let nn_addr = wait_file(&nn_addr_file, Duration::from_secs(30), nn, &nn_log).await?;
     // Written before the RPC address file.
     let namenode_http = read_http_addr(dir, "namenode")?;
     let uri = format!("hdfs://{nn_addr}");
@@ -177,7 +179,8 @@ pub async fn up(conf: &Configuration, args: &UpArgs) -> anyhow::Result<LocalClus
     let rm_addr = match rm {
         None => None,
         Some(pid) => {
-            let addr = wait_file(&rm_addr_file, Duration::from_secs(30), pid).await?;
+            let rm_log = daemon_log(dir, "resourcemanager");
+            let addr = wait_file(&rm_addr_file, Duration::from_secs(30), pid, &rm_log).await?;
             start_nodemanagers(conf, args, &exe, &defines, &addr, &mut pids)?;
             write_pids(dir, &pids)?;
             Some(addr)
@@ -362,13 +365,12 @@ fn spawn_daemon(
         all.extend(["--conf".to_string(), path.display().to_string()]);
     }
     let all: Vec<&str> = all.iter().map(String::as_str).collect();
-    spawn(
-        exe,
-        role,
-        &defines,
-        &all,
-        &dir.join(format!("logs/{name}.log")),
-    )
+    spawn(exe, role, &defines, &all, &daemon_log(dir, name))
+}
+
+/// Where daemon `name` of the cluster in `dir` logs.
+fn daemon_log(dir: &Path, name: &str) -> PathBuf {
+    dir.join("logs").join(format!("{name}.log"))
 }
 
 fn spawn(
@@ -399,14 +401,26 @@ fn spawn(
     Ok(child.id())
 }
 
-pub(crate) async fn wait_file(path: &Path, timeout: Duration, pid: u32) -> anyhow::Result<String> {
+/// Waits for the file daemon `pid` writes once it serves; a daemon that exits first is
+/// an error naming its log (`log`) and quoting the log's last lines, the cause.
+pub(crate) async fn wait_file(
+    path: &Path,
+    timeout: Duration,
+    pid: u32,
+    log: &Path,
+) -> anyhow::Result<String> {
     let deadline = Instant::now() + timeout;
     loop {
         if let Ok(s) = std::fs::read_to_string(path) {
             return Ok(s.trim().to_string());
         }
         if !alive(pid) {
-            bail!("process {pid} exited before it was ready; see its log");
+            let text = std::fs::read_to_string(log).unwrap_or_default();
+            bail!(
+                "process {pid} exited before it was ready; its log {} ends:\n{}",
+                log.display(),
+                last_lines(&text, 20)
+            );
         }
         if Instant::now() > deadline {
             bail!("{} did not appear within {timeout:?}", path.display());

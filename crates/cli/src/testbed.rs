@@ -241,6 +241,8 @@ async fn start_tusk(conf: &Configuration, tb: &mut Testbed) -> anyhow::Result<()
     let exe = std::env::current_exe()?;
     let mut defines = common_defines(conf, tb)?;
     let logs = tb.dir.join("logs");
+    let nn_log = logs.join("namenode.log");
+    let rm_log = logs.join("resourcemanager.log");
     let nn = tb
         .node_running(Daemon::Namenode)
         .expect("a description has a namenode")
@@ -266,7 +268,7 @@ async fn start_tusk(conf: &Configuration, tb: &mut Testbed) -> anyhow::Result<()
                 nn_addr_file.display().to_string(),
             ],
         ),
-        &logs.join("namenode.log"),
+        &nn_log,
     )?;
     let rm = tb.node_running(Daemon::Resourcemanager).cloned();
     let rm_addr_file = tb.dir.join("resourcemanager.addr");
@@ -288,19 +290,20 @@ async fn start_tusk(conf: &Configuration, tb: &mut Testbed) -> anyhow::Result<()
                         rm_addr_file.display().to_string(),
                     ],
                 ),
-                &logs.join("resourcemanager.log"),
+                &rm_log,
             )?)
         }
     };
-    let nn_addr = crate::local::wait_file(&nn_addr_file, Duration::from_secs(60), nn_pid).await?;
+    let nn_addr =
+        crate::local::wait_file(&nn_addr_file, Duration::from_secs(60), nn_pid, &nn_log).await?;
     let uri = format!("hdfs://{nn_addr}");
     defines.push(format!("fs.defaultFS={uri}"));
     tb.default_fs = Some(uri.clone());
     let rm_addr = match rm_pid {
         None => None,
-        Some(pid) => {
-            Some(crate::local::wait_file(&rm_addr_file, Duration::from_secs(60), pid).await?)
-        }
+        Some(pid) => Some(
+            crate::local::wait_file(&rm_addr_file, Duration::from_secs(60), pid, &rm_log).await?,
+        ),
     };
     tb.rm_address = rm_addr.clone();
     tb.save()?;

@@ -317,6 +317,41 @@ fn errors_read_as_hadoops() {
 }
 
 #[test]
+fn mv_and_setrep_refuse_as_hadoops() {
+    let c = Cluster::up(1);
+    put(&c, "f", b"file\n", "/f");
+
+    // Hadoop's CommandWithDestination: the destination's parent must exist.
+    let mv = c.fs(&["-mv", "/f", "/missing-dir/x"]);
+    assert_eq!(mv.status.code(), Some(1));
+    assert_eq!(
+        stderr(&mv).trim(),
+        "mv: `/missing-dir/x': No such file or directory"
+    );
+    assert!(c.fs(&["-test", "-e", "/f"]).status.success());
+    assert!(c.fs(&["-mv", "/f", "/g"]).status.success());
+
+    // SetReplication: a number below 1 is one usage error; a non-number the warning
+    // and the NumberFormatException.
+    let setrep = c.fs(&["-setrep", "0", "/g"]);
+    assert_eq!(setrep.status.code(), Some(255));
+    let said = stderr(&setrep);
+    assert!(
+        said.starts_with("-setrep: replication must be >= 1\n"),
+        "{said}"
+    );
+    assert!(!said.contains("Illegal replication"), "{said}");
+    assert!(said.contains("Usage: tusk fs [generic options]"), "{said}");
+    let word = stderr(&c.fs(&["-setrep", "two", "/g"]));
+    assert!(
+        word.starts_with(
+            "setrep: Illegal replication, a positive integer expected\n-setrep: For input string: \"two\""
+        ),
+        "{word}"
+    );
+}
+
+#[test]
 fn a_uri_naming_another_cluster_goes_there_or_fails() {
     let a = Cluster::up(1);
     let b = Cluster::up(1);

@@ -170,3 +170,79 @@ fn a_cluster_starts_from_a_directory_of_hadoop_xml_files() {
     );
     assert!(read.status.success(), "a key Tusk reads: {}", stderr(&read));
 }
+
+/// Careless configuration, each reported once, in Hadoop's words, naming what is wrong:
+/// a missing `--conf`, a `.xml` file that is not XML, a typed key that does not parse
+/// (in `conf show` and when a daemon starts), and a daemon that dies during `local up`.
+#[test]
+fn careless_configuration_is_reported_once_naming_the_cause() {
+    let home = tempfile::tempdir().unwrap();
+    let missing = tusk_env(
+        home.path(),
+        &["--conf", "/no/such/conf", "conf", "show"],
+        &[],
+    );
+    assert_eq!(missing.status.code(), Some(2));
+    assert_eq!(
+        stderr(&missing).trim(),
+        "tusk: cannot read configuration file /no/such/conf: No such file or directory (os error 2)"
+    );
+
+    let garbage = home.path().join("core-site.xml");
+    std::fs::write(&garbage, "garbage text\n").unwrap();
+    let not_xml = tusk_env(
+        home.path(),
+        &["--conf", garbage.to_str().unwrap(), "conf", "show"],
+        &[],
+    );
+    assert_eq!(not_xml.status.code(), Some(2));
+    assert_eq!(
+        stderr(&not_xml).trim(),
+        format!(
+            "tusk: configuration file {} is not valid XML: unknown token at 1:1",
+            garbage.display()
+        )
+    );
+
+    let bad_value = "configuration key dfs.replication: For input string: \"two\"";
+    let show = tusk_env(
+        home.path(),
+        &["-D", "dfs.replication=two", "conf", "show"],
+        &[],
+    );
+    assert!(!show.status.success(), "{}", stdout(&show));
+    assert!(stderr(&show).contains(bad_value), "{}", stderr(&show));
+    // With --key, what that key's reader would say; another key still shows.
+    let one = ["-D", "dfs.replication=two", "conf", "show", "--key"];
+    let same = tusk_env(home.path(), &[&one[..], &["dfs.replication"]].concat(), &[]);
+    assert!(stderr(&same).contains(bad_value), "{}", stderr(&same));
+    let other = tusk_env(home.path(), &[&one[..], &["dfs.blocksize"]].concat(), &[]);
+    assert!(
+        other.status.success(),
+        "another key shows: {}",
+        stderr(&other)
+    );
+
+    let state = home.path().join("cluster");
+    let up = tusk_env(
+        home.path(),
+        &[
+            "local",
+            "up",
+            "--no-yarn",
+            "--dir",
+            state.to_str().unwrap(),
+            "-D",
+            "dfs.replication=two",
+        ],
+        &[],
+    );
+    assert!(!up.status.success());
+    let log = state.join("logs/namenode.log");
+    let said = stderr(&up);
+    assert!(
+        said.contains(&format!("its log {} ends:", log.display())),
+        "the log by its path: {said}"
+    );
+    assert!(said.contains(bad_value), "the cause, from the log: {said}");
+}

@@ -949,3 +949,127 @@ fn link_cut_and_datanode_kill_on_the_testbed_lose_nothing() {
         netns_list()
     );
 }
+
+/// `tusk bench scheduling` stopped by SIGTERM (as `timeout` stops it) after its first
+/// round: it writes the round it finished, marked partial, and tears its testbed down
+/// (no record, no mounted volume, no namespace left).
+#[test]
+fn a_study_stopped_by_sigterm_keeps_its_rounds_and_tears_its_testbed_down() {
+    use std::io::{BufRead, BufReader};
+    if !support::can_run_testbeds() {
+        return;
+    }
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let home = tempfile::tempdir().unwrap();
+    let dir = home.path().join("tb");
+    // Torn down by the guard if the study leaves it up (the bug this test is about).
+    let bed = Bed {
+        home,
+        dir: dir.clone(),
+    };
+    let home = bed.home.path();
+    let file = home.join("two.toml");
+    std::fs::write(
+        &file,
+        r#"
+name = "two"
+replication = 1
+[defaults]
+link = "1gige"
+daemons = ["datanode", "nodemanager"]
+volumes = { count = 1, size_mb = 256, profile = "hdd" }
+nodemanager = { memory_mb = 4096, vcores = 4 }
+[[node]]
+name = "master"
+daemons = ["namenode", "resourcemanager", "datanode", "nodemanager", "client"]
+[[node]]
+name = "w"
+"#,
+    )
+    .unwrap();
+    let json = home.join("scheduling.json");
+    let mut bench = Command::new(env!("CARGO_BIN_EXE_tusk"))
+        .args(["bench", "scheduling", "--testbed"])
+        .arg(&file)
+        .arg("--dir")
+        .arg(&dir)
+        .args([
+            "--policies",
+            "fair,disk-rate",
+            "--repeat",
+            "2",
+            "--jobs",
+            "1",
+        ])
+        .args([
+            "--input-size",
+            "1m",
+            "--block-size",
+            "1m",
+            "--interval",
+            "0s",
+        ])
+        .arg("--json")
+        .arg(&json)
+        .env("TUSK_HOME", home)
+        .env("TUSK_LOG", "warn")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // The second round's line: the first round has finished.
+    let mut said = String::new();
+    let mut lines = BufReader::new(bench.stderr.take().unwrap()).lines();
+    let mut rounds = 0;
+    for line in lines.by_ref() {
+        let line = line.unwrap();
+        said.push_str(&line);
+        said.push('\n');
+        rounds += usize::from(line.starts_with("round "));
+        if rounds == 2 {
+            break;
+        }
+    }
+    assert_eq!(rounds, 2, "the study ended early: {said}");
+    let pid = bench.id() as i32;
+    assert!(Command::new("kill")
+        .args(["-TERM", &pid.to_string()])
+        .status()
+        .unwrap()
+        .success());
+    let rest: Vec<String> = lines.map_while(Result::ok).collect();
+    let status = bench.wait().unwrap();
+    said.push_str(&rest.join("\n"));
+    assert!(
+        !status.success(),
+        "a stopped study is not a success: {said}"
+    );
+
+    let report: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(&json)
+            .unwrap_or_else(|e| panic!("no report at {}: {e}; {said}", json.display())),
+    )
+    .unwrap();
+    assert_eq!(report["partial"], true, "{report}");
+    let results = report["results"].as_array().unwrap();
+    assert_eq!(
+        results.len(),
+        1,
+        "only the finished round's policy: {report}"
+    );
+    assert_eq!(results[0]["jobs"].as_array().unwrap().len(), 1, "{report}");
+    assert!(std::fs::read_to_string(json.with_extension("md"))
+        .unwrap()
+        .contains("Partial"));
+
+    assert!(
+        !dir.join("testbed.json").exists(),
+        "the testbed's record outlived the study: {said}"
+    );
+    let mounts = std::fs::read_to_string("/proc/mounts").unwrap();
+    assert!(
+        !mounts.contains(dir.to_str().unwrap()),
+        "volumes still mounted: {mounts}"
+    );
+}

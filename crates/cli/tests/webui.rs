@@ -109,6 +109,38 @@ fn load(profile: &Path, out: &Path, name: &str, url: &str) -> String {
     dom
 }
 
+/// The tables of page `dom` wider than their box in a window `width` px wide (the
+/// box then clips them, the scroll bar hidden): "header: table px > box px" each.
+fn clipped_tables(profile: &Path, dom: &str, width: u32) -> Vec<String> {
+    const MEASURE: &str =
+        "<script>var out=[];document.querySelectorAll('table').forEach(function(t){\
+        var box=t.parentElement.clientWidth;if(t.offsetWidth>box){\
+        out.push(t.querySelector('tr').textContent+': '+t.offsetWidth+' px > '+box+' px');}});\
+        var p=document.createElement('pre');p.id='clipped';p.textContent=out.join('\\n');\
+        document.body.appendChild(p);</script>";
+    let file = profile.join("measured.html");
+    std::fs::write(&file, dom.replace("</body>", &format!("{MEASURE}</body>"))).unwrap();
+    let measured = chromium(
+        profile,
+        &[
+            "--dump-dom",
+            &format!("--window-size={width},900"),
+            &format!("file://{}", file.display()),
+        ],
+    );
+    let measured = String::from_utf8_lossy(&measured.stdout);
+    let found = measured
+        .split("<pre id=\"clipped\">")
+        .nth(1)
+        .and_then(|rest| rest.split("</pre>").next())
+        .unwrap_or_else(|| panic!("no measurement in {measured}"));
+    found
+        .lines()
+        .filter(|l| !l.is_empty())
+        .map(str::to_string)
+        .collect()
+}
+
 /// The first `prefix` followed by digits and underscores in `text`.
 fn find_id(text: &str, prefix: &str) -> Option<String> {
     let start = text.find(prefix)?;
@@ -292,6 +324,11 @@ fn every_page_renders_in_a_browser_with_a_job_done() {
     assert!(
         job.contains("Job Counters") && job.contains("TOTAL_LAUNCHED_MAPS"),
         "Hadoop's job counters group"
+    );
+    assert_eq!(
+        clipped_tables(profile.path(), &job, 1400),
+        Vec::<String>::new(),
+        "every column of the job page shows at 1400 px"
     );
 
     let dn_page = load(profile.path(), &out, "datanode", &format!("{dn}/"));

@@ -119,6 +119,9 @@ pub struct Configuration {
     resources: Vec<PathBuf>,
     /// The default each typed getter answered an absent key with (shared by clones).
     defaults: Arc<Mutex<BTreeMap<String, String>>>,
+    /// Each value a typed getter could not parse, with the type it wanted (shared by
+    /// clones), so that `tusk conf show` fails on what a daemon would fail on.
+    bad_values: Arc<Mutex<BTreeMap<String, (String, &'static str)>>>,
 }
 
 impl PartialEq for Configuration {
@@ -179,11 +182,11 @@ impl Configuration {
             }
             return Ok(());
         }
-        let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
+        let text = std::fs::read_to_string(path).map_err(|cause| ConfigError::Read {
             path: path.display().to_string(),
-            source,
+            cause,
         })?;
-        if text.trim_start().starts_with('<') {
+        if is_xml(path, &text) {
             for p in xml::read(path)? {
                 let source = Source::File {
                     path: p.file.clone(),
@@ -312,6 +315,32 @@ impl Configuration {
         self.defaults.lock().map(|d| d.clone()).unwrap_or_default()
     }
 
+    /// The values the typed getters could not parse so far, by key.
+    pub fn bad_values(&self) -> Vec<ConfigError> {
+        let Ok(bad) = self.bad_values.lock() else {
+            return Vec::new();
+        };
+        bad.iter()
+            .map(|(key, (value, expected))| ConfigError::BadValue {
+                key: key.clone(),
+                value: value.clone(),
+                expected,
+            })
+            .collect()
+    }
+
+    /// Records and returns a value a getter could not parse.
+    fn bad_value(&self, key: &str, value: &str, expected: &'static str) -> ConfigError {
+        if let Ok(mut bad) = self.bad_values.lock() {
+            bad.insert(key.to_string(), (value.to_string(), expected));
+        }
+        ConfigError::BadValue {
+            key: key.to_string(),
+            value: value.to_string(),
+            expected,
+        }
+    }
+
     /// Records the default a getter answered an absent key with.
     fn default_used(&self, key: &str, default: impl std::fmt::Display) {
         if let Ok(mut d) = self.defaults.lock() {
@@ -337,7 +366,7 @@ impl Configuration {
                 self.default_used(key, default);
                 Ok(default)
             }
-            Some(v) => parse_size(v).ok_or_else(|| bad(key, v, "size or number")),
+            Some(v) => parse_size(v).ok_or_else(|| self.bad_value(key, v, "size or number")),
         }
     }
 
@@ -353,7 +382,7 @@ impl Configuration {
             }
             Some("true") => Ok(true),
             Some("false") => Ok(false),
-            Some(v) => Err(bad(key, v, "boolean")),
+            Some(v) => Err(self.bad_value(key, v, "boolean")),
         }
     }
 
@@ -369,7 +398,7 @@ impl Configuration {
                 self.default_used(key, format_duration(default, unit));
                 Ok(default)
             }
-            Some(v) => parse_duration(v, unit).ok_or_else(|| bad(key, v, "duration")),
+            Some(v) => parse_duration(v, unit).ok_or_else(|| self.bad_value(key, v, "duration")),
         }
     }
 
@@ -392,10 +421,9 @@ impl Configuration {
                     expanded.insert(key.clone(), v);
                 }
                 Err(message) => {
-                    first_error.get_or_insert(ConfigError::BadValue {
+                    first_error.get_or_insert(ConfigError::Substitution {
                         key: key.clone(),
-                        value: message,
-                        expected: "value (variable substitution)",
+                        message,
                     });
                 }
             }
@@ -538,12 +566,13 @@ fn format_duration(d: Duration, unit: Duration) -> String {
     }
 }
 
-fn bad(key: &str, value: &str, expected: &'static str) -> ConfigError {
-    ConfigError::BadValue {
-        key: key.to_string(),
-        value: value.to_string(),
-        expected,
-    }
+/// A resource is XML when its name says so (`core-site.xml`) or its text opens with
+/// `<`; a `.xml` file of anything else is then reported as bad XML, not as bad TOML.
+fn is_xml(path: &Path, text: &str) -> bool {
+    let named_xml = path
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("xml"));
+    named_xml || text.trim_start().starts_with('<')
 }
 
 fn flatten(prefix: &str, value: &toml::Value, out: &mut BTreeMap<String, String>) {
@@ -801,6 +830,45 @@ mod tests {
         conf.apply_overrides(&["fs.default.name=hdfs://old:1"])
             .unwrap();
         assert_eq!(conf.get("fs.defaultFS"), Some("hdfs://old:1"));
+    }
+
+    #[test]
+    fn a_value_that_does_not_parse_names_key_and_value_as_hadoop() {
+        let mut conf = Configuration::new();
+        conf.set("dfs.replication", "two");
+        assert!(conf.bad_values().is_empty());
+        let err = conf.get_u64("dfs.replication", 3).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "configuration key dfs.replication: For input string: \"two\" (not a valid size or number)"
+        );
+        // A clone (what a component keeps) records it for `tusk conf show` too.
+        let _ = conf.clone().get_u64("dfs.replication", 3);
+        let recorded: Vec<String> = conf.bad_values().iter().map(|e| e.to_string()).collect();
+        assert_eq!(recorded, [err.to_string()]);
+    }
+
+    #[test]
+    fn a_site_file_of_garbage_is_bad_xml_not_bad_toml() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("core-site.xml");
+        std::fs::write(&file, "garbage text\n").unwrap();
+        let err = Configuration::from_file(&file).unwrap_err();
+        let message = err.to_string();
+        assert!(matches!(err, ConfigError::NotXml { .. }), "{message}");
+        assert!(message.contains("is not valid XML"), "{message}");
+        assert!(message.contains("1:1"), "the parser's position: {message}");
+        assert!(!message.contains("TOML"), "{message}");
+    }
+
+    #[test]
+    fn a_missing_resource_says_its_cause_once() {
+        let err = Configuration::from_file(Path::new("/no/such/tusk.toml")).unwrap_err();
+        let message = err.to_string();
+        assert!(message.starts_with("cannot read configuration file /no/such/tusk.toml: "));
+        assert_eq!(message.matches("No such file or directory").count(), 1);
+        // Printed as a chain (`{:#}`), a source would repeat it.
+        assert!(std::error::Error::source(&err).is_none());
     }
 
     #[test]

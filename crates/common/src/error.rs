@@ -3,19 +3,25 @@ use thiserror::Error;
 /// Errors from reading configuration.
 #[derive(Debug, Error)]
 pub enum ConfigError {
-    #[error("cannot read configuration file {path}: {source}")]
-    Read {
-        path: String,
-        source: std::io::Error,
-    },
+    /// The I/O error is part of the message, not a `source`: a caller printing the
+    /// chain would otherwise say it twice.
+    #[error("cannot read configuration file {path}: {cause}")]
+    Read { path: String, cause: std::io::Error },
     #[error("cannot parse configuration file {path}: {message}")]
     Parse { path: String, message: String },
+    /// A `.xml` resource (or one that opens with `<`) the XML parser refused.
+    #[error("configuration file {path} is not valid XML: {message}")]
+    NotXml { path: String, message: String },
     #[error("bad -D option '{option}': expected key=value")]
     BadOverride { option: String },
-    #[error("configuration key {key} = '{value}' is not a valid {expected}")]
+    /// A typed getter's value that does not parse, in the words of Hadoop's
+    /// `NumberFormatException`.
+    #[error("configuration key {key}: For input string: \"{value}\" (not a valid {expected})")]
     BadValue {
         key: String,
         value: String,
         expected: &'static str,
     },
+    #[error("configuration key {key}: {message}")]
+    Substitution { key: String, message: String },
 }

@@ -62,6 +62,12 @@ pub fn set_log_filter(spec: &str) -> Result<String, LogLevelError> {
     log_filter().ok_or(LogLevelError::NotInitialised)
 }
 
+/// The last `n` lines of a process's output or log: enough to see why it failed.
+pub fn last_lines(text: &str, n: usize) -> String {
+    let lines: Vec<&str> = text.lines().collect();
+    lines[lines.len().saturating_sub(n)..].join("\n")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

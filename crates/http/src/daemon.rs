@@ -84,7 +84,7 @@ impl DaemonWeb {
     }
 }
 
-/// `/metrics`, `/jmx`, `/conf`, `/logLevel`, `/stacks`, `/status`.
+/// `/metrics`, `/jmx`, `/conf`, `/logLevel`, `/stacks`, `/status`, `/favicon.ico`.
 pub fn router(web: DaemonWeb) -> Router {
     let web = Arc::new(web);
     let w = |f: fn(&DaemonWeb, HashMap<String, String>, HeaderMap) -> Response| {
@@ -103,6 +103,19 @@ pub fn router(web: DaemonWeb) -> Router {
         .route("/logLevel", w(log_level))
         .route("/stacks", w(stacks))
         .route("/status", w(status))
+        .route("/favicon.ico", get(favicon))
+}
+
+/// The one icon every daemon serves, so no page costs a 404 in the browser's console.
+async fn favicon() -> Response {
+    (
+        [
+            (header::CONTENT_TYPE, "image/svg+xml"),
+            (header::CACHE_CONTROL, "public, max-age=86400"),
+        ],
+        crate::page::FAVICON_SVG,
+    )
+        .into_response()
 }
 
 fn metrics(web: &DaemonWeb, _: HashMap<String, String>, _: HeaderMap) -> Response {

@@ -22,6 +22,13 @@ pub fn escape(text: &str) -> String {
     out
 }
 
+/// Escapes an id made of `_`-joined parts (`attempt_1795811038087_0002_m_000001_0`)
+/// with a line-break opportunity after each `_`: a table column of such ids then
+/// narrows to its longest part instead of pushing the table past the window.
+pub fn breakable_id(id: &str) -> String {
+    escape(id).replace('_', "_<wbr>")
+}
+
 /// Percent-encodes a path or query value for a link (everything but unreserved
 /// characters and `/`).
 pub fn url_encode(text: &str) -> String {
@@ -88,6 +95,10 @@ form.inline input[type=text] { width:380px; padding:4px 6px; }
 svg { max-width:100%; height:auto; background:#fff; border:1px solid var(--line); }
 "#;
 
+/// The daemons' icon (`/favicon.ico`, linked from every page): a tusk on the header's
+/// colour. SVG, which browsers take as a favicon whatever the path's extension.
+pub const FAVICON_SVG: &str = r##"<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect width="32" height="32" rx="6" fill="#1f2a3c"/><path d="M8 7c0 11 5 18 17 18-7-3-10-9-10-18z" fill="#f4efe2"/></svg>"##;
+
 const REFRESH_SCRIPT: &str = r#"<script>
 (function(){var box=document.getElementById('live');var key='tusk-live';
 box.checked=localStorage.getItem(key)!=='off';
@@ -103,7 +114,8 @@ impl Page<'_> {
             html,
             "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">\
              <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\
-             <title>{title} · {daemon} · Tusk</title><style>{STYLE}</style></head><body>\
+             <title>{title} · {daemon} · Tusk</title>\
+             <link rel=\"icon\" href=\"/favicon.ico\" type=\"image/svg+xml\"><style>{STYLE}</style></head><body>\
              <header><span class=\"brand\">Tusk<small>{daemon}</small></span><nav>",
             title = escape(self.title),
             daemon = escape(self.daemon),

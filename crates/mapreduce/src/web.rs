@@ -243,7 +243,7 @@ fn attempts_table(h: &JobHistory) -> String {
                 flags.push(page::tag("data-local", ""));
             }
             vec![
-                escape(&a.attempt),
+                page::breakable_id(&a.attempt),
                 escape(&a.task_type),
                 escape(&a.node),
                 format!(

@@ -224,3 +224,62 @@ async fn browser_pages_answer_with_the_status_of_what_they_show() {
         "a link to the NodeManager's page: {nodes}"
     );
 }
+
+/// Every daemon serves its icon (no 404 in the browser's console for each page); the
+/// NameNode sends Hadoop's `/explorer.html` to its file browser; an application the
+/// ResourceManager does not know is a 404 saying so.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn icons_hadoops_explorer_url_and_unknown_applications() {
+    let cluster = MiniCluster::builder()
+        .datanodes(1)
+        .nodemanagers(1)
+        .build()
+        .await
+        .unwrap();
+    let daemons = [
+        cluster.namenode_http_addr(),
+        cluster.datanode_http_addr(0),
+        cluster.yarn().rm_http_addr(),
+        cluster.yarn().nodemanager_http_addr(0),
+    ];
+    for addr in daemons {
+        let icon = reqwest::get(format!("http://{addr}/favicon.ico"))
+            .await
+            .unwrap();
+        assert_eq!(icon.status().as_u16(), 200, "{addr}");
+        assert_eq!(icon.headers()["content-type"], "image/svg+xml", "{addr}");
+        assert!(icon.text().await.unwrap().starts_with("<svg"), "{addr}");
+    }
+
+    let no_redirects = reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .unwrap();
+    let nn = cluster.namenode_http_addr();
+    let explorer = no_redirects
+        .get(format!("http://{nn}/explorer.html"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(explorer.status().as_u16(), 302);
+    assert_eq!(explorer.headers()["location"], "/explorer");
+    // Landed there with Hadoop's `#/dir`, the page goes to that directory.
+    let landed = reqwest::get(format!("http://{nn}/explorer"))
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(landed.contains("location.hash"), "{landed}");
+
+    let rm = cluster.yarn().rm_http_addr();
+    let unknown = reqwest::get(format!("http://{rm}/cluster/app/application_1_0001"))
+        .await
+        .unwrap();
+    assert_eq!(unknown.status().as_u16(), 404);
+    let page = unknown.text().await.unwrap();
+    assert!(
+        page.contains("<code>application_1_0001</code> is not known to this ResourceManager"),
+        "{page}"
+    );
+}

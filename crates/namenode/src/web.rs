@@ -6,7 +6,7 @@
 //!   utilisation, receive and send rates, link, rack, and a link to its own page
 //!   (which lists its volumes).
 //! - `/explorer?path=/dir`: a file browser (`web/explorer.rs`); files download through
-//!   WebHDFS `OPEN`.
+//!   WebHDFS `OPEN`. Hadoop's `/explorer.html#/dir` redirects there.
 //! - `/startup`: start-up progress (image, edits, checkpoint, safe mode).
 //! - `/jmx` beans `FSNamesystem`, `FSNamesystemState`, `NameNodeInfo`,
 //!   `NameNodeActivity`, `NameNodeStatus`; `/metrics`, `/conf`, `/logLevel`,
@@ -68,7 +68,17 @@ pub fn router(fsn: &Arc<Namesystem>, rpc_addr: SocketAddr) -> Router {
                 explorer::page(&fsn, &q)
             })
         })
+        .route("/explorer.html", get(hadoop_explorer))
         .merge(shared)
+}
+
+/// Hadoop's file browser URL (`/explorer.html#/dir`): a redirect to ours. The browser
+/// keeps the `#/dir` fragment across it, and our page without a `path` reads it.
+async fn hadoop_explorer() -> impl axum::response::IntoResponse {
+    (
+        axum::http::StatusCode::FOUND,
+        [(axum::http::header::LOCATION, "/explorer")],
+    )
 }
 
 fn nn_page(title: &str) -> Page<'_> {

@@ -13,6 +13,7 @@ pub(crate) mod monitor;
 pub(crate) mod process;
 
 use std::collections::{HashMap, HashSet, VecDeque};
+use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -102,7 +103,7 @@ impl Containers {
         }
         let secret = new_secret();
         match spawn(node, c, &secret) {
-            Ok((child, pgid)) => {
+            Ok(pgid) => {
                 tracing::info!(container = %id, pgid, "container launched");
                 self.metrics.launched.inc();
                 self.lock().running.insert(
@@ -117,7 +118,7 @@ impl Containers {
                         potential_reception: 0,
                     },
                 );
-                tokio::spawn(wait(node.clone(), id, child));
+                tokio::spawn(wait(node.clone(), id, pgid));
                 Ok(())
             }
             Err(source) => {
@@ -381,12 +382,9 @@ impl Drop for Containers {
     }
 }
 
-/// Creates the container's directories and starts its process in a new group.
-fn spawn(
-    node: &Node,
-    c: &y::ContainerToLaunch,
-    secret: &str,
-) -> std::io::Result<(tokio::process::Child, i32)> {
+/// Creates the container's directories and starts its process in a new group; the
+/// leader's pid (the group's id).
+fn spawn(node: &Node, c: &y::ContainerToLaunch, secret: &str) -> std::io::Result<i32> {
     let options = &node.options;
     let pick = |dirs: &[PathBuf]| -> PathBuf {
         let h = c
@@ -419,18 +417,18 @@ fn spawn(
         &log_dir,
         secret,
     )?;
-    let mut cmd = tokio::process::Command::new(&launch.command);
+    // A std child: dropping it neither waits nor kills, so `wait` alone reaps it (with
+    // its rusage), and no runtime keeps a pid that may be reused.
+    let mut cmd = std::process::Command::new(&launch.command);
     cmd.args(&launch.args)
         .envs(env)
         .current_dir(&work_dir)
         .stdin(Stdio::null())
         .stdout(std::fs::File::create(log_dir.join("stdout"))?)
         .stderr(std::fs::File::create(log_dir.join("stderr"))?)
-        .process_group(0)
-        .kill_on_drop(false);
-    let child = cmd.spawn()?;
-    let pgid = child.id().map(|p| p as i32).unwrap_or(0);
-    Ok((child, pgid))
+        .process_group(0);
+    // The leader's pid, also its group's id.
+    Ok(cmd.spawn()?.id() as i32)
 }
 
 /// The container's environment: the NodeManager's own, the launch context's, and the
@@ -468,9 +466,10 @@ fn container_env(
     Ok(env)
 }
 
-/// Waits for a container's leader process, then ends its group and reports it.
-async fn wait(node: Arc<Node>, container_id: String, mut child: tokio::process::Child) {
-    let exit = child.wait().await;
+/// Waits for a container's leader process (`pid`), then ends its group and reports
+/// it, with the peak RSS the monitor saw or the kernel kept, whichever is larger.
+async fn wait(node: Arc<Node>, container_id: String, pid: i32) {
+    let exit = process::wait_exit(pid).await;
     let containers = &node.containers;
     let Some(r) = containers.lock().running.remove(&container_id) else {
         return;
@@ -481,10 +480,11 @@ async fn wait(node: Arc<Node>, container_id: String, mut child: tokio::process::
         // Its share of the node's Potential-Reception went with it.
         containers.reception_changed.notify_one();
     }
-    let code = match exit {
-        Ok(status) => exit_code(status),
+    let code = match &exit {
+        Ok(exit) => exit_code(exit.status),
         Err(_) => ContainerExitStatus::Invalid as i32,
     };
+    let peak_rss = exit.map_or(0, |e| e.peak_rss).max(r.peak_rss);
     let (exit_status, diagnostics) = match r.kill {
         Some((status, why)) => (
             status,
@@ -502,7 +502,7 @@ async fn wait(node: Arc<Node>, container_id: String, mut child: tokio::process::
         state: ContainerState::ContainerComplete as i32,
         exit_status,
         diagnostics,
-        peak_rss_bytes: r.peak_rss,
+        peak_rss_bytes: peak_rss,
     });
 }
 

@@ -177,7 +177,7 @@ fn overview(node: &Node) -> String {
                 escape(&id),
                 escape(&app),
                 format!("{} MB, {} vcores", resource.memory_mb, resource.vcores),
-                human_bytes(rss as f64),
+                peak_rss(rss),
                 human_bytes(reception as f64),
             ]
         })
@@ -191,7 +191,7 @@ fn overview(node: &Node) -> String {
             vec![
                 escape(&s.container_id),
                 s.exit_status.to_string(),
-                human_bytes(s.peak_rss_bytes as f64),
+                peak_rss(s.peak_rss_bytes),
                 escape(&s.diagnostics),
             ]
         })
@@ -230,4 +230,13 @@ fn overview(node: &Node) -> String {
             &recent
         )
     )
+}
+
+/// A peak RSS for the page: "—" when nothing measured it (a container that never ran,
+/// or one not sampled yet), not "0 B".
+fn peak_rss(bytes: u64) -> String {
+    match bytes {
+        0 => "—".to_string(),
+        b => human_bytes(b as f64),
+    }
 }

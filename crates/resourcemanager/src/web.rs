@@ -20,6 +20,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use axum::extract::{Path, Query};
+use axum::http::StatusCode;
 use axum::routing::get;
 use axum::Router;
 use serde_json::{json, Value};
@@ -68,8 +69,8 @@ pub(crate) fn router(shared: &Arc<Shared>, extra: Option<Router>) -> Router {
         .route(
             "/cluster/app/{id}",
             get(move |Path(id): Path<String>| async move {
-                let body = app_page(&app_shared.lock(), &id);
-                rm_page(&id).render(&body)
+                let (status, body) = app_page(&app_shared.lock(), &id);
+                (status, rm_page(&id).render(&body))
             }),
         )
         .merge(rest_router(shared))
@@ -462,9 +463,15 @@ fn duration(from_ms: u64, to_ms: u64) -> String {
     page::age(end.saturating_sub(from_ms))
 }
 
-fn app_page(c: &Cluster, id: &str) -> String {
+/// An application's page; 404 for an id this ResourceManager does not know (never
+/// submitted, or from before a restart without recovery).
+fn app_page(c: &Cluster, id: &str) -> (StatusCode, String) {
     let Some(a) = c.apps.get(id) else {
-        return format!("<p>No application <code>{}</code>.</p>", escape(id));
+        let body = format!(
+            "<p>Application <code>{}</code> is not known to this ResourceManager. <a href=\"/cluster/apps\">All applications</a></p>",
+            escape(id)
+        );
+        return (StatusCode::NOT_FOUND, body);
     };
     let final_status = a.final_status.as_str_name().trim_start_matches("FINAL_");
     let job = job_id(&a.id)
@@ -529,7 +536,7 @@ fn app_page(c: &Cluster, id: &str) -> String {
         })
         .collect();
     containers.sort();
-    format!(
+    let body = format!(
         "{facts}<h2>Live containers</h2>{}",
         page::table(
             &[
@@ -541,7 +548,8 @@ fn app_page(c: &Cluster, id: &str) -> String {
             ],
             &containers
         )
-    )
+    );
+    (StatusCode::OK, body)
 }
 
 fn scheduler_page(c: &Cluster) -> String {

@@ -448,6 +448,35 @@ async fn a_container_over_its_memory_is_killed() -> Result<()> {
     Ok(())
 }
 
+/// A container that ends before the memory monitor ever samples it (its period is a
+/// minute here) still reports its peak RSS: the kernel's, read when it is reaped.
+#[tokio::test]
+async fn a_short_container_reports_its_peak_rss() -> Result<()> {
+    let cluster = start_yarn(
+        Timing::EventDriven,
+        &[("yarn.nodemanager.container-monitor.interval-ms", "60000")],
+        &[("n", 1024)],
+    )
+    .await?;
+    let rm = cluster.yarn();
+    let (app, am) = running_am(rm, "short").await?;
+    let c = ask_for(&am, vec![ask(1, 128, &[], 1)], 1).await?.remove(0);
+    start_container(
+        &c,
+        &app,
+        "a=$(head -c 24000000 /dev/zero | tr '\\0' x); exit 0",
+    )
+    .await?;
+    let status = completion(&am, &c.container_id).await?;
+    assert_eq!(status.exit_status, 0, "{}", status.diagnostics);
+    assert!(
+        status.peak_rss_bytes > 20 << 20,
+        "peak {} bytes",
+        status.peak_rss_bytes
+    );
+    Ok(())
+}
+
 #[tokio::test]
 async fn containers_are_killed_on_request() -> Result<()> {
     let cluster = start_yarn(Timing::EventDriven, &[], &[("n", 1024)]).await?;

@@ -183,7 +183,12 @@ pub async fn run(conf: Configuration, a: SeedsArgs) -> anyhow::Result<()> {
 
     let started = Instant::now();
     let mut outcomes = Vec::new();
+    let stop = super::stop_on_signals()?;
     for study in &chosen {
+        if stop.is_triggered() {
+            eprintln!("== stopped by a signal: no further study");
+            break;
+        }
         let command = format!("tusk bench {}", study.args.join(" "));
         eprintln!("== {}: {command}", study.name);
         let which = parse(study)?;

@@ -30,15 +30,18 @@ pub fn read(path: &Path) -> Result<Vec<Property>, ConfigError> {
 }
 
 fn read_into(path: &Path, depth: usize, out: &mut Vec<Property>) -> Result<(), ConfigError> {
-    let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
+    let text = std::fs::read_to_string(path).map_err(|cause| ConfigError::Read {
         path: path.display().to_string(),
-        source,
+        cause,
     })?;
     let parse_error = |message: String| ConfigError::Parse {
         path: path.display().to_string(),
         message,
     };
-    let doc = roxmltree::Document::parse(&text).map_err(|e| parse_error(e.to_string()))?;
+    let doc = roxmltree::Document::parse(&text).map_err(|e| ConfigError::NotXml {
+        path: path.display().to_string(),
+        message: e.to_string(),
+    })?;
     let root = doc.root_element();
     if root.tag_name().name() != "configuration" {
         return Err(parse_error(format!(

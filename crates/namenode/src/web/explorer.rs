@@ -49,11 +49,21 @@ pub fn page(fsn: &Namesystem, q: &HashMap<String, String>) -> (StatusCode, Html<
             (tusk_webhdfs::WebHdfsError::from(remote).status(), body)
         }
     };
+    let body = match q.contains_key("path") {
+        true => body,
+        false => format!("{body}{HASH_PATH_SCRIPT}"),
+    };
     // A browsing page is not reloaded under its reader.
     let mut shown = super::nn_page("Browse the file system");
     shown.refresh_secs = 0;
     (code, shown.render(&body))
 }
+
+/// Hadoop's explorer names its directory in the fragment (`/explorer.html#/dir`, which
+/// redirects here without a `path`): that directory's page instead of the root's.
+const HASH_PATH_SCRIPT: &str = "<script>(function(){var h=location.hash;\
+if(h.length>1&&h.charAt(1)==='/'){var p;try{p=decodeURIComponent(h.slice(1));}catch(e){p=h.slice(1);}\
+location.replace('/explorer?path='+encodeURIComponent(p));}})();</script>";
 
 /// `/a//b/` → `/a/b`; always absolute.
 fn normalise(path: &str) -> String {
