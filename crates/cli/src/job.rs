@@ -316,12 +316,9 @@ fn outcome_of(r: &y::ApplicationReport) -> String {
     }
 }
 
+/// Hadoop's job client's counter listing: in groups, with its display names.
 fn print_counters(counters: &Counters) {
-    let all: Vec<(&str, u64)> = counters.iter().collect();
-    println!("Counters: {}", all.len());
-    for (name, value) in all {
-        println!("\t{name}={value}");
-    }
+    println!("{counters}");
 }
 
 fn history_dir(conf: &Configuration) -> String {

@@ -80,6 +80,8 @@ impl OutputEmitter {
             .map_err(|e| MapReduceError::dfs("write", self.writer.path(), e))?;
         self.counters
             .incr(counters::HDFS_BYTES_WRITTEN, self.buf.len() as u64);
+        self.counters
+            .incr(counters::BYTES_WRITTEN, self.buf.len() as u64);
         self.buf.clear();
         Ok(())
     }

@@ -83,6 +83,9 @@ pub fn run_map(
     };
     counters.incr(counters::MAP_INPUT_RECORDS, records);
     counters.incr(counters::HDFS_BYTES_READ, reader.bytes_read());
+    if !split.path.is_empty() {
+        counters.incr(counters::BYTES_READ, reader.bytes_read());
+    }
     Ok(TaskReport {
         attempt: spec.attempt,
         kind: TaskType::Map,

@@ -271,6 +271,9 @@ pub fn run_reduce(
     counters.incr(counters::REDUCE_INPUT_GROUPS, groups);
     counters.incr(counters::REDUCE_INPUT_RECORDS, inputs);
     counters.incr(counters::REDUCE_OUTPUT_RECORDS, out.records());
+    for name in counters::SHUFFLE_ERRORS {
+        counters.incr(name, 0);
+    }
     counters.add(&out.close()?);
     for p in disk_runs {
         let _ = std::fs::remove_file(p);
