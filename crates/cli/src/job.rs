@@ -244,6 +244,7 @@ async fn run_in_process(
 fn refusal(e: MapReduceError) -> anyhow::Error {
     match e {
         MapReduceError::InputNotFound { .. }
+        | MapReduceError::InputPatternMatchesNothing { .. }
         | MapReduceError::OutputExists { .. }
         | MapReduceError::InvalidJob { .. }
         | MapReduceError::UnknownComponent { .. }

@@ -233,6 +233,79 @@ fn local_wordcount_runs_without_yarn() {
 }
 
 #[test]
+fn job_inputs_are_globbed_and_counters_print_in_hadoops_groups() {
+    let c = Cluster::up(false);
+    let (a, b, d) = (text(5_000, 1), text(6_000, 2), text(7_000, 3));
+    let mkdir = c.tusk(&["fs", "-mkdir", "-p", "/data/in", "/data/more/sub"]);
+    assert_eq!(mkdir.code, 0, "{}", mkdir.stderr);
+    c.put(&a, "/data/in/part-0");
+    c.put(&b, "/data/in/part-1");
+    c.put("hidden words\n", "/data/in/_part-hidden");
+    c.put("not matched\n", "/data/in/other.txt");
+    c.put(&d, "/data/more/x.txt");
+    c.put("hidden words\n", "/data/more/.x.txt");
+    c.put("one level only\n", "/data/more/sub/deep.txt");
+    let run = c.tusk(&[
+        "job",
+        "run",
+        "--local",
+        "wordcount",
+        "/data/in/part-*,/data/m{o,x}re",
+        "/out",
+    ]);
+    assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
+    assert_eq!(c.counts("/out"), reference(&[&a, &b, &d]));
+    // Hadoop's Counters.toString: groups after one tab, counters after two.
+    assert!(
+        run.stdout.contains("\n\tFile System Counters\n\t\tHDFS: Number of bytes read="),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout.contains("\n\tMap-Reduce Framework\n\t\tMap input records="),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout.contains("\n\tFile Input Format Counters \n\t\tBytes Read="),
+        "{}",
+        run.stdout
+    );
+
+    let none = c.tusk(&["job", "run", "--local", "wordcount", "/data/nomatch*", "/o2"]);
+    assert_eq!(none.code, 2, "{}", none.stderr);
+    assert!(
+        none.stderr.contains("Input Pattern hdfs://127.0.0.1:")
+            && none.stderr.contains("/data/nomatch* matches 0 files"),
+        "{}",
+        none.stderr
+    );
+    let hidden_only = c.tusk(&["job", "run", "--local", "wordcount", "/data/in/_*", "/o3"]);
+    assert_eq!(hidden_only.code, 2, "{}", hidden_only.stderr);
+    assert!(
+        hidden_only.stderr.contains("matches 0 files"),
+        "{}",
+        hidden_only.stderr
+    );
+    let missing = c.tusk(&[
+        "job",
+        "run",
+        "--local",
+        "wordcount",
+        "/data/in/part-0,/data/gone",
+        "/o4",
+    ]);
+    assert_eq!(missing.code, 2, "{}", missing.stderr);
+    assert!(
+        missing
+            .stderr
+            .contains("Input path does not exist: hdfs://127.0.0.1:"),
+        "{}",
+        missing.stderr
+    );
+}
+
+#[test]
 fn missing_input_and_existing_output_are_refused_before_submission() {
     let c = Cluster::up(true);
     c.put("a b\n", "/in.txt");

@@ -41,6 +41,8 @@ pub mod keys {
     pub const MAP_MAX_ATTEMPTS: &str = "mapreduce.map.maxattempts";
     /// Attempts per reduce task (4).
     pub const REDUCE_MAX_ATTEMPTS: &str = "mapreduce.reduce.maxattempts";
+    /// List input directories' subdirectories too (false: one level, files only).
+    pub const INPUT_DIR_RECURSIVE: &str = "mapreduce.input.fileinputformat.input.dir.recursive";
     /// Replication of the job's output files (the client's default when unset).
     pub const OUTPUT_REPLICATION: &str = "mapreduce.output.replication";
 }
