@@ -257,22 +257,32 @@ fn job_inputs_are_globbed_and_counters_print_in_hadoops_groups() {
     assert_eq!(c.counts("/out"), reference(&[&a, &b, &d]));
     // Hadoop's Counters.toString: groups after one tab, counters after two.
     assert!(
-        run.stdout.contains("\n\tFile System Counters\n\t\tHDFS: Number of bytes read="),
+        run.stdout
+            .contains("\n\tFile System Counters\n\t\tHDFS: Number of bytes read="),
         "{}",
         run.stdout
     );
     assert!(
-        run.stdout.contains("\n\tMap-Reduce Framework\n\t\tMap input records="),
+        run.stdout
+            .contains("\n\tMap-Reduce Framework\n\t\tMap input records="),
         "{}",
         run.stdout
     );
     assert!(
-        run.stdout.contains("\n\tFile Input Format Counters \n\t\tBytes Read="),
+        run.stdout
+            .contains("\n\tFile Input Format Counters \n\t\tBytes Read="),
         "{}",
         run.stdout
     );
 
-    let none = c.tusk(&["job", "run", "--local", "wordcount", "/data/nomatch*", "/o2"]);
+    let none = c.tusk(&[
+        "job",
+        "run",
+        "--local",
+        "wordcount",
+        "/data/nomatch*",
+        "/o2",
+    ]);
     assert_eq!(none.code, 2, "{}", none.stderr);
     assert!(
         none.stderr.contains("Input Pattern hdfs://127.0.0.1:")
@@ -303,6 +313,72 @@ fn job_inputs_are_globbed_and_counters_print_in_hadoops_groups() {
         "{}",
         missing.stderr
     );
+}
+
+/// Runs a streaming job on YARN that is bound to fail; returns its output.
+fn failing_streaming_job(c: &Cluster, out: &str, commands: &[&str]) -> Run {
+    let mut args = vec![
+        "job",
+        "streaming",
+        "-D",
+        "mapreduce.map.maxattempts=2",
+        "-D",
+        "mapreduce.reduce.maxattempts=2",
+        "-input",
+        "/in",
+        "-output",
+        out,
+    ];
+    args.extend_from_slice(commands);
+    let run = tusk_within(c.home.path(), &args, Duration::from_secs(120));
+    assert_eq!(
+        run.code, 1,
+        "the job fails:\n{}\n{}",
+        run.stdout, run.stderr
+    );
+    assert!(run.stdout.contains("FAILED"), "{}", run.stdout);
+    run
+}
+
+#[test]
+fn a_failed_job_leaves_no_open_files_and_no_temporary_directory() {
+    let c = Cluster::up(true);
+    assert_eq!(c.tusk(&["fs", "-mkdir", "/in"]).code, 0);
+    c.put(&text(20_000, 5), "/in/a.txt");
+    // A reducer that fails while its part file is open, and a map-only job whose maps
+    // fail after writing some of their output.
+    failing_streaming_job(&c, "/out-r", &["-mapper", "cat", "-reducer", "false"]);
+    failing_streaming_job(
+        &c,
+        "/out-m",
+        &["-mapper", "head -c 1000; exit 3", "-numReduceTasks", "0"],
+    );
+    // A task process that dies holding its lease: only the AM's abort can end it.
+    failing_streaming_job(
+        &c,
+        "/out-k",
+        &[
+            "-mapper",
+            "cat >/dev/null; kill -9 $PPID",
+            "-numReduceTasks",
+            "0",
+        ],
+    );
+    let open = c.tusk(&["dfsadmin", "-listOpenFiles"]);
+    assert_eq!(open.code, 0, "{}", open.stderr);
+    assert!(
+        !open.stdout.contains("/out-"),
+        "failed attempts' files are still open:\n{}",
+        open.stdout
+    );
+    for out in ["/out-r", "/out-m", "/out-k"] {
+        let ls = c.tusk(&["fs", "-ls", "-R", out]);
+        assert!(
+            !ls.stdout.contains("_temporary") && !ls.stdout.contains("_SUCCESS"),
+            "{out} after the job failed:\n{}",
+            ls.stdout
+        );
+    }
 }
 
 #[test]

@@ -385,6 +385,11 @@ impl Am {
             self.kill(&r).await;
             self.record(&r, None, Outcome::Killed, Some("the job ended".into()));
         }
+        if state != JobState::Succeeded {
+            if let Err(e) = output::abort_job(&self.dfs, &self.job.output).await {
+                tracing::warn!(error = %e, "could not abort the job's output");
+            }
+        }
         let mut counters = crate::counters::Counters::default();
         for rec in self
             .history

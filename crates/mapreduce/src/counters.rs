@@ -49,12 +49,18 @@ const GROUPS: &[(&str, &[(&str, &str)])] = &[
             ("FILE_BYTES_READ", "FILE: Number of bytes read"),
             ("FILE_BYTES_WRITTEN", "FILE: Number of bytes written"),
             ("FILE_READ_OPS", "FILE: Number of read operations"),
-            ("FILE_LARGE_READ_OPS", "FILE: Number of large read operations"),
+            (
+                "FILE_LARGE_READ_OPS",
+                "FILE: Number of large read operations",
+            ),
             ("FILE_WRITE_OPS", "FILE: Number of write operations"),
             (HDFS_BYTES_READ, "HDFS: Number of bytes read"),
             (HDFS_BYTES_WRITTEN, "HDFS: Number of bytes written"),
             ("HDFS_READ_OPS", "HDFS: Number of read operations"),
-            ("HDFS_LARGE_READ_OPS", "HDFS: Number of large read operations"),
+            (
+                "HDFS_LARGE_READ_OPS",
+                "HDFS: Number of large read operations",
+            ),
             ("HDFS_WRITE_OPS", "HDFS: Number of write operations"),
         ],
     ),
@@ -72,7 +78,10 @@ const GROUPS: &[(&str, &[(&str, &str)])] = &[
             ("DATA_LOCAL_MAPS", "Data-local map tasks"),
             ("RACK_LOCAL_MAPS", "Rack-local map tasks"),
             ("MILLIS_MAPS", "Total time spent by all map tasks (ms)"),
-            ("MILLIS_REDUCES", "Total time spent by all reduce tasks (ms)"),
+            (
+                "MILLIS_REDUCES",
+                "Total time spent by all reduce tasks (ms)",
+            ),
         ],
     ),
     (
@@ -81,7 +90,10 @@ const GROUPS: &[(&str, &[(&str, &str)])] = &[
             (MAP_INPUT_RECORDS, "Map input records"),
             (MAP_OUTPUT_RECORDS, "Map output records"),
             (MAP_OUTPUT_BYTES, "Map output bytes"),
-            (MAP_OUTPUT_MATERIALIZED_BYTES, "Map output materialized bytes"),
+            (
+                MAP_OUTPUT_MATERIALIZED_BYTES,
+                "Map output materialized bytes",
+            ),
             (COMBINE_INPUT_RECORDS, "Combine input records"),
             (COMBINE_OUTPUT_RECORDS, "Combine output records"),
             (REDUCE_INPUT_GROUPS, "Reduce input groups"),
@@ -108,7 +120,10 @@ const GROUPS: &[(&str, &[(&str, &str)])] = &[
         ],
     ),
     ("File Input Format Counters ", &[(BYTES_READ, "Bytes Read")]),
-    ("File Output Format Counters ", &[(BYTES_WRITTEN, "Bytes Written")]),
+    (
+        "File Output Format Counters ",
+        &[(BYTES_WRITTEN, "Bytes Written")],
+    ),
 ];
 
 /// One group of counters as shown: display names and values, in display order.
@@ -173,9 +188,7 @@ impl Counters {
                     .entry(group)
                     .or_default()
                     .push((counter.to_string(), value)),
-                None => groups[FRAMEWORK]
-                    .counters
-                    .push((name.to_string(), value)),
+                None => groups[FRAMEWORK].counters.push((name.to_string(), value)),
             }
         }
         groups.extend(user.into_iter().map(|(name, counters)| CounterGroup {

@@ -323,8 +323,7 @@ pub async fn run_local(
     match outcome {
         Ok(()) => output::commit_job(client, &job.output).await?,
         Err(e) => {
-            let tmp = format!("{}/{}", job.output.trim_end_matches('/'), output::TEMPORARY);
-            let _ = client.delete(&tmp, true).await;
+            let _ = output::abort_job(client, &job.output).await;
             return Err(e);
         }
     }
