@@ -31,6 +31,7 @@ pub enum JobCommand {
     #[command(after_help = spec::USAGE)]
     Submit(RunArgs),
     /// Hadoop streaming: -input IN -output OUT -mapper CMD [-reducer CMD]; runs and waits.
+    #[command(after_help = spec::STREAMING_USAGE)]
     Streaming(RunArgs),
     /// One application's report.
     Status { id: String },

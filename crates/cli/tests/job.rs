@@ -381,6 +381,145 @@ fn a_failed_job_leaves_no_open_files_and_no_temporary_directory() {
     }
 }
 
+/// `key\tvalue` lines of the part files named `part-<kind>-*` under `dir`.
+fn part_lines(c: &Cluster, dir: &str, kind: char) -> BTreeMap<String, String> {
+    let ls = c.tusk(&["fs", "-ls", dir]);
+    assert_eq!(ls.code, 0, "ls {dir}: {}", ls.stderr);
+    assert!(ls.stdout.contains("/_SUCCESS"), "committed: {}", ls.stdout);
+    let mut lines = BTreeMap::new();
+    let parts: Vec<&str> = ls
+        .stdout
+        .lines()
+        .filter_map(|l| l.split_whitespace().last())
+        .filter(|p| p.contains("/part-"))
+        .collect();
+    assert!(
+        parts.iter().all(|p| p.contains(&format!("/part-{kind}-"))),
+        "only part-{kind}-* files: {}",
+        ls.stdout
+    );
+    for part in parts {
+        let cat = c.tusk(&["fs", "-cat", part]);
+        assert_eq!(cat.code, 0, "cat {part}: {}", cat.stderr);
+        for line in cat.stdout.lines() {
+            let (k, v) = line.split_once('\t').unwrap_or((line, ""));
+            lines.insert(k.to_string(), v.to_string());
+        }
+    }
+    lines
+}
+
+#[test]
+fn streaming_ships_files_and_archives_and_runs_map_only_and_aggregate_jobs() {
+    let c = Cluster::up(true);
+    let input = text(4_000, 9);
+    assert_eq!(c.tusk(&["fs", "-mkdir", "/in", "/lib"]).code, 0);
+    c.put(&input, "/in/a.txt");
+    c.put("from-dfs\n", "/lib/dict.txt");
+    let home = c.home.path();
+    // A mapper script shipped with -file and run by its name, as in Hadoop.
+    let script = home.join("aggmap.sh");
+    std::fs::write(
+        &script,
+        "#!/bin/sh\nexec awk '{ print \"LongValueMax:max\\t\" NF; \
+         for (i = 1; i <= NF; i++) { print \"LongValueSum:\" $i \"\\t1\"; \
+         print \"UniqValueCount:distinct\\t\" $i; print \"StringValueMin:first\\t\" $i } }'\n",
+    )
+    .unwrap();
+    let run = tusk_within(
+        home,
+        &[
+            "job",
+            "streaming",
+            "-input",
+            "/in",
+            "-output",
+            "/agg",
+            "-mapper",
+            "aggmap.sh",
+            "-reducer",
+            "aggregate",
+            "-file",
+            script.to_str().unwrap(),
+            "-numReduceTasks",
+            "2",
+        ],
+        Duration::from_secs(120),
+    );
+    assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
+    let mut want: BTreeMap<String, String> = reference(&[&input])
+        .into_iter()
+        .map(|(w, n)| (w, n.to_string()))
+        .collect();
+    let max_words = input.lines().map(|l| l.split_whitespace().count()).max();
+    want.insert("max".into(), max_words.unwrap().to_string());
+    want.insert("distinct".into(), reference(&[&input]).len().to_string());
+    let first = input.split_whitespace().min().unwrap().to_string();
+    want.insert("first".into(), first);
+    assert_eq!(part_lines(&c, "/agg", 'r'), want);
+
+    // -files (from the DFS, renamed) and -archives (a local .tgz) reach the working
+    // directory of a map-only job, whose maps write part-m-*.
+    let pack = home.join("pack");
+    std::fs::create_dir(&pack).unwrap();
+    std::fs::write(pack.join("inside.txt"), "from-archive\n").unwrap();
+    let tgz = home.join("pack.tgz");
+    let tar = Command::new("tar")
+        .arg("-czf")
+        .arg(&tgz)
+        .arg("-C")
+        .arg(&pack)
+        .arg("inside.txt")
+        .status()
+        .unwrap();
+    assert!(tar.success());
+    let archives = format!("{}#unpacked", tgz.display());
+    let run = tusk_within(
+        home,
+        &[
+            "job",
+            "streaming",
+            "-files",
+            "hdfs:///lib/dict.txt#words",
+            "-archives",
+            &archives,
+            "-input",
+            "/in",
+            "-output",
+            "/maponly",
+            "-mapper",
+            "cat >/dev/null; cat words unpacked/inside.txt",
+            "-reducer",
+            "NONE",
+        ],
+        Duration::from_secs(120),
+    );
+    assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
+    let lines = part_lines(&c, "/maponly", 'm');
+    assert!(
+        lines.contains_key("from-dfs") && lines.contains_key("from-archive"),
+        "{lines:?}"
+    );
+    assert_eq!(lines.len(), 2, "{lines:?}");
+
+    let help = c.tusk(&["job", "streaming", "--help"]);
+    assert_eq!(help.code, 0, "{}", help.stderr);
+    for option in [
+        "-input",
+        "-output",
+        "-mapper",
+        "-reducer",
+        "-combiner",
+        "-file ",
+        "-files",
+        "-archives",
+        "-numReduceTasks",
+        "-D",
+    ] {
+        assert!(help.stdout.contains(option), "{option}: {}", help.stdout);
+    }
+}
+
 #[test]
 fn missing_input_and_existing_output_are_refused_before_submission() {
     let c = Cluster::up(true);

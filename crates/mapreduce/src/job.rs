@@ -119,6 +119,10 @@ pub struct JobSpec {
     /// DFS files every task reads before it starts (Hadoop's distributed cache), keyed
     /// by base name in [`crate::TaskContext::cache_file`].
     pub cache_files: Vec<String>,
+    /// Files and archives every task finds in its working directory (streaming's
+    /// `-file`, `-files`, `-archives`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub localized: Vec<crate::localize::LocalizedFile>,
     pub conf: BTreeMap<String, String>,
 }
 
@@ -137,6 +141,7 @@ impl JobSpec {
             combiner: None,
             partitioner: None,
             cache_files: Vec::new(),
+            localized: Vec::new(),
             conf: BTreeMap::new(),
         }
     }

@@ -25,6 +25,7 @@
 //! - `task`: [`TaskSpec`], the map and reduce attempts, [`TaskReport`] with phases.
 //! - `plan`: refusals (missing input, existing output), splits, side files.
 //! - `local_runner`: [`run_local`].
+//! - `localize`: files and archives shipped into tasks' working directories.
 //! - `yarn`: submitting a job to YARN and the task container entry point; `am`: the
 //!   MapReduce ApplicationMaster.
 //! - `jobs`: wordcount, grep, sort, randomtextwriter, teragen, terasort, teravalidate,
@@ -74,6 +75,7 @@ pub mod input;
 pub mod job;
 pub mod jobs;
 pub mod local_runner;
+pub mod localize;
 pub mod map_output;
 pub mod merge;
 pub mod output;
