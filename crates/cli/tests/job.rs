@@ -381,6 +381,46 @@ fn a_failed_job_leaves_no_open_files_and_no_temporary_directory() {
     }
 }
 
+#[test]
+fn a_failed_attempts_open_file_is_aborted_while_the_job_runs_on() {
+    let c = Cluster::up(true);
+    assert_eq!(c.tusk(&["fs", "-mkdir", "/in"]).code, 0);
+    c.put("one line\n", "/in/a.txt");
+    // Attempt 0 dies holding its part file open; attempt 1 keeps its own open for a
+    // while before it finishes.
+    let marker = c.home.path().join("died-once");
+    let mapper = format!(
+        "if mkdir {m} 2>/dev/null; then cat >/dev/null; kill -9 $PPID; else sleep 4; cat; fi",
+        m = marker.display()
+    );
+    let app = c.submit(&[
+        "streaming",
+        "-input",
+        "/in",
+        "-output",
+        "/out",
+        "-mapper",
+        &mapper,
+        "-numReduceTasks",
+        "0",
+    ]);
+    let attempt = |n: u32| {
+        format!(
+            "{}_m_000000_{n}/part-m-00000",
+            app.replacen("application_", "attempt_", 1)
+        )
+    };
+    poll(
+        "attempt 0's file gone while attempt 1's is open",
+        Duration::from_secs(60),
+        || {
+            let open = c.tusk(&["dfsadmin", "-listOpenFiles"]).stdout;
+            (open.contains(&attempt(1)) && !open.contains(&attempt(0))).then_some(())
+        },
+    );
+    assert_eq!(c.wait_final(&app), "SUCCEEDED");
+}
+
 /// `key\tvalue` lines of the part files named `part-<kind>-*` under `dir`.
 fn part_lines(c: &Cluster, dir: &str, kind: char) -> BTreeMap<String, String> {
     let ls = c.tusk(&["fs", "-ls", dir]);
