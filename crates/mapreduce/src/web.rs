@@ -8,6 +8,7 @@
 //!   status at launch, and the speculation decisions.
 //! - `/jobhistory/job/<job_id>/gantt.svg`: the chart alone.
 
+use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::sync::Arc;
 
@@ -285,16 +286,25 @@ fn attempts_table(h: &JobHistory) -> String {
 }
 
 fn counters_table(h: &JobHistory) -> String {
-    let rows: Vec<Vec<String>> = h
-        .counters
-        .groups()
+    let mut groups: BTreeMap<&str, Vec<(&str, u64)>> = BTreeMap::new();
+    for (name, value) in h.counters.iter() {
+        // Hadoop's groups for the built-in counters; a user counter names its own.
+        let (group, counter) = match name.rsplit_once('.') {
+            Some(split) => split,
+            None if name.starts_with("HDFS_") || name.starts_with("FILE_") => {
+                ("File System Counters", name)
+            }
+            None if crate::history::is_job_counter(name) => ("Job Counters", name),
+            None => ("Map-Reduce Framework", name),
+        };
+        groups.entry(group).or_default().push((counter, value));
+    }
+    let rows: Vec<Vec<String>> = groups
         .into_iter()
-        .flat_map(|group| {
-            let name = escape(group.name.trim_end());
-            group
-                .counters
+        .flat_map(|(group, counters)| {
+            counters
                 .into_iter()
-                .map(move |(c, v)| vec![name.clone(), escape(c.trim_end()), v.to_string()])
+                .map(move |(c, v)| vec![escape(group), escape(c), v.to_string()])
         })
         .collect();
     page::table(
