@@ -497,6 +497,9 @@ fn streaming_ships_files_and_archives_and_runs_map_only_and_aggregate_jobs() {
     let first = input.split_whitespace().min().unwrap().to_string();
     want.insert("first".into(), first);
     assert_eq!(part_lines(&c, "/agg", 'r'), want);
+    // The shipped script's staged copy goes with the job.
+    let staged = c.tusk(&["fs", "-ls", "-R", "/tmp/tusk/staging"]);
+    assert!(!staged.stdout.contains("aggmap.sh"), "{}", staged.stdout);
 
     // -files (from the DFS, renamed) and -archives (a local .tgz) reach the working
     // directory of a map-only job, whose maps write part-m-*.

@@ -430,6 +430,12 @@ impl Am {
             .finish(status, &diagnostics)
             .await
             .map_err(|e| MapReduceError::Task(format!("finishApplicationMaster: {e}")))?;
+        // No AM attempt follows a finished one: the submission's directory (job.json,
+        // the files shipped to tasks) goes, as Hadoop's last AM removes its staging
+        // directory.
+        if let Some((submission, _)) = self.opts.job_path.rsplit_once('/') {
+            let _ = self.dfs.delete(submission, true).await;
+        }
         result
     }
 }
