@@ -5,6 +5,7 @@ mod common;
 use common::*;
 use tusk_mapreduce::counters as c;
 use tusk_mapreduce::jobs::{streaming, wordcount};
+use tusk_mapreduce::localize::LocalizedFile;
 use tusk_mapreduce::task::Outcome;
 use tusk_mapreduce::{keys, run_local, JobSpec, MapReduceError, TaskType};
 
@@ -143,5 +144,36 @@ async fn a_failed_attempt_is_retried_and_refusals_happen_before_tasks() {
         .map(|s| s.path)
         .collect();
     assert_eq!(names, ["keep"]);
+    cluster.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_shipped_script_runs_in_process_and_aggregate_sums_its_output() {
+    let cluster = cluster().await;
+    let client = cluster.client();
+    let dir = tempfile::tempdir().unwrap();
+    let opts = options(&dir);
+    let input = text(20_000, 6);
+    put(&client, "/in/text", input.as_bytes()).await;
+    let script = dir.path().join("words.sh");
+    std::fs::write(
+        &script,
+        "#!/bin/sh\nexec awk '{ for (i = 1; i <= NF; i++) print \"LongValueSum:\" $i \"\\t1\" }'\n",
+    )
+    .unwrap();
+    let shipped = LocalizedFile::parse(script.to_str().unwrap(), false, dir.path()).unwrap();
+    let job = streaming::job(streaming::StreamingOptions {
+        input: vec!["/in".into()],
+        output: "/out/agg".into(),
+        mapper: "words.sh".into(),
+        reducer: Some("aggregate".into()),
+        reduces: 2,
+        localized: vec![shipped],
+        ..Default::default()
+    });
+    let r = run_local(job, &client, &opts).await.unwrap();
+    assert_eq!(counts(&client, "/out/agg").await, word_counts(&input));
+    // The combiner folded each map's output before the shuffle.
+    assert!(r.counters.get(c::COMBINE_OUTPUT_RECORDS) < r.counters.get(c::COMBINE_INPUT_RECORDS));
     cluster.shutdown().await;
 }
