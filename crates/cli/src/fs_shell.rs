@@ -7,7 +7,6 @@ mod copy;
 mod count;
 mod find;
 pub(crate) mod format;
-mod glob;
 mod help;
 mod local_copy;
 mod ls;
@@ -23,7 +22,7 @@ mod xattr;
 use std::io::Write;
 
 use tusk_client::{
-    ClientError, ClientOptions, CreateOptions, DfsClient, FileStatus, HadoopException,
+    glob, ClientError, ClientOptions, CreateOptions, DfsClient, FileStatus, HadoopException,
 };
 use tusk_common::Configuration;
 

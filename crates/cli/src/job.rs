@@ -31,6 +31,7 @@ pub enum JobCommand {
     #[command(after_help = spec::USAGE)]
     Submit(RunArgs),
     /// Hadoop streaming: -input IN -output OUT -mapper CMD [-reducer CMD]; runs and waits.
+    #[command(after_help = spec::STREAMING_USAGE)]
     Streaming(RunArgs),
     /// One application's report.
     Status { id: String },
@@ -244,6 +245,7 @@ async fn run_in_process(
 fn refusal(e: MapReduceError) -> anyhow::Error {
     match e {
         MapReduceError::InputNotFound { .. }
+        | MapReduceError::InputPatternMatchesNothing { .. }
         | MapReduceError::OutputExists { .. }
         | MapReduceError::InvalidJob { .. }
         | MapReduceError::UnknownComponent { .. }
@@ -316,12 +318,9 @@ fn outcome_of(r: &y::ApplicationReport) -> String {
     }
 }
 
+/// Hadoop's job client's counter listing: in groups, with its display names.
 fn print_counters(counters: &Counters) {
-    let all: Vec<(&str, u64)> = counters.iter().collect();
-    println!("Counters: {}", all.len());
-    for (name, value) in all {
-        println!("\t{name}={value}");
-    }
+    println!("{counters}");
 }
 
 fn history_dir(conf: &Configuration) -> String {

@@ -233,6 +233,337 @@ fn local_wordcount_runs_without_yarn() {
 }
 
 #[test]
+fn job_inputs_are_globbed_and_counters_print_in_hadoops_groups() {
+    let c = Cluster::up(false);
+    let (a, b, d) = (text(5_000, 1), text(6_000, 2), text(7_000, 3));
+    let mkdir = c.tusk(&["fs", "-mkdir", "-p", "/data/in", "/data/more/sub"]);
+    assert_eq!(mkdir.code, 0, "{}", mkdir.stderr);
+    c.put(&a, "/data/in/part-0");
+    c.put(&b, "/data/in/part-1");
+    c.put("hidden words\n", "/data/in/_part-hidden");
+    c.put("not matched\n", "/data/in/other.txt");
+    c.put(&d, "/data/more/x.txt");
+    c.put("hidden words\n", "/data/more/.x.txt");
+    c.put("one level only\n", "/data/more/sub/deep.txt");
+    let run = c.tusk(&[
+        "job",
+        "run",
+        "--local",
+        "wordcount",
+        "/data/in/part-*,/data/m{o,x}re",
+        "/out",
+    ]);
+    assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
+    assert_eq!(c.counts("/out"), reference(&[&a, &b, &d]));
+    // Hadoop's Counters.toString: groups after one tab, counters after two.
+    assert!(
+        run.stdout
+            .contains("\n\tFile System Counters\n\t\tHDFS: Number of bytes read="),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout
+            .contains("\n\tMap-Reduce Framework\n\t\tMap input records="),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout
+            .contains("\n\tFile Input Format Counters \n\t\tBytes Read="),
+        "{}",
+        run.stdout
+    );
+
+    let none = c.tusk(&[
+        "job",
+        "run",
+        "--local",
+        "wordcount",
+        "/data/nomatch*",
+        "/o2",
+    ]);
+    assert_eq!(none.code, 2, "{}", none.stderr);
+    assert!(
+        none.stderr.contains("Input Pattern hdfs://127.0.0.1:")
+            && none.stderr.contains("/data/nomatch* matches 0 files"),
+        "{}",
+        none.stderr
+    );
+    let hidden_only = c.tusk(&["job", "run", "--local", "wordcount", "/data/in/_*", "/o3"]);
+    assert_eq!(hidden_only.code, 2, "{}", hidden_only.stderr);
+    assert!(
+        hidden_only.stderr.contains("matches 0 files"),
+        "{}",
+        hidden_only.stderr
+    );
+    let missing = c.tusk(&[
+        "job",
+        "run",
+        "--local",
+        "wordcount",
+        "/data/in/part-0,/data/gone",
+        "/o4",
+    ]);
+    assert_eq!(missing.code, 2, "{}", missing.stderr);
+    assert!(
+        missing
+            .stderr
+            .contains("Input path does not exist: hdfs://127.0.0.1:"),
+        "{}",
+        missing.stderr
+    );
+}
+
+/// Runs a streaming job on YARN that is bound to fail; returns its output.
+fn failing_streaming_job(c: &Cluster, out: &str, commands: &[&str]) -> Run {
+    let mut args = vec![
+        "job",
+        "streaming",
+        "-D",
+        "mapreduce.map.maxattempts=2",
+        "-D",
+        "mapreduce.reduce.maxattempts=2",
+        "-input",
+        "/in",
+        "-output",
+        out,
+    ];
+    args.extend_from_slice(commands);
+    let run = tusk_within(c.home.path(), &args, Duration::from_secs(120));
+    assert_eq!(
+        run.code, 1,
+        "the job fails:\n{}\n{}",
+        run.stdout, run.stderr
+    );
+    assert!(run.stdout.contains("FAILED"), "{}", run.stdout);
+    run
+}
+
+#[test]
+fn a_failed_job_leaves_no_open_files_and_no_temporary_directory() {
+    let c = Cluster::up(true);
+    assert_eq!(c.tusk(&["fs", "-mkdir", "/in"]).code, 0);
+    c.put(&text(20_000, 5), "/in/a.txt");
+    // A reducer that fails while its part file is open, and a map-only job whose maps
+    // fail after writing some of their output.
+    failing_streaming_job(&c, "/out-r", &["-mapper", "cat", "-reducer", "false"]);
+    failing_streaming_job(
+        &c,
+        "/out-m",
+        &["-mapper", "head -c 1000; exit 3", "-numReduceTasks", "0"],
+    );
+    // A task process that dies holding its lease: only the AM's abort can end it.
+    failing_streaming_job(
+        &c,
+        "/out-k",
+        &[
+            "-mapper",
+            "cat >/dev/null; kill -9 $PPID",
+            "-numReduceTasks",
+            "0",
+        ],
+    );
+    let open = c.tusk(&["dfsadmin", "-listOpenFiles"]);
+    assert_eq!(open.code, 0, "{}", open.stderr);
+    assert!(
+        !open.stdout.contains("/out-"),
+        "failed attempts' files are still open:\n{}",
+        open.stdout
+    );
+    for out in ["/out-r", "/out-m", "/out-k"] {
+        let ls = c.tusk(&["fs", "-ls", "-R", out]);
+        assert!(
+            !ls.stdout.contains("_temporary") && !ls.stdout.contains("_SUCCESS"),
+            "{out} after the job failed:\n{}",
+            ls.stdout
+        );
+    }
+}
+
+#[test]
+fn a_failed_attempts_open_file_is_aborted_while_the_job_runs_on() {
+    let c = Cluster::up(true);
+    assert_eq!(c.tusk(&["fs", "-mkdir", "/in"]).code, 0);
+    c.put("one line\n", "/in/a.txt");
+    // Attempt 0 dies holding its part file open; attempt 1 keeps its own open for a
+    // while before it finishes.
+    let marker = c.home.path().join("died-once");
+    let mapper = format!(
+        "if mkdir {m} 2>/dev/null; then cat >/dev/null; kill -9 $PPID; else sleep 4; cat; fi",
+        m = marker.display()
+    );
+    let app = c.submit(&[
+        "streaming",
+        "-input",
+        "/in",
+        "-output",
+        "/out",
+        "-mapper",
+        &mapper,
+        "-numReduceTasks",
+        "0",
+    ]);
+    let attempt = |n: u32| {
+        format!(
+            "{}_m_000000_{n}/part-m-00000",
+            app.replacen("application_", "attempt_", 1)
+        )
+    };
+    poll(
+        "attempt 0's file gone while attempt 1's is open",
+        Duration::from_secs(60),
+        || {
+            let open = c.tusk(&["dfsadmin", "-listOpenFiles"]).stdout;
+            (open.contains(&attempt(1)) && !open.contains(&attempt(0))).then_some(())
+        },
+    );
+    assert_eq!(c.wait_final(&app), "SUCCEEDED");
+}
+
+/// `key\tvalue` lines of the part files named `part-<kind>-*` under `dir`.
+fn part_lines(c: &Cluster, dir: &str, kind: char) -> BTreeMap<String, String> {
+    let ls = c.tusk(&["fs", "-ls", dir]);
+    assert_eq!(ls.code, 0, "ls {dir}: {}", ls.stderr);
+    assert!(ls.stdout.contains("/_SUCCESS"), "committed: {}", ls.stdout);
+    let mut lines = BTreeMap::new();
+    let parts: Vec<&str> = ls
+        .stdout
+        .lines()
+        .filter_map(|l| l.split_whitespace().last())
+        .filter(|p| p.contains("/part-"))
+        .collect();
+    assert!(
+        parts.iter().all(|p| p.contains(&format!("/part-{kind}-"))),
+        "only part-{kind}-* files: {}",
+        ls.stdout
+    );
+    for part in parts {
+        let cat = c.tusk(&["fs", "-cat", part]);
+        assert_eq!(cat.code, 0, "cat {part}: {}", cat.stderr);
+        for line in cat.stdout.lines() {
+            let (k, v) = line.split_once('\t').unwrap_or((line, ""));
+            lines.insert(k.to_string(), v.to_string());
+        }
+    }
+    lines
+}
+
+#[test]
+fn streaming_ships_files_and_archives_and_runs_map_only_and_aggregate_jobs() {
+    let c = Cluster::up(true);
+    let input = text(4_000, 9);
+    assert_eq!(c.tusk(&["fs", "-mkdir", "/in", "/lib"]).code, 0);
+    c.put(&input, "/in/a.txt");
+    c.put("from-dfs\n", "/lib/dict.txt");
+    let home = c.home.path();
+    // A mapper script shipped with -file and run by its name, as in Hadoop.
+    let script = home.join("aggmap.sh");
+    std::fs::write(
+        &script,
+        "#!/bin/sh\nexec awk '{ print \"LongValueMax:max\\t\" NF; \
+         for (i = 1; i <= NF; i++) { print \"LongValueSum:\" $i \"\\t1\"; \
+         print \"UniqValueCount:distinct\\t\" $i; print \"StringValueMin:first\\t\" $i } }'\n",
+    )
+    .unwrap();
+    let run = tusk_within(
+        home,
+        &[
+            "job",
+            "streaming",
+            "-input",
+            "/in",
+            "-output",
+            "/agg",
+            "-mapper",
+            "aggmap.sh",
+            "-reducer",
+            "aggregate",
+            "-file",
+            script.to_str().unwrap(),
+            "-numReduceTasks",
+            "2",
+        ],
+        Duration::from_secs(120),
+    );
+    assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
+    let mut want: BTreeMap<String, String> = reference(&[&input])
+        .into_iter()
+        .map(|(w, n)| (w, n.to_string()))
+        .collect();
+    let max_words = input.lines().map(|l| l.split_whitespace().count()).max();
+    want.insert("max".into(), max_words.unwrap().to_string());
+    want.insert("distinct".into(), reference(&[&input]).len().to_string());
+    let first = input.split_whitespace().min().unwrap().to_string();
+    want.insert("first".into(), first);
+    assert_eq!(part_lines(&c, "/agg", 'r'), want);
+    // The shipped script's staged copy goes with the job.
+    let staged = c.tusk(&["fs", "-ls", "-R", "/tmp/tusk/staging"]);
+    assert!(!staged.stdout.contains("aggmap.sh"), "{}", staged.stdout);
+
+    // -files (from the DFS, renamed) and -archives (a local .tgz) reach the working
+    // directory of a map-only job, whose maps write part-m-*.
+    let pack = home.join("pack");
+    std::fs::create_dir(&pack).unwrap();
+    std::fs::write(pack.join("inside.txt"), "from-archive\n").unwrap();
+    let tgz = home.join("pack.tgz");
+    let tar = Command::new("tar")
+        .arg("-czf")
+        .arg(&tgz)
+        .arg("-C")
+        .arg(&pack)
+        .arg("inside.txt")
+        .status()
+        .unwrap();
+    assert!(tar.success());
+    let archives = format!("{}#unpacked", tgz.display());
+    let run = tusk_within(
+        home,
+        &[
+            "job",
+            "streaming",
+            "-files",
+            "hdfs:///lib/dict.txt#words",
+            "-archives",
+            &archives,
+            "-input",
+            "/in",
+            "-output",
+            "/maponly",
+            "-mapper",
+            "cat >/dev/null; cat words unpacked/inside.txt",
+            "-reducer",
+            "NONE",
+        ],
+        Duration::from_secs(120),
+    );
+    assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
+    let lines = part_lines(&c, "/maponly", 'm');
+    assert!(
+        lines.contains_key("from-dfs") && lines.contains_key("from-archive"),
+        "{lines:?}"
+    );
+    assert_eq!(lines.len(), 2, "{lines:?}");
+
+    let help = c.tusk(&["job", "streaming", "--help"]);
+    assert_eq!(help.code, 0, "{}", help.stderr);
+    for option in [
+        "-input",
+        "-output",
+        "-mapper",
+        "-reducer",
+        "-combiner",
+        "-file ",
+        "-files",
+        "-archives",
+        "-numReduceTasks",
+        "-D",
+    ] {
+        assert!(help.stdout.contains(option), "{option}: {}", help.stdout);
+    }
+}
+
+#[test]
 fn missing_input_and_existing_output_are_refused_before_submission() {
     let c = Cluster::up(true);
     c.put("a b\n", "/in.txt");

@@ -11,6 +11,8 @@
 //! - `reader`: [`FileReader`], checksum-verifying reads that fail over between replicas
 //!   and report corrupt ones.
 //! - `admin`: safe mode, block statistics, `refreshNodes`, open and corrupt files.
+//! - `glob`: operands as Hadoop reads them (`hdfs://` URIs, normalised paths) and glob
+//!   patterns expanded against the cluster as Hadoop's `Globber` does.
 //! - `checksum`: `getFileChecksum` (BLOCK_CHECKSUM per block, folded as HDFS does).
 //! - `short_circuit`: reads of replicas on this host from their own files, the
 //!   descriptors passed over the DataNode's domain socket.
@@ -26,6 +28,7 @@ pub mod blocking;
 pub mod checksum;
 pub mod client;
 pub mod error;
+pub mod glob;
 pub mod meta;
 pub mod options;
 pub mod reader;

@@ -385,6 +385,11 @@ impl Am {
             self.kill(&r).await;
             self.record(&r, None, Outcome::Killed, Some("the job ended".into()));
         }
+        if state != JobState::Succeeded {
+            if let Err(e) = output::abort_job(&self.dfs, &self.job.output).await {
+                tracing::warn!(error = %e, "could not abort the job's output");
+            }
+        }
         let mut counters = crate::counters::Counters::default();
         for rec in self
             .history
@@ -425,6 +430,12 @@ impl Am {
             .finish(status, &diagnostics)
             .await
             .map_err(|e| MapReduceError::Task(format!("finishApplicationMaster: {e}")))?;
+        // No AM attempt follows a finished one: the submission's directory (job.json,
+        // the files shipped to tasks) goes, as Hadoop's last AM removes its staging
+        // directory.
+        if let Some((submission, _)) = self.opts.job_path.rsplit_once('/') {
+            let _ = self.dfs.delete(submission, true).await;
+        }
         result
     }
 }

@@ -83,6 +83,9 @@ pub struct TaskContext {
     /// The job's cache files by base name, read before the task started.
     pub cache: BTreeMap<String, Vec<u8>>,
     pub dfs: Dfs,
+    /// The task's working directory, holding the job's localized files; commands the
+    /// task runs (streaming) start here.
+    pub work_dir: std::path::PathBuf,
 }
 
 impl TaskContext {

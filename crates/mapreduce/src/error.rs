@@ -10,9 +10,13 @@ pub type Result<T, E = MapReduceError> = std::result::Result<T, E>;
 /// Everything a job or a task can fail with.
 #[derive(Debug, Error)]
 pub enum MapReduceError {
-    /// An input path of the job does not exist (checked before any task runs).
-    #[error("input path does not exist: {path}")]
+    /// An input path of the job does not exist (checked before any task runs); the
+    /// path is qualified (`hdfs://host:port/...`) as Hadoop's message has it.
+    #[error("Input path does not exist: {path}")]
     InputNotFound { path: String },
+    /// An input glob matched no visible path (checked before any task runs).
+    #[error("Input Pattern {pattern} matches 0 files")]
+    InputPatternMatchesNothing { pattern: String },
     /// The job's output directory already exists (checked before any task runs).
     #[error("output directory {path} already exists")]
     OutputExists { path: String },
@@ -89,6 +93,7 @@ impl MapReduceError {
         !matches!(
             self,
             MapReduceError::InputNotFound { .. }
+                | MapReduceError::InputPatternMatchesNothing { .. }
                 | MapReduceError::OutputExists { .. }
                 | MapReduceError::InvalidJob { .. }
                 | MapReduceError::UnknownComponent { .. }

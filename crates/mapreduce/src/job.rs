@@ -41,6 +41,8 @@ pub mod keys {
     pub const MAP_MAX_ATTEMPTS: &str = "mapreduce.map.maxattempts";
     /// Attempts per reduce task (4).
     pub const REDUCE_MAX_ATTEMPTS: &str = "mapreduce.reduce.maxattempts";
+    /// List input directories' subdirectories too (false: one level, files only).
+    pub const INPUT_DIR_RECURSIVE: &str = "mapreduce.input.fileinputformat.input.dir.recursive";
     /// Replication of the job's output files (the client's default when unset).
     pub const OUTPUT_REPLICATION: &str = "mapreduce.output.replication";
 }
@@ -117,6 +119,10 @@ pub struct JobSpec {
     /// DFS files every task reads before it starts (Hadoop's distributed cache), keyed
     /// by base name in [`crate::TaskContext::cache_file`].
     pub cache_files: Vec<String>,
+    /// Files and archives every task finds in its working directory (streaming's
+    /// `-file`, `-files`, `-archives`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub localized: Vec<crate::localize::LocalizedFile>,
     pub conf: BTreeMap<String, String>,
 }
 
@@ -135,6 +141,7 @@ impl JobSpec {
             combiner: None,
             partitioner: None,
             cache_files: Vec::new(),
+            localized: Vec::new(),
             conf: BTreeMap::new(),
         }
     }

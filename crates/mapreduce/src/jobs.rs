@@ -14,7 +14,9 @@
 //! | `dfsio` | mapper `dfsio` (+ `sum`) |
 //! | `sleep` | mapper and reducer `sleep` |
 //! | `streaming` | mapper and reducer `streaming` (any executable) |
+//! | `aggregate` | reducer `aggregate` (`combine` as the combiner): Hadoop's Aggregate package for streaming |
 
+pub mod aggregate;
 pub mod dfsio;
 pub mod grep;
 pub mod library;
@@ -42,6 +44,7 @@ pub fn register(r: &mut Registry) {
     dfsio::register(r);
     sleep::register(r);
     streaming::register(r);
+    aggregate::register(r);
 }
 
 /// Argument `i` parsed, or an error naming the component.

@@ -25,6 +25,7 @@
 //! - `task`: [`TaskSpec`], the map and reduce attempts, [`TaskReport`] with phases.
 //! - `plan`: refusals (missing input, existing output), splits, side files.
 //! - `local_runner`: [`run_local`].
+//! - `localize`: files and archives shipped into tasks' working directories.
 //! - `yarn`: submitting a job to YARN and the task container entry point; `am`: the
 //!   MapReduce ApplicationMaster.
 //! - `jobs`: wordcount, grep, sort, randomtextwriter, teragen, terasort, teravalidate,
@@ -59,8 +60,11 @@
 //!
 //! Attempts write `part-m-NNNNN` (map-only) or `part-r-NNNNN` under
 //! `<out>/_temporary/<attemptId>/`; task commit renames them into `<out>`; job commit
-//! removes `_temporary` and writes `<out>/_SUCCESS`. Text output is `key\tvalue\n`
-//! (`key\n` when the value is empty); raw output is key bytes then value bytes.
+//! removes `_temporary` and writes `<out>/_SUCCESS`. A failed attempt's files are
+//! deleted (by the attempt when it can, by the AM in any case: `abort_task`), and a
+//! failed job's `_temporary` (`abort_job`), so no failed work keeps a file open. Text
+//! output is `key\tvalue\n` (`key\n` when the value is empty); raw output is key bytes
+//! then value bytes.
 
 pub mod am;
 pub mod api;
@@ -74,6 +78,7 @@ pub mod input;
 pub mod job;
 pub mod jobs;
 pub mod local_runner;
+pub mod localize;
 pub mod map_output;
 pub mod merge;
 pub mod output;

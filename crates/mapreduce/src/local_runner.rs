@@ -133,6 +133,7 @@ impl JobRun {
             work,
             local_dir: self.local_dir.join(attempt.to_string()),
             host: "localhost".into(),
+            work_dir: None,
         }
     }
 
@@ -291,7 +292,8 @@ pub async fn run_local(
     opts: &LocalRunnerOptions,
 ) -> Result<JobResult> {
     let start_ms = now_ms();
-    let plan = plan_job(client, &job, JobId::new_local(), &opts.registry).await?;
+    let mut plan = plan_job(client, &job, JobId::new_local(), &opts.registry).await?;
+    crate::localize::stage(client, &mut plan.job, &plan.staging).await?;
     output::setup_job(client, &job.output).await?;
     let run = Arc::new(JobRun {
         job_id: plan.job_id,
@@ -323,8 +325,7 @@ pub async fn run_local(
     match outcome {
         Ok(()) => output::commit_job(client, &job.output).await?,
         Err(e) => {
-            let tmp = format!("{}/{}", job.output.trim_end_matches('/'), output::TEMPORARY);
-            let _ = client.delete(&tmp, true).await;
+            let _ = output::abort_job(client, &job.output).await;
             return Err(e);
         }
     }

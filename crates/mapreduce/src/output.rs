@@ -80,21 +80,59 @@ impl OutputEmitter {
             .map_err(|e| MapReduceError::dfs("write", self.writer.path(), e))?;
         self.counters
             .incr(counters::HDFS_BYTES_WRITTEN, self.buf.len() as u64);
+        self.counters
+            .incr(counters::BYTES_WRITTEN, self.buf.len() as u64);
         self.buf.clear();
         Ok(())
     }
 
-    pub fn records(&self) -> u64 {
-        self.records
+    /// Runs `write` into the file and closes it; returns what `write` returned, the
+    /// records written and the writer's counters. When writing or closing fails the
+    /// file is given up ([`OutputEmitter::abort`]), so a failed attempt leaves no file
+    /// open under its lease.
+    pub fn write_with<T>(
+        mut self,
+        write: impl FnOnce(&mut Self) -> Result<T>,
+    ) -> Result<(T, u64, Counters)> {
+        let value = match write(&mut self) {
+            Ok(value) => value,
+            Err(e) => {
+                self.abort();
+                return Err(e);
+            }
+        };
+        let (dfs, path, records) = (
+            self.dfs.clone(),
+            self.writer.path().to_string(),
+            self.records,
+        );
+        match self.close() {
+            Ok(counters) => Ok((value, records, counters)),
+            Err(e) => {
+                let _ = dfs.block_on(dfs.client.delete(&path, false));
+                Err(e)
+            }
+        }
     }
 
     /// Flushes and closes the file; returns the writer's counters.
-    pub fn close(mut self) -> Result<Counters> {
+    fn close(mut self) -> Result<Counters> {
         self.flush()?;
         self.dfs
             .block_on(self.writer.close())
             .map_err(|e| MapReduceError::dfs("close", self.writer.path(), e))?;
         Ok(self.counters)
+    }
+
+    /// Gives the file up after a failure: deleting it ends the lease the writer holds
+    /// (as the NameNode drops leases of deleted files), which an unclosed writer
+    /// would otherwise keep until the lease's hard limit. Best effort: the attempt's
+    /// abort removes its whole directory too.
+    fn abort(self) {
+        let path = self.writer.path().to_string();
+        if let Err(e) = self.dfs.block_on(self.dfs.client.delete(&path, false)) {
+            tracing::warn!(%path, error = %e, "could not delete a failed attempt's output");
+        }
     }
 }
 
@@ -169,13 +207,26 @@ pub async fn commit_task(client: &DfsClient, output: &str, attempt: TaskAttemptI
     abort_task(client, output, attempt).await
 }
 
-/// Throws an attempt's files away.
+/// Throws an attempt's files away (Hadoop's `abortTask`); a file the attempt still had
+/// open goes too, and with it the attempt's lease.
 pub async fn abort_task(client: &DfsClient, output: &str, attempt: TaskAttemptId) -> Result<()> {
     let dir = attempt_dir(output, attempt);
     client
         .delete(&dir, true)
         .await
         .map_err(|e| MapReduceError::dfs("delete", &dir, e))?;
+    Ok(())
+}
+
+/// Hadoop's `abortJob` for a failed or killed job: removes `_temporary` with whatever
+/// attempts left there (deleting a file still being written also ends its lease).
+/// Committed task output stays, as with Hadoop's algorithm 2; `_SUCCESS` is not written.
+pub async fn abort_job(client: &DfsClient, output: &str) -> Result<()> {
+    let tmp = format!("{}/{TEMPORARY}", output.trim_end_matches('/'));
+    client
+        .delete(&tmp, true)
+        .await
+        .map_err(|e| MapReduceError::dfs("delete", &tmp, e))?;
     Ok(())
 }
 

@@ -2,10 +2,10 @@
 //! block so a scheduler can place the map near its data.
 
 use serde::{Deserialize, Serialize};
-use tusk_client::DfsClient;
+use tusk_client::{glob, DfsClient, FileStatus};
 
 use crate::error::{MapReduceError, Result};
-use crate::job::{InputFormat, JobSpec};
+use crate::job::{keys, InputFormat, JobSpec};
 
 /// TeraGen's record size; Tera splits start and end on multiples of it.
 pub const TERA_RECORD: u64 = 100;
@@ -29,36 +29,122 @@ impl InputSplit {
     }
 }
 
-/// The files of the job's input paths (a directory gives its visible files), in order.
-/// A missing path is [`MapReduceError::InputNotFound`].
+/// The files of the job's input paths, in order, as Hadoop's `FileInputFormat` finds
+/// them: each input is a comma-separated list (commas inside `{...}` do not separate),
+/// each entry a path or a glob; a directory gives its visible files (names starting
+/// with `_` or `.` are hidden), its subdirectories' too with
+/// `mapreduce.input.fileinputformat.input.dir.recursive`. A missing path is
+/// [`MapReduceError::InputNotFound`], a glob matching nothing visible
+/// [`MapReduceError::InputPatternMatchesNothing`].
 pub async fn input_files(client: &DfsClient, job: &JobSpec) -> Result<Vec<(String, u64)>> {
+    let recursive = job.get_parsed(keys::INPUT_DIR_RECURSIVE, false)?;
     let mut files = Vec::new();
-    for path in &job.input {
-        let status = client
-            .get_file_info(path)
-            .await
-            .map_err(|e| MapReduceError::dfs("stat", path, e))?
-            .ok_or_else(|| MapReduceError::InputNotFound { path: path.clone() })?;
-        if !status.is_dir {
-            files.push((path.clone(), status.length));
-            continue;
-        }
-        let mut children = client
-            .list(path)
-            .await
-            .map_err(|e| MapReduceError::dfs("list", path, e))?;
-        children.sort_by(|a, b| a.path.cmp(&b.path));
-        for c in children {
-            if c.is_dir || c.path.starts_with('_') || c.path.starts_with('.') {
-                continue;
+    for entry in job.input.iter().flat_map(|i| comma_separated(i)) {
+        for (path, status) in matching_paths(client, job, &entry).await? {
+            if status.is_dir {
+                list_files(client, &path, recursive, &mut files).await?;
+            } else {
+                files.push((path, status.length));
             }
-            files.push((
-                format!("{}/{}", path.trim_end_matches('/'), c.path),
-                c.length,
-            ));
         }
     }
     Ok(files)
+}
+
+/// Splits an input list at commas outside `{...}` groups (Hadoop's
+/// `FileInputFormat.getPathStrings`).
+fn comma_separated(list: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut depth = 0usize;
+    let mut current = String::new();
+    for c in list.chars() {
+        match c {
+            '{' => depth += 1,
+            '}' => depth = depth.saturating_sub(1),
+            ',' if depth == 0 => {
+                out.push(std::mem::take(&mut current));
+                continue;
+            }
+            _ => {}
+        }
+        current.push(c);
+    }
+    out.push(current);
+    out.retain(|p| !p.is_empty());
+    out
+}
+
+/// Hadoop's hidden-file filter for inputs.
+fn is_visible(path: &str) -> bool {
+    let name = path.rsplit('/').next().unwrap_or(path);
+    !name.starts_with('_') && !name.starts_with('.')
+}
+
+/// The visible paths one input entry names: itself, or what its glob matches.
+async fn matching_paths(
+    client: &DfsClient,
+    job: &JobSpec,
+    entry: &str,
+) -> Result<Vec<(String, FileStatus)>> {
+    let operand = glob::split_uri(entry).map_err(|message| MapReduceError::InvalidJob {
+        job: job.name.clone(),
+        message,
+    })?;
+    let path = if operand.path.starts_with('/') {
+        glob::normalize(operand.path)
+    } else {
+        let user = &client.options().user;
+        glob::normalize(&format!("/user/{user}/{}", operand.path))
+    };
+    let qualified = format!("hdfs://{}{path}", client.options().namenode);
+    if !glob::has_glob(&path) {
+        let literal = glob::unescape(&path);
+        let status = client
+            .get_file_info(&literal)
+            .await
+            .map_err(|e| MapReduceError::dfs("stat", &literal, e))?
+            .ok_or(MapReduceError::InputNotFound { path: qualified })?;
+        return Ok(vec![(literal, status)]);
+    }
+    let matches: Vec<_> = glob::expand(client, &path)
+        .await
+        .map_err(|e| match e {
+            glob::GlobError::Pattern(message) => MapReduceError::InvalidJob {
+                job: job.name.clone(),
+                message,
+            },
+            glob::GlobError::Client(e) => MapReduceError::dfs("glob", &path, e),
+        })?
+        .into_iter()
+        .filter(|(p, _)| is_visible(p))
+        .collect();
+    if matches.is_empty() {
+        return Err(MapReduceError::InputPatternMatchesNothing { pattern: qualified });
+    }
+    Ok(matches)
+}
+
+/// The visible files in `dir`, by name; subdirectories' too when `recursive`.
+async fn list_files(
+    client: &DfsClient,
+    dir: &str,
+    recursive: bool,
+    files: &mut Vec<(String, u64)>,
+) -> Result<()> {
+    let mut children = client
+        .list(dir)
+        .await
+        .map_err(|e| MapReduceError::dfs("list", dir, e))?;
+    children.sort_by(|a, b| a.path.cmp(&b.path));
+    for c in children.into_iter().filter(|c| is_visible(&c.path)) {
+        let path = format!("{}/{}", dir.trim_end_matches('/'), c.path);
+        if !c.is_dir {
+            files.push((path, c.length));
+        } else if recursive {
+            Box::pin(list_files(client, &path, recursive, files)).await?;
+        }
+    }
+    Ok(())
 }
 
 /// The job's splits, in input order.
@@ -182,6 +268,17 @@ mod tests {
             assert_eq!(w[1].start % 100, 0);
         }
         assert_eq!(s.last().unwrap().end(), len);
+    }
+
+    #[test]
+    fn input_lists_split_at_commas_outside_groups() {
+        assert_eq!(
+            comma_separated("/a/part-*,/b/{x,y}*,/c"),
+            vec!["/a/part-*", "/b/{x,y}*", "/c"]
+        );
+        assert_eq!(comma_separated("/only"), vec!["/only"]);
+        assert!(is_visible("/in/part-0") && !is_visible("/in/_SUCCESS"));
+        assert!(!is_visible("/in/.crc"));
     }
 
     #[test]

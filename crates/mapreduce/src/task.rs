@@ -41,6 +41,18 @@ pub struct TaskSpec {
     pub local_dir: PathBuf,
     /// The node the attempt runs on, for the report.
     pub host: String,
+    /// Where the task's commands run and its localized files go: a container's working
+    /// directory (set when the container starts); `None` = `<local_dir>/work`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub work_dir: Option<PathBuf>,
+}
+
+impl TaskSpec {
+    pub fn work_dir(&self) -> PathBuf {
+        self.work_dir
+            .clone()
+            .unwrap_or_else(|| self.local_dir.join("work"))
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -56,8 +68,12 @@ pub enum TaskWork {
     },
 }
 
-/// Builds the task's context, reading the job's cache files from the DFS.
+/// Builds the task's context, reading the job's cache files from the DFS and putting
+/// its localized files into the working directory.
 fn context(spec: &TaskSpec, split: Option<InputSplit>, dfs: &Dfs) -> Result<TaskContext> {
+    let work_dir = spec.work_dir();
+    std::fs::create_dir_all(&work_dir).map_err(|e| MapReduceError::io(&work_dir, e))?;
+    crate::localize::localize(&spec.job, dfs, &work_dir)?;
     let mut cache = BTreeMap::new();
     for path in &spec.job.cache_files {
         let bytes = dfs
@@ -72,6 +88,7 @@ fn context(spec: &TaskSpec, split: Option<InputSplit>, dfs: &Dfs) -> Result<Task
         split,
         cache,
         dfs: dfs.clone(),
+        work_dir,
     })
 }
 
@@ -134,6 +151,7 @@ mod tests {
             },
             local_dir: "/tmp/x".into(),
             host: "node2".into(),
+            work_dir: None,
         };
         let json = serde_json::to_string(&spec).unwrap();
         assert!(json.contains("attempt_5_0002_m_000000_0"));

@@ -136,8 +136,10 @@ pub async fn submit(job: &JobSpec, dfs: &DfsClient, opts: &SubmitOptions) -> Res
         crate::task::report::now_ms(),
         rand::random::<u32>()
     );
+    let mut job = job.clone();
+    crate::localize::stage(dfs, &mut job, &staging).await?;
     let job_path = format!("{staging}/job.json");
-    write_json(dfs, &job_path, job).await?;
+    write_json(dfs, &job_path, &job).await?;
     let mut args = vec![
         "mr-am".to_string(),
         "--job".into(),
@@ -257,6 +259,8 @@ pub async fn run_task_container(
     if let Ok(dir) = std::env::var("TUSK_MAP_OUTPUT_DIR") {
         spec.local_dir = PathBuf::from(dir);
     }
+    // As in YARN, the task works in its container's working directory.
+    spec.work_dir = std::env::current_dir().ok();
     let registry = Arc::new(Registry::builtin());
     let report = match spec.work.clone() {
         TaskWork::Map { .. } => task::run_task(spec.clone(), dfs.clone(), registry).await,

@@ -5,8 +5,21 @@ mod common;
 use common::*;
 use tusk_mapreduce::counters as c;
 use tusk_mapreduce::jobs::{streaming, wordcount};
+use tusk_mapreduce::localize::LocalizedFile;
 use tusk_mapreduce::task::Outcome;
-use tusk_mapreduce::{keys, run_local, MapReduceError, TaskType};
+use tusk_mapreduce::{keys, run_local, JobSpec, MapReduceError, TaskType};
+
+/// A streaming job over `/in`.
+fn stream(output: &str, mapper: &str, reducer: Option<&str>, reduces: u32) -> JobSpec {
+    streaming::job(streaming::StreamingOptions {
+        input: vec!["/in".into()],
+        output: output.into(),
+        mapper: mapper.into(),
+        reducer: reducer.map(String::from),
+        reduces,
+        ..Default::default()
+    })
+}
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn streaming_jobs_with_shell_commands() {
@@ -18,7 +31,7 @@ async fn streaming_jobs_with_shell_commands() {
     let line_count = input.lines().count();
     put(&client, "/in/text", input.as_bytes()).await;
 
-    let job = streaming::job(vec!["/in".into()], "/out/wc-l", "cat", Some("wc -l"), 1);
+    let job = stream("/out/wc-l", "cat", Some("wc -l"), 1);
     let r = run_local(job, &client, &opts).await.unwrap();
     assert!(r.maps >= 2);
     let out = String::from_utf8(output(&client, "/out/wc-l").await).unwrap();
@@ -26,7 +39,7 @@ async fn streaming_jobs_with_shell_commands() {
 
     let mapper = r#"awk '{ for (i = 1; i <= NF; i++) print $i "\t1" }'"#;
     let reducer = r#"awk -F'\t' '{ c[$1] += $2 } END { for (w in c) print w "\t" c[w] }'"#;
-    let job = streaming::job(vec!["/in".into()], "/out/awk", mapper, Some(reducer), 2);
+    let job = stream("/out/awk", mapper, Some(reducer), 2);
     run_local(job, &client, &opts).await.unwrap();
     assert_eq!(counts(&client, "/out/awk").await, word_counts(&input));
     cluster.shutdown().await;
@@ -48,7 +61,7 @@ async fn a_failed_attempt_is_retried_and_refusals_happen_before_tasks() {
         "if mkdir {m} 2>/dev/null; then exit 3; else cat; fi",
         m = marker.display()
     );
-    let job = streaming::job(vec!["/in".into()], "/out/retry", &mapper, None, 1);
+    let job = stream("/out/retry", &mapper, None, 1);
     let r = run_local(job, &client, &opts).await.unwrap();
     let failed: Vec<_> = r
         .attempts
@@ -84,7 +97,7 @@ async fn a_failed_attempt_is_retried_and_refusals_happen_before_tasks() {
     );
 
     // A task that fails every attempt fails the job after maxattempts.
-    let mut job = streaming::job(vec!["/in".into()], "/out/never", "exit 1", None, 1);
+    let mut job = stream("/out/never", "exit 1", None, 1);
     job.set(keys::MAP_MAX_ATTEMPTS, 2);
     match run_local(job, &client, &opts).await {
         Err(MapReduceError::TaskFailed { attempts, .. }) => assert_eq!(attempts, 2),
@@ -131,5 +144,36 @@ async fn a_failed_attempt_is_retried_and_refusals_happen_before_tasks() {
         .map(|s| s.path)
         .collect();
     assert_eq!(names, ["keep"]);
+    cluster.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_shipped_script_runs_in_process_and_aggregate_sums_its_output() {
+    let cluster = cluster().await;
+    let client = cluster.client();
+    let dir = tempfile::tempdir().unwrap();
+    let opts = options(&dir);
+    let input = text(20_000, 6);
+    put(&client, "/in/text", input.as_bytes()).await;
+    let script = dir.path().join("words.sh");
+    std::fs::write(
+        &script,
+        "#!/bin/sh\nexec awk '{ for (i = 1; i <= NF; i++) print \"LongValueSum:\" $i \"\\t1\" }'\n",
+    )
+    .unwrap();
+    let shipped = LocalizedFile::parse(script.to_str().unwrap(), false, dir.path()).unwrap();
+    let job = streaming::job(streaming::StreamingOptions {
+        input: vec!["/in".into()],
+        output: "/out/agg".into(),
+        mapper: "words.sh".into(),
+        reducer: Some("aggregate".into()),
+        reduces: 2,
+        localized: vec![shipped],
+        ..Default::default()
+    });
+    let r = run_local(job, &client, &opts).await.unwrap();
+    assert_eq!(counts(&client, "/out/agg").await, word_counts(&input));
+    // The combiner folded each map's output before the shuffle.
+    assert!(r.counters.get(c::COMBINE_OUTPUT_RECORDS) < r.counters.get(c::COMBINE_INPUT_RECORDS));
     cluster.shutdown().await;
 }

@@ -5,6 +5,8 @@
 use anyhow::{bail, Context};
 use tusk_common::config::parse_size;
 use tusk_mapreduce::jobs;
+use tusk_mapreduce::jobs::streaming::StreamingOptions;
+use tusk_mapreduce::localize::LocalizedFile;
 use tusk_mapreduce::JobSpec;
 
 pub const USAGE: &str = "\
@@ -18,8 +20,36 @@ jobs:
   teravalidate IN OUT
   dfsio -write|-read [--files N] [--size S] [--dir D]
   sleep [--maps N] [--reduces R] [--map-ms T] [--reduce-ms T] [--out DIR]
-  streaming -input IN [-input IN...] -output OUT -mapper CMD [-reducer CMD]
+  streaming -input IN [-input IN...] -output OUT -mapper CMD [-reducer CMD|NONE|aggregate]
+            [-combiner CMD] [-numReduceTasks N] [-file F] [-files F,...] [-archives A,...]
 options anywhere: --local  --reduces N  --queue Q  -D key=value";
+
+/// `tusk job streaming --help`: Hadoop streaming's options.
+pub const STREAMING_USAGE: &str = "\
+Options (Hadoop streaming's; they may come in any order):
+  -input          <path> DFS input file(s) for the Map step; globs and comma-separated
+                  lists are read as FileInputFormat reads them; may be repeated.
+  -output         <path> DFS output directory for the Reduce step.
+  -mapper         <cmd> Command to be run as mapper.
+  -combiner       <cmd> Optional. Command to be run as combiner.
+  -reducer        <cmd> Optional. Command to be run as reducer; NONE for no reduce
+                  (maps write part-m-NNNNN), aggregate for Hadoop's Aggregate package
+                  (the mapper prints TYPE:key<TAB>value, TYPE one of LongValueSum,
+                  LongValueMax, LongValueMin, DoubleValueSum, StringValueMax,
+                  StringValueMin, UniqValueCount, ValueHistogram).
+  -file           <file> Optional. Local file shipped into each task's working directory;
+                  may be repeated. Deprecated in Hadoop: use -files instead.
+  -numReduceTasks <num> Optional. Number of reduce tasks (0: map-only).
+
+Generic options supported are:
+  -D <property=value>      define a value for a given property
+  -files <file1,...>       comma-separated files (local, or hdfs://) copied into each
+                           task's working directory; file#name links it as name
+  -archives <archive1,...> comma-separated archives (.tar, .tar.gz, .tgz, .zip, .jar)
+                           unpacked on the compute machines into a directory named after
+                           the archive, or after its #fragment
+
+Tusk's options: --local (run in this process, without YARN), --queue Q.";
 
 /// Command-line words, consumed option by option; what remains are the operands.
 pub struct Words(Vec<String>);
@@ -199,20 +229,35 @@ fn streaming(mut words: Words, reduces: u32) -> anyhow::Result<JobSpec> {
     let output = words.value(&["-output", "--output"])?;
     let mapper = words.value(&["-mapper", "--mapper"])?;
     let reducer = words.value(&["-reducer", "--reducer"])?;
+    let combiner = words.value(&["-combiner", "--combiner"])?;
     let reduces = words
         .number(&["-numReduceTasks", "--num-reduce-tasks"])?
         .unwrap_or(reduces);
+    let cwd = std::env::current_dir().context("the current directory")?;
+    let mut localized = Vec::new();
+    for file in words.values(&["-file", "--file"])? {
+        localized.push(LocalizedFile::parse(&file, false, &cwd)?);
+    }
+    for (option, archive) in [("-files", false), ("-archives", true)] {
+        for list in words.values(&[option])? {
+            for entry in list.split(',').filter(|e| !e.is_empty()) {
+                localized.push(LocalizedFile::parse(entry, archive, &cwd)?);
+            }
+        }
+    }
     exactly::<0>(words.operands()?, "streaming", "")?;
     let (Some(output), Some(mapper), false) = (output, mapper, input.is_empty()) else {
         bail!("streaming: needs -input IN -output OUT -mapper CMD [-reducer CMD]");
     };
-    Ok(jobs::streaming::job(
+    Ok(jobs::streaming::job(StreamingOptions {
         input,
-        &output,
-        &mapper,
-        reducer.as_deref(),
+        output,
+        mapper,
+        reducer,
+        combiner,
         reduces,
-    ))
+        localized,
+    }))
 }
 
 fn inputs_and_output(

@@ -53,6 +53,7 @@ impl Am {
             work,
             local_dir: PathBuf::from(format!("/tmp/tusk/task/{attempt}")),
             host: c.host.clone(),
+            work_dir: None,
         };
         let written = write_json(
             &self.dfs,

@@ -68,6 +68,11 @@ impl Am {
                 Outcome::Failed
             };
             self.record(&run, report.as_ref(), outcome, Some(error.clone()));
+            // Hadoop's abortTask: the attempt's files go, and with them any lease a
+            // task that died mid-write still held.
+            if let Err(e) = output::abort_task(&self.dfs, &self.job.output, run.attempt).await {
+                tracing::warn!(attempt = %run.attempt, error = %e, "could not abort the attempt's output");
+            }
             if already_done {
                 return Ok(());
             }

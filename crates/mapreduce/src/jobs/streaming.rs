@@ -5,8 +5,15 @@
 //! tail of the command's stderr (which also goes to the task's own stderr log), also when
 //! the command died before reading its input (the write then fails with a closed pipe,
 //! which is not the cause worth reporting).
+//!
+//! The command runs in the task's working directory, where the job's shipped files and
+//! archives are (`-file`, `-files`, `-archives`), and finds commands there first, so
+//! `-mapper map.py -file map.py` runs the shipped script as Hadoop's streaming does.
+//! `-reducer NONE` makes the job map-only; `-reducer aggregate` is Hadoop's Aggregate
+//! package (`jobs::aggregate`) as the reducer and the combiner.
 
 use std::io::{BufWriter, Read, Write};
+use std::path::Path;
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{self, Receiver};
 use std::thread::JoinHandle;
@@ -14,6 +21,7 @@ use std::thread::JoinHandle;
 use crate::api::{Emitter, Mapper, Reducer, TaskContext};
 use crate::error::{MapReduceError, Result};
 use crate::job::{ComponentSpec, InputFormat, JobSpec};
+use crate::localize::LocalizedFile;
 use crate::registry::Registry;
 
 pub fn register(r: &mut Registry) {
@@ -64,10 +72,20 @@ impl Process {
         }
     }
 
-    fn start(&mut self) -> Result<()> {
+    fn start(&mut self, work_dir: &Path) -> Result<()> {
+        let path = match std::env::var_os("PATH") {
+            Some(p) => {
+                let mut dirs = vec![work_dir.to_path_buf()];
+                dirs.extend(std::env::split_paths(&p));
+                std::env::join_paths(dirs).map_err(|e| self.fail(format!("PATH: {e}")))?
+            }
+            None => work_dir.as_os_str().to_owned(),
+        };
         let mut child = Command::new("sh")
             .arg("-c")
             .arg(&self.command)
+            .current_dir(work_dir)
+            .env("PATH", path)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
@@ -252,7 +270,7 @@ pub struct StreamingMapper {
 impl Mapper for StreamingMapper {
     fn setup(&mut self, ctx: &TaskContext) -> Result<()> {
         self.lines_only = ctx.job.input_format == InputFormat::Text;
-        self.process.start()
+        self.process.start(&ctx.work_dir)
     }
 
     fn map(&mut self, key: &[u8], value: &[u8], out: &mut dyn Emitter) -> Result<()> {
@@ -274,8 +292,8 @@ pub struct StreamingReducer {
 }
 
 impl Reducer for StreamingReducer {
-    fn setup(&mut self, _ctx: &TaskContext) -> Result<()> {
-        self.process.start()
+    fn setup(&mut self, ctx: &TaskContext) -> Result<()> {
+        self.process.start(&ctx.work_dir)
     }
 
     fn reduce(
@@ -295,22 +313,85 @@ impl Reducer for StreamingReducer {
     }
 }
 
-/// `tusk job streaming -input … -output … -mapper CMD [-reducer CMD]`; without a reducer
-/// command the reduce is the identity.
-pub fn job(
-    input: Vec<String>,
-    output: &str,
-    mapper: &str,
-    reducer: Option<&str>,
-    reduces: u32,
-) -> JobSpec {
+/// What `tusk job streaming` was given (Hadoop's streaming options).
+#[derive(Clone, Debug, Default)]
+pub struct StreamingOptions {
+    pub input: Vec<String>,
+    pub output: String,
+    pub mapper: String,
+    /// A command, `NONE` (map-only) or `aggregate`; `None` = the identity.
+    pub reducer: Option<String>,
+    pub combiner: Option<String>,
+    pub reduces: u32,
+    /// `-file`, `-files` and `-archives`.
+    pub localized: Vec<LocalizedFile>,
+}
+
+/// The reducer streaming's `-reducer NONE` names: no reduce at all.
+pub const REDUCE_NONE: &str = "NONE";
+
+/// `tusk job streaming -input … -output … -mapper CMD [-reducer CMD|NONE|aggregate]
+/// [-combiner CMD]`; without a reducer command the reduce is the identity.
+pub fn job(o: StreamingOptions) -> JobSpec {
     let mut job = JobSpec::new(
         "streaming",
-        input,
-        output,
-        ComponentSpec::with_args("streaming", [mapper]),
+        o.input,
+        &o.output,
+        ComponentSpec::with_args("streaming", [o.mapper]),
     );
-    job.reducer = reducer.map(|r| ComponentSpec::with_args("streaming", [r]));
-    job.num_reduces = reduces;
+    job.num_reduces = o.reduces;
+    job.combiner = o
+        .combiner
+        .map(|c| ComponentSpec::with_args("streaming", [c]));
+    match o.reducer.as_deref() {
+        Some(REDUCE_NONE) => job.num_reduces = 0,
+        Some(r) if r.eq_ignore_ascii_case("aggregate") => {
+            job.reducer = Some(ComponentSpec::new("aggregate"));
+            job.combiner = Some(ComponentSpec::with_args("aggregate", ["combine"]));
+        }
+        Some(r) => job.reducer = Some(ComponentSpec::with_args("streaming", [r])),
+        None => {}
+    }
+    if job.num_reduces == 0 {
+        job.reducer = None;
+        job.combiner = None;
+    }
+    job.localized = o.localized;
     job
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn options(reducer: Option<&str>, reduces: u32) -> StreamingOptions {
+        StreamingOptions {
+            input: vec!["/in".into()],
+            output: "/out".into(),
+            mapper: "cat".into(),
+            reducer: reducer.map(String::from),
+            reduces,
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn reducer_none_makes_a_map_only_job_and_aggregate_the_aggregate_package() {
+        let none = job(options(Some("NONE"), 3));
+        assert_eq!((none.num_reduces, none.reducer), (0, None));
+        let zero = job(options(Some("wc -l"), 0));
+        assert_eq!((zero.num_reduces, zero.reducer), (0, None));
+        let agg = job(options(Some("aggregate"), 2));
+        assert_eq!(agg.num_reduces, 2);
+        assert_eq!(agg.reducer, Some(ComponentSpec::new("aggregate")));
+        assert_eq!(
+            agg.combiner,
+            Some(ComponentSpec::with_args("aggregate", ["combine"]))
+        );
+        let cmd = job(options(Some("uniq -c"), 1));
+        assert_eq!(
+            cmd.reducer,
+            Some(ComponentSpec::with_args("streaming", ["uniq -c"]))
+        );
+    }
 }

@@ -45,10 +45,11 @@ pub fn run_map(
     let mut counters = Counters::default();
     let mut partition_bytes = Vec::new();
     let records = if job.num_reduces == 0 {
-        let mut out = OutputEmitter::create(dfs, job, spec.attempt)?;
-        let records = drive(reader.as_mut(), mapper.as_mut(), &mut out)?;
-        counters.incr(counters::MAP_OUTPUT_RECORDS, out.records());
-        counters.add(&out.close()?);
+        let out = OutputEmitter::create(dfs, job, spec.attempt)?;
+        let (records, written, c) =
+            out.write_with(|out| drive(reader.as_mut(), mapper.as_mut(), out))?;
+        counters.incr(counters::MAP_OUTPUT_RECORDS, written);
+        counters.add(&c);
         records
     } else {
         std::fs::create_dir_all(&spec.local_dir)
@@ -83,6 +84,9 @@ pub fn run_map(
     };
     counters.incr(counters::MAP_INPUT_RECORDS, records);
     counters.incr(counters::HDFS_BYTES_READ, reader.bytes_read());
+    if !split.path.is_empty() {
+        counters.incr(counters::BYTES_READ, reader.bytes_read());
+    }
     Ok(TaskReport {
         attempt: spec.attempt,
         kind: TaskType::Map,

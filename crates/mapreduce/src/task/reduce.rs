@@ -261,17 +261,23 @@ pub fn run_reduce(
     let disk_runs = shuffled.disk.clone();
     let mut merge = final_merge(shuffled)?;
     clock.next(Phase::Reduce);
-    let mut out = OutputEmitter::create(dfs, job, spec.attempt)?;
+    let out = OutputEmitter::create(dfs, job, spec.attempt)?;
     let mut inputs = 0u64;
-    let groups = for_each_group(&mut merge, |key, values| {
-        let mut counted = values.inspect(|_| inputs += 1);
-        reducer.reduce(key, &mut counted, &mut out)
+    let (groups, written, c) = out.write_with(|out| {
+        let groups = for_each_group(&mut merge, |key, values| {
+            let mut counted = values.inspect(|_| inputs += 1);
+            reducer.reduce(key, &mut counted, out)
+        })?;
+        reducer.cleanup(out)?;
+        Ok(groups)
     })?;
-    reducer.cleanup(&mut out)?;
     counters.incr(counters::REDUCE_INPUT_GROUPS, groups);
     counters.incr(counters::REDUCE_INPUT_RECORDS, inputs);
-    counters.incr(counters::REDUCE_OUTPUT_RECORDS, out.records());
-    counters.add(&out.close()?);
+    counters.incr(counters::REDUCE_OUTPUT_RECORDS, written);
+    for name in counters::SHUFFLE_ERRORS {
+        counters.incr(name, 0);
+    }
+    counters.add(&c);
     for p in disk_runs {
         let _ = std::fs::remove_file(p);
     }

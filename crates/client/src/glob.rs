@@ -3,9 +3,10 @@
 //! (`*`, `?`, `[ab]`, `[^a]`, `[!a]`, `{a,b}`, `\` escapes) expanded against the cluster
 //! the way Hadoop's `Globber` does: literal components are looked up directly, pattern
 //! components match a listing of their parent, and a pattern matching nothing yields no
-//! path (the shell then says "No such file or directory" for that argument).
+//! path (the shell then says "No such file or directory" for that argument; a job's
+//! input then says "matches 0 files").
 
-use tusk_client::{ClientError, DfsClient, FileStatus};
+use crate::{ClientError, DfsClient, FileStatus};
 
 /// An operand split into the cluster it names and its path.
 #[derive(Debug, PartialEq, Eq)]
@@ -380,10 +381,12 @@ pub async fn expand(
 }
 
 /// Why a glob could not be expanded.
-#[derive(Debug)]
+#[derive(Debug, thiserror::Error)]
 pub enum GlobError {
     /// A malformed pattern (Hadoop: "Illegal file pattern: ...").
+    #[error("{0}")]
     Pattern(String),
+    #[error(transparent)]
     Client(ClientError),
 }
 
