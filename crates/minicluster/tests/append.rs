@@ -971,3 +971,84 @@ async fn file_calls_on_a_directory_answer_as_hdfs() {
     );
     cluster.shutdown().await;
 }
+
+/// A node the NameNode still lists for the last block but that is down: Tusk's client
+/// leaves it out of the append pipeline and goes on with the others, as HDFS's
+/// `setupPipelineForAppendOrRecovery` does, instead of failing the append and leaving
+/// the file open under its lease.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_append_goes_on_without_a_node_that_is_down() {
+    let mut cluster = cluster().await;
+    let client = cluster.client_with(|o| o.replication_mode = ReplicationMode::Pipeline);
+    for (i, down) in [0usize, 2].into_iter().enumerate() {
+        let path = format!("/down/f{i}");
+        let mut expected = test_data(1000, 60 + i as u64);
+        client.write_file(&path, &expected, opts()).await.unwrap();
+        let located = wait_for_replicas(&client, &path, 3).await.unwrap();
+        // One holder, then another: where it falls in the pipeline varies.
+        let holder = &located.blocks[0].locs[down].id.datanode_uuid;
+        let idx = cluster.datanode_index(holder).expect("a cluster node");
+        cluster.stop_datanode(idx).await;
+        let more = test_data(2500, 70 + i as u64);
+        let mut w = client
+            .append(&path, false)
+            .await
+            .unwrap_or_else(|e| panic!("append to {path} with a node down: {e}"));
+        w.write(&more).await.unwrap();
+        w.close().await.unwrap();
+        expected.extend_from_slice(&more);
+        assert!(
+            client.read_file(&path).await.unwrap() == expected,
+            "{path}: content"
+        );
+        assert!(
+            client.is_file_closed(&path).await.unwrap(),
+            "{path}: closed"
+        );
+        cluster.start_datanode(idx).await.unwrap();
+    }
+    cluster.shutdown().await;
+}
+
+/// A writer that reopened a file for append and died before writing (its pipeline
+/// failed, or it went away) leaves the file open only until its lease passes the soft
+/// limit, as in HDFS: the next append recovers the last block, still finalized on its
+/// nodes at the old stamp, and goes on.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_next_append_recovers_a_failed_appends_lease() {
+    let cluster = MiniCluster::builder()
+        .datanodes(3)
+        .conf("dfs.blocksize", BLOCK.to_string())
+        .conf("dfs.heartbeat.interval", "1")
+        .conf("dfs.namenode.lease-soft-limit-sec", "1")
+        .build()
+        .await
+        .expect("cluster starts");
+    let client = cluster.client();
+    let rpc = raw_namenode(&cluster);
+    for (i, len) in [1000usize, BLOCK as usize].into_iter().enumerate() {
+        let path = format!("/failed/f{i}");
+        let mut expected = test_data(len, 80 + i as u64);
+        client.write_file(&path, &expected, opts()).await.unwrap();
+        wait_for_replicas(&client, &path, 3).await.unwrap();
+        raw_append(&rpc, &path, &format!("DFSClient_gone_{i}"), false).await;
+        assert!(!client.is_file_closed(&path).await.unwrap(), "{path}: open");
+        let (mut w, _) = once_the_lease_is_recovered("append after a failed one", || {
+            client.append(&path, false)
+        })
+        .await;
+        let more = test_data(4000, 90 + i as u64);
+        w.write(&more).await.unwrap();
+        w.close().await.unwrap();
+        expected.extend_from_slice(&more);
+        assert!(
+            client.read_file(&path).await.unwrap() == expected,
+            "{path}: content"
+        );
+        assert!(
+            client.is_file_closed(&path).await.unwrap(),
+            "{path}: closed"
+        );
+    }
+    cluster.shutdown().await;
+}
