@@ -945,7 +945,8 @@ async fn append_after_lowering_the_replication() {
     cluster.shutdown().await;
 }
 
-/// Calls that take a file refuse a directory in HDFS's words (`INodeFile.valueOf`):
+/// Calls that take a file (lease recovery, isFileClosed, truncate, concat,
+/// getBlockLocations) refuse a directory in HDFS's words (`INodeFile.valueOf`):
 /// FileNotFoundException "Path is not a file: ..." (Hadoop's lease-recovery contract
 /// test matches the text).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -957,6 +958,11 @@ async fn file_calls_on_a_directory_answer_as_hdfs() {
     const NOT_FOUND: &str = "java.io.FileNotFoundException";
     let not_a_file = "Path is not a file: /test";
     assert_remote(client.recover_lease("/test").await, NOT_FOUND, not_a_file);
+    assert_remote(
+        client.block_locations("/test", 0, 1).await,
+        NOT_FOUND,
+        not_a_file,
+    );
     assert_remote(client.is_file_closed("/test").await, NOT_FOUND, not_a_file);
     assert_remote(client.truncate("/test", 0).await, NOT_FOUND, not_a_file);
     assert_remote(
