@@ -452,4 +452,26 @@ for opts in "/fsckhttp -files -blocks -replicaDetails -upgradedomains" "/ -inclu
 done
 echo "$j" | grep -q "^Block replica on datanode/rack: .* is HEALTHY$" || fail "hdfs fsck -blockId (the last above): $j"
 echo "compat-hadoop: fsckhttp OK (Hadoop's DFSck through /fsck: HEALTHY, exit 0, -files -blocks -locations equal to tusk fsck)"
+# --- append after -setrep (issue 21 item 2)
+# The NameNode deletes the excess replica; Hadoop's append must not be sent to it.
+fsshell -mkdir -p /compat/setrep
+fsshell -put "$WORK/hello.txt" /compat/setrep/f.txt
+fsshell -setrep -w 2 /compat/setrep/f.txt >/dev/null || fail "-setrep -w 2"
+SETREP_BLK=$("$TUSK" fsck -fs "$URI" /compat/setrep/f.txt -files -blocks | grep -o 'blk_[0-9]*' | head -1)
+for _ in $(seq 30); do
+  [ "$(find "$CLUSTER" -name "$SETREP_BLK" | wc -l)" -le 2 ] && break; sleep 1
+done
+[ "$(find "$CLUSTER" -name "$SETREP_BLK" | wc -l)" -eq 2 ] || fail "-setrep 2 left $(find "$CLUSTER" -name "$SETREP_BLK" | wc -l) replicas of $SETREP_BLK"
+echo "appended after setrep" > "$WORK/more.txt"
+# Hadoop's client goes on without a pipeline node that fails (one replica short), so
+# its warnings are kept: a DataStreamer warning means the NameNode offered a bad node.
+printf '%s\n' 'log4j.rootLogger=WARN, err' 'log4j.appender.err=org.apache.log4j.ConsoleAppender' \
+  'log4j.appender.err.target=System.err' 'log4j.appender.err.layout=org.apache.log4j.PatternLayout' \
+  'log4j.appender.err.layout.ConversionPattern=%p %c: %m%n' > "$WORK/log4j-warn.properties"
+java -Djava.net.preferIPv4Stack=true -cp "$WORK/conf:$(cat "$CP_FILE")" \
+  -Dlog4j.configuration="file:$WORK/log4j-warn.properties" org.apache.hadoop.fs.FsShell -fs "$URI" \
+  -appendToFile "$WORK/more.txt" /compat/setrep/f.txt 2> "$WORK/append.err" || fail "-appendToFile after -setrep -w 2: $(cat "$WORK/append.err")"
+! grep -q 'DataStreamer' "$WORK/append.err" || fail "-appendToFile after -setrep -w 2 recovered its pipeline: $(grep DataStreamer "$WORK/append.err")"
+[ "$(fsshell -cat /compat/setrep/f.txt)" = "$(cat "$WORK/hello.txt" "$WORK/more.txt")" ] || fail "-cat after -appendToFile following -setrep"
+echo "compat-hadoop: append after -setrep OK"
 echo "compat-hadoop: OK (Hadoop 3.4.2 FsShell, DFSAdmin, StoragePolicyAdmin, snapshot tools and WebHdfsFileSystem against Tusk: every block above)"

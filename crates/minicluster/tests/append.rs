@@ -5,6 +5,7 @@ use std::time::Duration;
 
 use tusk_client::{ClientError, CreateOptions, DfsClient, ReplicationMode};
 use tusk_minicluster::{test_data, wait_for, wait_for_replicas, MiniCluster};
+use tusk_proto::hdfs as h;
 
 const BLOCK: u64 = 1 << 20;
 
@@ -31,6 +32,18 @@ fn assert_class<T: std::fmt::Debug>(r: Result<T, ClientError>, class: &str, what
     match r {
         Err(ClientError::Remote(e)) => assert_eq!(e.class, class, "{what}: {e}"),
         other => panic!("{what}: expected {class}, got {other:?}"),
+    }
+}
+
+/// The call failed with Hadoop's exception `class` and exactly HDFS's `message`.
+#[track_caller]
+fn assert_remote<T: std::fmt::Debug>(r: Result<T, ClientError>, class: &str, message: &str) {
+    match r {
+        Err(ClientError::Remote(e)) => {
+            assert_eq!(e.class, class, "{message}: {e}");
+            assert_eq!(e.message, message);
+        }
+        other => panic!("expected {class} ({message}), got {other:?}"),
     }
 }
 
@@ -132,10 +145,10 @@ async fn append_is_refused_as_hdfs_refuses_it() {
         "append to a missing file",
     );
     client.mkdirs("/dir", 0o755, true).await.unwrap();
-    assert_class(
+    assert_remote(
         client.append("/dir", false).await.map(|_| ()),
-        "java.io.FileNotFoundException",
-        "append to a directory",
+        "org.apache.hadoop.fs.FileAlreadyExistsException",
+        "Cannot append to directory /dir; already exists as a directory.",
     );
     let mut open = client.create("/open", opts()).await.unwrap();
     open.write(b"being written").await.unwrap();
@@ -647,5 +660,437 @@ async fn create_over_a_soft_expired_file_recovers_the_lease_first() {
     c.write(b"replaced").await.unwrap();
     c.close().await.unwrap();
     assert_eq!(other.read_file("/soft-c").await.unwrap(), b"replaced");
+    cluster.shutdown().await;
+}
+
+/// A cluster of 1 KiB blocks, as HDFS's own tests run (`min-block-size` 0).
+async fn tiny_block_cluster() -> MiniCluster {
+    MiniCluster::builder()
+        .datanodes(3)
+        .conf("dfs.blocksize", TINY_BLOCK.to_string())
+        .conf("dfs.namenode.fs-limits.min-block-size", "0")
+        .conf("dfs.heartbeat.interval", "1")
+        .build()
+        .await
+        .expect("cluster starts")
+}
+
+const TINY_BLOCK: u64 = 1024;
+
+/// The block lengths `len` bytes written from a block boundary make.
+fn block_lengths(len: usize) -> Vec<u64> {
+    let block = TINY_BLOCK as usize;
+    (0..len.div_ceil(block))
+        .map(|i| (len - i * block).min(block) as u64)
+        .collect()
+}
+
+/// ClientProtocol on the NameNode as Hadoop's Java client calls it, for what Tusk's own
+/// client does not show (the block `append` returns).
+fn raw_namenode(cluster: &MiniCluster) -> tusk_rpc::RpcClient {
+    tusk_rpc::RpcClient::new(
+        cluster.namenode_addr(),
+        tusk_rpc::RpcClientOptions {
+            user: tusk_common::current_user(),
+            protocol: tusk_proto::protocol_names::CLIENT_PROTOCOL.into(),
+            ..Default::default()
+        },
+    )
+}
+
+/// `append` through raw RPC as `client_name`.
+async fn raw_append(
+    rpc: &tusk_rpc::RpcClient,
+    path: &str,
+    client_name: &str,
+    new_block: bool,
+) -> h::AppendResponseProto {
+    const APPEND: u32 = 4;
+    const NEW_BLOCK: u32 = 32;
+    rpc.call(
+        "append",
+        &h::AppendRequestProto {
+            src: path.to_string(),
+            client_name: client_name.to_string(),
+            flag: Some(APPEND | if new_block { NEW_BLOCK } else { 0 }),
+        },
+    )
+    .await
+    .unwrap_or_else(|e| panic!("append to {path}: {e}"))
+}
+
+/// `append` through raw RPC, then `complete` with the block it returned (a complete
+/// one, or none: nothing was written); returns that block.
+async fn append_and_complete(
+    rpc: &tusk_rpc::RpcClient,
+    path: &str,
+    client_name: &str,
+    new_block: bool,
+) -> Option<h::LocatedBlockProto> {
+    let r = raw_append(rpc, path, client_name, new_block).await;
+    let c: h::CompleteResponseProto = rpc
+        .call(
+            "complete",
+            &h::CompleteRequestProto {
+                src: path.to_string(),
+                client_name: client_name.to_string(),
+                last: r.block.as_ref().map(|b| b.b.clone()),
+                file_id: r.stat.as_ref().and_then(|s| s.file_id),
+            },
+        )
+        .await
+        .unwrap_or_else(|e| panic!("complete of {path}: {e}"));
+    assert!(c.result, "{path}: closes again with nothing appended");
+    r.block
+}
+
+/// HDFS's `append` returns no block when the last one is full (or there is none), so
+/// Hadoop's client starts a new one with `addBlock`; with NEW_BLOCK it returns the last
+/// block without locations. Returning the full block made Hadoop's client fail with
+/// "The last block for file ... is full."
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn append_on_a_block_boundary_returns_no_block() {
+    let cluster = tiny_block_cluster().await;
+    let client = cluster.client();
+    let rpc = raw_namenode(&cluster);
+    client
+        .write_file("/b/full", &test_data(2 * TINY_BLOCK as usize, 1), opts())
+        .await
+        .unwrap();
+    client.write_file("/b/empty", b"", opts()).await.unwrap();
+    client
+        .write_file("/b/partial", &test_data(1500, 2), opts())
+        .await
+        .unwrap();
+
+    let got = append_and_complete(&rpc, "/b/full", "DFSClient_raw_1", false).await;
+    assert!(got.is_none(), "a full last block is not returned: {got:?}");
+    let got = append_and_complete(&rpc, "/b/empty", "DFSClient_raw_2", false).await;
+    assert!(
+        got.is_none(),
+        "an empty file has no block to return: {got:?}"
+    );
+
+    let got = append_and_complete(&rpc, "/b/full", "DFSClient_raw_3", true)
+        .await
+        .expect("NEW_BLOCK returns the last block");
+    assert!(got.locs.is_empty(), "without locations: {got:?}");
+    assert_eq!(got.b.num_bytes, Some(TINY_BLOCK));
+
+    let got = raw_append(&rpc, "/b/partial", "DFSClient_raw_4", false)
+        .await
+        .block
+        .expect("a partial last block is returned to continue");
+    assert_eq!(got.b.num_bytes, Some(1500 - TINY_BLOCK));
+    assert!(!got.locs.is_empty(), "with its locations");
+    cluster.shutdown().await;
+}
+
+/// Files of 1 KiB blocks appended on and off block boundaries by Tusk's client (with
+/// and without NEW_BLOCK) and by hdfs-native: every byte reads back and every block
+/// but the last is full.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn appends_to_files_of_1_kib_blocks() {
+    let cluster = tiny_block_cluster().await;
+    let client = cluster.client();
+    let native = hdfs_native::Client::new(&cluster.fs_uri()).expect("hdfs-native client");
+    let block = TINY_BLOCK as usize;
+    // (initial length, appended length, new block)
+    let cases: &[(&str, usize, usize, bool)] = &[
+        ("boundary", 3 * block, 1500, false),
+        ("boundary-new-block", 2 * block, block, true),
+        ("inside", block + 100, 3 * block, false),
+        ("inside-new-block", 700, 2 * block + 1, true),
+    ];
+    for (i, (name, initial, more, new_block)) in cases.iter().enumerate() {
+        let path = format!("/tiny/{name}");
+        let mut expected = test_data(*initial, i as u64);
+        client.write_file(&path, &expected, opts()).await.unwrap();
+        let more = test_data(*more, 10 + i as u64);
+        append_and_check(&client, &path, &mut expected, &more, *new_block).await;
+        let located = client.block_locations(&path, 0, u64::MAX).await.unwrap();
+        let lengths: Vec<u64> = located
+            .blocks
+            .iter()
+            .map(|b| b.b.num_bytes.unwrap_or(0))
+            .collect();
+        let want = if *new_block {
+            [block_lengths(*initial), block_lengths(more.len())].concat()
+        } else {
+            block_lengths(initial + more.len())
+        };
+        assert_eq!(lengths, want, "{path}: block lengths");
+
+        // hdfs-native appends on whatever boundary Tusk's append left.
+        let added = test_data(TINY_BLOCK as usize + 10, 20 + i as u64);
+        let mut w = native
+            .append(&path)
+            .await
+            .unwrap_or_else(|e| panic!("hdfs-native append to {path}: {e}"));
+        w.write(bytes::Bytes::copy_from_slice(&added))
+            .await
+            .unwrap();
+        w.close()
+            .await
+            .unwrap_or_else(|e| panic!("hdfs-native close of {path}: {e}"));
+        expected.extend_from_slice(&added);
+        let back = client.read_file(&path).await.unwrap();
+        assert!(
+            back == expected,
+            "{path}: content after hdfs-native's append"
+        );
+    }
+    // Exactly on a boundary again: a file of two full blocks, appended by hdfs-native.
+    let mut expected = test_data(2 * block, 30);
+    client
+        .write_file("/tiny/native-boundary", &expected, opts())
+        .await
+        .unwrap();
+    let added = test_data(block + 1, 31);
+    let mut w = native.append("/tiny/native-boundary").await.unwrap();
+    w.write(bytes::Bytes::copy_from_slice(&added))
+        .await
+        .unwrap();
+    w.close().await.unwrap();
+    expected.extend_from_slice(&added);
+    assert!(client.read_file("/tiny/native-boundary").await.unwrap() == expected);
+    let located = wait_for_replicas(&client, "/tiny/native-boundary", 3)
+        .await
+        .unwrap();
+    assert_eq!(
+        located.blocks.len(),
+        4,
+        "two full blocks, one more, one byte"
+    );
+    cluster.shutdown().await;
+}
+
+/// `dfs.namenode.fs-limits.min-block-size` refuses a create with a smaller block size
+/// in HDFS's words.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_block_size_below_the_minimum_is_refused() {
+    let cluster = MiniCluster::builder()
+        .datanodes(1)
+        .conf("dfs.namenode.fs-limits.min-block-size", "4096")
+        .build()
+        .await
+        .expect("cluster starts");
+    let small = cluster.client_with(|o| o.block_size = TINY_BLOCK);
+    assert_remote(
+        small.write_file("/small", b"x", opts()).await,
+        "java.io.IOException",
+        "Specified block size is less than configured minimum value \
+         (dfs.namenode.fs-limits.min-block-size): 1024 < 4096",
+    );
+    let enough = cluster.client_with(|o| o.block_size = 4096);
+    enough.write_file("/enough", b"x", opts()).await.unwrap();
+    cluster.shutdown().await;
+}
+
+/// Writes `path` (1000 bytes, replication 3), lowers its replication to 2 and waits, as
+/// `setrep -w 2` and then until the excess replica is gone from its DataNode; returns
+/// the content and the block.
+async fn written_then_set_to_2_replicas(
+    cluster: &MiniCluster,
+    client: &DfsClient,
+    path: &str,
+    seed: u64,
+) -> (Vec<u8>, u64) {
+    let data = test_data(1000, seed);
+    client.write_file(path, &data, opts()).await.unwrap();
+    let located = wait_for_replicas(client, path, 3).await.unwrap();
+    let block = located.blocks[0].b.block_id;
+    assert!(client.set_replication(path, 2).await.unwrap());
+    wait_for(
+        &format!("{path}: 2 replicas listed and on disk"),
+        Duration::from_secs(30),
+        || async {
+            let listed = client.block_locations(path, 0, u64::MAX).await.ok()?;
+            let on_disk = (0..cluster.datanode_count())
+                .filter(|d| cluster.replica_path(*d, block).is_some_and(|p| p.exists()))
+                .count();
+            (listed.blocks[0].locs.len() == 2 && on_disk == 2).then_some(())
+        },
+    )
+    .await
+    .unwrap();
+    (data, block)
+}
+
+/// After `setrep` lowers a file's replication, the NameNode deletes the excess replica;
+/// `append` must not offer that replica's node for the pipeline (HDFS offers the
+/// block's current storages). It did: Tusk's client and hdfs-native failed every
+/// append with "replica ... not found" (Hadoop's client and now Tusk's go on without
+/// the node, one replica short).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn append_after_lowering_the_replication() {
+    let cluster = cluster().await;
+    let client = cluster.client();
+    let native = hdfs_native::Client::new(&cluster.fs_uri()).expect("hdfs-native client");
+
+    let (_, block) = written_then_set_to_2_replicas(&cluster, &client, "/setrep/raw", 40).await;
+    let offered = raw_append(
+        &raw_namenode(&cluster),
+        "/setrep/raw",
+        "DFSClient_raw",
+        false,
+    )
+    .await
+    .block
+    .expect("the partial last block");
+    let holders: Vec<bool> = offered
+        .locs
+        .iter()
+        .map(|l| {
+            let d = cluster.datanode_index(&l.id.datanode_uuid).expect("a node");
+            cluster.replica_path(d, block).is_some_and(|p| p.exists())
+        })
+        .collect();
+    assert_eq!(holders, [true, true], "append offers the 2 holders only");
+
+    for (i, path) in ["/setrep/tusk", "/setrep/native"].into_iter().enumerate() {
+        let (mut expected, _) =
+            written_then_set_to_2_replicas(&cluster, &client, path, 41 + i as u64).await;
+        let more = test_data(3000, 50 + i as u64);
+        if i == 0 {
+            let mut w = client
+                .append(path, false)
+                .await
+                .unwrap_or_else(|e| panic!("append to {path} after setrep: {e}"));
+            w.write(&more).await.unwrap();
+            w.close().await.unwrap();
+        } else {
+            let mut w = native
+                .append(path)
+                .await
+                .unwrap_or_else(|e| panic!("hdfs-native append to {path} after setrep: {e}"));
+            w.write(bytes::Bytes::copy_from_slice(&more)).await.unwrap();
+            w.close()
+                .await
+                .unwrap_or_else(|e| panic!("hdfs-native close of {path} after setrep: {e}"));
+        }
+        expected.extend_from_slice(&more);
+        assert!(
+            client.read_file(path).await.unwrap() == expected,
+            "{path}: content"
+        );
+        assert!(client.is_file_closed(path).await.unwrap(), "{path}: closed");
+        let located = wait_for_replicas(&client, path, 2).await.unwrap();
+        assert_eq!(located.blocks[0].locs.len(), 2, "{path}: still 2 replicas");
+    }
+    cluster.shutdown().await;
+}
+
+/// Calls that take a file (lease recovery, isFileClosed, truncate, concat,
+/// getBlockLocations) refuse a directory in HDFS's words (`INodeFile.valueOf`):
+/// FileNotFoundException "Path is not a file: ..." (Hadoop's lease-recovery contract
+/// test matches the text).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn file_calls_on_a_directory_answer_as_hdfs() {
+    let cluster = cluster().await;
+    let client = cluster.client();
+    client.mkdirs("/test/sub", 0o755, true).await.unwrap();
+    client.write_file("/test/f", b"data", opts()).await.unwrap();
+    const NOT_FOUND: &str = "java.io.FileNotFoundException";
+    let not_a_file = "Path is not a file: /test";
+    assert_remote(client.recover_lease("/test").await, NOT_FOUND, not_a_file);
+    assert_remote(
+        client.block_locations("/test", 0, 1).await,
+        NOT_FOUND,
+        not_a_file,
+    );
+    assert_remote(client.is_file_closed("/test").await, NOT_FOUND, not_a_file);
+    assert_remote(client.truncate("/test", 0).await, NOT_FOUND, not_a_file);
+    assert_remote(
+        client.concat("/test", &["/test/f".to_string()]).await,
+        NOT_FOUND,
+        not_a_file,
+    );
+    assert_remote(
+        client.concat("/test/f", &["/test/sub".to_string()]).await,
+        NOT_FOUND,
+        "Path is not a file: /test/sub",
+    );
+    cluster.shutdown().await;
+}
+
+/// A node the NameNode still lists for the last block but that is down: Tusk's client
+/// leaves it out of the append pipeline and goes on with the others, as HDFS's
+/// `setupPipelineForAppendOrRecovery` does, instead of failing the append and leaving
+/// the file open under its lease.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_append_goes_on_without_a_node_that_is_down() {
+    let mut cluster = cluster().await;
+    let client = cluster.client_with(|o| o.replication_mode = ReplicationMode::Pipeline);
+    for (i, down) in [0usize, 2].into_iter().enumerate() {
+        let path = format!("/down/f{i}");
+        let mut expected = test_data(1000, 60 + i as u64);
+        client.write_file(&path, &expected, opts()).await.unwrap();
+        let located = wait_for_replicas(&client, &path, 3).await.unwrap();
+        // One holder, then another: where it falls in the pipeline varies.
+        let holder = &located.blocks[0].locs[down].id.datanode_uuid;
+        let idx = cluster.datanode_index(holder).expect("a cluster node");
+        cluster.stop_datanode(idx).await;
+        let more = test_data(2500, 70 + i as u64);
+        let mut w = client
+            .append(&path, false)
+            .await
+            .unwrap_or_else(|e| panic!("append to {path} with a node down: {e}"));
+        w.write(&more).await.unwrap();
+        w.close().await.unwrap();
+        expected.extend_from_slice(&more);
+        assert!(
+            client.read_file(&path).await.unwrap() == expected,
+            "{path}: content"
+        );
+        assert!(
+            client.is_file_closed(&path).await.unwrap(),
+            "{path}: closed"
+        );
+        cluster.start_datanode(idx).await.unwrap();
+    }
+    cluster.shutdown().await;
+}
+
+/// A writer that reopened a file for append and died before writing (its pipeline
+/// failed, or it went away) leaves the file open only until its lease passes the soft
+/// limit, as in HDFS: the next append recovers the last block, still finalized on its
+/// nodes at the old stamp, and goes on.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_next_append_recovers_a_failed_appends_lease() {
+    let cluster = MiniCluster::builder()
+        .datanodes(3)
+        .conf("dfs.blocksize", BLOCK.to_string())
+        .conf("dfs.heartbeat.interval", "1")
+        .conf("dfs.namenode.lease-soft-limit-sec", "1")
+        .build()
+        .await
+        .expect("cluster starts");
+    let client = cluster.client();
+    let rpc = raw_namenode(&cluster);
+    for (i, len) in [1000usize, BLOCK as usize].into_iter().enumerate() {
+        let path = format!("/failed/f{i}");
+        let mut expected = test_data(len, 80 + i as u64);
+        client.write_file(&path, &expected, opts()).await.unwrap();
+        wait_for_replicas(&client, &path, 3).await.unwrap();
+        raw_append(&rpc, &path, &format!("DFSClient_gone_{i}"), false).await;
+        assert!(!client.is_file_closed(&path).await.unwrap(), "{path}: open");
+        let (mut w, _) = once_the_lease_is_recovered("append after a failed one", || {
+            client.append(&path, false)
+        })
+        .await;
+        let more = test_data(4000, 90 + i as u64);
+        w.write(&more).await.unwrap();
+        w.close().await.unwrap();
+        expected.extend_from_slice(&more);
+        assert!(
+            client.read_file(&path).await.unwrap() == expected,
+            "{path}: content"
+        );
+        assert!(
+            client.is_file_closed(&path).await.unwrap(),
+            "{path}: closed"
+        );
+    }
     cluster.shutdown().await;
 }

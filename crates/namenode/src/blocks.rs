@@ -164,9 +164,16 @@ impl BlockMap {
         true
     }
 
+    /// `node` no longer holds a good replica (deleted, excess, corrupt or stale). A
+    /// finished block's `expected` only stands for pipeline reports still on their
+    /// way, so the node leaves it too: an append must not put a replica being deleted
+    /// into its pipeline (HDFS offers only the block's current storages).
     pub fn remove_replica(&mut self, id: u64, node: DnIdx) {
         if let Some(b) = self.blocks.get_mut(&id) {
             b.replicas.retain(|n| *n != node);
+            if b.state != BlockState::UnderConstruction {
+                b.expected.retain(|n| *n != node);
+            }
             self.needs_check.insert(id);
         }
         self.clear_suspect(id, node);

@@ -9,6 +9,11 @@ pub enum NameNodeError {
     FileNotFound { path: String },
     #[error("{path} already exists")]
     AlreadyExists { path: String },
+    /// HDFS's `INodeFile.valueOf` refusal: a call that takes a file named a directory.
+    #[error("Path is not a file: {path}")]
+    NotAFile { path: String },
+    #[error("Cannot append to directory {path}; already exists as a directory.")]
+    AppendToDirectory { path: String },
     #[error("Parent path is not a directory: {path}")]
     ParentNotDirectory { path: String },
     #[error("{path} is non empty")]
@@ -95,6 +100,8 @@ pub enum NameNodeError {
         crate::fs_limits::MAX_PATH_DEPTH
     )]
     PathTooLong { op: &'static str },
+    #[error("Specified block size is less than configured minimum value (dfs.namenode.fs-limits.min-block-size): {block_size} < {min}")]
+    BlockSizeBelowMinimum { block_size: u64, min: u64 },
     #[error("{message}")]
     InvalidArgument { message: String },
     /// A namespace change refused in safe mode; `message` is HDFS's, with its tip.
@@ -189,10 +196,11 @@ impl NameNodeError {
     pub fn exception(&self) -> HadoopException {
         use NameNodeError::*;
         match self {
-            FileNotFound { .. } | InvalidInodePath { .. } | InodePathNotFound { .. } => {
-                HadoopException::FileNotFound
-            }
-            AlreadyExists { .. } => HadoopException::FileAlreadyExists,
+            FileNotFound { .. }
+            | NotAFile { .. }
+            | InvalidInodePath { .. }
+            | InodePathNotFound { .. } => HadoopException::FileNotFound,
+            AlreadyExists { .. } | AppendToDirectory { .. } => HadoopException::FileAlreadyExists,
             ParentNotDirectory { .. } => HadoopException::ParentNotDirectory,
             DirectoryNotEmpty { .. } => HadoopException::PathIsNotEmptyDirectory,
             InvalidPath { .. } | ReservedPath { .. } => HadoopException::InvalidPath,
@@ -206,7 +214,9 @@ impl NameNodeError {
             RecoveryInProgress { .. } => HadoopException::RecoveryInProgress,
             NotReplicatedYet { .. } => HadoopException::NotReplicatedYet,
             BlockNotFound { .. } => HadoopException::ReplicaNotFound,
-            NotEnoughDatanodes { .. } | PathTooLong { .. } => HadoopException::Io,
+            NotEnoughDatanodes { .. } | PathTooLong { .. } | BlockSizeBelowMinimum { .. } => {
+                HadoopException::Io
+            }
             PathComponentTooLong { .. } => HadoopException::PathComponentTooLong,
             MaxDirectoryItemsExceeded { .. } => HadoopException::MaxDirectoryItemsExceeded,
             InvalidArgument { .. } => HadoopException::HadoopIllegalArgument,

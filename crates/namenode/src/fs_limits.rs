@@ -1,7 +1,8 @@
 //! HDFS's file-system limits: the length and depth of a path (fixed, as HDFS's
 //! `MAX_PATH_LENGTH` and `MAX_PATH_DEPTH`), the length of one name
 //! (`dfs.namenode.fs-limits.max-component-length`) and the entries of one directory
-//! (`dfs.namenode.fs-limits.max-directory-items`).
+//! (`dfs.namenode.fs-limits.max-directory-items`), and the smallest block size a create
+//! may ask for (`dfs.namenode.fs-limits.min-block-size`).
 //!
 //! They are checked when a live call adds a name to a directory (create, mkdirs, the
 //! destination of a rename), never when the edit log is replayed, so a namespace written
@@ -29,6 +30,10 @@ pub struct FsLimits {
     /// `dfs.namenode.fs-limits.max-directory-items`: entries of one directory,
     /// 1..=6,400,000.
     pub max_directory_items: usize,
+    /// `dfs.namenode.fs-limits.min-block-size`: the smallest block size a create may
+    /// ask for. 0 (Tusk's default; HDFS's is 1 MiB) takes any positive size, as HDFS's
+    /// own tests set it to write files of 1 KiB blocks.
+    pub min_block_size: u64,
 }
 
 impl Default for FsLimits {
@@ -36,6 +41,7 @@ impl Default for FsLimits {
         FsLimits {
             max_component_length: 255,
             max_directory_items: 1024 * 1024,
+            min_block_size: 0,
         }
     }
 }
@@ -64,6 +70,17 @@ impl FsLimits {
                 > MAX_PATH_DEPTH;
         if long || deep {
             return Err(NameNodeError::PathTooLong { op });
+        }
+        Ok(())
+    }
+
+    /// HDFS's `startFile` check of a create's block size against `min_block_size`.
+    pub fn check_block_size(&self, block_size: u64) -> Result<()> {
+        if block_size < self.min_block_size {
+            return Err(NameNodeError::BlockSizeBelowMinimum {
+                block_size,
+                min: self.min_block_size,
+            });
         }
         Ok(())
     }
@@ -134,6 +151,7 @@ mod tests {
         let limits = FsLimits {
             max_component_length: 3,
             max_directory_items: 2,
+            ..FsLimits::default()
         };
         let root = crate::namespace::ROOT_ID;
         assert!(limits.check_new_child(&ns, root, "abc").is_ok());

@@ -105,7 +105,8 @@ pub struct NameNodeOptions {
     /// nodes is stale, writes stop avoiding them (so a cluster-wide hiccup does not put
     /// every write on the few nodes left).
     pub write_stale_ratio: f64,
-    /// `dfs.namenode.fs-limits.max-component-length` and `-max-directory-items`.
+    /// `dfs.namenode.fs-limits.max-component-length`, `-max-directory-items` and
+    /// `-min-block-size`.
     pub fs_limits: FsLimits,
     /// The RPC server's limits (`ipc.maximum.data.length`, `ipc.server.max.connections`, ...).
     pub rpc: RpcServerOptions,
@@ -322,6 +323,12 @@ impl NameNodeOptions {
                         d.fs_limits.max_directory_items as u64,
                     )
                     .map_err(bad)? as usize,
+                min_block_size: conf
+                    .get_u64(
+                        "dfs.namenode.fs-limits.min-block-size",
+                        d.fs_limits.min_block_size,
+                    )
+                    .map_err(bad)?,
             }
             .validate()?,
             rpc: RpcServerOptions::from_conf(conf).map_err(bad)?,

@@ -143,15 +143,7 @@ impl BlockStream {
                 block: located.b.block_id,
             });
         }
-        let new_gs = stream.new_generation_stamp(client).await?;
-        stream
-            .connect_all(
-                client,
-                BlockConstructionStage::PipelineSetupAppend,
-                Some(new_gs),
-            )
-            .await
-            .map_err(|(_, e)| e)?;
+        let new_gs = stream.setup_append_pipeline(client).await?;
         let old = stream.block.clone();
         stream.block.generation_stamp = new_gs;
         let live: Vec<usize> = match mode {
@@ -174,6 +166,35 @@ impl BlockStream {
             )
             .await?;
         Ok(stream)
+    }
+
+    /// Reopens the block on its nodes with a new generation stamp, which it returns. A
+    /// node that refuses or cannot be reached is left out and the rest are tried again
+    /// with another stamp (HDFS's `setupPipelineForAppendOrRecovery`); the NameNode
+    /// restores the replication once the block is complete.
+    async fn setup_append_pipeline(&mut self, client: &DfsClient) -> Result<u64> {
+        let mut stage = BlockConstructionStage::PipelineSetupAppend;
+        loop {
+            let new_gs = self.new_generation_stamp(client).await?;
+            let (bad, error) = match self.connect_all(client, stage, Some(new_gs)).await {
+                Ok(()) => return Ok(new_gs),
+                Err(failed) => failed,
+            };
+            let bad = bad.first().copied().unwrap_or(0).min(self.nodes.len() - 1);
+            let bad_node = self.nodes.remove(bad);
+            if bad < self.storage_ids.len() {
+                self.storage_ids.remove(bad);
+            }
+            tracing::warn!(path = %self.path, node = %node_name(&bad_node), %error, "append pipeline node failed; going on without it");
+            self.failed.push(bad_node);
+            if self.nodes.is_empty() {
+                return Err(error);
+            }
+            // Nodes that opened the replica before the failure hold it with the
+            // unused stamp: the next try recovers it (the stamp named stays the one
+            // the block had).
+            stage = BlockConstructionStage::PipelineSetupAppendRecovery;
+        }
     }
 
     /// A new generation stamp for the block from the NameNode

@@ -76,6 +76,7 @@ pub const KNOWN: &[&str] = &[
     "dfs.namenode.fs-limits.max-directory-items",
     "dfs.namenode.fs-limits.max-xattr-size",
     "dfs.namenode.fs-limits.max-xattrs-per-inode",
+    "dfs.namenode.fs-limits.min-block-size",
     "dfs.namenode.heartbeat.recheck-interval",
     "dfs.namenode.http-address",
     "dfs.namenode.lease-hard-limit-sec",

@@ -26,8 +26,8 @@ impl Namesystem {
         let st = self.read();
         self.permissions.check_traverse(&st.ns, user, src)?;
         let node = st.ns.lookup(src)?;
-        let file = node.file().ok_or_else(|| NameNodeError::FileNotFound {
-            path: format!("{src} (is not a file)"),
+        let file = node.file().ok_or_else(|| NameNodeError::NotAFile {
+            path: src.to_string(),
         })?;
         Ok(file.client_name.is_none())
     }
@@ -72,8 +72,10 @@ impl Namesystem {
     /// `append`: reopens a closed file for `client`. Without NEW_BLOCK a partial last
     /// block goes back under construction and is returned (with a WRITE token) for the
     /// client to continue; its generation stamp is bumped by the client's
-    /// `updateBlockForPipeline`, as in HDFS. With NEW_BLOCK, or when the last block is
-    /// full, the last block comes back without locations, for `addBlock`'s `previous`.
+    /// `updateBlockForPipeline`, as in HDFS. A full last block (or none) is not returned
+    /// at all, as HDFS's `convertLastBlockToUnderConstruction`: the client's first
+    /// `addBlock` then names no `previous`. With NEW_BLOCK the last block comes back
+    /// without locations, for `addBlock`'s `previous`.
     pub fn append(
         &self,
         user: &str,
@@ -91,9 +93,7 @@ impl Namesystem {
         self.permissions.check_traverse(&st.ns, user, &src)?;
         let id = st.ns.resolve(&src)?.ok_or_else(not_found)?;
         if st.ns.get(id).and_then(Inode::file).is_none() {
-            return Err(NameNodeError::FileNotFound {
-                path: format!("{src} (Path is not a file)"),
-            });
+            return Err(NameNodeError::AppendToDirectory { path: src });
         }
         self.permissions.check(&st.ns, user, id, Access::Write)?;
         self.check_lease_free(&mut st, id, &src, client, "APPEND_FILE")?;
@@ -115,7 +115,7 @@ impl Namesystem {
         });
         let txid = self.apply_and_log(&mut st, op)?;
         let pool = &self.storage.block_pool_id;
-        let block = last.map(|b| {
+        let block = last.filter(|_| reopen || new_block).map(|b| {
             let offset =
                 st.file_length(st.ns.get(id).and_then(Inode::file).expect("file")) - b.num_bytes;
             if reopen {

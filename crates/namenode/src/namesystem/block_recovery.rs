@@ -179,8 +179,8 @@ impl Namesystem {
             let node = st.ns.lookup(src)?;
             let id = node.id;
             if node.file().is_none() {
-                return Err(NameNodeError::FileNotFound {
-                    path: format!("{src} (is not a file)"),
+                return Err(NameNodeError::NotAFile {
+                    path: src.to_string(),
                 });
             }
             self.permissions.check(&st.ns, user, id, Access::Write)?;

@@ -110,8 +110,8 @@ impl Namesystem {
         self.check_unreadable_by_superuser(&st, user, id)?;
         let node = st.ns.get(id).expect("resolved");
         if node.is_dir() {
-            return Err(NameNodeError::FileNotFound {
-                path: format!("{src} (is a directory)"),
+            return Err(NameNodeError::NotAFile {
+                path: src.to_string(),
             });
         }
         let mut located = st.located_blocks(node, offset, length, &self.storage.block_pool_id);

@@ -805,8 +805,8 @@ impl Namesystem {
             Some(Target::Node { node, .. }) => Some(node),
         };
         let Some(node) = node.filter(|n| !n.is_dir()) else {
-            return Err(NameNodeError::FileNotFound {
-                path: format!("{src} (is a directory)"),
+            return Err(NameNodeError::NotAFile {
+                path: src.to_string(),
             });
         };
         self.check_frozen(user, &node, Access::Read, sp)?;

@@ -35,9 +35,7 @@ impl Namesystem {
         let node = st.ns.lookup(&src)?;
         let id = node.id;
         if node.file().is_none() {
-            return Err(NameNodeError::FileNotFound {
-                path: format!("{src} (Path is not a file)"),
-            });
+            return Err(NameNodeError::NotAFile { path: src.clone() });
         }
         self.permissions.check(&st.ns, user, id, Access::Write)?;
         self.check_lease_free(&mut st, id, &src, client, "TRUNCATE_FILE")?;

@@ -29,8 +29,8 @@ impl Namesystem {
         self.permissions.check_traverse(&st.ns, user, &target)?;
         let t = st.ns.lookup(&target)?;
         let tid = t.id;
-        let tfile = t.file().ok_or_else(|| NameNodeError::FileNotFound {
-            path: format!("{target} (is not a file)"),
+        let tfile = t.file().ok_or_else(|| NameNodeError::NotAFile {
+            path: target.clone(),
         })?;
         if tfile.client_name.is_some() {
             return Err(illegal(format!(
@@ -44,9 +44,9 @@ impl Namesystem {
             let src = path::normalize(src)?;
             self.permissions.check_traverse(&st.ns, user, &src)?;
             let node = st.ns.lookup(&src)?;
-            let file = node.file().ok_or_else(|| NameNodeError::FileNotFound {
-                path: format!("{src} (is not a file)"),
-            })?;
+            let file = node
+                .file()
+                .ok_or_else(|| NameNodeError::NotAFile { path: src.clone() })?;
             if node.id == tid {
                 return Err(illegal(format!(
                     "concat: the src file {src} is the same with the target file {target}"
@@ -119,11 +119,9 @@ impl State {
                 path: format!("inode {}", op.target),
             })?;
         target.mtime = op.mtime;
-        let target = target
-            .file_mut()
-            .ok_or_else(|| NameNodeError::FileNotFound {
-                path: format!("inode {} (is not a file)", op.target),
-            })?;
+        let target = target.file_mut().ok_or_else(|| NameNodeError::NotAFile {
+            path: format!("inode {}", op.target),
+        })?;
         target.blocks.extend(moved);
         Ok(())
     }

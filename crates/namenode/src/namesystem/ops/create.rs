@@ -46,6 +46,7 @@ impl Namesystem {
             });
         }
         let limits = self.options.fs_limits;
+        limits.check_block_size(req.block_size)?;
         let name_at = src.rfind('/').map_or(0, |i| i + 1);
         limits.check_name(&src[name_at..], || match name_at {
             0 | 1 => "/".to_string(),
