@@ -1,6 +1,7 @@
 //! `tusk namenode`, `tusk datanode`, `tusk resourcemanager` and `tusk nodemanager`: run
 //! one daemon until SIGTERM or SIGINT.
 
+use std::ffi::OsString;
 use std::path::PathBuf;
 
 use std::io::{BufRead, IsTerminal, Write};
@@ -17,11 +18,57 @@ use tusk_resourcemanager::{ResourceManager, ResourceManagerOptions};
 
 use crate::conf::RM_ADDRESS_KEY;
 
+/// Hadoop's single-dash daemon options (`hdfs namenode -format -force`), as the
+/// double-dash options or subcommands `tusk` spells them; options Tusk has no use for
+/// are left for clap to refuse.
+const HADOOP_NAMENODE_OPTIONS: &[(&str, &str)] = &[
+    ("-format", "--format"),
+    ("-force", "--force"),
+    ("-nonInteractive", "--non-interactive"),
+    ("-recover", "recover"),
+    ("-help", "--help"),
+];
+const HADOOP_DATANODE_OPTIONS: &[(&str, &str)] = &[("-help", "--help")];
+
+/// Rewrites Hadoop's single-dash options of `tusk namenode` and `tusk datanode` (found
+/// after the global `--conf`/`-D` options) to `tusk`'s own, so `tusk namenode -format`
+/// means what `hdfs namenode -format` does.
+pub fn hadoop_daemon_options(mut args: Vec<OsString>) -> Vec<OsString> {
+    let mut i = 1;
+    while i < args.len() {
+        match args[i].to_str() {
+            Some("--conf" | "-D") => i += 2,
+            Some(a) if a.starts_with('-') => i += 1,
+            _ => break,
+        }
+    }
+    let table = match args.get(i).and_then(|a| a.to_str()) {
+        Some("namenode") => HADOOP_NAMENODE_OPTIONS,
+        Some("datanode") => HADOOP_DATANODE_OPTIONS,
+        _ => return args,
+    };
+    for arg in &mut args[i + 1..] {
+        if let Some((_, ours)) = table.iter().find(|(hadoop, _)| arg == hadoop) {
+            *arg = OsString::from(ours);
+        }
+    }
+    args
+}
+
 #[derive(Args)]
 pub struct NameNodeArgs {
-    /// Format the name directory (erases the namespace) and exit.
+    /// Format the name directories (erases the namespace) and exit; Hadoop's `-format`.
+    /// A directory that holds a namespace is formatted only after a yes to
+    /// `Re-format filesystem in ... ? (Y or N)`, read from standard input.
     #[arg(long = "format", alias = "fmt")]
     format: bool,
+    /// With --format: format without asking (Hadoop's `-force`).
+    #[arg(long, requires = "format")]
+    force: bool,
+    /// With --format: refuse at once when a name directory holds data instead of asking
+    /// (Hadoop's `-nonInteractive`).
+    #[arg(long, alias = "nonInteractive", requires = "format")]
+    non_interactive: bool,
     /// RPC address to listen on (default: the port of fs.defaultFS, or 8020).
     #[arg(long)]
     listen: Option<String>,
@@ -125,9 +172,7 @@ pub async fn namenode(conf: Configuration, args: NameNodeArgs) -> anyhow::Result
         return tokio::task::spawn_blocking(move || recover(options, recover_args)).await?;
     }
     if args.format {
-        NameNode::format(&options)?;
-        println!("Formatted {}", options.name_dirs_display());
-        return Ok(());
+        return format(&options, args.force, !args.non_interactive);
     }
     let listen = args
         .listen
@@ -162,6 +207,60 @@ pub async fn namenode(conf: Configuration, args: NameNodeArgs) -> anyhow::Result
     );
     nn.wait().await?;
     Ok(())
+}
+
+/// `tusk namenode --format`, with HDFS's confirmation (`Storage.confirmFormat`): each
+/// directory that holds data is formatted with `force`, refused without `interactive`,
+/// and otherwise only after a yes on standard input. A refusal changes nothing and fails.
+fn format(options: &NameNodeOptions, force: bool, interactive: bool) -> anyhow::Result<()> {
+    let mut refusal = None;
+    let formatted = NameNode::format(options, |dir| {
+        let item = format!("Storage Directory root= {}", dir.display());
+        if force {
+            eprintln!("Data exists in {item}. Formatting anyway.");
+            return true;
+        }
+        if !interactive {
+            refusal = Some(format!("Running in non-interactive mode, and data appears to exist in {item}. Not formatting."));
+            return false;
+        }
+        if confirm_prompt(&format!("Re-format filesystem in {item} ?")) {
+            return true;
+        }
+        refusal = Some(format!("Format aborted in {item}"));
+        false
+    })?;
+    if !formatted {
+        anyhow::bail!(refusal.unwrap_or_default());
+    }
+    println!("Formatted {}", options.name_dirs_display());
+    Ok(())
+}
+
+/// Hadoop's `ToolRunner.confirmPrompt`: asks until the answer is y/yes or n/no (any
+/// case); the end of the input, or a failure to read it, is a no.
+fn confirm_prompt(prompt: &str) -> bool {
+    let mut stdin = std::io::stdin().lock();
+    loop {
+        eprint!("{prompt} (Y or N) ");
+        let _ = std::io::stderr().flush();
+        let mut answer = String::new();
+        match stdin.read_line(&mut answer) {
+            Ok(0) | Err(_) => {
+                eprintln!();
+                return false;
+            }
+            Ok(_) => {}
+        }
+        let answer = answer.trim_end_matches(['\r', '\n']);
+        if answer.eq_ignore_ascii_case("y") || answer.eq_ignore_ascii_case("yes") {
+            return true;
+        }
+        if answer.eq_ignore_ascii_case("n") || answer.eq_ignore_ascii_case("no") {
+            return false;
+        }
+        eprintln!("Invalid input: {answer}");
+    }
 }
 
 /// `tusk namenode recover`.

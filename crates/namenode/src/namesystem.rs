@@ -225,13 +225,17 @@ pub struct Namesystem {
 impl Namesystem {
     /// Formats every name directory (destroying any previous namespace).
     pub fn format(options: &NameNodeOptions) -> Result<StorageInfo> {
+        Self::format_locked(&NameDirs::locked(&options.name_dirs)?, options)
+    }
+
+    /// Formats `dirs`, which this process has locked.
+    pub fn format_locked(dirs: &NameDirs, options: &NameNodeOptions) -> Result<StorageInfo> {
         let mut st = State::from_image(&FsImage::default(), options);
         st.ns = Namespace::new(
             &options.superuser,
             &options.supergroup,
             tusk_common::now_millis(),
         );
-        let dirs = NameDirs::locked(&options.name_dirs)?;
         dirs.format(&st.to_image(
             0,
             &StorageInfo {

@@ -72,6 +72,12 @@ impl NameDir {
         self.current.join("VERSION").exists()
     }
 
+    /// Whether formatting would erase anything (HDFS's `hasSomeData`): `current` holds
+    /// a file, a namespace or the remains of one.
+    pub fn has_some_data(&self) -> bool {
+        fs::read_dir(&self.current).is_ok_and(|mut entries| entries.next().is_some())
+    }
+
     /// Makes this directory hold an empty namespace with identity `info`: its files are
     /// removed, then `VERSION` and an image at txid 0 are written.
     pub fn format(&self, info: &StorageInfo, empty_image: &FsImage) -> Result<()> {

@@ -72,6 +72,10 @@ impl NameDirs {
         self.dirs.is_empty()
     }
 
+    pub fn iter(&self) -> impl Iterator<Item = &NameDir> {
+        self.dirs.iter()
+    }
+
     pub fn dir(&self, i: usize) -> &NameDir {
         &self.dirs[i]
     }
