@@ -174,27 +174,17 @@ pub async fn namenode(conf: Configuration, args: NameNodeArgs) -> anyhow::Result
     if args.format {
         return format(&options, args.force, !args.non_interactive);
     }
-    let listen = args
-        .listen
-        .or_else(|| conf.get("dfs.namenode.rpc-address").map(str::to_string))
-        .unwrap_or_else(|| {
-            let fs = conf.get_str("fs.defaultFS", "hdfs://0.0.0.0:8020");
-            let port = fs
-                .rsplit(':')
-                .next()
-                .and_then(|p| p.trim_end_matches('/').parse::<u16>().ok())
-                .unwrap_or(8020);
-            format!("0.0.0.0:{port}")
-        });
+    let listen = args.listen.unwrap_or_else(|| namenode_rpc_address(&conf));
     let listener = TcpListener::bind(&listen)
         .await
         .with_context(|| format!("binding {listen}"))?;
-    options.http_address = Some(tusk_http::http_address(
+    let http = tusk_http::http_address(
         &conf,
         tusk_namenode::options::HTTP_ADDRESS_KEY,
         tusk_namenode::options::HTTP_ADDRESS_DEFAULT,
         Some(&listen),
-    ));
+    );
+    options.http_address = Some(with_bind_host(&conf, "dfs.namenode.http-bind-host", &http));
     let shutdown = Shutdown::new();
     shutdown_on_signals(shutdown.clone());
     let nn = NameNode::start(options, listener, shutdown).await?;
@@ -207,6 +197,50 @@ pub async fn namenode(conf: Configuration, args: NameNodeArgs) -> anyhow::Result
     );
     nn.wait().await?;
     Ok(())
+}
+
+/// Where the NameNode serves RPC, as HDFS decides: `dfs.namenode.rpc-address`, else the
+/// authority of an `hdfs://` `fs.defaultFS` (port 8020 when it names none), its host
+/// replaced by `dfs.namenode.rpc-bind-host` when that is set (`0.0.0.0` to serve every
+/// interface while clients are told the configured name). With neither address set,
+/// every interface on port 8020.
+fn namenode_rpc_address(conf: &Configuration) -> String {
+    let configured = conf
+        .get("dfs.namenode.rpc-address")
+        .map(str::trim)
+        .filter(|a| !a.is_empty())
+        .map(str::to_string)
+        .or_else(|| {
+            let authority = conf
+                .get("fs.defaultFS")?
+                .trim()
+                .strip_prefix("hdfs://")?
+                .split('/')
+                .next()
+                .filter(|a| !a.is_empty())?;
+            Some(match authority.rsplit_once(':') {
+                Some(_) => authority.to_string(),
+                None => format!("{authority}:8020"),
+            })
+        })
+        .unwrap_or_else(|| "0.0.0.0:8020".to_string());
+    with_bind_host(conf, "dfs.namenode.rpc-bind-host", &configured)
+}
+
+/// `address` with its host replaced by the value of `bind_host_key` when that is set
+/// (HDFS's `*-bind-host` keys).
+fn with_bind_host(conf: &Configuration, bind_host_key: &str, address: &str) -> String {
+    match conf.get(bind_host_key).map(str::trim).filter(|h| !h.is_empty()) {
+        Some(host) => {
+            let port = address.rsplit_once(':').map_or("0", |(_, port)| port);
+            if host.contains(':') && !host.starts_with('[') {
+                format!("[{host}]:{port}")
+            } else {
+                format!("{host}:{port}")
+            }
+        }
+        None => address.to_string(),
+    }
 }
 
 /// `tusk namenode --format`, with HDFS's confirmation (`Storage.confirmFormat`): each

@@ -334,15 +334,21 @@ impl Namesystem {
         });
         fsn.metrics
             .register(fsn.edit_log.metrics(), Arc::downgrade(&fsn));
-        // Compact what was replayed, so restarts stay quick.
+        // Compact what was replayed, so restarts stay quick. Only an optimisation: the
+        // image and edits just loaded hold the namespace, so a directory too full for a
+        // new image (after a full-disk stop) does not keep the NameNode from starting;
+        // the periodic checkpoint tries again.
         if last_txid > image.last_txid {
             let started = Instant::now();
-            fsn.checkpoint()?;
-            fsn.startup.record(
-                "Saving checkpoint",
-                format!("txid {last_txid}"),
-                started.elapsed(),
-            );
+            let outcome = match fsn.checkpoint() {
+                Ok(()) => format!("txid {last_txid}"),
+                Err(e) => {
+                    tracing::warn!(error = %e, "no checkpoint at start-up; starting from the loaded image and edits");
+                    format!("skipped: {e}")
+                }
+            };
+            fsn.startup
+                .record("Saving checkpoint", outcome, started.elapsed());
         }
         Ok(fsn)
     }
@@ -401,12 +407,10 @@ impl Namesystem {
         let _one = self.checkpoint_lock.lock().expect("checkpoint lock");
         let mut st = self.write();
         let last = self.roll_segment(&st)?;
-        self.name_dirs
-            .save_image(&st.to_image(last, &self.storage))?;
-        self.name_dirs.purge_segments_before(last + 1)?;
         st.txns_since_checkpoint = 0;
         st.last_checkpoint = Instant::now();
-        Ok(())
+        self.name_dirs
+            .save_checkpoint(&st.to_image(last, &self.storage), last + 1)
     }
 
     /// Writes an image without stopping the namespace, as Hadoop's secondary NameNode
@@ -441,8 +445,7 @@ impl Namesystem {
             )));
         }
         self.name_dirs
-            .save_image(&state.to_image(last, &self.storage))?;
-        self.name_dirs.purge_segments_before(last + 1)?;
+            .save_checkpoint(&state.to_image(last, &self.storage), last + 1)?;
         tracing::info!(txid = last, "checkpoint written from the edit log");
         Ok(())
     }

@@ -200,12 +200,18 @@ fn read_image(path: &Path) -> Result<FsImage> {
     Ok(image)
 }
 
-/// Writes via a temporary file, fsync and rename, so a crash leaves old or new.
+/// Writes via a temporary file, fsync and rename, so a crash leaves old or new. A write
+/// that fails (a full disk) removes its temporary file, giving the space back.
 fn write_atomic(path: &Path, data: &[u8]) -> Result<()> {
     let tmp = path.with_extension("tmp");
-    let mut f = File::create(&tmp)?;
-    f.write_all(data)?;
-    f.sync_all()?;
+    let written = File::create(&tmp).and_then(|mut f| {
+        f.write_all(data)?;
+        f.sync_all()
+    });
+    if let Err(e) = written {
+        let _ = fs::remove_file(&tmp);
+        return Err(e.into());
+    }
     fs::rename(&tmp, path)?;
     sync_dir(path)
 }
