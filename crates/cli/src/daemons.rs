@@ -230,7 +230,11 @@ fn namenode_rpc_address(conf: &Configuration) -> String {
 /// `address` with its host replaced by the value of `bind_host_key` when that is set
 /// (HDFS's `*-bind-host` keys).
 fn with_bind_host(conf: &Configuration, bind_host_key: &str, address: &str) -> String {
-    match conf.get(bind_host_key).map(str::trim).filter(|h| !h.is_empty()) {
+    match conf
+        .get(bind_host_key)
+        .map(str::trim)
+        .filter(|h| !h.is_empty())
+    {
         Some(host) => {
             let port = address.rsplit_once(':').map_or("0", |(_, port)| port);
             if host.contains(':') && !host.starts_with('[') {

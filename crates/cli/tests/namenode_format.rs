@@ -192,10 +192,7 @@ async fn format_asks_first_and_a_datanode_of_the_old_namespace_refuses_to_regist
     );
     stop(nn.child);
 
-    let forced = tusk_with_input(
-        &["namenode", "-format", "-force", "-D", &name_define],
-        "",
-    );
+    let forced = tusk_with_input(&["namenode", "-format", "-force", "-D", &name_define], "");
     let stderr = String::from_utf8_lossy(&forced.stderr);
     assert!(forced.status.success(), "{stderr}");
     assert!(
@@ -216,7 +213,10 @@ async fn format_asks_first_and_a_datanode_of_the_old_namespace_refuses_to_regist
     assert!(stderr.contains(&refusal), "{stderr}");
     // Started again, it refuses to register and exits.
     let (dn, dn_addr) = start("datanode", dir.path(), "127.0.0.1:0", &dn_defines);
-    assert!(dn_addr.is_none(), "a datanode of the old namespace registered");
+    assert!(
+        dn_addr.is_none(),
+        "a datanode of the old namespace registered"
+    );
     let (ok, stderr) = exited(dn, Duration::from_secs(30));
     assert!(!ok && stderr.contains(&refusal), "{stderr}");
     assert!(client.datanode_report(1).await.unwrap().is_empty());
@@ -227,7 +227,10 @@ async fn format_asks_first_and_a_datanode_of_the_old_namespace_refuses_to_regist
 #[test]
 fn namenode_binds_the_configured_rpc_host_unless_a_bind_host_widens_it() {
     let dir = tempfile::tempdir().unwrap();
-    let name_define = format!("dfs.namenode.name.dir={}", dir.path().join("name").display());
+    let name_define = format!(
+        "dfs.namenode.name.dir={}",
+        dir.path().join("name").display()
+    );
     let bound = |defines: &[&str]| {
         let addr_file = dir.path().join("nn.addr");
         let http_file = dir.path().join("nn.http");

@@ -185,7 +185,8 @@ mod tests {
         ] {
             let e = check_namespace(tmp.path(), &other).unwrap_err().to_string();
             assert!(
-                e.starts_with(&format!("Incompatible ")) && e.contains(&format!("in {}: namenode ", dir.display())),
+                e.starts_with("Incompatible ")
+                    && e.contains(&format!("in {}: namenode ", dir.display())),
                 "{e}"
             );
             assert!(e.ends_with(message), "{e}");

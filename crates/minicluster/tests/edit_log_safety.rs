@@ -200,11 +200,17 @@ async fn after_a_full_disk_stop_the_namenode_restarts_without_room_for_a_new_ima
     cluster.stop_namenode().await.unwrap();
 
     let room = 3 << 20;
-    let f = std::fs::OpenOptions::new().write(true).open(&filler).unwrap();
+    let f = std::fs::OpenOptions::new()
+        .write(true)
+        .open(&filler)
+        .unwrap();
     f.set_len(f.metadata().unwrap().len() - room).unwrap();
     drop(f);
     // Every name is over 200 bytes, and an image holds them all.
-    assert!((acked.len() * 200) as u64 > room, "the namespace's image would fit");
+    assert!(
+        (acked.len() * 200) as u64 > room,
+        "the namespace's image would fit"
+    );
     cluster
         .start_namenode_again()
         .await
@@ -220,7 +226,10 @@ async fn after_a_full_disk_stop_the_namenode_restarts_without_room_for_a_new_ima
     for path in &acked {
         assert!(listed.contains(path), "acknowledged mkdir {path} lost");
     }
-    client.mkdirs(&name("after", 0), 0o755, false).await.unwrap();
+    client
+        .mkdirs(&name("after", 0), 0o755, false)
+        .await
+        .unwrap();
 
     std::fs::remove_file(filler).unwrap();
     let fsn = cluster.namesystem();
