@@ -25,6 +25,7 @@ const HADOOP_NAMENODE_OPTIONS: &[(&str, &str)] = &[
     ("-format", "--format"),
     ("-force", "--force"),
     ("-nonInteractive", "--non-interactive"),
+    ("-clusterid", "--clusterid"),
     ("-recover", "recover"),
     ("-help", "--help"),
 ];
@@ -69,6 +70,10 @@ pub struct NameNodeArgs {
     /// (Hadoop's `-nonInteractive`).
     #[arg(long, alias = "nonInteractive", requires = "format")]
     non_interactive: bool,
+    /// With --format: the cluster id to format into (Hadoop's `-clusterid`); default a
+    /// new one.
+    #[arg(long, value_name = "ID", requires = "format")]
+    clusterid: Option<String>,
     /// RPC address to listen on (default: the port of fs.defaultFS, or 8020).
     #[arg(long)]
     listen: Option<String>,
@@ -172,7 +177,12 @@ pub async fn namenode(conf: Configuration, args: NameNodeArgs) -> anyhow::Result
         return tokio::task::spawn_blocking(move || recover(options, recover_args)).await?;
     }
     if args.format {
-        return format(&options, args.force, !args.non_interactive);
+        return format(
+            &options,
+            args.clusterid.as_deref(),
+            args.force,
+            !args.non_interactive,
+        );
     }
     let listen = args.listen.unwrap_or_else(|| namenode_rpc_address(&conf));
     let listener = TcpListener::bind(&listen)
@@ -250,9 +260,17 @@ fn with_bind_host(conf: &Configuration, bind_host_key: &str, address: &str) -> S
 /// `tusk namenode --format`, with HDFS's confirmation (`Storage.confirmFormat`): each
 /// directory that holds data is formatted with `force`, refused without `interactive`,
 /// and otherwise only after a yes on standard input. A refusal changes nothing and fails.
-fn format(options: &NameNodeOptions, force: bool, interactive: bool) -> anyhow::Result<()> {
+fn format(
+    options: &NameNodeOptions,
+    cluster_id: Option<&str>,
+    force: bool,
+    interactive: bool,
+) -> anyhow::Result<()> {
+    if cluster_id.is_some_and(|id| id.trim().is_empty()) {
+        anyhow::bail!("Must specify a valid cluster ID after the -clusterid flag");
+    }
     let mut refusal = None;
-    let formatted = NameNode::format(options, |dir| {
+    let formatted = NameNode::format(options, cluster_id, |dir| {
         let item = format!("Storage Directory root= {}", dir.display());
         if force {
             eprintln!("Data exists in {item}. Formatting anyway.");

@@ -192,7 +192,18 @@ async fn format_asks_first_and_a_datanode_of_the_old_namespace_refuses_to_regist
     );
     stop(nn.child);
 
-    let forced = tusk_with_input(&["namenode", "-format", "-force", "-D", &name_define], "");
+    let forced = tusk_with_input(
+        &[
+            "namenode",
+            "-format",
+            "-force",
+            "-clusterid",
+            "CID-reformatted",
+            "-D",
+            &name_define,
+        ],
+        "",
+    );
     let stderr = String::from_utf8_lossy(&forced.stderr);
     assert!(forced.status.success(), "{stderr}");
     assert!(
@@ -200,7 +211,7 @@ async fn format_asks_first_and_a_datanode_of_the_old_namespace_refuses_to_regist
         "{stderr}"
     );
     let new_cluster = version_field(&version, "clusterID");
-    assert_ne!(new_cluster, old_cluster);
+    assert_eq!(new_cluster, "CID-reformatted");
 
     // The running DataNode meets the new namespace when it registers again: it stops
     // instead of reporting its replicas there.

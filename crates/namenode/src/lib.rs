@@ -73,12 +73,14 @@ pub struct NameNode {
 }
 
 impl NameNode {
-    /// Formats the name directories: a fresh, empty namespace. As HDFS's
+    /// Formats the name directories: a fresh, empty namespace, in the cluster
+    /// `cluster_id` when given (HDFS's `-clusterid`), else a new one. As HDFS's
     /// `confirmFormat`, each directory that holds data is first put to `confirm` with
     /// the directories locked; the first refusal leaves every directory as it was and
     /// returns `false`.
     pub fn format(
         options: &NameNodeOptions,
+        cluster_id: Option<&str>,
         mut confirm: impl FnMut(&std::path::Path) -> bool,
     ) -> Result<bool, NameNodeError> {
         let dirs = storage::NameDirs::locked(&options.name_dirs)?;
@@ -87,7 +89,11 @@ impl NameNode {
                 return Ok(false);
             }
         }
-        Namesystem::format_locked(&dirs, options)?;
+        let mut info = storage::StorageInfo::generate();
+        if let Some(id) = cluster_id {
+            info.cluster_id = id.to_string();
+        }
+        Namesystem::format_locked(&dirs, options, info)?;
         Ok(true)
     }
 

@@ -225,25 +225,32 @@ pub struct Namesystem {
 impl Namesystem {
     /// Formats every name directory (destroying any previous namespace).
     pub fn format(options: &NameNodeOptions) -> Result<StorageInfo> {
-        Self::format_locked(&NameDirs::locked(&options.name_dirs)?, options)
+        let dirs = NameDirs::locked(&options.name_dirs)?;
+        Self::format_locked(&dirs, options, StorageInfo::generate())
     }
 
-    /// Formats `dirs`, which this process has locked.
-    pub fn format_locked(dirs: &NameDirs, options: &NameNodeOptions) -> Result<StorageInfo> {
+    /// Formats `dirs`, which this process has locked, as the namespace `info`.
+    pub fn format_locked(
+        dirs: &NameDirs,
+        options: &NameNodeOptions,
+        info: StorageInfo,
+    ) -> Result<StorageInfo> {
         let mut st = State::from_image(&FsImage::default(), options);
         st.ns = Namespace::new(
             &options.superuser,
             &options.supergroup,
             tusk_common::now_millis(),
         );
-        dirs.format(&st.to_image(
+        let empty = st.to_image(
             0,
             &StorageInfo {
                 namespace_id: 0,
                 block_pool_id: String::new(),
                 cluster_id: String::new(),
             },
-        ))
+        );
+        dirs.format(&info, &empty)?;
+        Ok(info)
     }
 
     /// What `tusk namenode recover` would cut: damage in the log's bytes, else the first

@@ -121,13 +121,12 @@ impl NameDirs {
         self.dirs.iter().any(NameDir::is_formatted)
     }
 
-    /// Formats every directory with one new identity.
-    pub fn format(&self, empty_image: &FsImage) -> Result<StorageInfo> {
-        let info = StorageInfo::generate();
+    /// Formats every directory with the identity `info`.
+    pub fn format(&self, info: &StorageInfo, empty_image: &FsImage) -> Result<()> {
         for dir in &self.dirs {
-            dir.format(&info, empty_image)?;
+            dir.format(info, empty_image)?;
         }
-        Ok(info)
+        Ok(())
     }
 
     /// Runs `f` on every directory in service; one that fails is taken out of service.
