@@ -516,3 +516,56 @@ async fn bind(addr: &str) -> anyhow::Result<TcpListener> {
         .await
         .with_context(|| format!("binding {addr}"))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rewritten(args: &[&str]) -> Vec<String> {
+        hadoop_daemon_options(args.iter().map(OsString::from).collect())
+            .into_iter()
+            .map(|a| a.into_string().unwrap())
+            .collect()
+    }
+
+    #[test]
+    fn hadoop_daemon_options_become_tusks_after_the_global_options() {
+        assert_eq!(
+            rewritten(&["tusk", "--conf", "c", "-D", "k=v", "namenode", "-format", "-force"]),
+            ["tusk", "--conf", "c", "-D", "k=v", "namenode", "--format", "--force"]
+        );
+        assert_eq!(
+            rewritten(&[
+                "tusk",
+                "-Dk=v",
+                "namenode",
+                "-format",
+                "-nonInteractive",
+                "-clusterid",
+                "C"
+            ]),
+            [
+                "tusk",
+                "-Dk=v",
+                "namenode",
+                "--format",
+                "--non-interactive",
+                "--clusterid",
+                "C"
+            ]
+        );
+        assert_eq!(
+            rewritten(&["tusk", "namenode", "-recover", "-force"]),
+            ["tusk", "namenode", "recover", "--force"]
+        );
+        assert_eq!(
+            rewritten(&["tusk", "datanode", "-help"]),
+            ["tusk", "datanode", "--help"]
+        );
+        // Other commands keep their own single-dash verbs.
+        assert_eq!(
+            rewritten(&["tusk", "fs", "-format", "-force"]),
+            ["tusk", "fs", "-format", "-force"]
+        );
+    }
+}
