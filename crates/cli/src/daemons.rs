@@ -1,6 +1,7 @@
 //! `tusk namenode`, `tusk datanode`, `tusk resourcemanager` and `tusk nodemanager`: run
 //! one daemon until SIGTERM or SIGINT.
 
+use std::ffi::OsString;
 use std::path::PathBuf;
 
 use std::io::{BufRead, IsTerminal, Write};
@@ -17,11 +18,62 @@ use tusk_resourcemanager::{ResourceManager, ResourceManagerOptions};
 
 use crate::conf::RM_ADDRESS_KEY;
 
+/// Hadoop's single-dash daemon options (`hdfs namenode -format -force`), as the
+/// double-dash options or subcommands `tusk` spells them; options Tusk has no use for
+/// are left for clap to refuse.
+const HADOOP_NAMENODE_OPTIONS: &[(&str, &str)] = &[
+    ("-format", "--format"),
+    ("-force", "--force"),
+    ("-nonInteractive", "--non-interactive"),
+    ("-clusterid", "--clusterid"),
+    ("-recover", "recover"),
+    ("-help", "--help"),
+];
+const HADOOP_DATANODE_OPTIONS: &[(&str, &str)] = &[("-help", "--help")];
+
+/// Rewrites Hadoop's single-dash options of `tusk namenode` and `tusk datanode` (found
+/// after the global `--conf`/`-D` options) to `tusk`'s own, so `tusk namenode -format`
+/// means what `hdfs namenode -format` does.
+pub fn hadoop_daemon_options(mut args: Vec<OsString>) -> Vec<OsString> {
+    let mut i = 1;
+    while i < args.len() {
+        match args[i].to_str() {
+            Some("--conf" | "-D") => i += 2,
+            Some(a) if a.starts_with('-') => i += 1,
+            _ => break,
+        }
+    }
+    let table = match args.get(i).and_then(|a| a.to_str()) {
+        Some("namenode") => HADOOP_NAMENODE_OPTIONS,
+        Some("datanode") => HADOOP_DATANODE_OPTIONS,
+        _ => return args,
+    };
+    for arg in &mut args[i + 1..] {
+        if let Some((_, ours)) = table.iter().find(|(hadoop, _)| arg == hadoop) {
+            *arg = OsString::from(ours);
+        }
+    }
+    args
+}
+
 #[derive(Args)]
 pub struct NameNodeArgs {
-    /// Format the name directory (erases the namespace) and exit.
+    /// Format the name directories (erases the namespace) and exit; Hadoop's `-format`.
+    /// A directory that holds a namespace is formatted only after a yes to
+    /// `Re-format filesystem in ... ? (Y or N)`, read from standard input.
     #[arg(long = "format", alias = "fmt")]
     format: bool,
+    /// With --format: format without asking (Hadoop's `-force`).
+    #[arg(long, requires = "format")]
+    force: bool,
+    /// With --format: refuse at once when a name directory holds data instead of asking
+    /// (Hadoop's `-nonInteractive`).
+    #[arg(long, alias = "nonInteractive", requires = "format")]
+    non_interactive: bool,
+    /// With --format: the cluster id to format into (Hadoop's `-clusterid`); default a
+    /// new one.
+    #[arg(long, value_name = "ID", requires = "format")]
+    clusterid: Option<String>,
     /// RPC address to listen on (default: the port of fs.defaultFS, or 8020).
     #[arg(long)]
     listen: Option<String>,
@@ -125,31 +177,24 @@ pub async fn namenode(conf: Configuration, args: NameNodeArgs) -> anyhow::Result
         return tokio::task::spawn_blocking(move || recover(options, recover_args)).await?;
     }
     if args.format {
-        NameNode::format(&options)?;
-        println!("Formatted {}", options.name_dirs_display());
-        return Ok(());
+        return format(
+            &options,
+            args.clusterid.as_deref(),
+            args.force,
+            !args.non_interactive,
+        );
     }
-    let listen = args
-        .listen
-        .or_else(|| conf.get("dfs.namenode.rpc-address").map(str::to_string))
-        .unwrap_or_else(|| {
-            let fs = conf.get_str("fs.defaultFS", "hdfs://0.0.0.0:8020");
-            let port = fs
-                .rsplit(':')
-                .next()
-                .and_then(|p| p.trim_end_matches('/').parse::<u16>().ok())
-                .unwrap_or(8020);
-            format!("0.0.0.0:{port}")
-        });
+    let listen = args.listen.unwrap_or_else(|| namenode_rpc_address(&conf));
     let listener = TcpListener::bind(&listen)
         .await
         .with_context(|| format!("binding {listen}"))?;
-    options.http_address = Some(tusk_http::http_address(
+    let http = tusk_http::http_address(
         &conf,
         tusk_namenode::options::HTTP_ADDRESS_KEY,
         tusk_namenode::options::HTTP_ADDRESS_DEFAULT,
         Some(&listen),
-    ));
+    );
+    options.http_address = Some(with_bind_host(&conf, "dfs.namenode.http-bind-host", &http));
     let shutdown = Shutdown::new();
     shutdown_on_signals(shutdown.clone());
     let nn = NameNode::start(options, listener, shutdown).await?;
@@ -162,6 +207,116 @@ pub async fn namenode(conf: Configuration, args: NameNodeArgs) -> anyhow::Result
     );
     nn.wait().await?;
     Ok(())
+}
+
+/// Where the NameNode serves RPC, as HDFS decides: `dfs.namenode.rpc-address`, else the
+/// authority of an `hdfs://` `fs.defaultFS` (port 8020 when it names none), its host
+/// replaced by `dfs.namenode.rpc-bind-host` when that is set (`0.0.0.0` to serve every
+/// interface while clients are told the configured name). With neither address set,
+/// every interface on port 8020.
+fn namenode_rpc_address(conf: &Configuration) -> String {
+    let configured = conf
+        .get("dfs.namenode.rpc-address")
+        .map(str::trim)
+        .filter(|a| !a.is_empty())
+        .map(str::to_string)
+        .or_else(|| {
+            let authority = conf
+                .get("fs.defaultFS")?
+                .trim()
+                .strip_prefix("hdfs://")?
+                .split('/')
+                .next()
+                .filter(|a| !a.is_empty())?;
+            Some(match authority.rsplit_once(':') {
+                Some(_) => authority.to_string(),
+                None => format!("{authority}:8020"),
+            })
+        })
+        .unwrap_or_else(|| "0.0.0.0:8020".to_string());
+    with_bind_host(conf, "dfs.namenode.rpc-bind-host", &configured)
+}
+
+/// `address` with its host replaced by the value of `bind_host_key` when that is set
+/// (HDFS's `*-bind-host` keys).
+fn with_bind_host(conf: &Configuration, bind_host_key: &str, address: &str) -> String {
+    match conf
+        .get(bind_host_key)
+        .map(str::trim)
+        .filter(|h| !h.is_empty())
+    {
+        Some(host) => {
+            let port = address.rsplit_once(':').map_or("0", |(_, port)| port);
+            if host.contains(':') && !host.starts_with('[') {
+                format!("[{host}]:{port}")
+            } else {
+                format!("{host}:{port}")
+            }
+        }
+        None => address.to_string(),
+    }
+}
+
+/// `tusk namenode --format`, with HDFS's confirmation (`Storage.confirmFormat`): each
+/// directory that holds data is formatted with `force`, refused without `interactive`,
+/// and otherwise only after a yes on standard input. A refusal changes nothing and fails.
+fn format(
+    options: &NameNodeOptions,
+    cluster_id: Option<&str>,
+    force: bool,
+    interactive: bool,
+) -> anyhow::Result<()> {
+    if cluster_id.is_some_and(|id| id.trim().is_empty()) {
+        anyhow::bail!("Must specify a valid cluster ID after the -clusterid flag");
+    }
+    let mut refusal = None;
+    let formatted = NameNode::format(options, cluster_id, |dir| {
+        let item = format!("Storage Directory root= {}", dir.display());
+        if force {
+            eprintln!("Data exists in {item}. Formatting anyway.");
+            return true;
+        }
+        if !interactive {
+            refusal = Some(format!("Running in non-interactive mode, and data appears to exist in {item}. Not formatting."));
+            return false;
+        }
+        if confirm_prompt(&format!("Re-format filesystem in {item} ?")) {
+            return true;
+        }
+        refusal = Some(format!("Format aborted in {item}"));
+        false
+    })?;
+    if !formatted {
+        anyhow::bail!(refusal.unwrap_or_default());
+    }
+    println!("Formatted {}", options.name_dirs_display());
+    Ok(())
+}
+
+/// Hadoop's `ToolRunner.confirmPrompt`: asks until the answer is y/yes or n/no (any
+/// case); the end of the input, or a failure to read it, is a no.
+fn confirm_prompt(prompt: &str) -> bool {
+    let mut stdin = std::io::stdin().lock();
+    loop {
+        eprint!("{prompt} (Y or N) ");
+        let _ = std::io::stderr().flush();
+        let mut answer = String::new();
+        match stdin.read_line(&mut answer) {
+            Ok(0) | Err(_) => {
+                eprintln!();
+                return false;
+            }
+            Ok(_) => {}
+        }
+        let answer = answer.trim_end_matches(['\r', '\n']);
+        if answer.eq_ignore_ascii_case("y") || answer.eq_ignore_ascii_case("yes") {
+            return true;
+        }
+        if answer.eq_ignore_ascii_case("n") || answer.eq_ignore_ascii_case("no") {
+            return false;
+        }
+        eprintln!("Invalid input: {answer}");
+    }
 }
 
 /// `tusk namenode recover`.
@@ -360,4 +515,57 @@ async fn bind(addr: &str) -> anyhow::Result<TcpListener> {
     TcpListener::bind(addr)
         .await
         .with_context(|| format!("binding {addr}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rewritten(args: &[&str]) -> Vec<String> {
+        hadoop_daemon_options(args.iter().map(OsString::from).collect())
+            .into_iter()
+            .map(|a| a.into_string().unwrap())
+            .collect()
+    }
+
+    #[test]
+    fn hadoop_daemon_options_become_tusks_after_the_global_options() {
+        assert_eq!(
+            rewritten(&["tusk", "--conf", "c", "-D", "k=v", "namenode", "-format", "-force"]),
+            ["tusk", "--conf", "c", "-D", "k=v", "namenode", "--format", "--force"]
+        );
+        assert_eq!(
+            rewritten(&[
+                "tusk",
+                "-Dk=v",
+                "namenode",
+                "-format",
+                "-nonInteractive",
+                "-clusterid",
+                "C"
+            ]),
+            [
+                "tusk",
+                "-Dk=v",
+                "namenode",
+                "--format",
+                "--non-interactive",
+                "--clusterid",
+                "C"
+            ]
+        );
+        assert_eq!(
+            rewritten(&["tusk", "namenode", "-recover", "-force"]),
+            ["tusk", "namenode", "recover", "--force"]
+        );
+        assert_eq!(
+            rewritten(&["tusk", "datanode", "-help"]),
+            ["tusk", "datanode", "--help"]
+        );
+        // Other commands keep their own single-dash verbs.
+        assert_eq!(
+            rewritten(&["tusk", "fs", "-format", "-force"]),
+            ["tusk", "fs", "-format", "-force"]
+        );
+    }
 }

@@ -139,7 +139,9 @@ enum Command {
 fn main() {
     tusk_common::init_logging();
     end_quietly_on_closed_stdout();
-    let cli = Cli::parse();
+    let cli = Cli::parse_from(daemons::hadoop_daemon_options(
+        std::env::args_os().collect(),
+    ));
     let conf = match conf::load(&cli.conf, &cli.define, cli.command.is_daemon()) {
         Ok(c) => c,
         Err(e) => {

@@ -15,6 +15,16 @@ pub enum DataNodeError {
     /// Another process (or DataNode) holds a volume's `in_use.lock`.
     #[error(transparent)]
     StorageLocked(#[from] tusk_common::storage_lock::StorageLockError),
+    /// The storage belongs to another namespace than the NameNode's (HDFS's words:
+    /// `Incompatible clusterIDs in <dir>: namenode clusterID = ...; datanode clusterID
+    /// = ...`); the node does not register, and its replicas stay on disk.
+    #[error("Incompatible {what}s in {}: namenode {what} = {namenode}; datanode {what} = {datanode}", dir.display())]
+    IncompatibleStorage {
+        dir: PathBuf,
+        what: &'static str,
+        namenode: String,
+        datanode: String,
+    },
     #[error("i/o error on {path}: {source}")]
     Io {
         path: PathBuf,

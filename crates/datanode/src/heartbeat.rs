@@ -14,8 +14,9 @@ use tusk_proto::internal::replica_verdict::Verdict;
 use tusk_proto::internal::{
     datanode_command::Command, BlockReceivedAndDeletedRequest, BlockReceivedAndDeletedResponse,
     BlockReportRequest, BlockReportResponse, DatanodeCommand, DeleteHint, HeartbeatRequest,
-    HeartbeatResponse, NodeStatusProto, RegisterDatanodeRequest, RegisterDatanodeResponse,
-    ReplicaReport, ReplicaVerdict, ReportBadReplicaRequest, ReportBadReplicaResponse,
+    HeartbeatResponse, NamespaceInfo, NodeStatusProto, RegisterDatanodeRequest,
+    RegisterDatanodeResponse, ReplicaReport, ReplicaVerdict, ReportBadReplicaRequest,
+    ReportBadReplicaResponse, VersionRequest,
 };
 
 use crate::block_store::ReplicaInfo;
@@ -103,7 +104,24 @@ impl PendingReports {
     }
 }
 
+/// Asks the NameNode which namespace it serves (`versionRequest`) and checks it against
+/// the storage's before registering, as HDFS's DataNode does: a node whose storage
+/// belongs to another namespace is refused here, before the NameNode learns of it.
 pub(crate) async fn register(node: &Node) -> Result<RegisterDatanodeResponse, DataNodeError> {
+    let namespace: NamespaceInfo = node
+        .namenode
+        .call("versionRequest", &VersionRequest {})
+        .await
+        .map_err(|source| DataNodeError::NameNode {
+            method: "versionRequest",
+            source,
+        })?;
+    let first_dir = node
+        .options
+        .data_dirs
+        .first()
+        .ok_or(DataNodeError::NoDataDirs)?;
+    crate::identity::check_namespace(first_dir, &namespace)?;
     let usage = node.store.usage();
     let req = RegisterDatanodeRequest {
         datanode: Some(node.identity.clone()),
@@ -130,14 +148,17 @@ pub(crate) async fn register(node: &Node) -> Result<RegisterDatanodeResponse, Da
 }
 
 /// Registers, retrying with a growing pause until the NameNode answers or shutdown.
+/// Storage of another namespace is not retried: it stays refused.
 pub(crate) async fn register_until_answered(node: &Node) -> Result<(), DataNodeError> {
     node.shutdown
-        .retry("registration", node.options.register_retry_max, || {
-            register(node)
+        .retry("registration", node.options.register_retry_max, || async {
+            match register(node).await {
+                Err(e @ DataNodeError::IncompatibleStorage { .. }) => Ok(Err(e)),
+                other => other.map(|_| Ok(())),
+            }
         })
         .await
-        .map(|_| ())
-        .ok_or(DataNodeError::ShutDown)
+        .ok_or(DataNodeError::ShutDown)?
 }
 
 /// The heartbeat loop: a full block report right away and every
@@ -316,6 +337,13 @@ async fn run_commands(node: &Arc<Node>, commands: Vec<DatanodeCommand>) -> bool 
             Some(Command::SyncRecovery(cmd)) => crate::recovery::sync(node, cmd),
             Some(Command::Reregister(true)) => match register(node).await {
                 Ok(_) => reregistered = true,
+                // The NameNode now serves another namespace (it was formatted): the
+                // node stops rather than offer it replicas it would delete.
+                Err(e @ DataNodeError::IncompatibleStorage { .. }) => {
+                    tracing::error!(error = %e, "storage belongs to another namespace; the DataNode stops, keeping its replicas");
+                    node.shutdown.trigger();
+                    return false;
+                }
                 Err(e) => warn!(error = %e, "re-registration failed"),
             },
             Some(Command::Reregister(false)) | None => {}

@@ -83,6 +83,43 @@ fn name(prefix: &str, i: usize) -> String {
     format!("/{prefix}{i}-{}", "x".repeat(200))
 }
 
+/// `mkdirs` from 32 clients, each up to `per_client` directories or until its first
+/// refusal; adds the acknowledged paths to `acked` and returns the refused ones.
+async fn mkdirs_until_refused(
+    cluster: &MiniCluster,
+    prefix: &str,
+    per_client: usize,
+    acked: &mut Vec<String>,
+) -> Vec<String> {
+    let tasks: Vec<_> = (0..32)
+        .map(|t| {
+            let client = cluster.client();
+            let prefix = format!("{prefix}{t}-");
+            tokio::spawn(async move {
+                let mut ok = Vec::new();
+                for i in 0..per_client {
+                    let path = name(&prefix, i);
+                    match client.mkdirs(&path, 0o755, false).await {
+                        Ok(_) => ok.push(path),
+                        Err(_) => return (ok, Some(path)),
+                    }
+                }
+                (ok, None)
+            })
+        })
+        .collect();
+    let mut refused = Vec::new();
+    for t in tasks {
+        let (ok, failed) = tokio::time::timeout(Duration::from_secs(300), t)
+            .await
+            .expect("the load ends")
+            .unwrap();
+        acked.extend(ok);
+        refused.extend(failed);
+    }
+    refused
+}
+
 /// Waits until the NameNode answers nothing any more.
 async fn wait_stopped(client: &DfsClient) {
     wait_for(
@@ -109,31 +146,7 @@ async fn a_full_name_directory_stops_the_namenode_and_loses_nothing_acknowledged
     // The segment has zero fill preallocated ahead; once records reach its end, the
     // next preallocation finds the disk full.
     let filler = fs.fill();
-    let tasks: Vec<_> = (0..32)
-        .map(|t| {
-            let client = cluster.client();
-            tokio::spawn(async move {
-                let mut ok = Vec::new();
-                for i in 0..20_000 {
-                    let path = name(&format!("t{t}-"), i);
-                    match client.mkdirs(&path, 0o755, false).await {
-                        Ok(_) => ok.push(path),
-                        Err(_) => return (ok, Some(path)),
-                    }
-                }
-                (ok, None)
-            })
-        })
-        .collect();
-    let mut refused = Vec::new();
-    for t in tasks {
-        let (ok, failed) = tokio::time::timeout(Duration::from_secs(300), t)
-            .await
-            .expect("the load ends")
-            .unwrap();
-        acked.extend(ok);
-        refused.extend(failed);
-    }
+    let refused = mkdirs_until_refused(&cluster, "t", 20_000, &mut acked).await;
     assert!(
         !refused.is_empty(),
         "the full disk failed no operation ({} acknowledged)",
@@ -161,6 +174,73 @@ async fn a_full_name_directory_stops_the_namenode_and_loses_nothing_acknowledged
             "acknowledged mkdir {path} lost"
         );
     }
+    cluster.shutdown().await;
+}
+
+/// After a full-disk stop, the NameNode restarts in a name directory with 3 MiB free,
+/// less than a new image of its namespace needs: the image and edits it loads hold the
+/// namespace, so the image it cannot save at start-up is skipped, nothing acknowledged
+/// is lost, changes go on into the log, and the image is saved once there is room.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn after_a_full_disk_stop_the_namenode_restarts_without_room_for_a_new_image() {
+    let Some(fs) = SmallFs::mount("16m") else {
+        return;
+    };
+    let name_dir = fs.path().join("name");
+    let mut cluster = cluster_with_name_dirs(&[&name_dir]).await;
+    let mut acked = Vec::new();
+    // About 250 bytes per directory in the log and in an image: the namespace's image
+    // is several MiB, well over the 3 MiB left below.
+    let refused = mkdirs_until_refused(&cluster, "a", 600, &mut acked).await;
+    assert!(refused.is_empty(), "refused before the disk was full");
+    let filler = fs.fill();
+    let refused = mkdirs_until_refused(&cluster, "b", 20_000, &mut acked).await;
+    assert!(!refused.is_empty(), "the full disk failed no operation");
+    wait_stopped(&cluster.client()).await;
+    cluster.stop_namenode().await.unwrap();
+
+    let room = 3 << 20;
+    let f = std::fs::OpenOptions::new()
+        .write(true)
+        .open(&filler)
+        .unwrap();
+    f.set_len(f.metadata().unwrap().len() - room).unwrap();
+    drop(f);
+    // Every name is over 200 bytes, and an image holds them all.
+    assert!(
+        (acked.len() * 200) as u64 > room,
+        "the namespace's image would fit"
+    );
+    cluster
+        .start_namenode_again()
+        .await
+        .expect("the NameNode starts with 3 MiB free");
+    let client = cluster.client();
+    let listed: std::collections::HashSet<String> = client
+        .list("/")
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|s| format!("/{}", s.path.rsplit('/').next().unwrap_or_default()))
+        .collect();
+    for path in &acked {
+        assert!(listed.contains(path), "acknowledged mkdir {path} lost");
+    }
+    client
+        .mkdirs(&name("after", 0), 0o755, false)
+        .await
+        .unwrap();
+
+    std::fs::remove_file(filler).unwrap();
+    let fsn = cluster.namesystem();
+    fsn.checkpoint().expect("a checkpoint once there is room");
+    let newest = tusk_namenode::storage::NameDir::new(&name_dir)
+        .images()
+        .unwrap()
+        .pop()
+        .unwrap()
+        .0;
+    assert_eq!(newest, fsn.edit_log.last_txid());
     cluster.shutdown().await;
 }
 

@@ -144,6 +144,10 @@ pub enum NameNodeError {
     /// Every name directory failed: nothing more can be made durable or acknowledged.
     #[error("no name directory can be written (last failure: {last_error})")]
     NoNameDirectory { last_error: String },
+    /// No name directory took a checkpoint image (each keeps its older image and the
+    /// edits since, so nothing is lost; the checkpoint is tried again later).
+    #[error("checkpoint image at txid {txid} was saved in no name directory (last failure: {last_error})")]
+    CheckpointNotSaved { txid: u64, last_error: String },
     #[error("i/o error: {0}")]
     Io(#[from] std::io::Error),
     // nsmeta: ACLs, extended attributes, quotas.
@@ -231,6 +235,7 @@ impl NameNodeError {
             | ImageCorrupt { .. }
             | InconsistentNameDirs { .. }
             | NoNameDirectory { .. }
+            | CheckpointNotSaved { .. }
             | Io(_)
             | SafeModeRequired
             | XAttr { .. } => HadoopException::Io,

@@ -73,9 +73,28 @@ pub struct NameNode {
 }
 
 impl NameNode {
-    /// Formats the name directory: a fresh, empty namespace.
-    pub fn format(options: &NameNodeOptions) -> Result<(), NameNodeError> {
-        Namesystem::format(options).map(|_| ())
+    /// Formats the name directories: a fresh, empty namespace, in the cluster
+    /// `cluster_id` when given (HDFS's `-clusterid`), else a new one. As HDFS's
+    /// `confirmFormat`, each directory that holds data is first put to `confirm` with
+    /// the directories locked; the first refusal leaves every directory as it was and
+    /// returns `false`.
+    pub fn format(
+        options: &NameNodeOptions,
+        cluster_id: Option<&str>,
+        mut confirm: impl FnMut(&std::path::Path) -> bool,
+    ) -> Result<bool, NameNodeError> {
+        let dirs = storage::NameDirs::locked(&options.name_dirs)?;
+        for dir in dirs.iter() {
+            if dir.has_some_data() && !confirm(dir.root()) {
+                return Ok(false);
+            }
+        }
+        let mut info = storage::StorageInfo::generate();
+        if let Some(id) = cluster_id {
+            info.cluster_id = id.to_string();
+        }
+        Namesystem::format_locked(&dirs, options, info)?;
+        Ok(true)
     }
 
     /// Loads the namespace (formatting the name directories first when none holds one)

@@ -229,21 +229,32 @@ pub struct Namesystem {
 impl Namesystem {
     /// Formats every name directory (destroying any previous namespace).
     pub fn format(options: &NameNodeOptions) -> Result<StorageInfo> {
+        let dirs = NameDirs::locked(&options.name_dirs)?;
+        Self::format_locked(&dirs, options, StorageInfo::generate())
+    }
+
+    /// Formats `dirs`, which this process has locked, as the namespace `info`.
+    pub fn format_locked(
+        dirs: &NameDirs,
+        options: &NameNodeOptions,
+        info: StorageInfo,
+    ) -> Result<StorageInfo> {
         let mut st = State::from_image(&FsImage::default(), options);
         st.ns = Namespace::new(
             &options.superuser,
             &options.supergroup,
             tusk_common::now_millis(),
         );
-        let dirs = NameDirs::locked(&options.name_dirs)?;
-        dirs.format(&st.to_image(
+        let empty = st.to_image(
             0,
             &StorageInfo {
                 namespace_id: 0,
                 block_pool_id: String::new(),
                 cluster_id: String::new(),
             },
-        ))
+        );
+        dirs.format(&info, &empty)?;
+        Ok(info)
     }
 
     /// What `tusk namenode recover` would cut: damage in the log's bytes, else the first
@@ -334,15 +345,21 @@ impl Namesystem {
         });
         fsn.metrics
             .register(fsn.edit_log.metrics(), Arc::downgrade(&fsn));
-        // Compact what was replayed, so restarts stay quick.
+        // Compact what was replayed, so restarts stay quick. Only an optimisation: the
+        // image and edits just loaded hold the namespace, so a directory too full for a
+        // new image (after a full-disk stop) does not keep the NameNode from starting;
+        // the periodic checkpoint tries again.
         if last_txid > image.last_txid {
             let started = Instant::now();
-            fsn.checkpoint()?;
-            fsn.startup.record(
-                "Saving checkpoint",
-                format!("txid {last_txid}"),
-                started.elapsed(),
-            );
+            let outcome = match fsn.checkpoint() {
+                Ok(()) => format!("txid {last_txid}"),
+                Err(e) => {
+                    tracing::warn!(error = %e, "no checkpoint at start-up; starting from the loaded image and edits");
+                    format!("skipped: {e}")
+                }
+            };
+            fsn.startup
+                .record("Saving checkpoint", outcome, started.elapsed());
         }
         Ok(fsn)
     }
@@ -401,12 +418,10 @@ impl Namesystem {
         let _one = self.checkpoint_lock.lock().expect("checkpoint lock");
         let mut st = self.write();
         let last = self.roll_segment(&st)?;
-        self.name_dirs
-            .save_image(&st.to_image(last, &self.storage))?;
-        self.name_dirs.purge_segments_before(last + 1)?;
         st.txns_since_checkpoint = 0;
         st.last_checkpoint = Instant::now();
-        Ok(())
+        self.name_dirs
+            .save_checkpoint(&st.to_image(last, &self.storage), last + 1)
     }
 
     /// Writes an image without stopping the namespace, as Hadoop's secondary NameNode
@@ -441,8 +456,7 @@ impl Namesystem {
             )));
         }
         self.name_dirs
-            .save_image(&state.to_image(last, &self.storage))?;
-        self.name_dirs.purge_segments_before(last + 1)?;
+            .save_checkpoint(&state.to_image(last, &self.storage), last + 1)?;
         tracing::info!(txid = last, "checkpoint written from the edit log");
         Ok(())
     }

@@ -567,6 +567,7 @@ impl DatanodeProtocolService {
     fn dispatch(self: Arc<Self>, ctx: CallContext, method: &str, body: Bytes) -> CallOutcome {
         let fsn = &self.fsn;
         match method {
+            "versionRequest" => now(body, |_: t::VersionRequest| Ok(fsn.namespace_info())),
             "registerDatanode" => now(body, |r: t::RegisterDatanodeRequest| {
                 Ok(fsn.register_datanode(r, &ctx.peer.ip().to_string())?)
             }),

@@ -72,6 +72,12 @@ impl NameDir {
         self.current.join("VERSION").exists()
     }
 
+    /// Whether formatting would erase anything (HDFS's `hasSomeData`): `current` holds
+    /// a file, a namespace or the remains of one.
+    pub fn has_some_data(&self) -> bool {
+        fs::read_dir(&self.current).is_ok_and(|mut entries| entries.next().is_some())
+    }
+
     /// Makes this directory hold an empty namespace with identity `info`: its files are
     /// removed, then `VERSION` and an image at txid 0 are written.
     pub fn format(&self, info: &StorageInfo, empty_image: &FsImage) -> Result<()> {
@@ -194,12 +200,18 @@ fn read_image(path: &Path) -> Result<FsImage> {
     Ok(image)
 }
 
-/// Writes via a temporary file, fsync and rename, so a crash leaves old or new.
+/// Writes via a temporary file, fsync and rename, so a crash leaves old or new. A write
+/// that fails (a full disk) removes its temporary file, giving the space back.
 fn write_atomic(path: &Path, data: &[u8]) -> Result<()> {
     let tmp = path.with_extension("tmp");
-    let mut f = File::create(&tmp)?;
-    f.write_all(data)?;
-    f.sync_all()?;
+    let written = File::create(&tmp).and_then(|mut f| {
+        f.write_all(data)?;
+        f.sync_all()
+    });
+    if let Err(e) = written {
+        let _ = fs::remove_file(&tmp);
+        return Err(e.into());
+    }
     fs::rename(&tmp, path)?;
     sync_dir(path)
 }

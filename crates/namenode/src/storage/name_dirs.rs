@@ -1,8 +1,9 @@
 //! Every configured name directory, and which are still in service.
 //!
 //! As in HDFS, each edit is written and synced to every directory in service, and so is
-//! each image. A directory whose write or sync fails is taken out of service with an
-//! ERROR and left alone until a restart repairs it from the others; the NameNode goes on
+//! each image. A directory whose edit write or sync fails is taken out of service with an
+//! ERROR and left alone until a restart repairs it from the others (one that cannot take
+//! an image keeps its older one and the edits since, and stays in service); the NameNode goes on
 //! while one remains. When none remains, nothing can become durable any more, so the
 //! NameNode stops (it watches [`NameDirs::watch_in_service`]).
 //!
@@ -72,6 +73,10 @@ impl NameDirs {
         self.dirs.is_empty()
     }
 
+    pub fn iter(&self) -> impl Iterator<Item = &NameDir> {
+        self.dirs.iter()
+    }
+
     pub fn dir(&self, i: usize) -> &NameDir {
         &self.dirs[i]
     }
@@ -116,13 +121,12 @@ impl NameDirs {
         self.dirs.iter().any(NameDir::is_formatted)
     }
 
-    /// Formats every directory with one new identity.
-    pub fn format(&self, empty_image: &FsImage) -> Result<StorageInfo> {
-        let info = StorageInfo::generate();
+    /// Formats every directory with the identity `info`.
+    pub fn format(&self, info: &StorageInfo, empty_image: &FsImage) -> Result<()> {
         for dir in &self.dirs {
-            dir.format(&info, empty_image)?;
+            dir.format(info, empty_image)?;
         }
-        Ok(info)
+        Ok(())
     }
 
     /// Runs `f` on every directory in service; one that fails is taken out of service.
@@ -146,13 +150,43 @@ impl NameDirs {
         Ok(())
     }
 
-    /// Writes an image to every directory in service.
-    pub fn save_image(&self, image: &FsImage) -> Result<()> {
-        self.each_in_service(|_, dir| dir.save_image(image))
-    }
-
-    pub fn purge_segments_before(&self, next_segment_start: u64) -> Result<()> {
-        self.each_in_service(|_, dir| dir.purge_segments_before(next_segment_start))
+    /// Writes a checkpoint image to every directory in service and, in each that took
+    /// it, removes the edit segments it covers (those before `next_segment_start`).
+    ///
+    /// A directory that cannot take the image (a full disk) keeps its older image and
+    /// every segment since, so it still holds the whole namespace: it stays in service,
+    /// and only its edit log decides whether it can go on. The image is an
+    /// optimisation, never needed to start; failing in every directory is an error
+    /// for the caller to report, and the next checkpoint tries again.
+    pub fn save_checkpoint(&self, image: &FsImage, next_segment_start: u64) -> Result<()> {
+        let mut saved = 0;
+        let mut last_error = None;
+        for (i, dir) in self.dirs.iter().enumerate() {
+            if !self.in_service(i) {
+                continue;
+            }
+            if let Err(e) = dir.save_image(image) {
+                tracing::warn!(
+                    dir = %dir.root().display(),
+                    txid = image.last_txid,
+                    error = %e,
+                    "cannot save a checkpoint image here; the directory keeps its older image and the edits since"
+                );
+                last_error = Some(e.to_string());
+                continue;
+            }
+            saved += 1;
+            if let Err(e) = dir.purge_segments_before(next_segment_start) {
+                tracing::warn!(dir = %dir.root().display(), error = %e, "cannot purge old edit segments");
+            }
+        }
+        match last_error {
+            Some(last_error) if saved == 0 => Err(NameNodeError::CheckpointNotSaved {
+                txid: image.last_txid,
+                last_error,
+            }),
+            _ => Ok(()),
+        }
     }
 
     /// Opens the segment starting at `first_txid` in every directory in service.
