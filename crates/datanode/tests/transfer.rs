@@ -26,9 +26,9 @@ use tusk_proto::internal::replica_verdict::Verdict;
 use tusk_proto::internal::{
     datanode_command::Command, BlockReceivedAndDeletedRequest, BlockReceivedAndDeletedResponse,
     BlockReportRequest, BlockReportResponse, DatanodeCommand, DatanodeIdentity, HeartbeatRequest,
-    HeartbeatResponse, InvalidateCommand, RegisterDatanodeRequest, RegisterDatanodeResponse,
-    ReplicaReport, ReplicaVerdict, ReportBadReplicaRequest, ReportBadReplicaResponse, StaleReplica,
-    TransferCommand, VerifyCommand,
+    HeartbeatResponse, InvalidateCommand, NamespaceInfo, RegisterDatanodeRequest,
+    RegisterDatanodeResponse, ReplicaReport, ReplicaVerdict, ReportBadReplicaRequest,
+    ReportBadReplicaResponse, StaleReplica, TransferCommand, VerifyCommand, VersionRequest,
 };
 use tusk_rpc::{handle, CallContext, CallOutcome, RemoteException, RpcServer, RpcService};
 
@@ -84,6 +84,16 @@ impl RpcService for FakeNameNode {
         CallOutcome::later(async move {
             let nn = self.clone();
             match method.as_str() {
+                "versionRequest" => {
+                    handle(request, |_: VersionRequest| async move {
+                        Ok(NamespaceInfo {
+                            cluster_id: "CID-test".into(),
+                            block_pool_id: "BP-test".into(),
+                            namespace_id: 7,
+                        })
+                    })
+                    .await
+                }
                 "registerDatanode" => {
                     handle(request, |req: RegisterDatanodeRequest| async move {
                         nn.registrations

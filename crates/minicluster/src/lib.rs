@@ -186,6 +186,9 @@ impl MiniCluster {
     pub fn builder() -> MiniClusterBuilder {
         let mut conf = Configuration::new();
         conf.set("ipc.client.connect.max.retries", "0");
+        // As HDFS's test configuration: blocks of any size, so tests write files of many
+        // small blocks.
+        conf.set("dfs.namenode.fs-limits.min-block-size", "0");
         conf.set("ipc.client.connect.max.retries.on.timeouts", "0");
         // Every web server on a free loopback port; the cluster tells where.
         for key in [

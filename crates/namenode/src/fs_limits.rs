@@ -31,8 +31,9 @@ pub struct FsLimits {
     /// 1..=6,400,000.
     pub max_directory_items: usize,
     /// `dfs.namenode.fs-limits.min-block-size`: the smallest block size a create may
-    /// ask for. 0 (Tusk's default; HDFS's is 1 MiB) takes any positive size, as HDFS's
-    /// own tests set it to write files of 1 KiB blocks.
+    /// ask for; 1 MiB as in HDFS, which keeps a misconfigured client from filling the
+    /// block map with tiny blocks. 0 takes any positive size, as HDFS's own tests (and
+    /// Tusk's minicluster) set it to write files of 1 KiB blocks.
     pub min_block_size: u64,
 }
 
@@ -41,7 +42,7 @@ impl Default for FsLimits {
         FsLimits {
             max_component_length: 255,
             max_directory_items: 1024 * 1024,
-            min_block_size: 0,
+            min_block_size: 1024 * 1024,
         }
     }
 }
