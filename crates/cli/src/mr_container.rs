@@ -31,7 +31,12 @@ pub async fn am(conf: Configuration, args: AmArgs) -> anyhow::Result<()> {
     let conf = with_default_fs(conf);
     let options = tusk_mapreduce::am::AmOptions::from_env(&conf, &args.job)
         .context("ApplicationMaster options")?;
-    tusk_mapreduce::am::run_am(options)
+    let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
+        .context("SIGTERM handler")?;
+    let killed = async move {
+        term.recv().await;
+    };
+    tusk_mapreduce::am::run_am(options, killed)
         .await
         .with_context(|| format!("job {}", args.job))
 }

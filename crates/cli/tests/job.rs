@@ -421,6 +421,43 @@ fn a_failed_attempts_open_file_is_aborted_while_the_job_runs_on() {
     assert_eq!(c.wait_final(&app), "SUCCEEDED");
 }
 
+/// `tusk job kill` ends the job as Hadoop's KILLED jobs end: the AM, sent SIGTERM by its
+/// NodeManager, aborts the output, so the killed attempts' files are not left open
+/// until their leases' hard limit.
+#[test]
+fn a_killed_job_leaves_no_open_files_and_no_temporary_directory() {
+    let c = Cluster::up(true);
+    assert_eq!(c.tusk(&["fs", "-mkdir", "/in"]).code, 0);
+    c.put(&text(2_000, 5), "/in/a.txt");
+    let app = c.submit(&[
+        "streaming",
+        "-input",
+        "/in",
+        "-output",
+        "/out-kill",
+        "-mapper",
+        "head -n 3; sleep 120",
+        "-numReduceTasks",
+        "0",
+    ]);
+    poll("a map's part file open", Duration::from_secs(60), || {
+        let open = c.tusk(&["dfsadmin", "-listOpenFiles"]).stdout;
+        open.contains("/out-kill/_temporary").then_some(())
+    });
+    let kill = c.tusk(&["job", "kill", &app]);
+    assert_eq!(kill.code, 0, "{}", kill.stderr);
+    assert_eq!(c.wait_final(&app), "KILLED");
+    poll(
+        "no open file and no _temporary under /out-kill",
+        Duration::from_secs(30),
+        || {
+            let open = c.tusk(&["dfsadmin", "-listOpenFiles"]).stdout;
+            let ls = c.tusk(&["fs", "-ls", "-R", "/out-kill"]).stdout;
+            (!open.contains("/out-kill") && !ls.contains("_temporary")).then_some(())
+        },
+    );
+}
+
 /// `key\tvalue` lines of the part files named `part-<kind>-*` under `dir`.
 fn part_lines(c: &Cluster, dir: &str, kind: char) -> BTreeMap<String, String> {
     let ls = c.tusk(&["fs", "-ls", dir]);

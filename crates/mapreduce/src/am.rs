@@ -192,7 +192,11 @@ struct Am {
 }
 
 /// Runs the AM to the job's end and unregisters.
-pub async fn run_am(opts: AmOptions) -> Result<()> {
+/// Runs the job to its end, or until `killed` resolves (the NodeManager's SIGTERM when
+/// the application is killed): then, as Hadoop's `abortJob` on a KILLED job, the job's
+/// `_temporary` goes first, so no attempt's file stays open under a lease, since the
+/// SIGKILL that follows leaves no time for more.
+pub async fn run_am(opts: AmOptions, killed: impl std::future::Future<Output = ()>) -> Result<()> {
     let dfs = DfsClient::new(ClientOptions {
         namenode: tusk_client::options::namenode_addr(&opts.fs).unwrap_or_else(|| opts.fs.clone()),
         connect_retry: opts.connect_retry,
@@ -224,7 +228,14 @@ pub async fn run_am(opts: AmOptions) -> Result<()> {
             return Err(e);
         }
     };
-    let result = am.run().await;
+    let out_dir = am.job.output.clone();
+    let result = tokio::select! {
+        result = am.run() => result,
+        () = killed => {
+            output::abort_job(&dfs, &out_dir).await?;
+            return Err(MapReduceError::Task("the application was killed".into()));
+        }
+    };
     am.finish(result).await
 }
 
