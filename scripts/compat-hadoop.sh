@@ -26,10 +26,17 @@ for f in core-site.xml hdfs-site.xml; do echo '<configuration></configuration>' 
 
 URI=$(TUSK_HOME=$WORK "$TUSK" local up --dir "$CLUSTER" --datanodes 3 -D dfs.permissions.enabled=false | tail -1)
 echo "compat-hadoop: Tusk at $URI"
-fsshell() {
-  java -Djava.net.preferIPv4Stack=true -cp "$WORK/conf:$(cat "$CP_FILE")" \
-    -Dlog4j.configuration=none org.apache.hadoop.fs.FsShell -fs "$URI" "$@" 2> >(grep -v -e '^log4j' -e 'WARN util.NativeCodeLoader' >&2)
+# One way to run a Hadoop tool: CLASSPATH_FILE CLASS ARGS... Its stderr, without log4j's
+# noise, goes to this function's stderr before the function returns (a `2> >(filter)`
+# process substitution is not waited for, so a caller reading the redirected file at once
+# could find it still empty).
+hadoop_java() {
+  local cp_file=$1 class=$2; shift 2
+  { java -Djava.net.preferIPv4Stack=true -cp "$WORK/conf:$(cat "$cp_file")" \
+      -Dlog4j.configuration=none "$class" "$@" 2>&1 1>&3 3>&- \
+      | { grep -v -e '^log4j' -e 'WARN util.NativeCodeLoader' >&2 || true; }; } 3>&1
 }
+fsshell() { hadoop_java "$CP_FILE" org.apache.hadoop.fs.FsShell -fs "$URI" "$@"; }
 fail() { echo "compat-hadoop: FAIL: $*" >&2; exit 1; }
 
 head -c 3000000 /dev/urandom > "$WORK/local.bin"
@@ -82,8 +89,7 @@ fsshell -setfattr -x user.color /compat/meta
 fsshell -getfattr -n user.color /compat/meta 2>/dev/null && fail "-setfattr -x left the attribute"
 hdfs_tool() {  # Hadoop's own DFSAdmin / StoragePolicyAdmin (hadoop-hdfs jars)
   local class=$1; shift
-  java -Djava.net.preferIPv4Stack=true -cp "$WORK/conf:$(cat "$(scripts/hadoop-classpath.sh)")" \
-    -Dlog4j.configuration=none "$class" -fs "$URI" "$@" 2> >(grep -v -e '^log4j' -e 'WARN util.NativeCodeLoader' >&2)
+  hadoop_java "$(scripts/hadoop-classpath.sh)" "$class" -fs "$URI" "$@"
 }
 "$TUSK" dfsadmin -fs "$URI" -setQuota 2 /compat/meta/q
 hdfs_tool org.apache.hadoop.hdfs.tools.DFSAdmin -setSpaceQuota 1k /compat/meta/s
@@ -180,10 +186,7 @@ same_err -setfacl -m default:user:dave:r-x /fsux/h-copy
 tuskfs -rm -f '/fsux/never-*' || fail "-rm -f of a glob matching nothing"
 echo "compat-hadoop: fsux OK (globs, -head -tail -text -find -getmerge -cp -chgrp, -ls -du -count columns, usage errors and errors equal to Hadoop's FsShell)"
 # --- nsadmin: Hadoop's DFSAdmin -report and -safemode, FsShell -rm into the trash
-dfsadmin() {
-  java -Djava.net.preferIPv4Stack=true -cp "$WORK/conf:$(cat "$CP_FILE")" \
-    -Dlog4j.configuration=none org.apache.hadoop.hdfs.tools.DFSAdmin -fs "$URI" "$@" 2> >(grep -v -e '^log4j' -e 'WARN util.NativeCodeLoader' >&2)
-}
+dfsadmin() { hadoop_java "$CP_FILE" org.apache.hadoop.hdfs.tools.DFSAdmin -fs "$URI" "$@"; }
 REPORT=$(dfsadmin -report)
 echo "$REPORT" | head -20
 echo "$REPORT" | grep -Eq '^Configured Capacity: [1-9][0-9]* \(' || fail "dfsadmin -report capacity"
@@ -374,8 +377,7 @@ exec 7>&-
 wait "$PUT_PID" || fail "the writer of the open file failed"
 IPC=$(grep -ho 'IPC [0-9.]*:[0-9]*' "$CLUSTER"/logs/datanode0.log | head -1 | cut -d' ' -f2)
 dfsadmin() {
-  java -Djava.net.preferIPv4Stack=true -cp "$WORK/conf:$(cat "$(scripts/hadoop-classpath.sh)")" \
-    -Dlog4j.configuration=none org.apache.hadoop.hdfs.tools.DFSAdmin -fs "$URI" "$@" 2> >(grep -v -e '^log4j' -e 'WARN util.NativeCodeLoader' >&2)
+  hadoop_java "$(scripts/hadoop-classpath.sh)" org.apache.hadoop.hdfs.tools.DFSAdmin -fs "$URI" "$@"
 }
 dfsadmin -getDatanodeInfo "$IPC" | grep -q '^Uptime: [0-9]*, Software version: .*, Config version: core-3.0.0,hdfs-1$' || fail "dfsadmin -getDatanodeInfo"
 dfsadmin -triggerBlockReport "$IPC" | grep -q "Triggering a full block report on $IPC" || fail "dfsadmin -triggerBlockReport"
@@ -404,10 +406,7 @@ fsshell -renameSnapshot /snaps s1 s2
 "$TUSK" -D fs.defaultFS="$URI" lsSnapshottableDir | grep -Eq '^drwxr-xr-x .* 1 65536 /snaps$' || fail "tusk lsSnapshottableDir"
 DIFF=$("$TUSK" -D fs.defaultFS="$URI" snapshotDiff /snaps s2 .)
 [ "$DIFF" = "$(printf 'Difference between snapshot s2 and current directory under directory /snaps:\nM\t.\n-\t./hello.txt')" ] || fail "tusk snapshotDiff: $DIFF"
-hdfstool() {
-  java -Djava.net.preferIPv4Stack=true -cp "$WORK/conf:$(cat "$CP_FILE")" \
-    -Dlog4j.configuration=none "org.apache.hadoop.hdfs.tools.snapshot.$1" -fs "$URI" "${@:2}" 2> >(grep -v -e '^log4j' -e 'WARN util.NativeCodeLoader' >&2)
-}
+hdfstool() { hadoop_java "$CP_FILE" "org.apache.hadoop.hdfs.tools.snapshot.$1" -fs "$URI" "${@:2}"; }
 JLS=$(hdfstool LsSnapshottableDir)
 [ "$JLS" = "$("$TUSK" -D fs.defaultFS="$URI" lsSnapshottableDir)" ] || fail "tusk lsSnapshottableDir differs from Hadoop's: $JLS"
 [ "$(hdfstool SnapshotDiff /snaps s2 .)" = "$DIFF" ] || fail "tusk snapshotDiff differs from Hadoop's"
