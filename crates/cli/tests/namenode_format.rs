@@ -15,14 +15,16 @@ struct Daemon {
     log: PathBuf,
 }
 
-/// Starts a daemon (`tusk ROLE --listen LISTEN --addr-file ...`, standard error to
+/// Starts a daemon (`tusk ROLE FLAGS... --addr-file ...`, standard error to
 /// `<dir>/<role>.log`) and waits for its address file; `None` when it exited first.
-fn start(role: &str, dir: &Path, listen: &str, defines: &[String]) -> (Daemon, Option<String>) {
+fn start(role: &str, dir: &Path, flags: &[&str], defines: &[String]) -> (Daemon, Option<String>) {
     let addr_file = dir.join(format!("{role}.addr"));
     let _ = std::fs::remove_file(&addr_file);
     let log = dir.join(format!("{role}.log"));
     let mut child = Command::new(env!("CARGO_BIN_EXE_tusk"))
-        .args([role, "--listen", listen, "--addr-file"])
+        .arg(role)
+        .args(flags)
+        .arg("--addr-file")
         .arg(&addr_file)
         .args(defines.iter().flat_map(|d| ["-D", d.as_str()]))
         .stdin(Stdio::null())
@@ -133,13 +135,23 @@ async fn format_asks_first_and_a_datanode_of_the_old_namespace_refuses_to_regist
         name_define.clone(),
         "dfs.namenode.http-address=127.0.0.1:0".to_string(),
     ];
-    let (nn, addr) = start("namenode", dir.path(), "127.0.0.1:0", &nn_defines);
+    let (nn, addr) = start(
+        "namenode",
+        dir.path(),
+        &["--listen", "127.0.0.1:0"],
+        &nn_defines,
+    );
     let addr = addr.expect("the namenode starts");
     let dn_defines = [
         format!("fs.defaultFS=hdfs://{addr}"),
         format!("dfs.datanode.data.dir={}", data_dir.display()),
     ];
-    let (dn, dn_addr) = start("datanode", dir.path(), "127.0.0.1:0", &dn_defines);
+    let (dn, dn_addr) = start(
+        "datanode",
+        dir.path(),
+        &["--listen", "127.0.0.1:0"],
+        &dn_defines,
+    );
     assert!(dn_addr.is_some(), "the datanode starts");
     let client = DfsClient::new(ClientOptions {
         namenode: addr.clone(),
@@ -185,7 +197,7 @@ async fn format_asks_first_and_a_datanode_of_the_old_namespace_refuses_to_regist
         "{stderr}"
     );
     assert_eq!(version_field(&version, "clusterID"), old_cluster);
-    let (nn, _) = start("namenode", dir.path(), &addr, &nn_defines);
+    let (nn, _) = start("namenode", dir.path(), &["--listen", &addr], &nn_defines);
     assert!(
         client.get_file_info("/kept").await.unwrap().is_some(),
         "a refused format erased the namespace"
@@ -215,7 +227,7 @@ async fn format_asks_first_and_a_datanode_of_the_old_namespace_refuses_to_regist
 
     // The running DataNode meets the new namespace when it registers again: it stops
     // instead of reporting its replicas there.
-    let (nn, _) = start("namenode", dir.path(), &addr, &nn_defines);
+    let (nn, _) = start("namenode", dir.path(), &["--listen", &addr], &nn_defines);
     let (_, stderr) = exited(dn, Duration::from_secs(60));
     let refusal = format!(
         "Incompatible clusterIDs in {}: namenode clusterID = {new_cluster}; datanode clusterID = {old_cluster}",
@@ -223,7 +235,12 @@ async fn format_asks_first_and_a_datanode_of_the_old_namespace_refuses_to_regist
     );
     assert!(stderr.contains(&refusal), "{stderr}");
     // Started again, it refuses to register and exits.
-    let (dn, dn_addr) = start("datanode", dir.path(), "127.0.0.1:0", &dn_defines);
+    let (dn, dn_addr) = start(
+        "datanode",
+        dir.path(),
+        &["--listen", "127.0.0.1:0"],
+        &dn_defines,
+    );
     assert!(
         dn_addr.is_none(),
         "a datanode of the old namespace registered"
@@ -243,32 +260,14 @@ fn namenode_binds_the_configured_rpc_host_unless_a_bind_host_widens_it() {
         dir.path().join("name").display()
     );
     let bound = |defines: &[&str]| {
-        let addr_file = dir.path().join("nn.addr");
         let http_file = dir.path().join("nn.http");
-        let _ = std::fs::remove_file(&addr_file);
-        let mut child = Command::new(env!("CARGO_BIN_EXE_tusk"))
-            .args(["namenode", "--addr-file"])
-            .arg(&addr_file)
-            .arg("--http-addr-file")
-            .arg(&http_file)
-            .args(["-D", &name_define])
-            .args(defines.iter().flat_map(|d| ["-D", d]))
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("start tusk");
-        let deadline = Instant::now() + Duration::from_secs(30);
-        let addr = loop {
-            if let Ok(a) = std::fs::read_to_string(&addr_file) {
-                break a.trim().to_string();
-            }
-            assert!(child.try_wait().unwrap().is_none(), "the namenode exited");
-            assert!(Instant::now() < deadline, "the namenode did not start");
-            std::thread::sleep(Duration::from_millis(10));
-        };
+        let mut all = vec![name_define.clone()];
+        all.extend(defines.iter().map(|d| d.to_string()));
+        let http_flags = ["--http-addr-file", http_file.to_str().unwrap()];
+        let (nn, addr) = start("namenode", dir.path(), &http_flags, &all);
+        let addr = addr.expect("the namenode started");
         let http = std::fs::read_to_string(&http_file).unwrap();
-        stop(child);
+        stop(nn.child);
         let host = |a: &str| a.rsplit_once(':').unwrap().0.to_string();
         (host(&addr), host(http.trim()))
     };

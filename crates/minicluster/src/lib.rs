@@ -597,6 +597,19 @@ async fn wait_handle(handle: Arc<DataNodeHandle>, shutdown: Shutdown) {
     }
 }
 
+/// The names in the listing of `path`, sorted: what a test compares a directory with.
+pub async fn listed_names(client: &DfsClient, path: &str) -> Vec<String> {
+    let mut names: Vec<String> = client
+        .list(path)
+        .await
+        .unwrap_or_else(|e| panic!("list {path}: {e}"))
+        .into_iter()
+        .map(|s| s.path.rsplit('/').next().unwrap_or_default().to_string())
+        .collect();
+    names.sort();
+    names
+}
+
 /// `len` pseudo-random bytes from `seed` (xorshift), the same on every run: file
 /// contents for tests that must notice a misplaced or corrupted byte.
 pub fn test_data(len: usize, seed: u64) -> Vec<u8> {

@@ -597,18 +597,24 @@ where
     (value, refused.load(std::sync::atomic::Ordering::Relaxed))
 }
 
-/// As HDFS: appending to a file whose writer let its lease pass the soft limit
-/// recovers the lease first (RecoveryInProgressException meanwhile), then appends.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn append_after_the_soft_limit_recovers_the_lease_first() {
-    let cluster = MiniCluster::builder()
+/// Three DataNodes and a lease soft limit of 1 s, for tests of what recovers a lease a
+/// writer left behind.
+async fn soft_limit_cluster() -> MiniCluster {
+    MiniCluster::builder()
         .datanodes(3)
         .conf("dfs.blocksize", BLOCK.to_string())
         .conf("dfs.heartbeat.interval", "1")
         .conf("dfs.namenode.lease-soft-limit-sec", "1")
         .build()
         .await
-        .expect("cluster starts");
+        .expect("cluster starts")
+}
+
+/// As HDFS: appending to a file whose writer let its lease pass the soft limit
+/// recovers the lease first (RecoveryInProgressException meanwhile), then appends.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn append_after_the_soft_limit_recovers_the_lease_first() {
+    let cluster = soft_limit_cluster().await;
     let writer = cluster.client();
     let data = test_data(200_000, 3);
     let mut w = writer.create("/soft", opts()).await.unwrap();
@@ -635,14 +641,7 @@ async fn append_after_the_soft_limit_recovers_the_lease_first() {
 /// replaces the file.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn create_over_a_soft_expired_file_recovers_the_lease_first() {
-    let cluster = MiniCluster::builder()
-        .datanodes(3)
-        .conf("dfs.blocksize", BLOCK.to_string())
-        .conf("dfs.heartbeat.interval", "1")
-        .conf("dfs.namenode.lease-soft-limit-sec", "1")
-        .build()
-        .await
-        .expect("cluster starts");
+    let cluster = soft_limit_cluster().await;
     let writer = cluster.client();
     let mut w = writer.create("/soft-c", opts()).await.unwrap();
     w.write(&test_data(150_000, 4)).await.unwrap();
@@ -663,12 +662,12 @@ async fn create_over_a_soft_expired_file_recovers_the_lease_first() {
     cluster.shutdown().await;
 }
 
-/// A cluster of 1 KiB blocks, as HDFS's own tests run (`min-block-size` 0).
+/// A cluster of 1 KiB blocks, as HDFS's own tests run (the minicluster's
+/// `min-block-size` is 0, as theirs).
 async fn tiny_block_cluster() -> MiniCluster {
     MiniCluster::builder()
         .datanodes(3)
         .conf("dfs.blocksize", TINY_BLOCK.to_string())
-        .conf("dfs.namenode.fs-limits.min-block-size", "0")
         .conf("dfs.heartbeat.interval", "1")
         .build()
         .await
@@ -1058,14 +1057,7 @@ async fn an_append_goes_on_without_a_node_that_is_down() {
 /// nodes at the old stamp, and goes on.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_next_append_recovers_a_failed_appends_lease() {
-    let cluster = MiniCluster::builder()
-        .datanodes(3)
-        .conf("dfs.blocksize", BLOCK.to_string())
-        .conf("dfs.heartbeat.interval", "1")
-        .conf("dfs.namenode.lease-soft-limit-sec", "1")
-        .build()
-        .await
-        .expect("cluster starts");
+    let cluster = soft_limit_cluster().await;
     let client = cluster.client();
     let rpc = raw_namenode(&cluster);
     for (i, len) in [1000usize, BLOCK as usize].into_iter().enumerate() {

@@ -3,8 +3,8 @@
 //! `raw.` attributes, and `/.reserved` itself, which lists but cannot be made.
 
 use tusk_client::meta::{XAttrProto, XATTR_CREATE};
-use tusk_client::{ClientError, DfsClient};
-use tusk_minicluster::MiniCluster;
+use tusk_client::ClientError;
+use tusk_minicluster::{listed_names, MiniCluster};
 
 /// Hadoop's id of the root directory.
 const ROOT_ID: u64 = 16385;
@@ -15,18 +15,6 @@ fn inode_path(id: u64) -> String {
 
 fn class(e: &ClientError) -> &str {
     e.remote_class().unwrap_or("(not remote)")
-}
-
-async fn names(client: &DfsClient, path: &str) -> Vec<String> {
-    let mut names: Vec<String> = client
-        .list(path)
-        .await
-        .unwrap_or_else(|e| panic!("list {path}: {e}"))
-        .into_iter()
-        .map(|s| s.path.rsplit('/').next().unwrap_or_default().to_string())
-        .collect();
-    names.sort();
-    names
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -52,7 +40,7 @@ async fn inode_paths_serve_every_call_and_follow_the_file() {
     let located = fs.located_file_info(&file_path, false).await.unwrap();
     assert_eq!(located.expect("found").file_id, Some(file));
     assert_eq!(fs.read_file(&file_path).await.unwrap(), b"by inode");
-    assert_eq!(names(&fs, &dir_path).await, ["f"]);
+    assert_eq!(listed_names(&fs, &dir_path).await, ["f"]);
     assert_eq!(
         fs.stat(&format!("{dir_path}/f")).await.unwrap().file_id,
         file
@@ -66,7 +54,7 @@ async fn inode_paths_serve_every_call_and_follow_the_file() {
     let root = fs.stat(&inode_path(ROOT_ID)).await.unwrap();
     assert!(root.is_dir);
     assert_eq!(root.file_id, ROOT_ID);
-    assert_eq!(names(&fs, &inode_path(ROOT_ID)).await, ["d"]);
+    assert_eq!(listed_names(&fs, &inode_path(ROOT_ID)).await, ["d"]);
     assert_eq!(
         fs.stat(&format!("{}/d/f", inode_path(ROOT_ID)))
             .await
@@ -125,7 +113,7 @@ async fn inode_paths_serve_every_call_and_follow_the_file() {
         .await
         .expect("restart after kill");
     let fs = cluster.client();
-    assert_eq!(names(&fs, "/d").await, ["g", "sub"]);
+    assert_eq!(listed_names(&fs, "/d").await, ["g", "sub"]);
     assert_eq!(fs.stat(&file_path).await.unwrap().file_id, file);
 
     assert!(fs.delete(&file_path, false).await.unwrap());
@@ -183,8 +171,12 @@ async fn the_reserved_directory_lists_and_cannot_be_created() {
     let reserved = fs.stat("/.reserved").await.unwrap();
     assert!(reserved.is_dir);
     assert_eq!(reserved.permission, 0o1770);
-    assert_eq!(names(&fs, "/.reserved").await, [".inodes", "raw"]);
-    assert_eq!(names(&fs, "/").await, ["d"], "no .reserved in the root");
+    assert_eq!(listed_names(&fs, "/.reserved").await, [".inodes", "raw"]);
+    assert_eq!(
+        listed_names(&fs, "/").await,
+        ["d"],
+        "no .reserved in the root"
+    );
 
     let mkdir = fs.mkdirs("/.reserved", 0o755, true).await.unwrap_err();
     assert_eq!(class(&mkdir), "HadoopIllegalArgumentException");
@@ -219,7 +211,7 @@ async fn the_reserved_directory_lists_and_cannot_be_created() {
     );
     let delete = fs.delete("/.reserved", true).await.unwrap_err();
     assert_eq!(class(&delete), "InvalidPathException");
-    assert_eq!(names(&fs, "/").await, ["d"]);
+    assert_eq!(listed_names(&fs, "/").await, ["d"]);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -240,7 +232,7 @@ async fn raw_paths_are_the_namespace_with_raw_attributes() {
     let id = admin.stat("/d/f").await.unwrap().file_id;
     assert_eq!(admin.stat("/.reserved/raw/d/f").await.unwrap().file_id, id);
     assert_eq!(admin.read_file("/.reserved/raw/d/f").await.unwrap(), b"raw");
-    assert_eq!(names(&admin, "/.reserved/raw").await, ["d"]);
+    assert_eq!(listed_names(&admin, "/.reserved/raw").await, ["d"]);
 
     let attr = XAttrProto {
         namespace: RAW,

@@ -10,7 +10,7 @@ use tusk_client::meta::{
 };
 use tusk_client::snapshot::diff_entry_line;
 use tusk_client::{CreateOptions, DfsClient};
-use tusk_minicluster::{test_data, wait_for, MiniCluster};
+use tusk_minicluster::{listed_names, test_data, wait_for, MiniCluster};
 
 const BLOCK: u64 = 1 << 20;
 
@@ -43,18 +43,6 @@ async fn block_ids(client: &DfsClient, path: &str) -> Vec<u64> {
         .await
         .unwrap();
     located.blocks.iter().map(|b| b.b.block_id).collect()
-}
-
-async fn names(client: &DfsClient, path: &str) -> Vec<String> {
-    let mut names: Vec<String> = client
-        .list(path)
-        .await
-        .unwrap_or_else(|e| panic!("list {path}: {e}"))
-        .into_iter()
-        .map(|s| s.path.rsplit('/').next().unwrap_or_default().to_string())
-        .collect();
-    names.sort();
-    names
 }
 
 /// Waits until DataNode 0 holds (or no longer holds) a replica of each block.
@@ -143,9 +131,12 @@ async fn snapshots_keep_deleted_data_until_deleted_and_survive_restarts() {
     assert_eq!(client.read_file("/d/.snapshot/s1/b").await.unwrap(), b_old);
     assert_eq!(client.read_file("/d/.snapshot/s1/sub/c").await.unwrap(), c);
     assert_eq!(client.read_file("/d/b").await.unwrap(), b_new);
-    assert_eq!(names(&client, "/d/.snapshot/s1").await, ["a", "b", "sub"]);
-    assert_eq!(names(&client, "/d").await, ["b", "c2", "new", "sub"]);
-    let snaps = names(&client, "/d/.snapshot").await;
+    assert_eq!(
+        listed_names(&client, "/d/.snapshot/s1").await,
+        ["a", "b", "sub"]
+    );
+    assert_eq!(listed_names(&client, "/d").await, ["b", "c2", "new", "sub"]);
+    let snaps = listed_names(&client, "/d/.snapshot").await;
     assert_eq!(snaps.len(), 2);
     assert_eq!(snaps[0], "s1");
     let st = client.stat("/d/.snapshot/s1/a").await.unwrap();
@@ -299,7 +290,7 @@ async fn snapshots_keep_deleted_data_until_deleted_and_survive_restarts() {
     .await;
     let e = client.delete_snapshot("/d", "first").await.unwrap_err();
     assert!(e.to_string().contains("does not exist"), "{e}");
-    assert!(names(&client, "/d/.snapshot").await.is_empty());
+    assert!(listed_names(&client, "/d/.snapshot").await.is_empty());
     assert_eq!(client.read_file("/d/b").await.unwrap(), b_new);
 
     // And the deletions survive a clean restart (from the image written at shutdown).
@@ -313,7 +304,7 @@ async fn snapshots_keep_deleted_data_until_deleted_and_survive_restarts() {
     .await
     .unwrap_or_else(|e| panic!("{e}"));
     let client = cluster.client();
-    assert!(names(&client, "/d/.snapshot").await.is_empty());
+    assert!(listed_names(&client, "/d/.snapshot").await.is_empty());
     client.disallow_snapshot("/d").await.unwrap();
     assert!(client.snapshottable_dirs().await.unwrap().is_empty());
     client.delete("/d", true).await.unwrap();
