@@ -221,17 +221,10 @@ fn namenode_rpc_address(conf: &Configuration) -> String {
         .filter(|a| !a.is_empty())
         .map(str::to_string)
         .or_else(|| {
-            let authority = conf
-                .get("fs.defaultFS")?
-                .trim()
-                .strip_prefix("hdfs://")?
-                .split('/')
-                .next()
-                .filter(|a| !a.is_empty())?;
-            Some(match authority.rsplit_once(':') {
-                Some(_) => authority.to_string(),
-                None => format!("{authority}:8020"),
-            })
+            conf.get("fs.defaultFS")
+                .map(str::trim)
+                .filter(|uri| uri.starts_with("hdfs://"))
+                .and_then(tusk_client::options::namenode_addr)
         })
         .unwrap_or_else(|| "0.0.0.0:8020".to_string());
     with_bind_host(conf, "dfs.namenode.rpc-bind-host", &configured)
