@@ -22,6 +22,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use tokio::sync::Notify;
+use tusk_proto::hadoop::yarn::ContainerLaunchContextProto;
 use tusk_proto::tusk::yarn as y;
 
 use crate::options::{ResourceManagerOptions, Timing};
@@ -115,6 +116,10 @@ pub(crate) struct App {
     pub app_type: String,
     pub am_resource: Resource,
     pub am_launch: y::ContainerLaunchContext,
+    /// The AM's launch context as a Hadoop client submitted it (ApplicationClientProtocolPB);
+    /// `None` for Tusk's own applications. When set, the AM container is launched
+    /// Hadoop-style from it and `am_launch` is unused.
+    pub hadoop_am_launch: Option<Arc<ContainerLaunchContextProto>>,
     pub max_attempts: u32,
     pub state: y::ApplicationState,
     pub final_status: y::FinalApplicationStatus,
@@ -188,6 +193,7 @@ pub(crate) struct Submission {
     pub app_type: String,
     pub am_resource: Resource,
     pub am_launch: y::ContainerLaunchContext,
+    pub hadoop_am_launch: Option<Arc<ContainerLaunchContextProto>>,
     pub max_attempts: u32,
     pub submit_ms: u64,
 }

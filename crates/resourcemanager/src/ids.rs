@@ -21,6 +21,11 @@ pub fn container_id(application: &str, attempt: u32, n: u64) -> String {
     format!("container_{rest}_{attempt:02}_{n:06}")
 }
 
+/// `application_T_S` → S.
+pub fn application_seq(application: &str) -> Option<u32> {
+    application.rsplit_once('_')?.1.parse().ok()
+}
+
 /// `appattempt_T_S_A` → (`application_T_S`, A).
 pub fn parse_attempt_id(attempt: &str) -> Option<(String, u32)> {
     let rest = attempt.strip_prefix("appattempt_")?;

@@ -10,6 +10,7 @@
 //! - `server`: the three RPC services on one port — `RESOURCE_TRACKER_PROTOCOL`
 //!   (NodeManagers), `APPLICATION_CLIENT_PROTOCOL` (job clients),
 //!   `APPLICATION_MASTER_PROTOCOL` (AMs), named in `tusk_proto::protocol_names`.
+//! - `hadoop_launch`: the AM launch context of a Hadoop-submitted application.
 //! - `status`: the cluster as JSON (each node with its status and what the status-aware
 //!   policies hold back from it).
 //! - `http`: the web server's router ([`http::http_router`]), assembled from the
@@ -29,6 +30,7 @@
 
 mod cluster;
 pub mod error;
+mod hadoop_launch;
 mod http;
 pub mod ids;
 pub mod metrics;

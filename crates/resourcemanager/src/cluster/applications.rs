@@ -26,6 +26,7 @@ impl App {
             app_type: s.app_type,
             am_resource: s.am_resource,
             am_launch: s.am_launch,
+            hadoop_am_launch: s.hadoop_am_launch,
             max_attempts: s.max_attempts,
             // SUBMITTED lasts no longer than the submission: there is no admission step.
             state: ApplicationState::AppAccepted,
@@ -59,14 +60,8 @@ impl Cluster {
     /// Accepts an application; its AM container waits for a node with room.
     pub fn submit(&mut self, r: y::SubmitApplicationRequest, user: &str) -> Result<String> {
         let am_resource = self.normalize(Resource::from(r.am_resource.as_ref()))?;
-        let seq = self.next_app_seq;
-        self.next_app_seq += 1;
-        let id = crate::ids::application_id(self.cluster_ts, seq);
-        let max_attempts = match r.max_attempts {
-            0 => self.options.am_max_attempts,
-            n => n.min(self.options.am_max_attempts),
-        };
-        tracing::info!(application = %id, name = %r.name, "application submitted");
+        let id = self.new_application_id();
+        let max_attempts = self.max_attempts(r.max_attempts);
         let submission = Submission {
             name: r.name,
             queue: if r.queue.is_empty() {
@@ -78,22 +73,49 @@ impl Cluster {
             app_type: r.application_type,
             am_resource,
             am_launch: r.am_launch.unwrap_or_default(),
+            hadoop_am_launch: None,
             max_attempts,
             submit_ms: tusk_common::now_millis(),
         };
+        self.accept(&id, submission)?;
+        Ok(id)
+    }
+
+    /// The next application id (Hadoop's getNewApplication hands one out before the
+    /// submission that uses it).
+    pub(crate) fn new_application_id(&mut self) -> String {
+        let seq = self.next_app_seq;
+        self.next_app_seq += 1;
+        crate::ids::application_id(self.cluster_ts, seq)
+    }
+
+    /// The attempts an application may have: `asked`, capped by
+    /// `yarn.resourcemanager.am.max-attempts` (0 = that maximum).
+    pub(crate) fn max_attempts(&self, asked: u32) -> u32 {
+        match asked {
+            0 => self.options.am_max_attempts,
+            n => n.min(self.options.am_max_attempts),
+        }
+    }
+
+    /// Accepts an application under an id from [`Cluster::new_application_id`]; its AM
+    /// container waits for a node with room.
+    pub(crate) fn accept(&mut self, id: &str, submission: Submission) -> Result<()> {
+        tracing::info!(application = %id, name = %submission.name, "application submitted");
+        let seq = crate::ids::application_seq(id).unwrap_or_default();
         self.apps.insert(
-            id.clone(),
-            App::accepted(id.clone(), u64::from(seq), submission),
+            id.to_string(),
+            App::accepted(id.to_string(), u64::from(seq), submission),
         );
         // Acknowledged only once a restart would find it.
-        if let Err(e) = self.persist(&id) {
-            self.apps.remove(&id);
+        if let Err(e) = self.persist(id) {
+            self.apps.remove(id);
             return Err(e);
         }
         if self.event_driven() {
             self.schedule_all();
         }
-        Ok(id)
+        Ok(())
     }
 
     pub fn report(&self, app_id: &str) -> Result<y::ApplicationReport> {
@@ -267,7 +289,7 @@ impl Cluster {
             .ok_or_else(not_found)
     }
 
-    fn normalize(&self, r: Resource) -> Result<Resource> {
+    pub(crate) fn normalize(&self, r: Resource) -> Result<Resource> {
         let (min, max) = (
             &self.options.minimum_allocation,
             &self.options.maximum_allocation,

@@ -48,6 +48,7 @@ impl App {
             app_type: s.app_type,
             am_resource: Resource::new(s.am_memory_mb, s.am_vcores),
             am_launch: (&s.am_launch).into(),
+            hadoop_am_launch: None,
             max_attempts: s.max_attempts,
             submit_ms: s.submit_ms,
         };

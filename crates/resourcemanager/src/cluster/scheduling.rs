@@ -173,12 +173,17 @@ impl Cluster {
             "MAX_APP_ATTEMPTS".into(),
             (app.max_attempts + app.uncounted_attempts).to_string(),
         );
+        let hadoop_launch = match &app.hadoop_am_launch {
+            Some(spec) => crate::hadoop_launch::am_launch_context(spec, app),
+            None => Default::default(),
+        };
         node.to_launch.push(y::ContainerToLaunch {
             container_id: container_id.clone(),
             application_id: app.id.clone(),
             resource: Some(app.am_resource.into()),
             launch: Some(launch),
-            ..Default::default()
+            hadoop_launch,
+            user: app.user.clone(),
         });
         node.wake.notify_one();
         node.used = node.used.plus(&app.am_resource);

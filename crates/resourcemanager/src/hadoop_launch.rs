@@ -1,0 +1,55 @@
+//! The launch context of a Hadoop-submitted application's AM container: the
+//! ContainerLaunchContextProto its client submitted, with what Hadoop's ResourceManager
+//! adds before handing it to a NodeManager (the submit time, the attempt limit and the
+//! AM's credentials). The NodeManager adds the container's own environment
+//! (CONTAINER_ID, NM_HOST, …) when it launches it.
+
+use bytes::Bytes;
+use prost::Message;
+use tusk_proto::hadoop::yarn as h;
+
+use crate::cluster::App;
+
+/// Hadoop's `ApplicationConstants.APP_SUBMIT_TIME_ENV`: when the application was
+/// submitted, in ms since the epoch.
+pub const APP_SUBMIT_TIME_ENV: &str = "APP_SUBMIT_TIME_ENV";
+/// Hadoop's `ApplicationConstants.MAX_APP_ATTEMPTS_ENV`: the number of the last attempt
+/// allowed.
+pub const MAX_APP_ATTEMPTS_ENV: &str = "MAX_APP_ATTEMPTS";
+
+/// The serialized ContainerLaunchContextProto for the current attempt's AM of `app`,
+/// built from `spec`, the context its client submitted.
+pub fn am_launch_context(spec: &h::ContainerLaunchContextProto, app: &App) -> Bytes {
+    let mut launch = spec.clone();
+    set_env(&mut launch, APP_SUBMIT_TIME_ENV, app.submit_ms.to_string());
+    // Attempts a restart ended do not count, as for Tusk's own AMs.
+    set_env(
+        &mut launch,
+        MAX_APP_ATTEMPTS_ENV,
+        (app.max_attempts + app.uncounted_attempts).to_string(),
+    );
+    launch.tokens = Some(with_am_rm_token(
+        launch.tokens.take().unwrap_or_default(),
+        &app.attempt_id(),
+    ));
+    Bytes::from(launch.encode_to_vec())
+}
+
+/// The AM's credentials (`tokens`: Hadoop's Credentials file format, as the client
+/// submitted them) with the attempt's AMRMToken added, so the AM can authenticate to
+/// ApplicationMasterProtocolPB.
+///
+/// This is where the AMRMToken is to be added; until the ResourceManager issues
+/// AMRMTokens the credentials pass through unchanged.
+pub fn with_am_rm_token(tokens: Bytes, _attempt_id: &str) -> Bytes {
+    tokens
+}
+
+/// Sets `key` in the launch context's environment, replacing what the client set.
+fn set_env(launch: &mut h::ContainerLaunchContextProto, key: &str, value: String) {
+    launch.environment.retain(|e| e.key() != key);
+    launch.environment.push(h::StringStringMapProto {
+        key: Some(key.to_string()),
+        value: Some(value),
+    });
+}
