@@ -7,8 +7,22 @@ use tusk_rpc::{HadoopException, RemoteException};
 /// class names on the wire.
 #[derive(Debug, Error)]
 pub enum ResourceManagerError {
-    #[error("Application with id '{application}' doesn't exist in RM.")]
+    #[error("Application with id '{application}' doesn't exist in RM. Please check that the job submission was successful.")]
     ApplicationNotFound { application: String },
+    #[error("Trying to kill an absent application {application}")]
+    KillAbsentApplication { application: String },
+    #[error("ApplicationAttempt with id '{attempt}' doesn't exist in RM.")]
+    ApplicationAttemptNotFound { attempt: String },
+    #[error("Container with id '{container}' doesn't exist in RM.")]
+    ContainerNotFound { container: String },
+    #[error("{operation} is not supported by Tusk's ResourceManager")]
+    Unsupported { operation: String },
+    #[error("Reservation is not enabled. Please enable & try again")]
+    ReservationsDisabled,
+    #[error("Delegation Token can be {done} only with kerberos authentication")]
+    DelegationTokenNeedsKerberos { done: &'static str },
+    #[error("Invalid submission: {message}")]
+    InvalidSubmission { message: String },
     #[error("Application attempt {attempt} is not the current attempt of a known application")]
     AttemptNotFound { attempt: String },
     #[error("Application Master {attempt} is trying to allocate before registering")]
@@ -31,8 +45,17 @@ impl ResourceManagerError {
     pub fn exception(&self) -> HadoopException {
         use ResourceManagerError::*;
         match self {
-            ApplicationNotFound { .. } => HadoopException::ApplicationNotFound,
-            AttemptNotFound { .. } => HadoopException::ApplicationAttemptNotFound,
+            ApplicationNotFound { .. } | KillAbsentApplication { .. } => {
+                HadoopException::ApplicationNotFound
+            }
+            AttemptNotFound { .. } | ApplicationAttemptNotFound { .. } => {
+                HadoopException::ApplicationAttemptNotFound
+            }
+            ContainerNotFound { .. } => HadoopException::ContainerNotFound,
+            DelegationTokenNeedsKerberos { .. } => HadoopException::Io,
+            Unsupported { .. } | ReservationsDisabled | InvalidSubmission { .. } => {
+                HadoopException::Yarn
+            }
             NotRegistered { .. } => HadoopException::ApplicationMasterNotRegistered,
             InvalidResourceRequest { .. } => HadoopException::InvalidResourceRequest,
             InvalidOption { .. } | Config(_) | Io { .. } => HadoopException::Yarn,

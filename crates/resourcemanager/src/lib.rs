@@ -10,7 +10,10 @@
 //! - `server`: the three RPC services on one port — `RESOURCE_TRACKER_PROTOCOL`
 //!   (NodeManagers), `APPLICATION_CLIENT_PROTOCOL` (job clients),
 //!   `APPLICATION_MASTER_PROTOCOL` (AMs), named in `tusk_proto::protocol_names`.
-//! - `hadoop_launch`: the AM launch context of a Hadoop-submitted application.
+//! - `hadoop_client`: Hadoop's ApplicationClientProtocolPB on the same port, over the
+//!   same cluster, for Hadoop's `yarn` CLI and YarnClient; `hadoop_records` turns the
+//!   cluster's state into Hadoop's records; `hadoop_launch` builds the AM launch context
+//!   of a Hadoop-submitted application.
 //! - `status`: the cluster as JSON (each node with its status and what the status-aware
 //!   policies hold back from it).
 //! - `http`: the web server's router ([`http::http_router`]), assembled from the
@@ -30,7 +33,9 @@
 
 mod cluster;
 pub mod error;
+mod hadoop_client;
 mod hadoop_launch;
+mod hadoop_records;
 mod http;
 pub mod ids;
 pub mod metrics;
@@ -163,7 +168,7 @@ impl ResourceManager {
     }
 }
 
-/// The three RPC services over one cluster.
+/// The RPC services over one cluster: Tusk's three and Hadoop's client protocol.
 fn services(shared: &Arc<server::Shared>) -> Vec<Arc<dyn RpcService>> {
     vec![
         Arc::new(server::ResourceTrackerService {
@@ -173,6 +178,9 @@ fn services(shared: &Arc<server::Shared>) -> Vec<Arc<dyn RpcService>> {
             shared: shared.clone(),
         }),
         Arc::new(server::ApplicationMasterService {
+            shared: shared.clone(),
+        }),
+        Arc::new(hadoop_client::HadoopApplicationClientService {
             shared: shared.clone(),
         }),
     ]

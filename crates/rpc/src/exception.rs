@@ -77,6 +77,7 @@ hadoop_exceptions! {
     ApplicationNotFound => "org.apache.hadoop.yarn.exceptions.ApplicationNotFoundException",
     ApplicationAttemptNotFound =>
         "org.apache.hadoop.yarn.exceptions.ApplicationAttemptNotFoundException",
+    ContainerNotFound => "org.apache.hadoop.yarn.exceptions.ContainerNotFoundException",
     ApplicationMasterNotRegistered =>
         "org.apache.hadoop.yarn.exceptions.ApplicationMasterNotRegisteredException",
     InvalidResourceRequest => "org.apache.hadoop.yarn.exceptions.InvalidResourceRequestException",

@@ -1,0 +1,547 @@
+//! Hadoop's ApplicationClientProtocolPB on the minicluster's ResourceManager, called
+//! through an RPC client as Hadoop's YarnClient calls it. A NodeManager is played by
+//! the test over `tusk.ResourceTrackerProtocol`, so what the ResourceManager tells it to
+//! launch can be read directly. Waits poll a condition with a deadline.
+
+use std::time::Duration;
+
+use anyhow::{Context, Result};
+use prost::Message;
+use tusk_minicluster::{wait_for, MiniCluster};
+use tusk_proto::hadoop::yarn as h;
+use tusk_proto::protocol_names::{HADOOP_APPLICATION_CLIENT_PROTOCOL, RESOURCE_TRACKER_PROTOCOL};
+use tusk_proto::tusk::yarn as y;
+use tusk_rpc::{RpcClient, RpcClientOptions, RpcError};
+
+const DEADLINE: Duration = Duration::from_secs(20);
+const USER: &str = "alice";
+
+async fn start() -> Result<MiniCluster> {
+    MiniCluster::builder()
+        .datanodes(0)
+        .nodemanagers(0)
+        .conf(
+            "yarn.resourcemanager.nodemanagers.heartbeat-interval-ms",
+            "100",
+        )
+        .conf("yarn.scheduler.minimum-allocation-mb", "128")
+        .conf("yarn.scheduler.maximum-allocation-mb", "2048")
+        .conf("yarn.resourcemanager.am.max-attempts", "2")
+        .build()
+        .await
+        .map_err(anyhow::Error::from_boxed)
+}
+
+fn client(cluster: &MiniCluster, protocol: &str) -> RpcClient {
+    RpcClient::new(
+        cluster.yarn().rm_addr(),
+        RpcClientOptions {
+            user: USER.into(),
+            protocol: protocol.into(),
+            ..Default::default()
+        },
+    )
+}
+
+fn hadoop(cluster: &MiniCluster) -> RpcClient {
+    client(cluster, HADOOP_APPLICATION_CLIENT_PROTOCOL)
+}
+
+/// Registers a NodeManager named `node` (4 GB, 8 vcores) played by the test.
+async fn register_node(tracker: &RpcClient, node: &str) -> Result<()> {
+    let _: y::RegisterNodeManagerResponse = tracker
+        .call(
+            "registerNodeManager",
+            &y::RegisterNodeManagerRequest {
+                node_id: node.into(),
+                host: "127.0.0.1".into(),
+                rack: "/default-rack".into(),
+                rpc_port: 45454,
+                shuffle_port: 13562,
+                http_port: 8042,
+                resource: Some(y::Resource {
+                    memory_mb: 4096,
+                    vcores: 8,
+                }),
+            },
+        )
+        .await?;
+    Ok(())
+}
+
+/// Heartbeats as `node` until the ResourceManager hands it a container to launch.
+async fn next_launch(tracker: &RpcClient, node: &str) -> Result<y::ContainerToLaunch> {
+    Ok(wait_for("a container to launch", DEADLINE, || async {
+        let resp: y::NodeHeartbeatResponse = tracker
+            .call(
+                "nodeHeartbeat",
+                &y::NodeHeartbeatRequest {
+                    node_id: node.into(),
+                    ..Default::default()
+                },
+            )
+            .await
+            .ok()?;
+        resp.launch.into_iter().next()
+    })
+    .await?)
+}
+
+fn remote_class(e: &RpcError) -> (&str, &str) {
+    match e {
+        RpcError::Remote(r) => (r.class.as_str(), r.message.as_str()),
+        _ => ("", ""),
+    }
+}
+
+fn am_spec() -> h::ContainerLaunchContextProto {
+    h::ContainerLaunchContextProto {
+        local_resources: vec![h::StringLocalResourceMapProto {
+            key: Some("job.jar".into()),
+            value: Some(h::LocalResourceProto {
+                resource: Some(h::UrlProto {
+                    scheme: Some("hdfs".into()),
+                    host: Some("nn".into()),
+                    port: Some(8020),
+                    file: Some("/user/alice/.staging/job.jar".into()),
+                    user_info: None,
+                }),
+                size: Some(1234),
+                timestamp: Some(42),
+                r#type: Some(h::LocalResourceTypeProto::Pattern as i32),
+                visibility: Some(h::LocalResourceVisibilityProto::Application as i32),
+                pattern: Some("(?:classes/|lib/).*".into()),
+                should_be_uploaded_to_shared_cache: None,
+            }),
+        }],
+        environment: vec![h::StringStringMapProto {
+            key: Some("CLASSPATH".into()),
+            value: Some("job.jar/*".into()),
+        }],
+        command: vec!["$JAVA_HOME/bin/java org.apache.hadoop.mapreduce.v2.app.MRAppMaster".into()],
+        tokens: Some(vec![1, 2, 3].into()),
+        ..Default::default()
+    }
+}
+
+/// getNewApplication then submitApplication, as YarnClient does.
+async fn submit_hadoop_app(hadoop: &RpcClient, queue: &str) -> Result<h::ApplicationIdProto> {
+    let new: h::GetNewApplicationResponseProto = hadoop
+        .call("getNewApplication", &h::GetNewApplicationRequestProto {})
+        .await?;
+    assert_eq!(
+        new.maximum_capability.as_ref().map(|r| r.memory()),
+        Some(2048)
+    );
+    let app_id = new.application_id.context("an application id")?;
+    let _: h::SubmitApplicationResponseProto = hadoop
+        .call("submitApplication", &submission(app_id, queue))
+        .await?;
+    Ok(app_id)
+}
+
+/// A MapReduce-like submission: 512 MB for the AM, launched from [`am_spec`].
+fn submission(app_id: h::ApplicationIdProto, queue: &str) -> h::SubmitApplicationRequestProto {
+    let ctx = h::ApplicationSubmissionContextProto {
+        application_id: Some(app_id),
+        application_name: Some("word count".into()),
+        queue: Some(queue.into()),
+        am_container_spec: Some(am_spec()),
+        application_type: Some("MAPREDUCE".into()),
+        am_container_resource_request: vec![h::ResourceRequestProto {
+            resource_name: Some("*".into()),
+            capability: Some(h::ResourceProto {
+                memory: Some(512),
+                virtual_cores: Some(1),
+                resource_value_map: vec![],
+            }),
+            num_containers: Some(1),
+            ..Default::default()
+        }],
+        ..Default::default()
+    };
+    h::SubmitApplicationRequestProto {
+        application_submission_context: Some(ctx),
+    }
+}
+
+async fn report(
+    hadoop: &RpcClient,
+    app: h::ApplicationIdProto,
+) -> Result<h::ApplicationReportProto> {
+    let resp: h::GetApplicationReportResponseProto = hadoop
+        .call(
+            "getApplicationReport",
+            &h::GetApplicationReportRequestProto {
+                application_id: Some(app),
+            },
+        )
+        .await?;
+    resp.application_report.context("a report")
+}
+
+#[tokio::test]
+async fn a_hadoop_submission_launches_its_am_hadoop_style() -> Result<()> {
+    let cluster = start().await?;
+    let hadoop = hadoop(&cluster);
+    let tracker = client(&cluster, RESOURCE_TRACKER_PROTOCOL);
+    register_node(&tracker, "n1").await?;
+
+    let app_id = submit_hadoop_app(&hadoop, "default").await?;
+    let launch = next_launch(&tracker, "n1").await?;
+    let app = format!(
+        "application_{}_{:04}",
+        app_id.cluster_timestamp(),
+        app_id.id()
+    );
+    assert_eq!(launch.application_id, app);
+    assert_eq!(launch.user, USER);
+    assert_eq!(launch.resource.map(|r| r.memory_mb), Some(512));
+    let ctx = h::ContainerLaunchContextProto::decode(launch.hadoop_launch.clone())
+        .context("hadoop_launch is a ContainerLaunchContextProto")?;
+    let submitted = am_spec();
+    assert_eq!(ctx.command, submitted.command);
+    assert_eq!(ctx.local_resources, submitted.local_resources);
+    assert_eq!(ctx.tokens, submitted.tokens, "credentials pass through");
+    let env = |k: &str| {
+        ctx.environment
+            .iter()
+            .find(|e| e.key() == k)
+            .map(|e| e.value().to_string())
+    };
+    assert_eq!(env("CLASSPATH").as_deref(), Some("job.jar/*"));
+    assert_eq!(env("MAX_APP_ATTEMPTS").as_deref(), Some("2"));
+    let submit_time: i64 = env("APP_SUBMIT_TIME_ENV").context("submit time")?.parse()?;
+
+    let r = report(&hadoop, app_id).await?;
+    assert_eq!(r.user(), USER);
+    assert_eq!(r.queue(), "default");
+    assert_eq!(r.name(), "word count");
+    assert_eq!(r.application_type(), "MAPREDUCE");
+    assert_eq!(
+        r.yarn_application_state(),
+        h::YarnApplicationStateProto::Accepted
+    );
+    assert_eq!(
+        r.final_application_status(),
+        h::FinalApplicationStatusProto::AppUndefined
+    );
+    assert_eq!(r.start_time(), submit_time);
+    assert_eq!(r.host(), "127.0.0.1");
+    let usage = r.app_resource_usage.clone().context("usage")?;
+    assert_eq!(usage.num_used_containers(), 1);
+    assert_eq!(usage.used_resources.map(|u| u.memory()), Some(512));
+
+    // The attempt and its AM container, as the cluster knows them.
+    let attempts: h::GetApplicationAttemptsResponseProto = hadoop
+        .call(
+            "getApplicationAttempts",
+            &h::GetApplicationAttemptsRequestProto {
+                application_id: Some(app_id),
+            },
+        )
+        .await?;
+    let [attempt] = attempts.application_attempts.as_slice() else {
+        anyhow::bail!("one attempt: {attempts:?}");
+    };
+    assert_eq!(
+        attempt.yarn_application_attempt_state(),
+        h::YarnApplicationAttemptStateProto::AppAttemptLaunched
+    );
+    let am_container = attempt.am_container_id.context("AM container")?;
+    assert_eq!(am_container.id(), 1);
+    let containers: h::GetContainersResponseProto = hadoop
+        .call(
+            "getContainers",
+            &h::GetContainersRequestProto {
+                application_attempt_id: attempt.application_attempt_id,
+            },
+        )
+        .await?;
+    assert_eq!(containers.containers.len(), 1);
+    let c: h::GetContainerReportResponseProto = hadoop
+        .call(
+            "getContainerReport",
+            &h::GetContainerReportRequestProto {
+                container_id: Some(am_container),
+            },
+        )
+        .await?;
+    let c = c.container_report.context("container report")?;
+    assert_eq!(c.node_id.as_ref().map(|n| n.port()), Some(45454));
+    assert_eq!(c.node_http_address(), "http://127.0.0.1:8042");
+
+    // Submitting the same id again is a retry, not a second application.
+    let _: h::SubmitApplicationResponseProto = hadoop
+        .call("submitApplication", &submission(app_id, "default"))
+        .await?;
+    let apps: h::GetApplicationsResponseProto = hadoop
+        .call(
+            "getApplications",
+            &h::GetApplicationsRequestProto::default(),
+        )
+        .await?;
+    assert_eq!(apps.applications.len(), 1);
+
+    // Killed through the cluster: Tusk's own protocol agrees.
+    let killed: h::KillApplicationResponseProto = hadoop
+        .call(
+            "forceKillApplication",
+            &h::KillApplicationRequestProto {
+                application_id: Some(app_id),
+                diagnostics: None,
+            },
+        )
+        .await?;
+    assert!(killed.is_kill_completed());
+    let r = report(&hadoop, app_id).await?;
+    assert_eq!(
+        r.yarn_application_state(),
+        h::YarnApplicationStateProto::Killed
+    );
+    assert_eq!(
+        r.final_application_status(),
+        h::FinalApplicationStatusProto::AppKilled
+    );
+    let tusk = cluster.yarn().client().report(&app).await?;
+    assert_eq!(tusk.state, y::ApplicationState::AppKilled as i32);
+    Ok(())
+}
+
+#[tokio::test]
+async fn tusk_applications_are_listed_with_hadoops_filters() -> Result<()> {
+    let cluster = start().await?;
+    let hadoop = hadoop(&cluster);
+    let tusk_app = cluster
+        .yarn()
+        .client()
+        .submit(&y::SubmitApplicationRequest {
+            name: "sleep".into(),
+            queue: "batch".into(),
+            application_type: "MAPREDUCE".into(),
+            am_resource: Some(y::Resource {
+                memory_mb: 128,
+                vcores: 1,
+            }),
+            ..Default::default()
+        })
+        .await?;
+    submit_hadoop_app(&hadoop, "default").await?;
+
+    let list = |r: h::GetApplicationsRequestProto| {
+        let hadoop = &hadoop;
+        async move {
+            let resp: h::GetApplicationsResponseProto = hadoop.call("getApplications", &r).await?;
+            anyhow::Ok(
+                resp.applications
+                    .iter()
+                    .map(|a| a.name().to_string())
+                    .collect::<Vec<_>>(),
+            )
+        }
+    };
+    assert_eq!(list(Default::default()).await?.len(), 2);
+    let batch = list(h::GetApplicationsRequestProto {
+        queues: vec!["batch".into()],
+        ..Default::default()
+    })
+    .await?;
+    assert_eq!(batch, ["sleep"]);
+    let by_type = list(h::GetApplicationsRequestProto {
+        application_types: vec!["mapreduce".into()],
+        ..Default::default()
+    })
+    .await?;
+    assert_eq!(by_type.len(), 2, "types compare without case");
+    let accepted = list(h::GetApplicationsRequestProto {
+        application_states: vec![h::YarnApplicationStateProto::Accepted as i32],
+        users: vec![USER.into()],
+        limit: Some(1),
+        ..Default::default()
+    })
+    .await?;
+    assert_eq!(accepted.len(), 1);
+    let finished = list(h::GetApplicationsRequestProto {
+        application_states: vec![h::YarnApplicationStateProto::Finished as i32],
+        ..Default::default()
+    })
+    .await?;
+    assert!(finished.is_empty());
+
+    let hadoop_id = h::ApplicationIdProto {
+        id: tusk_app.rsplit('_').next().map(|s| s.parse().unwrap()),
+        cluster_timestamp: tusk_app.split('_').nth(1).map(|s| s.parse().unwrap()),
+    };
+    let r = report(&hadoop, hadoop_id).await?;
+    assert_eq!(r.queue(), "batch");
+    assert_eq!(
+        r.user(),
+        tusk_common::current_user(),
+        "the Tusk client's user"
+    );
+    Ok(())
+}
+
+#[tokio::test]
+async fn nodes_metrics_and_queues() -> Result<()> {
+    let cluster = start().await?;
+    let hadoop = hadoop(&cluster);
+    let tracker = client(&cluster, RESOURCE_TRACKER_PROTOCOL);
+    register_node(&tracker, "n1").await?;
+
+    let nodes: h::GetClusterNodesResponseProto = hadoop
+        .call(
+            "getClusterNodes",
+            &h::GetClusterNodesRequestProto::default(),
+        )
+        .await?;
+    let [node] = nodes.node_reports.as_slice() else {
+        anyhow::bail!("one node: {nodes:?}");
+    };
+    assert_eq!(node.node_state(), h::NodeStateProto::NsRunning);
+    assert_eq!(node.http_address(), "127.0.0.1:8042");
+    assert_eq!(node.capability.as_ref().map(|c| c.memory()), Some(4096));
+    assert_eq!(node.num_containers(), 0);
+    let lost: h::GetClusterNodesResponseProto = hadoop
+        .call(
+            "getClusterNodes",
+            &h::GetClusterNodesRequestProto {
+                node_states: vec![h::NodeStateProto::NsLost as i32],
+            },
+        )
+        .await?;
+    assert!(lost.node_reports.is_empty());
+
+    let metrics: h::GetClusterMetricsResponseProto = hadoop
+        .call("getClusterMetrics", &h::GetClusterMetricsRequestProto {})
+        .await?;
+    assert_eq!(metrics.cluster_metrics.map(|m| m.num_active_nms()), Some(1));
+
+    let queue = |name: &str| h::GetQueueInfoRequestProto {
+        queue_name: Some(name.into()),
+        include_applications: Some(true),
+        ..Default::default()
+    };
+    let default: h::GetQueueInfoResponseProto =
+        hadoop.call("getQueueInfo", &queue("default")).await?;
+    let default = default.queue_info.context("the default queue")?;
+    assert_eq!(default.queue_name(), "default");
+    assert_eq!(default.capacity(), 1.0);
+    assert_eq!(default.state(), h::QueueStateProto::QRunning);
+    let missing: h::GetQueueInfoResponseProto = hadoop.call("getQueueInfo", &queue("nope")).await?;
+    assert!(missing.queue_info.is_none());
+
+    let acls: h::GetQueueUserAclsInfoResponseProto = hadoop
+        .call("getQueueUserAcls", &h::GetQueueUserAclsInfoRequestProto {})
+        .await?;
+    let default_acls = acls
+        .queue_user_acls
+        .iter()
+        .find(|q| q.queue_name() == "default")
+        .context("default queue ACLs")?;
+    assert_eq!(default_acls.user_acls.len(), 2);
+    Ok(())
+}
+
+#[tokio::test]
+async fn unknown_ids_and_unsupported_calls_get_hadoops_exceptions() -> Result<()> {
+    let cluster = start().await?;
+    let hadoop = hadoop(&cluster);
+    let absent = h::ApplicationIdProto {
+        id: Some(99),
+        cluster_timestamp: Some(1),
+    };
+    let e = report(&hadoop, absent).await.unwrap_err();
+    let e = e.downcast_ref::<RpcError>().context("an RPC error")?;
+    assert_eq!(
+        remote_class(e),
+        (
+            "org.apache.hadoop.yarn.exceptions.ApplicationNotFoundException",
+            "Application with id 'application_1_0099' doesn't exist in RM. Please check that the job submission was successful."
+        )
+    );
+    let e = hadoop
+        .call::<_, h::KillApplicationResponseProto>(
+            "forceKillApplication",
+            &h::KillApplicationRequestProto {
+                application_id: Some(absent),
+                diagnostics: None,
+            },
+        )
+        .await
+        .unwrap_err();
+    assert_eq!(
+        remote_class(&e).0,
+        "org.apache.hadoop.yarn.exceptions.ApplicationNotFoundException"
+    );
+    let e = hadoop
+        .call::<_, h::GetContainerReportResponseProto>(
+            "getContainerReport",
+            &h::GetContainerReportRequestProto {
+                container_id: Some(h::ContainerIdProto {
+                    app_id: Some(absent),
+                    app_attempt_id: Some(h::ApplicationAttemptIdProto {
+                        application_id: Some(absent),
+                        attempt_id: Some(1),
+                    }),
+                    id: Some(1),
+                }),
+            },
+        )
+        .await
+        .unwrap_err();
+    assert_eq!(
+        remote_class(&e),
+        (
+            "org.apache.hadoop.yarn.exceptions.ContainerNotFoundException",
+            "Container with id 'container_1_0099_01_000001' doesn't exist in RM."
+        )
+    );
+
+    // Refused by name, with the class Hadoop's ResourceManager refuses them with.
+    for (method, class) in [
+        (
+            "getNewReservation",
+            "org.apache.hadoop.yarn.exceptions.YarnException",
+        ),
+        (
+            "moveApplicationAcrossQueues",
+            "org.apache.hadoop.yarn.exceptions.YarnException",
+        ),
+        ("getDelegationToken", "java.io.IOException"),
+        (
+            "noSuchCall",
+            "org.apache.hadoop.ipc.RpcNoSuchMethodException",
+        ),
+    ] {
+        let e = hadoop.call_raw(method, &[]).await.unwrap_err();
+        assert_eq!(remote_class(&e).0, class, "{method}");
+    }
+    let labels: h::GetClusterNodeLabelsResponseProto = hadoop
+        .call(
+            "getClusterNodeLabels",
+            &h::GetClusterNodeLabelsRequestProto {},
+        )
+        .await?;
+    assert!(labels.node_labels.is_empty());
+
+    // An id this ResourceManager never gave out is not accepted.
+    let e = hadoop
+        .call::<_, h::SubmitApplicationResponseProto>(
+            "submitApplication",
+            &h::SubmitApplicationRequestProto {
+                application_submission_context: Some(h::ApplicationSubmissionContextProto {
+                    application_id: Some(absent),
+                    am_container_spec: Some(am_spec()),
+                    ..Default::default()
+                }),
+            },
+        )
+        .await
+        .unwrap_err();
+    assert_eq!(
+        remote_class(&e).0,
+        "org.apache.hadoop.yarn.exceptions.YarnException"
+    );
+    Ok(())
+}
