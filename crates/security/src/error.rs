@@ -43,4 +43,24 @@ pub enum SaslError {
     BadResponse,
     #[error(transparent)]
     Token(#[from] BlockTokenError),
+    #[error(transparent)]
+    InvalidToken(#[from] InvalidToken),
+    #[error("DIGEST-MD5 server's rspauth does not match: it does not know the token's password")]
+    BadServerProof,
+}
+
+/// A token a secret manager refuses (Hadoop's `SecretManager.InvalidToken`); the
+/// message is what Hadoop's client shows.
+#[derive(Debug, Error, Clone, PartialEq, Eq)]
+#[error("{message}")]
+pub struct InvalidToken {
+    pub message: String,
+}
+
+impl InvalidToken {
+    pub fn new(message: impl Into<String>) -> Self {
+        InvalidToken {
+            message: message.into(),
+        }
+    }
 }
