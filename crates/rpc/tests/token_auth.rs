@@ -187,3 +187,66 @@ async fn beside_an_open_protocol_simple_clients_reach_only_that_one() {
     );
     shutdown.trigger();
 }
+
+#[tokio::test]
+async fn an_amrm_token_from_the_secret_manager_authenticates_its_attempt() {
+    use prost::Message;
+    use tusk_proto::hadoop::yarn::{
+        AmrmTokenIdentifierProto, ApplicationAttemptIdProto, ApplicationIdProto,
+    };
+    use tusk_security::AmrmTokenSecretManager;
+
+    let secrets = Arc::new(AmrmTokenSecretManager::new());
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let shutdown = Shutdown::new();
+    let rpc = RpcServer::new(vec![Arc::new(WhoAmI {
+        protocol: GUARDED,
+        requires_token: true,
+    })])
+    .with_token_authority(secrets.clone());
+    tokio::spawn(rpc.serve(listener, shutdown.clone()));
+
+    let attempt = ApplicationAttemptIdProto {
+        application_id: Some(ApplicationIdProto {
+            id: Some(4),
+            cluster_timestamp: Some(1_700_000_000_000),
+        }),
+        attempt_id: Some(1),
+    };
+    let token = secrets.create_token(&attempt);
+    let am = RpcClient::new(
+        addr.to_string(),
+        RpcClientOptions {
+            protocol: GUARDED.into(),
+            connect_retry: ConnectRetry::NONE,
+            token: Some(token.clone()),
+            ..Default::default()
+        },
+    );
+    let reply = am.call_raw("whoami", &[]).await.unwrap();
+    let (user, identifier) = reply.split_at(reply.iter().position(|&b| b == b'\n').unwrap());
+    assert_eq!(user, b"appattempt_1700000000000_0004_000001");
+    let seen = AmrmTokenIdentifierProto::decode(&identifier[1..]).unwrap();
+    assert_eq!(seen.app_attempt_id, Some(attempt.clone()));
+
+    // Once the attempt is over, a new connection with its token is refused.
+    secrets.application_finished(&attempt);
+    let late = RpcClient::new(
+        addr.to_string(),
+        RpcClientOptions {
+            protocol: GUARDED.into(),
+            connect_retry: ConnectRetry::NONE,
+            token: Some(token),
+            ..Default::default()
+        },
+    );
+    assert_eq!(
+        refusal(whoami(&late).await),
+        (
+            HadoopException::InvalidToken,
+            "appattempt_1700000000000_0004_000001 not found in AMRMTokenSecretManager.".into()
+        )
+    );
+    shutdown.trigger();
+}

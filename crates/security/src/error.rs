@@ -28,6 +28,27 @@ pub enum BlockTokenError {
     NoKeys,
 }
 
+/// Bytes that do not read as Hadoop's `Writable` encoding says.
+#[derive(Debug, Error, Clone, PartialEq, Eq)]
+#[error("{reason}")]
+pub struct WritableError {
+    pub reason: String,
+}
+
+impl WritableError {
+    pub fn new(reason: impl Into<String>) -> Self {
+        WritableError {
+            reason: reason.into(),
+        }
+    }
+}
+
+impl From<WritableError> for BlockTokenError {
+    fn from(e: WritableError) -> Self {
+        BlockTokenError::Malformed { reason: e.reason }
+    }
+}
+
 /// Why a DIGEST-MD5 exchange failed.
 #[derive(Debug, Error, Clone, PartialEq, Eq)]
 pub enum SaslError {
@@ -63,4 +84,21 @@ impl InvalidToken {
             message: message.into(),
         }
     }
+}
+
+/// Why token storage (`Credentials`) could not be read or written; the messages of the
+/// first two are Hadoop's.
+#[derive(Debug, Error)]
+pub enum CredentialsError {
+    #[error("Bad header found in token storage.")]
+    BadHeader,
+    #[error("Unknown version {version} in token storage.")]
+    UnknownVersion { version: u8 },
+    #[error("malformed token storage: {0}")]
+    Malformed(#[from] WritableError),
+    #[error("token storage {path}: {source}")]
+    Io {
+        path: std::path::PathBuf,
+        source: std::io::Error,
+    },
 }
