@@ -180,6 +180,7 @@ impl Node {
             client_id: Bytes::from_static(&[0x22; 16]),
             call_id: 0,
             peer: SocketAddr::from(([127, 0, 0, 1], 40000)),
+            token: None,
         };
         let request = Bytes::copy_from_slice(payload);
         let outcome = match CLIENT_METHODS.get(index) {

@@ -91,6 +91,7 @@ fn call(services: &[Arc<dyn RpcService>], selector: u8, payload: &[u8]) -> Resul
         client_id: Bytes::from_static(&[0x33; 16]),
         call_id: 0,
         peer: SocketAddr::from(([127, 0, 0, 1], 40000)),
+        token: None,
     };
     settle(
         service

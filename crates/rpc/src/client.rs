@@ -5,6 +5,10 @@
 //! ([`ConnectRetry`]): a refused connect up to `ipc.client.connect.max.retries` times,
 //! `ipc.client.connect.retry.interval` apart; a connect that times out up to
 //! `ipc.client.connect.max.retries.on.timeouts` times, at once (the timeout was the wait).
+//! A client given a token authenticates with it (SASL `TOKEN`, DIGEST-MD5: `client/sasl`)
+//! before its connection context, and then runs as the token's user.
+
+mod sasl;
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicI32, AtomicU64, Ordering};
@@ -19,7 +23,7 @@ use tokio::sync::{mpsc, oneshot, Semaphore};
 use tusk_proto::common::{
     rpc_request_header_proto::OperationProto, rpc_response_header_proto::RpcStatusProto,
     IpcConnectionContextProto, RequestHeaderProto, RpcKindProto, RpcRequestHeaderProto,
-    RpcResponseHeaderProto, UserInformationProto,
+    RpcResponseHeaderProto, TokenProto, UserInformationProto,
 };
 
 use tusk_common::{ConfigError, Configuration};
@@ -40,6 +44,10 @@ pub struct RpcClientOptions {
     pub connect_timeout: Duration,
     /// How opening a connection is retried.
     pub connect_retry: ConnectRetry,
+    /// A token to authenticate with (SASL `TOKEN`, as YARN's AMs and NodeManager
+    /// clients do); `None`: SIMPLE, as `user`. Under a token the server takes the
+    /// connection's user from the token and `user` is not sent.
+    pub token: Option<TokenProto>,
 }
 
 /// Hadoop's connect retry (`Client.Connection.setupConnection`): each failed connect
@@ -102,6 +110,7 @@ impl Default for RpcClientOptions {
             max_in_flight: 100,
             connect_timeout: Duration::from_secs(20),
             connect_retry: ConnectRetry::default(),
+            token: None,
         }
     }
 }
@@ -323,11 +332,22 @@ impl RpcClient {
     async fn connect(&self) -> Result<Connection, RpcError> {
         let stream = self.open_socket().await?;
         let _ = stream.set_nodelay(true);
-        let (rd, mut wr) = stream.into_split();
+        let (mut rd, mut wr) = stream.into_split();
+        let token = self.options.token.as_ref();
+        let auth = if token.is_some() {
+            frame::AUTH_SASL
+        } else {
+            frame::AUTH_NONE
+        };
+        wr.write_all(&frame::preamble(auth)).await?;
+        if let Some(token) = token {
+            let header = self.request_header(frame::SASL_CALL_ID);
+            sasl::authenticate(&mut rd, &mut wr, &header, token).await?;
+        }
         let mut hello = BytesMut::new();
-        hello.extend_from_slice(&frame::preamble(frame::AUTH_NONE));
         let context = IpcConnectionContextProto {
-            user_info: Some(UserInformationProto {
+            // Hadoop's client names no user under a token: the server knows it.
+            user_info: token.is_none().then(|| UserInformationProto {
                 effective_user: Some(self.options.user.clone()),
                 real_user: None,
             }),
@@ -367,7 +387,7 @@ async fn write_loop(
 
 async fn read_loop<R: tokio::io::AsyncRead + Unpin>(mut rd: R, pending: Arc<Mutex<Pending>>) {
     let result = read_replies(&mut rd, &pending).await;
-    if let Err(e) = result {
+    if let Err(e) = &result {
         tracing::debug!(error = %e, "RPC client connection ended");
     }
     let calls = {
@@ -375,8 +395,12 @@ async fn read_loop<R: tokio::io::AsyncRead + Unpin>(mut rd: R, pending: Arc<Mute
         p.closed = true;
         std::mem::take(&mut p.calls)
     };
+    // A FATAL reply (a refused connection) is what every call still waiting gets.
     for (_, slot) in calls {
-        let _ = slot.send(Err(RpcError::ConnectionClosed));
+        let _ = slot.send(Err(match &result {
+            Err(RpcError::Remote(fatal)) => RpcError::Remote(fatal.clone()),
+            _ => RpcError::ConnectionClosed,
+        }));
     }
 }
 
@@ -397,11 +421,17 @@ async fn read_replies<R: tokio::io::AsyncRead + Unpin>(
             )))
         };
         let slot = pending.lock().expect("pending lock").calls.remove(&call_id);
-        if let Some(slot) = slot {
-            let _ = slot.send(reply);
-        }
-        if fatal {
-            return Err(RpcError::Protocol("server sent a fatal reply".into()));
+        match (slot, fatal) {
+            (Some(slot), false) => {
+                let _ = slot.send(reply);
+            }
+            (Some(slot), true) => {
+                let _ = slot.send(reply);
+                return Err(RpcError::Protocol("server sent a fatal reply".into()));
+            }
+            // Not a call's: the server refused the connection itself.
+            (None, true) => return reply.map(|_| ()),
+            (None, false) => {}
         }
     }
     Ok(())

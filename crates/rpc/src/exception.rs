@@ -35,6 +35,8 @@ hadoop_exceptions! {
     NumberFormat => "java.lang.NumberFormatException",
     UnsupportedOperation => "java.lang.UnsupportedOperationException",
     Security => "java.lang.SecurityException",
+    /// A SASL exchange that failed (Java's DIGEST-MD5 server's own refusals).
+    Sasl => "javax.security.sasl.SaslException",
     /// A refused (or otherwise failed) connect.
     Connect => "java.net.ConnectException",
     // Hadoop common

@@ -3,7 +3,8 @@
 //! Layout:
 //! - `frame`: the connection preamble and length-prefixed frames holding delimited
 //!   protobuf messages (RPC version 9).
-//! - `server`: accepts connections, negotiates SIMPLE auth (plain or via SASL NEGOTIATE),
+//! - `server`: accepts connections, negotiates SIMPLE auth (plain or via SASL NEGOTIATE)
+//!   or, given a token authority, SASL `TOKEN` auth (DIGEST-MD5; `server/sasl`),
 //!   runs calls in arrival order and writes replies as they become ready (at once, once a
 //!   watermark such as the durable edit-log txid passes them, or when a waiting call
 //!   finishes), so many calls are in flight on one connection. `server/limits`: what a
@@ -11,7 +12,8 @@
 //!   connections, connections, header and idle time) and its counters;
 //!   `server/input`: a connection's request bytes, read as they arrive;
 //!   `server/metrics`: per-method queue and processing time histograms.
-//! - `client`: one connection per NameNode shared by every caller; call ids match
+//! - `client`: one connection per NameNode shared by every caller, SIMPLE or with a
+//!   token (SASL DIGEST-MD5, `client/sasl`); call ids match
 //!   replies to callers; a window bounds calls in flight; opening a connection is
 //!   retried as Hadoop's `ipc.client.connect.*` keys say ([`ConnectRetry`]).
 //! - `service`: the trait a protocol implements, the outcomes a call can have, and the

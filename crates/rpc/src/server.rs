@@ -5,6 +5,7 @@ mod input;
 mod limits;
 mod metrics;
 mod replay;
+mod sasl;
 
 use std::collections::VecDeque;
 use std::net::SocketAddr;
@@ -24,13 +25,14 @@ use tusk_common::Shutdown;
 use tusk_proto::common::{
     rpc_request_header_proto::OperationProto,
     rpc_response_header_proto::{RpcErrorCodeProto, RpcStatusProto},
-    rpc_sasl_proto::SaslState,
     IpcConnectionContextProto, RpcRequestHeaderProto, RpcResponseHeaderProto, RpcSaslProto,
 };
 
 pub use limits::{RpcServerOptions, RpcServerStats, CONNECTION_BUFFER};
 pub use metrics::RpcMetrics;
 pub use replay::Served;
+use sasl::{SaslSession, SaslStep, TokenAuth};
+use tusk_security::TokenAuthority;
 
 use crate::error::{RemoteException, RpcError};
 use crate::frame::{self, Encoded};
@@ -55,6 +57,8 @@ pub struct RpcServer {
     limits: Arc<Limits>,
     /// Per-method timings, when the daemon keeps metrics.
     metrics: Option<Arc<RpcMetrics>>,
+    /// How clients authenticate with tokens; `None`: SIMPLE only.
+    token_auth: Option<Arc<TokenAuth>>,
 }
 
 impl RpcServer {
@@ -65,7 +69,18 @@ impl RpcServer {
             durability: None,
             limits: Arc::new(Limits::new(RpcServerOptions::default())),
             metrics: None,
+            token_auth: None,
         }
+    }
+
+    /// Lets clients authenticate with tokens `authority` checks (SASL `TOKEN`,
+    /// DIGEST-MD5), as a Hadoop server with a secret manager does. SIMPLE stays offered
+    /// beside it unless every protocol served requires a token
+    /// ([`RpcService::requires_token`]); then a SIMPLE client is refused at once.
+    pub fn with_token_authority(mut self, authority: Arc<dyn TokenAuthority>) -> Self {
+        let simple = !self.services.iter().all(|(_, s)| s.requires_token());
+        self.token_auth = Some(Arc::new(TokenAuth { authority, simple }));
+        self
     }
 
     /// Times every call per method into `metrics` (and reports the open connections);
@@ -142,21 +157,16 @@ impl RpcServer {
         let options = &self.limits.options;
         let header_deadline = Instant::now() + options.header_timeout;
         let (mut rd, mut wr) = stream.into_split();
-        let _auth = tokio::time::timeout_at(header_deadline, read_preamble(&mut rd))
+        let auth = tokio::time::timeout_at(header_deadline, read_preamble(&mut rd))
             .await
             .map_err(|_| RpcError::HeaderTimeout {
                 after: options.header_timeout,
             })??;
-        let mut conn = ConnectionState {
-            user: Arc::from(""),
-            protocol: None,
-            header_done: false,
-            peer,
-            out: BytesMut::new(),
-            held: VecDeque::new(),
-            watermark: self.durability.as_ref().map(|d| d.watermark()),
-            read_at: Instant::now(),
-        };
+        let mut conn = self.connection_state(peer);
+        if !conn.admit(auth) {
+            wr.write_all(&conn.out).await?;
+            return Ok(());
+        }
         let mut input = FrameReader::new(self.limits.clone());
         let mut waiting: FuturesUnordered<Waiting> = FuturesUnordered::new();
         // Whether the socket was read again since the last sync.
@@ -288,7 +298,24 @@ impl RpcServer {
         }
     }
 
-    /// Handles one frame; false when the client asked to close the connection.
+    /// The state of a new connection from `peer`.
+    fn connection_state(&self, peer: SocketAddr) -> ConnectionState {
+        ConnectionState {
+            user: Arc::from(""),
+            protocol: None,
+            header_done: false,
+            peer,
+            out: BytesMut::new(),
+            held: VecDeque::new(),
+            watermark: self.durability.as_ref().map(|d| d.watermark()),
+            read_at: Instant::now(),
+            sasl: SaslSession::new(self.token_auth.clone()),
+            token: None,
+        }
+    }
+
+    /// Handles one frame; false when the connection is to be closed (the client asked,
+    /// or a FATAL reply was written).
     fn handle_frame(
         &self,
         conn: &mut ConnectionState,
@@ -300,13 +327,10 @@ impl RpcServer {
             return Ok(false);
         }
         match header.call_id {
-            frame::SASL_CALL_ID => conn.sasl(&header, &mut body)?,
+            frame::SASL_CALL_ID => return conn.sasl(&header, &mut body),
             frame::CONNECTION_CONTEXT_CALL_ID => {
                 let ctx: IpcConnectionContextProto = frame::next_message(&mut body)?;
-                let user = ctx.user_info.and_then(|u| u.effective_user);
-                conn.user = Arc::from(user.as_deref().unwrap_or("unknown"));
-                conn.protocol = ctx.protocol;
-                conn.header_done = true;
+                return Ok(conn.connection_context(ctx));
             }
             frame::PING_CALL_ID => {}
             id if id >= 0 => self.dispatch(conn, header, body, waiting)?,
@@ -335,6 +359,7 @@ impl RpcServer {
             client_id: header.client_id,
             call_id: header.call_id,
             peer: conn.peer,
+            token: conn.token.clone(),
         };
         let retry = header.retry_count;
         let Some(service) = self
@@ -356,6 +381,23 @@ impl RpcServer {
             );
             return Ok(());
         };
+        if service.requires_token() && ctx.token.is_none() {
+            let err = match &self.token_auth {
+                Some(auth) => auth.not_enabled("SIMPLE"),
+                None => RemoteException::of(
+                    crate::HadoopException::AccessControl,
+                    format!("{protocol} requires token authentication, which this server does not offer"),
+                ),
+            };
+            error_reply(
+                &mut conn.out,
+                &ctx,
+                retry,
+                &err,
+                RpcErrorCodeProto::ErrorRpcServer,
+            );
+            return Ok(());
+        }
         let timer = CallTimer::start(self.metrics.as_deref(), method, conn.read_at);
         let outcome = service.call(ctx.clone(), method, request);
         conn.settle(ctx, retry, timer, outcome, waiting);
@@ -402,6 +444,10 @@ struct ConnectionState {
     /// When the bytes of the frames being handled arrived (their calls' queue time
     /// starts there).
     read_at: Instant,
+    /// The connection's SASL negotiation.
+    sasl: SaslSession,
+    /// The token identifier the client authenticated with; `None` for SIMPLE.
+    token: Option<Bytes>,
 }
 
 impl ConnectionState {
@@ -479,25 +525,43 @@ impl ConnectionState {
         }
     }
 
-    /// Answers SASL negotiation the way a SIMPLE-only Hadoop server does: NEGOTIATE gets
-    /// SUCCESS at once. A client that still sends INITIATE for SIMPLE goes on without
-    /// waiting, so that gets no reply.
-    fn sasl(&mut self, header: &RpcRequestHeaderProto, body: &mut Bytes) -> Result<(), RpcError> {
-        let msg: RpcSaslProto = frame::next_message(body)?;
-        match msg.state() {
-            SaslState::Negotiate => {}
-            SaslState::Initiate => return Ok(()),
-            other => {
-                return Err(RpcError::Protocol(format!(
-                    "unexpected SASL state {other:?}"
-                )))
+    /// Whether a connection that opened with auth protocol `auth` may go on; if not,
+    /// its FATAL reply is in `out`.
+    fn admit(&mut self, auth: u8) -> bool {
+        if auth != frame::AUTH_NONE {
+            return true;
+        }
+        match self.sasl.refuse_plain() {
+            None => true,
+            Some(err) => {
+                self.fatal_sasl_reply(&err);
+                false
             }
         }
-        let reply = RpcSaslProto {
-            version: None,
-            state: SaslState::Success as i32,
-            token: None,
-            auths: vec![],
+    }
+
+    /// Takes one SASL message; false when the connection is to be closed (its FATAL
+    /// reply is in `out`).
+    fn sasl(&mut self, header: &RpcRequestHeaderProto, body: &mut Bytes) -> Result<bool, RpcError> {
+        let msg: RpcSaslProto = frame::next_message(body)?;
+        let reply = match self.sasl.step(&msg)? {
+            SaslStep::Silent => return Ok(true),
+            SaslStep::Reply(reply) => reply,
+            SaslStep::Authenticated {
+                reply,
+                grant,
+                identifier,
+            } => {
+                debug!(peer = %self.peer, user = %grant.user, "token authentication succeeded");
+                self.user = Arc::from(grant.user);
+                self.token = Some(identifier);
+                reply
+            }
+            SaslStep::Refused(err) => {
+                debug!(peer = %self.peer, error = %err, "SASL authentication failed");
+                self.fatal_sasl_reply(&err);
+                return Ok(false);
+            }
         };
         let resp = RpcResponseHeaderProto {
             call_id: header.call_id as u32,
@@ -507,7 +571,49 @@ impl ConnectionState {
             ..Default::default()
         };
         frame::write_frame(&mut self.out, &[&resp, &reply]);
-        Ok(())
+        Ok(true)
+    }
+
+    /// Takes the connection context; false when it claims another user than the
+    /// token's (a token cannot be used on another's behalf), with its FATAL reply in
+    /// `out`.
+    fn connection_context(&mut self, ctx: IpcConnectionContextProto) -> bool {
+        let claimed = ctx.user_info.and_then(|u| u.effective_user);
+        self.protocol = ctx.protocol;
+        self.header_done = true;
+        if self.token.is_none() {
+            self.user = Arc::from(claimed.as_deref().unwrap_or("unknown"));
+            return true;
+        }
+        match claimed {
+            Some(claimed) if claimed != *self.user => {
+                let err = RemoteException::of(
+                    crate::HadoopException::AccessControl,
+                    format!(
+                        "Authenticated user ({} (auth:TOKEN)) doesn't match what the client claims to be ({claimed} (auth:SIMPLE))",
+                        self.user
+                    ),
+                );
+                self.fatal_sasl_reply(&err);
+                false
+            }
+            _ => true,
+        }
+    }
+
+    /// Hadoop's reply to a refused authentication: FATAL, on the SASL call id.
+    fn fatal_sasl_reply(&mut self, err: &RemoteException) {
+        let header = RpcResponseHeaderProto {
+            call_id: frame::SASL_CALL_ID as u32,
+            status: RpcStatusProto::Fatal as i32,
+            server_ipc_version_num: Some(frame::RPC_VERSION as u32),
+            exception_class_name: Some(err.class.clone()),
+            error_msg: Some(err.message.clone()),
+            error_detail: Some(RpcErrorCodeProto::FatalUnauthorized as i32),
+            client_id: Some(Bytes::new()),
+            ..Default::default()
+        };
+        frame::write_frame(&mut self.out, &[&header]);
     }
 }
 

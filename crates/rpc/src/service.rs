@@ -13,12 +13,17 @@ use crate::error::RemoteException;
 /// Who made a call and on which connection.
 #[derive(Clone, Debug)]
 pub struct CallContext {
-    /// Effective user from the connection context (SIMPLE auth).
+    /// Effective user from the connection context (SIMPLE auth), or the user of the
+    /// connection's token (TOKEN auth).
     pub user: Arc<str>,
     /// The client's 16-byte id, the same for every call it makes.
     pub client_id: Bytes,
     pub call_id: i32,
     pub peer: SocketAddr,
+    /// The identifier of the token the connection authenticated with (SASL `TOKEN`),
+    /// already checked against the server's token authority; `None` under SIMPLE. A
+    /// service reads what the token names from it (YARN: the application attempt).
+    pub token: Option<Bytes>,
 }
 
 /// A reply, or the exception to send instead.
@@ -75,6 +80,14 @@ pub trait RpcService: Send + Sync + 'static {
     /// waiting should be done here, before returning, so calls from one connection take
     /// effect in the order they were sent.
     fn call(self: Arc<Self>, ctx: CallContext, method: &str, request: Bytes) -> CallOutcome;
+
+    /// Whether callers must authenticate with a token (the server's
+    /// [`TokenAuthority`](tusk_security::TokenAuthority)); calls over a SIMPLE
+    /// connection are then refused with Hadoop's `AccessControlException`, as
+    /// YARN's ApplicationMasterProtocol refuses them.
+    fn requires_token(&self) -> bool {
+        false
+    }
 }
 
 /// Decodes `request` as `Req`, runs `handler`, encodes its reply.

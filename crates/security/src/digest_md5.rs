@@ -1,12 +1,13 @@
-//! The server side of SASL DIGEST-MD5 (RFC 2831) with quality of protection `auth`
-//! only: what a DataNode answers when a client opens a data connection with HDFS's SASL
-//! handshake and its block token (`hdfs-native` does whenever it holds a token).
+//! SASL DIGEST-MD5 (RFC 2831) with quality of protection `auth` only, both sides, over
+//! a token: the client proves it holds the token's password without sending it. The
+//! user name is the base64 of the token identifier, the password the base64 of the
+//! token password (Hadoop's `SaslRpcServer.encodeIdentifier` / `encodePassword`).
 //!
-//! The client proves it holds the token's password without sending it: the user name
-//! is the base64 of the token identifier, the password the base64 of the token password
-//! (HDFS's `SaslDataTransferServer.buildServerPassword`). `auth` adds no security layer,
-//! so the connection carries plain DataTransferProtocol afterwards, as HDFS's does with
-//! `dfs.data.transfer.protection=authentication`.
+//! Two servers run it: a DataNode, when a client opens a data connection with HDFS's
+//! SASL handshake over its block token (`hdfs-native` does whenever it holds one;
+//! protocol `hdfs`, server name `0`), and the RPC server of a protocol that takes
+//! tokens (YARN's AMRMToken, NMToken; protocol empty, server name `default`). `auth`
+//! adds no security layer, so the connection carries plain messages afterwards.
 
 use std::collections::HashMap;
 
@@ -17,6 +18,12 @@ use rand::RngCore;
 
 use crate::block_token::BlockTokenSecretManager;
 use crate::error::SaslError;
+use crate::token_authority::{TokenAuthority, TokenGrant};
+
+/// Hadoop RPC's SASL protocol and server name for `TOKEN` auth
+/// (`SaslRpcServer.AuthMethod.TOKEN`, `SASL_DEFAULT_REALM`).
+pub const RPC_PROTOCOL: &str = "";
+pub const RPC_SERVER_ID: &str = "default";
 
 /// One DIGEST-MD5 exchange: a challenge, then the check of the client's response.
 pub struct DigestMd5Server {
@@ -100,33 +107,179 @@ impl DigestMd5Server {
         expect("digest-uri", get("digest-uri")?, &self.digest_uri)?;
         let cnonce = get("cnonce")?;
         let password = password_for(username)?;
-        let ha1 = {
-            let secret = md5(format!("{username}:{realm}:{password}").as_bytes());
-            let mut a1 = secret.to_vec();
-            a1.extend_from_slice(format!(":{}:{cnonce}", self.nonce).as_bytes());
-            if let Some(authzid) = fields.get("authzid") {
-                a1.extend_from_slice(format!(":{authzid}").as_bytes());
-            }
-            hex(&md5(&a1))
+        let exchange = Exchange {
+            username,
+            realm,
+            password: &password,
+            nonce: &self.nonce,
+            cnonce,
+            digest_uri: &self.digest_uri,
+            authzid: fields.get("authzid").map(String::as_str),
         };
-        let digest = |a2: &str| {
-            let tail = format!(
-                "{}:00000001:{cnonce}:auth:{}",
-                self.nonce,
-                hex(&md5(a2.as_bytes()))
-            );
-            hex(&md5(format!("{ha1}:{tail}").as_bytes()))
-        };
-        let wanted = digest(&format!("AUTHENTICATE:{}", self.digest_uri));
-        if !constant_time_eq(get("response")?.as_bytes(), wanted.as_bytes()) {
+        if !constant_time_eq(
+            get("response")?.as_bytes(),
+            exchange.client_response().as_bytes(),
+        ) {
             return Err(SaslError::BadResponse);
         }
-        let rspauth = format!("rspauth={}", digest(&format!(":{}", self.digest_uri)));
         Ok(Authenticated {
             username: username.to_string(),
-            rspauth: rspauth.into_bytes(),
+            rspauth: format!("rspauth={}", exchange.server_proof()).into_bytes(),
         })
     }
+}
+
+/// The client side: answers a server's challenge for one token and checks the
+/// server's `rspauth`, as Java's DIGEST-MD5 client does for Hadoop's `SaslRpcClient`.
+pub struct DigestMd5Client {
+    /// `protocol/server`, as the server expects it.
+    digest_uri: String,
+    username: String,
+    password: String,
+    /// The realm, nonce and cnonce of the answered challenge; set by `respond`.
+    answered: Option<(String, String, String)>,
+}
+
+impl DigestMd5Client {
+    /// A client for a token (identifier and password bytes) talking to `protocol` on
+    /// `server_name`.
+    pub fn for_token(
+        protocol: &str,
+        server_name: &str,
+        identifier: &[u8],
+        password: &[u8],
+    ) -> Self {
+        DigestMd5Client {
+            digest_uri: format!("{protocol}/{server_name}"),
+            username: STANDARD.encode(identifier),
+            password: STANDARD.encode(password),
+            answered: None,
+        }
+    }
+
+    /// The response to the server's challenge.
+    pub fn respond(&mut self, challenge: &[u8]) -> Result<Vec<u8>, SaslError> {
+        let text = std::str::from_utf8(challenge).map_err(|_| SaslError::Malformed {
+            reason: "challenge is not UTF-8".into(),
+        })?;
+        let fields = parse_fields(text)?;
+        let nonce = fields.get("nonce").ok_or(SaslError::Malformed {
+            reason: "challenge without a nonce".into(),
+        })?;
+        if let Some(qop) = fields.get("qop") {
+            if !qop.split(',').any(|q| q.trim() == "auth") {
+                return Err(SaslError::Mismatch {
+                    field: "qop",
+                    found: qop.clone(),
+                    expected: "auth".into(),
+                });
+            }
+        }
+        let realm = fields.get("realm").cloned().unwrap_or_default();
+        let mut cnonce = [0u8; 16];
+        rand::thread_rng().fill_bytes(&mut cnonce);
+        let cnonce = STANDARD.encode(cnonce);
+        let exchange = Exchange {
+            username: &self.username,
+            realm: &realm,
+            password: &self.password,
+            nonce,
+            cnonce: &cnonce,
+            digest_uri: &self.digest_uri,
+            authzid: None,
+        };
+        let response = format!(
+            "charset=utf-8,username=\"{}\",realm=\"{realm}\",nonce=\"{nonce}\",nc=00000001,cnonce=\"{cnonce}\",digest-uri=\"{}\",maxbuf=65536,response={},qop=auth",
+            self.username,
+            self.digest_uri,
+            exchange.client_response()
+        );
+        self.answered = Some((realm, nonce.clone(), cnonce));
+        Ok(response.into_bytes())
+    }
+
+    /// Checks the server's final message: it proves the server knew the password too.
+    pub fn check_server(&self, message: &[u8]) -> Result<(), SaslError> {
+        let (realm, nonce, cnonce) = self.answered.as_ref().ok_or(SaslError::Malformed {
+            reason: "server's final message before any challenge".into(),
+        })?;
+        let text = std::str::from_utf8(message).map_err(|_| SaslError::BadServerProof)?;
+        let fields = parse_fields(text)?;
+        let exchange = Exchange {
+            username: &self.username,
+            realm,
+            password: &self.password,
+            nonce,
+            cnonce,
+            digest_uri: &self.digest_uri,
+            authzid: None,
+        };
+        match fields.get("rspauth") {
+            Some(proof)
+                if constant_time_eq(proof.as_bytes(), exchange.server_proof().as_bytes()) =>
+            {
+                Ok(())
+            }
+            _ => Err(SaslError::BadServerProof),
+        }
+    }
+}
+
+/// The values both sides hash (RFC 2831 section 2.1.2.1, `md5-sess`, qop `auth`).
+struct Exchange<'a> {
+    username: &'a str,
+    realm: &'a str,
+    password: &'a str,
+    nonce: &'a str,
+    cnonce: &'a str,
+    digest_uri: &'a str,
+    authzid: Option<&'a str>,
+}
+
+impl Exchange<'_> {
+    /// The client's `response`.
+    fn client_response(&self) -> String {
+        self.digest(&format!("AUTHENTICATE:{}", self.digest_uri))
+    }
+
+    /// The server's `rspauth`.
+    fn server_proof(&self) -> String {
+        self.digest(&format!(":{}", self.digest_uri))
+    }
+
+    fn digest(&self, a2: &str) -> String {
+        let secret = md5(format!("{}:{}:{}", self.username, self.realm, self.password).as_bytes());
+        let mut a1 = secret.to_vec();
+        a1.extend_from_slice(format!(":{}:{}", self.nonce, self.cnonce).as_bytes());
+        if let Some(authzid) = self.authzid {
+            a1.extend_from_slice(format!(":{authzid}").as_bytes());
+        }
+        let tail = format!(
+            "{}:00000001:{}:auth:{}",
+            self.nonce,
+            self.cnonce,
+            hex(&md5(a2.as_bytes()))
+        );
+        hex(&md5(format!("{}:{tail}", hex(&md5(&a1))).as_bytes()))
+    }
+}
+
+/// The SASL password of a token user name (its base64 identifier) as `authority`
+/// grants it, with the user the identifier names.
+pub fn token_password(
+    authority: &dyn TokenAuthority,
+    username: &str,
+) -> Result<(String, TokenGrant), SaslError> {
+    let identifier = decode_username(username)?;
+    let grant = authority.grant(&identifier)?;
+    Ok((STANDARD.encode(&grant.password), grant))
+}
+
+/// The token identifier a DIGEST-MD5 user name carries.
+pub fn decode_username(username: &str) -> Result<Vec<u8>, SaslError> {
+    STANDARD.decode(username).map_err(|e| SaslError::Malformed {
+        reason: format!("user name is not base64: {e}"),
+    })
 }
 
 /// The SASL password of a block token user name (its base64 identifier): the base64 of
@@ -136,11 +289,7 @@ pub fn block_token_password(
     username: &str,
     now: u64,
 ) -> Result<String, SaslError> {
-    let identifier = STANDARD
-        .decode(username)
-        .map_err(|e| SaslError::Malformed {
-            reason: format!("user name is not base64: {e}"),
-        })?;
+    let identifier = decode_username(username)?;
     Ok(STANDARD.encode(keys.password(&identifier, now)?))
 }
 
@@ -251,6 +400,36 @@ mod tests {
             server.verify(other_nonce.as_bytes(), |_| Ok("c2VjcmV0".into())),
             Err(SaslError::Mismatch { field: "nonce", .. })
         ));
+    }
+
+    #[test]
+    fn the_client_and_server_agree_and_check_each_other() {
+        let server = DigestMd5Server::new(RPC_PROTOCOL, RPC_SERVER_ID);
+        let mut client = DigestMd5Client::for_token("", "default", b"id", b"pw");
+        let response = client.respond(&server.challenge()).unwrap();
+        let text = String::from_utf8(response.clone()).unwrap();
+        assert!(text.contains("digest-uri=\"/default\""), "{text}");
+        assert!(text.contains("realm=\"default\""), "{text}");
+        let done = server
+            .verify(&response, |user| {
+                assert_eq!(decode_username(user).unwrap(), b"id");
+                Ok(STANDARD.encode(b"pw"))
+            })
+            .unwrap();
+        client.check_server(&done.rspauth).unwrap();
+        assert_eq!(
+            client.check_server(b"rspauth=00000000000000000000000000000000"),
+            Err(SaslError::BadServerProof)
+        );
+
+        let mut wrong = DigestMd5Client::for_token("", "default", b"id", b"not pw");
+        let response = wrong.respond(&server.challenge()).unwrap();
+        assert_eq!(
+            server
+                .verify(&response, |_| Ok(STANDARD.encode(b"pw")))
+                .unwrap_err(),
+            SaslError::BadResponse
+        );
     }
 
     #[test]

@@ -28,6 +28,27 @@ pub enum BlockTokenError {
     NoKeys,
 }
 
+/// Bytes that do not read as Hadoop's `Writable` encoding says.
+#[derive(Debug, Error, Clone, PartialEq, Eq)]
+#[error("{reason}")]
+pub struct WritableError {
+    pub reason: String,
+}
+
+impl WritableError {
+    pub fn new(reason: impl Into<String>) -> Self {
+        WritableError {
+            reason: reason.into(),
+        }
+    }
+}
+
+impl From<WritableError> for BlockTokenError {
+    fn from(e: WritableError) -> Self {
+        BlockTokenError::Malformed { reason: e.reason }
+    }
+}
+
 /// Why a DIGEST-MD5 exchange failed.
 #[derive(Debug, Error, Clone, PartialEq, Eq)]
 pub enum SaslError {
@@ -43,4 +64,41 @@ pub enum SaslError {
     BadResponse,
     #[error(transparent)]
     Token(#[from] BlockTokenError),
+    #[error(transparent)]
+    InvalidToken(#[from] InvalidToken),
+    #[error("DIGEST-MD5 server's rspauth does not match: it does not know the token's password")]
+    BadServerProof,
+}
+
+/// A token a secret manager refuses (Hadoop's `SecretManager.InvalidToken`); the
+/// message is what Hadoop's client shows.
+#[derive(Debug, Error, Clone, PartialEq, Eq)]
+#[error("{message}")]
+pub struct InvalidToken {
+    pub message: String,
+}
+
+impl InvalidToken {
+    pub fn new(message: impl Into<String>) -> Self {
+        InvalidToken {
+            message: message.into(),
+        }
+    }
+}
+
+/// Why token storage (`Credentials`) could not be read or written; the messages of the
+/// first two are Hadoop's.
+#[derive(Debug, Error)]
+pub enum CredentialsError {
+    #[error("Bad header found in token storage.")]
+    BadHeader,
+    #[error("Unknown version {version} in token storage.")]
+    UnknownVersion { version: u8 },
+    #[error("malformed token storage: {0}")]
+    Malformed(#[from] WritableError),
+    #[error("token storage {path}: {source}")]
+    Io {
+        path: std::path::PathBuf,
+        source: std::io::Error,
+    },
 }

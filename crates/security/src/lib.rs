@@ -5,18 +5,37 @@
 //!   that roll (NameNode) or are taken in (DataNode), tokens made and checked with them;
 //!   `block_token/identifier.rs`: the identifier's bytes (Hadoop's legacy `Writable`
 //!   layout and the protobuf one).
-//! - `digest_md5`: the server side of SASL DIGEST-MD5 (`auth`), which the DataNode
-//!   runs when a client opens a data connection with a SASL handshake over its token.
-//! - `error`: [`BlockTokenError`], [`SaslError`].
+//! - `credentials`: [`Credentials`], Hadoop's token storage (`HDTS`), both layouts.
+//! - `digest_md5`: SASL DIGEST-MD5 (`auth`) over a token, server and client: the
+//!   DataNode's data-connection handshake over a block token, and Hadoop RPC's `TOKEN`
+//!   auth.
+//! - `token_authority`: [`TokenAuthority`], what an RPC server checks a token
+//!   identifier against (a secret manager's password and the token's user).
+//! - `error`: [`BlockTokenError`], [`SaslError`], [`InvalidToken`],
+//!   [`CredentialsError`], [`WritableError`].
+//! - `yarn_tokens`: YARN's AMRMToken, NMToken and container token identifiers and
+//!   their secret managers ([`AmrmTokenSecretManager`], [`NmTokenSecretManager`],
+//!   [`ContainerTokenSecretManager`]).
+//! - `writable`: Hadoop's `Writable` primitives (vints, `Text`), shared by the legacy
+//!   block token identifier and the token storage format.
 //! - `proxy_users`: [`ProxyUsers`], Hadoop's `hadoop.proxyuser.*` impersonation rules.
 
 pub mod block_token;
+pub mod credentials;
 pub mod digest_md5;
 pub mod error;
 pub mod proxy_users;
+pub mod token_authority;
+mod writable;
+pub mod yarn_tokens;
 
 pub use block_token::{
     AccessMode, BlockKey, BlockTokenIdentifier, BlockTokenSecretManager, TokenScope, TOKEN_KIND,
 };
-pub use error::{BlockTokenError, SaslError};
+pub use credentials::{Credentials, CredentialsFormat};
+pub use error::{BlockTokenError, CredentialsError, InvalidToken, SaslError, WritableError};
 pub use proxy_users::ProxyUsers;
+pub use token_authority::{TokenAuthority, TokenGrant};
+pub use yarn_tokens::{
+    AmrmTokenSecretManager, ContainerTokenSecretManager, MasterKey, NmTokenSecretManager,
+};

@@ -2,13 +2,10 @@
 //! connection takes (preamble, frame splitting within the limits, header, SASL and call
 //! handling), so fuzz targets and tests can drive the server's decoding directly.
 
-use std::collections::VecDeque;
-use std::net::SocketAddr;
-use std::sync::Arc;
-
-use bytes::{Bytes, BytesMut};
+use bytes::Bytes;
 use futures::stream::FuturesUnordered;
 use futures::FutureExt;
+use std::net::SocketAddr;
 
 use super::input::FrameReader;
 use super::{read_preamble, ConnectionState, RpcServer, Waiting};
@@ -30,16 +27,7 @@ impl RpcServer {
     /// them; calls still waiting when the bytes run out are dropped unanswered, as when
     /// a live connection is closed.
     pub fn serve_bytes(&self, bytes: &[u8], peer: SocketAddr) -> Served {
-        let mut conn = ConnectionState {
-            user: Arc::from(""),
-            protocol: None,
-            header_done: false,
-            peer,
-            out: BytesMut::new(),
-            held: VecDeque::new(),
-            watermark: self.durability.as_ref().map(|d| d.watermark()),
-            read_at: tokio::time::Instant::now(),
-        };
+        let mut conn = self.connection_state(peer);
         let ended = self.serve_into(&mut conn, bytes);
         Served {
             replies: conn.out.freeze(),
@@ -49,9 +37,12 @@ impl RpcServer {
 
     fn serve_into(&self, conn: &mut ConnectionState, bytes: &[u8]) -> Result<(), RpcError> {
         let (mut preamble, mut rest) = bytes.split_at(bytes.len().min(7));
-        read_preamble(&mut preamble)
+        let auth = read_preamble(&mut preamble)
             .now_or_never()
             .expect("reading from a slice never waits")?;
+        if !conn.admit(auth) {
+            return Ok(());
+        }
         let mut input = FrameReader::new(self.limits.clone());
         let mut waiting: FuturesUnordered<Waiting> = FuturesUnordered::new();
         loop {
@@ -81,7 +72,9 @@ mod tests {
     use crate::frame;
     use crate::service::{CallContext, CallOutcome, RpcService};
     use crate::RpcServerOptions;
+    use bytes::BytesMut;
     use prost::Message;
+    use std::sync::Arc;
     use tusk_proto::common::{
         IpcConnectionContextProto, RequestHeaderProto, RpcRequestHeaderProto,
         RpcResponseHeaderProto,

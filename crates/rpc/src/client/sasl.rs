@@ -1,0 +1,138 @@
+//! The client side of SASL `TOKEN` auth, as Hadoop's `SaslRpcClient` runs it: NEGOTIATE,
+//! pick the server's `TOKEN`/DIGEST-MD5 offer, answer its challenge in INITIATE (naming
+//! the offer without its challenge), and check the `rspauth` the server's SUCCESS
+//! carries. Runs on the fresh socket before the connection's reader and writer start.
+
+use bytes::{Bytes, BytesMut};
+use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt};
+use tusk_proto::common::rpc_response_header_proto::RpcStatusProto;
+use tusk_proto::common::rpc_sasl_proto::{SaslAuth, SaslState};
+use tusk_proto::common::{RpcRequestHeaderProto, RpcResponseHeaderProto, RpcSaslProto, TokenProto};
+use tusk_security::digest_md5::DigestMd5Client;
+
+use crate::error::{RemoteException, RpcError};
+use crate::frame;
+
+/// Authenticates with `token`; `header` is the request header for the SASL call id.
+pub(super) async fn authenticate<R, W>(
+    rd: &mut R,
+    wr: &mut W,
+    header: &RpcRequestHeaderProto,
+    token: &TokenProto,
+) -> Result<(), RpcError>
+where
+    R: AsyncRead + Unpin,
+    W: AsyncWrite + Unpin,
+{
+    send(wr, header, message(SaslState::Negotiate, None, vec![])).await?;
+    let offer = receive(rd).await?;
+    if offer.state() != SaslState::Negotiate {
+        return Err(RpcError::Protocol(format!(
+            "server answered NEGOTIATE with {:?}: it takes no tokens",
+            offer.state()
+        )));
+    }
+    let Some(auth) = offer
+        .auths
+        .iter()
+        .find(|a| a.method == "TOKEN" && a.mechanism == "DIGEST-MD5")
+    else {
+        let methods: Vec<&str> = offer.auths.iter().map(|a| a.method.as_str()).collect();
+        return Err(RpcError::Protocol(format!(
+            "Client cannot authenticate via:{methods:?}"
+        )));
+    };
+    let mut client = DigestMd5Client::for_token(
+        auth.protocol(),
+        auth.server_id(),
+        &token.identifier,
+        &token.password,
+    );
+    let chosen = SaslAuth {
+        challenge: None,
+        ..auth.clone()
+    };
+    let mut challenge = auth.challenge.clone();
+    if challenge.is_none() {
+        // The server did not send its challenge with the offer: ask for it.
+        send(
+            wr,
+            header,
+            message(SaslState::Initiate, None, vec![chosen.clone()]),
+        )
+        .await?;
+        let reply = receive(rd).await?;
+        if reply.state() != SaslState::Challenge {
+            return Err(RpcError::Protocol(format!(
+                "expected a SASL CHALLENGE, got {:?}",
+                reply.state()
+            )));
+        }
+        challenge = reply.token;
+    }
+    let response = client
+        .respond(challenge.as_deref().unwrap_or_default())
+        .map_err(|e| RpcError::Protocol(e.to_string()))?;
+    let state = if auth.challenge.is_some() {
+        SaslState::Initiate
+    } else {
+        SaslState::Response
+    };
+    send(
+        wr,
+        header,
+        message(state, Some(response.into()), vec![chosen]),
+    )
+    .await?;
+    let done = receive(rd).await?;
+    if done.state() != SaslState::Success {
+        return Err(RpcError::Protocol(format!(
+            "expected SASL SUCCESS, got {:?}",
+            done.state()
+        )));
+    }
+    client
+        .check_server(done.token.as_deref().unwrap_or_default())
+        .map_err(|e| RpcError::Protocol(e.to_string()))
+}
+
+fn message(state: SaslState, token: Option<Bytes>, auths: Vec<SaslAuth>) -> RpcSaslProto {
+    RpcSaslProto {
+        version: None,
+        state: state as i32,
+        token,
+        auths,
+    }
+}
+
+async fn send<W: AsyncWrite + Unpin>(
+    wr: &mut W,
+    header: &RpcRequestHeaderProto,
+    msg: RpcSaslProto,
+) -> Result<(), RpcError> {
+    let mut out = BytesMut::new();
+    frame::write_frame(&mut out, &[header, &msg]);
+    wr.write_all(&out).await?;
+    Ok(())
+}
+
+/// The server's next SASL message; its refusal (a FATAL reply) as the remote exception.
+async fn receive<R: AsyncRead + Unpin>(rd: &mut R) -> Result<RpcSaslProto, RpcError> {
+    let mut body = frame::read_frame(rd)
+        .await?
+        .ok_or(RpcError::ConnectionClosed)?;
+    let header: RpcResponseHeaderProto = frame::next_message(&mut body)?;
+    if header.status != RpcStatusProto::Success as i32 {
+        return Err(RpcError::Remote(RemoteException::new(
+            header.exception_class_name.unwrap_or_default(),
+            header.error_msg.unwrap_or_default(),
+        )));
+    }
+    if header.call_id as i32 != frame::SASL_CALL_ID {
+        return Err(RpcError::Protocol(format!(
+            "reply to call {} during SASL negotiation",
+            header.call_id as i32
+        )));
+    }
+    frame::next_message(&mut body)
+}

@@ -1,0 +1,245 @@
+//! SASL on one connection, as Hadoop's `Server.Connection` negotiates it.
+//!
+//! A server without a token authority is SIMPLE-only: NEGOTIATE gets SUCCESS at once and
+//! a SIMPLE client's INITIATE gets no reply. A server given a [`TokenAuthority`] offers
+//! `TOKEN` (DIGEST-MD5, protocol `""`, server id `default`), with the first challenge in
+//! its NEGOTIATE reply, and also SIMPLE unless every protocol it serves requires a
+//! token. The client's INITIATE carries its response; a right one gets SUCCESS with
+//! `rspauth`, and the connection runs as the token's user. Every refusal is a FATAL
+//! reply on the SASL call id followed by the connection's end, with the exception
+//! Hadoop's server sends.
+
+use std::sync::Arc;
+
+use bytes::Bytes;
+use tusk_proto::common::rpc_sasl_proto::{SaslAuth, SaslState};
+use tusk_proto::common::RpcSaslProto;
+use tusk_security::digest_md5::{self, DigestMd5Server};
+use tusk_security::{SaslError, TokenAuthority, TokenGrant};
+
+use crate::error::{RemoteException, RpcError};
+use crate::HadoopException;
+
+/// Hadoop's `AuthMethod` names and their SASL mechanisms.
+const TOKEN: &str = "TOKEN";
+const DIGEST_MD5: &str = "DIGEST-MD5";
+const SIMPLE: &str = "SIMPLE";
+
+/// How a server takes tokens: set once, shared by its connections.
+pub(crate) struct TokenAuth {
+    pub(crate) authority: Arc<dyn TokenAuthority>,
+    /// Whether SIMPLE is offered beside TOKEN (some protocol served takes no token).
+    pub(crate) simple: bool,
+}
+
+impl TokenAuth {
+    /// Hadoop's list of enabled methods, as its messages print it.
+    fn available(&self) -> &'static str {
+        if self.simple {
+            "[TOKEN, SIMPLE]"
+        } else {
+            "[TOKEN]"
+        }
+    }
+
+    /// The refusal of a client that wants `method`, which is not offered.
+    pub(crate) fn not_enabled(&self, method: &str) -> RemoteException {
+        RemoteException::of(
+            HadoopException::AccessControl,
+            format!(
+                "{method} authentication is not enabled.  Available:{}",
+                self.available()
+            ),
+        )
+    }
+}
+
+/// What a SASL message leads to.
+pub(crate) enum SaslStep {
+    /// Send this message; negotiation goes on.
+    Reply(RpcSaslProto),
+    /// Nothing to send: a SIMPLE client goes on without waiting.
+    Silent,
+    /// The client proved it holds a valid token: send `reply` (SUCCESS), and run the
+    /// connection as the token's user.
+    Authenticated {
+        reply: RpcSaslProto,
+        grant: TokenGrant,
+        identifier: Bytes,
+    },
+    /// Send this exception as a FATAL reply and close the connection.
+    Refused(RemoteException),
+}
+
+/// One connection's side of the negotiation.
+pub(crate) struct SaslSession {
+    /// The server's token auth; `None` on a SIMPLE-only server.
+    auth: Option<Arc<TokenAuth>>,
+    /// The exchange whose challenge was sent, waiting for the client's response.
+    exchange: Option<DigestMd5Server>,
+    /// SUCCESS was sent (or SIMPLE chosen): no more negotiation.
+    done: bool,
+}
+
+impl SaslSession {
+    pub(crate) fn new(auth: Option<Arc<TokenAuth>>) -> Self {
+        SaslSession {
+            auth,
+            exchange: None,
+            done: false,
+        }
+    }
+
+    /// The refusal of a connection that opened without SASL (auth protocol NONE), when
+    /// SIMPLE is not offered; `None` when it may go on.
+    pub(crate) fn refuse_plain(&self) -> Option<RemoteException> {
+        self.auth
+            .as_ref()
+            .filter(|a| !a.simple)
+            .map(|a| a.not_enabled(SIMPLE))
+    }
+
+    /// The next step for one SASL message from the client.
+    pub(crate) fn step(&mut self, msg: &RpcSaslProto) -> Result<SaslStep, RpcError> {
+        if self.done {
+            return Ok(SaslStep::Refused(RemoteException::of(
+                HadoopException::Sasl,
+                "Negotiation is already complete",
+            )));
+        }
+        let Some(auth) = self.auth.clone() else {
+            return Ok(simple_only(msg.state()));
+        };
+        match msg.state() {
+            SaslState::Negotiate => Ok(SaslStep::Reply(self.negotiate(&auth))),
+            SaslState::Initiate => self.initiate(&auth, msg),
+            SaslState::Response => Ok(self.response(&auth, msg)),
+            other => Err(RpcError::Protocol(format!(
+                "unexpected SASL state {other:?}"
+            ))),
+        }
+    }
+
+    /// The methods offered, TOKEN first with its challenge (Hadoop sends it at once to
+    /// save a round trip).
+    fn negotiate(&mut self, auth: &TokenAuth) -> RpcSaslProto {
+        let exchange = DigestMd5Server::new(digest_md5::RPC_PROTOCOL, digest_md5::RPC_SERVER_ID);
+        let mut auths = vec![SaslAuth {
+            challenge: Some(exchange.challenge().into()),
+            ..token_auth()
+        }];
+        if auth.simple {
+            auths.push(SaslAuth {
+                method: SIMPLE.into(),
+                mechanism: String::new(),
+                protocol: None,
+                server_id: None,
+                challenge: None,
+            });
+        }
+        self.exchange = Some(exchange);
+        message(SaslState::Negotiate, None, auths)
+    }
+
+    fn initiate(&mut self, auth: &TokenAuth, msg: &RpcSaslProto) -> Result<SaslStep, RpcError> {
+        let [chosen] = msg.auths.as_slice() else {
+            return Ok(SaslStep::Refused(RemoteException::of(
+                HadoopException::Sasl,
+                "Client mechanism is malformed",
+            )));
+        };
+        if chosen.method == SIMPLE && auth.simple {
+            self.done = true;
+            return Ok(SaslStep::Silent);
+        }
+        if *chosen != token_auth() {
+            return Ok(SaslStep::Refused(auth.not_enabled(&chosen.method)));
+        }
+        if self.exchange.is_none() {
+            // No NEGOTIATE came first: the challenge goes out now.
+            let exchange =
+                DigestMd5Server::new(digest_md5::RPC_PROTOCOL, digest_md5::RPC_SERVER_ID);
+            let challenge = exchange.challenge();
+            self.exchange = Some(exchange);
+            return Ok(SaslStep::Reply(message(
+                SaslState::Challenge,
+                Some(challenge.into()),
+                vec![],
+            )));
+        }
+        Ok(self.response(auth, msg))
+    }
+
+    /// Checks the client's DIGEST-MD5 response against the authority.
+    fn response(&mut self, auth: &TokenAuth, msg: &RpcSaslProto) -> SaslStep {
+        let Some(exchange) = self.exchange.take() else {
+            return SaslStep::Refused(RemoteException::of(
+                HadoopException::Sasl,
+                "DIGEST-MD5: response before any challenge",
+            ));
+        };
+        let mut granted = None;
+        let verified = exchange.verify(msg.token.as_deref().unwrap_or_default(), |user| {
+            let (password, grant) = digest_md5::token_password(auth.authority.as_ref(), user)?;
+            granted = Some(grant);
+            Ok(password)
+        });
+        match verified {
+            Ok(done) => {
+                let identifier = digest_md5::decode_username(&done.username)
+                    .expect("a verified user name was decoded before");
+                self.done = true;
+                SaslStep::Authenticated {
+                    reply: message(SaslState::Success, Some(done.rspauth.into()), vec![]),
+                    grant: granted.expect("verify asked for the password"),
+                    identifier: identifier.into(),
+                }
+            }
+            Err(e) => SaslStep::Refused(refusal(e)),
+        }
+    }
+}
+
+/// A SIMPLE-only server's answer: SUCCESS to NEGOTIATE, nothing to a SIMPLE INITIATE.
+fn simple_only(state: SaslState) -> SaslStep {
+    match state {
+        SaslState::Negotiate => SaslStep::Reply(message(SaslState::Success, None, vec![])),
+        _ => SaslStep::Silent,
+    }
+}
+
+/// The TOKEN method as offered (without its challenge), which the client's INITIATE
+/// must name exactly.
+fn token_auth() -> SaslAuth {
+    SaslAuth {
+        method: TOKEN.into(),
+        mechanism: DIGEST_MD5.into(),
+        protocol: Some(digest_md5::RPC_PROTOCOL.into()),
+        server_id: Some(digest_md5::RPC_SERVER_ID.into()),
+        challenge: None,
+    }
+}
+
+fn message(state: SaslState, token: Option<Bytes>, auths: Vec<SaslAuth>) -> RpcSaslProto {
+    RpcSaslProto {
+        version: None,
+        state: state as i32,
+        token,
+        auths,
+    }
+}
+
+/// The exception Hadoop's server sends for a failed exchange: the secret manager's
+/// `InvalidToken` when it refused the identifier, otherwise the SASL server's own
+/// `SaslException` (Java's DIGEST-MD5 wording for a wrong password).
+fn refusal(e: SaslError) -> RemoteException {
+    match e {
+        SaslError::InvalidToken(t) => RemoteException::of(HadoopException::InvalidToken, t.message),
+        SaslError::Token(t) => RemoteException::of(HadoopException::InvalidToken, t.to_string()),
+        SaslError::BadResponse => RemoteException::of(
+            HadoopException::Sasl,
+            "DIGEST-MD5: digest response format violation. Mismatched response.",
+        ),
+        other => RemoteException::of(HadoopException::Sasl, format!("DIGEST-MD5: {other}")),
+    }
+}
