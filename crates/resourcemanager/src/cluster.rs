@@ -13,6 +13,7 @@
 
 mod applications;
 mod containers;
+mod hadoop_am;
 mod nodes;
 mod recovery;
 mod scheduling;
@@ -30,7 +31,9 @@ use crate::resource::Resource;
 use crate::scheduler::Scheduler;
 use crate::status_policy::TaskKind;
 
+pub(crate) use hadoop_am::HadoopAllocate;
 pub use nodes::NodeWork;
+pub(crate) use tusk_proto::tusk::yarn::ContainerExitStatus;
 
 /// A NodeManager as the ResourceManager tracks it. Created by registration; kept (as
 /// lost) after expiry so reports still show it.
@@ -120,6 +123,9 @@ pub(crate) struct App {
     /// `None` for Tusk's own applications. When set, the AM container is launched
     /// Hadoop-style from it and `am_launch` is unused.
     pub hadoop_am_launch: Option<Arc<ContainerLaunchContextProto>>,
+    /// A Hadoop AM's current attempt: its request table, NMTokens handed out, where
+    /// its RPC server is. `None` until a Hadoop AM registers.
+    pub hadoop: Option<Box<hadoop_am::HadoopAttempt>>,
     pub max_attempts: u32,
     pub state: y::ApplicationState,
     pub final_status: y::FinalApplicationStatus,
@@ -225,6 +231,8 @@ pub struct Cluster {
     pub(crate) store: Option<Arc<dyn crate::state_store::StateStore>>,
     /// Counters for `/metrics`, and the registry holding them.
     pub(crate) metrics: crate::metrics::RmMetrics,
+    /// AMRMToken, NMToken and container token keys.
+    pub(crate) secrets: crate::secrets::Secrets,
 }
 
 impl Cluster {
@@ -241,6 +249,7 @@ impl Cluster {
             offer_seq: 0,
             store: None,
             metrics: Default::default(),
+            secrets: crate::secrets::Secrets::new(),
         }
     }
 

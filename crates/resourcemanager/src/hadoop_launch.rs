@@ -8,7 +8,12 @@ use bytes::Bytes;
 use prost::Message;
 use tusk_proto::hadoop::yarn as h;
 
+use tusk_proto::hadoop::common::TokenProto;
+use tusk_security::Credentials;
+
 use crate::cluster::App;
+use crate::hadoop_records as records;
+use crate::secrets::Secrets;
 
 /// Hadoop's `ApplicationConstants.APP_SUBMIT_TIME_ENV`: when the application was
 /// submitted, in ms since the epoch.
@@ -19,7 +24,11 @@ pub const MAX_APP_ATTEMPTS_ENV: &str = "MAX_APP_ATTEMPTS";
 
 /// The serialized ContainerLaunchContextProto for the current attempt's AM of `app`,
 /// built from `spec`, the context its client submitted.
-pub fn am_launch_context(spec: &h::ContainerLaunchContextProto, app: &App) -> Bytes {
+pub(crate) fn am_launch_context(
+    spec: &h::ContainerLaunchContextProto,
+    app: &App,
+    secrets: &Secrets,
+) -> Bytes {
     let mut launch = spec.clone();
     set_env(&mut launch, APP_SUBMIT_TIME_ENV, app.submit_ms.to_string());
     // Attempts a restart ended do not count, as for Tusk's own AMs.
@@ -28,21 +37,29 @@ pub fn am_launch_context(spec: &h::ContainerLaunchContextProto, app: &App) -> By
         MAX_APP_ATTEMPTS_ENV,
         (app.max_attempts + app.uncounted_attempts).to_string(),
     );
-    launch.tokens = Some(with_am_rm_token(
-        launch.tokens.take().unwrap_or_default(),
-        &app.attempt_id(),
-    ));
+    let attempt = records::attempt_id(&app.id, app.attempt);
+    let token = secrets.amrm.create_token(&attempt);
+    launch.tokens = Some(with_token(launch.tokens.take().unwrap_or_default(), token));
     Bytes::from(launch.encode_to_vec())
 }
 
 /// The AM's credentials (`tokens`: Hadoop's Credentials file format, as the client
 /// submitted them) with the attempt's AMRMToken added, so the AM can authenticate to
-/// ApplicationMasterProtocolPB.
-///
-/// This is where the AMRMToken is to be added; until the ResourceManager issues
-/// AMRMTokens the credentials pass through unchanged.
-pub fn with_am_rm_token(tokens: Bytes, _attempt_id: &str) -> Bytes {
-    tokens
+/// ApplicationMasterProtocolPB. Hadoop's RM files it under its (empty) service name;
+/// the AM's client names the service when it connects. Credentials that do not parse
+/// are replaced by ones holding the token alone.
+fn with_token(tokens: Bytes, token: TokenProto) -> Bytes {
+    if tokens.is_empty() {
+        let mut credentials = Credentials::new();
+        credentials.add_token(token.service.clone(), token);
+        return Bytes::from(credentials.encode());
+    }
+    let mut credentials = Credentials::decode(&tokens).unwrap_or_else(|e| {
+        tracing::warn!(error = %e, "an AM's submitted credentials do not parse; sending the AMRMToken alone");
+        Credentials::new()
+    });
+    credentials.add_token(token.service.clone(), token);
+    Bytes::from(credentials.encode())
 }
 
 /// Sets `key` in the launch context's environment, replacing what the client set.

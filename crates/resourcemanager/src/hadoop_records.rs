@@ -81,7 +81,7 @@ pub fn container_id_string(p: &h::ContainerIdProto) -> String {
     }
 }
 
-fn node_id(node: &Node) -> h::NodeIdProto {
+pub(crate) fn node_id(node: &Node) -> h::NodeIdProto {
     h::NodeIdProto {
         host: Some(node.host.clone()),
         port: Some(node.rpc_port as i32),
@@ -189,8 +189,13 @@ pub fn application_report(cluster: &Cluster, app: &App) -> h::ApplicationReportP
         user: Some(app.user.clone()),
         queue: Some(app.queue.clone()),
         name: Some(app.name.clone()),
-        host: Some(am_node.map_or_else(|| "N/A".to_string(), |n| n.host.clone())),
-        rpc_port: Some(-1),
+        // Where a Hadoop AM's own RPC server listens (the job client asks it for the
+        // job's status); else the AM's node.
+        host: Some(match &app.hadoop {
+            Some(am) if !am.host.is_empty() => am.host.clone(),
+            _ => am_node.map_or_else(|| "N/A".to_string(), |n| n.host.clone()),
+        }),
+        rpc_port: Some(app.hadoop.as_ref().map_or(-1, |am| am.rpc_port)),
         yarn_application_state: Some(application_state(app.state) as i32),
         tracking_url: Some(app.tracking_url.clone()),
         original_tracking_url: Some(app.tracking_url.clone()),

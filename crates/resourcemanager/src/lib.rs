@@ -35,6 +35,7 @@ mod cluster;
 pub mod error;
 mod hadoop_client;
 mod hadoop_launch;
+mod hadoop_master;
 mod hadoop_records;
 mod http;
 pub mod ids;
@@ -42,6 +43,7 @@ pub mod metrics;
 pub mod options;
 pub mod resource;
 pub mod scheduler;
+mod secrets;
 mod server;
 pub mod state_store;
 pub mod status;
@@ -136,7 +138,9 @@ impl ResourceManager {
         });
         let registry = shared.lock().metrics.clone();
         registry.register(Arc::downgrade(&shared));
+        let amrm_tokens = shared.lock().secrets.amrm.clone();
         let rpc = RpcServer::new(services(&shared))
+            .with_token_authority(amrm_tokens)
             .with_options(options.rpc.clone())
             .with_metrics(&registry.registry);
         let http = match &options.http_address {
@@ -181,6 +185,9 @@ fn services(shared: &Arc<server::Shared>) -> Vec<Arc<dyn RpcService>> {
             shared: shared.clone(),
         }),
         Arc::new(hadoop_client::HadoopApplicationClientService {
+            shared: shared.clone(),
+        }),
+        Arc::new(hadoop_master::HadoopApplicationMasterService {
             shared: shared.clone(),
         }),
     ]

@@ -8,10 +8,16 @@ use std::time::Duration;
 use anyhow::{Context, Result};
 use prost::Message;
 use tusk_minicluster::{wait_for, MiniCluster};
+use tusk_proto::hadoop::common::TokenProto;
 use tusk_proto::hadoop::yarn as h;
-use tusk_proto::protocol_names::{HADOOP_APPLICATION_CLIENT_PROTOCOL, RESOURCE_TRACKER_PROTOCOL};
+use tusk_proto::protocol_names::{
+    HADOOP_APPLICATION_CLIENT_PROTOCOL, HADOOP_APPLICATION_MASTER_PROTOCOL,
+    RESOURCE_TRACKER_PROTOCOL,
+};
 use tusk_proto::tusk::yarn as y;
 use tusk_rpc::{RpcClient, RpcClientOptions, RpcError};
+use tusk_security::yarn_tokens::AMRM_TOKEN_KIND;
+use tusk_security::Credentials;
 
 const DEADLINE: Duration = Duration::from_secs(20);
 const USER: &str = "alice";
@@ -119,9 +125,24 @@ fn am_spec() -> h::ContainerLaunchContextProto {
             value: Some("job.jar/*".into()),
         }],
         command: vec!["$JAVA_HOME/bin/java org.apache.hadoop.mapreduce.v2.app.MRAppMaster".into()],
-        tokens: Some(vec![1, 2, 3].into()),
+        tokens: Some(submitted_credentials().encode().into()),
         ..Default::default()
     }
+}
+
+/// What the client puts in the AM's credentials: a DFS delegation token.
+fn submitted_credentials() -> Credentials {
+    let mut c = Credentials::new();
+    c.add_token(
+        "ha-hdfs:nn",
+        TokenProto {
+            identifier: b"dt".to_vec().into(),
+            password: b"pw".to_vec().into(),
+            kind: "HDFS_DELEGATION_TOKEN".into(),
+            service: "ha-hdfs:nn".into(),
+        },
+    );
+    c
 }
 
 /// getNewApplication then submitApplication, as YarnClient does.
@@ -202,7 +223,13 @@ async fn a_hadoop_submission_launches_its_am_hadoop_style() -> Result<()> {
     let submitted = am_spec();
     assert_eq!(ctx.command, submitted.command);
     assert_eq!(ctx.local_resources, submitted.local_resources);
-    assert_eq!(ctx.tokens, submitted.tokens, "credentials pass through");
+    // The client's credentials reach the AM with the attempt's AMRMToken added.
+    let credentials = Credentials::decode(ctx.tokens()).context("credentials")?;
+    assert_eq!(
+        credentials.token("ha-hdfs:nn"),
+        submitted_credentials().token("ha-hdfs:nn")
+    );
+    assert_eq!(credentials.tokens_of_kind(AMRM_TOKEN_KIND).count(), 1);
     let env = |k: &str| {
         ctx.environment
             .iter()
@@ -542,6 +569,205 @@ async fn unknown_ids_and_unsupported_calls_get_hadoops_exceptions() -> Result<()
     assert_eq!(
         remote_class(&e).0,
         "org.apache.hadoop.yarn.exceptions.YarnException"
+    );
+    Ok(())
+}
+
+// ---------------------------------------------------------------- ApplicationMasterProtocolPB
+
+/// The AMRMToken the ResourceManager put in the AM's credentials.
+fn am_rm_token(launch: &y::ContainerToLaunch) -> Result<TokenProto> {
+    let ctx = h::ContainerLaunchContextProto::decode(launch.hadoop_launch.clone())?;
+    let credentials = Credentials::decode(ctx.tokens())?;
+    let token = credentials.tokens_of_kind(AMRM_TOKEN_KIND).next();
+    token.cloned().context("an AMRMToken")
+}
+
+fn am_client(cluster: &MiniCluster, token: Option<TokenProto>) -> RpcClient {
+    RpcClient::new(
+        cluster.yarn().rm_addr(),
+        RpcClientOptions {
+            user: USER.into(),
+            protocol: HADOOP_APPLICATION_MASTER_PROTOCOL.into(),
+            token,
+            ..Default::default()
+        },
+    )
+}
+
+fn ask(priority: i32, name: &str, count: i32) -> h::ResourceRequestProto {
+    h::ResourceRequestProto {
+        priority: Some(h::PriorityProto {
+            priority: Some(priority),
+        }),
+        resource_name: Some(name.into()),
+        capability: Some(h::ResourceProto {
+            memory: Some(256),
+            virtual_cores: Some(1),
+            resource_value_map: vec![],
+        }),
+        num_containers: Some(count),
+        ..Default::default()
+    }
+}
+
+#[tokio::test]
+async fn a_hadoop_am_registers_allocates_and_finishes_with_its_am_rm_token() -> Result<()> {
+    let cluster = start().await?;
+    let hadoop = hadoop(&cluster);
+    let tracker = client(&cluster, RESOURCE_TRACKER_PROTOCOL);
+    register_node(&tracker, "n1").await?;
+    let app_id = submit_hadoop_app(&hadoop, "default").await?;
+    let token = am_rm_token(&next_launch(&tracker, "n1").await?)?;
+
+    // Without the token, or with a forged one, the protocol is closed.
+    let simple = am_client(&cluster, None)
+        .call::<_, h::RegisterApplicationMasterResponseProto>(
+            "registerApplicationMaster",
+            &h::RegisterApplicationMasterRequestProto::default(),
+        )
+        .await
+        .expect_err("SIMPLE is refused");
+    assert_eq!(
+        remote_class(&simple).0,
+        "org.apache.hadoop.security.AccessControlException"
+    );
+    let mut forged = token.clone();
+    forged.password = b"not the password".to_vec().into();
+    am_client(&cluster, Some(forged))
+        .call::<_, h::RegisterApplicationMasterResponseProto>(
+            "registerApplicationMaster",
+            &h::RegisterApplicationMasterRequestProto::default(),
+        )
+        .await
+        .expect_err("a forged AMRMToken is refused");
+
+    let am = am_client(&cluster, Some(token));
+    let registered: h::RegisterApplicationMasterResponseProto = am
+        .call(
+            "registerApplicationMaster",
+            &h::RegisterApplicationMasterRequestProto {
+                host: Some("am-host".into()),
+                rpc_port: Some(40000),
+                tracking_url: Some("http://am-host:40001".into()),
+                ..Default::default()
+            },
+        )
+        .await?;
+    assert_eq!(registered.queue(), "default");
+    assert_eq!(
+        registered.maximum_capability.as_ref().map(|r| r.memory()),
+        Some(2048)
+    );
+    assert!(!registered.client_to_am_token_master_key().is_empty());
+    let r = report(&hadoop, app_id).await?;
+    assert_eq!(
+        r.yarn_application_state(),
+        h::YarnApplicationStateProto::Running
+    );
+    assert_eq!((r.host(), r.rpc_port()), ("am-host", 40000));
+
+    // Two maps wanted on the node's host, as a MapReduce AM's table says it.
+    let first: h::AllocateResponseProto = am
+        .call(
+            "allocate",
+            &h::AllocateRequestProto {
+                ask: vec![
+                    ask(20, "127.0.0.1", 2),
+                    ask(20, "/default-rack", 2),
+                    ask(20, "*", 2),
+                ],
+                response_id: Some(0),
+                progress: Some(0.5),
+                ..Default::default()
+            },
+        )
+        .await?;
+    assert_eq!(first.response_id(), 1);
+    // Event-driven timing may allocate at once; classic waits for the node's heartbeat.
+    let got = std::sync::Mutex::new(vec![first]);
+    wait_for("two containers", DEADLINE, || async {
+        let _: y::NodeHeartbeatResponse = tracker
+            .call(
+                "nodeHeartbeat",
+                &y::NodeHeartbeatRequest {
+                    node_id: "n1".into(),
+                    ..Default::default()
+                },
+            )
+            .await
+            .ok()?;
+        let resp: h::AllocateResponseProto = am
+            .call(
+                "allocate",
+                &h::AllocateRequestProto {
+                    response_id: Some(1),
+                    ..Default::default()
+                },
+            )
+            .await
+            .ok()?;
+        let mut got = got.lock().unwrap();
+        got.push(resp);
+        let n: usize = got.iter().map(|r| r.allocated_containers.len()).sum();
+        (n >= 2).then_some(())
+    })
+    .await?;
+    let responses = got.into_inner().unwrap();
+    let containers: Vec<&h::ContainerProto> = responses
+        .iter()
+        .flat_map(|r| &r.allocated_containers)
+        .collect();
+    assert_eq!(containers.len(), 2, "no more than the table asked for");
+    let nm_tokens: Vec<&h::NmTokenProto> = responses.iter().flat_map(|r| &r.nm_tokens).collect();
+    assert_eq!(nm_tokens.len(), 1, "one NMToken for the one node");
+    assert_eq!(nm_tokens[0].node_id.as_ref().map(|n| n.port()), Some(45454));
+    for c in &containers {
+        assert_eq!(c.priority.as_ref().map(|p| p.priority()), Some(20));
+        assert_eq!(c.resource.as_ref().map(|r| r.memory()), Some(256));
+        let token = c.container_token.as_ref().context("a container token")?;
+        assert_eq!(token.kind, "ContainerToken");
+        assert_eq!(token.service, "127.0.0.1:45454");
+        let id = h::ContainerTokenIdentifierProto::decode(token.identifier.clone())?;
+        assert_eq!(id.container_id, c.id);
+        assert_eq!(id.app_submitter(), USER);
+    }
+    let r = report(&hadoop, app_id).await?;
+    assert_eq!(r.progress(), 0.5);
+
+    // A released container comes back as completed, killed by the AM.
+    let released = containers[0].id;
+    let resp: h::AllocateResponseProto = am
+        .call(
+            "allocate",
+            &h::AllocateRequestProto {
+                release: vec![released.context("an id")?],
+                response_id: Some(2),
+                ..Default::default()
+            },
+        )
+        .await?;
+    let [completed] = resp.completed_container_statuses.as_slice() else {
+        anyhow::bail!("one completed container: {resp:?}");
+    };
+    assert_eq!(completed.container_id, released);
+    assert_eq!(completed.exit_status(), -105, "KILLED_BY_APPMASTER");
+
+    let finished: h::FinishApplicationMasterResponseProto = am
+        .call(
+            "finishApplicationMaster",
+            &h::FinishApplicationMasterRequestProto {
+                final_application_status: Some(h::FinalApplicationStatusProto::AppSucceeded as i32),
+                diagnostics: Some("done".into()),
+                ..Default::default()
+            },
+        )
+        .await?;
+    assert!(finished.is_unregistered());
+    let r = report(&hadoop, app_id).await?;
+    assert_eq!(
+        r.final_application_status(),
+        h::FinalApplicationStatusProto::AppSucceeded
     );
     Ok(())
 }

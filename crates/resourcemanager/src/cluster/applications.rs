@@ -27,6 +27,7 @@ impl App {
             am_resource: s.am_resource,
             am_launch: s.am_launch,
             hadoop_am_launch: s.hadoop_am_launch,
+            hadoop: None,
             max_attempts: s.max_attempts,
             // SUBMITTED lasts no longer than the submission: there is no admission step.
             state: ApplicationState::AppAccepted,

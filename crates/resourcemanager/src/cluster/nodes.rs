@@ -70,10 +70,13 @@ impl Cluster {
         if self.event_driven() {
             self.schedule_all();
         }
+        let (nm_token_key, container_token_key) = self.secrets.node_keys();
         y::RegisterNodeManagerResponse {
             heartbeat_interval_ms: self.options.heartbeat_interval.as_millis() as u64,
             timing: self.options.timing.name().into(),
             status_thresholds: Some(self.options.status_policy.thresholds()),
+            nm_token_master_key: Some(master_key(nm_token_key)),
+            container_token_master_key: Some(master_key(container_token_key)),
         }
     }
 
@@ -222,5 +225,12 @@ fn resync() -> NodeWork {
     NodeWork {
         resync: true,
         ..Default::default()
+    }
+}
+
+fn master_key(key: tusk_security::MasterKey) -> y::MasterKey {
+    y::MasterKey {
+        key_id: key.key_id,
+        bytes: key.bytes,
     }
 }

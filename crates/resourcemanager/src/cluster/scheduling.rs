@@ -174,7 +174,7 @@ impl Cluster {
             (app.max_attempts + app.uncounted_attempts).to_string(),
         );
         let hadoop_launch = match &app.hadoop_am_launch {
-            Some(spec) => crate::hadoop_launch::am_launch_context(spec, app),
+            Some(spec) => crate::hadoop_launch::am_launch_context(spec, app, &self.secrets),
             None => Default::default(),
         };
         node.to_launch.push(y::ContainerToLaunch {
@@ -216,6 +216,7 @@ impl Cluster {
             ask.missed = 0;
         }
         let resource = ask.resource;
+        let ask_id = ask.ask_id;
         app.next_container += 1;
         let container_id = crate::ids::container_id(&app.id, app.attempt, app.next_container);
         app.allocated.push(y::Container {
@@ -238,6 +239,7 @@ impl Cluster {
         app.live.insert(container_id.clone());
         app.nodes_used.insert(node_id.to_string());
         self.metrics.containers_allocated.inc();
+        self.hadoop_allocated(app_id, ask_id, node_id, l == Locality::NodeLocal);
         self.containers.insert(
             container_id,
             ContainerRecord {
