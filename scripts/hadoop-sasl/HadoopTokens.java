@@ -16,6 +16,13 @@ import org.apache.hadoop.yarn.api.records.ApplicationAttemptId;
 import org.apache.hadoop.yarn.api.records.ApplicationId;
 import org.apache.hadoop.yarn.api.records.NodeId;
 import org.apache.hadoop.yarn.ipc.YarnRPC;
+import org.apache.hadoop.ipc.Server;
+import org.apache.hadoop.security.token.SecretManager;
+import org.apache.hadoop.yarn.api.protocolrecords.AllocateRequest;
+import org.apache.hadoop.yarn.api.protocolrecords.AllocateResponse;
+import org.apache.hadoop.yarn.api.protocolrecords.FinishApplicationMasterRequest;
+import org.apache.hadoop.yarn.api.protocolrecords.FinishApplicationMasterResponse;
+import org.apache.hadoop.yarn.api.protocolrecords.RegisterApplicationMasterResponse;
 import org.apache.hadoop.yarn.security.AMRMTokenIdentifier;
 import org.apache.hadoop.yarn.security.NMTokenIdentifier;
 
@@ -31,6 +38,11 @@ import org.apache.hadoop.yarn.security.NMTokenIdentifier;
  *                             file's tokens (SASL DIGEST-MD5 with the AMRMToken), then
  *                             as a user holding none (SIMPLE), then with the tokens'
  *                             passwords altered; prints each outcome.
+ * serve FILE                  A Hadoop RPC server of ApplicationMasterProtocol taking only
+ *                             TOKEN auth (as the ResourceManager's), whose
+ *                             registerApplicationMaster answers with the caller's user
+ *                             as the queue; writes an AMRMToken for it to FILE, prints
+ *                             "port N" and serves until its standard input closes.
  */
 public class HadoopTokens {
   public static void main(String[] args) throws Exception {
@@ -41,6 +53,9 @@ public class HadoopTokens {
         break;
       case "read-credentials":
         readCredentials(Credentials.readTokenStorageFile(new File(args[1]), conf));
+        break;
+      case "serve":
+        serve(conf, new File(args[1]));
         break;
       case "register":
         register(conf, args[1], Credentials.readTokenStorageFile(new File(args[2]), conf));
@@ -82,6 +97,63 @@ public class HadoopTokens {
       System.out.println("secret alias=" + e.getKey() + " value="
           + new String(e.getValue(), "UTF-8"));
     }
+  }
+
+  /** Hadoop's password algorithm over one key, for AMRMTokens. */
+  static class AmrmSecrets extends SecretManager<AMRMTokenIdentifier> {
+    final javax.crypto.SecretKey key = generateSecret();
+
+    protected byte[] createPassword(AMRMTokenIdentifier id) {
+      return createPassword(id.getBytes(), key);
+    }
+
+    public byte[] retrievePassword(AMRMTokenIdentifier id) {
+      return createPassword(id.getBytes(), key);
+    }
+
+    public AMRMTokenIdentifier createIdentifier() {
+      return new AMRMTokenIdentifier();
+    }
+  }
+
+  static void serve(Configuration conf, File file) throws Exception {
+    AmrmSecrets secrets = new AmrmSecrets();
+    ApplicationMasterProtocol ams = new ApplicationMasterProtocol() {
+      public RegisterApplicationMasterResponse registerApplicationMaster(
+          RegisterApplicationMasterRequest request) {
+        RegisterApplicationMasterResponse response = RegisterApplicationMasterResponse
+            .newInstance(null, null, null, null, null, null, null);
+        response.setQueue(Server.getRemoteUser().getShortUserName());
+        return response;
+      }
+
+      public FinishApplicationMasterResponse finishApplicationMaster(
+          FinishApplicationMasterRequest request) {
+        throw new UnsupportedOperationException();
+      }
+
+      public AllocateResponse allocate(AllocateRequest request) {
+        throw new UnsupportedOperationException();
+      }
+    };
+    // As the ResourceManager's ApplicationMasterService: TOKEN is the only method.
+    Configuration serverConf = new Configuration(conf);
+    serverConf.set("hadoop.security.authentication", "TOKEN");
+    Server server = YarnRPC.create(serverConf).getServer(ApplicationMasterProtocol.class, ams,
+        new InetSocketAddress("127.0.0.1", 0), serverConf, secrets, 1);
+    server.start();
+    int port = server.getListenerAddress().getPort();
+    AMRMTokenIdentifier id = new AMRMTokenIdentifier(attempt(), 17);
+    Credentials creds = new Credentials();
+    creds.addToken(new Text("amrm"), new Token<AMRMTokenIdentifier>(id, secrets));
+    try (DataOutputStream out = new DataOutputStream(new FileOutputStream(file))) {
+      creds.writeTokenStorageToStream(out);
+    }
+    System.out.println("port " + port);
+    System.out.flush();
+    while (System.in.read() != -1) {
+    }
+    server.stop();
   }
 
   static void register(Configuration conf, String hostPort, Credentials creds) throws Exception {
