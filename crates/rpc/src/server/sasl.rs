@@ -18,12 +18,8 @@ use tusk_security::digest_md5::{self, DigestMd5Server};
 use tusk_security::{SaslError, TokenAuthority, TokenGrant};
 
 use crate::error::{RemoteException, RpcError};
+use crate::frame::{sasl_message, SASL_DIGEST_MD5, SASL_SIMPLE, SASL_TOKEN};
 use crate::HadoopException;
-
-/// Hadoop's `AuthMethod` names and their SASL mechanisms.
-const TOKEN: &str = "TOKEN";
-const DIGEST_MD5: &str = "DIGEST-MD5";
-const SIMPLE: &str = "SIMPLE";
 
 /// How a server takes tokens: set once, shared by its connections.
 pub(crate) struct TokenAuth {
@@ -96,7 +92,7 @@ impl SaslSession {
         self.auth
             .as_ref()
             .filter(|a| !a.simple)
-            .map(|a| a.not_enabled(SIMPLE))
+            .map(|a| a.not_enabled(SASL_SIMPLE))
     }
 
     /// The next step for one SASL message from the client.
@@ -108,7 +104,7 @@ impl SaslSession {
             )));
         }
         let Some(auth) = self.auth.clone() else {
-            return Ok(simple_only(msg.state()));
+            return simple_only(msg.state());
         };
         match msg.state() {
             SaslState::Negotiate => Ok(SaslStep::Reply(self.negotiate(&auth))),
@@ -130,7 +126,7 @@ impl SaslSession {
         }];
         if auth.simple {
             auths.push(SaslAuth {
-                method: SIMPLE.into(),
+                method: SASL_SIMPLE.into(),
                 mechanism: String::new(),
                 protocol: None,
                 server_id: None,
@@ -138,7 +134,7 @@ impl SaslSession {
             });
         }
         self.exchange = Some(exchange);
-        message(SaslState::Negotiate, None, auths)
+        sasl_message(SaslState::Negotiate, None, auths)
     }
 
     fn initiate(&mut self, auth: &TokenAuth, msg: &RpcSaslProto) -> Result<SaslStep, RpcError> {
@@ -148,7 +144,7 @@ impl SaslSession {
                 "Client mechanism is malformed",
             )));
         };
-        if chosen.method == SIMPLE && auth.simple {
+        if chosen.method == SASL_SIMPLE && auth.simple {
             self.done = true;
             return Ok(SaslStep::Silent);
         }
@@ -161,7 +157,7 @@ impl SaslSession {
                 DigestMd5Server::new(digest_md5::RPC_PROTOCOL, digest_md5::RPC_SERVER_ID);
             let challenge = exchange.challenge();
             self.exchange = Some(exchange);
-            return Ok(SaslStep::Reply(message(
+            return Ok(SaslStep::Reply(sasl_message(
                 SaslState::Challenge,
                 Some(challenge.into()),
                 vec![],
@@ -190,7 +186,7 @@ impl SaslSession {
                     .expect("a verified user name was decoded before");
                 self.done = true;
                 SaslStep::Authenticated {
-                    reply: message(SaslState::Success, Some(done.rspauth.into()), vec![]),
+                    reply: sasl_message(SaslState::Success, Some(done.rspauth.into()), vec![]),
                     grant: granted.expect("verify asked for the password"),
                     identifier: identifier.into(),
                 }
@@ -201,10 +197,17 @@ impl SaslSession {
 }
 
 /// A SIMPLE-only server's answer: SUCCESS to NEGOTIATE, nothing to a SIMPLE INITIATE.
-fn simple_only(state: SaslState) -> SaslStep {
+fn simple_only(state: SaslState) -> Result<SaslStep, RpcError> {
     match state {
-        SaslState::Negotiate => SaslStep::Reply(message(SaslState::Success, None, vec![])),
-        _ => SaslStep::Silent,
+        SaslState::Negotiate => Ok(SaslStep::Reply(sasl_message(
+            SaslState::Success,
+            None,
+            vec![],
+        ))),
+        SaslState::Initiate => Ok(SaslStep::Silent),
+        other => Err(RpcError::Protocol(format!(
+            "unexpected SASL state {other:?}"
+        ))),
     }
 }
 
@@ -212,20 +215,11 @@ fn simple_only(state: SaslState) -> SaslStep {
 /// must name exactly.
 fn token_auth() -> SaslAuth {
     SaslAuth {
-        method: TOKEN.into(),
-        mechanism: DIGEST_MD5.into(),
+        method: SASL_TOKEN.into(),
+        mechanism: SASL_DIGEST_MD5.into(),
         protocol: Some(digest_md5::RPC_PROTOCOL.into()),
         server_id: Some(digest_md5::RPC_SERVER_ID.into()),
         challenge: None,
-    }
-}
-
-fn message(state: SaslState, token: Option<Bytes>, auths: Vec<SaslAuth>) -> RpcSaslProto {
-    RpcSaslProto {
-        version: None,
-        state: state as i32,
-        token,
-        auths,
     }
 }
 
