@@ -237,3 +237,116 @@ fn refusal(e: SaslError) -> RemoteException {
         other => RemoteException::of(HadoopException::Sasl, format!("DIGEST-MD5: {other}")),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tusk_security::digest_md5::DigestMd5Client;
+    use tusk_security::InvalidToken;
+
+    struct OneToken;
+
+    impl TokenAuthority for OneToken {
+        fn grant(&self, identifier: &[u8]) -> Result<TokenGrant, InvalidToken> {
+            match identifier {
+                b"id" => Ok(TokenGrant {
+                    password: b"pw".to_vec(),
+                    user: "owner".into(),
+                }),
+                _ => Err(InvalidToken::new("unknown")),
+            }
+        }
+    }
+
+    fn session(simple: bool) -> SaslSession {
+        SaslSession::new(Some(Arc::new(TokenAuth {
+            authority: Arc::new(OneToken),
+            simple,
+        })))
+    }
+
+    fn initiate(method: &str, token: Option<Bytes>) -> RpcSaslProto {
+        let auth = if method == SASL_TOKEN {
+            token_auth()
+        } else {
+            SaslAuth {
+                method: method.into(),
+                mechanism: String::new(),
+                protocol: None,
+                server_id: None,
+                challenge: None,
+            }
+        };
+        sasl_message(SaslState::Initiate, token, vec![auth])
+    }
+
+    /// A client that skips NEGOTIATE gets the challenge on INITIATE and answers it in
+    /// RESPONSE, as Hadoop's server allows.
+    #[test]
+    fn initiate_without_negotiate_gets_a_challenge_first() {
+        let mut s = session(false);
+        let SaslStep::Reply(challenge) = s.step(&initiate(SASL_TOKEN, None)).unwrap() else {
+            panic!("expected a challenge");
+        };
+        assert_eq!(challenge.state(), SaslState::Challenge);
+        let mut client = DigestMd5Client::for_token("", "default", b"id", b"pw");
+        let response = client.respond(challenge.token()).unwrap();
+        let reply = sasl_message(SaslState::Response, Some(response.into()), vec![]);
+        let SaslStep::Authenticated {
+            reply,
+            grant,
+            identifier,
+        } = s.step(&reply).unwrap()
+        else {
+            panic!("expected success");
+        };
+        assert_eq!(reply.state(), SaslState::Success);
+        client.check_server(reply.token()).unwrap();
+        assert_eq!(
+            (grant.user.as_str(), identifier.as_ref()),
+            ("owner", &b"id"[..])
+        );
+        let SaslStep::Refused(again) = s.step(&initiate(SASL_TOKEN, None)).unwrap() else {
+            panic!("a second negotiation is refused");
+        };
+        assert_eq!(again.message, "Negotiation is already complete");
+    }
+
+    #[test]
+    fn simple_is_taken_only_where_offered() {
+        let mut token_only = session(false);
+        let SaslStep::Refused(e) = token_only.step(&initiate(SASL_SIMPLE, None)).unwrap() else {
+            panic!("SIMPLE is not offered");
+        };
+        assert_eq!(e.exception(), Some(HadoopException::AccessControl));
+        assert_eq!(
+            e.message,
+            "SIMPLE authentication is not enabled.  Available:[TOKEN]"
+        );
+        assert!(token_only.refuse_plain().is_some());
+
+        let mut both = session(true);
+        assert!(both.refuse_plain().is_none());
+        let SaslStep::Reply(offer) = both
+            .step(&sasl_message(SaslState::Negotiate, None, vec![]))
+            .unwrap()
+        else {
+            panic!("expected the offer");
+        };
+        let methods: Vec<&str> = offer.auths.iter().map(|a| a.method.as_str()).collect();
+        assert_eq!(methods, [SASL_TOKEN, SASL_SIMPLE]);
+        assert!(offer.auths[0].challenge.is_some());
+        assert!(matches!(
+            both.step(&initiate(SASL_SIMPLE, None)).unwrap(),
+            SaslStep::Silent
+        ));
+
+        let SaslStep::Refused(e) = session(true).step(&initiate("KERBEROS", None)).unwrap() else {
+            panic!("KERBEROS is not offered");
+        };
+        assert_eq!(
+            e.message,
+            "KERBEROS authentication is not enabled.  Available:[TOKEN, SIMPLE]"
+        );
+    }
+}
