@@ -7,6 +7,8 @@
 use bytes::{Buf, BufMut, Bytes, BytesMut};
 use prost::Message;
 use tokio::io::{AsyncRead, AsyncReadExt};
+use tusk_proto::common::rpc_sasl_proto::{SaslAuth, SaslState};
+use tusk_proto::common::RpcSaslProto;
 
 use crate::error::RpcError;
 
@@ -22,6 +24,10 @@ pub const CONNECTION_CONTEXT_CALL_ID: i32 = -3;
 pub const PING_CALL_ID: i32 = -4;
 /// Call id of SASL negotiation messages.
 pub const SASL_CALL_ID: i32 = -33;
+/// SASL method names (Hadoop's `AuthMethod`) and the mechanism of `TOKEN`.
+pub const SASL_TOKEN: &str = "TOKEN";
+pub const SASL_SIMPLE: &str = "SIMPLE";
+pub const SASL_DIGEST_MD5: &str = "DIGEST-MD5";
 /// Largest frame a client accepts (Hadoop's `ipc.maximum.response.length`); servers
 /// take theirs from `ipc.maximum.data.length` (same default).
 pub const MAX_FRAME: usize = 128 << 20;
@@ -100,6 +106,16 @@ impl DelimitedMessage for Encoded<'_> {
     fn encode_delimited_into(&self, out: &mut BytesMut) {
         prost::encode_length_delimiter(self.0.len(), out).expect("BytesMut grows as needed");
         out.put_slice(self.0);
+    }
+}
+
+/// A SASL message (the payload of a frame on [`SASL_CALL_ID`]).
+pub fn sasl_message(state: SaslState, token: Option<Bytes>, auths: Vec<SaslAuth>) -> RpcSaslProto {
+    RpcSaslProto {
+        version: None,
+        state: state as i32,
+        token,
+        auths,
     }
 }
 

@@ -228,7 +228,7 @@ async fn an_amrm_token_from_the_secret_manager_authenticates_its_attempt() {
     let (user, identifier) = reply.split_at(reply.iter().position(|&b| b == b'\n').unwrap());
     assert_eq!(user, b"appattempt_1700000000000_0004_000001");
     let seen = AmrmTokenIdentifierProto::decode(&identifier[1..]).unwrap();
-    assert_eq!(seen.app_attempt_id, Some(attempt.clone()));
+    assert_eq!(seen.app_attempt_id, Some(attempt));
 
     // Once the attempt is over, a new connection with its token is refused.
     secrets.application_finished(&attempt);

@@ -142,7 +142,7 @@ impl KeyRing {
 
 /// `ApplicationAttemptId.toString`: `appattempt_1700000000000_0007_000001`.
 pub fn attempt_id_string(attempt: &ApplicationAttemptIdProto) -> String {
-    let app = attempt.application_id.clone().unwrap_or_default();
+    let app = attempt.application_id.unwrap_or_default();
     format!(
         "appattempt_{}_{:04}_{:06}",
         app.cluster_timestamp(),
@@ -154,8 +154,8 @@ pub fn attempt_id_string(attempt: &ApplicationAttemptIdProto) -> String {
 /// `ContainerId.toString`: `container_1700000000000_0007_01_000002`, with `e<epoch>_`
 /// after `container_` when the id's high bits carry an RM epoch.
 pub fn container_id_string(container: &ContainerIdProto) -> String {
-    let attempt = container.app_attempt_id.clone().unwrap_or_default();
-    let app = attempt.application_id.clone().unwrap_or_default();
+    let attempt = container.app_attempt_id.unwrap_or_default();
+    let app = attempt.application_id.unwrap_or_default();
     let id = container.id();
     let epoch = id >> 40;
     let epoch = if epoch > 0 {
@@ -178,7 +178,7 @@ pub fn node_id_string(node: &NodeIdProto) -> String {
 }
 
 fn attempt_key(attempt: &ApplicationAttemptIdProto) -> (i64, i32, i32) {
-    let app = attempt.application_id.clone().unwrap_or_default();
+    let app = attempt.application_id.unwrap_or_default();
     (app.cluster_timestamp(), app.id(), attempt.attempt_id())
 }
 
@@ -236,7 +236,7 @@ impl AmrmTokenSecretManager {
         let mut state = self.state.lock().expect("AMRMToken keys");
         state.attempts.insert(attempt_key(attempt));
         let identifier = AmrmTokenIdentifierProto {
-            app_attempt_id: Some(attempt.clone()),
+            app_attempt_id: Some(*attempt),
             key_id: Some(state.keys.current.key_id),
         }
         .encode_to_vec();
@@ -292,7 +292,7 @@ impl AmrmTokenSecretManager {
         let state = self.state.lock().expect("AMRMToken keys");
         let next = state.keys.other.as_ref()?;
         let identifier = AmrmTokenIdentifierProto {
-            app_attempt_id: Some(attempt.clone()),
+            app_attempt_id: Some(*attempt),
             key_id: Some(next.key_id),
         }
         .encode_to_vec();
@@ -306,7 +306,7 @@ impl TokenAuthority for AmrmTokenSecretManager {
     /// current or next.
     fn grant(&self, identifier: &[u8]) -> Result<TokenGrant, InvalidToken> {
         let id: AmrmTokenIdentifierProto = decode(identifier)?;
-        let attempt = id.app_attempt_id.clone().unwrap_or_default();
+        let attempt = id.app_attempt_id.unwrap_or_default();
         let user = attempt_id_string(&attempt);
         let state = self.state.lock().expect("AMRMToken keys");
         if !state.attempts.contains(&attempt_key(&attempt)) {
@@ -392,7 +392,7 @@ impl NmTokenSecretManager {
     ) -> TokenProto {
         let keys = self.keys.lock().expect("NMToken keys");
         let identifier = NmTokenIdentifierProto {
-            app_attempt_id: Some(attempt.clone()),
+            app_attempt_id: Some(*attempt),
             node_id: Some(node.clone()),
             app_submitter: Some(submitter.into()),
             key_id: Some(keys.current.key_id),
@@ -408,7 +408,7 @@ impl TokenAuthority for NmTokenSecretManager {
     /// and a key still known.
     fn grant(&self, identifier: &[u8]) -> Result<TokenGrant, InvalidToken> {
         let id: NmTokenIdentifierProto = decode(identifier)?;
-        let user = attempt_id_string(&id.app_attempt_id.clone().unwrap_or_default());
+        let user = attempt_id_string(&id.app_attempt_id.unwrap_or_default());
         let named = id.node_id.clone().unwrap_or_default();
         if let Some(node) = self.node.as_ref().filter(|n| **n != named) {
             return Err(InvalidToken::new(format!(
@@ -516,7 +516,7 @@ impl ContainerTokenSecretManager {
         now: u64,
     ) -> Result<ContainerTokenIdentifierProto, InvalidToken> {
         let id: ContainerTokenIdentifierProto = decode(&token.identifier)?;
-        let container = container_id_string(&id.container_id.clone().unwrap_or_default());
+        let container = container_id_string(&id.container_id.unwrap_or_default());
         if let Some(node) = self.node.as_ref().filter(|n| **n != id.nm_host_addr()) {
             return Err(InvalidToken::new(format!(
                 "Given Container {container} identifier is not valid for current Node manager. Expected : {node} Found : {}",
@@ -599,7 +599,7 @@ mod tests {
         assert_eq!(grant.password, token.password.to_vec());
         assert_eq!(grant.user, "appattempt_1700000000000_0007_000001");
 
-        let mut forged = id.clone();
+        let mut forged = id;
         forged.app_attempt_id = Some(attempt(8, 1));
         assert_eq!(
             rm.grant(&forged.encode_to_vec()).unwrap_err().message,

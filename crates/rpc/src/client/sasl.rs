@@ -3,7 +3,7 @@
 //! the offer without its challenge), and check the `rspauth` the server's SUCCESS
 //! carries. Runs on the fresh socket before the connection's reader and writer start.
 
-use bytes::{Bytes, BytesMut};
+use bytes::BytesMut;
 use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt};
 use tusk_proto::common::rpc_response_header_proto::RpcStatusProto;
 use tusk_proto::common::rpc_sasl_proto::{SaslAuth, SaslState};
@@ -11,7 +11,7 @@ use tusk_proto::common::{RpcRequestHeaderProto, RpcResponseHeaderProto, RpcSaslP
 use tusk_security::digest_md5::DigestMd5Client;
 
 use crate::error::{RemoteException, RpcError};
-use crate::frame;
+use crate::frame::{self, sasl_message, SASL_DIGEST_MD5, SASL_TOKEN};
 
 /// Authenticates with `token`; `header` is the request header for the SASL call id.
 pub(super) async fn authenticate<R, W>(
@@ -24,7 +24,7 @@ where
     R: AsyncRead + Unpin,
     W: AsyncWrite + Unpin,
 {
-    send(wr, header, message(SaslState::Negotiate, None, vec![])).await?;
+    send(wr, header, sasl_message(SaslState::Negotiate, None, vec![])).await?;
     let offer = receive(rd).await?;
     if offer.state() != SaslState::Negotiate {
         return Err(RpcError::Protocol(format!(
@@ -35,7 +35,7 @@ where
     let Some(auth) = offer
         .auths
         .iter()
-        .find(|a| a.method == "TOKEN" && a.mechanism == "DIGEST-MD5")
+        .find(|a| a.method == SASL_TOKEN && a.mechanism == SASL_DIGEST_MD5)
     else {
         let methods: Vec<&str> = offer.auths.iter().map(|a| a.method.as_str()).collect();
         return Err(RpcError::Protocol(format!(
@@ -58,7 +58,7 @@ where
         send(
             wr,
             header,
-            message(SaslState::Initiate, None, vec![chosen.clone()]),
+            sasl_message(SaslState::Initiate, None, vec![chosen.clone()]),
         )
         .await?;
         let reply = receive(rd).await?;
@@ -81,7 +81,7 @@ where
     send(
         wr,
         header,
-        message(state, Some(response.into()), vec![chosen]),
+        sasl_message(state, Some(response.into()), vec![chosen]),
     )
     .await?;
     let done = receive(rd).await?;
@@ -94,15 +94,6 @@ where
     client
         .check_server(done.token.as_deref().unwrap_or_default())
         .map_err(|e| RpcError::Protocol(e.to_string()))
-}
-
-fn message(state: SaslState, token: Option<Bytes>, auths: Vec<SaslAuth>) -> RpcSaslProto {
-    RpcSaslProto {
-        version: None,
-        state: state as i32,
-        token,
-        auths,
-    }
 }
 
 async fn send<W: AsyncWrite + Unpin>(

@@ -18,12 +18,8 @@ use tusk_security::digest_md5::{self, DigestMd5Server};
 use tusk_security::{SaslError, TokenAuthority, TokenGrant};
 
 use crate::error::{RemoteException, RpcError};
+use crate::frame::{sasl_message, SASL_DIGEST_MD5, SASL_SIMPLE, SASL_TOKEN};
 use crate::HadoopException;
-
-/// Hadoop's `AuthMethod` names and their SASL mechanisms.
-const TOKEN: &str = "TOKEN";
-const DIGEST_MD5: &str = "DIGEST-MD5";
-const SIMPLE: &str = "SIMPLE";
 
 /// How a server takes tokens: set once, shared by its connections.
 pub(crate) struct TokenAuth {
@@ -96,7 +92,7 @@ impl SaslSession {
         self.auth
             .as_ref()
             .filter(|a| !a.simple)
-            .map(|a| a.not_enabled(SIMPLE))
+            .map(|a| a.not_enabled(SASL_SIMPLE))
     }
 
     /// The next step for one SASL message from the client.
@@ -108,7 +104,7 @@ impl SaslSession {
             )));
         }
         let Some(auth) = self.auth.clone() else {
-            return Ok(simple_only(msg.state()));
+            return simple_only(msg.state());
         };
         match msg.state() {
             SaslState::Negotiate => Ok(SaslStep::Reply(self.negotiate(&auth))),
@@ -130,7 +126,7 @@ impl SaslSession {
         }];
         if auth.simple {
             auths.push(SaslAuth {
-                method: SIMPLE.into(),
+                method: SASL_SIMPLE.into(),
                 mechanism: String::new(),
                 protocol: None,
                 server_id: None,
@@ -138,7 +134,7 @@ impl SaslSession {
             });
         }
         self.exchange = Some(exchange);
-        message(SaslState::Negotiate, None, auths)
+        sasl_message(SaslState::Negotiate, None, auths)
     }
 
     fn initiate(&mut self, auth: &TokenAuth, msg: &RpcSaslProto) -> Result<SaslStep, RpcError> {
@@ -148,7 +144,7 @@ impl SaslSession {
                 "Client mechanism is malformed",
             )));
         };
-        if chosen.method == SIMPLE && auth.simple {
+        if chosen.method == SASL_SIMPLE && auth.simple {
             self.done = true;
             return Ok(SaslStep::Silent);
         }
@@ -161,7 +157,7 @@ impl SaslSession {
                 DigestMd5Server::new(digest_md5::RPC_PROTOCOL, digest_md5::RPC_SERVER_ID);
             let challenge = exchange.challenge();
             self.exchange = Some(exchange);
-            return Ok(SaslStep::Reply(message(
+            return Ok(SaslStep::Reply(sasl_message(
                 SaslState::Challenge,
                 Some(challenge.into()),
                 vec![],
@@ -190,7 +186,7 @@ impl SaslSession {
                     .expect("a verified user name was decoded before");
                 self.done = true;
                 SaslStep::Authenticated {
-                    reply: message(SaslState::Success, Some(done.rspauth.into()), vec![]),
+                    reply: sasl_message(SaslState::Success, Some(done.rspauth.into()), vec![]),
                     grant: granted.expect("verify asked for the password"),
                     identifier: identifier.into(),
                 }
@@ -201,10 +197,17 @@ impl SaslSession {
 }
 
 /// A SIMPLE-only server's answer: SUCCESS to NEGOTIATE, nothing to a SIMPLE INITIATE.
-fn simple_only(state: SaslState) -> SaslStep {
+fn simple_only(state: SaslState) -> Result<SaslStep, RpcError> {
     match state {
-        SaslState::Negotiate => SaslStep::Reply(message(SaslState::Success, None, vec![])),
-        _ => SaslStep::Silent,
+        SaslState::Negotiate => Ok(SaslStep::Reply(sasl_message(
+            SaslState::Success,
+            None,
+            vec![],
+        ))),
+        SaslState::Initiate => Ok(SaslStep::Silent),
+        other => Err(RpcError::Protocol(format!(
+            "unexpected SASL state {other:?}"
+        ))),
     }
 }
 
@@ -212,20 +215,11 @@ fn simple_only(state: SaslState) -> SaslStep {
 /// must name exactly.
 fn token_auth() -> SaslAuth {
     SaslAuth {
-        method: TOKEN.into(),
-        mechanism: DIGEST_MD5.into(),
+        method: SASL_TOKEN.into(),
+        mechanism: SASL_DIGEST_MD5.into(),
         protocol: Some(digest_md5::RPC_PROTOCOL.into()),
         server_id: Some(digest_md5::RPC_SERVER_ID.into()),
         challenge: None,
-    }
-}
-
-fn message(state: SaslState, token: Option<Bytes>, auths: Vec<SaslAuth>) -> RpcSaslProto {
-    RpcSaslProto {
-        version: None,
-        state: state as i32,
-        token,
-        auths,
     }
 }
 
@@ -241,5 +235,118 @@ fn refusal(e: SaslError) -> RemoteException {
             "DIGEST-MD5: digest response format violation. Mismatched response.",
         ),
         other => RemoteException::of(HadoopException::Sasl, format!("DIGEST-MD5: {other}")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tusk_security::digest_md5::DigestMd5Client;
+    use tusk_security::InvalidToken;
+
+    struct OneToken;
+
+    impl TokenAuthority for OneToken {
+        fn grant(&self, identifier: &[u8]) -> Result<TokenGrant, InvalidToken> {
+            match identifier {
+                b"id" => Ok(TokenGrant {
+                    password: b"pw".to_vec(),
+                    user: "owner".into(),
+                }),
+                _ => Err(InvalidToken::new("unknown")),
+            }
+        }
+    }
+
+    fn session(simple: bool) -> SaslSession {
+        SaslSession::new(Some(Arc::new(TokenAuth {
+            authority: Arc::new(OneToken),
+            simple,
+        })))
+    }
+
+    fn initiate(method: &str, token: Option<Bytes>) -> RpcSaslProto {
+        let auth = if method == SASL_TOKEN {
+            token_auth()
+        } else {
+            SaslAuth {
+                method: method.into(),
+                mechanism: String::new(),
+                protocol: None,
+                server_id: None,
+                challenge: None,
+            }
+        };
+        sasl_message(SaslState::Initiate, token, vec![auth])
+    }
+
+    /// A client that skips NEGOTIATE gets the challenge on INITIATE and answers it in
+    /// RESPONSE, as Hadoop's server allows.
+    #[test]
+    fn initiate_without_negotiate_gets_a_challenge_first() {
+        let mut s = session(false);
+        let SaslStep::Reply(challenge) = s.step(&initiate(SASL_TOKEN, None)).unwrap() else {
+            panic!("expected a challenge");
+        };
+        assert_eq!(challenge.state(), SaslState::Challenge);
+        let mut client = DigestMd5Client::for_token("", "default", b"id", b"pw");
+        let response = client.respond(challenge.token()).unwrap();
+        let reply = sasl_message(SaslState::Response, Some(response.into()), vec![]);
+        let SaslStep::Authenticated {
+            reply,
+            grant,
+            identifier,
+        } = s.step(&reply).unwrap()
+        else {
+            panic!("expected success");
+        };
+        assert_eq!(reply.state(), SaslState::Success);
+        client.check_server(reply.token()).unwrap();
+        assert_eq!(
+            (grant.user.as_str(), identifier.as_ref()),
+            ("owner", &b"id"[..])
+        );
+        let SaslStep::Refused(again) = s.step(&initiate(SASL_TOKEN, None)).unwrap() else {
+            panic!("a second negotiation is refused");
+        };
+        assert_eq!(again.message, "Negotiation is already complete");
+    }
+
+    #[test]
+    fn simple_is_taken_only_where_offered() {
+        let mut token_only = session(false);
+        let SaslStep::Refused(e) = token_only.step(&initiate(SASL_SIMPLE, None)).unwrap() else {
+            panic!("SIMPLE is not offered");
+        };
+        assert_eq!(e.exception(), Some(HadoopException::AccessControl));
+        assert_eq!(
+            e.message,
+            "SIMPLE authentication is not enabled.  Available:[TOKEN]"
+        );
+        assert!(token_only.refuse_plain().is_some());
+
+        let mut both = session(true);
+        assert!(both.refuse_plain().is_none());
+        let SaslStep::Reply(offer) = both
+            .step(&sasl_message(SaslState::Negotiate, None, vec![]))
+            .unwrap()
+        else {
+            panic!("expected the offer");
+        };
+        let methods: Vec<&str> = offer.auths.iter().map(|a| a.method.as_str()).collect();
+        assert_eq!(methods, [SASL_TOKEN, SASL_SIMPLE]);
+        assert!(offer.auths[0].challenge.is_some());
+        assert!(matches!(
+            both.step(&initiate(SASL_SIMPLE, None)).unwrap(),
+            SaslStep::Silent
+        ));
+
+        let SaslStep::Refused(e) = session(true).step(&initiate("KERBEROS", None)).unwrap() else {
+            panic!("KERBEROS is not offered");
+        };
+        assert_eq!(
+            e.message,
+            "KERBEROS authentication is not enabled.  Available:[TOKEN, SIMPLE]"
+        );
     }
 }
