@@ -198,6 +198,7 @@ async fn start_container(c: &y::Container, app: &str, script: &str) -> Result<()
                 application_id: app.into(),
                 resource: c.resource,
                 launch: Some(launch),
+                ..Default::default()
             }],
         })
         .await?;

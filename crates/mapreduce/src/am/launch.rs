@@ -165,6 +165,7 @@ impl Am {
                     env,
                     working_dir: String::new(),
                 }),
+                ..Default::default()
             }],
         };
         let nm = self.nm(&c.nm_address);

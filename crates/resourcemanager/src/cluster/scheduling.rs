@@ -178,6 +178,7 @@ impl Cluster {
             application_id: app.id.clone(),
             resource: Some(app.am_resource.into()),
             launch: Some(launch),
+            ..Default::default()
         });
         node.wake.notify_one();
         node.used = node.used.plus(&app.am_resource);
