@@ -31,6 +31,8 @@ pub enum NodeManagerError {
     ResourceNotFound { url: String, dfs: bool },
     #[error("cannot localize {url}: {message}")]
     Localize { url: String, message: String },
+    #[error("container {container}: invalid Hadoop launch context: {message}")]
+    InvalidLaunchContext { container: String, message: String },
     #[error("container {container} is not running on this NodeManager")]
     ContainerNotRunning { container: String },
     #[error("the caller is not container {container}: wrong container secret")]

@@ -56,7 +56,8 @@ fn unzip(archive: &Path, dest: &Path, pattern: Option<&Regex>) -> io::Result<()>
     std::fs::create_dir_all(dest)?;
     for i in 0..zip.len() {
         let mut entry = zip.by_index(i).map_err(io::Error::other)?;
-        if pattern.is_some_and(|p| !p.is_match(entry.name())) {
+        let name = entry.name().map_err(io::Error::other)?.into_owned();
+        if pattern.is_some_and(|p| !p.is_match(&name)) {
             continue;
         }
         // Entries naming a place outside `dest` are skipped.
