@@ -23,6 +23,7 @@
 //!   registers with.
 //! - `metrics`: the counters and gauges of `/metrics`.
 //! - `web`: the node's page (resources, containers, shuffle) and its `/jmx` beans.
+//! - `container_logs`: containers' log files on the web and REST (Hadoop's paths).
 //! - `error`: [`NodeManagerError`].
 //!
 //! Where map tasks write: a container whose launch environment holds `TUSK_JOB_ID` and
@@ -35,6 +36,7 @@
 //!
 //! [`NodeManager::start`] wires them together and returns a [`NodeManagerHandle`].
 
+mod container_logs;
 mod containers;
 pub mod error;
 mod heartbeat;
