@@ -91,6 +91,9 @@ mod tests {
     #[test]
     fn java_patterns() {
         assert_eq!(iso8601(1_795_507_421_250), "2026-11-24T08:03:41.250+0000");
-        assert_eq!(diagnostics_stamp(1_795_507_421_005), "2026-11-24 08:03:41.005");
+        assert_eq!(
+            diagnostics_stamp(1_795_507_421_005),
+            "2026-11-24 08:03:41.005"
+        );
     }
 }

@@ -98,14 +98,15 @@ fn files(dir: &Path) -> Vec<(String, u64, u64)> {
     files
 }
 
-/// A log file of a container, refusing names that leave its log dir.
-fn read_log(node: &Node, container: &str, file: &str) -> Result<Vec<u8>, Response> {
-    let missing = || not_found(&format!("Cannot find this log on the local disk: {file}"));
+/// A log file of a container, refusing names that leave its log dir; else the
+/// message of the NotFoundException to answer.
+fn read_log(node: &Node, container: &str, file: &str) -> Result<Vec<u8>, String> {
+    let missing = || format!("Cannot find this log on the local disk: {file}");
     if file.contains('/') || file == ".." || file == "." {
         return Err(missing());
     }
     let dir = log_dir(node, container)
-        .ok_or_else(|| not_found(&format!("container with id: {container} not found")))?;
+        .ok_or_else(|| format!("container with id: {container} not found"))?;
     std::fs::read(dir.join(file)).map_err(|_| missing())
 }
 
@@ -135,7 +136,7 @@ fn list_json(node: &Node, container: &str) -> Response {
 fn file_text(node: &Node, container: &str, file: &str) -> Response {
     match read_log(node, container, file) {
         Ok(bytes) => ([(header::CONTENT_TYPE, "text/plain; charset=utf-8")], bytes).into_response(),
-        Err(r) => r,
+        Err(message) => not_found(&message),
     }
 }
 
@@ -172,7 +173,7 @@ fn file_page(node: &Node, container: &str, file: &str) -> Response {
                 escape(&String::from_utf8_lossy(&bytes))
             ),
         ),
-        Err(r) => r,
+        Err(message) => not_found(&message),
     }
 }
 

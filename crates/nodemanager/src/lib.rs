@@ -66,8 +66,8 @@ use tusk_rpc::{ConnectRetry, RpcClient, RpcClientOptions, RpcServer};
 
 pub use containers::hadoop::{HadoopContainer, HadoopLaunch};
 pub use containers::CONTAINER_SECRET_ENV;
-pub use localizer::{LocalResource, ResourceType, Visibility};
 pub use error::NodeManagerError;
+pub use localizer::{LocalResource, ResourceType, Visibility};
 pub use options::{NodeManagerOptions, Timing};
 /// Entry point; see [`NodeManager::start`].
 pub struct NodeManager;

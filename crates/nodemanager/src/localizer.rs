@@ -235,7 +235,9 @@ impl Localizer {
                 message: "directories cannot be localized".into(),
             });
         }
-        tokio::fs::create_dir_all(tmp).await.map_err(|e| io(tmp, e))?;
+        tokio::fs::create_dir_all(tmp)
+            .await
+            .map_err(|e| io(tmp, e))?;
         let target = tmp.join(name);
         let public = resource.visibility == Visibility::Public;
         if resource.kind == ResourceType::File {

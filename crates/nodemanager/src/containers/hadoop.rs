@@ -255,7 +255,10 @@ async fn localize(
             .map(|path| (path, name.clone()))
             .map_err(|e| localizer::failure_diagnostics(&c.container_id, r, &e))
     });
-    futures::future::join_all(fetches).await.into_iter().collect()
+    futures::future::join_all(fetches)
+        .await
+        .into_iter()
+        .collect()
 }
 
 /// Makes the directories, the tokens file and the script; the process to start.
@@ -405,7 +408,9 @@ fn tail(path: &Path) -> String {
     };
     let len = f.metadata().map(|m| m.len()).unwrap_or(0);
     let mut buf = Vec::new();
-    if f.seek(SeekFrom::Start(len.saturating_sub(TAIL_BYTES))).is_ok() {
+    if f.seek(SeekFrom::Start(len.saturating_sub(TAIL_BYTES)))
+        .is_ok()
+    {
         let _ = f.take(TAIL_BYTES).read_to_end(&mut buf);
     }
     String::from_utf8_lossy(&buf).into_owned()
@@ -428,7 +433,10 @@ mod tests {
             url_string(&url("hdfs", "nn", Some(8020), "/user/a/job.jar")),
             "hdfs://nn:8020/user/a/job.jar"
         );
-        assert_eq!(url_string(&url("file", "", Some(-1), "/tmp/x")), "file:/tmp/x");
+        assert_eq!(
+            url_string(&url("file", "", Some(-1), "/tmp/x")),
+            "file:/tmp/x"
+        );
     }
 
     #[test]

@@ -79,7 +79,10 @@ impl LaunchScript<'_> {
         }
         line("echo \"Setting up job resources\"".into());
         for (target, name) in self.links {
-            if let Some(parent) = Path::new(name).parent().filter(|p| !p.as_os_str().is_empty()) {
+            if let Some(parent) = Path::new(name)
+                .parent()
+                .filter(|p| !p.as_os_str().is_empty())
+            {
                 line(format!("mkdir -p {}", parent.display()));
             }
             line(format!("ln -sf -- \"{}\" \"{name}\"", target.display()));
@@ -162,14 +165,19 @@ mod tests {
     use super::*;
 
     fn pairs(v: &[(&str, &str)]) -> Vec<(String, String)> {
-        v.iter().map(|(a, b)| (a.to_string(), b.to_string())).collect()
+        v.iter()
+            .map(|(a, b)| (a.to_string(), b.to_string()))
+            .collect()
     }
 
     #[test]
     fn placeholders_expand_as_on_linux() {
         let log = Path::new("/logs/app/c1");
         assert_eq!(
-            expand("{{JAVA_HOME}}/bin/java -Dlog=<LOG_DIR> 1><LOG_DIR>/stdout", log),
+            expand(
+                "{{JAVA_HOME}}/bin/java -Dlog=<LOG_DIR> 1><LOG_DIR>/stdout",
+                log
+            ),
             "$JAVA_HOME/bin/java -Dlog=/logs/app/c1 1>/logs/app/c1/stdout"
         );
         assert_eq!(expand("{{PWD}}<CPS>{{PWD}}/*", log), "$PWD:$PWD/*");
@@ -201,7 +209,9 @@ mod tests {
         assert!(script.contains("export JAVA_HOME=${JAVA_HOME:-\"/jdk\"}\n"));
         assert!(script.contains("export CONTAINER_ID=\"c1\"\n"));
         assert!(script.contains("export CLASSPATH=\"$PWD:$PWD/job.jar\"\n"));
-        assert!(script.contains("mkdir -p jobs\nln -sf -- \"/cache/10/job.jar\" \"jobs/job.jar\"\n"));
+        assert!(
+            script.contains("mkdir -p jobs\nln -sf -- \"/cache/10/job.jar\" \"jobs/job.jar\"\n")
+        );
         assert!(script.ends_with("exec /bin/bash -c \"echo hi 1>/logs/app/c1/stdout\"\n"));
     }
 }

@@ -84,7 +84,12 @@ impl Sources {
     }
 
     /// Copies `url`'s file into `dest` (created), read as `user`.
-    pub async fn copy_to(&self, url: &str, user: &str, dest: &Path) -> Result<(), NodeManagerError> {
+    pub async fn copy_to(
+        &self,
+        url: &str,
+        user: &str,
+        dest: &Path,
+    ) -> Result<(), NodeManagerError> {
         let write_error = |e: std::io::Error| NodeManagerError::io(dest.display().to_string(), e);
         match self.locate(url)? {
             Location::Local(path) => {
@@ -149,8 +154,7 @@ fn locate(url: &str, default_fs: Option<&str>) -> Result<Location, NodeManagerEr
             false => Err(unsupported()),
         };
     }
-    let on_default = |path: &str| match default_fs.and_then(tusk_client::options::namenode_addr)
-    {
+    let on_default = |path: &str| match default_fs.and_then(tusk_client::options::namenode_addr) {
         Some(namenode) if default_fs.is_some_and(|fs| fs.starts_with("hdfs://")) => {
             Ok(Location::Dfs {
                 namenode,

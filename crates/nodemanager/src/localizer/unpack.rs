@@ -51,8 +51,8 @@ pub(crate) fn unpack(
 /// Extracts the entries of a zip (or jar) whose names match `pattern` (all when
 /// `None`), keeping their Unix modes when the archive has them.
 fn unzip(archive: &Path, dest: &Path, pattern: Option<&Regex>) -> io::Result<()> {
-    let mut zip = zip::ZipArchive::new(BufReader::new(File::open(archive)?))
-        .map_err(io::Error::other)?;
+    let mut zip =
+        zip::ZipArchive::new(BufReader::new(File::open(archive)?)).map_err(io::Error::other)?;
     std::fs::create_dir_all(dest)?;
     for i in 0..zip.len() {
         let mut entry = zip.by_index(i).map_err(io::Error::other)?;
@@ -114,7 +114,11 @@ mod tests {
         let download = dir.path().join("download");
         jar(
             &download,
-            &[("classes/A.class", "a"), ("lib/x.jar", "x"), ("META-INF/MANIFEST.MF", "m")],
+            &[
+                ("classes/A.class", "a"),
+                ("lib/x.jar", "x"),
+                ("META-INF/MANIFEST.MF", "m"),
+            ],
         );
         let dest = dir.path().join("job.jar");
         unpack(
@@ -125,10 +129,19 @@ mod tests {
             &dest,
         )
         .unwrap();
-        assert_eq!(std::fs::read_to_string(dest.join("classes/A.class")).unwrap(), "a");
-        assert_eq!(std::fs::read_to_string(dest.join("lib/x.jar")).unwrap(), "x");
+        assert_eq!(
+            std::fs::read_to_string(dest.join("classes/A.class")).unwrap(),
+            "a"
+        );
+        assert_eq!(
+            std::fs::read_to_string(dest.join("lib/x.jar")).unwrap(),
+            "x"
+        );
         assert!(!dest.join("META-INF/MANIFEST.MF").exists());
-        assert!(dest.join("job.jar").is_file(), "the jar is kept beside its entries");
+        assert!(
+            dest.join("job.jar").is_file(),
+            "the jar is kept beside its entries"
+        );
     }
 
     #[test]
