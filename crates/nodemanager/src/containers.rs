@@ -297,9 +297,17 @@ impl Containers {
         }
     }
 
-    /// Kills every container (shutdown, resync), SIGKILL at once.
+    /// Kills every container (shutdown, resync), SIGKILL at once; one still being
+    /// localized ends without starting.
     pub fn kill_all(&self) {
-        for r in self.lock().running.values() {
+        for r in self.lock().running.values_mut() {
+            if r.pgid == 0 && r.kill.is_none() {
+                r.kill = Some((
+                    ContainerExitStatus::Aborted as i32,
+                    "Container killed before it started: its NodeManager stopped or resynced"
+                        .into(),
+                ));
+            }
             process::signal_group(r.pgid, libc::SIGKILL);
         }
     }

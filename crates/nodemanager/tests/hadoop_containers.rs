@@ -610,3 +610,41 @@ fn parents() -> tusk_client::CreateOptions {
         ..Default::default()
     }
 }
+
+/// stopContainers ends a running Hadoop-style container's process group and reports
+/// it killed by the ApplicationMaster.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stopped_container_s_processes_end() {
+    let cluster = cluster(0).await;
+    let app = app_id(6);
+    let launch = context(
+        vec![],
+        &[],
+        "echo $$ 1><LOG_DIR>/pid; sleep 60 1><LOG_DIR>/stdout",
+        b"",
+    );
+    let id = start(&cluster, &app, 2, &launch).await;
+    let pid: i32 = wait_for("the container's pid", Duration::from_secs(30), || async {
+        log_file(&cluster, &app, &id, "pid")
+            .trim()
+            .parse::<i32>()
+            .ok()
+    })
+    .await
+    .unwrap();
+    nm_client(&cluster)
+        .stop_containers(vec![id.clone()])
+        .await
+        .unwrap();
+    let status = finished(&cluster, &id).await;
+    assert_eq!(
+        status.exit_status,
+        y::ContainerExitStatus::KilledByAppmaster as i32,
+        "{}",
+        status.diagnostics
+    );
+    assert!(
+        !Path::new(&format!("/proc/{pid}")).exists(),
+        "the container's shell is gone"
+    );
+}
