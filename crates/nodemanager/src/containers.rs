@@ -187,6 +187,7 @@ impl Containers {
         c: hadoop::HadoopContainer,
     ) -> Result<(), NodeManagerError> {
         self.check_new(&c.container_id)?;
+        hadoop::check_names(&c)?;
         self.metrics.launched.inc();
         self.lock().running.insert(
             c.container_id.clone(),

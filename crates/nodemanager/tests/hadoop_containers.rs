@@ -105,6 +105,11 @@ fn context(
     }
 }
 
+/// A launch context with a command and nothing else.
+fn command(command: &str) -> hy::ContainerLaunchContextProto {
+    context(vec![], &[], command, b"")
+}
+
 /// Starts `launch` as container `n` of `app` on NodeManager 0.
 async fn start(
     cluster: &MiniCluster,
@@ -372,12 +377,7 @@ async fn bad_resources_fail_their_container_and_the_node_keeps_running() {
 async fn a_failing_command_reports_its_exit_code_and_stderr_tail() {
     let cluster = cluster(0).await;
     let app = app_id(3);
-    let launch = context(
-        vec![],
-        &[],
-        "(echo something broke >&2; exit 1) 2><LOG_DIR>/stderr",
-        b"",
-    );
+    let launch = command("(echo something broke >&2; exit 1) 2><LOG_DIR>/stderr");
     let id = start(&cluster, &app, 2, &launch).await;
     let status = finished(&cluster, &id).await;
     assert_eq!(status.exit_status, 1);
@@ -557,7 +557,7 @@ async fn public_resources_are_shared_and_application_caches_go_with_their_applic
 async fn container_logs_are_served_on_the_web_port() {
     let cluster = cluster(0).await;
     let app = app_id(5);
-    let launch = context(vec![], &[], "echo hello logs 1><LOG_DIR>/stdout", b"");
+    let launch = command("echo hello logs 1><LOG_DIR>/stdout");
     let id = start(&cluster, &app, 2, &launch).await;
     assert_eq!(finished(&cluster, &id).await.exit_status, 0);
     let web = cluster.yarn().nodemanager_http_addr(0);
@@ -617,12 +617,7 @@ fn parents() -> tusk_client::CreateOptions {
 async fn a_stopped_container_s_processes_end() {
     let cluster = cluster(0).await;
     let app = app_id(6);
-    let launch = context(
-        vec![],
-        &[],
-        "echo $$ 1><LOG_DIR>/pid; sleep 60 1><LOG_DIR>/stdout",
-        b"",
-    );
+    let launch = command("echo $$ 1><LOG_DIR>/pid; sleep 60 1><LOG_DIR>/stdout");
     let id = start(&cluster, &app, 2, &launch).await;
     let pid: i32 = wait_for("the container's pid", Duration::from_secs(30), || async {
         log_file(&cluster, &app, &id, "pid")

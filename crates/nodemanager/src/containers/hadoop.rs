@@ -33,6 +33,7 @@ use tusk_proto::tusk::yarn::ContainerExitStatus;
 
 use super::launch_script::{LaunchScript, PRELAUNCH_ERR, PRELAUNCH_OUT, SCRIPT};
 use super::ProcessSpec;
+use crate::error::NodeManagerError;
 use crate::localizer::{self, LocalResource, ResourceType, Visibility};
 use crate::Node;
 
@@ -149,6 +150,30 @@ fn url_string(u: &hy::UrlProto) -> String {
     }
     s.push_str(file);
     s
+}
+
+/// Refuses a user name or link name that would put files outside the container's
+/// directories (Hadoop too wants link names relative).
+pub(crate) fn check_names(c: &HadoopContainer) -> Result<(), NodeManagerError> {
+    let invalid = |message: String| NodeManagerError::InvalidLaunchContext {
+        container: c.container_id.clone(),
+        message,
+    };
+    if c.user.contains('/') || c.user.starts_with('.') {
+        return Err(invalid(format!("invalid user name {:?}", c.user)));
+    }
+    for (name, _) in &c.launch.local_resources {
+        let path = Path::new(name);
+        let escapes = path
+            .components()
+            .any(|p| !matches!(p, std::path::Component::Normal(_)));
+        if name.is_empty() || escapes {
+            return Err(invalid(format!(
+                "a resource's link name must be a relative path inside the work dir: {name:?}"
+            )));
+        }
+    }
+    Ok(())
 }
 
 /// The directories of one container.
@@ -419,6 +444,34 @@ fn tail(path: &Path) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn names_stay_inside_the_container_s_directories() {
+        let with = |user: &str, link: &str| HadoopContainer {
+            container_id: "container_1_0001_01_000001".into(),
+            application_id: "application_1_0001".into(),
+            user: user.into(),
+            resource: Default::default(),
+            launch: HadoopLaunch {
+                local_resources: vec![(
+                    link.into(),
+                    LocalResource {
+                        url: "file:/x".into(),
+                        size: 0,
+                        timestamp: 0,
+                        kind: ResourceType::File,
+                        visibility: Visibility::Public,
+                        pattern: None,
+                    },
+                )],
+                ..Default::default()
+            },
+        };
+        assert!(check_names(&with("alice", "job/job.jar")).is_ok());
+        assert!(check_names(&with("../root", "job.jar")).is_err());
+        assert!(check_names(&with("alice", "../job.jar")).is_err());
+        assert!(check_names(&with("alice", "/etc/job.jar")).is_err());
+    }
 
     #[test]
     fn urls_print_as_hadoop_s_paths() {
