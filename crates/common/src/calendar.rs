@@ -39,6 +39,26 @@ pub fn java_date(millis: u64) -> String {
     )
 }
 
+/// Java's `yyyy-MM-dd'T'HH:mm:ss.SSSZ` in UTC, as YARN's `Times.formatISO8601` prints
+/// times in its messages: `2026-11-24T08:03:41.250+0000`.
+pub fn iso8601(millis: u64) -> String {
+    let (y, mo, d, h, mi, s) = civil(millis);
+    format!(
+        "{y:04}-{mo:02}-{d:02}T{h:02}:{mi:02}:{s:02}.{:03}+0000",
+        millis % 1000
+    )
+}
+
+/// `yyyy-MM-dd HH:mm:ss.SSS` in UTC, the stamp a NodeManager puts before each of a
+/// container's diagnostics: `2026-11-24 08:03:41.250`.
+pub fn diagnostics_stamp(millis: u64) -> String {
+    let (y, mo, d, h, mi, s) = civil(millis);
+    format!(
+        "{y:04}-{mo:02}-{d:02} {h:02}:{mi:02}:{s:02}.{:03}",
+        millis % 1000
+    )
+}
+
 /// Epoch milliseconds of a UTC date and time; `None` before 1970 or out of range.
 pub fn to_millis(y: i64, m: u32, d: u32, hour: u32, min: u32, sec: u32) -> Option<u64> {
     if !(1..=12).contains(&m) || !(1..=31).contains(&d) || hour > 23 || min > 59 || sec > 60 {
@@ -66,5 +86,14 @@ mod tests {
             assert_eq!(to_millis(y, mo, d, h, mi, s), Some(millis));
         }
         assert_eq!(civil(1_795_507_421_000), (2026, 11, 24, 8, 3, 41));
+    }
+
+    #[test]
+    fn java_patterns() {
+        assert_eq!(iso8601(1_795_507_421_250), "2026-11-24T08:03:41.250+0000");
+        assert_eq!(
+            diagnostics_stamp(1_795_507_421_005),
+            "2026-11-24 08:03:41.005"
+        );
     }
 }

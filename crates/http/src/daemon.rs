@@ -552,6 +552,20 @@ fn parse_stat(tid: u32, stat: &str) -> Option<ThreadInfo> {
     })
 }
 
+/// YARN's web-services answer for something missing: 404 with Hadoop's
+/// `{"RemoteException": {"exception": "NotFoundException", …}}`.
+pub fn not_found(message: &str) -> Response {
+    (
+        StatusCode::NOT_FOUND,
+        axum::Json(json!({ "RemoteException": {
+            "exception": "NotFoundException",
+            "message": format!("java.lang.Exception: {message}"),
+            "javaClassName": "org.apache.hadoop.yarn.webapp.NotFoundException",
+        }})),
+    )
+        .into_response()
+}
+
 /// Hadoop's `Hadoop:service=<service>,name=<name>` bean with `fields` (a JSON object).
 pub fn bean(service: &str, name: &str, fields: Value) -> Value {
     let mut bean = json!({

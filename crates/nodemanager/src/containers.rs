@@ -5,10 +5,17 @@
 //!
 //! - `containers/process.rs`: signals and `/proc` memory readings.
 //! - `containers/monitor.rs`: the memory monitor.
+//! - `containers/hadoop.rs`: Hadoop-style containers (`ContainerToLaunch.hadoop_launch`):
+//!   localized resources, work dir under `usercache/`, Hadoop's environment and
+//!   diagnostics; `containers/launch_script.rs` writes their `launch_container.sh`.
+//!   While its resources are localized such a container is listed as running with no
+//!   process (`pgid` 0); a kill then ends it before it starts.
 //!
 //! A finished container's status waits in `completed` until the ResourceManager has
 //! acknowledged it (heartbeat or out-of-band report).
 
+pub(crate) mod hadoop;
+mod launch_script;
 pub(crate) mod monitor;
 pub(crate) mod process;
 
@@ -19,7 +26,9 @@ use std::process::Stdio;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
+use prost::Message;
 use tokio::sync::Notify;
+use tusk_proto::hadoop::yarn as hy;
 use tusk_proto::tusk::yarn as y;
 use tusk_proto::tusk::yarn::{ContainerExitStatus, ContainerState};
 
@@ -37,7 +46,8 @@ const RECENT: usize = 1024;
 struct Running {
     application: String,
     resource: y::Resource,
-    /// Process group id (= the leader's pid).
+    /// Process group id (= the leader's pid); 0 while a Hadoop-style container's
+    /// resources are localized.
     pgid: i32,
     /// Set when the NodeManager is killing it: the exit status and diagnostics to report
     /// instead of the process's own.
@@ -47,6 +57,20 @@ struct Running {
     secret: String,
     /// Map output bytes the container (a reduce) last said it still has to fetch.
     potential_reception: u64,
+    /// Hadoop-style containers: the log dir whose `prelaunch.err` and stderr tails a
+    /// failed exit's diagnostics carry; `None` for Tusk's own containers.
+    hadoop_log_dir: Option<PathBuf>,
+}
+
+/// A container's leader process, as `start_process` starts it.
+pub(crate) struct ProcessSpec {
+    pub program: String,
+    pub args: Vec<String>,
+    /// Added to the NodeManager's own environment.
+    pub env: HashMap<String, String>,
+    pub cwd: PathBuf,
+    pub stdout: PathBuf,
+    pub stderr: PathBuf,
 }
 
 #[derive(Default)]
@@ -84,23 +108,23 @@ impl Containers {
         self.inner.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// Starts a container; a launch failure is also reported as a finished container.
+    /// Starts a container (a Hadoop-style one when `hadoop_launch` is set); a launch
+    /// failure is also reported as a finished container.
     pub fn launch(
         &self,
         node: &Arc<Node>,
         c: &y::ContainerToLaunch,
     ) -> Result<(), NodeManagerError> {
-        let id = c.container_id.clone();
-        {
-            let inner = self.lock();
-            if inner.stopped.contains(&id) {
-                return Err(NodeManagerError::ContainerStopped { container: id });
-            }
-            if inner.running.contains_key(&id) || inner.recent.iter().any(|s| s.container_id == id)
-            {
-                return Err(NodeManagerError::ContainerExists { container: id });
-            }
+        if !c.hadoop_launch.is_empty() {
+            let launch = hy::ContainerLaunchContextProto::decode(c.hadoop_launch.as_ref())
+                .map_err(|e| NodeManagerError::InvalidLaunchContext {
+                    container: c.container_id.clone(),
+                    message: e.to_string(),
+                })?;
+            return self.launch_hadoop(node, hadoop::HadoopContainer::from_launch(c, &launch));
         }
+        let id = c.container_id.clone();
+        self.check_new(&id)?;
         let secret = new_secret();
         match spawn(node, c, &secret) {
             Ok(pgid) => {
@@ -116,6 +140,7 @@ impl Containers {
                         peak_rss: 0,
                         secret,
                         potential_reception: 0,
+                        hadoop_log_dir: None,
                     },
                 );
                 tokio::spawn(wait(node.clone(), id, pgid));
@@ -135,6 +160,108 @@ impl Containers {
                 })
             }
         }
+    }
+
+    /// Refuses a container this node has run, runs or was told to stop.
+    fn check_new(&self, id: &str) -> Result<(), NodeManagerError> {
+        let inner = self.lock();
+        if inner.stopped.contains(id) {
+            return Err(NodeManagerError::ContainerStopped {
+                container: id.to_string(),
+            });
+        }
+        if inner.running.contains_key(id) || inner.recent.iter().any(|s| s.container_id == id) {
+            return Err(NodeManagerError::ContainerExists {
+                container: id.to_string(),
+            });
+        }
+        Ok(())
+    }
+
+    /// Starts a Hadoop-style container: it is running (without a process) from now,
+    /// while its resources are localized, and its process starts when they are. What
+    /// the ContainerManagementProtocolPB's `startContainers` calls for each request.
+    pub fn launch_hadoop(
+        &self,
+        node: &Arc<Node>,
+        c: hadoop::HadoopContainer,
+    ) -> Result<(), NodeManagerError> {
+        self.check_new(&c.container_id)?;
+        hadoop::check_names(&c)?;
+        self.metrics.launched.inc();
+        self.lock().running.insert(
+            c.container_id.clone(),
+            Running {
+                application: c.application_id.clone(),
+                resource: c.resource,
+                pgid: 0,
+                kill: None,
+                peak_rss: 0,
+                secret: new_secret(),
+                potential_reception: 0,
+                hadoop_log_dir: None,
+            },
+        );
+        tracing::info!(container = %c.container_id, "localizing container");
+        tokio::spawn(hadoop::run(node.clone(), c));
+        Ok(())
+    }
+
+    /// Starts the process of a container whose resources are ready, unless it was
+    /// killed meanwhile.
+    pub(crate) fn start_prepared(
+        &self,
+        node: &Arc<Node>,
+        id: &str,
+        spec: ProcessSpec,
+        log_dir: PathBuf,
+    ) {
+        let mut inner = self.lock();
+        let Some(r) = inner.running.get_mut(id) else {
+            return;
+        };
+        if r.kill.is_some() {
+            drop(inner);
+            self.fail_before_start(id, 0, "");
+            return;
+        }
+        match start_process(&spec) {
+            Ok(pgid) => {
+                r.pgid = pgid;
+                r.hadoop_log_dir = Some(log_dir);
+                drop(inner);
+                tracing::info!(container = %id, pgid, "container launched");
+                tokio::spawn(wait(node.clone(), id.to_string(), pgid));
+            }
+            Err(e) => {
+                drop(inner);
+                self.fail_before_start(
+                    id,
+                    ContainerExitStatus::Invalid as i32,
+                    &hadoop::stamped(&format!("Failed to launch container.\n{e}")),
+                );
+            }
+        }
+    }
+
+    /// Ends a container that never got a process with `exit_status` and
+    /// `diagnostics`, or with its kill's when it was killed meanwhile.
+    pub(crate) fn fail_before_start(&self, id: &str, exit_status: i32, diagnostics: &str) {
+        let Some(r) = self.lock().running.remove(id) else {
+            return;
+        };
+        let (exit_status, diagnostics) = match r.kill {
+            Some((status, why)) => (status, why),
+            None => (exit_status, diagnostics.to_string()),
+        };
+        tracing::info!(container = %id, exit_status, "container ended before it started");
+        self.finish(y::ContainerStatus {
+            container_id: id.to_string(),
+            state: ContainerState::ContainerComplete as i32,
+            exit_status,
+            diagnostics,
+            peak_rss_bytes: 0,
+        });
     }
 
     /// Kills a container (SIGTERM, then SIGKILL after `sigkill_delay`) and reports
@@ -171,9 +298,17 @@ impl Containers {
         }
     }
 
-    /// Kills every container (shutdown, resync), SIGKILL at once.
+    /// Kills every container (shutdown, resync), SIGKILL at once; one still being
+    /// localized ends without starting.
     pub fn kill_all(&self) {
-        for r in self.lock().running.values() {
+        for r in self.lock().running.values_mut() {
+            if r.pgid == 0 && r.kill.is_none() {
+                r.kill = Some((
+                    ContainerExitStatus::Aborted as i32,
+                    "Container killed before it started: its NodeManager stopped or resynced"
+                        .into(),
+                ));
+            }
             process::signal_group(r.pgid, libc::SIGKILL);
         }
     }
@@ -208,11 +343,20 @@ impl Containers {
             tokio::time::sleep(Duration::from_millis(20)).await;
         }
         let job = application.replacen("application_", "job_", 1);
+        node.localizer.release_application(application);
         for dir in &node.options.local_dirs {
-            for name in [application, job.as_str()] {
-                let path = dir.join(name);
+            let mut paths = vec![dir.join(application), dir.join(&job)];
+            // Hadoop-style containers' work dirs and APPLICATION resources.
+            if let Ok(users) = std::fs::read_dir(dir.join("usercache")) {
+                paths.extend(
+                    users
+                        .flatten()
+                        .map(|u| u.path().join("appcache").join(application)),
+                );
+            }
+            for path in paths {
                 if path.exists() {
-                    if let Err(e) = tokio::fs::remove_dir_all(&path).await {
+                    if let Err(e) = remove_tree(&path).await {
                         tracing::warn!(path = %path.display(), error = %e, "clean-up failed");
                     }
                 }
@@ -328,7 +472,7 @@ impl Containers {
         self.lock()
             .running
             .iter()
-            .filter(|(_, r)| r.kill.is_none())
+            .filter(|(_, r)| r.kill.is_none() && r.pgid > 0)
             .map(|(id, r)| Watched {
                 container_id: id.clone(),
                 pgid: r.pgid,
@@ -386,18 +530,9 @@ impl Drop for Containers {
 /// leader's pid (the group's id).
 fn spawn(node: &Node, c: &y::ContainerToLaunch, secret: &str) -> std::io::Result<i32> {
     let options = &node.options;
-    let pick = |dirs: &[PathBuf]| -> PathBuf {
-        let h = c
-            .container_id
-            .bytes()
-            .fold(0usize, |h, b| h.wrapping_mul(31).wrapping_add(b as usize));
-        dirs.get(h % dirs.len().max(1))
-            .cloned()
-            .unwrap_or_else(std::env::temp_dir)
-    };
-    let local_dir = pick(&options.local_dirs);
+    let local_dir = pick(&options.local_dirs, &c.container_id);
     let container_dir = local_dir.join(&c.application_id).join(&c.container_id);
-    let log_dir = pick(&options.log_dirs)
+    let log_dir = pick(&options.log_dirs, &c.container_id)
         .join(&c.application_id)
         .join(&c.container_id);
     std::fs::create_dir_all(&container_dir)?;
@@ -417,17 +552,38 @@ fn spawn(node: &Node, c: &y::ContainerToLaunch, secret: &str) -> std::io::Result
         &log_dir,
         secret,
     )?;
+    start_process(&ProcessSpec {
+        program: launch.command.clone(),
+        args: launch.args.clone(),
+        env,
+        cwd: work_dir,
+        stdout: log_dir.join("stdout"),
+        stderr: log_dir.join("stderr"),
+    })
+}
+
+/// The one of `dirs` a container's directory goes on, by a hash of its id.
+fn pick(dirs: &[PathBuf], container_id: &str) -> PathBuf {
+    let h = container_id
+        .bytes()
+        .fold(0usize, |h, b| h.wrapping_mul(31).wrapping_add(b as usize));
+    dirs.get(h % dirs.len().max(1))
+        .cloned()
+        .unwrap_or_else(std::env::temp_dir)
+}
+
+/// Starts a container's leader in a new process group; its pid (the group's id).
+fn start_process(spec: &ProcessSpec) -> std::io::Result<i32> {
     // A std child: dropping it neither waits nor kills, so `wait` alone reaps it (with
     // its rusage), and no runtime keeps a pid that may be reused.
-    let mut cmd = std::process::Command::new(&launch.command);
-    cmd.args(&launch.args)
-        .envs(env)
-        .current_dir(&work_dir)
+    let mut cmd = std::process::Command::new(&spec.program);
+    cmd.args(&spec.args)
+        .envs(&spec.env)
+        .current_dir(&spec.cwd)
         .stdin(Stdio::null())
-        .stdout(std::fs::File::create(log_dir.join("stdout"))?)
-        .stderr(std::fs::File::create(log_dir.join("stderr"))?)
+        .stdout(std::fs::File::create(&spec.stdout)?)
+        .stderr(std::fs::File::create(&spec.stderr)?)
         .process_group(0);
-    // The leader's pid, also its group's id.
     Ok(cmd.spawn()?.id() as i32)
 }
 
@@ -490,10 +646,13 @@ async fn wait(node: Arc<Node>, container_id: String, pid: i32) {
             status,
             format!("{why}\nContainer killed on request. Exit code is {code}"),
         ),
-        None if code != 0 => (
-            code,
-            format!("Container exited with a non-zero exit code {code}."),
-        ),
+        None if code != 0 => match &r.hadoop_log_dir {
+            Some(log_dir) => (code, hadoop::exit_diagnostics(&container_id, code, log_dir)),
+            None => (
+                code,
+                format!("Container exited with a non-zero exit code {code}."),
+            ),
+        },
         None => (0, String::new()),
     };
     tracing::info!(container = %container_id, exit_status, "container finished");
@@ -504,6 +663,29 @@ async fn wait(node: Arc<Node>, container_id: String, pid: i32) {
         diagnostics,
         peak_rss_bytes: peak_rss,
     });
+}
+
+/// Deletes a directory tree, read-only parts (localized resources) included.
+async fn remove_tree(path: &Path) -> std::io::Result<()> {
+    let path = path.to_path_buf();
+    tokio::task::spawn_blocking(move || {
+        make_writable(&path)?;
+        std::fs::remove_dir_all(&path)
+    })
+    .await
+    .map_err(std::io::Error::other)?
+}
+
+fn make_writable(path: &Path) -> std::io::Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    let meta = std::fs::symlink_metadata(path)?;
+    if meta.is_dir() {
+        std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o700))?;
+        for entry in std::fs::read_dir(path)? {
+            make_writable(&entry?.path())?;
+        }
+    }
+    Ok(())
 }
 
 /// 128 random bits in hex.

@@ -14,6 +14,25 @@ pub enum NodeManagerError {
         container: String,
         source: std::io::Error,
     },
+    /// A LocalResource's file is not the one the application named (its modification
+    /// time differs from the resource's timestamp); Hadoop's text.
+    #[error(
+        "Resource {url} changed on src filesystem - expected: \"{expected}\", was: \"{was}\", current time: \"{now}\""
+    )]
+    ResourceChanged {
+        url: String,
+        expected: String,
+        was: String,
+        now: String,
+    },
+    /// A LocalResource's file is missing; the text of the file system it was looked
+    /// up on (`dfs`: HDFS's, else the local file system's).
+    #[error("{}", if *dfs { format!("File does not exist: {url}") } else { format!("File {url} does not exist") })]
+    ResourceNotFound { url: String, dfs: bool },
+    #[error("cannot localize {url}: {message}")]
+    Localize { url: String, message: String },
+    #[error("container {container}: invalid Hadoop launch context: {message}")]
+    InvalidLaunchContext { container: String, message: String },
     #[error("container {container} is not running on this NodeManager")]
     ContainerNotRunning { container: String },
     #[error("the caller is not container {container}: wrong container secret")]
@@ -48,6 +67,10 @@ impl NodeManagerError {
     pub fn exception(&self) -> HadoopException {
         match self {
             NodeManagerError::NotTheContainer { .. } => HadoopException::AccessControl,
+            NodeManagerError::ResourceNotFound { .. } => HadoopException::FileNotFound,
+            NodeManagerError::ResourceChanged { .. } | NodeManagerError::Localize { .. } => {
+                HadoopException::Io
+            }
             _ => HadoopException::Yarn,
         }
     }

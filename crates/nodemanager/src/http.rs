@@ -10,5 +10,7 @@ use crate::Node;
 
 /// Every HTTP endpoint of the NodeManager.
 pub(crate) fn http_router(node: &Arc<Node>) -> Router {
-    Router::new().merge(crate::web::router(node))
+    Router::new()
+        .merge(crate::web::router(node))
+        .merge(crate::container_logs::router(node))
 }

@@ -5,7 +5,11 @@
 //! - `options`: [`NodeManagerOptions`] from Hadoop's keys and [`Timing`].
 //! - `containers`: launching (process group, directories, environment), killing
 //!   (SIGTERM then SIGKILL), exit statuses; `containers/monitor.rs` kills containers
-//!   over their memory; `containers/process.rs` reads `/proc`.
+//!   over their memory; `containers/process.rs` reads `/proc`; `containers/hadoop.rs`
+//!   launches Hadoop-style containers (`ContainerToLaunch.hadoop_launch`, or
+//!   [`NodeManagerHandle::start_hadoop_container`]) as Hadoop's NodeManager does.
+//! - `localizer`: their LocalResources, fetched from the DFS or `file:` URLs into
+//!   Hadoop's public, user and application caches.
 //! - `heartbeat`: registration, heartbeats with node status (disk utilisation, net
 //!   receive rate, potential reception) and the work their replies carry, out-of-band
 //!   container-finished reports (protocol `tusk.ResourceTrackerProtocol`).
@@ -19,6 +23,7 @@
 //!   registers with.
 //! - `metrics`: the counters and gauges of `/metrics`.
 //! - `web`: the node's page (resources, containers, shuffle) and its `/jmx` beans.
+//! - `container_logs`: containers' log files on the web and REST (Hadoop's paths).
 //! - `error`: [`NodeManagerError`].
 //!
 //! Where map tasks write: a container whose launch environment holds `TUSK_JOB_ID` and
@@ -31,10 +36,12 @@
 //!
 //! [`NodeManager::start`] wires them together and returns a [`NodeManagerHandle`].
 
+mod container_logs;
 mod containers;
 pub mod error;
 mod heartbeat;
 mod http;
+mod localizer;
 pub mod metrics;
 pub mod options;
 mod service;
@@ -57,8 +64,10 @@ use tusk_proto::protocol_names::RESOURCE_TRACKER_PROTOCOL;
 use tusk_proto::tusk::yarn as y;
 use tusk_rpc::{ConnectRetry, RpcClient, RpcClientOptions, RpcServer};
 
+pub use containers::hadoop::{HadoopContainer, HadoopLaunch};
 pub use containers::CONTAINER_SECRET_ENV;
 pub use error::NodeManagerError;
+pub use localizer::{LocalResource, ResourceType, Visibility};
 pub use options::{NodeManagerOptions, Timing};
 /// Entry point; see [`NodeManager::start`].
 pub struct NodeManager;
@@ -77,6 +86,8 @@ pub(crate) struct Node {
     /// Connection to the ResourceManager.
     pub rm: RpcClient,
     pub containers: containers::Containers,
+    /// LocalResources of Hadoop-style containers, cached for the node's life.
+    pub localizer: localizer::Localizer,
     /// Heartbeat period in ms, as the ResourceManager last said.
     pub interval_ms: AtomicU64,
     /// The status-aware thresholds the ResourceManager named at the last registration.
@@ -204,8 +215,11 @@ impl NodeManager {
                 ..Default::default()
             },
         );
+        let localizer =
+            localizer::Localizer::new(options.local_dirs.clone(), options.default_fs.clone());
         let node = Arc::new(Node {
             interval_ms: AtomicU64::new(options.heartbeat_interval.as_millis() as u64),
+            localizer,
             options,
             node_id,
             rpc_port,
@@ -276,6 +290,13 @@ impl NodeManagerHandle {
     /// The ContainerManagementProtocol address, when one was served.
     pub fn rpc_addr(&self) -> Option<SocketAddr> {
         self.rpc_addr
+    }
+
+    /// Starts a Hadoop-style container as `startContainers` of Hadoop's
+    /// ContainerManagementProtocolPB asks: localization, launch script, Hadoop's
+    /// environment and diagnostics. Its status is then reported like any container's.
+    pub fn start_hadoop_container(&self, c: HadoopContainer) -> Result<(), NodeManagerError> {
+        self.node.containers.launch_hadoop(&self.node, c)
     }
 
     pub fn running_containers(&self) -> usize {

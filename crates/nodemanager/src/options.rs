@@ -34,7 +34,8 @@ pub struct NodeManagerOptions {
     /// `yarn.nodemanager.resource.cpu-vcores`.
     pub vcores: u32,
     /// `yarn.nodemanager.local-dirs`: container directories
-    /// `<dir>/<appId>/<containerId>` and map outputs `<dir>/<jobId>/<attemptId>`.
+    /// `<dir>/<appId>/<containerId>` and map outputs `<dir>/<jobId>/<attemptId>`; for
+    /// Hadoop-style containers Hadoop's `filecache/` and `usercache/<user>/…`.
     pub local_dirs: Vec<PathBuf>,
     /// `yarn.nodemanager.log-dirs`: `<dir>/<appId>/<containerId>/{stdout,stderr}`.
     pub log_dirs: Vec<PathBuf>,
@@ -71,7 +72,19 @@ pub struct NodeManagerOptions {
     /// `yarn.nodemanager.webapp.address`: where the web server listens; `None` serves no HTTP
     /// (options built by hand in tests).
     pub http_address: Option<String>,
+    /// `fs.defaultFS`: where LocalResources named by a bare path (or `hdfs:///path`) are
+    /// read from; `None` = the local file system.
+    pub default_fs: Option<String>,
+    /// `yarn.nodemanager.env-whitelist`: variables a Hadoop-style container inherits
+    /// from the NodeManager when it does not set them.
+    pub env_whitelist: Vec<String>,
+    /// `yarn.nodemanager.user-home-dir`: a Hadoop-style container's `HOME`.
+    pub user_home_dir: String,
 }
+
+/// Hadoop's default `yarn.nodemanager.env-whitelist`.
+pub const ENV_WHITELIST_DEFAULT: &str = "JAVA_HOME,HADOOP_COMMON_HOME,HADOOP_HDFS_HOME,\
+HADOOP_CONF_DIR,CLASSPATH_PREPEND_DISTCACHE,HADOOP_YARN_HOME,HADOOP_HOME,PATH,LANG,TZ";
 
 impl Default for NodeManagerOptions {
     fn default() -> Self {
@@ -98,6 +111,12 @@ impl Default for NodeManagerOptions {
             register_retry_max: Duration::from_secs(1),
             rpc: tusk_rpc::RpcServerOptions::default(),
             http_address: None,
+            default_fs: None,
+            env_whitelist: ENV_WHITELIST_DEFAULT
+                .split(',')
+                .map(str::to_string)
+                .collect(),
+            user_home_dir: "/home/".into(),
         }
     }
 }
@@ -172,6 +191,12 @@ impl NodeManagerOptions {
             register_retry_max: d.register_retry_max,
             rpc: tusk_rpc::RpcServerOptions::from_conf(conf)?,
             http_address: Some(conf.get_str(HTTP_ADDRESS_KEY, HTTP_ADDRESS_DEFAULT)),
+            default_fs: conf.get("fs.defaultFS").map(|s| s.trim().to_string()),
+            env_whitelist: match conf.get_list("yarn.nodemanager.env-whitelist") {
+                list if list.is_empty() => d.env_whitelist,
+                list => list,
+            },
+            user_home_dir: conf.get_str("yarn.nodemanager.user-home-dir", &d.user_home_dir),
         })
     }
 }

@@ -6,9 +6,9 @@
 
 use std::collections::HashMap;
 
-use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use serde_json::{json, Value};
+use tusk_http::daemon::not_found;
 use tusk_proto::tusk::yarn as y;
 
 use crate::cluster::{App, Cluster, Node};
@@ -206,17 +206,4 @@ pub(super) fn scheduler(c: &Cluster) -> Value {
         "numContainers": s.containers_running,
         "numApplications": running,
     }}})
-}
-
-/// Hadoop's web-services error for something missing.
-fn not_found(message: &str) -> Response {
-    (
-        StatusCode::NOT_FOUND,
-        axum::Json(json!({ "RemoteException": {
-            "exception": "NotFoundException",
-            "message": format!("java.lang.Exception: {message}"),
-            "javaClassName": "org.apache.hadoop.yarn.webapp.NotFoundException",
-        }})),
-    )
-        .into_response()
 }
