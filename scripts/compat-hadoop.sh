@@ -26,16 +26,9 @@ for f in core-site.xml hdfs-site.xml; do echo '<configuration></configuration>' 
 
 URI=$(TUSK_HOME=$WORK "$TUSK" local up --dir "$CLUSTER" --datanodes 3 -D dfs.permissions.enabled=false | tail -1)
 echo "compat-hadoop: Tusk at $URI"
-# One way to run a Hadoop tool: CLASSPATH_FILE CLASS ARGS... Its stderr, without log4j's
-# noise, goes to this function's stderr before the function returns (a `2> >(filter)`
-# process substitution is not waited for, so a caller reading the redirected file at once
-# could find it still empty).
-hadoop_java() {
-  local cp_file=$1 class=$2; shift 2
-  { java -Djava.net.preferIPv4Stack=true -cp "$WORK/conf:$(cat "$cp_file")" \
-      -Dlog4j.configuration=none "$class" "$@" 2>&1 1>&3 3>&- \
-      | { grep -v -e '^log4j' -e 'WARN util.NativeCodeLoader' >&2 || true; }; } 3>&1
-}
+# One way to run a Hadoop tool: hadoop_java CLASSPATH_FILE CLASS ARGS...
+source scripts/lib/hadoop-java.sh
+HADOOP_JAVA_CONF_DIR=$WORK/conf
 fsshell() { hadoop_java "$CP_FILE" org.apache.hadoop.fs.FsShell -fs "$URI" "$@"; }
 fail() { echo "compat-hadoop: FAIL: $*" >&2; exit 1; }
 

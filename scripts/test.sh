@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The test command: every Rust test (the testbed tests need root), then Hadoop's FsShell
-# against Tusk (RPC and webhdfs://), then Hadoop's own FileSystem contract tests, then
+# against Tusk (RPC and webhdfs://), then Hadoop's `yarn` CLI (application, node,
+# queue) against Tusk's ResourceManager, then Hadoop's own FileSystem contract tests, then
 # Hadoop's RPC client with YARN tokens against Tusk's SASL TOKEN auth, then
 # WebHDFS through the Python hdfs package, then the deployment recipe (deploy/: systemd
 # units, image, Kubernetes manifests).
@@ -9,6 +10,7 @@ cd "$(dirname "$0")/.."
 cargo test --workspace --no-fail-fast
 cargo build -p tusk-cli
 scripts/compat-hadoop.sh "${CARGO_TARGET_DIR:-target}/debug/tusk"
+scripts/compat-yarn.sh "${CARGO_TARGET_DIR:-target}/debug/tusk"
 scripts/hadoop-contract.sh "${CARGO_TARGET_DIR:-target}/debug/tusk"
 scripts/hadoop-sasl.sh
 scripts/webhdfs-python.sh "${CARGO_TARGET_DIR:-target}/debug/tusk"

@@ -2,7 +2,8 @@
 //! ResourceManager and one NodeManager per DataNode, as separate processes on 127.0.0.1,
 //! with all state under one directory (`name/`, `dataN/`, `nmN/{local,logs}`, `logs/`,
 //! `<daemon>.addr`, `<daemon>.http-addr` (each daemon's web server, on a free port),
-//! `pids`, `rmstore/`).
+//! `pids`, `rmstore/`, and `conf/`: Hadoop's client configuration for the cluster, for
+//! `HADOOP_CONF_DIR`).
 
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
@@ -82,6 +83,10 @@ pub async fn run(conf: Configuration, cmd: LocalCommand) -> anyhow::Result<()> {
                     let _ = std::fs::remove_file(crate::conf::default_rm_file());
                 }
             }
+            eprintln!(
+                "export HADOOP_CONF_DIR={}",
+                cluster.hadoop_conf_dir.display()
+            );
             println!("{}", cluster.uri);
             Ok(())
         }
@@ -100,6 +105,8 @@ pub struct LocalCluster {
     pub namenode_http: String,
     /// The ResourceManager's web server; `None` with `--no-yarn`.
     pub rm_http: Option<String>,
+    /// `DIR/conf`: Hadoop's client configuration for this cluster (`HADOOP_CONF_DIR`).
+    pub hadoop_conf_dir: PathBuf,
 }
 
 /// Starts the processes and waits until every DataNode (and NodeManager) is live.
@@ -200,12 +207,20 @@ pub async fn up(conf: &Configuration, args: &UpArgs) -> anyhow::Result<LocalClus
         Some(_) => Some(read_http_addr(dir, "resourcemanager")?),
         None => None,
     };
-    Ok(LocalCluster {
+    let cluster = LocalCluster {
         uri,
         rm_addr,
         namenode_http,
         rm_http,
-    })
+        hadoop_conf_dir: dir.join("conf"),
+    };
+    crate::hadoop_site::write_client_conf(&cluster).with_context(|| {
+        format!(
+            "writing Hadoop's client configuration to {}",
+            cluster.hadoop_conf_dir.display()
+        )
+    })?;
+    Ok(cluster)
 }
 
 /// Waits until `datanodes` DataNodes (and `nodemanagers` NodeManagers when there is a

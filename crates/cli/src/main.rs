@@ -23,6 +23,7 @@ mod demo;
 mod dfsadmin;
 mod fs_shell;
 mod fsck;
+mod hadoop_site;
 mod job;
 mod local;
 mod mr_container;

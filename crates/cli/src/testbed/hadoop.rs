@@ -13,6 +13,8 @@ use tusk_client::{ClientOptions, DfsClient};
 use tusk_common::Configuration;
 use tusk_testbed::{Daemon, NodeState, Testbed};
 
+use crate::hadoop_site::site;
+
 pub const NAMENODE_PORT: u16 = 18020;
 pub const RM_PORT: u16 = 18032;
 
@@ -57,15 +59,6 @@ fn java_home() -> anyhow::Result<PathBuf> {
         .map(Path::to_path_buf)
         .filter(|_| out.status.success())
         .context("java is not installed (Hadoop's daemons need it)")
-}
-
-fn property(name: &str, value: &str) -> String {
-    format!("  <property><name>{name}</name><value>{value}</value></property>\n")
-}
-
-fn site(properties: &[(&str, String)]) -> String {
-    let body: String = properties.iter().map(|(k, v)| property(k, v)).collect();
-    format!("<?xml version=\"1.0\"?>\n<configuration>\n{body}</configuration>\n")
 }
 
 fn on_volumes(node: &NodeState, sub: &str) -> String {

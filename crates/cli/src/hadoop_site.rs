@@ -1,0 +1,65 @@
+//! Hadoop `*-site.xml` files for Hadoop's own programs: the one writer of Hadoop's
+//! configuration format (used for the testbed's Hadoop daemons), and the client
+//! configuration directory `tusk local up` leaves in `DIR/conf/` so that Hadoop's CLIs
+//! reach the local cluster with `HADOOP_CONF_DIR=DIR/conf`.
+
+use crate::local::LocalCluster;
+
+/// A `<configuration>` document of `properties`, in order.
+pub fn site(properties: &[(&str, String)]) -> String {
+    let body: String = properties
+        .iter()
+        .map(|(name, value)| {
+            format!(
+                "  <property><name>{}</name><value>{}</value></property>\n",
+                escape(name),
+                escape(value)
+            )
+        })
+        .collect();
+    format!("<?xml version=\"1.0\"?>\n<configuration>\n{body}</configuration>\n")
+}
+
+fn escape(text: &str) -> String {
+    text.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+}
+
+/// Writes Hadoop's client configuration for `cluster` to its `hadoop_conf_dir`:
+/// core-site.xml (fs.defaultFS), hdfs-site.xml (the NameNode's web address),
+/// yarn-site.xml (every ResourceManager address Hadoop's clients and AMs look up; Tusk
+/// serves all its RPC protocols on one port) and mapred-site.xml (MapReduce on YARN).
+pub fn write_client_conf(cluster: &LocalCluster) -> std::io::Result<()> {
+    let dir = &cluster.hadoop_conf_dir;
+    std::fs::create_dir_all(dir)?;
+    std::fs::write(
+        dir.join("core-site.xml"),
+        site(&[("fs.defaultFS", cluster.uri.clone())]),
+    )?;
+    std::fs::write(
+        dir.join("hdfs-site.xml"),
+        site(&[("dfs.namenode.http-address", cluster.namenode_http.clone())]),
+    )?;
+    let mut yarn = Vec::new();
+    if let Some(rm) = &cluster.rm_addr {
+        let host = rm.rsplit_once(':').map_or(rm.as_str(), |(h, _)| h);
+        yarn.push(("yarn.resourcemanager.hostname", host.to_string()));
+        for key in [
+            "yarn.resourcemanager.address",
+            "yarn.resourcemanager.scheduler.address",
+            "yarn.resourcemanager.resource-tracker.address",
+        ] {
+            yarn.push((key, rm.clone()));
+        }
+    }
+    if let Some(http) = &cluster.rm_http {
+        yarn.push(("yarn.resourcemanager.webapp.address", http.clone()));
+    }
+    std::fs::write(dir.join("yarn-site.xml"), site(&yarn))?;
+    std::fs::write(
+        dir.join("mapred-site.xml"),
+        site(&[("mapreduce.framework.name", "yarn".to_string())]),
+    )?;
+    Ok(())
+}
