@@ -7,7 +7,8 @@
 //! listing of the work dir to the log dir, and `exec` the command.
 //!
 //! Placeholders in commands and variable values: `{{X}}` → `$X`, `<CPS>` → `:`,
-//! `<LOG_DIR>` → the container's log dir.
+//! `<LOG_DIR>` → the container's log dir, `<ADD_OPENS>` → the options Java 17 and later
+//! need to run Hadoop's code (nothing for an older or unknown Java).
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
@@ -34,11 +35,44 @@ pub(crate) struct LaunchScript<'a> {
     pub log_dir: &'a Path,
 }
 
-/// Replaces YARN's placeholders: `{{X}}` → `$X`, `<CPS>` → `:`, `<LOG_DIR>` → `log_dir`.
+/// What `<ADD_OPENS>` becomes on Java 17 and later (Hadoop's `ContainerLaunch`).
+const JDK17_OPTIONS: &str = "--add-opens=java.base/java.lang=ALL-UNNAMED \
+    --add-exports=java.base/sun.net.dns=ALL-UNNAMED --add-exports=java.base/sun.net.util=ALL-UNNAMED";
+
+/// `<ADD_OPENS>`'s value for the Java containers run: Hadoop's NodeManager asks its own
+/// JVM; Tusk's reads the `release` file of the `JAVA_HOME` it passes on.
+fn add_opens() -> &'static str {
+    static OPTIONS: std::sync::OnceLock<&'static str> = std::sync::OnceLock::new();
+    OPTIONS.get_or_init(|| {
+        let release = std::env::var_os("JAVA_HOME")
+            .and_then(|home| std::fs::read_to_string(Path::new(&home).join("release")).ok());
+        match release.as_deref().and_then(java_major) {
+            Some(major) if major >= 17 => JDK17_OPTIONS,
+            _ => "",
+        }
+    })
+}
+
+/// The major version in a JDK's `release` file (`JAVA_VERSION="17.0.15"`; `"1.8.0_…"` is 8).
+fn java_major(release: &str) -> Option<u32> {
+    let version = release
+        .lines()
+        .find_map(|l| l.strip_prefix("JAVA_VERSION="))?
+        .trim_matches('"');
+    let mut parts = version.split(['.', '_', '-', '+']);
+    match parts.next()?.parse().ok()? {
+        1 => parts.next()?.parse().ok(),
+        major => Some(major),
+    }
+}
+
+/// Replaces YARN's placeholders: `{{X}}` → `$X`, `<CPS>` → `:`, `<LOG_DIR>` → `log_dir`,
+/// `<ADD_OPENS>` → Java 17's options when the containers' Java needs them.
 pub(crate) fn expand(value: &str, log_dir: &Path) -> String {
     value
         .replace("<LOG_DIR>", &log_dir.display().to_string())
         .replace("<CPS>", ":")
+        .replace("<ADD_OPENS>", add_opens())
         .replace("{{", "$")
         .replace("}}", "")
 }
@@ -181,6 +215,10 @@ mod tests {
             "$JAVA_HOME/bin/java -Dlog=/logs/app/c1 1>/logs/app/c1/stdout"
         );
         assert_eq!(expand("{{PWD}}<CPS>{{PWD}}/*", log), "$PWD:$PWD/*");
+        assert_eq!(java_major("IMPLEMENTOR=x\nJAVA_VERSION=\"17.0.15\"\n"), Some(17));
+        assert_eq!(java_major("JAVA_VERSION=\"1.8.0_402\""), Some(8));
+        assert_eq!(java_major("JAVA_VERSION=\"21\""), Some(21));
+        assert_eq!(java_major("OS_NAME=Linux"), None);
     }
 
     #[test]
