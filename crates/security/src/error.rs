@@ -28,6 +28,28 @@ pub enum BlockTokenError {
     NoKeys,
 }
 
+/// Why bytes in one of Hadoop's `Writable` encodings could not be read.
+#[derive(Debug, Error, Clone, PartialEq, Eq)]
+pub enum WritableError {
+    #[error("malformed Writable: {reason}")]
+    Malformed { reason: String },
+}
+
+impl WritableError {
+    pub fn malformed(reason: impl Into<String>) -> Self {
+        WritableError::Malformed {
+            reason: reason.into(),
+        }
+    }
+}
+
+impl From<WritableError> for BlockTokenError {
+    fn from(e: WritableError) -> Self {
+        let WritableError::Malformed { reason } = e;
+        BlockTokenError::Malformed { reason }
+    }
+}
+
 /// Why a DIGEST-MD5 exchange failed.
 #[derive(Debug, Error, Clone, PartialEq, Eq)]
 pub enum SaslError {

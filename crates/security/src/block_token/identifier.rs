@@ -25,6 +25,10 @@ use prost::Message;
 use tusk_proto::hdfs::{AccessModeProto, BlockTokenSecretProto, StorageTypeProto};
 
 use crate::error::BlockTokenError;
+use crate::writable::{
+    read_count, read_string, read_text, read_vint, read_vlong, take, write_string, write_text,
+    write_vlong,
+};
 
 /// What a token allows on its block (HDFS's `BlockTokenIdentifier.AccessMode`; the
 /// order is Java's ordinal order, which is also the order modes are written in).
@@ -240,99 +244,6 @@ fn decode_protobuf(bytes: &[u8]) -> Result<BlockTokenIdentifier, BlockTokenError
     })
 }
 
-// ------------------------------------------------------------ Hadoop's WritableUtils
-
-/// `WritableUtils.writeVLong`: -112..=127 in one byte; otherwise a length byte (-113..
-/// -120 for positive values, -121..-128 for negative ones, which are stored inverted)
-/// followed by the big-endian bytes.
-fn write_vlong(out: &mut Vec<u8>, value: i64) {
-    if (-112..=127).contains(&value) {
-        out.push(value as u8);
-        return;
-    }
-    let (magnitude, base) = if value < 0 {
-        (!value, -120i32)
-    } else {
-        (value, -112i32)
-    };
-    let bytes = 8 - (magnitude.leading_zeros() / 8) as i32;
-    out.push((base - bytes) as u8);
-    for i in (0..bytes).rev() {
-        out.push((magnitude >> (8 * i)) as u8);
-    }
-}
-
-fn read_vlong(r: &mut &[u8]) -> Result<i64, BlockTokenError> {
-    let first = take(r, 1)?[0] as i8;
-    let len = match first {
-        f if f >= -112 => return Ok(i64::from(f)),
-        f if f < -120 => (-119 - i32::from(f)) as usize,
-        f => (-111 - i32::from(f)) as usize,
-    };
-    let mut value = 0i64;
-    for b in take(r, len - 1)? {
-        value = (value << 8) | i64::from(*b);
-    }
-    let negative = first < -120;
-    Ok(if negative { !value } else { value })
-}
-
-fn read_vint(r: &mut &[u8]) -> Result<i32, BlockTokenError> {
-    let v = read_vlong(r)?;
-    i32::try_from(v).map_err(|_| malformed(format!("vint {v} out of range")))
-}
-
-/// A count of items; each takes at least a byte, so more than remain is malformed.
-fn read_count(r: &mut &[u8]) -> Result<usize, BlockTokenError> {
-    let n = read_vint(r)?;
-    match usize::try_from(n) {
-        Ok(n) if n <= r.len() => Ok(n),
-        _ => Err(malformed(format!("count {n} with {} bytes left", r.len()))),
-    }
-}
-
-/// `WritableUtils.writeString` (never null here).
-fn write_string(out: &mut Vec<u8>, s: &str) {
-    out.extend_from_slice(&(s.len() as i32).to_be_bytes());
-    out.extend_from_slice(s.as_bytes());
-}
-
-fn read_string(r: &mut &[u8]) -> Result<Option<String>, BlockTokenError> {
-    let len = i32::from_be_bytes(take(r, 4)?.try_into().expect("4 bytes"));
-    if len == -1 {
-        return Ok(None);
-    }
-    let len = usize::try_from(len).map_err(|_| malformed(format!("string length {len}")))?;
-    utf8(take(r, len)?).map(Some)
-}
-
-/// `Text.writeString`, which `WritableUtils.writeEnum` uses for the constant's name.
-fn write_text(out: &mut Vec<u8>, s: &str) {
-    write_vlong(out, s.len() as i64);
-    out.extend_from_slice(s.as_bytes());
-}
-
-fn read_text(r: &mut &[u8]) -> Result<String, BlockTokenError> {
-    let len = read_count(r)?;
-    utf8(take(r, len)?)
-}
-
-fn utf8(bytes: &[u8]) -> Result<String, BlockTokenError> {
-    String::from_utf8(bytes.to_vec()).map_err(|_| malformed("string is not UTF-8"))
-}
-
-fn take<'a>(r: &mut &'a [u8], n: usize) -> Result<&'a [u8], BlockTokenError> {
-    if r.len() < n {
-        return Err(malformed(format!(
-            "identifier ends early: {n} bytes wanted, {} left",
-            r.len()
-        )));
-    }
-    let (head, tail) = r.split_at(n);
-    *r = tail;
-    Ok(head)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -403,34 +314,6 @@ mod tests {
                 ..id
             }
         );
-    }
-
-    #[test]
-    fn vlong_matches_hadoop_at_the_edges() {
-        let cases: &[(i64, &[u8])] = &[
-            (0, &[0x00]),
-            (127, &[0x7F]),
-            (-112, &[0x90]),
-            (128, &[0x8F, 0x80]),
-            (-113, &[0x87, 0x70]),
-            (-1, &[0xFF]),
-            (
-                i64::MAX,
-                &[0x88, 0x7F, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF],
-            ),
-            (
-                i64::MIN,
-                &[0x80, 0x7F, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF],
-            ),
-        ];
-        for (v, bytes) in cases {
-            let mut out = Vec::new();
-            write_vlong(&mut out, *v);
-            assert_eq!(&out[..], *bytes, "encoding of {v}");
-            let mut r = *bytes;
-            assert_eq!(read_vlong(&mut r).unwrap(), *v, "decoding of {v}");
-            assert!(r.is_empty());
-        }
     }
 
     #[test]
