@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # The test command: every Rust test (the testbed tests need root), then Hadoop's FsShell
 # against Tusk (RPC and webhdfs://), then Hadoop's own FileSystem contract tests, then
-# WebHDFS through the Python hdfs package, then the deployment recipe (deploy/: systemd
-# units, image, Kubernetes manifests).
+# Hadoop's shuffle client pieces against a NodeManager's mapreduce_shuffle, then WebHDFS
+# through the Python hdfs package, then the deployment recipe (deploy/: systemd units,
+# image, Kubernetes manifests).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cargo test --workspace --no-fail-fast
 cargo build -p tusk-cli
 scripts/compat-hadoop.sh "${CARGO_TARGET_DIR:-target}/debug/tusk"
 scripts/hadoop-contract.sh "${CARGO_TARGET_DIR:-target}/debug/tusk"
+scripts/hadoop-shuffle.sh
 scripts/webhdfs-python.sh "${CARGO_TARGET_DIR:-target}/debug/tusk"
 scripts/deploy-check.sh "${CARGO_TARGET_DIR:-target}/debug/tusk"

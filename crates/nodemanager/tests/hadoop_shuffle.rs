@@ -451,3 +451,58 @@ async fn a_finished_application_is_no_longer_served() -> Result<()> {
     );
     Ok(())
 }
+
+/// Hadoop 3.4.2's own `SecureShuffleUtils` and `ShuffleHeader` against this server, run
+/// by `scripts/hadoop-shuffle.sh` (which resolves Hadoop's jars into
+/// `HADOOP_SHUFFLE_CLASSPATH`): `FetchWithHadoop` signs the URL, checks the reply's
+/// headers and ReplyHash, and reads both maps with `ShuffleHeader.readFields`.
+#[tokio::test]
+#[ignore = "needs Java and Hadoop's jars: scripts/hadoop-shuffle.sh"]
+async fn hadoops_own_fetcher_pieces_read_the_reply() -> Result<()> {
+    let classpath = std::env::var("HADOOP_SHUFFLE_CLASSPATH")
+        .context("HADOOP_SHUFFLE_CLASSPATH (set by scripts/hadoop-shuffle.sh)")?;
+    let (cluster, dirs) = cluster().await?;
+    let nm = cluster.yarn().nodemanager(0);
+    let (app, job) = ("application_1700000000000_0011", "job_1700000000000_0011");
+    let maps = [
+        "attempt_1700000000000_0011_m_000000_0",
+        "attempt_1700000000000_0011_m_000001_0",
+    ];
+    write_map_output(&dirs[0], &dirs[1], app, maps[0], &[b"zero", b"first map"])?;
+    write_map_output(&dirs[1], &dirs[1], app, maps[1], &[b"", b"second map"])?;
+    let password = "job token password";
+    nm.hadoop_shuffle().initialize_application(
+        app,
+        USER,
+        &service_data(job, password.as_bytes()),
+    )?;
+    let source = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../scripts/hadoop-shuffle/FetchWithHadoop.java");
+    let java = |password: &str| {
+        let mut command = tokio::process::Command::new("java");
+        command
+            .arg("-cp")
+            .arg(&classpath)
+            .arg(&source)
+            .arg(nm.shuffle_addr().to_string())
+            .args([job, "1", password, &maps.join(",")])
+            .stderr(std::process::Stdio::inherit());
+        async move {
+            let out = command.output().await?;
+            let stdout = String::from_utf8(out.stdout)?;
+            anyhow::ensure!(out.status.success(), "FetchWithHadoop failed: {stdout}");
+            anyhow::Ok(stdout)
+        }
+    };
+    assert_eq!(
+        java(password).await?,
+        format!(
+            "status 200\n\
+             map {} reduce 1 compressed 9 uncompressed 109 data first map\n\
+             map {} reduce 1 compressed 10 uncompressed 110 data second map\n",
+            maps[0], maps[1]
+        )
+    );
+    assert_eq!(java("another password").await?, "status 401\n");
+    Ok(())
+}
