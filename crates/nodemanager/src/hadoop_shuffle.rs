@@ -50,7 +50,7 @@ use tokio::io::AsyncWriteExt;
 use tusk_security::job_token;
 use tusk_security::writable;
 
-use crate::error::NodeManagerError;
+use crate::error::{NodeManagerError, ShuffleError};
 use crate::shuffle::{respond, response_head, send_file_range, Request};
 use crate::Node;
 
@@ -231,41 +231,19 @@ pub(crate) async fn map_output<W: AsyncWriteExt + Unpin>(
         Ok(f) => f,
         Err(refusal) => return refuse(w, refusal).await,
     };
-    let mut outputs = Vec::with_capacity(fetch.maps.len());
-    for map in &fetch.maps {
-        let found = map_output::find(
-            &node.options.local_dirs,
-            &fetch.job.user,
-            &fetch.job.application,
-            map,
-            fetch.reduce,
-        )
-        .await;
-        match found {
-            Ok(output) => outputs.push((shuffle_header(map, &output, fetch.reduce), output)),
-            Err(e) => {
-                tracing::warn!(job = %fetch.job.application, %map, error = %e, "mapreduce_shuffle: cannot serve");
-                return refuse(w, Refusal::new(500, e.to_string())).await;
-            }
+    let outputs = match locate(node, &fetch).await {
+        Ok(outputs) => outputs,
+        Err(e) => {
+            tracing::warn!(application = %fetch.job.application, error = %e, "mapreduce_shuffle: cannot serve");
+            return refuse(w, Refusal::new(500, e.to_string())).await;
         }
-    }
+    };
     let length: u64 = outputs
         .iter()
         .map(|(header, output)| header.len() as u64 + output.part_length)
         .sum();
     let timeout = node.options.shuffle_keep_alive_timeout;
-    let mut headers = vec![
-        (REPLY_HASH_HEADER, fetch.reply_hash.clone()),
-        (NAME_HEADER, NAME.to_string()),
-        (VERSION_HEADER, VERSION.to_string()),
-    ];
-    if fetch.keep_alive {
-        headers.push(("Connection", "Keep-Alive".into()));
-        headers.push(("Keep-Alive", format!("timeout={}", timeout.as_secs())));
-    } else {
-        headers.push(("Connection", "close".into()));
-    }
-    let head = response_head(200, "OK", length, &headers);
+    let head = response_head(200, "OK", length, &reply_headers(&fetch, timeout));
     w.write_all(format!("{head}\r\n").as_bytes()).await?;
     let metrics = &node.containers.metrics;
     for (header, output) in &outputs {
@@ -276,6 +254,46 @@ pub(crate) async fn map_output<W: AsyncWriteExt + Unpin>(
     }
     w.flush().await?;
     Ok(fetch.keep_alive.then_some(timeout))
+}
+
+/// Every map's output and `ShuffleHeader`, in request order, before anything is sent
+/// (so a missing one is refused with a status, as Hadoop does).
+async fn locate(
+    node: &Node,
+    fetch: &Fetch<'_>,
+) -> Result<Vec<(Vec<u8>, map_output::MapOutput)>, ShuffleError> {
+    let mut outputs = Vec::with_capacity(fetch.maps.len());
+    for map in &fetch.maps {
+        let output = map_output::find(
+            &node.options.local_dirs,
+            &fetch.job.user,
+            &fetch.job.application,
+            map,
+            fetch.reduce,
+        )
+        .await?;
+        outputs.push((shuffle_header(map, &output, fetch.reduce), output));
+    }
+    Ok(outputs)
+}
+
+/// A 200 reply's headers besides `Content-Length`.
+fn reply_headers(fetch: &Fetch<'_>, keep_alive_timeout: Duration) -> Vec<(&'static str, String)> {
+    let mut headers = vec![
+        (REPLY_HASH_HEADER, fetch.reply_hash.clone()),
+        (NAME_HEADER, NAME.to_string()),
+        (VERSION_HEADER, VERSION.to_string()),
+    ];
+    if fetch.keep_alive {
+        headers.push(("Connection", "Keep-Alive".into()));
+        headers.push((
+            "Keep-Alive",
+            format!("timeout={}", keep_alive_timeout.as_secs()),
+        ));
+    } else {
+        headers.push(("Connection", "close".into()));
+    }
+    headers
 }
 
 /// The request's checks, in the order Hadoop's ShuffleHandler makes them.
