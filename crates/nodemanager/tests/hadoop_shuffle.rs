@@ -3,14 +3,14 @@
 //! two local dirs, the job token registered as Hadoop's AM passes it, requests signed
 //! with the job token's HMAC.
 
-use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use anyhow::{bail, Context, Result};
 use bytes::Bytes;
-use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
+use tokio::io::{AsyncReadExt, BufReader};
 use tokio::net::TcpStream;
+use tusk_minicluster::http_exchange::{self, HttpResponse};
 use tusk_minicluster::{wait_for, MiniCluster};
 use tusk_proto::common::TokenProto;
 use tusk_proto::tusk::yarn as y;
@@ -93,19 +93,6 @@ fn write_map_output(
     Ok(())
 }
 
-/// A reply: status, headers (names lower-cased), body.
-struct Reply {
-    code: u16,
-    headers: HashMap<String, String>,
-    body: Vec<u8>,
-}
-
-impl Reply {
-    fn text(&self) -> String {
-        String::from_utf8_lossy(&self.body).into_owned()
-    }
-}
-
 /// A fetch as Hadoop's `Fetcher` sends it: `UrlHash` over the server's port and the
 /// path and query, `name` and `version`; `url_hash` overrides the hash (`Some("")`:
 /// none sent), `version` the version header.
@@ -115,50 +102,32 @@ async fn fetch(
     password: &[u8],
     url_hash: Option<&str>,
     version: &str,
-) -> Result<Reply> {
+) -> Result<HttpResponse> {
     let port = stream.get_ref().peer_addr()?.port();
     let hash = job_token::shuffle_hash(
         password,
         job_token::shuffle_message(port, target).as_bytes(),
     );
-    let hash = url_hash.unwrap_or(&hash);
-    let mut head = format!(
-        "GET {target} HTTP/1.1\r\nHost: localhost:{port}\r\nname: mapreduce\r\nversion: {version}\r\n"
-    );
-    if !hash.is_empty() {
-        head.push_str(&format!("UrlHash: {hash}\r\n"));
+    let mut headers = vec![("name", "mapreduce"), ("version", version)];
+    match url_hash.unwrap_or(&hash) {
+        "" => {}
+        hash => headers.push(("UrlHash", hash)),
     }
-    head.push_str("\r\n");
-    stream.get_mut().write_all(head.as_bytes()).await?;
-    read_reply(stream).await
+    http_exchange::get(stream, target, &headers)
+        .await
+        .map_err(anyhow::Error::from_boxed)
 }
 
-async fn read_reply(stream: &mut BufReader<TcpStream>) -> Result<Reply> {
-    let mut line = String::new();
-    stream.read_line(&mut line).await?;
-    let code: u16 = line
-        .split_whitespace()
-        .nth(1)
-        .context("status line")?
-        .parse()?;
-    let mut headers = HashMap::new();
-    loop {
-        line.clear();
-        stream.read_line(&mut line).await?;
-        if line.trim().is_empty() {
-            break;
-        }
-        let (k, v) = line.split_once(':').context("header")?;
-        headers.insert(k.trim().to_ascii_lowercase(), v.trim().to_string());
-    }
-    let len: usize = headers["content-length"].parse()?;
-    let mut body = vec![0; len];
-    stream.read_exact(&mut body).await?;
-    Ok(Reply {
-        code,
-        headers,
-        body,
-    })
+/// A fetch signed with [`PASSWORD`] on a new connection.
+async fn fetch_once(cluster: &MiniCluster, target: &str) -> Result<HttpResponse> {
+    fetch(
+        &mut connect(cluster).await?,
+        target,
+        PASSWORD,
+        None,
+        "1.0.0",
+    )
+    .await
 }
 
 async fn connect(cluster: &MiniCluster) -> Result<BufReader<TcpStream>> {
@@ -294,12 +263,7 @@ async fn fetches_are_refused_as_hadoops_shuffle_handler_refuses_them() -> Result
     nm.hadoop_shuffle()
         .initialize_application(app, USER, &service_data(job, PASSWORD))?;
     let ok = format!("/mapOutput?job={job}&reduce=0&map={map}");
-    assert_eq!(
-        fetch(&mut connect(&cluster).await?, &ok, PASSWORD, None, "1.0.0")
-            .await?
-            .code,
-        200
-    );
+    assert_eq!(fetch_once(&cluster, &ok).await?.code, 200);
 
     let other_map = "attempt_1700000000000_0008_m_000001_0";
     let refused = |target: String, code, body: &str| Refused {
@@ -375,17 +339,14 @@ async fn fetches_are_refused_as_hadoops_shuffle_handler_refuses_them() -> Result
     }
 
     // The same URL without Hadoop's headers is Tusk's own protocol, on the same port.
-    let mut stream = connect(&cluster).await?;
-    stream
-        .get_mut()
-        .write_all(format!("GET {ok} HTTP/1.1\r\n\r\n").as_bytes())
-        .await?;
-    let reply = read_reply(&mut stream).await?;
+    let reply = http_exchange::get(&mut connect(&cluster).await?, &ok, &[])
+        .await
+        .map_err(anyhow::Error::from_boxed)?;
     assert_eq!(reply.code, 404);
     assert!(reply.text().contains("not found"), "{}", reply.text());
 
     nm.hadoop_shuffle().stop_application(app);
-    let reply = fetch(&mut connect(&cluster).await?, &ok, PASSWORD, None, "1.0.0").await?;
+    let reply = fetch_once(&cluster, &ok).await?;
     assert_eq!(
         (reply.code, reply.text().as_str()),
         (401, "Could not find jobid")
@@ -422,14 +383,7 @@ async fn a_finished_application_is_no_longer_served() -> Result<()> {
     nm.hadoop_shuffle()
         .initialize_application(&app, USER, &service_data(&job, PASSWORD))?;
     let target = format!("/mapOutput?job={job}&reduce=0&map={map}");
-    let reply = fetch(
-        &mut connect(&cluster).await?,
-        &target,
-        PASSWORD,
-        None,
-        "1.0.0",
-    )
-    .await?;
+    let reply = fetch_once(&cluster, &target).await?;
     assert_eq!(reply.code, 200, "{}", reply.text());
 
     assert!(yarn.client().kill(&app).await?);
@@ -437,14 +391,7 @@ async fn a_finished_application_is_no_longer_served() -> Result<()> {
         (nm.hadoop_shuffle().applications() == 0).then_some(())
     })
     .await?;
-    let reply = fetch(
-        &mut connect(&cluster).await?,
-        &target,
-        PASSWORD,
-        None,
-        "1.0.0",
-    )
-    .await?;
+    let reply = fetch_once(&cluster, &target).await?;
     assert_eq!(
         (reply.code, reply.text().as_str()),
         (401, "Could not find jobid")
