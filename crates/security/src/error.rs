@@ -28,16 +28,16 @@ pub enum BlockTokenError {
     NoKeys,
 }
 
-/// Why bytes in one of Hadoop's `Writable` encodings could not be read.
+/// Bytes that do not read as Hadoop's `Writable` encoding says.
 #[derive(Debug, Error, Clone, PartialEq, Eq)]
-pub enum WritableError {
-    #[error("malformed Writable: {reason}")]
-    Malformed { reason: String },
+#[error("{reason}")]
+pub struct WritableError {
+    pub reason: String,
 }
 
 impl WritableError {
-    pub fn malformed(reason: impl Into<String>) -> Self {
-        WritableError::Malformed {
+    pub fn new(reason: impl Into<String>) -> Self {
+        WritableError {
             reason: reason.into(),
         }
     }
@@ -45,8 +45,7 @@ impl WritableError {
 
 impl From<WritableError> for BlockTokenError {
     fn from(e: WritableError) -> Self {
-        let WritableError::Malformed { reason } = e;
-        BlockTokenError::Malformed { reason }
+        BlockTokenError::Malformed { reason: e.reason }
     }
 }
 

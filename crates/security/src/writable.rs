@@ -1,22 +1,13 @@
-//! Hadoop's `Writable` encodings that tokens and their identifiers are written in:
-//! `WritableUtils`' variable-length integers and strings, `Text`, and
-//! `org.apache.hadoop.security.token.Token` itself.
-//!
-//! | writer | encoding |
-//! |---|---|
-//! | `WritableUtils.writeVLong` / `writeVInt` | -112..=127 in one byte; else a length byte (-113..-120 for positive values, -121..-128 for negative ones, stored inverted) and the big-endian bytes |
-//! | `WritableUtils.writeString` | `i32` BE length (-1 = null), UTF-8 |
-//! | `Text.writeString` / `Text.write` | vint length, UTF-8 |
-//! | `Token.write` | vint length + identifier bytes, vint length + password bytes, kind as `Text`, service as `Text` |
-//!
-//! Readers take a `&mut &[u8]` and advance it past what they read.
-
-use bytes::Bytes;
-use tusk_proto::common::TokenProto;
+//! Hadoop's `Writable` primitives (`WritableUtils` variable-length integers, `Text`,
+//! `writeString`), as the legacy block token identifier and the token storage
+//! (`Credentials`) format write them; and `Token.write` / `Token.readFields` (a vint
+//! length and the identifier, a vint length and the password, kind and service as `Text`).
 
 use crate::error::WritableError;
 
-/// `WritableUtils.writeVLong`.
+/// `WritableUtils.writeVLong`: -112..=127 in one byte; otherwise a length byte (-113..
+/// -120 for positive values, -121..-128 for negative ones, which are stored inverted)
+/// followed by the big-endian bytes.
 pub fn write_vlong(out: &mut Vec<u8>, value: i64) {
     if (-112..=127).contains(&value) {
         out.push(value as u8);
@@ -34,12 +25,6 @@ pub fn write_vlong(out: &mut Vec<u8>, value: i64) {
     }
 }
 
-/// `WritableUtils.writeVInt` (the same bytes as a vlong of the same value).
-pub fn write_vint(out: &mut Vec<u8>, value: i32) {
-    write_vlong(out, i64::from(value));
-}
-
-/// `WritableUtils.readVLong`.
 pub fn read_vlong(r: &mut &[u8]) -> Result<i64, WritableError> {
     let first = take(r, 1)?[0] as i8;
     let len = match first {
@@ -55,19 +40,18 @@ pub fn read_vlong(r: &mut &[u8]) -> Result<i64, WritableError> {
     Ok(if negative { !value } else { value })
 }
 
-/// `WritableUtils.readVInt`: a vlong that must fit an `i32`.
 pub fn read_vint(r: &mut &[u8]) -> Result<i32, WritableError> {
     let v = read_vlong(r)?;
-    i32::try_from(v).map_err(|_| WritableError::malformed(format!("vint {v} out of range")))
+    i32::try_from(v).map_err(|_| WritableError::new(format!("vint {v} out of range")))
 }
 
-/// A vint count of items or bytes; each takes at least a byte, so more than remain is
+/// A count of items (or bytes); each takes at least a byte, so more than remain is
 /// malformed.
 pub fn read_count(r: &mut &[u8]) -> Result<usize, WritableError> {
     let n = read_vint(r)?;
     match usize::try_from(n) {
         Ok(n) if n <= r.len() => Ok(n),
-        _ => Err(WritableError::malformed(format!(
+        _ => Err(WritableError::new(format!(
             "count {n} with {} bytes left",
             r.len()
         ))),
@@ -80,70 +64,43 @@ pub fn write_string(out: &mut Vec<u8>, s: &str) {
     out.extend_from_slice(s.as_bytes());
 }
 
-/// `WritableUtils.readString`; `None` for a null string.
 pub fn read_string(r: &mut &[u8]) -> Result<Option<String>, WritableError> {
     let len = i32::from_be_bytes(take(r, 4)?.try_into().expect("4 bytes"));
     if len == -1 {
         return Ok(None);
     }
-    let len = usize::try_from(len)
-        .map_err(|_| WritableError::malformed(format!("string length {len}")))?;
+    let len =
+        usize::try_from(len).map_err(|_| WritableError::new(format!("string length {len}")))?;
     utf8(take(r, len)?).map(Some)
 }
 
-/// `Text.writeString` (also `Text.write`, and `WritableUtils.writeEnum` for a
-/// constant's name).
+/// `Text.writeString` (and `Text.write`): vint length, UTF-8.
 pub fn write_text(out: &mut Vec<u8>, s: &str) {
     write_bytes(out, s.as_bytes());
 }
 
-/// `Text.readString`.
 pub fn read_text(r: &mut &[u8]) -> Result<String, WritableError> {
     utf8(read_bytes(r)?)
 }
 
-/// A vint length and that many bytes (how `Token` writes its identifier and password).
+/// A vint length, then the bytes (`Token.write`'s identifier and password).
 pub fn write_bytes(out: &mut Vec<u8>, bytes: &[u8]) {
-    write_vint(out, bytes.len() as i32);
+    write_vlong(out, bytes.len() as i64);
     out.extend_from_slice(bytes);
 }
 
-/// What [`write_bytes`] wrote.
 pub fn read_bytes<'a>(r: &mut &'a [u8]) -> Result<&'a [u8], WritableError> {
     let len = read_count(r)?;
     take(r, len)
 }
 
-/// `Token.write`: the token's identifier, password, kind and service.
-pub fn write_token(out: &mut Vec<u8>, token: &TokenProto) {
-    write_bytes(out, &token.identifier);
-    write_bytes(out, &token.password);
-    write_text(out, &token.kind);
-    write_text(out, &token.service);
-}
-
-/// `Token.readFields`.
-pub fn read_token(r: &mut &[u8]) -> Result<TokenProto, WritableError> {
-    let identifier = Bytes::copy_from_slice(read_bytes(r)?);
-    let password = Bytes::copy_from_slice(read_bytes(r)?);
-    let kind = read_text(r)?;
-    let service = read_text(r)?;
-    Ok(TokenProto {
-        identifier,
-        password,
-        kind,
-        service,
-    })
-}
-
 fn utf8(bytes: &[u8]) -> Result<String, WritableError> {
-    String::from_utf8(bytes.to_vec()).map_err(|_| WritableError::malformed("string is not UTF-8"))
+    String::from_utf8(bytes.to_vec()).map_err(|_| WritableError::new("string is not UTF-8"))
 }
 
-/// The next `n` bytes.
 pub fn take<'a>(r: &mut &'a [u8], n: usize) -> Result<&'a [u8], WritableError> {
     if r.len() < n {
-        return Err(WritableError::malformed(format!(
+        return Err(WritableError::new(format!(
             "ends early: {n} bytes wanted, {} left",
             r.len()
         )));
@@ -153,37 +110,32 @@ pub fn take<'a>(r: &mut &'a [u8], n: usize) -> Result<&'a [u8], WritableError> {
     Ok(head)
 }
 
+/// `WritableUtils.writeVInt` (the same bytes as a vlong of the same value).
+pub fn write_vint(out: &mut Vec<u8>, value: i32) {
+    write_vlong(out, i64::from(value));
+}
+
+/// `Token.write`: the token's identifier, password, kind and service.
+pub fn write_token(out: &mut Vec<u8>, token: &tusk_proto::common::TokenProto) {
+    write_bytes(out, &token.identifier);
+    write_bytes(out, &token.password);
+    write_text(out, &token.kind);
+    write_text(out, &token.service);
+}
+
+/// `Token.readFields`.
+pub fn read_token(r: &mut &[u8]) -> Result<tusk_proto::common::TokenProto, WritableError> {
+    Ok(tusk_proto::common::TokenProto {
+        identifier: read_bytes(r)?.to_vec().into(),
+        password: read_bytes(r)?.to_vec().into(),
+        kind: read_text(r)?,
+        service: read_text(r)?,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn vlong_matches_hadoop_at_the_edges() {
-        let cases: &[(i64, &[u8])] = &[
-            (0, &[0x00]),
-            (127, &[0x7F]),
-            (-112, &[0x90]),
-            (128, &[0x8F, 0x80]),
-            (-113, &[0x87, 0x70]),
-            (-1, &[0xFF]),
-            (
-                i64::MAX,
-                &[0x88, 0x7F, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF],
-            ),
-            (
-                i64::MIN,
-                &[0x80, 0x7F, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF],
-            ),
-        ];
-        for (v, bytes) in cases {
-            let mut out = Vec::new();
-            write_vlong(&mut out, *v);
-            assert_eq!(&out[..], *bytes, "encoding of {v}");
-            let mut r = *bytes;
-            assert_eq!(read_vlong(&mut r).unwrap(), *v, "decoding of {v}");
-            assert!(r.is_empty());
-        }
-    }
 
     /// A MapReduce job token as Hadoop 3.4.2's `Token.write` wrote it (identifier: the
     /// `JobTokenIdentifier`, the job id as `Text`).
@@ -207,5 +159,13 @@ mod tests {
         write_token(&mut again, &token);
         assert_eq!(again, java);
         assert!(read_token(&mut &java[..java.len() - 1]).is_err());
+    }
+
+    #[test]
+    fn vints_are_vlongs() {
+        let mut out = Vec::new();
+        write_vint(&mut out, 70_000);
+        assert_eq!(out, [0x8d, 0x01, 0x11, 0x70]);
+        assert_eq!(read_vint(&mut out.as_slice()).unwrap(), 70_000);
     }
 }

@@ -317,6 +317,34 @@ mod tests {
     }
 
     #[test]
+    fn vlong_matches_hadoop_at_the_edges() {
+        let cases: &[(i64, &[u8])] = &[
+            (0, &[0x00]),
+            (127, &[0x7F]),
+            (-112, &[0x90]),
+            (128, &[0x8F, 0x80]),
+            (-113, &[0x87, 0x70]),
+            (-1, &[0xFF]),
+            (
+                i64::MAX,
+                &[0x88, 0x7F, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF],
+            ),
+            (
+                i64::MIN,
+                &[0x80, 0x7F, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF],
+            ),
+        ];
+        for (v, bytes) in cases {
+            let mut out = Vec::new();
+            write_vlong(&mut out, *v);
+            assert_eq!(&out[..], *bytes, "encoding of {v}");
+            let mut r = *bytes;
+            assert_eq!(read_vlong(&mut r).unwrap(), *v, "decoding of {v}");
+            assert!(r.is_empty());
+        }
+    }
+
+    #[test]
     fn both_layouts_decode_and_a_truncated_legacy_one_is_refused() {
         let id = BlockTokenIdentifier {
             expiry_date: 1_700_000_000_000,
