@@ -231,9 +231,11 @@ pub(crate) async fn map_output<W: AsyncWriteExt + Unpin>(
         Ok(f) => f,
         Err(refusal) => return refuse(w, refusal).await,
     };
+    let metrics = &node.containers.metrics;
     let outputs = match locate(node, &fetch).await {
         Ok(outputs) => outputs,
         Err(e) => {
+            metrics.shuffle_outputs_failed.inc();
             tracing::warn!(application = %fetch.job.application, error = %e, "mapreduce_shuffle: cannot serve");
             return refuse(w, Refusal::new(500, e.to_string())).await;
         }
@@ -245,10 +247,13 @@ pub(crate) async fn map_output<W: AsyncWriteExt + Unpin>(
     let timeout = node.options.shuffle_keep_alive_timeout;
     let head = response_head(200, "OK", length, &reply_headers(&fetch, timeout));
     w.write_all(format!("{head}\r\n").as_bytes()).await?;
-    let metrics = &node.containers.metrics;
     for (header, output) in &outputs {
         w.write_all(header).await?;
-        let sent = send_file_range(w, &output.data, output.start, output.part_length).await?;
+        let sent = send_file_range(w, &output.data, output.start, output.part_length)
+            .await
+            .inspect_err(|_| {
+                metrics.shuffle_outputs_failed.inc();
+            })?;
         metrics.shuffle_output_bytes.inc_by(sent);
         metrics.shuffle_outputs_ok.inc();
     }

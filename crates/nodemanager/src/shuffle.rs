@@ -214,13 +214,16 @@ async fn map_output<W: AsyncWriteExt + Unpin>(
         )
         .await;
     };
+    let metrics = &node.containers.metrics;
     let segment = match find_segment(&node.options.local_dirs, job, map, reduce).await {
         Ok(s) => s,
         Err(message) => {
-            return respond(w, 404, "Not Found", &[], message.as_bytes(), r.keep_alive).await
+            metrics.shuffle_outputs_failed.inc();
+            return respond(w, 404, "Not Found", &[], message.as_bytes(), r.keep_alive).await;
         }
     };
     if let Err(e) = tokio::fs::File::open(&segment.file).await {
+        metrics.shuffle_outputs_failed.inc();
         let message = format!("cannot open {}: {e}", segment.file.display());
         return respond(w, 404, "Not Found", &[], message.as_bytes(), r.keep_alive).await;
     }
@@ -239,8 +242,11 @@ async fn map_output<W: AsyncWriteExt + Unpin>(
         ],
     );
     w.write_all(format!("{head}\r\n").as_bytes()).await?;
-    let sent = send_file_range(w, &segment.file, segment.start, segment.part_length).await?;
-    let metrics = &node.containers.metrics;
+    let sent = send_file_range(w, &segment.file, segment.start, segment.part_length)
+        .await
+        .inspect_err(|_| {
+            metrics.shuffle_outputs_failed.inc();
+        })?;
     metrics.shuffle_output_bytes.inc_by(sent);
     metrics.shuffle_outputs_ok.inc();
     w.flush().await

@@ -118,7 +118,7 @@ fn beans(node: &Node) -> Vec<Value> {
             json!({
                 "ShuffleOutputBytes": m.shuffle_output_bytes.get(),
                 "ShuffleOutputsOK": m.shuffle_outputs_ok.get(),
-                "ShuffleOutputsFailed": 0,
+                "ShuffleOutputsFailed": m.shuffle_outputs_failed.get(),
                 "ShuffleConnections": m.shuffle_connections.get(),
             }),
         ),

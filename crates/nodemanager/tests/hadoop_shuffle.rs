@@ -338,6 +338,20 @@ async fn fetches_are_refused_as_hadoops_shuffle_handler_refuses_them() -> Result
         assert_eq!(stream.read_to_end(&mut rest).await?, 0, "{target}");
     }
 
+    // The two 500s count as failed outputs, in Hadoop's ShuffleMetrics bean.
+    let addr = cluster.yarn().nodemanager_http_addr(0);
+    let mut web = BufReader::new(TcpStream::connect(addr).await?);
+    let jmx = http_exchange::get(&mut web, "/jmx", &[])
+        .await
+        .map_err(anyhow::Error::from_boxed)?;
+    let jmx: serde_json::Value = serde_json::from_slice(&jmx.body)?;
+    let failed = jmx["beans"]
+        .as_array()
+        .context("beans")?
+        .iter()
+        .find_map(|b| b["ShuffleOutputsFailed"].as_u64());
+    assert_eq!(failed, Some(2));
+
     // The same URL without Hadoop's headers is Tusk's own protocol, on the same port.
     let reply = http_exchange::get(&mut connect(&cluster).await?, &ok, &[])
         .await
