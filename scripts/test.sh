@@ -2,9 +2,10 @@
 # The test command: every Rust test (the testbed tests need root), then Hadoop's FsShell
 # against Tusk (RPC and webhdfs://), then Hadoop's `yarn` CLI (application, node,
 # queue) against Tusk's ResourceManager, then Hadoop's own FileSystem contract tests, then
-# Hadoop's RPC client with YARN tokens against Tusk's SASL TOKEN auth, then
-# WebHDFS through the Python hdfs package, then the deployment recipe (deploy/: systemd
-# units, image, Kubernetes manifests).
+# Hadoop's RPC client with YARN tokens against Tusk's SASL TOKEN auth, then Hadoop's
+# shuffle client pieces against a NodeManager's mapreduce_shuffle, then WebHDFS through
+# the Python hdfs package, then the deployment recipe (deploy/: systemd units, image,
+# Kubernetes manifests).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cargo test --workspace --no-fail-fast
@@ -13,5 +14,6 @@ scripts/compat-hadoop.sh "${CARGO_TARGET_DIR:-target}/debug/tusk"
 scripts/compat-yarn.sh "${CARGO_TARGET_DIR:-target}/debug/tusk"
 scripts/hadoop-contract.sh "${CARGO_TARGET_DIR:-target}/debug/tusk"
 scripts/hadoop-sasl.sh
+scripts/hadoop-shuffle.sh
 scripts/webhdfs-python.sh "${CARGO_TARGET_DIR:-target}/debug/tusk"
 scripts/deploy-check.sh "${CARGO_TARGET_DIR:-target}/debug/tusk"

@@ -17,14 +17,19 @@
 //!   a threshold of the ResourceManager's status-aware policies.
 //! - `service`: `CONTAINER_MANAGEMENT_PROTOCOL` for AMs (start/stop/status) and for
 //!   reduces (`setPotentialReception`).
-//! - `shuffle`: the HTTP shuffle server (`/mapOutput`, `/status`).
+//! - `shuffle`: the HTTP shuffle server (`/mapOutput`, `/status`) on
+//!   `mapreduce.shuffle.port`; `shuffle/http.rs` its HTTP framing.
+//! - `hadoop_shuffle`: Hadoop's `mapreduce_shuffle` on the same port ([`HadoopShuffle`]:
+//!   applications registered with their job token; Hadoop's `/mapOutput` with the
+//!   `UrlHash`/`ReplyHash` HMAC and `ShuffleHeader`s; map outputs under
+//!   `usercache/<user>/appcache/<appId>/output/<attemptId>/`).
 //! - `http`: the web server's router (`yarn.nodemanager.webapp.address`), assembled
 //!   from the features that answer over HTTP; its port is the `http_port` the node
 //!   registers with.
 //! - `metrics`: the counters and gauges of `/metrics`.
 //! - `web`: the node's page (resources, containers, shuffle) and its `/jmx` beans.
 //! - `container_logs`: containers' log files on the web and REST (Hadoop's paths).
-//! - `error`: [`NodeManagerError`].
+//! - `error`: [`NodeManagerError`], [`ShuffleError`](error::ShuffleError).
 //!
 //! Where map tasks write: a container whose launch environment holds `TUSK_JOB_ID` and
 //! `TUSK_TASK_ATTEMPT_ID` gets `TUSK_MAP_OUTPUT_DIR = <local-dir>/<jobId>/<attemptId>`
@@ -39,6 +44,7 @@
 mod container_logs;
 mod containers;
 pub mod error;
+mod hadoop_shuffle;
 mod heartbeat;
 mod http;
 mod localizer;
@@ -67,6 +73,7 @@ use tusk_rpc::{ConnectRetry, RpcClient, RpcClientOptions, RpcServer};
 pub use containers::hadoop::{HadoopContainer, HadoopLaunch};
 pub use containers::CONTAINER_SECRET_ENV;
 pub use error::NodeManagerError;
+pub use hadoop_shuffle::{HadoopShuffle, MAPREDUCE_SHUFFLE};
 pub use localizer::{LocalResource, ResourceType, Visibility};
 pub use options::{NodeManagerOptions, Timing};
 /// Entry point; see [`NodeManager::start`].
@@ -83,6 +90,8 @@ pub(crate) struct Node {
     /// The web server's port, registered as the node's HTTP port (the shuffle port when
     /// the node serves no web server).
     pub http_port: u16,
+    /// Hadoop's `mapreduce_shuffle`: the applications whose map outputs it serves.
+    pub hadoop_shuffle: HadoopShuffle,
     /// Connection to the ResourceManager.
     pub rm: RpcClient,
     pub containers: containers::Containers,
@@ -128,6 +137,9 @@ impl Node {
             vcores: u32,
             used_memory_mb: u64,
             containers: usize,
+            /// Tusk's shuffle and Hadoop's `mapreduce_shuffle`.
+            shuffle_port: u16,
+            mapreduce_shuffle_applications: usize,
         }
         let used = self.containers.used();
         serde_json::to_string(&Status {
@@ -136,6 +148,8 @@ impl Node {
             vcores: self.options.vcores,
             used_memory_mb: used.memory_mb,
             containers: self.containers.running_count(),
+            shuffle_port: self.shuffle_port,
+            mapreduce_shuffle_applications: self.hadoop_shuffle.applications(),
         })
         .unwrap_or_default()
     }
@@ -225,6 +239,7 @@ impl NodeManager {
             rpc_port,
             shuffle_port: shuffle_addr.port(),
             http_port,
+            hadoop_shuffle: HadoopShuffle::new(shuffle_addr.port()),
             rm,
             containers: Default::default(),
             thresholds: Default::default(),
@@ -297,6 +312,12 @@ impl NodeManagerHandle {
     /// environment and diagnostics. Its status is then reported like any container's.
     pub fn start_hadoop_container(&self, c: HadoopContainer) -> Result<(), NodeManagerError> {
         self.node.containers.launch_hadoop(&self.node, c)
+    }
+
+    /// Hadoop's `mapreduce_shuffle`: register and stop applications, the meta data for
+    /// startContainers replies.
+    pub fn hadoop_shuffle(&self) -> &HadoopShuffle {
+        &self.node.hadoop_shuffle
     }
 
     pub fn running_containers(&self) -> usize {
