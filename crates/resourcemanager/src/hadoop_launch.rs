@@ -4,6 +4,7 @@
 //! AM's credentials). The NodeManager adds the container's own environment
 //! (CONTAINER_ID, NM_HOST, …) when it launches it.
 
+use base64::Engine;
 use bytes::Bytes;
 use prost::Message;
 use tusk_proto::hadoop::yarn as h;
@@ -69,4 +70,20 @@ fn set_env(launch: &mut h::ContainerLaunchContextProto, key: &str, value: String
         key: Some(key.to_string()),
         value: Some(value),
     });
+}
+
+/// A submitted launch context as the state store keeps it: encoded, in base64.
+pub fn to_stored(spec: &h::ContainerLaunchContextProto) -> String {
+    base64::engine::general_purpose::STANDARD.encode(spec.encode_to_vec())
+}
+
+/// The launch context [`to_stored`] kept; `None` for an empty or unreadable record.
+pub fn from_stored(stored: &str) -> Option<h::ContainerLaunchContextProto> {
+    if stored.is_empty() {
+        return None;
+    }
+    let bytes = base64::engine::general_purpose::STANDARD
+        .decode(stored)
+        .ok()?;
+    h::ContainerLaunchContextProto::decode(bytes.as_slice()).ok()
 }

@@ -33,6 +33,10 @@ pub struct StoredApplication {
     pub am_memory_mb: u64,
     pub am_vcores: u32,
     pub am_launch: StoredLaunch,
+    /// A Hadoop-submitted application's AM launch context (an encoded
+    /// ContainerLaunchContextProto, in base64); empty for Tusk's own applications.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub hadoop_am_launch: String,
     pub max_attempts: u32,
     /// Attempts started so far.
     pub attempts: u32,
@@ -210,6 +214,7 @@ mod tests {
                 env: [("K".to_string(), "V".to_string())].into(),
                 working_dir: String::new(),
             },
+            hadoop_am_launch: String::new(),
             max_attempts: 2,
             attempts: 1,
             uncounted_attempts: 0,

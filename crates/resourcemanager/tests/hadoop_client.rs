@@ -23,7 +23,12 @@ const DEADLINE: Duration = Duration::from_secs(20);
 const USER: &str = "alice";
 
 async fn start() -> Result<MiniCluster> {
-    MiniCluster::builder()
+    start_with(&[]).await
+}
+
+/// As [`start`], with the extra keys in `conf`.
+async fn start_with(conf: &[(&str, &str)]) -> Result<MiniCluster> {
+    let mut builder = MiniCluster::builder()
         .datanodes(0)
         .nodemanagers(0)
         .conf(
@@ -32,10 +37,11 @@ async fn start() -> Result<MiniCluster> {
         )
         .conf("yarn.scheduler.minimum-allocation-mb", "128")
         .conf("yarn.scheduler.maximum-allocation-mb", "2048")
-        .conf("yarn.resourcemanager.am.max-attempts", "2")
-        .build()
-        .await
-        .map_err(anyhow::Error::from_boxed)
+        .conf("yarn.resourcemanager.am.max-attempts", "2");
+    for (key, value) in conf {
+        builder = builder.conf(key, *value);
+    }
+    builder.build().await.map_err(anyhow::Error::from_boxed)
 }
 
 fn client(cluster: &MiniCluster, protocol: &str) -> RpcClient {
@@ -570,6 +576,40 @@ async fn unknown_ids_and_unsupported_calls_get_hadoops_exceptions() -> Result<()
         remote_class(&e).0,
         "org.apache.hadoop.yarn.exceptions.YarnException"
     );
+    Ok(())
+}
+
+#[tokio::test]
+async fn a_restarted_resourcemanager_launches_a_hadoop_am_hadoop_style_again() -> Result<()> {
+    let store = tempfile::tempdir()?;
+    let mut cluster = start_with(&[
+        ("yarn.resourcemanager.recovery.enabled", "true"),
+        (
+            "yarn.resourcemanager.fs.state-store.uri",
+            store.path().to_str().unwrap(),
+        ),
+    ])
+    .await?;
+    let tracker = client(&cluster, RESOURCE_TRACKER_PROTOCOL);
+    register_node(&tracker, "n1").await?;
+    submit_hadoop_app(&hadoop(&cluster), "default").await?;
+    let first = next_launch(&tracker, "n1").await?;
+
+    cluster
+        .yarn_mut()
+        .restart_resourcemanager()
+        .await
+        .map_err(anyhow::Error::from_boxed)?;
+    // The new ResourceManager does not know the node until it registers again.
+    let tracker = client(&cluster, RESOURCE_TRACKER_PROTOCOL);
+    register_node(&tracker, "n1").await?;
+    let second = next_launch(&tracker, "n1").await?;
+    assert_eq!(second.application_id, first.application_id);
+    assert_ne!(second.container_id, first.container_id, "a new attempt");
+    assert_eq!(second.user, USER);
+    let ctx = h::ContainerLaunchContextProto::decode(second.hadoop_launch.clone())?;
+    assert_eq!(ctx.command, am_spec().command);
+    assert_eq!(ctx.local_resources, am_spec().local_resources);
     Ok(())
 }
 

@@ -25,6 +25,11 @@ impl App {
             am_memory_mb: self.am_resource.memory_mb,
             am_vcores: self.am_resource.vcores,
             am_launch: StoredLaunch::from(&self.am_launch),
+            hadoop_am_launch: self
+                .hadoop_am_launch
+                .as_deref()
+                .map(crate::hadoop_launch::to_stored)
+                .unwrap_or_default(),
             max_attempts: self.max_attempts,
             attempts: self.attempt,
             uncounted_attempts: self.uncounted_attempts,
@@ -48,7 +53,7 @@ impl App {
             app_type: s.app_type,
             am_resource: Resource::new(s.am_memory_mb, s.am_vcores),
             am_launch: (&s.am_launch).into(),
-            hadoop_am_launch: None,
+            hadoop_am_launch: crate::hadoop_launch::from_stored(&s.hadoop_am_launch).map(Arc::new),
             max_attempts: s.max_attempts,
             submit_ms: s.submit_ms,
         };
