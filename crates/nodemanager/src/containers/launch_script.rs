@@ -215,7 +215,10 @@ mod tests {
             "$JAVA_HOME/bin/java -Dlog=/logs/app/c1 1>/logs/app/c1/stdout"
         );
         assert_eq!(expand("{{PWD}}<CPS>{{PWD}}/*", log), "$PWD:$PWD/*");
-        assert_eq!(java_major("IMPLEMENTOR=x\nJAVA_VERSION=\"17.0.15\"\n"), Some(17));
+        assert_eq!(
+            java_major("IMPLEMENTOR=x\nJAVA_VERSION=\"17.0.15\"\n"),
+            Some(17)
+        );
         assert_eq!(java_major("JAVA_VERSION=\"1.8.0_402\""), Some(8));
         assert_eq!(java_major("JAVA_VERSION=\"21\""), Some(21));
         assert_eq!(java_major("OS_NAME=Linux"), None);
