@@ -73,15 +73,45 @@ pub(crate) struct ProcessSpec {
     pub stderr: PathBuf,
 }
 
+/// A finished container as status queries see it.
+struct Finished {
+    status: y::ContainerStatus,
+    /// What it was allocated.
+    resource: y::Resource,
+}
+
+/// One container as a status query reports it.
+pub(crate) struct ContainerReport {
+    /// Running or complete, its exit status and diagnostics once complete.
+    pub status: y::ContainerStatus,
+    pub resource: y::Resource,
+    /// Its process has started (false while its resources are localized, and after).
+    pub started: bool,
+}
+
 #[derive(Default)]
 struct Inner {
     running: HashMap<String, Running>,
     /// Finished and not yet acknowledged by the ResourceManager.
     completed: Vec<y::ContainerStatus>,
     /// Finished, newest last, for status queries.
-    recent: VecDeque<y::ContainerStatus>,
+    recent: VecDeque<Finished>,
     /// Stopped before they were started: a later start is refused.
     stopped: HashSet<String>,
+}
+
+impl Inner {
+    /// The finished container `id`, newest first, when still remembered.
+    fn recent(&self, id: &str) -> Option<&Finished> {
+        self.recent
+            .iter()
+            .rev()
+            .find(|f| f.status.container_id == id)
+    }
+
+    fn is_recent(&self, id: &str) -> bool {
+        self.recent(id).is_some()
+    }
 }
 
 /// A running container as the memory monitor sees it.
@@ -147,13 +177,16 @@ impl Containers {
                 Ok(())
             }
             Err(source) => {
-                self.finish(y::ContainerStatus {
-                    container_id: id.clone(),
-                    state: ContainerState::ContainerComplete as i32,
-                    exit_status: 127,
-                    diagnostics: format!("Exception from container-launch: {source}"),
-                    peak_rss_bytes: 0,
-                });
+                self.finish(
+                    y::ContainerStatus {
+                        container_id: id.clone(),
+                        state: ContainerState::ContainerComplete as i32,
+                        exit_status: 127,
+                        diagnostics: format!("Exception from container-launch: {source}"),
+                        peak_rss_bytes: 0,
+                    },
+                    c.resource.unwrap_or_default(),
+                );
                 Err(NodeManagerError::Launch {
                     container: id,
                     source,
@@ -170,7 +203,7 @@ impl Containers {
                 container: id.to_string(),
             });
         }
-        if inner.running.contains_key(id) || inner.recent.iter().any(|s| s.container_id == id) {
+        if inner.running.contains_key(id) || inner.is_recent(id) {
             return Err(NodeManagerError::ContainerExists {
                 container: id.to_string(),
             });
@@ -255,13 +288,16 @@ impl Containers {
             None => (exit_status, diagnostics.to_string()),
         };
         tracing::info!(container = %id, exit_status, "container ended before it started");
-        self.finish(y::ContainerStatus {
-            container_id: id.to_string(),
-            state: ContainerState::ContainerComplete as i32,
-            exit_status,
-            diagnostics,
-            peak_rss_bytes: 0,
-        });
+        self.finish(
+            y::ContainerStatus {
+                container_id: id.to_string(),
+                state: ContainerState::ContainerComplete as i32,
+                exit_status,
+                diagnostics,
+                peak_rss_bytes: 0,
+            },
+            r.resource,
+        );
     }
 
     /// Kills a container (SIGTERM, then SIGKILL after `sigkill_delay`) and reports
@@ -283,16 +319,19 @@ impl Containers {
             }
             Some(_) => {}
             None => {
-                let known = inner.recent.iter().any(|s| s.container_id == container_id);
+                let known = inner.is_recent(container_id);
                 if !known && inner.stopped.insert(container_id.to_string()) {
                     drop(inner);
-                    self.finish(y::ContainerStatus {
-                        container_id: container_id.to_string(),
-                        state: ContainerState::ContainerComplete as i32,
-                        exit_status,
-                        diagnostics: diagnostics.to_string(),
-                        peak_rss_bytes: 0,
-                    });
+                    self.finish(
+                        y::ContainerStatus {
+                            container_id: container_id.to_string(),
+                            state: ContainerState::ContainerComplete as i32,
+                            exit_status,
+                            diagnostics: diagnostics.to_string(),
+                            peak_rss_bytes: 0,
+                        },
+                        y::Resource::default(),
+                    );
                 }
             }
         }
@@ -346,6 +385,7 @@ impl Containers {
         }
         let job = application.replacen("application_", "job_", 1);
         node.localizer.release_application(application);
+        node.aux_services.stop_application(application);
         for dir in &node.options.local_dirs {
             let mut paths = vec![dir.join(application), dir.join(&job)];
             // Hadoop-style containers' work dirs and APPLICATION resources.
@@ -367,11 +407,11 @@ impl Containers {
         tracing::info!(%application, "application cleaned up");
     }
 
-    fn finish(&self, status: y::ContainerStatus) {
+    fn finish(&self, status: y::ContainerStatus, resource: y::Resource) {
         self.metrics.container_ended(status.exit_status);
         let mut inner = self.lock();
         inner.completed.push(status.clone());
-        inner.recent.push_back(status);
+        inner.recent.push_back(Finished { status, resource });
         if inner.recent.len() > RECENT {
             inner.recent.pop_front();
         }
@@ -415,10 +455,34 @@ impl Containers {
                 running
                     .iter()
                     .find(|s| &s.container_id == id)
-                    .or_else(|| inner.recent.iter().rev().find(|s| &s.container_id == id))
+                    .or_else(|| inner.recent(id).map(|f| &f.status))
                     .cloned()
             })
             .collect()
+    }
+
+    /// What this node knows of container `id`: running (started or still being
+    /// localized) or recently finished.
+    pub fn report(&self, id: &str) -> Option<ContainerReport> {
+        let inner = self.lock();
+        if let Some(r) = inner.running.get(id) {
+            return Some(ContainerReport {
+                status: y::ContainerStatus {
+                    container_id: id.to_string(),
+                    state: ContainerState::ContainerRunning as i32,
+                    exit_status: ContainerExitStatus::Invalid as i32,
+                    diagnostics: String::new(),
+                    peak_rss_bytes: r.peak_rss,
+                },
+                resource: r.resource,
+                started: r.pgid > 0,
+            });
+        }
+        inner.recent(id).map(|f| ContainerReport {
+            status: f.status.clone(),
+            resource: f.resource,
+            started: false,
+        })
     }
 
     /// Memory and vcores not used by running containers.
@@ -512,7 +576,12 @@ impl Containers {
 
     /// Finished containers still remembered, newest first.
     pub fn recent_list(&self) -> Vec<y::ContainerStatus> {
-        self.lock().recent.iter().rev().cloned().collect()
+        self.lock()
+            .recent
+            .iter()
+            .rev()
+            .map(|f| f.status.clone())
+            .collect()
     }
 
     pub fn running_count(&self) -> usize {
@@ -658,13 +727,16 @@ async fn wait(node: Arc<Node>, container_id: String, pid: i32) {
         None => (0, String::new()),
     };
     tracing::info!(container = %container_id, exit_status, "container finished");
-    containers.finish(y::ContainerStatus {
-        container_id,
-        state: ContainerState::ContainerComplete as i32,
-        exit_status,
-        diagnostics,
-        peak_rss_bytes: peak_rss,
-    });
+    containers.finish(
+        y::ContainerStatus {
+            container_id,
+            state: ContainerState::ContainerComplete as i32,
+            exit_status,
+            diagnostics,
+            peak_rss_bytes: peak_rss,
+        },
+        r.resource,
+    );
 }
 
 /// Deletes a directory tree, read-only parts (localized resources) included.

@@ -1,11 +1,18 @@
+//! [`NodeManagerError`] and how it reaches the wire: as a call's exception
+//! ([`NodeManagerError::to_remote`]) or, for one request of a ContainerManagementProtocolPB
+//! call, as Hadoop's `SerializedException` ([`NodeManagerError::to_serialized`]).
+
 use thiserror::Error;
 use tusk_common::ConfigError;
+use tusk_proto::hadoop::yarn::SerializedExceptionProto;
 use tusk_rpc::{HadoopException, RemoteException, RpcError};
+use tusk_security::InvalidToken;
 
 /// Everything a NodeManager operation can fail with.
 #[derive(Debug, Error)]
 pub enum NodeManagerError {
-    #[error("container {container} is already known to this NodeManager")]
+    /// Hadoop's text (ContainerManagerImpl).
+    #[error("Container {container} already is running on this node!!")]
     ContainerExists { container: String },
     #[error("container {container} was stopped before it started")]
     ContainerStopped { container: String },
@@ -37,6 +44,35 @@ pub enum NodeManagerError {
     ContainerNotRunning { container: String },
     #[error("the caller is not container {container}: wrong container secret")]
     NotTheContainer { container: String },
+    /// A token Hadoop's NodeManager refuses: an NMToken or container token not signed
+    /// by the ResourceManager's key, for another node, or expired.
+    #[error(transparent)]
+    InvalidToken(#[from] InvalidToken),
+    /// A start request without a container token (Hadoop's text).
+    #[error("Invalid ContainerToken")]
+    MissingContainerToken,
+    /// An AM's NMToken used for a container of another application (Hadoop's text).
+    #[error("Unauthorized request to start container.\nNMToken for application attempt : {attempt} was used for starting container with container token issued for application attempt : {container_attempt}")]
+    UnauthorizedStart {
+        attempt: String,
+        container_attempt: String,
+    },
+    /// An AM asked to stop, or for the status of, another application's container
+    /// (Hadoop's text).
+    #[error("{attempt} attempted to {} non-application container : {container}", if *stop { "stop" } else { "get status for" })]
+    OtherApplication {
+        attempt: String,
+        container: String,
+        stop: bool,
+    },
+    /// Hadoop's text for a container this node never ran.
+    #[error("Container {container} is not handled by this NodeManager")]
+    ContainerNotHandled { container: String },
+    /// Service data for an auxiliary service this node does not run (Hadoop's text).
+    #[error("The auxService:{service} does not exist")]
+    UnknownAuxService { service: String },
+    #[error("{operation} is not supported by Tusk's NodeManager")]
+    Unsupported { operation: &'static str },
     #[error("ResourceManager call {method} failed: {source}")]
     ResourceManager {
         method: &'static str,
@@ -105,6 +141,8 @@ impl NodeManagerError {
             NodeManagerError::ResourceChanged { .. } | NodeManagerError::Localize { .. } => {
                 HadoopException::Io
             }
+            NodeManagerError::InvalidToken(_) => HadoopException::InvalidToken,
+            NodeManagerError::UnknownAuxService { .. } => HadoopException::InvalidAuxService,
             _ => HadoopException::Yarn,
         }
     }
@@ -116,6 +154,21 @@ impl NodeManagerError {
 
     pub fn to_remote(&self) -> RemoteException {
         RemoteException::of(self.exception(), self.to_string())
+    }
+
+    /// The error as Hadoop's NodeManager puts one request's failure in a reply
+    /// (`SerializedException.newInstance`): the message, the trace Java prints (its
+    /// first line, `class: message`; there are no Java frames), and the class's
+    /// canonical name (`SecretManager.InvalidToken` for a nested class).
+    pub fn to_serialized(&self) -> SerializedExceptionProto {
+        let class = self.java_class();
+        let message = self.to_string();
+        SerializedExceptionProto {
+            trace: Some(format!("{class}: {message}\n")),
+            message: Some(message),
+            class_name: Some(class.replace('$', ".")),
+            cause: None,
+        }
     }
 
     /// True when the same operation may succeed later.

@@ -17,6 +17,12 @@
 //!   a threshold of the ResourceManager's status-aware policies.
 //! - `service`: `CONTAINER_MANAGEMENT_PROTOCOL` for AMs (start/stop/status) and for
 //!   reduces (`setPotentialReception`).
+//! - `hadoop_service`: Hadoop's ContainerManagementProtocolPB on the same port, for
+//!   Hadoop's AMs (NMToken connections, container tokens in start requests).
+//! - `tokens`: the NMToken and container token keys the ResourceManager sends at
+//!   registration; the RPC server's token authority.
+//! - `aux_services`: auxiliary services ([`AuxService`]) fed by start requests'
+//!   `service_data`, their meta data in every startContainers reply.
 //! - `shuffle`: the HTTP shuffle server (`/mapOutput`, `/status`) on
 //!   `mapreduce.shuffle.port`; `shuffle/http.rs` its HTTP framing.
 //! - `hadoop_shuffle`: Hadoop's `mapreduce_shuffle` on the same port ([`HadoopShuffle`]:
@@ -41,9 +47,11 @@
 //!
 //! [`NodeManager::start`] wires them together and returns a [`NodeManagerHandle`].
 
+mod aux_services;
 mod container_logs;
 mod containers;
 pub mod error;
+mod hadoop_service;
 mod hadoop_shuffle;
 mod heartbeat;
 mod http;
@@ -53,6 +61,7 @@ pub mod options;
 mod service;
 mod shuffle;
 mod status_watch;
+mod tokens;
 mod web;
 
 use std::net::SocketAddr;
@@ -70,6 +79,7 @@ use tusk_proto::protocol_names::RESOURCE_TRACKER_PROTOCOL;
 use tusk_proto::tusk::yarn as y;
 use tusk_rpc::{ConnectRetry, RpcClient, RpcClientOptions, RpcServer};
 
+pub use aux_services::AuxService;
 pub use containers::hadoop::{HadoopContainer, HadoopLaunch};
 pub use containers::CONTAINER_SECRET_ENV;
 pub use error::NodeManagerError;
@@ -97,6 +107,11 @@ pub(crate) struct Node {
     pub containers: containers::Containers,
     /// LocalResources of Hadoop-style containers, cached for the node's life.
     pub localizer: localizer::Localizer,
+    /// The keys Hadoop AMs' NMTokens and container tokens are checked with; set by each
+    /// registration.
+    pub tokens: Arc<tokens::NodeTokens>,
+    /// Auxiliary services, fixed at start.
+    pub aux_services: aux_services::AuxServices,
     /// Heartbeat period in ms, as the ResourceManager last said.
     pub interval_ms: AtomicU64,
     /// The status-aware thresholds the ResourceManager named at the last registration.
@@ -231,9 +246,13 @@ impl NodeManager {
         );
         let localizer =
             localizer::Localizer::new(options.local_dirs.clone(), options.default_fs.clone());
+        let tokens = Arc::new(tokens::NodeTokens::new(&options.host, rpc_port));
         let node = Arc::new(Node {
             interval_ms: AtomicU64::new(options.heartbeat_interval.as_millis() as u64),
             localizer,
+            tokens,
+            // Hadoop's `mapreduce_shuffle` is registered here once the node serves it.
+            aux_services: aux_services::AuxServices::new(Vec::new()),
             options,
             node_id,
             rpc_port,
@@ -256,9 +275,11 @@ impl NodeManager {
             None => None,
         };
         if let Some(listener) = rpc_listener {
-            let rpc = RpcServer::new(vec![Arc::new(service::ContainerManagementService {
-                node: node.clone(),
-            })])
+            let rpc = RpcServer::new(vec![
+                Arc::new(service::ContainerManagementService { node: node.clone() }),
+                Arc::new(hadoop_service::HadoopContainerManagementService { node: node.clone() }),
+            ])
+            .with_token_authority(node.tokens.clone())
             .with_options(node.options.rpc.clone())
             .with_metrics(&node.containers.metrics.registry);
             tasks.push(tokio::spawn(rpc.serve(listener, shutdown.clone())));

@@ -83,6 +83,7 @@ hadoop_exceptions! {
     ApplicationMasterNotRegistered =>
         "org.apache.hadoop.yarn.exceptions.ApplicationMasterNotRegisteredException",
     InvalidResourceRequest => "org.apache.hadoop.yarn.exceptions.InvalidResourceRequestException",
+    InvalidAuxService => "org.apache.hadoop.yarn.exceptions.InvalidAuxServiceException",
 }
 
 impl HadoopException {

@@ -28,7 +28,7 @@ use rand::{Rng, RngCore};
 use sha1::Sha1;
 use tusk_proto::common::TokenProto;
 use tusk_proto::hadoop::yarn::{
-    AmrmTokenIdentifierProto, ApplicationAttemptIdProto, ContainerIdProto,
+    AmrmTokenIdentifierProto, ApplicationAttemptIdProto, ApplicationIdProto, ContainerIdProto,
     ContainerTokenIdentifierProto, NmTokenIdentifierProto, NodeIdProto,
 };
 
@@ -149,6 +149,11 @@ pub fn attempt_id_string(attempt: &ApplicationAttemptIdProto) -> String {
         app.id(),
         attempt.attempt_id()
     )
+}
+
+/// `ApplicationId.toString`: `application_1700000000000_0007`.
+pub fn application_id_string(app: &ApplicationIdProto) -> String {
+    format!("application_{}_{:04}", app.cluster_timestamp(), app.id())
 }
 
 /// `ContainerId.toString`: `container_1700000000000_0007_01_000002`, with `e<epoch>_`
@@ -531,7 +536,10 @@ impl ContainerTokenSecretManager {
         let keys = self.keys.lock().expect("container token keys");
         let key = keys.find(id.master_key_id()).ok_or_else(illegal)?;
         if !key.signed(&token.identifier, &token.password) {
-            return Err(illegal());
+            return Err(InvalidToken::new(format!(
+                "Invalid container token used for starting container on : {}",
+                self.node.as_deref().unwrap_or_default()
+            )));
         }
         if id.expiry_time_stamp() < now as i64 {
             return Err(InvalidToken::new(format!(
@@ -546,7 +554,6 @@ impl ContainerTokenSecretManager {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use tusk_proto::hadoop::yarn::ApplicationIdProto;
 
     fn attempt(app: i32, attempt: i32) -> ApplicationAttemptIdProto {
         ApplicationAttemptIdProto {
@@ -585,6 +592,10 @@ mod tests {
             "container_e03_1700000000000_0007_01_000002"
         );
         assert_eq!(node_id_string(&node(8041)), "nm1:8041");
+        assert_eq!(
+            application_id_string(&attempt(7, 1).application_id.unwrap()),
+            "application_1700000000000_0007"
+        );
     }
 
     #[test]
@@ -697,6 +708,16 @@ mod tests {
         forged.password = vec![0; 20].into();
         assert_eq!(
             nm.verify(&forged, 2_000).unwrap_err().message,
+            "Invalid container token used for starting container on : nm1:8041"
+        );
+        let mut unknown_key = id.clone();
+        unknown_key.master_key_id = Some(id.master_key_id().wrapping_add(7));
+        let unknown_key = TokenProto {
+            identifier: unknown_key.encode_to_vec().into(),
+            ..token.clone()
+        };
+        assert_eq!(
+            nm.verify(&unknown_key, 2_000).unwrap_err().message,
             "Given Container container_1700000000000_0007_01_000002 seems to have an illegally generated token."
         );
         let elsewhere = rm.create_token(identifier("nm2:8041"), 1_000);
