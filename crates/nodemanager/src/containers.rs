@@ -352,11 +352,10 @@ impl Containers {
         }
     }
 
-    /// Kills what is left of a finished application, stops serving its map outputs to
-    /// Hadoop's reducers, then deletes its directories (`<local-dir>/<appId>` and its
+    /// Kills what is left of a finished application, stops its auxiliary services
+    /// (Hadoop's reducers can no longer fetch its map outputs), then deletes its directories (`<local-dir>/<appId>` and its
     /// job's map outputs `<local-dir>/<jobId>`).
     pub async fn clean_up_application(&self, node: &Node, application: &str) {
-        node.hadoop_shuffle.stop_application(application);
         let left: Vec<String> = self
             .lock()
             .running

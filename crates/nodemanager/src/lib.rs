@@ -101,7 +101,7 @@ pub(crate) struct Node {
     /// the node serves no web server).
     pub http_port: u16,
     /// Hadoop's `mapreduce_shuffle`: the applications whose map outputs it serves.
-    pub hadoop_shuffle: HadoopShuffle,
+    pub hadoop_shuffle: Arc<HadoopShuffle>,
     /// Connection to the ResourceManager.
     pub rm: RpcClient,
     pub containers: containers::Containers,
@@ -247,18 +247,18 @@ impl NodeManager {
         let localizer =
             localizer::Localizer::new(options.local_dirs.clone(), options.default_fs.clone());
         let tokens = Arc::new(tokens::NodeTokens::new(&options.host, rpc_port));
+        let hadoop_shuffle = Arc::new(HadoopShuffle::new(shuffle_addr.port()));
         let node = Arc::new(Node {
             interval_ms: AtomicU64::new(options.heartbeat_interval.as_millis() as u64),
             localizer,
             tokens,
-            // Hadoop's `mapreduce_shuffle` is registered here once the node serves it.
-            aux_services: aux_services::AuxServices::new(Vec::new()),
+            aux_services: aux_services::AuxServices::new(vec![hadoop_shuffle.clone()]),
             options,
             node_id,
             rpc_port,
             shuffle_port: shuffle_addr.port(),
             http_port,
-            hadoop_shuffle: HadoopShuffle::new(shuffle_addr.port()),
+            hadoop_shuffle,
             rm,
             containers: Default::default(),
             thresholds: Default::default(),

@@ -1,0 +1,116 @@
+#!/usr/bin/env bash
+# Hadoop 3.4.2's own MapReduce, unmodified (hadoop-mapreduce-examples, its MRAppMaster and
+# YarnChild tasks; jars from Maven Central), run by Hadoop's job client on Tusk's
+# ResourceManager and NodeManagers and Tusk's DFS, configured only by the HADOOP_CONF_DIR
+# that `tusk local up` writes plus where the Hadoop jars are for the containers:
+#   - wordcount: its output equals the counts computed here from the same input;
+#   - teragen / terasort / teravalidate (small): the sort validates;
+#   - a job whose tasks exit 1 fails with Hadoop's diagnostics, and a job after it
+#     still succeeds (the ResourceManager and NodeManagers stay healthy).
+# Each check prints PASS or FAIL; the script exits non-zero when any failed.
+# Usage: scripts/compat-mapreduce.sh [path/to/tusk]   (needs Java and Maven; .ci/run installs them)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+TUSK=${1:-${CARGO_TARGET_DIR:-target}/release/tusk}
+[ -x "$TUSK" ] || TUSK=${CARGO_TARGET_DIR:-target}/debug/tusk
+if ! command -v java >/dev/null || ! command -v mvn >/dev/null; then
+  echo "compat-mapreduce: Java and Maven are required (.ci/run installs them)" >&2; exit 1
+fi
+[ -x "$TUSK" ] || { echo "compat-mapreduce: no tusk binary at $TUSK (cargo build first)" >&2; exit 1; }
+# Containers run `$JAVA_HOME/bin/java`, as on Hadoop's NodeManagers.
+export JAVA_HOME=${JAVA_HOME:-$(dirname "$(dirname "$(readlink -f "$(command -v java)")")")}
+
+WORK=$(mktemp -d /tmp/tusk-compat-mapreduce.XXXXXX)
+CLUSTER=$WORK/cluster
+cleanup() {
+  if [ "${FAILED:-1}" != 0 ] && [ -d "$CLUSTER/logs" ]; then
+    tail -n 30 "$CLUSTER"/logs/*.log >&2 || true
+  fi
+  "$TUSK" local down --dir "$CLUSTER" >/dev/null 2>&1 || true
+  rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+# Hadoop's daemons' classpath holds the job client, the MRAppMaster, the examples and
+# streaming.
+CP_FILE=$(scripts/hadoop-classpath.sh)
+source scripts/lib/hadoop-java.sh
+EXAMPLES=$(tr ':' '\n' < "$CP_FILE" | grep '/hadoop-mapreduce-examples-3.4.2.jar$')
+STREAMING=$(tr ':' '\n' < "$CP_FILE" | grep '/hadoop-streaming-3.4.2.jar$')
+
+tusk() { TUSK_HOME=$WORK "$TUSK" "$@"; }
+tusk local up --dir "$CLUSTER" --datanodes 2 2> "$WORK/up.err" >/dev/null \
+  || { cat "$WORK/up.err" >&2; exit 1; }
+HADOOP_JAVA_CONF_DIR=$(sed -n 's/^export HADOOP_CONF_DIR=//p' "$WORK/up.err")
+[ -f "$HADOOP_JAVA_CONF_DIR/mapred-site.xml" ] || { echo "compat-mapreduce: no HADOOP_CONF_DIR line from tusk local up" >&2; exit 1; }
+echo "compat-mapreduce: HADOOP_CONF_DIR=$HADOOP_JAVA_CONF_DIR"
+
+# What a Hadoop installation's mapred-site.xml says with HADOOP_MAPRED_HOME: where the
+# containers find Hadoop's jars; small containers for a 2-core machine.
+JOB_OPTS=(
+  -Dmapreduce.application.classpath="$(tr ':' ',' < "$CP_FILE")"
+  -Dyarn.app.mapreduce.am.resource.mb=512 -Dyarn.app.mapreduce.am.command-opts=-Xmx384m
+  -Dmapreduce.map.memory.mb=384 -Dmapreduce.map.java.opts=-Xmx256m
+  -Dmapreduce.reduce.memory.mb=384 -Dmapreduce.reduce.java.opts=-Xmx256m
+  -Dmapreduce.client.progressmonitor.pollinterval=200
+)
+hadoop_jar() { # hadoop_jar JAR ARGS...: Hadoop's `hadoop jar`
+  local jar=$1; shift
+  hadoop_java "$CP_FILE" org.apache.hadoop.util.RunJar "$jar" "$@"
+}
+
+FAILED=0
+check() { # check NAME COMMAND...: PASS when COMMAND succeeds
+  local name=$1; shift
+  if "$@"; then echo "PASS: $name"; else echo "FAIL: $name"; FAILED=1; fi
+}
+
+# ---------------------------------------------------------------- wordcount
+for i in 1 2 3; do
+  for _ in $(seq 200); do echo "the quick brown fox $i jumps over the lazy dog $((i * 7))"; done
+done > "$WORK/words.txt"
+tusk fs -mkdir -p input
+tusk fs -put "$WORK/words.txt" input/words.txt
+set +e
+hadoop_jar "$EXAMPLES" wordcount "${JOB_OPTS[@]}" input wc-out > "$WORK/wc.log" 2>&1; CODE=$?
+set -e
+tail -n 5 "$WORK/wc.log"
+check "wordcount: the job succeeds" test "$CODE" = 0
+tr -s ' ' '\n' < "$WORK/words.txt" | sort | uniq -c | awk '{print $2 "\t" $1}' | sort > "$WORK/wc.expected"
+tusk fs -cat 'wc-out/part-r-*' 2>/dev/null | sort > "$WORK/wc.actual" || true
+check "wordcount: output equals the counts of the input" cmp -s "$WORK/wc.expected" "$WORK/wc.actual"
+check "wordcount: _SUCCESS written by Hadoop's committer" tusk fs -test -e wc-out/_SUCCESS
+
+# ---------------------------------------------------------------- terasort
+set +e
+hadoop_jar "$EXAMPLES" teragen "${JOB_OPTS[@]}" -Dmapreduce.job.maps=2 20000 tera-in > "$WORK/tg.log" 2>&1 \
+  && hadoop_jar "$EXAMPLES" terasort "${JOB_OPTS[@]}" -Dmapreduce.job.reduces=2 tera-in tera-out > "$WORK/ts.log" 2>&1 \
+  && hadoop_jar "$EXAMPLES" teravalidate "${JOB_OPTS[@]}" tera-out tera-report > "$WORK/tv.log" 2>&1
+CODE=$?
+set -e
+tail -n 3 "$WORK"/t?.log
+check "teragen, terasort, teravalidate: the jobs succeed" test "$CODE" = 0
+REPORT=$(tusk fs -cat 'tera-report/part-r-*' 2>/dev/null || true)
+echo "teravalidate: $REPORT"
+check "teravalidate: a checksum and no error" bash -c 'grep -q "^checksum" <<< "$1" && ! grep -q "^error" <<< "$1"' _ "$REPORT"
+check "terasort: 20000 rows out" test "$(tusk fs -du -s tera-out | awk '{print $1}')" = 2000000
+
+# ---------------------------------------------------------------- a failing task
+set +e
+hadoop_jar "$STREAMING" "${JOB_OPTS[@]}" -Dmapreduce.map.maxattempts=2 \
+  -input input -output fail-out -mapper 'sh -c "exit 1"' -reducer NONE > "$WORK/fail.log" 2>&1
+CODE=$?
+set -e
+tail -n 5 "$WORK/fail.log"
+check "a task that exits 1: the job fails" test "$CODE" != 0
+check "a task that exits 1: Hadoop's diagnostics" grep -q "Task failed task_" "$WORK/fail.log"
+set +e
+hadoop_jar "$EXAMPLES" wordcount "${JOB_OPTS[@]}" input wc-again > "$WORK/wc2.log" 2>&1; CODE=$?
+set -e
+check "after the failed job a job still succeeds" test "$CODE" = 0
+
+if [ "$FAILED" = 0 ]; then
+  echo "compat-mapreduce: OK (Hadoop 3.4.2 MapReduce on Tusk's YARN and DFS)"
+else
+  echo "compat-mapreduce: FAILED" >&2; exit 1
+fi
