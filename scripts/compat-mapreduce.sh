@@ -93,7 +93,8 @@ check "teragen, terasort, teravalidate: the jobs succeed" test "$CODE" = 0
 REPORT=$(tusk fs -cat 'tera-report/part-r-*' 2>/dev/null || true)
 echo "teravalidate: $REPORT"
 check "teravalidate: a checksum and no error" bash -c 'grep -q "^checksum" <<< "$1" && ! grep -q "^error" <<< "$1"' _ "$REPORT"
-check "terasort: 20000 rows out" test "$(tusk fs -du -s tera-out | awk '{print $1}')" = 2000000
+ROWS_BYTES=$(tusk fs -du 'tera-out/part-r-*' | awk '{n += $1} END {print n}')
+check "terasort: 20000 rows of 100 bytes out" test "$ROWS_BYTES" = 2000000
 
 # ---------------------------------------------------------------- a failing task
 set +e
@@ -103,7 +104,14 @@ CODE=$?
 set -e
 tail -n 5 "$WORK/fail.log"
 check "a task that exits 1: the job fails" test "$CODE" != 0
-check "a task that exits 1: Hadoop's diagnostics" grep -q "Task failed task_" "$WORK/fail.log"
+check "a task that exits 1: the task's error reaches the client" grep -q "subprocess failed with code 1" "$WORK/fail.log"
+FAILED_APP=$(hadoop_java "$CP_FILE" org.apache.hadoop.yarn.client.cli.ApplicationCLI application \
+  -list -appStates FAILED 2>/dev/null | grep -o 'application_[0-9_]*' | head -1) || true
+STATUS=$(hadoop_java "$CP_FILE" org.apache.hadoop.yarn.client.cli.ApplicationCLI application \
+  -status "$FAILED_APP" 2>/dev/null) || true
+echo "$STATUS" | grep -E 'State|Diagnostics' || true
+check "a task that exits 1: the ResourceManager reports the job FAILED with the AM's diagnostics" \
+  grep -q "Diagnostics : Task failed task_" <<< "$STATUS"
 set +e
 hadoop_jar "$EXAMPLES" wordcount "${JOB_OPTS[@]}" input wc-again > "$WORK/wc2.log" 2>&1; CODE=$?
 set -e
