@@ -8,7 +8,10 @@
 #   - a job whose tasks exit 1 fails with Hadoop's diagnostics, and a job after it
 #     still succeeds (the ResourceManager and NodeManagers stay healthy).
 # Each check prints PASS or FAIL; the script exits non-zero when any failed.
-# Usage: scripts/compat-mapreduce.sh [path/to/tusk]   (needs Java and Maven; .ci/run installs them)
+# With TUSK_TESTBED=testbeds/NAME.toml (root) the cluster is that testbed's instead of
+# `tusk local`'s: every node in its own network namespace behind its emulated link.
+# Usage: [TUSK_TESTBED=…] scripts/compat-mapreduce.sh [path/to/tusk]
+#   (needs Java and Maven; .ci/run installs them)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 TUSK=${1:-${CARGO_TARGET_DIR:-target}/release/tusk}
@@ -22,11 +25,12 @@ export JAVA_HOME=${JAVA_HOME:-$(dirname "$(dirname "$(readlink -f "$(command -v 
 
 WORK=$(mktemp -d /tmp/tusk-compat-mapreduce.XXXXXX)
 CLUSTER=$WORK/cluster
+DOWN=(local down --dir "$CLUSTER")
 cleanup() {
   if [ "${FAILED:-1}" != 0 ] && [ -d "$CLUSTER/logs" ]; then
     tail -n 30 "$CLUSTER"/logs/*.log >&2 || true
   fi
-  "$TUSK" local down --dir "$CLUSTER" >/dev/null 2>&1 || true
+  "$TUSK" "${DOWN[@]}" >/dev/null 2>&1 || true
   rm -rf "$WORK"
 }
 trap cleanup EXIT
@@ -39,11 +43,18 @@ EXAMPLES=$(tr ':' '\n' < "$CP_FILE" | grep '/hadoop-mapreduce-examples-3.4.2.jar
 STREAMING=$(tr ':' '\n' < "$CP_FILE" | grep '/hadoop-streaming-3.4.2.jar$')
 
 tusk() { TUSK_HOME=$WORK "$TUSK" "$@"; }
-tusk local up --dir "$CLUSTER" --datanodes 2 2> "$WORK/up.err" >/dev/null \
-  || { cat "$WORK/up.err" >&2; exit 1; }
+if [ -n "${TUSK_TESTBED:-}" ]; then
+  DOWN=(testbed down --dir "$CLUSTER")
+  tusk testbed up "$TUSK_TESTBED" --dir "$CLUSTER" 2> "$WORK/up.err" >/dev/null \
+    || { cat "$WORK/up.err" >&2; exit 1; }
+else
+  DOWN=(local down --dir "$CLUSTER")
+  tusk local up --dir "$CLUSTER" --datanodes 2 2> "$WORK/up.err" >/dev/null \
+    || { cat "$WORK/up.err" >&2; exit 1; }
+fi
 HADOOP_JAVA_CONF_DIR=$(sed -n 's/^export HADOOP_CONF_DIR=//p' "$WORK/up.err")
 [ -f "$HADOOP_JAVA_CONF_DIR/mapred-site.xml" ] || { echo "compat-mapreduce: no HADOOP_CONF_DIR line from tusk local up" >&2; exit 1; }
-echo "compat-mapreduce: HADOOP_CONF_DIR=$HADOOP_JAVA_CONF_DIR"
+echo "compat-mapreduce: ${TUSK_TESTBED:-tusk local}, HADOOP_CONF_DIR=$HADOOP_JAVA_CONF_DIR"
 
 # What a Hadoop installation's mapred-site.xml says with HADOOP_MAPRED_HOME: where the
 # containers find Hadoop's jars; small containers for a 2-core machine.
@@ -118,7 +129,7 @@ set -e
 check "after the failed job a job still succeeds" test "$CODE" = 0
 
 if [ "$FAILED" = 0 ]; then
-  echo "compat-mapreduce: OK (Hadoop 3.4.2 MapReduce on Tusk's YARN and DFS)"
+  echo "compat-mapreduce: OK (Hadoop 3.4.2 MapReduce on Tusk's YARN and DFS, ${TUSK_TESTBED:-tusk local})"
 else
   echo "compat-mapreduce: FAILED" >&2; exit 1
 fi

@@ -168,6 +168,7 @@ async fn up(conf: &Configuration, args: &UpArgs) -> anyhow::Result<()> {
         }
     }
     let uri = tb.default_fs.clone().expect("namenode started");
+    write_hadoop_client_conf(&tb, &uri)?;
     crate::conf::record_default_fs(&uri)?;
     match &tb.rm_address {
         Some(rm) => {
@@ -183,6 +184,36 @@ async fn up(conf: &Configuration, args: &UpArgs) -> anyhow::Result<()> {
         started.elapsed().as_secs_f64()
     );
     println!("{uri}");
+    Ok(())
+}
+
+/// Hadoop's client configuration for the testbed's Tusk daemons in `DIR/conf`, as
+/// `tusk local up` writes it, so Hadoop's CLIs and jobs reach them from the host with
+/// `HADOOP_CONF_DIR=DIR/conf`; the web servers are on Hadoop's default ports of their
+/// nodes' addresses.
+fn write_hadoop_client_conf(tb: &Testbed, uri: &str) -> anyhow::Result<()> {
+    let ip = |daemon| tb.node_running(daemon).map(|n| n.net.ip.clone());
+    let cluster = crate::local::LocalCluster {
+        uri: uri.to_string(),
+        rm_addr: tb.rm_address.clone(),
+        namenode_http: format!("{}:9870", ip(Daemon::Namenode).unwrap_or_default()),
+        rm_http: tb
+            .rm_address
+            .as_ref()
+            .and(ip(Daemon::Resourcemanager))
+            .map(|ip| format!("{ip}:8088")),
+        hadoop_conf_dir: tb.dir.join("conf"),
+    };
+    crate::hadoop_site::write_client_conf(&cluster).with_context(|| {
+        format!(
+            "writing Hadoop's client configuration to {}",
+            cluster.hadoop_conf_dir.display()
+        )
+    })?;
+    eprintln!(
+        "export HADOOP_CONF_DIR={}",
+        cluster.hadoop_conf_dir.display()
+    );
     Ok(())
 }
 
