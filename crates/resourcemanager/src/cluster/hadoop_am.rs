@@ -143,11 +143,12 @@ impl HadoopAttempt {
                     .collect()
             };
             let (nodes, racks) = (wanted(false), wanted(true));
+            let named = !(nodes.is_empty() && racks.is_empty());
             let mut ask = Ask {
                 ask_id: id,
                 priority: key.priority.max(0) as u32,
                 resource: normalize(Resource::new(key.memory_mb, key.vcores))?,
-                strict: !any.relax_locality && !(nodes.is_empty() && racks.is_empty()),
+                strict: named && !any.relax_locality,
                 nodes,
                 racks,
                 remaining: any.count,
