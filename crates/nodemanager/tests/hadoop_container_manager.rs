@@ -682,3 +682,31 @@ async fn another_application_s_containers_are_refused() -> Result<()> {
     }
     Ok(())
 }
+
+/// A restarted ResourceManager has new keys; the NodeManager takes them when it
+/// registers again (resync), so the tokens the new ResourceManager hands out work.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tokens_of_a_restarted_resourcemanager_are_accepted_after_the_resync() -> Result<()> {
+    let mut cluster = start().await?;
+    cluster
+        .yarn_mut()
+        .restart_resourcemanager()
+        .await
+        .map_err(anyhow::Error::from_boxed)?;
+    let rm = cluster.yarn().resourcemanager();
+    wait_for("both nodes registered again", DEADLINE, || async {
+        (rm.nodes().len() == 2).then_some(())
+    })
+    .await?;
+    let am = Am::start(&cluster).await?;
+    let container = &am.containers_on("nm0", 20, 1).await?[0];
+    let nm = nm_client(&cluster, 0, Some(am.nm_token(nm_port(&cluster, 0))?));
+    let resp = start_containers(&nm, vec![start_request(container, "true")]).await?;
+    assert_eq!(
+        resp.succeeded_requests,
+        vec![container.id.unwrap()],
+        "{resp:?}"
+    );
+    assert_eq!(am.completed(container.id).await?.exit_status(), 0);
+    Ok(())
+}
