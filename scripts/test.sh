@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # The test command: every Rust test (the testbed tests need root), then Hadoop's FsShell
 # against Tusk (RPC and webhdfs://), then Hadoop's own FileSystem contract tests, then
-# Hadoop's RPC client with YARN tokens against Tusk's SASL TOKEN auth, then
-# WebHDFS through the Python hdfs package, then the deployment recipe (deploy/: systemd
-# units, image, Kubernetes manifests).
+# Hadoop's RPC client with YARN tokens against Tusk's SASL TOKEN auth, Hadoop's shuffle
+# client pieces against a NodeManager's mapreduce_shuffle, then WebHDFS through the
+# Python hdfs package, then the deployment recipe (deploy/: systemd units, image,
+# Kubernetes manifests).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cargo test --workspace --no-fail-fast
@@ -11,5 +12,6 @@ cargo build -p tusk-cli
 scripts/compat-hadoop.sh "${CARGO_TARGET_DIR:-target}/debug/tusk"
 scripts/hadoop-contract.sh "${CARGO_TARGET_DIR:-target}/debug/tusk"
 scripts/hadoop-sasl.sh
+scripts/hadoop-shuffle.sh
 scripts/webhdfs-python.sh "${CARGO_TARGET_DIR:-target}/debug/tusk"
 scripts/deploy-check.sh "${CARGO_TARGET_DIR:-target}/debug/tusk"

@@ -133,7 +133,8 @@ pub struct ResourceManagerArgs {
 
 #[derive(Args)]
 pub struct NodeManagerArgs {
-    /// Shuffle HTTP address (default 0.0.0.0:13562; port 0 picks one).
+    /// Shuffle HTTP address, Tusk's and Hadoop's mapreduce_shuffle (default: port
+    /// mapreduce.shuffle.port, 13562; port 0 picks one).
     #[arg(long)]
     listen_shuffle: Option<String>,
     /// ContainerManagementProtocol address, where AMs start containers (default:
@@ -456,10 +457,9 @@ pub async fn nodemanager(conf: Configuration, args: NodeManagerArgs) -> anyhow::
         conf.set(RM_ADDRESS_KEY, crate::conf::default_rm(&conf));
     }
     let mut options = NodeManagerOptions::from_conf(&conf)?;
-    let shuffle_port = conf.get_u64("mapreduce.shuffle.port", 13562)?;
     let listen_shuffle = args
         .listen_shuffle
-        .unwrap_or_else(|| format!("0.0.0.0:{shuffle_port}"));
+        .unwrap_or_else(|| format!("0.0.0.0:{}", options.shuffle_port));
     let shuffle = bind(&listen_shuffle).await?;
     options.http_address = Some(tusk_http::http_address(
         &conf,

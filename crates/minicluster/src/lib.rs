@@ -7,7 +7,8 @@
 //! Layout: [`MiniCluster`] (built by [`MiniClusterBuilder`]) owns the node runtimes and
 //! their state directories; `yarn`: [`MiniYarn`]; `wait`: [`wait_for`] polls a
 //! condition with a deadline and names what it awaited when it times out;
-//! [`test_data`] makes reproducible file contents. The integration tests of the DFS live
+//! [`test_data`] makes reproducible file contents; `http_exchange`: one raw HTTP/1.1
+//! request and response on a kept connection. The integration tests of the DFS live
 //! in `tests/` (read/write in both replication modes, faults, errors, asynchronous calls,
 //! the hdfs-native client).
 //!
@@ -31,6 +32,7 @@ use tusk_common::{Configuration, Shutdown};
 use tusk_datanode::{DataNode, DataNodeHandle, DataNodeOptions};
 use tusk_namenode::{NameNode, NameNodeOptions, Namesystem};
 
+pub mod http_exchange;
 pub mod wait;
 pub mod yarn;
 

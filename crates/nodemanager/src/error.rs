@@ -89,6 +89,40 @@ pub enum NodeManagerError {
     },
     #[error("the NodeManager is shutting down")]
     ShutDown,
+    #[error("{application} is not an application id (application_<cluster timestamp>_<sequence>)")]
+    InvalidApplicationId { application: String },
+    #[error("invalid user name {user:?} for application {application}")]
+    InvalidUser { application: String, user: String },
+    #[error("invalid {service} service data for application {application}: {reason}")]
+    InvalidServiceData {
+        service: &'static str,
+        application: String,
+        reason: String,
+    },
+}
+
+/// Why Hadoop's shuffle could not serve a map output. The messages are Hadoop's (its
+/// `LocalDirAllocator`, `SpillRecord` and `IndexCache`): the ShuffleHandler sends them
+/// as the body of its 500 reply.
+#[derive(Debug, Error)]
+pub enum ShuffleError {
+    #[error("Could not find {path} in any of the configured local directories")]
+    NotInLocalDirs { path: String },
+    #[error("Checksum error reading spill index: {path}")]
+    IndexChecksum { path: String },
+    #[error("Invalid request  Map Id = {map} Reducer = {reduce} Index Info Length = {partitions}")]
+    NoSuchPartition {
+        map: String,
+        reduce: i32,
+        partitions: usize,
+    },
+    #[error("invalid map attempt id {map:?}")]
+    InvalidMapId { map: String },
+    #[error("{path}: {source}")]
+    Io {
+        path: String,
+        source: std::io::Error,
+    },
 }
 
 impl NodeManagerError {

@@ -23,14 +23,19 @@
 //!   registration; the RPC server's token authority.
 //! - `aux_services`: auxiliary services ([`AuxService`]) fed by start requests'
 //!   `service_data`, their meta data in every startContainers reply.
-//! - `shuffle`: the HTTP shuffle server (`/mapOutput`, `/status`).
+//! - `shuffle`: the HTTP shuffle server (`/mapOutput`, `/status`) on
+//!   `mapreduce.shuffle.port`; `shuffle/http.rs` its HTTP framing.
+//! - `hadoop_shuffle`: Hadoop's `mapreduce_shuffle` on the same port ([`HadoopShuffle`]:
+//!   applications registered with their job token; Hadoop's `/mapOutput` with the
+//!   `UrlHash`/`ReplyHash` HMAC and `ShuffleHeader`s; map outputs under
+//!   `usercache/<user>/appcache/<appId>/output/<attemptId>/`).
 //! - `http`: the web server's router (`yarn.nodemanager.webapp.address`), assembled
 //!   from the features that answer over HTTP; its port is the `http_port` the node
 //!   registers with.
 //! - `metrics`: the counters and gauges of `/metrics`.
 //! - `web`: the node's page (resources, containers, shuffle) and its `/jmx` beans.
 //! - `container_logs`: containers' log files on the web and REST (Hadoop's paths).
-//! - `error`: [`NodeManagerError`].
+//! - `error`: [`NodeManagerError`], [`ShuffleError`](error::ShuffleError).
 //!
 //! Where map tasks write: a container whose launch environment holds `TUSK_JOB_ID` and
 //! `TUSK_TASK_ATTEMPT_ID` gets `TUSK_MAP_OUTPUT_DIR = <local-dir>/<jobId>/<attemptId>`
@@ -47,6 +52,7 @@ mod container_logs;
 mod containers;
 pub mod error;
 mod hadoop_service;
+mod hadoop_shuffle;
 mod heartbeat;
 mod http;
 mod localizer;
@@ -77,6 +83,7 @@ pub use aux_services::AuxService;
 pub use containers::hadoop::{HadoopContainer, HadoopLaunch};
 pub use containers::CONTAINER_SECRET_ENV;
 pub use error::NodeManagerError;
+pub use hadoop_shuffle::{HadoopShuffle, MAPREDUCE_SHUFFLE};
 pub use localizer::{LocalResource, ResourceType, Visibility};
 pub use options::{NodeManagerOptions, Timing};
 /// Entry point; see [`NodeManager::start`].
@@ -93,6 +100,8 @@ pub(crate) struct Node {
     /// The web server's port, registered as the node's HTTP port (the shuffle port when
     /// the node serves no web server).
     pub http_port: u16,
+    /// Hadoop's `mapreduce_shuffle`: the applications whose map outputs it serves.
+    pub hadoop_shuffle: Arc<HadoopShuffle>,
     /// Connection to the ResourceManager.
     pub rm: RpcClient,
     pub containers: containers::Containers,
@@ -143,6 +152,9 @@ impl Node {
             vcores: u32,
             used_memory_mb: u64,
             containers: usize,
+            /// Tusk's shuffle and Hadoop's `mapreduce_shuffle`.
+            shuffle_port: u16,
+            mapreduce_shuffle_applications: usize,
         }
         let used = self.containers.used();
         serde_json::to_string(&Status {
@@ -151,6 +163,8 @@ impl Node {
             vcores: self.options.vcores,
             used_memory_mb: used.memory_mb,
             containers: self.containers.running_count(),
+            shuffle_port: self.shuffle_port,
+            mapreduce_shuffle_applications: self.hadoop_shuffle.applications(),
         })
         .unwrap_or_default()
     }
@@ -233,17 +247,18 @@ impl NodeManager {
         let localizer =
             localizer::Localizer::new(options.local_dirs.clone(), options.default_fs.clone());
         let tokens = Arc::new(tokens::NodeTokens::new(&options.host, rpc_port));
+        let hadoop_shuffle = Arc::new(HadoopShuffle::new(shuffle_addr.port()));
         let node = Arc::new(Node {
             interval_ms: AtomicU64::new(options.heartbeat_interval.as_millis() as u64),
             localizer,
             tokens,
-            // Hadoop's `mapreduce_shuffle` is registered here once the node serves it.
-            aux_services: aux_services::AuxServices::new(Vec::new()),
+            aux_services: aux_services::AuxServices::new(vec![hadoop_shuffle.clone()]),
             options,
             node_id,
             rpc_port,
             shuffle_port: shuffle_addr.port(),
             http_port,
+            hadoop_shuffle,
             rm,
             containers: Default::default(),
             thresholds: Default::default(),
@@ -318,6 +333,12 @@ impl NodeManagerHandle {
     /// environment and diagnostics. Its status is then reported like any container's.
     pub fn start_hadoop_container(&self, c: HadoopContainer) -> Result<(), NodeManagerError> {
         self.node.containers.launch_hadoop(&self.node, c)
+    }
+
+    /// Hadoop's `mapreduce_shuffle`: register and stop applications, the meta data for
+    /// startContainers replies.
+    pub fn hadoop_shuffle(&self) -> &HadoopShuffle {
+        &self.node.hadoop_shuffle
     }
 
     pub fn running_containers(&self) -> usize {

@@ -11,6 +11,7 @@
 //! | `nodemanager_allocated_mb`, `nodemanager_available_mb` | `AllocatedGB`, `AvailableGB` (in MB) |
 //! | `nodemanager_shuffle_output_bytes_total` | ShuffleMetrics `ShuffleOutputBytes` |
 //! | `nodemanager_shuffle_outputs_ok_total` | ShuffleMetrics `ShuffleOutputsOK` |
+//! | `nodemanager_shuffle_outputs_failed_total` | ShuffleMetrics `ShuffleOutputsFailed` |
 //! | `nodemanager_shuffle_connections_total` | ShuffleMetrics `ShuffleConnections` |
 
 use std::sync::Weak;
@@ -29,6 +30,8 @@ pub struct NmMetrics {
     pub killed: Counter,
     pub shuffle_output_bytes: Counter,
     pub shuffle_outputs_ok: Counter,
+    /// Fetches of a map output that is missing or unreadable, and sends cut short.
+    pub shuffle_outputs_failed: Counter,
     pub shuffle_connections: Counter,
 }
 
@@ -73,6 +76,11 @@ impl NmMetrics {
             "nodemanager_shuffle_outputs_ok",
             "Map output segments served whole (Hadoop ShuffleOutputsOK)",
             self.shuffle_outputs_ok.clone(),
+        );
+        r.register(
+            "nodemanager_shuffle_outputs_failed",
+            "Map output fetches that found no readable output or were cut short (Hadoop ShuffleOutputsFailed)",
+            self.shuffle_outputs_failed.clone(),
         );
         r.register(
             "nodemanager_shuffle_connections",

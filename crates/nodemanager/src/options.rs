@@ -11,6 +11,9 @@ pub use tusk_common::Timing;
 /// The key of the NodeManager's HTTP address, and Hadoop's default for it.
 pub const HTTP_ADDRESS_KEY: &str = "yarn.nodemanager.webapp.address";
 pub const HTTP_ADDRESS_DEFAULT: &str = "0.0.0.0:8042";
+/// The key of the shuffle server's port, and Hadoop's default for it.
+pub const SHUFFLE_PORT_KEY: &str = "mapreduce.shuffle.port";
+pub const SHUFFLE_PORT_DEFAULT: u16 = 13562;
 
 /// Everything a NodeManager is told at start; built once and owned by the node.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -80,6 +83,17 @@ pub struct NodeManagerOptions {
     pub env_whitelist: Vec<String>,
     /// `yarn.nodemanager.user-home-dir`: a Hadoop-style container's `HOME`.
     pub user_home_dir: String,
+    /// `mapreduce.shuffle.port`: where the shuffle server (Tusk's protocol and Hadoop's
+    /// `mapreduce_shuffle`) listens, 0 = any; read by whoever binds the listener given
+    /// to [`crate::NodeManager::start`].
+    pub shuffle_port: u16,
+    /// `mapreduce.shuffle.connection-keep-alive.enable`: Hadoop's fetches keep their
+    /// connection open even without `keepAlive=true`.
+    pub shuffle_keep_alive: bool,
+    /// `mapreduce.shuffle.connection-keep-alive.timeout` (seconds): how long a kept
+    /// Hadoop fetch connection waits for its next request, and what the reply's
+    /// `Keep-Alive: timeout=` says.
+    pub shuffle_keep_alive_timeout: Duration,
 }
 
 /// Hadoop's default `yarn.nodemanager.env-whitelist`.
@@ -117,6 +131,9 @@ impl Default for NodeManagerOptions {
                 .map(str::to_string)
                 .collect(),
             user_home_dir: "/home/".into(),
+            shuffle_port: SHUFFLE_PORT_DEFAULT,
+            shuffle_keep_alive: false,
+            shuffle_keep_alive_timeout: Duration::from_secs(5),
         }
     }
 }
@@ -197,8 +214,26 @@ impl NodeManagerOptions {
                 list => list,
             },
             user_home_dir: conf.get_str("yarn.nodemanager.user-home-dir", &d.user_home_dir),
+            shuffle_port: shuffle_port(conf)?,
+            shuffle_keep_alive: conf.get_bool(
+                "mapreduce.shuffle.connection-keep-alive.enable",
+                d.shuffle_keep_alive,
+            )?,
+            shuffle_keep_alive_timeout: conf.get_duration(
+                "mapreduce.shuffle.connection-keep-alive.timeout",
+                d.shuffle_keep_alive_timeout,
+                Duration::from_secs(1),
+            )?,
         })
     }
+}
+
+fn shuffle_port(conf: &Configuration) -> Result<u16, NodeManagerError> {
+    let port = conf.get_u64(SHUFFLE_PORT_KEY, u64::from(SHUFFLE_PORT_DEFAULT))?;
+    u16::try_from(port).map_err(|_| NodeManagerError::InvalidOption {
+        key: SHUFFLE_PORT_KEY.into(),
+        message: format!("{port} is not a port"),
+    })
 }
 
 #[cfg(test)]
@@ -218,6 +253,18 @@ mod tests {
         assert_eq!(o.vcores, 8);
         assert_eq!(o.local_dirs, vec![PathBuf::from("/a"), PathBuf::from("/b")]);
         assert_eq!(o.timing, Timing::Classic);
+        assert_eq!(o.shuffle_port, 13562);
+        assert!(!o.shuffle_keep_alive);
+        conf.set("mapreduce.shuffle.port", "0");
+        conf.set("mapreduce.shuffle.connection-keep-alive.enable", "true");
+        conf.set("mapreduce.shuffle.connection-keep-alive.timeout", "9");
+        let o = NodeManagerOptions::from_conf(&conf).unwrap();
+        assert_eq!(o.shuffle_port, 0);
+        assert!(o.shuffle_keep_alive);
+        assert_eq!(o.shuffle_keep_alive_timeout, Duration::from_secs(9));
+        conf.set("mapreduce.shuffle.port", "70000");
+        assert!(NodeManagerOptions::from_conf(&conf).is_err());
+        conf.set("mapreduce.shuffle.port", "0");
         conf.set("tusk.yarn.timing", "never");
         assert!(NodeManagerOptions::from_conf(&conf).is_err());
     }

@@ -84,7 +84,7 @@ fn daemon_web(node: &Arc<Node>) -> DaemonWeb {
             ("container monitor", "kills containers over their memory"),
             ("finished-container reporter", "reports ended containers at once (event-driven timing)"),
             ("status watch", "reports the node's status when it crosses a policy threshold (event-driven)"),
-            ("shuffle server", "serves map outputs to reduces"),
+            ("shuffle server", "serves map outputs to reduces: Tusk's protocol and Hadoop's mapreduce_shuffle"),
             ("RPC server", "ContainerManagementProtocol for AMs, setPotentialReception for reduces"),
             ("HTTP server", "this page, metrics"),
         ],
@@ -118,7 +118,7 @@ fn beans(node: &Node) -> Vec<Value> {
             json!({
                 "ShuffleOutputBytes": m.shuffle_output_bytes.get(),
                 "ShuffleOutputsOK": m.shuffle_outputs_ok.get(),
-                "ShuffleOutputsFailed": 0,
+                "ShuffleOutputsFailed": m.shuffle_outputs_failed.get(),
                 "ShuffleConnections": m.shuffle_connections.get(),
             }),
         ),
@@ -200,7 +200,14 @@ fn overview(node: &Node) -> String {
         ("Node id", escape(&node.node_id)),
         ("Rack", escape(&node.options.rack)),
         ("ResourceManager", escape(&node.options.rm_addr)),
-        ("Shuffle port", node.shuffle_port.to_string()),
+        (
+            "Shuffle port (Tusk's and Hadoop's mapreduce_shuffle)",
+            node.shuffle_port.to_string(),
+        ),
+        (
+            "mapreduce_shuffle applications",
+            node.hadoop_shuffle.applications().to_string(),
+        ),
         ("Container RPC port", node.rpc_port.to_string()),
         (
             "Heartbeat period",

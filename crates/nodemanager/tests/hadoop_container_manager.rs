@@ -348,7 +348,8 @@ fn id_string(c: &h::ContainerProto) -> String {
     container_id_string(&c.id.unwrap_or_default())
 }
 
-/// A container started with its container token and the AM's NMToken runs; the
+/// A container started with its container token and the AM's NMToken runs (its job
+/// token goes to `mapreduce_shuffle`, whose port the reply carries); the
 /// ResourceManager learns from the node's heartbeats that it runs and that it ended,
 /// frees its resource and tells the AM; the AM's stop ends a running one with
 /// KILLED_BY_APPMASTER.
@@ -376,26 +377,45 @@ async fn containers_started_with_their_tokens_run_and_the_am_hears_how_they_ende
     let (writer, sleeper) = (&containers[0], &containers[1]);
 
     let out = cluster.base_dir().join("ran");
-    let resp = start_containers(
-        &nm,
-        vec![
-            // Hadoop's launch script puts the command in double quotes as it is.
-            start_request(
-                writer,
-                &format!("echo $CONTAINER_ID $USER > {}", out.display()),
-            ),
-            start_request(sleeper, "sleep 600"),
-        ],
-    )
-    .await?;
+    // Hadoop's launch script puts the command in double quotes as it is.
+    let mut writes = start_request(
+        writer,
+        &format!("echo $CONTAINER_ID $USER > {}", out.display()),
+    );
+    // The job token for the shuffle, as MapReduce's AM sends it.
+    let mut job_token = Vec::new();
+    tusk_security::writable::write_token(
+        &mut job_token,
+        &TokenProto {
+            identifier: b"job".to_vec().into(),
+            password: b"shuffle secret".to_vec().into(),
+            kind: "mapreduce.job".into(),
+            service: "job".into(),
+        },
+    );
+    if let Some(ctx) = writes.container_launch_context.as_mut() {
+        ctx.service_data.push(h::StringBytesMapProto {
+            key: Some("mapreduce_shuffle".into()),
+            value: Some(job_token.into()),
+        });
+    }
+    let shuffle = cluster.yarn().nodemanager(0).hadoop_shuffle();
+    assert_eq!(shuffle.applications(), 0);
+    let resp = start_containers(&nm, vec![writes, start_request(sleeper, "sleep 600")]).await?;
     assert_eq!(
         resp.succeeded_requests,
         vec![writer.id.unwrap(), sleeper.id.unwrap()]
     );
     assert!(resp.failed_requests.is_empty(), "{resp:?}");
-    assert!(
-        resp.services_meta_data.is_empty(),
-        "no auxiliary services yet"
+    // The shuffle knows the application, and the AM learns its port.
+    assert_eq!(shuffle.applications(), 1);
+    let port = i32::from(cluster.yarn().nodemanager(0).shuffle_addr().port());
+    assert_eq!(
+        resp.services_meta_data,
+        vec![h::StringBytesMapProto {
+            key: Some("mapreduce_shuffle".into()),
+            value: Some(port.to_be_bytes().to_vec().into()),
+        }]
     );
 
     // The writer runs as the application's user and exits 0; the AM hears of it.

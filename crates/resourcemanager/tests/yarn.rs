@@ -2,12 +2,12 @@
 //! minicluster's YARN), running real processes as containers. Waits poll a condition
 //! with a deadline.
 
-use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
-use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
+use tokio::io::BufReader;
 use tokio::net::TcpStream;
+use tusk_minicluster::http_exchange::{self, HttpResponse};
 use tusk_minicluster::{wait_for, MiniCluster, MiniYarn};
 use tusk_proto::tusk::yarn as y;
 use tusk_resourcemanager::{SchedulerKind, Timing};
@@ -567,30 +567,11 @@ async fn a_silent_node_expires_and_its_containers_are_lost() -> Result<()> {
     Ok(())
 }
 
-/// One GET on an open connection: status, headers, body.
-async fn get(
-    stream: &mut BufReader<TcpStream>,
-    target: &str,
-) -> Result<(u16, HashMap<String, String>, Vec<u8>)> {
-    let req = format!("GET {target} HTTP/1.1\r\nHost: test\r\n\r\n");
-    stream.get_mut().write_all(req.as_bytes()).await?;
-    let mut line = String::new();
-    stream.read_line(&mut line).await?;
-    let code: u16 = line.split_whitespace().nth(1).context("status")?.parse()?;
-    let mut headers = HashMap::new();
-    loop {
-        line.clear();
-        stream.read_line(&mut line).await?;
-        if line.trim().is_empty() {
-            break;
-        }
-        let (k, v) = line.split_once(':').context("header")?;
-        headers.insert(k.trim().to_ascii_lowercase(), v.trim().to_string());
-    }
-    let len: usize = headers["content-length"].parse()?;
-    let mut body = vec![0; len];
-    stream.read_exact(&mut body).await?;
-    Ok((code, headers, body))
+/// One GET on an open connection.
+async fn get(stream: &mut BufReader<TcpStream>, target: &str) -> Result<HttpResponse> {
+    http_exchange::get(stream, target, &[])
+        .await
+        .map_err(anyhow::Error::from_boxed)
 }
 
 #[tokio::test]
@@ -616,27 +597,27 @@ async fn shuffle_serves_partitions_by_index() -> Result<()> {
     let mut stream = BufReader::new(stream);
     for (i, p) in parts.iter().enumerate() {
         let target = format!("/mapOutput?job={job}&map={map}&reduce={i}");
-        let (code, headers, body) = get(&mut stream, &target).await?;
-        assert_eq!(code, 200);
-        assert_eq!(body, *p);
-        assert_eq!(headers["x-tusk-raw-length"], (100 + i).to_string());
+        let r = get(&mut stream, &target).await?;
+        assert_eq!(r.code, 200);
+        assert_eq!(r.body, *p);
+        assert_eq!(r.headers["x-tusk-raw-length"], (100 + i).to_string());
     }
-    let (code, _, body) = get(
+    let r = get(
         &mut stream,
         &format!("/mapOutput?job={job}&map={map}&reduce=3"),
     )
     .await?;
-    assert_eq!(code, 404);
-    assert!(String::from_utf8_lossy(&body).contains("partition 3"));
-    let (code, _, body) = get(
+    assert_eq!(r.code, 404);
+    assert!(r.text().contains("partition 3"));
+    let r = get(
         &mut stream,
         &format!("/mapOutput?job={job}&map=attempt_1_0001_m_000009_0&reduce=0"),
     )
     .await?;
-    assert_eq!(code, 404);
-    assert!(String::from_utf8_lossy(&body).contains("not found"));
-    let (code, _, _) = get(&mut stream, "/mapOutput?job=..&map=x&reduce=0").await?;
-    assert_eq!(code, 404);
+    assert_eq!(r.code, 404);
+    assert!(r.text().contains("not found"));
+    let r = get(&mut stream, "/mapOutput?job=..&map=x&reduce=0").await?;
+    assert_eq!(r.code, 404);
     Ok(())
 }
 

@@ -16,17 +16,20 @@
 //! - `yarn_tokens`: YARN's AMRMToken, NMToken and container token identifiers and
 //!   their secret managers ([`AmrmTokenSecretManager`], [`NmTokenSecretManager`],
 //!   [`ContainerTokenSecretManager`]).
-//! - `writable`: Hadoop's `Writable` primitives (vints, `Text`), shared by the legacy
-//!   block token identifier and the token storage format.
+//! - `job_token`: MapReduce's job token identifier and the shuffle's `UrlHash` /
+//!   `ReplyHash` HMAC keyed by its password.
 //! - `proxy_users`: [`ProxyUsers`], Hadoop's `hadoop.proxyuser.*` impersonation rules.
+//! - `writable`: Hadoop's `Writable` encodings (vints, strings, `Text`, `Token`) that
+//!   identifiers and serialized tokens use.
 
 pub mod block_token;
 pub mod credentials;
 pub mod digest_md5;
 pub mod error;
+pub mod job_token;
 pub mod proxy_users;
 pub mod token_authority;
-mod writable;
+pub mod writable;
 pub mod yarn_tokens;
 
 pub use block_token::{

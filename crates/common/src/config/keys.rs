@@ -170,6 +170,8 @@ pub const KNOWN: &[&str] = &[
     "mapreduce.reduce.memory.mb",
     "mapreduce.reduce.shuffle.parallelcopies",
     "mapreduce.reduce.speculative",
+    "mapreduce.shuffle.connection-keep-alive.enable",
+    "mapreduce.shuffle.connection-keep-alive.timeout",
     "mapreduce.shuffle.port",
     "mapreduce.task.io.sort.factor",
     "mapreduce.task.io.sort.mb",
