@@ -22,7 +22,8 @@
 //! - `tokens`: the NMToken and container token keys the ResourceManager sends at
 //!   registration; the RPC server's token authority.
 //! - `aux_services`: auxiliary services ([`AuxService`]) fed by start requests'
-//!   `service_data`, their meta data in every startContainers reply.
+//!   `service_data`, their meta data in every startContainers reply; the node runs
+//!   one, `mapreduce_shuffle` ([`HadoopShuffle`]).
 //! - `shuffle`: the HTTP shuffle server (`/mapOutput`, `/status`) on
 //!   `mapreduce.shuffle.port`; `shuffle/http.rs` its HTTP framing.
 //! - `hadoop_shuffle`: Hadoop's `mapreduce_shuffle` on the same port ([`HadoopShuffle`]:

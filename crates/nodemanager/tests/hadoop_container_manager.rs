@@ -300,6 +300,20 @@ async fn start_containers(
         .await?)
 }
 
+async fn stop_containers(
+    nm: &RpcClient,
+    id: h::ContainerIdProto,
+) -> Result<h::StopContainersResponseProto> {
+    Ok(nm
+        .call(
+            "stopContainers",
+            &h::StopContainersRequestProto {
+                container_id: vec![id],
+            },
+        )
+        .await?)
+}
+
 async fn statuses(
     nm: &RpcClient,
     ids: &[Option<h::ContainerIdProto>],
@@ -472,14 +486,7 @@ async fn containers_started_with_their_tokens_run_and_the_am_hears_how_they_ende
     .await?;
 
     // The AM stops it: KILLED_BY_APPMASTER on the node and in the AM's allocate.
-    let stopped: h::StopContainersResponseProto = nm
-        .call(
-            "stopContainers",
-            &h::StopContainersRequestProto {
-                container_id: vec![sleeper.id.unwrap()],
-            },
-        )
-        .await?;
+    let stopped = stop_containers(&nm, sleeper.id.unwrap()).await?;
     assert_eq!(stopped.succeeded_requests, vec![sleeper.id.unwrap()]);
     let killed = status_in(&nm, sleeper.id, h::ContainerStateProto::CComplete).await?;
     assert_eq!(killed.exit_status(), -105);
@@ -499,14 +506,7 @@ async fn containers_started_with_their_tokens_run_and_the_am_hears_how_they_ende
     // A container this node never ran is not the node's to stop.
     let mut unknown = sleeper.id.unwrap();
     unknown.id = Some(99);
-    let resp: h::StopContainersResponseProto = nm
-        .call(
-            "stopContainers",
-            &h::StopContainersRequestProto {
-                container_id: vec![unknown],
-            },
-        )
-        .await?;
+    let resp = stop_containers(&nm, unknown).await?;
     assert_eq!(
         failures(&resp.failed_requests)[0].2,
         format!(
@@ -660,14 +660,7 @@ async fn another_application_s_containers_are_refused() -> Result<()> {
             id_string(other)
         )
     );
-    let resp: h::StopContainersResponseProto = nm
-        .call(
-            "stopContainers",
-            &h::StopContainersRequestProto {
-                container_id: vec![other.id.unwrap()],
-            },
-        )
-        .await?;
+    let resp = stop_containers(&nm, other.id.unwrap()).await?;
     assert_eq!(
         failures(&resp.failed_requests)[0].2,
         format!(
