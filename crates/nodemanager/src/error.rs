@@ -158,15 +158,18 @@ impl NodeManagerError {
 
     /// The error as Hadoop's NodeManager puts one request's failure in a reply
     /// (`SerializedException.newInstance`): the message, the trace Java prints (its
-    /// first line, `class: message`; there are no Java frames), and the class's
-    /// canonical name (`SecretManager.InvalidToken` for a nested class).
+    /// first line, `class: message`; there are no Java frames), and the class name.
+    /// Hadoop writes the canonical name, the same for its top-level exception classes;
+    /// for the nested `SecretManager$InvalidToken` (which Hadoop's NodeManager never
+    /// puts in a reply: it fails the whole call) the binary name is written, the one
+    /// `SerializedException.deSerialize` can load.
     pub fn to_serialized(&self) -> SerializedExceptionProto {
         let class = self.java_class();
         let message = self.to_string();
         SerializedExceptionProto {
             trace: Some(format!("{class}: {message}\n")),
             message: Some(message),
-            class_name: Some(class.replace('$', ".")),
+            class_name: Some(class.to_string()),
             cause: None,
         }
     }

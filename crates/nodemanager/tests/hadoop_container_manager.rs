@@ -561,7 +561,7 @@ async fn bad_tokens_fail_their_request_and_the_node_keeps_serving() -> Result<()
     .await?;
     assert_eq!(resp.succeeded_requests, vec![here[1].id.unwrap()]);
     let node = |i| format!("127.0.0.1:{}", nm_port(&cluster, i));
-    let invalid_token = "org.apache.hadoop.security.token.SecretManager.InvalidToken".to_string();
+    let invalid_token = "org.apache.hadoop.security.token.SecretManager$InvalidToken".to_string();
     assert_eq!(
         failures(&resp.failed_requests),
         vec![
