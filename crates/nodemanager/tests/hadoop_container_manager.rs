@@ -723,3 +723,69 @@ async fn tokens_of_a_restarted_resourcemanager_are_accepted_after_the_resync() -
     assert_eq!(am.completed(container.id).await?.exit_status(), 0);
     Ok(())
 }
+
+/// Hadoop 3.4.2's own ContainerManagementProtocol client (`HadoopContainerManager` in
+/// `scripts/hadoop-sasl/`), holding the NMToken and container tokens in a token file,
+/// starts, queries and stops a container here; it reads a bad token's failure as
+/// Hadoop's `InvalidToken` and the shuffle's port from the reply; without a token it is
+/// refused. Needs Java and Hadoop's jars: `scripts/hadoop-sasl.sh` runs it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "needs Java and Hadoop 3.4.2's jars: scripts/hadoop-sasl.sh runs it"]
+async fn hadoop_s_own_client_starts_queries_and_stops_a_container() -> Result<()> {
+    let classpath = std::env::var("HADOOP_SASL_CLASSPATH").context(
+        "HADOOP_SASL_CLASSPATH names the Java classpath (scripts/hadoop-sasl.sh sets it)",
+    )?;
+    let cluster = start().await?;
+    let am = Am::start(&cluster).await?;
+    let containers = am.containers_on("nm0", 20, 2).await?;
+    let (run, forged) = (&containers[0], &containers[1]);
+    let mut credentials = Credentials::new();
+    credentials.add_token("nm", am.nm_token(nm_port(&cluster, 0))?);
+    credentials.add_token("run", run.container_token.clone().context("a token")?);
+    let mut bad = forged.container_token.clone().context("a token")?;
+    bad.password = vec![7; 20].into();
+    credentials.add_token("forged", bad);
+    let file = cluster.base_dir().join("am_tokens");
+    credentials.write_file(&file)?;
+
+    let addr = cluster
+        .yarn()
+        .nodemanager(0)
+        .rpc_addr()
+        .unwrap()
+        .to_string();
+    let args = [
+        "-Djava.net.preferIPv4Stack=true".to_string(),
+        "-cp".into(),
+        classpath,
+        "HadoopContainerManager".into(),
+        "run".into(),
+        addr.clone(),
+        file.display().to_string(),
+    ];
+    let out =
+        tokio::task::spawn_blocking(move || std::process::Command::new("java").args(args).output())
+            .await??;
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    anyhow::ensure!(
+        out.status.success(),
+        "HadoopContainerManager failed: {stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let lines: Vec<&str> = stdout.lines().collect();
+    let (run, forged) = (id_string(run), id_string(forged));
+    let shuffle_port = cluster.yarn().nodemanager(0).shuffle_addr().port();
+    assert_eq!(
+        lines,
+        vec![
+            format!("started {run}"),
+            format!("failed {forged} org.apache.hadoop.security.token.SecretManager$InvalidToken: Invalid container token used for starting container on : {addr}"),
+            format!("meta mapreduce_shuffle {shuffle_port}"),
+            format!("status {run} RUNNING -1000"),
+            format!("stopped {run}"),
+            format!("status {run} COMPLETE -105"),
+            "simple refused org.apache.hadoop.security.AccessControlException".to_string(),
+        ]
+    );
+    Ok(())
+}
