@@ -3,7 +3,9 @@
 //! ApplicationClientProtocolPB, takes the AMRMToken from the AM container's tokens
 //! file, gets containers (with container tokens and NMTokens) from the ResourceManager's
 //! ApplicationMasterProtocolPB, and starts, queries and stops them on the NodeManager
-//! with an NMToken connection. Waits poll a condition with a deadline.
+//! with an NMToken connection. Waits poll a condition with a deadline. One test, ignored
+//! by plain `cargo test`, has Hadoop's own Java client do the same
+//! (`scripts/hadoop-sasl.sh` runs it).
 
 use std::path::PathBuf;
 use std::sync::Mutex;
