@@ -68,6 +68,10 @@ pub enum NodeManagerError {
     /// Hadoop's text for a container this node never ran.
     #[error("Container {container} is not handled by this NodeManager")]
     ContainerNotHandled { container: String },
+    /// A container token from a ResourceManager before the one the node registered with
+    /// last (Hadoop's text, leading newline included).
+    #[error("\nContainer {container} rejected as it is allocated by a previous RM")]
+    PreviousResourceManager { container: String },
     /// Service data for an auxiliary service this node does not run (Hadoop's text).
     #[error("The auxService:{service} does not exist")]
     UnknownAuxService { service: String },
@@ -143,6 +147,7 @@ impl NodeManagerError {
             }
             NodeManagerError::InvalidToken(_) => HadoopException::InvalidToken,
             NodeManagerError::UnknownAuxService { .. } => HadoopException::InvalidAuxService,
+            NodeManagerError::PreviousResourceManager { .. } => HadoopException::InvalidContainer,
             _ => HadoopException::Yarn,
         }
     }

@@ -12,8 +12,9 @@
 //! other, so the ResourceManager counts it running, frees its resource when it ends and
 //! tells its AM.
 //!
-//! One request's failure (a bad container token, another application's container, an
-//! unknown auxiliary service, a container started twice) is that request's
+//! One request's failure (a bad container token, another application's container, a
+//! container a previous ResourceManager allocated, an unknown auxiliary service, a
+//! container started twice) is that request's
 //! `SerializedException`; the others go ahead. The calls Tusk does not serve are refused
 //! with `YarnException`, as the ResourceManager refuses its own.
 //!
@@ -137,6 +138,14 @@ impl HadoopContainerManagementService {
             return Err(failed(NodeManagerError::UnauthorizedStart {
                 attempt: attempt_id_string(attempt),
                 container_attempt: attempt_id_string(&container_attempt),
+            }));
+        }
+        if !node
+            .tokens
+            .is_current_resourcemanager(identifier.rm_identifier())
+        {
+            return Err(failed(NodeManagerError::PreviousResourceManager {
+                container: container_id_string(&id),
             }));
         }
         let launch = r.container_launch_context.clone().unwrap_or_default();

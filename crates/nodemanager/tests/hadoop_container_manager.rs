@@ -699,10 +699,15 @@ async fn another_application_s_containers_are_refused() -> Result<()> {
 }
 
 /// A restarted ResourceManager has new keys; the NodeManager takes them when it
-/// registers again (resync), so the tokens the new ResourceManager hands out work.
+/// registers again (resync), so the tokens the new ResourceManager hands out work. A
+/// container the previous ResourceManager allocated is refused with Hadoop's
+/// InvalidContainerException, though its tokens still verify.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn tokens_of_a_restarted_resourcemanager_are_accepted_after_the_resync() -> Result<()> {
     let mut cluster = start().await?;
+    let before = Am::start(&cluster).await?;
+    let old = before.containers_on("nm0", 20, 1).await?.remove(0);
+    let old_token = before.nm_token(nm_port(&cluster, 0))?;
     cluster
         .yarn_mut()
         .restart_resourcemanager()
@@ -723,6 +728,20 @@ async fn tokens_of_a_restarted_resourcemanager_are_accepted_after_the_resync() -
         "{resp:?}"
     );
     assert_eq!(am.completed(container.id).await?.exit_status(), 0);
+
+    let nm = nm_client(&cluster, 0, Some(old_token));
+    let resp = start_containers(&nm, vec![start_request(&old, "true")]).await?;
+    assert_eq!(
+        failures(&resp.failed_requests),
+        vec![(
+            old.id,
+            "org.apache.hadoop.yarn.exceptions.InvalidContainerException".to_string(),
+            format!(
+                "\nContainer {} rejected as it is allocated by a previous RM",
+                id_string(&old)
+            )
+        )]
+    );
     Ok(())
 }
 
