@@ -118,7 +118,23 @@ impl HadoopContainerManagementService {
         attempt: &h::ApplicationAttemptIdProto,
         r: &h::StartContainerRequestProto,
     ) -> Result<h::ContainerIdProto, StartFailure> {
-        let node = &self.node;
+        let identifier = self.authorize_start(attempt, r)?;
+        let id = identifier.container_id.unwrap_or_default();
+        let launch = r.container_launch_context.clone().unwrap_or_default();
+        self.launch(&identifier, &launch)
+            .map_err(|e| Box::new((Some(id), e)))?;
+        Ok(id)
+    }
+
+    /// The identifier of the request's container token once the token verifies and
+    /// names a container of the caller's application that the current ResourceManager
+    /// allocated.
+    fn authorize_start(
+        &self,
+        attempt: &h::ApplicationAttemptIdProto,
+        r: &h::StartContainerRequestProto,
+    ) -> Result<h::ContainerTokenIdentifierProto, StartFailure> {
+        let tokens = &self.node.tokens;
         let token = r
             .container_token
             .as_ref()
@@ -127,35 +143,43 @@ impl HadoopContainerManagementService {
         let named = h::ContainerTokenIdentifierProto::decode(token.identifier.clone())
             .ok()
             .and_then(|t| t.container_id);
-        let identifier = node
-            .tokens
+        let identifier = tokens
             .verify_container_token(token, tusk_common::now_millis())
             .map_err(|e| Box::new((named, e.into())))?;
         let id = identifier.container_id.unwrap_or_default();
-        let failed = |e: NodeManagerError| Box::new((Some(id), e));
         let container_attempt = id.app_attempt_id.unwrap_or_default();
-        if application_of(attempt) != application_of(&container_attempt) {
-            return Err(failed(NodeManagerError::UnauthorizedStart {
+        let refused = if application_of(attempt) != application_of(&container_attempt) {
+            NodeManagerError::UnauthorizedStart {
                 attempt: attempt_id_string(attempt),
                 container_attempt: attempt_id_string(&container_attempt),
-            }));
-        }
-        if !node
-            .tokens
-            .is_current_resourcemanager(identifier.rm_identifier())
-        {
-            return Err(failed(NodeManagerError::PreviousResourceManager {
+            }
+        } else if !tokens.is_current_resourcemanager(identifier.rm_identifier()) {
+            NodeManagerError::PreviousResourceManager {
                 container: container_id_string(&id),
-            }));
-        }
-        let launch = r.container_launch_context.clone().unwrap_or_default();
+            }
+        } else {
+            return Ok(identifier);
+        };
+        Err(Box::new((Some(id), refused)))
+    }
+
+    /// Hands the launch context's service data to the auxiliary services it names,
+    /// then starts the container Hadoop-style as the token's application submitter,
+    /// with the token's resource.
+    fn launch(
+        &self,
+        identifier: &h::ContainerTokenIdentifierProto,
+        launch: &h::ContainerLaunchContextProto,
+    ) -> Result<(), NodeManagerError> {
+        let node = &self.node;
         let service_data: Vec<(String, Bytes)> = launch
             .service_data
             .iter()
             .map(|e| (e.key().to_string(), e.value.clone().unwrap_or_default()))
             .collect();
-        node.aux_services.check(&service_data).map_err(failed)?;
-        let application = application_of(&container_attempt);
+        node.aux_services.check(&service_data)?;
+        let id = identifier.container_id.unwrap_or_default();
+        let application = application_of(&id.app_attempt_id.unwrap_or_default());
         let user = identifier.app_submitter().to_string();
         let resource = identifier.resource.clone().unwrap_or_default();
         let container = HadoopContainer {
@@ -166,15 +190,12 @@ impl HadoopContainerManagementService {
                 memory_mb: resource.memory().max(0) as u64,
                 vcores: resource.virtual_cores().max(0) as u32,
             },
-            launch: HadoopLaunch::from_proto(&launch),
+            launch: HadoopLaunch::from_proto(launch),
         };
         // The services know the application before any of its containers runs.
         node.aux_services
             .initialize_application(&application, &user, &service_data);
-        node.containers
-            .launch_hadoop(node, container)
-            .map_err(failed)?;
-        Ok(id)
+        node.containers.launch_hadoop(node, container)
     }
 
     fn stop_containers(
