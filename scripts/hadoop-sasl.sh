@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Hadoop 3.4.2's own RPC client and token storage against Tusk's SASL TOKEN auth
-# (DIGEST-MD5) and YARN tokens: compiles scripts/hadoop-sasl/HadoopTokens.java against
-# Hadoop's jars and runs the Rust test that drives it (crates/rpc/tests/hadoop_client.rs,
-# ignored by plain `cargo test`).
+# (DIGEST-MD5) and YARN tokens: compiles scripts/hadoop-sasl/HadoopTokens.java and
+# HadoopContainerManager.java against Hadoop's jars and runs the Rust tests that drive
+# them (crates/rpc/tests/hadoop_client.rs; the NodeManager's ContainerManagementProtocolPB
+# with NMTokens in crates/nodemanager/tests/hadoop_container_manager.rs), ignored by
+# plain `cargo test`.
 # Usage: scripts/hadoop-sasl.sh   (needs Java and Maven; .ci/run installs them)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -18,6 +20,8 @@ if [ ! -s "$CP_FILE" ] || [ $SRC/pom.xml -nt "$CP_FILE" ]; then
 fi
 WORK=$(mktemp -d /tmp/tusk-hadoop-sasl.XXXXXX)
 trap 'rm -rf "$WORK"' EXIT
-javac -nowarn -cp "$(cat "$CP_FILE")" -d "$WORK/classes" $SRC/HadoopTokens.java
-HADOOP_SASL_CLASSPATH="$WORK/classes:$(cat "$CP_FILE")" \
-  cargo test -p tusk-rpc --test hadoop_client -- --ignored
+javac -nowarn -cp "$(cat "$CP_FILE")" -d "$WORK/classes" $SRC/HadoopTokens.java \
+  $SRC/HadoopContainerManager.java
+export HADOOP_SASL_CLASSPATH="$WORK/classes:$(cat "$CP_FILE")"
+cargo test -p tusk-rpc --test hadoop_client -- --ignored
+cargo test -p tusk-nodemanager --test hadoop_container_manager -- --ignored

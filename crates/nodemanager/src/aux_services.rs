@@ -15,6 +15,7 @@ use std::sync::Arc;
 use bytes::Bytes;
 
 use crate::error::NodeManagerError;
+use crate::hadoop_shuffle::{HadoopShuffle, MAPREDUCE_SHUFFLE};
 
 /// One auxiliary service.
 pub trait AuxService: Send + Sync + 'static {
@@ -34,6 +35,30 @@ pub trait AuxService: Send + Sync + 'static {
 
     /// What AMs learn about the service from every startContainers reply.
     fn meta_data(&self) -> Bytes;
+}
+
+/// Hadoop's `mapreduce_shuffle`: the job token in, the shuffle port out.
+impl AuxService for HadoopShuffle {
+    fn name(&self) -> &str {
+        MAPREDUCE_SHUFFLE
+    }
+
+    fn initialize_application(
+        &self,
+        application: &str,
+        user: &str,
+        data: &[u8],
+    ) -> Result<(), NodeManagerError> {
+        HadoopShuffle::initialize_application(self, application, user, data)
+    }
+
+    fn stop_application(&self, application: &str) {
+        HadoopShuffle::stop_application(self, application)
+    }
+
+    fn meta_data(&self) -> Bytes {
+        HadoopShuffle::meta_data(self)
+    }
 }
 
 /// The node's auxiliary services, fixed at start.

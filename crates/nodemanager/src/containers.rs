@@ -352,10 +352,11 @@ impl Containers {
         }
     }
 
-    /// Kills what is left of a finished application, stops its auxiliary services
-    /// (Hadoop's reducers can no longer fetch its map outputs), then deletes its directories (`<local-dir>/<appId>` and its
-    /// job's map outputs `<local-dir>/<jobId>`).
+    /// Stops a finished application's auxiliary services (Hadoop's reducers can no
+    /// longer fetch its map outputs), kills what is left of it, then deletes its
+    /// directories (`<local-dir>/<appId>` and its job's map outputs `<local-dir>/<jobId>`).
     pub async fn clean_up_application(&self, node: &Node, application: &str) {
+        node.aux_services.stop_application(application);
         let left: Vec<String> = self
             .lock()
             .running
@@ -384,7 +385,6 @@ impl Containers {
         }
         let job = application.replacen("application_", "job_", 1);
         node.localizer.release_application(application);
-        node.aux_services.stop_application(application);
         for dir in &node.options.local_dirs {
             let mut paths = vec![dir.join(application), dir.join(&job)];
             // Hadoop-style containers' work dirs and APPLICATION resources.

@@ -68,6 +68,10 @@ pub enum NodeManagerError {
     /// Hadoop's text for a container this node never ran.
     #[error("Container {container} is not handled by this NodeManager")]
     ContainerNotHandled { container: String },
+    /// A container token from a ResourceManager before the one the node registered with
+    /// last (Hadoop's text, leading newline included).
+    #[error("\nContainer {container} rejected as it is allocated by a previous RM")]
+    PreviousResourceManager { container: String },
     /// Service data for an auxiliary service this node does not run (Hadoop's text).
     #[error("The auxService:{service} does not exist")]
     UnknownAuxService { service: String },
@@ -143,6 +147,7 @@ impl NodeManagerError {
             }
             NodeManagerError::InvalidToken(_) => HadoopException::InvalidToken,
             NodeManagerError::UnknownAuxService { .. } => HadoopException::InvalidAuxService,
+            NodeManagerError::PreviousResourceManager { .. } => HadoopException::InvalidContainer,
             _ => HadoopException::Yarn,
         }
     }
@@ -158,15 +163,18 @@ impl NodeManagerError {
 
     /// The error as Hadoop's NodeManager puts one request's failure in a reply
     /// (`SerializedException.newInstance`): the message, the trace Java prints (its
-    /// first line, `class: message`; there are no Java frames), and the class's
-    /// canonical name (`SecretManager.InvalidToken` for a nested class).
+    /// first line, `class: message`; there are no Java frames), and the class name.
+    /// Hadoop writes the canonical name, the same for its top-level exception classes;
+    /// for the nested `SecretManager$InvalidToken` (which Hadoop's NodeManager never
+    /// puts in a reply: it fails the whole call) the binary name is written, the one
+    /// `SerializedException.deSerialize` can load.
     pub fn to_serialized(&self) -> SerializedExceptionProto {
         let class = self.java_class();
         let message = self.to_string();
         SerializedExceptionProto {
             trace: Some(format!("{class}: {message}\n")),
             message: Some(message),
-            class_name: Some(class.replace('$', ".")),
+            class_name: Some(class.to_string()),
             cause: None,
         }
     }

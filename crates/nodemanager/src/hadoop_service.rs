@@ -12,8 +12,9 @@
 //! other, so the ResourceManager counts it running, frees its resource when it ends and
 //! tells its AM.
 //!
-//! One request's failure (a bad container token, another application's container, an
-//! unknown auxiliary service, a container started twice) is that request's
+//! One request's failure (a bad container token, another application's container, a
+//! container a previous ResourceManager allocated, an unknown auxiliary service, a
+//! container started twice) is that request's
 //! `SerializedException`; the others go ahead. The calls Tusk does not serve are refused
 //! with `YarnException`, as the ResourceManager refuses its own.
 //!
@@ -37,6 +38,10 @@ use crate::error::NodeManagerError;
 use crate::Node;
 
 type Reply = Result<Bytes, RemoteException>;
+
+/// Why one start request failed, with the container it named when its token could be
+/// read.
+type StartFailure = Box<(Option<h::ContainerIdProto>, NodeManagerError)>;
 
 pub(crate) struct HadoopContainerManagementService {
     pub node: Arc<Node>,
@@ -96,7 +101,8 @@ impl HadoopContainerManagementService {
         for request in &r.start_container_request {
             match self.start_container(attempt, request) {
                 Ok(id) => resp.succeeded_requests.push(id),
-                Err((id, e)) => {
+                Err(failed) => {
+                    let (id, e) = *failed;
                     tracing::warn!(error = %e, "startContainers: a request failed");
                     resp.failed_requests.push(failure(id, &e));
                 }
@@ -111,37 +117,69 @@ impl HadoopContainerManagementService {
         &self,
         attempt: &h::ApplicationAttemptIdProto,
         r: &h::StartContainerRequestProto,
-    ) -> Result<h::ContainerIdProto, (Option<h::ContainerIdProto>, NodeManagerError)> {
-        let node = &self.node;
+    ) -> Result<h::ContainerIdProto, StartFailure> {
+        let identifier = self.authorize_start(attempt, r)?;
+        let id = identifier.container_id.unwrap_or_default();
+        let launch = r.container_launch_context.clone().unwrap_or_default();
+        self.launch(&identifier, &launch)
+            .map_err(|e| Box::new((Some(id), e)))?;
+        Ok(id)
+    }
+
+    /// The identifier of the request's container token once the token verifies and
+    /// names a container of the caller's application that the current ResourceManager
+    /// allocated.
+    fn authorize_start(
+        &self,
+        attempt: &h::ApplicationAttemptIdProto,
+        r: &h::StartContainerRequestProto,
+    ) -> Result<h::ContainerTokenIdentifierProto, StartFailure> {
+        let tokens = &self.node.tokens;
         let token = r
             .container_token
             .as_ref()
             .filter(|t| !t.identifier.is_empty())
-            .ok_or((None, NodeManagerError::MissingContainerToken))?;
+            .ok_or_else(|| Box::new((None, NodeManagerError::MissingContainerToken)))?;
         let named = h::ContainerTokenIdentifierProto::decode(token.identifier.clone())
             .ok()
             .and_then(|t| t.container_id);
-        let identifier = node
-            .tokens
+        let identifier = tokens
             .verify_container_token(token, tusk_common::now_millis())
-            .map_err(|e| (named, e.into()))?;
+            .map_err(|e| Box::new((named, e.into())))?;
         let id = identifier.container_id.unwrap_or_default();
-        let failed = |e: NodeManagerError| (Some(id), e);
         let container_attempt = id.app_attempt_id.unwrap_or_default();
-        if application_of(attempt) != application_of(&container_attempt) {
-            return Err(failed(NodeManagerError::UnauthorizedStart {
+        let refused = if application_of(attempt) != application_of(&container_attempt) {
+            NodeManagerError::UnauthorizedStart {
                 attempt: attempt_id_string(attempt),
                 container_attempt: attempt_id_string(&container_attempt),
-            }));
-        }
-        let launch = r.container_launch_context.clone().unwrap_or_default();
+            }
+        } else if !tokens.is_current_resourcemanager(identifier.rm_identifier()) {
+            NodeManagerError::PreviousResourceManager {
+                container: container_id_string(&id),
+            }
+        } else {
+            return Ok(identifier);
+        };
+        Err(Box::new((Some(id), refused)))
+    }
+
+    /// Hands the launch context's service data to the auxiliary services it names,
+    /// then starts the container Hadoop-style as the token's application submitter,
+    /// with the token's resource.
+    fn launch(
+        &self,
+        identifier: &h::ContainerTokenIdentifierProto,
+        launch: &h::ContainerLaunchContextProto,
+    ) -> Result<(), NodeManagerError> {
+        let node = &self.node;
         let service_data: Vec<(String, Bytes)> = launch
             .service_data
             .iter()
             .map(|e| (e.key().to_string(), e.value.clone().unwrap_or_default()))
             .collect();
-        node.aux_services.check(&service_data).map_err(failed)?;
-        let application = application_of(&container_attempt);
+        node.aux_services.check(&service_data)?;
+        let id = identifier.container_id.unwrap_or_default();
+        let application = application_of(&id.app_attempt_id.unwrap_or_default());
         let user = identifier.app_submitter().to_string();
         let resource = identifier.resource.clone().unwrap_or_default();
         let container = HadoopContainer {
@@ -152,15 +190,12 @@ impl HadoopContainerManagementService {
                 memory_mb: resource.memory().max(0) as u64,
                 vcores: resource.virtual_cores().max(0) as u32,
             },
-            launch: HadoopLaunch::from_proto(&launch),
+            launch: HadoopLaunch::from_proto(launch),
         };
         // The services know the application before any of its containers runs.
         node.aux_services
             .initialize_application(&application, &user, &service_data);
-        node.containers
-            .launch_hadoop(node, container)
-            .map_err(failed)?;
-        Ok(id)
+        node.containers.launch_hadoop(node, container)
     }
 
     fn stop_containers(

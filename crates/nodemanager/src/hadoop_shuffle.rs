@@ -465,26 +465,3 @@ mod tests {
         assert_eq!(shuffle.applications(), 0);
     }
 }
-
-impl crate::aux_services::AuxService for HadoopShuffle {
-    fn name(&self) -> &str {
-        MAPREDUCE_SHUFFLE
-    }
-
-    fn initialize_application(
-        &self,
-        application: &str,
-        user: &str,
-        data: &[u8],
-    ) -> Result<(), NodeManagerError> {
-        HadoopShuffle::initialize_application(self, application, user, data)
-    }
-
-    fn stop_application(&self, application: &str) {
-        HadoopShuffle::stop_application(self, application)
-    }
-
-    fn meta_data(&self) -> Bytes {
-        HadoopShuffle::meta_data(self)
-    }
-}

@@ -46,10 +46,7 @@ pub(crate) async fn register(
         })?;
     node.set_interval(resp.heartbeat_interval_ms);
     node.set_thresholds(resp.status_thresholds.unwrap_or_default());
-    node.tokens.set_keys(
-        resp.nm_token_master_key.as_ref(),
-        resp.container_token_master_key.as_ref(),
-    );
+    node.tokens.registered(&resp);
     info!(node = %node.node_id, timing = %resp.timing, "registered with the ResourceManager");
     Ok(resp)
 }

@@ -21,8 +21,9 @@
 //!   Hadoop's AMs (NMToken connections, container tokens in start requests).
 //! - `tokens`: the NMToken and container token keys the ResourceManager sends at
 //!   registration; the RPC server's token authority.
-//! - `aux_services`: auxiliary services ([`AuxService`]) fed by start requests'
-//!   `service_data`, their meta data in every startContainers reply.
+//! - `aux_services`: auxiliary services (`AuxService`) fed by start requests'
+//!   `service_data`, their meta data in every startContainers reply; the node runs
+//!   one, `mapreduce_shuffle` ([`HadoopShuffle`]).
 //! - `shuffle`: the HTTP shuffle server (`/mapOutput`, `/status`) on
 //!   `mapreduce.shuffle.port`; `shuffle/http.rs` its HTTP framing.
 //! - `hadoop_shuffle`: Hadoop's `mapreduce_shuffle` on the same port ([`HadoopShuffle`]:
@@ -79,7 +80,6 @@ use tusk_proto::protocol_names::RESOURCE_TRACKER_PROTOCOL;
 use tusk_proto::tusk::yarn as y;
 use tusk_rpc::{ConnectRetry, RpcClient, RpcClientOptions, RpcServer};
 
-pub use aux_services::AuxService;
 pub use containers::hadoop::{HadoopContainer, HadoopLaunch};
 pub use containers::CONTAINER_SECRET_ENV;
 pub use error::NodeManagerError;

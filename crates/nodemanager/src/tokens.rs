@@ -8,6 +8,7 @@
 //! ResourceManager) brings new keys; the previous ones keep verifying, so tokens handed
 //! out just before still work.
 
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::OnceLock;
 
 use tusk_proto::common::TokenProto;
@@ -25,6 +26,8 @@ pub(crate) struct NodeTokens {
     /// Set by the first registration, then given each new key.
     nm_tokens: OnceLock<NmTokenSecretManager>,
     container_tokens: OnceLock<ContainerTokenSecretManager>,
+    /// The identifier of the ResourceManager the node last registered with (0 before).
+    rm_identifier: AtomicU64,
 }
 
 impl NodeTokens {
@@ -36,6 +39,7 @@ impl NodeTokens {
             },
             nm_tokens: OnceLock::new(),
             container_tokens: OnceLock::new(),
+            rm_identifier: AtomicU64::new(0),
         }
     }
 
@@ -44,13 +48,23 @@ impl NodeTokens {
         tusk_security::yarn_tokens::node_id_string(&self.node)
     }
 
-    /// Takes the keys of a registration response (either may be absent: a
-    /// ResourceManager that sends none leaves the previous ones).
-    pub fn set_keys(
-        &self,
-        nm_token: Option<&y::MasterKey>,
-        container_token: Option<&y::MasterKey>,
-    ) {
+    /// Takes the keys and identifier of a registration response (a key may be absent: a
+    /// ResourceManager that sends none leaves the previous one).
+    pub fn registered(&self, r: &y::RegisterNodeManagerResponse) {
+        self.rm_identifier.store(r.rm_identifier, Ordering::Relaxed);
+        self.set_keys(
+            r.nm_token_master_key.as_ref(),
+            r.container_token_master_key.as_ref(),
+        );
+    }
+
+    /// Whether a container token's `rm_identifier` names the ResourceManager the node
+    /// registered with last (Hadoop refuses containers of a previous one).
+    pub fn is_current_resourcemanager(&self, rm_identifier: i64) -> bool {
+        rm_identifier as u64 == self.rm_identifier.load(Ordering::Relaxed)
+    }
+
+    fn set_keys(&self, nm_token: Option<&y::MasterKey>, container_token: Option<&y::MasterKey>) {
         if let Some(key) = nm_token.map(master_key) {
             let mut fresh = Some(key.clone());
             let manager = self.nm_tokens.get_or_init(|| {

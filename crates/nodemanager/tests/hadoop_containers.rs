@@ -182,13 +182,15 @@ fn work_dir(cluster: &MiniCluster, app: &str, container: &str) -> PathBuf {
         .join(container)
 }
 
+/// A file of the container's log dir; empty while it is missing (the dir is made once
+/// the container's resources are localized, after its start was answered).
 fn log_file(cluster: &MiniCluster, app: &str, container: &str, name: &str) -> String {
-    let dir = cluster
+    cluster
         .yarn()
         .nodemanager(0)
         .container_log_dir(app, container)
-        .unwrap();
-    std::fs::read_to_string(dir.join(name)).unwrap_or_default()
+        .and_then(|dir| std::fs::read_to_string(dir.join(name)).ok())
+        .unwrap_or_default()
 }
 
 fn zip_file(path: &Path, entries: &[(&str, &str)]) {

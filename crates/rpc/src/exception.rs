@@ -84,6 +84,7 @@ hadoop_exceptions! {
         "org.apache.hadoop.yarn.exceptions.ApplicationMasterNotRegisteredException",
     InvalidResourceRequest => "org.apache.hadoop.yarn.exceptions.InvalidResourceRequestException",
     InvalidAuxService => "org.apache.hadoop.yarn.exceptions.InvalidAuxServiceException",
+    InvalidContainer => "org.apache.hadoop.yarn.exceptions.InvalidContainerException",
 }
 
 impl HadoopException {

@@ -77,6 +77,7 @@ impl Cluster {
             status_thresholds: Some(self.options.status_policy.thresholds()),
             nm_token_master_key: Some(master_key(nm_token_key)),
             container_token_master_key: Some(master_key(container_token_key)),
+            rm_identifier: self.cluster_ts,
         }
     }
 
