@@ -9,7 +9,7 @@
 //! - `cluster/scheduling.rs`: offering nodes to applications with locality and delay
 //!   scheduling.
 //! - `cluster/recovery.rs`: applications kept in the state store and recovered by a
-//!   restarted ResourceManager.
+//!   restarted ResourceManager, with the containers NodeManagers report again.
 
 mod applications;
 mod containers;
@@ -142,6 +142,10 @@ pub(crate) struct App {
     pub am_exit_status: Option<i32>,
     /// The current attempt's AM has called registerApplicationMaster.
     pub registered: bool,
+    /// The current attempt was running when the ResourceManager restarted and was kept
+    /// (work-preserving recovery): NodeManagers' reports of its containers are adopted,
+    /// and its AM registers again.
+    pub kept_attempt: bool,
     pub submit_ms: u64,
     pub start_ms: u64,
     pub finish_ms: u64,
@@ -233,6 +237,11 @@ pub struct Cluster {
     pub(crate) metrics: crate::metrics::RmMetrics,
     /// AMRMToken, NMToken and container token keys.
     pub(crate) secrets: crate::secrets::Secrets,
+    /// How many times a ResourceManager started on the state store before this one.
+    pub(crate) epoch: u32,
+    /// When applications were recovered: kept attempts whose AM container no NodeManager
+    /// reported within the node expiry interval after it get a new attempt.
+    pub(crate) recovered_at: Option<Instant>,
 }
 
 impl Cluster {
@@ -250,6 +259,8 @@ impl Cluster {
             store: None,
             metrics: Default::default(),
             secrets: crate::secrets::Secrets::new(),
+            epoch: 0,
+            recovered_at: None,
         }
     }
 

@@ -67,6 +67,7 @@ impl Cluster {
                 wake: Arc::new(Notify::new()),
             },
         );
+        self.recover_node_containers(&r.node_id, &r.running, &r.completed);
         if self.event_driven() {
             self.schedule_all();
         }
