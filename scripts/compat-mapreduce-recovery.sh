@@ -27,7 +27,7 @@ cleanup() {
   if [ "${FAILED:-1}" != 0 ] && [ -d "$CLUSTER/logs" ]; then
     tail -n 30 "$CLUSTER"/logs/*.log >&2 || true
   fi
-  [ -n "${JOB_PID:-}" ] && kill "$JOB_PID" 2>/dev/null || true
+  [ -n "${JOB_PID:-}" ] && kill -- "-$JOB_PID" 2>/dev/null || true
   "$TUSK" local down --dir "$CLUSTER" >/dev/null 2>&1 || true
   rm -rf "$WORK"
 }
@@ -37,10 +37,11 @@ CP_FILE=$(scripts/hadoop-classpath.sh)
 source scripts/lib/hadoop-java.sh
 STREAMING=$(tr ':' '\n' < "$CP_FILE" | grep '/hadoop-streaming-3.4.2.jar$')
 
-# A node is lost after 6 s of silence; 1.5 GB per NodeManager, so a job's AM and maps
-# spread over both nodes. `tusk local start` is given the same keys as `up`.
+# A node is lost after 6 s of silence; 1.5 GB per NodeManager and 128 MB allocations, so
+# a job's AM and maps spread over both nodes and the AM's node alone can still run maps.
+# `tusk local start` is given the same keys as `up`.
 CLUSTER_KEYS=(-D yarn.nm.liveness-monitor.expiry-interval-ms=6000
-  -D yarn.nodemanager.resource.memory-mb=1536)
+  -D yarn.nodemanager.resource.memory-mb=1536 -D yarn.scheduler.minimum-allocation-mb=128)
 tusk() { TUSK_HOME=$WORK "$TUSK" "$@"; }
 tusk "${CLUSTER_KEYS[@]}" local up --dir "$CLUSTER" --datanodes 2 2> "$WORK/up.err" >/dev/null \
   || { cat "$WORK/up.err" >&2; exit 1; }
@@ -55,6 +56,10 @@ JOB_OPTS=(
   -Dmapreduce.client.progressmonitor.pollinterval=200
   # The AM and the job client try a restarted ResourceManager every second, not every 30.
   -Dyarn.resourcemanager.connect.retry-interval.ms=1000
+  # The AM gives up stopping a lost node's containers after 5 s, not 3 minutes (Hadoop's
+  # AM waits that long on a dead node before a killed task attempt is rerun).
+  -Dyarn.client.nodemanager-connect.max-wait-ms=5000
+  -Dyarn.client.nodemanager-connect.retry-interval-ms=1000
   -Dmapreduce.job.reduce.slowstart.completedmaps=1
 )
 
@@ -85,9 +90,11 @@ for f in 1 2 3 4; do tusk fs -put "$WORK/in-$f.txt" "input/in-$f.txt"; done
 sort "$WORK"/in-*.txt > "$WORK/expected"
 
 run_job() { # run_job OUTPUT REDUCER LOG: a streaming job with sleeping `cat` maps, in the background
+  set -m # in its own process group, which cleanup ends
   hadoop_java "$CP_FILE" org.apache.hadoop.util.RunJar "$STREAMING" "${JOB_OPTS[@]}" \
     -input input -output "$1" -mapper 'sh -c "sleep 12; cat"' -reducer "$2" > "$3" 2>&1 &
   JOB_PID=$!
+  set +m
 }
 output_is_right() { # output_is_right DIR: its part files hold exactly the input lines
   tusk fs -cat "$1/part-*" 2>/dev/null | sed 's/\t$//' | sort > "$WORK/actual" || true

@@ -41,10 +41,7 @@ pub(crate) async fn register(
         running: node.containers.registration_statuses(),
         completed: completed.clone(),
     };
-    let resp: y::RegisterNodeManagerResponse = match node
-        .rm
-        .call("registerNodeManager", &req)
-        .await
+    let resp: y::RegisterNodeManagerResponse = match node.rm.call("registerNodeManager", &req).await
     {
         Ok(resp) => resp,
         Err(source) => {

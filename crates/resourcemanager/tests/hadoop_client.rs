@@ -844,6 +844,59 @@ async fn a_hadoop_am_registers_allocates_and_finishes_with_its_am_rm_token() -> 
     Ok(())
 }
 
+#[tokio::test]
+async fn without_work_preserving_recovery_a_restart_starts_a_new_attempt_at_once() -> Result<()> {
+    let store = tempfile::tempdir()?;
+    let mut cluster = start_with(&[
+        ("yarn.resourcemanager.recovery.enabled", "true"),
+        (
+            "yarn.resourcemanager.work-preserving-recovery.enabled",
+            "false",
+        ),
+        (
+            "yarn.resourcemanager.fs.state-store.uri",
+            store.path().to_str().unwrap(),
+        ),
+    ])
+    .await?;
+    let tracker = client(&cluster, RESOURCE_TRACKER_PROTOCOL);
+    register_node(&tracker, "n1").await?;
+    submit_hadoop_app(&hadoop(&cluster), "default").await?;
+    let first = next_launch(&tracker, "n1").await?;
+    cluster
+        .yarn_mut()
+        .restart_resourcemanager()
+        .await
+        .map_err(anyhow::Error::from_boxed)?;
+    let tracker = client(&cluster, RESOURCE_TRACKER_PROTOCOL);
+    let am = first.container_id.clone();
+    let am_running = y::NodeContainerStatus {
+        status: Some(y::ContainerStatus {
+            container_id: am.clone(),
+            ..Default::default()
+        }),
+        resource: Some(y::Resource {
+            memory_mb: 512,
+            vcores: 1,
+        }),
+    };
+    register_node_holding(&tracker, "n1", vec![am_running]).await?;
+    // The node expiry interval is 10 minutes: a new attempt now means none was kept.
+    let work = heartbeat(&tracker, "n1").await?;
+    let killed: Vec<&str> = work.kill.iter().map(|k| k.container_id.as_str()).collect();
+    assert_eq!(killed, [am.as_str()], "the old attempt's AM is killed");
+    let second = match work.launch.into_iter().next() {
+        Some(launch) => launch,
+        None => next_launch(&tracker, "n1").await?,
+    };
+    assert!(
+        second.container_id.contains("_02_"),
+        "{}",
+        second.container_id
+    );
+    Ok(())
+}
+
 fn running(container: &h::ContainerIdProto, memory_mb: u64) -> y::NodeContainerStatus {
     y::NodeContainerStatus {
         status: Some(y::ContainerStatus {
@@ -863,7 +916,11 @@ fn container_id_string(c: &h::ContainerIdProto) -> String {
 }
 
 /// Asks for one more container anywhere and heartbeats `node` until the AM has it.
-async fn allocate_one(am: &RpcClient, tracker: &RpcClient, node: &str) -> Result<h::ContainerProto> {
+async fn allocate_one(
+    am: &RpcClient,
+    tracker: &RpcClient,
+    node: &str,
+) -> Result<h::ContainerProto> {
     let first: h::AllocateResponseProto = am
         .call(
             "allocate",
@@ -977,9 +1034,16 @@ async fn a_hadoop_attempt_and_its_running_containers_survive_a_resourcemanager_r
         r.yarn_application_state(),
         h::YarnApplicationStateProto::Running
     );
-    assert_eq!(r.current_application_attempt_id.map(|a| a.attempt_id()), Some(1));
+    assert_eq!(
+        r.current_application_attempt_id.map(|a| a.attempt_id()),
+        Some(1)
+    );
     let used = cluster.yarn().resourcemanager().nodes()[0].used;
-    assert_eq!(used.map(|u| u.memory_mb), Some(512 + 256), "kept containers count");
+    assert_eq!(
+        used.map(|u| u.memory_mb),
+        Some(512 + 256),
+        "kept containers count"
+    );
 
     // A container allocated now is numbered apart from those before the restart, and
     // releasing a kept one reaches its node.

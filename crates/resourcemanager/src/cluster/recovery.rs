@@ -1,6 +1,7 @@
 //! Applications kept in the [`StateStore`] (when recovery is enabled) and brought back
 //! by a restarted ResourceManager, as Hadoop's work-preserving recovery
-//! (`yarn.resourcemanager.work-preserving-recovery.enabled`) does for Hadoop's AMs:
+//! (`yarn.resourcemanager.work-preserving-recovery.enabled`, on unless set false) does
+//! for Hadoop's AMs:
 //!
 //! - the keys come back first, so the AMRMTokens, NMTokens and container tokens handed
 //!   out before the restart still verify;
@@ -67,8 +68,9 @@ impl App {
     /// container was allocated keeps its attempt (`epoch` numbers its new containers);
     /// any other waits for the AM of a new attempt that the restart does not count
     /// against its maximum.
-    fn recovered(s: StoredApplication, seq: u64, epoch: u32) -> App {
-        let keep_attempt = s.finished.is_none()
+    fn recovered(s: StoredApplication, seq: u64, epoch: u32, work_preserving: bool) -> App {
+        let keep_attempt = work_preserving
+            && s.finished.is_none()
             && s.attempts > 0
             && s.am_container.is_some()
             && !s.hadoop_am_launch.is_empty();
@@ -177,7 +179,7 @@ impl Cluster {
         for s in stored {
             let seq = u64::from(self.next_app_seq);
             self.next_app_seq += 1;
-            let app = App::recovered(s, seq, self.epoch);
+            let app = App::recovered(s, seq, self.epoch, self.options.work_preserving_recovery);
             if app.kept_attempt {
                 unfinished += 1;
                 self.secrets
