@@ -145,6 +145,8 @@ echo "compat-mapreduce-recovery: job with a lost NodeManager took $((SECONDS - S
 check "NM kill -9: the job succeeds" test "$CODE" = 0
 check "NM kill -9: its output holds every input line once" output_is_right nm-kill-out
 check "NM kill -9: the ResourceManager expired the node" grep -q "node expired" "$RM_LOG"
+check "NM kill -9: the AM heard of its lost containers with Hadoop's diagnostics" \
+  grep -rqs 'Container released on a \*lost\* node' "$CLUSTER"/nm*/logs/"$APP"/
 check "NM kill -9: the AM ran the lost maps again (a second attempt of a map)" \
   bash -c "grep -rqs 'attempt_.*_m_[0-9]*_1' '$CLUSTER'/nm*/logs/$APP/ || grep -q '_m_[0-9]*_1' '$WORK/nm-kill.log'"
 

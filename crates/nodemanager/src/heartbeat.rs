@@ -138,6 +138,8 @@ async fn heartbeat(
         }
     };
     if resp.resync {
+        // The ResourceManager did not take them: the registration carries them.
+        node.containers.restore_completed(completed);
         resync(node).await?;
         return Ok(true);
     }
@@ -194,10 +196,16 @@ pub(crate) async fn report_finished(node: Arc<Node>) {
         };
         let result: Result<y::ContainerFinishedResponse, _> =
             node.rm.call("containerFinished", &req).await;
-        if let Err(e) = result {
-            // The next heartbeat carries them.
-            warn!(error = %e, "containerFinished failed");
-            node.containers.restore_completed(completed);
+        match result {
+            Ok(resp) if !resp.resync => {}
+            // Unknown to a restarted ResourceManager: the next heartbeat is told to
+            // resync, and the registration that follows carries them.
+            Ok(_) => node.containers.restore_completed(completed),
+            Err(e) => {
+                // The next heartbeat carries them.
+                warn!(error = %e, "containerFinished failed");
+                node.containers.restore_completed(completed);
+            }
         }
     }
 }
