@@ -7,8 +7,9 @@
 #     and the job finishes with the right output;
 #   - kill -9 of a NodeManager (and of its containers, as when its machine dies) while
 #     it runs maps: the ResourceManager expires the node, reports its containers to the
-#     AM as ABORTED ("Container released on a *lost* node"), the AM runs those maps
-#     again on the other node, and the job finishes with the right output.
+#     AM as ABORTED ("Container released on a *lost* node") and the node as LOST, the AM
+#     runs those maps (and any finished there, whose output is gone) again on the other
+#     node, and the job, its reduce included, finishes with the right output.
 # Each check prints PASS or FAIL; the script exits non-zero when any failed.
 # Usage: scripts/compat-mapreduce-recovery.sh [path/to/tusk]   (needs Java and Maven)
 set -euo pipefail
@@ -124,7 +125,7 @@ check "RM kill -9: no second AM attempt" bash -c "! grep -q 'AM attempt failed.*
 
 # ---------------------------------------------------------------- kill -9 a NodeManager
 START=$SECONDS
-run_job nm-kill-out NONE "$WORK/nm-kill.log"
+run_job nm-kill-out cat "$WORK/nm-kill.log"
 wait_until 120 "the job's application" new_app_started
 APP=$(newest_app)
 # The node running maps and not the AM dies; the AM reruns its maps on the other one.

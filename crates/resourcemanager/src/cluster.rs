@@ -160,6 +160,9 @@ pub(crate) struct App {
     pub used: Resource,
     /// Every node that ran one of its containers: told to clean up when it ends.
     pub nodes_used: BTreeSet<String>,
+    /// Nodes lost since the AM's last allocate: a Hadoop AM's allocate response lists
+    /// them (`updated_nodes`), so it reruns the finished maps whose output they held.
+    pub lost_nodes: BTreeSet<String>,
     /// Clean-up has been sent to `nodes_used`.
     pub cleaned: bool,
     /// Wakes a held allocate call.

@@ -1088,7 +1088,7 @@ fn records_container(id: &str) -> h::ContainerIdProto {
 }
 
 #[tokio::test]
-async fn a_lost_nodes_containers_reach_a_hadoop_am_as_aborted() -> Result<()> {
+async fn a_lost_node_and_its_containers_reach_a_hadoop_am_as_lost_and_aborted() -> Result<()> {
     // Classic timing: containers are placed on the heartbeating node only.
     let cluster = start_with(&[
         ("yarn.nm.liveness-monitor.expiry-interval-ms", "2000"),
@@ -1111,15 +1111,25 @@ async fn a_lost_nodes_containers_reach_a_hadoop_am_as_aborted() -> Result<()> {
     register_node(&tracker, "n2").await?;
     let task = allocate_one(&am, &tracker, "n2").await?;
     // n2 falls silent; n1, running the AM, keeps heartbeating.
-    let status = wait_for("the lost container's status", DEADLINE, || async {
+    let resp = wait_for("the lost container's status", DEADLINE, || async {
         heartbeat(&tracker, "n1").await.ok()?;
         let resp: h::AllocateResponseProto = am
             .call("allocate", &h::AllocateRequestProto::default())
             .await
             .ok()?;
-        resp.completed_container_statuses.into_iter().next()
+        (!resp.completed_container_statuses.is_empty()).then_some(resp)
     })
     .await?;
+    // The node comes as an updated node, LOST: Hadoop's AM reruns the finished maps
+    // whose output it held.
+    let [node] = resp.updated_nodes.as_slice() else {
+        anyhow::bail!("one updated node: {resp:?}");
+    };
+    assert_eq!(node.node_state(), h::NodeStateProto::NsLost);
+    assert_eq!(node.node_id.as_ref().map(|n| n.port()), Some(45454));
+    let [status] = resp.completed_container_statuses.as_slice() else {
+        anyhow::bail!("one completed container: {resp:?}");
+    };
     assert_eq!(status.container_id, task.id);
     assert_eq!(status.exit_status(), -100, "ABORTED");
     assert_eq!(status.diagnostics(), "Container released on a *lost* node");

@@ -52,6 +52,7 @@ impl App {
             live: HashSet::new(),
             used: Resource::default(),
             nodes_used: BTreeSet::new(),
+            lost_nodes: BTreeSet::new(),
             cleaned: false,
             wake: Arc::new(Notify::new()),
         }
