@@ -236,8 +236,10 @@ impl Cluster {
     }
 
     /// The application whose kept attempt `container_id` belongs to, if it is unknown
-    /// here (not allocated since the restart, not ended).
+    /// here (not allocated since the restart, not ended) and the restart recent (within
+    /// the node expiry interval: a node reporting later was lost, and the AM told so).
     fn kept_attempt_of(&self, container_id: &str) -> Option<String> {
+        self.recovered_at?;
         let (app_id, attempt) = crate::ids::parse_container_id(container_id)?;
         let app = self.apps.get(&app_id)?;
         (app.kept_attempt && app.attempt == attempt && !app.is_terminal())
