@@ -1,4 +1,4 @@
-//! `tusk local up|down|status`: a NameNode and N DataNodes, and (unless `--no-yarn`) a
+//! `tusk local up|down|status|start`: a NameNode and N DataNodes, and (unless `--no-yarn`) a
 //! ResourceManager and one NodeManager per DataNode, as separate processes on 127.0.0.1,
 //! with all state under one directory (`name/`, `dataN/`, `nmN/{local,logs}`, `logs/`,
 //! `<daemon>.addr`, `<daemon>.http-addr` (each daemon's web server, on a free port),
@@ -29,6 +29,17 @@ pub enum LocalCommand {
     Down(DirArgs),
     /// Show the cluster's processes and DataNodes.
     Status(DirArgs),
+    /// Start a daemon of the cluster in DIR again after it died (`resourcemanager`), on
+    /// the ports it had, with the keys given now (pass the `-D`s given to `up`).
+    Start(StartArgs),
+}
+
+#[derive(Args)]
+pub struct StartArgs {
+    #[command(flatten)]
+    pub dir: DirArgs,
+    /// The daemon's name, as `tusk local status` lists it.
+    pub name: String,
 }
 
 #[derive(Args)]
@@ -92,6 +103,12 @@ pub async fn run(conf: Configuration, cmd: LocalCommand) -> anyhow::Result<()> {
         }
         LocalCommand::Down(args) => down(&crate::conf::local_dir(args.dir)),
         LocalCommand::Status(args) => status(&crate::conf::local_dir(args.dir)).await,
+        LocalCommand::Start(args) => {
+            let dir = crate::conf::local_dir(args.dir.dir);
+            let addr = start_again(&conf, &dir, &args.name).await?;
+            eprintln!("{} started again at {addr}", args.name);
+            Ok(())
+        }
     }
 }
 
@@ -124,14 +141,7 @@ pub async fn up(conf: &Configuration, args: &UpArgs) -> anyhow::Result<LocalClus
     }
     std::fs::create_dir_all(dir.join("logs"))?;
     let exe = std::env::current_exe()?;
-    // The daemons read the same resources (`--conf`), so each value keeps the file and
-    // line it came from; only what was not read from a file goes as `-D`.
-    let mut defines: Vec<String> = conf
-        .iter()
-        .filter(|(k, _)| *k != "fs.defaultFS" && *k != RM_ADDRESS_KEY)
-        .filter(|(k, _)| !matches!(conf.source(k), Some(Source::File { .. })))
-        .map(|(k, v)| format!("{k}={v}"))
-        .collect();
+    let mut defines = daemon_defines(conf);
     let mut pids = Vec::new();
     let mut nn_defines = defines.clone();
     nn_defines.push(format!(
@@ -221,6 +231,64 @@ pub async fn up(conf: &Configuration, args: &UpArgs) -> anyhow::Result<LocalClus
         )
     })?;
     Ok(cluster)
+}
+
+/// The daemons read the same resources (`--conf`), so each value keeps the file and
+/// line it came from; only what was not read from a file goes as `-D`.
+fn daemon_defines(conf: &Configuration) -> Vec<String> {
+    conf.iter()
+        .filter(|(k, _)| *k != "fs.defaultFS" && *k != RM_ADDRESS_KEY)
+        .filter(|(k, _)| !matches!(conf.source(k), Some(Source::File { .. })))
+        .map(|(k, v)| format!("{k}={v}"))
+        .collect()
+}
+
+/// Starts daemon `name` of the cluster in `dir` again after it died, on the ports it
+/// had (the other daemons know it there); returns its RPC address. The ResourceManager
+/// recovers from its state store and the NodeManagers resync with it. Its log before
+/// the restart is kept as `<name>.log.previous`.
+pub async fn start_again(conf: &Configuration, dir: &Path, name: &str) -> anyhow::Result<String> {
+    if name != "resourcemanager" {
+        bail!("tusk local start: only the resourcemanager can be started again, not {name}");
+    }
+    let mut pids = read_pids(dir);
+    match pids.iter().find(|(r, _)| r == name) {
+        None => bail!("no {name} in the cluster in {}", dir.display()),
+        Some((_, pid)) if alive(*pid) => bail!("{name} is running (pid {pid})"),
+        Some(_) => {}
+    }
+    let addr_file = dir.join(format!("{name}.addr"));
+    let before = std::fs::read_to_string(&addr_file)
+        .with_context(|| format!("reading {}", addr_file.display()))?;
+    let nn_addr = std::fs::read_to_string(dir.join("namenode.addr"))?;
+    let mut defines = daemon_defines(conf);
+    defines.push(format!("fs.defaultFS=hdfs://{}", nn_addr.trim()));
+    let log = daemon_log(dir, name);
+    let _ = std::fs::rename(&log, log.with_extension("log.previous"));
+    let exe = std::env::current_exe()?;
+    let pid = spawn_daemon(
+        &exe,
+        conf,
+        dir,
+        "resourcemanager",
+        name,
+        &rm_defines(conf, &defines, dir),
+        &[],
+    )?;
+    for (role, p) in pids.iter_mut() {
+        if role == name {
+            *p = pid;
+        }
+    }
+    write_pids(dir, &pids)?;
+    let addr = wait_file(&addr_file, Duration::from_secs(30), pid, &log).await?;
+    if addr.trim() != before.trim() {
+        bail!(
+            "{name} came back at {addr}, not at {} where the cluster knows it (the port was taken)",
+            before.trim()
+        );
+    }
+    Ok(addr)
 }
 
 /// Waits until `datanodes` DataNodes (and `nodemanagers` NodeManagers when there is a

@@ -1267,7 +1267,7 @@ fn a_job_client_waits_through_a_resourcemanager_restart_and_the_job_succeeds() {
     poll("the AM to start", Duration::from_secs(30), || {
         am_with_env("TUSK_RM_ADDRESS", &rm_addr)
     });
-    // kill -9 of the ResourceManager, then the same command on the same address.
+    // kill -9 of the ResourceManager, then `tusk local start` on the same address.
     let pids = std::fs::read_to_string(state.join("pids")).unwrap();
     let rm_pid: u32 = pids
         .lines()
@@ -1276,16 +1276,6 @@ fn a_job_client_waits_through_a_resourcemanager_restart_and_the_job_succeeds() {
         .trim()
         .parse()
         .unwrap();
-    let cmdline = std::fs::read(format!("/proc/{rm_pid}/cmdline")).unwrap();
-    let mut args: Vec<String> = cmdline
-        .split(|b| *b == 0)
-        .filter(|a| !a.is_empty())
-        .map(|a| String::from_utf8_lossy(a).into_owned())
-        .skip(1)
-        .collect();
-    for a in args.iter_mut().filter(|a| *a == "127.0.0.1:0") {
-        *a = rm_addr.clone();
-    }
     kill9(rm_pid);
     // Its port is free once it is dead (gone or a zombie); a new one started before
     // that would fail to bind the same address.
@@ -1304,27 +1294,17 @@ fn a_job_client_waits_through_a_resourcemanager_restart_and_the_job_succeeds() {
             .then_some(())
         },
     );
-    let log = std::fs::OpenOptions::new()
-        .append(true)
-        .open(state.join("logs/resourcemanager.log"))
-        .unwrap();
-    let mut restarted = Command::new(env!("CARGO_BIN_EXE_tusk"))
-        .args(&args)
-        .env("TUSK_HOME", c.home.path())
-        .stdin(Stdio::null())
-        .stdout(log.try_clone().unwrap())
-        .stderr(log)
-        .spawn()
-        .unwrap();
-    // `tusk local down` stops the new one.
-    std::fs::write(
-        state.join("pids"),
-        pids.replace(
-            &format!("resourcemanager {rm_pid}"),
-            &format!("resourcemanager {}", restarted.id()),
-        ),
-    )
-    .unwrap();
+    let r = c.tusk(&[
+        "local",
+        "start",
+        "--dir",
+        state.to_str().unwrap(),
+        "-D",
+        "dfs.blocksize=1m",
+        "resourcemanager",
+    ]);
+    assert_eq!(r.code, 0, "local start: {}", r.stderr);
+    assert!(r.stderr.contains(&rm_addr), "{}", r.stderr);
     let code = poll("the job client to end", Duration::from_secs(120), || {
         job.try_wait().unwrap().map(|s| s.code())
     });
@@ -1340,9 +1320,6 @@ fn a_job_client_waits_through_a_resourcemanager_restart_and_the_job_succeeds() {
         all_attempts_from_the_second_am(&c.history(&app)),
         "the recovered application ran a new AM attempt: {said}"
     );
-    drop(c);
-    let _ = restarted.kill();
-    let _ = restarted.wait();
 }
 
 /// Reduces asked for at once (slow-start 0) take every container of a cluster of two

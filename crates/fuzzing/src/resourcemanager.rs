@@ -143,6 +143,7 @@ pub fn seeds() -> Vec<(String, Vec<u8>)> {
         shuffle_port: 13562,
         http_port: 8042,
         resource: Some(resource(8192, 8)),
+        ..Default::default()
     };
     let heartbeat = |running: Vec<y::ContainerStatus>, completed: Vec<y::ContainerStatus>| {
         y::NodeHeartbeatRequest {

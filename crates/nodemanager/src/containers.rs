@@ -433,6 +433,23 @@ impl Containers {
             .collect()
     }
 
+    /// The running containers with their resources, as a registration reports them.
+    pub fn registration_statuses(&self) -> Vec<y::NodeContainerStatus> {
+        let resources: HashMap<String, y::Resource> = self
+            .lock()
+            .running
+            .iter()
+            .map(|(id, r)| (id.clone(), r.resource))
+            .collect();
+        self.running_statuses()
+            .into_iter()
+            .map(|status| y::NodeContainerStatus {
+                resource: resources.get(&status.container_id).copied(),
+                status: Some(status),
+            })
+            .collect()
+    }
+
     /// Takes the finished containers to report; give them back with `restore` if the
     /// report fails.
     pub fn take_completed(&self) -> Vec<y::ContainerStatus> {

@@ -113,6 +113,8 @@ impl HadoopContainerManagementService {
 
     /// Checks one start request and starts its container; on failure, the container
     /// the request named (when its token could be read) and why.
+    // The failure goes straight into the reply, once per request: its size costs nothing.
+    #[allow(clippy::result_large_err)]
     fn start_container(
         &self,
         attempt: &h::ApplicationAttemptIdProto,

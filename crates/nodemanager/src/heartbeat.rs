@@ -21,9 +21,12 @@ use crate::error::NodeManagerError;
 use crate::options::Timing;
 use crate::Node;
 
+/// Registers the node with what it holds: nothing at its start; its running and newly
+/// finished containers when it registers again after a ResourceManager restart.
 pub(crate) async fn register(
     node: &Node,
 ) -> Result<y::RegisterNodeManagerResponse, NodeManagerError> {
+    let completed = node.containers.take_completed();
     let req = y::RegisterNodeManagerRequest {
         node_id: node.node_id.clone(),
         host: node.options.host.clone(),
@@ -35,15 +38,20 @@ pub(crate) async fn register(
             memory_mb: node.options.memory_mb,
             vcores: node.options.vcores,
         }),
+        running: node.containers.registration_statuses(),
+        completed: completed.clone(),
     };
-    let resp: y::RegisterNodeManagerResponse = node
-        .rm
-        .call("registerNodeManager", &req)
-        .await
-        .map_err(|source| NodeManagerError::ResourceManager {
-            method: "registerNodeManager",
-            source,
-        })?;
+    let resp: y::RegisterNodeManagerResponse = match node.rm.call("registerNodeManager", &req).await
+    {
+        Ok(resp) => resp,
+        Err(source) => {
+            node.containers.restore_completed(completed);
+            return Err(NodeManagerError::ResourceManager {
+                method: "registerNodeManager",
+                source,
+            });
+        }
+    };
     node.set_interval(resp.heartbeat_interval_ms);
     node.set_thresholds(resp.status_thresholds.unwrap_or_default());
     node.tokens.registered(&resp);
@@ -127,6 +135,8 @@ async fn heartbeat(
         }
     };
     if resp.resync {
+        // The ResourceManager did not take them: the registration carries them.
+        node.containers.restore_completed(completed);
         resync(node).await?;
         return Ok(true);
     }
@@ -151,11 +161,12 @@ async fn heartbeat(
     Ok(busy)
 }
 
-/// The ResourceManager lost track of this node: its containers are void.
+/// The ResourceManager lost track of this node (it restarted, or expired the node):
+/// the node registers again reporting its containers, as Hadoop's NodeManager does
+/// under work-preserving recovery. The ResourceManager keeps those of attempts it
+/// recovered and has the others killed through the next heartbeat replies.
 async fn resync(node: &Node) -> Result<(), NodeManagerError> {
-    warn!(node = %node.node_id, "ResourceManager asked for a resync; killing containers and registering again");
-    node.containers.kill_all();
-    node.containers.take_completed();
+    warn!(node = %node.node_id, "ResourceManager asked for a resync; registering again with the running containers");
     register_until_answered(node).await
 }
 
@@ -182,10 +193,16 @@ pub(crate) async fn report_finished(node: Arc<Node>) {
         };
         let result: Result<y::ContainerFinishedResponse, _> =
             node.rm.call("containerFinished", &req).await;
-        if let Err(e) = result {
-            // The next heartbeat carries them.
-            warn!(error = %e, "containerFinished failed");
-            node.containers.restore_completed(completed);
+        match result {
+            Ok(resp) if !resp.resync => {}
+            // Unknown to a restarted ResourceManager: the next heartbeat is told to
+            // resync, and the registration that follows carries them.
+            Ok(_) => node.containers.restore_completed(completed),
+            Err(e) => {
+                // The next heartbeat carries them.
+                warn!(error = %e, "containerFinished failed");
+                node.containers.restore_completed(completed);
+            }
         }
     }
 }

@@ -9,7 +9,7 @@
 //! - `cluster/scheduling.rs`: offering nodes to applications with locality and delay
 //!   scheduling.
 //! - `cluster/recovery.rs`: applications kept in the state store and recovered by a
-//!   restarted ResourceManager.
+//!   restarted ResourceManager, with the containers NodeManagers report again.
 
 mod applications;
 mod containers;
@@ -142,6 +142,10 @@ pub(crate) struct App {
     pub am_exit_status: Option<i32>,
     /// The current attempt's AM has called registerApplicationMaster.
     pub registered: bool,
+    /// The current attempt was running when the ResourceManager restarted and was kept
+    /// (work-preserving recovery): NodeManagers' reports of its containers are adopted,
+    /// and its AM registers again.
+    pub kept_attempt: bool,
     pub submit_ms: u64,
     pub start_ms: u64,
     pub finish_ms: u64,
@@ -156,6 +160,9 @@ pub(crate) struct App {
     pub used: Resource,
     /// Every node that ran one of its containers: told to clean up when it ends.
     pub nodes_used: BTreeSet<String>,
+    /// Nodes lost since the AM's last allocate: a Hadoop AM's allocate response lists
+    /// them (`updated_nodes`), so it reruns the finished maps whose output they held.
+    pub lost_nodes: BTreeSet<String>,
     /// Clean-up has been sent to `nodes_used`.
     pub cleaned: bool,
     /// Wakes a held allocate call.
@@ -233,6 +240,11 @@ pub struct Cluster {
     pub(crate) metrics: crate::metrics::RmMetrics,
     /// AMRMToken, NMToken and container token keys.
     pub(crate) secrets: crate::secrets::Secrets,
+    /// How many times a ResourceManager started on the state store before this one.
+    pub(crate) epoch: u32,
+    /// When applications were recovered: kept attempts whose AM container no NodeManager
+    /// reported within the node expiry interval after it get a new attempt.
+    pub(crate) recovered_at: Option<Instant>,
 }
 
 impl Cluster {
@@ -250,6 +262,8 @@ impl Cluster {
             store: None,
             metrics: Default::default(),
             secrets: crate::secrets::Secrets::new(),
+            epoch: 0,
+            recovered_at: None,
         }
     }
 

@@ -6,7 +6,8 @@
 //! ApplicationMasterService): the token names the attempt, so an AM can act for its
 //! own attempt alone. Allocated containers go out with a container token each, and
 //! with an NMToken for every node the attempt has not had one for, which the AM shows
-//! the NodeManager when it starts them.
+//! the NodeManager when it starts them; nodes lost since the last allocate go out as
+//! `updated_nodes`.
 
 use std::sync::Arc;
 
@@ -162,6 +163,7 @@ fn allocate(
         }
         allocated.push(container_proto(c, container, &user));
     }
+    let updated_nodes = c.take_lost_nodes(&app_id);
     let state = c.hadoop_attempt(&app_id).expect("allocating app exists");
     state.response_id = r.response_id().wrapping_add(1);
     Ok(h::AllocateResponseProto {
@@ -171,6 +173,7 @@ fn allocate(
         limit: Some(records::resource(Resource::from(taken.available.as_ref()))),
         num_cluster_nodes: Some(taken.num_cluster_nodes as i32),
         nm_tokens,
+        updated_nodes,
         ..Default::default()
     })
 }

@@ -33,6 +33,14 @@ pub fn parse_attempt_id(attempt: &str) -> Option<(String, u32)> {
     Some((format!("application_{app}"), n.parse().ok()?))
 }
 
+/// `container_T_S_A_N` → (`application_T_S`, A).
+pub fn parse_container_id(container: &str) -> Option<(String, u32)> {
+    let rest = container.strip_prefix("container_")?;
+    let (attempt, _) = rest.rsplit_once('_')?;
+    let (app, n) = attempt.rsplit_once('_')?;
+    Some((format!("application_{app}"), n.parse().ok()?))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -49,5 +57,10 @@ mod tests {
             "container_1700000000000_0007_01_000002"
         );
         assert_eq!(parse_attempt_id("container_1_2"), None);
+        assert_eq!(
+            parse_container_id(&container_id(&app, 3, 1_000_001)),
+            Some((app.clone(), 3))
+        );
+        assert_eq!(parse_container_id("appattempt_1_2_3"), None);
     }
 }

@@ -225,6 +225,7 @@ async fn monitor_liveness(shared: Arc<server::Shared>, expiry: Duration, shutdow
         }
         let mut cluster = shared.lock();
         cluster.expire_nodes(Instant::now());
+        cluster.expire_unreported_ams(Instant::now());
         cluster.reap_finished_ams(tusk_common::now_millis());
         if shared.event_driven && cluster.starved_asks(Instant::now()) {
             cluster.schedule_all();

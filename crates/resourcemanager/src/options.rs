@@ -70,6 +70,10 @@ pub struct ResourceManagerOptions {
     /// and recover them after a restart (off by default, as in Hadoop; `tusk local`
     /// and the fault suite turn it on).
     pub recovery_enabled: bool,
+    /// `yarn.resourcemanager.work-preserving-recovery.enabled` (Hadoop's default: true):
+    /// a restart keeps the running attempts of Hadoop applications and the containers
+    /// NodeManagers report; when false every unfinished application gets a new attempt.
+    pub work_preserving_recovery: bool,
     /// `yarn.resourcemanager.fs.state-store.uri`: the state store's local directory
     /// (a `file://` URI or a path).
     pub state_store_dir: std::path::PathBuf,
@@ -107,6 +111,7 @@ impl Default for ResourceManagerOptions {
             maximum_allocation: Resource::new(8192, 4),
             am_max_attempts: 2,
             recovery_enabled: false,
+            work_preserving_recovery: true,
             state_store_dir: std::path::PathBuf::from(DEFAULT_STATE_STORE_DIR),
             max_allocate_wait: Duration::from_millis(1000),
             am_finish_grace: Duration::from_millis(5000),
@@ -163,6 +168,10 @@ impl ResourceManagerOptions {
                 .get_u64("yarn.resourcemanager.am.max-attempts", 2)?
                 .max(1) as u32,
             recovery_enabled: conf.get_bool("yarn.resourcemanager.recovery.enabled", false)?,
+            work_preserving_recovery: conf.get_bool(
+                "yarn.resourcemanager.work-preserving-recovery.enabled",
+                d.work_preserving_recovery,
+            )?,
             state_store_dir: state_store_dir(&conf.get_str(
                 "yarn.resourcemanager.fs.state-store.uri",
                 DEFAULT_STATE_STORE_DIR,

@@ -1,13 +1,15 @@
 //! What a restarted ResourceManager recovers (`yarn.resourcemanager.recovery.enabled`):
-//! every application as submitted, how many attempts it has had and, once it ended,
-//! its final state. Like Hadoop's non-work-preserving restart, running containers are
-//! not recovered: NodeManagers resync (killing what they ran) and every unfinished
-//! application gets a new AM attempt, which does not count against its maximum.
+//! every application as submitted, how many attempts it has had, its current AM
+//! container and, once it ended, its final state; and the ResourceManager's own keys
+//! and epoch ([`StoredKeys`], Hadoop's `AMRMTokenSecretManagerState` and epoch node),
+//! so the tokens AMs and NodeManagers hold stay valid across the restart. Running
+//! containers themselves are not stored: NodeManagers report them when they register
+//! again (work-preserving recovery, see `cluster/recovery.rs`).
 //!
 //! - [`StateStore`]: the trait; [`MemoryStateStore`] for tests, [`FileStateStore`]
 //!   (Hadoop's `FileSystemRMStateStore` on a local directory,
-//!   `yarn.resourcemanager.fs.state-store.uri`): one JSON file per application,
-//!   replaced atomically.
+//!   `yarn.resourcemanager.fs.state-store.uri`): one JSON file per application and
+//!   `resourcemanager.keys` for the keys, each replaced atomically.
 
 use std::collections::BTreeMap;
 use std::fs::{self, File};
@@ -44,8 +46,34 @@ pub struct StoredApplication {
     /// they do not count against `max_attempts`.
     pub uncounted_attempts: u32,
     pub submit_ms: u64,
+    /// The current attempt's AM container and its node, once allocated: a restarted
+    /// ResourceManager keeps the attempt while a NodeManager reports that container.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub am_container: Option<String>,
     /// Set once the application has ended.
     pub finished: Option<StoredFinish>,
+}
+
+/// The ResourceManager's secrets and epoch as the store keeps them.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct StoredKeys {
+    /// How many times a ResourceManager started on this store; numbers the containers
+    /// of attempts kept across a restart apart from those before it.
+    pub epoch: u32,
+    pub amrm_current: StoredKey,
+    /// The AMRMToken key made by a roll and not yet activated.
+    pub amrm_next: Option<StoredKey>,
+    pub nm_token: StoredKey,
+    pub container_token: StoredKey,
+    /// The client-to-AM token master key, in base64.
+    pub client_to_am: String,
+}
+
+/// A master key: its id and its bytes in base64.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct StoredKey {
+    pub key_id: i32,
+    pub bytes: String,
 }
 
 /// The AM's launch context.
@@ -99,6 +127,10 @@ pub trait StateStore: Send + Sync {
     fn load(&self) -> io::Result<Vec<StoredApplication>>;
     /// Forgets an application.
     fn remove(&self, id: &str) -> io::Result<()>;
+    /// Records the ResourceManager's keys and epoch, replacing the record before.
+    fn store_keys(&self, keys: &StoredKeys) -> io::Result<()>;
+    /// The keys recorded, if any.
+    fn load_keys(&self) -> io::Result<Option<StoredKeys>>;
 }
 
 /// Keeps the records in memory (tests; survives a ResourceManager started again in the
@@ -106,6 +138,7 @@ pub trait StateStore: Send + Sync {
 #[derive(Default)]
 pub struct MemoryStateStore {
     apps: Mutex<BTreeMap<String, StoredApplication>>,
+    keys: Mutex<Option<StoredKeys>>,
 }
 
 impl StateStore for MemoryStateStore {
@@ -133,6 +166,15 @@ impl StateStore for MemoryStateStore {
         self.apps.lock().expect("state store lock").remove(id);
         Ok(())
     }
+
+    fn store_keys(&self, keys: &StoredKeys) -> io::Result<()> {
+        *self.keys.lock().expect("state store lock") = Some(keys.clone());
+        Ok(())
+    }
+
+    fn load_keys(&self) -> io::Result<Option<StoredKeys>> {
+        Ok(self.keys.lock().expect("state store lock").clone())
+    }
 }
 
 /// One `<application id>.json` per application in a local directory.
@@ -152,18 +194,28 @@ impl FileStateStore {
     fn path(&self, id: &str) -> PathBuf {
         self.dir.join(format!("{id}.json"))
     }
+
+    fn keys_path(&self) -> PathBuf {
+        self.dir.join("resourcemanager.keys")
+    }
+
+    /// Writes `data` to `path` through a temporary file and a rename, durably.
+    fn replace(&self, path: &Path, data: &[u8]) -> io::Result<()> {
+        let mut tmp = path.as_os_str().to_owned();
+        tmp.push(".tmp");
+        let tmp = PathBuf::from(tmp);
+        let mut f = File::create(&tmp)?;
+        f.write_all(data)?;
+        f.sync_all()?;
+        fs::rename(&tmp, path)?;
+        File::open(&self.dir)?.sync_all()
+    }
 }
 
 impl StateStore for FileStateStore {
     fn store(&self, app: &StoredApplication) -> io::Result<()> {
         let data = serde_json::to_vec_pretty(app).map_err(io::Error::other)?;
-        let path = self.path(&app.id);
-        let tmp = path.with_extension("json.tmp");
-        let mut f = File::create(&tmp)?;
-        f.write_all(&data)?;
-        f.sync_all()?;
-        fs::rename(&tmp, &path)?;
-        File::open(&self.dir)?.sync_all()
+        self.replace(&self.path(&app.id), &data)
     }
 
     fn load(&self) -> io::Result<Vec<StoredApplication>> {
@@ -193,6 +245,21 @@ impl StateStore for FileStateStore {
             _ => Ok(()),
         }
     }
+
+    fn store_keys(&self, keys: &StoredKeys) -> io::Result<()> {
+        let data = serde_json::to_vec_pretty(keys).map_err(io::Error::other)?;
+        self.replace(&self.keys_path(), &data)
+    }
+
+    fn load_keys(&self) -> io::Result<Option<StoredKeys>> {
+        match fs::read(self.keys_path()) {
+            Ok(data) => serde_json::from_slice(&data)
+                .map(Some)
+                .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e)),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
+            Err(e) => Err(e),
+        }
+    }
 }
 
 #[cfg(test)]
@@ -219,6 +286,7 @@ mod tests {
             attempts: 1,
             uncounted_attempts: 0,
             submit_ms,
+            am_container: Some(format!("container_{id}_01_000001")),
             finished: None,
         }
     }
@@ -248,6 +316,31 @@ mod tests {
         store.remove("application_1_0002").unwrap();
         store.remove("application_1_0002").unwrap();
         assert_eq!(store.load().unwrap().len(), 1);
+    }
+
+    #[test]
+    fn a_file_store_keeps_the_keys_apart_from_the_applications() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = FileStateStore::open(dir.path()).unwrap();
+        assert_eq!(store.load_keys().unwrap(), None);
+        let key = |key_id| StoredKey {
+            key_id,
+            bytes: "a2V5".into(),
+        };
+        let keys = StoredKeys {
+            epoch: 2,
+            amrm_current: key(1),
+            amrm_next: Some(key(2)),
+            nm_token: key(3),
+            container_token: key(4),
+            client_to_am: "Y2xpZW50".into(),
+        };
+        store.store_keys(&keys).unwrap();
+        store.store(&app("application_1_0001", 10)).unwrap();
+        drop(store);
+        let store = FileStateStore::open(dir.path()).unwrap();
+        assert_eq!(store.load_keys().unwrap(), Some(keys));
+        assert_eq!(store.load().unwrap(), vec![app("application_1_0001", 10)]);
     }
 
     #[test]

@@ -61,7 +61,17 @@ fn hadoop(cluster: &MiniCluster) -> RpcClient {
 
 /// Registers a NodeManager named `node` (4 GB, 8 vcores) played by the test.
 async fn register_node(tracker: &RpcClient, node: &str) -> Result<()> {
-    let _: y::RegisterNodeManagerResponse = tracker
+    register_node_holding(tracker, node, Vec::new()).await?;
+    Ok(())
+}
+
+/// As [`register_node`], the node reporting `running` containers (as after a resync).
+async fn register_node_holding(
+    tracker: &RpcClient,
+    node: &str,
+    running: Vec<y::NodeContainerStatus>,
+) -> Result<y::RegisterNodeManagerResponse> {
+    Ok(tracker
         .call(
             "registerNodeManager",
             &y::RegisterNodeManagerRequest {
@@ -75,10 +85,23 @@ async fn register_node(tracker: &RpcClient, node: &str) -> Result<()> {
                     memory_mb: 4096,
                     vcores: 8,
                 }),
+                running,
+                completed: Vec::new(),
             },
         )
-        .await?;
-    Ok(())
+        .await?)
+}
+
+async fn heartbeat(tracker: &RpcClient, node: &str) -> Result<y::NodeHeartbeatResponse> {
+    Ok(tracker
+        .call(
+            "nodeHeartbeat",
+            &y::NodeHeartbeatRequest {
+                node_id: node.into(),
+                ..Default::default()
+            },
+        )
+        .await?)
 }
 
 /// Heartbeats as `node` until the ResourceManager hands it a container to launch.
@@ -580,7 +603,8 @@ async fn unknown_ids_and_unsupported_calls_get_hadoops_exceptions() -> Result<()
 }
 
 #[tokio::test]
-async fn a_restarted_resourcemanager_launches_a_hadoop_am_hadoop_style_again() -> Result<()> {
+async fn a_restarted_resourcemanager_launches_a_hadoop_am_hadoop_style_again_when_no_node_reports_it(
+) -> Result<()> {
     let store = tempfile::tempdir()?;
     let mut cluster = start_with(&[
         ("yarn.resourcemanager.recovery.enabled", "true"),
@@ -588,6 +612,7 @@ async fn a_restarted_resourcemanager_launches_a_hadoop_am_hadoop_style_again() -
             "yarn.resourcemanager.fs.state-store.uri",
             store.path().to_str().unwrap(),
         ),
+        ("yarn.nm.liveness-monitor.expiry-interval-ms", "1000"),
     ])
     .await?;
     let tracker = client(&cluster, RESOURCE_TRACKER_PROTOCOL);
@@ -600,12 +625,19 @@ async fn a_restarted_resourcemanager_launches_a_hadoop_am_hadoop_style_again() -
         .restart_resourcemanager()
         .await
         .map_err(anyhow::Error::from_boxed)?;
-    // The new ResourceManager does not know the node until it registers again.
+    // The new ResourceManager does not know the node until it registers again; the node
+    // does not report the AM's container, so once the expiry interval has passed the
+    // AM is taken as lost and a new attempt launched.
     let tracker = client(&cluster, RESOURCE_TRACKER_PROTOCOL);
     register_node(&tracker, "n1").await?;
     let second = next_launch(&tracker, "n1").await?;
     assert_eq!(second.application_id, first.application_id);
     assert_ne!(second.container_id, first.container_id, "a new attempt");
+    assert!(
+        second.container_id.contains("_02_"),
+        "attempt 2: {}",
+        second.container_id
+    );
     assert_eq!(second.user, USER);
     let ctx = h::ContainerLaunchContextProto::decode(second.hadoop_launch.clone())?;
     assert_eq!(ctx.command, am_spec().command);
@@ -809,5 +841,297 @@ async fn a_hadoop_am_registers_allocates_and_finishes_with_its_am_rm_token() -> 
         r.final_application_status(),
         h::FinalApplicationStatusProto::AppSucceeded
     );
+    Ok(())
+}
+
+#[tokio::test]
+async fn without_work_preserving_recovery_a_restart_starts_a_new_attempt_at_once() -> Result<()> {
+    let store = tempfile::tempdir()?;
+    let mut cluster = start_with(&[
+        ("yarn.resourcemanager.recovery.enabled", "true"),
+        (
+            "yarn.resourcemanager.work-preserving-recovery.enabled",
+            "false",
+        ),
+        (
+            "yarn.resourcemanager.fs.state-store.uri",
+            store.path().to_str().unwrap(),
+        ),
+    ])
+    .await?;
+    let tracker = client(&cluster, RESOURCE_TRACKER_PROTOCOL);
+    register_node(&tracker, "n1").await?;
+    submit_hadoop_app(&hadoop(&cluster), "default").await?;
+    let first = next_launch(&tracker, "n1").await?;
+    cluster
+        .yarn_mut()
+        .restart_resourcemanager()
+        .await
+        .map_err(anyhow::Error::from_boxed)?;
+    let tracker = client(&cluster, RESOURCE_TRACKER_PROTOCOL);
+    let am = first.container_id.clone();
+    let am_running = y::NodeContainerStatus {
+        status: Some(y::ContainerStatus {
+            container_id: am.clone(),
+            ..Default::default()
+        }),
+        resource: Some(y::Resource {
+            memory_mb: 512,
+            vcores: 1,
+        }),
+    };
+    register_node_holding(&tracker, "n1", vec![am_running]).await?;
+    // The node expiry interval is 10 minutes: a new attempt now means none was kept.
+    let work = heartbeat(&tracker, "n1").await?;
+    let killed: Vec<&str> = work.kill.iter().map(|k| k.container_id.as_str()).collect();
+    assert_eq!(killed, [am.as_str()], "the old attempt's AM is killed");
+    let second = match work.launch.into_iter().next() {
+        Some(launch) => launch,
+        None => next_launch(&tracker, "n1").await?,
+    };
+    assert!(
+        second.container_id.contains("_02_"),
+        "{}",
+        second.container_id
+    );
+    Ok(())
+}
+
+fn running(container: &h::ContainerIdProto, memory_mb: u64) -> y::NodeContainerStatus {
+    y::NodeContainerStatus {
+        status: Some(y::ContainerStatus {
+            container_id: container_id_string(container),
+            state: y::ContainerState::ContainerRunning as i32,
+            ..Default::default()
+        }),
+        resource: Some(y::Resource {
+            memory_mb,
+            vcores: 1,
+        }),
+    }
+}
+
+fn container_id_string(c: &h::ContainerIdProto) -> String {
+    tusk_security::yarn_tokens::container_id_string(c)
+}
+
+/// Asks for one more container anywhere and heartbeats `node` until the AM has it.
+async fn allocate_one(
+    am: &RpcClient,
+    tracker: &RpcClient,
+    node: &str,
+) -> Result<h::ContainerProto> {
+    let first: h::AllocateResponseProto = am
+        .call(
+            "allocate",
+            &h::AllocateRequestProto {
+                ask: vec![ask(20, "*", 1)],
+                ..Default::default()
+            },
+        )
+        .await?;
+    if let Some(c) = first.allocated_containers.into_iter().next() {
+        return Ok(c);
+    }
+    Ok(wait_for("a container allocated", DEADLINE, || async {
+        heartbeat(tracker, node).await.ok()?;
+        let resp: h::AllocateResponseProto = am
+            .call("allocate", &h::AllocateRequestProto::default())
+            .await
+            .ok()?;
+        resp.allocated_containers.into_iter().next()
+    })
+    .await?)
+}
+
+#[tokio::test]
+async fn a_hadoop_attempt_and_its_running_containers_survive_a_resourcemanager_restart(
+) -> Result<()> {
+    let store = tempfile::tempdir()?;
+    let mut cluster = start_with(&[
+        ("yarn.resourcemanager.recovery.enabled", "true"),
+        (
+            "yarn.resourcemanager.fs.state-store.uri",
+            store.path().to_str().unwrap(),
+        ),
+    ])
+    .await?;
+    let tracker = client(&cluster, RESOURCE_TRACKER_PROTOCOL);
+    let keys_before = register_node_holding(&tracker, "n1", Vec::new()).await?;
+    let app_id = submit_hadoop_app(&hadoop(&cluster), "default").await?;
+    let am_launch = next_launch(&tracker, "n1").await?;
+    let token = am_rm_token(&am_launch)?;
+    let am = am_client(&cluster, Some(token.clone()));
+    let _: h::RegisterApplicationMasterResponseProto = am
+        .call(
+            "registerApplicationMaster",
+            &h::RegisterApplicationMasterRequestProto::default(),
+        )
+        .await?;
+    let task = allocate_one(&am, &tracker, "n1").await?;
+    let task_id = task.id.context("an id")?;
+
+    cluster
+        .yarn_mut()
+        .restart_resourcemanager()
+        .await
+        .map_err(anyhow::Error::from_boxed)?;
+    // The node registers again with what it runs: the AM, its task and a container of
+    // an attempt the ResourceManager never kept.
+    let tracker = client(&cluster, RESOURCE_TRACKER_PROTOCOL);
+    let am_container = records_container(&am_launch.container_id);
+    let stray = y::NodeContainerStatus {
+        status: Some(y::ContainerStatus {
+            container_id: "container_1_9999_01_000001".into(),
+            ..Default::default()
+        }),
+        resource: Some(y::Resource {
+            memory_mb: 128,
+            vcores: 1,
+        }),
+    };
+    let keys_after = register_node_holding(
+        &tracker,
+        "n1",
+        vec![running(&am_container, 512), running(&task_id, 256), stray],
+    )
+    .await?;
+    assert_eq!(
+        (
+            &keys_after.nm_token_master_key,
+            &keys_after.container_token_master_key
+        ),
+        (
+            &keys_before.nm_token_master_key,
+            &keys_before.container_token_master_key
+        ),
+        "the NMToken and container token keys survive the restart"
+    );
+
+    // The AM's AMRMToken still verifies; its allocate is refused until it registers
+    // again, as Hadoop's RMContainerAllocator expects.
+    let am = am_client(&cluster, Some(token));
+    let e = am
+        .call::<_, h::AllocateResponseProto>("allocate", &h::AllocateRequestProto::default())
+        .await
+        .expect_err("not registered with this ResourceManager");
+    assert_eq!(
+        remote_class(&e).0,
+        "org.apache.hadoop.yarn.exceptions.ApplicationMasterNotRegisteredException"
+    );
+    let _: h::RegisterApplicationMasterResponseProto = am
+        .call(
+            "registerApplicationMaster",
+            &h::RegisterApplicationMasterRequestProto::default(),
+        )
+        .await?;
+    let work = heartbeat(&tracker, "n1").await?;
+    assert!(work.launch.is_empty(), "no new AM: {work:?}");
+    let killed: Vec<&str> = work.kill.iter().map(|k| k.container_id.as_str()).collect();
+    assert_eq!(killed, ["container_1_9999_01_000001"], "only the stray");
+    let r = report(&hadoop(&cluster), app_id).await?;
+    assert_eq!(
+        r.yarn_application_state(),
+        h::YarnApplicationStateProto::Running
+    );
+    assert_eq!(
+        r.current_application_attempt_id.map(|a| a.attempt_id()),
+        Some(1)
+    );
+    let used = cluster.yarn().resourcemanager().nodes()[0].used;
+    assert_eq!(
+        used.map(|u| u.memory_mb),
+        Some(512 + 256),
+        "kept containers count"
+    );
+
+    // A container allocated now is numbered apart from those before the restart, and
+    // releasing a kept one reaches its node.
+    let after = allocate_one(&am, &tracker, "n1").await?;
+    assert!(after.id.unwrap().id() >= 1_000_000, "{:?}", after.id);
+    let _: h::AllocateResponseProto = am
+        .call(
+            "allocate",
+            &h::AllocateRequestProto {
+                release: vec![task_id],
+                ..Default::default()
+            },
+        )
+        .await?;
+    let work = heartbeat(&tracker, "n1").await?;
+    let killed: Vec<&str> = work.kill.iter().map(|k| k.container_id.as_str()).collect();
+    assert_eq!(killed, [container_id_string(&task_id)]);
+    Ok(())
+}
+
+/// `container_T_S_A_N` as Hadoop's record.
+fn records_container(id: &str) -> h::ContainerIdProto {
+    let parts: Vec<i64> = id
+        .trim_start_matches("container_")
+        .split('_')
+        .map(|p| p.parse().unwrap())
+        .collect();
+    h::ContainerIdProto {
+        app_id: Some(h::ApplicationIdProto {
+            cluster_timestamp: Some(parts[0]),
+            id: Some(parts[1] as i32),
+        }),
+        app_attempt_id: Some(h::ApplicationAttemptIdProto {
+            application_id: Some(h::ApplicationIdProto {
+                cluster_timestamp: Some(parts[0]),
+                id: Some(parts[1] as i32),
+            }),
+            attempt_id: Some(parts[2] as i32),
+        }),
+        id: Some(parts[3]),
+    }
+}
+
+#[tokio::test]
+async fn a_lost_node_and_its_containers_reach_a_hadoop_am_as_lost_and_aborted() -> Result<()> {
+    // Classic timing: containers are placed on the heartbeating node only.
+    let cluster = start_with(&[
+        ("yarn.nm.liveness-monitor.expiry-interval-ms", "2000"),
+        ("tusk.yarn.timing", "classic"),
+    ])
+    .await?;
+    let tracker = client(&cluster, RESOURCE_TRACKER_PROTOCOL);
+    register_node(&tracker, "n1").await?;
+    let token = {
+        submit_hadoop_app(&hadoop(&cluster), "default").await?;
+        am_rm_token(&next_launch(&tracker, "n1").await?)?
+    };
+    let am = am_client(&cluster, Some(token));
+    let _: h::RegisterApplicationMasterResponseProto = am
+        .call(
+            "registerApplicationMaster",
+            &h::RegisterApplicationMasterRequestProto::default(),
+        )
+        .await?;
+    register_node(&tracker, "n2").await?;
+    let task = allocate_one(&am, &tracker, "n2").await?;
+    // n2 falls silent; n1, running the AM, keeps heartbeating.
+    let resp = wait_for("the lost container's status", DEADLINE, || async {
+        heartbeat(&tracker, "n1").await.ok()?;
+        let resp: h::AllocateResponseProto = am
+            .call("allocate", &h::AllocateRequestProto::default())
+            .await
+            .ok()?;
+        (!resp.completed_container_statuses.is_empty()).then_some(resp)
+    })
+    .await?;
+    // The node comes as an updated node, LOST: Hadoop's AM reruns the finished maps
+    // whose output it held.
+    let [node] = resp.updated_nodes.as_slice() else {
+        anyhow::bail!("one updated node: {resp:?}");
+    };
+    assert_eq!(node.node_state(), h::NodeStateProto::NsLost);
+    assert_eq!(node.node_id.as_ref().map(|n| n.port()), Some(45454));
+    let [status] = resp.completed_container_statuses.as_slice() else {
+        anyhow::bail!("one completed container: {resp:?}");
+    };
+    assert_eq!(status.container_id, task.id);
+    assert_eq!(status.exit_status(), -100, "ABORTED");
+    assert_eq!(status.diagnostics(), "Container released on a *lost* node");
     Ok(())
 }

@@ -922,6 +922,14 @@ async fn a_restarted_resourcemanager_recovers_applications_with_a_new_attempt() 
             .contains("ApplicationAttemptNotFoundException")),
         "the attempt the restart ended is refused: {old:?}"
     );
+    // The node resynced reporting both AM containers; the ResourceManager kept neither
+    // (Tusk's AMs start a new attempt) and had them killed.
+    wait_for(
+        "only the new attempt's AM on the node",
+        DEADLINE,
+        || async { (rm.nodemanager(0).running_containers() == 1).then_some(()) },
+    )
+    .await?;
     let new_am = ApplicationMasterClient::new(&rm.rm_addr(), &report.current_attempt_id);
     new_am.register().await?;
     assert!(
@@ -930,5 +938,100 @@ async fn a_restarted_resourcemanager_recovers_applications_with_a_new_attempt() 
             .await?
     );
     wait_state(rm, &running, y::ApplicationState::AppFinished).await?;
+    Ok(())
+}
+
+/// Submits, as Hadoop's YarnClient does, an application whose AM container runs
+/// `command` Hadoop-style in `memory_mb`; returns its id.
+async fn submit_hadoop(rm: &MiniYarn, command: &str, memory_mb: i64) -> Result<String> {
+    use tusk_proto::hadoop::yarn as h;
+    let hadoop = tusk_rpc::RpcClient::new(
+        rm.rm_addr(),
+        tusk_rpc::RpcClientOptions {
+            user: "alice".into(),
+            protocol: tusk_proto::protocol_names::HADOOP_APPLICATION_CLIENT_PROTOCOL.into(),
+            ..Default::default()
+        },
+    );
+    let new: h::GetNewApplicationResponseProto = hadoop
+        .call("getNewApplication", &h::GetNewApplicationRequestProto {})
+        .await?;
+    let app_id = new.application_id.context("an application id")?;
+    let ctx = h::ApplicationSubmissionContextProto {
+        application_id: Some(app_id),
+        application_name: Some("sleeper".into()),
+        am_container_spec: Some(h::ContainerLaunchContextProto {
+            command: vec![command.into()],
+            ..Default::default()
+        }),
+        application_type: Some("MAPREDUCE".into()),
+        am_container_resource_request: vec![h::ResourceRequestProto {
+            resource_name: Some("*".into()),
+            capability: Some(h::ResourceProto {
+                memory: Some(memory_mb),
+                virtual_cores: Some(1),
+                resource_value_map: vec![],
+            }),
+            num_containers: Some(1),
+            ..Default::default()
+        }],
+        ..Default::default()
+    };
+    let _: h::SubmitApplicationResponseProto = hadoop
+        .call(
+            "submitApplication",
+            &h::SubmitApplicationRequestProto {
+                application_submission_context: Some(ctx),
+            },
+        )
+        .await?;
+    Ok(tusk_security::yarn_tokens::application_id_string(&app_id))
+}
+
+#[tokio::test]
+async fn a_resyncing_nodemanager_keeps_a_hadoop_attempts_running_am() -> Result<()> {
+    let store = tempfile::TempDir::new()?;
+    let mut cluster = start_yarn(
+        Timing::EventDriven,
+        &[
+            ("yarn.resourcemanager.recovery.enabled", "true"),
+            (
+                "yarn.resourcemanager.fs.state-store.uri",
+                store.path().to_str().unwrap(),
+            ),
+        ],
+        &[("n", 1024)],
+    )
+    .await?;
+    let rm = cluster.yarn();
+    let app = submit_hadoop(rm, "sleep 60", 128).await?;
+    wait_for("the AM container running", DEADLINE, || async {
+        (rm.nodemanager(0).running_containers() == 1).then_some(())
+    })
+    .await?;
+    let before = rm.client().report(&app).await?;
+
+    cluster
+        .yarn_mut()
+        .restart_resourcemanager()
+        .await
+        .map_err(anyhow::Error::from_boxed)?;
+    let rm = cluster.yarn();
+    // The node resyncs and reports the AM container, which the ResourceManager adopts:
+    // its memory counts on the node again, and it is still the application's AM.
+    wait_for("the AM container recovered", DEADLINE, || async {
+        let node = rm.resourcemanager().nodes().into_iter().next()?;
+        (node.used?.memory_mb == 128).then_some(())
+    })
+    .await?;
+    let after = rm.client().report(&app).await?;
+    assert_eq!(after.am_container_id, before.am_container_id);
+    assert_eq!(after.current_attempt_id, before.current_attempt_id);
+    assert_eq!(after.state, y::ApplicationState::AppRunning as i32);
+    assert_eq!(
+        rm.nodemanager(0).running_containers(),
+        1,
+        "the AM process was not killed"
+    );
     Ok(())
 }

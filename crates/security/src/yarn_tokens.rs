@@ -233,6 +233,35 @@ impl AmrmTokenSecretManager {
         }
     }
 
+    /// The ResourceManager's after a restart: the keys its state store kept (Hadoop's
+    /// `AMRMTokenSecretManagerState`), so the tokens its AMs hold still verify.
+    pub fn with_keys(current: MasterKey, next: Option<MasterKey>) -> Self {
+        let mut keys = KeyRing::with_key(current);
+        if let Some(next) = next {
+            keys.serial = next.key_id.wrapping_add(1);
+            keys.other = Some(next);
+        }
+        AmrmTokenSecretManager {
+            state: Mutex::new(AmrmState {
+                keys,
+                attempts: HashSet::new(),
+            }),
+        }
+    }
+
+    /// The current key and the next one (between a roll and its activation): what a
+    /// state store keeps for [`AmrmTokenSecretManager::with_keys`].
+    pub fn keys(&self) -> (MasterKey, Option<MasterKey>) {
+        let state = self.state.lock().expect("AMRMToken keys");
+        (state.keys.current.clone(), state.keys.other.clone())
+    }
+
+    /// A recovered attempt's tokens verify again (Hadoop's `addPersistedPassword`).
+    pub fn attempt_recovered(&self, attempt: &ApplicationAttemptIdProto) {
+        let mut state = self.state.lock().expect("AMRMToken keys");
+        state.attempts.insert(attempt_key(attempt));
+    }
+
     /// A token for `attempt`, signed with the current key; the attempt's tokens are
     /// valid from now until [`AmrmTokenSecretManager::application_finished`]. The
     /// service is empty, as Hadoop's RM leaves it: the AM's client sets it to the
@@ -357,6 +386,14 @@ impl NmTokenSecretManager {
         }
     }
 
+    /// The ResourceManager's after a restart, with the key its state store kept.
+    pub fn with_key(key: MasterKey) -> Self {
+        NmTokenSecretManager {
+            node: None,
+            keys: Mutex::new(KeyRing::with_key(key)),
+        }
+    }
+
     /// A NodeManager's: accepts tokens for `node` signed with `key` (the RM's current
     /// key, as the NM learns it when it registers) or the key before a later one.
     pub fn for_node(node: NodeIdProto, key: MasterKey) -> Self {
@@ -457,6 +494,15 @@ impl ContainerTokenSecretManager {
             node: None,
             lifetime_ms,
             keys: Mutex::new(KeyRing::new()),
+        }
+    }
+
+    /// The ResourceManager's after a restart, with the key its state store kept.
+    pub fn with_key(lifetime_ms: u64, key: MasterKey) -> Self {
+        ContainerTokenSecretManager {
+            node: None,
+            lifetime_ms,
+            keys: Mutex::new(KeyRing::with_key(key)),
         }
     }
 
@@ -648,6 +694,38 @@ mod tests {
         assert!(rm.grant(&old.identifier).is_err());
         assert!(rm.grant(&next.identifier).is_ok());
         assert_eq!(rm.create_token(&attempt(1, 1)), next);
+    }
+
+    #[test]
+    fn amrm_keys_kept_by_a_restarted_rm_verify_the_tokens_of_recovered_attempts_only() {
+        let rm = AmrmTokenSecretManager::new();
+        let token = rm.create_token(&attempt(1, 1));
+        let other = rm.create_token(&attempt(2, 1));
+        rm.roll_master_key();
+        let next = rm.create_next_token(&attempt(1, 1)).unwrap();
+        let (current, pending) = rm.keys();
+
+        let restarted = AmrmTokenSecretManager::with_keys(current, pending);
+        assert!(
+            restarted.grant(&token.identifier).is_err(),
+            "not recovered yet"
+        );
+        restarted.attempt_recovered(&attempt(1, 1));
+        assert_eq!(
+            restarted.grant(&token.identifier).unwrap().password,
+            token.password.to_vec()
+        );
+        assert!(restarted.grant(&next.identifier).is_ok(), "the next key");
+        assert!(restarted.grant(&other.identifier).is_err());
+        restarted.roll_master_key();
+        let next_id = AmrmTokenIdentifierProto::decode(next.identifier.as_ref())
+            .unwrap()
+            .key_id();
+        assert_ne!(
+            restarted.next_key_id(),
+            Some(next_id),
+            "a key made after a restart has a new id"
+        );
     }
 
     #[test]

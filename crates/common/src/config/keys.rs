@@ -137,6 +137,7 @@ pub const KNOWN: &[&str] = &[
     "yarn.resourcemanager.scheduler.address",
     "yarn.resourcemanager.scheduler.class",
     "yarn.resourcemanager.webapp.address",
+    "yarn.resourcemanager.work-preserving-recovery.enabled",
     "yarn.scheduler.capacity.maximum-am-resource-percent",
     "yarn.scheduler.capacity.root.default.capacity",
     "yarn.scheduler.capacity.root.default.maximum-capacity",

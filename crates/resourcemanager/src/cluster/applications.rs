@@ -41,6 +41,7 @@ impl App {
             am_node: None,
             am_exit_status: None,
             registered: false,
+            kept_attempt: false,
             submit_ms: s.submit_ms,
             start_ms: 0,
             finish_ms: 0,
@@ -51,6 +52,7 @@ impl App {
             live: HashSet::new(),
             used: Resource::default(),
             nodes_used: BTreeSet::new(),
+            lost_nodes: BTreeSet::new(),
             cleaned: false,
             wake: Arc::new(Notify::new()),
         }
@@ -169,7 +171,9 @@ impl Cluster {
         if !app.registered {
             app.registered = true;
             app.state = ApplicationState::AppRunning;
-            app.start_ms = tusk_common::now_millis();
+            if app.start_ms == 0 {
+                app.start_ms = tusk_common::now_millis();
+            }
             app.tracking_url = r.tracking_url.clone();
             tracing::info!(application = %app.id, attempt = %r.attempt_id, "AM registered");
         }

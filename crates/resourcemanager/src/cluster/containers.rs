@@ -77,7 +77,7 @@ impl Cluster {
 
     /// The current attempt's AM container ended: fine after it unregistered, else the
     /// attempt failed and is retried while attempts remain.
-    fn am_finished(&mut self, app_id: &str, status: &y::ContainerStatus) {
+    pub(super) fn am_finished(&mut self, app_id: &str, status: &y::ContainerStatus) {
         let Some(app) = self.apps.get_mut(app_id) else {
             return;
         };
@@ -96,6 +96,7 @@ impl Cluster {
             app.am_container = None;
             app.am_node = None;
             app.registered = false;
+            app.kept_attempt = false;
             app.state = ApplicationState::AppAccepted;
             app.asks.clear();
             app.allocated.clear();

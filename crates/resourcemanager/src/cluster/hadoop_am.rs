@@ -211,6 +211,18 @@ impl Cluster {
         Some(state)
     }
 
+    /// Hadoop's reports of the nodes lost since the application's last allocate.
+    pub(crate) fn take_lost_nodes(&mut self, app_id: &str) -> Vec<h::NodeReportProto> {
+        let Some(app) = self.apps.get_mut(app_id) else {
+            return Vec::new();
+        };
+        std::mem::take(&mut app.lost_nodes)
+            .iter()
+            .filter_map(|id| self.nodes.get(id))
+            .map(crate::hadoop_records::node_report)
+            .collect()
+    }
+
     /// Registers a Hadoop AM (its host and RPC port go into application reports).
     pub(crate) fn hadoop_register(
         &mut self,

@@ -67,6 +67,7 @@ impl Cluster {
                 wake: Arc::new(Notify::new()),
             },
         );
+        self.recover_node_containers(&r.node_id, &r.running, &r.completed);
         if self.event_driven() {
             self.schedule_all();
         }
@@ -183,6 +184,9 @@ impl Cluster {
         node.to_launch.clear();
         node.to_kill.clear();
         node.wake.notify_one();
+        for app in self.apps.values_mut().filter(|a| !a.is_terminal()) {
+            app.lost_nodes.insert(node_id.to_string());
+        }
         let containers: Vec<String> = node.containers.iter().cloned().collect();
         for c in containers {
             self.container_finished(y::ContainerStatus {

@@ -205,6 +205,8 @@ impl Cluster {
                 running: false,
             },
         );
+        // A restart keeps the attempt while a NodeManager reports this container.
+        self.persist_or_log(app_id);
     }
 
     fn place_container(&mut self, app_id: &str, node_id: &str, ask: usize, l: Locality) {
@@ -506,6 +508,7 @@ mod status_aware {
                 memory_mb,
                 vcores: 8,
             }),
+            ..Default::default()
         });
     }
 
