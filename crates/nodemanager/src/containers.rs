@@ -155,6 +155,7 @@ impl Containers {
         }
         let id = c.container_id.clone();
         self.check_new(&id)?;
+        node.log_aggregation.track(&c.application_id, &c.user);
         let secret = new_secret();
         match spawn(node, c, &secret) {
             Ok(pgid) => {
@@ -221,6 +222,7 @@ impl Containers {
     ) -> Result<(), NodeManagerError> {
         self.check_new(&c.container_id)?;
         hadoop::check_names(&c)?;
+        node.log_aggregation.track(&c.application_id, &c.user);
         self.metrics.launched.inc();
         self.lock().running.insert(
             c.container_id.clone(),
@@ -353,8 +355,9 @@ impl Containers {
     }
 
     /// Kills what is left of a finished application, stops its auxiliary services
-    /// (Hadoop's reducers can no longer fetch its map outputs), then deletes its directories (`<local-dir>/<appId>` and its
-    /// job's map outputs `<local-dir>/<jobId>`).
+    /// (Hadoop's reducers can no longer fetch its map outputs), deletes its directories
+    /// (`<local-dir>/<appId>` and its job's map outputs `<local-dir>/<jobId>`), then,
+    /// with log aggregation on, moves its containers' logs to the DFS.
     pub async fn clean_up_application(&self, node: &Node, application: &str) {
         let left: Vec<String> = self
             .lock()
@@ -404,6 +407,7 @@ impl Containers {
             }
         }
         tracing::info!(%application, "application cleaned up");
+        crate::log_aggregation::aggregate(node, application).await;
     }
 
     fn finish(&self, status: y::ContainerStatus, resource: y::Resource) {
