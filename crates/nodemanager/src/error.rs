@@ -101,7 +101,9 @@ pub enum NodeManagerError {
     },
     /// An application's logs could not be written to the remote log dir (Hadoop's
     /// text starts the same).
-    #[error("Log uploaded failed for Application: {application} in NodeManager: {node}: {message}")]
+    #[error(
+        "Log uploaded failed for Application: {application} in NodeManager: {node}: {message}"
+    )]
     LogAggregation {
         application: String,
         node: String,

@@ -96,7 +96,8 @@ impl HadoopContainerManagementService {
         for request in &r.start_container_request {
             match self.start_container(attempt, request) {
                 Ok(id) => resp.succeeded_requests.push(id),
-                Err((id, e)) => {
+                Err(failed) => {
+                    let (id, e) = *failed;
                     tracing::warn!(error = %e, "startContainers: a request failed");
                     resp.failed_requests.push(failure(id, &e));
                 }
@@ -106,27 +107,28 @@ impl HadoopContainerManagementService {
     }
 
     /// Checks one start request and starts its container; on failure, the container
-    /// the request named (when its token could be read) and why.
+    /// the request named (when its token could be read) and why (boxed: a failure is
+    /// rare and large).
     fn start_container(
         &self,
         attempt: &h::ApplicationAttemptIdProto,
         r: &h::StartContainerRequestProto,
-    ) -> Result<h::ContainerIdProto, (Option<h::ContainerIdProto>, NodeManagerError)> {
+    ) -> Result<h::ContainerIdProto, Box<(Option<h::ContainerIdProto>, NodeManagerError)>> {
         let node = &self.node;
         let token = r
             .container_token
             .as_ref()
             .filter(|t| !t.identifier.is_empty())
-            .ok_or((None, NodeManagerError::MissingContainerToken))?;
+            .ok_or_else(|| Box::new((None, NodeManagerError::MissingContainerToken)))?;
         let named = h::ContainerTokenIdentifierProto::decode(token.identifier.clone())
             .ok()
             .and_then(|t| t.container_id);
         let identifier = node
             .tokens
             .verify_container_token(token, tusk_common::now_millis())
-            .map_err(|e| (named, e.into()))?;
+            .map_err(|e| Box::new((named, e.into())))?;
         let id = identifier.container_id.unwrap_or_default();
-        let failed = |e: NodeManagerError| (Some(id), e);
+        let failed = |e: NodeManagerError| Box::new((Some(id), e));
         let container_attempt = id.app_attempt_id.unwrap_or_default();
         if application_of(attempt) != application_of(&container_attempt) {
             return Err(failed(NodeManagerError::UnauthorizedStart {

@@ -26,6 +26,7 @@ use std::path::PathBuf;
 use std::sync::Mutex;
 
 use tusk_client::{CreateOptions, DfsClient};
+use tusk_proto::tusk::yarn as y;
 
 use crate::error::NodeManagerError;
 use crate::Node;
@@ -43,13 +44,16 @@ const REMOTE_ROOT_PERMISSION: u16 = 0o1777;
 const APP_DIR_PERMISSION: u16 = 0o770;
 const LOG_FILE_PERMISSION: u16 = 0o640;
 
-/// The node's applications' users, so their logs are written as them; owned by the
-/// node for its life.
+/// The node's applications' users, so their logs are written as them, and the
+/// outcomes to report; owned by the node for its life.
 #[derive(Default)]
 pub(crate) struct LogAggregation {
     /// Application id → its user, recorded at each container start; removed when the
     /// application's logs are aggregated.
     users: Mutex<HashMap<String, String>>,
+    /// Aggregations ended and not yet told to the ResourceManager; drained by a
+    /// heartbeat (given back if it fails).
+    reports: Mutex<Vec<y::LogAggregationReport>>,
 }
 
 impl LogAggregation {
@@ -72,6 +76,30 @@ impl LogAggregation {
     fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, String>> {
         self.users.lock().unwrap_or_else(|e| e.into_inner())
     }
+
+    fn reports(&self) -> std::sync::MutexGuard<'_, Vec<y::LogAggregationReport>> {
+        self.reports.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn report(&self, application: &str, outcome: Result<(), String>) {
+        self.reports().push(y::LogAggregationReport {
+            application_id: application.to_string(),
+            succeeded: outcome.is_ok(),
+            diagnostics: outcome.err().unwrap_or_default(),
+        });
+    }
+
+    /// The outcomes for the next heartbeat.
+    pub fn take_reports(&self) -> Vec<y::LogAggregationReport> {
+        std::mem::take(&mut *self.reports())
+    }
+
+    /// Gives back outcomes a failed heartbeat did not deliver.
+    pub fn restore_reports(&self, mut reports: Vec<y::LogAggregationReport>) {
+        let mut pending = self.reports();
+        reports.append(&mut pending);
+        *pending = reports;
+    }
 }
 
 /// `<root>/<user>/bucket-<suffix>/<bucket>/<appId>`: Hadoop 3.3+'s remote app log dir.
@@ -93,16 +121,17 @@ pub fn node_file_name(node_id: &str) -> String {
     node_id.replace(':', "_")
 }
 
-/// Aggregates `application`'s logs on this node when aggregation is on; the DFS path
-/// written, if there were logs. Logs stay on the node when the upload fails.
-pub(crate) async fn aggregate(node: &Node, application: &str) -> Option<String> {
+/// Aggregates `application`'s logs on this node when aggregation is on, and queues
+/// the outcome for the ResourceManager. Logs stay on the node when the upload fails.
+pub(crate) async fn aggregate(node: &Node, application: &str) {
     if !node.options.log_aggregation {
-        return None;
+        return;
     }
     let user = node.log_aggregation.take_user(application);
     let containers = container_log_dirs(&node.options.log_dirs, application);
     if containers.is_empty() {
-        return None;
+        node.log_aggregation.report(application, Ok(()));
+        return;
     }
     match upload(node, application, &user, &containers).await {
         Ok(path) => {
@@ -113,11 +142,11 @@ pub(crate) async fn aggregate(node: &Node, application: &str) -> Option<String> 
                     tracing::warn!(path = %app_dir.display(), error = %e, "log clean-up failed");
                 }
             }
-            Some(path)
+            node.log_aggregation.report(application, Ok(()));
         }
         Err(e) => {
             tracing::warn!(%application, error = %e, "log aggregation failed; logs kept on the node");
-            None
+            node.log_aggregation.report(application, Err(e.to_string()));
         }
     }
 }
@@ -191,7 +220,9 @@ async fn upload(
         .map_err(dfs_error)?;
     let mut tfile = TFileWriter::default();
     for (key, value) in header_records(user) {
-        tfile.append(&key, &value).map_err(|e| failed(e.to_string()))?;
+        tfile
+            .append(&key, &value)
+            .map_err(|e| failed(e.to_string()))?;
     }
     for (container, dirs) in containers {
         let value = container_value(dirs)
@@ -204,7 +235,10 @@ async fn upload(
     }
     out.write(&tfile.finish()).await.map_err(dfs_error)?;
     out.close().await.map_err(dfs_error)?;
-    as_user.rename2(&tmp, &path, true).await.map_err(dfs_error)?;
+    as_user
+        .rename2(&tmp, &path, true)
+        .await
+        .map_err(dfs_error)?;
     Ok(path)
 }
 
@@ -224,7 +258,10 @@ fn header_records(user: &str) -> Vec<(Vec<u8>, Vec<u8>)> {
     vec![
         (key(VERSION_KEY), FORMAT_VERSION.to_be_bytes().to_vec()),
         (key(APPLICATION_ACL_KEY), Vec::new()),
-        (key(APPLICATION_OWNER_KEY), java_utf(user).unwrap_or_default()),
+        (
+            key(APPLICATION_OWNER_KEY),
+            java_utf(user).unwrap_or_default(),
+        ),
     ]
 }
 
@@ -278,18 +315,21 @@ pub fn java_utf(s: &str) -> Result<Vec<u8>, String> {
             }
         }
     }
-    let len = u16::try_from(body.len()).map_err(|_| format!("string too long: {} bytes", body.len()))?;
+    let len =
+        u16::try_from(body.len()).map_err(|_| format!("string too long: {} bytes", body.len()))?;
     let mut out = len.to_be_bytes().to_vec();
     out.extend(body);
     Ok(out)
 }
 
+/// A container id and its log files' names and bytes.
+#[cfg(test)]
+pub(crate) type ContainerLogs = (String, Vec<(String, Vec<u8>)>);
+
 /// The log files of each container in an aggregated log file, as Hadoop's
 /// `LogReader` sees them: (container id, [(file name, bytes)]), reserved keys skipped.
 #[cfg(test)]
-pub(crate) fn read_aggregated(
-    file: &[u8],
-) -> Result<Vec<(String, Vec<(String, Vec<u8>)>)>, String> {
+pub(crate) fn read_aggregated(file: &[u8]) -> Result<Vec<ContainerLogs>, String> {
     fn utf(b: &[u8], at: &mut usize) -> Result<String, String> {
         let len = u16::from_be_bytes(
             b.get(*at..*at + 2)
@@ -327,7 +367,12 @@ mod tests {
     #[test]
     fn the_remote_path_is_hadoops() {
         assert_eq!(
-            remote_app_dir("/tmp/logs/", "alice", "logs-tfile", "application_1700000000000_0001"),
+            remote_app_dir(
+                "/tmp/logs/",
+                "alice",
+                "logs-tfile",
+                "application_1700000000000_0001"
+            ),
             "/tmp/logs/alice/bucket-logs-tfile/0001/application_1700000000000_0001"
         );
         assert_eq!(

@@ -312,7 +312,10 @@ mod tests {
         assert!(o.log_aggregation);
         assert_eq!(o.remote_app_log_dir, "/app-logs");
         assert_eq!(o.remote_app_log_dir_suffix, "agg-tfile");
-        conf.set("yarn.log-aggregation.TFile.remote-app-log-dir-suffix", "mine");
+        conf.set(
+            "yarn.log-aggregation.TFile.remote-app-log-dir-suffix",
+            "mine",
+        );
         let o = NodeManagerOptions::from_conf(&conf).unwrap();
         assert_eq!(o.remote_app_log_dir_suffix, "mine");
         conf.set("tusk.yarn.timing", "never");

@@ -211,7 +211,23 @@ pub fn application_report(cluster: &Cluster, app: &App) -> h::ApplicationReportP
         application_type: Some(app_type),
         unmanaged_application: Some(false),
         priority: Some(h::PriorityProto { priority: Some(0) }),
+        log_aggregation_status: Some(log_aggregation_status(cluster, app) as i32),
         ..Default::default()
+    }
+}
+
+fn log_aggregation_status(cluster: &Cluster, app: &App) -> h::LogAggregationStatusProto {
+    use crate::cluster::LogAggregationStatus as S;
+    use h::LogAggregationStatusProto as P;
+    if !cluster.options.log_aggregation {
+        return P::LogDisabled;
+    }
+    match app.log_aggregation_status() {
+        S::NotStarted => P::LogNotStart,
+        S::Running => P::LogRunning,
+        S::RunningWithFailure => P::LogRunningWithFailure,
+        S::Succeeded => P::LogSucceeded,
+        S::Failed => P::LogFailed,
     }
 }
 

@@ -173,8 +173,7 @@ impl TFileWriter {
             write_string(&mut self.out, COMPRESSION_NONE);
             region.write(&mut self.out);
         }
-        self.out
-            .extend_from_slice(&meta_index_offset.to_be_bytes());
+        self.out.extend_from_slice(&meta_index_offset.to_be_bytes());
         write_version(&mut self.out);
         self.out.extend_from_slice(&MAGIC);
         self.out
@@ -345,11 +344,15 @@ impl<'a> Cursor<'a> {
     }
 }
 
+/// A key and its value.
+#[cfg(test)]
+pub type Record = (Vec<u8>, Vec<u8>);
+
 #[cfg(test)]
 /// The records of an uncompressed TFile whose values are single chunks (as
 /// [`TFileWriter`] writes them), in order; found through the trailer, the meta index
 /// and `BCFile.index`, as Hadoop's reader finds them.
-pub fn read_records(file: &[u8]) -> Result<Vec<(Vec<u8>, Vec<u8>)>, TFileError> {
+pub fn read_records(file: &[u8]) -> Result<Vec<Record>, TFileError> {
     let trailer = 8 + 4 + MAGIC.len();
     if file.len() < MAGIC.len() + trailer || file[file.len() - 16..] != MAGIC || file[..16] != MAGIC
     {
@@ -385,7 +388,9 @@ pub fn read_records(file: &[u8]) -> Result<Vec<(Vec<u8>, Vec<u8>)>, TFileError> 
     for block in blocks {
         let end = (block.offset + block.size) as usize;
         let mut c = Cursor {
-            bytes: file.get(..end).ok_or(TFileError::Corrupt("block past the end"))?,
+            bytes: file
+                .get(..end)
+                .ok_or(TFileError::Corrupt("block past the end"))?,
             at: block.offset as usize,
         };
         while c.at < end {

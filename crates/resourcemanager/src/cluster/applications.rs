@@ -52,6 +52,7 @@ impl App {
             used: Resource::default(),
             nodes_used: BTreeSet::new(),
             cleaned: false,
+            logs_aggregated: Default::default(),
             wake: Arc::new(Notify::new()),
         }
     }
