@@ -370,17 +370,7 @@ impl NodeManagerHandle {
     /// (`yarn.log-aggregation-enable`): Hadoop's
     /// `<remote-app-log-dir>/<user>/bucket-<suffix>/<bucket>/<appId>/<host>_<port>`.
     pub fn aggregated_log_path(&self, user: &str, application: &str) -> String {
-        let o = &self.node.options;
-        format!(
-            "{}/{}",
-            log_aggregation::remote_app_dir(
-                &o.remote_app_log_dir,
-                user,
-                &o.remote_app_log_dir_suffix,
-                application
-            ),
-            log_aggregation::node_file_name(&self.node.node_id)
-        )
+        log_aggregation::remote_paths(&self.node.options, &self.node.node_id, user, application).1
     }
 
     /// Waits for the node's tasks to end (after shutdown).

@@ -121,6 +121,24 @@ pub fn node_file_name(node_id: &str) -> String {
     node_id.replace(':', "_")
 }
 
+/// Where node `node_id` writes `user`'s `application`'s logs: the app dir and the file
+/// in it.
+pub(crate) fn remote_paths(
+    options: &crate::NodeManagerOptions,
+    node_id: &str,
+    user: &str,
+    application: &str,
+) -> (String, String) {
+    let app_dir = remote_app_dir(
+        &options.remote_app_log_dir,
+        user,
+        &options.remote_app_log_dir_suffix,
+        application,
+    );
+    let file = format!("{app_dir}/{}", node_file_name(node_id));
+    (app_dir, file)
+}
+
 /// Aggregates `application`'s logs on this node when aggregation is on, and queues
 /// the outcome for the ResourceManager. Logs stay on the node when the upload fails.
 pub(crate) async fn aggregate(node: &Node, application: &str) {
@@ -191,21 +209,14 @@ async fn upload(
         .localizer
         .default_dfs(user)
         .ok_or_else(|| failed("fs.defaultFS is not a DFS (hdfs://)".into()))?;
-    let o = &node.options;
-    ensure_remote_root(&as_node, &o.remote_app_log_dir)
+    ensure_remote_root(&as_node, &node.options.remote_app_log_dir)
         .await
         .map_err(dfs_error)?;
-    let app_dir = remote_app_dir(
-        &o.remote_app_log_dir,
-        user,
-        &o.remote_app_log_dir_suffix,
-        application,
-    );
+    let (app_dir, path) = remote_paths(&node.options, &node.node_id, user, application);
     as_user
         .mkdirs(&app_dir, APP_DIR_PERMISSION, true)
         .await
         .map_err(dfs_error)?;
-    let path = format!("{app_dir}/{}", node_file_name(&node.node_id));
     let tmp = format!("{path}.tmp");
     let mut out = as_user
         .create(

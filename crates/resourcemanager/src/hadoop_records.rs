@@ -535,4 +535,70 @@ mod tests {
             h::FinalApplicationStatusProto::AppSucceeded
         );
     }
+
+    /// The report's log aggregation status follows the nodes' heartbeats: not started
+    /// while the application runs, running once it ended until its node reports, then
+    /// succeeded; disabled when aggregation is off.
+    #[test]
+    fn log_aggregation_status_follows_the_nodes_reports() {
+        use h::LogAggregationStatusProto as S;
+        let options = crate::options::ResourceManagerOptions {
+            log_aggregation: true,
+            timing: crate::options::Timing::Classic,
+            ..Default::default()
+        };
+        let mut c = Cluster::new(std::sync::Arc::new(options), "rm:8030".into());
+        c.register_node(&y::RegisterNodeManagerRequest {
+            node_id: "n1".into(),
+            host: "n1".into(),
+            resource: Some(y::Resource {
+                memory_mb: 8192,
+                vcores: 8,
+            }),
+            ..Default::default()
+        });
+        let app = c
+            .submit(
+                y::SubmitApplicationRequest {
+                    name: "a".into(),
+                    am_resource: Some(y::Resource {
+                        memory_mb: 1024,
+                        vcores: 1,
+                    }),
+                    ..Default::default()
+                },
+                "alice",
+            )
+            .unwrap();
+        let heartbeat = |c: &mut Cluster, reports: Vec<y::LogAggregationReport>| {
+            c.node_heartbeat(&y::NodeHeartbeatRequest {
+                node_id: "n1".into(),
+                log_aggregation: reports,
+                ..Default::default()
+            })
+        };
+        heartbeat(&mut c, vec![]);
+        let status = |c: &Cluster| application_report(c, &c.apps[&app]).log_aggregation_status();
+        assert_eq!(status(&c), S::LogNotStart);
+        assert!(c.kill(&app, "").unwrap());
+        assert_eq!(status(&c), S::LogRunning);
+        let report = |succeeded| y::LogAggregationReport {
+            application_id: app.clone(),
+            succeeded,
+            diagnostics: String::new(),
+        };
+        heartbeat(&mut c, vec![report(true)]);
+        assert_eq!(status(&c), S::LogSucceeded);
+        heartbeat(&mut c, vec![report(false)]);
+        assert_eq!(status(&c), S::LogFailed);
+
+        let mut off = Cluster::new(Default::default(), "rm:8030".into());
+        let app = off
+            .submit(y::SubmitApplicationRequest::default(), "alice")
+            .unwrap();
+        assert_eq!(
+            application_report(&off, &off.apps[&app]).log_aggregation_status(),
+            S::LogDisabled
+        );
+    }
 }
