@@ -182,13 +182,14 @@ fn work_dir(cluster: &MiniCluster, app: &str, container: &str) -> PathBuf {
         .join(container)
 }
 
+/// A container's log file; empty until the container has its log dir and the file.
 fn log_file(cluster: &MiniCluster, app: &str, container: &str, name: &str) -> String {
-    let dir = cluster
+    cluster
         .yarn()
         .nodemanager(0)
         .container_log_dir(app, container)
-        .unwrap();
-    std::fs::read_to_string(dir.join(name)).unwrap_or_default()
+        .and_then(|dir| std::fs::read_to_string(dir.join(name)).ok())
+        .unwrap_or_default()
 }
 
 fn zip_file(path: &Path, entries: &[(&str, &str)]) {
