@@ -17,7 +17,8 @@
 //! keys are Java `writeUTF` strings: `VERSION` (value: int 1), `APPLICATION_ACL`
 //! (value: pairs of `writeUTF` strings; none here), `APPLICATION_OWNER` (value: the
 //! user, `writeUTF`), then one record per container, key its id, value per log file
-//! (by name): `writeUTF(name)`, `writeUTF(decimal length)`, the bytes.
+//! (by name): `writeUTF(name)`, `writeUTF(decimal length)`, the bytes. Files are
+//! streamed into the TFile and on to the DFS in pieces of about 1 MiB.
 
 pub(crate) mod tfile;
 
@@ -229,22 +230,9 @@ async fn upload(
         )
         .await
         .map_err(dfs_error)?;
-    let mut tfile = TFileWriter::default();
-    for (key, value) in header_records(user) {
-        tfile
-            .append(&key, &value)
-            .map_err(|e| failed(e.to_string()))?;
-    }
-    for (container, dirs) in containers {
-        let value = container_value(dirs)
-            .await
-            .map_err(|e| failed(format!("reading the logs of {container}: {e}")))?;
-        tfile
-            .append(&java_utf(container).map_err(failed)?, &value)
-            .map_err(|e| failed(e.to_string()))?;
-        out.write(&tfile.take()).await.map_err(dfs_error)?;
-    }
-    out.write(&tfile.finish()).await.map_err(dfs_error)?;
+    write_log_file(&mut out, user, containers)
+        .await
+        .map_err(failed)?;
     out.close().await.map_err(dfs_error)?;
     as_user
         .rename2(&tmp, &path, true)
@@ -262,22 +250,67 @@ async fn ensure_remote_root(dfs: &DfsClient, root: &str) -> Result<(), tusk_clie
     Ok(())
 }
 
-/// The `VERSION`, `APPLICATION_ACL` and `APPLICATION_OWNER` records, in the order
-/// Hadoop's NodeManager writes them.
-fn header_records(user: &str) -> Vec<(Vec<u8>, Vec<u8>)> {
-    let key = |k: &str| java_utf(k).unwrap_or_default();
-    vec![
-        (key(VERSION_KEY), FORMAT_VERSION.to_be_bytes().to_vec()),
-        (key(APPLICATION_ACL_KEY), Vec::new()),
-        (
-            key(APPLICATION_OWNER_KEY),
-            java_utf(user).unwrap_or_default(),
-        ),
-    ]
+/// Where an aggregated log file's bytes go as they are made: the DFS file, or a
+/// buffer (tests).
+trait Sink {
+    async fn put(&mut self, bytes: &[u8]) -> Result<(), String>;
 }
 
-/// A container's value: each of its log files, by name, as name, length and bytes.
-async fn container_value(dirs: &[PathBuf]) -> std::io::Result<Vec<u8>> {
+impl Sink for tusk_client::FileWriter {
+    async fn put(&mut self, bytes: &[u8]) -> Result<(), String> {
+        self.write(bytes).await.map_err(|e| e.to_string())
+    }
+}
+
+impl Sink for Vec<u8> {
+    async fn put(&mut self, bytes: &[u8]) -> Result<(), String> {
+        self.extend_from_slice(bytes);
+        Ok(())
+    }
+}
+
+/// How much of the file is held before it goes to the sink.
+const PUT_SIZE: usize = 1 << 20;
+
+/// Writes a whole aggregated log file to `out`: the `VERSION`, `APPLICATION_ACL` and
+/// `APPLICATION_OWNER` records, in the order Hadoop's NodeManager writes them, then
+/// each container's. Files are streamed, so memory stays within a few chunks.
+async fn write_log_file(
+    out: &mut impl Sink,
+    user: &str,
+    containers: &BTreeMap<String, Vec<PathBuf>>,
+) -> Result<(), String> {
+    let mut tfile = TFileWriter::default();
+    let tfile_error = |e: tfile::TFileError| e.to_string();
+    tfile
+        .append(&java_utf(VERSION_KEY)?, &FORMAT_VERSION.to_be_bytes())
+        .map_err(tfile_error)?;
+    tfile
+        .append(&java_utf(APPLICATION_ACL_KEY)?, &[])
+        .map_err(tfile_error)?;
+    tfile
+        .append(&java_utf(APPLICATION_OWNER_KEY)?, &java_utf(user)?)
+        .map_err(tfile_error)?;
+    for (container, dirs) in containers {
+        tfile
+            .begin_record(&java_utf(container)?)
+            .map_err(tfile_error)?;
+        for (name, path) in log_files(dirs)
+            .await
+            .map_err(|e| format!("listing the logs of {container}: {e}"))?
+        {
+            append_log_file(&mut tfile, out, &name, &path)
+                .await
+                .map_err(|e| format!("{}: {e}", path.display()))?;
+        }
+        tfile.end_record();
+        out.put(&tfile.take()).await?;
+    }
+    out.put(&tfile.finish()).await
+}
+
+/// A container's log files (regular files in its log dirs), by name.
+async fn log_files(dirs: &[PathBuf]) -> std::io::Result<BTreeMap<String, PathBuf>> {
     let mut files: BTreeMap<String, PathBuf> = BTreeMap::new();
     for dir in dirs {
         let mut entries = tokio::fs::read_dir(dir).await?;
@@ -289,19 +322,41 @@ async fn container_value(dirs: &[PathBuf]) -> std::io::Result<Vec<u8>> {
             }
         }
     }
-    let mut value = Vec::new();
-    for (name, path) in files {
-        let bytes = tokio::fs::read(&path).await?;
-        append_log_file(&mut value, &name, &bytes).map_err(std::io::Error::other)?;
-    }
-    Ok(value)
+    Ok(files)
 }
 
-/// One log file in a container's value (`AggregatedLogFormat.LogValue`).
-fn append_log_file(value: &mut Vec<u8>, name: &str, bytes: &[u8]) -> Result<(), String> {
-    value.extend(java_utf(name)?);
-    value.extend(java_utf(&bytes.len().to_string())?);
-    value.extend_from_slice(bytes);
+/// One log file in the open container record (`AggregatedLogFormat.LogValue`): its
+/// name, its length as text, its bytes (as long as it was when listed).
+async fn append_log_file(
+    tfile: &mut TFileWriter,
+    out: &mut impl Sink,
+    name: &str,
+    path: &std::path::Path,
+) -> Result<(), String> {
+    use tokio::io::AsyncReadExt;
+    let file = tokio::fs::File::open(path)
+        .await
+        .map_err(|e| e.to_string())?;
+    let length = file.metadata().await.map_err(|e| e.to_string())?.len();
+    tfile.write_value(&java_utf(name)?);
+    tfile.write_value(&java_utf(&length.to_string())?);
+    let mut file = file.take(length);
+    let mut buf = vec![0u8; 64 << 10];
+    let mut copied = 0u64;
+    loop {
+        let n = file.read(&mut buf).await.map_err(|e| e.to_string())?;
+        if n == 0 {
+            break;
+        }
+        tfile.write_value(&buf[..n]);
+        copied += n as u64;
+        if tfile.pending() >= PUT_SIZE {
+            out.put(&tfile.take()).await?;
+        }
+    }
+    if copied < length {
+        return Err(format!("shrank from {length} to {copied} bytes while read"));
+    }
     Ok(())
 }
 
@@ -412,19 +467,16 @@ mod tests {
         std::fs::create_dir_all(&c1).unwrap();
         std::fs::create_dir_all(&c2).unwrap();
         std::fs::write(c1.join("stdout"), "out\n").unwrap();
-        std::fs::write(c1.join("syslog"), "log line\n").unwrap();
+        // Longer than two value chunks: streamed through the writer.
+        let syslog: Vec<u8> = (0..tfile::VALUE_CHUNK * 2 + 100)
+            .map(|i| b'a' + (i % 26) as u8)
+            .collect();
+        std::fs::write(c1.join("syslog"), &syslog).unwrap();
         std::fs::write(c2.join("stderr"), "").unwrap();
         let dirs = container_log_dirs(&[logs.path().to_path_buf()], app);
         assert_eq!(dirs.len(), 2);
-        let mut w = TFileWriter::default();
-        for (k, v) in header_records("alice") {
-            w.append(&k, &v).unwrap();
-        }
-        for (id, d) in &dirs {
-            w.append(&java_utf(id).unwrap(), &container_value(d).await.unwrap())
-                .unwrap();
-        }
-        let file = [w.take(), w.finish()].concat();
+        let mut file = Vec::new();
+        write_log_file(&mut file, "alice", &dirs).await.unwrap();
         let read = read_aggregated(&file).unwrap();
         assert_eq!(
             read,
@@ -433,7 +485,7 @@ mod tests {
                     "container_1_0001_01_000001".to_string(),
                     vec![
                         ("stdout".to_string(), b"out\n".to_vec()),
-                        ("syslog".to_string(), b"log line\n".to_vec())
+                        ("syslog".to_string(), syslog)
                     ]
                 ),
                 (
@@ -442,5 +494,14 @@ mod tests {
                 ),
             ]
         );
+        // The reserved records first, as Hadoop's writer orders them.
+        let records = tfile::read_records(&file).unwrap();
+        let keys: Vec<&[u8]> = records.iter().map(|(k, _)| &k[2..]).collect();
+        assert_eq!(
+            &keys[..3],
+            [&b"VERSION"[..], b"APPLICATION_ACL", b"APPLICATION_OWNER"]
+        );
+        assert_eq!(records[0].1, [0, 0, 0, 1]);
+        assert_eq!(records[2].1, java_utf("alice").unwrap());
     }
 }

@@ -26,6 +26,8 @@ const COMPRESSION_NONE: &str = "none";
 pub const MIN_BLOCK_SIZE: usize = 256 << 10;
 /// TFile's largest key (`TFile.MAX_KEY_SIZE`).
 const MAX_KEY_SIZE: usize = 64 << 10;
+/// A value's chunk size (`tfile.io.chunk.size`'s default).
+pub const VALUE_CHUNK: usize = 1 << 20;
 
 /// Where a block lies in the file.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -55,8 +57,6 @@ struct DataBlock {
 pub enum TFileError {
     #[error("TFile key of {0} bytes is longer than 65536")]
     KeyTooLong(usize),
-    #[error("TFile value of {0} bytes does not fit one chunk")]
-    ValueTooLong(usize),
     /// What a test's reader found wrong.
     #[cfg(test)]
     #[error("not a TFile: {0}")]
@@ -77,6 +77,8 @@ pub struct TFileWriter {
     first_key: Option<Vec<u8>>,
     records: u64,
     min_block: usize,
+    /// The open record's value chunk not written yet; `None` between records.
+    value: Option<Vec<u8>>,
 }
 
 impl Default for TFileWriter {
@@ -98,6 +100,7 @@ impl TFileWriter {
             first_key: None,
             records: 0,
             min_block: min_block.max(1),
+            value: None,
         }
     }
 
@@ -107,27 +110,66 @@ impl TFileWriter {
 
     /// Appends one record.
     pub fn append(&mut self, key: &[u8], value: &[u8]) -> Result<(), TFileError> {
+        self.begin_record(key)?;
+        self.write_value(value);
+        self.end_record();
+        Ok(())
+    }
+
+    /// Starts a record: its key; its value follows in [`TFileWriter::write_value`]
+    /// calls, up to [`TFileWriter::end_record`].
+    pub fn begin_record(&mut self, key: &[u8]) -> Result<(), TFileError> {
         if key.len() > MAX_KEY_SIZE {
             return Err(TFileError::KeyTooLong(key.len()));
         }
-        if value.len() > i32::MAX as usize {
-            return Err(TFileError::ValueTooLong(value.len()));
-        }
+        self.end_record();
         write_vlong(&mut self.out, key.len() as i64);
         self.out.extend_from_slice(key);
-        write_vlong(&mut self.out, value.len() as i64);
-        self.out.extend_from_slice(value);
         if self.first_key.is_none() {
             self.first_key = Some(key.to_vec());
         }
         self.last_key.clear();
         self.last_key.extend_from_slice(key);
+        self.value = Some(Vec::new());
+        Ok(())
+    }
+
+    /// More of the open record's value. Values are chunked as Hadoop's `ChunkEncoder`
+    /// chunks a value of unknown length: each full chunk of [`VALUE_CHUNK`] bytes with
+    /// its length negated, the rest with its length as is.
+    pub fn write_value(&mut self, mut bytes: &[u8]) {
+        let Some(chunk) = self.value.as_mut() else {
+            return;
+        };
+        while !bytes.is_empty() {
+            let n = bytes.len().min(VALUE_CHUNK - chunk.len());
+            chunk.extend_from_slice(&bytes[..n]);
+            bytes = &bytes[n..];
+            if chunk.len() == VALUE_CHUNK {
+                write_vlong(&mut self.out, -(VALUE_CHUNK as i64));
+                self.out.extend_from_slice(chunk);
+                chunk.clear();
+            }
+        }
+    }
+
+    /// Ends the open record (its value's last chunk), if one is open.
+    pub fn end_record(&mut self) {
+        let Some(chunk) = self.value.take() else {
+            return;
+        };
+        write_vlong(&mut self.out, chunk.len() as i64);
+        self.out.extend_from_slice(&chunk);
         self.block_records += 1;
         self.records += 1;
         if self.position() - self.block_start >= self.min_block as u64 {
             self.finish_block();
         }
-        Ok(())
+    }
+
+    /// Bytes made and not taken yet.
+    pub fn pending(&self) -> usize {
+        self.out.len()
     }
 
     /// Ends the open data block, if it holds a record.
@@ -157,6 +199,7 @@ impl TFileWriter {
     /// Ends the file: the last data block, the meta blocks, the meta index and the
     /// trailer; the bytes not taken yet.
     pub fn finish(mut self) -> Vec<u8> {
+        self.end_record();
         self.finish_block();
         let mut meta: Vec<(&str, Region)> = Vec::new();
         let tfile_meta = self.tfile_meta();
@@ -349,9 +392,8 @@ impl<'a> Cursor<'a> {
 pub type Record = (Vec<u8>, Vec<u8>);
 
 #[cfg(test)]
-/// The records of an uncompressed TFile whose values are single chunks (as
-/// [`TFileWriter`] writes them), in order; found through the trailer, the meta index
-/// and `BCFile.index`, as Hadoop's reader finds them.
+/// The records of an uncompressed TFile, in order; found through the trailer, the
+/// meta index and `BCFile.index`, as Hadoop's reader finds them.
 pub fn read_records(file: &[u8]) -> Result<Vec<Record>, TFileError> {
     let trailer = 8 + 4 + MAGIC.len();
     if file.len() < MAGIC.len() + trailer || file[file.len() - 16..] != MAGIC || file[..16] != MAGIC
@@ -396,8 +438,15 @@ pub fn read_records(file: &[u8]) -> Result<Vec<Record>, TFileError> {
         while c.at < end {
             let n = c.length()?;
             let key = c.bytes(n)?.to_vec();
-            let n = c.length()?;
-            records.push((key, c.bytes(n)?.to_vec()));
+            let mut value = Vec::new();
+            loop {
+                let n = c.vlong()?;
+                value.extend_from_slice(c.bytes(n.unsigned_abs() as usize)?);
+                if n >= 0 {
+                    break;
+                }
+            }
+            records.push((key, value));
         }
     }
     Ok(records)
@@ -472,6 +521,27 @@ mod tests {
         let single = one.finish();
         assert_eq!(read_records(&single).unwrap().len(), 1);
         assert!(file.len() > single.len());
+    }
+
+    #[test]
+    fn long_values_go_in_chunks() {
+        let mut w = TFileWriter::default();
+        let long: Vec<u8> = (0..VALUE_CHUNK * 2 + 5).map(|i| i as u8).collect();
+        w.begin_record(b"long").unwrap();
+        for piece in long.chunks(1000) {
+            w.write_value(piece);
+        }
+        w.append(b"short", b"s").unwrap();
+        let file = [w.take(), w.finish()].concat();
+        // Two full chunks with their lengths negated, then the last 5 bytes.
+        let mut minus = Vec::new();
+        write_vlong(&mut minus, -(VALUE_CHUNK as i64));
+        let at = 16 + 1 + 4;
+        assert_eq!(&file[at..at + minus.len()], &minus[..]);
+        assert_eq!(
+            read_records(&file).unwrap(),
+            vec![(b"long".to_vec(), long), (b"short".to_vec(), b"s".to_vec())]
+        );
     }
 
     #[test]
