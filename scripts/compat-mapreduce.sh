@@ -4,6 +4,9 @@
 # ResourceManager and NodeManagers and Tusk's DFS, configured only by the HADOOP_CONF_DIR
 # that `tusk local up` writes plus where the Hadoop jars are for the containers:
 #   - wordcount: its output equals the counts computed here from the same input;
+#   - yarn logs: its containers' logs, aggregated to the DFS by the NodeManagers, read
+#     back by Hadoop's LogsCLI (-applicationId, -containerId, -log_files,
+#     -show_application_log_info);
 #   - teragen / terasort / teravalidate (small): the sort validates;
 #   - a job whose tasks exit 1 fails with Hadoop's diagnostics, and a job after it
 #     still succeeds (the ResourceManager and NodeManagers stay healthy).
@@ -91,6 +94,54 @@ tr -s ' ' '\n' < "$WORK/words.txt" | sort | uniq -c | awk '{print $2 "\t" $1}' |
 tusk fs -cat 'wc-out/part-r-*' 2>/dev/null | sort > "$WORK/wc.actual" || true
 check "wordcount: output equals the counts of the input" cmp -s "$WORK/wc.expected" "$WORK/wc.actual"
 check "wordcount: _SUCCESS written by Hadoop's committer" tusk fs -test -e wc-out/_SUCCESS
+
+# ---------------------------------------------------------------- yarn logs
+# The NodeManagers aggregate a finished application's container logs to the DFS
+# (`tusk local` turns yarn.log-aggregation-enable on); Hadoop's LogsCLI reads them.
+yarn_cli() { # yarn_cli CLASS ARGS...: one of Hadoop's yarn CLIs, stdout only
+  local class=$1; shift
+  hadoop_java "$CP_FILE" "org.apache.hadoop.yarn.client.cli.$class" "$@" 2>/dev/null
+}
+WC_APP=$(yarn_cli ApplicationCLI application -list -appStates FINISHED | grep -o 'application_[0-9]*_[0-9]*' | head -1) || true
+AGGREGATED=0
+for _ in $(seq 30); do
+  if yarn_cli ApplicationCLI application -status "$WC_APP" | grep -q 'Log Aggregation Status : SUCCEEDED'; then
+    AGGREGATED=1; break
+  fi
+  sleep 1
+done
+check "yarn application -status: wordcount's log aggregation SUCCEEDED" test "$AGGREGATED" = 1
+yarn_cli LogsCLI -applicationId "$WC_APP" > "$WORK/logs.all" || true
+# Each container's section: "Container: <id> on <node>", then its files' "LogType:<name>".
+log_types() { # log_types FILE CONTAINER: the LogType names printed for CONTAINER
+  awk -v c="$2" '/^Container: /{on = ($2 == c)} on && /^LogType:/{sub(/^LogType:/, ""); print}' "$1" | sort -u
+}
+CONTAINERS=$(sed -n 's/^Container: \(container_[0-9_e]*\) on .*/\1/p' "$WORK/logs.all" | sort -u)
+AM_CONTAINER=$(grep '_01_000001$' <<< "$CONTAINERS" | head -1) || true
+TASK_CONTAINER=$(grep -v '_01_000001$' <<< "$CONTAINERS" | head -1) || true
+echo "yarn logs -applicationId $WC_APP: $(wc -l <<< "$CONTAINERS") containers; AM $AM_CONTAINER"
+check "yarn logs -applicationId: the AM and the map and reduce task containers" \
+  test "$(grep -c . <<< "$CONTAINERS")" -ge 3
+check "yarn logs -applicationId: the AM container's syslog and stdout" \
+  bash -c 'grep -qx syslog <<< "$1" && grep -qx stdout <<< "$1"' _ "$(log_types "$WORK/logs.all" "$AM_CONTAINER")"
+check "yarn logs -applicationId: the AM's syslog is the MRAppMaster's" \
+  grep -q "Created MRAppMaster for application appattempt_${WC_APP#application_}_000001" "$WORK/logs.all"
+ALL_TASKS=1
+for c in $(grep -v '_01_000001$' <<< "$CONTAINERS"); do
+  types=$(log_types "$WORK/logs.all" "$c")
+  grep -qx syslog <<< "$types" && grep -qx stdout <<< "$types" || ALL_TASKS=0
+done
+check "yarn logs -applicationId: every task container's syslog and stdout" test "$ALL_TASKS" = 1
+yarn_cli LogsCLI -applicationId "$WC_APP" -containerId "$TASK_CONTAINER" > "$WORK/logs.one" || true
+check "yarn logs -containerId: that container's logs only" \
+  test "$(sed -n 's/^Container: \([^ ]*\) on .*/\1/p' "$WORK/logs.one" | sort -u)" = "$TASK_CONTAINER"
+yarn_cli LogsCLI -applicationId "$WC_APP" -log_files syslog > "$WORK/logs.syslog" || true
+check "yarn logs -log_files syslog: only syslog files, of every container" \
+  test "$(sed -n 's/^LogType://p' "$WORK/logs.syslog" | sort -u)" = syslog \
+  -a "$(grep -c '^Container: ' "$WORK/logs.syslog")" = "$(grep -c . <<< "$CONTAINERS")"
+yarn_cli LogsCLI -applicationId "$WC_APP" -show_application_log_info > "$WORK/logs.info" || true
+check "yarn logs -show_application_log_info: the application's containers" \
+  bash -c 'grep -q "Application State: Completed." "$1" && grep -q "$2" "$1"' _ "$WORK/logs.info" "$AM_CONTAINER"
 
 # ---------------------------------------------------------------- terasort
 set +e

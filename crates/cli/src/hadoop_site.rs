@@ -29,7 +29,8 @@ fn escape(text: &str) -> String {
 /// Writes Hadoop's client configuration for `cluster` to its `hadoop_conf_dir`:
 /// core-site.xml (fs.defaultFS), hdfs-site.xml (the NameNode's web address),
 /// yarn-site.xml (every ResourceManager address Hadoop's clients and AMs look up; Tusk
-/// serves all its RPC protocols on one port) and mapred-site.xml (MapReduce on YARN).
+/// serves all its RPC protocols on one port; log aggregation on, as `tusk local` runs
+/// its NodeManagers) and mapred-site.xml (MapReduce on YARN).
 pub fn write_client_conf(cluster: &LocalCluster) -> std::io::Result<()> {
     let dir = &cluster.hadoop_conf_dir;
     std::fs::create_dir_all(dir)?;
@@ -55,6 +56,11 @@ pub fn write_client_conf(cluster: &LocalCluster) -> std::io::Result<()> {
     }
     if let Some(http) = &cluster.rm_http {
         yarn.push(("yarn.resourcemanager.webapp.address", http.clone()));
+    }
+    // As the NodeManagers run: `yarn logs` reads finished applications' logs from the
+    // DFS.
+    if cluster.rm_addr.is_some() {
+        yarn.push((crate::local::LOG_AGGREGATION_KEY, "true".to_string()));
     }
     std::fs::write(dir.join("yarn-site.xml"), site(&yarn))?;
     std::fs::write(

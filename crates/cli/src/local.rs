@@ -3,7 +3,9 @@
 //! with all state under one directory (`name/`, `dataN/`, `nmN/{local,logs}`, `logs/`,
 //! `<daemon>.addr`, `<daemon>.http-addr` (each daemon's web server, on a free port),
 //! `pids`, `rmstore/`, and `conf/`: Hadoop's client configuration for the cluster, for
-//! `HADOOP_CONF_DIR`).
+//! `HADOOP_CONF_DIR`). The NodeManagers aggregate finished applications' logs to the
+//! DFS (`yarn.log-aggregation-enable`, unless configured off), so Hadoop's
+//! `yarn logs -applicationId` works.
 
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
@@ -158,6 +160,12 @@ pub async fn up(conf: &Configuration, args: &UpArgs) -> anyhow::Result<LocalClus
     let namenode_http = read_http_addr(dir, "namenode")?;
     let uri = format!("hdfs://{nn_addr}");
     defines.push(format!("fs.defaultFS={uri}"));
+    // `yarn logs -applicationId` works on a local cluster: the NodeManagers aggregate
+    // finished applications' logs to the DFS and the ResourceManager reports it
+    // (Hadoop's default is off).
+    if conf.get(LOG_AGGREGATION_KEY).is_none() {
+        defines.push(format!("{LOG_AGGREGATION_KEY}=true"));
+    }
     // The ResourceManager starts once the NameNode's address is known: its job pages
     // read history records from the DFS.
     let rm_addr_file = dir.join("resourcemanager.addr");
@@ -335,6 +343,9 @@ pub(crate) async fn wait_ready(
     }
 }
 
+/// Log aggregation, on in `tusk local`'s daemons and client configuration.
+pub const LOG_AGGREGATION_KEY: &str = "yarn.log-aggregation-enable";
+
 /// One NodeManager per DataNode, each with its own local and log dirs (`nm{i}/`).
 fn start_nodemanagers(
     conf: &Configuration,
@@ -362,6 +373,7 @@ fn start_nodemanagers(
             format!("yarn.nodemanager.resource.memory-mb={memory_mb}"),
             format!("yarn.nodemanager.resource.cpu-vcores={vcores}"),
         ]);
+
         let name = format!("nodemanager{i}");
         let pid = spawn_daemon(
             exe,

@@ -73,6 +73,8 @@ fn local_up_writes_hadoops_client_configuration() {
         Some(rm_http.as_str())
     );
     assert_eq!(yarn.get("yarn.resourcemanager.hostname"), Some("127.0.0.1"));
+    // `yarn logs` reads finished applications' logs, which the NodeManagers aggregate.
+    assert_eq!(yarn.get("yarn.log-aggregation-enable"), Some("true"));
     assert_eq!(
         site("mapred-site.xml").get("mapreduce.framework.name"),
         Some("yarn")

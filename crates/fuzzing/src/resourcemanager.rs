@@ -159,6 +159,7 @@ pub fn seeds() -> Vec<(String, Vec<u8>)> {
                 link_bits_per_sec: 1_000_000_000,
             }),
             wait_ms: 0,
+            log_aggregation: Vec::new(),
         }
     };
     let submit = y::SubmitApplicationRequest {

@@ -5,7 +5,8 @@
 //! `/ws/v1/node/containers/<containerId>/logs` (the files, as Hadoop's
 //! `ContainerLogsInfo` list) and `/ws/v1/node/containerlogs/<containerId>/<file>` (the
 //! file's bytes as text). Logs are the ones in `<log-dir>/<appId>/<containerId>` on this
-//! node; aggregation to the DFS (`yarn logs -applicationId`) is not done yet.
+//! node; with log aggregation on, a finished application's logs move to the DFS
+//! (`log_aggregation`, read by `yarn logs -applicationId`) and are no longer here.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;

@@ -155,6 +155,7 @@ impl Containers {
         }
         let id = c.container_id.clone();
         self.check_new(&id)?;
+        node.log_aggregation.track(&c.application_id, &c.user);
         let secret = new_secret();
         match spawn(node, c, &secret) {
             Ok(pgid) => {
@@ -221,6 +222,7 @@ impl Containers {
     ) -> Result<(), NodeManagerError> {
         self.check_new(&c.container_id)?;
         hadoop::check_names(&c)?;
+        node.log_aggregation.track(&c.application_id, &c.user);
         self.metrics.launched.inc();
         self.lock().running.insert(
             c.container_id.clone(),
@@ -353,8 +355,9 @@ impl Containers {
     }
 
     /// Stops a finished application's auxiliary services (Hadoop's reducers can no
-    /// longer fetch its map outputs), kills what is left of it, then deletes its
-    /// directories (`<local-dir>/<appId>` and its job's map outputs `<local-dir>/<jobId>`).
+    /// longer fetch its map outputs), kills what is left of it, deletes its directories
+    /// (`<local-dir>/<appId>` and its job's map outputs `<local-dir>/<jobId>`), then,
+    /// with log aggregation on, moves its containers' logs to the DFS.
     pub async fn clean_up_application(&self, node: &Node, application: &str) {
         node.aux_services.stop_application(application);
         let left: Vec<String> = self
@@ -404,6 +407,7 @@ impl Containers {
             }
         }
         tracing::info!(%application, "application cleaned up");
+        crate::log_aggregation::aggregate(node, application).await;
     }
 
     fn finish(&self, status: y::ContainerStatus, resource: y::Resource) {

@@ -103,6 +103,16 @@ pub enum NodeManagerError {
         application: String,
         reason: String,
     },
+    /// An application's logs could not be written to the remote log dir (Hadoop's
+    /// text starts the same).
+    #[error(
+        "Log uploaded failed for Application: {application} in NodeManager: {node}: {message}"
+    )]
+    LogAggregation {
+        application: String,
+        node: String,
+        message: String,
+    },
 }
 
 /// Why Hadoop's shuffle could not serve a map output. The messages are Hadoop's (its

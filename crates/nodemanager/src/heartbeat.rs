@@ -3,7 +3,8 @@
 //! node status and bringing back work, and — event-driven — finished containers at once.
 //!
 //! Every heartbeat carries the node's status (`status_watch::node_status`): disk
-//! utilisation and receive rate since the previous heartbeat, and Potential-Reception.
+//! utilisation and receive rate since the previous heartbeat, and Potential-Reception;
+//! and how the log aggregations ended since the previous one (`log_aggregation`).
 //!
 //! Event-driven heartbeats ask the ResourceManager to hold the reply until it has work
 //! for the node (at most one interval), and the next one leaves as soon as the reply is
@@ -106,6 +107,7 @@ async fn heartbeat(
 ) -> Result<bool, NodeManagerError> {
     let status = crate::status_watch::node_status(node, &sampler.sample());
     let completed = node.containers.take_completed();
+    let log_aggregation = node.log_aggregation.take_reports();
     let used = node.containers.used();
     let req = y::NodeHeartbeatRequest {
         node_id: node.node_id.clone(),
@@ -120,6 +122,7 @@ async fn heartbeat(
             Timing::EventDriven => node.interval().as_millis() as u64,
             Timing::Classic => 0,
         },
+        log_aggregation: log_aggregation.clone(),
     };
     // The ResourceManager takes the status on arrival, before it may hold the reply; an
     // out-of-band report during the hold then supersedes it.
@@ -128,6 +131,7 @@ async fn heartbeat(
         Ok(r) => r,
         Err(source) => {
             node.containers.restore_completed(completed);
+            node.log_aggregation.restore_reports(log_aggregation);
             return Err(NodeManagerError::ResourceManager {
                 method: "nodeHeartbeat",
                 source,

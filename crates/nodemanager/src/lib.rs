@@ -36,6 +36,9 @@
 //! - `metrics`: the counters and gauges of `/metrics`.
 //! - `web`: the node's page (resources, containers, shuffle) and its `/jmx` beans.
 //! - `container_logs`: containers' log files on the web and REST (Hadoop's paths).
+//! - `log_aggregation`: a finished application's container logs to the DFS in Hadoop's
+//!   aggregated-log layout and TFile format (`log_aggregation/tfile.rs`), for
+//!   `yarn logs -applicationId`.
 //! - `error`: [`NodeManagerError`], [`ShuffleError`](error::ShuffleError).
 //!
 //! Where map tasks write: a container whose launch environment holds `TUSK_JOB_ID` and
@@ -57,6 +60,7 @@ mod hadoop_shuffle;
 mod heartbeat;
 mod http;
 mod localizer;
+mod log_aggregation;
 pub mod metrics;
 pub mod options;
 mod service;
@@ -112,6 +116,8 @@ pub(crate) struct Node {
     pub tokens: Arc<tokens::NodeTokens>,
     /// Auxiliary services, fixed at start.
     pub aux_services: aux_services::AuxServices,
+    /// The applications' users, for writing their aggregated logs as them.
+    pub log_aggregation: log_aggregation::LogAggregation,
     /// Heartbeat period in ms, as the ResourceManager last said.
     pub interval_ms: AtomicU64,
     /// The status-aware thresholds the ResourceManager named at the last registration.
@@ -253,6 +259,7 @@ impl NodeManager {
             localizer,
             tokens,
             aux_services: aux_services::AuxServices::new(vec![hadoop_shuffle.clone()]),
+            log_aggregation: Default::default(),
             options,
             node_id,
             rpc_port,
@@ -357,6 +364,13 @@ impl NodeManagerHandle {
 
     pub fn status_json(&self) -> String {
         self.node.status_json()
+    }
+
+    /// Where this node aggregates `user`'s `application`'s logs on the DFS
+    /// (`yarn.log-aggregation-enable`): Hadoop's
+    /// `<remote-app-log-dir>/<user>/bucket-<suffix>/<bucket>/<appId>/<host>_<port>`.
+    pub fn aggregated_log_path(&self, user: &str, application: &str) -> String {
+        log_aggregation::remote_paths(&self.node.options, &self.node.node_id, user, application).1
     }
 
     /// Waits for the node's tasks to end (after shutdown).

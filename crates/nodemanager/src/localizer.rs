@@ -103,6 +103,12 @@ impl Localizer {
         }
     }
 
+    /// A client of the default file system (`fs.defaultFS`) acting as `user`, when it
+    /// is a DFS; shared with the resources' downloads.
+    pub fn default_dfs(&self, user: &str) -> Option<tusk_client::DfsClient> {
+        self.sources.default_dfs(user)
+    }
+
     /// The local path of `resource` for `user`'s `application`, fetching it first if
     /// this node has no copy yet.
     pub async fn localize(

@@ -94,6 +94,17 @@ pub struct NodeManagerOptions {
     /// Hadoop fetch connection waits for its next request, and what the reply's
     /// `Keep-Alive: timeout=` says.
     pub shuffle_keep_alive_timeout: Duration,
+    /// `yarn.log-aggregation-enable`: when an application finishes, its containers'
+    /// logs on this node go to the DFS (`log_aggregation`) and the local copies are
+    /// deleted.
+    pub log_aggregation: bool,
+    /// Where aggregated logs go: `yarn.log-aggregation.TFile.remote-app-log-dir`, else
+    /// `yarn.nodemanager.remote-app-log-dir`.
+    pub remote_app_log_dir: String,
+    /// The TFile format's dir suffix: `yarn.log-aggregation.TFile.remote-app-log-dir-suffix`,
+    /// else `yarn.nodemanager.remote-app-log-dir-suffix` + `-tfile` (Hadoop 3's
+    /// `LogAggregationFileController`).
+    pub remote_app_log_dir_suffix: String,
 }
 
 /// Hadoop's default `yarn.nodemanager.env-whitelist`.
@@ -134,6 +145,9 @@ impl Default for NodeManagerOptions {
             shuffle_port: SHUFFLE_PORT_DEFAULT,
             shuffle_keep_alive: false,
             shuffle_keep_alive_timeout: Duration::from_secs(5),
+            log_aggregation: false,
+            remote_app_log_dir: "/tmp/logs".into(),
+            remote_app_log_dir_suffix: "logs-tfile".into(),
         }
     }
 }
@@ -224,7 +238,30 @@ impl NodeManagerOptions {
                 d.shuffle_keep_alive_timeout,
                 Duration::from_secs(1),
             )?,
+            log_aggregation: conf.get_bool("yarn.log-aggregation-enable", d.log_aggregation)?,
+            remote_app_log_dir: conf
+                .get("yarn.log-aggregation.TFile.remote-app-log-dir")
+                .or_else(|| conf.get("yarn.nodemanager.remote-app-log-dir"))
+                .map(|s| s.trim().to_string())
+                .filter(|s| !s.is_empty())
+                .unwrap_or(d.remote_app_log_dir),
+            remote_app_log_dir_suffix: remote_app_log_dir_suffix(conf),
         })
+    }
+}
+
+/// The suffix Hadoop 3's TFile log aggregation puts after the user's dir.
+fn remote_app_log_dir_suffix(conf: &Configuration) -> String {
+    match conf
+        .get("yarn.log-aggregation.TFile.remote-app-log-dir-suffix")
+        .map(|s| s.trim().to_string())
+    {
+        Some(s) if !s.is_empty() => s,
+        _ => format!(
+            "{}-tfile",
+            conf.get_str("yarn.nodemanager.remote-app-log-dir-suffix", "logs")
+                .trim()
+        ),
     }
 }
 
@@ -265,6 +302,22 @@ mod tests {
         conf.set("mapreduce.shuffle.port", "70000");
         assert!(NodeManagerOptions::from_conf(&conf).is_err());
         conf.set("mapreduce.shuffle.port", "0");
+        assert!(!o.log_aggregation);
+        assert_eq!(o.remote_app_log_dir, "/tmp/logs");
+        assert_eq!(o.remote_app_log_dir_suffix, "logs-tfile");
+        conf.set("yarn.log-aggregation-enable", "true");
+        conf.set("yarn.nodemanager.remote-app-log-dir", "/app-logs");
+        conf.set("yarn.nodemanager.remote-app-log-dir-suffix", "agg");
+        let o = NodeManagerOptions::from_conf(&conf).unwrap();
+        assert!(o.log_aggregation);
+        assert_eq!(o.remote_app_log_dir, "/app-logs");
+        assert_eq!(o.remote_app_log_dir_suffix, "agg-tfile");
+        conf.set(
+            "yarn.log-aggregation.TFile.remote-app-log-dir-suffix",
+            "mine",
+        );
+        let o = NodeManagerOptions::from_conf(&conf).unwrap();
+        assert_eq!(o.remote_app_log_dir_suffix, "mine");
         conf.set("tusk.yarn.timing", "never");
         assert!(NodeManagerOptions::from_conf(&conf).is_err());
     }

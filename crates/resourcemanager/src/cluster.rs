@@ -165,6 +165,8 @@ pub(crate) struct App {
     pub lost_nodes: BTreeSet<String>,
     /// Clean-up has been sent to `nodes_used`.
     pub cleaned: bool,
+    /// Nodes that have reported aggregating its logs, and whether they succeeded.
+    pub logs_aggregated: BTreeMap<String, bool>,
     /// Wakes a held allocate call.
     pub wake: Arc<Notify>,
 }
@@ -196,6 +198,35 @@ impl App {
     pub fn attempt_id(&self) -> String {
         crate::ids::attempt_id(&self.id, self.attempt)
     }
+
+    /// How far its nodes are with aggregating its logs, as Hadoop's report says it:
+    /// not started while it runs; once it has ended, running until every node that
+    /// ran a container of it has reported, then succeeded, or failed if a node failed
+    /// (running with failure while others have not reported).
+    pub fn log_aggregation_status(&self) -> LogAggregationStatus {
+        if !self.is_terminal() || self.nodes_used.is_empty() {
+            return LogAggregationStatus::NotStarted;
+        }
+        let reported = |n: &String| self.logs_aggregated.get(n);
+        let all = self.nodes_used.iter().all(|n| reported(n).is_some());
+        let failed = self.nodes_used.iter().any(|n| reported(n) == Some(&false));
+        match (all, failed) {
+            (true, false) => LogAggregationStatus::Succeeded,
+            (true, true) => LogAggregationStatus::Failed,
+            (false, true) => LogAggregationStatus::RunningWithFailure,
+            (false, false) => LogAggregationStatus::Running,
+        }
+    }
+}
+
+/// An application's log aggregation, with log aggregation on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LogAggregationStatus {
+    NotStarted,
+    Running,
+    RunningWithFailure,
+    Succeeded,
+    Failed,
 }
 
 /// What an application is submitted with; a recovered one starts again from it.

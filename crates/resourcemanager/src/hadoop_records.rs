@@ -211,7 +211,23 @@ pub fn application_report(cluster: &Cluster, app: &App) -> h::ApplicationReportP
         application_type: Some(app_type),
         unmanaged_application: Some(false),
         priority: Some(h::PriorityProto { priority: Some(0) }),
+        log_aggregation_status: Some(log_aggregation_status(cluster, app) as i32),
         ..Default::default()
+    }
+}
+
+fn log_aggregation_status(cluster: &Cluster, app: &App) -> h::LogAggregationStatusProto {
+    use crate::cluster::LogAggregationStatus as S;
+    use h::LogAggregationStatusProto as P;
+    if !cluster.options.log_aggregation {
+        return P::LogDisabled;
+    }
+    match app.log_aggregation_status() {
+        S::NotStarted => P::LogNotStart,
+        S::Running => P::LogRunning,
+        S::RunningWithFailure => P::LogRunningWithFailure,
+        S::Succeeded => P::LogSucceeded,
+        S::Failed => P::LogFailed,
     }
 }
 
@@ -517,6 +533,72 @@ mod tests {
         assert_eq!(
             final_status(y::FinalApplicationStatus::FinalSucceeded),
             h::FinalApplicationStatusProto::AppSucceeded
+        );
+    }
+
+    /// The report's log aggregation status follows the nodes' heartbeats: not started
+    /// while the application runs, running once it ended until its node reports, then
+    /// succeeded; disabled when aggregation is off.
+    #[test]
+    fn log_aggregation_status_follows_the_nodes_reports() {
+        use h::LogAggregationStatusProto as S;
+        let options = crate::options::ResourceManagerOptions {
+            log_aggregation: true,
+            timing: crate::options::Timing::Classic,
+            ..Default::default()
+        };
+        let mut c = Cluster::new(std::sync::Arc::new(options), "rm:8030".into());
+        c.register_node(&y::RegisterNodeManagerRequest {
+            node_id: "n1".into(),
+            host: "n1".into(),
+            resource: Some(y::Resource {
+                memory_mb: 8192,
+                vcores: 8,
+            }),
+            ..Default::default()
+        });
+        let app = c
+            .submit(
+                y::SubmitApplicationRequest {
+                    name: "a".into(),
+                    am_resource: Some(y::Resource {
+                        memory_mb: 1024,
+                        vcores: 1,
+                    }),
+                    ..Default::default()
+                },
+                "alice",
+            )
+            .unwrap();
+        let heartbeat = |c: &mut Cluster, reports: Vec<y::LogAggregationReport>| {
+            c.node_heartbeat(&y::NodeHeartbeatRequest {
+                node_id: "n1".into(),
+                log_aggregation: reports,
+                ..Default::default()
+            })
+        };
+        heartbeat(&mut c, vec![]);
+        let status = |c: &Cluster| application_report(c, &c.apps[&app]).log_aggregation_status();
+        assert_eq!(status(&c), S::LogNotStart);
+        assert!(c.kill(&app, "").unwrap());
+        assert_eq!(status(&c), S::LogRunning);
+        let report = |succeeded| y::LogAggregationReport {
+            application_id: app.clone(),
+            succeeded,
+            diagnostics: String::new(),
+        };
+        heartbeat(&mut c, vec![report(true)]);
+        assert_eq!(status(&c), S::LogSucceeded);
+        heartbeat(&mut c, vec![report(false)]);
+        assert_eq!(status(&c), S::LogFailed);
+
+        let mut off = Cluster::new(Default::default(), "rm:8030".into());
+        let app = off
+            .submit(y::SubmitApplicationRequest::default(), "alice")
+            .unwrap();
+        assert_eq!(
+            application_report(&off, &off.apps[&app]).log_aggregation_status(),
+            S::LogDisabled
         );
     }
 }

@@ -91,6 +91,9 @@ pub struct ResourceManagerOptions {
     /// `tusk.yarn.scheduler.status-aware.*`: which status-aware policies hold tasks back
     /// from busy nodes, and their thresholds.
     pub status_policy: StatusPolicyOptions,
+    /// `yarn.log-aggregation-enable`: NodeManagers aggregate finished applications'
+    /// logs; application reports then carry their progress (else `DISABLED`).
+    pub log_aggregation: bool,
 }
 
 impl Default for ResourceManagerOptions {
@@ -118,6 +121,7 @@ impl Default for ResourceManagerOptions {
             rpc: tusk_rpc::RpcServerOptions::default(),
             http_address: None,
             status_policy: StatusPolicyOptions::default(),
+            log_aggregation: false,
         }
     }
 }
@@ -189,6 +193,7 @@ impl ResourceManagerOptions {
             rpc: tusk_rpc::RpcServerOptions::from_conf(conf)?,
             http_address: Some(conf.get_str(HTTP_ADDRESS_KEY, HTTP_ADDRESS_DEFAULT)),
             status_policy: StatusPolicyOptions::from_conf(conf)?,
+            log_aggregation: conf.get_bool("yarn.log-aggregation-enable", d.log_aggregation)?,
         })
     }
 

@@ -121,6 +121,16 @@ impl Sources {
         Ok(())
     }
 
+    /// `fs.defaultFS`'s client for `user`, when the default file system is a DFS.
+    pub fn default_dfs(&self, user: &str) -> Option<DfsClient> {
+        let fs = self
+            .default_fs
+            .as_deref()
+            .filter(|fs| fs.starts_with("hdfs://"))?;
+        let namenode = tusk_client::options::namenode_addr(fs)?;
+        Some(self.client(&namenode, user))
+    }
+
     fn client(&self, namenode: &str, user: &str) -> DfsClient {
         let mut clients = self.clients.lock().unwrap_or_else(|e| e.into_inner());
         clients

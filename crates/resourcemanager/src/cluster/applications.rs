@@ -54,6 +54,7 @@ impl App {
             nodes_used: BTreeSet::new(),
             lost_nodes: BTreeSet::new(),
             cleaned: false,
+            logs_aggregated: Default::default(),
             wake: Arc::new(Notify::new()),
         }
     }

@@ -106,6 +106,12 @@ impl Cluster {
         for c in &r.completed {
             self.container_finished(c.clone());
         }
+        for report in &r.log_aggregation {
+            if let Some(app) = self.apps.get_mut(&report.application_id) {
+                app.logs_aggregated
+                    .insert(r.node_id.clone(), report.succeeded);
+            }
+        }
         if self.event_driven() && finished {
             self.schedule_all();
         } else {
