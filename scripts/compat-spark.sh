@@ -7,8 +7,11 @@
 # mode one application runs, and its results in Tusk's DFS are checked:
 #   - a word count of a text file: its output equals the counts computed here;
 #   - its tasks ran in executors in the application's own YARN containers;
+#   - (client mode) the web UI filter the AM hands the driver has a valid proxy URL;
 #   - Parquet written by Spark, read back, groupBy + count + sum: the numbers equal
 #     those computed here.
+# Then an application whose driver fails (cluster mode, a missing input): Spark's client
+# fails with the driver's exception as the ResourceManager's diagnostics.
 # Each check prints PASS or FAIL; the script exits non-zero when any failed.
 # Usage: scripts/compat-spark.sh [path/to/tusk]   (needs Java 17 and Maven; .ci/run installs them)
 set -euo pipefail
@@ -59,8 +62,9 @@ HADOOP_JAVA_OPTS="-Xmx512m -Dlog4j2.configurationFile=$PWD/scripts/spark/log4j2.
 # classpath as they are, only the application's jar and Spark's configuration are
 # localized from the DFS.
 SPARK_JARS=$(tr ':' '\n' < "$CP_FILE" | sed 's/^/local:/' | paste -sd, -)
-spark_submit() { # spark_submit MODE ARGS...: Spark's `spark-submit --master yarn`
-  local mode=$1; shift
+spark_submit() { # spark_submit MODE [SPARK-SUBMIT OPTIONS...] -- APP ARGS...
+  local mode=$1 options=(); shift
+  while [ "$1" != -- ]; do options+=("$1"); shift; done; shift
   hadoop_java "$CP_FILE" org.apache.spark.deploy.SparkSubmit \
     --master yarn --deploy-mode "$mode" --class SparkOnTusk \
     --conf spark.yarn.jars="$SPARK_JARS" \
@@ -69,8 +73,7 @@ spark_submit() { # spark_submit MODE ARGS...: Spark's `spark-submit --master yar
     --conf spark.yarn.am.memory=512m \
     --conf spark.yarn.appMasterEnv.SPARK_LOCAL_IP=$SPARK_LOCAL_IP \
     --conf spark.executorEnv.SPARK_LOCAL_IP=$SPARK_LOCAL_IP \
-    --conf spark.yarn.report.interval=500 \
-    --conf spark.ui.enabled=false \
+    --conf spark.yarn.report.interval=500 "${options[@]}" \
     "$APP_JAR" "$@"
 }
 
@@ -94,12 +97,16 @@ awk -v n=$ROWS 'BEGIN { for (i = 0; i < n; i++) { c[i % 7]++; s[i % 7] += i }
 for MODE in client cluster; do
   OUT=spark-$MODE
   set +e
-  spark_submit "$MODE" input/words.txt "$OUT" "$ROWS" > "$WORK/$MODE.log" 2>&1; CODE=$?
+  spark_submit "$MODE" -- input/words.txt "$OUT" "$ROWS" > "$WORK/$MODE.log" 2>&1; CODE=$?
   set -e
   APP=$(grep -o 'application_[0-9]*_[0-9]*' "$WORK/$MODE.log" | head -1) || true
   echo "$MODE mode: $APP"
   grep -E 'Exception' "$WORK/$MODE.log" | head -n 5 || true
   check "$MODE mode: the application succeeds" test "$CODE" = 0
+  if [ "$MODE" = client ]; then
+    check "client mode: the AM hands the driver's web UI filter a valid proxy URL" \
+      bash -c '! grep -q "AmIpFilter: .*does not appear to be a valid URL" "$1"' _ "$WORK/$MODE.log"
+  fi
   if [ "$MODE" = cluster ]; then
     check "cluster mode: the ResourceManager's report says SUCCEEDED to Spark's client" \
       grep -q 'final status: SUCCEEDED' "$WORK/$MODE.log"
@@ -118,10 +125,21 @@ for MODE in client cluster; do
     cmp -s "$WORK/by-key.expected" "$WORK/by-key.$MODE"
 done
 
+set +e
+spark_submit cluster --conf spark.yarn.maxAppAttempts=1 -- no-such-input spark-failed "$ROWS" \
+  > "$WORK/failed.log" 2>&1; CODE=$?
+set -e
+grep -E '^Caused by: .*Input path does not exist' "$WORK/failed.log" | head -n 1 || true
+check "a failing driver: the application fails" test "$CODE" != 0
+check "a failing driver: its exception reaches Spark's client as YARN's diagnostics" \
+  grep -q 'diagnostics: User class threw exception: .*' "$WORK/failed.log"
+check "a failing driver: the diagnostics name the missing input" \
+  grep -q 'Input path does not exist: .*/no-such-input' "$WORK/failed.log"
+
 if [ "$FAILED" = 0 ]; then
   echo "compat-spark: OK (Spark 3.5.9 on Tusk's YARN and DFS, client and cluster mode)"
 else
-  for MODE in client cluster; do
+  for MODE in client cluster failed; do
     [ -f "$WORK/$MODE.log" ] && { echo "--- $MODE mode's log:"; grep -v ' INFO ' "$WORK/$MODE.log" | tail -n 40; } >&2
   done
   echo "compat-spark: FAILED" >&2; exit 1

@@ -2,11 +2,12 @@
 # The test command: every Rust test (the testbed tests need root), then Hadoop's FsShell
 # against Tusk (RPC and webhdfs://), then Hadoop's `yarn` CLI (application, node,
 # queue) against Tusk's ResourceManager, then Hadoop's own MapReduce jobs (examples,
-# streaming) on Tusk's YARN and DFS, then Hadoop's own FileSystem contract tests, then
-# Hadoop's RPC client with YARN tokens against Tusk's SASL TOKEN auth, then Hadoop's
-# shuffle client pieces against a NodeManager's mapreduce_shuffle, then WebHDFS through
-# the Python hdfs package, then the deployment recipe (deploy/: systemd units, image,
-# Kubernetes manifests).
+# streaming) on Tusk's YARN and DFS, then Spark's own YARN client, AM and executors
+# (client and cluster mode) on Tusk's YARN and DFS, then Hadoop's own FileSystem
+# contract tests, then Hadoop's RPC client with YARN tokens against Tusk's SASL TOKEN
+# auth, then Hadoop's shuffle client pieces against a NodeManager's mapreduce_shuffle,
+# then WebHDFS through the Python hdfs package, then the deployment recipe (deploy/:
+# systemd units, image, Kubernetes manifests).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cargo test --workspace --no-fail-fast
@@ -14,6 +15,7 @@ cargo build -p tusk-cli
 scripts/compat-hadoop.sh "${CARGO_TARGET_DIR:-target}/debug/tusk"
 scripts/compat-yarn.sh "${CARGO_TARGET_DIR:-target}/debug/tusk"
 scripts/compat-mapreduce.sh "${CARGO_TARGET_DIR:-target}/debug/tusk"
+scripts/compat-spark.sh "${CARGO_TARGET_DIR:-target}/debug/tusk"
 scripts/hadoop-contract.sh "${CARGO_TARGET_DIR:-target}/debug/tusk"
 scripts/hadoop-sasl.sh
 scripts/hadoop-shuffle.sh
