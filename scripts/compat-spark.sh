@@ -126,7 +126,9 @@ for MODE in client cluster; do
 done
 
 set +e
-spark_submit cluster --conf spark.yarn.maxAppAttempts=1 -- no-such-input spark-failed "$ROWS" \
+# One attempt, and no wait for executors before the driver fails.
+spark_submit cluster --conf spark.yarn.maxAppAttempts=1 --conf spark.executor.instances=1 \
+  --conf spark.scheduler.minRegisteredResourcesRatio=0 -- no-such-input spark-failed "$ROWS" \
   > "$WORK/failed.log" 2>&1; CODE=$?
 set -e
 grep -E '^Caused by: .*Input path does not exist' "$WORK/failed.log" | head -n 1 || true

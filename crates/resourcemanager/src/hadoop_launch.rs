@@ -38,7 +38,11 @@ pub(crate) fn am_launch_context(
 ) -> Bytes {
     let mut launch = spec.clone();
     set_env(&mut launch, APP_SUBMIT_TIME_ENV, app.submit_ms.to_string());
-    set_env(&mut launch, APPLICATION_WEB_PROXY_BASE_ENV, web_proxy_base(&app.id));
+    set_env(
+        &mut launch,
+        APPLICATION_WEB_PROXY_BASE_ENV,
+        web_proxy_base(&app.id),
+    );
     // Attempts a restart ended do not count, as for Tusk's own AMs.
     set_env(
         &mut launch,
