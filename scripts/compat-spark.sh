@@ -14,6 +14,7 @@
 # fails with the driver's exception as the ResourceManager's diagnostics.
 # Each check prints PASS or FAIL; the script exits non-zero when any failed.
 # Usage: scripts/compat-spark.sh [path/to/tusk]   (needs Java 17 and Maven; .ci/run installs them)
+# COMPAT_SPARK_KEEP=1 keeps its work directory (the cluster's and the containers' logs).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 TUSK=${1:-${CARGO_TARGET_DIR:-target}/release/tusk}
