@@ -4,11 +4,11 @@
 # queue) against Tusk's ResourceManager, then Hadoop's own MapReduce jobs (examples,
 # streaming) on Tusk's YARN and DFS, on `tusk local` and on a 3-node testbed, then the
 # same MapReduce through a kill -9 of the ResourceManager and of a NodeManager, then
-# Hadoop's own FileSystem contract tests, then
-# Hadoop's RPC client with YARN tokens against Tusk's SASL TOKEN auth, then Hadoop's
-# shuffle client pieces against a NodeManager's mapreduce_shuffle, then WebHDFS through
-# the Python hdfs package, then the deployment recipe (deploy/: systemd units, image,
-# Kubernetes manifests).
+# Spark's own YARN client, AM and executors (client and cluster mode) on Tusk's YARN and
+# DFS, then Hadoop's own FileSystem contract tests, then Hadoop's RPC client with YARN
+# tokens against Tusk's SASL TOKEN auth, then Hadoop's shuffle client pieces against a
+# NodeManager's mapreduce_shuffle, then WebHDFS through the Python hdfs package, then the
+# deployment recipe (deploy/: systemd units, image, Kubernetes manifests).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cargo test --workspace --no-fail-fast
@@ -18,6 +18,7 @@ scripts/compat-yarn.sh "${CARGO_TARGET_DIR:-target}/debug/tusk"
 scripts/compat-mapreduce.sh "${CARGO_TARGET_DIR:-target}/debug/tusk"
 TUSK_TESTBED=testbeds/repl-10gige.toml scripts/compat-mapreduce.sh "${CARGO_TARGET_DIR:-target}/debug/tusk"
 scripts/compat-mapreduce-recovery.sh "${CARGO_TARGET_DIR:-target}/debug/tusk"
+scripts/compat-spark.sh "${CARGO_TARGET_DIR:-target}/debug/tusk"
 scripts/hadoop-contract.sh "${CARGO_TARGET_DIR:-target}/debug/tusk"
 scripts/hadoop-sasl.sh
 scripts/hadoop-shuffle.sh

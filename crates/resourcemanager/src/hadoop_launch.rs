@@ -1,7 +1,7 @@
 //! The launch context of a Hadoop-submitted application's AM container: the
 //! ContainerLaunchContextProto its client submitted, with what Hadoop's ResourceManager
-//! adds before handing it to a NodeManager (the submit time, the attempt limit and the
-//! AM's credentials). The NodeManager adds the container's own environment
+//! adds before handing it to a NodeManager (the submit time, the attempt limit, the web
+//! proxy base and the AM's credentials). The NodeManager adds the container's own environment
 //! (CONTAINER_ID, NM_HOST, …) when it launches it.
 
 use base64::Engine;
@@ -23,6 +23,12 @@ pub const APP_SUBMIT_TIME_ENV: &str = "APP_SUBMIT_TIME_ENV";
 /// allowed.
 pub const MAX_APP_ATTEMPTS_ENV: &str = "MAX_APP_ATTEMPTS";
 
+/// Hadoop's `ApplicationConstants.APPLICATION_WEB_PROXY_BASE_ENV`: the path under the
+/// ResourceManager's web address where the AM's web UI is proxied
+/// (`ProxyUriUtils.getPath`). Spark's AM builds its web UI filter's proxy URL from it and
+/// fails to start its UI without it.
+pub const APPLICATION_WEB_PROXY_BASE_ENV: &str = "APPLICATION_WEB_PROXY_BASE";
+
 /// The serialized ContainerLaunchContextProto for the current attempt's AM of `app`,
 /// built from `spec`, the context its client submitted.
 pub(crate) fn am_launch_context(
@@ -32,6 +38,11 @@ pub(crate) fn am_launch_context(
 ) -> Bytes {
     let mut launch = spec.clone();
     set_env(&mut launch, APP_SUBMIT_TIME_ENV, app.submit_ms.to_string());
+    set_env(
+        &mut launch,
+        APPLICATION_WEB_PROXY_BASE_ENV,
+        web_proxy_base(&app.id),
+    );
     // Attempts a restart ended do not count, as for Tusk's own AMs.
     set_env(
         &mut launch,
@@ -42,6 +53,11 @@ pub(crate) fn am_launch_context(
     let token = secrets.amrm.create_token(&attempt);
     launch.tokens = Some(with_token(launch.tokens.take().unwrap_or_default(), token));
     Bytes::from(launch.encode_to_vec())
+}
+
+/// Where the ResourceManager's web server proxies `app`'s AM: `/proxy/<application id>`.
+fn web_proxy_base(app: &str) -> String {
+    format!("/proxy/{app}")
 }
 
 /// The AM's credentials (`tokens`: Hadoop's Credentials file format, as the client

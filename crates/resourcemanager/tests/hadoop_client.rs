@@ -267,6 +267,11 @@ async fn a_hadoop_submission_launches_its_am_hadoop_style() -> Result<()> {
     };
     assert_eq!(env("CLASSPATH").as_deref(), Some("job.jar/*"));
     assert_eq!(env("MAX_APP_ATTEMPTS").as_deref(), Some("2"));
+    // Spark's AM builds its web UI filter's proxy URL from it.
+    assert_eq!(
+        env("APPLICATION_WEB_PROXY_BASE"),
+        Some(format!("/proxy/{app}"))
+    );
     let submit_time: i64 = env("APP_SUBMIT_TIME_ENV").context("submit time")?.parse()?;
 
     let r = report(&hadoop, app_id).await?;
