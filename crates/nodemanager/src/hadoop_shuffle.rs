@@ -388,29 +388,6 @@ fn shuffle_header(map: &str, output: &map_output::MapOutput, reduce: i32) -> Vec
     out
 }
 
-impl crate::aux_services::AuxService for HadoopShuffle {
-    fn name(&self) -> &str {
-        MAPREDUCE_SHUFFLE
-    }
-
-    fn initialize_application(
-        &self,
-        application: &str,
-        user: &str,
-        data: &[u8],
-    ) -> Result<(), NodeManagerError> {
-        HadoopShuffle::initialize_application(self, application, user, data)
-    }
-
-    fn stop_application(&self, application: &str) {
-        HadoopShuffle::stop_application(self, application)
-    }
-
-    fn meta_data(&self) -> Bytes {
-        HadoopShuffle::meta_data(self)
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
