@@ -109,7 +109,7 @@ pub async fn run(conf: Configuration, cmd: JobCommand) -> anyhow::Result<()> {
         JobCommand::Status { id } => status(&conf, &id).await,
         JobCommand::List => list(&conf).await,
         JobCommand::Kill { id } => kill(&conf, &id).await,
-        JobCommand::Logs { id, dir } => logs(&id, &crate::conf::local_dir(dir)),
+        JobCommand::Logs { id, dir } => logs(conf, &id, &crate::conf::local_dir(dir)).await,
         JobCommand::History { id } => history(conf, &id).await,
         JobCommand::Gantt {
             ids,
@@ -396,11 +396,14 @@ async fn kill(conf: &Configuration, id: &str) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// `<dir>/nm*/logs/<app>/<container>/{stdout,stderr}`, as `tusk local up` lays them out.
-fn logs(id: &str, dir: &Path) -> anyhow::Result<()> {
+/// The stdout and stderr of the application's containers: while it runs (or without log
+/// aggregation) from `<dir>/nm*/logs/<app>/<container>/`, as `tusk local up` lays them
+/// out; once its logs were aggregated, every log file from the DFS, where Hadoop's
+/// `yarn logs` reads them too.
+async fn logs(mut conf: Configuration, id: &str, dir: &Path) -> anyhow::Result<()> {
     let app = application_id(id);
     let mut files = Vec::new();
-    for nm in read_dir_sorted(dir)? {
+    for nm in read_dir_sorted(dir).unwrap_or_default() {
         let app_dir = nm.join("logs").join(&app);
         for container in read_dir_sorted(&app_dir).unwrap_or_default() {
             for name in ["stdout", "stderr"] {
@@ -412,15 +415,52 @@ fn logs(id: &str, dir: &Path) -> anyhow::Result<()> {
         }
     }
     if files.is_empty() {
-        bail!(
-            "no container logs of {app} under {}/nm*/logs",
-            dir.display()
-        );
+        return aggregated_logs(&mut conf, &app).await.with_context(|| {
+            format!(
+                "no container logs of {app} under {}/nm*/logs, nor aggregated in the DFS",
+                dir.display()
+            )
+        });
     }
     for f in files {
         let text = std::fs::read(&f).with_context(|| format!("reading {}", f.display()))?;
         println!("==> {} <==", f.display());
         print!("{}", String::from_utf8_lossy(&text));
+    }
+    Ok(())
+}
+
+/// Prints the aggregated log files of `app` (one DFS file per node) as
+/// `==> node/container/file <==` sections.
+async fn aggregated_logs(conf: &mut Configuration, app: &str) -> anyhow::Result<()> {
+    let options = tusk_nodemanager::NodeManagerOptions::from_conf(conf)?;
+    let app_dir = tusk_nodemanager::remote_app_dir(
+        &options.remote_app_log_dir,
+        &tusk_common::current_user(),
+        &options.remote_app_log_dir_suffix,
+        app,
+    );
+    let client = dfs_client(conf)?;
+    let mut printed = false;
+    for node in client.list(&app_dir).await? {
+        if node.is_dir || node.path.ends_with(".tmp") {
+            continue;
+        }
+        let bytes = client
+            .read_file(&format!("{app_dir}/{}", node.path))
+            .await?;
+        let containers = tusk_nodemanager::read_aggregated(&bytes)
+            .map_err(|e| anyhow::anyhow!("{app_dir}/{}: {e}", node.path))?;
+        for (container, logs) in containers {
+            for (name, text) in logs {
+                println!("==> {}/{container}/{name} <==", node.path);
+                print!("{}", String::from_utf8_lossy(&text));
+                printed = true;
+            }
+        }
+    }
+    if !printed {
+        bail!("{app_dir} holds no logs");
     }
     Ok(())
 }

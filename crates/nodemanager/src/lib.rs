@@ -89,6 +89,7 @@ pub use containers::CONTAINER_SECRET_ENV;
 pub use error::NodeManagerError;
 pub use hadoop_shuffle::{HadoopShuffle, MAPREDUCE_SHUFFLE};
 pub use localizer::{LocalResource, ResourceType, Visibility};
+pub use log_aggregation::{read_aggregated, remote_app_dir, ContainerLogs};
 pub use options::{NodeManagerOptions, Timing};
 /// Entry point; see [`NodeManager::start`].
 pub struct NodeManager;

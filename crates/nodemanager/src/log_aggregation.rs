@@ -389,13 +389,12 @@ pub fn java_utf(s: &str) -> Result<Vec<u8>, String> {
 }
 
 /// A container id and its log files' names and bytes.
-#[cfg(test)]
-pub(crate) type ContainerLogs = (String, Vec<(String, Vec<u8>)>);
+pub type ContainerLogs = (String, Vec<(String, Vec<u8>)>);
 
 /// The log files of each container in an aggregated log file, as Hadoop's
 /// `LogReader` sees them: (container id, [(file name, bytes)]), reserved keys skipped.
-#[cfg(test)]
-pub(crate) fn read_aggregated(file: &[u8]) -> Result<Vec<ContainerLogs>, String> {
+/// `tusk job logs` reads a finished application's logs with it.
+pub fn read_aggregated(file: &[u8]) -> Result<Vec<ContainerLogs>, String> {
     fn utf(b: &[u8], at: &mut usize) -> Result<String, String> {
         let len = u16::from_be_bytes(
             b.get(*at..*at + 2)

@@ -57,8 +57,7 @@ struct DataBlock {
 pub enum TFileError {
     #[error("TFile key of {0} bytes is longer than 65536")]
     KeyTooLong(usize),
-    /// What a test's reader found wrong.
-    #[cfg(test)]
+    /// What the reader (`tusk job logs`, tests) found wrong.
     #[error("not a TFile: {0}")]
     Corrupt(&'static str),
 }
@@ -318,7 +317,6 @@ pub fn write_vlong(out: &mut Vec<u8>, n: i64) {
     }
 }
 
-#[cfg(test)]
 /// TFile's `Utils.readVLong`: the number at the start of `b` and the bytes it took.
 pub fn read_vlong(b: &[u8]) -> Result<(i64, usize), TFileError> {
     let truncated = || TFileError::Corrupt("truncated number");
@@ -346,14 +344,12 @@ pub fn read_vlong(b: &[u8]) -> Result<(i64, usize), TFileError> {
     }
 }
 
-#[cfg(test)]
 /// A cursor over a byte slice, reading TFile's numbers and strings.
 struct Cursor<'a> {
     bytes: &'a [u8],
     at: usize,
 }
 
-#[cfg(test)]
 impl<'a> Cursor<'a> {
     fn vlong(&mut self) -> Result<i64, TFileError> {
         let (n, used) = read_vlong(&self.bytes[self.at.min(self.bytes.len())..])?;
@@ -388,10 +384,8 @@ impl<'a> Cursor<'a> {
 }
 
 /// A key and its value.
-#[cfg(test)]
 pub type Record = (Vec<u8>, Vec<u8>);
 
-#[cfg(test)]
 /// The records of an uncompressed TFile, in order; found through the trailer, the
 /// meta index and `BCFile.index`, as Hadoop's reader finds them.
 pub fn read_records(file: &[u8]) -> Result<Vec<Record>, TFileError> {
