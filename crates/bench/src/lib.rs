@@ -29,6 +29,9 @@
 //!   TeraSort on YARN per case and timing mode, with the masters' measured cost.
 //! - `heartbeats`: simulated DataNodes against a NameNode process; `advisor`: the
 //!   shortest safe heartbeat period.
+//! - `am_heartbeats`: N simulated Hadoop AMs (AMRMTokens, request tables, releases)
+//!   heartbeating at once against a ResourceManager process: allocate latency, RM CPU
+//!   and memory.
 //! - `testbed_cluster`: a `tusk testbed` for a benchmark, YARN restartable with other
 //!   settings.
 //! - `target`: the cluster under test (mini cluster or external) and its clients.
@@ -41,6 +44,7 @@
 //! - `error`: [`BenchError`].
 
 pub mod advisor;
+pub mod am_heartbeats;
 pub mod cdf;
 pub mod chart;
 pub mod context;

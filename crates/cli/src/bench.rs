@@ -8,8 +8,8 @@ use anyhow::Context;
 use clap::{Args, Subcommand};
 use serde::Serialize;
 use tusk_bench::{
-    advisor, dfsio, faults, heartbeat_sweep, heartbeats, interconnects, job_latency, nnthroughput,
-    replication, replication_links, scheduling, startup, terasort,
+    advisor, am_heartbeats, dfsio, faults, heartbeat_sweep, heartbeats, interconnects, job_latency,
+    nnthroughput, replication, replication_links, scheduling, startup, terasort,
 };
 use tusk_client::ReplicationMode;
 use tusk_common::config::{parse_duration, parse_size};
@@ -33,6 +33,9 @@ pub enum BenchCommand {
     Nnthroughput(NnArgs),
     /// Heartbeat capacity with simulated DataNodes.
     Heartbeats(HeartbeatArgs),
+    /// A ResourceManager process under N simulated Hadoop AMs heartbeating at once
+    /// (AMRMTokens, request tables, releases): allocate latency, RM CPU and memory.
+    AmHeartbeats(AmHeartbeatArgs),
     /// A tiny WordCount on YARN, submit to finished, per timing mode.
     JobLatency(JobLatencyArgs),
     /// The heartbeat study's six period cases: DFSIO and TeraSort job times, and the
@@ -361,6 +364,33 @@ pub struct HeartbeatArgs {
 }
 
 #[derive(Args)]
+pub struct AmHeartbeatArgs {
+    /// Applications, hence AMs heartbeating at once.
+    #[arg(long, default_value_t = 1000)]
+    apps: usize,
+    /// Simulated NodeManagers (sized to hold every AM and its maps).
+    #[arg(long, default_value_t = 20)]
+    nodemanagers: usize,
+    /// AM heartbeat period (Hadoop's default: 1s).
+    #[arg(long, default_value = "1s", value_parser = duration)]
+    interval: Duration,
+    /// Measurement window, after every AM registered.
+    #[arg(long, default_value = "30s", value_parser = duration)]
+    duration: Duration,
+    /// Maps each AM keeps asking for.
+    #[arg(long, default_value_t = 4)]
+    maps: usize,
+    /// Heartbeats an AM holds a container before releasing it.
+    #[arg(long, default_value_t = 3)]
+    hold: u32,
+    /// Set on the ResourceManager, e.g. tusk.yarn.timing=classic (repeatable).
+    #[arg(long = "rm-conf", value_name = "KEY=VALUE")]
+    rm_conf: Vec<String>,
+    #[arg(long)]
+    json: Option<PathBuf>,
+}
+
+#[derive(Args)]
 pub struct AdvisorArgs {
     #[arg(long)]
     datanodes: u64,
@@ -675,6 +705,19 @@ pub async fn run(conf: Configuration, which: BenchCommand) -> anyhow::Result<()>
             })
             .await?;
             emit(&report, report.to_markdown(), &a.common.json)
+        }
+        BenchCommand::AmHeartbeats(a) => {
+            job_conf(&a.rm_conf)?;
+            let mut o = am_heartbeats::AmHeartbeatOptions::new(std::env::current_exe()?);
+            o.apps = a.apps;
+            o.nodemanagers = a.nodemanagers;
+            o.interval = a.interval;
+            o.duration = a.duration;
+            o.maps_per_app = a.maps;
+            o.hold_heartbeats = a.hold;
+            o.rm_conf = a.rm_conf;
+            let report = am_heartbeats::run(o).await?;
+            emit(&report, report.to_markdown(), &a.json)
         }
         BenchCommand::JobLatency(a) => {
             let report = job_latency::run(job_latency::JobLatencyOptions {
