@@ -9,7 +9,7 @@ use clap::{Args, Subcommand};
 use serde::Serialize;
 use tusk_bench::{
     advisor, am_heartbeats, dfsio, faults, heartbeat_sweep, heartbeats, interconnects, job_latency,
-    nnthroughput, replication, replication_links, scheduling, startup, terasort,
+    nnthroughput, replication, replication_links, same_jar, scheduling, startup, terasort,
 };
 use tusk_client::ReplicationMode;
 use tusk_common::config::{parse_duration, parse_size};
@@ -56,6 +56,36 @@ pub enum BenchCommand {
     Seeds(seeds::SeedsArgs),
     /// Short-circuit local reads against reads through the DataNode, same run.
     ShortCircuit(ShortCircuitArgs),
+    /// Hadoop 3.4.2's examples jar, unmodified (WordCount, TeraGen, TeraSort), on Tusk's
+    /// YARN + DFS and on Hadoop 3.4.2's own YARN + HDFS, interleaved in one run.
+    SameJar(SameJarArgs),
+}
+
+#[derive(Args)]
+pub struct SameJarArgs {
+    /// The classpath file `scripts/hadoop-classpath.sh` prints.
+    #[arg(long, value_name = "CLASSPATH_FILE")]
+    hadoop_classpath: PathBuf,
+    /// Trials of each job on each platform.
+    #[arg(long, default_value_t = 5)]
+    trials: usize,
+    /// WordCount's generated text (k/m/g suffixes).
+    #[arg(long, default_value = "32m", value_parser = size)]
+    wordcount_size: u64,
+    /// Rows (100 bytes) of TeraGen and TeraSort.
+    #[arg(long, default_value_t = 1_000_000)]
+    tera_rows: u64,
+    /// TeraGen's maps and TeraSort's reduces.
+    #[arg(long, default_value_t = 2)]
+    tera_tasks: u32,
+    /// DataNodes and NodeManagers of each platform.
+    #[arg(long, default_value_t = 1)]
+    nodes: usize,
+    /// Both clusters' state and the job clients' logs (erased first).
+    #[arg(long, default_value = "/tmp/tusk-bench-same-jar")]
+    dir: PathBuf,
+    #[arg(long)]
+    json: Option<PathBuf>,
 }
 
 #[derive(Args)]
@@ -667,6 +697,20 @@ pub async fn run(conf: Configuration, which: BenchCommand) -> anyhow::Result<()>
                     base_dir: None,
                 })
                 .await?;
+            emit(&report, report.to_markdown(), &a.json)
+        }
+        BenchCommand::SameJar(a) => {
+            let mut o = same_jar::SameJarOptions::new(
+                a.hadoop_classpath.canonicalize()?,
+                std::env::current_exe()?,
+            );
+            o.trials = a.trials;
+            o.wordcount_bytes = a.wordcount_size;
+            o.tera_rows = a.tera_rows;
+            o.tera_tasks = a.tera_tasks;
+            o.nodes = a.nodes;
+            o.dir = a.dir;
+            let report = same_jar::run(o).await?;
             emit(&report, report.to_markdown(), &a.json)
         }
         BenchCommand::Startup(a) => {
