@@ -54,6 +54,9 @@ pub struct SameJarOptions {
     /// Each NodeManager's memory (MB) and vcores, on both platforms.
     pub nodemanager_memory_mb: u64,
     pub nodemanager_vcores: u32,
+    /// `key=value` handed to Tusk's daemons (e.g. `tusk.yarn.timing=classic`, to run
+    /// Tusk with Hadoop's heartbeat-bound timing).
+    pub tusk_conf: Vec<String>,
 }
 
 impl SameJarOptions {
@@ -69,6 +72,7 @@ impl SameJarOptions {
             nodes: 1,
             nodemanager_memory_mb: 4096,
             nodemanager_vcores: 4,
+            tusk_conf: Vec::new(),
         }
     }
 }
@@ -139,6 +143,8 @@ pub struct SameJarReport {
     pub nodes: usize,
     /// The `-D` options every job got, on both platforms.
     pub job_options: Vec<String>,
+    /// What Tusk's daemons were given beyond the defaults of `tusk local up`.
+    pub tusk_conf: Vec<String>,
     pub runs: Vec<JobRun>,
     pub summaries: Vec<JobSummary>,
 }
@@ -179,21 +185,23 @@ pub async fn run(opts: SameJarOptions) -> Result<SameJarReport> {
     std::fs::create_dir_all(&logs)?;
 
     let replication = opts.nodes.min(3) as u16;
+    let mut tusk_conf = vec![
+        format!("dfs.replication={replication}"),
+        format!(
+            "yarn.nodemanager.resource.memory-mb={}",
+            opts.nodemanager_memory_mb
+        ),
+        format!(
+            "yarn.nodemanager.resource.cpu-vcores={}",
+            opts.nodemanager_vcores
+        ),
+    ];
+    tusk_conf.extend(opts.tusk_conf.iter().cloned());
     let tusk = ProcessCluster::up_with_env(
         &opts.tusk_exe,
         &opts.dir.join("tusk"),
         opts.nodes,
-        &[
-            format!("dfs.replication={replication}"),
-            format!(
-                "yarn.nodemanager.resource.memory-mb={}",
-                opts.nodemanager_memory_mb
-            ),
-            format!(
-                "yarn.nodemanager.resource.cpu-vcores={}",
-                opts.nodemanager_vcores
-            ),
-        ],
+        &tusk_conf,
         &[("JAVA_HOME", java_home.display().to_string())],
     )?;
     let hadoop = HadoopCluster::start(
@@ -276,6 +284,7 @@ pub async fn run(opts: SameJarOptions) -> Result<SameJarReport> {
         tera_rows: opts.tera_rows,
         nodes: opts.nodes,
         job_options,
+        tusk_conf: opts.tusk_conf.clone(),
         runs,
         summaries,
     })
@@ -529,6 +538,9 @@ impl SameJarReport {
             self.tera_rows,
             crate::mb(self.tera_rows * 100),
         );
+        if !self.tusk_conf.is_empty() {
+            let _ = writeln!(out, "Tusk's daemons: `{}`.\n", self.tusk_conf.join("`, `"));
+        }
         out.push_str("| job | Tusk median (min) s | Hadoop median (min) s | Tusk / Hadoop median (min) | client median s, Tusk / Hadoop |\n");
         out.push_str("|---|---|---|---|---|\n");
         for s in &self.summaries {

@@ -84,6 +84,9 @@ pub struct SameJarArgs {
     /// Both clusters' state and the job clients' logs (erased first).
     #[arg(long, default_value = "/tmp/tusk-bench-same-jar")]
     dir: PathBuf,
+    /// Set on Tusk's daemons, e.g. tusk.yarn.timing=classic (repeatable).
+    #[arg(long = "tusk-conf", value_name = "KEY=VALUE")]
+    tusk_conf: Vec<String>,
     #[arg(long)]
     json: Option<PathBuf>,
 }
@@ -710,6 +713,8 @@ pub async fn run(conf: Configuration, which: BenchCommand) -> anyhow::Result<()>
             o.tera_tasks = a.tera_tasks;
             o.nodes = a.nodes;
             o.dir = a.dir;
+            job_conf(&a.tusk_conf)?;
+            o.tusk_conf = a.tusk_conf;
             let report = same_jar::run(o).await?;
             emit(&report, report.to_markdown(), &a.json)
         }

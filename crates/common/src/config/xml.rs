@@ -149,10 +149,7 @@ mod tests {
     fn a_written_site_reads_back_escaped_and_in_order() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("yarn-site.xml");
-        let text = site_xml(&[
-            ("a.b", "x<y & z>w".to_string()),
-            ("c.d", "2".to_string()),
-        ]);
+        let text = site_xml(&[("a.b", "x<y & z>w".to_string()), ("c.d", "2".to_string())]);
         std::fs::write(&path, text).unwrap();
         let props = read(&path).unwrap();
         let pairs: Vec<(&str, Option<&str>)> = props
