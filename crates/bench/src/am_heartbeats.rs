@@ -128,6 +128,9 @@ pub struct AmHeartbeatReport {
     /// ResourceManager CPU over the window, in cores (1.0 = one core busy).
     pub rm_cpu_cores: Option<f64>,
     pub rm_cpu_us_per_allocate: Option<f64>,
+    /// This process's CPU over the window (the simulated AMs and NodeManagers share the
+    /// machine with the ResourceManager), in cores.
+    pub driver_cpu_cores: Option<f64>,
     /// ResourceManager resident set: with the nodes only, after every AM registered, at
     /// the end of the window, and its peak; MB.
     pub rm_rss_idle_mb: f64,
@@ -203,10 +206,12 @@ pub async fn run(opts: AmHeartbeatOptions) -> Result<AmHeartbeatReport> {
     tokio::time::sleep(opts.interval * 2).await;
     stats.reset();
     let cpu_before = cpu_seconds(pid);
+    let driver_before = cpu_seconds(std::process::id());
     let started = Instant::now();
     tokio::time::sleep(opts.duration).await;
     let window = started.elapsed().as_secs_f64();
     let cpu_after = cpu_seconds(pid);
+    let driver_after = cpu_seconds(std::process::id());
     let mut latencies = std::mem::take(&mut *stats.latencies_ms.lock().expect("latencies"));
     let (rss_end, rss_peak) = rss("end")?;
     stop.store(true, Ordering::Relaxed);
@@ -246,6 +251,9 @@ pub async fn run(opts: AmHeartbeatOptions) -> Result<AmHeartbeatReport> {
         rm_cpu_us_per_allocate: cpu
             .filter(|_| count > 0)
             .map(|c| c * window / count as f64 * 1e6),
+        driver_cpu_cores: driver_before
+            .zip(driver_after)
+            .map(|(a, b)| (b - a) / window),
         rm_rss_idle_mb: mb(rss_idle),
         rm_rss_registered_mb: mb(rss_registered),
         rm_rss_end_mb: mb(rss_end),
@@ -661,11 +669,11 @@ impl AmHeartbeatReport {
             x.map(|v| format!("{v:.digits$}"))
                 .unwrap_or_else(|| "–".into())
         };
-        out.push_str("| AMs | period | window s | offered / answered allocate/s | allocate p50 / p99 / max ms | failed | containers allocated / released | RM CPU cores | RM µs/allocate | RM RSS idle / registered / end / peak MB | RSS per AM KB |\n");
+        out.push_str("| AMs | period | window s | offered / answered allocate/s | allocate p50 / p99 / max ms | failed | containers allocated / released | RM CPU cores (driver) | RM µs/allocate | RM RSS idle / registered / end / peak MB | RSS per AM KB |\n");
         out.push_str("|---|---|---|---|---|---|---|---|---|---|---|\n");
         let _ = writeln!(
             out,
-            "| {} | {} ms | {:.1} | {:.0} / {:.0} | {:.2} / {:.2} / {:.2} | {} | {} / {} | {} | {} | {:.1} / {:.1} / {:.1} / {:.1} | {:.1} |",
+            "| {} | {} ms | {:.1} | {:.0} / {:.0} | {:.2} / {:.2} / {:.2} | {} | {} / {} | {} ({}) | {} | {:.1} / {:.1} / {:.1} / {:.1} | {:.1} |",
             self.apps,
             self.interval_ms,
             self.window_seconds,
@@ -678,6 +686,7 @@ impl AmHeartbeatReport {
             self.containers_allocated,
             self.containers_released,
             opt(self.rm_cpu_cores, 2),
+            opt(self.driver_cpu_cores, 2),
             opt(self.rm_cpu_us_per_allocate, 1),
             self.rm_rss_idle_mb,
             self.rm_rss_registered_mb,
