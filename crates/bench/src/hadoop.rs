@@ -1,8 +1,10 @@
 //! Real Hadoop 3.4.2 in the same run, for the benchmarks' `--vs-hadoop` columns: the
 //! Hadoop anchor (a Maven project of small runners such as `TeraRunner` and
 //! `YarnTinyJob`, see its README) started as a JVM with the anchor's own options
-//! (`jvmopts.sh`), its `RESULT key=value ...` lines parsed. Nothing here stores a Hadoop
-//! figure: every one comes from a JVM this run started.
+//! (`jvmopts.sh`), its `RESULT key=value ...` lines parsed; and what every run of
+//! Hadoop's own daemons shares (on the testbed, or on loopback for `same_jar`): their JVM
+//! options, `JAVA_HOME`, the configuration files beside the `*-site.xml`. Nothing here
+//! stores a Hadoop figure: every one comes from a JVM this run started.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -15,6 +17,77 @@ use crate::error::{BenchError, Result};
 
 /// Where the anchor lives unless told: beside the project, as the design notes say.
 pub const DEFAULT_ANCHOR_DIR: &str = "../shared/anchors/hadoop";
+
+/// What every Hadoop daemon JVM runs with: small heaps and the quick JIT on a 2-core
+/// host, IPv4, and the module openings Java 17 needs for Hadoop 3.4.
+pub const DAEMON_JVM_OPTS: &[&str] = &[
+    "-Xmx512m",
+    "-XX:+UseSerialGC",
+    "-XX:TieredStopAtLevel=1",
+    "-Djava.net.preferIPv4Stack=true",
+    "--add-opens=java.base/java.lang=ALL-UNNAMED",
+    "--add-opens=java.base/java.util=ALL-UNNAMED",
+    "--add-opens=java.base/java.util.concurrent=ALL-UNNAMED",
+    "--add-opens=java.base/java.io=ALL-UNNAMED",
+    "--add-opens=java.base/java.nio=ALL-UNNAMED",
+    "--add-opens=java.base/sun.nio.ch=ALL-UNNAMED",
+    "--add-opens=java.base/java.net=ALL-UNNAMED",
+    "--add-opens=java.base/java.lang.reflect=ALL-UNNAMED",
+];
+
+/// Task and AM JVMs: the same quick start, smaller heaps.
+pub const TASK_JVM_OPTS: &str =
+    "-Xmx200m -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -Djava.net.preferIPv4Stack=true";
+
+/// `$JAVA_HOME`, or the installation the `java` on the path belongs to.
+pub fn java_home() -> Result<PathBuf> {
+    if let Ok(home) = std::env::var("JAVA_HOME") {
+        return Ok(PathBuf::from(home));
+    }
+    let out = Command::new("sh")
+        .args(["-c", "readlink -f \"$(command -v java)\""])
+        .output()?;
+    let java = PathBuf::from(String::from_utf8_lossy(&out.stdout).trim());
+    java.parent()
+        .and_then(Path::parent)
+        .map(Path::to_path_buf)
+        .filter(|_| out.status.success())
+        .ok_or_else(|| {
+            BenchError::InvalidOptions("java is not installed (Hadoop's daemons need it)".into())
+        })
+}
+
+/// Writes what Hadoop's daemons need in their configuration directory beside the
+/// `*-site.xml` files: one `default` queue for the CapacityScheduler (half of it for
+/// AMs), console logging, and the (empty) web app folders their HTTP servers look up
+/// on the classpath, which the Maven jars do not carry.
+pub fn write_shared_conf(conf: &Path) -> std::io::Result<()> {
+    for app in ["hdfs", "datanode", "secondary", "journal", "static"] {
+        std::fs::create_dir_all(conf.join("webapps").join(app))?;
+    }
+    std::fs::write(
+        conf.join("capacity-scheduler.xml"),
+        tusk_common::config::site_xml(&[
+            ("yarn.scheduler.capacity.root.queues", "default".into()),
+            (
+                "yarn.scheduler.capacity.root.default.capacity",
+                "100".into(),
+            ),
+            (
+                "yarn.scheduler.capacity.root.default.maximum-capacity",
+                "100".into(),
+            ),
+            (
+                "yarn.scheduler.capacity.maximum-am-resource-percent",
+                "0.5".into(),
+            ),
+        ]),
+    )?;
+    std::fs::write(
+        conf.join("log4j.properties"),
+        "log4j.rootLogger=INFO,console\nlog4j.appender.console=org.apache.log4j.ConsoleAppender\nlog4j.appender.console.layout=org.apache.log4j.PatternLayout\nlog4j.appender.console.layout.ConversionPattern=%d{ISO8601} %p %c{2}: %m%n\n",
+    )
+}
 
 /// The Hadoop anchor directory (`run.sh`, `jvmopts.sh`, `pom.xml`).
 #[derive(Clone, Debug, Serialize, Deserialize)]

@@ -72,15 +72,16 @@ pub struct HeartbeatReport {
     pub cases: Vec<HeartbeatCase>,
 }
 
-/// A NameNode: a child process this run started, or an external one.
-pub(crate) struct NameNodeProcess {
+/// A daemon (a NameNode, a ResourceManager): a child process this run started, or an
+/// external one.
+pub(crate) struct DaemonProcess {
     child: Option<Child>,
     _dir: Option<tempfile::TempDir>,
     pub(crate) addr: String,
     pub(crate) pid: Option<u32>,
 }
 
-impl Drop for NameNodeProcess {
+impl Drop for DaemonProcess {
     fn drop(&mut self) {
         if let Some(c) = &mut self.child {
             let _ = c.kill();
@@ -89,9 +90,9 @@ impl Drop for NameNodeProcess {
     }
 }
 
-fn start_namenode(opts: &HeartbeatOptions) -> Result<NameNodeProcess> {
+fn start_namenode(opts: &HeartbeatOptions) -> Result<DaemonProcess> {
     if let Some(fs) = &opts.fs {
-        return Ok(NameNodeProcess {
+        return Ok(DaemonProcess {
             child: None,
             _dir: None,
             addr: fs
@@ -111,39 +112,61 @@ fn start_namenode(opts: &HeartbeatOptions) -> Result<NameNodeProcess> {
 pub(crate) fn spawn_namenode(
     tusk_exe: &std::path::Path,
     defines: &[&str],
-) -> Result<NameNodeProcess> {
+) -> Result<DaemonProcess> {
     let dir = tempfile::tempdir()?;
-    let addr_file = dir.path().join("nn.addr");
+    let name_dir = format!(
+        "dfs.namenode.name.dir={}",
+        dir.path().join("name").display()
+    );
+    let mut all = vec![name_dir.as_str()];
+    all.extend_from_slice(defines);
+    spawn_daemon(tusk_exe, "namenode", &all, dir)
+}
+
+/// Starts `tusk ROLE --listen 127.0.0.1:0` with `defines` (`key=value`), its stderr in
+/// `dir/ROLE.err`, and waits (20 s at most) for the address it serves on.
+pub(crate) fn spawn_daemon(
+    tusk_exe: &std::path::Path,
+    role: &str,
+    defines: &[&str],
+    dir: tempfile::TempDir,
+) -> Result<DaemonProcess> {
+    let addr_file = dir.path().join(format!("{role}.addr"));
     let mut cmd = Command::new(tusk_exe);
-    cmd.arg("namenode")
+    cmd.arg(role)
         .args(["--listen", "127.0.0.1:0", "--addr-file"])
-        .arg(&addr_file)
-        .arg("-D")
-        .arg(format!(
-            "dfs.namenode.name.dir={}",
-            dir.path().join("name").display()
-        ));
+        .arg(&addr_file);
     for d in defines {
         cmd.args(["-D", d]);
     }
-    let child = cmd
+    let mut child = cmd
+        .env(
+            "TUSK_LOG",
+            std::env::var("TUSK_LOG").unwrap_or_else(|_| "warn".into()),
+        )
         .stdin(Stdio::null())
         .stdout(Stdio::null())
-        .stderr(Stdio::null())
+        .stderr(std::fs::File::create(
+            dir.path().join(format!("{role}.err")),
+        )?)
         .spawn()?;
     let deadline = Instant::now() + Duration::from_secs(20);
     let addr = loop {
         if let Ok(a) = std::fs::read_to_string(&addr_file) {
             break a.trim().to_string();
         }
-        if Instant::now() > deadline {
-            return Err(BenchError::ClusterStart(
-                "namenode did not start within 20 s".into(),
-            ));
+        if Instant::now() > deadline || child.try_wait()?.is_some() {
+            let _ = child.kill();
+            let err =
+                std::fs::read_to_string(dir.path().join(format!("{role}.err"))).unwrap_or_default();
+            return Err(BenchError::ClusterStart(format!(
+                "{role} did not start within 20 s: {}",
+                tusk_common::logging::last_lines(&err, 10)
+            )));
         }
         std::thread::sleep(Duration::from_millis(5));
     };
-    Ok(NameNodeProcess {
+    Ok(DaemonProcess {
         pid: Some(child.id()),
         child: Some(child),
         _dir: Some(dir),
@@ -248,7 +271,7 @@ pub async fn run(opts: HeartbeatOptions) -> Result<HeartbeatReport> {
 
 async fn run_case(
     opts: &HeartbeatOptions,
-    nn: &NameNodeProcess,
+    nn: &DaemonProcess,
     n: usize,
     interval: Duration,
 ) -> Result<HeartbeatCase> {

@@ -17,7 +17,10 @@
 //!   event-driven), with the heartbeat model; `terasort`: TeraGen / TeraSort /
 //!   TeraValidate timed, in-process or on YARN.
 //! - `hadoop`: real Hadoop 3.4.2 (the anchor's runners) in the same run, for
-//!   `--vs-hadoop`; no Hadoop figure is stored anywhere.
+//!   `--vs-hadoop`; no Hadoop figure is stored anywhere. `hadoop_cluster`: Hadoop
+//!   3.4.2's own HDFS and YARN daemons as processes on loopback.
+//! - `same_jar`: Hadoop's examples jar, unmodified, on Tusk's YARN + DFS and on Hadoop's
+//!   YARN + HDFS in one run, trials interleaved.
 //! - `process_cluster`: a `tusk local up` cluster of processes and `tusk job run`.
 //! - `scheduling`: concurrent sort jobs on a testbed, once per status-aware scheduling
 //!   policy (Tables 7–9 of Kawarasaki & Watanabe); `cdf`: task-time CDFs as SVG.
@@ -29,6 +32,9 @@
 //!   TeraSort on YARN per case and timing mode, with the masters' measured cost.
 //! - `heartbeats`: simulated DataNodes against a NameNode process; `advisor`: the
 //!   shortest safe heartbeat period.
+//! - `am_heartbeats`: N simulated Hadoop AMs (AMRMTokens, request tables, releases)
+//!   heartbeating at once against a ResourceManager process: allocate latency, RM CPU
+//!   and memory.
 //! - `testbed_cluster`: a `tusk testbed` for a benchmark, YARN restartable with other
 //!   settings.
 //! - `target`: the cluster under test (mini cluster or external) and its clients.
@@ -41,6 +47,7 @@
 //! - `error`: [`BenchError`].
 
 pub mod advisor;
+pub mod am_heartbeats;
 pub mod cdf;
 pub mod chart;
 pub mod context;
@@ -49,6 +56,7 @@ pub mod error;
 pub mod faults;
 pub mod file_io;
 pub mod hadoop;
+pub mod hadoop_cluster;
 pub mod heartbeat_sweep;
 pub mod heartbeats;
 pub mod interconnects;
@@ -58,6 +66,7 @@ pub mod pattern;
 pub mod process_cluster;
 pub mod replication;
 pub mod replication_links;
+pub mod same_jar;
 pub mod scheduling;
 pub mod short_circuit;
 pub mod startup;

@@ -64,9 +64,22 @@ impl ProcessCluster {
     /// Starts `exe local up --dir dir --datanodes n --format` with `defines` (`key=value`)
     /// handed to every daemon.
     pub fn up(exe: &Path, dir: &Path, datanodes: usize, defines: &[String]) -> Result<Self> {
+        Self::up_with_env(exe, dir, datanodes, defines, &[])
+    }
+
+    /// [`ProcessCluster::up`] with `env` in every daemon's environment (e.g. the
+    /// `JAVA_HOME` a NodeManager hands Hadoop's containers).
+    pub fn up_with_env(
+        exe: &Path,
+        dir: &Path,
+        datanodes: usize,
+        defines: &[String],
+        env: &[(&str, String)],
+    ) -> Result<Self> {
         std::fs::create_dir_all(dir)?;
         let started = Instant::now();
         let mut cmd = command(exe, dir, defines);
+        cmd.envs(env.iter().map(|(k, v)| (*k, v)));
         cmd.args(["local", "up", "--format", "--datanodes"])
             .arg(datanodes.to_string())
             .arg("--dir")

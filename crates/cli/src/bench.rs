@@ -8,8 +8,8 @@ use anyhow::Context;
 use clap::{Args, Subcommand};
 use serde::Serialize;
 use tusk_bench::{
-    advisor, dfsio, faults, heartbeat_sweep, heartbeats, interconnects, job_latency, nnthroughput,
-    replication, replication_links, scheduling, startup, terasort,
+    advisor, am_heartbeats, dfsio, faults, heartbeat_sweep, heartbeats, interconnects, job_latency,
+    nnthroughput, replication, replication_links, same_jar, scheduling, startup, terasort,
 };
 use tusk_client::ReplicationMode;
 use tusk_common::config::{parse_duration, parse_size};
@@ -33,6 +33,9 @@ pub enum BenchCommand {
     Nnthroughput(NnArgs),
     /// Heartbeat capacity with simulated DataNodes.
     Heartbeats(HeartbeatArgs),
+    /// A ResourceManager process under N simulated Hadoop AMs heartbeating at once
+    /// (AMRMTokens, request tables, releases): allocate latency, RM CPU and memory.
+    AmHeartbeats(AmHeartbeatArgs),
     /// A tiny WordCount on YARN, submit to finished, per timing mode.
     JobLatency(JobLatencyArgs),
     /// The heartbeat study's six period cases: DFSIO and TeraSort job times, and the
@@ -53,6 +56,39 @@ pub enum BenchCommand {
     Seeds(seeds::SeedsArgs),
     /// Short-circuit local reads against reads through the DataNode, same run.
     ShortCircuit(ShortCircuitArgs),
+    /// Hadoop 3.4.2's examples jar, unmodified (WordCount, TeraGen, TeraSort), on Tusk's
+    /// YARN + DFS and on Hadoop 3.4.2's own YARN + HDFS, interleaved in one run.
+    SameJar(SameJarArgs),
+}
+
+#[derive(Args)]
+pub struct SameJarArgs {
+    /// The classpath file `scripts/hadoop-classpath.sh` prints.
+    #[arg(long, value_name = "CLASSPATH_FILE")]
+    hadoop_classpath: PathBuf,
+    /// Trials of each job on each platform.
+    #[arg(long, default_value_t = 5)]
+    trials: usize,
+    /// WordCount's generated text (k/m/g suffixes).
+    #[arg(long, default_value = "32m", value_parser = size)]
+    wordcount_size: u64,
+    /// Rows (100 bytes) of TeraGen and TeraSort.
+    #[arg(long, default_value_t = 1_000_000)]
+    tera_rows: u64,
+    /// TeraGen's maps and TeraSort's reduces.
+    #[arg(long, default_value_t = 2)]
+    tera_tasks: u32,
+    /// DataNodes and NodeManagers of each platform.
+    #[arg(long, default_value_t = 1)]
+    nodes: usize,
+    /// Both clusters' state and the job clients' logs (erased first).
+    #[arg(long, default_value = "/tmp/tusk-bench-same-jar")]
+    dir: PathBuf,
+    /// Set on Tusk's daemons, e.g. tusk.yarn.timing=classic (repeatable).
+    #[arg(long = "tusk-conf", value_name = "KEY=VALUE")]
+    tusk_conf: Vec<String>,
+    #[arg(long)]
+    json: Option<PathBuf>,
 }
 
 #[derive(Args)]
@@ -361,6 +397,33 @@ pub struct HeartbeatArgs {
 }
 
 #[derive(Args)]
+pub struct AmHeartbeatArgs {
+    /// Applications, hence AMs heartbeating at once.
+    #[arg(long, default_value_t = 1000)]
+    apps: usize,
+    /// Simulated NodeManagers (sized to hold every AM and its maps).
+    #[arg(long, default_value_t = 20)]
+    nodemanagers: usize,
+    /// AM heartbeat period (Hadoop's default: 1s).
+    #[arg(long, default_value = "1s", value_parser = duration)]
+    interval: Duration,
+    /// Measurement window, after every AM registered.
+    #[arg(long, default_value = "30s", value_parser = duration)]
+    duration: Duration,
+    /// Maps each AM keeps asking for.
+    #[arg(long, default_value_t = 4)]
+    maps: usize,
+    /// Heartbeats an AM holds a container before releasing it.
+    #[arg(long, default_value_t = 3)]
+    hold: u32,
+    /// Set on the ResourceManager, e.g. tusk.yarn.timing=classic (repeatable).
+    #[arg(long = "rm-conf", value_name = "KEY=VALUE")]
+    rm_conf: Vec<String>,
+    #[arg(long)]
+    json: Option<PathBuf>,
+}
+
+#[derive(Args)]
 pub struct AdvisorArgs {
     #[arg(long)]
     datanodes: u64,
@@ -639,6 +702,22 @@ pub async fn run(conf: Configuration, which: BenchCommand) -> anyhow::Result<()>
                 .await?;
             emit(&report, report.to_markdown(), &a.json)
         }
+        BenchCommand::SameJar(a) => {
+            let mut o = same_jar::SameJarOptions::new(
+                a.hadoop_classpath.canonicalize()?,
+                std::env::current_exe()?,
+            );
+            o.trials = a.trials;
+            o.wordcount_bytes = a.wordcount_size;
+            o.tera_rows = a.tera_rows;
+            o.tera_tasks = a.tera_tasks;
+            o.nodes = a.nodes;
+            o.dir = a.dir;
+            job_conf(&a.tusk_conf)?;
+            o.tusk_conf = a.tusk_conf;
+            let report = same_jar::run(o).await?;
+            emit(&report, report.to_markdown(), &a.json)
+        }
         BenchCommand::Startup(a) => {
             let report = startup::run(startup::StartupOptions {
                 trials: a.trials,
@@ -675,6 +754,19 @@ pub async fn run(conf: Configuration, which: BenchCommand) -> anyhow::Result<()>
             })
             .await?;
             emit(&report, report.to_markdown(), &a.common.json)
+        }
+        BenchCommand::AmHeartbeats(a) => {
+            job_conf(&a.rm_conf)?;
+            let mut o = am_heartbeats::AmHeartbeatOptions::new(std::env::current_exe()?);
+            o.apps = a.apps;
+            o.nodemanagers = a.nodemanagers;
+            o.interval = a.interval;
+            o.duration = a.duration;
+            o.maps_per_app = a.maps;
+            o.hold_heartbeats = a.hold;
+            o.rm_conf = a.rm_conf;
+            let report = am_heartbeats::run(o).await?;
+            emit(&report, report.to_markdown(), &a.json)
         }
         BenchCommand::JobLatency(a) => {
             let report = job_latency::run(job_latency::JobLatencyOptions {

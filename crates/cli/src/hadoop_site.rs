@@ -1,30 +1,12 @@
-//! Hadoop `*-site.xml` files for Hadoop's own programs: the one writer of Hadoop's
-//! configuration format (used for the testbed's Hadoop daemons), and the client
+//! Hadoop `*-site.xml` files for Hadoop's own programs (written by
+//! `tusk_common::config::site_xml`, also for the testbed's Hadoop daemons): the client
 //! configuration directory `tusk local up` leaves in `DIR/conf/` so that Hadoop's CLIs
 //! reach the local cluster with `HADOOP_CONF_DIR=DIR/conf`.
 
 use crate::local::LocalCluster;
 
 /// A `<configuration>` document of `properties`, in order.
-pub fn site(properties: &[(&str, String)]) -> String {
-    let body: String = properties
-        .iter()
-        .map(|(name, value)| {
-            format!(
-                "  <property><name>{}</name><value>{}</value></property>\n",
-                escape(name),
-                escape(value)
-            )
-        })
-        .collect();
-    format!("<?xml version=\"1.0\"?>\n<configuration>\n{body}</configuration>\n")
-}
-
-fn escape(text: &str) -> String {
-    text.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-}
+pub use tusk_common::config::site_xml as site;
 
 /// Writes Hadoop's client configuration for `cluster` to its `hadoop_conf_dir`:
 /// core-site.xml (fs.defaultFS), hdfs-site.xml (the NameNode's web address),

@@ -24,42 +24,9 @@ pub struct HadoopAddresses {
     pub rm_address: Option<String>,
 }
 
-/// What every Hadoop JVM on the testbed runs with: small heaps and the quick JIT on a
-/// 2-core host, IPv4, and the module openings Java 17 needs for Hadoop 3.4.
-const JVM_OPTS: &[&str] = &[
-    "-Xmx512m",
-    "-XX:+UseSerialGC",
-    "-XX:TieredStopAtLevel=1",
-    "-Djava.net.preferIPv4Stack=true",
-    "--add-opens=java.base/java.lang=ALL-UNNAMED",
-    "--add-opens=java.base/java.util=ALL-UNNAMED",
-    "--add-opens=java.base/java.util.concurrent=ALL-UNNAMED",
-    "--add-opens=java.base/java.io=ALL-UNNAMED",
-    "--add-opens=java.base/java.nio=ALL-UNNAMED",
-    "--add-opens=java.base/sun.nio.ch=ALL-UNNAMED",
-    "--add-opens=java.base/java.net=ALL-UNNAMED",
-    "--add-opens=java.base/java.lang.reflect=ALL-UNNAMED",
-];
-
-/// Task and AM JVMs: the same quick start, smaller heaps.
-const TASK_OPTS: &str =
-    "-Xmx200m -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -Djava.net.preferIPv4Stack=true";
-
-fn java_home() -> anyhow::Result<PathBuf> {
-    if let Ok(home) = std::env::var("JAVA_HOME") {
-        return Ok(PathBuf::from(home));
-    }
-    let out = std::process::Command::new("sh")
-        .args(["-c", "readlink -f \"$(command -v java)\""])
-        .output()
-        .context("finding java")?;
-    let java = PathBuf::from(String::from_utf8_lossy(&out.stdout).trim());
-    java.parent()
-        .and_then(Path::parent)
-        .map(Path::to_path_buf)
-        .filter(|_| out.status.success())
-        .context("java is not installed (Hadoop's daemons need it)")
-}
+use tusk_bench::hadoop::{
+    java_home, write_shared_conf, DAEMON_JVM_OPTS as JVM_OPTS, TASK_JVM_OPTS as TASK_OPTS,
+};
 
 fn on_volumes(node: &NodeState, sub: &str) -> String {
     node.volume_mounts()
@@ -238,33 +205,7 @@ fn write_conf(
         );
         std::fs::write(conf.join("mapred-site.xml"), site(&mapred))?;
     }
-    // The daemons' HTTP servers look for their (here empty) web apps on the classpath;
-    // the Maven jars do not carry them.
-    for app in ["hdfs", "datanode", "secondary", "journal", "static"] {
-        std::fs::create_dir_all(conf.join("webapps").join(app))?;
-    }
-    std::fs::write(
-        conf.join("capacity-scheduler.xml"),
-        site(&[
-            ("yarn.scheduler.capacity.root.queues", "default".into()),
-            (
-                "yarn.scheduler.capacity.root.default.capacity",
-                "100".into(),
-            ),
-            (
-                "yarn.scheduler.capacity.root.default.maximum-capacity",
-                "100".into(),
-            ),
-            (
-                "yarn.scheduler.capacity.maximum-am-resource-percent",
-                "0.5".into(),
-            ),
-        ]),
-    )?;
-    std::fs::write(
-        conf.join("log4j.properties"),
-        "log4j.rootLogger=INFO,console\nlog4j.appender.console=org.apache.log4j.ConsoleAppender\nlog4j.appender.console.layout=org.apache.log4j.PatternLayout\nlog4j.appender.console.layout.ConversionPattern=%d{ISO8601} %p %c{2}: %m%n\n",
-    )?;
+    write_shared_conf(&conf)?;
     Ok(conf)
 }
 

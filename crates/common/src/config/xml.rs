@@ -1,7 +1,8 @@
 //! Hadoop's `*-site.xml` resources as Hadoop's `Configuration` parses them: a
 //! `<configuration>` root of `<property>` elements with `<name>`, `<value>` and
 //! `<final>` children (or the same as attributes), and XInclude `<include href=…>`
-//! elements (relative to the including file, with an optional `<fallback>`).
+//! elements (relative to the including file, with an optional `<fallback>`); and
+//! [`site_xml`], the one writer of that format (for Hadoop's own programs).
 
 use std::path::{Path, PathBuf};
 
@@ -118,9 +119,45 @@ fn include(
     read_into(&target, depth + 1, out)
 }
 
+/// A `<configuration>` document of `properties`, in order: a `*-site.xml` file that
+/// Hadoop's own programs (and [`read`]) take.
+pub fn site_xml(properties: &[(&str, String)]) -> String {
+    let body: String = properties
+        .iter()
+        .map(|(name, value)| {
+            format!(
+                "  <property><name>{}</name><value>{}</value></property>\n",
+                escape(name),
+                escape(value)
+            )
+        })
+        .collect();
+    format!("<?xml version=\"1.0\"?>\n<configuration>\n{body}</configuration>\n")
+}
+
+fn escape(text: &str) -> String {
+    text.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_written_site_reads_back_escaped_and_in_order() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("yarn-site.xml");
+        let text = site_xml(&[("a.b", "x<y & z>w".to_string()), ("c.d", "2".to_string())]);
+        std::fs::write(&path, text).unwrap();
+        let props = read(&path).unwrap();
+        let pairs: Vec<(&str, Option<&str>)> = props
+            .iter()
+            .map(|p| (p.name.as_str(), p.value.as_deref()))
+            .collect();
+        assert_eq!(pairs, [("a.b", Some("x<y & z>w")), ("c.d", Some("2"))]);
+    }
 
     #[test]
     fn properties_parse_with_lines_finals_and_includes() {

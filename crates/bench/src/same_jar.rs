@@ -1,0 +1,619 @@
+//! The same jar on two platforms: Apache Hadoop 3.4.2's examples jar, unmodified, run by
+//! Hadoop's own job client (`RunJar`) with the same job options on (a) Tusk's YARN and
+//! DFS (`tusk local up`) and (b) Hadoop 3.4.2's own YARN and HDFS
+//! ([`HadoopCluster`]), both on this machine, both up for the whole run, trials
+//! interleaved (the order of the platforms alternates per trial). Jobs: WordCount over a
+//! generated text, TeraGen, then TeraSort of TeraGen's output. Only the platform differs:
+//! the MapReduce code (MRAppMaster, map and reduce tasks) is Hadoop's in both columns.
+//!
+//! A job's time is the ResourceManager's own: submission (`startTime`) to finish
+//! (`finishTime`) in its application report, asked over ApplicationClientProtocolPB
+//! after the client exits; the client's wall time (JVM start to exit) is kept beside it.
+
+use std::fmt::Write as _;
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+use std::time::Instant;
+
+use serde::Serialize;
+use tusk_client::CreateOptions;
+use tusk_proto::hadoop::yarn as h;
+use tusk_proto::protocol_names::HADOOP_APPLICATION_CLIENT_PROTOCOL;
+use tusk_rpc::{RpcClient, RpcClientOptions};
+
+use crate::context::RunContext;
+use crate::error::{BenchError, Result};
+use crate::hadoop::{java_home, TASK_JVM_OPTS};
+use crate::hadoop_cluster::{HadoopCluster, HadoopClusterOptions};
+use crate::process_cluster::{dfs_client, ProcessCluster};
+use crate::stats::{median, min};
+
+/// The examples jar's name on the classpath `scripts/hadoop-classpath.sh` writes.
+const EXAMPLES_JAR: &str = "/hadoop-mapreduce-examples-3.4.2.jar";
+/// Where the jobs read and write in each file system.
+const ROOT: &str = "/same-jar";
+
+#[derive(Clone, Debug)]
+pub struct SameJarOptions {
+    /// The file `scripts/hadoop-classpath.sh` prints (Hadoop 3.4.2's jars, `:`-separated).
+    pub classpath_file: PathBuf,
+    /// The `tusk` binary, for `tusk local up`.
+    pub tusk_exe: PathBuf,
+    /// Both clusters' state and the job logs (erased first).
+    pub dir: PathBuf,
+    /// Trials of each job on each platform.
+    pub trials: usize,
+    /// Bytes of WordCount's generated text.
+    pub wordcount_bytes: u64,
+    /// Rows (100 bytes each) TeraGen writes and TeraSort sorts.
+    pub tera_rows: u64,
+    /// TeraGen's maps and TeraSort's reduces.
+    pub tera_tasks: u32,
+    /// DataNodes and NodeManagers of each platform.
+    pub nodes: usize,
+    /// Each NodeManager's memory (MB) and vcores, on both platforms.
+    pub nodemanager_memory_mb: u64,
+    pub nodemanager_vcores: u32,
+    /// `key=value` handed to Tusk's daemons (e.g. `tusk.yarn.timing=classic`, to run
+    /// Tusk with Hadoop's heartbeat-bound timing).
+    pub tusk_conf: Vec<String>,
+}
+
+impl SameJarOptions {
+    pub fn new(classpath_file: PathBuf, tusk_exe: PathBuf) -> Self {
+        SameJarOptions {
+            classpath_file,
+            tusk_exe,
+            dir: PathBuf::from("/tmp/tusk-bench-same-jar"),
+            trials: 5,
+            wordcount_bytes: 32 << 20,
+            tera_rows: 1_000_000,
+            tera_tasks: 2,
+            nodes: 1,
+            nodemanager_memory_mb: 4096,
+            nodemanager_vcores: 4,
+            tusk_conf: Vec::new(),
+        }
+    }
+}
+
+/// Tusk's YARN + DFS, or Hadoop's YARN + HDFS.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Platform {
+    Tusk,
+    Hadoop,
+}
+
+/// The examples the run times.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Job {
+    WordCount,
+    TeraGen,
+    TeraSort,
+}
+
+impl Job {
+    pub const ALL: [Job; 3] = [Job::WordCount, Job::TeraGen, Job::TeraSort];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Job::WordCount => "wordcount",
+            Job::TeraGen => "teragen",
+            Job::TeraSort => "terasort",
+        }
+    }
+}
+
+/// One job on one platform.
+#[derive(Clone, Debug, Serialize)]
+pub struct JobRun {
+    pub platform: Platform,
+    pub job: Job,
+    pub trial: usize,
+    pub application: String,
+    /// The ResourceManager's submission → finish.
+    pub job_seconds: f64,
+    /// The job client's JVM start → exit.
+    pub client_seconds: f64,
+}
+
+/// Medians and minima of one job per platform, and their ratios (Tusk / Hadoop).
+#[derive(Clone, Debug, Serialize)]
+pub struct JobSummary {
+    pub job: Job,
+    pub tusk_median_s: f64,
+    pub tusk_min_s: f64,
+    pub hadoop_median_s: f64,
+    pub hadoop_min_s: f64,
+    /// Tusk's median / Hadoop's median: below 1 = Tusk faster.
+    pub median_ratio: f64,
+    pub min_ratio: f64,
+    pub tusk_client_median_s: f64,
+    pub hadoop_client_median_s: f64,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct SameJarReport {
+    pub context: RunContext,
+    pub trials: usize,
+    pub wordcount_bytes: u64,
+    pub tera_rows: u64,
+    pub nodes: usize,
+    /// The `-D` options every job got, on both platforms.
+    pub job_options: Vec<String>,
+    /// What Tusk's daemons were given beyond the defaults of `tusk local up`.
+    pub tusk_conf: Vec<String>,
+    pub runs: Vec<JobRun>,
+    pub summaries: Vec<JobSummary>,
+}
+
+/// A platform under test: where its client configuration is, its file system and its
+/// ResourceManager.
+struct Target {
+    platform: Platform,
+    conf_dir: PathBuf,
+    fs: String,
+    rm: RpcClient,
+}
+
+pub async fn run(opts: SameJarOptions) -> Result<SameJarReport> {
+    if opts.trials == 0 || opts.nodes == 0 {
+        return Err(BenchError::InvalidOptions(
+            "trials and nodes must be positive".into(),
+        ));
+    }
+    let classpath = std::fs::read_to_string(&opts.classpath_file)?
+        .trim()
+        .to_string();
+    let examples = classpath
+        .split(':')
+        .find(|jar| jar.ends_with(EXAMPLES_JAR))
+        .ok_or_else(|| {
+            BenchError::InvalidOptions(format!(
+                "{}: no hadoop-mapreduce-examples-3.4.2.jar (scripts/hadoop-classpath.sh writes it)",
+                opts.classpath_file.display()
+            ))
+        })?
+        .to_string();
+    let java_home = java_home()?;
+    if opts.dir.exists() {
+        std::fs::remove_dir_all(&opts.dir)?;
+    }
+    let logs = opts.dir.join("jobs");
+    std::fs::create_dir_all(&logs)?;
+
+    let replication = opts.nodes.min(3) as u16;
+    let mut tusk_conf = vec![
+        format!("dfs.replication={replication}"),
+        format!(
+            "yarn.nodemanager.resource.memory-mb={}",
+            opts.nodemanager_memory_mb
+        ),
+        format!(
+            "yarn.nodemanager.resource.cpu-vcores={}",
+            opts.nodemanager_vcores
+        ),
+    ];
+    tusk_conf.extend(opts.tusk_conf.iter().cloned());
+    let tusk = ProcessCluster::up_with_env(
+        &opts.tusk_exe,
+        &opts.dir.join("tusk"),
+        opts.nodes,
+        &tusk_conf,
+        &[("JAVA_HOME", java_home.display().to_string())],
+    )?;
+    let hadoop = HadoopCluster::start(
+        &opts.dir.join("hadoop"),
+        &classpath,
+        &HadoopClusterOptions {
+            nodes: opts.nodes,
+            nodemanager_memory_mb: opts.nodemanager_memory_mb,
+            nodemanager_vcores: opts.nodemanager_vcores,
+            replication,
+        },
+    )
+    .await?;
+    let targets = [
+        Target {
+            platform: Platform::Tusk,
+            conf_dir: opts.dir.join("tusk").join("conf"),
+            fs: tusk.fs.clone(),
+            rm: rm_client(&tusk.rm_addr),
+        },
+        Target {
+            platform: Platform::Hadoop,
+            conf_dir: hadoop.conf_dir.clone(),
+            fs: hadoop.fs.clone(),
+            rm: rm_client(&hadoop.rm_addr),
+        },
+    ];
+    let text = words(opts.wordcount_bytes);
+    for target in &targets {
+        put(&target.fs, &format!("{ROOT}/words.txt"), &text).await?;
+    }
+    drop(text);
+
+    let job_options = job_options(&classpath, replication);
+    let runner = JobRunner {
+        java_home,
+        classpath,
+        examples,
+        job_options: job_options.clone(),
+        logs,
+    };
+    let mut runs = Vec::new();
+    for trial in 0..opts.trials {
+        // Alternate which platform goes first, so drift over the run hits both alike.
+        let order: Vec<&Target> = match trial % 2 {
+            0 => targets.iter().collect(),
+            _ => targets.iter().rev().collect(),
+        };
+        for target in order {
+            for job in Job::ALL {
+                let args = job_args(job, trial, &opts);
+                let run = runner.run(target, job, trial, &args).await?;
+                eprintln!(
+                    "same-jar: trial {trial} {:?} {}: {:.2} s (client {:.2} s)",
+                    target.platform,
+                    job.name(),
+                    run.job_seconds,
+                    run.client_seconds
+                );
+                runs.push(run);
+            }
+            let client = dfs_client(&target.fs)?;
+            for out in ["wc-out", "tera-in", "tera-out"] {
+                let _ = client.delete(&format!("{ROOT}/{out}-{trial}"), true).await;
+            }
+        }
+    }
+    let summaries = Job::ALL.iter().map(|&job| summarize(job, &runs)).collect();
+    drop(hadoop);
+    drop(tusk);
+    Ok(SameJarReport {
+        context: RunContext::new(format!(
+            "Hadoop 3.4.2's examples jar on `tusk local up` ({n} DataNode(s) + {n} NodeManager(s)) and on Hadoop 3.4.2's own daemons (same shape, JVMs), 127.0.0.1, NodeManagers of {} MB / {} vcores",
+            opts.nodemanager_memory_mb,
+            opts.nodemanager_vcores,
+            n = opts.nodes,
+        )),
+        trials: opts.trials,
+        wordcount_bytes: opts.wordcount_bytes,
+        tera_rows: opts.tera_rows,
+        nodes: opts.nodes,
+        job_options,
+        tusk_conf: opts.tusk_conf.clone(),
+        runs,
+        summaries,
+    })
+}
+
+fn rm_client(addr: &str) -> RpcClient {
+    RpcClient::new(
+        addr.to_string(),
+        RpcClientOptions {
+            protocol: HADOOP_APPLICATION_CLIENT_PROTOCOL.into(),
+            ..Default::default()
+        },
+    )
+}
+
+/// What every job gets on both platforms: where the containers find Hadoop's jars (a
+/// Hadoop installation's mapred-site.xml says it with HADOOP_MAPRED_HOME), small quick
+/// JVMs for a 2-core machine, the client's polling.
+fn job_options(classpath: &str, replication: u16) -> Vec<String> {
+    vec![
+        format!(
+            "mapreduce.application.classpath={}",
+            classpath.replace(':', ",")
+        ),
+        "yarn.app.mapreduce.am.resource.mb=512".into(),
+        format!("yarn.app.mapreduce.am.command-opts={TASK_JVM_OPTS}"),
+        "mapreduce.map.memory.mb=384".into(),
+        format!("mapreduce.map.java.opts={TASK_JVM_OPTS}"),
+        "mapreduce.reduce.memory.mb=384".into(),
+        format!("mapreduce.reduce.java.opts={TASK_JVM_OPTS}"),
+        "mapreduce.client.progressmonitor.pollinterval=100".into(),
+        format!("dfs.replication={replication}"),
+    ]
+}
+
+/// The example's arguments after its name and the `-D` options.
+fn job_args(job: Job, trial: usize, opts: &SameJarOptions) -> Vec<String> {
+    let tera_in = format!("{ROOT}/tera-in-{trial}");
+    match job {
+        Job::WordCount => vec![
+            format!("{ROOT}/words.txt"),
+            format!("{ROOT}/wc-out-{trial}"),
+        ],
+        Job::TeraGen => vec![
+            format!("-Dmapreduce.job.maps={}", opts.tera_tasks),
+            opts.tera_rows.to_string(),
+            tera_in,
+        ],
+        Job::TeraSort => vec![
+            format!("-Dmapreduce.job.reduces={}", opts.tera_tasks),
+            tera_in,
+            format!("{ROOT}/tera-out-{trial}"),
+        ],
+    }
+}
+
+/// Runs Hadoop's job client on a platform's configuration.
+struct JobRunner {
+    java_home: PathBuf,
+    classpath: String,
+    examples: String,
+    job_options: Vec<String>,
+    /// One log per job run.
+    logs: PathBuf,
+}
+
+impl JobRunner {
+    /// `hadoop jar EXAMPLES JOB -D… ARGS…` against `target`; an exit other than 0, or a
+    /// final status other than SUCCEEDED, is an error.
+    async fn run(
+        &self,
+        target: &Target,
+        job: Job,
+        trial: usize,
+        args: &[String],
+    ) -> Result<JobRun> {
+        let log_path = self
+            .logs
+            .join(format!("{:?}-{}-{trial}.log", target.platform, job.name()).to_lowercase());
+        let log = std::fs::File::create(&log_path)?;
+        let mut cmd = Command::new(self.java_home.join("bin/java"));
+        cmd.args(["-Djava.net.preferIPv4Stack=true", "-Xmx512m"])
+            .arg("-cp")
+            .arg(format!("{}:{}", target.conf_dir.display(), self.classpath))
+            .arg("org.apache.hadoop.util.RunJar")
+            .arg(&self.examples)
+            .arg(job.name());
+        for option in &self.job_options {
+            cmd.arg(format!("-D{option}"));
+        }
+        cmd.args(args)
+            .env("HADOOP_CONF_DIR", &target.conf_dir)
+            .env("JAVA_HOME", &self.java_home)
+            .stdin(Stdio::null())
+            .stdout(log.try_clone()?)
+            .stderr(log);
+        let started = Instant::now();
+        let status = tokio::task::spawn_blocking(move || cmd.status())
+            .await
+            .map_err(|e| BenchError::TaskFailed {
+                path: job.name().into(),
+                message: e.to_string(),
+            })??;
+        let client_seconds = started.elapsed().as_secs_f64();
+        let failed = |message: String| BenchError::TaskFailed {
+            path: format!("{:?} {} (trial {trial})", target.platform, job.name()),
+            message: format!(
+                "{message}; the client's log ends:\n{}",
+                tusk_common::logging::last_lines(
+                    &std::fs::read_to_string(&log_path).unwrap_or_default(),
+                    15
+                )
+            ),
+        };
+        if !status.success() {
+            return Err(failed(format!("the job client exited with {status}")));
+        }
+        let report = newest_application(&target.rm).await.map_err(failed)?;
+        if report.final_application_status() != h::FinalApplicationStatusProto::AppSucceeded {
+            return Err(failed(format!(
+                "final status {:?}",
+                report.final_application_status()
+            )));
+        }
+        let app = report.application_id.unwrap_or_default();
+        Ok(JobRun {
+            platform: target.platform,
+            job,
+            trial,
+            application: format!("application_{}_{:04}", app.cluster_timestamp(), app.id()),
+            job_seconds: (report.finish_time() - report.start_time()) as f64 / 1e3,
+            client_seconds,
+        })
+    }
+}
+
+/// The report of the application submitted last.
+async fn newest_application(
+    rm: &RpcClient,
+) -> std::result::Result<h::ApplicationReportProto, String> {
+    let resp: h::GetApplicationsResponseProto = rm
+        .call(
+            "getApplications",
+            &h::GetApplicationsRequestProto::default(),
+        )
+        .await
+        .map_err(|e| format!("getApplications: {e}"))?;
+    resp.applications
+        .into_iter()
+        .max_by_key(|r| {
+            let id = r.application_id.unwrap_or_default();
+            (id.cluster_timestamp(), id.id())
+        })
+        .ok_or_else(|| "no application at the ResourceManager".to_string())
+}
+
+/// `bytes` of text: lines of words drawn from a vocabulary of a few thousand, with the
+/// skew of natural text (a few words common, most rare).
+fn words(bytes: u64) -> Vec<u8> {
+    let mut out = Vec::with_capacity(bytes as usize + 64);
+    let mut seed: u64 = 0x2545_f491_4f6c_dd1d;
+    let mut column = 0;
+    while (out.len() as u64) < bytes {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        // Squaring a uniform draw favours small ranks: word 0 is the most common.
+        let u = (seed % 10_000) as f64 / 10_000.0;
+        let rank = (u * u * 5_000.0) as u64;
+        let _ = write!(ByteWriter(&mut out), "w{rank:x}");
+        column += 1;
+        out.push(if column % 12 == 0 { b'\n' } else { b' ' });
+    }
+    out.truncate(bytes as usize);
+    out
+}
+
+/// `write!` into a byte vector.
+struct ByteWriter<'a>(&'a mut Vec<u8>);
+
+impl std::fmt::Write for ByteWriter<'_> {
+    fn write_str(&mut self, s: &str) -> std::fmt::Result {
+        self.0.extend_from_slice(s.as_bytes());
+        Ok(())
+    }
+}
+
+/// Writes `data` to `path` in the file system at `fs`.
+async fn put(fs: &str, path: &str, data: &[u8]) -> Result<()> {
+    let client = dfs_client(fs)?;
+    let mut writer = client
+        .create(
+            path,
+            CreateOptions {
+                overwrite: true,
+                create_parent: true,
+                ..Default::default()
+            },
+        )
+        .await
+        .map_err(BenchError::client("create", path))?;
+    writer
+        .write(data)
+        .await
+        .map_err(BenchError::client("write", path))?;
+    writer
+        .close()
+        .await
+        .map_err(BenchError::client("close", path))
+}
+
+fn summarize(job: Job, runs: &[JobRun]) -> JobSummary {
+    let times = |p: Platform, client: bool| -> Vec<f64> {
+        runs.iter()
+            .filter(|r| r.job == job && r.platform == p)
+            .map(|r| {
+                if client {
+                    r.client_seconds
+                } else {
+                    r.job_seconds
+                }
+            })
+            .collect()
+    };
+    let (tusk, hadoop) = (times(Platform::Tusk, false), times(Platform::Hadoop, false));
+    let ratio = |a: f64, b: f64| if b > 0.0 { a / b } else { 0.0 };
+    JobSummary {
+        job,
+        tusk_median_s: median(&tusk),
+        tusk_min_s: min(&tusk),
+        hadoop_median_s: median(&hadoop),
+        hadoop_min_s: min(&hadoop),
+        median_ratio: ratio(median(&tusk), median(&hadoop)),
+        min_ratio: ratio(min(&tusk), min(&hadoop)),
+        tusk_client_median_s: median(&times(Platform::Tusk, true)),
+        hadoop_client_median_s: median(&times(Platform::Hadoop, true)),
+    }
+}
+
+impl SameJarReport {
+    pub fn to_markdown(&self) -> String {
+        let mut out = format!(
+            "## Same jar, two platforms: Hadoop 3.4.2's examples on Tusk and on Hadoop\n\n{}\n",
+            self.context.to_markdown()
+        );
+        let _ = writeln!(
+            out,
+            "{} trials per job and platform, interleaved; WordCount of {:.0} MB, TeraGen/TeraSort of {} rows ({:.0} MB). Job time = the ResourceManager's submission → finish; client = the job client's JVM start → exit.\n",
+            self.trials,
+            crate::mb(self.wordcount_bytes),
+            self.tera_rows,
+            crate::mb(self.tera_rows * 100),
+        );
+        if !self.tusk_conf.is_empty() {
+            let _ = writeln!(out, "Tusk's daemons: `{}`.\n", self.tusk_conf.join("`, `"));
+        }
+        out.push_str("| job | Tusk median (min) s | Hadoop median (min) s | Tusk / Hadoop median (min) | client median s, Tusk / Hadoop |\n");
+        out.push_str("|---|---|---|---|---|\n");
+        for s in &self.summaries {
+            let _ = writeln!(
+                out,
+                "| {} | {:.2} ({:.2}) | {:.2} ({:.2}) | {:.2} ({:.2}) | {:.2} / {:.2} |",
+                s.job.name(),
+                s.tusk_median_s,
+                s.tusk_min_s,
+                s.hadoop_median_s,
+                s.hadoop_min_s,
+                s.median_ratio,
+                s.min_ratio,
+                s.tusk_client_median_s,
+                s.hadoop_client_median_s,
+            );
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run(platform: Platform, job: Job, trial: usize, secs: f64) -> JobRun {
+        JobRun {
+            platform,
+            job,
+            trial,
+            application: String::new(),
+            job_seconds: secs,
+            client_seconds: secs + 2.0,
+        }
+    }
+
+    #[test]
+    fn summaries_compare_each_job_across_platforms() {
+        let runs = vec![
+            run(Platform::Tusk, Job::WordCount, 0, 10.0),
+            run(Platform::Hadoop, Job::WordCount, 0, 20.0),
+            run(Platform::Tusk, Job::WordCount, 1, 12.0),
+            run(Platform::Hadoop, Job::WordCount, 1, 16.0),
+            run(Platform::Tusk, Job::TeraSort, 0, 99.0),
+        ];
+        let s = summarize(Job::WordCount, &runs);
+        assert_eq!((s.tusk_median_s, s.tusk_min_s), (11.0, 10.0));
+        assert_eq!((s.hadoop_median_s, s.hadoop_min_s), (18.0, 16.0));
+        assert!((s.median_ratio - 11.0 / 18.0).abs() < 1e-12);
+        assert!((s.min_ratio - 10.0 / 16.0).abs() < 1e-12);
+        assert_eq!(s.tusk_client_median_s, 13.0);
+    }
+
+    #[test]
+    fn the_text_has_the_size_asked_for_and_skewed_words() {
+        let text = words(100_000);
+        assert_eq!(text.len(), 100_000);
+        let text = String::from_utf8(text).unwrap();
+        let mut counts = std::collections::HashMap::new();
+        for w in text.split_whitespace() {
+            *counts.entry(w).or_insert(0usize) += 1;
+        }
+        assert!(counts.len() > 1000, "a large vocabulary: {}", counts.len());
+        assert!(counts["w0"] > 10 * counts.get("w1000").copied().unwrap_or(1));
+        assert!(text.contains('\n'));
+    }
+
+    #[test]
+    fn teragen_writes_where_terasort_reads() {
+        let opts = SameJarOptions::new("cp".into(), "tusk".into());
+        let gen = job_args(Job::TeraGen, 3, &opts);
+        let sort = job_args(Job::TeraSort, 3, &opts);
+        assert_eq!(gen.last(), sort.get(1));
+        assert_eq!(gen[1], "1000000");
+    }
+}
