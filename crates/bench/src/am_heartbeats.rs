@@ -326,6 +326,7 @@ async fn start_nodemanagers(
                     shuffle_port: 13562,
                     http_port: 8042,
                     resource: Some(resource),
+                    ..Default::default()
                 },
             )
             .await
