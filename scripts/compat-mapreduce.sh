@@ -48,7 +48,8 @@ STREAMING=$(tr ':' '\n' < "$CP_FILE" | grep '/hadoop-streaming-3.4.2.jar$')
 tusk() { TUSK_HOME=$WORK "$TUSK" "$@"; }
 if [ -n "${TUSK_TESTBED:-}" ]; then
   DOWN=(testbed down --dir "$CLUSTER")
-  tusk testbed up "$TUSK_TESTBED" --dir "$CLUSTER" 2> "$WORK/up.err" >/dev/null \
+  # `tusk local` aggregates logs by default; a testbed, whose studies measure, only when asked.
+  tusk testbed up -D yarn.log-aggregation-enable=true "$TUSK_TESTBED" --dir "$CLUSTER" 2> "$WORK/up.err" >/dev/null \
     || { cat "$WORK/up.err" >&2; exit 1; }
 else
   DOWN=(local down --dir "$CLUSTER")
