@@ -242,12 +242,7 @@ fn application_report(
     r: h::GetApplicationReportRequestProto,
 ) -> Result<h::GetApplicationReportResponseProto> {
     let id = app_id_of(r.application_id.as_ref());
-    let app = c
-        .apps
-        .get(&id)
-        .ok_or(ResourceManagerError::ApplicationNotFound {
-            application: id.clone(),
-        })?;
+    let app = c.app(&id)?;
     Ok(h::GetApplicationReportResponseProto {
         application_report: Some(records::application_report(c, app)),
     })
@@ -346,12 +341,7 @@ fn attempt_report(
 ) -> Result<h::GetApplicationAttemptReportResponseProto> {
     let requested = r.application_attempt_id.unwrap_or_default();
     let (id, attempt) = records::attempt_of(&requested);
-    let app = c
-        .apps
-        .get(&id)
-        .ok_or(ResourceManagerError::ApplicationNotFound {
-            application: id.clone(),
-        })?;
+    let app = c.app(&id)?;
     if attempt == 0 || attempt > app.attempt {
         return Err(ResourceManagerError::ApplicationAttemptNotFound {
             attempt: crate::ids::attempt_id(&id, attempt),
@@ -367,12 +357,7 @@ fn attempts(
     r: &h::GetApplicationAttemptsRequestProto,
 ) -> Result<h::GetApplicationAttemptsResponseProto> {
     let id = app_id_of(r.application_id.as_ref());
-    let app = c
-        .apps
-        .get(&id)
-        .ok_or(ResourceManagerError::ApplicationNotFound {
-            application: id.clone(),
-        })?;
+    let app = c.app(&id)?;
     Ok(h::GetApplicationAttemptsResponseProto {
         application_attempts: (1..=app.attempt)
             .map(|n| records::attempt_report(c, app, n))
@@ -400,12 +385,7 @@ fn containers(
 ) -> Result<h::GetContainersResponseProto> {
     let requested = r.application_attempt_id.unwrap_or_default();
     let (id, attempt) = records::attempt_of(&requested);
-    let app = c
-        .apps
-        .get(&id)
-        .ok_or(ResourceManagerError::ApplicationNotFound {
-            application: id.clone(),
-        })?;
+    let app = c.app(&id)?;
     let mut ids: Vec<&String> = app
         .live
         .iter()

@@ -275,7 +275,8 @@ impl Cluster {
         Ok(true)
     }
 
-    fn app(&self, app_id: &str) -> Result<&App> {
+    /// The application `app_id`, or Hadoop's ApplicationNotFoundException.
+    pub(crate) fn app(&self, app_id: &str) -> Result<&App> {
         self.apps
             .get(app_id)
             .ok_or_else(|| ResourceManagerError::ApplicationNotFound {
