@@ -12,24 +12,19 @@
 
 use std::fmt::Write as _;
 use std::path::PathBuf;
-use std::process::{Command, Stdio};
-use std::time::Instant;
 
 use serde::Serialize;
 use tusk_client::CreateOptions;
-use tusk_proto::hadoop::yarn as h;
-use tusk_proto::protocol_names::HADOOP_APPLICATION_CLIENT_PROTOCOL;
-use tusk_rpc::{RpcClient, RpcClientOptions};
+use tusk_rpc::RpcClient;
 
 use crate::context::RunContext;
 use crate::error::{BenchError, Result};
-use crate::hadoop::{java_home, TASK_JVM_OPTS};
+use crate::hadoop::java_home;
 use crate::hadoop_cluster::{HadoopCluster, HadoopClusterOptions};
+use crate::hadoop_jobs::{rm_client, HadoopJobClient, EXAMPLES_JAR};
 use crate::process_cluster::{dfs_client, ProcessCluster};
 use crate::stats::{median, min};
 
-/// The examples jar's name on the classpath `scripts/hadoop-classpath.sh` writes.
-const EXAMPLES_JAR: &str = "/hadoop-mapreduce-examples-3.4.2.jar";
 /// Where the jobs read and write in each file system.
 const ROOT: &str = "/same-jar";
 
@@ -164,25 +159,13 @@ pub async fn run(opts: SameJarOptions) -> Result<SameJarReport> {
             "trials and nodes must be positive".into(),
         ));
     }
-    let classpath = std::fs::read_to_string(&opts.classpath_file)?
-        .trim()
-        .to_string();
-    let examples = classpath
-        .split(':')
-        .find(|jar| jar.ends_with(EXAMPLES_JAR))
-        .ok_or_else(|| {
-            BenchError::InvalidOptions(format!(
-                "{}: no hadoop-mapreduce-examples-3.4.2.jar (scripts/hadoop-classpath.sh writes it)",
-                opts.classpath_file.display()
-            ))
-        })?
-        .to_string();
-    let java_home = java_home()?;
     if opts.dir.exists() {
         std::fs::remove_dir_all(&opts.dir)?;
     }
-    let logs = opts.dir.join("jobs");
-    std::fs::create_dir_all(&logs)?;
+    let mut client = HadoopJobClient::new(&opts.classpath_file, Vec::new(), opts.dir.join("jobs"))?;
+    let examples = client.jar(EXAMPLES_JAR)?;
+    let classpath = client.classpath.clone();
+    let java_home = java_home()?;
 
     let replication = opts.nodes.min(3) as u16;
     let mut tusk_conf = vec![
@@ -235,14 +218,8 @@ pub async fn run(opts: SameJarOptions) -> Result<SameJarReport> {
     }
     drop(text);
 
-    let job_options = job_options(&classpath, replication);
-    let runner = JobRunner {
-        java_home,
-        classpath,
-        examples,
-        job_options: job_options.clone(),
-        logs,
-    };
+    let job_options = HadoopJobClient::default_job_options(&classpath, replication);
+    client.job_options = job_options.clone();
     let mut runs = Vec::new();
     for trial in 0..opts.trials {
         // Alternate which platform goes first, so drift over the run hits both alike.
@@ -252,8 +229,20 @@ pub async fn run(opts: SameJarOptions) -> Result<SameJarReport> {
         };
         for target in order {
             for job in Job::ALL {
-                let args = job_args(job, trial, &opts);
-                let run = runner.run(target, job, trial, &args).await?;
+                let mut args = vec![job.name().to_string()];
+                args.extend(job_args(job, trial, &opts));
+                let label = format!("{:?}-{}-{trial}", target.platform, job.name()).to_lowercase();
+                let done = client
+                    .run(&target.conf_dir, &target.rm, &examples, &args, &label)
+                    .await?;
+                let run = JobRun {
+                    platform: target.platform,
+                    job,
+                    trial,
+                    application: done.application,
+                    job_seconds: done.job_seconds,
+                    client_seconds: done.client_seconds,
+                };
                 eprintln!(
                     "same-jar: trial {trial} {:?} {}: {:.2} s (client {:.2} s)",
                     target.platform,
@@ -290,36 +279,6 @@ pub async fn run(opts: SameJarOptions) -> Result<SameJarReport> {
     })
 }
 
-fn rm_client(addr: &str) -> RpcClient {
-    RpcClient::new(
-        addr.to_string(),
-        RpcClientOptions {
-            protocol: HADOOP_APPLICATION_CLIENT_PROTOCOL.into(),
-            ..Default::default()
-        },
-    )
-}
-
-/// What every job gets on both platforms: where the containers find Hadoop's jars (a
-/// Hadoop installation's mapred-site.xml says it with HADOOP_MAPRED_HOME), small quick
-/// JVMs for a 2-core machine, the client's polling.
-fn job_options(classpath: &str, replication: u16) -> Vec<String> {
-    vec![
-        format!(
-            "mapreduce.application.classpath={}",
-            classpath.replace(':', ",")
-        ),
-        "yarn.app.mapreduce.am.resource.mb=512".into(),
-        format!("yarn.app.mapreduce.am.command-opts={TASK_JVM_OPTS}"),
-        "mapreduce.map.memory.mb=384".into(),
-        format!("mapreduce.map.java.opts={TASK_JVM_OPTS}"),
-        "mapreduce.reduce.memory.mb=384".into(),
-        format!("mapreduce.reduce.java.opts={TASK_JVM_OPTS}"),
-        "mapreduce.client.progressmonitor.pollinterval=100".into(),
-        format!("dfs.replication={replication}"),
-    ]
-}
-
 /// The example's arguments after its name and the `-D` options.
 fn job_args(job: Job, trial: usize, opts: &SameJarOptions) -> Vec<String> {
     let tera_in = format!("{ROOT}/tera-in-{trial}");
@@ -339,106 +298,6 @@ fn job_args(job: Job, trial: usize, opts: &SameJarOptions) -> Vec<String> {
             format!("{ROOT}/tera-out-{trial}"),
         ],
     }
-}
-
-/// Runs Hadoop's job client on a platform's configuration.
-struct JobRunner {
-    java_home: PathBuf,
-    classpath: String,
-    examples: String,
-    job_options: Vec<String>,
-    /// One log per job run.
-    logs: PathBuf,
-}
-
-impl JobRunner {
-    /// `hadoop jar EXAMPLES JOB -D… ARGS…` against `target`; an exit other than 0, or a
-    /// final status other than SUCCEEDED, is an error.
-    async fn run(
-        &self,
-        target: &Target,
-        job: Job,
-        trial: usize,
-        args: &[String],
-    ) -> Result<JobRun> {
-        let log_path = self
-            .logs
-            .join(format!("{:?}-{}-{trial}.log", target.platform, job.name()).to_lowercase());
-        let log = std::fs::File::create(&log_path)?;
-        let mut cmd = Command::new(self.java_home.join("bin/java"));
-        cmd.args(["-Djava.net.preferIPv4Stack=true", "-Xmx512m"])
-            .arg("-cp")
-            .arg(format!("{}:{}", target.conf_dir.display(), self.classpath))
-            .arg("org.apache.hadoop.util.RunJar")
-            .arg(&self.examples)
-            .arg(job.name());
-        for option in &self.job_options {
-            cmd.arg(format!("-D{option}"));
-        }
-        cmd.args(args)
-            .env("HADOOP_CONF_DIR", &target.conf_dir)
-            .env("JAVA_HOME", &self.java_home)
-            .stdin(Stdio::null())
-            .stdout(log.try_clone()?)
-            .stderr(log);
-        let started = Instant::now();
-        let status = tokio::task::spawn_blocking(move || cmd.status())
-            .await
-            .map_err(|e| BenchError::TaskFailed {
-                path: job.name().into(),
-                message: e.to_string(),
-            })??;
-        let client_seconds = started.elapsed().as_secs_f64();
-        let failed = |message: String| BenchError::TaskFailed {
-            path: format!("{:?} {} (trial {trial})", target.platform, job.name()),
-            message: format!(
-                "{message}; the client's log ends:\n{}",
-                tusk_common::logging::last_lines(
-                    &std::fs::read_to_string(&log_path).unwrap_or_default(),
-                    15
-                )
-            ),
-        };
-        if !status.success() {
-            return Err(failed(format!("the job client exited with {status}")));
-        }
-        let report = newest_application(&target.rm).await.map_err(failed)?;
-        if report.final_application_status() != h::FinalApplicationStatusProto::AppSucceeded {
-            return Err(failed(format!(
-                "final status {:?}",
-                report.final_application_status()
-            )));
-        }
-        let app = report.application_id.unwrap_or_default();
-        Ok(JobRun {
-            platform: target.platform,
-            job,
-            trial,
-            application: format!("application_{}_{:04}", app.cluster_timestamp(), app.id()),
-            job_seconds: (report.finish_time() - report.start_time()) as f64 / 1e3,
-            client_seconds,
-        })
-    }
-}
-
-/// The report of the application submitted last.
-async fn newest_application(
-    rm: &RpcClient,
-) -> std::result::Result<h::ApplicationReportProto, String> {
-    let resp: h::GetApplicationsResponseProto = rm
-        .call(
-            "getApplications",
-            &h::GetApplicationsRequestProto::default(),
-        )
-        .await
-        .map_err(|e| format!("getApplications: {e}"))?;
-    resp.applications
-        .into_iter()
-        .max_by_key(|r| {
-            let id = r.application_id.unwrap_or_default();
-            (id.cluster_timestamp(), id.id())
-        })
-        .ok_or_else(|| "no application at the ResourceManager".to_string())
 }
 
 /// `bytes` of text: lines of words drawn from a vocabulary of a few thousand, with the
