@@ -143,6 +143,10 @@ check "yarn logs -log_files syslog: only syslog files, of every container" \
 yarn_cli LogsCLI -applicationId "$WC_APP" -show_application_log_info > "$WORK/logs.info" || true
 check "yarn logs -show_application_log_info: the application's containers" \
   bash -c 'grep -q "Application State: Completed." "$1" && grep -q "$2" "$1"' _ "$WORK/logs.info" "$AM_CONTAINER"
+# -am finds the AM containers through the ResourceManager's REST `appattempts`.
+yarn_cli LogsCLI -applicationId "$WC_APP" -am 1 > "$WORK/logs.am" || true
+check "yarn logs -am 1: the first attempt's AM container's logs only" \
+  test "$(sed -n 's/^Container: \([^ ]*\) on .*/\1/p' "$WORK/logs.am" | sort -u)" = "$AM_CONTAINER"
 
 # ---------------------------------------------------------------- terasort
 set +e

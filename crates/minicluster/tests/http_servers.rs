@@ -2,8 +2,9 @@
 //! DataNode advertises its web port to the NameNode as its `infoPort`.
 
 use std::net::SocketAddr;
+use std::time::Duration;
 
-use tusk_minicluster::MiniCluster;
+use tusk_minicluster::{wait_for, MiniCluster};
 
 /// The status of `GET http://{addr}/` (the servers answer even where no page is mounted).
 async fn answers(addr: SocketAddr) -> u16 {
@@ -157,6 +158,42 @@ async fn the_resourcemanager_answers_hadoops_rest_api() {
     assert_eq!(one["app"]["name"], "rest-probe");
     let (_, finished) = rest(rm, "/ws/v1/cluster/apps?states=FINISHED,KILLED").await;
     assert!(finished["apps"].is_null(), "the app still runs: {finished}");
+    // `yarn logs -am` finds the AM container's logs through its attempt's entry.
+    let attempts = wait_for(
+        "the AM container in appattempts",
+        Duration::from_secs(20),
+        || async {
+            let (_, attempts) = rest(rm, &format!("/ws/v1/cluster/apps/{app}/appattempts")).await;
+            let first = attempts["appAttempts"]["appAttempt"][0].clone();
+            let placed = first["containerId"].as_str().is_some_and(|c| !c.is_empty());
+            placed.then_some(first)
+        },
+    )
+    .await
+    .unwrap();
+    assert_eq!(attempts["id"], 1);
+    assert!(
+        attempts["containerId"]
+            .as_str()
+            .unwrap()
+            .starts_with("container_"),
+        "{attempts}"
+    );
+    // Hadoop's NodeId (host:RPC port), which names the node's aggregated log file.
+    let host = node["nodeHostName"].as_str().unwrap();
+    assert!(
+        attempts["nodeId"]
+            .as_str()
+            .unwrap()
+            .starts_with(&format!("{host}:")),
+        "{attempts}"
+    );
+    assert_eq!(
+        attempts["nodeHttpAddress"], node["nodeHTTPAddress"],
+        "{attempts}"
+    );
+    let (status, _) = rest(rm, "/ws/v1/cluster/apps/application_1_9999/appattempts").await;
+    assert_eq!(status, 404);
     let (status, missing) = rest(rm, "/ws/v1/cluster/apps/application_1_9999").await;
     assert_eq!(status, 404);
     assert_eq!(missing["RemoteException"]["exception"], "NotFoundException");

@@ -85,6 +85,13 @@ impl Node {
     }
 }
 
+/// Where one attempt's AM container ran.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct AmPlacement {
+    pub container: String,
+    pub node: String,
+}
+
 /// Containers asked for by an AM and not yet given.
 #[derive(Clone, Debug)]
 pub(crate) struct Ask {
@@ -139,6 +146,9 @@ pub(crate) struct App {
     /// The current attempt's AM container, once allocated.
     pub am_container: Option<String>,
     pub am_node: Option<String>,
+    /// Every attempt's AM container and its node, once allocated: Hadoop's REST
+    /// `appattempts` and attempt reports still name them after the attempt ended.
+    pub am_placements: BTreeMap<u32, AmPlacement>,
     pub am_exit_status: Option<i32>,
     /// The current attempt's AM has called registerApplicationMaster.
     pub registered: bool,

@@ -289,11 +289,8 @@ pub fn attempt_report(
     attempt: u32,
 ) -> h::ApplicationAttemptReportProto {
     let current = attempt == app.attempt;
-    let am_node = app
-        .am_node
-        .as_ref()
-        .filter(|_| current)
-        .and_then(|n| cluster.nodes.get(n));
+    let placement = app.am_placements.get(&attempt);
+    let am_node = placement.and_then(|p| cluster.nodes.get(&p.node));
     h::ApplicationAttemptReportProto {
         application_attempt_id: Some(attempt_id(&app.id, attempt)),
         host: Some(am_node.map_or_else(|| "N/A".to_string(), |n| n.host.clone())),
@@ -314,11 +311,7 @@ pub fn attempt_report(
             String::new()
         }),
         yarn_application_attempt_state: Some(attempt_state(app, attempt) as i32),
-        am_container_id: app
-            .am_container
-            .as_ref()
-            .filter(|_| current)
-            .map(|c| container_id(c)),
+        am_container_id: placement.map(|p| container_id(&p.container)),
         start_time: Some(if current { app.start_ms as i64 } else { 0 }),
         finish_time: Some(if current { app.finish_ms as i64 } else { 0 }),
     }

@@ -9,7 +9,7 @@
 //! - `/cluster/apps`, `/cluster/app/<id>`: applications; an application's page links
 //!   to its job page when job history pages are mounted (`ExtraRoutes`).
 //! - `/cluster/scheduler`: queues, their weights and use; asks waiting.
-//! - `/ws/v1/cluster/{info,metrics,scheduler,apps,apps/<id>,nodes,nodes/<id>}`:
+//! - `/ws/v1/cluster/{info,metrics,scheduler,apps,apps/<id>,apps/<id>/appattempts,nodes,nodes/<id>}`:
 //!   Hadoop's REST API (`web/rest.rs`).
 //! - `/jmx` beans `ClusterMetrics`, `QueueMetrics,q0=root`, `RMInfo`; `/metrics`,
 //!   `/conf`, `/logLevel`, `/stacks`, `/status` as every daemon.
@@ -106,6 +106,10 @@ fn rest_router(shared: &Arc<Shared>) -> Router {
         .route("/ws/v1/cluster/scheduler", whole(rest::scheduler))
         .route("/ws/v1/cluster/apps", listing(rest::apps))
         .route("/ws/v1/cluster/apps/{id}", one(rest::one_app))
+        .route(
+            "/ws/v1/cluster/apps/{id}/appattempts",
+            one(rest::app_attempts),
+        )
         .route("/ws/v1/cluster/nodes", listing(rest::nodes))
         .route("/ws/v1/cluster/nodes/{id}", one(rest::one_node))
 }

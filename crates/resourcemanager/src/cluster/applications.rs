@@ -39,6 +39,7 @@ impl App {
             uncounted_attempts: 0,
             am_container: None,
             am_node: None,
+            am_placements: Default::default(),
             am_exit_status: None,
             registered: false,
             kept_attempt: false,

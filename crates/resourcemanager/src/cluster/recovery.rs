@@ -22,7 +22,7 @@ use std::time::Instant;
 use tusk_proto::tusk::yarn as y;
 use tusk_proto::tusk::yarn::{ApplicationState, ContainerExitStatus, FinalApplicationStatus};
 
-use super::{App, Cluster, ContainerRecord, Submission};
+use super::{AmPlacement, App, Cluster, ContainerRecord, Submission};
 use crate::error::{ResourceManagerError, Result};
 use crate::resource::Resource;
 use crate::secrets::Secrets;
@@ -261,6 +261,13 @@ impl Cluster {
         app.nodes_used.insert(node_id.to_string());
         if is_am {
             app.am_node = Some(node_id.to_string());
+            app.am_placements.insert(
+                app.attempt,
+                AmPlacement {
+                    container: id.to_string(),
+                    node: node_id.to_string(),
+                },
+            );
         }
         self.containers.insert(
             id.to_string(),

@@ -13,7 +13,7 @@ use std::time::Instant;
 use tusk_proto::tusk::yarn as y;
 use tusk_proto::tusk::yarn::Locality;
 
-use super::{Ask, Cluster, ContainerRecord, Node};
+use super::{AmPlacement, Ask, Cluster, ContainerRecord, Node};
 use crate::scheduler::AppDemand;
 use crate::status_policy::StatusPolicyOptions;
 
@@ -190,6 +190,13 @@ impl Cluster {
         node.containers.insert(container_id.clone());
         app.am_container = Some(container_id.clone());
         app.am_node = Some(node_id.to_string());
+        app.am_placements.insert(
+            app.attempt,
+            AmPlacement {
+                container: container_id.clone(),
+                node: node_id.to_string(),
+            },
+        );
         app.used = app.used.plus(&app.am_resource);
         app.live.insert(container_id.clone());
         app.nodes_used.insert(node_id.to_string());

@@ -1,6 +1,6 @@
 //! Hadoop's ResourceManager REST API, the part operators script against
 //! (`/ws/v1/cluster/…`): `info`, `metrics`, `apps` (`?state(s)=`, `?user=`, `?queue=`,
-//! `?limit=`), `apps/{id}`, `nodes` (`?states=`), `nodes/{id}` and `scheduler`, with
+//! `?limit=`), `apps/{id}`, `apps/{id}/appattempts`, `nodes` (`?states=`), `nodes/{id}` and `scheduler`, with
 //! Hadoop's JSON names. An unknown application or node is Hadoop's `NotFoundException`
 //! (404).
 
@@ -126,6 +126,45 @@ pub(super) fn one_app(c: &Cluster, id: &str) -> Response {
         Some(a) => axum::Json(json!({ "app": app(c, a) })).into_response(),
         None => not_found(&format!("app with id: {id} not found")),
     }
+}
+
+/// `{"appAttempts": {"appAttempt": […]}}`: each attempt with its AM container and node
+/// (Hadoop's `AppAttemptInfo`; `yarn logs -am` finds the AM containers' logs by them),
+/// or `NotFoundException`.
+pub(super) fn app_attempts(c: &Cluster, id: &str) -> Response {
+    let Some(a) = c.apps.get(id) else {
+        return not_found(&format!("app with id: {id} not found"));
+    };
+    let attempts: Vec<Value> = (1..=a.attempt)
+        .map(|n| {
+            let placement = a.am_placements.get(&n);
+            let node = placement.and_then(|p| c.nodes.get(&p.node));
+            let http = node.map(|n| n.address(n.http_port)).unwrap_or_default();
+            let container = placement.map(|p| p.container.as_str()).unwrap_or_default();
+            let logs = match (&http, container) {
+                (h, c) if !h.is_empty() && !c.is_empty() => {
+                    format!("http://{h}/node/containerlogs/{c}/{}", a.user)
+                }
+                _ => String::new(),
+            };
+            let current = n == a.attempt;
+            json!({
+                "id": n,
+                "appAttemptId": crate::ids::attempt_id(&a.id, n),
+                "appAttemptState": crate::hadoop_records::attempt_state(a, n)
+                    .as_str_name()
+                    .trim_start_matches("APP_ATTEMPT_"),
+                "startTime": if current { a.start_ms } else { 0 },
+                "finishedTime": if current { a.finish_ms } else { 0 },
+                "containerId": container,
+                "nodeHttpAddress": http,
+                "nodeId": node.map(|n| n.address(n.rpc_port)).unwrap_or_default(),
+                "logsLink": logs,
+                "blacklistedNodes": "",
+            })
+        })
+        .collect();
+    axum::Json(json!({ "appAttempts": { "appAttempt": attempts } })).into_response()
 }
 
 /// One node as Hadoop's `NodeInfo`, with Tusk's node status beside it.
