@@ -47,7 +47,7 @@ impl RpcService for HadoopApplicationMasterService {
 
 impl HadoopApplicationMasterService {
     fn dispatch(&self, ctx: &CallContext, method: &str, body: Bytes) -> Reply {
-        let attempt = token_attempt(ctx)?;
+        let (attempt, token_key) = token_attempt(ctx)?;
         let s = &*self.shared;
         match method {
             "registerApplicationMaster" => {
@@ -56,7 +56,7 @@ impl HadoopApplicationMasterService {
                 })
             }
             "allocate" => handle_now(body, |r: h::AllocateRequestProto| {
-                allocate(&mut s.lock(), &attempt, &r).map_err(RemoteException::from)
+                allocate(&mut s.lock(), &attempt, token_key, &r).map_err(RemoteException::from)
             }),
             "finishApplicationMaster" => {
                 handle_now(body, |r: h::FinishApplicationMasterRequestProto| {
@@ -68,10 +68,11 @@ impl HadoopApplicationMasterService {
     }
 }
 
-/// The attempt the connection's AMRMToken names (the RPC server has checked it).
+/// The attempt the connection's AMRMToken names (the RPC server has checked it), and
+/// the id of the key that signed the token.
 fn token_attempt(
     ctx: &CallContext,
-) -> std::result::Result<h::ApplicationAttemptIdProto, RemoteException> {
+) -> std::result::Result<(h::ApplicationAttemptIdProto, i32), RemoteException> {
     let refused = || {
         RemoteException::of(
             HadoopException::AccessControl,
@@ -79,10 +80,9 @@ fn token_attempt(
         )
     };
     let identifier = ctx.token.as_ref().ok_or_else(refused)?;
-    h::AmrmTokenIdentifierProto::decode(identifier.clone())
-        .ok()
-        .and_then(|t| t.app_attempt_id)
-        .ok_or_else(refused)
+    let token = h::AmrmTokenIdentifierProto::decode(identifier.clone()).map_err(|_| refused())?;
+    let attempt = token.app_attempt_id.ok_or_else(refused)?;
+    Ok((attempt, token.key_id()))
 }
 
 fn attempt_string(attempt: &h::ApplicationAttemptIdProto) -> String {
@@ -131,6 +131,7 @@ fn live_attempt(c: &Cluster, attempt: &h::ApplicationAttemptIdProto) -> Result<S
 fn allocate(
     c: &mut Cluster,
     attempt: &h::ApplicationAttemptIdProto,
+    token_key: i32,
     r: &h::AllocateRequestProto,
 ) -> Result<h::AllocateResponseProto> {
     let app_id = live_attempt(c, attempt)?;
@@ -174,6 +175,14 @@ fn allocate(
         num_cluster_nodes: Some(taken.num_cluster_nodes as i32),
         nm_tokens,
         updated_nodes,
+        // After a key roll, a token of the next key for an AM still on the old one
+        // (Hadoop's AMs swap it into their credentials).
+        am_rm_token: c
+            .secrets
+            .amrm
+            .next_key_id()
+            .filter(|&next| next != token_key)
+            .and_then(|_| c.secrets.amrm.create_next_token(attempt)),
         ..Default::default()
     })
 }

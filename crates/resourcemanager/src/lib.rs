@@ -156,6 +156,12 @@ impl ResourceManager {
         };
         let tasks = vec![
             tokio::spawn(rpc.serve(listener, shutdown.clone())),
+            tokio::spawn(roll_amrm_keys(
+                shared.clone(),
+                options.amrm_key_rolling,
+                options.am_expiry.mul_f64(1.5),
+                shutdown.clone(),
+            )),
             tokio::spawn(monitor_liveness(
                 shared.clone(),
                 options.node_expiry,
@@ -211,6 +217,43 @@ pub fn standalone_services(
         event_driven: options.timing == Timing::EventDriven,
     });
     services(&shared)
+}
+
+/// Rolls the AMRMToken key as Hadoop's ResourceManager does: every `rolling` a next key
+/// is made, and allocate replies hand each AM a token of it; `activation_delay` later
+/// it signs new tokens and the old key stops verifying.
+async fn roll_amrm_keys(
+    shared: Arc<server::Shared>,
+    rolling: Duration,
+    activation_delay: Duration,
+    shutdown: Shutdown,
+) {
+    loop {
+        tokio::select! {
+            _ = shutdown.wait() => return,
+            _ = tokio::time::sleep(rolling) => {}
+        }
+        {
+            let cluster = shared.lock();
+            cluster.secrets.amrm.roll_master_key();
+            cluster.persist_keys();
+            tracing::info!(
+                next_key = ?cluster.secrets.amrm.next_key_id(),
+                "AMRMToken key rolled; AMs get tokens of the next key in their allocate replies"
+            );
+        }
+        tokio::select! {
+            _ = shutdown.wait() => return,
+            _ = tokio::time::sleep(activation_delay) => {}
+        }
+        let cluster = shared.lock();
+        cluster.secrets.amrm.activate_next_master_key();
+        cluster.persist_keys();
+        tracing::info!(
+            key = cluster.secrets.amrm.current_key_id(),
+            "AMRMToken key activated; tokens of the previous key no longer verify"
+        );
+    }
 }
 
 /// The liveness monitor: checks a few times per expiry interval; also ends AMs that

@@ -49,6 +49,13 @@ pub struct ResourceManagerOptions {
     pub heartbeat_interval: Duration,
     /// `yarn.nm.liveness-monitor.expiry-interval-ms`: a node silent this long is lost.
     pub node_expiry: Duration,
+    /// `yarn.resourcemanager.am-rm-tokens.master-key-rolling-interval-secs`: how often
+    /// a new AMRMToken key is made.
+    pub amrm_key_rolling: Duration,
+    /// `yarn.am.liveness-monitor.expiry-interval-ms`: a new AMRMToken key signs (and
+    /// the old one stops verifying) 1.5 × this after it was made, time enough for
+    /// every live AM to have fetched a token of the new key in an allocate reply.
+    pub am_expiry: Duration,
     /// `tusk.yarn.timing`.
     pub timing: Timing,
     /// `yarn.resourcemanager.scheduler.class`: `fifo` or `fair` (Hadoop's class names
@@ -103,6 +110,8 @@ impl Default for ResourceManagerOptions {
             extra_routes: Default::default(),
             heartbeat_interval: Duration::from_millis(1000),
             node_expiry: Duration::from_millis(600_000),
+            amrm_key_rolling: Duration::from_secs(86_400),
+            am_expiry: Duration::from_millis(600_000),
             timing: Timing::EventDriven,
             scheduler: SchedulerKind::Fifo,
             queues: vec![QueueOptions {
@@ -132,7 +141,7 @@ impl ResourceManagerOptions {
         let d = ResourceManagerOptions::default();
         let ms = Duration::from_millis(1);
         let delay = conf.get_str("tusk.yarn.scheduler.node-locality-delay", "-1");
-        Ok(ResourceManagerOptions {
+        let options = ResourceManagerOptions {
             conf: tusk_http::daemon::EffectiveConf::new(conf),
             extra_routes: Default::default(),
             heartbeat_interval: conf.get_duration(
@@ -143,6 +152,16 @@ impl ResourceManagerOptions {
             node_expiry: conf.get_duration(
                 "yarn.nm.liveness-monitor.expiry-interval-ms",
                 d.node_expiry,
+                ms,
+            )?,
+            amrm_key_rolling: conf.get_duration(
+                "yarn.resourcemanager.am-rm-tokens.master-key-rolling-interval-secs",
+                d.amrm_key_rolling,
+                Duration::from_secs(1),
+            )?,
+            am_expiry: conf.get_duration(
+                "yarn.am.liveness-monitor.expiry-interval-ms",
+                d.am_expiry,
                 ms,
             )?,
             timing: Timing::from_conf(conf)?,
@@ -194,7 +213,19 @@ impl ResourceManagerOptions {
             http_address: Some(conf.get_str(HTTP_ADDRESS_KEY, HTTP_ADDRESS_DEFAULT)),
             status_policy: StatusPolicyOptions::from_conf(conf)?,
             log_aggregation: conf.get_bool("yarn.log-aggregation-enable", d.log_aggregation)?,
-        })
+        };
+        // As Hadoop checks it: a key must be made before the one before it activates.
+        if options.amrm_key_rolling <= options.am_expiry.mul_f64(1.5) {
+            return Err(ResourceManagerError::InvalidOption {
+                key: "yarn.resourcemanager.am-rm-tokens.master-key-rolling-interval-secs".into(),
+                message: format!(
+                    "{} s must be more than 1.5 × yarn.am.liveness-monitor.expiry-interval-ms ({} ms)",
+                    options.amrm_key_rolling.as_secs(),
+                    options.am_expiry.as_millis()
+                ),
+            });
+        }
+        Ok(options)
     }
 
     /// The weight of `queue` (1 when not configured).

@@ -1140,3 +1140,83 @@ async fn a_lost_node_and_its_containers_reach_a_hadoop_am_as_lost_and_aborted() 
     assert_eq!(status.diagnostics(), "Container released on a *lost* node");
     Ok(())
 }
+
+fn token_key(token: &TokenProto) -> Result<i32> {
+    Ok(h::AmrmTokenIdentifierProto::decode(token.identifier.clone())?.key_id())
+}
+
+/// An allocate with nothing asked, on `am`'s connection.
+async fn idle_allocate(am: &RpcClient) -> Result<h::AllocateResponseProto> {
+    Ok(am
+        .call("allocate", &h::AllocateRequestProto::default())
+        .await?)
+}
+
+#[tokio::test]
+async fn the_am_rm_token_key_rolls_and_allocate_hands_the_am_a_token_of_the_new_key() -> Result<()>
+{
+    // A new key every 2 s; it signs (and the old one stops verifying) 1.5 s later.
+    let cluster = start_with(&[
+        (
+            "yarn.resourcemanager.am-rm-tokens.master-key-rolling-interval-secs",
+            "2",
+        ),
+        ("yarn.am.liveness-monitor.expiry-interval-ms", "1000"),
+    ])
+    .await?;
+    let hadoop = hadoop(&cluster);
+    let tracker = client(&cluster, RESOURCE_TRACKER_PROTOCOL);
+    register_node(&tracker, "n1").await?;
+    submit_hadoop_app(&hadoop, "default").await?;
+    let old = am_rm_token(&next_launch(&tracker, "n1").await?)?;
+    let am = am_client(&cluster, Some(old.clone()));
+    let _: h::RegisterApplicationMasterResponseProto = am
+        .call(
+            "registerApplicationMaster",
+            &h::RegisterApplicationMasterRequestProto::default(),
+        )
+        .await?;
+
+    // After the roll an allocate reply carries a token of the next key.
+    let new = wait_for("an AMRMToken of the next key", DEADLINE, || async {
+        idle_allocate(&am).await.ok()?.am_rm_token
+    })
+    .await?;
+    assert_eq!(new.kind, AMRM_TOKEN_KIND);
+    assert_ne!(token_key(&new)?, token_key(&old)?);
+    assert_eq!(
+        h::AmrmTokenIdentifierProto::decode(new.identifier.clone())?.app_attempt_id,
+        h::AmrmTokenIdentifierProto::decode(old.identifier.clone())?.app_attempt_id,
+        "the same attempt"
+    );
+    // The new token works on a new connection, and an AM that holds it is not sent
+    // another.
+    let renewed = am_client(&cluster, Some(new));
+    assert!(idle_allocate(&renewed).await?.am_rm_token.is_none());
+
+    // Once the new key is active, the old token opens no new connection.
+    wait_for("the old key to stop verifying", DEADLINE, || async {
+        idle_allocate(&am_client(&cluster, Some(old.clone())))
+            .await
+            .is_err()
+            .then_some(())
+    })
+    .await?;
+    idle_allocate(&renewed).await?;
+    Ok(())
+}
+
+#[tokio::test]
+async fn a_key_rolling_interval_shorter_than_the_activation_delay_is_refused() {
+    let err = start_with(&[(
+        "yarn.resourcemanager.am-rm-tokens.master-key-rolling-interval-secs",
+        "60",
+    )])
+    .await
+    .err()
+    .expect("60 s is less than 1.5 × the default AM expiry (600 s)");
+    assert!(
+        err.to_string().contains("master-key-rolling-interval-secs"),
+        "{err}"
+    );
+}

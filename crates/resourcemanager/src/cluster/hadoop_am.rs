@@ -55,7 +55,8 @@ pub(crate) struct HadoopAttempt {
     next_ask_id: u64,
     /// Nodes the AM already holds an NMToken for.
     pub nm_tokens_sent: HashSet<String>,
-    /// The AM's blacklist (kept and reported; the scheduler does not yet act on it).
+    /// The AM's blacklist: hosts (or racks) the scheduler places none of its
+    /// containers on.
     pub blacklist: HashSet<String>,
     /// The id of the last allocate response.
     pub response_id: i32,

@@ -145,6 +145,17 @@ impl Cluster {
         }
     }
 
+    /// Keeps the keys in the state store after a change (an AMRMToken key made or
+    /// activated), so the tokens signed since still verify after a restart; a failure
+    /// is logged.
+    pub(crate) fn persist_keys(&self) {
+        if let Some(store) = &self.store {
+            if let Err(e) = store.store_keys(&self.secrets.stored(self.epoch)) {
+                tracing::error!(error = %e, "keys not stored; after a restart tokens of the newest key would be refused");
+            }
+        }
+    }
+
     /// Brings back the keys and every application of `store` (a ResourceManager's
     /// start); returns how many applications were unfinished.
     pub(crate) fn recover(&mut self, store: &dyn StateStore) -> Result<usize> {

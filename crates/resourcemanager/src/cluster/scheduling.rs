@@ -89,6 +89,14 @@ impl Cluster {
             self.place_am(app_id, node_id);
             return true;
         }
+        // A Hadoop AM's blacklist names hosts (or racks) its tasks kept failing on.
+        if app
+            .hadoop
+            .as_ref()
+            .is_some_and(|h| h.blacklist.contains(&node.host) || h.blacklist.contains(&node.rack))
+        {
+            return false;
+        }
         let mut candidates: Vec<usize> = (0..app.asks.len())
             .filter(|&i| app.asks[i].remaining > 0)
             .collect();
@@ -491,6 +499,33 @@ mod status_aware {
         assert_eq!(map_node(&mut c, &attempt), None);
         heartbeat(&mut c, "calm", 5.0);
         assert_eq!(map_node(&mut c, &attempt).as_deref(), Some("calm"));
+    }
+
+    #[test]
+    fn a_blacklisted_host_gets_no_task_of_the_application() {
+        let mut c = cluster(&[]);
+        add_node(&mut c, "bad");
+        add_node(&mut c, "good");
+        let attempt = app_asking_a_map(&mut c, "good");
+        let app = c
+            .apps
+            .values()
+            .find(|a| a.attempt_id() == attempt)
+            .unwrap()
+            .id
+            .clone();
+        c.hadoop_attempt(&app)
+            .unwrap()
+            .blacklist
+            .insert("bad".into());
+        heartbeat(&mut c, "bad", 0.0);
+        assert_eq!(
+            map_node(&mut c, &attempt),
+            None,
+            "the blacklisted host declines"
+        );
+        heartbeat(&mut c, "good", 0.0);
+        assert_eq!(map_node(&mut c, &attempt).as_deref(), Some("good"));
     }
 
     #[test]
