@@ -52,6 +52,12 @@ pub struct StoredApplication {
     pub am_container: Option<String>,
     /// Set once the application has ended.
     pub finished: Option<StoredFinish>,
+    /// The nodes that ran its containers, and those that have reported aggregating
+    /// its logs (whether they succeeded): its log aggregation status after a restart.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub nodes_used: Vec<String>,
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub logs_aggregated: BTreeMap<String, bool>,
 }
 
 /// The ResourceManager's secrets and epoch as the store keeps them.
@@ -288,6 +294,8 @@ mod tests {
             submit_ms,
             am_container: Some(format!("container_{id}_01_000001")),
             finished: None,
+            nodes_used: Vec::new(),
+            logs_aggregated: BTreeMap::new(),
         }
     }
 

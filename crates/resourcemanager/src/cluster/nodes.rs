@@ -110,6 +110,7 @@ impl Cluster {
             if let Some(app) = self.apps.get_mut(&report.application_id) {
                 app.logs_aggregated
                     .insert(r.node_id.clone(), report.succeeded);
+                self.persist_or_log(&report.application_id);
             }
         }
         if self.event_driven() && finished {

@@ -61,6 +61,8 @@ impl App {
                 diagnostics: self.diagnostics.clone(),
                 finish_ms: self.finish_ms,
             }),
+            nodes_used: self.nodes_used.iter().cloned().collect(),
+            logs_aggregated: self.logs_aggregated.clone(),
         }
     }
 
@@ -87,6 +89,8 @@ impl App {
         };
         let mut app = App::accepted(s.id, seq, submission);
         app.uncounted_attempts = s.uncounted_attempts;
+        app.nodes_used = s.nodes_used.into_iter().collect();
+        app.logs_aggregated = s.logs_aggregated;
         match s.finished {
             Some(f) => {
                 app.state =
@@ -338,5 +342,47 @@ impl Cluster {
                 },
             );
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cluster::LogAggregationStatus;
+    use crate::options::ResourceManagerOptions;
+
+    #[test]
+    fn a_finished_applications_log_aggregation_outlives_a_restart() {
+        let mut c = Cluster::new(
+            Arc::new(ResourceManagerOptions::default()),
+            "rm:8030".into(),
+        );
+        let id = c
+            .submit(
+                y::SubmitApplicationRequest {
+                    name: "t".into(),
+                    am_resource: Some(y::Resource {
+                        memory_mb: 512,
+                        vcores: 1,
+                    }),
+                    ..Default::default()
+                },
+                "u",
+            )
+            .unwrap();
+        let app = c.apps.get_mut(&id).unwrap();
+        app.state = ApplicationState::AppFinished;
+        app.finish_ms = 5;
+        app.nodes_used = ["n1", "n2"].map(String::from).into();
+        app.logs_aggregated.insert("n1".into(), true);
+        assert_eq!(app.log_aggregation_status(), LogAggregationStatus::Running);
+
+        let mut back = App::recovered(app.to_stored(), 1, 1, true);
+        assert_eq!(back.log_aggregation_status(), LogAggregationStatus::Running);
+        back.logs_aggregated.insert("n2".into(), true);
+        assert_eq!(
+            back.log_aggregation_status(),
+            LogAggregationStatus::Succeeded
+        );
     }
 }
