@@ -19,6 +19,10 @@ use crate::hadoop::{java_home, TASK_JVM_OPTS};
 /// Hadoop 3.4.2's examples jar, by the end of its path on the classpath.
 pub const EXAMPLES_JAR: &str = "/hadoop-mapreduce-examples-3.4.2.jar";
 
+/// The job client's logging, written beside its logs: the "Submitted application"
+/// line is read from its INFO log (a conf dir may have no log4j.properties).
+const LOG4J_FILE: &str = "job-client-log4j.properties";
+
 /// Hadoop's job client, with the options every job of a run gets.
 #[derive(Clone, Debug)]
 pub struct HadoopJobClient {
@@ -52,6 +56,10 @@ impl HadoopJobClient {
     pub fn new(classpath_file: &Path, job_options: Vec<String>, logs: PathBuf) -> Result<Self> {
         let classpath = std::fs::read_to_string(classpath_file)?.trim().to_string();
         std::fs::create_dir_all(&logs)?;
+        std::fs::write(
+            logs.join(LOG4J_FILE),
+            tusk_common::config::CLIENT_LOG4J_PROPERTIES,
+        )?;
         Ok(HadoopJobClient {
             java_home: java_home()?,
             classpath,
@@ -119,6 +127,10 @@ impl HadoopJobClient {
             None => Command::new(java),
         };
         cmd.args(["-Djava.net.preferIPv4Stack=true", "-Xmx512m"])
+            .arg(format!(
+                "-Dlog4j.configuration=file:{}",
+                self.logs.join(LOG4J_FILE).display()
+            ))
             .arg("-cp")
             .arg(format!("{}:{}", conf_dir.display(), self.classpath))
             .arg("org.apache.hadoop.util.RunJar")

@@ -49,5 +49,9 @@ pub fn write_client_conf(cluster: &LocalCluster) -> std::io::Result<()> {
         dir.join("mapred-site.xml"),
         site(&[("mapreduce.framework.name", "yarn".to_string())]),
     )?;
+    std::fs::write(
+        dir.join("log4j.properties"),
+        tusk_common::config::CLIENT_LOG4J_PROPERTIES,
+    )?;
     Ok(())
 }

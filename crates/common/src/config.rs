@@ -27,7 +27,7 @@ use std::time::Duration;
 use crate::error::ConfigError;
 
 pub use keys::is_known;
-pub use xml::site_xml;
+pub use xml::{site_xml, CLIENT_LOG4J_PROPERTIES};
 
 /// How many `${...}` expansions one value may go through (Hadoop's `MAX_SUBST`).
 pub const MAX_SUBST: usize = 20;

@@ -119,6 +119,17 @@ fn include(
     read_into(&target, depth + 1, out)
 }
 
+/// A client's `log4j.properties`, as a Hadoop installation's `etc/hadoop` starts with:
+/// INFO and above to stderr. Hadoop's jars carry none, and without one Hadoop's tools
+/// print `log4j:WARN No appenders could be found` and no log at all.
+pub const CLIENT_LOG4J_PROPERTIES: &str = "\
+log4j.rootLogger=INFO,console
+log4j.appender.console=org.apache.log4j.ConsoleAppender
+log4j.appender.console.target=System.err
+log4j.appender.console.layout=org.apache.log4j.PatternLayout
+log4j.appender.console.layout.ConversionPattern=%d{yy/MM/dd HH:mm:ss} %p %c{2}: %m%n
+";
+
 /// A `<configuration>` document of `properties`, in order: a `*-site.xml` file that
 /// Hadoop's own programs (and [`read`]) take.
 pub fn site_xml(properties: &[(&str, String)]) -> String {
