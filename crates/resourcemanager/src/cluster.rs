@@ -20,7 +20,7 @@ mod scheduling;
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use tokio::sync::Notify;
 use tusk_proto::hadoop::yarn::ContainerLaunchContextProto;
@@ -286,6 +286,41 @@ pub struct Cluster {
     /// When applications were recovered: kept attempts whose AM container no NodeManager
     /// reported within the node expiry interval after it get a new attempt.
     pub(crate) recovered_at: Option<Instant>,
+    /// Where the scheduling reads the time: the wall clock, or a simulation's.
+    pub(crate) clock: Clock,
+}
+
+/// The time as the cluster sees it. A simulation ([`crate::sim`]) runs the real
+/// scheduling code on its own clock, many times faster than the wall clock.
+#[derive(Clone, Debug, Default)]
+pub(crate) enum Clock {
+    #[default]
+    Wall,
+    /// A fixed start plus the simulation's elapsed time.
+    Simulated {
+        start: Instant,
+        start_ms: u64,
+        elapsed: Duration,
+    },
+}
+
+impl Clock {
+    pub fn now(&self) -> Instant {
+        match self {
+            Clock::Wall => Instant::now(),
+            Clock::Simulated { start, elapsed, .. } => *start + *elapsed,
+        }
+    }
+
+    /// Milliseconds since the epoch.
+    pub fn now_ms(&self) -> u64 {
+        match self {
+            Clock::Wall => tusk_common::now_millis(),
+            Clock::Simulated {
+                start_ms, elapsed, ..
+            } => start_ms + elapsed.as_millis() as u64,
+        }
+    }
 }
 
 impl Cluster {
@@ -305,6 +340,7 @@ impl Cluster {
             secrets: crate::secrets::Secrets::new(),
             epoch: 0,
             recovered_at: None,
+            clock: Clock::Wall,
         }
     }
 

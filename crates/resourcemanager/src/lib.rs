@@ -45,6 +45,7 @@ pub mod resource;
 pub mod scheduler;
 mod secrets;
 mod server;
+pub mod sim;
 pub mod state_store;
 pub mod status;
 pub mod status_policy;

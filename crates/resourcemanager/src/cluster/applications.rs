@@ -80,7 +80,7 @@ impl Cluster {
             am_launch: r.am_launch.unwrap_or_default(),
             hadoop_am_launch: None,
             max_attempts,
-            submit_ms: tusk_common::now_millis(),
+            submit_ms: self.clock.now_ms(),
         };
         self.accept(&id, submission)?;
         Ok(id)
@@ -169,12 +169,13 @@ impl Cluster {
             self.options.minimum_allocation,
             self.options.maximum_allocation,
         );
+        let now_ms = self.clock.now_ms();
         let app = self.attempt_mut(&r.attempt_id)?;
         if !app.registered {
             app.registered = true;
             app.state = ApplicationState::AppRunning;
             if app.start_ms == 0 {
-                app.start_ms = tusk_common::now_millis();
+                app.start_ms = now_ms;
             }
             app.tracking_url = r.tracking_url.clone();
             tracing::info!(application = %app.id, attempt = %r.attempt_id, "AM registered");

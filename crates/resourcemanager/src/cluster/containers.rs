@@ -147,7 +147,7 @@ impl Cluster {
         app.state = state;
         app.final_status = final_status;
         app.diagnostics = diagnostics;
-        app.finish_ms = tusk_common::now_millis();
+        app.finish_ms = self.clock.now_ms();
         app.asks.clear();
         app.wake.notify_one();
         self.persist_or_log(app_id);

@@ -57,8 +57,8 @@ impl Cluster {
                 used: Resource::default(),
                 containers: HashSet::new(),
                 lost: false,
-                last_heartbeat: Instant::now(),
-                last_heartbeat_ms: tusk_common::now_millis(),
+                last_heartbeat: self.clock.now(),
+                last_heartbeat_ms: self.clock.now_ms(),
                 heartbeats: 0,
                 status: y::NodeStatus::default(),
                 to_launch: Vec::new(),
@@ -89,11 +89,12 @@ impl Cluster {
         r: &y::NodeHeartbeatRequest,
     ) -> (NodeWork, Option<Arc<Notify>>) {
         self.metrics.node_heartbeats.inc();
+        let (now, now_ms) = (self.clock.now(), self.clock.now_ms());
         let Some(node) = self.nodes.get_mut(&r.node_id).filter(|n| !n.lost) else {
             return (resync(), None);
         };
-        node.last_heartbeat = Instant::now();
-        node.last_heartbeat_ms = tusk_common::now_millis();
+        node.last_heartbeat = now;
+        node.last_heartbeat_ms = now_ms;
         node.heartbeats += 1;
         node.status = r.status.unwrap_or_default();
         let wake = node.wake.clone();

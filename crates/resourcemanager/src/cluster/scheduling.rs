@@ -76,6 +76,7 @@ impl Cluster {
     /// Places the application's AM, or one container of its best ask, on the node.
     fn try_place(&mut self, app_id: &str, node_id: &str, offer: u64) -> bool {
         let delay = self.locality_delay();
+        let now = self.clock.now();
         let policy = &self.options.status_policy;
         let starvation_offers = policy.starvation_limit(self.live_nodes());
         let (Some(app), Some(node)) = (self.apps.get_mut(app_id), self.nodes.get(node_id)) else {
@@ -114,7 +115,6 @@ impl Cluster {
                             ask.last_held_offer = offer;
                             ask.held += 1;
                         }
-                        let now = Instant::now();
                         let held_for = now.duration_since(*ask.held_since.get_or_insert(now));
                         let why = if held_for >= policy.starvation_time() {
                             "held for the starvation time"
