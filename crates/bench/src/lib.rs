@@ -69,6 +69,7 @@ pub mod replication;
 pub mod replication_links;
 pub mod same_jar;
 pub mod scheduling;
+pub mod scheduling_sim;
 pub mod short_circuit;
 pub mod startup;
 pub mod stats;

@@ -1,0 +1,479 @@
+//! The status-aware scheduling study on the scheduler simulator
+//! (`tusk_resourcemanager::sim`): the same policies, cluster shape and sort jobs as
+//! [`crate::scheduling`]'s testbed runs, replayed by the ResourceManager's own
+//! scheduling code on a simulated clock, many rounds (each with its own random block
+//! placement) per policy. Every policy sees the same rounds, so the comparison with
+//! fair is paired by round. Reported per policy: mean job time with its 95% confidence
+//! interval, the change against fair with Welch's test, mean map and reduce times and
+//! the share of data-local maps; optionally a sweep of Disk-Rate's threshold and of the
+//! cluster's size.
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use serde::Serialize;
+use tusk_common::Configuration;
+use tusk_resourcemanager::sim::{self, trace, SimOptions, SimReport};
+use tusk_resourcemanager::ResourceManagerOptions;
+
+use crate::chart::{BarChart, BarSeries, LineChart, LineSeries, XAxis};
+use crate::context::RunContext;
+use crate::error::{BenchError, Result};
+use crate::scheduling::PolicySet;
+use crate::stats::{ci95, mean, welch, Welch};
+
+/// The simulated cluster.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub enum SimShape {
+    /// The study's lab: one node with 4 HDDs, three with 3 (`testbeds/lab.toml`).
+    Lab,
+    /// `n` nodes of one HDD each.
+    Uniform(usize),
+}
+
+impl SimShape {
+    pub fn parse(text: &str) -> std::result::Result<SimShape, String> {
+        match text {
+            "lab" => Ok(SimShape::Lab),
+            _ => text
+                .strip_prefix("uniform")
+                .and_then(|n| n.parse().ok())
+                .filter(|&n: &usize| n > 0)
+                .map(SimShape::Uniform)
+                .ok_or_else(|| format!("{text:?}: lab or uniformN (uniform8, uniform1000)")),
+        }
+    }
+
+    fn nodes(&self, scale: f64, vcores: u32) -> Vec<trace::SimNode> {
+        match self {
+            SimShape::Lab => trace::lab(scale, vcores),
+            SimShape::Uniform(n) => trace::uniform(*n, scale, vcores),
+        }
+    }
+
+    fn name(&self) -> String {
+        match self {
+            SimShape::Lab => "lab".into(),
+            SimShape::Uniform(n) => format!("uniform{n}"),
+        }
+    }
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct SimStudyOptions {
+    pub shape: SimShape,
+    /// Every disk and link rate × this (as a testbed description's `scale`).
+    pub scale: f64,
+    pub vcores: u32,
+    pub policies: Vec<PolicySet>,
+    /// Sort jobs per round, one every `interval`.
+    pub jobs: usize,
+    pub interval: Duration,
+    pub input_bytes: u64,
+    pub block_bytes: u64,
+    pub replication: usize,
+    /// Rounds per policy (each its own block placement).
+    pub rounds: usize,
+    /// `key=value` settings of the ResourceManager for every policy (e.g.
+    /// `tusk.yarn.timing=classic`).
+    pub rm_conf: Vec<String>,
+    /// Disk-Rate thresholds (%) to sweep with the `disk-rate` policy; none = no sweep.
+    pub disk_thresholds: Vec<f64>,
+    /// Uniform cluster sizes to run fair and `all` on; none = no sweep.
+    pub sizes: Vec<usize>,
+}
+
+impl SimStudyOptions {
+    pub fn new(policies: Vec<PolicySet>) -> Self {
+        SimStudyOptions {
+            shape: SimShape::Lab,
+            scale: 0.02,
+            vcores: 4,
+            policies,
+            jobs: 5,
+            interval: Duration::from_secs(5),
+            input_bytes: 32 << 20,
+            block_bytes: 8 << 20,
+            replication: 1,
+            rounds: 20,
+            rm_conf: Vec::new(),
+            disk_thresholds: Vec::new(),
+            sizes: Vec::new(),
+        }
+    }
+}
+
+/// One policy over all rounds.
+#[derive(Clone, Debug, Serialize)]
+pub struct SimPolicyRow {
+    pub policy: String,
+    /// Each round's mean job time, seconds.
+    pub round_means_s: Vec<f64>,
+    pub mean_job_s: f64,
+    pub ci95_s: f64,
+    /// Mean job time against fair's, percent (negative = shorter).
+    pub change_pct: Option<f64>,
+    /// Welch's test of this policy's round means against fair's.
+    pub welch: Option<Welch>,
+    pub map_mean_s: f64,
+    pub reduce_mean_s: f64,
+    pub data_local_pct: f64,
+    pub unfinished_jobs: usize,
+}
+
+/// One point of a sweep: a setting and its policy's and fair's mean job times.
+#[derive(Clone, Debug, Serialize)]
+pub struct SweepPoint {
+    pub x: f64,
+    pub fair_s: f64,
+    pub policy_s: f64,
+    pub policy_ci95_s: f64,
+    pub change_pct: f64,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct SimStudyReport {
+    pub context: RunContext,
+    pub options: SimStudyOptions,
+    pub rows: Vec<SimPolicyRow>,
+    /// Disk-Rate alone against fair at each threshold.
+    pub threshold_sweep: Vec<SweepPoint>,
+    /// `all` against fair on uniform clusters of each size (the same jobs per node).
+    pub size_sweep: Vec<SweepPoint>,
+    /// Simulated seconds per wall second over the whole study.
+    pub speedup: f64,
+    pub wall_s: f64,
+}
+
+/// The ResourceManager's options for `policy` plus the study's settings.
+fn rm_options(policy: &PolicySet, extra: &[String]) -> Result<ResourceManagerOptions> {
+    let mut conf = Configuration::new();
+    for setting in policy.defines().iter().chain(extra) {
+        let (k, v) = setting
+            .split_once('=')
+            .ok_or_else(|| BenchError::InvalidOptions(format!("{setting:?} is not key=value")))?;
+        conf.set(k, v);
+    }
+    ResourceManagerOptions::from_conf(&conf).map_err(|e| BenchError::InvalidOptions(e.to_string()))
+}
+
+/// Runs `policy` on `rounds` placements of the study's jobs on `nodes`.
+fn run_policy(
+    opts: &SimStudyOptions,
+    nodes: &[trace::SimNode],
+    policy: &PolicySet,
+    extra: &[String],
+    simulated: &mut f64,
+) -> Result<Vec<SimReport>> {
+    let rm = rm_options(policy, extra)?;
+    let reports = (0..opts.rounds)
+        .map(|round| {
+            let jobs = trace::study_sorts(
+                nodes,
+                opts.jobs,
+                opts.interval,
+                opts.input_bytes,
+                opts.block_bytes,
+                opts.replication,
+                round as u64,
+            );
+            sim::simulate(&SimOptions::new(rm.clone(), nodes.to_vec(), jobs))
+        })
+        .collect::<Vec<_>>();
+    *simulated += reports.iter().map(|r| r.simulated_s).sum::<f64>();
+    Ok(reports)
+}
+
+fn row(policy: &str, reports: &[SimReport], fair: Option<&[f64]>) -> SimPolicyRow {
+    let round_means: Vec<f64> = reports.iter().map(SimReport::mean_job_s).collect();
+    let all = |pick: fn(&sim::SimJobResult) -> &Vec<f64>| -> Vec<f64> {
+        reports
+            .iter()
+            .flat_map(|r| r.jobs.iter().flat_map(|j| pick(j).iter().copied()))
+            .collect()
+    };
+    let maps: usize = reports
+        .iter()
+        .flat_map(|r| &r.jobs)
+        .map(|j| j.map_s.len())
+        .sum();
+    let local: usize = reports
+        .iter()
+        .flat_map(|r| &r.jobs)
+        .map(|j| j.data_local_maps)
+        .sum();
+    let m = mean(&round_means);
+    SimPolicyRow {
+        policy: policy.to_string(),
+        mean_job_s: m,
+        ci95_s: ci95(&round_means),
+        change_pct: fair.map(|f| 100.0 * (m / mean(f) - 1.0)),
+        welch: fair.and_then(|f| welch(&round_means, f)),
+        map_mean_s: mean(&all(|j| &j.map_s)),
+        reduce_mean_s: mean(&all(|j| &j.reduce_s)),
+        data_local_pct: 100.0 * local as f64 / maps.max(1) as f64,
+        unfinished_jobs: reports.iter().map(SimReport::unfinished).sum(),
+        round_means_s: round_means,
+    }
+}
+
+pub fn run(opts: SimStudyOptions) -> Result<SimStudyReport> {
+    if opts.rounds == 0 || opts.jobs == 0 || opts.policies.is_empty() {
+        return Err(BenchError::InvalidOptions(
+            "need at least one round, one job and one policy".into(),
+        ));
+    }
+    let started = Instant::now();
+    let mut simulated = 0.0;
+    let nodes = opts.shape.nodes(opts.scale, opts.vcores);
+    let fair_set: PolicySet = "fair".parse().map_err(BenchError::InvalidOptions)?;
+    let fair = row(
+        "fair",
+        &run_policy(&opts, &nodes, &fair_set, &opts.rm_conf, &mut simulated)?,
+        None,
+    );
+    let mut rows = vec![fair.clone()];
+    for p in opts.policies.iter().filter(|p| !p.policies.is_empty()) {
+        let reports = run_policy(&opts, &nodes, p, &opts.rm_conf, &mut simulated)?;
+        rows.push(row(&p.name, &reports, Some(&fair.round_means_s)));
+        eprintln!(
+            "simulated {}: {:.1} s",
+            p.name,
+            rows.last().map_or(0.0, |r| r.mean_job_s)
+        );
+    }
+    let disk: PolicySet = "disk".parse().map_err(BenchError::InvalidOptions)?;
+    let mut threshold_sweep = Vec::new();
+    for &t in &opts.disk_thresholds {
+        let mut extra = opts.rm_conf.clone();
+        extra.push(format!(
+            "tusk.yarn.scheduler.status-aware.disk-rate.threshold={t}"
+        ));
+        let reports = run_policy(&opts, &nodes, &disk, &extra, &mut simulated)?;
+        let r = row("disk-rate", &reports, Some(&fair.round_means_s));
+        threshold_sweep.push(point(t, &fair, &r));
+    }
+    let all: PolicySet = "all".parse().map_err(BenchError::InvalidOptions)?;
+    let mut size_sweep = Vec::new();
+    for &n in &opts.sizes {
+        let shape = SimShape::Uniform(n);
+        let nodes = shape.nodes(opts.scale, opts.vcores);
+        // The same work per node as the study's shape: jobs scale with the cluster.
+        let scaled = SimStudyOptions {
+            jobs: (opts.jobs * n).div_ceil(4).max(1),
+            ..opts.clone()
+        };
+        let f = row(
+            "fair",
+            &run_policy(&scaled, &nodes, &fair_set, &opts.rm_conf, &mut simulated)?,
+            None,
+        );
+        let a = row(
+            "all",
+            &run_policy(&scaled, &nodes, &all, &opts.rm_conf, &mut simulated)?,
+            Some(&f.round_means_s),
+        );
+        size_sweep.push(point(n as f64, &f, &a));
+    }
+    let wall_s = started.elapsed().as_secs_f64();
+    Ok(SimStudyReport {
+        context: RunContext::new(format!(
+            "scheduler simulator: {} ({} nodes), scale {}, {} vcores per node, {} sort jobs of {:.0} MB every {:.0} s, replication {}, {} rounds per policy",
+            opts.shape.name(),
+            nodes.len(),
+            opts.scale,
+            opts.vcores,
+            opts.jobs,
+            crate::mb(opts.input_bytes),
+            opts.interval.as_secs_f64(),
+            opts.replication,
+            opts.rounds
+        )),
+        options: opts,
+        rows,
+        threshold_sweep,
+        size_sweep,
+        speedup: simulated / wall_s.max(1e-9),
+        wall_s,
+    })
+}
+
+fn point(x: f64, fair: &SimPolicyRow, policy: &SimPolicyRow) -> SweepPoint {
+    SweepPoint {
+        x,
+        fair_s: fair.mean_job_s,
+        policy_s: policy.mean_job_s,
+        policy_ci95_s: policy.ci95_s,
+        change_pct: policy.change_pct.unwrap_or(0.0),
+    }
+}
+
+impl SimStudyReport {
+    pub fn to_markdown(&self) -> String {
+        let mut out = format!(
+            "## Status-aware scheduling, simulated\n\n{}\n",
+            self.context.to_markdown()
+        );
+        let _ = writeln!(
+            out,
+            "{} rounds per policy (the same block placements for every policy); {:.0} simulated seconds per wall second; {:.1} s in all.\n",
+            self.options.rounds, self.speedup, self.wall_s
+        );
+        out.push_str("| policy | mean job s (95% CI) | vs fair | Welch p | map s | reduce s | data-local maps | unfinished |\n");
+        out.push_str("|---|---|---|---|---|---|---|---|\n");
+        for r in &self.rows {
+            let _ = writeln!(
+                out,
+                "| {} | {:.1} ± {:.1} | {} | {} | {:.1} | {:.1} | {:.0}% | {} |",
+                r.policy,
+                r.mean_job_s,
+                r.ci95_s,
+                r.change_pct.map_or("—".into(), |c| format!("{c:+.1}%")),
+                r.welch.map_or("—".into(), |w| format!("{:.3}", w.p)),
+                r.map_mean_s,
+                r.reduce_mean_s,
+                r.data_local_pct,
+                r.unfinished_jobs,
+            );
+        }
+        for (title, unit, points) in [
+            (
+                "Disk-Rate threshold sweep",
+                "threshold %",
+                &self.threshold_sweep,
+            ),
+            (
+                "Cluster size sweep (all policies)",
+                "nodes",
+                &self.size_sweep,
+            ),
+        ] {
+            if points.is_empty() {
+                continue;
+            }
+            let _ = writeln!(
+                out,
+                "\n### {title}\n\n| {unit} | fair s | policy s (95% CI) | vs fair |\n|---|---|---|---|"
+            );
+            for p in points {
+                let _ = writeln!(
+                    out,
+                    "| {} | {:.1} | {:.1} ± {:.1} | {:+.1}% |",
+                    p.x, p.fair_s, p.policy_s, p.policy_ci95_s, p.change_pct
+                );
+            }
+        }
+        out
+    }
+
+    /// `policies.svg` (mean job time per policy, 95% interval as whiskers) and, for
+    /// each sweep run, `threshold.svg` / `size.svg`.
+    pub fn write_charts(&self, dir: &Path) -> Result<Vec<PathBuf>> {
+        std::fs::create_dir_all(dir)?;
+        let mut written = Vec::new();
+        let policies = BarChart {
+            title: format!(
+                "Simulated {}: mean job time per policy",
+                self.options.shape.name()
+            ),
+            x_label: "policy".into(),
+            y_label: "mean job time (s)".into(),
+            categories: self.rows.iter().map(|r| r.policy.clone()).collect(),
+            series: vec![BarSeries::new(
+                "mean of the rounds, 95% interval",
+                self.rows.iter().map(|r| r.mean_job_s).collect(),
+            )
+            .with_whiskers(
+                self.rows
+                    .iter()
+                    .map(|r| (r.mean_job_s - r.ci95_s, r.mean_job_s + r.ci95_s))
+                    .collect(),
+            )],
+        };
+        let path = dir.join("policies.svg");
+        std::fs::write(&path, policies.to_svg())?;
+        written.push(path);
+        for (file, title, x_label, points, log) in [
+            (
+                "threshold.svg",
+                "Disk-Rate's threshold",
+                "Disk-Rate threshold (% busy)",
+                &self.threshold_sweep,
+                false,
+            ),
+            ("size.svg", "Cluster size", "nodes", &self.size_sweep, true),
+        ] {
+            if points.is_empty() {
+                continue;
+            }
+            let chart = LineChart {
+                title: format!("Simulated: mean job time against {}", title.to_lowercase()),
+                x_label: x_label.into(),
+                y_label: "mean job time (s)".into(),
+                x_axis: if log { XAxis::Log } else { XAxis::Linear },
+                y_from_zero: true,
+                y_log: false,
+                series: vec![
+                    LineSeries::new("fair", points.iter().map(|p| (p.x, p.fair_s)).collect()),
+                    LineSeries::new(
+                        if log { "all policies" } else { "disk-rate" },
+                        points.iter().map(|p| (p.x, p.policy_s)).collect(),
+                    )
+                    .with_whiskers(
+                        points
+                            .iter()
+                            .map(|p| (p.policy_s - p.policy_ci95_s, p.policy_s + p.policy_ci95_s))
+                            .collect(),
+                    ),
+                ],
+            };
+            let path = dir.join(file);
+            std::fs::write(&path, chart.to_svg())?;
+            written.push(path);
+        }
+        Ok(written)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shapes_parse() {
+        assert_eq!(SimShape::parse("lab"), Ok(SimShape::Lab));
+        assert_eq!(SimShape::parse("uniform1000"), Ok(SimShape::Uniform(1000)));
+        assert!(SimShape::parse("uniform0").is_err());
+        assert!(SimShape::parse("cloud").is_err());
+    }
+
+    #[test]
+    fn a_small_study_compares_every_policy_with_fair() {
+        let mut opts = SimStudyOptions::new(vec![
+            "fair".parse().unwrap(),
+            "disk".parse().unwrap(),
+            "all".parse().unwrap(),
+        ]);
+        opts.rounds = 3;
+        opts.disk_thresholds = vec![50.0, 90.0];
+        let report = run(opts).unwrap();
+        let names: Vec<&str> = report.rows.iter().map(|r| r.policy.as_str()).collect();
+        assert_eq!(names, ["fair", "disk", "all"]);
+        assert!(report.rows[0].change_pct.is_none());
+        for r in &report.rows {
+            assert_eq!(r.round_means_s.len(), 3);
+            assert_eq!(r.unfinished_jobs, 0);
+            assert!(r.mean_job_s > 0.0 && r.map_mean_s > 0.0 && r.reduce_mean_s > 0.0);
+        }
+        assert!(report.rows[1].change_pct.is_some());
+        assert_eq!(report.threshold_sweep.len(), 2);
+        assert!(report.to_markdown().contains("| disk |"));
+        let dir = tempfile::tempdir().unwrap();
+        let charts = report.write_charts(dir.path()).unwrap();
+        assert_eq!(charts.len(), 2, "policies and the threshold sweep");
+        assert!(std::fs::read_to_string(&charts[0])
+            .unwrap()
+            .contains("<svg"));
+    }
+}
