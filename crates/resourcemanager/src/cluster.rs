@@ -270,6 +270,9 @@ pub struct Cluster {
     pub(crate) rm_address: String,
     pub(crate) scheduler: Arc<dyn Scheduler>,
     pub(crate) nodes: BTreeMap<String, Node>,
+    /// Every registered node's rack by its id and by its host name: an ask names
+    /// either, and locality looks up the rack of each name it gives.
+    pub(crate) node_racks: HashMap<String, String>,
     pub(crate) apps: BTreeMap<String, App>,
     pub(crate) containers: HashMap<String, ContainerRecord>,
     pub(crate) next_app_seq: u32,
@@ -331,6 +334,7 @@ impl Cluster {
             cluster_ts: tusk_common::now_millis(),
             rm_address,
             nodes: BTreeMap::new(),
+            node_racks: HashMap::new(),
             apps: BTreeMap::new(),
             containers: HashMap::new(),
             next_app_seq: 1,

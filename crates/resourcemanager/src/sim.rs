@@ -919,27 +919,3 @@ mod tests {
         assert!(run(0.05) > run(0.5));
     }
 }
-#[cfg(test)]
-mod scratch2 {
-    use super::*;
-    #[test]
-    fn scratch_scale() {
-        let nodes = trace::uniform(1000, 1.0, 8);
-        let jobs = trace::heavy_tailed(&nodes, 2000, Duration::from_secs(2), 128 << 20, 2000, 3, 1);
-        let rm = ResourceManagerOptions {
-            scheduler: crate::options::SchedulerKind::Fair,
-            ..Default::default()
-        };
-        let mut o = SimOptions::new(rm, nodes, jobs);
-        o.limit = Duration::from_secs(3600);
-        let r = simulate(&o);
-        eprintln!(
-            "SCALE wall {:.1}s sim {:.0}s done {} unfinished {} mean {:.1}",
-            r.wall_s,
-            r.simulated_s,
-            r.jobs.len() - r.unfinished(),
-            r.unfinished(),
-            r.mean_job_s()
-        );
-    }
-}

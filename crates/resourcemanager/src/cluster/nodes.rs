@@ -67,6 +67,10 @@ impl Cluster {
                 wake: Arc::new(Notify::new()),
             },
         );
+        if let Some(n) = self.nodes.get(&r.node_id) {
+            self.node_racks.insert(n.id.clone(), n.rack.clone());
+            self.node_racks.insert(n.host.clone(), n.rack.clone());
+        }
         self.recover_node_containers(&r.node_id, &r.running, &r.completed);
         if self.event_driven() {
             self.schedule_all();

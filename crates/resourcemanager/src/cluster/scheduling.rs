@@ -7,7 +7,7 @@
 //! (unless its locality is strict). `delay` is `node_locality_delay`, or the number of
 //! live nodes when that is negative: one full round of the cluster.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::time::Instant;
 
 use tusk_proto::tusk::yarn as y;
@@ -107,7 +107,7 @@ impl Cluster {
             if !ask.resource.fits_in(&free) {
                 continue;
             }
-            match locality(ask, node, &self.nodes) {
+            match locality(ask, node, &self.node_racks) {
                 Some(l) if l <= allowed_locality(ask, delay) => {
                     let data_local = l == Locality::NodeLocal;
                     if let Some(p) = policy.blocking(ask.kind, data_local, &node.status) {
@@ -120,7 +120,13 @@ impl Cluster {
                             "held for the starvation time"
                         } else if starvation_offers.is_some_and(|n| ask.held > n) {
                             "held for the starvation offers"
-                        } else if !open_elsewhere(ask, node_id, &self.nodes, policy) {
+                        } else if !open_elsewhere(
+                            ask,
+                            node_id,
+                            &self.nodes,
+                            &self.node_racks,
+                            policy,
+                        ) {
                             "no node the policies leave open can run it"
                         } else {
                             tracing::debug!(node = %node_id, policy = p.name(), kind = ?ask.kind, "held back by node status");
@@ -278,13 +284,14 @@ fn open_elsewhere(
     ask: &Ask,
     node_id: &str,
     nodes: &BTreeMap<String, Node>,
+    racks: &HashMap<String, String>,
     policy: &StatusPolicyOptions,
 ) -> bool {
     nodes.values().any(|n| {
         n.id != node_id
             && !n.lost
             && ask.resource.fits_in(&n.capability)
-            && locality(ask, n, nodes).is_some_and(|l| {
+            && locality(ask, n, racks).is_some_and(|l| {
                 policy
                     .blocking(ask.kind, l == Locality::NodeLocal, &n.status)
                     .is_none()
@@ -292,16 +299,19 @@ fn open_elsewhere(
     })
 }
 
-/// How local `node` is for `ask`; `None` when the ask may never use it.
-fn locality(ask: &Ask, node: &Node, nodes: &BTreeMap<String, Node>) -> Option<Locality> {
+/// How local `node` is for `ask`; `None` when the ask may never use it. `racks` gives
+/// the rack of each node id and host name.
+fn locality(ask: &Ask, node: &Node, racks: &HashMap<String, String>) -> Option<Locality> {
     if ask.nodes.is_empty() && ask.racks.is_empty() {
         return Some(Locality::OffSwitch);
     }
-    let named = |n: &Node| ask.nodes.iter().any(|x| *x == n.id || *x == n.host);
-    let l = if named(node) {
+    let l = if ask.nodes.iter().any(|x| *x == node.id || *x == node.host) {
         Locality::NodeLocal
     } else if ask.racks.contains(&node.rack)
-        || nodes.values().any(|n| named(n) && n.rack == node.rack)
+        || ask
+            .nodes
+            .iter()
+            .any(|x| racks.get(x).is_some_and(|r| *r == node.rack))
     {
         Locality::RackLocal
     } else {
