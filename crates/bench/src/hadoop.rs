@@ -39,6 +39,11 @@ pub const DAEMON_JVM_OPTS: &[&str] = &[
 pub const TASK_JVM_OPTS: &str =
     "-Xmx200m -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -Djava.net.preferIPv4Stack=true";
 
+/// Hadoop's log4j configuration for a JVM that logs INFO to its console: the daemons'
+/// (beside their `*-site.xml`) and the job client's (whose "Submitted application" line
+/// names its job).
+pub const CONSOLE_LOG4J: &str = "log4j.rootLogger=INFO,console\nlog4j.appender.console=org.apache.log4j.ConsoleAppender\nlog4j.appender.console.layout=org.apache.log4j.PatternLayout\nlog4j.appender.console.layout.ConversionPattern=%d{ISO8601} %p %c{2}: %m%n\n";
+
 /// `$JAVA_HOME`, or the installation the `java` on the path belongs to.
 pub fn java_home() -> Result<PathBuf> {
     if let Ok(home) = std::env::var("JAVA_HOME") {
@@ -83,10 +88,7 @@ pub fn write_shared_conf(conf: &Path) -> std::io::Result<()> {
             ),
         ]),
     )?;
-    std::fs::write(
-        conf.join("log4j.properties"),
-        "log4j.rootLogger=INFO,console\nlog4j.appender.console=org.apache.log4j.ConsoleAppender\nlog4j.appender.console.layout=org.apache.log4j.PatternLayout\nlog4j.appender.console.layout.ConversionPattern=%d{ISO8601} %p %c{2}: %m%n\n",
-    )
+    std::fs::write(conf.join("log4j.properties"), CONSOLE_LOG4J)
 }
 
 /// The Hadoop anchor directory (`run.sh`, `jvmopts.sh`, `pom.xml`).

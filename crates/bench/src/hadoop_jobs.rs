@@ -14,10 +14,13 @@ use tusk_proto::protocol_names::HADOOP_APPLICATION_CLIENT_PROTOCOL;
 use tusk_rpc::{RpcClient, RpcClientOptions};
 
 use crate::error::{BenchError, Result};
-use crate::hadoop::{java_home, TASK_JVM_OPTS};
+use crate::hadoop::{java_home, CONSOLE_LOG4J, TASK_JVM_OPTS};
 
 /// Hadoop 3.4.2's examples jar, by the end of its path on the classpath.
 pub const EXAMPLES_JAR: &str = "/hadoop-mapreduce-examples-3.4.2.jar";
+
+/// The client's log4j configuration, in its log folder.
+const LOG4J_FILE: &str = "log4j.properties";
 
 /// Hadoop's job client, with the options every job of a run gets.
 #[derive(Clone, Debug)]
@@ -52,6 +55,10 @@ impl HadoopJobClient {
     pub fn new(classpath_file: &Path, job_options: Vec<String>, logs: PathBuf) -> Result<Self> {
         let classpath = std::fs::read_to_string(classpath_file)?.trim().to_string();
         std::fs::create_dir_all(&logs)?;
+        // The client's own logging, whatever conf dir it runs against: a client conf dir
+        // of *-site.xml only (Tusk's) would leave log4j unconfigured and the log without
+        // the "Submitted application" line.
+        std::fs::write(logs.join(LOG4J_FILE), CONSOLE_LOG4J)?;
         Ok(HadoopJobClient {
             java_home: java_home()?,
             classpath,
@@ -119,6 +126,10 @@ impl HadoopJobClient {
             None => Command::new(java),
         };
         cmd.args(["-Djava.net.preferIPv4Stack=true", "-Xmx512m"])
+            .arg(format!(
+                "-Dlog4j.configuration=file:{}",
+                self.logs.join(LOG4J_FILE).display()
+            ))
             .arg("-cp")
             .arg(format!("{}:{}", conf_dir.display(), self.classpath))
             .arg("org.apache.hadoop.util.RunJar")
