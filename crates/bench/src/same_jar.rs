@@ -736,7 +736,7 @@ mod tests {
     #[test]
     fn a_testbed_report_names_the_testbed_its_nodes_and_every_job() {
         let report = SameJarReport {
-            context: RunContext::new("ctx".into()),
+            context: RunContext::new("ctx"),
             trials: 1,
             wordcount_bytes: 1 << 20,
             tera_rows: 1000,
