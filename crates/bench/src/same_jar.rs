@@ -214,7 +214,7 @@ enum Clusters {
         _hadoop: HadoopCluster,
     },
     Testbed {
-        _bed: Box<TestbedCluster>,
+        _bed: TestbedCluster,
     },
 }
 
@@ -450,7 +450,7 @@ fn testbed(opts: &SameJarOptions, tb: &SameJarTestbed) -> Result<Platforms> {
         testbed: Some(summary),
         targets,
         clusters: Clusters::Testbed {
-            _bed: Box::new(bed),
+            _bed: bed,
         },
     })
 }
