@@ -85,7 +85,7 @@ pub fn write_shared_conf(conf: &Path) -> std::io::Result<()> {
     )?;
     std::fs::write(
         conf.join("log4j.properties"),
-        "log4j.rootLogger=INFO,console\nlog4j.appender.console=org.apache.log4j.ConsoleAppender\nlog4j.appender.console.layout=org.apache.log4j.PatternLayout\nlog4j.appender.console.layout.ConversionPattern=%d{ISO8601} %p %c{2}: %m%n\n",
+        tusk_common::config::CLIENT_LOG4J_PROPERTIES,
     )
 }
 

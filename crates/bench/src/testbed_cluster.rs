@@ -7,11 +7,27 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use tusk_client::DfsClient;
-use tusk_testbed::{Daemon, Testbed};
+use tusk_testbed::{Daemon, NodeState, Testbed};
 use tusk_yarn_client::ApplicationClient;
 
 use crate::error::{BenchError, Result};
 use crate::process_cluster;
+
+/// What [`TestbedCluster::up_with`] hands `tusk testbed up` beyond the description.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct TestbedUpOptions {
+    /// Replaces the description's `scale`.
+    pub scale: Option<f64>,
+    /// Replaces every NodeManager's vcores.
+    pub vcores: Option<u32>,
+    /// Start Hadoop 3.4.2's own daemons beside Tusk's, from these jars
+    /// (`scripts/hadoop-classpath.sh`'s file).
+    pub hadoop_classpath: Option<PathBuf>,
+    /// `key=value` settings for Tusk's daemons (`tusk -D`).
+    pub defines: Vec<String>,
+    /// Environment `tusk testbed up`, and so every daemon it starts, inherits.
+    pub env: Vec<(String, String)>,
+}
 
 /// A testbed brought up with `tusk testbed up` and torn down with `tusk testbed down`
 /// (also when dropped).
@@ -38,6 +54,29 @@ impl TestbedCluster {
         scale: Option<f64>,
         vcores: Option<u32>,
     ) -> Result<Self> {
+        Self::up_with(
+            exe,
+            description,
+            dir,
+            &TestbedUpOptions {
+                scale,
+                vcores,
+                ..Default::default()
+            },
+        )
+    }
+
+    /// [`TestbedCluster::up`] with everything `tusk testbed up` can be given: Hadoop's
+    /// own daemons beside Tusk's (`--hadoop-classpath`), `-D` settings for Tusk's
+    /// daemons, and environment they inherit (e.g. `JAVA_HOME` for Hadoop's containers
+    /// on Tusk's NodeManagers).
+    pub(crate) fn up_with(
+        exe: &Path,
+        description: &Path,
+        dir: &Path,
+        opts: &TestbedUpOptions,
+    ) -> Result<Self> {
+        let (scale, vcores) = (opts.scale, opts.vcores);
         let file = if scale.is_none() && vcores.is_none() {
             description.to_path_buf()
         } else {
@@ -52,8 +91,12 @@ impl TestbedCluster {
             std::fs::write(&copy, text)?;
             copy
         };
-        let mut cmd = process_cluster::command(exe, dir, &[]);
+        let mut cmd = process_cluster::command(exe, dir, &opts.defines);
+        cmd.envs(opts.env.iter().map(|(k, v)| (k, v)));
         cmd.args(["testbed", "up"]).arg(&file).arg("--dir").arg(dir);
+        if let Some(cp) = &opts.hadoop_classpath {
+            cmd.arg("--hadoop-classpath").arg(cp);
+        }
         process_cluster::run(cmd, "tusk testbed up")?;
         let testbed = Testbed::open(dir).map_err(|e| BenchError::ClusterStart(e.to_string()))?;
         let mut bed = TestbedCluster {
@@ -81,6 +124,26 @@ impl TestbedCluster {
 
     pub(crate) fn client(&self) -> Result<DfsClient> {
         process_cluster::dfs_client(&self.fs)
+    }
+
+    /// The node a client runs on: the description's client node, else its first.
+    pub(crate) fn client_node(&self) -> &NodeState {
+        self.testbed
+            .nodes
+            .iter()
+            .find(|n| n.spec.runs(Daemon::Client))
+            .or(self.testbed.nodes.first())
+            .expect("a testbed has nodes")
+    }
+
+    /// Hadoop's client configuration for Tusk's daemons (`tusk testbed up` writes it).
+    pub(crate) fn tusk_conf_dir(&self) -> PathBuf {
+        self.dir.join("conf")
+    }
+
+    /// Hadoop's client configuration for Hadoop's own daemons, as seen from `node`.
+    pub(crate) fn hadoop_conf_dir(&self, node: &str) -> PathBuf {
+        self.dir.join("hadoop").join(node).join("conf")
     }
 
     pub(crate) fn node_summaries(&self) -> Vec<String> {

@@ -78,9 +78,25 @@ pub struct SameJarArgs {
     /// TeraGen's maps and TeraSort's reduces.
     #[arg(long, default_value_t = 2)]
     tera_tasks: u32,
-    /// DataNodes and NodeManagers of each platform.
+    /// What RandomWriter writes and Sort sorts (k/m/g suffixes).
+    #[arg(long, default_value = "64m", value_parser = size)]
+    sort_size: u64,
+    /// RandomWriter's maps and Sort's reduces.
+    #[arg(long, default_value_t = 2)]
+    sort_tasks: u32,
+    /// Loopback: DataNodes and NodeManagers of each platform.
     #[arg(long, default_value_t = 1)]
     nodes: usize,
+    /// Run both platforms on this testbed's nodes (root) instead of loopback: Hadoop's
+    /// daemons beside Tusk's, the job client in the client node.
+    #[arg(long)]
+    testbed: Option<PathBuf>,
+    /// With --testbed: replace the description's scale (link and volume rates x this).
+    #[arg(long, requires = "testbed")]
+    testbed_scale: Option<f64>,
+    /// With --testbed: replace every NodeManager's vcores.
+    #[arg(long, requires = "testbed")]
+    vcores: Option<u32>,
     /// Both clusters' state and the job clients' logs (erased first).
     #[arg(long, default_value = "/tmp/tusk-bench-same-jar")]
     dir: PathBuf,
@@ -711,7 +727,14 @@ pub async fn run(conf: Configuration, which: BenchCommand) -> anyhow::Result<()>
             o.wordcount_bytes = a.wordcount_size;
             o.tera_rows = a.tera_rows;
             o.tera_tasks = a.tera_tasks;
+            o.sort_bytes = a.sort_size;
+            o.sort_tasks = a.sort_tasks;
             o.nodes = a.nodes;
+            o.testbed = a.testbed.map(|description| same_jar::SameJarTestbed {
+                description,
+                scale: a.testbed_scale,
+                vcores: a.vcores,
+            });
             o.dir = a.dir;
             job_conf(&a.tusk_conf)?;
             o.tusk_conf = a.tusk_conf;
