@@ -1939,7 +1939,7 @@ mod tests {
         assert!(is_mapreduce_am(b"/usr/bin/tusk\0mr-am\0--staging\0/x\0"));
         // Hadoop's tasks and job client talk to the ResourceManager too, but are no AMs.
         assert!(!is_mapreduce_am(
-            b"java\0org.apache.hadoop.mapred.YarnChild\0127.0.0.1\0"
+            b"java\0org.apache.hadoop.mapred.YarnChild\0localhost\0"
         ));
         assert!(!is_mapreduce_am(
             b"java\0org.apache.hadoop.util.RunJar\0x.jar\0terasort\0"

@@ -40,7 +40,7 @@ pub enum BenchCommand {
     JobLatency(JobLatencyArgs),
     /// The heartbeat study's six period cases: DFSIO and TeraSort job times, and the
     /// masters' heartbeat load and CPU, per case and timing mode (+ Hadoop's sweep).
-    HeartbeatSweep(HeartbeatSweepArgs),
+    HeartbeatSweep(Box<HeartbeatSweepArgs>),
     /// TeraGen, TeraSort and TeraValidate timed (TeraValidate must find no errors).
     Terasort(TerasortArgs),
     /// The fault suite: each fault under a mixed load; nothing acknowledged may be lost.
