@@ -4,6 +4,7 @@
 # queue) against Tusk's ResourceManager, then Hadoop's own MapReduce jobs (examples,
 # streaming) on Tusk's YARN and DFS, on `tusk local` and on a 3-node testbed, then the
 # same MapReduce through a kill -9 of the ResourceManager and of a NodeManager, then
+# the heartbeat sweep's Hadoop-MapReduce system in its smallest form, then
 # Spark's own YARN client, AM and executors (client and cluster mode) on Tusk's YARN and
 # DFS, then Hadoop's own FileSystem contract tests, then Hadoop's RPC client with YARN
 # tokens against Tusk's SASL TOKEN auth, then Hadoop's shuffle client pieces against a
@@ -18,6 +19,7 @@ scripts/compat-yarn.sh "${CARGO_TARGET_DIR:-target}/debug/tusk"
 scripts/compat-mapreduce.sh "${CARGO_TARGET_DIR:-target}/debug/tusk"
 TUSK_TESTBED=testbeds/repl-10gige.toml scripts/compat-mapreduce.sh "${CARGO_TARGET_DIR:-target}/debug/tusk"
 scripts/compat-mapreduce-recovery.sh "${CARGO_TARGET_DIR:-target}/debug/tusk"
+scripts/hadoop-mr-sweep.sh "${CARGO_TARGET_DIR:-target}/debug/tusk"
 scripts/compat-spark.sh "${CARGO_TARGET_DIR:-target}/debug/tusk"
 scripts/hadoop-contract.sh "${CARGO_TARGET_DIR:-target}/debug/tusk"
 scripts/hadoop-sasl.sh

@@ -115,6 +115,37 @@ impl HadoopJobClient {
         args: &[String],
         label: &str,
     ) -> Result<HadoopJobRun> {
+        let (program, rest) = args.split_first().ok_or_else(|| {
+            BenchError::InvalidOptions("a Hadoop job needs at least its program's name".into())
+        })?;
+        let main = ["org.apache.hadoop.util.RunJar", jar, program.as_str()];
+        self.run_main(conf_dir, rm, &main, rest, label).await
+    }
+
+    /// [`HadoopJobClient::run`] of a main class on the classpath instead of a jar's
+    /// program, `java -cp CONF:CLASSPATH CLASS -D… ARGS`: for a program whose jar's
+    /// driver needs more than the classpath has (TestDFSIO in jobclient's tests jar,
+    /// whose `MapredTestDriver` also wants hadoop-common's tests).
+    pub async fn run_class(
+        &self,
+        conf_dir: &Path,
+        rm: &RpcClient,
+        class: &str,
+        args: &[String],
+        label: &str,
+    ) -> Result<HadoopJobRun> {
+        self.run_main(conf_dir, rm, &[class], args, label).await
+    }
+
+    /// `java -cp CONF:CLASSPATH MAIN… -D… ARGS`, the job's time from the RM.
+    async fn run_main(
+        &self,
+        conf_dir: &Path,
+        rm: &RpcClient,
+        main: &[&str],
+        args: &[String],
+        label: &str,
+    ) -> Result<HadoopJobRun> {
         let log_path = self.logs.join(format!("{label}.log"));
         let log = std::fs::File::create(&log_path)?;
         let java = self.java_home.join("bin/java");
@@ -133,16 +164,11 @@ impl HadoopJobClient {
             ))
             .arg("-cp")
             .arg(format!("{}:{}", conf_dir.display(), self.classpath))
-            .arg("org.apache.hadoop.util.RunJar")
-            .arg(jar);
-        let (program, rest) = args.split_first().ok_or_else(|| {
-            BenchError::InvalidOptions("a Hadoop job needs at least its program's name".into())
-        })?;
-        cmd.arg(program);
+            .args(main);
         for option in &self.job_options {
             cmd.arg(format!("-D{option}"));
         }
-        cmd.args(rest)
+        cmd.args(args)
             .env("HADOOP_CONF_DIR", conf_dir)
             .env("JAVA_HOME", &self.java_home)
             .stdin(Stdio::null())

@@ -28,6 +28,17 @@
 //! of a loaded host does not favour one case. With `vs_hadoop`, the anchor's
 //! `HeartbeatSweep` runner (one JVM per case and trial: MiniDFSCluster with 3 DataNodes,
 //! MiniMRYarnCluster with 1 NodeManager) runs after Tusk's runs of the same case.
+//!
+//! With `hadoop_mapreduce` (the classpath file of `scripts/hadoop-classpath.sh`), each case
+//! also runs Hadoop 3.4.2's own MapReduce on Tusk's daemons, once per timing in
+//! `hadoop_mapreduce_timings`: a fresh `tusk local up` like Tusk's runs (same idle and
+//! job-window measurements, an empty DFS), then Hadoop's TestDFSIO write and read
+//! (jobclient's tests jar), TeraGen (untimed) and TeraSort (examples jar), each through
+//! Hadoop's job client ([`HadoopJobClient`]) with the case's AM period handed to
+//! Hadoop's MRAppMaster. Job times are the ResourceManager's submission → finish; the map
+//! phase comes from the job's Hadoop history ([`crate::hadoop_history`]). Beside "hadoop"
+//! (Hadoop's MapReduce on Hadoop's daemons), these rows differ from it only in the
+//! platform, and from Tusk's own rows only in the MapReduce.
 
 use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write as _;
@@ -46,7 +57,11 @@ use crate::advisor;
 use crate::chart::{LineChart, LineSeries, XAxis};
 use crate::context::RunContext;
 use crate::error::{BenchError, Result};
-use crate::hadoop::{HadoopAnchor, ResultLine};
+use crate::hadoop::{java_home, HadoopAnchor, ResultLine};
+use crate::hadoop_history::{
+    job_id_of_application, read_job_history, DEFAULT_STAGING_DIR, JSON_FORMAT_OPTION,
+};
+use crate::hadoop_jobs::{rm_client, HadoopJobClient, HadoopJobRun, EXAMPLES_JAR};
 use crate::heartbeats::heartbeat_wire_bytes;
 use crate::process_cluster::{self, JobRun, ProcessCluster};
 use crate::stats;
@@ -150,6 +165,13 @@ pub struct SweepOptions {
     pub hadoop_lock: Option<PathBuf>,
     /// Bound on one Hadoop (case, trial) JVM, seconds.
     pub hadoop_timeout_secs: u64,
+    /// Hadoop 3.4.2's jars (`scripts/hadoop-classpath.sh`'s file): also run Hadoop's own
+    /// MapReduce on Tusk's daemons.
+    #[serde(default)]
+    pub hadoop_mapreduce: Option<PathBuf>,
+    /// The Tusk timings Hadoop's MapReduce runs on.
+    #[serde(default = "event_driven")]
+    pub hadoop_mapreduce_timings: Vec<Timing>,
     /// Bandwidth of the masters' link for the advisor (bytes/s).
     pub master_link_bytes_per_sec: f64,
     /// Fired (SIGINT, SIGTERM) to end the sweep after the runs finished so far.
@@ -175,11 +197,44 @@ impl SweepOptions {
             vs_hadoop: None,
             hadoop_lock: None,
             hadoop_timeout_secs: 480,
+            hadoop_mapreduce: None,
+            hadoop_mapreduce_timings: event_driven(),
             master_link_bytes_per_sec: 125e6,
             stop: Shutdown::new(),
         }
     }
 }
+
+fn event_driven() -> Vec<Timing> {
+    vec![Timing::EventDriven]
+}
+
+/// Whose MapReduce ran a Tusk run's jobs.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum MapReduce {
+    /// `tusk job run`'s.
+    #[default]
+    Tusk,
+    /// Hadoop 3.4.2's (MRAppMaster and YarnChild tasks), by Hadoop's job client.
+    Hadoop,
+}
+
+impl MapReduce {
+    /// The summary's system name of a run with this MapReduce in `timing`.
+    pub fn system(self, timing: Timing) -> String {
+        match self {
+            MapReduce::Tusk => format!("tusk {timing}"),
+            MapReduce::Hadoop => format!("hadoop-mr on tusk {timing}"),
+        }
+    }
+}
+
+/// Hadoop's TestDFSIO (in jobclient's tests jar, on the classpath file's list).
+const DFSIO_CLASS: &str = "org.apache.hadoop.fs.TestDFSIO";
+
+/// How long a finished Hadoop job's history may take to reach done_intermediate.
+const HISTORY_WAIT: Duration = Duration::from_secs(30);
 
 /// One job's times from its history record.
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
@@ -213,6 +268,9 @@ pub struct SweepRun {
     pub trial: usize,
     pub case: u8,
     pub timing: Timing,
+    /// Whose MapReduce ran the jobs (Tusk's in reports written before it was recorded).
+    #[serde(default)]
+    pub mapreduce: MapReduce,
     /// DataNodes of the cluster (N of the advisor's model); 0 in reports written before
     /// it was recorded.
     #[serde(default)]
@@ -355,6 +413,11 @@ pub async fn run(opts: SweepOptions) -> Result<SweepReport> {
             "need at least one trial, one case and one timing".into(),
         ));
     }
+    if opts.hadoop_mapreduce.is_some() && opts.testbed.is_some() {
+        return Err(BenchError::InvalidOptions(
+            "Hadoop's MapReduce runs on `tusk local up` only (not on a testbed yet)".into(),
+        ));
+    }
     if opts.dfsio_files == 0 || opts.dfsio_mb == 0 || opts.datanodes == 0 {
         return Err(BenchError::InvalidOptions(
             "need at least one DFSIO file of at least 1 MB and one DataNode".into(),
@@ -404,13 +467,26 @@ fn run_blocking(
     let mut partial = false;
     'sweep: for trial in 0..opts.trials {
         for periods in rotated(&cases, trial) {
-            for &timing in &opts.timings {
+            let hadoop_mr = match opts.hadoop_mapreduce {
+                Some(_) => opts.hadoop_mapreduce_timings.as_slice(),
+                None => &[],
+            };
+            let systems = opts
+                .timings
+                .iter()
+                .map(|&t| (MapReduce::Tusk, t))
+                .chain(hadoop_mr.iter().map(|&t| (MapReduce::Hadoop, t)));
+            for (mapreduce, timing) in systems {
+                let name = match mapreduce {
+                    MapReduce::Tusk => timing.to_string(),
+                    MapReduce::Hadoop => format!("hadoop-mr-{timing}"),
+                };
                 let dir = base
                     .path()
-                    .join(format!("t{trial}-c{}-{timing}", periods.case));
-                tracing::info!(trial, case = periods.case, %timing, "heartbeat sweep run");
+                    .join(format!("t{trial}-c{}-{name}", periods.case));
+                tracing::info!(trial, case = periods.case, %timing, ?mapreduce, "heartbeat sweep run");
                 // Each run's cluster is down again when run_tusk returns.
-                let run = || run_tusk(&opts, periods, timing, trial, &dir, handle);
+                let run = || run_tusk(&opts, periods, timing, mapreduce, trial, &dir, handle);
                 match run_unless_stopped(&opts.stop, run)? {
                     Some(run) => runs.push(run),
                     None => {
@@ -438,7 +514,11 @@ fn run_blocking(
             }
         }
     }
-    let summary = summarize(&cases, &opts.timings, &runs, &hadoop);
+    let hadoop_mr_timings = match opts.hadoop_mapreduce {
+        Some(_) => opts.hadoop_mapreduce_timings.as_slice(),
+        None => &[],
+    };
+    let summary = summarize(&cases, &opts.timings, hadoop_mr_timings, &runs, &hadoop);
     let advisor = validate_advisor(&opts, &cases, &runs);
     Ok(SweepReport {
         context,
@@ -465,21 +545,27 @@ fn run_tusk(
     opts: &SweepOptions,
     periods: HeartbeatPeriods,
     timing: Timing,
+    mapreduce: MapReduce,
     trial: usize,
     dir: &Path,
     handle: &tokio::runtime::Handle,
 ) -> Result<SweepRun> {
     let defines = periods.defines(timing);
+    // Hadoop's containers run `$JAVA_HOME/bin/java`, as on Hadoop's NodeManagers.
+    let env = match mapreduce {
+        MapReduce::Tusk => Vec::new(),
+        MapReduce::Hadoop => vec![("JAVA_HOME", java_home()?.display().to_string())],
+    };
     let cluster = match &opts.testbed {
         Some(description) => SweepCluster::testbed(&opts.tusk_exe, description, dir, &defines)?,
-        None => SweepCluster::local(&opts.tusk_exe, dir, opts.datanodes, &defines)?,
+        None => SweepCluster::local(&opts.tusk_exe, dir, opts.datanodes, &defines, &env)?,
     };
     let datanodes = cluster
         .roles
         .values()
         .filter(|r| **r == PeerRole::DataNode)
         .count();
-    let result = run_workloads(opts, &cluster, periods, &defines, handle);
+    let result = run_workloads(opts, &cluster, periods, mapreduce, &defines, handle);
     let stopped = cluster.stop();
     let (workloads, idle, cost) = result?;
     stopped?;
@@ -487,6 +573,7 @@ fn run_tusk(
         trial,
         case: periods.case,
         timing,
+        mapreduce,
         datanodes,
         dfsio_write: workloads.dfsio_write,
         dfsio_read: workloads.dfsio_read,
@@ -521,6 +608,7 @@ fn run_workloads(
     opts: &SweepOptions,
     cluster: &SweepCluster,
     periods: HeartbeatPeriods,
+    mapreduce: MapReduce,
     defines: &[String],
     handle: &tokio::runtime::Handle,
 ) -> Result<(Workloads, WindowCost, WindowCost)> {
@@ -533,6 +621,22 @@ fn run_workloads(
     );
     let idle = meter.stop();
     let meter = CostMeter::start(cluster);
+    let workloads = match mapreduce {
+        MapReduce::Tusk => tusk_jobs(opts, cluster, defines, &client, handle)?,
+        MapReduce::Hadoop => hadoop_jobs(opts, cluster, periods, &client, handle)?,
+    };
+    let cost = meter.stop();
+    Ok((workloads, idle, cost))
+}
+
+/// Tusk's TestDFSIO write and read, TeraGen and TeraSort (`tusk job run`).
+fn tusk_jobs(
+    opts: &SweepOptions,
+    cluster: &SweepCluster,
+    defines: &[String],
+    client: &DfsClient,
+    handle: &tokio::runtime::Handle,
+) -> Result<Workloads> {
     let files = opts.dfsio_files.to_string();
     let size = (opts.dfsio_mb * crate::MB).to_string();
     let dir = "/bench/heartbeat-sweep/dfsio";
@@ -543,7 +647,7 @@ fn run_workloads(
             ],
             defines,
         )?;
-        job_times(&run, &client, handle)
+        job_times(&run, client, handle)
     };
     let dfsio_write = dfsio("-write")?;
     let dfsio_read = dfsio("-read")?;
@@ -557,20 +661,109 @@ fn run_workloads(
         let reduces = opts.tera_reduces.to_string();
         cluster.run_job(&["teragen", &rows, input, "--maps", &maps], defines)?;
         let sort = cluster.run_job(&["terasort", input, output, "--reduces", &reduces], defines)?;
-        Some(job_times(&sort, &client, handle)?)
+        Some(job_times(&sort, client, handle)?)
     } else {
         None
     };
-    let cost = meter.stop();
-    Ok((
-        Workloads {
-            dfsio_write,
-            dfsio_read,
-            terasort,
-        },
-        idle,
-        cost,
-    ))
+    Ok(Workloads {
+        dfsio_write,
+        dfsio_read,
+        terasort,
+    })
+}
+
+/// Hadoop 3.4.2's TestDFSIO write and read, TeraGen and TeraSort, the same sizes as
+/// Tusk's, by Hadoop's job client against the cluster's `DIR/conf`, with the case's AM
+/// period for Hadoop's MRAppMaster.
+fn hadoop_jobs(
+    opts: &SweepOptions,
+    cluster: &SweepCluster,
+    periods: HeartbeatPeriods,
+    dfs: &DfsClient,
+    handle: &tokio::runtime::Handle,
+) -> Result<Workloads> {
+    let classpath_file = opts.hadoop_mapreduce.as_ref().ok_or_else(|| {
+        BenchError::InvalidOptions("Hadoop's MapReduce needs its classpath file".into())
+    })?;
+    let logs = cluster.dir.join("hadoop-jobs");
+    let mut client = HadoopJobClient::new(classpath_file, Vec::new(), logs.clone())?;
+    let datanodes = cluster
+        .roles
+        .values()
+        .filter(|r| **r == PeerRole::DataNode)
+        .count();
+    client.job_options =
+        HadoopJobClient::default_job_options(&client.classpath, datanodes.clamp(1, 3) as u16);
+    client.job_options.extend([
+        format!(
+            "yarn.app.mapreduce.am.scheduler.heartbeat.interval-ms={}",
+            periods.am_ms
+        ),
+        JSON_FORMAT_OPTION.to_string(),
+    ]);
+    let examples = client.jar(EXAMPLES_JAR)?;
+    let conf = cluster.dir.join("conf");
+    let rm = rm_client(&cluster.rm_addr);
+    let run = |jar: &str, args: Vec<String>, label: &str| -> Result<HadoopJobRun> {
+        handle.block_on(client.run(&conf, &rm, jar, &args, label))
+    };
+    let times = |done: &HadoopJobRun| -> Result<JobTimes> {
+        let job = job_id_of_application(&done.application).unwrap_or_default();
+        let history = handle.block_on(read_job_history(
+            dfs,
+            DEFAULT_STAGING_DIR,
+            &job,
+            HISTORY_WAIT,
+        ))?;
+        Ok(JobTimes {
+            job_seconds: done.job_seconds,
+            map_phase_seconds: history.map_phase_seconds().unwrap_or(done.job_seconds),
+            process_seconds: done.client_seconds,
+        })
+    };
+    let dfsio = |op: &str| -> Result<JobTimes> {
+        let args = [
+            op,
+            "-nrFiles",
+            &opts.dfsio_files.to_string(),
+            "-size",
+            &format!("{}MB", opts.dfsio_mb),
+            "-resFile",
+            &logs.join("TestDFSIO_results.log").display().to_string(),
+        ];
+        let label = format!("dfsio{op}");
+        let args = args.map(String::from);
+        times(&handle.block_on(client.run_class(&conf, &rm, DFSIO_CLASS, &args, &label))?)
+    };
+    let dfsio_write = dfsio("-write")?;
+    let dfsio_read = dfsio("-read")?;
+    let terasort = if opts.tera_rows > 0 {
+        let (input, output) = (
+            "/bench/heartbeat-sweep/tera-in",
+            "/bench/heartbeat-sweep/tera-out",
+        );
+        let teragen = vec![
+            "teragen".to_string(),
+            format!("-Dmapreduce.job.maps={}", opts.tera_maps),
+            opts.tera_rows.to_string(),
+            input.to_string(),
+        ];
+        run(&examples, teragen, "teragen")?;
+        let terasort = vec![
+            "terasort".to_string(),
+            format!("-Dmapreduce.job.reduces={}", opts.tera_reduces),
+            input.to_string(),
+            output.to_string(),
+        ];
+        Some(times(&run(&examples, terasort, "terasort")?)?)
+    } else {
+        None
+    };
+    Ok(Workloads {
+        dfsio_write,
+        dfsio_read,
+        terasort,
+    })
 }
 
 fn job_times(
@@ -632,8 +825,14 @@ enum ClusterKind {
 }
 
 impl SweepCluster {
-    fn local(exe: &Path, dir: &Path, datanodes: usize, defines: &[String]) -> Result<Self> {
-        let cluster = ProcessCluster::up(exe, dir, datanodes, defines)?;
+    fn local(
+        exe: &Path,
+        dir: &Path,
+        datanodes: usize,
+        defines: &[String],
+        env: &[(&str, String)],
+    ) -> Result<Self> {
+        let cluster = ProcessCluster::up_with_env(exe, dir, datanodes, defines, env)?;
         let pids = std::fs::read_to_string(dir.join("pids"))?;
         let pids: Vec<(&str, u32)> = pids
             .lines()
@@ -987,7 +1186,7 @@ struct Sampler {
     masters: Vec<(Master, u32, String)>,
     roles: HashMap<u32, PeerRole>,
     namespaces: Vec<Option<String>>,
-    /// pid → whether it is a MapReduce AM (`tusk mr-am`).
+    /// pid → whether it is a MapReduce AM (`tusk mr-am`, or Hadoop's MRAppMaster JVM).
     am_cache: HashMap<u32, bool>,
 }
 
@@ -1024,7 +1223,7 @@ impl Sampler {
         }
         let is_am = *self.am_cache.entry(pid).or_insert_with(|| {
             std::fs::read(format!("/proc/{pid}/cmdline"))
-                .map(|c| c.split(|&b| b == 0).any(|arg| arg == b"mr-am"))
+                .map(|c| is_mapreduce_am(&c))
                 .unwrap_or(false)
         });
         if is_am {
@@ -1033,6 +1232,15 @@ impl Sampler {
             PeerRole::Other
         }
     }
+}
+
+/// Whether a process's `/proc/<pid>/cmdline` is a MapReduce AM's: Tusk's (`tusk mr-am`)
+/// or Hadoop's (a `java` whose main class is Hadoop's MRAppMaster).
+fn is_mapreduce_am(cmdline: &[u8]) -> bool {
+    const HADOOP_AM: &[u8] = b"org.apache.hadoop.mapreduce.v2.app.MRAppMaster";
+    cmdline
+        .split(|&b| b == 0)
+        .any(|arg| arg == b"mr-am" || arg == HADOOP_AM)
 }
 
 /// CPU time of every thread of `pid`, in seconds, from `/proc/<pid>/task/*/schedstat`
@@ -1148,16 +1356,21 @@ fn missing(bench: &str, what: &str) -> BenchError {
 fn summarize(
     cases: &[HeartbeatPeriods],
     timings: &[Timing],
+    hadoop_mr_timings: &[Timing],
     runs: &[SweepRun],
     hadoop: &[HadoopRun],
 ) -> Vec<CaseSummary> {
     let mut out = Vec::new();
-    for &timing in timings {
+    let systems = timings
+        .iter()
+        .map(|&t| (MapReduce::Tusk, t))
+        .chain(hadoop_mr_timings.iter().map(|&t| (MapReduce::Hadoop, t)));
+    for (mapreduce, timing) in systems {
         let mut rows = Vec::new();
         for p in cases {
             let these: Vec<&SweepRun> = runs
                 .iter()
-                .filter(|r| r.case == p.case && r.timing == timing)
+                .filter(|r| r.case == p.case && r.timing == timing && r.mapreduce == mapreduce)
                 .collect();
             if these.is_empty() {
                 continue;
@@ -1170,7 +1383,7 @@ fn summarize(
                 tera.then(|| med(&|r: &SweepRun| r.terasort.as_ref().map_or(f64::NAN, f)))
             };
             rows.push(CaseSummary {
-                system: format!("tusk {timing}"),
+                system: mapreduce.system(timing),
                 case: p.case,
                 dfsio_write_seconds: med(&|r| r.dfsio_write.job_seconds),
                 dfsio_read_seconds: med(&|r| r.dfsio_read.job_seconds),
@@ -1544,7 +1757,8 @@ impl SweepReport {
     /// One line per (Tusk system, master) of `pick` over the cases.
     fn master_series(&self, systems: &[String], pick: PickCost) -> Vec<LineSeries> {
         let mut series = Vec::new();
-        for sys in systems.iter().filter(|s| s.starts_with("tusk")) {
+        // Every system measured at Tusk's masters (all but Hadoop on Hadoop).
+        for sys in systems.iter().filter(|s| s.as_str() != "hadoop") {
             for (master, cost) in [
                 (
                     "NameNode",
@@ -1615,7 +1829,10 @@ impl SweepReport {
 fn system_label(system: &str) -> String {
     match system {
         "hadoop" => "Hadoop 3.4.2".into(),
-        other => other.replacen("tusk", "Tusk", 1),
+        other => match other.strip_prefix("hadoop-mr on ") {
+            Some(tusk) => format!("Hadoop MR on {}", system_label(tusk)),
+            None => other.replacen("tusk", "Tusk", 1),
+        },
     }
 }
 
@@ -1713,6 +1930,88 @@ mod tests {
         let c = slope(&[(1.0, 0.011), (3.0, 0.013), (5.0, 0.015)]).unwrap();
         assert!((c - 0.001).abs() < 1e-9);
         assert_eq!(slope(&[(2.0, 0.1), (2.0, 0.2)]), None);
+    }
+
+    #[test]
+    fn hadoops_mrappmaster_counts_as_an_am() {
+        let hadoop_am = b"/usr/lib/jvm/java-17/bin/java\0-Xmx384m\0org.apache.hadoop.mapreduce.v2.app.MRAppMaster\0";
+        assert!(is_mapreduce_am(hadoop_am));
+        assert!(is_mapreduce_am(b"/usr/bin/tusk\0mr-am\0--staging\0/x\0"));
+        // Hadoop's tasks and job client talk to the ResourceManager too, but are no AMs.
+        assert!(!is_mapreduce_am(
+            b"java\0org.apache.hadoop.mapred.YarnChild\0localhost\0"
+        ));
+        assert!(!is_mapreduce_am(
+            b"java\0org.apache.hadoop.util.RunJar\0x.jar\0terasort\0"
+        ));
+    }
+
+    #[test]
+    fn hadoop_mapreduce_on_tusk_is_its_own_system() {
+        let times = |s: f64| JobTimes {
+            job_seconds: s,
+            map_phase_seconds: s / 2.0,
+            process_seconds: s + 1.0,
+        };
+        let run = |case, mapreduce, s: f64| SweepRun {
+            trial: 0,
+            case,
+            timing: Timing::EventDriven,
+            mapreduce,
+            datanodes: 3,
+            dfsio_write: times(s),
+            dfsio_read: times(s),
+            terasort: Some(times(s)),
+            window_seconds: 10.0,
+            namenode: MasterCost::default(),
+            resourcemanager: MasterCost::default(),
+            idle_window_seconds: 9.0,
+            idle_namenode: MasterCost::default(),
+            idle_resourcemanager: MasterCost::default(),
+        };
+        let runs = [
+            run(1, MapReduce::Tusk, 10.0),
+            run(6, MapReduce::Tusk, 9.0),
+            run(1, MapReduce::Hadoop, 20.0),
+            run(6, MapReduce::Hadoop, 16.0),
+        ];
+        let cases = [CASES[0], CASES[5]];
+        let summary = summarize(
+            &cases,
+            &[Timing::EventDriven],
+            &[Timing::EventDriven],
+            &runs,
+            &[],
+        );
+        let systems: Vec<&str> = summary.iter().map(|r| r.system.as_str()).collect();
+        assert_eq!(
+            systems,
+            [
+                "tusk event-driven",
+                "tusk event-driven",
+                "hadoop-mr on tusk event-driven",
+                "hadoop-mr on tusk event-driven"
+            ]
+        );
+        // Each system's change is against its own case 1.
+        assert!((summary[3].dfsio_write_change_pct.unwrap() + 20.0).abs() < 1e-9);
+        assert_eq!(summary[2].terasort_map_phase_seconds, Some(10.0));
+        assert!(summary[2].namenode.is_some());
+        // Without Hadoop's MapReduce asked for, its runs make no rows.
+        assert_eq!(
+            summarize(&cases, &[Timing::EventDriven], &[], &runs, &[]).len(),
+            2
+        );
+        assert_eq!(
+            system_label("hadoop-mr on tusk event-driven"),
+            "Hadoop MR on Tusk event-driven"
+        );
+        assert_eq!(system_label("tusk classic"), "Tusk classic");
+        // Reports written before the field existed read as Tusk's MapReduce.
+        let mut old = serde_json::to_value(&runs[0]).unwrap();
+        old.as_object_mut().unwrap().remove("mapreduce");
+        let old: SweepRun = serde_json::from_value(old).unwrap();
+        assert_eq!(old.mapreduce, MapReduce::Tusk);
     }
 
     #[test]

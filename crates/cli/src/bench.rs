@@ -40,7 +40,7 @@ pub enum BenchCommand {
     JobLatency(JobLatencyArgs),
     /// The heartbeat study's six period cases: DFSIO and TeraSort job times, and the
     /// masters' heartbeat load and CPU, per case and timing mode (+ Hadoop's sweep).
-    HeartbeatSweep(HeartbeatSweepArgs),
+    HeartbeatSweep(Box<HeartbeatSweepArgs>),
     /// TeraGen, TeraSort and TeraValidate timed (TeraValidate must find no errors).
     Terasort(TerasortArgs),
     /// The fault suite: each fault under a mixed load; nothing acknowledged may be lost.
@@ -522,6 +522,14 @@ pub struct HeartbeatSweepArgs {
     /// than the default on a busy 2-core host).
     #[arg(long, default_value = "8m", value_parser = duration)]
     hadoop_timeout: Duration,
+    /// Also run Hadoop 3.4.2's own MapReduce (TestDFSIO write/read, TeraGen, TeraSort) on
+    /// Tusk's daemons, each case on a fresh `tusk local up`: the classpath file
+    /// `scripts/hadoop-classpath.sh` prints.
+    #[arg(long, value_name = "CLASSPATH_FILE")]
+    hadoop_mapreduce: Option<PathBuf>,
+    /// The timings of Tusk's daemons that Hadoop's MapReduce runs on.
+    #[arg(long, default_value = "event-driven", value_delimiter = ',', value_parser = timing)]
+    hadoop_mapreduce_timings: Vec<tusk_common::Timing>,
     /// The masters' link for the advisor check (e.g. 1Gbit).
     #[arg(long, default_value = "1Gbit")]
     master_link: String,
@@ -832,6 +840,8 @@ pub async fn run(conf: Configuration, which: BenchCommand) -> anyhow::Result<()>
             opts.vs_hadoop = a.vs_hadoop;
             opts.hadoop_lock = a.hadoop_lock;
             opts.hadoop_timeout_secs = a.hadoop_timeout.as_secs().max(1);
+            opts.hadoop_mapreduce = a.hadoop_mapreduce;
+            opts.hadoop_mapreduce_timings = a.hadoop_mapreduce_timings;
             opts.base_dir = a.dir;
             opts.master_link_bytes_per_sec = advisor::parse_bandwidth(&a.master_link)?;
             opts.stop = stop_on_signals()?;
