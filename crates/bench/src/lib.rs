@@ -57,6 +57,7 @@ pub mod faults;
 pub mod file_io;
 pub mod hadoop;
 pub mod hadoop_cluster;
+pub mod hadoop_history;
 pub mod hadoop_jobs;
 pub mod heartbeat_sweep;
 pub mod heartbeats;
