@@ -28,6 +28,31 @@ pub fn mean(xs: &[f64]) -> f64 {
     }
 }
 
+/// Sample standard deviation (n − 1); 0 for fewer than two.
+pub fn std_dev(xs: &[f64]) -> f64 {
+    if xs.len() < 2 {
+        return 0.0;
+    }
+    let m = mean(xs);
+    (xs.iter().map(|x| (x - m) * (x - m)).sum::<f64>() / (xs.len() - 1) as f64).sqrt()
+}
+
+/// Half the width of the 95% confidence interval of the mean of `xs` (Student's t,
+/// two-sided): `mean ± this`. 0 for fewer than two values.
+pub fn ci95_half_width(xs: &[f64]) -> f64 {
+    if xs.len() < 2 {
+        return 0.0;
+    }
+    // t(0.975, df) for df = 1..=30; the normal's 1.96 beyond.
+    const T: [f64; 30] = [
+        12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160,
+        2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056,
+        2.052, 2.048, 2.045, 2.042,
+    ];
+    let t = T.get(xs.len() - 2).copied().unwrap_or(1.96);
+    t * std_dev(xs) / (xs.len() as f64).sqrt()
+}
+
 /// TestDFSIO's "IO rate std deviation": `sqrt(|mean(rate²) − mean(rate)²|)`.
 pub fn io_rate_std_dev(rates: &[f64]) -> f64 {
     let m = mean(rates);
@@ -81,5 +106,16 @@ mod tests {
     fn std_dev_matches_testdfsio() {
         assert!((io_rate_std_dev(&[2.0, 4.0]) - 1.0).abs() < 1e-12);
         assert_eq!(io_rate_std_dev(&[5.0, 5.0, 5.0]), 0.0);
+    }
+
+    #[test]
+    fn confidence_interval_of_a_mean() {
+        // 2, 4, 6: sd 2, se 2/sqrt(3), t(2) = 4.303.
+        assert!((std_dev(&[2.0, 4.0, 6.0]) - 2.0).abs() < 1e-12);
+        let half = ci95_half_width(&[2.0, 4.0, 6.0]);
+        assert!((half - 4.303 * 2.0 / 3f64.sqrt()).abs() < 1e-9, "{half}");
+        assert_eq!(ci95_half_width(&[7.0]), 0.0);
+        let many = vec![1.0; 50];
+        assert_eq!(ci95_half_width(&many), 0.0);
     }
 }

@@ -165,6 +165,11 @@ pub struct SchedulingArgs {
     /// Write the CDFs of map and reduce task times as DIR/cdf-map.svg, DIR/cdf-reduce.svg.
     #[arg(long)]
     svg: Option<PathBuf>,
+    /// Also run every round with Hadoop 3.4.2's own MapReduce (its examples sort, its
+    /// MRAppMaster) on the testbed's Tusk daemons: the file of Hadoop's jars that
+    /// scripts/hadoop-classpath.sh prints.
+    #[arg(long, value_name = "CLASSPATH_FILE")]
+    hadoop_mapreduce: Option<PathBuf>,
     #[arg(long)]
     json: Option<PathBuf>,
 }
@@ -859,6 +864,7 @@ pub async fn run(conf: Configuration, which: BenchCommand) -> anyhow::Result<()>
             o.rm_conf = job_conf(&a.rm_conf)?;
             o.job_timeout = a.job_timeout;
             o.svg_dir = a.svg;
+            o.hadoop_classpath = a.hadoop_mapreduce;
             o.stop = stop_on_signals()?;
             let report = scheduling::run(o).await?;
             emit(&report, report.to_markdown(), &a.json)?;
