@@ -210,11 +210,11 @@ struct Target {
 /// The clusters under test: held, not read; dropping them takes them down.
 enum Clusters {
     Loopback {
-        _tusk: ProcessCluster,
-        _hadoop: HadoopCluster,
+        _tusk: Box<ProcessCluster>,
+        _hadoop: Box<HadoopCluster>,
     },
     Testbed {
-        _bed: TestbedCluster,
+        _bed: Box<TestbedCluster>,
     },
 }
 
@@ -377,8 +377,8 @@ async fn loopback(opts: &SameJarOptions, classpath: &str) -> Result<Platforms> {
     ];
     Ok(Platforms {
         clusters: Clusters::Loopback {
-            _tusk: tusk,
-            _hadoop: hadoop,
+            _tusk: Box::new(tusk),
+            _hadoop: Box::new(hadoop),
         },
         targets,
         client_netns: None,
@@ -449,9 +449,7 @@ fn testbed(opts: &SameJarOptions, tb: &SameJarTestbed) -> Result<Platforms> {
         ),
         testbed: Some(summary),
         targets,
-        clusters: Clusters::Testbed {
-            _bed: bed,
-        },
+        clusters: Clusters::Testbed { _bed: Box::new(bed) },
     })
 }
 

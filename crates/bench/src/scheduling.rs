@@ -11,6 +11,14 @@
 //! (speculative attempts) and the wasted ones (a backup that did not finish first); a
 //! sampler records each node's reported disk utilisation, receive rate and
 //! Potential-Reception while the jobs run.
+//!
+//! With Hadoop's MapReduce as a second engine (`hadoop_classpath`), every policy's round
+//! runs twice, on a freshly restarted YARN each time: once with Tusk's engine, once
+//! with Hadoop 3.4.2's examples `sort` run by Hadoop's job client over the same inputs
+//! (key/value text, so both engines read the very same files): the ResourceManager's
+//! placement acts on Hadoop's MRAppMaster's asks. Its job time is the ResourceManager's
+//! (submission → finish), its task times come from the MRAppMaster's `.jhist`. Hadoop's
+//! AM speculates by its own rules; Tusk's cause-aware speculation is in Tusk's AM only.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -31,6 +39,11 @@ use tusk_yarn_client::ApplicationClient;
 
 use crate::context::RunContext;
 use crate::error::{BenchError, Result};
+use crate::hadoop_history::{
+    job_id_of_application, read_job_history, HadoopJobHistory, HadoopTaskType, DEFAULT_STAGING_DIR,
+    JSON_FORMAT_OPTION,
+};
+use crate::hadoop_jobs::{rm_client, HadoopJobClient, HadoopJobRun, EXAMPLES_JAR};
 use crate::stop::unless_stopped;
 use crate::testbed_cluster::TestbedCluster;
 use crate::{cdf, mb, stats, MB};
@@ -42,6 +55,25 @@ const POLICIES_KEY: &str = "tusk.yarn.scheduler.status-aware.policies";
 
 /// The study's input: 5 GB of random data per sort job.
 pub const STUDY_INPUT_BYTES: u64 = 5 << 30;
+
+/// What runs the sort jobs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Engine {
+    /// Tusk's MapReduce (`tusk_mapreduce`, Tusk's AM).
+    Tusk,
+    /// Hadoop 3.4.2's MapReduce (its examples `sort`, its MRAppMaster) on Tusk's YARN.
+    HadoopMr,
+}
+
+impl Engine {
+    pub fn name(self) -> &'static str {
+        match self {
+            Engine::Tusk => "tusk",
+            Engine::HadoopMr => "hadoop-mr",
+        }
+    }
+}
 
 /// One row of the experiment: a name and the status-aware policies it turns on.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -128,12 +160,24 @@ pub struct SchedulingOptions {
     pub job_timeout: Duration,
     /// Where the CDF charts go (`cdf-map.svg`, `cdf-reduce.svg`).
     pub svg_dir: Option<PathBuf>,
+    /// Hadoop's jars (the file `scripts/hadoop-classpath.sh` prints): when given, every
+    /// round also runs Hadoop's MapReduce ([`Engine::HadoopMr`]).
+    pub hadoop_classpath: Option<PathBuf>,
     /// Fired (SIGINT, SIGTERM) to end the study after the rounds finished so far.
     #[serde(skip)]
     pub stop: Shutdown,
 }
 
 impl SchedulingOptions {
+    /// The engines every round runs, Tusk's first.
+    pub fn engines(&self) -> Vec<Engine> {
+        let mut engines = vec![Engine::Tusk];
+        if self.hadoop_classpath.is_some() {
+            engines.push(Engine::HadoopMr);
+        }
+        engines
+    }
+
     pub fn new(tusk_exe: PathBuf) -> Self {
         SchedulingOptions {
             testbed: PathBuf::from("testbeds/lab.toml"),
@@ -163,6 +207,7 @@ impl SchedulingOptions {
             rm_conf: BTreeMap::new(),
             job_timeout: Duration::from_secs(1200),
             svg_dir: None,
+            hadoop_classpath: None,
             stop: Shutdown::new(),
         }
     }
@@ -171,24 +216,40 @@ impl SchedulingOptions {
 /// One sort job as its history tells it.
 #[derive(Clone, Debug, Serialize)]
 pub struct JobTime {
+    pub engine: Engine,
     pub job_id: String,
     pub round: usize,
     /// Its place in the round's submission order.
     pub slot: usize,
     /// `SUCCEEDED`, `FAILED`, `KILLED`.
     pub state: String,
-    /// Submission → finish, from the job history.
+    /// Submission → finish: Tusk's engine's from its job history, Hadoop's from the
+    /// ResourceManager's application report.
     pub seconds: f64,
     pub maps: u32,
     pub reduces: u32,
-    /// Speculative attempts launched.
+    /// Speculative attempts launched (Hadoop's history does not say which attempts were
+    /// speculative: there, every task's attempts after its first, backups or retries).
     pub backups: usize,
     /// Backups that did not finish first (killed when the original won, or failed).
     pub wasted_backups: usize,
     /// The AM's speculation counts from the history (backups it chose not to launch:
     /// the slow attempt's node congested, the attempt merely started late, the cap).
+    /// Tusk's AM only.
     pub speculation: SpeculationSummary,
 }
+
+/// One successful task attempt.
+#[derive(Clone, Debug, PartialEq)]
+struct TaskTime {
+    map: bool,
+    /// The node's address; `None` where the history does not say (Hadoop's, as read).
+    host: Option<String>,
+    seconds: f64,
+}
+
+/// One finished job: its figures and its successful attempts.
+type JobRecord = (JobTime, Vec<TaskTime>);
 
 /// What one node did and reported during a policy's rounds.
 #[derive(Clone, Debug, Default, Serialize)]
@@ -211,9 +272,14 @@ pub struct NodeLoad {
 #[derive(Clone, Debug, Serialize)]
 pub struct PolicyResult {
     pub policy: PolicySet,
+    pub engine: Engine,
     pub jobs: Vec<JobTime>,
     pub failed_jobs: usize,
     pub mean_job_seconds: f64,
+    /// Half the 95% confidence interval of the mean job time (Student's t over the jobs).
+    pub job_ci95_seconds: f64,
+    /// Standard error of the mean job time.
+    pub job_std_error_seconds: f64,
     pub max_job_seconds: f64,
     /// Over successful attempts.
     pub mean_map_seconds: f64,
@@ -227,6 +293,8 @@ pub struct PolicyResult {
     /// Every successful map and reduce attempt's time, for the CDFs.
     pub map_task_seconds: Vec<f64>,
     pub reduce_task_seconds: Vec<f64>,
+    /// Per node (Hadoop's rows: what the nodes reported only; the history, as read,
+    /// does not say where an attempt ran).
     pub nodes: Vec<NodeLoad>,
 }
 
@@ -255,6 +323,10 @@ pub async fn run(opts: SchedulingOptions) -> Result<SchedulingReport> {
         ));
     }
     let started = Instant::now();
+    let hadoop = match &opts.hadoop_classpath {
+        Some(file) => Some(hadoop_client(file, &opts)?),
+        None => None,
+    };
     let mut bed = TestbedCluster::up(
         &opts.tusk_exe,
         &opts.testbed,
@@ -262,14 +334,26 @@ pub async fn run(opts: SchedulingOptions) -> Result<SchedulingReport> {
         opts.testbed_scale,
         opts.nodemanager_vcores,
     )?;
+    let hadoop = hadoop.map(|mut c| {
+        // Hadoop's containers run `$JAVA_HOME/bin/java`: the NodeManagers every round
+        // restarts get it (the inputs are Tusk's engine's, before the first restart).
+        bed.set_nodemanager_env(vec![(
+            "JAVA_HOME".to_string(),
+            c.java_home.display().to_string(),
+        )]);
+        c.netns = bed.client_netns();
+        c
+    });
+    let engines = opts.engines();
     let context = RunContext::new(format!(
-        "testbed {} ({}), {} sort jobs of {:.0} MB every {:.0} s, {} round(s) per policy",
+        "testbed {} ({}), {} sort jobs of {:.0} MB every {:.0} s, {} round(s) per policy, engines {}",
         bed.testbed.description.name,
         opts.testbed.display(),
         opts.jobs,
         mb(opts.input_bytes),
         opts.interval.as_secs_f64(),
-        opts.repeat
+        opts.repeat,
+        engines.iter().map(|e| e.name()).collect::<Vec<_>>().join(", ")
     ));
     let dfs = bed.client()?;
     let reduces = opts.reduces.unwrap_or(bed.nodemanagers as u32);
@@ -278,49 +362,67 @@ pub async fn run(opts: SchedulingOptions) -> Result<SchedulingReport> {
         .is_none();
     let setup_seconds = started.elapsed().as_secs_f64();
     let n = opts.policies.len();
-    let mut histories = vec![Vec::new(); n];
-    let mut samples = vec![Vec::new(); n];
+    // Indexed by policy × engine.
+    let rows = n * engines.len();
+    let mut records: Vec<Vec<JobRecord>> = vec![Vec::new(); rows];
+    let mut samples = vec![Vec::new(); rows];
     let rounds = (0..opts.repeat)
         .flat_map(|round| round_order(n, round).into_iter().map(move |i| (round, i)));
-    for (round, i) in rounds.take_while(|_| !partial) {
+    'rounds: for (round, i) in rounds.take_while(|_| !partial) {
         let policy = &opts.policies[i];
-        eprintln!("round {} of {}: {}", round + 1, opts.repeat, policy.name);
-        let mut defines = policy.defines();
-        defines.extend(opts.rm_conf.iter().map(|(k, v)| format!("{k}={v}")));
-        let label = format!("{}-{round}", policy.name);
-        if unless_stopped(&opts.stop, bed.restart_yarn(&defines, &label))
-            .await?
-            .is_none()
-        {
-            partial = true;
-            break;
+        for (e, &engine) in engines.iter().enumerate() {
+            eprintln!(
+                "round {} of {}: {} ({})",
+                round + 1,
+                opts.repeat,
+                policy.name,
+                engine.name()
+            );
+            let mut defines = policy.defines();
+            defines.extend(opts.rm_conf.iter().map(|(k, v)| format!("{k}={v}")));
+            let label = format!("{}-{round}-{}", policy.name, engine.name());
+            if unless_stopped(&opts.stop, bed.restart_yarn(&defines, &label))
+                .await?
+                .is_none()
+            {
+                partial = true;
+                break 'rounds;
+            }
+            bed.drop_page_cache();
+            let sampler = StatusSampler::start(&bed.rm_addr);
+            let jobs = match (engine, &hadoop) {
+                (Engine::HadoopMr, Some(client)) => {
+                    let round_jobs = run_hadoop_round(&bed, &dfs, client, &opts, reduces, round);
+                    unless_stopped(&opts.stop, round_jobs).await
+                }
+                _ => unless_stopped(&opts.stop, run_round(&bed, &dfs, &opts, reduces, round)).await,
+            };
+            let sampled = sampler.stop().await;
+            let Some(jobs) = jobs? else {
+                partial = true;
+                break 'rounds;
+            };
+            let row = i * engines.len() + e;
+            samples[row].extend(sampled);
+            records[row].extend(jobs);
+            let _ = dfs.delete(OUTPUT_DIR, true).await;
         }
-        bed.drop_page_cache();
-        let sampler = StatusSampler::start(&bed.rm_addr);
-        let jobs = unless_stopped(&opts.stop, run_round(&bed, &dfs, &opts, reduces, round)).await;
-        let sampled = sampler.stop().await;
-        let Some(jobs) = jobs? else {
-            partial = true;
-            break;
-        };
-        samples[i].extend(sampled);
-        histories[i].extend(jobs);
-        let _ = dfs.delete(OUTPUT_DIR, true).await;
     }
     if partial {
         eprintln!("stopped: the rounds that finished are kept; tearing the testbed down");
     }
-    let maps_per_job = histories
+    let maps_per_job = records
         .iter()
         .flatten()
         .next()
-        .map_or(0, |(_, _, h)| h.maps);
+        .map_or(0, |(job, _)| job.maps);
     let results = opts
         .policies
         .iter()
-        .zip(histories.iter().zip(&samples))
-        .filter(|(_, (h, _))| !(partial && h.is_empty()))
-        .map(|(policy, (h, s))| summarize(policy, h, s, &bed))
+        .flat_map(|policy| engines.iter().map(move |&engine| (policy, engine)))
+        .zip(records.iter().zip(&samples))
+        .filter(|(_, (r, _))| !(partial && r.is_empty()))
+        .map(|((policy, engine), (r, s))| summarize(policy, engine, r, s, &bed))
         .collect();
     let report = SchedulingReport {
         context,
@@ -464,15 +566,14 @@ async fn generate_inputs(
     Ok(())
 }
 
-/// A round: a sort job every `interval`, then all of them to their end. Returns each
-/// job's slot, application id and history.
+/// A round of Tusk's engine: a sort job every `interval`, then all of them to their end.
 async fn run_round(
     bed: &TestbedCluster,
     dfs: &DfsClient,
     opts: &SchedulingOptions,
     reduces: u32,
     round: usize,
-) -> Result<Vec<(usize, usize, JobHistory)>> {
+) -> Result<Vec<JobRecord>> {
     let options = submit_options(bed, opts);
     let start = tokio::time::Instant::now();
     let mut running = Vec::new();
@@ -496,7 +597,109 @@ async fn run_round(
             path: format!("sort job {slot}"),
             message: e.to_string(),
         })??;
-        out.push((round, slot, history_of(dfs, &app).await?));
+        out.push(tusk_record(round, slot, &history_of(dfs, &app).await?));
+    }
+    Ok(out)
+}
+
+/// Hadoop's job client for the jars in `classpath_file`, with the experiment's job
+/// settings: small JVMs, the job data's replication and block size, the history as
+/// JSON (to read its task times), then `--job-conf`.
+fn hadoop_client(classpath_file: &Path, opts: &SchedulingOptions) -> Result<HadoopJobClient> {
+    let logs = opts.dir.with_file_name(format!(
+        "{}-hadoop-logs",
+        opts.dir
+            .file_name()
+            .map_or("scheduling".into(), |n| n.to_string_lossy())
+    ));
+    let mut client = HadoopJobClient::new(classpath_file, Vec::new(), logs)?;
+    client.job_options = hadoop_job_options(&client.classpath, opts);
+    Ok(client)
+}
+
+fn hadoop_job_options(classpath: &str, opts: &SchedulingOptions) -> Vec<String> {
+    let mut options = HadoopJobClient::default_job_options(classpath, opts.replication);
+    options.push(format!("dfs.blocksize={}", opts.block_bytes));
+    options.push(JSON_FORMAT_OPTION.into());
+    options.extend(opts.job_conf.iter().map(|(k, v)| format!("{k}={v}")));
+    options
+}
+
+/// Hadoop's examples `sort` of `input` into `output`: the key/value text Tusk's engine
+/// sorts (`KeyValueTextInputFormat`, Text keys and values), into text.
+fn hadoop_sort_args(input: &str, output: &str, reduces: u32) -> Vec<String> {
+    [
+        "sort",
+        "-r",
+        &reduces.to_string(),
+        "-inFormat",
+        "org.apache.hadoop.mapreduce.lib.input.KeyValueTextInputFormat",
+        "-outFormat",
+        "org.apache.hadoop.mapreduce.lib.output.TextOutputFormat",
+        "-outKey",
+        "org.apache.hadoop.io.Text",
+        "-outValue",
+        "org.apache.hadoop.io.Text",
+        input,
+        output,
+    ]
+    .iter()
+    .map(|a| a.to_string())
+    .collect()
+}
+
+/// A round of Hadoop's MapReduce: Hadoop's `sort` every `interval` by its job client
+/// (in the testbed's client node), all of them running at once, then each job's
+/// `.jhist`.
+async fn run_hadoop_round(
+    bed: &TestbedCluster,
+    dfs: &DfsClient,
+    client: &HadoopJobClient,
+    opts: &SchedulingOptions,
+    reduces: u32,
+    round: usize,
+) -> Result<Vec<JobRecord>> {
+    let jar = client.jar(EXAMPLES_JAR)?;
+    let conf_dir = bed.tusk_conf_dir();
+    let start = tokio::time::Instant::now();
+    let mut running = Vec::new();
+    for slot in 0..opts.jobs {
+        tokio::time::sleep_until(start + opts.interval * slot as u32).await;
+        let args = hadoop_sort_args(
+            &input_of(slot),
+            &format!("{OUTPUT_DIR}/hadoop-{round}-{slot}"),
+            reduces,
+        );
+        let (client, jar, conf_dir, rm) = (
+            client.clone(),
+            jar.clone(),
+            conf_dir.clone(),
+            rm_client(&bed.rm_addr),
+        );
+        let (label, timeout) = (format!("sort-{round}-{slot}"), opts.job_timeout);
+        running.push(tokio::spawn(async move {
+            tokio::time::timeout(timeout, client.run(&conf_dir, &rm, &jar, &args, &label))
+                .await
+                .map_err(|_| BenchError::TaskFailed {
+                    path: label.clone(),
+                    message: format!("not finished {} s after its submission", timeout.as_secs()),
+                })?
+        }));
+    }
+    let mut out = Vec::new();
+    for (slot, handle) in running.into_iter().enumerate() {
+        let run = handle.await.map_err(|e| BenchError::TaskFailed {
+            path: format!("Hadoop sort job {slot}"),
+            message: e.to_string(),
+        })??;
+        let job_id =
+            job_id_of_application(&run.application).ok_or_else(|| BenchError::TaskFailed {
+                path: run.application.clone(),
+                message: "not an application id".into(),
+            })?;
+        let history =
+            read_job_history(dfs, DEFAULT_STAGING_DIR, &job_id, Duration::from_secs(30)).await?;
+        out.push(hadoop_record(round, slot, &run, &history));
     }
     Ok(out)
 }
@@ -531,6 +734,7 @@ fn seconds(start_ms: u64, end_ms: u64) -> f64 {
 fn job_time(round: usize, slot: usize, h: &JobHistory) -> JobTime {
     let backups: Vec<_> = h.attempts.iter().filter(|a| a.speculative).collect();
     JobTime {
+        engine: Engine::Tusk,
         job_id: h.job_id.clone(),
         round,
         slot,
@@ -547,51 +751,135 @@ fn job_time(round: usize, slot: usize, h: &JobHistory) -> JobTime {
     }
 }
 
+/// A Tusk job's figures and successful attempts from its history.
+fn tusk_record(round: usize, slot: usize, h: &JobHistory) -> JobRecord {
+    let tasks = h
+        .attempts
+        .iter()
+        .filter(|a| {
+            a.outcome == Outcome::Succeeded && matches!(a.task_type.as_str(), "MAP" | "REDUCE")
+        })
+        .map(|a| TaskTime {
+            map: a.task_type == "MAP",
+            host: Some(host_of(&a.node).to_string()),
+            seconds: seconds(a.start_ms, a.end_ms),
+        })
+        .collect();
+    (job_time(round, slot, h), tasks)
+}
+
+/// The attempt's number: the last field of `attempt_<cluster>_<n>_m_000000_<number>`.
+fn attempt_number(attempt_id: &str) -> u32 {
+    attempt_id
+        .rsplit('_')
+        .next()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(0)
+}
+
+/// A Hadoop job's figures: its time from the ResourceManager, its attempts from its
+/// `.jhist` (an attempt after a task's first counts as a backup).
+fn hadoop_record(round: usize, slot: usize, run: &HadoopJobRun, h: &HadoopJobHistory) -> JobRecord {
+    let is_task = |t: &HadoopTaskType| matches!(t, HadoopTaskType::Map | HadoopTaskType::Reduce);
+    let tasks_of = |kind: HadoopTaskType| {
+        let mut ids: Vec<&str> = h
+            .attempts
+            .iter()
+            .filter(|a| a.task_type == kind)
+            .map(|a| a.task_id.as_str())
+            .collect();
+        ids.sort_unstable();
+        ids.dedup();
+        ids.len() as u32
+    };
+    let backups: Vec<_> = h
+        .attempts
+        .iter()
+        .filter(|a| is_task(&a.task_type) && attempt_number(&a.attempt_id) > 0)
+        .collect();
+    let tasks = h
+        .attempts
+        .iter()
+        .filter(|a| a.successful && is_task(&a.task_type))
+        .filter_map(|a| {
+            Some(TaskTime {
+                map: a.task_type == HadoopTaskType::Map,
+                host: None,
+                seconds: (a.finish_ms? - a.start_ms?).max(0) as f64 / 1e3,
+            })
+        })
+        .collect();
+    let job = JobTime {
+        engine: Engine::HadoopMr,
+        job_id: h.job_id.clone(),
+        round,
+        slot,
+        state: h.status.clone().unwrap_or_else(|| "UNKNOWN".into()),
+        seconds: run.job_seconds,
+        maps: tasks_of(HadoopTaskType::Map),
+        reduces: tasks_of(HadoopTaskType::Reduce),
+        backups: backups.len(),
+        wasted_backups: backups.iter().filter(|a| !a.successful).count(),
+        speculation: SpeculationSummary::default(),
+    };
+    (job, tasks)
+}
+
 fn summarize(
     policy: &PolicySet,
-    histories: &[(usize, usize, JobHistory)],
+    engine: Engine,
+    records: &[JobRecord],
     samples: &[StatusSample],
     bed: &TestbedCluster,
 ) -> PolicyResult {
-    let jobs: Vec<JobTime> = histories
-        .iter()
-        .map(|(round, slot, h)| job_time(*round, *slot, h))
-        .collect();
-    let succeeded = |kind: &'static str| {
-        histories
-            .iter()
-            .flat_map(|(_, _, h)| h.attempts.iter())
-            .filter(move |a| a.task_type == kind && a.outcome == Outcome::Succeeded)
-    };
-    let task_seconds = |kind: &'static str| -> Vec<f64> {
-        succeeded(kind)
-            .map(|a| seconds(a.start_ms, a.end_ms))
-            .collect()
-    };
-    let map_task_seconds = task_seconds("MAP");
-    let reduce_task_seconds = task_seconds("REDUCE");
-    let job_seconds: Vec<f64> = jobs.iter().map(|j| j.seconds).collect();
-    let nodes = bed
+    let hosts: Vec<(String, String)> = bed
         .testbed
         .nodes
         .iter()
         .filter(|n| n.spec.runs(Daemon::Nodemanager))
-        .map(|n| {
-            let here = |kind: &'static str| {
-                succeeded(kind)
-                    .filter(|a| host_of(&a.node) == n.net.ip)
-                    .map(|a| seconds(a.start_ms, a.end_ms))
+        .map(|n| (n.spec.name.clone(), n.net.ip.clone()))
+        .collect();
+    summarize_records(policy, engine, records, samples, &hosts)
+}
+
+/// A row from its jobs and the status samples; `hosts` are the NodeManagers' names and
+/// addresses.
+fn summarize_records(
+    policy: &PolicySet,
+    engine: Engine,
+    records: &[JobRecord],
+    samples: &[StatusSample],
+    hosts: &[(String, String)],
+) -> PolicyResult {
+    let jobs: Vec<JobTime> = records.iter().map(|(job, _)| job.clone()).collect();
+    let tasks = || records.iter().flat_map(|(_, tasks)| tasks.iter());
+    let task_seconds = |map: bool| -> Vec<f64> {
+        tasks()
+            .filter(|t| t.map == map)
+            .map(|t| t.seconds)
+            .collect()
+    };
+    let map_task_seconds = task_seconds(true);
+    let reduce_task_seconds = task_seconds(false);
+    let job_seconds: Vec<f64> = jobs.iter().map(|j| j.seconds).collect();
+    let nodes = hosts
+        .iter()
+        .map(|(name, ip)| {
+            let here = |map: bool| {
+                tasks()
+                    .filter(|t| t.map == map && t.host.as_deref() == Some(ip.as_str()))
+                    .map(|t| t.seconds)
                     .collect::<Vec<f64>>()
             };
-            let maps = here("MAP");
-            let mine: Vec<&StatusSample> = samples.iter().filter(|s| s.host == n.net.ip).collect();
+            let maps = here(true);
+            let mine: Vec<&StatusSample> = samples.iter().filter(|s| &s.host == ip).collect();
             let avg = |f: &dyn Fn(&StatusSample) -> f64| {
                 stats::mean(&mine.iter().map(|s| f(s)).collect::<Vec<_>>())
             };
             NodeLoad {
-                node: n.spec.name.clone(),
+                node: name.clone(),
                 maps: maps.len(),
-                reduces: here("REDUCE").len(),
+                reduces: here(false).len(),
                 mean_map_seconds: stats::mean(&maps),
                 samples: mine.len(),
                 mean_disk_pct: avg(&|s| s.disk_pct),
@@ -601,10 +889,15 @@ fn summarize(
             }
         })
         .collect();
+    let ci95 = stats::ci95(&job_seconds);
     PolicyResult {
         policy: policy.clone(),
+        engine,
         failed_jobs: jobs.iter().filter(|j| j.state != "SUCCEEDED").count(),
         mean_job_seconds: stats::mean(&job_seconds),
+        job_ci95_seconds: ci95,
+        job_std_error_seconds: stats::variance(&job_seconds).sqrt()
+            / (job_seconds.len().max(1) as f64).sqrt(),
         max_job_seconds: job_seconds.iter().copied().fold(0.0, f64::max),
         mean_map_seconds: stats::mean(&map_task_seconds),
         mean_reduce_seconds: stats::mean(&reduce_task_seconds),
@@ -629,8 +922,9 @@ fn host_of(node_id: &str) -> &str {
 }
 
 impl SchedulingReport {
-    /// The study's Tables 7–9: one row per policy, changes relative to the first row
-    /// (fair); then where the tasks ran and what each node reported.
+    /// The study's Tables 7–9: one row per policy and engine, changes relative to the
+    /// same engine's first row (fair); then where the tasks ran and what each node
+    /// reported.
     pub fn to_markdown(&self) -> String {
         let mut out = String::new();
         out.push_str(&self.context.to_markdown());
@@ -641,25 +935,34 @@ impl SchedulingReport {
             "\n{} maps and {} reduces per job; setup (testbed + inputs) {:.0} s\n\n",
             self.maps_per_job, self.reduces_per_job, self.setup_seconds
         ));
-        out.push_str("| policy | jobs | mean job s | vs fair | max job s | vs fair | mean map s | vs fair | mean reduce s | vs fair | backups | wasted | not launched: congested / late / cap |\n");
-        out.push_str("|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
-        let base = self.results.first();
+        out.push_str("| policy | engine | jobs | mean job s | ± 95% | vs fair | max job s | vs fair | mean map s | vs fair | mean reduce s | vs fair | backups | wasted | not launched: congested / late / cap |\n");
+        out.push_str("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
         let rel = |v: f64, b: Option<f64>| match b {
             Some(b) if b > 0.0 => format!("{:+.1}%", (v / b - 1.0) * 100.0),
             _ => "–".into(),
         };
         for r in &self.results {
+            let base = self.results.iter().find(|b| b.engine == r.engine);
             let failed = if r.failed_jobs > 0 {
                 format!(" ({} failed)", r.failed_jobs)
             } else {
                 String::new()
             };
+            let not_launched = match r.engine {
+                Engine::Tusk => format!(
+                    "{} / {} / {}",
+                    r.skipped_congested, r.skipped_started_late, r.skipped_cap
+                ),
+                Engine::HadoopMr => "–".into(),
+            };
             out.push_str(&format!(
-                "| {} | {}{} | {:.1} | {} | {:.1} | {} | {:.2} | {} | {:.2} | {} | {} | {} | {} / {} / {} |\n",
+                "| {} | {} | {}{} | {:.1} | {:.1} | {} | {:.1} | {} | {:.2} | {} | {:.2} | {} | {} | {} | {} |\n",
                 r.policy.name,
+                r.engine.name(),
                 r.jobs.len(),
                 failed,
                 r.mean_job_seconds,
+                r.job_ci95_seconds,
                 rel(r.mean_job_seconds, base.map(|b| b.mean_job_seconds)),
                 r.max_job_seconds,
                 rel(r.max_job_seconds, base.map(|b| b.max_job_seconds)),
@@ -669,25 +972,28 @@ impl SchedulingReport {
                 rel(r.mean_reduce_seconds, base.map(|b| b.mean_reduce_seconds)),
                 r.backups,
                 r.wasted_backups,
-                r.skipped_congested,
-                r.skipped_started_late,
-                r.skipped_cap,
+                not_launched,
             ));
         }
-        out.push_str("\nPer node: successful maps / reduces, mean map s, reported disk % (mean; share of samples ≥ 90%), receive Mbit/s, Potential-Reception MB (means over 1 s samples while jobs ran)\n\n");
+        out.push_str("\nPer node: successful maps / reduces, mean map s (– where the history does not say where attempts ran), reported disk % (mean; share of samples ≥ 90%), receive Mbit/s, Potential-Reception MB (means over 1 s samples while jobs ran)\n\n");
         out.push_str(
-            "| policy | node | maps | reduces | map s | disk % | ≥ 90% | rx Mbit/s | PR MB |\n",
+            "| policy | engine | node | maps | reduces | map s | disk % | ≥ 90% | rx Mbit/s | PR MB |\n",
         );
-        out.push_str("|---|---|---|---|---|---|---|---|---|\n");
+        out.push_str("|---|---|---|---|---|---|---|---|---|---|\n");
         for r in &self.results {
             for n in &r.nodes {
+                let placed = match r.engine {
+                    Engine::Tusk => {
+                        format!("{} | {} | {:.2}", n.maps, n.reduces, n.mean_map_seconds)
+                    }
+                    Engine::HadoopMr => "– | – | –".into(),
+                };
                 out.push_str(&format!(
-                    "| {} | {} | {} | {} | {:.2} | {:.0} | {:.0}% | {:.1} | {:.1} |\n",
+                    "| {} | {} | {} | {} | {:.0} | {:.0}% | {:.1} | {:.1} |\n",
                     r.policy.name,
+                    r.engine.name(),
                     n.node,
-                    n.maps,
-                    n.reduces,
-                    n.mean_map_seconds,
+                    placed,
                     n.mean_disk_pct,
                     n.disk_busy_share * 100.0,
                     n.mean_rx_mbit,
@@ -705,7 +1011,7 @@ impl SchedulingReport {
             self.results
                 .iter()
                 .map(|r| cdf::Series {
-                    name: r.policy.name.clone(),
+                    name: format!("{} ({})", r.policy.name, r.engine.name()),
                     values: pick(r).clone(),
                 })
                 .collect()
@@ -796,6 +1102,7 @@ impl StatusSampler {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::hadoop_history::HadoopTaskAttempt;
 
     #[test]
     fn rounds_alternate_direction() {
@@ -865,5 +1172,190 @@ mod tests {
         assert_eq!(t.seconds, 4.5);
         assert_eq!(t.state, "SUCCEEDED");
         assert_eq!(host_of("198.18.1.10:8041"), "198.18.1.10");
+    }
+
+    #[test]
+    fn hadoop_sorts_the_same_key_value_text() {
+        let args = hadoop_sort_args("/bench/scheduling/in/2", "/out/hadoop-0-2", 4);
+        assert_eq!(args[0], "sort");
+        let after = |flag: &str| {
+            let at = args.iter().position(|a| a == flag).unwrap();
+            args[at + 1].as_str()
+        };
+        assert_eq!(after("-r"), "4");
+        assert_eq!(
+            after("-inFormat"),
+            "org.apache.hadoop.mapreduce.lib.input.KeyValueTextInputFormat"
+        );
+        assert_eq!(
+            after("-outFormat"),
+            "org.apache.hadoop.mapreduce.lib.output.TextOutputFormat"
+        );
+        assert_eq!(after("-outKey"), "org.apache.hadoop.io.Text");
+        assert_eq!(after("-outValue"), "org.apache.hadoop.io.Text");
+        assert_eq!(
+            &args[args.len() - 2..],
+            ["/bench/scheduling/in/2", "/out/hadoop-0-2"]
+        );
+
+        let mut opts = SchedulingOptions::new(PathBuf::from("tusk"));
+        opts.block_bytes = 8 * MB;
+        opts.job_conf
+            .insert("mapreduce.map.speculative".into(), "false".into());
+        let options = hadoop_job_options("/j/a.jar:/j/b.jar", &opts);
+        for wanted in [
+            "dfs.replication=1",
+            "dfs.blocksize=8388608",
+            JSON_FORMAT_OPTION,
+            "mapreduce.application.classpath=/j/a.jar,/j/b.jar",
+        ] {
+            assert!(options.iter().any(|o| o == wanted), "{wanted}: {options:?}");
+        }
+        // --job-conf comes last, so it wins over the experiment's settings.
+        assert_eq!(
+            options.last().map(String::as_str),
+            Some("mapreduce.map.speculative=false")
+        );
+        assert_eq!(opts.engines(), [Engine::Tusk]);
+        opts.hadoop_classpath = Some(PathBuf::from("cp.txt"));
+        assert_eq!(opts.engines(), [Engine::Tusk, Engine::HadoopMr]);
+    }
+
+    fn hadoop_attempt(id: &str, map: bool, start: i64, end: i64, ok: bool) -> HadoopTaskAttempt {
+        let task = id.replacen("attempt", "task", 1);
+        HadoopTaskAttempt {
+            attempt_id: id.into(),
+            task_id: task.rsplit_once('_').unwrap().0.into(),
+            task_type: if map {
+                HadoopTaskType::Map
+            } else {
+                HadoopTaskType::Reduce
+            },
+            start_ms: Some(start),
+            finish_ms: Some(end),
+            successful: ok,
+        }
+    }
+
+    #[test]
+    fn a_hadoop_job_counts_its_later_attempts_as_backups() {
+        assert_eq!(attempt_number("attempt_1764295801000_0007_m_000003_1"), 1);
+        let history = HadoopJobHistory {
+            job_id: "job_1_7".into(),
+            submit_ms: 0,
+            launch_ms: Some(100),
+            finish_ms: Some(9000),
+            status: Some("SUCCEEDED".into()),
+            attempts: vec![
+                hadoop_attempt("attempt_1_7_m_000000_0", true, 1000, 3000, true),
+                hadoop_attempt("attempt_1_7_m_000001_0", true, 1000, 6000, false),
+                hadoop_attempt("attempt_1_7_m_000001_1", true, 4000, 5000, true),
+                hadoop_attempt("attempt_1_7_m_000000_1", true, 2500, 3100, false),
+                hadoop_attempt("attempt_1_7_r_000000_0", false, 5000, 8500, true),
+                HadoopTaskAttempt {
+                    task_type: HadoopTaskType::Other("JOB_SETUP".into()),
+                    ..hadoop_attempt("attempt_1_7_s_000000_0", true, 100, 200, true)
+                },
+            ],
+        };
+        let run = HadoopJobRun {
+            application: "application_1_7".into(),
+            job_seconds: 9.5,
+            client_seconds: 11.0,
+            report: Default::default(),
+            log: PathBuf::from("sort.log"),
+        };
+        let (job, tasks) = hadoop_record(1, 3, &run, &history);
+        assert_eq!((job.engine, job.round, job.slot), (Engine::HadoopMr, 1, 3));
+        // The ResourceManager's time, not the history's.
+        assert_eq!(job.seconds, 9.5);
+        assert_eq!((job.maps, job.reduces), (2, 1));
+        assert_eq!((job.backups, job.wasted_backups), (2, 1));
+        assert_eq!(job.state, "SUCCEEDED");
+        let secs = |map: bool| -> Vec<f64> {
+            tasks
+                .iter()
+                .filter(|t| t.map == map)
+                .map(|t| t.seconds)
+                .collect()
+        };
+        assert_eq!(secs(true), [2.0, 1.0]);
+        assert_eq!(secs(false), [3.5]);
+        assert!(tasks.iter().all(|t| t.host.is_none()));
+    }
+
+    fn record(engine: Engine, seconds: f64, map_seconds: f64) -> JobRecord {
+        let job = JobTime {
+            engine,
+            job_id: "job_1_1".into(),
+            round: 0,
+            slot: 0,
+            state: "SUCCEEDED".into(),
+            seconds,
+            maps: 1,
+            reduces: 0,
+            backups: 0,
+            wasted_backups: 0,
+            speculation: Default::default(),
+        };
+        let task = TaskTime {
+            map: true,
+            host: (engine == Engine::Tusk).then(|| "198.18.1.10".to_string()),
+            seconds: map_seconds,
+        };
+        (job, vec![task])
+    }
+
+    #[test]
+    fn each_engine_is_compared_with_its_own_fair_row() {
+        let hosts = [("big".to_string(), "198.18.1.10".to_string())];
+        let fair: PolicySet = "fair".parse().unwrap();
+        let disk: PolicySet = "disk".parse().unwrap();
+        let row = |policy: &PolicySet, engine: Engine, times: &[f64]| {
+            let records: Vec<JobRecord> =
+                times.iter().map(|&t| record(engine, t, t / 10.0)).collect();
+            summarize_records(policy, engine, &records, &[], &hosts)
+        };
+        let results = vec![
+            row(&fair, Engine::Tusk, &[40.0, 50.0, 60.0]),
+            row(&fair, Engine::HadoopMr, &[100.0, 100.0]),
+            row(&disk, Engine::Tusk, &[45.0, 45.0]),
+            row(&disk, Engine::HadoopMr, &[90.0, 90.0]),
+        ];
+        let r = &results[0];
+        assert_eq!(r.mean_job_seconds, 50.0);
+        assert!((r.job_ci95_seconds - 4.303 * 10.0 / 3f64.sqrt()).abs() < 1e-2);
+        assert!((r.job_std_error_seconds - 10.0 / 3f64.sqrt()).abs() < 1e-9);
+        assert_eq!(r.nodes[0].maps, 3);
+        assert_eq!(results[1].nodes[0].maps, 0);
+        let report = SchedulingReport {
+            context: RunContext::new("test"),
+            options: SchedulingOptions::new(PathBuf::from("tusk")),
+            testbed_name: "lab".into(),
+            testbed_nodes: Vec::new(),
+            maps_per_job: 1,
+            reduces_per_job: 0,
+            setup_seconds: 1.0,
+            partial: false,
+            results,
+        };
+        let md = report.to_markdown();
+        let line = |start: &str| {
+            md.lines()
+                .find(|l| l.starts_with(start))
+                .unwrap()
+                .to_string()
+        };
+        // Tusk's disk row against Tusk's fair (50 s), Hadoop's against Hadoop's (100 s).
+        assert!(line("| disk | tusk |").contains("| -10.0% |"), "{md}");
+        assert!(line("| disk | hadoop-mr |").contains("| -10.0% |"), "{md}");
+        assert!(
+            line("| fair | tusk |").contains("| 50.0 | 24.8 | +0.0% |"),
+            "{md}"
+        );
+        assert!(
+            line("| fair | hadoop-mr | big |").contains("| – | – | – |"),
+            "{md}"
+        );
     }
 }

@@ -41,6 +41,9 @@ pub(crate) struct TestbedCluster {
     pub fs: String,
     pub rm_addr: String,
     pub nodemanagers: usize,
+    /// Set in the environment of every NodeManager [`TestbedCluster::restart_yarn`]
+    /// starts (`JAVA_HOME` for Hadoop's containers).
+    env: Vec<(String, String)>,
     running: bool,
 }
 
@@ -110,6 +113,7 @@ impl TestbedCluster {
                 .filter(|n| n.spec.runs(Daemon::Nodemanager))
                 .count(),
             testbed,
+            env: Vec::new(),
             running: true,
         };
         if bed.rm_addr.is_empty() || bed.nodemanagers == 0 {
@@ -205,7 +209,7 @@ impl TestbedCluster {
             )
             .map_err(start_err)?;
         for node in &nm_nodes {
-            let argv = self.first_argv(node, "nodemanager");
+            let argv = with_env(&self.env, self.first_argv(node, "nodemanager"));
             self.testbed
                 .spawn(
                     node,
@@ -216,6 +220,19 @@ impl TestbedCluster {
                 .map_err(start_err)?;
         }
         self.wait_nodemanagers().await
+    }
+
+    /// `env` (`K`, `V`) for the NodeManagers [`TestbedCluster::restart_yarn`] starts from
+    /// now on (`JAVA_HOME`, which Hadoop's containers run `$JAVA_HOME/bin/java` with).
+    pub(crate) fn set_nodemanager_env(&mut self, env: Vec<(String, String)>) {
+        self.env = env;
+    }
+
+    /// The network namespace of the node that runs the `client` daemon, if one does.
+    pub(crate) fn client_netns(&self) -> Option<String> {
+        self.testbed
+            .node_running(Daemon::Client)
+            .map(|n| n.netns().to_string())
     }
 
     fn first_argv(&self, node: &str, role: &str) -> Vec<String> {
@@ -274,6 +291,17 @@ impl Drop for TestbedCluster {
             tracing::warn!(dir = %self.dir.display(), error = %e, "tearing the testbed down");
         }
     }
+}
+
+/// `argv` run by `env K=V…` when there is an environment to set.
+fn with_env(env: &[(String, String)], argv: Vec<String>) -> Vec<String> {
+    if env.is_empty() {
+        return argv;
+    }
+    std::iter::once("env".to_string())
+        .chain(env.iter().map(|(k, v)| format!("{k}={v}")))
+        .chain(argv)
+        .collect()
 }
 
 /// A description's text with its top-level `scale` set to `scale`.
@@ -352,6 +380,16 @@ pub(crate) fn remove_command(fs: &str, paths: &[&str]) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn restarted_nodemanagers_keep_the_environment() {
+        let argv = vec!["tusk".to_string(), "nodemanager".to_string()];
+        assert_eq!(with_env(&[], argv.clone()), argv);
+        assert_eq!(
+            with_env(&[("JAVA_HOME".into(), "/usr/lib/jvm/j".into())], argv),
+            ["env", "JAVA_HOME=/usr/lib/jvm/j", "tusk", "nodemanager"]
+        );
+    }
 
     #[test]
     fn scale_and_vcores_are_replaced() {

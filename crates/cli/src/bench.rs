@@ -181,6 +181,29 @@ pub struct SchedulingArgs {
     /// Write the CDFs of map and reduce task times as DIR/cdf-map.svg, DIR/cdf-reduce.svg.
     #[arg(long)]
     svg: Option<PathBuf>,
+    /// Also run every round with Hadoop 3.4.2's own MapReduce (its examples sort, its
+    /// MRAppMaster) on the testbed's Tusk daemons: the file of Hadoop's jars that
+    /// scripts/hadoop-classpath.sh prints.
+    #[arg(long, value_name = "CLASSPATH_FILE")]
+    hadoop_mapreduce: Option<PathBuf>,
+    /// Run the study on the scheduler simulator instead of a testbed: the
+    /// ResourceManager's own scheduling code on a simulated clock, with the cluster
+    /// `--sim-shape` (lab, uniformN; default: the testbed description's name),
+    /// `--testbed-scale` (default 0.02), `--vcores` (default 4) and `--repeat` rounds
+    /// per policy (default here 20).
+    #[arg(long)]
+    simulate: bool,
+    #[arg(long)]
+    sim_shape: Option<String>,
+    /// With --simulate: Disk-Rate thresholds (%) to sweep, e.g. 50,70,90.
+    #[arg(long, value_delimiter = ',')]
+    sim_disk_thresholds: Vec<f64>,
+    /// With --simulate: uniform cluster sizes to compare fair and all on, e.g. 8,100,1000.
+    #[arg(long, value_delimiter = ',')]
+    sim_sizes: Vec<usize>,
+    /// With --simulate: where the charts go (policies.svg, threshold.svg, size.svg).
+    #[arg(long)]
+    sim_charts: Option<PathBuf>,
     #[arg(long)]
     json: Option<PathBuf>,
 }
@@ -872,6 +895,7 @@ pub async fn run(conf: Configuration, which: BenchCommand) -> anyhow::Result<()>
             emit(&report, report.to_markdown(), &a.json)
         }
         BenchCommand::Faults(a) => run_faults(a).await,
+        BenchCommand::Scheduling(a) if a.simulate => run_simulated_scheduling(a),
         BenchCommand::Scheduling(a) => {
             let mut o = scheduling::SchedulingOptions::new(std::env::current_exe()?);
             o.testbed = a.testbed;
@@ -892,6 +916,7 @@ pub async fn run(conf: Configuration, which: BenchCommand) -> anyhow::Result<()>
             o.rm_conf = job_conf(&a.rm_conf)?;
             o.job_timeout = a.job_timeout;
             o.svg_dir = a.svg;
+            o.hadoop_classpath = a.hadoop_mapreduce;
             o.stop = stop_on_signals()?;
             let report = scheduling::run(o).await?;
             emit(&report, report.to_markdown(), &a.json)?;
@@ -905,6 +930,39 @@ pub async fn run(conf: Configuration, which: BenchCommand) -> anyhow::Result<()>
         BenchCommand::Interconnects(a) => run_interconnects(a).await,
         BenchCommand::Seeds(a) => seeds::run(conf, a).await,
     }
+}
+
+/// `tusk bench scheduling --simulate`: the study on the scheduler simulator.
+fn run_simulated_scheduling(a: SchedulingArgs) -> anyhow::Result<()> {
+    let shape = a.sim_shape.clone().unwrap_or_else(|| {
+        a.testbed
+            .file_stem()
+            .map_or("lab".into(), |s| s.to_string_lossy().into_owned())
+    });
+    let mut o = tusk_bench::scheduling_sim::SimStudyOptions::new(a.policies);
+    o.shape = tusk_bench::scheduling_sim::SimShape::parse(&shape).map_err(anyhow::Error::msg)?;
+    o.scale = a.testbed_scale.unwrap_or(o.scale);
+    o.vcores = a.vcores.unwrap_or(o.vcores);
+    o.jobs = a.jobs;
+    o.interval = a.interval;
+    o.input_bytes = a
+        .input_size
+        .unwrap_or((scheduling::STUDY_INPUT_BYTES as f64 * a.scale) as u64);
+    o.block_bytes = a.block_size;
+    o.replication = usize::from(a.replication);
+    if a.repeat > 1 {
+        o.rounds = a.repeat;
+    }
+    o.rm_conf = a.rm_conf;
+    o.disk_thresholds = a.sim_disk_thresholds;
+    o.sizes = a.sim_sizes;
+    let report = tusk_bench::scheduling_sim::run(o)?;
+    if let Some(dir) = &a.sim_charts {
+        for path in report.write_charts(dir)? {
+            eprintln!("wrote {}", path.display());
+        }
+    }
+    emit(&report, report.to_markdown(), &a.json)
 }
 
 /// `KEY=VALUE` words (`--job-conf`, `--rm-conf`) as a map.

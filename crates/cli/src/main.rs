@@ -114,7 +114,7 @@ enum Command {
     /// Benchmarks.
     Bench {
         #[command(subcommand)]
-        which: bench::BenchCommand,
+        which: Box<bench::BenchCommand>,
     },
     /// The shortest safe DataNode heartbeat period for a cluster size and link.
     HeartbeatAdvisor(bench::AdvisorArgs),
@@ -233,7 +233,7 @@ fn run(command: Command, conf: tusk_common::Configuration) -> anyhow::Result<()>
         Command::Local { action } => runtime.block_on(local::run(conf, action)),
         Command::Testbed { action } => runtime.block_on(testbed::run(conf, action)),
         Command::Demo(args) => runtime.block_on(demo::run(conf, args)),
-        Command::Bench { which } => runtime.block_on(bench::run(conf, which)),
+        Command::Bench { which } => runtime.block_on(bench::run(conf, *which)),
         Command::HeartbeatAdvisor(args) => bench::advisor(args),
         Command::Conf { action } => conf::run(&conf, action),
         Command::Fs { .. }
