@@ -214,6 +214,30 @@ impl HadoopJobClient {
     }
 }
 
+/// Hadoop's examples `sort` of `input` into `output` with `reduces` reduces, over the
+/// key/value text Tusk's own engine sorts (`KeyValueTextInputFormat`, Text keys and
+/// values, text out): the program's name and its arguments.
+pub fn key_value_sort_args(input: &str, output: &str, reduces: u32) -> Vec<String> {
+    [
+        "sort",
+        "-r",
+        &reduces.to_string(),
+        "-inFormat",
+        "org.apache.hadoop.mapreduce.lib.input.KeyValueTextInputFormat",
+        "-outFormat",
+        "org.apache.hadoop.mapreduce.lib.output.TextOutputFormat",
+        "-outKey",
+        "org.apache.hadoop.io.Text",
+        "-outValue",
+        "org.apache.hadoop.io.Text",
+        input,
+        output,
+    ]
+    .iter()
+    .map(|a| a.to_string())
+    .collect()
+}
+
 /// A client of a ResourceManager's ApplicationClientProtocolPB at `addr`.
 pub fn rm_client(addr: &str) -> RpcClient {
     RpcClient::new(

@@ -757,22 +757,13 @@ async fn run_hadoop(
         let output = format!("{dir}/{}-out", workload.name().to_lowercase());
         let command = match workload {
             // Text `key\tvalue` lines sorted by key, as Tusk's `sort --key-value` does.
-            Workload::Sort => hadoop(&[
-                "examples",
-                "sort",
-                "-r",
-                &tasks,
-                "-inFormat",
-                "org.apache.hadoop.mapreduce.lib.input.KeyValueTextInputFormat",
-                "-outFormat",
-                "org.apache.hadoop.mapreduce.lib.output.TextOutputFormat",
-                "-outKey",
-                "org.apache.hadoop.io.Text",
-                "-outValue",
-                "org.apache.hadoop.io.Text",
-                &input,
-                &output,
-            ]),
+            Workload::Sort => {
+                let mut command = hadoop(&["examples"]);
+                command.extend(crate::hadoop_jobs::key_value_sort_args(
+                    &input, &output, opts.tasks,
+                ));
+                command
+            }
             Workload::WordCount => {
                 hadoop(&["examples", "wordcount", "-D", &reduces, &input, &output])
             }

@@ -43,9 +43,11 @@ use crate::hadoop_history::{
     job_id_of_application, read_job_history, HadoopJobHistory, HadoopTaskType, DEFAULT_STAGING_DIR,
     JSON_FORMAT_OPTION,
 };
-use crate::hadoop_jobs::{rm_client, HadoopJobClient, HadoopJobRun, EXAMPLES_JAR};
+use crate::hadoop_jobs::{
+    key_value_sort_args, rm_client, HadoopJobClient, HadoopJobRun, EXAMPLES_JAR,
+};
 use crate::stop::unless_stopped;
-use crate::testbed_cluster::TestbedCluster;
+use crate::testbed_cluster::{TestbedCluster, TestbedUpOptions};
 use crate::{cdf, mb, stats, MB};
 
 /// The ResourceManager's key for the status-aware policies it applies
@@ -327,20 +329,23 @@ pub async fn run(opts: SchedulingOptions) -> Result<SchedulingReport> {
         Some(file) => Some(hadoop_client(file, &opts)?),
         None => None,
     };
-    let mut bed = TestbedCluster::up(
+    let mut bed = TestbedCluster::up_with(
         &opts.tusk_exe,
         &opts.testbed,
         &opts.dir,
-        opts.testbed_scale,
-        opts.nodemanager_vcores,
+        &TestbedUpOptions {
+            scale: opts.testbed_scale,
+            vcores: opts.nodemanager_vcores,
+            // Hadoop's containers run `$JAVA_HOME/bin/java`, on every NodeManager the
+            // rounds restart too.
+            env: hadoop
+                .iter()
+                .map(|c| ("JAVA_HOME".to_string(), c.java_home.display().to_string()))
+                .collect(),
+            ..Default::default()
+        },
     )?;
     let hadoop = hadoop.map(|mut c| {
-        // Hadoop's containers run `$JAVA_HOME/bin/java`: the NodeManagers every round
-        // restarts get it (the inputs are Tusk's engine's, before the first restart).
-        bed.set_nodemanager_env(vec![(
-            "JAVA_HOME".to_string(),
-            c.java_home.display().to_string(),
-        )]);
         c.netns = bed.client_netns();
         c
     });
@@ -625,29 +630,6 @@ fn hadoop_job_options(classpath: &str, opts: &SchedulingOptions) -> Vec<String> 
     options
 }
 
-/// Hadoop's examples `sort` of `input` into `output`: the key/value text Tusk's engine
-/// sorts (`KeyValueTextInputFormat`, Text keys and values), into text.
-fn hadoop_sort_args(input: &str, output: &str, reduces: u32) -> Vec<String> {
-    [
-        "sort",
-        "-r",
-        &reduces.to_string(),
-        "-inFormat",
-        "org.apache.hadoop.mapreduce.lib.input.KeyValueTextInputFormat",
-        "-outFormat",
-        "org.apache.hadoop.mapreduce.lib.output.TextOutputFormat",
-        "-outKey",
-        "org.apache.hadoop.io.Text",
-        "-outValue",
-        "org.apache.hadoop.io.Text",
-        input,
-        output,
-    ]
-    .iter()
-    .map(|a| a.to_string())
-    .collect()
-}
-
 /// A round of Hadoop's MapReduce: Hadoop's `sort` every `interval` by its job client
 /// (in the testbed's client node), all of them running at once, then each job's
 /// `.jhist`.
@@ -665,7 +647,7 @@ async fn run_hadoop_round(
     let mut running = Vec::new();
     for slot in 0..opts.jobs {
         tokio::time::sleep_until(start + opts.interval * slot as u32).await;
-        let args = hadoop_sort_args(
+        let args = key_value_sort_args(
             &input_of(slot),
             &format!("{OUTPUT_DIR}/hadoop-{round}-{slot}"),
             reduces,
@@ -1176,7 +1158,7 @@ mod tests {
 
     #[test]
     fn hadoop_sorts_the_same_key_value_text() {
-        let args = hadoop_sort_args("/bench/scheduling/in/2", "/out/hadoop-0-2", 4);
+        let args = key_value_sort_args("/bench/scheduling/in/2", "/out/hadoop-0-2", 4);
         assert_eq!(args[0], "sort");
         let after = |flag: &str| {
             let at = args.iter().position(|a| a == flag).unwrap();
@@ -1324,7 +1306,8 @@ mod tests {
         ];
         let r = &results[0];
         assert_eq!(r.mean_job_seconds, 50.0);
-        assert!((r.job_ci95_seconds - 4.303 * 10.0 / 3f64.sqrt()).abs() < 1e-2);
+        // t(0.975, 2 degrees of freedom) = 4.302652729911275.
+        assert!((r.job_ci95_seconds - 4.302_652_729_911_275 * 10.0 / 3f64.sqrt()).abs() < 1e-9);
         assert!((r.job_std_error_seconds - 10.0 / 3f64.sqrt()).abs() < 1e-9);
         assert_eq!(r.nodes[0].maps, 3);
         assert_eq!(results[1].nodes[0].maps, 0);

@@ -25,7 +25,8 @@ pub(crate) struct TestbedUpOptions {
     pub hadoop_classpath: Option<PathBuf>,
     /// `key=value` settings for Tusk's daemons (`tusk -D`).
     pub defines: Vec<String>,
-    /// Environment `tusk testbed up`, and so every daemon it starts, inherits.
+    /// Environment `tusk testbed up`, and so every daemon it starts, inherits; the
+    /// NodeManagers [`TestbedCluster::restart_yarn`] starts get it too.
     pub env: Vec<(String, String)>,
 }
 
@@ -41,37 +42,17 @@ pub(crate) struct TestbedCluster {
     pub fs: String,
     pub rm_addr: String,
     pub nodemanagers: usize,
-    /// Set in the environment of every NodeManager [`TestbedCluster::restart_yarn`]
-    /// starts (`JAVA_HOME` for Hadoop's containers).
+    /// [`TestbedUpOptions::env`], set again in the environment of every NodeManager
+    /// [`TestbedCluster::restart_yarn`] starts (`JAVA_HOME` for Hadoop's containers).
     env: Vec<(String, String)>,
     running: bool,
 }
 
 impl TestbedCluster {
     /// `tusk testbed up` of `description`, with its `scale` and NodeManager vcores
-    /// replaced when given (the copy brought up is kept in `<dir>-description.toml`).
-    pub(crate) fn up(
-        exe: &Path,
-        description: &Path,
-        dir: &Path,
-        scale: Option<f64>,
-        vcores: Option<u32>,
-    ) -> Result<Self> {
-        Self::up_with(
-            exe,
-            description,
-            dir,
-            &TestbedUpOptions {
-                scale,
-                vcores,
-                ..Default::default()
-            },
-        )
-    }
-
-    /// [`TestbedCluster::up`] with everything `tusk testbed up` can be given: Hadoop's
-    /// own daemons beside Tusk's (`--hadoop-classpath`), `-D` settings for Tusk's
-    /// daemons, and environment they inherit (e.g. `JAVA_HOME` for Hadoop's containers
+    /// replaced when given (the copy brought up is kept in `<dir>-description.toml`),
+    /// Hadoop's own daemons beside Tusk's (`--hadoop-classpath`), `-D` settings for
+    /// Tusk's daemons, and environment they inherit (e.g. `JAVA_HOME` for Hadoop's containers
     /// on Tusk's NodeManagers).
     pub(crate) fn up_with(
         exe: &Path,
@@ -113,7 +94,7 @@ impl TestbedCluster {
                 .filter(|n| n.spec.runs(Daemon::Nodemanager))
                 .count(),
             testbed,
-            env: Vec::new(),
+            env: opts.env.clone(),
             running: true,
         };
         if bed.rm_addr.is_empty() || bed.nodemanagers == 0 {
@@ -220,12 +201,6 @@ impl TestbedCluster {
                 .map_err(start_err)?;
         }
         self.wait_nodemanagers().await
-    }
-
-    /// `env` (`K`, `V`) for the NodeManagers [`TestbedCluster::restart_yarn`] starts from
-    /// now on (`JAVA_HOME`, which Hadoop's containers run `$JAVA_HOME/bin/java` with).
-    pub(crate) fn set_nodemanager_env(&mut self, env: Vec<(String, String)>) {
-        self.env = env;
     }
 
     /// The network namespace of the node that runs the `client` daemon, if one does.

@@ -608,12 +608,16 @@ impl<'a> Sim<'a> {
             self.next_phase(i);
             i += 1;
         }
-        let flows = self.tasks.iter_mut().flat_map(|t| match &mut t.phase {
-            Phase::Reading { flow, .. } | Phase::Writing(flow) => vec![flow],
-            Phase::Shuffling { in_flight, .. } => in_flight.iter_mut().map(|(_, f)| f).collect(),
-            _ => Vec::new(),
-        });
-        let mut flows: Vec<&mut Flow> = flows.collect();
+        let mut flows: Vec<&mut Flow> = Vec::with_capacity(self.tasks.len());
+        for t in &mut self.tasks {
+            match &mut t.phase {
+                Phase::Reading { flow, .. } | Phase::Writing(flow) => flows.push(flow),
+                Phase::Shuffling { in_flight, .. } => {
+                    flows.extend(in_flight.iter_mut().map(|(_, f)| f));
+                }
+                _ => {}
+            }
+        }
         self.hw.advance(&mut flows, dt);
         let finished: Vec<usize> = (0..self.tasks.len())
             .rev()
