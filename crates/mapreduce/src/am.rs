@@ -21,7 +21,7 @@
 //! Layout, one file per concern, each an `impl Am` block over the state defined here:
 //! - `tasks`: the task table (`TaskState`, `Running`) and the container asks made
 //!   for it (first asks, retries away from bad nodes, reduce slow-start), and the
-//!   reduce ramp-down rule (`tasks::reduces_to_preempt`, a pure function, unit-tested).
+//!   reduce ramp-down rule (`tusk_yarn_client::ramp_down`, a pure function, unit-tested).
 //! - `launch`: a container arrived — write the task spec, start `tusk mr-task` through
 //!   the NodeManager; stop containers.
 //! - `outcomes`: a container finished — commit the first successful attempt, retry or

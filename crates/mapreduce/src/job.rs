@@ -232,22 +232,7 @@ impl JobSpec {
     }
 }
 
-/// When the AM preempts its running reduces so that waiting maps get containers
-/// (Hadoop's reduce ramp-down, `RMContainerAllocator.preemptReducesIfNeeded`).
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct ReducePreemption {
-    /// A map waiting this long while the headroom, less the reduces still asked for,
-    /// has no room for it (`mapreduce.job.reducer.preempt.delay.sec`, 0; negative
-    /// counts as 0).
-    pub no_headroom_delay: std::time::Duration,
-    /// A map waiting this long whatever the headroom
-    /// (`mapreduce.job.reducer.unconditional-preempt.delay.sec`, 300 s; `None` when
-    /// negative: never).
-    pub unconditional_delay: Option<std::time::Duration>,
-    /// Share of the job's resource limit one round may free
-    /// (`yarn.app.mapreduce.am.job.reduce.preemption.limit`, 0.5).
-    pub limit: f64,
-}
+pub use tusk_yarn_client::ramp_down::ReducePreemption;
 
 #[cfg(test)]
 mod tests {

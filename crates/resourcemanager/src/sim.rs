@@ -18,7 +18,10 @@
 //! - AMs ask for one container per map with its block's replicas as preferred nodes
 //!   (priority 20) and, once `slowstart` of the maps have finished, for the reduces
 //!   (priority 10), as MapReduce's AM does; containers start `container_start` after
-//!   their launch (a JVM's start).
+//!   their launch (a JVM's start). When maps wait for containers the job's reduces
+//!   hold, the AM ramps its reduces down by MapReduce's own rule
+//!   ([`tusk_yarn_client::ramp_down`]): outstanding reduce asks withdrawn, the newest
+//!   running reduces killed, and all asked again once every map has a container.
 //!
 //! Not modelled: CPU contention between tasks, memory, speculation, failures, the page
 //! cache. Traces and cluster shapes are in [`trace`].
@@ -32,6 +35,7 @@ use std::time::{Duration, Instant};
 
 use serde::Serialize;
 use tusk_proto::tusk::yarn as y;
+use tusk_yarn_client::ramp_down::{self, RampDownView, ReducePreemption};
 
 use crate::cluster::{Clock, Cluster};
 use crate::options::{ResourceManagerOptions, Timing};
@@ -62,6 +66,8 @@ pub struct SimOptions {
     pub slowstart: f64,
     /// Fetches a reduce runs at once.
     pub parallel_copies: usize,
+    /// The AMs' reduce ramp-down settings (Hadoop's defaults).
+    pub reduce_preemption: ReducePreemption,
     /// Simulated time after which the run stops (unfinished jobs are counted).
     pub limit: Duration,
 }
@@ -81,6 +87,7 @@ impl SimOptions {
             am_memory_mb: 1024,
             slowstart: 0.05,
             parallel_copies: 5,
+            reduce_preemption: ReducePreemption::default(),
             limit: Duration::from_secs(24 * 3600),
         }
     }
@@ -98,6 +105,8 @@ pub struct SimJobResult {
     pub reduce_s: Vec<f64>,
     /// Maps that ran on a node holding a replica of their block.
     pub data_local_maps: usize,
+    /// Running reduces the AM killed to make room for waiting maps.
+    pub preempted_reduces: usize,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -204,7 +213,17 @@ struct JobSim {
     done_order: Vec<usize>,
     /// Asks to send with the next allocate.
     asks: Vec<y::ContainerAsk>,
+    /// Ask ids to cancel with the next allocate.
+    cancel_asks: Vec<u64>,
+    /// When the maps were asked for (all at registration).
+    maps_asked_at: Duration,
     reduces_asked: bool,
+    /// Reduce containers asked for and not yet given.
+    reduces_outstanding: u32,
+    /// Reduces ramped down (asks withdrawn or containers killed), to ask again once
+    /// every map has a container.
+    reduces_to_reask: u32,
+    preempted_reduces: usize,
     reduces_done: u32,
     next_allocate: Duration,
     finished: Option<Duration>,
@@ -294,7 +313,12 @@ impl<'a> Sim<'a> {
                 maps: vec![MapState::Pending; j.blocks.len()],
                 done_order: Vec::new(),
                 asks: Vec::new(),
+                cancel_asks: Vec::new(),
+                maps_asked_at: Duration::ZERO,
                 reduces_asked: false,
+                reduces_outstanding: 0,
+                reduces_to_reask: 0,
+                preempted_reduces: 0,
                 reduces_done: 0,
                 next_allocate: Duration::ZERO,
                 finished: None,
@@ -354,6 +378,7 @@ impl<'a> Sim<'a> {
                 map_s: j.map_s.clone(),
                 reduce_s: j.reduce_s.clone(),
                 data_local_maps: j.data_local,
+                preempted_reduces: j.preempted_reduces,
             })
             .collect();
         SimReport {
@@ -483,6 +508,7 @@ impl<'a> Sim<'a> {
                     .expect("the simulated AM registers");
                 self.jobs[j].registered = true;
                 self.jobs[j].asks = self.map_asks(j);
+                self.jobs[j].maps_asked_at = self.now;
             }
             self.maybe_ask_reduces(j);
             let job = &self.jobs[j];
@@ -502,6 +528,7 @@ impl<'a> Sim<'a> {
             let request = y::AllocateRequest {
                 attempt_id: job.attempt.clone(),
                 asks: std::mem::take(&mut self.jobs[j].asks),
+                cancel_asks: std::mem::take(&mut self.jobs[j].cancel_asks),
                 ..Default::default()
             };
             self.jobs[j].next_allocate = self.now + self.opts.am_heartbeat;
@@ -511,7 +538,21 @@ impl<'a> Sim<'a> {
             // The AM starts each container on its node at once; the task runs once
             // the container's JVM is up.
             for c in response.allocated {
+                let Some(&node) = self.node_of.get(&c.node_id) else {
+                    continue;
+                };
                 let work = if c.ask_id == REDUCE_ASK {
+                    // A reduce container given before its ask was withdrawn counts
+                    // against the reduces to ask again; one beyond those goes back.
+                    let job = &mut self.jobs[j];
+                    if job.reduces_outstanding > 0 {
+                        job.reduces_outstanding -= 1;
+                    } else if job.reduces_to_reask > 0 {
+                        job.reduces_to_reask -= 1;
+                    } else {
+                        self.container_ended(node, c.container_id);
+                        continue;
+                    }
                     Work::Reduce
                 } else {
                     Work::Map(c.ask_id as usize - 1)
@@ -519,9 +560,6 @@ impl<'a> Sim<'a> {
                 if let Work::Map(m) = work {
                     self.jobs[j].maps[m] = MapState::Running;
                 }
-                let Some(&node) = self.node_of.get(&c.node_id) else {
-                    continue;
-                };
                 let begin = self.now + self.opts.container_start;
                 self.tasks.push(Task {
                     job: j,
@@ -532,6 +570,66 @@ impl<'a> Sim<'a> {
                     phase: Phase::Starting(begin),
                 });
             }
+            let headroom_mb = response.available.map_or(0, |r| r.memory_mb);
+            self.ramp_down_if_needed(j, headroom_mb);
+        }
+    }
+
+    /// MapReduce's reduce ramp-down: when the job's maps wait for room its reduces
+    /// hold, withdraw the reduce asks and kill the newest running reduces.
+    fn ramp_down_if_needed(&mut self, j: usize, headroom_mb: u64) {
+        let job = &self.jobs[j];
+        let running_maps = job.maps.iter().filter(|m| **m == MapState::Running).count();
+        let waited = self.now.saturating_sub(job.maps_asked_at);
+        let waiting_maps =
+            vec![waited; job.maps.iter().filter(|m| **m == MapState::Pending).count()];
+        let running_reduces = self
+            .tasks
+            .iter()
+            .filter(|t| t.job == j && t.work == Work::Reduce)
+            .count();
+        let view = RampDownView {
+            running_maps,
+            waiting_maps,
+            running_reduces,
+            asked_reduces: job.reduces_outstanding as usize,
+            headroom_mb,
+            used_mb: (running_maps + running_reduces) as u64 * self.opts.task_memory_mb,
+            map_mb: self.opts.task_memory_mb,
+            reduce_mb: self.opts.task_memory_mb,
+        };
+        let Some(count) = ramp_down::reduces_to_preempt(&self.opts.reduce_preemption, &view) else {
+            return;
+        };
+        let job = &mut self.jobs[j];
+        if job.reduces_outstanding > 0 {
+            job.reduces_to_reask += job.reduces_outstanding;
+            job.reduces_outstanding = 0;
+            job.cancel_asks.push(REDUCE_ASK);
+        }
+        let mut newest: Vec<usize> = (0..self.tasks.len())
+            .filter(|&i| self.tasks[i].job == j && self.tasks[i].work == Work::Reduce)
+            .collect();
+        newest.sort_by_key(|&i| std::cmp::Reverse(self.tasks[i].started));
+        newest.truncate(count);
+        newest.sort_unstable_by(|a, b| b.cmp(a));
+        for i in newest {
+            let task = self.tasks.swap_remove(i);
+            if let Phase::Shuffling { bytes, .. } = task.phase {
+                let spec = &self.opts.jobs[j];
+                let ready: u64 = self.jobs[j]
+                    .done_order
+                    .iter()
+                    .map(|&m| partition_bytes(spec, m))
+                    .sum();
+                let unfetched = ready.saturating_sub(bytes);
+                let node = &mut self.nodes[task.node];
+                node.potential = node.potential.saturating_sub(unfetched);
+            }
+            let job = &mut self.jobs[j];
+            job.reduces_to_reask += 1;
+            job.preempted_reduces += 1;
+            self.container_ended(task.node, task.container);
         }
     }
 
@@ -576,8 +674,15 @@ impl<'a> Sim<'a> {
     }
 
     fn maybe_ask_reduces(&mut self, j: usize) {
-        let job = &self.jobs[j];
+        let job = &mut self.jobs[j];
         if job.reduces_asked {
+            // Ramped-down reduces are asked again once every map has a container.
+            if job.reduces_to_reask > 0 && !job.maps.contains(&MapState::Pending) {
+                let count = std::mem::take(&mut job.reduces_to_reask);
+                job.reduces_outstanding += count;
+                let ask = self.reduce_ask(count);
+                self.jobs[j].asks.push(ask);
+            }
             return;
         }
         let done = job
@@ -587,16 +692,23 @@ impl<'a> Sim<'a> {
             .count();
         let needed = (self.opts.slowstart * job.maps.len() as f64).ceil() as usize;
         if done >= needed {
-            let ask = y::ContainerAsk {
-                ask_id: REDUCE_ASK,
-                priority: 10,
-                resource: self.task_resource(),
-                count: self.opts.jobs[j].reduces,
-                task_kind: y::TaskKind::Reduce as i32,
-                ..Default::default()
-            };
-            self.jobs[j].asks.push(ask);
-            self.jobs[j].reduces_asked = true;
+            let count = self.opts.jobs[j].reduces;
+            let ask = self.reduce_ask(count);
+            let job = &mut self.jobs[j];
+            job.asks.push(ask);
+            job.reduces_asked = true;
+            job.reduces_outstanding = count;
+        }
+    }
+
+    fn reduce_ask(&self, count: u32) -> y::ContainerAsk {
+        y::ContainerAsk {
+            ask_id: REDUCE_ASK,
+            priority: 10,
+            resource: self.task_resource(),
+            count,
+            task_kind: y::TaskKind::Reduce as i32,
+            ..Default::default()
         }
     }
 
@@ -884,6 +996,31 @@ mod tests {
                 assert!(j.job_s.unwrap() > 0.0);
             }
         }
+    }
+
+    #[test]
+    fn reduces_holding_the_cluster_are_ramped_down_so_every_job_finishes() {
+        // 5 jobs × (AM + 4 reduces) = 25 containers on 16 slots: without the ramp-down
+        // the early reduces of the later jobs hold every slot their maps need.
+        let nodes = trace::lab(0.02, 4);
+        let jobs = trace::study_sorts(&nodes, 5, Duration::from_secs(5), 64 << 20, 8 << 20, 1, 1);
+        let mut opts = SimOptions::new(options(&[], Timing::EventDriven), nodes, jobs);
+        opts.limit = Duration::from_secs(3600);
+        let report = simulate(&opts);
+        assert_eq!(report.unfinished(), 0, "{report:?}");
+        let preempted: usize = report.jobs.iter().map(|j| j.preempted_reduces).sum();
+        assert!(preempted > 0, "{report:?}");
+        for j in &report.jobs {
+            assert_eq!(j.reduce_s.len(), 4, "every reduce ran to the end once");
+        }
+
+        opts.reduce_preemption.no_headroom_delay = opts.limit;
+        opts.reduce_preemption.unconditional_delay = None;
+        let held = simulate(&opts);
+        assert!(
+            held.unfinished() > 0,
+            "without the ramp-down the reduces hold the maps out"
+        );
     }
 
     #[test]

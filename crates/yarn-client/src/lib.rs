@@ -9,6 +9,8 @@
 //!   — one AM attempt's register, allocate and finish calls.
 //! - `container_manager`: [`ContainerManagerClient`], `CONTAINER_MANAGEMENT_PROTOCOL`
 //!   — start, stop and query containers on one NodeManager.
+//! - `ramp_down`: the reduce ramp-down rule of a MapReduce AM (which running reduces
+//!   to preempt when maps wait for containers), for Tusk's AM and the RM's simulator.
 //!
 //! Every call returns the RPC layer's typed [`RpcError`]; a server-side refusal
 //! arrives as its Hadoop exception class name.
@@ -16,6 +18,7 @@
 pub mod application;
 pub mod application_master;
 pub mod container_manager;
+pub mod ramp_down;
 
 use std::time::Duration;
 

@@ -16,7 +16,7 @@ use crate::task::report::now_ms;
 use crate::task::{Outcome, TaskReport};
 use crate::yarn::{read_json, write_json};
 
-use super::tasks::{self, Running};
+use super::tasks::Running;
 use super::{speculation, Am};
 
 impl Am {
@@ -145,7 +145,7 @@ impl Am {
     }
 
     /// The reduce ramp-down: when maps wait for containers the job's reduces hold
-    /// (`tasks::reduces_to_preempt`), withdraw the reduce asks and kill the newest
+    /// (`tusk_yarn_client::ramp_down`), withdraw the reduce asks and kill the newest
     /// running reduces. With maps still waiting no reduce can have finished its shuffle,
     /// so none loses finished work; the kills do not count as failures, are recorded
     /// as killed in the history, and the reduces are asked for again once every map
@@ -155,7 +155,9 @@ impl Am {
             return;
         }
         let view = self.ramp_down_view(headroom_mb);
-        let Some(count) = tasks::reduces_to_preempt(&self.reduce_preemption, &view) else {
+        let Some(count) =
+            tusk_yarn_client::ramp_down::reduces_to_preempt(&self.reduce_preemption, &view)
+        else {
             return;
         };
         tracing::info!(
