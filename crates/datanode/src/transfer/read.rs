@@ -16,7 +16,7 @@ use tusk_proto::hdfs::{
 
 use crate::block_store::{ReplicaInfo, ReplicaReader};
 use crate::error::DataNodeError;
-use crate::heartbeat;
+use crate::reports;
 use crate::transfer::{check_access, check_block_pool, send_response};
 use crate::Node;
 use tusk_security::AccessMode;
@@ -75,7 +75,7 @@ where
                 block,
                 offset, "corrupt replica found while reading; reporting it"
             );
-            heartbeat::report_bad_replica(node, block);
+            reports::report_bad_replica(node, block);
             return Ok(false);
         }
         Err(e) => return Err(e),

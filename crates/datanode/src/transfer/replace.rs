@@ -26,7 +26,7 @@ use crate::transfer::read::send_block;
 use crate::transfer::{
     check_access, check_block_pool, open_requested, send_response, status_of, IO_BUFFER,
 };
-use crate::{heartbeat, Node};
+use crate::{reports, Node};
 
 /// The proxy's closing char (`DataOutputStream.writeChar('d')`).
 const DONE: [u8; 2] = [0, b'd'];
@@ -79,7 +79,7 @@ pub(crate) async fn serve_copy<W: AsyncWrite + Unpin>(
     {
         Ok(_) => {}
         Err(DataNodeError::CorruptReplica { block, offset }) => {
-            heartbeat::report_bad_replica(node, block);
+            reports::report_bad_replica(node, block);
             return Err(DataNodeError::CorruptReplica { block, offset });
         }
         Err(e) => return Err(e),

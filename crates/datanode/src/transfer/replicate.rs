@@ -25,7 +25,7 @@ use crate::transfer::read::{packet_data_len, send_block};
 use crate::transfer::{
     check_access, check_block_pool, own_write_token, send_response, status_of, IO_BUFFER,
 };
-use crate::{datanode_info, heartbeat, Node};
+use crate::{datanode_info, reports, Node};
 use tusk_security::AccessMode;
 
 /// A replica to send to other DataNodes.
@@ -227,7 +227,7 @@ async fn push(node: &std::sync::Arc<Node>, push: Push) -> Result<(), DataNodeErr
     match tokio::try_join!(sending, acking) {
         Ok(_) => Ok(()),
         Err(DataNodeError::CorruptReplica { block, offset }) => {
-            heartbeat::report_bad_replica(node, block);
+            reports::report_bad_replica(node, block);
             Err(DataNodeError::CorruptReplica { block, offset })
         }
         Err(e) => Err(e),
