@@ -51,7 +51,7 @@ use tusk_security::job_token;
 use tusk_security::writable;
 
 use crate::error::{NodeManagerError, ShuffleError};
-use crate::shuffle::{respond, response_head, send_file_range, Request};
+use crate::shuffle::http::{respond, response_head, send_file_range, Request};
 use crate::Node;
 
 /// The auxiliary service's name: the key of its service data and meta data.

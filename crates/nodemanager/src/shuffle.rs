@@ -17,13 +17,13 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
-mod http;
+pub(crate) mod http;
 
 use tokio::io::{AsyncReadExt, AsyncSeekExt, AsyncWriteExt, BufReader};
 use tokio::net::{TcpListener, TcpStream};
 use tracing::debug;
 
-pub(crate) use http::{parse_head, read_head, respond, response_head, send_file_range, Request};
+use http::{parse_head, read_head, respond, response_head, send_file_range, Request};
 
 use crate::Node;
 
