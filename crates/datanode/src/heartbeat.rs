@@ -54,6 +54,7 @@ pub(crate) async fn register(node: &Node) -> Result<RegisterDatanodeResponse, Da
             source,
         })?;
     *node.block_pool_id.lock().unwrap_or_else(|e| e.into_inner()) = resp.block_pool_id.clone();
+    node.set_heartbeat_interval(resp.heartbeat_interval_ms);
     node.take_block_keys(&resp.keys.clone().unwrap_or_default());
     info!(
         uuid = %node.identity.datanode_uuid,
@@ -78,7 +79,7 @@ pub(crate) async fn register_until_answered(node: &Node) -> Result<(), DataNodeE
 }
 
 /// The heartbeat loop: a full block report right away and every
-/// `block_report_interval`, a heartbeat every `heartbeat_interval`; runs until shutdown
+/// `block_report_interval`, a heartbeat every [`Node::heartbeat_interval`]; runs until shutdown
 /// and survives an unreachable NameNode.
 pub(crate) async fn run(node: Arc<Node>) {
     let mut sampler = StatusSampler::for_dirs(&node.options.data_dirs);
@@ -87,7 +88,7 @@ pub(crate) async fn run(node: Arc<Node>) {
         if node.heartbeats_paused() {
             tokio::select! {
                 _ = node.shutdown.wait() => return,
-                _ = tokio::time::sleep(node.options.heartbeat_interval) => continue,
+                _ = tokio::time::sleep(node.heartbeat_interval()) => continue,
             }
         }
         if Instant::now() >= next_block_report {
@@ -112,7 +113,7 @@ pub(crate) async fn run(node: Arc<Node>) {
         }
         tokio::select! {
             _ = node.shutdown.wait() => return,
-            _ = tokio::time::sleep(node.options.heartbeat_interval) => {}
+            _ = tokio::time::sleep(node.heartbeat_interval()) => {}
             _ = node.block_report_now.notified() => next_block_report = Instant::now(),
         }
     }

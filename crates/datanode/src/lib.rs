@@ -92,6 +92,9 @@ pub(crate) struct Node {
     /// From the NameNode's registration reply; put in blocks this node sends and
     /// required of blocks it is asked about.
     pub block_pool_id: Mutex<String>,
+    /// The heartbeat period in ms: `options.heartbeat_interval` until the NameNode's
+    /// registration reply names its own (as the NodeManager adopts the RM's).
+    pub heartbeat_interval_ms: AtomicU64,
     /// Fault injection: while set, the node sends the NameNode nothing (as if cut off
     /// from it) but keeps serving its data port. Set by [`DataNodeHandle::pause_heartbeats`].
     pub heartbeats_paused: AtomicBool,
@@ -111,6 +114,18 @@ impl Node {
     /// This node as a pipeline member (`source` of the writes it starts).
     pub fn datanode_info(&self) -> DatanodeInfoProto {
         datanode_info(&self.identity)
+    }
+
+    /// The heartbeat period now in force.
+    pub fn heartbeat_interval(&self) -> Duration {
+        Duration::from_millis(self.heartbeat_interval_ms.load(Ordering::Relaxed).max(1))
+    }
+
+    /// Adopts the NameNode's heartbeat period; 0 (none named) keeps the current one.
+    pub fn set_heartbeat_interval(&self, ms: u64) {
+        if ms > 0 {
+            self.heartbeat_interval_ms.store(ms, Ordering::Relaxed);
+        }
     }
 
     pub fn heartbeats_paused(&self) -> bool {
@@ -249,6 +264,7 @@ impl DataNode {
         );
         let xceivers = Arc::new(AtomicUsize::new(0));
         let node = Arc::new(Node {
+            heartbeat_interval_ms: AtomicU64::new(options.heartbeat_interval.as_millis() as u64),
             options,
             identity,
             store,

@@ -131,7 +131,7 @@ pub(crate) async fn run_ibr(node: Arc<Node>) {
                     verified: req.verified,
                     delete_hints: req.delete_hints,
                 });
-                let pause = node.options.heartbeat_interval.min(Duration::from_secs(1));
+                let pause = node.heartbeat_interval().min(Duration::from_secs(1));
                 tokio::select! {
                     _ = node.shutdown.wait() => return,
                     _ = tokio::time::sleep(pause) => {}
