@@ -242,13 +242,9 @@ async fn map_output<W: AsyncWriteExt + Unpin>(
         ],
     );
     w.write_all(format!("{head}\r\n").as_bytes()).await?;
-    let sent = send_file_range(w, &segment.file, segment.start, segment.part_length)
-        .await
-        .inspect_err(|_| {
-            metrics.shuffle_outputs_failed.inc();
-        })?;
-    metrics.shuffle_output_bytes.inc_by(sent);
-    metrics.shuffle_outputs_ok.inc();
+    metrics.shuffle_output_sent(
+        send_file_range(w, &segment.file, segment.start, segment.part_length).await,
+    )?;
     w.flush().await
 }
 
