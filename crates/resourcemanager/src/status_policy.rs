@@ -522,7 +522,7 @@ mod tests {
         let policies = |pairs: &[(&str, &str)]| {
             let mut conf = Configuration::new();
             for (k, v) in pairs {
-                conf.set(*k, *v);
+                conf.set(k, *v);
             }
             StatusPolicyOptions::from_conf(&conf).map(|o| o.policies)
         };
