@@ -1,20 +1,15 @@
-//! [`DfsClient`]: namespace calls over one shared NameNode connection. Every call is a
-//! future; callers may have many in flight at once (up to the connection's window).
+//! [`DfsClient`]'s namespace calls over its one shared NameNode connection (the client
+//! itself is in `connection`). Every call is a future; callers may have many in flight
+//! at once (up to the connection's window).
 
 mod append;
 
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Arc;
-use std::time::Duration;
-
 use bytes::Bytes;
-use tokio::sync::OnceCell;
 use tusk_proto::hdfs as h;
-use tusk_rpc::{HadoopException, RpcClient, RpcClientOptions};
 
-use crate::adaptive::LinkMeter;
+use crate::connection::not_found;
+pub use crate::connection::DfsClient;
 use crate::error::{ClientError, Result};
-use crate::options::ClientOptions;
 use crate::reader::FileReader;
 use crate::status::FileStatus;
 use crate::writer::FileWriter;
@@ -34,82 +29,7 @@ pub struct CreateOptions {
     pub create_parent: bool,
 }
 
-pub(crate) struct Inner {
-    pub rpc: RpcClient,
-    pub options: ClientOptions,
-    /// Lease holder name sent with create/addBlock/complete.
-    pub client_name: String,
-    /// Open writers; the lease renewer runs while this is non-zero.
-    pub open_writers: AtomicUsize,
-    pub server_defaults: OnceCell<h::FsServerDefaultsProto>,
-    /// What the writers measured of the client's link, for `adaptive` replication.
-    pub link_meter: std::sync::Mutex<LinkMeter>,
-}
-
-/// A file system client. Cheap to clone; clones share the NameNode connection.
-#[derive(Clone)]
-pub struct DfsClient {
-    pub(crate) inner: Arc<Inner>,
-}
-
 impl DfsClient {
-    /// A client for the NameNode in `options`; connects on first use.
-    pub fn new(options: ClientOptions) -> Self {
-        let rpc = RpcClient::new(
-            options.namenode.clone(),
-            RpcClientOptions {
-                user: options.user.clone(),
-                max_in_flight: options.max_calls_in_flight,
-                connect_retry: options.connect_retry,
-                ..Default::default()
-            },
-        );
-        let client_name = format!(
-            "DFSClient_NONMAPREDUCE_{}_{}",
-            rand::random::<u32>() >> 1,
-            std::process::id()
-        );
-        let inner = Arc::new(Inner {
-            rpc,
-            options,
-            client_name,
-            open_writers: AtomicUsize::new(0),
-            server_defaults: OnceCell::new(),
-            link_meter: std::sync::Mutex::new(LinkMeter::default()),
-        });
-        spawn_lease_renewer(Arc::downgrade(&inner));
-        DfsClient { inner }
-    }
-
-    pub fn options(&self) -> &ClientOptions {
-        &self.inner.options
-    }
-
-    pub fn client_name(&self) -> &str {
-        &self.inner.client_name
-    }
-
-    pub(crate) async fn call<Req: prost::Message, Resp: prost::Message + Default>(
-        &self,
-        method: &str,
-        req: &Req,
-    ) -> Result<Resp> {
-        Ok(self.inner.rpc.call(method, req).await?)
-    }
-
-    pub async fn server_defaults(&self) -> Result<h::FsServerDefaultsProto> {
-        self.inner
-            .server_defaults
-            .get_or_try_init(|| async {
-                let r: h::GetServerDefaultsResponseProto = self
-                    .call("getServerDefaults", &h::GetServerDefaultsRequestProto {})
-                    .await?;
-                Ok::<_, ClientError>(r.server_defaults)
-            })
-            .await
-            .cloned()
-    }
-
     /// Status of `path`, or `None` if it does not exist.
     pub async fn get_file_info(&self, path: &str) -> Result<Option<FileStatus>> {
         let r: h::GetFileInfoResponseProto = self
@@ -223,25 +143,6 @@ impl DfsClient {
     pub async fn open(&self, path: &str) -> Result<FileReader> {
         let blocks = self.block_locations(path, 0, i64::MAX as u64).await?;
         Ok(FileReader::new(self.clone(), path.to_string(), blocks))
-    }
-
-    pub async fn block_locations(
-        &self,
-        path: &str,
-        offset: u64,
-        length: u64,
-    ) -> Result<h::LocatedBlocksProto> {
-        let r: h::GetBlockLocationsResponseProto = self
-            .call(
-                "getBlockLocations",
-                &h::GetBlockLocationsRequestProto {
-                    src: path.to_string(),
-                    offset,
-                    length,
-                },
-            )
-            .await?;
-        r.locations.ok_or_else(|| not_found(path))
     }
 
     /// Writes `data` to a new file in one go.
@@ -394,63 +295,4 @@ impl DfsClient {
             .await?;
         Ok(r.di)
     }
-
-    /// Tells the NameNode that `node`'s replica of `block` failed checksum verification
-    /// (`reportBadBlocks`); failures are only logged.
-    pub async fn report_bad_block(
-        &self,
-        block: &h::LocatedBlockProto,
-        node: &h::DatanodeInfoProto,
-    ) {
-        let mut bad = block.clone();
-        bad.locs = vec![node.clone()];
-        let r: Result<h::ReportBadBlocksResponseProto> = self
-            .call(
-                "reportBadBlocks",
-                &h::ReportBadBlocksRequestProto { blocks: vec![bad] },
-            )
-            .await;
-        if let Err(e) = r {
-            tracing::warn!(error = %e, "reportBadBlocks failed");
-        }
-    }
-
-    pub(crate) fn writer_opened(&self) {
-        self.inner.open_writers.fetch_add(1, Ordering::Relaxed);
-    }
-
-    pub(crate) fn writer_closed(&self) {
-        self.inner.open_writers.fetch_sub(1, Ordering::Relaxed);
-    }
-}
-
-pub(crate) fn not_found(path: &str) -> ClientError {
-    ClientError::Remote(tusk_rpc::RemoteException::of(
-        HadoopException::FileNotFound,
-        format!("File does not exist: {path}"),
-    ))
-}
-
-/// Renews the client's lease every 30 s while it has files open.
-fn spawn_lease_renewer(inner: std::sync::Weak<Inner>) {
-    let Ok(handle) = tokio::runtime::Handle::try_current() else {
-        return;
-    };
-    handle.spawn(async move {
-        loop {
-            tokio::time::sleep(Duration::from_secs(30)).await;
-            let Some(inner) = inner.upgrade() else { return };
-            if inner.open_writers.load(Ordering::Relaxed) > 0 {
-                let req = h::RenewLeaseRequestProto {
-                    client_name: inner.client_name.clone(),
-                    namespaces: vec![],
-                };
-                let r: std::result::Result<h::RenewLeaseResponseProto, _> =
-                    inner.rpc.call("renewLease", &req).await;
-                if let Err(e) = r {
-                    tracing::warn!(error = %e, "lease renewal failed");
-                }
-            }
-        }
-    });
 }

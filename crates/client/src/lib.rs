@@ -2,8 +2,9 @@
 //!
 //! Layout:
 //! - `options`: [`ClientOptions`] (NameNode address, replication mode, sizes).
-//! - `client`: [`DfsClient`], every namespace call as a future over one shared
-//!   NameNode connection (many calls in flight).
+//! - `connection`: [`DfsClient`] itself, its one shared NameNode connection (many calls
+//!   in flight), lease renewal, and the calls readers and writers make through it.
+//! - `client`: every namespace call of [`DfsClient`] as a future.
 //! - `writer`: [`FileWriter`], packets to DataNodes in `pipeline` or `parallel` mode,
 //!   with recovery when a DataNode dies mid-write.
 //! - `adaptive`: the `adaptive` mode's per-block choice between the two, and the
@@ -27,6 +28,7 @@ pub mod admin;
 pub mod blocking;
 pub mod checksum;
 pub mod client;
+mod connection;
 pub mod error;
 pub mod glob;
 pub mod meta;

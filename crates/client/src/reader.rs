@@ -15,7 +15,7 @@ use tusk_datatransfer::{
 };
 use tusk_proto::hdfs::{self as h, Status};
 
-use crate::client::DfsClient;
+use crate::connection::DfsClient;
 use crate::error::{ClientError, Result};
 use crate::short_circuit::LocalReplica;
 

@@ -20,7 +20,7 @@ use tusk_datatransfer::{
 };
 use tusk_proto::hdfs::{self as h, Status};
 
-use crate::client::DfsClient;
+use crate::connection::DfsClient;
 
 /// The replica file layout this client reads (HDFS's block format version 1).
 const BLOCK_FORMAT_VERSION: u32 = 1;

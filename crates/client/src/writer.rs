@@ -28,7 +28,7 @@ use tusk_datatransfer::DataChecksum;
 use tusk_proto::hdfs as h;
 
 use crate::adaptive::{self, BlockPlan, BlockReplication};
-use crate::client::DfsClient;
+use crate::connection::DfsClient;
 use crate::error::{ClientError, Result};
 use crate::options::ReplicationMode;
 use stream::BlockStream;

@@ -6,50 +6,60 @@ mod file;
 use std::path::PathBuf;
 
 use tusk_datatransfer::{DataChecksum, DataTransferError};
-use tusk_proto::internal::ReplicaReport;
 
 use crate::error::DataNodeError;
 
+pub use crate::replica::{ReplicaInfo, ReplicaState};
 pub use file::FileBlockStore;
 
-/// Where a replica is in its life.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum ReplicaState {
-    /// Being written (or left over from an interrupted write): `current/rbw`.
-    Rbw,
-    /// Complete: `current/finalized`.
-    Finalized,
-}
-
-/// What the node knows about one replica.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct ReplicaInfo {
-    pub block_id: u64,
-    pub generation_stamp: u64,
-    /// Bytes on disk with valid checksums.
-    pub num_bytes: u64,
-    pub state: ReplicaState,
-    /// Index into the store's volumes.
-    pub volume: usize,
-}
-
+/// The checks the store's operations make of a replica, each failing with the error
+/// that names the replica and what was wanted of it.
 impl ReplicaInfo {
-    /// Already what block recovery `recovery_id` makes of a replica: finalized with
-    /// that stamp and `length` bytes (a repeated sync finds it so).
-    pub fn is_synced(&self, recovery_id: u64, length: u64) -> bool {
-        self.generation_stamp == recovery_id
-            && self.state == ReplicaState::Finalized
-            && self.num_bytes == length
+    /// The replica is in `state`, as `op` requires.
+    pub(crate) fn require_state(
+        &self,
+        state: ReplicaState,
+        op: &'static str,
+    ) -> Result<(), DataNodeError> {
+        if self.state != state {
+            return Err(DataNodeError::ReplicaStateMismatch {
+                block: self.block_id,
+                state: self.state,
+                op,
+            });
+        }
+        Ok(())
     }
 
-    /// The replica as the NameNode sees it in reports.
-    pub fn to_report(&self) -> ReplicaReport {
-        ReplicaReport {
-            block_id: self.block_id,
-            generation_stamp: self.generation_stamp,
-            num_bytes: self.num_bytes,
-            being_written: self.state == ReplicaState::Rbw,
+    /// Its generation stamp lies in `low..=high`.
+    pub(crate) fn require_stamp_in(&self, low: u64, high: u64) -> Result<(), DataNodeError> {
+        if self.generation_stamp < low || self.generation_stamp > high {
+            return Err(self.stamp_out_of_range(low, high));
         }
+        Ok(())
+    }
+
+    /// The error of a generation stamp outside `low..=high`.
+    pub(crate) fn stamp_out_of_range(&self, low: u64, high: u64) -> DataNodeError {
+        DataNodeError::GenerationStampOutOfRange {
+            block: self.block_id,
+            found: self.generation_stamp,
+            low,
+            high,
+        }
+    }
+
+    /// Its length lies in `min..=max`.
+    pub(crate) fn require_length_in(&self, min: u64, max: u64) -> Result<(), DataNodeError> {
+        if self.num_bytes < min || self.num_bytes > max {
+            return Err(DataNodeError::ReplicaLengthOutOfRange {
+                block: self.block_id,
+                have: self.num_bytes,
+                min,
+                max,
+            });
+        }
+        Ok(())
     }
 }
 
@@ -173,14 +183,7 @@ pub trait BlockStore: Send + Sync + 'static {
             self.delete_up_to(new_block_id, recovery_id.saturating_sub(1))?;
         }
         let (info, mut reader) = self.open_reader(block_id)?;
-        if info.num_bytes < new_length {
-            return Err(DataNodeError::ReplicaLengthOutOfRange {
-                block: block_id,
-                have: info.num_bytes,
-                min: new_length,
-                max: u64::MAX,
-            });
-        }
+        info.require_length_in(new_length, u64::MAX)?;
         let checksum = reader.checksum();
         let bpc = u64::from(checksum.bytes_per_checksum);
         let piece = (VERIFY_PIECE as u64 / bpc).max(1) * bpc;

@@ -66,7 +66,7 @@ pub enum DataNodeError {
     #[error("replica of block {block} is {state:?}, which {op} does not accept")]
     ReplicaStateMismatch {
         block: u64,
-        state: crate::block_store::ReplicaState,
+        state: crate::replica::ReplicaState,
         op: &'static str,
     },
     #[error("block {block} belongs to block pool {pool:?}, not to this node's {expected:?}")]

@@ -1,108 +1,24 @@
-//! Everything the DataNode says to the NameNode (`tusk.DatanodeProtocol`): registration,
-//! heartbeats and the commands in their replies (transfer, invalidate, verify),
-//! incremental block reports (at once or with the next heartbeat, per `ibr_immediate`)
-//! with verification verdicts, full block reports and bad replicas.
+//! The DataNode's standing with the NameNode (`tusk.DatanodeProtocol`): registration,
+//! heartbeats (carrying the queued replica events of `reports` when not sent at once)
+//! and the commands in their replies (transfer, invalidate, verify), and full block
+//! reports.
 
 use std::sync::Arc;
-use std::time::Duration;
 
-use tokio::sync::Notify;
 use tokio::time::Instant;
 use tracing::{debug, info, warn};
 use tusk_common::status::StatusSampler;
 use tusk_proto::internal::replica_verdict::Verdict;
 use tusk_proto::internal::{
-    datanode_command::Command, BlockReceivedAndDeletedRequest, BlockReceivedAndDeletedResponse,
-    BlockReportRequest, BlockReportResponse, DatanodeCommand, DeleteHint, HeartbeatRequest,
-    HeartbeatResponse, NamespaceInfo, NodeStatusProto, RegisterDatanodeRequest,
-    RegisterDatanodeResponse, ReplicaReport, ReplicaVerdict, ReportBadReplicaRequest,
-    ReportBadReplicaResponse, VersionRequest,
+    datanode_command::Command, BlockReportRequest, BlockReportResponse, DatanodeCommand,
+    HeartbeatRequest, HeartbeatResponse, NamespaceInfo, NodeStatusProto, RegisterDatanodeRequest,
+    RegisterDatanodeResponse, ReplicaVerdict, VersionRequest,
 };
 
-use crate::block_store::ReplicaInfo;
 use crate::error::DataNodeError;
+use crate::reports::Queued;
 use crate::transfer::replicate;
 use crate::Node;
-
-/// Replica events not yet sent to the NameNode.
-#[derive(Default)]
-pub(crate) struct Queued {
-    pub received: Vec<ReplicaReport>,
-    pub deleted: Vec<u64>,
-    /// Answers to the NameNode's verify commands.
-    pub verified: Vec<ReplicaVerdict>,
-    /// Where replicas among `received` moved from (REPLACE_BLOCK).
-    pub delete_hints: Vec<DeleteHint>,
-}
-
-impl Queued {
-    fn is_empty(&self) -> bool {
-        self.received.is_empty() && self.deleted.is_empty() && self.verified.is_empty()
-    }
-}
-
-/// Replica events not yet acknowledged by the NameNode.
-#[derive(Default)]
-pub(crate) struct PendingReports {
-    /// Filled by writers, deletions and verifications; drained by the IBR sender or the
-    /// heartbeat.
-    queue: std::sync::Mutex<Queued>,
-    /// Wakes the immediate-mode IBR sender.
-    notify: Notify,
-}
-
-impl PendingReports {
-    pub fn received(&self, info: &ReplicaInfo) {
-        self.lock().received.push(info.to_report());
-        self.notify.notify_one();
-    }
-
-    /// A replica that moved here from the node `from` (its uuid), which the NameNode
-    /// may now drop (HDFS's `delHint`).
-    pub fn received_moved(&self, info: &ReplicaInfo, from: &str) {
-        let mut queue = self.lock();
-        queue.received.push(info.to_report());
-        queue.delete_hints.push(DeleteHint {
-            block_id: info.block_id,
-            datanode_uuid: from.to_string(),
-        });
-        drop(queue);
-        self.notify.notify_one();
-    }
-
-    pub fn deleted(&self, block_id: u64) {
-        self.lock().deleted.push(block_id);
-        self.notify.notify_one();
-    }
-
-    pub fn verified(&self, verdict: ReplicaVerdict) {
-        self.lock().verified.push(verdict);
-        self.notify.notify_one();
-    }
-
-    /// Wakes the IBR sender to look at the queue again.
-    pub fn wake(&self) {
-        self.notify.notify_one();
-    }
-
-    fn take(&self) -> Queued {
-        std::mem::take(&mut *self.lock())
-    }
-
-    /// Puts back reports whose sending failed, ahead of newer ones.
-    fn restore(&self, mut failed: Queued) {
-        let mut q = self.lock();
-        failed.received.append(&mut q.received);
-        failed.deleted.append(&mut q.deleted);
-        failed.verified.append(&mut q.verified);
-        failed.delete_hints.append(&mut q.delete_hints);
-        *q = failed;
-    }
-
-    fn lock(&self) -> std::sync::MutexGuard<'_, Queued> {
-        self.queue.lock().unwrap_or_else(|e| e.into_inner())
-    }
-}
 
 /// Asks the NameNode which namespace it serves (`versionRequest`) and checks it against
 /// the storage's before registering, as HDFS's DataNode does: a node whose storage
@@ -138,6 +54,7 @@ pub(crate) async fn register(node: &Node) -> Result<RegisterDatanodeResponse, Da
             source,
         })?;
     *node.block_pool_id.lock().unwrap_or_else(|e| e.into_inner()) = resp.block_pool_id.clone();
+    node.set_heartbeat_interval(resp.heartbeat_interval_ms);
     node.take_block_keys(&resp.keys.clone().unwrap_or_default());
     info!(
         uuid = %node.identity.datanode_uuid,
@@ -162,7 +79,7 @@ pub(crate) async fn register_until_answered(node: &Node) -> Result<(), DataNodeE
 }
 
 /// The heartbeat loop: a full block report right away and every
-/// `block_report_interval`, a heartbeat every `heartbeat_interval`; runs until shutdown
+/// `block_report_interval`, a heartbeat every [`Node::heartbeat_interval`]; runs until shutdown
 /// and survives an unreachable NameNode.
 pub(crate) async fn run(node: Arc<Node>) {
     let mut sampler = StatusSampler::for_dirs(&node.options.data_dirs);
@@ -171,7 +88,7 @@ pub(crate) async fn run(node: Arc<Node>) {
         if node.heartbeats_paused() {
             tokio::select! {
                 _ = node.shutdown.wait() => return,
-                _ = tokio::time::sleep(node.options.heartbeat_interval) => continue,
+                _ = tokio::time::sleep(node.heartbeat_interval()) => continue,
             }
         }
         if Instant::now() >= next_block_report {
@@ -196,7 +113,7 @@ pub(crate) async fn run(node: Arc<Node>) {
         }
         tokio::select! {
             _ = node.shutdown.wait() => return,
-            _ = tokio::time::sleep(node.options.heartbeat_interval) => {}
+            _ = tokio::time::sleep(node.heartbeat_interval()) => {}
             _ = node.block_report_now.notified() => next_block_report = Instant::now(),
         }
     }
@@ -400,74 +317,4 @@ fn verify_replica(node: &Node, block_id: u64) -> ReplicaVerdict {
         verdict.num_bytes = info.num_bytes;
     }
     verdict
-}
-
-/// Immediate-mode incremental block reports: sends queued events as soon as they
-/// appear, retrying after failures, until shutdown.
-pub(crate) async fn run_ibr(node: Arc<Node>) {
-    loop {
-        tokio::select! {
-            _ = node.shutdown.wait() => return,
-            _ = node.reports.notify.notified() => {}
-        }
-        loop {
-            if node.heartbeats_paused() {
-                break;
-            }
-            let queued = node.reports.take();
-            if queued.is_empty() {
-                break;
-            }
-            let req = BlockReceivedAndDeletedRequest {
-                datanode_uuid: node.identity.datanode_uuid.clone(),
-                received: queued.received,
-                deleted: queued.deleted,
-                verified: queued.verified,
-                delete_hints: queued.delete_hints,
-            };
-            let sent = node
-                .namenode
-                .call::<_, BlockReceivedAndDeletedResponse>("blockReceivedAndDeleted", &req)
-                .await;
-            if let Err(e) = sent {
-                warn!(error = %e, "incremental block report failed; retrying");
-                node.reports.restore(Queued {
-                    received: req.received,
-                    deleted: req.deleted,
-                    verified: req.verified,
-                    delete_hints: req.delete_hints,
-                });
-                let pause = node.options.heartbeat_interval.min(Duration::from_secs(1));
-                tokio::select! {
-                    _ = node.shutdown.wait() => return,
-                    _ = tokio::time::sleep(pause) => {}
-                }
-            }
-        }
-    }
-}
-
-/// Tells the NameNode, in the background, that this node's replica is corrupt.
-pub(crate) fn report_bad_replica(node: &Arc<Node>, block_id: u64) {
-    let node = node.clone();
-    tokio::spawn(async move {
-        let req = ReportBadReplicaRequest {
-            datanode_uuid: node.identity.datanode_uuid.clone(),
-            block_id,
-        };
-        for attempt in 0..3u32 {
-            let sent = node
-                .namenode
-                .call::<_, ReportBadReplicaResponse>("reportBadReplica", &req)
-                .await;
-            match sent {
-                Ok(_) => return,
-                Err(e) => warn!(block_id, attempt, error = %e, "reportBadReplica failed"),
-            }
-            tokio::select! {
-                _ = node.shutdown.wait() => return,
-                _ = tokio::time::sleep(Duration::from_millis(500)) => {}
-            }
-        }
-    });
 }

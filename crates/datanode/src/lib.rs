@@ -4,6 +4,8 @@
 //! Layout:
 //! - `options`: [`DataNodeOptions`], read from Hadoop's keys.
 //! - `identity`: the node's UUID and storage id, persisted in `current/VERSION`.
+//! - `replica`: [`ReplicaState`] and [`ReplicaInfo`], shared by the store, the transfer
+//!   code and the errors.
 //! - `block_store`: the [`BlockStore`] trait (replica map, rbw → finalized) and
 //!   `block_store/file.rs`, its file implementation on one or more volumes.
 //! - `transfer`: the data port's accept loop, op dispatch and block token checks;
@@ -14,8 +16,9 @@
 //!   and generation stamp), `transfer/replicate.rs` (pushing a replica to other
 //!   DataNodes for a NameNode transfer command or a client's TRANSFER_BLOCK).
 //! - `heartbeat`: registration, heartbeats and their commands (transfer, invalidate,
-//!   verify), incremental and full block reports, bad-replica reports (protocol
-//!   `tusk.DatanodeProtocol`).
+//!   verify), full block reports (protocol `tusk.DatanodeProtocol`).
+//! - `reports`: the replica events owed to the NameNode (incremental block reports,
+//!   verification verdicts, bad replicas), used by the heartbeat and the transfer code.
 //! - `http`: the web server's router ([`http::http_router`]), assembled from the
 //!   features that answer over HTTP; its port is the advertised `info_port`.
 //!   `webhdfs`: WebHDFS's CREATE and OPEN, streamed through Tusk's client.
@@ -41,6 +44,8 @@ pub mod ipc;
 pub mod metrics;
 pub mod options;
 mod recovery;
+pub mod replica;
+mod reports;
 pub mod short_circuit;
 mod transfer;
 mod web;
@@ -81,12 +86,15 @@ pub(crate) struct Node {
     /// Connection to the NameNode, reconnected by the client after failures.
     pub namenode: RpcClient,
     /// Replica events waiting to be reported.
-    pub reports: heartbeat::PendingReports,
+    pub reports: reports::PendingReports,
     /// Open data-port connections.
     pub xceivers: Arc<AtomicUsize>,
     /// From the NameNode's registration reply; put in blocks this node sends and
     /// required of blocks it is asked about.
     pub block_pool_id: Mutex<String>,
+    /// The heartbeat period in ms: `options.heartbeat_interval` until the NameNode's
+    /// registration reply names its own (as the NodeManager adopts the RM's).
+    pub heartbeat_interval_ms: AtomicU64,
     /// Fault injection: while set, the node sends the NameNode nothing (as if cut off
     /// from it) but keeps serving its data port. Set by [`DataNodeHandle::pause_heartbeats`].
     pub heartbeats_paused: AtomicBool,
@@ -106,6 +114,18 @@ impl Node {
     /// This node as a pipeline member (`source` of the writes it starts).
     pub fn datanode_info(&self) -> DatanodeInfoProto {
         datanode_info(&self.identity)
+    }
+
+    /// The heartbeat period now in force.
+    pub fn heartbeat_interval(&self) -> Duration {
+        Duration::from_millis(self.heartbeat_interval_ms.load(Ordering::Relaxed).max(1))
+    }
+
+    /// Adopts the NameNode's heartbeat period; 0 (none named) keeps the current one.
+    pub fn set_heartbeat_interval(&self, ms: u64) {
+        if ms > 0 {
+            self.heartbeat_interval_ms.store(ms, Ordering::Relaxed);
+        }
     }
 
     pub fn heartbeats_paused(&self) -> bool {
@@ -244,6 +264,7 @@ impl DataNode {
         );
         let xceivers = Arc::new(AtomicUsize::new(0));
         let node = Arc::new(Node {
+            heartbeat_interval_ms: AtomicU64::new(options.heartbeat_interval.as_millis() as u64),
             options,
             identity,
             store,
@@ -284,7 +305,7 @@ impl DataNode {
         heartbeat::register_until_answered(&node).await?;
         tasks.push(tokio::spawn(heartbeat::run(node.clone())));
         if node.options.ibr_immediate {
-            tasks.push(tokio::spawn(heartbeat::run_ibr(node.clone())));
+            tasks.push(tokio::spawn(reports::run_ibr(node.clone())));
         }
         tracing::info!(
             uuid = %node.identity.datanode_uuid,

@@ -25,7 +25,8 @@ pub struct DataNodeOptions {
     /// Address advertised to the NameNode and clients.
     pub ip_addr: String,
     pub host_name: String,
-    /// `dfs.heartbeat.interval`.
+    /// `dfs.heartbeat.interval`: the period until registration, when the NameNode's
+    /// (its own `dfs.heartbeat.interval`) replaces it.
     pub heartbeat_interval: Duration,
     /// `dfs.blockreport.intervalMsec`.
     pub block_report_interval: Duration,

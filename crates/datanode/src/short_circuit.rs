@@ -33,7 +33,7 @@ use tusk_security::AccessMode;
 
 use crate::block_store::ReplicaFiles;
 use crate::error::DataNodeError;
-use crate::transfer::{check_access, check_block_pool, open_requested};
+use crate::transfer::{check_request, open_requested};
 use crate::Node;
 
 /// HDFS's `DataNode.CURRENT_BLOCK_FORMAT_VERSION`: the replica file layout the
@@ -195,12 +195,10 @@ fn open_for_client(
     req: &OpRequestShortCircuitAccessProto,
 ) -> Result<ReplicaFiles, DataNodeError> {
     let block = &req.header.block;
-    check_block_pool(node, block)?;
-    check_access(
+    check_request(
         node,
         "REQUEST_SHORT_CIRCUIT_FDS",
-        block,
-        req.header.token.as_ref(),
+        &req.header,
         AccessMode::Read,
     )?;
     if req.max_version < BLOCK_FORMAT_VERSION {

@@ -19,7 +19,7 @@ use tokio::task::JoinSet;
 use tracing::{debug, warn};
 use tusk_datatransfer::{read_op, write_delimited, DataTransferError, Op, MAX_PACKET_DATA};
 use tusk_proto::common::TokenProto;
-use tusk_proto::hdfs::{BlockOpResponseProto, ExtendedBlockProto, Status};
+use tusk_proto::hdfs::{BaseHeaderProto, BlockOpResponseProto, ExtendedBlockProto, Status};
 use tusk_security::{AccessMode, BlockTokenError, TokenScope};
 
 use crate::block_store::{ReplicaInfo, ReplicaReader, ReplicaState};
@@ -213,6 +213,19 @@ async fn serve_connection(node: Arc<Node>, stream: TcpStream, peer: SocketAddr, 
     }
 }
 
+/// The checks every data-transfer op makes of its header before touching the replica:
+/// the block is of this node's pool ([`check_block_pool`]) and the token allows `mode`
+/// on it ([`check_access`]).
+pub(crate) fn check_request(
+    node: &Node,
+    op: &'static str,
+    header: &BaseHeaderProto,
+    mode: AccessMode,
+) -> Result<(), DataNodeError> {
+    check_block_pool(node, &header.block)?;
+    check_access(node, op, &header.block, header.token.as_ref(), mode)
+}
+
 /// Refuses a block of another block pool, or any block before registration has told
 /// this node its pool.
 pub(crate) fn check_block_pool(
@@ -238,12 +251,8 @@ pub(crate) fn open_requested(
     finalized_for: Option<&'static str>,
 ) -> Result<(ReplicaInfo, Box<dyn ReplicaReader>), DataNodeError> {
     let (info, reader) = node.store.open_reader(block.block_id)?;
-    if let Some(op) = finalized_for.filter(|_| info.state != ReplicaState::Finalized) {
-        return Err(DataNodeError::ReplicaStateMismatch {
-            block: block.block_id,
-            state: info.state,
-            op,
-        });
+    if let Some(op) = finalized_for {
+        info.require_state(ReplicaState::Finalized, op)?;
     }
     if info.generation_stamp < block.generation_stamp {
         return Err(DataNodeError::StaleGenerationStamp {

@@ -1,5 +1,6 @@
-//! DataNodes against a fake NameNode: pipelined writes, reads, checksums, IBRs, transfer
-//! and invalidate commands, setup failures, restart, and garbage on the data port.
+//! DataNodes against a fake NameNode: registration and the heartbeat period it names,
+//! pipelined writes, reads, checksums, IBRs, transfer and invalidate commands, setup
+//! failures, restart, and garbage on the data port.
 
 use std::collections::HashMap;
 use std::net::SocketAddr;
@@ -1175,6 +1176,29 @@ async fn verify_command_answers_good_corrupt_and_missing() -> anyhow::Result<()>
     assert_eq!(verdicts[&9302].verdict(), Verdict::Missing);
     // Verifying deletes nothing.
     assert_eq!(c.dns[0].replica_count(), 2);
+    c.stop().await;
+    Ok(())
+}
+
+#[tokio::test]
+async fn heartbeats_follow_the_interval_the_namenode_names_at_registration() -> anyhow::Result<()> {
+    // The node's own period is far longer than the 100 ms the fake NameNode names.
+    let options = DataNodeOptions {
+        heartbeat_interval: Duration::from_secs(30),
+        ..Default::default()
+    };
+    let c = Cluster::start(1, options).await?;
+    let heartbeats = || c.nn.heartbeats.lock().unwrap().len();
+    wait_until("a first heartbeat", || heartbeats() >= 1).await?;
+    let first = tokio::time::Instant::now();
+    let seen = heartbeats();
+    wait_until("ten more heartbeats", || heartbeats() >= seen + 10).await?;
+    // Ten periods of 100 ms: well under the node's own 30 s, and not faster than named.
+    assert!(
+        first.elapsed() >= Duration::from_millis(900),
+        "ten heartbeats in {:?}",
+        first.elapsed()
+    );
     c.stop().await;
     Ok(())
 }

@@ -7,6 +7,7 @@
 //! Layout:
 //! - `calls`: the byte layout of a sequence of calls (selector, length, payload) that
 //!   the method targets take, so one input can build up server state.
+//! - `outcome`: settling a service's answer to one call within the fuzz iteration.
 //! - `mutate`: seeded mutations of valid encodings (truncation, bit flips, inflated
 //!   length fields, splices) for the stable pass.
 //! - `rpc`: Hadoop RPC connection bytes (preamble, frames, headers, SASL) into an
@@ -31,6 +32,7 @@ pub mod config;
 pub mod datatransfer;
 pub mod mutate;
 pub mod namenode;
+mod outcome;
 pub mod resourcemanager;
 pub mod rpc;
 pub mod security;

@@ -12,7 +12,6 @@ use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 use std::time::Duration;
 
 use bytes::Bytes;
-use futures::FutureExt;
 use prost::Message;
 use tusk_namenode::edit_log::scan::{scan_log, scan_segment, LastSegment};
 use tusk_namenode::namespace::check_image;
@@ -22,9 +21,10 @@ use tusk_namenode::storage::{NameDir, StorageInfo};
 use tusk_namenode::{NameNodeOptions, Namesystem};
 use tusk_proto::hdfs as h;
 use tusk_proto::internal as t;
-use tusk_rpc::{CallContext, CallOutcome, RpcService};
+use tusk_rpc::{CallContext, RpcService};
 
 use crate::calls;
+use crate::outcome::settle;
 
 /// ClientNamenodeProtocol methods the NameNode serves (`server.rs`), in selector order.
 pub const CLIENT_METHODS: &[&str] = &[
@@ -205,18 +205,6 @@ impl Node {
             .call(selector(method, superuser), &request.encode_to_vec())
             .unwrap_or_else(|e| panic!("{method} failed: {e}"));
         Resp::decode(reply).expect("reply decodes")
-    }
-}
-
-/// The reply of a call that needs no more than one poll.
-fn settle(outcome: CallOutcome) -> Result<Bytes, String> {
-    match outcome {
-        CallOutcome::Now(reply) => reply.map_err(|e| e.to_string()),
-        CallOutcome::AfterMark { reply, .. } => Ok(reply),
-        CallOutcome::Later(call) => match call.now_or_never() {
-            Some(outcome) => settle(outcome),
-            None => Err("still waiting".into()),
-        },
     }
 }
 

@@ -6,7 +6,6 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 
 use bytes::Bytes;
-use futures::FutureExt;
 use prost::Message;
 use tusk_proto::protocol_names::{
     APPLICATION_CLIENT_PROTOCOL, APPLICATION_MASTER_PROTOCOL, RESOURCE_TRACKER_PROTOCOL,
@@ -14,9 +13,10 @@ use tusk_proto::protocol_names::{
 use tusk_proto::tusk::yarn as y;
 use tusk_resourcemanager::ids;
 use tusk_resourcemanager::{ResourceManagerOptions, SchedulerKind, Timing};
-use tusk_rpc::{CallContext, CallOutcome, RpcService};
+use tusk_rpc::{CallContext, RpcService};
 
 use crate::calls;
+use crate::outcome::settle;
 
 /// Every method, with its protocol, in selector order.
 pub const METHODS: &[(&str, &str)] = &[
@@ -98,17 +98,6 @@ fn call(services: &[Arc<dyn RpcService>], selector: u8, payload: &[u8]) -> Resul
             .clone()
             .call(ctx, method, Bytes::copy_from_slice(payload)),
     )
-}
-
-fn settle(outcome: CallOutcome) -> Result<Bytes, String> {
-    match outcome {
-        CallOutcome::Now(reply) => reply.map_err(|e| e.to_string()),
-        CallOutcome::AfterMark { reply, .. } => Ok(reply),
-        CallOutcome::Later(call) => match call.now_or_never() {
-            Some(outcome) => settle(outcome),
-            None => Err("still waiting".into()),
-        },
-    }
 }
 
 /// The selector that calls `method`.

@@ -42,7 +42,7 @@ impl JobId {
     /// A fresh id for a job run in this process.
     pub fn new_local() -> Self {
         JobId {
-            cluster_ts: crate::task::report::now_ms(),
+            cluster_ts: tusk_common::now_millis(),
             seq: NEXT_LOCAL_SEQ.fetch_add(1, Ordering::Relaxed),
         }
     }

@@ -1,7 +1,9 @@
 //! The job description: what to read, which built-in components to run, where to write,
-//! and Hadoop's configuration keys. Serializable, so it travels to containers as JSON.
+//! the files shipped into tasks' working directories ([`LocalizedFile`]), and Hadoop's
+//! configuration keys. Serializable, so it travels to containers as JSON.
 
 use std::collections::BTreeMap;
+use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
@@ -122,7 +124,7 @@ pub struct JobSpec {
     /// Files and archives every task finds in its working directory (streaming's
     /// `-file`, `-files`, `-archives`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub localized: Vec<crate::localize::LocalizedFile>,
+    pub localized: Vec<LocalizedFile>,
     pub conf: BTreeMap<String, String>,
 }
 
@@ -233,6 +235,55 @@ impl JobSpec {
 }
 
 pub use tusk_yarn_client::ramp_down::ReducePreemption;
+
+/// One file or archive a task finds in its working directory.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LocalizedFile {
+    /// Where it comes from: a DFS path, or (before [`crate::localize::stage`]) a local one.
+    pub path: String,
+    /// Whether `path` is on this machine's local file system (not yet staged).
+    pub local: bool,
+    /// The name in the working directory (the `#fragment`, else the base name).
+    pub name: String,
+    /// Unpacked into a directory named `name` rather than copied.
+    pub archive: bool,
+}
+
+impl LocalizedFile {
+    /// Parses one entry of `-files`/`-archives` (or a `-file` operand): `hdfs://…` and
+    /// `hdfs:///…` name DFS files, anything else (`file://…` or a plain path, made
+    /// absolute against `cwd`) a local file; `#name` renames the link.
+    pub fn parse(uri: &str, archive: bool, cwd: &Path) -> Result<LocalizedFile> {
+        let (path, fragment) = match uri.rsplit_once('#') {
+            Some((path, name)) => (path, Some(name)),
+            None => (uri, None),
+        };
+        let (path, local) = match tusk_client::glob::split_uri(path) {
+            Ok(o) if path.contains("://") && !path.starts_with("file:") => {
+                (o.path.to_string(), false)
+            }
+            _ => {
+                let p = path.strip_prefix("file://").unwrap_or(path);
+                (cwd.join(p).display().to_string(), true)
+            }
+        };
+        let name = fragment
+            .unwrap_or_else(|| path.rsplit('/').next().unwrap_or(&path))
+            .to_string();
+        if name.is_empty() || name.contains('/') || name == "." || name == ".." {
+            return Err(MapReduceError::InvalidJob {
+                job: "localization".into(),
+                message: format!("{uri}: not a name to link in the working directory"),
+            });
+        }
+        Ok(LocalizedFile {
+            path,
+            local,
+            name,
+            archive,
+        })
+    }
+}
 
 #[cfg(test)]
 mod tests {

@@ -29,8 +29,16 @@ pub mod terasort;
 pub mod teravalidate;
 pub mod wordcount;
 
-use crate::error::{MapReduceError, Result};
 use crate::registry::Registry;
+
+impl Registry {
+    /// Every built-in component.
+    pub fn builtin() -> Self {
+        let mut r = Registry::empty();
+        register(&mut r);
+        r
+    }
+}
 
 /// Registers every built-in component.
 pub fn register(r: &mut Registry) {
@@ -45,40 +53,4 @@ pub fn register(r: &mut Registry) {
     sleep::register(r);
     streaming::register(r);
     aggregate::register(r);
-}
-
-/// Argument `i` parsed, or an error naming the component.
-pub(crate) fn arg<T: std::str::FromStr>(
-    component: &str,
-    args: &[String],
-    i: usize,
-    what: &str,
-) -> Result<T> {
-    let raw = args.get(i).ok_or_else(|| {
-        MapReduceError::bad_args(component, format!("missing argument {i} ({what})"))
-    })?;
-    raw.parse().map_err(|_| {
-        MapReduceError::bad_args(
-            component,
-            format!("argument {i} ({what}): cannot parse {raw:?}"),
-        )
-    })
-}
-
-/// A decimal number as ASCII, for counts emitted as values.
-pub(crate) fn decimal(n: u64, buf: &mut Vec<u8>) -> &[u8] {
-    use std::io::Write;
-    buf.clear();
-    write!(buf, "{n}").expect("writing to a Vec");
-    buf
-}
-
-/// ASCII decimal back to a number.
-pub(crate) fn parse_decimal(v: &[u8]) -> Result<u64> {
-    std::str::from_utf8(v)
-        .ok()
-        .and_then(|s| s.trim().parse().ok())
-        .ok_or_else(|| {
-            MapReduceError::Task(format!("not a count: {:?}", String::from_utf8_lossy(v)))
-        })
 }

@@ -9,61 +9,12 @@
 
 use std::path::{Path, PathBuf};
 
-use serde::{Deserialize, Serialize};
 use tusk_client::{CreateOptions, DfsClient};
 
 use crate::api::Dfs;
 use crate::error::{MapReduceError, Result};
 use crate::job::JobSpec;
-
-/// One file or archive a task finds in its working directory.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct LocalizedFile {
-    /// Where it comes from: a DFS path, or (before [`stage`]) a local one.
-    pub path: String,
-    /// Whether `path` is on this machine's local file system (not yet staged).
-    pub local: bool,
-    /// The name in the working directory (the `#fragment`, else the base name).
-    pub name: String,
-    /// Unpacked into a directory named `name` rather than copied.
-    pub archive: bool,
-}
-
-impl LocalizedFile {
-    /// Parses one entry of `-files`/`-archives` (or a `-file` operand): `hdfs://…` and
-    /// `hdfs:///…` name DFS files, anything else (`file://…` or a plain path, made
-    /// absolute against `cwd`) a local file; `#name` renames the link.
-    pub fn parse(uri: &str, archive: bool, cwd: &Path) -> Result<LocalizedFile> {
-        let (path, fragment) = match uri.rsplit_once('#') {
-            Some((path, name)) => (path, Some(name)),
-            None => (uri, None),
-        };
-        let (path, local) = match tusk_client::glob::split_uri(path) {
-            Ok(o) if path.contains("://") && !path.starts_with("file:") => {
-                (o.path.to_string(), false)
-            }
-            _ => {
-                let p = path.strip_prefix("file://").unwrap_or(path);
-                (cwd.join(p).display().to_string(), true)
-            }
-        };
-        let name = fragment
-            .unwrap_or_else(|| path.rsplit('/').next().unwrap_or(&path))
-            .to_string();
-        if name.is_empty() || name.contains('/') || name == "." || name == ".." {
-            return Err(MapReduceError::InvalidJob {
-                job: "localization".into(),
-                message: format!("{uri}: not a name to link in the working directory"),
-            });
-        }
-        Ok(LocalizedFile {
-            path,
-            local,
-            name,
-            archive,
-        })
-    }
-}
+pub use crate::job::LocalizedFile;
 
 /// Copies the job's local files into `<staging>/files/` in the DFS and points the job
 /// at the copies; checks that its DFS files exist. A missing file refuses the job

@@ -47,13 +47,6 @@ impl Registry {
         }
     }
 
-    /// Every built-in component (see [`crate::jobs`]).
-    pub fn builtin() -> Self {
-        let mut r = Registry::empty();
-        crate::jobs::register(&mut r);
-        r
-    }
-
     pub fn register_mapper(
         &mut self,
         name: &str,
@@ -105,4 +98,22 @@ impl Registry {
         }
         Ok(())
     }
+}
+
+/// A component's argument `i` parsed, or an error naming the component.
+pub(crate) fn arg<T: std::str::FromStr>(
+    component: &str,
+    args: &[String],
+    i: usize,
+    what: &str,
+) -> Result<T> {
+    let raw = args.get(i).ok_or_else(|| {
+        MapReduceError::bad_args(component, format!("missing argument {i} ({what})"))
+    })?;
+    raw.parse().map_err(|_| {
+        MapReduceError::bad_args(
+            component,
+            format!("argument {i} ({what}): cannot parse {raw:?}"),
+        )
+    })
 }

@@ -1,8 +1,9 @@
 //! RandomTextWriter, Grep, TestDFSIO and Sleep run end to end with sensible results.
 
-mod common;
+#[path = "support/jobs.rs"]
+mod support;
 
-use common::*;
+use support::*;
 use tusk_mapreduce::jobs::{dfsio, grep, randomtextwriter, sleep};
 use tusk_mapreduce::{keys, run_local, TaskType};
 

@@ -1,9 +1,10 @@
 //! Splits and the line-boundary rule: lines straddling block boundaries (and one line
 //! starting exactly on a boundary, and one longer than a block) are read exactly once.
 
-mod common;
+#[path = "support/jobs.rs"]
+mod support;
 
-use common::*;
+use support::*;
 use tusk_mapreduce::counters as c;
 use tusk_mapreduce::jobs::sort;
 use tusk_mapreduce::split::compute_splits;

@@ -1,8 +1,9 @@
 //! Streaming with shell commands, task retries, and the refusals before any task runs.
 
-mod common;
+#[path = "support/jobs.rs"]
+mod support;
 
-use common::*;
+use support::*;
 use tusk_mapreduce::counters as c;
 use tusk_mapreduce::jobs::{streaming, wordcount};
 use tusk_mapreduce::localize::LocalizedFile;

@@ -1,8 +1,9 @@
 //! TeraGen → TeraSort → TeraValidate.
 
-mod common;
+#[path = "support/jobs.rs"]
+mod support;
 
-use common::*;
+use support::*;
 use tusk_mapreduce::jobs::{teragen, terasort, teravalidate};
 use tusk_mapreduce::{keys, run_local};
 

@@ -1,9 +1,10 @@
 //! WordCount against a reference computed here, and the same output whatever the
 //! combiner, compression, sort buffer and shuffle memory settings.
 
-mod common;
+#[path = "support/jobs.rs"]
+mod support;
 
-use common::*;
+use support::*;
 use tusk_mapreduce::counters as c;
 use tusk_mapreduce::jobs::wordcount;
 use tusk_mapreduce::{keys, run_local, Phase, TaskType};

@@ -51,7 +51,7 @@ use tusk_security::job_token;
 use tusk_security::writable;
 
 use crate::error::{NodeManagerError, ShuffleError};
-use crate::shuffle::{respond, response_head, send_file_range, Request};
+use crate::shuffle::http::{respond, response_head, send_file_range, Request};
 use crate::Node;
 
 /// The auxiliary service's name: the key of its service data and meta data.
@@ -249,13 +249,9 @@ pub(crate) async fn map_output<W: AsyncWriteExt + Unpin>(
     w.write_all(format!("{head}\r\n").as_bytes()).await?;
     for (header, output) in &outputs {
         w.write_all(header).await?;
-        let sent = send_file_range(w, &output.data, output.start, output.part_length)
-            .await
-            .inspect_err(|_| {
-                metrics.shuffle_outputs_failed.inc();
-            })?;
-        metrics.shuffle_output_bytes.inc_by(sent);
-        metrics.shuffle_outputs_ok.inc();
+        metrics.shuffle_output_sent(
+            send_file_range(w, &output.data, output.start, output.part_length).await,
+        )?;
     }
     w.flush().await?;
     Ok(fetch.keep_alive.then_some(timeout))

@@ -36,6 +36,20 @@ pub struct NmMetrics {
 }
 
 impl NmMetrics {
+    /// Counts one map output sent (its bytes) or failed, and hands the outcome on.
+    pub fn shuffle_output_sent(&self, sent: std::io::Result<u64>) -> std::io::Result<u64> {
+        match &sent {
+            Ok(bytes) => {
+                self.shuffle_output_bytes.inc_by(*bytes);
+                self.shuffle_outputs_ok.inc();
+            }
+            Err(_) => {
+                self.shuffle_outputs_failed.inc();
+            }
+        }
+        sent
+    }
+
     /// A container ended with `exit_status`.
     pub fn container_ended(&self, exit_status: i32) {
         match exit_status {

@@ -17,13 +17,13 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
-mod http;
+pub(crate) mod http;
 
 use tokio::io::{AsyncReadExt, AsyncSeekExt, AsyncWriteExt, BufReader};
 use tokio::net::{TcpListener, TcpStream};
 use tracing::debug;
 
-pub(crate) use http::{parse_head, read_head, respond, response_head, send_file_range, Request};
+use http::{parse_head, read_head, respond, response_head, send_file_range, Request};
 
 use crate::Node;
 
@@ -242,13 +242,9 @@ async fn map_output<W: AsyncWriteExt + Unpin>(
         ],
     );
     w.write_all(format!("{head}\r\n").as_bytes()).await?;
-    let sent = send_file_range(w, &segment.file, segment.start, segment.part_length)
-        .await
-        .inspect_err(|_| {
-            metrics.shuffle_outputs_failed.inc();
-        })?;
-    metrics.shuffle_output_bytes.inc_by(sent);
-    metrics.shuffle_outputs_ok.inc();
+    metrics.shuffle_output_sent(
+        send_file_range(w, &segment.file, segment.start, segment.part_length).await,
+    )?;
     w.flush().await
 }
 

@@ -164,7 +164,12 @@ fn allocate(
         }
         allocated.push(container_proto(c, container, &user));
     }
-    let updated_nodes = c.take_lost_nodes(&app_id);
+    let updated_nodes = c
+        .take_lost_nodes(&app_id)
+        .iter()
+        .filter_map(|id| c.nodes.get(id))
+        .map(records::node_report)
+        .collect();
     let state = c.hadoop_attempt(&app_id).expect("allocating app exists");
     state.response_id = r.response_id().wrapping_add(1);
     Ok(h::AllocateResponseProto {

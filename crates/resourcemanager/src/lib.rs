@@ -21,7 +21,9 @@
 //! - `state_store`: [`StateStore`], where applications are kept for a restart
 //!   (`yarn.resourcemanager.recovery.enabled`).
 //! - `resource`, `ids`: memory/vcores arithmetic; YARN's id formats.
-//! - `metrics`: the counters and gauges of `/metrics`.
+//! - `metrics`: the counters of `/metrics`.
+//! - `cluster_snapshot`: the cluster at one moment, for `/metrics`' gauges, `/jmx` and
+//!   the pages.
 //! - `web`: the web UI (cluster, nodes, applications, scheduler), `/jmx` beans; job pages
 //!   come from whoever starts it (`ResourceManagerOptions::extra_routes`).
 //! - `error`: [`ResourceManagerError`] and its Hadoop exception class names.
@@ -32,6 +34,7 @@
 //! paths keep working.
 
 mod cluster;
+mod cluster_snapshot;
 pub mod error;
 mod hadoop_client;
 mod hadoop_launch;
@@ -138,7 +141,7 @@ impl ResourceManager {
             event_driven: options.timing == Timing::EventDriven,
         });
         let registry = shared.lock().metrics.clone();
-        registry.register(Arc::downgrade(&shared));
+        registry.register(cluster_snapshot::ClusterCollector(Arc::downgrade(&shared)));
         let amrm_tokens = shared.lock().secrets.amrm.clone();
         let rpc = RpcServer::new(services(&shared))
             .with_token_authority(amrm_tokens)

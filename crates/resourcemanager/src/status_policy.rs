@@ -34,6 +34,13 @@ pub enum Policy {
 }
 
 impl Policy {
+    /// Every policy, the set `tusk.yarn.scheduler.status-aware = true` turns on.
+    pub const ALL: [Policy; 3] = [
+        Policy::ReceiveRate,
+        Policy::DiskRate,
+        Policy::PotentialReception,
+    ];
+
     pub fn name(self) -> &'static str {
         match self {
             Policy::ReceiveRate => "receive-rate",
@@ -73,12 +80,18 @@ impl TaskKind {
 
 pub const POLICIES_KEY: &str = "tusk.yarn.scheduler.status-aware.policies";
 
+/// The on/off switch: `true` turns every policy on, `false` none, when [`POLICIES_KEY`]
+/// is unset; when both are set [`POLICIES_KEY`] decides (with a warning if they
+/// disagree).
+pub const SWITCH_KEY: &str = "tusk.yarn.scheduler.status-aware";
+
 /// Which policies are on and their thresholds.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct StatusPolicyOptions {
     /// `tusk.yarn.scheduler.status-aware.policies`: comma-separated `receive-rate`,
-    /// `disk-rate`, `potential-reception`; empty (the default) = none.
+    /// `disk-rate`, `potential-reception`; empty (the default) = none. Unset, the
+    /// switch `tusk.yarn.scheduler.status-aware` (`true` = all, `false` = none) decides.
     pub policies: Vec<Policy>,
     /// `…status-aware.receive-rate.threshold`: RBU, 0..1 (default 0.8).
     pub receive_rate_threshold: f64,
@@ -112,6 +125,32 @@ impl Default for StatusPolicyOptions {
     }
 }
 
+/// Applies [`SWITCH_KEY`] to the policies [`POLICIES_KEY`] named.
+fn with_switch(
+    conf: &Configuration,
+    policies: Vec<Policy>,
+) -> Result<Vec<Policy>, ResourceManagerError> {
+    if conf.get(SWITCH_KEY).is_none() {
+        return Ok(policies);
+    }
+    let on = conf
+        .get_bool(SWITCH_KEY, false)
+        .map_err(|e| ResourceManagerError::InvalidOption {
+            key: SWITCH_KEY.to_string(),
+            message: e.to_string(),
+        })?;
+    if conf.get(POLICIES_KEY).is_none() {
+        return Ok(if on { Policy::ALL.to_vec() } else { Vec::new() });
+    }
+    if on == policies.is_empty() {
+        tracing::warn!(
+            "{SWITCH_KEY}={on} disagrees with {POLICIES_KEY}={:?}; {POLICIES_KEY} decides",
+            conf.get(POLICIES_KEY).unwrap_or_default()
+        );
+    }
+    Ok(policies)
+}
+
 impl StatusPolicyOptions {
     pub fn from_conf(conf: &Configuration) -> Result<Self, ResourceManagerError> {
         let d = StatusPolicyOptions::default();
@@ -134,6 +173,7 @@ impl StatusPolicyOptions {
                 policies.push(p);
             }
         }
+        let policies = with_switch(conf, policies)?;
         let float = |key: String, default: f64| -> Result<f64, ResourceManagerError> {
             match conf.get(&key) {
                 None => Ok(default),
@@ -475,5 +515,37 @@ mod tests {
         conf.set(POLICIES_KEY, "disk-rate");
         conf.set("tusk.yarn.scheduler.status-aware.disk-rate.threshold", "-1");
         assert!(StatusPolicyOptions::from_conf(&conf).is_err());
+    }
+
+    #[test]
+    fn the_switch_turns_every_policy_on_or_off_when_the_list_is_unset() {
+        let policies = |pairs: &[(&str, &str)]| {
+            let mut conf = Configuration::new();
+            for (k, v) in pairs {
+                conf.set(k, *v);
+            }
+            StatusPolicyOptions::from_conf(&conf).map(|o| o.policies)
+        };
+        assert_eq!(policies(&[]).unwrap(), vec![]);
+        assert_eq!(
+            policies(&[(SWITCH_KEY, "true")]).unwrap(),
+            Policy::ALL.to_vec()
+        );
+        assert_eq!(policies(&[(SWITCH_KEY, "false")]).unwrap(), vec![]);
+        // The list, when set, decides (a disagreement is only warned about).
+        assert_eq!(
+            policies(&[(SWITCH_KEY, "true"), (POLICIES_KEY, "disk-rate")]).unwrap(),
+            vec![Policy::DiskRate]
+        );
+        assert_eq!(
+            policies(&[(SWITCH_KEY, "false"), (POLICIES_KEY, "disk-rate")]).unwrap(),
+            vec![Policy::DiskRate]
+        );
+        assert_eq!(
+            policies(&[(SWITCH_KEY, "true"), (POLICIES_KEY, "")]).unwrap(),
+            vec![]
+        );
+        let e = policies(&[(SWITCH_KEY, "yes")]).unwrap_err().to_string();
+        assert!(e.contains(SWITCH_KEY), "{e}");
     }
 }

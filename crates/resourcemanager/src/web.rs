@@ -30,7 +30,7 @@ use tusk_http::page::{self, escape, url_encode, Column, Page};
 use tusk_proto::tusk::yarn as y;
 
 use crate::cluster::Cluster;
-use crate::metrics::ClusterSnapshot;
+use crate::cluster_snapshot::ClusterSnapshot;
 use crate::server::Shared;
 use crate::status::{state_name, ClusterStatus};
 

@@ -3,6 +3,9 @@
 //! the test over `tusk.ResourceTrackerProtocol`, so what the ResourceManager tells it to
 //! launch can be read directly. Waits poll a condition with a deadline.
 
+#[path = "support/recovery.rs"]
+mod recovery;
+
 use std::time::Duration;
 
 use anyhow::{Context, Result};
@@ -18,6 +21,8 @@ use tusk_proto::tusk::yarn as y;
 use tusk_rpc::{RpcClient, RpcClientOptions, RpcError};
 use tusk_security::yarn_tokens::AMRM_TOKEN_KIND;
 use tusk_security::Credentials;
+
+use recovery::{recovery_conf, restart_resourcemanager};
 
 const DEADLINE: Duration = Duration::from_secs(20);
 const USER: &str = "alice";
@@ -611,25 +616,20 @@ async fn unknown_ids_and_unsupported_calls_get_hadoops_exceptions() -> Result<()
 async fn a_restarted_resourcemanager_launches_a_hadoop_am_hadoop_style_again_when_no_node_reports_it(
 ) -> Result<()> {
     let store = tempfile::tempdir()?;
-    let mut cluster = start_with(&[
-        ("yarn.resourcemanager.recovery.enabled", "true"),
-        (
-            "yarn.resourcemanager.fs.state-store.uri",
-            store.path().to_str().unwrap(),
-        ),
-        ("yarn.nm.liveness-monitor.expiry-interval-ms", "1000"),
-    ])
+    let mut cluster = start_with(
+        &[
+            recovery_conf(store.path()).as_slice(),
+            &[("yarn.nm.liveness-monitor.expiry-interval-ms", "1000")],
+        ]
+        .concat(),
+    )
     .await?;
     let tracker = client(&cluster, RESOURCE_TRACKER_PROTOCOL);
     register_node(&tracker, "n1").await?;
     submit_hadoop_app(&hadoop(&cluster), "default").await?;
     let first = next_launch(&tracker, "n1").await?;
 
-    cluster
-        .yarn_mut()
-        .restart_resourcemanager()
-        .await
-        .map_err(anyhow::Error::from_boxed)?;
+    restart_resourcemanager(&mut cluster).await?;
     // The new ResourceManager does not know the node until it registers again; the node
     // does not report the AM's container, so once the expiry interval has passed the
     // AM is taken as lost and a new attempt launched.
@@ -852,27 +852,22 @@ async fn a_hadoop_am_registers_allocates_and_finishes_with_its_am_rm_token() -> 
 #[tokio::test]
 async fn without_work_preserving_recovery_a_restart_starts_a_new_attempt_at_once() -> Result<()> {
     let store = tempfile::tempdir()?;
-    let mut cluster = start_with(&[
-        ("yarn.resourcemanager.recovery.enabled", "true"),
-        (
-            "yarn.resourcemanager.work-preserving-recovery.enabled",
-            "false",
-        ),
-        (
-            "yarn.resourcemanager.fs.state-store.uri",
-            store.path().to_str().unwrap(),
-        ),
-    ])
+    let mut cluster = start_with(
+        &[
+            recovery_conf(store.path()).as_slice(),
+            &[(
+                "yarn.resourcemanager.work-preserving-recovery.enabled",
+                "false",
+            )],
+        ]
+        .concat(),
+    )
     .await?;
     let tracker = client(&cluster, RESOURCE_TRACKER_PROTOCOL);
     register_node(&tracker, "n1").await?;
     submit_hadoop_app(&hadoop(&cluster), "default").await?;
     let first = next_launch(&tracker, "n1").await?;
-    cluster
-        .yarn_mut()
-        .restart_resourcemanager()
-        .await
-        .map_err(anyhow::Error::from_boxed)?;
+    restart_resourcemanager(&mut cluster).await?;
     let tracker = client(&cluster, RESOURCE_TRACKER_PROTOCOL);
     let am = first.container_id.clone();
     let am_running = y::NodeContainerStatus {
@@ -953,14 +948,7 @@ async fn allocate_one(
 async fn a_hadoop_attempt_and_its_running_containers_survive_a_resourcemanager_restart(
 ) -> Result<()> {
     let store = tempfile::tempdir()?;
-    let mut cluster = start_with(&[
-        ("yarn.resourcemanager.recovery.enabled", "true"),
-        (
-            "yarn.resourcemanager.fs.state-store.uri",
-            store.path().to_str().unwrap(),
-        ),
-    ])
-    .await?;
+    let mut cluster = start_with(&recovery_conf(store.path())).await?;
     let tracker = client(&cluster, RESOURCE_TRACKER_PROTOCOL);
     let keys_before = register_node_holding(&tracker, "n1", Vec::new()).await?;
     let app_id = submit_hadoop_app(&hadoop(&cluster), "default").await?;
@@ -976,11 +964,7 @@ async fn a_hadoop_attempt_and_its_running_containers_survive_a_resourcemanager_r
     let task = allocate_one(&am, &tracker, "n1").await?;
     let task_id = task.id.context("an id")?;
 
-    cluster
-        .yarn_mut()
-        .restart_resourcemanager()
-        .await
-        .map_err(anyhow::Error::from_boxed)?;
+    restart_resourcemanager(&mut cluster).await?;
     // The node registers again with what it runs: the AM, its task and a container of
     // an attempt the ResourceManager never kept.
     let tracker = client(&cluster, RESOURCE_TRACKER_PROTOCOL);

@@ -2,6 +2,9 @@
 //! minicluster's YARN), running real processes as containers. Waits poll a condition
 //! with a deadline.
 
+#[path = "support/recovery.rs"]
+mod recovery;
+
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
@@ -12,6 +15,8 @@ use tusk_minicluster::{wait_for, MiniCluster, MiniYarn};
 use tusk_proto::tusk::yarn as y;
 use tusk_resourcemanager::{SchedulerKind, Timing};
 use tusk_yarn_client::{ApplicationMasterClient, ContainerManagerClient};
+
+use recovery::{recovery_conf, restart_resourcemanager};
 
 const DEADLINE: Duration = Duration::from_secs(20);
 
@@ -869,13 +874,7 @@ async fn a_restarted_resourcemanager_recovers_applications_with_a_new_attempt() 
     // One attempt allowed: the attempt a restart ends must not count against it.
     let mut cluster = start_yarn(
         Timing::EventDriven,
-        &[
-            ("yarn.resourcemanager.recovery.enabled", "true"),
-            (
-                "yarn.resourcemanager.fs.state-store.uri",
-                store.path().to_str().unwrap(),
-            ),
-        ],
+        &recovery_conf(store.path()),
         &[("n", 1024)],
     )
     .await?;
@@ -890,11 +889,7 @@ async fn a_restarted_resourcemanager_recovers_applications_with_a_new_attempt() 
     let old_attempt = rm.client().report(&running).await?.current_attempt_id;
 
     // The ResourceManager goes away and comes back on the same address.
-    cluster
-        .yarn_mut()
-        .restart_resourcemanager()
-        .await
-        .map_err(anyhow::Error::from_boxed)?;
+    restart_resourcemanager(&mut cluster).await?;
     let rm = cluster.yarn();
 
     let report = rm.client().report(&done).await?;
@@ -993,13 +988,7 @@ async fn a_resyncing_nodemanager_keeps_a_hadoop_attempts_running_am() -> Result<
     let store = tempfile::TempDir::new()?;
     let mut cluster = start_yarn(
         Timing::EventDriven,
-        &[
-            ("yarn.resourcemanager.recovery.enabled", "true"),
-            (
-                "yarn.resourcemanager.fs.state-store.uri",
-                store.path().to_str().unwrap(),
-            ),
-        ],
+        &recovery_conf(store.path()),
         &[("n", 1024)],
     )
     .await?;
@@ -1011,11 +1000,7 @@ async fn a_resyncing_nodemanager_keeps_a_hadoop_attempts_running_am() -> Result<
     .await?;
     let before = rm.client().report(&app).await?;
 
-    cluster
-        .yarn_mut()
-        .restart_resourcemanager()
-        .await
-        .map_err(anyhow::Error::from_boxed)?;
+    restart_resourcemanager(&mut cluster).await?;
     let rm = cluster.yarn();
     // The node resyncs and reports the AM container, which the ResourceManager adopts:
     // its memory counts on the node again, and it is still the application's AM.

@@ -152,6 +152,29 @@ fn connection_header() -> BytesMut {
 }
 
 /// True once the server has closed `stream` (end of stream or reset), polled 20 s.
+/// `n` connections that each announce a `frame_len` frame and send all of it but the
+/// last byte, then hold on.
+async fn stall_frames(
+    addr: SocketAddr,
+    n: usize,
+    frame_len: usize,
+) -> Vec<tokio::task::JoinHandle<()>> {
+    let mut attackers = Vec::new();
+    for _ in 0..n {
+        let mut stream = TcpStream::connect(addr).await.unwrap();
+        attackers.push(tokio::spawn(async move {
+            let mut out = connection_header();
+            out.extend_from_slice(&(frame_len as u32).to_be_bytes());
+            stream.write_all(&out).await.unwrap();
+            // Blocks once the server stops reading: that is the backpressure.
+            let _ = stream.write_all(&vec![0x5a; frame_len - 1]).await;
+            std::future::pending::<()>().await;
+            drop(stream);
+        }));
+    }
+    attackers
+}
+
 async fn closed_by_server(stream: &mut TcpStream) -> bool {
     let mut byte = [0u8; 1];
     matches!(
@@ -172,19 +195,7 @@ async fn eight_long_frames_stay_within_the_budget_and_calls_are_still_answered()
     let server = Server::start(options).await;
     // Eight connections announce 7.5 MiB frames and send all but the last byte.
     let frame_len = 15 * MIB / 2;
-    let mut attackers = Vec::new();
-    for _ in 0..8 {
-        let mut stream = TcpStream::connect(server.addr).await.unwrap();
-        attackers.push(tokio::spawn(async move {
-            let mut out = connection_header();
-            out.extend_from_slice(&(frame_len as u32).to_be_bytes());
-            stream.write_all(&out).await.unwrap();
-            // Blocks once the server stops reading: that is the backpressure.
-            let _ = stream.write_all(&vec![0x5a; frame_len - 1]).await;
-            std::future::pending::<()>().await;
-            drop(stream);
-        }));
-    }
+    let attackers = stall_frames(server.addr, 8, frame_len).await;
     // Two frames fit in the budget and are buffered whole (less their last byte); the
     // other senders wait.
     let full = server
@@ -236,18 +247,7 @@ async fn a_stalled_long_frame_gives_its_budget_back_after_the_idle_time() {
     .await;
     // Three frames, each all but its last byte, one at a time through the budget.
     let frame_len = 7 * MIB;
-    let mut attackers = Vec::new();
-    for _ in 0..3 {
-        let mut stream = TcpStream::connect(server.addr).await.unwrap();
-        attackers.push(tokio::spawn(async move {
-            let mut out = connection_header();
-            out.extend_from_slice(&(frame_len as u32).to_be_bytes());
-            stream.write_all(&out).await.unwrap();
-            let _ = stream.write_all(&vec![0x5a; frame_len - 1]).await;
-            std::future::pending::<()>().await;
-            drop(stream);
-        }));
-    }
+    let attackers = stall_frames(server.addr, 3, frame_len).await;
     let stats = server
         .until("each stalled frame closed in turn", |s| s.idle_closed == 3)
         .await;

@@ -8,6 +8,7 @@
 //! (signs), the next one (already known to every DataNode when it becomes current) and
 //! retired ones until no token they signed can still be valid.
 
+pub mod access_mode;
 pub mod identifier;
 
 use std::collections::HashMap;
@@ -21,7 +22,8 @@ use tusk_proto::common::TokenProto;
 use tusk_proto::hdfs::StorageTypeProto;
 use tusk_proto::internal;
 
-pub use identifier::{AccessMode, BlockTokenIdentifier};
+pub use access_mode::AccessMode;
+pub use identifier::BlockTokenIdentifier;
 
 use crate::error::BlockTokenError;
 

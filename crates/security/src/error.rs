@@ -1,6 +1,6 @@
 use thiserror::Error;
 
-use crate::block_token::AccessMode;
+use crate::block_token::access_mode::AccessMode;
 
 /// Why a block token was refused. The messages follow HDFS's `InvalidToken` wording, so
 /// a DataNode's ERROR_ACCESS_TOKEN reply reads as HDFS's would.

@@ -13,7 +13,7 @@ use tusk_proto::common::TokenProto;
 use tusk_proto::hdfs::{self as h, op_write_block_proto::BlockConstructionStage, Status};
 
 use crate::adaptive::BlockReplication;
-use crate::client::DfsClient;
+use crate::connection::DfsClient;
 use crate::error::{ClientError, Result};
 
 /// A packet kept until every live replica has acknowledged it, for resending.

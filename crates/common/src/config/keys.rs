@@ -208,6 +208,9 @@ pub const KNOWN: &[&str] = &[
     "tusk.yarn.am.finish-grace-ms",
     "tusk.yarn.scheduler.fair.queues",
     "tusk.yarn.scheduler.node-locality-delay",
+    // The switch: `true` = every status-aware policy, `false` = none, when
+    // `.status-aware.policies` is unset; that list decides when both are set (a
+    // disagreement is warned about).
     "tusk.yarn.scheduler.status-aware",
     "tusk.yarn.scheduler.status-aware.disk-rate.threshold",
     "tusk.yarn.scheduler.status-aware.policies",

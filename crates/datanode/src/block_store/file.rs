@@ -158,23 +158,8 @@ fn check_recovery(
     min_bytes: u64,
     max_bytes: u64,
 ) -> Result<(), DataNodeError> {
-    if replica.generation_stamp < block_gs || replica.generation_stamp > new_gs {
-        return Err(DataNodeError::GenerationStampOutOfRange {
-            block: replica.block_id,
-            found: replica.generation_stamp,
-            low: block_gs,
-            high: new_gs,
-        });
-    }
-    if replica.num_bytes < min_bytes || replica.num_bytes > max_bytes {
-        return Err(DataNodeError::ReplicaLengthOutOfRange {
-            block: replica.block_id,
-            have: replica.num_bytes,
-            min: min_bytes,
-            max: max_bytes,
-        });
-    }
-    Ok(())
+    replica.require_stamp_in(block_gs, new_gs)?;
+    replica.require_length_in(min_bytes, max_bytes)
 }
 
 impl Inner {
@@ -334,13 +319,7 @@ impl BlockStore for FileBlockStore {
             block_id,
             new_gs,
             |old| {
-                if old.state != ReplicaState::Rbw {
-                    return Err(DataNodeError::ReplicaStateMismatch {
-                        block: block_id,
-                        state: old.state,
-                        op: "streaming recovery",
-                    });
-                }
+                old.require_state(ReplicaState::Rbw, "streaming recovery")?;
                 check_recovery(old, block_gs, new_gs, min_bytes, max_bytes)
             },
             |_| min_bytes,

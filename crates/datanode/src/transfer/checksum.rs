@@ -18,7 +18,7 @@ use tusk_security::AccessMode;
 
 use crate::block_store::ReplicaReader;
 use crate::error::DataNodeError;
-use crate::transfer::{check_access, check_block_pool, open_requested, send_response};
+use crate::transfer::{check_request, open_requested, send_response};
 use crate::Node;
 
 /// CRCs read from the meta file at a time.
@@ -53,14 +53,7 @@ fn compute(
     op: &OpBlockChecksumProto,
 ) -> Result<OpBlockChecksumResponseProto, DataNodeError> {
     let block = &op.header.block;
-    check_block_pool(node, block)?;
-    check_access(
-        node,
-        "BLOCK_CHECKSUM",
-        block,
-        op.header.token.as_ref(),
-        AccessMode::Read,
-    )?;
+    check_request(node, "BLOCK_CHECKSUM", &op.header, AccessMode::Read)?;
     let options = op.block_checksum_options.unwrap_or_default();
     let mode = match options.block_checksum_type() {
         BlockChecksumTypeProto::Md5crc => ChecksumCombineMode::Md5Md5Crc,

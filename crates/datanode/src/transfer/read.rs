@@ -16,8 +16,8 @@ use tusk_proto::hdfs::{
 
 use crate::block_store::{ReplicaInfo, ReplicaReader};
 use crate::error::DataNodeError;
-use crate::heartbeat;
-use crate::transfer::{check_access, check_block_pool, send_response};
+use crate::reports;
+use crate::transfer::{check_request, send_response};
 use crate::Node;
 use tusk_security::AccessMode;
 
@@ -75,7 +75,7 @@ where
                 block,
                 offset, "corrupt replica found while reading; reporting it"
             );
-            heartbeat::report_bad_replica(node, block);
+            reports::report_bad_replica(node, block);
             return Ok(false);
         }
         Err(e) => return Err(e),
@@ -95,12 +95,10 @@ fn open(
     req: &OpReadBlockProto,
 ) -> Result<(ReplicaInfo, Box<dyn ReplicaReader>, u64, u64), DataNodeError> {
     let block = &req.header.base_header.block;
-    check_block_pool(node, block)?;
-    check_access(
+    check_request(
         node,
         "READ_BLOCK",
-        block,
-        req.header.base_header.token.as_ref(),
+        &req.header.base_header,
         AccessMode::Read,
     )?;
     let (info, reader) = node.store.open_reader(block.block_id)?;

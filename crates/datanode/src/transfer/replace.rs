@@ -23,10 +23,8 @@ use tusk_security::AccessMode;
 use crate::block_store::{ReplicaInfo, ReplicaWriter};
 use crate::error::DataNodeError;
 use crate::transfer::read::send_block;
-use crate::transfer::{
-    check_access, check_block_pool, open_requested, send_response, status_of, IO_BUFFER,
-};
-use crate::{heartbeat, Node};
+use crate::transfer::{check_request, open_requested, send_response, status_of, IO_BUFFER};
+use crate::{reports, Node};
 
 /// The proxy's closing char (`DataOutputStream.writeChar('d')`).
 const DONE: [u8; 2] = [0, b'd'];
@@ -39,14 +37,7 @@ pub(crate) async fn serve_copy<W: AsyncWrite + Unpin>(
     let op = OpCopyBlockProto::decode(body).map_err(DataTransferError::from)?;
     let block = &op.header.block;
     let opened = (|| {
-        check_block_pool(node, block)?;
-        check_access(
-            node,
-            "COPY_BLOCK",
-            block,
-            op.header.token.as_ref(),
-            AccessMode::Copy,
-        )?;
+        check_request(node, "COPY_BLOCK", &op.header, AccessMode::Copy)?;
         open_requested(node, block, Some("COPY_BLOCK"))
     })();
     let (info, mut reader) = match opened {
@@ -79,7 +70,7 @@ pub(crate) async fn serve_copy<W: AsyncWrite + Unpin>(
     {
         Ok(_) => {}
         Err(DataNodeError::CorruptReplica { block, offset }) => {
-            heartbeat::report_bad_replica(node, block);
+            reports::report_bad_replica(node, block);
             return Err(DataNodeError::CorruptReplica { block, offset });
         }
         Err(e) => return Err(e),
@@ -124,14 +115,7 @@ async fn replace(
     op: &OpReplaceBlockProto,
 ) -> Result<ReplicaInfo, DataNodeError> {
     let block = &op.header.block;
-    check_block_pool(node, block)?;
-    check_access(
-        node,
-        "REPLACE_BLOCK",
-        block,
-        op.header.token.as_ref(),
-        AccessMode::Replace,
-    )?;
+    check_request(node, "REPLACE_BLOCK", &op.header, AccessMode::Replace)?;
     if op.source.id.datanode_uuid == node.identity.datanode_uuid {
         // A move between this node's own storages: Tusk's volumes are all DISK.
         return node

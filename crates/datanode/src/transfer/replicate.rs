@@ -22,10 +22,8 @@ use tusk_proto::internal::TransferCommand;
 use crate::block_store::ReplicaState;
 use crate::error::DataNodeError;
 use crate::transfer::read::{packet_data_len, send_block};
-use crate::transfer::{
-    check_access, check_block_pool, own_write_token, send_response, status_of, IO_BUFFER,
-};
-use crate::{datanode_info, heartbeat, Node};
+use crate::transfer::{check_request, own_write_token, send_response, status_of, IO_BUFFER};
+use crate::{datanode_info, reports, Node};
 use tusk_security::AccessMode;
 
 /// A replica to send to other DataNodes.
@@ -82,12 +80,10 @@ pub(crate) async fn serve_transfer<W: AsyncWrite + Unpin>(
     let op = OpTransferBlockProto::decode(body).map_err(DataTransferError::from)?;
     let block = &op.header.base_header.block;
     let pushed = async {
-        check_block_pool(node, block)?;
-        check_access(
+        check_request(
             node,
             "TRANSFER_BLOCK",
-            block,
-            op.header.base_header.token.as_ref(),
+            &op.header.base_header,
             AccessMode::Copy,
         )?;
         let info = node
@@ -150,14 +146,7 @@ async fn push(node: &std::sync::Arc<Node>, push: Push) -> Result<(), DataNodeErr
         });
     }
     let len = push.len.unwrap_or(info.num_bytes);
-    if len > info.num_bytes {
-        return Err(DataNodeError::ReplicaLengthOutOfRange {
-            block: block_id,
-            have: info.num_bytes,
-            min: len,
-            max: u64::MAX,
-        });
-    }
+    info.require_length_in(len, u64::MAX)?;
     let checksum = reader.checksum();
     if len < info.num_bytes && !len.is_multiple_of(u64::from(checksum.bytes_per_checksum)) {
         // The stored checksum of that chunk covers bytes that would not be sent.
@@ -227,7 +216,7 @@ async fn push(node: &std::sync::Arc<Node>, push: Push) -> Result<(), DataNodeErr
     match tokio::try_join!(sending, acking) {
         Ok(_) => Ok(()),
         Err(DataNodeError::CorruptReplica { block, offset }) => {
-            heartbeat::report_bad_replica(node, block);
+            reports::report_bad_replica(node, block);
             Err(DataNodeError::CorruptReplica { block, offset })
         }
         Err(e) => Err(e),

@@ -21,7 +21,7 @@ use tusk_proto::hdfs::{BlockOpResponseProto, OpWriteBlockProto, PipelineAckProto
 
 use crate::block_store::ReplicaWriter;
 use crate::error::DataNodeError;
-use crate::transfer::{check_access, check_block_pool, send_response, status_of};
+use crate::transfer::{check_request, send_response, status_of};
 use crate::Node;
 use tusk_security::AccessMode;
 
@@ -147,12 +147,10 @@ enum Opened {
 /// corrupt one, whatever stage it names.
 fn open_replica(node: &Node, op: &OpWriteBlockProto) -> Result<Opened, DataNodeError> {
     let block = &op.header.base_header.block;
-    check_block_pool(node, block)?;
-    check_access(
+    check_request(
         node,
         "WRITE_BLOCK",
-        block,
-        op.header.base_header.token.as_ref(),
+        &op.header.base_header,
         AccessMode::Write,
     )?;
     let checksum = DataChecksum::from_proto(&op.requested_checksum)?;

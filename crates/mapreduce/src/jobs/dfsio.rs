@@ -16,7 +16,7 @@ const CHUNK: usize = 1 << 20;
 
 pub fn register(r: &mut Registry) {
     r.register_mapper("dfsio", |args| {
-        let mode: String = super::arg("dfsio", args, 0, "write|read")?;
+        let mode: String = crate::registry::arg("dfsio", args, 0, "write|read")?;
         let write = match mode.as_str() {
             "write" => true,
             "read" => false,
@@ -29,8 +29,8 @@ pub fn register(r: &mut Registry) {
         };
         Ok(Box::new(DfsIoMapper {
             write,
-            bytes: super::arg("dfsio", args, 1, "bytes per file")?,
-            dir: super::arg("dfsio", args, 2, "base directory")?,
+            bytes: crate::registry::arg("dfsio", args, 1, "bytes per file")?,
+            dir: crate::registry::arg("dfsio", args, 2, "base directory")?,
             dfs: None,
             buf: Vec::new(),
         }))

@@ -24,11 +24,11 @@ pub struct GrepMapper {
 impl GrepMapper {
     /// Args: pattern, optional capture group (0 = whole match).
     pub fn new(args: &[String]) -> Result<Self> {
-        let pattern: String = super::arg("grep", args, 0, "pattern")?;
+        let pattern: String = crate::registry::arg("grep", args, 0, "pattern")?;
         let regex =
             Regex::new(&pattern).map_err(|e| MapReduceError::bad_args("grep", e.to_string()))?;
         let group = if args.len() > 1 {
-            super::arg("grep", args, 1, "group")?
+            crate::registry::arg("grep", args, 1, "group")?
         } else {
             0
         };

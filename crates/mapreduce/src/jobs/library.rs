@@ -2,7 +2,7 @@
 //! hash and modulo partitioning.
 
 use crate::api::{Emitter, Mapper, Partitioner, Reducer};
-use crate::error::Result;
+use crate::error::{MapReduceError, Result};
 use crate::registry::Registry;
 
 pub fn register(r: &mut Registry) {
@@ -63,9 +63,9 @@ impl Reducer for SumReducer {
     ) -> Result<()> {
         let mut sum = 0u64;
         for v in values {
-            sum += super::parse_decimal(v)?;
+            sum += parse_decimal(v)?;
         }
-        out.emit(key, super::decimal(sum, &mut self.buf))
+        out.emit(key, decimal(sum, &mut self.buf))
     }
 }
 
@@ -95,4 +95,22 @@ impl Partitioner for ModuloPartitioner {
         b[..n].copy_from_slice(&key[..n]);
         u32::from_be_bytes(b) % partitions
     }
+}
+
+/// A decimal number as ASCII, for counts emitted as values.
+pub(crate) fn decimal(n: u64, buf: &mut Vec<u8>) -> &[u8] {
+    use std::io::Write;
+    buf.clear();
+    write!(buf, "{n}").expect("writing to a Vec");
+    buf
+}
+
+/// ASCII decimal back to a number.
+pub(crate) fn parse_decimal(v: &[u8]) -> Result<u64> {
+    std::str::from_utf8(v)
+        .ok()
+        .and_then(|s| s.trim().parse().ok())
+        .ok_or_else(|| {
+            MapReduceError::Task(format!("not a count: {:?}", String::from_utf8_lossy(v)))
+        })
 }

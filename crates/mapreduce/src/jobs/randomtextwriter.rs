@@ -12,7 +12,7 @@ use crate::registry::Registry;
 pub fn register(r: &mut Registry) {
     r.register_mapper("randomtextwriter", |args| {
         Ok(Box::new(RandomTextMapper {
-            bytes_per_map: super::arg("randomtextwriter", args, 0, "bytes per map")?,
+            bytes_per_map: crate::registry::arg("randomtextwriter", args, 0, "bytes per map")?,
         }))
     });
 }

@@ -12,13 +12,13 @@ use crate::registry::Registry;
 pub fn register(r: &mut Registry) {
     r.register_mapper("sleep", |args| {
         Ok(Box::new(SleepMapper {
-            ms: super::arg("sleep", args, 0, "map ms")?,
-            reduces: super::arg("sleep", args, 1, "reduces")?,
+            ms: crate::registry::arg("sleep", args, 0, "map ms")?,
+            reduces: crate::registry::arg("sleep", args, 1, "reduces")?,
         }))
     });
     r.register_reducer("sleep", |args| {
         Ok(Box::new(SleepReducer {
-            ms: super::arg("sleep", args, 0, "reduce ms")?,
+            ms: crate::registry::arg("sleep", args, 0, "reduce ms")?,
         }))
     });
 }

@@ -20,20 +20,20 @@ use std::thread::JoinHandle;
 
 use crate::api::{Emitter, Mapper, Reducer, TaskContext};
 use crate::error::{MapReduceError, Result};
+use crate::job::LocalizedFile;
 use crate::job::{ComponentSpec, InputFormat, JobSpec};
-use crate::localize::LocalizedFile;
 use crate::registry::Registry;
 
 pub fn register(r: &mut Registry) {
     r.register_mapper("streaming", |args| {
         Ok(Box::new(StreamingMapper {
-            process: Process::new(super::arg("streaming", args, 0, "command")?),
+            process: Process::new(crate::registry::arg("streaming", args, 0, "command")?),
             lines_only: false,
         }))
     });
     r.register_reducer("streaming", |args| {
         Ok(Box::new(StreamingReducer {
-            process: Process::new(super::arg("streaming", args, 0, "command")?),
+            process: Process::new(crate::registry::arg("streaming", args, 0, "command")?),
         }))
     });
 }

@@ -97,7 +97,7 @@ impl Reducer for ValidateReducer {
         if key == CHECKSUM {
             let mut sum = 0u64;
             for v in values {
-                sum = sum.wrapping_add(super::parse_decimal(v)?);
+                sum = sum.wrapping_add(super::library::parse_decimal(v)?);
             }
             return out.emit(CHECKSUM, format!("{sum:x}").as_bytes());
         }

@@ -1,20 +1,13 @@
 //! What an attempt reports when it ends: outcome, phase timings and counters, in a
 //! serializable form for job history and Gantt charts.
 
-use std::time::{SystemTime, UNIX_EPOCH};
-
 use serde::{Deserialize, Serialize};
 
 use crate::counters::Counters;
 use crate::ids::{TaskAttemptId, TaskType};
 
-/// Milliseconds since the Unix epoch.
-pub fn now_ms() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map(|d| d.as_millis() as u64)
-        .unwrap_or(0)
-}
+/// Milliseconds since the Unix epoch (the name the task and AM code use).
+pub use tusk_common::now_millis as now_ms;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]

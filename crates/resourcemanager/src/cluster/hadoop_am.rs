@@ -212,16 +212,12 @@ impl Cluster {
         Some(state)
     }
 
-    /// Hadoop's reports of the nodes lost since the application's last allocate.
-    pub(crate) fn take_lost_nodes(&mut self, app_id: &str) -> Vec<h::NodeReportProto> {
-        let Some(app) = self.apps.get_mut(app_id) else {
-            return Vec::new();
-        };
-        std::mem::take(&mut app.lost_nodes)
-            .iter()
-            .filter_map(|id| self.nodes.get(id))
-            .map(crate::hadoop_records::node_report)
-            .collect()
+    /// The ids of the nodes lost since the application's last allocate.
+    pub(crate) fn take_lost_nodes(&mut self, app_id: &str) -> std::collections::BTreeSet<String> {
+        self.apps
+            .get_mut(app_id)
+            .map(|app| std::mem::take(&mut app.lost_nodes))
+            .unwrap_or_default()
     }
 
     /// Registers a Hadoop AM (its host and RPC port go into application reports).

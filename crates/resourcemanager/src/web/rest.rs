@@ -12,7 +12,7 @@ use tusk_http::daemon::not_found;
 use tusk_proto::tusk::yarn as y;
 
 use crate::cluster::{App, Cluster, Node};
-use crate::metrics::ClusterSnapshot;
+use crate::cluster_snapshot::ClusterSnapshot;
 use crate::status::state_name;
 
 /// `{"clusterInfo": …}`.

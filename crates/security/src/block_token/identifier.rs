@@ -22,69 +22,14 @@
 
 use bytes::Buf;
 use prost::Message;
-use tusk_proto::hdfs::{AccessModeProto, BlockTokenSecretProto, StorageTypeProto};
+use tusk_proto::hdfs::{BlockTokenSecretProto, StorageTypeProto};
 
+pub use crate::block_token::access_mode::AccessMode;
 use crate::error::BlockTokenError;
 use crate::writable::{
     read_count, read_string, read_text, read_vint, read_vlong, take, write_string, write_text,
     write_vlong,
 };
-
-/// What a token allows on its block (HDFS's `BlockTokenIdentifier.AccessMode`; the
-/// order is Java's ordinal order, which is also the order modes are written in).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum AccessMode {
-    Read,
-    Write,
-    Copy,
-    Replace,
-}
-
-impl AccessMode {
-    /// The Java enum constant's name, as written on the wire.
-    pub fn name(self) -> &'static str {
-        match self {
-            AccessMode::Read => "READ",
-            AccessMode::Write => "WRITE",
-            AccessMode::Copy => "COPY",
-            AccessMode::Replace => "REPLACE",
-        }
-    }
-
-    fn from_name(name: &str) -> Option<AccessMode> {
-        Some(match name {
-            "READ" => AccessMode::Read,
-            "WRITE" => AccessMode::Write,
-            "COPY" => AccessMode::Copy,
-            "REPLACE" => AccessMode::Replace,
-            _ => return None,
-        })
-    }
-
-    fn to_proto(self) -> AccessModeProto {
-        match self {
-            AccessMode::Read => AccessModeProto::Read,
-            AccessMode::Write => AccessModeProto::Write,
-            AccessMode::Copy => AccessModeProto::Copy,
-            AccessMode::Replace => AccessModeProto::Replace,
-        }
-    }
-
-    fn from_proto(p: AccessModeProto) -> AccessMode {
-        match p {
-            AccessModeProto::Read => AccessMode::Read,
-            AccessModeProto::Write => AccessMode::Write,
-            AccessModeProto::Copy => AccessMode::Copy,
-            AccessModeProto::Replace => AccessMode::Replace,
-        }
-    }
-}
-
-impl std::fmt::Display for AccessMode {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.name())
-    }
-}
 
 /// The fields of a block token identifier. Who verifies a token computes its HMAC over
 /// the identifier bytes as received, never over a re-encoding of these fields, so

@@ -77,32 +77,13 @@ pub(super) fn append(
         block_id,
         new_gs,
         |old| {
-            if old.state != ReplicaState::Finalized {
-                return Err(DataNodeError::ReplicaStateMismatch {
-                    block: block_id,
-                    state: old.state,
-                    op: "append",
-                });
-            }
+            old.require_state(ReplicaState::Finalized, "append")?;
             // As HDFS, the new stamp may equal the old one (a client that appends
             // without asking the NameNode for a new stamp, as hdfs-native does).
             if old.generation_stamp != block_gs || new_gs < block_gs {
-                return Err(DataNodeError::GenerationStampOutOfRange {
-                    block: block_id,
-                    found: old.generation_stamp,
-                    low: block_gs,
-                    high: block_gs,
-                });
+                return Err(old.stamp_out_of_range(block_gs, block_gs));
             }
-            if old.num_bytes != expected_len {
-                return Err(DataNodeError::ReplicaLengthOutOfRange {
-                    block: block_id,
-                    have: old.num_bytes,
-                    min: expected_len,
-                    max: expected_len,
-                });
-            }
-            Ok(())
+            old.require_length_in(expected_len, expected_len)
         },
         |old| old.num_bytes,
     )?;
@@ -132,12 +113,7 @@ pub(super) fn init_replica_recovery(
         .map(|e| e.info)
         .ok_or(DataNodeError::BlockNotFound { block: block_id })?;
     if info.generation_stamp < block_gs || info.generation_stamp >= recovery_id {
-        return Err(DataNodeError::GenerationStampOutOfRange {
-            block: block_id,
-            found: info.generation_stamp,
-            low: block_gs,
-            high: recovery_id.saturating_sub(1),
-        });
+        return Err(info.stamp_out_of_range(block_gs, recovery_id.saturating_sub(1)));
     }
     // The writer, if any, stops: nothing more lands on the replica while it is synced.
     *epoch += 1;
@@ -164,22 +140,9 @@ pub(super) fn update_replica_under_recovery(
         recovery_id,
         |old| {
             if old.generation_stamp >= recovery_id {
-                return Err(DataNodeError::GenerationStampOutOfRange {
-                    block: block_id,
-                    found: old.generation_stamp,
-                    low: 0,
-                    high: recovery_id.saturating_sub(1),
-                });
+                return Err(old.stamp_out_of_range(0, recovery_id.saturating_sub(1)));
             }
-            if old.num_bytes < new_length {
-                return Err(DataNodeError::ReplicaLengthOutOfRange {
-                    block: block_id,
-                    have: old.num_bytes,
-                    min: new_length,
-                    max: u64::MAX,
-                });
-            }
-            Ok(())
+            old.require_length_in(new_length, u64::MAX)
         },
         |_| new_length,
     )?;
