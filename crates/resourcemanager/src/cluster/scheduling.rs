@@ -40,7 +40,13 @@ impl Cluster {
         self.offer_seq += 1;
         let offer = self.offer_seq;
         let mut placed = 0;
-        while self.nodes.get(node_id).is_some_and(|n| !n.lost) {
+        // Nothing to place: skip ordering the applications (most offers of a large,
+        // lightly loaded cluster).
+        let anything_wanted = self
+            .apps
+            .values()
+            .any(|a| !a.is_terminal() && (a.needs_am() || a.asks.iter().any(|k| k.remaining > 0)));
+        while anything_wanted && self.nodes.get(node_id).is_some_and(|n| !n.lost) {
             let order = self.application_order();
             let taken = order
                 .iter()
