@@ -13,8 +13,8 @@
 //! the hdfs-native client).
 //!
 //! ```no_run
-//! # async fn demo() -> Result<(), tusk_minicluster::Error> {
-//! let cluster = tusk_minicluster::MiniCluster::builder().datanodes(3).build().await?;
+//! # async fn demo() -> Result<(), tusk_cluster::Error> {
+//! let cluster = tusk_cluster::MiniCluster::builder().datanodes(3).build().await?;
 //! let client = cluster.client();
 //! client.write_file("/a", b"hello", Default::default()).await?;
 //! # Ok(()) }

@@ -10,7 +10,7 @@ use tusk_client::meta::{
 };
 use tusk_client::snapshot::diff_entry_line;
 use tusk_client::{CreateOptions, DfsClient};
-use tusk_minicluster::{listed_names, test_data, wait_for, MiniCluster};
+use tusk_cluster::{listed_names, test_data, wait_for, MiniCluster};
 
 const BLOCK: u64 = 1 << 20;
 

@@ -4,7 +4,7 @@
 
 use tusk_client::meta::{XAttrProto, XATTR_CREATE};
 use tusk_client::ClientError;
-use tusk_minicluster::{listed_names, MiniCluster};
+use tusk_cluster::{listed_names, MiniCluster};
 
 /// Hadoop's id of the root directory.
 const ROOT_ID: u64 = 16385;
