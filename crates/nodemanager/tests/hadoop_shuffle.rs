@@ -10,7 +10,7 @@ use anyhow::{bail, Context, Result};
 use bytes::Bytes;
 use tokio::io::{AsyncReadExt, BufReader};
 use tokio::net::TcpStream;
-use tusk_cluster::http_exchange::{self, HttpResponse};
+use tusk_cluster::testing::http_exchange::{self, HttpResponse};
 use tusk_cluster::{wait_for, MiniCluster};
 use tusk_proto::common::TokenProto;
 use tusk_proto::tusk::yarn as y;

@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 use anyhow::{bail, Context, Result};
 use tokio::io::BufReader;
 use tokio::net::TcpStream;
-use tusk_cluster::http_exchange::{self, HttpResponse};
+use tusk_cluster::testing::http_exchange::{self, HttpResponse};
 use tusk_cluster::{wait_for, MiniCluster, MiniYarn};
 use tusk_proto::tusk::yarn as y;
 use tusk_resourcemanager::{SchedulerKind, Timing};
