@@ -1,5 +1,5 @@
 //! The experiments behind `tusk bench`. Each takes an `XxxOptions`, runs against an
-//! in-process [`MiniCluster`](tusk_minicluster::MiniCluster) or an external NameNode
+//! in-process [`MiniCluster`](tusk_cluster::MiniCluster) or an external NameNode
 //! (`fs: Some("hdfs://host:port")`, Tusk's or Hadoop's: the client speaks Hadoop's
 //! protocols), and returns a report that serializes to JSON and renders as a Markdown
 //! table with `to_markdown()`. Sizes are in MB of 2^20 bytes, as TestDFSIO counts them.

@@ -10,7 +10,7 @@ use std::time::Instant;
 
 use serde::{Deserialize, Serialize};
 use tusk_client::{ClientOptions, CreateOptions, DfsClient};
-use tusk_minicluster::MiniCluster;
+use tusk_cluster::MiniCluster;
 
 use crate::context::RunContext;
 use crate::error::{BenchError, Result};
@@ -141,7 +141,7 @@ pub async fn run(opts: ShortCircuitOptions) -> Result<ShortCircuitReport> {
     let context = RunContext::new(
         "Tusk mini cluster, 1 NameNode + 1 DataNode in-process, the client on the DataNode's host",
     );
-    let data = tusk_minicluster::test_data(opts.file_size as usize, 42);
+    let data = tusk_cluster::test_data(opts.file_size as usize, 42);
     let path = "/short-circuit-bench";
     cluster
         .client()

@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 use tusk_client::CreateOptions;
-use tusk_minicluster::MiniCluster;
+use tusk_cluster::MiniCluster;
 
 use crate::context::RunContext;
 use crate::error::{BenchError, Result};

@@ -3,8 +3,8 @@
 use std::path::Path;
 
 use tusk_client::{ClientOptions, DfsClient, ReplicationMode};
+use tusk_cluster::MiniCluster;
 use tusk_common::Configuration;
-use tusk_minicluster::MiniCluster;
 
 use crate::error::{BenchError, Result};
 

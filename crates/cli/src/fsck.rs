@@ -160,7 +160,7 @@ mod tests {
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn a_file_whose_only_replica_is_gone_makes_the_path_corrupt() {
-        let mut cluster = tusk_minicluster::MiniCluster::builder()
+        let mut cluster = tusk_cluster::MiniCluster::builder()
             .datanodes(1)
             .conf("dfs.replication", "1")
             .conf("dfs.heartbeat.interval", "0.2")
@@ -195,7 +195,7 @@ mod tests {
         assert!(text.ends_with("The filesystem under path '/' is HEALTHY\n"));
 
         cluster.stop_datanode(0).await;
-        tusk_minicluster::wait_for(
+        tusk_cluster::wait_for(
             "the node declared dead",
             std::time::Duration::from_secs(20),
             || async { matches!(client.datanode_report(2).await, Ok(live) if live.is_empty()) },

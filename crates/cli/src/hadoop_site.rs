@@ -3,17 +3,35 @@
 //! configuration directory `tusk local up` leaves in `DIR/conf/` so that Hadoop's CLIs
 //! reach the local cluster with `HADOOP_CONF_DIR=DIR/conf`.
 
-use crate::local::LocalCluster;
+use std::path::PathBuf;
 
 /// A `<configuration>` document of `properties`, in order.
 pub use tusk_common::config::site_xml as site;
+
+/// Log aggregation, on in `tusk local`'s daemons and client configuration.
+pub const LOG_AGGREGATION_KEY: &str = "yarn.log-aggregation-enable";
+
+/// The addresses Hadoop's clients need of a running cluster (`tusk local up`'s or a
+/// testbed's).
+pub struct ClusterEndpoints {
+    /// `fs.defaultFS`: `hdfs://127.0.0.1:PORT`.
+    pub uri: String,
+    /// The ResourceManager's RPC address; `None` with `--no-yarn`.
+    pub rm_addr: Option<String>,
+    /// The NameNode's web server (WebHDFS): `127.0.0.1:PORT`.
+    pub namenode_http: String,
+    /// The ResourceManager's web server; `None` with `--no-yarn`.
+    pub rm_http: Option<String>,
+    /// `DIR/conf`: Hadoop's client configuration for this cluster (`HADOOP_CONF_DIR`).
+    pub hadoop_conf_dir: PathBuf,
+}
 
 /// Writes Hadoop's client configuration for `cluster` to its `hadoop_conf_dir`:
 /// core-site.xml (fs.defaultFS), hdfs-site.xml (the NameNode's web address),
 /// yarn-site.xml (every ResourceManager address Hadoop's clients and AMs look up; Tusk
 /// serves all its RPC protocols on one port; log aggregation on, as `tusk local` runs
 /// its NodeManagers) and mapred-site.xml (MapReduce on YARN).
-pub fn write_client_conf(cluster: &LocalCluster) -> std::io::Result<()> {
+pub fn write_client_conf(cluster: &ClusterEndpoints) -> std::io::Result<()> {
     let dir = &cluster.hadoop_conf_dir;
     std::fs::create_dir_all(dir)?;
     std::fs::write(
@@ -42,7 +60,7 @@ pub fn write_client_conf(cluster: &LocalCluster) -> std::io::Result<()> {
     // As the NodeManagers run: `yarn logs` reads finished applications' logs from the
     // DFS.
     if cluster.rm_addr.is_some() {
-        yarn.push((crate::local::LOG_AGGREGATION_KEY, "true".to_string()));
+        yarn.push((LOG_AGGREGATION_KEY, "true".to_string()));
     }
     std::fs::write(dir.join("yarn-site.xml"), site(&yarn))?;
     std::fs::write(

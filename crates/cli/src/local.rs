@@ -22,6 +22,7 @@ use tusk_proto::tusk::yarn::NodeState;
 use tusk_yarn_client::ApplicationClient;
 
 use crate::conf::RM_ADDRESS_KEY;
+use crate::hadoop_site::{ClusterEndpoints, LOG_AGGREGATION_KEY};
 
 #[derive(Subcommand)]
 pub enum LocalCommand {
@@ -114,22 +115,8 @@ pub async fn run(conf: Configuration, cmd: LocalCommand) -> anyhow::Result<()> {
     }
 }
 
-/// Addresses of a cluster `up` started.
-pub struct LocalCluster {
-    /// `fs.defaultFS`: `hdfs://127.0.0.1:PORT`.
-    pub uri: String,
-    /// The ResourceManager's RPC address; `None` with `--no-yarn`.
-    pub rm_addr: Option<String>,
-    /// The NameNode's web server (WebHDFS): `127.0.0.1:PORT`.
-    pub namenode_http: String,
-    /// The ResourceManager's web server; `None` with `--no-yarn`.
-    pub rm_http: Option<String>,
-    /// `DIR/conf`: Hadoop's client configuration for this cluster (`HADOOP_CONF_DIR`).
-    pub hadoop_conf_dir: PathBuf,
-}
-
 /// Starts the processes and waits until every DataNode (and NodeManager) is live.
-pub async fn up(conf: &Configuration, args: &UpArgs) -> anyhow::Result<LocalCluster> {
+pub async fn up(conf: &Configuration, args: &UpArgs) -> anyhow::Result<ClusterEndpoints> {
     let dir = &args.dir;
     if read_pids(dir).iter().any(|(_, pid)| alive(*pid)) {
         bail!(
@@ -225,7 +212,7 @@ pub async fn up(conf: &Configuration, args: &UpArgs) -> anyhow::Result<LocalClus
         Some(_) => Some(read_http_addr(dir, "resourcemanager")?),
         None => None,
     };
-    let cluster = LocalCluster {
+    let cluster = ClusterEndpoints {
         uri,
         rm_addr,
         namenode_http,
@@ -342,9 +329,6 @@ pub(crate) async fn wait_ready(
         tokio::time::sleep(Duration::from_millis(5)).await;
     }
 }
-
-/// Log aggregation, on in `tusk local`'s daemons and client configuration.
-pub const LOG_AGGREGATION_KEY: &str = "yarn.log-aggregation-enable";
 
 /// One NodeManager per DataNode, each with its own local and log dirs (`nm{i}/`).
 fn start_nodemanagers(

@@ -193,7 +193,7 @@ async fn up(conf: &Configuration, args: &UpArgs) -> anyhow::Result<()> {
 /// nodes' addresses.
 fn write_hadoop_client_conf(tb: &Testbed, uri: &str) -> anyhow::Result<()> {
     let ip = |daemon| tb.node_running(daemon).map(|n| n.net.ip.clone());
-    let cluster = crate::local::LocalCluster {
+    let cluster = crate::hadoop_site::ClusterEndpoints {
         uri: uri.to_string(),
         rm_addr: tb.rm_address.clone(),
         namenode_http: format!("{}:9870", ip(Daemon::Namenode).unwrap_or_default()),

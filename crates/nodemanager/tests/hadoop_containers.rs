@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, UNIX_EPOCH};
 
 use prost::Message;
-use tusk_minicluster::{wait_for, MiniCluster};
+use tusk_cluster::{wait_for, MiniCluster};
 use tusk_proto::hadoop::yarn as hy;
 use tusk_proto::tusk::yarn as y;
 use tusk_yarn_client::ContainerManagerClient;

@@ -7,7 +7,7 @@
 use std::time::Duration;
 
 use anyhow::Result;
-use tusk_minicluster::{wait_for, MiniCluster};
+use tusk_cluster::{wait_for, MiniCluster};
 use tusk_proto::tusk::yarn as y;
 
 const DEADLINE: Duration = Duration::from_secs(30);

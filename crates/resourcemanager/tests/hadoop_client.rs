@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use anyhow::{Context, Result};
 use prost::Message;
-use tusk_minicluster::{wait_for, MiniCluster};
+use tusk_cluster::{wait_for, MiniCluster};
 use tusk_proto::hadoop::common::TokenProto;
 use tusk_proto::hadoop::yarn as h;
 use tusk_proto::protocol_names::{

@@ -6,8 +6,8 @@
 use std::collections::BTreeMap;
 
 use tusk_client::{CreateOptions, DfsClient};
+use tusk_cluster::MiniCluster;
 use tusk_mapreduce::{JobResult, LocalRunnerOptions};
-use tusk_minicluster::MiniCluster;
 
 pub const BLOCK: u64 = 1 << 20;
 

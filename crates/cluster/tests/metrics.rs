@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use prometheus_parse::{Scrape, Value};
 use tusk_client::CreateOptions;
-use tusk_minicluster::{wait_for, wait_for_replicas, MiniCluster};
+use tusk_cluster::{wait_for, wait_for_replicas, MiniCluster};
 
 const BLOCK: usize = 1 << 20;
 
@@ -71,7 +71,7 @@ async fn a_write_moves_the_namenode_and_datanode_counters_by_what_was_written() 
     let blocks = datanodes_sum(&cluster, "datanode_blocks_written_total").await;
 
     let len = 3 * BLOCK + 5;
-    let data = tusk_minicluster::test_data(len, 11);
+    let data = tusk_cluster::test_data(len, 11);
     let client = cluster.client();
     let opts = CreateOptions {
         create_parent: true,

@@ -4,7 +4,7 @@
 
 use std::time::Duration;
 
-use tusk_minicluster::{wait_for, MiniCluster};
+use tusk_cluster::{wait_for, MiniCluster};
 
 /// GET `/fsck?{query}`: status and body.
 async fn fsck(cluster: &MiniCluster, query: &str) -> (u16, String) {

@@ -6,7 +6,7 @@ use std::time::Duration;
 use futures::future::join_all;
 use futures::stream::{self, StreamExt};
 use tusk_client::{ClientError, CreateOptions, DfsClient};
-use tusk_minicluster::MiniCluster;
+use tusk_cluster::MiniCluster;
 
 async fn cluster() -> MiniCluster {
     MiniCluster::builder()
@@ -212,7 +212,7 @@ async fn namenode_killed_under_async_renames_keeps_every_acknowledged_one() {
                 .await;
         })
     };
-    tusk_minicluster::wait_for(
+    tusk_cluster::wait_for(
         "a quarter of the writes acknowledged",
         Duration::from_secs(30),
         || {

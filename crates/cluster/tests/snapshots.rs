@@ -10,7 +10,8 @@ use tusk_client::meta::{
 };
 use tusk_client::snapshot::diff_entry_line;
 use tusk_client::{CreateOptions, DfsClient};
-use tusk_minicluster::{listed_names, test_data, wait_for, MiniCluster};
+use tusk_cluster::testing::listed_names;
+use tusk_cluster::{test_data, wait_for, MiniCluster};
 
 const BLOCK: u64 = 1 << 20;
 

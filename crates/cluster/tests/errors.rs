@@ -7,7 +7,7 @@ use rand::RngCore;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 use tusk_client::{ClientError, CreateOptions, DfsClient};
-use tusk_minicluster::MiniCluster;
+use tusk_cluster::MiniCluster;
 
 const NOT_FOUND: &str = "java.io.FileNotFoundException";
 

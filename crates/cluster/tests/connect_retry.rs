@@ -6,7 +6,7 @@
 use std::time::{Duration, Instant};
 
 use tusk_client::{ClientError, ConnectRetry};
-use tusk_minicluster::MiniCluster;
+use tusk_cluster::MiniCluster;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_call_made_while_the_namenode_restarts_is_answered_once_it_is_back() {

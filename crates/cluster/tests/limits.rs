@@ -7,8 +7,8 @@ use std::time::Duration;
 use tokio::io::{AsyncReadExt, BufReader, BufWriter};
 use tokio::net::TcpStream;
 use tusk_client::{ClientError, CreateOptions};
+use tusk_cluster::MiniCluster;
 use tusk_datatransfer::{read_delimited, write_op, Op};
-use tusk_minicluster::MiniCluster;
 use tusk_proto::hdfs::{
     BaseHeaderProto, BlockOpResponseProto, ClientOperationHeaderProto, ExtendedBlockProto,
     OpReadBlockProto, Status,
@@ -152,7 +152,7 @@ async fn a_datanode_at_its_transfer_limit_answers_busy_and_serves_again_after() 
         .await
         .expect("cluster starts");
     let client = cluster.client();
-    let data = tusk_minicluster::test_data(100_000, 7);
+    let data = tusk_cluster::test_data(100_000, 7);
     client
         .write_file("/f", &data, CreateOptions::default())
         .await
@@ -180,7 +180,7 @@ async fn a_datanode_at_its_transfer_limit_answers_busy_and_serves_again_after() 
     assert!(matches!(closed, Ok(Ok(0))), "closed after the answer");
     // The slots free when the held connections go; ordinary reads work again.
     drop(held);
-    tusk_minicluster::wait_for(
+    tusk_cluster::wait_for(
         "/f readable with the written data",
         Duration::from_secs(20),
         || async { client.read_file("/f").await.ok().as_deref() == Some(&data[..]) },

@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use tusk_minicluster::{wait_for, MiniCluster};
+use tusk_cluster::{wait_for, MiniCluster};
 use tusk_proto::tusk::yarn as y;
 
 #[tokio::test]

@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use tusk_client::{CreateOptions, DfsClient, ReplicationMode};
-use tusk_minicluster::{wait_for, MiniCluster};
+use tusk_cluster::{wait_for, MiniCluster};
 use tusk_namenode::blocks::{BlockState, CorruptReason};
 
 const BLOCK: u64 = 1 << 20;
@@ -135,7 +135,7 @@ fn pipeline_node(cluster: &MiniCluster, position: usize) -> Option<usize> {
 async fn datanode_killed_mid_write(mode: ReplicationMode, position: usize) {
     let mut cluster = fast_cluster(4).await;
     let client = cluster.client_with(|o| o.replication_mode = mode);
-    let bytes = tusk_minicluster::test_data(5 * BLOCK as usize + 4321, 11);
+    let bytes = tusk_cluster::test_data(5 * BLOCK as usize + 4321, 11);
     let path = "/faults/killed-mid-write";
     let mut w = client
         .create(
@@ -292,7 +292,7 @@ async fn corrupt_replica_is_rewritten_in_place() {
 async fn corrupt_replica_is_detected_and_replaced(datanodes: usize) {
     let cluster = fast_cluster(datanodes).await;
     let client = cluster.client();
-    let bytes = tusk_minicluster::test_data(2 * BLOCK as usize + 999, 5);
+    let bytes = tusk_cluster::test_data(2 * BLOCK as usize + 999, 5);
     let path = "/faults/corrupt";
     client
         .write_file(
@@ -431,7 +431,7 @@ impl CopyWatch {
 async fn bad_block_reports_against_good_replicas_delete_nothing() {
     let cluster = fast_cluster(3).await;
     let client = cluster.client();
-    let bytes = tusk_minicluster::test_data(BLOCK as usize + 5000, 17);
+    let bytes = tusk_cluster::test_data(BLOCK as usize + 5000, 17);
     let path = "/faults/reported";
     client
         .write_file(
@@ -673,7 +673,7 @@ async fn a_stale_node_gets_no_new_block() {
         .expect("cluster starts");
     let client = cluster.client();
     let fsn = cluster.namesystem();
-    let everywhere = tusk_minicluster::test_data(1000, 3);
+    let everywhere = tusk_cluster::test_data(1000, 3);
     let opts = |replication| CreateOptions {
         create_parent: true,
         replication: Some(replication),
@@ -703,7 +703,7 @@ async fn a_stale_node_gets_no_new_block() {
 
     for i in 0..12 {
         let path = format!("/stale/f{i}");
-        let data = tusk_minicluster::test_data(BLOCK as usize + 10, i);
+        let data = tusk_cluster::test_data(BLOCK as usize + 10, i);
         client.write_file(&path, &data, opts(3)).await.unwrap();
         for b in &locations_once(&client, &path, 3).await {
             let uuids: Vec<&str> = b.locs.iter().map(|l| l.id.datanode_uuid.as_str()).collect();
@@ -776,7 +776,7 @@ async fn failed_node_is_replaced_by_the_writer(mode: ReplicationMode, before_clo
     // Whole packets only when the kill waits for close: close then sends just the
     // closing packet.
     let tail = if before_close { 0 } else { 777 };
-    let bytes = tusk_minicluster::test_data(3 * BLOCK as usize + tail, 23);
+    let bytes = tusk_cluster::test_data(3 * BLOCK as usize + tail, 23);
     let path = "/faults/replaced";
     let mut w = client
         .create(
@@ -911,7 +911,7 @@ async fn kill_to_full_replication(mode: ReplicationMode, t: &RecoveryTimings) ->
     let mut files = Vec::new();
     for i in 0..4 {
         let path = format!("/recovery/closed{i}");
-        let data = tusk_minicluster::test_data(3 * BLOCK as usize + 100, 40 + i);
+        let data = tusk_cluster::test_data(3 * BLOCK as usize + 100, 40 + i);
         client.write_file(&path, &data, opts()).await.unwrap();
         files.push((path, data));
     }
@@ -920,7 +920,7 @@ async fn kill_to_full_replication(mode: ReplicationMode, t: &RecoveryTimings) ->
             let path = format!("/recovery/open{i}");
             (
                 path,
-                tusk_minicluster::test_data(6 * BLOCK as usize + 5, 50 + i),
+                tusk_cluster::test_data(6 * BLOCK as usize + 5, 50 + i),
             )
         })
         .collect();
@@ -1019,7 +1019,7 @@ async fn killed_datanode_fully_re_replicated_parallel() {
 
 /// HDFS's default heartbeat (3 s), stale interval (30 s) and replication monitor period
 /// (3 s), with a recheck interval of 15 s (dead after 60 s instead of 630 s). Slow;
-/// run with `cargo test -p tusk-minicluster --test faults -- --ignored --nocapture
+/// run with `cargo test -p tusk-cluster --test faults -- --ignored --nocapture
 /// kill_to_full_replication_at_hdfs_timings`.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[ignore]

@@ -4,7 +4,7 @@
 
 use tusk_client::meta::{AclEntryProto, AclScope, AclType};
 use tusk_client::{ClientError, DfsClient};
-use tusk_minicluster::MiniCluster;
+use tusk_cluster::MiniCluster;
 
 fn entry(scope: AclScope, kind: AclType, name: Option<&str>, perm: i32) -> AclEntryProto {
     AclEntryProto {

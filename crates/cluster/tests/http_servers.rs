@@ -4,7 +4,7 @@
 use std::net::SocketAddr;
 use std::time::Duration;
 
-use tusk_minicluster::{wait_for, MiniCluster};
+use tusk_cluster::{wait_for, MiniCluster};
 
 /// The status of `GET http://{addr}/` (the servers answer even where no page is mounted).
 async fn answers(addr: SocketAddr) -> u16 {

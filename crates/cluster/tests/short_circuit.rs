@@ -5,8 +5,8 @@
 
 use tokio::net::UnixStream;
 use tusk_client::{ClientError, CreateOptions};
+use tusk_cluster::{wait_for_replicas, MiniCluster};
 use tusk_datatransfer::{read_delimited, write_op, Op};
-use tusk_minicluster::{wait_for_replicas, MiniCluster};
 use tusk_proto::hdfs::{
     BaseHeaderProto, BlockOpResponseProto, OpRequestShortCircuitAccessProto,
     ReleaseShortCircuitAccessRequestProto, ReleaseShortCircuitAccessResponseProto,
@@ -37,7 +37,7 @@ async fn reads_replica_files_and_verifies_their_crcs() {
     let cluster = cluster(sockets.path()).await;
     let client = cluster.client();
     assert!(client.options().short_circuit);
-    let data = tusk_minicluster::test_data(2 * (1 << 20) + 4321, 3);
+    let data = tusk_cluster::test_data(2 * (1 << 20) + 4321, 3);
     client
         .write_file("/sc", &data, CreateOptions::default())
         .await

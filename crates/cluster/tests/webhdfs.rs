@@ -10,7 +10,7 @@ use std::time::Duration;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 use tusk_client::{ChecksumCombineMode, CreateOptions};
-use tusk_minicluster::{test_data, wait_for, MiniCluster};
+use tusk_cluster::{test_data, wait_for, MiniCluster};
 
 /// A client that does not follow redirects, so each step can be checked.
 struct Web {
@@ -1527,7 +1527,7 @@ async fn snapshot_reports_trash_root_status_and_block_locations_answer_hadoops_j
         .await
         .unwrap();
     // A close needs one reported replica per block; wait for the second's report.
-    tusk_minicluster::wait_for_replicas(&client, "/s/blocks", 2)
+    tusk_cluster::wait_for_replicas(&client, "/s/blocks", 2)
         .await
         .unwrap();
     let datanodes: Vec<String> = (0..2)

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use tusk_client::adaptive::BlockReplication;
 use tusk_client::{CreateOptions, DfsClient, ReplicationMode};
-use tusk_minicluster::{wait_for_replicas, MiniCluster};
+use tusk_cluster::{wait_for_replicas, MiniCluster};
 
 const BLOCK: u64 = 1 << 20;
 /// Every DataNode's link: 1 Gbit/s.
@@ -27,7 +27,7 @@ async fn cluster(link: Option<u64>) -> MiniCluster {
 
 /// Polls until the NameNode reports every DataNode's link rate (after a heartbeat).
 async fn wait_for_link_rates(client: &DfsClient, nodes: usize) {
-    tusk_minicluster::wait_for(
+    tusk_cluster::wait_for(
         "every DataNode's link rate",
         Duration::from_secs(30),
         || async {
@@ -73,7 +73,7 @@ async fn write_and_check(client: &DfsClient, path: &str, bytes: &[u8]) -> Vec<Bl
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn adaptive_mode_follows_the_link_rates_and_reads_back_identical() {
     let cluster = cluster(Some(DATANODE_LINK_BITS)).await;
-    let bytes = tusk_minicluster::test_data(3 * BLOCK as usize + 12_345, 11);
+    let bytes = tusk_cluster::test_data(3 * BLOCK as usize + 12_345, 11);
     wait_for_link_rates(&cluster.client(), 3).await;
 
     // A client whose link is far faster than three DataNode links: parallel.
@@ -103,7 +103,7 @@ async fn adaptive_mode_follows_the_link_rates_and_reads_back_identical() {
 async fn adaptive_mode_without_any_rate_starts_as_hdfs_does() {
     let cluster = cluster(None).await;
     let client = cluster.client_with(|o| o.replication_mode = ReplicationMode::Adaptive);
-    let bytes = tusk_minicluster::test_data(2 * BLOCK as usize + 1, 5);
+    let bytes = tusk_cluster::test_data(2 * BLOCK as usize + 1, 5);
     let modes = write_and_check(&client, "/adaptive/unknown", &bytes).await;
     // Nothing known before the first block: pipeline. Later blocks use the measured
     // client rate, with the DataNodes taken as the client's link class: pipeline too.
@@ -126,7 +126,7 @@ async fn hdfs_native_ignores_the_tusk_datanode_fields() {
     let cluster = cluster(Some(DATANODE_LINK_BITS)).await;
     wait_for_link_rates(&cluster.client(), 3).await;
     let native = hdfs_native::Client::new(&cluster.fs_uri()).expect("hdfs-native client");
-    let bytes = tusk_minicluster::test_data(2 * BLOCK as usize + 99, 3);
+    let bytes = tusk_cluster::test_data(2 * BLOCK as usize + 99, 3);
     let mut w = native
         .create(
             "/native-adaptive",

@@ -13,7 +13,7 @@ use std::sync::mpsc;
 use std::time::Duration;
 
 use tusk_client::DfsClient;
-use tusk_minicluster::{wait_for, MiniCluster};
+use tusk_cluster::{wait_for, MiniCluster};
 use tusk_namenode::edit_log::EditSink;
 
 /// A small tmpfs mounted for one test, unmounted when dropped.

@@ -3,7 +3,7 @@
 
 use bytes::Bytes;
 use hdfs_native::{Client, HdfsError, WriteOptions};
-use tusk_minicluster::MiniCluster;
+use tusk_cluster::MiniCluster;
 
 const BLOCK: u64 = 1 << 20;
 
@@ -48,7 +48,7 @@ async fn hdfs_native_round_trip() {
         .mkdirs("/native/dir", 0o755, true)
         .await
         .expect("mkdirs");
-    let big = tusk_minicluster::test_data(3 * BLOCK as usize + 12345, 1);
+    let big = tusk_cluster::test_data(3 * BLOCK as usize + 12345, 1);
     let tiny = b"hello, tusk".to_vec();
     write(&client, "/native/dir/big", &big).await;
     write(&client, "/native/dir/tiny", &tiny).await;
@@ -63,7 +63,7 @@ async fn hdfs_native_round_trip() {
         tusk.read_file("/native/dir/big").await.expect("tusk reads") == big,
         "tusk client reads other bytes"
     );
-    let from_tusk = tusk_minicluster::test_data(BLOCK as usize + 7, 2);
+    let from_tusk = tusk_cluster::test_data(BLOCK as usize + 7, 2);
     tusk.write_file("/native/from-tusk", &from_tusk, Default::default())
         .await
         .expect("tusk writes");
@@ -117,7 +117,7 @@ async fn hdfs_native_round_trip() {
 
     write(&client, "/native/empty", b"").await;
     assert_eq!(read(&client, "/native/empty").await, b"");
-    let exact = tusk_minicluster::test_data(2 * BLOCK as usize, 3);
+    let exact = tusk_cluster::test_data(2 * BLOCK as usize, 3);
     write(&client, "/native/exact", &exact).await;
     assert!(
         read(&client, "/native/exact").await == exact,

@@ -5,7 +5,7 @@
 use std::time::Duration;
 
 use tusk_client::{CreateOptions, DfsClient};
-use tusk_minicluster::{test_data, wait_for, MiniCluster};
+use tusk_cluster::{test_data, wait_for, MiniCluster};
 use tusk_proto::hdfs::{datanode_info_proto::AdminState, SafeModeActionProto as A};
 
 const BLOCK: u64 = 1 << 20;

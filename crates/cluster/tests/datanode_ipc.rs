@@ -6,7 +6,7 @@
 use std::time::Duration;
 
 use tusk_client::CreateOptions;
-use tusk_minicluster::{wait_for, MiniCluster};
+use tusk_cluster::{wait_for, MiniCluster};
 use tusk_proto::hdfs::{
     DatanodeInfoProto, GetBlockLocalPathInfoRequestProto, GetBlockLocalPathInfoResponseProto,
     GetDatanodeInfoRequestProto, GetDatanodeInfoResponseProto, GetReplicaVisibleLengthRequestProto,
@@ -54,7 +54,7 @@ async fn visible_length(block: &LocatedBlockProto, replica: usize) -> Result<u64
 async fn visible_length_of_a_replica_being_written() {
     let cluster = MiniCluster::builder().datanodes(3).build().await.unwrap();
     let client = cluster.client();
-    let data = tusk_minicluster::test_data(5 * PACKET + 100, 1);
+    let data = tusk_cluster::test_data(5 * PACKET + 100, 1);
     let mut writer = client
         .create("/open", CreateOptions::default())
         .await
@@ -112,12 +112,12 @@ async fn local_path_info_only_for_permitted_users() {
         .await
         .unwrap();
     let client = cluster.client();
-    let data = tusk_minicluster::test_data(10_000, 2);
+    let data = tusk_cluster::test_data(10_000, 2);
     client
         .write_file("/local", &data, CreateOptions::default())
         .await
         .unwrap();
-    let located = tusk_minicluster::wait_for_replicas(&client, "/local", 1)
+    let located = tusk_cluster::wait_for_replicas(&client, "/local", 1)
         .await
         .unwrap();
     let block = &located.blocks[0];

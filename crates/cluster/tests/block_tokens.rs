@@ -9,8 +9,8 @@ use bytes::Bytes;
 use tokio::io::{AsyncReadExt, BufReader, BufWriter};
 use tokio::net::TcpStream;
 use tusk_client::CreateOptions;
+use tusk_cluster::{test_data, wait_for, MiniCluster};
 use tusk_datatransfer::{read_delimited, write_op, DataChecksum, Op};
-use tusk_minicluster::{test_data, wait_for, MiniCluster};
 use tusk_proto::common::TokenProto;
 use tusk_proto::hdfs::data_transfer_encryptor_message_proto::DataTransferEncryptorStatus;
 use tusk_proto::hdfs::op_write_block_proto::BlockConstructionStage;
@@ -290,7 +290,7 @@ async fn tusk_clients_write_and_read_in_both_modes_with_tokens_on() {
             client.read_file(&path).await.unwrap() == data,
             "{mode} read"
         );
-        let blocks = tusk_minicluster::wait_for_replicas(&client, &path, 3)
+        let blocks = tusk_cluster::wait_for_replicas(&client, &path, 3)
             .await
             .unwrap();
         assert_eq!(blocks.blocks.len(), 4);

@@ -8,8 +8,8 @@ use std::time::Duration;
 use tokio::io::{AsyncReadExt, BufReader};
 use tokio::net::TcpStream;
 use tusk_client::{ChecksumCombineMode, CreateOptions, DfsClient};
+use tusk_cluster::{wait_for, wait_for_replicas, MiniCluster};
 use tusk_datatransfer::{read_delimited, write_op, DataChecksum, Op, PacketBuf};
-use tusk_minicluster::{wait_for, wait_for_replicas, MiniCluster};
 use tusk_proto::hdfs::{
     BaseHeaderProto, BlockOpResponseProto, DatanodeInfoProto, LocatedBlockProto,
     OpBlockChecksumProto, OpCopyBlockProto, OpReplaceBlockProto, Status,
@@ -129,7 +129,7 @@ async fn file_checksum_equals_hadoops() {
 async fn composite_crc_is_block_size_independent() {
     let cluster = cluster().await;
     let client = cluster.client();
-    let data = tusk_minicluster::test_data(3 * BLOCK as usize + 12345, 5);
+    let data = tusk_cluster::test_data(3 * BLOCK as usize + 12345, 5);
     write(&client, "/big-blocks", &data).await;
     client
         .write_file(
@@ -186,7 +186,7 @@ fn crc32c_of(data: &[u8]) -> u32 {
 async fn block_checksum_of_part_of_a_block_and_of_a_missing_one() {
     let cluster = cluster().await;
     let client = cluster.client();
-    let data = tusk_minicluster::test_data(100_000, 8);
+    let data = tusk_cluster::test_data(100_000, 8);
     write(&client, "/whole", &data).await;
     write(&client, "/prefix", &data[..54_321]).await;
     let whole = wait_for_replicas(&client, "/whole", 3).await.unwrap();
@@ -251,7 +251,7 @@ async fn block_checksum_of_part_of_a_block_and_of_a_missing_one() {
 async fn copy_block_streams_the_replica() {
     let cluster = cluster().await;
     let client = cluster.client();
-    let data = tusk_minicluster::test_data(200_000, 11);
+    let data = tusk_cluster::test_data(200_000, 11);
     write(&client, "/copied", &data).await;
     let located = wait_for_replicas(&client, "/copied", 3).await.unwrap();
     let block = &located.blocks[0];
@@ -313,7 +313,7 @@ async fn copy_block_streams_the_replica() {
 async fn replace_block_moves_a_replica_and_drops_the_old_one() {
     let cluster = cluster_of(4).await;
     let client = cluster.client();
-    let data = tusk_minicluster::test_data(300_000, 12);
+    let data = tusk_cluster::test_data(300_000, 12);
     write(&client, "/moved", &data).await;
     let located = wait_for_replicas(&client, "/moved", 3).await.unwrap();
     let block = located.blocks[0].clone();

@@ -7,14 +7,15 @@
 //! Layout: [`MiniCluster`] (built by [`MiniClusterBuilder`]) owns the node runtimes and
 //! their state directories; `yarn`: [`MiniYarn`]; `wait`: [`wait_for`] polls a
 //! condition with a deadline and names what it awaited when it times out;
-//! [`test_data`] makes reproducible file contents; `http_exchange`: one raw HTTP/1.1
-//! request and response on a kept connection. The integration tests of the DFS live
+//! [`test_data`] makes reproducible file contents; `testing` (feature `testing`, enabled
+//! only by dev-dependencies so the `tusk` binary carries none of it): helpers that only
+//! tests use. The integration tests of the DFS live
 //! in `tests/` (read/write in both replication modes, faults, errors, asynchronous calls,
 //! the hdfs-native client).
 //!
 //! ```no_run
-//! # async fn demo() -> Result<(), tusk_minicluster::Error> {
-//! let cluster = tusk_minicluster::MiniCluster::builder().datanodes(3).build().await?;
+//! # async fn demo() -> Result<(), tusk_cluster::Error> {
+//! let cluster = tusk_cluster::MiniCluster::builder().datanodes(3).build().await?;
 //! let client = cluster.client();
 //! client.write_file("/a", b"hello", Default::default()).await?;
 //! # Ok(()) }
@@ -32,7 +33,8 @@ use tusk_common::{Configuration, Shutdown};
 use tusk_datanode::{DataNode, DataNodeHandle, DataNodeOptions};
 use tusk_namenode::{NameNode, NameNodeOptions, Namesystem};
 
-pub mod http_exchange;
+#[cfg(feature = "testing")]
+pub mod testing;
 pub mod wait;
 pub mod yarn;
 
@@ -597,19 +599,6 @@ async fn wait_handle(handle: Arc<DataNodeHandle>, shutdown: Shutdown) {
     if let Ok(h) = Arc::try_unwrap(handle) {
         h.wait().await;
     }
-}
-
-/// The names in the listing of `path`, sorted: what a test compares a directory with.
-pub async fn listed_names(client: &DfsClient, path: &str) -> Vec<String> {
-    let mut names: Vec<String> = client
-        .list(path)
-        .await
-        .unwrap_or_else(|e| panic!("list {path}: {e}"))
-        .into_iter()
-        .map(|s| s.path.rsplit('/').next().unwrap_or_default().to_string())
-        .collect();
-    names.sort();
-    names
 }
 
 /// `len` pseudo-random bytes from `seed` (xorshift), the same on every run: file

@@ -4,7 +4,8 @@
 
 use tusk_client::meta::{XAttrProto, XATTR_CREATE};
 use tusk_client::ClientError;
-use tusk_minicluster::{listed_names, MiniCluster};
+use tusk_cluster::testing::listed_names;
+use tusk_cluster::MiniCluster;
 
 /// Hadoop's id of the root directory.
 const ROOT_ID: u64 = 16385;

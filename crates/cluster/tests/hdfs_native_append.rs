@@ -5,7 +5,7 @@
 use bytes::Bytes;
 use hdfs_native::Client;
 use tusk_client::CreateOptions;
-use tusk_minicluster::{test_data, wait_for_replicas, MiniCluster};
+use tusk_cluster::{test_data, wait_for_replicas, MiniCluster};
 
 const BLOCK: u64 = 1 << 20;
 
@@ -84,7 +84,7 @@ async fn an_abandoned_hdfs_native_writer_is_recovered() {
     w.write(Bytes::copy_from_slice(&data)).await.unwrap();
     drop(w);
     let tusk = cluster.client();
-    tusk_minicluster::wait_for(
+    tusk_cluster::wait_for(
         "recoverLease to close the file",
         std::time::Duration::from_secs(60),
         || {

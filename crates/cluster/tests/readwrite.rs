@@ -3,7 +3,7 @@
 use std::collections::HashSet;
 
 use tusk_client::{CreateOptions, DfsClient, ReplicationMode};
-use tusk_minicluster::{wait_for_replicas, MiniCluster};
+use tusk_cluster::{wait_for_replicas, MiniCluster};
 
 const BLOCK: u64 = 1 << 20;
 
@@ -17,7 +17,7 @@ async fn cluster() -> MiniCluster {
 }
 
 async fn round_trip(client: &DfsClient, path: &str, len: usize) {
-    let bytes = tusk_minicluster::test_data(len, len as u64 + 7);
+    let bytes = tusk_cluster::test_data(len, len as u64 + 7);
     client
         .write_file(
             path,
@@ -85,7 +85,7 @@ async fn put_get_parallel() {
 async fn reads_from_an_offset_and_in_small_pieces() {
     let cluster = cluster().await;
     let client = cluster.client();
-    let bytes = tusk_minicluster::test_data(2 * BLOCK as usize + 777, 3);
+    let bytes = tusk_cluster::test_data(2 * BLOCK as usize + 777, 3);
     client
         .write_file("/f", &bytes, CreateOptions::default())
         .await

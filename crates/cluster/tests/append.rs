@@ -4,7 +4,7 @@
 use std::time::Duration;
 
 use tusk_client::{ClientError, CreateOptions, DfsClient, ReplicationMode};
-use tusk_minicluster::{test_data, wait_for, wait_for_replicas, MiniCluster};
+use tusk_cluster::{test_data, wait_for, wait_for_replicas, MiniCluster};
 use tusk_proto::hdfs as h;
 
 const BLOCK: u64 = 1 << 20;
