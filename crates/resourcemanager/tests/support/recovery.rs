@@ -1,7 +1,7 @@
 //! ResourceManager recovery for the tests that restart it: the keys that keep its state
 //! in a directory, and the restart itself.
 
-use tusk_minicluster::MiniCluster;
+use tusk_cluster::MiniCluster;
 
 /// `yarn.resourcemanager.recovery.enabled` with the file-system state store in `store`.
 pub fn recovery_conf(store: &std::path::Path) -> [(&'static str, &str); 2] {
