@@ -3,6 +3,7 @@
 //! them (metaSave, setBalancerBandwidth, restoreFailedStorage, upgrades, the refresh
 //! protocols, `/imagetransfer`); fsck's options beyond the plain report.
 
+#[path = "support/local_cluster.rs"]
 mod local_cluster;
 
 use local_cluster::{stderr, stdout, tusk, Cluster};

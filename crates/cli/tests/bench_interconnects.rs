@@ -8,6 +8,7 @@ use std::process::{Command, Stdio};
 
 use serde_json::Value;
 
+#[path = "support/testbed.rs"]
 mod support;
 
 fn positive(run: &Value, field: &str) -> f64 {

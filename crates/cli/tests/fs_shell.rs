@@ -1,6 +1,7 @@
 //! `tusk local up`, the FsShell verbs with their output formats, and `tusk local down`,
 //! all through the real binary and real processes.
 
+#[path = "support/local_cluster.rs"]
 mod local_cluster;
 
 use local_cluster::{stdout, tusk, Cluster};

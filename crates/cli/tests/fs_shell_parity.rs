@@ -2,6 +2,7 @@
 //! copies, destinations, flags, verbs, output columns, exit codes and error wording.
 //! All through the real binary on a local cluster.
 
+#[path = "support/local_cluster.rs"]
 mod local_cluster;
 
 use std::process::Output;

@@ -3,6 +3,7 @@
 //! new user met (local state directories, coloured logs, streaming failures, temp dirs).
 //! All through the real binary and real processes.
 
+#[path = "support/local_cluster.rs"]
 mod local_cluster;
 
 use std::io::{BufRead, BufReader, Write};

@@ -2,6 +2,7 @@
 //! non-default values taking effect in the daemons and the client; `--conf` with the
 //! same files; `tusk conf show` naming each value's source.
 
+#[path = "support/local_cluster.rs"]
 mod local_cluster;
 
 use local_cluster::{http_get, stderr, stdout, tusk_env, Cluster};

@@ -7,6 +7,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 /// What one `tusk` run left behind.
+#[path = "support/run_tusk.rs"]
 mod run_tusk;
 
 use run_tusk::{tusk_within, Run};

@@ -2,6 +2,7 @@
 //! address in `<dir>/<daemon>.http-addr`, prints the NameNode's and ResourceManager's,
 //! and `tusk local status` lists them; WebHDFS answers on the NameNode's.
 
+#[path = "support/local_cluster.rs"]
 mod local_cluster;
 
 use std::path::Path;

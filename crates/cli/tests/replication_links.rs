@@ -9,6 +9,7 @@ use std::process::{Command, Stdio};
 
 use serde_json::Value;
 
+#[path = "support/testbed.rs"]
 mod support;
 
 /// Every number under `v` is finite and not negative; those named as times, rates or

@@ -16,6 +16,7 @@ use tusk_yarn_client::ApplicationClient;
 /// One testbed at a time: rates measured side by side would share the host's CPUs.
 static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
 
+#[path = "support/testbed.rs"]
 mod support;
 
 fn tusk(home: &Path, args: &[&str]) -> Output {

@@ -12,6 +12,7 @@ use std::time::Duration;
 
 const CHROMIUM: &str = "chromium";
 
+#[path = "support/run_tusk.rs"]
 mod run_tusk;
 
 /// Runs `tusk ARGS` with `TUSK_HOME=home`; panics on failure or after `timeout`.
