@@ -976,6 +976,26 @@ fn parent_of(path: &str) -> String {
     }
 }
 
+/// Reads until `buf` is full or the file ends; returns how many bytes were read.
+async fn read_full(
+    r: &mut tusk_client::FileReader,
+    buf: &mut [u8],
+    operand: &str,
+) -> Result<usize, String> {
+    let mut filled = 0;
+    while filled < buf.len() {
+        let n = r
+            .read(&mut buf[filled..])
+            .await
+            .map_err(|e| describe(operand, &e))?;
+        if n == 0 {
+            break;
+        }
+        filled += n;
+    }
+    Ok(filled)
+}
+
 /// FsShell's wording for common errors.
 fn describe(path: &str, e: &ClientError) -> String {
     use HadoopException::*;

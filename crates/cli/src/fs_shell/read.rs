@@ -142,7 +142,7 @@ impl Shell {
 
     async fn text_one(&mut self, r: &mut FileReader, operand: &str) -> Result<(), String> {
         let mut head = [0u8; 3];
-        let n = read_full(r, &mut head, operand).await?;
+        let n = super::read_full(r, &mut head, operand).await?;
         r.seek(0);
         let stdout = std::io::stdout().lock();
         match &head[..n] {
@@ -175,24 +175,4 @@ async fn pump<W: Write>(r: &mut FileReader, mut sink: W, operand: &str) -> Resul
         }
     }
     sink.flush().map_err(|e| format!("`{operand}': {e}"))
-}
-
-/// Reads until `buf` is full or the file ends; returns how many bytes were read.
-pub(super) async fn read_full(
-    r: &mut FileReader,
-    buf: &mut [u8],
-    operand: &str,
-) -> Result<usize, String> {
-    let mut filled = 0;
-    while filled < buf.len() {
-        let n = r
-            .read(&mut buf[filled..])
-            .await
-            .map_err(|e| super::describe(operand, &e))?;
-        if n == 0 {
-            break;
-        }
-        filled += n;
-    }
-    Ok(filled)
 }

@@ -6,8 +6,6 @@ use std::io::Write;
 
 use tusk_client::FileReader;
 
-use super::read::read_full;
-
 /// A Writable this reader can print.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Writable {
@@ -105,7 +103,7 @@ struct Input<'a> {
 impl Input<'_> {
     async fn bytes(&mut self, n: usize) -> Result<Vec<u8>, String> {
         let mut buf = vec![0u8; n];
-        if read_full(self.r, &mut buf, self.operand).await? != n {
+        if super::read_full(self.r, &mut buf, self.operand).await? != n {
             return Err(format!("`{}': truncated SequenceFile", self.operand));
         }
         Ok(buf)
