@@ -835,12 +835,13 @@ fn a_killed_task_attempt_is_retried_on_another_node() {
 fn a_nodemanager_killed_mid_job_and_the_job_still_completes() {
     let (c, uri) = Cluster::up_with_quick_node_expiry();
     let state = c.state();
-    // Waves of short maps, so some have finished (their output is on the nodes) when a
-    // NodeManager dies, and a reduce that needs every one of them.
+    // Waves of short maps (36 on 3 nodes of 4 slots, one of them the AM's), so some
+    // have finished (their output is on the nodes) and others still run when a
+    // NodeManager dies after the first wave, and a reduce that needs every one of them.
     let app = c.submit(&[
         "sleep",
         "--maps",
-        "12",
+        "36",
         "-r",
         "1",
         "--map-ms",
@@ -898,7 +899,7 @@ fn a_nodemanager_killed_mid_job_and_the_job_still_completes() {
         .filter(|a| a["task_type"] == "MAP" && a["outcome"] == "succeeded")
         .map(|a| a["task"].as_str().unwrap())
         .collect();
-    assert_eq!(maps_done.len(), 12, "every map has a succeeded attempt");
+    assert_eq!(maps_done.len(), 36, "every map has a succeeded attempt");
     let redone = h["attempts"]
         .as_array()
         .unwrap()
