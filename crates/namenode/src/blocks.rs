@@ -263,3 +263,26 @@ impl BlockMap {
         self.suspect.retain(|_, list| !list.is_empty());
     }
 }
+
+/// The block a cut at `new_length` falls strictly inside (not on a boundary) and the
+/// file offset it starts at; `None` for a cut on a block boundary.
+pub fn block_cut_inside(
+    blocks: &BlockMap,
+    file_blocks: &[u64],
+    new_length: u64,
+) -> Option<(u64, u64)> {
+    let mut pos = 0u64;
+    for b in file_blocks {
+        let Some(info) = blocks.get(*b) else {
+            continue;
+        };
+        if new_length > pos && new_length < pos + info.num_bytes {
+            return Some((*b, pos));
+        }
+        pos += info.num_bytes;
+        if pos >= new_length {
+            return None;
+        }
+    }
+    None
+}

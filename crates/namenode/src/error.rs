@@ -94,12 +94,12 @@ pub enum NameNodeError {
         limit: usize,
         items: usize,
     },
-    #[error(
-        "{op}: Pathname too long.  Limit {} characters, {} levels.",
-        crate::fs_limits::MAX_PATH_LENGTH,
-        crate::fs_limits::MAX_PATH_DEPTH
-    )]
-    PathTooLong { op: &'static str },
+    #[error("{op}: Pathname too long.  Limit {max_length} characters, {max_depth} levels.")]
+    PathTooLong {
+        op: &'static str,
+        max_length: usize,
+        max_depth: usize,
+    },
     #[error("Specified block size is less than configured minimum value (dfs.namenode.fs-limits.min-block-size): {block_size} < {min}")]
     BlockSizeBelowMinimum { block_size: u64, min: u64 },
     #[error("{message}")]

@@ -70,7 +70,7 @@ impl FsLimits {
             && memchr::memchr_iter(b'/', path.trim_end_matches('/').as_bytes()).count()
                 > MAX_PATH_DEPTH;
         if long || deep {
-            return Err(NameNodeError::PathTooLong { op });
+            return Err(path_too_long(op));
         }
         Ok(())
     }
@@ -124,6 +124,15 @@ impl FsLimits {
     }
 }
 
+/// The error for a path over [`MAX_PATH_LENGTH`] or [`MAX_PATH_DEPTH`].
+fn path_too_long(op: &'static str) -> NameNodeError {
+    NameNodeError::PathTooLong {
+        op,
+        max_length: MAX_PATH_LENGTH,
+        max_depth: MAX_PATH_DEPTH,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -136,7 +145,7 @@ mod tests {
         let too_deep = format!("{deepest}/a");
         assert!(matches!(
             FsLimits::check_path("mkdirs", &too_deep),
-            Err(NameNodeError::PathTooLong { op: "mkdirs" })
+            Err(NameNodeError::PathTooLong { op: "mkdirs", .. })
         ));
         let longest = format!("/{}", "x".repeat(MAX_PATH_LENGTH - 1));
         assert!(FsLimits::check_path("create", &longest).is_ok());

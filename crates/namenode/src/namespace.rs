@@ -58,6 +58,17 @@ pub struct FileInode {
     pub client_name: Option<String>,
 }
 
+/// A rename resolved against the tree: what moves, from and to which directory, under
+/// which name, and what it replaces.
+#[derive(Debug)]
+pub struct RenamePlan<'a> {
+    pub id: InodeId,
+    pub src_parent: InodeId,
+    pub dst_parent: InodeId,
+    pub name: &'a str,
+    pub existing: Option<InodeId>,
+}
+
 impl Inode {
     pub fn is_dir(&self) -> bool {
         matches!(self.kind, InodeKind::Directory { .. })

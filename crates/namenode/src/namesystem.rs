@@ -9,14 +9,13 @@
 //! - `client_ops`: ClientNamenodeProtocol calls that log nothing: reads, statistics,
 //!   server defaults, bad-block reports.
 //! - `datanode_ops`: registration, heartbeats, block reports.
-//! - `monitors`: dead-node detection, re-replication, lease expiry, checkpoints.
+//! - `monitors` (+ `monitors/*`): background work and the state it watches:
+//!   dead-node detection and re-replication, lease expiry, block recovery, safe mode,
+//!   decommissioning, the trash emptier, checkpoints.
 //! - `status`: building HdfsFileStatus and LocatedBlocks replies.
 //! - `block_tokens`: the block keys, the tokens in located blocks, the key roller.
-//! - `safe_mode`: start-up and manual safe mode. `decommission`: host lists and
-//!   decommissioning. `admin`: block statistics, DataNode reports, open and corrupt
-//!   files. `trash`: the trash emptier.
+//! - `admin`: block statistics, DataNode reports, open and corrupt files.
 //! - `append`: append, fsync (hflush), isFileClosed, concat.
-//! - `block_recovery`: lease recovery and block recovery of a file's last block.
 //! - `truncate`: truncate, on a block boundary or by block recovery.
 //! - `snapshot_ops`: snapshot operations and reads through `.snapshot`.
 //! - `reserved`: `/.reserved/.inodes/<id>` and `/.reserved/raw`, resolved before every
@@ -27,24 +26,20 @@
 mod acl_ops;
 pub mod admin;
 mod append;
-mod block_recovery;
 mod block_tokens;
 mod client_ops;
 mod datanode_ops;
-pub mod decommission;
 mod delete_hints;
 mod image;
 mod leases;
 mod listing_ops;
-mod monitors;
+pub mod monitors;
 mod ops;
 mod policy_ops;
 mod quota;
 mod reserved;
-pub mod safe_mode;
 mod snapshot_ops;
 mod status;
-pub mod trash;
 mod truncate;
 mod xattr_ops;
 
@@ -69,13 +64,11 @@ use crate::storage::{NameDir, NameDirs, RecoveryPlan, StorageInfo};
 pub use acl_ops::AclChange;
 pub use block_tokens::{spawn_key_roller, BlockTokens};
 pub use leases::Leases;
+pub use monitors::safe_mode::SafeMode;
 pub use monitors::spawn_monitors;
-pub use ops::RenamePlan;
+pub use monitors::trash::spawn_trash_emptier;
 pub use policy_ops::{all_policies as all_storage_policies, policy_by_id as storage_policy_by_id};
 pub use reserved::PathUse;
-pub use safe_mode::SafeMode;
-pub use trash::spawn_trash_emptier;
-pub(crate) use truncate::block_cut_inside;
 pub use truncate::TruncateCut;
 
 /// Everything behind the namesystem lock.
@@ -89,13 +82,13 @@ pub struct State {
     /// replication or deletion work is scheduled.
     pub safe_mode: SafeMode,
     /// `dfs.hosts` / `dfs.hosts.exclude`, reread by `refreshNodes`.
-    pub hosts: decommission::HostLists,
+    pub hosts: monitors::decommission::HostLists,
     /// Edits applied since the last checkpoint.
     pub txns_since_checkpoint: u64,
     /// When the last checkpoint was written (or the state loaded).
     pub last_checkpoint: Instant,
     /// Block recoveries in progress, by block id (not persisted: they start again).
-    pub recoveries: HashMap<u64, block_recovery::BlockRecovery>,
+    pub recoveries: HashMap<u64, monitors::block_recovery::BlockRecovery>,
     /// Open files whose last block a truncate cuts (in the image).
     pub truncating: HashMap<InodeId, truncate::TruncateCut>,
     /// Snapshottable directories, their snapshots and the blocks those keep.
@@ -313,7 +306,7 @@ impl Namesystem {
             format!("{} transactions", last_txid - image.last_txid),
             started.elapsed(),
         );
-        state.hosts = decommission::HostLists::load(&options)?;
+        state.hosts = monitors::decommission::HostLists::load(&options)?;
         state.enter_startup_safe_mode();
         let topology = match &options.topology_file {
             Some(p) => Topology::load(p)?,

@@ -29,8 +29,7 @@ use tusk_proto::internal::{
 
 use crate::blocks::BlockMap;
 use crate::error::{NameNodeError, Result};
-use crate::namespace::{Inode, InodeId, Namespace, ROOT_ID};
-use crate::namesystem::RenamePlan;
+use crate::namespace::{Inode, InodeId, Namespace, RenamePlan, ROOT_ID};
 use crate::path;
 
 pub use frozen::{Frozen, FrozenAttrs, FrozenBlock, FrozenFile, FrozenKind, FrozenStore};
@@ -85,7 +84,7 @@ impl SnapshottableDir {
     }
 }
 
-/// Snapshot state, part of the namesystem's [`crate::namesystem::State`].
+/// Snapshot state, part of the namesystem's state.
 #[derive(Debug, Default)]
 pub struct Snapshots {
     /// Snapshottable directories by inode id.
@@ -276,7 +275,7 @@ impl Snapshots {
                 // `new_block_id`), never cut the snapshot's bytes in place.
                 if o.recovery_id != 0 && o.new_block_id == 0 {
                     let cut_block = ns.get(o.inode_id).and_then(|n| n.file()).and_then(|f| {
-                        crate::namesystem::block_cut_inside(blocks, &f.blocks, o.new_length)
+                        crate::blocks::block_cut_inside(blocks, &f.blocks, o.new_length)
                     });
                     if cut_block.is_some_and(|(b, _)| self.store.retains(b)) {
                         return Err(NameNodeError::InvalidArgument {

@@ -5,7 +5,7 @@
 //! `-immediate`, deletes them all). The NameNode's emptier does the same on a timer.
 
 use tusk_client::ClientError;
-use tusk_namenode::namesystem::trash::{checkpoint_name, checkpoint_time, CURRENT};
+use tusk_namenode::namesystem::monitors::trash::{checkpoint_name, checkpoint_time, CURRENT};
 
 use super::Shell;
 

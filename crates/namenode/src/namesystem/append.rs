@@ -191,7 +191,9 @@ impl Namesystem {
             .holders
             .get(&holder)
             .is_some_and(|(renewed, _)| renewed.elapsed() > self.options.lease_soft_limit);
-        if soft_expired && !holder.starts_with(super::block_recovery::NAMENODE_LEASE_HOLDER) {
+        if soft_expired
+            && !holder.starts_with(super::monitors::block_recovery::NAMENODE_LEASE_HOLDER)
+        {
             tracing::info!(path = src, %holder, "soft limit passed; recovering the lease for {op}");
             return match self.recover_file(st, id)? {
                 (true, _) => Ok(()),

@@ -22,8 +22,6 @@ mod set_replication;
 mod set_times;
 mod update_block;
 
-pub use rename::RenamePlan;
-
 use crate::blocks::BlockState;
 use crate::error::{NameNodeError, Result};
 use crate::namespace::{FileInode, Inode, InodeId};

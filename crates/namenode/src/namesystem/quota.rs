@@ -15,9 +15,9 @@ use tusk_proto::internal::{edit_record::Op, SetQuotaOp};
 use super::State;
 use crate::blocks::BlockState;
 use crate::error::{NameNodeError, Result};
+use crate::namespace::RenamePlan;
 use crate::namespace::{DirQuota, FileInode, Inode, InodeId, InodeKind, ROOT_ID};
 use crate::namesystem::PathUse;
-use crate::namesystem::RenamePlan;
 
 /// What an op is about to change, noted before it applies.
 pub enum QuotaCharge {

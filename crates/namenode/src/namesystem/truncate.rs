@@ -13,7 +13,7 @@
 use tusk_proto::internal::{edit_record::Op, TruncateOp};
 
 use super::{Logged, Namesystem, State};
-use crate::blocks::{BlockInfo, BlockMap, BlockState};
+use crate::blocks::{block_cut_inside, BlockInfo, BlockState};
 use crate::datanodes::DnIdx;
 use crate::error::{NameNodeError, Result};
 use crate::namespace::{Access, Inode};
@@ -97,29 +97,6 @@ impl Namesystem {
         tracing::info!(path = %src, new_length, block = block.id, cut, copy_from = ?source.map(|b| b.id), "truncating inside a block: recovery started");
         Ok(Logged::new(false, txid))
     }
-}
-
-/// The block a cut at `new_length` falls strictly inside (not on a boundary) and the
-/// file offset it starts at; `None` for a cut on a block boundary.
-pub(crate) fn block_cut_inside(
-    blocks: &BlockMap,
-    file_blocks: &[u64],
-    new_length: u64,
-) -> Option<(u64, u64)> {
-    let mut pos = 0u64;
-    for b in file_blocks {
-        let Some(info) = blocks.get(*b) else {
-            continue;
-        };
-        if new_length > pos && new_length < pos + info.num_bytes {
-            return Some((*b, pos));
-        }
-        pos += info.num_bytes;
-        if pos >= new_length {
-            return None;
-        }
-    }
-    None
 }
 
 /// A truncate's cut of an open file's last block, kept (in the image too) until its

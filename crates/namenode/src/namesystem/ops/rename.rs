@@ -10,22 +10,11 @@ use tusk_proto::internal::{edit_record::Op, EditRecord, RenameOp};
 use crate::error::{NameNodeError, Result};
 use crate::fs_limits::FsLimits;
 use crate::namespace::reserved::is_exact_reserved;
-use crate::namespace::{Access, Inode, InodeId, InodeKind, Namespace, ROOT_ID};
+use crate::namespace::{Access, Inode, InodeId, InodeKind, Namespace, RenamePlan, ROOT_ID};
 use crate::namesystem::PathUse;
 use crate::namesystem::{Logged, Namesystem, State};
 use crate::path;
 use crate::snapshot;
-
-/// A rename resolved against the tree: what moves, from and to which directory, under
-/// which name, and what it replaces.
-#[derive(Debug)]
-pub struct RenamePlan<'a> {
-    pub id: InodeId,
-    pub src_parent: InodeId,
-    pub dst_parent: InodeId,
-    pub name: &'a str,
-    pub existing: Option<InodeId>,
-}
 
 impl Namesystem {
     /// Checks write permission on the parents of both ends of a rename.

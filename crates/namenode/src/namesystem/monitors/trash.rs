@@ -11,9 +11,9 @@ use std::time::Duration;
 use tusk_common::calendar;
 use tusk_common::Shutdown;
 
-use super::Namesystem;
 use crate::error::{NameNodeError, Result};
 use crate::namespace::Inode;
+use crate::namesystem::Namesystem;
 
 /// The directory deleted paths are moved into.
 pub const CURRENT: &str = "Current";

@@ -12,10 +12,10 @@ use std::path::Path;
 
 use tusk_proto::internal::DatanodeIdentity;
 
-use super::{Namesystem, State};
 use crate::blocks::BlockState;
 use crate::datanodes::{AdminState, DnIdx};
 use crate::error::{NameNodeError, Result};
+use crate::namesystem::{Namesystem, State};
 use crate::options::NameNodeOptions;
 
 /// The include and exclude lists: host names or addresses, each optionally with

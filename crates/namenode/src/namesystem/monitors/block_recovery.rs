@@ -33,12 +33,12 @@ use tusk_proto::internal::{
     SetGenerationStampOp, SyncReplicaCommand, UpdateBlockOp,
 };
 
-use super::{Namesystem, State};
 use crate::blocks::BlockState;
 use crate::datanodes::DnIdx;
 use crate::error::{NameNodeError, Result};
 use crate::namespace::{Access, Inode, InodeId};
 use crate::namesystem::PathUse;
+use crate::namesystem::{Namesystem, State};
 
 /// The lease holder of files the NameNode is recovering (HDFS's name).
 pub const NAMENODE_LEASE_HOLDER: &str = "HDFS_NameNode";
@@ -119,7 +119,10 @@ impl State {
     }
 
     /// Applies [`SetGenerationStampOp`].
-    pub(super) fn apply_set_generation_stamp(&mut self, op: &SetGenerationStampOp) -> Result<()> {
+    pub(in crate::namesystem) fn apply_set_generation_stamp(
+        &mut self,
+        op: &SetGenerationStampOp,
+    ) -> Result<()> {
         self.blocks.next_generation_stamp = self
             .blocks
             .next_generation_stamp
@@ -193,7 +196,7 @@ impl Namesystem {
     /// Releases an open file's lease: closes it when its last block is complete (or
     /// empty and nowhere), else starts block recovery. Returns whether it is closed, and
     /// the last edit made.
-    pub(super) fn recover_file(
+    pub(in crate::namesystem) fn recover_file(
         &self,
         st: &mut State,
         inode: InodeId,
@@ -284,7 +287,7 @@ impl Namesystem {
     /// file's lease to the NameNode and asks `holders` about their replicas (phase 1):
     /// their replicas of `block`, or of `source` for a copy-on-truncate.
     #[allow(clippy::too_many_arguments)]
-    pub(super) fn start_block_recovery(
+    pub(in crate::namesystem) fn start_block_recovery(
         &self,
         st: &mut State,
         inode: InodeId,
@@ -423,7 +426,12 @@ impl Namesystem {
     /// A replica synced by a recovery was reported by `node`: it is counted, and once
     /// every synced node reported, the block is committed. Call before the report itself
     /// is taken in, so it counts against the committed block.
-    pub(super) fn commit_recovered(&self, st: &mut State, node: DnIdx, received: &[ReplicaReport]) {
+    pub(in crate::namesystem) fn commit_recovered(
+        &self,
+        st: &mut State,
+        node: DnIdx,
+        received: &[ReplicaReport],
+    ) {
         let wait = self.recovery_answer_wait();
         for r in received {
             let Some(rec) = st.recoveries.get_mut(&r.block_id) else {
@@ -499,7 +507,7 @@ impl Namesystem {
     /// Moves recoveries on: those whose synced nodes had long enough to report commit
     /// with the reports they have; those that waited long enough for answers sync with
     /// the answers they have; those that took too long start again.
-    pub(super) fn advance_recoveries(&self) -> Result<Option<u64>> {
+    pub(in crate::namesystem) fn advance_recoveries(&self) -> Result<Option<u64>> {
         let mut st = self.write();
         let wait = self.recovery_answer_wait();
         let retry = self.recovery_retry();

@@ -19,9 +19,9 @@ use prost::Message;
 use tusk_proto::hdfs as h;
 use tusk_proto::internal::edit_record::Op;
 
-use super::{Namesystem, State};
 use crate::blocks::BlockState;
 use crate::error::{NameNodeError, Result};
+use crate::namesystem::{Namesystem, State};
 use crate::options::NameNodeOptions;
 
 /// The command that turns safe mode off, as HDFS names it in its messages.
