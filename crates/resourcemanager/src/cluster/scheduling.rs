@@ -45,7 +45,7 @@ impl Cluster {
         let anything_wanted = self
             .apps
             .values()
-            .any(|a| !a.is_terminal() && (a.needs_am() || a.asks.iter().any(|k| k.remaining > 0)));
+            .any(|a| !a.is_terminal() && (a.needs_am() || a.pending_containers() > 0));
         while anything_wanted && self.nodes.get(node_id).is_some_and(|n| !n.lost) {
             let order = self.application_order();
             let taken = order
