@@ -616,13 +616,7 @@ impl<'a> Sim<'a> {
         for i in newest {
             let task = self.tasks.swap_remove(i);
             if let Phase::Shuffling { bytes, .. } = task.phase {
-                let spec = &self.opts.jobs[j];
-                let ready: u64 = self.jobs[j]
-                    .done_order
-                    .iter()
-                    .map(|&m| partition_bytes(spec, m))
-                    .sum();
-                let unfetched = ready.saturating_sub(bytes);
+                let unfetched = self.ready_bytes(j).saturating_sub(bytes);
                 let node = &mut self.nodes[task.node];
                 node.potential = node.potential.saturating_sub(unfetched);
             }
@@ -701,6 +695,16 @@ impl<'a> Sim<'a> {
         }
     }
 
+    /// One reduce's share of job `j`'s finished maps' output.
+    fn ready_bytes(&self, j: usize) -> u64 {
+        let spec = &self.opts.jobs[j];
+        self.jobs[j]
+            .done_order
+            .iter()
+            .map(|&m| partition_bytes(spec, m))
+            .sum()
+    }
+
     fn reduce_ask(&self, count: u32) -> y::ContainerAsk {
         y::ContainerAsk {
             ask_id: REDUCE_ASK,
@@ -767,13 +771,7 @@ impl<'a> Sim<'a> {
                         }
                     }
                     Work::Reduce => {
-                        let spec = &self.opts.jobs[job];
-                        let ready: u64 = self.jobs[job]
-                            .done_order
-                            .iter()
-                            .map(|&m| partition_bytes(spec, m))
-                            .sum();
-                        self.nodes[node].potential += ready;
+                        self.nodes[node].potential += self.ready_bytes(job);
                         Phase::Shuffling {
                             started: 0,
                             fetched: 0,
