@@ -76,6 +76,11 @@ wait_until() { # wait_until SECONDS WHAT COMMAND...: polls COMMAND every 0.5 s
     sleep 0.5
   done
 }
+exited() { # exited PID: the process is gone or a zombie
+  local state
+  state=$(awk '{print $3}' "/proc/$1/stat" 2>/dev/null) || return 0
+  [ -z "$state" ] || [ "$state" = Z ]
+}
 pid_of() { awk -v n="$1" '$1 == n {print $2}' "$CLUSTER/pids"; }
 # The newest application with a container on some NodeManager.
 newest_app() { ls -d "$CLUSTER"/nm*/logs/application_* 2>/dev/null | xargs -rn1 basename | sort | tail -1; }
@@ -108,8 +113,11 @@ run_job rm-kill-out cat "$WORK/rm-kill.log"
 wait_until 120 "the job's application" new_app_started
 APP=$(newest_app)
 wait_until 120 "maps running" bash -c "ls -d '$CLUSTER'/nm*/logs/$APP/container_* 2>/dev/null | grep -qv '_000001\$'"
-kill -9 "$(pid_of resourcemanager)"
+RM_PID=$(pid_of resourcemanager)
+kill -9 "$RM_PID"
 echo "compat-mapreduce-recovery: killed the ResourceManager while $APP's maps ran"
+# kill -9 returns before the process has gone: `local start` refuses one still running.
+wait_until 30 "the killed ResourceManager to exit" exited "$RM_PID"
 tusk "${CLUSTER_KEYS[@]}" local start --dir "$CLUSTER" resourcemanager
 set +e; wait "$JOB_PID"; CODE=$?; set -e; JOB_PID=
 tail -n 3 "$WORK/rm-kill.log"
