@@ -8,9 +8,10 @@ mod local_cluster;
 
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use local_cluster::{stderr, stdout, tusk, tusk_env, Cluster};
+use tusk_common::wait::wait_for_blocking;
 
 fn put(c: &Cluster, name: &str, data: &[u8], dst: &str) {
     let local = c.home().join(name);
@@ -446,16 +447,16 @@ fn local_commands_follow_the_last_up_and_logs_have_no_colour() {
     assert!(status.status.success(), "{}", stderr(&status));
     assert!(stdout(&status).contains("namenode"), "{}", stdout(&status));
     let logs = c.home().join("cluster/logs");
-    let deadline = Instant::now() + Duration::from_secs(10);
-    loop {
-        let text = std::fs::read_to_string(logs.join("namenode.log")).unwrap_or_default();
-        if !text.is_empty() {
-            assert!(!text.contains('\u{1b}'), "ANSI codes in the log: {text:?}");
-            break;
-        }
-        assert!(Instant::now() < deadline, "the NameNode logged nothing");
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    let text = wait_for_blocking(
+        "the NameNode's first log line",
+        Duration::from_secs(10),
+        || {
+            let text = std::fs::read_to_string(logs.join("namenode.log")).unwrap_or_default();
+            (!text.is_empty()).then_some(text)
+        },
+    )
+    .unwrap();
+    assert!(!text.contains('\u{1b}'), "ANSI codes in the log: {text:?}");
 }
 
 #[test]

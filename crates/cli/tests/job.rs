@@ -704,15 +704,8 @@ fn kill9(pid: u32) {
     let _ = Command::new("kill").args(["-9", &pid.to_string()]).status();
 }
 
-fn poll<T>(what: &str, timeout: Duration, mut f: impl FnMut() -> Option<T>) -> T {
-    let deadline = Instant::now() + timeout;
-    loop {
-        if let Some(v) = f() {
-            return v;
-        }
-        assert!(Instant::now() < deadline, "timed out waiting for {what}");
-        std::thread::sleep(Duration::from_millis(20));
-    }
+fn poll<T>(what: &str, timeout: Duration, f: impl FnMut() -> Option<T>) -> T {
+    tusk_common::wait::wait_for_blocking(what, timeout, f).unwrap()
 }
 
 impl Cluster {

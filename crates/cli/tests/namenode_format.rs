@@ -5,9 +5,13 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use tusk_client::{ClientOptions, CreateOptions, DfsClient};
+
+#[path = "support/process.rs"]
+mod process;
+use process::Started;
 
 /// A daemon started by [`start`], with the file its standard error goes to.
 struct Daemon {
@@ -36,20 +40,10 @@ fn start(role: &str, dir: &Path, flags: &[&str], defines: &[String]) -> (Daemon,
         child,
         log: log.clone(),
     };
-    let deadline = Instant::now() + Duration::from_secs(30);
-    loop {
-        if let Ok(a) = std::fs::read_to_string(&addr_file) {
-            return (daemon(child), Some(a.trim().to_string()));
-        }
-        if child.try_wait().unwrap().is_some() {
-            return (daemon(child), None);
-        }
-        if Instant::now() > deadline {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("tusk {role} did not start");
-        }
-        std::thread::sleep(Duration::from_millis(10));
+    let what = format!("tusk {role} to serve or exit");
+    match process::started(&mut child, &addr_file, Duration::from_secs(30), &what) {
+        Started::Serving(addr) => (daemon(child), Some(addr)),
+        Started::Exited => (daemon(child), None),
     }
 }
 
@@ -60,17 +54,12 @@ fn stop(mut child: Child) {
 
 /// Waits for a daemon to exit on its own; whether it succeeded, and its standard error.
 fn exited(mut daemon: Daemon, within: Duration) -> (bool, String) {
-    let deadline = Instant::now() + within;
-    let status = loop {
-        if let Some(status) = daemon.child.try_wait().unwrap() {
-            break status;
-        }
-        if Instant::now() > deadline {
-            stop(daemon.child);
-            panic!("the process did not exit within {within:?}");
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    };
+    let status = process::exit_status(
+        &mut daemon.child,
+        within,
+        "the process to exit",
+        String::new,
+    );
     (
         status.success(),
         std::fs::read_to_string(&daemon.log).unwrap(),

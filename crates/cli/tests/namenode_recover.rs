@@ -8,10 +8,14 @@
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use tusk_client::{ClientOptions, DfsClient};
 use tusk_namenode::edit_log::scan::scan_segment;
+
+#[path = "support/process.rs"]
+mod process;
+use process::Started;
 
 fn tusk(dir: &Path) -> Command {
     tusk_with_name_dirs(&[dir.join("name")])
@@ -43,20 +47,10 @@ fn start_namenode_with(dir: &Path, name_dirs: &[PathBuf]) -> Result<(Child, Stri
         .stderr(Stdio::piped())
         .spawn()
         .expect("run tusk namenode");
-    let deadline = Instant::now() + Duration::from_secs(30);
-    loop {
-        if let Ok(a) = std::fs::read_to_string(&addr_file) {
-            return Ok((child, a.trim().to_string()));
-        }
-        if child.try_wait().unwrap().is_some() {
-            return Err(child.wait_with_output().unwrap());
-        }
-        if Instant::now() > deadline {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("namenode neither served nor exited");
-        }
-        std::thread::sleep(Duration::from_millis(5));
+    let what = "the namenode to serve or exit";
+    match process::started(&mut child, &addr_file, Duration::from_secs(30), what) {
+        Started::Serving(addr) => Ok((child, addr)),
+        Started::Exited => Err(child.wait_with_output().unwrap()),
     }
 }
 

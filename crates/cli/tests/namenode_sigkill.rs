@@ -4,10 +4,15 @@
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use futures::stream::{self, StreamExt};
 use tusk_client::{ClientOptions, CreateOptions, DfsClient};
+use tusk_common::wait::wait_for;
+
+#[path = "support/process.rs"]
+mod process;
+use process::Started;
 
 #[allow(
     clippy::zombie_processes,
@@ -31,17 +36,14 @@ fn start_namenode(dir: &Path, listen: &str) -> (Child, String) {
         .stderr(Stdio::null())
         .spawn()
         .expect("start namenode");
-    let deadline = Instant::now() + Duration::from_secs(20);
-    loop {
-        if let Ok(a) = std::fs::read_to_string(&addr_file) {
-            return (child, a.trim().to_string());
-        }
-        if Instant::now() > deadline {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("namenode did not start");
-        }
-        std::thread::sleep(Duration::from_millis(5));
+    match process::started(
+        &mut child,
+        &addr_file,
+        Duration::from_secs(20),
+        "the namenode",
+    ) {
+        Started::Serving(addr) => (child, addr),
+        Started::Exited => panic!("the namenode exited: {:?}", child.wait()),
     }
 }
 
@@ -90,11 +92,10 @@ async fn sigkilled_namenode_keeps_acknowledged_creates_and_renames() {
                 .await
         })
     };
-    let deadline = Instant::now() + Duration::from_secs(30);
-    while acked.lock().unwrap().len() < 500 {
-        assert!(Instant::now() < deadline, "load did not get going");
-        tokio::time::sleep(Duration::from_millis(5)).await;
-    }
+    let going = || std::future::ready(acked.lock().unwrap().len() >= 500);
+    wait_for("500 acknowledged creates", Duration::from_secs(30), going)
+        .await
+        .unwrap();
     nn.kill().expect("SIGKILL the namenode");
     nn.wait().unwrap();
     let _ = tokio::time::timeout(Duration::from_secs(30), load).await;

@@ -7,15 +7,18 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::sync::Mutex;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use tusk_client::{ClientOptions, DfsClient};
+use tusk_common::wait::wait_for_blocking;
 use tusk_common::Configuration;
 use tusk_yarn_client::ApplicationClient;
 
 /// One testbed at a time: rates measured side by side would share the host's CPUs.
 static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
 
+#[path = "support/process.rs"]
+mod process;
 #[path = "support/testbed.rs"]
 mod support;
 
@@ -162,14 +165,11 @@ fn wait_status(
 ) {
     let rt = tokio::runtime::Runtime::new().unwrap();
     let rm = ApplicationClient::new(rm_addr);
-    let deadline = Instant::now() + Duration::from_secs(secs);
-    loop {
-        let status = rt.block_on(node_status(&rm));
-        if check(&status) {
-            return;
-        }
-        assert!(Instant::now() < deadline, "{what}; last status {status:?}");
-        std::thread::sleep(Duration::from_millis(200));
+    let met = wait_for_blocking(what, Duration::from_secs(secs), || {
+        check(&rt.block_on(node_status(&rm)))
+    });
+    if let Err(e) = met {
+        panic!("{e}; last status {:?}", rt.block_on(node_status(&rm)));
     }
 }
 
@@ -266,13 +266,14 @@ fn a_three_node_testbed_delivers_its_profiles_and_leaves_nothing() {
     // The close needs one reported replica (minReplication); the other DataNodes'
     // incremental reports may arrive a moment later, so poll for all three.
     let want = bed.ips(&["master", "w1", "w2"]);
-    let deadline = Instant::now() + Duration::from_secs(15);
-    let mut hosts = first_block_hosts(&rt, &client, "/one.bin");
-    while hosts != want && Instant::now() < deadline {
-        std::thread::sleep(Duration::from_millis(100));
-        hosts = first_block_hosts(&rt, &client, "/one.bin");
-    }
-    assert_eq!(hosts, want);
+    let all_three = wait_for_blocking("three replicas", Duration::from_secs(15), || {
+        first_block_hosts(&rt, &client, "/one.bin") == want
+    });
+    assert!(
+        all_three.is_ok(),
+        "{:?} != {want:?}",
+        first_block_hosts(&rt, &client, "/one.bin")
+    );
 
     // A node whose volume is saturated reports ~100% disk; the others ~0.
     let w1 = bed.ip("w1");
@@ -373,14 +374,10 @@ fn a_three_node_testbed_delivers_its_profiles_and_leaves_nothing() {
     fault(&["kill", "w1", "datanode"]);
     assert!(!reachable(&w1));
     fault(&["restart", "w1", "datanode"]);
-    let deadline = Instant::now() + Duration::from_secs(30);
-    while !(reachable(&w1) && live() == 3) {
-        assert!(
-            Instant::now() < deadline,
-            "the restarted DataNode never came back"
-        );
-        std::thread::sleep(Duration::from_millis(100));
-    }
+    wait_for_blocking("the restarted DataNode", Duration::from_secs(30), || {
+        reachable(&w1) && live() == 3
+    })
+    .unwrap();
 
     // Down leaves no namespace, link, mount, loop device, cgroup or throttle rule.
     bed.down();
@@ -633,20 +630,12 @@ fn hadoop_runs_on_the_same_nodes() {
         .stderr(job_log)
         .spawn()
         .unwrap();
-    let deadline = Instant::now() + Duration::from_secs(300);
-    let status = loop {
-        if let Some(status) = job.try_wait().unwrap() {
-            break status;
-        }
-        if Instant::now() > deadline {
-            let _ = job.kill();
-            panic!(
-                "Hadoop's wordcount did not end within 300 s; see {}",
-                bed.dir.join("logs").display()
-            );
-        }
-        std::thread::sleep(Duration::from_millis(200));
-    };
+    let status = process::exit_status(
+        &mut job,
+        Duration::from_secs(300),
+        "Hadoop's wordcount",
+        || format!("; see {}", bed.dir.join("logs").display()),
+    );
     assert!(status.success(), "Hadoop's wordcount failed");
     let out = bed.ok(&["fs", "-fs", &hadoop_fs, "-cat", "/out/part-r-00000"]);
     assert!(out.lines().any(|l| l == "be\t2000"), "{out}");

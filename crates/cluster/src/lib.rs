@@ -38,7 +38,7 @@ pub mod testing;
 pub mod wait;
 pub mod yarn;
 
-pub use wait::{wait_for, wait_for_replicas, Condition, WaitTimeout};
+pub use wait::{wait_for, wait_for_blocking, wait_for_replicas, Condition, WaitTimeout};
 pub use yarn::MiniYarn;
 
 pub type Error = Box<dyn std::error::Error + Send + Sync>;

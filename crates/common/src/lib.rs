@@ -12,6 +12,7 @@
 //! - `calendar`: UTC dates from and to epoch milliseconds.
 //! - `storage_lock`: HDFS's `in_use.lock` on a storage directory.
 //! - `units`: sizes with binary prefixes as Hadoop prints them (`1.5 K`, `1.10 MB`).
+//! - `wait`: `wait_for` / `wait_for_blocking`, polling a condition until a deadline.
 //! - `error`: this crate's errors.
 
 pub mod calendar;
@@ -24,6 +25,7 @@ pub mod status;
 pub mod storage_lock;
 pub mod timing;
 pub mod units;
+pub mod wait;
 
 pub use config::Configuration;
 pub use error::ConfigError;

@@ -294,13 +294,7 @@ fn fast_options() -> DataNodeOptions {
 
 /// Polls `check` until it holds or the deadline passes.
 async fn wait_until(what: &str, mut check: impl FnMut() -> bool) -> anyhow::Result<()> {
-    let deadline = tokio::time::Instant::now() + DEADLINE;
-    while !check() {
-        if tokio::time::Instant::now() > deadline {
-            bail!("timed out waiting for {what}");
-        }
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+    tusk_common::wait::wait_for(what, DEADLINE, || std::future::ready(check())).await?;
     Ok(())
 }
 

@@ -45,11 +45,9 @@ fn client(addr: std::net::SocketAddr, retry: ConnectRetry) -> Arc<RpcClient> {
 }
 
 async fn wait_for(what: &str, mut cond: impl FnMut() -> bool) {
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while !cond() {
-        assert!(Instant::now() < deadline, "timed out waiting for {what}");
-        tokio::time::sleep(Duration::from_millis(5)).await;
-    }
+    tusk_common::wait::wait_for(what, Duration::from_secs(10), || std::future::ready(cond()))
+        .await
+        .unwrap();
 }
 
 #[tokio::test]

@@ -184,14 +184,11 @@ async fn the_connection_raises_the_watermark_itself_when_it_may() {
 
 /// Polls `cond` until it holds (10 s at most).
 async fn until(cond: impl Fn() -> bool) {
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
-    while !cond() {
-        assert!(
-            tokio::time::Instant::now() < deadline,
-            "condition not reached"
-        );
-        tokio::time::sleep(Duration::from_millis(1)).await;
-    }
+    tusk_common::wait::wait_for("the condition", Duration::from_secs(10), || {
+        std::future::ready(cond())
+    })
+    .await
+    .unwrap();
 }
 
 #[tokio::test]

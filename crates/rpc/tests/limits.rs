@@ -88,18 +88,12 @@ impl Server {
 
     /// Polls the server's counters until `cond` holds (20 s at most).
     async fn until(&self, what: &str, cond: impl Fn(&RpcServerStats) -> bool) -> RpcServerStats {
-        let deadline = tokio::time::Instant::now() + Duration::from_secs(20);
-        loop {
+        let met = tusk_common::wait::wait_for(what, Duration::from_secs(20), || {
             let stats = self.stats();
-            if cond(&stats) {
-                return stats;
-            }
-            assert!(
-                tokio::time::Instant::now() < deadline,
-                "{what}: not reached, server at {stats:?}"
-            );
-            tokio::time::sleep(Duration::from_millis(5)).await;
-        }
+            std::future::ready(cond(&stats).then_some(stats))
+        })
+        .await;
+        met.unwrap_or_else(|e| panic!("{e}: server at {:?}", self.stats()))
     }
 }
 

@@ -3,7 +3,10 @@
 
 use std::path::Path;
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
+
+#[path = "process.rs"]
+mod process;
 
 /// What one `tusk` invocation left: exit code and its whole output.
 pub struct Run {
@@ -25,21 +28,11 @@ pub fn tusk_within(home: &Path, args: &[&str], timeout: Duration) -> Run {
         .stderr(err.reopen().unwrap())
         .spawn()
         .expect("run tusk");
-    let deadline = Instant::now() + timeout;
-    let status = loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            break status;
-        }
-        if Instant::now() > deadline {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!(
-                "tusk {args:?} did not end within {timeout:?}; stderr so far:\n{}",
-                std::fs::read_to_string(err.path()).unwrap_or_default()
-            );
-        }
-        std::thread::sleep(Duration::from_millis(10));
-    };
+    let what = format!("tusk {args:?} to end");
+    let status = process::exit_status(&mut child, timeout, &what, || {
+        let so_far = std::fs::read_to_string(err.path()).unwrap_or_default();
+        format!("; stderr so far:\n{so_far}")
+    });
     Run {
         code: status.code().unwrap_or(-1),
         stdout: std::fs::read_to_string(out.path()).unwrap(),
