@@ -64,6 +64,26 @@ impl Web {
         self.send(method, &url, Vec::new()).await
     }
 
+    /// GET on the NameNode: `/webhdfs/v1{path}?{query}`.
+    async fn get(&self, path: &str, query: &str) -> Answer {
+        self.nn(Method::GET, path, query).await
+    }
+
+    /// PUT on the NameNode.
+    async fn put(&self, path: &str, query: &str) -> Answer {
+        self.nn(Method::PUT, path, query).await
+    }
+
+    /// POST on the NameNode.
+    async fn post(&self, path: &str, query: &str) -> Answer {
+        self.nn(Method::POST, path, query).await
+    }
+
+    /// DELETE on the NameNode.
+    async fn delete(&self, path: &str, query: &str) -> Answer {
+        self.nn(Method::DELETE, path, query).await
+    }
+
     async fn send(&self, method: Method, url: &str, body: Vec<u8>) -> Answer {
         let resp = self
             .http
@@ -87,9 +107,7 @@ impl Web {
 
     /// The two-step CREATE: the NameNode's redirect, then the body to the DataNode.
     async fn create(&self, path: &str, query: &str, data: Vec<u8>) -> Answer {
-        let first = self
-            .nn(Method::PUT, path, &format!("op=CREATE&{query}"))
-            .await;
+        let first = self.put(path, &format!("op=CREATE&{query}")).await;
         assert_eq!(first.status, StatusCode::TEMPORARY_REDIRECT);
         let location = first.location.expect("a Location");
         self.send(Method::PUT, &location, data).await
@@ -97,9 +115,7 @@ impl Web {
 
     /// The two-step OPEN.
     async fn open(&self, path: &str, query: &str) -> Answer {
-        let first = self
-            .nn(Method::GET, path, &format!("op=OPEN&{query}"))
-            .await;
+        let first = self.get(path, &format!("op=OPEN&{query}")).await;
         if first.status != StatusCode::TEMPORARY_REDIRECT {
             return first;
         }
@@ -134,9 +150,7 @@ async fn create_and_open_redirect_to_a_datanode_and_stream_the_bytes() {
     let data = test_data(3 * 1024 * 1024 + 123, 7);
 
     // Step one names a DataNode's web server and the NameNode's RPC address.
-    let first = web
-        .nn(Method::PUT, "/w/data.bin", "op=CREATE&user.name=alice")
-        .await;
+    let first = web.put("/w/data.bin", "op=CREATE&user.name=alice").await;
     assert_eq!(first.status, StatusCode::TEMPORARY_REDIRECT);
     let location = first.location.unwrap();
     let dn_ports: Vec<String> = (0..2)
@@ -163,11 +177,7 @@ async fn create_and_open_redirect_to_a_datanode_and_stream_the_bytes() {
 
     // noredirect gives the same URL in JSON.
     let no_redirect = web
-        .nn(
-            Method::PUT,
-            "/w/data.bin",
-            "op=CREATE&user.name=alice&noredirect=true",
-        )
+        .put("/w/data.bin", "op=CREATE&user.name=alice&noredirect=true")
         .await;
     assert_eq!(no_redirect.status, StatusCode::OK);
     assert!(no_redirect.json()["Location"]
@@ -255,11 +265,7 @@ async fn create_and_open_redirect_to_a_datanode_and_stream_the_bytes() {
         }
     }
     let past = web
-        .nn(
-            Method::GET,
-            "/w/data.bin",
-            &format!("op=OPEN&offset={}", data.len()),
-        )
+        .get("/w/data.bin", &format!("op=OPEN&offset={}", data.len()))
         .await;
     let message = past.assert_error(403, "IOException");
     assert!(message.starts_with("Offset="), "{message}");
@@ -273,20 +279,14 @@ async fn namespace_operations_answer_hadoops_json() {
     let q = "user.name=alice";
 
     let made = web
-        .nn(
-            Method::PUT,
-            "/home/alice/d",
-            &format!("op=MKDIRS&{q}&permission=750"),
-        )
+        .put("/home/alice/d", &format!("op=MKDIRS&{q}&permission=750"))
         .await;
     assert_eq!(made.status, StatusCode::OK);
     assert_eq!(made.json(), json!({"boolean": true}));
     web.create("/home/alice/d/f", q, b"0123456789".to_vec())
         .await;
 
-    let status = web
-        .nn(Method::GET, "/home/alice/d", "op=GETFILESTATUS")
-        .await;
+    let status = web.get("/home/alice/d", "op=GETFILESTATUS").await;
     let fs = &status.json()["FileStatus"];
     assert_eq!(fs["type"], "DIRECTORY");
     assert_eq!(fs["permission"], "750");
@@ -315,7 +315,7 @@ async fn namespace_operations_answer_hadoops_json() {
 
     // 750: alice lists it; dr.who could not.
     let list = web
-        .nn(Method::GET, "/home/alice/d", &format!("op=LISTSTATUS&{q}"))
+        .get("/home/alice/d", &format!("op=LISTSTATUS&{q}"))
         .await
         .json();
     let entries = list["FileStatuses"]["FileStatus"].as_array().unwrap();
@@ -326,11 +326,7 @@ async fn namespace_operations_answer_hadoops_json() {
     assert_eq!(entries[0]["replication"], 2);
 
     let batch = web
-        .nn(
-            Method::GET,
-            "/home/alice/d",
-            &format!("op=LISTSTATUS_BATCH&{q}"),
-        )
+        .get("/home/alice/d", &format!("op=LISTSTATUS_BATCH&{q}"))
         .await
         .json();
     assert_eq!(batch["DirectoryListing"]["remainingEntries"], 0);
@@ -341,19 +337,11 @@ async fn namespace_operations_answer_hadoops_json() {
 
     // Seven entries: LISTSTATUS streams every page, LISTSTATUS_BATCH gives one.
     for i in 0..7 {
-        web.nn(
-            Method::PUT,
-            &format!("/home/alice/many/e{i}"),
-            &format!("op=MKDIRS&{q}"),
-        )
-        .await;
+        web.put(&format!("/home/alice/many/e{i}"), &format!("op=MKDIRS&{q}"))
+            .await;
     }
     let all = web
-        .nn(
-            Method::GET,
-            "/home/alice/many",
-            &format!("op=LISTSTATUS&{q}"),
-        )
+        .get("/home/alice/many", &format!("op=LISTSTATUS&{q}"))
         .await
         .json();
     let names: Vec<&str> = all["FileStatuses"]["FileStatus"]
@@ -364,8 +352,7 @@ async fn namespace_operations_answer_hadoops_json() {
         .collect();
     assert_eq!(names, ["e0", "e1", "e2", "e3", "e4", "e5", "e6"]);
     let page = web
-        .nn(
-            Method::GET,
+        .get(
             "/home/alice/many",
             &format!("op=LISTSTATUS_BATCH&{q}&startAfter=e2"),
         )
@@ -375,19 +362,11 @@ async fn namespace_operations_answer_hadoops_json() {
     let listed = &page["DirectoryListing"]["partialListing"]["FileStatuses"]["FileStatus"];
     assert_eq!(listed.as_array().unwrap().len(), 3);
     assert_eq!(listed[0]["pathSuffix"], "e3");
-    web.nn(
-        Method::DELETE,
-        "/home/alice/many",
-        &format!("op=DELETE&{q}&recursive=true"),
-    )
-    .await;
+    web.delete("/home/alice/many", &format!("op=DELETE&{q}&recursive=true"))
+        .await;
 
     let summary = web
-        .nn(
-            Method::GET,
-            "/home/alice",
-            &format!("op=GETCONTENTSUMMARY&{q}"),
-        )
+        .get("/home/alice", &format!("op=GETCONTENTSUMMARY&{q}"))
         .await
         .json();
     let cs = &summary["ContentSummary"];
@@ -399,14 +378,9 @@ async fn namespace_operations_answer_hadoops_json() {
     assert_eq!(cs["spaceConsumed"], 20);
     assert_eq!(cs["quota"], -1);
 
-    let home = web
-        .nn(Method::GET, "/", "op=GETHOMEDIRECTORY&user.name=carol")
-        .await;
+    let home = web.get("/", "op=GETHOMEDIRECTORY&user.name=carol").await;
     assert_eq!(home.json(), json!({"Path": "/user/carol"}));
-    let defaults = web
-        .nn(Method::GET, "/", "op=GETSERVERDEFAULTS")
-        .await
-        .json();
+    let defaults = web.get("/", "op=GETSERVERDEFAULTS").await.json();
     assert_eq!(defaults["FsServerDefaults"]["replication"], 2);
     assert_eq!(
         defaults["FsServerDefaults"]["checksumType"], 2,
@@ -414,24 +388,21 @@ async fn namespace_operations_answer_hadoops_json() {
     );
 
     let renamed = web
-        .nn(
-            Method::PUT,
+        .put(
             "/home/alice/d/f",
             &format!("op=RENAME&{q}&destination=/home/alice/g"),
         )
         .await;
     assert_eq!(renamed.json(), json!({"boolean": true}));
     let set = web
-        .nn(
-            Method::PUT,
+        .put(
             "/home/alice/g",
             &format!("op=SETREPLICATION&{q}&replication=1"),
         )
         .await;
     assert_eq!(set.json(), json!({"boolean": true}));
     let perm = web
-        .nn(
-            Method::PUT,
+        .put(
             "/home/alice/g",
             &format!("op=SETPERMISSION&{q}&permission=600"),
         )
@@ -439,8 +410,7 @@ async fn namespace_operations_answer_hadoops_json() {
     assert_eq!(perm.status, StatusCode::OK);
     assert!(perm.body.is_empty());
     let times = web
-        .nn(
-            Method::PUT,
+        .put(
             "/home/alice/g",
             &format!("op=SETTIMES&{q}&modificationtime=1000&accesstime=2000"),
         )
@@ -457,28 +427,19 @@ async fn namespace_operations_answer_hadoops_json() {
         (1, 0o600, 1000, 2000)
     );
     // Only the superuser gives a file away.
-    web.nn(
-        Method::PUT,
-        "/home/alice/g",
-        &format!("op=SETOWNER&{q}&owner=bob"),
-    )
-    .await
-    .assert_error(403, "AccessControlException");
+    web.put("/home/alice/g", &format!("op=SETOWNER&{q}&owner=bob"))
+        .await
+        .assert_error(403, "AccessControlException");
     let superuser = tusk_common::current_user();
     let chown = web
-        .nn(
-            Method::PUT,
+        .put(
             "/home/alice/g",
             &format!("op=SETOWNER&user.name={superuser}&owner=bob&group=staff"),
         )
         .await;
     assert_eq!(chown.status, StatusCode::OK);
     let deleted = web
-        .nn(
-            Method::DELETE,
-            "/home/alice/d",
-            &format!("op=DELETE&{q}&recursive=true"),
-        )
+        .delete("/home/alice/d", &format!("op=DELETE&{q}&recursive=true"))
         .await;
     assert_eq!(deleted.json(), json!({"boolean": true}));
 
@@ -601,30 +562,26 @@ async fn anonymous_and_other_users_cannot_write_a_private_directory() {
 
     // No user.name: dr.who.
     let m = web
-        .nn(Method::PUT, "/private/x", "op=MKDIRS")
+        .put("/private/x", "op=MKDIRS")
         .await
         .assert_error(403, "AccessControlException");
     assert!(m.contains("dr.who"), "{m}");
     web.create("/private/y", "", b"data".to_vec())
         .await
         .assert_error(403, "AccessControlException");
-    web.nn(
-        Method::DELETE,
-        "/private/secret",
-        "op=DELETE&user.name=mallory",
-    )
-    .await
-    .assert_error(403, "AccessControlException");
-    web.nn(Method::GET, "/private/secret", "op=OPEN&user.name=mallory")
+    web.delete("/private/secret", "op=DELETE&user.name=mallory")
         .await
         .assert_error(403, "AccessControlException");
-    web.nn(Method::GET, "/private", "op=LISTSTATUS")
+    web.get("/private/secret", "op=OPEN&user.name=mallory")
+        .await
+        .assert_error(403, "AccessControlException");
+    web.get("/private", "op=LISTSTATUS")
         .await
         .assert_error(403, "AccessControlException");
     // Whether or not the child exists: a 403, never a 404 or "already exists".
     for child in ["/private/secret", "/private/nope"] {
         let m = web
-            .nn(Method::GET, child, "op=GETFILESTATUS&user.name=mallory")
+            .get(child, "op=GETFILESTATUS&user.name=mallory")
             .await
             .assert_error(403, "AccessControlException");
         assert!(m.contains("access=EXECUTE, inode=\"/private\""), "{m}");
@@ -675,21 +632,14 @@ async fn append_and_checksum_redirect_to_a_holder_of_the_last_block() {
     let holders = last_block_holders(&cluster, "/a/f").await;
 
     // APPEND: 307 to the holder, then the body there; 200 with no body.
-    let step1 = web
-        .nn(Method::POST, "/a/f", "op=APPEND&user.name=alice")
-        .await;
+    let step1 = web.post("/a/f", "op=APPEND&user.name=alice").await;
     assert_eq!(step1.status, StatusCode::TEMPORARY_REDIRECT);
     let location = step1.location.unwrap();
     assert_eq!(vec![authority(&location).to_string()], holders);
     assert!(location.contains("op=APPEND"), "{location}");
     let added = test_data(5000, 8);
     let step2 = web.send(Method::POST, &location, added.clone()).await;
-    assert_eq!(
-        step2.status,
-        StatusCode::OK,
-        "{}",
-        String::from_utf8_lossy(&step2.body)
-    );
+    assert_ok(&step2);
     assert!(step2.body.is_empty());
     let mut whole = first.clone();
     whole.extend_from_slice(&added);
@@ -698,11 +648,7 @@ async fn append_and_checksum_redirect_to_a_holder_of_the_last_block() {
 
     // noredirect: the same Location as JSON.
     let json_location = web
-        .nn(
-            Method::POST,
-            "/a/f",
-            "op=APPEND&user.name=alice&noredirect=true",
-        )
+        .post("/a/f", "op=APPEND&user.name=alice&noredirect=true")
         .await;
     assert_eq!(json_location.status, StatusCode::OK);
     let url = json_location.json()["Location"]
@@ -719,7 +665,7 @@ async fn append_and_checksum_redirect_to_a_holder_of_the_last_block() {
     assert_eq!(client.read_file("/a/f").await.unwrap(), whole);
 
     // GETFILECHECKSUM: Hadoop's JSON, the same value the RPC client computes.
-    let step1 = web.nn(Method::GET, "/a/f", "op=GETFILECHECKSUM").await;
+    let step1 = web.get("/a/f", "op=GETFILECHECKSUM").await;
     assert_eq!(step1.status, StatusCode::TEMPORARY_REDIRECT);
     let location = step1.location.unwrap();
     assert_eq!(
@@ -744,15 +690,13 @@ async fn append_and_checksum_redirect_to_a_holder_of_the_last_block() {
 
     // Errors: a missing file at the NameNode; another user's append at the DataNode,
     // which leaves the file as it was.
-    web.nn(Method::POST, "/a/missing", "op=APPEND&user.name=alice")
+    web.post("/a/missing", "op=APPEND&user.name=alice")
         .await
         .assert_error(404, "FileNotFoundException");
-    web.nn(Method::GET, "/a/missing", "op=GETFILECHECKSUM")
+    web.get("/a/missing", "op=GETFILECHECKSUM")
         .await
         .assert_error(404, "FileNotFoundException");
-    let step1 = web
-        .nn(Method::POST, "/a/f", "op=APPEND&user.name=mallory")
-        .await;
+    let step1 = web.post("/a/f", "op=APPEND&user.name=mallory").await;
     web.send(Method::POST, &step1.location.unwrap(), b"x".to_vec())
         .await
         .assert_error(403, "AccessControlException");
@@ -776,11 +720,7 @@ async fn truncate_and_concat_answer_hadoops_json() {
     // TRUNCATE at a block boundary is done at once; inside a block it answers false
     // and the file closes once the last block is recovered.
     let cut = web
-        .nn(
-            Method::POST,
-            "/t/a",
-            "op=TRUNCATE&newlength=1000&user.name=alice",
-        )
+        .post("/t/a", "op=TRUNCATE&newlength=1000&user.name=alice")
         .await;
     assert_eq!(cut.json(), json!({"boolean": false}));
     wait_for("truncate recovery", Duration::from_secs(30), || async {
@@ -790,62 +730,41 @@ async fn truncate_and_concat_answer_hadoops_json() {
     .unwrap();
     assert_eq!(alice.read_file("/t/a").await.unwrap(), &data[..1000]);
     let to_zero = web
-        .nn(
-            Method::POST,
-            "/t/c",
-            "op=TRUNCATE&newlength=0&user.name=alice",
-        )
+        .post("/t/c", "op=TRUNCATE&newlength=0&user.name=alice")
         .await;
     assert_eq!(to_zero.json(), json!({"boolean": true}));
     assert_eq!(alice.stat("/t/c").await.unwrap().length, 0);
     let m = web
-        .nn(Method::POST, "/t/b", "op=TRUNCATE&user.name=alice")
+        .post("/t/b", "op=TRUNCATE&user.name=alice")
         .await
         .assert_error(400, "IllegalArgumentException");
     assert_eq!(
         m,
         "Required param newlength for op: TRUNCATE is null or empty"
     );
-    web.nn(
-        Method::POST,
-        "/t/b",
-        "op=TRUNCATE&newlength=10&user.name=mallory",
-    )
-    .await
-    .assert_error(403, "AccessControlException");
+    web.post("/t/b", "op=TRUNCATE&newlength=10&user.name=mallory")
+        .await
+        .assert_error(403, "AccessControlException");
 
     // CONCAT: 200 with no body; the sources' bytes follow the target's and the
     // sources are gone.
     let c = web
-        .nn(
-            Method::POST,
-            "/t/a",
-            "op=CONCAT&sources=/t/b&user.name=alice",
-        )
+        .post("/t/a", "op=CONCAT&sources=/t/b&user.name=alice")
         .await;
-    assert_eq!(
-        c.status,
-        StatusCode::OK,
-        "{}",
-        String::from_utf8_lossy(&c.body)
-    );
+    assert_ok(&c);
     assert!(c.body.is_empty());
     let mut joined = data[..1000].to_vec();
     joined.extend_from_slice(&data);
     assert_eq!(alice.read_file("/t/a").await.unwrap(), joined);
     assert!(alice.stat("/t/b").await.is_err());
     let m = web
-        .nn(Method::POST, "/t/a", "op=CONCAT&user.name=alice")
+        .post("/t/a", "op=CONCAT&user.name=alice")
         .await
         .assert_error(400, "IllegalArgumentException");
     assert_eq!(m, "Required param sources for op: CONCAT is null or empty");
-    web.nn(
-        Method::POST,
-        "/t/a",
-        "op=CONCAT&sources=/t/missing&user.name=alice",
-    )
-    .await
-    .assert_error(404, "FileNotFoundException");
+    web.post("/t/a", "op=CONCAT&sources=/t/missing&user.name=alice")
+        .await
+        .assert_error(404, "FileNotFoundException");
 
     // Both are in the edit log.
     cluster.restart_namenode().await.unwrap();
@@ -873,28 +792,21 @@ async fn acl_quota_and_snapshot_operations_answer_hadoops_json() {
 
     // ACLs: set, modify, read back as Hadoop's AclStatus, remove entries, remove all.
     let set = web
-        .nn(
-            Method::PUT,
+        .put(
             "/m",
             &put("op=SETACL&aclspec=user::rwx,group::r-x,other::---,user:bob:r-x"),
         )
         .await;
-    assert_eq!(
-        set.status,
-        StatusCode::OK,
-        "{}",
-        String::from_utf8_lossy(&set.body)
-    );
+    assert_ok(&set);
     assert!(set.body.is_empty());
     let modify = web
-        .nn(
-            Method::PUT,
+        .put(
             "/m",
             &put("op=MODIFYACLENTRIES&aclspec=default:group:dev:rwx"),
         )
         .await;
     assert_eq!(modify.status, StatusCode::OK);
-    let status = web.nn(Method::GET, "/m", "op=GETACLSTATUS").await;
+    let status = web.get("/m", "op=GETACLSTATUS").await;
     assert_eq!(
         status.json(),
         json!({"AclStatus": {
@@ -908,97 +820,65 @@ async fn acl_quota_and_snapshot_operations_answer_hadoops_json() {
             "stickyBit": false,
         }})
     );
-    web.nn(
-        Method::PUT,
-        "/m",
-        &put("op=REMOVEACLENTRIES&aclspec=user:bob"),
-    )
-    .await;
-    web.nn(Method::PUT, "/m", &put("op=REMOVEDEFAULTACL")).await;
-    let entries = web.nn(Method::GET, "/m", "op=GETACLSTATUS").await.json();
+    web.put("/m", &put("op=REMOVEACLENTRIES&aclspec=user:bob"))
+        .await;
+    web.put("/m", &put("op=REMOVEDEFAULTACL")).await;
+    let entries = web.get("/m", "op=GETACLSTATUS").await.json();
     assert_eq!(entries["AclStatus"]["entries"], json!(["group::r-x"]));
     let m = web
-        .nn(Method::PUT, "/m", &put("op=SETACL"))
+        .put("/m", &put("op=SETACL"))
         .await
         .assert_error(400, "IllegalArgumentException");
     assert_eq!(m, "Required param aclspec for op: SETACL is null or empty");
-    web.nn(
-        Method::PUT,
-        "/m",
-        &put("op=MODIFYACLENTRIES&aclspec=person:bob:rwx"),
-    )
-    .await
-    .assert_error(400, "IllegalArgumentException");
-    web.nn(Method::PUT, "/m", "op=REMOVEACL&user.name=mallory")
+    web.put("/m", &put("op=MODIFYACLENTRIES&aclspec=person:bob:rwx"))
+        .await
+        .assert_error(400, "IllegalArgumentException");
+    web.put("/m", "op=REMOVEACL&user.name=mallory")
         .await
         .assert_error(403, "AccessControlException");
-    web.nn(Method::GET, "/missing", "op=GETACLSTATUS")
+    web.get("/missing", "op=GETACLSTATUS")
         .await
         .assert_error(404, "FileNotFoundException");
     // CHECKACCESS: the owner holds rwx; another user (other::---) not even read.
     let may_read = web
-        .nn(
-            Method::GET,
-            "/m",
-            "op=CHECKACCESS&fsaction=rwx&user.name=alice",
-        )
+        .get("/m", "op=CHECKACCESS&fsaction=rwx&user.name=alice")
         .await;
-    assert_eq!(
-        may_read.status,
-        StatusCode::OK,
-        "{}",
-        String::from_utf8_lossy(&may_read.body)
-    );
-    web.nn(
-        Method::GET,
-        "/m",
-        "op=CHECKACCESS&fsaction=r--&user.name=bob",
-    )
-    .await
-    .assert_error(403, "AccessControlException");
-    web.nn(
-        Method::GET,
-        "/m",
-        "op=CHECKACCESS&fsaction=rwz&user.name=bob",
-    )
-    .await
-    .assert_error(400, "IllegalArgumentException");
-    let removed = web.nn(Method::PUT, "/m", &put("op=REMOVEACL")).await;
+    assert_ok(&may_read);
+    web.get("/m", "op=CHECKACCESS&fsaction=r--&user.name=bob")
+        .await
+        .assert_error(403, "AccessControlException");
+    web.get("/m", "op=CHECKACCESS&fsaction=rwz&user.name=bob")
+        .await
+        .assert_error(400, "IllegalArgumentException");
+    let removed = web.put("/m", &put("op=REMOVEACL")).await;
     assert_eq!(removed.status, StatusCode::OK);
-    let plain = web.nn(Method::GET, "/m", "op=GETACLSTATUS").await.json();
+    let plain = web.get("/m", "op=GETACLSTATUS").await.json();
     assert_eq!(plain["AclStatus"]["entries"], json!([]));
 
     // Quotas: set by the superuser only, read back as Hadoop's QuotaUsage; -1 clears.
     let admin = tusk_common::current_user();
-    web.nn(Method::PUT, "/m", &put("op=SETQUOTA&namespacequota=10"))
+    web.put("/m", &put("op=SETQUOTA&namespacequota=10"))
         .await
         .assert_error(403, "AccessControlException");
     let set = web
-        .nn(
-            Method::PUT,
+        .put(
             "/m",
             &format!("op=SETQUOTA&namespacequota=10&storagespacequota=1048576&user.name={admin}"),
         )
         .await;
-    assert_eq!(
-        set.status,
-        StatusCode::OK,
-        "{}",
-        String::from_utf8_lossy(&set.body)
-    );
-    let usage = web.nn(Method::GET, "/m", "op=GETQUOTAUSAGE").await;
+    assert_ok(&set);
+    let usage = web.get("/m", "op=GETQUOTAUSAGE").await;
     assert_eq!(
         usage.json(),
         json!({"QuotaUsage": {"fileAndDirectoryCount": 1, "quota": 10, "spaceConsumed": 0,
                               "spaceQuota": 1048576, "typeQuota": {}}})
     );
-    web.nn(
-        Method::PUT,
+    web.put(
         "/m",
         &format!("op=SETQUOTA&storagespacequota=-1&user.name={admin}"),
     )
     .await;
-    let usage = web.nn(Method::GET, "/m", "op=GETQUOTAUSAGE").await.json();
+    let usage = web.get("/m", "op=GETQUOTAUSAGE").await.json();
     assert_eq!(
         (
             usage["QuotaUsage"]["quota"].clone(),
@@ -1006,56 +886,40 @@ async fn acl_quota_and_snapshot_operations_answer_hadoops_json() {
         ),
         (json!(10), json!(-1))
     );
-    web.nn(
-        Method::PUT,
+    web.put(
         "/m",
         &format!("op=SETQUOTA&namespacequota=-1&user.name={admin}"),
     )
     .await;
-    web.nn(Method::GET, "/missing", "op=GETQUOTAUSAGE")
+    web.get("/missing", "op=GETQUOTAUSAGE")
         .await
         .assert_error(404, "FileNotFoundException");
 
     // Snapshots: allowing needs the superuser; create answers the snapshot's path.
-    web.nn(Method::PUT, "/m", &put("op=ALLOWSNAPSHOT"))
+    web.put("/m", &put("op=ALLOWSNAPSHOT"))
         .await
         .assert_error(403, "AccessControlException");
     let allowed = web
-        .nn(
-            Method::PUT,
-            "/m",
-            &format!("op=ALLOWSNAPSHOT&user.name={admin}"),
-        )
+        .put("/m", &format!("op=ALLOWSNAPSHOT&user.name={admin}"))
         .await;
-    assert_eq!(
-        allowed.status,
-        StatusCode::OK,
-        "{}",
-        String::from_utf8_lossy(&allowed.body)
-    );
+    assert_ok(&allowed);
     web.create("/m/f", "user.name=alice", b"v1".to_vec()).await;
     let created = web
-        .nn(Method::PUT, "/m", &put("op=CREATESNAPSHOT&snapshotname=s1"))
+        .put("/m", &put("op=CREATESNAPSHOT&snapshotname=s1"))
         .await;
     assert_eq!(created.json(), json!({"Path": "/m/.snapshot/s1"}));
-    web.nn(Method::PUT, "/m", &put("op=CREATESNAPSHOT&snapshotname=s1"))
+    web.put("/m", &put("op=CREATESNAPSHOT&snapshotname=s1"))
         .await
         .assert_error(403, "SnapshotException");
     let renamed = web
-        .nn(
-            Method::PUT,
+        .put(
             "/m",
             &put("op=RENAMESNAPSHOT&oldsnapshotname=s1&snapshotname=s2"),
         )
         .await;
-    assert_eq!(
-        renamed.status,
-        StatusCode::OK,
-        "{}",
-        String::from_utf8_lossy(&renamed.body)
-    );
+    assert_ok(&renamed);
     let m = web
-        .nn(Method::PUT, "/m", &put("op=RENAMESNAPSHOT&snapshotname=s3"))
+        .put("/m", &put("op=RENAMESNAPSHOT&snapshotname=s3"))
         .await
         .assert_error(400, "IllegalArgumentException");
     assert_eq!(
@@ -1077,35 +941,18 @@ async fn acl_quota_and_snapshot_operations_answer_hadoops_json() {
     .unwrap();
     assert_eq!(read, b"v1");
     let deleted = web
-        .nn(
-            Method::DELETE,
-            "/m",
-            &put("op=DELETESNAPSHOT&snapshotname=s2"),
-        )
+        .delete("/m", &put("op=DELETESNAPSHOT&snapshotname=s2"))
         .await;
-    assert_eq!(
-        deleted.status,
-        StatusCode::OK,
-        "{}",
-        String::from_utf8_lossy(&deleted.body)
-    );
+    assert_ok(&deleted);
     assert!(client.stat("/m/.snapshot/s2").await.is_err());
-    web.nn(
-        Method::DELETE,
-        "/m",
-        &put("op=DELETESNAPSHOT&snapshotname=s2"),
-    )
-    .await
-    .assert_error(403, "SnapshotException");
+    web.delete("/m", &put("op=DELETESNAPSHOT&snapshotname=s2"))
+        .await
+        .assert_error(403, "SnapshotException");
     let disallowed = web
-        .nn(
-            Method::PUT,
-            "/m",
-            &format!("op=DISALLOWSNAPSHOT&user.name={admin}"),
-        )
+        .put("/m", &format!("op=DISALLOWSNAPSHOT&user.name={admin}"))
         .await;
     assert_eq!(disallowed.status, StatusCode::OK);
-    web.nn(Method::PUT, "/m", &put("op=CREATESNAPSHOT"))
+    web.put("/m", &put("op=CREATESNAPSHOT"))
         .await
         .assert_error(403, "SnapshotException");
 }
@@ -1144,7 +991,7 @@ async fn xattr_and_storage_policy_operations_answer_hadoops_json() {
         "op=SETXATTR&xattr.name=user.color&xattr.value=%22blue%22&flag=CREATE",
         "op=SETXATTR&xattr.name=user.size&xattr.value=0x0aff&flag=CREATE",
     ] {
-        assert_ok(&web.nn(Method::PUT, "/x", &alice(query)).await);
+        assert_ok(&web.put("/x", &alice(query)).await);
     }
     for (encoding, value) in [
         ("text", "\"blue\""),
@@ -1152,8 +999,7 @@ async fn xattr_and_storage_policy_operations_answer_hadoops_json() {
         ("BASE64", "0sYmx1ZQ=="),
     ] {
         let got = web
-            .nn(
-                Method::GET,
+            .get(
                 "/x",
                 &alice(&format!(
                     "op=GETXATTRS&xattr.name=user.color&encoding={encoding}"
@@ -1167,8 +1013,7 @@ async fn xattr_and_storage_policy_operations_answer_hadoops_json() {
     }
     // Several names come back in the order asked; none asks for all.
     let two = web
-        .nn(
-            Method::GET,
+        .get(
             "/x",
             &bob("op=GETXATTRS&xattr.name=user.size&xattr.name=user.color&encoding=hex"),
         )
@@ -1180,10 +1025,7 @@ async fn xattr_and_storage_policy_operations_answer_hadoops_json() {
             ("user.color".to_string(), json!("0x626c7565")),
         ]
     );
-    let mut all = xattr_pairs(
-        &web.nn(Method::GET, "/x", &alice("op=GETXATTRS&encoding=base64"))
-            .await,
-    );
+    let mut all = xattr_pairs(&web.get("/x", &alice("op=GETXATTRS&encoding=base64")).await);
     all.sort_by(|a, b| a.0.cmp(&b.0));
     assert_eq!(
         all,
@@ -1193,10 +1035,7 @@ async fn xattr_and_storage_policy_operations_answer_hadoops_json() {
         ]
     );
     // LISTXATTRS: the names as a JSON array inside a string.
-    let listed = web
-        .nn(Method::GET, "/x", &alice("op=LISTXATTRS"))
-        .await
-        .json();
+    let listed = web.get("/x", &alice("op=LISTXATTRS")).await.json();
     let mut names: Vec<String> =
         serde_json::from_str(listed["XAttrNames"].as_str().unwrap()).unwrap();
     names.sort();
@@ -1204,16 +1043,14 @@ async fn xattr_and_storage_policy_operations_answer_hadoops_json() {
 
     // REPLACE changes a value; the flags are Hadoop's XAttrSetFlag checks.
     assert_ok(
-        &web.nn(
-            Method::PUT,
+        &web.put(
             "/x",
             &alice("op=SETXATTR&xattr.name=user.color&xattr.value=red&flag=REPLACE"),
         )
         .await,
     );
     let red = web
-        .nn(
-            Method::GET,
+        .get(
             "/x",
             &alice("op=GETXATTRS&xattr.name=user.color&encoding=text"),
         )
@@ -1262,32 +1099,21 @@ async fn xattr_and_storage_policy_operations_answer_hadoops_json() {
 
     // REMOVEXATTR; the RPC client sees what WebHDFS left.
     assert_ok(
-        &web.nn(
-            Method::PUT,
-            "/x",
-            &alice("op=REMOVEXATTR&xattr.name=user.color"),
-        )
-        .await,
+        &web.put("/x", &alice("op=REMOVEXATTR&xattr.name=user.color"))
+            .await,
     );
-    let listed = web.nn(Method::GET, "/x", &alice("op=LISTXATTRS")).await;
+    let listed = web.get("/x", &alice("op=LISTXATTRS")).await;
     assert_eq!(listed.json(), json!({"XAttrNames": "[\"user.size\"]"}));
-    web.nn(
-        Method::PUT,
-        "/x",
-        &alice("op=REMOVEXATTR&xattr.name=user.color"),
-    )
-    .await
-    .assert_error(403, "IOException");
+    web.put("/x", &alice("op=REMOVEXATTR&xattr.name=user.color"))
+        .await
+        .assert_error(403, "IOException");
     let over_rpc = cluster.client().get_xattrs("/x", vec![]).await.unwrap();
     assert_eq!(over_rpc.len(), 1);
     assert_eq!(over_rpc[0].name, "size");
     assert_eq!(over_rpc[0].value.as_deref(), Some(&[0x0a, 0xff][..]));
 
     // Storage policies: Hadoop's built-in suite, HOT by default and inherited.
-    let policies = web
-        .nn(Method::GET, "/", "op=GETALLSTORAGEPOLICY")
-        .await
-        .json();
+    let policies = web.get("/", "op=GETALLSTORAGEPOLICY").await.json();
     let policies = policies["BlockStoragePolicies"]["BlockStoragePolicy"]
         .as_array()
         .unwrap()
@@ -1304,49 +1130,34 @@ async fn xattr_and_storage_policy_operations_answer_hadoops_json() {
     let policy_of = |path: &'static str| {
         let web = &web;
         async move {
-            web.nn(Method::GET, path, "op=GETSTORAGEPOLICY&user.name=alice")
+            web.get(path, "op=GETSTORAGEPOLICY&user.name=alice")
                 .await
                 .json()
         }
     };
     assert_eq!(policy_of("/x").await, json!({"BlockStoragePolicy": hot}));
     assert_ok(
-        &web.nn(
-            Method::PUT,
-            "/x",
-            &alice("op=SETSTORAGEPOLICY&storagepolicy=COLD"),
-        )
-        .await,
+        &web.put("/x", &alice("op=SETSTORAGEPOLICY&storagepolicy=COLD"))
+            .await,
     );
-    assert_ok(&web.nn(Method::PUT, "/x/sub", &alice("op=MKDIRS")).await);
+    assert_ok(&web.put("/x/sub", &alice("op=MKDIRS")).await);
     let cold = policy_of("/x/sub").await;
     assert_eq!(cold["BlockStoragePolicy"]["name"], "COLD");
     assert_eq!(cold["BlockStoragePolicy"]["id"], 2);
-    let status = web.nn(Method::GET, "/x", "op=GETFILESTATUS").await.json();
+    let status = web.get("/x", "op=GETFILESTATUS").await.json();
     assert_eq!(status["FileStatus"]["storagePolicy"], 2);
     let m = web
-        .nn(Method::PUT, "/x", &alice("op=SETSTORAGEPOLICY"))
+        .put("/x", &alice("op=SETSTORAGEPOLICY"))
         .await
         .assert_error(400, "IllegalArgumentException");
     assert_eq!(m, "Storage policy name is empty.");
-    web.nn(
-        Method::PUT,
-        "/x",
-        &alice("op=SETSTORAGEPOLICY&storagepolicy=LUKEWARM"),
-    )
-    .await
-    .assert_error(400, "HadoopIllegalArgumentException");
-    web.nn(
-        Method::PUT,
-        "/x",
-        &bob("op=SETSTORAGEPOLICY&storagepolicy=HOT"),
-    )
-    .await
-    .assert_error(403, "AccessControlException");
-    assert_ok(
-        &web.nn(Method::POST, "/x", &alice("op=UNSETSTORAGEPOLICY"))
-            .await,
-    );
+    web.put("/x", &alice("op=SETSTORAGEPOLICY&storagepolicy=LUKEWARM"))
+        .await
+        .assert_error(400, "HadoopIllegalArgumentException");
+    web.put("/x", &bob("op=SETSTORAGEPOLICY&storagepolicy=HOT"))
+        .await
+        .assert_error(403, "AccessControlException");
+    assert_ok(&web.post("/x", &alice("op=UNSETSTORAGEPOLICY")).await);
     assert_eq!(
         policy_of("/x/sub").await["BlockStoragePolicy"]["name"],
         "HOT"
@@ -1363,36 +1174,23 @@ async fn snapshot_reports_trash_root_status_and_block_locations_answer_hadoops_j
 
     // A diff between two snapshots shows a deleted and a created file.
     assert_ok(
-        &web.nn(
-            Method::PUT,
-            "/s",
-            &format!("op=ALLOWSNAPSHOT&user.name={admin}"),
-        )
-        .await,
+        &web.put("/s", &format!("op=ALLOWSNAPSHOT&user.name={admin}"))
+            .await,
     );
     web.create("/s/old", "user.name=alice", b"o".to_vec()).await;
     assert_ok(
-        &web.nn(
-            Method::PUT,
-            "/s",
-            &alice("op=CREATESNAPSHOT&snapshotname=s1"),
-        )
-        .await,
+        &web.put("/s", &alice("op=CREATESNAPSHOT&snapshotname=s1"))
+            .await,
     );
-    let deleted = web.nn(Method::DELETE, "/s/old", &alice("op=DELETE")).await;
+    let deleted = web.delete("/s/old", &alice("op=DELETE")).await;
     assert_eq!(deleted.json(), json!({"boolean": true}));
     web.create("/s/new", "user.name=alice", b"n".to_vec()).await;
     assert_ok(
-        &web.nn(
-            Method::PUT,
-            "/s",
-            &alice("op=CREATESNAPSHOT&snapshotname=s2"),
-        )
-        .await,
+        &web.put("/s", &alice("op=CREATESNAPSHOT&snapshotname=s2"))
+            .await,
     );
     let diff = web
-        .nn(
-            Method::GET,
+        .get(
             "/s",
             &alice("op=GETSNAPSHOTDIFF&oldsnapshotname=s1&snapshotname=s2"),
         )
@@ -1415,11 +1213,7 @@ async fn snapshot_reports_trash_root_status_and_block_locations_answer_hadoops_j
     web.create("/s/later", "user.name=alice", b"l".to_vec())
         .await;
     let since = web
-        .nn(
-            Method::GET,
-            "/s",
-            &alice("op=GETSNAPSHOTDIFF&oldsnapshotname=s2"),
-        )
+        .get("/s", &alice("op=GETSNAPSHOTDIFF&oldsnapshotname=s2"))
         .await
         .json();
     assert_eq!(since["SnapshotDiffReport"]["toSnapshot"], Value::Null);
@@ -1429,8 +1223,7 @@ async fn snapshot_reports_trash_root_status_and_block_locations_answer_hadoops_j
         .contains(&json!({"sourcePath": "later", "type": "CREATE"})));
     // The listing form Hadoop's client asks for first: one page, no cursor left.
     let listing = web
-        .nn(
-            Method::GET,
+        .get(
             "/s",
             &alice("op=GETSNAPSHOTDIFFLISTING&oldsnapshotname=s1&snapshotname=s2"),
         )
@@ -1443,8 +1236,7 @@ async fn snapshot_reports_trash_root_status_and_block_locations_answer_hadoops_j
     assert_eq!(listing["createList"][0]["sourcePath"], "new");
     assert_eq!(listing["deleteList"][0]["sourcePath"], "old");
     assert_eq!(listing["createList"].as_array().unwrap().len(), 1);
-    web.nn(
-        Method::GET,
+    web.get(
         "/s",
         &alice("op=GETSNAPSHOTDIFF&oldsnapshotname=nope&snapshotname=s2"),
     )
@@ -1452,10 +1244,7 @@ async fn snapshot_reports_trash_root_status_and_block_locations_answer_hadoops_j
     .assert_error(403, "SnapshotException");
 
     // The snapshots of a directory, and the snapshottable directories of a user.
-    let list = web
-        .nn(Method::GET, "/s", &alice("op=GETSNAPSHOTLIST"))
-        .await
-        .json();
+    let list = web.get("/s", &alice("op=GETSNAPSHOTLIST")).await.json();
     let snaps = list["SnapshotList"].as_array().unwrap();
     let paths: Vec<&str> = snaps
         .iter()
@@ -1465,12 +1254,12 @@ async fn snapshot_reports_trash_root_status_and_block_locations_answer_hadoops_j
     assert_eq!(snaps[1]["dirStatus"]["pathSuffix"], "s2");
     assert_eq!(snaps[1]["deletionStatus"], "ACTIVE");
     assert!(snaps[0]["snapshotID"].as_u64() < snaps[1]["snapshotID"].as_u64());
-    assert_ok(&web.nn(Method::PUT, "/s/plain", &alice("op=MKDIRS")).await);
-    web.nn(Method::GET, "/s/plain", &alice("op=GETSNAPSHOTLIST"))
+    assert_ok(&web.put("/s/plain", &alice("op=MKDIRS")).await);
+    web.get("/s/plain", &alice("op=GETSNAPSHOTLIST"))
         .await
         .assert_error(403, "SnapshotException");
     let mine = web
-        .nn(Method::GET, "/", &alice("op=GETSNAPSHOTTABLEDIRECTORYLIST"))
+        .get("/", &alice("op=GETSNAPSHOTTABLEDIRECTORYLIST"))
         .await
         .json();
     let dirs = mine["SnapshottableDirectoryList"].as_array().unwrap();
@@ -1481,29 +1270,23 @@ async fn snapshot_reports_trash_root_status_and_block_locations_answer_hadoops_j
     assert_eq!(dirs[0]["snapshotNumber"], 2);
     assert_eq!(dirs[0]["snapshotQuota"], 65536);
     let none = web
-        .nn(
-            Method::GET,
-            "/",
-            "op=GETSNAPSHOTTABLEDIRECTORYLIST&user.name=bob",
-        )
+        .get("/", "op=GETSNAPSHOTTABLEDIRECTORYLIST&user.name=bob")
         .await;
     assert_eq!(none.json(), json!({"SnapshottableDirectoryList": null}));
 
     // GETTRASHROOT: the user's own trash; the parent must be readable.
-    let trash = web
-        .nn(Method::GET, "/s/new", &alice("op=GETTRASHROOT"))
-        .await;
+    let trash = web.get("/s/new", &alice("op=GETTRASHROOT")).await;
     assert_eq!(trash.json(), json!({"Path": "/user/alice/.Trash"}));
-    let anonymous = web.nn(Method::GET, "/", "op=GETTRASHROOT").await;
+    let anonymous = web.get("/", "op=GETTRASHROOT").await;
     assert_eq!(anonymous.json(), json!({"Path": "/user/dr.who/.Trash"}));
     let client = cluster.client();
     client.mkdirs("/private", 0o700, true).await.unwrap();
-    web.nn(Method::GET, "/private/x", "op=GETTRASHROOT&user.name=bob")
+    web.get("/private/x", "op=GETTRASHROOT&user.name=bob")
         .await
         .assert_error(403, "AccessControlException");
 
     // GETSTATUS: the live DataNodes' totals.
-    let status = web.nn(Method::GET, "/", "op=GETSTATUS").await.json();
+    let status = web.get("/", "op=GETSTATUS").await.json();
     let fs = status["FsStatus"].as_object().unwrap();
     assert_eq!(fs.len(), 3, "{status}");
     let (capacity, used, remaining) = (
@@ -1534,7 +1317,7 @@ async fn snapshot_reports_trash_root_status_and_block_locations_answer_hadoops_j
         .map(|i| cluster.datanode_addr(i).to_string())
         .collect();
     let located = web
-        .nn(Method::GET, "/s/blocks", &alice("op=GETFILEBLOCKLOCATIONS"))
+        .get("/s/blocks", &alice("op=GETFILEBLOCKLOCATIONS"))
         .await
         .json();
     let blocks = located["BlockLocations"]["BlockLocation"]
@@ -1564,8 +1347,7 @@ async fn snapshot_reports_trash_root_status_and_block_locations_answer_hadoops_j
         assert_eq!(block["hosts"].as_array().unwrap().len(), 2);
     }
     let second = web
-        .nn(
-            Method::GET,
+        .get(
             "/s/blocks",
             &alice("op=GETFILEBLOCKLOCATIONS&offset=1048576&length=1"),
         )
@@ -1577,11 +1359,7 @@ async fn snapshot_reports_trash_root_status_and_block_locations_answer_hadoops_j
     assert_eq!(second.len(), 1);
     assert_eq!(second[0]["offset"], 1 << 20);
     let m = web
-        .nn(
-            Method::GET,
-            "/s/missing",
-            &alice("op=GETFILEBLOCKLOCATIONS"),
-        )
+        .get("/s/missing", &alice("op=GETFILEBLOCKLOCATIONS"))
         .await
         .assert_error(404, "FileNotFoundException");
     assert_eq!(m, "File does not exist: /s/missing");
@@ -1589,13 +1367,9 @@ async fn snapshot_reports_trash_root_status_and_block_locations_answer_hadoops_j
         .write_file("/private/secret", b"s", CreateOptions::default())
         .await
         .unwrap();
-    web.nn(
-        Method::GET,
-        "/private/secret",
-        "op=GETFILEBLOCKLOCATIONS&user.name=bob",
-    )
-    .await
-    .assert_error(403, "AccessControlException");
+    web.get("/private/secret", "op=GETFILEBLOCKLOCATIONS&user.name=bob")
+        .await
+        .assert_error(403, "AccessControlException");
 }
 
 /// `doas` as Hadoop's proxy users allow it: a gateway user named in
@@ -1618,11 +1392,7 @@ async fn proxy_users_act_for_the_users_their_rules_name() {
     home(&cluster, "/user/alice", "alice").await;
 
     let answer = web
-        .nn(
-            Method::GET,
-            "/",
-            "op=GETHOMEDIRECTORY&user.name=hue&doas=alice",
-        )
+        .get("/", "op=GETHOMEDIRECTORY&user.name=hue&doas=alice")
         .await;
     assert_eq!(answer.json()["Path"], "/user/alice");
     let written = web
@@ -1642,31 +1412,19 @@ async fn proxy_users_act_for_the_users_their_rules_name() {
     assert_eq!(status.owner, "alice", "the write is alice's");
 
     let m = web
-        .nn(
-            Method::GET,
-            "/",
-            "op=GETHOMEDIRECTORY&user.name=hue&doas=bob",
-        )
+        .get("/", "op=GETHOMEDIRECTORY&user.name=hue&doas=bob")
         .await
         .assert_error(403, "AuthorizationException");
     assert_eq!(m, "User: hue is not allowed to impersonate bob");
     let m = web
-        .nn(
-            Method::GET,
-            "/",
-            "op=GETHOMEDIRECTORY&user.name=far&doas=alice",
-        )
+        .get("/", "op=GETHOMEDIRECTORY&user.name=far&doas=alice")
         .await
         .assert_error(403, "AuthorizationException");
     assert_eq!(
         m,
         "Unauthorized connection for super-user: far from IP 127.0.0.1"
     );
-    web.nn(
-        Method::PUT,
-        "/user/alice/x",
-        "op=MKDIRS&user.name=mallory&doas=alice",
-    )
-    .await
-    .assert_error(403, "AuthorizationException");
+    web.put("/user/alice/x", "op=MKDIRS&user.name=mallory&doas=alice")
+        .await
+        .assert_error(403, "AuthorizationException");
 }
