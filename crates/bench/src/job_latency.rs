@@ -349,10 +349,7 @@ fn run_mode(
         .block_on(client.write_file(
             input,
             &words(opts.input_bytes),
-            CreateOptions {
-                create_parent: true,
-                ..Default::default()
-            },
+            CreateOptions::with_parents(),
         ))
         .map_err(BenchError::client("create", input))?;
     defines.push(format!(

@@ -29,6 +29,17 @@ pub struct CreateOptions {
     pub create_parent: bool,
 }
 
+impl CreateOptions {
+    /// The defaults, creating missing parent directories (`hadoop fs -put`'s and
+    /// `FileSystem.create`'s behaviour).
+    pub fn with_parents() -> Self {
+        Self {
+            create_parent: true,
+            ..Self::default()
+        }
+    }
+}
+
 impl DfsClient {
     /// Status of `path`, or `None` if it does not exist.
     pub async fn get_file_info(&self, path: &str) -> Result<Option<FileStatus>> {

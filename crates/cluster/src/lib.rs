@@ -72,6 +72,11 @@ impl MiniClusterBuilder {
         self
     }
 
+    /// `dfs.blocksize` for every node and client.
+    pub fn block_size(self, bytes: u64) -> Self {
+        self.conf("dfs.blocksize", bytes.to_string())
+    }
+
     /// Keeps state under `dir` instead of a temporary directory.
     pub fn base_dir(mut self, dir: impl Into<PathBuf>) -> Self {
         self.base_dir = Some(dir.into());

@@ -17,7 +17,7 @@ const DATANODE_LINK_BITS: u64 = 1_000_000_000;
 async fn cluster(link: Option<u64>) -> MiniCluster {
     let mut builder = MiniCluster::builder()
         .datanodes(3)
-        .conf("dfs.blocksize", BLOCK.to_string())
+        .block_size(BLOCK)
         .conf("dfs.heartbeat.interval", "1");
     if let Some(bits) = link {
         builder = builder.conf("tusk.node.link.bits-per-sec", bits.to_string());
@@ -45,13 +45,7 @@ async fn wait_for_link_rates(client: &DfsClient, nodes: usize) {
 /// Writes `bytes` to `path`, reads them back, and returns how each block went.
 async fn write_and_check(client: &DfsClient, path: &str, bytes: &[u8]) -> Vec<BlockReplication> {
     let mut writer = client
-        .create(
-            path,
-            CreateOptions {
-                create_parent: true,
-                ..Default::default()
-            },
-        )
+        .create(path, CreateOptions::with_parents())
         .await
         .expect("create");
     for chunk in bytes.chunks(100_000) {

@@ -14,7 +14,7 @@ async fn cluster_with(datanodes: usize, exclude: &std::path::Path) -> MiniCluste
     tusk_common::init_logging();
     MiniCluster::builder()
         .datanodes(datanodes)
-        .conf("dfs.blocksize", BLOCK.to_string())
+        .block_size(BLOCK)
         .conf("dfs.heartbeat.interval", "0.2")
         .conf("dfs.namenode.redundancy.interval.seconds", "0.2")
         .conf("dfs.hosts.exclude", exclude.display().to_string())

@@ -12,7 +12,7 @@ const BLOCK: u64 = 1 << 20;
 async fn cluster() -> MiniCluster {
     MiniCluster::builder()
         .datanodes(3)
-        .conf("dfs.blocksize", BLOCK.to_string())
+        .block_size(BLOCK)
         .conf("dfs.heartbeat.interval", "1")
         .conf("dfs.permissions.enabled", "true")
         .build()
@@ -21,10 +21,7 @@ async fn cluster() -> MiniCluster {
 }
 
 fn opts() -> CreateOptions {
-    CreateOptions {
-        create_parent: true,
-        ..Default::default()
-    }
+    CreateOptions::with_parents()
 }
 
 #[track_caller]
@@ -275,7 +272,7 @@ async fn lease_recovery_keeps_what_a_dead_writer_hflushed() {
 async fn the_lease_hard_limit_recovers_a_dead_writers_file() {
     let cluster = MiniCluster::builder()
         .datanodes(3)
-        .conf("dfs.blocksize", BLOCK.to_string())
+        .block_size(BLOCK)
         .conf("dfs.heartbeat.interval", "1")
         .conf("dfs.namenode.lease-soft-limit-sec", "1")
         .conf("dfs.namenode.lease-hard-limit-sec", "2")
@@ -602,7 +599,7 @@ where
 async fn soft_limit_cluster() -> MiniCluster {
     MiniCluster::builder()
         .datanodes(3)
-        .conf("dfs.blocksize", BLOCK.to_string())
+        .block_size(BLOCK)
         .conf("dfs.heartbeat.interval", "1")
         .conf("dfs.namenode.lease-soft-limit-sec", "1")
         .build()
@@ -667,7 +664,7 @@ async fn create_over_a_soft_expired_file_recovers_the_lease_first() {
 async fn tiny_block_cluster() -> MiniCluster {
     MiniCluster::builder()
         .datanodes(3)
-        .conf("dfs.blocksize", TINY_BLOCK.to_string())
+        .block_size(TINY_BLOCK)
         .conf("dfs.heartbeat.interval", "1")
         .build()
         .await

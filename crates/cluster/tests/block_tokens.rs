@@ -272,7 +272,7 @@ async fn with_tokens_off_by_choice_the_datanode_checks_none() {
 async fn tusk_clients_write_and_read_in_both_modes_with_tokens_on() {
     let cluster = MiniCluster::builder()
         .datanodes(3)
-        .conf("dfs.blocksize", (1 << 20).to_string())
+        .block_size(1 << 20)
         .build()
         .await
         .expect("cluster starts");
@@ -307,7 +307,7 @@ async fn tusk_clients_write_and_read_in_both_modes_with_tokens_on() {
 async fn hdfs_native_writes_and_reads_with_tokens_through_the_sasl_handshake() {
     let cluster = MiniCluster::builder()
         .datanodes(3)
-        .conf("dfs.blocksize", (1 << 20).to_string())
+        .block_size(1 << 20)
         .build()
         .await
         .expect("cluster starts");

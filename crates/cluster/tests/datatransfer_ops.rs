@@ -23,7 +23,7 @@ const DEADLINE: Duration = Duration::from_secs(30);
 async fn cluster_of(datanodes: usize) -> MiniCluster {
     MiniCluster::builder()
         .datanodes(datanodes)
-        .conf("dfs.blocksize", BLOCK.to_string())
+        .block_size(BLOCK)
         .conf("dfs.block.access.token.enable", "false")
         .build()
         .await

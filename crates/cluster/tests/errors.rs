@@ -112,13 +112,7 @@ async fn namespace_errors_are_typed() {
     );
     assert_class(
         client
-            .create(
-                "/d/file/child",
-                CreateOptions {
-                    create_parent: true,
-                    ..Default::default()
-                },
-            )
+            .create("/d/file/child", CreateOptions::with_parents())
             .await
             .map(|_| ()),
         PARENT,
@@ -253,10 +247,7 @@ async fn assert_traverse_refused(bob: &DfsClient, path: &str, outside: &str) {
             bob.create(path, opts)
         );
     }
-    let opts = CreateOptions {
-        create_parent: true,
-        ..Default::default()
-    };
+    let opts = CreateOptions::with_parents();
     refused!(at("create createParent"), bob.create(path, opts));
     refused!(at("mkdirs"), bob.mkdirs(path, 0o755, true));
     refused!(at("mkdirs no parents"), bob.mkdirs(path, 0o755, false));

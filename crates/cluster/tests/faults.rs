@@ -18,7 +18,7 @@ async fn fast_cluster(datanodes: usize) -> MiniCluster {
     tusk_common::init_logging();
     MiniCluster::builder()
         .datanodes(datanodes)
-        .conf("dfs.blocksize", BLOCK.to_string())
+        .block_size(BLOCK)
         .conf("dfs.replication", "3")
         .conf("dfs.heartbeat.interval", "0.2")
         .conf("dfs.namenode.heartbeat.recheck-interval", "500")
@@ -138,13 +138,7 @@ async fn datanode_killed_mid_write(mode: ReplicationMode, position: usize) {
     let bytes = tusk_cluster::test_data(5 * BLOCK as usize + 4321, 11);
     let path = "/faults/killed-mid-write";
     let mut w = client
-        .create(
-            path,
-            CreateOptions {
-                create_parent: true,
-                ..Default::default()
-            },
-        )
+        .create(path, CreateOptions::with_parents())
         .await
         .expect("create");
     // On every node, so the killed node's block report can be recognised after restart.
@@ -295,14 +289,7 @@ async fn corrupt_replica_is_detected_and_replaced(datanodes: usize) {
     let bytes = tusk_cluster::test_data(2 * BLOCK as usize + 999, 5);
     let path = "/faults/corrupt";
     client
-        .write_file(
-            path,
-            &bytes,
-            CreateOptions {
-                create_parent: true,
-                ..Default::default()
-            },
-        )
+        .write_file(path, &bytes, CreateOptions::with_parents())
         .await
         .unwrap();
 
@@ -434,14 +421,7 @@ async fn bad_block_reports_against_good_replicas_delete_nothing() {
     let bytes = tusk_cluster::test_data(BLOCK as usize + 5000, 17);
     let path = "/faults/reported";
     client
-        .write_file(
-            path,
-            &bytes,
-            CreateOptions {
-                create_parent: true,
-                ..Default::default()
-            },
-        )
+        .write_file(path, &bytes, CreateOptions::with_parents())
         .await
         .unwrap();
     let located = wait_replicated(&cluster, &client, path, 3, &bytes).await;
@@ -662,7 +642,7 @@ async fn a_stale_node_gets_no_new_block() {
     tusk_common::init_logging();
     let cluster = MiniCluster::builder()
         .datanodes(4)
-        .conf("dfs.blocksize", BLOCK.to_string())
+        .block_size(BLOCK)
         .conf("dfs.replication", "3")
         .conf("dfs.heartbeat.interval", "0.2")
         .conf("dfs.namenode.stale.datanode.interval", "1000")
@@ -758,7 +738,7 @@ async fn failed_node_is_replaced_by_the_writer(mode: ReplicationMode, before_clo
     let block = 4 * BLOCK;
     let mut cluster = MiniCluster::builder()
         .datanodes(4)
-        .conf("dfs.blocksize", block.to_string())
+        .block_size(block)
         .conf("dfs.replication", "3")
         .conf("dfs.heartbeat.interval", "0.2")
         // The replication monitor stays asleep through the test, so only the writer
@@ -779,13 +759,7 @@ async fn failed_node_is_replaced_by_the_writer(mode: ReplicationMode, before_clo
     let bytes = tusk_cluster::test_data(3 * BLOCK as usize + tail, 23);
     let path = "/faults/replaced";
     let mut w = client
-        .create(
-            path,
-            CreateOptions {
-                create_parent: true,
-                ..Default::default()
-            },
-        )
+        .create(path, CreateOptions::with_parents())
         .await
         .unwrap();
     let mut killed = None;
@@ -894,7 +868,7 @@ async fn kill_to_full_replication(mode: ReplicationMode, t: &RecoveryTimings) ->
     tusk_common::init_logging();
     let mut cluster = MiniCluster::builder()
         .datanodes(5)
-        .conf("dfs.blocksize", BLOCK.to_string())
+        .block_size(BLOCK)
         .conf("dfs.replication", "3")
         .conf("dfs.heartbeat.interval", t.heartbeat)
         .conf("dfs.namenode.heartbeat.recheck-interval", t.recheck_ms)
@@ -904,10 +878,7 @@ async fn kill_to_full_replication(mode: ReplicationMode, t: &RecoveryTimings) ->
         .await
         .expect("cluster starts");
     let client = cluster.client_with(|o| o.replication_mode = mode);
-    let opts = || CreateOptions {
-        create_parent: true,
-        ..Default::default()
-    };
+    let opts = || CreateOptions::with_parents();
     let mut files = Vec::new();
     for i in 0..4 {
         let path = format!("/recovery/closed{i}");

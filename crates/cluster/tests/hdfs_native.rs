@@ -38,7 +38,7 @@ async fn read(client: &Client, path: &str) -> Vec<u8> {
 async fn hdfs_native_round_trip() {
     let cluster = MiniCluster::builder()
         .datanodes(3)
-        .conf("dfs.blocksize", BLOCK.to_string())
+        .block_size(BLOCK)
         .build()
         .await
         .expect("cluster starts");

@@ -13,7 +13,7 @@ const BLOCK: u64 = 1 << 20;
 async fn hdfs_native_appends() {
     let cluster = MiniCluster::builder()
         .datanodes(3)
-        .conf("dfs.blocksize", BLOCK.to_string())
+        .block_size(BLOCK)
         .build()
         .await
         .expect("cluster starts");
@@ -29,16 +29,9 @@ async fn hdfs_native_appends() {
     {
         let path = format!("/native-append/f{i}");
         let mut want = test_data(initial, i as u64);
-        tusk.write_file(
-            &path,
-            &want,
-            CreateOptions {
-                create_parent: true,
-                ..Default::default()
-            },
-        )
-        .await
-        .unwrap();
+        tusk.write_file(&path, &want, CreateOptions::with_parents())
+            .await
+            .unwrap();
         let added = test_data(more, 50 + i as u64);
         let mut w = native
             .append(&path)
@@ -67,7 +60,7 @@ async fn hdfs_native_appends() {
 async fn an_abandoned_hdfs_native_writer_is_recovered() {
     let cluster = MiniCluster::builder()
         .datanodes(3)
-        .conf("dfs.blocksize", BLOCK.to_string())
+        .block_size(BLOCK)
         .conf("dfs.heartbeat.interval", "1")
         .build()
         .await

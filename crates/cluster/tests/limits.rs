@@ -37,10 +37,7 @@ async fn names_over_255_bytes_and_full_directories_are_refused_as_hdfs_does() {
         .await
         .expect("cluster starts");
     let client = cluster.client();
-    let new_file = CreateOptions {
-        create_parent: true,
-        ..Default::default()
-    };
+    let new_file = CreateOptions::with_parents();
 
     let longest = "n".repeat(255);
     let too_long = "n".repeat(256);

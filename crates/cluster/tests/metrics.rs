@@ -59,7 +59,7 @@ async fn datanodes_sum(cluster: &MiniCluster, name: &str) -> f64 {
 async fn a_write_moves_the_namenode_and_datanode_counters_by_what_was_written() {
     let cluster = MiniCluster::builder()
         .datanodes(2)
-        .conf("dfs.blocksize", BLOCK.to_string())
+        .block_size(BLOCK as u64)
         .conf("dfs.replication", "2")
         .build()
         .await
@@ -73,10 +73,7 @@ async fn a_write_moves_the_namenode_and_datanode_counters_by_what_was_written() 
     let len = 3 * BLOCK + 5;
     let data = tusk_cluster::test_data(len, 11);
     let client = cluster.client();
-    let opts = CreateOptions {
-        create_parent: true,
-        ..Default::default()
-    };
+    let opts = CreateOptions::with_parents();
     client.write_file("/m/f", &data, opts).await.unwrap();
     wait_for_replicas(&client, "/m/f", 2).await.unwrap();
 

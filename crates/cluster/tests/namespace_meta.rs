@@ -406,7 +406,7 @@ async fn quotas_refuse_growth_with_hadoops_exceptions_and_survive_restarts() {
     const BLOCK: u64 = 1 << 20;
     let mut cluster = MiniCluster::builder()
         .datanodes(1)
-        .conf("dfs.blocksize", BLOCK.to_string())
+        .block_size(BLOCK)
         .conf("dfs.replication", "1")
         .build()
         .await

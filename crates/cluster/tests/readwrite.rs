@@ -10,7 +10,7 @@ const BLOCK: u64 = 1 << 20;
 async fn cluster() -> MiniCluster {
     MiniCluster::builder()
         .datanodes(3)
-        .conf("dfs.blocksize", BLOCK.to_string())
+        .block_size(BLOCK)
         .build()
         .await
         .expect("cluster starts")
@@ -19,14 +19,7 @@ async fn cluster() -> MiniCluster {
 async fn round_trip(client: &DfsClient, path: &str, len: usize) {
     let bytes = tusk_cluster::test_data(len, len as u64 + 7);
     client
-        .write_file(
-            path,
-            &bytes,
-            CreateOptions {
-                create_parent: true,
-                ..Default::default()
-            },
-        )
+        .write_file(path, &bytes, CreateOptions::with_parents())
         .await
         .unwrap_or_else(|e| panic!("write {path} ({len} bytes): {e}"));
     let back = client

@@ -17,7 +17,7 @@ use tusk_proto::hdfs::{
 async fn cluster(sockets: &std::path::Path) -> MiniCluster {
     MiniCluster::builder()
         .datanodes(3)
-        .conf("dfs.blocksize", (1u64 << 20).to_string())
+        .block_size(1 << 20)
         .conf("dfs.client.read.shortcircuit", "true")
         .conf(
             "dfs.domain.socket.path",

@@ -19,7 +19,7 @@ const BLOCK: u64 = 1 << 20;
 async fn cluster() -> MiniCluster {
     MiniCluster::builder()
         .datanodes(1)
-        .conf("dfs.blocksize", BLOCK.to_string())
+        .block_size(BLOCK)
         .conf("dfs.replication", "1")
         .build()
         .await
@@ -555,7 +555,7 @@ async fn assert_snapshot_kept_features(cluster: &MiniCluster, data: &[u8], when:
 async fn snapshots_keep_acls_xattrs_and_storage_policy_across_restarts() {
     let mut cluster = MiniCluster::builder()
         .datanodes(1)
-        .conf("dfs.blocksize", BLOCK.to_string())
+        .block_size(BLOCK)
         .conf("dfs.replication", "1")
         .conf(
             "hadoop.user.group.static.mapping.overrides",
@@ -681,7 +681,7 @@ async fn snapshots_keep_acls_xattrs_and_storage_policy_across_restarts() {
 async fn a_truncate_inside_a_snapshotted_block_copies_it() {
     let mut cluster = MiniCluster::builder()
         .datanodes(1)
-        .conf("dfs.blocksize", BLOCK.to_string())
+        .block_size(BLOCK)
         .conf("dfs.replication", "1")
         .conf("dfs.heartbeat.interval", "1")
         .build()
@@ -836,10 +836,7 @@ async fn what_only_snapshots_hold_counts_against_quotas() {
     );
 
     let big = test_data(1_500_000, 32);
-    let opts = CreateOptions {
-        create_parent: true,
-        ..Default::default()
-    };
+    let opts = CreateOptions::with_parents();
     let e = client
         .write_file("/qs/big", &big, opts.clone())
         .await

@@ -607,10 +607,7 @@ async fn container_logs_are_served_on_the_web_port() {
 }
 
 fn parents() -> tusk_client::CreateOptions {
-    tusk_client::CreateOptions {
-        create_parent: true,
-        ..Default::default()
-    }
+    tusk_client::CreateOptions::with_parents()
 }
 
 /// stopContainers ends a running Hadoop-style container's process group and reports

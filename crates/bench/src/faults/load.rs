@@ -200,10 +200,7 @@ async fn writer(
         let len = 1024 + splitmix(id ^ 0xF11E) % max_bytes.saturating_sub(1024).max(1);
         let data = content(id, len as usize);
         let path = format!("/faults/w/{}/f{id}", mode_name(mode));
-        let opts = CreateOptions {
-            create_parent: true,
-            ..Default::default()
-        };
+        let opts = CreateOptions::with_parents();
         match tokio::time::timeout(OP_TIMEOUT, client.write_file(&path, &data, opts)).await {
             Ok(Ok(())) => {
                 {

@@ -14,7 +14,7 @@ pub const BLOCK: u64 = 1 << 20;
 pub async fn cluster() -> MiniCluster {
     MiniCluster::builder()
         .datanodes(3)
-        .conf("dfs.blocksize", BLOCK.to_string())
+        .block_size(BLOCK)
         .build()
         .await
         .expect("cluster starts")
@@ -28,10 +28,7 @@ pub fn options(dir: &tempfile::TempDir) -> LocalRunnerOptions {
 }
 
 pub async fn put(client: &DfsClient, path: &str, data: &[u8]) {
-    let opts = CreateOptions {
-        create_parent: true,
-        ..Default::default()
-    };
+    let opts = CreateOptions::with_parents();
     client
         .write_file(path, data, opts)
         .await
