@@ -34,18 +34,17 @@ pub trait Mapper: Send {
     }
 }
 
+/// The values of one key, as a reduce function iterates them (Hadoop's
+/// `Iterable<VALUEIN>`): `'v` is the values' borrow, `'i` the iterator's.
+pub type Values<'i, 'v> = dyn Iterator<Item = &'v [u8]> + 'i;
+
 /// A reduce function; the same trait serves as a combiner, which must emit records
 /// whose keys belong to the same partition (normally: the key it was given).
 pub trait Reducer: Send {
     fn setup(&mut self, _ctx: &TaskContext) -> Result<()> {
         Ok(())
     }
-    fn reduce(
-        &mut self,
-        key: &[u8],
-        values: &mut dyn Iterator<Item = &[u8]>,
-        out: &mut dyn Emitter,
-    ) -> Result<()>;
+    fn reduce(&mut self, key: &[u8], values: &mut Values, out: &mut dyn Emitter) -> Result<()>;
     fn cleanup(&mut self, _out: &mut dyn Emitter) -> Result<()> {
         Ok(())
     }

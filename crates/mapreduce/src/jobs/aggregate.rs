@@ -13,7 +13,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::api::{Emitter, Reducer};
+use crate::api::{Emitter, Reducer, Values};
 use crate::error::{MapReduceError, Result};
 use crate::registry::Registry;
 
@@ -31,12 +31,7 @@ struct AggregateReducer {
 }
 
 impl Reducer for AggregateReducer {
-    fn reduce(
-        &mut self,
-        key: &[u8],
-        values: &mut dyn Iterator<Item = &[u8]>,
-        out: &mut dyn Emitter,
-    ) -> Result<()> {
+    fn reduce(&mut self, key: &[u8], values: &mut Values, out: &mut dyn Emitter) -> Result<()> {
         let colon = key.iter().position(|&b| b == b':').ok_or_else(|| {
             MapReduceError::Task(format!(
                 "aggregate: key {:?} names no aggregator (TYPE:key)",

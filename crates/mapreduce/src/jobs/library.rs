@@ -1,7 +1,7 @@
 //! General-purpose components: identity map and reduce, key-from-line, counting sum,
 //! hash and modulo partitioning.
 
-use crate::api::{Emitter, Mapper, Partitioner, Reducer};
+use crate::api::{Emitter, Mapper, Partitioner, Reducer, Values};
 use crate::error::{MapReduceError, Result};
 use crate::registry::Registry;
 
@@ -35,12 +35,7 @@ impl Mapper for LineAsKeyMapper {
 pub struct IdentityReducer;
 
 impl Reducer for IdentityReducer {
-    fn reduce(
-        &mut self,
-        key: &[u8],
-        values: &mut dyn Iterator<Item = &[u8]>,
-        out: &mut dyn Emitter,
-    ) -> Result<()> {
+    fn reduce(&mut self, key: &[u8], values: &mut Values, out: &mut dyn Emitter) -> Result<()> {
         for v in values {
             out.emit(key, v)?;
         }
@@ -55,12 +50,7 @@ pub struct SumReducer {
 }
 
 impl Reducer for SumReducer {
-    fn reduce(
-        &mut self,
-        key: &[u8],
-        values: &mut dyn Iterator<Item = &[u8]>,
-        out: &mut dyn Emitter,
-    ) -> Result<()> {
+    fn reduce(&mut self, key: &[u8], values: &mut Values, out: &mut dyn Emitter) -> Result<()> {
         let mut sum = 0u64;
         for v in values {
             sum += parse_decimal(v)?;

@@ -4,7 +4,7 @@
 
 use std::time::Duration;
 
-use crate::api::{Emitter, Mapper, Reducer};
+use crate::api::{Emitter, Mapper, Reducer, Values};
 use crate::error::Result;
 use crate::job::{ComponentSpec, InputFormat, JobSpec};
 use crate::registry::Registry;
@@ -43,12 +43,7 @@ pub struct SleepReducer {
 }
 
 impl Reducer for SleepReducer {
-    fn reduce(
-        &mut self,
-        _key: &[u8],
-        values: &mut dyn Iterator<Item = &[u8]>,
-        _out: &mut dyn Emitter,
-    ) -> Result<()> {
+    fn reduce(&mut self, _key: &[u8], values: &mut Values, _out: &mut dyn Emitter) -> Result<()> {
         values.for_each(drop);
         std::thread::sleep(Duration::from_millis(self.ms));
         Ok(())

@@ -18,7 +18,7 @@ use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{self, Receiver};
 use std::thread::JoinHandle;
 
-use crate::api::{Emitter, Mapper, Reducer, TaskContext};
+use crate::api::{Emitter, Mapper, Reducer, TaskContext, Values};
 use crate::error::{MapReduceError, Result};
 use crate::job::LocalizedFile;
 use crate::job::{ComponentSpec, InputFormat, JobSpec};
@@ -296,12 +296,7 @@ impl Reducer for StreamingReducer {
         self.process.start(&ctx.work_dir)
     }
 
-    fn reduce(
-        &mut self,
-        key: &[u8],
-        values: &mut dyn Iterator<Item = &[u8]>,
-        out: &mut dyn Emitter,
-    ) -> Result<()> {
+    fn reduce(&mut self, key: &[u8], values: &mut Values, out: &mut dyn Emitter) -> Result<()> {
         for v in values {
             self.process.write(key, (!v.is_empty()).then_some(v))?;
         }

@@ -5,7 +5,7 @@
 
 use tusk_client::DfsClient;
 
-use crate::api::{Emitter, Mapper, Reducer, TaskContext};
+use crate::api::{Emitter, Mapper, Reducer, TaskContext, Values};
 use crate::error::{MapReduceError, Result};
 use crate::job::{ComponentSpec, InputFormat, JobSpec};
 use crate::registry::Registry;
@@ -88,12 +88,7 @@ pub struct ValidateReducer {
 }
 
 impl Reducer for ValidateReducer {
-    fn reduce(
-        &mut self,
-        key: &[u8],
-        values: &mut dyn Iterator<Item = &[u8]>,
-        out: &mut dyn Emitter,
-    ) -> Result<()> {
+    fn reduce(&mut self, key: &[u8], values: &mut Values, out: &mut dyn Emitter) -> Result<()> {
         if key == CHECKSUM {
             let mut sum = 0u64;
             for v in values {
