@@ -165,9 +165,8 @@ mod tests {
             .conf("dfs.replication", "1")
             .conf("dfs.heartbeat.interval", "0.2")
             .conf("dfs.namenode.heartbeat.recheck-interval", "300")
-            .build()
-            .await
-            .unwrap();
+            .start()
+            .await;
         let client = cluster.client();
         client.mkdirs("/d", 0o755, true).await.unwrap();
         client

@@ -1,19 +1,11 @@
 //! `tusk local up` leaves Hadoop's client configuration in `DIR/conf/` (and prints the
 //! `export HADOOP_CONF_DIR=` line for it): every address in it is the cluster's own.
 
-use std::path::Path;
-use std::process::{Command, Output};
+#[path = "support/local_cluster.rs"]
+mod local_cluster;
 
+use local_cluster::tusk;
 use tusk_common::Configuration;
-
-fn tusk(home: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_tusk"))
-        .args(args)
-        .env("TUSK_HOME", home)
-        .env("TUSK_LOG", "warn")
-        .output()
-        .expect("run tusk")
-}
 
 #[test]
 fn local_up_writes_hadoops_client_configuration() {

@@ -5,19 +5,7 @@
 #[path = "support/local_cluster.rs"]
 mod local_cluster;
 
-use std::path::Path;
-use std::process::{Command, Output};
-
-use local_cluster::http_get;
-
-fn tusk(home: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_tusk"))
-        .args(args)
-        .env("TUSK_HOME", home)
-        .env("TUSK_LOG", "warn")
-        .output()
-        .expect("run tusk")
-}
+use local_cluster::{http_get, tusk};
 
 #[test]
 fn local_up_records_and_prints_every_web_address() {

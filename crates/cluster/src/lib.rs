@@ -83,6 +83,11 @@ impl MiniClusterBuilder {
         self
     }
 
+    /// [`build`](Self::build) for a test: panics if the cluster does not start.
+    pub async fn start(self) -> MiniCluster {
+        self.build().await.expect("the mini cluster starts")
+    }
+
     pub async fn build(self) -> Result<MiniCluster, Error> {
         let temp = match &self.base_dir {
             Some(_) => None,

@@ -18,9 +18,8 @@ async fn cluster_with(datanodes: usize, exclude: &std::path::Path) -> MiniCluste
         .conf("dfs.heartbeat.interval", "0.2")
         .conf("dfs.namenode.redundancy.interval.seconds", "0.2")
         .conf("dfs.hosts.exclude", exclude.display().to_string())
-        .build()
+        .start()
         .await
-        .expect("cluster starts")
 }
 
 async fn admin_state(client: &DfsClient, uuid: &str) -> Option<AdminState> {
@@ -197,9 +196,8 @@ async fn a_node_left_out_of_the_include_list_cannot_register() {
     let cluster = MiniCluster::builder()
         .datanodes(0)
         .conf("dfs.hosts", include.display().to_string())
-        .build()
-        .await
-        .unwrap();
+        .start()
+        .await;
     let fsn = cluster.namesystem();
     let refused = fsn
         .register_datanode(
@@ -231,9 +229,8 @@ async fn a_refreshed_include_list_that_drops_a_live_node_makes_it_dead() {
         .datanodes(2)
         .conf("dfs.heartbeat.interval", "0.2")
         .conf("dfs.hosts", include.display().to_string())
-        .build()
-        .await
-        .unwrap();
+        .start()
+        .await;
     let client = cluster.client();
     let kept = cluster.datanode_addr(0).port();
     std::fs::write(&include, format!("127.0.0.1:{kept}\n")).unwrap();

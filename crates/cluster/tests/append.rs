@@ -15,9 +15,8 @@ async fn cluster() -> MiniCluster {
         .block_size(BLOCK)
         .conf("dfs.heartbeat.interval", "1")
         .conf("dfs.permissions.enabled", "true")
-        .build()
+        .start()
         .await
-        .expect("cluster starts")
 }
 
 fn opts() -> CreateOptions {
@@ -276,9 +275,8 @@ async fn the_lease_hard_limit_recovers_a_dead_writers_file() {
         .conf("dfs.heartbeat.interval", "1")
         .conf("dfs.namenode.lease-soft-limit-sec", "1")
         .conf("dfs.namenode.lease-hard-limit-sec", "2")
-        .build()
-        .await
-        .expect("cluster starts");
+        .start()
+        .await;
     let client = cluster.client();
     let data = test_data(65_537 * 3, 9);
     let mut w = client.create("/abandoned", opts()).await.unwrap();
@@ -602,9 +600,8 @@ async fn soft_limit_cluster() -> MiniCluster {
         .block_size(BLOCK)
         .conf("dfs.heartbeat.interval", "1")
         .conf("dfs.namenode.lease-soft-limit-sec", "1")
-        .build()
+        .start()
         .await
-        .expect("cluster starts")
 }
 
 /// As HDFS: appending to a file whose writer let its lease pass the soft limit
@@ -666,9 +663,8 @@ async fn tiny_block_cluster() -> MiniCluster {
         .datanodes(3)
         .block_size(TINY_BLOCK)
         .conf("dfs.heartbeat.interval", "1")
-        .build()
+        .start()
         .await
-        .expect("cluster starts")
 }
 
 const TINY_BLOCK: u64 = 1024;
@@ -868,9 +864,8 @@ async fn a_block_size_below_the_minimum_is_refused() {
     let cluster = MiniCluster::builder()
         .datanodes(1)
         .conf("dfs.namenode.fs-limits.min-block-size", "4096")
-        .build()
-        .await
-        .expect("cluster starts");
+        .start()
+        .await;
     let small = cluster.client_with(|o| o.block_size = TINY_BLOCK);
     assert_remote(
         small.write_file("/small", b"x", opts()).await,

@@ -9,11 +9,7 @@ use tusk_client::{ClientError, CreateOptions, DfsClient};
 use tusk_cluster::MiniCluster;
 
 async fn cluster() -> MiniCluster {
-    MiniCluster::builder()
-        .datanodes(1)
-        .build()
-        .await
-        .expect("cluster starts")
+    MiniCluster::builder().datanodes(1).start().await
 }
 
 /// What a call returned, comparable across runs: Ok value or the exception class.

@@ -127,9 +127,8 @@ async fn raw_ops_with_a_bad_token_are_refused_and_a_good_one_is_served() {
     let cluster = MiniCluster::builder()
         .datanodes(2)
         .conf("dfs.replication", "2")
-        .build()
-        .await
-        .expect("cluster starts");
+        .start()
+        .await;
     let client = cluster.client();
     let data = test_data(200_000, 1);
     client
@@ -254,9 +253,8 @@ async fn with_tokens_off_by_choice_the_datanode_checks_none() {
         .datanodes(1)
         .conf("dfs.replication", "1")
         .conf("dfs.block.access.token.enable", "false")
-        .build()
-        .await
-        .expect("cluster starts");
+        .start()
+        .await;
     cluster
         .client()
         .write_file("/open", b"anyone may read", CreateOptions::default())
@@ -273,9 +271,8 @@ async fn tusk_clients_write_and_read_in_both_modes_with_tokens_on() {
     let cluster = MiniCluster::builder()
         .datanodes(3)
         .block_size(1 << 20)
-        .build()
-        .await
-        .expect("cluster starts");
+        .start()
+        .await;
     for (mode, seed) in [("pipeline", 1), ("parallel", 2)] {
         let client = cluster.client_with(|o| {
             o.replication_mode = mode.parse().expect("mode");
@@ -308,9 +305,8 @@ async fn hdfs_native_writes_and_reads_with_tokens_through_the_sasl_handshake() {
     let cluster = MiniCluster::builder()
         .datanodes(3)
         .block_size(1 << 20)
-        .build()
-        .await
-        .expect("cluster starts");
+        .start()
+        .await;
     let native = hdfs_native::Client::new(&cluster.fs_uri()).expect("hdfs-native client");
     let data = test_data(2 * (1 << 20) + 99, 5);
     let mut w = native
@@ -344,9 +340,8 @@ async fn reads_go_on_across_key_rolls_and_a_restarted_datanode_gets_the_keys() {
         .conf("dfs.heartbeat.interval", "100ms")
         .conf("dfs.block.access.key.update.interval", "1s")
         .conf("dfs.block.access.token.lifetime", "2s")
-        .build()
-        .await
-        .expect("cluster starts");
+        .start()
+        .await;
     let client = cluster.client();
     let data = test_data(300_000, 9);
     client
@@ -521,9 +516,8 @@ async fn the_sasl_handshake_proves_the_token_and_bypasses_no_check() {
     let cluster = MiniCluster::builder()
         .datanodes(1)
         .conf("dfs.replication", "1")
-        .build()
-        .await
-        .expect("cluster starts");
+        .start()
+        .await;
     cluster
         .client()
         .write_file("/sasl", b"over sasl", CreateOptions::default())

@@ -10,11 +10,7 @@ use tusk_cluster::MiniCluster;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_call_made_while_the_namenode_restarts_is_answered_once_it_is_back() {
-    let mut cluster = MiniCluster::builder()
-        .datanodes(1)
-        .build()
-        .await
-        .expect("cluster starts");
+    let mut cluster = MiniCluster::builder().datanodes(1).start().await;
     cluster
         .client()
         .mkdirs("/before", 0o755, true)

@@ -52,7 +52,7 @@ async fn visible_length(block: &LocatedBlockProto, replica: usize) -> Result<u64
 /// node reports them as the replica's visible length.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn visible_length_of_a_replica_being_written() {
-    let cluster = MiniCluster::builder().datanodes(3).build().await.unwrap();
+    let cluster = MiniCluster::builder().datanodes(3).start().await;
     let client = cluster.client();
     let data = tusk_cluster::test_data(5 * PACKET + 100, 1);
     let mut writer = client
@@ -108,9 +108,8 @@ async fn local_path_info_only_for_permitted_users() {
         .datanodes(1)
         .conf("dfs.replication", "1")
         .conf("dfs.block.local-path-access.user", "hbase, impala")
-        .build()
-        .await
-        .unwrap();
+        .start()
+        .await;
     let client = cluster.client();
     let data = tusk_cluster::test_data(10_000, 2);
     client
@@ -148,7 +147,7 @@ async fn local_path_info_only_for_permitted_users() {
 /// exceptions.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn admin_calls() {
-    let cluster = MiniCluster::builder().datanodes(1).build().await.unwrap();
+    let cluster = MiniCluster::builder().datanodes(1).start().await;
     let client = cluster.client();
     let nodes = client.datanode_report(2).await.unwrap();
     let node = &nodes[0];

@@ -25,9 +25,8 @@ async fn cluster_of(datanodes: usize) -> MiniCluster {
         .datanodes(datanodes)
         .block_size(BLOCK)
         .conf("dfs.block.access.token.enable", "false")
-        .build()
+        .start()
         .await
-        .expect("cluster starts")
 }
 
 async fn cluster() -> MiniCluster {
@@ -422,11 +421,7 @@ async fn read_metadata_is_refused_as_in_hadoop_3() {
 /// With block access tokens on, a client's READ token does not let it move replicas.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn replace_block_needs_a_replace_token() {
-    let cluster = MiniCluster::builder()
-        .datanodes(3)
-        .build()
-        .await
-        .expect("cluster starts");
+    let cluster = MiniCluster::builder().datanodes(3).start().await;
     let client = cluster.client();
     write(&client, "/guarded", b"guarded bytes").await;
     let located = wait_for_replicas(&client, "/guarded", 3).await.unwrap();

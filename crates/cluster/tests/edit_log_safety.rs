@@ -73,9 +73,8 @@ async fn cluster_with_name_dirs(dirs: &[&Path]) -> MiniCluster {
         .datanodes(0)
         .conf("dfs.namenode.name.dir", list.join(","))
         .conf("dfs.permissions.enabled", "false")
-        .build()
+        .start()
         .await
-        .expect("cluster starts")
 }
 
 /// Long names make each edit record about 250 bytes, so a megabyte of log fills fast.

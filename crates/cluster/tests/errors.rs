@@ -15,9 +15,8 @@ async fn cluster() -> MiniCluster {
     MiniCluster::builder()
         .datanodes(3)
         .conf("dfs.permissions.enabled", "true")
-        .build()
+        .start()
         .await
-        .expect("cluster starts")
 }
 
 #[track_caller]

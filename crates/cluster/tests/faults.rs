@@ -24,9 +24,8 @@ async fn fast_cluster(datanodes: usize) -> MiniCluster {
         .conf("dfs.namenode.heartbeat.recheck-interval", "500")
         .conf("dfs.namenode.redundancy.interval.seconds", "0.2")
         .conf("dfs.namenode.reconstruction.pending.timeout-sec", "5")
-        .build()
+        .start()
         .await
-        .expect("cluster starts")
 }
 
 /// Waits until every block of `path` has `n` replicas on distinct running DataNodes,
@@ -648,9 +647,8 @@ async fn a_stale_node_gets_no_new_block() {
         .conf("dfs.namenode.stale.datanode.interval", "1000")
         // Never declared dead within the test: stale only.
         .conf("dfs.namenode.heartbeat.recheck-interval", "600000")
-        .build()
-        .await
-        .expect("cluster starts");
+        .start()
+        .await;
     let client = cluster.client();
     let fsn = cluster.namesystem();
     let everywhere = tusk_cluster::test_data(1000, 3);
@@ -749,9 +747,8 @@ async fn failed_node_is_replaced_by_the_writer(mode: ReplicationMode, before_clo
             "dfs.client.block.write.replace-datanode-on-failure.policy",
             "ALWAYS",
         )
-        .build()
-        .await
-        .expect("cluster starts");
+        .start()
+        .await;
     let client = cluster.client_with(|o| o.replication_mode = mode);
     // Whole packets only when the kill waits for close: close then sends just the
     // closing packet.
@@ -874,9 +871,8 @@ async fn kill_to_full_replication(mode: ReplicationMode, t: &RecoveryTimings) ->
         .conf("dfs.namenode.heartbeat.recheck-interval", t.recheck_ms)
         .conf("dfs.namenode.stale.datanode.interval", t.stale_ms)
         .conf("dfs.namenode.redundancy.interval.seconds", t.redundancy)
-        .build()
-        .await
-        .expect("cluster starts");
+        .start()
+        .await;
     let client = cluster.client_with(|o| o.replication_mode = mode);
     let opts = || CreateOptions::with_parents();
     let mut files = Vec::new();

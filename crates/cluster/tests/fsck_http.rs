@@ -24,9 +24,8 @@ async fn fsck_reports_healthy_then_corrupt_when_the_only_replica_is_gone() {
         .conf("dfs.replication", "1")
         .conf("dfs.heartbeat.interval", "0.2")
         .conf("dfs.namenode.heartbeat.recheck-interval", "300")
-        .build()
-        .await
-        .unwrap();
+        .start()
+        .await;
     let me = tusk_common::current_user();
     let client = cluster.client();
     client.mkdirs("/d/private", 0o700, true).await.unwrap();

@@ -39,9 +39,8 @@ async fn hdfs_native_round_trip() {
     let cluster = MiniCluster::builder()
         .datanodes(3)
         .block_size(BLOCK)
-        .build()
-        .await
-        .expect("cluster starts");
+        .start()
+        .await;
     let client = Client::new(&cluster.fs_uri()).expect("hdfs-native client");
 
     client

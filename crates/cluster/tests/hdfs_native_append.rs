@@ -14,9 +14,8 @@ async fn hdfs_native_appends() {
     let cluster = MiniCluster::builder()
         .datanodes(3)
         .block_size(BLOCK)
-        .build()
-        .await
-        .expect("cluster starts");
+        .start()
+        .await;
     let native = Client::new(&cluster.fs_uri()).expect("hdfs-native client");
     let tusk = cluster.client();
     for (i, (initial, more)) in [
@@ -62,9 +61,8 @@ async fn an_abandoned_hdfs_native_writer_is_recovered() {
         .datanodes(3)
         .block_size(BLOCK)
         .conf("dfs.heartbeat.interval", "1")
-        .build()
-        .await
-        .expect("cluster starts");
+        .start()
+        .await;
     let native = Client::new(&cluster.fs_uri()).expect("hdfs-native client");
     let data = test_data(BLOCK as usize + 300_000, 7);
     let mut w = native

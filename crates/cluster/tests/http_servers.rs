@@ -20,9 +20,8 @@ async fn every_daemon_answers_http_and_datanodes_advertise_their_port() {
     let cluster = MiniCluster::builder()
         .datanodes(2)
         .nodemanagers(1)
-        .build()
-        .await
-        .unwrap();
+        .start()
+        .await;
     let mut addrs = vec![
         cluster.namenode_http_addr(),
         cluster.yarn().rm_http_addr(),
@@ -55,7 +54,7 @@ async fn every_daemon_answers_http_and_datanodes_advertise_their_port() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_restarted_namenode_serves_http_on_the_same_port() {
-    let mut cluster = MiniCluster::builder().datanodes(1).build().await.unwrap();
+    let mut cluster = MiniCluster::builder().datanodes(1).start().await;
     let before = cluster.namenode_http_addr();
     cluster.restart_namenode().await.unwrap();
     assert_eq!(cluster.namenode_http_addr(), before);
@@ -69,9 +68,8 @@ async fn conf_names_each_values_source() {
     let cluster = MiniCluster::builder()
         .datanodes(1)
         .conf("dfs.replication", "1")
-        .build()
-        .await
-        .unwrap();
+        .start()
+        .await;
     let nn = cluster.namenode_http_addr();
     let text = reqwest::get(format!("http://{nn}/conf?format=json&name=dfs.replication"))
         .await
@@ -111,9 +109,8 @@ async fn the_resourcemanager_answers_hadoops_rest_api() {
         .datanodes(0)
         .nodemanagers(1)
         .conf("yarn.nodemanager.resource.memory-mb", "2048")
-        .build()
-        .await
-        .unwrap();
+        .start()
+        .await;
     let yarn = cluster.yarn();
     let rm = yarn.rm_http_addr();
     let app = yarn
@@ -213,9 +210,8 @@ async fn the_nodemanager_answers_hadoops_node_info() {
         .datanodes(0)
         .nodemanagers(1)
         .conf("yarn.nodemanager.resource.memory-mb", "1536")
-        .build()
-        .await
-        .unwrap();
+        .start()
+        .await;
     let (status, info) = rest(cluster.yarn().nodemanager_http_addr(0), "/ws/v1/node/info").await;
     assert_eq!(status, 200);
     assert_eq!(info["nodeInfo"]["totalPmemAllocatedContainersMB"], 1536);
@@ -229,9 +225,8 @@ async fn browser_pages_answer_with_the_status_of_what_they_show() {
     let cluster = MiniCluster::builder()
         .datanodes(1)
         .nodemanagers(1)
-        .build()
-        .await
-        .unwrap();
+        .start()
+        .await;
     let client = cluster.client();
     client.mkdirs("/private/inner", 0o700, true).await.unwrap();
     client.set_permission("/private", 0o700).await.unwrap();
@@ -270,9 +265,8 @@ async fn icons_hadoops_explorer_url_and_unknown_applications() {
     let cluster = MiniCluster::builder()
         .datanodes(1)
         .nodemanagers(1)
-        .build()
-        .await
-        .unwrap();
+        .start()
+        .await;
     let daemons = [
         cluster.namenode_http_addr(),
         cluster.datanode_http_addr(0),

@@ -33,9 +33,8 @@ async fn names_over_255_bytes_and_full_directories_are_refused_as_hdfs_does() {
         .datanodes(1)
         .conf("dfs.replication", "1")
         .conf("dfs.namenode.fs-limits.max-directory-items", "3")
-        .build()
-        .await
-        .expect("cluster starts");
+        .start()
+        .await;
     let client = cluster.client();
     let new_file = CreateOptions::with_parents();
 
@@ -145,9 +144,8 @@ async fn a_datanode_at_its_transfer_limit_answers_busy_and_serves_again_after() 
         .datanodes(1)
         .conf("dfs.replication", "1")
         .conf("dfs.datanode.max.transfer.threads", "2")
-        .build()
-        .await
-        .expect("cluster starts");
+        .start()
+        .await;
     let client = cluster.client();
     let data = tusk_cluster::test_data(100_000, 7);
     client
@@ -192,9 +190,8 @@ async fn the_namenode_closes_a_connection_without_a_header_in_the_configured_tim
     let cluster = MiniCluster::builder()
         .datanodes(1)
         .conf("ipc.server.connection.header.timeout.ms", "300")
-        .build()
-        .await
-        .expect("cluster starts");
+        .start()
+        .await;
     let mut silent = TcpStream::connect(cluster.namenode_addr()).await.unwrap();
     let mut byte = [0u8; 1];
     let read = tokio::time::timeout(Duration::from_secs(10), silent.read(&mut byte)).await;

@@ -61,9 +61,8 @@ async fn a_write_moves_the_namenode_and_datanode_counters_by_what_was_written() 
         .datanodes(2)
         .block_size(BLOCK as u64)
         .conf("dfs.replication", "2")
-        .build()
-        .await
-        .unwrap();
+        .start()
+        .await;
     let nn = cluster.namenode_http_addr();
     let before = scrape(nn).await;
     let syncs = value(&before, "namenode_edit_log_syncs_total", None);
@@ -140,9 +139,8 @@ async fn jmx_answers_in_hadoops_shape_and_resourcemanager_counts_heartbeats() {
     let cluster = MiniCluster::builder()
         .datanodes(1)
         .nodemanagers(1)
-        .build()
-        .await
-        .unwrap();
+        .start()
+        .await;
     let client = cluster.client();
     client.mkdirs("/a/b", 0o755, true).await.unwrap();
     let nn = cluster.namenode_http_addr();

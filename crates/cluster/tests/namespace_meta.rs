@@ -160,9 +160,8 @@ async fn acls_can_be_switched_off() {
     let cluster = MiniCluster::builder()
         .datanodes(0)
         .conf("dfs.namenode.acls.enabled", "false")
-        .build()
-        .await
-        .expect("cluster starts");
+        .start()
+        .await;
     let client = cluster.client();
     client.mkdirs("/d", 0o755, true).await.unwrap();
     let e = client.acl_status("/d").await.unwrap_err();
@@ -174,11 +173,7 @@ async fn acls_can_be_switched_off() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn hdfs_native_acl_calls() {
     use hdfs_native::acl::{AclEntry, AclEntryScope, AclEntryType, FsAction};
-    let cluster = MiniCluster::builder()
-        .datanodes(0)
-        .build()
-        .await
-        .expect("cluster starts");
+    let cluster = MiniCluster::builder().datanodes(0).start().await;
     let native = hdfs_native::Client::new(&cluster.fs_uri()).expect("client");
     native.mkdirs("/n", 0o755, true).await.unwrap();
     let bob = AclEntry::new(
@@ -272,9 +267,8 @@ async fn xattrs_follow_hdfs_rules_and_survive_restarts() {
         .datanodes(1)
         .conf("dfs.namenode.fs-limits.max-xattrs-per-inode", "3")
         .conf("dfs.namenode.fs-limits.max-xattr-size", "64")
-        .build()
-        .await
-        .expect("cluster starts");
+        .start()
+        .await;
     let admin = cluster.client();
     admin.mkdirs("/x", 0o777, true).await.unwrap();
     let alice = user_client(&cluster, "alice");
@@ -408,9 +402,8 @@ async fn quotas_refuse_growth_with_hadoops_exceptions_and_survive_restarts() {
         .datanodes(1)
         .block_size(BLOCK)
         .conf("dfs.replication", "1")
-        .build()
-        .await
-        .expect("cluster starts");
+        .start()
+        .await;
     let admin = cluster.client();
     let keep = tusk_proto::hdfs::StorageTypeProto::Disk;
     let (dont_set, reset) = (i64::MAX as u64, u64::MAX);
@@ -541,11 +534,7 @@ async fn quotas_refuse_growth_with_hadoops_exceptions_and_survive_restarts() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn storage_policies_are_stored_inherited_and_survive_restarts() {
-    let mut cluster = MiniCluster::builder()
-        .datanodes(1)
-        .build()
-        .await
-        .expect("cluster starts");
+    let mut cluster = MiniCluster::builder().datanodes(1).start().await;
     let admin = cluster.client();
     let missing = admin.storage_policy("/nope").await.unwrap_err();
     assert_eq!(class(&missing), "FileNotFoundException");
@@ -594,9 +583,8 @@ async fn check_access_located_info_and_batched_listing() {
         .datanodes(1)
         .conf("dfs.batched.ls.limit", "3")
         .conf("dfs.ls.limit", "2")
-        .build()
-        .await
-        .expect("cluster starts");
+        .start()
+        .await;
     let admin = cluster.client();
     admin.mkdirs("/b1", 0o755, true).await.unwrap();
     admin.mkdirs("/b2", 0o755, true).await.unwrap();

@@ -11,9 +11,8 @@ async fn cluster() -> MiniCluster {
     MiniCluster::builder()
         .datanodes(3)
         .block_size(BLOCK)
-        .build()
+        .start()
         .await
-        .expect("cluster starts")
 }
 
 async fn round_trip(client: &DfsClient, path: &str, len: usize) {

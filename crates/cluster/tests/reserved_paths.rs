@@ -20,11 +20,7 @@ fn class(e: &ClientError) -> &str {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn inode_paths_serve_every_call_and_follow_the_file() {
-    let mut cluster = MiniCluster::builder()
-        .datanodes(1)
-        .build()
-        .await
-        .expect("cluster starts");
+    let mut cluster = MiniCluster::builder().datanodes(1).start().await;
     let fs = cluster.client();
     fs.mkdirs("/d", 0o755, true).await.unwrap();
     fs.write_file("/d/f", b"by inode", Default::default())
@@ -127,11 +123,7 @@ async fn inode_paths_serve_every_call_and_follow_the_file() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn unknown_and_malformed_inode_ids_are_not_found() {
-    let cluster = MiniCluster::builder()
-        .datanodes(1)
-        .build()
-        .await
-        .expect("cluster starts");
+    let cluster = MiniCluster::builder().datanodes(1).start().await;
     let fs = cluster.client();
     let unknown = fs.stat("/.reserved/.inodes/999999").await.unwrap_err();
     assert_eq!(class(&unknown), "FileNotFoundException");
@@ -161,11 +153,7 @@ async fn unknown_and_malformed_inode_ids_are_not_found() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_reserved_directory_lists_and_cannot_be_created() {
-    let cluster = MiniCluster::builder()
-        .datanodes(1)
-        .build()
-        .await
-        .expect("cluster starts");
+    let cluster = MiniCluster::builder().datanodes(1).start().await;
     let fs = cluster.client();
     fs.mkdirs("/d", 0o755, true).await.unwrap();
 
@@ -221,9 +209,8 @@ async fn raw_paths_are_the_namespace_with_raw_attributes() {
     let cluster = MiniCluster::builder()
         .datanodes(1)
         .conf("hadoop.user.group.static.mapping.overrides", "alice=")
-        .build()
-        .await
-        .expect("cluster starts");
+        .start()
+        .await;
     let admin = cluster.client();
     admin.mkdirs("/d", 0o777, true).await.unwrap();
     admin
@@ -270,11 +257,7 @@ async fn raw_paths_are_the_namespace_with_raw_attributes() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn webhdfs_serves_inode_paths() {
-    let cluster = MiniCluster::builder()
-        .datanodes(1)
-        .build()
-        .await
-        .expect("cluster starts");
+    let cluster = MiniCluster::builder().datanodes(1).start().await;
     let fs = cluster.client();
     fs.write_file("/w", b"over http", Default::default())
         .await

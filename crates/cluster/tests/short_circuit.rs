@@ -23,9 +23,8 @@ async fn cluster(sockets: &std::path::Path) -> MiniCluster {
             "dfs.domain.socket.path",
             sockets.join("dn._PORT.sock").display().to_string(),
         )
-        .build()
+        .start()
         .await
-        .expect("cluster starts")
 }
 
 /// Reads come from the replica files: with checksums skipped, bytes changed on disk in

@@ -21,9 +21,8 @@ async fn cluster() -> MiniCluster {
         .datanodes(1)
         .block_size(BLOCK)
         .conf("dfs.replication", "1")
-        .build()
+        .start()
         .await
-        .expect("cluster starts")
 }
 
 async fn put(client: &DfsClient, path: &str, data: &[u8]) {
@@ -684,9 +683,8 @@ async fn a_truncate_inside_a_snapshotted_block_copies_it() {
         .block_size(BLOCK)
         .conf("dfs.replication", "1")
         .conf("dfs.heartbeat.interval", "1")
-        .build()
-        .await
-        .expect("cluster starts");
+        .start()
+        .await;
     let client = cluster.client();
     let data = test_data(2 * BLOCK as usize + 5000, 11);
     put(&client, "/ct/f", &data).await;

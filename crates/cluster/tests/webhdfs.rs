@@ -130,9 +130,8 @@ async fn cluster() -> MiniCluster {
         .conf("dfs.replication", "2")
         // Listings of a few entries take several pages.
         .conf("dfs.ls.limit", "3")
-        .build()
+        .start()
         .await
-        .unwrap()
 }
 
 /// `dir`, made by the superuser and given to `user`.
@@ -783,9 +782,8 @@ async fn acl_quota_and_snapshot_operations_answer_hadoops_json() {
     let mut cluster = MiniCluster::builder()
         .datanodes(1)
         .conf("dfs.namenode.acls.enabled", "true")
-        .build()
-        .await
-        .unwrap();
+        .start()
+        .await;
     let web = Web::new(&cluster);
     home(&cluster, "/m", "alice").await;
     let put = |q: &str| format!("{q}&user.name=alice");
@@ -1385,9 +1383,8 @@ async fn proxy_users_act_for_the_users_their_rules_name() {
         .conf("hadoop.proxyuser.hue.users", "alice")
         .conf("hadoop.proxyuser.far.hosts", "10.1.2.3")
         .conf("hadoop.proxyuser.far.users", "*")
-        .build()
-        .await
-        .unwrap();
+        .start()
+        .await;
     let web = Web::new(&cluster);
     home(&cluster, "/user/alice", "alice").await;
 

@@ -21,9 +21,8 @@ async fn cluster(datanodes: usize) -> MiniCluster {
     MiniCluster::builder()
         .datanodes(datanodes)
         .nodemanagers(1)
-        .build()
+        .start()
         .await
-        .unwrap()
 }
 
 /// A LocalResource named by `url`.

@@ -15,9 +15,8 @@ pub async fn cluster() -> MiniCluster {
     MiniCluster::builder()
         .datanodes(3)
         .block_size(BLOCK)
-        .build()
+        .start()
         .await
-        .expect("cluster starts")
 }
 
 pub fn options(dir: &tempfile::TempDir) -> LocalRunnerOptions {
