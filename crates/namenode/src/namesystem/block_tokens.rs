@@ -6,7 +6,7 @@ use std::sync::{Arc, RwLock};
 use std::time::Duration;
 
 use tusk_common::Shutdown;
-use tusk_proto::hdfs::{LocatedBlockProto, StorageTypeProto};
+use tusk_proto::hdfs::{LocatedBlockProto, LocatedBlocksProto, StorageTypeProto};
 use tusk_proto::internal::ExportedBlockKeys;
 use tusk_security::{AccessMode, BlockTokenSecretManager, TokenScope};
 
@@ -43,6 +43,13 @@ impl BlockTokens {
 }
 
 impl Namesystem {
+    /// Signs a read token for `user` on every block of `located`, the last included.
+    pub fn set_read_tokens(&self, located: &mut LocatedBlocksProto, user: &str) {
+        for lb in located.blocks.iter_mut().chain(located.last_block.as_mut()) {
+            self.set_block_token(lb, user, AccessMode::Read);
+        }
+    }
+
     /// Signs a token for `lb` allowing `mode` to `user`, naming the block's locations'
     /// storages as HDFS 3 does. Does nothing when tokens are off.
     pub fn set_block_token(&self, lb: &mut LocatedBlockProto, user: &str, mode: AccessMode) {

@@ -7,7 +7,6 @@ use tusk_proto::hdfs::{
     ContentSummaryProto, DirectoryListingProto, FsServerDefaultsProto, GetFsStatsResponseProto,
     HdfsFileStatusProto, LocatedBlockProto, LocatedBlocksProto,
 };
-use tusk_security::AccessMode;
 
 use super::reserved::reserved_dir_status;
 use super::{Namesystem, PathUse};
@@ -116,9 +115,7 @@ impl Namesystem {
         }
         let mut located = st.located_blocks(node, offset, length, &self.storage.block_pool_id);
         drop(st);
-        for lb in located.blocks.iter_mut().chain(located.last_block.as_mut()) {
-            self.set_block_token(lb, user, AccessMode::Read);
-        }
+        self.set_read_tokens(&mut located, user);
         Ok(Some(located))
     }
 

@@ -6,7 +6,6 @@ use tusk_proto::hdfs::{
     BatchedDirectoryListingProto, BatchedListingKeyProto, GetBatchedListingResponseProto,
     HdfsFileStatusProto, RemoteExceptionProto,
 };
-use tusk_security::AccessMode;
 
 use super::{Namesystem, PathUse};
 use crate::error::{NameNodeError, Result};
@@ -57,12 +56,8 @@ impl Namesystem {
         let node = st.ns.get(id).expect("resolved");
         let mut status = st.file_status(node, Bytes::new(), true, &self.storage.block_pool_id);
         drop(st);
-        if need_block_token {
-            if let Some(located) = status.locations.as_mut() {
-                for lb in located.blocks.iter_mut().chain(located.last_block.as_mut()) {
-                    self.set_block_token(lb, user, AccessMode::Read);
-                }
-            }
+        if let Some(located) = status.locations.as_mut().filter(|_| need_block_token) {
+            self.set_read_tokens(located, user);
         }
         Ok(Some(status))
     }

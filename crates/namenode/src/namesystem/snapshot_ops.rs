@@ -17,7 +17,6 @@ use tusk_proto::internal::{
     edit_record::Op, AllowSnapshotOp, CreateSnapshotOp, DeleteSnapshotOp, DisallowSnapshotOp,
     RenameSnapshotOp,
 };
-use tusk_security::AccessMode;
 
 use super::{Logged, Namesystem, State};
 use crate::error::{NameNodeError, Result};
@@ -681,12 +680,8 @@ impl Namesystem {
             status.locations = Some(st.frozen_located_blocks(&node, 0, u64::MAX, pool));
         }
         drop(st);
-        if need_block_token {
-            if let Some(located) = status.locations.as_mut() {
-                for lb in located.blocks.iter_mut().chain(located.last_block.as_mut()) {
-                    self.set_block_token(lb, user, AccessMode::Read);
-                }
-            }
+        if let Some(located) = status.locations.as_mut().filter(|_| need_block_token) {
+            self.set_read_tokens(located, user);
         }
         Ok(Some(status))
     }
@@ -814,9 +809,7 @@ impl Namesystem {
         let mut located =
             st.frozen_located_blocks(&node, offset, length, &self.storage.block_pool_id);
         drop(st);
-        for lb in located.blocks.iter_mut().chain(located.last_block.as_mut()) {
-            self.set_block_token(lb, user, AccessMode::Read);
-        }
+        self.set_read_tokens(&mut located, user);
         Ok(Some(located))
     }
 
