@@ -229,7 +229,12 @@ impl JobRun {
                 }
                 Err(e) => {
                     tracing::warn!(%attempt, error = %e, "task attempt failed");
-                    reports.push(failed_report(attempt, kind, start_ms, &e));
+                    reports.push(TaskReport::failed(
+                        attempt,
+                        "localhost",
+                        start_ms,
+                        e.to_string(),
+                    ));
                     let _ = output::abort_task(&self.client, &self.job.output, attempt).await;
                     let _ = std::fs::remove_dir_all(self.local_dir.join(attempt.to_string()));
                     if !e.is_retriable() || n + 1 == max {
@@ -244,26 +249,6 @@ impl JobRun {
             }
         }
         unreachable!("max attempts is at least 1")
-    }
-}
-
-fn failed_report(
-    attempt: TaskAttemptId,
-    kind: TaskType,
-    start_ms: u64,
-    e: &MapReduceError,
-) -> TaskReport {
-    TaskReport {
-        attempt,
-        kind,
-        host: "localhost".into(),
-        start_ms,
-        end_ms: now_ms(),
-        phases: Vec::new(),
-        outcome: Outcome::Failed,
-        error: Some(e.to_string()),
-        counters: Counters::default(),
-        partition_bytes: Vec::new(),
     }
 }
 

@@ -29,7 +29,7 @@ use crate::plan::check_job;
 use crate::registry::Registry;
 use crate::shuffle::{AnyShuffle, MapOutputLocation};
 use crate::task::reception_report::{ContainerIdentity, ReceptionReporter};
-use crate::task::{self, Outcome, TaskReport, TaskSpec, TaskWork};
+use crate::task::{self, TaskReport, TaskSpec, TaskWork};
 
 /// How a job is submitted.
 #[derive(Clone, Debug)]
@@ -268,25 +268,11 @@ pub async fn run_task_container(
             run_reduce_polling(spec.clone(), num_maps, &staging, dfs.clone(), registry).await
         }
     };
-    let report = report.unwrap_or_else(|e| failed_report(&spec, e));
+    let now = crate::task::report::now_ms();
+    let report =
+        report.unwrap_or_else(|e| TaskReport::failed(spec.attempt, &spec.host, now, e.to_string()));
     write_json(&dfs, &staging.report(attempt), &report).await?;
     Ok(report)
-}
-
-fn failed_report(spec: &TaskSpec, e: MapReduceError) -> TaskReport {
-    let now = crate::task::report::now_ms();
-    TaskReport {
-        attempt: spec.attempt,
-        kind: spec.attempt.task.kind,
-        host: spec.host.clone(),
-        start_ms: now,
-        end_ms: now,
-        phases: vec![],
-        outcome: Outcome::Failed,
-        error: Some(e.to_string()),
-        counters: Default::default(),
-        partition_bytes: Vec::new(),
-    }
 }
 
 /// How long a reduce keeps trying to read `map-outputs.json` before it gives up.

@@ -1,11 +1,10 @@
 //! One map attempt.
 
-use super::report::{now_ms, Outcome, Phase, PhaseClock, TaskReport};
+use super::report::{now_ms, Phase, PhaseClock, TaskReport};
 use super::{context, TaskSpec};
 use crate::api::{Dfs, Emitter, Mapper};
 use crate::counters::{self, Counters};
 use crate::error::{MapReduceError, Result};
-use crate::ids::TaskType;
 use crate::input::{self, RecordReader};
 use crate::map_output::MapOutputCollector;
 use crate::output::OutputEmitter;
@@ -87,16 +86,12 @@ pub fn run_map(
     if !split.path.is_empty() {
         counters.incr(counters::BYTES_READ, reader.bytes_read());
     }
-    Ok(TaskReport {
-        attempt: spec.attempt,
-        kind: TaskType::Map,
-        host: spec.host.clone(),
+    Ok(TaskReport::succeeded(
+        spec.attempt,
+        &spec.host,
         start_ms,
-        end_ms: now_ms(),
-        phases: clock.finish(),
-        outcome: Outcome::Succeeded,
-        error: None,
+        clock.finish(),
         counters,
         partition_bytes,
-    })
+    ))
 }

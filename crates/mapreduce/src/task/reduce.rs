@@ -21,13 +21,12 @@ use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::sync::Mutex;
 use std::time::Duration;
 
-use super::report::{now_ms, Outcome, Phase, PhaseClock, TaskReport};
+use super::report::{now_ms, Phase, PhaseClock, TaskReport};
 use super::{context, TaskSpec};
 use crate::api::Dfs;
 use crate::codec::Codec;
 use crate::counters::{self, Counters};
 use crate::error::{MapReduceError, Result};
-use crate::ids::TaskType;
 use crate::merge::{for_each_group, Merge};
 use crate::output::OutputEmitter;
 use crate::record::{write_record, Run, SliceRun, StreamRun};
@@ -281,16 +280,12 @@ pub fn run_reduce(
     for p in disk_runs {
         let _ = std::fs::remove_file(p);
     }
-    Ok(TaskReport {
-        attempt: spec.attempt,
-        kind: TaskType::Reduce,
-        host: spec.host.clone(),
+    Ok(TaskReport::succeeded(
+        spec.attempt,
+        &spec.host,
         start_ms,
-        end_ms: now_ms(),
-        phases: clock.finish(),
-        outcome: Outcome::Succeeded,
-        error: None,
+        clock.finish(),
         counters,
-        partition_bytes: Vec::new(),
-    })
+        Vec::new(),
+    ))
 }

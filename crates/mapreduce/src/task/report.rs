@@ -55,6 +55,47 @@ pub struct TaskReport {
     pub partition_bytes: Vec<u64>,
 }
 
+impl TaskReport {
+    /// `attempt` succeeded on `host`, running from `start_ms` until now.
+    pub fn succeeded(
+        attempt: TaskAttemptId,
+        host: &str,
+        start_ms: u64,
+        phases: Vec<PhaseTiming>,
+        counters: Counters,
+        partition_bytes: Vec<u64>,
+    ) -> Self {
+        TaskReport {
+            attempt,
+            kind: attempt.task.kind,
+            host: host.to_string(),
+            start_ms,
+            end_ms: now_ms(),
+            phases,
+            outcome: Outcome::Succeeded,
+            error: None,
+            counters,
+            partition_bytes,
+        }
+    }
+
+    /// `attempt` failed on `host` with `error`, having started at `start_ms`.
+    pub fn failed(attempt: TaskAttemptId, host: &str, start_ms: u64, error: String) -> Self {
+        TaskReport {
+            attempt,
+            kind: attempt.task.kind,
+            host: host.to_string(),
+            start_ms,
+            end_ms: now_ms(),
+            phases: Vec::new(),
+            outcome: Outcome::Failed,
+            error: Some(error),
+            counters: Counters::default(),
+            partition_bytes: Vec::new(),
+        }
+    }
+}
+
 /// Collects phase timings as a task moves through them.
 pub struct PhaseClock {
     phases: Vec<PhaseTiming>,
