@@ -1120,8 +1120,13 @@ fn apply_mode(mode: &str, current: u16, is_dir: bool) -> Option<u16> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
+
+    /// A command line's words, as the shell's parsers take them.
+    pub(crate) fn words(a: &[&str]) -> Vec<String> {
+        a.iter().map(|s| s.to_string()).collect()
+    }
 
     #[test]
     fn modes_apply_like_chmod() {

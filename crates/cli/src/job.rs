@@ -13,7 +13,9 @@ use anyhow::{bail, Context};
 use clap::{Args, Subcommand};
 use tusk_client::{ClientOptions, CreateOptions, DfsClient};
 use tusk_common::Configuration;
-use tusk_mapreduce::history::{history_path, JobHistory, DEFAULT_HISTORY_DIR, HISTORY_DIR_KEY};
+use tusk_mapreduce::history::{
+    history_job_id, history_path, JobHistory, DEFAULT_HISTORY_DIR, HISTORY_DIR_KEY,
+};
 use tusk_mapreduce::yarn::{self, SubmitOptions};
 use tusk_mapreduce::{run_local, Counters, JobSpec, LocalRunnerOptions, MapReduceError};
 use tusk_proto::tusk::yarn as y;
@@ -553,12 +555,7 @@ async fn histories_since(
     };
     let mut out = Vec::new();
     for e in entries {
-        let Some(job_id) = e
-            .path
-            .rsplit('/')
-            .next()
-            .and_then(|n| n.strip_suffix(".json"))
-        else {
+        let Some(job_id) = history_job_id(&e.path) else {
             continue;
         };
         if let Some(h) = read_history(&conf, &client, job_id).await? {

@@ -166,6 +166,12 @@ pub fn history_path(dir: &str, job_id: &str) -> String {
     format!("{}/{job_id}.json", dir.trim_end_matches('/'))
 }
 
+/// The job a history file is of: `job_…` from `<dir>/<job_id>.json`; `None` for
+/// any other file.
+pub fn history_job_id(path: &str) -> Option<&str> {
+    path.rsplit('/').next()?.strip_suffix(".json")
+}
+
 /// A job's history record from the DFS; `None` when the job has none (yet).
 pub async fn read_history(
     dfs: &tusk_client::DfsClient,

@@ -21,7 +21,7 @@ use tusk_client::DfsClient;
 use tusk_common::metrics::human_bytes;
 use tusk_http::page::{self, escape, url_encode, Column, Page};
 
-use crate::history::{read_history, JobHistory};
+use crate::history::{history_job_id, read_history, JobHistory};
 
 /// How many records the list reads at most (the newest by modification time).
 const LIST_LIMIT: usize = 200;
@@ -97,12 +97,7 @@ async fn list_page(web: &HistoryWeb) -> Response {
     entries.sort_by_key(|e| std::cmp::Reverse(e.modification_time));
     let mut rows = Vec::new();
     for e in entries.iter().take(LIST_LIMIT) {
-        let Some(job_id) = e
-            .path
-            .rsplit('/')
-            .next()
-            .and_then(|n| n.strip_suffix(".json"))
-        else {
+        let Some(job_id) = history_job_id(&e.path) else {
             continue;
         };
         let Ok(Some(h)) = read_history(&web.dfs, &web.dir, job_id).await else {

@@ -134,10 +134,7 @@ impl Shell {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn words(a: &[&str]) -> Vec<String> {
-        a.iter().map(|s| s.to_string()).collect()
-    }
+    use crate::fs_shell::tests::words;
 
     #[test]
     fn expressions_select_and_print() {

@@ -408,10 +408,7 @@ impl Shell {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn words(a: &[&str]) -> Vec<String> {
-        a.iter().map(|s| s.to_string()).collect()
-    }
+    use crate::fs_shell::tests::words;
 
     #[test]
     fn copy_flags_split_and_refuse_unknown_ones() {
