@@ -190,6 +190,21 @@ fn word_flags<'a>(
     Ok((out, &args[i..]))
 }
 
+/// Splits `<src> ... <dst>` operands of `-verb` into the sources and the destination;
+/// fewer than two is Hadoop's "Not enough arguments".
+fn sources_and_destination<'a>(
+    verb: &str,
+    ops: &'a [String],
+) -> Result<(&'a [String], &'a str), String> {
+    match ops.split_last() {
+        Some((dst, srcs)) if !srcs.is_empty() => Ok((srcs, dst)),
+        _ => Err(format!(
+            "-{verb}: Not enough arguments: expected 2 but got {}",
+            ops.len()
+        )),
+    }
+}
+
 /// Errors Hadoop's FsShell reports with the usage and exit code 255 (its
 /// `IllegalArgumentException`s): unknown flags, operand counts, unknown verbs named to
 /// `-help`/`-usage`. Returns the message without a leading `-verb: `.

@@ -6,21 +6,14 @@ use std::time::Duration;
 
 use tusk_client::CreateOptions;
 
-use super::{describe, flags, io_message, Shell};
+use super::{describe, flags, io_message, sources_and_destination, Shell};
 
 impl Shell {
     /// `-appendToFile [-n] <localsrc> ... <dst>`: appends local files (`-` for stdin)
     /// to `dst`, creating it when missing; `-n` starts a new block (NEW_BLOCK).
     pub(super) async fn append_to_file(&mut self, args: &[String]) -> Result<(), String> {
         let (f, ops) = flags(args, "n")?;
-        if ops.len() < 2 {
-            return Err(format!(
-                "-appendToFile: Not enough arguments: expected 2 but got {}",
-                ops.len()
-            ));
-        }
-        let (srcs, dst) = ops.split_at(ops.len() - 1);
-        let shown = &dst[0];
+        let (srcs, shown) = sources_and_destination("appendToFile", ops)?;
         let dst = self.resolve(shown);
         // As Hadoop: every local source must exist before anything is written.
         for src in srcs.iter().filter(|s| *s != "-") {

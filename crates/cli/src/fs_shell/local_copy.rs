@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 
 use tusk_client::{CreateOptions, FileStatus};
 
-use super::{describe, io_message, Shell};
+use super::{describe, io_message, sources_and_destination, Shell};
 
 /// The flags `-put` and `-get` share.
 #[derive(Debug, Default)]
@@ -133,14 +133,7 @@ impl Shell {
         remove_source: bool,
     ) -> Result<(), String> {
         let (flags, ops) = copy_flags(args)?;
-        if ops.len() < 2 {
-            return Err(format!(
-                "-{cmd}: Not enough arguments: expected 2 but got {}",
-                ops.len()
-            ));
-        }
-        let (srcs, dst) = ops.split_at(ops.len() - 1);
-        let shown = dst[0].as_str();
+        let (srcs, shown) = sources_and_destination(cmd, &ops)?;
         let dst = self.resolve(shown);
         let into_dir = self
             .destination_dir(shown, &dst, srcs.len(), flags.overwrite)
@@ -317,20 +310,14 @@ impl Shell {
     /// `-get`/`-copyToLocal [-f] [-p] [-crc] [-ignoreCrc] <src> ... <localdst>`.
     pub(super) async fn get(&mut self, cmd: &str, args: &[String]) -> Result<(), String> {
         let (flags, ops) = copy_flags(args)?;
-        if ops.len() < 2 {
-            return Err(format!(
-                "-{cmd}: Not enough arguments: expected 2 but got {}",
-                ops.len()
-            ));
-        }
-        let (srcs, dst) = ops.split_at(ops.len() - 1);
-        let local_dst = Path::new(&dst[0]);
+        let (srcs, dst) = sources_and_destination(cmd, &ops)?;
+        let local_dst = Path::new(dst);
         let into_dir = local_dst.is_dir();
         if srcs.len() > 1 && !into_dir {
             return Err(if local_dst.exists() {
-                format!("`{}': Is not a directory", dst[0])
+                format!("`{dst}': Is not a directory")
             } else {
-                format!("`{}': No such file or directory", dst[0])
+                format!("`{dst}': No such file or directory")
             });
         }
         for src in srcs {
