@@ -31,6 +31,7 @@ use std::time::{Duration, Instant};
 
 use serde::Serialize;
 use tusk_client::{DfsClient, ReplicationMode};
+use tusk_common::process::{self, Signal};
 use tusk_common::Shutdown;
 
 use crate::error::{BenchError, Result};
@@ -494,7 +495,7 @@ impl Suite {
         let done_before = load.jobs_done();
         loop {
             if let Some(pid) = self.cluster.container_pids(word).first() {
-                cluster::signal_pid(*pid, "KILL");
+                process::signal(*pid, Signal::KILL);
                 return Ok(Injected {
                     notes: vec![format!("{word} pid {pid} killed")],
                     ..Default::default()
@@ -513,9 +514,9 @@ impl Suite {
     /// SIGSTOP of a DataNode for `pause` (the link-cut stand-in), then SIGCONT.
     async fn datanode_pause(&mut self) -> Result<Injected> {
         let victim = 2;
-        self.cluster.signal(Role::DataNode(victim), "STOP");
+        self.cluster.signal(Role::DataNode(victim), Signal::STOP);
         tokio::time::sleep(self.options.pause).await;
-        self.cluster.signal(Role::DataNode(victim), "CONT");
+        self.cluster.signal(Role::DataNode(victim), Signal::CONT);
         Ok(Injected {
             notes: vec![format!(
                 "datanode{victim} stopped (SIGSTOP) {} s, then continued",

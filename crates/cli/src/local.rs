@@ -17,6 +17,7 @@ use clap::{Args, Subcommand};
 use tusk_client::{ClientOptions, DfsClient};
 use tusk_common::config::Source;
 use tusk_common::logging::last_lines;
+use tusk_common::process::{self, alive};
 use tusk_common::Configuration;
 use tusk_proto::tusk::yarn::NodeState;
 use tusk_yarn_client::ApplicationClient;
@@ -539,20 +540,6 @@ fn read_pids(dir: &Path) -> Vec<(String, u32)> {
         .collect()
 }
 
-fn alive(pid: u32) -> bool {
-    std::fs::read_to_string(format!("/proc/{pid}/stat"))
-        .map(|s| s.split_whitespace().nth(2).is_none_or(|state| state != "Z"))
-        .unwrap_or(false)
-}
-
-fn signal(pid: u32, sig: &str) {
-    let _ = Command::new("kill")
-        .arg(format!("-{sig}"))
-        .arg(pid.to_string())
-        .stderr(Stdio::null())
-        .status();
-}
-
 pub fn down(dir: &Path) -> anyhow::Result<()> {
     let pids = read_pids(dir);
     if pids.is_empty() {
@@ -574,18 +561,16 @@ pub fn down(dir: &Path) -> anyhow::Result<()> {
 
 /// SIGTERM to each process, then SIGKILL to those still alive after 15 s.
 fn stop(pids: &[(String, u32)]) {
-    for (_, pid) in pids {
-        signal(*pid, "TERM");
-    }
-    let deadline = Instant::now() + Duration::from_secs(15);
-    while pids.iter().any(|(_, p)| alive(*p)) && Instant::now() < deadline {
-        std::thread::sleep(Duration::from_millis(10));
-    }
-    for (role, pid) in pids {
-        if alive(*pid) {
-            eprintln!("{role} ({pid}) did not stop; killing it");
-            signal(*pid, "KILL");
-        }
+    let all: Vec<u32> = pids.iter().map(|(_, pid)| *pid).collect();
+    for killed in process::stop_all(&all, Duration::from_secs(15)) {
+        let role = pids
+            .iter()
+            .find(|(_, p)| *p == killed)
+            .map(|(r, _)| r.as_str());
+        eprintln!(
+            "{} ({killed}) did not stop; killing it",
+            role.unwrap_or("?")
+        );
     }
 }
 

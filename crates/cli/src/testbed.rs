@@ -485,7 +485,7 @@ async fn status(dir: &Path) -> anyhow::Result<()> {
                 "    {:<16} pid {:<8} {}",
                 p.role,
                 p.pid,
-                if tusk_testbed::testbed::alive(p.pid) {
+                if tusk_common::process::alive(p.pid) {
                     "running"
                 } else {
                     "stopped"

@@ -28,6 +28,7 @@ use std::time::Duration;
 
 use prost::Message;
 use tokio::sync::Notify;
+use tusk_common::process::{signal_group, Signal};
 use tusk_proto::hadoop::yarn as hy;
 use tusk_proto::tusk::yarn as y;
 use tusk_proto::tusk::yarn::{ContainerExitStatus, ContainerState};
@@ -312,11 +313,11 @@ impl Containers {
                 r.kill = Some((exit_status, diagnostics.to_string()));
                 let pgid = r.pgid;
                 drop(inner);
-                process::signal_group(pgid, libc::SIGTERM);
+                signal_group(pgid as u32, Signal::TERM);
                 let delay = node.options.sigkill_delay;
                 tokio::spawn(async move {
                     tokio::time::sleep(delay).await;
-                    process::signal_group(pgid, libc::SIGKILL);
+                    signal_group(pgid as u32, Signal::KILL);
                 });
             }
             Some(_) => {}
@@ -350,7 +351,7 @@ impl Containers {
                         .into(),
                 ));
             }
-            process::signal_group(r.pgid, libc::SIGKILL);
+            signal_group(r.pgid as u32, Signal::KILL);
         }
     }
 
@@ -722,7 +723,7 @@ async fn wait(node: Arc<Node>, container_id: String, pid: i32) {
         return;
     };
     // Nothing of a finished container may outlive it.
-    process::signal_group(r.pgid, libc::SIGKILL);
+    signal_group(r.pgid as u32, Signal::KILL);
     if r.potential_reception > 0 {
         // Its share of the node's Potential-Reception went with it.
         containers.reception_changed.notify_one();

@@ -9,7 +9,7 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use rustix::process::{kill_process, Pid, Signal};
+use tusk_common::process::{signal, Signal};
 
 use crate::error::{Result, TestbedError};
 use crate::host::write_control;
@@ -125,12 +125,6 @@ pub fn procs(group: &Path) -> Vec<u32> {
         .lines()
         .filter_map(|l| l.trim().parse().ok())
         .collect()
-}
-
-pub fn signal(pid: u32, signal: Signal) {
-    if let Some(pid) = Pid::from_raw(pid as i32) {
-        let _ = kill_process(pid, signal);
-    }
 }
 
 /// Ends every process in `group`: SIGTERM, then SIGKILL to what is left after `grace`.

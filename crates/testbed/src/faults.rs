@@ -4,12 +4,11 @@
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use rustix::process::Signal;
+use tusk_common::process::{self, alive, Signal};
 
-use crate::cgroup;
 use crate::error::{Result, TestbedError};
 use crate::net;
-use crate::testbed::{alive, Testbed};
+use crate::testbed::Testbed;
 use crate::volumes;
 
 impl Testbed {
@@ -61,7 +60,7 @@ impl Testbed {
     /// waiting until it is gone.
     pub fn stop_process(&self, node: &str, role: &str, kill: bool) -> Result<()> {
         let pid = self.pid_of(node, role)?;
-        cgroup::signal(pid, if kill { Signal::KILL } else { Signal::TERM });
+        process::signal(pid, if kill { Signal::KILL } else { Signal::TERM });
         let deadline = Instant::now() + Duration::from_secs(30);
         while alive(pid) {
             if Instant::now() > deadline {

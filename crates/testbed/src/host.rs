@@ -35,10 +35,6 @@ pub fn run_quietly(program: &str, args: &[&str]) -> bool {
     }
 }
 
-pub fn is_root() -> bool {
-    rustix::process::geteuid().is_root()
-}
-
 /// Free space of the file system holding `dir` (or its nearest existing ancestor), MB.
 pub fn free_mb(dir: &Path) -> Result<u64> {
     let mut probe = dir;

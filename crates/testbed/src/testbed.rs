@@ -13,6 +13,7 @@ use std::process::{Command, Stdio};
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
+use tusk_common::process;
 
 use crate::cgroup;
 use crate::description::{Daemon, Description, NodeSpec};
@@ -115,7 +116,7 @@ impl Testbed {
     /// Checks everything that can be checked before anything is created: root, cgroup
     /// support, the disk space the volumes need, that no testbed is up in `dir`.
     pub fn preflight(description: &Description, dir: &Path) -> Result<()> {
-        if !host::is_root() {
+        if !process::is_root() {
             return Err(TestbedError::NotRoot);
         }
         cgroup::check_supported()?;
@@ -444,18 +445,6 @@ fn spawn_in(node: &NodeState, argv: &[String], log: &Path) -> Result<u32> {
         .spawn()
         .map_err(TestbedError::io(format!("starting {}", argv.join(" "))))?;
     Ok(child.id())
-}
-
-/// Whether `pid` is running (not a zombie).
-pub fn alive(pid: u32) -> bool {
-    std::fs::read_to_string(format!("/proc/{pid}/stat"))
-        .map(|s| {
-            s.rsplit(')')
-                .next()
-                .and_then(|rest| rest.split_whitespace().next())
-                .is_some_and(|state| state != "Z")
-        })
-        .unwrap_or(false)
 }
 
 #[cfg(test)]

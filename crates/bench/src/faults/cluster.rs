@@ -21,6 +21,7 @@ use std::time::{Duration, Instant};
 
 use serde::Serialize;
 use tusk_client::{ClientOptions, DfsClient};
+use tusk_common::process::{self, is_root, Signal};
 use tusk_common::Configuration;
 use tusk_proto::tusk::yarn::NodeState;
 use tusk_testbed::{Description, Testbed};
@@ -45,7 +46,7 @@ impl Daemon {
         self.child
             .as_ref()
             .map(Child::id)
-            .or(self.node_pid.filter(|p| tusk_testbed::testbed::alive(*p)))
+            .or(self.node_pid.filter(|p| process::alive(*p)))
     }
 }
 
@@ -379,7 +380,7 @@ impl FaultCluster {
     pub fn exited(&mut self, role: Role) -> Option<Option<i32>> {
         let d = self.daemon_mut(role);
         if let Some(pid) = d.node_pid {
-            if tusk_testbed::testbed::alive(pid) {
+            if process::alive(pid) {
                 return None;
             }
             d.node_pid = None;
@@ -391,9 +392,9 @@ impl FaultCluster {
     }
 
     /// Sends `signal` (`STOP`, `CONT`) to the daemon of `role`.
-    pub fn signal(&mut self, role: Role, signal: &str) {
+    pub fn signal(&mut self, role: Role, signal: Signal) {
         if let Some(pid) = self.daemon_mut(role).pid() {
-            signal_pid(pid, signal);
+            process::signal(pid, signal);
         }
     }
 
@@ -483,7 +484,7 @@ impl FaultCluster {
             .filter(|pid| {
                 let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
                 cmdline.split(|b| *b == 0).any(|w| w == word.as_bytes())
-                    && descends_from(*pid, &nms)
+                    && process::descends_from(*pid, &nms)
             })
             .collect()
     }
@@ -598,8 +599,8 @@ impl FaultCluster {
         all.push(&mut self.namenode);
         for d in all {
             if let Some(mut child) = d.child.take() {
-                signal_pid(child.id(), "CONT");
-                signal_pid(child.id(), "TERM");
+                process::signal(child.id(), Signal::CONT);
+                process::signal(child.id(), Signal::TERM);
                 let deadline = Instant::now() + Duration::from_secs(10);
                 while child.try_wait().ok().flatten().is_none() && Instant::now() < deadline {
                     std::thread::sleep(Duration::from_millis(20));
@@ -613,7 +614,7 @@ impl FaultCluster {
             .into_iter()
             .chain(self.container_pids("mr-am"))
         {
-            signal_pid(p, "KILL");
+            process::signal(p, Signal::KILL);
         }
     }
 }
@@ -710,15 +711,6 @@ fn free_port() -> Result<u16> {
         .port())
 }
 
-pub fn is_root() -> bool {
-    std::fs::read_to_string("/proc/self/status")
-        .map(|s| {
-            s.lines()
-                .any(|l| l.starts_with("Uid:") && l.split_whitespace().nth(1) == Some("0"))
-        })
-        .unwrap_or(false)
-}
-
 fn mount_tmpfs(path: &Path, mb: u64, mounts: &mut Vec<PathBuf>) -> Result<()> {
     std::fs::create_dir_all(path)?;
     let ok = Command::new("mount")
@@ -747,36 +739,6 @@ fn unmount_under(dir: &Path) {
             }
         }
     }
-}
-
-pub fn signal_pid(pid: u32, signal: &str) {
-    let _ = Command::new("kill")
-        .arg(format!("-{signal}"))
-        .arg(pid.to_string())
-        .stderr(Stdio::null())
-        .status();
-}
-
-fn parent(pid: u32) -> Option<u32> {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    // The command name may hold spaces; fields after its closing parenthesis are plain.
-    stat.rsplit_once(')')?
-        .1
-        .split_whitespace()
-        .nth(1)?
-        .parse()
-        .ok()
-}
-
-fn descends_from(mut pid: u32, ancestors: &[u32]) -> bool {
-    for _ in 0..32 {
-        match parent(pid) {
-            Some(p) if ancestors.contains(&p) => return true,
-            Some(p) if p > 1 => pid = p,
-            _ => return false,
-        }
-    }
-    false
 }
 
 /// Fills the file system holding `dir` with a file `dir/filler` until it is full; the

@@ -380,7 +380,7 @@ pub async fn start(tb: &mut Testbed, classpath_file: &Path) -> anyhow::Result<Ha
     let all_alive = || -> anyhow::Result<()> {
         match pids
             .iter()
-            .find(|(_, pid)| !tusk_testbed::testbed::alive(*pid))
+            .find(|(_, pid)| !tusk_common::process::alive(*pid))
         {
             Some((role, pid)) => {
                 bail!("Hadoop's {role} (pid {pid}) exited; see {}", logs.display())

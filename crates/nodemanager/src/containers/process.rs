@@ -83,18 +83,6 @@ fn reap(pid: i32, flags: i32) -> io::Result<Option<Exit>> {
     }
 }
 
-/// Sends `signal` to every process of group `pgid`; a group that is gone is fine.
-#[allow(unsafe_code)]
-pub fn signal_group(pgid: i32, signal: i32) {
-    if pgid <= 1 {
-        return;
-    }
-    // SAFETY: kill(2) takes plain integers and touches no memory of ours.
-    unsafe {
-        libc::kill(-pgid, signal);
-    }
-}
-
 /// Resident bytes of each of `groups`, summed over their processes
 /// (`/proc/<pid>/stat` for the group, `VmRSS` of `/proc/<pid>/status`).
 pub fn group_rss(groups: &[i32]) -> HashMap<i32, u64> {
