@@ -233,14 +233,20 @@ async fn run_commands(node: &Arc<Node>, commands: Vec<DatanodeCommand>) -> bool 
                 });
             }
             Some(Command::Invalidate(invalidate)) => {
-                let stale = invalidate
-                    .stale
-                    .iter()
-                    .map(|s| (s.block_id, s.max_generation_stamp));
-                let any_stamp = invalidate.block_ids.iter().map(|b| (*b, u64::MAX));
-                for (block_id, max_generation_stamp) in stale.chain(any_stamp) {
-                    invalidate_replica(node, block_id, max_generation_stamp);
-                }
+                // Off the runtime, as HDFS's async disk service: unlinking a file whose
+                // pages are under writeback waits for that writeback (seconds on a busy
+                // disk), and a runtime thread blocked there stalls the node's transfers.
+                let node = node.clone();
+                tokio::task::spawn_blocking(move || {
+                    let stale = invalidate
+                        .stale
+                        .iter()
+                        .map(|s| (s.block_id, s.max_generation_stamp));
+                    let any_stamp = invalidate.block_ids.iter().map(|b| (*b, u64::MAX));
+                    for (block_id, max_generation_stamp) in stale.chain(any_stamp) {
+                        invalidate_replica(&node, block_id, max_generation_stamp);
+                    }
+                });
             }
             Some(Command::Verify(verify)) => {
                 let node = node.clone();
