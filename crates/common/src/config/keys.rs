@@ -213,6 +213,9 @@ pub const KNOWN: &[&str] = &[
     // disagreement is warned about).
     "tusk.yarn.scheduler.status-aware",
     "tusk.yarn.scheduler.status-aware.disk-rate.threshold",
+    // The disk figure Disk-Rate judges: `max-volume` (the busiest volume, the default)
+    // or `node-average` (the volumes' mean, the study's definition).
+    "tusk.yarn.scheduler.status-aware.disk-signal",
     "tusk.yarn.scheduler.status-aware.policies",
     "tusk.yarn.scheduler.status-aware.potential-reception.threshold",
     "tusk.yarn.scheduler.status-aware.receive-rate.threshold",
