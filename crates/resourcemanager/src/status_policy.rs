@@ -9,6 +9,10 @@
 //!   The utilisation is the node's busiest volume's (`…status-aware.disk-signal` =
 //!   `max-volume`, the default) or its volumes' mean (`node-average`, the study's
 //!   definition, under which one saturated volume of a 3–4-volume node reads 25–33%).
+//!   A data-local map is held back only while another node holding its input is open to
+//!   it (`…disk-rate.replica-aware`, default on): with every replica on busy nodes it
+//!   reads a busy disk wherever it runs, and holding it only adds the wait and the
+//!   network (off = the study's rule, every map held).
 //! - Potential-Reception: map output the node's reduces still have to fetch above its
 //!   threshold → no reduce and no non-data-local map.
 //!
@@ -104,6 +108,10 @@ pub struct StatusPolicyOptions {
     /// `…status-aware.disk-signal`: the utilisation Disk-Rate judges, `max-volume` (the
     /// busiest volume, default) or `node-average` (the volumes' mean, the study's).
     pub disk_signal: DiskSignal,
+    /// `…status-aware.disk-rate.replica-aware`: Disk-Rate holds a data-local map back
+    /// only while another node holding its input is open to it (default true; false =
+    /// the study's rule, every map held).
+    pub disk_rate_replica_aware: bool,
     /// `…status-aware.potential-reception.threshold`: bytes (default 64 MiB).
     pub potential_reception_threshold: u64,
     /// `…status-aware.starvation-ms`: how long an ask may be held back before a node
@@ -125,6 +133,7 @@ impl Default for StatusPolicyOptions {
             receive_rate_threshold: 0.8,
             disk_rate_threshold: 90.0,
             disk_signal: DiskSignal::default(),
+            disk_rate_replica_aware: true,
             potential_reception_threshold: 64 << 20,
             starvation_ms: 10_000,
             starvation_offers: None,
@@ -221,6 +230,12 @@ impl StatusPolicyOptions {
                     )
                 })?,
             },
+            disk_rate_replica_aware: conf
+                .get_bool(
+                    &format!("{prefix}.disk-rate.replica-aware"),
+                    d.disk_rate_replica_aware,
+                )
+                .map_err(|e| bad(&format!("{prefix}.disk-rate.replica-aware"), e.to_string()))?,
             potential_reception_threshold: conf
                 .get_u64(
                     &format!("{prefix}.potential-reception.threshold"),
@@ -560,7 +575,17 @@ mod tests {
         assert_eq!(o.policies, vec![Policy::DiskRate, Policy::ReceiveRate]);
         assert_eq!(o.disk_rate_threshold, 70.0);
         assert_eq!(o.disk_signal, DiskSignal::MaxVolume);
+        assert!(o.disk_rate_replica_aware);
         assert_eq!(o.starvation_time(), Duration::from_secs(10));
+        conf.set(
+            "tusk.yarn.scheduler.status-aware.disk-rate.replica-aware",
+            "false",
+        );
+        assert!(
+            !StatusPolicyOptions::from_conf(&conf)
+                .unwrap()
+                .disk_rate_replica_aware
+        );
         conf.set(
             "tusk.yarn.scheduler.status-aware.disk-signal",
             "node-average",
