@@ -3,7 +3,10 @@
 //!
 //! One testbed is brought up from its description (`tusk testbed up`, as a process) and
 //! one random input per job slot is generated on it by RandomTextWriter (so the data sits
-//! where the generating maps ran, at the job data's replication, 1 as in the study).
+//! where the generating maps ran, at the job data's replication: the study's for the
+//! cluster, which its description gives — 1 on lab, 3 on uniform8 — unless set).
+//! Every job's reduces start once 5% of its maps are done (the study's Hadoop default,
+//! [`STUDY_SLOWSTART`]), so copy-phase reduces hold containers as in the study.
 //! Then, for each policy, the ResourceManager (fair scheduler, the study's baseline) and
 //! the NodeManagers are restarted with that policy's keys, the volumes' page cache is
 //! dropped, and each round submits a sort job every `interval` until `jobs` are running,
@@ -28,13 +31,15 @@ use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 use tusk_client::DfsClient;
+use tusk_common::status::DiskSignal;
 use tusk_common::Shutdown;
 use tusk_mapreduce::history::{read_history, JobHistory, SpeculationSummary, DEFAULT_HISTORY_DIR};
 use tusk_mapreduce::jobs;
+use tusk_mapreduce::keys::SLOWSTART;
 use tusk_mapreduce::task::Outcome;
 use tusk_mapreduce::yarn::{self, SubmitOptions};
 use tusk_mapreduce::JobSpec;
-use tusk_testbed::Daemon;
+use tusk_testbed::{Daemon, Description};
 use tusk_yarn_client::ApplicationClient;
 
 use crate::context::RunContext;
@@ -57,6 +62,14 @@ const POLICIES_KEY: &str = "tusk.yarn.scheduler.status-aware.policies";
 
 /// The study's input: 5 GB of random data per sort job.
 pub const STUDY_INPUT_BYTES: u64 = 5 << 30;
+
+/// `mapreduce.job.reduce.slowstart.completedmaps` of the study's jobs (Hadoop's default):
+/// reduces are asked for once 5% of the maps are done.
+pub const STUDY_SLOWSTART: f64 = 0.05;
+
+/// The disk signal the ResourceManager's Disk-Rate policy uses
+/// (`tusk_resourcemanager::status_policy`), recorded in the report.
+const DISK_SIGNAL_KEY: &str = "tusk.yarn.scheduler.status-aware.disk-signal";
 
 /// What runs the sort jobs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -143,8 +156,10 @@ pub struct SchedulingOptions {
     pub input_bytes: u64,
     /// `dfs.blocksize` of the inputs: one map per block.
     pub block_bytes: u64,
-    /// `dfs.replication` of the inputs and outputs (the study: 1).
-    pub replication: u16,
+    /// `dfs.replication` of the inputs and outputs; `None` = the study's for the cluster,
+    /// which the testbed description's `replication` gives (lab 1, uniform8 3; 1 when
+    /// it sets none). The report says which was used.
+    pub replication: Option<u16>,
     /// Sort jobs per round (all running at once at the end of the submissions).
     pub jobs: usize,
     /// Between two submissions.
@@ -154,7 +169,7 @@ pub struct SchedulingOptions {
     /// Reduces per job; `None` = one per NodeManager.
     pub reduces: Option<u32>,
     /// Handed to every job (e.g. `mapreduce.map.speculative=false`), over the
-    /// experiment's own settings (replication, block size, reduce slow start 1.0).
+    /// experiment's own settings (replication, block size, reduce slow start 0.05).
     pub job_conf: BTreeMap<String, String>,
     /// Handed to the ResourceManager with every policy (e.g. its starvation limit).
     pub rm_conf: BTreeMap<String, String>,
@@ -200,7 +215,7 @@ impl SchedulingOptions {
             .collect(),
             input_bytes: 64 * MB,
             block_bytes: 8 * MB,
-            replication: 1,
+            replication: None,
             jobs: 5,
             interval: Duration::from_secs(5),
             repeat: 1,
@@ -263,8 +278,11 @@ pub struct NodeLoad {
     pub mean_map_seconds: f64,
     /// Of the status samples taken while jobs ran (one a second).
     pub samples: usize,
+    /// The node's volumes' mean utilisation, and its busiest volume's.
     pub mean_disk_pct: f64,
-    /// Share of the samples at or above the Disk-Rate threshold's default (90%).
+    pub mean_disk_max_volume_pct: f64,
+    /// Share of the samples whose Disk-Rate figure (the report's disk signal) was at or
+    /// above the threshold's default (90%).
     pub disk_busy_share: f64,
     pub mean_rx_mbit: f64,
     pub mean_potential_reception_mb: f64,
@@ -309,12 +327,61 @@ pub struct SchedulingReport {
     pub testbed_nodes: Vec<String>,
     pub maps_per_job: u32,
     pub reduces_per_job: u32,
+    /// The job data's replication the rounds ran at, and where it came from.
+    pub replication: u16,
+    pub replication_source: ReplicationSource,
+    /// The disk figure Disk-Rate judged nodes by (`…status-aware.disk-signal`).
+    pub disk_signal: DiskSignal,
     /// Seconds to build the testbed and generate the inputs.
     pub setup_seconds: f64,
     /// The study was stopped (SIGINT, SIGTERM) before its last round: `results` hold
     /// the rounds that finished, and a policy with none is left out.
     pub partial: bool,
     pub results: Vec<PolicyResult>,
+}
+
+/// Where the job data's replication came from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ReplicationSource {
+    /// `--replication`.
+    Set,
+    /// The study's for the cluster: the testbed description's (1 when it sets none).
+    Study,
+}
+
+impl ReplicationSource {
+    pub fn name(self) -> &'static str {
+        match self {
+            ReplicationSource::Set => "set",
+            ReplicationSource::Study => "the study's for this cluster",
+        }
+    }
+}
+
+/// The job data's replication: the one asked for, else the description's (the study's
+/// for the cluster: 1 on lab, 3 on uniform8), else 1.
+pub fn job_replication(asked: Option<u16>, description: &Description) -> (u16, ReplicationSource) {
+    match asked {
+        Some(r) => (r, ReplicationSource::Set),
+        None => (
+            description
+                .replication
+                .and_then(|r| u16::try_from(r).ok())
+                .unwrap_or(1),
+            ReplicationSource::Study,
+        ),
+    }
+}
+
+/// The disk signal `rm_conf` sets, else the ResourceManager's default (`max-volume`).
+fn disk_signal(rm_conf: &BTreeMap<String, String>) -> Result<DiskSignal> {
+    match rm_conf.get(DISK_SIGNAL_KEY) {
+        None => Ok(DiskSignal::default()),
+        Some(v) => DiskSignal::parse(v).ok_or_else(|| {
+            BenchError::InvalidOptions(format!("{DISK_SIGNAL_KEY}={v}: max-volume or node-average"))
+        }),
+    }
 }
 
 /// Brings the testbed up, generates the inputs, runs every policy, tears it down.
@@ -325,8 +392,11 @@ pub async fn run(opts: SchedulingOptions) -> Result<SchedulingReport> {
         ));
     }
     let started = Instant::now();
+    let (replication, replication_source) =
+        job_replication(opts.replication, &Description::load(&opts.testbed)?);
+    let disk_signal = disk_signal(&opts.rm_conf)?;
     let hadoop = match &opts.hadoop_classpath {
-        Some(file) => Some(hadoop_client(file, &opts)?),
+        Some(file) => Some(hadoop_client(file, &opts, replication)?),
         None => None,
     };
     let mut bed = TestbedCluster::up_with(
@@ -351,18 +421,24 @@ pub async fn run(opts: SchedulingOptions) -> Result<SchedulingReport> {
     });
     let engines = opts.engines();
     let context = RunContext::new(format!(
-        "testbed {} ({}), {} sort jobs of {:.0} MB every {:.0} s, {} round(s) per policy, engines {}",
+        "testbed {} ({}), {} sort jobs of {:.0} MB every {:.0} s, replication {} ({}), reduce slow start {}, Disk-Rate signal {}, {} round(s) per policy, engines {}",
         bed.testbed.description.name,
         opts.testbed.display(),
         opts.jobs,
         mb(opts.input_bytes),
         opts.interval.as_secs_f64(),
+        replication,
+        replication_source.name(),
+        opts.job_conf
+            .get(SLOWSTART)
+            .map_or(STUDY_SLOWSTART.to_string(), |v| v.clone()),
+        disk_signal.name(),
         opts.repeat,
         engines.iter().map(|e| e.name()).collect::<Vec<_>>().join(", ")
     ));
     let dfs = bed.client()?;
     let reduces = opts.reduces.unwrap_or(bed.nodemanagers as u32);
-    let mut partial = unless_stopped(&opts.stop, generate_inputs(&bed, &dfs, &opts))
+    let mut partial = unless_stopped(&opts.stop, generate_inputs(&bed, &dfs, &opts, replication))
         .await?
         .is_none();
     let setup_seconds = started.elapsed().as_secs_f64();
@@ -400,7 +476,10 @@ pub async fn run(opts: SchedulingOptions) -> Result<SchedulingReport> {
                     let round_jobs = run_hadoop_round(&bed, &dfs, client, &opts, reduces, round);
                     unless_stopped(&opts.stop, round_jobs).await
                 }
-                _ => unless_stopped(&opts.stop, run_round(&bed, &dfs, &opts, reduces, round)).await,
+                _ => {
+                    let round_jobs = run_round(&bed, &dfs, &opts, replication, reduces, round);
+                    unless_stopped(&opts.stop, round_jobs).await
+                }
             };
             let sampled = sampler.stop().await;
             let Some(jobs) = jobs? else {
@@ -427,7 +506,7 @@ pub async fn run(opts: SchedulingOptions) -> Result<SchedulingReport> {
         .flat_map(|policy| engines.iter().map(move |&engine| (policy, engine)))
         .zip(records.iter().zip(&samples))
         .filter(|(_, (r, _))| !(partial && r.is_empty()))
-        .map(|((policy, engine), (r, s))| summarize(policy, engine, r, s, &bed))
+        .map(|((policy, engine), (r, s))| summarize(policy, engine, r, s, &bed, disk_signal))
         .collect();
     let report = SchedulingReport {
         context,
@@ -435,6 +514,9 @@ pub async fn run(opts: SchedulingOptions) -> Result<SchedulingReport> {
         testbed_nodes: bed.node_summaries(),
         maps_per_job,
         reduces_per_job: reduces,
+        replication,
+        replication_source,
+        disk_signal,
         setup_seconds,
         partial,
         results,
@@ -465,27 +547,33 @@ fn input_of(slot: usize) -> String {
     format!("{INPUT_DIR}/{slot}")
 }
 
-/// The settings every job of the experiment carries. Reduces start at Hadoop's
-/// slow-start (5 % of the maps done) unless `--job-conf` sets
-/// `mapreduce.job.reduce.slowstart.completedmaps`: when five jobs' AMs and early reduces
-/// fill the containers, each AM's reduce ramp-down gives its waiting maps room.
-fn job_conf(opts: &SchedulingOptions) -> BTreeMap<String, String> {
+/// The settings every job of the experiment carries: the job data's `replication`, the
+/// block size, and the study's reduce slow start (5% of the maps done, set rather than
+/// left to a default a site file could change); `--job-conf` over them. When five jobs'
+/// AMs and early reduces fill the containers, each AM's reduce ramp-down gives its
+/// waiting maps room.
+fn job_conf(opts: &SchedulingOptions, replication: u16) -> BTreeMap<String, String> {
     let mut conf = BTreeMap::from([
-        ("dfs.replication".to_string(), opts.replication.to_string()),
+        ("dfs.replication".to_string(), replication.to_string()),
         ("dfs.blocksize".to_string(), opts.block_bytes.to_string()),
+        (SLOWSTART.to_string(), STUDY_SLOWSTART.to_string()),
     ]);
     conf.extend(opts.job_conf.clone());
     conf
 }
 
-fn submit_options(bed: &TestbedCluster, opts: &SchedulingOptions) -> SubmitOptions {
+fn submit_options(
+    bed: &TestbedCluster,
+    opts: &SchedulingOptions,
+    replication: u16,
+) -> SubmitOptions {
     SubmitOptions {
         rm_addr: bed.rm_addr.clone(),
         fs: bed.fs.clone(),
         tusk_exe: opts.tusk_exe.clone(),
         queue: "default".into(),
         am_memory_mb: 1024,
-        conf: job_conf(opts),
+        conf: job_conf(opts, replication),
         am_max_attempts: yarn::DEFAULT_AM_MAX_ATTEMPTS,
     }
 }
@@ -531,8 +619,9 @@ async fn generate_inputs(
     bed: &TestbedCluster,
     dfs: &DfsClient,
     opts: &SchedulingOptions,
+    replication: u16,
 ) -> Result<()> {
-    let options = submit_options(bed, opts);
+    let options = submit_options(bed, opts, replication);
     let maps_per_slot = (bed.nodemanagers as u64).max(1);
     let raw = format!("{INPUT_DIR}-raw");
     // RandomTextWriter writes past its target by up to a record; staying a little
@@ -543,7 +632,7 @@ async fn generate_inputs(
         (maps_per_slot * opts.jobs as u64) as u32,
         per_map.saturating_sub(64 << 10).max(1),
     );
-    job.conf = job_conf(opts);
+    job.conf = job_conf(opts, replication);
     let (app, state) = submit_and_wait(job, dfs, &options, opts.job_timeout).await?;
     if !state.contains("Succeeded") {
         return Err(BenchError::TaskFailed {
@@ -576,10 +665,11 @@ async fn run_round(
     bed: &TestbedCluster,
     dfs: &DfsClient,
     opts: &SchedulingOptions,
+    replication: u16,
     reduces: u32,
     round: usize,
 ) -> Result<Vec<JobRecord>> {
-    let options = submit_options(bed, opts);
+    let options = submit_options(bed, opts, replication);
     let start = tokio::time::Instant::now();
     let mut running = Vec::new();
     for slot in 0..opts.jobs {
@@ -590,7 +680,7 @@ async fn run_round(
             reduces,
         );
         job.name = format!("sort-{slot}");
-        job.conf = job_conf(opts);
+        job.conf = job_conf(opts, replication);
         let (dfs, options, timeout) = (dfs.clone(), options.clone(), opts.job_timeout);
         running.push(tokio::spawn(async move {
             submit_and_wait(job, &dfs, &options, timeout).await
@@ -610,7 +700,11 @@ async fn run_round(
 /// Hadoop's job client for the jars in `classpath_file`, with the experiment's job
 /// settings: small JVMs, the job data's replication and block size, the history as
 /// JSON (to read its task times), then `--job-conf`.
-fn hadoop_client(classpath_file: &Path, opts: &SchedulingOptions) -> Result<HadoopJobClient> {
+fn hadoop_client(
+    classpath_file: &Path,
+    opts: &SchedulingOptions,
+    replication: u16,
+) -> Result<HadoopJobClient> {
     let logs = opts.dir.with_file_name(format!(
         "{}-hadoop-logs",
         opts.dir
@@ -618,13 +712,14 @@ fn hadoop_client(classpath_file: &Path, opts: &SchedulingOptions) -> Result<Hado
             .map_or("scheduling".into(), |n| n.to_string_lossy())
     ));
     let mut client = HadoopJobClient::new(classpath_file, Vec::new(), logs)?;
-    client.job_options = hadoop_job_options(&client.classpath, opts);
+    client.job_options = hadoop_job_options(&client.classpath, opts, replication);
     Ok(client)
 }
 
-fn hadoop_job_options(classpath: &str, opts: &SchedulingOptions) -> Vec<String> {
-    let mut options = HadoopJobClient::default_job_options(classpath, opts.replication);
+fn hadoop_job_options(classpath: &str, opts: &SchedulingOptions, replication: u16) -> Vec<String> {
+    let mut options = HadoopJobClient::default_job_options(classpath, replication);
     options.push(format!("dfs.blocksize={}", opts.block_bytes));
+    options.push(format!("{SLOWSTART}={STUDY_SLOWSTART}"));
     options.push(JSON_FORMAT_OPTION.into());
     options.extend(opts.job_conf.iter().map(|(k, v)| format!("{k}={v}")));
     options
@@ -813,6 +908,7 @@ fn summarize(
     records: &[JobRecord],
     samples: &[StatusSample],
     bed: &TestbedCluster,
+    signal: DiskSignal,
 ) -> PolicyResult {
     let hosts: Vec<(String, String)> = bed
         .testbed
@@ -821,17 +917,18 @@ fn summarize(
         .filter(|n| n.spec.runs(Daemon::Nodemanager))
         .map(|n| (n.spec.name.clone(), n.net.ip.clone()))
         .collect();
-    summarize_records(policy, engine, records, samples, &hosts)
+    summarize_records(policy, engine, records, samples, &hosts, signal)
 }
 
 /// A row from its jobs and the status samples; `hosts` are the NodeManagers' names and
-/// addresses.
+/// addresses; `signal` the disk figure Disk-Rate judged.
 fn summarize_records(
     policy: &PolicySet,
     engine: Engine,
     records: &[JobRecord],
     samples: &[StatusSample],
     hosts: &[(String, String)],
+    signal: DiskSignal,
 ) -> PolicyResult {
     let jobs: Vec<JobTime> = records.iter().map(|(job, _)| job.clone()).collect();
     let tasks = || records.iter().flat_map(|(_, tasks)| tasks.iter());
@@ -865,7 +962,15 @@ fn summarize_records(
                 mean_map_seconds: stats::mean(&maps),
                 samples: mine.len(),
                 mean_disk_pct: avg(&|s| s.disk_pct),
-                disk_busy_share: avg(&|s| if s.disk_pct >= 90.0 { 1.0 } else { 0.0 }),
+                mean_disk_max_volume_pct: avg(&|s| s.disk_max_volume_pct),
+                disk_busy_share: avg(&|s| {
+                    let pct = signal.pct(s.disk_pct, s.disk_max_volume_pct);
+                    if pct >= 90.0 {
+                        1.0
+                    } else {
+                        0.0
+                    }
+                }),
                 mean_rx_mbit: avg(&|s| s.rx_bytes_per_sec * 8.0 / 1e6),
                 mean_potential_reception_mb: avg(&|s| s.potential_reception_bytes / MB as f64),
             }
@@ -957,11 +1062,11 @@ impl SchedulingReport {
                 not_launched,
             ));
         }
-        out.push_str("\nPer node: successful maps / reduces, mean map s (– where the history does not say where attempts ran), reported disk % (mean; share of samples ≥ 90%), receive Mbit/s, Potential-Reception MB (means over 1 s samples while jobs ran)\n\n");
+        out.push_str(&format!("\nPer node: successful maps / reduces, mean map s (– where the history does not say where attempts ran), reported disk % (volumes' mean; busiest volume; share of samples whose {} figure was ≥ 90%), receive Mbit/s, Potential-Reception MB (means over 1 s samples while jobs ran)\n\n", self.disk_signal.name()));
         out.push_str(
-            "| policy | engine | node | maps | reduces | map s | disk % | ≥ 90% | rx Mbit/s | PR MB |\n",
+            "| policy | engine | node | maps | reduces | map s | disk % | busiest volume % | ≥ 90% | rx Mbit/s | PR MB |\n",
         );
-        out.push_str("|---|---|---|---|---|---|---|---|---|---|\n");
+        out.push_str("|---|---|---|---|---|---|---|---|---|---|---|\n");
         for r in &self.results {
             for n in &r.nodes {
                 let placed = match r.engine {
@@ -971,12 +1076,13 @@ impl SchedulingReport {
                     Engine::HadoopMr => "– | – | –".into(),
                 };
                 out.push_str(&format!(
-                    "| {} | {} | {} | {} | {:.0} | {:.0}% | {:.1} | {:.1} |\n",
+                    "| {} | {} | {} | {} | {:.0} | {:.0} | {:.0}% | {:.1} | {:.1} |\n",
                     r.policy.name,
                     r.engine.name(),
                     n.node,
                     placed,
                     n.mean_disk_pct,
+                    n.mean_disk_max_volume_pct,
                     n.disk_busy_share * 100.0,
                     n.mean_rx_mbit,
                     n.mean_potential_reception_mb
@@ -1028,6 +1134,7 @@ impl SchedulingReport {
 struct StatusSample {
     host: String,
     disk_pct: f64,
+    disk_max_volume_pct: f64,
     rx_bytes_per_sec: f64,
     potential_reception_bytes: f64,
 }
@@ -1061,6 +1168,7 @@ impl StatusSampler {
                     Some(StatusSample {
                         host: host_of(&n.node_id).to_string(),
                         disk_pct: s.disk_utilization_pct,
+                        disk_max_volume_pct: s.disk_max_volume_pct,
                         rx_bytes_per_sec: s.net_rx_bytes_per_sec,
                         potential_reception_bytes: s.potential_reception_bytes as f64,
                     })
@@ -1090,6 +1198,43 @@ mod tests {
     fn rounds_alternate_direction() {
         assert_eq!(round_order(3, 0), [0, 1, 2]);
         assert_eq!(round_order(3, 1), [2, 1, 0]);
+    }
+
+    #[test]
+    fn the_job_data_runs_at_the_studys_replication_for_the_cluster_unless_set() {
+        let testbed = |name: &str| {
+            let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testbeds");
+            Description::load(&dir.join(format!("{name}.toml"))).unwrap()
+        };
+        let (lab, uniform8) = (testbed("lab"), testbed("uniform8"));
+        assert_eq!(job_replication(None, &lab), (1, ReplicationSource::Study));
+        assert_eq!(
+            job_replication(None, &uniform8),
+            (3, ReplicationSource::Study)
+        );
+        assert_eq!(
+            job_replication(Some(2), &uniform8),
+            (2, ReplicationSource::Set)
+        );
+        let mut bare = lab.clone();
+        bare.replication = None;
+        assert_eq!(job_replication(None, &bare).0, 1);
+    }
+
+    #[test]
+    fn every_job_starts_its_reduces_at_the_studys_slow_start() {
+        let mut opts = SchedulingOptions::new(PathBuf::from("tusk"));
+        let conf = job_conf(&opts, 3);
+        assert_eq!(conf[SLOWSTART], "0.05");
+        assert_eq!(conf["dfs.replication"], "3");
+        opts.job_conf.insert(SLOWSTART.into(), "1.0".into());
+        assert_eq!(job_conf(&opts, 3)[SLOWSTART], "1.0", "--job-conf wins");
+        let mut rm = BTreeMap::new();
+        assert_eq!(disk_signal(&rm).unwrap(), DiskSignal::MaxVolume);
+        rm.insert(DISK_SIGNAL_KEY.to_string(), "node-average".to_string());
+        assert_eq!(disk_signal(&rm).unwrap(), DiskSignal::NodeAverage);
+        rm.insert(DISK_SIGNAL_KEY.to_string(), "busiest".to_string());
+        assert!(disk_signal(&rm).is_err());
     }
 
     #[test]
@@ -1184,10 +1329,11 @@ mod tests {
         opts.block_bytes = 8 * MB;
         opts.job_conf
             .insert("mapreduce.map.speculative".into(), "false".into());
-        let options = hadoop_job_options("/j/a.jar:/j/b.jar", &opts);
+        let options = hadoop_job_options("/j/a.jar:/j/b.jar", &opts, 1);
         for wanted in [
             "dfs.replication=1",
             "dfs.blocksize=8388608",
+            "mapreduce.job.reduce.slowstart.completedmaps=0.05",
             JSON_FORMAT_OPTION,
             "mapreduce.application.classpath=/j/a.jar,/j/b.jar",
         ] {
@@ -1296,7 +1442,7 @@ mod tests {
         let row = |policy: &PolicySet, engine: Engine, times: &[f64]| {
             let records: Vec<JobRecord> =
                 times.iter().map(|&t| record(engine, t, t / 10.0)).collect();
-            summarize_records(policy, engine, &records, &[], &hosts)
+            summarize_records(policy, engine, &records, &[], &hosts, DiskSignal::MaxVolume)
         };
         let results = vec![
             row(&fair, Engine::Tusk, &[40.0, 50.0, 60.0]),
@@ -1318,6 +1464,9 @@ mod tests {
             testbed_nodes: Vec::new(),
             maps_per_job: 1,
             reduces_per_job: 0,
+            replication: 1,
+            replication_source: ReplicationSource::Study,
+            disk_signal: DiskSignal::MaxVolume,
             setup_seconds: 1.0,
             partial: false,
             results,

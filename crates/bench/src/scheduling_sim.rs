@@ -3,16 +3,19 @@
 //! [`crate::scheduling`]'s testbed runs, replayed by the ResourceManager's own
 //! scheduling code on a simulated clock, many rounds (each with its own random block
 //! placement) per policy. Every policy sees the same rounds, so the comparison with
-//! fair is paired by round. Reported per policy: mean job time with its 95% confidence
-//! interval, the change against fair with Welch's test, mean map and reduce times and
-//! the share of data-local maps; optionally a sweep of Disk-Rate's threshold and of the
-//! cluster's size.
+//! fair is paired by round. The job data runs at the study's replication for the shape
+//! (1 on lab, 3 on uniform clusters) unless set, and reduces start at the study's slow
+//! start ([`crate::scheduling::STUDY_SLOWSTART`]) as on the testbed. Reported per
+//! policy: mean job time with its 95% confidence interval, the change against fair with
+//! Welch's test, mean map and reduce times and the share of data-local maps; optionally
+//! a sweep of Disk-Rate's threshold and of the cluster's size.
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use serde::Serialize;
+use tusk_common::status::DiskSignal;
 use tusk_common::Configuration;
 use tusk_resourcemanager::sim::{self, trace, SimOptions, SimReport};
 use tusk_resourcemanager::ResourceManagerOptions;
@@ -20,7 +23,7 @@ use tusk_resourcemanager::ResourceManagerOptions;
 use crate::chart::{BarChart, BarSeries, LineChart, LineSeries, XAxis};
 use crate::context::RunContext;
 use crate::error::{BenchError, Result};
-use crate::scheduling::PolicySet;
+use crate::scheduling::{PolicySet, ReplicationSource, STUDY_SLOWSTART};
 use crate::stats::{ci95, mean, welch, Welch};
 
 /// The simulated cluster.
@@ -58,6 +61,15 @@ impl SimShape {
             SimShape::Uniform(n) => format!("uniform{n}"),
         }
     }
+
+    /// The job data's replication the study used on such a cluster: 1 on its lab, 3 on
+    /// its uniform EC2 cluster (as `testbeds/lab.toml` and `testbeds/uniform8.toml` say).
+    pub fn study_replication(&self) -> u16 {
+        match self {
+            SimShape::Lab => 1,
+            SimShape::Uniform(_) => 3,
+        }
+    }
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -72,7 +84,9 @@ pub struct SimStudyOptions {
     pub interval: Duration,
     pub input_bytes: u64,
     pub block_bytes: u64,
-    pub replication: usize,
+    /// The job data's replication; `None` = the study's for the shape
+    /// ([`SimShape::study_replication`]: lab 1, uniform 3). The report says which.
+    pub replication: Option<u16>,
     /// Rounds per policy (each its own block placement).
     pub rounds: usize,
     /// `key=value` settings of the ResourceManager for every policy (e.g.
@@ -85,6 +99,14 @@ pub struct SimStudyOptions {
 }
 
 impl SimStudyOptions {
+    /// The replication the rounds on `shape` run at, and where it came from.
+    pub fn replication_on(&self, shape: &SimShape) -> (u16, ReplicationSource) {
+        match self.replication {
+            Some(r) => (r, ReplicationSource::Set),
+            None => (shape.study_replication(), ReplicationSource::Study),
+        }
+    }
+
     pub fn new(policies: Vec<PolicySet>) -> Self {
         SimStudyOptions {
             shape: SimShape::Lab,
@@ -95,7 +117,7 @@ impl SimStudyOptions {
             interval: Duration::from_secs(5),
             input_bytes: 32 << 20,
             block_bytes: 8 << 20,
-            replication: 1,
+            replication: None,
             rounds: 20,
             rm_conf: Vec::new(),
             disk_thresholds: Vec::new(),
@@ -137,6 +159,11 @@ pub struct SimStudyReport {
     pub context: RunContext,
     pub options: SimStudyOptions,
     pub rows: Vec<SimPolicyRow>,
+    /// The job data's replication on the study's shape, and where it came from.
+    pub replication: u16,
+    pub replication_source: ReplicationSource,
+    /// The disk figure Disk-Rate judged nodes by (`…status-aware.disk-signal`).
+    pub disk_signal: DiskSignal,
     /// Disk-Rate alone against fair at each threshold.
     pub threshold_sweep: Vec<SweepPoint>,
     /// `all` against fair on uniform clusters of each size (the same jobs per node).
@@ -158,15 +185,17 @@ fn rm_options(policy: &PolicySet, extra: &[String]) -> Result<ResourceManagerOpt
     ResourceManagerOptions::from_conf(&conf).map_err(|e| BenchError::InvalidOptions(e.to_string()))
 }
 
-/// Runs `policy` on `rounds` placements of the study's jobs on `nodes`.
+/// Runs `policy` on `rounds` placements of the study's jobs on `shape`'s `nodes`.
 fn run_policy(
     opts: &SimStudyOptions,
+    shape: &SimShape,
     nodes: &[trace::SimNode],
     policy: &PolicySet,
     extra: &[String],
     simulated: &mut f64,
 ) -> Result<Vec<SimReport>> {
     let rm = rm_options(policy, extra)?;
+    let (replication, _) = opts.replication_on(shape);
     let reports = (0..opts.rounds)
         .map(|round| {
             let jobs = trace::study_sorts(
@@ -175,10 +204,12 @@ fn run_policy(
                 opts.interval,
                 opts.input_bytes,
                 opts.block_bytes,
-                opts.replication,
+                usize::from(replication),
                 round as u64,
             );
-            sim::simulate(&SimOptions::new(rm.clone(), nodes.to_vec(), jobs))
+            let mut sim = SimOptions::new(rm.clone(), nodes.to_vec(), jobs);
+            sim.slowstart = STUDY_SLOWSTART;
+            sim::simulate(&sim)
         })
         .collect::<Vec<_>>();
     *simulated += reports.iter().map(|r| r.simulated_s).sum::<f64>();
@@ -228,14 +259,25 @@ pub fn run(opts: SimStudyOptions) -> Result<SimStudyReport> {
     let mut simulated = 0.0;
     let nodes = opts.shape.nodes(opts.scale, opts.vcores);
     let fair_set: PolicySet = "fair".parse().map_err(BenchError::InvalidOptions)?;
+    let disk_signal = rm_options(&fair_set, &opts.rm_conf)?
+        .status_policy
+        .disk_signal;
+    let (replication, replication_source) = opts.replication_on(&opts.shape);
     let fair = row(
         "fair",
-        &run_policy(&opts, &nodes, &fair_set, &opts.rm_conf, &mut simulated)?,
+        &run_policy(
+            &opts,
+            &opts.shape,
+            &nodes,
+            &fair_set,
+            &opts.rm_conf,
+            &mut simulated,
+        )?,
         None,
     );
     let mut rows = vec![fair.clone()];
     for p in opts.policies.iter().filter(|p| !p.policies.is_empty()) {
-        let reports = run_policy(&opts, &nodes, p, &opts.rm_conf, &mut simulated)?;
+        let reports = run_policy(&opts, &opts.shape, &nodes, p, &opts.rm_conf, &mut simulated)?;
         rows.push(row(&p.name, &reports, Some(&fair.round_means_s)));
         eprintln!(
             "simulated {}: {:.1} s",
@@ -250,7 +292,7 @@ pub fn run(opts: SimStudyOptions) -> Result<SimStudyReport> {
         extra.push(format!(
             "tusk.yarn.scheduler.status-aware.disk-rate.threshold={t}"
         ));
-        let reports = run_policy(&opts, &nodes, &disk, &extra, &mut simulated)?;
+        let reports = run_policy(&opts, &opts.shape, &nodes, &disk, &extra, &mut simulated)?;
         let r = row("disk-rate", &reports, Some(&fair.round_means_s));
         threshold_sweep.push(point(t, &fair, &r));
     }
@@ -266,12 +308,19 @@ pub fn run(opts: SimStudyOptions) -> Result<SimStudyReport> {
         };
         let f = row(
             "fair",
-            &run_policy(&scaled, &nodes, &fair_set, &opts.rm_conf, &mut simulated)?,
+            &run_policy(
+                &scaled,
+                &shape,
+                &nodes,
+                &fair_set,
+                &opts.rm_conf,
+                &mut simulated,
+            )?,
             None,
         );
         let a = row(
             "all",
-            &run_policy(&scaled, &nodes, &all, &opts.rm_conf, &mut simulated)?,
+            &run_policy(&scaled, &shape, &nodes, &all, &opts.rm_conf, &mut simulated)?,
             Some(&f.round_means_s),
         );
         size_sweep.push(point(n as f64, &f, &a));
@@ -279,7 +328,7 @@ pub fn run(opts: SimStudyOptions) -> Result<SimStudyReport> {
     let wall_s = started.elapsed().as_secs_f64();
     Ok(SimStudyReport {
         context: RunContext::new(format!(
-            "scheduler simulator: {} ({} nodes), scale {}, {} vcores per node, {} sort jobs of {:.0} MB every {:.0} s, replication {}, {} rounds per policy",
+            "scheduler simulator: {} ({} nodes), scale {}, {} vcores per node, {} sort jobs of {:.0} MB every {:.0} s, replication {} ({}), reduce slow start {}, Disk-Rate signal {}, {} rounds per policy",
             opts.shape.name(),
             nodes.len(),
             opts.scale,
@@ -287,10 +336,16 @@ pub fn run(opts: SimStudyOptions) -> Result<SimStudyReport> {
             opts.jobs,
             crate::mb(opts.input_bytes),
             opts.interval.as_secs_f64(),
-            opts.replication,
+            replication,
+            replication_source.name(),
+            STUDY_SLOWSTART,
+            disk_signal.name(),
             opts.rounds
         )),
         options: opts,
+        replication,
+        replication_source,
+        disk_signal,
         rows,
         threshold_sweep,
         size_sweep,
@@ -441,6 +496,24 @@ mod tests {
     use super::*;
 
     #[test]
+    fn replication_is_the_studys_for_the_shape_unless_set() {
+        let mut opts = SimStudyOptions::new(Vec::new());
+        assert_eq!(
+            opts.replication_on(&SimShape::Lab),
+            (1, ReplicationSource::Study)
+        );
+        assert_eq!(
+            opts.replication_on(&SimShape::Uniform(8)),
+            (3, ReplicationSource::Study)
+        );
+        opts.replication = Some(2);
+        assert_eq!(
+            opts.replication_on(&SimShape::Uniform(8)),
+            (2, ReplicationSource::Set)
+        );
+    }
+
+    #[test]
     fn shapes_parse() {
         assert_eq!(SimShape::parse("lab"), Ok(SimShape::Lab));
         assert_eq!(SimShape::parse("uniform1000"), Ok(SimShape::Uniform(1000)));
@@ -458,6 +531,13 @@ mod tests {
         opts.rounds = 3;
         opts.disk_thresholds = vec![50.0, 90.0];
         let report = run(opts).unwrap();
+        assert_eq!(
+            (report.replication, report.replication_source),
+            (1, ReplicationSource::Study),
+            "the study's lab ran at replication 1"
+        );
+        assert_eq!(report.disk_signal, DiskSignal::MaxVolume);
+        assert!(report.context.to_markdown().contains("max-volume"));
         let names: Vec<&str> = report.rows.iter().map(|r| r.policy.as_str()).collect();
         assert_eq!(names, ["fair", "disk", "all"]);
         assert!(report.rows[0].change_pct.is_none());

@@ -153,9 +153,10 @@ pub struct SchedulingArgs {
     /// Block size of the inputs (one map per block).
     #[arg(long, default_value = "8m", value_parser = size)]
     block_size: u64,
-    /// Replication of the job data (the study: 1).
-    #[arg(long, default_value_t = 1)]
-    replication: u16,
+    /// Replication of the job data (default: the study's for the cluster, 1 on lab and
+    /// 3 on uniform shapes: the testbed description's, or --sim-shape's).
+    #[arg(long)]
+    replication: Option<u16>,
     /// Sort jobs per round.
     #[arg(long, default_value_t = 5)]
     jobs: usize,
@@ -949,7 +950,7 @@ fn run_simulated_scheduling(a: SchedulingArgs) -> anyhow::Result<()> {
         .input_size
         .unwrap_or((scheduling::STUDY_INPUT_BYTES as f64 * a.scale) as u64);
     o.block_bytes = a.block_size;
-    o.replication = usize::from(a.replication);
+    o.replication = a.replication;
     if a.repeat > 1 {
         o.rounds = a.repeat;
     }

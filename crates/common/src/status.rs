@@ -2,7 +2,9 @@
 //! `/proc` and `/sys` as the difference between two readings.
 //!
 //! Disk utilisation is the node's own: the block devices behind its data (or local)
-//! directories, averaged, when it knows them; else the host's busiest device. A device
+//! directories, averaged (the status-aware scheduling study's definition) and the
+//! busiest of them (one saturated volume of a multi-volume node, which the average
+//! hides), when it knows them; else the host's busiest device for both. A device
 //! with a blkio throttle in the root group (the testbed's emulated volumes) is as busy
 //! as the larger of its busy time and its use of the throttled rates: requests waiting
 //! in the throttle are not yet at the device, so busy time alone would call a saturated
@@ -13,12 +15,17 @@ use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
+use serde::{Deserialize, Serialize};
+
 /// One heartbeat's view of how busy the node is.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct NodeStatus {
     /// The node's block devices' mean share of wall time spent doing I/O (or of their
     /// throttled rates), 0..=100; the busiest device's when the node's are unknown.
     pub disk_utilization_pct: f64,
+    /// The busiest of the node's block devices, same measure, 0..=100: at least
+    /// `disk_utilization_pct`, equal to it on a node of one device.
+    pub disk_max_volume_pct: f64,
     /// Bytes per second received over all non-loopback interfaces (loopback counted when
     /// it is the only one, as in a local cluster).
     pub net_rx_bytes_per_sec: f64,
@@ -63,6 +70,45 @@ struct DeviceLimits {
 struct NodeDevice {
     id: String,
     limits: DeviceLimits,
+}
+
+/// The disk figure the Disk-Rate policy judges a node by.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum DiskSignal {
+    /// The busiest of the node's volumes: one saturated volume holds maps back.
+    #[default]
+    MaxVolume,
+    /// The volumes' mean, the study's definition: on a node of 3–4 volumes one
+    /// saturated volume reads as 25–33% busy.
+    NodeAverage,
+}
+
+impl DiskSignal {
+    pub fn name(self) -> &'static str {
+        match self {
+            DiskSignal::MaxVolume => "max-volume",
+            DiskSignal::NodeAverage => "node-average",
+        }
+    }
+
+    pub fn parse(text: &str) -> Option<DiskSignal> {
+        match text.trim() {
+            "max-volume" => Some(DiskSignal::MaxVolume),
+            "node-average" => Some(DiskSignal::NodeAverage),
+            _ => None,
+        }
+    }
+
+    /// The figure this signal reads from a node's mean and busiest-volume utilisation.
+    /// A report without the busiest volume's (0, from a NodeManager that does not send
+    /// it) falls back to the mean, which the maximum is never below.
+    pub fn pct(self, mean_pct: f64, max_volume_pct: f64) -> f64 {
+        match self {
+            DiskSignal::MaxVolume => max_volume_pct.max(mean_pct),
+            DiskSignal::NodeAverage => mean_pct,
+        }
+    }
 }
 
 /// Reception bandwidth utilisation RBU = 8·Rd/(T·B) of a link of `link_bps` bit/s
@@ -153,13 +199,13 @@ impl StatusSampler {
                 let secs = now.duration_since(*then).as_secs_f64();
                 let mut status = rates(prev, &reading, secs);
                 if !self.devices.is_empty() && secs > 0.0 {
-                    let sum: f64 = self
+                    let each: Vec<f64> = self
                         .devices
                         .iter()
                         .zip(prev.devices.iter().zip(&reading.devices))
                         .map(|(d, (p, c))| device_utilization(p, c, &d.limits, secs))
-                        .sum();
-                    status.disk_utilization_pct = sum / self.devices.len() as f64;
+                        .collect();
+                    (status.disk_utilization_pct, status.disk_max_volume_pct) = mean_and_max(&each);
                 }
                 status
             }
@@ -171,6 +217,13 @@ impl StatusSampler {
         self.readings.push_back((now, reading));
         status
     }
+}
+
+/// The mean and the largest of the devices' utilisations (0 and 0 for none).
+fn mean_and_max(each: &[f64]) -> (f64, f64) {
+    let sum: f64 = each.iter().sum();
+    let max = each.iter().copied().fold(0.0f64, f64::max);
+    (sum / each.len().max(1) as f64, max)
 }
 
 fn rates(prev: &Reading, cur: &Reading, secs: f64) -> NodeStatus {
@@ -190,6 +243,7 @@ fn rates(prev: &Reading, cur: &Reading, secs: f64) -> NodeStatus {
     let busy = cur.cpu_busy.saturating_sub(prev.cpu_busy) as f64;
     NodeStatus {
         disk_utilization_pct: disk,
+        disk_max_volume_pct: disk,
         net_rx_bytes_per_sec: cur.rx_bytes.saturating_sub(prev.rx_bytes) as f64 / secs,
         net_tx_bytes_per_sec: cur.tx_bytes.saturating_sub(prev.tx_bytes) as f64 / secs,
         cpu_pct: if total > 0.0 {
@@ -455,6 +509,51 @@ mod tests {
         assert!((u - 25.0).abs() < 1e-9);
         assert_eq!(throttle_rule("7:0 10485760\n7:1 5\n", "7:1"), 5);
         assert_eq!(throttle_rule("7:10 10485760\n", "7:1"), 0);
+    }
+
+    #[test]
+    fn one_saturated_volume_shows_in_the_maximum_not_in_the_average() {
+        // Three volumes throttled to 1 MB/s each; only the first is written, at its cap.
+        let volume = |id: &str| NodeDevice {
+            id: id.into(),
+            limits: DeviceLimits {
+                write_bps: 1_000_000,
+                ..Default::default()
+            },
+        };
+        let mut sampler = StatusSampler {
+            devices: vec![volume("8:0"), volume("8:16"), volume("8:32")],
+            readings: VecDeque::new(),
+            window: Duration::ZERO,
+        };
+        let reading = |written: u64| Reading {
+            devices: vec![
+                DeviceCounters {
+                    write_bytes: written,
+                    ..Default::default()
+                },
+                DeviceCounters::default(),
+                DeviceCounters::default(),
+            ],
+            ..Default::default()
+        };
+        let start = Instant::now();
+        sampler.push(start, reading(0));
+        let s = sampler.push(start + Duration::from_secs(2), reading(2_000_000));
+        assert!((s.disk_max_volume_pct - 100.0).abs() < 1e-9, "{s:?}");
+        assert!((s.disk_utilization_pct - 100.0 / 3.0).abs() < 1e-9, "{s:?}");
+        // Unknown devices: the host's busiest device is both figures.
+        let prev = Reading {
+            io_ticks: vec![("sda".into(), 0), ("sdb".into(), 0)],
+            ..Default::default()
+        };
+        let cur = Reading {
+            io_ticks: vec![("sda".into(), 200), ("sdb".into(), 700)],
+            ..Default::default()
+        };
+        let host = rates(&prev, &cur, 1.0);
+        assert!((host.disk_utilization_pct - 70.0).abs() < 1e-9);
+        assert_eq!(host.disk_max_volume_pct, host.disk_utilization_pct);
     }
 
     /// A disk throttled to 1 MB/s written 1 MiB at a time: each write completes about

@@ -146,6 +146,7 @@ pub fn seeds() -> Vec<(String, Vec<u8>)> {
                 potential_reception_bytes: 0,
                 cpu_pct: 20.0,
                 link_bits_per_sec: 1_000_000_000,
+                disk_max_volume_pct: 30.0,
             }),
             wait_ms: 0,
             log_aggregation: Vec::new(),

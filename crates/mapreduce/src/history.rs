@@ -367,6 +367,7 @@ mod tests {
             potential_reception_bytes: 12_300_000,
             cpu_pct: 50.0,
             link_bits_per_sec: 1_000_000_000,
+            disk_max_volume_pct: 99.0,
         });
         assert_eq!(s.summary(), "disk 87% rx 2.5 MB/s to-fetch 12.3 MB");
         let json = serde_json::json!({

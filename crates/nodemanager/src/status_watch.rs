@@ -13,7 +13,7 @@ use std::sync::Arc;
 
 use tokio::time::Instant;
 use tracing::warn;
-use tusk_common::status::{self, StatusSampler};
+use tusk_common::status::{self, DiskSignal, StatusSampler};
 use tusk_proto::tusk::yarn as y;
 
 use crate::Node;
@@ -22,6 +22,7 @@ use crate::Node;
 pub(crate) fn node_status(node: &Node, sample: &status::NodeStatus) -> y::NodeStatus {
     y::NodeStatus {
         disk_utilization_pct: sample.disk_utilization_pct,
+        disk_max_volume_pct: sample.disk_max_volume_pct,
         net_rx_bytes_per_sec: sample.net_rx_bytes_per_sec,
         potential_reception_bytes: node.containers.potential_reception(),
         cpu_pct: sample.cpu_pct,
@@ -39,7 +40,8 @@ pub(crate) struct Over {
 
 impl Over {
     /// Judged as the ResourceManager's policies judge it (strictly above the threshold;
-    /// RBU against the node's link, else the ResourceManager's default link rate).
+    /// the disk figure the ResourceManager's signal names; RBU against the node's link,
+    /// else the ResourceManager's default link rate).
     pub fn of(t: &y::StatusThresholds, s: &y::NodeStatus) -> Over {
         let link = match s.link_bits_per_sec {
             0 => t.default_link_bits_per_sec,
@@ -48,10 +50,20 @@ impl Over {
         Over {
             receive_rate: t.receive_rate
                 && status::rbu(s.net_rx_bytes_per_sec, link) > t.receive_rate_threshold,
-            disk_rate: t.disk_rate && s.disk_utilization_pct > t.disk_rate_threshold,
+            disk_rate: t.disk_rate
+                && disk_signal(t).pct(s.disk_utilization_pct, s.disk_max_volume_pct)
+                    > t.disk_rate_threshold,
             potential_reception: t.potential_reception
                 && s.potential_reception_bytes > t.potential_reception_threshold,
         }
+    }
+}
+
+fn disk_signal(t: &y::StatusThresholds) -> DiskSignal {
+    if t.disk_rate_max_volume {
+        DiskSignal::MaxVolume
+    } else {
+        DiskSignal::NodeAverage
     }
 }
 
@@ -132,6 +144,7 @@ mod tests {
             potential_reception: true,
             potential_reception_threshold: 1000,
             default_link_bits_per_sec: 100_000_000,
+            disk_rate_max_volume: false,
         };
         let mut s = y::NodeStatus {
             disk_utilization_pct: 99.0,
@@ -160,5 +173,23 @@ mod tests {
         );
         assert!(watching(&t));
         assert!(!watching(&y::StatusThresholds::default()));
+    }
+
+    #[test]
+    fn disk_rate_crossings_follow_the_resourcemanagers_signal() {
+        let mut t = y::StatusThresholds {
+            disk_rate: true,
+            disk_rate_threshold: 90.0,
+            ..Default::default()
+        };
+        // One saturated volume of three.
+        let s = y::NodeStatus {
+            disk_utilization_pct: 100.0 / 3.0,
+            disk_max_volume_pct: 100.0,
+            ..Default::default()
+        };
+        assert!(!Over::of(&t, &s).disk_rate, "node-average");
+        t.disk_rate_max_volume = true;
+        assert!(Over::of(&t, &s).disk_rate, "max-volume");
     }
 }

@@ -11,9 +11,9 @@
 //!   over both links), merges, and writes its output to its node.
 //! - NodeManagers heartbeat every `yarn.resourcemanager.nodemanagers.heartbeat-interval-ms`
 //!   with the status a real NodeManager reports: disk utilisation (the share of the time
-//!   since the last heartbeat its volumes were busy, averaged over them, as the
-//!   NodeManager measures it), receive rate and the map output its reduces still have to
-//!   fetch. Event-driven timing pushes launches and finished containers at once; classic
+//!   since the last heartbeat each volume was busy: averaged over them and the busiest
+//!   one's, as the NodeManager measures them), receive rate and the map output its
+//!   reduces still have to fetch. Event-driven timing pushes launches and finished containers at once; classic
 //!   timing carries them on the heartbeats.
 //! - AMs ask for one container per map with its block's replicas as preferred nodes
 //!   (priority 20) and, once `slowstart` of the maps have finished, for the reduces
@@ -435,36 +435,41 @@ impl<'a> Sim<'a> {
         }
     }
 
-    /// What node `n` reports: its volumes' busy share and the bytes it received since
-    /// its last heartbeat, and the map output its reduces still have to fetch.
+    /// What node `n` reports: its volumes' busy share since its last heartbeat (their
+    /// mean and the busiest one's, as the NodeManager's sampler measures them), the
+    /// bytes it received since then, and the map output its reduces still have to fetch.
     fn status(&mut self, n: usize) -> y::NodeStatus {
         let node = &mut self.nodes[n];
         let elapsed = (self.now - node.last_at).as_secs_f64();
-        let mut busy = 0.0;
+        let share = |busy: f64| {
+            if elapsed > 0.0 {
+                (100.0 * busy / elapsed).min(100.0)
+            } else {
+                0.0
+            }
+        };
+        let (mut sum, mut max) = (0.0, 0.0f64);
         for (k, &d) in node.disks.iter().enumerate() {
             let total = self.hw.devices[d].busy_seconds;
-            busy += total - node.last_busy[k];
+            let pct = share(total - node.last_busy[k]);
             node.last_busy[k] = total;
+            sum += pct;
+            max = max.max(pct);
         }
         let rx = self.hw.devices[node.link_in].bytes;
         let received = rx - node.last_rx;
         node.last_rx = rx;
         node.last_at = self.now;
-        let per_disk = busy / node.disks.len().max(1) as f64;
-        let potential = node.potential;
         y::NodeStatus {
-            disk_utilization_pct: if elapsed > 0.0 {
-                (100.0 * per_disk / elapsed).min(100.0)
-            } else {
-                0.0
-            },
+            disk_utilization_pct: sum / node.disks.len().max(1) as f64,
+            disk_max_volume_pct: max,
             net_rx_bytes_per_sec: if elapsed > 0.0 {
                 received / elapsed
             } else {
                 0.0
             },
-            potential_reception_bytes: potential,
-            link_bits_per_sec: self.nodes[n].link_bits,
+            potential_reception_bytes: node.potential,
+            link_bits_per_sec: node.link_bits,
             ..Default::default()
         }
     }
@@ -1040,6 +1045,29 @@ mod tests {
         ));
         assert_eq!(report.unfinished(), 0);
         assert_eq!(report.jobs[0].data_local_maps, 1, "{report:?}");
+    }
+
+    #[test]
+    fn a_node_reports_its_volumes_mean_and_its_busiest_volume() {
+        // lab's big node has 4 volumes: one busy the whole second, the others idle.
+        let nodes = trace::lab(0.02, 4);
+        let opts = SimOptions::new(options(&[], Timing::EventDriven), nodes, Vec::new());
+        let mut sim = Sim::new(&opts);
+        let busy = sim.nodes[0].disks[0];
+        sim.hw.devices[busy].busy_seconds = 1.0;
+        sim.now = Duration::from_secs(1);
+        let s = sim.status(0);
+        assert!((s.disk_max_volume_pct - 100.0).abs() < 1e-9, "{s:?}");
+        assert!((s.disk_utilization_pct - 25.0).abs() < 1e-9, "{s:?}");
+        // The same status holds maps back under max-volume only.
+        let kind = crate::status_policy::TaskKind::Map;
+        let max_volume = options(&[Policy::DiskRate], Timing::EventDriven).status_policy;
+        assert!(max_volume.blocking(kind, true, &s).is_some());
+        let node_average = StatusPolicyOptions {
+            disk_signal: tusk_common::status::DiskSignal::NodeAverage,
+            ..max_volume
+        };
+        assert!(node_average.blocking(kind, true, &s).is_none());
     }
 
     #[test]

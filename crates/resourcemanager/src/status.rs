@@ -26,7 +26,10 @@ pub struct NodeStatusJson {
     pub containers: usize,
     pub heartbeats: u64,
     pub last_heartbeat_ms: u64,
+    /// The node's volumes' mean utilisation (the study's Disk-Rate figure).
     pub disk_utilization_pct: f64,
+    /// Its busiest volume's (Disk-Rate's figure under `max-volume`).
+    pub disk_max_volume_pct: f64,
     pub net_rx_bytes_per_sec: f64,
     pub potential_reception_bytes: u64,
     pub cpu_pct: f64,
@@ -69,6 +72,7 @@ impl ClusterStatus {
                     heartbeats: n.heartbeats,
                     last_heartbeat_ms: n.last_heartbeat_ms,
                     disk_utilization_pct: n.status.disk_utilization_pct,
+                    disk_max_volume_pct: n.status.disk_max_volume_pct,
                     net_rx_bytes_per_sec: n.status.net_rx_bytes_per_sec,
                     potential_reception_bytes: n.status.potential_reception_bytes,
                     cpu_pct: n.status.cpu_pct,

@@ -6,6 +6,13 @@
 //!   in the last T seconds, B the link's bit/s) above its threshold → no non-data-local map
 //!   and no reduce (both would pull data over the node's link).
 //! - Disk-Rate: disk utilisation above its threshold → no map (maps read and spill).
+//!   The utilisation is the node's busiest volume's (`…status-aware.disk-signal` =
+//!   `max-volume`, the default) or its volumes' mean (`node-average`, the study's
+//!   definition, under which one saturated volume of a 3–4-volume node reads 25–33%).
+//!   A data-local map is held back only while another node holding its input is open to
+//!   it (`…disk-rate.replica-aware`, default on): with every replica on busy nodes it
+//!   reads a busy disk wherever it runs, and holding it only adds the wait and the
+//!   network (off = the study's rule, every map held).
 //! - Potential-Reception: map output the node's reduces still have to fetch above its
 //!   threshold → no reduce and no non-data-local map.
 //!
@@ -19,6 +26,7 @@
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
+use tusk_common::status::DiskSignal;
 use tusk_common::Configuration;
 use tusk_proto::tusk::yarn as y;
 
@@ -97,6 +105,13 @@ pub struct StatusPolicyOptions {
     pub receive_rate_threshold: f64,
     /// `…status-aware.disk-rate.threshold`: disk utilisation % (default 90).
     pub disk_rate_threshold: f64,
+    /// `…status-aware.disk-signal`: the utilisation Disk-Rate judges, `max-volume` (the
+    /// busiest volume, default) or `node-average` (the volumes' mean, the study's).
+    pub disk_signal: DiskSignal,
+    /// `…status-aware.disk-rate.replica-aware`: Disk-Rate holds a data-local map back
+    /// only while another node holding its input is open to it (default true; false =
+    /// the study's rule, every map held).
+    pub disk_rate_replica_aware: bool,
     /// `…status-aware.potential-reception.threshold`: bytes (default 64 MiB).
     pub potential_reception_threshold: u64,
     /// `…status-aware.starvation-ms`: how long an ask may be held back before a node
@@ -117,6 +132,8 @@ impl Default for StatusPolicyOptions {
             policies: Vec::new(),
             receive_rate_threshold: 0.8,
             disk_rate_threshold: 90.0,
+            disk_signal: DiskSignal::default(),
+            disk_rate_replica_aware: true,
             potential_reception_threshold: 64 << 20,
             starvation_ms: 10_000,
             starvation_offers: None,
@@ -204,6 +221,21 @@ impl StatusPolicyOptions {
                 format!("{prefix}.disk-rate.threshold"),
                 d.disk_rate_threshold,
             )?,
+            disk_signal: match conf.get(&format!("{prefix}.disk-signal")) {
+                None => d.disk_signal,
+                Some(v) => DiskSignal::parse(v).ok_or_else(|| {
+                    bad(
+                        &format!("{prefix}.disk-signal"),
+                        format!("{v:?} is not max-volume or node-average"),
+                    )
+                })?,
+            },
+            disk_rate_replica_aware: conf
+                .get_bool(
+                    &format!("{prefix}.disk-rate.replica-aware"),
+                    d.disk_rate_replica_aware,
+                )
+                .map_err(|e| bad(&format!("{prefix}.disk-rate.replica-aware"), e.to_string()))?,
             potential_reception_threshold: conf
                 .get_u64(
                     &format!("{prefix}.potential-reception.threshold"),
@@ -263,7 +295,7 @@ impl StatusPolicyOptions {
         let over = self.on(p)
             && match p {
                 Policy::ReceiveRate => self.rbu(status) > self.receive_rate_threshold,
-                Policy::DiskRate => status.disk_utilization_pct > self.disk_rate_threshold,
+                Policy::DiskRate => self.disk_pct(status) > self.disk_rate_threshold,
                 Policy::PotentialReception => {
                     status.potential_reception_bytes > self.potential_reception_threshold
                 }
@@ -310,10 +342,17 @@ impl StatusPolicyOptions {
             receive_rate_threshold: self.receive_rate_threshold,
             disk_rate: self.on(Policy::DiskRate),
             disk_rate_threshold: self.disk_rate_threshold,
+            disk_rate_max_volume: self.disk_signal == DiskSignal::MaxVolume,
             potential_reception: self.on(Policy::PotentialReception),
             potential_reception_threshold: self.potential_reception_threshold,
             default_link_bits_per_sec: self.default_link_bps,
         }
+    }
+
+    /// The disk utilisation Disk-Rate judges the node by, as `disk_signal` reads it.
+    pub fn disk_pct(&self, status: &y::NodeStatus) -> f64 {
+        self.disk_signal
+            .pct(status.disk_utilization_pct, status.disk_max_volume_pct)
     }
 
     /// RBU = 8·Rd/(T·B): the node reports Rd/T as its receive rate in bytes/s.
@@ -349,6 +388,7 @@ mod tests {
     fn status(disk: f64, rx: f64, pending: u64) -> y::NodeStatus {
         y::NodeStatus {
             disk_utilization_pct: disk,
+            disk_max_volume_pct: disk,
             net_rx_bytes_per_sec: rx,
             potential_reception_bytes: pending,
             cpu_pct: 0.0,
@@ -408,6 +448,43 @@ mod tests {
         );
         assert_eq!(o.blocking(TaskKind::Reduce, false, &busy), None);
         assert_eq!(o.blocking(TaskKind::Map, true, &status(85.0, 0.0, 0)), None);
+    }
+
+    #[test]
+    fn one_saturated_volume_holds_maps_back_under_max_volume_only() {
+        // A node of three volumes, one saturated: 33% on average.
+        let one_of_three = y::NodeStatus {
+            disk_utilization_pct: 100.0 / 3.0,
+            disk_max_volume_pct: 100.0,
+            ..status(0.0, 0.0, 0)
+        };
+        let max_volume = with(&[Policy::DiskRate]);
+        assert_eq!(max_volume.disk_signal, DiskSignal::MaxVolume, "the default");
+        assert_eq!(
+            max_volume.blocking(TaskKind::Map, true, &one_of_three),
+            Some(Policy::DiskRate)
+        );
+        assert_eq!(max_volume.blocked(&one_of_three), vec!["disk-rate: maps"]);
+        let node_average = StatusPolicyOptions {
+            disk_signal: DiskSignal::NodeAverage,
+            ..with(&[Policy::DiskRate])
+        };
+        assert_eq!(
+            node_average.blocking(TaskKind::Map, true, &one_of_three),
+            None
+        );
+        assert!(node_average.blocked(&one_of_three).is_empty());
+        // A NodeManager that does not report its busiest volume is judged by its mean.
+        let old = y::NodeStatus {
+            disk_max_volume_pct: 0.0,
+            ..status(95.0, 0.0, 0)
+        };
+        assert_eq!(
+            max_volume.blocking(TaskKind::Map, true, &old),
+            Some(Policy::DiskRate)
+        );
+        assert!(max_volume.thresholds().disk_rate_max_volume);
+        assert!(!node_average.thresholds().disk_rate_max_volume);
     }
 
     #[test]
@@ -497,7 +574,30 @@ mod tests {
         let o = StatusPolicyOptions::from_conf(&conf).unwrap();
         assert_eq!(o.policies, vec![Policy::DiskRate, Policy::ReceiveRate]);
         assert_eq!(o.disk_rate_threshold, 70.0);
+        assert_eq!(o.disk_signal, DiskSignal::MaxVolume);
+        assert!(o.disk_rate_replica_aware);
         assert_eq!(o.starvation_time(), Duration::from_secs(10));
+        conf.set(
+            "tusk.yarn.scheduler.status-aware.disk-rate.replica-aware",
+            "false",
+        );
+        assert!(
+            !StatusPolicyOptions::from_conf(&conf)
+                .unwrap()
+                .disk_rate_replica_aware
+        );
+        conf.set(
+            "tusk.yarn.scheduler.status-aware.disk-signal",
+            "node-average",
+        );
+        let o = StatusPolicyOptions::from_conf(&conf).unwrap();
+        assert_eq!(o.disk_signal, DiskSignal::NodeAverage);
+        conf.set("tusk.yarn.scheduler.status-aware.disk-signal", "busiest");
+        let e = StatusPolicyOptions::from_conf(&conf)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("disk-signal"), "{e}");
+        conf.set("tusk.yarn.scheduler.status-aware.disk-signal", "max-volume");
         assert_eq!(o.starvation_limit(4), None);
         conf.set("tusk.yarn.scheduler.status-aware.starvation-ms", "2500");
         conf.set("tusk.yarn.scheduler.status-aware.starvation-offers", "-1");

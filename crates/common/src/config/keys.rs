@@ -212,7 +212,13 @@ pub const KNOWN: &[&str] = &[
     // `.status-aware.policies` is unset; that list decides when both are set (a
     // disagreement is warned about).
     "tusk.yarn.scheduler.status-aware",
+    // `true`: Disk-Rate holds a data-local map back only while another node holding
+    // its input is open to it; `false`: the study's rule, every map held.
+    "tusk.yarn.scheduler.status-aware.disk-rate.replica-aware",
     "tusk.yarn.scheduler.status-aware.disk-rate.threshold",
+    // The disk figure Disk-Rate judges: `max-volume` (the busiest volume, the default)
+    // or `node-average` (the volumes' mean, the study's definition).
+    "tusk.yarn.scheduler.status-aware.disk-signal",
     "tusk.yarn.scheduler.status-aware.policies",
     "tusk.yarn.scheduler.status-aware.potential-reception.threshold",
     "tusk.yarn.scheduler.status-aware.receive-rate.threshold",

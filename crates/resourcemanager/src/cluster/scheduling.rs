@@ -15,7 +15,7 @@ use tusk_proto::tusk::yarn::Locality;
 
 use super::{AmPlacement, Ask, Cluster, ContainerRecord, Node};
 use crate::scheduler::AppDemand;
-use crate::status_policy::StatusPolicyOptions;
+use crate::status_policy::{Policy, StatusPolicyOptions};
 
 impl Cluster {
     /// Offers every live node until a whole round places nothing (event-driven mode).
@@ -132,8 +132,22 @@ impl Cluster {
                             &self.nodes,
                             &self.node_racks,
                             policy,
+                            Locality::OffSwitch,
                         ) {
                             "no node the policies leave open can run it"
+                        } else if p == Policy::DiskRate
+                            && data_local
+                            && policy.disk_rate_replica_aware
+                            && !open_elsewhere(
+                                ask,
+                                node_id,
+                                &self.nodes,
+                                &self.node_racks,
+                                policy,
+                                Locality::NodeLocal,
+                            )
+                        {
+                            "every node holding its input is busy: it reads a busy disk wherever it runs"
                         } else {
                             tracing::debug!(node = %node_id, policy = p.name(), kind = ?ask.kind, "held back by node status");
                             continue;
@@ -283,24 +297,27 @@ impl Cluster {
 }
 
 /// Whether a live node other than `node_id` that no policy closes to the ask could ever
-/// run it: big enough when empty and allowed by the ask's locality. Only then is
-/// holding the ask worth it; room there now is not required, since a held ask waits
-/// for that node's containers to end (up to the starvation time).
+/// run it: big enough when empty, allowed by the ask's locality and at most `within`
+/// (`NodeLocal`: one of the nodes the ask names, for a map those holding its input).
+/// Only then is holding the ask worth it; room there now is not required, since a held
+/// ask waits for that node's containers to end (up to the starvation time).
 fn open_elsewhere(
     ask: &Ask,
     node_id: &str,
     nodes: &BTreeMap<String, Node>,
     racks: &HashMap<String, String>,
     policy: &StatusPolicyOptions,
+    within: Locality,
 ) -> bool {
     nodes.values().any(|n| {
         n.id != node_id
             && !n.lost
             && ask.resource.fits_in(&n.capability)
             && locality(ask, n, racks).is_some_and(|l| {
-                policy
-                    .blocking(ask.kind, l == Locality::NodeLocal, &n.status)
-                    .is_none()
+                l <= within
+                    && policy
+                        .blocking(ask.kind, l == Locality::NodeLocal, &n.status)
+                        .is_none()
             })
     })
 }
@@ -447,6 +464,12 @@ mod status_aware {
     /// Submits an application, places its AM on `am_node` and asks for one map with
     /// no locality; returns the attempt id.
     fn app_asking_a_map(c: &mut Cluster, am_node: &str) -> String {
+        app_asking_a_map_on(c, am_node, &[])
+    }
+
+    /// As [`app_asking_a_map`], the map's input on the nodes `input` (its preferred
+    /// nodes).
+    fn app_asking_a_map_on(c: &mut Cluster, am_node: &str, input: &[&str]) -> String {
         let app = c
             .submit(
                 y::SubmitApplicationRequest {
@@ -479,6 +502,7 @@ mod status_aware {
                 }),
                 count: 1,
                 task_kind: y::TaskKind::Map as i32,
+                nodes: input.iter().map(|n| n.to_string()).collect(),
                 ..Default::default()
             }],
             ..Default::default()
@@ -500,11 +524,7 @@ mod status_aware {
     /// Disk-Rate on, nodes `busy` and `calm`, an application (AM on `calm`) asking for
     /// a map; returns its attempt id.
     fn busy_and_calm() -> (Cluster, String) {
-        let mut c = cluster(&[Policy::DiskRate]);
-        add_node(&mut c, "busy");
-        add_node(&mut c, "calm");
-        let attempt = app_asking_a_map(&mut c, "calm");
-        (c, attempt)
+        busy_and_calm_with_input(&[])
     }
 
     #[test]
@@ -515,6 +535,40 @@ mod status_aware {
         assert_eq!(map_node(&mut c, &attempt), None);
         heartbeat(&mut c, "calm", 5.0);
         assert_eq!(map_node(&mut c, &attempt).as_deref(), Some("calm"));
+    }
+
+    #[test]
+    fn disk_rate_holds_a_local_map_only_while_another_node_with_its_input_is_open() {
+        // The input's only replica is on the busy node: the map reads that node's disks
+        // wherever it runs, so it runs there.
+        let (mut c, attempt) = busy_and_calm_with_input(&["busy"]);
+        heartbeat(&mut c, "busy", 99.0);
+        assert_eq!(map_node(&mut c, &attempt).as_deref(), Some("busy"));
+
+        // A replica on the calm node too: the busy node declines, the calm one runs it.
+        let (mut c, attempt) = busy_and_calm_with_input(&["busy", "calm"]);
+        heartbeat(&mut c, "busy", 99.0);
+        assert_eq!(map_node(&mut c, &attempt), None);
+        heartbeat(&mut c, "calm", 5.0);
+        assert_eq!(map_node(&mut c, &attempt).as_deref(), Some("calm"));
+
+        // The study's rule holds every map, wherever its input is.
+        let (mut c, attempt) = busy_and_calm_with_input(&["busy"]);
+        Arc::get_mut(&mut c.options)
+            .unwrap()
+            .status_policy
+            .disk_rate_replica_aware = false;
+        heartbeat(&mut c, "busy", 99.0);
+        assert_eq!(map_node(&mut c, &attempt), None);
+    }
+
+    /// As [`busy_and_calm`], the map's input on the nodes `input`.
+    fn busy_and_calm_with_input(input: &[&str]) -> (Cluster, String) {
+        let mut c = cluster(&[Policy::DiskRate]);
+        add_node(&mut c, "busy");
+        add_node(&mut c, "calm");
+        let attempt = app_asking_a_map_on(&mut c, "calm", input);
+        (c, attempt)
     }
 
     #[test]

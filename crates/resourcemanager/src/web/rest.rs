@@ -185,6 +185,7 @@ fn node(n: &Node) -> Value {
         "usedVirtualCores": n.used.vcores,
         "availableVirtualCores": free.vcores,
         "diskUtilizationPct": n.status.disk_utilization_pct,
+        "diskMaxVolumePct": n.status.disk_max_volume_pct,
         "netRxBytesPerSec": n.status.net_rx_bytes_per_sec,
         "potentialReceptionBytes": n.status.potential_reception_bytes,
     })
