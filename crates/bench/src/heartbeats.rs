@@ -32,7 +32,7 @@ pub struct HeartbeatOptions {
     #[arg(long, default_value = "1000,5000,10000", value_delimiter = ',')]
     pub datanodes: Vec<usize>,
     /// Heartbeat periods, e.g. 3s,1s,200ms.
-    #[arg(long = "interval", default_value = "3s", value_delimiter = ',', value_parser = flags::duration)]
+    #[arg(long = "interval", value_name = "INTERVAL", default_value = "3s", value_delimiter = ',', value_parser = flags::duration)]
     pub intervals: Vec<Duration>,
     /// Measurement window per case.
     #[arg(long, default_value = "10s", value_parser = flags::duration)]

@@ -119,10 +119,16 @@ impl Serialize for CallMode {
 #[derive(Clone, Debug, clap::Args)]
 pub struct NnThroughputOptions {
     /// rename, create, mkdirs, open, delete, fileStatus (comma-separated).
-    #[arg(long = "op", default_value = "rename", value_delimiter = ',')]
+    #[arg(
+        long = "op",
+        value_name = "OP",
+        default_value = "rename",
+        value_delimiter = ','
+    )]
     pub ops: Vec<NsOp>,
     #[arg(
         long = "n",
+        value_name = "N",
         default_value = "5000,10000,20000,40000",
         value_delimiter = ','
     )]
@@ -130,6 +136,7 @@ pub struct NnThroughputOptions {
     /// sync, async, threads:N (comma-separated).
     #[arg(
         long = "mode",
+        value_name = "MODE",
         default_value = "sync,async,threads:100,threads:500,threads:1000",
         value_delimiter = ','
     )]

@@ -109,14 +109,8 @@ pub struct SameJarArgs {
 
 #[derive(Args)]
 pub struct ShortCircuitArgs {
-    /// File size (k/m/g suffixes).
-    #[arg(long, default_value = "128m", value_parser = size)]
-    size: u64,
-    #[arg(long, default_value = "128m", value_parser = size)]
-    block_size: u64,
-    /// Reads per path.
-    #[arg(long, default_value_t = 5)]
-    trials: usize,
+    #[command(flatten)]
+    options: tusk_bench::short_circuit::ShortCircuitOptions,
     #[arg(long)]
     json: Option<PathBuf>,
 }
@@ -312,21 +306,11 @@ pub struct DfsioArgs {
 
 #[derive(Args)]
 pub struct ReplicationArgs {
-    #[arg(long, default_value = "1m,16m,64m,128m", value_delimiter = ',', value_parser = size)]
-    sizes: Vec<u64>,
-    #[arg(long, default_value_t = 3)]
-    trials: usize,
-    /// pipeline, parallel, adaptive (comma-separated), interleaved in one run.
-    #[arg(
-        long,
-        default_value = "pipeline,parallel,adaptive",
-        value_delimiter = ','
-    )]
-    modes: Vec<ReplicationMode>,
-    #[arg(long, default_value_t = 3)]
-    datanodes: usize,
     #[command(flatten)]
-    common: Common,
+    options: replication::ReplicationOptions,
+    /// Write every measurement as JSON here.
+    #[arg(long)]
+    json: Option<PathBuf>,
 }
 
 #[derive(Args)]
@@ -383,82 +367,34 @@ pub struct ReplicationLinksArgs {
 
 #[derive(Args)]
 pub struct StartupArgs {
-    #[arg(long, default_value_t = 5)]
-    trials: usize,
-    #[arg(long, default_value_t = 3)]
-    datanodes: usize,
+    #[command(flatten)]
+    options: startup::StartupOptions,
     #[arg(long)]
     json: Option<PathBuf>,
 }
 
 #[derive(Args)]
 pub struct NnArgs {
-    /// rename, create, mkdirs, open, delete, fileStatus (comma-separated).
-    #[arg(long, default_value = "rename", value_delimiter = ',')]
-    op: Vec<nnthroughput::NsOp>,
-    #[arg(long, default_value = "5000,10000,20000,40000", value_delimiter = ',')]
-    n: Vec<usize>,
-    /// sync, async, threads:N (comma-separated).
-    #[arg(
-        long,
-        default_value = "sync,async,threads:100,threads:500,threads:1000",
-        value_delimiter = ','
-    )]
-    mode: Vec<nnthroughput::CallMode>,
-    /// Calls in flight in async mode (ipc.client.async.calls.max).
-    #[arg(long)]
-    window: Option<usize>,
-    /// Process id of an external NameNode given with --fs, to measure its CPU per call.
-    #[arg(long)]
-    namenode_pid: Option<u32>,
     #[command(flatten)]
-    common: Common,
+    options: nnthroughput::NnThroughputOptions,
+    /// Write every measurement as JSON here.
+    #[arg(long)]
+    json: Option<PathBuf>,
 }
 
 #[derive(Args)]
 pub struct HeartbeatArgs {
-    #[arg(long, default_value = "1000,5000,10000", value_delimiter = ',')]
-    datanodes: Vec<usize>,
-    /// Heartbeat periods, e.g. 3s,1s,200ms.
-    #[arg(long, default_value = "3s", value_delimiter = ',', value_parser = duration)]
-    interval: Vec<Duration>,
-    /// Measurement window per case.
-    #[arg(long, default_value = "10s", value_parser = duration)]
-    duration: Duration,
-    #[arg(long, default_value_t = 100)]
-    nodes_per_connection: usize,
-    #[arg(long, default_value_t = 0)]
-    blocks_per_node: usize,
-    /// Process id of an external NameNode given with --fs, to measure its CPU.
-    #[arg(long)]
-    namenode_pid: Option<u32>,
     #[command(flatten)]
-    common: Common,
+    options: heartbeats::HeartbeatOptions,
+    /// Write every measurement as JSON here.
+    #[arg(long)]
+    json: Option<PathBuf>,
 }
 
 #[derive(Args)]
 pub struct AmHeartbeatArgs {
-    /// Applications, hence AMs heartbeating at once.
-    #[arg(long, default_value_t = 1000)]
-    apps: usize,
-    /// Simulated NodeManagers (sized to hold every AM and its maps).
-    #[arg(long, default_value_t = 20)]
-    nodemanagers: usize,
-    /// AM heartbeat period (Hadoop's default: 1s).
-    #[arg(long, default_value = "1s", value_parser = duration)]
-    interval: Duration,
-    /// Measurement window, after every AM registered.
-    #[arg(long, default_value = "30s", value_parser = duration)]
-    duration: Duration,
-    /// Maps each AM keeps asking for.
-    #[arg(long, default_value_t = 4)]
-    maps: usize,
-    /// Heartbeats an AM holds a container before releasing it.
-    #[arg(long, default_value_t = 3)]
-    hold: u32,
-    /// Set on the ResourceManager, e.g. tusk.yarn.timing=classic (repeatable).
-    #[arg(long = "rm-conf", value_name = "KEY=VALUE")]
-    rm_conf: Vec<String>,
+    #[command(flatten)]
+    options: am_heartbeats::AmHeartbeatOptions,
     #[arg(long)]
     json: Option<PathBuf>,
 }
@@ -482,25 +418,8 @@ pub struct AdvisorArgs {
 
 #[derive(Args)]
 pub struct JobLatencyArgs {
-    #[arg(long, default_value_t = 5)]
-    trials: usize,
-    /// classic:MS, classic:NM_MS/AM_MS, event-driven (comma-separated).
-    #[arg(
-        long,
-        default_value = "classic:1000,classic:200,event-driven",
-        value_delimiter = ','
-    )]
-    modes: Vec<job_latency::LatencyMode>,
-    /// WordCount input size (k/m suffixes).
-    #[arg(long, default_value = "1k", value_parser = size)]
-    input: u64,
-    /// Write each mode's last job as a Gantt chart DIR/<mode>.svg.
-    #[arg(long)]
-    gantt: Option<PathBuf>,
-    /// Also run real Hadoop 3.4.2 (the Hadoop anchor at ANCHOR_DIR, default
-    /// ../shared/anchors/hadoop) in this run and compare; without it, no Hadoop column.
-    #[arg(long, value_name = "ANCHOR_DIR", num_args = 0..=1, default_missing_value = tusk_bench::hadoop::DEFAULT_ANCHOR_DIR)]
-    vs_hadoop: Option<PathBuf>,
+    #[command(flatten)]
+    options: job_latency::JobLatencyOptions,
     #[arg(long)]
     json: Option<PathBuf>,
 }
@@ -697,16 +616,11 @@ pub async fn run(conf: Configuration, which: BenchCommand) -> anyhow::Result<()>
         }
         BenchCommand::Replication(a) => {
             let report = replication::run(replication::ReplicationOptions {
-                sizes: a.sizes,
-                trials: a.trials,
-                modes: a.modes,
-                fs: a.common.fs,
-                datanodes: a.datanodes,
                 link_bits_per_sec,
-                ..Default::default()
+                ..a.options
             })
             .await?;
-            emit(&report, report.to_markdown(), &a.common.json)
+            emit(&report, report.to_markdown(), &a.json)
         }
         BenchCommand::ReplicationLinks(a) => {
             if let (Some(saved), Some(dir)) = (&a.render, &a.svg_dir) {
@@ -740,14 +654,7 @@ pub async fn run(conf: Configuration, which: BenchCommand) -> anyhow::Result<()>
             stopped_early(report.partial)
         }
         BenchCommand::ShortCircuit(a) => {
-            let report =
-                tusk_bench::short_circuit::run(tusk_bench::short_circuit::ShortCircuitOptions {
-                    file_size: a.size,
-                    block_size: a.block_size,
-                    trials: a.trials,
-                    base_dir: None,
-                })
-                .await?;
+            let report = tusk_bench::short_circuit::run(a.options).await?;
             emit(&report, report.to_markdown(), &a.json)
         }
         BenchCommand::SameJar(a) => {
@@ -774,64 +681,38 @@ pub async fn run(conf: Configuration, which: BenchCommand) -> anyhow::Result<()>
             emit(&report, report.to_markdown(), &a.json)
         }
         BenchCommand::Startup(a) => {
-            let report = startup::run(startup::StartupOptions {
-                trials: a.trials,
-                datanodes: a.datanodes,
-                ..Default::default()
+            let report = startup::run(a.options).await?;
+            emit(&report, report.to_markdown(), &a.json)
+        }
+        BenchCommand::Nnthroughput(a) => {
+            let report = nnthroughput::run(nnthroughput::NnThroughputOptions {
+                tusk_exe: Some(std::env::current_exe()?),
+                ..a.options
             })
             .await?;
             emit(&report, report.to_markdown(), &a.json)
         }
-        BenchCommand::Nnthroughput(a) => {
-            let d = nnthroughput::NnThroughputOptions::default();
-            let report = nnthroughput::run(nnthroughput::NnThroughputOptions {
-                ops: a.op,
-                ns: a.n,
-                modes: a.mode,
-                window: a.window.unwrap_or(d.window),
-                fs: a.common.fs,
-                tusk_exe: Some(std::env::current_exe()?),
-                namenode_pid: a.namenode_pid,
-            })
-            .await?;
-            emit(&report, report.to_markdown(), &a.common.json)
-        }
         BenchCommand::Heartbeats(a) => {
             let report = heartbeats::run(heartbeats::HeartbeatOptions {
-                datanodes: a.datanodes,
-                intervals: a.interval,
-                duration: a.duration,
-                nodes_per_connection: a.nodes_per_connection,
-                blocks_per_node: a.blocks_per_node,
                 tusk_exe: std::env::current_exe()?,
-                fs: a.common.fs,
-                namenode_pid: a.namenode_pid,
+                ..a.options
             })
             .await?;
-            emit(&report, report.to_markdown(), &a.common.json)
+            emit(&report, report.to_markdown(), &a.json)
         }
         BenchCommand::AmHeartbeats(a) => {
-            job_conf(&a.rm_conf)?;
-            let mut o = am_heartbeats::AmHeartbeatOptions::new(std::env::current_exe()?);
-            o.apps = a.apps;
-            o.nodemanagers = a.nodemanagers;
-            o.interval = a.interval;
-            o.duration = a.duration;
-            o.maps_per_app = a.maps;
-            o.hold_heartbeats = a.hold;
-            o.rm_conf = a.rm_conf;
-            let report = am_heartbeats::run(o).await?;
+            job_conf(&a.options.rm_conf)?;
+            let report = am_heartbeats::run(am_heartbeats::AmHeartbeatOptions {
+                tusk_exe: std::env::current_exe()?,
+                ..a.options
+            })
+            .await?;
             emit(&report, report.to_markdown(), &a.json)
         }
         BenchCommand::JobLatency(a) => {
             let report = job_latency::run(job_latency::JobLatencyOptions {
-                trials: a.trials,
-                modes: a.modes,
-                input_bytes: a.input as usize,
                 tusk_exe: std::env::current_exe()?,
-                gantt_dir: a.gantt,
-                vs_hadoop: a.vs_hadoop,
-                ..Default::default()
+                ..a.options
             })
             .await?;
             emit(&report, report.to_markdown(), &a.json)
