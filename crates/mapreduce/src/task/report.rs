@@ -81,17 +81,18 @@ impl TaskReport {
 
     /// `attempt` failed on `host` with `error`, having started at `start_ms`.
     pub fn failed(attempt: TaskAttemptId, host: &str, start_ms: u64, error: String) -> Self {
-        TaskReport {
+        let no_output = Self::succeeded(
             attempt,
-            kind: attempt.task.kind,
-            host: host.to_string(),
+            host,
             start_ms,
-            end_ms: now_ms(),
-            phases: Vec::new(),
+            Vec::new(),
+            Counters::default(),
+            Vec::new(),
+        );
+        TaskReport {
             outcome: Outcome::Failed,
             error: Some(error),
-            counters: Counters::default(),
-            partition_bytes: Vec::new(),
+            ..no_output
         }
     }
 }
