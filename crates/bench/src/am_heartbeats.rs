@@ -35,6 +35,7 @@ use tusk_security::Credentials;
 
 use crate::context::RunContext;
 use crate::error::{BenchError, Result};
+use crate::flags;
 use crate::heartbeats::{percentile, spawn_daemon, DaemonProcess};
 use crate::stats::{cpu_seconds, rss_bytes};
 
@@ -52,23 +53,32 @@ const SPLIT_HOSTS: usize = 3;
 const SETUP_CONCURRENCY: usize = 64;
 const USER: &str = "bench";
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, clap::Args)]
 pub struct AmHeartbeatOptions {
     /// Applications, hence AMs heartbeating at once.
+    #[arg(long, default_value_t = 1000)]
     pub apps: usize,
-    /// Simulated NodeManagers (their size is chosen to hold every AM and its maps).
+    /// Simulated NodeManagers (sized to hold every AM and its maps).
+    #[arg(long, default_value_t = 20)]
     pub nodemanagers: usize,
-    /// AM heartbeat period (`yarn.app.mapreduce.am.scheduler.heartbeat.interval-ms`).
+    /// AM heartbeat period (Hadoop's default: 1s).
+    #[arg(long, default_value = "1s", value_parser = flags::duration)]
     pub interval: Duration,
-    /// Measurement window, after every AM has registered and one warm-up period.
+    /// Measurement window, after every AM registered.
+    #[arg(long, default_value = "30s", value_parser = flags::duration)]
     pub duration: Duration,
-    /// Maps each AM keeps asking for: a finished (released) map is replaced by a new one.
+    /// Maps each AM keeps asking for.
+    // A finished (released) map is replaced by a new one.
+    #[arg(long = "maps", default_value_t = 4)]
     pub maps_per_app: usize,
     /// Heartbeats an AM holds a container before releasing it.
+    #[arg(long = "hold", default_value_t = 3)]
     pub hold_heartbeats: u32,
-    /// `key=value` set on the ResourceManager (e.g. `tusk.yarn.timing=classic`).
+    /// Set on the ResourceManager, e.g. tusk.yarn.timing=classic (repeatable).
+    #[arg(long = "rm-conf", value_name = "KEY=VALUE")]
     pub rm_conf: Vec<String>,
-    /// The `tusk` binary, to start the ResourceManager process.
+    // The `tusk` binary, to start the ResourceManager process.
+    #[arg(skip)]
     pub tusk_exe: PathBuf,
 }
 

@@ -25,22 +25,33 @@ use tusk_rpc::{ConnectRetry, RpcClient, RpcClientOptions};
 
 use crate::context::RunContext;
 use crate::error::{BenchError, Result};
+use crate::flags;
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, clap::Args)]
 pub struct HeartbeatOptions {
+    #[arg(long, default_value = "1000,5000,10000", value_delimiter = ',')]
     pub datanodes: Vec<usize>,
+    /// Heartbeat periods, e.g. 3s,1s,200ms.
+    #[arg(long = "interval", default_value = "3s", value_delimiter = ',', value_parser = flags::duration)]
     pub intervals: Vec<Duration>,
-    /// Measurement window per case, after registration.
+    /// Measurement window per case.
+    #[arg(long, default_value = "10s", value_parser = flags::duration)]
     pub duration: Duration,
-    /// Simulated DataNodes sharing one RPC connection.
+    // Simulated DataNodes sharing one RPC connection.
+    #[arg(long, default_value_t = 100)]
     pub nodes_per_connection: usize,
-    /// Replicas in each simulated node's block report.
+    // Replicas in each simulated node's block report.
+    #[arg(long, default_value_t = 0)]
     pub blocks_per_node: usize,
-    /// The `tusk` binary, to start a NameNode process (when `fs` is not given).
+    // The `tusk` binary, to start a NameNode process (when `fs` is not given).
+    #[arg(skip)]
     pub tusk_exe: PathBuf,
-    /// An external NameNode instead (CPU is then not measured unless `namenode_pid`).
-    pub fs: Option<String>,
+    /// Process id of an external NameNode given with --fs, to measure its CPU.
+    #[arg(long)]
     pub namenode_pid: Option<u32>,
+    /// Measure an existing NameNode (Tusk's or Hadoop's) instead of a fresh mini cluster.
+    #[arg(long)]
+    pub fs: Option<String>,
 }
 
 #[derive(Clone, Debug, Serialize)]

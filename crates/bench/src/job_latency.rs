@@ -43,6 +43,7 @@ use tusk_mapreduce::history::JobHistory;
 
 use crate::context::RunContext;
 use crate::error::{BenchError, Result};
+use crate::flags;
 use crate::hadoop::{HadoopAnchor, ResultLine};
 use crate::process_cluster::{JobRun, ProcessCluster};
 use crate::stats;
@@ -163,25 +164,40 @@ impl FromStr for LatencyMode {
     }
 }
 
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, Serialize, Deserialize, clap::Args)]
 #[serde(default)]
 pub struct JobLatencyOptions {
-    /// Jobs per mode, all timed (no warm-up, as Hadoop's anchor).
+    // Jobs per mode, all timed (no warm-up, as Hadoop's anchor).
+    #[arg(long, default_value_t = 5)]
     pub trials: usize,
+    /// classic:MS, classic:NM_MS/AM_MS, event-driven (comma-separated).
+    #[arg(
+        long,
+        default_value = "classic:1000,classic:200,event-driven",
+        value_delimiter = ','
+    )]
     pub modes: Vec<LatencyMode>,
-    /// Size of the WordCount input.
+    /// WordCount input size (k/m suffixes).
+    #[arg(long = "input", default_value = "1k", value_parser = |s: &str| flags::size(s).map(|n| n as usize))]
     pub input_bytes: usize,
-    /// The `tusk` binary that runs the cluster and the jobs.
+    // The `tusk` binary that runs the cluster and the jobs.
+    #[arg(skip)]
     pub tusk_exe: PathBuf,
-    /// DataNodes (one NodeManager beside each).
+    // DataNodes (one NodeManager beside each).
+    #[arg(skip = 1usize)]
     pub datanodes: usize,
-    /// `dfs.heartbeat.interval` in seconds, the same in every mode (Hadoop's default).
+    // `dfs.heartbeat.interval` in seconds, the same in every mode (Hadoop's default).
+    #[arg(skip = 3u64)]
     pub dfs_heartbeat_seconds: u64,
-    /// Where the clusters keep their state (a fresh directory inside it).
+    // Where the clusters keep their state (a fresh directory inside it).
+    #[arg(skip)]
     pub base_dir: Option<PathBuf>,
-    /// Writes the Gantt chart of each mode's last job here as `<mode>.svg`.
+    /// Write each mode's last job as a Gantt chart DIR/<mode>.svg.
+    #[arg(long = "gantt")]
     pub gantt_dir: Option<PathBuf>,
-    /// The Hadoop anchor's directory: also run Hadoop's `YarnTinyJob` in this run.
+    /// Also run real Hadoop 3.4.2 (the Hadoop anchor at ANCHOR_DIR, default
+    /// ../shared/anchors/hadoop) in this run and compare; without it, no Hadoop column.
+    #[arg(long, value_name = "ANCHOR_DIR", num_args = 0..=1, default_missing_value = crate::hadoop::DEFAULT_ANCHOR_DIR)]
     pub vs_hadoop: Option<PathBuf>,
 }
 

@@ -43,6 +43,8 @@
 //! - `chart`: SVG grouped bar and line charts for the reports.
 //! - `stats`: medians and TestDFSIO's rate statistics.
 //! - `stop`: ending a study early (SIGINT, SIGTERM) with the rounds it finished.
+//! - `flags`: the options read from a command line (each `XxxOptions` derives
+//!   `clap::Args`): sizes and durations.
 //! - `context`: where, when and how a run happened.
 //! - `error`: [`BenchError`].
 
@@ -55,6 +57,7 @@ pub mod dfsio;
 pub mod error;
 pub mod faults;
 pub mod file_io;
+pub mod flags;
 pub mod hadoop;
 pub mod hadoop_cluster;
 pub mod hadoop_history;

@@ -116,20 +116,37 @@ impl Serialize for CallMode {
     }
 }
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, clap::Args)]
 pub struct NnThroughputOptions {
+    /// rename, create, mkdirs, open, delete, fileStatus (comma-separated).
+    #[arg(long = "op", default_value = "rename", value_delimiter = ',')]
     pub ops: Vec<NsOp>,
+    #[arg(
+        long = "n",
+        default_value = "5000,10000,20000,40000",
+        value_delimiter = ','
+    )]
     pub ns: Vec<usize>,
+    /// sync, async, threads:N (comma-separated).
+    #[arg(
+        long = "mode",
+        default_value = "sync,async,threads:100,threads:500,threads:1000",
+        value_delimiter = ','
+    )]
     pub modes: Vec<CallMode>,
-    /// Calls in flight in async mode (`ipc.client.async.calls.max`).
+    /// Calls in flight in async mode (ipc.client.async.calls.max).
+    #[arg(long, default_value_t = 100, hide_default_value = true)]
     pub window: usize,
-    /// An external NameNode; without it one is started.
-    pub fs: Option<String>,
-    /// The `tusk` binary: the NameNode then runs as its own process, as in a real
-    /// deployment (otherwise in-process, sharing this process's allocator and threads).
+    // The `tusk` binary: the NameNode then runs as its own process, as in a real
+    // deployment (otherwise in-process, sharing this process's allocator and threads).
+    #[arg(skip)]
     pub tusk_exe: Option<std::path::PathBuf>,
-    /// Process id of the external NameNode given with `fs`, to measure its CPU per call.
+    /// Process id of an external NameNode given with --fs, to measure its CPU per call.
+    #[arg(long)]
     pub namenode_pid: Option<u32>,
+    /// Measure an existing NameNode (Tusk's or Hadoop's) instead of a fresh mini cluster.
+    #[arg(long)]
+    pub fs: Option<String>,
 }
 
 impl Default for NnThroughputOptions {

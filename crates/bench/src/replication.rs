@@ -13,29 +13,44 @@ use tusk_client::{DfsClient, ReplicationMode};
 use crate::context::RunContext;
 use crate::error::{BenchError, Result};
 use crate::file_io::{read_and_verify, write_file, write_file_with_modes};
+use crate::flags;
 use crate::pattern::FilePattern;
 use crate::stats;
 use crate::target::{run_dir, ClusterTarget};
 use crate::{mb, MB};
 
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, Serialize, Deserialize, clap::Args)]
 #[serde(default)]
 pub struct ReplicationOptions {
-    /// File sizes in bytes.
+    // File sizes in bytes.
+    #[arg(long, default_value = "1m,16m,64m,128m", value_delimiter = ',', value_parser = flags::size)]
     pub sizes: Vec<u64>,
+    #[arg(long, default_value_t = 3)]
     pub trials: usize,
+    /// pipeline, parallel, adaptive (comma-separated), interleaved in one run.
+    #[arg(
+        long,
+        default_value = "pipeline,parallel,adaptive",
+        value_delimiter = ','
+    )]
     pub modes: Vec<ReplicationMode>,
+    #[arg(skip = 3u16)]
     pub replication: u16,
-    /// Bytes per `write` call and per verified read chunk.
+    // Bytes per `write` call and per verified read chunk.
+    #[arg(skip = MB as usize)]
     pub buffer_size: usize,
-    /// External NameNode `hdfs://host:port`; `None` starts a mini cluster.
-    pub fs: Option<String>,
-    /// DataNodes of the mini cluster.
+    // DataNodes of the mini cluster.
+    #[arg(long, default_value_t = 3)]
     pub datanodes: usize,
-    /// Where the mini cluster keeps its state (a fresh directory inside it).
+    /// Measure an existing NameNode (Tusk's or Hadoop's) instead of a fresh mini cluster.
+    #[arg(long)]
+    pub fs: Option<String>,
+    // Where the mini cluster keeps its state (a fresh directory inside it).
+    #[arg(skip)]
     pub base_dir: Option<PathBuf>,
-    /// `tusk.node.link.bits-per-sec` of the host the clients run on (0 = unknown: an
-    /// `adaptive` client measures its link from the blocks it writes).
+    // `tusk.node.link.bits-per-sec` of the host the clients run on (0 = unknown: an
+    // `adaptive` client measures its link from the blocks it writes).
+    #[arg(skip)]
     pub link_bits_per_sec: u64,
 }
 

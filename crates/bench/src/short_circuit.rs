@@ -14,15 +14,22 @@ use tusk_cluster::MiniCluster;
 
 use crate::context::RunContext;
 use crate::error::{BenchError, Result};
+use crate::flags;
 use crate::stats;
 
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, Serialize, Deserialize, clap::Args)]
 #[serde(default)]
 pub struct ShortCircuitOptions {
+    /// File size (k/m/g suffixes).
+    #[arg(long = "size", default_value = "128m", value_parser = flags::size)]
     pub file_size: u64,
+    #[arg(long, default_value = "128m", value_parser = flags::size)]
     pub block_size: u64,
+    /// Reads per path.
+    #[arg(long, default_value_t = 5)]
     pub trials: usize,
-    /// Where the cluster keeps its state and its domain socket.
+    // Where the cluster keeps its state and its domain socket.
+    #[arg(skip)]
     pub base_dir: Option<PathBuf>,
 }
 

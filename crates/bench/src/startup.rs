@@ -14,12 +14,15 @@ use crate::context::RunContext;
 use crate::error::{BenchError, Result};
 use crate::stats;
 
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, Serialize, Deserialize, clap::Args)]
 #[serde(default)]
 pub struct StartupOptions {
+    #[arg(long, default_value_t = 5)]
     pub trials: usize,
+    #[arg(long, default_value_t = 3)]
     pub datanodes: usize,
-    /// Where each trial's cluster keeps its state (a fresh directory inside it).
+    // Where each trial's cluster keeps its state (a fresh directory inside it).
+    #[arg(skip)]
     pub base_dir: Option<PathBuf>,
 }
 
