@@ -69,15 +69,15 @@ pub struct AmHeartbeatOptions {
     pub duration: Duration,
     /// Maps each AM keeps asking for.
     // A finished (released) map is replaced by a new one.
-    #[arg(long = "maps", default_value_t = 4)]
+    #[arg(long = "maps", value_name = "MAPS", default_value_t = 4)]
     pub maps_per_app: usize,
     /// Heartbeats an AM holds a container before releasing it.
-    #[arg(long = "hold", default_value_t = 3)]
+    #[arg(long = "hold", value_name = "HOLD", default_value_t = 3)]
     pub hold_heartbeats: u32,
     /// Set on the ResourceManager, e.g. tusk.yarn.timing=classic (repeatable).
     #[arg(long = "rm-conf", value_name = "KEY=VALUE")]
     pub rm_conf: Vec<String>,
-    // The `tusk` binary, to start the ResourceManager process.
+    /// The `tusk` binary, to start the ResourceManager process.
     #[arg(skip)]
     pub tusk_exe: PathBuf,
 }

@@ -14,3 +14,134 @@ pub fn size(s: &str) -> Result<u64, String> {
 pub fn duration(s: &str) -> Result<Duration, String> {
     parse_duration(s, Duration::from_secs(1)).ok_or_else(|| format!("not a duration: {s}"))
 }
+
+#[cfg(test)]
+mod tests {
+    use std::fmt::Debug;
+    use std::path::PathBuf;
+    use std::time::Duration;
+
+    use clap::Parser;
+
+    use crate::{am_heartbeats, heartbeats, job_latency, nnthroughput, replication};
+    use crate::{short_circuit, startup};
+
+    #[derive(Parser)]
+    struct Command<O: clap::Args> {
+        #[command(flatten)]
+        options: O,
+    }
+
+    fn parse<O: clap::Args>(args: &[&str]) -> O {
+        Command::<O>::try_parse_from(std::iter::once("bench").chain(args.iter().copied()))
+            .unwrap_or_else(|e| panic!("{args:?}: {e}"))
+            .options
+    }
+
+    /// No flags give the experiment's programmatic defaults, skipped fields included.
+    fn assert_defaults<O: clap::Args + Debug>(expected: O) {
+        assert_eq!(format!("{:?}", parse::<O>(&[])), format!("{expected:?}"));
+    }
+
+    #[test]
+    fn no_flags_are_the_defaults() {
+        assert_defaults(startup::StartupOptions::default());
+        assert_defaults(short_circuit::ShortCircuitOptions::default());
+        assert_defaults(replication::ReplicationOptions::default());
+        assert_defaults(nnthroughput::NnThroughputOptions::default());
+        assert_defaults(am_heartbeats::AmHeartbeatOptions::new(PathBuf::new()));
+        assert_defaults(job_latency::JobLatencyOptions {
+            tusk_exe: PathBuf::new(),
+            ..Default::default()
+        });
+    }
+
+    #[test]
+    fn flags_set_their_fields() {
+        let o: replication::ReplicationOptions = parse(&[
+            "--sizes",
+            "1m,2k",
+            "--modes",
+            "parallel",
+            "--fs",
+            "hdfs://nn:8020",
+        ]);
+        assert_eq!(o.sizes, vec![1 << 20, 2048]);
+        assert_eq!(o.modes, vec![tusk_client::ReplicationMode::Parallel]);
+        assert_eq!(o.fs.as_deref(), Some("hdfs://nn:8020"));
+
+        let o: nnthroughput::NnThroughputOptions = parse(&[
+            "--op",
+            "create,mkdirs",
+            "--n",
+            "10",
+            "--mode",
+            "threads:4",
+            "--window",
+            "7",
+        ]);
+        assert_eq!(
+            o.ops,
+            vec![nnthroughput::NsOp::Create, nnthroughput::NsOp::Mkdirs]
+        );
+        assert_eq!(o.ns, vec![10]);
+        assert_eq!(o.modes, vec![nnthroughput::CallMode::Threads(4)]);
+        assert_eq!(o.window, 7);
+
+        let o: heartbeats::HeartbeatOptions = parse(&[
+            "--interval",
+            "3s,200ms",
+            "--duration",
+            "5",
+            "--namenode-pid",
+            "9",
+        ]);
+        assert_eq!(
+            o.intervals,
+            vec![Duration::from_secs(3), Duration::from_millis(200)]
+        );
+        assert_eq!(o.duration, Duration::from_secs(5));
+        assert_eq!(o.namenode_pid, Some(9));
+
+        let o: am_heartbeats::AmHeartbeatOptions = parse(&[
+            "--maps",
+            "2",
+            "--hold",
+            "1",
+            "--rm-conf",
+            "a=b",
+            "--rm-conf",
+            "c=d",
+        ]);
+        assert_eq!((o.maps_per_app, o.hold_heartbeats), (2, 1));
+        assert_eq!(o.rm_conf, vec!["a=b", "c=d"]);
+
+        let o: job_latency::JobLatencyOptions = parse(&["--input", "2k", "--vs-hadoop"]);
+        assert_eq!(o.input_bytes, 2048);
+        assert_eq!(
+            o.vs_hadoop,
+            Some(PathBuf::from(crate::hadoop::DEFAULT_ANCHOR_DIR))
+        );
+
+        let o: short_circuit::ShortCircuitOptions = parse(&["--size", "1g", "--trials", "2"]);
+        assert_eq!((o.file_size, o.trials), (1 << 30, 2));
+    }
+
+    #[test]
+    fn bad_sizes_and_durations_are_refused() {
+        let bad = |args: &[&str]| {
+            Command::<replication::ReplicationOptions>::try_parse_from(
+                std::iter::once("bench").chain(args.iter().copied()),
+            )
+            .is_err()
+        };
+        assert!(bad(&["--sizes", "lots"]));
+        assert!(Command::<heartbeats::HeartbeatOptions>::try_parse_from([
+            "bench",
+            "--duration",
+            "soon"
+        ])
+        .is_err());
+        assert!(!bad(&["--sizes", "4k"]));
+    }
+}

@@ -32,7 +32,7 @@ pub struct HeartbeatOptions {
     #[arg(long, default_value = "1000,5000,10000", value_delimiter = ',')]
     pub datanodes: Vec<usize>,
     /// Heartbeat periods, e.g. 3s,1s,200ms.
-    #[arg(long = "interval", default_value = "3s", value_delimiter = ',', value_parser = flags::duration)]
+    #[arg(long = "interval", value_name = "INTERVAL", default_value = "3s", value_delimiter = ',', value_parser = flags::duration)]
     pub intervals: Vec<Duration>,
     /// Measurement window per case.
     #[arg(long, default_value = "10s", value_parser = flags::duration)]
@@ -43,7 +43,7 @@ pub struct HeartbeatOptions {
     // Replicas in each simulated node's block report.
     #[arg(long, default_value_t = 0)]
     pub blocks_per_node: usize,
-    // The `tusk` binary, to start a NameNode process (when `fs` is not given).
+    /// The `tusk` binary, to start a NameNode process (when `fs` is not given).
     #[arg(skip)]
     pub tusk_exe: PathBuf,
     /// Process id of an external NameNode given with --fs, to measure its CPU.

@@ -178,22 +178,22 @@ pub struct JobLatencyOptions {
     )]
     pub modes: Vec<LatencyMode>,
     /// WordCount input size (k/m suffixes).
-    #[arg(long = "input", default_value = "1k", value_parser = |s: &str| flags::size(s).map(|n| n as usize))]
+    #[arg(long = "input", value_name = "INPUT", default_value = "1k", value_parser = |s: &str| flags::size(s).map(|n| n as usize))]
     pub input_bytes: usize,
-    // The `tusk` binary that runs the cluster and the jobs.
+    /// The `tusk` binary that runs the cluster and the jobs.
     #[arg(skip)]
     pub tusk_exe: PathBuf,
-    // DataNodes (one NodeManager beside each).
+    /// DataNodes (one NodeManager beside each).
     #[arg(skip = 1usize)]
     pub datanodes: usize,
-    // `dfs.heartbeat.interval` in seconds, the same in every mode (Hadoop's default).
+    /// `dfs.heartbeat.interval` in seconds, the same in every mode (Hadoop's default).
     #[arg(skip = 3u64)]
     pub dfs_heartbeat_seconds: u64,
-    // Where the clusters keep their state (a fresh directory inside it).
+    /// Where the clusters keep their state (a fresh directory inside it).
     #[arg(skip)]
     pub base_dir: Option<PathBuf>,
     /// Write each mode's last job as a Gantt chart DIR/<mode>.svg.
-    #[arg(long = "gantt")]
+    #[arg(long = "gantt", value_name = "GANTT")]
     pub gantt_dir: Option<PathBuf>,
     /// Also run real Hadoop 3.4.2 (the Hadoop anchor at ANCHOR_DIR, default
     /// ../shared/anchors/hadoop) in this run and compare; without it, no Hadoop column.

@@ -119,10 +119,16 @@ impl Serialize for CallMode {
 #[derive(Clone, Debug, clap::Args)]
 pub struct NnThroughputOptions {
     /// rename, create, mkdirs, open, delete, fileStatus (comma-separated).
-    #[arg(long = "op", default_value = "rename", value_delimiter = ',')]
+    #[arg(
+        long = "op",
+        value_name = "OP",
+        default_value = "rename",
+        value_delimiter = ','
+    )]
     pub ops: Vec<NsOp>,
     #[arg(
         long = "n",
+        value_name = "N",
         default_value = "5000,10000,20000,40000",
         value_delimiter = ','
     )]
@@ -130,6 +136,7 @@ pub struct NnThroughputOptions {
     /// sync, async, threads:N (comma-separated).
     #[arg(
         long = "mode",
+        value_name = "MODE",
         default_value = "sync,async,threads:100,threads:500,threads:1000",
         value_delimiter = ','
     )]
@@ -137,8 +144,8 @@ pub struct NnThroughputOptions {
     /// Calls in flight in async mode (ipc.client.async.calls.max).
     #[arg(long, default_value_t = 100, hide_default_value = true)]
     pub window: usize,
-    // The `tusk` binary: the NameNode then runs as its own process, as in a real
-    // deployment (otherwise in-process, sharing this process's allocator and threads).
+    /// The `tusk` binary: the NameNode then runs as its own process, as in a real
+    /// deployment (otherwise in-process, sharing this process's allocator and threads).
     #[arg(skip)]
     pub tusk_exe: Option<std::path::PathBuf>,
     /// Process id of an external NameNode given with --fs, to measure its CPU per call.

@@ -21,14 +21,14 @@ use crate::stats;
 #[serde(default)]
 pub struct ShortCircuitOptions {
     /// File size (k/m/g suffixes).
-    #[arg(long = "size", default_value = "128m", value_parser = flags::size)]
+    #[arg(long = "size", value_name = "SIZE", default_value = "128m", value_parser = flags::size)]
     pub file_size: u64,
     #[arg(long, default_value = "128m", value_parser = flags::size)]
     pub block_size: u64,
     /// Reads per path.
     #[arg(long, default_value_t = 5)]
     pub trials: usize,
-    // Where the cluster keeps its state and its domain socket.
+    /// Where the cluster keeps its state and its domain socket.
     #[arg(skip)]
     pub base_dir: Option<PathBuf>,
 }

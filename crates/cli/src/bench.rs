@@ -9,7 +9,8 @@ use clap::{Args, Subcommand};
 use serde::Serialize;
 use tusk_bench::{
     advisor, am_heartbeats, dfsio, faults, heartbeat_sweep, heartbeats, interconnects, job_latency,
-    nnthroughput, replication, replication_links, same_jar, scheduling, startup, terasort,
+    nnthroughput, replication, replication_links, same_jar, scheduling, short_circuit, startup,
+    terasort,
 };
 use tusk_client::ReplicationMode;
 use tusk_common::config::{parse_duration, parse_size};
@@ -22,22 +23,22 @@ pub enum BenchCommand {
     /// TestDFSIO: N files written at once, then read at once.
     Dfsio(DfsioArgs),
     /// Pipeline vs parallel vs adaptive replication: latency per file size, and throughput.
-    Replication(ReplicationArgs),
+    Replication(Measured<replication::ReplicationOptions>),
     /// The replication modes (and with --hadoop-classpath Hadoop's pipeline) on one
     /// testbed per link class, the client inside a node: latency per file size,
     /// concurrent writers, TeraGen (needs root).
     ReplicationLinks(ReplicationLinksArgs),
     /// Time from nothing to 1 NameNode + N DataNodes serving.
-    Startup(StartupArgs),
+    Startup(Measured<startup::StartupOptions>),
     /// NameNode throughput: sync vs async vs N threads.
-    Nnthroughput(NnArgs),
+    Nnthroughput(Measured<nnthroughput::NnThroughputOptions>),
     /// Heartbeat capacity with simulated DataNodes.
-    Heartbeats(HeartbeatArgs),
+    Heartbeats(Measured<heartbeats::HeartbeatOptions>),
     /// A ResourceManager process under N simulated Hadoop AMs heartbeating at once
     /// (AMRMTokens, request tables, releases): allocate latency, RM CPU and memory.
-    AmHeartbeats(AmHeartbeatArgs),
+    AmHeartbeats(Measured<am_heartbeats::AmHeartbeatOptions>),
     /// A tiny WordCount on YARN, submit to finished, per timing mode.
-    JobLatency(JobLatencyArgs),
+    JobLatency(Measured<job_latency::JobLatencyOptions>),
     /// The heartbeat study's six period cases: DFSIO and TeraSort job times, and the
     /// masters' heartbeat load and CPU, per case and timing mode (+ Hadoop's sweep).
     HeartbeatSweep(Box<HeartbeatSweepArgs>),
@@ -55,7 +56,7 @@ pub enum BenchCommand {
     /// runs the reduced versions (about a quarter of an hour).
     Seeds(seeds::SeedsArgs),
     /// Short-circuit local reads against reads through the DataNode, same run.
-    ShortCircuit(ShortCircuitArgs),
+    ShortCircuit(Measured<short_circuit::ShortCircuitOptions>),
     /// Hadoop 3.4.2's examples jar, unmodified (WordCount, TeraGen, TeraSort), on Tusk's
     /// YARN + DFS and on Hadoop 3.4.2's own YARN + HDFS, interleaved in one run.
     SameJar(SameJarArgs),
@@ -103,20 +104,6 @@ pub struct SameJarArgs {
     /// Set on Tusk's daemons, e.g. tusk.yarn.timing=classic (repeatable).
     #[arg(long = "tusk-conf", value_name = "KEY=VALUE")]
     tusk_conf: Vec<String>,
-    #[arg(long)]
-    json: Option<PathBuf>,
-}
-
-#[derive(Args)]
-pub struct ShortCircuitArgs {
-    /// File size (k/m/g suffixes).
-    #[arg(long, default_value = "128m", value_parser = size)]
-    size: u64,
-    #[arg(long, default_value = "128m", value_parser = size)]
-    block_size: u64,
-    /// Reads per path.
-    #[arg(long, default_value_t = 5)]
-    trials: usize,
     #[arg(long)]
     json: Option<PathBuf>,
 }
@@ -281,6 +268,17 @@ pub struct FaultsArgs {
     json: Option<PathBuf>,
 }
 
+/// An experiment's own options (`tusk_bench`'s `XxxOptions`, which derive the flags)
+/// and where its measurements go.
+#[derive(Args)]
+pub struct Measured<O: Args> {
+    #[command(flatten)]
+    options: O,
+    /// Write every measurement as JSON here.
+    #[arg(long)]
+    json: Option<PathBuf>,
+}
+
 #[derive(Args)]
 pub struct Common {
     /// Measure an existing NameNode (Tusk's or Hadoop's) instead of a fresh mini cluster.
@@ -303,25 +301,6 @@ pub struct DfsioArgs {
     /// pipeline, parallel or both.
     #[arg(long, default_value = "both")]
     mode: String,
-    #[arg(long, default_value_t = 3)]
-    datanodes: usize,
-    #[command(flatten)]
-    common: Common,
-}
-
-#[derive(Args)]
-pub struct ReplicationArgs {
-    #[arg(long, default_value = "1m,16m,64m,128m", value_delimiter = ',', value_parser = size)]
-    sizes: Vec<u64>,
-    #[arg(long, default_value_t = 3)]
-    trials: usize,
-    /// pipeline, parallel, adaptive (comma-separated), interleaved in one run.
-    #[arg(
-        long,
-        default_value = "pipeline,parallel,adaptive",
-        value_delimiter = ','
-    )]
-    modes: Vec<ReplicationMode>,
     #[arg(long, default_value_t = 3)]
     datanodes: usize,
     #[command(flatten)]
@@ -381,88 +360,6 @@ pub struct ReplicationLinksArgs {
 }
 
 #[derive(Args)]
-pub struct StartupArgs {
-    #[arg(long, default_value_t = 5)]
-    trials: usize,
-    #[arg(long, default_value_t = 3)]
-    datanodes: usize,
-    #[arg(long)]
-    json: Option<PathBuf>,
-}
-
-#[derive(Args)]
-pub struct NnArgs {
-    /// rename, create, mkdirs, open, delete, fileStatus (comma-separated).
-    #[arg(long, default_value = "rename", value_delimiter = ',')]
-    op: Vec<nnthroughput::NsOp>,
-    #[arg(long, default_value = "5000,10000,20000,40000", value_delimiter = ',')]
-    n: Vec<usize>,
-    /// sync, async, threads:N (comma-separated).
-    #[arg(
-        long,
-        default_value = "sync,async,threads:100,threads:500,threads:1000",
-        value_delimiter = ','
-    )]
-    mode: Vec<nnthroughput::CallMode>,
-    /// Calls in flight in async mode (ipc.client.async.calls.max).
-    #[arg(long)]
-    window: Option<usize>,
-    /// Process id of an external NameNode given with --fs, to measure its CPU per call.
-    #[arg(long)]
-    namenode_pid: Option<u32>,
-    #[command(flatten)]
-    common: Common,
-}
-
-#[derive(Args)]
-pub struct HeartbeatArgs {
-    #[arg(long, default_value = "1000,5000,10000", value_delimiter = ',')]
-    datanodes: Vec<usize>,
-    /// Heartbeat periods, e.g. 3s,1s,200ms.
-    #[arg(long, default_value = "3s", value_delimiter = ',', value_parser = duration)]
-    interval: Vec<Duration>,
-    /// Measurement window per case.
-    #[arg(long, default_value = "10s", value_parser = duration)]
-    duration: Duration,
-    #[arg(long, default_value_t = 100)]
-    nodes_per_connection: usize,
-    #[arg(long, default_value_t = 0)]
-    blocks_per_node: usize,
-    /// Process id of an external NameNode given with --fs, to measure its CPU.
-    #[arg(long)]
-    namenode_pid: Option<u32>,
-    #[command(flatten)]
-    common: Common,
-}
-
-#[derive(Args)]
-pub struct AmHeartbeatArgs {
-    /// Applications, hence AMs heartbeating at once.
-    #[arg(long, default_value_t = 1000)]
-    apps: usize,
-    /// Simulated NodeManagers (sized to hold every AM and its maps).
-    #[arg(long, default_value_t = 20)]
-    nodemanagers: usize,
-    /// AM heartbeat period (Hadoop's default: 1s).
-    #[arg(long, default_value = "1s", value_parser = duration)]
-    interval: Duration,
-    /// Measurement window, after every AM registered.
-    #[arg(long, default_value = "30s", value_parser = duration)]
-    duration: Duration,
-    /// Maps each AM keeps asking for.
-    #[arg(long, default_value_t = 4)]
-    maps: usize,
-    /// Heartbeats an AM holds a container before releasing it.
-    #[arg(long, default_value_t = 3)]
-    hold: u32,
-    /// Set on the ResourceManager, e.g. tusk.yarn.timing=classic (repeatable).
-    #[arg(long = "rm-conf", value_name = "KEY=VALUE")]
-    rm_conf: Vec<String>,
-    #[arg(long)]
-    json: Option<PathBuf>,
-}
-
-#[derive(Args)]
 pub struct AdvisorArgs {
     #[arg(long)]
     datanodes: u64,
@@ -475,31 +372,6 @@ pub struct AdvisorArgs {
     /// A `tusk bench heartbeats --json` file: heartbeat bytes and NameNode CPU per heartbeat.
     #[arg(long)]
     measured: Option<PathBuf>,
-    #[arg(long)]
-    json: Option<PathBuf>,
-}
-
-#[derive(Args)]
-pub struct JobLatencyArgs {
-    #[arg(long, default_value_t = 5)]
-    trials: usize,
-    /// classic:MS, classic:NM_MS/AM_MS, event-driven (comma-separated).
-    #[arg(
-        long,
-        default_value = "classic:1000,classic:200,event-driven",
-        value_delimiter = ','
-    )]
-    modes: Vec<job_latency::LatencyMode>,
-    /// WordCount input size (k/m suffixes).
-    #[arg(long, default_value = "1k", value_parser = size)]
-    input: u64,
-    /// Write each mode's last job as a Gantt chart DIR/<mode>.svg.
-    #[arg(long)]
-    gantt: Option<PathBuf>,
-    /// Also run real Hadoop 3.4.2 (the Hadoop anchor at ANCHOR_DIR, default
-    /// ../shared/anchors/hadoop) in this run and compare; without it, no Hadoop column.
-    #[arg(long, value_name = "ANCHOR_DIR", num_args = 0..=1, default_missing_value = tusk_bench::hadoop::DEFAULT_ANCHOR_DIR)]
-    vs_hadoop: Option<PathBuf>,
     #[arg(long)]
     json: Option<PathBuf>,
 }
@@ -694,18 +566,10 @@ pub async fn run(conf: Configuration, which: BenchCommand) -> anyhow::Result<()>
             }
             emit(&reports, String::new(), &a.common.json)
         }
-        BenchCommand::Replication(a) => {
-            let report = replication::run(replication::ReplicationOptions {
-                sizes: a.sizes,
-                trials: a.trials,
-                modes: a.modes,
-                fs: a.common.fs,
-                datanodes: a.datanodes,
-                link_bits_per_sec,
-                ..Default::default()
-            })
-            .await?;
-            emit(&report, report.to_markdown(), &a.common.json)
+        BenchCommand::Replication(Measured { mut options, json }) => {
+            options.link_bits_per_sec = link_bits_per_sec;
+            let report = replication::run(options).await?;
+            emit(&report, report.to_markdown(), &json)
         }
         BenchCommand::ReplicationLinks(a) => {
             if let (Some(saved), Some(dir)) = (&a.render, &a.svg_dir) {
@@ -738,16 +602,9 @@ pub async fn run(conf: Configuration, which: BenchCommand) -> anyhow::Result<()>
             emit(&report, report.to_markdown(), &json)?;
             stopped_early(report.partial)
         }
-        BenchCommand::ShortCircuit(a) => {
-            let report =
-                tusk_bench::short_circuit::run(tusk_bench::short_circuit::ShortCircuitOptions {
-                    file_size: a.size,
-                    block_size: a.block_size,
-                    trials: a.trials,
-                    base_dir: None,
-                })
-                .await?;
-            emit(&report, report.to_markdown(), &a.json)
+        BenchCommand::ShortCircuit(Measured { options, json }) => {
+            let report = tusk_bench::short_circuit::run(options).await?;
+            emit(&report, report.to_markdown(), &json)
         }
         BenchCommand::SameJar(a) => {
             let mut o = same_jar::SameJarOptions::new(
@@ -772,68 +629,30 @@ pub async fn run(conf: Configuration, which: BenchCommand) -> anyhow::Result<()>
             let report = same_jar::run(o).await?;
             emit(&report, report.to_markdown(), &a.json)
         }
-        BenchCommand::Startup(a) => {
-            let report = startup::run(startup::StartupOptions {
-                trials: a.trials,
-                datanodes: a.datanodes,
-                ..Default::default()
-            })
-            .await?;
-            emit(&report, report.to_markdown(), &a.json)
+        BenchCommand::Startup(Measured { options, json }) => {
+            let report = startup::run(options).await?;
+            emit(&report, report.to_markdown(), &json)
         }
-        BenchCommand::Nnthroughput(a) => {
-            let d = nnthroughput::NnThroughputOptions::default();
-            let report = nnthroughput::run(nnthroughput::NnThroughputOptions {
-                ops: a.op,
-                ns: a.n,
-                modes: a.mode,
-                window: a.window.unwrap_or(d.window),
-                fs: a.common.fs,
-                tusk_exe: Some(std::env::current_exe()?),
-                namenode_pid: a.namenode_pid,
-            })
-            .await?;
-            emit(&report, report.to_markdown(), &a.common.json)
+        BenchCommand::Nnthroughput(Measured { mut options, json }) => {
+            options.tusk_exe = Some(std::env::current_exe()?);
+            let report = nnthroughput::run(options).await?;
+            emit(&report, report.to_markdown(), &json)
         }
-        BenchCommand::Heartbeats(a) => {
-            let report = heartbeats::run(heartbeats::HeartbeatOptions {
-                datanodes: a.datanodes,
-                intervals: a.interval,
-                duration: a.duration,
-                nodes_per_connection: a.nodes_per_connection,
-                blocks_per_node: a.blocks_per_node,
-                tusk_exe: std::env::current_exe()?,
-                fs: a.common.fs,
-                namenode_pid: a.namenode_pid,
-            })
-            .await?;
-            emit(&report, report.to_markdown(), &a.common.json)
+        BenchCommand::Heartbeats(Measured { mut options, json }) => {
+            options.tusk_exe = std::env::current_exe()?;
+            let report = heartbeats::run(options).await?;
+            emit(&report, report.to_markdown(), &json)
         }
-        BenchCommand::AmHeartbeats(a) => {
-            job_conf(&a.rm_conf)?;
-            let mut o = am_heartbeats::AmHeartbeatOptions::new(std::env::current_exe()?);
-            o.apps = a.apps;
-            o.nodemanagers = a.nodemanagers;
-            o.interval = a.interval;
-            o.duration = a.duration;
-            o.maps_per_app = a.maps;
-            o.hold_heartbeats = a.hold;
-            o.rm_conf = a.rm_conf;
-            let report = am_heartbeats::run(o).await?;
-            emit(&report, report.to_markdown(), &a.json)
+        BenchCommand::AmHeartbeats(Measured { mut options, json }) => {
+            job_conf(&options.rm_conf)?;
+            options.tusk_exe = std::env::current_exe()?;
+            let report = am_heartbeats::run(options).await?;
+            emit(&report, report.to_markdown(), &json)
         }
-        BenchCommand::JobLatency(a) => {
-            let report = job_latency::run(job_latency::JobLatencyOptions {
-                trials: a.trials,
-                modes: a.modes,
-                input_bytes: a.input as usize,
-                tusk_exe: std::env::current_exe()?,
-                gantt_dir: a.gantt,
-                vs_hadoop: a.vs_hadoop,
-                ..Default::default()
-            })
-            .await?;
-            emit(&report, report.to_markdown(), &a.json)
+        BenchCommand::JobLatency(Measured { mut options, json }) => {
+            options.tusk_exe = std::env::current_exe()?;
+            let report = job_latency::run(options).await?;
+            emit(&report, report.to_markdown(), &json)
         }
         BenchCommand::HeartbeatSweep(a) if a.from_json.is_some() => {
             let path = a.from_json.as_ref().expect("guarded");
