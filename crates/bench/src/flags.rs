@@ -4,6 +4,7 @@
 use std::time::Duration;
 
 use tusk_common::config::{parse_duration, parse_size};
+use tusk_common::Timing;
 
 /// A byte count with an optional k/m/g suffix (`128m`).
 pub fn size(s: &str) -> Result<u64, String> {
@@ -15,6 +16,11 @@ pub fn duration(s: &str) -> Result<Duration, String> {
     parse_duration(s, Duration::from_secs(1)).ok_or_else(|| format!("not a duration: {s}"))
 }
 
+/// A timing mode: `classic` (Hadoop's) or `event-driven` (Tusk's).
+pub fn timing(s: &str) -> Result<Timing, String> {
+    Timing::parse("--timings", s).map_err(|e| e.to_string())
+}
+
 #[cfg(test)]
 mod tests {
     use std::fmt::Debug;
@@ -23,8 +29,8 @@ mod tests {
 
     use clap::Parser;
 
-    use crate::{am_heartbeats, heartbeats, job_latency, nnthroughput, replication};
-    use crate::{short_circuit, startup};
+    use crate::{am_heartbeats, heartbeat_sweep, heartbeats, job_latency, nnthroughput};
+    use crate::{replication, short_circuit, startup};
 
     #[derive(Parser)]
     struct Command<O: clap::Args> {
@@ -54,6 +60,7 @@ mod tests {
             tusk_exe: PathBuf::new(),
             ..Default::default()
         });
+        assert_defaults(heartbeat_sweep::SweepOptions::new(PathBuf::new()));
     }
 
     #[test]
@@ -122,6 +129,21 @@ mod tests {
             o.vs_hadoop,
             Some(PathBuf::from(crate::hadoop::DEFAULT_ANCHOR_DIR))
         );
+
+        let o: heartbeat_sweep::SweepOptions = parse(&[
+            "--timings",
+            "classic",
+            "--hadoop-timeout",
+            "2m",
+            "--master-link",
+            "10Gbit",
+            "--dir",
+            "/x",
+        ]);
+        assert_eq!(o.timings, vec![tusk_common::Timing::Classic]);
+        assert_eq!(o.hadoop_timeout_secs, 120);
+        assert_eq!(o.master_link_bytes_per_sec, 1.25e9);
+        assert_eq!(o.base_dir, Some(PathBuf::from("/x")));
 
         let o: short_circuit::ShortCircuitOptions = parse(&["--size", "1g", "--trials", "2"]);
         assert_eq!((o.file_size, o.trials), (1 << 30, 2));

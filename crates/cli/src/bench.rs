@@ -376,61 +376,11 @@ pub struct AdvisorArgs {
     json: Option<PathBuf>,
 }
 
+/// `tusk bench heartbeat-sweep`: the sweep's options and where its report goes.
 #[derive(Args)]
 pub struct HeartbeatSweepArgs {
-    /// Cases 1..6 (the anchor's: DataNode s / AM ms / NodeManager ms = 3/1000/1000,
-    /// 3/200/200, 1/1000/1000, 1/1000/200, 1/200/1000, 1/200/200).
-    #[arg(long, default_value = "1,2,3,4,5,6", value_delimiter = ',')]
-    cases: Vec<u8>,
-    /// Timing modes: classic (Hadoop's) and event-driven (Tusk's).
-    #[arg(long, default_value = "classic,event-driven", value_delimiter = ',', value_parser = timing)]
-    timings: Vec<tusk_common::Timing>,
-    #[arg(long, default_value_t = 3)]
-    trials: usize,
-    /// TestDFSIO files (one map each).
-    #[arg(long, default_value_t = 4)]
-    files: u32,
-    /// MB per TestDFSIO file.
-    #[arg(long, default_value_t = 64)]
-    size_mb: u64,
-    /// TeraGen rows for TeraSort (0: no TeraSort).
-    #[arg(long, default_value_t = 1_000_000)]
-    tera_rows: u64,
-    #[arg(long, default_value_t = 4)]
-    tera_maps: u32,
-    #[arg(long, default_value_t = 1)]
-    tera_reduces: u32,
-    /// DataNodes and NodeManagers of `tusk local up`.
-    #[arg(long, default_value_t = 3)]
-    datanodes: usize,
-    /// Run on this testbed description instead of `tusk local up`.
-    #[arg(long)]
-    testbed: Option<PathBuf>,
-    /// Also run Hadoop 3.4.2's sweep (the anchor's HeartbeatSweep at ANCHOR_DIR, default
-    /// ../shared/anchors/hadoop) with the same cases and sizes.
-    #[arg(long, value_name = "ANCHOR_DIR", num_args = 0..=1, default_missing_value = tusk_bench::hadoop::DEFAULT_ANCHOR_DIR)]
-    vs_hadoop: Option<PathBuf>,
-    /// Hold this lock file while Hadoop's JVMs run.
-    #[arg(long)]
-    hadoop_lock: Option<PathBuf>,
-    /// Give up on one Hadoop (case, trial) after this long (the full sizes take longer
-    /// than the default on a busy 2-core host).
-    #[arg(long, default_value = "8m", value_parser = duration)]
-    hadoop_timeout: Duration,
-    /// Also run Hadoop 3.4.2's own MapReduce (TestDFSIO write/read, TeraGen, TeraSort) on
-    /// Tusk's daemons, each case on a fresh `tusk local up`: the classpath file
-    /// `scripts/hadoop-classpath.sh` prints.
-    #[arg(long, value_name = "CLASSPATH_FILE")]
-    hadoop_mapreduce: Option<PathBuf>,
-    /// The timings of Tusk's daemons that Hadoop's MapReduce runs on.
-    #[arg(long, default_value = "event-driven", value_delimiter = ',', value_parser = timing)]
-    hadoop_mapreduce_timings: Vec<tusk_common::Timing>,
-    /// The masters' link for the advisor check (e.g. 1Gbit).
-    #[arg(long, default_value = "1Gbit")]
-    master_link: String,
-    /// Where the clusters keep their state.
-    #[arg(long)]
-    dir: Option<PathBuf>,
+    #[command(flatten)]
+    options: heartbeat_sweep::SweepOptions,
     /// Write the charts (job-time-*.svg, cost.svg, cost-cpu.svg, advisor.svg) into this
     /// directory.
     #[arg(long)]
@@ -440,10 +390,6 @@ pub struct HeartbeatSweepArgs {
     from_json: Option<PathBuf>,
     #[arg(long)]
     json: Option<PathBuf>,
-}
-
-fn timing(text: &str) -> anyhow::Result<tusk_common::Timing> {
-    Ok(tusk_common::Timing::parse("--timings", text)?)
 }
 
 #[derive(Args)]
@@ -668,32 +614,21 @@ pub async fn run(conf: Configuration, which: BenchCommand) -> anyhow::Result<()>
             Ok(())
         }
         BenchCommand::HeartbeatSweep(a) => {
-            let mut opts = heartbeat_sweep::SweepOptions::new(std::env::current_exe()?);
-            opts.cases = a.cases;
-            opts.timings = a.timings;
-            opts.trials = a.trials;
-            opts.dfsio_files = a.files;
-            opts.dfsio_mb = a.size_mb;
-            opts.tera_rows = a.tera_rows;
-            opts.tera_maps = a.tera_maps;
-            opts.tera_reduces = a.tera_reduces;
-            opts.datanodes = a.datanodes;
-            opts.testbed = a.testbed;
-            opts.vs_hadoop = a.vs_hadoop;
-            opts.hadoop_lock = a.hadoop_lock;
-            opts.hadoop_timeout_secs = a.hadoop_timeout.as_secs().max(1);
-            opts.hadoop_mapreduce = a.hadoop_mapreduce;
-            opts.hadoop_mapreduce_timings = a.hadoop_mapreduce_timings;
-            opts.base_dir = a.dir;
-            opts.master_link_bytes_per_sec = advisor::parse_bandwidth(&a.master_link)?;
-            opts.stop = stop_on_signals()?;
-            let report = heartbeat_sweep::run(opts).await?;
-            if let Some(dir) = &a.charts {
+            let HeartbeatSweepArgs {
+                mut options,
+                charts,
+                json,
+                ..
+            } = *a;
+            options.tusk_exe = std::env::current_exe()?;
+            options.stop = stop_on_signals()?;
+            let report = heartbeat_sweep::run(options).await?;
+            if let Some(dir) = &charts {
                 for path in report.write_charts(dir)? {
                     eprintln!("wrote {}", path.display());
                 }
             }
-            emit(&report, report.to_markdown(), &a.json)?;
+            emit(&report, report.to_markdown(), &json)?;
             stopped_early(report.partial)
         }
         BenchCommand::Terasort(a) => {
