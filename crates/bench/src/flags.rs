@@ -30,7 +30,7 @@ mod tests {
     use clap::Parser;
 
     use crate::{am_heartbeats, heartbeat_sweep, heartbeats, job_latency, nnthroughput};
-    use crate::{replication, short_circuit, startup};
+    use crate::{replication, replication_links, short_circuit, startup};
 
     #[derive(Parser)]
     struct Command<O: clap::Args> {
@@ -61,6 +61,13 @@ mod tests {
             ..Default::default()
         });
         assert_defaults(heartbeat_sweep::SweepOptions::new(PathBuf::new()));
+        assert_defaults(replication_links::ReplicationLinksOptions {
+            testbeds: ["1gige", "10gige", "ipoib-32g"]
+                .map(|class| PathBuf::from(format!("testbeds/repl-{class}.toml")))
+                .to_vec(),
+            tusk_exe: PathBuf::new(),
+            ..Default::default()
+        });
     }
 
     #[test]
@@ -144,6 +151,20 @@ mod tests {
         assert_eq!(o.hadoop_timeout_secs, 120);
         assert_eq!(o.master_link_bytes_per_sec, 1.25e9);
         assert_eq!(o.base_dir, Some(PathBuf::from("/x")));
+
+        let o: replication_links::ReplicationLinksOptions = parse(&[
+            "--testbed",
+            "a.toml,b.toml",
+            "--writer-size",
+            "2m",
+            "--unscaled-sizes",
+        ]);
+        assert_eq!(
+            o.testbeds,
+            vec![PathBuf::from("a.toml"), PathBuf::from("b.toml")]
+        );
+        assert_eq!(o.writer_bytes, 2 << 20);
+        assert!(!o.scale_sizes);
 
         let o: short_circuit::ShortCircuitOptions = parse(&["--size", "1g", "--trials", "2"]);
         assert_eq!((o.file_size, o.trials), (1 << 30, 2));

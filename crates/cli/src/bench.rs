@@ -307,47 +307,11 @@ pub struct DfsioArgs {
     common: Common,
 }
 
+/// `tusk bench replication-links`: the study's options and where its charts and report go.
 #[derive(Args)]
 pub struct ReplicationLinksArgs {
-    /// Testbed descriptions, one per link class (comma-separated).
-    #[arg(
-        long = "testbed",
-        value_delimiter = ',',
-        default_value = "testbeds/repl-1gige.toml,testbeds/repl-10gige.toml,testbeds/repl-ipoib-32g.toml"
-    )]
-    testbeds: Vec<PathBuf>,
-    /// File sizes of the latency sweep on the real cluster (k/m/g suffixes): each testbed
-    /// writes them times its scale, the same I/O-bound time (docs/testbed.md).
-    #[arg(long, default_value = "1m,4m,16m,64m,128m,256m,512m", value_delimiter = ',', value_parser = size)]
-    sizes: Vec<u64>,
-    #[arg(long, default_value_t = 3)]
-    trials: usize,
-    #[arg(
-        long,
-        default_value = "pipeline,parallel,adaptive",
-        value_delimiter = ','
-    )]
-    modes: Vec<ReplicationMode>,
-    /// Concurrent writers of the throughput test.
-    #[arg(long, default_value_t = 4)]
-    writers: usize,
-    /// Bytes each concurrent writer writes (on the real cluster, like --sizes).
-    #[arg(long, default_value = "64m", value_parser = size)]
-    writer_size: u64,
-    /// TeraGen rows per job on the real cluster, like --sizes (0: no TeraGen).
-    #[arg(long, default_value_t = 1_000_000)]
-    teragen_rows: u64,
-    /// Write --sizes, --writer-size and --teragen-rows as given, not times the scale.
-    #[arg(long)]
-    unscaled_sizes: bool,
-    /// Where the testbeds are built (one directory per description).
-    #[arg(long, default_value = "/tmp/tusk-replication-links")]
-    dir: PathBuf,
-    /// Also run Hadoop 3.4.2's HDFS on each testbed (`scripts/hadoop-classpath.sh`
-    /// prints the file); run the whole command under `flock /run/tusk-hadoop-testbed.lock`
-    /// where other Hadoop testbeds may run.
-    #[arg(long)]
-    hadoop_classpath: Option<PathBuf>,
+    #[command(flatten)]
+    options: replication_links::ReplicationLinksOptions,
     /// One latency-vs-size SVG per link class: DIR/replication-links-<class>.svg.
     #[arg(long)]
     svg_dir: Option<PathBuf>,
@@ -524,22 +488,14 @@ pub async fn run(conf: Configuration, which: BenchCommand) -> anyhow::Result<()>
                 let report = replication_links::SavedReport::from_json(&text)?;
                 return write_charts(dir, report.charts());
             }
-            let svg_dir = a.svg_dir.clone();
-            let json = a.json.clone();
-            let opts = replication_links::ReplicationLinksOptions {
-                testbeds: a.testbeds,
-                sizes: a.sizes,
-                scale_sizes: !a.unscaled_sizes,
-                trials: a.trials,
-                modes: a.modes,
-                writers: a.writers,
-                writer_bytes: a.writer_size,
-                teragen_rows: a.teragen_rows,
-                dir: a.dir,
-                tusk_exe: std::env::current_exe()?,
-                hadoop_classpath: a.hadoop_classpath,
-                stop: stop_on_signals()?,
-            };
+            let ReplicationLinksArgs {
+                options: mut opts,
+                svg_dir,
+                json,
+                ..
+            } = a;
+            opts.tusk_exe = std::env::current_exe()?;
+            opts.stop = stop_on_signals()?;
             let report =
                 tokio::task::spawn_blocking(move || replication_links::run(opts)).await??;
             if let Some(dir) = svg_dir {
