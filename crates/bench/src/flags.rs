@@ -30,7 +30,7 @@ mod tests {
     use clap::Parser;
 
     use crate::{am_heartbeats, heartbeat_sweep, heartbeats, job_latency, nnthroughput};
-    use crate::{replication, replication_links, short_circuit, startup};
+    use crate::{replication, replication_links, same_jar, short_circuit, startup};
 
     #[derive(Parser)]
     struct Command<O: clap::Args> {
@@ -68,6 +68,16 @@ mod tests {
             tusk_exe: PathBuf::new(),
             ..Default::default()
         });
+        assert_eq!(
+            format!(
+                "{:?}",
+                parse::<same_jar::SameJarOptions>(&["--hadoop-classpath", "cp"])
+            ),
+            format!(
+                "{:?}",
+                same_jar::SameJarOptions::new(PathBuf::from("cp"), PathBuf::new())
+            )
+        );
     }
 
     #[test]
@@ -166,8 +176,40 @@ mod tests {
         assert_eq!(o.writer_bytes, 2 << 20);
         assert!(!o.scale_sizes);
 
+        let o: same_jar::SameJarOptions = parse(&[
+            "--hadoop-classpath",
+            "cp",
+            "--testbed",
+            "t.toml",
+            "--vcores",
+            "2",
+        ]);
+        let testbed = o.testbed.expect("--testbed given");
+        assert_eq!(testbed.description, PathBuf::from("t.toml"));
+        assert_eq!((testbed.scale, testbed.vcores), (None, Some(2)));
+
         let o: short_circuit::ShortCircuitOptions = parse(&["--size", "1g", "--trials", "2"]);
         assert_eq!((o.file_size, o.trials), (1 << 30, 2));
+    }
+
+    #[test]
+    fn same_jar_needs_its_classpath_and_a_testbed_for_the_testbed_flags() {
+        let parses = |args: &[&str]| {
+            Command::<same_jar::SameJarOptions>::try_parse_from(
+                std::iter::once("bench").chain(args.iter().copied()),
+            )
+            .is_ok()
+        };
+        assert!(!parses(&[]));
+        assert!(!parses(&["--hadoop-classpath", "cp", "--vcores", "2"]));
+        assert!(!parses(&[
+            "--hadoop-classpath",
+            "cp",
+            "--testbed-scale",
+            "0.5"
+        ]));
+        let o: same_jar::SameJarOptions = parse(&["--hadoop-classpath", "cp"]);
+        assert!(o.testbed.is_none());
     }
 
     #[test]

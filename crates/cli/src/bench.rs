@@ -59,53 +59,7 @@ pub enum BenchCommand {
     ShortCircuit(Measured<short_circuit::ShortCircuitOptions>),
     /// Hadoop 3.4.2's examples jar, unmodified (WordCount, TeraGen, TeraSort), on Tusk's
     /// YARN + DFS and on Hadoop 3.4.2's own YARN + HDFS, interleaved in one run.
-    SameJar(SameJarArgs),
-}
-
-#[derive(Args)]
-pub struct SameJarArgs {
-    /// The classpath file `scripts/hadoop-classpath.sh` prints.
-    #[arg(long, value_name = "CLASSPATH_FILE")]
-    hadoop_classpath: PathBuf,
-    /// Trials of each job on each platform.
-    #[arg(long, default_value_t = 5)]
-    trials: usize,
-    /// WordCount's generated text (k/m/g suffixes).
-    #[arg(long, default_value = "32m", value_parser = size)]
-    wordcount_size: u64,
-    /// Rows (100 bytes) of TeraGen and TeraSort.
-    #[arg(long, default_value_t = 1_000_000)]
-    tera_rows: u64,
-    /// TeraGen's maps and TeraSort's reduces.
-    #[arg(long, default_value_t = 2)]
-    tera_tasks: u32,
-    /// What RandomWriter writes and Sort sorts (k/m/g suffixes).
-    #[arg(long, default_value = "64m", value_parser = size)]
-    sort_size: u64,
-    /// RandomWriter's maps and Sort's reduces.
-    #[arg(long, default_value_t = 2)]
-    sort_tasks: u32,
-    /// Loopback: DataNodes and NodeManagers of each platform.
-    #[arg(long, default_value_t = 1)]
-    nodes: usize,
-    /// Run both platforms on this testbed's nodes (root) instead of loopback: Hadoop's
-    /// daemons beside Tusk's, the job client in the client node.
-    #[arg(long)]
-    testbed: Option<PathBuf>,
-    /// With --testbed: replace the description's scale (link and volume rates x this).
-    #[arg(long, requires = "testbed")]
-    testbed_scale: Option<f64>,
-    /// With --testbed: replace every NodeManager's vcores.
-    #[arg(long, requires = "testbed")]
-    vcores: Option<u32>,
-    /// Both clusters' state and the job clients' logs (erased first).
-    #[arg(long, default_value = "/tmp/tusk-bench-same-jar")]
-    dir: PathBuf,
-    /// Set on Tusk's daemons, e.g. tusk.yarn.timing=classic (repeatable).
-    #[arg(long = "tusk-conf", value_name = "KEY=VALUE")]
-    tusk_conf: Vec<String>,
-    #[arg(long)]
-    json: Option<PathBuf>,
+    SameJar(Measured<same_jar::SameJarOptions>),
 }
 
 #[derive(Args)]
@@ -508,28 +462,12 @@ pub async fn run(conf: Configuration, which: BenchCommand) -> anyhow::Result<()>
             let report = tusk_bench::short_circuit::run(options).await?;
             emit(&report, report.to_markdown(), &json)
         }
-        BenchCommand::SameJar(a) => {
-            let mut o = same_jar::SameJarOptions::new(
-                a.hadoop_classpath.canonicalize()?,
-                std::env::current_exe()?,
-            );
-            o.trials = a.trials;
-            o.wordcount_bytes = a.wordcount_size;
-            o.tera_rows = a.tera_rows;
-            o.tera_tasks = a.tera_tasks;
-            o.sort_bytes = a.sort_size;
-            o.sort_tasks = a.sort_tasks;
-            o.nodes = a.nodes;
-            o.testbed = a.testbed.map(|description| same_jar::SameJarTestbed {
-                description,
-                scale: a.testbed_scale,
-                vcores: a.vcores,
-            });
-            o.dir = a.dir;
-            job_conf(&a.tusk_conf)?;
-            o.tusk_conf = a.tusk_conf;
-            let report = same_jar::run(o).await?;
-            emit(&report, report.to_markdown(), &a.json)
+        BenchCommand::SameJar(Measured { mut options, json }) => {
+            job_conf(&options.tusk_conf)?;
+            options.classpath_file = options.classpath_file.canonicalize()?;
+            options.tusk_exe = std::env::current_exe()?;
+            let report = same_jar::run(options).await?;
+            emit(&report, report.to_markdown(), &json)
         }
         BenchCommand::Startup(Measured { options, json }) => {
             let report = startup::run(options).await?;
