@@ -38,10 +38,17 @@ mod tests {
         options: O,
     }
 
-    fn parse<O: clap::Args>(args: &[&str]) -> O {
+    fn try_parse<O: clap::Args>(args: &[&str]) -> Result<O, clap::Error> {
         Command::<O>::try_parse_from(std::iter::once("bench").chain(args.iter().copied()))
-            .unwrap_or_else(|e| panic!("{args:?}: {e}"))
-            .options
+            .map(|command| command.options)
+    }
+
+    fn parse<O: clap::Args>(args: &[&str]) -> O {
+        try_parse(args).unwrap_or_else(|e| panic!("{args:?}: {e}"))
+    }
+
+    fn parses<O: clap::Args>(args: &[&str]) -> bool {
+        try_parse::<O>(args).is_ok()
     }
 
     /// No flags give the experiment's programmatic defaults, skipped fields included.
@@ -194,39 +201,43 @@ mod tests {
 
     #[test]
     fn same_jar_needs_its_classpath_and_a_testbed_for_the_testbed_flags() {
-        let parses = |args: &[&str]| {
-            Command::<same_jar::SameJarOptions>::try_parse_from(
-                std::iter::once("bench").chain(args.iter().copied()),
-            )
-            .is_ok()
-        };
-        assert!(!parses(&[]));
-        assert!(!parses(&["--hadoop-classpath", "cp", "--vcores", "2"]));
-        assert!(!parses(&[
+        type SameJar = same_jar::SameJarOptions;
+        assert!(!parses::<SameJar>(&[]));
+        assert!(!parses::<SameJar>(&[
+            "--hadoop-classpath",
+            "cp",
+            "--vcores",
+            "2"
+        ]));
+        assert!(!parses::<SameJar>(&[
             "--hadoop-classpath",
             "cp",
             "--testbed-scale",
             "0.5"
         ]));
-        let o: same_jar::SameJarOptions = parse(&["--hadoop-classpath", "cp"]);
+        let o: SameJar = parse(&["--hadoop-classpath", "cp"]);
         assert!(o.testbed.is_none());
     }
 
     #[test]
     fn bad_sizes_and_durations_are_refused() {
-        let bad = |args: &[&str]| {
-            Command::<replication::ReplicationOptions>::try_parse_from(
-                std::iter::once("bench").chain(args.iter().copied()),
-            )
-            .is_err()
-        };
-        assert!(bad(&["--sizes", "lots"]));
-        assert!(Command::<heartbeats::HeartbeatOptions>::try_parse_from([
-            "bench",
+        assert!(!parses::<replication::ReplicationOptions>(&[
+            "--sizes", "lots"
+        ]));
+        assert!(parses::<replication::ReplicationOptions>(&[
+            "--sizes", "4k"
+        ]));
+        assert!(!parses::<heartbeats::HeartbeatOptions>(&[
             "--duration",
             "soon"
-        ])
-        .is_err());
-        assert!(!bad(&["--sizes", "4k"]));
+        ]));
+        assert!(!parses::<heartbeat_sweep::SweepOptions>(&[
+            "--hadoop-timeout",
+            "soon"
+        ]));
+        assert!(!parses::<heartbeat_sweep::SweepOptions>(&[
+            "--timings",
+            "eager"
+        ]));
     }
 }
