@@ -21,6 +21,34 @@ pub fn timing(s: &str) -> Result<Timing, String> {
     Timing::parse("--timings", s).map_err(|e| e.to_string())
 }
 
+/// A `KEY=VALUE` word (`--job-conf`).
+pub fn key_value(s: &str) -> Result<(String, String), String> {
+    s.split_once('=')
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .ok_or_else(|| format!("{s}: expected KEY=VALUE"))
+}
+
+/// `KEY=VALUE` pairs kept in their order, written to and read from JSON as one object.
+pub mod pairs_as_map {
+    use std::collections::BTreeMap;
+
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+    pub fn serialize<S: Serializer>(pairs: &[(String, String)], s: S) -> Result<S::Ok, S::Error> {
+        let map: BTreeMap<&str, &str> = pairs
+            .iter()
+            .map(|(k, v)| (k.as_str(), v.as_str()))
+            .collect();
+        map.serialize(s)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<(String, String)>, D::Error> {
+        Ok(BTreeMap::<String, String>::deserialize(d)?
+            .into_iter()
+            .collect())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use std::fmt::Debug;
@@ -30,7 +58,7 @@ mod tests {
     use clap::Parser;
 
     use crate::{am_heartbeats, heartbeat_sweep, heartbeats, job_latency, nnthroughput};
-    use crate::{replication, replication_links, same_jar, short_circuit, startup};
+    use crate::{replication, replication_links, same_jar, short_circuit, startup, terasort};
 
     #[derive(Parser)]
     struct Command<O: clap::Args> {
@@ -68,6 +96,10 @@ mod tests {
             ..Default::default()
         });
         assert_defaults(heartbeat_sweep::SweepOptions::new(PathBuf::new()));
+        assert_defaults(terasort::TerasortOptions {
+            tusk_exe: PathBuf::new(),
+            ..Default::default()
+        });
         assert_defaults(replication_links::ReplicationLinksOptions {
             testbeds: ["1gige", "10gige", "ipoib-32g"]
                 .map(|class| PathBuf::from(format!("testbeds/repl-{class}.toml")))
@@ -217,6 +249,27 @@ mod tests {
         ]));
         let o: SameJar = parse(&["--hadoop-classpath", "cp"]);
         assert!(o.testbed.is_none());
+    }
+
+    #[test]
+    fn job_conf_pairs_keep_their_order_and_are_an_object_in_json() {
+        let o: terasort::TerasortOptions =
+            parse(&["--job-conf", "b=2", "--job-conf", "a=x=y", "--local"]);
+        let pairs = |p: &[(&str, &str)]| -> Vec<(String, String)> {
+            p.iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect()
+        };
+        assert_eq!(o.conf, pairs(&[("b", "2"), ("a", "x=y")]));
+        assert!(o.local);
+        let json = serde_json::to_value(&o).unwrap();
+        assert_eq!(json["conf"], serde_json::json!({"a": "x=y", "b": "2"}));
+        let back: terasort::TerasortOptions = serde_json::from_value(json).unwrap();
+        assert_eq!(back.conf, pairs(&[("a", "x=y"), ("b", "2")]));
+        assert!(!parses::<terasort::TerasortOptions>(&[
+            "--job-conf",
+            "novalue"
+        ]));
     }
 
     #[test]

@@ -43,7 +43,7 @@ pub enum BenchCommand {
     /// masters' heartbeat load and CPU, per case and timing mode (+ Hadoop's sweep).
     HeartbeatSweep(Box<HeartbeatSweepArgs>),
     /// TeraGen, TeraSort and TeraValidate timed (TeraValidate must find no errors).
-    Terasort(TerasortArgs),
+    Terasort(Measured<terasort::TerasortOptions>),
     /// The fault suite: each fault under a mixed load; nothing acknowledged may be lost.
     Faults(FaultsArgs),
     /// Status-aware scheduling: concurrent sort jobs on a testbed per policy (root).
@@ -310,33 +310,6 @@ pub struct HeartbeatSweepArgs {
     json: Option<PathBuf>,
 }
 
-#[derive(Args)]
-pub struct TerasortArgs {
-    #[arg(long, default_value_t = 10_000_000)]
-    rows: u64,
-    /// TeraGen's maps.
-    #[arg(long, default_value_t = 2)]
-    maps: u32,
-    #[arg(long, default_value_t = 2)]
-    reduces: u32,
-    /// Run the jobs in this process (local job runner on a mini cluster), not on YARN.
-    #[arg(long)]
-    local: bool,
-    #[arg(long, default_value_t = 3)]
-    datanodes: usize,
-    #[arg(long, default_value_t = 1)]
-    trials: usize,
-    /// Set in every job, e.g. mapreduce.map.output.compress=true (repeatable).
-    #[arg(long = "job-conf", value_name = "KEY=VALUE")]
-    job_conf: Vec<String>,
-    /// Also run real Hadoop 3.4.2 (the Hadoop anchor at ANCHOR_DIR, default
-    /// ../shared/anchors/hadoop) in this run and compare; without it, no Hadoop column.
-    #[arg(long, value_name = "ANCHOR_DIR", num_args = 0..=1, default_missing_value = tusk_bench::hadoop::DEFAULT_ANCHOR_DIR)]
-    vs_hadoop: Option<PathBuf>,
-    #[arg(long)]
-    json: Option<PathBuf>,
-}
-
 fn size(s: &str) -> Result<u64, String> {
     parse_size(s).ok_or_else(|| format!("not a size: {s}"))
 }
@@ -525,22 +498,10 @@ pub async fn run(conf: Configuration, which: BenchCommand) -> anyhow::Result<()>
             emit(&report, report.to_markdown(), &json)?;
             stopped_early(report.partial)
         }
-        BenchCommand::Terasort(a) => {
-            let conf = job_conf(&a.job_conf)?;
-            let report = terasort::run(terasort::TerasortOptions {
-                rows: a.rows,
-                maps: a.maps,
-                reduces: a.reduces,
-                local: a.local,
-                datanodes: a.datanodes,
-                trials: a.trials,
-                conf,
-                tusk_exe: std::env::current_exe()?,
-                vs_hadoop: a.vs_hadoop,
-                ..Default::default()
-            })
-            .await?;
-            emit(&report, report.to_markdown(), &a.json)
+        BenchCommand::Terasort(Measured { mut options, json }) => {
+            options.tusk_exe = std::env::current_exe()?;
+            let report = terasort::run(options).await?;
+            emit(&report, report.to_markdown(), &json)
         }
         BenchCommand::Faults(a) => run_faults(a).await,
         BenchCommand::Scheduling(a) if a.simulate => run_simulated_scheduling(a),
