@@ -57,7 +57,7 @@ mod tests {
 
     use clap::Parser;
 
-    use crate::{am_heartbeats, heartbeat_sweep, heartbeats, job_latency, nnthroughput};
+    use crate::{am_heartbeats, dfsio, heartbeat_sweep, heartbeats, job_latency, nnthroughput};
     use crate::{replication, replication_links, same_jar, short_circuit, startup, terasort};
 
     #[derive(Parser)]
@@ -87,6 +87,7 @@ mod tests {
     #[test]
     fn no_flags_are_the_defaults() {
         assert_defaults(startup::StartupOptions::default());
+        assert_defaults(dfsio::DfsioOptions::default());
         assert_defaults(short_circuit::ShortCircuitOptions::default());
         assert_defaults(replication::ReplicationOptions::default());
         assert_defaults(nnthroughput::NnThroughputOptions::default());

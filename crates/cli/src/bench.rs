@@ -233,32 +233,17 @@ pub struct Measured<O: Args> {
     json: Option<PathBuf>,
 }
 
-#[derive(Args)]
-pub struct Common {
-    /// Measure an existing NameNode (Tusk's or Hadoop's) instead of a fresh mini cluster.
-    #[arg(long)]
-    fs: Option<String>,
-    /// Write every measurement as JSON here.
-    #[arg(long)]
-    json: Option<PathBuf>,
-}
-
+/// `tusk bench dfsio`: one run's options and the modes to run them in.
 #[derive(Args)]
 pub struct DfsioArgs {
-    #[arg(long, default_value_t = 4)]
-    files: usize,
-    /// Bytes per file (k/m/g suffixes).
-    #[arg(long, default_value = "128m", value_parser = size)]
-    size: u64,
-    #[arg(long, default_value_t = 3)]
-    replication: u16,
+    #[command(flatten)]
+    options: dfsio::DfsioOptions,
     /// pipeline, parallel or both.
     #[arg(long, default_value = "both")]
     mode: String,
-    #[arg(long, default_value_t = 3)]
-    datanodes: usize,
-    #[command(flatten)]
-    common: Common,
+    /// Write every measurement as JSON here.
+    #[arg(long)]
+    json: Option<PathBuf>,
 }
 
 /// `tusk bench replication-links`: the study's options and where its charts and report go.
@@ -388,20 +373,15 @@ pub async fn run(conf: Configuration, which: BenchCommand) -> anyhow::Result<()>
             let mut reports = Vec::new();
             for mode in modes(&a.mode)? {
                 let report = dfsio::run(dfsio::DfsioOptions {
-                    files: a.files,
-                    file_size: a.size,
-                    replication: a.replication,
                     mode,
-                    fs: a.common.fs.clone(),
-                    datanodes: a.datanodes,
                     link_bits_per_sec,
-                    ..Default::default()
+                    ..a.options.clone()
                 })
                 .await?;
                 println!("{}", report.to_markdown());
                 reports.push(report);
             }
-            emit(&reports, String::new(), &a.common.json)
+            emit(&reports, String::new(), &a.json)
         }
         BenchCommand::Replication(Measured { mut options, json }) => {
             options.link_bits_per_sec = link_bits_per_sec;
