@@ -57,7 +57,8 @@ mod tests {
 
     use clap::Parser;
 
-    use crate::{am_heartbeats, dfsio, heartbeat_sweep, heartbeats, job_latency, nnthroughput};
+    use crate::nnthroughput;
+    use crate::{am_heartbeats, dfsio, heartbeat_sweep, heartbeats, interconnects, job_latency};
     use crate::{replication, replication_links, same_jar, short_circuit, startup, terasort};
 
     #[derive(Parser)]
@@ -88,6 +89,11 @@ mod tests {
     fn no_flags_are_the_defaults() {
         assert_defaults(startup::StartupOptions::default());
         assert_defaults(dfsio::DfsioOptions::default());
+        assert_defaults(interconnects::InterconnectsOptions {
+            tusk_exe: PathBuf::new(),
+            dir: PathBuf::from("/tmp/tusk-bench-interconnects"),
+            ..Default::default()
+        });
         assert_defaults(short_circuit::ShortCircuitOptions::default());
         assert_defaults(replication::ReplicationOptions::default());
         assert_defaults(nnthroughput::NnThroughputOptions::default());
@@ -227,6 +233,16 @@ mod tests {
         let testbed = o.testbed.expect("--testbed given");
         assert_eq!(testbed.description, PathBuf::from("t.toml"));
         assert_eq!((testbed.scale, testbed.vcores), (None, Some(2)));
+
+        let o: interconnects::InterconnectsOptions =
+            parse(&["--jobs", "WordCount,sort", "--profiles", "10gige-ssd"]);
+        use interconnects::Workload;
+        assert_eq!(o.workloads, vec![Workload::WordCount, Workload::Sort]);
+        assert_eq!(o.profiles.len(), 1);
+        assert_eq!(o.profiles[0].name(), "10gige-ssd");
+        assert!(!parses::<interconnects::InterconnectsOptions>(&[
+            "--jobs", "grep"
+        ]));
 
         let o: short_circuit::ShortCircuitOptions = parse(&["--size", "1g", "--trials", "2"]);
         assert_eq!((o.file_size, o.trials), (1 << 30, 2));

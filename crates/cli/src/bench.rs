@@ -7,13 +7,13 @@ use std::time::Duration;
 use anyhow::Context;
 use clap::{Args, Subcommand};
 use serde::Serialize;
+use tusk_bench::flags::{duration, size};
 use tusk_bench::{
     advisor, am_heartbeats, dfsio, faults, heartbeat_sweep, heartbeats, interconnects, job_latency,
     nnthroughput, replication, replication_links, same_jar, scheduling, short_circuit, startup,
     terasort,
 };
 use tusk_client::ReplicationMode;
-use tusk_common::config::{parse_duration, parse_size};
 use tusk_common::{Configuration, Shutdown};
 
 mod seeds;
@@ -149,37 +149,18 @@ pub struct SchedulingArgs {
     json: Option<PathBuf>,
 }
 
+/// `tusk bench interconnects`: the study's options, its input size and where its report
+/// and charts go.
 #[derive(Args)]
 pub struct InterconnectsArgs {
-    /// Testbeds to run, LINK-STORAGE (default: all six): 1gige-hdd, 10gige-hdd,
-    /// ipoib-32g-hdd, 1gige-ssd, 10gige-ssd, ipoib-32g-ssd.
-    #[arg(long, value_delimiter = ',')]
-    profiles: Vec<interconnects::Profile>,
+    #[command(flatten)]
+    options: interconnects::InterconnectsOptions,
     /// Input of each job (k/m/g suffixes; default 256m, 16m with --quick).
     #[arg(long, value_parser = size)]
     size: Option<u64>,
     /// Tiny inputs: checks the harness end to end in minutes.
     #[arg(long)]
     quick: bool,
-    /// Jobs to run (default all): sort, wordcount, terasort.
-    #[arg(long, value_delimiter = ',')]
-    jobs: Vec<String>,
-    /// Maps of the input generators and reduces of the jobs.
-    #[arg(long, default_value_t = 4)]
-    tasks: u32,
-    /// The folder with the ic-*.toml descriptions.
-    #[arg(long, default_value = "testbeds")]
-    testbeds: PathBuf,
-    /// The testbed's state directory, reused profile after profile.
-    #[arg(long, default_value = "/tmp/tusk-bench-interconnects")]
-    dir: PathBuf,
-    /// Also run Apache Hadoop 3.4.2's examples on each testbed, from the jars this
-    /// classpath file lists (`scripts/hadoop-classpath.sh` prints one).
-    #[arg(long, value_name = "CLASSPATH_FILE")]
-    vs_hadoop: Option<PathBuf>,
-    /// Held (flock) while Hadoop's daemons run.
-    #[arg(long, default_value = "/run/tusk-hadoop-testbed.lock")]
-    hadoop_lock: PathBuf,
     #[arg(long)]
     json: Option<PathBuf>,
     /// Write one grouped-bar SVG per job here (interconnects-<job>.svg).
@@ -293,14 +274,6 @@ pub struct HeartbeatSweepArgs {
     from_json: Option<PathBuf>,
     #[arg(long)]
     json: Option<PathBuf>,
-}
-
-fn size(s: &str) -> Result<u64, String> {
-    parse_size(s).ok_or_else(|| format!("not a size: {s}"))
-}
-
-fn duration(s: &str) -> Result<Duration, String> {
-    parse_duration(s, Duration::from_secs(1)).ok_or_else(|| format!("not a duration: {s}"))
 }
 
 /// The stop for the studies of this process (`tusk_bench::stop`), fired by the first
@@ -567,41 +540,15 @@ fn job_conf(words: &[String]) -> anyhow::Result<std::collections::BTreeMap<Strin
 }
 
 async fn run_interconnects(a: InterconnectsArgs) -> anyhow::Result<()> {
-    let d = interconnects::InterconnectsOptions::default();
-    let workloads = a
-        .jobs
-        .iter()
-        .map(|j| {
-            interconnects::Workload::ALL
-                .into_iter()
-                .find(|w| w.name().eq_ignore_ascii_case(j))
-                .with_context(|| format!("--jobs {j}: one of sort, wordcount, terasort"))
-        })
-        .collect::<anyhow::Result<Vec<_>>>()?;
-    let report = interconnects::run(interconnects::InterconnectsOptions {
-        tusk_exe: std::env::current_exe()?,
-        testbeds: a.testbeds,
-        profiles: if a.profiles.is_empty() {
-            d.profiles
-        } else {
-            a.profiles
-        },
-        workloads: if workloads.is_empty() {
-            d.workloads
-        } else {
-            workloads
-        },
-        input_bytes: a
-            .size
-            .unwrap_or(if a.quick { 16 << 20 } else { d.input_bytes }),
-        tasks: a.tasks,
-        dir: a.dir,
-        hadoop_classpath: a.vs_hadoop.map(|p| p.canonicalize()).transpose()?,
-        hadoop_lock: a.hadoop_lock,
-        checkpoint: a.json.clone(),
-        stop: stop_on_signals()?,
-    })
-    .await?;
+    let mut o = a.options;
+    o.tusk_exe = std::env::current_exe()?;
+    o.input_bytes = a
+        .size
+        .unwrap_or(if a.quick { 16 << 20 } else { o.input_bytes });
+    o.hadoop_classpath = o.hadoop_classpath.map(|p| p.canonicalize()).transpose()?;
+    o.checkpoint = a.json.clone();
+    o.stop = stop_on_signals()?;
+    let report = interconnects::run(o).await?;
     if let Some(dir) = &a.charts {
         std::fs::create_dir_all(dir)?;
         for (workload, chart) in report.charts() {
