@@ -77,7 +77,7 @@ pub struct AmHeartbeatOptions {
     /// Set on the ResourceManager, e.g. tusk.yarn.timing=classic (repeatable).
     #[arg(long = "rm-conf", value_name = "KEY=VALUE")]
     pub rm_conf: Vec<String>,
-    // The `tusk` binary, to start the ResourceManager process.
+    /// The `tusk` binary, to start the ResourceManager process.
     #[arg(skip)]
     pub tusk_exe: PathBuf,
 }

@@ -13,30 +13,42 @@ use tusk_client::{DfsClient, ReplicationMode};
 use crate::context::RunContext;
 use crate::error::{BenchError, Result};
 use crate::file_io::{read_and_verify, write_file};
+use crate::flags;
 use crate::pattern::FilePattern;
 use crate::stats;
 use crate::target::{run_dir, ClusterTarget};
 use crate::{mb, MB};
 
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, Serialize, Deserialize, clap::Args)]
 #[serde(default)]
 pub struct DfsioOptions {
-    /// Files, each written and read by its own task.
+    // Files, each written and read by its own task.
+    #[arg(long, default_value_t = 4)]
     pub files: usize,
-    /// Bytes per file.
+    /// Bytes per file (k/m/g suffixes).
+    #[arg(long = "size", value_name = "SIZE", default_value = "128m", value_parser = flags::size)]
     pub file_size: u64,
+    #[arg(long, default_value_t = 3)]
     pub replication: u16,
+    /// The one mode of this run (`tusk bench dfsio --mode both` runs it twice).
+    #[arg(skip = ReplicationMode::Pipeline)]
     pub mode: ReplicationMode,
     /// Bytes per `write` call and per verified read chunk.
+    #[arg(skip = MB as usize)]
     pub buffer_size: usize,
-    /// External NameNode `hdfs://host:port`; `None` starts a mini cluster.
-    pub fs: Option<String>,
-    /// DataNodes of the mini cluster.
+    // DataNodes of the mini cluster.
+    #[arg(long, default_value_t = 3)]
     pub datanodes: usize,
+    /// Measure an existing NameNode (Tusk's or Hadoop's) instead of a fresh mini cluster.
+    // `hdfs://host:port`; without it a mini cluster is started.
+    #[arg(long)]
+    pub fs: Option<String>,
     /// Where the mini cluster keeps its state (a fresh directory inside it).
+    #[arg(skip)]
     pub base_dir: Option<PathBuf>,
     /// `tusk.node.link.bits-per-sec` of the host the clients run on (0 = unknown: an
     /// `adaptive` client measures its link from the blocks it writes).
+    #[arg(skip)]
     pub link_bits_per_sec: u64,
 }
 

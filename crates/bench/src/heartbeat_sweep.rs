@@ -57,6 +57,7 @@ use crate::advisor;
 use crate::chart::{LineChart, LineSeries, XAxis};
 use crate::context::RunContext;
 use crate::error::{BenchError, Result};
+use crate::flags;
 use crate::hadoop::{java_home, HadoopAnchor, ResultLine};
 use crate::hadoop_history::{
     job_id_of_application, read_job_history, DEFAULT_STAGING_DIR, JSON_FORMAT_OPTION,
@@ -138,44 +139,85 @@ impl HeartbeatPeriods {
     }
 }
 
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, Serialize, Deserialize, clap::Args)]
 pub struct SweepOptions {
-    /// Case numbers (1..=6), in the order of the first trial.
+    /// Cases 1..6 (the anchor's: DataNode s / AM ms / NodeManager ms = 3/1000/1000,
+    /// 3/200/200, 1/1000/1000, 1/1000/200, 1/200/1000, 1/200/200).
+    // In the order of the first trial.
+    #[arg(long, default_value = "1,2,3,4,5,6", value_delimiter = ',')]
     pub cases: Vec<u8>,
+    /// Timing modes: classic (Hadoop's) and event-driven (Tusk's).
+    #[arg(long, default_value = "classic,event-driven", value_delimiter = ',', value_parser = flags::timing)]
     pub timings: Vec<Timing>,
+    #[arg(long, default_value_t = 3)]
     pub trials: usize,
-    /// TestDFSIO files (one map each) and MB per file.
+    /// TestDFSIO files (one map each).
+    #[arg(long = "files", value_name = "FILES", default_value_t = 4)]
     pub dfsio_files: u32,
+    /// MB per TestDFSIO file.
+    #[arg(long = "size-mb", value_name = "SIZE_MB", default_value_t = 64)]
     pub dfsio_mb: u64,
-    /// TeraGen rows (100 bytes each); 0 = no TeraSort.
+    /// TeraGen rows for TeraSort (0: no TeraSort).
+    // 100 bytes each.
+    #[arg(long, default_value_t = 1_000_000)]
     pub tera_rows: u64,
+    #[arg(long, default_value_t = 4)]
     pub tera_maps: u32,
+    #[arg(long, default_value_t = 1)]
     pub tera_reduces: u32,
-    /// DataNodes (and NodeManagers) of `tusk local up`.
+    /// DataNodes and NodeManagers of `tusk local up`.
+    #[arg(long, default_value_t = 3)]
     pub datanodes: usize,
-    /// A testbed description to run on instead of `tusk local up`.
+    /// Run on this testbed description instead of `tusk local up`.
+    #[arg(long)]
     pub testbed: Option<PathBuf>,
     /// The `tusk` binary.
+    #[arg(skip)]
     pub tusk_exe: PathBuf,
-    /// Where clusters keep their state (a temporary directory inside it).
-    pub base_dir: Option<PathBuf>,
-    /// The Hadoop anchor, to run its sweep in the same run.
+    /// Also run Hadoop 3.4.2's sweep (the anchor's HeartbeatSweep at ANCHOR_DIR, default
+    /// ../shared/anchors/hadoop) with the same cases and sizes.
+    #[arg(long, value_name = "ANCHOR_DIR", num_args = 0..=1, default_missing_value = crate::hadoop::DEFAULT_ANCHOR_DIR)]
     pub vs_hadoop: Option<PathBuf>,
-    /// A lock file held while Hadoop's JVMs run (one Hadoop at a time on a shared host).
+    /// Hold this lock file while Hadoop's JVMs run.
+    // One Hadoop at a time on a shared host.
+    #[arg(long)]
     pub hadoop_lock: Option<PathBuf>,
-    /// Bound on one Hadoop (case, trial) JVM, seconds.
+    /// Give up on one Hadoop (case, trial) after this long (the full sizes take longer
+    /// than the default on a busy 2-core host).
+    // In seconds.
+    #[arg(
+        long = "hadoop-timeout",
+        value_name = "HADOOP_TIMEOUT",
+        default_value = "8m",
+        value_parser = |s: &str| flags::duration(s).map(|d| d.as_secs().max(1))
+    )]
     pub hadoop_timeout_secs: u64,
-    /// Hadoop 3.4.2's jars (`scripts/hadoop-classpath.sh`'s file): also run Hadoop's own
-    /// MapReduce on Tusk's daemons.
+    /// Also run Hadoop 3.4.2's own MapReduce (TestDFSIO write/read, TeraGen, TeraSort) on
+    /// Tusk's daemons, each case on a fresh `tusk local up`: the classpath file
+    /// `scripts/hadoop-classpath.sh` prints.
     #[serde(default)]
+    #[arg(long, value_name = "CLASSPATH_FILE")]
     pub hadoop_mapreduce: Option<PathBuf>,
-    /// The Tusk timings Hadoop's MapReduce runs on.
+    /// The timings of Tusk's daemons that Hadoop's MapReduce runs on.
     #[serde(default = "event_driven")]
+    #[arg(long, default_value = "event-driven", value_delimiter = ',', value_parser = flags::timing)]
     pub hadoop_mapreduce_timings: Vec<Timing>,
-    /// Bandwidth of the masters' link for the advisor (bytes/s).
+    /// The masters' link for the advisor check (e.g. 1Gbit).
+    // Held in bytes/s.
+    #[arg(
+        long = "master-link",
+        value_name = "MASTER_LINK",
+        default_value = "1Gbit",
+        value_parser = |s: &str| advisor::parse_bandwidth(s).map_err(|e| e.to_string())
+    )]
     pub master_link_bytes_per_sec: f64,
+    /// Where the clusters keep their state.
+    // A temporary directory inside it.
+    #[arg(long = "dir", value_name = "DIR")]
+    pub base_dir: Option<PathBuf>,
     /// Fired (SIGINT, SIGTERM) to end the sweep after the runs finished so far.
     #[serde(skip)]
+    #[arg(skip)]
     pub stop: Shutdown,
 }
 

@@ -43,7 +43,7 @@ pub struct HeartbeatOptions {
     // Replicas in each simulated node's block report.
     #[arg(long, default_value_t = 0)]
     pub blocks_per_node: usize,
-    // The `tusk` binary, to start a NameNode process (when `fs` is not given).
+    /// The `tusk` binary, to start a NameNode process (when `fs` is not given).
     #[arg(skip)]
     pub tusk_exe: PathBuf,
     /// Process id of an external NameNode given with --fs, to measure its CPU.

@@ -129,6 +129,14 @@ pub enum Workload {
 impl Workload {
     pub const ALL: [Workload; 3] = [Workload::Sort, Workload::WordCount, Workload::TeraSort];
 
+    /// `sort`, `wordcount` or `terasort`, in any case.
+    pub fn parse(text: &str) -> std::result::Result<Workload, String> {
+        Workload::ALL
+            .into_iter()
+            .find(|w| w.name().eq_ignore_ascii_case(text))
+            .ok_or_else(|| format!("{text}: one of sort, wordcount, terasort"))
+    }
+
     pub fn name(self) -> &'static str {
         match self {
             Workload::Sort => "Sort",
@@ -154,28 +162,57 @@ impl System {
     }
 }
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, clap::Args)]
 pub struct InterconnectsOptions {
-    /// The `tusk` binary that brings testbeds up and runs the jobs.
-    pub tusk_exe: PathBuf,
-    /// The folder holding `ic-<link>-<storage>.toml`.
-    pub testbeds: PathBuf,
+    /// Testbeds to run, LINK-STORAGE (default: all six): 1gige-hdd, 10gige-hdd,
+    /// ipoib-32g-hdd, 1gige-ssd, 10gige-ssd, ipoib-32g-ssd.
+    #[arg(
+        long,
+        value_delimiter = ',',
+        default_value = "1gige-hdd,10gige-hdd,ipoib-32g-hdd,1gige-ssd,10gige-ssd,ipoib-32g-ssd",
+        hide_default_value = true
+    )]
     pub profiles: Vec<Profile>,
+    /// Jobs to run (default all): sort, wordcount, terasort.
+    #[arg(
+        long = "jobs",
+        value_name = "JOBS",
+        value_delimiter = ',',
+        default_value = "sort,wordcount,terasort",
+        hide_default_value = true,
+        value_parser = Workload::parse
+    )]
     pub workloads: Vec<Workload>,
-    /// Input of every job (the text of Sort and WordCount, TeraSort's rows × 100 bytes).
-    pub input_bytes: u64,
-    /// Maps of the generators, reduces of the jobs: one per node.
+    /// Maps of the input generators and reduces of the jobs.
+    // One per node.
+    #[arg(long, default_value_t = 4)]
     pub tasks: u32,
+    /// The folder with the ic-*.toml descriptions.
+    #[arg(long, default_value = "testbeds")]
+    pub testbeds: PathBuf,
     /// The testbed's state directory, reused profile after profile.
+    #[arg(long, default_value = "/tmp/tusk-bench-interconnects")]
     pub dir: PathBuf,
-    /// `scripts/hadoop-classpath.sh`'s file: also run Hadoop 3.4.2 on each testbed.
+    /// Also run Apache Hadoop 3.4.2's examples on each testbed, from the jars this
+    /// classpath file lists (`scripts/hadoop-classpath.sh` prints one).
+    #[arg(long = "vs-hadoop", value_name = "CLASSPATH_FILE")]
     pub hadoop_classpath: Option<PathBuf>,
-    /// Held (flock) while Hadoop's JVMs run, so one Hadoop testbed runs at a time.
+    /// Held (flock) while Hadoop's daemons run.
+    // So one Hadoop testbed runs at a time.
+    #[arg(long, default_value = "/run/tusk-hadoop-testbed.lock")]
     pub hadoop_lock: PathBuf,
+    /// Input of every job (the text of Sort and WordCount, TeraSort's rows × 100 bytes).
+    #[arg(skip = 256u64 << 20)]
+    pub input_bytes: u64,
+    /// The `tusk` binary that brings testbeds up and runs the jobs.
+    #[arg(skip)]
+    pub tusk_exe: PathBuf,
     /// The report so far is written here as JSON after each profile, so an hour-long run
     /// that fails late keeps what it measured.
+    #[arg(skip)]
     pub checkpoint: Option<PathBuf>,
     /// Fired (SIGINT, SIGTERM) to end the run after the profiles finished so far.
+    #[arg(skip)]
     pub stop: Shutdown,
 }
 

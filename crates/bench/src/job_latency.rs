@@ -180,16 +180,16 @@ pub struct JobLatencyOptions {
     /// WordCount input size (k/m suffixes).
     #[arg(long = "input", value_name = "INPUT", default_value = "1k", value_parser = |s: &str| flags::size(s).map(|n| n as usize))]
     pub input_bytes: usize,
-    // The `tusk` binary that runs the cluster and the jobs.
+    /// The `tusk` binary that runs the cluster and the jobs.
     #[arg(skip)]
     pub tusk_exe: PathBuf,
-    // DataNodes (one NodeManager beside each).
+    /// DataNodes (one NodeManager beside each).
     #[arg(skip = 1usize)]
     pub datanodes: usize,
-    // `dfs.heartbeat.interval` in seconds, the same in every mode (Hadoop's default).
+    /// `dfs.heartbeat.interval` in seconds, the same in every mode (Hadoop's default).
     #[arg(skip = 3u64)]
     pub dfs_heartbeat_seconds: u64,
-    // Where the clusters keep their state (a fresh directory inside it).
+    /// Where the clusters keep their state (a fresh directory inside it).
     #[arg(skip)]
     pub base_dir: Option<PathBuf>,
     /// Write each mode's last job as a Gantt chart DIR/<mode>.svg.

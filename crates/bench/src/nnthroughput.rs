@@ -144,8 +144,8 @@ pub struct NnThroughputOptions {
     /// Calls in flight in async mode (ipc.client.async.calls.max).
     #[arg(long, default_value_t = 100, hide_default_value = true)]
     pub window: usize,
-    // The `tusk` binary: the NameNode then runs as its own process, as in a real
-    // deployment (otherwise in-process, sharing this process's allocator and threads).
+    /// The `tusk` binary: the NameNode then runs as its own process, as in a real
+    /// deployment (otherwise in-process, sharing this process's allocator and threads).
     #[arg(skip)]
     pub tusk_exe: Option<std::path::PathBuf>,
     /// Process id of an external NameNode given with --fs, to measure its CPU per call.

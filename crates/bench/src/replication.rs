@@ -36,7 +36,7 @@ pub struct ReplicationOptions {
     pub modes: Vec<ReplicationMode>,
     #[arg(skip = 3u16)]
     pub replication: u16,
-    // Bytes per `write` call and per verified read chunk.
+    /// Bytes per `write` call and per verified read chunk.
     #[arg(skip = MB as usize)]
     pub buffer_size: usize,
     // DataNodes of the mini cluster.
@@ -45,11 +45,11 @@ pub struct ReplicationOptions {
     /// Measure an existing NameNode (Tusk's or Hadoop's) instead of a fresh mini cluster.
     #[arg(long)]
     pub fs: Option<String>,
-    // Where the mini cluster keeps its state (a fresh directory inside it).
+    /// Where the mini cluster keeps its state (a fresh directory inside it).
     #[arg(skip)]
     pub base_dir: Option<PathBuf>,
-    // `tusk.node.link.bits-per-sec` of the host the clients run on (0 = unknown: an
-    // `adaptive` client measures its link from the blocks it writes).
+    /// `tusk.node.link.bits-per-sec` of the host the clients run on (0 = unknown: an
+    /// `adaptive` client measures its link from the blocks it writes).
     #[arg(skip)]
     pub link_bits_per_sec: u64,
 }

@@ -23,38 +23,67 @@ use tusk_common::Shutdown;
 use crate::chart::{LineChart, LineSeries, XAxis};
 use crate::context::RunContext;
 use crate::error::{BenchError, Result};
+use crate::flags;
 use crate::process_cluster;
 use crate::stop::run_unless_stopped;
 use crate::testbed_cluster::remove_command;
 use crate::{mb, stats, MB};
 
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, Serialize, Deserialize, clap::Args)]
 #[serde(default)]
 pub struct ReplicationLinksOptions {
-    /// One testbed description per link class (see `testbeds/repl-*.toml`).
+    /// Testbed descriptions, one per link class (comma-separated).
+    // See `testbeds/repl-*.toml`.
+    #[arg(
+        long = "testbed",
+        value_delimiter = ',',
+        default_value = "testbeds/repl-1gige.toml,testbeds/repl-10gige.toml,testbeds/repl-ipoib-32g.toml"
+    )]
     pub testbeds: Vec<PathBuf>,
-    /// File sizes for the latency sweep, in bytes. With `scale_sizes`, the real
-    /// cluster's sizes (the study's 1–512 MB): each testbed writes them times its
-    /// `scale`, since I/O-bound time at scale s for D bytes equals real time for D / s
-    /// bytes (docs/testbed.md); else the bytes written as given.
+    /// File sizes of the latency sweep on the real cluster (k/m/g suffixes): each testbed
+    /// writes them times its scale, the same I/O-bound time (docs/testbed.md).
+    // In bytes. With `scale_sizes`, the real cluster's sizes (the study's 1–512 MB):
+    // I/O-bound time at scale s for D bytes equals real time for D / s bytes; else the
+    // bytes written as given.
+    #[arg(long, default_value = "1m,4m,16m,64m,128m,256m,512m", value_delimiter = ',', value_parser = flags::size)]
     pub sizes: Vec<u64>,
-    /// Multiply `sizes`, `writer_bytes` and `teragen_rows` by each testbed's scale.
-    pub scale_sizes: bool,
+    #[arg(long, default_value_t = 3)]
     pub trials: usize,
+    #[arg(
+        long,
+        default_value = "pipeline,parallel,adaptive",
+        value_delimiter = ','
+    )]
     pub modes: Vec<ReplicationMode>,
-    /// Concurrent writers of the throughput test, and each one's file size.
+    /// Concurrent writers of the throughput test.
+    #[arg(long, default_value_t = 4)]
     pub writers: usize,
+    /// Bytes each concurrent writer writes (on the real cluster, like --sizes).
+    #[arg(long = "writer-size", value_name = "WRITER_SIZE", default_value = "64m", value_parser = flags::size)]
     pub writer_bytes: u64,
-    /// TeraGen rows (100 bytes each) per job; 0 skips TeraGen.
+    /// TeraGen rows per job on the real cluster, like --sizes (0: no TeraGen).
+    // 100 bytes each.
+    #[arg(long, default_value_t = 1_000_000)]
     pub teragen_rows: u64,
-    /// Where the testbeds are built, one directory each (`DIR/<description name>`).
+    /// Write --sizes, --writer-size and --teragen-rows as given, not times the scale.
+    // Held the other way round: multiply them by each testbed's scale.
+    #[arg(long = "unscaled-sizes", action = clap::ArgAction::SetFalse)]
+    pub scale_sizes: bool,
+    /// Where the testbeds are built (one directory per description).
+    // `DIR/<description name>`.
+    #[arg(long, default_value = "/tmp/tusk-replication-links")]
     pub dir: PathBuf,
     /// This binary, to run `tusk testbed …`.
+    #[arg(skip)]
     pub tusk_exe: PathBuf,
-    /// Hadoop 3.4.2's classpath file: also run Hadoop's HDFS on each testbed.
+    /// Also run Hadoop 3.4.2's HDFS on each testbed (`scripts/hadoop-classpath.sh`
+    /// prints the file); run the whole command under `flock /run/tusk-hadoop-testbed.lock`
+    /// where other Hadoop testbeds may run.
+    #[arg(long)]
     pub hadoop_classpath: Option<PathBuf>,
     /// Fired (SIGINT, SIGTERM) to end the run after the link classes finished so far.
     #[serde(skip)]
+    #[arg(skip)]
     pub stop: Shutdown,
 }
 

@@ -23,6 +23,7 @@ use tusk_rpc::RpcClient;
 
 use crate::context::RunContext;
 use crate::error::{BenchError, Result};
+use crate::flags;
 use crate::hadoop::java_home;
 use crate::hadoop_cluster::{HadoopCluster, HadoopClusterOptions};
 use crate::hadoop_jobs::{rm_client, HadoopJobClient, EXAMPLES_JAR};
@@ -33,36 +34,51 @@ use crate::testbed_cluster::{TestbedCluster, TestbedUpOptions};
 /// Where the jobs read and write in each file system.
 const ROOT: &str = "/same-jar";
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, clap::Args)]
 pub struct SameJarOptions {
-    /// The file `scripts/hadoop-classpath.sh` prints (Hadoop 3.4.2's jars, `:`-separated).
+    /// The classpath file `scripts/hadoop-classpath.sh` prints.
+    // Hadoop 3.4.2's jars, `:`-separated.
+    #[arg(long = "hadoop-classpath", value_name = "CLASSPATH_FILE")]
     pub classpath_file: PathBuf,
     /// The `tusk` binary, for `tusk local up`.
+    #[arg(skip)]
     pub tusk_exe: PathBuf,
-    /// Both clusters' state and the job logs (erased first).
-    pub dir: PathBuf,
     /// Trials of each job on each platform.
+    #[arg(long, default_value_t = 5)]
     pub trials: usize,
-    /// Bytes of WordCount's generated text.
+    /// WordCount's generated text (k/m/g suffixes).
+    #[arg(long = "wordcount-size", value_name = "WORDCOUNT_SIZE", default_value = "32m", value_parser = flags::size)]
     pub wordcount_bytes: u64,
-    /// Rows (100 bytes each) TeraGen writes and TeraSort sorts.
+    /// Rows (100 bytes) of TeraGen and TeraSort.
+    #[arg(long, default_value_t = 1_000_000)]
     pub tera_rows: u64,
     /// TeraGen's maps and TeraSort's reduces.
+    #[arg(long, default_value_t = 2)]
     pub tera_tasks: u32,
-    /// Bytes RandomWriter writes and Sort sorts.
+    /// What RandomWriter writes and Sort sorts (k/m/g suffixes).
+    #[arg(long = "sort-size", value_name = "SORT_SIZE", default_value = "64m", value_parser = flags::size)]
     pub sort_bytes: u64,
     /// RandomWriter's maps and Sort's reduces.
+    #[arg(long, default_value_t = 2)]
     pub sort_tasks: u32,
-    /// Run both platforms on this testbed's nodes instead of loopback.
-    pub testbed: Option<SameJarTestbed>,
-    /// Loopback only: DataNodes and NodeManagers of each platform.
+    /// Loopback: DataNodes and NodeManagers of each platform.
+    #[arg(long, default_value_t = 1)]
     pub nodes: usize,
+    /// Run both platforms on this testbed's nodes instead of loopback.
+    #[command(flatten)]
+    pub testbed: Option<SameJarTestbed>,
     /// Loopback only: each NodeManager's memory (MB) and vcores, on both platforms (a
     /// testbed's come from its description).
+    #[arg(skip = 4096u64)]
     pub nodemanager_memory_mb: u64,
+    #[arg(skip = 4u32)]
     pub nodemanager_vcores: u32,
-    /// `key=value` handed to Tusk's daemons (e.g. `tusk.yarn.timing=classic`, to run
-    /// Tusk with Hadoop's heartbeat-bound timing).
+    /// Both clusters' state and the job clients' logs (erased first).
+    #[arg(long, default_value = "/tmp/tusk-bench-same-jar")]
+    pub dir: PathBuf,
+    /// Set on Tusk's daemons, e.g. tusk.yarn.timing=classic (repeatable).
+    // Tusk with Hadoop's heartbeat-bound timing, for one.
+    #[arg(long = "tusk-conf", value_name = "KEY=VALUE")]
     pub tusk_conf: Vec<String>,
 }
 
@@ -88,12 +104,21 @@ impl SameJarOptions {
 }
 
 /// The testbed both platforms run on.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, clap::Args)]
 pub struct SameJarTestbed {
+    /// Run both platforms on this testbed's nodes (root) instead of loopback: Hadoop's
+    /// daemons beside Tusk's, the job client in the client node.
+    #[arg(long = "testbed", value_name = "TESTBED", required = false)]
     pub description: PathBuf,
-    /// Replaces the description's scale (every link and volume rate x this).
+    /// With --testbed: replace the description's scale (link and volume rates x this).
+    #[arg(
+        long = "testbed-scale",
+        value_name = "TESTBED_SCALE",
+        requires = "description"
+    )]
     pub scale: Option<f64>,
-    /// Replaces every NodeManager's vcores.
+    /// With --testbed: replace every NodeManager's vcores.
+    #[arg(long, requires = "description")]
     pub vcores: Option<u32>,
 }
 

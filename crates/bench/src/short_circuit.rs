@@ -28,7 +28,7 @@ pub struct ShortCircuitOptions {
     /// Reads per path.
     #[arg(long, default_value_t = 5)]
     pub trials: usize,
-    // Where the cluster keeps its state and its domain socket.
+    /// Where the cluster keeps its state and its domain socket.
     #[arg(skip)]
     pub base_dir: Option<PathBuf>,
 }

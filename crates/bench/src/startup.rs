@@ -21,7 +21,7 @@ pub struct StartupOptions {
     pub trials: usize,
     #[arg(long, default_value_t = 3)]
     pub datanodes: usize,
-    // Where each trial's cluster keeps its state (a fresh directory inside it).
+    /// Where each trial's cluster keeps its state (a fresh directory inside it).
     #[arg(skip)]
     pub base_dir: Option<PathBuf>,
 }

@@ -13,7 +13,6 @@
 //! of 3 DataNodes, replication 3) with the same rows, maps, reduces and trials, and the
 //! report compares the two; without it the report has no Hadoop column.
 
-use std::collections::BTreeMap;
 use std::fmt::Write;
 use std::path::PathBuf;
 use std::time::Instant;
@@ -25,6 +24,7 @@ use tusk_mapreduce::{run_local, JobSpec, LocalRunnerOptions};
 
 use crate::context::RunContext;
 use crate::error::{BenchError, Result};
+use crate::flags;
 use crate::hadoop::HadoopAnchor;
 use crate::process_cluster::ProcessCluster;
 use crate::stats;
@@ -35,27 +35,44 @@ pub const DEFAULT_ROWS: u64 = 10_000_000;
 /// Bytes per TeraGen row.
 pub const ROW_BYTES: u64 = 100;
 
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, Serialize, Deserialize, clap::Args)]
 #[serde(default)]
 pub struct TerasortOptions {
+    #[arg(long, default_value_t = DEFAULT_ROWS)]
     pub rows: u64,
-    /// TeraGen's maps (TeraSort's maps follow the input's blocks).
+    /// TeraGen's maps.
+    // TeraSort's maps follow the input's blocks.
+    #[arg(long, default_value_t = 2)]
     pub maps: u32,
+    #[arg(long, default_value_t = 2)]
     pub reduces: u32,
-    /// In-process job runner against a mini cluster instead of YARN processes.
+    /// Run the jobs in this process (local job runner on a mini cluster), not on YARN.
+    #[arg(long)]
     pub local: bool,
     /// The `tusk` binary (YARN mode).
+    #[arg(skip)]
     pub tusk_exe: PathBuf,
+    #[arg(long, default_value_t = 3)]
     pub datanodes: usize,
     /// Map and reduce attempts at once (local runner).
+    #[arg(skip = 2usize)]
     pub map_slots: usize,
+    #[arg(skip = 2usize)]
     pub reduce_slots: usize,
+    #[arg(long, default_value_t = 1)]
     pub trials: usize,
-    /// Set in every job (`-D` in YARN mode), e.g. `mapreduce.map.output.compress`.
-    pub conf: BTreeMap<String, String>,
+    /// Set in every job, e.g. mapreduce.map.output.compress=true (repeatable).
+    // `-D` in YARN mode.
+    #[arg(id = "job_conf", long = "job-conf", value_name = "KEY=VALUE", value_parser = flags::key_value)]
+    #[serde(with = "flags::pairs_as_map")]
+    pub conf: Vec<(String, String)>,
     /// Where the cluster and the runner's local files go (a fresh directory inside it).
+    #[arg(skip)]
     pub base_dir: Option<PathBuf>,
-    /// The Hadoop anchor's directory: also run Hadoop's `TeraRunner` in this run.
+    /// Also run real Hadoop 3.4.2 (the Hadoop anchor at ANCHOR_DIR, default
+    /// ../shared/anchors/hadoop) in this run and compare; without it, no Hadoop column.
+    // Runs Hadoop's `TeraRunner`.
+    #[arg(long, value_name = "ANCHOR_DIR", num_args = 0..=1, default_missing_value = crate::hadoop::DEFAULT_ANCHOR_DIR)]
     pub vs_hadoop: Option<PathBuf>,
 }
 
@@ -71,7 +88,7 @@ impl Default for TerasortOptions {
             map_slots: 2,
             reduce_slots: 2,
             trials: 1,
-            conf: BTreeMap::new(),
+            conf: Vec::new(),
             base_dir: None,
             vs_hadoop: None,
         }

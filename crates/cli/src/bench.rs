@@ -7,12 +7,13 @@ use std::time::Duration;
 use anyhow::Context;
 use clap::{Args, Subcommand};
 use serde::Serialize;
+use tusk_bench::flags::{duration, size};
 use tusk_bench::{
     advisor, am_heartbeats, dfsio, faults, heartbeat_sweep, heartbeats, interconnects, job_latency,
-    nnthroughput, replication, replication_links, same_jar, scheduling, startup, terasort,
+    nnthroughput, replication, replication_links, same_jar, scheduling, short_circuit, startup,
+    terasort,
 };
 use tusk_client::ReplicationMode;
-use tusk_common::config::{parse_duration, parse_size};
 use tusk_common::{Configuration, Shutdown};
 
 mod seeds;
@@ -22,27 +23,27 @@ pub enum BenchCommand {
     /// TestDFSIO: N files written at once, then read at once.
     Dfsio(DfsioArgs),
     /// Pipeline vs parallel vs adaptive replication: latency per file size, and throughput.
-    Replication(ReplicationArgs),
+    Replication(Measured<replication::ReplicationOptions>),
     /// The replication modes (and with --hadoop-classpath Hadoop's pipeline) on one
     /// testbed per link class, the client inside a node: latency per file size,
     /// concurrent writers, TeraGen (needs root).
     ReplicationLinks(ReplicationLinksArgs),
     /// Time from nothing to 1 NameNode + N DataNodes serving.
-    Startup(StartupArgs),
+    Startup(Measured<startup::StartupOptions>),
     /// NameNode throughput: sync vs async vs N threads.
-    Nnthroughput(NnArgs),
+    Nnthroughput(Measured<nnthroughput::NnThroughputOptions>),
     /// Heartbeat capacity with simulated DataNodes.
-    Heartbeats(HeartbeatArgs),
+    Heartbeats(Measured<heartbeats::HeartbeatOptions>),
     /// A ResourceManager process under N simulated Hadoop AMs heartbeating at once
     /// (AMRMTokens, request tables, releases): allocate latency, RM CPU and memory.
-    AmHeartbeats(AmHeartbeatArgs),
+    AmHeartbeats(Measured<am_heartbeats::AmHeartbeatOptions>),
     /// A tiny WordCount on YARN, submit to finished, per timing mode.
-    JobLatency(JobLatencyArgs),
+    JobLatency(Measured<job_latency::JobLatencyOptions>),
     /// The heartbeat study's six period cases: DFSIO and TeraSort job times, and the
     /// masters' heartbeat load and CPU, per case and timing mode (+ Hadoop's sweep).
     HeartbeatSweep(Box<HeartbeatSweepArgs>),
     /// TeraGen, TeraSort and TeraValidate timed (TeraValidate must find no errors).
-    Terasort(TerasortArgs),
+    Terasort(Measured<terasort::TerasortOptions>),
     /// The fault suite: each fault under a mixed load; nothing acknowledged may be lost.
     Faults(FaultsArgs),
     /// Status-aware scheduling: concurrent sort jobs on a testbed per policy (root).
@@ -55,64 +56,10 @@ pub enum BenchCommand {
     /// runs the reduced versions (about a quarter of an hour).
     Seeds(seeds::SeedsArgs),
     /// Short-circuit local reads against reads through the DataNode, same run.
-    ShortCircuit(ShortCircuitArgs),
+    ShortCircuit(Measured<short_circuit::ShortCircuitOptions>),
     /// Hadoop 3.4.2's examples jar, unmodified (WordCount, TeraGen, TeraSort), on Tusk's
     /// YARN + DFS and on Hadoop 3.4.2's own YARN + HDFS, interleaved in one run.
-    SameJar(SameJarArgs),
-}
-
-#[derive(Args)]
-pub struct SameJarArgs {
-    /// The classpath file `scripts/hadoop-classpath.sh` prints.
-    #[arg(long, value_name = "CLASSPATH_FILE")]
-    hadoop_classpath: PathBuf,
-    /// Trials of each job on each platform.
-    #[arg(long, default_value_t = 5)]
-    trials: usize,
-    /// WordCount's generated text (k/m/g suffixes).
-    #[arg(long, default_value = "32m", value_parser = size)]
-    wordcount_size: u64,
-    /// Rows (100 bytes) of TeraGen and TeraSort.
-    #[arg(long, default_value_t = 1_000_000)]
-    tera_rows: u64,
-    /// TeraGen's maps and TeraSort's reduces.
-    #[arg(long, default_value_t = 2)]
-    tera_tasks: u32,
-    /// What RandomWriter writes and Sort sorts (k/m/g suffixes).
-    #[arg(long, default_value = "64m", value_parser = size)]
-    sort_size: u64,
-    /// RandomWriter's maps and Sort's reduces.
-    #[arg(long, default_value_t = 2)]
-    sort_tasks: u32,
-    /// Loopback: DataNodes and NodeManagers of each platform.
-    #[arg(long, default_value_t = 1)]
-    nodes: usize,
-    /// Run both platforms on this testbed's nodes (root) instead of loopback: Hadoop's
-    /// daemons beside Tusk's, the job client in the client node.
-    #[arg(long)]
-    testbed: Option<PathBuf>,
-    /// With --testbed: replace the description's scale (link and volume rates x this).
-    #[arg(long, requires = "testbed")]
-    testbed_scale: Option<f64>,
-    /// With --testbed: replace every NodeManager's vcores.
-    #[arg(long, requires = "testbed")]
-    vcores: Option<u32>,
-    /// Both clusters' state and the job clients' logs (erased first).
-    #[arg(long, default_value = "/tmp/tusk-bench-same-jar")]
-    dir: PathBuf,
-    /// Set on Tusk's daemons, e.g. tusk.yarn.timing=classic (repeatable).
-    #[arg(long = "tusk-conf", value_name = "KEY=VALUE")]
-    tusk_conf: Vec<String>,
-    #[arg(long)]
-    json: Option<PathBuf>,
-}
-
-#[derive(Args)]
-pub struct ShortCircuitArgs {
-    #[command(flatten)]
-    options: tusk_bench::short_circuit::ShortCircuitOptions,
-    #[arg(long)]
-    json: Option<PathBuf>,
+    SameJar(Measured<same_jar::SameJarOptions>),
 }
 
 #[derive(Args)]
@@ -203,37 +150,18 @@ pub struct SchedulingArgs {
     json: Option<PathBuf>,
 }
 
+/// `tusk bench interconnects`: the study's options, its input size and where its report
+/// and charts go.
 #[derive(Args)]
 pub struct InterconnectsArgs {
-    /// Testbeds to run, LINK-STORAGE (default: all six): 1gige-hdd, 10gige-hdd,
-    /// ipoib-32g-hdd, 1gige-ssd, 10gige-ssd, ipoib-32g-ssd.
-    #[arg(long, value_delimiter = ',')]
-    profiles: Vec<interconnects::Profile>,
+    #[command(flatten)]
+    options: interconnects::InterconnectsOptions,
     /// Input of each job (k/m/g suffixes; default 256m, 16m with --quick).
     #[arg(long, value_parser = size)]
     size: Option<u64>,
     /// Tiny inputs: checks the harness end to end in minutes.
     #[arg(long)]
     quick: bool,
-    /// Jobs to run (default all): sort, wordcount, terasort.
-    #[arg(long, value_delimiter = ',')]
-    jobs: Vec<String>,
-    /// Maps of the input generators and reduces of the jobs.
-    #[arg(long, default_value_t = 4)]
-    tasks: u32,
-    /// The folder with the ic-*.toml descriptions.
-    #[arg(long, default_value = "testbeds")]
-    testbeds: PathBuf,
-    /// The testbed's state directory, reused profile after profile.
-    #[arg(long, default_value = "/tmp/tusk-bench-interconnects")]
-    dir: PathBuf,
-    /// Also run Apache Hadoop 3.4.2's examples on each testbed, from the jars this
-    /// classpath file lists (`scripts/hadoop-classpath.sh` prints one).
-    #[arg(long, value_name = "CLASSPATH_FILE")]
-    vs_hadoop: Option<PathBuf>,
-    /// Held (flock) while Hadoop's daemons run.
-    #[arg(long, default_value = "/run/tusk-hadoop-testbed.lock")]
-    hadoop_lock: PathBuf,
     #[arg(long)]
     json: Option<PathBuf>,
     /// Write one grouped-bar SVG per job here (interconnects-<job>.svg).
@@ -276,84 +204,35 @@ pub struct FaultsArgs {
     json: Option<PathBuf>,
 }
 
+/// An experiment's own options (`tusk_bench`'s `XxxOptions`, which derive the flags)
+/// and where its measurements go.
 #[derive(Args)]
-pub struct Common {
-    /// Measure an existing NameNode (Tusk's or Hadoop's) instead of a fresh mini cluster.
-    #[arg(long)]
-    fs: Option<String>,
+pub struct Measured<O: Args> {
+    #[command(flatten)]
+    options: O,
     /// Write every measurement as JSON here.
     #[arg(long)]
     json: Option<PathBuf>,
 }
 
+/// `tusk bench dfsio`: one run's options and the modes to run them in.
 #[derive(Args)]
 pub struct DfsioArgs {
-    #[arg(long, default_value_t = 4)]
-    files: usize,
-    /// Bytes per file (k/m/g suffixes).
-    #[arg(long, default_value = "128m", value_parser = size)]
-    size: u64,
-    #[arg(long, default_value_t = 3)]
-    replication: u16,
+    #[command(flatten)]
+    options: dfsio::DfsioOptions,
     /// pipeline, parallel or both.
     #[arg(long, default_value = "both")]
     mode: String,
-    #[arg(long, default_value_t = 3)]
-    datanodes: usize,
-    #[command(flatten)]
-    common: Common,
-}
-
-#[derive(Args)]
-pub struct ReplicationArgs {
-    #[command(flatten)]
-    options: replication::ReplicationOptions,
     /// Write every measurement as JSON here.
     #[arg(long)]
     json: Option<PathBuf>,
 }
 
+/// `tusk bench replication-links`: the study's options and where its charts and report go.
 #[derive(Args)]
 pub struct ReplicationLinksArgs {
-    /// Testbed descriptions, one per link class (comma-separated).
-    #[arg(
-        long = "testbed",
-        value_delimiter = ',',
-        default_value = "testbeds/repl-1gige.toml,testbeds/repl-10gige.toml,testbeds/repl-ipoib-32g.toml"
-    )]
-    testbeds: Vec<PathBuf>,
-    /// File sizes of the latency sweep on the real cluster (k/m/g suffixes): each testbed
-    /// writes them times its scale, the same I/O-bound time (docs/testbed.md).
-    #[arg(long, default_value = "1m,4m,16m,64m,128m,256m,512m", value_delimiter = ',', value_parser = size)]
-    sizes: Vec<u64>,
-    #[arg(long, default_value_t = 3)]
-    trials: usize,
-    #[arg(
-        long,
-        default_value = "pipeline,parallel,adaptive",
-        value_delimiter = ','
-    )]
-    modes: Vec<ReplicationMode>,
-    /// Concurrent writers of the throughput test.
-    #[arg(long, default_value_t = 4)]
-    writers: usize,
-    /// Bytes each concurrent writer writes (on the real cluster, like --sizes).
-    #[arg(long, default_value = "64m", value_parser = size)]
-    writer_size: u64,
-    /// TeraGen rows per job on the real cluster, like --sizes (0: no TeraGen).
-    #[arg(long, default_value_t = 1_000_000)]
-    teragen_rows: u64,
-    /// Write --sizes, --writer-size and --teragen-rows as given, not times the scale.
-    #[arg(long)]
-    unscaled_sizes: bool,
-    /// Where the testbeds are built (one directory per description).
-    #[arg(long, default_value = "/tmp/tusk-replication-links")]
-    dir: PathBuf,
-    /// Also run Hadoop 3.4.2's HDFS on each testbed (`scripts/hadoop-classpath.sh`
-    /// prints the file); run the whole command under `flock /run/tusk-hadoop-testbed.lock`
-    /// where other Hadoop testbeds may run.
-    #[arg(long)]
-    hadoop_classpath: Option<PathBuf>,
+    #[command(flatten)]
+    options: replication_links::ReplicationLinksOptions,
     /// One latency-vs-size SVG per link class: DIR/replication-links-<class>.svg.
     #[arg(long)]
     svg_dir: Option<PathBuf>,
@@ -361,40 +240,6 @@ pub struct ReplicationLinksArgs {
     /// --svg-dir.
     #[arg(long, value_name = "JSON", requires = "svg_dir")]
     render: Option<PathBuf>,
-    #[arg(long)]
-    json: Option<PathBuf>,
-}
-
-#[derive(Args)]
-pub struct StartupArgs {
-    #[command(flatten)]
-    options: startup::StartupOptions,
-    #[arg(long)]
-    json: Option<PathBuf>,
-}
-
-#[derive(Args)]
-pub struct NnArgs {
-    #[command(flatten)]
-    options: nnthroughput::NnThroughputOptions,
-    /// Write every measurement as JSON here.
-    #[arg(long)]
-    json: Option<PathBuf>,
-}
-
-#[derive(Args)]
-pub struct HeartbeatArgs {
-    #[command(flatten)]
-    options: heartbeats::HeartbeatOptions,
-    /// Write every measurement as JSON here.
-    #[arg(long)]
-    json: Option<PathBuf>,
-}
-
-#[derive(Args)]
-pub struct AmHeartbeatArgs {
-    #[command(flatten)]
-    options: am_heartbeats::AmHeartbeatOptions,
     #[arg(long)]
     json: Option<PathBuf>,
 }
@@ -416,69 +261,11 @@ pub struct AdvisorArgs {
     json: Option<PathBuf>,
 }
 
-#[derive(Args)]
-pub struct JobLatencyArgs {
-    #[command(flatten)]
-    options: job_latency::JobLatencyOptions,
-    #[arg(long)]
-    json: Option<PathBuf>,
-}
-
+/// `tusk bench heartbeat-sweep`: the sweep's options and where its report goes.
 #[derive(Args)]
 pub struct HeartbeatSweepArgs {
-    /// Cases 1..6 (the anchor's: DataNode s / AM ms / NodeManager ms = 3/1000/1000,
-    /// 3/200/200, 1/1000/1000, 1/1000/200, 1/200/1000, 1/200/200).
-    #[arg(long, default_value = "1,2,3,4,5,6", value_delimiter = ',')]
-    cases: Vec<u8>,
-    /// Timing modes: classic (Hadoop's) and event-driven (Tusk's).
-    #[arg(long, default_value = "classic,event-driven", value_delimiter = ',', value_parser = timing)]
-    timings: Vec<tusk_common::Timing>,
-    #[arg(long, default_value_t = 3)]
-    trials: usize,
-    /// TestDFSIO files (one map each).
-    #[arg(long, default_value_t = 4)]
-    files: u32,
-    /// MB per TestDFSIO file.
-    #[arg(long, default_value_t = 64)]
-    size_mb: u64,
-    /// TeraGen rows for TeraSort (0: no TeraSort).
-    #[arg(long, default_value_t = 1_000_000)]
-    tera_rows: u64,
-    #[arg(long, default_value_t = 4)]
-    tera_maps: u32,
-    #[arg(long, default_value_t = 1)]
-    tera_reduces: u32,
-    /// DataNodes and NodeManagers of `tusk local up`.
-    #[arg(long, default_value_t = 3)]
-    datanodes: usize,
-    /// Run on this testbed description instead of `tusk local up`.
-    #[arg(long)]
-    testbed: Option<PathBuf>,
-    /// Also run Hadoop 3.4.2's sweep (the anchor's HeartbeatSweep at ANCHOR_DIR, default
-    /// ../shared/anchors/hadoop) with the same cases and sizes.
-    #[arg(long, value_name = "ANCHOR_DIR", num_args = 0..=1, default_missing_value = tusk_bench::hadoop::DEFAULT_ANCHOR_DIR)]
-    vs_hadoop: Option<PathBuf>,
-    /// Hold this lock file while Hadoop's JVMs run.
-    #[arg(long)]
-    hadoop_lock: Option<PathBuf>,
-    /// Give up on one Hadoop (case, trial) after this long (the full sizes take longer
-    /// than the default on a busy 2-core host).
-    #[arg(long, default_value = "8m", value_parser = duration)]
-    hadoop_timeout: Duration,
-    /// Also run Hadoop 3.4.2's own MapReduce (TestDFSIO write/read, TeraGen, TeraSort) on
-    /// Tusk's daemons, each case on a fresh `tusk local up`: the classpath file
-    /// `scripts/hadoop-classpath.sh` prints.
-    #[arg(long, value_name = "CLASSPATH_FILE")]
-    hadoop_mapreduce: Option<PathBuf>,
-    /// The timings of Tusk's daemons that Hadoop's MapReduce runs on.
-    #[arg(long, default_value = "event-driven", value_delimiter = ',', value_parser = timing)]
-    hadoop_mapreduce_timings: Vec<tusk_common::Timing>,
-    /// The masters' link for the advisor check (e.g. 1Gbit).
-    #[arg(long, default_value = "1Gbit")]
-    master_link: String,
-    /// Where the clusters keep their state.
-    #[arg(long)]
-    dir: Option<PathBuf>,
+    #[command(flatten)]
+    options: heartbeat_sweep::SweepOptions,
     /// Write the charts (job-time-*.svg, cost.svg, cost-cpu.svg, advisor.svg) into this
     /// directory.
     #[arg(long)]
@@ -488,45 +275,6 @@ pub struct HeartbeatSweepArgs {
     from_json: Option<PathBuf>,
     #[arg(long)]
     json: Option<PathBuf>,
-}
-
-fn timing(text: &str) -> anyhow::Result<tusk_common::Timing> {
-    Ok(tusk_common::Timing::parse("--timings", text)?)
-}
-
-#[derive(Args)]
-pub struct TerasortArgs {
-    #[arg(long, default_value_t = 10_000_000)]
-    rows: u64,
-    /// TeraGen's maps.
-    #[arg(long, default_value_t = 2)]
-    maps: u32,
-    #[arg(long, default_value_t = 2)]
-    reduces: u32,
-    /// Run the jobs in this process (local job runner on a mini cluster), not on YARN.
-    #[arg(long)]
-    local: bool,
-    #[arg(long, default_value_t = 3)]
-    datanodes: usize,
-    #[arg(long, default_value_t = 1)]
-    trials: usize,
-    /// Set in every job, e.g. mapreduce.map.output.compress=true (repeatable).
-    #[arg(long = "job-conf", value_name = "KEY=VALUE")]
-    job_conf: Vec<String>,
-    /// Also run real Hadoop 3.4.2 (the Hadoop anchor at ANCHOR_DIR, default
-    /// ../shared/anchors/hadoop) in this run and compare; without it, no Hadoop column.
-    #[arg(long, value_name = "ANCHOR_DIR", num_args = 0..=1, default_missing_value = tusk_bench::hadoop::DEFAULT_ANCHOR_DIR)]
-    vs_hadoop: Option<PathBuf>,
-    #[arg(long)]
-    json: Option<PathBuf>,
-}
-
-fn size(s: &str) -> Result<u64, String> {
-    parse_size(s).ok_or_else(|| format!("not a size: {s}"))
-}
-
-fn duration(s: &str) -> Result<Duration, String> {
-    parse_duration(s, Duration::from_secs(1)).ok_or_else(|| format!("not a duration: {s}"))
 }
 
 /// The stop for the studies of this process (`tusk_bench::stop`), fired by the first
@@ -599,28 +347,20 @@ pub async fn run(conf: Configuration, which: BenchCommand) -> anyhow::Result<()>
             let mut reports = Vec::new();
             for mode in modes(&a.mode)? {
                 let report = dfsio::run(dfsio::DfsioOptions {
-                    files: a.files,
-                    file_size: a.size,
-                    replication: a.replication,
                     mode,
-                    fs: a.common.fs.clone(),
-                    datanodes: a.datanodes,
                     link_bits_per_sec,
-                    ..Default::default()
+                    ..a.options.clone()
                 })
                 .await?;
                 println!("{}", report.to_markdown());
                 reports.push(report);
             }
-            emit(&reports, String::new(), &a.common.json)
+            emit(&reports, String::new(), &a.json)
         }
-        BenchCommand::Replication(a) => {
-            let report = replication::run(replication::ReplicationOptions {
-                link_bits_per_sec,
-                ..a.options
-            })
-            .await?;
-            emit(&report, report.to_markdown(), &a.json)
+        BenchCommand::Replication(Measured { mut options, json }) => {
+            options.link_bits_per_sec = link_bits_per_sec;
+            let report = replication::run(options).await?;
+            emit(&report, report.to_markdown(), &json)
         }
         BenchCommand::ReplicationLinks(a) => {
             if let (Some(saved), Some(dir)) = (&a.render, &a.svg_dir) {
@@ -629,22 +369,14 @@ pub async fn run(conf: Configuration, which: BenchCommand) -> anyhow::Result<()>
                 let report = replication_links::SavedReport::from_json(&text)?;
                 return write_charts(dir, report.charts());
             }
-            let svg_dir = a.svg_dir.clone();
-            let json = a.json.clone();
-            let opts = replication_links::ReplicationLinksOptions {
-                testbeds: a.testbeds,
-                sizes: a.sizes,
-                scale_sizes: !a.unscaled_sizes,
-                trials: a.trials,
-                modes: a.modes,
-                writers: a.writers,
-                writer_bytes: a.writer_size,
-                teragen_rows: a.teragen_rows,
-                dir: a.dir,
-                tusk_exe: std::env::current_exe()?,
-                hadoop_classpath: a.hadoop_classpath,
-                stop: stop_on_signals()?,
-            };
+            let ReplicationLinksArgs {
+                options: mut opts,
+                svg_dir,
+                json,
+                ..
+            } = a;
+            opts.tusk_exe = std::env::current_exe()?;
+            opts.stop = stop_on_signals()?;
             let report =
                 tokio::task::spawn_blocking(move || replication_links::run(opts)).await??;
             if let Some(dir) = svg_dir {
@@ -653,69 +385,41 @@ pub async fn run(conf: Configuration, which: BenchCommand) -> anyhow::Result<()>
             emit(&report, report.to_markdown(), &json)?;
             stopped_early(report.partial)
         }
-        BenchCommand::ShortCircuit(a) => {
-            let report = tusk_bench::short_circuit::run(a.options).await?;
-            emit(&report, report.to_markdown(), &a.json)
+        BenchCommand::ShortCircuit(Measured { options, json }) => {
+            let report = tusk_bench::short_circuit::run(options).await?;
+            emit(&report, report.to_markdown(), &json)
         }
-        BenchCommand::SameJar(a) => {
-            let mut o = same_jar::SameJarOptions::new(
-                a.hadoop_classpath.canonicalize()?,
-                std::env::current_exe()?,
-            );
-            o.trials = a.trials;
-            o.wordcount_bytes = a.wordcount_size;
-            o.tera_rows = a.tera_rows;
-            o.tera_tasks = a.tera_tasks;
-            o.sort_bytes = a.sort_size;
-            o.sort_tasks = a.sort_tasks;
-            o.nodes = a.nodes;
-            o.testbed = a.testbed.map(|description| same_jar::SameJarTestbed {
-                description,
-                scale: a.testbed_scale,
-                vcores: a.vcores,
-            });
-            o.dir = a.dir;
-            job_conf(&a.tusk_conf)?;
-            o.tusk_conf = a.tusk_conf;
-            let report = same_jar::run(o).await?;
-            emit(&report, report.to_markdown(), &a.json)
+        BenchCommand::SameJar(Measured { mut options, json }) => {
+            job_conf(&options.tusk_conf)?;
+            options.classpath_file = options.classpath_file.canonicalize()?;
+            options.tusk_exe = std::env::current_exe()?;
+            let report = same_jar::run(options).await?;
+            emit(&report, report.to_markdown(), &json)
         }
-        BenchCommand::Startup(a) => {
-            let report = startup::run(a.options).await?;
-            emit(&report, report.to_markdown(), &a.json)
+        BenchCommand::Startup(Measured { options, json }) => {
+            let report = startup::run(options).await?;
+            emit(&report, report.to_markdown(), &json)
         }
-        BenchCommand::Nnthroughput(a) => {
-            let report = nnthroughput::run(nnthroughput::NnThroughputOptions {
-                tusk_exe: Some(std::env::current_exe()?),
-                ..a.options
-            })
-            .await?;
-            emit(&report, report.to_markdown(), &a.json)
+        BenchCommand::Nnthroughput(Measured { mut options, json }) => {
+            options.tusk_exe = Some(std::env::current_exe()?);
+            let report = nnthroughput::run(options).await?;
+            emit(&report, report.to_markdown(), &json)
         }
-        BenchCommand::Heartbeats(a) => {
-            let report = heartbeats::run(heartbeats::HeartbeatOptions {
-                tusk_exe: std::env::current_exe()?,
-                ..a.options
-            })
-            .await?;
-            emit(&report, report.to_markdown(), &a.json)
+        BenchCommand::Heartbeats(Measured { mut options, json }) => {
+            options.tusk_exe = std::env::current_exe()?;
+            let report = heartbeats::run(options).await?;
+            emit(&report, report.to_markdown(), &json)
         }
-        BenchCommand::AmHeartbeats(a) => {
-            job_conf(&a.options.rm_conf)?;
-            let report = am_heartbeats::run(am_heartbeats::AmHeartbeatOptions {
-                tusk_exe: std::env::current_exe()?,
-                ..a.options
-            })
-            .await?;
-            emit(&report, report.to_markdown(), &a.json)
+        BenchCommand::AmHeartbeats(Measured { mut options, json }) => {
+            job_conf(&options.rm_conf)?;
+            options.tusk_exe = std::env::current_exe()?;
+            let report = am_heartbeats::run(options).await?;
+            emit(&report, report.to_markdown(), &json)
         }
-        BenchCommand::JobLatency(a) => {
-            let report = job_latency::run(job_latency::JobLatencyOptions {
-                tusk_exe: std::env::current_exe()?,
-                ..a.options
-            })
-            .await?;
-            emit(&report, report.to_markdown(), &a.json)
+        BenchCommand::JobLatency(Measured { mut options, json }) => {
+            options.tusk_exe = std::env::current_exe()?;
+            let report = job_latency::run(options).await?;
+            emit(&report, report.to_markdown(), &json)
         }
         BenchCommand::HeartbeatSweep(a) if a.from_json.is_some() => {
             let path = a.from_json.as_ref().expect("guarded");
@@ -731,50 +435,27 @@ pub async fn run(conf: Configuration, which: BenchCommand) -> anyhow::Result<()>
             Ok(())
         }
         BenchCommand::HeartbeatSweep(a) => {
-            let mut opts = heartbeat_sweep::SweepOptions::new(std::env::current_exe()?);
-            opts.cases = a.cases;
-            opts.timings = a.timings;
-            opts.trials = a.trials;
-            opts.dfsio_files = a.files;
-            opts.dfsio_mb = a.size_mb;
-            opts.tera_rows = a.tera_rows;
-            opts.tera_maps = a.tera_maps;
-            opts.tera_reduces = a.tera_reduces;
-            opts.datanodes = a.datanodes;
-            opts.testbed = a.testbed;
-            opts.vs_hadoop = a.vs_hadoop;
-            opts.hadoop_lock = a.hadoop_lock;
-            opts.hadoop_timeout_secs = a.hadoop_timeout.as_secs().max(1);
-            opts.hadoop_mapreduce = a.hadoop_mapreduce;
-            opts.hadoop_mapreduce_timings = a.hadoop_mapreduce_timings;
-            opts.base_dir = a.dir;
-            opts.master_link_bytes_per_sec = advisor::parse_bandwidth(&a.master_link)?;
-            opts.stop = stop_on_signals()?;
-            let report = heartbeat_sweep::run(opts).await?;
-            if let Some(dir) = &a.charts {
+            let HeartbeatSweepArgs {
+                mut options,
+                charts,
+                json,
+                ..
+            } = *a;
+            options.tusk_exe = std::env::current_exe()?;
+            options.stop = stop_on_signals()?;
+            let report = heartbeat_sweep::run(options).await?;
+            if let Some(dir) = &charts {
                 for path in report.write_charts(dir)? {
                     eprintln!("wrote {}", path.display());
                 }
             }
-            emit(&report, report.to_markdown(), &a.json)?;
+            emit(&report, report.to_markdown(), &json)?;
             stopped_early(report.partial)
         }
-        BenchCommand::Terasort(a) => {
-            let conf = job_conf(&a.job_conf)?;
-            let report = terasort::run(terasort::TerasortOptions {
-                rows: a.rows,
-                maps: a.maps,
-                reduces: a.reduces,
-                local: a.local,
-                datanodes: a.datanodes,
-                trials: a.trials,
-                conf,
-                tusk_exe: std::env::current_exe()?,
-                vs_hadoop: a.vs_hadoop,
-                ..Default::default()
-            })
-            .await?;
-            emit(&report, report.to_markdown(), &a.json)
+        BenchCommand::Terasort(Measured { mut options, json }) => {
+            options.tusk_exe = std::env::current_exe()?;
+            let report = terasort::run(options).await?;
+            emit(&report, report.to_markdown(), &json)
         }
         BenchCommand::Faults(a) => run_faults(a).await,
         BenchCommand::Scheduling(a) if a.simulate => run_simulated_scheduling(a),
@@ -860,41 +541,15 @@ fn job_conf(words: &[String]) -> anyhow::Result<std::collections::BTreeMap<Strin
 }
 
 async fn run_interconnects(a: InterconnectsArgs) -> anyhow::Result<()> {
-    let d = interconnects::InterconnectsOptions::default();
-    let workloads = a
-        .jobs
-        .iter()
-        .map(|j| {
-            interconnects::Workload::ALL
-                .into_iter()
-                .find(|w| w.name().eq_ignore_ascii_case(j))
-                .with_context(|| format!("--jobs {j}: one of sort, wordcount, terasort"))
-        })
-        .collect::<anyhow::Result<Vec<_>>>()?;
-    let report = interconnects::run(interconnects::InterconnectsOptions {
-        tusk_exe: std::env::current_exe()?,
-        testbeds: a.testbeds,
-        profiles: if a.profiles.is_empty() {
-            d.profiles
-        } else {
-            a.profiles
-        },
-        workloads: if workloads.is_empty() {
-            d.workloads
-        } else {
-            workloads
-        },
-        input_bytes: a
-            .size
-            .unwrap_or(if a.quick { 16 << 20 } else { d.input_bytes }),
-        tasks: a.tasks,
-        dir: a.dir,
-        hadoop_classpath: a.vs_hadoop.map(|p| p.canonicalize()).transpose()?,
-        hadoop_lock: a.hadoop_lock,
-        checkpoint: a.json.clone(),
-        stop: stop_on_signals()?,
-    })
-    .await?;
+    let mut o = a.options;
+    o.tusk_exe = std::env::current_exe()?;
+    o.input_bytes = a
+        .size
+        .unwrap_or(if a.quick { 16 << 20 } else { o.input_bytes });
+    o.hadoop_classpath = o.hadoop_classpath.map(|p| p.canonicalize()).transpose()?;
+    o.checkpoint = a.json.clone();
+    o.stop = stop_on_signals()?;
+    let report = interconnects::run(o).await?;
     if let Some(dir) = &a.charts {
         std::fs::create_dir_all(dir)?;
         for (workload, chart) in report.charts() {
