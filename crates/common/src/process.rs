@@ -3,10 +3,12 @@
 //! group, its parent, ending a set of them with a grace period, and whether this
 //! process runs as root. Over rustix, without `unsafe`.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 pub use rustix::process::Signal;
 use rustix::process::{kill_process, kill_process_group, Pid};
+
+use crate::wait::wait_for_blocking;
 
 /// Whether `pid` is running: it exists and is not a zombie.
 pub fn alive(pid: u32) -> bool {
@@ -54,10 +56,9 @@ pub fn stop_all(pids: &[u32], grace: Duration) -> Vec<u32> {
     for &pid in pids {
         signal(pid, Signal::TERM);
     }
-    let deadline = Instant::now() + grace;
-    while pids.iter().any(|&p| alive(p)) && Instant::now() < deadline {
-        std::thread::sleep(Duration::from_millis(10));
-    }
+    let all_gone = || !pids.iter().any(|&p| alive(p));
+    // Those still running after `grace` are killed below.
+    let _ = wait_for_blocking("the processes to stop", grace, all_gone);
     let killed: Vec<u32> = pids.iter().copied().filter(|&p| alive(p)).collect();
     for &pid in &killed {
         signal(pid, Signal::KILL);

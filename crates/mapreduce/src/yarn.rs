@@ -268,9 +268,10 @@ pub async fn run_task_container(
             run_reduce_polling(spec.clone(), num_maps, &staging, dfs.clone(), registry).await
         }
     };
-    let now = crate::task::report::now_ms();
-    let report =
-        report.unwrap_or_else(|e| TaskReport::failed(spec.attempt, &spec.host, now, e.to_string()));
+    let report = report.unwrap_or_else(|e| {
+        let now = crate::task::report::now_ms();
+        TaskReport::failed(spec.attempt, &spec.host, now, e.to_string())
+    });
     write_json(&dfs, &staging.report(attempt), &report).await?;
     Ok(report)
 }

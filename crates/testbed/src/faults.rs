@@ -2,9 +2,10 @@
 //! volumes, stop, kill or restart one of its processes.
 
 use std::path::PathBuf;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use tusk_common::process::{self, alive, Signal};
+use tusk_common::wait::wait_for_blocking;
 
 use crate::error::{Result, TestbedError};
 use crate::net;
@@ -61,18 +62,14 @@ impl Testbed {
     pub fn stop_process(&self, node: &str, role: &str, kill: bool) -> Result<()> {
         let pid = self.pid_of(node, role)?;
         process::signal(pid, if kill { Signal::KILL } else { Signal::TERM });
-        let deadline = Instant::now() + Duration::from_secs(30);
-        while alive(pid) {
-            if Instant::now() > deadline {
-                return Err(TestbedError::Timeout {
-                    what: format!("{role} on {node} (pid {pid}) stopping"),
-                    secs: 30,
-                    hint: "try the kill variant".into(),
-                });
-            }
-            std::thread::sleep(Duration::from_millis(10));
-        }
-        Ok(())
+        wait_for_blocking("the process to stop", Duration::from_secs(30), || {
+            !alive(pid)
+        })
+        .map_err(|_| TestbedError::Timeout {
+            what: format!("{role} on {node} (pid {pid}) stopping"),
+            secs: 30,
+            hint: "try the kill variant".into(),
+        })
     }
 
     /// Starts the node's `role` again with the command it first ran with; returns its pid.
