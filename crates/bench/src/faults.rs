@@ -32,6 +32,7 @@ use std::time::{Duration, Instant};
 use serde::Serialize;
 use tusk_client::{DfsClient, ReplicationMode};
 use tusk_common::process::{self, Signal};
+use tusk_common::progress::Progress;
 use tusk_common::Shutdown;
 
 use crate::error::{BenchError, Result};
@@ -275,20 +276,24 @@ pub async fn run(options: FaultsOptions) -> Result<FaultsReport> {
     };
     let mut rows = Vec::new();
     let mut partial = false;
+    let progress = Progress::steps("faults", options.faults.len() as u64);
     'faults: for fault in options.faults.clone() {
         let modes: Vec<Vec<ReplicationMode>> = match fault.as_str() {
             "datanode-kill" => options.modes.iter().map(|m| vec![*m]).collect(),
             _ => vec![suite.load.modes.clone()],
         };
+        progress.set_message(fault.clone());
         for m in modes {
             let Some(row) = unless_stopped(&options.stop, suite.one(&fault, m)).await? else {
                 partial = true;
                 break 'faults;
             };
-            eprintln!("{}", row_markdown(&row));
+            progress.println(row_markdown(&row));
             rows.push(row);
         }
+        progress.advance(1);
     }
+    progress.finish();
     suite.cluster.stop();
     let place = match &cluster_options.testbed {
         Some(name) => format!("tusk processes in the nodes of testbed {name}"),

@@ -50,6 +50,7 @@ use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 use tusk_client::DfsClient;
+use tusk_common::progress::Progress;
 use tusk_common::{Shutdown, Timing};
 use tusk_mapreduce::history::{read_history, JobHistory, DEFAULT_HISTORY_DIR};
 
@@ -507,6 +508,16 @@ fn run_blocking(
     let mut hadoop = Vec::new();
     let mut hadoop_failures = Vec::new();
     let mut partial = false;
+    let per_case = opts.timings.len()
+        + opts
+            .hadoop_mapreduce
+            .as_ref()
+            .map_or(0, |_| opts.hadoop_mapreduce_timings.len())
+        + usize::from(anchor.is_some());
+    let progress = Progress::steps(
+        "heartbeat sweep",
+        (opts.trials * cases.len() * per_case) as u64,
+    );
     'sweep: for trial in 0..opts.trials {
         for periods in rotated(&cases, trial) {
             let hadoop_mr = match opts.hadoop_mapreduce {
@@ -527,6 +538,11 @@ fn run_blocking(
                     .path()
                     .join(format!("t{trial}-c{}-{name}", periods.case));
                 tracing::info!(trial, case = periods.case, %timing, ?mapreduce, "heartbeat sweep run");
+                progress.set_message(format!(
+                    "trial {}, case {}, {name}",
+                    trial + 1,
+                    periods.case
+                ));
                 // Each run's cluster is down again when run_tusk returns.
                 let run = || run_tusk(&opts, periods, timing, mapreduce, trial, &dir, handle);
                 match run_unless_stopped(&opts.stop, run)? {
@@ -536,6 +552,7 @@ fn run_blocking(
                         break 'sweep;
                     }
                 }
+                progress.advance(1);
             }
             if opts.stop.is_triggered() {
                 partial = true;
@@ -546,6 +563,11 @@ fn run_blocking(
                     .path()
                     .join(format!("t{trial}-c{}-hadoop", periods.case));
                 // One failed Hadoop JVM costs its row, not the sweep's other results.
+                progress.set_message(format!(
+                    "trial {}, case {}, hadoop",
+                    trial + 1,
+                    periods.case
+                ));
                 match run_hadoop(&opts, anchor, periods, trial, &dir) {
                     Ok(run) => hadoop.push(run),
                     Err(e) => {
@@ -553,9 +575,11 @@ fn run_blocking(
                         hadoop_failures.push(format!("case {} trial {trial}: {e}", periods.case));
                     }
                 }
+                progress.advance(1);
             }
         }
     }
+    progress.finish();
     let hadoop_mr_timings = match opts.hadoop_mapreduce {
         Some(_) => opts.hadoop_mapreduce_timings.as_slice(),
         None => &[],

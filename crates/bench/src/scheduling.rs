@@ -31,6 +31,7 @@ use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 use tusk_client::DfsClient;
+use tusk_common::progress::Progress;
 use tusk_common::status::DiskSignal;
 use tusk_common::Shutdown;
 use tusk_mapreduce::history::{read_history, JobHistory, SpeculationSummary, DEFAULT_HISTORY_DIR};
@@ -449,16 +450,21 @@ pub async fn run(opts: SchedulingOptions) -> Result<SchedulingReport> {
     let mut samples = vec![Vec::new(); rows];
     let rounds = (0..opts.repeat)
         .flat_map(|round| round_order(n, round).into_iter().map(move |i| (round, i)));
+    let progress = Progress::steps("scheduling", (opts.repeat * rows) as u64);
     'rounds: for (round, i) in rounds.take_while(|_| !partial) {
         let policy = &opts.policies[i];
         for (e, &engine) in engines.iter().enumerate() {
-            eprintln!(
+            let now = format!(
                 "round {} of {}: {} ({})",
                 round + 1,
                 opts.repeat,
                 policy.name,
                 engine.name()
             );
+            progress.set_message(now.clone());
+            if !progress.is_drawn() {
+                eprintln!("{now}");
+            }
             let mut defines = policy.defines();
             defines.extend(opts.rm_conf.iter().map(|(k, v)| format!("{k}={v}")));
             let label = format!("{}-{round}-{}", policy.name, engine.name());
@@ -490,8 +496,10 @@ pub async fn run(opts: SchedulingOptions) -> Result<SchedulingReport> {
             samples[row].extend(sampled);
             records[row].extend(jobs);
             let _ = dfs.delete(OUTPUT_DIR, true).await;
+            progress.advance(1);
         }
     }
+    progress.finish();
     if partial {
         eprintln!("stopped: the rounds that finished are kept; tearing the testbed down");
     }

@@ -6,12 +6,14 @@
 
 mod spec;
 
+use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context};
 use clap::{Args, Subcommand};
 use tusk_client::{ClientOptions, CreateOptions, DfsClient};
+use tusk_common::progress::Progress;
 use tusk_common::Configuration;
 use tusk_mapreduce::history::{
     history_job_id, history_path, JobHistory, DEFAULT_HISTORY_DIR, HISTORY_DIR_KEY,
@@ -184,14 +186,23 @@ async fn run_job(mut conf: Configuration, args: RunArgs, wait: bool) -> anyhow::
             Duration::from_millis(1),
         )?,
     };
+    // On a terminal the `map x% reduce y%` lines become a bar; piped, they are printed.
+    let bar = Progress::phases("job", if has_reduces { 200 } else { 100 });
+    let lines = !(bar.is_drawn() && std::io::stdout().is_terminal());
     let report = yarn::wait(&app, &options.rm_addr, wait, |r| {
         let line = progress_line(r, has_reduces);
         if line != last {
-            println!("{line}");
+            let (map, reduce) = phase_percents(r, has_reduces);
+            bar.set_position(map + reduce);
+            bar.set_message(line.trim());
+            if lines {
+                println!("{line}");
+            }
             last = line;
         }
     })
     .await?;
+    bar.finish();
     let outcome = outcome_of(&report);
     println!(
         "Job {job_id} {outcome} in {:.3} s",
@@ -291,16 +302,22 @@ fn progress_line(r: &y::ApplicationReport, has_reduces: bool) -> String {
     if !matches!(r.state(), AppRunning | AppFinished) {
         return state_name(r);
     }
+    let (map, reduce) = phase_percents(r, has_reduces);
+    format!(" map {map}% reduce {reduce}%")
+}
+
+/// The map and reduce phases' whole percentages (the AM's progress counts maps as the
+/// first half when the job has reduces).
+fn phase_percents(r: &y::ApplicationReport, has_reduces: bool) -> (u64, u64) {
     let p = f64::from(r.progress).clamp(0.0, 1.0);
     let (map, reduce) = if has_reduces {
         ((p * 2.0).min(1.0), (p * 2.0 - 1.0).max(0.0))
     } else {
         (p, 0.0)
     };
-    format!(
-        " map {:.0}% reduce {:.0}%",
-        (map * 100.0).floor(),
-        (reduce * 100.0).floor()
+    (
+        (map * 100.0).floor() as u64,
+        (reduce * 100.0).floor() as u64,
     )
 }
 

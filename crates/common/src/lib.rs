@@ -5,6 +5,7 @@
 //!   from TOML and overridden by `-D key=value`, with typed getters.
 //! - `status`: samples disk utilisation, network rates and CPU from `/proc` for heartbeats.
 //! - `shutdown`: a cloneable shutdown signal handed to every server.
+//! - `progress`: progress bars for long work (copies, jobs, studies), drawn on a terminal only.
 //! - `process`: processes by pid: alive, signals, parents, stopping a set, root or not.
 //! - `metrics`: [`Metrics`], a daemon's Prometheus registry (`/metrics`).
 //! - `logging`: [`init_logging`] and the log filter `/logLevel` changes at run time.
@@ -22,6 +23,7 @@ pub mod error;
 pub mod logging;
 pub mod metrics;
 pub mod process;
+pub mod progress;
 pub mod shutdown;
 pub mod status;
 pub mod storage_lock;

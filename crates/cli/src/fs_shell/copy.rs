@@ -168,6 +168,7 @@ impl Shell {
         self.write_through_temp(
             &mut Source::Cluster(Box::new(r)),
             src,
+            Some(status.length),
             target,
             options.direct,
         )

@@ -12,6 +12,7 @@ use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
 use tusk_client::{CreateOptions, FileStatus};
+use tusk_common::progress::Progress;
 
 use super::{describe, io_message, sources_and_destination, Shell};
 
@@ -46,6 +47,7 @@ fn copy_flags(args: &[String]) -> Result<(CopyFlags, Vec<String>), String> {
 
 /// A local file's status as Hadoop's `RawLocalFileSystem` gives it to `-put -p`.
 struct LocalStatus {
+    size: u64,
     mtime: u64,
     atime: u64,
     mode: u16,
@@ -57,6 +59,7 @@ impl LocalStatus {
     fn of(meta: &std::fs::Metadata) -> LocalStatus {
         let millis = |secs: i64, nanos: i64| (secs * 1000 + nanos / 1_000_000).max(0) as u64;
         LocalStatus {
+            size: meta.len(),
             mtime: millis(meta.mtime(), meta.mtime_nsec()),
             atime: millis(meta.atime(), meta.atime_nsec()),
             mode: (meta.mode() & 0o1777) as u16,
@@ -215,7 +218,8 @@ impl Shell {
             (Box::new(file), Some(LocalStatus::of(&meta)))
         };
         let mut source = Source::Local(input);
-        self.write_through_temp(&mut source, src, target, flags.direct)
+        let size = local.as_ref().map(|l| l.size);
+        self.write_through_temp(&mut source, src, size, target, flags.direct)
             .await?;
         match local {
             Some(l) if flags.preserve => self.preserve_from_local(target, &l).await,
@@ -244,10 +248,12 @@ impl Shell {
     /// Writes `source` to `target` through `<target>._COPYING_` (to `target` itself
     /// when `direct`). A failure after the file was created deletes it, as Hadoop's
     /// `TargetFileSystem` does: nothing half-written stays, and its lease ends with it.
+    /// A source of `size` bytes shows its progress on a terminal.
     pub(super) async fn write_through_temp(
         &self,
         source: &mut Source,
         src_shown: &str,
+        size: Option<u64>,
         target: &str,
         direct: bool,
     ) -> Result<(), String> {
@@ -265,6 +271,7 @@ impl Shell {
             .create(&written, create)
             .await
             .map_err(|e| describe(target, &e))?;
+        let progress = Progress::bytes(src_shown, size);
         let copied = async {
             let mut buf = vec![0u8; 1 << 20];
             loop {
@@ -273,6 +280,7 @@ impl Shell {
                     break;
                 }
                 w.write(&buf[..n]).await.map_err(|e| describe(target, &e))?;
+                progress.advance(n as u64);
             }
             w.close().await.map_err(|e| describe(target, &e))?;
             if !direct {
@@ -364,6 +372,7 @@ impl Shell {
             PathBuf::from(name)
         };
         let local_err = |e: std::io::Error| format!("`{}': {}", target.display(), io_message(&e));
+        let progress = Progress::bytes(src, Some(status.length));
         let copied = async {
             let mut out = std::fs::File::create(&written).map_err(local_err)?;
             let mut buf = vec![0u8; 1 << 20];
@@ -373,6 +382,7 @@ impl Shell {
                     break;
                 }
                 out.write_all(&buf[..n]).map_err(local_err)?;
+                progress.advance(n as u64);
             }
             drop(out);
             if written != target {
