@@ -22,10 +22,8 @@ async fn main() -> anyhow::Result<()> {
     let get = |k: &str| flags.get(k).map(String::as_str);
     let (markdown, json) = match name.as_str() {
         "dfsio" => {
-            let mut o = dfsio::DfsioOptions {
-                fs: get("fs").map(Into::into),
-                ..Default::default()
-            };
+            let mut o = dfsio::DfsioOptions::default();
+            o.target.fs = get("fs").map(Into::into);
             if let Some(m) = get("mode") {
                 o.mode = m.parse().map_err(anyhow::Error::msg)?;
             }
@@ -39,10 +37,8 @@ async fn main() -> anyhow::Result<()> {
             (r.to_markdown(), serde_json::to_string_pretty(&r)?)
         }
         "replication" => {
-            let mut o = replication::ReplicationOptions {
-                fs: get("fs").map(Into::into),
-                ..Default::default()
-            };
+            let mut o = replication::ReplicationOptions::default();
+            o.target.fs = get("fs").map(Into::into);
             if let Some(n) = get("trials") {
                 o.trials = n.parse()?;
             }

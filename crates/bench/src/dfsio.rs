@@ -4,7 +4,6 @@
 //! sum of per-file times), "Average IO rate mb/sec" (mean of per-file MB/s) and "IO rate
 //! std deviation".
 
-use std::path::PathBuf;
 use std::time::Instant;
 
 use serde::{Deserialize, Serialize};
@@ -16,7 +15,7 @@ use crate::file_io::{read_and_verify, write_file};
 use crate::flags;
 use crate::pattern::FilePattern;
 use crate::stats;
-use crate::target::{run_dir, ClusterTarget};
+use crate::target::{run_dir, ClusterTarget, TargetOptions};
 use crate::{mb, MB};
 
 #[derive(Clone, Debug, Serialize, Deserialize, clap::Args)]
@@ -36,20 +35,10 @@ pub struct DfsioOptions {
     /// Bytes per `write` call and per verified read chunk.
     #[arg(skip = MB as usize)]
     pub buffer_size: usize,
-    // DataNodes of the mini cluster.
-    #[arg(long, default_value_t = 3)]
-    pub datanodes: usize,
-    /// Measure an existing NameNode (Tusk's or Hadoop's) instead of a fresh mini cluster.
-    // `hdfs://host:port`; without it a mini cluster is started.
-    #[arg(long)]
-    pub fs: Option<String>,
-    /// Where the mini cluster keeps its state (a fresh directory inside it).
-    #[arg(skip)]
-    pub base_dir: Option<PathBuf>,
-    /// `tusk.node.link.bits-per-sec` of the host the clients run on (0 = unknown: an
-    /// `adaptive` client measures its link from the blocks it writes).
-    #[arg(skip)]
-    pub link_bits_per_sec: u64,
+    /// The cluster measured.
+    #[command(flatten)]
+    #[serde(flatten)]
+    pub target: TargetOptions,
 }
 
 impl Default for DfsioOptions {
@@ -60,10 +49,7 @@ impl Default for DfsioOptions {
             replication: 3,
             mode: ReplicationMode::Pipeline,
             buffer_size: MB as usize,
-            fs: None,
-            datanodes: 3,
-            base_dir: None,
-            link_bits_per_sec: 0,
+            target: TargetOptions::default(),
         }
     }
 }
@@ -159,10 +145,7 @@ impl DfsioReport {
 /// Runs the write phase, then the read phase, then deletes the files.
 pub async fn run(opts: DfsioOptions) -> Result<DfsioReport> {
     validate(&opts)?;
-    let mut target =
-        ClusterTarget::connect(opts.fs.as_deref(), opts.datanodes, opts.base_dir.as_deref())
-            .await?;
-    target.set_client_link(opts.link_bits_per_sec);
+    let target = opts.target.connect().await?;
     let result = run_on(&target, &opts).await;
     target.shutdown().await;
     let (context, write, read) = result?;

@@ -138,7 +138,7 @@ mod tests {
         ]);
         assert_eq!(o.sizes, vec![1 << 20, 2048]);
         assert_eq!(o.modes, vec![tusk_client::ReplicationMode::Parallel]);
-        assert_eq!(o.fs.as_deref(), Some("hdfs://nn:8020"));
+        assert_eq!(o.target.fs.as_deref(), Some("hdfs://nn:8020"));
 
         let o: nnthroughput::NnThroughputOptions = parse(&[
             "--op",

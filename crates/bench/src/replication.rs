@@ -4,8 +4,6 @@
 //! modes, and the mode that goes first alternates from trial to trial, so drift on a
 //! shared machine hits both alike.
 
-use std::path::PathBuf;
-
 use serde::{Deserialize, Serialize};
 use tusk_client::adaptive::BlockReplication;
 use tusk_client::{DfsClient, ReplicationMode};
@@ -16,7 +14,7 @@ use crate::file_io::{read_and_verify, write_file, write_file_with_modes};
 use crate::flags;
 use crate::pattern::FilePattern;
 use crate::stats;
-use crate::target::{run_dir, ClusterTarget};
+use crate::target::{run_dir, ClusterTarget, TargetOptions};
 use crate::{mb, MB};
 
 #[derive(Clone, Debug, Serialize, Deserialize, clap::Args)]
@@ -39,19 +37,10 @@ pub struct ReplicationOptions {
     /// Bytes per `write` call and per verified read chunk.
     #[arg(skip = MB as usize)]
     pub buffer_size: usize,
-    // DataNodes of the mini cluster.
-    #[arg(long, default_value_t = 3)]
-    pub datanodes: usize,
-    /// Measure an existing NameNode (Tusk's or Hadoop's) instead of a fresh mini cluster.
-    #[arg(long)]
-    pub fs: Option<String>,
-    /// Where the mini cluster keeps its state (a fresh directory inside it).
-    #[arg(skip)]
-    pub base_dir: Option<PathBuf>,
-    /// `tusk.node.link.bits-per-sec` of the host the clients run on (0 = unknown: an
-    /// `adaptive` client measures its link from the blocks it writes).
-    #[arg(skip)]
-    pub link_bits_per_sec: u64,
+    /// The cluster measured.
+    #[command(flatten)]
+    #[serde(flatten)]
+    pub target: TargetOptions,
 }
 
 impl Default for ReplicationOptions {
@@ -66,10 +55,7 @@ impl Default for ReplicationOptions {
             ],
             replication: 3,
             buffer_size: MB as usize,
-            fs: None,
-            datanodes: 3,
-            base_dir: None,
-            link_bits_per_sec: 0,
+            target: TargetOptions::default(),
         }
     }
 }
@@ -166,10 +152,7 @@ pub async fn run(opts: ReplicationOptions) -> Result<ReplicationReport> {
             "need at least one size, one mode, one trial and a buffer".into(),
         ));
     }
-    let mut target =
-        ClusterTarget::connect(opts.fs.as_deref(), opts.datanodes, opts.base_dir.as_deref())
-            .await?;
-    target.set_client_link(opts.link_bits_per_sec);
+    let target = opts.target.connect().await?;
     let result = run_on(&target, &opts).await;
     target.shutdown().await;
     let (context, results) = result?;

@@ -1,12 +1,56 @@
 //! The cluster under test: a fresh in-process [`MiniCluster`] or an external NameNode.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
+use serde::{Deserialize, Serialize};
 use tusk_client::{ClientOptions, DfsClient, ReplicationMode};
 use tusk_cluster::MiniCluster;
 use tusk_common::Configuration;
 
 use crate::error::{BenchError, Result};
+
+/// Which cluster a benchmark measures, as its flags say: a fresh mini cluster or an
+/// existing NameNode.
+#[derive(Clone, Debug, Serialize, Deserialize, clap::Args)]
+#[serde(default)]
+pub struct TargetOptions {
+    // DataNodes of the mini cluster.
+    #[arg(long, default_value_t = 3)]
+    pub datanodes: usize,
+    /// Measure an existing NameNode (Tusk's or Hadoop's) instead of a fresh mini cluster.
+    // `hdfs://host:port`; without it a mini cluster is started.
+    #[arg(long)]
+    pub fs: Option<String>,
+    /// Where the mini cluster keeps its state (a fresh directory inside it).
+    #[arg(skip)]
+    pub base_dir: Option<PathBuf>,
+    /// `tusk.node.link.bits-per-sec` of the host the clients run on (0 = unknown: an
+    /// `adaptive` client measures its link from the blocks it writes).
+    #[arg(skip)]
+    pub link_bits_per_sec: u64,
+}
+
+impl Default for TargetOptions {
+    fn default() -> Self {
+        TargetOptions {
+            datanodes: 3,
+            fs: None,
+            base_dir: None,
+            link_bits_per_sec: 0,
+        }
+    }
+}
+
+impl TargetOptions {
+    /// The cluster these options name, its clients told their host's link.
+    pub async fn connect(&self) -> Result<ClusterTarget> {
+        let mut target =
+            ClusterTarget::connect(self.fs.as_deref(), self.datanodes, self.base_dir.as_deref())
+                .await?;
+        target.set_client_link(self.link_bits_per_sec);
+        Ok(target)
+    }
+}
 
 /// Where a benchmark's files go, and the clients that reach it.
 pub struct ClusterTarget {
@@ -91,7 +135,7 @@ impl ClusterTarget {
     }
 
     /// The clients' `tusk.node.link.bits-per-sec` (0 leaves it unset).
-    pub fn set_client_link(&mut self, bits_per_sec: u64) {
+    fn set_client_link(&mut self, bits_per_sec: u64) {
         if bits_per_sec > 0 {
             self.conf
                 .set("tusk.node.link.bits-per-sec", bits_per_sec.to_string());

@@ -346,19 +346,19 @@ pub async fn run(conf: Configuration, which: BenchCommand) -> anyhow::Result<()>
         BenchCommand::Dfsio(a) => {
             let mut reports = Vec::new();
             for mode in modes(&a.mode)? {
-                let report = dfsio::run(dfsio::DfsioOptions {
+                let mut options = dfsio::DfsioOptions {
                     mode,
-                    link_bits_per_sec,
                     ..a.options.clone()
-                })
-                .await?;
+                };
+                options.target.link_bits_per_sec = link_bits_per_sec;
+                let report = dfsio::run(options).await?;
                 println!("{}", report.to_markdown());
                 reports.push(report);
             }
             emit(&reports, String::new(), &a.json)
         }
         BenchCommand::Replication(Measured { mut options, json }) => {
-            options.link_bits_per_sec = link_bits_per_sec;
+            options.target.link_bits_per_sec = link_bits_per_sec;
             let report = replication::run(options).await?;
             emit(&report, report.to_markdown(), &json)
         }
