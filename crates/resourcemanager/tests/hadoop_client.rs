@@ -612,24 +612,31 @@ async fn unknown_ids_and_unsupported_calls_get_hadoops_exceptions() -> Result<()
     Ok(())
 }
 
-#[tokio::test]
-async fn a_restarted_resourcemanager_launches_a_hadoop_am_hadoop_style_again_when_no_node_reports_it(
-) -> Result<()> {
-    let store = tempfile::tempdir()?;
-    let mut cluster = start_with(
-        &[
-            recovery_conf(store.path()).as_slice(),
-            &[("yarn.nm.liveness-monitor.expiry-interval-ms", "1000")],
-        ]
-        .concat(),
-    )
-    .await?;
+/// A recovering cluster (`conf` on top, its state store in `store`) that launched a
+/// Hadoop application's AM on node `n1`, then had its ResourceManager restarted: the
+/// cluster and the AM's first launch.
+async fn restarted_after_an_am_launch(
+    store: &std::path::Path,
+    conf: &[(&str, &str)],
+) -> Result<(MiniCluster, y::ContainerToLaunch)> {
+    let mut cluster = start_with(&[recovery_conf(store).as_slice(), conf].concat()).await?;
     let tracker = client(&cluster, RESOURCE_TRACKER_PROTOCOL);
     register_node(&tracker, "n1").await?;
     submit_hadoop_app(&hadoop(&cluster), "default").await?;
     let first = next_launch(&tracker, "n1").await?;
-
     restart_resourcemanager(&mut cluster).await?;
+    Ok((cluster, first))
+}
+
+#[tokio::test]
+async fn a_restarted_resourcemanager_launches_a_hadoop_am_hadoop_style_again_when_no_node_reports_it(
+) -> Result<()> {
+    let store = tempfile::tempdir()?;
+    let (cluster, first) = restarted_after_an_am_launch(
+        store.path(),
+        &[("yarn.nm.liveness-monitor.expiry-interval-ms", "1000")],
+    )
+    .await?;
     // The new ResourceManager does not know the node until it registers again; the node
     // does not report the AM's container, so once the expiry interval has passed the
     // AM is taken as lost and a new attempt launched.
@@ -852,22 +859,14 @@ async fn a_hadoop_am_registers_allocates_and_finishes_with_its_am_rm_token() -> 
 #[tokio::test]
 async fn without_work_preserving_recovery_a_restart_starts_a_new_attempt_at_once() -> Result<()> {
     let store = tempfile::tempdir()?;
-    let mut cluster = start_with(
-        &[
-            recovery_conf(store.path()).as_slice(),
-            &[(
-                "yarn.resourcemanager.work-preserving-recovery.enabled",
-                "false",
-            )],
-        ]
-        .concat(),
+    let (cluster, first) = restarted_after_an_am_launch(
+        store.path(),
+        &[(
+            "yarn.resourcemanager.work-preserving-recovery.enabled",
+            "false",
+        )],
     )
     .await?;
-    let tracker = client(&cluster, RESOURCE_TRACKER_PROTOCOL);
-    register_node(&tracker, "n1").await?;
-    submit_hadoop_app(&hadoop(&cluster), "default").await?;
-    let first = next_launch(&tracker, "n1").await?;
-    restart_resourcemanager(&mut cluster).await?;
     let tracker = client(&cluster, RESOURCE_TRACKER_PROTOCOL);
     let am = first.container_id.clone();
     let am_running = y::NodeContainerStatus {

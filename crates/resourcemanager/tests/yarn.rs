@@ -213,6 +213,23 @@ async fn start_container(c: &y::Container, app: &str, script: &str) -> Result<()
     Ok(())
 }
 
+/// A one-node event-driven cluster (`conf` on top) running application `name`, whose
+/// AM got one container of `memory_mb` and started `script` in it.
+async fn one_container(
+    conf: &[(&str, &str)],
+    name: &str,
+    memory_mb: u64,
+    script: &str,
+) -> Result<(MiniCluster, String, ApplicationMasterClient, y::Container)> {
+    let cluster = start_yarn(Timing::EventDriven, conf, &[("n", 1024)]).await?;
+    let (app, am) = running_am(cluster.yarn(), name).await?;
+    let c = ask_for(&am, vec![ask(1, memory_mb, &[], 1)], 1)
+        .await?
+        .remove(0);
+    start_container(&c, &app, script).await?;
+    Ok((cluster, app, am, c))
+}
+
 #[tokio::test]
 async fn am_container_runs_and_its_exit_status_is_reported() -> Result<()> {
     for timing in [Timing::EventDriven, Timing::Classic] {
@@ -427,13 +444,10 @@ async fn classic_allocations_wait_for_a_heartbeat_event_driven_ones_do_not() -> 
 
 #[tokio::test]
 async fn a_container_over_its_memory_is_killed() -> Result<()> {
-    let cluster = start_yarn(Timing::EventDriven, &[], &[("n", 1024)]).await?;
-    let rm = cluster.yarn();
-    let (app, am) = running_am(rm, "hog").await?;
-    let c = ask_for(&am, vec![ask(1, 64, &[], 1)], 1).await?.remove(0);
-    start_container(
-        &c,
-        &app,
+    let (_cluster, _app, am, c) = one_container(
+        &[],
+        "hog",
+        64,
         "a=$(head -c 100000000 /dev/zero | tr '\\0' x); sleep 60",
     )
     .await?;
@@ -458,18 +472,10 @@ async fn a_container_over_its_memory_is_killed() -> Result<()> {
 /// minute here) still reports its peak RSS: the kernel's, read when it is reaped.
 #[tokio::test]
 async fn a_short_container_reports_its_peak_rss() -> Result<()> {
-    let cluster = start_yarn(
-        Timing::EventDriven,
+    let (_cluster, _app, am, c) = one_container(
         &[("yarn.nodemanager.container-monitor.interval-ms", "60000")],
-        &[("n", 1024)],
-    )
-    .await?;
-    let rm = cluster.yarn();
-    let (app, am) = running_am(rm, "short").await?;
-    let c = ask_for(&am, vec![ask(1, 128, &[], 1)], 1).await?.remove(0);
-    start_container(
-        &c,
-        &app,
+        "short",
+        128,
         "a=$(head -c 24000000 /dev/zero | tr '\\0' x); exit 0",
     )
     .await?;
@@ -676,16 +682,14 @@ async fn map_output_dir_is_given_to_task_containers() -> Result<()> {
 
 #[tokio::test]
 async fn an_unregistered_application_finishes_and_is_cleaned_up() -> Result<()> {
-    let cluster = start_yarn(
-        Timing::EventDriven,
+    let (cluster, app, am, _c) = one_container(
         &[("tusk.yarn.am.finish-grace-ms", "200")],
-        &[("n", 1024)],
+        "done",
+        64,
+        "sleep 60",
     )
     .await?;
     let rm = cluster.yarn();
-    let (app, am) = running_am(rm, "done").await?;
-    let c = ask_for(&am, vec![ask(1, 64, &[], 1)], 1).await?.remove(0);
-    start_container(&c, &app, "sleep 60").await?;
     am.allocate(y::AllocateRequest {
         progress: 0.5,
         ..Default::default()
