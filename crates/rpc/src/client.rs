@@ -48,6 +48,10 @@ pub struct RpcClientOptions {
     /// clients do); `None`: SIMPLE, as `user`. Under a token the server takes the
     /// connection's user from the token and `user` is not sent.
     pub token: Option<TokenProto>,
+    /// Authenticate with the Kerberos ticket of the default credential cache (SASL
+    /// `KERBEROS`), as a Hadoop client with `hadoop.security.authentication=kerberos`;
+    /// a token, when given, is used instead.
+    pub kerberos: bool,
 }
 
 /// Hadoop's connect retry (`Client.Connection.setupConnection`): each failed connect
@@ -111,6 +115,7 @@ impl Default for RpcClientOptions {
             connect_timeout: Duration::from_secs(20),
             connect_retry: ConnectRetry::default(),
             token: None,
+            kerberos: false,
         }
     }
 }
@@ -334,15 +339,17 @@ impl RpcClient {
         let _ = stream.set_nodelay(true);
         let (mut rd, mut wr) = stream.into_split();
         let token = self.options.token.as_ref();
-        let auth = if token.is_some() {
+        let auth = if token.is_some() || self.options.kerberos {
             frame::AUTH_SASL
         } else {
             frame::AUTH_NONE
         };
         wr.write_all(&frame::preamble(auth)).await?;
+        let header = self.request_header(frame::SASL_CALL_ID);
         if let Some(token) = token {
-            let header = self.request_header(frame::SASL_CALL_ID);
             sasl::authenticate(&mut rd, &mut wr, &header, token).await?;
+        } else if self.options.kerberos {
+            sasl::authenticate_kerberos(&mut rd, &mut wr, &header).await?;
         }
         let mut hello = BytesMut::new();
         let context = IpcConnectionContextProto {

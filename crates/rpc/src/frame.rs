@@ -28,6 +28,8 @@ pub const SASL_CALL_ID: i32 = -33;
 pub const SASL_TOKEN: &str = "TOKEN";
 pub const SASL_SIMPLE: &str = "SIMPLE";
 pub const SASL_DIGEST_MD5: &str = "DIGEST-MD5";
+pub const SASL_KERBEROS: &str = "KERBEROS";
+pub const SASL_GSSAPI: &str = "GSSAPI";
 /// Largest frame a client accepts (Hadoop's `ipc.maximum.response.length`); servers
 /// take theirs from `ipc.maximum.data.length` (same default).
 pub const MAX_FRAME: usize = 128 << 20;

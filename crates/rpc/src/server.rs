@@ -31,7 +31,8 @@ use tusk_proto::common::{
 pub use limits::{RpcServerOptions, RpcServerStats, CONNECTION_BUFFER};
 pub use metrics::RpcMetrics;
 pub use replay::Served;
-use sasl::{SaslSession, SaslStep, TokenAuth};
+use sasl::{SaslSession, SaslStep, ServerAuth};
+use tusk_security::kerberos::ServiceCredentials;
 use tusk_security::TokenAuthority;
 
 use crate::error::{RemoteException, RpcError};
@@ -57,8 +58,8 @@ pub struct RpcServer {
     limits: Arc<Limits>,
     /// Per-method timings, when the daemon keeps metrics.
     metrics: Option<Arc<RpcMetrics>>,
-    /// How clients authenticate with tokens; `None`: SIMPLE only.
-    token_auth: Option<Arc<TokenAuth>>,
+    /// How clients authenticate (tokens, Kerberos); `None`: SIMPLE only.
+    auth: Option<Arc<ServerAuth>>,
 }
 
 impl RpcServer {
@@ -69,7 +70,7 @@ impl RpcServer {
             durability: None,
             limits: Arc::new(Limits::new(RpcServerOptions::default())),
             metrics: None,
-            token_auth: None,
+            auth: None,
         }
     }
 
@@ -78,8 +79,26 @@ impl RpcServer {
     /// beside it unless every protocol served requires a token
     /// ([`RpcService::requires_token`]); then a SIMPLE client is refused at once.
     pub fn with_token_authority(mut self, authority: Arc<dyn TokenAuthority>) -> Self {
-        let simple = !self.services.iter().all(|(_, s)| s.requires_token());
-        self.token_auth = Some(Arc::new(TokenAuth { authority, simple }));
+        let kerberos = self.auth.as_ref().and_then(|a| a.kerberos.clone());
+        let simple = kerberos.is_none() && !self.services.iter().all(|(_, s)| s.requires_token());
+        self.auth = Some(Arc::new(ServerAuth {
+            tokens: Some(authority),
+            kerberos,
+            simple,
+        }));
+        self
+    }
+
+    /// Lets clients authenticate with Kerberos tickets for `credentials`' principal
+    /// (SASL `KERBEROS`, GSSAPI), as a Hadoop server with
+    /// `hadoop.security.authentication=kerberos` does; SIMPLE is no longer offered.
+    pub fn with_kerberos(mut self, credentials: Arc<ServiceCredentials>) -> Self {
+        let tokens = self.auth.as_ref().and_then(|a| a.tokens.clone());
+        self.auth = Some(Arc::new(ServerAuth {
+            tokens,
+            kerberos: Some(credentials),
+            simple: false,
+        }));
         self
     }
 
@@ -309,8 +328,9 @@ impl RpcServer {
             held: VecDeque::new(),
             watermark: self.durability.as_ref().map(|d| d.watermark()),
             read_at: Instant::now(),
-            sasl: SaslSession::new(self.token_auth.clone()),
+            sasl: SaslSession::new(self.auth.clone()),
             token: None,
+            principal: None,
         }
     }
 
@@ -382,7 +402,7 @@ impl RpcServer {
             return Ok(());
         };
         if service.requires_token() && ctx.token.is_none() {
-            let err = match &self.token_auth {
+            let err = match &self.auth {
                 Some(auth) => auth.not_enabled("SIMPLE"),
                 None => RemoteException::of(
                     crate::HadoopException::AccessControl,
@@ -448,6 +468,8 @@ struct ConnectionState {
     sasl: SaslSession,
     /// The token identifier the client authenticated with; `None` for SIMPLE.
     token: Option<Bytes>,
+    /// The Kerberos principal the client authenticated as.
+    principal: Option<String>,
 }
 
 impl ConnectionState {
@@ -557,6 +579,16 @@ impl ConnectionState {
                 self.token = Some(identifier);
                 reply
             }
+            SaslStep::Kerberos {
+                reply,
+                principal,
+                user,
+            } => {
+                debug!(peer = %self.peer, %principal, "Kerberos authentication succeeded");
+                self.user = Arc::from(user);
+                self.principal = Some(principal);
+                reply
+            }
             SaslStep::Refused(err) => {
                 debug!(peer = %self.peer, error = %err, "SASL authentication failed");
                 self.fatal_sasl_reply(&err);
@@ -581,6 +613,20 @@ impl ConnectionState {
         let claimed = ctx.user_info.and_then(|u| u.effective_user);
         self.protocol = ctx.protocol;
         self.header_done = true;
+        if let Some(principal) = &self.principal {
+            // Hadoop's client names the principal; a short name is taken as well.
+            return match claimed {
+                Some(claimed) if claimed != *principal && claimed != *self.user => {
+                    let err = RemoteException::of(
+                        crate::HadoopException::AccessControl,
+                        format!("User: {principal} is not allowed to impersonate {claimed}"),
+                    );
+                    self.fatal_sasl_reply(&err);
+                    false
+                }
+                _ => true,
+            };
+        }
         if self.token.is_none() {
             self.user = Arc::from(claimed.as_deref().unwrap_or("unknown"));
             return true;

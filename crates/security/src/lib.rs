@@ -9,6 +9,10 @@
 //! - `digest_md5`: SASL DIGEST-MD5 (`auth`) over a token, server and client: the
 //!   DataNode's data-connection handshake over a block token, and Hadoop RPC's `TOKEN`
 //!   auth.
+//! - `kdc`: [`kdc::Kdc`], a throwaway realm on a real MIT KDC for tests and a secure
+//!   local cluster.
+//! - `kerberos`: Kerberos principals, a service's keytab credentials and both sides of
+//!   SASL GSSAPI (Hadoop RPC's `KERBEROS` method), over the system's GSS-API library.
 //! - `token_authority`: [`TokenAuthority`], what an RPC server checks a token
 //!   identifier against (a secret manager's password and the token's user).
 //! - `error`: [`BlockTokenError`], [`SaslError`], [`InvalidToken`],
@@ -27,6 +31,8 @@ pub mod credentials;
 pub mod digest_md5;
 pub mod error;
 pub mod job_token;
+pub mod kdc;
+pub mod kerberos;
 pub mod proxy_users;
 pub mod token_authority;
 pub mod writable;

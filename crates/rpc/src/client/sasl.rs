@@ -1,7 +1,11 @@
-//! The client side of SASL `TOKEN` auth, as Hadoop's `SaslRpcClient` runs it: NEGOTIATE,
-//! pick the server's `TOKEN`/DIGEST-MD5 offer, answer its challenge in INITIATE (naming
-//! the offer without its challenge), and check the `rspauth` the server's SUCCESS
-//! carries. Runs on the fresh socket before the connection's reader and writer start.
+//! The client side of SASL, as Hadoop's `SaslRpcClient` runs it, on the fresh socket
+//! before the connection's reader and writer start.
+//! - `TOKEN`: NEGOTIATE, pick the server's `TOKEN`/DIGEST-MD5 offer, answer its
+//!   challenge in INITIATE (naming the offer without its challenge), and check the
+//!   `rspauth` the server's SUCCESS carries.
+//! - `KERBEROS`: NEGOTIATE, pick the `KERBEROS`/GSSAPI offer, send the first GSS token
+//!   in INITIATE and answer each CHALLENGE in a RESPONSE until SUCCESS, with the ticket
+//!   of the default credential cache (`kinit`'s).
 
 use bytes::BytesMut;
 use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt};
@@ -9,9 +13,98 @@ use tusk_proto::common::rpc_response_header_proto::RpcStatusProto;
 use tusk_proto::common::rpc_sasl_proto::{SaslAuth, SaslState};
 use tusk_proto::common::{RpcRequestHeaderProto, RpcResponseHeaderProto, RpcSaslProto, TokenProto};
 use tusk_security::digest_md5::DigestMd5Client;
+use tusk_security::kerberos::GssapiClient;
 
 use crate::error::{RemoteException, RpcError};
-use crate::frame::{self, sasl_message, SASL_DIGEST_MD5, SASL_TOKEN};
+use crate::frame::{self, sasl_message, SASL_DIGEST_MD5, SASL_GSSAPI, SASL_KERBEROS, SASL_TOKEN};
+
+/// Authenticates with the Kerberos ticket of the default credential cache; `header`
+/// is the request header for the SASL call id.
+pub(super) async fn authenticate_kerberos<R, W>(
+    rd: &mut R,
+    wr: &mut W,
+    header: &RpcRequestHeaderProto,
+) -> Result<(), RpcError>
+where
+    R: AsyncRead + Unpin,
+    W: AsyncWrite + Unpin,
+{
+    let offer = negotiate(rd, wr, header, SASL_KERBEROS, SASL_GSSAPI).await?;
+    let failed = |e: tusk_security::kerberos::KerberosError| {
+        RpcError::Protocol(format!("GSS initiate failed: {e}"))
+    };
+    let (protocol, server_id) = (offer.protocol().to_string(), offer.server_id().to_string());
+    // The first token asks the KDC for a service ticket: a blocking call.
+    let (mut client, first) = tokio::task::spawn_blocking(move || {
+        let mut client = GssapiClient::new(&protocol, &server_id)?;
+        let first = client.start()?;
+        Ok((client, first))
+    })
+    .await
+    .map_err(|e| RpcError::Protocol(format!("GSS initiate failed: {e}")))?
+    .map_err(failed)?;
+    let chosen = SaslAuth {
+        challenge: None,
+        ..offer
+    };
+    send(
+        wr,
+        header,
+        sasl_message(SaslState::Initiate, Some(first.into()), vec![chosen]),
+    )
+    .await?;
+    loop {
+        let reply = receive(rd).await?;
+        match reply.state() {
+            SaslState::Success => return Ok(()),
+            SaslState::Challenge => {
+                let answer = client.respond(reply.token()).map_err(failed)?;
+                send(
+                    wr,
+                    header,
+                    sasl_message(SaslState::Response, Some(answer.into()), vec![]),
+                )
+                .await?;
+            }
+            other => {
+                return Err(RpcError::Protocol(format!(
+                    "unexpected SASL {other:?} during GSSAPI"
+                )))
+            }
+        }
+    }
+}
+
+/// Sends NEGOTIATE and picks the server's offer of `method`/`mechanism`.
+async fn negotiate<R, W>(
+    rd: &mut R,
+    wr: &mut W,
+    header: &RpcRequestHeaderProto,
+    method: &str,
+    mechanism: &str,
+) -> Result<SaslAuth, RpcError>
+where
+    R: AsyncRead + Unpin,
+    W: AsyncWrite + Unpin,
+{
+    send(wr, header, sasl_message(SaslState::Negotiate, None, vec![])).await?;
+    let offer = receive(rd).await?;
+    if offer.state() != SaslState::Negotiate {
+        return Err(RpcError::Protocol(format!(
+            "server answered NEGOTIATE with {:?}: it takes no {method}",
+            offer.state()
+        )));
+    }
+    offer
+        .auths
+        .iter()
+        .find(|a| a.method == method && a.mechanism == mechanism)
+        .cloned()
+        .ok_or_else(|| {
+            let methods: Vec<&str> = offer.auths.iter().map(|a| a.method.as_str()).collect();
+            RpcError::Protocol(format!("Client cannot authenticate via:{methods:?}"))
+        })
+}
 
 /// Authenticates with `token`; `header` is the request header for the SASL call id.
 pub(super) async fn authenticate<R, W>(
@@ -24,24 +117,7 @@ where
     R: AsyncRead + Unpin,
     W: AsyncWrite + Unpin,
 {
-    send(wr, header, sasl_message(SaslState::Negotiate, None, vec![])).await?;
-    let offer = receive(rd).await?;
-    if offer.state() != SaslState::Negotiate {
-        return Err(RpcError::Protocol(format!(
-            "server answered NEGOTIATE with {:?}: it takes no tokens",
-            offer.state()
-        )));
-    }
-    let Some(auth) = offer
-        .auths
-        .iter()
-        .find(|a| a.method == SASL_TOKEN && a.mechanism == SASL_DIGEST_MD5)
-    else {
-        let methods: Vec<&str> = offer.auths.iter().map(|a| a.method.as_str()).collect();
-        return Err(RpcError::Protocol(format!(
-            "Client cannot authenticate via:{methods:?}"
-        )));
-    };
+    let auth = &negotiate(rd, wr, header, SASL_TOKEN, SASL_DIGEST_MD5).await?;
     let mut client = DigestMd5Client::for_token(
         auth.protocol(),
         auth.server_id(),

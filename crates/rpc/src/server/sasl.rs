@@ -1,13 +1,16 @@
 //! SASL on one connection, as Hadoop's `Server.Connection` negotiates it.
 //!
-//! A server without a token authority is SIMPLE-only: NEGOTIATE gets SUCCESS at once and
-//! a SIMPLE client's INITIATE gets no reply. A server given a [`TokenAuthority`] offers
-//! `TOKEN` (DIGEST-MD5, protocol `""`, server id `default`), with the first challenge in
-//! its NEGOTIATE reply, and also SIMPLE unless every protocol it serves requires a
-//! token. The client's INITIATE carries its response; a right one gets SUCCESS with
-//! `rspauth`, and the connection runs as the token's user. Every refusal is a FATAL
-//! reply on the SASL call id followed by the connection's end, with the exception
-//! Hadoop's server sends.
+//! A server with neither tokens nor Kerberos is SIMPLE-only: NEGOTIATE gets SUCCESS at
+//! once and a SIMPLE client's INITIATE gets no reply. A server given a
+//! [`TokenAuthority`] offers `TOKEN` (DIGEST-MD5, protocol `""`, server id `default`),
+//! with the first challenge in its NEGOTIATE reply; one given Kerberos credentials
+//! offers `KERBEROS` (GSSAPI, protocol and server id the service principal's primary
+//! and instance); SIMPLE is offered beside them only without Kerberos and unless every
+//! protocol served requires a token. A right TOKEN response gets SUCCESS with
+//! `rspauth`, and the connection runs as the token's user; a completed GSSAPI exchange
+//! gets SUCCESS and the connection runs as the principal's short name. Every refusal
+//! is a FATAL reply on the SASL call id followed by the connection's end, with the
+//! exception Hadoop's server sends.
 
 use std::sync::Arc;
 
@@ -15,27 +18,43 @@ use bytes::Bytes;
 use tusk_proto::common::rpc_sasl_proto::{SaslAuth, SaslState};
 use tusk_proto::common::RpcSaslProto;
 use tusk_security::digest_md5::{self, DigestMd5Server};
+use tusk_security::kerberos::{GssapiServer, GssapiStep, Principal, ServiceCredentials};
 use tusk_security::{SaslError, TokenAuthority, TokenGrant};
 
 use crate::error::{RemoteException, RpcError};
-use crate::frame::{sasl_message, SASL_DIGEST_MD5, SASL_SIMPLE, SASL_TOKEN};
+use crate::frame::{
+    sasl_message, SASL_DIGEST_MD5, SASL_GSSAPI, SASL_KERBEROS, SASL_SIMPLE, SASL_TOKEN,
+};
 use crate::HadoopException;
 
-/// How a server takes tokens: set once, shared by its connections.
-pub(crate) struct TokenAuth {
-    pub(crate) authority: Arc<dyn TokenAuthority>,
-    /// Whether SIMPLE is offered beside TOKEN (some protocol served takes no token).
+/// How a server's clients authenticate: set once, shared by its connections.
+#[derive(Default)]
+pub(crate) struct ServerAuth {
+    /// Checks `TOKEN` clients' tokens; `None`: TOKEN is not offered.
+    pub(crate) tokens: Option<Arc<dyn TokenAuthority>>,
+    /// The service's Kerberos identity; `None`: KERBEROS is not offered.
+    pub(crate) kerberos: Option<Arc<ServiceCredentials>>,
+    /// Whether SIMPLE is offered beside them.
     pub(crate) simple: bool,
 }
 
-impl TokenAuth {
+impl ServerAuth {
+    /// Whether anything but SIMPLE is offered (a SASL negotiation happens).
+    pub(crate) fn negotiates(&self) -> bool {
+        self.tokens.is_some() || self.kerberos.is_some()
+    }
+
     /// Hadoop's list of enabled methods, as its messages print it.
-    fn available(&self) -> &'static str {
-        if self.simple {
-            "[TOKEN, SIMPLE]"
-        } else {
-            "[TOKEN]"
-        }
+    fn available(&self) -> String {
+        let methods: Vec<&str> = [
+            self.tokens.as_ref().map(|_| SASL_TOKEN),
+            self.kerberos.as_ref().map(|_| SASL_KERBEROS),
+            self.simple.then_some(SASL_SIMPLE),
+        ]
+        .into_iter()
+        .flatten()
+        .collect();
+        format!("[{}]", methods.join(", "))
     }
 
     /// The refusal of a client that wants `method`, which is not offered.
@@ -63,25 +82,35 @@ pub(crate) enum SaslStep {
         grant: TokenGrant,
         identifier: Bytes,
     },
+    /// The client holds a Kerberos ticket of `principal`: send `reply` (SUCCESS), and
+    /// run the connection as `user`, the principal's short name.
+    Kerberos {
+        reply: RpcSaslProto,
+        principal: String,
+        user: String,
+    },
     /// Send this exception as a FATAL reply and close the connection.
     Refused(RemoteException),
 }
 
 /// One connection's side of the negotiation.
 pub(crate) struct SaslSession {
-    /// The server's token auth; `None` on a SIMPLE-only server.
-    auth: Option<Arc<TokenAuth>>,
-    /// The exchange whose challenge was sent, waiting for the client's response.
+    /// The server's methods; `None` on a SIMPLE-only server.
+    auth: Option<Arc<ServerAuth>>,
+    /// The DIGEST-MD5 exchange whose challenge was sent, waiting for the response.
     exchange: Option<DigestMd5Server>,
+    /// The GSSAPI exchange under way.
+    gssapi: Option<GssapiServer>,
     /// SUCCESS was sent (or SIMPLE chosen): no more negotiation.
     done: bool,
 }
 
 impl SaslSession {
-    pub(crate) fn new(auth: Option<Arc<TokenAuth>>) -> Self {
+    pub(crate) fn new(auth: Option<Arc<ServerAuth>>) -> Self {
         SaslSession {
-            auth,
+            auth: auth.filter(|a| a.negotiates()),
             exchange: None,
+            gssapi: None,
             done: false,
         }
     }
@@ -109,6 +138,7 @@ impl SaslSession {
         match msg.state() {
             SaslState::Negotiate => Ok(SaslStep::Reply(self.negotiate(&auth))),
             SaslState::Initiate => self.initiate(&auth, msg),
+            SaslState::Response if self.gssapi.is_some() => Ok(self.gssapi_step(&auth, msg)),
             SaslState::Response => Ok(self.response(&auth, msg)),
             other => Err(RpcError::Protocol(format!(
                 "unexpected SASL state {other:?}"
@@ -117,13 +147,21 @@ impl SaslSession {
     }
 
     /// The methods offered, TOKEN first with its challenge (Hadoop sends it at once to
-    /// save a round trip).
-    fn negotiate(&mut self, auth: &TokenAuth) -> RpcSaslProto {
-        let exchange = DigestMd5Server::new(digest_md5::RPC_PROTOCOL, digest_md5::RPC_SERVER_ID);
-        let mut auths = vec![SaslAuth {
-            challenge: Some(exchange.challenge().into()),
-            ..token_auth()
-        }];
+    /// save a round trip), then KERBEROS.
+    fn negotiate(&mut self, auth: &ServerAuth) -> RpcSaslProto {
+        let mut auths = Vec::new();
+        if auth.tokens.is_some() {
+            let exchange =
+                DigestMd5Server::new(digest_md5::RPC_PROTOCOL, digest_md5::RPC_SERVER_ID);
+            auths.push(SaslAuth {
+                challenge: Some(exchange.challenge().into()),
+                ..token_auth()
+            });
+            self.exchange = Some(exchange);
+        }
+        if let Some(kerberos) = &auth.kerberos {
+            auths.push(kerberos_auth(&kerberos.principal));
+        }
         if auth.simple {
             auths.push(SaslAuth {
                 method: SASL_SIMPLE.into(),
@@ -133,11 +171,10 @@ impl SaslSession {
                 challenge: None,
             });
         }
-        self.exchange = Some(exchange);
         sasl_message(SaslState::Negotiate, None, auths)
     }
 
-    fn initiate(&mut self, auth: &TokenAuth, msg: &RpcSaslProto) -> Result<SaslStep, RpcError> {
+    fn initiate(&mut self, auth: &ServerAuth, msg: &RpcSaslProto) -> Result<SaslStep, RpcError> {
         let [chosen] = msg.auths.as_slice() else {
             return Ok(SaslStep::Refused(RemoteException::of(
                 HadoopException::Sasl,
@@ -148,7 +185,21 @@ impl SaslSession {
             self.done = true;
             return Ok(SaslStep::Silent);
         }
-        if *chosen != token_auth() {
+        if let Some(kerberos) = auth
+            .kerberos
+            .as_ref()
+            .filter(|_| chosen.method == SASL_KERBEROS)
+        {
+            if *chosen != kerberos_auth(&kerberos.principal) {
+                return Ok(SaslStep::Refused(RemoteException::of(
+                    HadoopException::Sasl,
+                    "Client mechanism is malformed",
+                )));
+            }
+            self.gssapi = Some(GssapiServer::new(kerberos));
+            return Ok(self.gssapi_step(auth, msg));
+        }
+        if auth.tokens.is_none() || *chosen != token_auth() {
             return Ok(SaslStep::Refused(auth.not_enabled(&chosen.method)));
         }
         if self.exchange.is_none() {
@@ -166,8 +217,50 @@ impl SaslSession {
         Ok(self.response(auth, msg))
     }
 
+    /// One token of the client's GSSAPI exchange.
+    fn gssapi_step(&mut self, auth: &ServerAuth, msg: &RpcSaslProto) -> SaslStep {
+        let (Some(exchange), Some(kerberos)) = (self.gssapi.as_mut(), auth.kerberos.as_ref())
+        else {
+            return SaslStep::Refused(RemoteException::of(
+                HadoopException::Sasl,
+                "GSS initiate failed: no exchange under way",
+            ));
+        };
+        let step = exchange
+            .step(msg.token.as_deref().unwrap_or_default())
+            .and_then(|step| match step {
+                GssapiStep::Challenge(token) => Ok(SaslStep::Reply(sasl_message(
+                    SaslState::Challenge,
+                    Some(token.into()),
+                    vec![],
+                ))),
+                GssapiStep::Authenticated { principal } => {
+                    let user =
+                        Principal::parse(&principal)?.short_name(&kerberos.principal.realm)?;
+                    Ok(SaslStep::Kerberos {
+                        reply: sasl_message(SaslState::Success, None, vec![]),
+                        principal,
+                        user,
+                    })
+                }
+            });
+        match step {
+            Ok(step) => {
+                if matches!(step, SaslStep::Kerberos { .. }) {
+                    self.done = true;
+                    self.gssapi = None;
+                }
+                step
+            }
+            Err(e) => SaslStep::Refused(RemoteException::of(
+                HadoopException::Sasl,
+                format!("GSS initiate failed [Caused by {e}]"),
+            )),
+        }
+    }
+
     /// Checks the client's DIGEST-MD5 response against the authority.
-    fn response(&mut self, auth: &TokenAuth, msg: &RpcSaslProto) -> SaslStep {
+    fn response(&mut self, auth: &ServerAuth, msg: &RpcSaslProto) -> SaslStep {
         let Some(exchange) = self.exchange.take() else {
             return SaslStep::Refused(RemoteException::of(
                 HadoopException::Sasl,
@@ -175,8 +268,11 @@ impl SaslSession {
             ));
         };
         let mut granted = None;
+        let Some(tokens) = &auth.tokens else {
+            return SaslStep::Refused(auth.not_enabled(SASL_TOKEN));
+        };
         let verified = exchange.verify(msg.token.as_deref().unwrap_or_default(), |user| {
-            let (password, grant) = digest_md5::token_password(auth.authority.as_ref(), user)?;
+            let (password, grant) = digest_md5::token_password(tokens.as_ref(), user)?;
             granted = Some(grant);
             Ok(password)
         });
@@ -223,6 +319,18 @@ fn token_auth() -> SaslAuth {
     }
 }
 
+/// The KERBEROS method as offered for service `principal` (`nn/host@REALM`: protocol
+/// `nn`, server id `host`), which the client's INITIATE names again.
+fn kerberos_auth(principal: &Principal) -> SaslAuth {
+    SaslAuth {
+        method: SASL_KERBEROS.into(),
+        mechanism: SASL_GSSAPI.into(),
+        protocol: Some(principal.primary.clone()),
+        server_id: Some(principal.instance.clone().unwrap_or_default()),
+        challenge: None,
+    }
+}
+
 /// The exception Hadoop's server sends for a failed exchange: the secret manager's
 /// `InvalidToken` when it refused the identifier, otherwise the SASL server's own
 /// `SaslException` (Java's DIGEST-MD5 wording for a wrong password).
@@ -259,8 +367,9 @@ mod tests {
     }
 
     fn session(simple: bool) -> SaslSession {
-        SaslSession::new(Some(Arc::new(TokenAuth {
-            authority: Arc::new(OneToken),
+        SaslSession::new(Some(Arc::new(ServerAuth {
+            tokens: Some(Arc::new(OneToken)),
+            kerberos: None,
             simple,
         })))
     }
