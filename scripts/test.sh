@@ -10,10 +10,11 @@
 # tokens against Tusk's SASL TOKEN auth, then Hadoop's shuffle client pieces against a
 # NodeManager's mapreduce_shuffle, then WebHDFS through the Python hdfs package, then the
 # deployment recipe (deploy/: systemd units, image, Kubernetes manifests).
+# Kerberos is built in (`--features kerberos`; .ci/run installs what it needs).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-cargo test --workspace --no-fail-fast
-cargo build -p tusk-cli
+cargo test --workspace --no-fail-fast --features tusk-cli/kerberos
+cargo build -p tusk-cli --features kerberos
 scripts/compat-hadoop.sh "${CARGO_TARGET_DIR:-target}/debug/tusk"
 scripts/compat-yarn.sh "${CARGO_TARGET_DIR:-target}/debug/tusk"
 scripts/compat-mapreduce.sh "${CARGO_TARGET_DIR:-target}/debug/tusk"

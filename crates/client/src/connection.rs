@@ -39,9 +39,14 @@ impl DfsClient {
         let rpc = RpcClient::new(
             options.namenode.clone(),
             RpcClientOptions {
-                user: options.user.clone(),
+                user: match options.kerberos {
+                    // The ticket's principal, unless a proxy user is asked for.
+                    true => std::env::var("HADOOP_PROXY_USER").unwrap_or_default(),
+                    false => options.user.clone(),
+                },
                 max_in_flight: options.max_calls_in_flight,
                 connect_retry: options.connect_retry,
+                kerberos: options.kerberos,
                 ..Default::default()
             },
         );

@@ -138,6 +138,10 @@ pub struct ClientOptions {
     pub domain_socket_path: Option<String>,
     /// `dfs.client.read.shortcircuit.skip.checksum`.
     pub short_circuit_skip_checksum: bool,
+    /// `hadoop.security.authentication=kerberos`: authenticate to the NameNode with the
+    /// ticket of the default credential cache (`kinit`'s) and run as its principal, or
+    /// as `HADOOP_PROXY_USER` when set (which the NameNode must allow).
+    pub kerberos: bool,
 }
 
 impl Default for ClientOptions {
@@ -162,6 +166,7 @@ impl Default for ClientOptions {
             short_circuit: false,
             domain_socket_path: None,
             short_circuit_skip_checksum: false,
+            kerberos: false,
         }
     }
 }
@@ -237,6 +242,7 @@ impl ClientOptions {
             short_circuit_skip_checksum: conf
                 .get_bool("dfs.client.read.shortcircuit.skip.checksum", false)
                 .map_err(bad)?,
+            kerberos: tusk_rpc::auth::kerberos_enabled(conf).map_err(bad)?,
         })
     }
 }

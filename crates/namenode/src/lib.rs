@@ -128,10 +128,18 @@ impl NameNode {
         for protocol in server::RefreshService::PROTOCOLS {
             services.push(Arc::new(server::RefreshService { protocol }));
         }
-        let server = RpcServer::new(services)
+        let mut server = RpcServer::new(services)
             .with_durability(Arc::new(fsn.edit_log.clone()))
             .with_options(rpc_options)
             .with_metrics(&fsn.metrics.registry);
+        if let Some(identity) = &fsn.options.kerberos {
+            let credentials = identity.credentials(&addr.ip().to_string()).map_err(|e| {
+                NameNodeError::InvalidArgument {
+                    message: e.to_string(),
+                }
+            })?;
+            server = server.with_kerberos(credentials);
+        }
         let http = match &fsn.options.http_address {
             Some(http_addr) => {
                 let router = http::http_router(&fsn, addr);

@@ -123,6 +123,10 @@ pub struct NameNodeOptions {
     /// `dfs.block.access.token.protobuf.enable`: write identifiers as protobuf instead
     /// of Hadoop's legacy layout (false, as Hadoop 3.4).
     pub block_access_token_protobuf: bool,
+    /// `hadoop.security.authentication=kerberos`: the NameNode's identity
+    /// (`dfs.namenode.kerberos.principal`, `dfs.namenode.keytab.file`); clients then
+    /// authenticate with Kerberos tickets and SIMPLE is refused. `None`: SIMPLE.
+    pub kerberos: Option<tusk_rpc::auth::ServiceIdentity>,
     /// ACLs, extended attributes, quotas, storage policies, group mapping.
     pub meta: MetaOptions,
 }
@@ -173,6 +177,7 @@ impl Default for NameNodeOptions {
             block_access_key_update_interval: Duration::from_secs(600 * 60),
             block_access_token_lifetime: Duration::from_secs(600 * 60),
             block_access_token_protobuf: false,
+            kerberos: None,
             meta: MetaOptions::default(),
         }
     }
@@ -360,6 +365,14 @@ impl NameNodeOptions {
                     d.block_access_token_protobuf,
                 )
                 .map_err(bad)?,
+            kerberos: tusk_rpc::auth::ServiceIdentity::from_conf(
+                conf,
+                "dfs.namenode.kerberos.principal",
+                "dfs.namenode.keytab.file",
+            )
+            .map_err(|e| NameNodeError::InvalidArgument {
+                message: e.to_string(),
+            })?,
             meta: MetaOptions::from_conf(conf)?,
         })
     }

@@ -34,7 +34,8 @@ use crate::frame::{self, Encoded};
 /// How a client connects and how many calls it keeps in flight.
 #[derive(Clone, Debug)]
 pub struct RpcClientOptions {
-    /// Effective user sent in the connection context.
+    /// Effective user sent in the connection context; under Kerberos, empty means the
+    /// ticket's principal (anyone else must be a proxy user the server allows).
     pub user: String,
     /// `declaringClassProtocolName` of every call.
     pub protocol: String,
@@ -346,16 +347,20 @@ impl RpcClient {
         };
         wr.write_all(&frame::preamble(auth)).await?;
         let header = self.request_header(frame::SASL_CALL_ID);
+        let mut effective_user = self.options.user.clone();
         if let Some(token) = token {
             sasl::authenticate(&mut rd, &mut wr, &header, token).await?;
         } else if self.options.kerberos {
-            sasl::authenticate_kerberos(&mut rd, &mut wr, &header).await?;
+            let principal = sasl::authenticate_kerberos(&mut rd, &mut wr, &header).await?;
+            if effective_user.is_empty() {
+                effective_user = principal;
+            }
         }
         let mut hello = BytesMut::new();
         let context = IpcConnectionContextProto {
             // Hadoop's client names no user under a token: the server knows it.
-            user_info: token.is_none().then(|| UserInformationProto {
-                effective_user: Some(self.options.user.clone()),
+            user_info: token.is_none().then_some(UserInformationProto {
+                effective_user: Some(effective_user),
                 real_user: None,
             }),
             protocol: Some(self.options.protocol.clone()),

@@ -16,12 +16,15 @@
 //!   token (SASL DIGEST-MD5, `client/sasl`); call ids match
 //!   replies to callers; a window bounds calls in flight; opening a connection is
 //!   retried as Hadoop's `ipc.client.connect.*` keys say ([`ConnectRetry`]).
+//! - `auth`: `hadoop.security.authentication` and a service's Kerberos identity from
+//!   its principal and keytab keys.
 //! - `service`: the trait a protocol implements, the outcomes a call can have, and the
 //!   helpers that decode a request, run a handler and encode its reply.
 //! - `error`: [`RpcError`], including remote errors that carry Hadoop exception class names.
 //! - `exception`: [`HadoopException`], every Java exception class name Tusk raises or
 //!   tells apart, declared once.
 
+pub mod auth;
 pub mod client;
 pub mod error;
 pub mod exception;

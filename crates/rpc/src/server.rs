@@ -616,7 +616,9 @@ impl ConnectionState {
         if let Some(principal) = &self.principal {
             // Hadoop's client names the principal; a short name is taken as well.
             return match claimed {
-                Some(claimed) if claimed != *principal && claimed != *self.user => {
+                Some(claimed)
+                    if !claimed.is_empty() && claimed != *principal && claimed != *self.user =>
+                {
                     let err = RemoteException::of(
                         crate::HadoopException::AccessControl,
                         format!("User: {principal} is not allowed to impersonate {claimed}"),

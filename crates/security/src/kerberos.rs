@@ -7,18 +7,22 @@
 //! - [`GssapiServer`] / [`GssapiClient`]: the two sides of SASL GSSAPI (RFC 4752): the
 //!   GSS context tokens, then the security-layer negotiation, wrapped in the context.
 //!   Only the `authentication` protection (no security layer) is offered so far.
+//!
+//! The GSS-API parts (`kerberos/gss.rs`) are built with the `kerberos` feature, which
+//! needs the GSS-API headers and libclang at build time (Debian: `libkrb5-dev`,
+//! `libclang-dev`); without it (`kerberos/unavailable.rs`) the same types refuse with
+//! [`KerberosError::NotBuilt`], so a `kerberos` configuration fails at start with a
+//! clear error instead of serving without authentication.
 
-use std::ffi::CString;
-use std::path::Path;
-use std::ptr;
+#[cfg(feature = "kerberos")]
+mod gss;
+#[cfg(not(feature = "kerberos"))]
+mod unavailable;
 
-use libgssapi::context::{ClientCtx, CtxFlags, SecurityContext, ServerCtx};
-use libgssapi::credential::Cred;
-use libgssapi::name::Name;
-use libgssapi::oid::{GSS_MECH_KRB5, GSS_NT_HOSTBASED_SERVICE};
-
-/// RFC 4752's security-layer bits: no layer (authentication only).
-const NO_SECURITY_LAYER: u8 = 1;
+#[cfg(feature = "kerberos")]
+pub use gss::{GssapiClient, GssapiServer, ServiceCredentials};
+#[cfg(not(feature = "kerberos"))]
+pub use unavailable::{GssapiClient, GssapiServer, ServiceCredentials};
 
 /// What went wrong in a Kerberos exchange.
 #[derive(Debug, thiserror::Error)]
@@ -33,10 +37,9 @@ pub enum KerberosError {
     NoRule(String),
     #[error("SASL GSSAPI: {0}")]
     Protocol(String),
-}
-
-fn gss(e: libgssapi::error::Error) -> KerberosError {
-    KerberosError::Gss(e.to_string())
+    /// This binary was built without the `kerberos` feature.
+    #[error("Kerberos is not built into this tusk (build it with `--features kerberos`)")]
+    NotBuilt,
 }
 
 /// A Kerberos principal: `primary[/instance]@REALM`.
@@ -96,69 +99,6 @@ impl std::fmt::Display for Principal {
     }
 }
 
-/// A service's identity and the acceptor credentials its keytab holds.
-pub struct ServiceCredentials {
-    pub principal: Principal,
-    cred: Cred,
-}
-
-impl ServiceCredentials {
-    /// Takes `principal`'s keys from `keytab` (any key of the keytab is accepted for a
-    /// ticket to it, as a Java service's `Krb5LoginModule` with `isInitiator=false`
-    /// would).
-    pub fn from_keytab(principal: Principal, keytab: &Path) -> Result<Self, KerberosError> {
-        let path = CString::new(keytab.as_os_str().as_encoded_bytes())
-            .map_err(|_| KerberosError::Gss(format!("keytab path {}", keytab.display())))?;
-        let cred = acquire_acceptor(&path)?;
-        Ok(ServiceCredentials { principal, cred })
-    }
-}
-
-/// `gss_acquire_cred_from` with a `keytab` credential store: the acceptor
-/// credentials of one keytab, without changing the process's `KRB5_KTNAME`.
-#[allow(unsafe_code)]
-fn acquire_acceptor(keytab: &CString) -> Result<Cred, KerberosError> {
-    use libgssapi_sys::{
-        gss_acquire_cred_from, gss_cred_id_t, gss_key_value_element_desc, gss_key_value_set_desc,
-        _GSS_C_INDEFINITE, GSS_C_ACCEPT,
-    };
-    let key = c"keytab";
-    let mut element = gss_key_value_element_desc {
-        key: key.as_ptr(),
-        value: keytab.as_ptr(),
-    };
-    let store = gss_key_value_set_desc {
-        count: 1,
-        elements: &mut element,
-    };
-    let mut minor = 0u32;
-    let mut cred: gss_cred_id_t = ptr::null_mut();
-    // SAFETY: every pointer passed lives until the call returns (`element`, `store`,
-    // the C strings); a null name and OID set mean "any" and "the default"; the out
-    // parameters we do not want are null, which the call allows.
-    let major = unsafe {
-        gss_acquire_cred_from(
-            &mut minor,
-            ptr::null_mut(),
-            _GSS_C_INDEFINITE,
-            ptr::null_mut(),
-            GSS_C_ACCEPT as i32,
-            &store,
-            &mut cred,
-            ptr::null_mut(),
-            ptr::null_mut(),
-        )
-    };
-    if major != 0 {
-        return Err(gss(libgssapi::error::Error {
-            major: libgssapi::error::MajorFlags::from_bits_retain(major),
-            minor,
-        }));
-    }
-    // SAFETY: the call succeeded, so `cred` is a credential we own; `Cred` releases it.
-    Ok(unsafe { Cred::from_c(cred) })
-}
-
 /// What the server does after one client token.
 #[derive(Debug, PartialEq, Eq)]
 pub enum GssapiStep {
@@ -166,161 +106,6 @@ pub enum GssapiStep {
     Challenge(Vec<u8>),
     /// The client is `principal`: send SUCCESS.
     Authenticated { principal: String },
-}
-
-enum Stage {
-    /// GSS context tokens.
-    Context,
-    /// The context is complete and its last token sent; the client's (empty) answer
-    /// brings the security-layer offer.
-    ContextDone,
-    /// The offer was sent; the client's choice comes next.
-    Offered,
-    Done,
-}
-
-/// The server's side of one SASL GSSAPI exchange.
-pub struct GssapiServer {
-    ctx: ServerCtx,
-    stage: Stage,
-}
-
-impl GssapiServer {
-    pub fn new(credentials: &ServiceCredentials) -> Self {
-        GssapiServer {
-            ctx: ServerCtx::new(Some(credentials.cred.clone())),
-            stage: Stage::Context,
-        }
-    }
-
-    /// Takes one token of the client's (INITIATE's, then each RESPONSE's).
-    pub fn step(&mut self, token: &[u8]) -> Result<GssapiStep, KerberosError> {
-        match self.stage {
-            Stage::Context => {
-                let out = self.ctx.step(token, None).map_err(gss)?;
-                if !self.ctx.is_complete() {
-                    return Ok(GssapiStep::Challenge(
-                        out.map(|b| b.to_vec()).unwrap_or_default(),
-                    ));
-                }
-                match out {
-                    // The context's last token (the AP-REP of mutual authentication)
-                    // goes first; the offer follows the client's empty answer.
-                    Some(out) if !out.is_empty() => {
-                        self.stage = Stage::ContextDone;
-                        Ok(GssapiStep::Challenge(out.to_vec()))
-                    }
-                    _ => self.offer(),
-                }
-            }
-            Stage::ContextDone => self.offer(),
-            Stage::Offered => self.choice(token),
-            Stage::Done => Err(KerberosError::Protocol(
-                "negotiation already complete".into(),
-            )),
-        }
-    }
-
-    /// The security layers offered (none but "no layer") and, as RFC 4752 asks when
-    /// no layer is offered, a zero maximum message size; wrapped in the context.
-    fn offer(&mut self) -> Result<GssapiStep, KerberosError> {
-        let offer = self
-            .ctx
-            .wrap(false, &[NO_SECURITY_LAYER, 0, 0, 0])
-            .map_err(gss)?;
-        self.stage = Stage::Offered;
-        Ok(GssapiStep::Challenge(offer.to_vec()))
-    }
-
-    fn choice(&mut self, token: &[u8]) -> Result<GssapiStep, KerberosError> {
-        let plain = self.ctx.unwrap(token).map_err(gss)?;
-        if plain.len() < 4 {
-            return Err(KerberosError::Protocol(
-                "final handshake message too short".into(),
-            ));
-        }
-        if plain[0] != NO_SECURITY_LAYER {
-            return Err(KerberosError::Protocol(format!(
-                "client selected unsupported protection: {}",
-                plain[0]
-            )));
-        }
-        let principal = self.ctx.source_name().map_err(gss)?.to_string();
-        let authz = String::from_utf8_lossy(&plain[4..]);
-        if !authz.is_empty() && authz != principal {
-            return Err(KerberosError::Protocol(format!(
-                "Authorization failure: {principal} may not act as {authz}"
-            )));
-        }
-        self.stage = Stage::Done;
-        Ok(GssapiStep::Authenticated { principal })
-    }
-}
-
-/// The client's side of one SASL GSSAPI exchange, with the credentials of the
-/// default credential cache (`kinit`'s, or `KRB5CCNAME`).
-pub struct GssapiClient {
-    ctx: ClientCtx,
-    stage: Stage,
-}
-
-impl GssapiClient {
-    /// For service `protocol` (a principal's primary, `nn`) on `server_id` (its
-    /// instance, the host), as Hadoop's NEGOTIATE names them.
-    pub fn new(protocol: &str, server_id: &str) -> Result<Self, KerberosError> {
-        let target = Name::new(
-            format!("{protocol}@{server_id}").as_bytes(),
-            Some(GSS_NT_HOSTBASED_SERVICE),
-        )
-        .map_err(gss)?;
-        let ctx = ClientCtx::new(
-            None,
-            target,
-            CtxFlags::GSS_C_MUTUAL_FLAG | CtxFlags::GSS_C_SEQUENCE_FLAG,
-            Some(GSS_MECH_KRB5),
-        );
-        Ok(GssapiClient {
-            ctx,
-            stage: Stage::Context,
-        })
-    }
-
-    /// The first token (INITIATE's). May talk to the KDC: call it off the async runtime.
-    pub fn start(&mut self) -> Result<Vec<u8>, KerberosError> {
-        let out = self.ctx.step(None, None).map_err(gss)?;
-        Ok(out.map(|b| b.to_vec()).unwrap_or_default())
-    }
-
-    /// The answer to one server challenge.
-    pub fn respond(&mut self, challenge: &[u8]) -> Result<Vec<u8>, KerberosError> {
-        match self.stage {
-            Stage::Context if !self.ctx.is_complete() => {
-                let out = self.ctx.step(Some(challenge), None).map_err(gss)?;
-                if self.ctx.is_complete() {
-                    self.stage = Stage::ContextDone;
-                }
-                Ok(out.map(|b| b.to_vec()).unwrap_or_default())
-            }
-            Stage::Context | Stage::ContextDone => {
-                // The challenge is the server's security-layer offer.
-                let offer = self.ctx.unwrap(challenge).map_err(gss)?;
-                if offer.len() != 4 || offer[0] & NO_SECURITY_LAYER == 0 {
-                    return Err(KerberosError::Protocol(
-                        "the server offers no protection this client supports".into(),
-                    ));
-                }
-                let choice = self
-                    .ctx
-                    .wrap(false, &[NO_SECURITY_LAYER, 0, 0, 0])
-                    .map_err(gss)?;
-                self.stage = Stage::Done;
-                Ok(choice.to_vec())
-            }
-            Stage::Offered | Stage::Done => Err(KerberosError::Protocol(
-                "negotiation already complete".into(),
-            )),
-        }
-    }
 }
 
 #[cfg(test)]

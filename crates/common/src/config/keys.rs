@@ -10,6 +10,8 @@ pub const KNOWN: &[&str] = &[
     "fs.trash.interval",
     "hadoop.log.dir",
     "hadoop.proxyuser.",
+    // `simple` (default) or `kerberos`.
+    "hadoop.security.authentication",
     "hadoop.shell.safely.delete.limit.num.files",
     "hadoop.tmp.dir",
     "hadoop.user.group.static.mapping.overrides",
@@ -79,6 +81,8 @@ pub const KNOWN: &[&str] = &[
     "dfs.namenode.fs-limits.min-block-size",
     "dfs.namenode.heartbeat.recheck-interval",
     "dfs.namenode.http-address",
+    "dfs.namenode.kerberos.principal",
+    "dfs.namenode.keytab.file",
     "dfs.namenode.http-bind-host",
     "dfs.namenode.lease-hard-limit-sec",
     "dfs.namenode.lease-soft-limit-sec",

@@ -19,12 +19,12 @@ use crate::error::{RemoteException, RpcError};
 use crate::frame::{self, sasl_message, SASL_DIGEST_MD5, SASL_GSSAPI, SASL_KERBEROS, SASL_TOKEN};
 
 /// Authenticates with the Kerberos ticket of the default credential cache; `header`
-/// is the request header for the SASL call id.
+/// is the request header for the SASL call id. Returns the client's principal.
 pub(super) async fn authenticate_kerberos<R, W>(
     rd: &mut R,
     wr: &mut W,
     header: &RpcRequestHeaderProto,
-) -> Result<(), RpcError>
+) -> Result<String, RpcError>
 where
     R: AsyncRead + Unpin,
     W: AsyncWrite + Unpin,
@@ -56,7 +56,7 @@ where
     loop {
         let reply = receive(rd).await?;
         match reply.state() {
-            SaslState::Success => return Ok(()),
+            SaslState::Success => return client.principal().map_err(failed),
             SaslState::Challenge => {
                 let answer = client.respond(reply.token()).map_err(failed)?;
                 send(
