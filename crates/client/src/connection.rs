@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use tokio::sync::OnceCell;
 use tusk_proto::hdfs as h;
-use tusk_rpc::{HadoopException, RpcClient, RpcClientOptions};
+use tusk_rpc::{HadoopException, RpcClient};
 
 use crate::adaptive::LinkMeter;
 use crate::error::{ClientError, Result};
@@ -38,17 +38,7 @@ impl DfsClient {
     pub fn new(options: ClientOptions) -> Self {
         let rpc = RpcClient::new(
             options.namenode.clone(),
-            RpcClientOptions {
-                user: match options.kerberos {
-                    // The ticket's principal, unless a proxy user is asked for.
-                    true => std::env::var("HADOOP_PROXY_USER").unwrap_or_default(),
-                    false => options.user.clone(),
-                },
-                max_in_flight: options.max_calls_in_flight,
-                connect_retry: options.connect_retry,
-                kerberos: options.kerberos,
-                ..Default::default()
-            },
+            options.rpc_options(tusk_proto::protocol_names::CLIENT_PROTOCOL),
         );
         let client_name = format!(
             "DFSClient_NONMAPREDUCE_{}_{}",

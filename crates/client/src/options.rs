@@ -3,7 +3,7 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 use tusk_common::Configuration;
 use tusk_datatransfer::ChecksumCombineMode;
-use tusk_rpc::ConnectRetry;
+use tusk_rpc::{ConnectRetry, KerberosLogin, RpcClientOptions};
 
 use crate::error::{ClientError, Result};
 
@@ -244,6 +244,29 @@ impl ClientOptions {
                 .map_err(bad)?,
             kerberos: tusk_rpc::auth::kerberos_enabled(conf).map_err(bad)?,
         })
+    }
+}
+
+impl ClientOptions {
+    /// The options of an RPC connection to the NameNode for `protocol`: as this
+    /// client's user under SIMPLE; under Kerberos with `kinit`'s ticket, as its
+    /// principal or as `HADOOP_PROXY_USER` when set (which the NameNode must allow).
+    pub fn rpc_options(&self, protocol: &str) -> RpcClientOptions {
+        let (user, kerberos) = match self.kerberos {
+            true => (
+                std::env::var("HADOOP_PROXY_USER").unwrap_or_default(),
+                Some(KerberosLogin::TicketCache),
+            ),
+            false => (self.user.clone(), None),
+        };
+        RpcClientOptions {
+            user,
+            protocol: protocol.to_string(),
+            max_in_flight: self.max_calls_in_flight,
+            connect_retry: self.connect_retry,
+            kerberos,
+            ..Default::default()
+        }
     }
 }
 

@@ -64,7 +64,7 @@ use tusk_http::HttpServer;
 use tusk_proto::hdfs::{DatanodeIdProto, DatanodeInfoProto};
 use tusk_proto::internal::DatanodeIdentity;
 use tusk_proto::protocol_names::DATANODE_PROTOCOL;
-use tusk_rpc::{ConnectRetry, RpcClient, RpcClientOptions};
+use tusk_rpc::{ConnectRetry, KerberosLogin, RpcClient, RpcClientOptions};
 use tusk_security::BlockTokenSecretManager;
 
 pub use block_store::{BlockStore, FileBlockStore, ReplicaInfo, ReplicaState, StorageUsage};
@@ -252,13 +252,23 @@ impl DataNode {
             ipc_port: ipc_addr.map_or(options.ipc_port, |a| u32::from(a.port())),
             storage_id: ids.storage_id,
         };
+        // Under Kerberos the DataNode logs in from its keytab and runs as its principal.
+        let (user, kerberos) = match &options.kerberos {
+            Some(identity) => (
+                String::new(),
+                Some(KerberosLogin::Keytab(identity.keytab.clone())),
+            ),
+            None => (tusk_common::current_user(), None),
+        };
         let namenode = RpcClient::new(
             options.namenode_addr.clone(),
             RpcClientOptions {
+                user,
                 protocol: DATANODE_PROTOCOL.into(),
                 connect_timeout: Duration::from_secs(5),
                 // The heartbeat loop retries on its own interval.
                 connect_retry: ConnectRetry::NONE,
+                kerberos,
                 ..Default::default()
             },
         );
@@ -288,9 +298,22 @@ impl DataNode {
             None => None,
         };
         if let Some(listener) = ipc_listener {
-            let server = tusk_rpc::RpcServer::new(vec![Arc::new(ipc::ClientDatanodeService::new(
-                node.clone(),
-            ))]);
+            let mut server = tusk_rpc::RpcServer::new(vec![Arc::new(
+                ipc::ClientDatanodeService::new(node.clone()),
+            )]);
+            if let Some(identity) = &node.options.kerberos {
+                let host = listener
+                    .local_addr()
+                    .map_or_else(|_| node.options.host_name.clone(), |a| a.ip().to_string());
+                let credentials =
+                    identity
+                        .credentials(&host)
+                        .map_err(|e| DataNodeError::InvalidOption {
+                            key: "dfs.datanode.kerberos.principal".into(),
+                            message: e.to_string(),
+                        })?;
+                server = server.with_kerberos(credentials);
+            }
             tasks.push(tokio::spawn(server.serve(listener, node.shutdown.clone())));
         }
         if let Some(template) = &node.options.domain_socket_path {

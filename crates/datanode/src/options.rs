@@ -22,6 +22,10 @@ pub struct DataNodeOptions {
     pub data_dirs: Vec<PathBuf>,
     /// NameNode RPC address `host:port` (`dfs.namenode.rpc-address` or `fs.defaultFS`).
     pub namenode_addr: String,
+    /// `hadoop.security.authentication=kerberos`: the DataNode's identity
+    /// (`dfs.datanode.kerberos.principal`, `dfs.datanode.keytab.file`), which it logs in
+    /// to the NameNode with and serves its own RPC as. `None`: SIMPLE.
+    pub kerberos: Option<tusk_rpc::auth::ServiceIdentity>,
     /// Address advertised to the NameNode and clients.
     pub ip_addr: String,
     pub host_name: String,
@@ -77,6 +81,7 @@ impl Default for DataNodeOptions {
                 .join(format!("hadoop-{}", tusk_common::current_user()))
                 .join("dfs/data")],
             namenode_addr: "127.0.0.1:8020".into(),
+            kerberos: None,
             ip_addr: "127.0.0.1".into(),
             host_name: local_host_name(),
             heartbeat_interval: Duration::from_secs(3),
@@ -131,6 +136,15 @@ impl DataNodeOptions {
             conf: tusk_http::daemon::EffectiveConf::new(conf),
             data_dirs: if dirs.is_empty() { d.data_dirs } else { dirs },
             namenode_addr,
+            kerberos: tusk_rpc::auth::ServiceIdentity::from_conf(
+                conf,
+                "dfs.datanode.kerberos.principal",
+                "dfs.datanode.keytab.file",
+            )
+            .map_err(|e| DataNodeError::InvalidOption {
+                key: tusk_rpc::auth::AUTHENTICATION_KEY.into(),
+                message: e.to_string(),
+            })?,
             ip_addr: conf.get_str("dfs.datanode.ip", &d.ip_addr),
             host_name: conf.get_str("dfs.datanode.hostname", &d.host_name),
             heartbeat_interval: conf.get_duration(

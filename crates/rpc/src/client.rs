@@ -27,6 +27,7 @@ use tusk_proto::common::{
 };
 
 use tusk_common::{ConfigError, Configuration};
+use tusk_security::kerberos::KerberosLogin;
 
 use crate::error::{RemoteException, RpcError};
 use crate::frame::{self, Encoded};
@@ -49,10 +50,11 @@ pub struct RpcClientOptions {
     /// clients do); `None`: SIMPLE, as `user`. Under a token the server takes the
     /// connection's user from the token and `user` is not sent.
     pub token: Option<TokenProto>,
-    /// Authenticate with the Kerberos ticket of the default credential cache (SASL
-    /// `KERBEROS`), as a Hadoop client with `hadoop.security.authentication=kerberos`;
-    /// a token, when given, is used instead.
-    pub kerberos: bool,
+    /// Authenticate with Kerberos (SASL `KERBEROS`), as a Hadoop client with
+    /// `hadoop.security.authentication=kerberos`: with the default credential cache's
+    /// ticket (a user) or a keytab's keys (a service). A token, when given, is used
+    /// instead.
+    pub kerberos: Option<KerberosLogin>,
 }
 
 /// Hadoop's connect retry (`Client.Connection.setupConnection`): each failed connect
@@ -116,7 +118,7 @@ impl Default for RpcClientOptions {
             connect_timeout: Duration::from_secs(20),
             connect_retry: ConnectRetry::default(),
             token: None,
-            kerberos: false,
+            kerberos: None,
         }
     }
 }
@@ -340,7 +342,7 @@ impl RpcClient {
         let _ = stream.set_nodelay(true);
         let (mut rd, mut wr) = stream.into_split();
         let token = self.options.token.as_ref();
-        let auth = if token.is_some() || self.options.kerberos {
+        let auth = if token.is_some() || self.options.kerberos.is_some() {
             frame::AUTH_SASL
         } else {
             frame::AUTH_NONE
@@ -350,8 +352,8 @@ impl RpcClient {
         let mut effective_user = self.options.user.clone();
         if let Some(token) = token {
             sasl::authenticate(&mut rd, &mut wr, &header, token).await?;
-        } else if self.options.kerberos {
-            let principal = sasl::authenticate_kerberos(&mut rd, &mut wr, &header).await?;
+        } else if let Some(login) = &self.options.kerberos {
+            let principal = sasl::authenticate_kerberos(&mut rd, &mut wr, &header, login).await?;
             if effective_user.is_empty() {
                 effective_user = principal;
             }

@@ -16,7 +16,7 @@ use tusk_rpc::{
     RpcServer, RpcService,
 };
 use tusk_security::kdc::Kdc;
-use tusk_security::kerberos::{Principal, ServiceCredentials};
+use tusk_security::kerberos::{KerberosLogin, Principal, ServiceCredentials};
 
 const PROTOCOL: &str = "test.WhoAmI";
 
@@ -33,7 +33,7 @@ impl RpcService for WhoAmI {
     }
 }
 
-fn client(addr: std::net::SocketAddr, user: &str, kerberos: bool) -> RpcClient {
+fn client(addr: std::net::SocketAddr, user: &str, kerberos: Option<KerberosLogin>) -> RpcClient {
     RpcClient::new(
         addr.to_string(),
         RpcClientOptions {
@@ -86,13 +86,13 @@ async fn kerberos_clients_are_served_as_their_principal_and_others_are_refused()
     // Hadoop's client names the full principal; the short one is taken too, and no
     // name means the ticket's.
     for claimed in ["alice@TUSK.TEST", "alice", ""] {
-        let alice = client(addr, claimed, true);
+        let alice = client(addr, claimed, Some(KerberosLogin::TicketCache));
         assert_eq!(whoami(&alice).await.unwrap(), "alice");
         assert_eq!(whoami(&alice).await.unwrap(), "alice", "same connection");
         assert_eq!(alice.connect_attempts(), 1);
     }
 
-    let simple = client(addr, "alice", false);
+    let simple = client(addr, "alice", None);
     assert_eq!(
         remote(whoami(&simple).await),
         (
@@ -101,7 +101,7 @@ async fn kerberos_clients_are_served_as_their_principal_and_others_are_refused()
         )
     );
 
-    let impostor = client(addr, "hdfs", true);
+    let impostor = client(addr, "hdfs", Some(KerberosLogin::TicketCache));
     assert_eq!(
         remote(whoami(&impostor).await),
         (
@@ -115,11 +115,23 @@ async fn kerberos_clients_are_served_as_their_principal_and_others_are_refused()
         "KRB5CCNAME",
         format!("FILE:{}", dir.path().join("nobody.cc").display()),
     );
-    let err = whoami(&client(addr, "alice", true)).await.unwrap_err();
+    let err = whoami(&client(addr, "alice", Some(KerberosLogin::TicketCache)))
+        .await
+        .unwrap_err();
     assert!(err.to_string().contains("GSS initiate failed"), "{err}");
 
     // The server is still serving.
     std::env::set_var("KRB5CCNAME", format!("FILE:{}", cache.display()));
-    assert_eq!(whoami(&client(addr, "alice", true)).await.unwrap(), "alice");
+    assert_eq!(
+        whoami(&client(addr, "alice", Some(KerberosLogin::TicketCache)))
+            .await
+            .unwrap(),
+        "alice"
+    );
+    // A service logs in from its keytab, whatever the credential cache holds.
+    let dn = Principal::with_host("dn/_HOST@TUSK.TEST", "localhost").unwrap();
+    let dn_keytab = kdc.add_principal(&dn.to_string()).unwrap();
+    let datanode = client(addr, "", Some(KerberosLogin::Keytab(dn_keytab)));
+    assert_eq!(whoami(&datanode).await.unwrap(), "dn");
     shutdown.trigger();
 }

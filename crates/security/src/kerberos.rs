@@ -42,6 +42,15 @@ pub enum KerberosError {
     NotBuilt,
 }
 
+/// Where a client's Kerberos credentials come from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum KerberosLogin {
+    /// The default credential cache: `kinit`'s, or `KRB5CCNAME` (a user).
+    TicketCache,
+    /// A keytab's keys (a service, such as a DataNode reaching the NameNode).
+    Keytab(std::path::PathBuf),
+}
+
 /// A Kerberos principal: `primary[/instance]@REALM`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Principal {

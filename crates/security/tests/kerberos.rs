@@ -5,7 +5,8 @@
 
 use tusk_security::kdc::Kdc;
 use tusk_security::kerberos::{
-    GssapiClient, GssapiServer, GssapiStep, KerberosError, Principal, ServiceCredentials,
+    GssapiClient, GssapiServer, GssapiStep, KerberosError, KerberosLogin, Principal,
+    ServiceCredentials,
 };
 
 const REALM: &str = "TUSK.TEST";
@@ -37,7 +38,7 @@ fn a_ticket_holder_is_authenticated_and_a_stranger_is_not() {
 
     let creds = ServiceCredentials::from_keytab(nn.clone(), &nn_keytab).unwrap();
     let mut server = GssapiServer::new(&creds);
-    let mut client = GssapiClient::new("nn", "localhost").unwrap();
+    let mut client = GssapiClient::new("nn", "localhost", &KerberosLogin::TicketCache).unwrap();
     let principal = exchange(&mut client, &mut server).unwrap();
     assert_eq!(principal, "alice@TUSK.TEST");
     assert_eq!(
@@ -49,7 +50,7 @@ fn a_ticket_holder_is_authenticated_and_a_stranger_is_not() {
     );
 
     // A service the realm does not know: no ticket can be had for it.
-    let mut client = GssapiClient::new("nosuch", "localhost").unwrap();
+    let mut client = GssapiClient::new("nosuch", "localhost", &KerberosLogin::TicketCache).unwrap();
     let err = client.start().unwrap_err().to_string();
     assert!(err.contains("not found in Kerberos database"), "{err}");
 
@@ -57,7 +58,7 @@ fn a_ticket_holder_is_authenticated_and_a_stranger_is_not() {
     let dn = Principal::with_host("dn/_HOST@TUSK.TEST", "localhost").unwrap();
     let dn_keytab = kdc.add_principal(&dn.to_string()).unwrap();
     let dn_creds = ServiceCredentials::from_keytab(dn, &dn_keytab).unwrap();
-    let mut client = GssapiClient::new("nn", "localhost").unwrap();
+    let mut client = GssapiClient::new("nn", "localhost", &KerberosLogin::TicketCache).unwrap();
     let mut wrong = GssapiServer::new(&dn_creds);
     assert!(exchange(&mut client, &mut wrong).is_err());
 
@@ -66,6 +67,6 @@ fn a_ticket_holder_is_authenticated_and_a_stranger_is_not() {
         "KRB5CCNAME",
         format!("FILE:{}", dir.path().join("nobody.cc").display()),
     );
-    let mut client = GssapiClient::new("nn", "localhost").unwrap();
+    let mut client = GssapiClient::new("nn", "localhost", &KerberosLogin::TicketCache).unwrap();
     assert!(client.start().is_err());
 }

@@ -11,7 +11,7 @@ use tusk_common::Configuration;
 use tusk_namenode::namesystem::admin::wire;
 use tusk_proto::hdfs as h;
 use tusk_proto::protocol_names::CLIENT_PROTOCOL;
-use tusk_rpc::{RpcClient, RpcClientOptions};
+use tusk_rpc::RpcClient;
 
 /// The verbs this module runs.
 pub const VERBS: [&str; 12] = [
@@ -32,14 +32,7 @@ pub const VERBS: [&str; 12] = [
 /// A connection to the NameNode's RPC port for `protocol`, as the client's user.
 fn namenode(client: &DfsClient, protocol: &str) -> RpcClient {
     let options = client.options();
-    RpcClient::new(
-        options.namenode.clone(),
-        RpcClientOptions {
-            user: options.user.clone(),
-            protocol: protocol.to_string(),
-            ..Default::default()
-        },
-    )
+    RpcClient::new(options.namenode.clone(), options.rpc_options(protocol))
 }
 
 async fn call<Req: prost::Message, Resp: prost::Message + Default>(

@@ -50,6 +50,8 @@ pub const KNOWN: &[&str] = &[
     "dfs.client.socket-timeout",
     "dfs.client.write.max-packets-in-flight",
     "dfs.client.write.replication-mode",
+    "dfs.datanode.keytab.file",
+    "dfs.datanode.kerberos.principal",
     "dfs.datanode.address",
     "dfs.datanode.balance.bandwidthPerSec",
     "dfs.datanode.capacity.override",

@@ -13,17 +13,18 @@ use tusk_proto::common::rpc_response_header_proto::RpcStatusProto;
 use tusk_proto::common::rpc_sasl_proto::{SaslAuth, SaslState};
 use tusk_proto::common::{RpcRequestHeaderProto, RpcResponseHeaderProto, RpcSaslProto, TokenProto};
 use tusk_security::digest_md5::DigestMd5Client;
-use tusk_security::kerberos::GssapiClient;
+use tusk_security::kerberos::{GssapiClient, KerberosLogin};
 
 use crate::error::{RemoteException, RpcError};
 use crate::frame::{self, sasl_message, SASL_DIGEST_MD5, SASL_GSSAPI, SASL_KERBEROS, SASL_TOKEN};
 
-/// Authenticates with the Kerberos ticket of the default credential cache; `header`
-/// is the request header for the SASL call id. Returns the client's principal.
+/// Authenticates with Kerberos credentials from `login`; `header` is the request header
+/// for the SASL call id. Returns the client's principal.
 pub(super) async fn authenticate_kerberos<R, W>(
     rd: &mut R,
     wr: &mut W,
     header: &RpcRequestHeaderProto,
+    login: &KerberosLogin,
 ) -> Result<String, RpcError>
 where
     R: AsyncRead + Unpin,
@@ -34,9 +35,10 @@ where
         RpcError::Protocol(format!("GSS initiate failed: {e}"))
     };
     let (protocol, server_id) = (offer.protocol().to_string(), offer.server_id().to_string());
+    let login = login.clone();
     // The first token asks the KDC for a service ticket: a blocking call.
     let (mut client, first) = tokio::task::spawn_blocking(move || {
-        let mut client = GssapiClient::new(&protocol, &server_id)?;
+        let mut client = GssapiClient::new(&protocol, &server_id, &login)?;
         let first = client.start()?;
         Ok((client, first))
     })

@@ -1,16 +1,17 @@
 //! The GSS-API side of [`super`]: keytab credentials and both sides of SASL GSSAPI over
 //! the system's GSS-API library (MIT krb5), through the `libgssapi` binding.
 
-use std::ffi::CString;
+use std::ffi::{CStr, CString};
 use std::path::Path;
 use std::ptr;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use libgssapi::context::{ClientCtx, CtxFlags, SecurityContext, ServerCtx};
 use libgssapi::credential::Cred;
 use libgssapi::name::Name;
 use libgssapi::oid::{GSS_MECH_KRB5, GSS_NT_HOSTBASED_SERVICE};
 
-use super::{GssapiStep, KerberosError, Principal};
+use super::{GssapiStep, KerberosError, KerberosLogin, Principal};
 
 /// RFC 4752's security-layer bits: no layer (authentication only).
 const NO_SECURITY_LAYER: u8 = 1;
@@ -30,43 +31,43 @@ impl ServiceCredentials {
     /// ticket to it, as a Java service's `Krb5LoginModule` with `isInitiator=false`
     /// would).
     pub fn from_keytab(principal: Principal, keytab: &Path) -> Result<Self, KerberosError> {
-        let path = CString::new(keytab.as_os_str().as_encoded_bytes())
-            .map_err(|_| KerberosError::Gss(format!("keytab path {}", keytab.display())))?;
-        let cred = acquire_acceptor(&path)?;
+        let cred = acquire_from(&[(c"keytab", c_path(keytab)?)], libgssapi_sys::GSS_C_ACCEPT)?;
         Ok(ServiceCredentials { principal, cred })
     }
 }
 
-/// `gss_acquire_cred_from` with a `keytab` credential store: the acceptor
-/// credentials of one keytab, without changing the process's `KRB5_KTNAME`.
+/// `gss_acquire_cred_from` with a credential store of `(key, value)` pairs (MIT's
+/// `keytab`, `client_keytab`, `ccache`), without changing the process's environment.
 #[allow(unsafe_code)]
-fn acquire_acceptor(keytab: &CString) -> Result<Cred, KerberosError> {
+fn acquire_from(store: &[(&CStr, CString)], usage: u32) -> Result<Cred, KerberosError> {
     use libgssapi_sys::{
         gss_acquire_cred_from, gss_cred_id_t, gss_key_value_element_desc, gss_key_value_set_desc,
-        _GSS_C_INDEFINITE, GSS_C_ACCEPT,
+        _GSS_C_INDEFINITE,
     };
-    let key = c"keytab";
-    let mut element = gss_key_value_element_desc {
-        key: key.as_ptr(),
-        value: keytab.as_ptr(),
-    };
-    let store = gss_key_value_set_desc {
-        count: 1,
-        elements: &mut element,
+    let mut elements: Vec<gss_key_value_element_desc> = store
+        .iter()
+        .map(|(key, value)| gss_key_value_element_desc {
+            key: key.as_ptr(),
+            value: value.as_ptr(),
+        })
+        .collect();
+    let set = gss_key_value_set_desc {
+        count: elements.len() as u32,
+        elements: elements.as_mut_ptr(),
     };
     let mut minor = 0u32;
     let mut cred: gss_cred_id_t = ptr::null_mut();
-    // SAFETY: every pointer passed lives until the call returns (`element`, `store`,
-    // the C strings); a null name and OID set mean "any" and "the default"; the out
-    // parameters we do not want are null, which the call allows.
+    // SAFETY: every pointer passed lives until the call returns (`elements`, `set`, the
+    // C strings of `store`); a null name and OID set mean "the store's" and "the
+    // default"; the out parameters we do not want are null, which the call allows.
     let major = unsafe {
         gss_acquire_cred_from(
             &mut minor,
             ptr::null_mut(),
             _GSS_C_INDEFINITE,
             ptr::null_mut(),
-            GSS_C_ACCEPT as i32,
-            &store,
+            usage as i32,
+            &set,
             &mut cred,
             ptr::null_mut(),
             ptr::null_mut(),
@@ -80,6 +81,32 @@ fn acquire_acceptor(keytab: &CString) -> Result<Cred, KerberosError> {
     }
     // SAFETY: the call succeeded, so `cred` is a credential we own; `Cred` releases it.
     Ok(unsafe { Cred::from_c(cred) })
+}
+
+fn c_path(path: &Path) -> Result<CString, KerberosError> {
+    CString::new(path.as_os_str().as_encoded_bytes())
+        .map_err(|_| KerberosError::Gss(format!("bad path {}", path.display())))
+}
+
+/// Initiator credentials for `login`: the default credential cache's, or a keytab's
+/// (its tickets kept in a memory cache of this process).
+fn initiator(login: &KerberosLogin) -> Result<Option<Cred>, KerberosError> {
+    match login {
+        KerberosLogin::TicketCache => Ok(None),
+        KerberosLogin::Keytab(keytab) => {
+            static CACHES: AtomicU64 = AtomicU64::new(0);
+            let cache = format!(
+                "MEMORY:tusk-{}-{}",
+                std::process::id(),
+                CACHES.fetch_add(1, Ordering::Relaxed)
+            );
+            let store = [
+                (c"client_keytab", c_path(keytab)?),
+                (c"ccache", CString::new(cache).expect("no NUL")),
+            ];
+            acquire_from(&store, libgssapi_sys::GSS_C_INITIATE).map(Some)
+        }
+    }
 }
 
 enum Stage {
@@ -172,7 +199,7 @@ impl GssapiServer {
 }
 
 /// The client's side of one SASL GSSAPI exchange, with the credentials of the
-/// default credential cache (`kinit`'s, or `KRB5CCNAME`).
+/// default credential cache (`kinit`'s, or `KRB5CCNAME`) or of a keytab.
 pub struct GssapiClient {
     ctx: ClientCtx,
     stage: Stage,
@@ -181,14 +208,18 @@ pub struct GssapiClient {
 impl GssapiClient {
     /// For service `protocol` (a principal's primary, `nn`) on `server_id` (its
     /// instance, the host), as Hadoop's NEGOTIATE names them.
-    pub fn new(protocol: &str, server_id: &str) -> Result<Self, KerberosError> {
+    pub fn new(
+        protocol: &str,
+        server_id: &str,
+        login: &KerberosLogin,
+    ) -> Result<Self, KerberosError> {
         let target = Name::new(
             format!("{protocol}@{server_id}").as_bytes(),
             Some(GSS_NT_HOSTBASED_SERVICE),
         )
         .map_err(gss)?;
         let ctx = ClientCtx::new(
-            None,
+            initiator(login)?,
             target,
             CtxFlags::GSS_C_MUTUAL_FLAG | CtxFlags::GSS_C_SEQUENCE_FLAG,
             Some(GSS_MECH_KRB5),

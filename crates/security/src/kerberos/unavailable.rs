@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use super::{GssapiStep, KerberosError, Principal};
+use super::{GssapiStep, KerberosError, KerberosLogin, Principal};
 
 /// A service's identity; never made in a build without Kerberos.
 pub struct ServiceCredentials {
@@ -33,7 +33,7 @@ impl GssapiServer {
 pub struct GssapiClient;
 
 impl GssapiClient {
-    pub fn new(_: &str, _: &str) -> Result<Self, KerberosError> {
+    pub fn new(_: &str, _: &str, _: &KerberosLogin) -> Result<Self, KerberosError> {
         Err(KerberosError::NotBuilt)
     }
 
