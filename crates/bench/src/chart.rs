@@ -100,6 +100,9 @@ pub struct LineSeries {
     pub points: Vec<(f64, f64)>,
     /// Optional whisker per point: `(low, high)` in y units.
     pub whiskers: Option<Vec<(f64, f64)>>,
+    /// A marker (with the point's value on hover) at each point; off for dense lines such
+    /// as a CDF's steps, which their dash pattern still tells apart.
+    pub markers: bool,
 }
 
 impl LineSeries {
@@ -108,7 +111,14 @@ impl LineSeries {
             name: name.into(),
             points,
             whiskers: None,
+            markers: true,
         }
+    }
+
+    /// The same series drawn as a bare line, in the plot and in the legend.
+    pub fn without_markers(mut self) -> Self {
+        self.markers = false;
+        self
     }
 
     /// The same series with a `(low, high)` whisker per point.
@@ -247,11 +257,14 @@ impl LineChart {
                 if let Some((low, high)) = whisker(&series.whiskers, i) {
                     draw_whisker(&mut svg, x.at(px), y.at(low), y.at(high), 4.0);
                 }
-                let tip = format!("{}: ({}, {})", series.name, self.x_text(px), number(py));
-                MARKERS[s % MARKERS.len()].draw(&mut svg, x.at(px), y.at(py), color, &tip);
+                if series.markers {
+                    let tip = format!("{}: ({}, {})", series.name, self.x_text(px), number(py));
+                    MARKERS[s % MARKERS.len()].draw(&mut svg, x.at(px), y.at(py), color, &tip);
+                }
             }
         }
-        frame.legend(&mut svg, &names, LegendKind::Line);
+        let markers = self.series.iter().map(|s| s.markers).collect();
+        frame.legend(&mut svg, &names, LegendKind::Line { markers });
         svg.push_str("</svg>\n");
         svg
     }
@@ -303,7 +316,10 @@ struct Frame<'a> {
 
 enum LegendKind {
     Swatch,
-    Line,
+    /// A line sample per entry, with the series' marker where it has them.
+    Line {
+        markers: Vec<bool>,
+    },
 }
 
 impl<'a> Frame<'a> {
@@ -405,7 +421,7 @@ impl<'a> Frame<'a> {
         for (i, name) in names.iter().enumerate() {
             let y = TOP + 8.0 + i as f64 * LEGEND_ROW;
             let color = PALETTE[i % PALETTE.len()];
-            match kind {
+            match &kind {
                 LegendKind::Swatch => {
                     let _ = write!(
                         svg,
@@ -413,19 +429,22 @@ impl<'a> Frame<'a> {
                         y - 7.0
                     );
                 }
-                LegendKind::Line => {
+                LegendKind::Line { markers } => {
                     let _ = write!(
                         svg,
                         r#"<line class="legend-swatch" x1="{x}" y1="{y}" x2="{}" y2="{y}" stroke="{color}" stroke-width="2" stroke-dasharray="{}"/>"#,
                         x + LEGEND_SWATCH,
                         DASHES[i % DASHES.len()]
                     );
-                    MARKERS[i % MARKERS.len()].draw(svg, x + LEGEND_SWATCH / 2.0, y, color, name);
+                    if markers[i] {
+                        let marker = MARKERS[i % MARKERS.len()];
+                        marker.draw(svg, x + LEGEND_SWATCH / 2.0, y, color, name);
+                    }
                 }
             }
             let text_x = match kind {
                 LegendKind::Swatch => x + 22.0,
-                LegendKind::Line => x + LEGEND_SWATCH + 8.0,
+                LegendKind::Line { .. } => x + LEGEND_SWATCH + 8.0,
             };
             let _ = write!(
                 svg,
