@@ -100,6 +100,9 @@ pub struct LineSeries {
     pub points: Vec<(f64, f64)>,
     /// Optional whisker per point: `(low, high)` in y units.
     pub whiskers: Option<Vec<(f64, f64)>>,
+    /// A marker (with the point's value on hover) at each point; off for dense lines such
+    /// as a CDF's steps, which their dash pattern still tells apart.
+    pub markers: bool,
 }
 
 impl LineSeries {
@@ -108,7 +111,14 @@ impl LineSeries {
             name: name.into(),
             points,
             whiskers: None,
+            markers: true,
         }
+    }
+
+    /// The same series drawn as a bare line, in the plot and in the legend.
+    pub fn without_markers(mut self) -> Self {
+        self.markers = false;
+        self
     }
 
     /// The same series with a `(low, high)` whisker per point.
@@ -212,13 +222,7 @@ impl LineChart {
         let (x, ticks) = self.x_scale(xs);
         let ticks = wrap_ticks(&ticks);
         let frame = Frame::new(&self.title, &names, &ticks);
-        let y = if self.y_log {
-            let (lo, hi) = log_range(ys);
-            Scale::log(lo, hi, frame.plot_bottom(), TOP)
-        } else {
-            let (lo, hi) = value_range(ys, self.y_from_zero);
-            Scale::linear(lo, hi, frame.plot_bottom(), TOP)
-        };
+        let y = Scale::fit(ys, self.y_log, self.y_from_zero, frame.plot_bottom(), TOP);
         let mut svg = frame.open();
         frame.y_axis(&mut svg, &y, &self.y_label);
         frame.x_axis(&mut svg, &ticks, &self.x_label, true);
@@ -253,11 +257,14 @@ impl LineChart {
                 if let Some((low, high)) = whisker(&series.whiskers, i) {
                     draw_whisker(&mut svg, x.at(px), y.at(low), y.at(high), 4.0);
                 }
-                let tip = format!("{}: ({}, {})", series.name, self.x_text(px), number(py));
-                MARKERS[s % MARKERS.len()].draw(&mut svg, x.at(px), y.at(py), color, &tip);
+                if series.markers {
+                    let tip = format!("{}: ({}, {})", series.name, self.x_text(px), number(py));
+                    MARKERS[s % MARKERS.len()].draw(&mut svg, x.at(px), y.at(py), color, &tip);
+                }
             }
         }
-        frame.legend(&mut svg, &names, LegendKind::Line);
+        let markers = self.series.iter().map(|s| s.markers).collect();
+        frame.legend(&mut svg, &names, LegendKind::Line { markers });
         svg.push_str("</svg>\n");
         svg
     }
@@ -275,19 +282,10 @@ impl LineChart {
                     .collect();
                 (scale, ticks)
             }
-            XAxis::Linear => {
-                let (lo, hi) = value_range(xs, false);
-                let scale = Scale::linear(lo, hi, left, right);
-                let ticks = nice_ticks(lo, hi)
-                    .into_iter()
-                    .map(|t| (scale.at(t), number(t)))
-                    .collect();
-                (scale, ticks)
-            }
-            XAxis::Log => {
-                let (lo, hi) = log_range(xs);
-                let scale = Scale::log(lo, hi, left, right);
-                let ticks = log_ticks(lo, hi)
+            XAxis::Linear | XAxis::Log => {
+                let scale = Scale::fit(xs, self.x_axis == XAxis::Log, false, left, right);
+                let ticks = scale
+                    .ticks()
                     .into_iter()
                     .map(|t| (scale.at(t), number(t)))
                     .collect();
@@ -318,7 +316,10 @@ struct Frame<'a> {
 
 enum LegendKind {
     Swatch,
-    Line,
+    /// A line sample per entry, with the series' marker where it has them.
+    Line {
+        markers: Vec<bool>,
+    },
 }
 
 impl<'a> Frame<'a> {
@@ -360,12 +361,7 @@ impl<'a> Frame<'a> {
     /// Grid lines, ticks and the rotated label of the value axis.
     fn y_axis(&self, svg: &mut String, y: &Scale, label: &str) {
         let right = LEFT + PLOT_W;
-        let ticks = if y.log {
-            log_ticks(y.lo, y.hi)
-        } else {
-            nice_ticks(y.lo, y.hi)
-        };
-        for t in ticks {
+        for t in y.ticks() {
             let py = y.at(t);
             let _ = write!(
                 svg,
@@ -425,7 +421,7 @@ impl<'a> Frame<'a> {
         for (i, name) in names.iter().enumerate() {
             let y = TOP + 8.0 + i as f64 * LEGEND_ROW;
             let color = PALETTE[i % PALETTE.len()];
-            match kind {
+            match &kind {
                 LegendKind::Swatch => {
                     let _ = write!(
                         svg,
@@ -433,19 +429,22 @@ impl<'a> Frame<'a> {
                         y - 7.0
                     );
                 }
-                LegendKind::Line => {
+                LegendKind::Line { markers } => {
                     let _ = write!(
                         svg,
                         r#"<line class="legend-swatch" x1="{x}" y1="{y}" x2="{}" y2="{y}" stroke="{color}" stroke-width="2" stroke-dasharray="{}"/>"#,
                         x + LEGEND_SWATCH,
                         DASHES[i % DASHES.len()]
                     );
-                    MARKERS[i % MARKERS.len()].draw(svg, x + LEGEND_SWATCH / 2.0, y, color, name);
+                    if markers[i] {
+                        let marker = MARKERS[i % MARKERS.len()];
+                        marker.draw(svg, x + LEGEND_SWATCH / 2.0, y, color, name);
+                    }
                 }
             }
             let text_x = match kind {
                 LegendKind::Swatch => x + 22.0,
-                LegendKind::Line => x + LEGEND_SWATCH + 8.0,
+                LegendKind::Line { .. } => x + LEGEND_SWATCH + 8.0,
             };
             let _ = write!(
                 svg,
@@ -477,13 +476,32 @@ impl Scale {
         }
     }
 
-    fn log(lo: f64, hi: f64, from: f64, to: f64) -> Self {
-        Scale {
-            lo,
-            hi,
-            from,
-            to,
-            log: true,
+    /// A linear or log scale over a nice range covering `values`; `from_zero` only for
+    /// linear scales.
+    fn fit(
+        values: impl Iterator<Item = f64>,
+        log: bool,
+        from_zero: bool,
+        from: f64,
+        to: f64,
+    ) -> Self {
+        if log {
+            let (lo, hi) = log_range(values);
+            Scale {
+                log: true,
+                ..Scale::linear(lo, hi, from, to)
+            }
+        } else {
+            let (lo, hi) = value_range(values, from_zero);
+            Scale::linear(lo, hi, from, to)
+        }
+    }
+
+    fn ticks(&self) -> Vec<f64> {
+        if self.log {
+            log_ticks(self.lo, self.hi)
+        } else {
+            nice_ticks(self.lo, self.hi)
         }
     }
 
@@ -620,14 +638,9 @@ fn bar_extent(series: &BarSeries) -> impl Iterator<Item = f64> + '_ {
 
 /// A nice `(lo, hi)` covering the finite `values` (and zero when `from_zero`).
 fn value_range(values: impl Iterator<Item = f64>, from_zero: bool) -> (f64, f64) {
-    let (mut lo, mut hi) = (f64::INFINITY, f64::NEG_INFINITY);
-    for v in values.filter(|v| v.is_finite()) {
-        lo = lo.min(v);
-        hi = hi.max(v);
-    }
-    if !lo.is_finite() {
+    let Some((mut lo, mut hi)) = extent(values.filter(|v| v.is_finite())) else {
         return (0.0, 1.0);
-    }
+    };
     if from_zero {
         lo = lo.min(0.0);
         hi = hi.max(0.0);
@@ -641,18 +654,36 @@ fn value_range(values: impl Iterator<Item = f64>, from_zero: bool) -> (f64, f64)
     ((lo / step).floor() * step, (hi / step).ceil() * step)
 }
 
+/// The smallest and largest of `values`, if any.
+fn extent(values: impl Iterator<Item = f64>) -> Option<(f64, f64)> {
+    values.fold(None, |range, v| match range {
+        None => Some((v, v)),
+        Some((lo, hi)) => Some((v.min(lo), v.max(hi))),
+    })
+}
+
+/// The positive, finite `values` widened to 1, 2 or 5 × 10^k at both ends (at least a
+/// decade), so the data fill the axis instead of sitting inside a whole decade of blank.
 fn log_range(values: impl Iterator<Item = f64>) -> (f64, f64) {
-    let (mut lo, mut hi) = (f64::INFINITY, f64::NEG_INFINITY);
-    for v in values.filter(|v| v.is_finite() && *v > 0.0) {
-        lo = lo.min(v);
-        hi = hi.max(v);
-    }
-    if !lo.is_finite() {
+    let Some((lo, hi)) = extent(values.filter(|v| v.is_finite() && *v > 0.0)) else {
         return (1.0, 10.0);
-    }
-    let lo = 10f64.powf(lo.log10().floor());
-    let hi = 10f64.powf(hi.log10().ceil()).max(lo * 10.0);
-    (lo, hi)
+    };
+    let below = |v: f64| {
+        let decade = 10f64.powf(v.log10().floor());
+        let m = [5.0, 2.0, 1.0]
+            .into_iter()
+            .find(|m| m * decade <= v * (1.0 + 1e-9));
+        m.unwrap_or(1.0) * decade
+    };
+    let above = |v: f64| {
+        let decade = 10f64.powf(v.log10().floor());
+        let m = [1.0, 2.0, 5.0, 10.0]
+            .into_iter()
+            .find(|m| m * decade >= v * (1.0 - 1e-9));
+        m.unwrap_or(10.0) * decade
+    };
+    let lo = below(lo);
+    (lo, above(hi).max(lo * 10.0))
 }
 
 /// A step of 1, 2 or 5 × 10^k giving about five intervals over `[lo, hi]`.
@@ -679,25 +710,19 @@ fn nice_ticks(lo: f64, hi: f64) -> Vec<f64> {
     (first..=last).map(|k| k as f64 * step).collect()
 }
 
-/// Decades, plus 2× and 5× when the range spans at most two decades.
+/// Decades in `[lo, hi]`, plus 2× and 5× when the range spans at most two decades.
 fn log_ticks(lo: f64, hi: f64) -> Vec<f64> {
-    let decades = (hi / lo).log10().round() as i32;
-    let multiples: &[f64] = if decades <= 2 {
+    let multiples: &[f64] = if hi / lo <= 100.0 * (1.0 + 1e-9) {
         &[1.0, 2.0, 5.0]
     } else {
         &[1.0]
     };
-    let start = lo.log10().round() as i32;
-    let mut ticks = Vec::new();
-    for d in start..=start + decades {
-        for m in multiples {
-            let t = m * 10f64.powi(d);
-            if t <= hi * (1.0 + 1e-9) {
-                ticks.push(t);
-            }
-        }
-    }
-    ticks
+    let first = lo.log10().floor() as i32;
+    let last = hi.log10().ceil() as i32;
+    (first..=last)
+        .flat_map(|d| multiples.iter().map(move |m| m * 10f64.powi(d)))
+        .filter(|t| (lo * (1.0 - 1e-9)..=hi * (1.0 + 1e-9)).contains(t))
+        .collect()
 }
 
 /// A tick or tooltip number: no float noise, at most four significant digits.
@@ -883,9 +908,13 @@ mod tests {
         assert_eq!(markers.len(), 3 + 1);
         assert!(((markers[1] - markers[0]) - (markers[2] - markers[1])).abs() < 0.01);
         let ticks = texts(&doc, "tick");
-        for t in ["1", "10", "100", "1000"] {
+        for t in ["1", "10", "100"] {
             assert!(ticks.contains(&t.to_string()), "{t} in {ticks:?}");
         }
+        assert!(
+            !ticks.contains(&"1000".to_string()),
+            "the axis ends at the data's last decade: {ticks:?}"
+        );
         // Log y: 5 → 20 → 150 ms are placed by ratio, so 10 ms is halfway between 1 and 100.
         let ys: Vec<f64> = with_class(&doc, "marker")
             .iter()
@@ -945,6 +974,12 @@ mod tests {
         assert_eq!(ticks, ["0", "0.2", "0.4", "0.6", "0.8", "1"]);
         assert_eq!(value_range([3.2, 47.0].into_iter(), true), (0.0, 50.0));
         assert_eq!(value_range([18.3, 21.7].into_iter(), false), (18.0, 22.0));
+        let (lo, hi) = log_range([0.0068, 1.37].into_iter());
+        assert_eq!((number(lo), number(hi)), ("0.005".into(), "2".into()));
+        let ticks: Vec<String> = log_ticks(lo, hi).into_iter().map(number).collect();
+        assert_eq!(ticks, ["0.01", "0.1", "1"]);
+        let ticks: Vec<String> = log_ticks(2.0, 50.0).into_iter().map(number).collect();
+        assert_eq!(ticks, ["2", "5", "10", "20", "50"]);
         assert_eq!(number(0.6000000000000001), "0.6");
         assert_eq!(number(1234.6), "1235");
         assert_eq!(number(0.0125), "0.0125");
