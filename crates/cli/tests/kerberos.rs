@@ -1,0 +1,126 @@
+//! A secure `tusk local up` cluster through a real MIT KDC: the NameNode and the
+//! DataNodes log in from their keytabs, a user with `kinit`'s ticket writes, lists and
+//! reads a file (owned by the principal's short name), and a client without a ticket
+//! or with SIMPLE authentication is refused.
+
+#[path = "support/local_cluster.rs"]
+mod local_cluster;
+
+use local_cluster::{stderr, stdout, tusk_env, Cluster};
+use tusk_security::kdc::Kdc;
+
+#[test]
+fn a_kerberos_cluster_serves_ticket_holders_only() {
+    let realm_dir = tempfile::tempdir().unwrap();
+    let kdc = Kdc::start(realm_dir.path(), "TUSK.TEST").expect("a KDC (Debian's krb5-kdc)");
+    let nn_keytab = kdc.add_principal("nn/localhost@TUSK.TEST").unwrap();
+    let dn_keytab = kdc.add_principal("dn/localhost@TUSK.TEST").unwrap();
+    let alice_keytab = kdc.add_principal("alice").unwrap();
+    let alice_cache = realm_dir.path().join("alice.cc");
+    kdc.kinit("alice", &alice_keytab, &alice_cache).unwrap();
+
+    let keys = [
+        "hadoop.security.authentication=kerberos".to_string(),
+        "dfs.namenode.kerberos.principal=nn/_HOST@TUSK.TEST".to_string(),
+        format!("dfs.namenode.keytab.file={}", nn_keytab.display()),
+        "dfs.datanode.kerberos.principal=dn/_HOST@TUSK.TEST".to_string(),
+        format!("dfs.datanode.keytab.file={}", dn_keytab.display()),
+    ];
+    let mut global: Vec<&str> = Vec::new();
+    for k in &keys {
+        global.extend(["-D", k.as_str()]);
+    }
+    let mut env: Vec<(String, String)> = kdc.env();
+    env.push((
+        "KRB5CCNAME".into(),
+        format!("FILE:{}", alice_cache.display()),
+    ));
+    let env_refs: Vec<(&str, &str)> = env.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+    // `local up`'s own -D keys go to every daemon it starts.
+    let dir = tempfile::tempdir().unwrap();
+    let state = dir.path().join("cluster");
+    let mut up = vec![
+        "local",
+        "up",
+        "--no-yarn",
+        "--dir",
+        state.to_str().unwrap(),
+        "--datanodes",
+        "2",
+    ];
+    up.extend(&global);
+    let out = tusk_env(dir.path(), &up, &env_refs);
+    assert!(out.status.success(), "local up failed: {}", stderr(&out));
+    let uri = stdout(&out).lines().last().unwrap().to_string();
+    let cluster = Cluster { dir, uri };
+
+    let fs = |args: &[&str], env: &[(&str, &str)]| {
+        let mut all = global.clone();
+        all.push("fs");
+        all.extend_from_slice(args);
+        tusk_env(cluster.home(), &all, env)
+    };
+    // The superuser (the NameNode's user, root here) makes alice a home.
+    let root_keytab = kdc.add_principal("root").unwrap();
+    let root_cache = realm_dir.path().join("root.cc");
+    kdc.kinit("root", &root_keytab, &root_cache).unwrap();
+    let root_ccname = format!("FILE:{}", root_cache.display());
+    let mut as_root = env_refs.clone();
+    as_root.retain(|(k, _)| *k != "KRB5CCNAME");
+    as_root.push(("KRB5CCNAME", &root_ccname));
+    for args in [
+        &["-mkdir", "-p", "/user/alice"][..],
+        &["-chown", "alice", "/user/alice"],
+    ] {
+        let out = fs(args, &as_root);
+        assert!(out.status.success(), "{args:?}: {}", stderr(&out));
+    }
+
+    let local = cluster.home().join("hello.txt");
+    std::fs::write(&local, "hello from alice\n").unwrap();
+    let put = fs(&["-put", local.to_str().unwrap(), "/user/alice/hello.txt"], &env_refs);
+    assert!(put.status.success(), "{}", stderr(&put));
+    let ls = fs(&["-ls", "/user/alice/hello.txt"], &env_refs);
+    assert!(ls.status.success(), "{}", stderr(&ls));
+    assert!(
+        stdout(&ls).contains(" alice "),
+        "owned by alice: {}",
+        stdout(&ls)
+    );
+    let cat = fs(&["-cat", "/user/alice/hello.txt"], &env_refs);
+    assert_eq!(stdout(&cat), "hello from alice\n", "{}", stderr(&cat));
+
+    // Alice's ticket does not make her the superuser.
+    let denied = fs(&["-mkdir", "/elsewhere"], &env_refs);
+    assert!(
+        stderr(&denied).contains("Permission denied: user=alice"),
+        "{}",
+        stderr(&denied)
+    );
+
+    // No ticket: an empty credential cache.
+    let nobody = format!("FILE:{}", realm_dir.path().join("nobody.cc").display());
+    let mut no_ticket = env_refs.clone();
+    no_ticket.retain(|(k, _)| *k != "KRB5CCNAME");
+    no_ticket.push(("KRB5CCNAME", &nobody));
+    let refused = fs(&["-ls", "/"], &no_ticket);
+    assert!(!refused.status.success());
+    assert!(
+        stderr(&refused).contains("GSS initiate failed"),
+        "{}",
+        stderr(&refused)
+    );
+
+    // SIMPLE (the configuration's default) against the secure NameNode.
+    let simple = tusk_env(
+        cluster.home(),
+        &["fs", "-ls", "/"],
+        &[("HADOOP_USER_NAME", "alice")],
+    );
+    assert!(!simple.status.success());
+    assert!(
+        stderr(&simple).contains("SIMPLE authentication is not enabled"),
+        "{}",
+        stderr(&simple)
+    );
+}
