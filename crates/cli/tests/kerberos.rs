@@ -78,7 +78,10 @@ fn a_kerberos_cluster_serves_ticket_holders_only() {
 
     let local = cluster.home().join("hello.txt");
     std::fs::write(&local, "hello from alice\n").unwrap();
-    let put = fs(&["-put", local.to_str().unwrap(), "/user/alice/hello.txt"], &env_refs);
+    let put = fs(
+        &["-put", local.to_str().unwrap(), "/user/alice/hello.txt"],
+        &env_refs,
+    );
     assert!(put.status.success(), "{}", stderr(&put));
     let ls = fs(&["-ls", "/user/alice/hello.txt"], &env_refs);
     assert!(ls.status.success(), "{}", stderr(&ls));

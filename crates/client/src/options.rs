@@ -142,6 +142,9 @@ pub struct ClientOptions {
     /// ticket of the default credential cache (`kinit`'s) and run as its principal, or
     /// as `HADOOP_PROXY_USER` when set (which the NameNode must allow).
     pub kerberos: bool,
+    /// `hadoop.rpc.protection`: the security layers a Kerberos connection accepts.
+    #[serde(skip)]
+    pub rpc_protection: Vec<tusk_rpc::Protection>,
 }
 
 impl Default for ClientOptions {
@@ -167,6 +170,7 @@ impl Default for ClientOptions {
             domain_socket_path: None,
             short_circuit_skip_checksum: false,
             kerberos: false,
+            rpc_protection: vec![tusk_rpc::Protection::Authentication],
         }
     }
 }
@@ -243,6 +247,7 @@ impl ClientOptions {
                 .get_bool("dfs.client.read.shortcircuit.skip.checksum", false)
                 .map_err(bad)?,
             kerberos: tusk_rpc::auth::kerberos_enabled(conf).map_err(bad)?,
+            rpc_protection: tusk_rpc::auth::protection(conf).map_err(bad)?,
         })
     }
 }
@@ -265,6 +270,7 @@ impl ClientOptions {
             max_in_flight: self.max_calls_in_flight,
             connect_retry: self.connect_retry,
             kerberos,
+            protection: self.rpc_protection.clone(),
             ..Default::default()
         }
     }

@@ -253,12 +253,13 @@ impl DataNode {
             storage_id: ids.storage_id,
         };
         // Under Kerberos the DataNode logs in from its keytab and runs as its principal.
-        let (user, kerberos) = match &options.kerberos {
+        let (user, kerberos, protection) = match &options.kerberos {
             Some(identity) => (
                 String::new(),
                 Some(KerberosLogin::Keytab(identity.keytab.clone())),
+                identity.protection.clone(),
             ),
-            None => (tusk_common::current_user(), None),
+            None => (tusk_common::current_user(), None, Vec::new()),
         };
         let namenode = RpcClient::new(
             options.namenode_addr.clone(),
@@ -269,6 +270,7 @@ impl DataNode {
                 // The heartbeat loop retries on its own interval.
                 connect_retry: ConnectRetry::NONE,
                 kerberos,
+                protection,
                 ..Default::default()
             },
         );
@@ -312,7 +314,7 @@ impl DataNode {
                             key: "dfs.datanode.kerberos.principal".into(),
                             message: e.to_string(),
                         })?;
-                server = server.with_kerberos(credentials);
+                server = server.with_kerberos(credentials, &identity.protection);
             }
             tasks.push(tokio::spawn(server.serve(listener, node.shutdown.clone())));
         }

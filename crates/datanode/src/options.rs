@@ -25,6 +25,7 @@ pub struct DataNodeOptions {
     /// `hadoop.security.authentication=kerberos`: the DataNode's identity
     /// (`dfs.datanode.kerberos.principal`, `dfs.datanode.keytab.file`), which it logs in
     /// to the NameNode with and serves its own RPC as. `None`: SIMPLE.
+    #[serde(skip)]
     pub kerberos: Option<tusk_rpc::auth::ServiceIdentity>,
     /// Address advertised to the NameNode and clients.
     pub ip_addr: String,

@@ -138,7 +138,7 @@ impl NameNode {
                     message: e.to_string(),
                 }
             })?;
-            server = server.with_kerberos(credentials);
+            server = server.with_kerberos(credentials, &identity.protection);
         }
         let http = match &fsn.options.http_address {
             Some(http_addr) => {

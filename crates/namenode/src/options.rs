@@ -126,6 +126,7 @@ pub struct NameNodeOptions {
     /// `hadoop.security.authentication=kerberos`: the NameNode's identity
     /// (`dfs.namenode.kerberos.principal`, `dfs.namenode.keytab.file`); clients then
     /// authenticate with Kerberos tickets and SIMPLE is refused. `None`: SIMPLE.
+    #[serde(skip)]
     pub kerberos: Option<tusk_rpc::auth::ServiceIdentity>,
     /// ACLs, extended attributes, quotas, storage policies, group mapping.
     pub meta: MetaOptions,

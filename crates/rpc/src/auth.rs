@@ -5,9 +5,21 @@
 use std::sync::Arc;
 
 use tusk_common::{ConfigError, Configuration};
-use tusk_security::kerberos::{KerberosError, Principal, ServiceCredentials};
+use tusk_security::kerberos::{KerberosError, Principal, Protection, ServiceCredentials};
 
 pub const AUTHENTICATION_KEY: &str = "hadoop.security.authentication";
+pub const PROTECTION_KEY: &str = "hadoop.rpc.protection";
+
+/// `hadoop.rpc.protection`: the security layers a Kerberos connection may use
+/// (`authentication`, the default; `integrity`; `privacy`; a comma-separated list).
+pub fn protection(conf: &Configuration) -> Result<Vec<Protection>, ConfigError> {
+    let value = conf.get_str(PROTECTION_KEY, "authentication");
+    Protection::parse_list(&value).map_err(|_| ConfigError::BadValue {
+        key: PROTECTION_KEY.into(),
+        value,
+        expected: "protection list (authentication, integrity, privacy)",
+    })
+}
 
 /// `hadoop.security.authentication`: `simple` (the default) or `kerberos`.
 pub fn kerberos_enabled(conf: &Configuration) -> Result<bool, ConfigError> {
@@ -39,10 +51,12 @@ pub enum ServiceIdentityError {
 
 /// A service's Kerberos identity as configured: its principal (`nn/_HOST@REALM`) and
 /// keytab.
-#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ServiceIdentity {
     pub principal: String,
     pub keytab: std::path::PathBuf,
+    /// `hadoop.rpc.protection`: the layers offered to clients.
+    pub protection: Vec<Protection>,
 }
 
 impl ServiceIdentity {
@@ -65,6 +79,7 @@ impl ServiceIdentity {
         Ok(Some(ServiceIdentity {
             principal: required(principal_key)?,
             keytab: required(keytab_key)?.into(),
+            protection: protection(conf)?,
         }))
     }
 
@@ -135,7 +150,8 @@ mod tests {
             of(&conf).unwrap(),
             Some(ServiceIdentity {
                 principal: "nn/_HOST@R".into(),
-                keytab: "/etc/nn.keytab".into()
+                keytab: "/etc/nn.keytab".into(),
+                protection: vec![Protection::Authentication],
             })
         );
     }

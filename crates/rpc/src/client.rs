@@ -22,12 +22,12 @@ use tokio::net::TcpStream;
 use tokio::sync::{mpsc, oneshot, Semaphore};
 use tusk_proto::common::{
     rpc_request_header_proto::OperationProto, rpc_response_header_proto::RpcStatusProto,
-    IpcConnectionContextProto, RequestHeaderProto, RpcKindProto, RpcRequestHeaderProto,
-    RpcResponseHeaderProto, TokenProto, UserInformationProto,
+    rpc_sasl_proto::SaslState, IpcConnectionContextProto, RequestHeaderProto, RpcKindProto,
+    RpcRequestHeaderProto, RpcResponseHeaderProto, TokenProto, UserInformationProto,
 };
 
 use tusk_common::{ConfigError, Configuration};
-use tusk_security::kerberos::KerberosLogin;
+use tusk_security::kerberos::{KerberosLogin, Protection, SecurityLayer};
 
 use crate::error::{RemoteException, RpcError};
 use crate::frame::{self, Encoded};
@@ -55,6 +55,9 @@ pub struct RpcClientOptions {
     /// ticket (a user) or a keytab's keys (a service). A token, when given, is used
     /// instead.
     pub kerberos: Option<KerberosLogin>,
+    /// The security layers a Kerberos connection accepts (`hadoop.rpc.protection`); it
+    /// takes the strongest the server offers.
+    pub protection: Vec<Protection>,
 }
 
 /// Hadoop's connect retry (`Client.Connection.setupConnection`): each failed connect
@@ -119,6 +122,7 @@ impl Default for RpcClientOptions {
             connect_retry: ConnectRetry::default(),
             token: None,
             kerberos: None,
+            protection: vec![Protection::Authentication],
         }
     }
 }
@@ -348,15 +352,24 @@ impl RpcClient {
             frame::AUTH_NONE
         };
         wr.write_all(&frame::preamble(auth)).await?;
-        let header = self.request_header(frame::SASL_CALL_ID);
+        let sasl_header = self.request_header(frame::SASL_CALL_ID);
         let mut effective_user = self.options.user.clone();
+        let mut layer = None;
         if let Some(token) = token {
-            sasl::authenticate(&mut rd, &mut wr, &header, token).await?;
+            sasl::authenticate(&mut rd, &mut wr, &sasl_header, token).await?;
         } else if let Some(login) = &self.options.kerberos {
-            let principal = sasl::authenticate_kerberos(&mut rd, &mut wr, &header, login).await?;
+            let (principal, chosen) = sasl::authenticate_kerberos(
+                &mut rd,
+                &mut wr,
+                &sasl_header,
+                login,
+                &self.options.protection,
+            )
+            .await?;
             if effective_user.is_empty() {
                 effective_user = principal;
             }
+            layer = chosen.map(|l| Wrapper::new(l, sasl_header));
         }
         let mut hello = BytesMut::new();
         let context = IpcConnectionContextProto {
@@ -369,22 +382,65 @@ impl RpcClient {
         };
         let header = self.request_header(frame::CONNECTION_CONTEXT_CALL_ID);
         frame::write_frame(&mut hello, &[&header, &context]);
+        if let Some(layer) = &layer {
+            hello = layer.wrap(&hello)?;
+        }
         wr.write_all(&hello).await?;
 
         let pending = Arc::new(Mutex::new(Pending::default()));
         let (tx, rx) = mpsc::unbounded_channel();
-        tokio::spawn(write_loop(wr, rx));
+        tokio::spawn(write_loop(wr, rx, layer.clone()));
         tokio::spawn(read_loop(
             BufReader::with_capacity(64 * 1024, rd),
             pending.clone(),
+            layer,
         ));
         Ok(Connection { tx, pending })
+    }
+}
+
+/// A connection's security layer, shared by its writer and reader: wraps what is sent
+/// in SASL WRAP frames, unwraps what arrives.
+#[derive(Clone)]
+struct Wrapper {
+    layer: Arc<Mutex<SecurityLayer>>,
+    sasl_header: Arc<RpcRequestHeaderProto>,
+}
+
+impl Wrapper {
+    fn new(layer: SecurityLayer, sasl_header: RpcRequestHeaderProto) -> Self {
+        Wrapper {
+            layer: Arc::new(Mutex::new(layer)),
+            sasl_header: Arc::new(sasl_header),
+        }
+    }
+
+    /// `plain` (whole frames) as SASL WRAP frames, in chunks the server takes.
+    fn wrap(&self, plain: &[u8]) -> Result<BytesMut, RpcError> {
+        let mut layer = self.layer.lock().expect("layer lock");
+        let mut out = BytesMut::new();
+        for chunk in plain.chunks(layer.max_plain()) {
+            let token = layer
+                .wrap(chunk)
+                .map_err(|e| RpcError::Protocol(format!("wrapping a call: {e}")))?;
+            let msg = frame::sasl_message(SaslState::Wrap, Some(token.into()), vec![]);
+            frame::write_frame(&mut out, &[self.sasl_header.as_ref(), &msg]);
+        }
+        Ok(out)
+    }
+
+    fn unwrap(&self, token: &[u8]) -> Result<Vec<u8>, RpcError> {
+        let mut layer = self.layer.lock().expect("layer lock");
+        layer
+            .unwrap(token)
+            .map_err(|e| RpcError::Protocol(format!("unwrapping a reply: {e}")))
     }
 }
 
 async fn write_loop(
     mut wr: tokio::net::tcp::OwnedWriteHalf,
     mut rx: mpsc::UnboundedReceiver<BytesMut>,
+    layer: Option<Wrapper>,
 ) {
     let mut batch = BytesMut::new();
     while let Some(first) = rx.recv().await {
@@ -392,15 +448,29 @@ async fn write_loop(
         while let Ok(more) = rx.try_recv() {
             batch.unsplit(more);
         }
-        if wr.write_all(&batch).await.is_err() {
+        let sent = match &layer {
+            None => wr.write_all(&batch).await.is_ok(),
+            Some(layer) => match layer.wrap(&batch) {
+                Ok(wrapped) => wr.write_all(&wrapped).await.is_ok(),
+                Err(e) => {
+                    tracing::debug!(error = %e, "RPC client connection ended");
+                    false
+                }
+            },
+        };
+        if !sent {
             return;
         }
         batch.clear();
     }
 }
 
-async fn read_loop<R: tokio::io::AsyncRead + Unpin>(mut rd: R, pending: Arc<Mutex<Pending>>) {
-    let result = read_replies(&mut rd, &pending).await;
+async fn read_loop<R: tokio::io::AsyncRead + Unpin>(
+    mut rd: R,
+    pending: Arc<Mutex<Pending>>,
+    layer: Option<Wrapper>,
+) {
+    let result = read_replies(&mut rd, &pending, layer.as_ref()).await;
     if let Err(e) = &result {
         tracing::debug!(error = %e, "RPC client connection ended");
     }
@@ -421,32 +491,69 @@ async fn read_loop<R: tokio::io::AsyncRead + Unpin>(mut rd: R, pending: Arc<Mute
 async fn read_replies<R: tokio::io::AsyncRead + Unpin>(
     rd: &mut R,
     pending: &Mutex<Pending>,
+    layer: Option<&Wrapper>,
 ) -> Result<(), RpcError> {
+    // Unwrapped bytes not yet a whole frame.
+    let mut unwrapped = BytesMut::new();
     while let Some(mut body) = frame::read_frame(rd).await? {
-        let header: RpcResponseHeaderProto = frame::next_message(&mut body)?;
-        let call_id = header.call_id as i32;
-        let fatal = header.status == RpcStatusProto::Fatal as i32;
-        let reply = if header.status == RpcStatusProto::Success as i32 {
-            frame::next_raw(&mut body)
-        } else {
-            Err(RpcError::Remote(RemoteException::new(
-                header.exception_class_name.unwrap_or_default(),
-                header.error_msg.unwrap_or_default(),
-            )))
+        let Some(layer) = layer else {
+            deliver(body, pending)?;
+            continue;
         };
-        let slot = pending.lock().expect("pending lock").calls.remove(&call_id);
-        match (slot, fatal) {
-            (Some(slot), false) => {
-                let _ = slot.send(reply);
-            }
-            (Some(slot), true) => {
-                let _ = slot.send(reply);
-                return Err(RpcError::Protocol("server sent a fatal reply".into()));
-            }
-            // Not a call's: the server refused the connection itself.
-            (None, true) => return reply.map(|_| ()),
-            (None, false) => {}
+        let header: RpcResponseHeaderProto = frame::next_message(&mut body)?;
+        if header.call_id as i32 != frame::SASL_CALL_ID
+            || header.status != RpcStatusProto::Success as i32
+        {
+            return Err(RpcError::Protocol(format!(
+                "reply to call {} not wrapped in the negotiated security layer",
+                header.call_id as i32
+            )));
         }
+        let msg: tusk_proto::common::RpcSaslProto = frame::next_message(&mut body)?;
+        unwrapped.extend_from_slice(&layer.unwrap(msg.token())?);
+        while unwrapped.len() >= 4 {
+            let len = u32::from_be_bytes(unwrapped[..4].try_into().expect("4 bytes")) as usize;
+            if len > frame::MAX_FRAME {
+                return Err(RpcError::FrameTooLong {
+                    len,
+                    limit: frame::MAX_FRAME,
+                });
+            }
+            if unwrapped.len() < 4 + len {
+                break;
+            }
+            let _ = unwrapped.split_to(4);
+            deliver(unwrapped.split_to(len).freeze(), pending)?;
+        }
+    }
+    Ok(())
+}
+
+/// Hands one reply frame to the call waiting for it; an error ends the connection.
+fn deliver(mut body: Bytes, pending: &Mutex<Pending>) -> Result<(), RpcError> {
+    let header: RpcResponseHeaderProto = frame::next_message(&mut body)?;
+    let call_id = header.call_id as i32;
+    let fatal = header.status == RpcStatusProto::Fatal as i32;
+    let reply = if header.status == RpcStatusProto::Success as i32 {
+        frame::next_raw(&mut body)
+    } else {
+        Err(RpcError::Remote(RemoteException::new(
+            header.exception_class_name.unwrap_or_default(),
+            header.error_msg.unwrap_or_default(),
+        )))
+    };
+    let slot = pending.lock().expect("pending lock").calls.remove(&call_id);
+    match (slot, fatal) {
+        (Some(slot), false) => {
+            let _ = slot.send(reply);
+        }
+        (Some(slot), true) => {
+            let _ = slot.send(reply);
+            return Err(RpcError::Protocol("server sent a fatal reply".into()));
+        }
+        // Not a call's: the server refused the connection itself.
+        (None, true) => return reply.map(|_| ()),
+        (None, false) => {}
     }
     Ok(())
 }

@@ -25,6 +25,7 @@ use tusk_common::Shutdown;
 use tusk_proto::common::{
     rpc_request_header_proto::OperationProto,
     rpc_response_header_proto::{RpcErrorCodeProto, RpcStatusProto},
+    rpc_sasl_proto::SaslState,
     IpcConnectionContextProto, RpcRequestHeaderProto, RpcResponseHeaderProto, RpcSaslProto,
 };
 
@@ -32,7 +33,7 @@ pub use limits::{RpcServerOptions, RpcServerStats, CONNECTION_BUFFER};
 pub use metrics::RpcMetrics;
 pub use replay::Served;
 use sasl::{SaslSession, SaslStep, ServerAuth};
-use tusk_security::kerberos::ServiceCredentials;
+use tusk_security::kerberos::{Protection, SecurityLayer, ServiceCredentials};
 use tusk_security::TokenAuthority;
 
 use crate::error::{RemoteException, RpcError};
@@ -81,9 +82,14 @@ impl RpcServer {
     pub fn with_token_authority(mut self, authority: Arc<dyn TokenAuthority>) -> Self {
         let kerberos = self.auth.as_ref().and_then(|a| a.kerberos.clone());
         let simple = kerberos.is_none() && !self.services.iter().all(|(_, s)| s.requires_token());
+        let protections = self.auth.as_ref().map_or_else(
+            || vec![Protection::Authentication],
+            |a| a.protections.clone(),
+        );
         self.auth = Some(Arc::new(ServerAuth {
             tokens: Some(authority),
             kerberos,
+            protections,
             simple,
         }));
         self
@@ -91,12 +97,18 @@ impl RpcServer {
 
     /// Lets clients authenticate with Kerberos tickets for `credentials`' principal
     /// (SASL `KERBEROS`, GSSAPI), as a Hadoop server with
-    /// `hadoop.security.authentication=kerberos` does; SIMPLE is no longer offered.
-    pub fn with_kerberos(mut self, credentials: Arc<ServiceCredentials>) -> Self {
+    /// `hadoop.security.authentication=kerberos` does, offering the security layers
+    /// `protections` (`hadoop.rpc.protection`); SIMPLE is no longer offered.
+    pub fn with_kerberos(
+        mut self,
+        credentials: Arc<ServiceCredentials>,
+        protections: &[Protection],
+    ) -> Self {
         let tokens = self.auth.as_ref().and_then(|a| a.tokens.clone());
         self.auth = Some(Arc::new(ServerAuth {
             tokens,
             kerberos: Some(credentials),
+            protections: protections.to_vec(),
             simple: false,
         }));
         self
@@ -183,7 +195,7 @@ impl RpcServer {
             })??;
         let mut conn = self.connection_state(peer);
         if !conn.admit(auth) {
-            wr.write_all(&conn.out).await?;
+            conn.flush(&mut wr).await?;
             return Ok(());
         }
         let mut input = FrameReader::new(self.limits.clone());
@@ -200,7 +212,7 @@ impl RpcServer {
             conn.read_at = last_read;
             while let Some(body) = input.take_frame()? {
                 if !self.handle_frame(&mut conn, body, &mut waiting)? {
-                    wr.write_all(&conn.out).await?;
+                    conn.flush(&mut wr).await?;
                     return Ok(());
                 }
             }
@@ -211,7 +223,7 @@ impl RpcServer {
             }
             conn.release_held();
             if !conn.out.is_empty() {
-                wr.write_all(&conn.out).await?;
+                conn.flush(&mut wr).await?;
                 conn.clear_out();
             }
             if let Some(d) = &self.durability {
@@ -331,12 +343,29 @@ impl RpcServer {
             sasl: SaslSession::new(self.auth.clone()),
             token: None,
             principal: None,
+            layer: None,
+            plain_until: 0,
+            unwrapped: BytesMut::new(),
         }
     }
 
     /// Handles one frame; false when the connection is to be closed (the client asked,
-    /// or a FATAL reply was written).
+    /// or a FATAL reply was written). Under a security layer the frame is a SASL WRAP
+    /// message holding the frames themselves.
     fn handle_frame(
+        &self,
+        conn: &mut ConnectionState,
+        body: Bytes,
+        waiting: &mut FuturesUnordered<Waiting>,
+    ) -> Result<bool, RpcError> {
+        if conn.layer.is_some() {
+            return self.unwrap_frames(conn, body, waiting);
+        }
+        self.handle_plain(conn, body, waiting)
+    }
+
+    /// Handles one frame as it was sent, before any security layer wrapped it.
+    fn handle_plain(
         &self,
         conn: &mut ConnectionState,
         mut body: Bytes,
@@ -356,6 +385,54 @@ impl RpcServer {
             id if id >= 0 => self.dispatch(conn, header, body, waiting)?,
             id => {
                 return Err(RpcError::Protocol(format!("unexpected call id {id}")));
+            }
+        }
+        Ok(true)
+    }
+
+    /// Takes a SASL WRAP message: unwraps its token and handles every whole frame the
+    /// unwrapped bytes hold (a frame may span tokens).
+    fn unwrap_frames(
+        &self,
+        conn: &mut ConnectionState,
+        mut body: Bytes,
+        waiting: &mut FuturesUnordered<Waiting>,
+    ) -> Result<bool, RpcError> {
+        let header: RpcRequestHeaderProto = frame::next_message(&mut body)?;
+        if header.call_id != frame::SASL_CALL_ID {
+            return Err(RpcError::Protocol(format!(
+                "call {} not wrapped in the negotiated security layer",
+                header.call_id
+            )));
+        }
+        let msg: RpcSaslProto = frame::next_message(&mut body)?;
+        if msg.state() != SaslState::Wrap {
+            return Err(RpcError::Protocol(format!(
+                "SASL {:?} after the negotiation",
+                msg.state()
+            )));
+        }
+        let layer = conn.layer.as_mut().expect("checked by the caller");
+        let plain = layer
+            .unwrap(msg.token())
+            .map_err(|e| RpcError::Protocol(format!("unwrapping a message: {e}")))?;
+        conn.unwrapped.extend_from_slice(&plain);
+        while conn.unwrapped.len() >= 4 {
+            let len = u32::from_be_bytes(conn.unwrapped[..4].try_into().expect("4 bytes"));
+            let len = len as usize;
+            if len > frame::MAX_FRAME {
+                return Err(RpcError::FrameTooLong {
+                    len,
+                    limit: frame::MAX_FRAME,
+                });
+            }
+            if conn.unwrapped.len() < 4 + len {
+                break;
+            }
+            let _ = conn.unwrapped.split_to(4);
+            let inner = conn.unwrapped.split_to(len).freeze();
+            if !self.handle_plain(conn, inner, waiting)? {
+                return Ok(false);
             }
         }
         Ok(true)
@@ -470,6 +547,14 @@ struct ConnectionState {
     token: Option<Bytes>,
     /// The Kerberos principal the client authenticated as.
     principal: Option<String>,
+    /// The negotiated security layer (`integrity`, `privacy`): every later message in
+    /// either direction is wrapped in it.
+    layer: Option<SecurityLayer>,
+    /// How many bytes at the start of `out` were written before the layer took over
+    /// (the negotiation's last reply), which go unwrapped.
+    plain_until: usize,
+    /// Unwrapped bytes not yet a whole frame.
+    unwrapped: BytesMut,
 }
 
 impl ConnectionState {
@@ -583,10 +668,12 @@ impl ConnectionState {
                 reply,
                 principal,
                 user,
+                layer,
             } => {
                 debug!(peer = %self.peer, %principal, "Kerberos authentication succeeded");
                 self.user = Arc::from(user);
                 self.principal = Some(principal);
+                self.layer = layer;
                 reply
             }
             SaslStep::Refused(err) => {
@@ -603,7 +690,38 @@ impl ConnectionState {
             ..Default::default()
         };
         frame::write_frame(&mut self.out, &[&resp, &reply]);
+        // What follows the negotiation's last reply goes wrapped.
+        self.plain_until = self.out.len();
         Ok(true)
+    }
+
+    /// Writes `out` to the socket: as it is, or (under a security layer) each chunk
+    /// wrapped in a SASL WRAP reply, as Hadoop's server wraps its responses.
+    async fn flush<W: tokio::io::AsyncWrite + Unpin>(
+        &mut self,
+        wr: &mut W,
+    ) -> Result<(), RpcError> {
+        let Some(layer) = &mut self.layer else {
+            wr.write_all(&self.out).await?;
+            return Ok(());
+        };
+        let plain = std::mem::take(&mut self.plain_until).min(self.out.len());
+        let mut wrapped = BytesMut::from(&self.out[..plain]);
+        for chunk in self.out[plain..].chunks(layer.max_plain()) {
+            let token = layer
+                .wrap(chunk)
+                .map_err(|e| RpcError::Protocol(format!("wrapping a reply: {e}")))?;
+            let header = RpcResponseHeaderProto {
+                call_id: frame::SASL_CALL_ID as u32,
+                status: RpcStatusProto::Success as i32,
+                server_ipc_version_num: Some(frame::RPC_VERSION as u32),
+                ..Default::default()
+            };
+            let msg = frame::sasl_message(SaslState::Wrap, Some(token.into()), vec![]);
+            frame::write_frame(&mut wrapped, &[&header, &msg]);
+        }
+        wr.write_all(&wrapped).await?;
+        Ok(())
     }
 
     /// Takes the connection context; false when it claims another user than the

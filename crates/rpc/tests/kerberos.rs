@@ -9,14 +9,17 @@
 use std::sync::Arc;
 
 use bytes::Bytes;
-use tokio::net::TcpListener;
+use std::sync::Mutex;
+
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
+use tokio::net::{TcpListener, TcpStream};
 use tusk_common::Shutdown;
 use tusk_rpc::{
     CallContext, CallOutcome, ConnectRetry, HadoopException, RpcClient, RpcClientOptions, RpcError,
     RpcServer, RpcService,
 };
 use tusk_security::kdc::Kdc;
-use tusk_security::kerberos::{KerberosLogin, Principal, ServiceCredentials};
+use tusk_security::kerberos::{KerberosLogin, Principal, Protection, ServiceCredentials};
 
 const PROTOCOL: &str = "test.WhoAmI";
 
@@ -28,12 +31,24 @@ impl RpcService for WhoAmI {
         PROTOCOL
     }
 
-    fn call(self: Arc<Self>, ctx: CallContext, _: &str, _: Bytes) -> CallOutcome {
-        CallOutcome::Now(Ok(Bytes::from(ctx.user.to_string())))
+    fn call(self: Arc<Self>, ctx: CallContext, method: &str, request: Bytes) -> CallOutcome {
+        match method {
+            "echo" => CallOutcome::Now(Ok(request)),
+            _ => CallOutcome::Now(Ok(Bytes::from(ctx.user.to_string()))),
+        }
     }
 }
 
 fn client(addr: std::net::SocketAddr, user: &str, kerberos: Option<KerberosLogin>) -> RpcClient {
+    client_with(addr, user, kerberos, &[Protection::Authentication])
+}
+
+fn client_with(
+    addr: std::net::SocketAddr,
+    user: &str,
+    kerberos: Option<KerberosLogin>,
+    protection: &[Protection],
+) -> RpcClient {
     RpcClient::new(
         addr.to_string(),
         RpcClientOptions {
@@ -41,9 +56,45 @@ fn client(addr: std::net::SocketAddr, user: &str, kerberos: Option<KerberosLogin
             protocol: PROTOCOL.into(),
             connect_retry: ConnectRetry::NONE,
             kerberos,
+            protection: protection.to_vec(),
             ..Default::default()
         },
     )
+}
+
+/// Forwards one connection at a time from its own port to `to`, keeping every byte
+/// that passes in either direction: what a capture of the link would see.
+async fn recording_proxy(to: std::net::SocketAddr) -> (std::net::SocketAddr, Arc<Mutex<Vec<u8>>>) {
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let kept = seen.clone();
+    tokio::spawn(async move {
+        while let Ok((inbound, _)) = listener.accept().await {
+            let outbound = TcpStream::connect(to).await.unwrap();
+            let (ir, iw) = inbound.into_split();
+            let (or, ow) = outbound.into_split();
+            for (mut from, mut to, seen) in [
+                (
+                    Box::new(ir) as Box<dyn AsyncRead + Unpin + Send>,
+                    Box::new(ow) as Box<dyn AsyncWrite + Unpin + Send>,
+                    kept.clone(),
+                ),
+                (Box::new(or), Box::new(iw), kept.clone()),
+            ] {
+                tokio::spawn(async move {
+                    let mut buf = vec![0u8; 64 * 1024];
+                    while let Ok(n) = from.read(&mut buf).await {
+                        if n == 0 || to.write_all(&buf[..n]).await.is_err() {
+                            break;
+                        }
+                        seen.lock().unwrap().extend_from_slice(&buf[..n]);
+                    }
+                });
+            }
+        }
+    });
+    (addr, seen)
 }
 
 async fn whoami(client: &RpcClient) -> Result<String, RpcError> {
@@ -80,7 +131,8 @@ async fn kerberos_clients_are_served_as_their_principal_and_others_are_refused()
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     let shutdown = Shutdown::new();
-    let server = RpcServer::new(vec![Arc::new(WhoAmI)]).with_kerberos(Arc::new(credentials));
+    let server = RpcServer::new(vec![Arc::new(WhoAmI)])
+        .with_kerberos(Arc::new(credentials), &[Protection::Authentication]);
     tokio::spawn(server.serve(listener, shutdown.clone()));
 
     // Hadoop's client names the full principal; the short one is taken too, and no
@@ -128,6 +180,72 @@ async fn kerberos_clients_are_served_as_their_principal_and_others_are_refused()
             .unwrap(),
         "alice"
     );
+    // Privacy: every call and reply is wrapped and encrypted; a capture of the link
+    // holds none of the plain text, even of messages larger than one wrapped token.
+    let keytab_again = kdc.add_principal("nn/127.0.0.1@TUSK.TEST").unwrap();
+    let private_nn = Principal::parse("nn/127.0.0.1@TUSK.TEST").unwrap();
+    let credentials = ServiceCredentials::from_keytab(private_nn, &keytab_again).unwrap();
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let private_addr = listener.local_addr().unwrap();
+    let server = RpcServer::new(vec![Arc::new(WhoAmI)])
+        .with_kerberos(Arc::new(credentials), &[Protection::Privacy]);
+    tokio::spawn(server.serve(listener, shutdown.clone()));
+    let (proxy, seen) = recording_proxy(private_addr).await;
+    let private = client_with(
+        proxy,
+        "",
+        Some(KerberosLogin::TicketCache),
+        &[Protection::Authentication, Protection::Privacy],
+    );
+    assert_eq!(whoami(&private).await.unwrap(), "alice");
+    let secret: Vec<u8> = b"the-secret-payload-"
+        .iter()
+        .copied()
+        .cycle()
+        .take(300 * 1024)
+        .collect();
+    let echoed = private.call_raw("echo", &secret).await.unwrap();
+    assert_eq!(echoed.as_ref(), secret.as_slice());
+    let calls: Vec<_> = (0..50)
+        .map(|i| {
+            let private = &private;
+            async move {
+                private
+                    .call_raw("echo", format!("call-{i}").as_bytes())
+                    .await
+            }
+        })
+        .collect();
+    for (i, r) in futures::future::join_all(calls)
+        .await
+        .into_iter()
+        .enumerate()
+    {
+        assert_eq!(r.unwrap().as_ref(), format!("call-{i}").as_bytes());
+    }
+    let wire = seen.lock().unwrap().clone();
+    assert!(wire.len() > secret.len() * 2, "both ways captured");
+    for plain in [
+        &b"the-secret-payload"[..],
+        b"call-7",
+        b"whoami",
+        PROTOCOL.as_bytes(),
+    ] {
+        assert!(
+            !wire.windows(plain.len()).any(|w| w == plain),
+            "{} on the wire",
+            String::from_utf8_lossy(plain)
+        );
+    }
+    // A client that will not go beyond authentication finds no layer in common.
+    let weak = client(private_addr, "", Some(KerberosLogin::TicketCache));
+    let err = whoami(&weak).await.unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("no protection this client accepts"),
+        "{err}"
+    );
+
     // A service logs in from its keytab, whatever the credential cache holds.
     let dn = Principal::with_host("dn/_HOST@TUSK.TEST", "localhost").unwrap();
     let dn_keytab = kdc.add_principal(&dn.to_string()).unwrap();

@@ -6,7 +6,8 @@
 //! - [`ServiceCredentials`]: a service's acceptor credentials, from its keytab.
 //! - [`GssapiServer`] / [`GssapiClient`]: the two sides of SASL GSSAPI (RFC 4752): the
 //!   GSS context tokens, then the security-layer negotiation, wrapped in the context.
-//!   Only the `authentication` protection (no security layer) is offered so far.
+//!   The layer negotiated (`authentication`, `integrity` or `privacy`) then wraps every
+//!   message ([`SecurityLayer`]).
 //!
 //! The GSS-API parts (`kerberos/gss.rs`) are built with the `kerberos` feature, which
 //! needs the GSS-API headers and libclang at build time (Debian: `libkrb5-dev`,
@@ -20,9 +21,9 @@ mod gss;
 mod unavailable;
 
 #[cfg(feature = "kerberos")]
-pub use gss::{GssapiClient, GssapiServer, ServiceCredentials};
+pub use gss::{GssapiClient, GssapiServer, SecurityLayer, ServiceCredentials};
 #[cfg(not(feature = "kerberos"))]
-pub use unavailable::{GssapiClient, GssapiServer, ServiceCredentials};
+pub use unavailable::{GssapiClient, GssapiServer, SecurityLayer, ServiceCredentials};
 
 /// What went wrong in a Kerberos exchange.
 #[derive(Debug, thiserror::Error)]
@@ -40,6 +41,44 @@ pub enum KerberosError {
     /// This binary was built without the `kerberos` feature.
     #[error("Kerberos is not built into this tusk (build it with `--features kerberos`)")]
     NotBuilt,
+}
+
+/// What a SASL GSSAPI security layer does to every message after authentication
+/// (`hadoop.rpc.protection`): nothing, an integrity check, or encryption as well.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Protection {
+    Authentication,
+    Integrity,
+    Privacy,
+}
+
+impl Protection {
+    /// RFC 4752's bit for this layer.
+    pub fn bit(self) -> u8 {
+        match self {
+            Protection::Authentication => 1,
+            Protection::Integrity => 2,
+            Protection::Privacy => 4,
+        }
+    }
+
+    /// `hadoop.rpc.protection`'s comma-separated list (`authentication`, `integrity`,
+    /// `privacy`); an empty list is `authentication`.
+    pub fn parse_list(text: &str) -> Result<Vec<Protection>, String> {
+        let mut list = Vec::new();
+        for word in text.split(',').map(str::trim).filter(|w| !w.is_empty()) {
+            list.push(match word.to_ascii_lowercase().as_str() {
+                "authentication" => Protection::Authentication,
+                "integrity" => Protection::Integrity,
+                "privacy" => Protection::Privacy,
+                _ => return Err(format!("unknown protection {word:?}")),
+            });
+        }
+        if list.is_empty() {
+            list.push(Protection::Authentication);
+        }
+        Ok(list)
+    }
 }
 
 /// Where a client's Kerberos credentials come from.
@@ -120,6 +159,19 @@ pub enum GssapiStep {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn protections_parse_as_hadoop_rpc_protection_lists() {
+        assert_eq!(
+            Protection::parse_list("privacy, Integrity").unwrap(),
+            vec![Protection::Privacy, Protection::Integrity]
+        );
+        assert_eq!(
+            Protection::parse_list("").unwrap(),
+            vec![Protection::Authentication]
+        );
+        assert!(Protection::parse_list("secret").is_err());
+    }
 
     #[test]
     fn principals_parse_substitute_host_and_map_to_short_names() {

@@ -5,11 +5,12 @@
 
 use tusk_security::kdc::Kdc;
 use tusk_security::kerberos::{
-    GssapiClient, GssapiServer, GssapiStep, KerberosError, KerberosLogin, Principal,
+    GssapiClient, GssapiServer, GssapiStep, KerberosError, KerberosLogin, Principal, Protection,
     ServiceCredentials,
 };
 
 const REALM: &str = "TUSK.TEST";
+const AUTH: &[Protection] = &[Protection::Authentication];
 
 /// Runs the exchange to its end; the server's verdict.
 fn exchange(client: &mut GssapiClient, server: &mut GssapiServer) -> Result<String, KerberosError> {
@@ -37,8 +38,9 @@ fn a_ticket_holder_is_authenticated_and_a_stranger_is_not() {
     std::env::set_var("KRB5CCNAME", format!("FILE:{}", cache.display()));
 
     let creds = ServiceCredentials::from_keytab(nn.clone(), &nn_keytab).unwrap();
-    let mut server = GssapiServer::new(&creds);
-    let mut client = GssapiClient::new("nn", "localhost", &KerberosLogin::TicketCache).unwrap();
+    let mut server = GssapiServer::new(&creds, AUTH);
+    let mut client =
+        GssapiClient::new("nn", "localhost", &KerberosLogin::TicketCache, AUTH).unwrap();
     let principal = exchange(&mut client, &mut server).unwrap();
     assert_eq!(principal, "alice@TUSK.TEST");
     assert_eq!(
@@ -49,8 +51,52 @@ fn a_ticket_holder_is_authenticated_and_a_stranger_is_not() {
         "alice"
     );
 
+    // Privacy: the strongest layer both accept; what one side wraps only the other
+    // unwraps, and the wire does not carry the plain text.
+    let mut server = GssapiServer::new(&creds, &[Protection::Integrity, Protection::Privacy]);
+    let mut client = GssapiClient::new(
+        "nn",
+        "localhost",
+        &KerberosLogin::TicketCache,
+        &[Protection::Authentication, Protection::Privacy],
+    )
+    .unwrap();
+    assert_eq!(
+        exchange(&mut client, &mut server).unwrap(),
+        "alice@TUSK.TEST"
+    );
+    let mut server_layer = server.into_layer().expect("a layer");
+    let mut client_layer = client.into_layer().expect("a layer");
+    assert_eq!(client_layer.protection, Protection::Privacy);
+    let secret = b"the contents of /secret/file";
+    let token = client_layer.wrap(secret).unwrap();
+    assert!(
+        !token.windows(secret.len()).any(|w| w == secret),
+        "encrypted"
+    );
+    assert_eq!(server_layer.unwrap(&token).unwrap(), secret);
+    let reply = server_layer.wrap(b"ok").unwrap();
+    assert_eq!(client_layer.unwrap(&reply).unwrap(), b"ok");
+    let mut tampered = server_layer.wrap(b"ok").unwrap();
+    let last = tampered.len() - 1;
+    tampered[last] ^= 1;
+    assert!(client_layer.unwrap(&tampered).is_err(), "integrity checked");
+
+    // No layer in common: the client refuses the offer.
+    let mut server = GssapiServer::new(&creds, &[Protection::Integrity]);
+    let mut client = GssapiClient::new(
+        "nn",
+        "localhost",
+        &KerberosLogin::TicketCache,
+        &[Protection::Privacy],
+    )
+    .unwrap();
+    let err = exchange(&mut client, &mut server).unwrap_err().to_string();
+    assert!(err.contains("no protection this client accepts"), "{err}");
+
     // A service the realm does not know: no ticket can be had for it.
-    let mut client = GssapiClient::new("nosuch", "localhost", &KerberosLogin::TicketCache).unwrap();
+    let mut client =
+        GssapiClient::new("nosuch", "localhost", &KerberosLogin::TicketCache, AUTH).unwrap();
     let err = client.start().unwrap_err().to_string();
     assert!(err.contains("not found in Kerberos database"), "{err}");
 
@@ -58,8 +104,9 @@ fn a_ticket_holder_is_authenticated_and_a_stranger_is_not() {
     let dn = Principal::with_host("dn/_HOST@TUSK.TEST", "localhost").unwrap();
     let dn_keytab = kdc.add_principal(&dn.to_string()).unwrap();
     let dn_creds = ServiceCredentials::from_keytab(dn, &dn_keytab).unwrap();
-    let mut client = GssapiClient::new("nn", "localhost", &KerberosLogin::TicketCache).unwrap();
-    let mut wrong = GssapiServer::new(&dn_creds);
+    let mut client =
+        GssapiClient::new("nn", "localhost", &KerberosLogin::TicketCache, AUTH).unwrap();
+    let mut wrong = GssapiServer::new(&dn_creds, AUTH);
     assert!(exchange(&mut client, &mut wrong).is_err());
 
     // Without a ticket (an empty cache) the client cannot begin.
@@ -67,6 +114,7 @@ fn a_ticket_holder_is_authenticated_and_a_stranger_is_not() {
         "KRB5CCNAME",
         format!("FILE:{}", dir.path().join("nobody.cc").display()),
     );
-    let mut client = GssapiClient::new("nn", "localhost", &KerberosLogin::TicketCache).unwrap();
+    let mut client =
+        GssapiClient::new("nn", "localhost", &KerberosLogin::TicketCache, AUTH).unwrap();
     assert!(client.start().is_err());
 }

@@ -10,6 +10,8 @@ pub const KNOWN: &[&str] = &[
     "fs.trash.interval",
     "hadoop.log.dir",
     "hadoop.proxyuser.",
+    // `authentication` (default), `integrity`, `privacy`: a list.
+    "hadoop.rpc.protection",
     // `simple` (default) or `kerberos`.
     "hadoop.security.authentication",
     "hadoop.shell.safely.delete.limit.num.files",

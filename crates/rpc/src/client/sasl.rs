@@ -13,19 +13,21 @@ use tusk_proto::common::rpc_response_header_proto::RpcStatusProto;
 use tusk_proto::common::rpc_sasl_proto::{SaslAuth, SaslState};
 use tusk_proto::common::{RpcRequestHeaderProto, RpcResponseHeaderProto, RpcSaslProto, TokenProto};
 use tusk_security::digest_md5::DigestMd5Client;
-use tusk_security::kerberos::{GssapiClient, KerberosLogin};
+use tusk_security::kerberos::{GssapiClient, KerberosLogin, Protection, SecurityLayer};
 
 use crate::error::{RemoteException, RpcError};
 use crate::frame::{self, sasl_message, SASL_DIGEST_MD5, SASL_GSSAPI, SASL_KERBEROS, SASL_TOKEN};
 
 /// Authenticates with Kerberos credentials from `login`; `header` is the request header
-/// for the SASL call id. Returns the client's principal.
+/// for the SASL call id. Returns the client's principal and the security layer chosen
+/// (`None` for `authentication`).
 pub(super) async fn authenticate_kerberos<R, W>(
     rd: &mut R,
     wr: &mut W,
     header: &RpcRequestHeaderProto,
     login: &KerberosLogin,
-) -> Result<String, RpcError>
+    protection: &[Protection],
+) -> Result<(String, Option<SecurityLayer>), RpcError>
 where
     R: AsyncRead + Unpin,
     W: AsyncWrite + Unpin,
@@ -36,9 +38,10 @@ where
     };
     let (protocol, server_id) = (offer.protocol().to_string(), offer.server_id().to_string());
     let login = login.clone();
+    let protection = protection.to_vec();
     // The first token asks the KDC for a service ticket: a blocking call.
     let (mut client, first) = tokio::task::spawn_blocking(move || {
-        let mut client = GssapiClient::new(&protocol, &server_id, &login)?;
+        let mut client = GssapiClient::new(&protocol, &server_id, &login, &protection)?;
         let first = client.start()?;
         Ok((client, first))
     })
@@ -58,7 +61,10 @@ where
     loop {
         let reply = receive(rd).await?;
         match reply.state() {
-            SaslState::Success => return client.principal().map_err(failed),
+            SaslState::Success => {
+                let principal = client.principal().map_err(failed)?;
+                return Ok((principal, client.into_layer()));
+            }
             SaslState::Challenge => {
                 let answer = client.respond(reply.token()).map_err(failed)?;
                 send(

@@ -18,7 +18,9 @@ use bytes::Bytes;
 use tusk_proto::common::rpc_sasl_proto::{SaslAuth, SaslState};
 use tusk_proto::common::RpcSaslProto;
 use tusk_security::digest_md5::{self, DigestMd5Server};
-use tusk_security::kerberos::{GssapiServer, GssapiStep, Principal, ServiceCredentials};
+use tusk_security::kerberos::{
+    GssapiServer, GssapiStep, Principal, Protection, SecurityLayer, ServiceCredentials,
+};
 use tusk_security::{SaslError, TokenAuthority, TokenGrant};
 
 use crate::error::{RemoteException, RpcError};
@@ -34,6 +36,8 @@ pub(crate) struct ServerAuth {
     pub(crate) tokens: Option<Arc<dyn TokenAuthority>>,
     /// The service's Kerberos identity; `None`: KERBEROS is not offered.
     pub(crate) kerberos: Option<Arc<ServiceCredentials>>,
+    /// The security layers a Kerberos client may choose (`hadoop.rpc.protection`).
+    pub(crate) protections: Vec<Protection>,
     /// Whether SIMPLE is offered beside them.
     pub(crate) simple: bool,
 }
@@ -82,12 +86,14 @@ pub(crate) enum SaslStep {
         grant: TokenGrant,
         identifier: Bytes,
     },
-    /// The client holds a Kerberos ticket of `principal`: send `reply` (SUCCESS), and
-    /// run the connection as `user`, the principal's short name.
+    /// The client holds a Kerberos ticket of `principal`: send `reply` (SUCCESS), run
+    /// the connection as `user`, the principal's short name, and wrap every message
+    /// after the reply in `layer` when one was chosen.
     Kerberos {
         reply: RpcSaslProto,
         principal: String,
         user: String,
+        layer: Option<SecurityLayer>,
     },
     /// Send this exception as a FATAL reply and close the connection.
     Refused(RemoteException),
@@ -196,7 +202,7 @@ impl SaslSession {
                     "Client mechanism is malformed",
                 )));
             }
-            self.gssapi = Some(GssapiServer::new(kerberos));
+            self.gssapi = Some(GssapiServer::new(kerberos, &auth.protections));
             return Ok(self.gssapi_step(auth, msg));
         }
         if auth.tokens.is_none() || *chosen != token_auth() {
@@ -241,17 +247,27 @@ impl SaslSession {
                         reply: sasl_message(SaslState::Success, None, vec![]),
                         principal,
                         user,
+                        layer: None,
                     })
                 }
             });
         match step {
-            Ok(step) => {
-                if matches!(step, SaslStep::Kerberos { .. }) {
-                    self.done = true;
-                    self.gssapi = None;
+            Ok(SaslStep::Kerberos {
+                reply,
+                principal,
+                user,
+                ..
+            }) => {
+                self.done = true;
+                let layer = self.gssapi.take().and_then(GssapiServer::into_layer);
+                SaslStep::Kerberos {
+                    reply,
+                    principal,
+                    user,
+                    layer,
                 }
-                step
             }
+            Ok(step) => step,
             Err(e) => SaslStep::Refused(RemoteException::of(
                 HadoopException::Sasl,
                 format!("GSS initiate failed [Caused by {e}]"),
@@ -370,6 +386,7 @@ mod tests {
         SaslSession::new(Some(Arc::new(ServerAuth {
             tokens: Some(Arc::new(OneToken)),
             kerberos: None,
+            protections: vec![Protection::Authentication],
             simple,
         })))
     }

@@ -11,10 +11,11 @@ use libgssapi::credential::Cred;
 use libgssapi::name::Name;
 use libgssapi::oid::{GSS_MECH_KRB5, GSS_NT_HOSTBASED_SERVICE};
 
-use super::{GssapiStep, KerberosError, KerberosLogin, Principal};
+use super::{GssapiStep, KerberosError, KerberosLogin, Principal, Protection};
 
-/// RFC 4752's security-layer bits: no layer (authentication only).
-const NO_SECURITY_LAYER: u8 = 1;
+/// The largest wrapped message this side takes, as it tells its peer (Java's SASL
+/// default, `javax.security.sasl.maxbuffer`).
+const MAX_BUFFER: usize = 65536;
 
 fn gss(e: libgssapi::error::Error) -> KerberosError {
     KerberosError::Gss(e.to_string())
@@ -124,13 +125,33 @@ enum Stage {
 pub struct GssapiServer {
     ctx: ServerCtx,
     stage: Stage,
+    /// The layers offered.
+    offered: Vec<Protection>,
+    /// The layer the client chose, and the largest message it takes.
+    chosen: Option<(Protection, usize)>,
 }
 
 impl GssapiServer {
-    pub fn new(credentials: &ServiceCredentials) -> Self {
+    /// An exchange offering the security layers `offered` (at least one).
+    pub fn new(credentials: &ServiceCredentials, offered: &[Protection]) -> Self {
         GssapiServer {
             ctx: ServerCtx::new(Some(credentials.cred.clone())),
             stage: Stage::Context,
+            offered: offered.to_vec(),
+            chosen: None,
+        }
+    }
+
+    /// After authentication: the layer that wraps the connection's messages from now
+    /// on; `None` for `authentication` (messages go as they are).
+    pub fn into_layer(self) -> Option<SecurityLayer> {
+        match self.chosen {
+            Some((Protection::Authentication, _)) | None => None,
+            Some((protection, peer_max)) => Some(SecurityLayer {
+                ctx: Box::new(self.ctx),
+                protection,
+                peer_max,
+            }),
         }
     }
 
@@ -162,12 +183,18 @@ impl GssapiServer {
         }
     }
 
-    /// The security layers offered (none but "no layer") and, as RFC 4752 asks when
-    /// no layer is offered, a zero maximum message size; wrapped in the context.
+    /// The security layers offered and the largest message this side takes (zero when
+    /// no layer but "none" is offered, as RFC 4752 asks); wrapped in the context.
     fn offer(&mut self) -> Result<GssapiStep, KerberosError> {
+        let bits = self.offered.iter().fold(0, |b, p| b | p.bit());
+        let max = if bits == Protection::Authentication.bit() {
+            0
+        } else {
+            MAX_BUFFER
+        };
         let offer = self
             .ctx
-            .wrap(false, &[NO_SECURITY_LAYER, 0, 0, 0])
+            .wrap(false, &layer_message(bits, max))
             .map_err(gss)?;
         self.stage = Stage::Offered;
         Ok(GssapiStep::Challenge(offer.to_vec()))
@@ -180,12 +207,13 @@ impl GssapiServer {
                 "final handshake message too short".into(),
             ));
         }
-        if plain[0] != NO_SECURITY_LAYER {
+        let Some(chosen) = self.offered.iter().copied().find(|p| p.bit() == plain[0]) else {
             return Err(KerberosError::Protocol(format!(
                 "client selected unsupported protection: {}",
                 plain[0]
             )));
-        }
+        };
+        self.chosen = Some((chosen, max_size(&plain)));
         let principal = self.ctx.source_name().map_err(gss)?.to_string();
         let authz = String::from_utf8_lossy(&plain[4..]);
         if !authz.is_empty() && authz != principal {
@@ -203,15 +231,22 @@ impl GssapiServer {
 pub struct GssapiClient {
     ctx: ClientCtx,
     stage: Stage,
+    /// The layers this client accepts.
+    wanted: Vec<Protection>,
+    /// The layer it chose, and the largest message the server takes.
+    chosen: Option<(Protection, usize)>,
 }
 
 impl GssapiClient {
     /// For service `protocol` (a principal's primary, `nn`) on `server_id` (its
     /// instance, the host), as Hadoop's NEGOTIATE names them.
+    /// `wanted`: the security layers it accepts; it takes the strongest the server
+    /// offers.
     pub fn new(
         protocol: &str,
         server_id: &str,
         login: &KerberosLogin,
+        wanted: &[Protection],
     ) -> Result<Self, KerberosError> {
         let target = Name::new(
             format!("{protocol}@{server_id}").as_bytes(),
@@ -227,7 +262,22 @@ impl GssapiClient {
         Ok(GssapiClient {
             ctx,
             stage: Stage::Context,
+            wanted: wanted.to_vec(),
+            chosen: None,
         })
+    }
+
+    /// After authentication: the layer that wraps the connection's messages from now
+    /// on; `None` for `authentication`.
+    pub fn into_layer(self) -> Option<SecurityLayer> {
+        match self.chosen {
+            Some((Protection::Authentication, _)) | None => None,
+            Some((protection, peer_max)) => Some(SecurityLayer {
+                ctx: Box::new(self.ctx),
+                protection,
+                peer_max,
+            }),
+        }
     }
 
     /// The client's own principal (`alice@REALM`), from its credentials.
@@ -254,14 +304,25 @@ impl GssapiClient {
             Stage::Context | Stage::ContextDone => {
                 // The challenge is the server's security-layer offer.
                 let offer = self.ctx.unwrap(challenge).map_err(gss)?;
-                if offer.len() != 4 || offer[0] & NO_SECURITY_LAYER == 0 {
-                    return Err(KerberosError::Protocol(
-                        "the server offers no protection this client supports".into(),
-                    ));
-                }
+                let chosen = self
+                    .wanted
+                    .iter()
+                    .copied()
+                    .filter(|p| offer.len() == 4 && offer[0] & p.bit() != 0)
+                    .max()
+                    .ok_or_else(|| {
+                        KerberosError::Protocol(
+                            "the server offers no protection this client accepts".into(),
+                        )
+                    })?;
+                self.chosen = Some((chosen, max_size(&offer)));
+                let max = match chosen {
+                    Protection::Authentication => 0,
+                    _ => MAX_BUFFER,
+                };
                 let choice = self
                     .ctx
-                    .wrap(false, &[NO_SECURITY_LAYER, 0, 0, 0])
+                    .wrap(false, &layer_message(chosen.bit(), max))
                     .map_err(gss)?;
                 self.stage = Stage::Done;
                 Ok(choice.to_vec())
@@ -270,5 +331,47 @@ impl GssapiClient {
                 "negotiation already complete".into(),
             )),
         }
+    }
+}
+
+/// RFC 4752's layer message: the layer bits, then the largest message size in three
+/// bytes (network order).
+fn layer_message(bits: u8, max: usize) -> [u8; 4] {
+    let max = max.min(0xFF_FFFF) as u32;
+    let [_, a, b, c] = max.to_be_bytes();
+    [bits, a, b, c]
+}
+
+fn max_size(message: &[u8]) -> usize {
+    u32::from_be_bytes([0, message[1], message[2], message[3]]) as usize
+}
+
+/// The security layer of an authenticated connection: wraps what this side sends and
+/// unwraps what it receives, with an integrity check (`integrity`) and encryption
+/// (`privacy`). One per connection; its sequence numbers make the order matter.
+pub struct SecurityLayer {
+    ctx: Box<dyn SecurityContext + Send>,
+    pub protection: Protection,
+    /// The largest wrapped message the peer takes (0: no limit told).
+    peer_max: usize,
+}
+
+impl SecurityLayer {
+    /// The largest plain chunk to wrap at once so the peer's limit holds.
+    pub fn max_plain(&self) -> usize {
+        match self.peer_max {
+            0 => usize::MAX,
+            // A wrapped token adds a header, a checksum and padding: well under 1 KiB.
+            n => n.saturating_sub(1024).max(1024),
+        }
+    }
+
+    pub fn wrap(&mut self, plain: &[u8]) -> Result<Vec<u8>, KerberosError> {
+        let encrypt = self.protection == Protection::Privacy;
+        Ok(self.ctx.wrap(encrypt, plain).map_err(gss)?.to_vec())
+    }
+
+    pub fn unwrap(&mut self, token: &[u8]) -> Result<Vec<u8>, KerberosError> {
+        Ok(self.ctx.unwrap(token).map_err(gss)?.to_vec())
     }
 }

@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use super::{GssapiStep, KerberosError, KerberosLogin, Principal};
+use super::{GssapiStep, KerberosError, KerberosLogin, Principal, Protection};
 
 /// A service's identity; never made in a build without Kerberos.
 pub struct ServiceCredentials {
@@ -20,8 +20,12 @@ impl ServiceCredentials {
 pub struct GssapiServer;
 
 impl GssapiServer {
-    pub fn new(_: &ServiceCredentials) -> Self {
+    pub fn new(_: &ServiceCredentials, _: &[Protection]) -> Self {
         GssapiServer
+    }
+
+    pub fn into_layer(self) -> Option<SecurityLayer> {
+        None
     }
 
     pub fn step(&mut self, _: &[u8]) -> Result<GssapiStep, KerberosError> {
@@ -33,8 +37,17 @@ impl GssapiServer {
 pub struct GssapiClient;
 
 impl GssapiClient {
-    pub fn new(_: &str, _: &str, _: &KerberosLogin) -> Result<Self, KerberosError> {
+    pub fn new(
+        _: &str,
+        _: &str,
+        _: &KerberosLogin,
+        _: &[Protection],
+    ) -> Result<Self, KerberosError> {
         Err(KerberosError::NotBuilt)
+    }
+
+    pub fn into_layer(self) -> Option<SecurityLayer> {
+        None
     }
 
     pub fn principal(&self) -> Result<String, KerberosError> {
@@ -46,6 +59,25 @@ impl GssapiClient {
     }
 
     pub fn respond(&mut self, _: &[u8]) -> Result<Vec<u8>, KerberosError> {
+        Err(KerberosError::NotBuilt)
+    }
+}
+
+/// A connection's security layer; never made in a build without Kerberos.
+pub struct SecurityLayer {
+    pub protection: Protection,
+}
+
+impl SecurityLayer {
+    pub fn max_plain(&self) -> usize {
+        usize::MAX
+    }
+
+    pub fn wrap(&mut self, _: &[u8]) -> Result<Vec<u8>, KerberosError> {
+        Err(KerberosError::NotBuilt)
+    }
+
+    pub fn unwrap(&mut self, _: &[u8]) -> Result<Vec<u8>, KerberosError> {
         Err(KerberosError::NotBuilt)
     }
 }
