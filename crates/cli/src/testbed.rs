@@ -7,6 +7,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context};
 use clap::{Args, Subcommand};
+use tusk_cluster::process::{wait_for_address, wait_live};
 use tusk_common::Configuration;
 use tusk_testbed::measure;
 use tusk_testbed::{Daemon, Description, NodeState, Testbed};
@@ -325,16 +326,15 @@ async fn start_tusk(conf: &Configuration, tb: &mut Testbed) -> anyhow::Result<()
             )?)
         }
     };
-    let nn_addr =
-        crate::local::wait_file(&nn_addr_file, Duration::from_secs(60), nn_pid, &nn_log).await?;
+    let nn_addr = wait_for_address(&nn_addr_file, Duration::from_secs(60), nn_pid, &nn_log).await?;
     let uri = format!("hdfs://{nn_addr}");
     defines.push(format!("fs.defaultFS={uri}"));
     tb.default_fs = Some(uri.clone());
     let rm_addr = match rm_pid {
         None => None,
-        Some(pid) => Some(
-            crate::local::wait_file(&rm_addr_file, Duration::from_secs(60), pid, &rm_log).await?,
-        ),
+        Some(pid) => {
+            Some(wait_for_address(&rm_addr_file, Duration::from_secs(60), pid, &rm_log).await?)
+        }
     };
     tb.rm_address = rm_addr.clone();
     tb.save()?;
@@ -413,15 +413,10 @@ async fn start_tusk(conf: &Configuration, tb: &mut Testbed) -> anyhow::Result<()
         }
     }
     tb.save()?;
-    crate::local::wait_ready(
-        conf,
-        &uri,
-        rm_addr.as_deref(),
-        datanodes,
-        nodemanagers,
-        &logs,
-    )
-    .await
+    let counts = (datanodes, nodemanagers);
+    let ready = Duration::from_secs(30);
+    wait_live(conf, &uri, rm_addr.as_deref(), counts, ready, &logs).await?;
+    Ok(())
 }
 
 fn down(dir: &Path) -> anyhow::Result<()> {
