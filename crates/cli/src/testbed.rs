@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context};
 use clap::{Args, Subcommand};
-use tusk_cluster::process::{wait_for_address, wait_live};
+use tusk_cluster::process::{wait_for_address, wait_live, DaemonCommand};
 use tusk_common::Configuration;
 use tusk_testbed::measure;
 use tusk_testbed::{Daemon, Description, NodeState, Testbed};
@@ -259,14 +259,12 @@ fn dirs_on_volumes(node: &NodeState, sub: &str) -> String {
         .join(",")
 }
 
-fn argv(exe: &Path, role: &str, defines: &[String], extra: &[String]) -> Vec<String> {
-    let mut all = vec![exe.display().to_string(), role.to_string()];
-    for d in defines {
-        all.push("-D".into());
-        all.push(d.clone());
-    }
-    all.extend(extra.iter().cloned());
-    all
+/// The argv of `tusk ROLE -D defines... args` for the testbed's spawn, which opens the log.
+fn daemon(exe: &Path, role: &str, defines: &[String], args: &[String]) -> Vec<String> {
+    let mut cmd = DaemonCommand::new(exe, role, PathBuf::new());
+    cmd.defines = defines.to_vec();
+    cmd.args = args.to_vec();
+    cmd.argv()
 }
 
 async fn start_tusk(conf: &Configuration, tb: &mut Testbed) -> anyhow::Result<()> {
@@ -289,7 +287,7 @@ async fn start_tusk(conf: &Configuration, tb: &mut Testbed) -> anyhow::Result<()
     let nn_pid = tb.spawn(
         &nn.spec.name,
         "namenode",
-        &argv(
+        &daemon(
             &exe,
             "namenode",
             &nn_defines,
@@ -311,7 +309,7 @@ async fn start_tusk(conf: &Configuration, tb: &mut Testbed) -> anyhow::Result<()
             Some(tb.spawn(
                 &rm.spec.name,
                 "resourcemanager",
-                &argv(
+                &daemon(
                     &exe,
                     "resourcemanager",
                     &defines,
@@ -364,7 +362,7 @@ async fn start_tusk(conf: &Configuration, tb: &mut Testbed) -> anyhow::Result<()
             tb.spawn(
                 name,
                 "datanode",
-                &argv(
+                &daemon(
                     &exe,
                     "datanode",
                     &d,
@@ -396,7 +394,7 @@ async fn start_tusk(conf: &Configuration, tb: &mut Testbed) -> anyhow::Result<()
             tb.spawn(
                 name,
                 "nodemanager",
-                &argv(
+                &daemon(
                     &exe,
                     "nodemanager",
                     &d,

@@ -60,11 +60,15 @@ impl DaemonCommand {
         out
     }
 
-    /// `env K=V ... exe role -D ... args`, for a spawner that takes an argv (a testbed
-    /// node); `env` execs the daemon, so the pid recorded is the daemon's.
+    /// `exe role -D ... args` for a spawner that takes an argv (a testbed node), run by
+    /// `env K=V ...` when there is an environment to set (`env` execs the daemon, so the
+    /// pid recorded is the daemon's); without one it inherits the spawner's.
     pub fn argv(&self) -> Vec<String> {
-        let mut out = vec!["env".to_string()];
-        out.extend(self.environment().map(|(k, v)| format!("{k}={v}")));
+        let mut out = Vec::new();
+        if !self.env.is_empty() {
+            out.push("env".to_string());
+            out.extend(self.environment().map(|(k, v)| format!("{k}={v}")));
+        }
         out.push(self.exe.display().to_string());
         out.extend(self.command_args());
         out
@@ -163,6 +167,8 @@ mod tests {
                 "127.0.0.1:0"
             ]
         );
+        cmd.env.clear();
+        assert_eq!(cmd.argv()[..2], ["/bin/tusk", "datanode"]);
     }
 
     #[tokio::test]
