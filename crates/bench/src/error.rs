@@ -31,6 +31,9 @@ pub enum BenchError {
     Io(#[from] std::io::Error),
     #[error("testbed: {0}")]
     Testbed(#[from] tusk_testbed::TestbedError),
+    /// A daemon process that did not start or serve.
+    #[error("{0}")]
+    Process(#[from] tusk_cluster::ProcessError),
     /// A Hadoop job history (`.jhist`) missing or not as Hadoop writes it.
     #[error("Hadoop job history {path}: {message}")]
     HadoopHistory { path: String, message: String },

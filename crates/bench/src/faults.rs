@@ -328,7 +328,7 @@ impl Suite {
                 ..Default::default()
             },
         };
-        let expected = injected.datanodes.unwrap_or(self.cluster.datanodes.len());
+        let expected = injected.datanodes.unwrap_or(self.cluster.datanode_count());
         let healthy = self
             .cluster
             .wait_healthy_with(expected, started + self.options.recovery_limit)
@@ -455,7 +455,7 @@ impl Suite {
         let victim = 1;
         self.cluster.kill(Role::DataNode(victim));
         Ok(Injected {
-            datanodes: Some(self.cluster.datanodes.len() - 1),
+            datanodes: Some(self.cluster.datanode_count() - 1),
             restart_datanode: Some(victim),
             notes: vec!["time = kill → every block 3 live replicas (dead after 3 s)".into()],
             ..Default::default()
@@ -486,10 +486,10 @@ impl Suite {
         let am = self.cluster.container_pids("mr-am");
         let pid = tasks.first().or(am.first());
         pid.and_then(|p| {
-            self.cluster
-                .nodemanagers
-                .iter()
-                .position(|nm| nm.pid().is_some_and(|n| cluster_ancestor(*p, n)))
+            (0..self.cluster.datanode_count()).position(|i| {
+                let nm = self.cluster.pid(Role::NodeManager(i));
+                nm.is_some_and(|n| cluster_ancestor(*p, n))
+            })
         })
         .unwrap_or(0)
     }
@@ -629,7 +629,7 @@ impl Suite {
             .first()
             .ok_or_else(|| BenchError::InvalidOptions(format!("{} has no block", file.path)))?;
         let first = block.locs.first().map(|l| l.id.xfer_port).unwrap_or(0);
-        let dn = (0..self.cluster.datanodes.len())
+        let dn = (0..self.cluster.datanode_count())
             .find(|i| {
                 std::fs::read_to_string(self.cluster.dir.join(format!("datanode{i}.addr")))
                     .is_ok_and(|a| a.trim().ends_with(&format!(":{first}")))
@@ -914,7 +914,7 @@ impl Suite {
         };
         let attack = tokio::spawn(async move { attacks::run(nn, dn, &opts).await });
         let client = self.clients[0].1.clone();
-        let nn_pid = self.cluster.namenode.pid().unwrap_or(0);
+        let nn_pid = self.cluster.pid(Role::NameNode).unwrap_or(0);
         let (mut slowest, mut failed, mut peak) = (0f64, 0u32, 0f64);
         tokio::time::sleep(Duration::from_secs(1)).await;
         while !attack.is_finished() {

@@ -1,14 +1,16 @@
 //! A whole Tusk cluster as separate processes, the way a user runs one: `tusk local up
-//! --dir D` (NameNode, DataNodes, ResourceManager, NodeManagers), jobs as `tusk job run`
-//! processes, `tusk local down --dir D` at the end (also on drop). Every child gets
-//! `TUSK_HOME=D/home`, so the `fs.defaultFS` and ResourceManager address a benchmark's
-//! cluster records do not replace the user's.
+//! --dir D` (NameNode, DataNodes, ResourceManager, NodeManagers; the harness's
+//! `ProcessCluster` plus Hadoop's client configuration in `D/conf`), jobs as `tusk job
+//! run` processes, stopped at the end (also on drop) as `tusk local down --dir D` stops
+//! them. Every child gets `TUSK_HOME=D/home`, so the `fs.defaultFS` and ResourceManager
+//! address a benchmark's cluster records do not replace the user's.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use tusk_client::{ClientOptions, DfsClient};
+use tusk_cluster::process::stop_recorded;
 use tusk_common::logging::last_lines;
 use tusk_common::Configuration;
 use tusk_mapreduce::history::{read_history, JobHistory, DEFAULT_HISTORY_DIR};
@@ -140,15 +142,16 @@ impl ProcessCluster {
         })
     }
 
-    /// `tusk local down --dir D`.
+    /// Stops the daemons `tusk local up` recorded in D, as `tusk local down` does.
     pub fn down(&mut self) -> Result<()> {
         if !self.running {
             return Ok(());
         }
         self.running = false;
-        let mut cmd = command(&self.exe, &self.dir, &[]);
-        cmd.args(["local", "down", "--dir"]).arg(&self.dir);
-        run(cmd, "tusk local down").map(drop)
+        for (name, pid) in stop_recorded(&self.dir, Duration::from_secs(15)) {
+            tracing::warn!(dir = %self.dir.display(), "{name} ({pid}) did not stop; killed it");
+        }
+        Ok(())
     }
 }
 

@@ -4,9 +4,10 @@
 //! torn down at the end (also when dropped).
 
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use tusk_client::DfsClient;
+use tusk_common::wait::wait_for;
 use tusk_testbed::{Daemon, NodeState, Testbed};
 use tusk_yarn_client::ApplicationClient;
 
@@ -222,21 +223,20 @@ impl TestbedCluster {
 
     async fn wait_nodemanagers(&self) -> Result<()> {
         let client = ApplicationClient::new(&self.rm_addr);
-        let deadline = Instant::now() + Duration::from_secs(60);
-        loop {
-            if let Ok(nodes) = client.nodes().await {
-                if nodes.iter().filter(|n| n.heartbeats > 0).count() >= self.nodemanagers {
-                    return Ok(());
-                }
-            }
-            if Instant::now() > deadline {
-                return Err(BenchError::ClusterStart(format!(
+        let registered = || async {
+            let nodes = client.nodes().await.ok()?;
+            let heard = nodes.iter().filter(|n| n.heartbeats > 0).count();
+            (heard >= self.nodemanagers).then_some(())
+        };
+        let what = "the NodeManagers to register with the restarted ResourceManager";
+        wait_for(what, Duration::from_secs(60), registered)
+            .await
+            .map_err(|_| {
+                BenchError::ClusterStart(format!(
                     "the NodeManagers did not register with the restarted ResourceManager within 60 s; see {}",
                     self.dir.join("logs").display()
-                )));
-            }
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        }
+                ))
+            })
     }
 
     /// Writes out and drops the page cache of every file on the nodes' volumes, so each

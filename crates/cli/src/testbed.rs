@@ -7,6 +7,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context};
 use clap::{Args, Subcommand};
+use tusk_cluster::process::{wait_for_address, wait_live, DaemonCommand};
 use tusk_common::Configuration;
 use tusk_testbed::measure;
 use tusk_testbed::{Daemon, Description, NodeState, Testbed};
@@ -258,14 +259,12 @@ fn dirs_on_volumes(node: &NodeState, sub: &str) -> String {
         .join(",")
 }
 
-fn argv(exe: &Path, role: &str, defines: &[String], extra: &[String]) -> Vec<String> {
-    let mut all = vec![exe.display().to_string(), role.to_string()];
-    for d in defines {
-        all.push("-D".into());
-        all.push(d.clone());
-    }
-    all.extend(extra.iter().cloned());
-    all
+/// The argv of `tusk ROLE -D defines... args` for the testbed's spawn, which opens the log.
+fn daemon(exe: &Path, role: &str, defines: &[String], args: &[String]) -> Vec<String> {
+    let mut cmd = DaemonCommand::new(exe, role, PathBuf::new());
+    cmd.defines = defines.to_vec();
+    cmd.args = args.to_vec();
+    cmd.argv()
 }
 
 async fn start_tusk(conf: &Configuration, tb: &mut Testbed) -> anyhow::Result<()> {
@@ -288,7 +287,7 @@ async fn start_tusk(conf: &Configuration, tb: &mut Testbed) -> anyhow::Result<()
     let nn_pid = tb.spawn(
         &nn.spec.name,
         "namenode",
-        &argv(
+        &daemon(
             &exe,
             "namenode",
             &nn_defines,
@@ -310,7 +309,7 @@ async fn start_tusk(conf: &Configuration, tb: &mut Testbed) -> anyhow::Result<()
             Some(tb.spawn(
                 &rm.spec.name,
                 "resourcemanager",
-                &argv(
+                &daemon(
                     &exe,
                     "resourcemanager",
                     &defines,
@@ -325,16 +324,15 @@ async fn start_tusk(conf: &Configuration, tb: &mut Testbed) -> anyhow::Result<()
             )?)
         }
     };
-    let nn_addr =
-        crate::local::wait_file(&nn_addr_file, Duration::from_secs(60), nn_pid, &nn_log).await?;
+    let nn_addr = wait_for_address(&nn_addr_file, Duration::from_secs(60), nn_pid, &nn_log).await?;
     let uri = format!("hdfs://{nn_addr}");
     defines.push(format!("fs.defaultFS={uri}"));
     tb.default_fs = Some(uri.clone());
     let rm_addr = match rm_pid {
         None => None,
-        Some(pid) => Some(
-            crate::local::wait_file(&rm_addr_file, Duration::from_secs(60), pid, &rm_log).await?,
-        ),
+        Some(pid) => {
+            Some(wait_for_address(&rm_addr_file, Duration::from_secs(60), pid, &rm_log).await?)
+        }
     };
     tb.rm_address = rm_addr.clone();
     tb.save()?;
@@ -364,7 +362,7 @@ async fn start_tusk(conf: &Configuration, tb: &mut Testbed) -> anyhow::Result<()
             tb.spawn(
                 name,
                 "datanode",
-                &argv(
+                &daemon(
                     &exe,
                     "datanode",
                     &d,
@@ -396,7 +394,7 @@ async fn start_tusk(conf: &Configuration, tb: &mut Testbed) -> anyhow::Result<()
             tb.spawn(
                 name,
                 "nodemanager",
-                &argv(
+                &daemon(
                     &exe,
                     "nodemanager",
                     &d,
@@ -413,15 +411,10 @@ async fn start_tusk(conf: &Configuration, tb: &mut Testbed) -> anyhow::Result<()
         }
     }
     tb.save()?;
-    crate::local::wait_ready(
-        conf,
-        &uri,
-        rm_addr.as_deref(),
-        datanodes,
-        nodemanagers,
-        &logs,
-    )
-    .await
+    let counts = (datanodes, nodemanagers);
+    let ready = Duration::from_secs(30);
+    wait_live(conf, &uri, rm_addr.as_deref(), counts, ready, &logs).await?;
+    Ok(())
 }
 
 fn down(dir: &Path) -> anyhow::Result<()> {

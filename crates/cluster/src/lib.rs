@@ -7,7 +7,10 @@
 //! Layout: [`MiniCluster`] (built by [`MiniClusterBuilder`]) owns the node runtimes and
 //! their state directories; `yarn`: [`MiniYarn`]; `wait`: [`wait_for`] polls a
 //! condition with a deadline and names what it awaited when it times out;
-//! [`test_data`] makes reproducible file contents; `testing` (feature `testing`, enabled
+//! [`test_data`] makes reproducible file contents; `process`: the same daemons as
+//! processes of the `tusk` binary ([`process::ProcessCluster`], [`process::DaemonCommand`]),
+//! the one launcher of `tusk local`, `tusk testbed`, the fault suite and the benches;
+//! `error`: [`ProcessError`]; `testing` (feature `testing`, enabled
 //! only by dev-dependencies so the `tusk` binary carries none of it): helpers that only
 //! tests use. The integration tests of the DFS live
 //! in `tests/` (read/write in both replication modes, faults, errors, asynchronous calls,
@@ -33,11 +36,14 @@ use tusk_common::{Configuration, Shutdown};
 use tusk_datanode::{DataNode, DataNodeHandle, DataNodeOptions};
 use tusk_namenode::{NameNode, NameNodeOptions, Namesystem};
 
+pub mod error;
+pub mod process;
 #[cfg(feature = "testing")]
 pub mod testing;
 pub mod wait;
 pub mod yarn;
 
+pub use error::ProcessError;
 pub use wait::{wait_for, wait_for_blocking, wait_for_replicas, Condition, WaitTimeout};
 pub use yarn::MiniYarn;
 

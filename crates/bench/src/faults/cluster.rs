@@ -1,54 +1,37 @@
 //! The cluster under fault: NameNode, DataNodes, ResourceManager and NodeManagers as
-//! `tusk` processes on 127.0.0.1 that this value starts, kills (SIGKILL), pauses and
-//! restarts one by one. The NameNode and ResourceManager keep their ports across restarts
-//! so clients and NodeManagers find them again. As root, the NameNode's name directory
-//! and every DataNode's volume are small tmpfs mounts of their own, so a fault can fill
-//! one without touching the host.
+//! `tusk` processes on 127.0.0.1 (a [`ProcessCluster`]) that this value starts, kills
+//! (SIGKILL), pauses and restarts one by one. Every daemon comes back on the ports it
+//! had, so clients and NodeManagers find the NameNode and ResourceManager again. As
+//! root, the NameNode's name directory and every DataNode's volume are small tmpfs
+//! mounts of their own, so a fault can fill one without touching the host.
 //!
 //! On the testbed (`start_on_testbed`, a description such as `testbeds/faults.toml`)
-//! the same daemons run inside the testbed's nodes: the NameNode and ResourceManager on
-//! the node that runs them, a DataNode and a NodeManager on each worker, at Hadoop's
-//! ports on each node's own address. The name directories and DataNode volumes are the
-//! nodes' loop-device volumes; kill, restart, link cut and volume fill go through the
-//! testbed's fault hooks. The load runs on this host and reaches the nodes over the
-//! testbed's bridge.
+//! the same daemon commands run inside the testbed's nodes: the NameNode and
+//! ResourceManager on the node that runs them, a DataNode and a NodeManager on each
+//! worker, at Hadoop's ports on each node's own address. The name directories and
+//! DataNode volumes are the nodes' loop-device volumes; kill, restart, link cut and
+//! volume fill go through the testbed's fault hooks. The load runs on this host and
+//! reaches the nodes over the testbed's bridge.
 
-use std::fs::OpenOptions;
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::Command;
 use std::time::{Duration, Instant};
 
 use serde::Serialize;
 use tusk_client::{ClientOptions, DfsClient};
+use tusk_cluster::process::{stop_recorded, ProcessCluster, ProcessClusterOptions};
 use tusk_common::process::{self, is_root, Signal};
+use tusk_common::wait::wait_for;
 use tusk_common::Configuration;
 use tusk_proto::tusk::yarn::NodeState;
 use tusk_testbed::{Description, Testbed};
 use tusk_yarn_client::ApplicationClient;
 
+pub use tusk_cluster::process::Role;
+
+use super::placement::Placed;
 use crate::error::{BenchError, Result};
-
-/// One daemon: how to start it again, and the process running now.
-pub struct Daemon {
-    pub name: String,
-    args: Vec<String>,
-    /// The testbed node it runs in and its role there; `None`: a child of this process.
-    on_node: Option<(String, &'static str)>,
-    /// The running process; `None` after a kill until the next start.
-    child: Option<Child>,
-    /// Its pid when the testbed started it; `None` after a kill until the next start.
-    node_pid: Option<u32>,
-}
-
-impl Daemon {
-    pub fn pid(&self) -> Option<u32> {
-        self.child
-            .as_ref()
-            .map(Child::id)
-            .or(self.node_pid.filter(|p| process::alive(*p)))
-    }
-}
 
 /// Sizes and timings of the cluster; stated in every report.
 #[derive(Clone, Debug, Serialize)]
@@ -75,20 +58,32 @@ pub struct Health {
     pub running_nodemanagers: usize,
 }
 
+/// Where the daemons run.
+enum Daemons {
+    /// Children of this process on 127.0.0.1.
+    Local(Box<ProcessCluster>),
+    /// In the testbed's nodes: the testbed (torn down by `stop`) and every daemon
+    /// placed in it, in [`Role`] order (NameNode, ResourceManager, DataNodes,
+    /// NodeManagers).
+    Testbed(Box<Testbed>, Vec<NodeDaemon>),
+}
+
+/// A daemon in a testbed node.
+struct NodeDaemon {
+    placed: Placed,
+    /// Its pid once the testbed started it; `None` after a kill until the next start.
+    pid: Option<u32>,
+}
+
 pub struct FaultCluster {
     exe: PathBuf,
     pub dir: PathBuf,
     pub fs: String,
     pub rm_addr: String,
     pub options: ClusterOptions,
-    pub namenode: Daemon,
-    pub datanodes: Vec<Daemon>,
-    pub resourcemanager: Daemon,
-    pub nodemanagers: Vec<Daemon>,
+    daemons: Daemons,
     /// tmpfs mounts made by `start`, undone on drop.
     mounts: Vec<PathBuf>,
-    /// The testbed the daemons run on; torn down by `stop`.
-    testbed: Option<Testbed>,
     /// `dfs.namenode.name.dir`, both on one file system (`name_volume`).
     name_dirs: Vec<PathBuf>,
     /// The file system (tmpfs or testbed volume) holding the name directories.
@@ -112,101 +107,52 @@ impl FaultCluster {
                 )?;
             }
         }
-        let nn_port = free_port()?;
-        let rm_port = free_port()?;
-        let fs = format!("hdfs://127.0.0.1:{nn_port}");
-        let rm_addr = format!("127.0.0.1:{rm_port}");
-        let with = |extra: &[String]| -> Vec<String> {
-            let mut args = Vec::new();
-            for d in options.defines.iter().chain(extra) {
-                args.push("-D".to_string());
-                args.push(d.clone());
-            }
-            args
-        };
-        let mut nn_args = vec![
-            "namenode".to_string(),
-            "--listen".into(),
-            format!("127.0.0.1:{nn_port}"),
-        ];
-        nn_args.extend(with(&[
-            format!("dfs.namenode.name.dir={}", dir_list(&name_dirs(dir))),
-            // Its RPC port is fixed (kept across restarts); its web server's is picked.
-            "dfs.namenode.http-address=127.0.0.1:0".to_string(),
-        ]));
-        let datanodes = (0..options.datanodes)
-            .map(|i| {
-                let mut args = vec![
-                    "datanode".to_string(),
-                    "--listen".into(),
-                    "127.0.0.1:0".into(),
-                ];
-                args.extend([
-                    "--addr-file".into(),
-                    addr_file(dir, &format!("datanode{i}")),
-                ]);
-                args.extend(with(&[
-                    format!("fs.defaultFS={fs}"),
-                    format!(
-                        "dfs.datanode.data.dir={}",
-                        dir.join(format!("data{i}")).display()
-                    ),
-                ]));
-                daemon(&format!("datanode{i}"), args)
-            })
-            .collect();
-        let mut rm_args = vec![
-            "resourcemanager".to_string(),
-            "--listen".into(),
-            rm_addr.clone(),
-        ];
-        rm_args.extend(with(&[
-            "yarn.resourcemanager.webapp.address=127.0.0.1:0".to_string(),
-            "yarn.resourcemanager.recovery.enabled=true".to_string(),
+        let mut o = ProcessClusterOptions::new(exe, dir);
+        o.datanodes = options.datanodes;
+        o.nodemanagers = Some(options.datanodes);
+        o.defines = options.defines.clone();
+        o.name_dirs = name_dirs(dir);
+        o.namenode_defines = vec!["dfs.namenode.http-address=127.0.0.1:0".into()];
+        o.resourcemanager_defines = vec![
+            "yarn.resourcemanager.webapp.address=127.0.0.1:0".into(),
+            "yarn.resourcemanager.recovery.enabled=true".into(),
             format!(
                 "yarn.resourcemanager.fs.state-store.uri={}",
                 dir.join("rmstore").display()
             ),
-        ]));
-        let nodemanagers = (0..options.datanodes)
-            .map(|i| {
-                let nm = dir.join(format!("nm{i}"));
-                let mut args = vec![
-                    "nodemanager".to_string(),
-                    "--listen-shuffle".into(),
-                    "127.0.0.1:0".into(),
-                    "--listen-rpc".into(),
-                    "127.0.0.1:0".into(),
-                ];
-                args.extend(with(&[
-                    format!("fs.defaultFS={fs}"),
-                    format!("yarn.resourcemanager.address={rm_addr}"),
-                    format!("yarn.nodemanager.local-dirs={}", nm.join("local").display()),
-                    format!("yarn.nodemanager.log-dirs={}", nm.join("logs").display()),
-                ]));
-                daemon(&format!("nodemanager{i}"), args)
-            })
-            .collect();
+        ];
+        o.env = vec![("TUSK_HOME".into(), dir.join("home").display().to_string())];
+        o.append_logs = true;
+        o.address_timeout = Duration::from_secs(60);
+        o.ready_timeout = Duration::from_secs(90);
+        o.client_conf = client_conf(&options.defines);
         let data_dirs = (0..options.datanodes)
             .map(|i| dir.join(format!("data{i}")))
             .collect();
+        let started = match ProcessCluster::start(o).await {
+            Ok(started) => started,
+            Err(e) => {
+                // What started is recorded in `pids`; nothing of it outlives the error.
+                stop_recorded(dir, Duration::from_secs(10));
+                unmount(mounts);
+                return Err(e.into());
+            }
+        };
+        // Dropped (and so stopped) if it does not come up healthy.
         let cluster = FaultCluster {
             exe: exe.to_path_buf(),
             dir: dir.to_path_buf(),
-            fs,
-            rm_addr,
+            fs: started.fs.clone(),
+            rm_addr: started.rm_addr.clone().unwrap_or_default(),
             options,
-            namenode: daemon("namenode", nn_args),
-            datanodes,
-            resourcemanager: daemon("resourcemanager", rm_args),
-            nodemanagers,
+            daemons: Daemons::Local(Box::new(started)),
             mounts,
-            testbed: None,
             name_dirs: name_dirs(dir),
             name_volume: dir.join("name"),
             data_dirs,
         };
-        cluster.launch().await
+        cluster.wait_started_healthy().await?;
+        Ok(cluster)
     }
 
     /// Builds the testbed of `description` in `dir/testbed` and starts the daemons in
@@ -220,64 +166,68 @@ impl FaultCluster {
         clear_dir(dir)?;
         let name = description.name.clone();
         let tb = Testbed::build(description, &dir.join("testbed"))?;
-        let placed = super::placement::place(&tb, dir, &options.defines)?;
+        let placed = super::placement::place(&tb, exe, dir, &options.defines)?;
         options.datanodes = placed.datanodes.len();
         options.testbed = Some(name);
-        let cluster = FaultCluster {
+        let daemons = [placed.namenode, placed.resourcemanager]
+            .into_iter()
+            .chain(placed.datanodes)
+            .chain(placed.nodemanagers)
+            .map(|placed| NodeDaemon { placed, pid: None })
+            .collect();
+        let mut cluster = FaultCluster {
             exe: exe.to_path_buf(),
             dir: dir.to_path_buf(),
             fs: placed.fs,
             rm_addr: placed.rm_addr,
             options,
-            namenode: on_node(placed.namenode),
-            datanodes: placed.datanodes.into_iter().map(on_node).collect(),
-            resourcemanager: on_node(placed.resourcemanager),
-            nodemanagers: placed.nodemanagers.into_iter().map(on_node).collect(),
+            daemons: Daemons::Testbed(Box::new(tb), daemons),
             mounts: Vec::new(),
-            testbed: Some(tb),
             name_dirs: placed.name_dirs,
             name_volume: placed.name_volume,
             data_dirs: placed.data_dirs,
         };
-        cluster.launch().await
+        cluster.launch_on_testbed().await?;
+        Ok(cluster)
     }
 
-    /// Starts every daemon in order and waits until the cluster is healthy.
-    async fn launch(mut self) -> Result<Self> {
-        let cluster = &mut self;
-        let dir = cluster.dir.clone();
-        cluster.spawn(Role::NameNode)?;
-        cluster.wait_namenode(Duration::from_secs(60)).await?;
-        cluster.spawn(Role::ResourceManager)?;
-        for i in 0..cluster.datanodes.len() {
-            cluster.spawn(Role::DataNode(i))?;
+    /// Starts every daemon in its node in order and waits until the cluster is healthy.
+    async fn launch_on_testbed(&mut self) -> Result<()> {
+        self.spawn(Role::NameNode)?;
+        self.wait_namenode(Duration::from_secs(60)).await?;
+        self.spawn(Role::ResourceManager)?;
+        for i in 0..self.options.datanodes {
+            self.spawn(Role::DataNode(i))?;
         }
-        tokio::time::sleep(Duration::from_millis(500)).await;
-        for i in 0..cluster.nodemanagers.len() {
-            cluster.spawn(Role::NodeManager(i))?;
+        let rm = ApplicationClient::new(&self.rm_addr);
+        wait_for("the ResourceManager", Duration::from_secs(60), || async {
+            rm.nodes().await.is_ok()
+        })
+        .await
+        .map_err(|e| BenchError::ClusterStart(e.to_string()))?;
+        for i in 0..self.options.datanodes {
+            self.spawn(Role::NodeManager(i))?;
         }
+        self.wait_started_healthy().await
+    }
+
+    async fn wait_started_healthy(&self) -> Result<()> {
         let started = Instant::now();
-        cluster
-            .wait_healthy(started + Duration::from_secs(90))
+        self.wait_healthy(started + Duration::from_secs(90))
             .await
             .ok_or_else(|| {
                 BenchError::ClusterStart(format!(
                     "not healthy in 90 s; see {}",
-                    dir.join("logs").display()
+                    self.dir.join("logs").display()
                 ))
             })?;
-        Ok(self)
+        Ok(())
     }
 
-    /// A client of the DFS in `mode` (`dfs.client.write.replication-mode`), with the
-    /// cluster's block size.
+    /// A client of the DFS with the cluster's settings and `extra` (e.g.
+    /// `dfs.client.write.replication-mode`).
     pub fn client(&self, extra: &[(&str, String)]) -> Result<DfsClient> {
-        let mut conf = Configuration::new();
-        for d in &self.options.defines {
-            if let Some((k, v)) = d.split_once('=') {
-                conf.set(k, v.to_string());
-            }
-        }
+        let mut conf = client_conf(&self.options.defines);
         conf.set("fs.defaultFS", self.fs.clone());
         for (k, v) in extra {
             conf.set(k, v.clone());
@@ -289,111 +239,77 @@ impl FaultCluster {
         Ok(DfsClient::new(opts))
     }
 
-    fn daemon_mut(&mut self, role: Role) -> &mut Daemon {
-        match role {
-            Role::NameNode => &mut self.namenode,
-            Role::ResourceManager => &mut self.resourcemanager,
-            Role::DataNode(i) => &mut self.datanodes[i],
-            Role::NodeManager(i) => &mut self.nodemanagers[i],
+    /// How many DataNodes (and NodeManagers) the cluster has.
+    pub fn datanode_count(&self) -> usize {
+        self.options.datanodes
+    }
+
+    /// The pid of `role`'s daemon while it runs.
+    pub fn pid(&self, role: Role) -> Option<u32> {
+        match &self.daemons {
+            Daemons::Local(pc) => pc.pid(role),
+            Daemons::Testbed(_, daemons) => {
+                daemons[self.index(role)].pid.filter(|p| process::alive(*p))
+            }
         }
     }
 
     /// Starts the daemon of `role` (again) with the same arguments.
     pub fn spawn(&mut self, role: Role) -> Result<()> {
-        if self.testbed.is_some() {
-            return self.spawn_on_node(role);
+        let index = self.index(role);
+        match &mut self.daemons {
+            Daemons::Local(pc) => {
+                pc.spawn(role)?;
+            }
+            // Recorded under its role, so the testbed's hooks find it.
+            Daemons::Testbed(tb, daemons) => {
+                let d = &mut daemons[index];
+                let cmd = &d.placed.command;
+                let pid = tb.spawn(&d.placed.node, d.placed.role, &cmd.argv(), &cmd.log)?;
+                d.pid = Some(pid);
+            }
         }
-        let exe = self.exe.clone();
-        let dir = self.dir.clone();
-        let d = self.daemon_mut(role);
-        let log = OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(dir.join(format!("logs/{}.log", d.name)))?;
-        let mut cmd = Command::new(&exe);
-        cmd.args(&d.args)
-            .stdin(Stdio::null())
-            .stdout(log.try_clone()?)
-            .stderr(log)
-            .env("TUSK_HOME", dir.join("home"))
-            .env(
-                "TUSK_LOG",
-                std::env::var("TUSK_LOG").unwrap_or_else(|_| "info".into()),
-            );
-        d.child = Some(cmd.spawn()?);
-        Ok(())
-    }
-
-    /// Starts the daemon in its node through the testbed's `spawn` (recorded under its
-    /// role, so the testbed's hooks find it), appending to the same log as on
-    /// 127.0.0.1, so a restart's output follows the earlier one's.
-    fn spawn_on_node(&mut self, role: Role) -> Result<()> {
-        let exe = self.exe.display().to_string();
-        let logs = self.dir.join("logs");
-        let home = self.dir.join("home");
-        let log_level = std::env::var("TUSK_LOG").unwrap_or_else(|_| "info".into());
-        let mut tb = self.testbed.take().expect("on a testbed");
-        let d = self.daemon_mut(role);
-        let (node, node_role) = d.on_node.clone().expect("a testbed daemon has a node");
-        // `env` execs the daemon, so the pid the testbed records is the daemon's.
-        let argv: Vec<String> = [
-            "env".to_string(),
-            format!("TUSK_HOME={}", home.display()),
-            format!("TUSK_LOG={log_level}"),
-            exe,
-        ]
-        .into_iter()
-        .chain(d.args.clone())
-        .collect();
-        let pid = tb.spawn(
-            &node,
-            node_role,
-            &argv,
-            &logs.join(format!("{}.log", d.name)),
-        );
-        self.testbed = Some(tb);
-        self.daemon_mut(role).node_pid = Some(pid?);
         Ok(())
     }
 
     /// SIGKILL to the daemon of `role` (on a testbed, through its `stop_process`
     /// hook); returns once it is gone.
     pub fn kill(&mut self, role: Role) {
-        if let Some(tb) = self.testbed.take() {
-            let d = self.daemon_mut(role);
-            if let (Some((node, node_role)), Some(_)) = (d.on_node.clone(), d.node_pid.take()) {
-                if let Err(e) = tb.stop_process(&node, node_role, true) {
-                    tracing::warn!(error = %e, "kill -9 of {node_role} on {node}");
+        let index = self.index(role);
+        match &mut self.daemons {
+            Daemons::Local(pc) => pc.kill(role),
+            Daemons::Testbed(tb, daemons) => {
+                let d = &mut daemons[index];
+                if d.pid.take().is_some() {
+                    let (node, node_role) = (&d.placed.node, d.placed.role);
+                    if let Err(e) = tb.stop_process(node, node_role, true) {
+                        tracing::warn!(error = %e, "kill -9 of {node_role} on {node}");
+                    }
                 }
             }
-            self.testbed = Some(tb);
-            return;
-        }
-        if let Some(mut child) = self.daemon_mut(role).child.take() {
-            let _ = child.kill();
-            let _ = child.wait();
         }
     }
 
     /// Whether the daemon of `role` has exited by itself, and with what code (`None`
     /// on a testbed, whose processes are not this one's to wait for).
     pub fn exited(&mut self, role: Role) -> Option<Option<i32>> {
-        let d = self.daemon_mut(role);
-        if let Some(pid) = d.node_pid {
-            if process::alive(pid) {
-                return None;
+        let index = self.index(role);
+        match &mut self.daemons {
+            Daemons::Local(pc) => pc.exited(role),
+            Daemons::Testbed(_, daemons) => {
+                let d = &mut daemons[index];
+                if process::alive(d.pid?) {
+                    return None;
+                }
+                d.pid = None;
+                Some(None)
             }
-            d.node_pid = None;
-            return Some(None);
         }
-        let status = d.child.as_mut()?.try_wait().ok()??;
-        d.child = None;
-        Some(status.code())
     }
 
     /// Sends `signal` (`STOP`, `CONT`) to the daemon of `role`.
     pub fn signal(&mut self, role: Role, signal: Signal) {
-        if let Some(pid) = self.daemon_mut(role).pid() {
+        if let Some(pid) = self.pid(role) {
             process::signal(pid, signal);
         }
     }
@@ -401,17 +317,15 @@ impl FaultCluster {
     /// Waits until the NameNode answers a call.
     pub async fn wait_namenode(&self, timeout: Duration) -> Result<()> {
         let client = self.client(&[])?;
-        let deadline = Instant::now() + timeout;
-        while Instant::now() < deadline {
-            if let Ok(Ok(_)) = tokio::time::timeout(Duration::from_secs(2), client.fs_stats()).await
-            {
-                return Ok(());
-            }
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        }
-        Err(BenchError::ClusterStart(format!(
-            "NameNode not answering after {timeout:?}"
-        )))
+        let answers = || async {
+            let call = tokio::time::timeout(Duration::from_secs(2), client.fs_stats());
+            matches!(call.await, Ok(Ok(_)))
+        };
+        wait_for("the NameNode to answer", timeout, answers)
+            .await
+            .map_err(|_| {
+                BenchError::ClusterStart(format!("NameNode not answering after {timeout:?}"))
+            })
     }
 
     /// One look at the cluster's health.
@@ -449,12 +363,13 @@ impl FaultCluster {
             && h.live_datanodes == datanodes
             && h.under_replicated == 0
             && h.corrupt_blocks == 0
-            && h.running_nodemanagers == self.nodemanagers.len()
+            && h.running_nodemanagers == self.options.datanodes
     }
 
     /// Polls until healthy with every DataNode up; the instant it was seen healthy.
     pub async fn wait_healthy(&self, deadline: Instant) -> Option<Instant> {
-        self.wait_healthy_with(self.datanodes.len(), deadline).await
+        self.wait_healthy_with(self.options.datanodes, deadline)
+            .await
     }
 
     /// Polls until healthy with `datanodes` live DataNodes.
@@ -475,7 +390,9 @@ impl FaultCluster {
     /// The running processes whose command line holds `word` (`mr-am`, `mr-task`) and
     /// that descend from one of this cluster's NodeManagers.
     pub fn container_pids(&self, word: &str) -> Vec<u32> {
-        let nms: Vec<u32> = self.nodemanagers.iter().filter_map(Daemon::pid).collect();
+        let nms: Vec<u32> = (0..self.options.datanodes)
+            .filter_map(|i| self.pid(Role::NodeManager(i)))
+            .collect();
         let Ok(entries) = std::fs::read_dir("/proc") else {
             return Vec::new();
         };
@@ -508,14 +425,14 @@ impl FaultCluster {
     /// Takes every free byte of DataNode `i`'s volume (the testbed's `fill_volume`
     /// hook, or a filler file in its tmpfs); returns the bytes taken.
     pub async fn fill_data_volume(&self, i: usize) -> Result<u64> {
-        match &self.testbed {
+        match self.testbed() {
             Some(tb) => Ok(tb.fill_volume(&self.datanode_node(i)?, 0)?),
             None => fill_blocking(self.data_dirs[i].clone()).await,
         }
     }
 
     pub fn unfill_data_volume(&self, i: usize) -> Result<()> {
-        match &self.testbed {
+        match self.testbed() {
             Some(tb) => Ok(tb.unfill_volume(&self.datanode_node(i)?, 0)?),
             None => Ok(unfill(&self.data_dirs[i])?),
         }
@@ -523,14 +440,14 @@ impl FaultCluster {
 
     /// Fills the file system of the name directories; the bytes taken.
     pub async fn fill_name_volume(&self) -> Result<u64> {
-        match &self.testbed {
+        match self.testbed() {
             Some(tb) => Ok(tb.fill_volume(&self.node_of(Role::NameNode)?, 0)?),
             None => fill_blocking(self.name_volume.clone()).await,
         }
     }
 
     pub fn unfill_name_volume(&self) -> Result<()> {
-        match &self.testbed {
+        match self.testbed() {
             Some(tb) => Ok(tb.unfill_volume(&self.node_of(Role::NameNode)?, 0)?),
             None => Ok(unfill(&self.name_volume)?),
         }
@@ -549,8 +466,7 @@ impl FaultCluster {
     }
 
     fn on_testbed(&self, what: &str) -> Result<&Testbed> {
-        self.testbed
-            .as_ref()
+        self.testbed()
             .ok_or_else(|| BenchError::InvalidOptions(format!("{what} needs --testbed")))
     }
 
@@ -560,16 +476,31 @@ impl FaultCluster {
 
     /// The testbed node `role` runs in.
     pub fn node_of(&self, role: Role) -> Result<String> {
-        let d = match role {
-            Role::NameNode => &self.namenode,
-            Role::ResourceManager => &self.resourcemanager,
-            Role::DataNode(i) => &self.datanodes[i],
-            Role::NodeManager(i) => &self.nodemanagers[i],
-        };
-        d.on_node
-            .as_ref()
-            .map(|(n, _)| n.clone())
-            .ok_or_else(|| BenchError::InvalidOptions(format!("{} is not on a testbed", d.name)))
+        match &self.daemons {
+            Daemons::Testbed(_, daemons) => Ok(daemons[self.index(role)].placed.node.clone()),
+            Daemons::Local(_) => Err(BenchError::InvalidOptions(format!(
+                "{} is not on a testbed",
+                role.name()
+            ))),
+        }
+    }
+
+    fn testbed(&self) -> Option<&Testbed> {
+        match &self.daemons {
+            Daemons::Testbed(tb, _) => Some(tb.as_ref()),
+            Daemons::Local(_) => None,
+        }
+    }
+
+    /// `role`'s place in [`Role`] order.
+    fn index(&self, role: Role) -> usize {
+        let n = self.options.datanodes;
+        match role {
+            Role::NameNode => 0,
+            Role::ResourceManager => 1,
+            Role::DataNode(i) => 2 + i,
+            Role::NodeManager(i) => 2 + n + i,
+        }
     }
 
     /// `current/` of every name directory.
@@ -582,50 +513,34 @@ impl FaultCluster {
         dir_list(&self.name_dirs)
     }
 
-    /// Stops everything (SIGTERM, then SIGKILL after 10 s); a testbed is torn down.
+    /// Stops everything (SIGTERM, then SIGKILL after 10 s) and the containers left
+    /// behind; a testbed is torn down.
     pub fn stop(&mut self) {
-        if let Some(tb) = self.testbed.take() {
-            self.restore_links(&tb);
-            match Testbed::teardown(&tb.dir) {
-                Ok(left) if left.is_empty() => {}
-                Ok(left) => tracing::error!(?left, "testbed not fully removed"),
-                Err(e) => tracing::error!(error = %e, "testbed teardown"),
-            }
-            return;
-        }
-        let mut all: Vec<&mut Daemon> = self.nodemanagers.iter_mut().collect();
-        all.push(&mut self.resourcemanager);
-        all.extend(self.datanodes.iter_mut());
-        all.push(&mut self.namenode);
-        for d in all {
-            if let Some(mut child) = d.child.take() {
-                process::signal(child.id(), Signal::CONT);
-                process::signal(child.id(), Signal::TERM);
-                let deadline = Instant::now() + Duration::from_secs(10);
-                while child.try_wait().ok().flatten().is_none() && Instant::now() < deadline {
-                    std::thread::sleep(Duration::from_millis(20));
+        match &mut self.daemons {
+            Daemons::Testbed(tb, daemons) => {
+                // Links cut by a fault that did not finish are restored first, so the
+                // teardown's own SIGTERMs reach processes that can answer.
+                for d in daemons.iter().filter(|d| d.placed.role == "datanode") {
+                    let _ = tb.restore_link(&d.placed.node);
                 }
-                let _ = child.kill();
-                let _ = child.wait();
+                match Testbed::teardown(&tb.dir) {
+                    Ok(left) if left.is_empty() => {}
+                    Ok(left) => tracing::error!(?left, "testbed not fully removed"),
+                    Err(e) => tracing::error!(error = %e, "testbed teardown"),
+                }
             }
-        }
-        for p in self
-            .container_pids("mr-task")
-            .into_iter()
-            .chain(self.container_pids("mr-am"))
-        {
-            process::signal(p, Signal::KILL);
-        }
-    }
-}
-
-impl FaultCluster {
-    /// Links cut by a fault that did not finish are restored before teardown, so the
-    /// teardown's own SIGTERMs reach processes that can answer.
-    fn restore_links(&self, tb: &Testbed) {
-        for d in &self.datanodes {
-            if let Some((node, _)) = &d.on_node {
-                let _ = tb.restore_link(node);
+            Daemons::Local(_) => {
+                let containers: Vec<u32> = self
+                    .container_pids("mr-task")
+                    .into_iter()
+                    .chain(self.container_pids("mr-am"))
+                    .collect();
+                if let Daemons::Local(pc) = &mut self.daemons {
+                    pc.stop(Duration::from_secs(10));
+                }
+                for p in containers {
+                    process::signal(p, Signal::KILL);
+                }
             }
         }
     }
@@ -634,39 +549,26 @@ impl FaultCluster {
 impl Drop for FaultCluster {
     fn drop(&mut self) {
         self.stop();
-        for m in self.mounts.drain(..).rev() {
-            let _ = Command::new("umount").arg("-l").arg(&m).status();
+        unmount(std::mem::take(&mut self.mounts));
+    }
+}
+
+/// Undoes `mounts`, the last first.
+fn unmount(mounts: Vec<PathBuf>) {
+    for m in mounts.into_iter().rev() {
+        let _ = Command::new("umount").arg("-l").arg(&m).status();
+    }
+}
+
+/// A configuration of the suite's `key=value` defines.
+fn client_conf(defines: &[String]) -> Configuration {
+    let mut conf = Configuration::new();
+    for d in defines {
+        if let Some((k, v)) = d.split_once('=') {
+            conf.set(k, v.to_string());
         }
     }
-}
-
-/// Which daemon.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Role {
-    NameNode,
-    ResourceManager,
-    DataNode(usize),
-    NodeManager(usize),
-}
-
-fn daemon(name: &str, args: Vec<String>) -> Daemon {
-    Daemon {
-        name: name.to_string(),
-        args,
-        on_node: None,
-        child: None,
-        node_pid: None,
-    }
-}
-
-fn on_node(p: super::placement::Placed) -> Daemon {
-    Daemon {
-        name: p.name,
-        args: p.args,
-        on_node: Some((p.node, p.role)),
-        child: None,
-        node_pid: None,
-    }
+    conf
 }
 
 /// Empties `dir` of an earlier run: its testbed torn down, its mounts undone.
@@ -699,16 +601,6 @@ fn dir_list(dirs: &[PathBuf]) -> String {
         .map(|d| d.display().to_string())
         .collect::<Vec<_>>()
         .join(",")
-}
-
-fn addr_file(dir: &Path, name: &str) -> String {
-    dir.join(format!("{name}.addr")).display().to_string()
-}
-
-fn free_port() -> Result<u16> {
-    Ok(std::net::TcpListener::bind("127.0.0.1:0")?
-        .local_addr()?
-        .port())
 }
 
 fn mount_tmpfs(path: &Path, mb: u64, mounts: &mut Vec<PathBuf>) -> Result<()> {

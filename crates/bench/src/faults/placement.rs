@@ -8,6 +8,7 @@
 
 use std::path::{Path, PathBuf};
 
+use tusk_cluster::process::DaemonCommand;
 use tusk_testbed::{Daemon, NodeState, Testbed};
 
 use crate::error::{BenchError, Result};
@@ -25,8 +26,8 @@ pub struct Placed {
     pub node: String,
     /// The role the testbed records it under (its fault hooks name it so).
     pub role: &'static str,
-    /// Arguments after the `tusk` binary.
-    pub args: Vec<String>,
+    /// How to start it (its argv through [`DaemonCommand::argv`]).
+    pub command: DaemonCommand,
 }
 
 pub struct Placement {
@@ -42,9 +43,9 @@ pub struct Placement {
     pub data_dirs: Vec<PathBuf>,
 }
 
-/// Places the daemons on `tb`'s nodes; `defines` are the suite's timings, given to
-/// every daemon with the description's own `conf` and its racks as topology.
-pub fn place(tb: &Testbed, dir: &Path, defines: &[String]) -> Result<Placement> {
+/// Places the daemons of `exe` on `tb`'s nodes; `defines` are the suite's timings,
+/// given to every daemon with the description's own `conf` and its racks as topology.
+pub fn place(tb: &Testbed, exe: &Path, dir: &Path, defines: &[String]) -> Result<Placement> {
     let runs = |d: Daemon| {
         tb.node_running(d).cloned().ok_or_else(|| {
             BenchError::InvalidOptions(format!("the testbed description runs no {}", d.as_str()))
@@ -75,39 +76,46 @@ pub fn place(tb: &Testbed, dir: &Path, defines: &[String]) -> Result<Placement> 
         "net.topology.table.file.name={}",
         topology_file(tb, dir)?.display()
     ));
-    let with = |extra: Vec<String>| -> Vec<String> {
-        common
-            .iter()
-            .chain(&extra)
-            .flat_map(|d| ["-D".to_string(), d.clone()])
-            .collect()
+    // Each logs to `dir/logs/<name>.log`, appending, so a restart's output follows the
+    // earlier one's; `TUSK_HOME` as on 127.0.0.1.
+    let command = |role: &str, name: &str, extra: Vec<String>, args: Vec<String>| {
+        let mut cmd = DaemonCommand::new(exe, role, dir.join(format!("logs/{name}.log")));
+        cmd.defines = common.iter().cloned().chain(extra).collect();
+        cmd.args = args;
+        cmd.env = vec![("TUSK_HOME".into(), dir.join("home").display().to_string())];
+        cmd.append_log = true;
+        Placed {
+            name: name.to_string(),
+            node: String::new(),
+            role: "",
+            command: cmd,
+        }
+    };
+    let on = |mut placed: Placed, node: &NodeState, role: &'static str| {
+        placed.node = node.spec.name.clone();
+        placed.role = role;
+        placed
     };
 
-    let mut nn_args = vec![
-        "namenode".to_string(),
-        "--listen".into(),
-        format!("{}:{NAMENODE_PORT}", nn.net.ip),
-    ];
-    nn_args.extend(with(vec![format!(
-        "dfs.namenode.name.dir={}",
-        name_dirs
-            .iter()
-            .map(|d| d.display().to_string())
-            .collect::<Vec<_>>()
-            .join(",")
-    )]));
-    let mut rm_args = vec![
-        "resourcemanager".to_string(),
-        "--listen".into(),
-        rm_addr.clone(),
-    ];
-    rm_args.extend(with(vec![
-        "yarn.resourcemanager.recovery.enabled=true".into(),
-        format!(
-            "yarn.resourcemanager.fs.state-store.uri={}",
-            dir.join("rmstore").display()
-        ),
-    ]));
+    let name_dir_list: Vec<String> = name_dirs.iter().map(|d| d.display().to_string()).collect();
+    let namenode = command(
+        "namenode",
+        "namenode",
+        vec![format!("dfs.namenode.name.dir={}", name_dir_list.join(","))],
+        vec!["--listen".into(), format!("{}:{NAMENODE_PORT}", nn.net.ip)],
+    );
+    let resourcemanager = command(
+        "resourcemanager",
+        "resourcemanager",
+        vec![
+            "yarn.resourcemanager.recovery.enabled=true".into(),
+            format!(
+                "yarn.resourcemanager.fs.state-store.uri={}",
+                dir.join("rmstore").display()
+            ),
+        ],
+        vec!["--listen".into(), rm_addr.clone()],
+    );
 
     let scale = tb.description.scale;
     let (mut datanodes, mut nodemanagers, mut data_dirs) = (Vec::new(), Vec::new(), Vec::new());
@@ -115,74 +123,61 @@ pub fn place(tb: &Testbed, dir: &Path, defines: &[String]) -> Result<Placement> 
         let ip = &w.net.ip;
         let link_bps = w.link_bps(scale);
         let data = first_volume(w)?.join("data");
-        let mut dn_args = vec![
-            "datanode".to_string(),
-            "--listen".into(),
-            format!("{ip}:{DATANODE_PORT}"),
-            "--addr-file".into(),
-            dir.join(format!("datanode{i}.addr")).display().to_string(),
-        ];
-        dn_args.extend(with(vec![
-            format!("fs.defaultFS={fs}"),
-            format!("dfs.datanode.data.dir={}", data.display()),
-            format!("dfs.datanode.ip={ip}"),
-            format!("dfs.datanode.hostname={ip}"),
-            format!("tusk.node.link.bits-per-sec={link_bps}"),
-        ]));
-        datanodes.push(Placed {
-            name: format!("datanode{i}"),
-            node: w.spec.name.clone(),
-            role: "datanode",
-            args: dn_args,
-        });
+        let name = format!("datanode{i}");
+        let dn = command(
+            "datanode",
+            &name,
+            vec![
+                format!("fs.defaultFS={fs}"),
+                format!("dfs.datanode.data.dir={}", data.display()),
+                format!("dfs.datanode.ip={ip}"),
+                format!("dfs.datanode.hostname={ip}"),
+                format!("tusk.node.link.bits-per-sec={link_bps}"),
+            ],
+            vec![
+                "--listen".into(),
+                format!("{ip}:{DATANODE_PORT}"),
+                "--addr-file".into(),
+                dir.join(format!("{name}.addr")).display().to_string(),
+            ],
+        );
+        datanodes.push(on(dn, w, "datanode"));
         data_dirs.push(data);
         let nm = tb.node_dir(&w.spec.name).join("nm");
-        let mut nm_args = vec![
-            "nodemanager".to_string(),
-            "--listen-shuffle".into(),
-            format!("{ip}:{SHUFFLE_PORT}"),
-            "--listen-rpc".into(),
-            format!("{ip}:{NM_PORT}"),
-        ];
-        nm_args.extend(with(vec![
-            format!("fs.defaultFS={fs}"),
-            format!("yarn.resourcemanager.address={rm_addr}"),
-            format!("yarn.nodemanager.hostname={ip}"),
-            format!("tusk.nodemanager.rack={}", w.spec.rack),
-            format!("yarn.nodemanager.local-dirs={}", nm.join("local").display()),
-            format!("yarn.nodemanager.log-dirs={}", nm.join("logs").display()),
-            format!(
-                "yarn.nodemanager.resource.memory-mb={}",
-                w.spec.nodemanager.memory_mb
-            ),
-            format!(
-                "yarn.nodemanager.resource.cpu-vcores={}",
-                w.spec.nodemanager.vcores
-            ),
-            format!("tusk.node.link.bits-per-sec={link_bps}"),
-        ]));
-        nodemanagers.push(Placed {
-            name: format!("nodemanager{i}"),
-            node: w.spec.name.clone(),
-            role: "nodemanager",
-            args: nm_args,
-        });
+        let nm_daemon = command(
+            "nodemanager",
+            &format!("nodemanager{i}"),
+            vec![
+                format!("fs.defaultFS={fs}"),
+                format!("yarn.resourcemanager.address={rm_addr}"),
+                format!("yarn.nodemanager.hostname={ip}"),
+                format!("tusk.nodemanager.rack={}", w.spec.rack),
+                format!("yarn.nodemanager.local-dirs={}", nm.join("local").display()),
+                format!("yarn.nodemanager.log-dirs={}", nm.join("logs").display()),
+                format!(
+                    "yarn.nodemanager.resource.memory-mb={}",
+                    w.spec.nodemanager.memory_mb
+                ),
+                format!(
+                    "yarn.nodemanager.resource.cpu-vcores={}",
+                    w.spec.nodemanager.vcores
+                ),
+                format!("tusk.node.link.bits-per-sec={link_bps}"),
+            ],
+            vec![
+                "--listen-shuffle".into(),
+                format!("{ip}:{SHUFFLE_PORT}"),
+                "--listen-rpc".into(),
+                format!("{ip}:{NM_PORT}"),
+            ],
+        );
+        nodemanagers.push(on(nm_daemon, w, "nodemanager"));
     }
     Ok(Placement {
         fs,
         rm_addr,
-        namenode: Placed {
-            name: "namenode".into(),
-            node: nn.spec.name.clone(),
-            role: "namenode",
-            args: nn_args,
-        },
-        resourcemanager: Placed {
-            name: "resourcemanager".into(),
-            node: rm.spec.name.clone(),
-            role: "resourcemanager",
-            args: rm_args,
-        },
+        namenode: on(namenode, &nn, "namenode"),
+        resourcemanager: on(resourcemanager, &rm, "resourcemanager"),
         datanodes,
         nodemanagers,
         name_dirs,
