@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The test command: every Rust test (the testbed tests need root), then Hadoop's FsShell
-# against Tusk (RPC and webhdfs://), then Hadoop's `yarn` CLI (application, node,
+# against Tusk (RPC and webhdfs://; then on a secure cluster, Kerberos and privacy), then Hadoop's `yarn` CLI (application, node,
 # queue) against Tusk's ResourceManager, then Hadoop's own MapReduce jobs (examples,
 # streaming) on Tusk's YARN and DFS, on `tusk local` and on a 3-node testbed, then the
 # same MapReduce through a kill -9 of the ResourceManager and of a NodeManager, then
@@ -16,6 +16,7 @@ cd "$(dirname "$0")/.."
 cargo test --workspace --no-fail-fast --features tusk-cli/kerberos
 cargo build -p tusk-cli --features kerberos
 scripts/compat-hadoop.sh "${CARGO_TARGET_DIR:-target}/debug/tusk"
+scripts/compat-hadoop-secure.sh "${CARGO_TARGET_DIR:-target}/debug/tusk"
 scripts/compat-yarn.sh "${CARGO_TARGET_DIR:-target}/debug/tusk"
 scripts/compat-mapreduce.sh "${CARGO_TARGET_DIR:-target}/debug/tusk"
 TUSK_TESTBED=testbeds/repl-10gige.toml scripts/compat-mapreduce.sh "${CARGO_TARGET_DIR:-target}/debug/tusk"

@@ -24,6 +24,21 @@ pub struct ClusterEndpoints {
     pub rm_http: Option<String>,
     /// `DIR/conf`: Hadoop's client configuration for this cluster (`HADOOP_CONF_DIR`).
     pub hadoop_conf_dir: PathBuf,
+    /// `--secure`: the cluster's Kerberos realm.
+    pub realm: Option<SecureRealm>,
+}
+
+/// A secure local cluster's realm, as a client needs it.
+pub struct SecureRealm {
+    /// The realm's `krb5.conf` (`KRB5_CONFIG`; Java: `-Djava.security.krb5.conf`).
+    pub krb5_conf: PathBuf,
+    /// `dfs.namenode.kerberos.principal`.
+    pub namenode_principal: String,
+    /// The user's principal (its short name) and keytab, and the credential cache its
+    /// ticket is in.
+    pub user: String,
+    pub keytab: PathBuf,
+    pub cache: PathBuf,
 }
 
 /// Writes Hadoop's client configuration for `cluster` to its `hadoop_conf_dir`:
@@ -34,14 +49,18 @@ pub struct ClusterEndpoints {
 pub fn write_client_conf(cluster: &ClusterEndpoints) -> std::io::Result<()> {
     let dir = &cluster.hadoop_conf_dir;
     std::fs::create_dir_all(dir)?;
-    std::fs::write(
-        dir.join("core-site.xml"),
-        site(&[("fs.defaultFS", cluster.uri.clone())]),
-    )?;
-    std::fs::write(
-        dir.join("hdfs-site.xml"),
-        site(&[("dfs.namenode.http-address", cluster.namenode_http.clone())]),
-    )?;
+    let mut core = vec![("fs.defaultFS", cluster.uri.clone())];
+    let mut hdfs = vec![("dfs.namenode.http-address", cluster.namenode_http.clone())];
+    if let Some(realm) = &cluster.realm {
+        core.push(("hadoop.security.authentication", "kerberos".into()));
+        hdfs.push((
+            "dfs.namenode.kerberos.principal",
+            realm.namenode_principal.clone(),
+        ));
+        std::fs::copy(&realm.krb5_conf, dir.join("krb5.conf"))?;
+    }
+    std::fs::write(dir.join("core-site.xml"), site(&core))?;
+    std::fs::write(dir.join("hdfs-site.xml"), site(&hdfs))?;
     let mut yarn = Vec::new();
     if let Some(rm) = &cluster.rm_addr {
         let host = rm.rsplit_once(':').map_or(rm.as_str(), |(h, _)| h);

@@ -14,14 +14,15 @@ use anyhow::{bail, Context};
 use clap::{Args, Subcommand};
 use tusk_client::{ClientOptions, DfsClient};
 use tusk_cluster::process::{
-    http_address, read_pids, stop_recorded, ProcessCluster, ProcessClusterOptions, Role,
+    http_address, read_pids, stop_recorded, write_pids, ProcessCluster, ProcessClusterOptions, Role,
 };
 use tusk_common::config::Source;
 use tusk_common::process::alive;
 use tusk_common::Configuration;
 
 use crate::conf::RM_ADDRESS_KEY;
-use crate::hadoop_site::{ClusterEndpoints, LOG_AGGREGATION_KEY};
+use crate::hadoop_site::{ClusterEndpoints, SecureRealm, LOG_AGGREGATION_KEY};
+use tusk_security::kdc::Kdc;
 
 #[derive(Subcommand)]
 pub enum LocalCommand {
@@ -57,6 +58,12 @@ pub struct UpArgs {
     /// Only the DFS: no ResourceManager and NodeManagers.
     #[arg(long)]
     pub no_yarn: bool,
+    /// Secure mode: a Kerberos realm of its own (an MIT KDC with its state in DIR/kdc),
+    /// principals and keytabs for the NameNode, the DataNodes and you, Kerberos on, and
+    /// the `kinit` line to use printed. Needs `--no-yarn` for now, and a tusk built with
+    /// `--features kerberos`.
+    #[arg(long)]
+    pub secure: bool,
 }
 
 #[derive(Args)]
@@ -100,6 +107,18 @@ pub async fn run(conf: Configuration, cmd: LocalCommand) -> anyhow::Result<()> {
                 "export HADOOP_CONF_DIR={}",
                 cluster.hadoop_conf_dir.display()
             );
+            if let Some(realm) = &cluster.realm {
+                eprintln!(
+                    "export KRB5_CONFIG={} KRB5CCNAME=FILE:{}",
+                    realm.krb5_conf.display(),
+                    realm.cache.display()
+                );
+                eprintln!(
+                    "kinit -kt {} {}   # your ticket (done once already)",
+                    realm.keytab.display(),
+                    realm.user
+                );
+            }
             println!("{}", cluster.uri);
             Ok(())
         }
@@ -127,17 +146,46 @@ pub async fn up(conf: &Configuration, args: &UpArgs) -> anyhow::Result<ClusterEn
     if args.format && dir.exists() {
         std::fs::remove_dir_all(dir).with_context(|| format!("erasing {}", dir.display()))?;
     }
-    let mut options = cluster_options(conf, dir)?;
+    let mut conf = conf.clone();
+    let (realm, kdc_pid) = match args.secure {
+        true => {
+            if !args.no_yarn {
+                bail!(
+                    "--secure runs the DFS only so far (YARN has no Kerberos yet): add --no-yarn"
+                );
+            }
+            let (realm, pid) = secure_realm(dir, &mut conf)?;
+            (Some(realm), pid)
+        }
+        false => (None, None),
+    };
+    let mut options = cluster_options(&conf, dir)?;
     options.datanodes = args.datanodes;
     // One NodeManager per DataNode.
     options.nodemanagers = (!args.no_yarn).then_some(args.datanodes);
-    let started = ProcessCluster::start(options).await?;
+    if let Some(realm) = &realm {
+        options
+            .env
+            .push(("KRB5_CONFIG".into(), realm.krb5_conf.display().to_string()));
+    }
+    let started = ProcessCluster::start(options).await;
+    if let Some(pid) = kdc_pid {
+        // `tusk local down` stops the realm with the cluster (or now, if it failed).
+        let mut pids = read_pids(dir);
+        pids.push(("kdc".into(), pid));
+        write_pids(dir, &pids)?;
+        if started.is_err() {
+            stop_recorded(dir, Duration::from_secs(5));
+        }
+    }
+    let started = started?;
     let cluster = ClusterEndpoints {
         uri: started.fs,
         rm_addr: started.rm_addr,
         namenode_http: started.namenode_http,
         rm_http: started.rm_http,
         hadoop_conf_dir: dir.join("conf"),
+        realm,
     };
     crate::hadoop_site::write_client_conf(&cluster).with_context(|| {
         format!(
@@ -146,6 +194,55 @@ pub async fn up(conf: &Configuration, args: &UpArgs) -> anyhow::Result<ClusterEn
         )
     })?;
     Ok(cluster)
+}
+
+/// `--secure`: starts the realm `TUSK.LOCAL` in `dir/kdc` (its KDC left running, its
+/// pid returned for the pids file), makes principals and keytabs for the NameNode, the
+/// DataNodes and the user running this, takes the user's ticket, and turns Kerberos on
+/// in `conf`. This process authenticates with that ticket from here on.
+fn secure_realm(
+    dir: &Path,
+    conf: &mut Configuration,
+) -> anyhow::Result<(SecureRealm, Option<u32>)> {
+    const REALM: &str = "TUSK.LOCAL";
+    let kdc_dir = dir.join("kdc");
+    if kdc_dir.exists() {
+        std::fs::remove_dir_all(&kdc_dir)?;
+    }
+    std::fs::create_dir_all(&kdc_dir)?;
+    let kdc = Kdc::start(&kdc_dir, REALM)?;
+    let nn = kdc.add_principal(&format!("nn/localhost@{REALM}"))?;
+    let dn = kdc.add_principal(&format!("dn/localhost@{REALM}"))?;
+    let user = tusk_common::current_user();
+    let keytab = kdc.add_principal(&format!("{user}@{REALM}"))?;
+    let cache = kdc_dir.join(format!("{user}.cc"));
+    kdc.kinit(&user, &keytab, &cache)?;
+    for (key, value) in [
+        ("hadoop.security.authentication", "kerberos".to_string()),
+        (
+            "dfs.namenode.kerberos.principal",
+            format!("nn/_HOST@{REALM}"),
+        ),
+        ("dfs.namenode.keytab.file", nn.display().to_string()),
+        (
+            "dfs.datanode.kerberos.principal",
+            format!("dn/_HOST@{REALM}"),
+        ),
+        ("dfs.datanode.keytab.file", dn.display().to_string()),
+    ] {
+        conf.set(key, value);
+    }
+    // The GSS-API library of this process reads these; nothing else runs yet.
+    std::env::set_var("KRB5_CONFIG", kdc.krb5_conf());
+    std::env::set_var("KRB5CCNAME", format!("FILE:{}", cache.display()));
+    let realm = SecureRealm {
+        krb5_conf: kdc.krb5_conf(),
+        namenode_principal: format!("nn/_HOST@{REALM}"),
+        user,
+        keytab,
+        cache,
+    };
+    Ok((realm, kdc.detach()))
 }
 
 /// The cluster in `dir` as `up` starts it (and `start` starts its daemons again): the

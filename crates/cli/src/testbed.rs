@@ -204,6 +204,7 @@ fn write_hadoop_client_conf(tb: &Testbed, uri: &str) -> anyhow::Result<()> {
             .and(ip(Daemon::Resourcemanager))
             .map(|ip| format!("{ip}:8088")),
         hadoop_conf_dir: tb.dir.join("conf"),
+        realm: None,
     };
     crate::hadoop_site::write_client_conf(&cluster).with_context(|| {
         format!(

@@ -4,6 +4,7 @@
 //! credential cache in `KRB5CCNAME`) from [`Kdc::env`].
 
 use std::net::TcpListener;
+use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -66,6 +67,9 @@ impl Kdc {
         kdc.child = Some(
             kdc.command(sbin("krb5kdc"))
                 .args(["-n", "-r", realm])
+                // Its own process group: a cluster's KDC outlives the command that
+                // started it (see `Kdc::detach`), and a terminal's ^C is not its.
+                .process_group(0)
                 .stdout(Stdio::null())
                 .stderr(Stdio::null())
                 .spawn()
@@ -90,6 +94,12 @@ impl Kdc {
                 self.dir.join("kdc.conf").display().to_string(),
             ),
         ]
+    }
+
+    /// Leaves the KDC running after this value is gone (a cluster's realm, stopped
+    /// with the cluster); returns its pid.
+    pub fn detach(mut self) -> Option<u32> {
+        self.child.take().map(|c| c.id())
     }
 
     pub fn krb5_conf(&self) -> PathBuf {

@@ -1,0 +1,92 @@
+#!/usr/bin/env bash
+# Hadoop 3.4.2's own FsShell (Java, from Maven Central) against a secure Tusk cluster
+# (`tusk local up --secure`: its own MIT KDC, Kerberos on the NameNode and DataNodes):
+# with a kinit'ed ticket it writes, lists, reads, moves and deletes; another user's
+# ticket gets Hadoop's permission error; no ticket and SIMPLE are refused; and with
+# hadoop.rpc.protection=privacy on both sides the same works while a client that will
+# not go beyond authentication finds no common layer.
+# Usage: scripts/compat-hadoop-secure.sh [path/to/tusk]   (a tusk built with
+# --features kerberos; Java, Maven and krb5-kdc: .ci/run installs them)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+TUSK=${1:-${CARGO_TARGET_DIR:-target}/debug/tusk}
+[ -x "$TUSK" ] || { echo "compat-hadoop-secure: no tusk binary at $TUSK" >&2; exit 1; }
+for tool in java mvn kinit; do
+  command -v "$tool" >/dev/null || { echo "compat-hadoop-secure: $tool is required (.ci/run installs it)" >&2; exit 1; }
+done
+
+WORK=$(mktemp -d /tmp/tusk-compat-secure.XXXXXX)
+CLUSTER=$WORK/cluster
+cleanup() { "$TUSK" local down --dir "$CLUSTER" >/dev/null 2>&1 || true; rm -rf "$WORK"; }
+trap cleanup EXIT
+fail() { echo "compat-hadoop-secure: FAIL: $*" >&2; exit 1; }
+
+source scripts/lib/maven-classpath.sh
+source scripts/lib/hadoop-java.sh
+CP_FILE=$(maven_classpath scripts/compat-hadoop)
+
+# up DIR [-D k=v ...]: a secure cluster; its realm's environment exported.
+up() {
+  TUSK_HOME=$WORK "$TUSK" local up --secure --no-yarn --format --dir "$CLUSTER" --datanodes 3 "$@" 2> "$WORK/up.err" >/dev/null \
+    || { cat "$WORK/up.err" >&2; fail "local up --secure"; }
+  export KRB5_CONFIG=$CLUSTER/kdc/krb5.conf KRB5_KDC_PROFILE=$CLUSTER/kdc/kdc.conf
+  export KRB5CCNAME=FILE:$CLUSTER/kdc/$(id -un).cc
+  HADOOP_JAVA_OPTS="-Djava.security.krb5.conf=$CLUSTER/conf/krb5.conf"
+  export HADOOP_JAVA_OPTS
+}
+# fsshell CONF_DIR ARGS...: Hadoop's FsShell with that client configuration.
+fsshell() { local conf=$1; shift; HADOOP_JAVA_CONF_DIR=$conf hadoop_java "$CP_FILE" org.apache.hadoop.fs.FsShell "$@"; }
+# conf_with DIR KEY VALUE: a copy of the cluster's client configuration with KEY set in core-site.xml.
+conf_with() {
+  mkdir -p "$1"; cp "$CLUSTER"/conf/*.xml "$1"/
+  sed -i "s#</configuration>#  <property><name>$2</name><value>$3</value></property>\n</configuration>#" "$1/core-site.xml"
+}
+
+up
+ME=$(id -un)
+CONF=$CLUSTER/conf
+head -c 3000000 /dev/urandom > "$WORK/local.bin"
+echo "hello from a kerberized fsshell" > "$WORK/hello.txt"
+fsshell "$CONF" -mkdir -p "/user/$ME/compat"
+fsshell "$CONF" -put "$WORK/local.bin" "/user/$ME/compat/data.bin"
+fsshell "$CONF" -put "$WORK/hello.txt" "/user/$ME/hello.txt"
+LS=$(fsshell "$CONF" -ls "/user/$ME/compat")
+echo "$LS"
+echo "$LS" | grep -Eq "^-rw-r--r-- +3 $ME .* 3000000 .* /user/$ME/compat/data.bin$" || fail "-ls line"
+[ "$(fsshell "$CONF" -cat "/user/$ME/hello.txt")" = "hello from a kerberized fsshell" ] || fail "-cat"
+fsshell "$CONF" -mv "/user/$ME/compat/data.bin" "/user/$ME/moved.bin"
+fsshell "$CONF" -get "/user/$ME/moved.bin" "$WORK/back.bin"
+cmp "$WORK/local.bin" "$WORK/back.bin" || fail "-get content differs"
+fsshell "$CONF" -rm "/user/$ME/moved.bin" | grep -q "Deleted /user/$ME/moved.bin" || fail "-rm"
+# Tusk's own shell, with the same ticket, reads what Hadoop's wrote.
+[ "$("$TUSK" --conf "$CONF" fs -cat "/user/$ME/hello.txt")" = "hello from a kerberized fsshell" ] || fail "tusk fs -cat"
+
+# Another user's ticket: authenticated, and Hadoop's permission error.
+/usr/sbin/kadmin.local -q "addprinc -randkey bob" >/dev/null 2>&1
+/usr/sbin/kadmin.local -q "ktadd -k $WORK/bob.keytab bob" >/dev/null
+kinit -kt "$WORK/bob.keytab" -c "FILE:$WORK/bob.cc" bob
+if KRB5CCNAME=FILE:$WORK/bob.cc fsshell "$CONF" -mkdir "/user/$ME/bobs" 2> "$WORK/bob.err"; then fail "bob wrote into $ME's home"; fi
+grep -q "Permission denied: user=bob, access=WRITE" "$WORK/bob.err" || { cat "$WORK/bob.err" >&2; fail "bob's refusal"; }
+
+# No ticket.
+if KRB5CCNAME=FILE:$WORK/none.cc fsshell "$CONF" -ls / 2> "$WORK/none.err"; then fail "no ticket was served"; fi
+grep -q "Client cannot authenticate via:\[KERBEROS\]" "$WORK/none.err" || { cat "$WORK/none.err" >&2; fail "no-ticket refusal"; }
+
+# SIMPLE against the secure NameNode.
+conf_with "$WORK/simple" hadoop.security.authentication simple
+if fsshell "$WORK/simple" -ls / 2> "$WORK/simple.err"; then fail "a SIMPLE client was served"; fi
+grep -q "SIMPLE authentication is not enabled" "$WORK/simple.err" || { cat "$WORK/simple.err" >&2; fail "SIMPLE refusal"; }
+echo "compat-hadoop-secure: authentication OK"
+
+# Privacy on RPC, both sides.
+"$TUSK" local down --dir "$CLUSTER" >/dev/null 2>&1
+up -D hadoop.rpc.protection=privacy
+conf_with "$WORK/private" hadoop.rpc.protection privacy
+fsshell "$WORK/private" -mkdir -p "/user/$ME"
+fsshell "$WORK/private" -put "$WORK/local.bin" "/user/$ME/private.bin"
+fsshell "$WORK/private" -get "/user/$ME/private.bin" "$WORK/private-back.bin"
+cmp "$WORK/local.bin" "$WORK/private-back.bin" || fail "privacy: -get content differs"
+if fsshell "$CONF" -ls / 2> "$WORK/weak.err"; then fail "an authentication-only client was served by a privacy NameNode"; fi
+grep -q "No common protection layer between client and server" "$WORK/weak.err" || { cat "$WORK/weak.err" >&2; fail "protection mismatch"; }
+echo "compat-hadoop-secure: privacy OK"
+echo "compat-hadoop-secure: OK"
