@@ -138,7 +138,11 @@ impl NameNode {
                     message: e.to_string(),
                 }
             })?;
-            server = server.with_kerberos(credentials, &identity.protection);
+            server = server
+                .with_kerberos(credentials, &identity.protection)
+                .with_proxy_users(tusk_security::ProxyUsers::from_pairs(
+                    fsn.options.conf.0.iter(),
+                ));
         }
         let http = match &fsn.options.http_address {
             Some(http_addr) => {

@@ -34,7 +34,7 @@ pub use metrics::RpcMetrics;
 pub use replay::Served;
 use sasl::{SaslSession, SaslStep, ServerAuth};
 use tusk_security::kerberos::{Protection, SecurityLayer, ServiceCredentials};
-use tusk_security::TokenAuthority;
+use tusk_security::{ProxyUsers, TokenAuthority};
 
 use crate::error::{RemoteException, RpcError};
 use crate::frame::{self, Encoded};
@@ -61,6 +61,8 @@ pub struct RpcServer {
     metrics: Option<Arc<RpcMetrics>>,
     /// How clients authenticate (tokens, Kerberos); `None`: SIMPLE only.
     auth: Option<Arc<ServerAuth>>,
+    /// Who an authenticated user may act for (`hadoop.proxyuser.*`).
+    proxy_users: Arc<ProxyUsers>,
 }
 
 impl RpcServer {
@@ -72,6 +74,7 @@ impl RpcServer {
             limits: Arc::new(Limits::new(RpcServerOptions::default())),
             metrics: None,
             auth: None,
+            proxy_users: Arc::new(ProxyUsers::default()),
         }
     }
 
@@ -111,6 +114,14 @@ impl RpcServer {
             protections: protections.to_vec(),
             simple: false,
         }));
+        self
+    }
+
+    /// Lets a Kerberos-authenticated user act for others as `proxy_users` allow (a
+    /// connection context naming another effective user than its ticket's, as Hadoop's
+    /// client sends under `HADOOP_PROXY_USER` or `UserGroupInformation.doAs`).
+    pub fn with_proxy_users(mut self, proxy_users: ProxyUsers) -> Self {
+        self.proxy_users = Arc::new(proxy_users);
         self
     }
 
@@ -346,6 +357,7 @@ impl RpcServer {
             layer: None,
             plain_until: 0,
             unwrapped: BytesMut::new(),
+            proxy_users: self.proxy_users.clone(),
         }
     }
 
@@ -555,6 +567,8 @@ struct ConnectionState {
     plain_until: usize,
     /// Unwrapped bytes not yet a whole frame.
     unwrapped: BytesMut,
+    /// Who an authenticated user may act for.
+    proxy_users: Arc<ProxyUsers>,
 }
 
 impl ConnectionState {
@@ -733,18 +747,31 @@ impl ConnectionState {
         self.header_done = true;
         if let Some(principal) = &self.principal {
             // Hadoop's client names the principal; a short name is taken as well.
-            return match claimed {
-                Some(claimed)
-                    if !claimed.is_empty() && claimed != *principal && claimed != *self.user =>
-                {
-                    let err = RemoteException::of(
-                        crate::HadoopException::AccessControl,
-                        format!("User: {principal} is not allowed to impersonate {claimed}"),
+            // Anyone else is acted for, if the proxy rules let the ticket's user.
+            let Some(claimed) =
+                claimed.filter(|c| !c.is_empty() && c != principal && c.as_str() != &*self.user)
+            else {
+                return true;
+            };
+            return match self
+                .proxy_users
+                .authorize(&self.user, &claimed, self.peer.ip())
+            {
+                Ok(()) => {
+                    debug!(peer = %self.peer, %principal, %claimed, "acting for another user");
+                    self.user = Arc::from(claimed);
+                    true
+                }
+                Err(refused) => {
+                    let message = refused.replacen(
+                        &format!("User: {} ", self.user),
+                        &format!("User: {principal} "),
+                        1,
                     );
+                    let err = RemoteException::of(crate::HadoopException::AccessControl, message);
                     self.fatal_sasl_reply(&err);
                     false
                 }
-                _ => true,
             };
         }
         if self.token.is_none() {

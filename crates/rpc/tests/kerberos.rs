@@ -20,6 +20,7 @@ use tusk_rpc::{
 };
 use tusk_security::kdc::Kdc;
 use tusk_security::kerberos::{KerberosLogin, Principal, Protection, ServiceCredentials};
+use tusk_security::ProxyUsers;
 
 const PROTOCOL: &str = "test.WhoAmI";
 
@@ -132,7 +133,11 @@ async fn kerberos_clients_are_served_as_their_principal_and_others_are_refused()
     let addr = listener.local_addr().unwrap();
     let shutdown = Shutdown::new();
     let server = RpcServer::new(vec![Arc::new(WhoAmI)])
-        .with_kerberos(Arc::new(credentials), &[Protection::Authentication]);
+        .with_kerberos(Arc::new(credentials), &[Protection::Authentication])
+        .with_proxy_users(ProxyUsers::from_pairs([
+            ("hadoop.proxyuser.alice.hosts", "127.0.0.1"),
+            ("hadoop.proxyuser.alice.users", "oozie"),
+        ]));
     tokio::spawn(server.serve(listener, shutdown.clone()));
 
     // Hadoop's client names the full principal; the short one is taken too, and no
@@ -153,6 +158,9 @@ async fn kerberos_clients_are_served_as_their_principal_and_others_are_refused()
         )
     );
 
+    // Alice may act for oozie (a proxy rule), not for hdfs.
+    let proxied = client(addr, "oozie", Some(KerberosLogin::TicketCache));
+    assert_eq!(whoami(&proxied).await.unwrap(), "oozie");
     let impostor = client(addr, "hdfs", Some(KerberosLogin::TicketCache));
     assert_eq!(
         remote(whoami(&impostor).await),
