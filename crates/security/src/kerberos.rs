@@ -1,8 +1,9 @@
 //! Kerberos for Hadoop RPC's `KERBEROS` SASL method (mechanism `GSSAPI`), over the
 //! system's MIT GSS-API library.
 //!
-//! - [`Principal`]: `primary[/instance]@REALM`, `_HOST` substitution, and Hadoop's
-//!   `DEFAULT` `auth_to_local` rule (the short name of a principal of the local realm).
+//! - [`Principal`]: `primary[/instance]@REALM` and `_HOST` substitution;
+//!   `kerberos/auth_to_local.rs`: [`AuthToLocal`], Hadoop's rules from principals to
+//!   local user names.
 //! - [`ServiceCredentials`]: a service's acceptor credentials, from its keytab.
 //! - [`GssapiServer`] / [`GssapiClient`]: the two sides of SASL GSSAPI (RFC 4752): the
 //!   GSS context tokens, then the security-layer negotiation, wrapped in the context.
@@ -15,11 +16,13 @@
 //! [`KerberosError::NotBuilt`], so a `kerberos` configuration fails at start with a
 //! clear error instead of serving without authentication.
 
+pub mod auth_to_local;
 #[cfg(feature = "kerberos")]
 mod gss;
 #[cfg(not(feature = "kerberos"))]
 mod unavailable;
 
+pub use auth_to_local::AuthToLocal;
 #[cfg(feature = "kerberos")]
 pub use gss::{GssapiClient, GssapiServer, SecurityLayer, ServiceCredentials};
 #[cfg(not(feature = "kerberos"))]
@@ -38,6 +41,9 @@ pub enum KerberosError {
     NoRule(String),
     #[error("SASL GSSAPI: {0}")]
     Protocol(String),
+    /// A `hadoop.security.auth_to_local` line that does not parse.
+    #[error("bad auth_to_local rule {0}")]
+    BadRule(String),
     /// This binary was built without the `kerberos` feature.
     #[error("Kerberos is not built into this tusk (build it with `--features kerberos`)")]
     NotBuilt,
