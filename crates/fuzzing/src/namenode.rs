@@ -14,7 +14,7 @@ use std::time::Duration;
 use bytes::Bytes;
 use prost::Message;
 use tusk_namenode::edit_log::scan::{scan_log, scan_segment, LastSegment};
-use tusk_namenode::namespace::check_image;
+use tusk_namenode::storage::check_image;
 use tusk_namenode::namesystem::State;
 use tusk_namenode::server::{ClientProtocolService, DatanodeProtocolService};
 use tusk_namenode::storage::{NameDir, StorageInfo};

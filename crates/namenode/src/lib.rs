@@ -8,10 +8,11 @@
 //!   tree and its lookups; permission checks.
 //! - `blocks`: the block map and replication queues. `datanodes`: the node registry.
 //!   `placement`: rack-aware target choice and the topology file.
-//! - `edit_log` (+ `journal_set`, `scan`): group-committed edit log written to every
-//!   name directory; reading it back, torn tails apart from corruption.
-//! - `storage` (+ `name_dirs`, `repair`): name directories, images, choosing and
-//!   repairing copies at start-up, the operator's `recover`.
+//! - `edit_log` (+ `scan`): the group-committed edit log; reading it back, torn tails
+//!   apart from corruption.
+//! - `storage` (+ `name_dirs`, `journal_set`, `image_check`, `repair`): name
+//!   directories, the edit segment written to each, images and what they must hold,
+//!   choosing and repairing copies at start-up, the operator's `recover`.
 //! - `namesystem` (+ `ops/*`, `client_ops`, `datanode_ops`, `monitors`, `status`,
 //!   `leases`, `image`): the state behind one lock and every operation on it. `ops/*`
 //!   holds one file per namespace operation (mkdir, create, add_block, complete,

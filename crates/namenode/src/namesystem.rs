@@ -336,8 +336,10 @@ impl Namesystem {
             startup,
             admin_settings: Default::default(),
         });
-        fsn.metrics
-            .register(fsn.edit_log.metrics(), Arc::downgrade(&fsn));
+        fsn.metrics.register(fsn.edit_log.metrics(), {
+            let fsn = Arc::downgrade(&fsn);
+            move || fsn.upgrade().map(|fsn| fsn.metrics_snapshot())
+        });
         // Compact what was replayed, so restarts stay quick. Only an optimisation: the
         // image and edits just loaded hold the namespace, so a directory too full for a
         // new image (after a full-disk stop) does not keep the NameNode from starting;

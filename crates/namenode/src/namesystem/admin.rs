@@ -182,7 +182,7 @@ impl Namesystem {
         req: &h::ListOpenFilesRequestProto,
     ) -> Result<h::ListOpenFilesResponseProto> {
         if !self.permissions.is_superuser(user) {
-            return Err(crate::NameNodeError::SuperuserRequired {
+            return Err(crate::error::NameNodeError::SuperuserRequired {
                 user: user.to_string(),
             });
         }
@@ -261,7 +261,7 @@ impl Namesystem {
         cookie: Option<&str>,
     ) -> Result<Vec<(u64, String)>> {
         if !self.permissions.is_superuser(user) {
-            return Err(crate::NameNodeError::SuperuserRequired {
+            return Err(crate::error::NameNodeError::SuperuserRequired {
                 user: user.to_string(),
             });
         }
@@ -366,7 +366,7 @@ impl Namesystem {
         if self.permissions.is_superuser(user) {
             Ok(())
         } else {
-            Err(crate::NameNodeError::SuperuserRequired {
+            Err(crate::error::NameNodeError::SuperuserRequired {
                 user: user.to_string(),
             })
         }
@@ -488,7 +488,7 @@ impl Namesystem {
     pub fn rolling_upgrade(&self, user: &str, action: i32) -> Result<()> {
         self.require_admin(user)?;
         if action == wire::ROLLING_UPGRADE_START {
-            return Err(crate::NameNodeError::Unsupported {
+            return Err(crate::error::NameNodeError::Unsupported {
                 operation: "rolling upgrade".into(),
             });
         }
@@ -508,7 +508,7 @@ impl Namesystem {
                 }
             }
         }
-        newest.ok_or_else(|| crate::NameNodeError::FileNotFound {
+        newest.ok_or_else(|| crate::error::NameNodeError::FileNotFound {
             path: "fsimage".into(),
         })
     }

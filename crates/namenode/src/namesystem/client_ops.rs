@@ -12,6 +12,7 @@ use super::reserved::reserved_dir_status;
 use super::{Namesystem, PathUse};
 use crate::datanodes::DnIdx;
 use crate::error::{NameNodeError, Result};
+use crate::metrics::FsnSnapshot;
 use crate::namespace::{reserved, Access};
 use crate::snapshot::SnapshotPath;
 
@@ -208,5 +209,40 @@ impl Namesystem {
         Ok(node
             .file()
             .map_or(self.options.block_size, |f| f.block_size))
+    }
+}
+impl Namesystem {
+    /// One scrape's figures, for `/metrics`, the pages and `/jmx`.
+    pub fn metrics_snapshot(&self) -> FsnSnapshot {
+        let stats = self.fs_stats();
+        let st = self.read();
+        let live = st.datanodes.live_count() as u64;
+        let stale = st
+            .datanodes
+            .live()
+            .filter(|i| st.datanodes.is_stale(*i))
+            .count() as u64;
+        FsnSnapshot {
+            capacity_total: stats.capacity,
+            capacity_used: stats.used,
+            capacity_remaining: stats.remaining,
+            files_total: st.ns.inodes.len() as u64,
+            blocks_total: st.blocks.blocks.len() as u64,
+            under_replicated_blocks: stats.under_replicated,
+            corrupt_blocks: stats.corrupt_blocks,
+            missing_blocks: stats.missing_blocks,
+            pending_replication_blocks: st.blocks.pending.len() as u64,
+            live_datanodes: live,
+            dead_datanodes: st.datanodes.nodes.len() as u64 - live,
+            stale_datanodes: stale,
+            safe_mode: st.safe_mode.is_on(),
+            last_written_txid: self.edit_log.last_txid(),
+            txns_since_checkpoint: st.txns_since_checkpoint,
+            total_load: st
+                .datanodes
+                .live()
+                .map(|i| st.datanodes.nodes[i].xceivers as u64)
+                .sum(),
+        }
     }
 }

@@ -989,7 +989,7 @@ mod tests {
         // Image round trip: the same snapshots, and the kept blocks back in the map.
         let saved = image(&st);
         assert_eq!(saved.snapshottable_dirs.len(), 1);
-        crate::namespace::check_image(&saved).unwrap();
+        crate::storage::check_image(&saved).unwrap();
         let mut again = State::from_image(&saved, &options);
         assert_eq!(image(&again), saved);
         assert_eq!(again.blocks.get(1).map(|b| b.num_bytes), Some(100));
@@ -1138,7 +1138,7 @@ mod tests {
 
         // The image keeps it all, and replaying nothing over it changes nothing.
         let saved = image(&st);
-        crate::namespace::check_image(&saved).unwrap();
+        crate::storage::check_image(&saved).unwrap();
         let again = State::from_image(&saved, &options);
         assert_eq!(image(&again), saved);
         check(&again);
@@ -1152,12 +1152,12 @@ mod tests {
             .unwrap();
         rec.acl[0].scope = 1;
         assert!(
-            crate::namespace::check_image(&bad).is_err(),
+            crate::storage::check_image(&bad).is_err(),
             "a file's default ACL"
         );
         let mut bad = saved;
         bad.frozen_inodes[0].storage_policy = 300;
-        assert!(crate::namespace::check_image(&bad).is_err());
+        assert!(crate::storage::check_image(&bad).is_err());
     }
 
     #[test]

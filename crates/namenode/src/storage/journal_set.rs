@@ -10,8 +10,8 @@
 use std::io;
 use std::sync::Arc;
 
-use super::EditSink;
-use crate::storage::NameDirs;
+use super::NameDirs;
+use crate::edit_log::EditSink;
 
 /// The segment's copy in one name directory.
 pub struct Journal {

@@ -8,8 +8,8 @@ use std::collections::{HashMap, HashSet};
 
 use tusk_proto::internal::FsImage;
 
-use super::ROOT_ID;
 use crate::blocks::BlockMap;
+use crate::namespace::ROOT_ID;
 
 /// Why `image` cannot be loaded as it stands, if it cannot. Parents must be listed
 /// before their children (as checkpoints write them); ids, names within a directory and
@@ -28,7 +28,7 @@ pub fn check_image(image: &FsImage) -> Result<(), String> {
                 rec.id
             ));
         }
-        super::features::check_record(rec).map_err(|e| format!("inode {}: {e}", rec.id))?;
+        crate::namespace::check_record(rec).map_err(|e| format!("inode {}: {e}", rec.id))?;
         if rec.id == ROOT_ID {
             if !rec.directory {
                 return Err("the root is not a directory".into());
