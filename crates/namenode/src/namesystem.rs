@@ -25,7 +25,6 @@
 
 mod acl_ops;
 pub mod admin;
-mod append;
 mod block_tokens;
 mod client_ops;
 mod datanode_ops;
@@ -38,9 +37,7 @@ mod ops;
 mod policy_ops;
 mod quota;
 mod reserved;
-mod snapshot_ops;
 mod status;
-mod truncate;
 mod xattr_ops;
 
 use std::collections::HashMap;
@@ -67,9 +64,9 @@ pub use leases::Leases;
 pub use monitors::safe_mode::SafeMode;
 pub use monitors::spawn_monitors;
 pub use monitors::trash::spawn_trash_emptier;
+pub use ops::TruncateCut;
 pub use policy_ops::{all_policies as all_storage_policies, policy_by_id as storage_policy_by_id};
 pub use reserved::PathUse;
-pub use truncate::TruncateCut;
 
 /// Everything behind the namesystem lock.
 #[derive(Debug)]
@@ -90,7 +87,7 @@ pub struct State {
     /// Block recoveries in progress, by block id (not persisted: they start again).
     pub recoveries: HashMap<u64, monitors::block_recovery::BlockRecovery>,
     /// Open files whose last block a truncate cuts (in the image).
-    pub truncating: HashMap<InodeId, truncate::TruncateCut>,
+    pub truncating: HashMap<InodeId, TruncateCut>,
     /// Snapshottable directories, their snapshots and the blocks those keep.
     pub snapshots: crate::snapshot::Snapshots,
 }

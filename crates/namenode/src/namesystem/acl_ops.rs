@@ -8,7 +8,7 @@ use tusk_proto::hdfs::{
 };
 use tusk_proto::internal::{edit_record::Op, SetAclOp};
 
-use super::snapshot_ops::Target;
+use super::ops::Target;
 use super::{Logged, Namesystem};
 use crate::error::{NameNodeError, Result};
 use crate::namespace::acl::{self, AclEntry, AclScope, AclType};

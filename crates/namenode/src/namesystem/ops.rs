@@ -4,23 +4,19 @@
 //! [`Namesystem::apply_and_log`]) and the apply step (`impl State` or `impl Namespace`:
 //! change the state as the op says, live and at replay alike).
 //!
-//! Operations of a feature that has its own file stay there: `append` (append, fsync),
-//! `truncate`, `quota`, `snapshot_ops`, `acl_ops`, `xattr_ops`, `policy_ops`.
+//! The operations are grouped by area, one folder each:
+//! - `namespace`: the tree: mkdir, create, append, rename, delete, concat, truncate,
+//!   isFileClosed, setReplication, setPermission, setOwner, setTimes.
+//! - `blocks`: a file's blocks while it is written: addBlock, abandonBlock, complete,
+//!   fsync, updatePipeline, reassignLease.
+//! - `snapshot`: allowSnapshot ... getSnapshotDiffReport, and reads through `.snapshot`.
 
-mod abandon_block;
-mod add_block;
-mod complete;
-mod concat;
-mod create;
-mod delete;
-mod mkdir;
-mod reassign_lease;
-mod rename;
-mod set_owner;
-mod set_permission;
-mod set_replication;
-mod set_times;
-mod update_block;
+mod blocks;
+mod namespace;
+mod snapshot;
+
+pub use namespace::TruncateCut;
+pub(crate) use snapshot::Target;
 
 use crate::blocks::BlockState;
 use crate::error::{NameNodeError, Result};

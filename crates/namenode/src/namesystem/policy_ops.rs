@@ -6,7 +6,7 @@
 use tusk_proto::hdfs::{BlockStoragePolicyProto, StorageTypeProto, StorageTypesProto};
 use tusk_proto::internal::{edit_record::Op, SetStoragePolicyOp};
 
-use super::snapshot_ops::Target;
+use super::ops::Target;
 use super::{Logged, Namesystem};
 use crate::error::{NameNodeError, Result};
 use crate::namespace::Access;

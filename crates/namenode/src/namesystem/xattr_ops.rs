@@ -10,7 +10,7 @@ use std::sync::RwLockWriteGuard;
 use tusk_proto::hdfs::{x_attr_proto::XAttrNamespaceProto, XAttrProto};
 use tusk_proto::internal::{edit_record::Op, RemoveXAttrOp, SetXAttrOp};
 
-use super::snapshot_ops::Target;
+use super::ops::Target;
 use super::{Logged, Namesystem, State};
 use crate::error::{NameNodeError, Result};
 use crate::namespace::{Access, InodeId, XAttr};

@@ -12,12 +12,12 @@
 
 use tusk_proto::internal::{edit_record::Op, TruncateOp};
 
-use super::{Logged, Namesystem, State};
 use crate::blocks::{block_cut_inside, BlockInfo, BlockState};
 use crate::datanodes::DnIdx;
 use crate::error::{NameNodeError, Result};
 use crate::namespace::{Access, Inode};
 use crate::namesystem::PathUse;
+use crate::namesystem::{Logged, Namesystem, State};
 use crate::path;
 
 impl Namesystem {
@@ -112,7 +112,7 @@ pub struct TruncateCut {
 
 impl State {
     /// Applies [`TruncateOp`]; returns the blocks dropped.
-    pub(super) fn apply_truncate(&mut self, op: &TruncateOp) -> Result<Vec<u64>> {
+    pub(crate) fn apply_truncate(&mut self, op: &TruncateOp) -> Result<Vec<u64>> {
         let blocks = self.open_or_closed_file_mut(op.inode_id)?.blocks.clone();
         let mut pos = 0u64;
         let mut keep = 0usize;
@@ -190,7 +190,7 @@ impl State {
 
     /// The live nodes a recovery of `block` asks: those holding or writing it, or, for a
     /// copy-on-truncate, those holding the block it copies.
-    pub(super) fn recovery_holders(
+    pub(crate) fn recovery_holders(
         &self,
         block: &BlockInfo,
         source: Option<&BlockInfo>,

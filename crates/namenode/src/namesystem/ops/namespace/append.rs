@@ -1,74 +1,22 @@
-//! Data operations on existing files, as HDFS does them: `append` (reopening a closed
-//! file, its partial last block back under construction), `fsync` (the length a client
-//! hflushed) and `isFileClosed` (`concat` is in `ops/concat.rs`). Each decides under
-//! the lock, then applies and logs its edit; the `State::apply_*` functions are the
-//! apply steps, shared with replay.
+//! `append` (HDFS's `FSDirAppendOp`): reopening a closed file, its partial last block
+//! back under construction; the lease check it shares with `truncate`.
 
 use bytes::Bytes;
 use tusk_proto::hdfs::{AppendResponseProto, LocatedBlockProto};
-use tusk_proto::internal::{edit_record::Op, AppendFileOp, UpdateBlockOp};
+use tusk_proto::internal::{edit_record::Op, AppendFileOp};
 use tusk_security::AccessMode;
 
-use super::{Logged, Namesystem, State};
 use crate::blocks::BlockState;
 use crate::error::{NameNodeError, Result};
 use crate::namespace::{Access, Inode, InodeId};
 use crate::namesystem::PathUse;
+use crate::namesystem::{Logged, Namesystem, State};
 use crate::path;
 
 /// `CreateFlagProto.NEW_BLOCK`: append in a new block, leaving the last one as it is.
 const CREATE_FLAG_NEW_BLOCK: u32 = 32;
 
 impl Namesystem {
-    /// `isFileClosed`: false while the file is open for writing (or being recovered).
-    pub fn is_file_closed(&self, user: &str, src: &str) -> Result<bool> {
-        let src = &*self.resolved(user, src, PathUse::Read)?;
-        let st = self.read();
-        self.permissions.check_traverse(&st.ns, user, src)?;
-        let node = st.ns.lookup(src)?;
-        let file = node.file().ok_or_else(|| NameNodeError::NotAFile {
-            path: src.to_string(),
-        })?;
-        Ok(file.client_name.is_none())
-    }
-
-    /// `fsync` (the NameNode half of hflush/hsync): records the length of the last block
-    /// the client has had acknowledged, so readers and `getFileInfo` see it and it
-    /// survives a restart. A negative or zero length changes nothing, as in HDFS.
-    pub fn fsync(
-        &self,
-        src: &str,
-        client: &str,
-        last_block_length: i64,
-        file_id: Option<u64>,
-    ) -> Result<Logged<()>> {
-        let mut st = self.write();
-        let id = self.open_file_for(&st, src, file_id, client)?;
-        let Ok(length) = u64::try_from(last_block_length) else {
-            return Ok(Logged::new((), 0));
-        };
-        let last = st
-            .ns
-            .get(id)
-            .and_then(Inode::file)
-            .and_then(|f| f.blocks.last().copied())
-            .and_then(|b| st.blocks.get(b))
-            .filter(|b| b.state == BlockState::UnderConstruction && b.num_bytes != length)
-            .map(|b| (b.id, b.generation_stamp));
-        let Some((block_id, generation_stamp)) = last.filter(|_| length > 0) else {
-            return Ok(Logged::new((), 0));
-        };
-        let txid = self.apply_and_log(
-            &mut st,
-            Op::UpdateBlock(UpdateBlockOp {
-                block_id,
-                generation_stamp,
-                num_bytes: length,
-            }),
-        )?;
-        Ok(Logged::new((), txid))
-    }
-
     /// `append`: reopens a closed file for `client`. Without NEW_BLOCK a partial last
     /// block goes back under construction and is returned (with a WRITE token) for the
     /// client to continue; its generation stamp is bumped by the client's
@@ -192,7 +140,8 @@ impl Namesystem {
             .get(&holder)
             .is_some_and(|(renewed, _)| renewed.elapsed() > self.options.lease_soft_limit);
         if soft_expired
-            && !holder.starts_with(super::monitors::block_recovery::NAMENODE_LEASE_HOLDER)
+            && !holder
+                .starts_with(crate::namesystem::monitors::block_recovery::NAMENODE_LEASE_HOLDER)
         {
             tracing::info!(path = src, %holder, "soft limit passed; recovering the lease for {op}");
             return match self.recover_file(st, id)? {
@@ -209,7 +158,7 @@ impl Namesystem {
 impl State {
     /// Applies [`AppendFileOp`]: the file is open for `client_name` again; without
     /// `new_block`, its last block is under construction on the nodes that hold it.
-    pub(super) fn apply_append_file(&mut self, op: &AppendFileOp) -> Result<()> {
+    pub(crate) fn apply_append_file(&mut self, op: &AppendFileOp) -> Result<()> {
         let file = self.open_or_closed_file_mut(op.inode_id)?;
         if let Some(holder) = &file.client_name {
             return Err(NameNodeError::InvalidArgument {
@@ -238,7 +187,7 @@ impl State {
     }
 
     /// A file, open or not.
-    pub(super) fn open_or_closed_file_mut(
+    pub(crate) fn open_or_closed_file_mut(
         &mut self,
         id: InodeId,
     ) -> Result<&mut crate::namespace::FileInode> {
