@@ -23,7 +23,6 @@
 //! - `leases`: which client holds which open file. `image`: the state as a checkpoint
 //!   image and back.
 
-mod acl_ops;
 pub mod admin;
 mod block_tokens;
 mod client_ops;
@@ -34,11 +33,9 @@ mod leases;
 mod listing_ops;
 pub mod monitors;
 mod ops;
-mod policy_ops;
 mod quota;
 mod reserved;
 mod status;
-mod xattr_ops;
 
 use std::collections::HashMap;
 use std::sync::{Arc, RwLock, RwLockReadGuard, RwLockWriteGuard};
@@ -58,14 +55,14 @@ use crate::options::NameNodeOptions;
 use crate::placement::Topology;
 use crate::storage::{NameDir, NameDirs, RecoveryPlan, StorageInfo};
 
-pub use acl_ops::AclChange;
 pub use block_tokens::{spawn_key_roller, BlockTokens};
 pub use leases::Leases;
 pub use monitors::safe_mode::SafeMode;
 pub use monitors::spawn_monitors;
 pub use monitors::trash::spawn_trash_emptier;
+pub use ops::AclChange;
 pub use ops::TruncateCut;
-pub use policy_ops::{all_policies as all_storage_policies, policy_by_id as storage_policy_by_id};
+pub use ops::{all_storage_policies, storage_policy_by_id};
 pub use reserved::PathUse;
 
 /// Everything behind the namesystem lock.

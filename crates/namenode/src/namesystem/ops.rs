@@ -10,12 +10,21 @@
 //! - `blocks`: a file's blocks while it is written: addBlock, abandonBlock, complete,
 //!   fsync, updatePipeline, reassignLease.
 //! - `snapshot`: allowSnapshot ... getSnapshotDiffReport, and reads through `.snapshot`.
+//! - `quota`: setQuota, getQuotaUsage. `acl`: the ACL changes, getAclStatus.
+//! - `xattr`: setXAttr, removeXAttr, getXAttrs, listXAttrs.
+//! - `policy`: setStoragePolicy (and unset), getStoragePolicy, the built-in policies.
 
+mod acl;
 mod blocks;
 mod namespace;
+mod policy;
+mod quota;
 mod snapshot;
+mod xattr;
 
+pub use acl::AclChange;
 pub use namespace::TruncateCut;
+pub use policy::{all_policies as all_storage_policies, policy_by_id as storage_policy_by_id};
 pub(crate) use snapshot::Target;
 
 use crate::blocks::BlockState;

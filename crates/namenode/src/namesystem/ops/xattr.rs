@@ -4,19 +4,26 @@
 //! `security.hdfs.unreadable.by.superuser` (without a value); `system.` is never a
 //! client's, and `raw.` only under `/.reserved/raw` (for changes, the superuser's). Each
 //! change is one logged op (SetXAttrOp, RemoveXAttrOp).
+//!
+//! One file per call: setXAttr, removeXAttr, getXAttrs, listXAttrs; the rules they share
+//! are here.
 
 use std::sync::RwLockWriteGuard;
 
 use tusk_proto::hdfs::{x_attr_proto::XAttrNamespaceProto, XAttrProto};
-use tusk_proto::internal::{edit_record::Op, RemoveXAttrOp, SetXAttrOp};
 
-use super::ops::Target;
-use super::{Logged, Namesystem, State};
 use crate::error::{NameNodeError, Result};
 use crate::namespace::{Access, InodeId, XAttr};
+use crate::namesystem::ops::Target;
 use crate::namesystem::PathUse;
+use crate::namesystem::{Namesystem, State};
 use crate::path;
 use crate::snapshot::{self, SnapshotPath};
+
+mod get_xattrs;
+mod list_xattrs;
+mod remove_xattr;
+mod set_xattr;
 
 /// `setXAttr` flags (Hadoop's `XAttrSetFlag`).
 const XATTR_CREATE: u32 = 1;
@@ -111,73 +118,6 @@ impl Namesystem {
         Ok((src, st, id))
     }
 
-    pub fn set_xattr(
-        &self,
-        user: &str,
-        src: &str,
-        x: &XAttrProto,
-        flags: u32,
-    ) -> Result<Logged<()>> {
-        self.check_xattrs_enabled()?;
-        let name = prefixed(x.namespace as u32, &x.name);
-        let value_len = x.value.as_ref().map_or(0, |v| v.len());
-        let size = x.name.len() + value_len;
-        let limit = self.options.meta.max_xattr_size;
-        if limit > 0 && size > limit {
-            return Err(NameNodeError::InvalidArgument {
-                message: format!("The XAttr is too big. The maximum combined size of the name and value is {limit}, but the total size is {size}"),
-            });
-        }
-        let (src, mut st, id) = self.xattr_change_target(user, src, x)?;
-        let existing = st.ns.features.xattrs.get(&id);
-        let exists = has_xattr(&st, id, x);
-        check_set_flags(&name, exists, flags)?;
-        if is_unreadable_marker(x) && st.ns.get(id).is_some_and(|n| n.is_dir()) {
-            return Err(NameNodeError::XAttr {
-                message: format!("Can only set '{name}' on a file."),
-            });
-        }
-        let visible = existing.map_or(0, |list| {
-            list.iter().filter(|e| is_user_visible(e.namespace)).count()
-        });
-        let max = self.options.meta.max_xattrs_per_inode;
-        if !exists && is_user_visible(x.namespace as u32) && visible + 1 > max {
-            return Err(NameNodeError::XAttr {
-                message: format!(
-                    "Cannot add additional XAttr to inode, would exceed limit of {max}"
-                ),
-            });
-        }
-        let record = XAttr {
-            namespace: x.namespace as u32,
-            name: x.name.clone(),
-            value: x.value.as_ref().map(|v| v.to_vec()).unwrap_or_default(),
-        };
-        let op = Op::SetXattr(SetXAttrOp {
-            path: src,
-            xattr: Some(record.to_record()),
-        });
-        let txid = self.apply_and_log(&mut st, op)?;
-        Ok(Logged::new((), txid))
-    }
-
-    pub fn remove_xattr(&self, user: &str, src: &str, x: &XAttrProto) -> Result<Logged<()>> {
-        self.check_xattrs_enabled()?;
-        let (src, mut st, id) = self.xattr_change_target(user, src, x)?;
-        if !has_xattr(&st, id, x) {
-            return Err(NameNodeError::XAttr {
-                message: "No matching attributes found for remove operation".into(),
-            });
-        }
-        let op = Op::RemoveXattr(RemoveXAttrOp {
-            path: src,
-            namespace: x.namespace as u32,
-            name: x.name.clone(),
-        });
-        let txid = self.apply_and_log(&mut st, op)?;
-        Ok(Logged::new((), txid))
-    }
-
     /// Of an inode's attributes `list`, those `user` may see (`filterXAttrsForApi`).
     fn visible_xattrs(&self, user: &str, list: &[XAttr], raw: bool) -> Vec<XAttrProto> {
         let superuser = self.permissions.is_superuser(user);
@@ -225,40 +165,9 @@ impl Namesystem {
         Ok(st.ns.features.xattrs.get(&id).cloned().unwrap_or_default())
     }
 
-    /// getXAttrs: the named attributes (each must exist), or all visible ones.
-    pub fn get_xattrs(
-        &self,
-        user: &str,
-        src: &str,
-        names: &[XAttrProto],
-    ) -> Result<Vec<XAttrProto>> {
-        let resolved = self.resolve_path(user, src, PathUse::Read)?;
-        self.check_xattrs_enabled()?;
-        for x in names {
-            self.check_xattr_api(user, x, resolved.raw)?;
-        }
-        let st = self.read();
-        let all = self.readable_xattrs(&st, user, &resolved.path, Some(Access::Read))?;
-        let all = self.visible_xattrs(user, &all, resolved.raw);
-        if names.is_empty() {
-            return Ok(all);
-        }
-        names
-            .iter()
-            .map(|want| {
-                all.iter()
-                    .find(|x| x.namespace == want.namespace && x.name == want.name)
-                    .cloned()
-                    .ok_or_else(|| NameNodeError::XAttr {
-                        message: "At least one of the attributes provided was not found.".into(),
-                    })
-            })
-            .collect()
-    }
-
     /// A file marked `security.hdfs.unreadable.by.superuser` cannot be read by the
     /// superuser (HDFS's `checkUnreadableBySuperuser`); others read it as usual.
-    pub(super) fn check_unreadable_by_superuser(
+    pub(crate) fn check_unreadable_by_superuser(
         &self,
         st: &State,
         user: &str,
@@ -275,7 +184,7 @@ impl Namesystem {
 
     /// [`Namesystem::check_unreadable_by_superuser`] on an inode's attributes `list`
     /// (a snapshot's copy's, say).
-    pub(super) fn check_copy_unreadable_by_superuser(
+    pub(crate) fn check_copy_unreadable_by_superuser(
         &self,
         user: &str,
         list: &[XAttr],
@@ -292,22 +201,6 @@ impl Namesystem {
             });
         }
         Ok(())
-    }
-
-    /// listXAttrs: names only; needs execute on the parent.
-    pub fn list_xattrs(&self, user: &str, src: &str) -> Result<Vec<XAttrProto>> {
-        let resolved = self.resolve_path(user, src, PathUse::Read)?;
-        self.check_xattrs_enabled()?;
-        let st = self.read();
-        let all = self.readable_xattrs(&st, user, &resolved.path, None)?;
-        Ok(self
-            .visible_xattrs(user, &all, resolved.raw)
-            .into_iter()
-            .map(|mut x| {
-                x.value = None;
-                x
-            })
-            .collect())
     }
 }
 

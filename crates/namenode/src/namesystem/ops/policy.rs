@@ -2,16 +2,17 @@
 //! calls over `BlockStoragePolicySuite`'s built-in policies); an unset path takes its
 //! nearest ancestor's, and the root's default is HOT. Tusk's DataNodes hold every
 //! replica on DISK, so a policy is recorded and reported but moves no replica.
+//!
+//! One file per call: setStoragePolicy (and unset), getStoragePolicy; the built-in
+//! policies (getStoragePolicies) are here.
 
 use tusk_proto::hdfs::{BlockStoragePolicyProto, StorageTypeProto, StorageTypesProto};
-use tusk_proto::internal::{edit_record::Op, SetStoragePolicyOp};
 
-use super::ops::Target;
-use super::{Logged, Namesystem};
 use crate::error::{NameNodeError, Result};
-use crate::namespace::Access;
-use crate::path;
-use crate::snapshot::{self, SnapshotPath};
+use crate::namesystem::Namesystem;
+
+mod get_storage_policy;
+mod set_storage_policy;
 
 /// HDFS's HOT policy id, the default.
 pub const HOT: u8 = 7;
@@ -25,7 +26,6 @@ struct Policy {
     replication_fallbacks: &'static [StorageTypeProto],
 }
 
-use crate::namesystem::PathUse;
 use StorageTypeProto::{Archive, Disk, Nvdimm, Provided, RamDisk, Ssd};
 
 /// `BlockStoragePolicySuite.createDefaultSuite`, in id order.
@@ -129,59 +129,5 @@ impl Namesystem {
                 "Failed to set storage policy since dfs.storage.policy.enabled is set to false."
                     .into(),
         })
-    }
-
-    /// setStoragePolicy (name) or unsetStoragePolicy (`None`): needs write access.
-    pub fn set_storage_policy(
-        &self,
-        user: &str,
-        src: &str,
-        name: Option<&str>,
-    ) -> Result<Logged<()>> {
-        let src = &*self.resolved(user, src, PathUse::Write)?;
-        self.check_storage_policy_enabled()?;
-        let policy_id = match name {
-            None => 0,
-            Some(name) => POLICIES
-                .iter()
-                .find(|p| p.name.eq_ignore_ascii_case(name))
-                .map(|p| p.id)
-                .ok_or_else(|| NameNodeError::InvalidArgument {
-                    message: format!("Cannot find a block policy with the name {name}"),
-                })?,
-        };
-        let src = path::normalize(src)?;
-        snapshot::check_modifiable_path(&src)?;
-        let mut st = self.write();
-        self.permissions.check_traverse(&st.ns, user, &src)?;
-        let id = st
-            .ns
-            .resolve(&src)?
-            .ok_or_else(|| NameNodeError::FileNotFound { path: src.clone() })?;
-        self.permissions.check(&st.ns, user, id, Access::Write)?;
-        let op = Op::SetStoragePolicy(SetStoragePolicyOp {
-            path: src,
-            policy_id: policy_id as u32,
-        });
-        let txid = self.apply_and_log(&mut st, op)?;
-        Ok(Logged::new((), txid))
-    }
-
-    /// getStoragePolicy: the path's own or inherited policy; FileNotFound when missing.
-    /// Inside a snapshot, the policy as the snapshot saw it (set on the copy or one above
-    /// it), else inherited from the live directories above the snapshot.
-    pub fn get_storage_policy(&self, user: &str, src: &str) -> Result<BlockStoragePolicyProto> {
-        let src = &*self.resolved(user, src, PathUse::Read)?;
-        let st = self.read();
-        if let Some(sp) = SnapshotPath::parse(src)? {
-            let policy = match self.snapshot_feature_target(&st, user, src, &sp, None)? {
-                Target::DotSnapshot { dir } => st.ns.effective_storage_policy(dir),
-                Target::Node { policy, .. } => policy,
-            };
-            return Ok(policy_by_id(policy));
-        }
-        self.permissions.check_traverse(&st.ns, user, src)?;
-        let id = st.ns.lookup(src)?.id;
-        Ok(policy_by_id(st.ns.effective_storage_policy(id)))
     }
 }

@@ -1,20 +1,21 @@
 //! The six ACL calls (HDFS's `FSDirAclOp`): only the owner or the superuser changes an
 //! ACL; every change is logged as the inode's whole new ACL (`SetAclOp`), as HDFS logs
 //! OP_SET_ACL, so replay needs no transformation.
+//!
+//! One file per call: `change_acl` (the five changes) and `get_acl_status`; the
+//! entries' conversions and the mode of a new child under a default ACL are here.
 
 use tusk_proto::hdfs::{
     acl_entry_proto::{AclEntryScopeProto, AclEntryTypeProto},
     AclEntryProto, AclStatusProto, FsPermissionProto,
 };
-use tusk_proto::internal::{edit_record::Op, SetAclOp};
 
-use super::ops::Target;
-use super::{Logged, Namesystem};
 use crate::error::{NameNodeError, Result};
-use crate::namespace::acl::{self, AclEntry, AclScope, AclType};
-use crate::namesystem::PathUse;
-use crate::path;
-use crate::snapshot::{self, SnapshotPath};
+use crate::namespace::acl::{AclEntry, AclScope, AclType};
+use crate::namesystem::Namesystem;
+
+mod change_acl;
+mod get_acl_status;
 
 /// Which change an ACL call makes to the existing full ACL.
 pub enum AclChange<'a> {
@@ -33,61 +34,6 @@ impl Namesystem {
         Err(NameNodeError::Acl {
             message: "The ACL operation has been rejected.  Support for ACLs has been disabled by setting dfs.namenode.acls.enabled to false.".into(),
         })
-    }
-
-    /// modifyAclEntries, removeAclEntries, removeDefaultAcl, removeAcl and setAcl.
-    pub fn change_acl(&self, user: &str, src: &str, change: AclChange<'_>) -> Result<Logged<()>> {
-        let src = &*self.resolved(user, src, PathUse::Write)?;
-        self.check_acls_enabled()?;
-        let src = path::normalize(src)?;
-        snapshot::check_modifiable_path(&src)?;
-        let mut st = self.write();
-        self.permissions.check_traverse(&st.ns, user, &src)?;
-        let id = st.ns.lookup(&src)?.id;
-        self.permissions.check_owner(&st.ns, user, id)?;
-        let existing = st.ns.full_acl(id);
-        let new = match change {
-            AclChange::Modify(spec) => acl::merge(&existing, &from_protos(spec)?)?,
-            AclChange::RemoveEntries(spec) => acl::remove_entries(&existing, &from_protos(spec)?)?,
-            AclChange::RemoveDefault => acl::remove_default(&existing)?,
-            AclChange::Set(spec) => acl::replace(&existing, &from_protos(spec)?)?,
-            AclChange::Remove => {
-                if !st.ns.features.has_acl(id) {
-                    return Ok(Logged::new((), 0));
-                }
-                Vec::new()
-            }
-        };
-        let op = Op::SetAcl(SetAclOp {
-            path: src,
-            entries: new.iter().map(AclEntry::to_record).collect(),
-        });
-        let txid = self.apply_and_log(&mut st, op)?;
-        Ok(Logged::new((), txid))
-    }
-
-    /// getAclStatus: the owner, group, sticky bit, the entries the permission bits do
-    /// not hold, and the bits; inside a snapshot, as the snapshot saw them.
-    pub fn acl_status(&self, user: &str, src: &str) -> Result<AclStatusProto> {
-        let src = &*self.resolved(user, src, PathUse::Read)?;
-        self.check_acls_enabled()?;
-        let st = self.read();
-        if let Some(sp) = SnapshotPath::parse(src)? {
-            return Ok(
-                match self.snapshot_feature_target(&st, user, src, &sp, None)? {
-                    // No inode there: HDFS answers an unpopulated status, as getFileInfo does.
-                    Target::DotSnapshot { .. } => AclStatusProto::default(),
-                    Target::Node { node, .. } => {
-                        let a = &node.attrs;
-                        status_proto(&a.owner, &a.group, a.permission, &a.acl)
-                    }
-                },
-            );
-        }
-        self.permissions.check_traverse(&st.ns, user, src)?;
-        let node = st.ns.lookup(src)?;
-        let acl = st.ns.features.acl(node.id);
-        Ok(status_proto(&node.owner, &node.group, node.permission, acl))
     }
 }
 
@@ -154,7 +100,7 @@ fn to_proto(e: &AclEntry) -> AclEntryProto {
 impl Namesystem {
     /// The mode a new child of `parent` is created with: the client's unmasked mode when
     /// the parent has a default ACL (which then filters it), else the umasked one.
-    pub(super) fn creation_mode(
+    pub(crate) fn creation_mode(
         &self,
         st: &super::State,
         parent: crate::namespace::InodeId,

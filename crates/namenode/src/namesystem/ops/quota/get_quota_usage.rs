@@ -1,0 +1,18 @@
+//! `getQuotaUsage`: a directory's quotas and what its subtree uses of them.
+
+use tusk_proto::hdfs::QuotaUsageProto;
+
+use crate::error::Result;
+use crate::namesystem::Namesystem;
+use crate::namesystem::PathUse;
+
+impl Namesystem {
+    /// getQuotaUsage.
+    pub fn get_quota_usage(&self, user: &str, src: &str) -> Result<QuotaUsageProto> {
+        let src = &*self.resolved(user, src, PathUse::Read)?;
+        let st = self.read();
+        self.permissions.check_traverse(&st.ns, user, src)?;
+        let id = st.ns.lookup(src)?.id;
+        Ok(st.quota_usage(id))
+    }
+}
