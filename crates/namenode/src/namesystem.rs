@@ -25,12 +25,9 @@
 
 pub mod admin;
 mod block_tokens;
-mod client_ops;
-mod datanode_ops;
 mod delete_hints;
 mod image;
 mod leases;
-mod listing_ops;
 pub mod monitors;
 mod ops;
 mod quota;

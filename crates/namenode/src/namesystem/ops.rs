@@ -6,16 +6,23 @@
 //!
 //! The operations are grouped by area, one folder each:
 //! - `namespace`: the tree: mkdir, create, append, rename, delete, concat, truncate,
-//!   isFileClosed, setReplication, setPermission, setOwner, setTimes.
+//!   isFileClosed, setReplication, setPermission, setOwner, setTimes, and the reads:
+//!   getFileInfo, getListing, getBatchedListing, getLocatedFileInfo,
+//!   getContentSummary, checkAccess.
 //! - `blocks`: a file's blocks while it is written: addBlock, abandonBlock, complete,
-//!   fsync, updatePipeline, reassignLease.
+//!   fsync, updatePipeline, reassignLease, getBlockLocations, reportBadBlocks.
 //! - `snapshot`: allowSnapshot ... getSnapshotDiffReport, and reads through `.snapshot`.
 //! - `quota`: setQuota, getQuotaUsage. `acl`: the ACL changes, getAclStatus.
 //! - `xattr`: setXAttr, removeXAttr, getXAttrs, listXAttrs.
 //! - `policy`: setStoragePolicy (and unset), getStoragePolicy, the built-in policies.
+//! - `admin`: getStats, getServerDefaults and the operator's calls.
+//! - `datanode`: the DataNode protocol: versionRequest, registerDatanode, heartbeats,
+//!   block reports, bad-replica reports.
 
 mod acl;
+mod admin;
 mod blocks;
+mod datanode;
 mod namespace;
 mod policy;
 mod quota;

@@ -1,22 +1,28 @@
 //! DataNode protocol: registration, heartbeats, incremental and full block reports,
 //! bad-replica reports and the verification that decides whether a reported replica
 //! really is corrupt.
+//!
+//! One file per call; how a reported replica is taken in, shared by them all, is here.
 
-use std::collections::HashSet;
 use std::time::Duration;
 
 use tusk_proto::internal::replica_verdict::Verdict;
 use tusk_proto::internal::{
-    datanode_command::Command, BlockReceivedAndDeletedRequest, DatanodeCommand, HeartbeatRequest,
-    HeartbeatResponse, InvalidateCommand, RegisterDatanodeRequest, RegisterDatanodeResponse,
-    ReplicaReport, ReplicaVerdict, StaleReplica, VerifyCommand,
+    datanode_command::Command, DatanodeCommand, ReplicaReport, ReplicaVerdict, VerifyCommand,
 };
 
-use super::{Namesystem, State};
 use crate::blocks::{BlockState, CorruptReason};
 use crate::datanodes::DnIdx;
 use crate::error::{NameNodeError, Result};
 use crate::namespace::Inode;
+use crate::namesystem::{Namesystem, State};
+
+mod block_received;
+mod block_report;
+mod heartbeat;
+mod register_datanode;
+mod report_bad_replica;
+mod version_request;
 
 /// A replica reported bad is asked about again if its holder has not answered in this
 /// long (the command or the answer may have been lost).
@@ -194,186 +200,6 @@ impl Namesystem {
             .ok_or_else(|| NameNodeError::UnregisteredDatanode {
                 uuid: uuid.to_string(),
             })
-    }
-
-    /// `versionRequest`: the namespace's identity, which a DataNode compares with the
-    /// one its storage records before it registers (and refuses another cluster's).
-    pub fn namespace_info(&self) -> tusk_proto::internal::NamespaceInfo {
-        tusk_proto::internal::NamespaceInfo {
-            cluster_id: self.storage.cluster_id.clone(),
-            block_pool_id: self.storage.block_pool_id.clone(),
-            namespace_id: self.storage.namespace_id,
-        }
-    }
-
-    pub fn register_datanode(
-        &self,
-        req: RegisterDatanodeRequest,
-        peer_ip: &str,
-    ) -> Result<RegisterDatanodeResponse> {
-        let mut identity = req.datanode.unwrap_or_default();
-        if identity.ip_addr.is_empty() || identity.ip_addr == "0.0.0.0" {
-            identity.ip_addr = peer_ip.to_string();
-        }
-        self.check_datanode_allowed(&identity)?;
-        let rack =
-            self.topology
-                .rack_of(&identity.ip_addr, &identity.host_name, identity.xfer_port);
-        let mut st = self.write();
-        let idx = st.datanodes.register(identity, rack);
-        let d = &mut st.datanodes.nodes[idx];
-        d.capacity = req.capacity;
-        d.dfs_used = req.dfs_used;
-        d.remaining = req.remaining;
-        tracing::info!(node = %d.identity.datanode_uuid, addr = %format!("{}:{}", d.identity.ip_addr, d.identity.xfer_port), "datanode registered");
-        st.apply_host_lists(idx);
-        drop(st);
-        Ok(RegisterDatanodeResponse {
-            block_pool_id: self.storage.block_pool_id.clone(),
-            namespace_id: self.storage.namespace_id,
-            heartbeat_interval_ms: self.options.heartbeat_interval.as_millis() as u64,
-            keys: self.block_keys(),
-        })
-    }
-
-    /// Records a heartbeat; the reply carries queued commands, and the block keys when
-    /// the node's are not the newest. An unknown node is told to register again (and
-    /// gets keys only then); a node the include list no longer names is refused.
-    pub fn heartbeat(&self, req: &HeartbeatRequest) -> Result<HeartbeatResponse> {
-        let reregister = || HeartbeatResponse {
-            commands: vec![DatanodeCommand {
-                command: Some(Command::Reregister(true)),
-            }],
-            keys: None,
-        };
-        self.metrics.heartbeats.inc();
-        if !req.received.is_empty() || !req.deleted.is_empty() {
-            self.metrics.incremental_block_reports.inc();
-        }
-        let mut st = self.write();
-        let Some(idx) = st.datanodes.find(&req.datanode_uuid) else {
-            return Ok(reregister());
-        };
-        st.refuse_disallowed(idx)?;
-        let was_dead = !st.datanodes.nodes[idx].alive;
-        {
-            let d = &mut st.datanodes.nodes[idx];
-            d.capacity = req.capacity;
-            d.dfs_used = req.dfs_used;
-            d.remaining = req.remaining;
-            d.xceivers = req.xceiver_count;
-            d.status = req.status.unwrap_or_default();
-            d.last_heartbeat = std::time::Instant::now();
-            d.last_update_millis = tusk_common::now_millis();
-            d.alive = true;
-        }
-        if was_dead {
-            // A node declared dead must report its blocks again.
-            return Ok(reregister());
-        }
-        let had_blocks = !req.received.is_empty();
-        self.commit_recovered(&mut st, idx, &req.received);
-        st.receive(idx, &req.received, &req.deleted);
-        st.take_delete_hints(idx, &req.delete_hints);
-        st.take_verdicts(idx, &req.verified);
-        // No deletion work is handed out in safe mode; it waits in the queue.
-        let may_delete = !st.safe_mode.is_on();
-        let d = &mut st.datanodes.nodes[idx];
-        let mut commands = std::mem::take(&mut d.commands);
-        if (!d.invalidate.is_empty() || !d.invalidate_stale.is_empty()) && may_delete {
-            let stale = std::mem::take(&mut d.invalidate_stale)
-                .into_iter()
-                .map(|(block_id, max_generation_stamp)| StaleReplica {
-                    block_id,
-                    max_generation_stamp,
-                })
-                .collect();
-            commands.push(DatanodeCommand {
-                command: Some(Command::Invalidate(InvalidateCommand {
-                    block_ids: std::mem::take(&mut d.invalidate),
-                    stale,
-                })),
-            });
-        }
-        drop(st);
-        if had_blocks {
-            self.block_events.notify_waiters();
-        }
-        Ok(HeartbeatResponse {
-            commands,
-            keys: self.block_keys_if_newer(req.newest_block_key_id),
-        })
-    }
-
-    pub fn block_received(&self, req: &BlockReceivedAndDeletedRequest) -> Result<()> {
-        self.metrics.incremental_block_reports.inc();
-        {
-            let mut st = self.write();
-            let idx = self.node(&st, &req.datanode_uuid)?;
-            self.commit_recovered(&mut st, idx, &req.received);
-            st.receive(idx, &req.received, &req.deleted);
-            st.take_delete_hints(idx, &req.delete_hints);
-            st.take_verdicts(idx, &req.verified);
-        }
-        self.block_events.notify_waiters();
-        Ok(())
-    }
-
-    /// A full report replaces what the NameNode believes the node holds.
-    pub fn block_report(
-        &self,
-        uuid: &str,
-        replicas: &[ReplicaReport],
-    ) -> Result<Vec<DatanodeCommand>> {
-        self.metrics.block_reports.inc();
-        let started = std::time::Instant::now();
-        let mut st = self.write();
-        let idx = self.node(&st, uuid)?;
-        let reported: HashSet<u64> = replicas.iter().map(|r| r.block_id).collect();
-        let before: Vec<u64> = st.datanodes.nodes[idx].blocks.iter().copied().collect();
-        for id in before {
-            if !reported.contains(&id) {
-                st.blocks.remove_replica(id, idx);
-                st.datanodes.nodes[idx].blocks.remove(&id);
-            }
-        }
-        let corrupt_gone: Vec<u64> = st
-            .blocks
-            .corrupt
-            .iter()
-            .filter(|(id, list)| !reported.contains(id) && list.iter().any(|c| c.node == idx))
-            .map(|(id, _)| *id)
-            .collect();
-        for id in corrupt_gone {
-            st.blocks.clear_corrupt(id, idx);
-        }
-        for r in replicas {
-            if !st.accept_replica(idx, r, Reported::Held) {
-                let keep = st
-                    .blocks
-                    .get(r.block_id)
-                    .is_some_and(|b| b.state == BlockState::UnderConstruction)
-                    || (st.safe_mode.is_on() && st.blocks.get(r.block_id).is_some());
-                if !keep {
-                    st.datanodes.nodes[idx].invalidate.push(r.block_id);
-                }
-            }
-        }
-        st.update_safe_mode();
-        drop(st);
-        tusk_common::metrics::observe(&self.metrics.block_report_time, started.elapsed());
-        self.block_events.notify_waiters();
-        Ok(vec![])
-    }
-
-    /// A DataNode found its own replica corrupt while reading it; it is verified like
-    /// any other report before it counts.
-    pub fn report_bad_replica(&self, uuid: &str, block: u64) -> Result<()> {
-        let mut st = self.write();
-        let idx = self.node(&st, uuid)?;
-        tracing::warn!(block, node = uuid, "datanode reported a corrupt replica");
-        st.suspect_replica(block, idx);
-        Ok(())
     }
 
     /// Expected replication of a block's file; a block snapshots keep has at least the

@@ -1,67 +1,15 @@
-//! checkAccess, getLocatedFileInfo and getBatchedListing.
+//! `getBatchedListing`: the listings of many paths in one call.
 
-use bytes::Bytes;
 use prost::Message;
 use tusk_proto::hdfs::{
     BatchedDirectoryListingProto, BatchedListingKeyProto, GetBatchedListingResponseProto,
-    HdfsFileStatusProto, RemoteExceptionProto,
+    RemoteExceptionProto,
 };
 
-use super::{Namesystem, PathUse};
 use crate::error::{NameNodeError, Result};
-use crate::namespace::Access;
+use crate::namesystem::Namesystem;
 
 impl Namesystem {
-    /// checkAccess: whether `user` holds `mode` (rwx bits) on `src`, with execute on
-    /// every directory above it.
-    pub fn check_access(&self, user: &str, src: &str, mode: u16) -> Result<()> {
-        let src = &*self.resolved(user, src, PathUse::Read)?;
-        if let Some(sp) = crate::snapshot::SnapshotPath::parse(src)? {
-            return self.snapshot_check_access(user, src, &sp, mode & 7, access_name(mode & 7));
-        }
-        let st = self.read();
-        self.permissions.check_traverse(&st.ns, user, src)?;
-        let id = st.ns.lookup(src)?.id;
-        if mode & 7 == 0 || self.permissions.allows(&st.ns, user, id, mode & 7) {
-            return Ok(());
-        }
-        Err(crate::namespace::permission::denied(
-            &st.ns,
-            user,
-            access_name(mode & 7),
-            id,
-        ))
-    }
-
-    /// getLocatedFileInfo: a status with the file's block locations; tokens (which
-    /// let their holder read the blocks) only for a caller who may read the file.
-    pub fn located_file_info(
-        &self,
-        user: &str,
-        src: &str,
-        need_block_token: bool,
-    ) -> Result<Option<HdfsFileStatusProto>> {
-        let src = &*self.resolved(user, src, PathUse::Read)?;
-        if let Some(sp) = crate::snapshot::SnapshotPath::parse(src)? {
-            return self.snapshot_located_file_info(user, &sp, need_block_token);
-        }
-        let st = self.read();
-        self.permissions.check_traverse(&st.ns, user, src)?;
-        let Some(id) = st.ns.resolve(src)? else {
-            return Ok(None);
-        };
-        if need_block_token {
-            self.permissions.check(&st.ns, user, id, Access::Read)?;
-        }
-        let node = st.ns.get(id).expect("resolved");
-        let mut status = st.file_status(node, Bytes::new(), true, &self.storage.block_pool_id);
-        drop(st);
-        if let Some(located) = status.locations.as_mut().filter(|_| need_block_token) {
-            self.set_read_tokens(located, user);
-        }
-        Ok(Some(status))
-    }
-
     /// getBatchedListing: the listings of several paths in one reply, up to
     /// `dfs.batched.ls.limit` entries (a directory is never cut below one `getListing`
     /// page); a path that fails carries its exception instead. The `startAfter` key
@@ -163,16 +111,4 @@ fn paths_checksum(paths: &[String]) -> Vec<u8> {
         }
     }
     h.to_be_bytes().to_vec()
-}
-
-fn access_name(mode: u16) -> &'static str {
-    match mode {
-        1 => "EXECUTE",
-        2 => "WRITE",
-        3 => "WRITE_EXECUTE",
-        4 => "READ",
-        5 => "READ_EXECUTE",
-        6 => "READ_WRITE",
-        _ => "ALL",
-    }
 }
