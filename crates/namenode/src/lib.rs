@@ -50,6 +50,7 @@ pub mod snapshot;
 pub mod storage;
 pub mod web;
 mod webhdfs;
+pub mod wire;
 
 use std::net::SocketAddr;
 use std::sync::Arc;

@@ -23,7 +23,7 @@
 //! - `leases`: which client holds which open file. `image`: the state as a checkpoint
 //!   image and back.
 
-pub mod admin;
+mod block_health;
 mod block_tokens;
 mod delete_hints;
 mod image;
@@ -52,14 +52,15 @@ use crate::options::NameNodeOptions;
 use crate::placement::Topology;
 use crate::storage::{NameDir, NameDirs, RecoveryPlan, StorageInfo};
 
+pub use block_health::BlockHealth;
 pub use block_tokens::{spawn_key_roller, BlockTokens};
 pub use leases::Leases;
 pub use monitors::safe_mode::SafeMode;
 pub use monitors::spawn_monitors;
 pub use monitors::trash::spawn_trash_emptier;
-pub use ops::AclChange;
 pub use ops::TruncateCut;
 pub use ops::{all_storage_policies, storage_policy_by_id};
+pub use ops::{AclChange, AdminSettings};
 pub use reserved::PathUse;
 
 /// Everything behind the namesystem lock.
@@ -207,7 +208,7 @@ pub struct Namesystem {
     /// What start-up did and how long it took (the start-up progress page).
     pub startup: crate::metrics::StartupProgress,
     /// What administrators set at run time and HDFS keeps only in memory too.
-    pub admin_settings: admin::AdminSettings,
+    pub admin_settings: AdminSettings,
 }
 
 impl Namesystem {
