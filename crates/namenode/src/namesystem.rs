@@ -52,6 +52,12 @@ use crate::options::NameNodeOptions;
 use crate::placement::Topology;
 use crate::storage::{NameDir, NameDirs, RecoveryPlan, StorageInfo};
 
+/// The administrative calls' messages under the path `tusk dfsadmin` imports them by;
+/// they live in [`crate::wire::admin`].
+pub mod admin {
+    pub use crate::wire::admin as wire;
+}
+
 pub use block_health::BlockHealth;
 pub use block_tokens::{spawn_key_roller, BlockTokens};
 pub use leases::Leases;

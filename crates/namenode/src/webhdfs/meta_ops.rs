@@ -5,12 +5,13 @@
 use axum::response::Response;
 use tusk_webhdfs::{acl, json as j, Params, Result, WebHdfsError};
 
-use super::{empty, json, Request, WebHdfs};
+use super::{empty, json, remote, Request, WebHdfs};
 use crate::namesystem::{all_storage_policies, AclChange};
+use crate::wire::acl::{entries_from_protos, status_to_proto};
 
 pub(super) async fn get_acl_status(w: &WebHdfs, req: &Request) -> Result<Response> {
     let status = w.settled(w.fsn.acl_status(&req.user, &req.path)).await?;
-    Ok(json(j::acl_status(&status)))
+    Ok(json(j::acl_status(&status_to_proto(&status))))
 }
 
 /// SETACL, MODIFYACLENTRIES, REMOVEACLENTRIES, REMOVEDEFAULTACL, REMOVEACL: 200 with
@@ -19,22 +20,14 @@ pub(super) async fn change_acl(w: &WebHdfs, req: &Request) -> Result<Response> {
     use tusk_webhdfs::Op;
     let spec = |with_perm: bool| -> Result<Vec<_>> {
         let text = Params::required(req.op, "aclspec", req.params.acl_spec())?;
-        acl::parse_spec(&text, with_perm).map_err(|e| WebHdfsError::bad_param("aclspec", e))
+        let protos =
+            acl::parse_spec(&text, with_perm).map_err(|e| WebHdfsError::bad_param("aclspec", e))?;
+        entries_from_protos(&protos).map_err(remote)
     };
-    let entries;
     let change = match req.op {
-        Op::SetAcl => {
-            entries = spec(true)?;
-            AclChange::Set(&entries)
-        }
-        Op::ModifyAclEntries => {
-            entries = spec(true)?;
-            AclChange::Modify(&entries)
-        }
-        Op::RemoveAclEntries => {
-            entries = spec(false)?;
-            AclChange::RemoveEntries(&entries)
-        }
+        Op::SetAcl => AclChange::Set(spec(true)?),
+        Op::ModifyAclEntries => AclChange::Modify(spec(true)?),
+        Op::RemoveAclEntries => AclChange::RemoveEntries(spec(false)?),
         Op::RemoveDefaultAcl => AclChange::RemoveDefault,
         _ => AclChange::Remove,
     };

@@ -3,7 +3,6 @@
 
 use tusk_proto::internal::{edit_record::Op, SetAclOp};
 
-use super::from_protos;
 use super::AclChange;
 use crate::error::Result;
 use crate::namespace::acl::{self, AclEntry};
@@ -14,7 +13,7 @@ use crate::snapshot::{self};
 
 impl Namesystem {
     /// modifyAclEntries, removeAclEntries, removeDefaultAcl, removeAcl and setAcl.
-    pub fn change_acl(&self, user: &str, src: &str, change: AclChange<'_>) -> Result<Logged<()>> {
+    pub fn change_acl(&self, user: &str, src: &str, change: AclChange) -> Result<Logged<()>> {
         let src = &*self.resolved(user, src, PathUse::Write)?;
         self.check_acls_enabled()?;
         let src = path::normalize(src)?;
@@ -25,10 +24,10 @@ impl Namesystem {
         self.permissions.check_owner(&st.ns, user, id)?;
         let existing = st.ns.full_acl(id);
         let new = match change {
-            AclChange::Modify(spec) => acl::merge(&existing, &from_protos(spec)?)?,
-            AclChange::RemoveEntries(spec) => acl::remove_entries(&existing, &from_protos(spec)?)?,
+            AclChange::Modify(spec) => acl::merge(&existing, &spec)?,
+            AclChange::RemoveEntries(spec) => acl::remove_entries(&existing, &spec)?,
             AclChange::RemoveDefault => acl::remove_default(&existing)?,
-            AclChange::Set(spec) => acl::replace(&existing, &from_protos(spec)?)?,
+            AclChange::Set(spec) => acl::replace(&existing, &spec)?,
             AclChange::Remove => {
                 if !st.ns.features.has_acl(id) {
                     return Ok(Logged::new((), 0));

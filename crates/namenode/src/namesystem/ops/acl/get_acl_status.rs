@@ -1,9 +1,7 @@
 //! `getAclStatus`: the owner, group, extended entries and bits of an inode.
 
-use tusk_proto::hdfs::AclStatusProto;
-
-use super::status_proto;
 use crate::error::Result;
+use crate::namespace::acl::AclStatus;
 use crate::namesystem::ops::Target;
 use crate::namesystem::Namesystem;
 use crate::namesystem::PathUse;
@@ -12,7 +10,7 @@ use crate::snapshot::SnapshotPath;
 impl Namesystem {
     /// getAclStatus: the owner, group, sticky bit, the entries the permission bits do
     /// not hold, and the bits; inside a snapshot, as the snapshot saw them.
-    pub fn acl_status(&self, user: &str, src: &str) -> Result<AclStatusProto> {
+    pub fn acl_status(&self, user: &str, src: &str) -> Result<AclStatus> {
         let src = &*self.resolved(user, src, PathUse::Read)?;
         self.check_acls_enabled()?;
         let st = self.read();
@@ -20,10 +18,10 @@ impl Namesystem {
             return Ok(
                 match self.snapshot_feature_target(&st, user, src, &sp, None)? {
                     // No inode there: HDFS answers an unpopulated status, as getFileInfo does.
-                    Target::DotSnapshot { .. } => AclStatusProto::default(),
+                    Target::DotSnapshot { .. } => AclStatus::default(),
                     Target::Node { node, .. } => {
                         let a = &node.attrs;
-                        status_proto(&a.owner, &a.group, a.permission, &a.acl)
+                        AclStatus::new(&a.owner, &a.group, a.permission, &a.acl)
                     }
                 },
             );
@@ -31,6 +29,11 @@ impl Namesystem {
         self.permissions.check_traverse(&st.ns, user, src)?;
         let node = st.ns.lookup(src)?;
         let acl = st.ns.features.acl(node.id);
-        Ok(status_proto(&node.owner, &node.group, node.permission, acl))
+        Ok(AclStatus::new(
+            &node.owner,
+            &node.group,
+            node.permission,
+            acl,
+        ))
     }
 }
