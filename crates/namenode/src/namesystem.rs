@@ -2,24 +2,21 @@
 //! plus the edit log. Mutations decide everything under the write lock, apply edit ops,
 //! append them to the log, release the lock and then wait for durability.
 //!
-//! - `ops` (+ `ops/*`): the namespace operations, one file each with its decide and
-//!   apply steps: mkdir, create, add_block, abandon_block, complete, rename, delete,
-//!   set_replication, set_permission, set_owner, set_times, update_block,
-//!   reassign_lease.
-//! - `client_ops`: ClientNamenodeProtocol calls that log nothing: reads, statistics,
-//!   server defaults, bad-block reports.
-//! - `datanode_ops`: registration, heartbeats, block reports.
+//! - `ops` (+ `ops/<area>/<op>.rs`): every ClientNamenodeProtocol and DataNode
+//!   protocol call, one file each with its decide step and, for a call that logs, its
+//!   apply step; grouped by area: `namespace`, `blocks`, `snapshot`, `quota`, `acl`,
+//!   `xattr`, `policy`, `admin`, `datanode`. An area's file holds the rules its calls
+//!   share.
 //! - `monitors` (+ `monitors/*`): background work and the state it watches:
 //!   dead-node detection and re-replication, lease expiry, block recovery, safe mode,
 //!   decommissioning, the trash emptier, checkpoints.
+//! - `quota`: the usage each quota directory caches, moved by every applied op.
+//! - `block_health`: block statistics from the block map, for reports and fsck.
 //! - `status`: building HdfsFileStatus and LocatedBlocks replies.
 //! - `block_tokens`: the block keys, the tokens in located blocks, the key roller.
-//! - `admin`: block statistics, DataNode reports, open and corrupt files.
-//! - `append`: append, fsync (hflush), isFileClosed, concat.
-//! - `truncate`: truncate, on a block boundary or by block recovery.
-//! - `snapshot_ops`: snapshot operations and reads through `.snapshot`.
 //! - `reserved`: `/.reserved/.inodes/<id>` and `/.reserved/raw`, resolved before every
 //!   call that takes a path.
+//! - `delete_hints`: which replica to drop first when a block has too many.
 //! - `leases`: which client holds which open file. `image`: the state as a checkpoint
 //!   image and back.
 
