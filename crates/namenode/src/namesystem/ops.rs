@@ -77,6 +77,15 @@ impl Namesystem {
 }
 
 impl State {
+    /// A copy of open file `id`, as [`Namesystem::open_file_for`] has just resolved it.
+    pub(crate) fn open_file_copy(&self, id: InodeId) -> FileInode {
+        self.ns
+            .get(id)
+            .and_then(Inode::file)
+            .expect("open file")
+            .clone()
+    }
+
     pub(crate) fn open_file_mut(&mut self, id: InodeId) -> Result<&mut FileInode> {
         self.ns
             .get_mut(id)

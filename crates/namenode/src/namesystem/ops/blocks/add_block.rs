@@ -34,12 +34,7 @@ impl Namesystem {
         let (txid, located) = {
             let mut st = self.write();
             let id = self.open_file_for(&st, &req.src, req.file_id, &req.client_name)?;
-            let file = st
-                .ns
-                .get(id)
-                .and_then(Inode::file)
-                .expect("open file")
-                .clone();
+            let file = st.open_file_copy(id);
             let previous_bytes = req.previous.as_ref().and_then(|p| p.num_bytes).unwrap_or(0);
             // A retried addBlock whose block was already allocated gets the same block.
             if let (Some(last), Some(prev)) = (file.blocks.last(), &req.previous) {

@@ -42,12 +42,7 @@ impl Namesystem {
             }
             Err(e) => return Err(e),
         };
-        let file = st
-            .ns
-            .get(id)
-            .and_then(Inode::file)
-            .expect("open file")
-            .clone();
+        let file = st.open_file_copy(id);
         if let (Some(last), Some(mine)) = (last, file.blocks.last()) {
             if last.block_id != *mine {
                 return Err(NameNodeError::InvalidArgument {
