@@ -10,6 +10,7 @@ mod children;
 mod features;
 pub(crate) mod permission;
 pub mod reserved;
+pub mod storage_policy;
 
 use foldhash::HashMap;
 

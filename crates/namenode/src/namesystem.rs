@@ -62,7 +62,6 @@ pub use monitors::safe_mode::SafeMode;
 pub use monitors::spawn_monitors;
 pub use monitors::trash::spawn_trash_emptier;
 pub use ops::TruncateCut;
-pub use ops::{all_storage_policies, storage_policy_by_id};
 pub use ops::{AclChange, AdminSettings};
 pub use reserved::PathUse;
 

@@ -3,8 +3,10 @@
 //! tusk-proto does not carry, laid out as Hadoop's `.proto` files declare them.
 //!
 //! - `acl`: ACL entries and statuses to and from the namespace's.
+//! - `policy`: the built-in storage policies as `BlockStoragePolicyProto`.
 //! - `admin`: ClientProtocol's administrative calls (metaSave, setBalancerBandwidth,
 //!   restoreFailedStorage, the upgrade calls, the refresh protocols).
 
 pub mod acl;
 pub mod admin;
+pub mod policy;

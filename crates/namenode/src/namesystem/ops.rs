@@ -32,7 +32,6 @@ mod xattr;
 pub use acl::AclChange;
 pub use admin::AdminSettings;
 pub use namespace::TruncateCut;
-pub use policy::{all_policies as all_storage_policies, policy_by_id as storage_policy_by_id};
 pub(crate) use snapshot::Target;
 
 use crate::blocks::BlockState;

@@ -6,8 +6,9 @@ use axum::response::Response;
 use tusk_webhdfs::{acl, json as j, Params, Result, WebHdfsError};
 
 use super::{empty, json, remote, Request, WebHdfs};
-use crate::namesystem::{all_storage_policies, AclChange};
+use crate::namesystem::AclChange;
 use crate::wire::acl::{entries_from_protos, status_to_proto};
+use crate::wire::policy::{all_policies_to_proto, policy_to_proto};
 
 pub(super) async fn get_acl_status(w: &WebHdfs, req: &Request) -> Result<Response> {
     let status = w.settled(w.fsn.acl_status(&req.user, &req.path)).await?;
@@ -65,7 +66,7 @@ pub(super) async fn set_quota(w: &WebHdfs, req: &Request) -> Result<Response> {
 }
 
 pub(super) fn get_all_storage_policy() -> Result<Response> {
-    Ok(json(j::storage_policies(&all_storage_policies())))
+    Ok(json(j::storage_policies(&all_policies_to_proto())))
 }
 
 /// The path's own policy or the one it inherits (HOT at the root).
@@ -73,7 +74,7 @@ pub(super) async fn get_storage_policy(w: &WebHdfs, req: &Request) -> Result<Res
     let policy = w
         .settled(w.fsn.get_storage_policy(&req.user, &req.path))
         .await?;
-    Ok(json(j::storage_policy(&policy)))
+    Ok(json(j::storage_policy(&policy_to_proto(policy))))
 }
 
 /// SETSTORAGEPOLICY (`storagepolicy`, a policy name; write access): 200 with no body.

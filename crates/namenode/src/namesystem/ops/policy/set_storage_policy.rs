@@ -2,9 +2,8 @@
 
 use tusk_proto::internal::{edit_record::Op, SetStoragePolicyOp};
 
-use super::POLICIES;
 use crate::error::{NameNodeError, Result};
-use crate::namespace::Access;
+use crate::namespace::{storage_policy, Access};
 use crate::namesystem::PathUse;
 use crate::namesystem::{Logged, Namesystem};
 use crate::path;
@@ -22,7 +21,7 @@ impl Namesystem {
         self.check_storage_policy_enabled()?;
         let policy_id = match name {
             None => 0,
-            Some(name) => POLICIES
+            Some(name) => storage_policy::POLICIES
                 .iter()
                 .find(|p| p.name.eq_ignore_ascii_case(name))
                 .map(|p| p.id)
