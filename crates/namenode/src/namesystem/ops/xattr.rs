@@ -15,8 +15,7 @@ use tusk_proto::hdfs::{x_attr_proto::XAttrNamespaceProto, XAttrProto};
 use crate::error::{NameNodeError, Result};
 use crate::namespace::{Access, InodeId, XAttr};
 use crate::namesystem::ops::Target;
-use crate::namesystem::PathUse;
-use crate::namesystem::{Namesystem, State};
+use crate::namesystem::{Namesystem, PathUse, State};
 use crate::path;
 use crate::snapshot::{self, SnapshotPath};
 

@@ -6,10 +6,9 @@ use tusk_proto::internal::{edit_record::Op, SetAclOp};
 use super::AclChange;
 use crate::error::Result;
 use crate::namespace::acl::{self, AclEntry};
-use crate::namesystem::PathUse;
-use crate::namesystem::{Logged, Namesystem};
+use crate::namesystem::{Logged, Namesystem, PathUse};
 use crate::path;
-use crate::snapshot::{self};
+use crate::snapshot;
 
 impl Namesystem {
     /// modifyAclEntries, removeAclEntries, removeDefaultAcl, removeAcl and setAcl.

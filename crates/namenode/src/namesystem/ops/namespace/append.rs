@@ -9,8 +9,7 @@ use tusk_security::AccessMode;
 use crate::blocks::BlockState;
 use crate::error::{NameNodeError, Result};
 use crate::namespace::{Access, Inode, InodeId};
-use crate::namesystem::PathUse;
-use crate::namesystem::{Logged, Namesystem, State};
+use crate::namesystem::{Logged, Namesystem, PathUse, State};
 use crate::path;
 
 /// `CreateFlagProto.NEW_BLOCK`: append in a new block, leaving the last one as it is.

@@ -6,8 +6,7 @@ use tusk_proto::internal::{edit_record::Op, ConcatOp};
 
 use crate::error::{NameNodeError, Result};
 use crate::namespace::{Access, InodeId};
-use crate::namesystem::PathUse;
-use crate::namesystem::{Logged, Namesystem, State};
+use crate::namesystem::{Logged, Namesystem, PathUse, State};
 use crate::path;
 
 impl Namesystem {

@@ -10,8 +10,7 @@ use tusk_proto::internal::{edit_record::Op, AddFileOp, DeleteOp};
 use crate::error::{NameNodeError, Result};
 use crate::fs_limits::FsLimits;
 use crate::namespace::{Access, FileInode, Inode, InodeKind};
-use crate::namesystem::{reserved, PathUse};
-use crate::namesystem::{Logged, Namesystem, State};
+use crate::namesystem::{reserved, Logged, Namesystem, PathUse, State};
 use crate::path;
 use crate::snapshot;
 

@@ -7,8 +7,7 @@ use tusk_proto::internal::{edit_record::Op, DeleteOp};
 use crate::error::{NameNodeError, Result};
 use crate::namespace::reserved::is_exact_reserved;
 use crate::namespace::{Access, ROOT_ID};
-use crate::namesystem::PathUse;
-use crate::namesystem::{Logged, Namesystem, State};
+use crate::namesystem::{Logged, Namesystem, PathUse, State};
 use crate::path;
 use crate::snapshot;
 

@@ -1,8 +1,7 @@
 //! `isFileClosed`: false while the file is open for writing (or being recovered).
 
 use crate::error::{NameNodeError, Result};
-use crate::namesystem::Namesystem;
-use crate::namesystem::PathUse;
+use crate::namesystem::{Namesystem, PathUse};
 
 impl Namesystem {
     /// `isFileClosed`: false while the file is open for writing (or being recovered).

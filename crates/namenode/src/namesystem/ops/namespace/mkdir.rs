@@ -6,8 +6,7 @@ use tusk_proto::internal::{edit_record::Op, MkdirOp};
 use crate::error::{NameNodeError, Result};
 use crate::fs_limits::FsLimits;
 use crate::namespace::{Access, Children, Inode, InodeKind, Namespace};
-use crate::namesystem::{reserved, PathUse};
-use crate::namesystem::{Logged, Namesystem};
+use crate::namesystem::{reserved, Logged, Namesystem, PathUse};
 use crate::path;
 use crate::snapshot;
 

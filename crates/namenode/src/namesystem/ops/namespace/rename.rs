@@ -11,8 +11,7 @@ use crate::error::{NameNodeError, Result};
 use crate::fs_limits::FsLimits;
 use crate::namespace::reserved::is_exact_reserved;
 use crate::namespace::{Access, Inode, InodeId, InodeKind, Namespace, RenamePlan, ROOT_ID};
-use crate::namesystem::PathUse;
-use crate::namesystem::{Logged, Namesystem, State};
+use crate::namesystem::{Logged, Namesystem, PathUse, State};
 use crate::path;
 use crate::snapshot;
 

@@ -5,8 +5,7 @@ use tusk_proto::internal::{edit_record::Op, SetOwnerOp};
 
 use crate::error::{NameNodeError, Result};
 use crate::namespace::Namespace;
-use crate::namesystem::PathUse;
-use crate::namesystem::{Logged, Namesystem};
+use crate::namesystem::{Logged, Namesystem, PathUse};
 use crate::path;
 
 impl Namesystem {

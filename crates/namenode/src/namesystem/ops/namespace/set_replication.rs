@@ -5,8 +5,7 @@ use tusk_proto::internal::{edit_record::Op, SetReplicationOp};
 
 use crate::error::{NameNodeError, Result};
 use crate::namespace::{Access, Inode};
-use crate::namesystem::PathUse;
-use crate::namesystem::{Logged, Namesystem, State};
+use crate::namesystem::{Logged, Namesystem, PathUse, State};
 use crate::path;
 
 impl Namesystem {

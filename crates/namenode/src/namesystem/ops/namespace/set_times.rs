@@ -5,8 +5,7 @@ use tusk_proto::internal::{edit_record::Op, SetTimesOp};
 
 use crate::error::Result;
 use crate::namespace::{Access, Namespace};
-use crate::namesystem::PathUse;
-use crate::namesystem::{Logged, Namesystem};
+use crate::namesystem::{Logged, Namesystem, PathUse};
 use crate::path;
 
 impl Namesystem {

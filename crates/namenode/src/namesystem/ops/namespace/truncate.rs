@@ -16,8 +16,7 @@ use crate::blocks::{block_cut_inside, BlockInfo, BlockState};
 use crate::datanodes::DnIdx;
 use crate::error::{NameNodeError, Result};
 use crate::namespace::{Access, Inode};
-use crate::namesystem::PathUse;
-use crate::namesystem::{Logged, Namesystem, State};
+use crate::namesystem::{Logged, Namesystem, PathUse, State};
 use crate::path;
 
 impl Namesystem {

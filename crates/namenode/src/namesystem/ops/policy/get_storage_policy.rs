@@ -3,8 +3,7 @@
 use crate::error::Result;
 use crate::namespace::storage_policy::{self, StoragePolicy};
 use crate::namesystem::ops::Target;
-use crate::namesystem::Namesystem;
-use crate::namesystem::PathUse;
+use crate::namesystem::{Namesystem, PathUse};
 use crate::snapshot::SnapshotPath;
 
 impl Namesystem {

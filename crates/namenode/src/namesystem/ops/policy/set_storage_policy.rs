@@ -4,10 +4,9 @@ use tusk_proto::internal::{edit_record::Op, SetStoragePolicyOp};
 
 use crate::error::{NameNodeError, Result};
 use crate::namespace::{storage_policy, Access};
-use crate::namesystem::PathUse;
-use crate::namesystem::{Logged, Namesystem};
+use crate::namesystem::{Logged, Namesystem, PathUse};
 use crate::path;
-use crate::snapshot::{self};
+use crate::snapshot;
 
 impl Namesystem {
     /// setStoragePolicy (name) or unsetStoragePolicy (`None`): needs write access.

@@ -4,8 +4,7 @@ use tusk_proto::internal::{edit_record::Op, SetQuotaOp};
 
 use crate::error::{NameNodeError, Result};
 use crate::namespace::ROOT_ID;
-use crate::namesystem::Namesystem;
-use crate::namesystem::PathUse;
+use crate::namesystem::{Namesystem, PathUse};
 
 /// HDFS's `QUOTA_DONT_SET` (Long.MAX_VALUE) and `QUOTA_RESET` (-1).
 const QUOTA_DONT_SET: u64 = i64::MAX as u64;

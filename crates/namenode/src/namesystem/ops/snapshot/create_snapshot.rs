@@ -3,8 +3,7 @@
 use tusk_proto::internal::{edit_record::Op, CreateSnapshotOp};
 
 use crate::error::Result;
-use crate::namesystem::PathUse;
-use crate::namesystem::{Logged, Namesystem};
+use crate::namesystem::{Logged, Namesystem, PathUse};
 use crate::path;
 use crate::snapshot::{self, DOT_SNAPSHOT};
 

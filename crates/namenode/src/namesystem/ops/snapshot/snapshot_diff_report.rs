@@ -11,8 +11,7 @@ use tusk_proto::hdfs::{
 
 use crate::error::{NameNodeError, Result};
 use crate::namespace::Access;
-use crate::namesystem::Namesystem;
-use crate::namesystem::PathUse;
+use crate::namesystem::{Namesystem, PathUse};
 use crate::path;
 use crate::snapshot::{self, diff, Frozen};
 

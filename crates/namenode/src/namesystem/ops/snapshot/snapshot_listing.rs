@@ -5,8 +5,7 @@ use tusk_proto::hdfs::{SnapshotListingProto, SnapshotStatusProto};
 
 use crate::error::Result;
 use crate::namespace::Access;
-use crate::namesystem::Namesystem;
-use crate::namesystem::PathUse;
+use crate::namesystem::{Namesystem, PathUse};
 use crate::path;
 
 impl Namesystem {

@@ -4,8 +4,7 @@ use tusk_proto::hdfs::XAttrProto;
 
 use crate::error::{NameNodeError, Result};
 use crate::namespace::Access;
-use crate::namesystem::Namesystem;
-use crate::namesystem::PathUse;
+use crate::namesystem::{Namesystem, PathUse};
 
 impl Namesystem {
     /// getXAttrs: the named attributes (each must exist), or all visible ones.

@@ -3,8 +3,7 @@
 use tusk_proto::hdfs::XAttrProto;
 
 use crate::error::Result;
-use crate::namesystem::Namesystem;
-use crate::namesystem::PathUse;
+use crate::namesystem::{Namesystem, PathUse};
 
 impl Namesystem {
     /// listXAttrs: names only; needs execute on the parent.

@@ -3,11 +3,7 @@
 use tusk_proto::hdfs::XAttrProto;
 use tusk_proto::internal::{edit_record::Op, SetXAttrOp};
 
-use super::check_set_flags;
-use super::has_xattr;
-use super::is_unreadable_marker;
-use super::is_user_visible;
-use super::prefixed;
+use super::{check_set_flags, has_xattr, is_unreadable_marker, is_user_visible, prefixed};
 use crate::error::{NameNodeError, Result};
 use crate::namespace::XAttr;
 use crate::namesystem::{Logged, Namesystem};
