@@ -319,7 +319,8 @@ fn overview(fsn: &Namesystem, _: &HashMap<String, String>) -> String {
     let s = fsn.metrics_snapshot();
     let log = fsn.edit_log.metrics();
     let used_pct = percent(s.capacity_used, s.capacity_total);
-    let flag = |n: u64, bad: &'static str| if n > 0 { bad } else { "ok" };
+    // A count that is a warning (or worse) when not zero.
+    let flagged = |label, n: u64, bad| (label, n.to_string(), if n > 0 { bad } else { "ok" });
     let figures = page::cards(&[
         (
             "Configured capacity",
@@ -350,32 +351,12 @@ fn overview(fsn: &Namesystem, _: &HashMap<String, String>) -> String {
         ),
         ("Files and directories", s.files_total.to_string(), ""),
         ("Blocks", s.blocks_total.to_string(), ""),
-        (
-            "Under-replicated",
-            s.under_replicated_blocks.to_string(),
-            flag(s.under_replicated_blocks, "warn"),
-        ),
-        (
-            "Missing blocks",
-            s.missing_blocks.to_string(),
-            flag(s.missing_blocks, "bad"),
-        ),
-        (
-            "Corrupt blocks",
-            s.corrupt_blocks.to_string(),
-            flag(s.corrupt_blocks, "bad"),
-        ),
+        flagged("Under-replicated", s.under_replicated_blocks, "warn"),
+        flagged("Missing blocks", s.missing_blocks, "bad"),
+        flagged("Corrupt blocks", s.corrupt_blocks, "bad"),
         ("Live DataNodes", s.live_datanodes.to_string(), ""),
-        (
-            "Dead DataNodes",
-            s.dead_datanodes.to_string(),
-            flag(s.dead_datanodes, "bad"),
-        ),
-        (
-            "Stale DataNodes",
-            s.stale_datanodes.to_string(),
-            flag(s.stale_datanodes, "warn"),
-        ),
+        flagged("Dead DataNodes", s.dead_datanodes, "bad"),
+        flagged("Stale DataNodes", s.stale_datanodes, "warn"),
         (
             "Safe mode",
             if s.safe_mode {
