@@ -467,35 +467,6 @@ impl Namesystem {
         self.roll_segment(&st)
     }
 
-    /// `rollEdits` (`hdfs dfsadmin -rollEdits`): the superuser finishes the current
-    /// segment without a checkpoint; returns the first txid of the new one.
-    /// `saveNamespace` (superuser only), as HDFS: only in safe mode, so the image is of
-    /// a namespace nobody is changing; writes an image and starts a new edit segment.
-    pub fn save_namespace(&self, user: &str) -> Result<()> {
-        if !self.permissions.is_superuser(user) {
-            return Err(NameNodeError::SuperuserRequired {
-                user: user.to_string(),
-            });
-        }
-        if !self.read().safe_mode.is_on() {
-            return Err(NameNodeError::SafeModeRequired);
-        }
-        self.checkpoint()?;
-        tracing::info!(user, "namespace saved");
-        Ok(())
-    }
-
-    pub fn roll_edits(&self, user: &str) -> Result<u64> {
-        if !self.permissions.is_superuser(user) {
-            return Err(NameNodeError::SuperuserRequired {
-                user: user.to_string(),
-            });
-        }
-        let last = self.roll_edit_log()?;
-        tracing::info!(user, finished_at = last, "edit log rolled");
-        Ok(last + 1)
-    }
-
     /// Checkpoints and stops the log (clean shutdown). After a failed sync the memory
     /// may hold changes that never became durable, so no image is written from it.
     pub fn close(&self) -> Result<()> {

@@ -2,8 +2,9 @@
 //! its NameNode alone, one file each: getStats (and the figures of `/metrics`),
 //! getServerDefaults, getReplicatedBlockStats, getDatanodeReport,
 //! getDatanodeStorageReport, listOpenFiles, listCorruptFileBlocks, metaSave,
-//! setBalancerBandwidth, restoreFailedStorage, the upgrade calls, and the newest image
-//! for `/imagetransfer`. Their wire messages are in [`crate::wire::admin`].
+//! setBalancerBandwidth, restoreFailedStorage, setSafeMode, refreshNodes,
+//! saveNamespace, rollEdits, the upgrade calls, and the newest image for
+//! `/imagetransfer`. Their wire messages are in [`crate::wire::admin`].
 
 use std::sync::atomic::{AtomicBool, AtomicI64};
 
@@ -19,8 +20,12 @@ mod latest_image;
 mod list_corrupt_file_blocks;
 mod list_open_files;
 mod meta_save;
+mod refresh_nodes;
 mod restore_failed_storage;
+mod roll_edits;
+mod save_namespace;
 mod set_balancer_bandwidth;
+mod set_safe_mode;
 mod upgrade;
 
 /// Run-time settings HDFS keeps in memory only (lost on restart there too).

@@ -21,6 +21,7 @@ mod block_received;
 mod block_report;
 mod heartbeat;
 mod register_datanode;
+mod replica_recovery_report;
 mod report_bad_replica;
 mod version_request;
 
