@@ -1,5 +1,6 @@
-//! The namespace operations, one file each, holding both steps of the operation: the
-//! decide step (`impl Namesystem`: under the write lock, check the call, build the edit
+//! Every call of ClientNamenodeProtocol and the DataNode protocol, one file each,
+//! holding both steps of the operation: the decide step (`impl Namesystem`: under the
+//! write lock, check the call, build the edit
 //! [`Op`](tusk_proto::internal::edit_record::Op) and hand it to
 //! [`Namesystem::apply_and_log`]) and the apply step (`impl State` or `impl Namespace`:
 //! change the state as the op says, live and at replay alike).
@@ -10,14 +11,16 @@
 //!   getFileInfo, getListing, getBatchedListing, getLocatedFileInfo,
 //!   getContentSummary, checkAccess.
 //! - `blocks`: a file's blocks while it is written: addBlock, abandonBlock, complete,
-//!   fsync, updatePipeline, reassignLease, getBlockLocations, reportBadBlocks.
+//!   fsync, updatePipeline, reassignLease, getBlockLocations, reportBadBlocks, and
+//!   the leases: renewLease, recoverLease.
 //! - `snapshot`: allowSnapshot ... getSnapshotDiffReport, and reads through `.snapshot`.
 //! - `quota`: setQuota, getQuotaUsage. `acl`: the ACL changes, getAclStatus.
 //! - `xattr`: setXAttr, removeXAttr, getXAttrs, listXAttrs.
-//! - `policy`: setStoragePolicy (and unset), getStoragePolicy, the built-in policies.
-//! - `admin`: getStats, getServerDefaults and the operator's calls.
+//! - `policy`: setStoragePolicy (and unset), getStoragePolicy.
+//! - `admin`: getStats, getServerDefaults and the operator's calls (reports, safe
+//!   mode, refreshNodes, saveNamespace, rollEdits, metaSave, ...).
 //! - `datanode`: the DataNode protocol: versionRequest, registerDatanode, heartbeats,
-//!   block reports, bad-replica reports.
+//!   block reports, bad-replica reports, block recovery's replica reports.
 
 mod acl;
 mod admin;
