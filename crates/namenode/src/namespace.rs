@@ -18,7 +18,7 @@ use crate::error::{NameNodeError, Result};
 use crate::path;
 
 pub use children::Children;
-pub use features::{check_record, DirQuota, Features, XAttr};
+pub use features::{check_record, DirQuota, Features, QuotaUsage, XAttr};
 pub use permission::{Access, Mode, Permissions};
 pub use reserved::ResolvedPath;
 

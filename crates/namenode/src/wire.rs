@@ -4,9 +4,11 @@
 //!
 //! - `acl`: ACL entries and statuses to and from the namespace's.
 //! - `policy`: the built-in storage policies as `BlockStoragePolicyProto`.
+//! - `quota`: quota usage as `QuotaUsageProto`.
 //! - `admin`: ClientProtocol's administrative calls (metaSave, setBalancerBandwidth,
 //!   restoreFailedStorage, the upgrade calls, the refresh protocols).
 
 pub mod acl;
 pub mod admin;
 pub mod policy;
+pub mod quota;

@@ -7,16 +7,14 @@
 //! image load and removing or moving a subtree. Live calls are checked first
 //! ([`State::verify_quota`]); a replayed log is not, as in HDFS.
 
-use tusk_proto::hdfs::{
-    QuotaUsageProto, StorageTypeProto, StorageTypeQuotaInfoProto, StorageTypeQuotaInfosProto,
-};
+use tusk_proto::hdfs::StorageTypeProto;
 use tusk_proto::internal::{edit_record::Op, SetQuotaOp};
 
 use super::State;
 use crate::blocks::BlockState;
 use crate::error::{NameNodeError, Result};
 use crate::namespace::RenamePlan;
-use crate::namespace::{DirQuota, FileInode, Inode, InodeId, InodeKind, ROOT_ID};
+use crate::namespace::{DirQuota, FileInode, Inode, InodeId, InodeKind, QuotaUsage, ROOT_ID};
 
 /// What an op is about to change, noted before it applies.
 pub enum QuotaCharge {
@@ -419,39 +417,20 @@ impl State {
 
     /// getQuotaUsage of an inode: its quotas (-1 when none) and usage, what only its
     /// snapshots hold included.
-    pub fn quota_usage(&self, id: InodeId) -> QuotaUsageProto {
+    pub fn quota_usage(&self, id: InodeId) -> QuotaUsage {
         let (ns, space) = self.subtree_usage(id);
         let (snap_ns, snap_space) = self.snapshot_charge(id);
-        let (ns, space) = (ns + snap_ns, space + snap_space);
         let q = self.quota_of(id);
         // HDFS's root always carries a namespace quota of Long.MAX_VALUE.
         let root_quota = (id == ROOT_ID).then_some(i64::MAX);
-        QuotaUsageProto {
-            file_and_directory_count: ns,
-            quota: q.namespace.or(root_quota).map_or(u64::MAX, |v| v as u64),
-            space_consumed: space,
-            space_quota: q.space.map_or(u64::MAX, |v| v as u64),
-            type_quota_infos: type_infos(&q, space),
+        QuotaUsage {
+            names: ns + snap_ns,
+            names_quota: q.namespace.or(root_quota).map(|v| v as u64),
+            space: space + snap_space,
+            space_quota: q.space.map(|v| v as u64),
+            type_quotas: q.types,
         }
     }
-}
-
-/// Per-storage-type quotas and what is used of them (all of it on DISK).
-pub fn type_infos(q: &DirQuota, space: u64) -> Option<StorageTypeQuotaInfosProto> {
-    if q.types.is_empty() {
-        return None;
-    }
-    Some(StorageTypeQuotaInfosProto {
-        type_quota_info: q
-            .types
-            .iter()
-            .map(|(t, quota)| StorageTypeQuotaInfoProto {
-                r#type: Some(*t as i32),
-                quota: *quota as u64,
-                consumed: if *t == DISK { space } else { 0 },
-            })
-            .collect(),
-    })
 }
 
 #[cfg(test)]
@@ -516,7 +495,7 @@ mod tests {
         assert_eq!(
             fsn.read()
                 .quota_usage(fsn.read().ns.resolve("/a").unwrap().unwrap())
-                .file_and_directory_count,
+                .names,
             6
         );
         fsn.durable(fsn.rename2("u", "/a/x/f", "/b/f", false).unwrap())

@@ -9,6 +9,7 @@ use super::{empty, json, remote, Request, WebHdfs};
 use crate::namesystem::AclChange;
 use crate::wire::acl::{entries_from_protos, status_to_proto};
 use crate::wire::policy::{all_policies_to_proto, policy_to_proto};
+use crate::wire::quota::usage_to_proto;
 
 pub(super) async fn get_acl_status(w: &WebHdfs, req: &Request) -> Result<Response> {
     let status = w.settled(w.fsn.acl_status(&req.user, &req.path)).await?;
@@ -50,7 +51,7 @@ pub(super) async fn get_quota_usage(w: &WebHdfs, req: &Request) -> Result<Respon
     let usage = w
         .settled(w.fsn.get_quota_usage(&req.user, &req.path))
         .await?;
-    Ok(json(j::quota_usage(&usage)))
+    Ok(json(j::quota_usage(&usage_to_proto(&usage))))
 }
 
 /// SETQUOTA (superuser): `namespacequota`, `storagespacequota`; either absent is left

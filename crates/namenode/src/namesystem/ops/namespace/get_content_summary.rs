@@ -5,6 +5,7 @@ use tusk_proto::hdfs::ContentSummaryProto;
 use crate::error::Result;
 use crate::namesystem::{Namesystem, PathUse};
 use crate::snapshot::SnapshotPath;
+use crate::wire::quota::type_infos;
 
 impl Namesystem {
     pub fn content_summary(&self, user: &str, src: &str) -> Result<ContentSummaryProto> {
@@ -23,10 +24,10 @@ impl Namesystem {
             length: bytes,
             file_count: files,
             directory_count: dirs,
-            quota: quota.quota,
+            quota: quota.names_quota.unwrap_or(u64::MAX),
             space_consumed: space,
-            space_quota: quota.space_quota,
-            type_quota_infos: quota.type_quota_infos,
+            space_quota: quota.space_quota.unwrap_or(u64::MAX),
+            type_quota_infos: type_infos(&quota),
             ..Default::default()
         };
         st.add_snapshot_usage(id, &mut summary);

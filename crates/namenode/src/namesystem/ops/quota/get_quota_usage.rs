@@ -1,13 +1,12 @@
 //! `getQuotaUsage`: a directory's quotas and what its subtree uses of them.
 
-use tusk_proto::hdfs::QuotaUsageProto;
-
 use crate::error::Result;
+use crate::namespace::QuotaUsage;
 use crate::namesystem::{Namesystem, PathUse};
 
 impl Namesystem {
     /// getQuotaUsage.
-    pub fn get_quota_usage(&self, user: &str, src: &str) -> Result<QuotaUsageProto> {
+    pub fn get_quota_usage(&self, user: &str, src: &str) -> Result<QuotaUsage> {
         let src = &*self.resolved(user, src, PathUse::Read)?;
         let st = self.read();
         self.permissions.check_traverse(&st.ns, user, src)?;
