@@ -11,11 +11,9 @@
 //!
 //! Record framing: `u32 length | u32 crc32c(payload) | payload (EditRecord)`, big-endian.
 //!
-//! - `journal_set`: [`JournalSet`], the segment written to every name directory.
 //! - `scan`: reading segments back; a torn tail (never acknowledged) is told apart from
 //!   corruption, which stops the NameNode.
 
-mod journal_set;
 pub mod scan;
 
 use std::fs::{File, OpenOptions};
@@ -29,8 +27,6 @@ use tusk_proto::internal::EditRecord;
 use tusk_rpc::{HadoopException, RemoteException, Watermark};
 
 use crate::error::{NameNodeError, Result};
-
-pub use journal_set::{Journal, JournalSet};
 
 /// Where log bytes go. The file implementation syncs to disk; tests may use memory.
 pub trait EditSink: Send + 'static {

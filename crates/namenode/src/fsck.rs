@@ -33,7 +33,8 @@ use tusk_proto::hdfs::{
     DatanodeReportTypeProto, HdfsFileStatusProto, LocatedBlocksProto,
 };
 
-use crate::{NameNodeError, Namesystem};
+use crate::error::NameNodeError;
+use crate::namesystem::Namesystem;
 use report::{Entry, FsckOptions, FsckSource};
 
 /// The `/fsck` route.

@@ -17,7 +17,7 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use tusk_http::Router;
 
-use crate::Namesystem;
+use crate::namesystem::Namesystem;
 
 /// Every HTTP endpoint of the NameNode whose RPC server listens on `rpc_addr`.
 pub fn http_router(fsn: &Arc<Namesystem>, rpc_addr: SocketAddr) -> Router {
@@ -54,7 +54,7 @@ async fn image_transfer(
         if wanted.is_some_and(|w| w != txid) {
             return Ok(None);
         }
-        Ok::<_, crate::NameNodeError>(Some((txid, std::fs::read(&path)?)))
+        Ok::<_, crate::error::NameNodeError>(Some((txid, std::fs::read(&path)?)))
     })
     .await
     .expect("image read task");

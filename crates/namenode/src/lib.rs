@@ -8,17 +8,18 @@
 //!   tree and its lookups; permission checks.
 //! - `blocks`: the block map and replication queues. `datanodes`: the node registry.
 //!   `placement`: rack-aware target choice and the topology file.
-//! - `edit_log` (+ `journal_set`, `scan`): group-committed edit log written to every
-//!   name directory; reading it back, torn tails apart from corruption.
-//! - `storage` (+ `name_dirs`, `repair`): name directories, images, choosing and
-//!   repairing copies at start-up, the operator's `recover`.
-//! - `namesystem` (+ `ops/*`, `client_ops`, `datanode_ops`, `monitors`, `status`,
-//!   `leases`, `image`): the state behind one lock and every operation on it. `ops/*`
-//!   holds one file per namespace operation (mkdir, create, add_block, complete,
-//!   rename, delete, ...) with both its decide step (checks, the edit op it logs) and
-//!   its apply step (the change the op makes, live and at replay); `State::apply_op`
-//!   dispatches one line per op. `leases`: who holds which open file. `image`: the
-//!   state as a checkpoint image and back.
+//! - `edit_log` (+ `scan`): the group-committed edit log; reading it back, torn tails
+//!   apart from corruption.
+//! - `storage` (+ `name_dirs`, `journal_set`, `image_check`, `repair`): name
+//!   directories, the edit segment written to each, images and what they must hold,
+//!   choosing and repairing copies at start-up, the operator's `recover`.
+//! - `namesystem` (+ `ops/<area>/<op>.rs`, `monitors`, `quota`, `status`, `leases`,
+//!   `image`): the state behind one lock and every operation on it. `ops/<area>/`
+//!   holds one file per call (namespace, blocks, snapshot, quota, acl, xattr, policy,
+//!   admin, datanode) with both its decide step (checks, the edit op it logs) and its
+//!   apply step (the change the op makes, live and at replay); `State::apply_op`
+//!   dispatches one line per op. `monitors`: the background work. `leases`: who holds
+//!   which open file. `image`: the state as a checkpoint image and back.
 //! - `server`: the RPC services; [`NameNode::start`] wires it all to a listener.
 //! - `http`: the web server's router ([`http::http_router`]), assembled from the
 //!   features that answer over HTTP. `webhdfs`: WebHDFS's namespace operations and
@@ -29,7 +30,9 @@
 //! - `error`: [`NameNodeError`] and its mapping to Hadoop exception names.
 //! - `fsck` (+ `report`): Hadoop's `/fsck` servlet and the one fsck report generator.
 //! - `snapshot` (+ `frozen`, `diff`, `image`): HDFS snapshots; their RPC operations
-//!   are `namesystem/snapshot_ops`.
+//!   are `namesystem/ops/snapshot/`.
+//! - `wire`: protobuf messages to and from domain types for the RPC server and
+//!   WebHDFS alike, and the messages tusk-proto does not carry.
 
 pub mod blocks;
 pub mod datanodes;
@@ -49,6 +52,7 @@ pub mod snapshot;
 pub mod storage;
 pub mod web;
 mod webhdfs;
+pub mod wire;
 
 use std::net::SocketAddr;
 use std::sync::Arc;

@@ -14,12 +14,10 @@
 //! [`NameNodeMetrics`]; the namespace's sizes are read at scrape time ([`FsnCollector`]).
 
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Mutex, Weak};
+use std::sync::Mutex;
 use std::time::Duration;
 
 use tusk_common::metrics::{self, Counter, DescriptorEncoder, Histogram, Metrics};
-
-use crate::Namesystem;
 
 /// The edit log's syncs; owned by the log, registered by the NameNode.
 #[derive(Clone, Debug)]
@@ -119,8 +117,13 @@ impl Default for NameNodeMetrics {
 }
 
 impl NameNodeMetrics {
-    /// Registers everything, the edit log's syncs and the namespace's gauges included.
-    pub fn register(&self, edit_log: &EditLogMetrics, fsn: Weak<Namesystem>) {
+    /// Registers everything, the edit log's syncs and the namespace's gauges included;
+    /// `sample` reads the namespace's figures at each scrape (`None` once it is gone).
+    pub fn register(
+        &self,
+        edit_log: &EditLogMetrics,
+        sample: impl Fn() -> Option<FsnSnapshot> + Send + Sync + 'static,
+    ) {
         let m = &self.registry;
         edit_log.register(m);
         m.register(
@@ -143,7 +146,7 @@ impl NameNodeMetrics {
             "Incremental block reports received, alone or in a heartbeat (Hadoop IncrementalBlockReportNumOps)",
             self.incremental_block_reports.clone(),
         );
-        m.register_collector(FsnCollector(fsn));
+        m.register_collector(FsnCollector(Box::new(sample)));
     }
 }
 
@@ -194,8 +197,13 @@ impl StartupProgress {
 
 /// The namespace's sizes and the DataNodes' state, read at every scrape (Hadoop's
 /// FSNamesystem and FSNamesystemState beans).
-#[derive(Debug)]
-pub struct FsnCollector(pub Weak<Namesystem>);
+pub struct FsnCollector(Box<dyn Fn() -> Option<FsnSnapshot> + Send + Sync>);
+
+impl std::fmt::Debug for FsnCollector {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("FsnCollector")
+    }
+}
 
 /// One scrape's figures of the namesystem; also what the pages and `/jmx` show.
 #[derive(Clone, Debug, Default, serde::Serialize)]
@@ -218,47 +226,11 @@ pub struct FsnSnapshot {
     pub total_load: u64,
 }
 
-impl FsnSnapshot {
-    pub fn of(fsn: &Namesystem) -> Self {
-        let stats = fsn.fs_stats();
-        let st = fsn.read();
-        let live = st.datanodes.live_count() as u64;
-        let stale = st
-            .datanodes
-            .live()
-            .filter(|i| st.datanodes.is_stale(*i))
-            .count() as u64;
-        FsnSnapshot {
-            capacity_total: stats.capacity,
-            capacity_used: stats.used,
-            capacity_remaining: stats.remaining,
-            files_total: st.ns.inodes.len() as u64,
-            blocks_total: st.blocks.blocks.len() as u64,
-            under_replicated_blocks: stats.under_replicated,
-            corrupt_blocks: stats.corrupt_blocks,
-            missing_blocks: stats.missing_blocks,
-            pending_replication_blocks: st.blocks.pending.len() as u64,
-            live_datanodes: live,
-            dead_datanodes: st.datanodes.nodes.len() as u64 - live,
-            stale_datanodes: stale,
-            safe_mode: st.safe_mode.is_on(),
-            last_written_txid: fsn.edit_log.last_txid(),
-            txns_since_checkpoint: st.txns_since_checkpoint,
-            total_load: st
-                .datanodes
-                .live()
-                .map(|i| st.datanodes.nodes[i].xceivers as u64)
-                .sum(),
-        }
-    }
-}
-
 impl metrics::Collector for FsnCollector {
     fn encode(&self, mut encoder: DescriptorEncoder) -> Result<(), std::fmt::Error> {
-        let Some(fsn) = self.0.upgrade() else {
+        let Some(s) = (self.0)() else {
             return Ok(());
         };
-        let s = FsnSnapshot::of(&fsn);
         let gauges: [(&str, &str, f64); 15] = [
             (
                 "fsnamesystem_capacity_total_bytes",

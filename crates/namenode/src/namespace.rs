@@ -8,9 +8,9 @@
 pub mod acl;
 mod children;
 mod features;
-mod image_check;
 pub(crate) mod permission;
 pub mod reserved;
+pub mod storage_policy;
 
 use foldhash::HashMap;
 
@@ -18,8 +18,7 @@ use crate::error::{NameNodeError, Result};
 use crate::path;
 
 pub use children::Children;
-pub use features::{DirQuota, Features, XAttr};
-pub use image_check::check_image;
+pub use features::{check_record, DirQuota, Features, QuotaUsage, XAttr};
 pub use permission::{Access, Mode, Permissions};
 pub use reserved::ResolvedPath;
 

@@ -2,46 +2,34 @@
 //! plus the edit log. Mutations decide everything under the write lock, apply edit ops,
 //! append them to the log, release the lock and then wait for durability.
 //!
-//! - `ops` (+ `ops/*`): the namespace operations, one file each with its decide and
-//!   apply steps: mkdir, create, add_block, abandon_block, complete, rename, delete,
-//!   set_replication, set_permission, set_owner, set_times, update_block,
-//!   reassign_lease.
-//! - `client_ops`: ClientNamenodeProtocol calls that log nothing: reads, statistics,
-//!   server defaults, bad-block reports.
-//! - `datanode_ops`: registration, heartbeats, block reports.
+//! - `ops` (+ `ops/<area>/<op>.rs`): every ClientNamenodeProtocol and DataNode
+//!   protocol call, one file each with its decide step and, for a call that logs, its
+//!   apply step; grouped by area: `namespace`, `blocks`, `snapshot`, `quota`, `acl`,
+//!   `xattr`, `policy`, `admin`, `datanode`. An area's file holds the rules its calls
+//!   share.
 //! - `monitors` (+ `monitors/*`): background work and the state it watches:
 //!   dead-node detection and re-replication, lease expiry, block recovery, safe mode,
 //!   decommissioning, the trash emptier, checkpoints.
+//! - `quota`: the usage each quota directory caches, moved by every applied op.
+//! - `block_health`: block statistics from the block map, for reports and fsck.
 //! - `status`: building HdfsFileStatus and LocatedBlocks replies.
 //! - `block_tokens`: the block keys, the tokens in located blocks, the key roller.
-//! - `admin`: block statistics, DataNode reports, open and corrupt files.
-//! - `append`: append, fsync (hflush), isFileClosed, concat.
-//! - `truncate`: truncate, on a block boundary or by block recovery.
-//! - `snapshot_ops`: snapshot operations and reads through `.snapshot`.
 //! - `reserved`: `/.reserved/.inodes/<id>` and `/.reserved/raw`, resolved before every
 //!   call that takes a path.
+//! - `delete_hints`: which replica to drop first when a block has too many.
 //! - `leases`: which client holds which open file. `image`: the state as a checkpoint
 //!   image and back.
 
-mod acl_ops;
-pub mod admin;
-mod append;
+mod block_health;
 mod block_tokens;
-mod client_ops;
-mod datanode_ops;
 mod delete_hints;
 mod image;
 mod leases;
-mod listing_ops;
 pub mod monitors;
 mod ops;
-mod policy_ops;
 mod quota;
 mod reserved;
-mod snapshot_ops;
 mod status;
-mod truncate;
-mod xattr_ops;
 
 use std::collections::HashMap;
 use std::sync::{Arc, RwLock, RwLockReadGuard, RwLockWriteGuard};
@@ -61,15 +49,21 @@ use crate::options::NameNodeOptions;
 use crate::placement::Topology;
 use crate::storage::{NameDir, NameDirs, RecoveryPlan, StorageInfo};
 
-pub use acl_ops::AclChange;
+/// The administrative calls' messages under the path `tusk dfsadmin` imports them by;
+/// they live in [`crate::wire::admin`].
+pub mod admin {
+    pub use crate::wire::admin as wire;
+}
+
+pub use block_health::BlockHealth;
 pub use block_tokens::{spawn_key_roller, BlockTokens};
 pub use leases::Leases;
 pub use monitors::safe_mode::SafeMode;
 pub use monitors::spawn_monitors;
 pub use monitors::trash::spawn_trash_emptier;
-pub use policy_ops::{all_policies as all_storage_policies, policy_by_id as storage_policy_by_id};
+pub use ops::TruncateCut;
+pub use ops::{AclChange, AdminSettings};
 pub use reserved::PathUse;
-pub use truncate::TruncateCut;
 
 /// Everything behind the namesystem lock.
 #[derive(Debug)]
@@ -90,7 +84,7 @@ pub struct State {
     /// Block recoveries in progress, by block id (not persisted: they start again).
     pub recoveries: HashMap<u64, monitors::block_recovery::BlockRecovery>,
     /// Open files whose last block a truncate cuts (in the image).
-    pub truncating: HashMap<InodeId, truncate::TruncateCut>,
+    pub truncating: HashMap<InodeId, TruncateCut>,
     /// Snapshottable directories, their snapshots and the blocks those keep.
     pub snapshots: crate::snapshot::Snapshots,
 }
@@ -216,7 +210,7 @@ pub struct Namesystem {
     /// What start-up did and how long it took (the start-up progress page).
     pub startup: crate::metrics::StartupProgress,
     /// What administrators set at run time and HDFS keeps only in memory too.
-    pub admin_settings: admin::AdminSettings,
+    pub admin_settings: AdminSettings,
 }
 
 impl Namesystem {
@@ -336,8 +330,10 @@ impl Namesystem {
             startup,
             admin_settings: Default::default(),
         });
-        fsn.metrics
-            .register(fsn.edit_log.metrics(), Arc::downgrade(&fsn));
+        fsn.metrics.register(fsn.edit_log.metrics(), {
+            let fsn = Arc::downgrade(&fsn);
+            move || fsn.upgrade().map(|fsn| fsn.metrics_snapshot())
+        });
         // Compact what was replayed, so restarts stay quick. Only an optimisation: the
         // image and edits just loaded hold the namespace, so a directory too full for a
         // new image (after a full-disk stop) does not keep the NameNode from starting;
@@ -469,35 +465,6 @@ impl Namesystem {
         let _one = self.checkpoint_lock.lock().expect("checkpoint lock");
         let st = self.write();
         self.roll_segment(&st)
-    }
-
-    /// `rollEdits` (`hdfs dfsadmin -rollEdits`): the superuser finishes the current
-    /// segment without a checkpoint; returns the first txid of the new one.
-    /// `saveNamespace` (superuser only), as HDFS: only in safe mode, so the image is of
-    /// a namespace nobody is changing; writes an image and starts a new edit segment.
-    pub fn save_namespace(&self, user: &str) -> Result<()> {
-        if !self.permissions.is_superuser(user) {
-            return Err(NameNodeError::SuperuserRequired {
-                user: user.to_string(),
-            });
-        }
-        if !self.read().safe_mode.is_on() {
-            return Err(NameNodeError::SafeModeRequired);
-        }
-        self.checkpoint()?;
-        tracing::info!(user, "namespace saved");
-        Ok(())
-    }
-
-    pub fn roll_edits(&self, user: &str) -> Result<u64> {
-        if !self.permissions.is_superuser(user) {
-            return Err(NameNodeError::SuperuserRequired {
-                user: user.to_string(),
-            });
-        }
-        let last = self.roll_edit_log()?;
-        tracing::info!(user, finished_at = last, "edit log rolled");
-        Ok(last + 1)
     }
 
     /// Checkpoints and stops the log (clean shutdown). After a failed sync the memory

@@ -26,8 +26,8 @@ use tusk_rpc::{
     handle_now, CallContext, CallOutcome, HadoopException, RemoteException, RpcService,
 };
 
-use crate::namesystem::admin::wire as admin_wire;
 use crate::namesystem::{Logged, Namesystem};
+use crate::wire::admin as admin_wire;
 
 pub struct ClientProtocolService {
     pub fsn: Arc<Namesystem>,

@@ -13,7 +13,7 @@
 //! - `image`: snapshots in the checkpoint image.
 //!
 //! The namesystem side (RPC operations, reads through `.snapshot`) is
-//! `namesystem/snapshot_ops.rs`.
+//! `namesystem/ops/snapshot/`.
 
 pub mod diff;
 pub mod frozen;

@@ -4,9 +4,13 @@
 //! - [`NameDir`]: one directory's files.
 //! - `name_dirs`: [`NameDirs`], every configured directory (`dfs.namenode.name.dir` is a
 //!   list) and which of them are still in service.
+//! - `journal_set`: [`JournalSet`], the edit segment written to every name directory.
+//! - `image_check`: what a checkpoint image must hold before it is loaded.
 //! - `repair`: at start-up, choosing the most complete valid copy and repairing the
 //!   others from it; the operator's `recover` that cuts a corrupt log.
 
+mod image_check;
+mod journal_set;
 mod name_dirs;
 mod repair;
 
@@ -19,6 +23,8 @@ use tusk_proto::internal::FsImage;
 
 use crate::error::{NameNodeError, Result};
 
+pub use image_check::check_image;
+pub use journal_set::{Journal, JournalSet};
 pub use name_dirs::NameDirs;
 pub use repair::{LoadSource, RecoveryPlan};
 
@@ -196,7 +202,7 @@ fn read_image(path: &Path) -> Result<FsImage> {
         return Err(corrupt("checksum mismatch".into()));
     }
     let image = FsImage::decode(&data[4..]).map_err(|e| corrupt(e.to_string()))?;
-    crate::namespace::check_image(&image).map_err(corrupt)?;
+    check_image(&image).map_err(corrupt)?;
     Ok(image)
 }
 

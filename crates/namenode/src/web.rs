@@ -27,8 +27,7 @@ use tusk_http::daemon::{self, bean, DaemonWeb};
 use tusk_http::page::{self, escape, Column, Page};
 
 use crate::datanodes::DnIdx;
-use crate::metrics::FsnSnapshot;
-use crate::Namesystem;
+use crate::namesystem::Namesystem;
 
 /// The header links of every NameNode page.
 pub const NAV: &[(&str, &str)] = &[
@@ -133,7 +132,7 @@ fn daemon_web(fsn: &Arc<Namesystem>, rpc_addr: SocketAddr) -> DaemonWeb {
 
 /// `/status`: the namesystem's figures, its identity and addresses.
 fn status_json(fsn: &Namesystem, rpc_addr: SocketAddr) -> Value {
-    let s = FsnSnapshot::of(fsn);
+    let s = fsn.metrics_snapshot();
     let log = fsn.edit_log.metrics();
     json!({
         "service": "NameNode",
@@ -155,7 +154,7 @@ fn status_json(fsn: &Namesystem, rpc_addr: SocketAddr) -> Value {
 
 /// `/jmx`: the beans Hadoop's tools read, with Hadoop's attribute names.
 fn beans(fsn: &Namesystem, rpc_addr: SocketAddr) -> Vec<Value> {
-    let s = FsnSnapshot::of(fsn);
+    let s = fsn.metrics_snapshot();
     let log = fsn.edit_log.metrics();
     let m = &fsn.metrics;
     let live_nodes = live_nodes_json(fsn);
@@ -317,10 +316,11 @@ fn dead_nodes_json(fsn: &Namesystem) -> Value {
 
 /// `/`: the summary.
 fn overview(fsn: &Namesystem, _: &HashMap<String, String>) -> String {
-    let s = FsnSnapshot::of(fsn);
+    let s = fsn.metrics_snapshot();
     let log = fsn.edit_log.metrics();
     let used_pct = percent(s.capacity_used, s.capacity_total);
-    let flag = |n: u64, bad: &'static str| if n > 0 { bad } else { "ok" };
+    // A count that is a warning (or worse) when not zero.
+    let flagged = |label, n: u64, bad| (label, n.to_string(), if n > 0 { bad } else { "ok" });
     let figures = page::cards(&[
         (
             "Configured capacity",
@@ -351,32 +351,12 @@ fn overview(fsn: &Namesystem, _: &HashMap<String, String>) -> String {
         ),
         ("Files and directories", s.files_total.to_string(), ""),
         ("Blocks", s.blocks_total.to_string(), ""),
-        (
-            "Under-replicated",
-            s.under_replicated_blocks.to_string(),
-            flag(s.under_replicated_blocks, "warn"),
-        ),
-        (
-            "Missing blocks",
-            s.missing_blocks.to_string(),
-            flag(s.missing_blocks, "bad"),
-        ),
-        (
-            "Corrupt blocks",
-            s.corrupt_blocks.to_string(),
-            flag(s.corrupt_blocks, "bad"),
-        ),
+        flagged("Under-replicated", s.under_replicated_blocks, "warn"),
+        flagged("Missing blocks", s.missing_blocks, "bad"),
+        flagged("Corrupt blocks", s.corrupt_blocks, "bad"),
         ("Live DataNodes", s.live_datanodes.to_string(), ""),
-        (
-            "Dead DataNodes",
-            s.dead_datanodes.to_string(),
-            flag(s.dead_datanodes, "bad"),
-        ),
-        (
-            "Stale DataNodes",
-            s.stale_datanodes.to_string(),
-            flag(s.stale_datanodes, "warn"),
-        ),
+        flagged("Dead DataNodes", s.dead_datanodes, "bad"),
+        flagged("Stale DataNodes", s.stale_datanodes, "warn"),
         (
             "Safe mode",
             if s.safe_mode {

@@ -27,8 +27,8 @@ use tusk_http::Router;
 use tusk_security::ProxyUsers;
 use tusk_webhdfs::{path::fs_path, Op, Params, Result, WebHdfsError, PREFIX};
 
+use crate::error::NameNodeError;
 use crate::namesystem::{Logged, Namesystem};
-use crate::NameNodeError;
 
 /// What every handler shares.
 pub(crate) struct WebHdfs {

@@ -6,8 +6,9 @@ use std::sync::Arc;
 use prost::Message;
 use tusk_namenode::edit_log::encode_record;
 use tusk_namenode::edit_log::scan::scan_segment;
-use tusk_namenode::namespace::{check_image, ROOT_ID};
+use tusk_namenode::namespace::ROOT_ID;
 use tusk_namenode::namesystem::State;
+use tusk_namenode::storage::check_image;
 use tusk_namenode::storage::{NameDir, StorageInfo};
 use tusk_namenode::{NameNodeOptions, Namesystem};
 use tusk_proto::hdfs::{

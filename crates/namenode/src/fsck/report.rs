@@ -316,7 +316,9 @@ struct StoragePolicySummary {
 
 impl StoragePolicySummary {
     fn add(&mut self, replicas: usize, policy_id: u32) {
-        let name = crate::namesystem::storage_policy_by_id(policy_id as u8).name;
+        let name = crate::namespace::storage_policy::by_id(policy_id as u8)
+            .name
+            .to_string();
         *self.counts.entry((replicas, name)).or_default() += 1;
         self.total += 1;
     }

@@ -41,6 +41,27 @@ pub struct AclEntry {
     pub perm: u16,
 }
 
+/// What getAclStatus answers: owner, group, the permission bits (sticky bit
+/// included) and the entries the bits do not hold.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct AclStatus {
+    pub owner: String,
+    pub group: String,
+    pub permission: u16,
+    pub entries: Vec<AclEntry>,
+}
+
+impl AclStatus {
+    pub fn new(owner: &str, group: &str, permission: u16, entries: &[AclEntry]) -> Self {
+        AclStatus {
+            owner: owner.to_string(),
+            group: group.to_string(),
+            permission,
+            entries: entries.to_vec(),
+        }
+    }
+}
+
 type Key = (AclScope, AclType, String);
 
 impl AclEntry {

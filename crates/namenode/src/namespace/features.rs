@@ -56,6 +56,20 @@ pub struct DirQuota {
     pub space_used: u64,
 }
 
+/// What getQuotaUsage answers of a directory: what its subtree uses (what only its
+/// snapshots hold included) and its quotas, `None` where none is set.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct QuotaUsage {
+    /// Files and directories, the directory itself included.
+    pub names: u64,
+    pub names_quota: Option<u64>,
+    /// Bytes of every replica.
+    pub space: u64,
+    pub space_quota: Option<u64>,
+    /// Per storage type (StorageTypeProto value) space quotas.
+    pub type_quotas: BTreeMap<u32, i64>,
+}
+
 impl DirQuota {
     pub fn is_set(&self) -> bool {
         self.namespace.is_some() || self.space.is_some() || !self.types.is_empty()

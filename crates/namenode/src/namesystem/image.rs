@@ -89,7 +89,7 @@ impl State {
         let mut truncating = HashMap::new();
         for rec in &image.inodes {
             if rec.truncate_block_length > 0 {
-                let cut = super::truncate::TruncateCut {
+                let cut = super::TruncateCut {
                     length: rec.truncate_block_length,
                     copy_from: (rec.truncate_copy_source != 0).then_some(rec.truncate_copy_source),
                 };

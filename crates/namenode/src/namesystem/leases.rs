@@ -4,7 +4,7 @@
 use std::collections::{HashMap, HashSet};
 use std::time::Instant;
 
-use super::{Namesystem, State};
+use super::State;
 use crate::namespace::{Inode, InodeId};
 
 /// Open files per client, renewed by `renewLease`.
@@ -53,11 +53,5 @@ impl State {
                 self.leases.remove(&client, child);
             }
         }
-    }
-}
-
-impl Namesystem {
-    pub fn renew_lease(&self, client: &str) {
-        self.write().leases.renew(client);
     }
 }

@@ -1,26 +1,41 @@
-//! The namespace operations, one file each, holding both steps of the operation: the
-//! decide step (`impl Namesystem`: under the write lock, check the call, build the edit
+//! Every call of ClientNamenodeProtocol and the DataNode protocol, one file each,
+//! holding both steps of the operation: the decide step (`impl Namesystem`: under the
+//! write lock, check the call, build the edit
 //! [`Op`](tusk_proto::internal::edit_record::Op) and hand it to
 //! [`Namesystem::apply_and_log`]) and the apply step (`impl State` or `impl Namespace`:
 //! change the state as the op says, live and at replay alike).
 //!
-//! Operations of a feature that has its own file stay there: `append` (append, fsync),
-//! `truncate`, `quota`, `snapshot_ops`, `acl_ops`, `xattr_ops`, `policy_ops`.
+//! The operations are grouped by area, one folder each:
+//! - `namespace`: the tree: mkdir, create, append, rename, delete, concat, truncate,
+//!   isFileClosed, setReplication, setPermission, setOwner, setTimes, and the reads:
+//!   getFileInfo, getListing, getBatchedListing, getLocatedFileInfo,
+//!   getContentSummary, checkAccess.
+//! - `blocks`: a file's blocks while it is written: addBlock, abandonBlock, complete,
+//!   fsync, updatePipeline, reassignLease, getBlockLocations, reportBadBlocks, and
+//!   the leases: renewLease, recoverLease.
+//! - `snapshot`: allowSnapshot ... getSnapshotDiffReport, and reads through `.snapshot`.
+//! - `quota`: setQuota, getQuotaUsage. `acl`: the ACL changes, getAclStatus.
+//! - `xattr`: setXAttr, removeXAttr, getXAttrs, listXAttrs.
+//! - `policy`: setStoragePolicy (and unset), getStoragePolicy.
+//! - `admin`: getStats, getServerDefaults and the operator's calls (reports, safe
+//!   mode, refreshNodes, saveNamespace, rollEdits, metaSave, ...).
+//! - `datanode`: the DataNode protocol: versionRequest, registerDatanode, heartbeats,
+//!   block reports, bad-replica reports, block recovery's replica reports.
 
-mod abandon_block;
-mod add_block;
-mod complete;
-mod concat;
-mod create;
-mod delete;
-mod mkdir;
-mod reassign_lease;
-mod rename;
-mod set_owner;
-mod set_permission;
-mod set_replication;
-mod set_times;
-mod update_block;
+mod acl;
+mod admin;
+mod blocks;
+mod datanode;
+mod namespace;
+mod policy;
+mod quota;
+mod snapshot;
+mod xattr;
+
+pub use acl::AclChange;
+pub use admin::AdminSettings;
+pub use namespace::TruncateCut;
+pub(crate) use snapshot::Target;
 
 use crate::blocks::BlockState;
 use crate::error::{NameNodeError, Result};
@@ -64,6 +79,15 @@ impl Namesystem {
 }
 
 impl State {
+    /// A copy of open file `id`, as [`Namesystem::open_file_for`] has just resolved it.
+    pub(crate) fn open_file_copy(&self, id: InodeId) -> FileInode {
+        self.ns
+            .get(id)
+            .and_then(Inode::file)
+            .expect("open file")
+            .clone()
+    }
+
     pub(crate) fn open_file_mut(&mut self, id: InodeId) -> Result<&mut FileInode> {
         self.ns
             .get_mut(id)

@@ -7,17 +7,14 @@
 //! image load and removing or moving a subtree. Live calls are checked first
 //! ([`State::verify_quota`]); a replayed log is not, as in HDFS.
 
-use tusk_proto::hdfs::{
-    QuotaUsageProto, StorageTypeProto, StorageTypeQuotaInfoProto, StorageTypeQuotaInfosProto,
-};
+use tusk_proto::hdfs::StorageTypeProto;
 use tusk_proto::internal::{edit_record::Op, SetQuotaOp};
 
 use super::State;
 use crate::blocks::BlockState;
 use crate::error::{NameNodeError, Result};
 use crate::namespace::RenamePlan;
-use crate::namespace::{DirQuota, FileInode, Inode, InodeId, InodeKind, ROOT_ID};
-use crate::namesystem::PathUse;
+use crate::namespace::{DirQuota, FileInode, Inode, InodeId, InodeKind, QuotaUsage, ROOT_ID};
 
 /// What an op is about to change, noted before it applies.
 pub enum QuotaCharge {
@@ -420,106 +417,19 @@ impl State {
 
     /// getQuotaUsage of an inode: its quotas (-1 when none) and usage, what only its
     /// snapshots hold included.
-    pub fn quota_usage(&self, id: InodeId) -> QuotaUsageProto {
+    pub fn quota_usage(&self, id: InodeId) -> QuotaUsage {
         let (ns, space) = self.subtree_usage(id);
         let (snap_ns, snap_space) = self.snapshot_charge(id);
-        let (ns, space) = (ns + snap_ns, space + snap_space);
         let q = self.quota_of(id);
         // HDFS's root always carries a namespace quota of Long.MAX_VALUE.
         let root_quota = (id == ROOT_ID).then_some(i64::MAX);
-        QuotaUsageProto {
-            file_and_directory_count: ns,
-            quota: q.namespace.or(root_quota).map_or(u64::MAX, |v| v as u64),
-            space_consumed: space,
-            space_quota: q.space.map_or(u64::MAX, |v| v as u64),
-            type_quota_infos: type_infos(&q, space),
+        QuotaUsage {
+            names: ns + snap_ns,
+            names_quota: q.namespace.or(root_quota).map(|v| v as u64),
+            space: space + snap_space,
+            space_quota: q.space.map(|v| v as u64),
+            type_quotas: q.types,
         }
-    }
-}
-
-/// Per-storage-type quotas and what is used of them (all of it on DISK).
-pub fn type_infos(q: &DirQuota, space: u64) -> Option<StorageTypeQuotaInfosProto> {
-    if q.types.is_empty() {
-        return None;
-    }
-    Some(StorageTypeQuotaInfosProto {
-        type_quota_info: q
-            .types
-            .iter()
-            .map(|(t, quota)| StorageTypeQuotaInfoProto {
-                r#type: Some(*t as i32),
-                quota: *quota as u64,
-                consumed: if *t == DISK { space } else { 0 },
-            })
-            .collect(),
-    })
-}
-
-/// HDFS's `QUOTA_DONT_SET` (Long.MAX_VALUE) and `QUOTA_RESET` (-1).
-const QUOTA_DONT_SET: u64 = i64::MAX as u64;
-const QUOTA_RESET: u64 = u64::MAX;
-
-impl super::Namesystem {
-    /// setQuota (superuser only): `u64::MAX` (-1) clears a quota, `i64::MAX` leaves it.
-    pub fn set_quota(
-        &self,
-        user: &str,
-        src: &str,
-        namespace: u64,
-        space: u64,
-        storage_type: Option<i32>,
-    ) -> Result<super::Logged<()>> {
-        let src = &*self.resolved(user, src, PathUse::Write)?;
-        if !self.permissions.is_superuser(user) {
-            return Err(NameNodeError::SuperuserRequired {
-                user: user.to_string(),
-            });
-        }
-        let legal = |v: u64, zero_ok: bool| {
-            v == QUOTA_DONT_SET || v == QUOTA_RESET || (v < QUOTA_DONT_SET && (zero_ok || v > 0))
-        };
-        if !legal(namespace, false) || !legal(space, true) {
-            return Err(NameNodeError::InvalidArgument {
-                message: format!(
-                    "Illegal value for nsQuota or ssQuota : {} and {}",
-                    namespace as i64, space as i64
-                ),
-            });
-        }
-        if storage_type.is_some() && !self.options.meta.quota_by_storage_type {
-            return Err(NameNodeError::Unsupported {
-                operation: "Quota by storage type (dfs.quota.by.storage.type.enabled is false)"
-                    .into(),
-            });
-        }
-        let src = crate::path::normalize(src)?;
-        let mut st = self.write();
-        let node = st.ns.lookup(&src)?;
-        if !node.is_dir() {
-            return Err(NameNodeError::NotADirectory { path: src });
-        }
-        if node.id == ROOT_ID && namespace == QUOTA_RESET {
-            return Err(NameNodeError::InvalidArgument {
-                message: "Cannot clear namespace quota on root.".into(),
-            });
-        }
-        let op = Op::SetQuota(SetQuotaOp {
-            path: src,
-            namespace_quota: namespace as i64,
-            space_quota: space as i64,
-            storage_type: storage_type.map_or(0, |t| t as u32),
-        });
-        let txid = self.apply_and_log(&mut st, op)?;
-        Ok(super::Logged::new((), txid))
-    }
-
-    /// getQuotaUsage.
-    pub fn get_quota_usage(&self, user: &str, src: &str) -> Result<QuotaUsageProto> {
-        let src = &*self.resolved(user, src, PathUse::Read)?;
-        let st = self.read();
-        self.permissions.check_traverse(&st.ns, user, src)?;
-        let id = st.ns.lookup(src)?.id;
-        Ok(st.quota_usage(id))
     }
 }
 
@@ -585,7 +495,7 @@ mod tests {
         assert_eq!(
             fsn.read()
                 .quota_usage(fsn.read().ns.resolve("/a").unwrap().unwrap())
-                .file_and_directory_count,
+                .names,
             6
         );
         fsn.durable(fsn.rename2("u", "/a/x/f", "/b/f", false).unwrap())

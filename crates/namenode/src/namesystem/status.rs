@@ -13,6 +13,9 @@ use crate::blocks::{BlockInfo, BlockState};
 use crate::datanodes::DnIdx;
 use crate::namespace::{Inode, InodeKind};
 
+/// The `flags` bit HDFS sets on a snapshottable directory's status.
+pub const SNAPSHOT_ENABLED_FLAG: u32 = 8;
+
 pub fn empty_token() -> TokenProto {
     TokenProto {
         identifier: Bytes::new(),
@@ -55,7 +58,7 @@ impl State {
             InodeKind::Directory { children } => {
                 s.children_num = Some(children.len() as i32);
                 if self.snapshots.is_snapshottable(node.id) {
-                    s.flags = Some(super::snapshot_ops::SNAPSHOT_ENABLED_FLAG);
+                    s.flags = Some(SNAPSHOT_ENABLED_FLAG);
                 }
             }
             InodeKind::File(f) => {

@@ -4,12 +4,13 @@ use tusk_proto::hdfs as h;
 
 use super::{logged, now, Call, Method};
 use crate::namesystem::AclChange;
+use crate::wire::acl::{entries_from_protos, status_to_proto};
 
 pub(super) const METHODS: &[Method] = &[
     // nsmeta: ACLs, extended attributes, quotas, storage policies, listings
     ("modifyAclEntries", |Call { fsn, user, .. }, body| {
         logged(body, |r: h::ModifyAclEntriesRequestProto| {
-            let change = AclChange::Modify(&r.acl_spec);
+            let change = AclChange::Modify(entries_from_protos(&r.acl_spec)?);
             Ok(fsn
                 .change_acl(user, &r.src, change)?
                 .map(|()| h::ModifyAclEntriesResponseProto {}))
@@ -17,7 +18,7 @@ pub(super) const METHODS: &[Method] = &[
     }),
     ("removeAclEntries", |Call { fsn, user, .. }, body| {
         logged(body, |r: h::RemoveAclEntriesRequestProto| {
-            let change = AclChange::RemoveEntries(&r.acl_spec);
+            let change = AclChange::RemoveEntries(entries_from_protos(&r.acl_spec)?);
             Ok(fsn
                 .change_acl(user, &r.src, change)?
                 .map(|()| h::RemoveAclEntriesResponseProto {}))
@@ -40,14 +41,18 @@ pub(super) const METHODS: &[Method] = &[
     ("setAcl", |Call { fsn, user, .. }, body| {
         logged(body, |r: h::SetAclRequestProto| {
             Ok(fsn
-                .change_acl(user, &r.src, AclChange::Set(&r.acl_spec))?
+                .change_acl(
+                    user,
+                    &r.src,
+                    AclChange::Set(entries_from_protos(&r.acl_spec)?),
+                )?
                 .map(|()| h::SetAclResponseProto {}))
         })
     }),
     ("getAclStatus", |Call { fsn, user, .. }, body| {
         now(body, |r: h::GetAclStatusRequestProto| {
             Ok(h::GetAclStatusResponseProto {
-                result: fsn.acl_status(user, &r.src)?,
+                result: status_to_proto(&fsn.acl_status(user, &r.src)?),
             })
         })
     }),

@@ -4,7 +4,7 @@
 use tusk_proto::hdfs as h;
 
 use super::{now, Call, Method};
-use crate::namesystem::admin::wire as admin_wire;
+use crate::wire::admin as admin_wire;
 
 pub(super) const METHODS: &[Method] = &[
     ("getDatanodeReport", |Call { fsn, .. }, body| {
@@ -102,7 +102,7 @@ pub(super) const METHODS: &[Method] = &[
     }),
     ("rollingUpgrade", |Call { fsn, user, .. }, body| {
         now(body, |r: admin_wire::RollingUpgradeRequestProto| {
-            fsn.rolling_upgrade(user, r.action)?;
+            fsn.rolling_upgrade(user, r.action == admin_wire::ROLLING_UPGRADE_START)?;
             Ok(admin_wire::RollingUpgradeResponseProto {})
         })
     }),

@@ -49,7 +49,7 @@ pub(super) const METHODS: &[Method] = &[
         now(body, |r: h::GetBlockLocationsRequestProto| {
             let locations = fsn.get_block_locations(user, &r.src, r.offset, r.length)?;
             if locations.is_none() {
-                return Err(crate::NameNodeError::FileNotFound { path: r.src }.into());
+                return Err(crate::error::NameNodeError::FileNotFound { path: r.src }.into());
             }
             Ok(h::GetBlockLocationsResponseProto { locations })
         })

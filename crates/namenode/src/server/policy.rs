@@ -3,19 +3,20 @@
 use tusk_proto::hdfs as h;
 
 use super::{logged, now, Call, Method};
+use crate::wire::policy::{all_policies_to_proto, policy_to_proto};
 
 pub(super) const METHODS: &[Method] = &[
     ("getStoragePolicies", |_, body| {
         now(body, |_: h::GetStoragePoliciesRequestProto| {
             Ok(h::GetStoragePoliciesResponseProto {
-                policies: crate::namesystem::all_storage_policies(),
+                policies: all_policies_to_proto(),
             })
         })
     }),
     ("getStoragePolicy", |Call { fsn, user, .. }, body| {
         now(body, |r: h::GetStoragePolicyRequestProto| {
             Ok(h::GetStoragePolicyResponseProto {
-                storage_policy: fsn.get_storage_policy(user, &r.path)?,
+                storage_policy: policy_to_proto(fsn.get_storage_policy(user, &r.path)?),
             })
         })
     }),

@@ -3,6 +3,7 @@
 use tusk_proto::hdfs as h;
 
 use super::{logged, now, Call, Method};
+use crate::wire::quota::usage_to_proto;
 
 pub(super) const METHODS: &[Method] = &[
     ("setQuota", |Call { fsn, user, .. }, body| {
@@ -16,7 +17,7 @@ pub(super) const METHODS: &[Method] = &[
     ("getQuotaUsage", |Call { fsn, user, .. }, body| {
         now(body, |r: h::GetQuotaUsageRequestProto| {
             Ok(h::GetQuotaUsageResponseProto {
-                usage: fsn.get_quota_usage(user, &r.path)?,
+                usage: usage_to_proto(&fsn.get_quota_usage(user, &r.path)?),
             })
         })
     }),

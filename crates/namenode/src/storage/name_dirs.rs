@@ -19,8 +19,8 @@ use tokio::sync::watch;
 use tusk_common::storage_lock::{self, StorageLock};
 use tusk_proto::internal::FsImage;
 
-use super::{NameDir, StorageInfo};
-use crate::edit_log::{FileSink, Journal, JournalSet};
+use super::{Journal, JournalSet, NameDir, StorageInfo};
+use crate::edit_log::FileSink;
 use crate::error::{NameNodeError, Result};
 
 pub struct NameDirs {

@@ -15,7 +15,7 @@ use tusk_http::page::{self, escape, url_encode, Column};
 use tusk_proto::hdfs::hdfs_file_status_proto::FileType;
 use tusk_proto::hdfs::HdfsFileStatusProto;
 
-use crate::Namesystem;
+use crate::namesystem::Namesystem;
 
 /// Hadoop's `hadoop.http.staticuser.user` default: who an anonymous web request is.
 pub const STATIC_USER: &str = "dr.who";

@@ -5,12 +5,15 @@
 use axum::response::Response;
 use tusk_webhdfs::{acl, json as j, Params, Result, WebHdfsError};
 
-use super::{empty, json, Request, WebHdfs};
-use crate::namesystem::{all_storage_policies, AclChange};
+use super::{empty, json, remote, Request, WebHdfs};
+use crate::namesystem::AclChange;
+use crate::wire::acl::{entries_from_protos, status_to_proto};
+use crate::wire::policy::{all_policies_to_proto, policy_to_proto};
+use crate::wire::quota::usage_to_proto;
 
 pub(super) async fn get_acl_status(w: &WebHdfs, req: &Request) -> Result<Response> {
     let status = w.settled(w.fsn.acl_status(&req.user, &req.path)).await?;
-    Ok(json(j::acl_status(&status)))
+    Ok(json(j::acl_status(&status_to_proto(&status))))
 }
 
 /// SETACL, MODIFYACLENTRIES, REMOVEACLENTRIES, REMOVEDEFAULTACL, REMOVEACL: 200 with
@@ -19,22 +22,14 @@ pub(super) async fn change_acl(w: &WebHdfs, req: &Request) -> Result<Response> {
     use tusk_webhdfs::Op;
     let spec = |with_perm: bool| -> Result<Vec<_>> {
         let text = Params::required(req.op, "aclspec", req.params.acl_spec())?;
-        acl::parse_spec(&text, with_perm).map_err(|e| WebHdfsError::bad_param("aclspec", e))
+        let protos =
+            acl::parse_spec(&text, with_perm).map_err(|e| WebHdfsError::bad_param("aclspec", e))?;
+        entries_from_protos(&protos).map_err(remote)
     };
-    let entries;
     let change = match req.op {
-        Op::SetAcl => {
-            entries = spec(true)?;
-            AclChange::Set(&entries)
-        }
-        Op::ModifyAclEntries => {
-            entries = spec(true)?;
-            AclChange::Modify(&entries)
-        }
-        Op::RemoveAclEntries => {
-            entries = spec(false)?;
-            AclChange::RemoveEntries(&entries)
-        }
+        Op::SetAcl => AclChange::Set(spec(true)?),
+        Op::ModifyAclEntries => AclChange::Modify(spec(true)?),
+        Op::RemoveAclEntries => AclChange::RemoveEntries(spec(false)?),
         Op::RemoveDefaultAcl => AclChange::RemoveDefault,
         _ => AclChange::Remove,
     };
@@ -56,7 +51,7 @@ pub(super) async fn get_quota_usage(w: &WebHdfs, req: &Request) -> Result<Respon
     let usage = w
         .settled(w.fsn.get_quota_usage(&req.user, &req.path))
         .await?;
-    Ok(json(j::quota_usage(&usage)))
+    Ok(json(j::quota_usage(&usage_to_proto(&usage))))
 }
 
 /// SETQUOTA (superuser): `namespacequota`, `storagespacequota`; either absent is left
@@ -72,7 +67,7 @@ pub(super) async fn set_quota(w: &WebHdfs, req: &Request) -> Result<Response> {
 }
 
 pub(super) fn get_all_storage_policy() -> Result<Response> {
-    Ok(json(j::storage_policies(&all_storage_policies())))
+    Ok(json(j::storage_policies(&all_policies_to_proto())))
 }
 
 /// The path's own policy or the one it inherits (HOT at the root).
@@ -80,7 +75,7 @@ pub(super) async fn get_storage_policy(w: &WebHdfs, req: &Request) -> Result<Res
     let policy = w
         .settled(w.fsn.get_storage_policy(&req.user, &req.path))
         .await?;
-    Ok(json(j::storage_policy(&policy)))
+    Ok(json(j::storage_policy(&policy_to_proto(policy))))
 }
 
 /// SETSTORAGEPOLICY (`storagepolicy`, a policy name; write access): 200 with no body.

@@ -11,7 +11,8 @@ use tusk_proto::hdfs::DirectoryListingProto;
 use tusk_webhdfs::{json as j, Params, Result, WebHdfsError};
 
 use super::{empty, json, remote, settled, Request, WebHdfs};
-use crate::{NameNodeError, Namesystem};
+use crate::error::NameNodeError;
+use crate::namesystem::Namesystem;
 
 /// `FsAction.READ`, as `check_access` takes it.
 const READ: u16 = 0o4;

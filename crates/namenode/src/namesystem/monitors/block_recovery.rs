@@ -35,9 +35,8 @@ use tusk_proto::internal::{
 
 use crate::blocks::BlockState;
 use crate::datanodes::DnIdx;
-use crate::error::{NameNodeError, Result};
-use crate::namespace::{Access, Inode, InodeId};
-use crate::namesystem::PathUse;
+use crate::error::Result;
+use crate::namespace::{Inode, InodeId};
 use crate::namesystem::{Namesystem, State};
 
 /// The lease holder of files the NameNode is recovering (HDFS's name).
@@ -169,28 +168,6 @@ impl Namesystem {
     /// How long a recovery may take before it starts again with a new id.
     fn recovery_retry(&self) -> Duration {
         10 * self.options.heartbeat_interval + Duration::from_secs(10)
-    }
-
-    /// `recoverLease`: true when the file is closed (already, or at once because its
-    /// last block needs no recovery); false while block recovery runs (clients poll it
-    /// or `isFileClosed`).
-    pub async fn recover_lease(&self, user: &str, src: &str) -> Result<bool> {
-        let src = &*self.resolved(user, src, PathUse::Write)?;
-        let (closed, txid) = {
-            let mut st = self.write();
-            self.permissions.check_traverse(&st.ns, user, src)?;
-            let node = st.ns.lookup(src)?;
-            let id = node.id;
-            if node.file().is_none() {
-                return Err(NameNodeError::NotAFile {
-                    path: src.to_string(),
-                });
-            }
-            self.permissions.check(&st.ns, user, id, Access::Write)?;
-            self.recover_file(&mut st, id)?
-        };
-        self.sync(txid).await?;
-        Ok(closed)
     }
 
     /// Releases an open file's lease: closes it when its last block is complete (or
@@ -357,41 +334,8 @@ impl Namesystem {
         Ok(txid)
     }
 
-    /// A holder's answer to phase 1; once every holder answered, phase 2 begins.
-    pub fn replica_recovery_report(&self, report: ReplicaRecoveryReport) -> Result<()> {
-        let mut st = self.write();
-        let idx = st.datanodes.find(&report.datanode_uuid).ok_or_else(|| {
-            NameNodeError::UnregisteredDatanode {
-                uuid: report.datanode_uuid.clone(),
-            }
-        })?;
-        // Keyed by the recovered block; a copy-on-truncate's nodes answer for its source.
-        let Some(block) = st
-            .recoveries
-            .iter()
-            .find(|(b, r)| r.source.unwrap_or(**b) == report.block_id)
-            .map(|(b, _)| *b)
-        else {
-            return Ok(());
-        };
-        let rec = st.recoveries.get_mut(&block).expect("found");
-        if rec.recovery_id != report.recovery_id || rec.synced.is_some() {
-            return Ok(());
-        }
-        rec.answers.retain(|(n, _)| *n != idx);
-        rec.answers.push((idx, report));
-        if rec
-            .holders
-            .iter()
-            .all(|h| rec.answers.iter().any(|(n, _)| n == h))
-        {
-            self.sync_replicas(&mut st, block);
-        }
-        Ok(())
-    }
-
     /// Phase 2: chooses the length and tells the nodes that can to sync to it.
-    fn sync_replicas(&self, st: &mut State, block: u64) {
+    pub(in crate::namesystem) fn sync_replicas(&self, st: &mut State, block: u64) {
         let Some(rec) = st.recoveries.get_mut(&block) else {
             return;
         };

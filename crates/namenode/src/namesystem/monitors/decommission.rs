@@ -183,24 +183,6 @@ impl State {
 }
 
 impl Namesystem {
-    /// `refreshNodes`: the superuser has the host files reread; excluded nodes start
-    /// decommissioning, nodes no longer excluded return to service.
-    pub fn refresh_nodes(&self, user: &str) -> Result<()> {
-        if !self.permissions.is_superuser(user) {
-            return Err(NameNodeError::SuperuserRequired {
-                user: user.to_string(),
-            });
-        }
-        let lists = HostLists::load(&self.options)?;
-        let mut st = self.write();
-        st.hosts = lists;
-        for node in 0..st.datanodes.nodes.len() {
-            st.apply_host_lists(node);
-        }
-        tracing::info!(user, "host lists refreshed");
-        Ok(())
-    }
-
     /// Refuses a node the include list leaves out (HDFS's DisallowedDatanodeException).
     pub fn check_datanode_allowed(&self, id: &DatanodeIdentity) -> Result<()> {
         if self.read().hosts.is_included(id) {
