@@ -309,12 +309,12 @@ impl DataNode {
                     .map_or_else(|_| node.options.host_name.clone(), |a| a.ip().to_string());
                 let credentials =
                     identity
-                        .credentials(&host)
+                        .service(&host)
                         .map_err(|e| DataNodeError::InvalidOption {
                             key: "dfs.datanode.kerberos.principal".into(),
                             message: e.to_string(),
                         })?;
-                server = server.with_kerberos(credentials, &identity.protection);
+                server = server.with_kerberos(credentials);
             }
             tasks.push(tokio::spawn(server.serve(listener, node.shutdown.clone())));
         }

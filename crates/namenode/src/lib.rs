@@ -137,16 +137,14 @@ impl NameNode {
             .with_options(rpc_options)
             .with_metrics(&fsn.metrics.registry);
         if let Some(identity) = &fsn.options.kerberos {
-            let credentials = identity.credentials(&addr.ip().to_string()).map_err(|e| {
+            let service = identity.service(&addr.ip().to_string()).map_err(|e| {
                 NameNodeError::InvalidArgument {
                     message: e.to_string(),
                 }
             })?;
-            server = server
-                .with_kerberos(credentials, &identity.protection)
-                .with_proxy_users(tusk_security::ProxyUsers::from_pairs(
-                    fsn.options.conf.0.iter(),
-                ));
+            server = server.with_kerberos(service).with_proxy_users(
+                tusk_security::ProxyUsers::from_pairs(fsn.options.conf.0.iter()),
+            );
         }
         let http = match &fsn.options.http_address {
             Some(http_addr) => {

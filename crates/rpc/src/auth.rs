@@ -5,10 +5,13 @@
 use std::sync::Arc;
 
 use tusk_common::{ConfigError, Configuration};
-use tusk_security::kerberos::{KerberosError, Principal, Protection, ServiceCredentials};
+use tusk_security::kerberos::{
+    AuthToLocal, KerberosError, Principal, Protection, ServiceCredentials,
+};
 
 pub const AUTHENTICATION_KEY: &str = "hadoop.security.authentication";
 pub const PROTECTION_KEY: &str = "hadoop.rpc.protection";
+pub const AUTH_TO_LOCAL_KEY: &str = "hadoop.security.auth_to_local";
 
 /// `hadoop.rpc.protection`: the security layers a Kerberos connection may use
 /// (`authentication`, the default; `integrity`; `privacy`; a comma-separated list).
@@ -57,6 +60,16 @@ pub struct ServiceIdentity {
     pub keytab: std::path::PathBuf,
     /// `hadoop.rpc.protection`: the layers offered to clients.
     pub protection: Vec<Protection>,
+    /// `hadoop.security.auth_to_local`: clients' principals to user names.
+    pub auth_to_local: AuthToLocal,
+}
+
+/// What a server needs to serve Kerberos clients: its credentials, the layers it
+/// offers and how it names its clients.
+pub struct KerberosService {
+    pub credentials: Arc<ServiceCredentials>,
+    pub protection: Vec<Protection>,
+    pub auth_to_local: AuthToLocal,
 }
 
 impl ServiceIdentity {
@@ -80,15 +93,21 @@ impl ServiceIdentity {
             principal: required(principal_key)?,
             keytab: required(keytab_key)?.into(),
             protection: protection(conf)?,
+            auth_to_local: match conf.get(AUTH_TO_LOCAL_KEY) {
+                Some(rules) => {
+                    AuthToLocal::parse(rules).map_err(|source| ServiceIdentityError::Kerberos {
+                        principal: AUTH_TO_LOCAL_KEY.into(),
+                        source,
+                    })?
+                }
+                None => AuthToLocal::default(),
+            },
         }))
     }
 
-    /// The credentials of a service bound to `bind_host` (which `_HOST` stands for),
+    /// The service bound to `bind_host` (which `_HOST` stands for), its credentials
     /// from the keytab.
-    pub fn credentials(
-        &self,
-        bind_host: &str,
-    ) -> Result<Arc<ServiceCredentials>, ServiceIdentityError> {
+    pub fn service(&self, bind_host: &str) -> Result<KerberosService, ServiceIdentityError> {
         let failed = |source| ServiceIdentityError::Kerberos {
             principal: self.principal.clone(),
             source,
@@ -97,7 +116,11 @@ impl ServiceIdentity {
             Principal::with_host(&self.principal, &principal_host(bind_host)).map_err(failed)?;
         let credentials =
             ServiceCredentials::from_keytab(principal, &self.keytab).map_err(failed)?;
-        Ok(Arc::new(credentials))
+        Ok(KerberosService {
+            credentials: Arc::new(credentials),
+            protection: self.protection.clone(),
+            auth_to_local: self.auth_to_local.clone(),
+        })
     }
 }
 
@@ -138,7 +161,7 @@ mod tests {
                 "dfs.namenode.keytab.file",
             )
         };
-        assert_eq!(of(&conf).unwrap(), None, "SIMPLE needs no identity");
+        assert!(of(&conf).unwrap().is_none(), "SIMPLE needs no identity");
         conf.set(AUTHENTICATION_KEY, "kerberos");
         assert_eq!(
             of(&conf).unwrap_err().to_string(),
@@ -146,14 +169,12 @@ mod tests {
         );
         conf.set("dfs.namenode.kerberos.principal", "nn/_HOST@R");
         conf.set("dfs.namenode.keytab.file", "/etc/nn.keytab");
-        assert_eq!(
-            of(&conf).unwrap(),
-            Some(ServiceIdentity {
-                principal: "nn/_HOST@R".into(),
-                keytab: "/etc/nn.keytab".into(),
-                protection: vec![Protection::Authentication],
-            })
-        );
+        let identity = of(&conf).unwrap().expect("an identity");
+        assert_eq!(identity.principal, "nn/_HOST@R");
+        assert_eq!(identity.keytab, std::path::Path::new("/etc/nn.keytab"));
+        assert_eq!(identity.protection, vec![Protection::Authentication]);
+        conf.set(AUTH_TO_LOCAL_KEY, "RULE:[nope");
+        assert!(of(&conf).is_err(), "a bad rule stops the start");
     }
 
     #[test]

@@ -33,7 +33,9 @@ pub use limits::{RpcServerOptions, RpcServerStats, CONNECTION_BUFFER};
 pub use metrics::RpcMetrics;
 pub use replay::Served;
 use sasl::{SaslSession, SaslStep, ServerAuth};
-use tusk_security::kerberos::{Protection, SecurityLayer, ServiceCredentials};
+use tusk_security::kerberos::{Protection, SecurityLayer};
+
+use crate::auth::KerberosService;
 use tusk_security::{ProxyUsers, TokenAuthority};
 
 use crate::error::{RemoteException, RpcError};
@@ -89,29 +91,33 @@ impl RpcServer {
             || vec![Protection::Authentication],
             |a| a.protections.clone(),
         );
+        let auth_to_local = self
+            .auth
+            .as_ref()
+            .map(|a| a.auth_to_local.clone())
+            .unwrap_or_default();
         self.auth = Some(Arc::new(ServerAuth {
             tokens: Some(authority),
             kerberos,
             protections,
+            auth_to_local,
             simple,
         }));
         self
     }
 
-    /// Lets clients authenticate with Kerberos tickets for `credentials`' principal
+    /// Lets clients authenticate with Kerberos tickets for the service's principal
     /// (SASL `KERBEROS`, GSSAPI), as a Hadoop server with
-    /// `hadoop.security.authentication=kerberos` does, offering the security layers
-    /// `protections` (`hadoop.rpc.protection`); SIMPLE is no longer offered.
-    pub fn with_kerberos(
-        mut self,
-        credentials: Arc<ServiceCredentials>,
-        protections: &[Protection],
-    ) -> Self {
+    /// `hadoop.security.authentication=kerberos` does, offering the security layers it
+    /// lists (`hadoop.rpc.protection`) and naming clients by its `auth_to_local`
+    /// rules; SIMPLE is no longer offered.
+    pub fn with_kerberos(mut self, service: KerberosService) -> Self {
         let tokens = self.auth.as_ref().and_then(|a| a.tokens.clone());
         self.auth = Some(Arc::new(ServerAuth {
             tokens,
-            kerberos: Some(credentials),
-            protections: protections.to_vec(),
+            kerberos: Some(service.credentials),
+            protections: service.protection,
+            auth_to_local: service.auth_to_local,
             simple: false,
         }));
         self

@@ -14,12 +14,15 @@ use std::sync::Mutex;
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 use tusk_common::Shutdown;
+use tusk_rpc::auth::KerberosService;
 use tusk_rpc::{
     CallContext, CallOutcome, ConnectRetry, HadoopException, RpcClient, RpcClientOptions, RpcError,
     RpcServer, RpcService,
 };
 use tusk_security::kdc::Kdc;
-use tusk_security::kerberos::{KerberosLogin, Principal, Protection, ServiceCredentials};
+use tusk_security::kerberos::{
+    AuthToLocal, KerberosLogin, Principal, Protection, ServiceCredentials,
+};
 use tusk_security::ProxyUsers;
 
 const PROTOCOL: &str = "test.WhoAmI";
@@ -133,7 +136,11 @@ async fn kerberos_clients_are_served_as_their_principal_and_others_are_refused()
     let addr = listener.local_addr().unwrap();
     let shutdown = Shutdown::new();
     let server = RpcServer::new(vec![Arc::new(WhoAmI)])
-        .with_kerberos(Arc::new(credentials), &[Protection::Authentication])
+        .with_kerberos(KerberosService {
+            credentials: Arc::new(credentials),
+            protection: vec![Protection::Authentication],
+            auth_to_local: AuthToLocal::default(),
+        })
         .with_proxy_users(ProxyUsers::from_pairs([
             ("hadoop.proxyuser.alice.hosts", "127.0.0.1"),
             ("hadoop.proxyuser.alice.users", "oozie"),
@@ -195,8 +202,11 @@ async fn kerberos_clients_are_served_as_their_principal_and_others_are_refused()
     let credentials = ServiceCredentials::from_keytab(private_nn, &keytab_again).unwrap();
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let private_addr = listener.local_addr().unwrap();
-    let server = RpcServer::new(vec![Arc::new(WhoAmI)])
-        .with_kerberos(Arc::new(credentials), &[Protection::Privacy]);
+    let server = RpcServer::new(vec![Arc::new(WhoAmI)]).with_kerberos(KerberosService {
+        credentials: Arc::new(credentials),
+        protection: vec![Protection::Privacy],
+        auth_to_local: AuthToLocal::default(),
+    });
     tokio::spawn(server.serve(listener, shutdown.clone()));
     let (proxy, seen) = recording_proxy(private_addr).await;
     let private = client_with(

@@ -132,16 +132,6 @@ impl Principal {
         }
         Ok(p)
     }
-
-    /// The `DEFAULT` `auth_to_local` rule: a principal of `local_realm` maps to its
-    /// primary; any other is refused, as Hadoop's `KerberosName` does.
-    pub fn short_name(&self, local_realm: &str) -> Result<String, KerberosError> {
-        if self.realm == local_realm {
-            Ok(self.primary.clone())
-        } else {
-            Err(KerberosError::NoRule(self.to_string()))
-        }
-    }
 }
 
 impl std::fmt::Display for Principal {
@@ -180,17 +170,12 @@ mod tests {
     }
 
     #[test]
-    fn principals_parse_substitute_host_and_map_to_short_names() {
+    fn principals_parse_and_substitute_host() {
         let p = Principal::with_host("nn/_HOST@EXAMPLE.COM", "Node1.Example.com").unwrap();
         assert_eq!(p.to_string(), "nn/node1.example.com@EXAMPLE.COM");
-        assert_eq!(p.short_name("EXAMPLE.COM").unwrap(), "nn");
         let alice = Principal::parse("alice@EXAMPLE.COM").unwrap();
         assert_eq!(alice.instance, None);
-        assert_eq!(alice.short_name("EXAMPLE.COM").unwrap(), "alice");
-        assert_eq!(
-            alice.short_name("OTHER.ORG").unwrap_err().to_string(),
-            "No rules applied to alice@EXAMPLE.COM"
-        );
+        assert_eq!(alice.primary, "alice");
         for bad in ["alice", "@R", "a/@R", "a@"] {
             assert!(Principal::parse(bad).is_err(), "{bad}");
         }

@@ -5,8 +5,8 @@
 
 use tusk_security::kdc::Kdc;
 use tusk_security::kerberos::{
-    GssapiClient, GssapiServer, GssapiStep, KerberosError, KerberosLogin, Principal, Protection,
-    ServiceCredentials,
+    AuthToLocal, GssapiClient, GssapiServer, GssapiStep, KerberosError, KerberosLogin, Principal,
+    Protection, ServiceCredentials,
 };
 
 const REALM: &str = "TUSK.TEST";
@@ -44,9 +44,8 @@ fn a_ticket_holder_is_authenticated_and_a_stranger_is_not() {
     let principal = exchange(&mut client, &mut server).unwrap();
     assert_eq!(principal, "alice@TUSK.TEST");
     assert_eq!(
-        Principal::parse(&principal)
-            .unwrap()
-            .short_name(REALM)
+        AuthToLocal::default()
+            .short_name(&Principal::parse(&principal).unwrap(), REALM)
             .unwrap(),
         "alice"
     );

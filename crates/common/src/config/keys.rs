@@ -14,6 +14,8 @@ pub const KNOWN: &[&str] = &[
     "hadoop.rpc.protection",
     // `simple` (default) or `kerberos`.
     "hadoop.security.authentication",
+    // Kerberos principals to local user names (`DEFAULT`, `RULE:[n:fmt](re)s/a/b/g/L`).
+    "hadoop.security.auth_to_local",
     "hadoop.shell.safely.delete.limit.num.files",
     "hadoop.tmp.dir",
     "hadoop.user.group.static.mapping.overrides",

@@ -19,7 +19,7 @@ use tusk_proto::common::rpc_sasl_proto::{SaslAuth, SaslState};
 use tusk_proto::common::RpcSaslProto;
 use tusk_security::digest_md5::{self, DigestMd5Server};
 use tusk_security::kerberos::{
-    GssapiServer, GssapiStep, Principal, Protection, SecurityLayer, ServiceCredentials,
+    AuthToLocal, GssapiServer, GssapiStep, Principal, Protection, SecurityLayer, ServiceCredentials,
 };
 use tusk_security::{SaslError, TokenAuthority, TokenGrant};
 
@@ -38,6 +38,8 @@ pub(crate) struct ServerAuth {
     pub(crate) kerberos: Option<Arc<ServiceCredentials>>,
     /// The security layers a Kerberos client may choose (`hadoop.rpc.protection`).
     pub(crate) protections: Vec<Protection>,
+    /// Kerberos clients' principals to user names (`hadoop.security.auth_to_local`).
+    pub(crate) auth_to_local: AuthToLocal,
     /// Whether SIMPLE is offered beside them.
     pub(crate) simple: bool,
 }
@@ -241,8 +243,9 @@ impl SaslSession {
                     vec![],
                 ))),
                 GssapiStep::Authenticated { principal } => {
-                    let user =
-                        Principal::parse(&principal)?.short_name(&kerberos.principal.realm)?;
+                    let user = auth
+                        .auth_to_local
+                        .short_name(&Principal::parse(&principal)?, &kerberos.principal.realm)?;
                     Ok(SaslStep::Kerberos {
                         reply: sasl_message(SaslState::Success, None, vec![]),
                         principal,
@@ -387,6 +390,7 @@ mod tests {
             tokens: Some(Arc::new(OneToken)),
             kerberos: None,
             protections: vec![Protection::Authentication],
+            auth_to_local: AuthToLocal::default(),
             simple,
         })))
     }

@@ -18,7 +18,17 @@ use super::{KerberosError, Principal};
 #[derive(Clone, Debug)]
 pub struct AuthToLocal {
     rules: Vec<Rule>,
+    /// The text they were parsed from (two rule sets are equal when it is).
+    text: String,
 }
+
+impl PartialEq for AuthToLocal {
+    fn eq(&self, other: &Self) -> bool {
+        self.text == other.text
+    }
+}
+
+impl Eq for AuthToLocal {}
 
 #[derive(Clone, Debug)]
 enum Rule {
@@ -44,6 +54,7 @@ impl Default for AuthToLocal {
     fn default() -> Self {
         AuthToLocal {
             rules: vec![Rule::Default],
+            text: "DEFAULT".into(),
         }
     }
 }
@@ -116,7 +127,10 @@ impl AuthToLocal {
             });
             rest = after.trim_start();
         }
-        Ok(AuthToLocal { rules })
+        Ok(AuthToLocal {
+            rules,
+            text: text.split_whitespace().collect::<Vec<_>>().join("\n"),
+        })
     }
 
     /// The local name of `principal`, whose realm is compared with `local_realm` for
