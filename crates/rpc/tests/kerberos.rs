@@ -205,7 +205,9 @@ async fn kerberos_clients_are_served_as_their_principal_and_others_are_refused()
     let server = RpcServer::new(vec![Arc::new(WhoAmI)]).with_kerberos(KerberosService {
         credentials: Arc::new(credentials),
         protection: vec![Protection::Privacy],
-        auth_to_local: AuthToLocal::default(),
+        // This server names alice by a rule of its own.
+        auth_to_local: AuthToLocal::parse("RULE:[1:$1@$0](alice@TUSK.TEST)s/.*/alicia/ DEFAULT")
+            .unwrap(),
     });
     tokio::spawn(server.serve(listener, shutdown.clone()));
     let (proxy, seen) = recording_proxy(private_addr).await;
@@ -215,7 +217,7 @@ async fn kerberos_clients_are_served_as_their_principal_and_others_are_refused()
         Some(KerberosLogin::TicketCache),
         &[Protection::Authentication, Protection::Privacy],
     );
-    assert_eq!(whoami(&private).await.unwrap(), "alice");
+    assert_eq!(whoami(&private).await.unwrap(), "alicia");
     let secret: Vec<u8> = b"the-secret-payload-"
         .iter()
         .copied()
