@@ -66,6 +66,10 @@ pub use error::NameNodeError;
 pub use namesystem::Namesystem;
 pub use options::NameNodeOptions;
 
+/// The DataNodes' Kerberos principal (`dn/_HOST@REALM`): under Kerberos the only one the
+/// DataNode protocol takes.
+const DATANODE_PRINCIPAL_KEY: &str = "dfs.datanode.kerberos.principal";
+
 /// A running NameNode.
 pub struct NameNode {
     pub namesystem: Arc<Namesystem>,
@@ -142,9 +146,27 @@ impl NameNode {
                     message: e.to_string(),
                 }
             })?;
-            server = server.with_kerberos(service).with_proxy_users(
-                tusk_security::ProxyUsers::from_pairs(fsn.options.conf.0.iter()),
-            );
+            // Only DataNodes (their principal) may call the DataNode protocol, so no
+            // other ticket holder can register as one and receive the block keys.
+            let invalid = |message: String| NameNodeError::InvalidArgument { message };
+            let datanodes = fsn
+                .options
+                .conf
+                .0
+                .get(DATANODE_PRINCIPAL_KEY)
+                .ok_or_else(|| {
+                    invalid(format!(
+                        "{DATANODE_PRINCIPAL_KEY} must be set when hadoop.security.authentication=kerberos: the NameNode takes DataNodes of that principal only"
+                    ))
+                })?;
+            let datanodes = tusk_security::kerberos::Principal::parse(datanodes.trim())
+                .map_err(|e| invalid(e.to_string()))?;
+            server = server
+                .with_kerberos(service)
+                .with_proxy_users(tusk_security::ProxyUsers::from_pairs(
+                    fsn.options.conf.0.iter(),
+                ))
+                .with_client_principal(tusk_proto::protocol_names::DATANODE_PROTOCOL, datanodes);
         }
         let http = match &fsn.options.http_address {
             Some(http_addr) => {

@@ -33,7 +33,7 @@ pub use limits::{RpcServerOptions, RpcServerStats, CONNECTION_BUFFER};
 pub use metrics::RpcMetrics;
 pub use replay::Served;
 use sasl::{SaslSession, SaslStep, ServerAuth};
-use tusk_security::kerberos::{Protection, SecurityLayer};
+use tusk_security::kerberos::{Principal, Protection, SecurityLayer};
 
 use crate::auth::KerberosService;
 use tusk_security::{ProxyUsers, TokenAuthority};
@@ -65,6 +65,8 @@ pub struct RpcServer {
     auth: Option<Arc<ServerAuth>>,
     /// Who an authenticated user may act for (`hadoop.proxyuser.*`).
     proxy_users: Arc<ProxyUsers>,
+    /// Protocols only one Kerberos principal may call (its pattern).
+    client_principals: Arc<Vec<(&'static str, Principal)>>,
 }
 
 impl RpcServer {
@@ -77,6 +79,7 @@ impl RpcServer {
             metrics: None,
             auth: None,
             proxy_users: Arc::new(ProxyUsers::default()),
+            client_principals: Arc::new(Vec::new()),
         }
     }
 
@@ -128,6 +131,14 @@ impl RpcServer {
     /// client sends under `HADOOP_PROXY_USER` or `UserGroupInformation.doAs`).
     pub fn with_proxy_users(mut self, proxy_users: ProxyUsers) -> Self {
         self.proxy_users = Arc::new(proxy_users);
+        self
+    }
+
+    /// Under Kerberos, lets only `principal` (a pattern such as `dn/_HOST@REALM`; any
+    /// host stands for `_HOST`) call `protocol`, as Hadoop's service-level authorization
+    /// does for protocols whose `@KerberosInfo` names a client principal.
+    pub fn with_client_principal(mut self, protocol: &'static str, principal: Principal) -> Self {
+        Arc::make_mut(&mut self.client_principals).push((protocol, principal));
         self
     }
 
@@ -408,6 +419,31 @@ impl RpcServer {
         Ok(true)
     }
 
+    /// Hadoop's service-level check of a protocol that names its callers' principal
+    /// (the DataNode protocol: `dfs.datanode.kerberos.principal`): under Kerberos only a
+    /// principal of that primary and realm (and instance, unless it is `_HOST`) may call
+    /// it. The refusal, or `None`.
+    fn unauthorized(&self, conn: &ConnectionState, protocol: &str) -> Option<RemoteException> {
+        let (_, wanted) = self
+            .client_principals
+            .iter()
+            .find(|(p, _)| *p == protocol)?;
+        let principal = conn.principal.as_deref()?;
+        let allowed = Principal::parse(principal).is_ok_and(|p| {
+            p.primary == wanted.primary
+                && p.realm == wanted.realm
+                && (wanted.instance.as_deref() == Some("_HOST") || p.instance == wanted.instance)
+        });
+        (!allowed).then(|| {
+            RemoteException::of(
+                crate::HadoopException::Authorization,
+                format!(
+                    "User {principal} (auth:KERBEROS) is not authorized for protocol interface {protocol}: this service is only accessible by {wanted}"
+                ),
+            )
+        })
+    }
+
     /// Takes a SASL WRAP message: unwraps its token and handles every whole frame the
     /// unwrapped bytes hold (a frame may span tokens).
     fn unwrap_frames(
@@ -509,6 +545,16 @@ impl RpcServer {
                 &ctx,
                 retry,
                 &err,
+                RpcErrorCodeProto::ErrorRpcServer,
+            );
+            return Ok(());
+        }
+        if let Some(refused) = self.unauthorized(conn, protocol) {
+            error_reply(
+                &mut conn.out,
+                &ctx,
+                retry,
+                &refused,
                 RpcErrorCodeProto::ErrorRpcServer,
             );
             return Ok(());

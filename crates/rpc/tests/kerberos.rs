@@ -269,7 +269,30 @@ async fn kerberos_clients_are_served_as_their_principal_and_others_are_refused()
     // A service logs in from its keytab, whatever the credential cache holds.
     let dn = Principal::with_host("dn/_HOST@TUSK.TEST", "localhost").unwrap();
     let dn_keytab = kdc.add_principal(&dn.to_string()).unwrap();
-    let datanode = client(addr, "", Some(KerberosLogin::Keytab(dn_keytab)));
+    let datanode = client(addr, "", Some(KerberosLogin::Keytab(dn_keytab.clone())));
     assert_eq!(whoami(&datanode).await.unwrap(), "dn");
+
+    // A protocol only DataNodes may call: their principal is served, alice is not.
+    let nn = Principal::with_host("nn/_HOST@TUSK.TEST", "localhost").unwrap();
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let guarded = listener.local_addr().unwrap();
+    let server = RpcServer::new(vec![Arc::new(WhoAmI)])
+        .with_kerberos(KerberosService {
+            credentials: Arc::new(ServiceCredentials::from_keytab(nn, &keytab).unwrap()),
+            protection: vec![Protection::Authentication],
+            auth_to_local: AuthToLocal::default(),
+        })
+        .with_client_principal(PROTOCOL, Principal::parse("dn/_HOST@TUSK.TEST").unwrap());
+    tokio::spawn(server.serve(listener, shutdown.clone()));
+    let datanode = client(guarded, "", Some(KerberosLogin::Keytab(dn_keytab)));
+    assert_eq!(whoami(&datanode).await.unwrap(), "dn");
+    let stranger = client(guarded, "", Some(KerberosLogin::TicketCache));
+    assert_eq!(
+        remote(whoami(&stranger).await),
+        (
+            HadoopException::Authorization,
+            format!("User alice@TUSK.TEST (auth:KERBEROS) is not authorized for protocol interface {PROTOCOL}: this service is only accessible by dn/_HOST@TUSK.TEST")
+        )
+    );
     shutdown.trigger();
 }
