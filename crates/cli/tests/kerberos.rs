@@ -15,9 +15,7 @@ fn a_kerberos_cluster_serves_ticket_holders_only() {
     let kdc = Kdc::start(realm_dir.path(), "TUSK.TEST").expect("a KDC (Debian's krb5-kdc)");
     let nn_keytab = kdc.add_principal("nn/localhost@TUSK.TEST").unwrap();
     let dn_keytab = kdc.add_principal("dn/localhost@TUSK.TEST").unwrap();
-    let alice_keytab = kdc.add_principal("alice").unwrap();
-    let alice_cache = realm_dir.path().join("alice.cc");
-    kdc.kinit("alice", &alice_keytab, &alice_cache).unwrap();
+    let alice_cache = kdc.add_user("alice").unwrap();
 
     let keys = [
         "hadoop.security.authentication=kerberos".to_string(),
@@ -36,23 +34,7 @@ fn a_kerberos_cluster_serves_ticket_holders_only() {
         format!("FILE:{}", alice_cache.display()),
     ));
     let env_refs: Vec<(&str, &str)> = env.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
-    // `local up`'s own -D keys go to every daemon it starts.
-    let dir = tempfile::tempdir().unwrap();
-    let state = dir.path().join("cluster");
-    let mut up = vec![
-        "local",
-        "up",
-        "--no-yarn",
-        "--dir",
-        state.to_str().unwrap(),
-        "--datanodes",
-        "2",
-    ];
-    up.extend(&global);
-    let out = tusk_env(dir.path(), &up, &env_refs);
-    assert!(out.status.success(), "local up failed: {}", stderr(&out));
-    let uri = stdout(&out).lines().last().unwrap().to_string();
-    let cluster = Cluster { dir, uri };
+    let cluster = Cluster::up_full(2, &[], &global, &env_refs);
 
     let fs = |args: &[&str], env: &[(&str, &str)]| {
         let mut all = global.clone();
@@ -61,9 +43,7 @@ fn a_kerberos_cluster_serves_ticket_holders_only() {
         tusk_env(cluster.home(), &all, env)
     };
     // The superuser (the NameNode's user, root here) makes alice a home.
-    let root_keytab = kdc.add_principal("root").unwrap();
-    let root_cache = realm_dir.path().join("root.cc");
-    kdc.kinit("root", &root_keytab, &root_cache).unwrap();
+    let root_cache = kdc.add_user("root").unwrap();
     let root_ccname = format!("FILE:{}", root_cache.display());
     let mut as_root = env_refs.clone();
     as_root.retain(|(k, _)| *k != "KRB5CCNAME");

@@ -511,19 +511,8 @@ async fn read_replies<R: tokio::io::AsyncRead + Unpin>(
         }
         let msg: tusk_proto::common::RpcSaslProto = frame::next_message(&mut body)?;
         unwrapped.extend_from_slice(&layer.unwrap(msg.token())?);
-        while unwrapped.len() >= 4 {
-            let len = u32::from_be_bytes(unwrapped[..4].try_into().expect("4 bytes")) as usize;
-            if len > frame::MAX_FRAME {
-                return Err(RpcError::FrameTooLong {
-                    len,
-                    limit: frame::MAX_FRAME,
-                });
-            }
-            if unwrapped.len() < 4 + len {
-                break;
-            }
-            let _ = unwrapped.split_to(4);
-            deliver(unwrapped.split_to(len).freeze(), pending)?;
+        while let Some(inner) = frame::split_frame(&mut unwrapped)? {
+            deliver(inner, pending)?;
         }
     }
     Ok(())

@@ -111,6 +111,26 @@ impl DelimitedMessage for Encoded<'_> {
     }
 }
 
+/// The body of the next whole frame at the start of `buf`, taken out of it; `None`
+/// until the frame has fully arrived (as the bytes a security layer unwraps arrive).
+pub fn split_frame(buf: &mut BytesMut) -> Result<Option<Bytes>, RpcError> {
+    let Some(len) = buf.get(..4) else {
+        return Ok(None);
+    };
+    let len = u32::from_be_bytes(len.try_into().expect("4 bytes")) as usize;
+    if len > MAX_FRAME {
+        return Err(RpcError::FrameTooLong {
+            len,
+            limit: MAX_FRAME,
+        });
+    }
+    if buf.len() < 4 + len {
+        return Ok(None);
+    }
+    let _ = buf.split_to(4);
+    Ok(Some(buf.split_to(len).freeze()))
+}
+
 /// A SASL message (the payload of a frame on [`SASL_CALL_ID`]).
 pub fn sasl_message(state: SaslState, token: Option<Bytes>, auths: Vec<SaslAuth>) -> RpcSaslProto {
     RpcSaslProto {

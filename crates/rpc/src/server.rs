@@ -471,20 +471,7 @@ impl RpcServer {
             .unwrap(msg.token())
             .map_err(|e| RpcError::Protocol(format!("unwrapping a message: {e}")))?;
         conn.unwrapped.extend_from_slice(&plain);
-        while conn.unwrapped.len() >= 4 {
-            let len = u32::from_be_bytes(conn.unwrapped[..4].try_into().expect("4 bytes"));
-            let len = len as usize;
-            if len > frame::MAX_FRAME {
-                return Err(RpcError::FrameTooLong {
-                    len,
-                    limit: frame::MAX_FRAME,
-                });
-            }
-            if conn.unwrapped.len() < 4 + len {
-                break;
-            }
-            let _ = conn.unwrapped.split_to(4);
-            let inner = conn.unwrapped.split_to(len).freeze();
+        while let Some(inner) = frame::split_frame(&mut conn.unwrapped)? {
             if !self.handle_plain(conn, inner, waiting)? {
                 return Ok(false);
             }

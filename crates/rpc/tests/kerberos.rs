@@ -6,7 +6,11 @@
 //! One test function: the GSS-API library reads `KRB5_CONFIG` and `KRB5CCNAME` from
 //! the environment, which is set before any exchange.
 
+#[path = "support/refusal.rs"]
+mod support_refusal;
+
 use std::sync::Arc;
+use support_refusal::refusal;
 
 use bytes::Bytes;
 use std::sync::Mutex;
@@ -106,30 +110,16 @@ async fn whoami(client: &RpcClient) -> Result<String, RpcError> {
     Ok(String::from_utf8(reply.to_vec()).unwrap())
 }
 
-fn remote(result: Result<String, RpcError>) -> (HadoopException, String) {
-    let err = result.expect_err("the call was refused");
-    let remote = err
-        .remote()
-        .unwrap_or_else(|| panic!("not a remote exception: {err}"));
-    (
-        remote.exception().expect("a class Tusk knows"),
-        remote.message.clone(),
-    )
-}
-
 #[tokio::test]
 async fn kerberos_clients_are_served_as_their_principal_and_others_are_refused() {
     let dir = tempfile::tempdir().unwrap();
     let kdc = Kdc::start(dir.path(), "TUSK.TEST").expect("a KDC (Debian's krb5-kdc)");
     let nn = Principal::with_host("nn/_HOST@TUSK.TEST", "localhost").unwrap();
     let keytab = kdc.add_principal(&nn.to_string()).unwrap();
-    let alice_keytab = kdc.add_principal("alice").unwrap();
-    let cache = dir.path().join("alice.cc");
-    kdc.kinit("alice", &alice_keytab, &cache).unwrap();
-    for (k, v) in kdc.env() {
+    let cache = kdc.add_user("alice").unwrap();
+    for (k, v) in kdc.user_env(&cache) {
         std::env::set_var(k, v);
     }
-    std::env::set_var("KRB5CCNAME", format!("FILE:{}", cache.display()));
 
     let credentials = ServiceCredentials::from_keytab(nn, &keytab).unwrap();
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
@@ -158,7 +148,7 @@ async fn kerberos_clients_are_served_as_their_principal_and_others_are_refused()
 
     let simple = client(addr, "alice", None);
     assert_eq!(
-        remote(whoami(&simple).await),
+        refusal(whoami(&simple).await),
         (
             HadoopException::AccessControl,
             "SIMPLE authentication is not enabled.  Available:[KERBEROS]".into()
@@ -170,7 +160,7 @@ async fn kerberos_clients_are_served_as_their_principal_and_others_are_refused()
     assert_eq!(whoami(&proxied).await.unwrap(), "oozie");
     let impostor = client(addr, "hdfs", Some(KerberosLogin::TicketCache));
     assert_eq!(
-        remote(whoami(&impostor).await),
+        refusal(whoami(&impostor).await),
         (
             HadoopException::AccessControl,
             "User: alice@TUSK.TEST is not allowed to impersonate hdfs".into()
@@ -288,7 +278,7 @@ async fn kerberos_clients_are_served_as_their_principal_and_others_are_refused()
     assert_eq!(whoami(&datanode).await.unwrap(), "dn");
     let stranger = client(guarded, "", Some(KerberosLogin::TicketCache));
     assert_eq!(
-        remote(whoami(&stranger).await),
+        refusal(whoami(&stranger).await),
         (
             HadoopException::Authorization,
             format!("User alice@TUSK.TEST (auth:KERBEROS) is not authorized for protocol interface {PROTOCOL}: this service is only accessible by dn/_HOST@TUSK.TEST")

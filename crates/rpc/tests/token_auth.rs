@@ -4,7 +4,11 @@
 //! each refused with the exception Hadoop's server sends, and the server goes on
 //! serving others.
 
+#[path = "support/refusal.rs"]
+mod support_refusal;
+
 use std::sync::Arc;
+use support_refusal::refusal;
 
 use bytes::Bytes;
 use tokio::net::TcpListener;
@@ -102,18 +106,6 @@ fn client(addr: std::net::SocketAddr, protocol: &str, token: Option<(&str, &str)
 async fn whoami(client: &RpcClient) -> Result<String, RpcError> {
     let reply = client.call_raw("whoami", &[]).await?;
     Ok(String::from_utf8(reply.to_vec()).unwrap())
-}
-
-/// The class and message of a refused call.
-fn refusal(result: Result<String, RpcError>) -> (HadoopException, String) {
-    let err = result.expect_err("the call was refused");
-    let remote = err
-        .remote()
-        .unwrap_or_else(|| panic!("not a remote exception: {err}"));
-    (
-        remote.exception().expect("a class Tusk knows"),
-        remote.message.clone(),
-    )
 }
 
 #[tokio::test]

@@ -102,6 +102,14 @@ impl Kdc {
         self.child.take().map(|c| c.id())
     }
 
+    /// [`Kdc::env`] and `KRB5CCNAME` naming credential cache `cache`: what a client
+    /// process of this realm with that ticket needs.
+    pub fn user_env(&self, cache: &Path) -> Vec<(String, String)> {
+        let mut env = self.env();
+        env.push(("KRB5CCNAME".into(), format!("FILE:{}", cache.display())));
+        env
+    }
+
     pub fn krb5_conf(&self) -> PathBuf {
         self.dir.join("krb5.conf")
     }
@@ -125,6 +133,15 @@ impl Kdc {
             &["-q", &format!("ktadd -k {} {principal}", keytab.display())],
         )?;
         Ok(keytab)
+    }
+
+    /// A user of the realm with a ticket: its principal and keytab made, `kinit` run
+    /// into `DIR/<name>.cc`; returns that credential cache (for `KRB5CCNAME`).
+    pub fn add_user(&self, name: &str) -> Result<PathBuf, KdcError> {
+        let keytab = self.add_principal(name)?;
+        let cache = self.dir.join(format!("{name}.cc"));
+        self.kinit(name, &keytab, &cache)?;
+        Ok(cache)
     }
 
     /// `kinit -kt keytab principal` into credential cache `cache`.

@@ -29,13 +29,10 @@ fn a_ticket_holder_is_authenticated_and_a_stranger_is_not() {
     let kdc = Kdc::start(dir.path(), REALM).expect("a KDC (Debian's krb5-kdc)");
     let nn = Principal::with_host("nn/_HOST@TUSK.TEST", "localhost").unwrap();
     let nn_keytab = kdc.add_principal(&nn.to_string()).unwrap();
-    let alice_keytab = kdc.add_principal("alice").unwrap();
-    let cache = dir.path().join("alice.cc");
-    kdc.kinit("alice", &alice_keytab, &cache).unwrap();
-    for (k, v) in kdc.env() {
+    let cache = kdc.add_user("alice").unwrap();
+    for (k, v) in kdc.user_env(&cache) {
         std::env::set_var(k, v);
     }
-    std::env::set_var("KRB5CCNAME", format!("FILE:{}", cache.display()));
 
     let creds = ServiceCredentials::from_keytab(nn.clone(), &nn_keytab).unwrap();
     let mut server = GssapiServer::new(&creds, AUTH);

@@ -59,8 +59,19 @@ impl Cluster {
         Self::up_with(datanodes, &[], &[])
     }
 
-    /// `tusk [global] local up ... [extra]` with extra environment.
+    /// `tusk [global] local up ...` with extra environment.
     pub fn up_with(datanodes: usize, global: &[&str], env: &[(&str, &str)]) -> Cluster {
+        Self::up_full(datanodes, global, &[], env)
+    }
+
+    /// `tusk [global] local up ... [up_args]` with extra environment (`local up`'s own
+    /// `-D` keys go to every daemon it starts).
+    pub fn up_full(
+        datanodes: usize,
+        global: &[&str],
+        up_args: &[&str],
+        env: &[(&str, &str)],
+    ) -> Cluster {
         let dir = tempfile::tempdir().unwrap();
         let state = dir.path().join("cluster");
         let n = datanodes.to_string();
@@ -76,6 +87,7 @@ impl Cluster {
             "-D",
             "dfs.blocksize=1m",
         ]);
+        args.extend_from_slice(up_args);
         let out = tusk_env(dir.path(), &args, env);
         assert!(out.status.success(), "local up failed: {}", stderr(&out));
         let uri = stdout(&out).lines().last().unwrap().to_string();

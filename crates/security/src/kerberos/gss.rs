@@ -145,14 +145,7 @@ impl GssapiServer {
     /// After authentication: the layer that wraps the connection's messages from now
     /// on; `None` for `authentication` (messages go as they are).
     pub fn into_layer(self) -> Option<SecurityLayer> {
-        match self.chosen {
-            Some((Protection::Authentication, _)) | None => None,
-            Some((protection, peer_max)) => Some(SecurityLayer {
-                ctx: Box::new(self.ctx),
-                protection,
-                peer_max,
-            }),
-        }
+        SecurityLayer::chosen(Box::new(self.ctx), self.chosen)
     }
 
     /// Takes one token of the client's (INITIATE's, then each RESPONSE's).
@@ -270,14 +263,7 @@ impl GssapiClient {
     /// After authentication: the layer that wraps the connection's messages from now
     /// on; `None` for `authentication`.
     pub fn into_layer(self) -> Option<SecurityLayer> {
-        match self.chosen {
-            Some((Protection::Authentication, _)) | None => None,
-            Some((protection, peer_max)) => Some(SecurityLayer {
-                ctx: Box::new(self.ctx),
-                protection,
-                peer_max,
-            }),
-        }
+        SecurityLayer::chosen(Box::new(self.ctx), self.chosen)
     }
 
     /// The client's own principal (`alice@REALM`), from its credentials.
@@ -357,6 +343,22 @@ pub struct SecurityLayer {
 }
 
 impl SecurityLayer {
+    /// The layer of an authenticated context, when one beyond `authentication` was
+    /// chosen (with the largest message the peer takes).
+    fn chosen(
+        ctx: Box<dyn SecurityContext + Send>,
+        chosen: Option<(Protection, usize)>,
+    ) -> Option<SecurityLayer> {
+        match chosen {
+            Some((Protection::Authentication, _)) | None => None,
+            Some((protection, peer_max)) => Some(SecurityLayer {
+                ctx,
+                protection,
+                peer_max,
+            }),
+        }
+    }
+
     /// The largest plain chunk to wrap at once so the peer's limit holds.
     pub fn max_plain(&self) -> usize {
         match self.peer_max {
