@@ -983,6 +983,13 @@ mod tests {
         FileBlockStore::open(dirs, None, WriteMode::Direct).unwrap()
     }
 
+    /// A store on one new temporary volume, deleted with the returned directory.
+    fn one_volume() -> (tempfile::TempDir, FileBlockStore) {
+        let tmp = tempfile::tempdir().unwrap();
+        let s = store(&[tmp.path().to_path_buf()]);
+        (tmp, s)
+    }
+
     fn write_all(w: &mut dyn ReplicaWriter, data: &[u8]) {
         write_all_from(w, 0, data);
     }
@@ -1227,8 +1234,7 @@ mod tests {
     /// still rbw; the preallocated space past the end is given back at finalize.
     #[test]
     fn direct_writes_read_back_with_a_partial_last_chunk() {
-        let tmp = tempfile::tempdir().unwrap();
-        let s = store(&[tmp.path().to_path_buf()]);
+        let (_tmp, s) = one_volume();
         let data: Vec<u8> = (0..(3 << 20) + 1000).map(|i| (i * 7 % 251) as u8).collect();
         let mut w = s.create_rbw(1, 1001, DataChecksum::crc32c(512)).unwrap();
         let c = w.checksum();
@@ -1263,8 +1269,7 @@ mod tests {
     #[test]
     fn a_file_system_refusing_o_direct_falls_back_to_buffered_writes() {
         for refuse in [direct::Refuse::Open, direct::Refuse::Write] {
-            let tmp = tempfile::tempdir().unwrap();
-            let s = store(&[tmp.path().to_path_buf()]);
+            let (_tmp, s) = one_volume();
             let data: Vec<u8> = (0..300_000u32).map(|i| (i % 253) as u8).collect();
             direct::refuse_direct(Some(refuse));
             let mut w = s.create_rbw(1, 1001, DataChecksum::crc32c(512)).unwrap();
@@ -1283,8 +1288,7 @@ mod tests {
     /// space) can be read.
     #[test]
     fn a_reused_block_file_never_shows_old_bytes() {
-        let tmp = tempfile::tempdir().unwrap();
-        let s = store(&[tmp.path().to_path_buf()]);
+        let (_tmp, s) = one_volume();
         let old = vec![0xAAu8; 300_000];
         let mut w = s.create_rbw(1, 1001, DataChecksum::crc32c(512)).unwrap();
         write_all(w.as_mut(), &old);
