@@ -10,7 +10,7 @@ use tusk_datatransfer::{DataChecksum, DataTransferError};
 use crate::error::DataNodeError;
 
 pub use crate::replica::{ReplicaInfo, ReplicaState};
-pub use file::FileBlockStore;
+pub use file::{FileBlockStore, WriteMode, WriteStats};
 
 /// The checks the store's operations make of a replica, each failing with the error
 /// that names the replica and what was wanted of it.

@@ -224,6 +224,7 @@ impl DataNode {
         let store: Arc<dyn BlockStore> = Arc::new(FileBlockStore::open(
             &options.data_dirs,
             options.capacity_override,
+            options.write_mode,
         )?);
         let xfer_addr = xfer_listener
             .local_addr()

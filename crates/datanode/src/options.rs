@@ -4,11 +4,18 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 use tusk_common::Configuration;
 
+use crate::block_store::WriteMode;
 use crate::error::DataNodeError;
 
 /// The key of the DataNode's HTTP address, and Hadoop's default for it.
 pub const HTTP_ADDRESS_KEY: &str = "dfs.datanode.http.address";
 pub const HTTP_ADDRESS_DEFAULT: &str = "0.0.0.0:9864";
+/// The switch between direct (default) and buffered replica writes.
+pub const DIRECT_IO_KEY: &str = "tusk.datanode.direct-io";
+
+fn direct_mode() -> WriteMode {
+    WriteMode::Direct
+}
 
 /// Everything a DataNode is told at start; built once and owned by the node.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
@@ -42,6 +49,10 @@ pub struct DataNodeOptions {
     pub bytes_per_checksum: u32,
     /// Reported capacity instead of the volumes' file-system size (tests, experiments).
     pub capacity_override: Option<u64>,
+    /// `tusk.datanode.direct-io` (true by default): replica data written with
+    /// `O_DIRECT` from reused aligned buffers; false writes through the page cache.
+    #[serde(skip, default = "direct_mode")]
+    pub write_mode: WriteMode,
     /// HTTP and IPC ports advertised in the node's identity (0 = none).
     pub info_port: u32,
     pub ipc_port: u32,
@@ -90,6 +101,7 @@ impl Default for DataNodeOptions {
             ibr_immediate: true,
             bytes_per_checksum: tusk_datatransfer::DEFAULT_BYTES_PER_CHECKSUM,
             capacity_override: None,
+            write_mode: WriteMode::Direct,
             info_port: 0,
             ipc_port: 0,
             http_address: None,
@@ -161,6 +173,11 @@ impl DataNodeOptions {
             ibr_immediate,
             bytes_per_checksum: conf.get_u64("dfs.bytes-per-checksum", 512)? as u32,
             capacity_override: (capacity > 0).then_some(capacity),
+            write_mode: if conf.get_bool(DIRECT_IO_KEY, true)? {
+                WriteMode::Direct
+            } else {
+                WriteMode::Buffered
+            },
             info_port: d.info_port,
             ipc_port: d.ipc_port,
             http_address: Some(conf.get_str(HTTP_ADDRESS_KEY, HTTP_ADDRESS_DEFAULT)),

@@ -195,6 +195,7 @@ pub const KNOWN: &[&str] = &[
     "mapreduce.shuffle.port",
     "mapreduce.task.io.sort.factor",
     "mapreduce.task.io.sort.mb",
+    "tusk.datanode.direct-io",
     "tusk.job.staging.dir",
     "tusk.mapreduce.speculative.cause-aware",
     "tusk.mapreduce.speculative.congestion.default-link-bits-per-sec",

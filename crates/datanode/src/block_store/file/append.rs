@@ -47,7 +47,8 @@ pub(super) fn reopen_as_rbw(
     let my_epoch = *epoch;
     drop(map);
     drop(epoch);
-    let data = open_rw(&inner.data_file(&info))?;
+    let data_path = inner.data_file(&info);
+    let data = inner.data_out(open_rw(&data_path)?, &data_path);
     let meta_path = inner.meta_file(&info);
     let meta = open_rw(&meta_path)?;
     let checksum = read_meta_header(&meta, &meta_path)?;
@@ -251,6 +252,7 @@ mod tests {
     use tusk_datatransfer::DataChecksum;
 
     use super::*;
+    use crate::block_store::file::WriteMode;
     use crate::block_store::BlockStore;
 
     fn read_all(s: &FileBlockStore, id: u64) -> Vec<u8> {
@@ -272,7 +274,8 @@ mod tests {
     #[test]
     fn append_extends_a_partial_chunk_with_a_correct_checksum() {
         let tmp = tempfile::tempdir().unwrap();
-        let s = FileBlockStore::open(&[PathBuf::from(tmp.path())], None).unwrap();
+        let s =
+            FileBlockStore::open(&[PathBuf::from(tmp.path())], None, WriteMode::Direct).unwrap();
         let c = DataChecksum::crc32c(512);
         let mut data: Vec<u8> = (0..1000u32).map(|i| (i % 253) as u8).collect();
         finalized(&s, 1, 5, &data);
@@ -308,7 +311,8 @@ mod tests {
     #[test]
     fn block_recovery_stops_the_writer_cuts_and_restamps() {
         let tmp = tempfile::tempdir().unwrap();
-        let s = FileBlockStore::open(&[PathBuf::from(tmp.path())], None).unwrap();
+        let s =
+            FileBlockStore::open(&[PathBuf::from(tmp.path())], None, WriteMode::Direct).unwrap();
         let c = DataChecksum::crc32c(512);
         let data: Vec<u8> = (0..5000u32).map(|i| (i % 101) as u8).collect();
         let mut w = s.create_rbw(2, 10, c).unwrap();
