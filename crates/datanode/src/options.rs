@@ -13,8 +13,11 @@ pub const HTTP_ADDRESS_DEFAULT: &str = "0.0.0.0:9864";
 /// The switch between direct (default) and buffered replica writes.
 pub const DIRECT_IO_KEY: &str = "tusk.datanode.direct-io";
 
-fn direct_mode() -> WriteMode {
-    WriteMode::Direct
+/// Buffered until `O_DIRECT` pays off: on 2026-11-28 it made DFSIO writes faster but
+/// first reads of fresh blocks and the best single-file writes slower
+/// (docs/benchmarks.md).
+fn default_write_mode() -> WriteMode {
+    WriteMode::Buffered
 }
 
 /// Everything a DataNode is told at start; built once and owned by the node.
@@ -49,9 +52,9 @@ pub struct DataNodeOptions {
     pub bytes_per_checksum: u32,
     /// Reported capacity instead of the volumes' file-system size (tests, experiments).
     pub capacity_override: Option<u64>,
-    /// `tusk.datanode.direct-io` (true by default): replica data written with
+    /// `tusk.datanode.direct-io` (false by default): replica data written with
     /// `O_DIRECT` from reused aligned buffers; false writes through the page cache.
-    #[serde(skip, default = "direct_mode")]
+    #[serde(skip, default = "default_write_mode")]
     pub write_mode: WriteMode,
     /// HTTP and IPC ports advertised in the node's identity (0 = none).
     pub info_port: u32,
@@ -101,7 +104,7 @@ impl Default for DataNodeOptions {
             ibr_immediate: true,
             bytes_per_checksum: tusk_datatransfer::DEFAULT_BYTES_PER_CHECKSUM,
             capacity_override: None,
-            write_mode: WriteMode::Direct,
+            write_mode: default_write_mode(),
             info_port: 0,
             ipc_port: 0,
             http_address: None,
@@ -173,7 +176,7 @@ impl DataNodeOptions {
             ibr_immediate,
             bytes_per_checksum: conf.get_u64("dfs.bytes-per-checksum", 512)? as u32,
             capacity_override: (capacity > 0).then_some(capacity),
-            write_mode: if conf.get_bool(DIRECT_IO_KEY, true)? {
+            write_mode: if conf.get_bool(DIRECT_IO_KEY, false)? {
                 WriteMode::Direct
             } else {
                 WriteMode::Buffered

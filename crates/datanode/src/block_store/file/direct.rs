@@ -1,6 +1,6 @@
 //! The data file of a replica being written, without the copy into cold page-cache pages.
 //!
-//! In [`WriteMode::Direct`] (the default) every packet's bytes go to the file through two
+//! In [`WriteMode::Direct`] (`tusk.datanode.direct-io = true`) every packet's bytes go to the file through two
 //! descriptors: the page-aligned part with `O_DIRECT` from an aligned buffer taken from a
 //! pool and reused, and the unaligned tail (under one page) with a buffered `pwrite`. So
 //! the file holds every byte written (an acknowledged packet is readable and survives
