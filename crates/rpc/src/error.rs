@@ -1,6 +1,6 @@
 use thiserror::Error;
 
-use crate::HadoopException;
+use crate::exception::HadoopException;
 
 /// An exception raised by the remote side, named by its Java class as Hadoop does
 /// (`java.io.FileNotFoundException`, ...), so Hadoop clients raise the matching error.

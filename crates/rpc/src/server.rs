@@ -436,7 +436,7 @@ impl RpcServer {
         });
         (!allowed).then(|| {
             RemoteException::of(
-                crate::HadoopException::Authorization,
+                crate::exception::HadoopException::Authorization,
                 format!(
                     "User {principal} (auth:KERBEROS) is not authorized for protocol interface {protocol}: this service is only accessible by {wanted}"
                 ),
@@ -507,7 +507,7 @@ impl RpcServer {
             .map(|(_, s)| s.clone())
         else {
             let err = RemoteException::of(
-                crate::HadoopException::RpcNoSuchProtocol,
+                crate::exception::HadoopException::RpcNoSuchProtocol,
                 format!("Unknown protocol: {protocol}"),
             );
             error_reply(
@@ -523,7 +523,7 @@ impl RpcServer {
             let err = match &self.auth {
                 Some(auth) => auth.not_enabled("SIMPLE"),
                 None => RemoteException::of(
-                    crate::HadoopException::AccessControl,
+                    crate::exception::HadoopException::AccessControl,
                     format!("{protocol} requires token authentication, which this server does not offer"),
                 ),
             };
@@ -807,7 +807,10 @@ impl ConnectionState {
                         &format!("User: {principal} "),
                         1,
                     );
-                    let err = RemoteException::of(crate::HadoopException::AccessControl, message);
+                    let err = RemoteException::of(
+                        crate::exception::HadoopException::AccessControl,
+                        message,
+                    );
                     self.fatal_sasl_reply(&err);
                     false
                 }
@@ -820,7 +823,7 @@ impl ConnectionState {
         match claimed {
             Some(claimed) if claimed != *self.user => {
                 let err = RemoteException::of(
-                    crate::HadoopException::AccessControl,
+                    crate::exception::HadoopException::AccessControl,
                     format!(
                         "Authenticated user ({} (auth:TOKEN)) doesn't match what the client claims to be ({claimed} (auth:SIMPLE))",
                         self.user

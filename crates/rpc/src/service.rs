@@ -118,7 +118,7 @@ where
 pub fn decode<Req: Message + Default>(request: Bytes) -> Result<Req, RemoteException> {
     Req::decode(request).map_err(|e| {
         RemoteException::of(
-            crate::HadoopException::RpcServer,
+            crate::exception::HadoopException::RpcServer,
             format!("cannot decode request: {e}"),
         )
     })
@@ -127,7 +127,7 @@ pub fn decode<Req: Message + Default>(request: Bytes) -> Result<Req, RemoteExcep
 /// The exception for a method the protocol does not have.
 pub fn no_such_method(protocol: &str, method: &str) -> RemoteException {
     RemoteException::of(
-        crate::HadoopException::RpcNoSuchMethod,
+        crate::exception::HadoopException::RpcNoSuchMethod,
         format!("Unknown method {method} called on {protocol} protocol."),
     )
 }

@@ -24,10 +24,10 @@ use tusk_security::kerberos::{
 use tusk_security::{SaslError, TokenAuthority, TokenGrant};
 
 use crate::error::{RemoteException, RpcError};
+use crate::exception::HadoopException;
 use crate::frame::{
     sasl_message, SASL_DIGEST_MD5, SASL_GSSAPI, SASL_KERBEROS, SASL_SIMPLE, SASL_TOKEN,
 };
-use crate::HadoopException;
 
 /// How a server's clients authenticate: set once, shared by its connections.
 #[derive(Default)]
