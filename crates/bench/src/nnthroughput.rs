@@ -154,6 +154,10 @@ pub struct NnThroughputOptions {
     /// Measure an existing NameNode (Tusk's or Hadoop's) instead of a fresh mini cluster.
     #[arg(long)]
     pub fs: Option<String>,
+    /// Configuration keys the clients of an existing NameNode take (the CLI's `-D` and
+    /// `--conf`: Kerberos, `hadoop.rpc.protection`, ...).
+    #[arg(skip)]
+    pub client_keys: Vec<(String, String)>,
 }
 
 impl Default for NnThroughputOptions {
@@ -172,6 +176,7 @@ impl Default for NnThroughputOptions {
             fs: None,
             tusk_exe: None,
             namenode_pid: None,
+            client_keys: Vec::new(),
         }
     }
 }
@@ -209,7 +214,11 @@ pub async fn run(opts: NnThroughputOptions) -> Result<NnThroughputReport> {
             let uri = format!("hdfs://{}", nn.addr);
             (ClusterTarget::connect(Some(&uri), 0, None).await?, Some(nn))
         }
-        (fs, _) => (ClusterTarget::connect(fs.as_deref(), 1, None).await?, None),
+        (fs, _) => {
+            let mut target = ClusterTarget::connect(fs.as_deref(), 1, None).await?;
+            target.set_client_keys(&opts.client_keys);
+            (target, None)
+        }
     };
     let context = RunContext::new(match &process {
         Some(nn) => format!(
@@ -538,6 +547,7 @@ mod tests {
             fs: None,
             tusk_exe: None,
             namenode_pid: None,
+            client_keys: Vec::new(),
         })
         .await
         .unwrap();

@@ -134,6 +134,16 @@ impl ClusterTarget {
         Ok(DfsClient::new(options))
     }
 
+    /// Keys the clients take on top of the cluster's address (an external NameNode's
+    /// security settings); `fs.defaultFS` stays the target's.
+    pub fn set_client_keys(&mut self, keys: &[(String, String)]) {
+        let fs = self.fs_uri();
+        for (k, v) in keys {
+            self.conf.set(k, v);
+        }
+        self.conf.set("fs.defaultFS", fs);
+    }
+
     /// The clients' `tusk.node.link.bits-per-sec` (0 leaves it unset).
     fn set_client_link(&mut self, bits_per_sec: u64) {
         if bits_per_sec > 0 {

@@ -402,6 +402,10 @@ pub async fn run(conf: Configuration, which: BenchCommand) -> anyhow::Result<()>
         }
         BenchCommand::Nnthroughput(Measured { mut options, json }) => {
             options.tusk_exe = Some(std::env::current_exe()?);
+            options.client_keys = conf
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect();
             let report = nnthroughput::run(options).await?;
             emit(&report, report.to_markdown(), &json)
         }
