@@ -165,13 +165,8 @@ impl Kdc {
     }
 
     fn run(&self, program: &str, args: &[&str]) -> Result<(), KdcError> {
-        let path = if program == "kinit" {
-            PathBuf::from(program)
-        } else {
-            sbin(program)
-        };
         let out = self
-            .command(&path)
+            .command(sbin(program))
             .args(args)
             .stdin(Stdio::null())
             .output()
@@ -196,7 +191,8 @@ impl Drop for Kdc {
     }
 }
 
-/// The KDC's administration tools live in `/usr/sbin`, which a user's `PATH` may leave out.
+/// The KDC's administration tools live in `/usr/sbin`, which a user's `PATH` may leave
+/// out; anything not there (`kinit`) is looked up on `PATH`.
 fn sbin(program: &str) -> PathBuf {
     let path = Path::new("/usr/sbin").join(program);
     if path.exists() {
