@@ -76,6 +76,12 @@ grep -q "Client cannot authenticate via:\[KERBEROS\]" "$WORK/none.err" || { cat 
 conf_with "$WORK/simple" hadoop.security.authentication simple
 if fsshell "$WORK/simple" -ls / 2> "$WORK/simple.err"; then fail "a SIMPLE client was served"; fi
 grep -q "SIMPLE authentication is not enabled" "$WORK/simple.err" || { cat "$WORK/simple.err" >&2; fail "SIMPLE refusal"; }
+# The audit log names each caller by its Kerberos principal, refusals included.
+AUDIT=$CLUSTER/logs/hdfs-audit.log
+grep -Pq "allowed=true\tugi=$ME@TUSK.LOCAL \(auth:KERBEROS\)\tip=/127.0.0.1\tcmd=rename\tsrc=/user/$ME/compat/data.bin\tdst=/user/$ME/moved.bin\t" "$AUDIT" \
+  || { cat "$AUDIT" >&2; fail "audit line of -mv"; }
+grep -Pq "allowed=false\tugi=bob@TUSK.LOCAL \(auth:KERBEROS\)\t.*\tcmd=mkdirs\tsrc=/user/$ME/bobs\t" "$AUDIT" \
+  || { cat "$AUDIT" >&2; fail "audit line of bob's refusal"; }
 echo "compat-hadoop-secure: authentication OK"
 
 # Privacy on RPC, both sides.

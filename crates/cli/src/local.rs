@@ -1,6 +1,7 @@
 //! `tusk local up|down|status|start`: a NameNode and N DataNodes, and (unless `--no-yarn`) a
 //! ResourceManager and one NodeManager per DataNode, as separate processes on 127.0.0.1,
-//! with all state under one directory (`name/`, `dataN/`, `nmN/{local,logs}`, `logs/`,
+//! with all state under one directory (`name/`, `dataN/`, `nmN/{local,logs}`, `logs/` (with
+//! the NameNode's audit log, `hdfs-audit.log`),
 //! `<daemon>.addr`, `<daemon>.http-addr` (each daemon's web server, on a free port),
 //! `pids`, `rmstore/`, and `conf/`: Hadoop's client configuration for the cluster, for
 //! `HADOOP_CONF_DIR`). The NodeManagers aggregate finished applications' logs to the
@@ -268,6 +269,11 @@ fn cluster_options(conf: &Configuration, dir: &Path) -> anyhow::Result<ProcessCl
         yarn.push(format!("{LOG_AGGREGATION_KEY}=true"));
     }
     options.resourcemanager_defines = rm_defines(conf, &yarn, dir);
+    // The NameNode keeps HDFS's audit log beside the daemons' logs.
+    if conf.get("tusk.namenode.audit.log").is_none() && conf.get("hadoop.log.dir").is_none() {
+        let log = dir.join("logs").join("hdfs-audit.log");
+        options.namenode_defines = vec![format!("tusk.namenode.audit.log={}", log.display())];
+    }
     let memory_mb = conf.get_u64("yarn.nodemanager.resource.memory-mb", 4096)?;
     let vcores = conf.get_u64("yarn.nodemanager.resource.cpu-vcores", 4)?;
     options.nodemanager_defines = yarn;

@@ -52,9 +52,20 @@ pub fn iso8601(millis: u64) -> String {
 /// `yyyy-MM-dd HH:mm:ss.SSS` in UTC, the stamp a NodeManager puts before each of a
 /// container's diagnostics: `2026-11-24 08:03:41.250`.
 pub fn diagnostics_stamp(millis: u64) -> String {
+    stamp(millis, '.')
+}
+
+/// log4j's `ISO8601` date in UTC, as Hadoop's daemon and audit logs start their lines:
+/// `2026-11-24 08:03:41,250`.
+pub fn log4j_stamp(millis: u64) -> String {
+    stamp(millis, ',')
+}
+
+/// `yyyy-MM-dd HH:mm:ss` and the milliseconds after `sep`.
+fn stamp(millis: u64, sep: char) -> String {
     let (y, mo, d, h, mi, s) = civil(millis);
     format!(
-        "{y:04}-{mo:02}-{d:02} {h:02}:{mi:02}:{s:02}.{:03}",
+        "{y:04}-{mo:02}-{d:02} {h:02}:{mi:02}:{s:02}{sep}{:03}",
         millis % 1000
     )
 }

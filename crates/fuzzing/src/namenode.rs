@@ -181,6 +181,7 @@ impl Node {
             call_id: 0,
             peer: SocketAddr::from(([127, 0, 0, 1], 40000)),
             token: None,
+            ugi: Arc::from(format!("{} (auth:SIMPLE)", user)),
         };
         let request = Bytes::copy_from_slice(payload);
         let outcome = match CLIENT_METHODS.get(index) {

@@ -92,6 +92,7 @@ fn call(services: &[Arc<dyn RpcService>], selector: u8, payload: &[u8]) -> Resul
         call_id: 0,
         peer: SocketAddr::from(([127, 0, 0, 1], 40000)),
         token: None,
+        ugi: Arc::from("fuzz (auth:SIMPLE)"),
     };
     settle(
         service

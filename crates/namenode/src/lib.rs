@@ -34,6 +34,7 @@
 //! - `wire`: protobuf messages to and from domain types for the RPC server and
 //!   WebHDFS alike, and the messages tusk-proto does not carry.
 
+pub mod audit;
 pub mod blocks;
 pub mod datanodes;
 pub mod edit_log;

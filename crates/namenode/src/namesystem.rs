@@ -211,6 +211,8 @@ pub struct Namesystem {
     pub startup: crate::metrics::StartupProgress,
     /// What administrators set at run time and HDFS keeps only in memory too.
     pub admin_settings: AdminSettings,
+    /// HDFS's audit log of client operations; `None` when none is configured.
+    pub audit: Option<crate::audit::AuditLog>,
 }
 
 impl Namesystem {
@@ -325,6 +327,7 @@ impl Namesystem {
             block_events: Notify::new(),
             checkpoint_lock: std::sync::Mutex::new(()),
             block_tokens: BlockTokens::from_options(&options),
+            audit: crate::audit::AuditLog::open(&options.audit)?,
             options,
             metrics: Default::default(),
             startup,

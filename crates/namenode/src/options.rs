@@ -130,6 +130,9 @@ pub struct NameNodeOptions {
     pub kerberos: Option<tusk_rpc::auth::ServiceIdentity>,
     /// ACLs, extended attributes, quotas, storage policies, group mapping.
     pub meta: MetaOptions,
+    /// HDFS's audit log: where it goes and which commands it leaves out.
+    #[serde(default)]
+    pub audit: crate::audit::AuditOptions,
 }
 
 impl Default for NameNodeOptions {
@@ -180,6 +183,7 @@ impl Default for NameNodeOptions {
             block_access_token_protobuf: false,
             kerberos: None,
             meta: MetaOptions::default(),
+            audit: Default::default(),
         }
     }
 }
@@ -375,6 +379,7 @@ impl NameNodeOptions {
                 message: e.to_string(),
             })?,
             meta: MetaOptions::from_conf(conf)?,
+            audit: crate::audit::AuditOptions::from_conf(conf),
         })
     }
 

@@ -7,6 +7,7 @@
 
 mod acl;
 mod admin;
+mod audit;
 mod blocks;
 mod datanode;
 mod namespace;
@@ -182,17 +183,22 @@ impl ClientProtocolService {
     /// to its end here; namespace changes are acknowledged once their edit is durable.
     fn dispatch(self: Arc<Self>, ctx: CallContext, method: &str, body: Bytes) -> CallOutcome {
         // nsadmin: safe mode refuses namespace writes before anything else is checked
-        if let Err(e) = self.fsn.refuse_in_safe_mode(method, &body) {
-            return CallOutcome::Now(Err(e.into()));
+        let audited = audit::target(&self.fsn, method, &body);
+        let outcome = match self.fsn.refuse_in_safe_mode(method, &body) {
+            Err(e) => CallOutcome::Now(Err(e.into())),
+            Ok(()) => run(
+                &CLIENT_METHODS,
+                CLIENT_PROTOCOL,
+                &self.fsn,
+                &ctx,
+                method,
+                body,
+            ),
+        };
+        match audited {
+            Some(target) => audit::record(self.fsn.clone(), &ctx, target, outcome),
+            None => outcome,
         }
-        run(
-            &CLIENT_METHODS,
-            CLIENT_PROTOCOL,
-            &self.fsn,
-            &ctx,
-            method,
-            body,
-        )
     }
 }
 

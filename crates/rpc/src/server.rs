@@ -361,6 +361,7 @@ impl RpcServer {
     fn connection_state(&self, peer: SocketAddr) -> ConnectionState {
         ConnectionState {
             user: Arc::from(""),
+            ugi: Arc::from(""),
             protocol: None,
             header_done: false,
             peer,
@@ -498,6 +499,7 @@ impl RpcServer {
             call_id: header.call_id,
             peer: conn.peer,
             token: conn.token.clone(),
+            ugi: conn.ugi.clone(),
         };
         let retry = header.retry_count;
         let Some(service) = self
@@ -579,6 +581,8 @@ struct Held {
 struct ConnectionState {
     /// Effective user named in the connection context; empty until it arrives.
     user: Arc<str>,
+    /// The user with how it authenticated, in `UserGroupInformation`'s form.
+    ugi: Arc<str>,
     /// Protocol named in the connection context, if any.
     protocol: Option<String>,
     /// The connection context has arrived: the header is complete.
@@ -790,6 +794,7 @@ impl ConnectionState {
             let Some(claimed) =
                 claimed.filter(|c| !c.is_empty() && c != principal && c.as_str() != &*self.user)
             else {
+                self.ugi = Arc::from(format!("{principal} (auth:KERBEROS)"));
                 return true;
             };
             return match self
@@ -798,6 +803,9 @@ impl ConnectionState {
             {
                 Ok(()) => {
                     debug!(peer = %self.peer, %principal, %claimed, "acting for another user");
+                    self.ugi = Arc::from(format!(
+                        "{claimed} (auth:PROXY) via {principal} (auth:KERBEROS)"
+                    ));
                     self.user = Arc::from(claimed);
                     true
                 }
@@ -818,8 +826,10 @@ impl ConnectionState {
         }
         if self.token.is_none() {
             self.user = Arc::from(claimed.as_deref().unwrap_or("unknown"));
+            self.ugi = Arc::from(format!("{} (auth:SIMPLE)", self.user));
             return true;
         }
+        self.ugi = Arc::from(format!("{} (auth:TOKEN)", self.user));
         match claimed {
             Some(claimed) if claimed != *self.user => {
                 let err = RemoteException::of(

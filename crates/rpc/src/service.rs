@@ -24,6 +24,10 @@ pub struct CallContext {
     /// already checked against the server's token authority; `None` under SIMPLE. A
     /// service reads what the token names from it (YARN: the application attempt).
     pub token: Option<Bytes>,
+    /// The caller as Hadoop's audit log and messages name it (`UserGroupInformation`'s
+    /// form): `alice (auth:SIMPLE)`, `alice@REALM (auth:KERBEROS)`, `bob (auth:PROXY) via
+    /// alice@REALM (auth:KERBEROS)`, `alice (auth:TOKEN)`.
+    pub ugi: Arc<str>,
 }
 
 /// A reply, or the exception to send instead.

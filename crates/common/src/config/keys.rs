@@ -34,6 +34,8 @@ pub const KNOWN: &[&str] = &[
     "net.topology.table.file.name",
     "net.topology.script.file.name",
     "dfs.batched.ls.limit",
+    // Commands the audit log leaves out (HDFS logs them only at debug level).
+    "dfs.namenode.audit.log.debug.cmdlist",
     "dfs.namenode.missing.checkpoint.periods.before.shutdown",
     "dfs.block.access.key.update.interval",
     "dfs.block.access.token.enable",
@@ -205,6 +207,8 @@ pub const KNOWN: &[&str] = &[
     "tusk.mapreduce.speculative.early.runtime-factor",
     "tusk.mapreduce.speculative.minimum-runtime-ms",
     "tusk.mapreduce.speculative.slow-factor",
+    // The NameNode's audit log file (default `${hadoop.log.dir}/hdfs-audit.log`; empty: none).
+    "tusk.namenode.audit.log",
     "tusk.node.disk.write-bytes-per-sec",
     "tusk.node.link.bits-per-sec",
     "tusk.nodemanager.node-id",
