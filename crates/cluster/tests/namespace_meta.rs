@@ -3,7 +3,7 @@
 //! NameNode restart both by edit-log replay (after a kill) and from the image.
 
 use tusk_client::meta::{AclEntryProto, AclScope, AclType};
-use tusk_client::{ClientError, DfsClient};
+use tusk_client::{ClientError, CreateOptions, DfsClient};
 use tusk_cluster::MiniCluster;
 
 fn entry(scope: AclScope, kind: AclType, name: Option<&str>, perm: i32) -> AclEntryProto {
@@ -667,4 +667,60 @@ async fn check_access_located_info_and_batched_listing() {
         .unwrap_err();
     assert_eq!(class(&wrong), "HadoopIllegalArgumentException");
     cluster.shutdown().await;
+}
+
+/// Users the static overrides do not name get their groups from the operating system
+/// (Hadoop's default mapping): `nobody` reads through group `nogroup`; a user the
+/// system does not know is in no group, not even one of its own name; the supergroup
+/// comes from the same mapping.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn groups_come_from_the_operating_system() {
+    let id = std::process::Command::new("id")
+        .args(["-gn", "nobody"])
+        .output()
+        .expect("id runs");
+    assert!(id.status.success(), "the test needs the system user nobody");
+    let group = String::from_utf8(id.stdout).unwrap().trim().to_string();
+    let cluster = MiniCluster::builder()
+        .datanodes(1)
+        .conf("dfs.permissions.superusergroup", "admins")
+        .conf(
+            "hadoop.user.group.static.mapping.overrides",
+            "root=;ops=admins",
+        )
+        .build()
+        .await
+        .expect("cluster starts");
+    let admin = cluster.client();
+    admin.mkdirs("/shared", 0o755, true).await.unwrap();
+    admin
+        .write_file("/shared/f", b"for the group", CreateOptions::default())
+        .await
+        .unwrap();
+    admin
+        .set_owner("/shared/f", Some("carol"), Some(&group))
+        .await
+        .unwrap();
+    admin.set_permission("/shared/f", 0o640).await.unwrap();
+    assert_eq!(
+        user_client(&cluster, "nobody")
+            .read_file("/shared/f")
+            .await
+            .unwrap(),
+        b"for the group"
+    );
+    // A user named like the group is not in it unless the system says so.
+    let stranger = user_client(&cluster, &group).read_file("/shared/f").await;
+    assert!(
+        matches!(&stranger, Err(ClientError::Remote(e)) if e.class.ends_with("AccessControlException")),
+        "{stranger:?}"
+    );
+    // ops is in the supergroup through the overrides: it passes every check.
+    assert_eq!(
+        user_client(&cluster, "ops")
+            .read_file("/shared/f")
+            .await
+            .unwrap(),
+        b"for the group"
+    );
 }

@@ -315,7 +315,11 @@ impl Namesystem {
             enabled: options.permissions_enabled,
             superuser: options.superuser.clone(),
             supergroup: options.supergroup.clone(),
-            group_overrides: options.meta.group_overrides.clone(),
+            groups: tusk_security::groups::GroupMapping::new(
+                options.meta.group_overrides.clone(),
+                options.meta.group_mapping,
+                options.meta.groups_cache,
+            ),
         };
         let fsn = Arc::new(Namesystem {
             state: RwLock::new(state),

@@ -9,6 +9,8 @@
 //! - `digest_md5`: SASL DIGEST-MD5 (`auth`) over a token, server and client: the
 //!   DataNode's data-connection handshake over a block token, and Hadoop RPC's `TOKEN`
 //!   auth.
+//! - `groups`: [`groups::GroupMapping`], the groups of a user (static overrides, then
+//!   the operating system's databases), cached as Hadoop's `Groups`.
 //! - `kdc`: [`kdc::Kdc`], a throwaway realm on a real MIT KDC for tests and a secure
 //!   local cluster.
 //! - `kerberos`: Kerberos principals, a service's keytab credentials and both sides of
@@ -30,6 +32,7 @@ pub mod block_token;
 pub mod credentials;
 pub mod digest_md5;
 pub mod error;
+pub mod groups;
 pub mod job_token;
 pub mod kdc;
 pub mod kerberos;

@@ -16,6 +16,9 @@ pub const KNOWN: &[&str] = &[
     "hadoop.security.authentication",
     // Kerberos principals to local user names (`DEFAULT`, `RULE:[n:fmt](re)s/a/b/g/L`).
     "hadoop.security.auth_to_local",
+    // The user → groups mapping: the operating system's (default) or `NullGroupsMapping`.
+    "hadoop.security.group.mapping",
+    "hadoop.security.groups.cache.secs",
     "hadoop.shell.safely.delete.limit.num.files",
     "hadoop.tmp.dir",
     "hadoop.user.group.static.mapping.overrides",

@@ -3,7 +3,7 @@
 //! of the supergroup, passes everything. An inode with an access ACL is judged by it
 //! (`acl::allows`, HDFS's `FSPermissionChecker`).
 
-use std::collections::HashMap;
+use tusk_security::groups::GroupMapping;
 
 use super::{acl, Inode, InodeId, Namespace, ROOT_ID};
 use crate::error::{NameNodeError, Result};
@@ -53,9 +53,8 @@ pub struct Permissions {
     pub superuser: String,
     /// `dfs.permissions.superusergroup`.
     pub supergroup: String,
-    /// `hadoop.user.group.static.mapping.overrides`; a user not named there belongs to
-    /// the group of its own name.
-    pub group_overrides: HashMap<String, Vec<String>>,
+    /// The groups of each user (static overrides, then the operating system's).
+    pub groups: GroupMapping,
 }
 
 impl Permissions {
@@ -65,10 +64,7 @@ impl Permissions {
 
     /// Whether `user` belongs to `group`.
     pub fn in_group(&self, user: &str, group: &str) -> bool {
-        match self.group_overrides.get(user) {
-            Some(groups) => groups.iter().any(|g| g == group),
-            None => user == group,
-        }
+        self.groups.contains(user, group)
     }
 
     /// Whether `user` holds every bit of `bits` (rwx) on inode `id`, through its ACL
@@ -219,6 +215,13 @@ pub fn denied(ns: &Namespace, user: &str, access: &'static str, id: InodeId) -> 
 
 /// `:owner:group:drwxr-xr-x` (the sticky bit as `t`/`T`, as `FsPermission` prints it).
 pub fn holder(owner: &str, group: &str, dir: bool, permission: u16) -> String {
+    let mode = fs_permission(permission);
+    format!(":{owner}:{group}:{}{mode}", if dir { 'd' } else { '-' })
+}
+
+/// `rwxr-xr-t`: `FsPermission.toString()`, the sticky bit as `t` (or `T` without
+/// others' execute).
+pub fn fs_permission(permission: u16) -> String {
     let mut mode: String = [6, 3, 0]
         .iter()
         .map(|shift| super::acl::perm_symbol((permission >> shift) & 7))
@@ -228,7 +231,7 @@ pub fn holder(owner: &str, group: &str, dir: bool, permission: u16) -> String {
         mode.pop();
         mode.push(if other_x { 't' } else { 'T' });
     }
-    format!(":{owner}:{group}:{}{mode}", if dir { 'd' } else { '-' })
+    mode
 }
 
 #[cfg(test)]
@@ -242,7 +245,11 @@ mod tests {
             enabled,
             superuser: "root".into(),
             supergroup: "supergroup".into(),
-            group_overrides: HashMap::new(),
+            groups: GroupMapping::new(
+                Default::default(),
+                tusk_security::groups::GroupSource::Os,
+                std::time::Duration::from_secs(300),
+            ),
         }
     }
 

@@ -2,9 +2,11 @@
 //! storage type, storage policies, and the user → groups mapping permission checks use.
 
 use std::collections::HashMap;
+use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 use tusk_common::Configuration;
+use tusk_security::groups::{parse_overrides, GroupSource};
 
 use crate::error::{NameNodeError, Result};
 
@@ -30,9 +32,19 @@ pub struct MetaOptions {
     /// `batchedListing` limits: `dfs.batched.ls.limit` entries per reply and
     /// `dfs.ls.limit` per directory.
     pub batched_listing_limit: usize,
-    /// `hadoop.user.group.static.mapping.overrides` (`user=g1,g2;user2=`). A user it
-    /// does not name belongs to the group of its own name.
+    /// `hadoop.user.group.static.mapping.overrides` (`user=g1,g2;user2=`): the groups
+    /// of the users it names; the others' come from `group_mapping`.
     pub group_overrides: HashMap<String, Vec<String>>,
+    /// `hadoop.security.group.mapping`: the operating system's databases (Hadoop's
+    /// default) or none.
+    #[serde(skip, default = "os_groups")]
+    pub group_mapping: GroupSource,
+    /// `hadoop.security.groups.cache.secs`: how long a user's groups are kept.
+    pub groups_cache: Duration,
+}
+
+fn os_groups() -> GroupSource {
+    GroupSource::Os
 }
 
 impl Default for MetaOptions {
@@ -47,6 +59,8 @@ impl Default for MetaOptions {
             storage_policy_enabled: true,
             batched_listing_limit: 100,
             group_overrides: HashMap::new(),
+            group_mapping: GroupSource::Os,
+            groups_cache: Duration::from_secs(300),
         }
     }
 }
@@ -92,29 +106,23 @@ impl MetaOptions {
                 .get_u64("dfs.batched.ls.limit", d.batched_listing_limit as u64)
                 .map_err(bad)?
                 .max(1) as usize,
-            group_overrides: parse_group_overrides(
+            group_overrides: parse_overrides(
                 conf.get("hadoop.user.group.static.mapping.overrides")
                     .unwrap_or_default(),
             ),
+            group_mapping: GroupSource::from_class(conf.get("hadoop.security.group.mapping"))
+                .map_err(|e| NameNodeError::InvalidArgument {
+                    message: e.to_string(),
+                })?,
+            groups_cache: conf
+                .get_duration(
+                    "hadoop.security.groups.cache.secs",
+                    d.groups_cache,
+                    Duration::from_secs(1),
+                )
+                .map_err(bad)?,
         })
     }
-}
-
-/// `alice=dev,ops;bob=` → alice in dev and ops, bob in none.
-fn parse_group_overrides(text: &str) -> HashMap<String, Vec<String>> {
-    text.split(';')
-        .filter_map(|pair| {
-            let (user, groups) = pair.split_once('=')?;
-            let groups = groups
-                .split(',')
-                .map(str::trim)
-                .filter(|g| !g.is_empty())
-                .map(str::to_string)
-                .collect();
-            Some((user.trim().to_string(), groups))
-        })
-        .filter(|(user, _)| !user.is_empty())
-        .collect()
 }
 
 #[cfg(test)]
@@ -122,14 +130,28 @@ mod tests {
     use super::*;
 
     #[test]
-    fn static_group_overrides_parse_as_hadoop_writes_them() {
-        let m = parse_group_overrides("alice=dev,ops; bob=");
-        assert_eq!(m["alice"], vec!["dev", "ops"]);
-        assert!(m["bob"].is_empty());
+    fn settings_are_read_with_hadoops_keys() {
         let mut conf = Configuration::new();
         conf.set("dfs.namenode.acls.enabled", "false");
+        conf.set(
+            "hadoop.user.group.static.mapping.overrides",
+            "alice=dev,ops; bob=",
+        );
+        conf.set("hadoop.security.groups.cache.secs", "30");
         let o = MetaOptions::from_conf(&conf).unwrap();
         assert!(!o.acls_enabled);
         assert_eq!(o.max_xattrs_per_inode, 32);
+        assert_eq!(o.group_overrides["alice"], vec!["dev", "ops"]);
+        assert_eq!(o.group_mapping, GroupSource::Os);
+        assert_eq!(o.groups_cache, Duration::from_secs(30));
+        conf.set(
+            "hadoop.security.group.mapping",
+            "org.apache.hadoop.security.LdapGroupsMapping",
+        );
+        let refused = MetaOptions::from_conf(&conf).unwrap_err().to_string();
+        assert!(
+            refused.contains("LdapGroupsMapping is not supported"),
+            "{refused}"
+        );
     }
 }

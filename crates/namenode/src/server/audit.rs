@@ -261,23 +261,12 @@ pub(super) fn record(
     outcome
 }
 
-/// `owner:group:rwxr-xr-x` of `path` as it is now (Hadoop's `FsPermission` form).
+/// `owner:group:rwxr-xr-x` of `path` as it is now.
 fn status_of(fsn: &Namesystem, path: &str) -> Option<String> {
     let st = fsn
         .get_file_info(&fsn.permissions.superuser, path)
         .ok()
         .flatten()?;
-    let bits = st.permission.perm;
-    let mut mode: String = [6, 3, 0]
-        .iter()
-        .flat_map(|shift| {
-            let b = (bits >> shift) & 7;
-            [(4, 'r'), (2, 'w'), (1, 'x')].map(|(m, c)| if b & m != 0 { c } else { '-' })
-        })
-        .collect();
-    if bits & 0o1000 != 0 {
-        let last = mode.pop().unwrap_or('-');
-        mode.push(if last == 'x' { 't' } else { 'T' });
-    }
+    let mode = crate::namespace::permission::fs_permission(st.permission.perm as u16);
     Some(format!("{}:{}:{mode}", st.owner, st.group))
 }
