@@ -9,7 +9,7 @@ use std::fs::{File, OpenOptions};
 use std::io::{BufWriter, Write};
 use std::net::IpAddr;
 use std::path::{Path, PathBuf};
-use std::sync::mpsc::{sync_channel, Receiver, SyncSender, TryRecvError};
+use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
 use std::sync::Arc;
 
 /// Lines waiting to be written before calls wait for the writer.
@@ -145,10 +145,7 @@ fn write_lines(rx: Receiver<AuditEvent>, mut out: BufWriter<File>) {
                 tracing::error!(error = %e, "the audit log cannot be written; no more audit lines");
                 return;
             }
-            next = match rx.try_recv() {
-                Ok(e) => Some(e),
-                Err(TryRecvError::Empty | TryRecvError::Disconnected) => None,
-            };
+            next = rx.try_recv().ok();
         }
         if let Err(e) = out.flush() {
             tracing::error!(error = %e, "the audit log cannot be written; no more audit lines");

@@ -49,8 +49,11 @@ pub struct GroupMapping {
     overrides: Arc<HashMap<String, Vec<String>>>,
     source: GroupSource,
     ttl: Duration,
-    cache: Arc<RwLock<HashMap<String, (Instant, Arc<[String]>)>>>,
+    cache: Arc<RwLock<HashMap<String, Cached>>>,
 }
+
+/// A user's groups and when they were looked up.
+type Cached = (Instant, Arc<[String]>);
 
 impl GroupMapping {
     /// `overrides` as [`parse_overrides`] reads them; `ttl` is

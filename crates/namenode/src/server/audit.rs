@@ -3,11 +3,11 @@
 //! for want of permission (the only failure HDFS audits). Calls HDFS does not audit
 //! (block and lease traffic, server defaults, statistics) are not read at all.
 
-use std::sync::Arc;
+use std::collections::HashMap;
+use std::sync::{Arc, LazyLock};
 
 use bytes::Bytes;
 use prost::Message;
-use tusk_proto::hdfs as h;
 use tusk_rpc::{CallContext, CallOutcome, HadoopException};
 
 use crate::audit::AuditEvent;
@@ -42,6 +42,113 @@ const WITH_STATUS: &[&str] = &[
     "setStoragePolicy",
 ];
 
+/// Where an audited request keeps its paths. Every audited ClientNamenodeProtocol
+/// request holds its path (`src`, `path`, `snapshotRoot`, `trg`) in field 1.
+#[derive(Clone, Copy)]
+enum Paths {
+    /// No path (administrative calls).
+    None,
+    /// Field 1 (repeated fields joined with commas).
+    First,
+    /// Field 1, and field 2 as the destination (`rename`).
+    FirstTwo,
+    /// Field 2 joined as the sources, field 1 as the destination (`concat`).
+    Concat,
+    /// `root/.snapshot/old` → `root/.snapshot/new` (`renameSnapshot`: fields 1–3).
+    SnapshotRename,
+}
+
+/// Audited methods: wire name, HDFS's command name, where the paths are.
+const AUDITED: &[(&str, &str, Paths)] = &[
+    ("getFileInfo", "getfileinfo", Paths::First),
+    ("getFileLinkInfo", "getfileinfo", Paths::First),
+    ("getLocatedFileInfo", "getfileinfo", Paths::First),
+    ("getListing", "listStatus", Paths::First),
+    ("getBatchedListing", "listStatus", Paths::First),
+    ("getBlockLocations", "open", Paths::First),
+    ("mkdirs", "mkdirs", Paths::First),
+    ("create", "create", Paths::First),
+    ("append", "append", Paths::First),
+    ("rename", "rename", Paths::FirstTwo),
+    ("rename2", "rename", Paths::FirstTwo),
+    ("delete", "delete", Paths::First),
+    ("concat", "concat", Paths::Concat),
+    ("truncate", "truncate", Paths::First),
+    ("recoverLease", "recoverLease", Paths::First),
+    ("setReplication", "setReplication", Paths::First),
+    ("setPermission", "setPermission", Paths::First),
+    ("setOwner", "setOwner", Paths::First),
+    ("setTimes", "setTimes", Paths::First),
+    ("getContentSummary", "contentSummary", Paths::First),
+    ("checkAccess", "checkAccess", Paths::First),
+    ("setAcl", "setAcl", Paths::First),
+    ("modifyAclEntries", "modifyAclEntries", Paths::First),
+    ("removeAclEntries", "removeAclEntries", Paths::First),
+    ("removeDefaultAcl", "removeDefaultAcl", Paths::First),
+    ("removeAcl", "removeAcl", Paths::First),
+    ("getAclStatus", "getAclStatus", Paths::First),
+    ("setQuota", "setQuota", Paths::First),
+    ("getQuotaUsage", "quotaUsage", Paths::First),
+    ("setXAttr", "setXAttr", Paths::First),
+    ("getXAttrs", "getXAttrs", Paths::First),
+    ("listXAttrs", "listXAttrs", Paths::First),
+    ("removeXAttr", "removeXAttr", Paths::First),
+    ("getStoragePolicy", "getStoragePolicy", Paths::First),
+    ("setStoragePolicy", "setStoragePolicy", Paths::First),
+    ("unsetStoragePolicy", "unsetStoragePolicy", Paths::First),
+    ("allowSnapshot", "allowSnapshot", Paths::First),
+    ("disallowSnapshot", "disallowSnapshot", Paths::First),
+    ("createSnapshot", "createSnapshot", Paths::First),
+    ("deleteSnapshot", "deleteSnapshot", Paths::First),
+    ("renameSnapshot", "renameSnapshot", Paths::SnapshotRename),
+    ("getSnapshotDiffReport", "computeSnapshotDiff", Paths::First),
+    ("getDatanodeReport", "datanodeReport", Paths::None),
+    ("getDatanodeStorageReport", "datanodeReport", Paths::None),
+    ("saveNamespace", "saveNamespace", Paths::None),
+    ("rollEdits", "rollEditLog", Paths::None),
+    ("refreshNodes", "refreshNodes", Paths::None),
+    ("listOpenFiles", "listOpenFiles", Paths::None),
+    (
+        "listCorruptFileBlocks",
+        "listCorruptFileBlocks",
+        Paths::None,
+    ),
+    ("metaSave", "metaSave", Paths::None),
+    ("setBalancerBandwidth", "setBalancerBandwidth", Paths::None),
+    ("finalizeUpgrade", "finalizeUpgrade", Paths::None),
+];
+
+static AUDITED_BY_METHOD: LazyLock<HashMap<&'static str, (&'static str, Paths)>> =
+    LazyLock::new(|| AUDITED.iter().map(|&(m, c, p)| (m, (c, p))).collect());
+
+/// A request's path in field 1 (every audited request keeps it there); other fields
+/// are skipped unread.
+#[derive(Clone, PartialEq, Message)]
+struct OnePath {
+    #[prost(string, repeated, tag = "1")]
+    first: Vec<String>,
+}
+
+/// Paths in fields 1 and 2 (`rename`, `rename2`, `concat`).
+#[derive(Clone, PartialEq, Message)]
+struct TwoPaths {
+    #[prost(string, repeated, tag = "1")]
+    first: Vec<String>,
+    #[prost(string, repeated, tag = "2")]
+    second: Vec<String>,
+}
+
+/// `renameSnapshot`: the root and the old and new names.
+#[derive(Clone, PartialEq, Message)]
+struct SnapshotRename {
+    #[prost(string, tag = "1")]
+    root: String,
+    #[prost(string, tag = "2")]
+    old: String,
+    #[prost(string, tag = "3")]
+    new: String,
+}
+
 /// The audit target of `method`'s request, if HDFS audits it (and the log writes it).
 pub(super) fn target(fsn: &Namesystem, method: &str, body: &Bytes) -> Option<Target> {
     let log = fsn.audit.as_ref()?;
@@ -49,177 +156,33 @@ pub(super) fn target(fsn: &Namesystem, method: &str, body: &Bytes) -> Option<Tar
     log.wants(target.cmd).then_some(target)
 }
 
+/// The audit target of `method`'s request, if HDFS audits `method`.
 fn read_target(method: &str, body: &Bytes) -> Option<Target> {
-    fn src(src: String) -> (Option<String>, Option<String>) {
-        (Some(src), None)
-    }
-    fn of<R: Message + Default>(
-        body: &Bytes,
-        cmd: &'static str,
-        paths: impl FnOnce(R) -> (Option<String>, Option<String>),
-    ) -> Option<Target> {
-        let (src, dst) = paths(R::decode(body.clone()).ok()?);
-        Some(Target { cmd, src, dst })
-    }
-    let bare = |cmd| {
-        Some(Target {
-            cmd,
-            src: None,
-            dst: None,
-        })
+    let &(cmd, paths) = AUDITED_BY_METHOD.get(method)?;
+    let (src, dst) = match paths {
+        Paths::None => (None, None),
+        Paths::First => (
+            Some(OnePath::decode(body.clone()).ok()?.first.join(",")),
+            None,
+        ),
+        Paths::FirstTwo => {
+            let p = TwoPaths::decode(body.clone()).ok()?;
+            (Some(p.first.join(",")), Some(p.second.join(",")))
+        }
+        Paths::Concat => {
+            let p = TwoPaths::decode(body.clone()).ok()?;
+            (Some(p.second.join(",")), Some(p.first.join(",")))
+        }
+        Paths::SnapshotRename => {
+            let p = SnapshotRename::decode(body.clone()).ok()?;
+            let root = p.root.trim_end_matches('/');
+            (
+                Some(format!("{root}/.snapshot/{}", p.old)),
+                Some(format!("{root}/.snapshot/{}", p.new)),
+            )
+        }
     };
-    match method {
-        "getFileInfo" => of(body, "getfileinfo", |r: h::GetFileInfoRequestProto| {
-            src(r.src)
-        }),
-        "getFileLinkInfo" => of(body, "getfileinfo", |r: h::GetFileLinkInfoRequestProto| {
-            src(r.src)
-        }),
-        "getLocatedFileInfo" => of(
-            body,
-            "getfileinfo",
-            |r: h::GetLocatedFileInfoRequestProto| (r.src, None),
-        ),
-        "getListing" => of(
-            body,
-            "listStatus",
-            |r: h::GetListingRequestProto| src(r.src),
-        ),
-        "getBatchedListing" => of(body, "listStatus", |r: h::GetBatchedListingRequestProto| {
-            src(r.paths.join(","))
-        }),
-        "getBlockLocations" => of(body, "open", |r: h::GetBlockLocationsRequestProto| {
-            src(r.src)
-        }),
-        "mkdirs" => of(body, "mkdirs", |r: h::MkdirsRequestProto| src(r.src)),
-        "create" => of(body, "create", |r: h::CreateRequestProto| src(r.src)),
-        "append" => of(body, "append", |r: h::AppendRequestProto| src(r.src)),
-        "rename" => of(body, "rename", |r: h::RenameRequestProto| {
-            (Some(r.src), Some(r.dst))
-        }),
-        "rename2" => of(body, "rename", |r: h::Rename2RequestProto| {
-            (Some(r.src), Some(r.dst))
-        }),
-        "delete" => of(body, "delete", |r: h::DeleteRequestProto| src(r.src)),
-        "concat" => of(body, "concat", |r: h::ConcatRequestProto| {
-            (Some(r.srcs.join(",")), Some(r.trg))
-        }),
-        "truncate" => of(body, "truncate", |r: h::TruncateRequestProto| src(r.src)),
-        "recoverLease" => of(body, "recoverLease", |r: h::RecoverLeaseRequestProto| {
-            src(r.src)
-        }),
-        "setReplication" => of(
-            body,
-            "setReplication",
-            |r: h::SetReplicationRequestProto| src(r.src),
-        ),
-        "setPermission" => of(body, "setPermission", |r: h::SetPermissionRequestProto| {
-            src(r.src)
-        }),
-        "setOwner" => of(body, "setOwner", |r: h::SetOwnerRequestProto| src(r.src)),
-        "setTimes" => of(body, "setTimes", |r: h::SetTimesRequestProto| src(r.src)),
-        "getContentSummary" => of(
-            body,
-            "contentSummary",
-            |r: h::GetContentSummaryRequestProto| src(r.path),
-        ),
-        "checkAccess" => of(body, "checkAccess", |r: h::CheckAccessRequestProto| {
-            src(r.path)
-        }),
-        "setAcl" => of(body, "setAcl", |r: h::SetAclRequestProto| src(r.src)),
-        "modifyAclEntries" => of(
-            body,
-            "modifyAclEntries",
-            |r: h::ModifyAclEntriesRequestProto| src(r.src),
-        ),
-        "removeAclEntries" => of(
-            body,
-            "removeAclEntries",
-            |r: h::RemoveAclEntriesRequestProto| src(r.src),
-        ),
-        "removeDefaultAcl" => of(
-            body,
-            "removeDefaultAcl",
-            |r: h::RemoveDefaultAclRequestProto| src(r.src),
-        ),
-        "removeAcl" => of(body, "removeAcl", |r: h::RemoveAclRequestProto| src(r.src)),
-        "getAclStatus" => of(body, "getAclStatus", |r: h::GetAclStatusRequestProto| {
-            src(r.src)
-        }),
-        "setQuota" => of(body, "setQuota", |r: h::SetQuotaRequestProto| src(r.path)),
-        "getQuotaUsage" => of(body, "quotaUsage", |r: h::GetQuotaUsageRequestProto| {
-            src(r.path)
-        }),
-        "setXAttr" => of(body, "setXAttr", |r: h::SetXAttrRequestProto| src(r.src)),
-        "getXAttrs" => of(body, "getXAttrs", |r: h::GetXAttrsRequestProto| src(r.src)),
-        "listXAttrs" => of(
-            body,
-            "listXAttrs",
-            |r: h::ListXAttrsRequestProto| src(r.src),
-        ),
-        "removeXAttr" => of(body, "removeXAttr", |r: h::RemoveXAttrRequestProto| {
-            src(r.src)
-        }),
-        "getStoragePolicy" => of(
-            body,
-            "getStoragePolicy",
-            |r: h::GetStoragePolicyRequestProto| src(r.path),
-        ),
-        "setStoragePolicy" => of(
-            body,
-            "setStoragePolicy",
-            |r: h::SetStoragePolicyRequestProto| src(r.src),
-        ),
-        "unsetStoragePolicy" => of(
-            body,
-            "unsetStoragePolicy",
-            |r: h::UnsetStoragePolicyRequestProto| src(r.src),
-        ),
-        "allowSnapshot" => of(body, "allowSnapshot", |r: h::AllowSnapshotRequestProto| {
-            src(r.snapshot_root)
-        }),
-        "disallowSnapshot" => of(
-            body,
-            "disallowSnapshot",
-            |r: h::DisallowSnapshotRequestProto| src(r.snapshot_root),
-        ),
-        "createSnapshot" => of(
-            body,
-            "createSnapshot",
-            |r: h::CreateSnapshotRequestProto| src(r.snapshot_root),
-        ),
-        "deleteSnapshot" => of(
-            body,
-            "deleteSnapshot",
-            |r: h::DeleteSnapshotRequestProto| src(r.snapshot_root),
-        ),
-        "renameSnapshot" => of(
-            body,
-            "renameSnapshot",
-            |r: h::RenameSnapshotRequestProto| {
-                let root = r.snapshot_root.trim_end_matches('/');
-                (
-                    Some(format!("{root}/.snapshot/{}", r.snapshot_old_name)),
-                    Some(format!("{root}/.snapshot/{}", r.snapshot_new_name)),
-                )
-            },
-        ),
-        "getSnapshotDiffReport" => of(
-            body,
-            "computeSnapshotDiff",
-            |r: h::GetSnapshotDiffReportRequestProto| src(r.snapshot_root),
-        ),
-        "getDatanodeReport" | "getDatanodeStorageReport" => bare("datanodeReport"),
-        "saveNamespace" => bare("saveNamespace"),
-        "rollEdits" => bare("rollEditLog"),
-        "refreshNodes" => bare("refreshNodes"),
-        "listOpenFiles" => bare("listOpenFiles"),
-        "listCorruptFileBlocks" => bare("listCorruptFileBlocks"),
-        "metaSave" => bare("metaSave"),
-        "setBalancerBandwidth" => bare("setBalancerBandwidth"),
-        "finalizeUpgrade" => bare("finalizeUpgrade"),
-        _ => None,
-    }
+    Some(Target { cmd, src, dst })
 }
 
 /// Logs the call's outcome, once it is known: allowed when it succeeded, refused when
@@ -269,4 +232,62 @@ fn status_of(fsn: &Namesystem, path: &str) -> Option<String> {
         .flatten()?;
     let mode = crate::namespace::permission::fs_permission(st.permission.perm as u16);
     Some(format!("{}:{}:{mode}", st.owner, st.group))
+}
+
+#[cfg(test)]
+mod tests {
+    use tusk_proto::hdfs as h;
+
+    use super::*;
+
+    fn paths(method: &str, request: impl Message) -> (Option<String>, Option<String>) {
+        let t = read_target(method, &Bytes::from(request.encode_to_vec())).expect("audited");
+        (t.src, t.dst)
+    }
+
+    #[test]
+    fn paths_are_read_where_each_request_keeps_them() {
+        let delete = h::DeleteRequestProto {
+            src: "/a".into(),
+            recursive: true,
+        };
+        assert_eq!(paths("delete", delete), (Some("/a".into()), None));
+        let rename = h::Rename2RequestProto {
+            src: "/a".into(),
+            dst: "/b".into(),
+            overwrite_dest: true,
+            ..Default::default()
+        };
+        assert_eq!(
+            paths("rename2", rename),
+            (Some("/a".into()), Some("/b".into()))
+        );
+        let concat = h::ConcatRequestProto {
+            trg: "/t".into(),
+            srcs: vec!["/s1".into(), "/s2".into()],
+        };
+        assert_eq!(
+            paths("concat", concat),
+            (Some("/s1,/s2".into()), Some("/t".into()))
+        );
+        let rename_snapshot = h::RenameSnapshotRequestProto {
+            snapshot_root: "/d/".into(),
+            snapshot_old_name: "s0".into(),
+            snapshot_new_name: "s1".into(),
+        };
+        assert_eq!(
+            paths("renameSnapshot", rename_snapshot),
+            (
+                Some("/d/.snapshot/s0".into()),
+                Some("/d/.snapshot/s1".into())
+            )
+        );
+        let create = h::CreateRequestProto {
+            src: "/f".into(),
+            masked: h::FsPermissionProto { perm: 0o644 },
+            ..Default::default()
+        };
+        assert_eq!(paths("create", create), (Some("/f".into()), None));
+        assert!(read_target("addBlock", &Bytes::new()).is_none());
+    }
 }
