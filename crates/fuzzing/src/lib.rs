@@ -20,6 +20,9 @@
 //!   with their checksums.
 //! - `security`: block access token identifiers (both layouts) checked against a
 //!   DataNode's keys, and the DIGEST-MD5 response of the DataNode's SASL handshake.
+//! - `sasl`: what Hadoop RPC's SASL layers read: a server's DIGEST-MD5 challenge (as the
+//!   client), Kerberos principals, `auth_to_local` rules, proxy-user rules and the frames
+//!   of a security layer's unwrapped stream.
 //! - `config`: TOML configuration files and `-D` overrides, read into every daemon's
 //!   options (and the block keys the NameNode builds from them).
 //!
@@ -35,6 +38,7 @@ pub mod namenode;
 mod outcome;
 pub mod resourcemanager;
 pub mod rpc;
+pub mod sasl;
 pub mod security;
 
 /// A temporary directory for a target's files (a name directory, a segment): on
@@ -128,6 +132,11 @@ pub const TARGETS: &[Target] = &[
         name: "block_token",
         run: security::token,
         seeds: security::seeds,
+    },
+    Target {
+        name: "sasl",
+        run: sasl::run,
+        seeds: sasl::seeds,
     },
     Target {
         name: "config",

@@ -99,6 +99,13 @@ impl GroupMapping {
     }
 }
 
+impl Default for GroupMapping {
+    /// No overrides, the system's groups, Hadoop's 300 s cache.
+    fn default() -> Self {
+        GroupMapping::new(HashMap::new(), GroupSource::Os, Duration::from_secs(300))
+    }
+}
+
 /// `alice=dev,ops;bob=` → alice in dev and ops, bob in none (Hadoop's
 /// `hadoop.user.group.static.mapping.overrides`).
 pub fn parse_overrides(text: &str) -> HashMap<String, Vec<String>> {

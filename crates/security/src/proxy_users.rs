@@ -2,14 +2,21 @@
 //! `hadoop.proxyuser.<user>.hosts` with `.users` and/or `.groups` may act for the users
 //! listed (or members of the groups listed) when its request comes from one of the
 //! hosts listed. `*` allows any; with no rule a real user may act for nobody else, which
-//! is Hadoop's default. WebHDFS's `doas` is checked against these rules.
+//! is Hadoop's default. Groups are the mapping's (`crate::groups`). WebHDFS's `doas` is checked against these rules.
 
 use std::collections::{HashMap, HashSet};
 use std::net::{IpAddr, ToSocketAddrs};
+use std::time::Duration;
+
+use crate::groups::{parse_overrides, GroupMapping, GroupSource};
 
 const PREFIX: &str = "hadoop.proxyuser.";
 /// `hadoop.user.group.static.mapping.overrides`: `user=group1,group2;user2=;`.
 const STATIC_GROUPS: &str = "hadoop.user.group.static.mapping.overrides";
+const MAPPING: &str = "hadoop.security.group.mapping";
+const CACHE_SECS: &str = "hadoop.security.groups.cache.secs";
+/// Hadoop's `hadoop.security.groups.cache.secs` default.
+const CACHE: Duration = Duration::from_secs(300);
 
 /// Everyone, or the names listed.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -121,28 +128,32 @@ struct Rule {
 #[derive(Clone, Debug, Default)]
 pub struct ProxyUsers {
     rules: HashMap<String, Rule>,
-    /// Groups named by the static mapping (a user's own name is always its group).
-    groups: HashMap<String, Vec<String>>,
+    /// The groups of the users acted for (static overrides, then the system's).
+    groups: GroupMapping,
 }
 
 impl ProxyUsers {
     /// Reads the rules from a configuration's `(key, value)` pairs.
     pub fn from_pairs<'a>(pairs: impl IntoIterator<Item = (&'a str, &'a str)>) -> Self {
         let mut this = ProxyUsers::default();
+        let (mut overrides, mut source, mut ttl) = (HashMap::new(), GroupSource::Os, CACHE);
         for (key, value) in pairs {
-            if key == STATIC_GROUPS {
-                for entry in value.split(';') {
-                    if let Some((user, groups)) = entry.split_once('=') {
-                        let groups = groups
-                            .split(',')
-                            .map(str::trim)
-                            .filter(|g| !g.is_empty())
-                            .map(String::from)
-                            .collect();
-                        this.groups.insert(user.trim().to_string(), groups);
-                    }
+            match key {
+                STATIC_GROUPS => overrides = parse_overrides(value),
+                MAPPING => {
+                    source = GroupSource::from_class(Some(value)).unwrap_or_else(|e| {
+                        tracing::warn!(error = %e, "proxy users: taking groups from the system");
+                        GroupSource::Os
+                    })
                 }
-                continue;
+                CACHE_SECS => {
+                    ttl = value
+                        .trim()
+                        .parse()
+                        .map(Duration::from_secs)
+                        .unwrap_or(CACHE)
+                }
+                _ => {}
             }
             let Some(rest) = key.strip_prefix(PREFIX) else {
                 continue;
@@ -158,6 +169,7 @@ impl ProxyUsers {
                 _ => {}
             }
         }
+        this.groups = GroupMapping::new(overrides, source, ttl);
         this
     }
 
@@ -169,11 +181,13 @@ impl ProxyUsers {
         }
         let refused = || format!("User: {real} is not allowed to impersonate {doas}");
         let rule = self.rules.get(real).ok_or_else(refused)?;
-        let own = [doas.to_string()];
-        let groups = self.groups.get(doas).map_or(&own[..], Vec::as_slice);
         let member = rule.users.contains(doas)
             || rule.groups == Names::Any
-            || groups.iter().chain(&own).any(|g| rule.groups.contains(g));
+            || self
+                .groups
+                .groups(doas)
+                .iter()
+                .any(|g| rule.groups.contains(g));
         if !member {
             return Err(refused());
         }
