@@ -61,6 +61,19 @@ fsshell "$CONF" -rm "/user/$ME/moved.bin" | grep -q "Deleted /user/$ME/moved.bin
 # Tusk's own shell, with the same ticket, reads what Hadoop's wrote.
 [ "$("$TUSK" --conf "$CONF" fs -cat "/user/$ME/hello.txt")" = "hello from a kerberized fsshell" ] || fail "tusk fs -cat"
 
+# A client whose pattern of NameNode principals (`dfs.namenode.kerberos.principal.pattern`;
+# HDFS's default `*` takes any) leaves this one out refuses it before asking for a
+# ticket: Hadoop's FsShell and Tusk's shell alike.
+OTHER=nn/elsewhere.example@TUSK.LOCAL
+conf_with "$WORK/other-nn" hadoop.rpc.protection authentication
+sed -i "s#</configuration>#  <property><name>dfs.namenode.kerberos.principal.pattern</name><value>$OTHER</value></property>\n</configuration>#" \
+  "$WORK/other-nn/hdfs-site.xml"
+REFUSAL="Server has invalid Kerberos principal: nn/localhost@TUSK.LOCAL, doesn't match the pattern: $OTHER"
+if fsshell "$WORK/other-nn" -ls / 2> "$WORK/other-nn.err"; then fail "Hadoop's client accepted a NameNode principal outside its pattern"; fi
+grep -qF "$REFUSAL" "$WORK/other-nn.err" || { cat "$WORK/other-nn.err" >&2; fail "Hadoop's principal check"; }
+if "$TUSK" --conf "$WORK/other-nn" fs -ls / 2> "$WORK/tusk-other-nn.err"; then fail "Tusk's client accepted a NameNode principal outside its pattern"; fi
+grep -qF "$REFUSAL" "$WORK/tusk-other-nn.err" || { cat "$WORK/tusk-other-nn.err" >&2; fail "Tusk's principal check"; }
+
 # hdfs-native (the Rust client's Python package), with the same ticket and the
 # cluster's client configuration: 1 MiB through the DataNodes and back, owned by the
 # ticket's user.

@@ -145,6 +145,10 @@ pub struct ClientOptions {
     /// `hadoop.rpc.protection`: the security layers a Kerberos connection accepts.
     #[serde(skip)]
     pub rpc_protection: Vec<tusk_rpc::Protection>,
+    /// `dfs.namenode.kerberos.principal` (and `.pattern`): the identity the NameNode
+    /// must offer under Kerberos.
+    #[serde(skip)]
+    pub namenode_principal: Option<tusk_rpc::auth::ServerPrincipal>,
 }
 
 impl Default for ClientOptions {
@@ -171,6 +175,7 @@ impl Default for ClientOptions {
             short_circuit_skip_checksum: false,
             kerberos: false,
             rpc_protection: vec![tusk_rpc::Protection::Authentication],
+            namenode_principal: None,
         }
     }
 }
@@ -183,6 +188,14 @@ impl ClientOptions {
             message: e.to_string(),
         };
         let fs = conf.get_str("fs.defaultFS", "hdfs://127.0.0.1:8020");
+        let namenode_principal =
+            tusk_rpc::auth::ServerPrincipal::from_conf(conf, "dfs.namenode.kerberos.principal");
+        if namenode_principal.is_none() && tusk_rpc::auth::kerberos_enabled(conf).map_err(bad)? {
+            return Err(ClientError::InvalidArgument {
+                path: "configuration".into(),
+                message: "Failed to specify server's Kerberos principal name (dfs.namenode.kerberos.principal)".into(),
+            });
+        }
         Ok(ClientOptions {
             namenode: namenode_addr(&fs).ok_or_else(|| ClientError::InvalidArgument {
                 path: fs.clone(),
@@ -248,6 +261,7 @@ impl ClientOptions {
                 .map_err(bad)?,
             kerberos: tusk_rpc::auth::kerberos_enabled(conf).map_err(bad)?,
             rpc_protection: tusk_rpc::auth::protection(conf).map_err(bad)?,
+            namenode_principal,
         })
     }
 }
@@ -271,6 +285,7 @@ impl ClientOptions {
             connect_retry: self.connect_retry,
             kerberos,
             protection: self.rpc_protection.clone(),
+            server_principal: self.namenode_principal.clone(),
             ..Default::default()
         }
     }

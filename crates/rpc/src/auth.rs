@@ -124,6 +124,86 @@ impl ServiceIdentity {
     }
 }
 
+/// The server principal a Kerberos client accepts (Hadoop's
+/// `SaslRpcClient.getServerPrincipal`): the protocol's configured principal
+/// (`dfs.namenode.kerberos.principal`) with `_HOST` as the host the client connects
+/// to, or any principal the glob `dfs.namenode.kerberos.principal.pattern` matches
+/// (HDFS's default `*`: any). A server offering another identity is refused before a
+/// ticket for it is asked for, so with the pattern set empty, a server holding some
+/// other service's key cannot pass for the NameNode.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ServerPrincipal {
+    pub principal: String,
+    pub pattern: Option<String>,
+}
+
+impl ServerPrincipal {
+    /// `key` and `key.pattern`; `None` when `key` is not set. The pattern's default is
+    /// `*`, as `hdfs-default.xml` sets `dfs.namenode.kerberos.principal.pattern`: any
+    /// principal passes unless the pattern is set, or set empty (then only `key`'s).
+    pub fn from_conf(conf: &Configuration, key: &str) -> Option<ServerPrincipal> {
+        let principal = conf
+            .get(key)
+            .map(|p| p.trim().to_string())
+            .filter(|p| !p.is_empty())?;
+        let pattern = conf
+            .get(&format!("{key}.pattern"))
+            .unwrap_or("*")
+            .trim()
+            .to_string();
+        Some(ServerPrincipal {
+            principal,
+            pattern: Some(pattern).filter(|p| !p.is_empty()),
+        })
+    }
+
+    /// Checks the server's offer (`protocol/server_id`) on a connection to `host`; the
+    /// refusal in Hadoop's words.
+    pub fn check(&self, host: &str, protocol: &str, server_id: &str) -> Result<(), String> {
+        let expected = Principal::with_host(&self.principal, &client_host(host))
+            .map_err(|e| format!("Failed to specify server's Kerberos principal name: {e}"))?;
+        let offered = format!("{protocol}/{server_id}@{}", expected.realm);
+        match &self.pattern {
+            Some(pattern) if glob(pattern).is_match(&offered) => Ok(()),
+            Some(pattern) => Err(format!(
+                "Server has invalid Kerberos principal: {offered}, doesn't match the pattern: {pattern}"
+            )),
+            None if expected.primary == protocol
+                && expected.instance.as_deref() == Some(server_id) =>
+            {
+                Ok(())
+            }
+            None => Err(format!(
+                "Server has invalid Kerberos principal: {offered}, expecting: {expected}"
+            )),
+        }
+    }
+}
+
+/// Hadoop's `GlobPattern` for principals: `*` any run of characters, `?` one.
+fn glob(pattern: &str) -> regex::Regex {
+    let body: String = pattern
+        .chars()
+        .map(|c| match c {
+            '*' => ".*".to_string(),
+            '?' => ".".to_string(),
+            c => regex::escape(&c.to_string()),
+        })
+        .collect();
+    regex::Regex::new(&format!("^{body}$")).expect("escaped")
+}
+
+/// The host `_HOST` stands for on a client connecting to `host`: a loopback address as
+/// `localhost`, another address by its reverse lookup (as Java's
+/// `getCanonicalHostName`), a name lower-cased.
+fn client_host(host: &str) -> String {
+    match host.trim_matches(['[', ']']).parse::<std::net::IpAddr>() {
+        Ok(ip) if ip.is_loopback() => "localhost".into(),
+        Ok(ip) => dns_lookup::lookup_addr(&ip).unwrap_or_else(|_| ip.to_string()),
+        Err(_) => host.to_lowercase(),
+    }
+}
+
 /// The host `_HOST` stands for, given the address a service binds: a name as it is,
 /// a loopback address as `localhost`, a wildcard as this machine's host name (as Java's
 /// `InetAddress` names them).
@@ -149,6 +229,34 @@ mod tests {
         assert!(kerberos_enabled(&conf).unwrap());
         conf.set(AUTHENTICATION_KEY, "token");
         assert!(kerberos_enabled(&conf).is_err());
+    }
+
+    #[test]
+    fn a_server_must_offer_the_configured_principal() {
+        let mut conf = Configuration::new();
+        assert!(ServerPrincipal::from_conf(&conf, "dfs.namenode.kerberos.principal").is_none());
+        conf.set("dfs.namenode.kerberos.principal", "nn/_HOST@TUSK.LOCAL");
+        let default = ServerPrincipal::from_conf(&conf, "dfs.namenode.kerberos.principal");
+        assert_eq!(
+            default.unwrap().check("127.0.0.1", "dn", "elsewhere"),
+            Ok(())
+        );
+        conf.set("dfs.namenode.kerberos.principal.pattern", "");
+        let nn = ServerPrincipal::from_conf(&conf, "dfs.namenode.kerberos.principal").unwrap();
+        assert_eq!(nn.check("127.0.0.1", "nn", "localhost"), Ok(()));
+        assert_eq!(nn.check("NN1.Example", "nn", "nn1.example"), Ok(()));
+        assert_eq!(
+            nn.check("127.0.0.1", "dn", "localhost"),
+            Err("Server has invalid Kerberos principal: dn/localhost@TUSK.LOCAL, expecting: nn/localhost@TUSK.LOCAL".into())
+        );
+        assert!(nn.check("nn1.example", "nn", "nn2.example").is_err());
+        conf.set("dfs.namenode.kerberos.principal.pattern", "nn/*@TUSK.LOCAL");
+        let any = ServerPrincipal::from_conf(&conf, "dfs.namenode.kerberos.principal").unwrap();
+        assert_eq!(any.check("nn1.example", "nn", "nn2.example"), Ok(()));
+        assert_eq!(
+            any.check("nn1.example", "dn", "nn2.example"),
+            Err("Server has invalid Kerberos principal: dn/nn2.example@TUSK.LOCAL, doesn't match the pattern: nn/*@TUSK.LOCAL".into())
+        );
     }
 
     #[test]

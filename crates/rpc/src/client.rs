@@ -58,6 +58,8 @@ pub struct RpcClientOptions {
     /// The security layers a Kerberos connection accepts (`hadoop.rpc.protection`); it
     /// takes the strongest the server offers.
     pub protection: Vec<Protection>,
+    /// The principal a Kerberos server must offer; `None`: any (a test's client).
+    pub server_principal: Option<crate::auth::ServerPrincipal>,
 }
 
 /// Hadoop's connect retry (`Client.Connection.setupConnection`): each failed connect
@@ -123,6 +125,7 @@ impl Default for RpcClientOptions {
             token: None,
             kerberos: None,
             protection: vec![Protection::Authentication],
+            server_principal: None,
         }
     }
 }
@@ -136,6 +139,19 @@ struct Pending {
     calls: HashMap<i32, oneshot::Sender<Reply>>,
     /// Set by the reader task when the connection ends; no new calls are accepted.
     closed: bool,
+    /// The server's FATAL reply that ended the connection, which a call arriving after
+    /// the end gets too.
+    fatal: Option<RemoteException>,
+}
+
+impl Pending {
+    /// What a call on the ended connection gets.
+    fn ended(&self) -> RpcError {
+        match &self.fatal {
+            Some(fatal) => RpcError::Remote(fatal.clone()),
+            None => RpcError::ConnectionClosed,
+        }
+    }
 }
 
 struct Connection {
@@ -229,7 +245,7 @@ impl RpcClient {
         {
             let mut pending = conn.pending.lock().expect("pending lock");
             if pending.closed {
-                return Err(RpcError::ConnectionClosed);
+                return Err(pending.ended());
             }
             pending.calls.insert(call_id, tx);
         }
@@ -241,8 +257,9 @@ impl RpcClient {
         };
         let mut out = BytesMut::new();
         frame::write_frame(&mut out, &[&header, &req_header, &Encoded(request)]);
-        conn.tx.send(out).map_err(|_| RpcError::ConnectionClosed)?;
-        rx.await.map_err(|_| RpcError::ConnectionClosed)?
+        let ended = || conn.pending.lock().expect("pending lock").ended();
+        conn.tx.send(out).map_err(|_| ended())?;
+        rx.await.map_err(|_| ended())?
     }
 
     fn request_header(&self, call_id: i32) -> RpcRequestHeaderProto {
@@ -358,12 +375,17 @@ impl RpcClient {
         if let Some(token) = token {
             sasl::authenticate(&mut rd, &mut wr, &sasl_header, token).await?;
         } else if let Some(login) = &self.options.kerberos {
+            let expected = self.options.server_principal.as_ref().map(|p| {
+                let host = self.addr.rsplit_once(':').map_or(&*self.addr, |(h, _)| h);
+                (p, host)
+            });
             let (principal, chosen) = sasl::authenticate_kerberos(
                 &mut rd,
                 &mut wr,
                 &sasl_header,
                 login,
                 &self.options.protection,
+                expected,
             )
             .await?;
             if effective_user.is_empty() {
@@ -474,17 +496,18 @@ async fn read_loop<R: tokio::io::AsyncRead + Unpin>(
     if let Err(e) = &result {
         tracing::debug!(error = %e, "RPC client connection ended");
     }
+    // A FATAL reply (a refused connection) is what every call still waiting gets, and
+    // every call made after.
     let calls = {
         let mut p = pending.lock().expect("pending lock");
         p.closed = true;
+        if let Err(RpcError::Remote(fatal)) = &result {
+            p.fatal = Some(fatal.clone());
+        }
         std::mem::take(&mut p.calls)
     };
-    // A FATAL reply (a refused connection) is what every call still waiting gets.
     for (_, slot) in calls {
-        let _ = slot.send(Err(match &result {
-            Err(RpcError::Remote(fatal)) => RpcError::Remote(fatal.clone()),
-            _ => RpcError::ConnectionClosed,
-        }));
+        let _ = slot.send(Err(pending.lock().expect("pending lock").ended()));
     }
 }
 

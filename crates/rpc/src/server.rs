@@ -224,6 +224,7 @@ impl RpcServer {
         let mut conn = self.connection_state(peer);
         if !conn.admit(auth) {
             conn.flush(&mut wr).await?;
+            linger(&mut rd, &mut wr).await;
             return Ok(());
         }
         let mut input = FrameReader::new(self.limits.clone());
@@ -241,6 +242,7 @@ impl RpcServer {
             while let Some(body) = input.take_frame()? {
                 if !self.handle_frame(&mut conn, body, &mut waiting)? {
                     conn.flush(&mut wr).await?;
+                    linger(&mut rd, &mut wr).await;
                     return Ok(());
                 }
             }
@@ -575,6 +577,23 @@ struct Held {
     retry: Option<i32>,
     reply: Bytes,
     timer: CallTimer,
+}
+
+/// How long a refused connection is read and drained after its fatal reply.
+const LINGER: std::time::Duration = std::time::Duration::from_secs(1);
+
+/// Ends a connection after its fatal reply without losing the reply: the write side is
+/// shut (the reply, then FIN) and what the client still sends (its connection context,
+/// its first call) is read and dropped until it closes, for a second at most. Closing
+/// with those bytes unread would answer them with a reset, which can discard the reply
+/// from the client's receive buffer before the client reads it.
+async fn linger(rd: &mut tokio::net::tcp::OwnedReadHalf, wr: &mut tokio::net::tcp::OwnedWriteHalf) {
+    let _ = wr.shutdown().await;
+    let mut sink = [0u8; 4096];
+    let _ = tokio::time::timeout(LINGER, async {
+        while matches!(rd.read(&mut sink).await, Ok(n) if n > 0) {}
+    })
+    .await;
 }
 
 /// Per-connection state owned by the connection's reader task.

@@ -93,6 +93,8 @@ pub const KNOWN: &[&str] = &[
     "dfs.namenode.heartbeat.recheck-interval",
     "dfs.namenode.http-address",
     "dfs.namenode.kerberos.principal",
+    // A glob of server principals a client accepts instead of the one above.
+    "dfs.namenode.kerberos.principal.pattern",
     "dfs.namenode.keytab.file",
     "dfs.namenode.http-bind-host",
     "dfs.namenode.lease-hard-limit-sec",

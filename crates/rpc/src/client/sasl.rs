@@ -15,18 +15,21 @@ use tusk_proto::common::{RpcRequestHeaderProto, RpcResponseHeaderProto, RpcSaslP
 use tusk_security::digest_md5::DigestMd5Client;
 use tusk_security::kerberos::{GssapiClient, KerberosLogin, Protection, SecurityLayer};
 
+use crate::auth::ServerPrincipal;
 use crate::error::{RemoteException, RpcError};
 use crate::frame::{self, sasl_message, SASL_DIGEST_MD5, SASL_GSSAPI, SASL_KERBEROS, SASL_TOKEN};
 
 /// Authenticates with Kerberos credentials from `login`; `header` is the request header
-/// for the SASL call id. Returns the client's principal and the security layer chosen
-/// (`None` for `authentication`).
+/// for the SASL call id; `expected`, the principal the server must offer and the host
+/// connected to. Returns the client's principal and the security layer chosen (`None`
+/// for `authentication`).
 pub(super) async fn authenticate_kerberos<R, W>(
     rd: &mut R,
     wr: &mut W,
     header: &RpcRequestHeaderProto,
     login: &KerberosLogin,
     protection: &[Protection],
+    expected: Option<(&ServerPrincipal, &str)>,
 ) -> Result<(String, Option<SecurityLayer>), RpcError>
 where
     R: AsyncRead + Unpin,
@@ -37,6 +40,11 @@ where
         RpcError::Protocol(format!("GSS initiate failed: {e}"))
     };
     let (protocol, server_id) = (offer.protocol().to_string(), offer.server_id().to_string());
+    if let Some((principal, host)) = expected {
+        principal
+            .check(host, &protocol, &server_id)
+            .map_err(RpcError::Protocol)?;
+    }
     let login = login.clone();
     let protection = protection.to_vec();
     // The first token asks the KDC for a service ticket: a blocking call.
