@@ -99,6 +99,9 @@ pub(crate) struct Ask {
     pub priority: u32,
     pub resource: Resource,
     pub nodes: Vec<String>,
+    /// The volume holding the input on each of `nodes`, same order (`ContainerAsk.volumes`);
+    /// shorter or empty = not known.
+    pub volumes: Vec<u32>,
     pub racks: Vec<String>,
     pub strict: bool,
     pub remaining: u32,

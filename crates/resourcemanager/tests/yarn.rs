@@ -756,7 +756,7 @@ async fn reception_reaches(rm: &MiniYarn, bytes: u64, since: Instant) -> Result<
         || async {
             node_report(rm, "n")
                 .await
-                .filter(|n| n.status.unwrap_or_default().potential_reception_bytes == bytes)
+                .filter(|n| n.status.clone().unwrap_or_default().potential_reception_bytes == bytes)
         },
     )
     .await?;

@@ -100,7 +100,7 @@ impl Cluster {
         node.last_heartbeat = now;
         node.last_heartbeat_ms = now_ms;
         node.heartbeats += 1;
-        node.status = r.status.unwrap_or_default();
+        node.status = r.status.clone().unwrap_or_default();
         let wake = node.wake.clone();
         for c in &r.running {
             if let Some(rec) = self.containers.get_mut(&c.container_id) {
@@ -147,7 +147,7 @@ impl Cluster {
         let Some(node) = self.nodes.get_mut(&r.node_id).filter(|n| !n.lost) else {
             return false;
         };
-        node.status = r.status.unwrap_or_default();
+        node.status = r.status.clone().unwrap_or_default();
         tracing::debug!(node = %r.node_id, status = ?node.status, "node status changed");
         if self.event_driven() {
             self.schedule_node(&r.node_id);
@@ -229,7 +229,7 @@ impl Cluster {
                 capability: Some(n.capability.into()),
                 used: Some(n.used.into()),
                 containers: n.containers.len() as u32,
-                status: Some(n.status),
+                status: Some(n.status.clone()),
                 last_heartbeat_ms: n.last_heartbeat_ms,
                 heartbeats: n.heartbeats,
                 blocked: self.options.status_policy.blocked(&n.status),
