@@ -560,7 +560,11 @@ mod tests {
         let s = sampler.push(start + Duration::from_secs(2), reading(2_000_000));
         assert!((s.disk_max_volume_pct - 100.0).abs() < 1e-9, "{s:?}");
         assert!((s.disk_utilization_pct - 100.0 / 3.0).abs() < 1e-9, "{s:?}");
-        assert_eq!(sampler.volumes(), [100.0, 0.0, 0.0], "each volume, in order");
+        assert_eq!(
+            sampler.volumes(),
+            [100.0, 0.0, 0.0],
+            "each volume, in order"
+        );
         // Unknown devices: the host's busiest device is both figures.
         let prev = Reading {
             io_ticks: vec![("sda".into(), 0), ("sdb".into(), 0)],

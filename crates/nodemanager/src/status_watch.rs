@@ -20,7 +20,11 @@ use crate::Node;
 
 /// The node's status: sampled rates (`volumes`: each local dir's device, in order),
 /// Potential-Reception and link rate.
-pub(crate) fn node_status(node: &Node, sample: &status::NodeStatus, volumes: &[f64]) -> y::NodeStatus {
+pub(crate) fn node_status(
+    node: &Node,
+    sample: &status::NodeStatus,
+    volumes: &[f64],
+) -> y::NodeStatus {
     y::NodeStatus {
         disk_utilization_pct: sample.disk_utilization_pct,
         disk_max_volume_pct: sample.disk_max_volume_pct,

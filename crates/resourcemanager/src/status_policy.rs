@@ -317,7 +317,13 @@ impl StatusPolicyOptions {
     }
 
     /// Whether policy `p`, when on, holds a task of `kind` back from the node.
-    fn holds(&self, p: Policy, kind: TaskKind, placement: Placement, status: &y::NodeStatus) -> bool {
+    fn holds(
+        &self,
+        p: Policy,
+        kind: TaskKind,
+        placement: Placement,
+        status: &y::NodeStatus,
+    ) -> bool {
         let data_local = placement.data_local();
         let over = self.on(p)
             && match p {
@@ -486,7 +492,10 @@ mod tests {
             Some(Policy::DiskRate)
         );
         assert_eq!(o.blocking(TaskKind::Reduce, REMOTE, &busy), None);
-        assert_eq!(o.blocking(TaskKind::Map, LOCAL, &status(85.0, 0.0, 0)), None);
+        assert_eq!(
+            o.blocking(TaskKind::Map, LOCAL, &status(85.0, 0.0, 0)),
+            None
+        );
     }
 
     #[test]
@@ -541,7 +550,11 @@ mod tests {
         };
         let map_on = |at| task_volume.blocking(TaskKind::Map, at, &first_busy);
         assert_eq!(map_on(Placement::Local(Some(0))), Some(Policy::DiskRate));
-        assert_eq!(map_on(Placement::Local(Some(1))), None, "its volume is idle");
+        assert_eq!(
+            map_on(Placement::Local(Some(1))),
+            None,
+            "its volume is idle"
+        );
         // Volume unknown (not named, or not reported): the busiest volume decides.
         assert_eq!(map_on(LOCAL), Some(Policy::DiskRate));
         assert_eq!(map_on(Placement::Local(Some(7))), Some(Policy::DiskRate));
@@ -663,7 +676,10 @@ mod tests {
         );
         let o = StatusPolicyOptions::from_conf(&conf).unwrap();
         assert_eq!(o.disk_signal, DiskSignal::NodeAverage);
-        conf.set("tusk.yarn.scheduler.status-aware.disk-signal", "task-volume");
+        conf.set(
+            "tusk.yarn.scheduler.status-aware.disk-signal",
+            "task-volume",
+        );
         let o = StatusPolicyOptions::from_conf(&conf).unwrap();
         assert_eq!(o.disk_signal, DiskSignal::TaskVolume);
         conf.set("tusk.yarn.scheduler.status-aware.disk-signal", "busiest");

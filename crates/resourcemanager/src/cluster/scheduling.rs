@@ -607,7 +607,10 @@ mod status_aware {
         // it runs when `busy` offers first.
         let run = |signal: DiskSignal, on_busy: u32| {
             let mut c = cluster(&[Policy::DiskRate]);
-            Arc::get_mut(&mut c.options).unwrap().status_policy.disk_signal = signal;
+            Arc::get_mut(&mut c.options)
+                .unwrap()
+                .status_policy
+                .disk_signal = signal;
             add_node(&mut c, "busy");
             add_node(&mut c, "calm");
             let attempt = app_asking_a_map_on(&mut c, "calm", &["busy", "calm"], &[on_busy, 0]);
@@ -622,10 +625,18 @@ mod status_aware {
             heartbeat(&mut c, "calm", 5.0);
             map_node(&mut c, &attempt).expect("the calm node takes it")
         };
-        assert_eq!(run(DiskSignal::TaskVolume, 0), "calm", "its volume is saturated");
+        assert_eq!(
+            run(DiskSignal::TaskVolume, 0),
+            "calm",
+            "its volume is saturated"
+        );
         assert_eq!(run(DiskSignal::TaskVolume, 2), "busy", "its volume is idle");
         assert_eq!(run(DiskSignal::MaxVolume, 2), "calm");
-        assert_eq!(run(DiskSignal::NodeAverage, 0), "busy", "the study's average: 25%");
+        assert_eq!(
+            run(DiskSignal::NodeAverage, 0),
+            "busy",
+            "the study's average: 25%"
+        );
     }
 
     #[test]
