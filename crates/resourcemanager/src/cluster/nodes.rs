@@ -67,6 +67,7 @@ impl Cluster {
                 wake: Arc::new(Notify::new()),
             },
         );
+        self.recount_live_nodes();
         if let Some(n) = self.nodes.get(&r.node_id) {
             self.node_racks.insert(n.id.clone(), n.rack.clone());
             self.node_racks.insert(n.host.clone(), n.rack.clone());
@@ -196,10 +197,11 @@ impl Cluster {
         node.to_launch.clear();
         node.to_kill.clear();
         node.wake.notify_one();
+        let containers: Vec<String> = node.containers.iter().cloned().collect();
+        self.recount_live_nodes();
         for app in self.apps.values_mut().filter(|a| !a.is_terminal()) {
             app.lost_nodes.insert(node_id.to_string());
         }
-        let containers: Vec<String> = node.containers.iter().cloned().collect();
         for c in containers {
             self.container_finished(y::ContainerStatus {
                 container_id: c,
