@@ -548,7 +548,7 @@ impl Sampler {
                     samples.push(
                         nodes
                             .iter()
-                            .map(|n| n.status.unwrap_or_default().disk_utilization_pct)
+                            .map(|n| n.status.clone().unwrap_or_default().disk_utilization_pct)
                             .collect(),
                     );
                 }

@@ -1011,6 +1011,24 @@ fn summarize_records(
     }
 }
 
+impl PolicyResult {
+    /// Each round's mean job time, by round: the samples Welch's test compares (the
+    /// jobs of one round ran together, so they are not independent of each other).
+    pub fn round_means(&self) -> Vec<f64> {
+        let mut rounds: BTreeMap<usize, Vec<f64>> = BTreeMap::new();
+        for j in &self.jobs {
+            rounds.entry(j.round).or_default().push(j.seconds);
+        }
+        rounds.values().map(|xs| stats::mean(xs)).collect()
+    }
+
+    /// Welch's test of this row's round means against `base`'s; `None` with fewer than
+    /// two rounds on a side.
+    pub fn welch_against(&self, base: &PolicyResult) -> Option<stats::Welch> {
+        stats::welch(&self.round_means(), &base.round_means())
+    }
+}
+
 /// `198.18.1.10` out of `198.18.1.10:8041`.
 fn host_of(node_id: &str) -> &str {
     node_id.rsplit_once(':').map_or(node_id, |(h, _)| h)
@@ -1030,8 +1048,8 @@ impl SchedulingReport {
             "\n{} maps and {} reduces per job; setup (testbed + inputs) {:.0} s\n\n",
             self.maps_per_job, self.reduces_per_job, self.setup_seconds
         ));
-        out.push_str("| policy | engine | jobs | mean job s | ± 95% | vs fair | max job s | vs fair | mean map s | vs fair | mean reduce s | vs fair | backups | wasted | not launched: congested / late / cap |\n");
-        out.push_str("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+        out.push_str("| policy | engine | jobs | mean job s | ± 95% | vs fair | Welch p (round means) | max job s | vs fair | mean map s | vs fair | mean reduce s | vs fair | backups | wasted | not launched: congested / late / cap |\n");
+        out.push_str("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
         let rel = |v: f64, b: Option<f64>| match b {
             Some(b) if b > 0.0 => format!("{:+.1}%", (v / b - 1.0) * 100.0),
             _ => "–".into(),
@@ -1050,8 +1068,14 @@ impl SchedulingReport {
                 ),
                 Engine::HadoopMr => "–".into(),
             };
+            let welch = match base {
+                Some(b) if !std::ptr::eq(b, r) => r
+                    .welch_against(b)
+                    .map_or("–".into(), |w| format!("{:.3}", w.p)),
+                _ => "–".into(),
+            };
             out.push_str(&format!(
-                "| {} | {} | {}{} | {:.1} | {:.1} | {} | {:.1} | {} | {:.2} | {} | {:.2} | {} | {} | {} | {} |\n",
+                "| {} | {} | {}{} | {:.1} | {:.1} | {} | {} | {:.1} | {} | {:.2} | {} | {:.2} | {} | {} | {} | {} |\n",
                 r.policy.name,
                 r.engine.name(),
                 r.jobs.len(),
@@ -1059,6 +1083,7 @@ impl SchedulingReport {
                 r.mean_job_seconds,
                 r.job_ci95_seconds,
                 rel(r.mean_job_seconds, base.map(|b| b.mean_job_seconds)),
+                welch,
                 r.max_job_seconds,
                 rel(r.max_job_seconds, base.map(|b| b.max_job_seconds)),
                 r.mean_map_seconds,
@@ -1443,6 +1468,44 @@ mod tests {
     }
 
     #[test]
+    fn welchs_test_compares_round_means_against_fair() {
+        let hosts = [("big".to_string(), "198.18.1.10".to_string())];
+        // Two jobs a round; `rounds` gives each round's two job times.
+        let row = |policy: &str, rounds: &[[f64; 2]]| {
+            let records: Vec<JobRecord> = rounds
+                .iter()
+                .enumerate()
+                .flat_map(|(round, times)| {
+                    times.iter().map(move |&t| {
+                        let (mut job, tasks) = record(Engine::Tusk, t, 1.0);
+                        job.round = round;
+                        (job, tasks)
+                    })
+                })
+                .collect();
+            let policy: PolicySet = policy.parse().unwrap();
+            summarize_records(
+                &policy,
+                Engine::Tusk,
+                &records,
+                &[],
+                &hosts,
+                DiskSignal::MaxVolume,
+            )
+        };
+        let fair = row("fair", &[[40.0, 60.0], [48.0, 52.0], [45.0, 55.0]]);
+        assert_eq!(fair.round_means(), [50.0, 50.0, 50.0]);
+        let apart = row("disk", &[[30.0, 40.0], [36.0, 38.0], [33.0, 35.0]]);
+        let near = row("all", &[[40.0, 60.0], [47.0, 51.0], [46.0, 58.0]]);
+        assert!(apart.welch_against(&fair).unwrap().p < 0.01);
+        assert!(near.welch_against(&fair).unwrap().p > 0.3);
+        assert!(
+            row("all", &[[40.0, 60.0]]).welch_against(&fair).is_none(),
+            "one round"
+        );
+    }
+
+    #[test]
     fn each_engine_is_compared_with_its_own_fair_row() {
         let hosts = [("big".to_string(), "198.18.1.10".to_string())];
         let fair: PolicySet = "fair".parse().unwrap();
@@ -1490,7 +1553,7 @@ mod tests {
         assert!(line("| disk | tusk |").contains("| -10.0% |"), "{md}");
         assert!(line("| disk | hadoop-mr |").contains("| -10.0% |"), "{md}");
         assert!(
-            line("| fair | tusk |").contains("| 50.0 | 24.8 | +0.0% |"),
+            line("| fair | tusk |").contains("| 50.0 | 24.8 | +0.0% | – |"),
             "{md}"
         );
         assert!(

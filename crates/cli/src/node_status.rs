@@ -35,7 +35,7 @@ pub async fn print_nodemanagers(rm: &str) {
                     cap.memory_mb,
                     used.vcores,
                     cap.vcores,
-                    summary(&n.status.unwrap_or_default(), &n.blocked)
+                    summary(&n.status.clone().unwrap_or_default(), &n.blocked)
                 );
             }
         }

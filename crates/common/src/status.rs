@@ -82,6 +82,9 @@ pub enum DiskSignal {
     /// The volumes' mean, the study's definition: on a node of 3–4 volumes one
     /// saturated volume reads as 25–33% busy.
     NodeAverage,
+    /// The volume holding a data-local map's input, when the AM names it and the node
+    /// reports its volumes one by one; otherwise the busiest volume, as `MaxVolume`.
+    TaskVolume,
 }
 
 impl DiskSignal {
@@ -89,6 +92,7 @@ impl DiskSignal {
         match self {
             DiskSignal::MaxVolume => "max-volume",
             DiskSignal::NodeAverage => "node-average",
+            DiskSignal::TaskVolume => "task-volume",
         }
     }
 
@@ -96,16 +100,18 @@ impl DiskSignal {
         match text.trim() {
             "max-volume" => Some(DiskSignal::MaxVolume),
             "node-average" => Some(DiskSignal::NodeAverage),
+            "task-volume" => Some(DiskSignal::TaskVolume),
             _ => None,
         }
     }
 
-    /// The figure this signal reads from a node's mean and busiest-volume utilisation.
-    /// A report without the busiest volume's (0, from a NodeManager that does not send
-    /// it) falls back to the mean, which the maximum is never below.
+    /// The figure this signal reads from a node's mean and busiest-volume utilisation
+    /// (`TaskVolume` with no task's volume to judge reads the busiest). A report without
+    /// the busiest volume's (0, from a NodeManager that does not send it) falls back to
+    /// the mean, which the maximum is never below.
     pub fn pct(self, mean_pct: f64, max_volume_pct: f64) -> f64 {
         match self {
-            DiskSignal::MaxVolume => max_volume_pct.max(mean_pct),
+            DiskSignal::MaxVolume | DiskSignal::TaskVolume => max_volume_pct.max(mean_pct),
             DiskSignal::NodeAverage => mean_pct,
         }
     }
@@ -134,6 +140,9 @@ pub struct StatusSampler {
     /// time) reads as idle in most short samples and saturated in the rest; over a
     /// window of a few steps its rate is the true one.
     window: Duration,
+    /// Each of `devices`' utilisation in the last sample, in their order: the volume
+    /// numbers a NodeManager reports them under. Empty before the first rates.
+    volume_pcts: Vec<f64>,
 }
 
 impl Default for StatusSampler {
@@ -164,6 +173,7 @@ impl StatusSampler {
             devices,
             readings: VecDeque::new(),
             window: Duration::ZERO,
+            volume_pcts: Vec::new(),
         };
         sampler.sample();
         sampler
@@ -182,6 +192,12 @@ impl StatusSampler {
         let mut reading = read_proc();
         reading.devices = self.devices.iter().map(|d| read_device(&d.id)).collect();
         self.push(Instant::now(), reading)
+    }
+
+    /// Each of the node's own devices' utilisation in the last sample, 0..=100, in the
+    /// order of the dirs that named them; empty when the node's devices are unknown.
+    pub fn volumes(&self) -> &[f64] {
+        &self.volume_pcts
     }
 
     /// Adds a reading taken at `now`; the rates from the window's start to it.
@@ -206,6 +222,7 @@ impl StatusSampler {
                         .map(|(d, (p, c))| device_utilization(p, c, &d.limits, secs))
                         .collect();
                     (status.disk_utilization_pct, status.disk_max_volume_pct) = mean_and_max(&each);
+                    self.volume_pcts = each;
                 }
                 status
             }
@@ -525,6 +542,7 @@ mod tests {
             devices: vec![volume("8:0"), volume("8:16"), volume("8:32")],
             readings: VecDeque::new(),
             window: Duration::ZERO,
+            volume_pcts: Vec::new(),
         };
         let reading = |written: u64| Reading {
             devices: vec![
@@ -542,6 +560,11 @@ mod tests {
         let s = sampler.push(start + Duration::from_secs(2), reading(2_000_000));
         assert!((s.disk_max_volume_pct - 100.0).abs() < 1e-9, "{s:?}");
         assert!((s.disk_utilization_pct - 100.0 / 3.0).abs() < 1e-9, "{s:?}");
+        assert_eq!(
+            sampler.volumes(),
+            [100.0, 0.0, 0.0],
+            "each volume, in order"
+        );
         // Unknown devices: the host's busiest device is both figures.
         let prev = Reading {
             io_ticks: vec![("sda".into(), 0), ("sdb".into(), 0)],
@@ -569,6 +592,7 @@ mod tests {
             }],
             readings: VecDeque::new(),
             window,
+            volume_pcts: Vec::new(),
         };
         let start = Instant::now();
         let mut written = 0;

@@ -368,6 +368,7 @@ mod tests {
             cpu_pct: 50.0,
             link_bits_per_sec: 1_000_000_000,
             disk_max_volume_pct: 99.0,
+            disk_volume_pct: Vec::new(),
         });
         assert_eq!(s.summary(), "disk 87% rx 2.5 MB/s to-fetch 12.3 MB");
         let json = serde_json::json!({

@@ -105,7 +105,8 @@ async fn heartbeat(
     node: &Arc<Node>,
     sampler: &mut StatusSampler,
 ) -> Result<bool, NodeManagerError> {
-    let status = crate::status_watch::node_status(node, &sampler.sample());
+    let sample = sampler.sample();
+    let status = crate::status_watch::node_status(node, &sample, sampler.volumes());
     let completed = node.containers.take_completed();
     let log_aggregation = node.log_aggregation.take_reports();
     let used = node.containers.used();
@@ -117,7 +118,7 @@ async fn heartbeat(
             memory_mb: node.options.memory_mb.saturating_sub(used.memory_mb),
             vcores: node.options.vcores.saturating_sub(used.vcores),
         }),
-        status: Some(status),
+        status: Some(status.clone()),
         wait_ms: match node.options.timing {
             Timing::EventDriven => node.interval().as_millis() as u64,
             Timing::Classic => 0,

@@ -18,11 +18,17 @@ use tusk_proto::tusk::yarn as y;
 
 use crate::Node;
 
-/// The node's status: sampled rates, Potential-Reception and link rate.
-pub(crate) fn node_status(node: &Node, sample: &status::NodeStatus) -> y::NodeStatus {
+/// The node's status: sampled rates (`volumes`: each local dir's device, in order),
+/// Potential-Reception and link rate.
+pub(crate) fn node_status(
+    node: &Node,
+    sample: &status::NodeStatus,
+    volumes: &[f64],
+) -> y::NodeStatus {
     y::NodeStatus {
         disk_utilization_pct: sample.disk_utilization_pct,
         disk_max_volume_pct: sample.disk_max_volume_pct,
+        disk_volume_pct: volumes.to_vec(),
         net_rx_bytes_per_sec: sample.net_rx_bytes_per_sec,
         potential_reception_bytes: node.containers.potential_reception(),
         cpu_pct: sample.cpu_pct,
@@ -101,7 +107,7 @@ pub(crate) async fn run(node: Arc<Node>) {
             sample = sampler.sample();
             sampled = Instant::now();
         }
-        let status = node_status(&node, &sample);
+        let status = node_status(&node, &sample, sampler.volumes());
         let over = Over::of(&thresholds, &status);
         if over == *node.lock_reported() {
             continue;

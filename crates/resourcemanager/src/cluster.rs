@@ -99,6 +99,9 @@ pub(crate) struct Ask {
     pub priority: u32,
     pub resource: Resource,
     pub nodes: Vec<String>,
+    /// The volume holding the input on each of `nodes`, same order (`ContainerAsk.volumes`);
+    /// shorter or empty = not known.
+    pub volumes: Vec<u32>,
     pub racks: Vec<String>,
     pub strict: bool,
     pub remaining: u32,
@@ -270,6 +273,9 @@ pub struct Cluster {
     pub(crate) rm_address: String,
     pub(crate) scheduler: Arc<dyn Scheduler>,
     pub(crate) nodes: BTreeMap<String, Node>,
+    /// How many of `nodes` are not lost: recounted when a node registers or is lost,
+    /// read on every placement tried (the locality delay of a large cluster).
+    pub(crate) live_nodes: usize,
     /// Every registered node's rack by its id and by its host name: an ask names
     /// either, and locality looks up the rack of each name it gives.
     pub(crate) node_racks: HashMap<String, String>,
@@ -334,6 +340,7 @@ impl Cluster {
             cluster_ts: tusk_common::now_millis(),
             rm_address,
             nodes: BTreeMap::new(),
+            live_nodes: 0,
             node_racks: HashMap::new(),
             apps: BTreeMap::new(),
             containers: HashMap::new(),
@@ -353,6 +360,11 @@ impl Cluster {
     }
 
     pub(crate) fn live_nodes(&self) -> usize {
-        self.nodes.values().filter(|n| !n.lost).count()
+        self.live_nodes
+    }
+
+    /// Recounts [`Cluster::live_nodes`] after a node registered or was lost.
+    pub(crate) fn recount_live_nodes(&mut self) {
+        self.live_nodes = self.nodes.values().filter(|n| !n.lost).count();
     }
 }

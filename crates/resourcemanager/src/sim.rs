@@ -448,14 +448,14 @@ impl<'a> Sim<'a> {
                 0.0
             }
         };
-        let (mut sum, mut max) = (0.0, 0.0f64);
+        let mut volumes = Vec::with_capacity(node.disks.len());
         for (k, &d) in node.disks.iter().enumerate() {
             let total = self.hw.devices[d].busy_seconds;
-            let pct = share(total - node.last_busy[k]);
+            volumes.push(share(total - node.last_busy[k]));
             node.last_busy[k] = total;
-            sum += pct;
-            max = max.max(pct);
         }
+        let sum: f64 = volumes.iter().sum();
+        let max = volumes.iter().copied().fold(0.0f64, f64::max);
         let rx = self.hw.devices[node.link_in].bytes;
         let received = rx - node.last_rx;
         node.last_rx = rx;
@@ -470,6 +470,7 @@ impl<'a> Sim<'a> {
             },
             potential_reception_bytes: node.potential,
             link_bits_per_sec: node.link_bits,
+            disk_volume_pct: volumes,
             ..Default::default()
         }
     }
@@ -639,7 +640,8 @@ impl<'a> Sim<'a> {
         })
     }
 
-    /// One ask per map, its block's replicas as the preferred nodes.
+    /// One ask per map, its block's replicas as the preferred nodes, with the volume
+    /// each holds it on.
     fn map_asks(&self, j: usize) -> Vec<y::ContainerAsk> {
         self.opts.jobs[j]
             .blocks
@@ -663,6 +665,7 @@ impl<'a> Sim<'a> {
                     priority: 20,
                     resource: self.task_resource(),
                     nodes,
+                    volumes: b.replicas.iter().map(|r| r.1 as u32).collect(),
                     racks,
                     count: 1,
                     task_kind: y::TaskKind::Map as i32,
@@ -1059,15 +1062,25 @@ mod tests {
         let s = sim.status(0);
         assert!((s.disk_max_volume_pct - 100.0).abs() < 1e-9, "{s:?}");
         assert!((s.disk_utilization_pct - 25.0).abs() < 1e-9, "{s:?}");
-        // The same status holds maps back under max-volume only.
-        let kind = crate::status_policy::TaskKind::Map;
+        assert_eq!(s.disk_volume_pct, [100.0, 0.0, 0.0, 0.0]);
+        // The same status holds maps back under max-volume, and under task-volume only
+        // the maps whose input is on the busy volume.
+        use crate::status_policy::{Placement, TaskKind};
+        use tusk_common::status::DiskSignal;
         let max_volume = options(&[Policy::DiskRate], Timing::EventDriven).status_policy;
-        assert!(max_volume.blocking(kind, true, &s).is_some());
+        let held = |o: &StatusPolicyOptions, at| o.blocking(TaskKind::Map, at, &s).is_some();
+        assert!(held(&max_volume, Placement::Local(Some(1))));
         let node_average = StatusPolicyOptions {
-            disk_signal: tusk_common::status::DiskSignal::NodeAverage,
+            disk_signal: DiskSignal::NodeAverage,
+            ..max_volume.clone()
+        };
+        assert!(!held(&node_average, Placement::Local(Some(0))));
+        let task_volume = StatusPolicyOptions {
+            disk_signal: DiskSignal::TaskVolume,
             ..max_volume
         };
-        assert!(node_average.blocking(kind, true, &s).is_none());
+        assert!(held(&task_volume, Placement::Local(Some(0))));
+        assert!(!held(&task_volume, Placement::Local(Some(1))));
     }
 
     #[test]

@@ -7,8 +7,10 @@
 //!   and no reduce (both would pull data over the node's link).
 //! - Disk-Rate: disk utilisation above its threshold → no map (maps read and spill).
 //!   The utilisation is the node's busiest volume's (`…status-aware.disk-signal` =
-//!   `max-volume`, the default) or its volumes' mean (`node-average`, the study's
-//!   definition, under which one saturated volume of a 3–4-volume node reads 25–33%).
+//!   `max-volume`, the default), its volumes' mean (`node-average`, the study's
+//!   definition, under which one saturated volume of a 3–4-volume node reads 25–33%),
+//!   or, for a data-local map, the volume holding its input (`task-volume`, when the AM
+//!   names it in the ask and the node reports each volume; else the busiest).
 //!   A data-local map is held back only while another node holding its input is open to
 //!   it (`…disk-rate.replica-aware`, default on): with every replica on busy nodes it
 //!   reads a busy disk wherever it runs, and holding it only adds the wait and the
@@ -67,6 +69,28 @@ impl Policy {
     }
 }
 
+/// Where a task would read its input if placed on a node.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Placement {
+    /// On the node itself, from the volume of that number when the AM named it.
+    Local(Option<u32>),
+    /// Over the network (a reduce, a map away from its input, a task without input).
+    Remote,
+}
+
+impl Placement {
+    pub fn data_local(self) -> bool {
+        matches!(self, Placement::Local(_))
+    }
+
+    fn volume(self) -> Option<u32> {
+        match self {
+            Placement::Local(v) => v,
+            Placement::Remote => None,
+        }
+    }
+}
+
 /// What kind of task an ask is for, as the AM says (`ContainerAsk.task_kind`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum TaskKind {
@@ -106,7 +130,8 @@ pub struct StatusPolicyOptions {
     /// `…status-aware.disk-rate.threshold`: disk utilisation % (default 90).
     pub disk_rate_threshold: f64,
     /// `…status-aware.disk-signal`: the utilisation Disk-Rate judges, `max-volume` (the
-    /// busiest volume, default) or `node-average` (the volumes' mean, the study's).
+    /// busiest volume, default), `node-average` (the volumes' mean, the study's) or
+    /// `task-volume` (a data-local map's input volume when known, else the busiest).
     pub disk_signal: DiskSignal,
     /// `…status-aware.disk-rate.replica-aware`: Disk-Rate holds a data-local map back
     /// only while another node holding its input is open to it (default true; false =
@@ -226,7 +251,7 @@ impl StatusPolicyOptions {
                 Some(v) => DiskSignal::parse(v).ok_or_else(|| {
                     bad(
                         &format!("{prefix}.disk-signal"),
-                        format!("{v:?} is not max-volume or node-average"),
+                        format!("{v:?} is not max-volume, node-average or task-volume"),
                     )
                 })?,
             },
@@ -274,11 +299,12 @@ impl StatusPolicyOptions {
     }
 
     /// The first policy that holds a task of `kind` back from a node with `status`;
-    /// `data_local` says whether the task would read its input on this node.
+    /// `placement` says whether the task would read its input on this node, and from
+    /// which of its volumes when known.
     pub fn blocking(
         &self,
         kind: TaskKind,
-        data_local: bool,
+        placement: Placement,
         status: &y::NodeStatus,
     ) -> Option<Policy> {
         [
@@ -287,15 +313,24 @@ impl StatusPolicyOptions {
             Policy::PotentialReception,
         ]
         .into_iter()
-        .find(|&p| self.holds(p, kind, data_local, status))
+        .find(|&p| self.holds(p, kind, placement, status))
     }
 
     /// Whether policy `p`, when on, holds a task of `kind` back from the node.
-    fn holds(&self, p: Policy, kind: TaskKind, data_local: bool, status: &y::NodeStatus) -> bool {
+    fn holds(
+        &self,
+        p: Policy,
+        kind: TaskKind,
+        placement: Placement,
+        status: &y::NodeStatus,
+    ) -> bool {
+        let data_local = placement.data_local();
         let over = self.on(p)
             && match p {
                 Policy::ReceiveRate => self.rbu(status) > self.receive_rate_threshold,
-                Policy::DiskRate => self.disk_pct(status) > self.disk_rate_threshold,
+                Policy::DiskRate => {
+                    self.disk_pct(status, placement.volume()) > self.disk_rate_threshold
+                }
                 Policy::PotentialReception => {
                     status.potential_reception_bytes > self.potential_reception_threshold
                 }
@@ -317,15 +352,16 @@ impl StatusPolicyOptions {
             .iter()
             .filter_map(|&p| {
                 let kinds: Vec<&str> = [
-                    ("maps", TaskKind::Map, true),
-                    ("remote maps", TaskKind::Map, false),
-                    ("reduces", TaskKind::Reduce, false),
+                    ("maps", TaskKind::Map, Placement::Local(None)),
+                    ("remote maps", TaskKind::Map, Placement::Remote),
+                    ("reduces", TaskKind::Reduce, Placement::Remote),
                 ]
                 .into_iter()
-                .filter(|&(_, kind, local)| self.holds(p, kind, local, status))
+                .filter(|&(_, kind, at)| self.holds(p, kind, at, status))
                 // A policy that holds every map need not name the remote ones too.
                 .filter(|&(name, _, _)| {
-                    name != "remote maps" || !self.holds(p, TaskKind::Map, true, status)
+                    name != "remote maps"
+                        || !self.holds(p, TaskKind::Map, Placement::Local(None), status)
                 })
                 .map(|(name, _, _)| name)
                 .collect();
@@ -342,17 +378,22 @@ impl StatusPolicyOptions {
             receive_rate_threshold: self.receive_rate_threshold,
             disk_rate: self.on(Policy::DiskRate),
             disk_rate_threshold: self.disk_rate_threshold,
-            disk_rate_max_volume: self.disk_signal == DiskSignal::MaxVolume,
+            // Under `task-volume` any one busy volume may hold some map back.
+            disk_rate_max_volume: self.disk_signal != DiskSignal::NodeAverage,
             potential_reception: self.on(Policy::PotentialReception),
             potential_reception_threshold: self.potential_reception_threshold,
             default_link_bits_per_sec: self.default_link_bps,
         }
     }
 
-    /// The disk utilisation Disk-Rate judges the node by, as `disk_signal` reads it.
-    pub fn disk_pct(&self, status: &y::NodeStatus) -> f64 {
-        self.disk_signal
-            .pct(status.disk_utilization_pct, status.disk_max_volume_pct)
+    /// The disk utilisation Disk-Rate judges the node by, as `disk_signal` reads it;
+    /// `volume` is the node's volume the task would read, when known.
+    pub fn disk_pct(&self, status: &y::NodeStatus, volume: Option<u32>) -> f64 {
+        let task_volume = volume.and_then(|v| status.disk_volume_pct.get(v as usize));
+        match (self.disk_signal, task_volume) {
+            (DiskSignal::TaskVolume, Some(&pct)) => pct,
+            (signal, _) => signal.pct(status.disk_utilization_pct, status.disk_max_volume_pct),
+        }
     }
 
     /// RBU = 8·Rd/(T·B): the node reports Rd/T as its receive rate in bytes/s.
@@ -385,6 +426,9 @@ pub use tusk_common::status::rbu;
 mod tests {
     use super::*;
 
+    const LOCAL: Placement = Placement::Local(None);
+    const REMOTE: Placement = Placement::Remote;
+
     fn status(disk: f64, rx: f64, pending: u64) -> y::NodeStatus {
         y::NodeStatus {
             disk_utilization_pct: disk,
@@ -393,6 +437,7 @@ mod tests {
             potential_reception_bytes: pending,
             cpu_pct: 0.0,
             link_bits_per_sec: 100_000_000,
+            disk_volume_pct: Vec::new(),
         }
     }
 
@@ -421,17 +466,17 @@ mod tests {
         let o = with(&[Policy::ReceiveRate]);
         let busy = status(100.0, 11e6, u64::MAX); // RBU 0.88
         assert_eq!(
-            o.blocking(TaskKind::Reduce, false, &busy),
+            o.blocking(TaskKind::Reduce, REMOTE, &busy),
             Some(Policy::ReceiveRate)
         );
         assert_eq!(
-            o.blocking(TaskKind::Map, false, &busy),
+            o.blocking(TaskKind::Map, REMOTE, &busy),
             Some(Policy::ReceiveRate)
         );
-        assert_eq!(o.blocking(TaskKind::Map, true, &busy), None);
-        assert_eq!(o.blocking(TaskKind::Other, false, &busy), None);
+        assert_eq!(o.blocking(TaskKind::Map, LOCAL, &busy), None);
+        assert_eq!(o.blocking(TaskKind::Other, REMOTE, &busy), None);
         let calm = status(100.0, 5e6, u64::MAX); // RBU 0.4
-        assert_eq!(o.blocking(TaskKind::Reduce, false, &calm), None);
+        assert_eq!(o.blocking(TaskKind::Reduce, REMOTE, &calm), None);
     }
 
     #[test]
@@ -439,15 +484,18 @@ mod tests {
         let o = with(&[Policy::DiskRate]);
         let busy = status(95.0, 12e6, u64::MAX);
         assert_eq!(
-            o.blocking(TaskKind::Map, true, &busy),
+            o.blocking(TaskKind::Map, LOCAL, &busy),
             Some(Policy::DiskRate)
         );
         assert_eq!(
-            o.blocking(TaskKind::Map, false, &busy),
+            o.blocking(TaskKind::Map, REMOTE, &busy),
             Some(Policy::DiskRate)
         );
-        assert_eq!(o.blocking(TaskKind::Reduce, false, &busy), None);
-        assert_eq!(o.blocking(TaskKind::Map, true, &status(85.0, 0.0, 0)), None);
+        assert_eq!(o.blocking(TaskKind::Reduce, REMOTE, &busy), None);
+        assert_eq!(
+            o.blocking(TaskKind::Map, LOCAL, &status(85.0, 0.0, 0)),
+            None
+        );
     }
 
     #[test]
@@ -461,7 +509,7 @@ mod tests {
         let max_volume = with(&[Policy::DiskRate]);
         assert_eq!(max_volume.disk_signal, DiskSignal::MaxVolume, "the default");
         assert_eq!(
-            max_volume.blocking(TaskKind::Map, true, &one_of_three),
+            max_volume.blocking(TaskKind::Map, LOCAL, &one_of_three),
             Some(Policy::DiskRate)
         );
         assert_eq!(max_volume.blocked(&one_of_three), vec!["disk-rate: maps"]);
@@ -470,7 +518,7 @@ mod tests {
             ..with(&[Policy::DiskRate])
         };
         assert_eq!(
-            node_average.blocking(TaskKind::Map, true, &one_of_three),
+            node_average.blocking(TaskKind::Map, LOCAL, &one_of_three),
             None
         );
         assert!(node_average.blocked(&one_of_three).is_empty());
@@ -480,7 +528,7 @@ mod tests {
             ..status(95.0, 0.0, 0)
         };
         assert_eq!(
-            max_volume.blocking(TaskKind::Map, true, &old),
+            max_volume.blocking(TaskKind::Map, LOCAL, &old),
             Some(Policy::DiskRate)
         );
         assert!(max_volume.thresholds().disk_rate_max_volume);
@@ -488,20 +536,56 @@ mod tests {
     }
 
     #[test]
+    fn task_volume_judges_the_volume_a_map_would_read() {
+        // Three volumes, the first saturated: 33% on average.
+        let first_busy = y::NodeStatus {
+            disk_utilization_pct: 100.0 / 3.0,
+            disk_max_volume_pct: 100.0,
+            disk_volume_pct: vec![100.0, 0.0, 0.0],
+            ..status(0.0, 0.0, 0)
+        };
+        let task_volume = StatusPolicyOptions {
+            disk_signal: DiskSignal::TaskVolume,
+            ..with(&[Policy::DiskRate])
+        };
+        let map_on = |at| task_volume.blocking(TaskKind::Map, at, &first_busy);
+        assert_eq!(map_on(Placement::Local(Some(0))), Some(Policy::DiskRate));
+        assert_eq!(
+            map_on(Placement::Local(Some(1))),
+            None,
+            "its volume is idle"
+        );
+        // Volume unknown (not named, or not reported): the busiest volume decides.
+        assert_eq!(map_on(LOCAL), Some(Policy::DiskRate));
+        assert_eq!(map_on(Placement::Local(Some(7))), Some(Policy::DiskRate));
+        assert_eq!(map_on(REMOTE), Some(Policy::DiskRate));
+        // The average stays low however busy the map's volume is.
+        let node_average = StatusPolicyOptions {
+            disk_signal: DiskSignal::NodeAverage,
+            ..task_volume.clone()
+        };
+        assert_eq!(
+            node_average.blocking(TaskKind::Map, Placement::Local(Some(0)), &first_busy),
+            None
+        );
+        assert!(task_volume.thresholds().disk_rate_max_volume);
+    }
+
+    #[test]
     fn potential_reception_holds_reduces_and_remote_maps() {
         let o = with(&[Policy::PotentialReception]);
         let busy = status(100.0, 12e6, 65 << 20);
         assert_eq!(
-            o.blocking(TaskKind::Reduce, false, &busy),
+            o.blocking(TaskKind::Reduce, REMOTE, &busy),
             Some(Policy::PotentialReception)
         );
         assert_eq!(
-            o.blocking(TaskKind::Map, false, &busy),
+            o.blocking(TaskKind::Map, REMOTE, &busy),
             Some(Policy::PotentialReception)
         );
-        assert_eq!(o.blocking(TaskKind::Map, true, &busy), None);
+        assert_eq!(o.blocking(TaskKind::Map, LOCAL, &busy), None);
         assert_eq!(
-            o.blocking(TaskKind::Reduce, false, &status(0.0, 0.0, 63 << 20)),
+            o.blocking(TaskKind::Reduce, REMOTE, &status(0.0, 0.0, 63 << 20)),
             None
         );
     }
@@ -510,7 +594,7 @@ mod tests {
     fn policies_combine_and_none_is_the_default() {
         let busy = status(95.0, 12e6, 1 << 30);
         assert_eq!(
-            StatusPolicyOptions::default().blocking(TaskKind::Map, false, &busy),
+            StatusPolicyOptions::default().blocking(TaskKind::Map, REMOTE, &busy),
             None
         );
         let all = with(&[
@@ -519,16 +603,16 @@ mod tests {
             Policy::PotentialReception,
         ]);
         assert_eq!(
-            all.blocking(TaskKind::Map, true, &busy),
+            all.blocking(TaskKind::Map, LOCAL, &busy),
             Some(Policy::DiskRate)
         );
         assert_eq!(
-            all.blocking(TaskKind::Reduce, false, &busy),
+            all.blocking(TaskKind::Reduce, REMOTE, &busy),
             Some(Policy::ReceiveRate)
         );
         let two = with(&[Policy::DiskRate, Policy::PotentialReception]);
         assert_eq!(
-            two.blocking(TaskKind::Reduce, false, &busy),
+            two.blocking(TaskKind::Reduce, REMOTE, &busy),
             Some(Policy::PotentialReception)
         );
     }
@@ -592,6 +676,12 @@ mod tests {
         );
         let o = StatusPolicyOptions::from_conf(&conf).unwrap();
         assert_eq!(o.disk_signal, DiskSignal::NodeAverage);
+        conf.set(
+            "tusk.yarn.scheduler.status-aware.disk-signal",
+            "task-volume",
+        );
+        let o = StatusPolicyOptions::from_conf(&conf).unwrap();
+        assert_eq!(o.disk_signal, DiskSignal::TaskVolume);
         conf.set("tusk.yarn.scheduler.status-aware.disk-signal", "busiest");
         let e = StatusPolicyOptions::from_conf(&conf)
             .unwrap_err()

@@ -236,8 +236,9 @@ pub const KNOWN: &[&str] = &[
     // its input is open to it; `false`: the study's rule, every map held.
     "tusk.yarn.scheduler.status-aware.disk-rate.replica-aware",
     "tusk.yarn.scheduler.status-aware.disk-rate.threshold",
-    // The disk figure Disk-Rate judges: `max-volume` (the busiest volume, the default)
-    // or `node-average` (the volumes' mean, the study's definition).
+    // The disk figure Disk-Rate judges: `max-volume` (the busiest volume, the default),
+    // `node-average` (the volumes' mean, the study's definition) or `task-volume` (a
+    // data-local map's input volume when its ask names it, else the busiest).
     "tusk.yarn.scheduler.status-aware.disk-signal",
     "tusk.yarn.scheduler.status-aware.policies",
     "tusk.yarn.scheduler.status-aware.potential-reception.threshold",

@@ -209,7 +209,7 @@ impl NodeView {
                 Some(NodeView {
                     node_id: n.node_id.clone(),
                     host: n.host.clone(),
-                    status: n.status?,
+                    status: n.status.clone()?,
                 })
             })
             .collect()

@@ -107,6 +107,8 @@ impl Am {
             racks: vec![],
             count: 1,
             task_kind: task_kind as i32,
+            // Which volume holds a split's block is not known to the AM yet.
+            volumes: Vec::new(),
         });
     }
 

@@ -315,6 +315,7 @@ impl Cluster {
             priority: a.priority,
             resource: self.normalize(Resource::from(a.resource.as_ref()))?,
             nodes: a.nodes.clone(),
+            volumes: a.volumes.clone(),
             racks: a.racks.clone(),
             strict: a.strict_locality,
             remaining: a.count,

@@ -151,6 +151,7 @@ impl HadoopAttempt {
                 resource: normalize(Resource::new(key.memory_mb, key.vcores))?,
                 strict: !(any.relax_locality || anywhere),
                 nodes,
+                volumes: Vec::new(),
                 racks,
                 remaining: any.count,
                 missed: 0,

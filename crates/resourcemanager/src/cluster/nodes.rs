@@ -67,6 +67,7 @@ impl Cluster {
                 wake: Arc::new(Notify::new()),
             },
         );
+        self.recount_live_nodes();
         if let Some(n) = self.nodes.get(&r.node_id) {
             self.node_racks.insert(n.id.clone(), n.rack.clone());
             self.node_racks.insert(n.host.clone(), n.rack.clone());
@@ -100,7 +101,7 @@ impl Cluster {
         node.last_heartbeat = now;
         node.last_heartbeat_ms = now_ms;
         node.heartbeats += 1;
-        node.status = r.status.unwrap_or_default();
+        node.status = r.status.clone().unwrap_or_default();
         let wake = node.wake.clone();
         for c in &r.running {
             if let Some(rec) = self.containers.get_mut(&c.container_id) {
@@ -147,7 +148,7 @@ impl Cluster {
         let Some(node) = self.nodes.get_mut(&r.node_id).filter(|n| !n.lost) else {
             return false;
         };
-        node.status = r.status.unwrap_or_default();
+        node.status = r.status.clone().unwrap_or_default();
         tracing::debug!(node = %r.node_id, status = ?node.status, "node status changed");
         if self.event_driven() {
             self.schedule_node(&r.node_id);
@@ -196,10 +197,11 @@ impl Cluster {
         node.to_launch.clear();
         node.to_kill.clear();
         node.wake.notify_one();
+        let containers: Vec<String> = node.containers.iter().cloned().collect();
+        self.recount_live_nodes();
         for app in self.apps.values_mut().filter(|a| !a.is_terminal()) {
             app.lost_nodes.insert(node_id.to_string());
         }
-        let containers: Vec<String> = node.containers.iter().cloned().collect();
         for c in containers {
             self.container_finished(y::ContainerStatus {
                 container_id: c,
@@ -229,7 +231,7 @@ impl Cluster {
                 capability: Some(n.capability.into()),
                 used: Some(n.used.into()),
                 containers: n.containers.len() as u32,
-                status: Some(n.status),
+                status: Some(n.status.clone()),
                 last_heartbeat_ms: n.last_heartbeat_ms,
                 heartbeats: n.heartbeats,
                 blocked: self.options.status_policy.blocked(&n.status),

@@ -15,7 +15,7 @@ use tusk_proto::tusk::yarn::Locality;
 
 use super::{AmPlacement, Ask, Cluster, ContainerRecord, Node};
 use crate::scheduler::AppDemand;
-use crate::status_policy::{Policy, StatusPolicyOptions};
+use crate::status_policy::{Placement, Policy, StatusPolicyOptions};
 
 impl Cluster {
     /// Offers every live node until a whole round places nothing (event-driven mode).
@@ -116,7 +116,8 @@ impl Cluster {
             match locality(ask, node, &self.node_racks) {
                 Some(l) if l <= allowed_locality(ask, delay) => {
                     let data_local = l == Locality::NodeLocal;
-                    if let Some(p) = policy.blocking(ask.kind, data_local, &node.status) {
+                    let at = placement(ask, node, l);
+                    if let Some(p) = policy.blocking(ask.kind, at, &node.status) {
                         if ask.last_held_offer != offer {
                             ask.last_held_offer = offer;
                             ask.held += 1;
@@ -272,7 +273,7 @@ impl Cluster {
             priority: ask.priority,
             ask_id: ask.ask_id,
             locality: l as i32,
-            node_status: Some(node.status),
+            node_status: Some(node.status.clone()),
         });
         app.asks.retain(|a| a.remaining > 0);
         app.wake.notify_one();
@@ -316,10 +317,24 @@ fn open_elsewhere(
             && locality(ask, n, racks).is_some_and(|l| {
                 l <= within
                     && policy
-                        .blocking(ask.kind, l == Locality::NodeLocal, &n.status)
+                        .blocking(ask.kind, placement(ask, n, l), &n.status)
                         .is_none()
             })
     })
+}
+
+/// Where a task of `ask` placed on `node` at locality `l` reads its input: on the node,
+/// from the volume the ask names for it, or over the network.
+fn placement(ask: &Ask, node: &Node, l: Locality) -> Placement {
+    if l != Locality::NodeLocal {
+        return Placement::Remote;
+    }
+    let volume = ask
+        .nodes
+        .iter()
+        .position(|x| *x == node.id || *x == node.host)
+        .and_then(|i| ask.volumes.get(i).copied());
+    Placement::Local(volume)
 }
 
 /// How local `node` is for `ask`; `None` when the ask may never use it. `racks` gives
@@ -378,6 +393,7 @@ mod tests {
             priority: 1,
             resource: Default::default(),
             nodes: nodes.iter().map(|s| s.to_string()).collect(),
+            volumes: Vec::new(),
             racks: racks.iter().map(|s| s.to_string()).collect(),
             strict,
             remaining: 1,
@@ -433,6 +449,7 @@ mod status_aware {
     use super::*;
     use crate::options::{ResourceManagerOptions, Timing};
     use crate::status_policy::{Policy, StatusPolicyOptions};
+    use tusk_common::status::DiskSignal;
 
     fn cluster(policies: &[Policy]) -> Cluster {
         let options = ResourceManagerOptions {
@@ -464,12 +481,17 @@ mod status_aware {
     /// Submits an application, places its AM on `am_node` and asks for one map with
     /// no locality; returns the attempt id.
     fn app_asking_a_map(c: &mut Cluster, am_node: &str) -> String {
-        app_asking_a_map_on(c, am_node, &[])
+        app_asking_a_map_on(c, am_node, &[], &[])
     }
 
     /// As [`app_asking_a_map`], the map's input on the nodes `input` (its preferred
-    /// nodes).
-    fn app_asking_a_map_on(c: &mut Cluster, am_node: &str, input: &[&str]) -> String {
+    /// nodes), on the volumes `volumes` of each when not empty.
+    fn app_asking_a_map_on(
+        c: &mut Cluster,
+        am_node: &str,
+        input: &[&str],
+        volumes: &[u32],
+    ) -> String {
         let app = c
             .submit(
                 y::SubmitApplicationRequest {
@@ -503,6 +525,7 @@ mod status_aware {
                 count: 1,
                 task_kind: y::TaskKind::Map as i32,
                 nodes: input.iter().map(|n| n.to_string()).collect(),
+                volumes: volumes.to_vec(),
                 ..Default::default()
             }],
             ..Default::default()
@@ -567,8 +590,53 @@ mod status_aware {
         let mut c = cluster(&[Policy::DiskRate]);
         add_node(&mut c, "busy");
         add_node(&mut c, "calm");
-        let attempt = app_asking_a_map_on(&mut c, "calm", input);
+        let attempt = app_asking_a_map_on(&mut c, "calm", input, &[]);
         (c, attempt)
+    }
+
+    #[test]
+    fn a_saturated_volume_holds_a_map_back_while_the_node_average_is_low() {
+        // `busy` has four volumes, the first saturated: 25% on average.
+        let one_of_four = y::NodeStatus {
+            disk_utilization_pct: 25.0,
+            disk_max_volume_pct: 100.0,
+            disk_volume_pct: vec![100.0, 0.0, 0.0, 0.0],
+            ..Default::default()
+        };
+        // The map's input is on `busy`'s volume `on_busy` and on `calm`; returns where
+        // it runs when `busy` offers first.
+        let run = |signal: DiskSignal, on_busy: u32| {
+            let mut c = cluster(&[Policy::DiskRate]);
+            Arc::get_mut(&mut c.options)
+                .unwrap()
+                .status_policy
+                .disk_signal = signal;
+            add_node(&mut c, "busy");
+            add_node(&mut c, "calm");
+            let attempt = app_asking_a_map_on(&mut c, "calm", &["busy", "calm"], &[on_busy, 0]);
+            c.node_heartbeat(&y::NodeHeartbeatRequest {
+                node_id: "busy".into(),
+                status: Some(one_of_four.clone()),
+                ..Default::default()
+            });
+            if let Some(node) = map_node(&mut c, &attempt) {
+                return node;
+            }
+            heartbeat(&mut c, "calm", 5.0);
+            map_node(&mut c, &attempt).expect("the calm node takes it")
+        };
+        assert_eq!(
+            run(DiskSignal::TaskVolume, 0),
+            "calm",
+            "its volume is saturated"
+        );
+        assert_eq!(run(DiskSignal::TaskVolume, 2), "busy", "its volume is idle");
+        assert_eq!(run(DiskSignal::MaxVolume, 2), "calm");
+        assert_eq!(
+            run(DiskSignal::NodeAverage, 0),
+            "busy",
+            "the study's average: 25%"
+        );
     }
 
     #[test]
