@@ -1,2 +1,3 @@
 //! SQL over Tusk's DFS: Apache DataFusion reading and writing `hdfs://` paths through an
 //! object store on Tusk's own client, the `tusk sql` shell's engine, and the TPC-H workload.
+pub mod tpch;
