@@ -140,50 +140,25 @@ fn parts(table: &str, scale: f64) -> i32 {
 
 /// One part of one table, generated and encoded as a Parquet file in memory.
 fn encode(table: &str, scale: f64, part: i32, parts: i32) -> Result<Vec<u8>, TpchError> {
-    let (schema, batches): (
-        SchemaRef,
-        Box<dyn Iterator<Item = Result<RecordBatch, ArrowError>>>,
-    ) = match table {
-        "region" => (
-            RegionArrow::schema_ref(),
-            Box::new(RegionArrow::new(RegionGenerator::new(scale, part, parts))),
-        ),
-        "nation" => (
-            NationArrow::schema_ref(),
-            Box::new(NationArrow::new(NationGenerator::new(scale, part, parts))),
-        ),
-        "supplier" => (
-            SupplierArrow::schema_ref(),
-            Box::new(SupplierArrow::new(SupplierGenerator::new(
-                scale, part, parts,
-            ))),
-        ),
-        "customer" => (
-            CustomerArrow::schema_ref(),
-            Box::new(CustomerArrow::new(CustomerGenerator::new(
-                scale, part, parts,
-            ))),
-        ),
-        "part" => (
-            PartArrow::schema_ref(),
-            Box::new(PartArrow::new(PartGenerator::new(scale, part, parts))),
-        ),
-        "partsupp" => (
-            PartSuppArrow::schema_ref(),
-            Box::new(PartSuppArrow::new(PartSuppGenerator::new(
-                scale, part, parts,
-            ))),
-        ),
-        "orders" => (
-            OrderArrow::schema_ref(),
-            Box::new(OrderArrow::new(OrderGenerator::new(scale, part, parts))),
-        ),
-        _ => (
-            LineItemArrow::schema_ref(),
-            Box::new(LineItemArrow::new(LineItemGenerator::new(
-                scale, part, parts,
-            ))),
-        ),
+    // Each table's generator, wrapped by its Arrow adapter.
+    macro_rules! table {
+        ($arrow:ident, $generator:ident) => {
+            (
+                $arrow::schema_ref(),
+                Box::new($arrow::new($generator::new(scale, part, parts)))
+                    as Box<dyn Iterator<Item = Result<RecordBatch, ArrowError>>>,
+            )
+        };
+    }
+    let (schema, batches): (SchemaRef, _) = match table {
+        "region" => table!(RegionArrow, RegionGenerator),
+        "nation" => table!(NationArrow, NationGenerator),
+        "supplier" => table!(SupplierArrow, SupplierGenerator),
+        "customer" => table!(CustomerArrow, CustomerGenerator),
+        "part" => table!(PartArrow, PartGenerator),
+        "partsupp" => table!(PartSuppArrow, PartSuppGenerator),
+        "orders" => table!(OrderArrow, OrderGenerator),
+        _ => table!(LineItemArrow, LineItemGenerator),
     };
     let parquet = |source: ParquetError| TpchError::Parquet {
         table: table.to_string(),
