@@ -76,7 +76,7 @@ pub struct TpchReport {
 enum Engine {
     DataFusion(SessionContext),
     Tusk(SessionContext),
-    DuckDb(DuckDb),
+    DuckDb(Box<DuckDb>),
 }
 
 impl Engine {
@@ -141,7 +141,10 @@ pub async fn run(options: TpchBenchOptions) -> Result<TpchReport, TpchError> {
         register_tables(&dfs.ctx, &dfs.url).await?;
         engines.push(Engine::Tusk(dfs.ctx));
     }
-    engines.push(Engine::DuckDb(DuckDb::start(&options.python, &local_dir)?));
+    engines.push(Engine::DuckDb(Box::new(DuckDb::start(
+        &options.python,
+        &local_dir,
+    )?)));
     let names = engines.iter().map(|e| e.name().to_string()).collect();
     let reference = engines.len() - 1;
 
