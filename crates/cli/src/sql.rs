@@ -38,8 +38,9 @@ pub async fn run(mut conf: Configuration, args: SqlArgs) -> anyhow::Result<()> {
     let session = SqlSession::new(&conf)?;
     let sql = match (&args.execute, &args.file) {
         (Some(sql), _) => sql.clone(),
-        (None, Some(file)) => std::fs::read_to_string(file)
-            .with_context(|| format!("reading {}", file.display()))?,
+        (None, Some(file)) => {
+            std::fs::read_to_string(file).with_context(|| format!("reading {}", file.display()))?
+        }
         (None, None) => return shell(&session, args.format).await,
     };
     let batches = session.run(&sql).await?;
@@ -76,14 +77,18 @@ fn print(batches: &[RecordBatch], format: Format) -> anyhow::Result<()> {
 /// goes on; `\q`, `quit` or end of input leave it.
 async fn shell(session: &SqlSession, format: Format) -> anyhow::Result<()> {
     let mut editor = rustyline::DefaultEditor::new()?;
-    let history = std::env::var_os("HOME")
-        .map(|home| std::path::Path::new(&home).join(".tusk_sql_history"));
+    let history =
+        std::env::var_os("HOME").map(|home| std::path::Path::new(&home).join(".tusk_sql_history"));
     if let Some(h) = &history {
         let _ = editor.load_history(h);
     }
     let mut statement = String::new();
     loop {
-        let prompt = if statement.is_empty() { "tusk> " } else { "   -> " };
+        let prompt = if statement.is_empty() {
+            "tusk> "
+        } else {
+            "   -> "
+        };
         let line = match editor.readline(prompt) {
             Ok(line) => line,
             Err(rustyline::error::ReadlineError::Interrupted) => {

@@ -46,7 +46,11 @@ fn sql_statements_results_and_warehouse_tables() {
 
     let bad = sql(&["-e", "SELEC 1"]);
     assert!(!bad.status.success());
-    assert!(stderr(&bad).contains("Line: 1, Column: 1"), "{}", stderr(&bad));
+    assert!(
+        stderr(&bad).contains("Line: 1, Column: 1"),
+        "{}",
+        stderr(&bad)
+    );
 
     let missing = sql(&["-e", "SELECT * FROM nowhere"]);
     assert!(!missing.status.success());

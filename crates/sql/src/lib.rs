@@ -7,7 +7,7 @@ pub mod session;
 pub mod store;
 pub mod tpch;
 
+pub use datafusion;
 pub use error::{Result, SqlError};
 pub use session::SqlSession;
 pub use store::DfsStore;
-pub use datafusion;

@@ -12,9 +12,9 @@ use datafusion::logical_expr::{CreateMemoryTable, DdlStatement, LogicalPlan};
 use datafusion::prelude::{ParquetReadOptions, SessionConfig, SessionContext};
 use datafusion::sql::parser::DFParser;
 use datafusion::sql::sqlparser::dialect::GenericDialect;
+use futures::TryStreamExt;
 use object_store::path::Path;
 use object_store::ObjectStore;
-use futures::TryStreamExt;
 use tusk_client::ClientOptions;
 use tusk_common::config::Configuration;
 use url::Url;
@@ -41,7 +41,11 @@ impl SqlSession {
         let warehouse = if dir.contains("://") {
             dir
         } else {
-            format!("hdfs://{}/{}", options.namenode, dir.trim_start_matches('/'))
+            format!(
+                "hdfs://{}/{}",
+                options.namenode,
+                dir.trim_start_matches('/')
+            )
         };
         let warehouse = format!("{}/", warehouse.trim_end_matches('/'));
         let registry = Arc::new(DfsRegistry::new(options));
@@ -88,7 +92,10 @@ impl SqlSession {
             .collect())
     }
 
-    async fn execute(&self, statement: datafusion::sql::parser::Statement) -> Result<Vec<RecordBatch>> {
+    async fn execute(
+        &self,
+        statement: datafusion::sql::parser::Statement,
+    ) -> Result<Vec<RecordBatch>> {
         let state = self.ctx.state();
         let plan = state.statement_to_plan(statement).await?;
         if let LogicalPlan::Ddl(DdlStatement::CreateMemoryTable(create)) = plan {
@@ -112,14 +119,15 @@ impl SqlSession {
             .into());
         }
         let location = format!("{}{table}/", self.warehouse);
-        let url = Url::parse(&location).map_err(|e| {
-            datafusion::error::DataFusionError::Plan(format!("{location}: {e}"))
-        })?;
+        let url = Url::parse(&location)
+            .map_err(|e| datafusion::error::DataFusionError::Plan(format!("{location}: {e}")))?;
         let store = self.registry.dfs_store(&url)?;
         let prefix = Path::from(url.path().trim_matches('/'));
-        let existing: Vec<_> = store.list(Some(&prefix)).try_collect().await.map_err(|e| {
-            datafusion::error::DataFusionError::ObjectStore(Box::new(e))
-        })?;
+        let existing: Vec<_> = store
+            .list(Some(&prefix))
+            .try_collect()
+            .await
+            .map_err(|e| datafusion::error::DataFusionError::ObjectStore(Box::new(e)))?;
         if !existing.is_empty() {
             if !create.or_replace {
                 return Err(SqlError::TableExists { table, location });

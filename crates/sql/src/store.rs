@@ -13,9 +13,9 @@ use chrono::{DateTime, Utc};
 use futures::stream::{self, BoxStream, StreamExt, TryStreamExt};
 use object_store::path::Path;
 use object_store::{
-    CopyMode, CopyOptions, GetOptions, GetResult, GetResultPayload, ListResult,
-    MultipartUpload, ObjectMeta, ObjectStore, PutMode, PutMultipartOptions, PutOptions,
-    PutPayload, PutResult, RenameOptions, RenameTargetMode,
+    CopyMode, CopyOptions, GetOptions, GetResult, GetResultPayload, ListResult, MultipartUpload,
+    ObjectMeta, ObjectStore, PutMode, PutMultipartOptions, PutOptions, PutPayload, PutResult,
+    RenameOptions, RenameTargetMode,
 };
 use tusk_client::{ClientError, DfsClient, FileStatus, HadoopException};
 
@@ -242,7 +242,9 @@ impl ObjectStore for DfsStore {
         _opts: PutMultipartOptions,
     ) -> object_store::Result<Box<dyn MultipartUpload>> {
         let target = dfs_path(location);
-        Ok(Box::new(DfsUpload::start(self.client.clone(), target).await?))
+        Ok(Box::new(
+            DfsUpload::start(self.client.clone(), target).await?,
+        ))
     }
 
     async fn get_opts(

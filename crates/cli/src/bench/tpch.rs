@@ -30,15 +30,13 @@ pub struct TpchArgs {
     python: String,
 }
 
-pub async fn run(_conf: Configuration, a: TpchArgs) -> anyhow::Result<()> {
+pub async fn run(conf: Configuration, a: TpchArgs) -> anyhow::Result<()> {
     let default_local = || PathBuf::from(format!("/tmp/tusk-tpch/sf{}", a.scale));
     let (local, dfs) = match a.data.as_deref() {
         Some(url) if url.starts_with("hdfs://") => {
-            // The DFS path: Tusk's SQL session over the DFS object store.
-            anyhow::bail!(
-                "{url}: this build has no DFS object store for SQL yet; \
-                 run with a local --data directory"
-            )
+            let session = tusk_sql::SqlSession::new(&conf)?;
+            let dfs = bench::DfsData::new(&session, url)?;
+            (a.local.clone().unwrap_or_else(default_local), Some(dfs))
         }
         Some(dir) => (PathBuf::from(dir), None),
         None => (a.local.clone().unwrap_or_else(default_local), None),

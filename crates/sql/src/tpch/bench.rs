@@ -10,6 +10,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use datafusion::execution::object_store::ObjectStoreUrl;
 use datafusion::prelude::SessionContext;
 use object_store::local::LocalFileSystem;
 use object_store::path::Path;
@@ -20,6 +21,8 @@ use super::generate::{generate, GenerateReport};
 use super::queries::{query, register_tables};
 use super::reference::DuckDb;
 use super::TpchError;
+use crate::SqlSession;
+use url::Url;
 
 /// What to run.
 pub struct TpchBenchOptions {
@@ -48,6 +51,33 @@ pub struct DfsData {
     pub url: String,
     /// A session with the DFS store registered (Tusk's SQL session).
     pub ctx: SessionContext,
+}
+
+impl DfsData {
+    /// The data at `url` (`hdfs://namenode/dir` or `hdfs:///dir`), read and written
+    /// through `session`'s DFS object store.
+    pub fn new(session: &SqlSession, url: &str) -> Result<DfsData, TpchError> {
+        let bad = |message: String| TpchError::BadDataUrl {
+            url: url.to_string(),
+            message,
+        };
+        let parsed = Url::parse(url).map_err(|e| bad(e.to_string()))?;
+        let ctx = session.context().clone();
+        let store = ctx
+            .runtime_env()
+            .object_store(
+                ObjectStoreUrl::parse(&parsed[..url::Position::BeforePath])
+                    .map_err(|e| bad(e.to_string()))?,
+            )
+            .map_err(|e| bad(e.to_string()))?;
+        let base = Path::from_url_path(parsed.path()).map_err(|e| bad(e.to_string()))?;
+        Ok(DfsData {
+            store,
+            base,
+            url: url.trim_end_matches('/').to_string(),
+            ctx,
+        })
+    }
 }
 
 /// One engine's times for one query.

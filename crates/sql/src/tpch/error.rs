@@ -25,6 +25,8 @@ pub enum TpchError {
         base: String,
         source: DataFusionError,
     },
+    #[error("{url}: {message}")]
+    BadDataUrl { url: String, message: String },
     #[error("no TPC-H query {0} (there are 22)")]
     NoSuchQuery(usize),
     #[error("the DuckDB reference ({python}): {message}")]
