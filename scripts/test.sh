@@ -9,7 +9,8 @@
 # DFS, then Hadoop's own FileSystem contract tests, then Hadoop's RPC client with YARN
 # tokens against Tusk's SASL TOKEN auth, then Hadoop's shuffle client pieces against a
 # NodeManager's mapreduce_shuffle, then WebHDFS through the Python hdfs package, then the
-# deployment recipe (deploy/: systemd units, image, Kubernetes manifests).
+# deployment recipe (deploy/: systemd units, image, Kubernetes manifests), then TPC-H at SF
+# 0.01 through the DFS, every answer checked against DuckDB (builds --features sql).
 # Kerberos is built in (`--features kerberos`; .ci/run installs what it needs).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -28,3 +29,4 @@ scripts/hadoop-sasl.sh
 scripts/hadoop-shuffle.sh
 scripts/webhdfs-python.sh "${CARGO_TARGET_DIR:-target}/debug/tusk"
 scripts/deploy-check.sh "${CARGO_TARGET_DIR:-target}/debug/tusk"
+scripts/check-tpch.sh

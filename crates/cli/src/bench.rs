@@ -17,6 +17,8 @@ use tusk_client::ReplicationMode;
 use tusk_common::{Configuration, Shutdown};
 
 mod seeds;
+#[cfg(feature = "sql")]
+mod tpch;
 
 #[derive(Subcommand)]
 pub enum BenchCommand {
@@ -60,6 +62,10 @@ pub enum BenchCommand {
     /// Hadoop 3.4.2's examples jar, unmodified (WordCount, TeraGen, TeraSort), on Tusk's
     /// YARN + DFS and on Hadoop 3.4.2's own YARN + HDFS, interleaved in one run.
     SameJar(Measured<same_jar::SameJarOptions>),
+    /// TPC-H: the 22 queries on DataFusion over local disk, on Tusk through the DFS
+    /// (--data hdfs://…) and on DuckDB over the same files, answers checked against DuckDB's.
+    #[cfg(feature = "sql")]
+    Tpch(tpch::TpchArgs),
 }
 
 #[derive(Args)]
@@ -462,6 +468,8 @@ pub async fn run(conf: Configuration, which: BenchCommand) -> anyhow::Result<()>
             emit(&report, report.to_markdown(), &json)
         }
         BenchCommand::Faults(a) => run_faults(a).await,
+        #[cfg(feature = "sql")]
+        BenchCommand::Tpch(a) => tpch::run(conf, a).await,
         BenchCommand::Scheduling(a) if a.simulate => run_simulated_scheduling(a),
         BenchCommand::Scheduling(a) => {
             let mut o = scheduling::SchedulingOptions::new(std::env::current_exe()?);

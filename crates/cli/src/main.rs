@@ -29,6 +29,8 @@ mod local;
 mod mr_container;
 mod node_status;
 mod snapshot_cmds;
+#[cfg(feature = "sql")]
+mod sql;
 mod testbed;
 
 use clap::{Parser, Subcommand};
@@ -116,6 +118,9 @@ enum Command {
         #[command(subcommand)]
         which: Box<bench::BenchCommand>,
     },
+    /// SQL over the DFS (DataFusion, run in the client): `-e SQL`, `-f FILE`, or a shell.
+    #[cfg(feature = "sql")]
+    Sql(sql::SqlArgs),
     /// The shortest safe DataNode heartbeat period for a cluster size and link.
     HeartbeatAdvisor(bench::AdvisorArgs),
     /// The effective configuration: `tusk conf show [--key K]`.
@@ -236,6 +241,8 @@ fn run(command: Command, conf: tusk_common::Configuration) -> anyhow::Result<()>
         Command::Bench { which } => runtime.block_on(bench::run(conf, *which)),
         Command::HeartbeatAdvisor(args) => bench::advisor(args),
         Command::Conf { action } => conf::run(&conf, action),
+        #[cfg(feature = "sql")]
+        Command::Sql(args) => runtime.block_on(sql::run(conf, args)),
         Command::Fs { .. }
         | Command::Dfsadmin { .. }
         | Command::Fsck { .. }

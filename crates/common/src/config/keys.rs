@@ -223,6 +223,8 @@ pub const KNOWN: &[&str] = &[
     "tusk.nodemanager.status-window-ms",
     "tusk.reduce.shuffle.memory.bytes",
     "tusk.runtime.worker-threads",
+    // Where `CREATE TABLE ... AS` writes its Parquet (default `/user/<user>/warehouse`).
+    "tusk.sql.warehouse.dir",
     "tusk.task.io.sort.bytes",
     "tusk.yarn.am.allocate.max-wait-ms",
     "tusk.yarn.am.finish-grace-ms",

@@ -1,0 +1,58 @@
+//! `tusk sql` through the real binary against a local cluster: `-e`, `-f`, `--format
+//! csv`, `CREATE TABLE ... AS` persisting Parquet in the warehouse and read back, and
+//! a syntax error reported with its position.
+
+#[path = "support/local_cluster.rs"]
+mod local_cluster;
+
+use local_cluster::{stderr, stdout, tusk, Cluster};
+
+#[test]
+fn sql_statements_results_and_warehouse_tables() {
+    let c = Cluster::up(1);
+    let sql = |args: &[&str]| {
+        let mut all = vec!["-D", "tusk.sql.warehouse.dir=/wh", "sql"];
+        all.extend_from_slice(args);
+        tusk(c.home(), &all)
+    };
+
+    let one = sql(&["-e", "SELECT 1 + 2 AS three", "--format", "csv"]);
+    assert!(one.status.success(), "{}", stderr(&one));
+    assert_eq!(stdout(&one), "three\n3\n");
+
+    let ctas = sql(&[
+        "-e",
+        "CREATE TABLE squares AS SELECT v, v * v AS sq FROM (VALUES (1), (2), (3)) AS t(v)",
+    ]);
+    assert!(ctas.status.success(), "{}", stderr(&ctas));
+    let ls = stdout(&c.fs(&["-ls", "-R", "/wh"]));
+    assert!(ls.contains("/wh/squares/"), "{ls}");
+    assert!(ls.contains(".parquet"), "{ls}");
+
+    // A new process reads the table back from the warehouse location.
+    let file = c.dir.path().join("q.sql");
+    std::fs::write(
+        &file,
+        "CREATE EXTERNAL TABLE s STORED AS PARQUET LOCATION 'hdfs:///wh/squares/';\n\
+         SELECT sum(sq) AS total FROM s;\n",
+    )
+    .unwrap();
+    let read = sql(&["-f", file.to_str().unwrap(), "--format", "csv"]);
+    assert!(read.status.success(), "{}", stderr(&read));
+    assert_eq!(stdout(&read), "total\n14\n");
+
+    let table = sql(&["-e", "SELECT 'a' AS x"]);
+    assert!(stdout(&table).contains("| x |"), "{}", stdout(&table));
+
+    let bad = sql(&["-e", "SELEC 1"]);
+    assert!(!bad.status.success());
+    assert!(
+        stderr(&bad).contains("Line: 1, Column: 1"),
+        "{}",
+        stderr(&bad)
+    );
+
+    let missing = sql(&["-e", "SELECT * FROM nowhere"]);
+    assert!(!missing.status.success());
+    assert!(stderr(&missing).contains("nowhere"), "{}", stderr(&missing));
+}

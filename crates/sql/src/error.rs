@@ -1,0 +1,22 @@
+//! [`SqlError`]: what a SQL session's calls fail with.
+
+use thiserror::Error;
+
+#[derive(Debug, Error)]
+pub enum SqlError {
+    /// The client configuration could not be read.
+    #[error("configuration: {0}")]
+    Config(#[from] tusk_client::ClientError),
+    /// Parsing, planning or running a statement failed; DataFusion's message (with the
+    /// line and column of a syntax error, the name of a missing table or file).
+    #[error("{0}")]
+    DataFusion(#[from] datafusion::error::DataFusionError),
+    /// `CREATE TABLE ... AS` would overwrite a table's data in the warehouse.
+    #[error("table {table} already exists at {location}")]
+    TableExists { table: String, location: String },
+    /// The input held no statement.
+    #[error("no SQL statement given")]
+    Empty,
+}
+
+pub type Result<T, E = SqlError> = std::result::Result<T, E>;

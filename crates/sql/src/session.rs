@@ -1,0 +1,150 @@
+//! [`SqlSession`]: a DataFusion session reading and writing the DFS, running statements
+//! locally in the client. `CREATE TABLE name AS SELECT` writes Parquet under the
+//! warehouse directory (`tusk.sql.warehouse.dir`, default `/user/<user>/warehouse`), at
+//! `<warehouse>/<name>/`, and registers it as an external Parquet table.
+
+use std::sync::Arc;
+
+use datafusion::arrow::record_batch::RecordBatch;
+use datafusion::dataframe::{DataFrame, DataFrameWriteOptions};
+use datafusion::execution::runtime_env::RuntimeEnvBuilder;
+use datafusion::logical_expr::{CreateMemoryTable, DdlStatement, LogicalPlan};
+use datafusion::prelude::{ParquetReadOptions, SessionConfig, SessionContext};
+use datafusion::sql::parser::DFParser;
+use datafusion::sql::sqlparser::dialect::GenericDialect;
+use futures::TryStreamExt;
+use object_store::path::Path;
+use object_store::ObjectStore;
+use tusk_client::ClientOptions;
+use tusk_common::config::Configuration;
+use url::Url;
+
+use crate::error::{Result, SqlError};
+use crate::registry::DfsRegistry;
+
+pub const WAREHOUSE_KEY: &str = "tusk.sql.warehouse.dir";
+
+pub struct SqlSession {
+    ctx: SessionContext,
+    registry: Arc<DfsRegistry>,
+    /// `hdfs://namenode/path/` of the warehouse directory.
+    warehouse: String,
+}
+
+impl SqlSession {
+    /// A session with the client settings of `conf` (`fs.defaultFS` is the file system
+    /// of `hdfs:///` URLs and of the warehouse).
+    pub fn new(conf: &Configuration) -> Result<Self> {
+        let options = ClientOptions::from_conf(conf)?;
+        let default_warehouse = format!("/user/{}/warehouse", options.user);
+        let dir = conf.get_str(WAREHOUSE_KEY, &default_warehouse);
+        let warehouse = if dir.contains("://") {
+            dir
+        } else {
+            format!(
+                "hdfs://{}/{}",
+                options.namenode,
+                dir.trim_start_matches('/')
+            )
+        };
+        let warehouse = format!("{}/", warehouse.trim_end_matches('/'));
+        let registry = Arc::new(DfsRegistry::new(options));
+        let runtime = RuntimeEnvBuilder::new()
+            .with_object_store_registry(registry.clone())
+            .build_arc()?;
+        let config = SessionConfig::new().with_information_schema(true);
+        let ctx = SessionContext::new_with_config_rt(config, runtime);
+        Ok(SqlSession {
+            ctx,
+            registry,
+            warehouse,
+        })
+    }
+
+    /// The DataFusion session, to register tables or run DataFrames directly.
+    pub fn context(&self) -> &SessionContext {
+        &self.ctx
+    }
+
+    /// `hdfs://namenode/dir/` where `CREATE TABLE ... AS` writes.
+    pub fn warehouse(&self) -> &str {
+        &self.warehouse
+    }
+
+    /// Runs the `;`-separated statements of `sql` in order and returns the results of
+    /// the last one.
+    pub async fn run(&self, sql: &str) -> Result<Vec<RecordBatch>> {
+        let mut last = None;
+        for plan in self.plans(sql)? {
+            last = Some(self.execute(plan).await?);
+        }
+        last.ok_or(SqlError::Empty)
+    }
+
+    /// The DataFrame of a single statement, without collecting it.
+    pub async fn sql(&self, sql: &str) -> Result<DataFrame> {
+        Ok(self.ctx.sql(sql).await?)
+    }
+
+    fn plans(&self, sql: &str) -> Result<Vec<datafusion::sql::parser::Statement>> {
+        Ok(DFParser::parse_sql_with_dialect(sql, &GenericDialect {})?
+            .into_iter()
+            .collect())
+    }
+
+    async fn execute(
+        &self,
+        statement: datafusion::sql::parser::Statement,
+    ) -> Result<Vec<RecordBatch>> {
+        let state = self.ctx.state();
+        let plan = state.statement_to_plan(statement).await?;
+        if let LogicalPlan::Ddl(DdlStatement::CreateMemoryTable(create)) = plan {
+            return self.create_table_as(create).await;
+        }
+        Ok(self.ctx.execute_logical_plan(plan).await?.collect().await?)
+    }
+
+    /// `CREATE TABLE name AS query`: Parquet under `<warehouse>/<name>/`, registered as an
+    /// external table.
+    async fn create_table_as(&self, create: CreateMemoryTable) -> Result<Vec<RecordBatch>> {
+        let table = create.name.table().to_string();
+        if self.ctx.table_exist(create.name.clone())? && !create.or_replace {
+            if create.if_not_exists {
+                return Ok(Vec::new());
+            }
+            return Err(datafusion::error::DataFusionError::Plan(format!(
+                "Table '{}' already exists",
+                create.name
+            ))
+            .into());
+        }
+        let location = format!("{}{table}/", self.warehouse);
+        let url = Url::parse(&location)
+            .map_err(|e| datafusion::error::DataFusionError::Plan(format!("{location}: {e}")))?;
+        let store = self.registry.dfs_store(&url)?;
+        let prefix = Path::from(url.path().trim_matches('/'));
+        let existing: Vec<_> = store
+            .list(Some(&prefix))
+            .try_collect()
+            .await
+            .map_err(|e| datafusion::error::DataFusionError::ObjectStore(Box::new(e)))?;
+        if !existing.is_empty() {
+            if !create.or_replace {
+                return Err(SqlError::TableExists { table, location });
+            }
+            store
+                .client()
+                .delete(&format!("/{prefix}"), true)
+                .await
+                .map_err(SqlError::Config)?;
+        }
+        let df = DataFrame::new(self.ctx.state(), (*create.input).clone());
+        df.write_parquet(&location, DataFrameWriteOptions::new(), None)
+            .await?;
+        self.ctx.deregister_table(create.name.clone())?;
+        self.ctx
+            .register_parquet(create.name, &location, ParquetReadOptions::default())
+            .await?;
+        Ok(Vec::new())
+    }
+}
