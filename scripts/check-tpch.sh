@@ -27,12 +27,10 @@ echo "check-tpch: cluster at $URI"
 "$TUSK" -D fs.defaultFS="$URI" bench tpch --scale 0.01 --trials 1 \
   --data "$URI/tpch/sf0.01" --local "$WORK/local"
 
-# File by file: `tusk fs -get` of a directory answers "No such file or directory" today.
+"$TUSK" fs -fs "$URI" -get /tpch/sf0.01 "$WORK/from-dfs"
 count=0
 for f in "$WORK"/local/*/*.parquet; do
   rel=${f#"$WORK/local/"}
-  mkdir -p "$(dirname "$WORK/from-dfs/$rel")"
-  "$TUSK" fs -fs "$URI" -get "/tpch/sf0.01/$rel" "$WORK/from-dfs/$rel"
   cmp -s "$f" "$WORK/from-dfs/$rel" || { echo "check-tpch: $rel differs between the DFS and local disk" >&2; exit 1; }
   count=$((count + 1))
 done

@@ -11,11 +11,11 @@
 # NodeManager's mapreduce_shuffle, then WebHDFS through the Python hdfs package, then the
 # deployment recipe (deploy/: systemd units, image, Kubernetes manifests), then TPC-H at SF
 # 0.01 through the DFS, every answer checked against DuckDB (builds --features sql).
-# Kerberos is built in (`--features kerberos`; .ci/run installs what it needs).
+# Kerberos and SQL are built in (`--features kerberos,sql`; .ci/run installs what they need).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-cargo test --workspace --no-fail-fast --features tusk-cli/kerberos
-cargo build -p tusk-cli --features kerberos
+cargo test --workspace --no-fail-fast --features tusk-cli/kerberos,tusk-cli/sql
+cargo build -p tusk-cli --features kerberos,sql
 scripts/compat-hadoop.sh "${CARGO_TARGET_DIR:-target}/debug/tusk"
 scripts/compat-hadoop-secure.sh "${CARGO_TARGET_DIR:-target}/debug/tusk"
 scripts/compat-yarn.sh "${CARGO_TARGET_DIR:-target}/debug/tusk"
@@ -29,4 +29,4 @@ scripts/hadoop-sasl.sh
 scripts/hadoop-shuffle.sh
 scripts/webhdfs-python.sh "${CARGO_TARGET_DIR:-target}/debug/tusk"
 scripts/deploy-check.sh "${CARGO_TARGET_DIR:-target}/debug/tusk"
-scripts/check-tpch.sh
+scripts/check-tpch.sh "${CARGO_TARGET_DIR:-target}/debug/tusk"

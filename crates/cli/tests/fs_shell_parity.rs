@@ -136,6 +136,33 @@ fn copy_destinations_are_checked_as_hadoops() {
     assert_eq!(illegal.status.code(), Some(255));
 }
 
+/// `-get` of a directory copies the tree, as Hadoop's does: into a new local directory
+/// of the given name, or under an existing one by the source's name.
+#[test]
+fn get_copies_a_directory_tree() {
+    let c = Cluster::up(1);
+    ok(&c.fs(&["-mkdir", "-p", "/tree/sub/deeper", "/tree/empty"]));
+    let a = local(&c, "a.txt", b"top");
+    let b = local(&c, "b.txt", b"deep");
+    ok(&c.fs(&["-put", &a, "/tree/a.txt"]));
+    ok(&c.fs(&["-put", &b, "/tree/sub/deeper/b.txt"]));
+    let fresh = c.home().join("fresh");
+    ok(&c.fs(&["-get", "/tree", fresh.to_str().unwrap()]));
+    assert_eq!(std::fs::read(fresh.join("a.txt")).unwrap(), b"top");
+    assert_eq!(
+        std::fs::read(fresh.join("sub/deeper/b.txt")).unwrap(),
+        b"deep"
+    );
+    assert!(fresh.join("empty").is_dir());
+    let existing = c.home().join("existing");
+    std::fs::create_dir(&existing).unwrap();
+    ok(&c.fs(&["-copyToLocal", "/tree/sub", existing.to_str().unwrap()]));
+    assert_eq!(
+        std::fs::read(existing.join("sub/deeper/b.txt")).unwrap(),
+        b"deep"
+    );
+}
+
 /// `-ls`: columns as wide as the widest row of the listing, Hadoop's sort flags, paths
 /// only with `-C`, nothing for an empty directory; unknown flags are Hadoop's usage
 /// error (exit 255).

@@ -344,6 +344,39 @@ impl Shell {
         Ok(())
     }
 
+    /// A directory, as Hadoop's `-get` copies one: made at `target` (an existing one is
+    /// written into) and filled with its files and directories, recursively.
+    async fn get_dir(
+        &self,
+        src: &str,
+        path: &str,
+        target: &Path,
+        flags: &CopyFlags,
+    ) -> Result<(), String> {
+        if target.exists() && !target.is_dir() {
+            return Err(format!("`{}': File exists", target.display()));
+        }
+        std::fs::create_dir_all(target)
+            .map_err(|e| format!("`{}': {}", target.display(), io_message(&e)))?;
+        let children = self
+            .client
+            .list(path)
+            .await
+            .map_err(|e| describe(src, &e))?;
+        for child in children {
+            let name = child
+                .path
+                .rsplit('/')
+                .next()
+                .unwrap_or_default()
+                .to_string();
+            let child_path = format!("{}/{name}", path.trim_end_matches('/'));
+            let child_src = format!("{}/{name}", src.trim_end_matches('/'));
+            Box::pin(self.get_one(&child_src, &child_path, &target.join(&name), flags)).await?;
+        }
+        Ok(())
+    }
+
     async fn get_one(
         &self,
         src: &str,
@@ -356,6 +389,9 @@ impl Shell {
             .stat(path)
             .await
             .map_err(|e| describe(src, &e))?;
+        if status.is_dir {
+            return self.get_dir(src, path, target, flags).await;
+        }
         if target.is_dir() || (target.exists() && !flags.overwrite) {
             return Err(format!("`{}': File exists", target.display()));
         }
