@@ -55,4 +55,37 @@ fn sql_statements_results_and_warehouse_tables() {
     let missing = sql(&["-e", "SELECT * FROM nowhere"]);
     assert!(!missing.status.success());
     assert!(stderr(&missing).contains("nowhere"), "{}", stderr(&missing));
+    assert_eq!(
+        stderr(&missing).matches("nowhere").count(),
+        1,
+        "the message once, not a chain repeating it: {}",
+        stderr(&missing)
+    );
+
+    // A location without a scheme is on the cluster's file system, as a Hadoop path is;
+    // COPY writes there and a quoted hdfs:/// URL reads a file directly.
+    let copied = sql(&[
+        "-e",
+        "CREATE EXTERNAL TABLE s STORED AS PARQUET LOCATION '/wh/squares/';\n\
+         COPY (SELECT v FROM s WHERE sq > 1) TO '/out/big.parquet' STORED AS PARQUET",
+    ]);
+    assert!(copied.status.success(), "{}", stderr(&copied));
+    assert!(stdout(&c.fs(&["-ls", "/out/big.parquet"])).contains("/out/big.parquet"));
+    let direct = sql(&[
+        "-e",
+        "SELECT count(*) AS n FROM 'hdfs:///out/big.parquet'",
+        "--format",
+        "csv",
+    ]);
+    assert!(direct.status.success(), "{}", stderr(&direct));
+    assert_eq!(stdout(&direct), "n\n2\n");
+    let nowhere = sql(&[
+        "-e",
+        "CREATE EXTERNAL TABLE n STORED AS PARQUET LOCATION '/no/such/'",
+    ]);
+    assert!(
+        stderr(&nowhere).contains("/no/such/"),
+        "the missing location is named: {}",
+        stderr(&nowhere)
+    );
 }

@@ -8,15 +8,22 @@ pub enum SqlError {
     #[error("configuration: {0}")]
     Config(#[from] tusk_client::ClientError),
     /// Parsing, planning or running a statement failed; DataFusion's message (with the
-    /// line and column of a syntax error, the name of a missing table or file).
-    #[error("{0}")]
-    DataFusion(#[from] datafusion::error::DataFusionError),
+    /// line and column of a syntax error, the name of a missing table or file), whole in
+    /// itself: its causes are part of it, not a chain repeating it.
+    #[error("{}", .0.strip_backtrace())]
+    DataFusion(datafusion::error::DataFusionError),
     /// `CREATE TABLE ... AS` would overwrite a table's data in the warehouse.
     #[error("table {table} already exists at {location}")]
     TableExists { table: String, location: String },
     /// The input held no statement.
     #[error("no SQL statement given")]
     Empty,
+}
+
+impl From<datafusion::error::DataFusionError> for SqlError {
+    fn from(e: datafusion::error::DataFusionError) -> Self {
+        SqlError::DataFusion(e)
+    }
 }
 
 pub type Result<T, E = SqlError> = std::result::Result<T, E>;

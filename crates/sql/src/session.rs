@@ -29,6 +29,8 @@ pub struct SqlSession {
     registry: Arc<DfsRegistry>,
     /// `hdfs://namenode/path/` of the warehouse directory.
     warehouse: String,
+    /// `hdfs://namenode`: where a location without a scheme is (`fs.defaultFS`).
+    default_fs: String,
 }
 
 impl SqlSession {
@@ -48,16 +50,18 @@ impl SqlSession {
             )
         };
         let warehouse = format!("{}/", warehouse.trim_end_matches('/'));
+        let default_fs = format!("hdfs://{}", options.namenode);
         let registry = Arc::new(DfsRegistry::new(options));
         let runtime = RuntimeEnvBuilder::new()
             .with_object_store_registry(registry.clone())
             .build_arc()?;
         let config = SessionConfig::new().with_information_schema(true);
-        let ctx = SessionContext::new_with_config_rt(config, runtime);
+        let ctx = SessionContext::new_with_config_rt(config, runtime).enable_url_table();
         Ok(SqlSession {
             ctx,
             registry,
             warehouse,
+            default_fs,
         })
     }
 
@@ -94,14 +98,31 @@ impl SqlSession {
 
     async fn execute(
         &self,
-        statement: datafusion::sql::parser::Statement,
+        mut statement: datafusion::sql::parser::Statement,
     ) -> Result<Vec<RecordBatch>> {
+        use datafusion::sql::parser::Statement;
+        match &mut statement {
+            Statement::CreateExternalTable(create) => create
+                .locations
+                .iter_mut()
+                .for_each(|l| self.on_default_fs(l)),
+            Statement::CopyTo(copy) => self.on_default_fs(&mut copy.target),
+            _ => {}
+        }
         let state = self.ctx.state();
         let plan = state.statement_to_plan(statement).await?;
         if let LogicalPlan::Ddl(DdlStatement::CreateMemoryTable(create)) = plan {
             return self.create_table_as(create).await;
         }
         Ok(self.ctx.execute_logical_plan(plan).await?.collect().await?)
+    }
+
+    /// A location without a scheme (`/data/t/`) is on the cluster's default file system,
+    /// as a Hadoop path is.
+    fn on_default_fs(&self, location: &mut String) {
+        if location.starts_with('/') {
+            *location = format!("{}{location}", self.default_fs);
+        }
     }
 
     /// `CREATE TABLE name AS query`: Parquet under `<warehouse>/<name>/`, registered as an
