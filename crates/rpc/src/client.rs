@@ -147,10 +147,15 @@ struct Pending {
 impl Pending {
     /// What a call on the ended connection gets.
     fn ended(&self) -> RpcError {
-        match &self.fatal {
-            Some(fatal) => RpcError::Remote(fatal.clone()),
-            None => RpcError::ConnectionClosed,
-        }
+        ended(self.fatal.as_ref())
+    }
+}
+
+/// The error of a call on a connection that ended, by a FATAL reply or otherwise.
+fn ended(fatal: Option<&RemoteException>) -> RpcError {
+    match fatal {
+        Some(fatal) => RpcError::Remote(fatal.clone()),
+        None => RpcError::ConnectionClosed,
     }
 }
 
@@ -498,16 +503,16 @@ async fn read_loop<R: tokio::io::AsyncRead + Unpin>(
     }
     // A FATAL reply (a refused connection) is what every call still waiting gets, and
     // every call made after.
-    let calls = {
+    let (calls, fatal) = {
         let mut p = pending.lock().expect("pending lock");
         p.closed = true;
         if let Err(RpcError::Remote(fatal)) = &result {
             p.fatal = Some(fatal.clone());
         }
-        std::mem::take(&mut p.calls)
+        (std::mem::take(&mut p.calls), p.fatal.clone())
     };
     for (_, slot) in calls {
-        let _ = slot.send(Err(pending.lock().expect("pending lock").ended()));
+        let _ = slot.send(Err(ended(fatal.as_ref())));
     }
 }
 

@@ -132,13 +132,7 @@ impl DfsStore {
         let mut out = Vec::new();
         let mut pending = vec![dir];
         while let Some(dir) = pending.pop() {
-            let entries = match self.client.list(&dir).await {
-                Ok(entries) => entries,
-                Err(e) if e.is_not_found() => continue,
-                Err(e) => return Err(to_store_error(&dir, e)),
-            };
-            for s in entries {
-                let child = child_path(&dir, &s.path);
+            for (child, s) in self.children(&dir).await? {
                 if s.is_dir {
                     pending.push(child);
                 } else {
@@ -149,12 +143,16 @@ impl DfsStore {
         Ok(out)
     }
 
-    async fn exists(&self, path: &str) -> object_store::Result<bool> {
-        self.client
-            .get_file_info(path)
-            .await
-            .map(|s| s.is_some())
-            .map_err(|e| to_store_error(path, e))
+    /// The entries of directory `dir` with their full paths; none when it is missing.
+    async fn children(&self, dir: &str) -> object_store::Result<Vec<(String, FileStatus)>> {
+        match self.client.list(dir).await {
+            Ok(entries) => Ok(entries
+                .into_iter()
+                .map(|s| (child_path(dir, &s.path), s))
+                .collect()),
+            Err(e) if e.is_not_found() => Ok(Vec::new()),
+            Err(e) => Err(to_store_error(dir, e)),
+        }
     }
 
     /// Makes the parent directory of `path`.
@@ -348,17 +346,12 @@ impl ObjectStore for DfsStore {
 
     async fn list_with_delimiter(&self, prefix: Option<&Path>) -> object_store::Result<ListResult> {
         let dir = prefix.map_or_else(|| "/".to_string(), dfs_path);
-        let entries = match self.client.list(&dir).await {
-            Ok(entries) => entries,
-            Err(e) if e.is_not_found() => Vec::new(),
-            Err(e) => return Err(to_store_error(&dir, e)),
-        };
         let mut result = ListResult {
             common_prefixes: Vec::new(),
             objects: Vec::new(),
         };
-        for s in entries {
-            let child = Path::from(child_path(&dir, &s.path).trim_start_matches('/'));
+        for (child, s) in self.children(&dir).await? {
+            let child = Path::from(child.trim_start_matches('/'));
             if s.is_dir {
                 result.common_prefixes.push(child);
             } else {
@@ -403,16 +396,17 @@ impl ObjectStore for DfsStore {
     ) -> object_store::Result<()> {
         let (src, dst) = (dfs_path(from), dfs_path(to));
         let overwrite = matches!(options.target_mode, RenameTargetMode::Overwrite);
-        if !overwrite && self.exists(&dst).await? {
-            return Err(object_store::Error::AlreadyExists {
-                path: dst.clone(),
-                source: format!("FileAlreadyExistsException: {dst} already exists").into(),
-            });
-        }
         self.make_parent(&dst).await?;
+        // Without overwrite the NameNode refuses an existing destination itself
+        // (FileAlreadyExistsException), so no lookup goes first.
         self.client
             .rename2(&src, &dst, overwrite)
             .await
-            .map_err(|e| to_store_error(&src, e))
+            .map_err(|e| match e.remote_class() {
+                Some(c) if c == HadoopException::FileAlreadyExists.simple_name() => {
+                    to_store_error(&dst, e)
+                }
+                _ => to_store_error(&src, e),
+            })
     }
 }

@@ -121,6 +121,17 @@ async fn the_store_reads_writes_and_lists_the_dfs() {
         .unwrap();
     assert_eq!(top.common_prefixes, [Path::from("t/sub")]);
     assert_eq!(top.objects.len(), 1);
+    let taken = store
+        .rename_if_not_exists(&Path::from("t/data.bin"), &Path::from("t/sub/moved.bin"))
+        .await;
+    assert!(
+        matches!(&taken, Err(object_store::Error::AlreadyExists { path, .. }) if path == "/t/sub/moved.bin"),
+        "{taken:?}"
+    );
+    assert!(
+        store.head(&file).await.is_ok(),
+        "a refused rename leaves the source"
+    );
     store.delete(&Path::from("t/sub/copy.bin")).await.unwrap();
     assert!(store.head(&Path::from("t/sub/copy.bin")).await.is_err());
 
