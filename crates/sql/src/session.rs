@@ -38,19 +38,15 @@ impl SqlSession {
     /// of `hdfs:///` URLs and of the warehouse).
     pub fn new(conf: &Configuration) -> Result<Self> {
         let options = ClientOptions::from_conf(conf)?;
+        let default_fs = format!("hdfs://{}", options.namenode);
         let default_warehouse = format!("/user/{}/warehouse", options.user);
         let dir = conf.get_str(WAREHOUSE_KEY, &default_warehouse);
         let warehouse = if dir.contains("://") {
             dir
         } else {
-            format!(
-                "hdfs://{}/{}",
-                options.namenode,
-                dir.trim_start_matches('/')
-            )
+            format!("{default_fs}/{}", dir.trim_start_matches('/'))
         };
         let warehouse = format!("{}/", warehouse.trim_end_matches('/'));
-        let default_fs = format!("hdfs://{}", options.namenode);
         let registry = Arc::new(DfsRegistry::new(options));
         let runtime = RuntimeEnvBuilder::new()
             .with_object_store_registry(registry.clone())
