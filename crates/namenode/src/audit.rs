@@ -1,19 +1,24 @@
 //! HDFS's audit log: one line per namespace operation a client asked for, in the form
 //! of `FSNamesystem.audit` (`allowed= ugi= ip= cmd= src= dst= perm= proto=`), in a file
 //! of its own. A call only hands the line's parts to a thread that formats and writes
-//! them, so the log stays off the calls' path; the queue is bounded, and a full queue
-//! makes calls wait rather than lose lines.
+//! them, so the log stays off the calls' path. Calls add to a shared batch and do not
+//! wake the writer for each line: it sleeps until the first line of a batch arrives and
+//! then gathers for a moment, so a busy NameNode pays one wake-up per batch, not per
+//! call. The batch is bounded, and a full one makes calls wait rather than lose lines.
 
 use std::collections::HashSet;
 use std::fs::{File, OpenOptions};
 use std::io::{BufWriter, Write};
 use std::net::IpAddr;
 use std::path::{Path, PathBuf};
-use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
-use std::sync::Arc;
+use std::sync::{Arc, Condvar, Mutex};
+use std::time::Duration;
 
 /// Lines waiting to be written before calls wait for the writer.
 const QUEUE: usize = 64 * 1024;
+
+/// How long the writer gathers lines after the first of a batch arrives.
+const GATHER: Duration = Duration::from_millis(20);
 
 /// Where the audit log goes and what it leaves out: `tusk.namenode.audit.log` (else
 /// `${hadoop.log.dir}/hdfs-audit.log` when `hadoop.log.dir` is set, else no log) and
@@ -49,6 +54,15 @@ impl AuditOptions {
     }
 }
 
+/// The owner, group and permission bits of what an operation left, written
+/// `owner:group:rwxr-xr-x` as HDFS's `PermissionStatus` prints them.
+#[derive(Debug)]
+pub struct AuditStatus {
+    pub owner: String,
+    pub group: String,
+    pub permission: u16,
+}
+
 /// One audited operation.
 #[derive(Debug)]
 pub struct AuditEvent {
@@ -63,37 +77,80 @@ pub struct AuditEvent {
     pub cmd: &'static str,
     pub src: String,
     pub dst: Option<String>,
-    /// `owner:group:rwxr-xr-x` of what the operation left, where HDFS logs it.
-    pub perm: Option<String>,
+    /// What the operation left, where HDFS logs it.
+    pub perm: Option<AuditStatus>,
 }
 
 impl AuditEvent {
-    /// The line as HDFS's default audit logger and log4j layout write it.
-    pub fn line(&self) -> String {
-        let at = tusk_common::calendar::log4j_stamp(self.at);
-        let ip = match self.ip {
-            IpAddr::V4(a) => format!("/{a}"),
+    /// Writes the line (and its newline) as HDFS's default audit logger and log4j layout
+    /// write it; `stamp` is the line's time, already formatted.
+    fn write_to(&self, out: &mut impl Write, stamp: &str) -> std::io::Result<()> {
+        write!(
+            out,
+            "{stamp} INFO FSNamesystem.audit: allowed={}\tugi={}\tip=/",
+            self.allowed, self.ugi
+        )?;
+        match self.ip {
+            IpAddr::V4(a) => write!(out, "{a}")?,
             IpAddr::V6(a) => match a.to_ipv4_mapped() {
-                Some(v4) => format!("/{v4}"),
-                None => format!("/{a}"),
+                Some(v4) => write!(out, "{v4}")?,
+                None => write!(out, "{a}")?,
             },
-        };
-        format!(
-            "{at} INFO FSNamesystem.audit: allowed={}\tugi={}\tip={ip}\tcmd={}\tsrc={}\tdst={}\tperm={}\tproto=rpc",
-            self.allowed,
-            self.ugi,
+        }
+        write!(
+            out,
+            "\tcmd={}\tsrc={}\tdst={}\tperm=",
             self.cmd,
             self.src,
-            self.dst.as_deref().unwrap_or("null"),
-            self.perm.as_deref().unwrap_or("null"),
-        )
+            self.dst.as_deref().unwrap_or("null")
+        )?;
+        match &self.perm {
+            Some(p) => write!(
+                out,
+                "{}:{}:{}",
+                p.owner,
+                p.group,
+                crate::namespace::permission::fs_permission(p.permission)
+            )?,
+            None => out.write_all(b"null")?,
+        }
+        out.write_all(b"\tproto=rpc\n")
+    }
+
+    /// The line without its newline.
+    #[cfg(test)]
+    fn line(&self) -> String {
+        let mut out = Vec::new();
+        self.write_to(&mut out, &tusk_common::calendar::log4j_stamp(self.at))
+            .expect("a Vec takes every write");
+        out.pop();
+        String::from_utf8(out).expect("the line is UTF-8")
     }
 }
 
-/// The open audit log: a queue to its writer thread.
+/// The batch shared by the calls and the writer.
+#[derive(Debug, Default)]
+struct Batch {
+    events: Vec<AuditEvent>,
+    /// The writer waits for a first line (calls wake it only then).
+    writer_waiting: bool,
+    /// The log was dropped: the writer writes what is left and stops.
+    closed: bool,
+}
+
+#[derive(Debug, Default)]
+struct Shared {
+    batch: Mutex<Batch>,
+    /// Wakes the writer for the first line of a batch, or to close.
+    first_line: Condvar,
+    /// Wakes calls waiting for room in a full batch.
+    room: Condvar,
+}
+
+/// The open audit log: a batch its writer thread takes and writes.
 #[derive(Debug)]
 pub struct AuditLog {
-    tx: SyncSender<AuditEvent>,
+    shared: Arc<Shared>,
     skip: HashSet<String>,
 }
 
@@ -104,12 +161,13 @@ impl AuditLog {
             return Ok(None);
         };
         let file = open_append(path)?;
-        let (tx, rx) = sync_channel(QUEUE);
+        let shared = Arc::new(Shared::default());
+        let writer = shared.clone();
         std::thread::Builder::new()
             .name("audit-log".into())
-            .spawn(move || write_lines(rx, BufWriter::new(file)))?;
+            .spawn(move || write_lines(&writer, BufWriter::new(file)))?;
         Ok(Some(AuditLog {
-            tx,
+            shared,
             skip: options.skip.iter().cloned().collect(),
         }))
     }
@@ -119,13 +177,41 @@ impl AuditLog {
         !self.skip.contains(cmd)
     }
 
-    /// Queues `event`; waits while the queue is full.
+    /// Adds `event` to the batch; waits while the batch is full.
     pub fn log(&self, event: AuditEvent) {
-        if self.wants(event.cmd) {
-            // The writer only stops when the file cannot be written; it said so then.
-            let _ = self.tx.send(event);
+        if !self.wants(event.cmd) {
+            return;
+        }
+        let mut batch = lock(&self.shared.batch);
+        while batch.events.len() >= QUEUE && !batch.closed {
+            batch = self
+                .shared
+                .room
+                .wait(batch)
+                .unwrap_or_else(|p| p.into_inner());
+        }
+        if batch.closed {
+            // The writer has stopped (its file failed; it said so).
+            return;
+        }
+        batch.events.push(event);
+        if batch.writer_waiting {
+            batch.writer_waiting = false;
+            self.shared.first_line.notify_one();
         }
     }
+}
+
+impl Drop for AuditLog {
+    fn drop(&mut self) {
+        lock(&self.shared.batch).closed = true;
+        self.shared.first_line.notify_one();
+    }
+}
+
+fn lock(m: &Mutex<Batch>) -> std::sync::MutexGuard<'_, Batch> {
+    // A call that panicked while holding the lock left a batch of whole events.
+    m.lock().unwrap_or_else(|p| p.into_inner())
 }
 
 fn open_append(path: &Path) -> std::io::Result<File> {
@@ -135,22 +221,62 @@ fn open_append(path: &Path) -> std::io::Result<File> {
     OpenOptions::new().create(true).append(true).open(path)
 }
 
-/// Writes every queued line, flushing whenever the queue runs dry, until every sender
-/// is gone.
-fn write_lines(rx: Receiver<AuditEvent>, mut out: BufWriter<File>) {
-    while let Ok(first) = rx.recv() {
-        let mut next = Some(first);
-        while let Some(event) = next {
-            if let Err(e) = writeln!(out, "{}", event.line()) {
-                tracing::error!(error = %e, "the audit log cannot be written; no more audit lines");
-                return;
+/// Writes every batch, flushing after each, until the log is closed and its last batch
+/// written. A failed write ends the log (it says so once).
+fn write_lines(shared: &Shared, mut out: BufWriter<File>) {
+    let mut stamp = Stamp::default();
+    loop {
+        let (events, closed) = {
+            let mut batch = lock(&shared.batch);
+            while batch.events.is_empty() && !batch.closed {
+                batch.writer_waiting = true;
+                batch = shared
+                    .first_line
+                    .wait(batch)
+                    .unwrap_or_else(|p| p.into_inner());
             }
-            next = rx.try_recv().ok();
-        }
-        if let Err(e) = out.flush() {
+            batch.writer_waiting = false;
+            if !batch.closed && batch.events.len() < QUEUE {
+                // Let the rest of a burst join this batch without waking anyone.
+                drop(batch);
+                std::thread::sleep(GATHER);
+                batch = lock(&shared.batch);
+            }
+            let events = std::mem::take(&mut batch.events);
+            shared.room.notify_all();
+            (events, batch.closed)
+        };
+        let written = events
+            .iter()
+            .try_for_each(|event| event.write_to(&mut out, stamp.of(event.at)))
+            .and_then(|()| out.flush());
+        if let Err(e) = written {
             tracing::error!(error = %e, "the audit log cannot be written; no more audit lines");
+            lock(&shared.batch).closed = true;
+            shared.room.notify_all();
             return;
         }
+        if closed {
+            return;
+        }
+    }
+}
+
+/// log4j's time stamp of the last line, formatted again only when the millisecond
+/// changes.
+#[derive(Default)]
+struct Stamp {
+    at: Option<u64>,
+    text: String,
+}
+
+impl Stamp {
+    fn of(&mut self, at: u64) -> &str {
+        if self.at != Some(at) {
+            self.at = Some(at);
+            self.text = tusk_common::calendar::log4j_stamp(at);
+        }
+        &self.text
     }
 }
 
@@ -168,7 +294,11 @@ mod tests {
             cmd: "mkdirs",
             src: "/a/b".into(),
             dst: None,
-            perm: Some("alice:supergroup:rwxr-xr-x".into()),
+            perm: Some(AuditStatus {
+                owner: "alice".into(),
+                group: "supergroup".into(),
+                permission: 0o755,
+            }),
         };
         assert_eq!(
             event.line(),

@@ -162,16 +162,16 @@ fn read_target(method: &str, body: &Bytes) -> Option<Target> {
     let (src, dst) = match paths {
         Paths::None => (None, None),
         Paths::First => (
-            Some(OnePath::decode(body.clone()).ok()?.first.join(",")),
+            Some(joined(OnePath::decode(body.clone()).ok()?.first)),
             None,
         ),
         Paths::FirstTwo => {
             let p = TwoPaths::decode(body.clone()).ok()?;
-            (Some(p.first.join(",")), Some(p.second.join(",")))
+            (Some(joined(p.first)), Some(joined(p.second)))
         }
         Paths::Concat => {
             let p = TwoPaths::decode(body.clone()).ok()?;
-            (Some(p.second.join(",")), Some(p.first.join(",")))
+            (Some(joined(p.second)), Some(joined(p.first)))
         }
         Paths::SnapshotRename => {
             let p = SnapshotRename::decode(body.clone()).ok()?;
@@ -183,6 +183,14 @@ fn read_target(method: &str, body: &Bytes) -> Option<Target> {
         }
     };
     Some(Target { cmd, src, dst })
+}
+
+/// Repeated paths joined with commas, as HDFS writes them; a single path as it is.
+fn joined(mut paths: Vec<String>) -> String {
+    match paths.len() {
+        1 => paths.pop().expect("one path"),
+        _ => paths.join(","),
+    }
 }
 
 /// Logs the call's outcome, once it is known: allowed when it succeeded, refused when
@@ -208,7 +216,7 @@ pub(super) fn record(
     let perm = (allowed && WITH_STATUS.contains(&target.cmd))
         .then(|| target.dst.as_deref().or(target.src.as_deref()))
         .flatten()
-        .and_then(|path| status_of(&fsn, path));
+        .and_then(|path| fsn.audit_status(path));
     if let Some(log) = &fsn.audit {
         log.log(AuditEvent {
             at: tusk_common::now_millis(),
@@ -222,16 +230,6 @@ pub(super) fn record(
         });
     }
     outcome
-}
-
-/// `owner:group:rwxr-xr-x` of `path` as it is now.
-fn status_of(fsn: &Namesystem, path: &str) -> Option<String> {
-    let st = fsn
-        .get_file_info(&fsn.permissions.superuser, path)
-        .ok()
-        .flatten()?;
-    let mode = crate::namespace::permission::fs_permission(st.permission.perm as u16);
-    Some(format!("{}:{}:{mode}", st.owner, st.group))
 }
 
 #[cfg(test)]
