@@ -20,6 +20,7 @@ use tusk_cluster::process::{
 use tusk_common::config::Source;
 use tusk_common::process::alive;
 use tusk_common::Configuration;
+use tusk_rpc::auth::AUTH_TO_LOCAL_KEY;
 
 use crate::conf::RM_ADDRESS_KEY;
 use crate::hadoop_site::{ClusterEndpoints, SecureRealm, LOG_AGGREGATION_KEY};
@@ -232,6 +233,14 @@ fn secure_realm(
         ("dfs.datanode.keytab.file", dn.display().to_string()),
     ] {
         conf.set(key, value);
+    }
+    // The NameNode runs as its principal's short name, which is HDFS's superuser; on a
+    // cluster of one's own that is oneself, as without Kerberos.
+    if conf.get(AUTH_TO_LOCAL_KEY).is_none() {
+        conf.set(
+            AUTH_TO_LOCAL_KEY,
+            format!("RULE:[2:$1@$0](nn@{REALM})s/.*/{user}/ DEFAULT"),
+        );
     }
     // The GSS-API library of this process reads these; nothing else runs yet.
     std::env::set_var("KRB5_CONFIG", kdc.krb5_conf());

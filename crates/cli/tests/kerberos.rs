@@ -42,19 +42,41 @@ fn a_kerberos_cluster_serves_ticket_holders_only() {
         all.extend_from_slice(args);
         tusk_env(cluster.home(), &all, env)
     };
-    // The superuser (the NameNode's user, root here) makes alice a home.
-    let root_cache = kdc.add_user("root").unwrap();
-    let root_ccname = format!("FILE:{}", root_cache.display());
-    let mut as_root = env_refs.clone();
-    as_root.retain(|(k, _)| *k != "KRB5CCNAME");
-    as_root.push(("KRB5CCNAME", &root_ccname));
+    // The superuser is the NameNode's principal's short name (`nn`), not the user
+    // running the process: a ticket for `nn` makes alice a home, one for root may not.
+    let as_user = |name: &str| {
+        let cache = kdc.add_user(name).unwrap();
+        let mut env: Vec<(String, String)> = env
+            .iter()
+            .filter(|(k, _)| k != "KRB5CCNAME")
+            .cloned()
+            .collect();
+        env.push(("KRB5CCNAME".into(), format!("FILE:{}", cache.display())));
+        env
+    };
+    let as_nn = as_user("nn");
+    let as_nn: Vec<(&str, &str)> = as_nn
+        .iter()
+        .map(|(k, v)| (k.as_str(), v.as_str()))
+        .collect();
     for args in [
         &["-mkdir", "-p", "/user/alice"][..],
         &["-chown", "alice", "/user/alice"],
     ] {
-        let out = fs(args, &as_root);
+        let out = fs(args, &as_nn);
         assert!(out.status.success(), "{args:?}: {}", stderr(&out));
     }
+    let as_root = as_user("root");
+    let as_root: Vec<(&str, &str)> = as_root
+        .iter()
+        .map(|(k, v)| (k.as_str(), v.as_str()))
+        .collect();
+    let not_super = fs(&["-mkdir", "/rootdir"], &as_root);
+    assert!(
+        stderr(&not_super).contains("Permission denied: user=root"),
+        "{}",
+        stderr(&not_super)
+    );
 
     let local = cluster.home().join("hello.txt");
     std::fs::write(&local, "hello from alice\n").unwrap();

@@ -53,7 +53,8 @@ pub struct NameNodeOptions {
     pub permissions_enabled: bool,
     /// `dfs.permissions.superusergroup`.
     pub supergroup: String,
-    /// The superuser: the user running the NameNode.
+    /// The superuser: the user running the NameNode, or under Kerberos its principal's
+    /// short name.
     pub superuser: String,
     /// `dfs.namenode.lease-soft-limit-sec` (Tusk key; HDFS fixes 60 s).
     pub lease_soft_limit: Duration,
@@ -197,6 +198,22 @@ impl NameNodeOptions {
         let secs = Duration::from_secs(1);
         let ms = Duration::from_millis(1);
         let minutes = Duration::from_secs(60);
+        let identity_error =
+            |e: tusk_rpc::auth::ServiceIdentityError| NameNodeError::InvalidArgument {
+                message: e.to_string(),
+            };
+        let kerberos = tusk_rpc::auth::ServiceIdentity::from_conf(
+            conf,
+            "dfs.namenode.kerberos.principal",
+            "dfs.namenode.keytab.file",
+        )
+        .map_err(identity_error)?;
+        // Under Kerberos the NameNode runs as its principal's short name (HDFS's
+        // superuser is the NameNode's login user), whoever started the process.
+        let superuser = match &kerberos {
+            Some(identity) => identity.short_name("0.0.0.0").map_err(identity_error)?,
+            None => d.superuser,
+        };
         Ok(NameNodeOptions {
             conf: tusk_http::daemon::EffectiveConf::new(conf),
             name_dirs: conf
@@ -243,7 +260,7 @@ impl NameNodeOptions {
                 .get_bool("dfs.permissions.enabled", true)
                 .map_err(bad)?,
             supergroup: conf.get_str("dfs.permissions.superusergroup", &d.supergroup),
-            superuser: d.superuser,
+            superuser,
             lease_soft_limit: conf
                 .get_duration(
                     "dfs.namenode.lease-soft-limit-sec",
@@ -370,14 +387,7 @@ impl NameNodeOptions {
                     d.block_access_token_protobuf,
                 )
                 .map_err(bad)?,
-            kerberos: tusk_rpc::auth::ServiceIdentity::from_conf(
-                conf,
-                "dfs.namenode.kerberos.principal",
-                "dfs.namenode.keytab.file",
-            )
-            .map_err(|e| NameNodeError::InvalidArgument {
-                message: e.to_string(),
-            })?,
+            kerberos,
             meta: MetaOptions::from_conf(conf)?,
             audit: crate::audit::AuditOptions::from_conf(conf),
         })

@@ -105,6 +105,22 @@ impl ServiceIdentity {
         }))
     }
 
+    /// The local user name the service runs as (`hadoop.security.auth_to_local`
+    /// applied to its principal, `_HOST` standing for `bind_host`), as Hadoop's
+    /// `UserGroupInformation.getShortUserName()` names a keytab login: `nn/h@REALM`
+    /// is `nn` under the default rule.
+    pub fn short_name(&self, bind_host: &str) -> Result<String, ServiceIdentityError> {
+        let failed = |source| ServiceIdentityError::Kerberos {
+            principal: self.principal.clone(),
+            source,
+        };
+        let principal =
+            Principal::with_host(&self.principal, &principal_host(bind_host)).map_err(failed)?;
+        self.auth_to_local
+            .short_name(&principal, &principal.realm)
+            .map_err(failed)
+    }
+
     /// The service bound to `bind_host` (which `_HOST` stands for), its credentials
     /// from the keytab.
     pub fn service(&self, bind_host: &str) -> Result<KerberosService, ServiceIdentityError> {
@@ -220,6 +236,23 @@ fn principal_host(bind_host: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_service_runs_as_its_principals_short_name() {
+        let identity = |rules: &str| ServiceIdentity {
+            principal: "nn/_HOST@EXAMPLE.COM".into(),
+            keytab: "/nonexistent".into(),
+            protection: vec![Protection::Authentication],
+            auth_to_local: AuthToLocal::parse(rules).unwrap(),
+        };
+        assert_eq!(identity("DEFAULT").short_name("127.0.0.1").unwrap(), "nn");
+        assert_eq!(
+            identity("RULE:[2:$1@$0](nn@EXAMPLE.COM)s/.*/hdfs/ DEFAULT")
+                .short_name("10.0.0.5")
+                .unwrap(),
+            "hdfs"
+        );
+    }
 
     #[test]
     fn the_authentication_method_is_simple_kerberos_or_refused() {
