@@ -1,6 +1,6 @@
 //! The NameNode's audit log: one line per client operation in HDFS's format, with the
 //! caller, its address, the paths and the resulting permission; refusals logged as
-//! `allowed=false`; block traffic not logged.
+//! `allowed=false`; block traffic not logged; WebHDFS calls as `proto=webhdfs`.
 
 use std::time::Duration;
 
@@ -37,11 +37,42 @@ async fn client_operations_are_audited_as_hdfs_does() {
         "{refused:?}"
     );
 
+    // WebHDFS calls are audited too, as `proto=webhdfs`, and a `doas` caller as a
+    // proxy user.
+    let web = reqwest::Client::new();
+    let nn = cluster.namenode_http_addr();
+    let mkdir = web
+        .put(format!(
+            "http://{nn}/webhdfs/v1/data/web?op=MKDIRS&user.name={superuser}"
+        ))
+        .send()
+        .await
+        .unwrap();
+    assert!(mkdir.status().is_success(), "{mkdir:?}");
+    let refused = web
+        .put(format!(
+            "http://{nn}/webhdfs/v1/data/g?op=RENAME&user.name=alice&destination=/data/h"
+        ))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(refused.status().as_u16(), 403);
+    let status = web
+        .get(format!(
+            "http://{nn}/webhdfs/v1/data/g?op=GETFILESTATUS&user.name=bob"
+        ))
+        .send()
+        .await
+        .unwrap();
+    assert!(status.status().is_success(), "{status:?}");
+
     let lines = wait_for("the audit lines", Duration::from_secs(20), || {
         let log = log.clone();
         async move {
             let text = std::fs::read_to_string(&log).unwrap_or_default();
-            text.contains("ugi=alice").then_some(text)
+            (text.contains("ugi=alice (auth:SIMPLE)\tip=/127.0.0.1\tcmd=create")
+                && text.contains("ugi=bob"))
+            .then_some(text)
         }
     })
     .await
@@ -57,6 +88,9 @@ async fn client_operations_are_audited_as_hdfs_does() {
         format!("allowed=true\t{me}\tcmd=rename\tsrc=/data/f\tdst=/data/g\tperm={superuser}:supergroup:rw-r--r--\tproto=rpc"),
         format!("allowed=true\t{me}\tcmd=open\tsrc=/data/g\tdst=null\tperm=null\tproto=rpc"),
         "allowed=false\tugi=alice (auth:SIMPLE)\tip=/127.0.0.1\tcmd=create\tsrc=/data/x\tdst=null\tperm=null\tproto=rpc".to_string(),
+        format!("allowed=true\t{me}\tcmd=mkdirs\tsrc=/data/web\tdst=null\tperm={superuser}:supergroup:rwxr-xr-x\tproto=webhdfs"),
+        "allowed=false\tugi=alice (auth:SIMPLE)\tip=/127.0.0.1\tcmd=rename\tsrc=/data/g\tdst=/data/h\tperm=null\tproto=webhdfs".to_string(),
+        "allowed=true\tugi=bob (auth:SIMPLE)\tip=/127.0.0.1\tcmd=getfileinfo\tsrc=/data/g\tdst=null\tperm=null\tproto=webhdfs".to_string(),
     ] {
         assert!(fields.contains(&expected.as_str()), "{expected:?} not in {fields:#?}");
     }

@@ -79,6 +79,8 @@ pub struct AuditEvent {
     pub dst: Option<String>,
     /// What the operation left, where HDFS logs it.
     pub perm: Option<AuditStatus>,
+    /// `rpc` or `webhdfs`.
+    pub proto: &'static str,
 }
 
 impl AuditEvent {
@@ -114,7 +116,7 @@ impl AuditEvent {
             )?,
             None => out.write_all(b"null")?,
         }
-        out.write_all(b"\tproto=rpc\n")
+        writeln!(out, "\tproto={}", self.proto)
     }
 
     /// The line without its newline.
@@ -299,6 +301,7 @@ mod tests {
                 group: "supergroup".into(),
                 permission: 0o755,
             }),
+            proto: "rpc",
         };
         assert_eq!(
             event.line(),
@@ -326,6 +329,7 @@ mod tests {
                 src: src.into(),
                 dst: None,
                 perm: None,
+                proto: "rpc",
             });
         }
         drop(log);

@@ -20,6 +20,7 @@
 //! - `leases`: which client holds which open file. `image`: the state as a checkpoint
 //!   image and back.
 
+mod audit;
 mod block_health;
 mod block_tokens;
 mod delete_hints;
@@ -55,6 +56,7 @@ pub mod admin {
     pub use crate::wire::admin as wire;
 }
 
+pub use audit::AuditedCall;
 pub use block_health::BlockHealth;
 pub use block_tokens::{spawn_key_roller, BlockTokens};
 pub use leases::Leases;

@@ -8,8 +8,10 @@
 //! until its edit is durable before answering); `webhdfs/redirect.rs` chooses the
 //! DataNode and builds the `Location`; `webhdfs/meta_ops.rs` runs the ACL, CHECKACCESS,
 //! quota and storage-policy operations, `webhdfs/snapshot_ops.rs` the snapshot ones and
-//! `webhdfs/xattr_ops.rs` the extended attribute ones.
+//! `webhdfs/xattr_ops.rs` the extended attribute ones; `webhdfs/audit.rs` writes their
+//! audit lines.
 
+mod audit;
 mod meta_ops;
 mod namespace_ops;
 mod redirect;
@@ -95,7 +97,11 @@ async fn handle(
 ) -> Response {
     let parsed = parse(&method, &path, query, peer.ip(), &w.proxy_users);
     let outcome = match parsed {
-        Ok(req) => dispatch(&w, req).await,
+        Ok(req) => {
+            let outcome = dispatch(&w, &req).await;
+            audit::record(&w, &req, &outcome);
+            outcome
+        }
         Err(e) => Err(e),
     };
     outcome.unwrap_or_else(IntoResponse::into_response)
@@ -120,67 +126,67 @@ fn parse(
 }
 
 /// The operation table.
-async fn dispatch(w: &WebHdfs, req: Request) -> Result<Response> {
+async fn dispatch(w: &WebHdfs, req: &Request) -> Result<Response> {
     match req.op {
         // Data: to a DataNode.
-        Op::Open => redirect::open(w, &req).await,
-        Op::Create => redirect::create(w, &req),
-        Op::Append | Op::GetFileChecksum => redirect::at_last_block(w, &req).await,
+        Op::Open => redirect::open(w, req).await,
+        Op::Create => redirect::create(w, req),
+        Op::Append | Op::GetFileChecksum => redirect::at_last_block(w, req).await,
         // GET
-        Op::GetFileStatus => namespace_ops::get_file_status(w, &req).await,
-        Op::ListStatus => namespace_ops::list_status(w, &req).await,
-        Op::ListStatusBatch => namespace_ops::list_status_batch(w, &req).await,
-        Op::GetContentSummary => namespace_ops::get_content_summary(w, &req).await,
-        Op::GetHomeDirectory => namespace_ops::get_home_directory(&req),
+        Op::GetFileStatus => namespace_ops::get_file_status(w, req).await,
+        Op::ListStatus => namespace_ops::list_status(w, req).await,
+        Op::ListStatusBatch => namespace_ops::list_status_batch(w, req).await,
+        Op::GetContentSummary => namespace_ops::get_content_summary(w, req).await,
+        Op::GetHomeDirectory => namespace_ops::get_home_directory(req),
         Op::GetServerDefaults => namespace_ops::get_server_defaults(w),
-        Op::GetTrashRoot => namespace_ops::get_trash_root(w, &req).await,
+        Op::GetTrashRoot => namespace_ops::get_trash_root(w, req).await,
         Op::GetStatus => namespace_ops::get_status(w),
-        Op::GetFileBlockLocations => namespace_ops::get_file_block_locations(w, &req).await,
+        Op::GetFileBlockLocations => namespace_ops::get_file_block_locations(w, req).await,
         // PUT
-        Op::Mkdirs => namespace_ops::mkdirs(w, &req).await,
-        Op::Rename => namespace_ops::rename(w, &req).await,
-        Op::SetReplication => namespace_ops::set_replication(w, &req).await,
-        Op::SetOwner => namespace_ops::set_owner(w, &req).await,
-        Op::SetPermission => namespace_ops::set_permission(w, &req).await,
-        Op::SetTimes => namespace_ops::set_times(w, &req).await,
+        Op::Mkdirs => namespace_ops::mkdirs(w, req).await,
+        Op::Rename => namespace_ops::rename(w, req).await,
+        Op::SetReplication => namespace_ops::set_replication(w, req).await,
+        Op::SetOwner => namespace_ops::set_owner(w, req).await,
+        Op::SetPermission => namespace_ops::set_permission(w, req).await,
+        Op::SetTimes => namespace_ops::set_times(w, req).await,
         // POST
-        Op::Truncate => namespace_ops::truncate(w, &req).await,
-        Op::Concat => namespace_ops::concat(w, &req).await,
+        Op::Truncate => namespace_ops::truncate(w, req).await,
+        Op::Concat => namespace_ops::concat(w, req).await,
         // DELETE
-        Op::Delete => namespace_ops::delete(w, &req).await,
+        Op::Delete => namespace_ops::delete(w, req).await,
         // ACLs
-        Op::GetAclStatus => meta_ops::get_acl_status(w, &req).await,
+        Op::GetAclStatus => meta_ops::get_acl_status(w, req).await,
         Op::SetAcl
         | Op::ModifyAclEntries
         | Op::RemoveAclEntries
         | Op::RemoveDefaultAcl
-        | Op::RemoveAcl => meta_ops::change_acl(w, &req).await,
-        Op::CheckAccess => meta_ops::check_access(w, &req).await,
+        | Op::RemoveAcl => meta_ops::change_acl(w, req).await,
+        Op::CheckAccess => meta_ops::check_access(w, req).await,
         // Quotas
-        Op::GetQuotaUsage => meta_ops::get_quota_usage(w, &req).await,
-        Op::SetQuota => meta_ops::set_quota(w, &req).await,
+        Op::GetQuotaUsage => meta_ops::get_quota_usage(w, req).await,
+        Op::SetQuota => meta_ops::set_quota(w, req).await,
         // Storage policies
         Op::GetAllStoragePolicy => meta_ops::get_all_storage_policy(),
-        Op::GetStoragePolicy => meta_ops::get_storage_policy(w, &req).await,
-        Op::SetStoragePolicy => meta_ops::set_storage_policy(w, &req).await,
-        Op::UnsetStoragePolicy => meta_ops::unset_storage_policy(w, &req).await,
+        Op::GetStoragePolicy => meta_ops::get_storage_policy(w, req).await,
+        Op::SetStoragePolicy => meta_ops::set_storage_policy(w, req).await,
+        Op::UnsetStoragePolicy => meta_ops::unset_storage_policy(w, req).await,
         // Extended attributes
-        Op::GetXAttrs => xattr_ops::get_xattrs(w, &req).await,
-        Op::ListXAttrs => xattr_ops::list_xattrs(w, &req).await,
-        Op::SetXAttr => xattr_ops::set_xattr(w, &req).await,
-        Op::RemoveXAttr => xattr_ops::remove_xattr(w, &req).await,
+        Op::GetXAttrs => xattr_ops::get_xattrs(w, req).await,
+        Op::ListXAttrs => xattr_ops::list_xattrs(w, req).await,
+        Op::SetXAttr => xattr_ops::set_xattr(w, req).await,
+        Op::RemoveXAttr => xattr_ops::remove_xattr(w, req).await,
         // Snapshots
-        Op::AllowSnapshot => snapshot_ops::allow_snapshot(w, &req).await,
-        Op::DisallowSnapshot => snapshot_ops::disallow_snapshot(w, &req).await,
-        Op::CreateSnapshot => snapshot_ops::create_snapshot(w, &req).await,
-        Op::RenameSnapshot => snapshot_ops::rename_snapshot(w, &req).await,
-        Op::DeleteSnapshot => snapshot_ops::delete_snapshot(w, &req).await,
-        Op::GetSnapshotDiff => snapshot_ops::get_snapshot_diff(w, &req).await,
-        Op::GetSnapshotDiffListing => snapshot_ops::get_snapshot_diff_listing(w, &req).await,
+        Op::AllowSnapshot => snapshot_ops::allow_snapshot(w, req).await,
+        Op::DisallowSnapshot => snapshot_ops::disallow_snapshot(w, req).await,
+        Op::CreateSnapshot => snapshot_ops::create_snapshot(w, req).await,
+        Op::RenameSnapshot => snapshot_ops::rename_snapshot(w, req).await,
+        Op::DeleteSnapshot => snapshot_ops::delete_snapshot(w, req).await,
+        Op::GetSnapshotDiff => snapshot_ops::get_snapshot_diff(w, req).await,
+        Op::GetSnapshotDiffListing => snapshot_ops::get_snapshot_diff_listing(w, req).await,
         Op::GetSnapshottableDirectoryList => {
-            snapshot_ops::get_snapshottable_directory_list(w, &req).await
+            snapshot_ops::get_snapshottable_directory_list(w, req).await
         }
-        Op::GetSnapshotList => snapshot_ops::get_snapshot_list(w, &req).await,
+        Op::GetSnapshotList => snapshot_ops::get_snapshot_list(w, req).await,
         other => Err(other.unsupported()),
     }
 }

@@ -10,8 +10,7 @@ use bytes::Bytes;
 use prost::Message;
 use tusk_rpc::{CallContext, CallOutcome, HadoopException};
 
-use crate::audit::AuditEvent;
-use crate::namesystem::Namesystem;
+use crate::namesystem::{AuditedCall, Namesystem};
 
 /// An audited call's command and paths.
 pub(super) struct Target {
@@ -19,28 +18,6 @@ pub(super) struct Target {
     src: Option<String>,
     dst: Option<String>,
 }
-
-/// Commands whose line carries `owner:group:permission` of what they left (of `dst`
-/// when there is one), as HDFS's do.
-const WITH_STATUS: &[&str] = &[
-    "mkdirs",
-    "create",
-    "append",
-    "rename",
-    "concat",
-    "truncate",
-    "setPermission",
-    "setOwner",
-    "setTimes",
-    "setAcl",
-    "modifyAclEntries",
-    "removeAclEntries",
-    "removeDefaultAcl",
-    "removeAcl",
-    "setXAttr",
-    "removeXAttr",
-    "setStoragePolicy",
-];
 
 /// Where an audited request keeps its paths. Every audited ClientNamenodeProtocol
 /// request holds its path (`src`, `path`, `snapshotRoot`, `trg`) in field 1.
@@ -151,9 +128,9 @@ struct SnapshotRename {
 
 /// The audit target of `method`'s request, if HDFS audits it (and the log writes it).
 pub(super) fn target(fsn: &Namesystem, method: &str, body: &Bytes) -> Option<Target> {
-    let log = fsn.audit.as_ref()?;
+    fsn.audit.as_ref()?;
     let target = read_target(method, body)?;
-    log.wants(target.cmd).then_some(target)
+    fsn.audits(target.cmd).then_some(target)
 }
 
 /// The audit target of `method`'s request, if HDFS audits `method`.
@@ -213,22 +190,15 @@ pub(super) fn record(
         CallOutcome::Now(Err(_)) => return outcome,
         _ => true,
     };
-    let perm = (allowed && WITH_STATUS.contains(&target.cmd))
-        .then(|| target.dst.as_deref().or(target.src.as_deref()))
-        .flatten()
-        .and_then(|path| fsn.audit_status(path));
-    if let Some(log) = &fsn.audit {
-        log.log(AuditEvent {
-            at: tusk_common::now_millis(),
-            allowed,
-            ugi: ctx.ugi.clone(),
-            ip: ctx.peer.ip(),
-            cmd: target.cmd,
-            src: target.src.unwrap_or_else(|| "null".into()),
-            dst: target.dst,
-            perm,
-        });
-    }
+    fsn.audit_call(AuditedCall {
+        allowed,
+        ugi: ctx.ugi.clone(),
+        ip: ctx.peer.ip(),
+        cmd: target.cmd,
+        src: target.src,
+        dst: target.dst,
+        proto: "rpc",
+    });
     outcome
 }
 

@@ -1,10 +1,8 @@
-//! `getFileInfo`: a path's status, `None` when nothing is there; and the part of it the
-//! audit log writes.
+//! `getFileInfo`: a path's status, `None` when nothing is there.
 
 use bytes::Bytes;
 use tusk_proto::hdfs::HdfsFileStatusProto;
 
-use crate::audit::AuditStatus;
 use crate::error::Result;
 use crate::namespace::reserved;
 use crate::namesystem::reserved::reserved_dir_status;
@@ -32,32 +30,5 @@ impl Namesystem {
             false,
             &self.storage.block_pool_id,
         )))
-    }
-
-    /// The owner, group and permission bits of `src` for the audit log, read without
-    /// building the status a client gets; `None` where nothing is there. Reserved and
-    /// snapshot paths take `getFileInfo`'s way.
-    pub fn audit_status(&self, src: &str) -> Option<AuditStatus> {
-        if src.starts_with("/.reserved") || src.contains("/.snapshot") {
-            let st = self
-                .get_file_info(&self.permissions.superuser, src)
-                .ok()
-                .flatten()?;
-            return Some(AuditStatus {
-                owner: st.owner,
-                group: st.group,
-                permission: st.permission.perm as u16,
-            });
-        }
-        let src = self
-            .resolved(&self.permissions.superuser, src, PathUse::Read)
-            .ok()?;
-        let st = self.read();
-        let node = st.ns.get(st.ns.resolve(&src).ok()??)?;
-        Some(AuditStatus {
-            owner: node.owner.clone(),
-            group: node.group.clone(),
-            permission: node.permission,
-        })
     }
 }
