@@ -380,10 +380,15 @@ impl SimStudyReport {
         for r in &self.rows {
             let _ = writeln!(
                 out,
-                "| {} | {:.1} ± {:.1} | {} | {} | {:.1} | {:.1} | {:.0}% | {} |",
+                "| {} | {:.1}{} | {} | {} | {:.1} | {:.1} | {:.0}% | {} |",
                 r.policy,
                 r.mean_job_s,
-                r.ci95_s,
+                // One round has no interval.
+                if r.round_means_s.len() > 1 {
+                    format!(" ± {:.1}", r.ci95_s)
+                } else {
+                    " (one round)".into()
+                },
                 r.change_pct.map_or("—".into(), |c| format!("{c:+.1}%")),
                 r.welch.map_or("—".into(), |w| format!("{:.3}", w.p)),
                 r.map_mean_s,

@@ -110,9 +110,9 @@ pub struct SchedulingArgs {
     /// Between two submissions.
     #[arg(long, default_value = "5s", value_parser = duration)]
     interval: Duration,
-    /// Rounds per policy.
-    #[arg(long, default_value_t = 1)]
-    repeat: usize,
+    /// Rounds per policy (default 1 on a testbed, 20 with --simulate).
+    #[arg(long)]
+    repeat: Option<usize>,
     /// Reduces per job (default: one per NodeManager).
     #[arg(long)]
     reduces: Option<u32>,
@@ -485,7 +485,7 @@ pub async fn run(conf: Configuration, which: BenchCommand) -> anyhow::Result<()>
             o.replication = a.replication;
             o.jobs = a.jobs;
             o.interval = a.interval;
-            o.repeat = a.repeat;
+            o.repeat = a.repeat.unwrap_or(1);
             o.reduces = a.reduces;
             o.job_conf = job_conf(&a.job_conf)?;
             o.rm_conf = job_conf(&a.rm_conf)?;
@@ -525,8 +525,8 @@ fn run_simulated_scheduling(a: SchedulingArgs) -> anyhow::Result<()> {
         .unwrap_or((scheduling::STUDY_INPUT_BYTES as f64 * a.scale) as u64);
     o.block_bytes = a.block_size;
     o.replication = a.replication;
-    if a.repeat > 1 {
-        o.rounds = a.repeat;
+    if let Some(rounds) = a.repeat {
+        o.rounds = rounds;
     }
     o.rm_conf = a.rm_conf;
     o.disk_thresholds = a.sim_disk_thresholds;
