@@ -6,6 +6,9 @@
 //!   `block_token/identifier.rs`: the identifier's bytes (Hadoop's legacy `Writable`
 //!   layout and the protobuf one).
 //! - `credentials`: [`Credentials`], Hadoop's token storage (`HDTS`), both layouts.
+//! - `delegation_token`: HDFS's delegation tokens and
+//!   [`DelegationTokenSecretManager`]: identifiers in Hadoop's layout, master keys that
+//!   roll, tokens made, renewed, cancelled, checked, and the changes a NameNode persists.
 //! - `digest_md5`: SASL DIGEST-MD5 (`auth`) over a token, server and client: the
 //!   DataNode's data-connection handshake over a block token, and Hadoop RPC's `TOKEN`
 //!   auth.
@@ -30,6 +33,7 @@
 
 pub mod block_token;
 pub mod credentials;
+pub mod delegation_token;
 pub mod digest_md5;
 pub mod error;
 pub mod groups;
@@ -45,6 +49,7 @@ pub use block_token::{
     AccessMode, BlockKey, BlockTokenIdentifier, BlockTokenSecretManager, TokenScope, TOKEN_KIND,
 };
 pub use credentials::{Credentials, CredentialsFormat};
+pub use delegation_token::{DelegationTokenIdentifier, DelegationTokenSecretManager};
 pub use error::{BlockTokenError, CredentialsError, InvalidToken, SaslError, WritableError};
 pub use proxy_users::ProxyUsers;
 pub use token_authority::{TokenAuthority, TokenGrant};
