@@ -182,6 +182,7 @@ impl Node {
             peer: SocketAddr::from(([127, 0, 0, 1], 40000)),
             token: None,
             ugi: Arc::from(format!("{} (auth:SIMPLE)", user)),
+            principal: None,
         };
         let request = Bytes::copy_from_slice(payload);
         let outcome = match CLIENT_METHODS.get(index) {

@@ -93,6 +93,7 @@ fn call(services: &[Arc<dyn RpcService>], selector: u8, payload: &[u8]) -> Resul
         peer: SocketAddr::from(([127, 0, 0, 1], 40000)),
         token: None,
         ugi: Arc::from("fuzz (auth:SIMPLE)"),
+        principal: None,
     };
     settle(
         service

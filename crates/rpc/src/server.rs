@@ -502,6 +502,7 @@ impl RpcServer {
             peer: conn.peer,
             token: conn.token.clone(),
             ugi: conn.ugi.clone(),
+            principal: conn.principal.as_deref().map(Arc::from),
         };
         let retry = header.retry_count;
         let Some(service) = self

@@ -28,6 +28,9 @@ pub struct CallContext {
     /// form): `alice (auth:SIMPLE)`, `alice@REALM (auth:KERBEROS)`, `bob (auth:PROXY) via
     /// alice@REALM (auth:KERBEROS)`, `alice (auth:TOKEN)`.
     pub ugi: Arc<str>,
+    /// The Kerberos principal the connection authenticated as (the real user when it
+    /// acts for another); `None` under SIMPLE and TOKEN.
+    pub principal: Option<Arc<str>>,
 }
 
 /// A reply, or the exception to send instead.

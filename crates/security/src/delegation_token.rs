@@ -250,20 +250,16 @@ impl DelegationTokenSecretManager {
         self.inner.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    /// Makes a new signing key (the old ones keep verifying until they expire).
+    /// A new signing key (the old ones keep verifying until they expire), to apply.
     pub fn roll_master_key(&self, now: i64) -> DelegationTokenChange {
-        let mut inner = self.lock();
+        let inner = self.lock();
         let mut bytes = vec![0u8; KEY_LEN];
         rand::thread_rng().fill_bytes(&mut bytes);
-        let key = DelegationKey {
+        DelegationTokenChange::MasterKey(DelegationKey {
             key_id: inner.key_serial,
             expiry_date: now + ms(self.options.key_update_interval) + ms(self.options.max_lifetime),
             bytes,
-        };
-        inner.key_serial = inner.key_serial.wrapping_add(1);
-        inner.current_key_id = key.key_id;
-        inner.keys.insert(key.key_id, key.clone());
-        DelegationTokenChange::MasterKey(key)
+        })
     }
 
     /// Whether the signing key is older than the update interval (or missing).
@@ -276,7 +272,7 @@ impl DelegationTokenSecretManager {
     }
 
     /// A new token for `owner`, renewable by `renewer`: the token (kind set, service
-    /// left to the caller) and the change to persist.
+    /// left to the caller) and the change that makes it valid once applied.
     pub fn create_token(
         &self,
         owner: &str,
@@ -284,28 +280,24 @@ impl DelegationTokenSecretManager {
         real_user: &str,
         now: i64,
     ) -> Result<(TokenProto, DelegationTokenChange), DelegationTokenError> {
-        let mut inner = self.lock();
+        let inner = self.lock();
         let key = inner
             .keys
             .get(&inner.current_key_id)
             .cloned()
             .ok_or_else(|| InvalidToken::new("no delegation token master key yet"))?;
-        inner.sequence_number = inner.sequence_number.wrapping_add(1);
         let id = DelegationTokenIdentifier {
             owner: owner.into(),
             renewer: renewer.into(),
             real_user: real_user.into(),
             issue_date: now,
             max_date: now + ms(self.options.max_lifetime),
-            sequence_number: inner.sequence_number,
+            sequence_number: inner.sequence_number.wrapping_add(1),
             master_key_id: key.key_id,
         };
         let identifier = id.to_bytes();
         let password = key.password(&identifier);
         let renew_date = (now + ms(self.options.renew_interval)).min(id.max_date);
-        inner
-            .tokens
-            .insert(id.clone(), (renew_date, password.clone()));
         let token = TokenProto {
             identifier: identifier.into(),
             password: password.into(),
@@ -315,7 +307,8 @@ impl DelegationTokenSecretManager {
         Ok((token, DelegationTokenChange::Issued { id, renew_date }))
     }
 
-    /// Renews `token` for `renewer` (a short name); the new expiry time and the change.
+    /// Renews `token` for `renewer` (a short name): the new expiry time and the change
+    /// to apply.
     pub fn renew_token(
         &self,
         token: &TokenProto,
@@ -323,7 +316,7 @@ impl DelegationTokenSecretManager {
         now: i64,
     ) -> Result<(i64, DelegationTokenChange), DelegationTokenError> {
         let id = parse(&token.identifier)?;
-        let mut inner = self.lock();
+        let inner = self.lock();
         if id.max_date < now {
             return Err(InvalidToken::new(format!(
                 "{renewer} tried to renew an expired token ({id}) max expiration date: {} currentTime: {now}",
@@ -355,21 +348,20 @@ impl DelegationTokenSecretManager {
             ))
             .into());
         }
-        let Some(entry) = inner.tokens.get_mut(&id) else {
+        if !inner.tokens.contains_key(&id) {
             return Err(
                 InvalidToken::new(format!("Renewal request for unknown token ({id})")).into(),
             );
-        };
+        }
         let renew_date = (now + ms(self.options.renew_interval)).min(id.max_date);
-        entry.0 = renew_date;
         Ok((
             renew_date,
             DelegationTokenChange::Renewed { id, renew_date },
         ))
     }
 
-    /// Cancels `token` for `canceller` (a short name: the owner's or the renewer's) and
-    /// the change; `owner_short` is the owner's short name as the caller maps it.
+    /// Cancels `token` for `canceller` (a short name: the owner's or the renewer's): the
+    /// change to apply; `owner_short` is the owner's short name as the caller maps it.
     pub fn cancel_token(
         &self,
         token: &TokenProto,
@@ -377,7 +369,7 @@ impl DelegationTokenSecretManager {
         owner_short: impl Fn(&str) -> String,
     ) -> Result<(DelegationTokenIdentifier, DelegationTokenChange), DelegationTokenError> {
         let id = parse(&token.identifier)?;
-        let mut inner = self.lock();
+        let inner = self.lock();
         if !inner.tokens.contains_key(&id) {
             return Err(InvalidToken::new(format!("Token not found ({id})")).into());
         }
@@ -386,7 +378,6 @@ impl DelegationTokenSecretManager {
                 "{canceller} is not authorized to cancel the token ({id})"
             )));
         }
-        inner.tokens.remove(&id);
         Ok((id.clone(), DelegationTokenChange::Cancelled(id)))
     }
 
@@ -403,8 +394,7 @@ impl DelegationTokenSecretManager {
         before - inner.tokens.len()
     }
 
-    /// Applies a persisted change (edit log replay): the same state as when it was
-    /// made.
+    /// Applies a change (one just decided, or one replayed from the edit log).
     pub fn apply(&self, change: &DelegationTokenChange) {
         let mut inner = self.lock();
         match change {
@@ -517,8 +507,15 @@ mod tests {
 
     fn manager() -> DelegationTokenSecretManager {
         let m = DelegationTokenSecretManager::new(DelegationTokenOptions::default());
-        m.roll_master_key(0);
+        m.apply(&m.roll_master_key(0));
         m
+    }
+
+    /// Makes a token and applies its change.
+    fn issue(m: &DelegationTokenSecretManager, owner: &str, renewer: &str, now: i64) -> TokenProto {
+        let (token, change) = m.create_token(owner, renewer, "", now).unwrap();
+        m.apply(&change);
+        token
     }
 
     #[test]
@@ -546,15 +543,20 @@ mod tests {
     #[test]
     fn a_token_verifies_until_its_renew_date_and_renewal_moves_it() {
         let m = manager();
-        let (token, _) = m.create_token("alice", "yarn", "", 0).unwrap();
+        let token = issue(&m, "alice", "yarn", 0);
         assert_eq!(token.kind, HDFS_DELEGATION_KIND);
         let grant = m.verify(&token.identifier, HOUR).unwrap();
         assert_eq!(grant.user, "alice");
         assert_eq!(grant.password, token.password.to_vec());
         let day = 24 * HOUR;
         assert!(m.verify(&token.identifier, day + 1).is_err());
-        let (expiry, _) = m.renew_token(&token, "yarn", day - 1).unwrap();
+        let (expiry, renewed) = m.renew_token(&token, "yarn", day - 1).unwrap();
         assert_eq!(expiry, 2 * day - 1);
+        assert!(
+            m.verify(&token.identifier, day + 1).is_err(),
+            "not before it is applied"
+        );
+        m.apply(&renewed);
         assert!(m.verify(&token.identifier, day + 1).is_ok());
         // Never past the maximum lifetime.
         let (expiry, _) = m.renew_token(&token, "yarn", 6 * day + HOUR).unwrap();
@@ -564,7 +566,7 @@ mod tests {
     #[test]
     fn only_the_renewer_renews_and_a_forged_password_is_refused() {
         let m = manager();
-        let (token, _) = m.create_token("alice", "yarn", "", 0).unwrap();
+        let token = issue(&m, "alice", "yarn", 0);
         match m.renew_token(&token, "mallory", 1) {
             Err(DelegationTokenError::AccessControl(msg)) => {
                 assert!(msg.contains("with non-matching renewer yarn"), "{msg}")
@@ -577,7 +579,7 @@ mod tests {
             m.renew_token(&forged, "yarn", 1),
             Err(DelegationTokenError::Invalid(e)) if e.message.contains("wrong password")
         ));
-        let (no_renewer, _) = m.create_token("alice", "", "", 0).unwrap();
+        let no_renewer = issue(&m, "alice", "", 0);
         assert!(matches!(
             m.renew_token(&no_renewer, "yarn", 1),
             Err(DelegationTokenError::AccessControl(_))
@@ -587,13 +589,13 @@ mod tests {
     #[test]
     fn a_cancelled_token_is_refused_and_only_owner_or_renewer_cancel() {
         let m = manager();
-        let (token, _) = m.create_token("alice@EXAMPLE.COM", "yarn", "", 0).unwrap();
+        let token = issue(&m, "alice@EXAMPLE.COM", "yarn", 0);
         let short = |owner: &str| owner.split('@').next().unwrap_or(owner).to_string();
         assert!(matches!(
             m.cancel_token(&token, "bob", short),
             Err(DelegationTokenError::AccessControl(_))
         ));
-        m.cancel_token(&token, "alice", short).unwrap();
+        m.apply(&m.cancel_token(&token, "alice", short).unwrap().1);
         let refused = m.verify(&token.identifier, 1).unwrap_err();
         assert!(
             refused.message.contains("can't be found in cache"),
@@ -607,14 +609,19 @@ mod tests {
 
     #[test]
     fn replayed_changes_and_a_restored_state_keep_tokens_valid() {
-        let m = manager();
-        let mut log = vec![m.roll_master_key(5)];
+        let m = DelegationTokenSecretManager::new(DelegationTokenOptions::default());
+        let mut log = Vec::new();
+        let mut record = |change: DelegationTokenChange| {
+            m.apply(&change);
+            log.push(change);
+        };
+        record(m.roll_master_key(5));
         let (token, issued) = m.create_token("alice", "yarn", "", 10).unwrap();
-        log.push(issued);
+        record(issued);
         let (gone, issued) = m.create_token("bob", "yarn", "", 11).unwrap();
-        log.push(issued);
-        log.push(m.cancel_token(&gone, "bob", str::to_string).unwrap().1);
-        log.push(m.renew_token(&token, "yarn", 20).unwrap().1);
+        record(issued);
+        record(m.cancel_token(&gone, "bob", str::to_string).unwrap().1);
+        record(m.renew_token(&token, "yarn", 20).unwrap().1);
 
         let replayed = DelegationTokenSecretManager::new(DelegationTokenOptions::default());
         for change in &log {
@@ -626,7 +633,7 @@ mod tests {
         );
         assert!(replayed.verify(&gone.identifier, 30).is_err());
         // A token made after replay does not reuse a sequence number.
-        let (next, _) = replayed.create_token("carol", "yarn", "", 40).unwrap();
+        let next = issue(&replayed, "carol", "yarn", 40);
         let next_id = DelegationTokenIdentifier::parse(&next.identifier).unwrap();
         assert_eq!(next_id.sequence_number, 3);
 
@@ -640,7 +647,7 @@ mod tests {
     #[test]
     fn expired_tokens_and_keys_are_dropped() {
         let m = manager();
-        let (token, _) = m.create_token("alice", "yarn", "", 0).unwrap();
+        let token = issue(&m, "alice", "yarn", 0);
         assert_eq!(m.remove_expired(HOUR), 0);
         assert_eq!(m.remove_expired(25 * HOUR), 1);
         assert!(m.verify(&token.identifier, 25 * HOUR).is_err());
