@@ -103,7 +103,7 @@ grep -q "Permission denied: user=bob, access=WRITE" "$WORK/bob.err" || { cat "$W
 
 # No ticket.
 if KRB5CCNAME=FILE:$WORK/none.cc fsshell "$CONF" -ls / 2> "$WORK/none.err"; then fail "no ticket was served"; fi
-grep -q "Client cannot authenticate via:\[KERBEROS\]" "$WORK/none.err" || { cat "$WORK/none.err" >&2; fail "no-ticket refusal"; }
+grep -q "Client cannot authenticate via:\[TOKEN, KERBEROS\]" "$WORK/none.err" || { cat "$WORK/none.err" >&2; fail "no-ticket refusal"; }
 
 # SIMPLE against the secure NameNode.
 conf_with "$WORK/simple" hadoop.security.authentication simple
@@ -116,6 +116,23 @@ grep -Pq "allowed=true\tugi=$ME@TUSK.LOCAL \(auth:KERBEROS\)\tip=/127.0.0.1\tcmd
 grep -Pq "allowed=false\tugi=bob@TUSK.LOCAL \(auth:KERBEROS\)\t.*\tcmd=mkdirs\tsrc=/user/$ME/bobs\t" "$AUDIT" \
   || { cat "$AUDIT" >&2; fail "audit line of bob's refusal"; }
 echo "compat-hadoop-secure: authentication OK"
+
+# Delegation tokens through Hadoop's own fetchdt (DelegationTokenFetcher): a token
+# fetched with the ticket serves FsShell without any ticket (SASL TOKEN), renews,
+# and is refused once cancelled.
+dtool() { HADOOP_JAVA_CONF_DIR=$CONF hadoop_java "$CP_FILE" org.apache.hadoop.hdfs.tools.DelegationTokenFetcher "$@"; }
+dtool --renewer "$ME" "$WORK/dt" > "$WORK/dt.out" 2>&1 || { cat "$WORK/dt.out" >&2; fail "fetchdt"; }
+[ -s "$WORK/dt" ] || fail "fetchdt wrote no token file"
+HADOOP_TOKEN_FILE_LOCATION=$WORK/dt KRB5CCNAME=FILE:$WORK/none.cc fsshell "$CONF" -ls "/user/$ME" > "$WORK/dt-ls.out" 2>&1 \
+  || { cat "$WORK/dt-ls.out" >&2; fail "FsShell with a delegation token and no ticket"; }
+grep -q "/user/$ME/hello.txt" "$WORK/dt-ls.out" || { cat "$WORK/dt-ls.out" >&2; fail "-ls with a delegation token"; }
+dtool --renew "$WORK/dt" > "$WORK/dt-renew.out" 2>&1 || { cat "$WORK/dt-renew.out" >&2; fail "fetchdt --renew"; }
+dtool --cancel "$WORK/dt" > "$WORK/dt-cancel.out" 2>&1 || { cat "$WORK/dt-cancel.out" >&2; fail "fetchdt --cancel"; }
+if HADOOP_TOKEN_FILE_LOCATION=$WORK/dt KRB5CCNAME=FILE:$WORK/none.cc fsshell "$CONF" -ls "/user/$ME" > "$WORK/dt-gone.out" 2>&1; then
+  fail "a cancelled delegation token was served"
+fi
+grep -q "can't be found in cache" "$WORK/dt-gone.out" || { cat "$WORK/dt-gone.out" >&2; fail "the cancelled token's refusal"; }
+echo "compat-hadoop-secure: delegation tokens OK"
 
 # Privacy on RPC, both sides.
 "$TUSK" local down --dir "$CLUSTER" >/dev/null 2>&1

@@ -159,6 +159,10 @@ pub enum NameNodeError {
     /// A permission refusal whose message HDFS words its own way.
     #[error("{message}")]
     PermissionDenied { message: String },
+    /// A delegation token the secret manager refuses (Hadoop's
+    /// `SecretManager.InvalidToken`).
+    #[error("{message}")]
+    InvalidToken { message: String },
     #[error("`{path}': Is not a directory")]
     NotADirectory { path: String },
     #[error("The NameSpace quota (directories and files) of directory {path} is exceeded: quota={quota} file count={count}")]
@@ -241,6 +245,7 @@ impl NameNodeError {
             | XAttr { .. } => HadoopException::Io,
             Acl { .. } => HadoopException::Acl,
             PermissionDenied { .. } => HadoopException::AccessControl,
+            InvalidToken { .. } => HadoopException::InvalidToken,
             NotADirectory { .. } => HadoopException::PathIsNotDirectory,
             NsQuotaExceeded { .. } => HadoopException::NsQuotaExceeded,
             DsQuotaExceeded { .. } => HadoopException::DsQuotaExceeded,
@@ -257,6 +262,16 @@ impl NameNodeError {
 
     pub fn to_remote(&self) -> RemoteException {
         RemoteException::of(self.exception(), self.to_string())
+    }
+}
+
+impl From<tusk_security::delegation_token::DelegationTokenError> for NameNodeError {
+    fn from(e: tusk_security::delegation_token::DelegationTokenError) -> Self {
+        use tusk_security::delegation_token::DelegationTokenError as E;
+        match e {
+            E::Invalid(e) => NameNodeError::InvalidToken { message: e.message },
+            E::AccessControl(message) => NameNodeError::PermissionDenied { message },
+        }
     }
 }
 

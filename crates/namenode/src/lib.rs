@@ -164,6 +164,8 @@ impl NameNode {
                 .map_err(|e| invalid(e.to_string()))?;
             server = server
                 .with_kerberos(service)
+                // Delegation tokens (SASL TOKEN) beside tickets, as HDFS's NameNode.
+                .with_token_authority(Arc::new(namesystem::DelegationTokenAuthority(fsn.clone())))
                 .with_proxy_users(tusk_security::ProxyUsers::from_pairs(
                     fsn.options.conf.0.iter(),
                 ))

@@ -64,7 +64,7 @@ pub use monitors::safe_mode::SafeMode;
 pub use monitors::spawn_monitors;
 pub use monitors::trash::spawn_trash_emptier;
 pub use ops::TruncateCut;
-pub use ops::{AclChange, AdminSettings};
+pub use ops::{AclChange, AdminSettings, DelegationTokenAuthority, TokenCaller};
 pub use reserved::PathUse;
 
 /// Everything behind the namesystem lock.
@@ -89,6 +89,8 @@ pub struct State {
     pub truncating: HashMap<InodeId, TruncateCut>,
     /// Snapshottable directories, their snapshots and the blocks those keep.
     pub snapshots: crate::snapshot::Snapshots,
+    /// Delegation token master keys and live tokens (in the image and the edit log).
+    pub delegation_tokens: tusk_security::DelegationTokenSecretManager,
 }
 
 impl State {
@@ -137,6 +139,11 @@ impl State {
             | Op::CreateSnapshot(_)
             | Op::DeleteSnapshot(_)
             | Op::RenameSnapshot(_) => self.apply_snapshot_op(op),
+            // delegation tokens
+            Op::UpdateMasterKey(_)
+            | Op::GetDelegationToken(_)
+            | Op::RenewDelegationToken(_)
+            | Op::CancelDelegationToken(_) => self.apply_delegation_op(op).map(no_blocks),
         }
     }
 

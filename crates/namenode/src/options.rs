@@ -121,6 +121,9 @@ pub struct NameNodeOptions {
     pub block_access_key_update_interval: Duration,
     /// `dfs.block.access.token.lifetime` (minutes): how long a token is valid.
     pub block_access_token_lifetime: Duration,
+    /// `dfs.namenode.delegation.key.update-interval`, `…token.max-lifetime` and
+    /// `…token.renew-interval` (milliseconds in HDFS's keys).
+    pub delegation_tokens: tusk_security::delegation_token::DelegationTokenOptions,
     /// `dfs.block.access.token.protobuf.enable`: write identifiers as protobuf instead
     /// of Hadoop's legacy layout (false, as Hadoop 3.4).
     pub block_access_token_protobuf: bool,
@@ -181,6 +184,7 @@ impl Default for NameNodeOptions {
             block_access_token_enable: true,
             block_access_key_update_interval: Duration::from_secs(600 * 60),
             block_access_token_lifetime: Duration::from_secs(600 * 60),
+            delegation_tokens: Default::default(),
             block_access_token_protobuf: false,
             kerberos: None,
             meta: MetaOptions::default(),
@@ -381,6 +385,28 @@ impl NameNodeOptions {
                 )
                 .map_err(bad)?,
             )?,
+            delegation_tokens: {
+                let dt = d.delegation_tokens;
+                let get = |key: &str, default: Duration| {
+                    conf.get_duration(key, default, ms)
+                        .map_err(bad)
+                        .and_then(|v| positive(key, v))
+                };
+                tusk_security::delegation_token::DelegationTokenOptions {
+                    key_update_interval: get(
+                        "dfs.namenode.delegation.key.update-interval",
+                        dt.key_update_interval,
+                    )?,
+                    max_lifetime: get(
+                        "dfs.namenode.delegation.token.max-lifetime",
+                        dt.max_lifetime,
+                    )?,
+                    renew_interval: get(
+                        "dfs.namenode.delegation.token.renew-interval",
+                        dt.renew_interval,
+                    )?,
+                }
+            },
             block_access_token_protobuf: conf
                 .get_bool(
                     "dfs.block.access.token.protobuf.enable",

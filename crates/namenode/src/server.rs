@@ -2,7 +2,7 @@
 //! DataNodes. Each method only decodes, forwards to the namesystem and encodes.
 //!
 //! A protocol is a table of methods, name → handler, gathered from one file per area:
-//! `namespace`, `blocks`, `acl`, `quota`, `xattr`, `policy`, `snapshot`, `admin` (the
+//! `namespace`, `blocks`, `acl`, `quota`, `xattr`, `policy`, `snapshot`, `admin`, `tokens` (the
 //! client protocol) and `datanode`.
 
 mod acl;
@@ -14,6 +14,7 @@ mod namespace;
 mod policy;
 mod quota;
 mod snapshot;
+mod tokens;
 mod xattr;
 
 use std::collections::HashMap;
@@ -73,6 +74,7 @@ static CLIENT_METHODS: LazyLock<MethodTable> = LazyLock::new(|| {
         policy::METHODS,
         snapshot::METHODS,
         admin::METHODS,
+        tokens::METHODS,
     ])
 });
 

@@ -309,6 +309,11 @@ impl Snapshots {
             | Op::CreateSnapshot(_)
             | Op::DeleteSnapshot(_)
             | Op::RenameSnapshot(_) => {}
+            // Not about the namespace.
+            Op::UpdateMasterKey(_)
+            | Op::GetDelegationToken(_)
+            | Op::RenewDelegationToken(_)
+            | Op::CancelDelegationToken(_) => {}
         }
         Ok(())
     }

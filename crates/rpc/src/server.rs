@@ -425,23 +425,28 @@ impl RpcServer {
     /// Hadoop's service-level check of a protocol that names its callers' principal
     /// (the DataNode protocol: `dfs.datanode.kerberos.principal`): under Kerberos only a
     /// principal of that primary and realm (and instance, unless it is `_HOST`) may call
-    /// it. The refusal, or `None`.
+    /// it, and no connection authenticated with a token. The refusal, or `None`.
     fn unauthorized(&self, conn: &ConnectionState, protocol: &str) -> Option<RemoteException> {
         let (_, wanted) = self
             .client_principals
             .iter()
             .find(|(p, _)| *p == protocol)?;
-        let principal = conn.principal.as_deref()?;
-        let allowed = Principal::parse(principal).is_ok_and(|p| {
-            p.primary == wanted.primary
-                && p.realm == wanted.realm
-                && (wanted.instance.as_deref() == Some("_HOST") || p.instance == wanted.instance)
+        // A connection without a ticket (one that authenticated with a token) is not
+        // the protocol's principal either.
+        let allowed = conn.principal.as_deref().is_some_and(|principal| {
+            Principal::parse(principal).is_ok_and(|p| {
+                p.primary == wanted.primary
+                    && p.realm == wanted.realm
+                    && (wanted.instance.as_deref() == Some("_HOST")
+                        || p.instance == wanted.instance)
+            })
         });
         (!allowed).then(|| {
             RemoteException::of(
                 crate::exception::HadoopException::Authorization,
                 format!(
-                    "User {principal} (auth:KERBEROS) is not authorized for protocol interface {protocol}: this service is only accessible by {wanted}"
+                    "User {} is not authorized for protocol interface {protocol}: this service is only accessible by {wanted}",
+                    conn.ugi
                 ),
             )
         })

@@ -153,7 +153,7 @@ impl DelegationKey {
 }
 
 /// The lifetimes (`dfs.namenode.delegation.*`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct DelegationTokenOptions {
     /// `dfs.namenode.delegation.key.update-interval` (1 day).
     pub key_update_interval: Duration,

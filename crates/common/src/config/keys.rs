@@ -39,6 +39,9 @@ pub const KNOWN: &[&str] = &[
     "dfs.batched.ls.limit",
     // Commands the audit log leaves out (HDFS logs them only at debug level).
     "dfs.namenode.audit.log.debug.cmdlist",
+    "dfs.namenode.delegation.key.update-interval",
+    "dfs.namenode.delegation.token.max-lifetime",
+    "dfs.namenode.delegation.token.renew-interval",
     "dfs.namenode.missing.checkpoint.periods.before.shutdown",
     "dfs.block.access.key.update.interval",
     "dfs.block.access.token.enable",

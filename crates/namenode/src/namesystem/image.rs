@@ -66,7 +66,29 @@ impl State {
             })
             .collect();
         snapshot_blocks.sort_unstable_by_key(|b| b.block_id);
+        let tokens = self.delegation_tokens.state();
         FsImage {
+            delegation_keys: tokens
+                .keys
+                .into_iter()
+                .map(|k| tusk_proto::internal::DelegationKeyRecord {
+                    key_id: k.key_id,
+                    expiry_date: k.expiry_date,
+                    key: k.bytes.into(),
+                })
+                .collect(),
+            delegation_tokens: tokens
+                .tokens
+                .into_iter()
+                .map(
+                    |(id, renew_date)| tusk_proto::internal::DelegationTokenRecord {
+                        identifier: id.to_bytes().into(),
+                        renew_date,
+                    },
+                )
+                .collect(),
+            delegation_current_key_id: tokens.current_key_id,
+            delegation_sequence_number: tokens.sequence_number,
             snapshottable_dirs,
             frozen_inodes,
             snapshot_blocks,
@@ -184,7 +206,11 @@ impl State {
             recoveries: HashMap::new(),
             truncating,
             snapshots,
+            delegation_tokens: tusk_security::DelegationTokenSecretManager::new(
+                options.delegation_tokens,
+            ),
         };
+        state.restore_delegation_tokens(image);
         state.recompute_quota_usage();
         state
     }

@@ -6,6 +6,8 @@
 //! - `safe_mode`: start-up and manual safe mode.
 //! - `decommission`: host lists and decommissioning.
 //! - `trash`: the trash emptier.
+//! - delegation tokens (under Kerberos): master keys rolled when due, expired tokens
+//!   dropped (HDFS's `ExpiredTokenRemover`).
 //!
 //! Checkpoints are scheduled here too: one is written once enough edits or enough time
 //! went by since the last.
@@ -48,6 +50,21 @@ pub fn spawn_monitors(fsn: Arc<Namesystem>, shutdown: Shutdown) {
             });
         }
     });
+    if fsn.options.kerberos.is_some() {
+        let period = fsn
+            .options
+            .delegation_tokens
+            .key_update_interval
+            .clamp(Duration::from_millis(100), Duration::from_secs(60));
+        spawn_every(shutdown.clone(), period, {
+            let fsn = fsn.clone();
+            move || {
+                if let Err(e) = fsn.roll_delegation_keys(tusk_common::now_millis() as i64) {
+                    tracing::debug!(error = %e, "delegation token keys not rolled yet");
+                }
+            }
+        });
+    }
     spawn_every(shutdown, Duration::from_secs(5), move || {
         let due = {
             let st = fsn.read();

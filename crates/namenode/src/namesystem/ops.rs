@@ -33,7 +33,7 @@ mod snapshot;
 mod xattr;
 
 pub use acl::AclChange;
-pub use admin::AdminSettings;
+pub use admin::{AdminSettings, DelegationTokenAuthority, TokenCaller};
 pub use namespace::TruncateCut;
 pub(crate) use snapshot::Target;
 

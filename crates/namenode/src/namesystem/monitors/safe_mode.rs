@@ -262,6 +262,10 @@ impl State {
             Op::SetOwner(o) => format!("Cannot set owner for {}", o.path),
             Op::SetTimes(o) => format!("Cannot set times {}", o.path),
             Op::ReassignLease(o) => format!("Cannot recover the lease of {}", path(o.inode_id)),
+            Op::UpdateMasterKey(_) => "Cannot roll the delegation token master key".to_string(),
+            Op::GetDelegationToken(_) => "Cannot issue delegation token".to_string(),
+            Op::RenewDelegationToken(_) => "Cannot renew delegation token".to_string(),
+            Op::CancelDelegationToken(_) => "Cannot cancel delegation token".to_string(),
             #[allow(unreachable_patterns)]
             _ => "Cannot change the namespace".to_string(),
         }
@@ -323,6 +327,9 @@ impl Opening {
                 Fixed("Cannot get a new generation stamp and an access token for block")
             }
             "updatePipeline" => Fixed("Pipeline not updated"),
+            "getDelegationToken" => Fixed("Cannot issue delegation token"),
+            "renewDelegationToken" => Fixed("Cannot renew delegation token"),
+            "cancelDelegationToken" => Fixed("Cannot cancel delegation token"),
             _ => return None,
         })
     }

@@ -4,13 +4,17 @@
 //! getDatanodeStorageReport, listOpenFiles, listCorruptFileBlocks, metaSave,
 //! setBalancerBandwidth, restoreFailedStorage, setSafeMode, refreshNodes,
 //! saveNamespace, rollEdits, the upgrade calls, and the newest image for
-//! `/imagetransfer`. Their wire messages are in [`crate::wire::admin`].
+//! `/imagetransfer`; and the delegation token calls. Their wire messages are in
+//! [`crate::wire::admin`].
 
 use std::sync::atomic::{AtomicBool, AtomicI64};
 
 use crate::error::Result;
 use crate::namesystem::Namesystem;
 
+pub use delegation_tokens::{DelegationTokenAuthority, TokenCaller};
+
+mod delegation_tokens;
 mod get_block_stats;
 mod get_datanode_report;
 mod get_datanode_storage_report;
