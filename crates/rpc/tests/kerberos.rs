@@ -27,7 +27,7 @@ use tusk_security::kdc::Kdc;
 use tusk_security::kerberos::{
     AuthToLocal, KerberosLogin, Principal, Protection, ServiceCredentials,
 };
-use tusk_security::ProxyUsers;
+use tusk_security::{InvalidToken, ProxyUsers, TokenAuthority, TokenGrant};
 
 const PROTOCOL: &str = "test.WhoAmI";
 
@@ -272,6 +272,7 @@ async fn kerberos_clients_are_served_as_their_principal_and_others_are_refused()
             protection: vec![Protection::Authentication],
             auth_to_local: AuthToLocal::default(),
         })
+        .with_token_authority(Arc::new(CarolsToken))
         .with_client_principal(PROTOCOL, Principal::parse("dn/_HOST@TUSK.TEST").unwrap());
     tokio::spawn(server.serve(listener, shutdown.clone()));
     let datanode = client(guarded, "", Some(KerberosLogin::Keytab(dn_keytab)));
@@ -284,5 +285,42 @@ async fn kerberos_clients_are_served_as_their_principal_and_others_are_refused()
             format!("User alice@TUSK.TEST (auth:KERBEROS) is not authorized for protocol interface {PROTOCOL}: this service is only accessible by dn/_HOST@TUSK.TEST")
         )
     );
+    // A valid token is no DataNode principal either.
+    let token_holder = RpcClient::new(
+        guarded.to_string(),
+        RpcClientOptions {
+            user: "carol".into(),
+            protocol: PROTOCOL.into(),
+            connect_retry: ConnectRetry::NONE,
+            token: Some(tusk_proto::common::TokenProto {
+                identifier: Bytes::from_static(b"carol's token"),
+                password: Bytes::from_static(b"carol's password"),
+                kind: "HDFS_DELEGATION_TOKEN".into(),
+                service: guarded.to_string(),
+            }),
+            ..Default::default()
+        },
+    );
+    assert_eq!(
+        refusal(whoami(&token_holder).await),
+        (
+            HadoopException::Authorization,
+            format!("User carol (auth:TOKEN) is not authorized for protocol interface {PROTOCOL}: this service is only accessible by dn/_HOST@TUSK.TEST")
+        )
+    );
     shutdown.trigger();
+}
+
+/// One valid token, carol's.
+struct CarolsToken;
+
+impl TokenAuthority for CarolsToken {
+    fn grant(&self, identifier: &[u8]) -> Result<TokenGrant, InvalidToken> {
+        (identifier == b"carol's token")
+            .then(|| TokenGrant {
+                password: b"carol's password".to_vec(),
+                user: "carol".into(),
+            })
+            .ok_or_else(|| InvalidToken::new("not carol's token"))
+    }
 }
