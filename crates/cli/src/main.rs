@@ -21,6 +21,7 @@ mod conf;
 mod daemons;
 mod demo;
 mod dfsadmin;
+mod fetchdt;
 mod fs_shell;
 mod fsck;
 mod hadoop_site;
@@ -123,6 +124,9 @@ enum Command {
     Sql(sql::SqlArgs),
     /// The shortest safe DataNode heartbeat period for a cluster size and link.
     HeartbeatAdvisor(bench::AdvisorArgs),
+    /// A NameNode delegation token into a credentials file, or `--renew`, `--cancel`,
+    /// `--print` the tokens one holds (Hadoop's `hdfs fetchdt`).
+    Fetchdt(fetchdt::FetchdtArgs),
     /// The effective configuration: `tusk conf show [--key K]`.
     Conf {
         #[command(subcommand)]
@@ -241,6 +245,7 @@ fn run(command: Command, conf: tusk_common::Configuration) -> anyhow::Result<()>
         Command::Bench { which } => runtime.block_on(bench::run(conf, *which)),
         Command::HeartbeatAdvisor(args) => bench::advisor(args),
         Command::Conf { action } => conf::run(&conf, action),
+        Command::Fetchdt(args) => runtime.block_on(fetchdt::run(conf, args)),
         #[cfg(feature = "sql")]
         Command::Sql(args) => runtime.block_on(sql::run(conf, args)),
         Command::Fs { .. }

@@ -1,7 +1,8 @@
 //! A secure `tusk local up` cluster through a real MIT KDC: the NameNode and the
 //! DataNodes log in from their keytabs, a user with `kinit`'s ticket writes, lists and
 //! reads a file (owned by the principal's short name), and a client without a ticket
-//! or with SIMPLE authentication is refused.
+//! or with SIMPLE authentication is refused; a delegation token from `tusk fetchdt`
+//! serves without a ticket until it is cancelled.
 
 #[path = "support/local_cluster.rs"]
 mod local_cluster;
@@ -94,6 +95,51 @@ fn a_kerberos_cluster_serves_ticket_holders_only() {
     );
     let cat = fs(&["-cat", "/user/alice/hello.txt"], &env_refs);
     assert_eq!(stdout(&cat), "hello from alice\n", "{}", stderr(&cat));
+
+    // A delegation token (`tusk fetchdt`) serves alice's shell with no ticket at all.
+    let tokens = cluster.home().join("alice.dt");
+    let tokens_str = tokens.to_str().unwrap();
+    let dt = |args: &[&str], env: &[(&str, &str)]| {
+        let mut all = global.clone();
+        all.push("fetchdt");
+        all.extend_from_slice(args);
+        tusk_env(cluster.home(), &all, env)
+    };
+    let fetched = dt(&["--renewer", "alice", tokens_str], &env_refs);
+    assert!(fetched.status.success(), "{}", stderr(&fetched));
+    let printed = dt(&["--print", tokens_str], &env_refs);
+    assert!(
+        stdout(&printed).contains("owner=alice@TUSK.TEST, renewer=alice"),
+        "{}",
+        stdout(&printed)
+    );
+    let no_ticket_cache = format!("FILE:{}", realm_dir.path().join("empty.cc").display());
+    let mut token_only = env_refs.clone();
+    token_only.retain(|(k, _)| *k != "KRB5CCNAME");
+    token_only.push(("KRB5CCNAME", &no_ticket_cache));
+    token_only.push(("HADOOP_TOKEN_FILE_LOCATION", tokens_str));
+    let by_token = fs(&["-cat", "/user/alice/hello.txt"], &token_only);
+    assert_eq!(
+        stdout(&by_token),
+        "hello from alice\n",
+        "{}",
+        stderr(&by_token)
+    );
+    let renewed = dt(&["--renew", tokens_str], &env_refs);
+    assert!(
+        stdout(&renewed).contains("Renewed token for"),
+        "{}",
+        stderr(&renewed)
+    );
+    let cancelled = dt(&["--cancel", tokens_str], &env_refs);
+    assert!(cancelled.status.success(), "{}", stderr(&cancelled));
+    let refused = fs(&["-cat", "/user/alice/hello.txt"], &token_only);
+    assert!(!refused.status.success());
+    assert!(
+        stderr(&refused).contains("can't be found in cache"),
+        "{}",
+        stderr(&refused)
+    );
 
     // Alice's ticket does not make her the superuser.
     let denied = fs(&["-mkdir", "/elsewhere"], &env_refs);

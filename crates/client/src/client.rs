@@ -3,6 +3,7 @@
 //! at once (up to the connection's window).
 
 mod append;
+mod delegation_tokens;
 
 use bytes::Bytes;
 use tusk_proto::hdfs as h;

@@ -149,6 +149,11 @@ pub struct ClientOptions {
     /// must offer under Kerberos.
     #[serde(skip)]
     pub namenode_principal: Option<tusk_rpc::auth::ServerPrincipal>,
+    /// Under Kerberos, a delegation token for this NameNode from the credentials file
+    /// `HADOOP_TOKEN_FILE_LOCATION` names: when present the client authenticates with
+    /// it (SASL `TOKEN`) instead of a ticket, as a job's tasks do.
+    #[serde(skip)]
+    pub delegation_token: Option<tusk_proto::common::TokenProto>,
 }
 
 impl Default for ClientOptions {
@@ -176,6 +181,7 @@ impl Default for ClientOptions {
             kerberos: false,
             rpc_protection: vec![tusk_rpc::Protection::Authentication],
             namenode_principal: None,
+            delegation_token: None,
         }
     }
 }
@@ -262,8 +268,51 @@ impl ClientOptions {
             kerberos: tusk_rpc::auth::kerberos_enabled(conf).map_err(bad)?,
             rpc_protection: tusk_rpc::auth::protection(conf).map_err(bad)?,
             namenode_principal,
-        })
+            delegation_token: None,
+        }
+        .with_token_file())
     }
+
+    /// Takes this NameNode's delegation token from `HADOOP_TOKEN_FILE_LOCATION` under
+    /// Kerberos (a file that cannot be read is passed over with a warning, as Hadoop
+    /// logs it).
+    fn with_token_file(mut self) -> Self {
+        let Some(path) = std::env::var_os("HADOOP_TOKEN_FILE_LOCATION") else {
+            return self;
+        };
+        if !self.kerberos {
+            return self;
+        }
+        match tusk_security::Credentials::read_file(std::path::Path::new(&path)) {
+            Ok(credentials) => {
+                self.delegation_token = credentials
+                    .tokens_of_kind(tusk_security::delegation_token::HDFS_DELEGATION_KIND)
+                    .find(|t| same_service(&t.service, &self.namenode))
+                    .cloned();
+            }
+            Err(e) => {
+                tracing::warn!(path = %std::path::Path::new(&path).display(), error = %e, "cannot read the token file")
+            }
+        }
+        self
+    }
+}
+
+/// Whether a token's service (`host:port`, Hadoop writes the address) names the
+/// NameNode at `namenode`: the same text, or the same port on a host resolving to the
+/// same address.
+fn same_service(service: &str, namenode: &str) -> bool {
+    use std::net::ToSocketAddrs;
+    if service == namenode {
+        return true;
+    }
+    let resolve = |a: &str| {
+        a.to_socket_addrs()
+            .map(|v| v.collect::<Vec<_>>())
+            .unwrap_or_default()
+    };
+    let theirs = resolve(service);
+    resolve(namenode).iter().any(|a| theirs.contains(a))
 }
 
 impl ClientOptions {
@@ -286,6 +335,7 @@ impl ClientOptions {
             kerberos,
             protection: self.rpc_protection.clone(),
             server_principal: self.namenode_principal.clone(),
+            token: self.delegation_token.clone(),
             ..Default::default()
         }
     }
