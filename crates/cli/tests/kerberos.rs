@@ -2,7 +2,8 @@
 //! DataNodes log in from their keytabs, a user with `kinit`'s ticket writes, lists and
 //! reads a file (owned by the principal's short name), and a client without a ticket
 //! or with SIMPLE authentication is refused; a delegation token from `tusk fetchdt`
-//! serves without a ticket until it is cancelled.
+//! serves without a ticket until it is cancelled, and WebHDFS takes it (`delegation=`)
+//! instead of a claimed `user.name`.
 
 #[path = "support/local_cluster.rs"]
 mod local_cluster;
@@ -125,6 +126,45 @@ fn a_kerberos_cluster_serves_ticket_holders_only() {
         "{}",
         stderr(&by_token)
     );
+    // WebHDFS believes the token, not `user.name`: a status through the NameNode and a
+    // read redirected to a DataNode, both as alice.
+    let web = std::fs::read_to_string(cluster.home().join("cluster/namenode.http-addr"))
+        .unwrap()
+        .trim()
+        .to_string();
+    let credentials = tusk_security::Credentials::read_file(&tokens).unwrap();
+    let token = credentials
+        .tokens_of_kind("HDFS_DELEGATION_TOKEN")
+        .next()
+        .expect("the fetched token");
+    let delegation = tusk_security::delegation_token::encode_url(token);
+    let (status, body) = http_get(&format!(
+        "http://{web}/webhdfs/v1/user/alice/hello.txt?op=GETFILESTATUS&delegation={delegation}"
+    ));
+    assert_eq!(status, 200, "{body}");
+    assert!(body.contains("\"owner\":\"alice\""), "{body}");
+    let (status, redirect) = http_get(&format!(
+        "http://{web}/webhdfs/v1/user/alice/hello.txt?op=OPEN&delegation={delegation}"
+    ));
+    assert_eq!(status, 307, "{redirect}");
+    let location = redirect
+        .lines()
+        .find_map(|l| {
+            l.strip_prefix("location: ")
+                .or_else(|| l.strip_prefix("Location: "))
+        })
+        .expect("a Location header")
+        .trim()
+        .to_string();
+    let (status, read) = http_get(&location);
+    assert_eq!((status, read.as_str()), (200, "hello from alice\n"));
+    // Without a token, a claimed user.name is refused under Kerberos.
+    let (status, refused) = http_get(&format!(
+        "http://{web}/webhdfs/v1/user/alice/hello.txt?op=GETFILESTATUS&user.name=alice"
+    ));
+    assert_eq!(status, 403, "{refused}");
+    assert!(refused.contains("Authentication required"), "{refused}");
+
     let renewed = dt(&["--renew", tokens_str], &env_refs);
     assert!(
         stdout(&renewed).contains("Renewed token for"),
@@ -174,4 +214,51 @@ fn a_kerberos_cluster_serves_ticket_holders_only() {
         "{}",
         stderr(&simple)
     );
+}
+
+/// A plain HTTP/1.1 GET: the status and, for a redirect, the headers, else the body.
+fn http_get(url: &str) -> (u16, String) {
+    use std::io::{Read, Write};
+    let rest = url.strip_prefix("http://").expect("an http URL");
+    let (authority, path) = rest.split_at(rest.find('/').unwrap_or(rest.len()));
+    let mut stream = std::net::TcpStream::connect(authority).unwrap();
+    write!(
+        stream,
+        "GET {path} HTTP/1.1\r\nHost: {authority}\r\nConnection: close\r\n\r\n"
+    )
+    .unwrap();
+    let mut response = String::new();
+    stream.read_to_string(&mut response).unwrap();
+    let (head, body) = response.split_once("\r\n\r\n").unwrap_or((&response, ""));
+    let status = head
+        .split_whitespace()
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(0);
+    if status == 307 {
+        return (status, head.to_string());
+    }
+    // A chunked body (the DataNode streams OPEN) is unchunked.
+    let chunked = head
+        .to_ascii_lowercase()
+        .contains("transfer-encoding: chunked");
+    let body = if chunked {
+        unchunk(body)
+    } else {
+        body.to_string()
+    };
+    (status, body)
+}
+
+fn unchunk(mut body: &str) -> String {
+    let mut out = String::new();
+    while let Some((size, rest)) = body.split_once("\r\n") {
+        let n = usize::from_str_radix(size.trim(), 16).unwrap_or(0);
+        if n == 0 {
+            break;
+        }
+        out.push_str(&rest[..n]);
+        body = &rest[n + 2..];
+    }
+    out
 }

@@ -42,6 +42,10 @@ struct WebHdfs {
     /// Who may act for whom with `doas` (`hadoop.proxyuser.*`), checked here again as
     /// Hadoop's DataNode does.
     proxy_users: ProxyUsers,
+    /// Under Kerberos a request acts with the delegation token it carries
+    /// (`delegation=`, which the NameNode's redirect passes on); `user.name` is not
+    /// believed.
+    kerberos: bool,
 }
 
 /// The WebHDFS routes of the DataNode `node`.
@@ -50,6 +54,7 @@ pub(crate) fn router(node: &Arc<Node>) -> Router {
         namenode: node.options.namenode_addr.clone(),
         clients: Mutex::new(HashMap::new()),
         proxy_users: ProxyUsers::from_pairs(node.options.conf.0.iter()),
+        kerberos: tusk_rpc::auth::kerberos_enabled(&node.options.conf.0).unwrap_or(false),
     });
     Router::new()
         .route(&format!("{PREFIX}/{{*path}}"), any(handle))
@@ -65,12 +70,9 @@ async fn handle(
     body: Body,
 ) -> Response {
     let params = Params::new(query);
-    let user = params.user_as(&w.proxy_users, peer.ip());
-    let outcome = match (params.op(&method), user, fs_path(&path)) {
-        (Ok(op), Ok(user), Ok(path)) => {
-            let client = w.client(&user);
-            dispatch(op, &client, &path, &params, body).await
-        }
+    let client = w.client_for(&params, peer);
+    let outcome = match (params.op(&method), client, fs_path(&path)) {
+        (Ok(op), Ok(client), Ok(path)) => dispatch(op, &client, &path, &params, body).await,
         (Err(e), _, _) | (_, Err(e), _) | (_, _, Err(e)) => Err(e),
     };
     outcome.unwrap_or_else(IntoResponse::into_response)
@@ -96,20 +98,48 @@ async fn dispatch(
 }
 
 impl WebHdfs {
-    fn client(&self, user: &str) -> DfsClient {
+    /// The client a request acts through: under Kerberos one authenticating with the
+    /// request's delegation token, else one naming the request's user.
+    fn client_for(&self, params: &Params, peer: SocketAddr) -> Result<DfsClient> {
+        if !self.kerberos {
+            let user = params.user_as(&self.proxy_users, peer.ip())?;
+            return Ok(self.client(&user, |options| options));
+        }
+        let Some(encoded) = params.get("delegation").filter(|d| !d.is_empty()) else {
+            return Err(WebHdfsError::of(
+                HadoopException::AccessControl,
+                "Authentication required: this cluster runs Kerberos, and WebHDFS takes a delegation token (delegation=) until SPNEGO is served",
+            ));
+        };
+        let token = tusk_security::delegation_token::decode_url(encoded).map_err(|e| {
+            WebHdfsError::of(
+                HadoopException::InvalidToken,
+                format!("the delegation parameter is not a token: {e}"),
+            )
+        })?;
+        Ok(self.client(encoded, |options| ClientOptions {
+            kerberos: true,
+            user: String::new(),
+            delegation_token: Some(token),
+            ..options
+        }))
+    }
+
+    /// The cached client for `key`, made with `options` from the defaults.
+    fn client(&self, key: &str, options: impl FnOnce(ClientOptions) -> ClientOptions) -> DfsClient {
         let mut clients = self.clients.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(c) = clients.get(user) {
+        if let Some(c) = clients.get(key) {
             return c.clone();
         }
         if clients.len() >= MAX_CLIENTS {
             clients.clear();
         }
-        let client = DfsClient::new(ClientOptions {
+        let client = DfsClient::new(options(ClientOptions {
             namenode: self.namenode.clone(),
-            user: user.to_string(),
+            user: key.to_string(),
             ..ClientOptions::default()
-        });
-        clients.insert(user.to_string(), client.clone());
+        }));
+        clients.insert(key.to_string(), client.clone());
         client
     }
 }

@@ -52,6 +52,8 @@ pub(crate) struct Request {
     /// Where the request came from; a write is redirected to a DataNode on that host
     /// when there is one.
     pub peer: IpAddr,
+    /// The request proved its user with a delegation token.
+    pub by_token: bool,
 }
 
 /// The WebHDFS routes of a NameNode whose RPC server listens on `rpc_addr`.
@@ -95,7 +97,8 @@ async fn handle(
     path: String,
     Query(query): Query<Vec<(String, String)>>,
 ) -> Response {
-    let parsed = parse(&method, &path, query, peer.ip(), &w.proxy_users);
+    let parsed = parse(&method, &path, query, peer.ip(), &w.proxy_users)
+        .and_then(|req| w.authenticated(req));
     let outcome = match parsed {
         Ok(req) => {
             let outcome = dispatch(&w, &req).await;
@@ -122,6 +125,7 @@ fn parse(
         path: fs_path(path)?,
         params,
         peer,
+        by_token: false,
     })
 }
 
@@ -197,6 +201,35 @@ pub(crate) fn remote(e: NameNodeError) -> WebHdfsError {
 }
 
 impl WebHdfs {
+    /// Under Kerberos a request must prove who it is: without SPNEGO (not served yet)
+    /// that is a delegation token (`delegation=`), whose owner the request then runs as;
+    /// `user.name` alone is not believed. Under SIMPLE the request is taken as it is.
+    fn authenticated(&self, mut req: Request) -> Result<Request> {
+        if self.fsn.options.kerberos.is_none() {
+            return Ok(req);
+        }
+        let Some(encoded) = req.params.get("delegation").filter(|d| !d.is_empty()) else {
+            return Err(tusk_webhdfs::WebHdfsError::of(
+                tusk_rpc::HadoopException::AccessControl,
+                "Authentication required: this cluster runs Kerberos, and WebHDFS takes a delegation token (delegation=) until SPNEGO is served",
+            ));
+        };
+        let invalid = |message: String| {
+            tusk_webhdfs::WebHdfsError::of(tusk_rpc::HadoopException::InvalidToken, message)
+        };
+        let token = tusk_security::delegation_token::decode_url(encoded)
+            .map_err(|e| invalid(format!("the delegation parameter is not a token: {e}")))?;
+        let grant = self
+            .fsn
+            .read()
+            .delegation_tokens
+            .verify(&token.identifier, tusk_common::now_millis() as i64)
+            .map_err(|e| invalid(e.message))?;
+        req.user = self.fsn.short_name(&grant.user);
+        req.by_token = true;
+        Ok(req)
+    }
+
     /// A change's result once its edit is durable.
     pub async fn durable<T>(&self, change: crate::error::Result<Logged<T>>) -> Result<T> {
         let logged = change.map_err(remote)?;

@@ -30,7 +30,8 @@ use tusk_proto::common::TokenProto;
 use crate::error::{InvalidToken, WritableError};
 use crate::token_authority::{TokenAuthority, TokenGrant};
 use crate::writable::{
-    read_text, read_vint, read_vlong, take, write_text, write_vint, write_vlong,
+    read_text, read_token, read_vint, read_vlong, take, write_text, write_token, write_vint,
+    write_vlong,
 };
 
 /// `DelegationTokenIdentifier.HDFS_DELEGATION_KIND`.
@@ -485,6 +486,29 @@ impl TokenAuthority for DelegationTokenSecretManager {
     }
 }
 
+/// `Token.encodeToUrlString`: the token's `Writable` bytes in URL-safe base64, as
+/// WebHDFS's `delegation=` parameter carries it.
+pub fn encode_url(token: &TokenProto) -> String {
+    use base64::Engine;
+    let mut bytes = Vec::new();
+    write_token(&mut bytes, token);
+    base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(bytes)
+}
+
+/// `Token.decodeFromUrlString` (padded or not).
+pub fn decode_url(text: &str) -> Result<TokenProto, WritableError> {
+    use base64::Engine;
+    let bytes = base64::engine::general_purpose::URL_SAFE_NO_PAD
+        .decode(text.trim_end_matches('='))
+        .map_err(|e| WritableError::new(format!("not a URL-safe base64 token: {e}")))?;
+    let mut r = &bytes[..];
+    let token = read_token(&mut r)?;
+    if !r.is_empty() {
+        return Err(WritableError::new("bytes after the token"));
+    }
+    Ok(token)
+}
+
 fn parse(identifier: &Bytes) -> Result<DelegationTokenIdentifier, DelegationTokenError> {
     DelegationTokenIdentifier::parse(identifier).map_err(|e| {
         InvalidToken::new(format!(
@@ -538,6 +562,22 @@ mod tests {
         longer.push(0);
         assert!(DelegationTokenIdentifier::parse(&longer).is_err());
         assert!(DelegationTokenIdentifier::parse(&bytes[..bytes.len() - 1]).is_err());
+    }
+
+    #[test]
+    fn a_token_goes_through_a_url_and_back() {
+        let m = manager();
+        let token = TokenProto {
+            service: "127.0.0.1:8020".into(),
+            ..issue(&m, "alice", "yarn", 0)
+        };
+        let text = encode_url(&token);
+        assert!(text
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_'));
+        assert_eq!(decode_url(&text).unwrap(), token);
+        assert!(decode_url("not a token!").is_err());
+        assert!(decode_url(&format!("{text}AAAA")).is_err());
     }
 
     #[test]

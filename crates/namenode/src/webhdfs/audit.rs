@@ -77,6 +77,9 @@ fn paths(req: &Request) -> (String, Option<String>) {
 
 /// The caller in `UserGroupInformation`'s form.
 fn ugi(req: &Request) -> String {
+    if req.by_token {
+        return format!("{} (auth:TOKEN)", req.user);
+    }
     let caller = req
         .params
         .get("user.name")
@@ -134,6 +137,7 @@ mod tests {
                     .collect(),
             ),
             peer: "127.0.0.1".parse().unwrap(),
+            by_token: false,
         }
     }
 
