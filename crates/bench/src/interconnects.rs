@@ -1097,23 +1097,9 @@ mod tests {
 
     fn attempt(kind: &str, end_ms: u64) -> AttemptRecord {
         AttemptRecord {
-            attempt: String::new(),
-            task: String::new(),
-            task_type: kind.into(),
-            node: String::new(),
-            container: String::new(),
-            start_ms: 0,
             end_ms,
-            phases: vec![],
-            outcome: tusk_mapreduce::task::Outcome::Succeeded,
-            speculative: false,
             data_local: true,
-            bytes_read: 0,
-            bytes_written: 0,
-            bytes_shuffled: 0,
-            error: None,
-            counters: Counters::default(),
-            node_status_at_launch: None,
+            ..AttemptRecord::new(kind, tusk_mapreduce::task::Outcome::Succeeded)
         }
     }
 

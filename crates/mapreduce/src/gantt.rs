@@ -516,33 +516,29 @@ mod tests {
             .replacen("attempt", "task", 1);
         let start_ms = phases.first().map_or(1_500, |p| p.start_ms);
         let end_ms = phases.last().map_or(1_900, |p| p.end_ms);
+        let kind = if task.contains("_m_") {
+            "MAP"
+        } else {
+            "REDUCE"
+        };
         AttemptRecord {
             attempt: id.into(),
-            task_type: if task.contains("_m_") {
-                "MAP"
-            } else {
-                "REDUCE"
-            }
-            .into(),
             task,
             node: node.into(),
             container: "container_1_0001_01_000002".into(),
             start_ms,
             end_ms,
             phases,
-            outcome,
             speculative,
             data_local: true,
             bytes_read: 1024,
-            bytes_written: 0,
-            bytes_shuffled: 0,
             error: (outcome == Outcome::Failed).then(|| "disk <full> & sad".into()),
-            counters: Counters::default(),
             node_status_at_launch: Some(crate::history::NodeStatusAtLaunch {
                 disk_utilization_pct: 92.0,
                 net_rx_bytes_per_sec: 1.5e6,
                 potential_reception_bytes: 4_000_000,
             }),
+            ..AttemptRecord::new(kind, outcome)
         }
     }
 

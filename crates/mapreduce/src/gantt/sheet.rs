@@ -550,24 +550,17 @@ mod tests {
                 end_ms: *end_ms,
             })
             .collect();
+        let kind = if id.starts_with('m') { "MAP" } else { "REDUCE" };
         AttemptRecord {
-            task_type: if id.starts_with('m') { "MAP" } else { "REDUCE" }.into(),
             task,
             attempt,
             node: node.into(),
-            container: String::new(),
             start_ms: phases.first().map_or(5_000, |p| p.start_ms),
             end_ms: phases.last().map_or(5_500, |p| p.end_ms),
             phases,
-            outcome,
             speculative: id.ends_with("_1"),
             data_local: true,
-            bytes_read: 0,
-            bytes_written: 0,
-            bytes_shuffled: 0,
-            error: None,
-            counters: Counters::default(),
-            node_status_at_launch: None,
+            ..AttemptRecord::new(kind, outcome)
         }
     }
 
