@@ -267,6 +267,30 @@ pub struct JobTiming {
     pub load: Load,
 }
 
+impl JobTiming {
+    /// `system`'s run of `workload` on `profile` that took `job_seconds`, with its map
+    /// and reduce phases as far as known.
+    fn new(
+        (system, profile, workload): (System, Profile, Workload),
+        job_seconds: f64,
+        (map_phase_seconds, reduce_phase_seconds): (Option<f64>, Option<f64>),
+        input_seconds: f64,
+        load: Load,
+    ) -> Self {
+        JobTiming {
+            system,
+            link: profile.link,
+            storage: profile.storage,
+            workload,
+            job_seconds,
+            map_phase_seconds,
+            reduce_phase_seconds,
+            input_seconds,
+            load,
+        }
+    }
+}
+
 #[derive(Clone, Debug, Serialize)]
 pub struct InterconnectsReport {
     pub context: RunContext,
@@ -693,18 +717,14 @@ async fn run_tusk(
                 .flatten(),
             None => None,
         };
-        let (map_phase, reduce_phase) = history.as_ref().map(phases_of).unwrap_or((None, None));
-        timings.push(JobTiming {
-            system: System::Tusk,
-            link: profile.link,
-            storage: profile.storage,
-            workload,
-            job_seconds: done.seconds,
-            map_phase_seconds: map_phase,
-            reduce_phase_seconds: reduce_phase,
+        let phases = history.as_ref().map(phases_of).unwrap_or((None, None));
+        timings.push(JobTiming::new(
+            (System::Tusk, profile, workload),
+            done.seconds,
+            phases,
             input_seconds,
             load,
-        });
+        ));
         delete(&client, &output).await?;
         if workload == Workload::TeraSort {
             delete(&client, &input).await?;
@@ -809,18 +829,14 @@ async fn run_hadoop(
             }
         };
         let (done, load) = testbed.exec_timed(command).await?;
-        let (map_phase, reduce_phase) = hadoop_phases(&done.output);
-        timings.push(JobTiming {
-            system: System::Hadoop,
-            link: profile.link,
-            storage: profile.storage,
-            workload,
-            job_seconds: done.seconds,
-            map_phase_seconds: map_phase,
-            reduce_phase_seconds: reduce_phase,
+        let phases = hadoop_phases(&done.output);
+        timings.push(JobTiming::new(
+            (System::Hadoop, profile, workload),
+            done.seconds,
+            phases,
             input_seconds,
             load,
-        });
+        ));
         let mut paths = vec![output.as_str()];
         if workload == Workload::TeraSort {
             paths.push(&input);
