@@ -718,13 +718,9 @@ async fn run_tusk(
             None => None,
         };
         let phases = history.as_ref().map(phases_of).unwrap_or((None, None));
-        timings.push(JobTiming::new(
-            (System::Tusk, profile, workload),
-            done.seconds,
-            phases,
-            input_seconds,
-            load,
-        ));
+        let key = (System::Tusk, profile, workload);
+        let timing = JobTiming::new(key, done.seconds, phases, input_seconds, load);
+        timings.push(timing);
         delete(&client, &output).await?;
         if workload == Workload::TeraSort {
             delete(&client, &input).await?;
@@ -830,13 +826,9 @@ async fn run_hadoop(
         };
         let (done, load) = testbed.exec_timed(command).await?;
         let phases = hadoop_phases(&done.output);
-        timings.push(JobTiming::new(
-            (System::Hadoop, profile, workload),
-            done.seconds,
-            phases,
-            input_seconds,
-            load,
-        ));
+        let key = (System::Hadoop, profile, workload);
+        let timing = JobTiming::new(key, done.seconds, phases, input_seconds, load);
+        timings.push(timing);
         let mut paths = vec![output.as_str()];
         if workload == Workload::TeraSort {
             paths.push(&input);
