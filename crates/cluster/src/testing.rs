@@ -31,23 +31,29 @@ pub async fn exists(client: &DfsClient, path: &str) -> bool {
         .is_some()
 }
 
-/// One DataNode holding the only replica of `/d/a` (`hello`, 5 bytes); it heartbeats
-/// every 0.2 s and the NameNode's dead-node recheck is 300 s, so the file's block goes
-/// missing when the test stops the node, not before.
+/// [`only_replica_cluster`]'s settings: one replica, heartbeats every 0.2 s, and a
+/// dead-node recheck of 300 s, so the block goes missing when the test stops the node,
+/// not before.
+const ONLY_REPLICA_CONF: [(&str, &str); 3] = [
+    ("dfs.replication", "1"),
+    ("dfs.heartbeat.interval", "0.2"),
+    ("dfs.namenode.heartbeat.recheck-interval", "300"),
+];
+
+/// One DataNode holding the only replica of `/d/a` (`hello`, 5 bytes).
 pub async fn only_replica_cluster() -> MiniCluster {
-    let cluster = MiniCluster::builder()
-        .datanodes(1)
-        .conf("dfs.replication", "1")
-        .conf("dfs.heartbeat.interval", "0.2")
-        .conf("dfs.namenode.heartbeat.recheck-interval", "300")
-        .start()
-        .await;
+    let builder = ONLY_REPLICA_CONF
+        .iter()
+        .fold(MiniCluster::builder().datanodes(1), |b, (k, v)| {
+            b.conf(k, *v)
+        });
+    let cluster = builder.start().await;
     let client = cluster.client();
     client.mkdirs("/d", 0o755, true).await.unwrap();
-    client
+    let written = client
         .write_file("/d/a", b"hello", Default::default())
-        .await
-        .unwrap();
+        .await;
+    written.unwrap_or_else(|e| panic!("write /d/a: {e}"));
     cluster
 }
 
