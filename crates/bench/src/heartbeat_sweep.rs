@@ -624,7 +624,11 @@ fn run_tusk(
     };
     let cluster = match &opts.testbed {
         Some(description) => SweepCluster::testbed(&opts.tusk_exe, description, dir, &defines)?,
-        None => SweepCluster::local(&opts.tusk_exe, dir, opts.datanodes, &defines, &env)?,
+        None => {
+            let exe = &opts.tusk_exe;
+            let started = ProcessCluster::up_with_env(exe, dir, opts.datanodes, &defines, &env)?;
+            SweepCluster::local(started)?
+        }
     };
     let datanodes = cluster
         .roles
@@ -888,14 +892,9 @@ enum ClusterKind {
 }
 
 impl SweepCluster {
-    fn local(
-        exe: &Path,
-        dir: &Path,
-        datanodes: usize,
-        defines: &[String],
-        env: &[(&str, String)],
-    ) -> Result<Self> {
-        let cluster = ProcessCluster::up_with_env(exe, dir, datanodes, defines, env)?;
+    /// A cluster `tusk local up` started, its masters found in its `pids` file.
+    fn local(cluster: ProcessCluster) -> Result<Self> {
+        let (exe, dir) = (cluster.exe().to_path_buf(), cluster.dir().to_path_buf());
         let pids = std::fs::read_to_string(dir.join("pids"))?;
         let pids: Vec<(&str, u32)> = pids
             .lines()
@@ -913,8 +912,8 @@ impl SweepCluster {
                 })
         };
         Ok(SweepCluster {
-            exe: exe.to_path_buf(),
-            dir: dir.to_path_buf(),
+            exe,
+            dir: dir.clone(),
             fs: cluster.fs.clone(),
             rm_addr: cluster.rm_addr.clone(),
             namenode_pid: master("namenode")?,
