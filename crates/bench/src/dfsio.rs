@@ -199,24 +199,14 @@ async fn write_phase(
     opts: &DfsioOptions,
 ) -> Result<(DfsioPhase, Vec<FilePattern>)> {
     let (size, replication) = (opts.file_size, opts.replication);
-    let start = Instant::now();
-    let tasks: Vec<_> = paths
-        .iter()
-        .cloned()
-        .zip(patterns)
-        .map(|(path, mut pattern)| {
-            let client = client.clone();
-            tokio::spawn(async move {
-                let took = write_file(&client, &path, size, replication, &mut pattern).await?;
-                Ok((timing(path, size, took.as_secs_f64(), 0.0), pattern))
-            })
-        })
-        .collect();
-    let (files, patterns) = join_all(tasks, paths).await?;
-    Ok((
-        DfsioPhase::new(files, start.elapsed().as_secs_f64()),
-        patterns,
-    ))
+    every_file_at_once(paths, patterns, |path, mut pattern| {
+        let client = client.clone();
+        async move {
+            let took = write_file(&client, &path, size, replication, &mut pattern).await?;
+            Ok((timing(path, size, took.as_secs_f64(), 0.0), pattern))
+        }
+    })
+    .await
 }
 
 async fn read_phase(
@@ -225,26 +215,34 @@ async fn read_phase(
     patterns: Vec<FilePattern>,
     size: u64,
 ) -> Result<(DfsioPhase, Vec<FilePattern>)> {
+    every_file_at_once(paths, patterns, |path, mut pattern| {
+        let client = client.clone();
+        async move {
+            let took = read_and_verify(&client, &path, size, &mut pattern).await?;
+            let (total, verify) = (took.total.as_secs_f64(), took.verify.as_secs_f64());
+            Ok((timing(path, size, total, verify), pattern))
+        }
+    })
+    .await
+}
+
+/// Runs `per_file` on every file at once, each with its pattern; the phase lasts
+/// until the last file is done.
+async fn every_file_at_once<F, Fut>(
+    paths: &[String],
+    patterns: Vec<FilePattern>,
+    per_file: F,
+) -> Result<(DfsioPhase, Vec<FilePattern>)>
+where
+    F: Fn(String, FilePattern) -> Fut,
+    Fut: std::future::Future<Output = FileResult> + Send + 'static,
+{
     let start = Instant::now();
     let tasks: Vec<_> = paths
         .iter()
         .cloned()
         .zip(patterns)
-        .map(|(path, mut pattern)| {
-            let client = client.clone();
-            tokio::spawn(async move {
-                let took = read_and_verify(&client, &path, size, &mut pattern).await?;
-                Ok((
-                    timing(
-                        path,
-                        size,
-                        took.total.as_secs_f64(),
-                        took.verify.as_secs_f64(),
-                    ),
-                    pattern,
-                ))
-            })
-        })
+        .map(|(path, pattern)| tokio::spawn(per_file(path, pattern)))
         .collect();
     let (files, patterns) = join_all(tasks, paths).await?;
     Ok((

@@ -188,6 +188,16 @@ struct Injected {
     recovered_edit_log: bool,
 }
 
+impl Injected {
+    /// Nothing but a note for the row.
+    fn noted(note: String) -> Self {
+        Injected {
+            notes: vec![note],
+            ..Default::default()
+        }
+    }
+}
+
 struct Suite {
     /// Applications already reported as run by a later AM attempt.
     retried_apps: std::collections::HashSet<String>,
@@ -323,10 +333,7 @@ impl Suite {
         let started = Instant::now();
         let injected = match self.inject(fault, &load).await {
             Ok(i) => i,
-            Err(e) => Injected {
-                notes: vec![format!("fault not injected: {e}")],
-                ..Default::default()
-            },
+            Err(e) => Injected::noted(format!("fault not injected: {e}")),
         };
         let expected = injected.datanodes.unwrap_or(self.cluster.datanode_count());
         let healthy = self
@@ -443,10 +450,28 @@ impl Suite {
 
     /// kill -9 of the NameNode, restarted at once on the same port.
     async fn namenode_kill(&mut self) -> Result<Injected> {
-        self.cluster.kill(Role::NameNode);
+        self.kill_and_respawn(Role::NameNode).await
+    }
+
+    /// kill -9 of `role`, started again half a second later on the same port.
+    async fn kill_and_respawn(&mut self, role: Role) -> Result<Injected> {
+        self.cluster.kill(role);
         tokio::time::sleep(Duration::from_millis(500)).await;
-        self.cluster.spawn(Role::NameNode)?;
+        self.cluster.spawn(role)?;
         Ok(Injected::default())
+    }
+
+    /// kill -9 of the NameNode, then a start that may refuse (damaged storage): whether
+    /// it serves (or its exit code) and what it logged meanwhile.
+    async fn restart_namenode_on_damage(
+        &mut self,
+    ) -> Result<(std::result::Result<(), Option<i32>>, String)> {
+        self.cluster.kill(Role::NameNode);
+        let log = self.cluster.dir.join("logs/namenode.log");
+        let log_start = std::fs::metadata(&log).map_or(0, |m| m.len());
+        self.cluster.spawn(Role::NameNode)?;
+        let started = self.wait_namenode_or_exit().await;
+        Ok((started, log_since(&log, log_start)))
     }
 
     /// kill -9 of a DataNode, not restarted until every block is back at full
@@ -463,10 +488,7 @@ impl Suite {
     }
 
     async fn resourcemanager_kill(&mut self) -> Result<Injected> {
-        self.cluster.kill(Role::ResourceManager);
-        tokio::time::sleep(Duration::from_millis(500)).await;
-        self.cluster.spawn(Role::ResourceManager)?;
-        Ok(Injected::default())
+        self.kill_and_respawn(Role::ResourceManager).await
     }
 
     async fn nodemanager_kill(&mut self) -> Result<Injected> {
@@ -474,10 +496,9 @@ impl Suite {
         self.cluster.kill(Role::NodeManager(victim));
         tokio::time::sleep(Duration::from_millis(500)).await;
         self.cluster.spawn(Role::NodeManager(victim))?;
-        Ok(Injected {
-            notes: vec![format!("nodemanager{victim} killed and restarted")],
-            ..Default::default()
-        })
+        Ok(Injected::noted(format!(
+            "nodemanager{victim} killed and restarted"
+        )))
     }
 
     /// The NodeManager with an AM or task running under it, else the first.
@@ -501,10 +522,7 @@ impl Suite {
         loop {
             if let Some(pid) = self.cluster.container_pids(word).first() {
                 process::signal(*pid, Signal::KILL);
-                return Ok(Injected {
-                    notes: vec![format!("{word} pid {pid} killed")],
-                    ..Default::default()
-                });
+                return Ok(Injected::noted(format!("{word} pid {pid} killed")));
             }
             if Instant::now() > deadline {
                 return Err(BenchError::TaskFailed {
@@ -522,13 +540,10 @@ impl Suite {
         self.cluster.signal(Role::DataNode(victim), Signal::STOP);
         tokio::time::sleep(self.options.pause).await;
         self.cluster.signal(Role::DataNode(victim), Signal::CONT);
-        Ok(Injected {
-            notes: vec![format!(
-                "datanode{victim} stopped (SIGSTOP) {} s, then continued",
-                self.options.pause.as_secs()
-            )],
-            ..Default::default()
-        })
+        let secs = self.options.pause.as_secs();
+        Ok(Injected::noted(format!(
+            "datanode{victim} stopped (SIGSTOP) {secs} s, then continued"
+        )))
     }
 
     /// A DataNode's link cut (nothing in or out, the testbed's `cut_link`) for
@@ -538,13 +553,10 @@ impl Suite {
         let node = self.cluster.cut_link(victim)?;
         tokio::time::sleep(self.options.pause).await;
         self.cluster.restore_link(victim)?;
-        Ok(Injected {
-            notes: vec![format!(
-                "datanode{victim}'s node {node}: link cut {} s, then restored",
-                self.options.pause.as_secs()
-            )],
-            ..Default::default()
-        })
+        let secs = self.options.pause.as_secs();
+        Ok(Injected::noted(format!(
+            "datanode{victim}'s node {node}: link cut {secs} s, then restored"
+        )))
     }
 
     /// A DataNode's volume filled for `hold`, then emptied.
@@ -552,14 +564,11 @@ impl Suite {
         let bytes = self.cluster.fill_data_volume(0).await?;
         tokio::time::sleep(self.options.hold).await;
         self.cluster.unfill_data_volume(0)?;
-        Ok(Injected {
-            notes: vec![format!(
-                "data0 filled with {} MB for {} s",
-                bytes >> 20,
-                self.options.hold.as_secs()
-            )],
-            ..Default::default()
-        })
+        Ok(Injected::noted(format!(
+            "data0 filled with {} MB for {} s",
+            bytes >> 20,
+            self.options.hold.as_secs()
+        )))
     }
 
     /// The NameNode's name directory filled while mkdirs run as fast as they are
@@ -605,10 +614,7 @@ impl Suite {
             }
         }
         self.cluster.spawn(Role::NameNode)?;
-        Ok(Injected {
-            notes: vec![notes.concat()],
-            ..Default::default()
-        })
+        Ok(Injected::noted(notes.concat()))
     }
 
     /// A bit flipped in a replica's block file (or its meta file) on the DataNode a
@@ -662,19 +668,16 @@ impl Suite {
             }
             tokio::time::sleep(Duration::from_millis(100)).await;
         }
-        Ok(Injected {
-            notes: vec![format!(
-                "blk_{id} {} on datanode{dn} flipped at byte {at}; read {}; corrupt replica {}",
-                if meta { "meta" } else { "data" },
-                if read_ok {
-                    "failed over, correct"
-                } else {
-                    "FAILED"
-                },
-                if replaced { "replaced" } else { "NOT replaced" }
-            )],
-            ..Default::default()
-        })
+        Ok(Injected::noted(format!(
+            "blk_{id} {} on datanode{dn} flipped at byte {at}; read {}; corrupt replica {}",
+            if meta { "meta" } else { "data" },
+            if read_ok {
+                "failed over, correct"
+            } else {
+                "FAILED"
+            },
+            if replaced { "replaced" } else { "NOT replaced" }
+        )))
     }
 
     /// kill -9 of the NameNode under load, the last edit segment of every name directory
@@ -711,12 +714,9 @@ impl Suite {
         let warned = std::fs::read_to_string(log)
             .map(|s| s.matches("torn edit log tail").count())
             .unwrap_or(0);
-        Ok(Injected {
-            notes: vec![format!(
-                "{torn_note}; torn-tail WARNs in the log so far: {warned}"
-            )],
-            ..Default::default()
-        })
+        Ok(Injected::noted(format!(
+            "{torn_note}; torn-tail WARNs in the log so far: {warned}"
+        )))
     }
 
     /// `rollEdits` under load finishes a segment without a checkpoint; one bit is
@@ -725,12 +725,7 @@ impl Suite {
     /// naming the damaged file, and repair it (the damaged file kept aside).
     async fn editlog_bitflip(&mut self) -> Result<Injected> {
         let flip = self.roll_and_flip(&[1]).await?;
-        self.cluster.kill(Role::NameNode);
-        let log = self.cluster.dir.join("logs/namenode.log");
-        let log_start = std::fs::metadata(&log).map_or(0, |m| m.len());
-        self.cluster.spawn(Role::NameNode)?;
-        let started = self.wait_namenode_or_exit().await;
-        let said = log_since(&log, log_start);
+        let (started, said) = self.restart_namenode_on_damage().await?;
         let damaged = flip.paths[0].display().to_string();
         let error = said
             .lines()
@@ -772,12 +767,7 @@ impl Suite {
     /// the damage. What that drops is reported as dropped by recover, not as lost.
     async fn editlog_bitflip_all(&mut self) -> Result<Injected> {
         let flip = self.roll_and_flip(&[0, 1]).await?;
-        self.cluster.kill(Role::NameNode);
-        let log = self.cluster.dir.join("logs/namenode.log");
-        let log_start = std::fs::metadata(&log).map_or(0, |m| m.len());
-        self.cluster.spawn(Role::NameNode)?;
-        let started = self.wait_namenode_or_exit().await;
-        let said = log_since(&log, log_start);
+        let (started, said) = self.restart_namenode_on_damage().await?;
         let refusal = said
             .lines()
             .find(|l| l.contains("is corrupt at byte"))
@@ -927,13 +917,10 @@ impl Suite {
             tokio::time::sleep(Duration::from_millis(200)).await;
         }
         let opened = attack.await.unwrap_or(0);
-        Ok(Injected {
-            notes: vec![format!(
+        Ok(Injected::noted(format!(
                 "{opened} attack connections (500 half-open, 8 × 120 MiB frames to the NameNode, 1000 idle to datanode0) for {} s; ordinary getFileInfo slowest {slowest:.2} s, {failed} failed; NameNode RSS peak {peak:.0} MB",
                 (self.options.hold * 2).as_secs()
-            )],
-            ..Default::default()
-        })
+            )))
     }
 }
 

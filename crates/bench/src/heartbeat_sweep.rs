@@ -343,7 +343,7 @@ pub struct HadoopRun {
 }
 
 /// Medians over trials of one (system, case) for one workload measure.
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct CaseSummary {
     /// `tusk classic`, `tusk event-driven` or `hadoop`.
     pub system: String,
@@ -624,7 +624,11 @@ fn run_tusk(
     };
     let cluster = match &opts.testbed {
         Some(description) => SweepCluster::testbed(&opts.tusk_exe, description, dir, &defines)?,
-        None => SweepCluster::local(&opts.tusk_exe, dir, opts.datanodes, &defines, &env)?,
+        None => {
+            let exe = &opts.tusk_exe;
+            let started = ProcessCluster::up_with_env(exe, dir, opts.datanodes, &defines, &env)?;
+            SweepCluster::local(started)?
+        }
     };
     let datanodes = cluster
         .roles
@@ -715,19 +719,29 @@ fn tusk_jobs(
         )?;
         job_times(&run, client, handle)
     };
-    let dfsio_write = dfsio("-write")?;
-    let dfsio_read = dfsio("-read")?;
-    let terasort = if opts.tera_rows > 0 {
-        let (input, output) = (
-            "/bench/heartbeat-sweep/tera-in",
-            "/bench/heartbeat-sweep/tera-out",
-        );
+    workloads_in_order(opts, dfsio, |input, output| {
         let rows = opts.tera_rows.to_string();
         let maps = opts.tera_maps.to_string();
         let reduces = opts.tera_reduces.to_string();
         cluster.run_job(&["teragen", &rows, input, "--maps", &maps], defines)?;
         let sort = cluster.run_job(&["terasort", input, output, "--reduces", &reduces], defines)?;
-        Some(job_times(&sort, client, handle)?)
+        job_times(&sort, client, handle)
+    })
+}
+
+/// The workloads in order: DFSIO write and read through `dfsio` (`-write`, `-read`),
+/// then, when TeraSort rows are asked for, `tera` (TeraGen into `input`, TeraSort into
+/// `output`; the sort's times).
+fn workloads_in_order(
+    opts: &SweepOptions,
+    dfsio: impl Fn(&str) -> Result<JobTimes>,
+    tera: impl FnOnce(&str, &str) -> Result<JobTimes>,
+) -> Result<Workloads> {
+    let dfsio_write = dfsio("-write")?;
+    let dfsio_read = dfsio("-read")?;
+    let terasort = if opts.tera_rows > 0 {
+        let input = "/bench/heartbeat-sweep/tera-in";
+        Some(tera(input, "/bench/heartbeat-sweep/tera-out")?)
     } else {
         None
     };
@@ -801,13 +815,7 @@ fn hadoop_jobs(
         let args = args.map(String::from);
         times(&handle.block_on(client.run_class(&conf, &rm, DFSIO_CLASS, &args, &label))?)
     };
-    let dfsio_write = dfsio("-write")?;
-    let dfsio_read = dfsio("-read")?;
-    let terasort = if opts.tera_rows > 0 {
-        let (input, output) = (
-            "/bench/heartbeat-sweep/tera-in",
-            "/bench/heartbeat-sweep/tera-out",
-        );
+    workloads_in_order(opts, dfsio, |input, output| {
         let teragen = vec![
             "teragen".to_string(),
             format!("-Dmapreduce.job.maps={}", opts.tera_maps),
@@ -821,14 +829,7 @@ fn hadoop_jobs(
             input.to_string(),
             output.to_string(),
         ];
-        Some(times(&run(&examples, terasort, "terasort")?)?)
-    } else {
-        None
-    };
-    Ok(Workloads {
-        dfsio_write,
-        dfsio_read,
-        terasort,
+        times(&run(&examples, terasort, "terasort")?)
     })
 }
 
@@ -891,14 +892,9 @@ enum ClusterKind {
 }
 
 impl SweepCluster {
-    fn local(
-        exe: &Path,
-        dir: &Path,
-        datanodes: usize,
-        defines: &[String],
-        env: &[(&str, String)],
-    ) -> Result<Self> {
-        let cluster = ProcessCluster::up_with_env(exe, dir, datanodes, defines, env)?;
+    /// A cluster `tusk local up` started, its masters found in its `pids` file.
+    fn local(cluster: ProcessCluster) -> Result<Self> {
+        let (exe, dir) = (cluster.exe().to_path_buf(), cluster.dir().to_path_buf());
         let pids = std::fs::read_to_string(dir.join("pids"))?;
         let pids: Vec<(&str, u32)> = pids
             .lines()
@@ -916,8 +912,8 @@ impl SweepCluster {
                 })
         };
         Ok(SweepCluster {
-            exe: exe.to_path_buf(),
-            dir: dir.to_path_buf(),
+            exe,
+            dir: dir.clone(),
             fs: cluster.fs.clone(),
             rm_addr: cluster.rm_addr.clone(),
             namenode_pid: master("namenode")?,
@@ -1455,12 +1451,9 @@ fn summarize(
                 dfsio_read_seconds: med(&|r| r.dfsio_read.job_seconds),
                 terasort_map_phase_seconds: tera_med(|t| t.map_phase_seconds),
                 terasort_seconds: tera_med(|t| t.job_seconds),
-                dfsio_write_change_pct: None,
-                dfsio_read_change_pct: None,
-                terasort_map_phase_change_pct: None,
-                terasort_change_pct: None,
                 namenode: Some(median_cost(these.iter().map(|r| &r.namenode))),
                 resourcemanager: Some(median_cost(these.iter().map(|r| &r.resourcemanager))),
+                ..Default::default()
             });
         }
         out.extend(with_changes(rows));
@@ -1483,12 +1476,7 @@ fn summarize(
             terasort_map_phase_seconds: tera
                 .then(|| med(&|r| r.terasort_map_phase_seconds.unwrap_or(f64::NAN))),
             terasort_seconds: tera.then(|| med(&|r| r.terasort_seconds.unwrap_or(f64::NAN))),
-            dfsio_write_change_pct: None,
-            dfsio_read_change_pct: None,
-            terasort_map_phase_change_pct: None,
-            terasort_change_pct: None,
-            namenode: None,
-            resourcemanager: None,
+            ..Default::default()
         });
     }
     out.extend(with_changes(rows));
@@ -2089,12 +2077,7 @@ mod tests {
             dfsio_read_seconds: w,
             terasort_map_phase_seconds: None,
             terasort_seconds: Some(w),
-            dfsio_write_change_pct: None,
-            dfsio_read_change_pct: None,
-            terasort_map_phase_change_pct: None,
-            terasort_change_pct: None,
-            namenode: None,
-            resourcemanager: None,
+            ..Default::default()
         };
         let rows = with_changes(vec![row(1, 20.0), row(6, 18.0)]);
         assert!((rows[1].dfsio_read_change_pct.unwrap() + 10.0).abs() < 1e-9);

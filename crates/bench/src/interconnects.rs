@@ -267,6 +267,30 @@ pub struct JobTiming {
     pub load: Load,
 }
 
+impl JobTiming {
+    /// `system`'s run of `workload` on `profile` that took `job_seconds`, with its map
+    /// and reduce phases as far as known.
+    fn new(
+        (system, profile, workload): (System, Profile, Workload),
+        job_seconds: f64,
+        (map_phase_seconds, reduce_phase_seconds): (Option<f64>, Option<f64>),
+        input_seconds: f64,
+        load: Load,
+    ) -> Self {
+        JobTiming {
+            system,
+            link: profile.link,
+            storage: profile.storage,
+            workload,
+            job_seconds,
+            map_phase_seconds,
+            reduce_phase_seconds,
+            input_seconds,
+            load,
+        }
+    }
+}
+
 #[derive(Clone, Debug, Serialize)]
 pub struct InterconnectsReport {
     pub context: RunContext,
@@ -693,18 +717,10 @@ async fn run_tusk(
                 .flatten(),
             None => None,
         };
-        let (map_phase, reduce_phase) = history.as_ref().map(phases_of).unwrap_or((None, None));
-        timings.push(JobTiming {
-            system: System::Tusk,
-            link: profile.link,
-            storage: profile.storage,
-            workload,
-            job_seconds: done.seconds,
-            map_phase_seconds: map_phase,
-            reduce_phase_seconds: reduce_phase,
-            input_seconds,
-            load,
-        });
+        let phases = history.as_ref().map(phases_of).unwrap_or((None, None));
+        let key = (System::Tusk, profile, workload);
+        let timing = JobTiming::new(key, done.seconds, phases, input_seconds, load);
+        timings.push(timing);
         delete(&client, &output).await?;
         if workload == Workload::TeraSort {
             delete(&client, &input).await?;
@@ -809,18 +825,10 @@ async fn run_hadoop(
             }
         };
         let (done, load) = testbed.exec_timed(command).await?;
-        let (map_phase, reduce_phase) = hadoop_phases(&done.output);
-        timings.push(JobTiming {
-            system: System::Hadoop,
-            link: profile.link,
-            storage: profile.storage,
-            workload,
-            job_seconds: done.seconds,
-            map_phase_seconds: map_phase,
-            reduce_phase_seconds: reduce_phase,
-            input_seconds,
-            load,
-        });
+        let phases = hadoop_phases(&done.output);
+        let key = (System::Hadoop, profile, workload);
+        let timing = JobTiming::new(key, done.seconds, phases, input_seconds, load);
+        timings.push(timing);
         let mut paths = vec![output.as_str()];
         if workload == Workload::TeraSort {
             paths.push(&input);
@@ -1097,23 +1105,9 @@ mod tests {
 
     fn attempt(kind: &str, end_ms: u64) -> AttemptRecord {
         AttemptRecord {
-            attempt: String::new(),
-            task: String::new(),
-            task_type: kind.into(),
-            node: String::new(),
-            container: String::new(),
-            start_ms: 0,
             end_ms,
-            phases: vec![],
-            outcome: tusk_mapreduce::task::Outcome::Succeeded,
-            speculative: false,
             data_local: true,
-            bytes_read: 0,
-            bytes_written: 0,
-            bytes_shuffled: 0,
-            error: None,
-            counters: Counters::default(),
-            node_status_at_launch: None,
+            ..AttemptRecord::new(kind, tusk_mapreduce::task::Outcome::Succeeded)
         }
     }
 

@@ -314,12 +314,7 @@ async fn measure(
                     .enable_all()
                     .build()?;
                 rt.block_on(async {
-                    // Open the connection before the clock starts, as a warmed-up
-                    // client would have it.
-                    client
-                        .get_file_info("/")
-                        .await
-                        .map_err(BenchError::client("getFileInfo", "/"))?;
+                    open_connection(&client).await?;
                     let before = cpu();
                     let started = Instant::now();
                     stream::iter(0..n)
@@ -335,10 +330,7 @@ async fn measure(
             .map_err(|e| BenchError::InvalidOptions(format!("caller thread failed: {e}")))??
         }
         CallMode::Threads(t) => {
-            client
-                .get_file_info("/")
-                .await
-                .map_err(BenchError::client("getFileInfo", "/"))?;
+            open_connection(&client).await?;
             let before = cpu();
             let started = Instant::now();
             threads(&client, op, &dir, n, t)?;
@@ -360,6 +352,16 @@ async fn measure(
         client_cpu_us_per_op: per_op(cpu_before.0, cpu_after.0),
         namenode_cpu_us_per_op: per_op(cpu_before.1, cpu_after.1),
     })
+}
+
+/// Opens `client`'s connection before the clock starts, as a warmed-up client would
+/// have it.
+async fn open_connection(client: &DfsClient) -> Result<()> {
+    client
+        .get_file_info("/")
+        .await
+        .map(drop)
+        .map_err(BenchError::client("getFileInfo", "/"))
 }
 
 /// `t` OS threads share the calls, each blocking on one call at a time.

@@ -63,6 +63,16 @@ impl JobRun {
 }
 
 impl ProcessCluster {
+    /// The `tusk` binary that started the cluster.
+    pub fn exe(&self) -> &Path {
+        &self.exe
+    }
+
+    /// The cluster's state directory.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
     /// Starts `exe local up --dir dir --datanodes n --format` with `defines` (`key=value`)
     /// handed to every daemon.
     pub fn up(exe: &Path, dir: &Path, datanodes: usize, defines: &[String]) -> Result<Self> {

@@ -1289,21 +1289,12 @@ mod tests {
         let attempt = |spec: bool, outcome: Outcome| tusk_mapreduce::history::AttemptRecord {
             attempt: "attempt_1_1_m_000000_0".into(),
             task: "task_1_1_m_000000".into(),
-            task_type: "MAP".into(),
             node: "198.18.1.10:8041".into(),
-            container: String::new(),
             start_ms: 1000,
             end_ms: 3000,
-            phases: Vec::new(),
-            outcome,
             speculative: spec,
             data_local: true,
-            bytes_read: 0,
-            bytes_written: 0,
-            bytes_shuffled: 0,
-            error: None,
-            counters: Default::default(),
-            node_status_at_launch: None,
+            ..tusk_mapreduce::history::AttemptRecord::new("MAP", outcome)
         };
         let h = JobHistory {
             job_id: "job_1_1".into(),

@@ -4,7 +4,6 @@
 //! is gone afterwards, and that the charts were drawn.
 
 use std::path::Path;
-use std::process::{Command, Stdio};
 
 use serde_json::Value;
 
@@ -29,28 +28,18 @@ fn two_profiles_tiny_data_report_every_job_with_positive_times() {
     let charts = work.path().join("charts");
     let dir = work.path().join("tb");
     let testbeds = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testbeds");
-    let out = Command::new("timeout")
-        .arg("170")
-        .arg(env!("CARGO_BIN_EXE_tusk"))
-        .args(["bench", "interconnects", "--size", "2m"])
-        .args(["--profiles", "1gige-hdd,ipoib-32g-ssd"])
-        .arg("--testbeds")
-        .arg(&testbeds)
-        .arg("--dir")
-        .arg(&dir)
-        .arg("--json")
-        .arg(&json)
-        .arg("--charts")
-        .arg(&charts)
-        .env("TUSK_LOG", "warn")
-        .stdin(Stdio::null())
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "bench failed: {}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
+    let stdout = support::run_ok(
+        support::tusk_within(170)
+            .args(["bench", "interconnects", "--size", "2m"])
+            .args(["--profiles", "1gige-hdd,ipoib-32g-ssd"])
+            .arg("--testbeds")
+            .arg(&testbeds)
+            .arg("--dir")
+            .arg(&dir)
+            .arg("--json")
+            .arg(&json)
+            .arg("--charts")
+            .arg(&charts),
     );
     let report: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     assert_eq!(report["input_mb"].as_f64(), Some(2.0));
@@ -79,7 +68,6 @@ fn two_profiles_tiny_data_report_every_job_with_positive_times() {
             }
         }
     }
-    let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(stdout.contains("### TeraSort"), "{stdout}");
     for job in ["sort", "wordcount", "terasort"] {
         let svg = std::fs::read_to_string(charts.join(format!("interconnects-{job}.svg"))).unwrap();

@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 #[path = "support/run_tusk.rs"]
 mod run_tusk;
 
-use run_tusk::{tusk_within, Run};
+use run_tusk::{local_up_args, tusk_within, Run};
 
 fn tusk(home: &Path, args: &[&str]) -> Run {
     tusk_within(home, args, Duration::from_secs(60))
@@ -25,16 +25,7 @@ impl Cluster {
     fn up(yarn: bool) -> Cluster {
         let home = tempfile::tempdir().unwrap();
         let state = home.path().join("cluster");
-        let mut args = vec![
-            "local",
-            "up",
-            "--dir",
-            state.to_str().unwrap(),
-            "--datanodes",
-            "2",
-            "-D",
-            "dfs.blocksize=1m",
-        ];
+        let mut args = local_up_args(&state);
         if !yarn {
             args.push("--no-yarn");
         }

@@ -71,6 +71,30 @@ fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
 }
 
+/// Checks that `tusk namenode` refuses to start in `dir` and that its stderr says each
+/// of `expected`.
+fn assert_start_refused(dir: &Path, expected: &[String]) {
+    let refused = match start_namenode(dir) {
+        Ok((mut nn, _)) => {
+            let _ = nn.kill();
+            let _ = nn.wait();
+            panic!("the namenode started past a corrupt edit log");
+        }
+        Err(out) => out,
+    };
+    assert!(!refused.status.success());
+    let stderr = text(&refused.stderr);
+    for expected in expected {
+        assert!(stderr.contains(expected), "{expected:?} not in: {stderr}");
+    }
+}
+
+/// The names in `/` of the NameNode at `addr`.
+async fn names_in_root(addr: &str) -> std::collections::HashSet<String> {
+    let listing = client(addr).list("/").await.unwrap();
+    listing.into_iter().map(|s| s.path).collect()
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_flipped_bit_stops_the_namenode_until_recover_cuts_the_log_before_it() {
     let dir = tempfile::tempdir().unwrap();
@@ -94,24 +118,15 @@ async fn a_flipped_bit_stops_the_namenode_until_recover_cuts_the_log_before_it()
     data[offset as usize + 12] ^= 0x20;
     std::fs::write(&segment, &data).unwrap();
 
-    let refused = match start_namenode(dir.path()) {
-        Ok((mut nn, _)) => {
-            let _ = nn.kill();
-            let _ = nn.wait();
-            panic!("the namenode started past a corrupt edit log");
-        }
-        Err(out) => out,
-    };
-    assert!(!refused.status.success());
-    let stderr = text(&refused.stderr);
-    for expected in [
-        segment.display().to_string(),
-        format!("byte {offset}"),
-        "transaction 500".to_string(),
-        "tusk namenode recover".to_string(),
-    ] {
-        assert!(stderr.contains(&expected), "{expected:?} not in: {stderr}");
-    }
+    assert_start_refused(
+        dir.path(),
+        &[
+            segment.display().to_string(),
+            format!("byte {offset}"),
+            "transaction 500".to_string(),
+            "tusk namenode recover".to_string(),
+        ],
+    );
 
     let unconfirmed = tusk(dir.path())
         .args(["namenode", "recover"])
@@ -164,13 +179,7 @@ async fn a_flipped_bit_stops_the_namenode_until_recover_cuts_the_log_before_it()
     );
 
     let (mut nn, addr) = start_namenode(dir.path()).expect("starts after recovery");
-    let names: std::collections::HashSet<String> = client(&addr)
-        .list("/")
-        .await
-        .unwrap()
-        .into_iter()
-        .map(|s| s.path)
-        .collect();
+    let names = names_in_root(&addr).await;
     let expected: std::collections::HashSet<String> = (0..499).map(|i| format!("d{i}")).collect();
     assert_eq!(
         names, expected,
@@ -229,23 +238,15 @@ async fn a_flipped_bit_in_a_segment_rolled_by_dfsadmin_stops_a_single_directory_
         .join("name/current/edits_0000000000000000301")
         .exists());
     let offset = flip(&finished, 150);
-    let refused = match start_namenode(dir.path()) {
-        Ok((mut nn, _)) => {
-            let _ = nn.kill();
-            let _ = nn.wait();
-            panic!("the namenode started past a corrupt finished segment");
-        }
-        Err(out) => out,
-    };
-    let stderr = text(&refused.stderr);
-    for expected in [
-        finished.display().to_string(),
-        format!("byte {offset}"),
-        "transaction 150".to_string(),
-        "170 later transaction(s) would be lost".to_string(),
-    ] {
-        assert!(stderr.contains(&expected), "{expected:?} not in: {stderr}");
-    }
+    assert_start_refused(
+        dir.path(),
+        &[
+            finished.display().to_string(),
+            format!("byte {offset}"),
+            "transaction 150".to_string(),
+            "170 later transaction(s) would be lost".to_string(),
+        ],
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -257,13 +258,7 @@ async fn a_flipped_bit_in_a_rolled_segment_of_one_of_two_directories_is_repaired
     let offset = flip(&damaged, 150);
     let (mut nn, addr) =
         start_namenode_with(dir.path(), &name_dirs).expect("starts from the undamaged directory");
-    let names: std::collections::HashSet<String> = client(&addr)
-        .list("/")
-        .await
-        .unwrap()
-        .into_iter()
-        .map(|s| s.path)
-        .collect();
+    let names = names_in_root(&addr).await;
     let expected: std::collections::HashSet<String> = (0..300)
         .map(|i| format!("d{i}"))
         .chain((0..20).map(|i| format!("e{i}")))

@@ -5,7 +5,7 @@
 //! written, and both testbeds are gone afterwards.
 
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Command;
 
 use serde_json::Value;
 
@@ -53,37 +53,27 @@ fn two_link_classes_in_the_smallest_form() {
     let json = home.path().join("report.json");
     let svg_dir = home.path().join("charts");
     let tb_dir = home.path().join("tb");
-    let out = Command::new("timeout")
-        .arg("300")
-        .arg(env!("CARGO_BIN_EXE_tusk"))
-        .args(["bench", "replication-links", "--testbed", &testbeds])
-        // Real-cluster sizes; at the descriptions' scale 0.1 the testbeds write a tenth.
-        .args(["--sizes", "1m,4m", "--trials", "2"])
-        .args([
-            "--writers",
-            "2",
-            "--writer-size",
-            "4m",
-            "--teragen-rows",
-            "1000",
-        ])
-        .arg("--dir")
-        .arg(&tb_dir)
-        .arg("--svg-dir")
-        .arg(&svg_dir)
-        .arg("--json")
-        .arg(&json)
-        .env("TUSK_HOME", home.path())
-        .env("TUSK_LOG", "warn")
-        .stdin(Stdio::null())
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    let markdown = support::run_ok(
+        support::tusk_within(300)
+            .args(["bench", "replication-links", "--testbed", &testbeds])
+            // Real-cluster sizes; at the descriptions' scale 0.1 the testbeds write a tenth.
+            .args(["--sizes", "1m,4m", "--trials", "2"])
+            .args([
+                "--writers",
+                "2",
+                "--writer-size",
+                "4m",
+                "--teragen-rows",
+                "1000",
+            ])
+            .arg("--dir")
+            .arg(&tb_dir)
+            .arg("--svg-dir")
+            .arg(&svg_dir)
+            .arg("--json")
+            .arg(&json)
+            .env("TUSK_HOME", home.path()),
     );
-    let markdown = String::from_utf8_lossy(&out.stdout);
     assert!(markdown.contains("#### 1gige") && markdown.contains("#### ipoib-32g"));
     assert!(markdown.contains("Adaptive over the better fixed mode"));
 
@@ -136,17 +126,12 @@ fn two_link_classes_in_the_smallest_form() {
     }
     // The saved report draws the same charts again without a run.
     let redrawn = home.path().join("redrawn");
-    let out = Command::new(env!("CARGO_BIN_EXE_tusk"))
-        .args(["bench", "replication-links", "--render"])
-        .arg(&json)
-        .arg("--svg-dir")
-        .arg(&redrawn)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    support::run_ok(
+        support::tusk_within(60)
+            .args(["bench", "replication-links", "--render"])
+            .arg(&json)
+            .arg("--svg-dir")
+            .arg(&redrawn),
     );
     for name in ["1gige", "ipoib-32g"] {
         let file = format!("replication-links-{name}.svg");

@@ -169,16 +169,7 @@ fn every_page_renders_in_a_browser_with_a_job_done() {
     let state = c.state();
     tusk(
         home,
-        &[
-            "local",
-            "up",
-            "--dir",
-            state.to_str().unwrap(),
-            "--datanodes",
-            "2",
-            "-D",
-            "dfs.blocksize=1m",
-        ],
+        &run_tusk::local_up_args(&state),
         Duration::from_secs(60),
     );
     let input = home.join("words.txt");

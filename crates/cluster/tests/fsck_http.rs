@@ -4,6 +4,7 @@
 
 use std::time::Duration;
 
+use tusk_cluster::testing::{exists, only_replica_cluster};
 use tusk_cluster::{wait_for, MiniCluster};
 
 /// GET `/fsck?{query}`: status and body.
@@ -19,20 +20,10 @@ fn last_line(body: &str) -> &str {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn fsck_reports_healthy_then_corrupt_when_the_only_replica_is_gone() {
-    let mut cluster = MiniCluster::builder()
-        .datanodes(1)
-        .conf("dfs.replication", "1")
-        .conf("dfs.heartbeat.interval", "0.2")
-        .conf("dfs.namenode.heartbeat.recheck-interval", "300")
-        .start()
-        .await;
+    let mut cluster = only_replica_cluster().await;
     let me = tusk_common::current_user();
     let client = cluster.client();
     client.mkdirs("/d/private", 0o700, true).await.unwrap();
-    client
-        .write_file("/d/a", b"hello", Default::default())
-        .await
-        .unwrap();
 
     let all = format!("ugi={me}&path=%2Fd&files=1&blocks=1&locations=1");
     let (status, body) = fsck(&cluster, &all).await;
@@ -122,12 +113,8 @@ async fn fsck_reports_healthy_then_corrupt_when_the_only_replica_is_gone() {
         last_line(&body),
         "The filesystem under path '/d' is CORRUPT"
     );
-    assert!(client.get_file_info("/d/a").await.unwrap().is_none());
-    assert!(client
-        .get_file_info("/lost+found/d/a")
-        .await
-        .unwrap()
-        .is_some());
+    assert!(!exists(&client, "/d/a").await);
+    assert!(exists(&client, "/lost+found/d/a").await);
     let (_, body) = fsck(&cluster, &format!("ugi={me}&path=%2Fd")).await;
     assert_eq!(
         last_line(&body),

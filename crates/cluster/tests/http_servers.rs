@@ -104,7 +104,6 @@ async fn rest(addr: SocketAddr, path: &str) -> (u16, serde_json::Value) {
 /// filtered list, a missing one as NotFoundException) and the scheduler.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_resourcemanager_answers_hadoops_rest_api() {
-    use tusk_proto::tusk::yarn as y;
     let cluster = MiniCluster::builder()
         .datanodes(0)
         .nodemanagers(1)
@@ -115,19 +114,11 @@ async fn the_resourcemanager_answers_hadoops_rest_api() {
     let rm = yarn.rm_http_addr();
     let app = yarn
         .client()
-        .submit(&y::SubmitApplicationRequest {
-            name: "rest-probe".into(),
-            am_resource: Some(y::Resource {
-                memory_mb: 128,
-                vcores: 1,
-            }),
-            am_launch: Some(y::ContainerLaunchContext {
-                command: "sleep".into(),
-                args: vec!["30".into()],
-                ..Default::default()
-            }),
-            ..Default::default()
-        })
+        .submit(&tusk_cluster::testing::sleeping_application(
+            "rest-probe",
+            128,
+            30,
+        ))
         .await
         .unwrap();
 

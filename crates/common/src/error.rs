@@ -24,4 +24,18 @@ pub enum ConfigError {
     },
     #[error("configuration key {key}: {message}")]
     Substitution { key: String, message: String },
+    /// A value that reads but is not allowed: out of range, an unknown name, at odds
+    /// with another key.
+    #[error("invalid value for {key}: {message}")]
+    Invalid { key: String, message: String },
+}
+
+impl ConfigError {
+    /// [`ConfigError::Invalid`] for `key`, saying why in `message`.
+    pub fn invalid(key: impl Into<String>, message: impl Into<String>) -> Self {
+        ConfigError::Invalid {
+            key: key.into(),
+            message: message.into(),
+        }
+    }
 }

@@ -32,8 +32,6 @@ pub enum DataNodeError {
     },
     #[error(transparent)]
     Config(#[from] ConfigError),
-    #[error("bad value for {key}: {message}")]
-    InvalidOption { key: String, message: String },
     #[error("NameNode call {method} failed: {source}")]
     NameNode {
         method: &'static str,

@@ -59,7 +59,7 @@ use std::time::Duration;
 
 use tokio::net::TcpListener;
 use tokio::task::JoinHandle;
-use tusk_common::Shutdown;
+use tusk_common::{ConfigError, Shutdown};
 use tusk_http::HttpServer;
 use tusk_proto::hdfs::{DatanodeIdProto, DatanodeInfoProto};
 use tusk_proto::internal::DatanodeIdentity;
@@ -308,13 +308,9 @@ impl DataNode {
                 let host = listener
                     .local_addr()
                     .map_or_else(|_| node.options.host_name.clone(), |a| a.ip().to_string());
-                let credentials =
-                    identity
-                        .service(&host)
-                        .map_err(|e| DataNodeError::InvalidOption {
-                            key: "dfs.datanode.kerberos.principal".into(),
-                            message: e.to_string(),
-                        })?;
+                let credentials = identity.service(&host).map_err(|e| {
+                    ConfigError::invalid("dfs.datanode.kerberos.principal", e.to_string())
+                })?;
                 server = server.with_kerberos(credentials);
             }
             tasks.push(tokio::spawn(server.serve(listener, node.shutdown.clone())));

@@ -2,7 +2,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
-use tusk_common::Configuration;
+use tusk_common::{ConfigError, Configuration};
 
 use crate::block_store::WriteMode;
 use crate::error::DataNodeError;
@@ -141,10 +141,11 @@ impl DataNodeOptions {
             "immediate" => true,
             "heartbeat" => false,
             other => {
-                return Err(DataNodeError::InvalidOption {
-                    key: "dfs.datanode.ibr.mode".into(),
-                    message: format!("{other:?} is neither immediate nor heartbeat"),
-                })
+                return Err(ConfigError::invalid(
+                    "dfs.datanode.ibr.mode",
+                    format!("{other:?} is neither immediate nor heartbeat"),
+                )
+                .into())
             }
         };
         let capacity = conf.get_u64("dfs.datanode.capacity.override", 0)?;
@@ -157,10 +158,7 @@ impl DataNodeOptions {
                 "dfs.datanode.kerberos.principal",
                 "dfs.datanode.keytab.file",
             )
-            .map_err(|e| DataNodeError::InvalidOption {
-                key: tusk_rpc::auth::AUTHENTICATION_KEY.into(),
-                message: e.to_string(),
-            })?,
+            .map_err(|e| ConfigError::invalid(tusk_rpc::auth::AUTHENTICATION_KEY, e.to_string()))?,
             ip_addr: conf.get_str("dfs.datanode.ip", &d.ip_addr),
             host_name: conf.get_str("dfs.datanode.hostname", &d.host_name),
             heartbeat_interval: conf.get_duration(
@@ -229,19 +227,12 @@ fn strip_data_dir(s: &str) -> &str {
 
 /// `hdfs://host:port/` → `host:port` (port 8020 when absent).
 fn namenode_from_uri(uri: &str) -> Result<String, DataNodeError> {
-    let rest = uri
-        .trim()
-        .strip_prefix("hdfs://")
-        .ok_or_else(|| DataNodeError::InvalidOption {
-            key: "fs.defaultFS".into(),
-            message: format!("{uri:?} is not an hdfs:// URI"),
-        })?;
+    let rest = uri.trim().strip_prefix("hdfs://").ok_or_else(|| {
+        ConfigError::invalid("fs.defaultFS", format!("{uri:?} is not an hdfs:// URI"))
+    })?;
     let authority = rest.split('/').next().unwrap_or_default();
     if authority.is_empty() {
-        return Err(DataNodeError::InvalidOption {
-            key: "fs.defaultFS".into(),
-            message: format!("{uri:?} names no host"),
-        });
+        return Err(ConfigError::invalid("fs.defaultFS", format!("{uri:?} names no host")).into());
     }
     Ok(if authority.contains(':') {
         authority.to_string()

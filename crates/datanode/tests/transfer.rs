@@ -14,8 +14,8 @@ use tokio::net::{TcpListener, TcpStream};
 use tusk_common::Shutdown;
 use tusk_datanode::{DataNode, DataNodeHandle, DataNodeOptions};
 use tusk_datatransfer::{
-    read_delimited, write_delimited, write_op, write_packet, DataChecksum, DataTransferError, Op,
-    PacketBuf, PacketHeader, MAX_PACKET_DATA,
+    read_delimited, write_delimited, write_last_packet, write_op, write_packet, DataChecksum,
+    DataTransferError, Op, PacketBuf, PacketHeader, MAX_PACKET_DATA,
 };
 use tusk_proto::hdfs::op_write_block_proto::BlockConstructionStage;
 use tusk_proto::hdfs::{
@@ -389,14 +389,7 @@ async fn write_with_op(
         offset += piece.len();
         seqno += 1;
     }
-    let last = PacketHeader {
-        offset_in_block: offset as i64,
-        seqno,
-        last_packet_in_block: true,
-        data_len: 0,
-        sync_block: Some(true),
-    };
-    write_packet(&mut wr, &last, &[], &[]).await?;
+    write_last_packet(&mut wr, offset as i64, seqno, true).await?;
     wr.flush().await?;
     let mut acks = Vec::new();
     loop {

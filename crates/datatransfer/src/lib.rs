@@ -27,7 +27,7 @@ pub use file_checksum::{
     BlockChecksum, BlockChecksumBuilder, ChecksumCombineMode, FileChecksum, FileChecksumBuilder,
 };
 pub use op::{read_op, write_op, Op, DATA_TRANSFER_VERSION};
-pub use packet::{write_packet, PacketBuf, PacketHeader, MAX_PACKET_DATA};
+pub use packet::{write_last_packet, write_packet, PacketBuf, PacketHeader, MAX_PACKET_DATA};
 
 /// Default data bytes covered by one checksum (`dfs.bytes-per-checksum`).
 pub const DEFAULT_BYTES_PER_CHECKSUM: u32 = 512;

@@ -137,6 +137,24 @@ pub async fn write_packet<W: AsyncWrite + Unpin>(
     Ok(())
 }
 
+/// Writes the empty packet that ends a block: at `offset_in_block`, numbered `seqno`,
+/// asking the receiver to sync the block to disk when `sync_block` (does not flush).
+pub async fn write_last_packet<W: AsyncWrite + Unpin>(
+    w: &mut W,
+    offset_in_block: i64,
+    seqno: i64,
+    sync_block: bool,
+) -> Result<(), DataTransferError> {
+    let last = PacketHeader {
+        offset_in_block,
+        seqno,
+        last_packet_in_block: true,
+        data_len: 0,
+        sync_block: Some(sync_block),
+    };
+    write_packet(w, &last, &[], &[]).await
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

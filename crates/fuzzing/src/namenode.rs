@@ -13,8 +13,8 @@ use std::time::Duration;
 
 use bytes::Bytes;
 use prost::Message;
-use tusk_namenode::edit_log::scan::{scan_log, scan_segment, LastSegment};
-use tusk_namenode::namesystem::State;
+use tusk_namenode::edit_log::scan::{scan_segment, LastSegment};
+use tusk_namenode::namesystem::{replay_segments, State};
 use tusk_namenode::server::{ClientProtocolService, DatanodeProtocolService};
 use tusk_namenode::storage::check_image;
 use tusk_namenode::storage::{NameDir, StorageInfo};
@@ -827,23 +827,9 @@ pub fn replay(data: &[u8]) -> u64 {
     let mut state = State::from_image(&t::FsImage::default(), &options);
     let scan = SEGMENT.with(|(_, path)| {
         std::fs::write(path, &segment).expect("write segment");
-        scan_log(
-            &[(1, path.clone())],
-            0,
-            LastSegment::InProgress,
-            &mut |raw| {
-                let record = t::EditRecord::decode(raw.payload)
-                    .map_err(|e| format!("the record does not decode: {e}"))?;
-                if let Some(op) = &record.op {
-                    let removed = state
-                        .apply(op)
-                        .map_err(|e| format!("the edit does not apply: {e}"))?;
-                    state.blocks.remove(&removed);
-                }
-                Ok(())
-            },
-        )
-        .expect("reading the segment")
+        let segments = [(1, path.clone())];
+        replay_segments(&mut state, &segments, 0, u64::MAX, LastSegment::InProgress)
+            .expect("reading the segment")
     });
     assert!(scan.last_txid <= scan.max_txid, "{scan:?}");
     if let Some(torn) = &scan.torn {

@@ -284,19 +284,13 @@ impl<'a> Chart<'a> {
                 p.end_ms.saturating_sub(p.start_ms) as f64 / 1000.0
             );
         }
-        if a.outcome != Outcome::Succeeded {
-            let dash = if a.outcome == Outcome::Killed {
-                r#" stroke-dasharray="3,2""#
-            } else {
-                ""
-            };
-            let _ = writeln!(
-                svg,
-                r#"<rect class="{outcome}" x="{:.2}" y="{bar_y:.1}" width="{:.2}" height="{BAR_H}" fill="url(#hatch)" fill-opacity="0.6" stroke="{FAILED_RED}" stroke-width="1.5"{dash}/>"#,
-                self.x(a.start_ms),
-                self.bar_width(a.start_ms, a.end_ms)
-            );
-        }
+        let bar = (
+            self.x(a.start_ms),
+            bar_y,
+            self.bar_width(a.start_ms, a.end_ms),
+            BAR_H,
+        );
+        outcome_overlay(svg, a.outcome, bar, r#" fill-opacity="0.6""#);
         if a.speculative {
             let x = self.x(a.end_ms) + 7.0;
             let _ = writeln!(svg, "{}", diamond(x, y + ROW_H / 2.0));
@@ -465,6 +459,25 @@ fn time_axis(svg: &mut String, a: &TimeAxis) {
     svg.push_str("</g>\n");
 }
 
+/// The hatched overlay on the bar (x, y, width, height) of an attempt that failed or
+/// was killed (dashed), with `extra` attributes; nothing for one that succeeded.
+fn outcome_overlay(svg: &mut String, outcome: Outcome, bar: (f64, f64, f64, f64), extra: &str) {
+    if outcome == Outcome::Succeeded {
+        return;
+    }
+    let dash = if outcome == Outcome::Killed {
+        r#" stroke-dasharray="3,2""#
+    } else {
+        ""
+    };
+    let (x, y, width, height) = bar;
+    let _ = writeln!(
+        svg,
+        r#"<rect class="{}" x="{x:.2}" y="{y:.1}" width="{width:.2}" height="{height}" fill="url(#hatch)"{extra} stroke="{FAILED_RED}" stroke-width="1.5"{dash}/>"#,
+        outcome_name(outcome)
+    );
+}
+
 fn outcome_name(o: Outcome) -> &'static str {
     match o {
         Outcome::Succeeded => "succeeded",
@@ -516,33 +529,29 @@ mod tests {
             .replacen("attempt", "task", 1);
         let start_ms = phases.first().map_or(1_500, |p| p.start_ms);
         let end_ms = phases.last().map_or(1_900, |p| p.end_ms);
+        let kind = if task.contains("_m_") {
+            "MAP"
+        } else {
+            "REDUCE"
+        };
         AttemptRecord {
             attempt: id.into(),
-            task_type: if task.contains("_m_") {
-                "MAP"
-            } else {
-                "REDUCE"
-            }
-            .into(),
             task,
             node: node.into(),
             container: "container_1_0001_01_000002".into(),
             start_ms,
             end_ms,
             phases,
-            outcome,
             speculative,
             data_local: true,
             bytes_read: 1024,
-            bytes_written: 0,
-            bytes_shuffled: 0,
             error: (outcome == Outcome::Failed).then(|| "disk <full> & sad".into()),
-            counters: Counters::default(),
             node_status_at_launch: Some(crate::history::NodeStatusAtLaunch {
                 disk_utilization_pct: 92.0,
                 net_rx_bytes_per_sec: 1.5e6,
                 potential_reception_bytes: 4_000_000,
             }),
+            ..AttemptRecord::new(kind, outcome)
         }
     }
 

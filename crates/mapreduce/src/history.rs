@@ -5,6 +5,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::counters::{self, Counters};
+use crate::ids::{TaskAttemptId, TaskType};
 use crate::local_runner::JobResult;
 use crate::task::{Outcome, PhaseTiming, TaskReport};
 
@@ -190,6 +191,51 @@ pub async fn read_history(
 }
 
 impl AttemptRecord {
+    /// An attempt of `task_type` (`MAP` or `REDUCE`) that ended with `outcome`, with
+    /// nothing else known: no ids, node, times, phases, bytes or counters.
+    pub fn new(task_type: &str, outcome: Outcome) -> Self {
+        AttemptRecord {
+            attempt: String::new(),
+            task: String::new(),
+            task_type: task_type.to_string(),
+            node: String::new(),
+            container: String::new(),
+            start_ms: 0,
+            end_ms: 0,
+            phases: Vec::new(),
+            outcome,
+            speculative: false,
+            data_local: false,
+            bytes_read: 0,
+            bytes_written: 0,
+            bytes_shuffled: 0,
+            error: None,
+            counters: Counters::default(),
+            node_status_at_launch: None,
+        }
+    }
+
+    /// An attempt of `attempt` that ran on `node` in `container`, before any report:
+    /// the kind, ids and placement are known, the rest is as [`AttemptRecord::new`].
+    pub fn of_attempt(
+        attempt: &TaskAttemptId,
+        node: &str,
+        container: &str,
+        outcome: Outcome,
+    ) -> Self {
+        let task_type = match attempt.task.kind {
+            TaskType::Map => "MAP",
+            TaskType::Reduce => "REDUCE",
+        };
+        AttemptRecord {
+            attempt: attempt.to_string(),
+            task: attempt.task.to_string(),
+            node: node.to_string(),
+            container: container.to_string(),
+            ..AttemptRecord::new(task_type, outcome)
+        }
+    }
+
     /// A record from an attempt's report.
     pub fn from_report(
         r: &TaskReport,
@@ -200,20 +246,9 @@ impl AttemptRecord {
     ) -> Self {
         let c = |name: &str| r.counters.get(name);
         AttemptRecord {
-            attempt: r.attempt.to_string(),
-            task: r.attempt.task.to_string(),
-            task_type: if r.attempt.task.kind == crate::ids::TaskType::Map {
-                "MAP"
-            } else {
-                "REDUCE"
-            }
-            .to_string(),
-            node: node.to_string(),
-            container: container.to_string(),
             start_ms: r.start_ms,
             end_ms: r.end_ms,
             phases: r.phases.clone(),
-            outcome: r.outcome,
             speculative,
             data_local,
             bytes_read: c(crate::counters::HDFS_BYTES_READ),
@@ -221,7 +256,7 @@ impl AttemptRecord {
             bytes_shuffled: c(crate::counters::REDUCE_SHUFFLE_BYTES),
             error: r.error.clone(),
             counters: r.counters.clone(),
-            node_status_at_launch: None,
+            ..AttemptRecord::of_attempt(&r.attempt, node, container, r.outcome)
         }
     }
 }
@@ -320,23 +355,10 @@ mod tests {
 
     fn attempt(kind: &str, outcome: Outcome, data_local: bool, ms: u64) -> AttemptRecord {
         AttemptRecord {
-            attempt: String::new(),
-            task: String::new(),
-            task_type: kind.into(),
-            node: String::new(),
-            container: String::new(),
             start_ms: 1000,
             end_ms: 1000 + ms,
-            phases: vec![],
-            outcome,
-            speculative: false,
             data_local,
-            bytes_read: 0,
-            bytes_written: 0,
-            bytes_shuffled: 0,
-            error: None,
-            counters: Counters::default(),
-            node_status_at_launch: None,
+            ..AttemptRecord::new(kind, outcome)
         }
     }
 

@@ -518,10 +518,11 @@ fn replay(
     Ok(scanned.last_txid.min(upto))
 }
 
-/// [`replay`]'s scan: a record that does not decode or apply is damage there, as HDFS
+/// [`replay`]'s scan of `segments` (first txid, file) from after `after` up to `upto`
+/// into `state`: a record that does not decode or apply is damage there, as HDFS
 /// stops on an edit it cannot load; the state after it would not be what was
-/// acknowledged.
-fn replay_segments(
+/// acknowledged. Public for the edit-log fuzz target, which replays the same way.
+pub fn replay_segments(
     state: &mut State,
     segments: &[(u64, std::path::PathBuf)],
     after: u64,

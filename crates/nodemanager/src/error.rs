@@ -82,8 +82,6 @@ pub enum NodeManagerError {
         method: &'static str,
         source: RpcError,
     },
-    #[error("invalid value for {key}: {message}")]
-    InvalidOption { key: String, message: String },
     #[error(transparent)]
     Config(#[from] ConfigError),
     #[error("i/o error on {what}: {source}")]

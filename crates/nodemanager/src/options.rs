@@ -2,7 +2,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
-use tusk_common::Configuration;
+use tusk_common::{ConfigError, Configuration};
 
 use crate::error::NodeManagerError;
 
@@ -267,10 +267,8 @@ fn remote_app_log_dir_suffix(conf: &Configuration) -> String {
 
 fn shuffle_port(conf: &Configuration) -> Result<u16, NodeManagerError> {
     let port = conf.get_u64(SHUFFLE_PORT_KEY, u64::from(SHUFFLE_PORT_DEFAULT))?;
-    u16::try_from(port).map_err(|_| NodeManagerError::InvalidOption {
-        key: SHUFFLE_PORT_KEY.into(),
-        message: format!("{port} is not a port"),
-    })
+    u16::try_from(port)
+        .map_err(|_| ConfigError::invalid(SHUFFLE_PORT_KEY, format!("{port} is not a port")).into())
 }
 
 #[cfg(test)]

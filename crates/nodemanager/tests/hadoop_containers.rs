@@ -471,19 +471,7 @@ async fn public_resources_are_shared_and_application_caches_go_with_their_applic
     for name in ["a", "b"] {
         apps.push(
             yarn.client()
-                .submit(&y::SubmitApplicationRequest {
-                    name: name.into(),
-                    am_resource: Some(y::Resource {
-                        memory_mb: 128,
-                        vcores: 1,
-                    }),
-                    am_launch: Some(y::ContainerLaunchContext {
-                        command: "sleep".into(),
-                        args: vec!["60".into()],
-                        ..Default::default()
-                    }),
-                    ..Default::default()
-                })
+                .submit(&tusk_cluster::testing::sleeping_application(name, 128, 60))
                 .await
                 .unwrap(),
         );

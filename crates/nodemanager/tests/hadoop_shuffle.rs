@@ -13,7 +13,6 @@ use tokio::net::TcpStream;
 use tusk_cluster::testing::http_exchange::{self, HttpResponse};
 use tusk_cluster::{wait_for, MiniCluster};
 use tusk_proto::common::TokenProto;
-use tusk_proto::tusk::yarn as y;
 use tusk_security::job_token::{self, JobTokenIdentifier, JOB_TOKEN_KIND};
 use tusk_security::writable;
 
@@ -377,19 +376,9 @@ async fn a_finished_application_is_no_longer_served() -> Result<()> {
     let nm = yarn.nodemanager(0);
     let app = yarn
         .client()
-        .submit(&y::SubmitApplicationRequest {
-            name: "shuffle".into(),
-            am_resource: Some(y::Resource {
-                memory_mb: 64,
-                vcores: 1,
-            }),
-            am_launch: Some(y::ContainerLaunchContext {
-                command: "sleep".into(),
-                args: vec!["60".into()],
-                ..Default::default()
-            }),
-            ..Default::default()
-        })
+        .submit(&tusk_cluster::testing::sleeping_application(
+            "shuffle", 64, 60,
+        ))
         .await?;
     let job = app.replacen("application_", "job_", 1);
     let map = format!("{}_m_000000_0", job.replacen("job_", "attempt_", 1));

@@ -29,8 +29,6 @@ pub enum ResourceManagerError {
     NotRegistered { attempt: String },
     #[error("Invalid resource request: {message}")]
     InvalidResourceRequest { message: String },
-    #[error("invalid value for {key}: {message}")]
-    InvalidOption { key: String, message: String },
     #[error(transparent)]
     Config(#[from] ConfigError),
     #[error("i/o error on {what}: {source}")]
@@ -58,7 +56,7 @@ impl ResourceManagerError {
             }
             NotRegistered { .. } => HadoopException::ApplicationMasterNotRegistered,
             InvalidResourceRequest { .. } => HadoopException::InvalidResourceRequest,
-            InvalidOption { .. } | Config(_) | Io { .. } => HadoopException::Yarn,
+            Config(_) | Io { .. } => HadoopException::Yarn,
         }
     }
 

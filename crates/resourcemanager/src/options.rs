@@ -1,7 +1,7 @@
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
-use tusk_common::Configuration;
+use tusk_common::{ConfigError, Configuration};
 
 use crate::error::ResourceManagerError;
 use crate::resource::Resource;
@@ -174,10 +174,10 @@ impl ResourceManagerOptions {
                 None => d.queues,
             },
             node_locality_delay: delay.trim().parse().map_err(|_| {
-                ResourceManagerError::InvalidOption {
-                    key: "tusk.yarn.scheduler.node-locality-delay".into(),
-                    message: format!("{delay:?} is not an integer"),
-                }
+                ConfigError::invalid(
+                    "tusk.yarn.scheduler.node-locality-delay",
+                    format!("{delay:?} is not an integer"),
+                )
             })?,
             minimum_allocation: Resource::new(
                 conf.get_u64("yarn.scheduler.minimum-allocation-mb", 1024)?,
@@ -216,14 +216,13 @@ impl ResourceManagerOptions {
         };
         // As Hadoop checks it: a key must be made before the one before it activates.
         if options.amrm_key_rolling <= options.am_expiry.mul_f64(1.5) {
-            return Err(ResourceManagerError::InvalidOption {
-                key: "yarn.resourcemanager.am-rm-tokens.master-key-rolling-interval-secs".into(),
-                message: format!(
-                    "{} s must be more than 1.5 × yarn.am.liveness-monitor.expiry-interval-ms ({} ms)",
-                    options.amrm_key_rolling.as_secs(),
-                    options.am_expiry.as_millis()
-                ),
-            });
+            let key = "yarn.resourcemanager.am-rm-tokens.master-key-rolling-interval-secs";
+            let message = format!(
+                "{} s must be more than 1.5 × yarn.am.liveness-monitor.expiry-interval-ms ({} ms)",
+                options.amrm_key_rolling.as_secs(),
+                options.am_expiry.as_millis()
+            );
+            return Err(ConfigError::invalid(key, message).into());
         }
         Ok(options)
     }
@@ -246,10 +245,11 @@ pub const DEFAULT_STATE_STORE_DIR: &str = "/tmp/tusk/yarn/system/rmstore";
 fn state_store_dir(uri: &str) -> Result<std::path::PathBuf, ResourceManagerError> {
     let path = uri.strip_prefix("file://").unwrap_or(uri);
     if path.contains("://") || !path.starts_with('/') {
-        return Err(ResourceManagerError::InvalidOption {
-            key: "yarn.resourcemanager.fs.state-store.uri".into(),
-            message: format!("{uri:?} is not a local absolute path or file:// URI"),
-        });
+        return Err(ConfigError::invalid(
+            "yarn.resourcemanager.fs.state-store.uri",
+            format!("{uri:?} is not a local absolute path or file:// URI"),
+        )
+        .into());
     }
     Ok(std::path::PathBuf::from(path))
 }
@@ -261,10 +261,11 @@ fn parse_scheduler(text: &str) -> Result<SchedulerKind, ResourceManagerError> {
     } else if t == "fair" || t.ends_with("fairscheduler") {
         Ok(SchedulerKind::Fair)
     } else {
-        Err(ResourceManagerError::InvalidOption {
-            key: "yarn.resourcemanager.scheduler.class".into(),
-            message: format!("{text:?} is neither fifo nor fair"),
-        })
+        Err(ConfigError::invalid(
+            "yarn.resourcemanager.scheduler.class",
+            format!("{text:?} is neither fifo nor fair"),
+        )
+        .into())
     }
 }
 
@@ -274,14 +275,12 @@ fn parse_queues(text: &str) -> Result<Vec<QueueOptions>, ResourceManagerError> {
         .filter(|s| !s.is_empty())
         .map(|item| {
             let (name, weight) = item.split_once(':').unwrap_or((item, "1"));
-            let weight: f64 =
-                weight
-                    .trim()
-                    .parse()
-                    .map_err(|_| ResourceManagerError::InvalidOption {
-                        key: "tusk.yarn.scheduler.fair.queues".into(),
-                        message: format!("bad weight in {item:?}"),
-                    })?;
+            let weight: f64 = weight.trim().parse().map_err(|_| {
+                ConfigError::invalid(
+                    "tusk.yarn.scheduler.fair.queues",
+                    format!("bad weight in {item:?}"),
+                )
+            })?;
             Ok(QueueOptions {
                 name: name.trim().to_string(),
                 weight,

@@ -29,7 +29,7 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 use tusk_common::status::DiskSignal;
-use tusk_common::Configuration;
+use tusk_common::{ConfigError, Configuration};
 use tusk_proto::tusk::yarn as y;
 
 use crate::error::ResourceManagerError;
@@ -177,10 +177,7 @@ fn with_switch(
     }
     let on = conf
         .get_bool(SWITCH_KEY, false)
-        .map_err(|e| ResourceManagerError::InvalidOption {
-            key: SWITCH_KEY.to_string(),
-            message: e.to_string(),
-        })?;
+        .map_err(|e| ConfigError::invalid(SWITCH_KEY, e.to_string()))?;
     if conf.get(POLICIES_KEY).is_none() {
         return Ok(if on { Policy::ALL.to_vec() } else { Vec::new() });
     }
@@ -197,9 +194,8 @@ impl StatusPolicyOptions {
     pub fn from_conf(conf: &Configuration) -> Result<Self, ResourceManagerError> {
         let d = StatusPolicyOptions::default();
         let prefix = "tusk.yarn.scheduler.status-aware";
-        let bad = |key: &str, message: String| ResourceManagerError::InvalidOption {
-            key: key.to_string(),
-            message,
+        let bad = |key: &str, message: String| {
+            ResourceManagerError::from(ConfigError::invalid(key, message))
         };
         let mut policies = Vec::new();
         for name in conf.get_list(POLICIES_KEY) {

@@ -11,22 +11,21 @@
 //! `scripts/hadoop-sasl.sh` compiles `scripts/hadoop-sasl/HadoopTokens.java` and runs it
 //! with `HADOOP_SASL_CLASSPATH` set.
 
+#[path = "support/amrm.rs"]
+mod support_amrm;
+
 use std::process::{Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use bytes::Bytes;
+use support_amrm::serve_with_amrm_tokens;
 use tokio::io::{AsyncBufReadExt, BufReader};
-use tokio::net::TcpListener;
-use tusk_common::Shutdown;
 use tusk_proto::hadoop::yarn::{
-    ApplicationAttemptIdProto, ApplicationIdProto, RegisterApplicationMasterRequestProto,
-    RegisterApplicationMasterResponseProto,
+    RegisterApplicationMasterRequestProto, RegisterApplicationMasterResponseProto,
 };
 use tusk_proto::protocol_names::HADOOP_APPLICATION_MASTER_PROTOCOL;
-use tusk_rpc::{
-    CallContext, CallOutcome, ConnectRetry, RpcClient, RpcClientOptions, RpcServer, RpcService,
-};
+use tusk_rpc::{CallContext, CallOutcome, ConnectRetry, RpcClient, RpcClientOptions, RpcService};
 use tusk_security::{AmrmTokenSecretManager, Credentials};
 
 /// Answers `registerApplicationMaster` with an empty response and records who called.
@@ -85,19 +84,8 @@ async fn hadoops_am_client_authenticates_with_a_tusk_amrm_token() {
     let service = Arc::new(Registrations {
         callers: Mutex::new(Vec::new()),
     });
-    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    let shutdown = Shutdown::new();
-    let rpc = RpcServer::new(vec![service.clone()]).with_token_authority(secrets.clone());
-    tokio::spawn(rpc.serve(listener, shutdown.clone()));
-
-    let attempt = ApplicationAttemptIdProto {
-        application_id: Some(ApplicationIdProto {
-            id: Some(4),
-            cluster_timestamp: Some(1_700_000_000_000),
-        }),
-        attempt_id: Some(1),
-    };
+    let (addr, shutdown) = serve_with_amrm_tokens(vec![service.clone()], &secrets).await;
+    let attempt = support_amrm::attempt();
     // Hadoop's AMRMTokenSelector picks the token whose service is the address dialled.
     let mut token = secrets.create_token(&attempt);
     token.service = addr.to_string();

@@ -4,6 +4,8 @@
 //! each refused with the exception Hadoop's server sends, and the server goes on
 //! serving others.
 
+#[path = "support/amrm.rs"]
+mod support_amrm;
 #[path = "support/refusal.rs"]
 mod support_refusal;
 
@@ -183,29 +185,17 @@ async fn beside_an_open_protocol_simple_clients_reach_only_that_one() {
 #[tokio::test]
 async fn an_amrm_token_from_the_secret_manager_authenticates_its_attempt() {
     use prost::Message;
-    use tusk_proto::hadoop::yarn::{
-        AmrmTokenIdentifierProto, ApplicationAttemptIdProto, ApplicationIdProto,
-    };
+    use tusk_proto::hadoop::yarn::AmrmTokenIdentifierProto;
     use tusk_security::AmrmTokenSecretManager;
 
     let secrets = Arc::new(AmrmTokenSecretManager::new());
-    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    let shutdown = Shutdown::new();
-    let rpc = RpcServer::new(vec![Arc::new(WhoAmI {
+    let whoami_service = Arc::new(WhoAmI {
         protocol: GUARDED,
         requires_token: true,
-    })])
-    .with_token_authority(secrets.clone());
-    tokio::spawn(rpc.serve(listener, shutdown.clone()));
-
-    let attempt = ApplicationAttemptIdProto {
-        application_id: Some(ApplicationIdProto {
-            id: Some(4),
-            cluster_timestamp: Some(1_700_000_000_000),
-        }),
-        attempt_id: Some(1),
-    };
+    });
+    let (addr, shutdown) =
+        support_amrm::serve_with_amrm_tokens(vec![whoami_service], &secrets).await;
+    let attempt = support_amrm::attempt();
     let token = secrets.create_token(&attempt);
     let am = RpcClient::new(
         addr.to_string(),

@@ -39,3 +39,19 @@ pub fn tusk_within(home: &Path, args: &[&str], timeout: Duration) -> Run {
         stderr: std::fs::read_to_string(err.path()).unwrap(),
     }
 }
+
+/// `tusk local up`'s arguments for the cluster the job and web UI tests run on: two
+/// DataNodes, 1 MiB blocks, its state in `state`.
+pub fn local_up_args(state: &Path) -> Vec<&str> {
+    let state = state.to_str().unwrap();
+    vec![
+        "local",
+        "up",
+        "--dir",
+        state,
+        "--datanodes",
+        "2",
+        "-D",
+        "dfs.blocksize=1m",
+    ]
+}

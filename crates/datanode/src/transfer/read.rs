@@ -7,8 +7,8 @@ use prost::Message;
 use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt};
 use tracing::warn;
 use tusk_datatransfer::{
-    read_delimited, write_delimited, write_packet, ChecksumType, DataChecksum, DataTransferError,
-    PacketHeader, MAX_PACKET_DATA,
+    read_delimited, write_delimited, write_last_packet, write_packet, ChecksumType, DataChecksum,
+    DataTransferError, PacketHeader, MAX_PACKET_DATA,
 };
 use tusk_proto::hdfs::{
     BlockOpResponseProto, ClientReadStatusProto, OpReadBlockProto, ReadOpChecksumInfoProto, Status,
@@ -175,14 +175,7 @@ pub(crate) async fn send_block<W: AsyncWrite + Unpin>(
         offset += n as u64;
         seqno += 1;
     }
-    let last = PacketHeader {
-        offset_in_block: end as i64,
-        seqno,
-        last_packet_in_block: true,
-        data_len: 0,
-        sync_block: Some(false),
-    };
-    write_packet(wr, &last, &[], &[]).await?;
+    write_last_packet(wr, end as i64, seqno, false).await?;
     wr.flush().await.map_err(DataTransferError::from)?;
     Ok(seqno)
 }

@@ -303,28 +303,11 @@ impl Am {
                 run.data_local,
             ),
             None => AttemptRecord {
-                attempt: run.attempt.to_string(),
-                task: run.attempt.task.to_string(),
-                task_type: if run.attempt.task.kind == TaskType::Map {
-                    "MAP"
-                } else {
-                    "REDUCE"
-                }
-                .into(),
-                node: run.node.clone(),
-                container: run.container.clone(),
                 start_ms: now_ms().saturating_sub(run.started.elapsed().as_millis() as u64),
                 end_ms: now_ms(),
-                phases: vec![],
-                outcome,
                 speculative: run.speculative,
                 data_local: run.data_local,
-                bytes_read: 0,
-                bytes_written: 0,
-                bytes_shuffled: 0,
-                error: None,
-                counters: Default::default(),
-                node_status_at_launch: None,
+                ..AttemptRecord::of_attempt(&run.attempt, &run.node, &run.container, outcome)
             },
         };
         rec.outcome = outcome;

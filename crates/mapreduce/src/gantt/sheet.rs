@@ -13,11 +13,11 @@ use std::collections::BTreeMap;
 use std::fmt::Write;
 
 use crate::history::{AttemptRecord, JobHistory};
-use crate::task::{Outcome, Phase};
+use crate::task::Phase;
 
 use super::{
-    diamond, escape, legend_diamond, legend_key, open_svg, outcome_name, time_axis, TimeAxis,
-    FAILED_RED,
+    diamond, escape, legend_diamond, legend_key, open_svg, outcome_name, outcome_overlay,
+    time_axis, TimeAxis, FAILED_RED,
 };
 
 const LABEL_W: f64 = 150.0;
@@ -396,18 +396,7 @@ impl<'a> Sheet<'a> {
             );
         }
         let (x0, width) = (self.x(a.start_ms), self.width_between(a.start_ms, a.end_ms));
-        if a.outcome != Outcome::Succeeded {
-            let dash = if a.outcome == Outcome::Killed {
-                r#" stroke-dasharray="3,2""#
-            } else {
-                ""
-            };
-            let _ = writeln!(
-                svg,
-                r#"<rect class="{}" x="{x0:.2}" y="{y:.1}" width="{width:.2}" height="{BAR_H}" fill="url(#hatch)" stroke="{FAILED_RED}" stroke-width="1.5"{dash}/>"#,
-                outcome_name(a.outcome)
-            );
-        }
+        outcome_overlay(svg, a.outcome, (x0, y, width, BAR_H), "");
         // On a bar too short for it, the tab would hide the phase colour.
         if width >= 8.0 {
             let _ = writeln!(
@@ -527,7 +516,7 @@ mod tests {
     use super::*;
     use crate::counters::Counters;
     use crate::history::JobState;
-    use crate::task::PhaseTiming;
+    use crate::task::{Outcome, PhaseTiming};
 
     fn attempt(
         job: u32,
@@ -550,24 +539,17 @@ mod tests {
                 end_ms: *end_ms,
             })
             .collect();
+        let kind = if id.starts_with('m') { "MAP" } else { "REDUCE" };
         AttemptRecord {
-            task_type: if id.starts_with('m') { "MAP" } else { "REDUCE" }.into(),
             task,
             attempt,
             node: node.into(),
-            container: String::new(),
             start_ms: phases.first().map_or(5_000, |p| p.start_ms),
             end_ms: phases.last().map_or(5_500, |p| p.end_ms),
             phases,
-            outcome,
             speculative: id.ends_with("_1"),
             data_local: true,
-            bytes_read: 0,
-            bytes_written: 0,
-            bytes_shuffled: 0,
-            error: None,
-            counters: Counters::default(),
-            node_status_at_launch: None,
+            ..AttemptRecord::new(kind, outcome)
         }
     }
 
