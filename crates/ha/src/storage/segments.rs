@@ -3,7 +3,11 @@
 //! payload` (big-endian; `length` counts the payload).
 //!
 //! Appends go to the last segment and are `fdatasync`'ed before they are reported
-//! durable; past `segment_bytes` a new segment starts. At open, a bad record at the end
+//! durable; past `segment_bytes` a new segment starts. Like the NameNode's edit log,
+//! segments are filled with zeros ahead of the entries a megabyte at a time, so a sync
+//! writes into blocks the file already owns and `fdatasync` need not commit a size
+//! change through the file system's journal each time (which serialises with every
+//! other file's syncs); zeros after the last entry are where the log ends. At open, a bad record at the end
 //! of the last segment with nothing readable after it is a write that never finished
 //! (never acknowledged), so it is cut off; any other bad record, a gap or a step back in
 //! indexes may sit among acknowledged entries and is refused with
@@ -18,6 +22,8 @@ use crate::error::{HaError, Result};
 use super::durable_file::sync_dir;
 
 const HEADER: usize = 16;
+/// How much zero fill is added at a time.
+const PREALLOCATE: u64 = 1 << 20;
 const PREFIX: &str = "segment-";
 
 /// One segment file.
@@ -28,6 +34,8 @@ struct Segment {
     offsets: Vec<u64>,
     /// Bytes of whole entries; the next entry goes here.
     len: u64,
+    /// The file's size: entries and zero fill.
+    allocated: u64,
 }
 
 impl Segment {
@@ -138,6 +146,7 @@ impl Segments {
                 file.sync_all()?;
                 last.offsets.truncate(keep);
                 last.len = len;
+                last.allocated = len;
             }
             break;
         }
@@ -187,6 +196,7 @@ impl Segments {
             path,
             offsets: Vec::new(),
             len: 0,
+            allocated: 0,
         });
         self.active = Some(file);
         Ok(())
@@ -199,11 +209,30 @@ impl Segments {
         }
         let segment = self.list.last_mut().expect("entries belong to a segment");
         let file = self.active.as_ref().expect("the last segment is open");
+        let end = segment.len + data.len() as u64;
+        if end > segment.allocated {
+            segment.allocated = preallocate(file, segment.allocated, end)?;
+        }
         file.write_all_at(data, segment.len)?;
         file.sync_data()?;
         segment.len += data.len() as u64;
         Ok(())
     }
+}
+
+/// Fills `file` with zeros from `from` to a megabyte past `end`, durably; returns the new
+/// size.
+fn preallocate(file: &File, from: u64, end: u64) -> std::io::Result<u64> {
+    let target = end.div_ceil(PREALLOCATE) * PREALLOCATE + PREALLOCATE;
+    let zeros = vec![0u8; PREALLOCATE as usize];
+    let mut at = from;
+    while at < target {
+        let n = (target - at).min(PREALLOCATE);
+        file.write_all_at(&zeros[..n as usize], at)?;
+        at += n;
+    }
+    file.sync_data()?;
+    Ok(target)
 }
 
 fn encode(index: u64, payload: &[u8], out: &mut Vec<u8>) {
@@ -249,7 +278,11 @@ fn read_segment(path: &Path, first: u64, is_last: bool, found: &mut Vec<Found>) 
     };
     let mut offsets = Vec::new();
     let mut pos = 0;
+    let mut allocated = data.len() as u64;
     while pos < data.len() {
+        if data[pos..].iter().all(|b| *b == 0) {
+            break;
+        }
         match decode(&data, pos) {
             Ok((index, payload)) => {
                 let expected = first + offsets.len() as u64;
@@ -276,6 +309,7 @@ fn read_segment(path: &Path, first: u64, is_last: bool, found: &mut Vec<Found>) 
                 open_rw(path)
                     .and_then(|file| file.set_len(pos as u64).and_then(|()| file.sync_all()))
                     .map_err(|e| HaError::storage(path, e))?;
+                allocated = pos as u64;
                 break;
             }
             Err(reason) => return Err(corrupt(pos, format!("{reason}, with entries after it"))),
@@ -286,6 +320,7 @@ fn read_segment(path: &Path, first: u64, is_last: bool, found: &mut Vec<Found>) 
         path: path.into(),
         offsets,
         len: pos as u64,
+        allocated,
     })
 }
 
@@ -371,6 +406,15 @@ mod tests {
     }
 
     #[test]
+    fn a_reopened_segment_is_appended_to_after_its_entries_not_its_zero_fill() {
+        let (dir, path, data) = five_entries();
+        assert!(data[entries_end(&data)..].iter().all(|b| *b == 0));
+        write(dir.path(), 1 << 20, 6..=6);
+        assert_eq!(indexes(dir.path()), (1..=6).collect::<Vec<_>>());
+        assert_eq!(fs::read(&path).unwrap().len(), data.len(), "no second fill");
+    }
+
+    #[test]
     fn truncate_and_purge_drop_whole_segments_and_tails() {
         let dir = tempfile::tempdir().unwrap();
         write(dir.path(), 200, 1..=30);
@@ -390,6 +434,15 @@ mod tests {
         assert_eq!(found.last().unwrap().payload, b"new");
     }
 
+    /// Where a segment's entries end and its zero fill begins.
+    fn entries_end(data: &[u8]) -> usize {
+        let mut pos = 0;
+        while let Ok((_, payload)) = decode(data, pos) {
+            pos = payload.end;
+        }
+        pos
+    }
+
     /// A log of entries 1 to 5 in one segment: its directory, path and bytes.
     fn five_entries() -> (tempfile::TempDir, PathBuf, Vec<u8>) {
         let dir = tempfile::tempdir().unwrap();
@@ -402,11 +455,12 @@ mod tests {
     #[test]
     fn a_torn_tail_is_cut_off_and_appending_continues_after_it() {
         let (dir, path, mut data) = five_entries();
-        let whole = data.len();
-        // Half of a sixth record: its write never finished.
+        let whole = entries_end(&data);
+        assert!(data.len() > whole, "zero fill after the entries");
+        // Half of a sixth record in the fill: its write never finished.
         let mut sixth = Vec::new();
         encode(6, &payload(6), &mut sixth);
-        data.extend_from_slice(&sixth[..sixth.len() / 2]);
+        data[whole..whole + sixth.len() / 2].copy_from_slice(&sixth[..sixth.len() / 2]);
         fs::write(&path, &data).unwrap();
         assert_eq!(indexes(dir.path()), vec![1, 2, 3, 4, 5]);
         assert_eq!(
@@ -441,7 +495,7 @@ mod tests {
         write(dir.path(), 100, 1..=12);
         let first = segment_files(dir.path()).remove(0);
         let mut data = fs::read(&first).unwrap();
-        let n = data.len();
+        let n = entries_end(&data);
         data[n - 1] ^= 0xff;
         fs::write(&first, &data).unwrap();
         assert!(matches!(
