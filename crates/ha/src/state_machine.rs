@@ -45,6 +45,10 @@ struct Shared {
     state: Mutex<State>,
     /// `snapshot/current`.
     snapshot_path: PathBuf,
+    /// Held while a snapshot is written: a snapshot built here and one received from
+    /// the leader may be stored at the same time, and the older must not replace the
+    /// newer (the log before the newer one may already be purged).
+    storing: tokio::sync::Mutex<()>,
     /// The last record index applied, for read-your-writes.
     applied: watch::Sender<u64>,
 }
@@ -101,6 +105,7 @@ impl Applier {
             shared: Arc::new(Shared {
                 state: Mutex::new(state),
                 snapshot_path,
+                storing: tokio::sync::Mutex::new(()),
                 applied,
             }),
         })
@@ -114,13 +119,26 @@ impl Applier {
         self.shared.state.lock().expect("state machine")
     }
 
-    /// Writes a snapshot durably on a blocking thread.
-    async fn store(&self, stored: StoredSnapshot) -> Result<(), StorageError> {
+    /// Writes a snapshot durably on a blocking thread and makes it the current one,
+    /// unless the one stored already covers more of the log (then false).
+    async fn store(&self, stored: StoredSnapshot) -> Result<bool, StorageError> {
+        let _storing = self.shared.storing.lock().await;
+        let newer = |current: &Option<SnapshotMeta>| {
+            current
+                .as_ref()
+                .is_some_and(|c| c.last_log_id > stored.meta.last_log_id)
+        };
+        if newer(&self.lock().snapshot) {
+            return Ok(false);
+        }
         let path = self.shared.snapshot_path.clone();
-        let signature = Some(stored.meta.signature());
+        let meta = stored.meta.clone();
+        let signature = Some(meta.signature());
         durable_file::store_value(path, stored)
             .await
-            .map_err(|e| StorageIOError::write_snapshot(signature, &e).into())
+            .map_err(|e| StorageIOError::write_snapshot(signature, &e))?;
+        self.lock().snapshot = Some(meta);
+        Ok(true)
     }
 }
 
@@ -234,7 +252,6 @@ impl RaftStateMachine<TypeConfig> for Applier {
         state.last_applied = meta.last_log_id;
         state.membership = meta.last_membership.clone();
         state.last_record = last_record;
-        state.snapshot = Some(meta.clone());
         self.shared.applied.send_replace(last_record);
         Ok(())
     }
@@ -277,12 +294,13 @@ impl RaftSnapshotBuilder<TypeConfig> for Applier {
             };
             (meta, join_data(state.last_record, &body))
         };
+        // When a newer snapshot was installed meanwhile, this one is not stored but still
+        // returned: openraft purges the log only up to it, which the newer one covers.
         self.store(StoredSnapshot {
             meta: meta.clone(),
             data: data.clone(),
         })
         .await?;
-        self.lock().snapshot = Some(meta.clone());
         Ok(Snapshot {
             meta,
             snapshot: Box::new(Cursor::new(data)),
