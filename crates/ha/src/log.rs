@@ -42,7 +42,8 @@ pub struct LogProgress {
     pub purged_entry: Option<u64>,
 }
 
-/// A running member; appends, role changes and reads go through it.
+/// A running member; appends, role changes and reads go through it. `Send + Sync` and
+/// every method takes `&self`: the NameNode's handlers share one behind an `Arc`.
 pub struct ReplicatedLog {
     node: u64,
     address: SocketAddr,
@@ -58,7 +59,7 @@ pub struct ReplicatedLog {
     /// Ends the peer server.
     shutdown: watch::Sender<bool>,
     /// The server, batcher and status tasks; they end with `shutdown` or the core.
-    tasks: Vec<JoinHandle<()>>,
+    tasks: std::sync::Mutex<Vec<JoinHandle<()>>>,
 }
 
 impl ReplicatedLog {
@@ -127,7 +128,7 @@ impl ReplicatedLog {
             stepping_down: Arc::new(AtomicBool::new(false)),
             options,
             shutdown,
-            tasks,
+            tasks: std::sync::Mutex::new(tasks),
         })
     }
 
@@ -309,11 +310,13 @@ impl ReplicatedLog {
     }
 
     /// Stops serving peers and stops the consensus core; the directory stays as it is,
-    /// for a restart.
-    pub async fn shutdown(self) -> Result<()> {
+    /// for a restart. Takes `&self` so a log shared behind an `Arc` by many handlers can
+    /// be stopped by any of them; later calls find nothing left to stop.
+    pub async fn shutdown(&self) -> Result<()> {
         let _ = self.shutdown.send(true);
         let stopped = self.raft.shutdown().await;
-        for task in self.tasks {
+        let tasks = std::mem::take(&mut *self.tasks.lock().expect("tasks"));
+        for task in tasks {
             task.abort();
             let _ = task.await;
         }
@@ -417,5 +420,14 @@ pub(crate) fn write_error(node: u64, e: ClientWriteError<u64, BasicNode>) -> HaE
             node,
             reason: e.to_string(),
         },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_log_can_be_shared_between_tasks() {
+        fn shareable<T: Send + Sync + 'static>() {}
+        shareable::<super::ReplicatedLog>();
     }
 }

@@ -307,3 +307,46 @@ impl RaftSnapshotBuilder<TypeConfig> for Applier {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::group::MemoryMachine;
+    use openraft::CommittedLeaderId;
+
+    fn stored_at(index: u64) -> StoredSnapshot {
+        let last = LogId::new(CommittedLeaderId::new(1, 1), index);
+        StoredSnapshot {
+            meta: SnapshotMeta {
+                last_log_id: Some(last),
+                last_membership: StoredMembership::default(),
+                snapshot_id: format!("at-{index}"),
+            },
+            data: join_data(0, &postcard::to_stdvec(&Vec::<Vec<u8>>::new()).unwrap()),
+        }
+    }
+
+    #[tokio::test]
+    async fn an_older_snapshot_does_not_replace_a_newer_one() {
+        let dir = tempfile::tempdir().unwrap();
+        let applier = Applier::open(dir.path(), Box::new(MemoryMachine::default())).unwrap();
+        assert!(applier.store(stored_at(10)).await.unwrap());
+        assert!(
+            !applier.store(stored_at(5)).await.unwrap(),
+            "older one refused"
+        );
+        assert!(applier.store(stored_at(12)).await.unwrap());
+        let on_disk: StoredSnapshot =
+            durable_file::read_value(&dir.path().join("snapshot/current"))
+                .unwrap()
+                .unwrap();
+        assert_eq!(on_disk.meta.snapshot_id, "at-12");
+        // A restart loads it.
+        drop(applier);
+        let reopened = Applier::open(dir.path(), Box::new(MemoryMachine::default())).unwrap();
+        assert_eq!(
+            reopened.lock().snapshot.as_ref().unwrap().snapshot_id,
+            "at-12"
+        );
+    }
+}
