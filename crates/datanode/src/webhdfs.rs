@@ -105,19 +105,9 @@ impl WebHdfs {
             let user = params.user_as(&self.proxy_users, peer.ip())?;
             return Ok(self.client(&user, |options| options));
         }
-        let Some(encoded) = params.get("delegation").filter(|d| !d.is_empty()) else {
-            return Err(WebHdfsError::of(
-                HadoopException::AccessControl,
-                "Authentication required: this cluster runs Kerberos, and WebHDFS takes a delegation token (delegation=) until SPNEGO is served",
-            ));
-        };
-        let token = tusk_security::delegation_token::decode_url(encoded).map_err(|e| {
-            WebHdfsError::of(
-                HadoopException::InvalidToken,
-                format!("the delegation parameter is not a token: {e}"),
-            )
-        })?;
-        Ok(self.client(encoded, |options| ClientOptions {
+        let token = params.delegation_token()?;
+        let key = tusk_security::delegation_token::encode_url(&token);
+        Ok(self.client(&key, |options| ClientOptions {
             kerberos: true,
             user: String::new(),
             delegation_token: Some(token),

@@ -26,7 +26,7 @@ use axum::http::{header, Method, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::any;
 use tusk_http::Router;
-use tusk_security::ProxyUsers;
+use tusk_security::{ProxyUsers, TokenAuthority};
 use tusk_webhdfs::{path::fs_path, Op, Params, Result, WebHdfsError, PREFIX};
 
 use crate::error::NameNodeError;
@@ -208,24 +208,13 @@ impl WebHdfs {
         if self.fsn.options.kerberos.is_none() {
             return Ok(req);
         }
-        let Some(encoded) = req.params.get("delegation").filter(|d| !d.is_empty()) else {
-            return Err(tusk_webhdfs::WebHdfsError::of(
-                tusk_rpc::HadoopException::AccessControl,
-                "Authentication required: this cluster runs Kerberos, and WebHDFS takes a delegation token (delegation=) until SPNEGO is served",
-            ));
-        };
-        let invalid = |message: String| {
-            tusk_webhdfs::WebHdfsError::of(tusk_rpc::HadoopException::InvalidToken, message)
-        };
-        let token = tusk_security::delegation_token::decode_url(encoded)
-            .map_err(|e| invalid(format!("the delegation parameter is not a token: {e}")))?;
-        let grant = self
-            .fsn
-            .read()
-            .delegation_tokens
-            .verify(&token.identifier, tusk_common::now_millis() as i64)
-            .map_err(|e| invalid(e.message))?;
-        req.user = self.fsn.short_name(&grant.user);
+        let token = req.params.delegation_token()?;
+        let grant = crate::namesystem::DelegationTokenAuthority(self.fsn.clone())
+            .grant(&token.identifier)
+            .map_err(|e| {
+                tusk_webhdfs::WebHdfsError::of(tusk_rpc::HadoopException::InvalidToken, e.message)
+            })?;
+        req.user = grant.user;
         req.by_token = true;
         Ok(req)
     }

@@ -336,6 +336,23 @@ impl Params {
         })
     }
 
+    /// `delegation`: the token a request proves its user with where `user.name` is not
+    /// believed (a Kerberos cluster without SPNEGO); refused when absent or unreadable.
+    pub fn delegation_token(&self) -> Result<tusk_proto::common::TokenProto> {
+        let Some(encoded) = self.get("delegation").filter(|d| !d.is_empty()) else {
+            return Err(WebHdfsError::of(
+                tusk_rpc::HadoopException::AccessControl,
+                "Authentication required: this cluster runs Kerberos, and WebHDFS takes a delegation token (delegation=) until SPNEGO is served",
+            ));
+        };
+        tusk_security::delegation_token::decode_url(encoded).map_err(|e| {
+            WebHdfsError::of(
+                tusk_rpc::HadoopException::InvalidToken,
+                format!("the delegation parameter is not a token: {e}"),
+            )
+        })
+    }
+
     /// `storagepolicy` (SETSTORAGEPOLICY).
     pub fn storage_policy(&self) -> Option<String> {
         self.text("storagepolicy")
