@@ -25,6 +25,7 @@ fn a_kerberos_cluster_serves_ticket_holders_only() {
         format!("dfs.namenode.keytab.file={}", nn_keytab.display()),
         "dfs.datanode.kerberos.principal=dn/_HOST@TUSK.TEST".to_string(),
         format!("dfs.datanode.keytab.file={}", dn_keytab.display()),
+        "dfs.namenode.audit.log.token.tracking.id=true".to_string(),
     ];
     let mut global: Vec<&str> = Vec::new();
     for k in &keys {
@@ -126,17 +127,46 @@ fn a_kerberos_cluster_serves_ticket_holders_only() {
         "{}",
         stderr(&by_token)
     );
+    // The audit log names the token by its tracking id (the MD5 of its identifier), a
+    // ticket holder's lines by `null`.
+    let credentials = tusk_security::Credentials::read_file(&tokens).unwrap();
+    let token = credentials
+        .tokens_of_kind("HDFS_DELEGATION_TOKEN")
+        .next()
+        .expect("the fetched token");
+    let tracking = tusk_security::delegation_token::tracking_id(&token.identifier);
+    let audit_path = cluster.home().join("cluster/logs/hdfs-audit.log");
+    let by_token_line = |l: &str| {
+        l.contains("ugi=alice (auth:TOKEN)")
+            && l.contains("\tcmd=open\tsrc=/user/alice/hello.txt\t")
+            && l.contains(&format!("\ttrackingId={tracking}\tproto=rpc"))
+    };
+    // The log's writer gathers lines for a moment before it writes them.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    let audit = loop {
+        let audit = std::fs::read_to_string(&audit_path).unwrap_or_default();
+        if audit.lines().any(by_token_line) || std::time::Instant::now() > deadline {
+            break audit;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    };
+    assert!(
+        audit.lines().any(by_token_line),
+        "no open by the token with trackingId={tracking}: {audit}"
+    );
+    assert!(
+        audit
+            .lines()
+            .any(|l| l.contains("ugi=alice@TUSK.TEST (auth:KERBEROS)")
+                && l.contains("\ttrackingId=null\tproto=rpc")),
+        "{audit}"
+    );
     // WebHDFS believes the token, not `user.name`: a status through the NameNode and a
     // read redirected to a DataNode, both as alice.
     let web = std::fs::read_to_string(cluster.home().join("cluster/namenode.http-addr"))
         .unwrap()
         .trim()
         .to_string();
-    let credentials = tusk_security::Credentials::read_file(&tokens).unwrap();
-    let token = credentials
-        .tokens_of_kind("HDFS_DELEGATION_TOKEN")
-        .next()
-        .expect("the fetched token");
     let delegation = tusk_security::delegation_token::encode_url(token);
     let (status, body) = http_get(&format!(
         "http://{web}/webhdfs/v1/user/alice/hello.txt?op=GETFILESTATUS&delegation={delegation}"

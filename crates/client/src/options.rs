@@ -154,6 +154,9 @@ pub struct ClientOptions {
     /// it (SASL `TOKEN`) instead of a ticket, as a job's tasks do.
     #[serde(skip)]
     pub delegation_token: Option<tusk_proto::common::TokenProto>,
+    /// What this client says it is doing (Hadoop's `CallerContext`), sent with every
+    /// NameNode call for its audit log; `None`: nothing is sent.
+    pub caller_context: Option<String>,
 }
 
 impl Default for ClientOptions {
@@ -182,6 +185,7 @@ impl Default for ClientOptions {
             rpc_protection: vec![tusk_rpc::Protection::Authentication],
             namenode_principal: None,
             delegation_token: None,
+            caller_context: None,
         }
     }
 }
@@ -269,6 +273,7 @@ impl ClientOptions {
             rpc_protection: tusk_rpc::auth::protection(conf).map_err(bad)?,
             namenode_principal,
             delegation_token: None,
+            caller_context: None,
         }
         .with_token_file())
     }
@@ -336,6 +341,12 @@ impl ClientOptions {
             protection: self.rpc_protection.clone(),
             server_principal: self.namenode_principal.clone(),
             token: self.delegation_token.clone(),
+            caller_context: self.caller_context.as_ref().map(|context| {
+                tusk_proto::common::RpcCallerContextProto {
+                    context: context.clone(),
+                    signature: None,
+                }
+            }),
             ..Default::default()
         }
     }

@@ -102,3 +102,51 @@ async fn client_operations_are_audited_as_hdfs_does() {
         );
     }
 }
+
+/// With `hadoop.caller.context.enabled` a caller's context ends its lines
+/// (`callerContext=`, cut to `hadoop.caller.context.max.size`) and
+/// `dfs.namenode.audit.log.token.tracking.id` adds `trackingId=null` for a caller
+/// without a delegation token; a caller that sends no context gets no field.
+#[tokio::test]
+async fn caller_contexts_and_tracking_ids_are_logged_when_asked() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("hdfs-audit.log");
+    let cluster = MiniCluster::builder()
+        .datanodes(1)
+        .conf("tusk.namenode.audit.log", log.to_str().unwrap())
+        .conf("hadoop.caller.context.enabled", "true")
+        .conf("hadoop.caller.context.max.size", "12")
+        .conf("dfs.namenode.audit.log.token.tracking.id", "true")
+        .start()
+        .await;
+    let tagged = cluster.client_with(|o| o.caller_context = Some("hive_query_0042_stage_3".into()));
+    tagged.mkdirs("/tagged", 0o755, true).await.unwrap();
+    let plain = cluster.client();
+    plain.mkdirs("/plain", 0o755, true).await.unwrap();
+
+    let text = wait_for("both lines", Duration::from_secs(20), || {
+        let log = log.clone();
+        async move {
+            let text = std::fs::read_to_string(&log).unwrap_or_default();
+            (text.contains("src=/tagged") && text.contains("src=/plain")).then_some(text)
+        }
+    })
+    .await
+    .unwrap();
+    let line = |src: &str| {
+        text.lines()
+            .find(|l| l.contains(&format!("\tsrc={src}\t")))
+            .unwrap()
+            .to_string()
+    };
+    assert!(
+        line("/tagged").ends_with("\ttrackingId=null\tproto=rpc\tcallerContext=hive_query_0"),
+        "{}",
+        line("/tagged")
+    );
+    assert!(
+        line("/plain").ends_with("\ttrackingId=null\tproto=rpc"),
+        "{}",
+        line("/plain")
+    );
+}

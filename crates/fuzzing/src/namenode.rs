@@ -183,6 +183,7 @@ impl Node {
             token: None,
             ugi: Arc::from(format!("{} (auth:SIMPLE)", user)),
             principal: None,
+            caller_context: None,
         };
         let request = Bytes::copy_from_slice(payload);
         let outcome = match CLIENT_METHODS.get(index) {

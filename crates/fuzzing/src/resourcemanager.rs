@@ -94,6 +94,7 @@ fn call(services: &[Arc<dyn RpcService>], selector: u8, payload: &[u8]) -> Resul
         token: None,
         ugi: Arc::from("fuzz (auth:SIMPLE)"),
         principal: None,
+        caller_context: None,
     };
     settle(
         service

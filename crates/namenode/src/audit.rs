@@ -14,24 +14,70 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::Duration;
 
+use tusk_common::config::Configuration;
+use tusk_common::ConfigError;
+
 /// Lines waiting to be written before calls wait for the writer.
 const QUEUE: usize = 64 * 1024;
 
 /// How long the writer gathers lines after the first of a batch arrives.
 const GATHER: Duration = Duration::from_millis(20);
 
-/// Where the audit log goes and what it leaves out: `tusk.namenode.audit.log` (else
-/// `${hadoop.log.dir}/hdfs-audit.log` when `hadoop.log.dir` is set, else no log) and
+/// Where the audit log goes and what it writes: `tusk.namenode.audit.log` (else
+/// `${hadoop.log.dir}/hdfs-audit.log` when `hadoop.log.dir` is set, else no log),
 /// `dfs.namenode.audit.log.debug.cmdlist` (commands logged only at debug level in HDFS,
-/// so not at all here).
+/// so not at all here), `dfs.namenode.audit.log.token.tracking.id` (a `trackingId=`
+/// field) and `hadoop.caller.context.*` (a `callerContext=` field).
 #[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct AuditOptions {
     pub path: Option<PathBuf>,
     pub skip: Vec<String>,
+    /// Whether each line names the delegation token the caller authenticated with, by
+    /// its tracking id.
+    pub token_tracking_id: bool,
+    /// How much of a caller context goes into a line; `None`: callers' contexts are not
+    /// logged (`hadoop.caller.context.enabled` false, HDFS's default).
+    pub caller_context: Option<CallerContextLimits>,
+}
+
+/// `hadoop.caller.context.max.size` and `hadoop.caller.context.signature.max.size`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct CallerContextLimits {
+    /// Characters of the context kept; the rest is cut.
+    pub max_len: usize,
+    /// A longer signature is left out.
+    pub signature_max_len: usize,
+}
+
+impl Default for CallerContextLimits {
+    fn default() -> Self {
+        CallerContextLimits {
+            max_len: 128,
+            signature_max_len: 40,
+        }
+    }
+}
+
+impl CallerContextLimits {
+    /// The field's text as HDFS writes it: the context (cut to `max_len` characters),
+    /// then `:signature` when there is one no longer than `signature_max_len`; `None`
+    /// for an empty context.
+    pub fn format(&self, context: &str, signature: Option<&[u8]>) -> Option<String> {
+        if context.is_empty() {
+            return None;
+        }
+        let mut text: String = context.chars().take(self.max_len).collect();
+        if let Some(sig) = signature.filter(|s| !s.is_empty() && s.len() <= self.signature_max_len)
+        {
+            text.push(':');
+            text.push_str(&String::from_utf8_lossy(sig));
+        }
+        Some(text)
+    }
 }
 
 impl AuditOptions {
-    pub fn from_conf(conf: &tusk_common::config::Configuration) -> AuditOptions {
+    pub fn from_conf(conf: &Configuration) -> Result<AuditOptions, ConfigError> {
         let path = match conf.get("tusk.namenode.audit.log") {
             Some(p) => Some(p.trim().to_string()).filter(|p| !p.is_empty()),
             None => conf
@@ -39,7 +85,20 @@ impl AuditOptions {
                 .filter(|d| !d.trim().is_empty())
                 .map(|d| format!("{}/hdfs-audit.log", d.trim())),
         };
-        AuditOptions {
+        let limits = CallerContextLimits::default();
+        let caller_context = if conf.get_bool("hadoop.caller.context.enabled", false)? {
+            Some(CallerContextLimits {
+                max_len: conf.get_u64("hadoop.caller.context.max.size", limits.max_len as u64)?
+                    as usize,
+                signature_max_len: conf.get_u64(
+                    "hadoop.caller.context.signature.max.size",
+                    limits.signature_max_len as u64,
+                )? as usize,
+            })
+        } else {
+            None
+        };
+        Ok(AuditOptions {
             path: path.map(PathBuf::from),
             skip: conf
                 .get("dfs.namenode.audit.log.debug.cmdlist")
@@ -50,7 +109,9 @@ impl AuditOptions {
                         .collect()
                 })
                 .unwrap_or_default(),
-        }
+            token_tracking_id: conf.get_bool("dfs.namenode.audit.log.token.tracking.id", false)?,
+            caller_context,
+        })
     }
 }
 
@@ -79,8 +140,13 @@ pub struct AuditEvent {
     pub dst: Option<String>,
     /// What the operation left, where HDFS logs it.
     pub perm: Option<AuditStatus>,
+    /// `trackingId=`'s value when the log writes that field: the caller's delegation
+    /// token's tracking id, or `null` (as HDFS) when it used none.
+    pub tracking_id: Option<String>,
     /// `rpc` or `webhdfs`.
     pub proto: &'static str,
+    /// `callerContext=`'s value, already cut to the configured limits.
+    pub caller_context: Option<String>,
 }
 
 impl AuditEvent {
@@ -116,7 +182,14 @@ impl AuditEvent {
             )?,
             None => out.write_all(b"null")?,
         }
-        writeln!(out, "\tproto={}", self.proto)
+        if let Some(id) = &self.tracking_id {
+            write!(out, "\ttrackingId={id}")?;
+        }
+        write!(out, "\tproto={}", self.proto)?;
+        if let Some(context) = &self.caller_context {
+            write!(out, "\tcallerContext={context}")?;
+        }
+        writeln!(out)
     }
 
     /// The line without its newline.
@@ -154,6 +227,8 @@ struct Shared {
 pub struct AuditLog {
     shared: Arc<Shared>,
     skip: HashSet<String>,
+    token_tracking_id: bool,
+    caller_context: Option<CallerContextLimits>,
 }
 
 impl AuditLog {
@@ -171,7 +246,19 @@ impl AuditLog {
         Ok(Some(AuditLog {
             shared,
             skip: options.skip.iter().cloned().collect(),
+            token_tracking_id: options.token_tracking_id,
+            caller_context: options.caller_context,
         }))
+    }
+
+    /// Whether lines carry `trackingId=`.
+    pub fn tracks_tokens(&self) -> bool {
+        self.token_tracking_id
+    }
+
+    /// How callers' contexts are logged; `None`: they are not.
+    pub fn caller_context(&self) -> Option<CallerContextLimits> {
+        self.caller_context
     }
 
     /// Whether `cmd` is written at all.
@@ -301,12 +388,51 @@ mod tests {
                 group: "supergroup".into(),
                 permission: 0o755,
             }),
+            tracking_id: None,
             proto: "rpc",
+            caller_context: None,
         };
         assert_eq!(
             event.line(),
             "2025-11-28 14:00:00,123 INFO FSNamesystem.audit: allowed=true\tugi=alice (auth:SIMPLE)\tip=/127.0.0.1\tcmd=mkdirs\tsrc=/a/b\tdst=null\tperm=alice:supergroup:rwxr-xr-x\tproto=rpc"
         );
+    }
+
+    #[test]
+    fn tracking_id_comes_before_proto_and_caller_context_after() {
+        let event = AuditEvent {
+            at: 1_764_338_400_123,
+            allowed: true,
+            ugi: Arc::from("alice (auth:TOKEN)"),
+            ip: "127.0.0.1".parse().unwrap(),
+            cmd: "open",
+            src: "/a".into(),
+            dst: None,
+            perm: None,
+            tracking_id: Some("900150983cd24fb0d6963f7d28e17f72".into()),
+            proto: "rpc",
+            caller_context: Some("hive_query_7:sig".into()),
+        };
+        assert!(
+            event.line().ends_with(
+                "\tperm=null\ttrackingId=900150983cd24fb0d6963f7d28e17f72\tproto=rpc\tcallerContext=hive_query_7:sig"
+            ),
+            "{}",
+            event.line()
+        );
+    }
+
+    #[test]
+    fn caller_context_is_cut_and_a_long_signature_left_out() {
+        let limits = CallerContextLimits {
+            max_len: 5,
+            signature_max_len: 3,
+        };
+        assert_eq!(limits.format("", Some(b"s")), None);
+        assert_eq!(limits.format("abcdefgh", None).as_deref(), Some("abcde"));
+        assert_eq!(limits.format("ab", Some(b"xyz")).as_deref(), Some("ab:xyz"));
+        assert_eq!(limits.format("ab", Some(b"wxyz")).as_deref(), Some("ab"));
+        assert_eq!(limits.format("ab", Some(b"")).as_deref(), Some("ab"));
     }
 
     #[test]
@@ -316,6 +442,7 @@ mod tests {
         let log = AuditLog::open(&AuditOptions {
             path: Some(path.clone()),
             skip: vec!["getfileinfo".into()],
+            ..AuditOptions::default()
         })
         .unwrap()
         .unwrap();
@@ -329,7 +456,9 @@ mod tests {
                 src: src.into(),
                 dst: None,
                 perm: None,
+                tracking_id: None,
                 proto: "rpc",
+                caller_context: None,
             });
         }
         drop(log);

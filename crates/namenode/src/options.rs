@@ -415,7 +415,7 @@ impl NameNodeOptions {
                 .map_err(bad)?,
             kerberos,
             meta: MetaOptions::from_conf(conf)?,
-            audit: crate::audit::AuditOptions::from_conf(conf),
+            audit: crate::audit::AuditOptions::from_conf(conf).map_err(bad)?,
         })
     }
 

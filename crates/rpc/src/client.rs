@@ -22,8 +22,9 @@ use tokio::net::TcpStream;
 use tokio::sync::{mpsc, oneshot, Semaphore};
 use tusk_proto::common::{
     rpc_request_header_proto::OperationProto, rpc_response_header_proto::RpcStatusProto,
-    rpc_sasl_proto::SaslState, IpcConnectionContextProto, RequestHeaderProto, RpcKindProto,
-    RpcRequestHeaderProto, RpcResponseHeaderProto, TokenProto, UserInformationProto,
+    rpc_sasl_proto::SaslState, IpcConnectionContextProto, RequestHeaderProto,
+    RpcCallerContextProto, RpcKindProto, RpcRequestHeaderProto, RpcResponseHeaderProto, TokenProto,
+    UserInformationProto,
 };
 
 use tusk_common::{ConfigError, Configuration};
@@ -60,6 +61,9 @@ pub struct RpcClientOptions {
     pub protection: Vec<Protection>,
     /// The principal a Kerberos server must offer; `None`: any (a test's client).
     pub server_principal: Option<crate::auth::ServerPrincipal>,
+    /// Sent with every call (Hadoop's `CallerContext`): what this client is doing, for
+    /// the server's audit log.
+    pub caller_context: Option<RpcCallerContextProto>,
 }
 
 /// Hadoop's connect retry (`Client.Connection.setupConnection`): each failed connect
@@ -126,6 +130,7 @@ impl Default for RpcClientOptions {
             kerberos: None,
             protection: vec![Protection::Authentication],
             server_principal: None,
+            caller_context: None,
         }
     }
 }
@@ -274,6 +279,7 @@ impl RpcClient {
             call_id,
             client_id: self.client_id.clone(),
             retry_count: Some(0),
+            caller_context: self.options.caller_context.clone(),
             ..Default::default()
         }
     }

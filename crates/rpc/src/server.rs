@@ -508,6 +508,7 @@ impl RpcServer {
             token: conn.token.clone(),
             ugi: conn.ugi.clone(),
             principal: conn.principal.as_deref().map(Arc::from),
+            caller_context: header.caller_context.map(Arc::new),
         };
         let retry = header.retry_count;
         let Some(service) = self

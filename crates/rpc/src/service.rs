@@ -7,6 +7,7 @@ use std::sync::Arc;
 use bytes::Bytes;
 use futures::future::BoxFuture;
 use prost::Message;
+use tusk_proto::common::RpcCallerContextProto;
 
 use crate::error::RemoteException;
 
@@ -31,6 +32,9 @@ pub struct CallContext {
     /// The Kerberos principal the connection authenticated as (the real user when it
     /// acts for another); `None` under SIMPLE and TOKEN.
     pub principal: Option<Arc<str>>,
+    /// What the caller says it is doing (Hadoop's `CallerContext`, from the request
+    /// header), for the audit log; `None` when the call carried none.
+    pub caller_context: Option<Arc<RpcCallerContextProto>>,
 }
 
 /// A reply, or the exception to send instead.

@@ -509,6 +509,16 @@ pub fn decode_url(text: &str) -> Result<TokenProto, WritableError> {
     Ok(token)
 }
 
+/// `TokenIdentifier.getTrackingId`: the MD5 of a token's identifier bytes in lower-case
+/// hex, which the audit log names a token by without revealing it.
+pub fn tracking_id(identifier: &[u8]) -> String {
+    use md5::{Digest, Md5};
+    Md5::digest(identifier)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
 fn parse(identifier: &Bytes) -> Result<DelegationTokenIdentifier, DelegationTokenError> {
     DelegationTokenIdentifier::parse(identifier).map_err(|e| {
         InvalidToken::new(format!(
@@ -695,5 +705,12 @@ mod tests {
         assert!(m.create_token("alice", "yarn", "", 100 * 24 * HOUR).is_ok());
         assert!(m.needs_new_key(24 * HOUR));
         assert!(!m.needs_new_key(HOUR));
+    }
+
+    #[test]
+    fn tracking_id_is_the_identifiers_md5_in_hex() {
+        // RFC 1321's test suite.
+        assert_eq!(tracking_id(b""), "d41d8cd98f00b204e9800998ecf8427e");
+        assert_eq!(tracking_id(b"abc"), "900150983cd24fb0d6963f7d28e17f72");
     }
 }

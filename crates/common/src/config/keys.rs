@@ -39,6 +39,11 @@ pub const KNOWN: &[&str] = &[
     "dfs.batched.ls.limit",
     // Commands the audit log leaves out (HDFS logs them only at debug level).
     "dfs.namenode.audit.log.debug.cmdlist",
+    // The audit log's `trackingId=` (the caller's delegation token) and `callerContext=`.
+    "dfs.namenode.audit.log.token.tracking.id",
+    "hadoop.caller.context.enabled",
+    "hadoop.caller.context.max.size",
+    "hadoop.caller.context.signature.max.size",
     "dfs.namenode.delegation.key.update-interval",
     "dfs.namenode.delegation.token.max-lifetime",
     "dfs.namenode.delegation.token.renew-interval",

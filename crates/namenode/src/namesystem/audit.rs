@@ -4,6 +4,9 @@
 use std::net::IpAddr;
 use std::sync::Arc;
 
+use tusk_proto::common::RpcCallerContextProto;
+use tusk_security::delegation_token::tracking_id;
+
 use crate::audit::{AuditEvent, AuditStatus};
 use crate::namesystem::{Namesystem, PathUse};
 
@@ -42,6 +45,10 @@ pub struct AuditedCall {
     pub dst: Option<String>,
     /// `rpc` or `webhdfs`.
     pub proto: &'static str,
+    /// The identifier of the delegation token the caller authenticated with.
+    pub token: Option<bytes::Bytes>,
+    /// What the caller said it was doing (Hadoop's `CallerContext`).
+    pub caller_context: Option<Arc<RpcCallerContextProto>>,
 }
 
 impl Namesystem {
@@ -68,7 +75,16 @@ impl Namesystem {
             src: call.src.unwrap_or_else(|| "null".into()),
             dst: call.dst,
             perm,
+            tracking_id: log.tracks_tokens().then(|| {
+                call.token
+                    .as_deref()
+                    .map_or_else(|| "null".to_string(), tracking_id)
+            }),
             proto: call.proto,
+            caller_context: log.caller_context().and_then(|limits| {
+                let c = call.caller_context.as_deref()?;
+                limits.format(&c.context, c.signature.as_deref())
+            }),
         });
     }
 

@@ -198,6 +198,8 @@ pub(super) fn record(
         src: target.src,
         dst: target.dst,
         proto: "rpc",
+        token: ctx.token.clone(),
+        caller_context: ctx.caller_context.clone(),
     });
     outcome
 }

@@ -112,6 +112,12 @@ pub(super) fn record<T>(w: &WebHdfs, req: &Request, outcome: &Result<T>) {
         src: Some(src),
         dst,
         proto: "webhdfs",
+        token: req
+            .by_token
+            .then(|| req.params.delegation_token().ok())
+            .flatten()
+            .map(|t| t.identifier),
+        caller_context: None,
     });
 }
 
