@@ -23,5 +23,6 @@ trap 'rm -rf "$WORK"' EXIT
 javac -nowarn -cp "$(cat "$CP_FILE")" -d "$WORK/classes" $SRC/HadoopTokens.java \
   $SRC/HadoopContainerManager.java
 export HADOOP_SASL_CLASSPATH="$WORK/classes:$(cat "$CP_FILE")"
-cargo test -p tusk-rpc --test hadoop_client -- --ignored
-cargo test -p tusk-nodemanager --test hadoop_container_manager -- --ignored
+# With the features scripts/test.sh built everything with, so nothing compiles twice.
+cargo test --workspace ${TUSK_CARGO_FEATURES:+--features "$TUSK_CARGO_FEATURES"} \
+  --test hadoop_client --test hadoop_container_manager -- --ignored

@@ -17,5 +17,7 @@ if [ ! -s "$CP_FILE" ] || [ $SRC/pom.xml -nt "$CP_FILE" ]; then
   mvn -q -f $SRC/pom.xml dependency:build-classpath -Dmdep.outputFile="$PWD/$CP_FILE.tmp" >/dev/null
   mv "$CP_FILE.tmp" "$CP_FILE"
 fi
+# With the features scripts/test.sh built everything with, so nothing compiles twice.
 HADOOP_SHUFFLE_CLASSPATH=$(cat "$CP_FILE") \
-  cargo test -p tusk-nodemanager --test hadoop_shuffle -- --ignored --exact hadoops_own_fetcher_pieces_read_the_reply
+  cargo test --workspace ${TUSK_CARGO_FEATURES:+--features "$TUSK_CARGO_FEATURES"} \
+  --test hadoop_shuffle -- --ignored --exact hadoops_own_fetcher_pieces_read_the_reply

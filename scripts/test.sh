@@ -10,23 +10,38 @@
 # tokens against Tusk's SASL TOKEN auth, then Hadoop's shuffle client pieces against a
 # NodeManager's mapreduce_shuffle, then WebHDFS through the Python hdfs package, then the
 # deployment recipe (deploy/: systemd units, image, Kubernetes manifests), then TPC-H at SF
-# 0.01 through the DFS, every answer checked against DuckDB (builds --features sql).
+# 0.01 through the DFS, every answer checked against DuckDB.
 # Kerberos and SQL are built in (`--features kerberos,sql`; .ci/run installs what they need).
+# The scripts run the `tusk` binary that `cargo test` built for the CLI's integration
+# tests (with the same features), and the scripts' own Rust tests build with the same
+# features too (TUSK_CARGO_FEATURES), so nothing is compiled twice. Each step's time is
+# printed (`test.sh: STEP took Ns`) and a summary at the end.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-cargo test --workspace --no-fail-fast --features tusk-cli/kerberos,tusk-cli/sql
-cargo build -p tusk-cli --features kerberos,sql
-scripts/compat-hadoop.sh "${CARGO_TARGET_DIR:-target}/debug/tusk"
-scripts/compat-hadoop-secure.sh "${CARGO_TARGET_DIR:-target}/debug/tusk"
-scripts/compat-yarn.sh "${CARGO_TARGET_DIR:-target}/debug/tusk"
-scripts/compat-mapreduce.sh "${CARGO_TARGET_DIR:-target}/debug/tusk"
-TUSK_TESTBED=testbeds/repl-10gige.toml scripts/compat-mapreduce.sh "${CARGO_TARGET_DIR:-target}/debug/tusk"
-scripts/compat-mapreduce-recovery.sh "${CARGO_TARGET_DIR:-target}/debug/tusk"
-scripts/hadoop-mr-sweep.sh "${CARGO_TARGET_DIR:-target}/debug/tusk"
-scripts/compat-spark.sh "${CARGO_TARGET_DIR:-target}/debug/tusk"
-scripts/hadoop-contract.sh "${CARGO_TARGET_DIR:-target}/debug/tusk"
-scripts/hadoop-sasl.sh
-scripts/hadoop-shuffle.sh
-scripts/webhdfs-python.sh "${CARGO_TARGET_DIR:-target}/debug/tusk"
-scripts/deploy-check.sh "${CARGO_TARGET_DIR:-target}/debug/tusk"
-scripts/check-tpch.sh "${CARGO_TARGET_DIR:-target}/debug/tusk"
+export TUSK_CARGO_FEATURES=tusk-cli/kerberos,tusk-cli/sql
+TUSK=${CARGO_TARGET_DIR:-target}/debug/tusk
+TIMES=()
+step() {
+  local start=$SECONDS
+  "$@"
+  TIMES+=("$(printf '%5d s  %s' $((SECONDS - start)) "$*")")
+  echo "test.sh: $* took $((SECONDS - start)) s"
+}
+step cargo test --workspace --no-fail-fast --features "$TUSK_CARGO_FEATURES"
+[ -x "$TUSK" ] || { echo "test.sh: cargo test built no $TUSK" >&2; exit 1; }
+step scripts/compat-hadoop.sh "$TUSK"
+step scripts/compat-hadoop-secure.sh "$TUSK"
+step scripts/compat-yarn.sh "$TUSK"
+step scripts/compat-mapreduce.sh "$TUSK"
+step env TUSK_TESTBED=testbeds/repl-10gige.toml scripts/compat-mapreduce.sh "$TUSK"
+step scripts/compat-mapreduce-recovery.sh "$TUSK"
+step scripts/hadoop-mr-sweep.sh "$TUSK"
+step scripts/compat-spark.sh "$TUSK"
+step scripts/hadoop-contract.sh "$TUSK"
+step scripts/hadoop-sasl.sh
+step scripts/hadoop-shuffle.sh
+step scripts/webhdfs-python.sh "$TUSK"
+step scripts/deploy-check.sh "$TUSK"
+step scripts/check-tpch.sh "$TUSK"
+echo "test.sh: all steps passed in $SECONDS s"
+printf '%s\n' "${TIMES[@]}"
