@@ -94,6 +94,19 @@ assert owner == me, owner
 PY
 echo "compat-hadoop-secure: hdfs-native OK"
 
+# WebHDFS under Kerberos through Hadoop's WebHdfsFileSystem: SPNEGO with the ticket
+# (HTTP/localhost, which `local up --secure` makes and names in DIR/conf), then
+# GETDELEGATIONTOKEN, then the token on every call and in the DataNode redirects.
+WEBHDFS="webhdfs://localhost:$(cut -d: -f2 "$CLUSTER/namenode.http-addr")"
+fsshell "$CONF" -put "$WORK/hello.txt" "$WEBHDFS/user/$ME/web-hello.txt"
+LS=$(fsshell "$CONF" -ls "$WEBHDFS/user/$ME")
+echo "$LS" | grep -Eq "^-rw-r--r-- +3 $ME .* $WEBHDFS/user/$ME/web-hello.txt$" || { echo "$LS" >&2; fail "-ls webhdfs:// under Kerberos"; }
+[ "$(fsshell "$CONF" -cat "$WEBHDFS/user/$ME/web-hello.txt")" = "hello from a kerberized fsshell" ] || fail "-cat webhdfs:// under Kerberos"
+# curl's SPNEGO with the same ticket.
+curl -sf --negotiate -u : "http://localhost:$(cut -d: -f2 "$CLUSTER/namenode.http-addr")/webhdfs/v1/user/$ME?op=LISTSTATUS" \
+  | grep -q '"pathSuffix":"web-hello.txt"' || fail "curl --negotiate LISTSTATUS"
+echo "compat-hadoop-secure: webhdfs OK"
+
 # Another user's ticket: authenticated, and Hadoop's permission error.
 /usr/sbin/kadmin.local -q "addprinc -randkey bob" >/dev/null 2>&1
 /usr/sbin/kadmin.local -q "ktadd -k $WORK/bob.keytab bob" >/dev/null
