@@ -123,14 +123,20 @@ impl Spnego {
 }
 
 /// The middleware: negotiate, or let a WebHDFS token through, or challenge.
-async fn negotiate(State(spnego): State<Arc<Spnego>>, mut request: Request, next: Next) -> Response {
+async fn negotiate(
+    State(spnego): State<Arc<Spnego>>,
+    mut request: Request,
+    next: Next,
+) -> Response {
     let token = request
         .headers()
         .get(header::AUTHORIZATION)
         .and_then(|v| v.to_str().ok())
         .and_then(|v| {
             let (scheme, rest) = v.trim().split_once(' ')?;
-            scheme.eq_ignore_ascii_case("Negotiate").then(|| rest.trim().to_string())
+            scheme
+                .eq_ignore_ascii_case("Negotiate")
+                .then(|| rest.trim().to_string())
         });
     let Some(token) = token else {
         if spnego.passes_delegation && has_delegation(request.uri().query()) {
@@ -174,8 +180,10 @@ async fn negotiate(State(spnego): State<Arc<Spnego>>, mut request: Request, next
 
 fn has_delegation(query: Option<&str>) -> bool {
     query.is_some_and(|q| {
-        q.split('&')
-            .any(|pair| pair.strip_prefix("delegation=").is_some_and(|v| !v.is_empty()))
+        q.split('&').any(|pair| {
+            pair.strip_prefix("delegation=")
+                .is_some_and(|v| !v.is_empty())
+        })
     })
 }
 

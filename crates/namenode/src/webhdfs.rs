@@ -24,10 +24,10 @@ use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
 
 use axum::extract::{ConnectInfo, Path, Query, State};
-use axum::Extension;
 use axum::http::{header, Method, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::any;
+use axum::Extension;
 use tusk_http::spnego::HttpCaller;
 use tusk_http::Router;
 use tusk_security::{ProxyUsers, TokenAuthority};
@@ -110,8 +110,15 @@ async fn handle(
     Query(query): Query<Vec<(String, String)>>,
 ) -> Response {
     let caller = caller.map(|Extension(c)| c);
-    let parsed = parse(&method, &path, query, peer.ip(), &w.proxy_users, caller.as_ref())
-        .and_then(|req| w.authenticated(req));
+    let parsed = parse(
+        &method,
+        &path,
+        query,
+        peer.ip(),
+        &w.proxy_users,
+        caller.as_ref(),
+    )
+    .and_then(|req| w.authenticated(req));
     let outcome = match parsed {
         Ok(req) => {
             let outcome = dispatch(&w, &req).await;

@@ -27,7 +27,9 @@ pub use auth_to_local::AuthToLocal;
 #[cfg(feature = "kerberos")]
 pub use gss::{accept_negotiate, GssapiClient, GssapiServer, SecurityLayer, ServiceCredentials};
 #[cfg(not(feature = "kerberos"))]
-pub use unavailable::{accept_negotiate, GssapiClient, GssapiServer, SecurityLayer, ServiceCredentials};
+pub use unavailable::{
+    accept_negotiate, GssapiClient, GssapiServer, SecurityLayer, ServiceCredentials,
+};
 
 /// What went wrong in a Kerberos exchange.
 #[derive(Debug, thiserror::Error)]

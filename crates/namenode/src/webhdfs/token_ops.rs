@@ -85,7 +85,10 @@ pub(super) async fn cancel_delegation_token(w: &WebHdfs, req: &Request) -> Resul
 
 fn token_param(req: &Request) -> Result<TokenProto> {
     let Some(text) = req.params.get("token").filter(|t| !t.is_empty()) else {
-        return Err(WebHdfsError::bad_param("token", "the token parameter is missing"));
+        return Err(WebHdfsError::bad_param(
+            "token",
+            "the token parameter is missing",
+        ));
     };
     decode_url(text).map_err(|e| {
         WebHdfsError::of(
