@@ -4,7 +4,8 @@
 # with a kinit'ed ticket it writes, lists, reads, moves and deletes; another user's
 # ticket gets Hadoop's permission error; no ticket and SIMPLE are refused; and with
 # hadoop.rpc.protection=privacy on both sides the same works while a client that will
-# not go beyond authentication finds no common layer.
+# not go beyond authentication finds no common layer. WebHDFS: Hadoop's
+# WebHdfsFileSystem (-put, -ls, -cat webhdfs://) and curl --negotiate with the ticket.
 # Usage: scripts/compat-hadoop-secure.sh [path/to/tusk]   (a tusk built with
 # --features kerberos; Java, Maven and krb5-kdc: .ci/run installs them)
 set -euo pipefail
