@@ -4,7 +4,8 @@
 # with a kinit'ed ticket it writes, lists, reads, moves and deletes; another user's
 # ticket gets Hadoop's permission error; no ticket and SIMPLE are refused; and with
 # hadoop.rpc.protection=privacy on both sides the same works while a client that will
-# not go beyond authentication finds no common layer.
+# not go beyond authentication finds no common layer. WebHDFS: Hadoop's
+# WebHdfsFileSystem (-put, -ls, -cat webhdfs://) and curl --negotiate with the ticket.
 # Usage: scripts/compat-hadoop-secure.sh [path/to/tusk]   (a tusk built with
 # --features kerberos; Java, Maven and krb5-kdc: .ci/run installs them)
 set -euo pipefail
@@ -93,6 +94,19 @@ owner = client.get_file_info(f"/user/{me}/native.bin").owner
 assert owner == me, owner
 PY
 echo "compat-hadoop-secure: hdfs-native OK"
+
+# WebHDFS under Kerberos through Hadoop's WebHdfsFileSystem: SPNEGO with the ticket
+# (HTTP/localhost, which `local up --secure` makes and names in DIR/conf), then
+# GETDELEGATIONTOKEN, then the token on every call and in the DataNode redirects.
+WEBHDFS="webhdfs://localhost:$(cut -d: -f2 "$CLUSTER/namenode.http-addr")"
+fsshell "$CONF" -put "$WORK/hello.txt" "$WEBHDFS/user/$ME/web-hello.txt"
+LS=$(fsshell "$CONF" -ls "$WEBHDFS/user/$ME")
+echo "$LS" | grep -Eq "^-rw-r--r-- +3 $ME .* $WEBHDFS/user/$ME/web-hello.txt$" || { echo "$LS" >&2; fail "-ls webhdfs:// under Kerberos"; }
+[ "$(fsshell "$CONF" -cat "$WEBHDFS/user/$ME/web-hello.txt")" = "hello from a kerberized fsshell" ] || fail "-cat webhdfs:// under Kerberos"
+# curl's SPNEGO with the same ticket.
+curl -sf --negotiate -u : "http://localhost:$(cut -d: -f2 "$CLUSTER/namenode.http-addr")/webhdfs/v1/user/$ME?op=LISTSTATUS" \
+  | grep -q '"pathSuffix":"web-hello.txt"' || fail "curl --negotiate LISTSTATUS"
+echo "compat-hadoop-secure: webhdfs OK"
 
 # Another user's ticket: authenticated, and Hadoop's permission error.
 /usr/sbin/kadmin.local -q "addprinc -randkey bob" >/dev/null 2>&1

@@ -200,7 +200,7 @@ pub async fn up(conf: &Configuration, args: &UpArgs) -> anyhow::Result<ClusterEn
 
 /// `--secure`: starts the realm `TUSK.LOCAL` in `dir/kdc` (its KDC left running, its
 /// pid returned for the pids file), makes principals and keytabs for the NameNode, the
-/// DataNodes and the user running this, takes the user's ticket, and turns Kerberos on
+/// DataNodes, their web servers (`HTTP/localhost`, SPNEGO) and the user running this, takes the user's ticket, and turns Kerberos on
 /// in `conf`. This process authenticates with that ticket from here on.
 fn secure_realm(
     dir: &Path,
@@ -215,6 +215,9 @@ fn secure_realm(
     let kdc = Kdc::start(&kdc_dir, REALM)?;
     let nn = kdc.add_principal(&format!("nn/localhost@{REALM}"))?;
     let dn = kdc.add_principal(&format!("dn/localhost@{REALM}"))?;
+    // SPNEGO on the web servers (WebHDFS): curl's and Java's tickets are for
+    // `HTTP/<host of the URL>`.
+    let http = kdc.add_principal(&format!("HTTP/localhost@{REALM}"))?;
     let user = tusk_common::current_user();
     let keytab = kdc.add_principal(&format!("{user}@{REALM}"))?;
     let cache = kdc_dir.join(format!("{user}.cc"));
@@ -231,6 +234,14 @@ fn secure_realm(
             format!("dn/_HOST@{REALM}"),
         ),
         ("dfs.datanode.keytab.file", dn.display().to_string()),
+        (
+            "dfs.web.authentication.kerberos.principal",
+            format!("HTTP/_HOST@{REALM}"),
+        ),
+        (
+            "dfs.web.authentication.kerberos.keytab",
+            http.display().to_string(),
+        ),
     ] {
         conf.set(key, value);
     }

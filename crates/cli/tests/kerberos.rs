@@ -3,7 +3,9 @@
 //! reads a file (owned by the principal's short name), and a client without a ticket
 //! or with SIMPLE authentication is refused; a delegation token from `tusk fetchdt`
 //! serves without a ticket until it is cancelled, and WebHDFS takes it (`delegation=`)
-//! instead of a claimed `user.name`.
+//! instead of a claimed `user.name`. WebHDFS negotiates SPNEGO with curl's
+//! `--negotiate` (a listing, a CREATE through the DataNode redirect, the 401
+//! challenge) and serves GETDELEGATIONTOKEN, RENEW and CANCEL to a ticket holder.
 
 #[path = "support/local_cluster.rs"]
 mod local_cluster;
@@ -17,6 +19,7 @@ fn a_kerberos_cluster_serves_ticket_holders_only() {
     let kdc = Kdc::start(realm_dir.path(), "TUSK.TEST").expect("a KDC (Debian's krb5-kdc)");
     let nn_keytab = kdc.add_principal("nn/localhost@TUSK.TEST").unwrap();
     let dn_keytab = kdc.add_principal("dn/localhost@TUSK.TEST").unwrap();
+    let http_keytab = kdc.add_principal("HTTP/localhost@TUSK.TEST").unwrap();
     let alice_cache = kdc.add_user("alice").unwrap();
 
     let keys = [
@@ -25,6 +28,11 @@ fn a_kerberos_cluster_serves_ticket_holders_only() {
         format!("dfs.namenode.keytab.file={}", nn_keytab.display()),
         "dfs.datanode.kerberos.principal=dn/_HOST@TUSK.TEST".to_string(),
         format!("dfs.datanode.keytab.file={}", dn_keytab.display()),
+        "dfs.web.authentication.kerberos.principal=HTTP/_HOST@TUSK.TEST".to_string(),
+        format!(
+            "dfs.web.authentication.kerberos.keytab={}",
+            http_keytab.display()
+        ),
         "dfs.namenode.audit.log.token.tracking.id=true".to_string(),
     ];
     let mut global: Vec<&str> = Vec::new();
@@ -192,8 +200,131 @@ fn a_kerberos_cluster_serves_ticket_holders_only() {
     let (status, refused) = http_get(&format!(
         "http://{web}/webhdfs/v1/user/alice/hello.txt?op=GETFILESTATUS&user.name=alice"
     ));
-    assert_eq!(status, 403, "{refused}");
+    assert_eq!(status, 401, "{refused}");
     assert!(refused.contains("Authentication required"), "{refused}");
+
+    // SPNEGO: curl with alice's ticket (`--negotiate`) lists her home and creates a
+    // file through the DataNode redirect (which carries a token the NameNode made).
+    let web_host = web.replacen("127.0.0.1", "localhost", 1);
+    let base = format!("http://{web_host}/webhdfs/v1");
+    let listed = curl(
+        &[
+            "--negotiate",
+            "-u",
+            ":",
+            &format!("{base}/user/alice?op=LISTSTATUS"),
+        ],
+        &env_refs,
+    );
+    assert!(listed.starts_with("200 "), "{listed}");
+    assert!(listed.contains("\"pathSuffix\":\"hello.txt\""), "{listed}");
+    assert!(listed.contains("\"owner\":\"alice\""), "{listed}");
+    let created = curl(
+        &[
+            "--negotiate",
+            "-u",
+            ":",
+            "-X",
+            "PUT",
+            &format!("{base}/user/alice/spnego.txt?op=CREATE"),
+        ],
+        &env_refs,
+    );
+    assert!(created.starts_with("307 "), "{created}");
+    let location = created
+        .lines()
+        .find_map(|l| {
+            l.strip_prefix("location: ")
+                .or_else(|| l.strip_prefix("Location: "))
+        })
+        .expect("a Location header")
+        .trim()
+        .to_string();
+    assert!(location.contains("delegation="), "{location}");
+    let body = realm_dir.path().join("spnego.txt");
+    std::fs::write(&body, "written through SPNEGO\n").unwrap();
+    let put = curl(&["-X", "PUT", "-T", body.to_str().unwrap(), &location], &[]);
+    assert!(put.starts_with("201 "), "{put}");
+    let cat = fs(&["-cat", "/user/alice/spnego.txt"], &env_refs);
+    assert_eq!(stdout(&cat), "written through SPNEGO\n", "{}", stderr(&cat));
+    let status = curl(
+        &[
+            "--negotiate",
+            "-u",
+            ":",
+            &format!("{base}/user/alice/spnego.txt?op=GETFILESTATUS"),
+        ],
+        &env_refs,
+    );
+    assert!(status.contains("\"owner\":\"alice\""), "{status}");
+    // No ticket, no token: 401 with the Negotiate challenge.
+    let challenged = curl(&[&format!("{base}/user/alice?op=LISTSTATUS")], &[]);
+    assert!(challenged.starts_with("401 "), "{challenged}");
+    assert!(
+        challenged
+            .to_ascii_lowercase()
+            .contains("www-authenticate: negotiate"),
+        "{challenged}"
+    );
+    // GETDELEGATIONTOKEN with the ticket; the token then serves without one, renews,
+    // and is refused once cancelled.
+    let got = curl(
+        &[
+            "--negotiate",
+            "-u",
+            ":",
+            &format!("{base}/?op=GETDELEGATIONTOKEN&renewer=alice"),
+        ],
+        &env_refs,
+    );
+    assert!(got.starts_with("200 "), "{got}");
+    let url_string = got
+        .split("\"urlString\":\"")
+        .nth(1)
+        .and_then(|rest| rest.split('"').next())
+        .expect("a urlString")
+        .to_string();
+    let by_web_token =
+        format!("{base}/user/alice/spnego.txt?op=GETFILESTATUS&delegation={url_string}");
+    let (status, body) = http_get(&by_web_token.replace("localhost", "127.0.0.1"));
+    assert_eq!(status, 200, "{body}");
+    assert!(body.contains("\"owner\":\"alice\""), "{body}");
+    // A token does not beget a token (Hadoop's refusal of a `delegation=` here).
+    let (status, body) = http_get(&format!(
+        "http://{web}/webhdfs/v1/?op=GETDELEGATIONTOKEN&delegation={url_string}"
+    ));
+    assert_eq!(status, 400, "{body}");
+    assert!(body.contains("IllegalArgumentException"), "{body}");
+    let renewed = curl(
+        &[
+            "--negotiate",
+            "-u",
+            ":",
+            "-X",
+            "PUT",
+            &format!("{base}/?op=RENEWDELEGATIONTOKEN&token={url_string}"),
+        ],
+        &env_refs,
+    );
+    assert!(
+        renewed.starts_with("200 ") && renewed.contains("{\"long\":"),
+        "{renewed}"
+    );
+    let cancelled = curl(
+        &[
+            "--negotiate",
+            "-u",
+            ":",
+            "-X",
+            "PUT",
+            &format!("{base}/?op=CANCELDELEGATIONTOKEN&token={url_string}"),
+        ],
+        &env_refs,
+    );
+    assert!(cancelled.starts_with("200 "), "{cancelled}");
+    let (status, body) = http_get(&by_web_token.replace("localhost", "127.0.0.1"));
+    assert_eq!(status, 403, "{body}");
+    assert!(body.contains("InvalidToken"), "{body}");
 
     let renewed = dt(&["--renew", tokens_str], &env_refs);
     assert!(
@@ -244,6 +375,19 @@ fn a_kerberos_cluster_serves_ticket_holders_only() {
         "{}",
         stderr(&simple)
     );
+}
+
+/// `curl -s -i ARGS` with `env`: the status, a space, then the headers and body.
+fn curl(args: &[&str], env: &[(&str, &str)]) -> String {
+    let out = std::process::Command::new("curl")
+        .args(["-s", "-i", "-w", "\n%{http_code}"])
+        .args(args)
+        .envs(env.iter().copied())
+        .output()
+        .expect("curl (with GSS-API)");
+    let text = String::from_utf8_lossy(&out.stdout).to_string();
+    let (rest, code) = text.rsplit_once('\n').unwrap_or(("", &text));
+    format!("{code} {rest}")
 }
 
 /// A plain HTTP/1.1 GET: the status and, for a redirect, the headers, else the body.

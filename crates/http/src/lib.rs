@@ -15,6 +15,8 @@
 //! - `address`: [`http_address`], the address a daemon's HTTP server binds given its
 //!   configuration key and how its RPC address was chosen.
 //! - `error`: [`HttpError`].
+//! - `spnego`: [`spnego::Spnego`], SPNEGO (`Authorization: Negotiate`) in front of
+//!   routes, with the caller as an [`spnego::HttpCaller`] extension.
 //! - `page`: the HTML layout and building blocks of the daemons' pages.
 //! - `daemon`: what every daemon answers (`/metrics`, `/jmx`, `/conf`, `/logLevel`,
 //!   `/stacks`, `/status`) from a [`daemon::DaemonWeb`] description.
@@ -24,6 +26,7 @@ pub mod daemon;
 pub mod error;
 pub mod page;
 pub mod server;
+pub mod spnego;
 
 pub use address::http_address;
 pub use axum::Router;

@@ -15,21 +15,59 @@ use axum::extract::{Query, State};
 use axum::http::{header, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
+use tusk_http::spnego::{Spnego, SpnegoError};
 use tusk_http::Router;
 
 use crate::namesystem::Namesystem;
 
 /// Every HTTP endpoint of the NameNode whose RPC server listens on `rpc_addr`.
-pub fn http_router(fsn: &Arc<Namesystem>, rpc_addr: SocketAddr) -> Router {
-    Router::new()
-        .merge(crate::webhdfs::router(fsn.clone(), rpc_addr))
+///
+/// Under Kerberos WebHDFS negotiates SPNEGO (or takes `delegation=`), with the
+/// `HTTP/_HOST` principal of `dfs.web.authentication.kerberos.principal` (without one,
+/// it takes `delegation=` only); the pages and
+/// the other endpoints negotiate too when `hadoop.http.authentication.type=kerberos`.
+pub fn http_router(fsn: &Arc<Namesystem>, rpc_addr: SocketAddr) -> Result<Router, SpnegoError> {
+    let webhdfs = crate::webhdfs::router(fsn.clone(), rpc_addr);
+    let rest = Router::new()
         .merge(crate::web::router(fsn, rpc_addr))
         .merge(crate::fsck::router(fsn.clone()))
         .merge(
             Router::new()
                 .route("/imagetransfer", get(image_transfer))
                 .with_state(fsn.clone()),
+        );
+    let Some(identity) = &fsn.options.kerberos else {
+        return Ok(webhdfs.merge(rest));
+    };
+    let conf = &fsn.options.conf.0;
+    let host = match rpc_addr.ip() {
+        ip if ip.is_loopback() || ip.is_unspecified() => "localhost".to_string(),
+        ip => ip.to_string(),
+    };
+    let spnego = |webhdfs: bool| {
+        Spnego::from_conf(
+            conf,
+            &host,
+            "dfs.namenode.keytab.file",
+            identity.auth_to_local.clone(),
+            webhdfs,
         )
+        .map(Arc::new)
+    };
+    // Without an HTTP principal WebHDFS takes delegation tokens only (as before SPNEGO).
+    let webhdfs = match spnego(true) {
+        Ok(spnego) => spnego.protect(webhdfs),
+        Err(SpnegoError::Missing(key)) => {
+            tracing::warn!("{key} is not set: WebHDFS takes delegation tokens only (no SPNEGO)");
+            webhdfs
+        }
+        Err(e) => return Err(e),
+    };
+    let rest = match Spnego::web_ui_enabled(conf) {
+        true => spnego(false)?.protect(rest),
+        false => rest,
+    };
+    Ok(webhdfs.merge(rest))
 }
 
 async fn image_transfer(

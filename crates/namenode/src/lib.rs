@@ -173,7 +173,10 @@ impl NameNode {
         }
         let http = match &fsn.options.http_address {
             Some(http_addr) => {
-                let router = http::http_router(&fsn, addr);
+                let router =
+                    http::http_router(&fsn, addr).map_err(|e| NameNodeError::InvalidArgument {
+                        message: e.to_string(),
+                    })?;
                 Some(
                     HttpServer::start(http_addr, router, stop.clone())
                         .await

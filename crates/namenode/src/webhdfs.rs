@@ -8,7 +8,8 @@
 //! until its edit is durable before answering); `webhdfs/redirect.rs` chooses the
 //! DataNode and builds the `Location`; `webhdfs/meta_ops.rs` runs the ACL, CHECKACCESS,
 //! quota and storage-policy operations, `webhdfs/snapshot_ops.rs` the snapshot ones and
-//! `webhdfs/xattr_ops.rs` the extended attribute ones; `webhdfs/audit.rs` writes their
+//! `webhdfs/xattr_ops.rs` the extended attribute ones, `webhdfs/token_ops.rs` the
+//! delegation token ones; `webhdfs/audit.rs` writes their
 //! audit lines.
 
 mod audit;
@@ -16,6 +17,7 @@ mod meta_ops;
 mod namespace_ops;
 mod redirect;
 mod snapshot_ops;
+mod token_ops;
 mod xattr_ops;
 
 use std::net::{IpAddr, SocketAddr};
@@ -25,6 +27,8 @@ use axum::extract::{ConnectInfo, Path, Query, State};
 use axum::http::{header, Method, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::any;
+use axum::Extension;
+use tusk_http::spnego::HttpCaller;
 use tusk_http::Router;
 use tusk_security::{ProxyUsers, TokenAuthority};
 use tusk_webhdfs::{path::fs_path, Op, Params, Result, WebHdfsError, PREFIX};
@@ -54,6 +58,11 @@ pub(crate) struct Request {
     pub peer: IpAddr,
     /// The request proved its user with a delegation token.
     pub by_token: bool,
+    /// The Kerberos principal SPNEGO authenticated (`user` is its short name, or the
+    /// user it acts for with `doas`).
+    pub principal: Option<String>,
+    /// `user` is a `doas` of the authenticated principal.
+    pub proxied: bool,
 }
 
 /// The WebHDFS routes of a NameNode whose RPC server listens on `rpc_addr`.
@@ -75,30 +84,41 @@ async fn root(
     state: State<Arc<WebHdfs>>,
     method: Method,
     peer: ConnectInfo<SocketAddr>,
+    caller: Option<Extension<HttpCaller>>,
     query: Query<Vec<(String, String)>>,
 ) -> Response {
-    handle(state, method, peer, String::new(), query).await
+    handle(state, method, peer, caller, String::new(), query).await
 }
 
 async fn at_path(
     state: State<Arc<WebHdfs>>,
     method: Method,
     peer: ConnectInfo<SocketAddr>,
+    caller: Option<Extension<HttpCaller>>,
     Path(path): Path<String>,
     query: Query<Vec<(String, String)>>,
 ) -> Response {
-    handle(state, method, peer, path, query).await
+    handle(state, method, peer, caller, path, query).await
 }
 
 async fn handle(
     State(w): State<Arc<WebHdfs>>,
     method: Method,
     ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    caller: Option<Extension<HttpCaller>>,
     path: String,
     Query(query): Query<Vec<(String, String)>>,
 ) -> Response {
-    let parsed = parse(&method, &path, query, peer.ip(), &w.proxy_users)
-        .and_then(|req| w.authenticated(req));
+    let caller = caller.map(|Extension(c)| c);
+    let parsed = parse(
+        &method,
+        &path,
+        query,
+        peer.ip(),
+        &w.proxy_users,
+        caller.as_ref(),
+    )
+    .and_then(|req| w.authenticated(req));
     let outcome = match parsed {
         Ok(req) => {
             let outcome = dispatch(&w, &req).await;
@@ -116,16 +136,33 @@ fn parse(
     query: Vec<(String, String)>,
     peer: IpAddr,
     proxy_users: &ProxyUsers,
+    caller: Option<&HttpCaller>,
 ) -> Result<Request> {
     let params = Params::new(query);
     let op = params.op(method)?;
+    // A negotiated caller is its principal's short name (`user.name` is not believed),
+    // or the `doas` user the proxy-user rules let it act for.
+    let (user, principal, proxied) = match caller {
+        Some(c) => match params.get("doas").filter(|d| !d.is_empty() && *d != c.user) {
+            Some(doas) => {
+                proxy_users
+                    .authorize(&c.user, doas, peer)
+                    .map_err(WebHdfsError::authorization)?;
+                (doas.to_string(), Some(c.principal.clone()), true)
+            }
+            None => (c.user.clone(), Some(c.principal.clone()), false),
+        },
+        None => (params.user_as(proxy_users, peer)?, None, false),
+    };
     Ok(Request {
         op,
-        user: params.user_as(proxy_users, peer)?,
+        user,
         path: fs_path(path)?,
         params,
         peer,
         by_token: false,
+        principal,
+        proxied,
     })
 }
 
@@ -134,7 +171,7 @@ async fn dispatch(w: &WebHdfs, req: &Request) -> Result<Response> {
     match req.op {
         // Data: to a DataNode.
         Op::Open => redirect::open(w, req).await,
-        Op::Create => redirect::create(w, req),
+        Op::Create => redirect::create(w, req).await,
         Op::Append | Op::GetFileChecksum => redirect::at_last_block(w, req).await,
         // GET
         Op::GetFileStatus => namespace_ops::get_file_status(w, req).await,
@@ -191,6 +228,10 @@ async fn dispatch(w: &WebHdfs, req: &Request) -> Result<Response> {
             snapshot_ops::get_snapshottable_directory_list(w, req).await
         }
         Op::GetSnapshotList => snapshot_ops::get_snapshot_list(w, req).await,
+        // Delegation tokens
+        Op::GetDelegationToken => token_ops::get_delegation_token(w, req).await,
+        Op::RenewDelegationToken => token_ops::renew_delegation_token(w, req).await,
+        Op::CancelDelegationToken => token_ops::cancel_delegation_token(w, req).await,
         other => Err(other.unsupported()),
     }
 }
@@ -201,11 +242,12 @@ pub(crate) fn remote(e: NameNodeError) -> WebHdfsError {
 }
 
 impl WebHdfs {
-    /// Under Kerberos a request must prove who it is: without SPNEGO (not served yet)
-    /// that is a delegation token (`delegation=`), whose owner the request then runs as;
-    /// `user.name` alone is not believed. Under SIMPLE the request is taken as it is.
+    /// Under Kerberos a request must prove who it is: by SPNEGO (its principal, in
+    /// front of this router) or with a delegation token (`delegation=`), whose owner the
+    /// request then runs as; `user.name` alone is not believed. Under SIMPLE the request
+    /// is taken as it is.
     fn authenticated(&self, mut req: Request) -> Result<Request> {
-        if self.fsn.options.kerberos.is_none() {
+        if self.fsn.options.kerberos.is_none() || req.principal.is_some() {
             return Ok(req);
         }
         let token = req.params.delegation_token()?;

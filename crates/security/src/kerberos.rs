@@ -9,6 +9,7 @@
 //!   GSS context tokens, then the security-layer negotiation, wrapped in the context.
 //!   The layer negotiated (`authentication`, `integrity` or `privacy`) then wraps every
 //!   message ([`SecurityLayer`]).
+//! - [`accept_negotiate`]: SPNEGO over HTTP (`Authorization: Negotiate`), one token.
 //!
 //! The GSS-API parts (`kerberos/gss.rs`) are built with the `kerberos` feature, which
 //! needs the GSS-API headers and libclang at build time (Debian: `libkrb5-dev`,
@@ -24,9 +25,11 @@ mod unavailable;
 
 pub use auth_to_local::AuthToLocal;
 #[cfg(feature = "kerberos")]
-pub use gss::{GssapiClient, GssapiServer, SecurityLayer, ServiceCredentials};
+pub use gss::{accept_negotiate, GssapiClient, GssapiServer, SecurityLayer, ServiceCredentials};
 #[cfg(not(feature = "kerberos"))]
-pub use unavailable::{GssapiClient, GssapiServer, SecurityLayer, ServiceCredentials};
+pub use unavailable::{
+    accept_negotiate, GssapiClient, GssapiServer, SecurityLayer, ServiceCredentials,
+};
 
 /// What went wrong in a Kerberos exchange.
 #[derive(Debug, thiserror::Error)]

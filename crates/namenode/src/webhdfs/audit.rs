@@ -80,6 +80,12 @@ fn ugi(req: &Request) -> String {
     if req.by_token {
         return format!("{} (auth:TOKEN)", req.user);
     }
+    if let Some(principal) = &req.principal {
+        return match req.proxied {
+            true => format!("{} (auth:PROXY) via {principal} (auth:KERBEROS)", req.user),
+            false => format!("{principal} (auth:KERBEROS)"),
+        };
+    }
     let caller = req
         .params
         .get("user.name")
@@ -144,6 +150,8 @@ mod tests {
             ),
             peer: "127.0.0.1".parse().unwrap(),
             by_token: false,
+            principal: None,
+            proxied: false,
         }
     }
 

@@ -21,7 +21,7 @@ pub(super) async fn open(w: &WebHdfs, req: &Request) -> Result<Response> {
     req.params.length()?;
     req.params.buffer_size()?;
     let target = holder_of(w, req, Some(offset)).await?;
-    redirect(w, req, &target)
+    redirect(w, req, &target).await
 }
 
 /// APPEND and GETFILECHECKSUM: a DataNode holding the file's last block (Hadoop's
@@ -30,7 +30,7 @@ pub(super) async fn open(w: &WebHdfs, req: &Request) -> Result<Response> {
 pub(super) async fn at_last_block(w: &WebHdfs, req: &Request) -> Result<Response> {
     req.params.buffer_size()?;
     let target = holder_of(w, req, None).await?;
-    redirect(w, req, &target)
+    redirect(w, req, &target).await
 }
 
 /// A DataNode with a replica of the block at `offset` (the last block when `None`),
@@ -79,13 +79,13 @@ async fn holder_of(w: &WebHdfs, req: &Request, offset: Option<u64>) -> Result<Da
 /// CREATE: a DataNode on the client's host when there is one (its first replica
 /// then stays local, as HDFS places it), else any live one; never one the client
 /// excludes. Nothing is created yet.
-pub(super) fn create(w: &WebHdfs, req: &Request) -> Result<Response> {
+pub(super) async fn create(w: &WebHdfs, req: &Request) -> Result<Response> {
     req.params.permission()?;
     req.params.replication()?;
     req.params.block_size()?;
     req.params.overwrite()?;
     let target = any_datanode(w, req)?;
-    redirect(w, req, &target)
+    redirect(w, req, &target).await
 }
 
 /// A live DataNode with a web server, preferring one on the caller's host.
@@ -124,8 +124,11 @@ fn is_excluded(dn: &DatanodeInfoProto, excluded: &[String]) -> bool {
 }
 
 /// The same request on `dn`'s web server: every parameter but `noredirect`, plus the
-/// NameNode's RPC address (`namenoderpcaddress`), as Hadoop's DataNodes expect.
-fn redirect(w: &WebHdfs, req: &Request, dn: &DatanodeInfoProto) -> Result<Response> {
+/// NameNode's RPC address (`namenoderpcaddress`), as Hadoop's DataNodes expect; a
+/// request SPNEGO authenticated gets a delegation token for its user (`delegation=`),
+/// which the DataNode acts with.
+async fn redirect(w: &WebHdfs, req: &Request, dn: &DatanodeInfoProto) -> Result<Response> {
+    let delegation = super::token_ops::for_redirect(w, req).await?;
     let authority = format!("{}:{}", dn.id.ip_addr, dn.id.info_port);
     let rpc = w.rpc_addr.to_string();
     let mut query: Vec<(&str, &str)> = vec![("op", req.op.name())];
@@ -137,6 +140,10 @@ fn redirect(w: &WebHdfs, req: &Request, dn: &DatanodeInfoProto) -> Result<Respon
             .map(|(k, v)| (k.as_str(), v.as_str())),
     );
     query.push(("namenoderpcaddress", &rpc));
+    if let Some(token) = &delegation {
+        query.retain(|(k, _)| *k != "delegation");
+        query.push(("delegation", token));
+    }
     let location = path::url(&authority, &req.path, &query);
     if req.params.no_redirect()? {
         return Ok(json(j::location(&location)));

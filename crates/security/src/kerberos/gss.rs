@@ -320,6 +320,28 @@ impl GssapiClient {
     }
 }
 
+/// SPNEGO over HTTP (RFC 4559): accepts one `Authorization: Negotiate` token with
+/// `credentials` (the `HTTP/host` keytab's); the client's principal and the token to
+/// send back in `WWW-Authenticate: Negotiate` (mutual authentication), if any. The
+/// token may be SPNEGO's (curl, Java's `AuthenticatedURL`) or a plain krb5 one: the
+/// library takes either with credentials for the default mechanisms. Kerberos
+/// completes in one round; a context that asks for more is refused (HTTP keeps no
+/// state between requests). May call the replay cache: call it off the async runtime.
+pub fn accept_negotiate(
+    credentials: &ServiceCredentials,
+    token: &[u8],
+) -> Result<(String, Option<Vec<u8>>), KerberosError> {
+    let mut ctx = ServerCtx::new(Some(credentials.cred.clone()));
+    let out = ctx.step(token, None).map_err(gss)?;
+    if !ctx.is_complete() {
+        return Err(KerberosError::Protocol(
+            "the Negotiate exchange needs another round, which HTTP does not keep".into(),
+        ));
+    }
+    let principal = ctx.source_name().map_err(gss)?.to_string();
+    Ok((principal, out.map(|b| b.to_vec()).filter(|b| !b.is_empty())))
+}
+
 /// RFC 4752's layer message: the layer bits, then the largest message size in three
 /// bytes (network order).
 fn layer_message(bits: u8, max: usize) -> [u8; 4] {

@@ -81,3 +81,11 @@ impl SecurityLayer {
         Err(KerberosError::NotBuilt)
     }
 }
+
+/// SPNEGO over HTTP; refuses every token.
+pub fn accept_negotiate(
+    _: &ServiceCredentials,
+    _: &[u8],
+) -> Result<(String, Option<Vec<u8>>), KerberosError> {
+    Err(KerberosError::NotBuilt)
+}
