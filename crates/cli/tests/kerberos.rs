@@ -29,6 +29,7 @@ fn a_kerberos_cluster_serves_ticket_holders_only() {
         "dfs.datanode.kerberos.principal=dn/_HOST@TUSK.TEST".to_string(),
         format!("dfs.datanode.keytab.file={}", dn_keytab.display()),
         "dfs.web.authentication.kerberos.principal=HTTP/_HOST@TUSK.TEST".to_string(),
+        "hadoop.http.authentication.type=kerberos".to_string(),
         format!(
             "dfs.web.authentication.kerberos.keytab={}",
             http_keytab.display()
@@ -257,6 +258,23 @@ fn a_kerberos_cluster_serves_ticket_holders_only() {
         &env_refs,
     );
     assert!(status.contains("\"owner\":\"alice\""), "{status}");
+    // hadoop.http.authentication.type=kerberos: the NameNode's and the DataNode's
+    // pages negotiate too (the DataNode's WebHDFS took the token above).
+    let dn_web = location
+        .split('/')
+        .nth(2)
+        .expect("the DataNode's authority")
+        .replacen("127.0.0.1", "localhost", 1);
+    for daemon_web in [web_host.as_str(), dn_web.as_str()] {
+        let jmx = format!("http://{daemon_web}/jmx");
+        let refused = curl(&[&jmx], &[]);
+        assert!(refused.starts_with("401 "), "{daemon_web}: {refused}");
+        let served = curl(&["--negotiate", "-u", ":", &jmx], &env_refs);
+        assert!(
+            served.starts_with("200 ") && served.contains("\"beans\""),
+            "{daemon_web}: {served}"
+        );
+    }
     // No ticket, no token: 401 with the Negotiate challenge.
     let challenged = curl(&[&format!("{base}/user/alice?op=LISTSTATUS")], &[]);
     assert!(challenged.starts_with("401 "), "{challenged}");

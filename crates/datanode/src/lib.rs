@@ -295,8 +295,14 @@ impl DataNode {
         let mut tasks = vec![tokio::spawn(transfer::serve(node.clone(), xfer_listener))];
         let http = match http_listener {
             Some(listener) => Some(
-                HttpServer::serve(listener, http::http_router(&node), node.shutdown.clone())
-                    .map_err(|e| DataNodeError::io("HTTP listener", e.into()))?,
+                HttpServer::serve(
+                    listener,
+                    http::http_router(&node).map_err(|e| {
+                        DataNodeError::io("HTTP authentication", std::io::Error::other(e))
+                    })?,
+                    node.shutdown.clone(),
+                )
+                .map_err(|e| DataNodeError::io("HTTP listener", e.into()))?,
             ),
             None => None,
         };
