@@ -1,27 +1,33 @@
 //! What the SASL layers of Hadoop RPC read from the other side or from a configuration:
 //! a server's DIGEST-MD5 challenge and its `rspauth` as the client reads them, Kerberos
 //! principals (and `_HOST`), `auth_to_local` rules applied to a principal, proxy-user
-//! rules checked against a caller, `hadoop.rpc.protection` lists, and the frames of a
-//! security layer's unwrapped stream reassembled.
+//! rules checked against a caller, `hadoop.rpc.protection` lists, the frames of a
+//! security layer's unwrapped stream reassembled, and a delegation token as WebHDFS's
+//! `delegation=` carries it (any caller can send one, before anything is checked).
 
 use std::net::IpAddr;
 
 use bytes::BytesMut;
+use tusk_security::delegation_token::{
+    decode_url, encode_url, DelegationTokenOptions, DelegationTokenSecretManager,
+};
 use tusk_security::digest_md5::{DigestMd5Client, DigestMd5Server};
 use tusk_security::kerberos::{AuthToLocal, Principal, Protection};
 use tusk_security::proxy_users::ProxyUsers;
+use tusk_security::DelegationTokenIdentifier;
 
 /// Runs one input: the first byte picks the reader, the rest is its input.
 pub fn run(data: &[u8]) {
     let Some((&mode, rest)) = data.split_first() else {
         return;
     };
-    match mode % 5 {
+    match mode % 6 {
         0 => digest_challenge(rest),
         1 => principal(rest),
         2 => auth_to_local(rest),
         3 => proxy_users(rest),
-        _ => unwrapped_frames(rest),
+        4 => unwrapped_frames(rest),
+        _ => delegation_parameter(rest),
     }
 }
 
@@ -90,6 +96,43 @@ fn unwrapped_frames(data: &[u8]) {
     }
 }
 
+/// The time delegation tokens are checked at.
+const NOW: i64 = 1_700_000_000_000;
+
+/// A NameNode's delegation token manager with a key, made once per process.
+fn token_manager() -> &'static DelegationTokenSecretManager {
+    static MANAGER: std::sync::OnceLock<DelegationTokenSecretManager> = std::sync::OnceLock::new();
+    MANAGER.get_or_init(|| {
+        let m = DelegationTokenSecretManager::new(DelegationTokenOptions::default());
+        m.apply(&m.roll_master_key(NOW));
+        m
+    })
+}
+
+/// A `delegation=` value as WebHDFS reads it: the token decoded from its URL form reads
+/// back the same once encoded again, its identifier (when it parses) the same once
+/// written again, and it is checked as the NameNode's doors check one.
+fn delegation_parameter(data: &[u8]) {
+    let Ok(text) = std::str::from_utf8(data) else {
+        return;
+    };
+    let Ok(token) = decode_url(text) else {
+        return;
+    };
+    let again = decode_url(&encode_url(&token)).expect("an encoded token decodes");
+    assert_eq!(
+        again, token,
+        "encoding and decoding changed the token of {text:?}"
+    );
+    if let Ok(id) = DelegationTokenIdentifier::parse(&token.identifier) {
+        let _ = id.to_string();
+        let written =
+            DelegationTokenIdentifier::parse(&id.to_bytes()).expect("a written identifier parses");
+        assert_eq!(written, id, "writing and parsing changed the identifier");
+    }
+    let _ = token_manager().verify(&token.identifier, NOW);
+}
+
 /// Valid inputs for each reader, made with the real encoders where there are some.
 pub fn seeds() -> Vec<(String, Vec<u8>)> {
     let with_mode = |mode: u8, bytes: &[u8]| {
@@ -125,5 +168,20 @@ pub fn seeds() -> Vec<(String, Vec<u8>)> {
             ),
         ),
         ("wrapped-frames".into(), with_mode(4, &frames)),
+        (
+            "delegation-parameter".into(),
+            with_mode(5, encode_url(&delegation_token()).as_bytes()),
+        ),
     ]
+}
+
+/// A token as `GETDELEGATIONTOKEN` hands it out, service set.
+fn delegation_token() -> tusk_proto::common::TokenProto {
+    let m = token_manager();
+    let (mut token, change) = m
+        .create_token("alice@TUSK.LOCAL", "yarn", "", NOW)
+        .expect("the manager has a key");
+    m.apply(&change);
+    token.service = "127.0.0.1:8020".into();
+    token
 }
