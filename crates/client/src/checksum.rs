@@ -3,7 +3,6 @@
 //! fails is skipped for the next; a refused block token fetches new locations once.
 
 use tokio::io::BufReader;
-use tokio::net::TcpStream;
 use tusk_datatransfer::{
     read_delimited, write_op, BlockChecksum, ChecksumCombineMode, ChecksumType, FileChecksum,
     FileChecksumBuilder, Op,
@@ -85,12 +84,10 @@ impl DfsClient {
     ) -> std::result::Result<(ChecksumType, BlockChecksum), AskError> {
         let other = |e: String| AskError::Other(e);
         let timeout = self.options().socket_timeout;
-        let name = format!("{}:{}", node.id.ip_addr, node.id.xfer_port);
-        let stream = tokio::time::timeout(timeout, TcpStream::connect(&name))
+        let (rd, mut wr) = self
+            .dial_datanode(&node.id.ip_addr, node.id.xfer_port, &block.block_token, timeout)
             .await
-            .map_err(|_| other("connect timed out".into()))?
             .map_err(|e| other(e.to_string()))?;
-        let (rd, mut wr) = stream.into_split();
         let op = h::OpBlockChecksumProto {
             header: h::BaseHeaderProto {
                 block: block.b.clone(),

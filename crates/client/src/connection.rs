@@ -65,6 +65,39 @@ impl DfsClient {
         &self.inner.client_name
     }
 
+    /// A data connection to the DataNode at `ip:port`: TCP, then, when
+    /// `dfs.data.transfer.protection` is set and the port is not privileged, the SASL
+    /// handshake over `token` (Hadoop's `SaslDataTransferClient`); both halves wrapped
+    /// as negotiated.
+    pub(crate) async fn dial_datanode(
+        &self,
+        ip: &str,
+        port: u32,
+        token: &tusk_proto::common::TokenProto,
+        timeout: Duration,
+    ) -> std::result::Result<
+        (
+            tusk_datatransfer::sasl::BoxReader,
+            tusk_datatransfer::sasl::BoxWriter,
+        ),
+        tusk_datatransfer::DataTransferError,
+    > {
+        use tusk_datatransfer::sasl;
+        let timed_out = || {
+            tusk_datatransfer::DataTransferError::Io(std::io::ErrorKind::TimedOut.into())
+        };
+        let stream = tokio::time::timeout(timeout, tokio::net::TcpStream::connect((ip, port as u16)))
+            .await
+            .map_err(|_| timed_out())??;
+        let _ = stream.set_nodelay(true);
+        let (rd, wr) = stream.into_split();
+        let protection = &self.options().data_transfer_protection;
+        let handshake = sasl::sasl_required(protection, port).then_some((token, protection.as_slice()));
+        tokio::time::timeout(timeout, sasl::open(rd, wr, handshake))
+            .await
+            .map_err(|_| timed_out())?
+    }
+
     pub(crate) async fn call<Req: prost::Message, Resp: prost::Message + Default>(
         &self,
         method: &str,

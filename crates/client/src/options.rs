@@ -145,6 +145,12 @@ pub struct ClientOptions {
     /// `hadoop.rpc.protection`: the security layers a Kerberos connection accepts.
     #[serde(skip)]
     pub rpc_protection: Vec<tusk_rpc::Protection>,
+    /// `dfs.data.transfer.protection`: when set, data connections to a DataNode on a
+    /// port that is not privileged open the SASL handshake over the block token and
+    /// accept these layers, the first the DataNode offers winning (Hadoop's
+    /// `SaslDataTransferClient`); empty (unset): no handshake.
+    #[serde(skip)]
+    pub data_transfer_protection: Vec<tusk_security::kerberos::Protection>,
     /// `dfs.namenode.kerberos.principal` (and `.pattern`): the identity the NameNode
     /// must offer under Kerberos.
     #[serde(skip)]
@@ -183,6 +189,7 @@ impl Default for ClientOptions {
             short_circuit_skip_checksum: false,
             kerberos: false,
             rpc_protection: vec![tusk_rpc::Protection::Authentication],
+            data_transfer_protection: Vec::new(),
             namenode_principal: None,
             delegation_token: None,
             caller_context: None,
@@ -271,6 +278,13 @@ impl ClientOptions {
                 .map_err(bad)?,
             kerberos: tusk_rpc::auth::kerberos_enabled(conf).map_err(bad)?,
             rpc_protection: tusk_rpc::auth::protection(conf).map_err(bad)?,
+            data_transfer_protection: tusk_datatransfer::sasl::parse_protection(
+                &conf.get_str("dfs.data.transfer.protection", ""),
+            )
+            .map_err(|message| ClientError::InvalidArgument {
+                path: "dfs.data.transfer.protection".into(),
+                message,
+            })?,
             namenode_principal,
             delegation_token: None,
             caller_context: None,

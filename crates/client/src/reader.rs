@@ -8,8 +8,7 @@
 use std::time::Duration;
 
 use tokio::io::{AsyncWriteExt, BufReader};
-use tokio::net::tcp::OwnedReadHalf;
-use tokio::net::TcpStream;
+use tusk_datatransfer::sasl::{BoxReader, BoxWriter};
 use tusk_datatransfer::{
     read_delimited, write_delimited, write_op, DataChecksum, DataTransferError, Op, PacketBuf,
 };
@@ -21,8 +20,8 @@ use crate::short_circuit::LocalReplica;
 
 /// An open read of one block replica.
 struct BlockRead {
-    reader: BufReader<OwnedReadHalf>,
-    writer: tokio::net::tcp::OwnedWriteHalf,
+    reader: BufReader<BoxReader>,
+    writer: BoxWriter,
     checksum: DataChecksum,
     packet: PacketBuf,
     /// Bytes at the start of the next packet to skip (reads start on a chunk boundary).
@@ -303,13 +302,18 @@ impl FileReader {
         len: u64,
     ) -> std::result::Result<BlockRead, OpenError> {
         let other = OpenError::Other;
-        let name = node_name(node);
-        let stream = tokio::time::timeout(self.timeout, TcpStream::connect(&name))
+        let (rd, mut wr) = self
+            .client
+            .dial_datanode(&node.id.ip_addr, node.id.xfer_port, &block.block_token, self.timeout)
             .await
-            .map_err(|_| other("connect timed out".to_string()))?
-            .map_err(|e| other(e.to_string()))?;
-        let _ = stream.set_nodelay(true);
-        let (rd, mut wr) = stream.into_split();
+            .map_err(|e| match e {
+                tusk_datatransfer::DataTransferError::Io(e)
+                    if e.kind() == std::io::ErrorKind::TimedOut =>
+                {
+                    other("connect timed out".to_string())
+                }
+                e => other(e.to_string()),
+            })?;
         let mut reader = BufReader::with_capacity(256 * 1024, rd);
         let op = h::OpReadBlockProto {
             header: h::ClientOperationHeaderProto {

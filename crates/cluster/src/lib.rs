@@ -160,6 +160,8 @@ struct DataNodeHooks {
     pause_heartbeats: Arc<dyn Fn(bool) + Send + Sync>,
     block_key_ids: Arc<dyn Fn() -> Vec<i32> + Send + Sync>,
     sasl_handshakes: Arc<dyn Fn() -> u64 + Send + Sync>,
+    /// Wrapped (integrity / privacy) handshakes, and connections refused for skipping one.
+    sasl_layers: Arc<dyn Fn() -> (u64, u64) + Send + Sync>,
     release_storage: Arc<dyn Fn() + Send + Sync>,
 }
 
@@ -463,6 +465,7 @@ impl MiniCluster {
                     let (paths, pause) = (handle.clone(), handle.clone());
                     let (keys, sasl) = (handle.clone(), handle.clone());
                     let storage = handle.clone();
+                    let layers = handle.clone();
                     let _ = tx.send(Ok(DataNodeHooks {
                         uuid: handle.uuid().to_string(),
                         http_addr: handle.http_addr(),
@@ -470,6 +473,7 @@ impl MiniCluster {
                         pause_heartbeats: Arc::new(move |p| pause.pause_heartbeats(p)),
                         block_key_ids: Arc::new(move || keys.block_key_ids()),
                         sasl_handshakes: Arc::new(move || sasl.sasl_handshakes()),
+                        sasl_layers: Arc::new(move || (layers.sasl_wrapped(), layers.sasl_refused())),
                         release_storage: Arc::new(move || storage.release_storage()),
                     }));
                     wait_handle(handle, sd_wait).await;
@@ -550,6 +554,23 @@ impl MiniCluster {
             .running
             .as_ref()
             .map_or(0, |d| (d.hooks.sasl_handshakes)())
+    }
+
+    /// Of DataNode `i`'s SASL handshakes, those that negotiated integrity or privacy.
+    pub fn datanode_sasl_wrapped(&self, i: usize) -> u64 {
+        self.datanodes[i]
+            .running
+            .as_ref()
+            .map_or(0, |d| (d.hooks.sasl_layers)().0)
+    }
+
+    /// Connections DataNode `i` refused for skipping the handshake its
+    /// `dfs.data.transfer.protection` requires.
+    pub fn datanode_sasl_refused(&self, i: usize) -> u64 {
+        self.datanodes[i]
+            .running
+            .as_ref()
+            .map_or(0, |d| (d.hooks.sasl_layers)().1)
     }
 
     pub fn datanode_addr(&self, i: usize) -> SocketAddr {

@@ -9,7 +9,8 @@
 //! - `block_store`: the [`BlockStore`] trait (replica map, rbw → finalized) and
 //!   `block_store/file.rs`, its file implementation on one or more volumes.
 //! - `transfer`: the data port's accept loop, op dispatch and block token checks;
-//!   `transfer/sasl.rs` (the SASL handshake a client may open with its token);
+//!   `transfer/sasl.rs` (the SASL handshake a client opens with its token, required
+//!   and wrapping the connection under `dfs.data.transfer.protection`);
 //!   `transfer/read.rs`
 //!   (READ_BLOCK and the packet sender), `transfer/write.rs` (WRITE_BLOCK: receiver,
 //!   downstream mirror, ack responder; every stage checked against the replica's state
@@ -103,6 +104,11 @@ pub(crate) struct Node {
     pub block_keys: RwLock<Option<BlockTokenSecretManager>>,
     /// SASL handshakes completed on the data port (clients proving their token).
     pub sasl_handshakes: AtomicU64,
+    /// Of those, the ones that negotiated a security layer (integrity or privacy).
+    pub sasl_wrapped: AtomicU64,
+    /// Connections refused for not opening the SASL handshake
+    /// `dfs.data.transfer.protection` requires.
+    pub sasl_refused: AtomicU64,
     /// Bytes and blocks moved, heartbeats sent; and the registry `/metrics` encodes.
     pub metrics: metrics::DataNodeMetrics,
     /// Wakes the heartbeat loop for a full block report now (triggerBlockReport).
@@ -289,6 +295,8 @@ impl DataNode {
             heartbeats_paused: AtomicBool::new(false),
             block_keys: RwLock::new(None),
             sasl_handshakes: AtomicU64::new(0),
+            sasl_wrapped: AtomicU64::new(0),
+            sasl_refused: AtomicU64::new(0),
             block_report_now: tokio::sync::Notify::new(),
             shutdown,
         });
@@ -418,6 +426,16 @@ impl DataNodeHandle {
     /// SASL handshakes clients completed with this node.
     pub fn sasl_handshakes(&self) -> u64 {
         self.node.sasl_handshakes.load(Ordering::Relaxed)
+    }
+
+    /// SASL handshakes that negotiated integrity or privacy (wrapped connections).
+    pub fn sasl_wrapped(&self) -> u64 {
+        self.node.sasl_wrapped.load(Ordering::Relaxed)
+    }
+
+    /// Connections refused for skipping the SASL handshake protection requires.
+    pub fn sasl_refused(&self) -> u64 {
+        self.node.sasl_refused.load(Ordering::Relaxed)
     }
 
     /// Data-port connections open now.

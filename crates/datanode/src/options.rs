@@ -69,6 +69,10 @@ pub struct DataNodeOptions {
     pub keepalive_timeout: Duration,
     /// Longest wait between two registration attempts.
     pub register_retry_max: Duration,
+    /// `dfs.data.transfer.protection`: the SASL qualities of protection data connections
+    /// must negotiate, in order of preference; empty (unset) when no handshake is
+    /// required. This node's own connections to other DataNodes open it too.
+    pub data_transfer_protection: Vec<tusk_security::kerberos::Protection>,
     /// `dfs.datanode.max.transfer.threads`: data-port connections served at once; one
     /// more is answered with an ERROR status naming the limit and closed.
     pub max_transfer_threads: usize,
@@ -112,6 +116,7 @@ impl Default for DataNodeOptions {
             keepalive_timeout: Duration::from_secs(4),
             register_retry_max: Duration::from_secs(1),
             max_transfer_threads: 4096,
+            data_transfer_protection: Vec::new(),
             link_bits_per_sec: 0,
             disk_write_bytes_per_sec: 0,
             local_path_access_users: Vec::new(),
@@ -199,6 +204,7 @@ impl DataNodeOptions {
                     d.max_transfer_threads as u64,
                 )?
                 .max(1) as usize,
+            data_transfer_protection: data_transfer_protection(conf)?,
             link_bits_per_sec: conf.get_u64("tusk.node.link.bits-per-sec", 0)?,
             disk_write_bytes_per_sec: conf.get_u64("tusk.node.disk.write-bytes-per-sec", 0)?,
             local_path_access_users: conf.get_list("dfs.block.local-path-access.user"),
@@ -214,6 +220,17 @@ impl DataNodeOptions {
             },
         })
     }
+}
+
+/// The key of the SASL protection data connections require.
+pub const DATA_TRANSFER_PROTECTION_KEY: &str = "dfs.data.transfer.protection";
+
+/// `dfs.data.transfer.protection` as a list; unset or blank is none (no handshake).
+pub fn data_transfer_protection(
+    conf: &Configuration,
+) -> Result<Vec<tusk_security::kerberos::Protection>, ConfigError> {
+    tusk_datatransfer::sasl::parse_protection(&conf.get_str(DATA_TRANSFER_PROTECTION_KEY, ""))
+        .map_err(|e| ConfigError::invalid(DATA_TRANSFER_PROTECTION_KEY, e))
 }
 
 /// `[DISK]file:///data/1` → `/data/1`.

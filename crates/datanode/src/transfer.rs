@@ -15,6 +15,7 @@ use std::time::Duration;
 
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWrite, AsyncWriteExt, BufReader, BufWriter};
 use tokio::net::{TcpListener, TcpStream};
+use tusk_datatransfer::sasl::{sasl_required, wrap_halves, BoxReader, BoxWriter};
 use tokio::task::JoinSet;
 use tracing::{debug, warn};
 use tusk_datatransfer::{read_op, write_delimited, DataTransferError, Op, MAX_PACKET_DATA};
@@ -134,16 +135,42 @@ async fn serve_connection(node: Arc<Node>, stream: TcpStream, peer: SocketAddr, 
     let (rd, mut wr) = stream.into_split();
     let mut rd = BufReader::with_capacity(OP_BUFFER, rd);
     let mut idle_limit = node.options.socket_timeout;
-    match tokio::time::timeout(idle_limit, rd.fill_buf()).await {
+    let layer = match tokio::time::timeout(idle_limit, rd.fill_buf()).await {
         Ok(Ok(buf)) if buf.first() == Some(&sasl::MAGIC[0]) => {
-            if let Err(e) = sasl::serve(&node, &mut rd, &mut wr).await {
-                warn!(%peer, error = %e, "SASL handshake failed; closing connection");
-                return;
+            match sasl::serve(&node, &mut rd, &mut wr).await {
+                Ok(layer) => layer,
+                Err(e) => {
+                    warn!(%peer, error = %e, "SASL handshake failed; closing connection");
+                    return;
+                }
             }
         }
-        Ok(Ok(_)) => {}
+        Ok(Ok(buf)) if buf.is_empty() => return,
+        Ok(Ok(buf)) => {
+            if sasl_required(
+                &node.options.data_transfer_protection,
+                node.identity.xfer_port,
+            ) {
+                // HDFS's InvalidMagicNumberException, then its DataXceiver's log line;
+                // the connection is closed without an answer, as HDFS closes it.
+                let mut found = [0u8; 4];
+                let n = buf.len().min(4);
+                found[..n].copy_from_slice(&buf[..n]);
+                node.sasl_refused.fetch_add(1, Ordering::Relaxed);
+                warn!(
+                    %peer,
+                    "Failed to read expected SASL data transfer protection handshake from client at {peer}. Perhaps the client is running an older version of Hadoop which does not support SASL data transfer protection: Received {:x} instead of deadbeef from client.",
+                    u32::from_be_bytes(found)
+                );
+                return;
+            }
+            None
+        }
         Err(_) | Ok(Err(_)) => return,
-    }
+    };
+    // Under integrity or privacy every byte from here on is wrapped.
+    let (rd, mut wr): (BoxReader, BoxWriter) = wrap_halves(rd, wr, layer);
+    let mut rd = BufReader::with_capacity(OP_BUFFER, rd);
     loop {
         let (op, body) = match tokio::time::timeout(idle_limit, read_op(&mut rd)).await {
             Err(_) | Ok(Ok(None)) => return,
@@ -327,6 +354,37 @@ pub(crate) fn own_write_token(
             block: block_id,
             source,
         })
+}
+
+/// This node's own data connection to another DataNode, opening the SASL handshake over
+/// `token` when `dfs.data.transfer.protection` requires it (as HDFS's
+/// `SaslDataTransferClient` on a DataNode's outgoing connections); both halves wrapped as
+/// negotiated.
+pub(crate) async fn dial(
+    node: &Node,
+    ip: &str,
+    port: u32,
+    token: Option<&TokenProto>,
+) -> Result<(BoxReader, BoxWriter), String> {
+    let addr = format!("{ip}:{port}");
+    let timeout = node.options.socket_timeout;
+    let stream = tokio::time::timeout(timeout, TcpStream::connect(&addr))
+        .await
+        .map_err(|_| "connect timed out".to_string())?
+        .map_err(|e| e.to_string())?;
+    let _ = stream.set_nodelay(true);
+    let (rd, wr) = stream.into_split();
+    let protection = &node.options.data_transfer_protection;
+    let sasl = if sasl_required(protection, port) {
+        let token = token.ok_or("no block token for the SASL data transfer handshake")?;
+        Some((token, protection.as_slice()))
+    } else {
+        None
+    };
+    tokio::time::timeout(timeout, tusk_datatransfer::sasl::open(rd, wr, sasl))
+        .await
+        .map_err(|_| "SASL data transfer handshake timed out".to_string())?
+        .map_err(|e| e.to_string())
 }
 
 /// Writes a `BlockOpResponseProto` and flushes.

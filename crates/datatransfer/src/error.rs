@@ -26,6 +26,10 @@ pub enum DataTransferError {
     },
     #[error("connection closed by peer")]
     ConnectionClosed,
+    /// The SASL handshake of a data connection failed (the DataNode's ERROR message, or
+    /// this side's refusal).
+    #[error("SASL data transfer handshake: {message}")]
+    Sasl { message: String },
 }
 
 impl DataTransferError {

@@ -11,6 +11,9 @@
 //! - `checksum`: per-chunk CRC32C / CRC32 / NULL checksums, compute and verify.
 //! - `file_checksum`: block and file checksums for BLOCK_CHECKSUM and
 //!   `getFileChecksum` (MD5-of-MD5-of-CRC and COMPOSITE_CRC).
+//! - `sasl`: the SASL handshake a client opens on a data connection and the wrapped
+//!   framing (`SaslInputStream` / `SaslOutputStream`) of a connection under
+//!   `dfs.data.transfer.protection` integrity or privacy.
 //! - `error`: [`DataTransferError`].
 
 pub mod checksum;
@@ -19,6 +22,7 @@ pub mod error;
 pub mod file_checksum;
 pub mod op;
 pub mod packet;
+pub mod sasl;
 
 pub use checksum::{ChecksumType, DataChecksum};
 pub use delimited::{read_delimited, write_delimited};

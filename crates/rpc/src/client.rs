@@ -28,7 +28,7 @@ use tusk_proto::common::{
 };
 
 use tusk_common::{ConfigError, Configuration};
-use tusk_security::kerberos::{KerberosLogin, Protection, SecurityLayer};
+use tusk_security::kerberos::{KerberosLogin, Protection, SaslLayer};
 
 use crate::error::{RemoteException, RpcError};
 use crate::frame::{self, Encoded};
@@ -384,7 +384,15 @@ impl RpcClient {
         let mut effective_user = self.options.user.clone();
         let mut layer = None;
         if let Some(token) = token {
-            sasl::authenticate(&mut rd, &mut wr, &sasl_header, token).await?;
+            let chosen = sasl::authenticate(
+                &mut rd,
+                &mut wr,
+                &sasl_header,
+                token,
+                &self.options.protection,
+            )
+            .await?;
+            layer = chosen.map(|l| Wrapper::new(l, sasl_header));
         } else if let Some(login) = &self.options.kerberos {
             let expected = self.options.server_principal.as_ref().map(|p| {
                 let host = self.addr.rsplit_once(':').map_or(&*self.addr, |(h, _)| h);
@@ -436,12 +444,12 @@ impl RpcClient {
 /// in SASL WRAP frames, unwraps what arrives.
 #[derive(Clone)]
 struct Wrapper {
-    layer: Arc<Mutex<SecurityLayer>>,
+    layer: Arc<Mutex<SaslLayer>>,
     sasl_header: Arc<RpcRequestHeaderProto>,
 }
 
 impl Wrapper {
-    fn new(layer: SecurityLayer, sasl_header: RpcRequestHeaderProto) -> Self {
+    fn new(layer: SaslLayer, sasl_header: RpcRequestHeaderProto) -> Self {
         Wrapper {
             layer: Arc::new(Mutex::new(layer)),
             sasl_header: Arc::new(sasl_header),

@@ -33,7 +33,7 @@ pub use limits::{RpcServerOptions, RpcServerStats, CONNECTION_BUFFER};
 pub use metrics::RpcMetrics;
 pub use replay::Served;
 use sasl::{SaslSession, SaslStep, ServerAuth};
-use tusk_security::kerberos::{Principal, Protection, SecurityLayer};
+use tusk_security::kerberos::{Principal, Protection, SaslLayer};
 
 use crate::auth::KerberosService;
 use tusk_security::{ProxyUsers, TokenAuthority};
@@ -106,6 +106,22 @@ impl RpcServer {
             auth_to_local,
             simple,
         }));
+        self
+    }
+
+    /// Offers these security layers (`hadoop.rpc.protection`) to the clients of the
+    /// methods set so far: TOKEN (DIGEST-MD5's `auth-int` / `auth-conf`) on a server
+    /// without Kerberos; [`Self::with_kerberos`] sets them from its service again.
+    pub fn with_protection(mut self, protections: Vec<Protection>) -> Self {
+        self.auth = self.auth.map(|a| {
+            Arc::new(ServerAuth {
+                tokens: a.tokens.clone(),
+                kerberos: a.kerberos.clone(),
+                protections,
+                auth_to_local: a.auth_to_local.clone(),
+                simple: a.simple,
+            })
+        });
         self
     }
 
@@ -630,7 +646,7 @@ struct ConnectionState {
     principal: Option<String>,
     /// The negotiated security layer (`integrity`, `privacy`): every later message in
     /// either direction is wrapped in it.
-    layer: Option<SecurityLayer>,
+    layer: Option<SaslLayer>,
     /// How many bytes at the start of `out` were written before the layer took over
     /// (the negotiation's last reply), which go unwrapped.
     plain_until: usize,
@@ -741,10 +757,12 @@ impl ConnectionState {
                 reply,
                 grant,
                 identifier,
+                layer,
             } => {
                 debug!(peer = %self.peer, user = %grant.user, "token authentication succeeded");
                 self.user = Arc::from(grant.user);
                 self.token = Some(identifier);
+                self.layer = layer;
                 reply
             }
             SaslStep::Kerberos {

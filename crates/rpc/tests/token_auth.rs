@@ -2,7 +2,8 @@
 //! holder is served as the token's user and the service sees the checked identifier; a
 //! wrong password, an unknown identifier and a SIMPLE client of a token-only protocol are
 //! each refused with the exception Hadoop's server sends, and the server goes on
-//! serving others.
+//! serving others. Under `hadoop.rpc.protection` integrity or privacy, DIGEST-MD5's
+//! layer wraps every later message both ways.
 
 #[path = "support/amrm.rs"]
 mod support_amrm;
@@ -229,6 +230,102 @@ async fn an_amrm_token_from_the_secret_manager_authenticates_its_attempt() {
             HadoopException::InvalidToken,
             "appattempt_1700000000000_0004_000001 not found in AMRMTokenSecretManager.".into()
         )
+    );
+    shutdown.trigger();
+}
+
+/// Copies `from` to `to`, recording every byte into `wire`.
+async fn pump<R, W>(mut from: R, mut to: W, wire: Arc<std::sync::Mutex<Vec<u8>>>)
+where
+    R: tokio::io::AsyncRead + Unpin,
+    W: tokio::io::AsyncWrite + Unpin,
+{
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let mut buf = vec![0u8; 64 * 1024];
+    while let Ok(n) = from.read(&mut buf).await {
+        if n == 0 {
+            break;
+        }
+        wire.lock().unwrap().extend_from_slice(&buf[..n]);
+        if to.write_all(&buf[..n]).await.is_err() {
+            break;
+        }
+    }
+    let _ = to.shutdown().await;
+}
+
+#[tokio::test]
+async fn token_clients_wrap_every_message_under_privacy() {
+    use tusk_security::kerberos::Protection;
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let shutdown = Shutdown::new();
+    let services: Vec<Arc<dyn RpcService>> = vec![Arc::new(WhoAmI {
+        protocol: GUARDED,
+        requires_token: true,
+    })];
+    let rpc = RpcServer::new(services)
+        .with_token_authority(Arc::new(OneToken))
+        .with_protection(vec![Protection::Privacy, Protection::Integrity]);
+    tokio::spawn(rpc.serve(listener, shutdown.clone()));
+
+    // Every byte between the client and the server, recorded by a proxy.
+    let proxy = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let proxy_addr = proxy.local_addr().unwrap();
+    let wire = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let recorded = wire.clone();
+    tokio::spawn(async move {
+        while let Ok((inbound, _)) = proxy.accept().await {
+            let outbound = tokio::net::TcpStream::connect(addr).await.unwrap();
+            let (ir, iw) = inbound.into_split();
+            let (or, ow) = outbound.into_split();
+            tokio::spawn(pump(ir, ow, recorded.clone()));
+            tokio::spawn(pump(or, iw, recorded.clone()));
+        }
+    });
+
+    for (wanted, shows) in [(Protection::Privacy, false), (Protection::Integrity, true)] {
+        wire.lock().unwrap().clear();
+        let private = RpcClient::new(
+            proxy_addr.to_string(),
+            RpcClientOptions {
+                user: "bob".into(),
+                protocol: GUARDED.into(),
+                connect_retry: ConnectRetry::NONE,
+                token: Some(TokenProto {
+                    identifier: Bytes::from_static(b"attempt-1"),
+                    password: Bytes::from_static(b"secret"),
+                    kind: "YARN_AM_RM_TOKEN".into(),
+                    service: addr.to_string(),
+                }),
+                protection: vec![wanted],
+                ..Default::default()
+            },
+        );
+        for _ in 0..3 {
+            assert_eq!(whoami(&private).await.unwrap(), "appattempt_1\nattempt-1");
+        }
+        let big = vec![b'z'; 200_000];
+        let reply = private.call_raw("whoami", &big).await.unwrap();
+        assert!(reply.starts_with(b"appattempt_1"));
+        let wire = wire.lock().unwrap().clone();
+        let has = |needle: &[u8]| wire.windows(needle.len()).any(|w| w == needle);
+        for plain in [&b"appattempt_1"[..], GUARDED.as_bytes(), b"whoami"] {
+            assert_eq!(
+                has(plain),
+                shows,
+                "{wanted:?}: {:?} on the wire",
+                String::from_utf8_lossy(plain)
+            );
+        }
+    }
+
+    // A client that will not go beyond authentication finds no common layer.
+    let weak = client(addr, GUARDED, Some(("attempt-1", "secret")));
+    let e = whoami(&weak).await.unwrap_err().to_string();
+    assert!(
+        e.contains("No common protection layer between client and server"),
+        "{e}"
     );
     shutdown.trigger();
 }

@@ -68,6 +68,15 @@ pub enum SaslError {
     InvalidToken(#[from] InvalidToken),
     #[error("DIGEST-MD5 server's rspauth does not match: it does not know the token's password")]
     BadServerProof,
+    /// Java's wording (`DigestMD5Client`).
+    #[error("DIGEST-MD5: No common protection layer between client and server")]
+    NoCommonLayer,
+    /// A wrapped message whose MAC does not match: tampered with, or not from the peer.
+    #[error("DIGEST-MD5: Unmatched MACs")]
+    BadMac,
+    /// A wrapped message out of sequence (replayed, reordered or dropped); Java's wording.
+    #[error("DIGEST-MD5: Out of order sequencing of messages. Got: {got} Expected: {expected}")]
+    OutOfOrder { got: u32, expected: u32 },
 }
 
 /// A token a secret manager refuses (Hadoop's `SecretManager.InvalidToken`); the

@@ -31,6 +31,48 @@ pub use unavailable::{
     accept_negotiate, GssapiClient, GssapiServer, SecurityLayer, ServiceCredentials,
 };
 
+/// A negotiated SASL security layer of either mechanism Hadoop RPC runs: GSSAPI's
+/// (`KERBEROS`) or DIGEST-MD5's (`TOKEN`).
+pub enum SaslLayer {
+    Gssapi(SecurityLayer),
+    Digest(crate::digest_md5::DigestLayer),
+}
+
+/// The most plaintext one DIGEST-MD5 token carries: Java's raw send size for the
+/// default 64 KiB `maxbuf` under `auth-conf` (`maxbuf` − 26).
+const DIGEST_MAX_PLAIN: usize = 65536 - 26;
+
+impl SaslLayer {
+    pub fn protection(&self) -> Protection {
+        match self {
+            SaslLayer::Gssapi(l) => l.protection,
+            SaslLayer::Digest(l) => l.protection(),
+        }
+    }
+
+    /// The largest plain chunk to wrap at once so the peer's limit holds.
+    pub fn max_plain(&self) -> usize {
+        match self {
+            SaslLayer::Gssapi(l) => l.max_plain(),
+            SaslLayer::Digest(_) => DIGEST_MAX_PLAIN,
+        }
+    }
+
+    pub fn wrap(&mut self, plain: &[u8]) -> Result<Vec<u8>, String> {
+        match self {
+            SaslLayer::Gssapi(l) => l.wrap(plain).map_err(|e| e.to_string()),
+            SaslLayer::Digest(l) => Ok(l.wrap(plain)),
+        }
+    }
+
+    pub fn unwrap(&mut self, token: &[u8]) -> Result<Vec<u8>, String> {
+        match self {
+            SaslLayer::Gssapi(l) => l.unwrap(token).map_err(|e| e.to_string()),
+            SaslLayer::Digest(l) => l.unwrap(token).map_err(|e| e.to_string()),
+        }
+    }
+}
+
 /// What went wrong in a Kerberos exchange.
 #[derive(Debug, thiserror::Error)]
 pub enum KerberosError {
@@ -54,7 +96,10 @@ pub enum KerberosError {
 
 /// What a SASL GSSAPI security layer does to every message after authentication
 /// (`hadoop.rpc.protection`): nothing, an integrity check, or encryption as well.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize,
+)]
+#[serde(rename_all = "lowercase")]
 pub enum Protection {
     Authentication,
     Integrity,

@@ -9,7 +9,8 @@
 //! - `delegation_token`: HDFS's delegation tokens and
 //!   [`DelegationTokenSecretManager`]: identifiers in Hadoop's layout, master keys that
 //!   roll, tokens made, renewed, cancelled, checked, and the changes a NameNode persists.
-//! - `digest_md5`: SASL DIGEST-MD5 (`auth`) over a token, server and client: the
+//! - `digest_md5`: SASL DIGEST-MD5 over a token, server and client, with its
+//!   `auth-int` / `auth-conf` security layer ([`digest_md5::DigestLayer`]): the
 //!   DataNode's data-connection handshake over a block token, and Hadoop RPC's `TOKEN`
 //!   auth.
 //! - `groups`: [`groups::GroupMapping`], the groups of a user (static overrides, then

@@ -5,8 +5,7 @@ use std::collections::VecDeque;
 use std::time::Duration;
 
 use tokio::io::{AsyncWriteExt, BufReader, BufWriter};
-use tokio::net::tcp::OwnedWriteHalf;
-use tokio::net::TcpStream;
+use tusk_datatransfer::sasl::{BoxReader, BoxWriter};
 use tokio::sync::mpsc;
 use tusk_datatransfer::{read_delimited, write_op, write_packet, DataChecksum, Op, PacketHeader};
 use tusk_proto::common::TokenProto;
@@ -43,7 +42,7 @@ enum AckEvent {
 }
 
 struct Conn {
-    writer: BufWriter<OwnedWriteHalf>,
+    writer: BufWriter<BoxWriter>,
     /// Highest seqno this connection has acknowledged.
     acked: i64,
 }
@@ -301,12 +300,16 @@ impl BlockStream {
         let node = &self.nodes[first];
         let name = node_name(node);
         let fail = |e: ClientError| (vec![first], e);
-        let stream = tokio::time::timeout(self.timeout, TcpStream::connect(&name))
+        let (rd, wr) = client
+            .dial_datanode(&node.id.ip_addr, node.id.xfer_port, &self.token, self.timeout)
             .await
-            .map_err(|_| fail(ClientError::Io(std::io::ErrorKind::TimedOut.into())))?
-            .map_err(|e| fail(ClientError::Io(e)))?;
-        let _ = stream.set_nodelay(true);
-        let (rd, wr) = stream.into_split();
+            .map_err(|e| match e {
+                tusk_datatransfer::DataTransferError::Io(e) => fail(ClientError::Io(e)),
+                source => fail(ClientError::DataTransfer {
+                    node: name.clone(),
+                    source,
+                }),
+            })?;
         let mut writer = BufWriter::with_capacity(256 * 1024, wr);
         let mut reader = BufReader::with_capacity(16 * 1024, rd);
         let downstream: Vec<h::DatanodeInfoProto> = self.nodes[first + 1..end].to_vec();
@@ -852,7 +855,7 @@ async fn write_to_all(conns: &mut [Option<Conn>], p: &SentPacket) -> Vec<usize> 
 }
 
 fn spawn_ack_reader(
-    mut reader: BufReader<tokio::net::tcp::OwnedReadHalf>,
+    mut reader: BufReader<BoxReader>,
     tx: mpsc::UnboundedSender<AckEvent>,
     generation: u64,
     conn: usize,
@@ -902,10 +905,16 @@ async fn transfer_block(
     timeout: Duration,
 ) -> Result<()> {
     let name = node_name(source);
-    let stream = tokio::time::timeout(timeout, TcpStream::connect(&name))
+    let (rd, wr) = client
+        .dial_datanode(&source.id.ip_addr, source.id.xfer_port, token, timeout)
         .await
-        .map_err(|_| ClientError::Io(std::io::ErrorKind::TimedOut.into()))??;
-    let (rd, wr) = stream.into_split();
+        .map_err(|e| match e {
+            tusk_datatransfer::DataTransferError::Io(e) => ClientError::Io(e),
+            source => ClientError::DataTransfer {
+                node: name.clone(),
+                source,
+            },
+        })?;
     let mut reader = BufReader::new(rd);
     let mut writer = BufWriter::new(wr);
     let dt = |source| ClientError::DataTransfer {

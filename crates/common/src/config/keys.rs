@@ -68,6 +68,8 @@ pub const KNOWN: &[&str] = &[
     "dfs.client.write.max-packets-in-flight",
     "dfs.client.write.replication-mode",
     "dfs.datanode.keytab.file",
+    // SASL on data connections: `authentication`, `integrity`, `privacy` (a list; unset = none).
+    "dfs.data.transfer.protection",
     "dfs.datanode.kerberos.principal",
     "dfs.datanode.address",
     "dfs.datanode.balance.bandwidthPerSec",

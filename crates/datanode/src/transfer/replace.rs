@@ -9,7 +9,6 @@
 use bytes::Bytes;
 use prost::Message;
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, BufReader, BufWriter};
-use tokio::net::TcpStream;
 use tracing::{info, warn};
 use tusk_datatransfer::{
     read_delimited, write_delimited, write_op, DataChecksum, DataTransferError, Op, PacketBuf,
@@ -131,11 +130,14 @@ async fn replace(
         reason,
     };
     let timeout = node.options.socket_timeout;
-    let stream = tokio::time::timeout(timeout, TcpStream::connect(&addr))
-        .await
-        .map_err(|_| proxy("connect timed out".into()))?
-        .map_err(|e| proxy(e.to_string()))?;
-    let (rd, mut wr) = stream.into_split();
+    let (rd, mut wr) = crate::transfer::dial(
+        node,
+        &op.source.id.ip_addr,
+        op.source.id.xfer_port,
+        op.header.token.as_ref(),
+    )
+    .await
+    .map_err(proxy)?;
     let mut rd = BufReader::with_capacity(IO_BUFFER, rd);
     let copy = OpCopyBlockProto {
         header: BaseHeaderProto {

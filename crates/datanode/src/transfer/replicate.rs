@@ -9,7 +9,6 @@ use std::time::Duration;
 use bytes::Bytes;
 use prost::Message;
 use tokio::io::{AsyncRead, AsyncWrite, BufReader, BufWriter};
-use tokio::net::TcpStream;
 use tracing::{info, warn};
 use tusk_datatransfer::{read_delimited, write_op, DataTransferError, Op};
 use tusk_proto::hdfs::op_write_block_proto::BlockConstructionStage;
@@ -163,12 +162,10 @@ async fn push(node: &std::sync::Arc<Node>, push: Push) -> Result<(), DataNodeErr
         reason,
     };
     let timeout = node.options.socket_timeout;
-    let stream = tokio::time::timeout(timeout, TcpStream::connect(&addr))
+    let token = own_write_token(node, block_id, &push.target_storage_ids)?;
+    let (rd, wr) = crate::transfer::dial(node, &first.id.ip_addr, first.id.xfer_port, token.as_ref())
         .await
-        .map_err(|_| downstream("connect timed out".into()))?
-        .map_err(|e| downstream(e.to_string()))?;
-    let _ = stream.set_nodelay(true);
-    let (rd, wr) = stream.into_split();
+        .map_err(downstream)?;
     let mut rd = BufReader::new(rd);
     let mut wr = BufWriter::with_capacity(IO_BUFFER, wr);
 
@@ -181,7 +178,7 @@ async fn push(node: &std::sync::Arc<Node>, push: Push) -> Result<(), DataNodeErr
                     generation_stamp: info.generation_stamp,
                     num_bytes: Some(len),
                 },
-                token: own_write_token(node, block_id, &push.target_storage_ids)?,
+                token,
                 trace_info: None,
             },
             client_name: push.client_name.clone(),

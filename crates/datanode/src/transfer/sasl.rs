@@ -1,8 +1,13 @@
 //! The SASL handshake a client may open a data connection with (HDFS's
 //! `SaslDataTransferServer`): the int32 magic `0xDEADBEEF`, then delimited
 //! `DataTransferEncryptorMessageProto`s carrying a DIGEST-MD5 exchange over the
-//! client's block token. Only quality of protection `auth` is offered: the client proves
-//! it holds a valid token, and the connection goes on as plain DataTransferProtocol.
+//! client's block token. The qualities of protection offered are
+//! `dfs.data.transfer.protection`'s (`auth` alone when it is unset): under `auth` the
+//! client proves it holds a valid token and the connection goes on as plain
+//! DataTransferProtocol; under `auth-int` / `auth-conf` the rest of the connection is
+//! wrapped (`tusk_datatransfer::sasl`). With protection configured a connection that
+//! does not open with the handshake is refused (`transfer.rs`), as HDFS refuses it on a
+//! port that is not privileged.
 //!
 //! Hadoop's own client skips this step under SIMPLE authentication, but `hdfs-native`
 //! opens it whenever its located block carries a token, so a DataNode with tokens on
@@ -10,25 +15,25 @@
 
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite};
 use tracing::debug;
+use tusk_datatransfer::sasl::{PROTOCOL, SERVER_NAME};
 use tusk_datatransfer::{read_delimited, write_delimited};
 use tusk_proto::hdfs::data_transfer_encryptor_message_proto::DataTransferEncryptorStatus;
 use tusk_proto::hdfs::DataTransferEncryptorMessageProto;
-use tusk_security::digest_md5::{block_token_password, DigestMd5Server};
+use tusk_security::digest_md5::{block_token_password, DigestLayer, DigestMd5Server};
 use tusk_security::SaslError;
 
 use crate::error::DataNodeError;
 use crate::Node;
 
-/// `SASL_TRANSFER_MAGIC_NUMBER`, big-endian.
-pub(crate) const MAGIC: [u8; 4] = 0xDEAD_BEEF_u32.to_be_bytes();
-
-/// HDFS's DataNode SASL server: protocol `hdfs`, server name `0`.
-const PROTOCOL: &str = "hdfs";
-const SERVER_NAME: &str = "0";
+pub(crate) use tusk_datatransfer::sasl::MAGIC;
 
 /// Runs the handshake after the first byte was seen to be the magic's; on success the
-/// connection continues with ops.
-pub(crate) async fn serve<R, W>(node: &Node, rd: &mut R, wr: &mut W) -> Result<(), DataNodeError>
+/// connection continues with ops, wrapped in the layer returned when there is one.
+pub(crate) async fn serve<R, W>(
+    node: &Node,
+    rd: &mut R,
+    wr: &mut W,
+) -> Result<Option<DigestLayer>, DataNodeError>
 where
     R: AsyncRead + Unpin,
     W: AsyncWrite + Unpin,
@@ -54,7 +59,11 @@ where
     outcome
 }
 
-async fn handshake<R, W>(node: &Node, rd: &mut R, wr: &mut W) -> Result<(), DataNodeError>
+async fn handshake<R, W>(
+    node: &Node,
+    rd: &mut R,
+    wr: &mut W,
+) -> Result<Option<DigestLayer>, DataNodeError>
 where
     R: AsyncRead + Unpin,
     W: AsyncWrite + Unpin,
@@ -67,7 +76,8 @@ where
             "block access tokens are off: no SASL handshake expected".into(),
         ));
     }
-    let server = DigestMd5Server::new(PROTOCOL, SERVER_NAME);
+    let server = DigestMd5Server::new(PROTOCOL, SERVER_NAME)
+        .with_protections(&node.options.data_transfer_protection);
     write_delimited(wr, &success(server.challenge())).await?;
     let response: DataTransferEncryptorMessageProto = read_delimited(rd).await?;
     expect_success(&response)?;
@@ -81,12 +91,17 @@ where
     })?;
     debug!(
         user_len = done.username.len(),
+        protection = ?done.protection,
         "SASL DIGEST-MD5 handshake done"
     );
     write_delimited(wr, &success(done.rspauth)).await?;
     node.sasl_handshakes
         .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    Ok(())
+    if done.layer.is_some() {
+        node.sasl_wrapped
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    }
+    Ok(done.layer)
 }
 
 fn success(payload: Vec<u8>) -> DataTransferEncryptorMessageProto {

@@ -10,8 +10,7 @@ use std::time::Duration;
 use bytes::Bytes;
 use prost::Message;
 use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
-use tokio::net::tcp::{OwnedReadHalf, OwnedWriteHalf};
-use tokio::net::TcpStream;
+use tusk_datatransfer::sasl::{BoxReader, BoxWriter};
 use tokio::sync::mpsc;
 use tracing::{debug, warn};
 use tusk_datatransfer::delimited::{read_delimited_into, write_delimited_with};
@@ -47,8 +46,8 @@ struct PendingAck {
 /// The connection to the next DataNode in the pipeline.
 struct Mirror {
     addr: String,
-    rd: BufReader<OwnedReadHalf>,
-    wr: OwnedWriteHalf,
+    rd: BufReader<BoxReader>,
+    wr: BoxWriter,
 }
 
 pub(crate) async fn serve<R, W>(
@@ -223,13 +222,15 @@ async fn connect_mirror(
         )
     };
     let timeout = node.options.socket_timeout;
-    let stream = match tokio::time::timeout(timeout, TcpStream::connect(&addr)).await {
-        Ok(Ok(s)) => s,
-        Ok(Err(e)) => return Err(fail(e.to_string())),
-        Err(_) => return Err(fail("connect timed out".into())),
-    };
-    let _ = stream.set_nodelay(true);
-    let (rd, mut wr) = stream.into_split();
+    // The mirror's handshake is over the client's token, as HDFS's DataXceiver does it.
+    let (rd, mut wr) = crate::transfer::dial(
+        node,
+        &target.ip_addr,
+        target.xfer_port,
+        op.header.base_header.token.as_ref(),
+    )
+    .await
+    .map_err(fail)?;
     let mut rd = BufReader::new(rd);
     write_op(&mut wr, Op::WriteBlock, &downstream_op(op))
         .await
@@ -287,7 +288,7 @@ fn downstream_op(op: &OpWriteBlockProto) -> OpWriteBlockProto {
 /// The receiver: packets from upstream → verify → mirror → disk → responder.
 async fn receive<R: AsyncRead + Unpin>(
     rd: &mut R,
-    mut mirror: Option<OwnedWriteHalf>,
+    mut mirror: Option<BoxWriter>,
     writer: Box<dyn ReplicaWriter>,
     checksum: DataChecksum,
     acks: mpsc::Sender<PendingAck>,
@@ -366,7 +367,7 @@ async fn receive<R: AsyncRead + Unpin>(
     }
 }
 
-async fn forward(mirror: &mut OwnedWriteHalf, frame: &[u8]) -> std::io::Result<()> {
+async fn forward(mirror: &mut BoxWriter, frame: &[u8]) -> std::io::Result<()> {
     mirror.write_all(frame).await?;
     mirror.flush().await
 }
@@ -396,7 +397,7 @@ async fn respond<W: AsyncWrite + Unpin>(
     node: &Node,
     mut pending: mpsc::Receiver<PendingAck>,
     wr: &mut W,
-    mut mirror: Option<BufReader<OwnedReadHalf>>,
+    mut mirror: Option<BufReader<BoxReader>>,
     finish: Finish,
     timeout: Duration,
 ) -> Result<(), DataNodeError> {
@@ -471,7 +472,7 @@ async fn respond<W: AsyncWrite + Unpin>(
 }
 
 async fn read_mirror_ack(
-    mirror: &mut BufReader<OwnedReadHalf>,
+    mirror: &mut BufReader<BoxReader>,
     buf: &mut Vec<u8>,
     timeout: Duration,
 ) -> Result<PipelineAckProto, DataTransferError> {

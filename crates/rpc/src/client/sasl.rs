@@ -13,7 +13,7 @@ use tusk_proto::common::rpc_response_header_proto::RpcStatusProto;
 use tusk_proto::common::rpc_sasl_proto::{SaslAuth, SaslState};
 use tusk_proto::common::{RpcRequestHeaderProto, RpcResponseHeaderProto, RpcSaslProto, TokenProto};
 use tusk_security::digest_md5::DigestMd5Client;
-use tusk_security::kerberos::{GssapiClient, KerberosLogin, Protection, SecurityLayer};
+use tusk_security::kerberos::{GssapiClient, KerberosLogin, Protection, SaslLayer};
 
 use crate::auth::ServerPrincipal;
 use crate::error::{RemoteException, RpcError};
@@ -30,7 +30,7 @@ pub(super) async fn authenticate_kerberos<R, W>(
     login: &KerberosLogin,
     protection: &[Protection],
     expected: Option<(&ServerPrincipal, &str)>,
-) -> Result<(String, Option<SecurityLayer>), RpcError>
+) -> Result<(String, Option<SaslLayer>), RpcError>
 where
     R: AsyncRead + Unpin,
     W: AsyncWrite + Unpin,
@@ -71,7 +71,7 @@ where
         match reply.state() {
             SaslState::Success => {
                 let principal = client.principal().map_err(failed)?;
-                return Ok((principal, client.into_layer()));
+                return Ok((principal, client.into_layer().map(SaslLayer::Gssapi)));
             }
             SaslState::Challenge => {
                 let answer = client.respond(reply.token()).map_err(failed)?;
@@ -123,12 +123,16 @@ where
 }
 
 /// Authenticates with `token`; `header` is the request header for the SASL call id.
+/// DIGEST-MD5 accepts the layers in `protection` (`hadoop.rpc.protection`, as Hadoop's
+/// client asks its `SaslPropertiesResolver`); returns the one chosen beyond
+/// `authentication`.
 pub(super) async fn authenticate<R, W>(
     rd: &mut R,
     wr: &mut W,
     header: &RpcRequestHeaderProto,
     token: &TokenProto,
-) -> Result<(), RpcError>
+    protection: &[Protection],
+) -> Result<Option<SaslLayer>, RpcError>
 where
     R: AsyncRead + Unpin,
     W: AsyncWrite + Unpin,
@@ -139,7 +143,8 @@ where
         auth.server_id(),
         &token.identifier,
         &token.password,
-    );
+    )
+    .with_protections(protection);
     let chosen = SaslAuth {
         challenge: None,
         ..auth.clone()
@@ -185,7 +190,8 @@ where
     }
     client
         .check_server(done.token.as_deref().unwrap_or_default())
-        .map_err(|e| RpcError::Protocol(e.to_string()))
+        .map_err(|e| RpcError::Protocol(e.to_string()))?;
+    Ok(client.take_layer().map(SaslLayer::Digest))
 }
 
 async fn send<W: AsyncWrite + Unpin>(

@@ -19,7 +19,7 @@ use tusk_proto::common::rpc_sasl_proto::{SaslAuth, SaslState};
 use tusk_proto::common::RpcSaslProto;
 use tusk_security::digest_md5::{self, DigestMd5Server};
 use tusk_security::kerberos::{
-    AuthToLocal, GssapiServer, GssapiStep, Principal, Protection, SecurityLayer, ServiceCredentials,
+    AuthToLocal, GssapiServer, GssapiStep, Principal, Protection, SaslLayer, ServiceCredentials,
 };
 use tusk_security::{SaslError, TokenAuthority, TokenGrant};
 
@@ -81,12 +81,14 @@ pub(crate) enum SaslStep {
     Reply(RpcSaslProto),
     /// Nothing to send: a SIMPLE client goes on without waiting.
     Silent,
-    /// The client proved it holds a valid token: send `reply` (SUCCESS), and run the
-    /// connection as the token's user.
+    /// The client proved it holds a valid token: send `reply` (SUCCESS), run the
+    /// connection as the token's user, and wrap every message after the reply in
+    /// `layer` when DIGEST-MD5 negotiated one (`auth-int`, `auth-conf`).
     Authenticated {
         reply: RpcSaslProto,
         grant: TokenGrant,
         identifier: Bytes,
+        layer: Option<SaslLayer>,
     },
     /// The client holds a Kerberos ticket of `principal`: send `reply` (SUCCESS), run
     /// the connection as `user`, the principal's short name, and wrap every message
@@ -95,7 +97,7 @@ pub(crate) enum SaslStep {
         reply: RpcSaslProto,
         principal: String,
         user: String,
-        layer: Option<SecurityLayer>,
+        layer: Option<SaslLayer>,
     },
     /// Send this exception as a FATAL reply and close the connection.
     Refused(RemoteException),
@@ -160,7 +162,8 @@ impl SaslSession {
         let mut auths = Vec::new();
         if auth.tokens.is_some() {
             let exchange =
-                DigestMd5Server::new(digest_md5::RPC_PROTOCOL, digest_md5::RPC_SERVER_ID);
+                DigestMd5Server::new(digest_md5::RPC_PROTOCOL, digest_md5::RPC_SERVER_ID)
+                    .with_protections(&auth.protections);
             auths.push(SaslAuth {
                 challenge: Some(exchange.challenge().into()),
                 ..token_auth()
@@ -213,7 +216,8 @@ impl SaslSession {
         if self.exchange.is_none() {
             // No NEGOTIATE came first: the challenge goes out now.
             let exchange =
-                DigestMd5Server::new(digest_md5::RPC_PROTOCOL, digest_md5::RPC_SERVER_ID);
+                DigestMd5Server::new(digest_md5::RPC_PROTOCOL, digest_md5::RPC_SERVER_ID)
+                    .with_protections(&auth.protections);
             let challenge = exchange.challenge();
             self.exchange = Some(exchange);
             return Ok(SaslStep::Reply(sasl_message(
@@ -262,7 +266,11 @@ impl SaslSession {
                 ..
             }) => {
                 self.done = true;
-                let layer = self.gssapi.take().and_then(GssapiServer::into_layer);
+                let layer = self
+                    .gssapi
+                    .take()
+                    .and_then(GssapiServer::into_layer)
+                    .map(SaslLayer::Gssapi);
                 SaslStep::Kerberos {
                     reply,
                     principal,
@@ -304,6 +312,7 @@ impl SaslSession {
                     reply: sasl_message(SaslState::Success, Some(done.rspauth.into()), vec![]),
                     grant: granted.expect("verify asked for the password"),
                     identifier: identifier.into(),
+                    layer: done.layer.map(SaslLayer::Digest),
                 }
             }
             Err(e) => SaslStep::Refused(refusal(e)),
@@ -426,6 +435,7 @@ mod tests {
             reply,
             grant,
             identifier,
+            ..
         } = s.step(&reply).unwrap()
         else {
             panic!("expected success");

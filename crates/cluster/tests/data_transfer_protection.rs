@@ -1,0 +1,220 @@
+//! `dfs.data.transfer.protection`: with `privacy` every data connection — the client's
+//! writes and reads, the pipeline's mirror, the NameNode-ordered re-replication — opens
+//! the SASL handshake over its block token and is wrapped in DIGEST-MD5's `auth-conf`
+//! layer: a file written with two replicas and grown to three reads back identical, and
+//! a distinctive plaintext pattern of it never crosses a recorded connection. A client
+//! that skips the handshake is refused, as is one that will not go beyond
+//! authentication.
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use tokio::io::{AsyncReadExt, AsyncWriteExt, BufReader};
+use tokio::net::{TcpListener, TcpStream};
+use tusk_client::CreateOptions;
+use tusk_cluster::{wait_for_replicas, MiniCluster};
+use tusk_datatransfer::{read_delimited, write_op, Op, PacketBuf};
+use tusk_proto::hdfs::{
+    BaseHeaderProto, BlockOpResponseProto, ClientOperationHeaderProto, OpReadBlockProto, Status,
+};
+use tusk_security::kerberos::Protection;
+
+const DEADLINE: Duration = Duration::from_secs(30);
+const PATTERN: &[u8] = b"<<TUSK-DTP-PLAINTEXT-MARKER>>";
+
+/// A file of the pattern over and over, with a counter so no two blocks are alike.
+fn patterned(len: usize) -> Vec<u8> {
+    let mut out = Vec::with_capacity(len + 64);
+    let mut i = 0u64;
+    while out.len() < len {
+        out.extend_from_slice(PATTERN);
+        out.extend_from_slice(format!("{i:08}").as_bytes());
+        i += 1;
+    }
+    out.truncate(len);
+    out
+}
+
+fn contains(haystack: &[u8], needle: &[u8]) -> bool {
+    haystack.windows(needle.len()).any(|w| w == needle)
+}
+
+/// Copies `from` to `to`, recording every byte into `wire`.
+async fn pump<R, W>(mut from: R, mut to: W, wire: Arc<Mutex<Vec<u8>>>)
+where
+    R: tokio::io::AsyncRead + Unpin,
+    W: tokio::io::AsyncWrite + Unpin,
+{
+    let mut buf = vec![0u8; 64 * 1024];
+    while let Ok(n) = from.read(&mut buf).await {
+        if n == 0 {
+            break;
+        }
+        wire.lock().unwrap().extend_from_slice(&buf[..n]);
+        if to.write_all(&buf[..n]).await.is_err() {
+            break;
+        }
+    }
+    let _ = to.shutdown().await;
+}
+
+/// A TCP proxy to `target` that records every byte it forwards, both ways.
+async fn recording_proxy(
+    target: std::net::SocketAddr,
+) -> (std::net::SocketAddr, Arc<Mutex<Vec<u8>>>) {
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let wire = Arc::new(Mutex::new(Vec::new()));
+    let recorded = wire.clone();
+    tokio::spawn(async move {
+        while let Ok((inbound, _)) = listener.accept().await {
+            let outbound = TcpStream::connect(target).await.unwrap();
+            let (ir, iw) = inbound.into_split();
+            let (or, ow) = outbound.into_split();
+            tokio::spawn(pump(ir, ow, recorded.clone()));
+            tokio::spawn(pump(or, iw, recorded.clone()));
+        }
+    });
+    (addr, wire)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn privacy_wraps_every_data_connection_and_refuses_plain_clients() {
+    let mut cluster = MiniCluster::builder()
+        .datanodes(2)
+        .conf("dfs.replication", "2")
+        .conf("dfs.heartbeat.interval", "200ms")
+        .conf("dfs.data.transfer.protection", "privacy")
+        .block_size(1 << 20)
+        .start()
+        .await;
+    let client = cluster.client();
+    assert_eq!(
+        client.options().data_transfer_protection,
+        vec![Protection::Privacy]
+    );
+    let data = patterned(2_500_000);
+    client
+        .write_file("/private", &data, CreateOptions::default())
+        .await
+        .unwrap();
+    assert_eq!(client.read_file("/private").await.unwrap(), data);
+    // The pipeline's second node took its connection from the first (the mirror): both
+    // nodes negotiated privacy.
+    for i in 0..2 {
+        assert!(
+            cluster.datanode_sasl_wrapped(i) > 0,
+            "DataNode {i}: no wrapped connection"
+        );
+        assert_eq!(cluster.datanode_sasl_refused(i), 0);
+    }
+
+    // A client without protection opens no handshake: refused, nothing served.
+    let plain = cluster.client_with(|o| o.data_transfer_protection.clear());
+    let e = plain.read_file("/private").await.unwrap_err();
+    assert!(
+        cluster.datanode_sasl_refused(0) + cluster.datanode_sasl_refused(1) > 0,
+        "{e}"
+    );
+    // One that will not go beyond authentication finds no common layer.
+    let weak = cluster.client_with(|o| o.data_transfer_protection = vec![Protection::Authentication]);
+    let e = weak.read_file("/private").await.unwrap_err().to_string();
+    assert!(
+        e.contains("No common protection layer between client and server"),
+        "{e}"
+    );
+    // Re-replication to a third node: the NameNode's transfer command, a DataNode
+    // pushing with its own token through the same handshake.
+    let third = cluster.add_datanode().await.unwrap();
+    cluster.wait_live_datanodes(3, DEADLINE).await.unwrap();
+    assert!(client.set_replication("/private", 3).await.unwrap());
+    wait_for_replicas(&client, "/private", 3).await.unwrap();
+    assert!(cluster.datanode_sasl_wrapped(third) > 0);
+    cluster.stop_datanode(0).await;
+    cluster.stop_datanode(1).await;
+    assert_eq!(
+        client.read_file("/private").await.unwrap(),
+        data,
+        "the third node's copy"
+    );
+
+    // One read recorded on the wire: the op, the reply and every packet are wrapped
+    // and encrypted; the data still comes out whole.
+    let blocks = client
+        .block_locations("/private", 0, u64::MAX >> 1)
+        .await
+        .unwrap();
+    let lb = blocks.blocks[0].clone();
+    let (proxy, wire) = recording_proxy(cluster.datanode_addr(third)).await;
+    let stream = TcpStream::connect(proxy).await.unwrap();
+    let (rd, wr) = stream.into_split();
+    let (rd, mut wr) = tusk_datatransfer::sasl::open(
+        rd,
+        wr,
+        Some((&lb.block_token, &[Protection::Privacy][..])),
+    )
+    .await
+    .unwrap();
+    let mut rd = BufReader::new(rd);
+    let len = lb.b.num_bytes.unwrap();
+    let op = OpReadBlockProto {
+        header: ClientOperationHeaderProto {
+            base_header: BaseHeaderProto {
+                block: lb.b.clone(),
+                token: Some(lb.block_token.clone()),
+                trace_info: None,
+            },
+            client_name: "recorded".into(),
+        },
+        offset: 0,
+        len,
+        send_checksums: Some(true),
+        caching_strategy: None,
+    };
+    write_op(&mut wr, Op::ReadBlock, &op).await.unwrap();
+    let reply: BlockOpResponseProto = read_delimited(&mut rd).await.unwrap();
+    assert_eq!(reply.status, Status::Success as i32, "{:?}", reply.message);
+    let mut packet = PacketBuf::new();
+    let mut got = Vec::new();
+    while (got.len() as u64) < len {
+        packet.read_from(&mut rd).await.unwrap();
+        got.extend_from_slice(packet.data());
+    }
+    assert_eq!(got, data[..len as usize]);
+    drop((rd, wr));
+    let wire = wire.lock().unwrap().clone();
+    assert!(wire.len() as u64 > len, "{} bytes recorded", wire.len());
+    assert!(
+        !contains(&wire, PATTERN),
+        "the plaintext pattern crossed the wire"
+    );
+    assert!(!contains(&wire, lb.b.pool_id.as_bytes()), "the op crossed in the clear");
+
+    cluster.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn integrity_carries_the_bytes_checked() {
+    let cluster = MiniCluster::builder()
+        .datanodes(2)
+        .conf("dfs.replication", "2")
+        .conf("dfs.data.transfer.protection", "integrity")
+        .start()
+        .await;
+    let client = cluster.client();
+    let data = patterned(300_000);
+    client
+        .write_file("/checked", &data, CreateOptions::default())
+        .await
+        .unwrap();
+    assert_eq!(client.read_file("/checked").await.unwrap(), data);
+    assert!(cluster.datanode_sasl_wrapped(0) + cluster.datanode_sasl_wrapped(1) >= 2);
+    // A client that asks for privacy only finds no common layer.
+    let strict = cluster.client_with(|o| o.data_transfer_protection = vec![Protection::Privacy]);
+    let e = strict.read_file("/checked").await.unwrap_err().to_string();
+    assert!(
+        e.contains("No common protection layer between client and server"),
+        "{e}"
+    );
+    cluster.shutdown().await;
+}
