@@ -85,7 +85,12 @@ impl DfsClient {
         let other = |e: String| AskError::Other(e);
         let timeout = self.options().socket_timeout;
         let (rd, mut wr) = self
-            .dial_datanode(&node.id.ip_addr, node.id.xfer_port, &block.block_token, timeout)
+            .dial_datanode(
+                &node.id.ip_addr,
+                node.id.xfer_port,
+                &block.block_token,
+                timeout,
+            )
             .await
             .map_err(|e| other(e.to_string()))?;
         let op = h::OpBlockChecksumProto {

@@ -83,16 +83,17 @@ impl DfsClient {
         tusk_datatransfer::DataTransferError,
     > {
         use tusk_datatransfer::sasl;
-        let timed_out = || {
-            tusk_datatransfer::DataTransferError::Io(std::io::ErrorKind::TimedOut.into())
-        };
-        let stream = tokio::time::timeout(timeout, tokio::net::TcpStream::connect((ip, port as u16)))
-            .await
-            .map_err(|_| timed_out())??;
+        let timed_out =
+            || tusk_datatransfer::DataTransferError::Io(std::io::ErrorKind::TimedOut.into());
+        let stream =
+            tokio::time::timeout(timeout, tokio::net::TcpStream::connect((ip, port as u16)))
+                .await
+                .map_err(|_| timed_out())??;
         let _ = stream.set_nodelay(true);
         let (rd, wr) = stream.into_split();
         let protection = &self.options().data_transfer_protection;
-        let handshake = sasl::sasl_required(protection, port).then_some((token, protection.as_slice()));
+        let handshake =
+            sasl::sasl_required(protection, port).then_some((token, protection.as_slice()));
         tokio::time::timeout(timeout, sasl::open(rd, wr, handshake))
             .await
             .map_err(|_| timed_out())?

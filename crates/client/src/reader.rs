@@ -304,7 +304,12 @@ impl FileReader {
         let other = OpenError::Other;
         let (rd, mut wr) = self
             .client
-            .dial_datanode(&node.id.ip_addr, node.id.xfer_port, &block.block_token, self.timeout)
+            .dial_datanode(
+                &node.id.ip_addr,
+                node.id.xfer_port,
+                &block.block_token,
+                self.timeout,
+            )
             .await
             .map_err(|e| match e {
                 tusk_datatransfer::DataTransferError::Io(e)

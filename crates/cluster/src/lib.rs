@@ -473,7 +473,9 @@ impl MiniCluster {
                         pause_heartbeats: Arc::new(move |p| pause.pause_heartbeats(p)),
                         block_key_ids: Arc::new(move || keys.block_key_ids()),
                         sasl_handshakes: Arc::new(move || sasl.sasl_handshakes()),
-                        sasl_layers: Arc::new(move || (layers.sasl_wrapped(), layers.sasl_refused())),
+                        sasl_layers: Arc::new(move || {
+                            (layers.sasl_wrapped(), layers.sasl_refused())
+                        }),
                         release_storage: Arc::new(move || storage.release_storage()),
                     }));
                     wait_handle(handle, sd_wait).await;

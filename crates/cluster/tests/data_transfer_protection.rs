@@ -117,7 +117,8 @@ async fn privacy_wraps_every_data_connection_and_refuses_plain_clients() {
         "{e}"
     );
     // One that will not go beyond authentication finds no common layer.
-    let weak = cluster.client_with(|o| o.data_transfer_protection = vec![Protection::Authentication]);
+    let weak =
+        cluster.client_with(|o| o.data_transfer_protection = vec![Protection::Authentication]);
     let e = weak.read_file("/private").await.unwrap_err().to_string();
     assert!(
         e.contains("No common protection layer between client and server"),
@@ -148,13 +149,10 @@ async fn privacy_wraps_every_data_connection_and_refuses_plain_clients() {
     let (proxy, wire) = recording_proxy(cluster.datanode_addr(third)).await;
     let stream = TcpStream::connect(proxy).await.unwrap();
     let (rd, wr) = stream.into_split();
-    let (rd, mut wr) = tusk_datatransfer::sasl::open(
-        rd,
-        wr,
-        Some((&lb.block_token, &[Protection::Privacy][..])),
-    )
-    .await
-    .unwrap();
+    let (rd, mut wr) =
+        tusk_datatransfer::sasl::open(rd, wr, Some((&lb.block_token, &[Protection::Privacy][..])))
+            .await
+            .unwrap();
     let mut rd = BufReader::new(rd);
     let len = lb.b.num_bytes.unwrap();
     let op = OpReadBlockProto {
@@ -188,7 +186,10 @@ async fn privacy_wraps_every_data_connection_and_refuses_plain_clients() {
         !contains(&wire, PATTERN),
         "the plaintext pattern crossed the wire"
     );
-    assert!(!contains(&wire, lb.b.pool_id.as_bytes()), "the op crossed in the clear");
+    assert!(
+        !contains(&wire, lb.b.pool_id.as_bytes()),
+        "the op crossed in the clear"
+    );
 
     cluster.shutdown().await;
 }

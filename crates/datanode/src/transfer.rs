@@ -15,9 +15,9 @@ use std::time::Duration;
 
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWrite, AsyncWriteExt, BufReader, BufWriter};
 use tokio::net::{TcpListener, TcpStream};
-use tusk_datatransfer::sasl::{sasl_required, wrap_halves, BoxReader, BoxWriter};
 use tokio::task::JoinSet;
 use tracing::{debug, warn};
+use tusk_datatransfer::sasl::{sasl_required, wrap_halves, BoxReader, BoxWriter};
 use tusk_datatransfer::{read_op, write_delimited, DataTransferError, Op, MAX_PACKET_DATA};
 use tusk_proto::common::TokenProto;
 use tusk_proto::hdfs::{BaseHeaderProto, BlockOpResponseProto, ExtendedBlockProto, Status};
@@ -145,7 +145,7 @@ async fn serve_connection(node: Arc<Node>, stream: TcpStream, peer: SocketAddr, 
                 }
             }
         }
-        Ok(Ok(buf)) if buf.is_empty() => return,
+        Ok(Ok([])) => return,
         Ok(Ok(buf)) => {
             if sasl_required(
                 &node.options.data_transfer_protection,

@@ -75,13 +75,9 @@ where
     R: AsyncRead + Unpin,
     W: AsyncWrite + Unpin,
 {
-    let mut client = DigestMd5Client::for_token(
-        PROTOCOL,
-        SERVER_NAME,
-        &token.identifier,
-        &token.password,
-    )
-    .with_protections(wanted);
+    let mut client =
+        DigestMd5Client::for_token(PROTOCOL, SERVER_NAME, &token.identifier, &token.password)
+            .with_protections(wanted);
     wr.write_all(&MAGIC).await?;
     write_delimited(wr, &success(Vec::new())).await?;
     let challenge = read_message(rd).await?;
@@ -420,14 +416,9 @@ mod tests {
                 .unwrap();
         });
         let (mut crd, mut cwr) = tokio::io::split(client);
-        let e = client_handshake(
-            &mut crd,
-            &mut cwr,
-            &token(),
-            &[Protection::Authentication],
-        )
-        .await
-        .unwrap_err();
+        let e = client_handshake(&mut crd, &mut cwr, &token(), &[Protection::Authentication])
+            .await
+            .unwrap_err();
         assert!(
             e.to_string()
                 .contains("No common protection layer between client and server"),

@@ -379,9 +379,10 @@ impl DigestMd5Client {
     /// Checks the server's final message: it proves the server knew the password too.
     /// Under `integrity` or `privacy` the layer is then ready ([`Self::take_layer`]).
     pub fn check_server(&mut self, message: &[u8]) -> Result<(), SaslError> {
-        let (realm, nonce, cnonce, protection, cipher) = self.answered.as_ref().ok_or(SaslError::Malformed {
-            reason: "server's final message before any challenge".into(),
-        })?;
+        let (realm, nonce, cnonce, protection, cipher) =
+            self.answered.as_ref().ok_or(SaslError::Malformed {
+                reason: "server's final message before any challenge".into(),
+            })?;
         let text = std::str::from_utf8(message).map_err(|_| SaslError::BadServerProof)?;
         let fields = parse_fields(text)?;
         let exchange = Exchange {
@@ -614,7 +615,7 @@ impl Decrypt {
         match self {
             Decrypt::Rc4(c) => c.apply_keystream(data),
             Decrypt::TripleDes(c) => {
-                if data.len() % 8 != 0 {
+                if !data.len().is_multiple_of(8) {
                     return Err(SaslError::Malformed {
                         reason: format!("3des message of {} bytes", data.len()),
                     });
@@ -932,7 +933,10 @@ mod tests {
     }
 
     /// A client and a server that agreed on `wanted` out of `offered`.
-    fn negotiated(offered: &[Protection], wanted: &[Protection]) -> (DigestMd5Client, Authenticated) {
+    fn negotiated(
+        offered: &[Protection],
+        wanted: &[Protection],
+    ) -> (DigestMd5Client, Authenticated) {
         let server = DigestMd5Server::new("hdfs", "0").with_protections(offered);
         let mut client =
             DigestMd5Client::for_token("hdfs", "0", b"id", b"pw").with_protections(wanted);
@@ -968,8 +972,8 @@ mod tests {
         );
         // A client that claims a layer the server did not offer is refused.
         let server = DigestMd5Server::new("hdfs", "0").with_protections(&[Integrity]);
-        let mut client = DigestMd5Client::for_token("hdfs", "0", b"id", b"pw")
-            .with_protections(&[Integrity]);
+        let mut client =
+            DigestMd5Client::for_token("hdfs", "0", b"id", b"pw").with_protections(&[Integrity]);
         let response = String::from_utf8(client.respond(&server.challenge()).unwrap()).unwrap();
         let forged = response.replace("qop=auth-int", "qop=auth");
         assert!(matches!(
@@ -1009,7 +1013,10 @@ mod tests {
             let msg: Vec<u8> = (0..len).map(|i| (i % 251) as u8).collect();
             let token = c.wrap(&msg);
             assert_eq!((token.len() - 6) % 8, 0, "{len}");
-            assert!(token.len() - 6 - 10 > msg.len(), "{len}: padding is 1 to 8 bytes");
+            assert!(
+                token.len() - 6 - 10 > msg.len(),
+                "{len}: padding is 1 to 8 bytes"
+            );
             assert_eq!(s.unwrap(&token).unwrap(), msg, "{len}");
             assert_eq!(c.unwrap(&s.wrap(&msg)).unwrap(), msg);
         }

@@ -5,8 +5,8 @@ use std::collections::VecDeque;
 use std::time::Duration;
 
 use tokio::io::{AsyncWriteExt, BufReader, BufWriter};
-use tusk_datatransfer::sasl::{BoxReader, BoxWriter};
 use tokio::sync::mpsc;
+use tusk_datatransfer::sasl::{BoxReader, BoxWriter};
 use tusk_datatransfer::{read_delimited, write_op, write_packet, DataChecksum, Op, PacketHeader};
 use tusk_proto::common::TokenProto;
 use tusk_proto::hdfs::{self as h, op_write_block_proto::BlockConstructionStage, Status};
@@ -301,7 +301,12 @@ impl BlockStream {
         let name = node_name(node);
         let fail = |e: ClientError| (vec![first], e);
         let (rd, wr) = client
-            .dial_datanode(&node.id.ip_addr, node.id.xfer_port, &self.token, self.timeout)
+            .dial_datanode(
+                &node.id.ip_addr,
+                node.id.xfer_port,
+                &self.token,
+                self.timeout,
+            )
             .await
             .map_err(|e| match e {
                 tusk_datatransfer::DataTransferError::Io(e) => fail(ClientError::Io(e)),

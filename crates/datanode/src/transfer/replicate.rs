@@ -163,9 +163,10 @@ async fn push(node: &std::sync::Arc<Node>, push: Push) -> Result<(), DataNodeErr
     };
     let timeout = node.options.socket_timeout;
     let token = own_write_token(node, block_id, &push.target_storage_ids)?;
-    let (rd, wr) = crate::transfer::dial(node, &first.id.ip_addr, first.id.xfer_port, token.as_ref())
-        .await
-        .map_err(downstream)?;
+    let (rd, wr) =
+        crate::transfer::dial(node, &first.id.ip_addr, first.id.xfer_port, token.as_ref())
+            .await
+            .map_err(downstream)?;
     let mut rd = BufReader::new(rd);
     let mut wr = BufWriter::with_capacity(IO_BUFFER, wr);
 
