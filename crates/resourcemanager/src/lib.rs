@@ -26,6 +26,9 @@
 //!   the pages.
 //! - `web`: the web UI (cluster, nodes, applications, scheduler), `/jmx` beans; job pages
 //!   come from whoever starts it (`ResourceManagerOptions::extra_routes`).
+//! - `token_renewer`: [`token_renewer::DelegationTokenRenewer`], Hadoop's
+//!   `DelegationTokenRenewer` bookkeeping (renew an application's HDFS delegation tokens
+//!   before they expire, cancel them when it finishes), on an explicit clock.
 //! - `error`: [`ResourceManagerError`] and its Hadoop exception class names.
 //!
 //! [`ResourceManager::start`] wires them together and returns a
@@ -52,6 +55,7 @@ pub mod sim;
 pub mod state_store;
 pub mod status;
 pub mod status_policy;
+pub mod token_renewer;
 pub mod web;
 
 use std::net::SocketAddr;
