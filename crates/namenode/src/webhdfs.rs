@@ -56,8 +56,8 @@ pub(crate) struct Request {
     /// Where the request came from; a write is redirected to a DataNode on that host
     /// when there is one.
     pub peer: IpAddr,
-    /// The request proved its user with a delegation token.
-    pub by_token: bool,
+    /// The identifier of the delegation token the request proved its user with.
+    pub token: Option<bytes::Bytes>,
     /// The Kerberos principal SPNEGO authenticated (`user` is its short name, or the
     /// user it acts for with `doas`).
     pub principal: Option<String>,
@@ -160,7 +160,7 @@ fn parse(
         path: fs_path(path)?,
         params,
         peer,
-        by_token: false,
+        token: None,
         principal,
         proxied,
     })
@@ -257,7 +257,7 @@ impl WebHdfs {
                 tusk_webhdfs::WebHdfsError::of(tusk_rpc::HadoopException::InvalidToken, e.message)
             })?;
         req.user = grant.user;
-        req.by_token = true;
+        req.token = Some(token.identifier);
         Ok(req)
     }
 

@@ -77,7 +77,7 @@ fn paths(req: &Request) -> (String, Option<String>) {
 
 /// The caller in `UserGroupInformation`'s form.
 fn ugi(req: &Request) -> String {
-    if req.by_token {
+    if req.token.is_some() {
         return format!("{} (auth:TOKEN)", req.user);
     }
     if let Some(principal) = &req.principal {
@@ -118,11 +118,7 @@ pub(super) fn record<T>(w: &WebHdfs, req: &Request, outcome: &Result<T>) {
         src: Some(src),
         dst,
         proto: "webhdfs",
-        token: req
-            .by_token
-            .then(|| req.params.delegation_token().ok())
-            .flatten()
-            .map(|t| t.identifier),
+        token: req.token.clone(),
         caller_context: None,
     });
 }
@@ -149,7 +145,7 @@ mod tests {
                     .collect(),
             ),
             peer: "127.0.0.1".parse().unwrap(),
-            by_token: false,
+            token: None,
             principal: None,
             proxied: false,
         }

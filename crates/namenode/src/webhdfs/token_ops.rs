@@ -23,7 +23,7 @@ fn now() -> i64 {
 fn caller(req: &Request) -> TokenCaller<'_> {
     TokenCaller {
         user: &req.user,
-        principal: req.principal.as_deref().filter(|_| !req.by_token),
+        principal: req.principal.as_deref().filter(|_| req.token.is_none()),
         proxied: req.proxied,
     }
 }
@@ -102,7 +102,7 @@ fn token_param(req: &Request) -> Result<TokenProto> {
 /// token for the request's user, renewable by it (Hadoop's `redirectURI`); `None`
 /// when the request came with a token (passed on as it is) or without Kerberos.
 pub(super) async fn for_redirect(w: &WebHdfs, req: &Request) -> Result<Option<String>> {
-    if req.by_token || req.principal.is_none() {
+    if req.token.is_some() || req.principal.is_none() {
         return Ok(None);
     }
     let token = issue(w, req, &req.user).await?;
