@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The test command: every Rust test (the testbed tests need root), then Hadoop's FsShell
 # against Tusk (RPC and webhdfs://; then on a secure cluster, Kerberos and privacy), then Hadoop's `yarn` CLI (application, node,
-# queue) against Tusk's ResourceManager, then Hadoop's own MapReduce jobs (examples,
+# queue) against Tusk's ResourceManager, then Hadoop's MapReduce on a secure cluster
+# (Kerberos, delegation tokens renewed and cancelled by the ResourceManager, containers
+# holding tokens only), then Hadoop's own MapReduce jobs (examples,
 # streaming) on Tusk's YARN and DFS, on `tusk local` and on a 3-node testbed, then the
 # same MapReduce through a kill -9 of the ResourceManager and of a NodeManager, then
 # the heartbeat sweep's Hadoop-MapReduce system in its smallest form, then
@@ -32,6 +34,7 @@ step cargo test --workspace --no-fail-fast --features "$TUSK_CARGO_FEATURES"
 step scripts/compat-hadoop.sh "$TUSK"
 step scripts/compat-hadoop-secure.sh "$TUSK"
 step scripts/compat-yarn.sh "$TUSK"
+step scripts/compat-mapreduce-secure.sh "$TUSK"
 step scripts/compat-mapreduce.sh "$TUSK"
 step env TUSK_TESTBED=testbeds/repl-10gige.toml scripts/compat-mapreduce.sh "$TUSK"
 step scripts/compat-mapreduce-recovery.sh "$TUSK"

@@ -34,6 +34,9 @@ pub struct SecureRealm {
     pub krb5_conf: PathBuf,
     /// `dfs.namenode.kerberos.principal`.
     pub namenode_principal: String,
+    /// `yarn.resourcemanager.principal`: whom job clients name as their delegation
+    /// tokens' renewer.
+    pub resourcemanager_principal: String,
     /// The user's principal (its short name) and keytab, and the credential cache its
     /// ticket is in.
     pub user: String,
@@ -80,12 +83,33 @@ pub fn write_client_conf(cluster: &ClusterEndpoints) -> std::io::Result<()> {
     // DFS.
     if cluster.rm_addr.is_some() {
         yarn.push((LOG_AGGREGATION_KEY, "true".to_string()));
+        if let Some(realm) = &cluster.realm {
+            yarn.push((
+                "yarn.resourcemanager.principal",
+                realm.resourcemanager_principal.clone(),
+            ));
+        }
     }
     std::fs::write(dir.join("yarn-site.xml"), site(&yarn))?;
-    std::fs::write(
-        dir.join("mapred-site.xml"),
-        site(&[("mapreduce.framework.name", "yarn".to_string())]),
-    )?;
+    let mut mapred = vec![("mapreduce.framework.name", "yarn".to_string())];
+    if let (Some(_), Some(_)) = (&cluster.realm, &cluster.rm_addr) {
+        // A realm of its own has its krb5.conf here, not in /etc: the JVMs of
+        // MapReduce's AMs and tasks need it to know the default realm (Hadoop's
+        // auth_to_local DEFAULT rule maps only its principals). Hadoop's defaults of the
+        // admin options, plus that.
+        let krb5 = format!(
+            "-Djava.security.krb5.conf={}",
+            dir.join("krb5.conf").display()
+        );
+        let child =
+            format!("-Djava.net.preferIPv4Stack=true -Dhadoop.metrics.log.level=WARN {krb5}");
+        mapred.extend([
+            ("yarn.app.mapreduce.am.admin-command-opts", krb5),
+            ("mapreduce.admin.map.child.java.opts", child.clone()),
+            ("mapreduce.admin.reduce.child.java.opts", child),
+        ]);
+    }
+    std::fs::write(dir.join("mapred-site.xml"), site(&mapred))?;
     std::fs::write(
         dir.join("log4j.properties"),
         tusk_common::config::CLIENT_LOG4J_PROPERTIES,

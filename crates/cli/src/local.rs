@@ -20,6 +20,7 @@ use tusk_cluster::process::{
 use tusk_common::config::Source;
 use tusk_common::process::alive;
 use tusk_common::Configuration;
+use tusk_resourcemanager::options::{NM_PRINCIPAL_KEY, RM_PRINCIPAL_KEY};
 use tusk_rpc::auth::AUTH_TO_LOCAL_KEY;
 
 use crate::conf::RM_ADDRESS_KEY;
@@ -61,9 +62,9 @@ pub struct UpArgs {
     #[arg(long)]
     pub no_yarn: bool,
     /// Secure mode: a Kerberos realm of its own (an MIT KDC with its state in DIR/kdc),
-    /// principals and keytabs for the NameNode, the DataNodes and you, Kerberos on, and
-    /// the `kinit` line to use printed. Needs `--no-yarn` for now, and a tusk built with
-    /// `--features kerberos`.
+    /// principals and keytabs for the NameNode, the DataNodes, the ResourceManager, the
+    /// NodeManagers and you, Kerberos on, and the `kinit` line to use printed. Needs a
+    /// tusk built with `--features kerberos`.
     #[arg(long)]
     pub secure: bool,
 }
@@ -151,11 +152,6 @@ pub async fn up(conf: &Configuration, args: &UpArgs) -> anyhow::Result<ClusterEn
     let mut conf = conf.clone();
     let (realm, kdc_pid) = match args.secure {
         true => {
-            if !args.no_yarn {
-                bail!(
-                    "--secure runs the DFS only so far (YARN has no Kerberos yet): add --no-yarn"
-                );
-            }
             let (realm, pid) = secure_realm(dir, &mut conf)?;
             (Some(realm), pid)
         }
@@ -200,8 +196,9 @@ pub async fn up(conf: &Configuration, args: &UpArgs) -> anyhow::Result<ClusterEn
 
 /// `--secure`: starts the realm `TUSK.LOCAL` in `dir/kdc` (its KDC left running, its
 /// pid returned for the pids file), makes principals and keytabs for the NameNode, the
-/// DataNodes, their web servers (`HTTP/localhost`, SPNEGO) and the user running this, takes the user's ticket, and turns Kerberos on
-/// in `conf`. This process authenticates with that ticket from here on.
+/// DataNodes, their web servers (`HTTP/localhost`, SPNEGO), the ResourceManager, the
+/// NodeManagers and the user running this, takes the user's ticket, and turns Kerberos
+/// on in `conf`. This process authenticates with that ticket from here on.
 fn secure_realm(
     dir: &Path,
     conf: &mut Configuration,
@@ -218,6 +215,8 @@ fn secure_realm(
     // SPNEGO on the web servers (WebHDFS): curl's and Java's tickets are for
     // `HTTP/<host of the URL>`.
     let http = kdc.add_principal(&format!("HTTP/localhost@{REALM}"))?;
+    let rm = kdc.add_principal(&format!("rm/localhost@{REALM}"))?;
+    let nm = kdc.add_principal(&format!("nm/localhost@{REALM}"))?;
     let user = tusk_common::current_user();
     let keytab = kdc.add_principal(&format!("{user}@{REALM}"))?;
     let cache = kdc_dir.join(format!("{user}.cc"));
@@ -242,15 +241,21 @@ fn secure_realm(
             "dfs.web.authentication.kerberos.keytab",
             http.display().to_string(),
         ),
+        (RM_PRINCIPAL_KEY, format!("rm/_HOST@{REALM}")),
+        ("yarn.resourcemanager.keytab", rm.display().to_string()),
+        (NM_PRINCIPAL_KEY, format!("nm/_HOST@{REALM}")),
+        ("yarn.nodemanager.keytab", nm.display().to_string()),
     ] {
         conf.set(key, value);
     }
     // The NameNode runs as its principal's short name, which is HDFS's superuser; on a
-    // cluster of one's own that is oneself, as without Kerberos.
+    // cluster of one's own that is oneself, as without Kerberos. So do the NodeManagers
+    // (they make the log root in the DFS); the ResourceManager stays `rm`, the renewer
+    // job clients name in the delegation tokens they ship.
     if conf.get(AUTH_TO_LOCAL_KEY).is_none() {
         conf.set(
             AUTH_TO_LOCAL_KEY,
-            format!("RULE:[2:$1@$0](nn@{REALM})s/.*/{user}/ DEFAULT"),
+            format!("RULE:[2:$1@$0](nn@{REALM})s/.*/{user}/ RULE:[2:$1@$0](nm@{REALM})s/.*/{user}/ DEFAULT"),
         );
     }
     // The GSS-API library of this process reads these; nothing else runs yet.
@@ -259,6 +264,7 @@ fn secure_realm(
     let realm = SecureRealm {
         krb5_conf: kdc.krb5_conf(),
         namenode_principal: format!("nn/_HOST@{REALM}"),
+        resourcemanager_principal: format!("rm/_HOST@{REALM}"),
         user,
         keytab,
         cache,

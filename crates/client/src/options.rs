@@ -142,6 +142,11 @@ pub struct ClientOptions {
     /// ticket of the default credential cache (`kinit`'s) and run as its principal, or
     /// as `HADOOP_PROXY_USER` when set (which the NameNode must allow).
     pub kerberos: bool,
+    /// Under Kerberos, a service's keytab to log in from (into a credential cache of
+    /// the client's own) instead of the default credential cache: a NodeManager
+    /// writing as itself.
+    #[serde(skip)]
+    pub keytab: Option<std::path::PathBuf>,
     /// `hadoop.rpc.protection`: the security layers a Kerberos connection accepts.
     #[serde(skip)]
     pub rpc_protection: Vec<tusk_rpc::Protection>,
@@ -188,6 +193,7 @@ impl Default for ClientOptions {
             domain_socket_path: None,
             short_circuit_skip_checksum: false,
             kerberos: false,
+            keytab: None,
             rpc_protection: vec![tusk_rpc::Protection::Authentication],
             data_transfer_protection: Vec::new(),
             namenode_principal: None,
@@ -277,6 +283,7 @@ impl ClientOptions {
                 .get_bool("dfs.client.read.shortcircuit.skip.checksum", false)
                 .map_err(bad)?,
             kerberos: tusk_rpc::auth::kerberos_enabled(conf).map_err(bad)?,
+            keytab: None,
             rpc_protection: tusk_rpc::auth::protection(conf).map_err(bad)?,
             data_transfer_protection: tusk_datatransfer::sasl::parse_protection(
                 &conf.get_str("dfs.data.transfer.protection", ""),
@@ -320,7 +327,7 @@ impl ClientOptions {
 /// Whether a token's service (`host:port`, Hadoop writes the address) names the
 /// NameNode at `namenode`: the same text, or the same port on a host resolving to the
 /// same address.
-fn same_service(service: &str, namenode: &str) -> bool {
+pub fn same_service(service: &str, namenode: &str) -> bool {
     use std::net::ToSocketAddrs;
     if service == namenode {
         return true;
@@ -339,12 +346,13 @@ impl ClientOptions {
     /// client's user under SIMPLE; under Kerberos with `kinit`'s ticket, as its
     /// principal or as `HADOOP_PROXY_USER` when set (which the NameNode must allow).
     pub fn rpc_options(&self, protocol: &str) -> RpcClientOptions {
-        let (user, kerberos) = match self.kerberos {
-            true => (
+        let (user, kerberos) = match (self.kerberos, &self.keytab) {
+            (true, Some(keytab)) => (String::new(), Some(KerberosLogin::Keytab(keytab.clone()))),
+            (true, None) => (
                 std::env::var("HADOOP_PROXY_USER").unwrap_or_default(),
                 Some(KerberosLogin::TicketCache),
             ),
-            false => (self.user.clone(), None),
+            (false, _) => (self.user.clone(), None),
         };
         RpcClientOptions {
             user,

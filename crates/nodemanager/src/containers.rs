@@ -224,6 +224,8 @@ impl Containers {
         self.check_new(&c.container_id)?;
         hadoop::check_names(&c)?;
         node.log_aggregation.track(&c.application_id, &c.user);
+        node.localizer
+            .add_credentials(&c.application_id, &c.launch.tokens);
         self.metrics.launched.inc();
         self.lock().running.insert(
             c.container_id.clone(),
@@ -409,6 +411,7 @@ impl Containers {
         }
         tracing::info!(%application, "application cleaned up");
         crate::log_aggregation::aggregate(node, application).await;
+        node.localizer.release_credentials(application);
     }
 
     fn finish(&self, status: y::ContainerStatus, resource: y::Resource) {
@@ -679,6 +682,18 @@ fn start_process(spec: &ProcessSpec) -> std::io::Result<i32> {
     Ok(cmd.spawn()?.id() as i32)
 }
 
+/// Under Kerberos, the credential cache a container is pointed at: a file in its work
+/// dir that does not exist. Containers run as the NodeManager's user (there is no
+/// LinuxContainerExecutor), so without this one would find the ticket cache of whoever
+/// started the cluster; this way they authenticate with their applications' tokens
+/// only, as Hadoop's containers in secure mode do.
+pub(crate) fn no_ticket_cache(node: &Node, work_dir: &Path) -> Option<String> {
+    node.options
+        .kerberos
+        .as_ref()
+        .map(|_| format!("FILE:{}", work_dir.join("no-kerberos-ticket").display()))
+}
+
 /// The container's environment: the NodeManager's own, the launch context's, and the
 /// variables YARN (and Tusk) give every container.
 fn container_env(
@@ -703,6 +718,9 @@ fn container_env(
     env.insert("PWD".into(), s(container_dir));
     env.insert("TUSK_LOCAL_DIR".into(), s(local_dir));
     env.insert(CONTAINER_SECRET_ENV.into(), secret.to_string());
+    if let Some(cache) = no_ticket_cache(node, container_dir) {
+        env.insert("KRB5CCNAME".into(), cache);
+    }
     if let (Some(job), Some(attempt)) = (
         launch.env.get("TUSK_JOB_ID"),
         launch.env.get("TUSK_TASK_ATTEMPT_ID"),

@@ -241,6 +241,15 @@ impl NodeManager {
         } else {
             options.node_id.clone()
         };
+        // Under Kerberos the NodeManager logs in from its keytab and runs as its
+        // principal.
+        let (kerberos, protection) = match &options.kerberos {
+            Some(identity) => (
+                Some(tusk_rpc::KerberosLogin::Keytab(identity.keytab.clone())),
+                identity.protection.clone(),
+            ),
+            None => (None, Vec::new()),
+        };
         let rm = RpcClient::new(
             options.rm_addr.clone(),
             RpcClientOptions {
@@ -248,11 +257,31 @@ impl NodeManager {
                 connect_timeout: Duration::from_secs(5),
                 // The heartbeat loop retries on its own interval.
                 connect_retry: ConnectRetry::NONE,
+                kerberos,
+                protection,
                 ..Default::default()
             },
         );
-        let localizer =
-            localizer::Localizer::new(options.local_dirs.clone(), options.default_fs.clone());
+        // The DFS clients' protection levels; the NodeManager's own DFS access (the
+        // log root) uses its keytab, an application's its tokens.
+        let mut client = match tusk_client::ClientOptions::from_conf(&options.conf.0) {
+            Ok(client) => client,
+            Err(e) if options.kerberos.is_some() => {
+                return Err(NodeManagerError::Config(tusk_common::ConfigError::invalid(
+                    "fs.defaultFS",
+                    e.to_string(),
+                )))
+            }
+            // Not a DFS (or no configuration): nothing to protect.
+            Err(_) => tusk_client::ClientOptions::default(),
+        };
+        client.delegation_token = None;
+        client.keytab = options.kerberos.as_ref().map(|k| k.keytab.clone());
+        let localizer = localizer::Localizer::new(
+            options.local_dirs.clone(),
+            options.default_fs.clone(),
+            client,
+        );
         let tokens = Arc::new(tokens::NodeTokens::new(&options.host, rpc_port));
         let hadoop_shuffle = Arc::new(HadoopShuffle::new(shuffle_addr.port()));
         let node = Arc::new(Node {

@@ -94,19 +94,40 @@ pub(crate) struct Localizer {
 }
 
 impl Localizer {
-    pub fn new(local_dirs: Vec<PathBuf>, default_fs: Option<String>) -> Self {
+    pub fn new(
+        local_dirs: Vec<PathBuf>,
+        default_fs: Option<String>,
+        client: tusk_client::ClientOptions,
+    ) -> Self {
         Localizer {
             local_dirs,
-            sources: Sources::new(default_fs),
+            sources: Sources::new(default_fs, client),
             entries: Mutex::default(),
             next_dir: AtomicU64::new(10),
         }
     }
 
-    /// A client of the default file system (`fs.defaultFS`) acting as `user`, when it
-    /// is a DFS; shared with the resources' downloads.
-    pub fn default_dfs(&self, user: &str) -> Option<tusk_client::DfsClient> {
-        self.sources.default_dfs(user)
+    /// A client of the default file system (`fs.defaultFS`) acting as `user` for
+    /// `application` (`None`: the NodeManager itself), when it is a DFS; shared with
+    /// the resources' downloads. Under Kerberos an application's client authenticates
+    /// with its tokens ([`Localizer::add_credentials`]).
+    pub fn default_dfs(
+        &self,
+        user: &str,
+        application: Option<&str>,
+    ) -> Option<Result<tusk_client::DfsClient, String>> {
+        self.sources.default_dfs(user, application)
+    }
+
+    /// Keeps the HDFS delegation tokens in a container's credentials for its
+    /// application's DFS access (under Kerberos).
+    pub fn add_credentials(&self, application: &str, credentials: &[u8]) {
+        self.sources.add_credentials(application, credentials);
+    }
+
+    /// Forgets `application`'s tokens (once its logs are aggregated).
+    pub fn release_credentials(&self, application: &str) {
+        self.sources.release_credentials(application);
     }
 
     /// The local path of `resource` for `user`'s `application`, fetching it first if
@@ -138,7 +159,7 @@ impl Localizer {
             .or_insert_with(|| Arc::new(OnceCell::new()))
             .clone();
         let path = cell
-            .get_or_try_init(|| self.download(&key, user, resource))
+            .get_or_try_init(|| self.download(&key, user, application, resource))
             .await?;
         Ok(path.clone())
     }
@@ -194,6 +215,7 @@ impl Localizer {
         &self,
         key: &CacheKey,
         user: &str,
+        application: &str,
         resource: &LocalResource,
     ) -> Result<PathBuf, NodeManagerError> {
         let base = self.cache_dir(&key.cache, &resource.url);
@@ -201,7 +223,7 @@ impl Localizer {
         let tmp = base.join(format!("{n}_tmp"));
         let dest = base.join(n.to_string());
         let name = file_name(&resource.url);
-        let result = self.fetch(resource, user, &tmp, &name).await;
+        let result = self.fetch(resource, user, application, &tmp, &name).await;
         let result = match result {
             Ok(()) => tokio::fs::rename(&tmp, &dest)
                 .await
@@ -222,11 +244,15 @@ impl Localizer {
         &self,
         resource: &LocalResource,
         user: &str,
+        application: &str,
         tmp: &Path,
         name: &str,
     ) -> Result<(), NodeManagerError> {
         let io = |what: &Path, e| NodeManagerError::io(what.display().to_string(), e);
-        let status = self.sources.status(&resource.url, user).await?;
+        let status = self
+            .sources
+            .status(&resource.url, user, application)
+            .await?;
         if status.modification_time != resource.timestamp {
             return Err(NodeManagerError::ResourceChanged {
                 url: resource.url.clone(),
@@ -247,10 +273,14 @@ impl Localizer {
         let target = tmp.join(name);
         let public = resource.visibility == Visibility::Public;
         if resource.kind == ResourceType::File {
-            self.sources.copy_to(&resource.url, user, &target).await?;
+            self.sources
+                .copy_to(&resource.url, user, application, &target)
+                .await?;
         } else {
             let download = tmp.join(format!(".{name}.download"));
-            self.sources.copy_to(&resource.url, user, &download).await?;
+            self.sources
+                .copy_to(&resource.url, user, application, &download)
+                .await?;
             let (kind, pattern) = (resource.kind, resource.pattern.clone());
             let (from, to, name) = (download.clone(), target.clone(), name.to_string());
             tokio::task::spawn_blocking(move || {
@@ -353,7 +383,11 @@ mod tests {
             .duration_since(std::time::UNIX_EPOCH)
             .unwrap()
             .as_millis() as i64;
-        let localizer = Localizer::new(vec![dir.path().join("local")], None);
+        let localizer = Localizer::new(
+            vec![dir.path().join("local")],
+            None,
+            tusk_client::ClientOptions::default(),
+        );
         let resource = LocalResource {
             url: format!("file:{}", src.display()),
             size: 7,

@@ -202,14 +202,17 @@ async fn upload(
         message,
     };
     let dfs_error = |e: tusk_client::ClientError| failed(e.to_string());
+    let not_dfs = || failed("fs.defaultFS is not a DFS (hdfs://)".into());
     let as_node = node
         .localizer
-        .default_dfs(&tusk_common::current_user())
-        .ok_or_else(|| failed("fs.defaultFS is not a DFS (hdfs://)".into()))?;
+        .default_dfs(&tusk_common::current_user(), None)
+        .ok_or_else(not_dfs)?
+        .map_err(failed)?;
     let as_user = node
         .localizer
-        .default_dfs(user)
-        .ok_or_else(|| failed("fs.defaultFS is not a DFS (hdfs://)".into()))?;
+        .default_dfs(user, Some(application))
+        .ok_or_else(not_dfs)?
+        .map_err(failed)?;
     ensure_remote_root(&as_node, &node.options.remote_app_log_dir)
         .await
         .map_err(dfs_error)?;

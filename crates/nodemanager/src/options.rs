@@ -78,6 +78,12 @@ pub struct NodeManagerOptions {
     /// `fs.defaultFS`: where LocalResources named by a bare path (or `hdfs:///path`) are
     /// read from; `None` = the local file system.
     pub default_fs: Option<String>,
+    /// Under Kerberos (`hadoop.security.authentication=kerberos`): the NodeManager's
+    /// principal and keytab (`yarn.nodemanager.principal`, `yarn.nodemanager.keytab`),
+    /// which it logs in to the ResourceManager (and writes the log root) with.
+    /// Containers never see it: they hold their applications' tokens only.
+    #[serde(skip)]
+    pub kerberos: Option<tusk_rpc::auth::ServiceIdentity>,
     /// `yarn.nodemanager.env-whitelist`: variables a Hadoop-style container inherits
     /// from the NodeManager when it does not set them.
     pub env_whitelist: Vec<String>,
@@ -137,6 +143,7 @@ impl Default for NodeManagerOptions {
             rpc: tusk_rpc::RpcServerOptions::default(),
             http_address: None,
             default_fs: None,
+            kerberos: None,
             env_whitelist: ENV_WHITELIST_DEFAULT
                 .split(',')
                 .map(str::to_string)
@@ -223,6 +230,12 @@ impl NodeManagerOptions {
             rpc: tusk_rpc::RpcServerOptions::from_conf(conf)?,
             http_address: Some(conf.get_str(HTTP_ADDRESS_KEY, HTTP_ADDRESS_DEFAULT)),
             default_fs: conf.get("fs.defaultFS").map(|s| s.trim().to_string()),
+            kerberos: tusk_rpc::auth::ServiceIdentity::from_conf(
+                conf,
+                "yarn.nodemanager.principal",
+                "yarn.nodemanager.keytab",
+            )
+            .map_err(|e| ConfigError::invalid(tusk_rpc::auth::AUTHENTICATION_KEY, e.to_string()))?,
             env_whitelist: match conf.get_list("yarn.nodemanager.env-whitelist") {
                 list if list.is_empty() => d.env_whitelist,
                 list => list,

@@ -297,6 +297,9 @@ pub struct Cluster {
     pub(crate) recovered_at: Option<Instant>,
     /// Where the scheduling reads the time: the wall clock, or a simulation's.
     pub(crate) clock: Clock,
+    /// Told the id of each application that ends, when delegation tokens are renewed
+    /// (Kerberos): the renewer then cancels the tokens no running application holds.
+    pub(crate) ended: Option<tokio::sync::mpsc::UnboundedSender<String>>,
 }
 
 /// The time as the cluster sees it. A simulation ([`crate::sim`]) runs the real
@@ -352,6 +355,7 @@ impl Cluster {
             epoch: 0,
             recovered_at: None,
             clock: Clock::Wall,
+            ended: None,
         }
     }
 

@@ -30,6 +30,8 @@ pub enum ResourceManagerError {
     #[error("Invalid resource request: {message}")]
     InvalidResourceRequest { message: String },
     #[error(transparent)]
+    TokenRenewal(#[from] crate::token_renewer::RenewRefused),
+    #[error(transparent)]
     Config(#[from] ConfigError),
     #[error("i/o error on {what}: {source}")]
     Io {
@@ -51,6 +53,9 @@ impl ResourceManagerError {
             }
             ContainerNotFound { .. } => HadoopException::ContainerNotFound,
             DelegationTokenNeedsKerberos { .. } => HadoopException::Io,
+            // A YarnException: Hadoop's client would retry a submission refused with an
+            // IOException.
+            TokenRenewal(_) => HadoopException::Yarn,
             Unsupported { .. } | ReservationsDisabled | InvalidSubmission { .. } => {
                 HadoopException::Yarn
             }

@@ -8,6 +8,7 @@
 use std::sync::Arc;
 
 use bytes::Bytes;
+use prost::Message;
 use tusk_proto::hadoop::yarn as h;
 use tusk_proto::protocol_names::HADOOP_APPLICATION_CLIENT_PROTOCOL;
 use tusk_proto::tusk::yarn as y;
@@ -32,6 +33,22 @@ impl RpcService for HadoopApplicationClientService {
     }
 
     fn call(self: Arc<Self>, ctx: CallContext, method: &str, request: Bytes) -> CallOutcome {
+        if let ("submitApplication", Some(renewal)) = (method, &self.shared.renewal) {
+            let renewal = renewal.clone();
+            return CallOutcome::Later(Box::pin(async move {
+                CallOutcome::Now(self.submit_renewing(&renewal, &ctx.user, request).await)
+            }));
+        }
+        if method == "getApplicationReport" {
+            return CallOutcome::Now(handle_now(
+                request,
+                |r: h::GetApplicationReportRequestProto| {
+                    with(&self.shared, |c| {
+                        application_report(c, r, &client_name(&ctx))
+                    })
+                },
+            ));
+        }
         CallOutcome::Now(self.dispatch(&ctx.user, method, request))
     }
 }
@@ -45,6 +62,36 @@ fn with<T>(
 }
 
 impl HadoopApplicationClientService {
+    /// `submitApplication` under Kerberos: the HDFS delegation tokens in the AM's
+    /// launch context are renewed (as the ResourceManager) before the application is
+    /// accepted, and a token that cannot be refuses it, as Hadoop's
+    /// `DelegationTokenRenewer` does; a resubmission of a known id renews nothing.
+    async fn submit_renewing(
+        &self,
+        renewal: &crate::token_renewer::Renewal,
+        user: &str,
+        body: Bytes,
+    ) -> Reply {
+        let request = h::SubmitApplicationRequestProto::decode(body.clone())
+            .map_err(|e| RemoteException::of(tusk_rpc::HadoopException::Io, e.to_string()))?;
+        if let Some(ctx) = &request.application_submission_context {
+            let id = app_id_of(ctx.application_id.as_ref());
+            let known = self.shared.lock().apps.contains_key(&id);
+            let tokens = ctx
+                .am_container_spec
+                .as_ref()
+                .and_then(|spec| spec.tokens.clone())
+                .unwrap_or_default();
+            if !known {
+                renewal
+                    .submitted(&id, &tokens, ctx.cancel_tokens_when_complete())
+                    .await
+                    .map_err(|e| ResourceManagerError::from(e).to_remote())?;
+            }
+        }
+        self.dispatch(user, "submitApplication", body)
+    }
+
     fn dispatch(&self, user: &str, method: &str, body: Bytes) -> Reply {
         let s = &*self.shared;
         match method {
@@ -53,9 +100,6 @@ impl HadoopApplicationClientService {
             }),
             "submitApplication" => handle_now(body, |r: h::SubmitApplicationRequestProto| {
                 with(s, |c| submit(c, r, user))
-            }),
-            "getApplicationReport" => handle_now(body, |r: h::GetApplicationReportRequestProto| {
-                with(s, |c| application_report(c, r))
             }),
             "getApplications" => handle_now(body, |r: h::GetApplicationsRequestProto| {
                 with(s, |c| Ok(applications(c, &r)))
@@ -237,14 +281,36 @@ fn app_id_of(p: Option<&h::ApplicationIdProto>) -> String {
     p.map(records::application_id_string).unwrap_or_default()
 }
 
+/// The caller's user name as Hadoop's `UserGroupInformation.getUserName` gives it: the
+/// Kerberos principal of a ticket holder (unless it acts for another), else the user.
+fn client_name(ctx: &CallContext) -> String {
+    match &ctx.principal {
+        Some(principal) if !ctx.ugi.contains("(auth:PROXY)") => principal.to_string(),
+        _ => ctx.user.to_string(),
+    }
+}
+
+/// The report of one application; under Kerberos, while a Hadoop AM runs, with a
+/// client-to-AM token for the caller, so a secure job client can ask its AM for the
+/// job's status (as Hadoop's `RMAppImpl.createAndGetApplicationReport`).
 fn application_report(
     c: &mut Cluster,
     r: h::GetApplicationReportRequestProto,
+    client: &str,
 ) -> Result<h::GetApplicationReportResponseProto> {
     let id = app_id_of(r.application_id.as_ref());
     let app = c.app(&id)?;
+    let mut report = records::application_report(c, app);
+    let am_running = app.state == y::ApplicationState::AppRunning && app.hadoop.is_some();
+    if c.options.kerberos.is_some() && am_running {
+        report.client_to_am_token = Some(tusk_security::yarn_tokens::client_to_am_token(
+            &c.secrets.client_to_am_key,
+            &records::attempt_id(&app.id, app.attempt),
+            client,
+        ));
+    }
     Ok(h::GetApplicationReportResponseProto {
-        application_report: Some(records::application_report(c, app)),
+        application_report: Some(report),
     })
 }
 

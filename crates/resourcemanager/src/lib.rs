@@ -138,19 +138,36 @@ impl ResourceManager {
                 "applications recovered from the state store"
             );
         }
+        // Under Kerberos the ResourceManager renews the HDFS delegation tokens
+        // applications ship, and cancels them when the applications end.
+        let mut renewal = None;
+        if let Some(identity) = &options.kerberos {
+            let (ended, ended_rx) = tokio::sync::mpsc::unbounded_channel();
+            cluster.ended = Some(ended);
+            let renewer = token_renewer::NameNodeRenewer::new(
+                identity.keytab.clone(),
+                identity.protection.clone(),
+            );
+            let renewal_of = token_renewer::Renewal::new(renewer, options.node_expiry);
+            renewal = Some((Arc::new(renewal_of), ended_rx));
+        }
         let shared = Arc::new(server::Shared {
             cluster: Mutex::new(cluster),
             heartbeat_interval: options.heartbeat_interval,
             max_allocate_wait: options.max_allocate_wait,
             event_driven: options.timing == Timing::EventDriven,
+            renewal: renewal.as_ref().map(|(r, _)| r.clone()),
         });
         let registry = shared.lock().metrics.clone();
         registry.register(cluster_snapshot::ClusterCollector(Arc::downgrade(&shared)));
         let amrm_tokens = shared.lock().secrets.amrm.clone();
-        let rpc = RpcServer::new(services(&shared))
+        let mut rpc = RpcServer::new(services(&shared))
             .with_token_authority(amrm_tokens)
             .with_options(options.rpc.clone())
             .with_metrics(&registry.registry);
+        if let Some(identity) = &options.kerberos {
+            rpc = secure(rpc, identity, &options, addr)?;
+        }
         let http = match &options.http_address {
             Some(http_addr) => Some(
                 HttpServer::start(http_addr, http::http_router(&shared), shutdown.clone())
@@ -162,7 +179,7 @@ impl ResourceManager {
             ),
             None => None,
         };
-        let tasks = vec![
+        let mut tasks = vec![
             tokio::spawn(rpc.serve(listener, shutdown.clone())),
             tokio::spawn(roll_amrm_keys(
                 shared.clone(),
@@ -173,9 +190,12 @@ impl ResourceManager {
             tokio::spawn(monitor_liveness(
                 shared.clone(),
                 options.node_expiry,
-                shutdown,
+                shutdown.clone(),
             )),
         ];
+        if let Some((renewal, ended)) = renewal {
+            tasks.push(tokio::spawn(renewal.run(ended, shutdown)));
+        }
         tracing::info!(%addr, timing = options.timing.name(), scheduler = ?options.scheduler, "resourcemanager serving");
         Ok(ResourceManagerHandle {
             addr,
@@ -184,6 +204,39 @@ impl ResourceManager {
             http,
         })
     }
+}
+
+/// Kerberos on the RPC server: clients authenticate with tickets for the
+/// ResourceManager's principal (`_HOST` the bound address), AMs with their AMRMTokens,
+/// and only NodeManagers' principal may call the resource tracker.
+fn secure(
+    rpc: RpcServer,
+    identity: &tusk_rpc::auth::ServiceIdentity,
+    options: &ResourceManagerOptions,
+    addr: SocketAddr,
+) -> Result<RpcServer, ResourceManagerError> {
+    let invalid = |key: &str, message: String| {
+        ResourceManagerError::Config(tusk_common::ConfigError::invalid(key, message))
+    };
+    let service = identity
+        .service(&addr.ip().to_string())
+        .map_err(|e| invalid(options::RM_PRINCIPAL_KEY, e.to_string()))?;
+    let nodemanagers = options
+        .nodemanager_principal
+        .as_deref()
+        .map(tusk_security::kerberos::Principal::parse)
+        .transpose()
+        .map_err(|e| invalid(options::NM_PRINCIPAL_KEY, e.to_string()))?;
+    let mut rpc = rpc
+        .with_kerberos(service)
+        .with_proxy_users(tusk_security::ProxyUsers::from_pairs(options.conf.0.iter()));
+    if let Some(nodemanagers) = nodemanagers {
+        rpc = rpc.with_client_principal(
+            tusk_proto::protocol_names::RESOURCE_TRACKER_PROTOCOL,
+            nodemanagers,
+        );
+    }
+    Ok(rpc)
 }
 
 /// The RPC services over one cluster: Tusk's three and Hadoop's client protocol.
@@ -223,6 +276,7 @@ pub fn standalone_services(
         heartbeat_interval: options.heartbeat_interval,
         max_allocate_wait: options.max_allocate_wait,
         event_driven: options.timing == Timing::EventDriven,
+        renewal: None,
     });
     services(&shared)
 }

@@ -12,6 +12,11 @@ pub use tusk_common::Timing;
 /// The key of the ResourceManager's HTTP address, and Hadoop's default for it.
 pub const HTTP_ADDRESS_KEY: &str = "yarn.resourcemanager.webapp.address";
 pub const HTTP_ADDRESS_DEFAULT: &str = "0.0.0.0:8088";
+/// The ResourceManager's Kerberos principal (`rm/_HOST@REALM`); job clients name it as
+/// the renewer of the delegation tokens they ship.
+pub const RM_PRINCIPAL_KEY: &str = "yarn.resourcemanager.principal";
+/// The NodeManagers' Kerberos principal (`nm/_HOST@REALM`).
+pub const NM_PRINCIPAL_KEY: &str = "yarn.nodemanager.principal";
 
 /// Which [`crate::scheduler::Scheduler`] orders applications
 /// (`yarn.resourcemanager.scheduler.class`).
@@ -101,6 +106,17 @@ pub struct ResourceManagerOptions {
     /// `yarn.log-aggregation-enable`: NodeManagers aggregate finished applications'
     /// logs; application reports then carry their progress (else `DISABLED`).
     pub log_aggregation: bool,
+    /// Under Kerberos (`hadoop.security.authentication=kerberos`): the
+    /// ResourceManager's principal and keytab (`yarn.resourcemanager.principal`,
+    /// `yarn.resourcemanager.keytab`). It serves Kerberos clients as that principal and
+    /// renews applications' HDFS delegation tokens as it.
+    #[serde(skip)]
+    pub kerberos: Option<tusk_rpc::auth::ServiceIdentity>,
+    /// `yarn.nodemanager.principal`, required under Kerberos: only a principal of this
+    /// primary and realm may call the resource tracker (register and heartbeat as a
+    /// NodeManager).
+    #[serde(skip)]
+    pub nodemanager_principal: Option<String>,
 }
 
 impl Default for ResourceManagerOptions {
@@ -131,6 +147,8 @@ impl Default for ResourceManagerOptions {
             http_address: None,
             status_policy: StatusPolicyOptions::default(),
             log_aggregation: false,
+            kerberos: None,
+            nodemanager_principal: None,
         }
     }
 }
@@ -213,7 +231,21 @@ impl ResourceManagerOptions {
             http_address: Some(conf.get_str(HTTP_ADDRESS_KEY, HTTP_ADDRESS_DEFAULT)),
             status_policy: StatusPolicyOptions::from_conf(conf)?,
             log_aggregation: conf.get_bool("yarn.log-aggregation-enable", d.log_aggregation)?,
+            kerberos: tusk_rpc::auth::ServiceIdentity::from_conf(
+                conf,
+                RM_PRINCIPAL_KEY,
+                "yarn.resourcemanager.keytab",
+            )
+            .map_err(|e| ConfigError::invalid(tusk_rpc::auth::AUTHENTICATION_KEY, e.to_string()))?,
+            nodemanager_principal: conf
+                .get(NM_PRINCIPAL_KEY)
+                .map(|p| p.trim().to_string())
+                .filter(|p| !p.is_empty()),
         };
+        if options.kerberos.is_some() && options.nodemanager_principal.is_none() {
+            let message = "must be set when hadoop.security.authentication=kerberos: the ResourceManager takes NodeManagers of that principal only";
+            return Err(ConfigError::invalid(NM_PRINCIPAL_KEY, message).into());
+        }
         // As Hadoop checks it: a key must be made before the one before it activates.
         if options.amrm_key_rolling <= options.am_expiry.mul_f64(1.5) {
             let key = "yarn.resourcemanager.am-rm-tokens.master-key-rolling-interval-secs";

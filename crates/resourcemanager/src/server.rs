@@ -26,6 +26,8 @@ pub(crate) struct Shared {
     pub heartbeat_interval: Duration,
     pub max_allocate_wait: Duration,
     pub event_driven: bool,
+    /// Under Kerberos: renews the HDFS delegation tokens applications ship.
+    pub renewal: Option<Arc<crate::token_renewer::Renewal>>,
 }
 
 impl Shared {

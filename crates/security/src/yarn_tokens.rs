@@ -41,6 +41,37 @@ pub const AMRM_TOKEN_KIND: &str = "YARN_AM_RM_TOKEN";
 pub const NM_TOKEN_KIND: &str = "NMToken";
 /// `ContainerTokenIdentifier.KIND`.
 pub const CONTAINER_TOKEN_KIND: &str = "ContainerToken";
+/// `ClientToAMTokenIdentifier.KIND_NAME`.
+pub const CLIENT_TO_AM_TOKEN_KIND: &str = "YARN_CLIENT_TOKEN";
+
+/// A client-to-AM token for `client` (the caller's user name as Hadoop's
+/// `UserGroupInformation.getUserName` gives it) on `attempt`, as Hadoop's
+/// `RMAppAttempt.createClientToken`: a `ClientToAMTokenIdentifierProto`, signed
+/// (HMAC-SHA1) with `key`, the master key the AM got at registration
+/// (`client_to_am_token_master_key`); the AM checks it with that key. A secure job
+/// client authenticates to its AM (MRClientProtocol) with it. The service is left empty:
+/// the client names the AM's address.
+pub fn client_to_am_token(
+    key: &[u8],
+    attempt: &ApplicationAttemptIdProto,
+    client: &str,
+) -> TokenProto {
+    let identifier = tusk_proto::hadoop::yarn::ClientToAmTokenIdentifierProto {
+        app_attempt_id: Some(attempt.clone()),
+        client_name: Some(client.to_string()),
+    }
+    .encode_to_vec();
+    let key = MasterKey {
+        key_id: 0,
+        bytes: Bytes::copy_from_slice(key),
+    };
+    TokenProto {
+        password: key.password(&identifier).into(),
+        identifier: identifier.into(),
+        kind: CLIENT_TO_AM_TOKEN_KIND.into(),
+        service: String::new(),
+    }
+}
 
 /// What Java's HmacSHA1 key generator makes.
 const KEY_LEN: usize = 64;
@@ -616,6 +647,25 @@ mod tests {
             host: Some("nm1".into()),
             port: Some(port),
         }
+    }
+
+    #[test]
+    fn a_client_to_am_token_names_its_attempt_and_client_and_is_signed_with_the_am_key() {
+        let key = b"the key the AM got at registration";
+        let token = client_to_am_token(key, &attempt(7, 1), "alice@EXAMPLE.COM");
+        assert_eq!(token.kind, CLIENT_TO_AM_TOKEN_KIND);
+        let id = tusk_proto::hadoop::yarn::ClientToAmTokenIdentifierProto::decode(
+            token.identifier.as_ref(),
+        )
+        .unwrap();
+        assert_eq!(id.app_attempt_id, Some(attempt(7, 1)));
+        assert_eq!(id.client_name(), "alice@EXAMPLE.COM");
+        // The AM checks the password as HMAC-SHA1 of the identifier under its key.
+        let mut mac = Hmac::<Sha1>::new_from_slice(key).unwrap();
+        mac.update(&token.identifier);
+        assert!(mac.verify_slice(&token.password).is_ok());
+        let other = client_to_am_token(b"another key", &attempt(7, 1), "alice@EXAMPLE.COM");
+        assert_ne!(other.password, token.password);
     }
 
     #[test]

@@ -18,6 +18,22 @@ impl ApplicationClient {
         }
     }
 
+    /// A client as `conf` says: under Kerberos (`hadoop.security.authentication`) with
+    /// the ticket of the default credential cache and `hadoop.rpc.protection`'s layers.
+    pub fn from_conf(
+        rm_addr: &str,
+        conf: &tusk_common::Configuration,
+    ) -> Result<Self, tusk_common::ConfigError> {
+        let mut options = crate::rpc_options(APPLICATION_CLIENT_PROTOCOL);
+        if tusk_rpc::auth::kerberos_enabled(conf)? {
+            options.kerberos = Some(tusk_rpc::KerberosLogin::TicketCache);
+            options.protection = tusk_rpc::auth::protection(conf)?;
+        }
+        Ok(ApplicationClient {
+            rpc: RpcClient::new(rm_addr, options),
+        })
+    }
+
     pub async fn submit(&self, r: &y::SubmitApplicationRequest) -> Result<String, RpcError> {
         let resp: y::SubmitApplicationResponse = self.rpc.call("submitApplication", r).await?;
         Ok(resp.application_id)

@@ -33,14 +33,15 @@ pub use tusk_rpc::RpcError;
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
 
 fn rpc(addr: &str, protocol: &str) -> RpcClient {
-    RpcClient::new(
-        addr,
-        RpcClientOptions {
-            protocol: protocol.into(),
-            connect_timeout: CONNECT_TIMEOUT,
-            // Callers retry with yarn.resourcemanager.connect.* (as Hadoop's RMProxy).
-            connect_retry: ConnectRetry::NONE,
-            ..Default::default()
-        },
-    )
+    RpcClient::new(addr, rpc_options(protocol))
+}
+
+fn rpc_options(protocol: &str) -> RpcClientOptions {
+    RpcClientOptions {
+        protocol: protocol.into(),
+        connect_timeout: CONNECT_TIMEOUT,
+        // Callers retry with yarn.resourcemanager.connect.* (as Hadoop's RMProxy).
+        connect_retry: ConnectRetry::NONE,
+        ..Default::default()
+    }
 }

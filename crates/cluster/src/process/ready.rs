@@ -29,7 +29,10 @@ pub async fn wait_live(
     let options =
         ClientOptions::from_conf(&client_conf).map_err(|e| ProcessError::Client(e.to_string()))?;
     let client = DfsClient::new(options);
-    let rm_client = rm_addr.map(ApplicationClient::new);
+    let rm_client = rm_addr
+        .map(|rm| ApplicationClient::from_conf(rm, conf))
+        .transpose()
+        .map_err(|e| ProcessError::Client(e.to_string()))?;
     let dfs_ready = std::cell::Cell::new(false);
     let ready = wait_for("the cluster's nodes", timeout, || async {
         if !dfs_ready.get() {

@@ -93,6 +93,13 @@ const AUDITED: &[(&str, &str, Paths)] = &[
     ("metaSave", "metaSave", Paths::None),
     ("setBalancerBandwidth", "setBalancerBandwidth", Paths::None),
     ("finalizeUpgrade", "finalizeUpgrade", Paths::None),
+    ("getDelegationToken", "getDelegationToken", Paths::None),
+    ("renewDelegationToken", "renewDelegationToken", Paths::None),
+    (
+        "cancelDelegationToken",
+        "cancelDelegationToken",
+        Paths::None,
+    ),
 ];
 
 static AUDITED_BY_METHOD: LazyLock<HashMap<&'static str, (&'static str, Paths)>> =

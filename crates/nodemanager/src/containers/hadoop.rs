@@ -356,6 +356,9 @@ fn node_env(
         "HADOOP_TOKEN_FILE_LOCATION".into(),
         tokens.display().to_string(),
     ));
+    if let Some(cache) = crate::containers::no_ticket_cache(node, &dirs.work) {
+        env.push(("KRB5CCNAME".into(), cache));
+    }
     env
 }
 

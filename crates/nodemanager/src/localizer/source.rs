@@ -2,14 +2,22 @@
 //! bare paths, on `fs.defaultFS`) read through Tusk's DFS client, one client per
 //! NameNode and user. What the localizer needs of them: a status (length, modification
 //! time) and the bytes, copied into a local file.
+//!
+//! Under Kerberos the NodeManager reads (and writes logs) for an application with the
+//! HDFS delegation tokens the application shipped in its containers' credentials, as
+//! Hadoop's localizer and log aggregation do: never with its own identity.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::UNIX_EPOCH;
 
+use bytes::Bytes;
 use tokio::io::AsyncWriteExt;
 use tusk_client::{ClientOptions, DfsClient};
+use tusk_proto::common::TokenProto;
+use tusk_security::delegation_token::HDFS_DELEGATION_KIND;
+use tusk_security::Credentials;
 
 use crate::error::NodeManagerError;
 
@@ -34,20 +42,64 @@ enum Location {
 pub(crate) struct Sources {
     /// `fs.defaultFS`, for `hdfs:///path` and bare paths; `None` = the local file system.
     default_fs: Option<String>,
-    /// One client per (NameNode address, user).
-    clients: Mutex<HashMap<(String, String), DfsClient>>,
+    /// The DFS clients' settings (protection levels, ...), from the NodeManager's
+    /// configuration; `kerberos` set means applications' DFS access takes their tokens.
+    base: ClientOptions,
+    /// Under Kerberos: each application's HDFS delegation tokens, by application id.
+    tokens: Mutex<HashMap<String, Vec<TokenProto>>>,
+    /// One client per (NameNode address, user, token identifier).
+    clients: Mutex<HashMap<(String, String, Bytes), DfsClient>>,
 }
 
 impl Sources {
-    pub fn new(default_fs: Option<String>) -> Self {
+    pub fn new(default_fs: Option<String>, base: ClientOptions) -> Self {
         Sources {
             default_fs,
+            base,
+            tokens: Mutex::default(),
             clients: Mutex::default(),
         }
     }
 
-    /// The status of `url`'s file, read as `user`.
-    pub async fn status(&self, url: &str, user: &str) -> Result<RemoteStatus, NodeManagerError> {
+    /// Keeps the HDFS delegation tokens of `application`'s credentials (a container's
+    /// `tokens`), for its DFS access under Kerberos.
+    pub fn add_credentials(&self, application: &str, credentials: &[u8]) {
+        if !self.base.kerberos || credentials.is_empty() {
+            return;
+        }
+        let Ok(credentials) = Credentials::decode(credentials) else {
+            return;
+        };
+        let mut tokens = self.tokens.lock().unwrap_or_else(|e| e.into_inner());
+        let held = tokens.entry(application.to_string()).or_default();
+        for token in credentials.tokens_of_kind(HDFS_DELEGATION_KIND) {
+            if !held.iter().any(|t| t.identifier == token.identifier) {
+                held.push(token.clone());
+            }
+        }
+    }
+
+    /// Forgets `application`'s tokens and the clients made with them.
+    pub fn release_credentials(&self, application: &str) {
+        let gone = self
+            .tokens
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(application)
+            .unwrap_or_default();
+        self.clients
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .retain(|(_, _, id), _| !gone.iter().any(|t| t.identifier == *id));
+    }
+
+    /// The status of `url`'s file, read as `user` for `application`.
+    pub async fn status(
+        &self,
+        url: &str,
+        user: &str,
+        application: &str,
+    ) -> Result<RemoteStatus, NodeManagerError> {
         match self.locate(url)? {
             Location::Local(path) => {
                 let meta = tokio::fs::metadata(&path)
@@ -66,7 +118,11 @@ impl Sources {
             }
             Location::Dfs { namenode, path } => {
                 let status = self
-                    .client(&namenode, user)
+                    .client(&namenode, user, Some(application))
+                    .map_err(|message| NodeManagerError::Localize {
+                        url: url.to_string(),
+                        message,
+                    })?
                     .get_file_info(&path)
                     .await
                     .map_err(|e| localize_error(url, e))?
@@ -83,11 +139,12 @@ impl Sources {
         }
     }
 
-    /// Copies `url`'s file into `dest` (created), read as `user`.
+    /// Copies `url`'s file into `dest` (created), read as `user` for `application`.
     pub async fn copy_to(
         &self,
         url: &str,
         user: &str,
+        application: &str,
         dest: &Path,
     ) -> Result<(), NodeManagerError> {
         let write_error = |e: std::io::Error| NodeManagerError::io(dest.display().to_string(), e);
@@ -99,7 +156,11 @@ impl Sources {
             }
             Location::Dfs { namenode, path } => {
                 let mut reader = self
-                    .client(&namenode, user)
+                    .client(&namenode, user, Some(application))
+                    .map_err(|message| NodeManagerError::Localize {
+                        url: url.to_string(),
+                        message,
+                    })?
                     .open(&path)
                     .await
                     .map_err(|e| localize_error(url, e))?;
@@ -121,28 +182,70 @@ impl Sources {
         Ok(())
     }
 
-    /// `fs.defaultFS`'s client for `user`, when the default file system is a DFS.
-    pub fn default_dfs(&self, user: &str) -> Option<DfsClient> {
+    /// `fs.defaultFS`'s client, when the default file system is a DFS: for `user`'s
+    /// `application` (under Kerberos with its tokens), or with `None` the NodeManager
+    /// itself (under Kerberos its principal, from `keytab`).
+    pub fn default_dfs(
+        &self,
+        user: &str,
+        application: Option<&str>,
+    ) -> Option<Result<DfsClient, String>> {
         let fs = self
             .default_fs
             .as_deref()
             .filter(|fs| fs.starts_with("hdfs://"))?;
         let namenode = tusk_client::options::namenode_addr(fs)?;
-        Some(self.client(&namenode, user))
+        Some(self.client(&namenode, user, application))
     }
 
-    fn client(&self, namenode: &str, user: &str) -> DfsClient {
+    /// A client of `namenode` for `user`'s `application` (`None`: the NodeManager's
+    /// own); under Kerberos one that authenticates with the application's delegation
+    /// token for that NameNode, an error when it shipped none.
+    fn client(
+        &self,
+        namenode: &str,
+        user: &str,
+        application: Option<&str>,
+    ) -> Result<DfsClient, String> {
+        let token = match (self.base.kerberos, application) {
+            (true, Some(application)) => Some(self.token(namenode, application)?),
+            _ => None,
+        };
+        let id = token
+            .as_ref()
+            .map(|t| t.identifier.clone())
+            .unwrap_or_default();
         let mut clients = self.clients.lock().unwrap_or_else(|e| e.into_inner());
-        clients
-            .entry((namenode.to_string(), user.to_string()))
+        Ok(clients
+            .entry((namenode.to_string(), user.to_string(), id))
             .or_insert_with(|| {
                 DfsClient::new(ClientOptions {
                     namenode: namenode.to_string(),
                     user: user.to_string(),
-                    ..Default::default()
+                    // With a token the client authenticates with it, not a ticket.
+                    kerberos: self.base.kerberos && token.is_none(),
+                    delegation_token: token,
+                    ..self.base.clone()
                 })
             })
-            .clone()
+            .clone())
+    }
+
+    /// `application`'s HDFS delegation token for `namenode` (its service the address,
+    /// as Hadoop's client writes it; the only one when it shipped one).
+    fn token(&self, namenode: &str, application: &str) -> Result<TokenProto, String> {
+        let tokens = self.tokens.lock().unwrap_or_else(|e| e.into_inner());
+        let held = tokens
+            .get(application)
+            .map(Vec::as_slice)
+            .unwrap_or_default();
+        held.iter()
+            .find(|t| tusk_client::options::same_service(&t.service, namenode))
+            .or_else(|| held.first().filter(|_| held.len() == 1))
+            .cloned()
+            .ok_or_else(|| {
+                format!("{application} shipped no HDFS delegation token for {namenode} (under Kerberos the NodeManager reads and writes for an application only with its tokens)")
+            })
     }
 
     fn locate(&self, url: &str) -> Result<Location, NodeManagerError> {

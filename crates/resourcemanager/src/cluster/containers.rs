@@ -150,6 +150,9 @@ impl Cluster {
         app.finish_ms = self.clock.now_ms();
         app.asks.clear();
         app.wake.notify_one();
+        if let Some(ended) = &self.ended {
+            let _ = ended.send(app_id.to_string());
+        }
         self.persist_or_log(app_id);
         let Some(app) = self.apps.get(app_id) else {
             return;
