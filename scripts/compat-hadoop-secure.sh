@@ -9,6 +9,8 @@
 # Then dfs.data.transfer.protection (privacy, integrity): Hadoop's client opens the SASL
 # handshake on every data connection and wraps the rest; -put / -cat / -get
 # byte-identical, and a client that skips the handshake refused by the DataNodes.
+# Then dfs.encrypt.data.transfer: Hadoop's client encrypts with the NameNode's data
+# encryption keys, -put / -cat byte-identical.
 # Usage: scripts/compat-hadoop-secure.sh [path/to/tusk]   (a tusk built with
 # --features kerberos; Java, Maven and krb5-kdc: .ci/run installs them)
 set -euo pipefail
@@ -213,4 +215,18 @@ PY
   [ "$(refusals)" -gt "$BEFORE" ] || { tail -5 "$WORK/dtp-plain.err" >&2; fail "$level: the DataNodes' refusal"; }
   echo "compat-hadoop-secure: dfs.data.transfer.protection=$level OK"
 done
+
+# dfs.encrypt.data.transfer: the NameNode's server defaults say so, so Hadoop's client
+# (with no setting of its own) takes a data encryption key from the NameNode and
+# encrypts every data connection with it (the DataNodes refuse anything else: see
+# `cargo test -p tusk-cluster --test data_transfer_protection`).
+"$TUSK" local down --dir "$CLUSTER" >/dev/null 2>&1
+up -D dfs.encrypt.data.transfer=true
+fsshell "$CONF" -mkdir -p "/user/$ME"
+fsshell "$CONF" -put "$WORK/local.bin" "/user/$ME/encrypted.bin"
+fsshell "$CONF" -cat "/user/$ME/encrypted.bin" > "$WORK/enc-cat.bin"
+cmp "$WORK/local.bin" "$WORK/enc-cat.bin" || fail "encrypt: -cat content differs"
+"$TUSK" --conf "$CONF" fs -cat "/user/$ME/encrypted.bin" > "$WORK/enc-tusk.bin" || fail "encrypt: tusk fs -cat"
+cmp "$WORK/local.bin" "$WORK/enc-tusk.bin" || fail "encrypt: tusk fs -cat content differs"
+echo "compat-hadoop-secure: dfs.encrypt.data.transfer OK"
 echo "compat-hadoop-secure: OK"

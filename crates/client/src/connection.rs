@@ -23,6 +23,9 @@ pub(crate) struct Inner {
     /// Open writers; the lease renewer runs while this is non-zero.
     pub open_writers: AtomicUsize,
     pub server_defaults: OnceCell<h::FsServerDefaultsProto>,
+    /// The NameNode's data encryption key (`dfs.encrypt.data.transfer`), fetched when
+    /// first needed and again when it nears its expiry.
+    pub data_key: tokio::sync::Mutex<Option<h::DataEncryptionKeyProto>>,
     /// What the writers measured of the client's link, for `adaptive` replication.
     pub link_meter: std::sync::Mutex<LinkMeter>,
 }
@@ -51,6 +54,7 @@ impl DfsClient {
             client_name,
             open_writers: AtomicUsize::new(0),
             server_defaults: OnceCell::new(),
+            data_key: Default::default(),
             link_meter: std::sync::Mutex::new(LinkMeter::default()),
         });
         spawn_lease_renewer(Arc::downgrade(&inner));
@@ -92,11 +96,56 @@ impl DfsClient {
         let _ = stream.set_nodelay(true);
         let (rd, wr) = stream.into_split();
         let protection = &self.options().data_transfer_protection;
-        let handshake =
-            sasl::sasl_required(protection, port).then_some((token, protection.as_slice()));
-        tokio::time::timeout(timeout, sasl::open(rd, wr, handshake))
+        let sasl_error = |e: ClientError| tusk_datatransfer::DataTransferError::Sasl {
+            message: e.to_string(),
+        };
+        // As Hadoop's SaslDataTransferClient: the NameNode's data encryption key when
+        // its server defaults say so (on any port), else the block token when
+        // protection is configured and the port is not privileged.
+        let key;
+        let credential = if self.encrypts_data().await.map_err(sasl_error)? {
+            key = self.data_encryption_key().await.map_err(sasl_error)?;
+            Some(sasl::Credential::EncryptionKey(&key))
+        } else if sasl::sasl_required(protection, port) {
+            Some(sasl::Credential::BlockToken(token, protection.as_slice()))
+        } else {
+            None
+        };
+        tokio::time::timeout(timeout, sasl::open(rd, wr, credential))
             .await
             .map_err(|_| timed_out())?
+    }
+
+    /// Whether the NameNode has data connections encrypted (`dfs.encrypt.data.transfer`
+    /// in its server defaults).
+    async fn encrypts_data(&self) -> Result<bool> {
+        Ok(self.server_defaults().await?.encrypt_data_transfer())
+    }
+
+    /// The NameNode's current data encryption key, fetched again a minute before the
+    /// one held expires.
+    async fn data_encryption_key(&self) -> Result<h::DataEncryptionKeyProto> {
+        let mut held = self.inner.data_key.lock().await;
+        let fresh =
+            |k: &h::DataEncryptionKeyProto| k.expiry_date > tusk_common::now_millis() + 60_000;
+        if let Some(key) = held.as_ref().filter(|k| fresh(k)) {
+            return Ok(key.clone());
+        }
+        let r: h::GetDataEncryptionKeyResponseProto = self
+            .call(
+                "getDataEncryptionKey",
+                &h::GetDataEncryptionKeyRequestProto {},
+            )
+            .await?;
+        let key = r
+            .data_encryption_key
+            .ok_or_else(|| ClientError::InvalidArgument {
+                path: String::new(),
+                message: "the NameNode encrypts data transfer but gave no data encryption key"
+                    .into(),
+            })?;
+        *held = Some(key.clone());
+        Ok(key)
     }
 
     pub(crate) async fn call<Req: prost::Message, Resp: prost::Message + Default>(

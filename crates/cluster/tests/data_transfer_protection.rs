@@ -5,6 +5,11 @@
 //! a distinctive plaintext pattern of it never crosses a recorded connection. A client
 //! that skips the handshake is refused, as is one that will not go beyond
 //! authentication.
+//!
+//! `dfs.encrypt.data.transfer`: the NameNode's server defaults say so, clients take data
+//! encryption keys from it (`getDataEncryptionKey`), DataNodes make their own for the
+//! pipeline's mirror, and every connection is encrypted; a plain connection and one
+//! proving a block token instead of a key are refused.
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -13,9 +18,11 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt, BufReader};
 use tokio::net::{TcpListener, TcpStream};
 use tusk_client::CreateOptions;
 use tusk_cluster::{wait_for_replicas, MiniCluster};
+use tusk_datatransfer::sasl::Credential;
 use tusk_datatransfer::{read_delimited, write_op, Op, PacketBuf};
 use tusk_proto::hdfs::{
-    BaseHeaderProto, BlockOpResponseProto, ClientOperationHeaderProto, OpReadBlockProto, Status,
+    BaseHeaderProto, BlockOpResponseProto, ClientOperationHeaderProto,
+    GetDataEncryptionKeyRequestProto, GetDataEncryptionKeyResponseProto, OpReadBlockProto, Status,
 };
 use tusk_security::kerberos::Protection;
 
@@ -149,10 +156,16 @@ async fn privacy_wraps_every_data_connection_and_refuses_plain_clients() {
     let (proxy, wire) = recording_proxy(cluster.datanode_addr(third)).await;
     let stream = TcpStream::connect(proxy).await.unwrap();
     let (rd, wr) = stream.into_split();
-    let (rd, mut wr) =
-        tusk_datatransfer::sasl::open(rd, wr, Some((&lb.block_token, &[Protection::Privacy][..])))
-            .await
-            .unwrap();
+    let (rd, mut wr) = tusk_datatransfer::sasl::open(
+        rd,
+        wr,
+        Some(Credential::BlockToken(
+            &lb.block_token,
+            &[Protection::Privacy][..],
+        )),
+    )
+    .await
+    .unwrap();
     let mut rd = BufReader::new(rd);
     let len = lb.b.num_bytes.unwrap();
     let op = OpReadBlockProto {
@@ -218,4 +231,142 @@ async fn integrity_carries_the_bytes_checked() {
         "{e}"
     );
     cluster.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn encrypt_data_transfer_encrypts_with_data_encryption_keys() {
+    let cluster = MiniCluster::builder()
+        .datanodes(2)
+        .conf("dfs.replication", "2")
+        .conf("dfs.encrypt.data.transfer", "true")
+        .block_size(1 << 20)
+        .start()
+        .await;
+    let client = cluster.client();
+    assert!(client
+        .server_defaults()
+        .await
+        .unwrap()
+        .encrypt_data_transfer());
+    let data = patterned(2_500_000);
+    client
+        .write_file("/encrypted", &data, CreateOptions::default())
+        .await
+        .unwrap();
+    assert_eq!(client.read_file("/encrypted").await.unwrap(), data);
+    // The client's connection and the pipeline's mirror (a key the first DataNode made)
+    // were both encrypted.
+    for i in 0..2 {
+        assert!(
+            cluster.datanode_sasl_wrapped(i) > 0,
+            "DataNode {i}: no encrypted connection"
+        );
+    }
+
+    // The key as Hadoop's client asks for it.
+    let nn = tusk_rpc::RpcClient::new(
+        cluster.namenode_addr(),
+        tusk_rpc::RpcClientOptions {
+            user: "reader".into(),
+            protocol: tusk_proto::protocol_names::CLIENT_PROTOCOL.into(),
+            ..Default::default()
+        },
+    );
+    let key: GetDataEncryptionKeyResponseProto = nn
+        .call("getDataEncryptionKey", &GetDataEncryptionKeyRequestProto {})
+        .await
+        .unwrap();
+    let key = key.data_encryption_key.expect("a data encryption key");
+    let blocks = client
+        .block_locations("/encrypted", 0, u64::MAX >> 1)
+        .await
+        .unwrap();
+    let lb = blocks.blocks[0].clone();
+    assert_eq!(key.block_pool_id, lb.b.pool_id);
+    let datanode = cluster.datanode_addr(0);
+
+    // A plain connection: closed without an answer.
+    let refused_before = cluster.datanode_sasl_refused(0);
+    let mut plain = TcpStream::connect(&datanode).await.unwrap();
+    write_op(&mut plain, Op::ReadBlock, &read_op(&lb))
+        .await
+        .unwrap();
+    let mut buf = [0u8; 16];
+    assert_eq!(
+        plain.read(&mut buf).await.unwrap_or(0),
+        0,
+        "a plain client was answered"
+    );
+    assert!(cluster.datanode_sasl_refused(0) > refused_before);
+    // A block token instead of a data encryption key: refused in the handshake.
+    let (rd, wr) = TcpStream::connect(&datanode).await.unwrap().into_split();
+    let credential = Credential::BlockToken(&lb.block_token, &[Protection::Privacy][..]);
+    assert!(tusk_datatransfer::sasl::open(rd, wr, Some(credential))
+        .await
+        .is_err());
+    // A key with another nonce than it was made for: refused.
+    let mut forged = key.clone();
+    forged.nonce = vec![0u8; 8].into();
+    let (rd, wr) = TcpStream::connect(&datanode).await.unwrap().into_split();
+    assert!(
+        tusk_datatransfer::sasl::open(rd, wr, Some(Credential::EncryptionKey(&forged)))
+            .await
+            .is_err()
+    );
+
+    // One read with the key, recorded on the wire: the block comes back whole and none
+    // of it, nor the op, crosses in the clear.
+    let (proxy, wire) = recording_proxy(datanode).await;
+    let (rd, wr) = TcpStream::connect(proxy).await.unwrap().into_split();
+    let (rd, mut wr) = tusk_datatransfer::sasl::open(rd, wr, Some(Credential::EncryptionKey(&key)))
+        .await
+        .unwrap();
+    let mut rd = BufReader::new(rd);
+    write_op(&mut wr, Op::ReadBlock, &read_op(&lb))
+        .await
+        .unwrap();
+    let reply: BlockOpResponseProto = read_delimited(&mut rd).await.unwrap();
+    assert_eq!(reply.status, Status::Success as i32, "{:?}", reply.message);
+    let len = lb.b.num_bytes.unwrap();
+    let mut packet = PacketBuf::new();
+    let mut got = Vec::new();
+    while (got.len() as u64) < len {
+        packet.read_from(&mut rd).await.unwrap();
+        got.extend_from_slice(packet.data());
+    }
+    assert_eq!(got, data[..len as usize]);
+    drop((rd, wr));
+    let wire = wire.lock().unwrap().clone();
+    assert!(wire.len() as u64 > len, "{} bytes recorded", wire.len());
+    assert!(
+        !contains(&wire, PATTERN),
+        "the plaintext pattern crossed the wire"
+    );
+    // (The key's SASL user name names the block pool in the clear, as in HDFS.)
+    assert!(
+        !contains(&wire, OP_MARKER.as_bytes()),
+        "the op crossed in the clear"
+    );
+    cluster.shutdown().await;
+}
+
+/// The client name the recorded op carries.
+const OP_MARKER: &str = "<<TUSK-RECORDED-OP-CLIENT>>";
+
+/// A whole-block READ_BLOCK op for `lb`.
+fn read_op(lb: &tusk_proto::hdfs::LocatedBlockProto) -> OpReadBlockProto {
+    OpReadBlockProto {
+        header: ClientOperationHeaderProto {
+            base_header: BaseHeaderProto {
+                block: lb.b.clone(),
+                token: Some(lb.block_token.clone()),
+                trace_info: None,
+            },
+            client_name: OP_MARKER.into(),
+        },
+        offset: 0,
+        len: lb.b.num_bytes.unwrap(),
+        send_checksums: Some(true),
+        caching_strategy: None,
+    }
 }

@@ -167,6 +167,18 @@ impl Node {
             .unwrap_or_else(|e| e.into_inner())
             .clone()
     }
+
+    /// A data encryption key for this node's own data connections
+    /// (`dfs.encrypt.data.transfer`), made from its current block key as HDFS's
+    /// DataNode makes them.
+    pub fn data_encryption_key(&self) -> Result<tusk_proto::hdfs::DataEncryptionKeyProto, String> {
+        let keys = self.block_keys();
+        let keys = keys
+            .as_ref()
+            .ok_or("block access tokens are off: no data encryption key")?;
+        keys.data_encryption_key(&self.block_pool_id(), tusk_common::now_millis())
+            .map_err(|e| e.to_string())
+    }
 }
 
 /// A DataNode identity as Hadoop's `DatanodeInfoProto`.

@@ -73,6 +73,11 @@ pub struct DataNodeOptions {
     /// must negotiate, in order of preference; empty (unset) when no handshake is
     /// required. This node's own connections to other DataNodes open it too.
     pub data_transfer_protection: Vec<tusk_security::kerberos::Protection>,
+    /// `dfs.encrypt.data.transfer`: every data connection must open the SASL handshake
+    /// with a data encryption key from the NameNode (or another DataNode) and is
+    /// encrypted (`auth-conf`); the DataNode's own connections use keys it makes from
+    /// its block keys.
+    pub encrypt_data_transfer: bool,
     /// `dfs.datanode.max.transfer.threads`: data-port connections served at once; one
     /// more is answered with an ERROR status naming the limit and closed.
     pub max_transfer_threads: usize,
@@ -117,6 +122,7 @@ impl Default for DataNodeOptions {
             register_retry_max: Duration::from_secs(1),
             max_transfer_threads: 4096,
             data_transfer_protection: Vec::new(),
+            encrypt_data_transfer: false,
             link_bits_per_sec: 0,
             disk_write_bytes_per_sec: 0,
             local_path_access_users: Vec::new(),
@@ -205,6 +211,7 @@ impl DataNodeOptions {
                 )?
                 .max(1) as usize,
             data_transfer_protection: data_transfer_protection(conf)?,
+            encrypt_data_transfer: conf.get_bool(ENCRYPT_DATA_TRANSFER_KEY, false)?,
             link_bits_per_sec: conf.get_u64("tusk.node.link.bits-per-sec", 0)?,
             disk_write_bytes_per_sec: conf.get_u64("tusk.node.disk.write-bytes-per-sec", 0)?,
             local_path_access_users: conf.get_list("dfs.block.local-path-access.user"),
@@ -226,6 +233,9 @@ impl DataNodeOptions {
 pub const DATA_TRANSFER_PROTECTION_KEY: &str = "dfs.data.transfer.protection";
 
 /// `dfs.data.transfer.protection` as a list; unset or blank is none (no handshake).
+/// HDFS's key turning data encryption keys on (NameNode, DataNodes).
+pub const ENCRYPT_DATA_TRANSFER_KEY: &str = "dfs.encrypt.data.transfer";
+
 pub fn data_transfer_protection(
     conf: &Configuration,
 ) -> Result<Vec<tusk_security::kerberos::Protection>, ConfigError> {

@@ -17,7 +17,7 @@ use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWrite, AsyncWriteExt, BufRea
 use tokio::net::{TcpListener, TcpStream};
 use tokio::task::JoinSet;
 use tracing::{debug, warn};
-use tusk_datatransfer::sasl::{sasl_required, wrap_halves, BoxReader, BoxWriter};
+use tusk_datatransfer::sasl::{sasl_required, wrap_halves, BoxReader, BoxWriter, Credential};
 use tusk_datatransfer::{read_op, write_delimited, DataTransferError, Op, MAX_PACKET_DATA};
 use tusk_proto::common::TokenProto;
 use tusk_proto::hdfs::{BaseHeaderProto, BlockOpResponseProto, ExtendedBlockProto, Status};
@@ -147,10 +147,12 @@ async fn serve_connection(node: Arc<Node>, stream: TcpStream, peer: SocketAddr, 
         }
         Ok(Ok([])) => return,
         Ok(Ok(buf)) => {
-            if sasl_required(
-                &node.options.data_transfer_protection,
-                node.identity.xfer_port,
-            ) {
+            if node.options.encrypt_data_transfer
+                || sasl_required(
+                    &node.options.data_transfer_protection,
+                    node.identity.xfer_port,
+                )
+            {
                 // HDFS's InvalidMagicNumberException, then its DataXceiver's log line;
                 // the connection is closed without an answer, as HDFS closes it.
                 let mut found = [0u8; 4];
@@ -375,9 +377,14 @@ pub(crate) async fn dial(
     let _ = stream.set_nodelay(true);
     let (rd, wr) = stream.into_split();
     let protection = &node.options.data_transfer_protection;
-    let sasl = if sasl_required(protection, port) {
+    let key;
+    let sasl = if node.options.encrypt_data_transfer {
+        // As HDFS's DataNode: a data encryption key of its own making.
+        key = node.data_encryption_key()?;
+        Some(Credential::EncryptionKey(&key))
+    } else if sasl_required(protection, port) {
         let token = token.ok_or("no block token for the SASL data transfer handshake")?;
-        Some((token, protection.as_slice()))
+        Some(Credential::BlockToken(token, protection.as_slice()))
     } else {
         None
     };

@@ -21,7 +21,7 @@ use std::task::{ready, Context, Poll};
 use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt, ReadBuf};
 use tusk_proto::common::TokenProto;
 use tusk_proto::hdfs::data_transfer_encryptor_message_proto::DataTransferEncryptorStatus;
-use tusk_proto::hdfs::DataTransferEncryptorMessageProto;
+use tusk_proto::hdfs::{DataEncryptionKeyProto, DataTransferEncryptorMessageProto};
 use tusk_security::digest_md5::{DigestLayer, DigestMd5Client, Opener, Sealer};
 use tusk_security::kerberos::Protection;
 
@@ -62,22 +62,37 @@ pub fn sasl_required(protection: &[Protection], xfer_port: u32) -> bool {
     !protection.is_empty() && xfer_port >= 1024
 }
 
-/// The client side of the handshake over `token`, accepting `wanted` (in order of
-/// preference). Returns the security layer when `integrity` or `privacy` was
-/// negotiated.
+/// What a client proves on a data connection.
+#[derive(Clone, Copy, Debug)]
+pub enum Credential<'a> {
+    /// The block token (`dfs.data.transfer.protection`), accepting these layers in
+    /// order of preference.
+    BlockToken(&'a TokenProto, &'a [Protection]),
+    /// A data encryption key from the NameNode (`dfs.encrypt.data.transfer`):
+    /// `privacy` only.
+    EncryptionKey(&'a DataEncryptionKeyProto),
+}
+
+/// The client side of the handshake with `credential`. Returns the security layer
+/// when `integrity` or `privacy` was negotiated.
 pub async fn client_handshake<R, W>(
     rd: &mut R,
     wr: &mut W,
-    token: &TokenProto,
-    wanted: &[Protection],
+    credential: Credential<'_>,
 ) -> Result<Option<DigestLayer>, DataTransferError>
 where
     R: AsyncRead + Unpin,
     W: AsyncWrite + Unpin,
 {
-    let mut client =
-        DigestMd5Client::for_token(PROTOCOL, SERVER_NAME, &token.identifier, &token.password)
-            .with_protections(wanted);
+    let mut client = match credential {
+        Credential::BlockToken(token, wanted) => {
+            DigestMd5Client::for_token(PROTOCOL, SERVER_NAME, &token.identifier, &token.password)
+                .with_protections(wanted)
+        }
+        Credential::EncryptionKey(key) => {
+            DigestMd5Client::for_encryption_key(PROTOCOL, SERVER_NAME, key)
+        }
+    };
     wr.write_all(&MAGIC).await?;
     write_delimited(wr, &success(Vec::new())).await?;
     let challenge = read_message(rd).await?;
@@ -106,19 +121,19 @@ where
     }
 }
 
-/// Opens the handshake when `sasl` names a token and protection, then gives both halves
-/// wrapped as negotiated; without it, the halves as they are.
+/// Opens the handshake when there is a `credential`, then gives both halves wrapped as
+/// negotiated; without it, the halves as they are.
 pub async fn open<R, W>(
     mut rd: R,
     mut wr: W,
-    sasl: Option<(&TokenProto, &[Protection])>,
+    credential: Option<Credential<'_>>,
 ) -> Result<(BoxReader, BoxWriter), DataTransferError>
 where
     R: AsyncRead + Send + Sync + Unpin + 'static,
     W: AsyncWrite + Send + Sync + Unpin + 'static,
 {
-    let layer = match sasl {
-        Some((token, wanted)) => client_handshake(&mut rd, &mut wr, token, wanted).await?,
+    let layer = match credential {
+        Some(credential) => client_handshake(&mut rd, &mut wr, credential).await?,
         None => None,
     };
     Ok(wrap_halves(rd, wr, layer))
@@ -373,9 +388,13 @@ mod tests {
         });
         let (crd, cwr) = tokio::io::split(client);
         let token = token();
-        let (rd, mut wr) = open(crd, cwr, Some((&token, &[protection][..])))
-            .await
-            .unwrap();
+        let (rd, mut wr) = open(
+            crd,
+            cwr,
+            Some(Credential::BlockToken(&token, &[protection][..])),
+        )
+        .await
+        .unwrap();
         // Several writes, one larger than a token carries.
         for chunk in data.chunks(100_000) {
             wr.write_all(chunk).await.unwrap();
@@ -416,9 +435,13 @@ mod tests {
                 .unwrap();
         });
         let (mut crd, mut cwr) = tokio::io::split(client);
-        let e = client_handshake(&mut crd, &mut cwr, &token(), &[Protection::Authentication])
-            .await
-            .unwrap_err();
+        let e = client_handshake(
+            &mut crd,
+            &mut cwr,
+            Credential::BlockToken(&token(), &[Protection::Authentication]),
+        )
+        .await
+        .unwrap_err();
         assert!(
             e.to_string()
                 .contains("No common protection layer between client and server"),

@@ -117,6 +117,10 @@ pub struct NameNodeOptions {
     /// `dfs.block.access.token.enable` (Tusk default true; HDFS false): every located
     /// block carries an HMAC-signed token the DataNodes check.
     pub block_access_token_enable: bool,
+    /// `dfs.encrypt.data.transfer`: the server defaults tell clients to encrypt data
+    /// connections with data encryption keys (`getDataEncryptionKey`); needs block
+    /// access tokens.
+    pub encrypt_data_transfer: bool,
     /// `dfs.block.access.key.update.interval` (minutes): how often the block keys roll.
     pub block_access_key_update_interval: Duration,
     /// `dfs.block.access.token.lifetime` (minutes): how long a token is valid.
@@ -182,6 +186,7 @@ impl Default for NameNodeOptions {
             rpc: RpcServerOptions::default(),
             http_address: None,
             block_access_token_enable: true,
+            encrypt_data_transfer: false,
             block_access_key_update_interval: Duration::from_secs(600 * 60),
             block_access_token_lifetime: Duration::from_secs(600 * 60),
             delegation_tokens: Default::default(),
@@ -366,6 +371,9 @@ impl NameNodeOptions {
             http_address: Some(conf.get_str(HTTP_ADDRESS_KEY, HTTP_ADDRESS_DEFAULT)),
             block_access_token_enable: conf
                 .get_bool("dfs.block.access.token.enable", d.block_access_token_enable)
+                .map_err(bad)?,
+            encrypt_data_transfer: conf
+                .get_bool("dfs.encrypt.data.transfer", d.encrypt_data_transfer)
                 .map_err(bad)?,
             block_access_key_update_interval: positive(
                 "dfs.block.access.key.update.interval",

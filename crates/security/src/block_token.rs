@@ -299,6 +299,37 @@ impl BlockTokenSecretManager {
         })
     }
 
+    /// A data encryption key (HDFS's `dfs.encrypt.data.transfer`) for `pool`: a random
+    /// nonce and its HMAC-SHA1 under the current key, good for a token lifetime. A
+    /// DataNode holding the same keys recomputes it from the key id and the nonce.
+    pub fn data_encryption_key(
+        &self,
+        pool: &str,
+        now: u64,
+    ) -> Result<tusk_proto::hdfs::DataEncryptionKeyProto, BlockTokenError> {
+        let key = self.current.as_ref().ok_or(BlockTokenError::NoKeys)?;
+        let mut nonce = [0u8; 8];
+        rand::thread_rng().fill_bytes(&mut nonce);
+        Ok(tusk_proto::hdfs::DataEncryptionKeyProto {
+            key_id: key.key_id as u32,
+            block_pool_id: pool.to_string(),
+            nonce: Bytes::copy_from_slice(&nonce),
+            encryption_key: key.sign(&nonce).finalize().into_bytes().to_vec().into(),
+            expiry_date: now + self.token_lifetime_ms,
+            encryption_algorithm: None,
+        })
+    }
+
+    /// The encryption key of `nonce` under key `key_id`, as a DataNode recomputes a
+    /// data encryption key a client names.
+    pub fn encryption_key(&self, key_id: i32, nonce: &[u8]) -> Result<Vec<u8>, BlockTokenError> {
+        let key = self
+            .all
+            .get(&key_id)
+            .ok_or(BlockTokenError::UnknownEncryptionKey { key_id })?;
+        Ok(key.sign(nonce).finalize().into_bytes().to_vec())
+    }
+
     /// The password a valid identifier must come with (for the SASL handshake, where
     /// the client proves it holds it without sending it).
     pub fn password(&self, identifier: &[u8], now: u64) -> Result<Vec<u8>, BlockTokenError> {

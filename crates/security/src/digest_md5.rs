@@ -288,6 +288,24 @@ impl DigestMd5Client {
         }
     }
 
+    /// A client for a data encryption key (`dfs.encrypt.data.transfer`), as Hadoop's
+    /// `SaslDataTransferClient` names it: the user `keyId blockPoolId base64(nonce)`,
+    /// the password the base64 of the key; only `auth-conf` is accepted.
+    pub fn for_encryption_key(
+        protocol: &str,
+        server_name: &str,
+        key: &tusk_proto::hdfs::DataEncryptionKeyProto,
+    ) -> Self {
+        DigestMd5Client {
+            digest_uri: format!("{protocol}/{server_name}"),
+            username: encryption_key_username(key.key_id, &key.block_pool_id, &key.nonce),
+            password: STANDARD.encode(&key.encryption_key),
+            wanted: vec![Protection::Privacy],
+            answered: None,
+            layer: None,
+        }
+    }
+
     /// Accepts these qualities of protection, the first the server offers winning (an
     /// empty list is `authentication`).
     pub fn with_protections(mut self, wanted: &[Protection]) -> Self {
@@ -791,6 +809,37 @@ pub fn block_token_password(
 ) -> Result<String, SaslError> {
     let identifier = decode_username(username)?;
     Ok(STANDARD.encode(keys.password(&identifier, now)?))
+}
+
+/// The SASL user name of a data encryption key: `keyId blockPoolId base64(nonce)`.
+pub fn encryption_key_username(key_id: u32, pool: &str, nonce: &[u8]) -> String {
+    format!("{key_id} {pool} {}", STANDARD.encode(nonce))
+}
+
+/// The password for a data encryption key's user name (a DataNode's side): the base64
+/// of the key recomputed from the block key the name's key id names, for `pool` only.
+pub fn encryption_key_password(
+    keys: &BlockTokenSecretManager,
+    username: &str,
+    pool: &str,
+) -> Result<String, SaslError> {
+    let malformed = || SaslError::Malformed {
+        reason: format!("not a data encryption key's user name: {username:?}"),
+    };
+    let mut parts = username.split(' ');
+    let (Some(key_id), Some(name_pool), Some(nonce), None) =
+        (parts.next(), parts.next(), parts.next(), parts.next())
+    else {
+        return Err(malformed());
+    };
+    let key_id: i32 = key_id.parse().map_err(|_| malformed())?;
+    if name_pool != pool {
+        return Err(SaslError::Malformed {
+            reason: format!("data encryption key of block pool {name_pool}, not {pool}"),
+        });
+    }
+    let nonce = STANDARD.decode(nonce).map_err(|_| malformed())?;
+    Ok(STANDARD.encode(keys.encryption_key(key_id, &nonce)?))
 }
 
 fn md5(bytes: &[u8]) -> [u8; 16] {

@@ -26,6 +26,8 @@ pub enum BlockTokenError {
     BadPassword { token: String },
     #[error("no block keys yet: the NameNode has not sent them")]
     NoKeys,
+    #[error("Can't re-compute encryption key for nonce, since the required block key (keyID={key_id}) doesn't exist.")]
+    UnknownEncryptionKey { key_id: i32 },
 }
 
 /// Bytes that do not read as Hadoop's `Writable` encoding says.

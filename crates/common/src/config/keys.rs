@@ -71,6 +71,8 @@ pub const KNOWN: &[&str] = &[
     // SASL on data connections: `authentication`, `integrity`, `privacy` (a list; unset = none).
     "dfs.data.transfer.protection",
     "dfs.datanode.kerberos.principal",
+    // Data encryption keys on data connections (NameNode, DataNodes).
+    "dfs.encrypt.data.transfer",
     "dfs.datanode.address",
     "dfs.datanode.balance.bandwidthPerSec",
     "dfs.datanode.capacity.override",

@@ -19,7 +19,9 @@ use tusk_datatransfer::sasl::{PROTOCOL, SERVER_NAME};
 use tusk_datatransfer::{read_delimited, write_delimited};
 use tusk_proto::hdfs::data_transfer_encryptor_message_proto::DataTransferEncryptorStatus;
 use tusk_proto::hdfs::DataTransferEncryptorMessageProto;
-use tusk_security::digest_md5::{block_token_password, DigestLayer, DigestMd5Server};
+use tusk_security::digest_md5::{
+    block_token_password, encryption_key_password, DigestLayer, DigestMd5Server,
+};
 use tusk_security::SaslError;
 
 use crate::error::DataNodeError;
@@ -76,18 +78,28 @@ where
             "block access tokens are off: no SASL handshake expected".into(),
         ));
     }
-    let server = DigestMd5Server::new(PROTOCOL, SERVER_NAME)
-        .with_protections(&node.options.data_transfer_protection);
+    // Under dfs.encrypt.data.transfer only a data encryption key, and only
+    // `auth-conf`, as HDFS's SaslDataTransferServer.
+    let encrypt = node.options.encrypt_data_transfer;
+    let offered = match encrypt {
+        true => vec![tusk_security::kerberos::Protection::Privacy],
+        false => node.options.data_transfer_protection.clone(),
+    };
+    let server = DigestMd5Server::new(PROTOCOL, SERVER_NAME).with_protections(&offered);
     write_delimited(wr, &success(server.challenge())).await?;
     let response: DataTransferEncryptorMessageProto = read_delimited(rd).await?;
     expect_success(&response)?;
     let now = tusk_common::now_millis();
+    let pool = node.block_pool_id();
     let done = server.verify(response.payload.as_deref().unwrap_or_default(), |user| {
         let keys = node.block_keys();
         let keys = keys
             .as_ref()
             .ok_or(SaslError::Token(tusk_security::BlockTokenError::NoKeys))?;
-        block_token_password(keys, user, now)
+        match encrypt {
+            true => encryption_key_password(keys, user, &pool),
+            false => block_token_password(keys, user, now),
+        }
     })?;
     debug!(
         user_len = done.username.len(),

@@ -14,6 +14,13 @@ pub(super) const METHODS: &[Method] = &[
             })
         })
     }),
+    ("getDataEncryptionKey", |Call { fsn, .. }, body| {
+        now(body, |_: h::GetDataEncryptionKeyRequestProto| {
+            Ok(h::GetDataEncryptionKeyResponseProto {
+                data_encryption_key: fsn.data_encryption_key(),
+            })
+        })
+    }),
     ("getFileInfo", |Call { fsn, user, .. }, body| {
         now(body, |r: h::GetFileInfoRequestProto| {
             Ok(h::GetFileInfoResponseProto {

@@ -13,7 +13,7 @@ impl Namesystem {
             write_packet_size: self.options.write_packet_size,
             replication: self.options.default_replication,
             file_buffer_size: self.options.file_buffer_size,
-            encrypt_data_transfer: Some(false),
+            encrypt_data_transfer: Some(self.options.encrypt_data_transfer),
             // Whole minutes, as HDFS's long; a shorter interval is still "on".
             trash_interval: Some(self.options.trash_interval.as_secs().div_ceil(60)),
             checksum_type: Some(tusk_proto::hdfs::ChecksumTypeProto::ChecksumCrc32c as i32),
@@ -21,6 +21,21 @@ impl Namesystem {
             policy_id: Some(0),
             snapshot_trash_root_enabled: Some(false),
         }
+    }
+
+    /// `getDataEncryptionKey`: under `dfs.encrypt.data.transfer` a fresh data
+    /// encryption key of the current block key (HDFS's `BlockTokenSecretManager`);
+    /// `None` when data transfer is not encrypted.
+    pub fn data_encryption_key(&self) -> Option<tusk_proto::hdfs::DataEncryptionKeyProto> {
+        if !self.options.encrypt_data_transfer {
+            return None;
+        }
+        let tokens = self.block_tokens.as_ref()?;
+        let key = tokens
+            .read()
+            .data_encryption_key(&self.storage.block_pool_id, tusk_common::now_millis());
+        key.map_err(|e| tracing::error!(error = %e, "cannot make a data encryption key"))
+            .ok()
     }
 
     pub fn preferred_block_size(&self, user: &str, src: &str) -> Result<u64> {
