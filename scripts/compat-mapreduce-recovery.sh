@@ -49,12 +49,8 @@ tusk "${CLUSTER_KEYS[@]}" local up --dir "$CLUSTER" --datanodes 2 2> "$WORK/up.e
 HADOOP_JAVA_CONF_DIR=$(sed -n 's/^export HADOOP_CONF_DIR=//p' "$WORK/up.err")
 echo "compat-mapreduce-recovery: HADOOP_CONF_DIR=$HADOOP_JAVA_CONF_DIR"
 
-JOB_OPTS=(
-  -Dmapreduce.application.classpath="$(tr ':' ',' < "$CP_FILE")"
-  -Dyarn.app.mapreduce.am.resource.mb=512 -Dyarn.app.mapreduce.am.command-opts=-Xmx384m
-  -Dmapreduce.map.memory.mb=384 -Dmapreduce.map.java.opts=-Xmx256m
-  -Dmapreduce.reduce.memory.mb=384 -Dmapreduce.reduce.java.opts=-Xmx256m
-  -Dmapreduce.client.progressmonitor.pollinterval=200
+mapreduce_job_opts "$CP_FILE"
+JOB_OPTS+=(
   # The AM and the job client try a restarted ResourceManager every second, not every 30.
   -Dyarn.resourcemanager.connect.retry-interval.ms=1000
   # The AM gives up stopping a lost node's containers after 5 s, not 3 minutes (Hadoop's

@@ -56,14 +56,7 @@ ME=$(id -un)
 AUDIT=$CLUSTER/logs/hdfs-audit.log
 echo "compat-mapreduce-secure: HADOOP_CONF_DIR=$CONF, user $ME"
 
-JOB_OPTS=(
-  -Dmapreduce.application.classpath="$(tr ':' ',' < "$CP_FILE")"
-  -Dyarn.app.mapreduce.am.resource.mb=512 -Dyarn.app.mapreduce.am.command-opts=-Xmx384m
-  -Dmapreduce.map.memory.mb=384 -Dmapreduce.map.java.opts=-Xmx256m
-  -Dmapreduce.reduce.memory.mb=384 -Dmapreduce.reduce.java.opts=-Xmx256m
-  -Dmapreduce.client.progressmonitor.pollinterval=200
-)
-hadoop_jar() { local jar=$1; shift; hadoop_java "$CP_FILE" org.apache.hadoop.util.RunJar "$jar" "$@"; }
+mapreduce_job_opts "$CP_FILE"
 yarn_cli() { local class=$1; shift; hadoop_java "$CP_FILE" "org.apache.hadoop.yarn.client.cli.$class" "$@" 2>/dev/null; }
 tusk() { "$TUSK" --conf "$CONF" "$@"; }
 
@@ -85,7 +78,7 @@ done > "$WORK/words.txt"
 tusk fs -mkdir -p "/user/$ME/input"
 tusk fs -put "$WORK/words.txt" "/user/$ME/input/words.txt"
 set +e
-hadoop_jar "$EXAMPLES" wordcount "${JOB_OPTS[@]}" input wc-out > "$WORK/wc.log" 2>&1; CODE=$?
+hadoop_jar "$CP_FILE" "$EXAMPLES" wordcount "${JOB_OPTS[@]}" input wc-out > "$WORK/wc.log" 2>&1; CODE=$?
 set -e
 { grep -v '^[[:space:]]*at ' "$WORK/wc.log" || true; } | tail -n 8
 check "wordcount: the job succeeds under Kerberos" test "$CODE" = 0
@@ -103,7 +96,7 @@ cancelled() { grep -qE "allowed=true	ugi=rm/localhost@TUSK.LOCAL \(auth:KERBEROS
 # ---------------------------------------------------------------- streaming: tokens only
 # Each map task counts its input lines and says whether it can see a Kerberos ticket.
 set +e
-hadoop_jar "$STREAMING" "${JOB_OPTS[@]}" -input input -output tickets-out \
+hadoop_jar "$CP_FILE" "$STREAMING" "${JOB_OPTS[@]}" -input input -output tickets-out \
   -mapper 'sh -c "wc -l; klist -s && echo ticket || echo no-ticket"' -reducer NONE \
   > "$WORK/streaming.log" 2>&1; CODE=$?
 set -e
@@ -139,7 +132,7 @@ mkdir -p "$WORK/other-renewer"; cp "$CONF"/* "$WORK/other-renewer/"
 sed -i "s#rm/_HOST@TUSK.LOCAL#other/_HOST@TUSK.LOCAL#; s#</configuration>#  <property><name>yarn.resourcemanager.principal.pattern</name><value>rm/*@TUSK.LOCAL</value></property>\n</configuration>#" \
   "$WORK/other-renewer/yarn-site.xml"
 set +e
-HADOOP_JAVA_CONF_DIR=$WORK/other-renewer hadoop_jar "$EXAMPLES" wordcount "${JOB_OPTS[@]}" input wc-refused > "$WORK/refused.log" 2>&1; CODE=$?
+HADOOP_JAVA_CONF_DIR=$WORK/other-renewer hadoop_jar "$CP_FILE" "$EXAMPLES" wordcount "${JOB_OPTS[@]}" input wc-refused > "$WORK/refused.log" 2>&1; CODE=$?
 set -e
 check "a token the ResourceManager may not renew: the job is refused" test "$CODE" != 0
 check "... with 'Failed to renew token'" grep -q "Failed to renew token: Kind: HDFS_DELEGATION_TOKEN" "$WORK/refused.log"

@@ -60,19 +60,7 @@ HADOOP_JAVA_CONF_DIR=$(sed -n 's/^export HADOOP_CONF_DIR=//p' "$WORK/up.err")
 [ -f "$HADOOP_JAVA_CONF_DIR/mapred-site.xml" ] || { echo "compat-mapreduce: no HADOOP_CONF_DIR line from tusk local up" >&2; exit 1; }
 echo "compat-mapreduce: ${TUSK_TESTBED:-tusk local}, HADOOP_CONF_DIR=$HADOOP_JAVA_CONF_DIR"
 
-# What a Hadoop installation's mapred-site.xml says with HADOOP_MAPRED_HOME: where the
-# containers find Hadoop's jars; small containers for a 2-core machine.
-JOB_OPTS=(
-  -Dmapreduce.application.classpath="$(tr ':' ',' < "$CP_FILE")"
-  -Dyarn.app.mapreduce.am.resource.mb=512 -Dyarn.app.mapreduce.am.command-opts=-Xmx384m
-  -Dmapreduce.map.memory.mb=384 -Dmapreduce.map.java.opts=-Xmx256m
-  -Dmapreduce.reduce.memory.mb=384 -Dmapreduce.reduce.java.opts=-Xmx256m
-  -Dmapreduce.client.progressmonitor.pollinterval=200
-)
-hadoop_jar() { # hadoop_jar JAR ARGS...: Hadoop's `hadoop jar`
-  local jar=$1; shift
-  hadoop_java "$CP_FILE" org.apache.hadoop.util.RunJar "$jar" "$@"
-}
+mapreduce_job_opts "$CP_FILE"
 
 FAILED=0
 check() { # check NAME COMMAND...: PASS when COMMAND succeeds
@@ -87,7 +75,7 @@ done > "$WORK/words.txt"
 tusk fs -mkdir -p input
 tusk fs -put "$WORK/words.txt" input/words.txt
 set +e
-hadoop_jar "$EXAMPLES" wordcount "${JOB_OPTS[@]}" input wc-out > "$WORK/wc.log" 2>&1; CODE=$?
+hadoop_jar "$CP_FILE" "$EXAMPLES" wordcount "${JOB_OPTS[@]}" input wc-out > "$WORK/wc.log" 2>&1; CODE=$?
 set -e
 tail -n 5 "$WORK/wc.log"
 check "wordcount: the job succeeds" test "$CODE" = 0
@@ -150,9 +138,9 @@ check "yarn logs -am 1: the first attempt's AM container's logs only" \
 
 # ---------------------------------------------------------------- terasort
 set +e
-hadoop_jar "$EXAMPLES" teragen "${JOB_OPTS[@]}" -Dmapreduce.job.maps=2 20000 tera-in > "$WORK/tg.log" 2>&1 \
-  && hadoop_jar "$EXAMPLES" terasort "${JOB_OPTS[@]}" -Dmapreduce.job.reduces=2 tera-in tera-out > "$WORK/ts.log" 2>&1 \
-  && hadoop_jar "$EXAMPLES" teravalidate "${JOB_OPTS[@]}" tera-out tera-report > "$WORK/tv.log" 2>&1
+hadoop_jar "$CP_FILE" "$EXAMPLES" teragen "${JOB_OPTS[@]}" -Dmapreduce.job.maps=2 20000 tera-in > "$WORK/tg.log" 2>&1 \
+  && hadoop_jar "$CP_FILE" "$EXAMPLES" terasort "${JOB_OPTS[@]}" -Dmapreduce.job.reduces=2 tera-in tera-out > "$WORK/ts.log" 2>&1 \
+  && hadoop_jar "$CP_FILE" "$EXAMPLES" teravalidate "${JOB_OPTS[@]}" tera-out tera-report > "$WORK/tv.log" 2>&1
 CODE=$?
 set -e
 tail -n 3 "$WORK"/t?.log
@@ -165,7 +153,7 @@ check "terasort: 20000 rows of 100 bytes out" test "$ROWS_BYTES" = 2000000
 
 # ---------------------------------------------------------------- a failing task
 set +e
-hadoop_jar "$STREAMING" "${JOB_OPTS[@]}" -Dmapreduce.map.maxattempts=2 \
+hadoop_jar "$CP_FILE" "$STREAMING" "${JOB_OPTS[@]}" -Dmapreduce.map.maxattempts=2 \
   -input input -output fail-out -mapper 'sh -c "exit 1"' -reducer NONE > "$WORK/fail.log" 2>&1
 CODE=$?
 set -e
@@ -180,7 +168,7 @@ echo "$STATUS" | grep -E 'State|Diagnostics' || true
 check "a task that exits 1: the ResourceManager reports the job FAILED with the AM's diagnostics" \
   grep -q "Diagnostics : Task failed task_" <<< "$STATUS"
 set +e
-hadoop_jar "$EXAMPLES" wordcount "${JOB_OPTS[@]}" input wc-again > "$WORK/wc2.log" 2>&1; CODE=$?
+hadoop_jar "$CP_FILE" "$EXAMPLES" wordcount "${JOB_OPTS[@]}" input wc-again > "$WORK/wc2.log" 2>&1; CODE=$?
 set -e
 check "after the failed job a job still succeeds" test "$CODE" = 0
 

@@ -153,48 +153,10 @@ async fn privacy_wraps_every_data_connection_and_refuses_plain_clients() {
         .await
         .unwrap();
     let lb = blocks.blocks[0].clone();
-    let (proxy, wire) = recording_proxy(cluster.datanode_addr(third)).await;
-    let stream = TcpStream::connect(proxy).await.unwrap();
-    let (rd, wr) = stream.into_split();
-    let (rd, mut wr) = tusk_datatransfer::sasl::open(
-        rd,
-        wr,
-        Some(Credential::BlockToken(
-            &lb.block_token,
-            &[Protection::Privacy][..],
-        )),
-    )
-    .await
-    .unwrap();
-    let mut rd = BufReader::new(rd);
-    let len = lb.b.num_bytes.unwrap();
-    let op = OpReadBlockProto {
-        header: ClientOperationHeaderProto {
-            base_header: BaseHeaderProto {
-                block: lb.b.clone(),
-                token: Some(lb.block_token.clone()),
-                trace_info: None,
-            },
-            client_name: "recorded".into(),
-        },
-        offset: 0,
-        len,
-        send_checksums: Some(true),
-        caching_strategy: None,
-    };
-    write_op(&mut wr, Op::ReadBlock, &op).await.unwrap();
-    let reply: BlockOpResponseProto = read_delimited(&mut rd).await.unwrap();
-    assert_eq!(reply.status, Status::Success as i32, "{:?}", reply.message);
-    let mut packet = PacketBuf::new();
-    let mut got = Vec::new();
-    while (got.len() as u64) < len {
-        packet.read_from(&mut rd).await.unwrap();
-        got.extend_from_slice(packet.data());
-    }
-    assert_eq!(got, data[..len as usize]);
-    drop((rd, wr));
-    let wire = wire.lock().unwrap().clone();
-    assert!(wire.len() as u64 > len, "{} bytes recorded", wire.len());
+    let credential = Credential::BlockToken(&lb.block_token, &[Protection::Privacy][..]);
+    let (got, wire) = read_recorded(cluster.datanode_addr(third), credential, &lb).await;
+    assert_eq!(got, data[..got.len()]);
+    assert!(wire.len() > got.len(), "{} bytes recorded", wire.len());
     assert!(
         !contains(&wire, PATTERN),
         "the plaintext pattern crossed the wire"
@@ -316,13 +278,36 @@ async fn encrypt_data_transfer_encrypts_with_data_encryption_keys() {
 
     // One read with the key, recorded on the wire: the block comes back whole and none
     // of it, nor the op, crosses in the clear.
+    let (got, wire) = read_recorded(datanode, Credential::EncryptionKey(&key), &lb).await;
+    assert_eq!(got, data[..got.len()]);
+    assert!(wire.len() > got.len(), "{} bytes recorded", wire.len());
+    assert!(
+        !contains(&wire, PATTERN),
+        "the plaintext pattern crossed the wire"
+    );
+    // (The key's SASL user name names the block pool in the clear, as in HDFS.)
+    assert!(
+        !contains(&wire, OP_MARKER.as_bytes()),
+        "the op crossed in the clear"
+    );
+    cluster.shutdown().await;
+}
+
+/// Reads `lb`'s whole block from the DataNode at `datanode` through a recording proxy,
+/// opening the handshake with `credential`: the block's bytes and every byte that
+/// crossed the proxy both ways.
+async fn read_recorded(
+    datanode: std::net::SocketAddr,
+    credential: Credential<'_>,
+    lb: &tusk_proto::hdfs::LocatedBlockProto,
+) -> (Vec<u8>, Vec<u8>) {
     let (proxy, wire) = recording_proxy(datanode).await;
     let (rd, wr) = TcpStream::connect(proxy).await.unwrap().into_split();
-    let (rd, mut wr) = tusk_datatransfer::sasl::open(rd, wr, Some(Credential::EncryptionKey(&key)))
+    let (rd, mut wr) = tusk_datatransfer::sasl::open(rd, wr, Some(credential))
         .await
         .unwrap();
     let mut rd = BufReader::new(rd);
-    write_op(&mut wr, Op::ReadBlock, &read_op(&lb))
+    write_op(&mut wr, Op::ReadBlock, &read_op(lb))
         .await
         .unwrap();
     let reply: BlockOpResponseProto = read_delimited(&mut rd).await.unwrap();
@@ -334,20 +319,9 @@ async fn encrypt_data_transfer_encrypts_with_data_encryption_keys() {
         packet.read_from(&mut rd).await.unwrap();
         got.extend_from_slice(packet.data());
     }
-    assert_eq!(got, data[..len as usize]);
     drop((rd, wr));
     let wire = wire.lock().unwrap().clone();
-    assert!(wire.len() as u64 > len, "{} bytes recorded", wire.len());
-    assert!(
-        !contains(&wire, PATTERN),
-        "the plaintext pattern crossed the wire"
-    );
-    // (The key's SASL user name names the block pool in the clear, as in HDFS.)
-    assert!(
-        !contains(&wire, OP_MARKER.as_bytes()),
-        "the op crossed in the clear"
-    );
-    cluster.shutdown().await;
+    (got, wire)
 }
 
 /// The client name the recorded op carries.
