@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# The cost of dfs.data.transfer.protection, in one run: four local clusters
+# The cost of dfs.data.transfer.protection, in one run: five local clusters
 # (`tusk local up`, one DataNode, block tokens on; protection = none, authentication,
-# integrity, privacy), and Tusk's own shell putting and reading back one file against
+# integrity, privacy, and `encrypt`: dfs.encrypt.data.transfer), and Tusk's own shell putting and reading back one file against
 # each in turn, the order rotated every round. Prints per level the median and minimum
 # write and read MiB/s over the rounds and the medians' ratio to the unprotected
 # cluster's.
@@ -12,7 +12,7 @@ cd "$(dirname "$0")/.."
 TUSK=${1:-${CARGO_TARGET_DIR:-target}/release/tusk}
 ROUNDS=${2:-5}
 MIB=${3:-256}
-LEVELS=(none authentication integrity privacy)
+LEVELS=(none authentication integrity privacy encrypt)
 WORK=$(mktemp -d /tmp/tusk-dtp-protection.XXXXXX)
 cleanup() {
   for l in "${LEVELS[@]}"; do "$TUSK" local down --dir "$WORK/$l" >/dev/null 2>&1 || true; done
@@ -20,7 +20,13 @@ cleanup() {
 }
 trap cleanup EXIT
 head -c "$((MIB << 20))" /dev/urandom > "$WORK/data.bin"
-define() { [ "$1" = none ] || echo "-D dfs.data.transfer.protection=$1"; }
+define() {
+  case $1 in
+    none) ;;
+    encrypt) echo "-D dfs.encrypt.data.transfer=true" ;;
+    *) echo "-D dfs.data.transfer.protection=$1" ;;
+  esac
+}
 for l in "${LEVELS[@]}"; do
   # shellcheck disable=SC2046
   TUSK_HOME=$WORK/home-$l "$TUSK" local up --no-yarn --datanodes 1 --dir "$WORK/$l" \
