@@ -67,6 +67,10 @@ pub struct UpArgs {
     /// tusk built with `--features kerberos`.
     #[arg(long)]
     pub secure: bool,
+    /// HTTPS only on the web servers (`dfs.http.policy=HTTPS_ONLY`), with a self-signed
+    /// certificate for localhost; keystore, truststore and ssl-*.xml in DIR/conf.
+    #[arg(long)]
+    pub https: bool,
 }
 
 #[derive(Args)]
@@ -91,7 +95,7 @@ pub async fn run(conf: Configuration, cmd: LocalCommand) -> anyhow::Result<()> {
                 started.elapsed().as_secs_f64(),
                 args.dir.display()
             );
-            eprintln!("dfs.namenode.http-address {}", cluster.namenode_http);
+            eprintln!("{} {}", cluster.web_address_key(), cluster.namenode_http);
             crate::conf::record_default_fs(&cluster.uri)?;
             crate::conf::record_local_dir(&args.dir)?;
             match &cluster.rm_addr {
@@ -157,6 +161,9 @@ pub async fn up(conf: &Configuration, args: &UpArgs) -> anyhow::Result<ClusterEn
         }
         false => (None, None),
     };
+    if args.https {
+        crate::local_https::setup(dir, &mut conf)?;
+    }
     let mut options = cluster_options(&conf, dir)?;
     options.datanodes = args.datanodes;
     // One NodeManager per DataNode.
@@ -184,6 +191,7 @@ pub async fn up(conf: &Configuration, args: &UpArgs) -> anyhow::Result<ClusterEn
         rm_http: started.rm_http,
         hadoop_conf_dir: dir.join("conf"),
         realm,
+        https: args.https,
     };
     crate::hadoop_site::write_client_conf(&cluster).with_context(|| {
         format!(
