@@ -57,7 +57,7 @@ pub fn client_to_am_token(
     client: &str,
 ) -> TokenProto {
     let identifier = tusk_proto::hadoop::yarn::ClientToAmTokenIdentifierProto {
-        app_attempt_id: Some(attempt.clone()),
+        app_attempt_id: Some(*attempt),
         client_name: Some(client.to_string()),
     }
     .encode_to_vec();
