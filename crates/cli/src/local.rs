@@ -2,7 +2,8 @@
 //! ResourceManager and one NodeManager per DataNode, as separate processes on 127.0.0.1,
 //! with all state under one directory (`name/`, `dataN/`, `nmN/{local,logs}`, `logs/` (with
 //! the NameNode's audit log, `hdfs-audit.log`),
-//! `<daemon>.addr`, `<daemon>.http-addr` (each daemon's web server, on a free port),
+//! `<daemon>.addr`, `<daemon>.http-addr` (each daemon's web server, on a free port; its
+//! HTTPS one with `--https`, see `local_https`),
 //! `pids`, `rmstore/`, and `conf/`: Hadoop's client configuration for the cluster, for
 //! `HADOOP_CONF_DIR`). The NodeManagers aggregate finished applications' logs to the
 //! DFS (`yarn.log-aggregation-enable`, unless configured off), so Hadoop's

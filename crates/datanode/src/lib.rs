@@ -21,7 +21,9 @@
 //! - `reports`: the replica events owed to the NameNode (incremental block reports,
 //!   verification verdicts, bad replicas), used by the heartbeat and the transfer code.
 //! - `http`: the web server's router ([`http::http_router`]), assembled from the
-//!   features that answer over HTTP; its port is the advertised `info_port`.
+//!   features that answer over HTTP; its port is the advertised `info_port`. Under
+//!   `dfs.http.policy` HTTPS_ONLY or HTTP_AND_HTTPS the same router is also (or only)
+//!   served over TLS on `dfs.datanode.https.address`, advertised as `info_secure_port`.
 //!   `webhdfs`: WebHDFS's CREATE and OPEN, streamed through Tusk's client.
 //! - `metrics`: [`metrics::DataNodeMetrics`], the counters of `/metrics`.
 //! - `recovery`: block recovery commands (lease recovery, truncate): stop a replica's
