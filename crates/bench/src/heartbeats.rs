@@ -194,6 +194,7 @@ fn identity(i: usize) -> DatanodeIdentity {
         info_port: 9864,
         ipc_port: 9867,
         storage_id: format!("DS-sim-{i}"),
+        info_secure_port: 0,
     }
 }
 

@@ -80,7 +80,8 @@ pub struct NameNodeArgs {
     /// Write the bound RPC address to this file once serving.
     #[arg(long)]
     addr_file: Option<PathBuf>,
-    /// Write the bound HTTP address (dfs.namenode.http-address) to this file once serving.
+    /// Write the bound web address (dfs.namenode.http-address; the HTTPS one under
+    /// dfs.http.policy=HTTPS_ONLY) to this file once serving.
     #[arg(long)]
     http_addr_file: Option<PathBuf>,
     #[command(subcommand)]
@@ -111,7 +112,8 @@ pub struct DataNodeArgs {
     /// Write the bound data address to this file once registered.
     #[arg(long)]
     addr_file: Option<PathBuf>,
-    /// Write the bound HTTP address (dfs.datanode.http.address) to this file once registered.
+    /// Write the bound web address (dfs.datanode.http.address; the HTTPS one under
+    /// dfs.http.policy=HTTPS_ONLY) to this file once registered.
     #[arg(long)]
     http_addr_file: Option<PathBuf>,
 }
@@ -195,16 +197,32 @@ pub async fn namenode(conf: Configuration, args: NameNodeArgs) -> anyhow::Result
         tusk_namenode::options::HTTP_ADDRESS_DEFAULT,
         Some(&listen),
     );
-    options.http_address = Some(with_bind_host(&conf, "dfs.namenode.http-bind-host", &http));
+    if options.http_address.is_some() {
+        options.http_address = Some(with_bind_host(&conf, "dfs.namenode.http-bind-host", &http));
+    }
+    if options.https_address.is_some() {
+        let https = tusk_http::http_address(
+            &conf,
+            tusk_namenode::options::HTTPS_ADDRESS_KEY,
+            tusk_namenode::options::HTTPS_ADDRESS_DEFAULT,
+            Some(&listen),
+        );
+        options.https_address = Some(with_bind_host(
+            &conf,
+            "dfs.namenode.https-bind-host",
+            &https,
+        ));
+    }
     let shutdown = Shutdown::new();
     shutdown_on_signals(shutdown.clone());
     let nn = NameNode::start(options, listener, shutdown).await?;
-    write_http_addr(&args.http_addr_file, nn.http_addr())?;
+    write_http_addr(&args.http_addr_file, nn.http_addr().or(nn.https_addr()))?;
     write_addr(&args.addr_file, nn.addr())?;
     eprintln!(
-        "NameNode serving on {}, HTTP on {}",
+        "NameNode serving on {}, HTTP on {}, HTTPS on {}",
         nn.addr(),
-        shown(nn.http_addr())
+        shown(nn.http_addr()),
+        shown(nn.https_addr())
     );
     nn.wait().await?;
     Ok(())
@@ -392,12 +410,22 @@ pub async fn datanode(conf: Configuration, args: DataNodeArgs) -> anyhow::Result
     let listener = TcpListener::bind(&listen)
         .await
         .with_context(|| format!("binding {listen}"))?;
-    options.http_address = Some(tusk_http::http_address(
-        &conf,
-        tusk_datanode::options::HTTP_ADDRESS_KEY,
-        tusk_datanode::options::HTTP_ADDRESS_DEFAULT,
-        Some(&listen),
-    ));
+    if options.http_address.is_some() {
+        options.http_address = Some(tusk_http::http_address(
+            &conf,
+            tusk_datanode::options::HTTP_ADDRESS_KEY,
+            tusk_datanode::options::HTTP_ADDRESS_DEFAULT,
+            Some(&listen),
+        ));
+    }
+    if options.https_address.is_some() {
+        options.https_address = Some(tusk_http::http_address(
+            &conf,
+            tusk_datanode::options::HTTPS_ADDRESS_KEY,
+            tusk_datanode::options::HTTPS_ADDRESS_DEFAULT,
+            Some(&listen),
+        ));
+    }
     // The IPC port follows the web port's rule: picked when the data port is.
     let ipc = tusk_http::http_address(
         &conf,
@@ -411,14 +439,15 @@ pub async fn datanode(conf: Configuration, args: DataNodeArgs) -> anyhow::Result
     let shutdown = Shutdown::new();
     shutdown_on_signals(shutdown.clone());
     let dn = DataNode::start_with_ipc(options, listener, Some(ipc_listener), shutdown).await?;
-    write_http_addr(&args.http_addr_file, dn.http_addr())?;
+    write_http_addr(&args.http_addr_file, dn.http_addr().or(dn.https_addr()))?;
     write_addr(&args.addr_file, dn.xfer_addr())?;
     eprintln!(
-        "DataNode {} serving on {} (IPC {}), HTTP on {}",
+        "DataNode {} serving on {} (IPC {}), HTTP on {}, HTTPS on {}",
         dn.uuid(),
         dn.xfer_addr(),
         dn.ipc_addr().map_or(ipc, |a| a.to_string()),
-        shown(dn.http_addr())
+        shown(dn.http_addr()),
+        shown(dn.https_addr())
     );
     dn.wait().await;
     Ok(())

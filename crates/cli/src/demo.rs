@@ -37,6 +37,7 @@ pub async fn run(conf: Configuration, args: DemoArgs) -> anyhow::Result<()> {
         format: true,
         no_yarn: true,
         secure: false,
+        https: false,
     };
     let uri = local::up(&conf, &up)
         .await

@@ -18,7 +18,8 @@ pub struct ClusterEndpoints {
     pub uri: String,
     /// The ResourceManager's RPC address; `None` with `--no-yarn`.
     pub rm_addr: Option<String>,
-    /// The NameNode's web server (WebHDFS): `127.0.0.1:PORT`.
+    /// The NameNode's web server (WebHDFS): `127.0.0.1:PORT`; its HTTPS address when
+    /// `https`.
     pub namenode_http: String,
     /// The ResourceManager's web server; `None` with `--no-yarn`.
     pub rm_http: Option<String>,
@@ -26,6 +27,19 @@ pub struct ClusterEndpoints {
     pub hadoop_conf_dir: PathBuf,
     /// `--secure`: the cluster's Kerberos realm.
     pub realm: Option<SecureRealm>,
+    /// `--https`: the web servers serve HTTPS only (`ssl-client.xml` and the truststore
+    /// are already in `hadoop_conf_dir`).
+    pub https: bool,
+}
+
+impl ClusterEndpoints {
+    /// The key `namenode_http` is the value of.
+    pub fn web_address_key(&self) -> &'static str {
+        match self.https {
+            true => "dfs.namenode.https-address",
+            false => "dfs.namenode.http-address",
+        }
+    }
 }
 
 /// A secure local cluster's realm, as a client needs it.
@@ -45,7 +59,8 @@ pub struct SecureRealm {
 }
 
 /// Writes Hadoop's client configuration for `cluster` to its `hadoop_conf_dir`:
-/// core-site.xml (fs.defaultFS), hdfs-site.xml (the NameNode's web address),
+/// core-site.xml (fs.defaultFS), hdfs-site.xml (the NameNode's web address and, with
+/// HTTPS, the policy),
 /// yarn-site.xml (every ResourceManager address Hadoop's clients and AMs look up; Tusk
 /// serves all its RPC protocols on one port; log aggregation on, as `tusk local` runs
 /// its NodeManagers) and mapred-site.xml (MapReduce on YARN).
@@ -53,7 +68,10 @@ pub fn write_client_conf(cluster: &ClusterEndpoints) -> std::io::Result<()> {
     let dir = &cluster.hadoop_conf_dir;
     std::fs::create_dir_all(dir)?;
     let mut core = vec![("fs.defaultFS", cluster.uri.clone())];
-    let mut hdfs = vec![("dfs.namenode.http-address", cluster.namenode_http.clone())];
+    let mut hdfs = vec![(cluster.web_address_key(), cluster.namenode_http.clone())];
+    if cluster.https {
+        hdfs.push(("dfs.http.policy", "HTTPS_ONLY".into()));
+    }
     if let Some(realm) = &cluster.realm {
         core.push(("hadoop.security.authentication", "kerberos".into()));
         hdfs.push((

@@ -2,7 +2,8 @@
 //! ResourceManager and one NodeManager per DataNode, as separate processes on 127.0.0.1,
 //! with all state under one directory (`name/`, `dataN/`, `nmN/{local,logs}`, `logs/` (with
 //! the NameNode's audit log, `hdfs-audit.log`),
-//! `<daemon>.addr`, `<daemon>.http-addr` (each daemon's web server, on a free port),
+//! `<daemon>.addr`, `<daemon>.http-addr` (each daemon's web server, on a free port; its
+//! HTTPS one with `--https`, see `local_https`),
 //! `pids`, `rmstore/`, and `conf/`: Hadoop's client configuration for the cluster, for
 //! `HADOOP_CONF_DIR`). The NodeManagers aggregate finished applications' logs to the
 //! DFS (`yarn.log-aggregation-enable`, unless configured off), so Hadoop's
@@ -67,6 +68,10 @@ pub struct UpArgs {
     /// tusk built with `--features kerberos`.
     #[arg(long)]
     pub secure: bool,
+    /// HTTPS only on the web servers (`dfs.http.policy=HTTPS_ONLY`), with a self-signed
+    /// certificate for localhost; keystore, truststore and ssl-*.xml in DIR/conf.
+    #[arg(long)]
+    pub https: bool,
 }
 
 #[derive(Args)]
@@ -91,7 +96,7 @@ pub async fn run(conf: Configuration, cmd: LocalCommand) -> anyhow::Result<()> {
                 started.elapsed().as_secs_f64(),
                 args.dir.display()
             );
-            eprintln!("dfs.namenode.http-address {}", cluster.namenode_http);
+            eprintln!("{} {}", cluster.web_address_key(), cluster.namenode_http);
             crate::conf::record_default_fs(&cluster.uri)?;
             crate::conf::record_local_dir(&args.dir)?;
             match &cluster.rm_addr {
@@ -157,6 +162,9 @@ pub async fn up(conf: &Configuration, args: &UpArgs) -> anyhow::Result<ClusterEn
         }
         false => (None, None),
     };
+    if args.https {
+        crate::local_https::setup(dir, &mut conf)?;
+    }
     let mut options = cluster_options(&conf, dir)?;
     options.datanodes = args.datanodes;
     // One NodeManager per DataNode.
@@ -184,6 +192,7 @@ pub async fn up(conf: &Configuration, args: &UpArgs) -> anyhow::Result<ClusterEn
         rm_http: started.rm_http,
         hadoop_conf_dir: dir.join("conf"),
         realm,
+        https: args.https,
     };
     crate::hadoop_site::write_client_conf(&cluster).with_context(|| {
         format!(

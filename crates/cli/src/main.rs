@@ -27,6 +27,7 @@ mod fsck;
 mod hadoop_site;
 mod job;
 mod local;
+mod local_https;
 mod mr_container;
 mod node_status;
 mod snapshot_cmds;

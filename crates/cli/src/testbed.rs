@@ -205,6 +205,7 @@ fn write_hadoop_client_conf(tb: &Testbed, uri: &str) -> anyhow::Result<()> {
             .map(|ip| format!("{ip}:8088")),
         hadoop_conf_dir: tb.dir.join("conf"),
         realm: None,
+        https: false,
     };
     crate::hadoop_site::write_client_conf(&cluster).with_context(|| {
         format!(

@@ -110,6 +110,7 @@ impl MiniClusterBuilder {
             namenode: None,
             namenode_addr: "127.0.0.1:0".parse().expect("addr"),
             namenode_http_addr: "127.0.0.1:0".parse().expect("addr"),
+            namenode_https_addr: None,
             datanodes: Vec::new(),
             yarn: None,
         };
@@ -173,6 +174,9 @@ pub struct MiniCluster {
     namenode_addr: SocketAddr,
     /// The NameNode's web server (WebHDFS); kept across restarts.
     namenode_http_addr: SocketAddr,
+    /// The NameNode's HTTPS server, under `dfs.http.policy` HTTPS_ONLY or
+    /// HTTP_AND_HTTPS; set at each start.
+    namenode_https_addr: Option<SocketAddr>,
     datanodes: Vec<DataNodeSlot>,
     /// The ResourceManager and NodeManagers, when built with `.nodemanagers(n)`.
     yarn: Option<MiniYarn>,
@@ -266,6 +270,11 @@ impl MiniCluster {
 
     /// DataNode `i`'s web server (`dfs.datanode.http.address`, advertised as its
     /// `info_port`).
+    /// Where the NameNode serves HTTPS; `None` under `dfs.http.policy=HTTP_ONLY`.
+    pub fn namenode_https_addr(&self) -> Option<SocketAddr> {
+        self.namenode_https_addr
+    }
+
     pub fn datanode_http_addr(&self, i: usize) -> SocketAddr {
         self.datanodes[i].http_addr
     }
@@ -334,7 +343,8 @@ impl MiniCluster {
         let wait = runtime.spawn(async move {
             match NameNode::start(options, listener, sd).await {
                 Ok(nn) => {
-                    let _ = nn_tx.send(Ok((nn.namesystem.clone(), nn.http_addr())));
+                    let addrs = (nn.http_addr(), nn.https_addr());
+                    let _ = nn_tx.send(Ok((nn.namesystem.clone(), addrs)));
                     if let Err(e) = nn.wait().await {
                         tracing::error!(error = %e, "namenode shutdown failed");
                     }
@@ -349,7 +359,7 @@ impl MiniCluster {
             Ok(Err(e)) => Err(Error::from(e)),
             Err(_) => Err(Error::from("namenode task died")),
         };
-        let (namesystem, http_addr) = match started {
+        let (namesystem, (http_addr, https_addr)) = match started {
             Ok(started) => started,
             Err(e) => {
                 // Not dropped here: this is an async context.
@@ -360,6 +370,7 @@ impl MiniCluster {
         if let Some(a) = http_addr {
             self.namenode_http_addr = a;
         }
+        self.namenode_https_addr = https_addr;
         self.namenode = Some(NameNodeSlot {
             runtime,
             shutdown,

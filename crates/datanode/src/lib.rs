@@ -21,7 +21,9 @@
 //! - `reports`: the replica events owed to the NameNode (incremental block reports,
 //!   verification verdicts, bad replicas), used by the heartbeat and the transfer code.
 //! - `http`: the web server's router ([`http::http_router`]), assembled from the
-//!   features that answer over HTTP; its port is the advertised `info_port`.
+//!   features that answer over HTTP; its port is the advertised `info_port`. Under
+//!   `dfs.http.policy` HTTPS_ONLY or HTTP_AND_HTTPS the same router is also (or only)
+//!   served over TLS on `dfs.datanode.https.address`, advertised as `info_secure_port`.
 //!   `webhdfs`: WebHDFS's CREATE and OPEN, streamed through Tusk's client.
 //! - `metrics`: [`metrics::DataNodeMetrics`], the counters of `/metrics`.
 //! - `recovery`: block recovery commands (lease recovery, truncate): stop a replica's
@@ -181,6 +183,20 @@ impl Node {
     }
 }
 
+/// The HTTPS address bound, with the TLS configuration of the keystore
+/// `ssl-server.xml` names (read first, so a bad keystore fails the start at once).
+async fn https_listener(
+    addr: &str,
+    options: &DataNodeOptions,
+) -> Result<(TcpListener, Arc<tusk_http::tls::ServerConfig>), DataNodeError> {
+    let tls = tusk_http::tls::server_config(&options.conf.0)
+        .map_err(|e| ConfigError::invalid(tusk_http::tls::KEYSTORE_LOCATION_KEY, e.to_string()))?;
+    let listener = TcpListener::bind(addr)
+        .await
+        .map_err(|e| DataNodeError::io(format!("HTTPS address {addr}"), e))?;
+    Ok((listener, tls))
+}
+
 /// A DataNode identity as Hadoop's `DatanodeInfoProto`.
 pub(crate) fn datanode_info(id: &DatanodeIdentity) -> DatanodeInfoProto {
     DatanodeInfoProto {
@@ -191,7 +207,7 @@ pub(crate) fn datanode_info(id: &DatanodeIdentity) -> DatanodeInfoProto {
             xfer_port: id.xfer_port,
             info_port: id.info_port,
             ipc_port: id.ipc_port,
-            info_secure_port: None,
+            info_secure_port: Some(id.info_secure_port),
         },
         ..Default::default()
     }
@@ -209,6 +225,8 @@ pub struct DataNodeHandle {
     tasks: Vec<JoinHandle<()>>,
     /// The web server (`dfs.datanode.http.address`); ends after shutdown.
     http: Option<HttpServer>,
+    /// The HTTPS web server (`dfs.datanode.https.address`); ends after shutdown.
+    https: Option<HttpServer>,
 }
 
 impl DataNode {
@@ -262,6 +280,17 @@ impl DataNode {
                 .map_err(|e| DataNodeError::io("HTTP listener", e))?,
             None => options.info_port,
         };
+        let https = match &options.https_address {
+            Some(addr) => Some(https_listener(addr, &options).await?),
+            None => None,
+        };
+        let info_secure_port = match &https {
+            Some((l, _)) => l
+                .local_addr()
+                .map(|a| u32::from(a.port()))
+                .map_err(|e| DataNodeError::io("HTTPS listener", e))?,
+            None => 0,
+        };
         let identity = DatanodeIdentity {
             ip_addr: options.ip_addr.clone(),
             host_name: options.host_name.clone(),
@@ -270,6 +299,7 @@ impl DataNode {
             info_port,
             ipc_port: ipc_addr.map_or(options.ipc_port, |a| u32::from(a.port())),
             storage_id: ids.storage_id,
+            info_secure_port,
         };
         // Under Kerberos the DataNode logs in from its keytab and runs as its principal.
         let (user, kerberos, protection) = match &options.kerberos {
@@ -313,16 +343,19 @@ impl DataNode {
             shutdown,
         });
         let mut tasks = vec![tokio::spawn(transfer::serve(node.clone(), xfer_listener))];
+        let router = http::http_router(&node)
+            .map_err(|e| DataNodeError::io("HTTP authentication", std::io::Error::other(e)))?;
         let http = match http_listener {
             Some(listener) => Some(
-                HttpServer::serve(
-                    listener,
-                    http::http_router(&node).map_err(|e| {
-                        DataNodeError::io("HTTP authentication", std::io::Error::other(e))
-                    })?,
-                    node.shutdown.clone(),
-                )
-                .map_err(|e| DataNodeError::io("HTTP listener", e.into()))?,
+                HttpServer::serve(listener, router.clone(), node.shutdown.clone())
+                    .map_err(|e| DataNodeError::io("HTTP listener", e.into()))?,
+            ),
+            None => None,
+        };
+        let https = match https {
+            Some((listener, tls)) => Some(
+                HttpServer::serve_tls(listener, router, node.shutdown.clone(), tls)
+                    .map_err(|e| DataNodeError::io("HTTPS listener", e.into()))?,
             ),
             None => None,
         };
@@ -367,6 +400,7 @@ impl DataNode {
             node,
             tasks,
             http,
+            https,
         })
     }
 }
@@ -379,6 +413,11 @@ impl DataNodeHandle {
     /// Where the web server listens; `None` when the options asked for none.
     pub fn http_addr(&self) -> Option<SocketAddr> {
         self.http.as_ref().map(HttpServer::addr)
+    }
+
+    /// Where the HTTPS web server listens; `None` under `dfs.http.policy=HTTP_ONLY`.
+    pub fn https_addr(&self) -> Option<SocketAddr> {
+        self.https.as_ref().map(HttpServer::addr)
     }
 
     /// Where the IPC server (ClientDatanodeProtocol) listens, when it runs.
@@ -460,8 +499,8 @@ impl DataNodeHandle {
         for task in self.tasks {
             let _ = task.await;
         }
-        if let Some(http) = self.http {
-            http.join().await;
+        for server in self.http.into_iter().chain(self.https) {
+            server.join().await;
         }
     }
 }

@@ -10,6 +10,10 @@ use crate::error::DataNodeError;
 /// The key of the DataNode's HTTP address, and Hadoop's default for it.
 pub const HTTP_ADDRESS_KEY: &str = "dfs.datanode.http.address";
 pub const HTTP_ADDRESS_DEFAULT: &str = "0.0.0.0:9864";
+/// The key of the DataNode's HTTPS address (`dfs.http.policy` HTTPS_ONLY or
+/// HTTP_AND_HTTPS), and Hadoop's default for it.
+pub const HTTPS_ADDRESS_KEY: &str = "dfs.datanode.https.address";
+pub const HTTPS_ADDRESS_DEFAULT: &str = "0.0.0.0:9865";
 /// The switch between direct (default) and buffered replica writes.
 pub const DIRECT_IO_KEY: &str = "tusk.datanode.direct-io";
 
@@ -62,6 +66,10 @@ pub struct DataNodeOptions {
     /// `dfs.datanode.http.address`: where the web server (WebHDFS) listens; its port is
     /// then the advertised `info_port`. `None` serves no HTTP (options built by hand).
     pub http_address: Option<String>,
+    /// `dfs.datanode.https.address`: where the HTTPS server listens (its port is the
+    /// advertised `info_secure_port`), with the keystore `ssl-server.xml` names; `None`
+    /// under `dfs.http.policy=HTTP_ONLY`.
+    pub https_address: Option<String>,
     /// `dfs.client.socket-timeout`: how long a transfer waits for its peer.
     pub socket_timeout: Duration,
     /// `dfs.datanode.socket.reuse.keepalive`: how long an idle connection waits for the
@@ -117,6 +125,7 @@ impl Default for DataNodeOptions {
             info_port: 0,
             ipc_port: 0,
             http_address: None,
+            https_address: None,
             socket_timeout: Duration::from_secs(60),
             keepalive_timeout: Duration::from_secs(4),
             register_retry_max: Duration::from_secs(1),
@@ -136,6 +145,8 @@ impl DataNodeOptions {
     /// Reads Hadoop's keys from `conf`; absent keys keep their defaults.
     pub fn from_conf(conf: &Configuration) -> Result<Self, DataNodeError> {
         let d = DataNodeOptions::default();
+        let policy = tusk_http::tls::HttpPolicy::from_conf(conf)
+            .map_err(|e| ConfigError::invalid(tusk_http::tls::POLICY_KEY, e.to_string()))?;
         let dirs: Vec<PathBuf> = conf
             .get_list("dfs.datanode.data.dir")
             .iter()
@@ -192,7 +203,12 @@ impl DataNodeOptions {
             },
             info_port: d.info_port,
             ipc_port: d.ipc_port,
-            http_address: Some(conf.get_str(HTTP_ADDRESS_KEY, HTTP_ADDRESS_DEFAULT)),
+            http_address: policy
+                .serves_http()
+                .then(|| conf.get_str(HTTP_ADDRESS_KEY, HTTP_ADDRESS_DEFAULT)),
+            https_address: policy
+                .serves_https()
+                .then(|| conf.get_str(HTTPS_ADDRESS_KEY, HTTPS_ADDRESS_DEFAULT)),
             socket_timeout: conf.get_duration(
                 "dfs.client.socket-timeout",
                 d.socket_timeout,

@@ -231,6 +231,7 @@ fn datanode_identity(i: usize, uuid: &str) -> t::DatanodeIdentity {
         info_port: 9864,
         ipc_port: 9867,
         storage_id: format!("DS-{uuid}"),
+        info_secure_port: 0,
     }
 }
 

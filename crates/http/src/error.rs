@@ -11,6 +11,10 @@ pub enum HttpError {
     },
     #[error("the HTTP listener has no local address: {0}")]
     LocalAddr(#[source] io::Error),
+    #[error("dfs.http.policy={value} is not one of HTTP_ONLY, HTTPS_ONLY, HTTP_AND_HTTPS")]
+    Policy { value: String },
+    #[error("HTTPS keystore {path}: {message}")]
+    Keystore { path: String, message: String },
 }
 
 impl From<HttpError> for io::Error {
@@ -18,6 +22,9 @@ impl From<HttpError> for io::Error {
         match e {
             HttpError::Bind { ref source, .. } => io::Error::new(source.kind(), e.to_string()),
             HttpError::LocalAddr(source) => source,
+            e @ (HttpError::Policy { .. } | HttpError::Keystore { .. }) => {
+                io::Error::new(io::ErrorKind::InvalidInput, e.to_string())
+            }
         }
     }
 }

@@ -14,6 +14,9 @@
 //!   already-bound listener).
 //! - `address`: [`http_address`], the address a daemon's HTTP server binds given its
 //!   configuration key and how its RPC address was chosen.
+//! - `tls`: HTTPS as Hadoop configures it: [`tls::HttpPolicy`] (`dfs.http.policy`)
+//!   and [`tls::server_config`], the keystore `ssl-server.xml` names;
+//!   [`HttpServer::serve_tls`] serves a router with it.
 //! - `error`: [`HttpError`].
 //! - `spnego`: [`spnego::Spnego`], SPNEGO (`Authorization: Negotiate`) in front of
 //!   routes, with the caller as an [`spnego::HttpCaller`] extension.
@@ -27,6 +30,7 @@ pub mod error;
 pub mod page;
 pub mod server;
 pub mod spnego;
+pub mod tls;
 
 pub use address::http_address;
 pub use axum::Router;

@@ -204,7 +204,7 @@ impl DatanodeRegistry {
             xfer_port: i.xfer_port,
             info_port: i.info_port,
             ipc_port: i.ipc_port,
-            info_secure_port: Some(0),
+            info_secure_port: Some(i.info_secure_port),
         }
     }
 

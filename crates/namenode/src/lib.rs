@@ -79,6 +79,8 @@ pub struct NameNode {
     server: tokio::task::JoinHandle<()>,
     /// The web server (`dfs.namenode.http-address`); stops with the RPC server.
     http: Option<HttpServer>,
+    /// The HTTPS web server (`dfs.namenode.https-address`); stops with the RPC server.
+    https: Option<HttpServer>,
 }
 
 impl NameNode {
@@ -171,14 +173,26 @@ impl NameNode {
                 ))
                 .with_client_principal(tusk_proto::protocol_names::DATANODE_PROTOCOL, datanodes);
         }
+        let router = http::http_router(&fsn, addr).map_err(|e| NameNodeError::InvalidArgument {
+            message: e.to_string(),
+        })?;
         let http = match &fsn.options.http_address {
-            Some(http_addr) => {
-                let router =
-                    http::http_router(&fsn, addr).map_err(|e| NameNodeError::InvalidArgument {
+            Some(http_addr) => Some(
+                HttpServer::start(http_addr, router.clone(), stop.clone())
+                    .await
+                    .map_err(std::io::Error::from)?,
+            ),
+            None => None,
+        };
+        let https = match &fsn.options.https_address {
+            Some(https_addr) => {
+                let tls = tusk_http::tls::server_config(&fsn.options.conf.0).map_err(|e| {
+                    NameNodeError::InvalidArgument {
                         message: e.to_string(),
-                    })?;
+                    }
+                })?;
                 Some(
-                    HttpServer::start(http_addr, router, stop.clone())
+                    HttpServer::start_tls(https_addr, router, stop.clone(), tls)
                         .await
                         .map_err(std::io::Error::from)?,
                 )
@@ -186,12 +200,18 @@ impl NameNode {
             None => None,
         };
         let server = tokio::spawn(server.serve(listener, stop));
-        tracing::info!(%addr, http = ?http.as_ref().map(HttpServer::addr), "namenode serving");
+        tracing::info!(
+            %addr,
+            http = ?http.as_ref().map(HttpServer::addr),
+            https = ?https.as_ref().map(HttpServer::addr),
+            "namenode serving"
+        );
         Ok(NameNode {
             namesystem: fsn,
             addr,
             server,
             http,
+            https,
         })
     }
 
@@ -204,12 +224,17 @@ impl NameNode {
         self.http.as_ref().map(HttpServer::addr)
     }
 
+    /// Where the HTTPS web server listens; `None` under `dfs.http.policy=HTTP_ONLY`.
+    pub fn https_addr(&self) -> Option<SocketAddr> {
+        self.https.as_ref().map(HttpServer::addr)
+    }
+
     /// Waits for the server to stop, then checkpoints (clean shutdown); an error when it
     /// stopped because no name directory could be written.
     pub async fn wait(self) -> Result<(), NameNodeError> {
         let _ = self.server.await;
-        if let Some(http) = self.http {
-            http.join().await;
+        for server in self.http.into_iter().chain(self.https) {
+            server.join().await;
         }
         let fsn = self.namesystem;
         tokio::task::spawn_blocking(move || fsn.close())

@@ -14,6 +14,10 @@ pub use meta::MetaOptions;
 /// The key of the NameNode's HTTP address, and Hadoop's default for it.
 pub const HTTP_ADDRESS_KEY: &str = "dfs.namenode.http-address";
 pub const HTTP_ADDRESS_DEFAULT: &str = "0.0.0.0:9870";
+/// The key of the NameNode's HTTPS address (`dfs.http.policy` HTTPS_ONLY or
+/// HTTP_AND_HTTPS), and Hadoop's default for it.
+pub const HTTPS_ADDRESS_KEY: &str = "dfs.namenode.https-address";
+pub const HTTPS_ADDRESS_DEFAULT: &str = "0.0.0.0:9871";
 
 /// Everything the NameNode reads from configuration, read once at start-up.
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -114,6 +118,9 @@ pub struct NameNodeOptions {
     /// `dfs.namenode.http-address`: where the web server (WebHDFS, pages) listens;
     /// `None` serves no HTTP (options built by hand in tests).
     pub http_address: Option<String>,
+    /// `dfs.namenode.https-address`: where the HTTPS server listens, with the keystore
+    /// `ssl-server.xml` names; `None` under `dfs.http.policy=HTTP_ONLY`.
+    pub https_address: Option<String>,
     /// `dfs.block.access.token.enable` (Tusk default true; HDFS false): every located
     /// block carries an HMAC-signed token the DataNodes check.
     pub block_access_token_enable: bool,
@@ -185,6 +192,7 @@ impl Default for NameNodeOptions {
             fs_limits: FsLimits::default(),
             rpc: RpcServerOptions::default(),
             http_address: None,
+            https_address: None,
             block_access_token_enable: true,
             encrypt_data_transfer: false,
             block_access_key_update_interval: Duration::from_secs(600 * 60),
@@ -206,6 +214,11 @@ impl NameNodeOptions {
         };
         let secs = Duration::from_secs(1);
         let ms = Duration::from_millis(1);
+        let policy = tusk_http::tls::HttpPolicy::from_conf(conf).map_err(|e| {
+            NameNodeError::InvalidArgument {
+                message: e.to_string(),
+            }
+        })?;
         let minutes = Duration::from_secs(60);
         let identity_error =
             |e: tusk_rpc::auth::ServiceIdentityError| NameNodeError::InvalidArgument {
@@ -368,7 +381,12 @@ impl NameNodeOptions {
             }
             .validate()?,
             rpc: RpcServerOptions::from_conf(conf).map_err(bad)?,
-            http_address: Some(conf.get_str(HTTP_ADDRESS_KEY, HTTP_ADDRESS_DEFAULT)),
+            http_address: policy
+                .serves_http()
+                .then(|| conf.get_str(HTTP_ADDRESS_KEY, HTTP_ADDRESS_DEFAULT)),
+            https_address: policy
+                .serves_https()
+                .then(|| conf.get_str(HTTPS_ADDRESS_KEY, HTTPS_ADDRESS_DEFAULT)),
             block_access_token_enable: conf
                 .get_bool("dfs.block.access.token.enable", d.block_access_token_enable)
                 .map_err(bad)?,

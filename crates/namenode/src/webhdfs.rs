@@ -29,6 +29,7 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::any;
 use axum::Extension;
 use tusk_http::spnego::HttpCaller;
+use tusk_http::tls::Https;
 use tusk_http::Router;
 use tusk_security::{ProxyUsers, TokenAuthority};
 use tusk_webhdfs::{path::fs_path, Op, Params, Result, WebHdfsError, PREFIX};
@@ -63,6 +64,9 @@ pub(crate) struct Request {
     pub principal: Option<String>,
     /// `user` is a `doas` of the authenticated principal.
     pub proxied: bool,
+    /// It came over HTTPS: redirects go to the DataNodes' HTTPS ports, as Hadoop
+    /// follows the request's scheme.
+    pub https: bool,
 }
 
 /// The WebHDFS routes of a NameNode whose RPC server listens on `rpc_addr`.
@@ -85,9 +89,10 @@ async fn root(
     method: Method,
     peer: ConnectInfo<SocketAddr>,
     caller: Option<Extension<HttpCaller>>,
+    https: Option<Extension<Https>>,
     query: Query<Vec<(String, String)>>,
 ) -> Response {
-    handle(state, method, peer, caller, String::new(), query).await
+    handle(state, method, peer, caller, https, String::new(), query).await
 }
 
 async fn at_path(
@@ -95,10 +100,11 @@ async fn at_path(
     method: Method,
     peer: ConnectInfo<SocketAddr>,
     caller: Option<Extension<HttpCaller>>,
+    https: Option<Extension<Https>>,
     Path(path): Path<String>,
     query: Query<Vec<(String, String)>>,
 ) -> Response {
-    handle(state, method, peer, caller, path, query).await
+    handle(state, method, peer, caller, https, path, query).await
 }
 
 async fn handle(
@@ -106,6 +112,7 @@ async fn handle(
     method: Method,
     ConnectInfo(peer): ConnectInfo<SocketAddr>,
     caller: Option<Extension<HttpCaller>>,
+    https: Option<Extension<Https>>,
     path: String,
     Query(query): Query<Vec<(String, String)>>,
 ) -> Response {
@@ -118,6 +125,10 @@ async fn handle(
         &w.proxy_users,
         caller.as_ref(),
     )
+    .map(|req| Request {
+        https: https.is_some(),
+        ..req
+    })
     .and_then(|req| w.authenticated(req));
     let outcome = match parsed {
         Ok(req) => {
@@ -163,6 +174,7 @@ fn parse(
         token: None,
         principal,
         proxied,
+        https: false,
     })
 }
 

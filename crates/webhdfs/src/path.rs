@@ -21,9 +21,9 @@ pub fn fs_path(rest: &str) -> Result<String> {
     Ok(path)
 }
 
-/// `http://{authority}/webhdfs/v1{path}?{query}`, every part percent-encoded.
-pub fn url(authority: &str, path: &str, query: &[(&str, &str)]) -> String {
-    let mut url = format!("http://{authority}{PREFIX}");
+/// `{scheme}://{authority}/webhdfs/v1{path}?{query}`, every part percent-encoded.
+pub fn url(scheme: &str, authority: &str, path: &str, query: &[(&str, &str)]) -> String {
+    let mut url = format!("{scheme}://{authority}{PREFIX}");
     encode_into(&mut url, path, b"/");
     for (i, (k, v)) in query.iter().enumerate() {
         url.push(if i == 0 { '?' } else { '&' });
@@ -63,6 +63,7 @@ mod tests {
     fn urls_are_encoded() {
         assert_eq!(
             url(
+                "http",
                 "127.0.0.1:9864",
                 "/a b/ü",
                 &[("op", "CREATE"), ("user.name", "x y")]

@@ -20,6 +20,8 @@ pub const KNOWN: &[&str] = &[
     "hadoop.security.group.mapping",
     "hadoop.security.groups.cache.secs",
     "hadoop.shell.safely.delete.limit.num.files",
+    // HTTPS: the resource with the `ssl.server.*` keys (default `ssl-server.xml`).
+    "hadoop.ssl.server.conf",
     "hadoop.tmp.dir",
     "hadoop.user.group.static.mapping.overrides",
     "ipc.client.async.calls.max",
@@ -37,6 +39,15 @@ pub const KNOWN: &[&str] = &[
     "net.topology.table.file.name",
     "net.topology.script.file.name",
     "dfs.batched.ls.limit",
+    // `HTTP_ONLY` (default), `HTTPS_ONLY`, `HTTP_AND_HTTPS`.
+    "dfs.http.policy",
+    // HDFS's name for `hadoop.ssl.server.conf`, checked first.
+    "dfs.https.server.keystore.resource",
+    // The HTTPS keystore (read from ssl-server.xml or the daemon's own configuration).
+    "ssl.server.keystore.keypassword",
+    "ssl.server.keystore.location",
+    "ssl.server.keystore.password",
+    "ssl.server.keystore.type",
     // Commands the audit log leaves out (HDFS logs them only at debug level).
     "dfs.namenode.audit.log.debug.cmdlist",
     // The audit log's `trackingId=` (the caller's delegation token) and `callerContext=`.
@@ -79,6 +90,7 @@ pub const KNOWN: &[&str] = &[
     "dfs.datanode.data.dir",
     "dfs.datanode.hostname",
     "dfs.datanode.http.address",
+    "dfs.datanode.https.address",
     "dfs.datanode.ibr.mode",
     "dfs.datanode.ip",
     "dfs.datanode.ipc.address",
@@ -104,11 +116,13 @@ pub const KNOWN: &[&str] = &[
     "dfs.namenode.fs-limits.min-block-size",
     "dfs.namenode.heartbeat.recheck-interval",
     "dfs.namenode.http-address",
+    "dfs.namenode.https-address",
     "dfs.namenode.kerberos.principal",
     // A glob of server principals a client accepts instead of the one above.
     "dfs.namenode.kerberos.principal.pattern",
     "dfs.namenode.keytab.file",
     "dfs.namenode.http-bind-host",
+    "dfs.namenode.https-bind-host",
     "dfs.namenode.lease-hard-limit-sec",
     "dfs.namenode.lease-soft-limit-sec",
     "dfs.namenode.name.dir",

@@ -148,6 +148,7 @@ mod tests {
             token: None,
             principal: None,
             proxied: false,
+            https: false,
         }
     }
 

@@ -69,7 +69,7 @@ async fn holder_of(w: &WebHdfs, req: &Request, offset: Option<u64>) -> Result<Da
     let excluded = req.params.exclude_datanodes();
     match holders
         .into_iter()
-        .find(|dn| serves_http(dn) && !is_excluded(dn, &excluded))
+        .find(|dn| web_port(dn, req.https) > 0 && !is_excluded(dn, &excluded))
     {
         Some(dn) => Ok(dn),
         None => any_datanode(w, req),
@@ -95,7 +95,7 @@ fn any_datanode(w: &WebHdfs, req: &Request) -> Result<DatanodeInfoProto> {
         .fsn
         .datanode_report(LIVE)
         .into_iter()
-        .filter(|dn| serves_http(dn) && !is_excluded(dn, &excluded))
+        .filter(|dn| web_port(dn, req.https) > 0 && !is_excluded(dn, &excluded))
         .collect();
     live.shuffle(&mut rand::thread_rng());
     let peer = req.peer.to_string();
@@ -111,8 +111,12 @@ fn any_datanode(w: &WebHdfs, req: &Request) -> Result<DatanodeInfoProto> {
     }
 }
 
-fn serves_http(dn: &DatanodeInfoProto) -> bool {
-    dn.id.info_port > 0
+/// `dn`'s web port for a request over HTTPS (`https`) or HTTP; 0 when it serves none.
+fn web_port(dn: &DatanodeInfoProto, https: bool) -> u32 {
+    match https {
+        true => dn.id.info_secure_port.unwrap_or(0),
+        false => dn.id.info_port,
+    }
 }
 
 /// Whether `excludedatanodes` names `dn` (by `ip:xferPort` or `hostname:xferPort`).
@@ -129,7 +133,8 @@ fn is_excluded(dn: &DatanodeInfoProto, excluded: &[String]) -> bool {
 /// which the DataNode acts with.
 async fn redirect(w: &WebHdfs, req: &Request, dn: &DatanodeInfoProto) -> Result<Response> {
     let delegation = super::token_ops::for_redirect(w, req).await?;
-    let authority = format!("{}:{}", dn.id.ip_addr, dn.id.info_port);
+    let authority = format!("{}:{}", dn.id.ip_addr, web_port(dn, req.https));
+    let scheme = if req.https { "https" } else { "http" };
     let rpc = w.rpc_addr.to_string();
     let mut query: Vec<(&str, &str)> = vec![("op", req.op.name())];
     query.extend(
@@ -144,7 +149,7 @@ async fn redirect(w: &WebHdfs, req: &Request, dn: &DatanodeInfoProto) -> Result<
         query.retain(|(k, _)| *k != "delegation");
         query.push(("delegation", token));
     }
-    let location = path::url(&authority, &req.path, &query);
+    let location = path::url(scheme, &authority, &req.path, &query);
     if req.params.no_redirect()? {
         return Ok(json(j::location(&location)));
     }
