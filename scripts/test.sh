@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The test command: every Rust test (the testbed tests need root), then Hadoop's FsShell
-# against Tusk (RPC and webhdfs://; then on a secure cluster, Kerberos and privacy), then Hadoop's `yarn` CLI (application, node,
+# against Tusk (RPC and webhdfs://; then on a secure cluster, Kerberos and privacy; then
+# swebhdfs:// over HTTPS), then Hadoop's `yarn` CLI (application, node,
 # queue) against Tusk's ResourceManager, then Hadoop's MapReduce on a secure cluster
 # (Kerberos, delegation tokens renewed and cancelled by the ResourceManager, containers
 # holding tokens only), then Hadoop's own MapReduce jobs (examples,
@@ -33,6 +34,7 @@ step cargo test --workspace --no-fail-fast --features "$TUSK_CARGO_FEATURES"
 [ -x "$TUSK" ] || { echo "test.sh: cargo test built no $TUSK" >&2; exit 1; }
 step scripts/compat-hadoop.sh "$TUSK"
 step scripts/compat-hadoop-secure.sh "$TUSK"
+step scripts/compat-hadoop-https.sh "$TUSK"
 step scripts/compat-yarn.sh "$TUSK"
 step scripts/compat-mapreduce-secure.sh "$TUSK"
 step scripts/compat-mapreduce.sh "$TUSK"
