@@ -10,6 +10,8 @@
 #     can (they hold their application's tokens only) and still read their input;
 #   - the job's container logs, aggregated to the DFS by the NodeManagers with the
 #     application's tokens (the audit log), read back by Hadoop's LogsCLI;
+#   - the ResourceManager's and NodeManagers' web servers negotiate SPNEGO
+#     (hadoop.http.authentication.type=kerberos): 401 without a ticket, 200 with;
 #   - refusals: a job whose token names a renewer other than the ResourceManager is
 #     refused at submission with "Failed to renew token"; a client without a ticket
 #     cannot reach the ResourceManager.
@@ -45,7 +47,8 @@ STREAMING=$(tr ':' '\n' < "$CP_FILE" | grep '/hadoop-streaming-3.4.2.jar$')
 # yarn.nm.liveness-monitor.expiry-interval-ms, 10 min by default, for log aggregation).
 NM_EXPIRY_MS=15000
 TUSK_HOME=$WORK "$TUSK" local up --secure --format --dir "$CLUSTER" --datanodes 2 \
-  -D yarn.nm.liveness-monitor.expiry-interval-ms=$NM_EXPIRY_MS 2> "$WORK/up.err" >/dev/null \
+  -D yarn.nm.liveness-monitor.expiry-interval-ms=$NM_EXPIRY_MS -D hadoop.http.authentication.type=kerberos \
+  2> "$WORK/up.err" >/dev/null \
   || { cat "$WORK/up.err" >&2; exit 1; }
 export KRB5_CONFIG=$CLUSTER/kdc/krb5.conf
 export KRB5CCNAME=FILE:$CLUSTER/kdc/$(id -un).cc
@@ -123,6 +126,15 @@ check "yarn logs reads the AM's syslog back" grep -q "^LogType:syslog" "$WORK/lo
 # ---------------------------------------------------------------- cancelled after the end
 check "the ResourceManager cancelled wordcount's token after the application ended" \
   wait_for $((NM_EXPIRY_MS / 1000 + 45)) cancelled
+
+# ---------------------------------------------------------------- web servers (SPNEGO)
+RM_WEB=localhost:$(cut -d: -f2 "$CLUSTER/resourcemanager.http-addr")
+NM_WEB=localhost:$(cut -d: -f2 "$CLUSTER/nodemanager0.http-addr")
+code() { curl -s -o /dev/null -w '%{http_code}' "$@"; }
+check "ResourceManager web: 401 without a ticket" test "$(code "http://$RM_WEB/ws/v1/cluster/info")" = 401
+check "ResourceManager web: 200 with SPNEGO" test "$(code --negotiate -u : "http://$RM_WEB/ws/v1/cluster/info")" = 200
+check "NodeManager web: 401 without a ticket" test "$(code "http://$NM_WEB/ws/v1/node/info")" = 401
+check "NodeManager web: 200 with SPNEGO" test "$(code --negotiate -u : "http://$NM_WEB/ws/v1/node/info")" = 200
 
 # ---------------------------------------------------------------- refusals
 # A client naming another renewer (its yarn.resourcemanager.principal says `other`, while

@@ -306,8 +306,14 @@ impl NodeManager {
         let mut tasks = vec![tokio::spawn(shuffle::serve(node.clone(), shuffle_listener))];
         let http = match http_listener {
             Some(listener) => Some(
-                HttpServer::serve(listener, http::http_router(&node), shutdown.clone())
-                    .map_err(|e| NodeManagerError::io("HTTP listener", e.into()))?,
+                HttpServer::serve(
+                    listener,
+                    http::http_router(&node).map_err(|e| {
+                        NodeManagerError::io("HTTP authentication", std::io::Error::other(e))
+                    })?,
+                    shutdown.clone(),
+                )
+                .map_err(|e| NodeManagerError::io("HTTP listener", e.into()))?,
             ),
             None => None,
         };

@@ -170,12 +170,21 @@ impl ResourceManager {
         }
         let http = match &options.http_address {
             Some(http_addr) => Some(
-                HttpServer::start(http_addr, http::http_router(&shared), shutdown.clone())
-                    .await
-                    .map_err(|e| ResourceManagerError::Io {
-                        what: "the HTTP server",
-                        source: e.into(),
+                HttpServer::start(
+                    http_addr,
+                    http::http_router(&shared).map_err(|e| {
+                        ResourceManagerError::Config(tusk_common::ConfigError::invalid(
+                            tusk_http::spnego::HTTP_AUTH_TYPE_KEY,
+                            e.to_string(),
+                        ))
                     })?,
+                    shutdown.clone(),
+                )
+                .await
+                .map_err(|e| ResourceManagerError::Io {
+                    what: "the HTTP server",
+                    source: e.into(),
+                })?,
             ),
             None => None,
         };
