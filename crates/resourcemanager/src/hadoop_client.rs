@@ -72,7 +72,7 @@ impl HadoopApplicationClientService {
         user: &str,
         body: Bytes,
     ) -> Reply {
-        let request = h::SubmitApplicationRequestProto::decode(body.clone())
+        let request = h::SubmitApplicationRequestProto::decode(body)
             .map_err(|e| RemoteException::of(tusk_rpc::HadoopException::Io, e.to_string()))?;
         if let Some(ctx) = &request.application_submission_context {
             let id = app_id_of(ctx.application_id.as_ref());
@@ -89,7 +89,7 @@ impl HadoopApplicationClientService {
                     .map_err(|e| ResourceManagerError::from(e).to_remote())?;
             }
         }
-        self.dispatch(user, "submitApplication", body)
+        with(&self.shared, |c| submit(c, request, user)).map(|r| Bytes::from(r.encode_to_vec()))
     }
 
     fn dispatch(&self, user: &str, method: &str, body: Bytes) -> Reply {
