@@ -144,6 +144,19 @@ pub fn default_fs(conf: &Configuration) -> String {
         .unwrap_or_else(|| "hdfs://127.0.0.1:8020".to_string())
 }
 
+/// Sets `fs.defaultFS` to [`default_fs`] when the configuration names none.
+pub fn ensure_default_fs(conf: &mut Configuration) {
+    if conf.get("fs.defaultFS").is_none() {
+        conf.set("fs.defaultFS", default_fs(conf));
+    }
+}
+
+/// `conf` with `fs.defaultFS` set (see [`ensure_default_fs`]).
+pub fn with_default_fs(mut conf: Configuration) -> Configuration {
+    ensure_default_fs(&mut conf);
+    conf
+}
+
 /// `yarn.resourcemanager.address` from the configuration, else the last `tusk local up`,
 /// else the default.
 pub fn default_rm(conf: &Configuration) -> String {
@@ -218,9 +231,7 @@ pub fn take_generic_options(
         }
         args.drain(..2);
     }
-    if conf.get("fs.defaultFS").is_none() {
-        conf.set("fs.defaultFS", default_fs(conf));
-    }
+    ensure_default_fs(conf);
     Ok(())
 }
 

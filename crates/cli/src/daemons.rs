@@ -400,9 +400,7 @@ fn confirm(plan: &RecoveryPlan) -> anyhow::Result<()> {
 
 pub async fn datanode(conf: Configuration, args: DataNodeArgs) -> anyhow::Result<()> {
     let mut conf = conf;
-    if conf.get("fs.defaultFS").is_none() {
-        conf.set("fs.defaultFS", crate::conf::default_fs(&conf));
-    }
+    crate::conf::ensure_default_fs(&mut conf);
     let mut options = DataNodeOptions::from_conf(&conf)?;
     let listen = args
         .listen

@@ -36,6 +36,7 @@ pub async fn run(conf: Configuration, args: DemoArgs) -> anyhow::Result<()> {
         datanodes: args.datanodes,
         format: true,
         no_yarn: true,
+        nodemanagers: None,
         secure: false,
         https: false,
     };

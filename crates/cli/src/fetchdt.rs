@@ -29,9 +29,7 @@ pub struct FetchdtArgs {
 }
 
 pub async fn run(mut conf: tusk_common::Configuration, args: FetchdtArgs) -> anyhow::Result<()> {
-    if conf.get("fs.defaultFS").is_none() {
-        conf.set("fs.defaultFS", crate::conf::default_fs(&conf));
-    }
+    crate::conf::ensure_default_fs(&mut conf);
     // The NameNode hands out, renews and cancels tokens to ticket holders only: this
     // client never authenticates with a token itself.
     let client = DfsClient::new(ClientOptions {

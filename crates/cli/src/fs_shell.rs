@@ -45,9 +45,7 @@ pub fn main(mut conf: Configuration, mut args: Vec<String>) -> i32 {
         }
         args.drain(..2);
     }
-    if conf.get("fs.defaultFS").is_none() {
-        conf.set("fs.defaultFS", crate::conf::default_fs(&conf));
-    }
+    crate::conf::ensure_default_fs(&mut conf);
     let Some(verb) = args.first().cloned() else {
         eprintln!("{}", help::usage_all());
         return 255;

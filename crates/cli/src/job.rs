@@ -268,9 +268,7 @@ fn refusal(e: MapReduceError) -> anyhow::Error {
 }
 
 fn dfs_client(conf: &mut Configuration) -> anyhow::Result<DfsClient> {
-    if conf.get("fs.defaultFS").is_none() {
-        conf.set("fs.defaultFS", default_fs(conf));
-    }
+    crate::conf::ensure_default_fs(conf);
     Ok(DfsClient::new(ClientOptions::from_conf(conf)?))
 }
 

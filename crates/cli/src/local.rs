@@ -62,6 +62,9 @@ pub struct UpArgs {
     /// Only the DFS: no ResourceManager and NodeManagers.
     #[arg(long)]
     pub no_yarn: bool,
+    /// NodeManagers beside the ResourceManager (default: one per DataNode).
+    #[arg(long, conflicts_with = "no_yarn")]
+    pub nodemanagers: Option<usize>,
     /// Secure mode: a Kerberos realm of its own (an MIT KDC with its state in DIR/kdc),
     /// principals and keytabs for the NameNode, the DataNodes, the ResourceManager, the
     /// NodeManagers and you, Kerberos on, and the `kinit` line to use printed. Needs a
@@ -88,7 +91,10 @@ pub async fn run(conf: Configuration, cmd: LocalCommand) -> anyhow::Result<()> {
             let cluster = up(&conf, &args).await?;
             let yarn = match args.no_yarn {
                 true => String::new(),
-                false => format!(" + 1 ResourceManager + {} NodeManagers", args.datanodes),
+                false => format!(
+                    " + 1 ResourceManager + {} NodeManagers",
+                    args.nodemanagers.unwrap_or(args.datanodes)
+                ),
             };
             eprintln!(
                 "cluster of 1 NameNode + {} DataNodes{yarn} up in {:.3} s; state in {}",
@@ -168,7 +174,7 @@ pub async fn up(conf: &Configuration, args: &UpArgs) -> anyhow::Result<ClusterEn
     let mut options = cluster_options(&conf, dir)?;
     options.datanodes = args.datanodes;
     // One NodeManager per DataNode.
-    options.nodemanagers = (!args.no_yarn).then_some(args.datanodes);
+    options.nodemanagers = (!args.no_yarn).then_some(args.nodemanagers.unwrap_or(args.datanodes));
     if let Some(realm) = &realm {
         options
             .env

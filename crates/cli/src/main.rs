@@ -9,6 +9,8 @@
 //! - `job` (+ `job/spec`): `tusk job run|submit|streaming|status|list|kill|logs|history|gantt`.
 //! - `mr_container`: the hidden `tusk mr-am` and `tusk mr-task`, what MapReduce
 //!   containers run.
+//! - `sql` (feature `sql`): `tusk sql`; `sql_container`: the hidden `tusk sql-am` and
+//!   `tusk sql-executor`, what `tusk sql --cluster`'s containers run.
 //! - `demo`: `tusk demo`, the main job: a local cluster writing and reading in both
 //!   replication modes.
 //! - `bench`: `tusk bench ...` and `tusk heartbeat-advisor`.
@@ -33,6 +35,8 @@ mod node_status;
 mod snapshot_cmds;
 #[cfg(feature = "sql")]
 mod sql;
+#[cfg(feature = "sql")]
+mod sql_container;
 mod testbed;
 
 use clap::{Parser, Subcommand};
@@ -120,9 +124,18 @@ enum Command {
         #[command(subcommand)]
         which: Box<bench::BenchCommand>,
     },
-    /// SQL over the DFS (DataFusion, run in the client): `-e SQL`, `-f FILE`, or a shell.
+    /// SQL over the DFS (DataFusion, run in the client, or with `--cluster` on YARN
+    /// executors): `-e SQL`, `-f FILE`, or a shell.
     #[cfg(feature = "sql")]
     Sql(sql::SqlArgs),
+    /// The ApplicationMaster of `tusk sql --cluster` (Ballista's scheduler).
+    #[cfg(feature = "sql")]
+    #[command(hide = true)]
+    SqlAm,
+    /// A Ballista executor of `tusk sql --cluster` (run in a YARN container).
+    #[cfg(feature = "sql")]
+    #[command(hide = true)]
+    SqlExecutor(sql_container::ExecutorArgs),
     /// The shortest safe DataNode heartbeat period for a cluster size and link.
     HeartbeatAdvisor(bench::AdvisorArgs),
     /// A NameNode delegation token into a credentials file, or `--renew`, `--cancel`,
@@ -249,6 +262,10 @@ fn run(command: Command, conf: tusk_common::Configuration) -> anyhow::Result<()>
         Command::Fetchdt(args) => runtime.block_on(fetchdt::run(conf, args)),
         #[cfg(feature = "sql")]
         Command::Sql(args) => runtime.block_on(sql::run(conf, args)),
+        #[cfg(feature = "sql")]
+        Command::SqlAm => runtime.block_on(sql_container::am(conf)),
+        #[cfg(feature = "sql")]
+        Command::SqlExecutor(args) => runtime.block_on(sql_container::executor(conf, args)),
         Command::Fs { .. }
         | Command::Dfsadmin { .. }
         | Command::Fsck { .. }

@@ -28,7 +28,7 @@ pub struct TaskArgs {
 /// The ApplicationMaster: reads its ids and the ResourceManager address from the
 /// container environment.
 pub async fn am(conf: Configuration, args: AmArgs) -> anyhow::Result<()> {
-    let conf = with_default_fs(conf);
+    let conf = crate::conf::with_default_fs(conf);
     let options = tusk_mapreduce::am::AmOptions::from_env(&conf, &args.job)
         .context("ApplicationMaster options")?;
     let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
@@ -43,7 +43,7 @@ pub async fn am(conf: Configuration, args: AmArgs) -> anyhow::Result<()> {
 
 /// One task attempt; fails (exit 1) unless the attempt succeeded.
 pub async fn task(conf: Configuration, args: TaskArgs) -> anyhow::Result<()> {
-    let conf = with_default_fs(conf);
+    let conf = crate::conf::with_default_fs(conf);
     let client = DfsClient::new(ClientOptions::from_conf(&conf)?);
     let report = tusk_mapreduce::yarn::run_task_container(&args.staging, &args.attempt, client)
         .await
@@ -57,11 +57,4 @@ pub async fn task(conf: Configuration, args: TaskArgs) -> anyhow::Result<()> {
         );
     }
     Ok(())
-}
-
-fn with_default_fs(mut conf: Configuration) -> Configuration {
-    if conf.get("fs.defaultFS").is_none() {
-        conf.set("fs.defaultFS", crate::conf::default_fs(&conf));
-    }
-    conf
 }

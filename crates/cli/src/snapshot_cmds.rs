@@ -16,9 +16,7 @@ where
     Fut: std::future::Future<Output = Result<(), String>>,
 {
     let mut conf = conf.clone();
-    if conf.get("fs.defaultFS").is_none() {
-        conf.set("fs.defaultFS", crate::conf::default_fs(&conf));
-    }
+    crate::conf::ensure_default_fs(&mut conf);
     let options = match ClientOptions::from_conf(&conf) {
         Ok(o) => o,
         Err(e) => {

@@ -1,6 +1,7 @@
 //! `tusk sql`: SQL over the DFS with DataFusion, run locally in the client. `-e SQL` or
 //! `-f FILE` runs `;`-separated statements and prints the last one's results; with
-//! neither, an interactive shell (history in `~/.tusk_sql_history`).
+//! neither, an interactive shell (history in `~/.tusk_sql_history`). With `--cluster`
+//! queries run on Ballista executors in YARN containers (`tusk_sql::cluster`).
 
 use std::io::Write;
 
@@ -22,6 +23,14 @@ pub struct SqlArgs {
     /// How results are printed.
     #[arg(long, value_enum, default_value_t = Format::Table)]
     format: Format,
+    /// Run queries on the cluster: Ballista executors in YARN containers, under a SQL
+    /// application of the user's (started when none runs, reused when one does).
+    #[arg(long)]
+    cluster: bool,
+    /// With `--cluster`: executors the application keeps while queries run
+    /// (`tusk.sql.cluster.executors`, default 2).
+    #[arg(long, requires = "cluster")]
+    executors: Option<u32>,
 }
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
@@ -32,10 +41,17 @@ enum Format {
 }
 
 pub async fn run(mut conf: Configuration, args: SqlArgs) -> anyhow::Result<()> {
-    if conf.get("fs.defaultFS").is_none() {
-        conf.set("fs.defaultFS", crate::conf::default_fs(&conf));
+    crate::conf::ensure_default_fs(&mut conf);
+    if let Some(n) = args.executors {
+        conf.set(tusk_sql::cluster::am::EXECUTORS_KEY, n.to_string());
     }
-    let session = SqlSession::new(&conf)?;
+    let session = if args.cluster {
+        let url = tusk_sql::cluster::submit::scheduler_url(&cluster_options(&conf)?).await?;
+        eprintln!("SQL cluster at {url}");
+        SqlSession::remote(&conf, &url).await?
+    } else {
+        SqlSession::new(&conf)?
+    };
     let sql = match (&args.execute, &args.file) {
         (Some(sql), _) => sql.clone(),
         (None, Some(file)) => {
@@ -45,6 +61,25 @@ pub async fn run(mut conf: Configuration, args: SqlArgs) -> anyhow::Result<()> {
     };
     let batches = session.run(&sql).await?;
     print(&batches, args.format)
+}
+
+/// Where `--cluster` finds or starts the SQL application (`tusk bench tpch --cluster`
+/// too).
+pub fn cluster_options(
+    conf: &Configuration,
+) -> anyhow::Result<tusk_sql::cluster::submit::ClusterOptions> {
+    Ok(tusk_sql::cluster::submit::ClusterOptions {
+        rm_addr: crate::conf::default_rm(conf),
+        tusk_exe: std::env::current_exe().context("locating the tusk binary")?,
+        queue: conf.get_str("tusk.sql.cluster.queue", "default"),
+        user: tusk_client::ClientOptions::from_conf(conf)?.user,
+        am_memory_mb: conf.get_u64("tusk.sql.cluster.am.memory-mb", 1024)?,
+        conf: conf
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect(),
+        startup_timeout: std::time::Duration::from_secs(60),
+    })
 }
 
 fn print(batches: &[RecordBatch], format: Format) -> anyhow::Result<()> {

@@ -15,6 +15,13 @@ pub enum SqlError {
     /// `CREATE TABLE ... AS` would overwrite a table's data in the warehouse.
     #[error("table {table} already exists at {location}")]
     TableExists { table: String, location: String },
+    /// `--cluster`: the ResourceManager has no NodeManager to run executors on.
+    #[error("the ResourceManager at {rm} has no running NodeManagers: `tusk sql --cluster` needs at least one to run executors")]
+    NoNodeManagers { rm: String },
+    /// `--cluster`: the SQL application could not be started or reached, or its
+    /// ApplicationMaster failed.
+    #[error("SQL cluster: {0}")]
+    Cluster(String),
     /// The input held no statement.
     #[error("no SQL statement given")]
     Empty,

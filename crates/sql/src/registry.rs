@@ -7,6 +7,7 @@ use std::sync::{Arc, Mutex};
 
 use datafusion::error::{DataFusionError, Result};
 use datafusion::execution::object_store::{DefaultObjectStoreRegistry, ObjectStoreRegistry};
+use datafusion::execution::runtime_env::{RuntimeEnv, RuntimeEnvBuilder};
 use object_store::ObjectStore;
 use tusk_client::{ClientOptions, DfsClient};
 use url::Url;
@@ -52,6 +53,19 @@ impl DfsRegistry {
         });
         Ok(store.clone())
     }
+}
+
+/// A DataFusion runtime whose object stores serve `hdfs://` through `registry`, spilling
+/// under `temp_dir` when one is given (else the system's temporary directory).
+pub fn runtime_env(
+    registry: Arc<DfsRegistry>,
+    temp_dir: Option<&std::path::Path>,
+) -> Result<Arc<RuntimeEnv>> {
+    let mut builder = RuntimeEnvBuilder::new().with_object_store_registry(registry);
+    if let Some(dir) = temp_dir {
+        builder = builder.with_temp_file_path(dir);
+    }
+    builder.build_arc()
 }
 
 impl ObjectStoreRegistry for DfsRegistry {

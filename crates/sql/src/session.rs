@@ -5,9 +5,10 @@
 
 use std::sync::Arc;
 
+use ballista::prelude::SessionContextExt;
 use datafusion::arrow::record_batch::RecordBatch;
 use datafusion::dataframe::{DataFrame, DataFrameWriteOptions};
-use datafusion::execution::runtime_env::RuntimeEnvBuilder;
+use datafusion::execution::{SessionState, SessionStateBuilder};
 use datafusion::logical_expr::{CreateMemoryTable, DdlStatement, LogicalPlan};
 use datafusion::prelude::{ParquetReadOptions, SessionConfig, SessionContext};
 use datafusion::sql::parser::DFParser;
@@ -20,7 +21,7 @@ use tusk_common::config::Configuration;
 use url::Url;
 
 use crate::error::{Result, SqlError};
-use crate::registry::DfsRegistry;
+use crate::registry::{runtime_env, DfsRegistry};
 
 pub const WAREHOUSE_KEY: &str = "tusk.sql.warehouse.dir";
 
@@ -37,6 +38,24 @@ impl SqlSession {
     /// A session with the client settings of `conf` (`fs.defaultFS` is the file system
     /// of `hdfs:///` URLs and of the warehouse).
     pub fn new(conf: &Configuration) -> Result<Self> {
+        let (mut session, state) = Self::parts(conf)?;
+        session.ctx = SessionContext::new_with_state(state).enable_url_table();
+        Ok(session)
+    }
+
+    /// A session whose queries run on the Ballista scheduler at `scheduler`
+    /// (`df://host:port`, see [`crate::cluster`]); statements are planned here, tables
+    /// registered here, and the scheduler and its executors read `hdfs://` themselves.
+    pub async fn remote(conf: &Configuration, scheduler: &str) -> Result<Self> {
+        let (mut session, state) = Self::parts(conf)?;
+        session.ctx = SessionContext::remote_with_state(scheduler, state)
+            .await?
+            .enable_url_table();
+        Ok(session)
+    }
+
+    /// The session (its context still to be made) and the state its context starts from.
+    fn parts(conf: &Configuration) -> Result<(Self, SessionState)> {
         let options = ClientOptions::from_conf(conf)?;
         let default_fs = format!("hdfs://{}", options.namenode);
         let default_warehouse = format!("/user/{}/warehouse", options.user);
@@ -48,17 +67,18 @@ impl SqlSession {
         };
         let warehouse = format!("{}/", warehouse.trim_end_matches('/'));
         let registry = Arc::new(DfsRegistry::new(options));
-        let runtime = RuntimeEnvBuilder::new()
-            .with_object_store_registry(registry.clone())
-            .build_arc()?;
-        let config = SessionConfig::new().with_information_schema(true);
-        let ctx = SessionContext::new_with_config_rt(config, runtime).enable_url_table();
-        Ok(SqlSession {
-            ctx,
+        let state = SessionStateBuilder::new()
+            .with_config(SessionConfig::new().with_information_schema(true))
+            .with_runtime_env(runtime_env(registry.clone(), None)?)
+            .with_default_features()
+            .build();
+        let session = SqlSession {
+            ctx: SessionContext::new(),
             registry,
             warehouse,
             default_fs,
-        })
+        };
+        Ok((session, state))
     }
 
     /// The DataFusion session, to register tables or run DataFrames directly.

@@ -25,9 +25,22 @@ impl ApplicationMasterClient {
     }
 
     pub async fn register(&self) -> Result<y::RegisterApplicationMasterResponse, RpcError> {
+        self.register_at("", 0, "").await
+    }
+
+    /// Registers with the address clients reach the AM at (`host`, `rpc_port`) and its
+    /// tracking URL, which application reports then carry.
+    pub async fn register_at(
+        &self,
+        host: &str,
+        rpc_port: u16,
+        tracking_url: &str,
+    ) -> Result<y::RegisterApplicationMasterResponse, RpcError> {
         let req = y::RegisterApplicationMasterRequest {
             attempt_id: self.attempt_id.clone(),
-            ..Default::default()
+            host: host.into(),
+            rpc_port: rpc_port.into(),
+            tracking_url: tracking_url.into(),
         };
         self.rpc.call("registerApplicationMaster", &req).await
     }

@@ -25,6 +25,10 @@ pub struct TpchArgs {
     /// The local copy DataFusion alone and DuckDB read (default /tmp/tusk-tpch/sf<SCALE>).
     #[arg(long)]
     local: Option<PathBuf>,
+    /// Run the queries on the cluster too (`tusk sql --cluster`: Ballista executors in
+    /// YARN containers); needs --data hdfs://….
+    #[arg(long, requires = "data")]
+    cluster: bool,
     /// The Python interpreter with the duckdb package.
     #[arg(long, default_value = "python3")]
     python: String,
@@ -35,9 +39,16 @@ pub async fn run(conf: Configuration, a: TpchArgs) -> anyhow::Result<()> {
     let (local, dfs) = match a.data.as_deref() {
         Some(url) if url.starts_with("hdfs://") => {
             let session = tusk_sql::SqlSession::new(&conf)?;
-            let dfs = bench::DfsData::new(&session, url)?;
+            let mut dfs = bench::DfsData::new(&session, url)?;
+            if a.cluster {
+                let options = crate::sql::cluster_options(&conf)?;
+                let scheduler = tusk_sql::cluster::submit::scheduler_url(&options).await?;
+                let remote = tusk_sql::SqlSession::remote(&conf, &scheduler).await?;
+                dfs.cluster = Some(remote.context().clone());
+            }
             (a.local.clone().unwrap_or_else(default_local), Some(dfs))
         }
+        Some(_) if a.cluster => anyhow::bail!("--cluster needs --data hdfs://…"),
         Some(dir) => (PathBuf::from(dir), None),
         None => (a.local.clone().unwrap_or_else(default_local), None),
     };

@@ -72,6 +72,19 @@ impl Cluster {
         up_args: &[&str],
         env: &[(&str, &str)],
     ) -> Cluster {
+        let mut up_args = up_args.to_vec();
+        up_args.push("--no-yarn");
+        Self::start(datanodes, global, &up_args, env)
+    }
+
+    /// With a ResourceManager and `nodemanagers` NodeManagers.
+    #[allow(dead_code)]
+    pub fn up_yarn(datanodes: usize, nodemanagers: usize, global: &[&str]) -> Cluster {
+        let n = nodemanagers.to_string();
+        Self::start(datanodes, global, &["--nodemanagers", &n], &[])
+    }
+
+    fn start(datanodes: usize, global: &[&str], up_args: &[&str], env: &[(&str, &str)]) -> Cluster {
         let dir = tempfile::tempdir().unwrap();
         let state = dir.path().join("cluster");
         let n = datanodes.to_string();
@@ -79,7 +92,6 @@ impl Cluster {
         args.extend([
             "local",
             "up",
-            "--no-yarn",
             "--dir",
             state.to_str().unwrap(),
             "--datanodes",

@@ -51,6 +51,9 @@ pub struct DfsData {
     pub url: String,
     /// A session with the DFS store registered (Tusk's SQL session).
     pub ctx: SessionContext,
+    /// A session running queries on the cluster (`tusk sql --cluster`'s), to run them
+    /// there too.
+    pub cluster: Option<SessionContext>,
 }
 
 impl DfsData {
@@ -76,6 +79,7 @@ impl DfsData {
             base,
             url: url.trim_end_matches('/').to_string(),
             ctx,
+            cluster: None,
         })
     }
 }
@@ -106,6 +110,7 @@ pub struct TpchReport {
 enum Engine {
     DataFusion(SessionContext),
     Tusk(SessionContext),
+    TuskCluster(SessionContext),
     DuckDb(Box<DuckDb>),
 }
 
@@ -114,6 +119,7 @@ impl Engine {
         match self {
             Engine::DataFusion(_) => "DataFusion (local disk)",
             Engine::Tusk(_) => "Tusk (DFS)",
+            Engine::TuskCluster(_) => "Tusk --cluster (DFS)",
             Engine::DuckDb(_) => "DuckDB (local disk)",
         }
     }
@@ -121,7 +127,7 @@ impl Engine {
     async fn run(&mut self, n: usize) -> Result<(Duration, Answer), TpchError> {
         let sql = query(n)?;
         match self {
-            Engine::DataFusion(ctx) | Engine::Tusk(ctx) => {
+            Engine::DataFusion(ctx) | Engine::Tusk(ctx) | Engine::TuskCluster(ctx) => {
                 let failed = |source| TpchError::Query { query: n, source };
                 let start = Instant::now();
                 let batches = ctx
@@ -170,6 +176,10 @@ pub async fn run(options: TpchBenchOptions) -> Result<TpchReport, TpchError> {
         ));
         register_tables(&dfs.ctx, &dfs.url).await?;
         engines.push(Engine::Tusk(dfs.ctx));
+        if let Some(cluster) = dfs.cluster {
+            register_tables(&cluster, &dfs.url).await?;
+            engines.push(Engine::TuskCluster(cluster));
+        }
     }
     engines.push(Engine::DuckDb(Box::new(DuckDb::start(
         &options.python,
