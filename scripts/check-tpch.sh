@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # TPC-H through Tusk, checked against an independent engine: a `tusk local` cluster,
 # SF 0.01 generated into its DFS as Parquet, the 22 queries run by Tusk's SQL through the
-# DFS (and by DataFusion alone on a local copy), every answer compared row by row with
+# DFS in the client and with `--cluster` (Ballista executors in YARN containers), and by
+# DataFusion alone on a local copy, every answer compared row by row with
 # DuckDB's (the Python package, its built-in Parquet reader) on the local copy; then the
 # DFS's files fetched with `tusk fs -get` must be byte for byte the files DuckDB read.
 # Usage: scripts/check-tpch.sh [path/to/tusk]   (a tusk built with --features sql)
@@ -22,9 +23,13 @@ CLUSTER=$WORK/cluster
 cleanup() { "$TUSK" local down --dir "$CLUSTER" >/dev/null 2>&1 || true; rm -rf "$WORK"; }
 trap cleanup EXIT
 
-URI=$(TUSK_HOME=$WORK "$TUSK" local up --dir "$CLUSTER" --datanodes 3 --no-yarn | tail -1)
-echo "check-tpch: cluster at $URI"
-"$TUSK" -D fs.defaultFS="$URI" bench tpch --scale 0.01 --trials 1 \
+URI=$(TUSK_HOME=$WORK "$TUSK" local up --dir "$CLUSTER" --datanodes 3 | tail -1)
+RM=$(cat "$WORK/defaultRM")
+echo "check-tpch: cluster at $URI, ResourceManager at $RM"
+"$TUSK" -D fs.defaultFS="$URI" -D yarn.resourcemanager.address="$RM" \
+  -D tusk.sql.cluster.executors=3 -D tusk.sql.cluster.executor.vcores=1 \
+  -D tusk.sql.cluster.executor.memory-mb=1024 \
+  bench tpch --scale 0.01 --trials 1 --cluster \
   --data "$URI/tpch/sf0.01" --local "$WORK/local"
 
 "$TUSK" fs -fs "$URI" -get /tpch/sf0.01 "$WORK/from-dfs"
@@ -35,4 +40,4 @@ for f in "$WORK"/local/*/*.parquet; do
   count=$((count + 1))
 done
 [ "$count" -ge 8 ] || { echo "check-tpch: only $count Parquet files" >&2; exit 1; }
-echo "check-tpch: all 22 answers match DuckDB's; the DFS holds the same $count Parquet files"
+echo "check-tpch: all 22 answers (in the client and on the cluster) match DuckDB's; the DFS holds the same $count Parquet files"

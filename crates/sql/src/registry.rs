@@ -6,6 +6,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use datafusion::error::{DataFusionError, Result};
+use datafusion::execution::cache::cache_manager::CacheManagerConfig;
 use datafusion::execution::object_store::{DefaultObjectStoreRegistry, ObjectStoreRegistry};
 use datafusion::execution::runtime_env::{RuntimeEnv, RuntimeEnvBuilder};
 use object_store::ObjectStore;
@@ -57,11 +58,17 @@ impl DfsRegistry {
 
 /// A DataFusion runtime whose object stores serve `hdfs://` through `registry`, spilling
 /// under `temp_dir` when one is given (else the system's temporary directory).
+///
+/// File listings are not cached: a table over a DFS directory sees the files there when
+/// a query starts, as a Hive table does (DataFusion keeps listings without end by
+/// default, so a file deleted by another client failed every later query).
 pub fn runtime_env(
     registry: Arc<DfsRegistry>,
     temp_dir: Option<&std::path::Path>,
 ) -> Result<Arc<RuntimeEnv>> {
-    let mut builder = RuntimeEnvBuilder::new().with_object_store_registry(registry);
+    let mut builder = RuntimeEnvBuilder::new()
+        .with_object_store_registry(registry)
+        .with_cache_manager(CacheManagerConfig::default().with_list_files_cache_limit(0));
     if let Some(dir) = temp_dir {
         builder = builder.with_temp_file_path(dir);
     }

@@ -51,6 +51,13 @@ impl SqlSession {
         session.ctx = SessionContext::remote_with_state(scheduler, state)
             .await?
             .enable_url_table();
+        // Ballista's adaptive planner loses a query when an executor holding a finished
+        // stage's shuffle output dies (the job never ends: "Can't find active stage to
+        // update stage outputs"); the static planner runs that stage again elsewhere.
+        session
+            .ctx
+            .sql("SET ballista.planner.adaptive.enabled = false")
+            .await?;
         Ok(session)
     }
 

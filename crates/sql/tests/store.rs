@@ -154,3 +154,60 @@ async fn the_store_reads_writes_and_lists_the_dfs() {
         .to_string();
     assert!(text.contains("| 6 "), "{text}");
 }
+
+/// A file deleted after a query is planned (its files listed) and before it reads them
+/// fails that query with an error naming the file; the session goes on answering.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_file_deleted_mid_query_fails_that_query_cleanly() {
+    let cluster = MiniCluster::builder()
+        .datanodes(1)
+        .block_size(MIB as u64)
+        .conf("dfs.replication", "1")
+        .start()
+        .await;
+    let session = SqlSession::new(&cluster.client_conf()).unwrap();
+    let uri = cluster.fs_uri();
+    for part in 0..3 {
+        session
+            .run(&format!(
+                "COPY (SELECT value AS n FROM generate_series({}, {})) \
+                 TO '{uri}/del/part-{part}.parquet' STORED AS PARQUET",
+                part * 1000 + 1,
+                part * 1000 + 1000
+            ))
+            .await
+            .unwrap();
+    }
+    session
+        .run(&format!(
+            "CREATE EXTERNAL TABLE del STORED AS PARQUET LOCATION '{uri}/del/'"
+        ))
+        .await
+        .unwrap();
+    let query = session
+        .sql("SELECT sum(n) AS total FROM del")
+        .await
+        .unwrap();
+    let plan = query.create_physical_plan().await.unwrap();
+    DfsStore::new(cluster.client())
+        .delete(&Path::from("del/part-1.parquet"))
+        .await
+        .unwrap();
+    let ctx = session.context().task_ctx();
+    let failed = tusk_sql::datafusion::physical_plan::collect(plan, ctx).await;
+    let message = failed
+        .expect_err("a deleted file fails the query")
+        .to_string();
+    assert!(message.contains("part-1.parquet"), "{message}");
+
+    // The next query lists the files again and answers from the two left.
+    let rows = session
+        .run("SELECT sum(n) AS total FROM del")
+        .await
+        .unwrap();
+    let text = tusk_sql::datafusion::arrow::util::pretty::pretty_format_batches(&rows)
+        .unwrap()
+        .to_string();
+    let want: u64 = (1..=1000).chain(2001..=3000).sum();
+    assert!(text.contains(&format!("| {want} ")), "{text}");
+}

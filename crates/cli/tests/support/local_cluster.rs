@@ -78,7 +78,6 @@ impl Cluster {
     }
 
     /// With a ResourceManager and `nodemanagers` NodeManagers.
-    #[allow(dead_code)]
     pub fn up_yarn(datanodes: usize, nodemanagers: usize, global: &[&str]) -> Cluster {
         let n = nodemanagers.to_string();
         Self::start(datanodes, global, &["--nodemanagers", &n], &[])
