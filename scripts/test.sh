@@ -13,7 +13,8 @@
 # tokens against Tusk's SASL TOKEN auth, then Hadoop's shuffle client pieces against a
 # NodeManager's mapreduce_shuffle, then WebHDFS through the Python hdfs package, then the
 # deployment recipe (deploy/: systemd units, image, Kubernetes manifests), then TPC-H at SF
-# 0.01 through the DFS, every answer checked against DuckDB.
+# 0.01 through the DFS, in the client and on the cluster (`tusk sql --cluster`), every
+# answer checked against DuckDB.
 # Kerberos and SQL are built in (`--features kerberos,sql`; .ci/run installs what they need).
 # The scripts run the `tusk` binary that `cargo test` built for the CLI's integration
 # tests (with the same features), and the scripts' own Rust tests build with the same

@@ -1,8 +1,9 @@
 //! `tusk sql --cluster` through the real binary on `tusk local` clusters with YARN: the
 //! answers of Ballista executors in YARN containers are the local session's, a second
 //! session reuses the running SQL application, an executor killed mid-query (after it
-//! wrote shuffle output) does not change the answer and is replaced, and a cluster
-//! without NodeManagers is refused at once.
+//! wrote shuffle output) does not change the answer and is replaced, idle executors are
+//! released and an idle application finishes, and a cluster without NodeManagers is
+//! refused at once.
 
 #[path = "support/local_cluster.rs"]
 mod local_cluster;
@@ -106,6 +107,74 @@ fn queries_run_on_yarn_executors_and_survive_a_killed_executor() {
             "the killed executor was not replaced"
         );
         std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+#[test]
+fn idle_executors_are_released_and_an_idle_application_finishes() {
+    let c = Cluster::up_yarn(1, 1, &[]);
+    let made = tusk(
+        c.home(),
+        &[
+            "-D",
+            "tusk.sql.warehouse.dir=/wh",
+            "sql",
+            "-e",
+            "CREATE TABLE small AS SELECT value AS v FROM generate_series(1, 1000)",
+        ],
+    );
+    assert!(made.status.success(), "{}", stderr(&made));
+    let sql = || {
+        tusk(
+            c.home(),
+            &[
+                "-D",
+                "tusk.sql.cluster.executors=1",
+                "-D",
+                "tusk.sql.cluster.executor.vcores=1",
+                "-D",
+                "tusk.sql.cluster.executor.memory-mb=512",
+                "-D",
+                "tusk.sql.cluster.executor.idle-timeout-ms=1000",
+                "-D",
+                "tusk.sql.cluster.idle-timeout-ms=8000",
+                "sql",
+                "--cluster",
+                "--format",
+                "csv",
+                "-e",
+                "SELECT count(*) AS n FROM 'hdfs:///wh/small/'",
+            ],
+        )
+    };
+    let first = sql();
+    assert!(first.status.success(), "{}", stderr(&first));
+    assert_eq!(stdout(&first), "n\n1000\n");
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while running_executors(c.dir.path()) > 0 {
+        assert!(Instant::now() < deadline, "the idle executor was kept");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    // Released, not failed: the application runs on and asks again for the next query.
+    let second = sql();
+    assert!(second.status.success(), "{}", stderr(&second));
+    assert_eq!(stdout(&second), "n\n1000\n");
+    assert_eq!(
+        scheduler_of(&stderr(&second)),
+        scheduler_of(&stderr(&first))
+    );
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        let apps = stdout(&tusk(c.home(), &["job", "list"]));
+        if apps.contains("FINISHED") {
+            assert!(apps.contains("SUCCEEDED"), "{apps}");
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the idle application did not end: {apps}"
+        );
+        std::thread::sleep(Duration::from_millis(200));
     }
 }
 
