@@ -255,6 +255,17 @@ pub const KNOWN: &[&str] = &[
     "tusk.nodemanager.status-window-ms",
     "tusk.reduce.shuffle.memory.bytes",
     "tusk.runtime.worker-threads",
+    // `tusk sql --cluster`: the SQL application's AM memory and queue, its executors
+    // (count, vcores, memory, heartbeat to Ballista's scheduler, idle release), and how
+    // long the application stays without a query.
+    "tusk.sql.cluster.am.memory-mb",
+    "tusk.sql.cluster.executor.heartbeat-secs",
+    "tusk.sql.cluster.executor.idle-timeout-ms",
+    "tusk.sql.cluster.executor.memory-mb",
+    "tusk.sql.cluster.executor.vcores",
+    "tusk.sql.cluster.executors",
+    "tusk.sql.cluster.idle-timeout-ms",
+    "tusk.sql.cluster.queue",
     // Where `CREATE TABLE ... AS` writes its Parquet (default `/user/<user>/warehouse`).
     "tusk.sql.warehouse.dir",
     "tusk.task.io.sort.bytes",
