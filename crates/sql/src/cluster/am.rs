@@ -200,6 +200,8 @@ struct Executors {
     running: HashMap<String, String>,
     /// Containers the AM stopped itself: their ends are not failures.
     stopping: HashSet<String>,
+    /// Containers to give back in the next allocate call.
+    releases: Vec<String>,
     failures: u32,
 }
 
@@ -244,7 +246,10 @@ impl Am {
     /// containers given and notes the ones ended. True when the RM ends the attempt.
     async fn allocate(&mut self) -> Result<bool> {
         let e = &mut self.executors;
-        let mut req = y::AllocateRequest::default();
+        let mut req = y::AllocateRequest {
+            releases: std::mem::take(&mut e.releases),
+            ..Default::default()
+        };
         let have = e.running.len() as u32 + e.pending;
         if e.want > have {
             e.next_ask += 1;
@@ -283,7 +288,7 @@ impl Am {
         for c in resp.allocated {
             let e = &self.executors;
             if e.running.len() as u32 >= e.want {
-                self.release(c.container_id).await?;
+                self.executors.releases.push(c.container_id);
                 continue;
             }
             match self.launch(&c).await {
@@ -294,7 +299,7 @@ impl Am {
                 Err(err) => {
                     tracing::warn!(container = %c.container_id, error = %err, "could not start an executor");
                     self.executors.failures += 1;
-                    self.release(c.container_id).await?;
+                    self.executors.releases.push(c.container_id);
                 }
             }
         }
@@ -315,17 +320,6 @@ impl Am {
             )));
         }
         Ok(resp.shutdown)
-    }
-
-    async fn release(&mut self, container: String) -> Result<()> {
-        self.rm
-            .allocate(y::AllocateRequest {
-                releases: vec![container],
-                ..Default::default()
-            })
-            .await
-            .map_err(|e| SqlError::Cluster(format!("allocate: {e}")))?;
-        Ok(())
     }
 
     fn nm(&mut self, address: &str) -> Arc<ContainerManagerClient> {
