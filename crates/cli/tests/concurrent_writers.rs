@@ -2,8 +2,8 @@
 //! delete replicas whose pages are still being written back (needs root; skips with a
 //! message otherwise). Unlinking such a file waits for that writeback; DataNodes that
 //! did it on their async runtime stopped serving transfers until it ended, and four
-//! writers of 51.2 MB took 12 s where the links need half a second (docs/experiments.md,
-//! "the four-writer stall").
+//! writers of 51.2 MB took 11.7–12.8 s where the links need half a second and the
+//! volumes under 5 s (docs/experiments.md, "the four-writer stall").
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
@@ -28,6 +28,8 @@ const WRITERS: u64 = 4;
 const BACKLOG_BYTES: u64 = 128 * MB;
 /// A DataNode's link: ipoib-32g at scale 0.1.
 const LINK_BYTES_PER_SEC: f64 = 3.2e9 / 8.0;
+/// A DataNode's volume: the `ssd` profile's 450 MB/s writes at scale 0.1.
+const VOLUME_BYTES_PER_SEC: f64 = 45e6;
 
 /// The testbed, taken down however the test ends.
 struct Bed {
@@ -170,15 +172,20 @@ fn four_writers_do_not_wait_for_replica_deletions() {
         s.wait().unwrap();
     }
 
-    // Each DataNode receives every writer's bytes (replication 3 on three DataNodes);
-    // eight times what its link needs for them leaves room for a shared, busy host.
-    let link_seconds = (WRITERS * WRITER_BYTES) as f64 / LINK_BYTES_PER_SEC;
-    let bound = 8.0 * link_seconds;
+    // Each DataNode receives every writer's bytes (replication 3 on three DataNodes).
+    // While its volume writes back, the kernel may hold writers to the volume's rate
+    // (dirty-page throttling, journal commits waiting on ordered data): measured 2.5–3.5 s
+    // on an idle host and 4.6 s on a busier one, where the volumes need 4.8 s. The stall
+    // took 11.7 s; half as long again as the volumes need leaves room for a busy host.
+    let bytes = (WRITERS * WRITER_BYTES) as f64;
+    let link_seconds = bytes / LINK_BYTES_PER_SEC;
+    let volume_seconds = bytes / VOLUME_BYTES_PER_SEC;
+    let bound = (8.0 * link_seconds).max(1.5 * volume_seconds);
     for (i, s) in seconds.iter().enumerate() {
         assert!(
             *s < bound,
             "writer {i} took {s:.2} s (all: {seconds:.2?}, wall {wall:.2?}); the links need \
-             {link_seconds:.2} s, the bound is {bound:.2} s"
+             {link_seconds:.2} s, the volumes {volume_seconds:.2} s, the bound is {bound:.2} s"
         );
     }
 }

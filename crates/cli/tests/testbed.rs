@@ -221,35 +221,42 @@ fn a_three_node_testbed_delivers_its_profiles_and_leaves_nothing() {
     let rm_addr = record["rm_address"].as_str().unwrap().to_string();
     let fs = record["default_fs"].as_str().unwrap().to_string();
 
-    // Links and volumes deliver their profile within 15%.
+    // Links and volumes deliver their profile within 15%. A measurement is 2 s of a
+    // shared host, so one that misses is taken again (up to three times); the rates
+    // of the last one are in the message.
     let json = bed.home.path().join("rates.json");
-    bed.ok(&[
-        "testbed",
-        "measure",
-        "--dir",
-        bed.dir_str(),
-        "--seconds",
-        "2",
-        "--json",
-        json.to_str().unwrap(),
-    ]);
-    let rates: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
-    for r in rates.as_array().unwrap() {
-        let f = |k: &str| r[k].as_f64().unwrap();
-        assert!(
-            within(f("link_rx_mbit"), f("link_target_mbit"), 0.15),
-            "{r}"
-        );
-        assert!(
-            within(f("link_tx_mbit"), f("link_target_mbit"), 0.15),
-            "{r}"
-        );
-        assert!(
-            within(f("disk_write_mbps"), f("disk_write_target_mbps"), 0.15),
-            "{r}"
-        );
+    let off_profile = |r: &serde_json::Value| {
+        let f = |k: &str| r[k].as_f64().unwrap_or(f64::NAN);
+        !(within(f("link_rx_mbit"), f("link_target_mbit"), 0.15)
+            && within(f("link_tx_mbit"), f("link_target_mbit"), 0.15)
+            && within(f("disk_write_mbps"), f("disk_write_target_mbps"), 0.15))
+    };
+    let mut misses = Vec::new();
+    for _ in 0..3 {
+        bed.ok(&[
+            "testbed",
+            "measure",
+            "--dir",
+            bed.dir_str(),
+            "--seconds",
+            "2",
+            "--json",
+            json.to_str().unwrap(),
+        ]);
+        let rates: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+        misses = rates
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|r| off_profile(r))
+            .cloned()
+            .collect();
+        if misses.is_empty() {
+            break;
+        }
     }
+    assert!(misses.is_empty(), "off their profile: {misses:?}");
 
     // A write with replication 3 lands on three different emulated nodes.
     let local = bed.home.path().join("one.bin");
@@ -288,7 +295,9 @@ fn a_three_node_testbed_delivers_its_profiles_and_leaves_nothing() {
             "if=/dev/zero",
             &format!("of={w1_volume}/saturate"),
             "bs=1M",
-            "count=80",
+            // 20 s at the volume's 10 MB/s, ended below once seen: an 8 s dd could end
+            // before a slow host's status query read it.
+            "count=200",
             "oflag=direct",
         ],
     );
@@ -316,8 +325,15 @@ fn a_three_node_testbed_delivers_its_profiles_and_leaves_nothing() {
         w1_line.contains(" to-fetch 0 B blocked: nothing"),
         "no policy is on: {w1_line}"
     );
-    dd.kill().ok();
+    // dd runs inside the node's namespaces as a child of `tusk testbed exec`: end it
+    // itself, then its parent.
+    let saturate = format!("of={w1_volume}/saturate");
+    Command::new("pkill")
+        .args(["-KILL", "-f", &saturate])
+        .status()
+        .unwrap();
     dd.wait().ok();
+    std::fs::remove_file(Path::new(&w1_volume).join("saturate")).ok();
 
     // A node receiving a big transfer reports its receive rate; the others do not.
     let w2 = bed.ip("w2");
