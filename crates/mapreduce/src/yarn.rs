@@ -140,17 +140,13 @@ pub async fn submit(job: &JobSpec, dfs: &DfsClient, opts: &SubmitOptions) -> Res
     crate::localize::stage(dfs, &mut job, &staging).await?;
     let job_path = format!("{staging}/job.json");
     write_json(dfs, &job_path, &job).await?;
-    let mut args = vec![
+    let args = vec![
         "mr-am".to_string(),
         "--job".into(),
         job_path,
         "-D".into(),
         format!("fs.defaultFS={}", opts.fs),
     ];
-    for (k, v) in &opts.conf {
-        args.push("-D".into());
-        args.push(format!("{k}={v}"));
-    }
     let req = y::SubmitApplicationRequest {
         name: job.name.clone(),
         queue: opts.queue.clone(),
@@ -159,16 +155,11 @@ pub async fn submit(job: &JobSpec, dfs: &DfsClient, opts: &SubmitOptions) -> Res
             memory_mb: opts.am_memory_mb,
             vcores: 1,
         }),
-        am_launch: Some(y::ContainerLaunchContext {
-            command: opts.tusk_exe.display().to_string(),
+        am_launch: Some(tusk_yarn_client::tusk_launch(
+            &opts.tusk_exe,
             args,
-            env: [(
-                "TUSK_LOG".to_string(),
-                std::env::var("TUSK_LOG").unwrap_or_else(|_| "warn".into()),
-            )]
-            .into(),
-            working_dir: String::new(),
-        }),
+            &opts.conf,
+        )),
         max_attempts: opts.am_max_attempts,
     };
     ApplicationClient::new(&opts.rm_addr)

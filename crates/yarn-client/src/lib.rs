@@ -20,8 +20,10 @@ pub mod application_master;
 pub mod container_manager;
 pub mod ramp_down;
 
+use std::path::Path;
 use std::time::Duration;
 
+use tusk_proto::tusk::yarn as y;
 use tusk_rpc::{ConnectRetry, RpcClient, RpcClientOptions};
 
 pub use application::ApplicationClient;
@@ -31,6 +33,30 @@ pub use tusk_rpc::RpcError;
 
 /// How long a client waits to connect before the call fails.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// How a container runs `tusk`: `exe ARGS… -D k=v…` with the launcher's `TUSK_LOG`
+/// (`warn` when unset), in the directory the NodeManager gives it. ApplicationMasters and
+/// their workers (MapReduce's, SQL's) are all started this way.
+pub fn tusk_launch<'a>(
+    exe: &Path,
+    mut args: Vec<String>,
+    conf: impl IntoIterator<Item = (&'a String, &'a String)>,
+) -> y::ContainerLaunchContext {
+    for (k, v) in conf {
+        args.push("-D".into());
+        args.push(format!("{k}={v}"));
+    }
+    y::ContainerLaunchContext {
+        command: exe.display().to_string(),
+        args,
+        env: [(
+            "TUSK_LOG".to_string(),
+            std::env::var("TUSK_LOG").unwrap_or_else(|_| "warn".into()),
+        )]
+        .into(),
+        working_dir: String::new(),
+    }
+}
 
 fn rpc(addr: &str, protocol: &str) -> RpcClient {
     RpcClient::new(addr, rpc_options(protocol))

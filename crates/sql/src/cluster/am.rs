@@ -27,7 +27,7 @@ use tokio::sync::Notify;
 use tusk_client::ClientOptions;
 use tusk_common::Configuration;
 use tusk_proto::tusk::yarn as y;
-use tusk_yarn_client::{ApplicationMasterClient, ContainerManagerClient};
+use tusk_yarn_client::{tusk_launch, ApplicationMasterClient, ContainerManagerClient};
 
 use crate::error::{Result, SqlError};
 use crate::registry::{runtime_env, DfsRegistry};
@@ -332,7 +332,7 @@ impl Am {
     /// Starts `tusk sql-executor` in container `c`.
     async fn launch(&mut self, c: &y::Container) -> Result<()> {
         let vcores = c.resource.map_or(self.o.executor_vcores, |r| r.vcores);
-        let mut args = vec![
+        let args = vec![
             "sql-executor".to_string(),
             "--scheduler".into(),
             format!("{}:{}", self.o.host, self.scheduler_port()),
@@ -343,25 +343,12 @@ impl Am {
             "--heartbeat-secs".into(),
             self.o.executor_heartbeat_secs.to_string(),
         ];
-        for (k, v) in &self.o.executor_conf {
-            args.push("-D".into());
-            args.push(format!("{k}={v}"));
-        }
         let req = y::StartContainersRequest {
             containers: vec![y::ContainerToLaunch {
                 container_id: c.container_id.clone(),
                 application_id: self.o.application_id.clone(),
                 resource: c.resource,
-                launch: Some(y::ContainerLaunchContext {
-                    command: self.o.tusk_exe.display().to_string(),
-                    args,
-                    env: [(
-                        "TUSK_LOG".to_string(),
-                        std::env::var("TUSK_LOG").unwrap_or_else(|_| "warn".into()),
-                    )]
-                    .into(),
-                    working_dir: String::new(),
-                }),
+                launch: Some(tusk_launch(&self.o.tusk_exe, args, &self.o.executor_conf)),
                 ..Default::default()
             }],
         };

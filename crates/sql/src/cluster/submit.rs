@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use tusk_proto::tusk::yarn as y;
-use tusk_yarn_client::ApplicationClient;
+use tusk_yarn_client::{tusk_launch, ApplicationClient};
 
 use crate::error::{Result, SqlError};
 
@@ -78,11 +78,6 @@ pub async fn scheduler_url(o: &ClusterOptions) -> Result<String> {
 }
 
 fn submission(o: &ClusterOptions) -> y::SubmitApplicationRequest {
-    let mut args = vec!["sql-am".to_string()];
-    for (k, v) in &o.conf {
-        args.push("-D".into());
-        args.push(format!("{k}={v}"));
-    }
     y::SubmitApplicationRequest {
         name: "tusk sql".into(),
         queue: o.queue.clone(),
@@ -91,16 +86,7 @@ fn submission(o: &ClusterOptions) -> y::SubmitApplicationRequest {
             memory_mb: o.am_memory_mb,
             vcores: 1,
         }),
-        am_launch: Some(y::ContainerLaunchContext {
-            command: o.tusk_exe.display().to_string(),
-            args,
-            env: [(
-                "TUSK_LOG".to_string(),
-                std::env::var("TUSK_LOG").unwrap_or_else(|_| "warn".into()),
-            )]
-            .into(),
-            working_dir: String::new(),
-        }),
+        am_launch: Some(tusk_launch(&o.tusk_exe, vec!["sql-am".into()], &o.conf)),
         max_attempts: 1,
     }
 }
