@@ -166,6 +166,13 @@ pub struct SweepOptions {
     pub tera_maps: u32,
     #[arg(long, default_value_t = 1)]
     pub tera_reduces: u32,
+    /// TPC-H scale factor of the SQL workload, 0 for none: the data generated into the
+    /// DFS, then `tusk bench tpch --cluster-only` (the SQL application's start and the 22
+    /// queries on Ballista executors in YARN containers). Needs a `tusk` built with the
+    /// `sql` feature; Tusk's MapReduce runs only.
+    #[serde(default)]
+    #[arg(long, default_value_t = 0.0)]
+    pub tpch_scale: f64,
     /// DataNodes and NodeManagers of `tusk local up`.
     #[arg(long, default_value_t = 3)]
     pub datanodes: usize,
@@ -233,6 +240,7 @@ impl SweepOptions {
             tera_rows: 1_000_000,
             tera_maps: 4,
             tera_reduces: 1,
+            tpch_scale: 0.0,
             datanodes: 3,
             testbed: None,
             tusk_exe,
@@ -290,6 +298,27 @@ pub struct JobTimes {
     pub process_seconds: f64,
 }
 
+/// The TPC-H workload's times (`tusk bench tpch --cluster-only`).
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct TpchTimes {
+    /// Asking for the SQL application → its scheduler taking sessions (the
+    /// ApplicationMaster's container allocated, launched and registered).
+    pub start_seconds: f64,
+    /// The first query, which waits for its executors' containers.
+    pub first_query_seconds: f64,
+    /// Every query, the first included.
+    pub queries_seconds: f64,
+    /// How many queries ran.
+    pub queries: usize,
+}
+
+impl TpchTimes {
+    /// Start and queries: what a user waits for from the first `tusk sql --cluster`.
+    pub fn total_seconds(&self) -> f64 {
+        self.start_seconds + self.queries_seconds
+    }
+}
+
 /// What one master received from heartbeat senders, and its CPU, over a window.
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct MasterCost {
@@ -321,6 +350,9 @@ pub struct SweepRun {
     pub dfsio_write: JobTimes,
     pub dfsio_read: JobTimes,
     pub terasort: Option<JobTimes>,
+    /// The TPC-H workload, when `--tpch-scale` asked for it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tpch: Option<TpchTimes>,
     /// Seconds the cost was measured over (first job's start → last job's end).
     pub window_seconds: f64,
     pub namenode: MasterCost,
@@ -357,6 +389,16 @@ pub struct CaseSummary {
     pub dfsio_read_change_pct: Option<f64>,
     pub terasort_map_phase_change_pct: Option<f64>,
     pub terasort_change_pct: Option<f64>,
+    /// TPC-H (Tusk only, with `--tpch-scale`): the SQL application's start, the first
+    /// query (executors' start included) and start + all queries.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tpch_start_seconds: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tpch_first_query_seconds: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tpch_total_seconds: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tpch_total_change_pct: Option<f64>,
     /// Tusk only: median master costs.
     pub namenode: Option<MasterCost>,
     pub resourcemanager: Option<MasterCost>,
@@ -649,6 +691,7 @@ fn run_tusk(
         dfsio_write: workloads.dfsio_write,
         dfsio_read: workloads.dfsio_read,
         terasort: workloads.terasort,
+        tpch: workloads.tpch,
         window_seconds: cost.window_seconds,
         namenode: cost.namenode,
         resourcemanager: cost.resourcemanager,
@@ -662,6 +705,7 @@ struct Workloads {
     dfsio_write: JobTimes,
     dfsio_read: JobTimes,
     terasort: Option<JobTimes>,
+    tpch: Option<TpchTimes>,
 }
 
 struct WindowCost {
@@ -720,14 +764,18 @@ fn tusk_jobs(
         )?;
         job_times(&run, client, handle)
     };
-    workloads_in_order(opts, dfsio, |input, output| {
+    let mut workloads = workloads_in_order(opts, dfsio, |input, output| {
         let rows = opts.tera_rows.to_string();
         let maps = opts.tera_maps.to_string();
         let reduces = opts.tera_reduces.to_string();
         cluster.run_job(&["teragen", &rows, input, "--maps", &maps], defines)?;
         let sort = cluster.run_job(&["terasort", input, output, "--reduces", &reduces], defines)?;
         job_times(&sort, client, handle)
-    })
+    })?;
+    if opts.tpch_scale > 0.0 {
+        workloads.tpch = Some(cluster.run_tpch(opts.tpch_scale, defines)?);
+    }
+    Ok(workloads)
 }
 
 /// The workloads in order: DFSIO write and read through `dfsio` (`-write`, `-read`),
@@ -750,6 +798,7 @@ fn workloads_in_order(
         dfsio_write,
         dfsio_read,
         terasort,
+        tpch: None,
     })
 }
 
@@ -989,19 +1038,64 @@ impl SweepCluster {
     }
 
     fn run_job(&self, words: &[&str], defines: &[String]) -> Result<JobRun> {
-        if let ClusterKind::Local(cluster) = &self.kind {
-            return cluster.run_job(words, defines);
-        }
+        let mut args = vec!["job", "run"];
+        args.extend_from_slice(words);
+        self.run_tusk(&args, defines)
+    }
+
+    /// `tusk -D defines… ARGS…` against this cluster, timed; an exit other than 0 is an
+    /// error carrying its output.
+    fn run_tusk(&self, args: &[&str], defines: &[String]) -> Result<JobRun> {
         let mut all = defines.to_vec();
         all.push(format!("fs.defaultFS={}", self.fs));
         all.push(format!("yarn.resourcemanager.address={}", self.rm_addr));
         let mut cmd = process_cluster::command(&self.exe, &self.dir, &all);
-        cmd.args(["job", "run"]).args(words);
+        cmd.args(args);
         let started = Instant::now();
-        let stdout = process_cluster::run(cmd, &format!("tusk job run {}", words.join(" ")))?;
+        let stdout = process_cluster::run(cmd, &format!("tusk {}", args.join(" ")))?;
         Ok(JobRun {
             seconds: started.elapsed().as_secs_f64(),
             stdout,
+        })
+    }
+
+    /// The TPC-H workload: the data generated into the DFS at `scale`, then the SQL
+    /// application started and the 22 queries run once each on it.
+    fn run_tpch(&self, scale: f64, defines: &[String]) -> Result<TpchTimes> {
+        let json = self.dir.join("tpch.json");
+        let data = format!("{}/bench/heartbeat-sweep/tpch", self.fs);
+        let scale = scale.to_string();
+        let args = [
+            "bench",
+            "tpch",
+            "--cluster-only",
+            "--scale",
+            &scale,
+            "--data",
+            &data,
+            "--json",
+            json.to_str().unwrap_or_default(),
+        ];
+        self.run_tusk(&args, defines)?;
+        let bad = |message: String| BenchError::TaskFailed {
+            path: json.display().to_string(),
+            message,
+        };
+        let report: serde_json::Value = serde_json::from_slice(&std::fs::read(&json)?)
+            .map_err(|e| bad(format!("not the report of tusk bench tpch: {e}")))?;
+        let seconds: Vec<f64> = report["queries"]
+            .as_array()
+            .map(|qs| qs.iter().filter_map(|q| q["seconds"].as_f64()).collect())
+            .unwrap_or_default();
+        let (Some(start), Some(&first)) = (report["start_seconds"].as_f64(), seconds.first())
+        else {
+            return Err(bad("no start or query times".into()));
+        };
+        Ok(TpchTimes {
+            start_seconds: start,
+            first_query_seconds: first,
+            queries_seconds: seconds.iter().sum(),
+            queries: seconds.len(),
         })
     }
 
@@ -1445,6 +1539,10 @@ fn summarize(
             let tera_med = |f: fn(&JobTimes) -> f64| {
                 tera.then(|| med(&|r: &SweepRun| r.terasort.as_ref().map_or(f64::NAN, f)))
             };
+            let tpch = these.iter().all(|r| r.tpch.is_some());
+            let tpch_med = |f: &dyn Fn(&TpchTimes) -> f64| {
+                tpch.then(|| med(&|r: &SweepRun| r.tpch.as_ref().map_or(f64::NAN, f)))
+            };
             rows.push(CaseSummary {
                 system: mapreduce.system(timing),
                 case: p.case,
@@ -1452,6 +1550,9 @@ fn summarize(
                 dfsio_read_seconds: med(&|r| r.dfsio_read.job_seconds),
                 terasort_map_phase_seconds: tera_med(|t| t.map_phase_seconds),
                 terasort_seconds: tera_med(|t| t.job_seconds),
+                tpch_start_seconds: tpch_med(&|t| t.start_seconds),
+                tpch_first_query_seconds: tpch_med(&|t| t.first_query_seconds),
+                tpch_total_seconds: tpch_med(&|t| t.total_seconds()),
                 namenode: Some(median_cost(these.iter().map(|r| &r.namenode))),
                 resourcemanager: Some(median_cost(these.iter().map(|r| &r.resourcemanager))),
                 ..Default::default()
@@ -1512,6 +1613,7 @@ fn with_changes(mut rows: Vec<CaseSummary>) -> Vec<CaseSummary> {
             base.terasort_map_phase_seconds,
         );
         r.terasort_change_pct = opt_change(r.terasort_seconds, base.terasort_seconds);
+        r.tpch_total_change_pct = opt_change(r.tpch_total_seconds, base.tpch_total_seconds);
     }
     rows
 }
@@ -1593,6 +1695,38 @@ fn slope(points: &[(f64, f64)]) -> Option<f64> {
 }
 
 impl SweepReport {
+    /// The TPC-H table, when the runs had the workload.
+    fn tpch_markdown(&self, s: &mut String) {
+        let Some(queries) = self
+            .runs
+            .iter()
+            .find_map(|r| r.tpch.as_ref().map(|t| t.queries))
+        else {
+            return;
+        };
+        let _ = writeln!(
+            s,
+            "\nTPC-H SF {} on Ballista executors in YARN containers (`tusk bench tpch --cluster-only`): median seconds of the SQL application's start, of the first query (its executors' start included) and of start + all {queries} queries (change against case 1).\n",
+            self.options.tpch_scale
+        );
+        s.push_str("| system | case | DN s / AM ms / NM ms | application start | first query | start + queries |\n|---|---|---|---|---|---|\n");
+        for r in &self.summary {
+            let Some(total) = r.tpch_total_seconds else {
+                continue;
+            };
+            let label = self.periods(r.case).map(|p| p.label()).unwrap_or_default();
+            let _ = writeln!(
+                s,
+                "| {} | {} | {label} | {} | {} | {} |",
+                r.system,
+                r.case,
+                cell(r.tpch_start_seconds, None),
+                cell(r.tpch_first_query_seconds, None),
+                cell(Some(total), r.tpch_total_change_pct),
+            );
+        }
+    }
+
     pub fn to_markdown(&self) -> String {
         let mut s = String::new();
         if self.partial {
@@ -1627,6 +1761,7 @@ impl SweepReport {
                 cell(r.terasort_seconds, r.terasort_change_pct),
             );
         }
+        self.tpch_markdown(&mut s);
         for failure in &self.hadoop_failures {
             let _ = writeln!(s, "\nHadoop run failed: {failure}");
         }
@@ -2017,6 +2152,7 @@ mod tests {
             dfsio_write: times(s),
             dfsio_read: times(s),
             terasort: Some(times(s)),
+            tpch: None,
             window_seconds: 10.0,
             namenode: MasterCost::default(),
             resourcemanager: MasterCost::default(),

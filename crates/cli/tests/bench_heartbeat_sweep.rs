@@ -124,6 +124,46 @@ fn smallest_sweep_reports_times_and_master_costs() {
     }
 }
 
+/// The study's TPC-H workload on Tusk's SQL cluster: data generated into the DFS, the SQL
+/// application started, the 22 queries run on it; its start, first query and total in
+/// the run, the summary and the report's TPC-H table.
+#[cfg(feature = "sql")]
+#[test]
+fn sweep_runs_tpch_on_the_sql_cluster() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let (stdout, report) = sweep(
+        dir.path(),
+        &[
+            "--cases",
+            "1",
+            "--timings",
+            "classic",
+            "--tpch-scale",
+            "0.01",
+        ],
+    );
+    let run = &report["runs"][0];
+    assert_measured(run);
+    let tpch = &run["tpch"];
+    assert_eq!(tpch["queries"], 22, "{run}");
+    let seconds = |k: &str| tpch[k].as_f64().unwrap();
+    assert!(
+        seconds("queries_seconds") > seconds("first_query_seconds"),
+        "{tpch}"
+    );
+    let row = &report["summary"][0];
+    let total = row["tpch_total_seconds"].as_f64().expect("summary total");
+    assert!(
+        (total - seconds("start_seconds") - seconds("queries_seconds")).abs() < 1e-9,
+        "{row}"
+    );
+    assert!(
+        stdout.contains("| tusk classic | 1 | 3 s / 1000 / 1000 | "),
+        "{stdout}"
+    );
+    assert!(stdout.contains("TPC-H SF 0.01"), "{stdout}");
+}
+
 /// The same on a testbed (needs root; skips otherwise): one case, classic timing, on
 /// `testbeds/ic-10gige-ssd.toml` (4 nodes), the masters' connections counted in the nodes'
 /// network namespaces.

@@ -90,6 +90,14 @@ pub fn studies(quick: bool, out: &Path, hadoop: Option<(&Path, &Path)>) -> Vec<S
     } else {
         "--trials 3 --hadoop-timeout 30m"
     }));
+    // The study's third workload, TPC-H (Hive on Hadoop there), on Tusk's SQL cluster;
+    // only a `tusk` with SQL has it.
+    if cfg!(feature = "sql") {
+        sweep.extend([
+            "--tpch-scale".into(),
+            if quick { "0.01" } else { "0.1" }.into(),
+        ]);
+    }
     if let Some((anchor, _)) = hadoop {
         sweep.extend(["--vs-hadoop".into(), anchor.display().to_string()]);
     }

@@ -1,11 +1,13 @@
 //! `tusk bench tpch`: arguments for `tusk_sql::tpch::bench`, and its report.
 
 use std::path::PathBuf;
+use std::time::Instant;
 
 use anyhow::Context;
 use clap::Args;
 use tusk_common::Configuration;
 use tusk_sql::tpch::bench::{self, TpchBenchOptions};
+use tusk_sql::tpch::generate::generate;
 
 #[derive(Args)]
 pub struct TpchArgs {
@@ -32,9 +34,94 @@ pub struct TpchArgs {
     /// The Python interpreter with the duckdb package.
     #[arg(long, default_value = "python3")]
     python: String,
+    /// The cluster alone: generate the data into --data (hdfs://…), start or find the SQL
+    /// application, then run each query once on it; no local copy, no reference answers
+    /// (the heartbeat sweep's TPC-H workload).
+    #[arg(long, requires = "data", conflicts_with_all = ["cluster", "local"])]
+    cluster_only: bool,
+    /// With --cluster-only: also write the times as JSON to this file.
+    #[arg(long, requires = "cluster_only")]
+    json: Option<PathBuf>,
+}
+
+/// `--cluster-only`'s JSON: the application's start, then each query's time.
+#[derive(serde::Serialize)]
+struct ClusterOnlyReport {
+    scale: f64,
+    /// From asking for the SQL application to its scheduler taking sessions.
+    start_seconds: f64,
+    queries: Vec<ClusterOnlyQuery>,
+}
+
+#[derive(serde::Serialize)]
+struct ClusterOnlyQuery {
+    query: usize,
+    seconds: f64,
+    rows: usize,
+}
+
+async fn run_cluster_only(
+    conf: &Configuration,
+    a: &TpchArgs,
+    queries: &[usize],
+) -> anyhow::Result<()> {
+    let url = a
+        .data
+        .as_deref()
+        .filter(|u| u.starts_with("hdfs://"))
+        .context("--cluster-only needs --data hdfs://…")?;
+    let session = tusk_sql::SqlSession::new(conf)?;
+    let dfs = bench::DfsData::new(&session, url)?;
+    let generated = generate(dfs.store.clone(), &dfs.base, a.scale)
+        .await
+        .context("generating the data")?;
+    let started = Instant::now();
+    let options = crate::sql::cluster_options(conf)?;
+    let scheduler = tusk_sql::cluster::submit::scheduler_url(&options).await?;
+    let remote = tusk_sql::SqlSession::remote(conf, &scheduler).await?;
+    let start_seconds = started.elapsed().as_secs_f64();
+    let times = bench::run_on_cluster(&dfs, remote.context(), queries)
+        .await
+        .context("tpch")?;
+    println!(
+        "TPC-H SF {} on the cluster alone, one run of each query, ms (data {}; the SQL \
+         application started in {:.0} ms)\n\n| query | rows | Tusk --cluster (DFS) |\n|---|---:|---:|",
+        a.scale,
+        if generated.generated { "generated" } else { "reused" },
+        start_seconds * 1000.0
+    );
+    for t in &times {
+        println!("| Q{} | {} | {:.1} |", t.query, t.rows, t.seconds * 1000.0);
+    }
+    let total: f64 = times.iter().map(|t| t.seconds).sum();
+    println!("| **total** | | **{:.1}** |", total * 1000.0);
+    if let Some(path) = &a.json {
+        let report = ClusterOnlyReport {
+            scale: a.scale,
+            start_seconds,
+            queries: times
+                .iter()
+                .map(|t| ClusterOnlyQuery {
+                    query: t.query,
+                    seconds: t.seconds,
+                    rows: t.rows,
+                })
+                .collect(),
+        };
+        std::fs::write(path, serde_json::to_vec_pretty(&report)?)
+            .with_context(|| format!("writing {}", path.display()))?;
+    }
+    Ok(())
 }
 
 pub async fn run(conf: Configuration, a: TpchArgs) -> anyhow::Result<()> {
+    if a.cluster_only {
+        let queries = match a.queries.is_empty() {
+            true => (1..=22).collect(),
+            false => a.queries.clone(),
+        };
+        return run_cluster_only(&conf, &a, &queries).await;
+    }
     let default_local = || PathBuf::from(format!("/tmp/tusk-tpch/sf{}", a.scale));
     let (local, dfs) = match a.data.as_deref() {
         Some(url) if url.starts_with("hdfs://") => {

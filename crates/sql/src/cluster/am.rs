@@ -8,6 +8,11 @@
 //! - after `executor_idle` without a query it stops them and gives their resources back,
 //!   asking again when the next query comes;
 //! - after `am_idle` without a query it finishes the application.
+//!
+//! Timing, as Tusk's MapReduce AM: it calls the ResourceManager every
+//! `yarn.app.mapreduce.am.scheduler.heartbeat.interval-ms` (and at once when a query
+//! arrives); in `event-driven` mode (`tusk.yarn.timing`) a call made while executors are
+//! still owed waits at the ResourceManager until one is allocated (up to one heartbeat).
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::future::Future;
@@ -25,6 +30,7 @@ use datafusion::execution::SessionStateBuilder;
 use datafusion_proto::protobuf::{LogicalPlanNode, PhysicalPlanNode};
 use tokio::sync::Notify;
 use tusk_client::ClientOptions;
+use tusk_common::timing::Timing;
 use tusk_common::Configuration;
 use tusk_proto::tusk::yarn as y;
 use tusk_yarn_client::{tusk_launch, ApplicationMasterClient, ContainerManagerClient};
@@ -62,8 +68,10 @@ pub struct AmOptions {
     pub executor_idle: Duration,
     pub am_idle: Duration,
     pub executor_heartbeat_secs: u64,
-    /// Between allocate calls.
+    /// Between allocate calls (`yarn.app.mapreduce.am.scheduler.heartbeat.interval-ms`).
     pub heartbeat: Duration,
+    /// `tusk.yarn.timing` is `event-driven`: allocate calls wait for containers owed.
+    pub event_driven: bool,
     /// Handed to each executor as `-D key=value`.
     pub executor_conf: BTreeMap<String, String>,
 }
@@ -94,7 +102,16 @@ impl AmOptions {
             executor_idle: Duration::from_millis(num(EXECUTOR_IDLE_KEY, 60_000)?),
             am_idle: Duration::from_millis(num(AM_IDLE_KEY, 600_000)?),
             executor_heartbeat_secs: num(EXECUTOR_HEARTBEAT_KEY, 2)?.max(1),
-            heartbeat: Duration::from_millis(500),
+            heartbeat: Duration::from_millis(
+                num(
+                    "yarn.app.mapreduce.am.scheduler.heartbeat.interval-ms",
+                    1000,
+                )?
+                .max(1),
+            ),
+            event_driven: Timing::from_conf(conf)
+                .map_err(|e| SqlError::Cluster(e.to_string()))?
+                .is_event_driven(),
             executor_conf: conf
                 .iter()
                 .map(|(k, v)| (k.to_string(), v.to_string()))
@@ -266,6 +283,10 @@ impl Am {
             });
         } else if e.want < have && e.pending > 0 {
             req.cancel_asks = std::mem::take(&mut e.asks);
+        }
+        // Executors owed: in event-driven mode the reply comes as soon as one is given.
+        if self.o.event_driven && e.want > e.running.len() as u32 {
+            req.wait_ms = self.o.heartbeat.as_millis() as u64;
         }
         let surplus: Vec<(String, String)> = e
             .running

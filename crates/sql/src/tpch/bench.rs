@@ -239,6 +239,37 @@ pub async fn run(options: TpchBenchOptions) -> Result<TpchReport, TpchError> {
     })
 }
 
+/// One query's time on the cluster alone.
+#[derive(Debug, Clone)]
+pub struct ClusterTime {
+    pub query: usize,
+    pub seconds: f64,
+    /// Rows of the answer.
+    pub rows: usize,
+}
+
+/// Runs each of `queries` once on `cluster`, in order, over the tables at `dfs` (the data
+/// generated there before): the cluster alone, no local copy and no reference answers
+/// (`tusk bench tpch --cluster-only`, the heartbeat sweep's TPC-H workload).
+pub async fn run_on_cluster(
+    dfs: &DfsData,
+    cluster: &SessionContext,
+    queries: &[usize],
+) -> Result<Vec<ClusterTime>, TpchError> {
+    register_tables(cluster, &dfs.url).await?;
+    let mut engine = Engine::TuskCluster(cluster.clone());
+    let mut times = Vec::with_capacity(queries.len());
+    for &n in queries {
+        let (elapsed, answer) = engine.run(n).await?;
+        times.push(ClusterTime {
+            query: n,
+            seconds: elapsed.as_secs_f64(),
+            rows: answer.rows.len(),
+        });
+    }
+    Ok(times)
+}
+
 fn median(values: &[f64]) -> f64 {
     let mut sorted = values.to_vec();
     sorted.sort_by(f64::total_cmp);
