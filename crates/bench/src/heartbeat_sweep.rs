@@ -1043,20 +1043,9 @@ impl SweepCluster {
         self.run_tusk(&args, defines)
     }
 
-    /// `tusk -D defines… ARGS…` against this cluster, timed; an exit other than 0 is an
-    /// error carrying its output.
+    /// `tusk -D defines… ARGS…` against this cluster, timed.
     fn run_tusk(&self, args: &[&str], defines: &[String]) -> Result<JobRun> {
-        let mut all = defines.to_vec();
-        all.push(format!("fs.defaultFS={}", self.fs));
-        all.push(format!("yarn.resourcemanager.address={}", self.rm_addr));
-        let mut cmd = process_cluster::command(&self.exe, &self.dir, &all);
-        cmd.args(args);
-        let started = Instant::now();
-        let stdout = process_cluster::run(cmd, &format!("tusk {}", args.join(" ")))?;
-        Ok(JobRun {
-            seconds: started.elapsed().as_secs_f64(),
-            stdout,
-        })
+        process_cluster::run_against(&self.exe, &self.dir, &self.fs, &self.rm_addr, args, defines)
     }
 
     /// The TPC-H workload: the data generated into the DFS at `scale`, then the SQL

@@ -139,17 +139,16 @@ impl ProcessCluster {
     /// Runs `tusk job run WORDS... -D defines...` against this cluster and times it;
     /// an exit other than 0 is an error carrying the job's output.
     pub fn run_job(&self, words: &[&str], defines: &[String]) -> Result<JobRun> {
-        let mut all = defines.to_vec();
-        all.push(format!("fs.defaultFS={}", self.fs));
-        all.push(format!("yarn.resourcemanager.address={}", self.rm_addr));
-        let mut cmd = command(&self.exe, &self.dir, &all);
-        cmd.args(["job", "run"]).args(words);
-        let started = Instant::now();
-        let stdout = run(cmd, &format!("tusk job run {}", words.join(" ")))?;
-        Ok(JobRun {
-            seconds: started.elapsed().as_secs_f64(),
-            stdout,
-        })
+        let mut args = vec!["job", "run"];
+        args.extend_from_slice(words);
+        run_against(
+            &self.exe,
+            &self.dir,
+            &self.fs,
+            &self.rm_addr,
+            &args,
+            defines,
+        )
     }
 
     /// Stops the daemons `tusk local up` recorded in D, as `tusk local down` does.
@@ -185,6 +184,29 @@ pub(crate) fn dfs_client(fs: &str) -> Result<DfsClient> {
 }
 
 /// `exe` with `defines` and `TUSK_HOME=dir/home`.
+/// `tusk -D defines… ARGS…` against the cluster at `fs` and `rm_addr` (state under
+/// `dir`), timed; an exit other than 0 is an error carrying its output.
+pub(crate) fn run_against(
+    exe: &Path,
+    dir: &Path,
+    fs: &str,
+    rm_addr: &str,
+    args: &[&str],
+    defines: &[String],
+) -> Result<JobRun> {
+    let mut all = defines.to_vec();
+    all.push(format!("fs.defaultFS={fs}"));
+    all.push(format!("yarn.resourcemanager.address={rm_addr}"));
+    let mut cmd = command(exe, dir, &all);
+    cmd.args(args);
+    let started = Instant::now();
+    let stdout = run(cmd, &format!("tusk {}", args.join(" ")))?;
+    Ok(JobRun {
+        seconds: started.elapsed().as_secs_f64(),
+        stdout,
+    })
+}
+
 pub(crate) fn command(exe: &Path, dir: &Path, defines: &[String]) -> Command {
     let mut cmd = Command::new(exe);
     for d in defines {

@@ -50,14 +50,7 @@ struct ClusterOnlyReport {
     scale: f64,
     /// From asking for the SQL application to its scheduler taking sessions.
     start_seconds: f64,
-    queries: Vec<ClusterOnlyQuery>,
-}
-
-#[derive(serde::Serialize)]
-struct ClusterOnlyQuery {
-    query: usize,
-    seconds: f64,
-    rows: usize,
+    queries: Vec<bench::ClusterTime>,
 }
 
 async fn run_cluster_only(
@@ -99,14 +92,7 @@ async fn run_cluster_only(
         let report = ClusterOnlyReport {
             scale: a.scale,
             start_seconds,
-            queries: times
-                .iter()
-                .map(|t| ClusterOnlyQuery {
-                    query: t.query,
-                    seconds: t.seconds,
-                    rows: t.rows,
-                })
-                .collect(),
+            queries: times,
         };
         std::fs::write(path, serde_json::to_vec_pretty(&report)?)
             .with_context(|| format!("writing {}", path.display()))?;
@@ -115,11 +101,12 @@ async fn run_cluster_only(
 }
 
 pub async fn run(conf: Configuration, a: TpchArgs) -> anyhow::Result<()> {
+    let queries = if a.queries.is_empty() {
+        (1..=22).collect()
+    } else {
+        a.queries.clone()
+    };
     if a.cluster_only {
-        let queries = match a.queries.is_empty() {
-            true => (1..=22).collect(),
-            false => a.queries.clone(),
-        };
         return run_cluster_only(&conf, &a, &queries).await;
     }
     let default_local = || PathBuf::from(format!("/tmp/tusk-tpch/sf{}", a.scale));
@@ -138,11 +125,6 @@ pub async fn run(conf: Configuration, a: TpchArgs) -> anyhow::Result<()> {
         Some(_) if a.cluster => anyhow::bail!("--cluster needs --data hdfs://…"),
         Some(dir) => (PathBuf::from(dir), None),
         None => (a.local.clone().unwrap_or_else(default_local), None),
-    };
-    let queries = if a.queries.is_empty() {
-        (1..=22).collect()
-    } else {
-        a.queries
     };
     let report = bench::run(TpchBenchOptions {
         scale: a.scale,

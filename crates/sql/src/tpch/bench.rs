@@ -240,7 +240,7 @@ pub async fn run(options: TpchBenchOptions) -> Result<TpchReport, TpchError> {
 }
 
 /// One query's time on the cluster alone.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize)]
 pub struct ClusterTime {
     pub query: usize,
     pub seconds: f64,
