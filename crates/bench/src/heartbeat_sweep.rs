@@ -457,11 +457,6 @@ pub struct SweepReport {
     pub partial: bool,
 }
 
-/// The gains from shorter periods the study's paper reports for Hadoop 2 on its own
-/// cluster (percent faster, best case): quoted as context, never measured or compared here.
-pub const STUDY_DFSIO_READ_GAIN_PCT: f64 = 13.0;
-pub const STUDY_TERASORT_MAP_GAIN_PCT: f64 = 5.5;
-
 fn saved_context() -> RunContext {
     RunContext::new("a saved heartbeat-sweep report")
 }
@@ -1754,10 +1749,7 @@ impl SweepReport {
         for failure in &self.hadoop_failures {
             let _ = writeln!(s, "\nHadoop run failed: {failure}");
         }
-        let _ = writeln!(
-            s,
-            "\nFor context, not measured in this run: the study's paper reports that shorter periods gave Hadoop 2 on its cluster up to {STUDY_DFSIO_READ_GAIN_PCT}% better DFSIO read and {STUDY_TERASORT_MAP_GAIN_PCT}% better TeraSort map phase.\n"
-        );
+        s.push('\n');
         s.push_str("Cost at the masters (Tusk, medians over the jobs' window): heartbeat calls/s, heartbeat bytes/s in + out, other calls/s, CPU cores.\n\n");
         s.push_str("| system | case | NN heartbeats/s | NN B/s | NN other/s | NN CPU | RM heartbeats/s | RM B/s | RM other/s | RM CPU |\n|---|---|---|---|---|---|---|---|---|---|\n");
         for r in &self.summary {
