@@ -1,7 +1,8 @@
 //! Helpers only tests use, behind the `testing` feature that only `[dev-dependencies]`
 //! enable, so the shipped `tusk` binary links none of them: `http_exchange` (one raw
 //! HTTP/1.1 request and response on a kept connection), [`listed_names`],
-//! [`exists`], [`sleeping_application`] and [`only_replica_cluster`].
+//! [`exists`], [`sleeping_application`], [`only_replica_cluster`] and
+//! [`one_of_each_daemon`].
 
 use tusk_client::DfsClient;
 
@@ -55,6 +56,16 @@ pub async fn only_replica_cluster() -> MiniCluster {
         .await;
     written.unwrap_or_else(|e| panic!("write /d/a: {e}"));
     cluster
+}
+
+/// One DataNode and one NodeManager beside the NameNode and the ResourceManager: the
+/// smallest cluster running every daemon, for tests of what each daemon serves.
+pub async fn one_of_each_daemon() -> MiniCluster {
+    MiniCluster::builder()
+        .datanodes(1)
+        .nodemanagers(1)
+        .start()
+        .await
 }
 
 /// An application named `name` whose AM (`memory_mb`, one core) only sleeps for

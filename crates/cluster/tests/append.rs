@@ -82,6 +82,46 @@ async fn append_and_check(
     assert_eq!(sum, expected.len() as u64, "{path}: block lengths");
 }
 
+/// Appends `more` to `path` in one write and closes the file.
+async fn append_bytes(client: &DfsClient, path: &str, more: &[u8]) {
+    let mut w = client
+        .append(path, false)
+        .await
+        .unwrap_or_else(|e| panic!("append to {path}: {e}"));
+    w.write(more).await.unwrap();
+    w.close()
+        .await
+        .unwrap_or_else(|e| panic!("close after append to {path}: {e}"));
+}
+
+/// Asserts that `path` holds exactly `expected` and is closed.
+async fn assert_closed_with(client: &DfsClient, path: &str, expected: &[u8]) {
+    assert!(
+        client.read_file(path).await.unwrap() == expected,
+        "{path}: content"
+    );
+    assert!(client.is_file_closed(path).await.unwrap(), "{path}: closed");
+}
+
+/// Waits until `path` is closed: by a truncate's block recovery, or by the NameNode
+/// once its writer's lease is past the hard limit.
+async fn wait_closed(client: &DfsClient, path: &str, what: &str) {
+    wait_for(what, Duration::from_secs(60), || async move {
+        client.is_file_closed(path).await.unwrap()
+    })
+    .await
+    .unwrap_or_else(|e| panic!("{path}: {e}"));
+}
+
+/// Calls recoverLease on `path` until it answers that the file is closed.
+async fn wait_lease_recovered(client: &DfsClient, path: &str, what: &str) {
+    wait_for(what, Duration::from_secs(60), || async move {
+        client.recover_lease(path).await.unwrap()
+    })
+    .await
+    .unwrap_or_else(|e| panic!("{path}: {e}"));
+}
+
 async fn appends_in_mode(mode: ReplicationMode) {
     let cluster = cluster().await;
     let client = cluster.client_with(|o| o.replication_mode = mode);
@@ -238,16 +278,8 @@ async fn lease_recovery_keeps_what_a_dead_writer_hflushed() {
             // Never closed: the writer is gone, and with it every connection.
             drop(w);
             let other = cluster.client();
-            wait_for(
-                "recoverLease to close the file",
-                Duration::from_secs(60),
-                || {
-                    let other = other.clone();
-                    async move { other.recover_lease(path).await.unwrap() }
-                },
-            )
-            .await
-            .unwrap_or_else(|e| panic!("{mode:?} {path}: {e}"));
+            let what = format!("recoverLease to close the file ({mode:?})");
+            wait_lease_recovered(&other, path, &what).await;
             assert!(other.is_file_closed(path).await.unwrap());
             let back = other.read_file(path).await.unwrap();
             assert_eq!(back.len(), len, "{mode:?} {path}: recovered length");
@@ -256,9 +288,7 @@ async fn lease_recovery_keeps_what_a_dead_writer_hflushed() {
                 .await
                 .unwrap_or_else(|e| panic!("{mode:?} {path}: {e}"));
             // The recovered file can be appended to.
-            let mut a = other.append(path, false).await.unwrap();
-            a.write(b"more").await.unwrap();
-            a.close().await.unwrap();
+            append_bytes(&other, path, b"more").await;
             let mut want = data.clone();
             want.extend_from_slice(b"more");
             assert!(other.read_file(path).await.unwrap() == want);
@@ -283,16 +313,7 @@ async fn the_lease_hard_limit_recovers_a_dead_writers_file() {
     w.write(&data).await.unwrap();
     w.hflush().await.unwrap();
     drop(w);
-    wait_for(
-        "the hard limit to close the file",
-        Duration::from_secs(60),
-        || {
-            let client = client.clone();
-            async move { client.is_file_closed("/abandoned").await.unwrap() }
-        },
-    )
-    .await
-    .unwrap();
+    wait_closed(&client, "/abandoned", "the hard limit to close the file").await;
     assert!(client.read_file("/abandoned").await.unwrap() == data);
     cluster.shutdown().await;
 }
@@ -325,17 +346,10 @@ async fn truncate_on_a_boundary_and_inside_a_block() {
         "org.apache.hadoop.hdfs.protocol.RecoveryInProgressException",
         "append while the truncate recovers",
     );
-    wait_for("the truncate's recovery", Duration::from_secs(60), || {
-        let client = client.clone();
-        async move { client.is_file_closed("/t").await.unwrap() }
-    })
-    .await
-    .unwrap();
+    wait_closed(&client, "/t", "the truncate's recovery").await;
     assert!(client.read_file("/t").await.unwrap() == data[..cut as usize]);
     wait_for_replicas(&client, "/t", 3).await.unwrap();
-    let mut w = client.append("/t", false).await.unwrap();
-    w.write(b"tail").await.unwrap();
-    w.close().await.unwrap();
+    append_bytes(&client, "/t", b"tail").await;
     let mut want = data[..cut as usize].to_vec();
     want.extend_from_slice(b"tail");
 
@@ -358,14 +372,11 @@ async fn truncate_on_a_boundary_and_inside_a_block() {
 async fn a_truncate_closes_the_file_on_every_recovered_replica() {
     let cluster = cluster().await;
     let client = cluster.client();
-    let native = hdfs_native::Client::new(&cluster.fs_uri()).expect("hdfs-native client");
     let mut data = test_data(BLOCK as usize + 500_000, 21);
     client.write_file("/tr", &data, opts()).await.unwrap();
     wait_for_replicas(&client, "/tr", 3).await.unwrap();
     cluster.pause_heartbeats(2, true);
-    let mut w = client.append("/tr", false).await.unwrap();
-    w.write(b"more").await.unwrap();
-    w.close().await.unwrap();
+    append_bytes(&client, "/tr", b"more").await;
     data.extend_from_slice(b"more");
     let before = client
         .block_locations("/tr", 0, u64::MAX >> 1)
@@ -378,12 +389,7 @@ async fn a_truncate_closes_the_file_on_every_recovered_replica() {
         "inside a block"
     );
     cluster.pause_heartbeats(2, false);
-    wait_for("the truncate's recovery", Duration::from_secs(60), || {
-        let client = client.clone();
-        async move { client.is_file_closed("/tr").await.unwrap() }
-    })
-    .await
-    .unwrap();
+    wait_closed(&client, "/tr", "the truncate's recovery").await;
     let lb = client
         .block_locations("/tr", 0, u64::MAX >> 1)
         .await
@@ -394,6 +400,7 @@ async fn a_truncate_closes_the_file_on_every_recovered_replica() {
     assert!(last.b.generation_stamp > old_gs, "the recovery's stamp");
     assert_eq!(last.locs.len(), 2, "both recovered replicas, at close");
     assert!(client.read_file("/tr").await.unwrap() == data[..cut as usize]);
+    let native = hdfs_native::Client::new(&cluster.fs_uri()).expect("hdfs-native client");
     let mut r = native.read("/tr").await.unwrap();
     let back = r.read(cut as usize).await.unwrap();
     assert!(
@@ -480,9 +487,7 @@ async fn an_appended_file_survives_a_namenode_restart() {
     let mut want = test_data(5000, 1);
     client.write_file("/r", &want, opts()).await.unwrap();
     let more = test_data(9000, 2);
-    let mut w = client.append("/r", false).await.unwrap();
-    w.write(&more).await.unwrap();
-    w.close().await.unwrap();
+    append_bytes(&client, "/r", &more).await;
     want.extend_from_slice(&more);
     // One writer left open by append: it is still open after the restart.
     let mut open = client.append("/r", true).await.unwrap();
@@ -495,16 +500,7 @@ async fn an_appended_file_survives_a_namenode_restart() {
         client.stat("/r").await.unwrap().length,
         want.len() as u64 + 7
     );
-    wait_for(
-        "recovery after the restart",
-        Duration::from_secs(60),
-        || {
-            let client = client.clone();
-            async move { client.recover_lease("/r").await.unwrap() }
-        },
-    )
-    .await
-    .unwrap();
+    wait_lease_recovered(&client, "/r", "recovery after the restart").await;
     want.extend_from_slice(b"flushed");
     assert!(client.read_file("/r").await.unwrap() == want);
     cluster.shutdown().await;
@@ -521,9 +517,7 @@ async fn the_new_edits_replay_after_a_kill() {
     let b = test_data(2000, 2);
     client.write_file("/k/a", &a, opts()).await.unwrap();
     client.write_file("/k/b", &b, opts()).await.unwrap();
-    let mut w = client.append("/k/a", false).await.unwrap();
-    w.write(b"appended").await.unwrap();
-    w.close().await.unwrap();
+    append_bytes(&client, "/k/a", b"appended").await;
     client.concat("/k/a", &["/k/b".into()]).await.unwrap();
     let mut want = a.clone();
     want.extend_from_slice(b"appended");
@@ -536,12 +530,7 @@ async fn the_new_edits_replay_after_a_kill() {
     let cut = BLOCK as usize + 10;
     assert!(!client.truncate("/k/a", cut as u64).await.unwrap());
     want.truncate(cut);
-    wait_for("the truncate's recovery", Duration::from_secs(60), || {
-        let client = client.clone();
-        async move { client.is_file_closed("/k/a").await.unwrap() }
-    })
-    .await
-    .unwrap();
+    wait_closed(&client, "/k/a", "the truncate's recovery").await;
     let mut open = client.create("/k/open", opts()).await.unwrap();
     open.write(&b).await.unwrap();
     open.hflush().await.unwrap();
@@ -944,12 +933,7 @@ async fn append_after_lowering_the_replication() {
             written_then_set_to_2_replicas(&cluster, &client, path, 41 + i as u64).await;
         let more = test_data(3000, 50 + i as u64);
         if i == 0 {
-            let mut w = client
-                .append(path, false)
-                .await
-                .unwrap_or_else(|e| panic!("append to {path} after setrep: {e}"));
-            w.write(&more).await.unwrap();
-            w.close().await.unwrap();
+            append_bytes(&client, path, &more).await;
         } else {
             let mut w = native
                 .append(path)
@@ -961,11 +945,7 @@ async fn append_after_lowering_the_replication() {
                 .unwrap_or_else(|e| panic!("hdfs-native close of {path} after setrep: {e}"));
         }
         expected.extend_from_slice(&more);
-        assert!(
-            client.read_file(path).await.unwrap() == expected,
-            "{path}: content"
-        );
-        assert!(client.is_file_closed(path).await.unwrap(), "{path}: closed");
+        assert_closed_with(&client, path, &expected).await;
         let located = wait_for_replicas(&client, path, 2).await.unwrap();
         assert_eq!(located.blocks[0].locs.len(), 2, "{path}: still 2 replicas");
     }
@@ -1023,21 +1003,9 @@ async fn an_append_goes_on_without_a_node_that_is_down() {
         let idx = cluster.datanode_index(holder).expect("a cluster node");
         cluster.stop_datanode(idx).await;
         let more = test_data(2500, 70 + i as u64);
-        let mut w = client
-            .append(&path, false)
-            .await
-            .unwrap_or_else(|e| panic!("append to {path} with a node down: {e}"));
-        w.write(&more).await.unwrap();
-        w.close().await.unwrap();
+        append_bytes(&client, &path, &more).await;
         expected.extend_from_slice(&more);
-        assert!(
-            client.read_file(&path).await.unwrap() == expected,
-            "{path}: content"
-        );
-        assert!(
-            client.is_file_closed(&path).await.unwrap(),
-            "{path}: closed"
-        );
+        assert_closed_with(&client, &path, &expected).await;
         cluster.start_datanode(idx).await.unwrap();
     }
     cluster.shutdown().await;
@@ -1067,14 +1035,7 @@ async fn the_next_append_recovers_a_failed_appends_lease() {
         w.write(&more).await.unwrap();
         w.close().await.unwrap();
         expected.extend_from_slice(&more);
-        assert!(
-            client.read_file(&path).await.unwrap() == expected,
-            "{path}: content"
-        );
-        assert!(
-            client.is_file_closed(&path).await.unwrap(),
-            "{path}: closed"
-        );
+        assert_closed_with(&client, &path, &expected).await;
     }
     cluster.shutdown().await;
 }

@@ -16,8 +16,8 @@ use std::time::Duration;
 
 use tokio::io::{AsyncReadExt, AsyncWriteExt, BufReader};
 use tokio::net::{TcpListener, TcpStream};
-use tusk_client::CreateOptions;
-use tusk_cluster::{wait_for_replicas, MiniCluster};
+use tusk_client::{CreateOptions, DfsClient};
+use tusk_cluster::{wait_for_replicas, MiniCluster, MiniClusterBuilder};
 use tusk_datatransfer::sasl::Credential;
 use tusk_datatransfer::{read_delimited, write_op, Op, PacketBuf};
 use tusk_proto::hdfs::{
@@ -85,11 +85,39 @@ async fn recording_proxy(
     (addr, wire)
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn privacy_wraps_every_data_connection_and_refuses_plain_clients() {
-    let mut cluster = MiniCluster::builder()
+/// Two DataNodes and two replicas: every write reaches the second node through the
+/// first one's mirror connection.
+fn two_replicas() -> MiniClusterBuilder {
+    MiniCluster::builder()
         .datanodes(2)
         .conf("dfs.replication", "2")
+}
+
+/// Writes `len` bytes of the pattern to `path` and reads them back whole.
+async fn write_and_read_back(client: &DfsClient, path: &str, len: usize) -> Vec<u8> {
+    let data = patterned(len);
+    client
+        .write_file(path, &data, CreateOptions::default())
+        .await
+        .unwrap();
+    assert_eq!(client.read_file(path).await.unwrap(), data);
+    data
+}
+
+/// Asserts that each of the two DataNodes wrapped a connection: the client's to the
+/// first, and the first one's mirror to the second.
+fn assert_both_wrapped(cluster: &MiniCluster) {
+    for i in 0..2 {
+        assert!(
+            cluster.datanode_sasl_wrapped(i) > 0,
+            "DataNode {i}: no wrapped connection"
+        );
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn privacy_wraps_every_data_connection_and_refuses_plain_clients() {
+    let mut cluster = two_replicas()
         .conf("dfs.heartbeat.interval", "200ms")
         .conf("dfs.data.transfer.protection", "privacy")
         .block_size(1 << 20)
@@ -100,19 +128,11 @@ async fn privacy_wraps_every_data_connection_and_refuses_plain_clients() {
         client.options().data_transfer_protection,
         vec![Protection::Privacy]
     );
-    let data = patterned(2_500_000);
-    client
-        .write_file("/private", &data, CreateOptions::default())
-        .await
-        .unwrap();
-    assert_eq!(client.read_file("/private").await.unwrap(), data);
+    let data = write_and_read_back(&client, "/private", 2_500_000).await;
     // The pipeline's second node took its connection from the first (the mirror): both
     // nodes negotiated privacy.
+    assert_both_wrapped(&cluster);
     for i in 0..2 {
-        assert!(
-            cluster.datanode_sasl_wrapped(i) > 0,
-            "DataNode {i}: no wrapped connection"
-        );
         assert_eq!(cluster.datanode_sasl_refused(i), 0);
     }
 
@@ -154,36 +174,20 @@ async fn privacy_wraps_every_data_connection_and_refuses_plain_clients() {
         .unwrap();
     let lb = blocks.blocks[0].clone();
     let credential = Credential::BlockToken(&lb.block_token, &[Protection::Privacy][..]);
-    let (got, wire) = read_recorded(cluster.datanode_addr(third), credential, &lb).await;
-    assert_eq!(got, data[..got.len()]);
-    assert!(wire.len() > got.len(), "{} bytes recorded", wire.len());
-    assert!(
-        !contains(&wire, PATTERN),
-        "the plaintext pattern crossed the wire"
-    );
-    assert!(
-        !contains(&wire, lb.b.pool_id.as_bytes()),
-        "the op crossed in the clear"
-    );
+    let datanode = cluster.datanode_addr(third);
+    assert_read_hidden(datanode, credential, &lb, &data, lb.b.pool_id.as_bytes()).await;
 
     cluster.shutdown().await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn integrity_carries_the_bytes_checked() {
-    let cluster = MiniCluster::builder()
-        .datanodes(2)
-        .conf("dfs.replication", "2")
+    let cluster = two_replicas()
         .conf("dfs.data.transfer.protection", "integrity")
         .start()
         .await;
     let client = cluster.client();
-    let data = patterned(300_000);
-    client
-        .write_file("/checked", &data, CreateOptions::default())
-        .await
-        .unwrap();
-    assert_eq!(client.read_file("/checked").await.unwrap(), data);
+    write_and_read_back(&client, "/checked", 300_000).await;
     assert!(cluster.datanode_sasl_wrapped(0) + cluster.datanode_sasl_wrapped(1) >= 2);
     // A client that asks for privacy only finds no common layer.
     let strict = cluster.client_with(|o| o.data_transfer_protection = vec![Protection::Privacy]);
@@ -197,9 +201,7 @@ async fn integrity_carries_the_bytes_checked() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn encrypt_data_transfer_encrypts_with_data_encryption_keys() {
-    let cluster = MiniCluster::builder()
-        .datanodes(2)
-        .conf("dfs.replication", "2")
+    let cluster = two_replicas()
         .conf("dfs.encrypt.data.transfer", "true")
         .block_size(1 << 20)
         .start()
@@ -210,20 +212,10 @@ async fn encrypt_data_transfer_encrypts_with_data_encryption_keys() {
         .await
         .unwrap()
         .encrypt_data_transfer());
-    let data = patterned(2_500_000);
-    client
-        .write_file("/encrypted", &data, CreateOptions::default())
-        .await
-        .unwrap();
-    assert_eq!(client.read_file("/encrypted").await.unwrap(), data);
+    let data = write_and_read_back(&client, "/encrypted", 2_500_000).await;
     // The client's connection and the pipeline's mirror (a key the first DataNode made)
     // were both encrypted.
-    for i in 0..2 {
-        assert!(
-            cluster.datanode_sasl_wrapped(i) > 0,
-            "DataNode {i}: no encrypted connection"
-        );
-    }
+    assert_both_wrapped(&cluster);
 
     // The key as Hadoop's client asks for it.
     let nn = tusk_rpc::RpcClient::new(
@@ -278,18 +270,9 @@ async fn encrypt_data_transfer_encrypts_with_data_encryption_keys() {
 
     // One read with the key, recorded on the wire: the block comes back whole and none
     // of it, nor the op, crosses in the clear.
-    let (got, wire) = read_recorded(datanode, Credential::EncryptionKey(&key), &lb).await;
-    assert_eq!(got, data[..got.len()]);
-    assert!(wire.len() > got.len(), "{} bytes recorded", wire.len());
-    assert!(
-        !contains(&wire, PATTERN),
-        "the plaintext pattern crossed the wire"
-    );
     // (The key's SASL user name names the block pool in the clear, as in HDFS.)
-    assert!(
-        !contains(&wire, OP_MARKER.as_bytes()),
-        "the op crossed in the clear"
-    );
+    let credential = Credential::EncryptionKey(&key);
+    assert_read_hidden(datanode, credential, &lb, &data, OP_MARKER.as_bytes()).await;
     cluster.shutdown().await;
 }
 
@@ -322,6 +305,26 @@ async fn read_recorded(
     drop((rd, wr));
     let wire = wire.lock().unwrap().clone();
     (got, wire)
+}
+
+/// Reads `lb`'s block as [`read_recorded`] does and asserts that it came back as `data`
+/// begins while neither the data's pattern nor `op_part` (bytes of the op) crossed the
+/// wire in the clear.
+async fn assert_read_hidden(
+    datanode: std::net::SocketAddr,
+    credential: Credential<'_>,
+    lb: &tusk_proto::hdfs::LocatedBlockProto,
+    data: &[u8],
+    op_part: &[u8],
+) {
+    let (got, wire) = read_recorded(datanode, credential, lb).await;
+    assert_eq!(got, data[..got.len()]);
+    assert!(wire.len() > got.len(), "{} bytes recorded", wire.len());
+    assert!(
+        !contains(&wire, PATTERN),
+        "the plaintext pattern crossed the wire"
+    );
+    assert!(!contains(&wire, op_part), "the op crossed in the clear");
 }
 
 /// The client name the recorded op carries.

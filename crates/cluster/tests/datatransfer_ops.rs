@@ -33,16 +33,18 @@ async fn cluster() -> MiniCluster {
     cluster_of(3).await
 }
 
-/// The bytes the Hadoop cross-check used: the top byte of a 64-bit LCG.
+/// The bytes the Hadoop cross-check used: the top byte of each state of a 64-bit LCG
+/// after `seed` (Knuth's MMIX constants).
 fn lcg_bytes(len: usize, seed: u64) -> Vec<u8> {
-    let mut x = seed;
-    (0..len)
-        .map(|_| {
-            x = x
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            (x >> 56) as u8
-        })
+    let next = |x: &u64| {
+        Some(
+            x.wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407),
+        )
+    };
+    std::iter::successors(next(&seed), next)
+        .take(len)
+        .map(|x| (x >> 56) as u8)
         .collect()
 }
 

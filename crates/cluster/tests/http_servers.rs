@@ -4,6 +4,7 @@
 use std::net::SocketAddr;
 use std::time::Duration;
 
+use tusk_cluster::testing::one_of_each_daemon;
 use tusk_cluster::{wait_for, MiniCluster};
 
 /// The status of `GET http://{addr}/` (the servers answer even where no page is mounted).
@@ -213,11 +214,7 @@ async fn the_nodemanager_answers_hadoops_node_info() {
 /// WebHDFS does, and links each NodeManager from the ResourceManager's nodes page.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn browser_pages_answer_with_the_status_of_what_they_show() {
-    let cluster = MiniCluster::builder()
-        .datanodes(1)
-        .nodemanagers(1)
-        .start()
-        .await;
+    let cluster = one_of_each_daemon().await;
     let client = cluster.client();
     client.mkdirs("/private/inner", 0o700, true).await.unwrap();
     client.set_permission("/private", 0o700).await.unwrap();
@@ -253,11 +250,7 @@ async fn browser_pages_answer_with_the_status_of_what_they_show() {
 /// ResourceManager does not know is a 404 saying so.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn icons_hadoops_explorer_url_and_unknown_applications() {
-    let cluster = MiniCluster::builder()
-        .datanodes(1)
-        .nodemanagers(1)
-        .start()
-        .await;
+    let cluster = one_of_each_daemon().await;
     let daemons = [
         cluster.namenode_http_addr(),
         cluster.datanode_http_addr(0),

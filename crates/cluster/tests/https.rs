@@ -6,34 +6,36 @@
 use std::net::SocketAddr;
 use std::sync::Arc;
 
+use rustls_pki_types::{CertificateDer, ServerName};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
+use tokio_rustls::TlsConnector;
 use tusk_cluster::MiniCluster;
 use tusk_http::tls::{self, SelfSigned};
 
-/// One HTTP/1.1 exchange over TLS with a client that trusts `cert` only: status,
-/// `Location` (if any) and body.
+/// A TLS client that trusts `cert` only (rustls' defaults otherwise: ring, the one
+/// provider built in).
+fn trusting(cert: &[u8]) -> TlsConnector {
+    let mut roots = rustls::RootCertStore::empty();
+    roots.add(CertificateDer::from(cert.to_vec())).unwrap();
+    let config = rustls::ClientConfig::builder()
+        .with_root_certificates(roots)
+        .with_no_client_auth();
+    TlsConnector::from(Arc::new(config))
+}
+
+/// One HTTP/1.1 exchange over TLS with `client`, as `localhost`: status, `Location` (if
+/// any) and body.
 async fn over_tls(
+    client: &TlsConnector,
     addr: SocketAddr,
-    cert: &[u8],
     method: &str,
     target: &str,
     body: &[u8],
 ) -> (u16, Option<String>, Vec<u8>) {
-    let mut roots = rustls::RootCertStore::empty();
-    roots
-        .add(rustls_pki_types::CertificateDer::from(cert.to_vec()))
-        .unwrap();
-    let provider = Arc::new(rustls::crypto::ring::default_provider());
-    let config = rustls::ClientConfig::builder_with_provider(provider)
-        .with_safe_default_protocol_versions()
-        .unwrap()
-        .with_root_certificates(roots)
-        .with_no_client_auth();
-    let connector = tokio_rustls::TlsConnector::from(Arc::new(config));
-    let name = rustls_pki_types::ServerName::try_from("localhost").unwrap();
+    let name = ServerName::try_from("localhost").unwrap();
     let tcp = TcpStream::connect(addr).await.unwrap();
-    let mut tls = connector.connect(name, tcp).await.unwrap();
+    let mut tls = client.connect(name, tcp).await.unwrap();
     let head = format!(
         "{method} {target} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\nContent-Length: {}\r\n\r\n",
         body.len()
@@ -109,29 +111,30 @@ async fn webhdfs_redirects_follow_the_scheme_to_the_datanodes_https_port() {
         .start()
         .await;
     let nn_https = cluster.namenode_https_addr().expect("HTTPS served");
+    let client = trusting(&cert.cert);
     let dn_http = cluster.datanode_http_addr(0);
 
     // The NameNode's own user (HDFS's superuser) may write at the root.
     let me = tusk_common::current_user();
     let create = format!("/webhdfs/v1/secure.txt?op=CREATE&user.name={me}");
-    let (status, location, _) = over_tls(nn_https, &cert.cert, "PUT", &create, b"").await;
+    let (status, location, _) = over_tls(&client, nn_https, "PUT", &create, b"").await;
     assert_eq!(status, 307);
     let location = location.expect("a redirect");
     let (dn_https, target) = split_https(&location);
     assert_ne!(dn_https.port(), dn_http.port(), "{location}");
     let data = b"written over HTTPS".repeat(1000);
-    let (status, _, body) = over_tls(dn_https, &cert.cert, "PUT", &target, &data).await;
+    let (status, _, body) = over_tls(&client, dn_https, "PUT", &target, &data).await;
     assert_eq!(status, 201, "{}", String::from_utf8_lossy(&body));
 
     let open = format!("/webhdfs/v1/secure.txt?op=OPEN&user.name={me}");
-    let (status, location, _) = over_tls(nn_https, &cert.cert, "GET", &open, b"").await;
+    let (status, location, _) = over_tls(&client, nn_https, "GET", &open, b"").await;
     assert_eq!(status, 307);
     let (at, target) = split_https(&location.expect("a redirect"));
     assert_eq!(
         at, dn_https,
         "reads and writes go to the one DataNode's HTTPS port"
     );
-    let (status, _, body) = over_tls(at, &cert.cert, "GET", &target, b"").await;
+    let (status, _, body) = over_tls(&client, at, "GET", &target, b"").await;
     assert_eq!(status, 200);
     assert_eq!(body, data);
 

@@ -10,6 +10,7 @@ use std::time::Duration;
 
 use prometheus_parse::{Scrape, Value};
 use tusk_client::CreateOptions;
+use tusk_cluster::testing::one_of_each_daemon;
 use tusk_cluster::{wait_for, wait_for_replicas, MiniCluster};
 
 const BLOCK: usize = 1 << 20;
@@ -136,11 +137,7 @@ async fn a_write_moves_the_namenode_and_datanode_counters_by_what_was_written() 
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn jmx_answers_in_hadoops_shape_and_resourcemanager_counts_heartbeats() {
-    let cluster = MiniCluster::builder()
-        .datanodes(1)
-        .nodemanagers(1)
-        .start()
-        .await;
+    let cluster = one_of_each_daemon().await;
     let client = cluster.client();
     client.mkdirs("/a/b", 0o755, true).await.unwrap();
     let nn = cluster.namenode_http_addr();

@@ -57,6 +57,54 @@ async fn wait_replicas(cluster: &MiniCluster, blocks: &[u64], present: bool, wha
     .unwrap_or_else(|e| panic!("{e}"));
 }
 
+/// Makes `dir` snapshottable and takes snapshot `name` of it.
+async fn snapshot(client: &DfsClient, dir: &str, name: &str) {
+    client.allow_snapshot(dir).await.unwrap();
+    client.create_snapshot(dir, Some(name)).await.unwrap();
+}
+
+/// The lines `hdfs snapshotDiff` prints from snapshot `from` to `to` of `dir` (an empty
+/// name: the current tree).
+async fn diff_lines(client: &DfsClient, dir: &str, from: &str, to: &str) -> Vec<String> {
+    let report = client.snapshot_diff(dir, from, to).await.unwrap();
+    report
+        .diff_report_entries
+        .iter()
+        .map(diff_entry_line)
+        .collect()
+}
+
+/// Waits until every block of `path` has a replica located: the DataNode's report of it
+/// has reached the NameNode.
+async fn wait_located(client: &DfsClient, path: &str, what: &str) {
+    wait_for(what, Duration::from_secs(60), || async {
+        let located = client.block_locations(path, 0, u64::MAX >> 1).await.ok()?;
+        located
+            .blocks
+            .iter()
+            .all(|b| !b.locs.is_empty())
+            .then_some(())
+    })
+    .await
+    .unwrap_or_else(|e| panic!("{e}"));
+}
+
+/// Waits for the one DataNode to be live again after the NameNode started.
+async fn wait_datanode_back(cluster: &MiniCluster) {
+    cluster
+        .wait_live_datanodes(1, Duration::from_secs(20))
+        .await
+        .unwrap();
+}
+
+/// Kills the NameNode and starts it again, replaying the edit log; returns once the
+/// DataNode is back.
+async fn kill_and_restart_namenode(cluster: &mut MiniCluster) {
+    cluster.kill_namenode();
+    cluster.start_namenode_again().await.unwrap();
+    wait_datanode_back(cluster).await;
+}
+
 fn remote_class(e: &tusk_client::ClientError) -> String {
     e.remote_class().unwrap_or("none").to_string()
 }
@@ -165,12 +213,7 @@ async fn snapshots_keep_deleted_data_until_deleted_and_survive_restarts() {
     assert_eq!(live.length, (b_new.len() + c.len() + 5) as u64 + held);
 
     // Diff report from s1 to the current tree.
-    let report = client.snapshot_diff("/d", "s1", "").await.unwrap();
-    let lines: Vec<String> = report
-        .diff_report_entries
-        .iter()
-        .map(diff_entry_line)
-        .collect();
+    let lines = diff_lines(&client, "/d", "s1", "").await;
     for expected in [
         "M\t.",
         "+\t./new",
@@ -185,18 +228,9 @@ async fn snapshots_keep_deleted_data_until_deleted_and_survive_restarts() {
             "{expected} in {lines:?}"
         );
     }
-    let back = client.snapshot_diff("/d", "", "s1").await.unwrap();
-    assert!(back
-        .diff_report_entries
-        .iter()
-        .map(diff_entry_line)
-        .any(|l| l == "-\t./new"));
-    assert!(client
-        .snapshot_diff("/d", "s1", "s1")
-        .await
-        .unwrap()
-        .diff_report_entries
-        .is_empty());
+    let back = diff_lines(&client, "/d", "", "s1").await;
+    assert!(back.iter().any(|l| l == "-\t./new"), "{back:?}");
+    assert!(diff_lines(&client, "/d", "s1", "s1").await.is_empty());
     let e = client.snapshot_diff("/d", "nope", "").await.unwrap_err();
     assert!(e.to_string().contains("Cannot find the snapshot"), "{e}");
 
@@ -232,30 +266,14 @@ async fn snapshots_keep_deleted_data_until_deleted_and_survive_restarts() {
     // A kill, then a start that replays the edit log: the snapshot, its reads and its
     // retained blocks are all still there, and the DataNode's report of a's blocks is
     // accepted, not answered with a deletion.
-    cluster.kill_namenode();
-    cluster.start_namenode_again().await.unwrap();
-    cluster
-        .wait_live_datanodes(1, Duration::from_secs(20))
-        .await
-        .unwrap();
+    kill_and_restart_namenode(&mut cluster).await;
     let client = cluster.client();
-    wait_for(
+    wait_located(
+        &client,
+        "/d/.snapshot/first/a",
         "the snapshot file's replicas reported after restart",
-        Duration::from_secs(60),
-        || async {
-            let located = client
-                .block_locations("/d/.snapshot/first/a", 0, u64::MAX >> 1)
-                .await
-                .ok()?;
-            located
-                .blocks
-                .iter()
-                .all(|b| !b.locs.is_empty())
-                .then_some(())
-        },
     )
-    .await
-    .unwrap_or_else(|e| panic!("{e}"));
+    .await;
     assert_eq!(client.read_file("/d/.snapshot/first/a").await.unwrap(), a);
     assert_eq!(
         client.read_file("/d/.snapshot/first/b").await.unwrap(),
@@ -321,8 +339,7 @@ async fn unchanged_subtrees_are_shared_between_snapshots() {
             .await
             .unwrap();
     }
-    client.allow_snapshot("/t").await.unwrap();
-    client.create_snapshot("/t", Some("one")).await.unwrap();
+    snapshot(&client, "/t", "one").await;
     client
         .mkdirs("/t/dir3/deep/new", 0o755, true)
         .await
@@ -344,21 +361,15 @@ async fn unchanged_subtrees_are_shared_between_snapshots() {
             );
         }
     }
-    let report = client.snapshot_diff("/t", "one", "two").await.unwrap();
-    let lines: Vec<String> = report
-        .diff_report_entries
-        .iter()
-        .map(diff_entry_line)
-        .collect();
-    assert_eq!(lines, ["M\t./dir3/deep", "+\t./dir3/deep/new"]);
+    assert_eq!(
+        diff_lines(&client, "/t", "one", "two").await,
+        ["M\t./dir3/deep", "+\t./dir3/deep/new"]
+    );
     // Below the snapshot root, paths are relative to the directory asked about.
-    let below = client.snapshot_diff("/t/dir3", "one", "").await.unwrap();
-    let lines: Vec<String> = below
-        .diff_report_entries
-        .iter()
-        .map(diff_entry_line)
-        .collect();
-    assert_eq!(lines, ["M\t./deep", "+\t./deep/new"]);
+    assert_eq!(
+        diff_lines(&client, "/t/dir3", "one", "").await,
+        ["M\t./deep", "+\t./deep/new"]
+    );
     client.mkdirs("/elsewhere", 0o755, false).await.unwrap();
     let e = client
         .snapshot_diff("/elsewhere", "one", "")
@@ -379,8 +390,7 @@ async fn hdfs_native_reads_through_a_snapshot() {
     let client = cluster.client();
     let old = test_data(BLOCK as usize + 4321, 9);
     put(&client, "/n/f", &old).await;
-    client.allow_snapshot("/n").await.unwrap();
-    client.create_snapshot("/n", Some("s1")).await.unwrap();
+    snapshot(&client, "/n", "s1").await;
     put(&client, "/n/f", b"shorter now").await;
 
     let native = hdfs_native::Client::new(&cluster.fs_uri()).expect("hdfs-native client");
@@ -497,20 +507,7 @@ async fn assert_snapshot_kept_features(cluster: &MiniCluster, data: &[u8], when:
     );
 
     // The copy's ACL decides who reads it: bob (named in it) does, carol does not.
-    wait_for(
-        "the snapshot's blocks located",
-        Duration::from_secs(60),
-        || async {
-            let located = admin.block_locations(f, 0, u64::MAX >> 1).await.ok()?;
-            located
-                .blocks
-                .iter()
-                .all(|b| !b.locs.is_empty())
-                .then_some(())
-        },
-    )
-    .await
-    .unwrap_or_else(|e| panic!("{e}"));
+    wait_located(&admin, f, "the snapshot's blocks located").await;
     assert_eq!(bob.read_file(f).await.unwrap(), data);
     assert_eq!(bob.get_xattrs(f, vec![]).await.unwrap().len(), 1);
     let e = carol.read_file(f).await.unwrap_err();
@@ -583,8 +580,7 @@ async fn snapshots_keep_acls_xattrs_and_storage_policy_across_restarts() {
         .unwrap();
     admin.set_storage_policy("/p", "WARM").await.unwrap();
     admin.set_storage_policy("/p/f", "COLD").await.unwrap();
-    admin.allow_snapshot("/p").await.unwrap();
-    admin.create_snapshot("/p", Some("s1")).await.unwrap();
+    snapshot(&admin, "/p", "s1").await;
 
     // Change all of it live: bob out, carol in, other xattrs, other policies.
     alice
@@ -633,12 +629,7 @@ async fn snapshots_keep_acls_xattrs_and_storage_policy_across_restarts() {
             .name,
         "ALL_SSD"
     );
-    let report = admin.snapshot_diff("/p", "s1", "s2").await.unwrap();
-    let lines: Vec<String> = report
-        .diff_report_entries
-        .iter()
-        .map(diff_entry_line)
-        .collect();
+    let lines = diff_lines(&admin, "/p", "s1", "s2").await;
     assert!(
         lines.iter().any(|l| l == "M\t./f"),
         "an ACL change modifies: {lines:?}"
@@ -650,18 +641,10 @@ async fn snapshots_keep_acls_xattrs_and_storage_policy_across_restarts() {
     admin.delete("/p/f", false).await.unwrap();
     assert!(admin.acl_status("/p/f").await.is_err());
     assert_snapshot_kept_features(&cluster, &data, "after deletion").await;
-    cluster.kill_namenode();
-    cluster.start_namenode_again().await.unwrap();
-    cluster
-        .wait_live_datanodes(1, Duration::from_secs(20))
-        .await
-        .unwrap();
+    kill_and_restart_namenode(&mut cluster).await;
     assert_snapshot_kept_features(&cluster, &data, "after a kill and edit replay").await;
     cluster.restart_namenode().await.unwrap();
-    cluster
-        .wait_live_datanodes(1, Duration::from_secs(20))
-        .await
-        .unwrap();
+    wait_datanode_back(&cluster).await;
     assert_snapshot_kept_features(&cluster, &data, "after a clean restart").await;
     let s2 = cluster
         .client()
@@ -689,8 +672,7 @@ async fn a_truncate_inside_a_snapshotted_block_copies_it() {
     let data = test_data(2 * BLOCK as usize + 5000, 11);
     put(&client, "/ct/f", &data).await;
     let old_blocks = block_ids(&client, "/ct/f").await;
-    client.allow_snapshot("/ct").await.unwrap();
-    client.create_snapshot("/ct", Some("s")).await.unwrap();
+    snapshot(&client, "/ct", "s").await;
 
     // Cut inside the second block, at no chunk boundary.
     let cut = BLOCK + 777;
@@ -767,8 +749,7 @@ async fn an_appended_then_deleted_snapshotted_file_survives_a_restart() {
     let client = cluster.client();
     let before = test_data(10, 21);
     put(&client, "/sa/gone", &before).await;
-    client.allow_snapshot("/sa").await.unwrap();
-    client.create_snapshot("/sa", Some("a")).await.unwrap();
+    snapshot(&client, "/sa", "a").await;
     let mut w = client.append("/sa/gone", false).await.unwrap();
     w.write(b"abc").await.unwrap();
     w.close().await.unwrap();
@@ -815,8 +796,7 @@ async fn what_only_snapshots_hold_counts_against_quotas() {
     let client = cluster.client();
     let old = test_data(500_000, 31);
     put(&client, "/qs/old", &old).await;
-    client.allow_snapshot("/qs").await.unwrap();
-    client.create_snapshot("/qs", Some("s")).await.unwrap();
+    snapshot(&client, "/qs", "s").await;
     client.delete("/qs/old", false).await.unwrap();
     // Two blocks' worth: a 1.5 MB file (two 1 MiB blocks while written) fits alone.
     client
@@ -860,8 +840,7 @@ async fn check_access_and_located_file_info_read_the_snapshot() {
     let data = test_data(300_000, 41);
     put(&client, "/ca/f", &data).await;
     client.set_permission("/ca/f", 0o644).await.unwrap();
-    client.allow_snapshot("/ca").await.unwrap();
-    client.create_snapshot("/ca", Some("s")).await.unwrap();
+    snapshot(&client, "/ca", "s").await;
     // The live file changes after the snapshot: private, and longer.
     client.set_permission("/ca/f", 0o600).await.unwrap();
     let mut w = client.append("/ca/f", false).await.unwrap();

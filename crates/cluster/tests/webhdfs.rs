@@ -11,6 +11,7 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 use tusk_client::{ChecksumCombineMode, CreateOptions};
 use tusk_cluster::{test_data, wait_for, MiniCluster};
+use Expect::{Empty, Json, Refused, RefusedWith, Served, True};
 
 /// A client that does not follow redirects, so each step can be checked.
 struct Web {
@@ -18,8 +19,10 @@ struct Web {
     namenode: SocketAddr,
 }
 
-/// One answer: status, `Location` (if any), body.
+/// One answer: status, `Location` (if any), body, and the request it answers (named
+/// in every failed assertion about it).
 struct Answer {
+    request: String,
     status: StatusCode,
     location: Option<String>,
     body: Vec<u8>,
@@ -28,7 +31,12 @@ struct Answer {
 impl Answer {
     fn json(&self) -> Value {
         serde_json::from_slice(&self.body)
-            .unwrap_or_else(|e| panic!("not JSON ({e}): {}", String::from_utf8_lossy(&self.body)))
+            .unwrap_or_else(|e| panic!("{}: not JSON ({e}): {}", self.request, self.text()))
+    }
+
+    /// The body as text, for messages.
+    fn text(&self) -> std::borrow::Cow<'_, str> {
+        String::from_utf8_lossy(&self.body)
     }
 
     /// Asserts Hadoop's error JSON with `status` and exception `class` (simple name).
@@ -37,15 +45,91 @@ impl Answer {
         assert_eq!(
             self.status.as_u16(),
             status,
-            "{}",
-            String::from_utf8_lossy(&self.body)
+            "{}: {}",
+            self.request,
+            self.text()
         );
         let e = &self.json()["RemoteException"];
-        assert_eq!(e["exception"], class, "{e}");
-        assert!(e["javaClassName"].as_str().unwrap().ends_with(class), "{e}");
+        assert_eq!(e["exception"], class, "{}: {e}", self.request);
+        assert!(
+            e["javaClassName"].as_str().unwrap().ends_with(class),
+            "{}: {e}",
+            self.request
+        );
         e["message"].as_str().unwrap().to_string()
     }
+
+    /// Asserts a 200, showing the body when not.
+    #[track_caller]
+    fn assert_ok(&self) {
+        assert_eq!(
+            self.status,
+            StatusCode::OK,
+            "{}: {}",
+            self.request,
+            self.text()
+        );
+    }
+
+    /// Asserts a 200 with this JSON.
+    #[track_caller]
+    fn assert_json(&self, want: &Value) {
+        self.assert_ok();
+        assert_eq!(&self.json(), want, "{}", self.request);
+    }
+
+    /// Asserts a 200 with no body, as Hadoop's setters answer.
+    #[track_caller]
+    fn assert_empty(&self) {
+        self.assert_ok();
+        assert!(self.body.is_empty(), "{}: {}", self.request, self.text());
+    }
+
+    /// Asserts what `expect` says.
+    #[track_caller]
+    fn assert(&self, expect: &Expect) {
+        match expect {
+            Expect::Served => self.assert_ok(),
+            Expect::Empty => self.assert_empty(),
+            Expect::True => self.assert_json(&json!({"boolean": true})),
+            Expect::Json(want) => self.assert_json(want),
+            Expect::Refused((status, class)) => {
+                self.assert_error(*status, class);
+            }
+            Expect::RefusedWith((status, class), message) => {
+                let got = self.assert_error(*status, class);
+                assert_eq!(&got, message, "{}", self.request);
+            }
+        }
+    }
 }
+
+/// What a request must be answered with.
+enum Expect<'a> {
+    /// A 200; its body is not looked at.
+    Served,
+    /// A 200 with no body, as Hadoop's setters answer.
+    Empty,
+    /// A 200 with Hadoop's `{"boolean": true}`.
+    True,
+    /// A 200 with this JSON.
+    Json(Value),
+    /// Hadoop's error JSON with this status and exception (simple name).
+    Refused((u16, &'a str)),
+    /// That, and this message.
+    RefusedWith((u16, &'a str), &'a str),
+}
+
+/// The refusals most asked for: status and exception.
+const BAD_ARGUMENT: (u16, &str) = (400, "IllegalArgumentException");
+const DENIED: (u16, &str) = (403, "AccessControlException");
+const NOT_FOUND: (u16, &str) = (404, "FileNotFoundException");
+const SNAPSHOT_REFUSED: (u16, &str) = (403, "SnapshotException");
+const NOT_AUTHORIZED: (u16, &str) = (403, "AuthorizationException");
+
+/// One request to the NameNode, `METHOD /path?query` (the path below `/webhdfs/v1`),
+/// and what it must answer.
+type Step<'a> = (&'a str, Expect<'a>);
 
 impl Web {
     fn new(cluster: &MiniCluster) -> Web {
@@ -84,7 +168,19 @@ impl Web {
         self.nn(Method::DELETE, path, query).await
     }
 
+    /// Sends each request in turn and checks its answer: a run of requests that
+    /// differ only in what they send and what must come back.
+    async fn steps(&self, steps: &[Step<'_>]) {
+        for (request, expect) in steps {
+            let (method, target) = request.split_once(' ').expect("METHOD /path?query");
+            let (path, query) = target.split_once('?').unwrap_or((target, ""));
+            let method = Method::from_bytes(method.as_bytes()).unwrap();
+            self.nn(method, path, query).await.assert(expect);
+        }
+    }
+
     async fn send(&self, method: Method, url: &str, body: Vec<u8>) -> Answer {
+        let request = format!("{method} {url}");
         let resp = self
             .http
             .request(method, url)
@@ -99,6 +195,7 @@ impl Web {
             .map(|l| l.to_str().unwrap().to_string());
         let body = resp.bytes().await.unwrap().to_vec();
         Answer {
+            request,
             status,
             location,
             body,
@@ -277,11 +374,9 @@ async fn namespace_operations_answer_hadoops_json() {
     home(&cluster, "/home/alice", "alice").await;
     let q = "user.name=alice";
 
-    let made = web
-        .put("/home/alice/d", &format!("op=MKDIRS&{q}&permission=750"))
-        .await;
-    assert_eq!(made.status, StatusCode::OK);
-    assert_eq!(made.json(), json!({"boolean": true}));
+    web.put("/home/alice/d", &format!("op=MKDIRS&{q}&permission=750"))
+        .await
+        .assert(&True);
     web.create("/home/alice/d/f", q, b"0123456789".to_vec())
         .await;
 
@@ -386,35 +481,26 @@ async fn namespace_operations_answer_hadoops_json() {
         "CRC32C's id"
     );
 
-    let renamed = web
-        .put(
-            "/home/alice/d/f",
-            &format!("op=RENAME&{q}&destination=/home/alice/g"),
-        )
-        .await;
-    assert_eq!(renamed.json(), json!({"boolean": true}));
-    let set = web
-        .put(
-            "/home/alice/g",
-            &format!("op=SETREPLICATION&{q}&replication=1"),
-        )
-        .await;
-    assert_eq!(set.json(), json!({"boolean": true}));
-    let perm = web
-        .put(
-            "/home/alice/g",
-            &format!("op=SETPERMISSION&{q}&permission=600"),
-        )
-        .await;
-    assert_eq!(perm.status, StatusCode::OK);
-    assert!(perm.body.is_empty());
-    let times = web
-        .put(
-            "/home/alice/g",
-            &format!("op=SETTIMES&{q}&modificationtime=1000&accesstime=2000"),
-        )
-        .await;
-    assert_eq!(times.status, StatusCode::OK);
+    // RENAME and SETREPLICATION answer `{"boolean": true}`; the setters, nothing.
+    web.steps(&[
+        (
+            &format!("PUT /home/alice/d/f?op=RENAME&{q}&destination=/home/alice/g"),
+            True,
+        ),
+        (
+            &format!("PUT /home/alice/g?op=SETREPLICATION&{q}&replication=1"),
+            True,
+        ),
+        (
+            &format!("PUT /home/alice/g?op=SETPERMISSION&{q}&permission=600"),
+            Empty,
+        ),
+        (
+            &format!("PUT /home/alice/g?op=SETTIMES&{q}&modificationtime=1000&accesstime=2000"),
+            Empty,
+        ),
+    ])
+    .await;
     let g = cluster.client().stat("/home/alice/g").await.unwrap();
     assert_eq!(
         (
@@ -425,22 +511,23 @@ async fn namespace_operations_answer_hadoops_json() {
         ),
         (1, 0o600, 1000, 2000)
     );
-    // Only the superuser gives a file away.
-    web.put("/home/alice/g", &format!("op=SETOWNER&{q}&owner=bob"))
-        .await
-        .assert_error(403, "AccessControlException");
     let superuser = tusk_common::current_user();
-    let chown = web
-        .put(
-            "/home/alice/g",
-            &format!("op=SETOWNER&user.name={superuser}&owner=bob&group=staff"),
-        )
-        .await;
-    assert_eq!(chown.status, StatusCode::OK);
-    let deleted = web
-        .delete("/home/alice/d", &format!("op=DELETE&{q}&recursive=true"))
-        .await;
-    assert_eq!(deleted.json(), json!({"boolean": true}));
+    web.steps(&[
+        // Only the superuser gives a file away.
+        (
+            &format!("PUT /home/alice/g?op=SETOWNER&{q}&owner=bob"),
+            Refused(DENIED),
+        ),
+        (
+            &format!("PUT /home/alice/g?op=SETOWNER&user.name={superuser}&owner=bob&group=staff"),
+            Empty,
+        ),
+        (
+            &format!("DELETE /home/alice/d?op=DELETE&{q}&recursive=true"),
+            True,
+        ),
+    ])
+    .await;
 
     // What WebHDFS changed is in the edit log: it survives a NameNode restart.
     cluster.restart_namenode().await.unwrap();
@@ -470,9 +557,6 @@ async fn raw_get(addr: SocketAddr, target: &str) -> (u16, String) {
     (status, body)
 }
 
-/// Method, path, query, the expected status and exception, and (when given) message.
-type BadRequest<'a> = (Method, &'a str, &'a str, (u16, &'a str), Option<&'a str>);
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn bad_input_gets_hadoops_error_json_and_status() {
     let cluster = cluster().await;
@@ -483,41 +567,31 @@ async fn bad_input_gets_hadoops_error_json_and_status() {
         .await
         .unwrap();
 
-    const BAD_ARGUMENT: (u16, &str) = (400, "IllegalArgumentException");
-    let cases: &[BadRequest] = &[
-        (Method::GET, "/f", "op=OPEN&offset=-1", BAD_ARGUMENT,
-         Some("Invalid value for webhdfs parameter \"offset\": Invalid parameter range: offset = -1 < 0")),
-        (Method::GET, "/f", "op=OPEN&length=ten", BAD_ARGUMENT, None),
-        (Method::GET, "/f", "op=FROBNICATE", BAD_ARGUMENT,
-         Some("Invalid value for webhdfs parameter \"op\": No enum constant org.apache.hadoop.hdfs.web.resources.GetOpParam.Op.FROBNICATE")),
+    web.steps(&[
+        ("GET /f?op=OPEN&offset=-1",
+         RefusedWith(BAD_ARGUMENT, "Invalid value for webhdfs parameter \"offset\": Invalid parameter range: offset = -1 < 0")),
+        ("GET /f?op=OPEN&length=ten", Refused(BAD_ARGUMENT)),
+        ("GET /f?op=FROBNICATE",
+         RefusedWith(BAD_ARGUMENT, "Invalid value for webhdfs parameter \"op\": No enum constant org.apache.hadoop.hdfs.web.resources.GetOpParam.Op.FROBNICATE")),
         // An operation under the wrong method is as unknown.
-        (Method::GET, "/f", "op=MKDIRS", BAD_ARGUMENT, None),
-        (Method::GET, "/f", "", BAD_ARGUMENT, None),
-        (Method::PUT, "/f", "op=RENAME", BAD_ARGUMENT,
-         Some("Required param destination for op: RENAME is null or empty")),
-        (Method::PUT, "/f", "op=SETOWNER&user.name=root", BAD_ARGUMENT,
-         Some("Both owner and group are empty.")),
-        (Method::PUT, "/f", "op=SETPERMISSION&permission=9", BAD_ARGUMENT, None),
-        (Method::GET, "/f", "op=GETFILESTATUS&user.name=a%20b", BAD_ARGUMENT, None),
-        (Method::GET, "/missing", "op=GETFILESTATUS", (404, "FileNotFoundException"),
-         Some("File does not exist: /missing")),
-        (Method::GET, "/missing", "op=OPEN", (404, "FileNotFoundException"), None),
-        (Method::GET, "/missing", "op=LISTSTATUS", (404, "FileNotFoundException"), None),
-        (Method::GET, "/f", "op=GETFILESTATUS&user.name=alice&doas=root",
-         (403, "AuthorizationException"), Some("User: alice is not allowed to impersonate root")),
+        ("GET /f?op=MKDIRS", Refused(BAD_ARGUMENT)),
+        ("GET /f", Refused(BAD_ARGUMENT)),
+        ("PUT /f?op=RENAME",
+         RefusedWith(BAD_ARGUMENT, "Required param destination for op: RENAME is null or empty")),
+        ("PUT /f?op=SETOWNER&user.name=root",
+         RefusedWith(BAD_ARGUMENT, "Both owner and group are empty.")),
+        ("PUT /f?op=SETPERMISSION&permission=9", Refused(BAD_ARGUMENT)),
+        ("GET /f?op=GETFILESTATUS&user.name=a%20b", Refused(BAD_ARGUMENT)),
+        ("GET /missing?op=GETFILESTATUS", RefusedWith(NOT_FOUND, "File does not exist: /missing")),
+        ("GET /missing?op=OPEN", Refused(NOT_FOUND)),
+        ("GET /missing?op=LISTSTATUS", Refused(NOT_FOUND)),
+        ("GET /f?op=GETFILESTATUS&user.name=alice&doas=root",
+         RefusedWith(NOT_AUTHORIZED, "User: alice is not allowed to impersonate root")),
         // Operations Tusk does not run yet say so.
-        (Method::PUT, "/f", "op=CREATESYMLINK", (400, "UnsupportedOperationException"),
-         Some("CREATESYMLINK is not supported")),
-    ];
-    for (method, path, query, (status, class), message) in cases {
-        let got = web
-            .nn(method.clone(), path, query)
-            .await
-            .assert_error(*status, class);
-        if let Some(m) = message {
-            assert_eq!(&got, m, "{method} {path}?{query}");
-        }
-    }
+        ("PUT /f?op=CREATESYMLINK",
+         RefusedWith((400, "UnsupportedOperationException"), "CREATESYMLINK is not supported")),
+    ])
+    .await;
 
     // `..` is refused as the NameNode refuses it, on both servers.
     for addr in [cluster.namenode_http_addr(), cluster.datanode_http_addr(0)] {
@@ -568,15 +642,18 @@ async fn anonymous_and_other_users_cannot_write_a_private_directory() {
     web.create("/private/y", "", b"data".to_vec())
         .await
         .assert_error(403, "AccessControlException");
-    web.delete("/private/secret", "op=DELETE&user.name=mallory")
-        .await
-        .assert_error(403, "AccessControlException");
-    web.get("/private/secret", "op=OPEN&user.name=mallory")
-        .await
-        .assert_error(403, "AccessControlException");
-    web.get("/private", "op=LISTSTATUS")
-        .await
-        .assert_error(403, "AccessControlException");
+    web.steps(&[
+        (
+            "DELETE /private/secret?op=DELETE&user.name=mallory",
+            Refused(DENIED),
+        ),
+        (
+            "GET /private/secret?op=OPEN&user.name=mallory",
+            Refused(DENIED),
+        ),
+        ("GET /private?op=LISTSTATUS", Refused(DENIED)),
+    ])
+    .await;
     // Whether or not the child exists: a 403, never a 404 or "already exists".
     for child in ["/private/secret", "/private/nope"] {
         let m = web
@@ -637,9 +714,9 @@ async fn append_and_checksum_redirect_to_a_holder_of_the_last_block() {
     assert_eq!(vec![authority(&location).to_string()], holders);
     assert!(location.contains("op=APPEND"), "{location}");
     let added = test_data(5000, 8);
-    let step2 = web.send(Method::POST, &location, added.clone()).await;
-    assert_ok(&step2);
-    assert!(step2.body.is_empty());
+    web.send(Method::POST, &location, added.clone())
+        .await
+        .assert_empty();
     let mut whole = first.clone();
     whole.extend_from_slice(&added);
     assert_eq!(client.read_file("/a/f").await.unwrap(), whole);
@@ -689,12 +766,14 @@ async fn append_and_checksum_redirect_to_a_holder_of_the_last_block() {
 
     // Errors: a missing file at the NameNode; another user's append at the DataNode,
     // which leaves the file as it was.
-    web.post("/a/missing", "op=APPEND&user.name=alice")
-        .await
-        .assert_error(404, "FileNotFoundException");
-    web.get("/a/missing", "op=GETFILECHECKSUM")
-        .await
-        .assert_error(404, "FileNotFoundException");
+    web.steps(&[
+        (
+            "POST /a/missing?op=APPEND&user.name=alice",
+            Refused(NOT_FOUND),
+        ),
+        ("GET /a/missing?op=GETFILECHECKSUM", Refused(NOT_FOUND)),
+    ])
+    .await;
     let step1 = web.post("/a/f", "op=APPEND&user.name=mallory").await;
     web.send(Method::POST, &step1.location.unwrap(), b"x".to_vec())
         .await
@@ -728,42 +807,46 @@ async fn truncate_and_concat_answer_hadoops_json() {
     .await
     .unwrap();
     assert_eq!(alice.read_file("/t/a").await.unwrap(), &data[..1000]);
-    let to_zero = web
-        .post("/t/c", "op=TRUNCATE&newlength=0&user.name=alice")
-        .await;
-    assert_eq!(to_zero.json(), json!({"boolean": true}));
+    web.steps(&[
+        ("POST /t/c?op=TRUNCATE&newlength=0&user.name=alice", True),
+        (
+            "POST /t/b?op=TRUNCATE&user.name=alice",
+            RefusedWith(
+                BAD_ARGUMENT,
+                "Required param newlength for op: TRUNCATE is null or empty",
+            ),
+        ),
+        (
+            "POST /t/b?op=TRUNCATE&newlength=10&user.name=mallory",
+            Refused(DENIED),
+        ),
+    ])
+    .await;
     assert_eq!(alice.stat("/t/c").await.unwrap().length, 0);
-    let m = web
-        .post("/t/b", "op=TRUNCATE&user.name=alice")
-        .await
-        .assert_error(400, "IllegalArgumentException");
-    assert_eq!(
-        m,
-        "Required param newlength for op: TRUNCATE is null or empty"
-    );
-    web.post("/t/b", "op=TRUNCATE&newlength=10&user.name=mallory")
-        .await
-        .assert_error(403, "AccessControlException");
 
     // CONCAT: 200 with no body; the sources' bytes follow the target's and the
     // sources are gone.
-    let c = web
-        .post("/t/a", "op=CONCAT&sources=/t/b&user.name=alice")
-        .await;
-    assert_ok(&c);
-    assert!(c.body.is_empty());
+    web.post("/t/a", "op=CONCAT&sources=/t/b&user.name=alice")
+        .await
+        .assert_empty();
     let mut joined = data[..1000].to_vec();
     joined.extend_from_slice(&data);
     assert_eq!(alice.read_file("/t/a").await.unwrap(), joined);
     assert!(alice.stat("/t/b").await.is_err());
-    let m = web
-        .post("/t/a", "op=CONCAT&user.name=alice")
-        .await
-        .assert_error(400, "IllegalArgumentException");
-    assert_eq!(m, "Required param sources for op: CONCAT is null or empty");
-    web.post("/t/a", "op=CONCAT&sources=/t/missing&user.name=alice")
-        .await
-        .assert_error(404, "FileNotFoundException");
+    web.steps(&[
+        (
+            "POST /t/a?op=CONCAT&user.name=alice",
+            RefusedWith(
+                BAD_ARGUMENT,
+                "Required param sources for op: CONCAT is null or empty",
+            ),
+        ),
+        (
+            "POST /t/a?op=CONCAT&sources=/t/missing&user.name=alice",
+            Refused(NOT_FOUND),
+        ),
+    ])
+    .await;
 
     // Both are in the edit log.
     cluster.restart_namenode().await.unwrap();
@@ -789,25 +872,10 @@ async fn acl_quota_and_snapshot_operations_answer_hadoops_json() {
     let put = |q: &str| format!("{q}&user.name=alice");
 
     // ACLs: set, modify, read back as Hadoop's AclStatus, remove entries, remove all.
-    let set = web
-        .put(
-            "/m",
-            &put("op=SETACL&aclspec=user::rwx,group::r-x,other::---,user:bob:r-x"),
-        )
-        .await;
-    assert_ok(&set);
-    assert!(set.body.is_empty());
-    let modify = web
-        .put(
-            "/m",
-            &put("op=MODIFYACLENTRIES&aclspec=default:group:dev:rwx"),
-        )
-        .await;
-    assert_eq!(modify.status, StatusCode::OK);
-    let status = web.get("/m", "op=GETACLSTATUS").await;
-    assert_eq!(
-        status.json(),
-        json!({"AclStatus": {
+    web.steps(&[
+        (&put("PUT /m?op=SETACL&aclspec=user::rwx,group::r-x,other::---,user:bob:r-x"), Empty),
+        (&put("PUT /m?op=MODIFYACLENTRIES&aclspec=default:group:dev:rwx"), Empty),
+        ("GET /m?op=GETACLSTATUS", Json(json!({"AclStatus": {
             // The default ACL gets copies of the access ACL's base entries; the group
             // bits show the mask (r-x).
             "entries": ["user:bob:r-x", "group::r-x", "default:user::rwx", "default:group::r-x", "default:group:dev:rwx", "default:mask::rwx",
@@ -816,66 +884,66 @@ async fn acl_quota_and_snapshot_operations_answer_hadoops_json() {
             "owner": "alice",
             "permission": "750",
             "stickyBit": false,
-        }})
-    );
-    web.put("/m", &put("op=REMOVEACLENTRIES&aclspec=user:bob"))
-        .await;
-    web.put("/m", &put("op=REMOVEDEFAULTACL")).await;
+        }}))),
+        (&put("PUT /m?op=REMOVEACLENTRIES&aclspec=user:bob"), Empty),
+        (&put("PUT /m?op=REMOVEDEFAULTACL"), Empty),
+    ])
+    .await;
     let entries = web.get("/m", "op=GETACLSTATUS").await.json();
     assert_eq!(entries["AclStatus"]["entries"], json!(["group::r-x"]));
-    let m = web
-        .put("/m", &put("op=SETACL"))
-        .await
-        .assert_error(400, "IllegalArgumentException");
-    assert_eq!(m, "Required param aclspec for op: SETACL is null or empty");
-    web.put("/m", &put("op=MODIFYACLENTRIES&aclspec=person:bob:rwx"))
-        .await
-        .assert_error(400, "IllegalArgumentException");
-    web.put("/m", "op=REMOVEACL&user.name=mallory")
-        .await
-        .assert_error(403, "AccessControlException");
-    web.get("/missing", "op=GETACLSTATUS")
-        .await
-        .assert_error(404, "FileNotFoundException");
-    // CHECKACCESS: the owner holds rwx; another user (other::---) not even read.
-    let may_read = web
-        .get("/m", "op=CHECKACCESS&fsaction=rwx&user.name=alice")
-        .await;
-    assert_ok(&may_read);
-    web.get("/m", "op=CHECKACCESS&fsaction=r--&user.name=bob")
-        .await
-        .assert_error(403, "AccessControlException");
-    web.get("/m", "op=CHECKACCESS&fsaction=rwz&user.name=bob")
-        .await
-        .assert_error(400, "IllegalArgumentException");
-    let removed = web.put("/m", &put("op=REMOVEACL")).await;
-    assert_eq!(removed.status, StatusCode::OK);
+    web.steps(&[
+        (
+            &put("PUT /m?op=SETACL"),
+            RefusedWith(
+                BAD_ARGUMENT,
+                "Required param aclspec for op: SETACL is null or empty",
+            ),
+        ),
+        (
+            &put("PUT /m?op=MODIFYACLENTRIES&aclspec=person:bob:rwx"),
+            Refused(BAD_ARGUMENT),
+        ),
+        ("PUT /m?op=REMOVEACL&user.name=mallory", Refused(DENIED)),
+        ("GET /missing?op=GETACLSTATUS", Refused(NOT_FOUND)),
+        // CHECKACCESS: the owner holds rwx; another user (other::---) not even read.
+        ("GET /m?op=CHECKACCESS&fsaction=rwx&user.name=alice", Served),
+        (
+            "GET /m?op=CHECKACCESS&fsaction=r--&user.name=bob",
+            Refused(DENIED),
+        ),
+        (
+            "GET /m?op=CHECKACCESS&fsaction=rwz&user.name=bob",
+            Refused(BAD_ARGUMENT),
+        ),
+        (&put("PUT /m?op=REMOVEACL"), Served),
+    ])
+    .await;
     let plain = web.get("/m", "op=GETACLSTATUS").await.json();
     assert_eq!(plain["AclStatus"]["entries"], json!([]));
 
     // Quotas: set by the superuser only, read back as Hadoop's QuotaUsage; -1 clears.
     let admin = tusk_common::current_user();
-    web.put("/m", &put("op=SETQUOTA&namespacequota=10"))
-        .await
-        .assert_error(403, "AccessControlException");
-    let set = web
-        .put(
-            "/m",
-            &format!("op=SETQUOTA&namespacequota=10&storagespacequota=1048576&user.name={admin}"),
-        )
-        .await;
-    assert_ok(&set);
-    let usage = web.get("/m", "op=GETQUOTAUSAGE").await;
-    assert_eq!(
-        usage.json(),
-        json!({"QuotaUsage": {"fileAndDirectoryCount": 1, "quota": 10, "spaceConsumed": 0,
-                              "spaceQuota": 1048576, "typeQuota": {}}})
-    );
-    web.put(
-        "/m",
-        &format!("op=SETQUOTA&storagespacequota=-1&user.name={admin}"),
-    )
+    let as_admin = |q: &str| format!("{q}&user.name={admin}");
+    web.steps(&[
+        (
+            &put("PUT /m?op=SETQUOTA&namespacequota=10"),
+            Refused(DENIED),
+        ),
+        (
+            &as_admin("PUT /m?op=SETQUOTA&namespacequota=10&storagespacequota=1048576"),
+            Served,
+        ),
+        (
+            "GET /m?op=GETQUOTAUSAGE",
+            Json(json!({"QuotaUsage": {
+                "fileAndDirectoryCount": 1, "quota": 10, "spaceConsumed": 0,
+                "spaceQuota": 1048576, "typeQuota": {},
+            }})),
+        ),
+    ])
     .await;
+    web.put("/m", &as_admin("op=SETQUOTA&storagespacequota=-1"))
+        .await;
     let usage = web.get("/m", "op=GETQUOTAUSAGE").await.json();
     assert_eq!(
         (
@@ -884,46 +952,41 @@ async fn acl_quota_and_snapshot_operations_answer_hadoops_json() {
         ),
         (json!(10), json!(-1))
     );
-    web.put(
-        "/m",
-        &format!("op=SETQUOTA&namespacequota=-1&user.name={admin}"),
-    )
-    .await;
+    web.put("/m", &as_admin("op=SETQUOTA&namespacequota=-1"))
+        .await;
     web.get("/missing", "op=GETQUOTAUSAGE")
         .await
         .assert_error(404, "FileNotFoundException");
 
     // Snapshots: allowing needs the superuser; create answers the snapshot's path.
-    web.put("/m", &put("op=ALLOWSNAPSHOT"))
-        .await
-        .assert_error(403, "AccessControlException");
-    let allowed = web
-        .put("/m", &format!("op=ALLOWSNAPSHOT&user.name={admin}"))
-        .await;
-    assert_ok(&allowed);
+    web.steps(&[
+        (&put("PUT /m?op=ALLOWSNAPSHOT"), Refused(DENIED)),
+        (&as_admin("PUT /m?op=ALLOWSNAPSHOT"), Served),
+    ])
+    .await;
     web.create("/m/f", "user.name=alice", b"v1".to_vec()).await;
-    let created = web
-        .put("/m", &put("op=CREATESNAPSHOT&snapshotname=s1"))
-        .await;
-    assert_eq!(created.json(), json!({"Path": "/m/.snapshot/s1"}));
-    web.put("/m", &put("op=CREATESNAPSHOT&snapshotname=s1"))
-        .await
-        .assert_error(403, "SnapshotException");
-    let renamed = web
-        .put(
-            "/m",
-            &put("op=RENAMESNAPSHOT&oldsnapshotname=s1&snapshotname=s2"),
-        )
-        .await;
-    assert_ok(&renamed);
-    let m = web
-        .put("/m", &put("op=RENAMESNAPSHOT&snapshotname=s3"))
-        .await
-        .assert_error(400, "IllegalArgumentException");
-    assert_eq!(
-        m,
-        "Required param oldsnapshotname for op: RENAMESNAPSHOT is null or empty"
-    );
+    web.steps(&[
+        (
+            &put("PUT /m?op=CREATESNAPSHOT&snapshotname=s1"),
+            Json(json!({"Path": "/m/.snapshot/s1"})),
+        ),
+        (
+            &put("PUT /m?op=CREATESNAPSHOT&snapshotname=s1"),
+            Refused(SNAPSHOT_REFUSED),
+        ),
+        (
+            &put("PUT /m?op=RENAMESNAPSHOT&oldsnapshotname=s1&snapshotname=s2"),
+            Served,
+        ),
+        (
+            &put("PUT /m?op=RENAMESNAPSHOT&snapshotname=s3"),
+            RefusedWith(
+                BAD_ARGUMENT,
+                "Required param oldsnapshotname for op: RENAMESNAPSHOT is null or empty",
+            ),
+        ),
+    ])
+    .await;
     let client = cluster.client();
     assert_eq!(client.read_file("/m/.snapshot/s2/f").await.unwrap(), b"v1");
 
@@ -938,32 +1001,19 @@ async fn acl_quota_and_snapshot_operations_answer_hadoops_json() {
     .await
     .unwrap();
     assert_eq!(read, b"v1");
-    let deleted = web
-        .delete("/m", &put("op=DELETESNAPSHOT&snapshotname=s2"))
-        .await;
-    assert_ok(&deleted);
-    assert!(client.stat("/m/.snapshot/s2").await.is_err());
     web.delete("/m", &put("op=DELETESNAPSHOT&snapshotname=s2"))
         .await
-        .assert_error(403, "SnapshotException");
-    let disallowed = web
-        .put("/m", &format!("op=DISALLOWSNAPSHOT&user.name={admin}"))
-        .await;
-    assert_eq!(disallowed.status, StatusCode::OK);
-    web.put("/m", &put("op=CREATESNAPSHOT"))
-        .await
-        .assert_error(403, "SnapshotException");
-}
-
-/// Asserts a 200, showing the body when not.
-#[track_caller]
-fn assert_ok(answer: &Answer) {
-    assert_eq!(
-        answer.status,
-        StatusCode::OK,
-        "{}",
-        String::from_utf8_lossy(&answer.body)
-    );
+        .assert_ok();
+    assert!(client.stat("/m/.snapshot/s2").await.is_err());
+    web.steps(&[
+        (
+            &put("DELETE /m?op=DELETESNAPSHOT&snapshotname=s2"),
+            Refused(SNAPSHOT_REFUSED),
+        ),
+        (&as_admin("PUT /m?op=DISALLOWSNAPSHOT"), Served),
+        (&put("PUT /m?op=CREATESNAPSHOT"), Refused(SNAPSHOT_REFUSED)),
+    ])
+    .await;
 }
 
 /// `{"XAttrs":[...]}` as (name, value) pairs, in the order given.
@@ -985,12 +1035,17 @@ async fn xattr_and_storage_policy_operations_answer_hadoops_json() {
     let bob = |q: &str| format!("{q}&user.name=bob");
 
     // SETXATTR creates; GETXATTRS reads back in each encoding.
-    for query in [
-        "op=SETXATTR&xattr.name=user.color&xattr.value=%22blue%22&flag=CREATE",
-        "op=SETXATTR&xattr.name=user.size&xattr.value=0x0aff&flag=CREATE",
-    ] {
-        assert_ok(&web.put("/x", &alice(query)).await);
-    }
+    web.steps(&[
+        (
+            &alice("PUT /x?op=SETXATTR&xattr.name=user.color&xattr.value=%22blue%22&flag=CREATE"),
+            Served,
+        ),
+        (
+            &alice("PUT /x?op=SETXATTR&xattr.name=user.size&xattr.value=0x0aff&flag=CREATE"),
+            Served,
+        ),
+    ])
+    .await;
     for (encoding, value) in [
         ("text", "\"blue\""),
         ("hex", "0x626c7565"),
@@ -1040,13 +1095,12 @@ async fn xattr_and_storage_policy_operations_answer_hadoops_json() {
     assert_eq!(names, ["user.color", "user.size"]);
 
     // REPLACE changes a value; the flags are Hadoop's XAttrSetFlag checks.
-    assert_ok(
-        &web.put(
-            "/x",
-            &alice("op=SETXATTR&xattr.name=user.color&xattr.value=red&flag=REPLACE"),
-        )
-        .await,
-    );
+    web.put(
+        "/x",
+        &alice("op=SETXATTR&xattr.name=user.color&xattr.value=red&flag=REPLACE"),
+    )
+    .await
+    .assert_ok();
     let red = web
         .get(
             "/x",
@@ -1057,54 +1111,49 @@ async fn xattr_and_storage_policy_operations_answer_hadoops_json() {
         xattr_pairs(&red),
         [("user.color".to_string(), json!("\"red\""))]
     );
-    let cases: &[BadRequest] = &[
-        (Method::PUT, "/x", "op=SETXATTR&xattr.name=user.nope&xattr.value=1&flag=REPLACE&user.name=alice",
-         (403, "IOException"), Some("XAttr: user.nope does not exist. The CREATE flag must be specified.")),
-        (Method::PUT, "/x", "op=SETXATTR&xattr.name=user.color&xattr.value=1&flag=CREATE&user.name=alice",
-         (403, "IOException"), Some("XAttr: user.color already exists. The REPLACE flag must be specified.")),
-        (Method::PUT, "/x", "op=SETXATTR&xattr.name=user.a&xattr.value=1&user.name=alice",
-         (400, "IllegalArgumentException"), Some("Required param flag for op: SETXATTR is null or empty")),
-        (Method::PUT, "/x", "op=SETXATTR&flag=CREATE&user.name=alice",
-         (400, "IllegalArgumentException"), Some("Required param xattr.name for op: SETXATTR is null or empty")),
-        (Method::PUT, "/x", "op=SETXATTR&xattr.name=user.a&flag=APPEND&user.name=alice",
-         (400, "IllegalArgumentException"),
-         Some("Invalid value for webhdfs parameter \"flag\": No enum constant org.apache.hadoop.fs.XAttrSetFlag.APPEND")),
-        (Method::PUT, "/x", "op=SETXATTR&xattr.name=color&flag=CREATE&user.name=alice",
-         (400, "HadoopIllegalArgumentException"),
-         Some("An XAttr name must be prefixed with user/trusted/security/system/raw, followed by a '.'")),
-        (Method::PUT, "/x", "op=REMOVEXATTR&user.name=alice",
-         (400, "IllegalArgumentException"), Some("Required param xattr.name for op: REMOVEXATTR is null or empty")),
-        (Method::GET, "/x", "op=GETXATTRS&xattr.name=user.color&user.name=alice",
-         (400, "IllegalArgumentException"), Some("Required param encoding for op: GETXATTRS is null or empty")),
-        (Method::GET, "/x", "op=GETXATTRS&xattr.name=user.nope&encoding=text&user.name=alice",
-         (403, "IOException"), Some("At least one of the attributes provided was not found.")),
-        (Method::GET, "/missing", "op=LISTXATTRS&user.name=alice", (404, "FileNotFoundException"), None),
+    web.steps(&[
+        ("PUT /x?op=SETXATTR&xattr.name=user.nope&xattr.value=1&flag=REPLACE&user.name=alice",
+         RefusedWith((403, "IOException"), "XAttr: user.nope does not exist. The CREATE flag must be specified.")),
+        ("PUT /x?op=SETXATTR&xattr.name=user.color&xattr.value=1&flag=CREATE&user.name=alice",
+         RefusedWith((403, "IOException"), "XAttr: user.color already exists. The REPLACE flag must be specified.")),
+        ("PUT /x?op=SETXATTR&xattr.name=user.a&xattr.value=1&user.name=alice",
+         RefusedWith(BAD_ARGUMENT, "Required param flag for op: SETXATTR is null or empty")),
+        ("PUT /x?op=SETXATTR&flag=CREATE&user.name=alice",
+         RefusedWith(BAD_ARGUMENT, "Required param xattr.name for op: SETXATTR is null or empty")),
+        ("PUT /x?op=SETXATTR&xattr.name=user.a&flag=APPEND&user.name=alice",
+         RefusedWith(BAD_ARGUMENT, "Invalid value for webhdfs parameter \"flag\": No enum constant org.apache.hadoop.fs.XAttrSetFlag.APPEND")),
+        ("PUT /x?op=SETXATTR&xattr.name=color&flag=CREATE&user.name=alice",
+         RefusedWith((400, "HadoopIllegalArgumentException"), "An XAttr name must be prefixed with user/trusted/security/system/raw, followed by a '.'")),
+        ("PUT /x?op=REMOVEXATTR&user.name=alice",
+         RefusedWith(BAD_ARGUMENT, "Required param xattr.name for op: REMOVEXATTR is null or empty")),
+        ("GET /x?op=GETXATTRS&xattr.name=user.color&user.name=alice",
+         RefusedWith(BAD_ARGUMENT, "Required param encoding for op: GETXATTRS is null or empty")),
+        ("GET /x?op=GETXATTRS&xattr.name=user.nope&encoding=text&user.name=alice",
+         RefusedWith((403, "IOException"), "At least one of the attributes provided was not found.")),
+        ("GET /missing?op=LISTXATTRS&user.name=alice", Refused(NOT_FOUND)),
         // Permissions are the RPC path's: writing needs write access, trusted. the superuser.
-        (Method::PUT, "/x", "op=SETXATTR&xattr.name=user.b&flag=CREATE&user.name=bob",
-         (403, "AccessControlException"), None),
-        (Method::PUT, "/x", "op=SETXATTR&xattr.name=trusted.t&flag=CREATE&user.name=alice",
-         (403, "AccessControlException"), Some("User doesn't have permission for xattr: trusted.t")),
-    ];
-    for (method, path, query, (status, class), message) in cases {
-        let got = web
-            .nn(method.clone(), path, query)
-            .await
-            .assert_error(*status, class);
-        if let Some(m) = message {
-            assert_eq!(&got, m, "{method} {path}?{query}");
-        }
-    }
+        ("PUT /x?op=SETXATTR&xattr.name=user.b&flag=CREATE&user.name=bob", Refused(DENIED)),
+        ("PUT /x?op=SETXATTR&xattr.name=trusted.t&flag=CREATE&user.name=alice",
+         RefusedWith(DENIED, "User doesn't have permission for xattr: trusted.t")),
+    ])
+    .await;
 
     // REMOVEXATTR; the RPC client sees what WebHDFS left.
-    assert_ok(
-        &web.put("/x", &alice("op=REMOVEXATTR&xattr.name=user.color"))
-            .await,
-    );
-    let listed = web.get("/x", &alice("op=LISTXATTRS")).await;
-    assert_eq!(listed.json(), json!({"XAttrNames": "[\"user.size\"]"}));
-    web.put("/x", &alice("op=REMOVEXATTR&xattr.name=user.color"))
-        .await
-        .assert_error(403, "IOException");
+    web.steps(&[
+        (
+            &alice("PUT /x?op=REMOVEXATTR&xattr.name=user.color"),
+            Served,
+        ),
+        (
+            &alice("GET /x?op=LISTXATTRS"),
+            Json(json!({"XAttrNames": "[\"user.size\"]"})),
+        ),
+        (
+            &alice("PUT /x?op=REMOVEXATTR&xattr.name=user.color"),
+            Refused((403, "IOException")),
+        ),
+    ])
+    .await;
     let over_rpc = cluster.client().get_xattrs("/x", vec![]).await.unwrap();
     assert_eq!(over_rpc.len(), 1);
     assert_eq!(over_rpc[0].name, "size");
@@ -1134,28 +1183,35 @@ async fn xattr_and_storage_policy_operations_answer_hadoops_json() {
         }
     };
     assert_eq!(policy_of("/x").await, json!({"BlockStoragePolicy": hot}));
-    assert_ok(
-        &web.put("/x", &alice("op=SETSTORAGEPOLICY&storagepolicy=COLD"))
-            .await,
-    );
-    assert_ok(&web.put("/x/sub", &alice("op=MKDIRS")).await);
+    web.steps(&[
+        (
+            &alice("PUT /x?op=SETSTORAGEPOLICY&storagepolicy=COLD"),
+            Served,
+        ),
+        (&alice("PUT /x/sub?op=MKDIRS"), Served),
+    ])
+    .await;
     let cold = policy_of("/x/sub").await;
     assert_eq!(cold["BlockStoragePolicy"]["name"], "COLD");
     assert_eq!(cold["BlockStoragePolicy"]["id"], 2);
     let status = web.get("/x", "op=GETFILESTATUS").await.json();
     assert_eq!(status["FileStatus"]["storagePolicy"], 2);
-    let m = web
-        .put("/x", &alice("op=SETSTORAGEPOLICY"))
-        .await
-        .assert_error(400, "IllegalArgumentException");
-    assert_eq!(m, "Storage policy name is empty.");
-    web.put("/x", &alice("op=SETSTORAGEPOLICY&storagepolicy=LUKEWARM"))
-        .await
-        .assert_error(400, "HadoopIllegalArgumentException");
-    web.put("/x", &bob("op=SETSTORAGEPOLICY&storagepolicy=HOT"))
-        .await
-        .assert_error(403, "AccessControlException");
-    assert_ok(&web.post("/x", &alice("op=UNSETSTORAGEPOLICY")).await);
+    web.steps(&[
+        (
+            &alice("PUT /x?op=SETSTORAGEPOLICY"),
+            RefusedWith(BAD_ARGUMENT, "Storage policy name is empty."),
+        ),
+        (
+            &alice("PUT /x?op=SETSTORAGEPOLICY&storagepolicy=LUKEWARM"),
+            Refused((400, "HadoopIllegalArgumentException")),
+        ),
+        (
+            &bob("PUT /x?op=SETSTORAGEPOLICY&storagepolicy=HOT"),
+            Refused(DENIED),
+        ),
+        (&alice("POST /x?op=UNSETSTORAGEPOLICY"), Served),
+    ])
+    .await;
     assert_eq!(
         policy_of("/x/sub").await["BlockStoragePolicy"]["name"],
         "HOT"
@@ -1171,22 +1227,19 @@ async fn snapshot_reports_trash_root_status_and_block_locations_answer_hadoops_j
     let admin = tusk_common::current_user();
 
     // A diff between two snapshots shows a deleted and a created file.
-    assert_ok(
-        &web.put("/s", &format!("op=ALLOWSNAPSHOT&user.name={admin}"))
-            .await,
-    );
+    web.put("/s", &format!("op=ALLOWSNAPSHOT&user.name={admin}"))
+        .await
+        .assert_ok();
     web.create("/s/old", "user.name=alice", b"o".to_vec()).await;
-    assert_ok(
-        &web.put("/s", &alice("op=CREATESNAPSHOT&snapshotname=s1"))
-            .await,
-    );
-    let deleted = web.delete("/s/old", &alice("op=DELETE")).await;
-    assert_eq!(deleted.json(), json!({"boolean": true}));
+    web.steps(&[
+        (&alice("PUT /s?op=CREATESNAPSHOT&snapshotname=s1"), Served),
+        (&alice("DELETE /s/old?op=DELETE"), True),
+    ])
+    .await;
     web.create("/s/new", "user.name=alice", b"n".to_vec()).await;
-    assert_ok(
-        &web.put("/s", &alice("op=CREATESNAPSHOT&snapshotname=s2"))
-            .await,
-    );
+    web.put("/s", &alice("op=CREATESNAPSHOT&snapshotname=s2"))
+        .await
+        .assert_ok();
     let diff = web
         .get(
             "/s",
@@ -1252,10 +1305,14 @@ async fn snapshot_reports_trash_root_status_and_block_locations_answer_hadoops_j
     assert_eq!(snaps[1]["dirStatus"]["pathSuffix"], "s2");
     assert_eq!(snaps[1]["deletionStatus"], "ACTIVE");
     assert!(snaps[0]["snapshotID"].as_u64() < snaps[1]["snapshotID"].as_u64());
-    assert_ok(&web.put("/s/plain", &alice("op=MKDIRS")).await);
-    web.get("/s/plain", &alice("op=GETSNAPSHOTLIST"))
-        .await
-        .assert_error(403, "SnapshotException");
+    web.steps(&[
+        (&alice("PUT /s/plain?op=MKDIRS"), Served),
+        (
+            &alice("GET /s/plain?op=GETSNAPSHOTLIST"),
+            Refused(SNAPSHOT_REFUSED),
+        ),
+    ])
+    .await;
     let mine = web
         .get("/", &alice("op=GETSNAPSHOTTABLEDIRECTORYLIST"))
         .await
@@ -1267,21 +1324,28 @@ async fn snapshot_reports_trash_root_status_and_block_locations_answer_hadoops_j
     assert_eq!(dirs[0]["parentFullPath"], "/");
     assert_eq!(dirs[0]["snapshotNumber"], 2);
     assert_eq!(dirs[0]["snapshotQuota"], 65536);
-    let none = web
-        .get("/", "op=GETSNAPSHOTTABLEDIRECTORYLIST&user.name=bob")
-        .await;
-    assert_eq!(none.json(), json!({"SnapshottableDirectoryList": null}));
-
-    // GETTRASHROOT: the user's own trash; the parent must be readable.
-    let trash = web.get("/s/new", &alice("op=GETTRASHROOT")).await;
-    assert_eq!(trash.json(), json!({"Path": "/user/alice/.Trash"}));
-    let anonymous = web.get("/", "op=GETTRASHROOT").await;
-    assert_eq!(anonymous.json(), json!({"Path": "/user/dr.who/.Trash"}));
     let client = cluster.client();
     client.mkdirs("/private", 0o700, true).await.unwrap();
-    web.get("/private/x", "op=GETTRASHROOT&user.name=bob")
-        .await
-        .assert_error(403, "AccessControlException");
+    web.steps(&[
+        (
+            "GET /?op=GETSNAPSHOTTABLEDIRECTORYLIST&user.name=bob",
+            Json(json!({"SnapshottableDirectoryList": null})),
+        ),
+        // GETTRASHROOT: the user's own trash; the parent must be readable.
+        (
+            &alice("GET /s/new?op=GETTRASHROOT"),
+            Json(json!({"Path": "/user/alice/.Trash"})),
+        ),
+        (
+            "GET /?op=GETTRASHROOT",
+            Json(json!({"Path": "/user/dr.who/.Trash"})),
+        ),
+        (
+            "GET /private/x?op=GETTRASHROOT&user.name=bob",
+            Refused(DENIED),
+        ),
+    ])
+    .await;
 
     // GETSTATUS: the live DataNodes' totals.
     let status = web.get("/", "op=GETSTATUS").await.json();
@@ -1356,18 +1420,21 @@ async fn snapshot_reports_trash_root_status_and_block_locations_answer_hadoops_j
         .unwrap();
     assert_eq!(second.len(), 1);
     assert_eq!(second[0]["offset"], 1 << 20);
-    let m = web
-        .get("/s/missing", &alice("op=GETFILEBLOCKLOCATIONS"))
-        .await
-        .assert_error(404, "FileNotFoundException");
-    assert_eq!(m, "File does not exist: /s/missing");
     client
         .write_file("/private/secret", b"s", CreateOptions::default())
         .await
         .unwrap();
-    web.get("/private/secret", "op=GETFILEBLOCKLOCATIONS&user.name=bob")
-        .await
-        .assert_error(403, "AccessControlException");
+    web.steps(&[
+        (
+            &alice("GET /s/missing?op=GETFILEBLOCKLOCATIONS"),
+            RefusedWith(NOT_FOUND, "File does not exist: /s/missing"),
+        ),
+        (
+            "GET /private/secret?op=GETFILEBLOCKLOCATIONS&user.name=bob",
+            Refused(DENIED),
+        ),
+    ])
+    .await;
 }
 
 /// `doas` as Hadoop's proxy users allow it: a gateway user named in
@@ -1408,20 +1475,25 @@ async fn proxy_users_act_for_the_users_their_rules_name() {
         .unwrap();
     assert_eq!(status.owner, "alice", "the write is alice's");
 
-    let m = web
-        .get("/", "op=GETHOMEDIRECTORY&user.name=hue&doas=bob")
-        .await
-        .assert_error(403, "AuthorizationException");
-    assert_eq!(m, "User: hue is not allowed to impersonate bob");
-    let m = web
-        .get("/", "op=GETHOMEDIRECTORY&user.name=far&doas=alice")
-        .await
-        .assert_error(403, "AuthorizationException");
-    assert_eq!(
-        m,
-        "Unauthorized connection for super-user: far from IP 127.0.0.1"
-    );
-    web.put("/user/alice/x", "op=MKDIRS&user.name=mallory&doas=alice")
-        .await
-        .assert_error(403, "AuthorizationException");
+    web.steps(&[
+        (
+            "GET /?op=GETHOMEDIRECTORY&user.name=hue&doas=bob",
+            RefusedWith(
+                NOT_AUTHORIZED,
+                "User: hue is not allowed to impersonate bob",
+            ),
+        ),
+        (
+            "GET /?op=GETHOMEDIRECTORY&user.name=far&doas=alice",
+            RefusedWith(
+                NOT_AUTHORIZED,
+                "Unauthorized connection for super-user: far from IP 127.0.0.1",
+            ),
+        ),
+        (
+            "PUT /user/alice/x?op=MKDIRS&user.name=mallory&doas=alice",
+            Refused(NOT_AUTHORIZED),
+        ),
+    ])
+    .await;
 }

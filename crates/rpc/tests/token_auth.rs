@@ -10,11 +10,13 @@ mod support_amrm;
 #[path = "support/refusal.rs"]
 mod support_refusal;
 
-use std::sync::Arc;
+use std::net::SocketAddr;
+use std::sync::{Arc, Mutex};
 use support_refusal::refusal;
 
 use bytes::Bytes;
-use tokio::net::TcpListener;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::{TcpListener, TcpStream};
 use tusk_common::Shutdown;
 use tusk_proto::common::TokenProto;
 use tusk_rpc::{
@@ -234,24 +236,35 @@ async fn an_amrm_token_from_the_secret_manager_authenticates_its_attempt() {
     shutdown.trigger();
 }
 
-/// Copies `from` to `to`, recording every byte into `wire`.
-async fn pump<R, W>(mut from: R, mut to: W, wire: Arc<std::sync::Mutex<Vec<u8>>>)
-where
-    R: tokio::io::AsyncRead + Unpin,
-    W: tokio::io::AsyncWrite + Unpin,
-{
-    use tokio::io::{AsyncReadExt, AsyncWriteExt};
-    let mut buf = vec![0u8; 64 * 1024];
-    while let Ok(n) = from.read(&mut buf).await {
-        if n == 0 {
-            break;
+/// A proxy from its own port to `to` that keeps every byte passing either way. Each
+/// connection is one loop passing on whichever side spoke, one direction at a time: as
+/// RPC's calls and replies take turns.
+async fn recording_proxy(to: SocketAddr) -> (SocketAddr, Arc<Mutex<Vec<u8>>>) {
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let wire = Arc::new(Mutex::new(Vec::new()));
+    let kept = wire.clone();
+    tokio::spawn(async move {
+        while let Ok((mut client, _)) = listener.accept().await {
+            let mut server = TcpStream::connect(to).await.unwrap();
+            let kept = kept.clone();
+            tokio::spawn(async move {
+                let (mut up, mut down) = (vec![0u8; 64 * 1024], vec![0u8; 64 * 1024]);
+                loop {
+                    let (read, bytes, onward) = tokio::select! {
+                        read = client.read(&mut up) => (read, &up, &mut server),
+                        read = server.read(&mut down) => (read, &down, &mut client),
+                    };
+                    let Ok(n @ 1..) = read else { break };
+                    kept.lock().unwrap().extend_from_slice(&bytes[..n]);
+                    if onward.write_all(&bytes[..n]).await.is_err() {
+                        break;
+                    }
+                }
+            });
         }
-        wire.lock().unwrap().extend_from_slice(&buf[..n]);
-        if to.write_all(&buf[..n]).await.is_err() {
-            break;
-        }
-    }
-    let _ = to.shutdown().await;
+    });
+    (addr, wire)
 }
 
 #[tokio::test]
@@ -270,19 +283,7 @@ async fn token_clients_wrap_every_message_under_privacy() {
     tokio::spawn(rpc.serve(listener, shutdown.clone()));
 
     // Every byte between the client and the server, recorded by a proxy.
-    let proxy = TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let proxy_addr = proxy.local_addr().unwrap();
-    let wire = Arc::new(std::sync::Mutex::new(Vec::new()));
-    let recorded = wire.clone();
-    tokio::spawn(async move {
-        while let Ok((inbound, _)) = proxy.accept().await {
-            let outbound = tokio::net::TcpStream::connect(addr).await.unwrap();
-            let (ir, iw) = inbound.into_split();
-            let (or, ow) = outbound.into_split();
-            tokio::spawn(pump(ir, ow, recorded.clone()));
-            tokio::spawn(pump(or, iw, recorded.clone()));
-        }
-    });
+    let (proxy_addr, wire) = recording_proxy(addr).await;
 
     for (wanted, shows) in [(Protection::Privacy, false), (Protection::Integrity, true)] {
         wire.lock().unwrap().clear();
