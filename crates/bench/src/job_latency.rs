@@ -39,6 +39,7 @@ use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
 use tusk_client::CreateOptions;
+use tusk_common::timing::AM_HEARTBEAT_KEY;
 use tusk_mapreduce::history::JobHistory;
 
 use crate::context::RunContext;
@@ -100,7 +101,7 @@ impl LatencyMode {
                 format!(
                     "yarn.resourcemanager.nodemanagers.heartbeat-interval-ms={nm_heartbeat_ms}"
                 ),
-                format!("yarn.app.mapreduce.am.scheduler.heartbeat.interval-ms={am_heartbeat_ms}"),
+                format!("{AM_HEARTBEAT_KEY}={am_heartbeat_ms}"),
             ],
             LatencyMode::EventDriven => vec!["tusk.yarn.timing=event-driven".into()],
         }

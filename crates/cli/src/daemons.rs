@@ -2,6 +2,7 @@
 //! one daemon until SIGTERM or SIGINT.
 
 use std::ffi::OsString;
+use std::net::SocketAddr;
 use std::path::PathBuf;
 
 use std::io::{BufRead, IsTerminal, Write};
@@ -77,15 +78,36 @@ pub struct NameNodeArgs {
     /// RPC address to listen on (default: the port of fs.defaultFS, or 8020).
     #[arg(long)]
     listen: Option<String>,
-    /// Write the bound RPC address to this file once serving.
-    #[arg(long)]
-    addr_file: Option<PathBuf>,
-    /// Write the bound web address (dfs.namenode.http-address; the HTTPS one under
-    /// dfs.http.policy=HTTPS_ONLY) to this file once serving.
-    #[arg(long)]
-    http_addr_file: Option<PathBuf>,
+    #[command(flatten)]
+    addr_files: AddrFiles,
     #[command(subcommand)]
     action: Option<NameNodeCommand>,
+}
+
+/// Where a daemon tells its launcher (`tusk local`, the testbed, scripts) the addresses
+/// it bound, once it serves: ports chosen by the system (port 0) are known only then.
+#[derive(Args)]
+struct AddrFiles {
+    /// Write the bound main address to this file once serving: the NameNode's and
+    /// ResourceManager's RPC address, a DataNode's data transfer address, a NodeManager's
+    /// shuffle address.
+    #[arg(long)]
+    addr_file: Option<PathBuf>,
+    /// Write the bound web address (dfs.namenode.http-address, dfs.datanode.http.address,
+    /// yarn.resourcemanager.webapp.address, yarn.nodemanager.webapp.address; the HTTPS
+    /// one under dfs.http.policy=HTTPS_ONLY) to this file once serving.
+    #[arg(long)]
+    http_addr_file: Option<PathBuf>,
+}
+
+impl AddrFiles {
+    /// The web address first: a launcher that sees the main address may read both.
+    fn write(&self, main: SocketAddr, web: Option<SocketAddr>) -> anyhow::Result<()> {
+        if let Some(web) = web {
+            write_addr(&self.http_addr_file, web)?;
+        }
+        write_addr(&self.addr_file, main)
+    }
 }
 
 #[derive(Subcommand)]
@@ -109,13 +131,8 @@ pub struct DataNodeArgs {
     /// Data transfer address (default 0.0.0.0:9866; port 0 picks one).
     #[arg(long)]
     listen: Option<String>,
-    /// Write the bound data address to this file once registered.
-    #[arg(long)]
-    addr_file: Option<PathBuf>,
-    /// Write the bound web address (dfs.datanode.http.address; the HTTPS one under
-    /// dfs.http.policy=HTTPS_ONLY) to this file once registered.
-    #[arg(long)]
-    http_addr_file: Option<PathBuf>,
+    #[command(flatten)]
+    addr_files: AddrFiles,
 }
 
 #[derive(Args)]
@@ -124,13 +141,8 @@ pub struct ResourceManagerArgs {
     /// or 0.0.0.0:8032; port 0 picks one).
     #[arg(long)]
     listen: Option<String>,
-    /// Write the bound RPC address to this file once serving.
-    #[arg(long)]
-    addr_file: Option<PathBuf>,
-    /// Write the bound HTTP address (yarn.resourcemanager.webapp.address) to this file
-    /// once serving.
-    #[arg(long)]
-    http_addr_file: Option<PathBuf>,
+    #[command(flatten)]
+    addr_files: AddrFiles,
 }
 
 #[derive(Args)]
@@ -143,13 +155,8 @@ pub struct NodeManagerArgs {
     /// yarn.nodemanager.address, or 0.0.0.0:0, which picks a port).
     #[arg(long)]
     listen_rpc: Option<String>,
-    /// Write the bound shuffle address to this file once started.
-    #[arg(long)]
-    addr_file: Option<PathBuf>,
-    /// Write the bound HTTP address (yarn.nodemanager.webapp.address) to this file once
-    /// started.
-    #[arg(long)]
-    http_addr_file: Option<PathBuf>,
+    #[command(flatten)]
+    addr_files: AddrFiles,
 }
 
 /// Resolves on SIGTERM or SIGINT and triggers `shutdown`.
@@ -165,7 +172,7 @@ fn shutdown_on_signals(shutdown: Shutdown) {
     });
 }
 
-fn write_addr(file: &Option<PathBuf>, addr: std::net::SocketAddr) -> anyhow::Result<()> {
+fn write_addr(file: &Option<PathBuf>, addr: SocketAddr) -> anyhow::Result<()> {
     if let Some(f) = file {
         let tmp = f.with_extension("tmp");
         std::fs::write(&tmp, addr.to_string())?;
@@ -216,8 +223,8 @@ pub async fn namenode(conf: Configuration, args: NameNodeArgs) -> anyhow::Result
     let shutdown = Shutdown::new();
     shutdown_on_signals(shutdown.clone());
     let nn = NameNode::start(options, listener, shutdown).await?;
-    write_http_addr(&args.http_addr_file, nn.http_addr().or(nn.https_addr()))?;
-    write_addr(&args.addr_file, nn.addr())?;
+    args.addr_files
+        .write(nn.addr(), nn.http_addr().or(nn.https_addr()))?;
     eprintln!(
         "NameNode serving on {}, HTTP on {}, HTTPS on {}",
         nn.addr(),
@@ -437,8 +444,8 @@ pub async fn datanode(conf: Configuration, args: DataNodeArgs) -> anyhow::Result
     let shutdown = Shutdown::new();
     shutdown_on_signals(shutdown.clone());
     let dn = DataNode::start_with_ipc(options, listener, Some(ipc_listener), shutdown).await?;
-    write_http_addr(&args.http_addr_file, dn.http_addr().or(dn.https_addr()))?;
-    write_addr(&args.addr_file, dn.xfer_addr())?;
+    args.addr_files
+        .write(dn.xfer_addr(), dn.http_addr().or(dn.https_addr()))?;
     eprintln!(
         "DataNode {} serving on {} (IPC {}), HTTP on {}, HTTPS on {}",
         dn.uuid(),
@@ -467,8 +474,7 @@ pub async fn resourcemanager(conf: Configuration, args: ResourceManagerArgs) -> 
     let shutdown = Shutdown::new();
     shutdown_on_signals(shutdown.clone());
     let rm = ResourceManager::start(options, listener, shutdown).await?;
-    write_http_addr(&args.http_addr_file, rm.http_addr())?;
-    write_addr(&args.addr_file, rm.addr())?;
+    args.addr_files.write(rm.addr(), rm.http_addr())?;
     eprintln!(
         "ResourceManager serving on {}, HTTP on {}",
         rm.addr(),
@@ -503,8 +509,7 @@ pub async fn nodemanager(conf: Configuration, args: NodeManagerArgs) -> anyhow::
     let shutdown = Shutdown::new();
     shutdown_on_signals(shutdown.clone());
     let nm = NodeManager::start(options, Some(rpc), shuffle, shutdown).await?;
-    write_http_addr(&args.http_addr_file, nm.http_addr())?;
-    write_addr(&args.addr_file, nm.shuffle_addr())?;
+    args.addr_files.write(nm.shuffle_addr(), nm.http_addr())?;
     eprintln!(
         "NodeManager {} serving shuffle on {}, HTTP on {}",
         nm.node_id(),
@@ -517,17 +522,7 @@ pub async fn nodemanager(conf: Configuration, args: NodeManagerArgs) -> anyhow::
 
 /// Writes the HTTP address (when the daemon serves one) before the RPC address file, so
 /// a caller that waits for the latter finds both.
-fn write_http_addr(
-    file: &Option<PathBuf>,
-    addr: Option<std::net::SocketAddr>,
-) -> anyhow::Result<()> {
-    match addr {
-        Some(addr) => write_addr(file, addr),
-        None => Ok(()),
-    }
-}
-
-fn shown(addr: Option<std::net::SocketAddr>) -> String {
+fn shown(addr: Option<SocketAddr>) -> String {
     addr.map_or_else(|| "nothing".to_string(), |a| a.to_string())
 }
 

@@ -1,8 +1,11 @@
 //! [`Timing`]: when YARN's daemons and AMs act (`tusk.yarn.timing`), read once by the
-//! ResourceManager, every NodeManager and the MapReduce AM with one strict parser.
+//! ResourceManager, every NodeManager and the AMs with one strict parser; and
+//! [`am_heartbeat`], the period between an AM's allocate calls.
 
 use std::fmt;
 use std::str::FromStr;
+
+use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
@@ -11,6 +14,19 @@ use crate::error::ConfigError;
 
 /// The configuration key all YARN components read their [`Timing`] from.
 pub const TIMING_KEY: &str = "tusk.yarn.timing";
+
+/// Hadoop's key for the period between an ApplicationMaster's allocate calls; both of
+/// Tusk's AMs (MapReduce's and SQL's) read it.
+pub const AM_HEARTBEAT_KEY: &str = "yarn.app.mapreduce.am.scheduler.heartbeat.interval-ms";
+
+/// [`AM_HEARTBEAT_KEY`] from `conf` (milliseconds; Hadoop's default 1 s).
+pub fn am_heartbeat(conf: &Configuration) -> Result<Duration, ConfigError> {
+    conf.get_duration(
+        AM_HEARTBEAT_KEY,
+        Duration::from_secs(1),
+        Duration::from_millis(1),
+    )
+}
 
 /// When the ResourceManager schedules and answers, NodeManagers report and AMs ask.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]

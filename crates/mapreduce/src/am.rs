@@ -42,6 +42,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use tusk_client::{ClientOptions, DfsClient};
+use tusk_common::timing::am_heartbeat;
 use tusk_common::{Configuration, Timing};
 use tusk_proto::tusk::yarn as y;
 use tusk_rpc::ConnectRetry;
@@ -117,7 +118,6 @@ impl AmOptions {
             },
             other => MapReduceError::Task(other.to_string()),
         };
-        let ms = Duration::from_millis(1);
         let mut task_conf: BTreeMap<String, String> = conf
             .iter()
             .map(|(k, v)| (k.to_string(), v.to_string()))
@@ -132,13 +132,7 @@ impl AmOptions {
             application_id: env("APPLICATION_ID")?,
             tusk_exe: std::env::current_exe()
                 .map_err(|e| MapReduceError::Task(format!("current_exe: {e}")))?,
-            heartbeat: conf
-                .get_duration(
-                    "yarn.app.mapreduce.am.scheduler.heartbeat.interval-ms",
-                    Duration::from_secs(1),
-                    ms,
-                )
-                .map_err(bad)?,
+            heartbeat: am_heartbeat(conf).map_err(bad)?,
             event_driven: Timing::from_conf(conf).map_err(bad)?.is_event_driven(),
             map_memory_mb: conf.get_u64("mapreduce.map.memory.mb", 1024).map_err(bad)?,
             reduce_memory_mb: conf

@@ -485,6 +485,23 @@ mod tests {
         credentials
     }
 
+    /// A renewer holding `token` for each `(application, cancel at end, submitted at)`.
+    async fn renewing(
+        nn: &NameNode,
+        token: &TokenProto,
+        applications: &[(&str, bool, i64)],
+    ) -> DelegationTokenRenewer {
+        let mut renewer = DelegationTokenRenewer::new();
+        let creds = credentials(&[token]);
+        for &(app, cancel_at_end, now) in applications {
+            renewer
+                .application_submitted(app, &creds, cancel_at_end, nn, now)
+                .await
+                .unwrap();
+        }
+        renewer
+    }
+
     /// Runs the renewer as its timer would, from `from` to `to`, waking when due.
     async fn run_until(
         renewer: &mut DelegationTokenRenewer,
@@ -514,17 +531,7 @@ mod tests {
         // Without renewal a token dies after the renew interval.
         assert!(!nn.valid(&unrenewed, 1_500));
 
-        let mut renewer = DelegationTokenRenewer::new();
-        renewer
-            .application_submitted(
-                "application_1_0001",
-                &credentials(&[&token]),
-                true,
-                &nn,
-                100,
-            )
-            .await
-            .unwrap();
+        let mut renewer = renewing(&nn, &token, &[("application_1_0001", true, 100)]).await;
         assert_eq!(renewer.expiry(&token), Some(100 + RENEW_INTERVAL));
         // Due before it expires, with a tenth of the time left to spare.
         assert_eq!(
@@ -551,11 +558,7 @@ mod tests {
     async fn cancel_at_end_false_leaves_the_token_valid() {
         let nn = NameNode::new();
         let token = nn.issue("alice", "rm", 0);
-        let mut renewer = DelegationTokenRenewer::new();
-        renewer
-            .application_submitted("application_1_0001", &credentials(&[&token]), false, &nn, 0)
-            .await
-            .unwrap();
+        let mut renewer = renewing(&nn, &token, &[("application_1_0001", false, 0)]).await;
         let report = renewer
             .application_finished("application_1_0001", &nn)
             .await;
@@ -569,16 +572,7 @@ mod tests {
     async fn a_token_shared_by_two_applications_is_cancelled_when_the_last_finishes() {
         let nn = NameNode::new();
         let token = nn.issue("alice", "rm", 0);
-        let mut renewer = DelegationTokenRenewer::new();
-        let creds = credentials(&[&token]);
-        renewer
-            .application_submitted("app_a", &creds, true, &nn, 0)
-            .await
-            .unwrap();
-        renewer
-            .application_submitted("app_b", &creds, true, &nn, 10)
-            .await
-            .unwrap();
+        let mut renewer = renewing(&nn, &token, &[("app_a", true, 0), ("app_b", true, 10)]).await;
         assert_eq!(renewer.len(), 1);
         assert_eq!(
             renewer.application_finished("app_a", &nn).await.cancelled,
@@ -597,16 +591,7 @@ mod tests {
     async fn one_application_asking_not_to_cancel_keeps_a_shared_token() {
         let nn = NameNode::new();
         let token = nn.issue("alice", "rm", 0);
-        let mut renewer = DelegationTokenRenewer::new();
-        let creds = credentials(&[&token]);
-        renewer
-            .application_submitted("app_a", &creds, true, &nn, 0)
-            .await
-            .unwrap();
-        renewer
-            .application_submitted("app_b", &creds, false, &nn, 0)
-            .await
-            .unwrap();
+        let mut renewer = renewing(&nn, &token, &[("app_a", true, 0), ("app_b", false, 0)]).await;
         renewer.application_finished("app_a", &nn).await;
         assert_eq!(
             renewer.application_finished("app_b", &nn).await.cancelled,
@@ -643,11 +628,7 @@ mod tests {
     async fn renewal_stops_at_the_max_lifetime() {
         let nn = NameNode::new();
         let token = nn.issue("alice", "rm", 0);
-        let mut renewer = DelegationTokenRenewer::new();
-        renewer
-            .application_submitted("application_1_0001", &credentials(&[&token]), true, &nn, 0)
-            .await
-            .unwrap();
+        let mut renewer = renewing(&nn, &token, &[("application_1_0001", true, 0)]).await;
         let mut now = 0;
         let mut failed = Vec::new();
         while let Some(due) = renewer.next_due() {
@@ -674,11 +655,7 @@ mod tests {
             kind: "YARN_AM_RM_TOKEN".into(),
             service: String::new(),
         };
-        let mut renewer = DelegationTokenRenewer::new();
-        renewer
-            .application_submitted("application_1_0001", &credentials(&[&amrm]), true, &nn, 0)
-            .await
-            .unwrap();
+        let renewer = renewing(&nn, &amrm, &[("application_1_0001", true, 0)]).await;
         assert!(renewer.is_empty());
     }
 }

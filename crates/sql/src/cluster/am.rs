@@ -30,7 +30,7 @@ use datafusion::execution::SessionStateBuilder;
 use datafusion_proto::protobuf::{LogicalPlanNode, PhysicalPlanNode};
 use tokio::sync::Notify;
 use tusk_client::ClientOptions;
-use tusk_common::timing::Timing;
+use tusk_common::timing::{am_heartbeat, Timing};
 use tusk_common::Configuration;
 use tusk_proto::tusk::yarn as y;
 use tusk_yarn_client::{tusk_launch, ApplicationMasterClient, ContainerManagerClient};
@@ -102,13 +102,9 @@ impl AmOptions {
             executor_idle: Duration::from_millis(num(EXECUTOR_IDLE_KEY, 60_000)?),
             am_idle: Duration::from_millis(num(AM_IDLE_KEY, 600_000)?),
             executor_heartbeat_secs: num(EXECUTOR_HEARTBEAT_KEY, 2)?.max(1),
-            heartbeat: Duration::from_millis(
-                num(
-                    "yarn.app.mapreduce.am.scheduler.heartbeat.interval-ms",
-                    1000,
-                )?
-                .max(1),
-            ),
+            heartbeat: am_heartbeat(conf)
+                .map_err(|e| SqlError::Cluster(e.to_string()))?
+                .max(Duration::from_millis(1)),
             event_driven: Timing::from_conf(conf)
                 .map_err(|e| SqlError::Cluster(e.to_string()))?
                 .is_event_driven(),
