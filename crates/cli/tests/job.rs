@@ -153,12 +153,7 @@ fn wordcount_on_yarn_equals_the_reference() {
         &["job", "run", "wordcount", "/in", "/out", "--reduces", "2"],
         Duration::from_secs(120),
     );
-    let app = run
-        .stdout
-        .split_whitespace()
-        .find(|w| w.starts_with("application_"))
-        .unwrap_or_else(|| panic!("no application id printed:\n{}\n{}", run.stdout, run.stderr))
-        .to_string();
+    let app = run.application_id();
     let state = c.state();
     let logs = c.tusk(&["job", "logs", &app, "--dir", state.to_str().unwrap()]);
     assert_eq!(
@@ -206,8 +201,10 @@ fn local_wordcount_runs_without_yarn() {
     let c = Cluster::up(false);
     let input = text(200_000, 3);
     c.put(&input, "/in.txt");
-    let run = c.tusk(&["job", "run", "--local", "wordcount", "/in.txt", "/out"]);
-    assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
+    let run = c.run_ok(
+        &["job", "run", "--local", "wordcount", "/in.txt", "/out"],
+        Duration::from_secs(60),
+    );
     assert_eq!(c.counts("/out"), reference(&[&input]));
     // Its history is in the DFS, as for a job on YARN.
     let job = run
@@ -237,15 +234,17 @@ fn job_inputs_are_globbed_and_counters_print_in_hadoops_groups() {
     c.put(&d, "/data/more/x.txt");
     c.put("hidden words\n", "/data/more/.x.txt");
     c.put("one level only\n", "/data/more/sub/deep.txt");
-    let run = c.tusk(&[
-        "job",
-        "run",
-        "--local",
-        "wordcount",
-        "/data/in/part-*,/data/m{o,x}re",
-        "/out",
-    ]);
-    assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
+    let run = c.run_ok(
+        &[
+            "job",
+            "run",
+            "--local",
+            "wordcount",
+            "/data/in/part-*,/data/m{o,x}re",
+            "/out",
+        ],
+        Duration::from_secs(60),
+    );
     assert_eq!(c.counts("/out"), reference(&[&a, &b, &d]));
     // Hadoop's Counters.toString: groups after one tab, counters after two.
     assert!(
@@ -267,44 +266,25 @@ fn job_inputs_are_globbed_and_counters_print_in_hadoops_groups() {
         run.stdout
     );
 
-    let none = c.tusk(&[
-        "job",
-        "run",
-        "--local",
-        "wordcount",
-        "/data/nomatch*",
-        "/o2",
-    ]);
-    assert_eq!(none.code, 2, "{}", none.stderr);
-    assert!(
-        none.stderr.contains("Input Pattern hdfs://127.0.0.1:")
-            && none.stderr.contains("/data/nomatch* matches 0 files"),
-        "{}",
-        none.stderr
-    );
-    let hidden_only = c.tusk(&["job", "run", "--local", "wordcount", "/data/in/_*", "/o3"]);
-    assert_eq!(hidden_only.code, 2, "{}", hidden_only.stderr);
-    assert!(
-        hidden_only.stderr.contains("matches 0 files"),
-        "{}",
-        hidden_only.stderr
-    );
-    let missing = c.tusk(&[
-        "job",
-        "run",
-        "--local",
-        "wordcount",
-        "/data/in/part-0,/data/gone",
-        "/o4",
-    ]);
-    assert_eq!(missing.code, 2, "{}", missing.stderr);
-    assert!(
-        missing
-            .stderr
-            .contains("Input path does not exist: hdfs://127.0.0.1:"),
-        "{}",
-        missing.stderr
-    );
+    // Inputs that match nothing (hidden files do not count) or do not exist.
+    for (input, out, said) in [
+        (
+            "/data/nomatch*",
+            "/o2",
+            &[
+                "Input Pattern hdfs://127.0.0.1:",
+                "/data/nomatch* matches 0 files",
+            ][..],
+        ),
+        ("/data/in/_*", "/o3", &["matches 0 files"]),
+        (
+            "/data/in/part-0,/data/gone",
+            "/o4",
+            &["Input path does not exist: hdfs://127.0.0.1:"],
+        ),
+    ] {
+        c.assert_refused(&["job", "run", "--local", "wordcount", input, out], said);
+    }
 }
 
 /// Runs a streaming job on YARN that is bound to fail; returns its output.
@@ -410,7 +390,7 @@ fn a_failed_attempts_open_file_is_aborted_while_the_job_runs_on() {
             (open.contains(&attempt(1)) && !open.contains(&attempt(0))).then_some(())
         },
     );
-    assert_eq!(c.wait_final(&app), "SUCCEEDED");
+    c.assert_succeeds(&app);
 }
 
 /// `tusk job kill` ends the job as Hadoop's KILLED jobs end: the AM, sent SIGTERM by its
@@ -495,8 +475,7 @@ fn streaming_ships_files_and_archives_and_runs_map_only_and_aggregate_jobs() {
          print \"UniqValueCount:distinct\\t\" $i; print \"StringValueMin:first\\t\" $i } }'\n",
     )
     .unwrap();
-    let run = tusk_within(
-        home,
+    c.run_ok(
         &[
             "job",
             "streaming",
@@ -515,7 +494,6 @@ fn streaming_ships_files_and_archives_and_runs_map_only_and_aggregate_jobs() {
         ],
         Duration::from_secs(120),
     );
-    assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
     let mut want: BTreeMap<String, String> = reference(&[&input])
         .into_iter()
         .map(|(w, n)| (w, n.to_string()))
@@ -546,8 +524,7 @@ fn streaming_ships_files_and_archives_and_runs_map_only_and_aggregate_jobs() {
         .unwrap();
     assert!(tar.success());
     let archives = format!("{}#unpacked", tgz.display());
-    let run = tusk_within(
-        home,
+    c.run_ok(
         &[
             "job",
             "streaming",
@@ -566,7 +543,6 @@ fn streaming_ships_files_and_archives_and_runs_map_only_and_aggregate_jobs() {
         ],
         Duration::from_secs(120),
     );
-    assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
     let lines = part_lines(&c, "/maponly", 'm');
     assert!(
         lines.contains_key("from-dfs") && lines.contains_key("from-archive"),
@@ -598,26 +574,18 @@ fn missing_input_and_existing_output_are_refused_before_submission() {
     c.put("a b\n", "/in.txt");
     assert_eq!(c.tusk(&["fs", "-mkdir", "/taken"]).code, 0);
 
-    let missing = c.tusk(&["job", "run", "wordcount", "/no/such/input", "/out"]);
-    assert_eq!(missing.code, 2, "{}", missing.stderr);
-    assert!(
-        missing.stderr.contains("/no/such/input"),
-        "{}",
-        missing.stderr
+    c.assert_refused(
+        &["job", "run", "wordcount", "/no/such/input", "/out"],
+        &["/no/such/input"],
     );
-
-    let exists = c.tusk(&["job", "run", "wordcount", "/in.txt", "/taken"]);
-    assert_eq!(exists.code, 2, "{}", exists.stderr);
-    assert!(exists.stderr.contains("/taken"), "{}", exists.stderr);
-    assert!(
-        exists.stderr.contains("already exists"),
-        "{}",
-        exists.stderr
+    c.assert_refused(
+        &["job", "run", "wordcount", "/in.txt", "/taken"],
+        &["/taken", "already exists"],
     );
-
-    let local = c.tusk(&["job", "run", "--local", "wordcount", "/in.txt", "/taken"]);
-    assert_eq!(local.code, 2, "{}", local.stderr);
-    assert!(local.stderr.contains("/taken"), "{}", local.stderr);
+    c.assert_refused(
+        &["job", "run", "--local", "wordcount", "/in.txt", "/taken"],
+        &["/taken"],
+    );
 
     let list = c.tusk(&["job", "list"]);
     assert_eq!(list.code, 0, "{}", list.stderr);
@@ -749,6 +717,40 @@ impl Cluster {
             .to_string()
     }
 
+    /// Runs `tusk ARGS` for up to `within` and asserts it succeeds.
+    fn run_ok(&self, args: &[&str], within: Duration) -> Run {
+        let run = tusk_within(self.home.path(), args, within);
+        assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
+        run
+    }
+
+    /// Runs `tusk ARGS` and asserts it is refused (exit 2) with each of `said` on stderr.
+    fn assert_refused(&self, args: &[&str], said: &[&str]) {
+        let run = self.tusk(args);
+        assert_eq!(run.code, 2, "{args:?}: {}", run.stderr);
+        for s in said {
+            assert!(run.stderr.contains(s), "{s:?} not in: {}", run.stderr);
+        }
+    }
+
+    /// Submits a `sleep` job (see [`sleep_args`]); returns its application id.
+    fn submit_sleep(&self, maps: u32, reduces: u32, map_ms: u32, reduce_ms: u32) -> String {
+        let args = sleep_args(maps, reduces, map_ms, reduce_ms);
+        self.submit(&args.iter().map(String::as_str).collect::<Vec<_>>())
+    }
+
+    /// Waits for the application to end and asserts it succeeded (its status says why
+    /// not).
+    fn assert_succeeds(&self, app: &str) {
+        let state = self.wait_final(app);
+        assert_eq!(
+            state,
+            "SUCCEEDED",
+            "{}",
+            self.tusk(&["job", "status", app]).stdout
+        );
+    }
+
     /// Waits for the application to end; returns its final state.
     fn wait_final(&self, app: &str) -> String {
         poll("the job to end", Duration::from_secs(90), || {
@@ -774,16 +776,51 @@ impl Cluster {
     }
 }
 
-fn attempts_of<'a>(
-    history: &'a serde_json::Value,
-    task_suffix: &str,
-) -> Vec<&'a serde_json::Value> {
+impl Run {
+    /// The application id the job client printed.
+    fn application_id(&self) -> String {
+        self.stdout
+            .split_whitespace()
+            .find(|w| w.starts_with("application_"))
+            .unwrap_or_else(|| {
+                panic!(
+                    "no application id printed:\n{}\n{}",
+                    self.stdout, self.stderr
+                )
+            })
+            .to_string()
+    }
+}
+
+/// The `sleep` example's arguments: `maps` maps of `map_ms` each and `reduces` reduces
+/// of `reduce_ms` each.
+fn sleep_args(maps: u32, reduces: u32, map_ms: u32, reduce_ms: u32) -> Vec<String> {
+    format!("sleep --maps {maps} -r {reduces} --map-ms {map_ms} --reduce-ms {reduce_ms}")
+        .split(' ')
+        .map(String::from)
+        .collect()
+}
+
+/// The attempts in a job's history for which `keep` holds.
+fn attempts_where(
+    history: &serde_json::Value,
+    keep: impl Fn(&serde_json::Value) -> bool,
+) -> Vec<&serde_json::Value> {
     history["attempts"]
         .as_array()
         .unwrap()
         .iter()
-        .filter(|a| a["task"].as_str().unwrap().ends_with(task_suffix))
+        .filter(|a| keep(a))
         .collect()
+}
+
+fn attempts_of<'a>(
+    history: &'a serde_json::Value,
+    task_suffix: &str,
+) -> Vec<&'a serde_json::Value> {
+    attempts_where(history, |a| {
+        a["task"].as_str().unwrap().ends_with(task_suffix)
+    })
 }
 
 #[test]
@@ -797,7 +834,7 @@ fn a_killed_task_attempt_is_retried_on_another_node() {
         || pids_matching(&attempt0).first().copied(),
     );
     kill9(pid);
-    assert_eq!(c.wait_final(&app), "SUCCEEDED");
+    c.assert_succeeds(&app);
     let h = c.history(&app);
     let tries = attempts_of(&h, "_m_000000");
     let failed = tries
@@ -822,17 +859,7 @@ fn a_nodemanager_killed_mid_job_and_the_job_still_completes() {
     // Waves of short maps (36 on 3 nodes of 4 slots, one of them the AM's), so some
     // have finished (their output is on the nodes) and others still run when a
     // NodeManager dies after the first wave, and a reduce that needs every one of them.
-    let app = c.submit(&[
-        "sleep",
-        "--maps",
-        "36",
-        "-r",
-        "1",
-        "--map-ms",
-        "700",
-        "--reduce-ms",
-        "100",
-    ]);
+    let app = c.submit_sleep(36, 1, 700, 100);
     let job = app.replacen("application_", "job_", 1);
     // This cluster's AM: its command line names this cluster's file system.
     let am = poll("the AM to start", Duration::from_secs(30), || {
@@ -867,29 +894,20 @@ fn a_nodemanager_killed_mid_job_and_the_job_still_completes() {
             kill9(pid);
         }
     }
-    let state = c.wait_final(&app);
-    assert_eq!(
-        state,
-        "SUCCEEDED",
-        "{}",
-        c.tusk(&["job", "status", &app]).stdout
-    );
+    c.assert_succeeds(&app);
     let h = c.history(&app);
     assert_eq!(h["state"], "SUCCEEDED");
-    let maps_done: std::collections::BTreeSet<&str> = h["attempts"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|a| a["task_type"] == "MAP" && a["outcome"] == "succeeded")
-        .map(|a| a["task"].as_str().unwrap())
-        .collect();
+    let maps_done: std::collections::BTreeSet<&str> = attempts_where(&h, |a| {
+        a["task_type"] == "MAP" && a["outcome"] == "succeeded"
+    })
+    .into_iter()
+    .map(|a| a["task"].as_str().unwrap())
+    .collect();
     assert_eq!(maps_done.len(), 36, "every map has a succeeded attempt");
-    let redone = h["attempts"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|a| a["task_type"] == "MAP" && a["outcome"] != "succeeded")
-        .count();
+    let redone = attempts_where(&h, |a| {
+        a["task_type"] == "MAP" && a["outcome"] != "succeeded"
+    })
+    .len();
     assert!(
         redone > 0,
         "some map attempts were lost with the node and run again: {h}"
@@ -929,9 +947,8 @@ fn run_with_a_straggler(c: &Cluster, sleep_s: u32, extra: &[&str], within: Durat
         "cat",
     ];
     args.extend_from_slice(extra);
-    let r = tusk_within(c.home.path(), &args, within);
-    assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
-    r.stdout
+    c.run_ok(&args, within)
+        .stdout
         .lines()
         .find_map(|l| l.strip_prefix("Submitted application "))
         .unwrap()
@@ -1059,24 +1076,14 @@ fn potential_reception_is_nonzero_while_reduces_shuffle_and_zero_after() {
     let c = Cluster::up(true);
     // 12 maps in two waves of 3 s (the cluster runs 7 at a time beside the AM); the
     // reduces start after the first map and wait for the second wave.
-    let app = c.submit(&[
-        "sleep",
-        "--maps",
-        "12",
-        "-r",
-        "2",
-        "--map-ms",
-        "3000",
-        "--reduce-ms",
-        "10",
-    ]);
+    let app = c.submit_sleep(12, 2, 3000, 10);
     let seen = poll(
         "a node with bytes still to fetch",
         Duration::from_secs(60),
         || to_fetch_per_node(&c).into_iter().find(|&b| b > 0),
     );
     assert!(seen > 0);
-    assert_eq!(c.wait_final(&app), "SUCCEEDED");
+    c.assert_succeeds(&app);
     poll(
         "nothing left to fetch anywhere",
         Duration::from_secs(30),
@@ -1122,12 +1129,22 @@ fn nodemanagers_and_the_one_running(state: &Path, pid: u32) -> (Vec<u32>, u32) {
     (nms, nm)
 }
 
-/// The `mr-am` process whose container environment holds `KEY=value`.
-fn am_with_env(key: &str, value: &str) -> Option<u32> {
+/// Waits for the `mr-am` process whose container environment holds `KEY=value`.
+fn wait_for_am_with_env(key: &str, value: &str) -> u32 {
     let wanted = format!("{key}={value}");
-    pids_matching("mr-am").into_iter().find(|p| {
-        std::fs::read(format!("/proc/{p}/environ"))
-            .is_ok_and(|env| env.split(|b| *b == 0).any(|kv| kv == wanted.as_bytes()))
+    poll("the AM to start", Duration::from_secs(30), || {
+        pids_matching("mr-am").into_iter().find(|p| {
+            std::fs::read(format!("/proc/{p}/environ"))
+                .is_ok_and(|env| env.split(|b| *b == 0).any(|kv| kv == wanted.as_bytes()))
+        })
+    })
+}
+
+/// Waits for a map attempt of application `app` to run; returns its pid.
+fn wait_for_a_map_attempt(app: &str) -> u32 {
+    let maps = app.replacen("application_", "attempt_", 1) + "_m_";
+    poll("a map attempt to start", Duration::from_secs(30), || {
+        pids_matching(&maps).first().copied()
     })
 }
 
@@ -1151,17 +1168,11 @@ fn a_killed_application_master_is_replaced_by_a_second_attempt_and_the_output_is
     assert_eq!(c.tusk(&["fs", "-mkdir", "/in"]).code, 0);
     c.put(&big, "/in/big.txt");
     let app = c.submit(&["wordcount", "/in", "/out", "--reduces", "2"]);
-    let am = poll("the AM to start", Duration::from_secs(30), || {
-        am_with_env("APPLICATION_ID", &app)
-    });
+    let am = wait_for_am_with_env("APPLICATION_ID", &app);
     // Some of the first AM's tasks are running (or done) when it dies.
-    let job = app.replacen("application_", "attempt_", 1);
-    poll("a map attempt to start", Duration::from_secs(30), || {
-        pids_matching(&format!("{job}_m_")).first().copied()
-    });
+    wait_for_a_map_attempt(&app);
     kill9(am);
-    let status = c.tusk(&["job", "status", &app]);
-    assert_eq!(c.wait_final(&app), "SUCCEEDED", "{}", status.stdout);
+    c.assert_succeeds(&app);
     assert!(
         all_attempts_from_the_second_am(&c.history(&app)),
         "the history is the second AM's"
@@ -1176,27 +1187,11 @@ fn a_killed_application_master_is_replaced_by_a_second_attempt_and_the_output_is
 fn a_nodemanager_killed_with_the_application_master_on_it_gives_a_second_attempt() {
     let (c, _) = Cluster::up_with_quick_node_expiry();
     let state = c.state();
-    let app = c.submit(&[
-        "sleep",
-        "--maps",
-        "4",
-        "-r",
-        "1",
-        "--map-ms",
-        "1500",
-        "--reduce-ms",
-        "100",
-    ]);
-    let am = poll("the AM to start", Duration::from_secs(30), || {
-        am_with_env("APPLICATION_ID", &app)
-    });
+    let app = c.submit_sleep(4, 1, 1500, 100);
+    let am = wait_for_am_with_env("APPLICATION_ID", &app);
     let (_, am_nm) = nodemanagers_and_the_one_running(&state, am);
     let job = app.replacen("application_", "job_", 1);
-    poll("a map attempt to start", Duration::from_secs(30), || {
-        pids_matching(&job.replacen("job_", "attempt_", 1))
-            .first()
-            .copied()
-    });
+    wait_for_a_map_attempt(&app);
     // The machine dies: the NodeManager and everything it ran.
     let doomed: Vec<u32> = pids_matching(&job)
         .into_iter()
@@ -1207,13 +1202,7 @@ fn a_nodemanager_killed_with_the_application_master_on_it_gives_a_second_attempt
     for pid in doomed {
         kill9(pid);
     }
-    let state = c.wait_final(&app);
-    assert_eq!(
-        state,
-        "SUCCEEDED",
-        "{}",
-        c.tusk(&["job", "status", &app]).stdout
-    );
+    c.assert_succeeds(&app);
     assert!(
         all_attempts_from_the_second_am(&c.history(&app)),
         "the job was finished by a second AM attempt"
@@ -1230,19 +1219,8 @@ fn a_job_client_waits_through_a_resourcemanager_restart_and_the_job_succeeds() {
         .to_string();
     let out = std::fs::File::create(c.home.path().join("job.out")).unwrap();
     let mut job = Command::new(env!("CARGO_BIN_EXE_tusk"))
-        .args([
-            "job",
-            "run",
-            "sleep",
-            "--maps",
-            "2",
-            "-r",
-            "1",
-            "--map-ms",
-            "1000",
-            "--reduce-ms",
-            "100",
-        ])
+        .args(["job", "run"])
+        .args(sleep_args(2, 1, 1000, 100))
         .env("TUSK_HOME", c.home.path())
         .env("TUSK_LOG", "warn")
         .stdin(Stdio::null())
@@ -1250,9 +1228,7 @@ fn a_job_client_waits_through_a_resourcemanager_restart_and_the_job_succeeds() {
         .stderr(out)
         .spawn()
         .unwrap();
-    poll("the AM to start", Duration::from_secs(30), || {
-        am_with_env("TUSK_RM_ADDRESS", &rm_addr)
-    });
+    wait_for_am_with_env("TUSK_RM_ADDRESS", &rm_addr);
     // kill -9 of the ResourceManager, then `tusk local start` on the same address.
     let pids = std::fs::read_to_string(state.join("pids")).unwrap();
     let rm_pid: u32 = pids
@@ -1326,8 +1302,7 @@ fn reduces_holding_the_containers_maps_need_are_preempted_and_the_job_finishes()
     for (i, t) in texts.iter().enumerate() {
         c.put(t, &format!("/ramp/in/part{i}"));
     }
-    let r = tusk_within(
-        c.home.path(),
+    let r = c.run_ok(
         &[
             "job",
             "run",
@@ -1341,37 +1316,22 @@ fn reduces_holding_the_containers_maps_need_are_preempted_and_the_job_finishes()
         ],
         Duration::from_secs(120),
     );
-    assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
     let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
     assert_eq!(c.counts("/ramp/out"), reference(&refs));
-    let app = r
-        .stdout
-        .split_whitespace()
-        .find(|w| w.starts_with("application_"))
-        .expect("application id")
-        .to_string();
+    let app = r.application_id();
     let h = c.history(&app);
-    let preempted: Vec<_> = h["attempts"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|a| {
-            a["task_type"] == "REDUCE"
-                && a["outcome"] == "killed"
-                && a["error"]
-                    .as_str()
-                    .is_some_and(|e| e.contains("reduce preempted to make room for maps"))
-        })
-        .collect();
+    let preempted = attempts_where(&h, |a| {
+        a["task_type"] == "REDUCE"
+            && a["outcome"] == "killed"
+            && a["error"]
+                .as_str()
+                .is_some_and(|e| e.contains("reduce preempted to make room for maps"))
+    });
     assert!(!preempted.is_empty(), "no reduce was preempted: {h}");
     for p in &preempted {
         let task = p["task"].as_str().unwrap();
         assert!(
-            h["attempts"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .any(|a| a["task"] == task && a["outcome"] == "succeeded"),
+            !attempts_where(&h, |a| a["task"] == task && a["outcome"] == "succeeded").is_empty(),
             "{task} ran again and succeeded: {h}"
         );
     }

@@ -10,6 +10,8 @@
 #[path = "support/local_cluster.rs"]
 mod local_cluster;
 
+use std::path::Path;
+
 use local_cluster::{stderr, stdout, tusk_env, Cluster};
 use tusk_security::kdc::Kdc;
 
@@ -40,37 +42,21 @@ fn a_kerberos_cluster_serves_ticket_holders_only() {
     for k in &keys {
         global.extend(["-D", k.as_str()]);
     }
-    let mut env: Vec<(String, String)> = kdc.env();
-    env.push((
-        "KRB5CCNAME".into(),
-        format!("FILE:{}", alice_cache.display()),
-    ));
-    let env_refs: Vec<(&str, &str)> = env.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
-    let cluster = Cluster::up_full(2, &[], &global, &env_refs);
+    let env = with_cache(&kdc.env(), &alice_cache);
+    let cluster = Cluster::up_full(2, &[], &global, &pairs(&env));
 
-    let fs = |args: &[&str], env: &[(&str, &str)]| {
+    // `tusk SUBCOMMAND ARGS` with the cluster's keys, in `env`.
+    let tusk = |subcommand: &str, args: &[&str], env: &[(String, String)]| {
         let mut all = global.clone();
-        all.push("fs");
+        all.push(subcommand);
         all.extend_from_slice(args);
-        tusk_env(cluster.home(), &all, env)
+        tusk_env(cluster.home(), &all, &pairs(env))
     };
+    let fs = |args: &[&str], env: &[(String, String)]| tusk("fs", args, env);
     // The superuser is the NameNode's principal's short name (`nn`), not the user
     // running the process: a ticket for `nn` makes alice a home, one for root may not.
-    let as_user = |name: &str| {
-        let cache = kdc.add_user(name).unwrap();
-        let mut env: Vec<(String, String)> = env
-            .iter()
-            .filter(|(k, _)| k != "KRB5CCNAME")
-            .cloned()
-            .collect();
-        env.push(("KRB5CCNAME".into(), format!("FILE:{}", cache.display())));
-        env
-    };
+    let as_user = |name: &str| with_cache(&env, &kdc.add_user(name).unwrap());
     let as_nn = as_user("nn");
-    let as_nn: Vec<(&str, &str)> = as_nn
-        .iter()
-        .map(|(k, v)| (k.as_str(), v.as_str()))
-        .collect();
     for args in [
         &["-mkdir", "-p", "/user/alice"][..],
         &["-chown", "alice", "/user/alice"],
@@ -78,12 +64,7 @@ fn a_kerberos_cluster_serves_ticket_holders_only() {
         let out = fs(args, &as_nn);
         assert!(out.status.success(), "{args:?}: {}", stderr(&out));
     }
-    let as_root = as_user("root");
-    let as_root: Vec<(&str, &str)> = as_root
-        .iter()
-        .map(|(k, v)| (k.as_str(), v.as_str()))
-        .collect();
-    let not_super = fs(&["-mkdir", "/rootdir"], &as_root);
+    let not_super = fs(&["-mkdir", "/rootdir"], &as_user("root"));
     assert!(
         stderr(&not_super).contains("Permission denied: user=root"),
         "{}",
@@ -94,41 +75,33 @@ fn a_kerberos_cluster_serves_ticket_holders_only() {
     std::fs::write(&local, "hello from alice\n").unwrap();
     let put = fs(
         &["-put", local.to_str().unwrap(), "/user/alice/hello.txt"],
-        &env_refs,
+        &env,
     );
     assert!(put.status.success(), "{}", stderr(&put));
-    let ls = fs(&["-ls", "/user/alice/hello.txt"], &env_refs);
+    let ls = fs(&["-ls", "/user/alice/hello.txt"], &env);
     assert!(ls.status.success(), "{}", stderr(&ls));
     assert!(
         stdout(&ls).contains(" alice "),
         "owned by alice: {}",
         stdout(&ls)
     );
-    let cat = fs(&["-cat", "/user/alice/hello.txt"], &env_refs);
+    let cat = fs(&["-cat", "/user/alice/hello.txt"], &env);
     assert_eq!(stdout(&cat), "hello from alice\n", "{}", stderr(&cat));
 
     // A delegation token (`tusk fetchdt`) serves alice's shell with no ticket at all.
     let tokens = cluster.home().join("alice.dt");
     let tokens_str = tokens.to_str().unwrap();
-    let dt = |args: &[&str], env: &[(&str, &str)]| {
-        let mut all = global.clone();
-        all.push("fetchdt");
-        all.extend_from_slice(args);
-        tusk_env(cluster.home(), &all, env)
-    };
-    let fetched = dt(&["--renewer", "alice", tokens_str], &env_refs);
+    let dt = |args: &[&str], env: &[(String, String)]| tusk("fetchdt", args, env);
+    let fetched = dt(&["--renewer", "alice", tokens_str], &env);
     assert!(fetched.status.success(), "{}", stderr(&fetched));
-    let printed = dt(&["--print", tokens_str], &env_refs);
+    let printed = dt(&["--print", tokens_str], &env);
     assert!(
         stdout(&printed).contains("owner=alice@TUSK.TEST, renewer=alice"),
         "{}",
         stdout(&printed)
     );
-    let no_ticket_cache = format!("FILE:{}", realm_dir.path().join("empty.cc").display());
-    let mut token_only = env_refs.clone();
-    token_only.retain(|(k, _)| *k != "KRB5CCNAME");
-    token_only.push(("KRB5CCNAME", &no_ticket_cache));
-    token_only.push(("HADOOP_TOKEN_FILE_LOCATION", tokens_str));
+    let mut token_only = with_cache(&env, &realm_dir.path().join("empty.cc"));
+    token_only.push(("HADOOP_TOKEN_FILE_LOCATION".into(), tokens_str.into()));
     let by_token = fs(&["-cat", "/user/alice/hello.txt"], &token_only);
     assert_eq!(
         stdout(&by_token),
@@ -186,15 +159,7 @@ fn a_kerberos_cluster_serves_ticket_holders_only() {
         "http://{web}/webhdfs/v1/user/alice/hello.txt?op=OPEN&delegation={delegation}"
     ));
     assert_eq!(status, 307, "{redirect}");
-    let location = redirect
-        .lines()
-        .find_map(|l| {
-            l.strip_prefix("location: ")
-                .or_else(|| l.strip_prefix("Location: "))
-        })
-        .expect("a Location header")
-        .trim()
-        .to_string();
+    let location = location_of(&redirect);
     let (status, read) = http_get(&location);
     assert_eq!((status, read.as_str()), (200, "hello from alice\n"));
     // Without a token, a claimed user.name is refused under Kerberos.
@@ -208,55 +173,31 @@ fn a_kerberos_cluster_serves_ticket_holders_only() {
     // file through the DataNode redirect (which carries a token the NameNode made).
     let web_host = web.replacen("127.0.0.1", "localhost", 1);
     let base = format!("http://{web_host}/webhdfs/v1");
-    let listed = curl(
-        &[
-            "--negotiate",
-            "-u",
-            ":",
-            &format!("{base}/user/alice?op=LISTSTATUS"),
-        ],
-        &env_refs,
-    );
+    // curl with alice's ticket.
+    let negotiate = |args: &[&str]| {
+        let mut all = vec!["--negotiate", "-u", ":"];
+        all.extend_from_slice(args);
+        curl(&all, &env)
+    };
+    let listed = negotiate(&[&format!("{base}/user/alice?op=LISTSTATUS")]);
     assert!(listed.starts_with("200 "), "{listed}");
     assert!(listed.contains("\"pathSuffix\":\"hello.txt\""), "{listed}");
     assert!(listed.contains("\"owner\":\"alice\""), "{listed}");
-    let created = curl(
-        &[
-            "--negotiate",
-            "-u",
-            ":",
-            "-X",
-            "PUT",
-            &format!("{base}/user/alice/spnego.txt?op=CREATE"),
-        ],
-        &env_refs,
-    );
+    let created = negotiate(&[
+        "-X",
+        "PUT",
+        &format!("{base}/user/alice/spnego.txt?op=CREATE"),
+    ]);
     assert!(created.starts_with("307 "), "{created}");
-    let location = created
-        .lines()
-        .find_map(|l| {
-            l.strip_prefix("location: ")
-                .or_else(|| l.strip_prefix("Location: "))
-        })
-        .expect("a Location header")
-        .trim()
-        .to_string();
+    let location = location_of(&created);
     assert!(location.contains("delegation="), "{location}");
     let body = realm_dir.path().join("spnego.txt");
     std::fs::write(&body, "written through SPNEGO\n").unwrap();
     let put = curl(&["-X", "PUT", "-T", body.to_str().unwrap(), &location], &[]);
     assert!(put.starts_with("201 "), "{put}");
-    let cat = fs(&["-cat", "/user/alice/spnego.txt"], &env_refs);
+    let cat = fs(&["-cat", "/user/alice/spnego.txt"], &env);
     assert_eq!(stdout(&cat), "written through SPNEGO\n", "{}", stderr(&cat));
-    let status = curl(
-        &[
-            "--negotiate",
-            "-u",
-            ":",
-            &format!("{base}/user/alice/spnego.txt?op=GETFILESTATUS"),
-        ],
-        &env_refs,
-    );
+    let status = negotiate(&[&format!("{base}/user/alice/spnego.txt?op=GETFILESTATUS")]);
     assert!(status.contains("\"owner\":\"alice\""), "{status}");
     // hadoop.http.authentication.type=kerberos: the NameNode's and the DataNode's
     // pages negotiate too (the DataNode's WebHDFS took the token above).
@@ -269,7 +210,7 @@ fn a_kerberos_cluster_serves_ticket_holders_only() {
         let jmx = format!("http://{daemon_web}/jmx");
         let refused = curl(&[&jmx], &[]);
         assert!(refused.starts_with("401 "), "{daemon_web}: {refused}");
-        let served = curl(&["--negotiate", "-u", ":", &jmx], &env_refs);
+        let served = negotiate(&[&jmx]);
         assert!(
             served.starts_with("200 ") && served.contains("\"beans\""),
             "{daemon_web}: {served}"
@@ -286,15 +227,7 @@ fn a_kerberos_cluster_serves_ticket_holders_only() {
     );
     // GETDELEGATIONTOKEN with the ticket; the token then serves without one, renews,
     // and is refused once cancelled.
-    let got = curl(
-        &[
-            "--negotiate",
-            "-u",
-            ":",
-            &format!("{base}/?op=GETDELEGATIONTOKEN&renewer=alice"),
-        ],
-        &env_refs,
-    );
+    let got = negotiate(&[&format!("{base}/?op=GETDELEGATIONTOKEN&renewer=alice")]);
     assert!(got.starts_with("200 "), "{got}");
     let url_string = got
         .split("\"urlString\":\"")
@@ -313,44 +246,32 @@ fn a_kerberos_cluster_serves_ticket_holders_only() {
     ));
     assert_eq!(status, 400, "{body}");
     assert!(body.contains("IllegalArgumentException"), "{body}");
-    let renewed = curl(
-        &[
-            "--negotiate",
-            "-u",
-            ":",
-            "-X",
-            "PUT",
-            &format!("{base}/?op=RENEWDELEGATIONTOKEN&token={url_string}"),
-        ],
-        &env_refs,
-    );
+    let renewed = negotiate(&[
+        "-X",
+        "PUT",
+        &format!("{base}/?op=RENEWDELEGATIONTOKEN&token={url_string}"),
+    ]);
     assert!(
         renewed.starts_with("200 ") && renewed.contains("{\"long\":"),
         "{renewed}"
     );
-    let cancelled = curl(
-        &[
-            "--negotiate",
-            "-u",
-            ":",
-            "-X",
-            "PUT",
-            &format!("{base}/?op=CANCELDELEGATIONTOKEN&token={url_string}"),
-        ],
-        &env_refs,
-    );
+    let cancelled = negotiate(&[
+        "-X",
+        "PUT",
+        &format!("{base}/?op=CANCELDELEGATIONTOKEN&token={url_string}"),
+    ]);
     assert!(cancelled.starts_with("200 "), "{cancelled}");
     let (status, body) = http_get(&by_web_token.replace("localhost", "127.0.0.1"));
     assert_eq!(status, 403, "{body}");
     assert!(body.contains("InvalidToken"), "{body}");
 
-    let renewed = dt(&["--renew", tokens_str], &env_refs);
+    let renewed = dt(&["--renew", tokens_str], &env);
     assert!(
         stdout(&renewed).contains("Renewed token for"),
         "{}",
         stderr(&renewed)
     );
-    let cancelled = dt(&["--cancel", tokens_str], &env_refs);
+    let cancelled = dt(&["--cancel", tokens_str], &env);
     assert!(cancelled.status.success(), "{}", stderr(&cancelled));
     let refused = fs(&["-cat", "/user/alice/hello.txt"], &token_only);
     assert!(!refused.status.success());
@@ -361,7 +282,7 @@ fn a_kerberos_cluster_serves_ticket_holders_only() {
     );
 
     // Alice's ticket does not make her the superuser.
-    let denied = fs(&["-mkdir", "/elsewhere"], &env_refs);
+    let denied = fs(&["-mkdir", "/elsewhere"], &env);
     assert!(
         stderr(&denied).contains("Permission denied: user=alice"),
         "{}",
@@ -369,10 +290,7 @@ fn a_kerberos_cluster_serves_ticket_holders_only() {
     );
 
     // No ticket: an empty credential cache.
-    let nobody = format!("FILE:{}", realm_dir.path().join("nobody.cc").display());
-    let mut no_ticket = env_refs.clone();
-    no_ticket.retain(|(k, _)| *k != "KRB5CCNAME");
-    no_ticket.push(("KRB5CCNAME", &nobody));
+    let no_ticket = with_cache(&env, &realm_dir.path().join("nobody.cc"));
     let refused = fs(&["-ls", "/"], &no_ticket);
     assert!(!refused.status.success());
     assert!(
@@ -395,12 +313,40 @@ fn a_kerberos_cluster_serves_ticket_holders_only() {
     );
 }
 
+/// `env` with its Kerberos credential cache (`KRB5CCNAME`) replaced by `cache`.
+fn with_cache(env: &[(String, String)], cache: &Path) -> Vec<(String, String)> {
+    let mut env: Vec<(String, String)> = env
+        .iter()
+        .filter(|(k, _)| k != "KRB5CCNAME")
+        .cloned()
+        .collect();
+    env.push(("KRB5CCNAME".into(), format!("FILE:{}", cache.display())));
+    env
+}
+
+/// `env` as the borrowed pairs `tusk_env` takes.
+fn pairs(env: &[(String, String)]) -> Vec<(&str, &str)> {
+    env.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect()
+}
+
+/// The `Location` header of an HTTP response's head.
+fn location_of(head: &str) -> String {
+    head.lines()
+        .find_map(|l| {
+            l.strip_prefix("location: ")
+                .or_else(|| l.strip_prefix("Location: "))
+        })
+        .expect("a Location header")
+        .trim()
+        .to_string()
+}
+
 /// `curl -s -i ARGS` with `env`: the status, a space, then the headers and body.
-fn curl(args: &[&str], env: &[(&str, &str)]) -> String {
+fn curl(args: &[&str], env: &[(String, String)]) -> String {
     let out = std::process::Command::new("curl")
         .args(["-s", "-i", "-w", "\n%{http_code}"])
         .args(args)
-        .envs(env.iter().copied())
+        .envs(env.iter().cloned())
         .output()
         .expect("curl (with GSS-API)");
     let text = String::from_utf8_lossy(&out.stdout).to_string();

@@ -16,6 +16,10 @@ use tusk_namenode::edit_log::scan::scan_segment;
 #[path = "support/process.rs"]
 mod process;
 use process::Started;
+/// Shared with the NameNode's own edit log tests.
+#[path = "../../namenode/tests/support/name_dir.rs"]
+mod name_dir;
+use name_dir::{own_files, set_aside};
 
 fn tusk(dir: &Path) -> Command {
     tusk_with_name_dirs(&[dir.join("name")])
@@ -166,14 +170,11 @@ async fn a_flipped_bit_stops_the_namenode_until_recover_cuts_the_log_before_it()
     ] {
         assert!(stdout.contains(&expected), "{expected:?} not in: {stdout}");
     }
-    let kept: Vec<_> = std::fs::read_dir(dir.path().join("name/current"))
-        .unwrap()
-        .flatten()
-        .filter(|e| e.file_name().to_string_lossy().contains(".corrupt-"))
-        .collect();
+    let name_dir = dir.path().join("name");
+    let kept = set_aside(&name_dir);
     assert_eq!(kept.len(), 1);
     assert_eq!(
-        std::fs::read(kept[0].path()).unwrap(),
+        std::fs::read(name_dir.join("current").join(&kept[0])).unwrap(),
         data,
         "the original is kept"
     );
@@ -272,32 +273,14 @@ async fn a_flipped_bit_in_a_rolled_segment_of_one_of_two_directories_is_repaired
         .find(|l| l.contains("ERROR") && l.contains(&damaged.display().to_string()))
         .unwrap_or_else(|| panic!("no ERROR naming {}: {log}", damaged.display()));
     assert!(error.contains(&format!("byte {offset}")), "{error}");
-    let kept_aside: Vec<String> = std::fs::read_dir(name_dirs[1].join("current"))
-        .unwrap()
-        .flatten()
-        .map(|e| e.file_name().to_string_lossy().into_owned())
+    let kept_aside: Vec<String> = set_aside(&name_dirs[1])
+        .into_iter()
         .filter(|n| n.starts_with("edits_0000000000000000001.corrupt-"))
         .collect();
     assert_eq!(kept_aside.len(), 1, "the damaged copy is kept aside");
     assert_eq!(
-        current_files(&name_dirs[0]),
-        current_files(&name_dirs[1]),
+        own_files(&name_dirs[0]),
+        own_files(&name_dirs[1]),
         "the damaged directory is a copy of the other again"
     );
-}
-
-/// The files of a name directory (but those kept aside), with their contents.
-fn current_files(dir: &Path) -> Vec<(String, Vec<u8>)> {
-    let mut out: Vec<_> = std::fs::read_dir(dir.join("current"))
-        .unwrap()
-        .flatten()
-        .map(|e| e.file_name().to_string_lossy().into_owned())
-        .filter(|n| !n.contains(".corrupt-"))
-        .map(|n| {
-            let data = std::fs::read(dir.join("current").join(&n)).unwrap();
-            (n, data)
-        })
-        .collect();
-    out.sort();
-    out
 }

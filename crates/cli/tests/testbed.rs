@@ -6,7 +6,7 @@
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
-use std::sync::Mutex;
+use std::sync::{Mutex, MutexGuard};
 use std::time::Duration;
 
 use tusk_client::{ClientOptions, DfsClient};
@@ -16,6 +16,15 @@ use tusk_yarn_client::ApplicationClient;
 
 /// One testbed at a time: rates measured side by side would share the host's CPUs.
 static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
+
+/// The turn of a test that builds a testbed, held until it drops; none where testbeds
+/// cannot be built here (the test then skips).
+fn one_testbed_at_a_time() -> Option<MutexGuard<'static, ()>> {
+    if !support::can_run_testbeds() {
+        return None;
+    }
+    Some(ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner()))
+}
 
 #[path = "support/process.rs"]
 mod process;
@@ -34,16 +43,6 @@ fn tusk(home: &Path, args: &[&str]) -> Output {
         .expect("run tusk")
 }
 
-fn ok(home: &Path, args: &[&str]) -> String {
-    let out = tusk(home, args);
-    assert!(
-        out.status.success(),
-        "tusk {args:?} failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
 /// A testbed directory that is torn down however the test ends.
 struct Bed {
     home: tempfile::TempDir,
@@ -51,19 +50,31 @@ struct Bed {
 }
 
 impl Bed {
-    fn up(description: &str) -> Bed {
+    /// The directory `tb` in a new `TUSK_HOME`, with no testbed in it yet.
+    fn new() -> Bed {
         let home = tempfile::tempdir().unwrap();
         let dir = home.path().join("tb");
-        let file = home.path().join("cluster.toml");
+        Bed { home, dir }
+    }
+
+    fn up(description: &str) -> Bed {
+        Bed::up_with(description, &[])
+    }
+
+    /// `tusk testbed up` of `description`, with `extra` arguments.
+    fn up_with(description: &str, extra: &[&str]) -> Bed {
+        let bed = Bed::new();
+        let file = bed.home.path().join("cluster.toml");
         std::fs::write(&file, description).unwrap();
-        let bed = Bed { home, dir };
-        bed.ok(&[
+        let mut args = vec![
             "testbed",
             "up",
             file.to_str().unwrap(),
             "--dir",
             bed.dir_str(),
-        ]);
+        ];
+        args.extend_from_slice(extra);
+        bed.ok(&args);
         bed
     }
 
@@ -71,13 +82,50 @@ impl Bed {
         self.dir.to_str().unwrap()
     }
 
+    /// `tusk ARGS`, which must succeed; its stdout.
     fn ok(&self, args: &[&str]) -> String {
-        ok(self.home.path(), args)
+        let out = tusk(self.home.path(), args);
+        assert!(
+            out.status.success(),
+            "tusk {args:?} failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).into_owned()
     }
 
     fn record(&self) -> serde_json::Value {
         serde_json::from_str(&std::fs::read_to_string(self.dir.join("testbed.json")).unwrap())
             .unwrap()
+    }
+
+    /// The text at JSON `pointer` in the testbed's record.
+    fn record_str(&self, pointer: &str) -> String {
+        let record = self.record();
+        record
+            .pointer(pointer)
+            .and_then(serde_json::Value::as_str)
+            .unwrap_or_else(|| panic!("no {pointer} in {record}"))
+            .to_string()
+    }
+
+    /// `tusk fs -fs FS ARGS`; its stdout.
+    fn fs(&self, fs: &str, args: &[&str]) -> String {
+        let mut all = vec!["fs", "-fs", fs];
+        all.extend_from_slice(args);
+        self.ok(&all)
+    }
+
+    /// `tusk job SUBCOMMAND` against the testbed's file system and ResourceManager, with
+    /// `args` after those keys; its stdout.
+    fn job(&self, subcommand: &str, args: &[&str]) -> String {
+        let fs = format!("fs.defaultFS={}", self.record_str("/default_fs"));
+        let rm = format!(
+            "yarn.resourcemanager.address={}",
+            self.record_str("/rm_address")
+        );
+        let mut all = vec!["job", subcommand, "-D", &fs, "-D", &rm];
+        all.extend_from_slice(args);
+        self.ok(&all)
     }
 
     fn ip(&self, node: &str) -> String {
@@ -92,6 +140,14 @@ impl Bed {
             .find(|n| n["spec"]["name"] == node)
             .unwrap()
             .clone()
+    }
+
+    /// Where `node`'s first volume is mounted.
+    fn volume(&self, node: &str) -> String {
+        self.node(node)["volumes"][0]["mount"]
+            .as_str()
+            .unwrap()
+            .to_string()
     }
 
     /// The addresses of `nodes`, sorted.
@@ -173,6 +229,27 @@ fn wait_status(
     }
 }
 
+/// What `program ARGS` prints on stdout.
+fn output_of(program: &str, args: &[&str]) -> String {
+    let out = Command::new(program).args(args).output().unwrap();
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+fn netns_list() -> String {
+    output_of("ip", &["netns", "list"])
+}
+
+/// Asserts that nothing of testbed `tag` in `dir` is left: no network namespace, loop
+/// device or mount.
+fn assert_no_namespace_loop_device_or_mount(tag: &str, dir: &str) {
+    let ns = netns_list();
+    assert!(!ns.contains(&format!("tusk-{tag}-")), "{ns}");
+    let loops = output_of("losetup", &["-a"]);
+    assert!(!loops.contains(dir), "{loops}");
+    let mounts = std::fs::read_to_string("/proc/mounts").unwrap();
+    assert!(!mounts.contains(dir), "{mounts}");
+}
+
 fn within(measured: f64, target: f64, share: f64) -> bool {
     (measured - target).abs() <= target * share
 }
@@ -203,10 +280,9 @@ fn first_block_hosts(rt: &tokio::runtime::Runtime, client: &DfsClient, path: &st
 
 #[test]
 fn a_three_node_testbed_delivers_its_profiles_and_leaves_nothing() {
-    if !support::can_run_testbeds() {
+    let Some(_one) = one_testbed_at_a_time() else {
         return;
-    }
-    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    };
     let bed = Bed::up(THREE);
     let record = bed.record();
     let tag = record["tag"].as_str().unwrap().to_string();
@@ -261,14 +337,7 @@ fn a_three_node_testbed_delivers_its_profiles_and_leaves_nothing() {
     // A write with replication 3 lands on three different emulated nodes.
     let local = bed.home.path().join("one.bin");
     std::fs::write(&local, vec![7u8; 1 << 20]).unwrap();
-    bed.ok(&[
-        "fs",
-        "-fs",
-        &fs,
-        "-put",
-        local.to_str().unwrap(),
-        "/one.bin",
-    ]);
+    bed.fs(&fs, &["-put", local.to_str().unwrap(), "/one.bin"]);
     let (rt, client) = dfs(&fs);
     // The close needs one reported replica (minReplication); the other DataNodes'
     // incremental reports may arrive a moment later, so poll for all three.
@@ -284,10 +353,7 @@ fn a_three_node_testbed_delivers_its_profiles_and_leaves_nothing() {
 
     // A node whose volume is saturated reports ~100% disk; the others ~0.
     let w1 = bed.ip("w1");
-    let w1_volume = bed.node("w1")["volumes"][0]["mount"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let w1_volume = bed.volume("w1");
     let mut dd = bed.exec(
         "w1",
         &[
@@ -397,30 +463,9 @@ fn a_three_node_testbed_delivers_its_profiles_and_leaves_nothing() {
 
     // Down leaves no namespace, link, mount, loop device, cgroup or throttle rule.
     bed.down();
-    let ns = String::from_utf8_lossy(
-        &Command::new("ip")
-            .args(["netns", "list"])
-            .output()
-            .unwrap()
-            .stdout,
-    )
-    .into_owned();
-    assert!(!ns.contains(&format!("tusk-{tag}-")), "{ns}");
-    let links = String::from_utf8_lossy(
-        &Command::new("ip")
-            .args(["-o", "link"])
-            .output()
-            .unwrap()
-            .stdout,
-    )
-    .into_owned();
+    assert_no_namespace_loop_device_or_mount(&tag, bed.dir_str());
+    let links = output_of("ip", &["-o", "link"]);
     assert!(!links.contains(&format!("tb{tag}")), "{links}");
-    let mounts = std::fs::read_to_string("/proc/mounts").unwrap();
-    assert!(!mounts.contains(bed.dir_str()), "{mounts}");
-    let loops =
-        String::from_utf8_lossy(&Command::new("losetup").arg("-a").output().unwrap().stdout)
-            .into_owned();
-    assert!(!loops.contains(bed.dir_str()), "{loops}");
     for ctl in ["blkio", "memory"] {
         assert!(!Path::new(&format!("/sys/fs/cgroup/{ctl}/tusk-testbed/{tag}")).exists());
     }
@@ -493,10 +538,9 @@ fn bad_descriptions_create_nothing() {
 /// Every shipped description comes up, stores and reads a file, and runs a wordcount.
 #[test]
 fn every_shipped_description_runs_a_wordcount() {
-    if !support::can_run_testbeds() {
+    let Some(_one) = one_testbed_at_a_time() else {
         return;
-    }
-    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    };
     let shipped = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testbeds");
     let mut files: Vec<PathBuf> = std::fs::read_dir(&shipped)
         .unwrap()
@@ -510,37 +554,19 @@ fn every_shipped_description_runs_a_wordcount() {
         let bed = Bed::up(&with_small_volumes(
             &std::fs::read_to_string(&file).unwrap(),
         ));
-        let fs = bed.record()["default_fs"].as_str().unwrap().to_string();
+        let fs = bed.record_str("/default_fs");
         let input = bed.home.path().join("words.txt");
         std::fs::write(&input, "to be or not to be\nthat is the question\n").unwrap();
-        bed.ok(&["fs", "-fs", &fs, "-mkdir", "-p", "/in"]);
-        bed.ok(&["fs", "-fs", &fs, "-put", input.to_str().unwrap(), "/in/"]);
+        bed.fs(&fs, &["-mkdir", "-p", "/in"]);
+        bed.fs(&fs, &["-put", input.to_str().unwrap(), "/in/"]);
         let back = bed.home.path().join("back.txt");
-        bed.ok(&[
-            "fs",
-            "-fs",
-            &fs,
-            "-get",
-            "/in/words.txt",
-            back.to_str().unwrap(),
-        ]);
+        bed.fs(&fs, &["-get", "/in/words.txt", back.to_str().unwrap()]);
         assert_eq!(
             std::fs::read(&back).unwrap(),
             std::fs::read(&input).unwrap()
         );
-        let rm = bed.record()["rm_address"].as_str().unwrap().to_string();
-        bed.ok(&[
-            "job",
-            "run",
-            "-D",
-            &format!("fs.defaultFS={fs}"),
-            "-D",
-            &format!("yarn.resourcemanager.address={rm}"),
-            "wordcount",
-            "/in",
-            "/out",
-        ]);
-        let out = bed.ok(&["fs", "-fs", &fs, "-cat", "/out/part-r-00000"]);
+        bed.job("run", &["wordcount", "/in", "/out"]);
+        let out = bed.fs(&fs, &["-cat", "/out/part-r-00000"]);
         assert!(
             out.lines().any(|l| l == "be\t2"),
             "{}: {out}",
@@ -579,10 +605,9 @@ fn with_small_volumes(description: &str) -> String {
 /// Hadoop's YARN.
 #[test]
 fn hadoop_runs_on_the_same_nodes() {
-    if !support::can_run_testbeds() {
+    let Some(_one) = one_testbed_at_a_time() else {
         return;
-    }
-    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    };
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scripts/hadoop-classpath.sh");
     let out = Command::new(&script)
         .output()
@@ -593,43 +618,20 @@ fn hadoop_runs_on_the_same_nodes() {
         String::from_utf8_lossy(&out.stderr)
     );
     let classpath = String::from_utf8_lossy(&out.stdout).trim().to_string();
-    let home = tempfile::tempdir().unwrap();
-    let dir = home.path().join("tb");
-    let file = home.path().join("cluster.toml");
     let description = THREE.replace(
         "name = \"three\"",
         "name = \"three\"\n[conf]\n\"dfs.blocksize\" = \"33554432\"",
     );
-    std::fs::write(&file, description).unwrap();
-    let bed = Bed {
-        home,
-        dir: dir.clone(),
-    };
-    bed.ok(&[
-        "testbed",
-        "up",
-        file.to_str().unwrap(),
-        "--dir",
-        bed.dir_str(),
-        "--hadoop-classpath",
-        &classpath,
-    ]);
-    let hadoop_fs = bed.record()["hadoop"]["default_fs"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let bed = Bed::up_with(&description, &["--hadoop-classpath", &classpath]);
+    let hadoop_fs = bed.record_str("/hadoop/default_fs");
     assert!(hadoop_fs.ends_with(":18020"), "{hadoop_fs}");
     let local = bed.home.path().join("words.txt");
     std::fs::write(&local, "to be or not to be\n".repeat(1000)).unwrap();
-    bed.ok(&["fs", "-fs", &hadoop_fs, "-mkdir", "-p", "/in"]);
-    bed.ok(&[
-        "fs",
-        "-fs",
+    bed.fs(&hadoop_fs, &["-mkdir", "-p", "/in"]);
+    bed.fs(
         &hadoop_fs,
-        "-put",
-        local.to_str().unwrap(),
-        "/in/words.txt",
-    ]);
+        &["-put", local.to_str().unwrap(), "/in/words.txt"],
+    );
     let (rt, client) = dfs(&hadoop_fs);
     assert_eq!(
         first_block_hosts(&rt, &client, "/in/words.txt"),
@@ -653,17 +655,10 @@ fn hadoop_runs_on_the_same_nodes() {
         || format!("; see {}", bed.dir.join("logs").display()),
     );
     assert!(status.success(), "Hadoop's wordcount failed");
-    let out = bed.ok(&["fs", "-fs", &hadoop_fs, "-cat", "/out/part-r-00000"]);
+    let out = bed.fs(&hadoop_fs, &["-cat", "/out/part-r-00000"]);
     assert!(out.lines().any(|l| l == "be\t2000"), "{out}");
     bed.down();
-    let ps = String::from_utf8_lossy(
-        &Command::new("ps")
-            .args(["-eo", "args"])
-            .output()
-            .unwrap()
-            .stdout,
-    )
-    .into_owned();
+    let ps = output_of("ps", &["-eo", "args"]);
     assert!(
         !ps.contains(bed.dir_str()),
         "Hadoop processes outlived down:\n{ps}"
@@ -674,39 +669,13 @@ fn hadoop_runs_on_the_same_nodes() {
 /// still leaves `down` able to find and remove everything by its tag.
 #[test]
 fn down_without_a_record_removes_everything() {
-    if !support::can_run_testbeds() {
+    let Some(_one) = one_testbed_at_a_time() else {
         return;
-    }
-    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
-    let home = tempfile::tempdir().unwrap();
-    let dir = home.path().join("tb");
-    let file = home.path().join("cluster.toml");
-    std::fs::write(&file, THREE).unwrap();
-    ok(
-        home.path(),
-        &[
-            "testbed",
-            "up",
-            file.to_str().unwrap(),
-            "--dir",
-            dir.to_str().unwrap(),
-            "--no-daemons",
-        ],
-    );
-    let tag = serde_json::from_str::<serde_json::Value>(
-        &std::fs::read_to_string(dir.join("testbed.json")).unwrap(),
-    )
-    .unwrap()["tag"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    };
+    let bed = Bed::up_with(THREE, &["--no-daemons"]);
+    let tag = bed.record_str("/tag");
     // A process of a node's, as a daemon would be.
-    let record: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(dir.join("testbed.json")).unwrap()).unwrap();
-    let group = record["nodes"][1]["groups"][0]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let group = bed.record_str("/nodes/1/groups/0");
     // Detached (its shell exits at once), so init reaps it as it reaps a daemon whose
     // `up` has returned.
     let out = Command::new("sh")
@@ -721,11 +690,8 @@ fn down_without_a_record_removes_everything() {
         .filter_map(|p| p.parse().ok())
         .collect();
     assert!(!pids.is_empty());
-    std::fs::remove_file(dir.join("testbed.json")).unwrap();
-    ok(
-        home.path(),
-        &["testbed", "down", "--dir", dir.to_str().unwrap()],
-    );
+    std::fs::remove_file(bed.dir.join("testbed.json")).unwrap();
+    bed.down();
     for pid in pids {
         let cmdline = std::fs::read_to_string(format!("/proc/{pid}/cmdline")).unwrap_or_default();
         assert!(
@@ -733,22 +699,7 @@ fn down_without_a_record_removes_everything() {
             "the node's process {pid} outlived down"
         );
     }
-    let ns = String::from_utf8_lossy(
-        &Command::new("ip")
-            .args(["netns", "list"])
-            .output()
-            .unwrap()
-            .stdout,
-    )
-    .into_owned();
-    assert!(!ns.contains(&format!("tusk-{tag}-")), "{ns}");
-    let loops =
-        String::from_utf8_lossy(&Command::new("losetup").arg("-a").output().unwrap().stdout)
-            .into_owned();
-    assert!(!loops.contains(dir.to_str().unwrap()), "{loops}");
-    assert!(!std::fs::read_to_string("/proc/mounts")
-        .unwrap()
-        .contains(dir.to_str().unwrap()));
+    assert_no_namespace_loop_device_or_mount(&tag, bed.dir_str());
     assert!(!Path::new(&format!("/sys/fs/cgroup/blkio/tusk-testbed/{tag}")).exists());
 }
 
@@ -791,49 +742,36 @@ fn maps_per_node(policies: &str) -> std::collections::BTreeMap<&'static str, usi
     // The same 94 MB are rewritten until `down` (at most 5 minutes): one pass lasts about
     // 9 s, and on a loaded host the job outlasted it, so the slow node sat idle and took
     // maps for the job's last part with the policy on too.
-    let slow_volume = bed.node("slow")["volumes"][0]["mount"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let slow_volume = bed.volume("slow");
     let rewrite = format!(
         "while :; do dd if=/dev/zero of={slow_volume}/load bs=64k count=1440 oflag=direct conv=notrunc status=none; done"
     );
     let mut load = bed.exec("slow", &["timeout", "300", "sh", "-c", &rewrite]);
-    let fs = bed.record()["default_fs"].as_str().unwrap().to_string();
-    let rm = bed.record()["rm_address"].as_str().unwrap().to_string();
+    let rm = bed.record_str("/rm_address");
     let slow_ip = bed.ip("slow");
     wait_status(&rm, 30, "the slow node reports its volume busy", |s| {
         s.iter()
             .any(|(ip, disk, _)| *ip == slow_ip && *disk >= 90.0)
     });
-    let defines = [
-        "-D".to_string(),
-        format!("fs.defaultFS={fs}"),
-        "-D".into(),
-        format!("yarn.resourcemanager.address={rm}"),
-        "-D".into(),
-        "dfs.replication=1".into(),
-    ];
-    let mut args: Vec<&str> = vec!["job", "run"];
-    args.extend(defines.iter().map(String::as_str));
-    args.extend([
-        "randomtextwriter",
-        "/out",
-        "--maps",
-        "40",
-        "--bytes-per-map",
-        "3m",
-    ]);
-    let out = bed.ok(&args);
+    let out = bed.job(
+        "run",
+        &[
+            "-D",
+            "dfs.replication=1",
+            "randomtextwriter",
+            "/out",
+            "--maps",
+            "40",
+            "--bytes-per-map",
+            "3m",
+        ],
+    );
     let job = out
         .lines()
         .find_map(|l| l.strip_prefix("Job ")?.split_once(" SUCCEEDED"))
         .map(|(id, _)| id.to_string())
         .unwrap_or_else(|| panic!("the job did not succeed: {out}"));
-    let mut args: Vec<&str> = vec!["job", "history"];
-    args.extend(defines.iter().map(String::as_str));
-    args.push(&job);
-    let history = bed.ok(&args);
+    let history = bed.job("history", &["-D", "dfs.replication=1", &job]);
     let succeeded_on = |ip: &str| {
         history
             .lines()
@@ -859,10 +797,9 @@ fn maps_per_node(policies: &str) -> std::collections::BTreeMap<&'static str, usi
 /// starvation rule keeps the slow node usable).
 #[test]
 fn disk_rate_keeps_maps_off_a_node_with_a_slow_disk() {
-    if !support::can_run_testbeds() {
+    let Some(_one) = one_testbed_at_a_time() else {
         return;
-    }
-    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    };
     let off = maps_per_node("");
     let on = maps_per_node("disk-rate");
     eprintln!("maps per node: Disk-Rate off {off:?}, on {on:?}");
@@ -889,17 +826,11 @@ impl Drop for SuiteTestbed {
     }
 }
 
-fn netns_list() -> String {
-    let out = Command::new("ip").args(["netns", "list"]).output().unwrap();
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
 #[test]
 fn link_cut_and_datanode_kill_on_the_testbed_lose_nothing() {
-    if !support::can_run_testbeds() {
+    let Some(_one) = one_testbed_at_a_time() else {
         return;
-    }
-    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    };
     let dir = tempfile::tempdir().expect("temp dir");
     let state = dir.path().join("suite");
     let _guard = SuiteTestbed(state.join("testbed"));
@@ -962,18 +893,13 @@ fn link_cut_and_datanode_kill_on_the_testbed_lose_nothing() {
 #[test]
 fn a_study_stopped_by_sigterm_keeps_its_rounds_and_tears_its_testbed_down() {
     use std::io::{BufRead, BufReader};
-    if !support::can_run_testbeds() {
+    let Some(_one) = one_testbed_at_a_time() else {
         return;
-    }
-    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
-    let home = tempfile::tempdir().unwrap();
-    let dir = home.path().join("tb");
-    // Torn down by the guard if the study leaves it up (the bug this test is about).
-    let bed = Bed {
-        home,
-        dir: dir.clone(),
     };
+    // Torn down by the guard if the study leaves it up (the bug this test is about).
+    let bed = Bed::new();
     let home = bed.home.path();
+    let dir = &bed.dir;
     let file = home.join("two.toml");
     std::fs::write(
         &file,
@@ -998,7 +924,7 @@ name = "w"
         .args(["bench", "scheduling", "--testbed"])
         .arg(&file)
         .arg("--dir")
-        .arg(&dir)
+        .arg(dir)
         .args([
             "--policies",
             "fair,disk-rate",

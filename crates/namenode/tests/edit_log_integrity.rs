@@ -10,9 +10,13 @@ use std::sync::{Arc, Mutex};
 
 use tusk_namenode::edit_log::encode_record;
 use tusk_namenode::edit_log::scan::scan_segment;
-use tusk_namenode::storage::{NameDirs, SET_ASIDE};
+use tusk_namenode::storage::NameDirs;
 use tusk_namenode::{NameNodeError, NameNodeOptions, Namesystem};
 use tusk_proto::internal::{edit_record::Op, CloseFileOp, EditRecord, MkdirOp};
+
+#[path = "support/name_dir.rs"]
+mod name_dir;
+use name_dir::{own_files, set_aside};
 
 fn options(dirs: &[PathBuf]) -> NameNodeOptions {
     NameNodeOptions {
@@ -54,33 +58,6 @@ fn flip_bit_in_record(path: &Path, txid: u64) -> u64 {
     data[offset as usize + 20] ^= 0x04;
     std::fs::write(path, &data).unwrap();
     offset
-}
-
-/// The files of a name directory other than those set aside, with their contents.
-fn files(dir: &Path) -> Vec<(String, Vec<u8>)> {
-    let mut out: Vec<_> = std::fs::read_dir(dir.join("current"))
-        .unwrap()
-        .flatten()
-        .map(|e| e.file_name().to_string_lossy().into_owned())
-        .filter(|n| !n.contains(SET_ASIDE))
-        .map(|n| {
-            let data = std::fs::read(dir.join("current").join(&n)).unwrap();
-            (n, data)
-        })
-        .collect();
-    out.sort();
-    out
-}
-
-fn set_aside(dir: &Path) -> Vec<String> {
-    let mut out: Vec<_> = std::fs::read_dir(dir.join("current"))
-        .unwrap()
-        .flatten()
-        .map(|e| e.file_name().to_string_lossy().into_owned())
-        .filter(|n| n.contains(SET_ASIDE))
-        .collect();
-    out.sort();
-    out
 }
 
 /// Runs `f` with WARN and ERROR events of this thread captured; returns them as text.
@@ -312,7 +289,7 @@ async fn name_directories_are_repaired_from_the_most_complete_valid_copy() {
     Namesystem::format(&opts).unwrap();
     let fsn = Namesystem::load(opts.clone()).unwrap();
     mkdirs(&fsn, "d", 0..200).await;
-    assert_eq!(files(&a), files(&b), "every edit goes to both");
+    assert_eq!(own_files(&a), own_files(&b), "every edit goes to both");
     drop(fsn);
 
     // A's copy is damaged: B's is used, and A's files are kept aside and replaced.
@@ -329,7 +306,7 @@ async fn name_directories_are_repaired_from_the_most_complete_valid_copy() {
         "{:?}",
         set_aside(&a)
     );
-    assert_eq!(files(&a), files(&b));
+    assert_eq!(own_files(&a), own_files(&b));
 
     // B falls behind (an old copy of it comes back): it is brought up to date.
     let old_b = base.path().join("old-b");
@@ -341,7 +318,7 @@ async fn name_directories_are_repaired_from_the_most_complete_valid_copy() {
     std::fs::rename(&old_b, &b).unwrap();
     let fsn = Namesystem::load(opts.clone()).unwrap();
     assert!((0..100).all(|i| exists(&fsn, &format!("/e{i}"))));
-    assert_eq!(files(&a), files(&b));
+    assert_eq!(own_files(&a), own_files(&b));
     fsn.close().unwrap();
     drop(fsn);
 
@@ -349,7 +326,7 @@ async fn name_directories_are_repaired_from_the_most_complete_valid_copy() {
     std::fs::remove_dir_all(&a).unwrap();
     let fsn = Namesystem::load(opts.clone()).unwrap();
     assert!(exists(&fsn, "/e99") && exists(&fsn, "/d199"));
-    assert_eq!(files(&a), files(&b));
+    assert_eq!(own_files(&a), own_files(&b));
     mkdirs(&fsn, "f", 0..10).await;
     drop(fsn);
 
@@ -366,7 +343,7 @@ async fn name_directories_are_repaired_from_the_most_complete_valid_copy() {
     NameDirs::new(&opts.name_dirs).recover(&plan).unwrap();
     let fsn = Namesystem::load(opts).unwrap();
     assert!(exists(&fsn, "/f2") && !exists(&fsn, "/f3"));
-    assert_eq!(files(&a), files(&b));
+    assert_eq!(own_files(&a), own_files(&b));
 }
 
 /// The first txid and path of the only segment in `dir`.
@@ -421,7 +398,7 @@ async fn a_flipped_bit_in_a_rolled_segment_of_one_of_two_directories_is_repaired
         "the damaged segment is kept aside: {:?}",
         set_aside(&b)
     );
-    assert_eq!(files(&a), files(&b), "B is a copy of A again");
+    assert_eq!(own_files(&a), own_files(&b), "B is a copy of A again");
     // Nothing is left to repair: the next start logs no ERROR.
     drop(fsn);
     let (fsn, logged) = capture_warnings(|| Namesystem::load(opts.clone()));

@@ -60,6 +60,48 @@ async fn add_nodemanager(cluster: &mut MiniCluster, name: &str, memory_mb: u64) 
     Ok(())
 }
 
+/// One event-driven NodeManager `n` of 1 GB, with the extra keys in `conf`.
+async fn one_node_yarn(conf: &[(&str, &str)]) -> Result<MiniCluster> {
+    start_yarn(Timing::EventDriven, conf, &[("n", 1024)]).await
+}
+
+/// [`one_node_yarn`] under a ResourceManager that keeps its state in the returned temp
+/// dir, for tests that restart it.
+async fn recoverable_yarn() -> Result<(tempfile::TempDir, MiniCluster)> {
+    let store = tempfile::TempDir::new()?;
+    let cluster = one_node_yarn(&recovery_conf(store.path())).await?;
+    Ok((store, cluster))
+}
+
+/// Waits until the (first) NodeManager runs `n` containers.
+async fn running_containers(rm: &MiniYarn, n: usize, what: &str) -> Result<()> {
+    wait_for(what, DEADLINE, || async {
+        (rm.nodemanager(0).running_containers() == n).then_some(())
+    })
+    .await?;
+    Ok(())
+}
+
+/// Waits until the NodeManager has removed the local directory of ended application
+/// `app`.
+async fn app_dir_removed(rm: &MiniYarn, app: &str) -> Result<()> {
+    let app_dir = rm.nodemanager_local_dir(0).join(app);
+    wait_for("clean-up", DEADLINE, || async {
+        (!app_dir.exists()).then_some(())
+    })
+    .await?;
+    Ok(())
+}
+
+/// What the AM container of `report`'s application wrote to stdout.
+fn am_stdout(rm: &MiniYarn, app: &str, report: &y::ApplicationReport) -> Result<String> {
+    let logs = rm
+        .nodemanager(0)
+        .container_log_dir(app, &report.am_container_id)
+        .context("log dir")?;
+    Ok(std::fs::read_to_string(logs.join("stdout"))?)
+}
+
 fn sh(script: &str, memory_mb: u64) -> (y::Resource, y::ContainerLaunchContext) {
     (
         y::Resource {
@@ -130,6 +172,44 @@ fn ask(ask_id: u64, memory_mb: u64, nodes: &[&str], count: u32) -> y::ContainerA
     }
 }
 
+/// Unregisters `am` as succeeded; asserts the ResourceManager took it.
+async fn finish_succeeded(am: &ApplicationMasterClient) -> Result<()> {
+    assert!(
+        am.finish(y::FinalApplicationStatus::FinalSucceeded, "ok")
+            .await?
+    );
+    Ok(())
+}
+
+/// Asserts `report`'s application finished and succeeded.
+fn assert_finished_succeeded(report: &y::ApplicationReport) {
+    assert_eq!(report.state, y::ApplicationState::AppFinished as i32);
+    assert_eq!(
+        report.final_status,
+        y::FinalApplicationStatus::FinalSucceeded as i32
+    );
+}
+
+/// An allocate call that asks for nothing, held up to `wait_ms` for news.
+async fn heartbeat(am: &ApplicationMasterClient, wait_ms: u64) -> Result<y::AllocateResponse> {
+    Ok(am
+        .allocate(y::AllocateRequest {
+            wait_ms,
+            ..Default::default()
+        })
+        .await?)
+}
+
+/// Has the ResourceManager release `container`.
+async fn release(am: &ApplicationMasterClient, container: &str) -> Result<()> {
+    am.allocate(y::AllocateRequest {
+        releases: vec![container.into()],
+        ..Default::default()
+    })
+    .await?;
+    Ok(())
+}
+
 /// Sends `asks`, then calls allocate until `n` containers have come back in total.
 async fn ask_for(
     am: &ApplicationMasterClient,
@@ -155,13 +235,7 @@ async fn collect(am: &ApplicationMasterClient, n: usize) -> Result<Vec<y::Contai
         if Instant::now() > deadline {
             bail!("only {} of {n} containers allocated", got.len());
         }
-        let resp = am
-            .allocate(y::AllocateRequest {
-                wait_ms: 200,
-                ..Default::default()
-            })
-            .await?;
-        got.extend(resp.allocated);
+        got.extend(heartbeat(am, 200).await?.allocated);
         if got.len() < n {
             tokio::time::sleep(Duration::from_millis(10)).await;
         }
@@ -173,13 +247,8 @@ async fn collect(am: &ApplicationMasterClient, n: usize) -> Result<Vec<y::Contai
 async fn completion(am: &ApplicationMasterClient, container: &str) -> Result<y::ContainerStatus> {
     let deadline = Instant::now() + DEADLINE;
     loop {
-        let resp = am
-            .allocate(y::AllocateRequest {
-                wait_ms: 200,
-                ..Default::default()
-            })
-            .await?;
-        if let Some(s) = resp
+        if let Some(s) = heartbeat(am, 200)
+            .await?
             .completed
             .into_iter()
             .find(|s| s.container_id == container)
@@ -221,7 +290,7 @@ async fn one_container(
     memory_mb: u64,
     script: &str,
 ) -> Result<(MiniCluster, String, ApplicationMasterClient, y::Container)> {
-    let cluster = start_yarn(Timing::EventDriven, conf, &[("n", 1024)]).await?;
+    let cluster = one_node_yarn(conf).await?;
     let (app, am) = running_am(cluster.yarn(), name).await?;
     let c = ask_for(&am, vec![ask(1, memory_mb, &[], 1)], 1)
         .await?
@@ -245,17 +314,9 @@ async fn am_container_runs_and_its_exit_status_is_reported() -> Result<()> {
             "{}",
             report.diagnostics
         );
-        let logs = rm
-            .nodemanager(0)
-            .container_log_dir(&app, &report.am_container_id)
-            .context("log dir")?;
-        assert_eq!(std::fs::read_to_string(logs.join("stdout"))?, "hi\n");
+        assert_eq!(am_stdout(rm, &app, &report)?, "hi\n");
         // The application's local directory goes once it has ended.
-        let app_dir = rm.nodemanager_local_dir(0).join(&app);
-        wait_for("clean-up", DEADLINE, || async {
-            (!app_dir.exists()).then_some(())
-        })
-        .await?;
+        app_dir_removed(rm, &app).await?;
         let listed = rm.client().list().await?;
         assert_eq!(listed.len(), 1);
     }
@@ -310,12 +371,7 @@ async fn a_long_locality_delay_keeps_the_ask_waiting() -> Result<()> {
     let mut all = got;
     let mut pending = 0;
     while Instant::now() < until {
-        let resp = am
-            .allocate(y::AllocateRequest {
-                wait_ms: 100,
-                ..Default::default()
-            })
-            .await?;
+        let resp = heartbeat(&am, 100).await?;
         all.extend(resp.allocated);
         pending = resp.pending;
     }
@@ -491,17 +547,14 @@ async fn a_short_container_reports_its_peak_rss() -> Result<()> {
 
 #[tokio::test]
 async fn containers_are_killed_on_request() -> Result<()> {
-    let cluster = start_yarn(Timing::EventDriven, &[], &[("n", 1024)]).await?;
+    let cluster = one_node_yarn(&[]).await?;
     let rm = cluster.yarn();
     let (app, am) = running_am(rm, "victim").await?;
     let cs = ask_for(&am, vec![ask(1, 64, &[], 2)], 2).await?;
     for c in &cs {
         start_container(c, &app, "sleep 60").await?;
     }
-    wait_for("three running containers", DEADLINE, || async {
-        (rm.nodemanager(0).running_containers() == 3).then_some(())
-    })
-    .await?;
+    running_containers(rm, 3, "three running containers").await?;
 
     // Stopped by the AM at the NodeManager.
     ContainerManagerClient::new(&cs[0].nm_address)
@@ -519,15 +572,8 @@ async fn containers_are_killed_on_request() -> Result<()> {
     );
 
     // Released through the ResourceManager.
-    am.allocate(y::AllocateRequest {
-        releases: vec![cs[1].container_id.clone()],
-        ..Default::default()
-    })
-    .await?;
-    wait_for("released container gone", DEADLINE, || async {
-        (rm.nodemanager(0).running_containers() == 1).then_some(())
-    })
-    .await?;
+    release(&am, &cs[1].container_id).await?;
+    running_containers(rm, 1, "released container gone").await?;
 
     // The whole application.
     assert!(rm.client().kill(&app).await?);
@@ -536,10 +582,7 @@ async fn containers_are_killed_on_request() -> Result<()> {
         report.final_status,
         y::FinalApplicationStatus::FinalKilled as i32
     );
-    wait_for("AM container gone", DEADLINE, || async {
-        (rm.nodemanager(0).running_containers() == 0).then_some(())
-    })
-    .await?;
+    running_containers(rm, 0, "AM container gone").await?;
     let resp = am.allocate(Default::default()).await?;
     assert!(resp.shutdown);
     assert!(!rm.client().kill(&app).await?);
@@ -556,10 +599,7 @@ async fn a_silent_node_expires_and_its_containers_are_lost() -> Result<()> {
     .await?;
     let rm = cluster.yarn();
     let app = submit(rm, "orphan", "sleep 60", 64).await?;
-    wait_for("AM running", DEADLINE, || async {
-        (rm.nodemanager(0).running_containers() == 1).then_some(())
-    })
-    .await?;
+    running_containers(rm, 1, "AM running").await?;
     rm.stop_nodemanager(0);
     let node = wait_for("node lost", DEADLINE, || async {
         rm.resourcemanager()
@@ -587,7 +627,7 @@ async fn get(stream: &mut BufReader<TcpStream>, target: &str) -> Result<HttpResp
 
 #[tokio::test]
 async fn shuffle_serves_partitions_by_index() -> Result<()> {
-    let cluster = start_yarn(Timing::EventDriven, &[], &[("n", 1024)]).await?;
+    let cluster = one_node_yarn(&[]).await?;
     let rm = cluster.yarn();
     let (job, map) = ("job_1_0001", "attempt_1_0001_m_000003_0");
     let out = rm.nodemanager_local_dir(0).join(job).join(map);
@@ -613,28 +653,30 @@ async fn shuffle_serves_partitions_by_index() -> Result<()> {
         assert_eq!(r.body, *p);
         assert_eq!(r.headers["x-tusk-raw-length"], (100 + i).to_string());
     }
-    let r = get(
-        &mut stream,
-        &format!("/mapOutput?job={job}&map={map}&reduce=3"),
-    )
-    .await?;
-    assert_eq!(r.code, 404);
-    assert!(r.text().contains("partition 3"));
-    let r = get(
-        &mut stream,
-        &format!("/mapOutput?job={job}&map=attempt_1_0001_m_000009_0&reduce=0"),
-    )
-    .await?;
-    assert_eq!(r.code, 404);
-    assert!(r.text().contains("not found"));
-    let r = get(&mut stream, "/mapOutput?job=..&map=x&reduce=0").await?;
-    assert_eq!(r.code, 404);
+    // No such partition, no such map, and a job id that would leave the local dir.
+    for (target, says) in [
+        (
+            format!("/mapOutput?job={job}&map={map}&reduce=3"),
+            Some("partition 3"),
+        ),
+        (
+            format!("/mapOutput?job={job}&map=attempt_1_0001_m_000009_0&reduce=0"),
+            Some("not found"),
+        ),
+        ("/mapOutput?job=..&map=x&reduce=0".to_string(), None),
+    ] {
+        let r = get(&mut stream, &target).await?;
+        assert_eq!(r.code, 404, "{target}");
+        if let Some(says) = says {
+            assert!(r.text().contains(says), "{target}: {}", r.text());
+        }
+    }
     Ok(())
 }
 
 #[tokio::test]
 async fn map_output_dir_is_given_to_task_containers() -> Result<()> {
-    let cluster = start_yarn(Timing::EventDriven, &[], &[("n", 1024)]).await?;
+    let cluster = one_node_yarn(&[]).await?;
     let rm = cluster.yarn();
     let (app, launch) = sh(
         "printf %s \"$TUSK_MAP_OUTPUT_DIR\"; test -d \"$TUSK_MAP_OUTPUT_DIR\"",
@@ -666,12 +708,8 @@ async fn map_output_dir_is_given_to_task_containers() -> Result<()> {
     .await?;
     // Exit 0: the directory existed when the container ran.
     assert_eq!(report.am_exit_status, 0, "{}", report.diagnostics);
-    let logs = rm
-        .nodemanager(0)
-        .container_log_dir(&app, &report.am_container_id)
-        .context("log dir")?;
     assert_eq!(
-        std::fs::read_to_string(logs.join("stdout"))?,
+        am_stdout(rm, &app, &report)?,
         expected.display().to_string()
     );
     let nodes = rm.client().nodes().await?;
@@ -696,27 +734,12 @@ async fn an_unregistered_application_finishes_and_is_cleaned_up() -> Result<()> 
     })
     .await?;
     assert_eq!(rm.client().report(&app).await?.progress, 0.5);
-    assert!(
-        am.finish(y::FinalApplicationStatus::FinalSucceeded, "ok")
-            .await?
-    );
-    let report = rm.client().report(&app).await?;
-    assert_eq!(report.state, y::ApplicationState::AppFinished as i32);
-    assert_eq!(
-        report.final_status,
-        y::FinalApplicationStatus::FinalSucceeded as i32
-    );
+    finish_succeeded(&am).await?;
+    assert_finished_succeeded(&rm.client().report(&app).await?);
     // The task container goes at once, the lingering AM after the grace period, then
     // the application's directory.
-    wait_for("containers gone", DEADLINE, || async {
-        (rm.nodemanager(0).running_containers() == 0).then_some(())
-    })
-    .await?;
-    let app_dir = rm.nodemanager_local_dir(0).join(&app);
-    wait_for("clean-up", DEADLINE, || async {
-        (!app_dir.exists()).then_some(())
-    })
-    .await?;
+    running_containers(rm, 0, "containers gone").await?;
+    app_dir_removed(rm, &app).await?;
     Ok(())
 }
 
@@ -777,7 +800,7 @@ async fn reception_reaches(rm: &MiniYarn, bytes: u64, since: Instant) -> Result<
 /// local dirs are on a block device here (not a tmpfs), as on any node.
 #[tokio::test]
 async fn each_volumes_busy_share_reaches_the_resourcemanager() -> Result<()> {
-    let cluster = start_yarn(Timing::EventDriven, &[], &[("n", 1024)]).await?;
+    let cluster = one_node_yarn(&[]).await?;
     let rm = cluster.yarn();
     let status = wait_for("the volumes at the ResourceManager", DEADLINE, || async {
         node_report(rm, "n")
@@ -811,26 +834,22 @@ async fn each_volumes_busy_share_reaches_the_resourcemanager() -> Result<()> {
 /// from the out-of-band report.
 #[tokio::test]
 async fn potential_reception_is_the_sum_of_the_containers_reports() -> Result<()> {
-    let cluster = start_yarn(
-        Timing::EventDriven,
-        &[
-            (
-                "yarn.resourcemanager.nodemanagers.heartbeat-interval-ms",
-                "30000",
-            ),
-            (
-                "tusk.yarn.scheduler.status-aware.policies",
-                "potential-reception",
-            ),
-            (
-                "tusk.yarn.scheduler.status-aware.potential-reception.threshold",
-                "10000",
-            ),
-            ("tusk.nodemanager.status-watch.interval-ms", "20"),
-            ("tusk.nodemanager.status-report.min-interval-ms", "20"),
-        ],
-        &[("n", 1024)],
-    )
+    let cluster = one_node_yarn(&[
+        (
+            "yarn.resourcemanager.nodemanagers.heartbeat-interval-ms",
+            "30000",
+        ),
+        (
+            "tusk.yarn.scheduler.status-aware.policies",
+            "potential-reception",
+        ),
+        (
+            "tusk.yarn.scheduler.status-aware.potential-reception.threshold",
+            "10000",
+        ),
+        ("tusk.nodemanager.status-watch.interval-ms", "20"),
+        ("tusk.nodemanager.status-report.min-interval-ms", "20"),
+    ])
     .await?;
     let rm = cluster.yarn();
     let (app, am) = running_am(rm, "reduces").await?;
@@ -898,11 +917,7 @@ async fn potential_reception_is_the_sum_of_the_containers_reports() -> Result<()
     // A container that ends no longer counts; below the threshold again, the
     // ResourceManager hears of it at once.
     let started = Instant::now();
-    am.allocate(y::AllocateRequest {
-        releases: vec![cs[1].container_id.clone()],
-        ..Default::default()
-    })
-    .await?;
+    release(&am, &cs[1].container_id).await?;
     let report = reception_reaches(rm, 6_000, started).await?;
     assert!(report.blocked.is_empty(), "{:?}", report.blocked);
     set_potential_reception(&client, &cs[0].container_id, &secrets[0], 0).await?;
@@ -911,21 +926,11 @@ async fn potential_reception_is_the_sum_of_the_containers_reports() -> Result<()
 
 #[tokio::test]
 async fn a_restarted_resourcemanager_recovers_applications_with_a_new_attempt() -> Result<()> {
-    let store = tempfile::TempDir::new()?;
     // One attempt allowed: the attempt a restart ends must not count against it.
-    let mut cluster = start_yarn(
-        Timing::EventDriven,
-        &recovery_conf(store.path()),
-        &[("n", 1024)],
-    )
-    .await?;
+    let (_store, mut cluster) = recoverable_yarn().await?;
     let rm = cluster.yarn();
     let (done, done_am) = running_am(rm, "done").await?;
-    assert!(
-        done_am
-            .finish(y::FinalApplicationStatus::FinalSucceeded, "ok")
-            .await?
-    );
+    finish_succeeded(&done_am).await?;
     let (running, old_am) = running_am(rm, "running").await?;
     let old_attempt = rm.client().report(&running).await?.current_attempt_id;
 
@@ -933,12 +938,7 @@ async fn a_restarted_resourcemanager_recovers_applications_with_a_new_attempt() 
     restart_resourcemanager(&mut cluster).await?;
     let rm = cluster.yarn();
 
-    let report = rm.client().report(&done).await?;
-    assert_eq!(report.state, y::ApplicationState::AppFinished as i32);
-    assert_eq!(
-        report.final_status,
-        y::FinalApplicationStatus::FinalSucceeded as i32
-    );
+    assert_finished_succeeded(&rm.client().report(&done).await?);
     // The unfinished one gets attempt 2 on the NodeManager once it has resynced (which
     // kills what ran there before).
     let report = wait_for("a new AM container", DEADLINE, || async {
@@ -960,19 +960,10 @@ async fn a_restarted_resourcemanager_recovers_applications_with_a_new_attempt() 
     );
     // The node resynced reporting both AM containers; the ResourceManager kept neither
     // (Tusk's AMs start a new attempt) and had them killed.
-    wait_for(
-        "only the new attempt's AM on the node",
-        DEADLINE,
-        || async { (rm.nodemanager(0).running_containers() == 1).then_some(()) },
-    )
-    .await?;
+    running_containers(rm, 1, "only the new attempt's AM on the node").await?;
     let new_am = ApplicationMasterClient::new(&rm.rm_addr(), &report.current_attempt_id);
     new_am.register().await?;
-    assert!(
-        new_am
-            .finish(y::FinalApplicationStatus::FinalSucceeded, "ok")
-            .await?
-    );
+    finish_succeeded(&new_am).await?;
     wait_state(rm, &running, y::ApplicationState::AppFinished).await?;
     Ok(())
 }
@@ -1026,19 +1017,10 @@ async fn submit_hadoop(rm: &MiniYarn, command: &str, memory_mb: i64) -> Result<S
 
 #[tokio::test]
 async fn a_resyncing_nodemanager_keeps_a_hadoop_attempts_running_am() -> Result<()> {
-    let store = tempfile::TempDir::new()?;
-    let mut cluster = start_yarn(
-        Timing::EventDriven,
-        &recovery_conf(store.path()),
-        &[("n", 1024)],
-    )
-    .await?;
+    let (_store, mut cluster) = recoverable_yarn().await?;
     let rm = cluster.yarn();
     let app = submit_hadoop(rm, "sleep 60", 128).await?;
-    wait_for("the AM container running", DEADLINE, || async {
-        (rm.nodemanager(0).running_containers() == 1).then_some(())
-    })
-    .await?;
+    running_containers(rm, 1, "the AM container running").await?;
     let before = rm.client().report(&app).await?;
 
     restart_resourcemanager(&mut cluster).await?;

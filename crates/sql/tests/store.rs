@@ -16,14 +16,27 @@ fn pattern(len: usize) -> Vec<u8> {
     (0..len).map(|i| (i * 7 % 251) as u8).collect()
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn the_store_reads_writes_and_lists_the_dfs() {
-    let cluster = MiniCluster::builder()
+/// One DataNode, replication 1 and 1 MiB blocks: a few MiB span several blocks.
+async fn one_datanode_cluster() -> MiniCluster {
+    MiniCluster::builder()
         .datanodes(1)
         .block_size(MIB as u64)
         .conf("dfs.replication", "1")
         .start()
-        .await;
+        .await
+}
+
+/// Runs `sql` and renders its rows as DataFusion's pretty table.
+async fn table_of(session: &SqlSession, sql: &str) -> String {
+    let rows = session.run(sql).await.unwrap();
+    tusk_sql::datafusion::arrow::util::pretty::pretty_format_batches(&rows)
+        .unwrap()
+        .to_string()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_store_reads_writes_and_lists_the_dfs() {
+    let cluster = one_datanode_cluster().await;
     let store = DfsStore::new(cluster.client());
     let data = pattern(3 * MIB + 123);
     let file = Path::from("t/data.bin");
@@ -145,13 +158,11 @@ async fn the_store_reads_writes_and_lists_the_dfs() {
         ))
         .await
         .unwrap();
-    let rows = session
-        .run(&format!("SELECT sum(n) AS total FROM '{uri}/pq/v.parquet'"))
-        .await
-        .unwrap();
-    let text = tusk_sql::datafusion::arrow::util::pretty::pretty_format_batches(&rows)
-        .unwrap()
-        .to_string();
+    let text = table_of(
+        &session,
+        &format!("SELECT sum(n) AS total FROM '{uri}/pq/v.parquet'"),
+    )
+    .await;
     assert!(text.contains("| 6 "), "{text}");
 }
 
@@ -159,12 +170,7 @@ async fn the_store_reads_writes_and_lists_the_dfs() {
 /// fails that query with an error naming the file; the session goes on answering.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_file_deleted_mid_query_fails_that_query_cleanly() {
-    let cluster = MiniCluster::builder()
-        .datanodes(1)
-        .block_size(MIB as u64)
-        .conf("dfs.replication", "1")
-        .start()
-        .await;
+    let cluster = one_datanode_cluster().await;
     let session = SqlSession::new(&cluster.client_conf()).unwrap();
     let uri = cluster.fs_uri();
     for part in 0..3 {
@@ -201,13 +207,7 @@ async fn a_file_deleted_mid_query_fails_that_query_cleanly() {
     assert!(message.contains("part-1.parquet"), "{message}");
 
     // The next query lists the files again and answers from the two left.
-    let rows = session
-        .run("SELECT sum(n) AS total FROM del")
-        .await
-        .unwrap();
-    let text = tusk_sql::datafusion::arrow::util::pretty::pretty_format_batches(&rows)
-        .unwrap()
-        .to_string();
+    let text = table_of(&session, "SELECT sum(n) AS total FROM del").await;
     let want: u64 = (1..=1000).chain(2001..=3000).sum();
     assert!(text.contains(&format!("| {want} ")), "{text}");
 }
