@@ -155,7 +155,7 @@ pub struct ClientOptions {
     /// accept these layers, the first the DataNode offers winning (Hadoop's
     /// `SaslDataTransferClient`); empty (unset): no handshake.
     #[serde(skip)]
-    pub data_transfer_protection: Vec<tusk_security::kerberos::Protection>,
+    pub data_transfer_protection: Vec<tusk_security::Protection>,
     /// `dfs.namenode.kerberos.principal` (and `.pattern`): the identity the NameNode
     /// must offer under Kerberos.
     #[serde(skip)]

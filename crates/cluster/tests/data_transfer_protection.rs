@@ -24,7 +24,7 @@ use tusk_proto::hdfs::{
     BaseHeaderProto, BlockOpResponseProto, ClientOperationHeaderProto,
     GetDataEncryptionKeyRequestProto, GetDataEncryptionKeyResponseProto, OpReadBlockProto, Status,
 };
-use tusk_security::kerberos::Protection;
+use tusk_security::Protection;
 
 const DEADLINE: Duration = Duration::from_secs(30);
 const PATTERN: &[u8] = b"<<TUSK-DTP-PLAINTEXT-MARKER>>";

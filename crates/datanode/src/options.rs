@@ -80,7 +80,7 @@ pub struct DataNodeOptions {
     /// `dfs.data.transfer.protection`: the SASL qualities of protection data connections
     /// must negotiate, in order of preference; empty (unset) when no handshake is
     /// required. This node's own connections to other DataNodes open it too.
-    pub data_transfer_protection: Vec<tusk_security::kerberos::Protection>,
+    pub data_transfer_protection: Vec<tusk_security::Protection>,
     /// `dfs.encrypt.data.transfer`: every data connection must open the SASL handshake
     /// with a data encryption key from the NameNode (or another DataNode) and is
     /// encrypted (`auth-conf`); the DataNode's own connections use keys it makes from
@@ -254,7 +254,7 @@ pub const ENCRYPT_DATA_TRANSFER_KEY: &str = "dfs.encrypt.data.transfer";
 
 pub fn data_transfer_protection(
     conf: &Configuration,
-) -> Result<Vec<tusk_security::kerberos::Protection>, ConfigError> {
+) -> Result<Vec<tusk_security::Protection>, ConfigError> {
     tusk_datatransfer::sasl::parse_protection(&conf.get_str(DATA_TRANSFER_PROTECTION_KEY, ""))
         .map_err(|e| ConfigError::invalid(DATA_TRANSFER_PROTECTION_KEY, e))
 }

@@ -23,7 +23,7 @@ use tusk_proto::common::TokenProto;
 use tusk_proto::hdfs::data_transfer_encryptor_message_proto::DataTransferEncryptorStatus;
 use tusk_proto::hdfs::{DataEncryptionKeyProto, DataTransferEncryptorMessageProto};
 use tusk_security::digest_md5::{DigestLayer, DigestMd5Client, Opener, Sealer};
-use tusk_security::kerberos::Protection;
+use tusk_security::Protection;
 
 use crate::delimited::{read_delimited, write_delimited};
 use crate::error::DataTransferError;

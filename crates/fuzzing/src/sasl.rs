@@ -12,9 +12,10 @@ use tusk_security::delegation_token::{
     decode_url, encode_url, DelegationTokenOptions, DelegationTokenSecretManager,
 };
 use tusk_security::digest_md5::{DigestMd5Client, DigestMd5Server};
-use tusk_security::kerberos::{AuthToLocal, Principal, Protection};
+use tusk_security::kerberos::{AuthToLocal, Principal};
 use tusk_security::proxy_users::ProxyUsers;
 use tusk_security::DelegationTokenIdentifier;
+use tusk_security::Protection;
 
 /// Runs one input: the first byte picks the reader, the rest is its input.
 pub fn run(data: &[u8]) {

@@ -7,7 +7,8 @@ use std::path::PathBuf;
 use tusk_namenode::namesystem::TokenCaller;
 use tusk_namenode::{NameNodeError, NameNodeOptions, Namesystem};
 use tusk_rpc::auth::ServiceIdentity;
-use tusk_security::kerberos::{AuthToLocal, Protection};
+use tusk_security::kerberos::AuthToLocal;
+use tusk_security::Protection;
 
 fn options(dir: PathBuf, kerberos: bool) -> NameNodeOptions {
     NameNodeOptions {

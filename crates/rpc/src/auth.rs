@@ -5,9 +5,8 @@
 use std::sync::Arc;
 
 use tusk_common::{ConfigError, Configuration};
-use tusk_security::kerberos::{
-    AuthToLocal, KerberosError, Principal, Protection, ServiceCredentials,
-};
+use tusk_security::kerberos::{AuthToLocal, KerberosError, Principal, ServiceCredentials};
+use tusk_security::Protection;
 
 pub const AUTHENTICATION_KEY: &str = "hadoop.security.authentication";
 pub const PROTECTION_KEY: &str = "hadoop.rpc.protection";

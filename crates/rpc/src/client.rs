@@ -28,7 +28,8 @@ use tusk_proto::common::{
 };
 
 use tusk_common::{ConfigError, Configuration};
-use tusk_security::kerberos::{KerberosLogin, Protection, SaslLayer};
+use tusk_security::kerberos::{KerberosLogin, SaslLayer};
+use tusk_security::Protection;
 
 use crate::error::{RemoteException, RpcError};
 use crate::frame::{self, Encoded};

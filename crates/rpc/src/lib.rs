@@ -39,4 +39,5 @@ pub use server::{RpcServer, RpcServerOptions, RpcServerStats};
 pub use service::{
     handle, handle_now, CallContext, CallOutcome, Durability, Reply, RpcService, Watermark,
 };
-pub use tusk_security::kerberos::{KerberosLogin, Protection};
+pub use tusk_security::kerberos::KerberosLogin;
+pub use tusk_security::Protection;

@@ -33,7 +33,8 @@ pub use limits::{RpcServerOptions, RpcServerStats, CONNECTION_BUFFER};
 pub use metrics::RpcMetrics;
 pub use replay::Served;
 use sasl::{SaslSession, SaslStep, ServerAuth};
-use tusk_security::kerberos::{Principal, Protection, SaslLayer};
+use tusk_security::kerberos::{Principal, SaslLayer};
+use tusk_security::Protection;
 
 use crate::auth::KerberosService;
 use tusk_security::{ProxyUsers, TokenAuthority};

@@ -24,9 +24,8 @@ use tusk_rpc::{
     RpcServer, RpcService,
 };
 use tusk_security::kdc::Kdc;
-use tusk_security::kerberos::{
-    AuthToLocal, KerberosLogin, Principal, Protection, ServiceCredentials,
-};
+use tusk_security::kerberos::{AuthToLocal, KerberosLogin, Principal, ServiceCredentials};
+use tusk_security::Protection;
 use tusk_security::{InvalidToken, ProxyUsers, TokenAuthority, TokenGrant};
 
 const PROTOCOL: &str = "test.WhoAmI";

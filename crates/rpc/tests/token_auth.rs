@@ -269,7 +269,7 @@ async fn recording_proxy(to: SocketAddr) -> (SocketAddr, Arc<Mutex<Vec<u8>>>) {
 
 #[tokio::test]
 async fn token_clients_wrap_every_message_under_privacy() {
-    use tusk_security::kerberos::Protection;
+    use tusk_security::Protection;
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     let shutdown = Shutdown::new();

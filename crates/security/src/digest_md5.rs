@@ -31,7 +31,7 @@ use rc4::{KeyInit, Rc4, StreamCipher};
 
 use crate::block_token::BlockTokenSecretManager;
 use crate::error::SaslError;
-use crate::kerberos::Protection;
+use crate::protection::Protection;
 use crate::token_authority::{TokenAuthority, TokenGrant};
 
 /// Hadoop RPC's SASL protocol and server name for `TOKEN` auth

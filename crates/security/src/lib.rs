@@ -28,6 +28,8 @@
 //!   [`ContainerTokenSecretManager`]).
 //! - `job_token`: MapReduce's job token identifier and the shuffle's `UrlHash` /
 //!   `ReplyHash` HMAC keyed by its password.
+//! - `protection`: [`Protection`], the quality of protection a SASL exchange of either
+//!   mechanism negotiates (`hadoop.rpc.protection`, `dfs.data.transfer.protection`).
 //! - `proxy_users`: [`ProxyUsers`], Hadoop's `hadoop.proxyuser.*` impersonation rules.
 //! - `writable`: Hadoop's `Writable` encodings (vints, strings, `Text`, `Token`) that
 //!   identifiers and serialized tokens use.
@@ -41,6 +43,7 @@ pub mod groups;
 pub mod job_token;
 pub mod kdc;
 pub mod kerberos;
+pub mod protection;
 pub mod proxy_users;
 pub mod token_authority;
 pub mod writable;
@@ -52,6 +55,7 @@ pub use block_token::{
 pub use credentials::{Credentials, CredentialsFormat};
 pub use delegation_token::{DelegationTokenIdentifier, DelegationTokenSecretManager};
 pub use error::{BlockTokenError, CredentialsError, InvalidToken, SaslError, WritableError};
+pub use protection::Protection;
 pub use proxy_users::ProxyUsers;
 pub use token_authority::{TokenAuthority, TokenGrant};
 pub use yarn_tokens::{

@@ -6,8 +6,9 @@
 use tusk_security::kdc::Kdc;
 use tusk_security::kerberos::{
     AuthToLocal, GssapiClient, GssapiServer, GssapiStep, KerberosError, KerberosLogin, Principal,
-    Protection, ServiceCredentials,
+    ServiceCredentials,
 };
+use tusk_security::Protection;
 
 const REALM: &str = "TUSK.TEST";
 const AUTH: &[Protection] = &[Protection::Authentication];

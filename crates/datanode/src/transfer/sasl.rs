@@ -82,7 +82,7 @@ where
     // `auth-conf`, as HDFS's SaslDataTransferServer.
     let encrypt = node.options.encrypt_data_transfer;
     let offered = match encrypt {
-        true => vec![tusk_security::kerberos::Protection::Privacy],
+        true => vec![tusk_security::Protection::Privacy],
         false => node.options.data_transfer_protection.clone(),
     };
     let server = DigestMd5Server::new(PROTOCOL, SERVER_NAME).with_protections(&offered);

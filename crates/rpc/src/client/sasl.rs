@@ -13,7 +13,8 @@ use tusk_proto::common::rpc_response_header_proto::RpcStatusProto;
 use tusk_proto::common::rpc_sasl_proto::{SaslAuth, SaslState};
 use tusk_proto::common::{RpcRequestHeaderProto, RpcResponseHeaderProto, RpcSaslProto, TokenProto};
 use tusk_security::digest_md5::DigestMd5Client;
-use tusk_security::kerberos::{GssapiClient, KerberosLogin, Protection, SaslLayer};
+use tusk_security::kerberos::{GssapiClient, KerberosLogin, SaslLayer};
+use tusk_security::Protection;
 
 use crate::auth::ServerPrincipal;
 use crate::error::{RemoteException, RpcError};

@@ -19,8 +19,9 @@ use tusk_proto::common::rpc_sasl_proto::{SaslAuth, SaslState};
 use tusk_proto::common::RpcSaslProto;
 use tusk_security::digest_md5::{self, DigestMd5Server};
 use tusk_security::kerberos::{
-    AuthToLocal, GssapiServer, GssapiStep, Principal, Protection, SaslLayer, ServiceCredentials,
+    AuthToLocal, GssapiServer, GssapiStep, Principal, SaslLayer, ServiceCredentials,
 };
+use tusk_security::Protection;
 use tusk_security::{SaslError, TokenAuthority, TokenGrant};
 
 use crate::error::{RemoteException, RpcError};

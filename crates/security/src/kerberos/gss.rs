@@ -11,7 +11,8 @@ use libgssapi::credential::Cred;
 use libgssapi::name::Name;
 use libgssapi::oid::{GSS_MECH_KRB5, GSS_NT_HOSTBASED_SERVICE};
 
-use super::{GssapiStep, KerberosError, KerberosLogin, Principal, Protection};
+use super::{GssapiStep, KerberosError, KerberosLogin, Principal};
+use crate::protection::Protection;
 
 /// The largest wrapped message this side takes, as it tells its peer (Java's SASL
 /// default, `javax.security.sasl.maxbuffer`).

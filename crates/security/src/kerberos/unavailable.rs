@@ -3,7 +3,8 @@
 
 use std::path::Path;
 
-use super::{GssapiStep, KerberosError, KerberosLogin, Principal, Protection};
+use super::{GssapiStep, KerberosError, KerberosLogin, Principal};
+use crate::protection::Protection;
 
 /// A service's identity; never made in a build without Kerberos.
 pub struct ServiceCredentials {
