@@ -369,25 +369,15 @@ impl BlockStore for FileBlockStore {
         new_gs: u64,
         expected_len: u64,
     ) -> Result<ReplicaInfo, DataNodeError> {
-        let inner = &self.inner;
-        let epoch_lock = self.epoch_lock(block_id)?;
-        let mut epoch = lock(&epoch_lock);
-        let mut map = inner.map();
-        let entry = map
-            .get_mut(&block_id)
-            .ok_or(DataNodeError::BlockNotFound { block: block_id })?;
-        let old = entry.info;
-        check_recovery(&old, block_gs, new_gs, expected_len, expected_len)?;
-        let info = ReplicaInfo {
-            generation_stamp: new_gs,
-            state: ReplicaState::Finalized,
-            ..old
-        };
-        // Data first, as in finalize.
-        rename(&inner.data_file(&old), &inner.data_file(&info))?;
-        rename(&inner.meta_file(&old), &inner.meta_file(&info))?;
-        entry.info = info;
-        *epoch += 1;
+        let info = append::restamp(
+            self,
+            block_id,
+            new_gs,
+            ReplicaState::Finalized,
+            |old| check_recovery(old, block_gs, new_gs, expected_len, expected_len),
+            |_| None,
+        )?
+        .info;
         info!(
             block_id,
             generation_stamp = new_gs,

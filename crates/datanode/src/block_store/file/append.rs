@@ -13,16 +13,28 @@ use super::{
 use crate::block_store::ReplicaWriter;
 use crate::error::DataNodeError;
 
-/// Reopens a replica as rbw with generation stamp `new_gs`, after `check` accepted it
-/// under the replica's locks. Any older writer of the replica stops. The returned writer
-/// holds the replica's current bytes; `acked` becomes its visible length.
-pub(super) fn reopen_as_rbw(
+/// A replica moved to another state and generation stamp by [`restamp`].
+pub(super) struct Restamped {
+    pub info: ReplicaInfo,
+    /// The replica's epoch after the move: a writer of an earlier one has stopped.
+    pub epoch: u64,
+    pub epoch_lock: std::sync::Arc<std::sync::Mutex<u64>>,
+}
+
+/// Gives a replica generation stamp `new_gs` and `state` under its locks, after `check`
+/// accepted it; `acked`, when it says so, becomes its visible length. Any older writer
+/// of the replica stops. The renames keep a crash between them recoverable by the
+/// start-up scan: into finalized the data goes first (as in finalize), so finalized
+/// data may wait for its meta in rbw; out of finalized the meta goes first, so the
+/// same holds.
+pub(super) fn restamp(
     store: &FileBlockStore,
     block_id: u64,
     new_gs: u64,
+    state: ReplicaState,
     check: impl FnOnce(&ReplicaInfo) -> Result<(), DataNodeError>,
-    acked: impl FnOnce(&ReplicaInfo) -> u64,
-) -> Result<FileReplicaWriter, DataNodeError> {
+    acked: impl FnOnce(&ReplicaInfo) -> Option<u64>,
+) -> Result<Restamped, DataNodeError> {
     let inner = &store.inner;
     let epoch_lock = store.epoch_lock(block_id)?;
     let mut epoch = lock(&epoch_lock);
@@ -34,19 +46,48 @@ pub(super) fn reopen_as_rbw(
     check(&old)?;
     let info = ReplicaInfo {
         generation_stamp: new_gs,
-        state: ReplicaState::Rbw,
+        state,
         ..old
     };
-    // Meta first: a crash between the renames leaves finalized data with its meta in
-    // rbw, which the start-up scan completes as a finalized replica.
-    rename(&inner.meta_file(&old), &inner.meta_file(&info))?;
-    rename(&inner.data_file(&old), &inner.data_file(&info))?;
+    let data = (inner.data_file(&old), inner.data_file(&info));
+    let meta = (inner.meta_file(&old), inner.meta_file(&info));
+    let (first, second) = match state {
+        ReplicaState::Finalized => (data, meta),
+        _ => (meta, data),
+    };
+    rename(&first.0, &first.1)?;
+    rename(&second.0, &second.1)?;
     entry.info = info;
-    entry.acked = acked(&old);
+    if let Some(acked) = acked(&old) {
+        entry.acked = acked;
+    }
     *epoch += 1;
-    let my_epoch = *epoch;
-    drop(map);
-    drop(epoch);
+    let epoch = *epoch;
+    Ok(Restamped {
+        info,
+        epoch,
+        epoch_lock: epoch_lock.clone(),
+    })
+}
+
+/// Reopens a replica as rbw with generation stamp `new_gs`, after `check` accepted it
+/// under the replica's locks. Any older writer of the replica stops. The returned writer
+/// holds the replica's current bytes; `acked` becomes its visible length.
+pub(super) fn reopen_as_rbw(
+    store: &FileBlockStore,
+    block_id: u64,
+    new_gs: u64,
+    check: impl FnOnce(&ReplicaInfo) -> Result<(), DataNodeError>,
+    acked: impl FnOnce(&ReplicaInfo) -> u64,
+) -> Result<FileReplicaWriter, DataNodeError> {
+    let Restamped {
+        info,
+        epoch,
+        epoch_lock,
+    } = restamp(store, block_id, new_gs, ReplicaState::Rbw, check, |old| {
+        Some(acked(old))
+    })?;
+    let inner = &store.inner;
     let data_path = inner.data_file(&info);
     let data = inner.data_out(open_rw(&data_path)?, &data_path);
     let meta_path = inner.meta_file(&info);
@@ -55,7 +96,7 @@ pub(super) fn reopen_as_rbw(
     Ok(FileReplicaWriter {
         inner: inner.clone(),
         info,
-        epoch: my_epoch,
+        epoch,
         epoch_lock,
         checksum,
         data,
