@@ -887,12 +887,15 @@ fn a_nodemanager_killed_mid_job_and_the_job_still_completes() {
             .ok()?;
         (p >= 10.0).then_some(())
     });
+    // Its containers outlive it (own process groups); end them too, as a dead machine
+    // would. Found before the kill: once it is gone they are no longer its descendants.
+    let containers: Vec<u32> = pids_matching(&job)
+        .into_iter()
+        .filter(|pid| ancestors(*pid).contains(&victim))
+        .collect();
     kill9(victim);
-    // Its containers outlive it (own process groups); end them too, as a dead machine would.
-    for pid in pids_matching(&job) {
-        if ancestors(pid).contains(&victim) {
-            kill9(pid);
-        }
+    for pid in containers {
+        kill9(pid);
     }
     c.assert_succeeds(&app);
     let h = c.history(&app);
