@@ -3,6 +3,7 @@
 # testbed's client node) into Hadoop 3.4.2's DataNodes and into Tusk's, on one
 # repl-ipoib-32g testbed running both; the order alternates per trial (odd: Tusk first).
 # As root, with a release build. Usage: scripts/bench-four-writers.sh TRIALS OUTDIR
+# (UP_FLAGS: more flags for `tusk testbed up`, e.g. "-D tusk.datanode.direct-io=true").
 # Prints one table row per trial (wall s and per-writer s of both) and the medians.
 set -eu
 N=$1
@@ -11,7 +12,8 @@ T=${TUSK:-target/release/tusk}
 TB=${TESTBED_DIR:-/tmp/tusk-four-writers}
 mkdir -p "$OUT"
 "$T" testbed down --dir "$TB" >/dev/null 2>&1 || true
-"$T" testbed up testbeds/repl-ipoib-32g.toml --dir "$TB" \
+# shellcheck disable=SC2086 # UP_FLAGS is a list of flags
+"$T" testbed up testbeds/repl-ipoib-32g.toml --dir "$TB" ${UP_FLAGS:-} \
   --hadoop-classpath "$(scripts/hadoop-classpath.sh)" > "$OUT/up.log" 2>&1
 trap '"$T" testbed down --dir "$TB" > "$OUT/down.log" 2>&1' EXIT
 NN=$("$T" testbed exec --dir "$TB" master -- hostname -I | tr ' ' '\n' | grep '^198\.18\.' | head -1)
