@@ -520,8 +520,6 @@ pub async fn nodemanager(conf: Configuration, args: NodeManagerArgs) -> anyhow::
     Ok(())
 }
 
-/// Writes the HTTP address (when the daemon serves one) before the RPC address file, so
-/// a caller that waits for the latter finds both.
 fn shown(addr: Option<SocketAddr>) -> String {
     addr.map_or_else(|| "nothing".to_string(), |a| a.to_string())
 }

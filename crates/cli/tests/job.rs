@@ -709,11 +709,8 @@ impl Cluster {
         all.extend_from_slice(args);
         let r = self.tusk(&all);
         assert_eq!(r.code, 0, "submit: {}", r.stderr);
-        r.stdout
-            .lines()
-            .find(|l| l.starts_with("application_"))
+        application_id_in(&r.stdout)
             .expect("application id")
-            .trim()
             .to_string()
     }
 
@@ -779,9 +776,7 @@ impl Cluster {
 impl Run {
     /// The application id the job client printed.
     fn application_id(&self) -> String {
-        self.stdout
-            .split_whitespace()
-            .find(|w| w.starts_with("application_"))
+        application_id_in(&self.stdout)
             .unwrap_or_else(|| {
                 panic!(
                     "no application id printed:\n{}\n{}",
@@ -790,6 +785,12 @@ impl Run {
             })
             .to_string()
     }
+}
+
+/// The first application id in what a job client printed.
+fn application_id_in(text: &str) -> Option<&str> {
+    text.split_whitespace()
+        .find(|w| w.starts_with("application_"))
 }
 
 /// The `sleep` example's arguments: `maps` maps of `map_ms` each and `reduces` reduces
@@ -1275,11 +1276,7 @@ fn a_job_client_waits_through_a_resourcemanager_restart_and_the_job_succeeds() {
     });
     let said = std::fs::read_to_string(c.home.path().join("job.out")).unwrap();
     assert_eq!(code, Some(0), "{said}");
-    let app = said
-        .split_whitespace()
-        .find(|w| w.starts_with("application_"))
-        .unwrap()
-        .to_string();
+    let app = application_id_in(&said).unwrap().to_string();
     assert!(said.contains("SUCCEEDED"), "{said}");
     assert!(
         all_attempts_from_the_second_am(&c.history(&app)),

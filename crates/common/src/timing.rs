@@ -4,7 +4,6 @@
 
 use std::fmt;
 use std::str::FromStr;
-
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};

@@ -24,14 +24,14 @@ mod gss;
 mod unavailable;
 
 pub use auth_to_local::AuthToLocal;
-
-use crate::protection::Protection;
 #[cfg(feature = "kerberos")]
 pub use gss::{accept_negotiate, GssapiClient, GssapiServer, SecurityLayer, ServiceCredentials};
 #[cfg(not(feature = "kerberos"))]
 pub use unavailable::{
     accept_negotiate, GssapiClient, GssapiServer, SecurityLayer, ServiceCredentials,
 };
+
+use crate::protection::Protection;
 
 /// A negotiated SASL security layer of either mechanism Hadoop RPC runs: GSSAPI's
 /// (`KERBEROS`) or DIGEST-MD5's (`TOKEN`).
