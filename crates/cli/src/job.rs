@@ -439,8 +439,21 @@ async fn logs(mut conf: Configuration, id: &str, dir: &Path) -> anyhow::Result<(
             )
         });
     }
+    let mut texts = Vec::with_capacity(files.len());
     for f in files {
-        let text = std::fs::read(&f).with_context(|| format!("reading {}", f.display()))?;
+        match std::fs::read(&f) {
+            Ok(text) => texts.push((f, text)),
+            // A NodeManager removes its local copy only once the aggregated file is
+            // complete in the DFS: a log that vanished between listing and reading is there.
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                return aggregated_logs(&mut conf, &app)
+                    .await
+                    .with_context(|| format!("{} was aggregated while being read", f.display()));
+            }
+            Err(e) => return Err(e).with_context(|| format!("reading {}", f.display())),
+        }
+    }
+    for (f, text) in texts {
         println!("==> {} <==", f.display());
         print!("{}", String::from_utf8_lossy(&text));
     }

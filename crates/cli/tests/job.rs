@@ -170,6 +170,27 @@ fn wordcount_on_yarn_equals_the_reference() {
     assert_eq!(c.counts("/out"), reference(&[&big, &small]));
     assert_eq!(logs.code, 0, "{}", logs.stderr);
     assert!(logs.stdout.contains("/stderr <=="), "{}", logs.stdout);
+    // Once the NodeManagers have aggregated them, the same command reads the logs from the DFS.
+    poll(
+        "local container logs removed after aggregation",
+        Duration::from_secs(60),
+        || {
+            let nms = std::fs::read_dir(&state).unwrap().filter_map(|e| e.ok());
+            let left = nms.filter(|nm| nm.path().join("logs").join(&app).exists());
+            (left.count() == 0).then_some(())
+        },
+    );
+    let aggregated = c.tusk(&["job", "logs", &app, "--dir", state.to_str().unwrap()]);
+    assert_eq!(aggregated.code, 0, "{}", aggregated.stderr);
+    let am_container = format!(
+        "container_{}_01_000001/stdout <==",
+        &app["application_".len()..]
+    );
+    assert!(
+        aggregated.stdout.contains(&am_container),
+        "{}",
+        aggregated.stdout
+    );
 
     let history = c.tusk(&["job", "history", &app]);
     assert_eq!(history.code, 0, "{}", history.stderr);
