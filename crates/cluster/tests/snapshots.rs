@@ -11,7 +11,7 @@ use tusk_client::meta::{
 use tusk_client::snapshot::diff_entry_line;
 use tusk_client::{CreateOptions, DfsClient};
 use tusk_cluster::testing::listed_names;
-use tusk_cluster::{test_data, wait_for, MiniCluster};
+use tusk_cluster::{test_data, wait_for, wait_for_replicas, MiniCluster};
 
 const BLOCK: u64 = 1 << 20;
 
@@ -72,21 +72,6 @@ async fn diff_lines(client: &DfsClient, dir: &str, from: &str, to: &str) -> Vec<
         .iter()
         .map(diff_entry_line)
         .collect()
-}
-
-/// Waits until every block of `path` has a replica located: the DataNode's report of it
-/// has reached the NameNode.
-async fn wait_located(client: &DfsClient, path: &str, what: &str) {
-    wait_for(what, Duration::from_secs(60), || async {
-        let located = client.block_locations(path, 0, u64::MAX >> 1).await.ok()?;
-        located
-            .blocks
-            .iter()
-            .all(|b| !b.locs.is_empty())
-            .then_some(())
-    })
-    .await
-    .unwrap_or_else(|e| panic!("{e}"));
 }
 
 /// Waits for the one DataNode to be live again after the NameNode started.
@@ -268,12 +253,10 @@ async fn snapshots_keep_deleted_data_until_deleted_and_survive_restarts() {
     // accepted, not answered with a deletion.
     kill_and_restart_namenode(&mut cluster).await;
     let client = cluster.client();
-    wait_located(
-        &client,
-        "/d/.snapshot/first/a",
-        "the snapshot file's replicas reported after restart",
-    )
-    .await;
+    // The snapshot file's replicas reported after the restart.
+    wait_for_replicas(&client, "/d/.snapshot/first/a", 1)
+        .await
+        .unwrap();
     assert_eq!(client.read_file("/d/.snapshot/first/a").await.unwrap(), a);
     assert_eq!(
         client.read_file("/d/.snapshot/first/b").await.unwrap(),
@@ -507,7 +490,7 @@ async fn assert_snapshot_kept_features(cluster: &MiniCluster, data: &[u8], when:
     );
 
     // The copy's ACL decides who reads it: bob (named in it) does, carol does not.
-    wait_located(&admin, f, "the snapshot's blocks located").await;
+    wait_for_replicas(&admin, f, 1).await.unwrap();
     assert_eq!(bob.read_file(f).await.unwrap(), data);
     assert_eq!(bob.get_xattrs(f, vec![]).await.unwrap().len(), 1);
     let e = carol.read_file(f).await.unwrap_err();

@@ -3,6 +3,12 @@
 //! and stores them; the responder waits for the mirror's ack of each packet and sends
 //! upstream `[own status, downstream statuses...]`. The two run concurrently in the
 //! connection's task, joined by a channel of packets awaiting their ack.
+//!
+//! The disk writes run on a thread of the blocking pool, one per transfer, fed packets in
+//! order: a `pwrite` that waits for the kernel's writeback (seconds, under dirty-page
+//! pressure) stalls only its own replica, not the runtime's few workers and with them
+//! every other pipeline through the node. Each pending ack waits for its packet's stored
+//! outcome, so an ack still means the packet is in the replica.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -10,7 +16,7 @@ use std::time::Duration;
 use bytes::Bytes;
 use prost::Message;
 use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
-use tokio::sync::mpsc;
+use tokio::sync::{mpsc, oneshot};
 use tracing::{debug, warn};
 use tusk_datatransfer::delimited::{read_delimited_into, write_delimited_with};
 use tusk_datatransfer::sasl::{BoxReader, BoxWriter};
@@ -30,17 +36,28 @@ const MAX_PACKETS_IN_FLIGHT: usize = 128;
 /// A packet the responder must acknowledge.
 struct PendingAck {
     seqno: i64,
-    /// This node's verdict on the packet.
+    /// This node's verdict on the packet before storing it.
     own: Status,
+    /// The store thread's outcome for the packet (absent when it never reached it).
+    stored: Option<oneshot::Receiver<Stored>>,
     /// False once forwarding to the mirror failed: the ack reports the mirror as failed.
     mirror_ok: bool,
     last: bool,
     /// The replica (id, generation stamp) and the packet's end in it: once the whole
     /// pipeline acknowledged it, bytes up to there are visible to readers.
     visible: (u64, u64, u64),
-    /// With the last packet: the replica, finalized by the responder once the whole
-    /// pipeline acknowledged it (a broken pipeline leaves it rbw for recovery).
-    finalize: Option<Box<dyn ReplicaWriter>>,
+}
+
+/// A packet's outcome on disk. With the last packet the replica comes back, to be
+/// finalized by the responder once the whole pipeline acknowledged it (a broken
+/// pipeline leaves it rbw for recovery).
+type Stored = Result<Option<Box<dyn ReplicaWriter>>, Status>;
+
+/// A packet on its way to the store thread.
+struct ToStore {
+    packet: PacketBuf,
+    offset: u64,
+    outcome: oneshot::Sender<Stored>,
 }
 
 /// The connection to the next DataNode in the pipeline.
@@ -95,31 +112,58 @@ where
         Opened::Writer(writer, finish) => (writer, finish),
     };
     let checksum = writer.checksum();
+    // The replica's own stamp: a recovery stage moved it to the op's latest.
+    let generation_stamp = writer.info().generation_stamp;
     let (mirror_rd, mirror_wr, mirror_addr) = match mirror {
         Some(m) => (Some(m.rd), Some(m.wr), m.addr),
         None => (None, None, String::new()),
     };
     let (tx, rx) = mpsc::channel(MAX_PACKETS_IN_FLIGHT);
+    let (to_store, packets) = mpsc::channel(MAX_PACKETS_IN_FLIGHT);
+    let (spent, reusable) = std::sync::mpsc::channel();
+    let store = tokio::task::spawn_blocking({
+        let node = Arc::clone(node);
+        move || store(writer, packets, spent, &node.metrics)
+    });
     let timeout = node.options.socket_timeout;
     let (received, responded) = tokio::join!(
         receive(
             &mut rd,
             mirror_wr,
-            writer,
-            checksum,
+            Transfer {
+                block_id,
+                generation_stamp,
+                checksum,
+            },
+            (to_store, reusable),
             tx,
             timeout,
-            &node.metrics
         ),
         respond(node, rx, &mut wr, mirror_rd, finish, timeout),
     );
     if let Err(e) = &responded {
         debug!(block_id, mirror = %mirror_addr, error = %e, "ack responder stopped");
     }
-    if received.is_ok() {
+    let stored = store.await.unwrap_or_else(|e| {
+        Err(DataNodeError::BadWrite {
+            block: block_id,
+            offset: 0,
+            reason: format!("the replica's store thread failed: {e}"),
+        })
+    });
+    // A failed store is the cause of whatever the receiver then ran into.
+    let result = stored.and(received);
+    if result.is_ok() {
         node.metrics.blocks_written.inc();
     }
-    received
+    result
+}
+
+/// What the receiver needs to know of the replica it feeds.
+struct Transfer {
+    block_id: u64,
+    generation_stamp: u64,
+    checksum: DataChecksum,
 }
 
 /// What becomes of a replica once its last packet is acknowledged.
@@ -285,22 +329,27 @@ fn downstream_op(op: &OpWriteBlockProto) -> OpWriteBlockProto {
     }
 }
 
-/// The receiver: packets from upstream → verify → mirror → disk → responder.
+/// The receiver: packets from upstream → verify → mirror → store thread → responder.
+/// Packet buffers come back from the store thread through `reusable` once written.
 async fn receive<R: AsyncRead + Unpin>(
     rd: &mut R,
     mut mirror: Option<BoxWriter>,
-    writer: Box<dyn ReplicaWriter>,
-    checksum: DataChecksum,
+    transfer: Transfer,
+    (to_store, reusable): (
+        mpsc::Sender<ToStore>,
+        std::sync::mpsc::Receiver<PacketBuf>,
+    ),
     acks: mpsc::Sender<PendingAck>,
     timeout: Duration,
-    metrics: &crate::metrics::DataNodeMetrics,
 ) -> Result<(), DataNodeError> {
-    let block_id = writer.info().block_id;
-    let generation_stamp = writer.info().generation_stamp;
-    let mut writer = Some(writer);
-    let mut packet = PacketBuf::new();
+    let Transfer {
+        block_id,
+        generation_stamp,
+        checksum,
+    } = transfer;
     let mut mirror_ok = mirror.is_some();
     loop {
+        let mut packet = reusable.try_recv().unwrap_or_default();
         match tokio::time::timeout(timeout, packet.read_from(rd)).await {
             Ok(read) => read?,
             Err(_) => {
@@ -321,6 +370,7 @@ async fn receive<R: AsyncRead + Unpin>(
         let mut pending = PendingAck {
             seqno: header.seqno,
             own: Status::Success,
+            stored: None,
             mirror_ok,
             last: header.last_packet_in_block,
             visible: (
@@ -328,7 +378,6 @@ async fn receive<R: AsyncRead + Unpin>(
                 generation_stamp,
                 offset + packet.data().len() as u64,
             ),
-            finalize: None,
         };
         if let Err(e) = checksum.verify(packet.data(), packet.checksums(), offset) {
             warn!(block_id, error = %e, "checksum error in received packet");
@@ -344,27 +393,66 @@ async fn receive<R: AsyncRead + Unpin>(
                 pending.mirror_ok = false;
             }
         }
-        let stored = store_packet(&mut writer, &packet, offset);
-        if let Err(e) = &stored {
-            warn!(block_id, error = %e, "cannot store packet");
-            pending.own = e.status();
-        } else {
-            metrics.bytes_written.inc_by(packet.data().len() as u64);
-        }
-        if stored.is_ok() && header.last_packet_in_block {
-            pending.finalize = writer.take();
-        }
+        let (outcome, stored) = oneshot::channel();
+        pending.stored = Some(stored);
+        // A closed store means it failed on an earlier packet, whose ack says so.
+        let queued = to_store
+            .send(ToStore {
+                packet,
+                offset,
+                outcome,
+            })
+            .await;
         if acks.send(pending).await.is_err() {
             return Err(DataNodeError::Downstream {
                 addr: "responder".into(),
                 reason: "acks stopped".into(),
             });
         }
-        stored?;
+        if queued.is_err() {
+            return Err(DataNodeError::BadWrite {
+                block: block_id,
+                offset,
+                reason: "the replica's store stopped".into(),
+            });
+        }
         if header.last_packet_in_block {
             return Ok(());
         }
     }
+}
+
+/// The store thread: writes packets to the replica in order, answers each with its
+/// outcome and hands the buffer back. Stops at the first failure (later packets'
+/// outcomes are dropped, which their acks read as an error) or after the last packet.
+fn store(
+    writer: Box<dyn ReplicaWriter>,
+    mut packets: mpsc::Receiver<ToStore>,
+    spent: std::sync::mpsc::Sender<PacketBuf>,
+    metrics: &crate::metrics::DataNodeMetrics,
+) -> Result<(), DataNodeError> {
+    let block_id = writer.info().block_id;
+    let mut writer = Some(writer);
+    while let Some(ToStore {
+        packet,
+        offset,
+        outcome,
+    }) = packets.blocking_recv()
+    {
+        if let Err(e) = store_packet(&mut writer, &packet, offset) {
+            warn!(block_id, error = %e, "cannot store packet");
+            let _ = outcome.send(Err(e.status()));
+            return Err(e);
+        }
+        metrics.bytes_written.inc_by(packet.data().len() as u64);
+        let last = packet.header().last_packet_in_block;
+        let _ = outcome.send(Ok(if last { writer.take() } else { None }));
+        if last {
+            return Ok(());
+        }
+        let _ = spent.send(packet);
+    }
+    Ok(())
 }
 
 async fn forward(mirror: &mut BoxWriter, frame: &[u8]) -> std::io::Result<()> {
@@ -406,6 +494,14 @@ async fn respond<W: AsyncWrite + Unpin>(
     let mut scratch = Vec::with_capacity(64);
     let mut buf = Vec::with_capacity(64);
     while let Some(mut p) = pending.recv().await {
+        let mut finalize = None;
+        if let (Status::Success, Some(stored)) = (p.own, p.stored.take()) {
+            match stored.await {
+                Ok(Ok(writer)) => finalize = writer,
+                Ok(Err(status)) => p.own = status,
+                Err(_) => p.own = Status::Error,
+            }
+        }
         ack.seqno = p.seqno;
         ack.reply.clear();
         ack.reply.push(p.own as i32);
@@ -428,11 +524,20 @@ async fn respond<W: AsyncWrite + Unpin>(
                 }
             }
         }
-        if let (false, Some(mut writer)) = (failed, p.finalize.take()) {
-            let finished = match finish {
+        if let (false, Some(mut writer)) = (failed, finalize) {
+            // Renames and fsyncs: off the runtime's workers, as the packets' writes.
+            let finished = tokio::task::spawn_blocking(move || match finish {
                 Finish::Finalize => writer.finalize(),
                 Finish::KeepRbw => writer.sync().map(|()| writer.info()),
-            };
+            })
+            .await
+            .unwrap_or_else(|e| {
+                Err(DataNodeError::BadWrite {
+                    block: p.visible.0,
+                    offset: p.visible.2,
+                    reason: format!("finalizing failed: {e}"),
+                })
+            });
             match finished {
                 Ok(info) if finish == Finish::KeepRbw => {
                     debug!(
