@@ -335,10 +335,7 @@ async fn receive<R: AsyncRead + Unpin>(
     rd: &mut R,
     mut mirror: Option<BoxWriter>,
     transfer: Transfer,
-    (to_store, reusable): (
-        mpsc::Sender<ToStore>,
-        std::sync::mpsc::Receiver<PacketBuf>,
-    ),
+    (to_store, reusable): (mpsc::Sender<ToStore>, std::sync::mpsc::Receiver<PacketBuf>),
     acks: mpsc::Sender<PendingAck>,
     timeout: Duration,
 ) -> Result<(), DataNodeError> {
