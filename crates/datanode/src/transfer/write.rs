@@ -119,6 +119,8 @@ where
         None => (None, None, String::new()),
     };
     let (tx, rx) = mpsc::channel(MAX_PACKETS_IN_FLIGHT);
+    // Up to the ack window's packets wait for the disk (8 MB at 64 KB packets, about
+    // what HDFS's client keeps outstanding); a full queue holds the upstream back.
     let (to_store, packets) = mpsc::channel(MAX_PACKETS_IN_FLIGHT);
     let (spent, reusable) = std::sync::mpsc::channel();
     let store = tokio::task::spawn_blocking({
