@@ -425,30 +425,29 @@ async fn receive<R: AsyncRead + Unpin>(
 /// outcome and hands the buffer back. Stops at the first failure (later packets'
 /// outcomes are dropped, which their acks read as an error) or after the last packet.
 fn store(
-    writer: Box<dyn ReplicaWriter>,
+    mut writer: Box<dyn ReplicaWriter>,
     mut packets: mpsc::Receiver<ToStore>,
     spent: std::sync::mpsc::Sender<PacketBuf>,
     metrics: &crate::metrics::DataNodeMetrics,
 ) -> Result<(), DataNodeError> {
     let block_id = writer.info().block_id;
-    let mut writer = Some(writer);
     while let Some(ToStore {
         packet,
         offset,
         outcome,
     }) = packets.blocking_recv()
     {
-        if let Err(e) = store_packet(&mut writer, &packet, offset) {
+        if let Err(e) = store_packet(writer.as_mut(), &packet, offset) {
             warn!(block_id, error = %e, "cannot store packet");
             let _ = outcome.send(Err(e.status()));
             return Err(e);
         }
         metrics.bytes_written.inc_by(packet.data().len() as u64);
-        let last = packet.header().last_packet_in_block;
-        let _ = outcome.send(Ok(if last { writer.take() } else { None }));
-        if last {
+        if packet.header().last_packet_in_block {
+            let _ = outcome.send(Ok(Some(writer)));
             return Ok(());
         }
+        let _ = outcome.send(Ok(None));
         let _ = spent.send(packet);
     }
     Ok(())
@@ -461,19 +460,13 @@ async fn forward(mirror: &mut BoxWriter, frame: &[u8]) -> std::io::Result<()> {
 
 /// Writes one packet to the replica.
 fn store_packet(
-    writer: &mut Option<Box<dyn ReplicaWriter>>,
+    writer: &mut dyn ReplicaWriter,
     packet: &PacketBuf,
     offset: u64,
 ) -> Result<(), DataNodeError> {
-    let header = packet.header();
-    let w = writer.as_mut().ok_or(DataNodeError::BadWrite {
-        block: 0,
-        offset,
-        reason: "packet after the last one".into(),
-    })?;
-    w.write(offset, packet.data(), packet.checksums())?;
-    if header.sync_block == Some(true) {
-        w.sync()?;
+    writer.write(offset, packet.data(), packet.checksums())?;
+    if packet.header().sync_block == Some(true) {
+        writer.sync()?;
     }
     Ok(())
 }
