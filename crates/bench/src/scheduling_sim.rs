@@ -33,6 +33,27 @@ pub enum SimShape {
     Lab,
     /// `n` nodes of one HDD each.
     Uniform(usize),
+    /// The NodeManager nodes of a testbed description, with its link classes, volume
+    /// counts and profiles and racks ([`SimShape::from_description`]).
+    Testbed {
+        name: String,
+        nodes: Vec<DescribedNode>,
+        replication: Option<u16>,
+    },
+}
+
+/// One NodeManager node of a testbed description, before scaling.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct DescribedNode {
+    pub name: String,
+    pub rack: String,
+    pub volumes: usize,
+    /// The volume profile's rate (the slower of read and write), MB/s.
+    pub disk_mbps: f64,
+    /// The link class's rate, Mbit/s.
+    pub link_mbit: f64,
+    /// What its NodeManager offers (the vcores are the run's `--vcores`).
+    pub memory_mb: u64,
 }
 
 impl SimShape {
@@ -48,10 +69,43 @@ impl SimShape {
         }
     }
 
+    /// The nodes of `description` that run a NodeManager, as the testbed emulates them.
+    pub fn from_description(description: &tusk_testbed::Description) -> SimShape {
+        let nodes = description
+            .nodes
+            .iter()
+            .filter(|n| n.runs(tusk_testbed::Daemon::Nodemanager))
+            .map(|n| DescribedNode {
+                name: n.name.clone(),
+                rack: n.rack.clone(),
+                volumes: n.volume_mb.len().max(1),
+                disk_mbps: n.profile.read_mbps.min(n.profile.write_mbps),
+                link_mbit: n.link.mbit,
+                memory_mb: n.nodemanager.memory_mb,
+            })
+            .collect();
+        SimShape::Testbed {
+            name: description.name.clone(),
+            nodes,
+            replication: description.replication.map(|r| r as u16),
+        }
+    }
+
     fn nodes(&self, scale: f64, vcores: u32) -> Vec<trace::SimNode> {
         match self {
             SimShape::Lab => trace::lab(scale, vcores),
             SimShape::Uniform(n) => trace::uniform(*n, scale, vcores),
+            SimShape::Testbed { nodes, .. } => nodes
+                .iter()
+                .map(|n| trace::SimNode {
+                    name: n.name.clone(),
+                    rack: n.rack.clone(),
+                    vcores,
+                    memory_mb: n.memory_mb,
+                    disks: vec![n.disk_mbps * 1e6 * scale; n.volumes],
+                    link: n.link_mbit * 1e6 / 8.0 * scale,
+                })
+                .collect(),
         }
     }
 
@@ -59,15 +113,18 @@ impl SimShape {
         match self {
             SimShape::Lab => "lab".into(),
             SimShape::Uniform(n) => format!("uniform{n}"),
+            SimShape::Testbed { name, .. } => format!("{name} (testbed description)"),
         }
     }
 
     /// The job data's replication the study used on such a cluster: 1 on its lab, 3 on
-    /// its uniform EC2 cluster (as `testbeds/lab.toml` and `testbeds/uniform8.toml` say).
+    /// its uniform EC2 cluster (as `testbeds/lab.toml` and `testbeds/uniform8.toml` say);
+    /// a description's own `replication` (1 when it sets none, as `lab.toml`).
     pub fn study_replication(&self) -> u16 {
         match self {
             SimShape::Lab => 1,
             SimShape::Uniform(_) => 3,
+            SimShape::Testbed { replication, .. } => replication.unwrap_or(1),
         }
     }
 }
@@ -96,6 +153,9 @@ pub struct SimStudyOptions {
     pub disk_thresholds: Vec<f64>,
     /// Uniform cluster sizes to run fair and `all` on; none = no sweep.
     pub sizes: Vec<usize>,
+    /// Replay the testbed's host rather than the study's machines: every node's tasks on
+    /// these shared cores, the job data in the page cache ([`sim::SharedHost`]).
+    pub host: Option<sim::SharedHost>,
 }
 
 impl SimStudyOptions {
@@ -122,6 +182,7 @@ impl SimStudyOptions {
             rm_conf: Vec::new(),
             disk_thresholds: Vec::new(),
             sizes: Vec::new(),
+            host: None,
         }
     }
 }
@@ -209,6 +270,7 @@ fn run_policy(
             );
             let mut sim = SimOptions::new(rm.clone(), nodes.to_vec(), jobs);
             sim.slowstart = STUDY_SLOWSTART;
+            sim.host = opts.host;
             sim::simulate(&sim)
         })
         .collect::<Vec<_>>();
@@ -328,7 +390,7 @@ pub fn run(opts: SimStudyOptions) -> Result<SimStudyReport> {
     let wall_s = started.elapsed().as_secs_f64();
     Ok(SimStudyReport {
         context: RunContext::new(format!(
-            "scheduler simulator: {} ({} nodes), scale {}, {} vcores per node, {} sort jobs of {:.0} MB every {:.0} s, replication {} ({}), reduce slow start {}, Disk-Rate signal {}, {} rounds per policy",
+            "scheduler simulator: {} ({} nodes), scale {}, {} vcores per node, {} sort jobs of {:.0} MB every {:.0} s, replication {} ({}), reduce slow start {}, Disk-Rate signal {}, {} rounds per policy, {}",
             opts.shape.name(),
             nodes.len(),
             opts.scale,
@@ -340,7 +402,14 @@ pub fn run(opts: SimStudyOptions) -> Result<SimStudyReport> {
             replication_source.name(),
             STUDY_SLOWSTART,
             disk_signal.name(),
-            opts.rounds
+            opts.rounds,
+            match opts.host {
+                Some(h) => format!(
+                    "one shared host ({} cores, {} CPU s per task besides its sort, job data in the page cache)",
+                    h.cores, h.task_cpu_s
+                ),
+                None => "every node its own machine, data on its disks".into(),
+            }
         )),
         options: opts,
         replication,
@@ -524,6 +593,26 @@ mod tests {
         assert_eq!(SimShape::parse("uniform1000"), Ok(SimShape::Uniform(1000)));
         assert!(SimShape::parse("uniform0").is_err());
         assert!(SimShape::parse("cloud").is_err());
+    }
+
+    #[test]
+    fn a_testbed_description_gives_its_nodemanager_nodes_as_emulated() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testbeds");
+        let uniform8 = tusk_testbed::Description::load(&root.join("uniform8.toml")).unwrap();
+        let shape = SimShape::from_description(&uniform8);
+        let nodes = shape.nodes(0.02, 4);
+        // The master runs no NodeManager; the eight others are 10 GigE, one HDD each.
+        assert_eq!(nodes.len(), 8);
+        assert!(nodes.iter().all(|n| n.disks == vec![2e6] && n.link == 25e6));
+        // Its NodeManagers offer 2 GB: two 1 GB containers each, whatever the vcores.
+        assert!(nodes.iter().all(|n| n.memory_mb == 2048));
+        assert_eq!(nodes.iter().filter(|n| n.rack == "/rack-a").count(), 4);
+        assert_eq!(shape.study_replication(), 3);
+        let lab = tusk_testbed::Description::load(&root.join("lab.toml")).unwrap();
+        let lab = SimShape::from_description(&lab);
+        let disks: Vec<usize> = lab.nodes(0.02, 4).iter().map(|n| n.disks.len()).collect();
+        assert_eq!(disks.iter().sum::<usize>(), 13, "{disks:?}");
+        assert_eq!(lab.study_replication(), 1);
     }
 
     #[test]

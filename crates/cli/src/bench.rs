@@ -136,7 +136,8 @@ pub struct SchedulingArgs {
     hadoop_mapreduce: Option<PathBuf>,
     /// Run the study on the scheduler simulator instead of a testbed: the
     /// ResourceManager's own scheduling code on a simulated clock, with the cluster
-    /// `--sim-shape` (lab, uniformN; default: the testbed description's name),
+    /// `--sim-shape` (lab, uniformN; default: the NodeManager nodes of the --testbed
+    /// description, with its links, volumes and replication),
     /// `--testbed-scale` (default 0.02), `--vcores` (default 4) and `--repeat` rounds
     /// per policy (default here 20).
     #[arg(long)]
@@ -152,6 +153,13 @@ pub struct SchedulingArgs {
     /// With --simulate: where the charts go (policies.svg, threshold.svg, size.svg).
     #[arg(long)]
     sim_charts: Option<PathBuf>,
+    /// With --simulate: replay the testbed's one host instead of the study's machines:
+    /// every node's tasks share this many cores and the job data stays in the page cache.
+    #[arg(long, value_name = "CORES")]
+    sim_host_cores: Option<f64>,
+    /// With --sim-host-cores: CPU seconds each task spends besides its sort or merge.
+    #[arg(long, default_value_t = 0.5, requires = "sim_host_cores")]
+    sim_task_cpu: f64,
     #[arg(long)]
     json: Option<PathBuf>,
 }
@@ -509,13 +517,12 @@ pub async fn run(conf: Configuration, which: BenchCommand) -> anyhow::Result<()>
 
 /// `tusk bench scheduling --simulate`: the study on the scheduler simulator.
 fn run_simulated_scheduling(a: SchedulingArgs) -> anyhow::Result<()> {
-    let shape = a.sim_shape.clone().unwrap_or_else(|| {
-        a.testbed
-            .file_stem()
-            .map_or("lab".into(), |s| s.to_string_lossy().into_owned())
-    });
+    use tusk_bench::scheduling_sim::SimShape;
     let mut o = tusk_bench::scheduling_sim::SimStudyOptions::new(a.policies);
-    o.shape = tusk_bench::scheduling_sim::SimShape::parse(&shape).map_err(anyhow::Error::msg)?;
+    o.shape = match &a.sim_shape {
+        Some(shape) => SimShape::parse(shape).map_err(anyhow::Error::msg)?,
+        None => SimShape::from_description(&tusk_testbed::Description::load(&a.testbed)?),
+    };
     o.scale = a.testbed_scale.unwrap_or(o.scale);
     o.vcores = a.vcores.unwrap_or(o.vcores);
     o.jobs = a.jobs;
@@ -531,6 +538,10 @@ fn run_simulated_scheduling(a: SchedulingArgs) -> anyhow::Result<()> {
     o.rm_conf = a.rm_conf;
     o.disk_thresholds = a.sim_disk_thresholds;
     o.sizes = a.sim_sizes;
+    o.host = a.sim_host_cores.map(|cores| tusk_resourcemanager::sim::SharedHost {
+        cores,
+        task_cpu_s: a.sim_task_cpu,
+    });
     let report = tusk_bench::scheduling_sim::run(o)?;
     if let Some(dir) = &a.sim_charts {
         for path in report.write_charts(dir)? {

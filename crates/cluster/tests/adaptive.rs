@@ -70,7 +70,9 @@ async fn adaptive_mode_follows_the_link_rates_and_reads_back_identical() {
     let bytes = tusk_cluster::test_data(3 * BLOCK as usize + 12_345, 11);
     wait_for_link_rates(&cluster.client(), 3).await;
 
-    // A client whose link is far faster than three DataNode links: parallel.
+    // A client whose link is far faster than three DataNode links: both modes stream at
+    // the DataNodes' rate, and in 1 MB blocks the pipeline's two extra packet hops are
+    // an eighth of a block, above PARALLEL_MIN_GAIN: parallel.
     let fast = cluster.client_with(|o| {
         o.replication_mode = ReplicationMode::Adaptive;
         o.link_bits_per_sec = 100 * DATANODE_LINK_BITS;

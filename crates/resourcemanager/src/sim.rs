@@ -70,7 +70,27 @@ pub struct SimOptions {
     pub reduce_preemption: ReducePreemption,
     /// Simulated time after which the run stops (unfinished jobs are counted).
     pub limit: Duration,
+    /// One host under every node, as on a testbed; `None`: every node its own machine
+    /// whose data lives on its disks (the study's clusters).
+    pub host: Option<SharedHost>,
 }
+
+/// One host under the whole cluster, as a testbed runs it: the tasks of every node compute
+/// on the host's cores, and its page cache holds the job data (a few hundred MB against
+/// GBs of memory), so a read of an input block or a map's output touches no disk and a
+/// write is absorbed in memory and written back to its volume in the background, where it
+/// still keeps the volume busy (which the NodeManagers report).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct SharedHost {
+    /// Cores the tasks of every node share.
+    pub cores: f64,
+    /// CPU seconds a task spends besides its sort or merge: its process's start, the DFS
+    /// client, the commit.
+    pub task_cpu_s: f64,
+}
+
+/// CPU work as a flow: micro-core-seconds, so that a flow's "done" margin is negligible.
+const CPU_UNIT: f64 = 1e6;
 
 impl SimOptions {
     pub fn new(rm: ResourceManagerOptions, nodes: Vec<SimNode>, jobs: Vec<SimJob>) -> Self {
@@ -89,6 +109,7 @@ impl SimOptions {
             parallel_copies: 5,
             reduce_preemption: ReducePreemption::default(),
             limit: Duration::from_secs(24 * 3600),
+            host: None,
         }
     }
 }
@@ -188,6 +209,11 @@ enum Phase {
         until: Duration,
         write: u64,
     },
+    /// Computing on the shared host's cores (the work is a flow through them).
+    Running {
+        cpu: Flow,
+        write: u64,
+    },
     Writing(Flow),
 }
 
@@ -247,6 +273,10 @@ struct Sim<'a> {
     jobs: Vec<JobSim>,
     app_index: HashMap<String, usize>,
     tasks: Vec<Task>,
+    /// The shared host's cores, as one device ([`SharedHost`]).
+    cpu: Option<usize>,
+    /// Writes absorbed by the page cache and not yet on their volume.
+    writeback: Vec<Flow>,
     now: Duration,
     start: Instant,
     start_ms: u64,
@@ -296,6 +326,7 @@ impl<'a> Sim<'a> {
                 next_disk: 0,
             });
         }
+        let cpu = opts.host.map(|h| hw.add(h.cores * CPU_UNIT));
         let node_of = nodes
             .iter()
             .enumerate()
@@ -336,6 +367,8 @@ impl<'a> Sim<'a> {
             jobs,
             app_index: HashMap::new(),
             tasks: Vec::new(),
+            cpu,
+            writeback: Vec::new(),
             now: Duration::ZERO,
             start,
             start_ms,
@@ -736,13 +769,16 @@ impl<'a> Sim<'a> {
         for t in &mut self.tasks {
             match &mut t.phase {
                 Phase::Reading { flow, .. } | Phase::Writing(flow) => flows.push(flow),
+                Phase::Running { cpu, .. } => flows.push(cpu),
                 Phase::Shuffling { in_flight, .. } => {
                     flows.extend(in_flight.iter_mut().map(|(_, f)| f));
                 }
                 _ => {}
             }
         }
+        flows.extend(self.writeback.iter_mut());
         self.hw.advance(&mut flows, dt);
+        self.writeback.retain(|f| !f.done());
         let finished: Vec<usize> = (0..self.tasks.len())
             .rev()
             .filter(|&i| matches!(&self.tasks[i].phase, Phase::Writing(f) if f.done()))
@@ -794,14 +830,16 @@ impl<'a> Sim<'a> {
                 compute,
                 write,
             } if flow.done() => {
-                let until = now + Duration::from_secs_f64(*compute as f64 / self.opts.compute_rate);
-                let write = *write;
-                self.tasks[i].phase = Phase::Computing { until, write };
+                let (compute, write) = (*compute, *write);
+                self.tasks[i].phase = self.compute(compute, write);
             }
             Phase::Computing { until, write } if *until <= now => {
                 let write = *write;
-                let disk = self.next_disk(node);
-                self.tasks[i].phase = Phase::Writing(Flow::new(vec![disk], write));
+                self.tasks[i].phase = self.write(node, write);
+            }
+            Phase::Running { cpu, write } if cpu.done() => {
+                let write = *write;
+                self.tasks[i].phase = self.write(node, write);
             }
             Phase::Shuffling { .. } => self.shuffle(i),
             _ => {}
@@ -839,11 +877,8 @@ impl<'a> Sim<'a> {
         self.nodes[node].potential = self.nodes[node].potential.saturating_sub(arrived);
         if *fetched == spec.blocks.len() {
             let merged = *bytes;
-            let until = self.now + Duration::from_secs_f64(merged as f64 / self.opts.compute_rate);
-            self.tasks[i].phase = Phase::Computing {
-                until,
-                write: (merged as f64 * spec.output_ratio) as u64,
-            };
+            let write = (merged as f64 * spec.output_ratio) as u64;
+            self.tasks[i].phase = self.compute(merged, write);
             return;
         }
         let free = self.opts.parallel_copies.saturating_sub(in_flight.len());
@@ -865,10 +900,41 @@ impl<'a> Sim<'a> {
         }
     }
 
+    /// A task's sort or merge of `bytes`, then its write of `write` bytes: for a time on
+    /// a machine of its own, or as work on the shared host's cores with the task's own
+    /// overhead, at most one core.
+    fn compute(&self, bytes: u64, write: u64) -> Phase {
+        let seconds = bytes as f64 / self.opts.compute_rate;
+        match (self.cpu, self.opts.host) {
+            (Some(cpu), Some(host)) => Phase::Running {
+                cpu: Flow::capped(vec![cpu], (seconds + host.task_cpu_s) * CPU_UNIT, CPU_UNIT),
+                write,
+            },
+            _ => Phase::Computing {
+                until: self.now + Duration::from_secs_f64(seconds),
+                write,
+            },
+        }
+    }
+
+    /// A task writes its output to the node's next volume; on a shared host the page
+    /// cache takes it at once and the volume writes it back.
+    fn write(&mut self, node: usize, bytes: u64) -> Phase {
+        let disk = self.next_disk(node);
+        if self.opts.host.is_some() {
+            self.writeback.push(Flow::new(vec![disk], bytes));
+            return Phase::Writing(Flow::new(vec![disk], 0));
+        }
+        Phase::Writing(Flow::new(vec![disk], bytes))
+    }
+
     /// `bytes` read from volume `disk` of node `src` to node `dst`: over both links when
-    /// the nodes differ.
+    /// the nodes differ; from the page cache (no volume) on a shared host.
     fn transfer(&self, src: usize, disk: usize, dst: usize, bytes: u64) -> Flow {
-        let mut devices = vec![self.nodes[src].disks[disk]];
+        let mut devices = Vec::new();
+        if self.opts.host.is_none() {
+            devices.push(self.nodes[src].disks[disk]);
+        }
         if src != dst {
             devices.push(self.nodes[src].link_out);
             devices.push(self.nodes[dst].link_in);
@@ -1097,5 +1163,35 @@ mod tests {
             .mean_job_s()
         };
         assert!(run(0.05) > run(0.5));
+    }
+
+    #[test]
+    fn on_a_shared_host_the_cores_bind_and_the_page_cache_hides_the_disks() {
+        let run = |disk_scale: f64, host: Option<SharedHost>| {
+            let mut nodes = trace::uniform(4, 0.5, 4);
+            for n in &mut nodes {
+                n.disks = vec![100e6 * disk_scale];
+            }
+            let jobs =
+                trace::study_sorts(&nodes, 3, Duration::from_secs(2), 32 << 20, 8 << 20, 1, 5);
+            let mut sim = SimOptions::new(options(&[], Timing::EventDriven), nodes, jobs);
+            sim.host = host;
+            let report = simulate(&sim);
+            assert_eq!(report.unfinished(), 0);
+            report.mean_job_s()
+        };
+        let host = |cores| {
+            Some(SharedHost {
+                cores,
+                task_cpu_s: 1.0,
+            })
+        };
+        // Reads come from memory and writes are absorbed: disks 10× slower change nothing.
+        let (slow, fast) = (run(0.05, host(2.0)), run(0.5, host(2.0)));
+        assert!((slow - fast).abs() < 1e-9, "{slow} vs {fast}");
+        // Sixteen containers on two cores wait for them; on sixteen they do not.
+        assert!(run(0.5, host(2.0)) > run(0.5, host(16.0)) * 1.2);
+        // Without the host model the disks are on every read and write.
+        assert!(run(0.05, None) > run(0.5, None));
     }
 }

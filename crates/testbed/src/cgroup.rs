@@ -1,6 +1,7 @@
 //! Per-node control groups (cgroup v1): a blkio group holding the node's processes with
-//! its volumes' throttles, and optionally a memory group bounding the node's processes and
-//! their page cache. The same throttles also go on each volume's device in the root blkio
+//! its volumes' throttles, a memory group optionally bounding the node's processes and
+//! their page cache, a cpu group optionally giving them a CPU quota of their own (a
+//! machine of so many cores), and a cpuacct group counting their CPU time. The same throttles also go on each volume's device in the root blkio
 //! group: v1 charges buffered writes that the kernel's flusher threads write back to the
 //! root group, so a limit only in the node's group would let them through at full speed
 //! (measured: 100 MB buffered then `sync` took 0.06 s with the node group's 10 MB/s cap,
@@ -17,6 +18,12 @@ use crate::profile::Throttle;
 
 const BLKIO_ROOT: &str = "/sys/fs/cgroup/blkio";
 const MEMORY_ROOT: &str = "/sys/fs/cgroup/memory";
+const CPU_ROOT: &str = "/sys/fs/cgroup/cpu";
+const CPUACCT_ROOT: &str = "/sys/fs/cgroup/cpuacct";
+/// The controllers a node has a group in, in the order of [`node_groups`].
+const ROOTS: [&str; 4] = [BLKIO_ROOT, MEMORY_ROOT, CPU_ROOT, CPUACCT_ROOT];
+/// `cpu.cfs_period_us` of a node with a CPU quota.
+const CPU_PERIOD_US: u64 = 100_000;
 /// Every testbed's groups live under this group of each controller.
 const GROUP: &str = "tusk-testbed";
 
@@ -31,9 +38,9 @@ pub fn check_supported() -> Result<()> {
     Ok(())
 }
 
-/// The blkio and memory group directories of one node.
+/// The blkio, memory, cpu and cpuacct group directories of one node.
 pub fn node_groups(tag: &str, node: &str) -> Vec<PathBuf> {
-    [BLKIO_ROOT, MEMORY_ROOT]
+    ROOTS
         .iter()
         .map(|root| Path::new(root).join(GROUP).join(tag).join(node))
         .collect()
@@ -42,7 +49,7 @@ pub fn node_groups(tag: &str, node: &str) -> Vec<PathBuf> {
 /// Every group directory of a testbed, nodes first, for teardown.
 pub fn testbed_groups(tag: &str) -> Vec<PathBuf> {
     let mut all = Vec::new();
-    for root in [BLKIO_ROOT, MEMORY_ROOT] {
+    for root in ROOTS {
         let top = Path::new(root).join(GROUP).join(tag);
         if let Ok(entries) = std::fs::read_dir(&top) {
             all.extend(entries.flatten().map(|e| e.path()).filter(|p| p.is_dir()));
@@ -52,7 +59,12 @@ pub fn testbed_groups(tag: &str) -> Vec<PathBuf> {
     all
 }
 
-pub fn create_node(tag: &str, node: &str, memory_mb: Option<u64>) -> Result<Vec<PathBuf>> {
+pub fn create_node(
+    tag: &str,
+    node: &str,
+    memory_mb: Option<u64>,
+    cpus: Option<f64>,
+) -> Result<Vec<PathBuf>> {
     let groups = node_groups(tag, node);
     for g in &groups {
         std::fs::create_dir_all(g)
@@ -64,7 +76,19 @@ pub fn create_node(tag: &str, node: &str, memory_mb: Option<u64>) -> Result<Vec<
             &(mb * 1024 * 1024).to_string(),
         )?;
     }
+    if let Some(cpus) = cpus {
+        write_control(&groups[2].join("cpu.cfs_period_us"), &CPU_PERIOD_US.to_string())?;
+        let quota = (cpus * CPU_PERIOD_US as f64).round() as u64;
+        write_control(&groups[2].join("cpu.cfs_quota_us"), &quota.to_string())?;
+    }
     Ok(groups)
+}
+
+/// CPU seconds the processes of a node's groups have used since the group was made
+/// (`groups` as [`node_groups`] gives them).
+pub fn cpu_seconds(groups: &[PathBuf]) -> Option<f64> {
+    let text = std::fs::read_to_string(groups.get(3)?.join("cpuacct.usage")).ok()?;
+    Some(text.trim().parse::<u64>().ok()? as f64 / 1e9)
 }
 
 /// Puts `throttle` on device `dev_id` in the node's blkio group and in the root group.

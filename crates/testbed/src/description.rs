@@ -73,6 +73,9 @@ pub struct NodeSpec {
     pub nodemanager: NodeManagerResources,
     /// Memory cgroup limit of the whole node (its processes and their page cache), MB.
     pub memory_mb: Option<u64>,
+    /// CPU quota of the whole node, in cores (a machine of its own that size); none: the
+    /// host's cores, shared with every other node.
+    pub cpus: Option<f64>,
 }
 
 impl NodeSpec {
@@ -159,6 +162,7 @@ struct RawNode {
     volumes: Option<RawVolumes>,
     nodemanager: Option<NodeManagerResources>,
     memory_mb: Option<u64>,
+    cpus: Option<f64>,
 }
 
 #[derive(Clone, Deserialize)]
@@ -291,6 +295,7 @@ impl RawNode {
             volumes: self.volumes.clone().or_else(|| defaults.volumes.clone()),
             nodemanager: self.nodemanager.or(defaults.nodemanager),
             memory_mb: self.memory_mb.or(defaults.memory_mb),
+            cpus: self.cpus.or(defaults.cpus),
         }
     }
 
@@ -310,6 +315,9 @@ impl RawNode {
         let daemons = self.daemons.clone().unwrap_or_default();
         if daemons.is_empty() {
             return Err(bad("no daemons".into()));
+        }
+        if let Some(cpus) = self.cpus.filter(|c| !(c.is_finite() && *c > 0.0)) {
+            return Err(bad(format!("cpus = {cpus}: a positive number of cores")));
         }
         let link = match self.link.clone() {
             None => return Err(bad("no link (e.g. link = \"1gige\")".into())),
@@ -364,6 +372,7 @@ impl RawNode {
             profile,
             nodemanager: self.nodemanager.unwrap_or_default(),
             memory_mb: self.memory_mb,
+            cpus: self.cpus,
             name,
         })
     }
@@ -481,6 +490,18 @@ mod tests {
         assert!(e.contains("node name 'Bad_Name'"), "{e}");
         let e = err("[[node]]\nname = \"a\"\nlink = \"1gige\"\ndaemons = [\"client\"]");
         assert!(e.contains("exactly one node must run the namenode"), "{e}");
+        let e = err(&one("cpus = 0"));
+        assert!(e.contains("cpus = 0: a positive number of cores"), "{e}");
+    }
+
+    #[test]
+    fn a_cpu_quota_is_per_node_with_a_default() {
+        let text = format!("{LAB}\n[[node]]\nname = \"c\"\ncpus = 0.75\n")
+            .replace("[defaults]\n", "[defaults]\ncpus = 0.4\n");
+        let d = Description::parse(&text).unwrap();
+        assert_eq!(d.node("big").unwrap().cpus, Some(0.4));
+        assert_eq!(d.node("c").unwrap().cpus, Some(0.75));
+        assert_eq!(Description::parse(LAB).unwrap().nodes[0].cpus, None);
     }
 
     #[test]

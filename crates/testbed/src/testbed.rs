@@ -206,7 +206,12 @@ impl Testbed {
         for i in 0..self.nodes.len() {
             let node = &self.nodes[i];
             net::create_node(&node.net, &self.bridge, node.link_bps(scale))?;
-            cgroup::create_node(&self.tag, &node.spec.name, node.spec.memory_mb)?;
+            cgroup::create_node(
+                &self.tag,
+                &node.spec.name,
+                node.spec.memory_mb,
+                node.spec.cpus,
+            )?;
             let throttle = node.spec.profile.throttle(scale);
             let name = node.spec.name.clone();
             let sizes = node.spec.volume_mb.clone();

@@ -33,6 +33,9 @@ impl Device {
 pub struct Flow {
     pub devices: Vec<usize>,
     pub remaining: f64,
+    /// The most the flow moves per second whatever its devices allow (one core's worth
+    /// for a task's computing on shared cores).
+    pub cap: f64,
 }
 
 impl Flow {
@@ -40,6 +43,16 @@ impl Flow {
         Flow {
             devices,
             remaining: bytes as f64,
+            cap: f64::INFINITY,
+        }
+    }
+
+    /// `units` of work through `devices`, at most `cap` a second.
+    pub fn capped(devices: Vec<usize>, units: f64, cap: f64) -> Self {
+        Flow {
+            devices,
+            remaining: units,
+            cap,
         }
     }
 
@@ -86,7 +99,7 @@ impl Hardware {
                 .devices
                 .iter()
                 .map(|&d| self.devices[d].bandwidth / f64::from(self.devices[d].flows))
-                .fold(f64::INFINITY, f64::min);
+                .fold(f.cap, f64::min);
             let moved = (rate * dt).min(f.remaining);
             f.remaining -= moved;
             for &d in &f.devices {
@@ -117,6 +130,19 @@ mod tests {
         assert_eq!(hw.devices[disk].bytes, 100.0);
         assert_eq!(hw.devices[disk].busy_seconds, 1.0);
         assert_eq!(hw.devices[link].bytes, 50.0);
+    }
+
+    #[test]
+    fn a_capped_flow_goes_no_faster_than_its_cap() {
+        // Two cores' worth shared by three tasks of one core each: 2/3 each; alone, one.
+        let mut hw = Hardware::default();
+        let cpu = hw.add(2.0);
+        let mut tasks: Vec<Flow> = (0..3).map(|_| Flow::capped(vec![cpu], 10.0, 1.0)).collect();
+        hw.advance(&mut tasks.iter_mut().collect::<Vec<_>>(), 1.0);
+        assert!(tasks.iter().all(|t| (t.remaining - (10.0 - 2.0 / 3.0)).abs() < 1e-9));
+        let mut alone = Flow::capped(vec![cpu], 10.0, 1.0);
+        hw.advance(&mut [&mut alone], 1.0);
+        assert_eq!(alone.remaining, 9.0);
     }
 
     #[test]
