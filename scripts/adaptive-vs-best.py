@@ -3,10 +3,14 @@
 JSON of `tusk bench replication-links`: the median ratio, a one-sided exact Mann-Whitney
 p that adaptive's trials are slower, and whether adaptive wrote its blocks the better
 mode's way. Prints a Markdown table (bold: median ratio over 1.05).
+With --parallel-vs-pipeline: parallel over pipeline instead, paired by trial (the bench
+writes the modes in turn within a trial), with an exact two-sided sign test.
 
     python3 scripts/adaptive-vs-best.py replication-links.json
+    python3 scripts/adaptive-vs-best.py --parallel-vs-pipeline replication-links.json
 """
 import itertools
+import math
 import json
 import sys
 
@@ -46,5 +50,33 @@ def main(path):
         print(f"| {c['link_class']} | " + " | ".join(cells) + " |")
 
 
+def sign_test(ratios):
+    """Two-sided exact sign test of the paired ratios against 1."""
+    below = sum(r < 1 for r in ratios)
+    above = sum(r > 1 for r in ratios)
+    n = below + above
+    k = min(below, above)
+    tail = sum(math.comb(n, i) for i in range(k + 1)) / 2**n
+    return min(1.0, 2 * tail)
+
+
+def parallel_vs_pipeline(path):
+    report = json.load(open(path))
+    print("| link | MB (stands for) | paired parallel / pipeline per trial | median | sign test p |")
+    print("|---|---|---|---|---|")
+    for c in report["link_classes"]:
+        times = {(x["mode"], x["stands_for_bytes"]): x["write_seconds"] for x in c["latency"]}
+        for size in sorted({s for (_, s) in times}):
+            ratios = [a / b for a, b in zip(times[("parallel", size)], times[("pipeline", size)])]
+            median = sorted(ratios)[len(ratios) // 2] if len(ratios) % 2 else (
+                sum(sorted(ratios)[len(ratios) // 2 - 1 : len(ratios) // 2 + 1]) / 2
+            )
+            cells = ", ".join(f"{r:.2f}" for r in ratios)
+            print(f"| {c['link_class']} | {size >> 20} | {cells} | {median:.2f} | {sign_test(ratios):.3f} |")
+
+
 if __name__ == "__main__":
-    main(sys.argv[1])
+    if sys.argv[1] == "--parallel-vs-pipeline":
+        parallel_vs_pipeline(sys.argv[2])
+    else:
+        main(sys.argv[1])

@@ -156,6 +156,10 @@ pub struct SimStudyOptions {
     /// Replay the testbed's host rather than the study's machines: every node's tasks on
     /// these shared cores, the job data in the page cache ([`sim::SharedHost`]).
     pub host: Option<sim::SharedHost>,
+    /// Container launch → task running, and AM launch → registered; `None`: the
+    /// simulator's defaults (a JVM's start: 1 s and 2 s).
+    pub container_start: Option<Duration>,
+    pub am_start: Option<Duration>,
 }
 
 impl SimStudyOptions {
@@ -183,6 +187,8 @@ impl SimStudyOptions {
             disk_thresholds: Vec::new(),
             sizes: Vec::new(),
             host: None,
+            container_start: None,
+            am_start: None,
         }
     }
 }
@@ -271,6 +277,12 @@ fn run_policy(
             let mut sim = SimOptions::new(rm.clone(), nodes.to_vec(), jobs);
             sim.slowstart = STUDY_SLOWSTART;
             sim.host = opts.host;
+            if let Some(start) = opts.container_start {
+                sim.container_start = start;
+            }
+            if let Some(start) = opts.am_start {
+                sim.am_start = start;
+            }
             sim::simulate(&sim)
         })
         .collect::<Vec<_>>();
@@ -409,6 +421,13 @@ pub fn run(opts: SimStudyOptions) -> Result<SimStudyReport> {
                     h.cores, h.task_cpu_s
                 ),
                 None => "every node its own machine, data on its disks".into(),
+            } + &match (opts.container_start, opts.am_start) {
+                (None, None) => String::new(),
+                (c, a) => format!(
+                    "; container start {}, AM start {}",
+                    c.map_or("1 s (default)".into(), |d| format!("{:.2} s", d.as_secs_f64())),
+                    a.map_or("2 s (default)".into(), |d| format!("{:.2} s", d.as_secs_f64()))
+                ),
             }
         )),
         options: opts,

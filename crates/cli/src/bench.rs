@@ -160,6 +160,12 @@ pub struct SchedulingArgs {
     /// With --sim-host-cores: CPU seconds each task spends besides its sort or merge.
     #[arg(long, default_value_t = 0.5, requires = "sim_host_cores")]
     sim_task_cpu: f64,
+    /// With --simulate: container launch → task running (default 1 s, a JVM's start).
+    #[arg(long, value_parser = duration)]
+    sim_container_start: Option<Duration>,
+    /// With --simulate: AM container launch → AM registered (default 2 s).
+    #[arg(long, value_parser = duration)]
+    sim_am_start: Option<Duration>,
     #[arg(long)]
     json: Option<PathBuf>,
 }
@@ -538,10 +544,14 @@ fn run_simulated_scheduling(a: SchedulingArgs) -> anyhow::Result<()> {
     o.rm_conf = a.rm_conf;
     o.disk_thresholds = a.sim_disk_thresholds;
     o.sizes = a.sim_sizes;
-    o.host = a.sim_host_cores.map(|cores| tusk_resourcemanager::sim::SharedHost {
-        cores,
-        task_cpu_s: a.sim_task_cpu,
-    });
+    o.host = a
+        .sim_host_cores
+        .map(|cores| tusk_resourcemanager::sim::SharedHost {
+            cores,
+            task_cpu_s: a.sim_task_cpu,
+        });
+    o.container_start = a.sim_container_start;
+    o.am_start = a.sim_am_start;
     let report = tusk_bench::scheduling_sim::run(o)?;
     if let Some(dir) = &a.sim_charts {
         for path in report.write_charts(dir)? {

@@ -10,7 +10,7 @@ use clap::{Args, Subcommand};
 use tusk_cluster::process::{wait_for_address, wait_live, DaemonCommand};
 use tusk_common::Configuration;
 use tusk_testbed::measure;
-use tusk_testbed::{Daemon, Description, NodeState, Testbed};
+use tusk_testbed::{Daemon, Description, NamenodeMetadata, NodeState, Testbed};
 
 use crate::conf::RM_ADDRESS_KEY;
 
@@ -280,10 +280,11 @@ async fn start_tusk(conf: &Configuration, tb: &mut Testbed) -> anyhow::Result<()
         .expect("a description has a namenode")
         .clone();
     let mut nn_defines = defines.clone();
-    nn_defines.push(format!(
-        "dfs.namenode.name.dir={}",
-        nn.volume_mounts()[0].join("dfs/name").display()
-    ));
+    let name_dir = match tb.description.namenode_metadata {
+        NamenodeMetadata::Host => tb.node_dir(&nn.spec.name).join("name"),
+        NamenodeMetadata::Volume => nn.volume_mounts()[0].join("dfs/name"),
+    };
+    nn_defines.push(format!("dfs.namenode.name.dir={}", name_dir.display()));
     let nn_addr_file = tb.dir.join("namenode.addr");
     let _ = std::fs::remove_file(&nn_addr_file);
     let nn_pid = tb.spawn(

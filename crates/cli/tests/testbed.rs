@@ -466,7 +466,7 @@ fn a_three_node_testbed_delivers_its_profiles_and_leaves_nothing() {
     assert_no_namespace_loop_device_or_mount(&tag, bed.dir_str());
     let links = output_of("ip", &["-o", "link"]);
     assert!(!links.contains(&format!("tb{tag}")), "{links}");
-    for ctl in ["blkio", "memory"] {
+    for ctl in ["blkio", "memory", "cpu", "cpuacct"] {
         assert!(!Path::new(&format!("/sys/fs/cgroup/{ctl}/tusk-testbed/{tag}")).exists());
     }
     let rules =

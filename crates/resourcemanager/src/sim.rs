@@ -77,9 +77,10 @@ pub struct SimOptions {
 
 /// One host under the whole cluster, as a testbed runs it: the tasks of every node compute
 /// on the host's cores, and its page cache holds the job data (a few hundred MB against
-/// GBs of memory), so a read of an input block or a map's output touches no disk and a
-/// write is absorbed in memory and written back to its volume in the background, where it
-/// still keeps the volume busy (which the NodeManagers report).
+/// GBs of memory), so a read of an input block or a map's output touches no disk. Writes
+/// still go at their volume's rate: the kernel holds a writer to a slow device's share
+/// of the dirty limit, which for an emulated 2 MB/s volume is small (measured on lab at
+/// scale 0.02: host CPU 12% busy on average while maps of 8 MB took 9 s).
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 pub struct SharedHost {
     /// Cores the tasks of every node share.
@@ -275,8 +276,6 @@ struct Sim<'a> {
     tasks: Vec<Task>,
     /// The shared host's cores, as one device ([`SharedHost`]).
     cpu: Option<usize>,
-    /// Writes absorbed by the page cache and not yet on their volume.
-    writeback: Vec<Flow>,
     now: Duration,
     start: Instant,
     start_ms: u64,
@@ -368,7 +367,6 @@ impl<'a> Sim<'a> {
             app_index: HashMap::new(),
             tasks: Vec::new(),
             cpu,
-            writeback: Vec::new(),
             now: Duration::ZERO,
             start,
             start_ms,
@@ -776,9 +774,7 @@ impl<'a> Sim<'a> {
                 _ => {}
             }
         }
-        flows.extend(self.writeback.iter_mut());
         self.hw.advance(&mut flows, dt);
-        self.writeback.retain(|f| !f.done());
         let finished: Vec<usize> = (0..self.tasks.len())
             .rev()
             .filter(|&i| matches!(&self.tasks[i].phase, Phase::Writing(f) if f.done()))
@@ -917,14 +913,9 @@ impl<'a> Sim<'a> {
         }
     }
 
-    /// A task writes its output to the node's next volume; on a shared host the page
-    /// cache takes it at once and the volume writes it back.
+    /// A task writes its output to the node's next volume.
     fn write(&mut self, node: usize, bytes: u64) -> Phase {
         let disk = self.next_disk(node);
-        if self.opts.host.is_some() {
-            self.writeback.push(Flow::new(vec![disk], bytes));
-            return Phase::Writing(Flow::new(vec![disk], 0));
-        }
         Phase::Writing(Flow::new(vec![disk], bytes))
     }
 
@@ -1166,7 +1157,7 @@ mod tests {
     }
 
     #[test]
-    fn on_a_shared_host_the_cores_bind_and_the_page_cache_hides_the_disks() {
+    fn on_a_shared_host_the_cores_bind_and_the_page_cache_serves_the_reads() {
         let run = |disk_scale: f64, host: Option<SharedHost>| {
             let mut nodes = trace::uniform(4, 0.5, 4);
             for n in &mut nodes {
@@ -1186,9 +1177,11 @@ mod tests {
                 task_cpu_s: 1.0,
             })
         };
-        // Reads come from memory and writes are absorbed: disks 10× slower change nothing.
-        let (slow, fast) = (run(0.05, host(2.0)), run(0.5, host(2.0)));
-        assert!((slow - fast).abs() < 1e-9, "{slow} vs {fast}");
+        // Reads come from memory: slower disks cost only the writes, less than without
+        // the page cache, where every read is on them too.
+        let cached = run(0.05, host(16.0)) - run(0.5, host(16.0));
+        let uncached = run(0.05, None) - run(0.5, None);
+        assert!(cached > 0.0 && cached < uncached, "{cached} vs {uncached}");
         // Sixteen containers on two cores wait for them; on sixteen they do not.
         assert!(run(0.5, host(2.0)) > run(0.5, host(16.0)) * 1.2);
         // Without the host model the disks are on every read and write.

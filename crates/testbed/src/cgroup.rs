@@ -77,7 +77,10 @@ pub fn create_node(
         )?;
     }
     if let Some(cpus) = cpus {
-        write_control(&groups[2].join("cpu.cfs_period_us"), &CPU_PERIOD_US.to_string())?;
+        write_control(
+            &groups[2].join("cpu.cfs_period_us"),
+            &CPU_PERIOD_US.to_string(),
+        )?;
         let quota = (cpus * CPU_PERIOD_US as f64).round() as u64;
         write_control(&groups[2].join("cpu.cfs_quota_us"), &quota.to_string())?;
     }

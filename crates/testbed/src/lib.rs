@@ -28,6 +28,6 @@ pub mod profile;
 pub mod testbed;
 pub mod volumes;
 
-pub use description::{Daemon, Description, NodeSpec};
+pub use description::{Daemon, Description, NamenodeMetadata, NodeSpec};
 pub use error::{Result, TestbedError};
 pub use testbed::{HadoopRecord, NodeState, Testbed};

@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 use anyhow::{bail, Context};
 use tusk_client::{ClientOptions, DfsClient};
 use tusk_common::Configuration;
-use tusk_testbed::{Daemon, NodeState, Testbed};
+use tusk_testbed::{Daemon, NamenodeMetadata, NodeState, Testbed};
 
 use crate::hadoop_site::site;
 
@@ -80,8 +80,22 @@ fn write_conf(
             tb.dir.join("topology.txt").display().to_string(),
         ),
     ];
+    // The NameNode's metadata where Tusk's is (`namenode_metadata`), so the two are
+    // compared on the same footing.
+    match tb.description.namenode_metadata {
+        NamenodeMetadata::Host => hdfs.push((
+            "dfs.namenode.name.dir",
+            tb.node_dir(&node.spec.name)
+                .join("hadoop/name")
+                .display()
+                .to_string(),
+        )),
+        NamenodeMetadata::Volume if !node.volumes.is_empty() => {
+            hdfs.push(("dfs.namenode.name.dir", on_volumes(node, "hadoop/dfs/name")))
+        }
+        NamenodeMetadata::Volume => {}
+    }
     if !node.volumes.is_empty() {
-        hdfs.push(("dfs.namenode.name.dir", on_volumes(node, "hadoop/dfs/name")));
         hdfs.push(("dfs.datanode.data.dir", on_volumes(node, "hadoop/dfs/data")));
     }
     hdfs.extend(

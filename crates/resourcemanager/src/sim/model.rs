@@ -139,7 +139,9 @@ mod tests {
         let cpu = hw.add(2.0);
         let mut tasks: Vec<Flow> = (0..3).map(|_| Flow::capped(vec![cpu], 10.0, 1.0)).collect();
         hw.advance(&mut tasks.iter_mut().collect::<Vec<_>>(), 1.0);
-        assert!(tasks.iter().all(|t| (t.remaining - (10.0 - 2.0 / 3.0)).abs() < 1e-9));
+        assert!(tasks
+            .iter()
+            .all(|t| (t.remaining - (10.0 - 2.0 / 3.0)).abs() < 1e-9));
         let mut alone = Flow::capped(vec![cpu], 10.0, 1.0);
         hw.advance(&mut [&mut alone], 1.0);
         assert_eq!(alone.remaining, 9.0);
