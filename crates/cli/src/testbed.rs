@@ -281,7 +281,7 @@ async fn start_tusk(conf: &Configuration, tb: &mut Testbed) -> anyhow::Result<()
         .clone();
     let mut nn_defines = defines.clone();
     let name_dir = match tb.description.namenode_metadata {
-        NamenodeMetadata::Host => tb.node_dir(&nn.spec.name).join("name"),
+        NamenodeMetadata::Host => tb.metadata_dir(&nn.spec.name).join("name"),
         NamenodeMetadata::Volume => nn.volume_mounts()[0].join("dfs/name"),
     };
     nn_defines.push(format!("dfs.namenode.name.dir={}", name_dir.display()));

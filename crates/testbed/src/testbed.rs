@@ -22,6 +22,9 @@ use crate::host;
 use crate::net::{self, NodeNet};
 use crate::volumes::{self, Volume};
 
+/// [`Testbed::metadata_dir`]'s name in a node's directory.
+const METADATA_DIR: &str = "metadata";
+
 const RECORD: &str = "testbed.json";
 
 /// A process the testbed started inside a node.
@@ -201,6 +204,10 @@ impl Testbed {
             std::fs::create_dir_all(&d)
                 .map_err(TestbedError::io(format!("creating {}", d.display())))?;
         }
+        // A new testbed starts with new volumes, so the NameNode metadata kept on the
+        // host must start empty too (a namespace naming blocks no volume holds would
+        // keep the NameNode in safe mode).
+        remove_metadata_dirs(&self.dir);
         net::create_bridge(&self.bridge, lease)?;
         let scale = self.description.scale;
         for i in 0..self.nodes.len() {
@@ -252,6 +259,13 @@ impl Testbed {
 
     pub fn node_dir(&self, node: &str) -> PathBuf {
         self.dir.join("nodes").join(node)
+    }
+
+    /// Where a node keeps NameNode metadata on the host's disk
+    /// ([`crate::NamenodeMetadata::Host`]): emptied when the testbed is built and removed
+    /// when it is torn down, as its volumes are.
+    pub fn metadata_dir(&self, node: &str) -> PathBuf {
+        self.node_dir(node).join(METADATA_DIR)
     }
 
     pub fn node(&self, name: &str) -> Result<&NodeState> {
@@ -348,6 +362,22 @@ fn sweep(dir: &Path, tag: &str) {
         net::remove_bridge(&link);
     }
     cgroup::remove(&cgroup::testbed_groups(tag));
+    remove_metadata_dirs(dir);
+}
+
+/// Every node's [`Testbed::metadata_dir`] under `dir`.
+fn remove_metadata_dirs(dir: &Path) {
+    let Ok(nodes) = std::fs::read_dir(dir.join("nodes")) else {
+        return;
+    };
+    for node in nodes.flatten() {
+        let metadata = node.path().join(METADATA_DIR);
+        if metadata.exists() {
+            if let Err(e) = std::fs::remove_dir_all(&metadata) {
+                tracing::warn!("removing {}: {e}", metadata.display());
+            }
+        }
+    }
 }
 
 /// `<dir>/nodes/<node>/vol<k>` is backed by `<dir>/volumes/<node>-vol<k>.img`.

@@ -85,8 +85,8 @@ fn write_conf(
     match tb.description.namenode_metadata {
         NamenodeMetadata::Host => hdfs.push((
             "dfs.namenode.name.dir",
-            tb.node_dir(&node.spec.name)
-                .join("hadoop/name")
+            tb.metadata_dir(&node.spec.name)
+                .join("hadoop-name")
                 .display()
                 .to_string(),
         )),
