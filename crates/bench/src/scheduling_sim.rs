@@ -421,14 +421,13 @@ pub fn run(opts: SimStudyOptions) -> Result<SimStudyReport> {
                     h.cores, h.task_cpu_s
                 ),
                 None => "every node its own machine, data on its disks".into(),
-            } + &match (opts.container_start, opts.am_start) {
-                (None, None) => String::new(),
-                (c, a) => format!(
-                    "; container start {}, AM start {}",
-                    c.map_or("1 s (default)".into(), |d| format!("{:.2} s", d.as_secs_f64())),
-                    a.map_or("2 s (default)".into(), |d| format!("{:.2} s", d.as_secs_f64()))
-                ),
-            }
+            } + &format!(
+                "; container start {:.2} s, AM start {:.2} s",
+                opts.container_start
+                    .unwrap_or(sim::DEFAULT_CONTAINER_START)
+                    .as_secs_f64(),
+                opts.am_start.unwrap_or(sim::DEFAULT_AM_START).as_secs_f64()
+            )
         )),
         options: opts,
         replication,

@@ -376,14 +376,19 @@ mod tests {
         }
     }
 
-    fn pick(client_gbit: Option<f64>, nodes: &[DatanodeLoad]) -> BlockReplication {
+    /// The choice for a block of `block_bytes` in 64 KB packets.
+    fn plan(block_bytes: u64, client_gbit: Option<f64>, nodes: &[DatanodeLoad]) -> Choice {
         choose(&BlockPlan {
-            block_bytes: 128 << 20,
+            block_bytes,
             packet_bytes: 64 << 10,
             client_link: client_gbit.map(|g| g * GBIT),
             datanodes: nodes,
         })
-        .mode
+    }
+
+    /// The mode for a 128 MB block.
+    fn pick(client_gbit: Option<f64>, nodes: &[DatanodeLoad]) -> BlockReplication {
+        plan(128 << 20, client_gbit, nodes).mode
     }
 
     #[test]
@@ -395,12 +400,7 @@ mod tests {
             disk_write_bytes_per_sec: Some(500e6),
             ..node(32.0)
         };
-        let c = choose(&BlockPlan {
-            block_bytes: 128 << 20,
-            packet_bytes: 64 << 10,
-            client_link: Some(32.0 * GBIT),
-            datanodes: &[ssd; 3],
-        });
+        let c = plan(128 << 20, Some(32.0), &[ssd; 3]);
         assert!(c.parallel_seconds.unwrap() < c.pipeline_seconds.unwrap());
         assert_eq!(c.mode, BlockReplication::Pipeline);
         // A fast client in front of slower DataNode links: the same.
@@ -409,12 +409,7 @@ mod tests {
             BlockReplication::Pipeline
         );
         // A block of a few packets: the hops are a large share, parallel.
-        let small = choose(&BlockPlan {
-            block_bytes: 512 << 10,
-            packet_bytes: 64 << 10,
-            client_link: Some(32.0 * GBIT),
-            datanodes: &[ssd; 3],
-        });
+        let small = plan(512 << 10, Some(32.0), &[ssd; 3]);
         assert_eq!(small.mode, BlockReplication::Parallel);
     }
 
@@ -442,15 +437,8 @@ mod tests {
         // The slowest node (1 Gbit/s) sets what each replica can take; a one-packet
         // block, so that the hops make parallel's gain once its link allows it.
         let mixed = [node(10.0), node(1.0), node(10.0)];
-        let one_packet = |client: f64, nodes: &[DatanodeLoad]| {
-            choose(&BlockPlan {
-                block_bytes: 64 << 10,
-                packet_bytes: 64 << 10,
-                client_link: Some(client * GBIT),
-                datanodes: nodes,
-            })
-            .mode
-        };
+        let one_packet =
+            |client: f64, nodes: &[DatanodeLoad]| plan(64 << 10, Some(client), nodes).mode;
         assert_eq!(one_packet(2.9, &mixed), BlockReplication::Pipeline);
         assert_eq!(one_packet(3.1, &mixed), BlockReplication::Parallel);
         // Two replicas: the threshold is 2 ×.

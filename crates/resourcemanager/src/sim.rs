@@ -90,6 +90,11 @@ pub struct SharedHost {
     pub task_cpu_s: f64,
 }
 
+/// Container launch → task running, by default: a JVM's start.
+pub const DEFAULT_CONTAINER_START: Duration = Duration::from_millis(1000);
+/// AM container launch → AM registered, by default.
+pub const DEFAULT_AM_START: Duration = Duration::from_millis(2000);
+
 /// CPU work as a flow: micro-core-seconds, so that a flow's "done" margin is negligible.
 const CPU_UNIT: f64 = 1e6;
 
@@ -101,8 +106,8 @@ impl SimOptions {
             jobs,
             step: Duration::from_millis(50),
             am_heartbeat: Duration::from_secs(1),
-            container_start: Duration::from_millis(1000),
-            am_start: Duration::from_millis(2000),
+            container_start: DEFAULT_CONTAINER_START,
+            am_start: DEFAULT_AM_START,
             compute_rate: 50e6,
             task_memory_mb: 1024,
             am_memory_mb: 1024,

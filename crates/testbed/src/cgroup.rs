@@ -1,8 +1,9 @@
 //! Per-node control groups (cgroup v1): a blkio group holding the node's processes with
 //! its volumes' throttles, a memory group optionally bounding the node's processes and
 //! their page cache, a cpu group optionally giving them a CPU quota of their own (a
-//! machine of so many cores), and a cpuacct group counting their CPU time. The same throttles also go on each volume's device in the root blkio
-//! group: v1 charges buffered writes that the kernel's flusher threads write back to the
+//! machine of so many cores), and a cpuacct group counting their CPU time
+//! (`cpuacct.usage`). The same throttles also go on each volume's device in the root
+//! blkio group: v1 charges buffered writes that the kernel's flusher threads write back to the
 //! root group, so a limit only in the node's group would let them through at full speed
 //! (measured: 100 MB buffered then `sync` took 0.06 s with the node group's 10 MB/s cap,
 //! 4.95 s for 50 MB with the root group's).
@@ -85,13 +86,6 @@ pub fn create_node(
         write_control(&groups[2].join("cpu.cfs_quota_us"), &quota.to_string())?;
     }
     Ok(groups)
-}
-
-/// CPU seconds the processes of a node's groups have used since the group was made
-/// (`groups` as [`node_groups`] gives them).
-pub fn cpu_seconds(groups: &[PathBuf]) -> Option<f64> {
-    let text = std::fs::read_to_string(groups.get(3)?.join("cpuacct.usage")).ok()?;
-    Some(text.trim().parse::<u64>().ok()? as f64 / 1e9)
 }
 
 /// Puts `throttle` on device `dev_id` in the node's blkio group and in the root group.
