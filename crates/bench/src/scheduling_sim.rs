@@ -209,6 +209,11 @@ pub struct SimPolicyRow {
     pub reduce_mean_s: f64,
     pub data_local_pct: f64,
     pub unfinished_jobs: usize,
+    /// The nodes' busiest volume as their heartbeats reported it while tasks ran: mean
+    /// utilisation, and the share of heartbeats at or above 90% (as the testbed study
+    /// reports its node samples).
+    pub busiest_volume_mean_pct: f64,
+    pub busiest_volume_saturated_pct: f64,
 }
 
 /// One point of a sweep: a setting and its policy's and fair's mean job times.
@@ -309,6 +314,10 @@ fn row(policy: &str, reports: &[SimReport], fair: Option<&[f64]>) -> SimPolicyRo
         .map(|j| j.data_local_maps)
         .sum();
     let m = mean(&round_means);
+    let volumes = reports
+        .iter()
+        .map(|r| r.busiest_volume)
+        .fold(sim::VolumeSamples::default(), sim::VolumeSamples::merge);
     SimPolicyRow {
         policy: policy.to_string(),
         mean_job_s: m,
@@ -319,6 +328,8 @@ fn row(policy: &str, reports: &[SimReport], fair: Option<&[f64]>) -> SimPolicyRo
         reduce_mean_s: mean(&all(|j| &j.reduce_s)),
         data_local_pct: 100.0 * local as f64 / maps.max(1) as f64,
         unfinished_jobs: reports.iter().map(SimReport::unfinished).sum(),
+        busiest_volume_mean_pct: volumes.mean_pct(),
+        busiest_volume_saturated_pct: volumes.saturated_pct(),
         round_means_s: round_means,
     }
 }
@@ -462,12 +473,12 @@ impl SimStudyReport {
             "{} rounds per policy (the same block placements for every policy); {:.0} simulated seconds per wall second; {:.1} s in all.\n",
             self.options.rounds, self.speedup, self.wall_s
         );
-        out.push_str("| policy | mean job s (95% CI) | vs fair | Welch p | map s | reduce s | data-local maps | unfinished |\n");
-        out.push_str("|---|---|---|---|---|---|---|---|\n");
+        out.push_str("| policy | mean job s (95% CI) | vs fair | Welch p | map s | reduce s | data-local maps | unfinished | busiest volume: mean, ≥ 90% |\n");
+        out.push_str("|---|---|---|---|---|---|---|---|---|\n");
         for r in &self.rows {
             let _ = writeln!(
                 out,
-                "| {} | {:.1}{} | {} | {} | {:.1} | {:.1} | {:.0}% | {} |",
+                "| {} | {:.1}{} | {} | {} | {:.1} | {:.1} | {:.0}% | {} | {:.0}%, {:.0}% of heartbeats |",
                 r.policy,
                 r.mean_job_s,
                 // One round has no interval.
@@ -482,6 +493,8 @@ impl SimStudyReport {
                 r.reduce_mean_s,
                 r.data_local_pct,
                 r.unfinished_jobs,
+                r.busiest_volume_mean_pct,
+                r.busiest_volume_saturated_pct,
             );
         }
         for (title, unit, points) in [

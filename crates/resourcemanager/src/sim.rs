@@ -143,6 +143,52 @@ pub struct SimReport {
     pub simulated_s: f64,
     /// Wall-clock time the simulation took.
     pub wall_s: f64,
+    /// The busiest volume of each node as its heartbeats reported it while tasks ran:
+    /// what Disk-Rate judged, comparable with a testbed's node samples.
+    pub busiest_volume: VolumeSamples,
+}
+
+/// Heartbeats' busiest-volume utilisation, summed.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+pub struct VolumeSamples {
+    pub heartbeats: u64,
+    /// Sum of the busiest volume's utilisation, percent.
+    pub sum_pct: f64,
+    /// Heartbeats whose busiest volume was at or above [`SATURATED_PCT`].
+    pub saturated: u64,
+}
+
+/// A volume this busy counts as saturated in [`VolumeSamples`] (the testbed's reports
+/// use the same mark).
+pub const SATURATED_PCT: f64 = 90.0;
+
+impl VolumeSamples {
+    fn add(&mut self, pct: f64) {
+        self.heartbeats += 1;
+        self.sum_pct += pct;
+        if pct >= SATURATED_PCT {
+            self.saturated += 1;
+        }
+    }
+
+    /// Both summed, as over one run.
+    pub fn merge(self, other: VolumeSamples) -> VolumeSamples {
+        VolumeSamples {
+            heartbeats: self.heartbeats + other.heartbeats,
+            sum_pct: self.sum_pct + other.sum_pct,
+            saturated: self.saturated + other.saturated,
+        }
+    }
+
+    /// The busiest volume's mean utilisation, percent.
+    pub fn mean_pct(&self) -> f64 {
+        self.sum_pct / self.heartbeats.max(1) as f64
+    }
+
+    /// The share of heartbeats with a saturated busiest volume, percent.
+    pub fn saturated_pct(&self) -> f64 {
+        100.0 * self.saturated as f64 / self.heartbeats.max(1) as f64
+    }
 }
 
 impl SimReport {
@@ -281,6 +327,7 @@ struct Sim<'a> {
     tasks: Vec<Task>,
     /// The shared host's cores, as one device ([`SharedHost`]).
     cpu: Option<usize>,
+    busiest_volume: VolumeSamples,
     now: Duration,
     start: Instant,
     start_ms: u64,
@@ -372,6 +419,7 @@ impl<'a> Sim<'a> {
             app_index: HashMap::new(),
             tasks: Vec::new(),
             cpu,
+            busiest_volume: VolumeSamples::default(),
             now: Duration::ZERO,
             start,
             start_ms,
@@ -421,6 +469,7 @@ impl<'a> Sim<'a> {
             jobs,
             simulated_s: self.now.as_secs_f64(),
             wall_s: wall.elapsed().as_secs_f64(),
+            busiest_volume: self.busiest_volume,
         }
     }
 
@@ -492,6 +541,9 @@ impl<'a> Sim<'a> {
         }
         let sum: f64 = volumes.iter().sum();
         let max = volumes.iter().copied().fold(0.0f64, f64::max);
+        if !self.tasks.is_empty() {
+            self.busiest_volume.add(max);
+        }
         let rx = self.hw.devices[node.link_in].bytes;
         let received = rx - node.last_rx;
         node.last_rx = rx;
@@ -1146,7 +1198,7 @@ mod tests {
     }
 
     #[test]
-    fn slower_disks_make_slower_jobs() {
+    fn slower_disks_make_slower_jobs_and_busier_volumes() {
         let run = |scale: f64| {
             let nodes = trace::uniform(4, scale, 2);
             let jobs =
@@ -1156,9 +1208,15 @@ mod tests {
                 nodes,
                 jobs,
             ))
-            .mean_job_s()
         };
-        assert!(run(0.05) > run(0.5));
+        let (slow, fast) = (run(0.05), run(0.5));
+        assert!(slow.mean_job_s() > fast.mean_job_s());
+        // The heartbeats saw it: the busiest volume busier, saturated more often.
+        let (s, f) = (slow.busiest_volume, fast.busiest_volume);
+        assert!(s.heartbeats > 0 && f.heartbeats > 0);
+        assert!(s.mean_pct() > f.mean_pct(), "{s:?} {f:?}");
+        assert!(s.saturated_pct() >= f.saturated_pct(), "{s:?} {f:?}");
+        assert!(s.mean_pct() <= 100.0 && s.saturated <= s.heartbeats);
     }
 
     #[test]

@@ -76,9 +76,24 @@ pub struct NodeSpec {
     /// CPU quota of the whole node, in cores (a machine of its own that size); none: the
     /// host's cores, shared with every other node.
     pub cpus: Option<f64>,
+    /// Dirty page-cache data the machine this node stands for holds for its volumes
+    /// before writers wait for them, MB before scaling, shared evenly by the volumes
+    /// (each volume's limit is `dirty_mb × scale / volumes`). None: the host's limits,
+    /// which on a host of GBs keep a scaled job's writes in memory, so they reach the
+    /// volumes only by writeback, up to `vm.dirty_expire_centisecs` later or never.
+    #[serde(default)]
+    pub dirty_mb: Option<u64>,
 }
 
 impl NodeSpec {
+    /// The dirty-data limit of each of the node's volumes at `scale`, bytes (at least
+    /// 1 MB); `None` when the node leaves it to the host.
+    pub fn dirty_bytes_per_volume(&self, scale: f64) -> Option<u64> {
+        let volumes = self.volume_mb.len().max(1) as f64;
+        self.dirty_mb
+            .map(|mb| ((mb as f64 * 1e6 * scale / volumes) as u64).max(1_000_000))
+    }
+
     pub fn runs(&self, daemon: Daemon) -> bool {
         self.daemons.contains(&daemon)
     }
@@ -184,6 +199,7 @@ struct RawNode {
     nodemanager: Option<NodeManagerResources>,
     memory_mb: Option<u64>,
     cpus: Option<f64>,
+    dirty_mb: Option<u64>,
 }
 
 #[derive(Clone, Deserialize)]
@@ -318,6 +334,7 @@ impl RawNode {
             nodemanager: self.nodemanager.or(defaults.nodemanager),
             memory_mb: self.memory_mb.or(defaults.memory_mb),
             cpus: self.cpus.or(defaults.cpus),
+            dirty_mb: self.dirty_mb.or(defaults.dirty_mb),
         }
     }
 
@@ -395,6 +412,7 @@ impl RawNode {
             nodemanager: self.nodemanager.unwrap_or_default(),
             memory_mb: self.memory_mb,
             cpus: self.cpus,
+            dirty_mb: self.dirty_mb,
             name,
         })
     }
@@ -528,6 +546,31 @@ mod tests {
         assert_eq!(d.node("big").unwrap().cpus, Some(0.4));
         assert_eq!(d.node("c").unwrap().cpus, Some(0.75));
         assert_eq!(Description::parse(LAB).unwrap().nodes[0].cpus, None);
+    }
+
+    #[test]
+    fn a_dirty_limit_is_shared_by_the_nodes_volumes_and_scaled() {
+        let text = format!("{LAB}\n[[node]]\nname = \"c\"\ndirty_mb = 300\n")
+            .replace("[defaults]\n", "[defaults]\ndirty_mb = 1600\n");
+        let d = Description::parse(&text).unwrap();
+        // 1600 MB over big's 4 volumes at scale 0.02: 8 MB each; c's 300 MB over 3
+        // volumes would be 2 MB each.
+        assert_eq!(
+            d.node("big").unwrap().dirty_bytes_per_volume(0.02),
+            Some(8_000_000)
+        );
+        assert_eq!(
+            d.node("c").unwrap().dirty_bytes_per_volume(0.02),
+            Some(2_000_000)
+        );
+        // Never below 1 MB, however small the scale.
+        assert_eq!(
+            d.node("c").unwrap().dirty_bytes_per_volume(0.001),
+            Some(1_000_000)
+        );
+        // Left to the host unless the description says.
+        let lab = Description::parse(LAB).unwrap();
+        assert_eq!(lab.nodes[0].dirty_bytes_per_volume(0.02), None);
     }
 
     #[test]

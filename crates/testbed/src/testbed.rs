@@ -220,6 +220,7 @@ impl Testbed {
                 node.spec.cpus,
             )?;
             let throttle = node.spec.profile.throttle(scale);
+            let dirty = node.spec.dirty_bytes_per_volume(scale);
             let name = node.spec.name.clone();
             let sizes = node.spec.volume_mb.clone();
             for (k, mb) in sizes.into_iter().enumerate() {
@@ -227,6 +228,7 @@ impl Testbed {
                 let mount = self.node_dir(&name).join(format!("vol{k}"));
                 let volume = volumes::create(&file, mb, &mount)?;
                 cgroup::throttle(&self.nodes[i].groups[0], &volume.dev_id, &throttle)?;
+                volumes::limit_dirty(&volume.dev_id, dirty)?;
                 self.nodes[i].volumes.push(volume);
                 self.save()?;
             }
@@ -345,6 +347,7 @@ fn sweep(dir: &Path, tag: &str) {
         for device in volumes::loop_devices_of(&file) {
             if let Ok(id) = volumes::dev_id(&device) {
                 cgroup::clear_root_throttle(&id);
+                let _ = volumes::limit_dirty(&id, None);
             }
         }
     }

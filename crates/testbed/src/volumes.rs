@@ -69,6 +69,32 @@ pub fn create(file: &Path, size_mb: u64, mount: &Path) -> Result<Volume> {
     Ok(volume)
 }
 
+/// Caps the dirty page-cache data of the volume whose device is `dev_id` at `bytes`,
+/// strictly (the block device's `strict_limit` and `max_bytes` in `/sys/class/bdi`):
+/// past it, a writer waits for the volume as on a machine whose memory is in proportion
+/// to the scaled data. `None` restores the kernel's defaults (no strict limit, the
+/// device's share of the host's limit), which a loop device keeps across testbeds.
+pub fn limit_dirty(dev_id: &str, bytes: Option<u64>) -> Result<()> {
+    let bdi = Path::new("/sys/class/bdi").join(dev_id);
+    let set = |file: &str, value: String| {
+        let path = bdi.join(file);
+        std::fs::write(&path, &value).map_err(TestbedError::io(format!(
+            "writing {value} to {}",
+            path.display()
+        )))
+    };
+    match bytes {
+        Some(b) => {
+            set("max_bytes", b.to_string())?;
+            set("strict_limit", "1".into())
+        }
+        None => {
+            set("strict_limit", "0".into())?;
+            set("max_ratio", "100".into())
+        }
+    }
+}
+
 /// `major:minor` of a block device, from sysfs.
 pub fn dev_id(device: &str) -> Result<String> {
     let name = device.trim_start_matches("/dev/");
