@@ -88,6 +88,8 @@ pub fn limit_dirty(dev_id: &str, bytes: Option<u64>) -> Result<()> {
             set("max_bytes", b.to_string())?;
             set("strict_limit", "1".into())
         }
+        // Nothing to give back on a kernel without these files (before 6.2).
+        None if !bdi.join("strict_limit").exists() => Ok(()),
         None => {
             set("strict_limit", "0".into())?;
             set("max_ratio", "100".into())
