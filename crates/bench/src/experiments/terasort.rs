@@ -22,13 +22,13 @@ use tusk_client::{DfsClient, ReplicationMode};
 use tusk_mapreduce::jobs::{teragen, terasort, teravalidate};
 use tusk_mapreduce::{run_local, JobSpec, LocalRunnerOptions};
 
-use crate::context::RunContext;
 use crate::error::{BenchError, Result};
 use crate::flags;
-use crate::hadoop::HadoopAnchor;
-use crate::process_cluster::ProcessCluster;
-use crate::stats;
-use crate::target::ClusterTarget;
+use crate::measure::context::RunContext;
+use crate::measure::hadoop::HadoopAnchor;
+use crate::measure::process_cluster::ProcessCluster;
+use crate::measure::target::ClusterTarget;
+use crate::report::stats;
 
 /// The default size: 10M rows (1 GB), as Hadoop's anchor runs it.
 pub const DEFAULT_ROWS: u64 = 10_000_000;
@@ -72,7 +72,7 @@ pub struct TerasortOptions {
     /// Also run real Hadoop 3.4.2 (the Hadoop anchor at ANCHOR_DIR, default
     /// ../shared/anchors/hadoop) in this run and compare; without it, no Hadoop column.
     // Runs Hadoop's `TeraRunner`.
-    #[arg(long, value_name = "ANCHOR_DIR", num_args = 0..=1, default_missing_value = crate::hadoop::DEFAULT_ANCHOR_DIR)]
+    #[arg(long, value_name = "ANCHOR_DIR", num_args = 0..=1, default_missing_value = crate::measure::hadoop::DEFAULT_ANCHOR_DIR)]
     pub vs_hadoop: Option<PathBuf>,
 }
 

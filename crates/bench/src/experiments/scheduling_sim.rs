@@ -1,11 +1,11 @@
 //! The status-aware scheduling study on the scheduler simulator
 //! (`tusk_resourcemanager::sim`): the same policies, cluster shape and sort jobs as
-//! [`crate::scheduling`]'s testbed runs, replayed by the ResourceManager's own
+//! [`crate::experiments::scheduling`]'s testbed runs, replayed by the ResourceManager's own
 //! scheduling code on a simulated clock, many rounds (each with its own random block
 //! placement) per policy. Every policy sees the same rounds, so the comparison with
 //! fair is paired by round. The job data runs at the study's replication for the shape
 //! (1 on lab, 3 on uniform clusters) unless set, and reduces start at the study's slow
-//! start ([`crate::scheduling::STUDY_SLOWSTART`]) as on the testbed. Reported per
+//! start ([`crate::experiments::scheduling::STUDY_SLOWSTART`]) as on the testbed. Reported per
 //! policy: mean job time with its 95% confidence interval, the change against fair with
 //! Welch's test, mean map and reduce times and the share of data-local maps; optionally
 //! a sweep of Disk-Rate's threshold and of the cluster's size.
@@ -20,11 +20,11 @@ use tusk_common::Configuration;
 use tusk_resourcemanager::sim::{self, trace, SimOptions, SimReport};
 use tusk_resourcemanager::ResourceManagerOptions;
 
-use crate::chart::{BarChart, BarSeries, LineChart, LineSeries, XAxis};
-use crate::context::RunContext;
 use crate::error::{BenchError, Result};
-use crate::scheduling::{PolicySet, ReplicationSource, STUDY_SLOWSTART};
-use crate::stats::{ci95, mean, welch, Welch};
+use crate::experiments::scheduling::{PolicySet, ReplicationSource, STUDY_SLOWSTART};
+use crate::measure::context::RunContext;
+use crate::report::chart::{BarChart, BarSeries, LineChart, LineSeries, XAxis};
+use crate::report::stats::{ci95, mean, welch, Welch};
 
 /// The simulated cluster.
 #[derive(Clone, Debug, PartialEq, Serialize)]

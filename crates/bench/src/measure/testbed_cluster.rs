@@ -12,7 +12,7 @@ use tusk_testbed::{Daemon, NodeState, Testbed};
 use tusk_yarn_client::ApplicationClient;
 
 use crate::error::{BenchError, Result};
-use crate::process_cluster;
+use crate::measure::process_cluster;
 
 /// What [`TestbedCluster::up_with`] hands `tusk testbed up` beyond the description.
 #[derive(Clone, Debug, Default)]

@@ -43,18 +43,19 @@ use tusk_mapreduce::JobSpec;
 use tusk_testbed::{Daemon, Description};
 use tusk_yarn_client::ApplicationClient;
 
-use crate::context::RunContext;
 use crate::error::{BenchError, Result};
-use crate::hadoop_history::{
+use crate::measure::context::RunContext;
+use crate::measure::hadoop_history::{
     job_id_of_application, read_job_history, HadoopJobHistory, HadoopTaskType, DEFAULT_STAGING_DIR,
     JSON_FORMAT_OPTION,
 };
-use crate::hadoop_jobs::{
+use crate::measure::hadoop_jobs::{
     key_value_sort_args, rm_client, HadoopJobClient, HadoopJobRun, EXAMPLES_JAR,
 };
-use crate::stop::unless_stopped;
-use crate::testbed_cluster::{TestbedCluster, TestbedUpOptions};
-use crate::{cdf, mb, stats, MB};
+use crate::measure::stop::unless_stopped;
+use crate::measure::testbed_cluster::{TestbedCluster, TestbedUpOptions};
+use crate::report::{cdf, stats};
+use crate::{mb, MB};
 
 /// The ResourceManager's key for the status-aware policies it applies
 /// (`tusk_resourcemanager::status_policy::POLICIES_KEY`; the bench talks to the
@@ -1225,7 +1226,7 @@ impl StatusSampler {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::hadoop_history::HadoopTaskAttempt;
+    use crate::measure::hadoop_history::HadoopTaskAttempt;
 
     #[test]
     fn rounds_alternate_direction() {

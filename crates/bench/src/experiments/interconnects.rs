@@ -25,10 +25,10 @@ use tusk_common::{Configuration, Shutdown};
 use tusk_mapreduce::history::{read_history, JobHistory, DEFAULT_HISTORY_DIR};
 use tusk_yarn_client::ApplicationClient;
 
-use crate::chart::{BarChart, BarSeries};
 use crate::error::{BenchError, Result};
-use crate::stop::unless_stopped;
-use crate::testbed_cluster::remove_command;
+use crate::measure::stop::unless_stopped;
+use crate::measure::testbed_cluster::remove_command;
+use crate::report::chart::{BarChart, BarSeries};
 use crate::{mb, RunContext};
 
 /// The node every description names as master: NameNode, ResourceManager and the client.
@@ -812,7 +812,7 @@ async fn run_hadoop(
             // Text `key\tvalue` lines sorted by key, as Tusk's `sort --key-value` does.
             Workload::Sort => {
                 let mut command = hadoop(&["examples"]);
-                command.extend(crate::hadoop_jobs::key_value_sort_args(
+                command.extend(crate::measure::hadoop_jobs::key_value_sort_args(
                     &input, &output, opts.tasks,
                 ));
                 command

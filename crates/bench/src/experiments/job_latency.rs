@@ -42,12 +42,12 @@ use tusk_client::CreateOptions;
 use tusk_common::timing::AM_HEARTBEAT_KEY;
 use tusk_mapreduce::history::JobHistory;
 
-use crate::context::RunContext;
 use crate::error::{BenchError, Result};
 use crate::flags;
-use crate::hadoop::{HadoopAnchor, ResultLine};
-use crate::process_cluster::{JobRun, ProcessCluster};
-use crate::stats;
+use crate::measure::context::RunContext;
+use crate::measure::hadoop::{HadoopAnchor, ResultLine};
+use crate::measure::process_cluster::{JobRun, ProcessCluster};
+use crate::report::stats;
 
 /// The client's poll period in every Tusk job and in Hadoop's runner (ms).
 pub const CLIENT_POLL_MS: u64 = 10;
@@ -198,7 +198,7 @@ pub struct JobLatencyOptions {
     pub gantt_dir: Option<PathBuf>,
     /// Also run real Hadoop 3.4.2 (the Hadoop anchor at ANCHOR_DIR, default
     /// ../shared/anchors/hadoop) in this run and compare; without it, no Hadoop column.
-    #[arg(long, value_name = "ANCHOR_DIR", num_args = 0..=1, default_missing_value = crate::hadoop::DEFAULT_ANCHOR_DIR)]
+    #[arg(long, value_name = "ANCHOR_DIR", num_args = 0..=1, default_missing_value = crate::measure::hadoop::DEFAULT_ANCHOR_DIR)]
     pub vs_hadoop: Option<PathBuf>,
 }
 

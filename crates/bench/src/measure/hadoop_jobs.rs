@@ -14,7 +14,7 @@ use tusk_proto::protocol_names::HADOOP_APPLICATION_CLIENT_PROTOCOL;
 use tusk_rpc::{RpcClient, RpcClientOptions};
 
 use crate::error::{BenchError, Result};
-use crate::hadoop::{java_home, TASK_JVM_OPTS};
+use crate::measure::hadoop::{java_home, TASK_JVM_OPTS};
 
 /// Hadoop 3.4.2's examples jar, by the end of its path on the classpath.
 pub const EXAMPLES_JAR: &str = "/hadoop-mapreduce-examples-3.4.2.jar";

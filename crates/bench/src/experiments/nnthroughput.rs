@@ -16,10 +16,10 @@ use futures::stream::{self, StreamExt, TryStreamExt};
 use serde::Serialize;
 use tusk_client::{ClientOptions, CreateOptions, DfsClient, ReplicationMode};
 
-use crate::context::RunContext;
 use crate::error::{BenchError, Result};
-use crate::stats::cpu_seconds;
-use crate::target::{run_dir, ClusterTarget};
+use crate::measure::context::RunContext;
+use crate::measure::target::{run_dir, ClusterTarget};
+use crate::report::stats::cpu_seconds;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -210,7 +210,10 @@ pub async fn run(opts: NnThroughputOptions) -> Result<NnThroughputReport> {
     }
     let (target, process) = match (&opts.fs, &opts.tusk_exe) {
         (None, Some(exe)) => {
-            let nn = crate::heartbeats::spawn_namenode(exe, &["dfs.permissions.enabled=true"])?;
+            let nn = crate::experiments::heartbeats::spawn_namenode(
+                exe,
+                &["dfs.permissions.enabled=true"],
+            )?;
             let uri = format!("hdfs://{}", nn.addr);
             (ClusterTarget::connect(Some(&uri), 0, None).await?, Some(nn))
         }

@@ -1,7 +1,7 @@
 //! Apache Hadoop 3.4.2's own HDFS and YARN as processes on 127.0.0.1: a NameNode, N
 //! DataNodes, a ResourceManager (CapacityScheduler) and N NodeManagers with MapReduce's
 //! shuffle, each a JVM started from the Maven Central jars (`scripts/hadoop-classpath.sh`)
-//! with the options of [`crate::hadoop`], configured by `*-site.xml` files this module
+//! with the options of [`crate::measure::hadoop`], configured by `*-site.xml` files this module
 //! writes to `DIR/conf` (also the client's configuration). Ready once every DataNode is
 //! live at the NameNode and every NodeManager at the ResourceManager, both asked over
 //! Hadoop's protocols. Every process is killed when the value is dropped.
@@ -16,8 +16,8 @@ use tusk_proto::protocol_names::HADOOP_APPLICATION_CLIENT_PROTOCOL;
 use tusk_rpc::{RpcClient, RpcClientOptions};
 
 use crate::error::{BenchError, Result};
-use crate::hadoop::{java_home, write_shared_conf, DAEMON_JVM_OPTS};
-use crate::process_cluster::dfs_client;
+use crate::measure::hadoop::{java_home, write_shared_conf, DAEMON_JVM_OPTS};
+use crate::measure::process_cluster::dfs_client;
 
 const START_TIMEOUT: Duration = Duration::from_secs(180);
 

@@ -20,14 +20,15 @@ use serde::{Deserialize, Serialize};
 use tusk_client::ReplicationMode;
 use tusk_common::Shutdown;
 
-use crate::chart::{LineChart, LineSeries, XAxis};
-use crate::context::RunContext;
 use crate::error::{BenchError, Result};
 use crate::flags;
-use crate::process_cluster;
-use crate::stop::run_unless_stopped;
-use crate::testbed_cluster::remove_command;
-use crate::{mb, stats, MB};
+use crate::measure::context::RunContext;
+use crate::measure::process_cluster;
+use crate::measure::stop::run_unless_stopped;
+use crate::measure::testbed_cluster::remove_command;
+use crate::report::chart::{LineChart, LineSeries, XAxis};
+use crate::report::stats;
+use crate::{mb, MB};
 
 #[derive(Clone, Debug, Serialize, Deserialize, clap::Args)]
 #[serde(default)]

@@ -2,7 +2,7 @@
 //! measured value, y = the fraction of samples at or below it), the legend naming each
 //! series with its sample count and median.
 
-use crate::chart::{LineChart, LineSeries, XAxis};
+use crate::report::chart::{LineChart, LineSeries, XAxis};
 
 /// One line of the chart.
 #[derive(Clone, Debug)]
@@ -47,7 +47,7 @@ fn legend_label(s: &Series) -> String {
         "{} (n={}, median {:.2} s)",
         s.name,
         s.values.len(),
-        crate::stats::median(&s.values)
+        crate::report::stats::median(&s.values)
     )
 }
 

@@ -12,10 +12,10 @@ use serde::{Deserialize, Serialize};
 use tusk_client::{ClientOptions, CreateOptions, DfsClient};
 use tusk_cluster::MiniCluster;
 
-use crate::context::RunContext;
 use crate::error::{BenchError, Result};
 use crate::flags;
-use crate::stats;
+use crate::measure::context::RunContext;
+use crate::report::stats;
 
 #[derive(Clone, Debug, Serialize, Deserialize, clap::Args)]
 #[serde(default)]

@@ -9,13 +9,13 @@ use std::time::Instant;
 use serde::{Deserialize, Serialize};
 use tusk_client::{DfsClient, ReplicationMode};
 
-use crate::context::RunContext;
 use crate::error::{BenchError, Result};
-use crate::file_io::{read_and_verify, write_file};
 use crate::flags;
-use crate::pattern::FilePattern;
-use crate::stats;
-use crate::target::{run_dir, ClusterTarget, TargetOptions};
+use crate::measure::context::RunContext;
+use crate::measure::file_io::{read_and_verify, write_file};
+use crate::measure::pattern::FilePattern;
+use crate::measure::target::{run_dir, ClusterTarget, TargetOptions};
+use crate::report::stats;
 use crate::{mb, MB};
 
 #[derive(Clone, Debug, Serialize, Deserialize, clap::Args)]

@@ -21,15 +21,15 @@ use serde::Serialize;
 use tusk_client::CreateOptions;
 use tusk_rpc::RpcClient;
 
-use crate::context::RunContext;
 use crate::error::{BenchError, Result};
 use crate::flags;
-use crate::hadoop::java_home;
-use crate::hadoop_cluster::{HadoopCluster, HadoopClusterOptions};
-use crate::hadoop_jobs::{rm_client, HadoopJobClient, EXAMPLES_JAR};
-use crate::process_cluster::{self, dfs_client, ProcessCluster};
-use crate::stats::{median, min};
-use crate::testbed_cluster::{TestbedCluster, TestbedUpOptions};
+use crate::measure::context::RunContext;
+use crate::measure::hadoop::java_home;
+use crate::measure::hadoop_cluster::{HadoopCluster, HadoopClusterOptions};
+use crate::measure::hadoop_jobs::{rm_client, HadoopJobClient, EXAMPLES_JAR};
+use crate::measure::process_cluster::{self, dfs_client, ProcessCluster};
+use crate::measure::testbed_cluster::{TestbedCluster, TestbedUpOptions};
+use crate::report::stats::{median, min};
 
 /// Where the jobs read and write in each file system.
 const ROOT: &str = "/same-jar";

@@ -36,7 +36,7 @@ use tusk_common::progress::Progress;
 use tusk_common::Shutdown;
 
 use crate::error::{BenchError, Result};
-use crate::stop::unless_stopped;
+use crate::measure::stop::unless_stopped;
 use crate::{mode_name, RunContext};
 use cluster::{ClusterOptions, FaultCluster, Role};
 use load::{JobTarget, Ledger, Load, LoadCounts, LoadOptions};

@@ -304,7 +304,7 @@ mod tests {
 
     #[test]
     fn a_history_written_by_hadoop_gives_the_jobs_and_attempts_times() {
-        let history = parse_jhist(include_str!("../tests/data/terasort.jhist")).unwrap();
+        let history = parse_jhist(include_str!("../../tests/data/terasort.jhist")).unwrap();
         assert!(history.job_id.starts_with("job_"));
         assert_eq!(history.status.as_deref(), Some("SUCCEEDED"));
         let maps: Vec<_> = history.attempts_of(&HadoopTaskType::Map).collect();

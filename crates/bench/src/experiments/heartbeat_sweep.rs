@@ -36,7 +36,7 @@
 //! (jobclient's tests jar), TeraGen (untimed) and TeraSort (examples jar), each through
 //! Hadoop's job client ([`HadoopJobClient`]) with the case's AM period handed to
 //! Hadoop's MRAppMaster. Job times are the ResourceManager's submission → finish; the map
-//! phase comes from the job's Hadoop history ([`crate::hadoop_history`]). Beside "hadoop"
+//! phase comes from the job's Hadoop history ([`crate::measure::hadoop_history`]). Beside "hadoop"
 //! (Hadoop's MapReduce on Hadoop's daemons), these rows differ from it only in the
 //! platform, and from Tusk's own rows only in the MapReduce.
 
@@ -54,20 +54,20 @@ use tusk_common::progress::Progress;
 use tusk_common::{Shutdown, Timing};
 use tusk_mapreduce::history::{read_history, JobHistory, DEFAULT_HISTORY_DIR};
 
-use crate::advisor;
-use crate::chart::{LineChart, LineSeries, XAxis};
-use crate::context::RunContext;
 use crate::error::{BenchError, Result};
+use crate::experiments::advisor;
+use crate::experiments::heartbeats::heartbeat_wire_bytes;
 use crate::flags;
-use crate::hadoop::{java_home, HadoopAnchor, ResultLine};
-use crate::hadoop_history::{
+use crate::measure::context::RunContext;
+use crate::measure::hadoop::{java_home, HadoopAnchor, ResultLine};
+use crate::measure::hadoop_history::{
     job_id_of_application, read_job_history, DEFAULT_STAGING_DIR, JSON_FORMAT_OPTION,
 };
-use crate::hadoop_jobs::{rm_client, HadoopJobClient, HadoopJobRun, EXAMPLES_JAR};
-use crate::heartbeats::heartbeat_wire_bytes;
-use crate::process_cluster::{self, JobRun, ProcessCluster};
-use crate::stats;
-use crate::stop::run_unless_stopped;
+use crate::measure::hadoop_jobs::{rm_client, HadoopJobClient, HadoopJobRun, EXAMPLES_JAR};
+use crate::measure::process_cluster::{self, JobRun, ProcessCluster};
+use crate::measure::stop::run_unless_stopped;
+use crate::report::chart::{LineChart, LineSeries, XAxis};
+use crate::report::stats;
 
 /// One case's three periods.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -184,7 +184,7 @@ pub struct SweepOptions {
     pub tusk_exe: PathBuf,
     /// Also run Hadoop 3.4.2's sweep (the anchor's HeartbeatSweep at ANCHOR_DIR, default
     /// ../shared/anchors/hadoop) with the same cases and sizes.
-    #[arg(long, value_name = "ANCHOR_DIR", num_args = 0..=1, default_missing_value = crate::hadoop::DEFAULT_ANCHOR_DIR)]
+    #[arg(long, value_name = "ANCHOR_DIR", num_args = 0..=1, default_missing_value = crate::measure::hadoop::DEFAULT_ANCHOR_DIR)]
     pub vs_hadoop: Option<PathBuf>,
     /// Hold this lock file while Hadoop's JVMs run.
     // One Hadoop at a time on a shared host.

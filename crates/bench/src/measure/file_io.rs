@@ -7,7 +7,7 @@ use tusk_client::adaptive::BlockReplication;
 use tusk_client::{CreateOptions, DfsClient};
 
 use crate::error::{BenchError, Result};
-use crate::pattern::FilePattern;
+use crate::measure::pattern::FilePattern;
 
 /// How long a read took and how much of it was comparing bytes.
 #[derive(Clone, Copy, Debug)]
