@@ -1,7 +1,7 @@
 //! The experiments, one file each: its options (`XxxOptions`, which derive the flags),
 //! its plan (what runs, in which order, which figures), its run and its report type.
-//! Clusters, processes and Hadoop come from [`crate::measure`]; statistics and charts
-//! from [`crate::report`].
+//! Clusters, processes and Hadoop come from [`crate::measure`]; statistics, tables and
+//! charts from [`crate::report`].
 //!
 //! - `dfsio`: TestDFSIO: N files written at once, then read at once.
 //! - `replication`: one file per size, pipeline vs parallel vs adaptive, trials interleaved.
