@@ -4,7 +4,6 @@
 //! RPC latency p50/p99, the NameNode's CPU, bytes per heartbeat on the wire, and the
 //! latency of namespace calls made while the heartbeats flow.
 
-use std::fmt::Write as _;
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -464,30 +463,6 @@ pub fn percentile(sorted: &[f64], p: f64) -> f64 {
     }
     let rank = ((p / 100.0) * sorted.len() as f64).ceil() as usize;
     sorted[rank.clamp(1, sorted.len()) - 1]
-}
-
-impl HeartbeatReport {
-    pub fn to_markdown(&self) -> String {
-        let mut out = format!("## Heartbeat capacity\n\n{}\n", self.context.to_markdown());
-        out.push_str("| DataNodes | period | offered hb/s | processed hb/s | hb p50 / p99 ms | NN CPU cores | NN µs/hb | bytes/hb (req+resp) | getFileInfo p50 / p99 ms | failed |\n");
-        out.push_str("|---|---|---|---|---|---|---|---|---|---|\n");
-        for c in &self.cases {
-            let cpu = c
-                .namenode_cpu_cores
-                .map(|x| format!("{x:.2}"))
-                .unwrap_or_else(|| "–".into());
-            let us = c
-                .namenode_cpu_us_per_heartbeat
-                .map(|x| format!("{x:.1}"))
-                .unwrap_or_else(|| "–".into());
-            let _ = writeln!(
-                out,
-                "| {} | {} ms | {:.0} | {:.0} | {:.2} / {:.2} | {cpu} | {us} | {} + {} | {:.2} / {:.2} | {} |",
-                c.datanodes, c.interval_ms, c.offered_per_sec, c.heartbeats_per_sec, c.heartbeat_p50_ms, c.heartbeat_p99_ms, c.request_bytes, c.response_bytes, c.namespace_p50_ms, c.namespace_p99_ms, c.failed_heartbeats
-            );
-        }
-        out
-    }
 }
 
 #[cfg(test)]

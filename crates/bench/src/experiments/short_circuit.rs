@@ -62,7 +62,7 @@ impl ReadPath {
         ReadPath::ShortCircuitSkipChecksum,
     ];
 
-    fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             ReadPath::Tcp => "through the DataNode (TCP)",
             ReadPath::ShortCircuit => "short-circuit, CRCs verified",
@@ -91,32 +91,6 @@ pub struct ShortCircuitReport {
     pub context: RunContext,
     pub options: ShortCircuitOptions,
     pub results: Vec<PathResult>,
-}
-
-impl ShortCircuitReport {
-    pub fn to_markdown(&self) -> String {
-        let mut s = format!(
-            "### Short-circuit vs TCP reads: one {} MiB file, {} MiB blocks, {} reads per path\n\n{}\n",
-            self.options.file_size >> 20,
-            self.options.block_size >> 20,
-            self.options.trials,
-            self.context.to_markdown()
-        );
-        s.push_str(
-            "| read path | median MB/s | best MB/s | seconds per read |\n|---|---|---|---|\n",
-        );
-        for r in &self.results {
-            let each: Vec<String> = r.seconds.iter().map(|x| format!("{x:.3}")).collect();
-            s.push_str(&format!(
-                "| {} | {:.0} | {:.0} | {} |\n",
-                r.path.name(),
-                r.median_mb_per_sec,
-                r.best_mb_per_sec,
-                each.join(" / ")
-            ));
-        }
-        s
-    }
 }
 
 pub async fn run(opts: ShortCircuitOptions) -> Result<ShortCircuitReport> {
