@@ -1,6 +1,6 @@
 //! What the experiments run and how they watch it: the clusters under test (in-process,
 //! processes, testbeds, Hadoop's own daemons), Hadoop's jobs and their history, the
-//! files written and read, and the run's context.
+//! files written and read, processes' CPU and memory, sockets, and the run's context.
 //!
 //! - `target`: the cluster under test (mini cluster or external) and its clients.
 //! - `process_cluster`: a `tusk local up` cluster of processes and `tusk job run`.
@@ -13,6 +13,8 @@
 //! - `pattern`: cheap deterministic file contents.
 //! - `stop`: ending a study early (SIGINT, SIGTERM) with the rounds it finished.
 //! - `context`: where, when and how a run happened.
+//! - `process`: a process's CPU time (ticks or schedstat) and resident set, from `/proc`.
+//! - `sockets`: the established TCP sockets of a namespace, as `ss` lists them.
 
 pub mod context;
 pub mod file_io;
@@ -21,7 +23,9 @@ pub mod hadoop_cluster;
 pub mod hadoop_history;
 pub mod hadoop_jobs;
 pub mod pattern;
+pub mod process;
 pub mod process_cluster;
+pub mod sockets;
 pub mod stop;
 pub mod target;
 pub mod testbed_cluster;

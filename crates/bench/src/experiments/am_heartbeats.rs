@@ -36,7 +36,7 @@ use crate::error::{BenchError, Result};
 use crate::experiments::heartbeats::{percentile, spawn_daemon, DaemonProcess};
 use crate::flags;
 use crate::measure::context::RunContext;
-use crate::report::stats::{cpu_seconds, rss_bytes};
+use crate::measure::process::{cpu_seconds, rss_bytes};
 
 /// Memory of an AM container and of a map container, MB (MapReduce's defaults are
 /// 1536 / 1024; smaller here so 20 simulated nodes of plausible size hold 1,000 AMs).

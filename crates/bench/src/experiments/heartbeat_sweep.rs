@@ -42,7 +42,6 @@
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -63,7 +62,9 @@ use crate::measure::hadoop_history::{
     job_id_of_application, read_job_history, DEFAULT_STAGING_DIR, JSON_FORMAT_OPTION,
 };
 use crate::measure::hadoop_jobs::{rm_client, HadoopJobClient, HadoopJobRun, EXAMPLES_JAR};
+use crate::measure::process::schedstat_cpu_seconds;
 use crate::measure::process_cluster::{self, JobRun, ProcessCluster};
+use crate::measure::sockets::{list_sockets, port_of, Socket};
 use crate::measure::stop::run_unless_stopped;
 use crate::report::stats;
 
@@ -1157,60 +1158,6 @@ enum Master {
     ResourceManager,
 }
 
-/// One TCP socket as `ss -tinpH` lists it.
-#[derive(Clone, Debug, Default, PartialEq)]
-struct Socket {
-    local: String,
-    peer: String,
-    pid: u32,
-    bytes_received: u64,
-    bytes_sent: u64,
-    data_segs_in: u64,
-}
-
-/// Parses `ss -tinpH state established` (a socket line, then its indented info line).
-fn parse_ss(text: &str) -> Vec<Socket> {
-    let mut sockets = Vec::new();
-    let mut lines = text.lines().peekable();
-    while let Some(line) = lines.next() {
-        if line.starts_with(char::is_whitespace) {
-            continue;
-        }
-        let fields: Vec<&str> = line.split_whitespace().collect();
-        if fields.len() < 4 {
-            continue;
-        }
-        let pid = line
-            .split("pid=")
-            .nth(1)
-            .and_then(|s| s.split(|c: char| !c.is_ascii_digit()).next())
-            .and_then(|s| s.parse().ok())
-            .unwrap_or(0);
-        let mut socket = Socket {
-            local: fields[2].to_string(),
-            peer: fields[3].to_string(),
-            pid,
-            ..Default::default()
-        };
-        if let Some(info) = lines.next_if(|l| l.starts_with(char::is_whitespace)) {
-            let counter = |name: &str| {
-                info.split_whitespace()
-                    .find_map(|kv| kv.strip_prefix(name)?.strip_prefix(':')?.parse().ok())
-                    .unwrap_or(0)
-            };
-            socket.bytes_received = counter("bytes_received");
-            socket.bytes_sent = counter("bytes_acked");
-            socket.data_segs_in = counter("data_segs_in");
-        }
-        sockets.push(socket);
-    }
-    sockets
-}
-
-fn port_of(addr: &str) -> Option<&str> {
-    addr.rsplit_once(':').map(|(_, p)| p)
-}
-
 /// Counters of one master-side connection, the latest seen.
 #[derive(Clone, Copy, Debug, Default)]
 struct ConnCounters {
@@ -1278,7 +1225,7 @@ impl CostMeter {
             conns,
             baseline,
             started: Instant::now(),
-            cpu_start: pids.map(cpu_seconds),
+            cpu_start: pids.map(schedstat_cpu_seconds),
             pids,
         }
     }
@@ -1288,7 +1235,7 @@ impl CostMeter {
         let _ = self.sampler.join();
         let window = self.started.elapsed().as_secs_f64().max(1e-3);
         let conns = self.conns.lock().expect("sampler lock").clone();
-        let cpu = |i: usize| match (self.cpu_start[i], cpu_seconds(self.pids[i])) {
+        let cpu = |i: usize| match (self.cpu_start[i], schedstat_cpu_seconds(self.pids[i])) {
             (Some(a), Some(b)) => (b - a) / window,
             _ => f64::NAN,
         };
@@ -1380,53 +1327,6 @@ fn is_mapreduce_am(cmdline: &[u8]) -> bool {
     cmdline
         .split(|&b| b == 0)
         .any(|arg| arg == b"mr-am" || arg == HADOOP_AM)
-}
-
-/// CPU time of every thread of `pid`, in seconds, from `/proc/<pid>/task/*/schedstat`
-/// (nanoseconds: a heartbeat costs microseconds, far below `stat`'s 10 ms ticks); the
-/// tick count of [`stats::cpu_seconds`] when schedstat is missing.
-fn cpu_seconds(pid: u32) -> Option<f64> {
-    let tasks = std::fs::read_dir(format!("/proc/{pid}/task")).ok()?;
-    let mut ns = 0u64;
-    let mut any = false;
-    for task in tasks.flatten() {
-        let text = std::fs::read_to_string(task.path().join("schedstat")).unwrap_or_default();
-        if let Some(on_cpu) = text
-            .split_whitespace()
-            .next()
-            .and_then(|v| v.parse::<u64>().ok())
-        {
-            ns += on_cpu;
-            any = true;
-        }
-    }
-    if any {
-        Some(ns as f64 / 1e9)
-    } else {
-        stats::cpu_seconds(pid)
-    }
-}
-
-/// The established TCP sockets of a namespace (`None`: this process's).
-fn list_sockets(netns: Option<&str>) -> Vec<Socket> {
-    let mut cmd = match netns {
-        Some(ns) => {
-            let mut c = Command::new("ip");
-            c.args(["netns", "exec", ns, "ss"]);
-            c
-        }
-        None => Command::new("ss"),
-    };
-    cmd.args(["-tinpH", "state", "established"])
-        .stdin(Stdio::null())
-        .stderr(Stdio::null());
-    match cmd.output() {
-        Ok(out) => parse_ss(&String::from_utf8_lossy(&out.stdout)),
-        Err(e) => {
-            tracing::warn!(error = %e, "ss failed: no connection counters");
-            Vec::new()
-        }
-    }
 }
 
 fn run_hadoop(
@@ -1737,24 +1637,6 @@ mod tests {
             rotated(&two, 1).iter().map(|c| c.case).collect::<Vec<_>>(),
             [6, 1]
         );
-    }
-
-    #[test]
-    fn ss_output_parses_into_sockets() {
-        let text = "0      0      127.0.0.1:8020 127.0.0.1:50334 users:((\"tusk\",pid=4300,fd=14))\n\
-             \t bbr wscale:10,10 bytes_sent:5524 bytes_acked:5525 bytes_received:11027 segs_out:93 segs_in:48 data_segs_out:46 data_segs_in:45 send 276987190bps\n\
-             0      0      127.0.0.1:50334 127.0.0.1:8020 users:((\"tusk\",pid=77,fd=9))\n";
-        let s = parse_ss(text);
-        assert_eq!(s.len(), 2);
-        assert_eq!(s[0].pid, 4300);
-        assert_eq!(s[0].bytes_received, 11027);
-        assert_eq!(s[0].bytes_sent, 5525);
-        assert_eq!(s[0].data_segs_in, 45);
-        assert_eq!(
-            (s[1].local.as_str(), s[1].pid, s[1].data_segs_in),
-            ("127.0.0.1:50334", 77, 0)
-        );
-        assert_eq!(port_of("[::1]:8020"), Some("8020"));
     }
 
     #[test]

@@ -350,11 +350,11 @@ async fn run_case(
     tokio::time::sleep(interval.max(Duration::from_millis(200))).await;
     latencies.lock().expect("latencies").clear();
     failures.store(0, Ordering::Relaxed);
-    let cpu_before = nn.pid.and_then(crate::report::stats::cpu_seconds);
+    let cpu_before = nn.pid.and_then(crate::measure::process::cpu_seconds);
     let started = Instant::now();
     let ns_lat = namespace_probe(&nn.addr, opts.duration).await?;
     let elapsed = started.elapsed().as_secs_f64();
-    let cpu_after = nn.pid.and_then(crate::report::stats::cpu_seconds);
+    let cpu_after = nn.pid.and_then(crate::measure::process::cpu_seconds);
     let mut lat = std::mem::take(&mut *latencies.lock().expect("latencies"));
     stop.store(true, Ordering::Relaxed);
     for t in tasks {

@@ -17,8 +17,8 @@ use tusk_client::{ClientOptions, CreateOptions, DfsClient, ReplicationMode};
 
 use crate::error::{BenchError, Result};
 use crate::measure::context::RunContext;
+use crate::measure::process::cpu_seconds;
 use crate::measure::target::{run_dir, ClusterTarget};
-use crate::report::stats::cpu_seconds;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]

@@ -91,30 +91,6 @@ pub fn io_rate_std_dev(rates: &[f64]) -> f64 {
     (mean(&sq) - m * m).abs().sqrt()
 }
 
-/// utime + stime of a process, in seconds (clock-tick resolution).
-pub fn cpu_seconds(pid: u32) -> Option<f64> {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    let after_comm = &stat[stat.rfind(')')? + 2..];
-    let f: Vec<&str> = after_comm.split_whitespace().collect();
-    let ticks: f64 = f.get(11)?.parse::<f64>().ok()? + f.get(12)?.parse::<f64>().ok()?;
-    Some(ticks / 100.0)
-}
-
-/// A process's resident set now (`VmRSS`) and at its peak (`VmHWM`), in bytes.
-pub fn rss_bytes(pid: u32) -> Option<(u64, u64)> {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
-    let kib = |key: &str| -> Option<u64> {
-        let line = status.lines().find(|l| l.starts_with(key))?;
-        line[key.len()..]
-            .trim()
-            .trim_end_matches("kB")
-            .trim()
-            .parse()
-            .ok()
-    };
-    Some((kib("VmRSS:")? * 1024, kib("VmHWM:")? * 1024))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -147,12 +123,6 @@ mod tests {
         assert_eq!(median(&[4.0, 1.0, 2.0, 3.0]), 2.5);
         assert_eq!(median(&[]), 0.0);
         assert_eq!(min(&[3.0, 1.5, 2.0]), 1.5);
-    }
-
-    #[test]
-    fn this_process_has_a_resident_set() {
-        let (now, peak) = rss_bytes(std::process::id()).unwrap();
-        assert!(now > 0 && peak >= now, "{now} {peak}");
     }
 
     #[test]
