@@ -5,6 +5,7 @@
 //! - `stats`: medians, confidence intervals, Welch's test and TestDFSIO's rate statistics.
 //! - `chart`: SVG grouped bar and line charts for the reports.
 //! - `cdf`: task-time CDFs as SVG line charts.
+//! - `context`: the run's context as the line under a report's title.
 //! - `dfsio`: per phase the aggregate rate and TestDFSIO's own figures.
 //! - `replication`: write and read times per mode and size, then the modes' ratios.
 //! - `replication_links`: latency, throughput and TeraGen tables; latency-vs-size charts.
@@ -27,6 +28,7 @@ pub mod advisor;
 pub mod am_heartbeats;
 pub mod cdf;
 pub mod chart;
+pub mod context;
 pub mod dfsio;
 pub mod faults;
 pub mod heartbeat_sweep;

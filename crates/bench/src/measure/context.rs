@@ -28,14 +28,6 @@ impl RunContext {
             tusk_version: env!("CARGO_PKG_VERSION"),
         }
     }
-
-    /// One Markdown line under a report's title.
-    pub fn to_markdown(&self) -> String {
-        format!(
-            "Target: {}; host `{}`, {} cores; started at {} ms since the epoch; command: `{}`\n",
-            self.target, self.hostname, self.cores, self.started_at_millis, self.command
-        )
-    }
 }
 
 fn hostname() -> String {
