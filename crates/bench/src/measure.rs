@@ -14,6 +14,7 @@
 //! - `stop`: ending a study early (SIGINT, SIGTERM) with the rounds it finished.
 //! - `context`: where, when and how a run happened.
 //! - `process`: a process's CPU time (ticks or schedstat) and resident set, from `/proc`.
+//! - `host_cpu`: the host's busy CPU share between two reads of `/proc/stat`.
 //! - `sockets`: the established TCP sockets of a namespace, as `ss` lists them.
 
 pub mod context;
@@ -22,6 +23,7 @@ pub mod hadoop;
 pub mod hadoop_cluster;
 pub mod hadoop_history;
 pub mod hadoop_jobs;
+pub mod host_cpu;
 pub mod pattern;
 pub mod process;
 pub mod process_cluster;

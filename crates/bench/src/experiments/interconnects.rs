@@ -25,6 +25,7 @@ use tusk_mapreduce::history::{read_history, JobHistory, DEFAULT_HISTORY_DIR};
 use tusk_yarn_client::ApplicationClient;
 
 use crate::error::{BenchError, Result};
+use crate::measure::host_cpu::CpuTimes;
 use crate::measure::stop::unless_stopped;
 use crate::measure::testbed_cluster::remove_command;
 use crate::{mb, RunContext};
@@ -617,43 +618,6 @@ fn load_of(samples: &[Vec<f64>], host_cpu_pct: f64) -> Load {
     }
 }
 
-/// The `cpu` line of /proc/stat: busy and total jiffies.
-#[derive(Clone, Copy, Debug)]
-struct CpuTimes {
-    busy: u64,
-    total: u64,
-}
-
-impl CpuTimes {
-    fn read() -> Option<Self> {
-        Self::parse(&std::fs::read_to_string("/proc/stat").ok()?)
-    }
-
-    fn parse(stat: &str) -> Option<Self> {
-        let line = stat.lines().find(|l| l.starts_with("cpu "))?;
-        let v: Vec<u64> = line
-            .split_whitespace()
-            .skip(1)
-            .filter_map(|x| x.parse().ok())
-            .collect();
-        // user nice system idle iowait irq softirq steal …: idle and iowait are not busy.
-        let total: u64 = v.iter().take(8).sum();
-        let idle = v.get(3).copied().unwrap_or(0) + v.get(4).copied().unwrap_or(0);
-        Some(CpuTimes {
-            busy: total - idle,
-            total,
-        })
-    }
-
-    fn busy_pct_since(&self, earlier: &CpuTimes) -> f64 {
-        let total = self.total.saturating_sub(earlier.total);
-        if total == 0 {
-            return 0.0;
-        }
-        100.0 * self.busy.saturating_sub(earlier.busy) as f64 / total as f64
-    }
-}
-
 /// Paths of one system's run in the DFS it uses.
 fn root(system: System) -> &'static str {
     match system {
@@ -931,13 +895,6 @@ mod tests {
 2026-11-24 05:50:20,250 INFO mapreduce.Job: Job job_1_0001 completed successfully";
         assert_eq!(hadoop_phases(log), (Some(10.25), Some(9.0)));
         assert_eq!(hadoop_phases("no timestamps here"), (None, None));
-    }
-
-    #[test]
-    fn cpu_busy_share_leaves_idle_and_iowait_out() {
-        let a = CpuTimes::parse("cpu  100 0 100 700 100 0 0 0 0 0\ncpu0 1 2 3").unwrap();
-        let b = CpuTimes::parse("cpu  200 0 200 800 200 0 0 0 0 0\n").unwrap();
-        assert!((b.busy_pct_since(&a) - 50.0).abs() < 1e-9);
     }
 
     #[test]
