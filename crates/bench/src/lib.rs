@@ -6,7 +6,7 @@
 //!
 //! Layout (each folder's module file lists its files, one line each):
 //! - `experiments/`: one file per experiment: its options, plan, run and serde report.
-//! - `measure/`: clusters under test, Hadoop beside them, benchmark files, the run's context.
+//! - `measure/`: clusters under test, Hadoop beside them, files, /proc and socket samples.
 //! - `report/`: statistics, and the Markdown tables and SVG charts of the experiments' reports.
 //! - `flags`: the options' sizes, durations and pairs as read from a command line.
 //! - `error`: [`BenchError`].
