@@ -36,6 +36,7 @@ use tusk_common::progress::Progress;
 use tusk_common::Shutdown;
 
 use crate::error::{BenchError, Result};
+use crate::measure::process::rss_mb;
 use crate::measure::stop::unless_stopped;
 use crate::report::faults::row_markdown;
 use crate::{mode_name, RunContext};
@@ -914,7 +915,7 @@ impl Suite {
                 Ok(Ok(_)) => slowest = slowest.max(t.elapsed().as_secs_f64()),
                 _ => failed += 1,
             }
-            peak = peak.max(attacks::rss_mb(nn_pid));
+            peak = peak.max(rss_mb(nn_pid));
             tokio::time::sleep(Duration::from_millis(200)).await;
         }
         let opened = attack.await.unwrap_or(0);

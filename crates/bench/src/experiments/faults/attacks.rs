@@ -91,15 +91,3 @@ async fn stream_frame(addr: SocketAddr, mib: u32, deadline: Instant) {
     }
     tokio::time::sleep_until(deadline.into()).await;
 }
-
-/// Resident memory of process `pid` in MB.
-pub fn rss_mb(pid: u32) -> f64 {
-    std::fs::read_to_string(format!("/proc/{pid}/status"))
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find(|l| l.starts_with("VmRSS:"))
-                .and_then(|l| l.split_whitespace().nth(1)?.parse::<f64>().ok())
-        })
-        .map_or(0.0, |kib| kib / 1024.0)
-}
