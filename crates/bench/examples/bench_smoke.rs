@@ -9,7 +9,8 @@
 use std::collections::HashMap;
 
 use anyhow::{bail, Context};
-use tusk_bench::{dfsio, replication, startup, MB};
+use tusk_bench::experiments::{dfsio, replication, startup};
+use tusk_bench::MB;
 
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {

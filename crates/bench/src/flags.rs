@@ -57,9 +57,10 @@ mod tests {
 
     use clap::Parser;
 
-    use crate::nnthroughput;
-    use crate::{am_heartbeats, dfsio, heartbeat_sweep, heartbeats, interconnects, job_latency};
-    use crate::{replication, replication_links, same_jar, short_circuit, startup, terasort};
+    use crate::experiments::{
+        am_heartbeats, dfsio, heartbeat_sweep, heartbeats, interconnects, job_latency,
+        nnthroughput, replication, replication_links, same_jar, short_circuit, startup, terasort,
+    };
 
     #[derive(Parser)]
     struct Command<O: clap::Args> {
@@ -190,7 +191,7 @@ mod tests {
         assert_eq!(o.input_bytes, 2048);
         assert_eq!(
             o.vs_hadoop,
-            Some(PathBuf::from(crate::hadoop::DEFAULT_ANCHOR_DIR))
+            Some(PathBuf::from(crate::measure::hadoop::DEFAULT_ANCHOR_DIR))
         );
 
         let o: heartbeat_sweep::SweepOptions = parse(&[

@@ -7,12 +7,12 @@ use std::time::Duration;
 use anyhow::Context;
 use clap::{Args, Subcommand};
 use serde::Serialize;
-use tusk_bench::flags::{duration, size};
-use tusk_bench::{
+use tusk_bench::experiments::{
     advisor, am_heartbeats, dfsio, faults, heartbeat_sweep, heartbeats, interconnects, job_latency,
     nnthroughput, replication, replication_links, same_jar, scheduling, short_circuit, startup,
     terasort,
 };
+use tusk_bench::flags::{duration, size};
 use tusk_client::ReplicationMode;
 use tusk_common::{Configuration, Shutdown};
 
@@ -297,7 +297,7 @@ pub struct HeartbeatSweepArgs {
     json: Option<PathBuf>,
 }
 
-/// The stop for the studies of this process (`tusk_bench::stop`), fired by the first
+/// The stop for the studies of this process (`tusk_bench::measure::stop`), fired by the first
 /// SIGINT or SIGTERM; a second one ends the process at once, teardown or not. One per
 /// process (`bench seeds` runs several studies): the signals are the process's.
 fn stop_on_signals() -> anyhow::Result<Shutdown> {
@@ -406,7 +406,7 @@ pub async fn run(conf: Configuration, which: BenchCommand) -> anyhow::Result<()>
             stopped_early(report.partial)
         }
         BenchCommand::ShortCircuit(Measured { options, json }) => {
-            let report = tusk_bench::short_circuit::run(options).await?;
+            let report = tusk_bench::experiments::short_circuit::run(options).await?;
             emit(&report, report.to_markdown(), &json)
         }
         BenchCommand::SameJar(Measured { mut options, json }) => {
@@ -523,8 +523,8 @@ pub async fn run(conf: Configuration, which: BenchCommand) -> anyhow::Result<()>
 
 /// `tusk bench scheduling --simulate`: the study on the scheduler simulator.
 fn run_simulated_scheduling(a: SchedulingArgs) -> anyhow::Result<()> {
-    use tusk_bench::scheduling_sim::SimShape;
-    let mut o = tusk_bench::scheduling_sim::SimStudyOptions::new(a.policies);
+    use tusk_bench::experiments::scheduling_sim::SimShape;
+    let mut o = tusk_bench::experiments::scheduling_sim::SimStudyOptions::new(a.policies);
     o.shape = match &a.sim_shape {
         Some(shape) => SimShape::parse(shape).map_err(anyhow::Error::msg)?,
         None => SimShape::from_description(&tusk_testbed::Description::load(&a.testbed)?),
@@ -552,7 +552,7 @@ fn run_simulated_scheduling(a: SchedulingArgs) -> anyhow::Result<()> {
         });
     o.container_start = a.sim_container_start;
     o.am_start = a.sim_am_start;
-    let report = tusk_bench::scheduling_sim::run(o)?;
+    let report = tusk_bench::experiments::scheduling_sim::run(o)?;
     if let Some(dir) = &a.sim_charts {
         for path in report.write_charts(dir)? {
             eprintln!("wrote {}", path.display());

@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::process::Command;
 
-use tusk_bench::heartbeat_sweep::numbers;
+use tusk_bench::experiments::heartbeat_sweep::numbers;
 
 /// Runs `tusk bench heartbeat-sweep` with tiny data and `args`; its stdout and JSON report.
 fn sweep(dir: &Path, args: &[&str]) -> (String, serde_json::Value) {

@@ -9,8 +9,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-use tusk_bench::file_io::write_file;
-use tusk_bench::pattern::FilePattern;
+use tusk_bench::measure::file_io::write_file;
+use tusk_bench::measure::pattern::FilePattern;
 use tusk_client::{ClientOptions, DfsClient};
 use tusk_cluster::wait::wait_for;
 use tusk_common::Configuration;

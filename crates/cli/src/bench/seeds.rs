@@ -33,7 +33,7 @@ pub struct SeedsArgs {
     #[arg(long)]
     no_hadoop: bool,
     /// The Hadoop anchor (its heartbeat sweep runs beside Tusk's).
-    #[arg(long, default_value = tusk_bench::hadoop::DEFAULT_ANCHOR_DIR)]
+    #[arg(long, default_value = tusk_bench::measure::hadoop::DEFAULT_ANCHOR_DIR)]
     anchor: PathBuf,
     /// Print the commands without running them.
     #[arg(long)]

@@ -24,7 +24,7 @@ pub struct HadoopAddresses {
     pub rm_address: Option<String>,
 }
 
-use tusk_bench::hadoop::{
+use tusk_bench::measure::hadoop::{
     java_home, write_shared_conf, DAEMON_JVM_OPTS as JVM_OPTS, TASK_JVM_OPTS as TASK_OPTS,
 };
 
