@@ -86,6 +86,30 @@ fn node_name(n: &h::DatanodeInfoProto) -> String {
     format!("{}:{}", n.id.ip_addr, n.id.xfer_port)
 }
 
+/// Records with the NameNode (`updatePipeline`) that the block `old` now stands as
+/// `new_block` on `new_nodes`, whose storages are `storage_ids`.
+async fn update_pipeline(
+    client: &DfsClient,
+    old: h::ExtendedBlockProto,
+    new_block: h::ExtendedBlockProto,
+    new_nodes: Vec<h::DatanodeIdProto>,
+    storage_ids: Vec<String>,
+) -> Result<()> {
+    let _: h::UpdatePipelineResponseProto = client
+        .call(
+            "updatePipeline",
+            &h::UpdatePipelineRequestProto {
+                client_name: client.client_name().to_string(),
+                old_block: old,
+                new_block,
+                new_nodes,
+                storage_i_ds: storage_ids,
+            },
+        )
+        .await?;
+    Ok(())
+}
+
 impl BlockStream {
     /// Connects to the block's DataNodes. On failure returns the nodes to exclude.
     pub(super) async fn open(
@@ -129,21 +153,16 @@ impl BlockStream {
             BlockReplication::Pipeline => (0..self.nodes.len()).collect(),
             BlockReplication::Parallel => self.live_nodes(),
         };
-        let _: h::UpdatePipelineResponseProto = client
-            .call(
-                "updatePipeline",
-                &h::UpdatePipelineRequestProto {
-                    client_name: client.client_name().to_string(),
-                    old_block: old,
-                    new_block: self.block.clone(),
-                    new_nodes: live.iter().map(|i| self.nodes[*i].id.clone()).collect(),
-                    storage_i_ds: live
-                        .iter()
-                        .map(|i| self.storage_ids.get(*i).cloned().unwrap_or_default())
-                        .collect(),
-                },
-            )
-            .await?;
+        update_pipeline(
+            client,
+            old,
+            self.block.clone(),
+            live.iter().map(|i| self.nodes[*i].id.clone()).collect(),
+            live.iter()
+                .map(|i| self.storage_ids.get(*i).cloned().unwrap_or_default())
+                .collect(),
+        )
+        .await?;
         Ok(self)
     }
 
@@ -610,18 +629,14 @@ impl BlockStream {
                     }
                     let mut new_block = self.block.clone();
                     new_block.num_bytes = Some(self.acked_bytes);
-                    let _: h::UpdatePipelineResponseProto = client
-                        .call(
-                            "updatePipeline",
-                            &h::UpdatePipelineRequestProto {
-                                client_name: client.client_name().to_string(),
-                                old_block: old,
-                                new_block,
-                                new_nodes: self.nodes.iter().map(|n| n.id.clone()).collect(),
-                                storage_i_ds: self.storage_ids.clone(),
-                            },
-                        )
-                        .await?;
+                    update_pipeline(
+                        client,
+                        old,
+                        new_block,
+                        self.nodes.iter().map(|n| n.id.clone()).collect(),
+                        self.storage_ids.clone(),
+                    )
+                    .await?;
                     return Ok(());
                 }
                 Err((b, e)) => {
