@@ -124,15 +124,16 @@ impl FileWriter {
                 let mode = w.block_mode(&lb.locs);
                 w.block_bytes = lb.b.num_bytes.unwrap_or(0);
                 w.block_opened = Instant::now();
-                let stream = BlockStream::open_append(
+                let stream = BlockStream::new(
                     &w.client,
                     &w.path,
                     file_id,
                     replication,
-                    lb,
+                    &lb,
                     w.checksum,
                     mode,
                 )
+                .open_append(&w.client)
                 .await?;
                 w.block = Some(stream);
                 w.block_modes.push(mode);
@@ -293,15 +294,16 @@ impl FileWriter {
                 .await?;
             let mode = self.block_mode(&r.block.locs);
             self.block_opened = Instant::now();
-            let opened = BlockStream::open(
+            let opened = BlockStream::new(
                 &self.client,
                 &self.path,
                 self.file_id,
                 self.replication,
-                r.block.clone(),
+                &r.block,
                 self.checksum,
                 mode,
             )
+            .open(&self.client)
             .await;
             match opened {
                 Ok(stream) => {

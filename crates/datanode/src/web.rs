@@ -16,14 +16,7 @@ use tusk_http::page::{self, escape, Column, Page};
 use crate::block_store::ReplicaState;
 use crate::Node;
 
-const NAV: &[(&str, &str)] = &[
-    ("/", "Overview"),
-    ("/conf", "Configuration"),
-    ("/logLevel", "Log level"),
-    ("/stacks", "Stacks"),
-    ("/metrics", "Metrics"),
-    ("/jmx", "JMX"),
-];
+const NAV: &[(&str, &str)] = tusk_http::daemon_nav![("/", "Overview"),];
 
 /// Every web route of the DataNode.
 pub(crate) fn router(node: &Arc<Node>) -> Router {

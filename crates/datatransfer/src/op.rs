@@ -34,22 +34,24 @@ impl Op {
         self as u8
     }
 
+    /// Every op, so that a code maps back to its op without a second list of codes.
+    const ALL: [Op; 12] = [
+        Op::WriteBlock,
+        Op::ReadBlock,
+        Op::ReadMetadata,
+        Op::ReplaceBlock,
+        Op::CopyBlock,
+        Op::BlockChecksum,
+        Op::TransferBlock,
+        Op::RequestShortCircuitFds,
+        Op::ReleaseShortCircuitFds,
+        Op::RequestShortCircuitShm,
+        Op::BlockGroupChecksum,
+        Op::Custom,
+    ];
+
     pub fn from_code(code: u8) -> Option<Op> {
-        Some(match code {
-            80 => Op::WriteBlock,
-            81 => Op::ReadBlock,
-            82 => Op::ReadMetadata,
-            83 => Op::ReplaceBlock,
-            84 => Op::CopyBlock,
-            85 => Op::BlockChecksum,
-            86 => Op::TransferBlock,
-            87 => Op::RequestShortCircuitFds,
-            88 => Op::ReleaseShortCircuitFds,
-            89 => Op::RequestShortCircuitShm,
-            90 => Op::BlockGroupChecksum,
-            127 => Op::Custom,
-            _ => return None,
-        })
+        Op::ALL.into_iter().find(|op| op.code() == code)
     }
 }
 
@@ -157,5 +159,14 @@ mod tests {
             read_op(&mut r).await,
             Err(DataTransferError::ConnectionClosed)
         ));
+    }
+
+    #[test]
+    fn every_hadoop_op_code_maps_back_to_its_op() {
+        for code in (80..=90).chain([127]) {
+            assert_eq!(Op::from_code(code).map(Op::code), Some(code));
+        }
+        assert_eq!(Op::from_code(79), None);
+        assert_eq!(Op::from_code(91), None);
     }
 }

@@ -84,6 +84,23 @@ impl DaemonWeb {
     }
 }
 
+/// A daemon's header links: its own pages, given as `(href, label)` pairs, then those
+/// of the shared routes [`router`] serves. A macro because constant slices cannot be
+/// joined otherwise; each daemon keeps a `const NAV`.
+#[macro_export]
+macro_rules! daemon_nav {
+    ($(($href:expr, $label:expr)),* $(,)?) => {
+        &[
+            $(($href, $label),)*
+            ("/conf", "Configuration"),
+            ("/logLevel", "Log level"),
+            ("/stacks", "Stacks"),
+            ("/metrics", "Metrics"),
+            ("/jmx", "JMX"),
+        ]
+    };
+}
+
 /// `/metrics`, `/jmx`, `/conf`, `/logLevel`, `/stacks`, `/status`, `/favicon.ico`.
 pub fn router(web: DaemonWeb) -> Router {
     let web = Arc::new(web);
@@ -581,6 +598,16 @@ pub fn bean(service: &str, name: &str, fields: Value) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn daemon_nav_puts_the_shared_routes_after_the_daemons_own() {
+        const NAV: &[(&str, &str)] = crate::daemon_nav![("/", "Overview")];
+        let hrefs: Vec<&str> = NAV.iter().map(|(href, _)| *href).collect();
+        assert_eq!(
+            hrefs,
+            ["/", "/conf", "/logLevel", "/stacks", "/metrics", "/jmx"]
+        );
+    }
 
     #[test]
     fn object_name_patterns_match_as_jmx_does() {

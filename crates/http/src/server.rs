@@ -1,3 +1,4 @@
+use std::future::IntoFuture;
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
@@ -35,12 +36,7 @@ impl HttpServer {
         router: Router,
         shutdown: Shutdown,
     ) -> Result<HttpServer, HttpError> {
-        let listener = TcpListener::bind(addr)
-            .await
-            .map_err(|source| HttpError::Bind {
-                addr: addr.to_string(),
-                source,
-            })?;
+        let listener = bind(addr).await?;
         Self::serve(listener, router, shutdown)
     }
 
@@ -52,19 +48,12 @@ impl HttpServer {
     ) -> Result<HttpServer, HttpError> {
         let addr = listener.local_addr().map_err(HttpError::LocalAddr)?;
         let router = with_options(router);
-        let task = tokio::spawn(async move {
-            let served = axum::serve(
-                listener,
-                router.into_make_service_with_connect_info::<SocketAddr>(),
-            )
-            .with_graceful_shutdown(async move { shutdown.wait().await })
-            .await;
-            if let Err(e) = served {
-                tracing::warn!(%addr, error = %e, "HTTP server stopped");
-            }
-        });
-        tracing::info!(%addr, "HTTP server listening");
-        Ok(HttpServer { addr, task })
+        let serving = axum::serve(
+            listener,
+            router.into_make_service_with_connect_info::<SocketAddr>(),
+        )
+        .with_graceful_shutdown(async move { shutdown.wait().await });
+        Ok(HttpServer::spawn(addr, "HTTP", serving))
     }
 
     /// Binds `addr` and serves `router` over TLS with `tls` (see [`crate::tls`]).
@@ -74,12 +63,7 @@ impl HttpServer {
         shutdown: Shutdown,
         tls: Arc<ServerConfig>,
     ) -> Result<HttpServer, HttpError> {
-        let listener = TcpListener::bind(addr)
-            .await
-            .map_err(|source| HttpError::Bind {
-                addr: addr.to_string(),
-                source,
-            })?;
+        let listener = bind(addr).await?;
         Self::serve_tls(listener, router, shutdown, tls)
     }
 
@@ -94,20 +78,29 @@ impl HttpServer {
         let addr = listener.local_addr().map_err(HttpError::LocalAddr)?;
         let router = with_options(router).layer(Extension(Https));
         let listener = TlsListener::start(listener, addr, tls, shutdown.clone());
+        // `tap_io` only so that `ConnectInfo<SocketAddr>` works on this listener.
+        let serving = axum::serve(
+            listener.tap_io(|_| {}),
+            router.into_make_service_with_connect_info::<SocketAddr>(),
+        )
+        .with_graceful_shutdown(async move { shutdown.wait().await });
+        Ok(HttpServer::spawn(addr, "HTTPS", serving))
+    }
+
+    /// Runs `serving` (an `axum::serve` on `addr`) as the server's task, which logs
+    /// why it stopped if not by shutdown; `scheme` names it in the log.
+    fn spawn<F>(addr: SocketAddr, scheme: &'static str, serving: F) -> HttpServer
+    where
+        F: IntoFuture<Output = std::io::Result<()>> + Send + 'static,
+        F::IntoFuture: Send,
+    {
         let task = tokio::spawn(async move {
-            // `tap_io` only so that `ConnectInfo<SocketAddr>` works on this listener.
-            let served = axum::serve(
-                listener.tap_io(|_| {}),
-                router.into_make_service_with_connect_info::<SocketAddr>(),
-            )
-            .with_graceful_shutdown(async move { shutdown.wait().await })
-            .await;
-            if let Err(e) = served {
-                tracing::warn!(%addr, error = %e, "HTTPS server stopped");
+            if let Err(e) = serving.await {
+                tracing::warn!(%addr, error = %e, "{scheme} server stopped");
             }
         });
-        tracing::info!(%addr, "HTTPS server listening");
-        Ok(HttpServer { addr, task })
+        tracing::info!(%addr, "{scheme} server listening");
+        HttpServer { addr, task }
     }
 
     pub fn addr(&self) -> SocketAddr {
@@ -118,6 +111,16 @@ impl HttpServer {
     pub async fn join(self) {
         let _ = self.task.await;
     }
+}
+
+/// Binds `addr` (`host:port`; port 0 picks one).
+async fn bind(addr: &str) -> Result<TcpListener, HttpError> {
+    TcpListener::bind(addr)
+        .await
+        .map_err(|source| HttpError::Bind {
+            addr: addr.to_string(),
+            source,
+        })
 }
 
 /// `router` with `OPTIONS` answered, outside it, so the method is changed before its

@@ -21,6 +21,7 @@ use serde::{Deserialize, Serialize};
 use tusk_client::DfsClient;
 
 use crate::api::{Dfs, TaskContext};
+use crate::counters::Counters;
 use crate::error::{MapReduceError, Result};
 use crate::ids::TaskAttemptId;
 use crate::job::JobSpec;
@@ -48,6 +49,25 @@ pub struct TaskSpec {
 }
 
 impl TaskSpec {
+    /// The report of this attempt succeeding on its host: it ran from `start_ms` until
+    /// now, through `phases`.
+    pub fn report_success(
+        &self,
+        start_ms: u64,
+        phases: Vec<PhaseTiming>,
+        counters: Counters,
+        partition_bytes: Vec<u64>,
+    ) -> TaskReport {
+        TaskReport::succeeded(
+            self.attempt,
+            &self.host,
+            start_ms,
+            phases,
+            counters,
+            partition_bytes,
+        )
+    }
+
     pub fn work_dir(&self) -> PathBuf {
         self.work_dir
             .clone()

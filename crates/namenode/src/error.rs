@@ -275,6 +275,15 @@ impl From<tusk_security::delegation_token::DelegationTokenError> for NameNodeErr
     }
 }
 
+/// A configuration value that does not parse: the options are refused as an argument.
+impl From<tusk_common::ConfigError> for NameNodeError {
+    fn from(e: tusk_common::ConfigError) -> Self {
+        NameNodeError::InvalidArgument {
+            message: e.to_string(),
+        }
+    }
+}
+
 impl From<NameNodeError> for RemoteException {
     fn from(e: NameNodeError) -> Self {
         e.to_remote()

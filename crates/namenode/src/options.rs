@@ -209,9 +209,6 @@ impl Default for NameNodeOptions {
 impl NameNodeOptions {
     pub fn from_conf(conf: &Configuration) -> Result<Self> {
         let d = NameNodeOptions::default();
-        let bad = |e: tusk_common::ConfigError| NameNodeError::InvalidArgument {
-            message: e.to_string(),
-        };
         let secs = Duration::from_secs(1);
         let ms = Duration::from_millis(1);
         let policy = tusk_http::tls::HttpPolicy::from_conf(conf).map_err(|e| {
@@ -243,89 +240,73 @@ impl NameNodeOptions {
                 .map(parse_dir_list)
                 .filter(|dirs| !dirs.is_empty())
                 .unwrap_or(d.name_dirs),
-            default_replication: conf.get_u64("dfs.replication", 3).map_err(bad)? as u32,
-            max_replication: conf.get_u64("dfs.replication.max", 512).map_err(bad)? as u32,
-            min_replication: conf
-                .get_u64("dfs.namenode.replication.min", 1)
-                .map_err(bad)? as u32,
-            block_size: conf.get_u64("dfs.blocksize", d.block_size).map_err(bad)?,
-            bytes_per_checksum: conf.get_u64("dfs.bytes-per-checksum", 512).map_err(bad)? as u32,
-            file_buffer_size: conf.get_u64("io.file.buffer.size", 4096).map_err(bad)? as u32,
-            write_packet_size: conf
-                .get_u64("dfs.client-write-packet-size", 65536)
-                .map_err(bad)? as u32,
-            heartbeat_interval: conf
-                .get_duration("dfs.heartbeat.interval", d.heartbeat_interval, secs)
-                .map_err(bad)?,
-            heartbeat_recheck_interval: conf
-                .get_duration(
-                    "dfs.namenode.heartbeat.recheck-interval",
-                    d.heartbeat_recheck_interval,
-                    ms,
-                )
-                .map_err(bad)?,
-            redundancy_interval: conf
-                .get_duration(
-                    "dfs.namenode.redundancy.interval.seconds",
-                    d.redundancy_interval,
-                    secs,
-                )
-                .map_err(bad)?,
-            pending_replication_timeout: conf
-                .get_duration(
-                    "dfs.namenode.reconstruction.pending.timeout-sec",
-                    d.pending_replication_timeout,
-                    secs,
-                )
-                .map_err(bad)?,
-            permissions_enabled: conf
-                .get_bool("dfs.permissions.enabled", true)
-                .map_err(bad)?,
+            default_replication: conf.get_u64("dfs.replication", 3)? as u32,
+            max_replication: conf.get_u64("dfs.replication.max", 512)? as u32,
+            min_replication: conf.get_u64("dfs.namenode.replication.min", 1)? as u32,
+            block_size: conf.get_u64("dfs.blocksize", d.block_size)?,
+            bytes_per_checksum: conf.get_u64("dfs.bytes-per-checksum", 512)? as u32,
+            file_buffer_size: conf.get_u64("io.file.buffer.size", 4096)? as u32,
+            write_packet_size: conf.get_u64("dfs.client-write-packet-size", 65536)? as u32,
+            heartbeat_interval: conf.get_duration(
+                "dfs.heartbeat.interval",
+                d.heartbeat_interval,
+                secs,
+            )?,
+            heartbeat_recheck_interval: conf.get_duration(
+                "dfs.namenode.heartbeat.recheck-interval",
+                d.heartbeat_recheck_interval,
+                ms,
+            )?,
+            redundancy_interval: conf.get_duration(
+                "dfs.namenode.redundancy.interval.seconds",
+                d.redundancy_interval,
+                secs,
+            )?,
+            pending_replication_timeout: conf.get_duration(
+                "dfs.namenode.reconstruction.pending.timeout-sec",
+                d.pending_replication_timeout,
+                secs,
+            )?,
+            permissions_enabled: conf.get_bool("dfs.permissions.enabled", true)?,
             supergroup: conf.get_str("dfs.permissions.superusergroup", &d.supergroup),
             superuser,
-            lease_soft_limit: conf
-                .get_duration(
-                    "dfs.namenode.lease-soft-limit-sec",
-                    d.lease_soft_limit,
-                    secs,
-                )
-                .map_err(bad)?,
-            lease_hard_limit: conf
-                .get_duration(
-                    "dfs.namenode.lease-hard-limit-sec",
-                    d.lease_hard_limit,
-                    secs,
-                )
-                .map_err(bad)?,
-            checkpoint_period: conf
-                .get_duration("dfs.namenode.checkpoint.period", d.checkpoint_period, secs)
-                .map_err(bad)?,
-            checkpoint_txns: conf
-                .get_u64("dfs.namenode.checkpoint.txns", d.checkpoint_txns)
-                .map_err(bad)?,
+            lease_soft_limit: conf.get_duration(
+                "dfs.namenode.lease-soft-limit-sec",
+                d.lease_soft_limit,
+                secs,
+            )?,
+            lease_hard_limit: conf.get_duration(
+                "dfs.namenode.lease-hard-limit-sec",
+                d.lease_hard_limit,
+                secs,
+            )?,
+            checkpoint_period: conf.get_duration(
+                "dfs.namenode.checkpoint.period",
+                d.checkpoint_period,
+                secs,
+            )?,
+            checkpoint_txns: conf.get_u64("dfs.namenode.checkpoint.txns", d.checkpoint_txns)?,
             topology_file: conf.get("net.topology.table.file.name").map(PathBuf::from),
             topology_script: conf
                 .get("net.topology.script.file.name")
                 .filter(|s| !s.trim().is_empty())
                 .map(|s| PathBuf::from(s.trim())),
-            listing_limit: conf.get_u64("dfs.ls.limit", 1000).map_err(bad)?.max(1) as usize,
+            listing_limit: conf.get_u64("dfs.ls.limit", 1000)?.max(1) as usize,
             safemode_threshold: conf
                 .get("dfs.namenode.safemode.threshold-pct")
                 .and_then(|v| v.parse().ok())
                 .unwrap_or(d.safemode_threshold),
-            safemode_min_datanodes: conf
-                .get_u64("dfs.namenode.safemode.min.datanodes", 0)
-                .map_err(bad)? as usize,
-            safemode_extension: conf
-                .get_duration("dfs.namenode.safemode.extension", d.safemode_extension, ms)
-                .map_err(bad)?,
-            safemode_replication_min: conf
-                .get_u64(
-                    "dfs.namenode.safemode.replication.min",
-                    conf.get_u64("dfs.namenode.replication.min", 1)
-                        .map_err(bad)?,
-                )
-                .map_err(bad)? as u32,
+            safemode_min_datanodes: conf.get_u64("dfs.namenode.safemode.min.datanodes", 0)?
+                as usize,
+            safemode_extension: conf.get_duration(
+                "dfs.namenode.safemode.extension",
+                d.safemode_extension,
+                ms,
+            )?,
+            safemode_replication_min: conf.get_u64(
+                "dfs.namenode.safemode.replication.min",
+                conf.get_u64("dfs.namenode.replication.min", 1)?,
+            )? as u32,
             hosts_file: conf
                 .get("dfs.hosts")
                 .filter(|p| !p.is_empty())
@@ -334,53 +315,44 @@ impl NameNodeOptions {
                 .get("dfs.hosts.exclude")
                 .filter(|p| !p.is_empty())
                 .map(PathBuf::from),
-            trash_interval: conf
-                .get_duration("fs.trash.interval", Duration::ZERO, minutes)
-                .map_err(bad)?,
-            trash_checkpoint_interval: conf
-                .get_duration("fs.trash.checkpoint.interval", Duration::ZERO, minutes)
-                .map_err(bad)?,
-            complete_wait: conf
-                .get_duration("dfs.namenode.complete.wait", d.complete_wait, ms)
-                .map_err(bad)?,
-            stale_interval: conf
-                .get_duration("dfs.namenode.stale.datanode.interval", d.stale_interval, ms)
-                .map_err(bad)?,
-            avoid_write_stale: conf
-                .get_bool(
-                    "dfs.namenode.avoid.write.stale.datanode",
-                    d.avoid_write_stale,
-                )
-                .map_err(bad)?,
+            trash_interval: conf.get_duration("fs.trash.interval", Duration::ZERO, minutes)?,
+            trash_checkpoint_interval: conf.get_duration(
+                "fs.trash.checkpoint.interval",
+                Duration::ZERO,
+                minutes,
+            )?,
+            complete_wait: conf.get_duration("dfs.namenode.complete.wait", d.complete_wait, ms)?,
+            stale_interval: conf.get_duration(
+                "dfs.namenode.stale.datanode.interval",
+                d.stale_interval,
+                ms,
+            )?,
+            avoid_write_stale: conf.get_bool(
+                "dfs.namenode.avoid.write.stale.datanode",
+                d.avoid_write_stale,
+            )?,
             avoid_read_stale: conf
-                .get_bool("dfs.namenode.avoid.read.stale.datanode", d.avoid_read_stale)
-                .map_err(bad)?,
+                .get_bool("dfs.namenode.avoid.read.stale.datanode", d.avoid_read_stale)?,
             write_stale_ratio: conf
                 .get("dfs.namenode.write.stale.datanode.ratio")
                 .and_then(|v| v.parse().ok())
                 .unwrap_or(d.write_stale_ratio),
             fs_limits: FsLimits {
-                max_component_length: conf
-                    .get_u64(
-                        "dfs.namenode.fs-limits.max-component-length",
-                        d.fs_limits.max_component_length as u64,
-                    )
-                    .map_err(bad)? as usize,
-                max_directory_items: conf
-                    .get_u64(
-                        "dfs.namenode.fs-limits.max-directory-items",
-                        d.fs_limits.max_directory_items as u64,
-                    )
-                    .map_err(bad)? as usize,
-                min_block_size: conf
-                    .get_u64(
-                        "dfs.namenode.fs-limits.min-block-size",
-                        d.fs_limits.min_block_size,
-                    )
-                    .map_err(bad)?,
+                max_component_length: conf.get_u64(
+                    "dfs.namenode.fs-limits.max-component-length",
+                    d.fs_limits.max_component_length as u64,
+                )? as usize,
+                max_directory_items: conf.get_u64(
+                    "dfs.namenode.fs-limits.max-directory-items",
+                    d.fs_limits.max_directory_items as u64,
+                )? as usize,
+                min_block_size: conf.get_u64(
+                    "dfs.namenode.fs-limits.min-block-size",
+                    d.fs_limits.min_block_size,
+                )?,
             }
             .validate()?,
-            rpc: RpcServerOptions::from_conf(conf).map_err(bad)?,
+            rpc: RpcServerOptions::from_conf(conf)?,
             http_address: policy
                 .serves_http()
                 .then(|| conf.get_str(HTTP_ADDRESS_KEY, HTTP_ADDRESS_DEFAULT)),
@@ -388,19 +360,16 @@ impl NameNodeOptions {
                 .serves_https()
                 .then(|| conf.get_str(HTTPS_ADDRESS_KEY, HTTPS_ADDRESS_DEFAULT)),
             block_access_token_enable: conf
-                .get_bool("dfs.block.access.token.enable", d.block_access_token_enable)
-                .map_err(bad)?,
+                .get_bool("dfs.block.access.token.enable", d.block_access_token_enable)?,
             encrypt_data_transfer: conf
-                .get_bool("dfs.encrypt.data.transfer", d.encrypt_data_transfer)
-                .map_err(bad)?,
+                .get_bool("dfs.encrypt.data.transfer", d.encrypt_data_transfer)?,
             block_access_key_update_interval: positive(
                 "dfs.block.access.key.update.interval",
                 conf.get_duration(
                     "dfs.block.access.key.update.interval",
                     d.block_access_key_update_interval,
                     minutes,
-                )
-                .map_err(bad)?,
+                )?,
             )?,
             block_access_token_lifetime: positive(
                 "dfs.block.access.token.lifetime",
@@ -408,14 +377,13 @@ impl NameNodeOptions {
                     "dfs.block.access.token.lifetime",
                     d.block_access_token_lifetime,
                     minutes,
-                )
-                .map_err(bad)?,
+                )?,
             )?,
             delegation_tokens: {
                 let dt = d.delegation_tokens;
                 let get = |key: &str, default: Duration| {
                     conf.get_duration(key, default, ms)
-                        .map_err(bad)
+                        .map_err(NameNodeError::from)
                         .and_then(|v| positive(key, v))
                 };
                 tusk_security::delegation_token::DelegationTokenOptions {
@@ -433,15 +401,13 @@ impl NameNodeOptions {
                     )?,
                 }
             },
-            block_access_token_protobuf: conf
-                .get_bool(
-                    "dfs.block.access.token.protobuf.enable",
-                    d.block_access_token_protobuf,
-                )
-                .map_err(bad)?,
+            block_access_token_protobuf: conf.get_bool(
+                "dfs.block.access.token.protobuf.enable",
+                d.block_access_token_protobuf,
+            )?,
             kerberos,
             meta: MetaOptions::from_conf(conf)?,
-            audit: crate::audit::AuditOptions::from_conf(conf).map_err(bad)?,
+            audit: crate::audit::AuditOptions::from_conf(conf)?,
         })
     }
 

@@ -30,16 +30,11 @@ use crate::datanodes::DnIdx;
 use crate::namesystem::Namesystem;
 
 /// The header links of every NameNode page.
-pub const NAV: &[(&str, &str)] = &[
+pub const NAV: &[(&str, &str)] = tusk_http::daemon_nav![
     ("/", "Overview"),
     ("/datanodes", "DataNodes"),
     ("/explorer?path=/", "Browse"),
     ("/startup", "Startup"),
-    ("/conf", "Configuration"),
-    ("/logLevel", "Log level"),
-    ("/stacks", "Stacks"),
-    ("/metrics", "Metrics"),
-    ("/jmx", "JMX"),
 ];
 
 /// Pages reload themselves this often (the DataNodes' heartbeat period, by default).

@@ -78,44 +78,23 @@ pub fn router(fsn: Arc<Namesystem>, rpc_addr: SocketAddr) -> Router {
         proxy_users,
     });
     Router::new()
-        .route(PREFIX, any(root))
-        .route(&format!("{PREFIX}/"), any(root))
-        .route(&format!("{PREFIX}/{{*path}}"), any(at_path))
+        .route(PREFIX, any(handle))
+        .route(&format!("{PREFIX}/"), any(handle))
+        .route(&format!("{PREFIX}/{{*path}}"), any(handle))
         .with_state(state)
 }
 
-async fn root(
-    state: State<Arc<WebHdfs>>,
-    method: Method,
-    peer: ConnectInfo<SocketAddr>,
-    caller: Option<Extension<HttpCaller>>,
-    https: Option<Extension<Https>>,
-    query: Query<Vec<(String, String)>>,
-) -> Response {
-    handle(state, method, peer, caller, https, String::new(), query).await
-}
-
-async fn at_path(
-    state: State<Arc<WebHdfs>>,
-    method: Method,
-    peer: ConnectInfo<SocketAddr>,
-    caller: Option<Extension<HttpCaller>>,
-    https: Option<Extension<Https>>,
-    Path(path): Path<String>,
-    query: Query<Vec<(String, String)>>,
-) -> Response {
-    handle(state, method, peer, caller, https, path, query).await
-}
-
+/// Every WebHDFS request; the root routes have no `path` (an empty one).
 async fn handle(
     State(w): State<Arc<WebHdfs>>,
     method: Method,
     ConnectInfo(peer): ConnectInfo<SocketAddr>,
     caller: Option<Extension<HttpCaller>>,
     https: Option<Extension<Https>>,
-    path: String,
+    path: Option<Path<String>>,
     Query(query): Query<Vec<(String, String)>>,
 ) -> Response {
+    let path = path.map(|Path(p)| p).unwrap_or_default();
     let caller = caller.map(|Extension(c)| c);
     let parsed = parse(
         &method,

@@ -15,14 +15,7 @@ use tusk_http::page::{self, escape, Column, Page};
 
 use crate::Node;
 
-const NAV: &[(&str, &str)] = &[
-    ("/node", "Node"),
-    ("/conf", "Configuration"),
-    ("/logLevel", "Log level"),
-    ("/stacks", "Stacks"),
-    ("/metrics", "Metrics"),
-    ("/jmx", "JMX"),
-];
+const NAV: &[(&str, &str)] = tusk_http::daemon_nav![("/node", "Node"),];
 
 /// Every web route of the NodeManager.
 pub(crate) fn router(node: &Arc<Node>) -> Router {

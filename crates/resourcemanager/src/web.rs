@@ -35,17 +35,12 @@ use crate::server::Shared;
 use crate::status::{state_name, ClusterStatus};
 
 /// The header links of every ResourceManager page (job pages add `/jobhistory`).
-pub const NAV: &[(&str, &str)] = &[
+pub const NAV: &[(&str, &str)] = tusk_http::daemon_nav![
     ("/cluster", "Cluster"),
     ("/cluster/nodes", "Nodes"),
     ("/cluster/apps", "Applications"),
     ("/cluster/scheduler", "Scheduler"),
     ("/jobhistory", "Job history"),
-    ("/conf", "Configuration"),
-    ("/logLevel", "Log level"),
-    ("/stacks", "Stacks"),
-    ("/metrics", "Metrics"),
-    ("/jmx", "JMX"),
 ];
 
 /// Every web route of the ResourceManager, with `extra` (the job history pages, from

@@ -292,6 +292,19 @@ fn run_policy(
     Ok(reports)
 }
 
+/// The fair-share baseline on `shape`, with `opts.rm_conf`: the row other policies'
+/// rows are compared with.
+fn fair_row(
+    opts: &SimStudyOptions,
+    shape: &SimShape,
+    nodes: &[trace::SimNode],
+    fair_set: &PolicySet,
+    simulated: &mut f64,
+) -> Result<SimPolicyRow> {
+    let reports = run_policy(opts, shape, nodes, fair_set, &opts.rm_conf, simulated)?;
+    Ok(row("fair", &reports, None))
+}
+
 fn row(policy: &str, reports: &[SimReport], fair: Option<&[f64]>) -> SimPolicyRow {
     let round_means: Vec<f64> = reports.iter().map(SimReport::mean_job_s).collect();
     let all = |pick: fn(&sim::SimJobResult) -> &Vec<f64>| -> Vec<f64> {
@@ -345,18 +358,7 @@ pub fn run(opts: SimStudyOptions) -> Result<SimStudyReport> {
         .status_policy
         .disk_signal;
     let (replication, replication_source) = opts.replication_on(&opts.shape);
-    let fair = row(
-        "fair",
-        &run_policy(
-            &opts,
-            &opts.shape,
-            &nodes,
-            &fair_set,
-            &opts.rm_conf,
-            &mut simulated,
-        )?,
-        None,
-    );
+    let fair = fair_row(&opts, &opts.shape, &nodes, &fair_set, &mut simulated)?;
     let mut rows = vec![fair.clone()];
     for p in opts.policies.iter().filter(|p| !p.policies.is_empty()) {
         let reports = run_policy(&opts, &opts.shape, &nodes, p, &opts.rm_conf, &mut simulated)?;
@@ -388,18 +390,7 @@ pub fn run(opts: SimStudyOptions) -> Result<SimStudyReport> {
             jobs: (opts.jobs * n).div_ceil(4).max(1),
             ..opts.clone()
         };
-        let f = row(
-            "fair",
-            &run_policy(
-                &scaled,
-                &shape,
-                &nodes,
-                &fair_set,
-                &opts.rm_conf,
-                &mut simulated,
-            )?,
-            None,
-        );
+        let f = fair_row(&scaled, &shape, &nodes, &fair_set, &mut simulated)?;
         let a = row(
             "all",
             &run_policy(&scaled, &shape, &nodes, &all, &opts.rm_conf, &mut simulated)?,

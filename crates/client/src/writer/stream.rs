@@ -86,85 +86,84 @@ fn node_name(n: &h::DatanodeInfoProto) -> String {
     format!("{}:{}", n.id.ip_addr, n.id.xfer_port)
 }
 
+/// Records with the NameNode (`updatePipeline`) that the block `old` now stands as
+/// `new_block` on `new_nodes`, whose storages are `storage_ids`.
+async fn update_pipeline(
+    client: &DfsClient,
+    old: h::ExtendedBlockProto,
+    new_block: h::ExtendedBlockProto,
+    new_nodes: Vec<h::DatanodeIdProto>,
+    storage_ids: Vec<String>,
+) -> Result<()> {
+    let _: h::UpdatePipelineResponseProto = client
+        .call(
+            "updatePipeline",
+            &h::UpdatePipelineRequestProto {
+                client_name: client.client_name().to_string(),
+                old_block: old,
+                new_block,
+                new_nodes,
+                storage_i_ds: storage_ids,
+            },
+        )
+        .await?;
+    Ok(())
+}
+
 impl BlockStream {
     /// Connects to the block's DataNodes. On failure returns the nodes to exclude.
     pub(super) async fn open(
+        mut self,
         client: &DfsClient,
-        path: &str,
-        file_id: u64,
-        replication: u16,
-        located: h::LocatedBlockProto,
-        checksum: DataChecksum,
-        mode: BlockReplication,
     ) -> std::result::Result<Self, (Vec<h::DatanodeInfoProto>, ClientError)> {
-        let mut stream = Self::new(client, path, file_id, replication, &located, checksum, mode);
-        if stream.nodes.is_empty() {
-            return Err((
-                vec![],
-                ClientError::AllDatanodesFailed {
-                    path: path.into(),
-                    block: located.b.block_id,
-                },
-            ));
-        }
-        match stream
+        self.require_nodes().map_err(|e| (vec![], e))?;
+        match self
             .connect_all(client, BlockConstructionStage::PipelineSetupCreate, None)
             .await
         {
-            Ok(()) => Ok(stream),
-            Err((bad, e)) => Err((
-                bad.into_iter().map(|i| stream.nodes[i].clone()).collect(),
-                e,
-            )),
+            Ok(()) => Ok(self),
+            Err((bad, e)) => Err((bad.into_iter().map(|i| self.nodes[i].clone()).collect(), e)),
         }
+    }
+
+    /// `AllDatanodesFailed` when the block has no node left to write to.
+    fn require_nodes(&self) -> Result<()> {
+        if self.nodes.is_empty() {
+            return Err(ClientError::AllDatanodesFailed {
+                path: self.path.clone(),
+                block: self.block.block_id,
+            });
+        }
+        Ok(())
     }
 
     /// Continues a file's partial last block after `append` (HDFS's
     /// PIPELINE_SETUP_APPEND): a new generation stamp from the NameNode, the block's
     /// nodes reopen their finalized replicas with it, and the NameNode records the
     /// pipeline. The next packet goes at the block's current length.
-    pub(super) async fn open_append(
-        client: &DfsClient,
-        path: &str,
-        file_id: u64,
-        replication: u16,
-        located: h::LocatedBlockProto,
-        checksum: DataChecksum,
-        mode: BlockReplication,
-    ) -> Result<Self> {
-        let mut stream = Self::new(client, path, file_id, replication, &located, checksum, mode);
-        let length = located.b.num_bytes.unwrap_or(0);
-        stream.sent_bytes = length;
-        stream.acked_bytes = length;
-        if stream.nodes.is_empty() {
-            return Err(ClientError::AllDatanodesFailed {
-                path: path.into(),
-                block: located.b.block_id,
-            });
-        }
-        let new_gs = stream.setup_append_pipeline(client).await?;
-        let old = stream.block.clone();
-        stream.block.generation_stamp = new_gs;
-        let live: Vec<usize> = match mode {
-            BlockReplication::Pipeline => (0..stream.nodes.len()).collect(),
-            BlockReplication::Parallel => stream.live_nodes(),
+    pub(super) async fn open_append(mut self, client: &DfsClient) -> Result<Self> {
+        let length = self.block.num_bytes.unwrap_or(0);
+        self.sent_bytes = length;
+        self.acked_bytes = length;
+        self.require_nodes()?;
+        let new_gs = self.setup_append_pipeline(client).await?;
+        let old = self.block.clone();
+        self.block.generation_stamp = new_gs;
+        let live: Vec<usize> = match self.mode {
+            BlockReplication::Pipeline => (0..self.nodes.len()).collect(),
+            BlockReplication::Parallel => self.live_nodes(),
         };
-        let _: h::UpdatePipelineResponseProto = client
-            .call(
-                "updatePipeline",
-                &h::UpdatePipelineRequestProto {
-                    client_name: client.client_name().to_string(),
-                    old_block: old,
-                    new_block: stream.block.clone(),
-                    new_nodes: live.iter().map(|i| stream.nodes[*i].id.clone()).collect(),
-                    storage_i_ds: live
-                        .iter()
-                        .map(|i| stream.storage_ids.get(*i).cloned().unwrap_or_default())
-                        .collect(),
-                },
-            )
-            .await?;
-        Ok(stream)
+        update_pipeline(
+            client,
+            old,
+            self.block.clone(),
+            live.iter().map(|i| self.nodes[*i].id.clone()).collect(),
+            live.iter()
+                .map(|i| self.storage_ids.get(*i).cloned().unwrap_or_default())
+                .collect(),
+        )
+        .await?;
+        Ok(self)
     }
 
     /// Reopens the block on its nodes with a new generation stamp, which it returns. A
@@ -212,7 +211,9 @@ impl BlockStream {
         Ok(r.block.b.generation_stamp)
     }
 
-    fn new(
+    /// The stream of `located`, not yet connected: [`Self::open`] a new block or
+    /// [`Self::open_append`] a file's last one.
+    pub(super) fn new(
         client: &DfsClient,
         path: &str,
         file_id: u64,
@@ -628,18 +629,14 @@ impl BlockStream {
                     }
                     let mut new_block = self.block.clone();
                     new_block.num_bytes = Some(self.acked_bytes);
-                    let _: h::UpdatePipelineResponseProto = client
-                        .call(
-                            "updatePipeline",
-                            &h::UpdatePipelineRequestProto {
-                                client_name: client.client_name().to_string(),
-                                old_block: old,
-                                new_block,
-                                new_nodes: self.nodes.iter().map(|n| n.id.clone()).collect(),
-                                storage_i_ds: self.storage_ids.clone(),
-                            },
-                        )
-                        .await?;
+                    update_pipeline(
+                        client,
+                        old,
+                        new_block,
+                        self.nodes.iter().map(|n| n.id.clone()).collect(),
+                        self.storage_ids.clone(),
+                    )
+                    .await?;
                     return Ok(());
                 }
                 Err((b, e)) => {

@@ -86,12 +86,5 @@ pub fn run_map(
     if !split.path.is_empty() {
         counters.incr(counters::BYTES_READ, reader.bytes_read());
     }
-    Ok(TaskReport::succeeded(
-        spec.attempt,
-        &spec.host,
-        start_ms,
-        clock.finish(),
-        counters,
-        partition_bytes,
-    ))
+    Ok(spec.report_success(start_ms, clock.finish(), counters, partition_bytes))
 }

@@ -280,12 +280,5 @@ pub fn run_reduce(
     for p in disk_runs {
         let _ = std::fs::remove_file(p);
     }
-    Ok(TaskReport::succeeded(
-        spec.attempt,
-        &spec.host,
-        start_ms,
-        clock.finish(),
-        counters,
-        Vec::new(),
-    ))
+    Ok(spec.report_success(start_ms, clock.finish(), counters, Vec::new()))
 }

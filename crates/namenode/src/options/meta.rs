@@ -68,43 +68,27 @@ impl Default for MetaOptions {
 impl MetaOptions {
     pub fn from_conf(conf: &Configuration) -> Result<Self> {
         let d = MetaOptions::default();
-        let bad = |e: tusk_common::ConfigError| NameNodeError::InvalidArgument {
-            message: e.to_string(),
-        };
         Ok(MetaOptions {
-            acls_enabled: conf
-                .get_bool("dfs.namenode.acls.enabled", d.acls_enabled)
-                .map_err(bad)?,
-            posix_acl_inheritance: conf
-                .get_bool(
-                    "dfs.namenode.posix.acl.inheritance.enabled",
-                    d.posix_acl_inheritance,
-                )
-                .map_err(bad)?,
-            xattrs_enabled: conf
-                .get_bool("dfs.namenode.xattrs.enabled", d.xattrs_enabled)
-                .map_err(bad)?,
-            max_xattrs_per_inode: conf
-                .get_u64(
-                    "dfs.namenode.fs-limits.max-xattrs-per-inode",
-                    d.max_xattrs_per_inode as u64,
-                )
-                .map_err(bad)? as usize,
-            max_xattr_size: conf
-                .get_u64(
-                    "dfs.namenode.fs-limits.max-xattr-size",
-                    d.max_xattr_size as u64,
-                )
-                .map_err(bad)? as usize,
+            acls_enabled: conf.get_bool("dfs.namenode.acls.enabled", d.acls_enabled)?,
+            posix_acl_inheritance: conf.get_bool(
+                "dfs.namenode.posix.acl.inheritance.enabled",
+                d.posix_acl_inheritance,
+            )?,
+            xattrs_enabled: conf.get_bool("dfs.namenode.xattrs.enabled", d.xattrs_enabled)?,
+            max_xattrs_per_inode: conf.get_u64(
+                "dfs.namenode.fs-limits.max-xattrs-per-inode",
+                d.max_xattrs_per_inode as u64,
+            )? as usize,
+            max_xattr_size: conf.get_u64(
+                "dfs.namenode.fs-limits.max-xattr-size",
+                d.max_xattr_size as u64,
+            )? as usize,
             quota_by_storage_type: conf
-                .get_bool("dfs.quota.by.storage.type.enabled", d.quota_by_storage_type)
-                .map_err(bad)?,
+                .get_bool("dfs.quota.by.storage.type.enabled", d.quota_by_storage_type)?,
             storage_policy_enabled: conf
-                .get_bool("dfs.storage.policy.enabled", d.storage_policy_enabled)
-                .map_err(bad)?,
+                .get_bool("dfs.storage.policy.enabled", d.storage_policy_enabled)?,
             batched_listing_limit: conf
-                .get_u64("dfs.batched.ls.limit", d.batched_listing_limit as u64)
-                .map_err(bad)?
+                .get_u64("dfs.batched.ls.limit", d.batched_listing_limit as u64)?
                 .max(1) as usize,
             group_overrides: parse_overrides(
                 conf.get("hadoop.user.group.static.mapping.overrides")
@@ -114,13 +98,11 @@ impl MetaOptions {
                 .map_err(|e| NameNodeError::InvalidArgument {
                     message: e.to_string(),
                 })?,
-            groups_cache: conf
-                .get_duration(
-                    "hadoop.security.groups.cache.secs",
-                    d.groups_cache,
-                    Duration::from_secs(1),
-                )
-                .map_err(bad)?,
+            groups_cache: conf.get_duration(
+                "hadoop.security.groups.cache.secs",
+                d.groups_cache,
+                Duration::from_secs(1),
+            )?,
         })
     }
 }
