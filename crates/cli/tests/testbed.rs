@@ -283,8 +283,7 @@ fn a_three_node_testbed_delivers_its_profiles_and_leaves_nothing() {
     let Some(_one) = one_testbed_at_a_time() else {
         return;
     };
-    // The workers stand for machines that hold 40 MB of dirty data: 4 MB at scale 0.1.
-    let bed = Bed::up(&THREE.replace("count = 2\n", "count = 2\ndirty_mb = 40\n"));
+    let bed = Bed::up(THREE);
     let record = bed.record();
     let tag = record["tag"].as_str().unwrap().to_string();
     let dev_ids: Vec<String> = record["nodes"]
@@ -334,45 +333,6 @@ fn a_three_node_testbed_delivers_its_profiles_and_leaves_nothing() {
         }
     }
     assert!(misses.is_empty(), "off their profile: {misses:?}");
-
-    // Past its dirty limit a buffered writer waits for the volume: w1's takes 40 MiB at
-    // about its 10 MB/s; master's, left to the host's limits, at memory speed.
-    let bdi = |id: &str, file: &str| -> u64 {
-        let path = format!("/sys/class/bdi/{id}/{file}");
-        let text = std::fs::read_to_string(&path).unwrap();
-        text.trim()
-            .parse()
-            .unwrap_or_else(|_| panic!("{path}: {text}"))
-    };
-    let dev = |node: &str| {
-        bed.node(node)["volumes"][0]["dev_id"]
-            .as_str()
-            .unwrap()
-            .to_string()
-    };
-    assert_eq!(bdi(&dev("w1"), "strict_limit"), 1);
-    assert!(within(bdi(&dev("w1"), "max_bytes") as f64, 4e6, 0.05));
-    assert_eq!(bdi(&dev("master"), "strict_limit"), 0);
-    let buffered_write_mbps = |node: &str| {
-        let target = format!("{}/dirty-probe", bed.volume(node));
-        let of = format!("of={target}");
-        let started = Instant::now();
-        let dd = bed.exec(node, &["dd", "if=/dev/zero", &of, "bs=1M", "count=40"]);
-        assert!(dd.wait_with_output().unwrap().status.success());
-        let mbps = 40.0 * 1.048576 / started.elapsed().as_secs_f64();
-        // Unwritten pages go with the file, so nothing is left to write back later.
-        std::fs::remove_file(&target).unwrap();
-        mbps
-    };
-    let (capped, host) = (buffered_write_mbps("w1"), buffered_write_mbps("master"));
-    assert!(
-        capped < 15.0,
-        "w1 took a buffered write at {capped:.1} MB/s"
-    );
-    assert!(
-        host > 3.0 * capped,
-        "master {host:.1} MB/s, w1 {capped:.1} MB/s"
-    );
 
     // A write with replication 3 lands on three different emulated nodes.
     let local = bed.home.path().join("one.bin");
@@ -511,13 +471,6 @@ fn a_three_node_testbed_delivers_its_profiles_and_leaves_nothing() {
     }
     let rules =
         std::fs::read_to_string("/sys/fs/cgroup/blkio/blkio.throttle.write_bps_device").unwrap();
-    // A loop device keeps its dirty limit when detached: down gave it back.
-    for id in &dev_ids {
-        let limit = format!("/sys/class/bdi/{id}/strict_limit");
-        if let Ok(text) = std::fs::read_to_string(&limit) {
-            assert_eq!(text.trim(), "0", "{limit}");
-        }
-    }
     for id in &dev_ids {
         assert!(
             !rules
@@ -527,6 +480,67 @@ fn a_three_node_testbed_delivers_its_profiles_and_leaves_nothing() {
         );
     }
     assert!(!bed.dir.join("testbed.json").exists());
+}
+
+/// A node with `dirty_mb` stands for a machine that holds that much unwritten data, scaled:
+/// past it a buffered writer waits for the volume; `down` gives the limit back.
+#[test]
+fn a_dirty_limit_makes_buffered_writers_wait_for_the_volume() {
+    let Some(_one) = one_testbed_at_a_time() else {
+        return;
+    };
+    // The workers hold 40 MB of dirty data: 4 MB at scale 0.1, where the HDD writes 10 MB/s.
+    let bed = Bed::up_with(
+        &THREE.replace("count = 2\n", "count = 2\ndirty_mb = 40\n"),
+        &["--no-daemons"],
+    );
+    // w1 takes 40 MiB at about its volume's rate; master, left to the host's limits, at
+    // memory speed.
+    let bdi = |id: &str, file: &str| -> u64 {
+        let path = format!("/sys/class/bdi/{id}/{file}");
+        let text = std::fs::read_to_string(&path).unwrap();
+        text.trim()
+            .parse()
+            .unwrap_or_else(|_| panic!("{path}: {text}"))
+    };
+    let dev = |node: &str| {
+        bed.node(node)["volumes"][0]["dev_id"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    };
+    assert_eq!(bdi(&dev("w1"), "strict_limit"), 1);
+    assert!(within(bdi(&dev("w1"), "max_bytes") as f64, 4e6, 0.05));
+    assert_eq!(bdi(&dev("master"), "strict_limit"), 0);
+    let buffered_write_mbps = |node: &str| {
+        let target = format!("{}/dirty-probe", bed.volume(node));
+        let of = format!("of={target}");
+        let started = Instant::now();
+        let dd = bed.exec(node, &["dd", "if=/dev/zero", &of, "bs=1M", "count=40"]);
+        assert!(dd.wait_with_output().unwrap().status.success());
+        let mbps = 40.0 * 1.048576 / started.elapsed().as_secs_f64();
+        // Unwritten pages go with the file, so nothing is left to write back later.
+        std::fs::remove_file(&target).unwrap();
+        mbps
+    };
+    let (capped, host) = (buffered_write_mbps("w1"), buffered_write_mbps("master"));
+    assert!(
+        capped < 15.0,
+        "w1 took a buffered write at {capped:.1} MB/s"
+    );
+    assert!(
+        host > 3.0 * capped,
+        "master {host:.1} MB/s, w1 {capped:.1} MB/s"
+    );
+    let dev_ids = [dev("w1"), dev("w2"), dev("master")];
+    bed.down();
+    // A loop device keeps its dirty limit when detached: down gave it back.
+    for id in &dev_ids {
+        let limit = format!("/sys/class/bdi/{id}/strict_limit");
+        if let Ok(text) = std::fs::read_to_string(&limit) {
+            assert_eq!(text.trim(), "0", "{limit}");
+        }
+    }
 }
 
 #[test]
