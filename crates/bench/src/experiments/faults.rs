@@ -38,7 +38,6 @@ use tusk_common::Shutdown;
 use crate::error::{BenchError, Result};
 use crate::measure::process::rss_mb;
 use crate::measure::stop::unless_stopped;
-use crate::report::faults::row_markdown;
 use crate::{mode_name, RunContext};
 use cluster::{ClusterOptions, FaultCluster, Role};
 use load::{JobTarget, Ledger, Load, LoadCounts, LoadOptions};
@@ -300,7 +299,7 @@ pub async fn run(options: FaultsOptions) -> Result<FaultsReport> {
                 partial = true;
                 break 'faults;
             };
-            progress.println(row_markdown(&row));
+            progress.println(row.to_markdown());
             rows.push(row);
         }
         progress.advance(1);

@@ -3,26 +3,29 @@
 
 use crate::experiments::faults::{FaultRow, FaultsReport};
 
-pub(crate) fn row_markdown(r: &FaultRow) -> String {
-    let recovery = r
-        .recovery_seconds
-        .map_or("not healthy".to_string(), |s| format!("{s:.1} s"));
-    let lost = match r.dropped_by_recover {
-        0 => r.lost.to_string(),
-        d => format!("{} ({d} dropped by recover)", r.lost),
-    };
-    format!(
-        "| {} | {} | {} | {} | {} | {} of {} | {} | {} |",
-        r.fault,
-        r.mode,
-        r.acknowledged_ops,
-        lost,
-        r.unreadable,
-        r.jobs_failed,
-        r.load.jobs_succeeded + r.load.jobs_failed,
-        recovery,
-        r.notes
-    )
+impl FaultRow {
+    /// This fault's row of the table (printed as each fault ends, and in the report).
+    pub fn to_markdown(&self) -> String {
+        let recovery = self
+            .recovery_seconds
+            .map_or("not healthy".to_string(), |s| format!("{s:.1} s"));
+        let lost = match self.dropped_by_recover {
+            0 => self.lost.to_string(),
+            d => format!("{} ({d} dropped by recover)", self.lost),
+        };
+        format!(
+            "| {} | {} | {} | {} | {} | {} of {} | {} | {} |",
+            self.fault,
+            self.mode,
+            self.acknowledged_ops,
+            lost,
+            self.unreadable,
+            self.jobs_failed,
+            self.load.jobs_succeeded + self.load.jobs_failed,
+            recovery,
+            self.notes
+        )
+    }
 }
 
 impl FaultsReport {
@@ -35,7 +38,7 @@ impl FaultsReport {
             "| fault | mode | acknowledged ops | lost | unreadable files | jobs failed | time to recovery | notes |\n|---|---|---|---|---|---|---|---|\n",
         );
         for r in &self.rows {
-            s.push_str(&row_markdown(r));
+            s.push_str(&r.to_markdown());
             s.push('\n');
         }
         let place = match &self.cluster.testbed {
