@@ -158,8 +158,8 @@ pub struct VolumeSamples {
     pub saturated: u64,
 }
 
-/// A volume this busy counts as saturated in [`VolumeSamples`] (the testbed's reports
-/// use the same mark).
+/// A volume this busy counts as saturated in [`VolumeSamples`], and in the testbed
+/// study's node samples (`tusk bench scheduling`), so the two compare.
 pub const SATURATED_PCT: f64 = 90.0;
 
 impl VolumeSamples {

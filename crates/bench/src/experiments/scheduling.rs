@@ -40,6 +40,7 @@ use tusk_mapreduce::keys::SLOWSTART;
 use tusk_mapreduce::task::Outcome;
 use tusk_mapreduce::yarn::{self, SubmitOptions};
 use tusk_mapreduce::JobSpec;
+use tusk_resourcemanager::sim::SATURATED_PCT;
 use tusk_testbed::{Daemon, Description};
 use tusk_yarn_client::ApplicationClient;
 
@@ -974,7 +975,7 @@ fn summarize_records(
                 mean_disk_max_volume_pct: avg(&|s| s.disk_max_volume_pct),
                 disk_busy_share: avg(&|s| {
                     let pct = signal.pct(s.disk_pct, s.disk_max_volume_pct);
-                    if pct >= 90.0 {
+                    if pct >= SATURATED_PCT {
                         1.0
                     } else {
                         0.0

@@ -24,16 +24,9 @@ pub fn rss_bytes(pid: u32) -> Option<(u64, u64)> {
     Some((kib("VmRSS:")? * 1024, kib("VmHWM:")? * 1024))
 }
 
-/// Resident memory of process `pid` in MB.
+/// Resident memory of process `pid` now, in MB (0 when it cannot be read).
 pub fn rss_mb(pid: u32) -> f64 {
-    std::fs::read_to_string(format!("/proc/{pid}/status"))
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find(|l| l.starts_with("VmRSS:"))
-                .and_then(|l| l.split_whitespace().nth(1)?.parse::<f64>().ok())
-        })
-        .map_or(0.0, |kib| kib / 1024.0)
+    rss_bytes(pid).map_or(0.0, |(now, _)| crate::mb(now))
 }
 
 /// CPU time of every thread of `pid`, in seconds, from `/proc/<pid>/task/*/schedstat`
