@@ -16,6 +16,8 @@
 //! - `process`: a process's CPU time (ticks or schedstat) and resident set, from `/proc`.
 //! - `host_cpu`: the host's busy CPU share between two reads of `/proc/stat`.
 //! - `sockets`: the established TCP sockets of a namespace, as `ss` lists them.
+//! - `master_cost`: what the masters receive from heartbeat senders, and their CPU.
+//! - `node_status`: the NodeManagers' status as the ResourceManager reports it, polled.
 
 pub mod context;
 pub mod file_io;
@@ -24,6 +26,8 @@ pub mod hadoop_cluster;
 pub mod hadoop_history;
 pub mod hadoop_jobs;
 pub mod host_cpu;
+pub mod master_cost;
+pub mod node_status;
 pub mod pattern;
 pub mod process;
 pub mod process_cluster;

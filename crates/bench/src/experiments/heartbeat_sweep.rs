@@ -12,7 +12,7 @@
 //! records (submission → finish, and submission → last map's end for the map phase),
 //! as the anchor takes them from Hadoop's job history.
 //!
-//! The cost side is measured at the masters while the jobs run: the heartbeat messages
+//! The cost side is measured at the masters while the jobs run ([`crate::measure::master_cost`]): the heartbeat messages
 //! and bytes each master receives (per TCP connection from `ss -tinp`, sampled every
 //! half second in every network namespace of the cluster, the connection's peer process
 //! telling what it is: a DataNode, a NodeManager, an AM, or another client) and the
@@ -42,9 +42,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 use tusk_client::DfsClient;
@@ -62,9 +60,9 @@ use crate::measure::hadoop_history::{
     job_id_of_application, read_job_history, DEFAULT_STAGING_DIR, JSON_FORMAT_OPTION,
 };
 use crate::measure::hadoop_jobs::{rm_client, HadoopJobClient, HadoopJobRun, EXAMPLES_JAR};
-use crate::measure::process::schedstat_cpu_seconds;
+pub use crate::measure::master_cost::MasterCost;
+use crate::measure::master_cost::{CostMeter, PeerRole, Watched, WindowCost};
 use crate::measure::process_cluster::{self, JobRun, ProcessCluster};
-use crate::measure::sockets::{list_sockets, port_of, Socket};
 use crate::measure::stop::run_unless_stopped;
 use crate::report::stats;
 
@@ -316,21 +314,6 @@ impl TpchTimes {
     pub fn total_seconds(&self) -> f64 {
         self.start_seconds + self.queries_seconds
     }
-}
-
-/// What one master received from heartbeat senders, and its CPU, over a window.
-#[derive(Clone, Debug, Default, Serialize, Deserialize)]
-pub struct MasterCost {
-    /// Heartbeat calls received per second (data segments from heartbeat senders).
-    pub heartbeats_per_sec: f64,
-    /// Bytes per second received from heartbeat senders.
-    pub heartbeat_bytes_in_per_sec: f64,
-    /// Bytes per second sent back to them (replies, commands, allocations).
-    pub heartbeat_bytes_out_per_sec: f64,
-    /// Calls per second from other clients (job clients, tasks), for scale.
-    pub other_calls_per_sec: f64,
-    /// The master process's CPU over the window, in cores.
-    pub cpu_cores: f64,
 }
 
 /// One (trial, case, timing) on Tusk.
@@ -702,12 +685,6 @@ struct Workloads {
     tpch: Option<TpchTimes>,
 }
 
-struct WindowCost {
-    window_seconds: f64,
-    namenode: MasterCost,
-    resourcemanager: MasterCost,
-}
-
 /// Idle heartbeat periods of the DataNodes measured before the jobs...
 const IDLE_PERIODS: u64 = 3;
 /// ... and at least this long, so the heartbeats cut by the window's ends matter little.
@@ -724,12 +701,12 @@ fn run_workloads(
     let client = cluster.client()?;
     // A measurement window, not a wait for a condition: the idle cluster's heartbeats
     // are what is counted.
-    let meter = CostMeter::start(cluster);
+    let meter = cluster.meter();
     std::thread::sleep(
         Duration::from_secs(IDLE_PERIODS * periods.datanode_secs).max(IDLE_AT_LEAST),
     );
     let idle = meter.stop();
-    let meter = CostMeter::start(cluster);
+    let meter = cluster.meter();
     let workloads = match mapreduce {
         MapReduce::Tusk => tusk_jobs(opts, cluster, defines, &client, handle)?,
         MapReduce::Hadoop => hadoop_jobs(opts, cluster, periods, &client, handle)?,
@@ -936,6 +913,18 @@ enum ClusterKind {
 }
 
 impl SweepCluster {
+    /// Starts metering the masters' heartbeat traffic and CPU.
+    fn meter(&self) -> CostMeter {
+        CostMeter::start(&Watched {
+            namenode_pid: self.namenode_pid,
+            namenode_addr: &self.fs,
+            resourcemanager_pid: self.resourcemanager_pid,
+            resourcemanager_addr: &self.rm_addr,
+            roles: &self.roles,
+            namespaces: &self.namespaces,
+        })
+    }
+
     /// A cluster `tusk local up` started, its masters found in its `pids` file.
     fn local(cluster: ProcessCluster) -> Result<Self> {
         let (exe, dir) = (cluster.exe().to_path_buf(), cluster.dir().to_path_buf());
@@ -1116,217 +1105,6 @@ fn testbed_down(exe: &Path, dir: &Path) {
     if let Err(e) = process_cluster::run(cmd, "tusk testbed down") {
         tracing::warn!(dir = %dir.display(), error = %e, "tearing the testbed down");
     }
-}
-
-/// What the process at the other end of a master's connection is.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-enum PeerRole {
-    DataNode,
-    NodeManager,
-    AppMaster,
-    Other,
-}
-
-impl PeerRole {
-    /// A daemon's role from its name in the cluster's records (`datanode0`, `nodemanager1`).
-    fn of_daemon(name: &str) -> Option<PeerRole> {
-        if name.starts_with("datanode") {
-            Some(PeerRole::DataNode)
-        } else if name.starts_with("nodemanager") {
-            Some(PeerRole::NodeManager)
-        } else {
-            None
-        }
-    }
-
-    /// Whether this peer's calls to the master are heartbeats.
-    fn heartbeats_to(self, master: Master) -> bool {
-        matches!(
-            (self, master),
-            (PeerRole::DataNode, Master::NameNode)
-                | (
-                    PeerRole::NodeManager | PeerRole::AppMaster,
-                    Master::ResourceManager
-                )
-        )
-    }
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-enum Master {
-    NameNode,
-    ResourceManager,
-}
-
-/// Counters of one master-side connection, the latest seen.
-#[derive(Clone, Copy, Debug, Default)]
-struct ConnCounters {
-    role: Option<PeerRole>,
-    bytes_in: u64,
-    bytes_out: u64,
-    calls: u64,
-}
-
-/// A master's connections by (master, local address, peer address).
-type Connections = HashMap<(Master, String, String), ConnCounters>;
-
-/// Samples the masters' connections and CPU from start to stop.
-struct CostMeter {
-    stop: Arc<AtomicBool>,
-    sampler: std::thread::JoinHandle<()>,
-    conns: Arc<Mutex<Connections>>,
-    baseline: Connections,
-    started: Instant,
-    cpu_start: [Option<f64>; 2],
-    pids: [u32; 2],
-}
-
-const SAMPLE_EVERY: Duration = Duration::from_millis(500);
-
-impl CostMeter {
-    fn start(cluster: &SweepCluster) -> CostMeter {
-        let masters = vec![
-            (
-                Master::NameNode,
-                cluster.namenode_pid,
-                port_of(&cluster.fs).unwrap_or_default().to_string(),
-            ),
-            (
-                Master::ResourceManager,
-                cluster.resourcemanager_pid,
-                port_of(&cluster.rm_addr).unwrap_or_default().to_string(),
-            ),
-        ];
-        let conns = Arc::new(Mutex::new(HashMap::new()));
-        let sampler_state = Sampler {
-            masters,
-            roles: cluster.roles.clone(),
-            namespaces: cluster.namespaces.clone(),
-            am_cache: HashMap::new(),
-        };
-        let mut first = sampler_state;
-        first.sample(&conns);
-        let baseline = conns.lock().expect("sampler lock").clone();
-        let stop = Arc::new(AtomicBool::new(false));
-        let sampler = {
-            let (stop, conns) = (stop.clone(), conns.clone());
-            std::thread::spawn(move || {
-                while !stop.load(Ordering::Relaxed) {
-                    std::thread::sleep(SAMPLE_EVERY);
-                    first.sample(&conns);
-                }
-                first.sample(&conns);
-            })
-        };
-        let pids = [cluster.namenode_pid, cluster.resourcemanager_pid];
-        CostMeter {
-            stop,
-            sampler,
-            conns,
-            baseline,
-            started: Instant::now(),
-            cpu_start: pids.map(schedstat_cpu_seconds),
-            pids,
-        }
-    }
-
-    fn stop(self) -> WindowCost {
-        self.stop.store(true, Ordering::Relaxed);
-        let _ = self.sampler.join();
-        let window = self.started.elapsed().as_secs_f64().max(1e-3);
-        let conns = self.conns.lock().expect("sampler lock").clone();
-        let cpu = |i: usize| match (self.cpu_start[i], schedstat_cpu_seconds(self.pids[i])) {
-            (Some(a), Some(b)) => (b - a) / window,
-            _ => f64::NAN,
-        };
-        let cost = |master: Master, cpu_cores: f64| {
-            let mut c = MasterCost {
-                cpu_cores,
-                ..Default::default()
-            };
-            for (key, now) in conns.iter().filter(|(k, _)| k.0 == master) {
-                let before = self.baseline.get(key).copied().unwrap_or_default();
-                let calls = now.calls.saturating_sub(before.calls) as f64 / window;
-                if now.role.is_some_and(|r| r.heartbeats_to(master)) {
-                    c.heartbeats_per_sec += calls;
-                    c.heartbeat_bytes_in_per_sec +=
-                        now.bytes_in.saturating_sub(before.bytes_in) as f64 / window;
-                    c.heartbeat_bytes_out_per_sec +=
-                        now.bytes_out.saturating_sub(before.bytes_out) as f64 / window;
-                } else {
-                    c.other_calls_per_sec += calls;
-                }
-            }
-            c
-        };
-        WindowCost {
-            window_seconds: window,
-            namenode: cost(Master::NameNode, cpu(0)),
-            resourcemanager: cost(Master::ResourceManager, cpu(1)),
-        }
-    }
-}
-
-struct Sampler {
-    /// (master, pid, listening port).
-    masters: Vec<(Master, u32, String)>,
-    roles: HashMap<u32, PeerRole>,
-    namespaces: Vec<Option<String>>,
-    /// pid → whether it is a MapReduce AM (`tusk mr-am`, or Hadoop's MRAppMaster JVM).
-    am_cache: HashMap<u32, bool>,
-}
-
-impl Sampler {
-    fn sample(&mut self, conns: &Mutex<Connections>) {
-        let sockets: Vec<Socket> = self
-            .namespaces
-            .iter()
-            .flat_map(|ns| list_sockets(ns.as_deref()))
-            .collect();
-        let owner: HashMap<&str, u32> = sockets.iter().map(|s| (s.local.as_str(), s.pid)).collect();
-        let mut conns = conns.lock().expect("sampler lock");
-        let masters = self.masters.clone();
-        for (master, pid, port) in &masters {
-            for s in sockets
-                .iter()
-                .filter(|s| s.pid == *pid && port_of(&s.local) == Some(port))
-            {
-                let key = (*master, s.local.clone(), s.peer.clone());
-                let peer_pid = owner.get(s.peer.as_str()).copied();
-                let role = peer_pid.map(|p| self.role_of(p));
-                let entry = conns.entry(key).or_default();
-                entry.role = entry.role.or(role);
-                entry.bytes_in = entry.bytes_in.max(s.bytes_received);
-                entry.bytes_out = entry.bytes_out.max(s.bytes_sent);
-                entry.calls = entry.calls.max(s.data_segs_in);
-            }
-        }
-    }
-
-    fn role_of(&mut self, pid: u32) -> PeerRole {
-        if let Some(&r) = self.roles.get(&pid) {
-            return r;
-        }
-        let is_am = *self.am_cache.entry(pid).or_insert_with(|| {
-            std::fs::read(format!("/proc/{pid}/cmdline"))
-                .map(|c| is_mapreduce_am(&c))
-                .unwrap_or(false)
-        });
-        if is_am {
-            PeerRole::AppMaster
-        } else {
-            PeerRole::Other
-        }
-    }
-}
-
-/// Whether a process's `/proc/<pid>/cmdline` is a MapReduce AM's: Tusk's (`tusk mr-am`)
-/// or Hadoop's (a `java` whose main class is Hadoop's MRAppMaster).
-fn is_mapreduce_am(cmdline: &[u8]) -> bool {
-    const HADOOP_AM: &[u8] = b"org.apache.hadoop.mapreduce.v2.app.MRAppMaster";
-    cmdline
-        .split(|&b| b == 0)
-        .any(|arg| arg == b"mr-am" || arg == HADOOP_AM)
 }
 
 fn run_hadoop(
@@ -1644,20 +1422,6 @@ mod tests {
         let c = slope(&[(1.0, 0.011), (3.0, 0.013), (5.0, 0.015)]).unwrap();
         assert!((c - 0.001).abs() < 1e-9);
         assert_eq!(slope(&[(2.0, 0.1), (2.0, 0.2)]), None);
-    }
-
-    #[test]
-    fn hadoops_mrappmaster_counts_as_an_am() {
-        let hadoop_am = b"/usr/lib/jvm/java-17/bin/java\0-Xmx384m\0org.apache.hadoop.mapreduce.v2.app.MRAppMaster\0";
-        assert!(is_mapreduce_am(hadoop_am));
-        assert!(is_mapreduce_am(b"/usr/bin/tusk\0mr-am\0--staging\0/x\0"));
-        // Hadoop's tasks and job client talk to the ResourceManager too, but are no AMs.
-        assert!(!is_mapreduce_am(
-            b"java\0org.apache.hadoop.mapred.YarnChild\0localhost\0"
-        ));
-        assert!(!is_mapreduce_am(
-            b"java\0org.apache.hadoop.util.RunJar\0x.jar\0terasort\0"
-        ));
     }
 
     #[test]

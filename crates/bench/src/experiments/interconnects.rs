@@ -14,18 +14,16 @@
 use std::fs::File;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use serde::Serialize;
 use tusk_client::{ClientOptions, DfsClient};
 use tusk_common::{Configuration, Shutdown};
 use tusk_mapreduce::history::{read_history, JobHistory, DEFAULT_HISTORY_DIR};
-use tusk_yarn_client::ApplicationClient;
 
 use crate::error::{BenchError, Result};
 use crate::measure::host_cpu::CpuTimes;
+use crate::measure::node_status::NodeStatusSampler;
 use crate::measure::stop::unless_stopped;
 use crate::measure::testbed_cluster::remove_command;
 use crate::{mb, RunContext};
@@ -548,52 +546,32 @@ fn default_fs_line(text: &str) -> String {
         .to_string()
 }
 
-/// Reads each NodeManager's status from the ResourceManager about once a second, and the
-/// host's CPU counters at both ends.
+/// The nodes' reported disk utilisation, about once a second, and the host's CPU counters
+/// at both ends.
 struct Sampler {
-    stop: Arc<AtomicBool>,
-    task: tokio::task::JoinHandle<Vec<Vec<f64>>>,
+    nodes: NodeStatusSampler,
     cpu_start: Option<CpuTimes>,
 }
 
 impl Sampler {
     fn start(rm: &str) -> Self {
-        let stop = Arc::new(AtomicBool::new(false));
-        let client = ApplicationClient::new(rm);
-        let flag = stop.clone();
-        let task = tokio::spawn(async move {
-            let mut samples = Vec::new();
-            while !flag.load(Ordering::Relaxed) {
-                let tick = tokio::time::sleep(Duration::from_secs(1));
-                if let Ok(Ok(nodes)) =
-                    tokio::time::timeout(Duration::from_secs(2), client.nodes()).await
-                {
-                    samples.push(
-                        nodes
-                            .iter()
-                            .map(|n| n.status.clone().unwrap_or_default().disk_utilization_pct)
-                            .collect(),
-                    );
-                }
-                tick.await;
-            }
-            samples
-        });
         Sampler {
-            stop,
-            task,
+            nodes: NodeStatusSampler::start(rm),
             cpu_start: CpuTimes::read(),
         }
     }
 
     async fn finish(self) -> Load {
-        self.stop.store(true, Ordering::Relaxed);
-        let samples = self.task.await.unwrap_or_default();
+        let polls = self.nodes.stop().await;
         let host_cpu_pct = match (self.cpu_start, CpuTimes::read()) {
             (Some(a), Some(b)) => b.busy_pct_since(&a),
             _ => 0.0,
         };
-        load_of(&samples, host_cpu_pct)
+        let disk: Vec<Vec<f64>> = polls
+            .iter()
+            .map(|poll| poll.iter().map(|n| n.disk_pct).collect())
+            .collect();
+        load_of(&disk, host_cpu_pct)
     }
 }
 

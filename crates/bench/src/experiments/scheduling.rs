@@ -26,7 +26,6 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
-use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
@@ -42,7 +41,6 @@ use tusk_mapreduce::yarn::{self, SubmitOptions};
 use tusk_mapreduce::JobSpec;
 use tusk_resourcemanager::sim::SATURATED_PCT;
 use tusk_testbed::{Daemon, Description};
-use tusk_yarn_client::ApplicationClient;
 
 use crate::error::{BenchError, Result};
 use crate::measure::context::RunContext;
@@ -53,6 +51,7 @@ use crate::measure::hadoop_history::{
 use crate::measure::hadoop_jobs::{
     key_value_sort_args, rm_client, HadoopJobClient, HadoopJobRun, EXAMPLES_JAR,
 };
+use crate::measure::node_status::{host_of, NodeSample, NodeStatusSampler};
 use crate::measure::stop::unless_stopped;
 use crate::measure::testbed_cluster::{TestbedCluster, TestbedUpOptions};
 use crate::report::stats;
@@ -478,7 +477,7 @@ pub async fn run(opts: SchedulingOptions) -> Result<SchedulingReport> {
                 break 'rounds;
             }
             bed.drop_page_cache();
-            let sampler = StatusSampler::start(&bed.rm_addr);
+            let sampler = NodeStatusSampler::start(&bed.rm_addr);
             let jobs = match (engine, &hadoop) {
                 (Engine::HadoopMr, Some(client)) => {
                     let round_jobs = run_hadoop_round(&bed, &dfs, client, &opts, reduces, round);
@@ -495,7 +494,7 @@ pub async fn run(opts: SchedulingOptions) -> Result<SchedulingReport> {
                 break 'rounds;
             };
             let row = i * engines.len() + e;
-            samples[row].extend(sampled);
+            samples[row].extend(sampled.into_iter().flatten());
             records[row].extend(jobs);
             let _ = dfs.delete(OUTPUT_DIR, true).await;
             progress.advance(1);
@@ -916,7 +915,7 @@ fn summarize(
     policy: &PolicySet,
     engine: Engine,
     records: &[JobRecord],
-    samples: &[StatusSample],
+    samples: &[NodeSample],
     bed: &TestbedCluster,
     signal: DiskSignal,
 ) -> PolicyResult {
@@ -936,7 +935,7 @@ fn summarize_records(
     policy: &PolicySet,
     engine: Engine,
     records: &[JobRecord],
-    samples: &[StatusSample],
+    samples: &[NodeSample],
     hosts: &[(String, String)],
     signal: DiskSignal,
 ) -> PolicyResult {
@@ -961,8 +960,8 @@ fn summarize_records(
                     .collect::<Vec<f64>>()
             };
             let maps = here(true);
-            let mine: Vec<&StatusSample> = samples.iter().filter(|s| &s.host == ip).collect();
-            let avg = |f: &dyn Fn(&StatusSample) -> f64| {
+            let mine: Vec<&NodeSample> = samples.iter().filter(|s| &s.host == ip).collect();
+            let avg = |f: &dyn Fn(&NodeSample) -> f64| {
                 stats::mean(&mine.iter().map(|s| f(s)).collect::<Vec<_>>())
             };
             NodeLoad {
@@ -1028,71 +1027,6 @@ impl PolicyResult {
     /// two rounds on a side.
     pub fn welch_against(&self, base: &PolicyResult) -> Option<stats::Welch> {
         stats::welch(&self.round_means(), &base.round_means())
-    }
-}
-
-/// `198.18.1.10` out of `198.18.1.10:8041`.
-fn host_of(node_id: &str) -> &str {
-    node_id.rsplit_once(':').map_or(node_id, |(h, _)| h)
-}
-
-/// One node's reported status at one moment.
-#[derive(Clone, Debug)]
-struct StatusSample {
-    host: String,
-    disk_pct: f64,
-    disk_max_volume_pct: f64,
-    rx_bytes_per_sec: f64,
-    potential_reception_bytes: f64,
-}
-
-/// Asks the ResourceManager for every node's status once a second until stopped.
-struct StatusSampler {
-    samples: Arc<Mutex<Vec<StatusSample>>>,
-    stop: tokio::sync::oneshot::Sender<()>,
-    task: tokio::task::JoinHandle<()>,
-}
-
-impl StatusSampler {
-    fn start(rm_addr: &str) -> Self {
-        let samples = Arc::new(Mutex::new(Vec::new()));
-        let (stop, mut stopped) = tokio::sync::oneshot::channel();
-        let client = ApplicationClient::new(rm_addr);
-        let into = samples.clone();
-        let task = tokio::spawn(async move {
-            let mut tick = tokio::time::interval(Duration::from_secs(1));
-            loop {
-                tokio::select! {
-                    _ = &mut stopped => return,
-                    _ = tick.tick() => {}
-                }
-                let Ok(nodes) = client.nodes().await else {
-                    continue;
-                };
-                let mut v = into.lock().expect("sampler lock");
-                v.extend(nodes.iter().filter_map(|n| {
-                    let s = n.status.as_ref()?;
-                    Some(StatusSample {
-                        host: host_of(&n.node_id).to_string(),
-                        disk_pct: s.disk_utilization_pct,
-                        disk_max_volume_pct: s.disk_max_volume_pct,
-                        rx_bytes_per_sec: s.net_rx_bytes_per_sec,
-                        potential_reception_bytes: s.potential_reception_bytes as f64,
-                    })
-                }));
-            }
-        });
-        StatusSampler {
-            samples,
-            stop,
-            task,
-        }
-    }
-
-    async fn stop(self) -> Vec<StatusSample> {
-        let _ = self.stop.send(());
-        let _ = self.task.await;
-        std::mem::take(&mut *self.samples.lock().expect("sampler lock"))
     }
 }
 
@@ -1196,7 +1130,6 @@ mod tests {
         assert_eq!((t.backups, t.wasted_backups), (2, 1));
         assert_eq!(t.seconds, 4.5);
         assert_eq!(t.state, "SUCCEEDED");
-        assert_eq!(host_of("198.18.1.10:8041"), "198.18.1.10");
     }
 
     #[test]

@@ -346,6 +346,7 @@ impl BlockStore for FileBlockStore {
             self,
             block_id,
             new_gs,
+            "streaming recovery",
             |old| {
                 old.require_state(ReplicaState::Rbw, "streaming recovery")?;
                 check_recovery(old, block_gs, new_gs, min_bytes, max_bytes)
@@ -353,12 +354,6 @@ impl BlockStore for FileBlockStore {
             |_| min_bytes,
         )?;
         writer.truncate(min_bytes)?;
-        info!(
-            block_id,
-            generation_stamp = new_gs,
-            keep_bytes = min_bytes,
-            "replica reopened for recovery"
-        );
         Ok(Box::new(writer))
     }
 

@@ -77,16 +77,25 @@ pub(super) fn reopen_as_rbw(
     store: &FileBlockStore,
     block_id: u64,
     new_gs: u64,
+    why: &str,
     check: impl FnOnce(&ReplicaInfo) -> Result<(), DataNodeError>,
     acked: impl FnOnce(&ReplicaInfo) -> u64,
 ) -> Result<FileReplicaWriter, DataNodeError> {
+    let mut acked_bytes = 0;
     let Restamped {
         info,
         epoch,
         epoch_lock,
     } = restamp(store, block_id, new_gs, ReplicaState::Rbw, check, |old| {
-        Some(acked(old))
+        acked_bytes = acked(old);
+        Some(acked_bytes)
     })?;
+    info!(
+        block_id,
+        generation_stamp = new_gs,
+        acked_bytes,
+        "replica reopened as rbw for {why}"
+    );
     let inner = &store.inner;
     let data_path = inner.data_file(&info);
     let data = inner.data_out(open_rw(&data_path)?, &data_path);
@@ -118,6 +127,7 @@ pub(super) fn append(
         store,
         block_id,
         new_gs,
+        "append",
         |old| {
             old.require_state(ReplicaState::Finalized, "append")?;
             // As HDFS, the new stamp may equal the old one (a client that appends
@@ -129,12 +139,6 @@ pub(super) fn append(
         },
         |old| old.num_bytes,
     )?;
-    info!(
-        block_id,
-        generation_stamp = new_gs,
-        bytes = expected_len,
-        "finalized replica reopened for append"
-    );
     Ok(Box::new(writer))
 }
 
@@ -180,6 +184,7 @@ pub(super) fn update_replica_under_recovery(
         store,
         block_id,
         recovery_id,
+        "block recovery",
         |old| {
             if old.generation_stamp >= recovery_id {
                 return Err(old.stamp_out_of_range(0, recovery_id.saturating_sub(1)));
