@@ -987,7 +987,8 @@ mod tests {
         }
     }
 
-    fn read_all(s: &FileBlockStore, id: u64) -> Vec<u8> {
+    /// The replica's bytes, its checksums verified.
+    pub(super) fn read_all(s: &FileBlockStore, id: u64) -> Vec<u8> {
         let (info, mut r) = s.open_reader(id).unwrap();
         let mut data = vec![0u8; info.num_bytes as usize];
         let mut sums = vec![0u8; r.checksum().checksums_len(data.len())];

@@ -298,17 +298,9 @@ mod tests {
     use tusk_datatransfer::DataChecksum;
 
     use super::*;
+    use crate::block_store::file::tests::read_all;
     use crate::block_store::file::WriteMode;
     use crate::block_store::BlockStore;
-
-    fn read_all(s: &FileBlockStore, id: u64) -> Vec<u8> {
-        let (info, mut r) = s.open_reader(id).unwrap();
-        let mut data = vec![0u8; info.num_bytes as usize];
-        let mut sums = vec![0u8; r.checksum().checksums_len(data.len())];
-        r.read_chunks(0, &mut data, &mut sums).unwrap();
-        r.checksum().verify(&data, &sums, 0).unwrap();
-        data
-    }
 
     fn finalized(s: &FileBlockStore, id: u64, gs: u64, data: &[u8]) {
         let c = DataChecksum::crc32c(512);
