@@ -19,6 +19,7 @@ use std::time::Duration;
 
 use tusk_client::{CreateOptions, DfsClient};
 use tusk_proto::tusk::yarn as y;
+use tusk_rpc::HadoopException;
 use tusk_yarn_client::ApplicationClient;
 
 use crate::api::Dfs;
@@ -94,6 +95,12 @@ fn rpc_err(what: &'static str) -> impl FnOnce(tusk_rpc::RpcError) -> MapReduceEr
     move |e| MapReduceError::Task(format!("{what}: {e}"))
 }
 
+/// How long the job's own records (task specs, task reports, the job's outputs list) wait
+/// out a NameNode in safe mode before the write fails: a restarted NameNode stays in safe
+/// mode until its DataNodes have re-registered and reported their blocks, seconds on a
+/// healthy cluster, and a task attempt should not fail for that.
+const SAFE_MODE_WAIT: Duration = Duration::from_secs(60);
+
 /// Writes `value` as JSON to a DFS path, replacing it atomically.
 pub(crate) async fn write_json<T: serde::Serialize>(
     dfs: &DfsClient,
@@ -102,21 +109,60 @@ pub(crate) async fn write_json<T: serde::Serialize>(
 ) -> Result<()> {
     let bytes = serde_json::to_vec(value)
         .map_err(|e| MapReduceError::Task(format!("encoding {path}: {e}")))?;
-    let tmp = format!("{path}.tmp-{}", rand::random::<u32>());
-    dfs.write_file(
-        &tmp,
-        &bytes,
-        CreateOptions {
+    let write = || async {
+        // A fresh name each try: a create that got through before a refusal leaves its
+        // file behind in the staging directory, which goes with the job.
+        let tmp = format!("{path}.tmp-{}", rand::random::<u32>());
+        let create = CreateOptions {
             create_parent: true,
             replication: Some(1),
             ..Default::default()
-        },
-    )
-    .await
-    .map_err(dfs_err("create", &tmp))?;
-    dfs.rename2(&tmp, path, true)
+        };
+        dfs.write_file(&tmp, &bytes, create)
+            .await
+            .map_err(|e| ("create", tmp.clone(), e))?;
+        dfs.rename2(&tmp, path, true)
+            .await
+            .map_err(|e| ("rename", path.to_string(), e))
+    };
+    waiting_out_safe_mode(write, failed_call_error, SAFE_MODE_WAIT)
         .await
-        .map_err(dfs_err("rename", path))
+        .map_err(|(op, at, e)| MapReduceError::dfs(op, &at, e))
+}
+
+/// The client's error of a failed (op, path, error).
+fn failed_call_error<'e>(
+    e: &'e (&'static str, String, tusk_client::ClientError),
+) -> &'e tusk_client::ClientError {
+    &e.2
+}
+
+/// Runs `op` again while the NameNode answers it with `SafeModeException`, backing off
+/// from 100 ms to 2 s, for up to `limit`; any other outcome is returned as it is.
+async fn waiting_out_safe_mode<T, E, Op, Fut>(
+    mut op: Op,
+    client_error: impl Fn(&E) -> &tusk_client::ClientError,
+    limit: Duration,
+) -> std::result::Result<T, E>
+where
+    Op: FnMut() -> Fut,
+    Fut: std::future::Future<Output = std::result::Result<T, E>>,
+{
+    let started = std::time::Instant::now();
+    let mut pause = Duration::from_millis(100);
+    loop {
+        match op().await {
+            Err(e)
+                if client_error(&e).remote_exception() == Some(HadoopException::SafeMode)
+                    && started.elapsed() + pause <= limit =>
+            {
+                tracing::warn!(error = %client_error(&e), "the NameNode is in safe mode; waiting");
+                tokio::time::sleep(pause).await;
+                pause = (pause * 2).min(Duration::from_secs(2));
+            }
+            outcome => return outcome,
+        }
+    }
 }
 
 pub(crate) async fn read_json<T: serde::de::DeserializeOwned>(
@@ -336,4 +382,81 @@ async fn run_reduce_polling(
         r.finish().await;
     }
     result?
+}
+
+#[cfg(test)]
+mod tests {
+    use tusk_client::ClientError;
+    use tusk_rpc::RemoteException;
+
+    use super::*;
+
+    const SAFE_MODE: &str = "org.apache.hadoop.hdfs.server.namenode.SafeModeException";
+
+    fn refused(class: &str) -> ClientError {
+        ClientError::Remote(RemoteException::new(class, "refused"))
+    }
+
+    fn itself(e: &ClientError) -> &ClientError {
+        e
+    }
+
+    #[tokio::test]
+    async fn a_write_waits_out_safe_mode_and_nothing_else() {
+        let mut calls = 0;
+        let written = waiting_out_safe_mode(
+            || {
+                calls += 1;
+                let n = calls;
+                async move {
+                    if n < 3 {
+                        Err(refused(SAFE_MODE))
+                    } else {
+                        Ok(n)
+                    }
+                }
+            },
+            itself,
+            Duration::from_secs(30),
+        )
+        .await;
+        assert_eq!(
+            written.unwrap(),
+            3,
+            "two refusals waited out, the third call went through"
+        );
+
+        let mut calls = 0;
+        let denied = waiting_out_safe_mode(
+            || {
+                calls += 1;
+                async { Err::<(), _>(refused("org.apache.hadoop.security.AccessControlException")) }
+            },
+            itself,
+            Duration::from_secs(30),
+        )
+        .await;
+        assert_eq!(calls, 1, "another refusal is not retried");
+        assert_eq!(
+            denied.unwrap_err().remote_class(),
+            Some("AccessControlException")
+        );
+
+        // 100 ms waited after the first refusal; the next wait (200 ms) would pass the limit.
+        let mut calls = 0;
+        let gave_up = waiting_out_safe_mode(
+            || {
+                calls += 1;
+                async { Err::<(), _>(refused(SAFE_MODE)) }
+            },
+            itself,
+            Duration::from_millis(250),
+        )
+        .await;
+        assert_eq!(calls, 2);
+        assert_eq!(
+            gave_up.unwrap_err().remote_exception(),
+            Some(HadoopException::SafeMode)
+        );
+    }
 }

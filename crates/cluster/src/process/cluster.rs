@@ -13,8 +13,8 @@ use tusk_common::Configuration;
 
 use super::daemon::{wait_for_address, DaemonCommand};
 use super::files::{
-    addr_file, http_addr_file, log_file, previous_port, read_address, read_pids, stop_in_order,
-    write_pids,
+    addr_file, http_addr_file, log_file, read_address, read_pids, stop_in_order,
+    take_previous_port, write_pids,
 };
 use super::ready::wait_live;
 use crate::error::ProcessError;
@@ -385,11 +385,9 @@ impl ProcessCluster {
         let o = &self.options;
         let name = role.name();
         let addr_file = addr_file(&o.dir, &name);
-        let port = previous_port(&addr_file).unwrap_or(0);
-        let _ = std::fs::remove_file(&addr_file);
+        let port = take_previous_port(&addr_file).unwrap_or(0);
         let http_addr_file = http_addr_file(&o.dir, &name);
-        let http_port = previous_port(&http_addr_file);
-        let _ = std::fs::remove_file(&http_addr_file);
+        let http_port = take_previous_port(&http_addr_file);
 
         let mut cmd = DaemonCommand::new(&o.exe, role.command(), log_file(&o.dir, &name));
         cmd.env = o.env.clone();

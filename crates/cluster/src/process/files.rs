@@ -90,11 +90,23 @@ pub(crate) fn read_address(path: &Path) -> Result<String, ProcessError> {
 /// The port recorded in `file` (a daemon's address file from an earlier start), if it
 /// is free again: a cluster started again keeps its `hdfs://` URI and web addresses, so
 /// what people saved of them still works.
-pub(crate) fn previous_port(file: &Path) -> Option<u16> {
+fn previous_port(file: &Path) -> Option<u16> {
     let text = std::fs::read_to_string(file).ok()?;
     let port: u16 = text.trim().rsplit(':').next()?.parse().ok()?;
     std::net::TcpListener::bind(("127.0.0.1", port)).ok()?;
     Some(port)
+}
+
+/// The port the daemon's address `file` recorded for its last run, when it is free now.
+/// The file is moved aside to `<file>.previous`, so that waiting for the new run's address
+/// does not read the old one, and the port is read from there until a run records a new
+/// one: a start that fails before it serves (damaged storage) leaves the port to the next.
+pub(crate) fn take_previous_port(file: &Path) -> Option<u16> {
+    let mut previous = file.as_os_str().to_owned();
+    previous.push(".previous");
+    let previous = PathBuf::from(previous);
+    let _ = std::fs::rename(file, &previous);
+    previous_port(&previous)
 }
 
 #[cfg(test)]
@@ -119,5 +131,30 @@ mod tests {
         let port = taken.local_addr().unwrap().port();
         drop(taken);
         assert_eq!(previous_port(&file), Some(port));
+    }
+
+    #[test]
+    fn a_start_that_never_served_leaves_the_port_to_the_next() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("namenode.addr");
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        std::fs::write(&file, format!("127.0.0.1:{port}")).unwrap();
+        assert_eq!(take_previous_port(&file), Some(port));
+        assert!(
+            !file.exists(),
+            "the old address is out of the new run's way"
+        );
+        // That run exited before writing an address: the next start gets the same port.
+        assert_eq!(take_previous_port(&file), Some(port));
+        // A run that served on another port recorded it: that one is next.
+        let other = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let other_port = other.local_addr().unwrap().port();
+        drop(other);
+        std::fs::write(&file, format!("127.0.0.1:{other_port}")).unwrap();
+        assert_eq!(take_previous_port(&file), Some(other_port));
     }
 }
