@@ -379,7 +379,9 @@ async fn run_reduce_polling(
     .map_err(|e| MapReduceError::Task(format!("reduce thread: {e}")));
     poller.abort();
     if let Some(r) = reporter {
-        r.finish().await;
+        if !r.finish().await {
+            tracing::warn!("the last Potential-Reception report was cut off");
+        }
     }
     result?
 }

@@ -67,17 +67,20 @@ impl ReceptionReporter {
     }
 
     /// Sends what is left to send (a failed reduce may not have reached 0; the
-    /// NodeManager drops the container's value when it exits anyway) and stops.
-    pub async fn finish(self) {
+    /// NodeManager drops the container's value when it exits anyway) and stops; false
+    /// when the last report did not end within [`LAST_REPORT_WAIT`] and was cut off.
+    /// The sinks must be gone by then: each holds the channel open.
+    pub async fn finish(self) -> bool {
         self.value.send_replace(0);
         drop(self.value);
         let mut task = self.task;
-        if tokio::time::timeout(LAST_REPORT_WAIT, &mut task)
+        let ended = tokio::time::timeout(LAST_REPORT_WAIT, &mut task)
             .await
-            .is_err()
-        {
+            .is_ok();
+        if !ended {
             task.abort();
         }
+        ended
     }
 }
 
@@ -92,25 +95,129 @@ async fn report(identity: ContainerIdentity, mut rx: watch::Receiver<u64>) {
             ..Default::default()
         },
     );
-    let mut sent = 0u64;
-    // Ends when the reporter is finished and its last value is seen.
-    while rx.changed().await.is_ok() {
+    // The last value reported (or tried: reports are best effort, and a failed one is
+    // not tried again until the value changes).
+    let mut last = 0u64;
+    let mut open = true;
+    loop {
         let value = *rx.borrow_and_update();
-        if value == sent {
+        if value != last {
+            last = value;
+            let req = y::SetPotentialReceptionRequest {
+                container_id: identity.container_id.clone(),
+                secret: identity.secret.clone(),
+                potential_reception_bytes: value,
+            };
+            if let Err(e) = nm
+                .call::<_, y::SetPotentialReceptionResponse>("setPotentialReception", &req)
+                .await
+            {
+                tracing::warn!(error = %e, "setPotentialReception failed");
+            }
+            if !open {
+                return;
+            }
+            // At most one report per MIN_GAP while the reduce runs; newer values replace
+            // the one waiting. The reduce's end cuts the gap short: its last value goes at
+            // once, and the task's process does not wait out a gap to exit.
+            let gap = tokio::time::sleep(MIN_GAP);
+            tokio::pin!(gap);
+            loop {
+                tokio::select! {
+                    _ = &mut gap => break,
+                    changed = rx.changed() => if changed.is_err() {
+                        open = false;
+                        break;
+                    },
+                }
+            }
             continue;
         }
-        let req = y::SetPotentialReceptionRequest {
-            container_id: identity.container_id.clone(),
-            secret: identity.secret.clone(),
-            potential_reception_bytes: value,
-        };
-        match nm
-            .call::<_, y::SetPotentialReceptionResponse>("setPotentialReception", &req)
-            .await
-        {
-            Ok(_) => sent = value,
-            Err(e) => tracing::warn!(error = %e, "setPotentialReception failed"),
+        if !open {
+            return;
         }
-        tokio::time::sleep(MIN_GAP).await;
+        open = rx.changed().await.is_ok();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::{Arc, Mutex};
+
+    use bytes::Bytes;
+    use tusk_common::Shutdown;
+    use tusk_rpc::service::{handle_now, no_such_method, CallContext, CallOutcome, RpcService};
+    use tusk_rpc::RpcServer;
+
+    use super::*;
+
+    /// A NodeManager that keeps every value reported to it.
+    #[derive(Default)]
+    struct FakeNodeManager {
+        values: Mutex<Vec<u64>>,
+    }
+
+    impl RpcService for FakeNodeManager {
+        fn protocol(&self) -> &'static str {
+            CONTAINER_MANAGEMENT_PROTOCOL
+        }
+
+        fn call(self: Arc<Self>, _: CallContext, method: &str, request: Bytes) -> CallOutcome {
+            if method != "setPotentialReception" {
+                return CallOutcome::Now(Err(no_such_method(self.protocol(), method)));
+            }
+            CallOutcome::Now(handle_now(request, |r: y::SetPotentialReceptionRequest| {
+                self.values
+                    .lock()
+                    .unwrap()
+                    .push(r.potential_reception_bytes);
+                Ok(y::SetPotentialReceptionResponse::default())
+            }))
+        }
+    }
+
+    #[tokio::test]
+    async fn the_latest_value_is_reported_and_the_end_reports_zero_before_finish_returns() {
+        let nm = Arc::new(FakeNodeManager::default());
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let shutdown = Shutdown::new();
+        tokio::spawn(RpcServer::new(vec![nm.clone()]).serve(listener, shutdown.clone()));
+        let reporter = ReceptionReporter::start(ContainerIdentity {
+            nm_address: addr.to_string(),
+            container_id: "container_1_0001_01_000002".into(),
+            secret: "s".into(),
+        });
+        let sink = reporter.sink();
+        sink(500);
+        tusk_common::wait::wait_for("the first report", Duration::from_secs(10), || {
+            std::future::ready(nm.values.lock().unwrap().contains(&500))
+        })
+        .await
+        .unwrap();
+        // No await between the two (one thread runs the test and the reporter): 400 is
+        // replaced by 300 before the reporter can read it.
+        sink(400);
+        sink(300);
+        tusk_common::wait::wait_for("the latest value", Duration::from_secs(10), || {
+            std::future::ready(nm.values.lock().unwrap().last() == Some(&300))
+        })
+        .await
+        .unwrap();
+        // The reduce ends in the next gap: its 0 goes before finish returns.
+        sink(100);
+        drop(sink);
+        assert!(
+            reporter.finish().await,
+            "the reporter ended by itself, not cut off"
+        );
+        let values = nm.values.lock().unwrap().clone();
+        assert_eq!(values.first(), Some(&500));
+        assert!(
+            !values.contains(&400),
+            "a value replaced in the gap is not sent: {values:?}"
+        );
+        assert_eq!(values.last(), Some(&0), "{values:?}");
+        shutdown.trigger();
     }
 }
