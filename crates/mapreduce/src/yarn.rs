@@ -120,43 +120,30 @@ pub(crate) async fn write_json<T: serde::Serialize>(
         };
         dfs.write_file(&tmp, &bytes, create)
             .await
-            .map_err(|e| ("create", tmp.clone(), e))?;
+            .map_err(dfs_err("create", &tmp))?;
         dfs.rename2(&tmp, path, true)
             .await
-            .map_err(|e| ("rename", path.to_string(), e))
+            .map_err(dfs_err("rename", path))
     };
-    waiting_out_safe_mode(write, failed_call_error, SAFE_MODE_WAIT)
-        .await
-        .map_err(|(op, at, e)| MapReduceError::dfs(op, &at, e))
-}
-
-/// The client's error of a failed (op, path, error).
-fn failed_call_error<'e>(
-    e: &'e (&'static str, String, tusk_client::ClientError),
-) -> &'e tusk_client::ClientError {
-    &e.2
+    waiting_out_safe_mode(write, SAFE_MODE_WAIT).await
 }
 
 /// Runs `op` again while the NameNode answers it with `SafeModeException`, backing off
 /// from 100 ms to 2 s, for up to `limit`; any other outcome is returned as it is.
-async fn waiting_out_safe_mode<T, E, Op, Fut>(
-    mut op: Op,
-    client_error: impl Fn(&E) -> &tusk_client::ClientError,
-    limit: Duration,
-) -> std::result::Result<T, E>
+async fn waiting_out_safe_mode<T, Op, Fut>(mut op: Op, limit: Duration) -> Result<T>
 where
     Op: FnMut() -> Fut,
-    Fut: std::future::Future<Output = std::result::Result<T, E>>,
+    Fut: std::future::Future<Output = Result<T>>,
 {
     let started = std::time::Instant::now();
     let mut pause = Duration::from_millis(100);
     loop {
         match op().await {
-            Err(e)
-                if client_error(&e).remote_exception() == Some(HadoopException::SafeMode)
+            Err(MapReduceError::Dfs { source, .. })
+                if source.remote_exception() == Some(HadoopException::SafeMode)
                     && started.elapsed() + pause <= limit =>
             {
-                tracing::warn!(error = %client_error(&e), "the NameNode is in safe mode; waiting");
+                tracing::warn!(error = %source, "the NameNode is in safe mode; waiting");
                 tokio::time::sleep(pause).await;
                 pause = (pause * 2).min(Duration::from_secs(2));
             }
@@ -395,12 +382,17 @@ mod tests {
 
     const SAFE_MODE: &str = "org.apache.hadoop.hdfs.server.namenode.SafeModeException";
 
-    fn refused(class: &str) -> ClientError {
-        ClientError::Remote(RemoteException::new(class, "refused"))
+    fn refused(class: &str) -> MapReduceError {
+        let e = ClientError::Remote(RemoteException::new(class, "refused"));
+        MapReduceError::dfs("create", "/staging/x.json", e)
     }
 
-    fn itself(e: &ClientError) -> &ClientError {
-        e
+    /// The NameNode's refusal inside a DFS error.
+    fn client_error(e: MapReduceError) -> ClientError {
+        match e {
+            MapReduceError::Dfs { source, .. } => source,
+            other => panic!("not a DFS error: {other}"),
+        }
     }
 
     #[tokio::test]
@@ -418,7 +410,6 @@ mod tests {
                     }
                 }
             },
-            itself,
             Duration::from_secs(30),
         )
         .await;
@@ -434,13 +425,12 @@ mod tests {
                 calls += 1;
                 async { Err::<(), _>(refused("org.apache.hadoop.security.AccessControlException")) }
             },
-            itself,
             Duration::from_secs(30),
         )
         .await;
         assert_eq!(calls, 1, "another refusal is not retried");
         assert_eq!(
-            denied.unwrap_err().remote_class(),
+            client_error(denied.unwrap_err()).remote_class(),
             Some("AccessControlException")
         );
 
@@ -451,13 +441,12 @@ mod tests {
                 calls += 1;
                 async { Err::<(), _>(refused(SAFE_MODE)) }
             },
-            itself,
             Duration::from_millis(250),
         )
         .await;
         assert_eq!(calls, 2);
         assert_eq!(
-            gave_up.unwrap_err().remote_exception(),
+            client_error(gave_up.unwrap_err()).remote_exception(),
             Some(HadoopException::SafeMode)
         );
     }

@@ -12,17 +12,14 @@
 //! records (submission → finish, and submission → last map's end for the map phase),
 //! as the anchor takes them from Hadoop's job history.
 //!
-//! The cost side is measured at the masters while the jobs run ([`crate::measure::master_cost`]): the heartbeat messages
-//! and bytes each master receives (per TCP connection from `ss -tinp`, sampled every
-//! half second in every network namespace of the cluster, the connection's peer process
-//! telling what it is: a DataNode, a NodeManager, an AM, or another client) and the
-//! masters' CPU (utime + stime from `/proc/<pid>/stat`). A message is a data segment
-//! received: heartbeats are far below one MSS, so each call is one segment. While jobs
-//! run, a DataNode's connection also carries its incremental block reports, so the same
-//! is measured once more on the idle cluster before the jobs (three DataNode periods,
-//! at least 9 s):
-//! there the DataNodes' calls are heartbeats alone, which is what `tusk
-//! heartbeat-advisor`'s model (Eq. 1: N · PS / TP bytes/s; N · C / TP cores) describes.
+//! The cost side is measured at the masters while the jobs run
+//! ([`crate::measure::master_cost`]): the heartbeat messages and bytes each master
+//! receives, per TCP connection, told apart by the process at the other end, and the
+//! masters' CPU. While jobs run, a DataNode's connection also carries its incremental
+//! block reports, so the same is measured once more on the idle cluster before the jobs
+//! (three DataNode periods, at least 9 s): there the DataNodes' calls are heartbeats
+//! alone, which is what `tusk heartbeat-advisor`'s model (Eq. 1: N · PS / TP bytes/s;
+//! N · C / TP cores) describes.
 //!
 //! Cases rotate across trials (by two per trial, as `run.sh sweep` does) so slow drift
 //! of a loaded host does not favour one case. With `vs_hadoop`, the anchor's

@@ -3,7 +3,6 @@
 //! a second while a study's jobs run. The scheduling study reads what the status-aware
 //! policies acted on; the interconnects study reads how busy the disks were.
 
-use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use tusk_yarn_client::ApplicationClient;
@@ -26,23 +25,22 @@ pub struct NodeSample {
 
 /// Asks the ResourceManager for every node's status once a second until stopped.
 pub struct NodeStatusSampler {
-    polls: Arc<Mutex<Vec<Vec<NodeSample>>>>,
     stop: tokio::sync::oneshot::Sender<()>,
-    task: tokio::task::JoinHandle<()>,
+    /// Ends with the polls it made when told to stop.
+    task: tokio::task::JoinHandle<Vec<Vec<NodeSample>>>,
 }
 
 impl NodeStatusSampler {
     /// Starts polling on the current tokio runtime.
     pub fn start(rm_addr: &str) -> Self {
-        let polls = Arc::new(Mutex::new(Vec::new()));
         let (stop, mut stopped) = tokio::sync::oneshot::channel();
         let client = ApplicationClient::new(rm_addr);
-        let into = polls.clone();
         let task = tokio::spawn(async move {
+            let mut polls = Vec::new();
             let mut tick = tokio::time::interval(POLL_EVERY);
             loop {
                 tokio::select! {
-                    _ = &mut stopped => return,
+                    _ = &mut stopped => return polls,
                     _ = tick.tick() => {}
                 }
                 let Ok(Ok(nodes)) = tokio::time::timeout(POLL_TIMEOUT, client.nodes()).await else {
@@ -61,17 +59,16 @@ impl NodeStatusSampler {
                         })
                     })
                     .collect();
-                into.lock().expect("sampler lock").push(poll);
+                polls.push(poll);
             }
         });
-        NodeStatusSampler { polls, stop, task }
+        NodeStatusSampler { stop, task }
     }
 
     /// Stops polling; one vector per answered poll, a sample per node that had a status.
     pub async fn stop(self) -> Vec<Vec<NodeSample>> {
         let _ = self.stop.send(());
-        let _ = self.task.await;
-        std::mem::take(&mut *self.polls.lock().expect("sampler lock"))
+        self.task.await.unwrap_or_default()
     }
 }
 
