@@ -16,6 +16,7 @@
 //! its own `XxxOptions` struct once at start-up and passes that down; nothing reads
 //! configuration globally.
 
+pub mod ha;
 mod keys;
 mod xml;
 

@@ -134,6 +134,7 @@ impl RpcService for FakeNameNode {
                         Ok(HeartbeatResponse {
                             commands,
                             keys: None,
+                            ..Default::default()
                         })
                     })
                     .await

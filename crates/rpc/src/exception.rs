@@ -54,6 +54,10 @@ hadoop_exceptions! {
     RpcServer => "org.apache.hadoop.ipc.RpcServerException",
     RpcNoSuchProtocol => "org.apache.hadoop.ipc.RpcNoSuchProtocolException",
     RpcNoSuchMethod => "org.apache.hadoop.ipc.RpcNoSuchMethodException",
+    /// A call to a NameNode that is not active (HA): the client fails over to another.
+    Standby => "org.apache.hadoop.ipc.StandbyException",
+    /// Retry the same server later (`RetriableException`): e.g. a NameNode becoming active.
+    Retriable => "org.apache.hadoop.ipc.RetriableException",
     // HDFS
     AlreadyBeingCreated => "org.apache.hadoop.hdfs.protocol.AlreadyBeingCreatedException",
     RecoveryInProgress => "org.apache.hadoop.hdfs.protocol.RecoveryInProgressException",

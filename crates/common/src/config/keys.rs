@@ -5,6 +5,11 @@
 
 /// Keys (and `prefix.` entries), sorted within each group.
 pub const KNOWN: &[&str] = &[
+    "dfs.client.failover.proxy.provider.",
+    // HA: the NameNode's own id in `dfs.ha.namenodes.NS` (else found by its address).
+    "dfs.ha.namenode.id",
+    "dfs.ha.namenodes.",
+    "dfs.nameservices",
     "fs.defaultFS",
     "fs.trash.checkpoint.interval",
     "fs.trash.interval",
@@ -131,6 +136,9 @@ pub const KNOWN: &[&str] = &[
     "dfs.namenode.redundancy.interval.seconds",
     "dfs.namenode.replication.min",
     "dfs.namenode.rpc-address",
+    // HA: `dfs.namenode.rpc-address.NS.NN` (and http-address) per NameNode.
+    "dfs.namenode.rpc-address.",
+    "dfs.namenode.http-address.",
     "dfs.namenode.rpc-bind-host",
     "dfs.namenode.safemode.extension",
     "dfs.namenode.safemode.min.datanodes",
@@ -246,6 +254,8 @@ pub const KNOWN: &[&str] = &[
     "tusk.mapreduce.speculative.slow-factor",
     // The NameNode's audit log file (default `${hadoop.log.dir}/hdfs-audit.log`; empty: none).
     "tusk.namenode.audit.log",
+    // HA: `log-address.NS.NN` (the replicated log's peer port), `log.dir`, timers.
+    "tusk.namenode.ha.",
     "tusk.node.disk.write-bytes-per-sec",
     "tusk.node.link.bits-per-sec",
     "tusk.nodemanager.node-id",

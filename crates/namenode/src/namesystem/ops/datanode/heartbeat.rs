@@ -18,6 +18,7 @@ impl Namesystem {
                 command: Some(Command::Reregister(true)),
             }],
             keys: None,
+            ..Default::default()
         };
         self.metrics.heartbeats.inc();
         if !req.received.is_empty() || !req.deleted.is_empty() {
@@ -75,6 +76,7 @@ impl Namesystem {
         Ok(HeartbeatResponse {
             commands,
             keys: self.block_keys_if_newer(req.newest_block_key_id),
+            ..Default::default()
         })
     }
 }
