@@ -2,6 +2,25 @@
 //! lease name and renewer, and the few calls the readers and writers make through it.
 //! The namespace calls are in `client`; this file sits below them and the readers and
 //! writers that `client` hands out.
+//!
+//! Every NameNode call goes through [`DfsClient::call`] (the lease renewer's too), on a
+//! [`FailoverRpcClient`]: with an HA nameservice, a call the NameNode refuses as standby,
+//! or whose connection cannot be opened or is lost before the answer, moves on to the
+//! next NameNode and is sent again, with the same client id and call id.
+//!
+//! Resending is safe for the idempotent calls (reads, `getFileInfo`,
+//! `getBlockLocations`, `mkdirs`, `setPermission`, `renewLease`, ...). It is not quite
+//! for the others (`create`, `append`, `rename`, `delete`, `addBlock`, `complete`,
+//! `concat`, ...) when the connection was lost after the call was sent: the old active
+//! may have applied and logged it, and Tusk's NameNodes keep no retry cache yet to
+//! answer the resent call with the first outcome, as Hadoop's do. Such a resend then
+//! reports the change as refused or not made although it was: `create` fails with
+//! `FileAlreadyExistsException` or `AlreadyBeingCreatedException`, `rename` and
+//! `delete` return false, `addBlock` of a file's first block is refused (a later
+//! block's is answered with the block already allocated). Hadoop's client
+//! returns the lost connection's error for these calls instead; Tusk resends them so a
+//! failover does not fail a write, taking that risk until the NameNode's retry cache
+//! exists (the client id and call id it needs are already sent unchanged).
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
@@ -9,14 +28,15 @@ use std::time::Duration;
 
 use tokio::sync::OnceCell;
 use tusk_proto::hdfs as h;
-use tusk_rpc::{HadoopException, RpcClient};
+use tusk_rpc::{FailoverRpcClient, HadoopException};
 
 use crate::adaptive::LinkMeter;
 use crate::error::{ClientError, Result};
 use crate::options::ClientOptions;
 
 pub(crate) struct Inner {
-    pub rpc: RpcClient,
+    /// The NameNode, or the nameservice's NameNodes, for ClientProtocol calls.
+    pub rpc: FailoverRpcClient,
     pub options: ClientOptions,
     /// Lease holder name sent with create/addBlock/complete.
     pub client_name: String,
@@ -37,12 +57,10 @@ pub struct DfsClient {
 }
 
 impl DfsClient {
-    /// A client for the NameNode in `options`; connects on first use.
+    /// A client for the NameNode (or the nameservice) in `options`; connects on first
+    /// use.
     pub fn new(options: ClientOptions) -> Self {
-        let rpc = RpcClient::new(
-            options.namenode.clone(),
-            options.rpc_options(tusk_proto::protocol_names::CLIENT_PROTOCOL),
-        );
+        let rpc = options.namenode_rpc(tusk_proto::protocol_names::CLIENT_PROTOCOL);
         let client_name = format!(
             "DFSClient_NONMAPREDUCE_{}_{}",
             rand::random::<u32>() >> 1,
@@ -67,6 +85,12 @@ impl DfsClient {
 
     pub fn client_name(&self) -> &str {
         &self.inner.client_name
+    }
+
+    /// The RPC address of the NameNode calls go to: the one that last answered (with
+    /// an HA nameservice, the active one as far as this client knows).
+    pub fn active_namenode(&self) -> &str {
+        self.inner.rpc.active_addr()
     }
 
     /// A data connection to the DataNode at `ip:port`: TCP, then, when

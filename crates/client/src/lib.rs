@@ -1,7 +1,8 @@
 //! The file system client used by the CLI, the benchmarks and tests.
 //!
 //! Layout:
-//! - `options`: [`ClientOptions`] (NameNode address, replication mode, sizes).
+//! - `options`: [`ClientOptions`] (NameNode address or HA nameservice, failover,
+//!   replication mode, sizes).
 //! - `connection`: [`DfsClient`] itself, its one shared NameNode connection (many calls
 //!   in flight), lease renewal, and the calls readers and writers make through it.
 //! - `client`: every namespace call of [`DfsClient`] as a future.
@@ -42,9 +43,9 @@ pub mod writer;
 pub use blocking::BlockingClient;
 pub use client::{CreateOptions, DfsClient};
 pub use error::ClientError;
-pub use options::{ClientOptions, ReplaceDatanodePolicy, ReplicationMode};
+pub use options::{ClientOptions, HaNameservice, ReplaceDatanodePolicy, ReplicationMode};
 pub use reader::FileReader;
 pub use status::FileStatus;
 pub use tusk_datatransfer::{ChecksumCombineMode, FileChecksum};
-pub use tusk_rpc::{ConnectRetry, HadoopException};
+pub use tusk_rpc::{ConnectRetry, FailoverOptions, HadoopException};
 pub use writer::FileWriter;

@@ -1,9 +1,10 @@
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
+use tusk_common::config::ha::Nameservice;
 use tusk_common::Configuration;
 use tusk_datatransfer::ChecksumCombineMode;
-use tusk_rpc::{ConnectRetry, KerberosLogin, RpcClientOptions};
+use tusk_rpc::{ConnectRetry, FailoverOptions, FailoverRpcClient, KerberosLogin, RpcClientOptions};
 
 use crate::error::{ClientError, Result};
 
@@ -94,8 +95,18 @@ impl std::str::FromStr for ReplaceDatanodePolicy {
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(default)]
 pub struct ClientOptions {
-    /// NameNode RPC address `host:port` (from `fs.defaultFS`).
+    /// NameNode RPC address `host:port` (from `fs.defaultFS`), or the logical name of
+    /// an HA nameservice (`ns1` of `hdfs://ns1`), whose NameNodes are in `nameservice`.
+    /// Paths are qualified with it (`hdfs://{namenode}/...`) either way.
     pub namenode: String,
+    /// The HA nameservice of `fs.defaultFS` and its NameNodes' RPC addresses, when it
+    /// names one (`dfs.nameservices`, `dfs.ha.namenodes.NS`,
+    /// `dfs.namenode.rpc-address.NS.NN`). Used while `namenode`'s host is its name, so
+    /// a copy of these options pointed at another NameNode talks to that one alone.
+    pub nameservice: Option<HaNameservice>,
+    /// How calls move between the nameservice's NameNodes (`dfs.client.failover.*`,
+    /// `dfs.client.retry.max.attempts`); unused without a nameservice.
+    pub failover: FailoverOptions,
     /// User named in the RPC connection context.
     pub user: String,
     /// `dfs.replication`.
@@ -174,6 +185,8 @@ impl Default for ClientOptions {
     fn default() -> Self {
         ClientOptions {
             namenode: "127.0.0.1:8020".into(),
+            nameservice: None,
+            failover: FailoverOptions::default(),
             user: tusk_common::current_user(),
             replication: 3,
             block_size: 128 << 20,
@@ -211,6 +224,15 @@ impl ClientOptions {
             message: e.to_string(),
         };
         let fs = conf.get_str("fs.defaultFS", "hdfs://127.0.0.1:8020");
+        let nameservice = HaNameservice::of_uri(conf, &fs)?;
+        let namenode = match &nameservice {
+            Some(ns) => ns.id.clone(),
+            None => namenode_addr(&fs).ok_or_else(|| ClientError::InvalidArgument {
+                path: fs.clone(),
+                message: "fs.defaultFS must look like hdfs://host:port".into(),
+            })?,
+        };
+        let connect_retry = ConnectRetry::from_conf(conf).map_err(bad)?;
         let namenode_principal =
             tusk_rpc::auth::ServerPrincipal::from_conf(conf, "dfs.namenode.kerberos.principal");
         if namenode_principal.is_none() && tusk_rpc::auth::kerberos_enabled(conf).map_err(bad)? {
@@ -220,10 +242,9 @@ impl ClientOptions {
             });
         }
         Ok(ClientOptions {
-            namenode: namenode_addr(&fs).ok_or_else(|| ClientError::InvalidArgument {
-                path: fs.clone(),
-                message: "fs.defaultFS must look like hdfs://host:port".into(),
-            })?,
+            namenode,
+            nameservice,
+            failover: failover_options(conf, connect_retry).map_err(bad)?,
             user: d.user,
             replication: conf.get_u64("dfs.replication", 3).map_err(bad)? as u16,
             block_size: conf.get_u64("dfs.blocksize", d.block_size).map_err(bad)?,
@@ -264,7 +285,7 @@ impl ClientOptions {
                     d.replace_datanode_best_effort,
                 )
                 .map_err(bad)?,
-            connect_retry: ConnectRetry::from_conf(conf).map_err(bad)?,
+            connect_retry,
             checksum_combine_mode: conf
                 .get_str("dfs.checksum.combine.mode", "MD5MD5CRC")
                 .parse()
@@ -313,7 +334,7 @@ impl ClientOptions {
             Ok(credentials) => {
                 self.delegation_token = credentials
                     .tokens_of_kind(tusk_security::delegation_token::HDFS_DELEGATION_KIND)
-                    .find(|t| same_service(&t.service, &self.namenode))
+                    .find(|t| same_service(&t.service, &self.token_service()))
                     .cloned();
             }
             Err(e) => {
@@ -342,6 +363,36 @@ pub fn same_service(service: &str, namenode: &str) -> bool {
 }
 
 impl ClientOptions {
+    /// The HA nameservice `namenode` names, if it names the one configured: `ns1` or
+    /// `ns1:port` (Hadoop goes by the URI's host alone).
+    pub fn ha_nameservice(&self) -> Option<&HaNameservice> {
+        let host = self
+            .namenode
+            .rsplit_once(':')
+            .map_or(self.namenode.as_str(), |(host, _)| host);
+        self.nameservice.as_ref().filter(|ns| ns.id == host)
+    }
+
+    /// The service a delegation token for this file system names: the NameNode's
+    /// address, or for an HA nameservice `ha-hdfs:NS` (Hadoop's
+    /// `HAUtilClient.buildTokenServiceForLogicalUri`), which every NameNode of it takes.
+    pub fn token_service(&self) -> String {
+        match self.ha_nameservice() {
+            Some(ns) => format!("{HA_TOKEN_SERVICE_PREFIX}{}", ns.id),
+            None => self.namenode.clone(),
+        }
+    }
+
+    /// A client of the NameNode's RPC port for `protocol`: of the nameservice's
+    /// NameNodes, failing over between them, or of the one NameNode `namenode` names.
+    pub fn namenode_rpc(&self, protocol: &str) -> FailoverRpcClient {
+        let rpc = self.rpc_options(protocol);
+        match self.ha_nameservice() {
+            Some(ns) => FailoverRpcClient::new(ns.namenodes.clone(), rpc, self.failover),
+            None => FailoverRpcClient::single(self.namenode.clone(), rpc),
+        }
+    }
+
     /// The options of an RPC connection to the NameNode for `protocol`: as this
     /// client's user under SIMPLE; under Kerberos with `kinit`'s ticket, as its
     /// principal or as `HADOOP_PROXY_USER` when set (which the NameNode must allow).
@@ -372,6 +423,73 @@ impl ClientOptions {
             ..Default::default()
         }
     }
+}
+
+/// What a token's service starts with when it names an HA nameservice, not an address.
+pub const HA_TOKEN_SERVICE_PREFIX: &str = "ha-hdfs:";
+
+/// An HA nameservice as its clients need it: its logical name and its NameNodes.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct HaNameservice {
+    /// `ns1` of `dfs.nameservices`.
+    pub id: String,
+    /// The NameNodes' RPC addresses, `host:port`, in `dfs.ha.namenodes.NS`'s order.
+    pub namenodes: Vec<String>,
+}
+
+impl HaNameservice {
+    /// The nameservice `uri` (`hdfs://NS[:port][/...]`) names by its host, if that
+    /// host is a configured nameservice.
+    pub fn of_uri(conf: &Configuration, uri: &str) -> Result<Option<HaNameservice>> {
+        let Some(authority) = namenode_addr(uri) else {
+            return Ok(None);
+        };
+        let host = authority
+            .rsplit_once(':')
+            .map_or(authority.as_str(), |(host, _)| host);
+        let nameservice =
+            Nameservice::from_conf(conf, host).map_err(|message| ClientError::InvalidArgument {
+                path: uri.to_string(),
+                message,
+            })?;
+        Ok(nameservice.map(|ns| HaNameservice {
+            namenodes: ns.rpc_addresses(),
+            id: ns.id,
+        }))
+    }
+}
+
+/// HDFS's client failover keys, its defaults where unset; a NameNode's connection is
+/// retried `dfs.client.failover.connection.retries*` times, `connect_retry.interval`
+/// apart, before the next NameNode is tried.
+fn failover_options(
+    conf: &Configuration,
+    connect_retry: ConnectRetry,
+) -> Result<FailoverOptions, tusk_common::ConfigError> {
+    let d = FailoverOptions::default();
+    let millis = |key: &str, default: Duration| {
+        conf.get_u64(key, default.as_millis() as u64)
+            .map(Duration::from_millis)
+    };
+    Ok(FailoverOptions {
+        max_failovers: conf.get_u64("dfs.client.failover.max.attempts", d.max_failovers.into())?
+            as u32,
+        max_retries: conf.get_u64("dfs.client.retry.max.attempts", d.max_retries.into())? as u32,
+        sleep_base: millis("dfs.client.failover.sleep.base.millis", d.sleep_base)?,
+        sleep_max: millis("dfs.client.failover.sleep.max.millis", d.sleep_max)?,
+        connect_retry: ConnectRetry {
+            max_retries: conf.get_u64(
+                "dfs.client.failover.connection.retries",
+                d.connect_retry.max_retries.into(),
+            )? as u32,
+            max_retries_on_timeouts: conf.get_u64(
+                "dfs.client.failover.connection.retries.on.timeouts",
+                d.connect_retry.max_retries_on_timeouts.into(),
+            )? as u32,
+            interval: connect_retry.interval,
+        },
+    })
 }
 
 fn replace_policy(conf: &Configuration) -> Result<ReplaceDatanodePolicy> {
@@ -432,6 +550,72 @@ mod tests {
         assert_eq!(adaptive.link_bits_per_sec, 10_000_000_000);
         conf.set("dfs.client.write.replication-mode", "chain");
         assert!(ClientOptions::from_conf(&conf).is_err());
+    }
+
+    fn ha_conf() -> Configuration {
+        let mut conf = Configuration::new();
+        conf.set("fs.defaultFS", "hdfs://ns1/user");
+        conf.set("dfs.nameservices", "ns1");
+        conf.set("dfs.ha.namenodes.ns1", "nn1,nn2");
+        conf.set("dfs.namenode.rpc-address.ns1.nn1", "h1:8020");
+        conf.set("dfs.namenode.rpc-address.ns1.nn2", "h2:8020");
+        conf
+    }
+
+    #[test]
+    fn a_nameservice_in_default_fs_gives_its_namenodes_and_hadoops_failover_defaults() {
+        let options = ClientOptions::from_conf(&ha_conf()).unwrap();
+        assert_eq!(options.namenode, "ns1");
+        let ns = options.ha_nameservice().expect("the nameservice applies");
+        assert_eq!(ns.namenodes, vec!["h1:8020", "h2:8020"]);
+        assert_eq!(options.token_service(), "ha-hdfs:ns1");
+        assert_eq!(options.failover, FailoverOptions::default());
+        assert_eq!(options.failover.max_failovers, 15);
+        assert_eq!(options.failover.connect_retry.max_retries, 0);
+        let rpc = options.namenode_rpc("p");
+        assert_eq!(rpc.addrs().collect::<Vec<_>>(), vec!["h1:8020", "h2:8020"]);
+
+        let elsewhere = ClientOptions {
+            namenode: "other:8020".into(),
+            ..options.clone()
+        };
+        assert!(elsewhere.ha_nameservice().is_none());
+        assert_eq!(elsewhere.token_service(), "other:8020");
+        let rpc = elsewhere.namenode_rpc("p");
+        assert_eq!(rpc.addrs().collect::<Vec<_>>(), vec!["other:8020"]);
+
+        let with_port = ClientOptions {
+            namenode: "ns1:8020".into(),
+            ..options
+        };
+        assert!(
+            with_port.ha_nameservice().is_some(),
+            "Hadoop goes by the host"
+        );
+    }
+
+    #[test]
+    fn failover_keys_are_read() {
+        let mut conf = ha_conf();
+        conf.set("dfs.client.failover.max.attempts", "3");
+        conf.set("dfs.client.failover.sleep.base.millis", "10");
+        conf.set("dfs.client.failover.sleep.max.millis", "40");
+        conf.set("dfs.client.retry.max.attempts", "2");
+        conf.set("dfs.client.failover.connection.retries", "1");
+        conf.set("ipc.client.connect.retry.interval", "5");
+        let failover = ClientOptions::from_conf(&conf).unwrap().failover;
+        assert_eq!(failover.max_failovers, 3);
+        assert_eq!(failover.max_retries, 2);
+        assert_eq!(failover.sleep_base, Duration::from_millis(10));
+        assert_eq!(failover.sleep_max, Duration::from_millis(40));
+        assert_eq!(failover.connect_retry.max_retries, 1);
+        assert_eq!(failover.connect_retry.interval, Duration::from_millis(5));
+
+        conf.set("dfs.ha.namenodes.ns1", "nn1,nn3");
+        assert!(
+            ClientOptions::from_conf(&conf).is_err(),
+            "a NameNode without an address"
+        );
     }
 
     #[test]

@@ -6,9 +6,13 @@
 //! `ipc.client.connect.retry.interval` apart; a connect that times out up to
 //! `ipc.client.connect.max.retries.on.timeouts` times, at once (the timeout was the wait).
 //! A client given a token authenticates with it (SASL `TOKEN`, DIGEST-MD5: `client/sasl`)
-//! before its connection context, and then runs as the token's user.
+//! before its connection context, and then runs as the token's user. A client of servers
+//! one of which is active at a time (HA NameNodes) moves between them: `client/failover`.
 
+mod failover;
 mod sasl;
+
+pub use failover::{FailoverOptions, FailoverRpcClient};
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicI32, AtomicU64, Ordering};
@@ -206,6 +210,17 @@ impl RpcClient {
     /// Creates a client; the connection is opened by the first call.
     pub fn new(addr: impl Into<String>, options: RpcClientOptions) -> Self {
         let client_id: [u8; 16] = rand::random();
+        Self::with_client_id(addr, options, Bytes::copy_from_slice(&client_id))
+    }
+
+    /// A client naming itself `client_id` in its calls: the servers of one
+    /// [`FailoverRpcClient`] share one, as the retry cache a NameNode passes on to the
+    /// next active one is keyed on it.
+    pub(crate) fn with_client_id(
+        addr: impl Into<String>,
+        options: RpcClientOptions,
+        client_id: Bytes,
+    ) -> Self {
         RpcClient {
             addr: addr.into(),
             window: Semaphore::new(options.max_in_flight.max(1)),
@@ -213,7 +228,7 @@ impl RpcClient {
             conn: Mutex::new(None),
             connecting: tokio::sync::Mutex::new(()),
             next_call_id: AtomicI32::new(0),
-            client_id: Bytes::copy_from_slice(&client_id),
+            client_id,
             connect_attempts: AtomicU64::new(0),
             failed_cycles: AtomicU64::new(0),
             last_failure: Mutex::new(None),
@@ -245,13 +260,27 @@ impl RpcClient {
 
     /// Calls `method` with an encoded request; returns the encoded reply.
     pub async fn call_raw(&self, method: &str, request: &[u8]) -> Result<Bytes, RpcError> {
+        let call_id = self.next_call_id.fetch_add(1, Ordering::Relaxed) & i32::MAX;
+        self.call_as(method, request, call_id, 0).await
+    }
+
+    /// Sends a call as `call_id`, its `retry_count`th retry: a retry keeps the first
+    /// attempt's call id, so a server's retry cache (keyed on client id and call id)
+    /// can answer it with the first attempt's outcome. The caller keeps `call_id`
+    /// unique among this client's calls in flight.
+    pub(crate) async fn call_as(
+        &self,
+        method: &str,
+        request: &[u8],
+        call_id: i32,
+        retry_count: i32,
+    ) -> Result<Bytes, RpcError> {
         let _permit = self
             .window
             .acquire()
             .await
             .map_err(|_| RpcError::ConnectionClosed)?;
         let conn = self.connection().await?;
-        let call_id = self.next_call_id.fetch_add(1, Ordering::Relaxed) & i32::MAX;
         let (tx, rx) = oneshot::channel();
         {
             let mut pending = conn.pending.lock().expect("pending lock");
@@ -260,7 +289,10 @@ impl RpcClient {
             }
             pending.calls.insert(call_id, tx);
         }
-        let header = self.request_header(call_id);
+        let header = RpcRequestHeaderProto {
+            retry_count: Some(retry_count),
+            ..self.request_header(call_id)
+        };
         let req_header = RequestHeaderProto {
             method_name: method.to_string(),
             declaring_class_protocol_name: self.options.protocol.clone(),

@@ -16,6 +16,8 @@
 //!   token (SASL DIGEST-MD5, `client/sasl`); call ids match
 //!   replies to callers; a window bounds calls in flight; opening a connection is
 //!   retried as Hadoop's `ipc.client.connect.*` keys say ([`ConnectRetry`]).
+//!   `client/failover`: [`FailoverRpcClient`], calls to servers one of which is active
+//!   at a time (HA NameNodes), moved to the next on standby or a lost connection.
 //! - `auth`: `hadoop.security.authentication` and a service's Kerberos identity from
 //!   its principal and keytab keys.
 //! - `service`: the trait a protocol implements, the outcomes a call can have, and the
@@ -32,7 +34,7 @@ pub mod frame;
 pub mod server;
 pub mod service;
 
-pub use client::{ConnectRetry, RpcClient, RpcClientOptions};
+pub use client::{ConnectRetry, FailoverOptions, FailoverRpcClient, RpcClient, RpcClientOptions};
 pub use error::{RemoteException, RpcError};
 pub use exception::HadoopException;
 pub use server::{RpcServer, RpcServerOptions, RpcServerStats};

@@ -9,8 +9,8 @@ use crate::error::Result;
 
 impl DfsClient {
     /// A delegation token renewable by `renewer`, its service set to this NameNode's
-    /// address as Hadoop's client sets it; `None` when the NameNode runs without
-    /// Kerberos (it issues none then).
+    /// address (`ha-hdfs:NS` for an HA nameservice) as Hadoop's client sets it; `None`
+    /// when the NameNode runs without Kerberos (it issues none then).
     pub async fn get_delegation_token(&self, renewer: &str) -> Result<Option<TokenProto>> {
         let r: h::GetDelegationTokenResponseProto = self
             .call(
@@ -21,7 +21,7 @@ impl DfsClient {
             )
             .await?;
         Ok(r.token.map(|token| TokenProto {
-            service: self.options().namenode.clone(),
+            service: self.options().token_service(),
             ..token
         }))
     }

@@ -78,8 +78,16 @@ pub const KNOWN: &[&str] = &[
     "dfs.client.block.write.replace-datanode-on-failure.best-effort",
     "dfs.client.block.write.replace-datanode-on-failure.enable",
     "dfs.client.block.write.replace-datanode-on-failure.policy",
+    // HA client failover (Hadoop's defaults: 0, 0, 15, 500, 15000).
+    "dfs.client.failover.connection.retries",
+    "dfs.client.failover.connection.retries.on.timeouts",
+    "dfs.client.failover.max.attempts",
+    "dfs.client.failover.sleep.base.millis",
+    "dfs.client.failover.sleep.max.millis",
     "dfs.client.read.shortcircuit",
     "dfs.client.read.shortcircuit.skip.checksum",
+    // Retries of a NameNode that answered RetriableException (10).
+    "dfs.client.retry.max.attempts",
     "dfs.client.socket-timeout",
     "dfs.client.write.max-packets-in-flight",
     "dfs.client.write.replication-mode",
