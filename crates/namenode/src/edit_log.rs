@@ -392,6 +392,31 @@ impl EditLog {
         Ok(())
     }
 
+    /// On an HA standby: the edits up to `txid` were made by the active and are
+    /// durable in the replicated log, so the next edit made here is `txid + 1`. Call
+    /// with the namesystem's write lock held and nothing appended here.
+    pub fn advance_to(&self, txid: u64) {
+        let mut buf = self.shared.buffer.lock().expect("edit buffer");
+        debug_assert!(buf.data.is_empty(), "a standby appends no edits");
+        buf.last_txid = txid;
+        buf.taken_txid = txid;
+        self.shared.appended.store(txid, Ordering::Release);
+        self.shared.durable_mark.fetch_max(txid, Ordering::AcqRel);
+        self.shared
+            .durable
+            .send_modify(|w| w.mark = w.mark.max(txid));
+    }
+
+    /// Fails the log as a failed sync does: nothing more is acknowledged, and the
+    /// NameNode stops (HA: an active that lost leadership holding edits that may never
+    /// commit).
+    pub fn fail(&self, reason: &str) {
+        self.shared.failed.store(true, Ordering::Release);
+        self.shared.durable.send_modify(|w| {
+            w.failed = Some(RemoteException::of(HadoopException::Io, reason.to_string()))
+        });
+    }
+
     /// Syncs what is buffered (clean shutdown).
     pub fn close(&self) {
         let _ = self.flush_blocking();

@@ -107,6 +107,13 @@ pub enum NameNodeError {
     /// A namespace change refused in safe mode; `message` is HDFS's, with its tip.
     #[error("{message}")]
     SafeMode { message: String },
+    /// HA: a call this NameNode does not serve in its state (HDFS's `StandbyException`,
+    /// which clients take as "fail over to another NameNode").
+    #[error("Operation category {category} is not supported in state {state}. Visit https://s.apache.org/sbnn-error")]
+    Standby {
+        category: &'static str,
+        state: &'static str,
+    },
     #[error("{operation} is not supported by Tusk")]
     Unsupported { operation: String },
     #[error("Datanode denied communication with namenode because the host is not in the include-list: {node}")]
@@ -229,6 +236,7 @@ impl NameNodeError {
             MaxDirectoryItemsExceeded { .. } => HadoopException::MaxDirectoryItemsExceeded,
             InvalidArgument { .. } => HadoopException::HadoopIllegalArgument,
             SafeMode { .. } => HadoopException::SafeMode,
+            Standby { .. } => HadoopException::Standby,
             Unsupported { .. } => HadoopException::UnsupportedOperation,
             DisallowedDatanode { .. } => HadoopException::DisallowedDatanode,
             UnregisteredDatanode { .. } => HadoopException::UnregisteredNode,

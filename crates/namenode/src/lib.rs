@@ -41,6 +41,7 @@ pub mod edit_log;
 pub mod error;
 pub mod fs_limits;
 pub mod fsck;
+pub mod ha;
 pub mod http;
 pub mod metrics;
 pub mod namespace;
@@ -112,9 +113,40 @@ impl NameNode {
     /// and serves RPC on `listener` until `shutdown` fires, or until no name directory
     /// can be written: then it stops at once, as HDFS terminates, so that nothing more is
     /// answered from memory that can no longer be made durable.
+    /// Formats the name directories of every NameNode of an HA nameservice as one
+    /// namespace: the same ids and the same empty image, as HDFS's `-format` on one
+    /// NameNode and `-bootstrapStandby` on the others leave them. Destroys what they held.
+    pub fn format_ha(
+        options: &[NameNodeOptions],
+        cluster_id: Option<&str>,
+    ) -> Result<(), NameNodeError> {
+        let mut info = storage::StorageInfo::generate();
+        if let Some(id) = cluster_id {
+            info.cluster_id = id.to_string();
+        }
+        let created = tusk_common::now_millis();
+        for o in options {
+            let dirs = storage::NameDirs::locked(&o.name_dirs)?;
+            Namesystem::format_locked_at(&dirs, o, info.clone(), created)?;
+        }
+        Ok(())
+    }
+
     pub async fn start(
         options: NameNodeOptions,
         listener: TcpListener,
+        shutdown: Shutdown,
+    ) -> Result<NameNode, NameNodeError> {
+        Self::start_ha(options, listener, None, shutdown).await
+    }
+
+    /// [`NameNode::start`], with the replicated log's listener already bound (HA; tests
+    /// bind every member's port before starting any). Without it an HA NameNode binds
+    /// its configured log address.
+    pub async fn start_ha(
+        options: NameNodeOptions,
+        listener: TcpListener,
+        log_listener: Option<TcpListener>,
         shutdown: Shutdown,
     ) -> Result<NameNode, NameNodeError> {
         let addr = listener.local_addr()?;
@@ -129,6 +161,9 @@ impl NameNode {
         .map_err(|e| NameNodeError::EditLog(format!("load task failed: {e}")))??;
         let stop = Shutdown::new();
         tokio::spawn(stop_when_unwritable(fsn.clone(), shutdown, stop.clone()));
+        if fsn.options.ha.is_some() {
+            ha::start_log(&fsn, log_listener, stop.clone()).await?;
+        }
         namesystem::spawn_monitors(fsn.clone(), stop.clone());
         namesystem::spawn_key_roller(fsn.clone(), stop.clone());
         namesystem::spawn_trash_emptier(fsn.clone(), stop.clone());

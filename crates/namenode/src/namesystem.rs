@@ -91,6 +91,13 @@ pub struct State {
     pub snapshots: crate::snapshot::Snapshots,
     /// Delegation token master keys and live tokens (in the image and the edit log).
     pub delegation_tokens: tusk_security::DelegationTokenSecretManager,
+    /// HA: this NameNode is a standby (the DataNodes' reports may run ahead of the edits
+    /// it has applied). Changed with [`crate::ha::HaRole`], under this lock.
+    pub standby: bool,
+    /// HA: replicas reported to a standby before the edit that makes their block (or
+    /// its generation) known arrived; taken in once it has (HDFS's
+    /// `PendingDataNodeMessages`).
+    pub standby_reports: Vec<(crate::datanodes::DnIdx, tusk_proto::internal::ReplicaReport)>,
 }
 
 impl State {
@@ -222,6 +229,8 @@ pub struct Namesystem {
     pub admin_settings: AdminSettings,
     /// HDFS's audit log of client operations; `None` when none is configured.
     pub audit: Option<crate::audit::AuditLog>,
+    /// Active or standby (HA); always active for a NameNode on its own.
+    pub ha: crate::ha::HaRole,
 }
 
 impl Namesystem {
@@ -237,12 +246,19 @@ impl Namesystem {
         options: &NameNodeOptions,
         info: StorageInfo,
     ) -> Result<StorageInfo> {
+        Self::format_locked_at(dirs, options, info, tusk_common::now_millis())
+    }
+
+    /// [`Namesystem::format_locked`] with the root made at `created` (ms), so HA
+    /// NameNodes formatted one after another hold the same image.
+    pub fn format_locked_at(
+        dirs: &NameDirs,
+        options: &NameNodeOptions,
+        info: StorageInfo,
+        created: u64,
+    ) -> Result<StorageInfo> {
         let mut st = State::from_image(&FsImage::default(), options);
-        st.ns = Namespace::new(
-            &options.superuser,
-            &options.supergroup,
-            tusk_common::now_millis(),
-        );
+        st.ns = Namespace::new(&options.superuser, &options.supergroup, created);
         let empty = st.to_image(
             0,
             &StorageInfo {
@@ -318,8 +334,28 @@ impl Namesystem {
             None => Topology::default(),
         }
         .with_script(options.topology_script.clone());
-        let sink = dirs.open_segment(last_txid + 1)?;
-        let edit_log = EditLog::start(Box::new(sink), last_txid);
+        // Under HA the edits go to the replicated log, which the NameNode starts after
+        // loading (`crate::ha`); the name directories keep only the formatted image.
+        if options.ha.is_some() && last_txid > 0 {
+            return Err(NameNodeError::InvalidArgument {
+                message: format!(
+                    "the name directories hold edits up to txid {last_txid}: an HA NameNode starts from a namespace formatted for HA, whose edits are in the replicated log"
+                ),
+            });
+        }
+        let (edit_log, ha) = if options.ha.is_some() {
+            let sink = crate::ha::NotActiveSink;
+            (
+                EditLog::start(Box::new(sink), last_txid),
+                crate::ha::HaRole::standby(),
+            )
+        } else {
+            let sink = dirs.open_segment(last_txid + 1)?;
+            (
+                EditLog::start(Box::new(sink), last_txid),
+                crate::ha::HaRole::single(),
+            )
+        };
         let permissions = Permissions {
             enabled: options.permissions_enabled,
             superuser: options.superuser.clone(),
@@ -345,6 +381,7 @@ impl Namesystem {
             metrics: Default::default(),
             startup,
             admin_settings: Default::default(),
+            ha,
         });
         fsn.metrics.register(fsn.edit_log.metrics(), {
             let fsn = Arc::downgrade(&fsn);
@@ -390,6 +427,7 @@ impl Namesystem {
 
     /// Applies `op` and appends it to the log; call with the write lock held.
     pub fn apply_and_log(&self, st: &mut State, op: Op) -> Result<u64> {
+        self.ha.check_active("WRITE")?;
         self.check_writable()?;
         st.check_safe_mode(|| st.describe_op(&op))?;
         st.verify_quota(&op)?;
@@ -469,6 +507,11 @@ impl Namesystem {
     /// Starts a new edit segment after the last record; returns that record's txid.
     /// Takes the held write lock so no record is appended meanwhile.
     fn roll_segment(&self, _st: &State) -> Result<u64> {
+        if self.ha.is_enabled() {
+            return Err(NameNodeError::Unsupported {
+                operation: "a local edit segment or checkpoint under HA (the replicated log holds the edits)".into(),
+            });
+        }
         let last = self.edit_log.last_txid();
         self.edit_log
             .roll(Box::new(self.name_dirs.open_segment(last + 1)?))?;
@@ -490,6 +533,10 @@ impl Namesystem {
             return Err(NameNodeError::NoNameDirectory {
                 last_error: "an edit log sync failed; the namespace was not saved".into(),
             });
+        }
+        if self.ha.is_enabled() {
+            // The replicated log holds every edit; there is no local segment to close.
+            return Ok(());
         }
         let r = self.checkpoint();
         self.edit_log.close();

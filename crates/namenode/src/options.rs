@@ -148,6 +148,10 @@ pub struct NameNodeOptions {
     /// HDFS's audit log: where it goes and which commands it leaves out.
     #[serde(default)]
     pub audit: crate::audit::AuditOptions,
+    /// High availability: the nameservice this NameNode is one of and its replicated
+    /// edit log; `None` for a NameNode on its own.
+    #[serde(default)]
+    pub ha: Option<crate::ha::HaOptions>,
 }
 
 impl Default for NameNodeOptions {
@@ -202,6 +206,7 @@ impl Default for NameNodeOptions {
             kerberos: None,
             meta: MetaOptions::default(),
             audit: Default::default(),
+            ha: None,
         }
     }
 }
@@ -233,13 +238,15 @@ impl NameNodeOptions {
             Some(identity) => identity.short_name("0.0.0.0").map_err(identity_error)?,
             None => d.superuser,
         };
+        let name_dirs = conf
+            .get("dfs.namenode.name.dir")
+            .map(parse_dir_list)
+            .filter(|dirs| !dirs.is_empty())
+            .unwrap_or(d.name_dirs);
+        let ha = crate::ha::HaOptions::from_conf(conf, &name_dirs[0])?;
         Ok(NameNodeOptions {
             conf: tusk_http::daemon::EffectiveConf::new(conf),
-            name_dirs: conf
-                .get("dfs.namenode.name.dir")
-                .map(parse_dir_list)
-                .filter(|dirs| !dirs.is_empty())
-                .unwrap_or(d.name_dirs),
+            name_dirs,
             default_replication: conf.get_u64("dfs.replication", 3)? as u32,
             max_replication: conf.get_u64("dfs.replication.max", 512)? as u32,
             min_replication: conf.get_u64("dfs.namenode.replication.min", 1)? as u32,
@@ -408,6 +415,7 @@ impl NameNodeOptions {
             kerberos,
             meta: MetaOptions::from_conf(conf)?,
             audit: crate::audit::AuditOptions::from_conf(conf)?,
+            ha,
         })
     }
 

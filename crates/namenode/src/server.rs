@@ -184,6 +184,12 @@ impl ClientProtocolService {
     /// Every method but `complete` and `recoverLease` (which may wait for DataNodes) runs
     /// to its end here; namespace changes are acknowledged once their edit is durable.
     fn dispatch(self: Arc<Self>, ctx: CallContext, method: &str, body: Bytes) -> CallOutcome {
+        // HA: a standby serves no client call but its state; the client fails over.
+        if method != "getHAServiceState" {
+            if let Err(e) = self.fsn.ha.check_active(operation_category(method)) {
+                return CallOutcome::Now(Err(e.into()));
+            }
+        }
         // nsadmin: safe mode refuses namespace writes before anything else is checked
         let audited = audit::target(&self.fsn, method, &body);
         let outcome = match self.fsn.refuse_in_safe_mode(method, &body) {
@@ -201,6 +207,18 @@ impl ClientProtocolService {
             Some(target) => audit::record(self.fsn.clone(), &ctx, target, outcome),
             None => outcome,
         }
+    }
+}
+
+/// HDFS's operation category of a client call, as a standby's refusal names it.
+fn operation_category(method: &str) -> &'static str {
+    if ["get", "list", "msync", "isFileClosed"]
+        .iter()
+        .any(|r| method.starts_with(r))
+    {
+        "READ"
+    } else {
+        "WRITE"
     }
 }
 

@@ -105,6 +105,11 @@ pub struct BlockTokenSecretManager {
     protobuf: bool,
     /// The id of the last key made (master).
     serial: i32,
+    /// Master: key ids are made in `[range_start, range_start + range_len)`. HA
+    /// NameNodes each make keys from their own range (HDFS's `nnIndex`), so a DataNode
+    /// holding every NameNode's keys never finds two under one id.
+    range_start: i32,
+    range_len: i32,
     current: Option<BlockKey>,
     /// The key after `current` (master).
     next: Option<BlockKey>,
@@ -122,12 +127,29 @@ impl BlockTokenSecretManager {
         protobuf: bool,
         now: u64,
     ) -> Self {
+        Self::master_of(key_update_interval, token_lifetime, protobuf, now, (0, 1))
+    }
+
+    /// The master of NameNode `index` of `count` in an HA nameservice: its key ids come
+    /// from the `index`-th of `count` equal ranges.
+    pub fn master_of(
+        key_update_interval: Duration,
+        token_lifetime: Duration,
+        protobuf: bool,
+        now: u64,
+        (index, count): (usize, usize),
+    ) -> Self {
+        let count = count.max(1) as i32;
+        let range_len = (KEY_ID_MASK + 1) / count;
+        let range_start = range_len * (index as i32).min(count - 1);
         let mut m = BlockTokenSecretManager {
             master: true,
             key_update_interval_ms: key_update_interval.as_millis() as u64,
             token_lifetime_ms: token_lifetime.as_millis() as u64,
             protobuf,
-            serial: rand::thread_rng().gen::<i32>() & KEY_ID_MASK,
+            serial: range_start + rand::thread_rng().gen_range(0..range_len),
+            range_start,
+            range_len,
             current: None,
             next: None,
             all: HashMap::new(),
@@ -153,6 +175,8 @@ impl BlockTokenSecretManager {
             token_lifetime_ms: 0,
             protobuf: false,
             serial: 0,
+            range_start: 0,
+            range_len: KEY_ID_MASK + 1,
             current: None,
             next: None,
             all: HashMap::new(),
@@ -169,7 +193,7 @@ impl BlockTokenSecretManager {
     }
 
     fn make_key(&mut self, expiry_date: u64) -> BlockKey {
-        self.serial = (self.serial.wrapping_add(1)) & KEY_ID_MASK;
+        self.serial = self.range_start + (self.serial - self.range_start + 1) % self.range_len;
         let mut key = vec![0u8; KEY_LEN];
         rand::thread_rng().fill_bytes(&mut key);
         BlockKey {
@@ -435,6 +459,30 @@ mod tests {
             user: "alice",
             modes: &[AccessMode::Read],
             ..Default::default()
+        }
+    }
+
+    #[test]
+    fn ha_namenodes_make_key_ids_from_disjoint_ranges() {
+        let hour = Duration::from_secs(3600);
+        let ids = |index| {
+            let mut m = BlockTokenSecretManager::master_of(hour, hour, false, 0, (index, 3));
+            let mut ids = vec![m.newest_key_id()];
+            for i in 1..2000 {
+                m.roll(i * 1000);
+                ids.push(m.newest_key_id());
+            }
+            ids
+        };
+        let range = (KEY_ID_MASK + 1) / 3;
+        for index in 0..3 {
+            let start = range * index as i32;
+            assert!(
+                ids(index)
+                    .iter()
+                    .all(|id| (start..start + range).contains(id)),
+                "NameNode {index}'s keys stay in its range"
+            );
         }
     }
 

@@ -131,7 +131,10 @@ mod tests {
             ("dfs.ha.namenodes.ns1", "nn1"),
             ("dfs.namenode.rpc-address.ns1.nn1", "h1:8020"),
         ]);
-        assert_eq!(Nameservice::for_uri(&conf, "hdfs://h1:8020/").unwrap(), None);
+        assert_eq!(
+            Nameservice::for_uri(&conf, "hdfs://h1:8020/").unwrap(),
+            None
+        );
         assert_eq!(Nameservice::for_uri(&conf, "hdfs://other/").unwrap(), None);
         assert!(Nameservice::for_uri(&conf, "hdfs://ns1").unwrap().is_some());
     }

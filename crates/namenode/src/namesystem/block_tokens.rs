@@ -24,11 +24,15 @@ impl BlockTokens {
     /// ones, and keep the old ones until they expire).
     pub fn from_options(options: &NameNodeOptions) -> Option<BlockTokens> {
         options.block_access_token_enable.then(|| BlockTokens {
-            keys: RwLock::new(BlockTokenSecretManager::master(
+            keys: RwLock::new(BlockTokenSecretManager::master_of(
                 options.block_access_key_update_interval,
                 options.block_access_token_lifetime,
                 options.block_access_token_protobuf,
                 tusk_common::now_millis(),
+                options
+                    .ha
+                    .as_ref()
+                    .map_or((0, 1), crate::ha::HaOptions::index_and_count),
             )),
         })
     }

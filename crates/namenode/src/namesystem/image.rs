@@ -209,6 +209,8 @@ impl State {
             delegation_tokens: tusk_security::DelegationTokenSecretManager::new(
                 options.delegation_tokens,
             ),
+            standby: options.ha.is_some(),
+            standby_reports: Vec::new(),
         };
         state.restore_delegation_tokens(image);
         state.recompute_quota_usage();

@@ -33,15 +33,24 @@ pub fn spawn_monitors(fsn: Arc<Namesystem>, shutdown: Shutdown) {
         .redundancy_interval
         .min(fsn.options.heartbeat_recheck_interval)
         .max(Duration::from_millis(20));
+    // A standby leaves replication, lease recovery and key rolls to the active (their
+    // changes would be refused), and checkpoints under HA are the replicated log's.
     spawn_every(shutdown.clone(), period, {
         let fsn = fsn.clone();
-        move || fsn.replication_tick()
+        move || {
+            if fsn.ha.is_active() {
+                fsn.replication_tick()
+            }
+        }
     });
     let lease_period = (fsn.options.lease_soft_limit / 4)
         .clamp(Duration::from_millis(100), Duration::from_secs(1));
     spawn_every(shutdown.clone(), lease_period, {
         let fsn = fsn.clone();
         move || {
+            if !fsn.ha.is_active() {
+                return;
+            }
             let fsn = fsn.clone();
             tokio::spawn(async move {
                 if let Err(e) = fsn.recover_expired_leases().await {
@@ -59,6 +68,9 @@ pub fn spawn_monitors(fsn: Arc<Namesystem>, shutdown: Shutdown) {
         spawn_every(shutdown.clone(), period, {
             let fsn = fsn.clone();
             move || {
+                if !fsn.ha.is_active() {
+                    return;
+                }
                 if let Err(e) = fsn.roll_delegation_keys(tusk_common::now_millis() as i64) {
                     tracing::debug!(error = %e, "delegation token keys not rolled yet");
                 }
@@ -66,6 +78,9 @@ pub fn spawn_monitors(fsn: Arc<Namesystem>, shutdown: Shutdown) {
         });
     }
     spawn_every(shutdown, Duration::from_secs(5), move || {
+        if fsn.ha.is_enabled() {
+            return;
+        }
         let due = {
             let st = fsn.read();
             st.txns_since_checkpoint >= fsn.options.checkpoint_txns

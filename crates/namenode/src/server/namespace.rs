@@ -126,6 +126,13 @@ pub(super) const METHODS: &[Method] = &[
     ("msync", |_, body| {
         now(body, |_: h::MsyncRequestProto| Ok(h::MsyncResponseProto {}))
     }),
+    ("getHAServiceState", |Call { fsn, .. }, body| {
+        now(body, |_: h::HaServiceStateRequestProto| {
+            Ok(h::HaServiceStateResponseProto {
+                state: fsn.ha.service_state() as i32,
+            })
+        })
+    }),
     ("saveNamespace", |Call { fsn, user, .. }, body| {
         now(body, |_: h::SaveNamespaceRequestProto| {
             fsn.save_namespace(user)?;

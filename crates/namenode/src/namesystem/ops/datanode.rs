@@ -110,8 +110,47 @@ impl State {
         true
     }
 
+    /// On a standby: whether a replica is of a block the namespace does not know yet,
+    /// or of a newer generation than it knows. The edit behind it is still on its way,
+    /// so the report waits in `standby_reports` rather than being judged now.
+    fn ahead_of_namespace(&self, r: &ReplicaReport) -> bool {
+        self.standby
+            && self
+                .blocks
+                .get(r.block_id)
+                .is_none_or(|b| r.generation_stamp > b.generation_stamp)
+    }
+
+    /// On a standby, after edits were applied: takes in the waiting reports whose block
+    /// the namespace now knows.
+    pub fn retry_standby_reports(&mut self) {
+        if self.standby_reports.is_empty() {
+            return;
+        }
+        let waiting = std::mem::take(&mut self.standby_reports);
+        for (node, r) in waiting {
+            if self.ahead_of_namespace(&r) {
+                self.standby_reports.push((node, r));
+            } else {
+                self.accept_replica(node, &r, Reported::New);
+            }
+        }
+    }
+
+    /// On becoming active: the reports still waiting are judged as an active judges
+    /// them (a replica of no committed block is deleted).
+    pub fn take_standby_reports(&mut self) {
+        for (node, r) in std::mem::take(&mut self.standby_reports) {
+            self.receive(node, &[r], &[]);
+        }
+    }
+
     fn receive(&mut self, node: DnIdx, received: &[ReplicaReport], deleted: &[u64]) {
         for r in received {
+            if self.ahead_of_namespace(r) {
+                self.standby_reports.push((node, r.clone()));
+                continue;
+            }
             if !self.accept_replica(node, r, Reported::New)
                 && self
                     .blocks

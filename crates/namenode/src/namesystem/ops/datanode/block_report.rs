@@ -39,6 +39,10 @@ impl Namesystem {
             st.blocks.clear_corrupt(id, idx);
         }
         for r in replicas {
+            if st.ahead_of_namespace(r) {
+                st.standby_reports.push((idx, r.clone()));
+                continue;
+            }
             if !st.accept_replica(idx, r, Reported::Held) {
                 let keep = st
                     .blocks

@@ -76,7 +76,8 @@ impl Namesystem {
         Ok(HeartbeatResponse {
             commands,
             keys: self.block_keys_if_newer(req.newest_block_key_id),
-            ..Default::default()
+            ha_state: self.ha.heartbeat_state() as i32,
+            ha_term: self.ha.term(),
         })
     }
 }
