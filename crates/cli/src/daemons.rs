@@ -241,8 +241,16 @@ pub async fn namenode(conf: Configuration, args: NameNodeArgs) -> anyhow::Result
 /// interface while clients are told the configured name). With neither address set,
 /// every interface on port 8020.
 fn namenode_rpc_address(conf: &Configuration) -> String {
-    let configured = conf
-        .get("dfs.namenode.rpc-address")
+    // HA: this NameNode's own address in its nameservice (`dfs.ha.namenode.id`).
+    let own_ha_address = conf.get("dfs.ha.namenode.id").and_then(|id| {
+        conf.get_list("dfs.nameservices").iter().find_map(|ns| {
+            conf.get(&format!("dfs.namenode.rpc-address.{ns}.{}", id.trim()))
+                .map(|a| a.trim().to_string())
+        })
+    });
+    let configured = own_ha_address
+        .or_else(|| conf.get("dfs.namenode.rpc-address").map(str::to_string))
+        .as_deref()
         .map(str::trim)
         .filter(|a| !a.is_empty())
         .map(str::to_string)

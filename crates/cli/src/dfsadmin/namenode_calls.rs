@@ -11,7 +11,7 @@ use tusk_common::Configuration;
 use tusk_namenode::namesystem::admin::wire;
 use tusk_proto::hdfs as h;
 use tusk_proto::protocol_names::CLIENT_PROTOCOL;
-use tusk_rpc::RpcClient;
+use tusk_rpc::FailoverRpcClient;
 
 /// The verbs this module runs.
 pub const VERBS: [&str; 12] = [
@@ -30,9 +30,9 @@ pub const VERBS: [&str; 12] = [
 ];
 
 /// A connection to the NameNode's RPC port for `protocol`, as the client's user.
-fn namenode(client: &DfsClient, protocol: &str) -> RpcClient {
-    let options = client.options();
-    RpcClient::new(options.namenode.clone(), options.rpc_options(protocol))
+/// Under HA, the active one (a standby refuses, and the call fails over).
+fn namenode(client: &DfsClient, protocol: &str) -> FailoverRpcClient {
+    client.options().namenode_rpc(protocol)
 }
 
 async fn call<Req: prost::Message, Resp: prost::Message + Default>(
