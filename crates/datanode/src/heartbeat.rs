@@ -1,7 +1,8 @@
-//! The DataNode's standing with the NameNode (`tusk.DatanodeProtocol`): registration,
-//! heartbeats (carrying the queued replica events of `reports` when not sent at once)
-//! and the commands in their replies (transfer, invalidate, verify), and full block
-//! reports.
+//! The DataNode's standing with each NameNode (`tusk.DatanodeProtocol`), one loop per
+//! NameNode's actor (`namenodes`): registration, heartbeats (carrying the queued replica
+//! events of `reports` when not sent at once) and the commands in their replies
+//! (transfer, invalidate, verify; run only when that NameNode is obeyed), and full
+//! block reports.
 
 use std::sync::Arc;
 
@@ -11,21 +12,25 @@ use tusk_common::status::StatusSampler;
 use tusk_proto::internal::replica_verdict::Verdict;
 use tusk_proto::internal::{
     datanode_command::Command, BlockReportRequest, BlockReportResponse, DatanodeCommand,
-    HeartbeatRequest, HeartbeatResponse, NamespaceInfo, NodeStatusProto, RegisterDatanodeRequest,
-    RegisterDatanodeResponse, ReplicaVerdict, VersionRequest,
+    ExportedBlockKeys, HeartbeatRequest, HeartbeatResponse, NamespaceInfo, NodeStatusProto,
+    RegisterDatanodeRequest, RegisterDatanodeResponse, ReplicaVerdict, VersionRequest,
 };
 
 use crate::error::DataNodeError;
+use crate::namenodes::NameNodeActor;
 use crate::reports::Queued;
 use crate::transfer::replicate;
 use crate::Node;
 
-/// Asks the NameNode which namespace it serves (`versionRequest`) and checks it against
-/// the storage's before registering, as HDFS's DataNode does: a node whose storage
-/// belongs to another namespace is refused here, before the NameNode learns of it.
-pub(crate) async fn register(node: &Node) -> Result<RegisterDatanodeResponse, DataNodeError> {
-    let namespace: NamespaceInfo = node
-        .namenode
+/// Asks `nn` which namespace it serves (`versionRequest`) and checks it against the
+/// storage's before registering, as HDFS's DataNode does: a node whose storage belongs
+/// to another namespace is refused here, before the NameNode learns of it.
+pub(crate) async fn register(
+    node: &Node,
+    nn: &NameNodeActor,
+) -> Result<RegisterDatanodeResponse, DataNodeError> {
+    let namespace: NamespaceInfo = nn
+        .rpc
         .call("versionRequest", &VersionRequest {})
         .await
         .map_err(|source| DataNodeError::NameNode {
@@ -37,7 +42,12 @@ pub(crate) async fn register(node: &Node) -> Result<RegisterDatanodeResponse, Da
         .data_dirs
         .first()
         .ok_or(DataNodeError::NoDataDirs)?;
-    crate::identity::check_namespace(first_dir, &namespace)?;
+    {
+        // Held while the namespace is checked (and recorded, the first time), so two
+        // NameNodes answering at once do not both write the storage's VERSION.
+        let _block_pool_id = node.block_pool_id.lock().unwrap_or_else(|e| e.into_inner());
+        crate::identity::check_namespace(first_dir, &namespace)?;
+    }
     let usage = node.store.usage();
     let req = RegisterDatanodeRequest {
         datanode: Some(node.identity.clone()),
@@ -45,31 +55,33 @@ pub(crate) async fn register(node: &Node) -> Result<RegisterDatanodeResponse, Da
         dfs_used: usage.dfs_used,
         remaining: usage.remaining,
     };
-    let resp: RegisterDatanodeResponse = node
-        .namenode
-        .call("registerDatanode", &req)
-        .await
-        .map_err(|source| DataNodeError::NameNode {
-            method: "registerDatanode",
-            source,
-        })?;
+    let resp: RegisterDatanodeResponse =
+        nn.rpc
+            .call("registerDatanode", &req)
+            .await
+            .map_err(|source| DataNodeError::NameNode {
+                method: "registerDatanode",
+                source,
+            })?;
     *node.block_pool_id.lock().unwrap_or_else(|e| e.into_inner()) = resp.block_pool_id.clone();
     node.set_heartbeat_interval(resp.heartbeat_interval_ms);
-    node.take_block_keys(&resp.keys.clone().unwrap_or_default());
+    take_block_keys(node, nn, &resp.keys.clone().unwrap_or_default());
+    nn.set_registered();
     info!(
         uuid = %node.identity.datanode_uuid,
+        namenode = %nn.addr,
         block_pool = %resp.block_pool_id,
         "registered with the NameNode"
     );
     Ok(resp)
 }
 
-/// Registers, retrying with a growing pause until the NameNode answers or shutdown.
+/// Registers with `nn`, retrying with a growing pause until it answers or shutdown.
 /// Storage of another namespace is not retried: it stays refused.
-pub(crate) async fn register_until_answered(node: &Node) -> Result<(), DataNodeError> {
+async fn register_until_answered(node: &Node, nn: &NameNodeActor) -> Result<(), DataNodeError> {
     node.shutdown
         .retry("registration", node.options.register_retry_max, || async {
-            match register(node).await {
+            match register(node, nn).await {
                 Err(e @ DataNodeError::IncompatibleStorage { .. }) => Ok(Err(e)),
                 other => other.map(|_| Ok(())),
             }
@@ -78,10 +90,49 @@ pub(crate) async fn register_until_answered(node: &Node) -> Result<(), DataNodeE
         .ok_or(DataNodeError::ShutDown)?
 }
 
-/// The heartbeat loop: a full block report right away and every
-/// `block_report_interval`, a heartbeat every [`Node::heartbeat_interval`]; runs until shutdown
-/// and survives an unreachable NameNode.
-pub(crate) async fn run(node: Arc<Node>) {
+/// Registers with every NameNode at once until one has answered (the others are left
+/// to their actors, `run`, which redo a registration cut off here: registering twice is
+/// harmless); fails when every NameNode refused the storage.
+pub(crate) async fn register_with_any(node: &Node) -> Result<(), DataNodeError> {
+    let attempts = node
+        .namenodes
+        .actors()
+        .iter()
+        .map(|nn| Box::pin(register_until_answered(node, nn)));
+    futures::future::select_ok(attempts).await.map(drop)
+}
+
+/// One NameNode's actor: registration unless `register_with_any` did it, then until
+/// shutdown the heartbeat loop and, in immediate mode, the IBR sender.
+pub(crate) async fn run(node: Arc<Node>, nn: Arc<NameNodeActor>) {
+    if !nn.is_registered() {
+        match register_until_answered(&node, &nn).await {
+            Ok(()) => {}
+            Err(e @ DataNodeError::IncompatibleStorage { .. }) => return storage_refused(&node, e),
+            Err(_) => return,
+        }
+    }
+    if node.options.ibr_immediate {
+        tokio::join!(
+            heartbeats(node.clone(), nn.clone()),
+            crate::reports::run_ibr(node, nn)
+        );
+    } else {
+        heartbeats(node, nn).await;
+    }
+}
+
+/// A NameNode now serves another namespace (it was formatted): the node stops rather
+/// than offer it replicas it would delete.
+fn storage_refused(node: &Node, e: DataNodeError) {
+    tracing::error!(error = %e, "storage belongs to another namespace; the DataNode stops, keeping its replicas");
+    node.shutdown.trigger();
+}
+
+/// The heartbeat loop of one NameNode: a full block report right away and every
+/// `block_report_interval`, a heartbeat every [`Node::heartbeat_interval`]; runs until
+/// shutdown and survives an unreachable NameNode.
+async fn heartbeats(node: Arc<Node>, nn: Arc<NameNodeActor>) {
     let mut sampler = StatusSampler::for_dirs(&node.options.data_dirs);
     let mut next_block_report = Instant::now();
     loop {
@@ -92,35 +143,49 @@ pub(crate) async fn run(node: Arc<Node>) {
             }
         }
         if Instant::now() >= next_block_report {
-            match block_report(&node).await {
+            match block_report(&node, &nn).await {
                 Ok(commands) => {
                     next_block_report = Instant::now() + node.options.block_report_interval;
-                    if run_commands(&node, commands).await {
-                        next_block_report = Instant::now();
+                    match run_commands(&node, &nn, commands).await {
+                        Reregistered::Yes => next_block_report = Instant::now(),
+                        Reregistered::StorageRefused => return,
+                        Reregistered::No => {}
                     }
                 }
-                Err(e) => warn!(error = %e, "block report failed; retrying next heartbeat"),
+                Err(e) => {
+                    warn!(namenode = %nn.addr, error = %e, "block report failed; retrying next heartbeat")
+                }
             }
         }
-        match heartbeat(&node, &mut sampler).await {
-            Ok(commands) => {
-                if run_commands(&node, commands).await {
+        match heartbeat(&node, &nn, &mut sampler).await {
+            Ok(commands) => match run_commands(&node, &nn, commands).await {
+                Reregistered::Yes => {
                     next_block_report = Instant::now();
                     continue;
                 }
-            }
-            Err(e) => warn!(error = %e, "heartbeat failed"),
+                Reregistered::StorageRefused => return,
+                Reregistered::No => {}
+            },
+            Err(e) => warn!(namenode = %nn.addr, error = %e, "heartbeat failed"),
         }
         tokio::select! {
             _ = node.shutdown.wait() => return,
             _ = tokio::time::sleep(node.heartbeat_interval()) => {}
-            _ = node.block_report_now.notified() => next_block_report = Instant::now(),
+            _ = nn.block_report_now.notified() => next_block_report = Instant::now(),
         }
     }
 }
 
+/// Takes in `nn`'s block keys: into the node's store, which keeps every NameNode's, and
+/// as the newest key `nn` has given.
+fn take_block_keys(node: &Node, nn: &NameNodeActor, keys: &ExportedBlockKeys) {
+    node.take_block_keys(keys);
+    nn.keys_received(keys);
+}
+
 async fn heartbeat(
     node: &Node,
+    nn: &NameNodeActor,
     sampler: &mut StatusSampler,
 ) -> Result<Vec<DatanodeCommand>, DataNodeError> {
     let usage = node.store.usage();
@@ -128,7 +193,7 @@ async fn heartbeat(
     let queued = if node.options.ibr_immediate {
         Queued::default()
     } else {
-        node.reports.take()
+        nn.reports.take()
     };
     let req = HeartbeatRequest {
         datanode_uuid: node.identity.datanode_uuid.clone(),
@@ -149,11 +214,11 @@ async fn heartbeat(
         deleted: queued.deleted,
         verified: queued.verified,
         delete_hints: queued.delete_hints,
-        newest_block_key_id: node.newest_block_key_id(),
+        newest_block_key_id: nn.newest_block_key_id(),
     };
     let started = std::time::Instant::now();
-    match node
-        .namenode
+    match nn
+        .rpc
         .call::<_, HeartbeatResponse>("sendHeartbeat", &req)
         .await
     {
@@ -166,14 +231,16 @@ async fn heartbeat(
                 .unwrap_or_else(|e| e.into_inner()) =
                 Some((tusk_common::now_millis(), req.status.unwrap_or_default()));
             tusk_common::metrics::observe(&node.metrics.heartbeat_time, started.elapsed());
+            node.namenodes
+                .heartbeat_answered(nn, resp.ha_state(), resp.ha_term);
             if let Some(keys) = &resp.keys {
-                node.take_block_keys(keys);
-                debug!(newest = node.newest_block_key_id(), "block keys updated");
+                take_block_keys(node, nn, keys);
+                debug!(namenode = %nn.addr, newest = nn.newest_block_key_id(), "block keys updated");
             }
             Ok(resp.commands)
         }
         Err(source) => {
-            node.reports.restore(Queued {
+            nn.reports.restore(Queued {
                 received: req.received,
                 deleted: req.deleted,
                 verified: req.verified,
@@ -187,7 +254,10 @@ async fn heartbeat(
     }
 }
 
-async fn block_report(node: &Node) -> Result<Vec<DatanodeCommand>, DataNodeError> {
+async fn block_report(
+    node: &Node,
+    nn: &NameNodeActor,
+) -> Result<Vec<DatanodeCommand>, DataNodeError> {
     let req = BlockReportRequest {
         datanode_uuid: node.identity.datanode_uuid.clone(),
         replicas: node
@@ -198,7 +268,7 @@ async fn block_report(node: &Node) -> Result<Vec<DatanodeCommand>, DataNodeError
             .collect(),
     };
     let resp: BlockReportResponse =
-        node.namenode
+        nn.rpc
             .call("blockReport", &req)
             .await
             .map_err(|source| DataNodeError::NameNode {
@@ -206,73 +276,96 @@ async fn block_report(node: &Node) -> Result<Vec<DatanodeCommand>, DataNodeError
                 source,
             })?;
     node.metrics.block_reports.inc();
-    debug!(replicas = req.replicas.len(), "block report sent");
+    debug!(namenode = %nn.addr, replicas = req.replicas.len(), "block report sent");
     Ok(resp.commands)
 }
 
-/// Runs the NameNode's commands; true if the node re-registered and owes a full block
-/// report.
-async fn run_commands(node: &Arc<Node>, commands: Vec<DatanodeCommand>) -> bool {
-    let mut reregistered = false;
+/// What a NameNode's reregister command led to.
+enum Reregistered {
+    No,
+    /// The node owes that NameNode a full block report.
+    Yes,
+    /// The NameNode serves another namespace now; the node is stopping.
+    StorageRefused,
+}
+
+/// Runs `nn`'s commands, if it is obeyed (the active NameNode, or one without HA; the
+/// others' are dropped), except a reregister, which any NameNode may ask of the node
+/// and which re-registers it with that NameNode.
+async fn run_commands(
+    node: &Arc<Node>,
+    nn: &NameNodeActor,
+    commands: Vec<DatanodeCommand>,
+) -> Reregistered {
+    let mut reregistered = Reregistered::No;
+    let obeyed = node.namenodes.obeys(nn);
     for command in commands {
         match command.command {
-            Some(Command::Transfer(transfer)) => {
-                let node = node.clone();
-                tokio::spawn(async move {
-                    let block_id = transfer.block_id;
-                    tokio::select! {
-                        _ = node.shutdown.wait() => {}
-                        result = replicate::push_replica(&node, transfer) => match result {
-                            Ok(()) => {
-                                node.metrics.blocks_replicated.inc();
-                                info!(block_id, "replica transferred")
-                            }
-                            Err(e) => warn!(block_id, error = %e, "replica transfer failed"),
-                        }
-                    }
-                });
-            }
-            Some(Command::Invalidate(invalidate)) => {
-                // Off the runtime, as HDFS's async disk service: unlinking a file whose
-                // pages are under writeback waits for that writeback (seconds on a busy
-                // disk), and a runtime thread blocked there stalls the node's transfers.
-                let node = node.clone();
-                tokio::task::spawn_blocking(move || {
-                    let stale = invalidate
-                        .stale
-                        .iter()
-                        .map(|s| (s.block_id, s.max_generation_stamp));
-                    let any_stamp = invalidate.block_ids.iter().map(|b| (*b, u64::MAX));
-                    for (block_id, max_generation_stamp) in stale.chain(any_stamp) {
-                        invalidate_replica(&node, block_id, max_generation_stamp);
-                    }
-                });
-            }
-            Some(Command::Verify(verify)) => {
-                let node = node.clone();
-                tokio::task::spawn_blocking(move || {
-                    for block_id in verify.block_ids {
-                        node.reports.verified(verify_replica(&node, block_id));
-                    }
-                });
-            }
-            Some(Command::InitRecovery(cmd)) => crate::recovery::init(node, cmd),
-            Some(Command::SyncRecovery(cmd)) => crate::recovery::sync(node, cmd),
-            Some(Command::Reregister(true)) => match register(node).await {
-                Ok(_) => reregistered = true,
-                // The NameNode now serves another namespace (it was formatted): the
-                // node stops rather than offer it replicas it would delete.
+            Some(Command::Reregister(true)) => match register(node, nn).await {
+                Ok(_) => reregistered = Reregistered::Yes,
                 Err(e @ DataNodeError::IncompatibleStorage { .. }) => {
-                    tracing::error!(error = %e, "storage belongs to another namespace; the DataNode stops, keeping its replicas");
-                    node.shutdown.trigger();
-                    return false;
+                    storage_refused(node, e);
+                    return Reregistered::StorageRefused;
                 }
-                Err(e) => warn!(error = %e, "re-registration failed"),
+                Err(e) => warn!(namenode = %nn.addr, error = %e, "re-registration failed"),
             },
             Some(Command::Reregister(false)) | None => {}
+            Some(command) if obeyed => run_command(node, command),
+            Some(command) => {
+                debug!(namenode = %nn.addr, ?command, "command of a NameNode not active ignored")
+            }
         }
     }
     reregistered
+}
+
+/// Runs one command of the obeyed NameNode, in the background.
+fn run_command(node: &Arc<Node>, command: Command) {
+    match command {
+        Command::Transfer(transfer) => {
+            let node = node.clone();
+            tokio::spawn(async move {
+                let block_id = transfer.block_id;
+                tokio::select! {
+                    _ = node.shutdown.wait() => {}
+                    result = replicate::push_replica(&node, transfer) => match result {
+                        Ok(()) => {
+                            node.metrics.blocks_replicated.inc();
+                            info!(block_id, "replica transferred")
+                        }
+                        Err(e) => warn!(block_id, error = %e, "replica transfer failed"),
+                    }
+                }
+            });
+        }
+        Command::Invalidate(invalidate) => {
+            // Off the runtime, as HDFS's async disk service: unlinking a file whose
+            // pages are under writeback waits for that writeback (seconds on a busy
+            // disk), and a runtime thread blocked there stalls the node's transfers.
+            let node = node.clone();
+            tokio::task::spawn_blocking(move || {
+                let stale = invalidate
+                    .stale
+                    .iter()
+                    .map(|s| (s.block_id, s.max_generation_stamp));
+                let any_stamp = invalidate.block_ids.iter().map(|b| (*b, u64::MAX));
+                for (block_id, max_generation_stamp) in stale.chain(any_stamp) {
+                    invalidate_replica(&node, block_id, max_generation_stamp);
+                }
+            });
+        }
+        Command::Verify(verify) => {
+            let node = node.clone();
+            tokio::task::spawn_blocking(move || {
+                for block_id in verify.block_ids {
+                    node.namenodes.verified(verify_replica(&node, block_id));
+                }
+            });
+        }
+        Command::InitRecovery(cmd) => crate::recovery::init(node, cmd),
+        Command::SyncRecovery(cmd) => crate::recovery::sync(node, cmd),
+        Command::Reregister(_) => {}
+    }
 }
 
 /// Deletes a replica the NameNode gave up, up to a generation stamp (`u64::MAX`: any; a
@@ -293,7 +386,7 @@ fn invalidate_replica(node: &Node, block_id: u64, max_generation_stamp: u64) {
         .get(block_id)
         .is_some_and(|r| r.generation_stamp > max_generation_stamp);
     if !newer_kept {
-        node.reports.deleted(block_id);
+        node.namenodes.deleted(block_id);
     }
 }
 

@@ -219,25 +219,33 @@ fn same_address(a: &str, b: &str) -> bool {
     resolve(a).iter().any(|x| theirs.contains(x))
 }
 
-/// HDFS's `triggerBlockReport`: an incremental report at once, or a full one.
+/// HDFS's `triggerBlockReport`: an incremental report at once, or a full one, to the
+/// NameNode named (`nn_address`) or to every NameNode.
 fn trigger_block_report(
     node: &Node,
     ctx: &CallContext,
     req: TriggerBlockReportRequestProto,
 ) -> Result<TriggerBlockReportResponseProto, RemoteException> {
     check_superuser(ctx, "triggerBlockReport")?;
-    if let Some(nn) = req.nn_address.as_deref().filter(|a| !a.is_empty()) {
-        if !same_address(nn, &node.options.namenode_addr) {
-            return Err(RemoteException::of(
-                HadoopException::Io,
-                format!("The NameNode {nn} is not one this DataNode reports to"),
-            ));
-        }
+    let named = req.nn_address.as_deref().filter(|a| !a.is_empty());
+    let targets: Vec<_> = node
+        .namenodes
+        .actors()
+        .iter()
+        .filter(|a| named.is_none_or(|nn| same_address(nn, &a.addr)))
+        .collect();
+    if let (Some(nn), true) = (named, targets.is_empty()) {
+        return Err(RemoteException::of(
+            HadoopException::Io,
+            format!("The NameNode {nn} is not one this DataNode reports to"),
+        ));
     }
-    if req.incremental {
-        node.reports.wake();
-    } else {
-        node.block_report_now.notify_one();
+    for nn in targets {
+        if req.incremental {
+            nn.reports.wake();
+        } else {
+            nn.block_report_now.notify_one();
+        }
     }
     info!(incremental = req.incremental, user = %ctx.user, "block report triggered");
     Ok(TriggerBlockReportResponseProto {})

@@ -16,9 +16,12 @@
 //!   downstream mirror, ack responder; every stage checked against the replica's state
 //!   and generation stamp), `transfer/replicate.rs` (pushing a replica to other
 //!   DataNodes for a NameNode transfer command or a client's TRANSFER_BLOCK).
-//! - `heartbeat`: registration, heartbeats and their commands (transfer, invalidate,
-//!   verify), full block reports (protocol `tusk.DatanodeProtocol`).
-//! - `reports`: the replica events owed to the NameNode (incremental block reports,
+//! - `namenodes`: the NameNodes reported to (one, or every NameNode of an HA
+//!   nameservice), an actor per NameNode with its own queue of replica events, and
+//!   which NameNode's commands are obeyed (the active of the highest term).
+//! - `heartbeat`: per NameNode, registration, heartbeats and their commands (transfer,
+//!   invalidate, verify), full block reports (protocol `tusk.DatanodeProtocol`).
+//! - `reports`: the replica events owed to a NameNode (incremental block reports,
 //!   verification verdicts, bad replicas), used by the heartbeat and the transfer code.
 //! - `http`: the web server's router ([`http::http_router`]), assembled from the
 //!   features that answer over HTTP; its port is the advertised `info_port`. Under
@@ -45,6 +48,7 @@ mod http;
 mod identity;
 pub mod ipc;
 pub mod metrics;
+mod namenodes;
 pub mod options;
 mod recovery;
 pub mod replica;
@@ -86,23 +90,23 @@ pub(crate) struct Node {
     pub identity: DatanodeIdentity,
     /// The replicas; shared with readers and writers.
     pub store: Arc<dyn BlockStore>,
-    /// Connection to the NameNode, reconnected by the client after failures.
-    pub namenode: RpcClient,
-    /// Replica events waiting to be reported.
-    pub reports: reports::PendingReports,
+    /// The NameNodes reported to, each with its connection and its queue of replica
+    /// events waiting to be reported.
+    pub namenodes: namenodes::NameNodes,
     /// Open data-port connections.
     pub xceivers: Arc<AtomicUsize>,
-    /// From the NameNode's registration reply; put in blocks this node sends and
-    /// required of blocks it is asked about.
+    /// From the NameNodes' registration replies (one block pool for all of them); put in
+    /// blocks this node sends and required of blocks it is asked about.
     pub block_pool_id: Mutex<String>,
-    /// The heartbeat period in ms: `options.heartbeat_interval` until the NameNode's
+    /// The heartbeat period in ms: `options.heartbeat_interval` until a NameNode's
     /// registration reply names its own (as the NodeManager adopts the RM's).
     pub heartbeat_interval_ms: AtomicU64,
-    /// Fault injection: while set, the node sends the NameNode nothing (as if cut off
-    /// from it) but keeps serving its data port. Set by [`DataNodeHandle::pause_heartbeats`].
+    /// Fault injection: while set, the node sends the NameNodes nothing (as if cut off
+    /// from them) but keeps serving its data port. Set by [`DataNodeHandle::pause_heartbeats`].
     pub heartbeats_paused: AtomicBool,
-    /// The block keys from the NameNode (registration, heartbeat replies); `None` while
-    /// the NameNode has block access tokens off, and then no token is checked.
+    /// The block keys from every NameNode (registration, heartbeat replies; their key ids
+    /// do not collide), a token being valid under any of them; `None` while the
+    /// NameNodes have block access tokens off, and then no token is checked.
     pub block_keys: RwLock<Option<BlockTokenSecretManager>>,
     /// SASL handshakes completed on the data port (clients proving their token).
     pub sasl_handshakes: AtomicU64,
@@ -113,8 +117,6 @@ pub(crate) struct Node {
     pub sasl_refused: AtomicU64,
     /// Bytes and blocks moved, heartbeats sent; and the registry `/metrics` encodes.
     pub metrics: metrics::DataNodeMetrics,
-    /// Wakes the heartbeat loop for a full block report now (triggerBlockReport).
-    pub block_report_now: tokio::sync::Notify,
     pub shutdown: Shutdown,
 }
 
@@ -144,8 +146,9 @@ impl Node {
         self.block_keys.read().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// Takes in the NameNode's keys: `enabled` false turns checking off, as the
-    /// NameNode decides for its block pool (HDFS's DataNode does the same).
+    /// Takes in a NameNode's keys, keeping those of the others: `enabled` false turns
+    /// checking off, as the NameNodes decide for their block pool (HDFS's DataNode does
+    /// the same).
     pub fn take_block_keys(&self, keys: &tusk_proto::internal::ExportedBlockKeys) {
         let mut held = self.block_keys.write().unwrap_or_else(|e| e.into_inner());
         if !keys.enabled {
@@ -154,13 +157,6 @@ impl Node {
         }
         held.get_or_insert_with(BlockTokenSecretManager::worker)
             .import(keys, tusk_common::now_millis());
-    }
-
-    /// The newest block key id held (0: none), for heartbeats.
-    pub fn newest_block_key_id(&self) -> i32 {
-        self.block_keys()
-            .as_ref()
-            .map_or(0, BlockTokenSecretManager::newest_key_id)
     }
 
     pub fn block_pool_id(&self) -> String {
@@ -221,7 +217,8 @@ pub struct DataNodeHandle {
     ipc_addr: Option<SocketAddr>,
     /// Shared with the node's tasks.
     node: Arc<Node>,
-    /// Accept loop, heartbeat loop and IBR sender; each ends after shutdown.
+    /// Accept loop, and per NameNode the heartbeat loop and IBR sender; each ends after
+    /// shutdown.
     tasks: Vec<JoinHandle<()>>,
     /// The web server (`dfs.datanode.http.address`); ends after shutdown.
     http: Option<HttpServer>,
@@ -230,8 +227,9 @@ pub struct DataNodeHandle {
 }
 
 impl DataNode {
-    /// Opens the volumes, starts serving `xfer_listener`, registers with the NameNode
-    /// (retrying until it answers) and starts heartbeats. Returns once registered.
+    /// Opens the volumes, starts serving `xfer_listener`, registers with the NameNodes
+    /// (retrying until one answers; the others are retried in the background) and starts
+    /// heartbeats to each. Returns once registered with one.
     pub async fn start(
         options: DataNodeOptions,
         xfer_listener: TcpListener,
@@ -310,27 +308,28 @@ impl DataNode {
             ),
             None => (tusk_common::current_user(), None, Vec::new()),
         };
-        let namenode = RpcClient::new(
-            options.namenode_addr.clone(),
-            RpcClientOptions {
-                user,
-                protocol: DATANODE_PROTOCOL.into(),
-                connect_timeout: Duration::from_secs(5),
-                // The heartbeat loop retries on its own interval.
-                connect_retry: ConnectRetry::NONE,
-                kerberos,
-                protection,
-                ..Default::default()
-            },
-        );
+        let namenodes = namenodes::NameNodes::new(&options.namenode_addrs, |addr| {
+            RpcClient::new(
+                addr.to_string(),
+                RpcClientOptions {
+                    user: user.clone(),
+                    protocol: DATANODE_PROTOCOL.into(),
+                    connect_timeout: Duration::from_secs(5),
+                    // The heartbeat loop retries on its own interval.
+                    connect_retry: ConnectRetry::NONE,
+                    kerberos: kerberos.clone(),
+                    protection: protection.clone(),
+                    ..Default::default()
+                },
+            )
+        });
         let xceivers = Arc::new(AtomicUsize::new(0));
         let node = Arc::new(Node {
             heartbeat_interval_ms: AtomicU64::new(options.heartbeat_interval.as_millis() as u64),
             options,
             identity,
             store,
-            namenode,
-            reports: Default::default(),
+            namenodes,
             metrics: metrics::DataNodeMetrics::new(xceivers.clone()),
             xceivers,
             block_pool_id: Mutex::new(String::new()),
@@ -339,7 +338,6 @@ impl DataNode {
             sasl_handshakes: AtomicU64::new(0),
             sasl_wrapped: AtomicU64::new(0),
             sasl_refused: AtomicU64::new(0),
-            block_report_now: tokio::sync::Notify::new(),
             shutdown,
         });
         let mut tasks = vec![tokio::spawn(transfer::serve(node.clone(), xfer_listener))];
@@ -383,10 +381,9 @@ impl DataNode {
                 path,
             )));
         }
-        heartbeat::register_until_answered(&node).await?;
-        tasks.push(tokio::spawn(heartbeat::run(node.clone())));
-        if node.options.ibr_immediate {
-            tasks.push(tokio::spawn(reports::run_ibr(node.clone())));
+        heartbeat::register_with_any(&node).await?;
+        for nn in node.namenodes.actors() {
+            tasks.push(tokio::spawn(heartbeat::run(node.clone(), nn.clone())));
         }
         tracing::info!(
             uuid = %node.identity.datanode_uuid,
@@ -456,12 +453,12 @@ impl DataNodeHandle {
     }
 
     /// Fault injection: stops (`true`) or resumes heartbeats, block reports and
-    /// incremental reports while the data port keeps serving, so the NameNode sees the
-    /// node go stale and then dead although clients can still reach it.
+    /// incremental reports to every NameNode while the data port keeps serving, so the
+    /// NameNodes see the node go stale and then dead although clients can still reach it.
     pub fn pause_heartbeats(&self, paused: bool) {
         self.node.heartbeats_paused.store(paused, Ordering::Relaxed);
         if !paused {
-            self.node.reports.wake();
+            self.node.namenodes.wake();
         }
     }
 

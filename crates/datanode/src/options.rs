@@ -2,6 +2,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
+use tusk_common::config::ha::Nameservice;
 use tusk_common::{ConfigError, Configuration};
 
 use crate::block_store::WriteMode;
@@ -34,8 +35,11 @@ pub struct DataNodeOptions {
     pub conf: tusk_http::daemon::EffectiveConf,
     /// Volumes (`dfs.datanode.data.dir`); the first one also holds `current/VERSION`.
     pub data_dirs: Vec<PathBuf>,
-    /// NameNode RPC address `host:port` (`dfs.namenode.rpc-address` or `fs.defaultFS`).
-    pub namenode_addr: String,
+    /// The NameNodes' RPC addresses `host:port`, each reported to: every NameNode of the
+    /// nameservice `fs.defaultFS` names (`dfs.namenode.rpc-address.NS.NN`, in the order
+    /// of `dfs.ha.namenodes.NS`), else the one of `dfs.namenode.rpc-address` or
+    /// `fs.defaultFS`.
+    pub namenode_addrs: Vec<String>,
     /// `hadoop.security.authentication=kerberos`: the DataNode's identity
     /// (`dfs.datanode.kerberos.principal`, `dfs.datanode.keytab.file`), which it logs in
     /// to the NameNode with and serves its own RPC as. `None`: SIMPLE.
@@ -112,7 +116,7 @@ impl Default for DataNodeOptions {
             data_dirs: vec![std::env::temp_dir()
                 .join(format!("hadoop-{}", tusk_common::current_user()))
                 .join("dfs/data")],
-            namenode_addr: "127.0.0.1:8020".into(),
+            namenode_addrs: vec!["127.0.0.1:8020".into()],
             kerberos: None,
             ip_addr: "127.0.0.1".into(),
             host_name: local_host_name(),
@@ -152,13 +156,7 @@ impl DataNodeOptions {
             .iter()
             .map(|s| PathBuf::from(strip_data_dir(s)))
             .collect();
-        let namenode_addr = match conf.get("dfs.namenode.rpc-address") {
-            Some(a) if !a.trim().is_empty() => a.trim().to_string(),
-            _ => match conf.get("fs.defaultFS") {
-                Some(uri) => namenode_from_uri(uri)?,
-                None => d.namenode_addr.clone(),
-            },
-        };
+        let namenode_addrs = namenode_addrs(conf)?;
         let ibr_immediate = match conf.get_str("dfs.datanode.ibr.mode", "immediate").as_str() {
             "immediate" => true,
             "heartbeat" => false,
@@ -174,7 +172,7 @@ impl DataNodeOptions {
         Ok(DataNodeOptions {
             conf: tusk_http::daemon::EffectiveConf::new(conf),
             data_dirs: if dirs.is_empty() { d.data_dirs } else { dirs },
-            namenode_addr,
+            namenode_addrs: namenode_addrs.unwrap_or(d.namenode_addrs),
             kerberos: tusk_rpc::auth::ServiceIdentity::from_conf(
                 conf,
                 "dfs.datanode.kerberos.principal",
@@ -268,6 +266,24 @@ fn strip_data_dir(s: &str) -> &str {
     s.strip_prefix("file://").unwrap_or(s)
 }
 
+/// The NameNodes named by `conf` (see [`DataNodeOptions::namenode_addrs`]); `None`
+/// when none is named.
+fn namenode_addrs(conf: &Configuration) -> Result<Option<Vec<String>>, DataNodeError> {
+    let nameservice = Nameservice::of_default_fs(conf)
+        .map_err(|e| ConfigError::invalid("dfs.nameservices", e))?;
+    if let Some(nameservice) = nameservice {
+        return Ok(Some(nameservice.rpc_addresses()));
+    }
+    let single = match conf.get("dfs.namenode.rpc-address") {
+        Some(a) if !a.trim().is_empty() => Some(a.trim().to_string()),
+        _ => conf
+            .get("fs.defaultFS")
+            .map(namenode_from_uri)
+            .transpose()?,
+    };
+    Ok(single.map(|addr| vec![addr]))
+}
+
 /// `hdfs://host:port/` → `host:port` (port 8020 when absent).
 fn namenode_from_uri(uri: &str) -> Result<String, DataNodeError> {
     let rest = uri.trim().strip_prefix("hdfs://").ok_or_else(|| {
@@ -310,7 +326,7 @@ mod tests {
             o.data_dirs,
             vec![PathBuf::from("/d1"), PathBuf::from("/d2")]
         );
-        assert_eq!(o.namenode_addr, "nn.example:9000");
+        assert_eq!(o.namenode_addrs, ["nn.example:9000"]);
         assert_eq!(o.heartbeat_interval, Duration::from_millis(500));
         assert_eq!(o.block_report_interval, Duration::from_secs(60));
         assert!(!o.ibr_immediate);
@@ -319,7 +335,7 @@ mod tests {
         conf.set("dfs.namenode.rpc-address", "10.0.0.1:8020");
         conf.set("dfs.heartbeat.interval", "200ms");
         let o = DataNodeOptions::from_conf(&conf).unwrap();
-        assert_eq!(o.namenode_addr, "10.0.0.1:8020");
+        assert_eq!(o.namenode_addrs, ["10.0.0.1:8020"]);
         assert_eq!(o.heartbeat_interval, Duration::from_millis(200));
     }
 
@@ -332,10 +348,30 @@ mod tests {
         let mut conf = Configuration::new();
         conf.set("fs.defaultFS", "hdfs://nn");
         assert_eq!(
-            DataNodeOptions::from_conf(&conf).unwrap().namenode_addr,
-            "nn:8020"
+            DataNodeOptions::from_conf(&conf).unwrap().namenode_addrs,
+            ["nn:8020"]
         );
         conf.set("dfs.datanode.ibr.mode", "sometimes");
         assert!(DataNodeOptions::from_conf(&conf).is_err());
+    }
+
+    #[test]
+    fn a_nameservice_names_every_namenode() {
+        let mut conf = Configuration::new();
+        conf.set("fs.defaultFS", "hdfs://ns1");
+        conf.set("dfs.nameservices", "ns1");
+        conf.set("dfs.ha.namenodes.ns1", "nn1,nn2,nn3");
+        for (id, port) in [("nn1", 8021), ("nn2", 8022), ("nn3", 8023)] {
+            conf.set(
+                &format!("dfs.namenode.rpc-address.ns1.{id}"),
+                format!("h:{port}"),
+            );
+        }
+        let o = DataNodeOptions::from_conf(&conf).unwrap();
+        assert_eq!(o.namenode_addrs, ["h:8021", "h:8022", "h:8023"]);
+
+        conf.set("dfs.ha.namenodes.ns1", "nn1,nn4");
+        let e = DataNodeOptions::from_conf(&conf).unwrap_err().to_string();
+        assert!(e.contains("dfs.namenode.rpc-address.ns1.nn4"), "{e}");
     }
 }

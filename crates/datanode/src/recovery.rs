@@ -1,7 +1,8 @@
 //! Block recovery on this node, driven by the NameNode (lease recovery of a dead
 //! writer's last block, truncation inside a block). Phase 1
 //! ([`InitReplicaRecoveryCommand`]): stop the replica's writer and tell the NameNode
-//! the replica's state, generation stamp and length (`reportReplicaRecovery`). Phase 2
+//! the replica's state, generation stamp and length (`reportReplicaRecovery`, to the
+//! active NameNode: the recovery changes the namespace). Phase 2
 //! ([`SyncReplicaCommand`]): cut it to the length the NameNode chose, give it the
 //! recovery id and finalize it (or, for a truncate inside a block a snapshot holds,
 //! copy that much of it to a new block and leave it be); the incremental report that
@@ -49,8 +50,8 @@ pub(crate) fn init(node: &Arc<Node>, cmd: InitReplicaRecoveryCommand) {
         }
         for attempt in 0..3u32 {
             let sent = node
-                .namenode
-                .call::<_, ReplicaRecoveryReportResponse>("reportReplicaRecovery", &report)
+                .namenodes
+                .call_active::<_, ReplicaRecoveryReportResponse>("reportReplicaRecovery", &report)
                 .await;
             match sent {
                 Ok(_) => return,
@@ -88,7 +89,7 @@ pub(crate) fn sync(node: &Arc<Node>, cmd: SyncReplicaCommand) {
                     bytes = info.num_bytes,
                     "replica recovered"
                 );
-                node.reports.received(&info);
+                node.namenodes.received(&info);
             }
             Err(e) => warn!(block_id = cmd.block_id, error = %e, "replica sync failed"),
         }

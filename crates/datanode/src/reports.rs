@@ -1,7 +1,8 @@
-//! The replica events a DataNode owes the NameNode (`tusk.DatanodeProtocol`): the queue
+//! The replica events a DataNode owes each NameNode (`tusk.DatanodeProtocol`): the queue
 //! of received, deleted and verified replicas that incremental block reports drain (at
 //! once, or with the next heartbeat per `ibr_immediate`), the immediate-mode sender, and
-//! bad-replica reports. The transfer code and the heartbeat both report through here.
+//! bad-replica reports. Every NameNode's actor has its own queue; the transfer code and
+//! the heartbeat fill them all through `NameNodes`.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -13,7 +14,7 @@ use tusk_proto::internal::{
     ReplicaVerdict, ReportBadReplicaRequest, ReportBadReplicaResponse,
 };
 
-use crate::replica::ReplicaInfo;
+use crate::namenodes::NameNodeActor;
 use crate::Node;
 
 /// Replica events not yet sent to the NameNode.
@@ -33,31 +34,27 @@ impl Queued {
     }
 }
 
-/// Replica events not yet acknowledged by the NameNode.
+/// Replica events not yet acknowledged by one NameNode.
 #[derive(Default)]
 pub(crate) struct PendingReports {
-    /// Filled by writers, deletions and verifications; drained by the IBR sender or the
-    /// heartbeat.
+    /// Filled by writers, deletions and verifications (through `NameNodes`); drained by
+    /// the IBR sender or the heartbeat of the NameNode's actor.
     queue: std::sync::Mutex<Queued>,
     /// Wakes the immediate-mode IBR sender.
     notify: Notify,
 }
 
 impl PendingReports {
-    pub fn received(&self, info: &ReplicaInfo) {
-        self.lock().received.push(info.to_report());
+    pub fn received(&self, report: ReplicaReport) {
+        self.lock().received.push(report);
         self.notify.notify_one();
     }
 
-    /// A replica that moved here from the node `from` (its uuid), which the NameNode
-    /// may now drop (HDFS's `delHint`).
-    pub fn received_moved(&self, info: &ReplicaInfo, from: &str) {
+    /// A replica that moved here, with the node it moved from.
+    pub fn received_moved(&self, report: ReplicaReport, hint: DeleteHint) {
         let mut queue = self.lock();
-        queue.received.push(info.to_report());
-        queue.delete_hints.push(DeleteHint {
-            block_id: info.block_id,
-            datanode_uuid: from.to_string(),
-        });
+        queue.received.push(report);
+        queue.delete_hints.push(hint);
         drop(queue);
         self.notify.notify_one();
     }
@@ -96,41 +93,21 @@ impl PendingReports {
     }
 }
 
-/// Immediate-mode incremental block reports: sends queued events as soon as they
-/// appear, retrying after failures, until shutdown.
-pub(crate) async fn run_ibr(node: Arc<Node>) {
+/// Immediate-mode incremental block reports to the NameNode of `nn`: sends its queued
+/// events as soon as they appear, retrying after failures, until shutdown.
+pub(crate) async fn run_ibr(node: Arc<Node>, nn: Arc<NameNodeActor>) {
     loop {
         tokio::select! {
             _ = node.shutdown.wait() => return,
-            _ = node.reports.notify.notified() => {}
+            _ = nn.reports.notify.notified() => {}
         }
-        loop {
-            if node.heartbeats_paused() {
-                break;
-            }
-            let queued = node.reports.take();
+        while !node.heartbeats_paused() {
+            let queued = nn.reports.take();
             if queued.is_empty() {
                 break;
             }
-            let req = BlockReceivedAndDeletedRequest {
-                datanode_uuid: node.identity.datanode_uuid.clone(),
-                received: queued.received,
-                deleted: queued.deleted,
-                verified: queued.verified,
-                delete_hints: queued.delete_hints,
-            };
-            let sent = node
-                .namenode
-                .call::<_, BlockReceivedAndDeletedResponse>("blockReceivedAndDeleted", &req)
-                .await;
-            if let Err(e) = sent {
-                warn!(error = %e, "incremental block report failed; retrying");
-                node.reports.restore(Queued {
-                    received: req.received,
-                    deleted: req.deleted,
-                    verified: req.verified,
-                    delete_hints: req.delete_hints,
-                });
+            if let Err(failed) = send_ibr(&node, &nn, queued).await {
+                nn.reports.restore(failed);
                 let pause = node.heartbeat_interval().min(Duration::from_secs(1));
                 tokio::select! {
                     _ = node.shutdown.wait() => return,
@@ -141,27 +118,56 @@ pub(crate) async fn run_ibr(node: Arc<Node>) {
     }
 }
 
-/// Tells the NameNode, in the background, that this node's replica is corrupt.
-pub(crate) fn report_bad_replica(node: &Arc<Node>, block_id: u64) {
-    let node = node.clone();
-    tokio::spawn(async move {
-        let req = ReportBadReplicaRequest {
-            datanode_uuid: node.identity.datanode_uuid.clone(),
-            block_id,
-        };
-        for attempt in 0..3u32 {
-            let sent = node
-                .namenode
-                .call::<_, ReportBadReplicaResponse>("reportBadReplica", &req)
-                .await;
-            match sent {
-                Ok(_) => return,
-                Err(e) => warn!(block_id, attempt, error = %e, "reportBadReplica failed"),
-            }
-            tokio::select! {
-                _ = node.shutdown.wait() => return,
-                _ = tokio::time::sleep(Duration::from_millis(500)) => {}
-            }
+/// One incremental block report; what it carried comes back if it failed.
+async fn send_ibr(node: &Node, nn: &NameNodeActor, queued: Queued) -> Result<(), Queued> {
+    let req = BlockReceivedAndDeletedRequest {
+        datanode_uuid: node.identity.datanode_uuid.clone(),
+        received: queued.received,
+        deleted: queued.deleted,
+        verified: queued.verified,
+        delete_hints: queued.delete_hints,
+    };
+    let sent = nn
+        .rpc
+        .call::<_, BlockReceivedAndDeletedResponse>("blockReceivedAndDeleted", &req)
+        .await;
+    sent.map(drop).map_err(|e| {
+        warn!(namenode = %nn.addr, error = %e, "incremental block report failed; retrying");
+        Queued {
+            received: req.received,
+            deleted: req.deleted,
+            verified: req.verified,
+            delete_hints: req.delete_hints,
         }
-    });
+    })
+}
+
+/// Tells every NameNode, in the background, that this node's replica is corrupt.
+pub(crate) fn report_bad_replica(node: &Arc<Node>, block_id: u64) {
+    for nn in node.namenodes.actors() {
+        let node = node.clone();
+        let nn = nn.clone();
+        tokio::spawn(async move {
+            let req = ReportBadReplicaRequest {
+                datanode_uuid: node.identity.datanode_uuid.clone(),
+                block_id,
+            };
+            for attempt in 0..3u32 {
+                let sent = nn
+                    .rpc
+                    .call::<_, ReportBadReplicaResponse>("reportBadReplica", &req)
+                    .await;
+                match sent {
+                    Ok(_) => return,
+                    Err(e) => {
+                        warn!(namenode = %nn.addr, block_id, attempt, error = %e, "reportBadReplica failed")
+                    }
+                }
+                tokio::select! {
+                    _ = node.shutdown.wait() => return,
+                    _ = tokio::time::sleep(Duration::from_millis(500)) => {}
+                }
+            }
+        });
+    }
 }

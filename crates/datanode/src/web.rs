@@ -93,7 +93,7 @@ fn status_json(node: &Node) -> Value {
         "service": "DataNode",
         "version": env!("CARGO_PKG_VERSION"),
         "datanode_uuid": node.identity.datanode_uuid,
-        "namenode": node.options.namenode_addr,
+        "namenodes": node.namenodes.addrs(),
         "block_pool_id": node.block_pool_id(),
         "xfer_port": node.identity.xfer_port,
         "capacity": usage.capacity,
@@ -115,6 +115,18 @@ fn status_json(node: &Node) -> Value {
             "cpu_pct": s.cpu_pct,
         })),
     })
+}
+
+/// Hadoop's `NamenodeAddresses`: each NameNode's address with the block pool it serves.
+fn namenode_addresses(node: &Node) -> Value {
+    let pool = node.block_pool_id();
+    Value::Object(
+        node.namenodes
+            .addrs()
+            .into_iter()
+            .map(|addr| (addr, Value::String(pool.clone())))
+            .collect(),
+    )
 }
 
 fn beans(node: &Node) -> Vec<Value> {
@@ -143,7 +155,7 @@ fn beans(node: &Node) -> Vec<Value> {
                 "DataPort": id.xfer_port,
                 "InfoPort": id.info_port,
                 "XceiverCount": node.xceivers.load(std::sync::atomic::Ordering::Relaxed),
-                "NamenodeAddresses": json!({ node.options.namenode_addr.clone(): node.block_pool_id() }).to_string(),
+                "NamenodeAddresses": namenode_addresses(node).to_string(),
                 "VolumeInfo": Value::Object(volume_info).to_string(),
             }),
         ),
@@ -231,7 +243,7 @@ fn overview(node: &Node) -> String {
         ("Data port", id.xfer_port.to_string()),
         ("DataNode UUID", escape(&id.datanode_uuid)),
         ("Storage id", escape(&id.storage_id)),
-        ("NameNode", escape(&node.options.namenode_addr)),
+        ("NameNodes", escape(&node.namenodes.addrs().join(", "))),
         ("Block pool", escape(&node.block_pool_id())),
     ]);
     format!(

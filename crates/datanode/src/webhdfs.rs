@@ -34,11 +34,12 @@ const MAX_CLIENTS: usize = 64;
 
 /// What every handler shares.
 struct WebHdfs {
-    /// The NameNode this node reports to; WebHDFS acts on it (Hadoop names it in
-    /// `namenoderpcaddress`, which only selects among a federation's NameNodes).
-    namenode: String,
-    /// A client per user, so each user's calls carry their own name.
-    clients: Mutex<HashMap<String, DfsClient>>,
+    /// The node, whose active NameNode (or only one) WebHDFS acts on (Hadoop names it
+    /// in `namenoderpcaddress`, which only selects among a federation's NameNodes).
+    node: Arc<Node>,
+    /// A client per NameNode and user, so each user's calls carry their own name and a
+    /// failover gets new clients.
+    clients: Mutex<HashMap<(String, String), DfsClient>>,
     /// Who may act for whom with `doas` (`hadoop.proxyuser.*`), checked here again as
     /// Hadoop's DataNode does.
     proxy_users: ProxyUsers,
@@ -51,7 +52,7 @@ struct WebHdfs {
 /// The WebHDFS routes of the DataNode `node`.
 pub(crate) fn router(node: &Arc<Node>) -> Router {
     let state = Arc::new(WebHdfs {
-        namenode: node.options.namenode_addr.clone(),
+        node: node.clone(),
         clients: Mutex::new(HashMap::new()),
         proxy_users: ProxyUsers::from_pairs(node.options.conf.0.iter()),
         kerberos: tusk_rpc::auth::kerberos_enabled(&node.options.conf.0).unwrap_or(false),
@@ -115,21 +116,24 @@ impl WebHdfs {
         }))
     }
 
-    /// The cached client for `key`, made with `options` from the defaults.
+    /// The cached client for `key` on the active NameNode, made with `options` from the
+    /// defaults.
     fn client(&self, key: &str, options: impl FnOnce(ClientOptions) -> ClientOptions) -> DfsClient {
+        let namenode = self.node.namenodes.active_addr();
+        let cache_key = (namenode.clone(), key.to_string());
         let mut clients = self.clients.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(c) = clients.get(key) {
+        if let Some(c) = clients.get(&cache_key) {
             return c.clone();
         }
         if clients.len() >= MAX_CLIENTS {
             clients.clear();
         }
         let client = DfsClient::new(options(ClientOptions {
-            namenode: self.namenode.clone(),
+            namenode,
             user: key.to_string(),
             ..ClientOptions::default()
         }));
-        clients.insert(key.to_string(), client.clone());
+        clients.insert(cache_key, client.clone());
         client
     }
 }

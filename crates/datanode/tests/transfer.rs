@@ -4,190 +4,38 @@
 
 use std::collections::HashMap;
 use std::net::SocketAddr;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::{bail, ensure, Context};
-use bytes::Bytes;
 use tokio::io::{AsyncReadExt, AsyncWriteExt, BufReader, BufWriter};
 use tokio::net::{TcpListener, TcpStream};
 use tusk_common::Shutdown;
 use tusk_datanode::{DataNode, DataNodeHandle, DataNodeOptions};
 use tusk_datatransfer::{
-    read_delimited, write_delimited, write_last_packet, write_op, write_packet, DataChecksum,
-    DataTransferError, Op, PacketBuf, PacketHeader, MAX_PACKET_DATA,
+    read_delimited, write_delimited, write_op, DataChecksum, DataTransferError, Op, PacketBuf,
+    MAX_PACKET_DATA,
 };
 use tusk_proto::hdfs::op_write_block_proto::BlockConstructionStage;
 use tusk_proto::hdfs::{
-    BaseHeaderProto, BlockOpResponseProto, ClientOperationHeaderProto, ClientReadStatusProto,
-    DatanodeIdProto, DatanodeInfoProto, ExtendedBlockProto, OpReadBlockProto, OpTransferBlockProto,
-    OpWriteBlockProto, PipelineAckProto, Status,
+    BlockOpResponseProto, DatanodeIdProto, DatanodeInfoProto, ExtendedBlockProto,
+    OpTransferBlockProto, OpWriteBlockProto, Status,
 };
 use tusk_proto::internal::replica_verdict::Verdict;
 use tusk_proto::internal::{
-    datanode_command::Command, BlockReceivedAndDeletedRequest, BlockReceivedAndDeletedResponse,
-    BlockReportRequest, BlockReportResponse, DatanodeCommand, DatanodeIdentity, HeartbeatRequest,
-    HeartbeatResponse, InvalidateCommand, NamespaceInfo, RegisterDatanodeRequest,
-    RegisterDatanodeResponse, ReplicaReport, ReplicaVerdict, ReportBadReplicaRequest,
-    ReportBadReplicaResponse, StaleReplica, TransferCommand, VerifyCommand, VersionRequest,
+    datanode_command::Command, DatanodeIdentity, InvalidateCommand, ReplicaVerdict, StaleReplica,
+    TransferCommand, VerifyCommand,
 };
-use tusk_rpc::{handle, CallContext, CallOutcome, RemoteException, RpcServer, RpcService};
+
+#[path = "support/data_transfer.rs"]
+mod data_transfer;
+#[path = "support/fake_namenode.rs"]
+mod fake_namenode;
+
+use data_transfer::*;
+use fake_namenode::FakeNameNode;
 
 const DEADLINE: Duration = Duration::from_secs(20);
-
-// ------------------------------------------------------------------ fake NameNode
-
-/// Records what DataNodes tell it and hands out queued commands with heartbeats.
-#[derive(Default)]
-struct FakeNameNode {
-    registrations: Mutex<Vec<DatanodeIdentity>>,
-    /// (datanode uuid, replica, "ibr" | "heartbeat").
-    received: Mutex<Vec<(String, ReplicaReport, &'static str)>>,
-    deleted: Mutex<Vec<(String, u64)>>,
-    heartbeats: Mutex<Vec<HeartbeatRequest>>,
-    block_reports: Mutex<Vec<BlockReportRequest>>,
-    bad_replicas: Mutex<Vec<(String, u64)>>,
-    /// (datanode uuid, verdict) for verify commands, from IBRs and heartbeats.
-    verdicts: Mutex<Vec<(String, ReplicaVerdict)>>,
-    /// Commands for a node's next heartbeat, by uuid.
-    commands: Mutex<HashMap<String, Vec<DatanodeCommand>>>,
-}
-
-impl FakeNameNode {
-    fn queue(&self, uuid: &str, command: Command) {
-        self.commands
-            .lock()
-            .unwrap()
-            .entry(uuid.to_string())
-            .or_default()
-            .push(DatanodeCommand {
-                command: Some(command),
-            });
-    }
-
-    fn received_by(&self, uuid: &str, block_id: u64) -> Option<(ReplicaReport, &'static str)> {
-        self.received
-            .lock()
-            .unwrap()
-            .iter()
-            .find(|(u, r, _)| u == uuid && r.block_id == block_id)
-            .map(|(_, r, via)| (*r, *via))
-    }
-}
-
-impl RpcService for FakeNameNode {
-    fn protocol(&self) -> &'static str {
-        tusk_proto::protocol_names::DATANODE_PROTOCOL
-    }
-
-    fn call(self: Arc<Self>, _ctx: CallContext, method: &str, request: Bytes) -> CallOutcome {
-        let method = method.to_owned();
-        CallOutcome::later(async move {
-            let nn = self.clone();
-            match method.as_str() {
-                "versionRequest" => {
-                    handle(request, |_: VersionRequest| async move {
-                        Ok(NamespaceInfo {
-                            cluster_id: "CID-test".into(),
-                            block_pool_id: "BP-test".into(),
-                            namespace_id: 7,
-                        })
-                    })
-                    .await
-                }
-                "registerDatanode" => {
-                    handle(request, |req: RegisterDatanodeRequest| async move {
-                        nn.registrations
-                            .lock()
-                            .unwrap()
-                            .push(req.datanode.unwrap_or_default());
-                        Ok(RegisterDatanodeResponse {
-                            block_pool_id: "BP-test".into(),
-                            namespace_id: 7,
-                            heartbeat_interval_ms: 100,
-                            // Block access tokens off: these tests send none.
-                            keys: None,
-                        })
-                    })
-                    .await
-                }
-                "sendHeartbeat" => {
-                    handle(request, |req: HeartbeatRequest| async move {
-                        let mut received = nn.received.lock().unwrap();
-                        for r in &req.received {
-                            received.push((req.datanode_uuid.clone(), *r, "heartbeat"));
-                        }
-                        drop(received);
-                        for v in &req.verified {
-                            nn.verdicts
-                                .lock()
-                                .unwrap()
-                                .push((req.datanode_uuid.clone(), *v));
-                        }
-                        let commands = nn
-                            .commands
-                            .lock()
-                            .unwrap()
-                            .remove(&req.datanode_uuid)
-                            .unwrap_or_default();
-                        nn.heartbeats.lock().unwrap().push(req);
-                        Ok(HeartbeatResponse {
-                            commands,
-                            keys: None,
-                            ..Default::default()
-                        })
-                    })
-                    .await
-                }
-                "blockReceivedAndDeleted" => {
-                    handle(request, |req: BlockReceivedAndDeletedRequest| async move {
-                        for r in req.received {
-                            nn.received
-                                .lock()
-                                .unwrap()
-                                .push((req.datanode_uuid.clone(), r, "ibr"));
-                        }
-                        for d in req.deleted {
-                            nn.deleted
-                                .lock()
-                                .unwrap()
-                                .push((req.datanode_uuid.clone(), d));
-                        }
-                        for v in req.verified {
-                            nn.verdicts
-                                .lock()
-                                .unwrap()
-                                .push((req.datanode_uuid.clone(), v));
-                        }
-                        Ok(BlockReceivedAndDeletedResponse {})
-                    })
-                    .await
-                }
-                "blockReport" => {
-                    handle(request, |req: BlockReportRequest| async move {
-                        nn.block_reports.lock().unwrap().push(req);
-                        Ok(BlockReportResponse { commands: vec![] })
-                    })
-                    .await
-                }
-                "reportBadReplica" => {
-                    handle(request, |req: ReportBadReplicaRequest| async move {
-                        nn.bad_replicas
-                            .lock()
-                            .unwrap()
-                            .push((req.datanode_uuid, req.block_id));
-                        Ok(ReportBadReplicaResponse {})
-                    })
-                    .await
-                }
-                other => Err(RemoteException::new(
-                    "org.apache.hadoop.ipc.RpcNoSuchMethodException",
-                    other,
-                )),
-            }
-        })
-    }
-}
 
 // ------------------------------------------------------------------ cluster
 
@@ -211,7 +59,7 @@ impl Cluster {
         let listener = TcpListener::bind("127.0.0.1:0").await?;
         let nn_addr = listener.local_addr()?;
         let nn_shutdown = Shutdown::new();
-        tokio::spawn(RpcServer::new(vec![nn.clone()]).serve(listener, nn_shutdown.clone()));
+        nn.serve(listener, nn_shutdown.clone());
         let mut cluster = Cluster {
             nn,
             nn_addr,
@@ -241,7 +89,7 @@ impl Cluster {
     ) -> anyhow::Result<DataNodeHandle> {
         let options = DataNodeOptions {
             data_dirs: vec![dir.join("d1"), dir.join("d2")],
-            namenode_addr: self.nn_addr.to_string(),
+            namenode_addrs: vec![self.nn_addr.to_string()],
             ..options
         };
         let listener = TcpListener::bind("127.0.0.1:0").await?;
@@ -297,163 +145,6 @@ fn fast_options() -> DataNodeOptions {
 async fn wait_until(what: &str, mut check: impl FnMut() -> bool) -> anyhow::Result<()> {
     tusk_common::wait::wait_for(what, DEADLINE, || std::future::ready(check())).await?;
     Ok(())
-}
-
-// ------------------------------------------------------------------ client side
-
-fn block(block_id: u64, gs: u64, len: u64) -> ExtendedBlockProto {
-    ExtendedBlockProto {
-        pool_id: "BP-test".into(),
-        block_id,
-        generation_stamp: gs,
-        num_bytes: Some(len),
-    }
-}
-
-fn header(b: ExtendedBlockProto) -> ClientOperationHeaderProto {
-    ClientOperationHeaderProto {
-        base_header: BaseHeaderProto {
-            block: b,
-            token: None,
-            trace_info: None,
-        },
-        client_name: "DFSClient_test".into(),
-    }
-}
-
-fn test_data(len: usize, seed: u8) -> Vec<u8> {
-    (0..len)
-        .map(|i| ((i * 31) as u8).wrapping_add(seed))
-        .collect()
-}
-
-/// What the pipeline answered to a write.
-struct WriteOutcome {
-    setup: BlockOpResponseProto,
-    acks: Vec<PipelineAckProto>,
-}
-
-/// Writes `data` as a client would (64 KiB packets, CRC32C per 512 bytes, then the empty
-/// last packet) and collects every ack.
-async fn write_block(
-    addr: SocketAddr,
-    b: ExtendedBlockProto,
-    targets: Vec<DatanodeInfoProto>,
-    data: &[u8],
-) -> anyhow::Result<WriteOutcome> {
-    let op = OpWriteBlockProto {
-        header: header(b.clone()),
-        pipeline_size: targets.len() as u32 + 1,
-        targets,
-        stage: BlockConstructionStage::PipelineSetupCreate as i32,
-        latest_generation_stamp: b.generation_stamp,
-        requested_checksum: DataChecksum::crc32c(512).to_proto(),
-        ..Default::default()
-    };
-    write_with_op(addr, op, data).await
-}
-
-/// Sends `op`, then `data` as packets (none if the setup fails or `data` is `None`-like
-/// empty and the stage is a close recovery).
-async fn write_with_op(
-    addr: SocketAddr,
-    op: OpWriteBlockProto,
-    data: &[u8],
-) -> anyhow::Result<WriteOutcome> {
-    let stream = TcpStream::connect(addr).await?;
-    let (rd, wr) = stream.into_split();
-    let mut rd = BufReader::new(rd);
-    let mut wr = BufWriter::new(wr);
-    let checksum = DataChecksum::from_proto(&op.requested_checksum)?;
-    write_op(&mut wr, Op::WriteBlock, &op).await?;
-    let setup: BlockOpResponseProto = read_delimited(&mut rd).await?;
-    if setup.status != Status::Success as i32
-        || op.stage() == BlockConstructionStage::PipelineCloseRecovery
-    {
-        return Ok(WriteOutcome {
-            setup,
-            acks: vec![],
-        });
-    }
-    let mut seqno = 0i64;
-    let mut offset = 0usize;
-    for piece in data.chunks(MAX_PACKET_DATA) {
-        let h = PacketHeader {
-            offset_in_block: offset as i64,
-            seqno,
-            last_packet_in_block: false,
-            data_len: piece.len() as i32,
-            sync_block: Some(false),
-        };
-        write_packet(&mut wr, &h, &checksum.compute(piece), piece).await?;
-        wr.flush().await?;
-        offset += piece.len();
-        seqno += 1;
-    }
-    write_last_packet(&mut wr, offset as i64, seqno, true).await?;
-    wr.flush().await?;
-    let mut acks = Vec::new();
-    loop {
-        let ack: PipelineAckProto = read_delimited(&mut rd).await?;
-        let done = ack.seqno == seqno || ack.reply.iter().any(|s| *s != Status::Success as i32);
-        acks.push(ack);
-        if done {
-            return Ok(WriteOutcome { setup, acks });
-        }
-    }
-}
-
-/// Reads `len` bytes from `offset`, verifying every packet's checksums.
-async fn read_block(
-    addr: SocketAddr,
-    b: ExtendedBlockProto,
-    offset: u64,
-    len: u64,
-) -> Result<Vec<u8>, DataTransferError> {
-    let stream = TcpStream::connect(addr).await?;
-    let (rd, wr) = stream.into_split();
-    let mut rd = BufReader::new(rd);
-    let mut wr = BufWriter::new(wr);
-    let op = OpReadBlockProto {
-        header: header(b),
-        offset,
-        len,
-        send_checksums: Some(true),
-        caching_strategy: None,
-    };
-    write_op(&mut wr, Op::ReadBlock, &op).await?;
-    let resp: BlockOpResponseProto = read_delimited(&mut rd).await?;
-    if resp.status != Status::Success as i32 {
-        return Err(DataTransferError::BadPacket {
-            reason: format!("status {} {:?}", resp.status, resp.message),
-        });
-    }
-    let info = resp.read_op_checksum_info.expect("checksum info");
-    let checksum = DataChecksum::from_proto(&info.checksum)?;
-    let mut out = Vec::new();
-    let mut packet = PacketBuf::new();
-    loop {
-        packet.read_from(&mut rd).await?;
-        let h = *packet.header();
-        checksum.verify(packet.data(), packet.checksums(), h.offset_in_block as u64)?;
-        out.extend_from_slice(packet.data());
-        if h.last_packet_in_block {
-            break;
-        }
-    }
-    write_delimited(
-        &mut wr,
-        &ClientReadStatusProto {
-            status: Status::ChecksumOk as i32,
-        },
-    )
-    .await?;
-    let skip = (offset - info.chunk_offset) as usize;
-    Ok(out[skip..skip + len as usize].to_vec())
-}
-
-fn all_success(ack: &PipelineAckProto, n: usize) -> bool {
-    ack.reply.len() == n && ack.reply.iter().all(|s| *s == Status::Success as i32)
 }
 
 // ------------------------------------------------------------------ tests

@@ -177,7 +177,7 @@ async fn replace(
     // The proxy's closing char; its absence costs nothing once the replica is stored.
     let mut done = [0u8; 2];
     let _ = tokio::time::timeout(timeout, rd.read_exact(&mut done)).await;
-    node.reports.received_moved(&info, &op.del_hint);
+    node.namenodes.received_moved(&info, &op.del_hint);
     Ok(info)
 }
 

@@ -106,7 +106,7 @@ where
     let (writer, finish) = match opened {
         Opened::Closed(info) => {
             // Close recovery carries no data: the replica is complete already.
-            node.reports.received(&info);
+            node.namenodes.received(&info);
             return Ok(());
         }
         Opened::Writer(writer, finish) => (writer, finish),
@@ -539,7 +539,7 @@ async fn respond<W: AsyncWrite + Unpin>(
                     );
                 }
                 Ok(info) => {
-                    node.reports.received(&info);
+                    node.namenodes.received(&info);
                     debug!(
                         block_id = info.block_id,
                         bytes = info.num_bytes,
