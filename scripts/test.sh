@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The test command: every Rust test (the testbed tests need root), then Hadoop's FsShell
-# against Tusk (RPC and webhdfs://; then on a secure cluster, Kerberos and privacy; then
+# against Tusk (RPC and webhdfs://; then an HA nameservice through two kill -9 failovers
+# of the active NameNode; then on a secure cluster, Kerberos and privacy; then
 # swebhdfs:// over HTTPS), then Hadoop's `yarn` CLI (application, node,
 # queue) against Tusk's ResourceManager, then Hadoop's MapReduce on a secure cluster
 # (Kerberos, delegation tokens renewed and cancelled by the ResourceManager, containers
@@ -34,6 +35,7 @@ step() {
 step cargo test --workspace --no-fail-fast --features "$TUSK_CARGO_FEATURES"
 [ -x "$TUSK" ] || { echo "test.sh: cargo test built no $TUSK" >&2; exit 1; }
 step scripts/compat-hadoop.sh "$TUSK"
+step scripts/compat-hadoop-ha.sh "$TUSK"
 step scripts/compat-hadoop-secure.sh "$TUSK"
 step scripts/compat-hadoop-https.sh "$TUSK"
 step scripts/compat-yarn.sh "$TUSK"

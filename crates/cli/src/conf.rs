@@ -145,9 +145,26 @@ pub fn default_fs(conf: &Configuration) -> String {
 }
 
 /// Sets `fs.defaultFS` to [`default_fs`] when the configuration names none.
+/// With the last `tusk local up --ha`'s `hdfs://ns1`, its nameservice's keys come too
+/// (from `DIR/nameservice.conf`), unless the configuration names nameservices itself.
 pub fn ensure_default_fs(conf: &mut Configuration) {
     if conf.get("fs.defaultFS").is_none() {
         conf.set("fs.defaultFS", default_fs(conf));
+        let logical = conf
+            .get("fs.defaultFS")
+            .and_then(|fs| fs.strip_prefix("hdfs://"))
+            .is_some_and(|rest| !rest.split('/').next().unwrap_or_default().contains(':'));
+        if logical && conf.get("dfs.nameservices").is_none() {
+            let recorded = local_dir(None).join("nameservice.conf");
+            for line in std::fs::read_to_string(recorded)
+                .unwrap_or_default()
+                .lines()
+            {
+                if let Some((key, value)) = line.split_once('=') {
+                    conf.set(key, value);
+                }
+            }
+        }
     }
 }
 

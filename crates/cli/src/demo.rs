@@ -39,6 +39,7 @@ pub async fn run(conf: Configuration, args: DemoArgs) -> anyhow::Result<()> {
         nodemanagers: None,
         secure: false,
         https: false,
+        ha: false,
     };
     let uri = local::up(&conf, &up)
         .await

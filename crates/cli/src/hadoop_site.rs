@@ -30,6 +30,9 @@ pub struct ClusterEndpoints {
     /// `--https`: the web servers serve HTTPS only (`ssl-client.xml` and the truststore
     /// are already in `hadoop_conf_dir`).
     pub https: bool,
+    /// `--ha`: the nameservice's keys (`dfs.nameservices`, its NameNodes' addresses, the
+    /// failover proxy provider); `uri` is then `hdfs://ns1`.
+    pub nameservice: Vec<(String, String)>,
 }
 
 impl ClusterEndpoints {
@@ -59,8 +62,8 @@ pub struct SecureRealm {
 }
 
 /// Writes Hadoop's client configuration for `cluster` to its `hadoop_conf_dir`:
-/// core-site.xml (fs.defaultFS), hdfs-site.xml (the NameNode's web address and, with
-/// HTTPS, the policy),
+/// core-site.xml (fs.defaultFS), hdfs-site.xml (the NameNode's web address, with
+/// HTTPS the policy, with HA the nameservice and its failover proxy provider),
 /// yarn-site.xml (every ResourceManager address Hadoop's clients and AMs look up; Tusk
 /// serves all its RPC protocols on one port; log aggregation on, as `tusk local` runs
 /// its NodeManagers) and mapred-site.xml (MapReduce on YARN).
@@ -69,6 +72,14 @@ pub fn write_client_conf(cluster: &ClusterEndpoints) -> std::io::Result<()> {
     std::fs::create_dir_all(dir)?;
     let mut core = vec![("fs.defaultFS", cluster.uri.clone())];
     let mut hdfs = vec![(cluster.web_address_key(), cluster.namenode_http.clone())];
+    // Hadoop's clients fail over between the nameservice's NameNodes by these.
+    hdfs.extend(
+        cluster
+            .nameservice
+            .iter()
+            .filter(|(k, _)| !k.starts_with("tusk."))
+            .map(|(k, v)| (k.as_str(), v.clone())),
+    );
     if cluster.https {
         hdfs.push(("dfs.http.policy", "HTTPS_ONLY".into()));
     }

@@ -75,6 +75,10 @@ pub struct UpArgs {
     /// certificate for localhost; keystore, truststore and ssl-*.xml in DIR/conf.
     #[arg(long)]
     pub https: bool,
+    /// Three NameNodes of the nameservice `ns1` sharing their edits through a
+    /// replicated log, with automatic failover; clients use `hdfs://ns1`.
+    #[arg(long)]
+    pub ha: bool,
 }
 
 #[derive(Args)]
@@ -96,8 +100,12 @@ pub async fn run(conf: Configuration, cmd: LocalCommand) -> anyhow::Result<()> {
                     args.nodemanagers.unwrap_or(args.datanodes)
                 ),
             };
+            let namenodes = match args.ha {
+                true => "3 NameNodes (HA, hdfs://ns1)",
+                false => "1 NameNode",
+            };
             eprintln!(
-                "cluster of 1 NameNode + {} DataNodes{yarn} up in {:.3} s; state in {}",
+                "cluster of {namenodes} + {} DataNodes{yarn} up in {:.3} s; state in {}",
                 args.datanodes,
                 started.elapsed().as_secs_f64(),
                 args.dir.display()
@@ -173,6 +181,7 @@ pub async fn up(conf: &Configuration, args: &UpArgs) -> anyhow::Result<ClusterEn
     }
     let mut options = cluster_options(&conf, dir)?;
     options.datanodes = args.datanodes;
+    options.ha = args.ha;
     // One NodeManager per DataNode.
     options.nodemanagers = (!args.no_yarn).then_some(args.nodemanagers.unwrap_or(args.datanodes));
     if let Some(realm) = &realm {
@@ -199,6 +208,10 @@ pub async fn up(conf: &Configuration, args: &UpArgs) -> anyhow::Result<ClusterEn
         hadoop_conf_dir: dir.join("conf"),
         realm,
         https: args.https,
+        nameservice: match args.ha {
+            true => tusk_cluster::process::nameservice_keys(dir)?,
+            false => Vec::new(),
+        },
     };
     crate::hadoop_site::write_client_conf(&cluster).with_context(|| {
         format!(
@@ -330,9 +343,14 @@ fn cluster_options(conf: &Configuration, dir: &Path) -> anyhow::Result<ProcessCl
 /// recovers from its state store and the NodeManagers resync with it. Its log before
 /// the restart is kept as `<name>.log.previous`.
 pub async fn start_again(conf: &Configuration, dir: &Path, name: &str) -> anyhow::Result<String> {
-    if name != "resourcemanager" {
-        bail!("tusk local start: only the resourcemanager can be started again, not {name}");
-    }
+    // An HA NameNode (`namenodeI`) rejoins its nameservice as a standby.
+    let role = match name.strip_prefix("namenode").and_then(|i| i.parse().ok()) {
+        Some(i) => Role::HaNameNode(i),
+        None if name == "resourcemanager" => Role::ResourceManager,
+        None => bail!(
+            "tusk local start: only the resourcemanager or an HA namenodeN can be started again, not {name}"
+        ),
+    };
     match read_pids(dir).iter().find(|(r, _)| r == name) {
         None => bail!("no {name} in the cluster in {}", dir.display()),
         Some((_, pid)) if alive(*pid) => bail!("{name} is running (pid {pid})"),
@@ -342,10 +360,10 @@ pub async fn start_again(conf: &Configuration, dir: &Path, name: &str) -> anyhow
     let before = std::fs::read_to_string(&addr_file)
         .with_context(|| format!("reading {}", addr_file.display()))?;
     let mut cluster = ProcessCluster::attach(cluster_options(conf, dir)?)?;
-    let log = cluster.log(Role::ResourceManager);
+    let log = cluster.log(role);
     let _ = std::fs::rename(&log, log.with_extension("log.previous"));
-    cluster.spawn(Role::ResourceManager)?;
-    let addr = cluster.wait_address(Role::ResourceManager).await?;
+    cluster.spawn(role)?;
+    let addr = cluster.wait_address(role).await?;
     if addr.trim() != before.trim() {
         bail!(
             "{name} came back at {addr}, not at {} where the cluster knows it (the port was taken)",

@@ -26,6 +26,7 @@ mod dfsadmin;
 mod fetchdt;
 mod fs_shell;
 mod fsck;
+mod haadmin;
 mod hadoop_site;
 mod job;
 mod local;
@@ -97,6 +98,12 @@ enum Command {
     /// NameNode administration (Hadoop's `hdfs dfsadmin` verbs: -report, -safemode,
     /// -refreshNodes, -listOpenFiles, -rollEdits).
     Dfsadmin {
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        args: Vec<String>,
+    },
+    /// The NameNodes of an HA nameservice (Hadoop's `hdfs haadmin -getServiceState ID`,
+    /// `-getAllServiceState`).
+    Haadmin {
         #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
         args: Vec<String>,
     },
@@ -184,6 +191,7 @@ fn main() {
             snapshot_cmds::snapshot_diff(&conf, &dir, &from, &to)
         }
         Command::Fsck { args } => fsck::main(conf, args),
+        Command::Haadmin { args } => haadmin::main(conf, args),
         other => match run(other, conf) {
             Ok(()) => 0,
             Err(e) => {
@@ -269,6 +277,7 @@ fn run(command: Command, conf: tusk_common::Configuration) -> anyhow::Result<()>
         Command::Fs { .. }
         | Command::Dfsadmin { .. }
         | Command::Fsck { .. }
+        | Command::Haadmin { .. }
         | Command::LsSnapshottableDir
         | Command::SnapshotDiff { .. } => unreachable!("handled in main"),
     }

@@ -206,6 +206,7 @@ fn write_hadoop_client_conf(tb: &Testbed, uri: &str) -> anyhow::Result<()> {
         hadoop_conf_dir: tb.dir.join("conf"),
         realm: None,
         https: false,
+        nameservice: Vec::new(),
     };
     crate::hadoop_site::write_client_conf(&cluster).with_context(|| {
         format!(

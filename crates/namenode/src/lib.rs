@@ -153,6 +153,12 @@ impl NameNode {
         let rpc_options = options.rpc.clone();
         let fsn = tokio::task::spawn_blocking(move || {
             if !storage::NameDirs::new(&options.name_dirs).is_formatted() {
+                if options.ha.is_some() {
+                    // One namespace for all of them: formatted together, not each anew.
+                    return Err(NameNodeError::NotFormatted {
+                        path: options.name_dirs_display(),
+                    });
+                }
                 Namesystem::format(&options)?;
             }
             Namesystem::load(options)

@@ -23,6 +23,8 @@ use crate::error::ProcessError;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Role {
     NameNode,
+    /// NameNode `nnI` of an HA nameservice (`I` from 1).
+    HaNameNode(usize),
     ResourceManager,
     DataNode(usize),
     NodeManager(usize),
@@ -32,7 +34,7 @@ impl Role {
     /// The `tusk` subcommand that runs it.
     pub fn command(self) -> &'static str {
         match self {
-            Role::NameNode => "namenode",
+            Role::NameNode | Role::HaNameNode(_) => "namenode",
             Role::ResourceManager => "resourcemanager",
             Role::DataNode(_) => "datanode",
             Role::NodeManager(_) => "nodemanager",
@@ -42,7 +44,9 @@ impl Role {
     /// Its name in the cluster: its log, address files and `pids` line.
     pub fn name(self) -> String {
         match self {
-            Role::DataNode(i) | Role::NodeManager(i) => format!("{}{i}", self.command()),
+            Role::DataNode(i) | Role::NodeManager(i) | Role::HaNameNode(i) => {
+                format!("{}{i}", self.command())
+            }
             _ => self.command().to_string(),
         }
     }
@@ -50,7 +54,7 @@ impl Role {
     /// The key of its web server's address.
     fn http_address_key(self) -> &'static str {
         match self {
-            Role::NameNode => tusk_namenode::options::HTTP_ADDRESS_KEY,
+            Role::NameNode | Role::HaNameNode(_) => tusk_namenode::options::HTTP_ADDRESS_KEY,
             Role::DataNode(_) => tusk_datanode::options::HTTP_ADDRESS_KEY,
             Role::ResourceManager => tusk_resourcemanager::options::HTTP_ADDRESS_KEY,
             Role::NodeManager(_) => tusk_nodemanager::options::HTTP_ADDRESS_KEY,
@@ -93,6 +97,9 @@ pub struct ProcessClusterOptions {
     pub ready_timeout: Duration,
     /// The client settings [`ProcessCluster::start`] checks the cluster with.
     pub client_conf: Configuration,
+    /// Three NameNodes of the nameservice `ns1` sharing their edits through the
+    /// replicated log, in place of one NameNode (`HaNameNode(1..=3)`, `nnI/name`).
+    pub ha: bool,
 }
 
 impl ProcessClusterOptions {
@@ -114,6 +121,7 @@ impl ProcessClusterOptions {
             address_timeout: Duration::from_secs(30),
             ready_timeout: Duration::from_secs(30),
             client_conf: Configuration::new(),
+            ha: false,
         }
     }
 
@@ -124,9 +132,17 @@ impl ProcessClusterOptions {
         }
     }
 
+    /// The NameNodes: one, or the nameservice's three.
+    pub fn namenodes(&self) -> Vec<Role> {
+        match self.ha {
+            true => (1..=HA_NAMENODES).map(Role::HaNameNode).collect(),
+            false => vec![Role::NameNode],
+        }
+    }
+
     /// The daemons in start order.
     fn roles(&self) -> Vec<Role> {
-        let mut roles = vec![Role::NameNode];
+        let mut roles = self.namenodes();
         if self.nodemanagers.is_some() {
             roles.push(Role::ResourceManager);
         }
@@ -134,6 +150,59 @@ impl ProcessClusterOptions {
         roles.extend((0..self.nodemanagers.unwrap_or(0)).map(Role::NodeManager));
         roles
     }
+}
+
+/// How many NameNodes an HA cluster runs.
+pub const HA_NAMENODES: usize = 3;
+
+/// The nameservice an HA cluster serves.
+pub const NAMESERVICE: &str = "ns1";
+
+/// An HA cluster's nameservice keys, for every daemon and client: the NameNodes' RPC
+/// and replicated-log addresses. Chosen at the first start (free ports) and kept in
+/// `dir/nameservice.conf` (`key=value` lines), so NameNodes started again keep them.
+pub fn nameservice_keys(dir: &Path) -> Result<Vec<(String, String)>, ProcessError> {
+    let file = dir.join("nameservice.conf");
+    if let Ok(text) = std::fs::read_to_string(&file) {
+        return Ok(text
+            .lines()
+            .filter_map(|l| l.split_once('='))
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect());
+    }
+    let free_port = || -> Result<u16, ProcessError> {
+        let listener =
+            std::net::TcpListener::bind("127.0.0.1:0").map_err(|source| ProcessError::Write {
+                path: file.clone(),
+                source,
+            })?;
+        Ok(listener.local_addr().expect("bound").port())
+    };
+    let ids: Vec<String> = (1..=HA_NAMENODES).map(|i| format!("nn{i}")).collect();
+    let mut keys = vec![
+        ("dfs.nameservices".to_string(), NAMESERVICE.to_string()),
+        (format!("dfs.ha.namenodes.{NAMESERVICE}"), ids.join(",")),
+        (
+            format!("dfs.client.failover.proxy.provider.{NAMESERVICE}"),
+            "org.apache.hadoop.hdfs.server.namenode.ha.ConfiguredFailoverProxyProvider".into(),
+        ),
+    ];
+    for id in &ids {
+        keys.push((
+            format!("dfs.namenode.rpc-address.{NAMESERVICE}.{id}"),
+            format!("127.0.0.1:{}", free_port()?),
+        ));
+        keys.push((
+            format!("tusk.namenode.ha.log-address.{NAMESERVICE}.{id}"),
+            format!("127.0.0.1:{}", free_port()?),
+        ));
+    }
+    let text: String = keys.iter().map(|(k, v)| format!("{k}={v}\n")).collect();
+    std::fs::write(&file, text).map_err(|source| ProcessError::Write {
+        path: file.clone(),
+        source,
+    })?;
+    Ok(keys)
 }
 
 /// One daemon of the cluster.
@@ -178,6 +247,11 @@ impl ProcessCluster {
         if options.nodemanagers.is_none() {
             let _ = std::fs::remove_file(addr_file(&options.dir, "resourcemanager"));
         }
+        let mut options = options;
+        if options.ha {
+            add_nameservice(&mut options)?;
+            format_ha_once(&options)?;
+        }
         let mut cluster = ProcessCluster {
             daemons: Vec::new(),
             fs: String::new(),
@@ -186,15 +260,24 @@ impl ProcessCluster {
             rm_http: None,
             options,
         };
-        cluster.spawn(Role::NameNode)?;
-        let nn_addr = cluster.wait_address(Role::NameNode).await?;
+        let namenodes = cluster.options.namenodes();
+        for &nn in &namenodes {
+            cluster.spawn(nn)?;
+        }
+        let mut nn_addr = String::new();
+        for &nn in namenodes.iter().rev() {
+            nn_addr = cluster.wait_address(nn).await?;
+        }
         // Written before the RPC address file.
-        cluster.namenode_http = cluster.http_address(Role::NameNode)?;
-        cluster.fs = format!("hdfs://{nn_addr}");
+        cluster.namenode_http = cluster.http_address(namenodes[0])?;
+        cluster.fs = match cluster.options.ha {
+            true => format!("hdfs://{NAMESERVICE}"),
+            false => format!("hdfs://{nn_addr}"),
+        };
         // The ResourceManager starts once the NameNode's address is known: its job pages
         // read history records from the DFS.
         let roles = cluster.options.roles();
-        let (nodemanagers, others): (Vec<Role>, Vec<Role>) = roles[1..]
+        let (nodemanagers, others): (Vec<Role>, Vec<Role>) = roles[namenodes.len()..]
             .iter()
             .partition(|r| matches!(r, Role::NodeManager(_)));
         for role in others {
@@ -231,6 +314,7 @@ impl ProcessCluster {
         let count = |prefix: &str| pids.iter().filter(|(n, _)| n.starts_with(prefix)).count();
         options.datanodes = count("datanode");
         let has_rm = pids.iter().any(|(n, _)| n == "resourcemanager");
+        options.ha = pids.iter().any(|(n, _)| *n == Role::HaNameNode(1).name());
         options.nodemanagers = has_rm.then(|| count("nodemanager"));
         let daemons = options
             .roles()
@@ -244,11 +328,21 @@ impl ProcessCluster {
                     .map(|(_, p)| *p),
             })
             .collect();
+        let fs = match options.ha {
+            true => {
+                add_nameservice(&mut options)?;
+                format!("hdfs://{NAMESERVICE}")
+            }
+            false => format!(
+                "hdfs://{}",
+                read_address(&addr_file(&options.dir, "namenode"))?
+            ),
+        };
         let dir = &options.dir;
-        let fs = format!("hdfs://{}", read_address(&addr_file(dir, "namenode"))?);
         let rm_addr = read_address(&addr_file(dir, "resourcemanager")).ok();
+        let first_namenode = options.namenodes()[0].name();
         Ok(ProcessCluster {
-            namenode_http: read_address(&http_addr_file(dir, "namenode")).unwrap_or_default(),
+            namenode_http: read_address(&http_addr_file(dir, &first_namenode)).unwrap_or_default(),
             rm_http: read_address(&http_addr_file(dir, "resourcemanager")).ok(),
             daemons,
             fs,
@@ -386,6 +480,16 @@ impl ProcessCluster {
         let name = role.name();
         let addr_file = addr_file(&o.dir, &name);
         let port = take_previous_port(&addr_file).unwrap_or(0);
+        let port = match role {
+            // An HA NameNode listens where the nameservice's keys say.
+            Role::HaNameNode(i) => o
+                .client_conf
+                .get(&format!("dfs.namenode.rpc-address.{NAMESERVICE}.nn{i}"))
+                .and_then(|a| a.rsplit_once(':'))
+                .and_then(|(_, p)| p.parse().ok())
+                .unwrap_or(port),
+            _ => port,
+        };
         let http_addr_file = http_addr_file(&o.dir, &name);
         let http_port = take_previous_port(&http_addr_file);
 
@@ -394,6 +498,11 @@ impl ProcessCluster {
         cmd.append_log = o.append_logs;
         cmd.own_process_group = o.own_process_groups;
         cmd.defines = self.defines(role);
+        // Three HA NameNodes on one host cannot all take HDFS's default web port.
+        let http_port = match role {
+            Role::HaNameNode(_) => Some(http_port.unwrap_or(0)),
+            _ => http_port,
+        };
         if let Some(http_port) = http_port {
             let key = role.http_address_key();
             cmd.defines.push(format!("{key}=127.0.0.1:{http_port}"));
@@ -431,11 +540,20 @@ impl ProcessCluster {
             out.push("dfs.datanode.ipc.address=127.0.0.1:0".to_string());
         }
         out.extend(o.defines.iter().cloned());
-        if role != Role::NameNode {
+        if !matches!(role, Role::NameNode | Role::HaNameNode(_)) {
             out.push(format!("fs.defaultFS={}", self.fs));
         }
         let dir = |d: &Path| d.display().to_string();
         match role {
+            Role::HaNameNode(i) => {
+                out.extend(o.namenode_defines.iter().cloned());
+                out.push(format!("fs.defaultFS=hdfs://{NAMESERVICE}"));
+                out.push(format!("dfs.ha.namenode.id=nn{i}"));
+                out.push(format!(
+                    "dfs.namenode.name.dir={}",
+                    dir(&ha_name_dir(&o.dir, i))
+                ));
+            }
             Role::NameNode => {
                 out.extend(o.namenode_defines.iter().cloned());
                 let dirs: Vec<String> = o.name_dirs().iter().map(|d| dir(d)).collect();
@@ -463,4 +581,41 @@ impl ProcessCluster {
         }
         out
     }
+}
+
+/// Gives every daemon and the cluster's client the nameservice's keys.
+fn add_nameservice(options: &mut ProcessClusterOptions) -> Result<(), ProcessError> {
+    for (k, v) in nameservice_keys(&options.dir)? {
+        options.client_conf.set(&k, v.as_str());
+        options.defines.push(format!("{k}={v}"));
+    }
+    Ok(())
+}
+
+/// Where HA NameNode `nnI` keeps its name directory (its replicated log beside it).
+pub fn ha_name_dir(dir: &Path, i: usize) -> PathBuf {
+    dir.join(format!("nn{i}")).join("name")
+}
+
+/// Formats the three name directories as one namespace, unless they were already.
+fn format_ha_once(o: &ProcessClusterOptions) -> Result<(), ProcessError> {
+    let options: Vec<tusk_namenode::NameNodeOptions> = (1..=HA_NAMENODES)
+        .map(|i| tusk_namenode::NameNodeOptions {
+            name_dirs: vec![ha_name_dir(&o.dir, i)],
+            supergroup: o
+                .client_conf
+                .get_str("dfs.permissions.superusergroup", "supergroup"),
+            ..Default::default()
+        })
+        .collect();
+    if options
+        .iter()
+        .all(|opt| tusk_namenode::storage::NameDirs::new(&opt.name_dirs).is_formatted())
+    {
+        return Ok(());
+    }
+    tusk_namenode::NameNode::format_ha(&options, None).map_err(|e| ProcessError::Write {
+        path: o.dir.clone(),
+        source: std::io::Error::other(format!("formatting the HA name directories: {e}")),
+    })
 }

@@ -496,7 +496,8 @@ impl FaultCluster {
     fn index(&self, role: Role) -> usize {
         let n = self.options.datanodes;
         match role {
-            Role::NameNode => 0,
+            // The fault suite runs a NameNode on its own.
+            Role::NameNode | Role::HaNameNode(_) => 0,
             Role::ResourceManager => 1,
             Role::DataNode(i) => 2 + i,
             Role::NodeManager(i) => 2 + n + i,

@@ -50,7 +50,21 @@ impl Namesystem {
         st.receive(idx, &req.received, &req.deleted);
         st.take_delete_hints(idx, &req.delete_hints);
         st.take_verdicts(idx, &req.verified);
-        // No deletion work is handed out in safe mode; it waits in the queue.
+        // No deletion work is handed out in safe mode; it waits in the queue. A standby
+        // hands out nothing (the DataNode would drop it): its queues wait until it is
+        // active.
+        if !self.ha.is_active() {
+            drop(st);
+            if had_blocks {
+                self.block_events.notify_waiters();
+            }
+            return Ok(HeartbeatResponse {
+                commands: Vec::new(),
+                keys: self.block_keys_if_newer(req.newest_block_key_id),
+                ha_state: self.ha.heartbeat_state() as i32,
+                ha_term: self.ha.term(),
+            });
+        }
         let may_delete = !st.safe_mode.is_on();
         let d = &mut st.datanodes.nodes[idx];
         let mut commands = std::mem::take(&mut d.commands);
