@@ -183,16 +183,13 @@ async fn files_written_across_a_failover_are_all_readable_through_the_nameservic
             .unwrap_or_else(|e| panic!("/{dir}/f{i} unreadable after the failover: {e}"));
         assert!(read == data(i), "/{dir}/f{i} has its contents");
     }
-    // The new active knows where every block is without a new block report storm:
-    // the DataNodes had reported to it as a standby.
-    let st = namenodes.running[second]
-        .as_ref()
-        .unwrap()
-        .0
-        .namesystem
-        .read();
-    assert!(!st.safe_mode.is_on(), "the new active is out of safe mode");
-    drop(st);
+    // The DataNodes had reported to the new active while it was a standby: it left
+    // safe mode without waiting for them to register anew.
+    let in_safe_mode = {
+        let (nn, _) = namenodes.running[second].as_ref().unwrap();
+        nn.namesystem.read().safe_mode.is_on()
+    };
+    assert!(!in_safe_mode, "the new active is out of safe mode");
     for (dn, stop) in datanodes {
         stop.trigger();
         dn.wait().await;

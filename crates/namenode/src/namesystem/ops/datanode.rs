@@ -148,7 +148,7 @@ impl State {
     fn receive(&mut self, node: DnIdx, received: &[ReplicaReport], deleted: &[u64]) {
         for r in received {
             if self.ahead_of_namespace(r) {
-                self.standby_reports.push((node, r.clone()));
+                self.standby_reports.push((node, *r));
                 continue;
             }
             if !self.accept_replica(node, r, Reported::New)

@@ -40,7 +40,7 @@ impl Namesystem {
         }
         for r in replicas {
             if st.ahead_of_namespace(r) {
-                st.standby_reports.push((idx, r.clone()));
+                st.standby_reports.push((idx, *r));
                 continue;
             }
             if !st.accept_replica(idx, r, Reported::Held) {
