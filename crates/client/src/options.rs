@@ -489,6 +489,13 @@ fn failover_options(
             )? as u32,
             interval: connect_retry.interval,
         },
+        // Hadoop's key (0: no limit), Tusk's shorter default: a hung NameNode is
+        // failed over from after this long.
+        attempt_timeout: Some(millis(
+            "ipc.client.rpc-timeout.ms",
+            d.attempt_timeout.unwrap_or_default(),
+        )?)
+        .filter(|t| !t.is_zero()),
     })
 }
 

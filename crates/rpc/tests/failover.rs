@@ -270,3 +270,33 @@ async fn a_single_server_client_returns_errors_as_they_come() {
     assert!(matches!(&err, RpcError::Remote(_)), "{err}");
     assert_eq!(servers.fakes[0].calls(), 1);
 }
+
+#[tokio::test]
+async fn a_server_that_accepts_but_never_answers_is_given_up_after_the_attempt_timeout() {
+    let servers = start(vec![Role::Active]).await;
+    // A hung server: the kernel accepts its connections, nothing ever reads them.
+    let hung = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let hung_addr = hung.local_addr().unwrap().to_string();
+    let holder = tokio::spawn(async move {
+        let mut held = Vec::new();
+        while let Ok((socket, _)) = hung.accept().await {
+            held.push(socket);
+        }
+    });
+    let client = client(
+        vec![hung_addr, servers.addrs[0].clone()],
+        FailoverOptions {
+            attempt_timeout: Some(Duration::from_millis(300)),
+            ..quick()
+        },
+    );
+    let started = std::time::Instant::now();
+    let reply = tokio::time::timeout(Duration::from_secs(10), client.call_raw("echo", b"x"))
+        .await
+        .expect("the call does not wait on the hung server")
+        .unwrap();
+    assert_eq!(&reply[..], b"x");
+    assert_eq!(client.active_addr(), servers.addrs[0]);
+    assert!(started.elapsed() >= Duration::from_millis(300));
+    holder.abort();
+}

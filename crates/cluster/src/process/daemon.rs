@@ -25,7 +25,8 @@ pub struct DaemonCommand {
     pub defines: Vec<String>,
     /// Arguments after the defines (`--listen ...`, `--addr-file ...`).
     pub args: Vec<String>,
-    /// Set in its environment; `TUSK_LOG` is this process's, else `info`, unless set here.
+    /// Set in its environment; `TUSK_LOG` is this process's, else `info` (openraft at
+    /// `warn`), unless set here.
     pub env: Vec<(String, String)>,
     /// Its stdout and stderr.
     pub log: PathBuf,
@@ -107,10 +108,11 @@ impl DaemonCommand {
         })
     }
 
-    /// `env` with `TUSK_LOG` added unless given.
+    /// `env` with `TUSK_LOG` added unless given: this process's, else `info` (the
+    /// replicated log's library at `warn`: at `info` it logs its whole state at start).
     fn environment(&self) -> impl Iterator<Item = (String, String)> + '_ {
         let log_level = (!self.env.iter().any(|(k, _)| k == "TUSK_LOG")).then(|| {
-            let level = std::env::var("TUSK_LOG").unwrap_or_else(|_| "info".into());
+            let level = std::env::var("TUSK_LOG").unwrap_or_else(|_| "info,openraft=warn".into());
             ("TUSK_LOG".to_string(), level)
         });
         self.env.iter().cloned().chain(log_level)

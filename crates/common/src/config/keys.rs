@@ -36,6 +36,8 @@ pub const KNOWN: &[&str] = &[
     "ipc.client.connect.retry.interval",
     "ipc.client.connection.maxidletime",
     "ipc.client.idlethreshold",
+    // HA clients: an unanswered call to a NameNode fails over after this long.
+    "ipc.client.rpc-timeout.ms",
     "ipc.maximum.data.length",
     "ipc.server.connection.header.timeout.ms",
     "ipc.server.max.connections",

@@ -47,6 +47,12 @@ pub struct FailoverOptions {
     /// the next one is tried, not a series of sleeps (`dfs.client.failover.connection.retries`,
     /// 0, and `dfs.client.failover.connection.retries.on.timeouts`, 0).
     pub connect_retry: ConnectRetry,
+    /// An attempt not answered within this long is given up as a lost connection and
+    /// the call fails over: a server that hangs (stopped, or its host gone without
+    /// closing its sockets) keeps its connections open, and would otherwise hold the
+    /// call for as long as the kernel does. `None`: wait for the answer however long.
+    #[serde(default)]
+    pub attempt_timeout: Option<Duration>,
 }
 
 impl Default for FailoverOptions {
@@ -61,9 +67,16 @@ impl Default for FailoverOptions {
                 max_retries_on_timeouts: 0,
                 ..ConnectRetry::default()
             },
+            attempt_timeout: Some(DEFAULT_ATTEMPT_TIMEOUT),
         }
     }
 }
+
+/// [`FailoverOptions::attempt_timeout`] by default. Hadoop's client waits
+/// `ipc.client.rpc-timeout.ms` (120 s) for a hung NameNode before failing over; a
+/// NameNode answers its calls in milliseconds (a `complete` waits at most a few
+/// seconds), so Tusk gives up on one sooner.
+pub const DEFAULT_ATTEMPT_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// What a call has been through so far.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -94,6 +107,7 @@ impl FailoverOptions {
         sleep_base: Duration::ZERO,
         sleep_max: Duration::ZERO,
         connect_retry: ConnectRetry::NONE,
+        attempt_timeout: None,
     };
 
     /// What a call that has been through `attempts` does after `error`.
@@ -228,10 +242,14 @@ impl FailoverRpcClient {
         loop {
             let server = self.active.load(Ordering::Acquire);
             let retry_count = attempts.retries as i32;
-            let error = match self.servers[server]
-                .call_as(method, request, call_id, retry_count)
-                .await
-            {
+            let attempt = self.servers[server].call_as(method, request, call_id, retry_count);
+            let answered = match self.options.attempt_timeout {
+                Some(limit) => tokio::time::timeout(limit, attempt)
+                    .await
+                    .unwrap_or(Err(RpcError::ConnectionClosed)),
+                None => attempt.await,
+            };
+            let error = match answered {
                 Ok(reply) => return Ok(reply),
                 Err(error) => error,
             };
