@@ -16,6 +16,8 @@
 //! - `scheduling_sim`: the scheduling study on the ResourceManager's scheduler simulator.
 //! - `faults`: each fault in turn under a mixed load, then a check for lost writes.
 //! - `faults/`: the fault suite's cluster, load, attacks and testbed placement.
+//! - `ha_failover`: kill -9 of the active NameNode under three clients' writes, N times.
+//! - `ha_failover/`: the kills' timeline figures and the three writers.
 //! - `interconnects`: Sort, WordCount, TeraSort per link class × HDD/SSD, Tusk and Hadoop.
 //! - `heartbeat_sweep`: the heartbeat study's six period cases: DFSIO and TeraSort on YARN.
 //! - `heartbeats`: simulated DataNodes against a NameNode process.
@@ -26,6 +28,7 @@ pub mod advisor;
 pub mod am_heartbeats;
 pub mod dfsio;
 pub mod faults;
+pub mod ha_failover;
 pub mod heartbeat_sweep;
 pub mod heartbeats;
 pub mod interconnects;

@@ -18,6 +18,7 @@
 //! - `scheduling`: the scheduling study's Tables 7–9, per-node table and task-time CDFs.
 //! - `scheduling_sim`: the simulated study: each policy against fair, the sweeps; charts.
 //! - `faults`: per fault, what was acknowledged, lost or failed, and the recovery time.
+//! - `ha_failover`: per writer acked, lost, unreadable and resume times; a row per kill.
 //! - `interconnects`: the interconnects study's tables and grouped-bar charts.
 //! - `heartbeat_sweep`: the heartbeat sweep's tables and job-time, cost and advisor charts.
 //! - `heartbeats`: heartbeats processed, their latency and the NameNode's CPU.
@@ -31,6 +32,7 @@ pub mod chart;
 pub mod context;
 pub mod dfsio;
 pub mod faults;
+pub mod ha_failover;
 pub mod heartbeat_sweep;
 pub mod heartbeats;
 pub mod interconnects;

@@ -8,9 +8,9 @@ use anyhow::Context;
 use clap::{Args, Subcommand};
 use serde::Serialize;
 use tusk_bench::experiments::{
-    advisor, am_heartbeats, dfsio, faults, heartbeat_sweep, heartbeats, interconnects, job_latency,
-    nnthroughput, replication, replication_links, same_jar, scheduling, short_circuit, startup,
-    terasort,
+    advisor, am_heartbeats, dfsio, faults, ha_failover, heartbeat_sweep, heartbeats, interconnects,
+    job_latency, nnthroughput, replication, replication_links, same_jar, scheduling, short_circuit,
+    startup, terasort,
 };
 use tusk_bench::flags::{duration, size};
 use tusk_client::ReplicationMode;
@@ -48,6 +48,10 @@ pub enum BenchCommand {
     Terasort(Measured<terasort::TerasortOptions>),
     /// The fault suite: each fault under a mixed load; nothing acknowledged may be lost.
     Faults(FaultsArgs),
+    /// kill -9 of the active NameNode of an HA nameservice under the writes of Tusk's
+    /// client, Hadoop 3.4.2's Java client and hdfs-native, N times: nothing acknowledged
+    /// lost or unreadable, and how soon each client writes again.
+    HaFailover(HaFailoverArgs),
     /// Status-aware scheduling: concurrent sort jobs on a testbed per policy (root).
     Scheduling(SchedulingArgs),
     /// Sort, WordCount and TeraSort on each {hdd, ssd} × {1gige, 10gige, ipoib-32g}
@@ -222,6 +226,42 @@ pub struct FaultsArgs {
     dir: Option<PathBuf>,
     #[arg(long)]
     json: Option<PathBuf>,
+}
+
+/// `tusk bench ha-failover`: the kills, the writers and where the report goes.
+#[derive(Args)]
+pub struct HaFailoverArgs {
+    /// kill -9s of the active NameNode (default 10, 3 with --quick).
+    #[arg(long)]
+    kills: Option<usize>,
+    /// Where report.md, kills.csv, report.json and the cluster (cluster/, erased first) go.
+    #[arg(long)]
+    out: Option<PathBuf>,
+    /// 3 kills, for a short check.
+    #[arg(long)]
+    quick: bool,
+    /// Size of each file the writers write.
+    #[arg(long, default_value = "64k", value_parser = size)]
+    file_size: u64,
+    /// Each writer's pause between two files.
+    #[arg(long, default_value = "100ms", value_parser = duration)]
+    interval: Duration,
+    /// Hadoop's client jars: a classpath on one line (built by
+    /// `mvn -f scripts/compat-hadoop/pom.xml dependency:build-classpath`).
+    #[arg(long, default_value = "scripts/compat-hadoop/classpath.txt")]
+    hadoop_classpath: PathBuf,
+    /// Where HaWriter.java and ha_writer.py are.
+    #[arg(long, default_value = "scripts/ha")]
+    scripts: PathBuf,
+    /// The Python that has hdfs_native.
+    #[arg(long, default_value = "python3")]
+    python: String,
+    /// Without Hadoop's Java writer.
+    #[arg(long)]
+    no_hadoop: bool,
+    /// Without the hdfs-native writer.
+    #[arg(long)]
+    no_native: bool,
 }
 
 /// An experiment's own options (`tusk_bench`'s `XxxOptions`, which derive the flags)
@@ -482,6 +522,7 @@ pub async fn run(conf: Configuration, which: BenchCommand) -> anyhow::Result<()>
             emit(&report, report.to_markdown(), &json)
         }
         BenchCommand::Faults(a) => run_faults(a).await,
+        BenchCommand::HaFailover(a) => run_ha_failover(a).await,
         #[cfg(feature = "sql")]
         BenchCommand::Tpch(a) => tpch::run(conf, a).await,
         BenchCommand::Scheduling(a) if a.simulate => run_simulated_scheduling(a),
@@ -630,6 +671,41 @@ async fn run_faults(a: FaultsArgs) -> anyhow::Result<()> {
         anyhow::bail!("{lost} acknowledged operations lost or unreadable");
     }
     stopped_early(report.partial)
+}
+
+async fn run_ha_failover(a: HaFailoverArgs) -> anyhow::Result<()> {
+    let mut o = ha_failover::HaFailoverOptions::new(std::env::current_exe()?, a.quick);
+    o.kills = a.kills.unwrap_or(o.kills);
+    o.out = a.out.unwrap_or(o.out);
+    o.file_bytes = usize::try_from(a.file_size)?;
+    o.interval = a.interval;
+    o.scripts = a
+        .scripts
+        .canonicalize()
+        .with_context(|| format!("--scripts {}", a.scripts.display()))?;
+    o.hadoop_classpath = match a.no_hadoop {
+        true => None,
+        false => Some(a.hadoop_classpath.canonicalize().with_context(|| {
+            format!(
+                "--hadoop-classpath {} (build it with mvn -f scripts/compat-hadoop/pom.xml \
+                 dependency:build-classpath, or pass --no-hadoop)",
+                a.hadoop_classpath.display()
+            )
+        })?),
+    };
+    o.python = (!a.no_native).then_some(a.python);
+    std::fs::create_dir_all(&o.out)?;
+    let out = o.out.clone();
+    let report = ha_failover::run(o).await?;
+    let markdown = report.to_markdown();
+    std::fs::write(out.join("kills.csv"), report.to_csv())?;
+    emit(&report, markdown, &Some(out.join("report.json")))?;
+    eprintln!("wrote {}", out.join("kills.csv").display());
+    let damaged = report.damaged();
+    if damaged > 0 {
+        anyhow::bail!("{damaged} acknowledged files lost, unreadable or read back wrong");
+    }
+    Ok(())
 }
 
 pub fn advisor(a: AdvisorArgs) -> anyhow::Result<()> {
