@@ -32,7 +32,24 @@ use crate::error::{NameNodeError, Result};
 pub trait EditSink: Send + 'static {
     /// Appends and makes durable.
     fn write_durable(&mut self, data: &[u8]) -> std::io::Result<()>;
+
+    /// Whether the sink writes in the background ([`EditSink::begin_write`]) rather
+    /// than in [`EditSink::write_durable`].
+    fn writes_in_background(&self) -> bool {
+        false
+    }
+
+    /// A background sink (HA's replicated log): starts making `data` durable and
+    /// returns; `done` runs with the outcome once it is, on another task. Batches are
+    /// made durable in the order they are begun, so the next batch can start while
+    /// earlier ones are still being committed.
+    fn begin_write(&mut self, data: &[u8], done: Completion) {
+        done(self.write_durable(data))
+    }
 }
+
+/// What [`EditSink::begin_write`] calls once a batch is durable, or failed.
+pub type Completion = Box<dyn FnOnce(std::io::Result<()>) + Send>;
 
 /// An edit segment file on disk. Like Hadoop's edit log it is preallocated with zeros a
 /// megabyte at a time, so a sync only writes data into blocks the file already owns and
@@ -326,10 +343,33 @@ impl EditLog {
             (batch, buf.last_txid, transactions)
         };
         let started = std::time::Instant::now();
+        if sink.writes_in_background() {
+            let log = self.clone();
+            sink.begin_write(
+                &batch,
+                Box::new(move |written| log.publish(written, last_txid, transactions, started)),
+            );
+            return true;
+        }
         let written = sink.write_durable(&batch);
         drop(sink);
+        self.publish(written, last_txid, transactions, started);
+        true
+    }
+
+    /// Publishes the outcome of the batch ending at `last_txid`.
+    fn publish(
+        &self,
+        written: std::io::Result<()>,
+        last_txid: u64,
+        transactions: u64,
+        started: std::time::Instant,
+    ) {
         match written {
             Ok(()) => {
+                if self.has_failed() {
+                    return;
+                }
                 self.shared
                     .metrics
                     .record_sync(transactions, started.elapsed());
@@ -351,7 +391,6 @@ impl EditLog {
                 });
             }
         }
-        true
     }
 
     /// Waits until `txid` is durable, leading syncs when no one else is.

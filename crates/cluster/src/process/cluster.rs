@@ -186,6 +186,17 @@ pub fn nameservice_keys(dir: &Path) -> Result<Vec<(String, String)>, ProcessErro
             format!("dfs.client.failover.proxy.provider.{NAMESERVICE}"),
             "org.apache.hadoop.hdfs.server.namenode.ha.ConfiguredFailoverProxyProvider".into(),
         ),
+        // Clients try the NameNodes again at most a second apart (HDFS's defaults: 500 ms
+        // doubling up to 15 s), so a write resumes about a second after a new active
+        // serves rather than whenever the client's backoff next wakes.
+        (
+            "dfs.client.failover.sleep.base.millis".to_string(),
+            "100".to_string(),
+        ),
+        (
+            "dfs.client.failover.sleep.max.millis".to_string(),
+            "1000".to_string(),
+        ),
     ];
     for id in &ids {
         keys.push((

@@ -9,7 +9,7 @@ use prost::Message;
 use tusk_ha::ReplicatedLog;
 use tusk_proto::internal::EditRecord;
 
-use crate::edit_log::EditSink;
+use crate::edit_log::{Completion, EditSink};
 
 /// Writes batches of framed edit records (`u32 length | u32 crc32c | EditRecord`) to the
 /// replicated log. A record's index in the log is its txid: the sink checks it, since a
@@ -26,49 +26,80 @@ impl ReplicatedSink {
     }
 }
 
-impl EditSink for ReplicatedSink {
-    fn write_durable(&mut self, data: &[u8]) -> std::io::Result<()> {
+impl ReplicatedSink {
+    /// Appends every record of `data` (their order fixed now, under the edit log's sink
+    /// lock) and returns what waits for their commits and checks their indexes.
+    fn append_batch(
+        &self,
+        data: &[u8],
+    ) -> std::io::Result<impl std::future::Future<Output = std::io::Result<()>> + Send + 'static>
+    {
         let records = split_frames(data)?;
-        let Some(first) = records.first() else {
-            return Ok(());
+        let first_txid = match records.first() {
+            Some(first) => {
+                EditRecord::decode(*first)
+                    .map_err(|e| invalid(format!("an edit in the batch does not decode: {e}")))?
+                    .txid
+            }
+            None => 0,
         };
-        let first_txid = EditRecord::decode(*first)
-            .map_err(|e| invalid(format!("an edit in the batch does not decode: {e}")))?
-            .txid;
-        // Appends fix the records' order now, under the edit log's sink lock.
         let appends: Vec<_> = records
             .iter()
             .map(|r| self.log.append(r.to_vec()))
             .collect();
-        let committed = async move { futures::future::join_all(appends).await };
-        let results = match tokio::runtime::Handle::try_current() {
+        Ok(async move {
+            let results = futures::future::join_all(appends).await;
+            for (i, result) in results.into_iter().enumerate() {
+                let expected = first_txid + i as u64;
+                match result {
+                    Ok(index) if index == expected => {}
+                    Ok(index) => {
+                        return Err(invalid(format!(
+                            "edit {expected} became record {index} of the replicated log: this NameNode's namespace is not the log's"
+                        )))
+                    }
+                    Err(e) => {
+                        return Err(std::io::Error::other(format!(
+                            "edit {expected} was not committed by the replicated log: {e}"
+                        )))
+                    }
+                }
+            }
+            Ok(())
+        })
+    }
+}
+
+impl EditSink for ReplicatedSink {
+    /// Waits for the batch's commit on this thread (a shutdown's last flush).
+    fn write_durable(&mut self, data: &[u8]) -> std::io::Result<()> {
+        let committed = self.append_batch(data)?;
+        match tokio::runtime::Handle::try_current() {
             Ok(handle)
                 if handle.runtime_flavor() == tokio::runtime::RuntimeFlavor::CurrentThread =>
             {
-                return Err(invalid(
+                Err(invalid(
                     "the replicated edit log needs a multi-threaded runtime".into(),
                 ))
             }
             Ok(handle) => tokio::task::block_in_place(|| handle.block_on(committed)),
             Err(_) => self.runtime.block_on(committed),
-        };
-        for (i, result) in results.into_iter().enumerate() {
-            let expected = first_txid + i as u64;
-            match result {
-                Ok(index) if index == expected => {}
-                Ok(index) => {
-                    return Err(invalid(format!(
-                        "edit {expected} became record {index} of the replicated log: this NameNode's namespace is not the log's"
-                    )))
-                }
-                Err(e) => {
-                    return Err(std::io::Error::other(format!(
-                        "edit {expected} was not committed by the replicated log: {e}"
-                    )))
-                }
-            }
         }
-        Ok(())
+    }
+
+    fn writes_in_background(&self) -> bool {
+        true
+    }
+
+    /// Appends the batch and returns; a task reports its commit. Batches commit in the
+    /// order they were appended, several in flight at once.
+    fn begin_write(&mut self, data: &[u8], done: Completion) {
+        match self.append_batch(data) {
+            Ok(committed) => {
+                self.runtime.spawn(async move { done(committed.await) });
+            }
+            Err(e) => done(Err(e)),
+        }
     }
 }
 
