@@ -155,14 +155,9 @@ pub fn ensure_default_fs(conf: &mut Configuration) {
             .and_then(|fs| fs.strip_prefix("hdfs://"))
             .is_some_and(|rest| !rest.split('/').next().unwrap_or_default().contains(':'));
         if logical && conf.get("dfs.nameservices").is_none() {
-            let recorded = local_dir(None).join("nameservice.conf");
-            for line in std::fs::read_to_string(recorded)
-                .unwrap_or_default()
-                .lines()
-            {
-                if let Some((key, value)) = line.split_once('=') {
-                    conf.set(key, value);
-                }
+            let recorded = tusk_cluster::process::recorded_nameservice_keys(&local_dir(None));
+            for (key, value) in recorded.unwrap_or_default() {
+                conf.set(&key, value);
             }
         }
     }

@@ -16,8 +16,8 @@ mod files;
 mod ready;
 
 pub use cluster::{
-    ha_name_dir, nameservice_keys, ProcessCluster, ProcessClusterOptions, Role, HA_NAMENODES,
-    NAMESERVICE,
+    ha_name_dir, nameservice_keys, recorded_nameservice_keys, ProcessCluster,
+    ProcessClusterOptions, Role, HA_NAMENODES, NAMESERVICE,
 };
 pub use daemon::{wait_for_address, DaemonCommand};
 pub use files::{http_address, read_pids, stop_recorded, write_pids};

@@ -382,13 +382,7 @@ impl EditLog {
             }
             Err(e) => {
                 tracing::error!(error = %e, "edit log sync failed; refusing further acknowledgements");
-                self.shared.failed.store(true, Ordering::Release);
-                self.shared.durable.send_modify(|w| {
-                    w.failed = Some(RemoteException::of(
-                        HadoopException::Io,
-                        format!("edit log sync failed: {e}"),
-                    ))
-                });
+                self.fail(&format!("edit log sync failed: {e}"));
             }
         }
     }

@@ -25,7 +25,7 @@ mod transitions;
 
 use std::collections::BTreeMap;
 use std::path::Path;
-use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
 
 use serde::{Deserialize, Serialize};
@@ -196,14 +196,11 @@ pub async fn start_log(
     Ok(())
 }
 
-const ACTIVE: u8 = 1;
-const STANDBY: u8 = 2;
-
 /// Whether this NameNode serves as active, and in which term of the log. Without HA it
 /// is active from the start and forever.
 pub struct HaRole {
     enabled: bool,
-    state: AtomicU8,
+    active: AtomicBool,
     term: AtomicU64,
     /// The replicated log, once started (HA only).
     log: OnceLock<Arc<ReplicatedLog>>,
@@ -214,7 +211,7 @@ impl HaRole {
     pub fn single() -> Self {
         HaRole {
             enabled: false,
-            state: AtomicU8::new(ACTIVE),
+            active: AtomicBool::new(true),
             term: AtomicU64::new(0),
             log: OnceLock::new(),
         }
@@ -224,7 +221,7 @@ impl HaRole {
     pub fn standby() -> Self {
         HaRole {
             enabled: true,
-            state: AtomicU8::new(STANDBY),
+            active: AtomicBool::new(false),
             term: AtomicU64::new(0),
             log: OnceLock::new(),
         }
@@ -235,7 +232,7 @@ impl HaRole {
     }
 
     pub fn is_active(&self) -> bool {
-        self.state.load(Ordering::Acquire) == ACTIVE
+        self.active.load(Ordering::Acquire)
     }
 
     /// The term this NameNode became active in (0 without HA or while standby).
@@ -295,13 +292,13 @@ impl HaRole {
     /// Becomes active in `term`; call with the namesystem's write lock held.
     pub(crate) fn activate(&self, term: u64) {
         self.term.store(term, Ordering::Release);
-        self.state.store(ACTIVE, Ordering::Release);
+        self.active.store(true, Ordering::Release);
     }
 
     /// Becomes standby; call with the namesystem's write lock held, so no change is
     /// logged after it.
     pub(crate) fn deactivate(&self) {
-        self.state.store(STANDBY, Ordering::Release);
+        self.active.store(false, Ordering::Release);
         self.term.store(0, Ordering::Release);
     }
 }

@@ -109,10 +109,6 @@ impl NameNode {
         Ok(true)
     }
 
-    /// Loads the namespace (formatting the name directories first when none holds one)
-    /// and serves RPC on `listener` until `shutdown` fires, or until no name directory
-    /// can be written: then it stops at once, as HDFS terminates, so that nothing more is
-    /// answered from memory that can no longer be made durable.
     /// Formats the name directories of every NameNode of an HA nameservice as one
     /// namespace: the same ids and the same empty image, as HDFS's `-format` on one
     /// NameNode and `-bootstrapStandby` on the others leave them. Destroys what they held.
@@ -132,6 +128,10 @@ impl NameNode {
         Ok(())
     }
 
+    /// Loads the namespace (formatting the name directories first when none holds one)
+    /// and serves RPC on `listener` until `shutdown` fires, or until no name directory
+    /// can be written: then it stops at once, as HDFS terminates, so that nothing more is
+    /// answered from memory that can no longer be made durable.
     pub async fn start(
         options: NameNodeOptions,
         listener: TcpListener,

@@ -343,19 +343,16 @@ impl Namesystem {
                 ),
             });
         }
-        let (edit_log, ha) = if options.ha.is_some() {
-            let sink = crate::ha::NotActiveSink;
+        let (sink, ha): (Box<dyn crate::edit_log::EditSink>, _) = if options.ha.is_some() {
             (
-                EditLog::start(Box::new(sink), last_txid),
+                Box::new(crate::ha::NotActiveSink),
                 crate::ha::HaRole::standby(),
             )
         } else {
-            let sink = dirs.open_segment(last_txid + 1)?;
-            (
-                EditLog::start(Box::new(sink), last_txid),
-                crate::ha::HaRole::single(),
-            )
+            let segment = dirs.open_segment(last_txid + 1)?;
+            (Box::new(segment), crate::ha::HaRole::single())
         };
+        let edit_log = EditLog::start(sink, last_txid);
         let permissions = Permissions {
             enabled: options.permissions_enabled,
             superuser: options.superuser.clone(),

@@ -162,14 +162,10 @@ pub const NAMESERVICE: &str = "ns1";
 /// and replicated-log addresses. Chosen at the first start (free ports) and kept in
 /// `dir/nameservice.conf` (`key=value` lines), so NameNodes started again keep them.
 pub fn nameservice_keys(dir: &Path) -> Result<Vec<(String, String)>, ProcessError> {
-    let file = dir.join("nameservice.conf");
-    if let Ok(text) = std::fs::read_to_string(&file) {
-        return Ok(text
-            .lines()
-            .filter_map(|l| l.split_once('='))
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect());
+    if let Some(keys) = recorded_nameservice_keys(dir) {
+        return Ok(keys);
     }
+    let file = dir.join("nameservice.conf");
     let free_port = || -> Result<u16, ProcessError> {
         let listener =
             std::net::TcpListener::bind("127.0.0.1:0").map_err(|source| ProcessError::Write {
@@ -214,6 +210,18 @@ pub fn nameservice_keys(dir: &Path) -> Result<Vec<(String, String)>, ProcessErro
         source,
     })?;
     Ok(keys)
+}
+
+/// The nameservice keys an HA cluster in `dir` recorded; `None` when it recorded none
+/// (not an HA cluster, or not started yet).
+pub fn recorded_nameservice_keys(dir: &Path) -> Option<Vec<(String, String)>> {
+    let text = std::fs::read_to_string(dir.join("nameservice.conf")).ok()?;
+    Some(
+        text.lines()
+            .filter_map(|l| l.split_once('='))
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect(),
+    )
 }
 
 /// One daemon of the cluster.
@@ -275,15 +283,15 @@ impl ProcessCluster {
         for &nn in &namenodes {
             cluster.spawn(nn)?;
         }
-        let mut nn_addr = String::new();
-        for &nn in namenodes.iter().rev() {
-            nn_addr = cluster.wait_address(nn).await?;
+        let mut nn_addrs = Vec::new();
+        for &nn in &namenodes {
+            nn_addrs.push(cluster.wait_address(nn).await?);
         }
         // Written before the RPC address file.
         cluster.namenode_http = cluster.http_address(namenodes[0])?;
         cluster.fs = match cluster.options.ha {
             true => format!("hdfs://{NAMESERVICE}"),
-            false => format!("hdfs://{nn_addr}"),
+            false => format!("hdfs://{}", nn_addrs[0]),
         };
         // The ResourceManager starts once the NameNode's address is known: its job pages
         // read history records from the DFS.

@@ -1,14 +1,13 @@
 //! The active's edit-log sink: each edit of a batch becomes one record of the
 //! replicated log, and the batch is durable once all of them are committed on a
 //! majority of NameNodes (each copy fsync'ed there). The edit log's group commit works
-//! as with a local file: edits made while one batch commits ride the next.
+//! as with a local file, and several batches are in flight at once.
 
 use std::sync::Arc;
 
-use prost::Message;
 use tusk_ha::ReplicatedLog;
-use tusk_proto::internal::EditRecord;
 
+use crate::edit_log::scan::{self, RawRecord, SegmentEnd};
 use crate::edit_log::{Completion, EditSink};
 
 /// Writes batches of framed edit records (`u32 length | u32 crc32c | EditRecord`) to the
@@ -24,9 +23,7 @@ impl ReplicatedSink {
     pub fn new(log: Arc<ReplicatedLog>, runtime: tokio::runtime::Handle) -> Self {
         ReplicatedSink { log, runtime }
     }
-}
 
-impl ReplicatedSink {
     /// Appends every record of `data` (their order fixed now, under the edit log's sink
     /// lock) and returns what waits for their commits and checks their indexes.
     fn append_batch(
@@ -34,23 +31,14 @@ impl ReplicatedSink {
         data: &[u8],
     ) -> std::io::Result<impl std::future::Future<Output = std::io::Result<()>> + Send + 'static>
     {
-        let records = split_frames(data)?;
-        let first_txid = match records.first() {
-            Some(first) => {
-                EditRecord::decode(*first)
-                    .map_err(|e| invalid(format!("an edit in the batch does not decode: {e}")))?
-                    .txid
-            }
-            None => 0,
-        };
-        let appends: Vec<_> = records
-            .iter()
-            .map(|r| self.log.append(r.to_vec()))
+        let appends: Vec<_> = batch_records(data)?
+            .into_iter()
+            .map(|r| (r.txid, self.log.append(r.payload.to_vec())))
             .collect();
         Ok(async move {
+            let (txids, appends): (Vec<u64>, Vec<_>) = appends.into_iter().unzip();
             let results = futures::future::join_all(appends).await;
-            for (i, result) in results.into_iter().enumerate() {
-                let expected = first_txid + i as u64;
+            for (expected, result) in txids.into_iter().zip(results) {
                 match result {
                     Ok(index) if index == expected => {}
                     Ok(index) => {
@@ -120,27 +108,26 @@ fn invalid(message: String) -> std::io::Error {
     std::io::Error::new(std::io::ErrorKind::InvalidData, message)
 }
 
-/// The records' payloads in a batch the edit log framed.
-fn split_frames(mut data: &[u8]) -> std::io::Result<Vec<&[u8]>> {
-    let mut records = Vec::new();
-    while !data.is_empty() {
-        if data.len() < 8 {
-            return Err(invalid("a torn frame header in an edit batch".into()));
-        }
-        let len = u32::from_be_bytes(data[..4].try_into().expect("4 bytes")) as usize;
-        let body = data
-            .get(8..8 + len)
-            .ok_or_else(|| invalid("a torn record in an edit batch".into()))?;
-        records.push(body);
-        data = &data[8 + len..];
+/// The records of a batch the edit log framed, read as a segment is read back: a batch
+/// is whole records only, so anything else after them is refused.
+fn batch_records(data: &[u8]) -> std::io::Result<Vec<RawRecord<'_>>> {
+    let scanned = scan::scan_segment(data);
+    match scanned.end {
+        SegmentEnd::Clean if scanned.valid_len == data.len() as u64 => Ok(scanned.records),
+        _ => Err(invalid(format!(
+            "an edit batch holds {} bytes after its {} whole records",
+            data.len() as u64 - scanned.valid_len,
+            scanned.records.len()
+        ))),
     }
-    Ok(records)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::edit_log::encode_record;
+    use prost::Message;
+    use tusk_proto::internal::EditRecord;
 
     #[test]
     fn a_batch_splits_into_its_records() {
@@ -148,12 +135,13 @@ mod tests {
         for txid in 7..10 {
             encode_record(&EditRecord { txid, op: None }, &mut batch);
         }
-        let records = split_frames(&batch).unwrap();
+        let records = batch_records(&batch).unwrap();
         let txids: Vec<u64> = records
             .iter()
-            .map(|r| EditRecord::decode(*r).unwrap().txid)
+            .map(|r| EditRecord::decode(r.payload).unwrap().txid)
             .collect();
         assert_eq!(txids, vec![7, 8, 9]);
-        assert!(split_frames(&batch[..batch.len() - 1]).is_err());
+        assert_eq!(records.iter().map(|r| r.txid).collect::<Vec<_>>(), txids);
+        assert!(batch_records(&batch[..batch.len() - 1]).is_err());
     }
 }

@@ -5,8 +5,9 @@ use tusk_proto::internal::{
     InvalidateCommand, StaleReplica,
 };
 
+use crate::datanodes::DnIdx;
 use crate::error::Result;
-use crate::namesystem::Namesystem;
+use crate::namesystem::{Namesystem, State};
 
 impl Namesystem {
     /// Records a heartbeat; the reply carries queued commands, and the block keys when
@@ -50,23 +51,31 @@ impl Namesystem {
         st.receive(idx, &req.received, &req.deleted);
         st.take_delete_hints(idx, &req.delete_hints);
         st.take_verdicts(idx, &req.verified);
-        // No deletion work is handed out in safe mode; it waits in the queue. A standby
-        // hands out nothing (the DataNode would drop it): its queues wait until it is
-        // active.
-        if !self.ha.is_active() {
-            drop(st);
-            if had_blocks {
-                self.block_events.notify_waiters();
-            }
-            return Ok(HeartbeatResponse {
-                commands: Vec::new(),
-                keys: self.block_keys_if_newer(req.newest_block_key_id),
-                ha_state: self.ha.heartbeat_state() as i32,
-                ha_term: self.ha.term(),
-            });
+        // A standby hands out nothing (the DataNode would drop it): its queues wait
+        // until it is active.
+        let commands = match self.ha.is_active() {
+            true => st.take_commands(idx),
+            false => Vec::new(),
+        };
+        drop(st);
+        if had_blocks {
+            self.block_events.notify_waiters();
         }
-        let may_delete = !st.safe_mode.is_on();
-        let d = &mut st.datanodes.nodes[idx];
+        Ok(HeartbeatResponse {
+            commands,
+            keys: self.block_keys_if_newer(req.newest_block_key_id),
+            ha_state: self.ha.heartbeat_state() as i32,
+            ha_term: self.ha.term(),
+        })
+    }
+}
+
+impl State {
+    /// The node's queued commands, and its queued deletions unless in safe mode (they
+    /// wait in the queue then).
+    fn take_commands(&mut self, idx: DnIdx) -> Vec<DatanodeCommand> {
+        let may_delete = !self.safe_mode.is_on();
+        let d = &mut self.datanodes.nodes[idx];
         let mut commands = std::mem::take(&mut d.commands);
         if (!d.invalidate.is_empty() || !d.invalidate_stale.is_empty()) && may_delete {
             let stale = std::mem::take(&mut d.invalidate_stale)
@@ -83,15 +92,6 @@ impl Namesystem {
                 })),
             });
         }
-        drop(st);
-        if had_blocks {
-            self.block_events.notify_waiters();
-        }
-        Ok(HeartbeatResponse {
-            commands,
-            keys: self.block_keys_if_newer(req.newest_block_key_id),
-            ha_state: self.ha.heartbeat_state() as i32,
-            ha_term: self.ha.term(),
-        })
+        commands
     }
 }
