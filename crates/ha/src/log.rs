@@ -3,8 +3,10 @@
 //! majority, durable on each of those, and applied to the leader's state machine.
 //!
 //! - `batch`: group commit, many concurrent appends riding one log entry.
+//! - `election`: standing for election as soon as a silent leader's lease runs out.
 
 mod batch;
+pub(crate) mod election;
 
 use std::collections::BTreeMap;
 use std::net::SocketAddr;
@@ -96,11 +98,25 @@ impl ReplicatedLog {
                 reason: e.to_string(),
             })?;
         let (shutdown, shutdown_rx) = watch::channel(false);
-        let mut tasks = vec![tokio::spawn(server::serve(
-            listener,
-            raft.clone(),
-            shutdown_rx,
-        ))];
+        let heard = election::Heard::now();
+        let stepping_down = Arc::new(AtomicBool::new(false));
+        let mut tasks = vec![
+            tokio::spawn(server::serve(
+                listener,
+                raft.clone(),
+                heard.clone(),
+                shutdown_rx.clone(),
+            )),
+            tokio::spawn(election::run(
+                raft.clone(),
+                heard,
+                election::Schedule::new(&options),
+                Duration::from_millis(options.heartbeat_interval_ms / 2)
+                    .max(Duration::from_millis(10)),
+                stepping_down.clone(),
+                shutdown_rx,
+            )),
+        ];
         if options.voters.keys().next() == Some(&node) {
             initialize(&raft, &options).await?;
         }
@@ -125,7 +141,7 @@ impl ReplicatedLog {
             queue,
             status,
             applied,
-            stepping_down: Arc::new(AtomicBool::new(false)),
+            stepping_down,
             options,
             shutdown,
             tasks: std::sync::Mutex::new(tasks),

@@ -1,22 +1,32 @@
 //! The peer server: accepts connections on an already-bound listener and answers each
 //! request by handing it to the local consensus core, one at a time per connection.
 
+use std::sync::Arc;
+
+use openraft::raft::AppendEntriesResponse;
 use tokio::io::BufReader;
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::watch;
 
 use super::frame::{read_frame, write_frame, PeerRequest, PeerResponse};
+use crate::log::election::Heard;
 use crate::raft_types::Raft;
 
 /// Serves until `shutdown` turns true; connections end with it.
-pub(crate) async fn serve(listener: TcpListener, raft: Raft, shutdown: watch::Receiver<bool>) {
+/// Notes in `heard` every append a leader got accepted and every vote granted.
+pub(crate) async fn serve(
+    listener: TcpListener,
+    raft: Raft,
+    heard: Arc<Heard>,
+    shutdown: watch::Receiver<bool>,
+) {
     let mut stop = shutdown.clone();
     loop {
         tokio::select! {
             accepted = listener.accept() => match accepted {
                 Ok((stream, _)) => {
                     let _ = stream.set_nodelay(true);
-                    tokio::spawn(serve_connection(stream, raft.clone(), shutdown.clone()));
+                    tokio::spawn(serve_connection(stream, raft.clone(), heard.clone(), shutdown.clone()));
                 }
                 Err(e) => tracing::warn!(error = %e, "accepting a peer connection failed"),
             },
@@ -25,7 +35,12 @@ pub(crate) async fn serve(listener: TcpListener, raft: Raft, shutdown: watch::Re
     }
 }
 
-async fn serve_connection(stream: TcpStream, raft: Raft, mut shutdown: watch::Receiver<bool>) {
+async fn serve_connection(
+    stream: TcpStream,
+    raft: Raft,
+    heard: Arc<Heard>,
+    mut shutdown: watch::Receiver<bool>,
+) {
     let (read, mut write) = stream.into_split();
     let mut read = BufReader::new(read);
     let (mut inbuf, mut outbuf) = (Vec::new(), Vec::new());
@@ -43,6 +58,9 @@ async fn serve_connection(stream: TcpStream, raft: Raft, mut shutdown: watch::Re
             }
         };
         let response = answer(&raft, request).await;
+        if heard_a_leader(&response) {
+            heard.touch();
+        }
         if let Err(e) = write_frame(&mut write, &response, &mut outbuf).await {
             tracing::debug!(error = %e, "peer connection ended");
             return;
@@ -57,5 +75,15 @@ async fn answer(raft: &Raft, request: PeerRequest) -> PeerResponse {
         PeerRequest::InstallSnapshot(r) => {
             PeerResponse::InstallSnapshot(raft.install_snapshot(r).await)
         }
+    }
+}
+
+/// Whether answering reset this follower's election timer: it accepted a leader's
+/// append (its term was not stale) or granted a vote.
+fn heard_a_leader(response: &PeerResponse) -> bool {
+    match response {
+        PeerResponse::AppendEntries(Ok(r)) => !matches!(r, AppendEntriesResponse::HigherVote(_)),
+        PeerResponse::Vote(Ok(v)) => v.vote_granted,
+        _ => false,
     }
 }
