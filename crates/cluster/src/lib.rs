@@ -10,7 +10,8 @@
 //! [`test_data`] makes reproducible file contents; `process`: the same daemons as
 //! processes of the `tusk` binary ([`process::ProcessCluster`], [`process::DaemonCommand`]),
 //! the one launcher of `tusk local`, `tusk testbed`, the fault suite and the benches;
-//! `error`: [`ProcessError`]; `testing` (feature `testing`, enabled
+//! `history`: Jepsen-style histories of a file workload and their linearizability
+//! check; `error`: [`ProcessError`]; `testing` (feature `testing`, enabled
 //! only by dev-dependencies so the `tusk` binary carries none of it): helpers that only
 //! tests use. The integration tests of the DFS live
 //! in `tests/` (read/write in both replication modes, faults, errors, asynchronous calls,
@@ -37,6 +38,7 @@ use tusk_datanode::{DataNode, DataNodeHandle, DataNodeOptions};
 use tusk_namenode::{NameNode, NameNodeOptions, Namesystem};
 
 pub mod error;
+pub mod history;
 pub mod process;
 #[cfg(feature = "testing")]
 pub mod testing;

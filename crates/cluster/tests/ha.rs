@@ -5,13 +5,16 @@
 
 use std::collections::BTreeMap;
 use std::path::Path;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use tokio::net::TcpListener;
 use tusk_client::{ClientOptions, DfsClient};
+use tusk_cluster::history::{self, Op, OpKind};
 use tusk_cluster::{test_data, wait_for};
-use tusk_common::{Configuration, Shutdown};
-use tusk_datanode::{DataNode, DataNodeOptions};
+use tusk_common::{now_millis, Configuration, Shutdown};
+use tusk_datanode::{DataNode, DataNodeHandle, DataNodeOptions};
 use tusk_ha::ReplicatedLogOptions;
 use tusk_namenode::ha::HaOptions;
 use tusk_namenode::{NameNode, NameNodeOptions};
@@ -20,6 +23,8 @@ const IDS: [&str; 3] = ["nn1", "nn2", "nn3"];
 
 struct NameNodes {
     running: Vec<Option<(NameNode, Shutdown)>>,
+    /// Each NameNode's options and its RPC and log addresses, to start it again.
+    started_as: Vec<(NameNodeOptions, String, String)>,
 }
 
 impl NameNodes {
@@ -41,6 +46,55 @@ impl NameNodes {
         let (nn, stop) = self.running[i].take().expect("running");
         stop.trigger();
         nn.wait().await.expect("a clean stop");
+    }
+
+    /// Stops a NameNode while clients write: edits in flight when its log stops fail
+    /// (their clients get errors), so its stop need not be clean; the log holds every
+    /// committed edit.
+    async fn stop_under_load(&mut self, i: usize) {
+        let (nn, stop) = self.running[i].take().expect("running");
+        stop.trigger();
+        if let Err(e) = nn.wait().await {
+            eprintln!("nn{} stopped under load: {e}", i + 1);
+        }
+    }
+
+    /// Starts a stopped NameNode again on its addresses and directories.
+    async fn restart(&mut self, i: usize) {
+        let (options, rpc, log) = self.started_as[i].clone();
+        let rpc = TcpListener::bind(rpc).await.unwrap();
+        let log = TcpListener::bind(log).await.unwrap();
+        let stop = Shutdown::new();
+        let nn = NameNode::start_ha(options, rpc, Some(log), stop.clone())
+            .await
+            .unwrap();
+        self.running[i] = Some((nn, stop));
+    }
+
+    /// Until every running NameNode, standbys included, knows the three DataNodes.
+    async fn wait_datanodes_known(&self) {
+        wait_for(
+            "every NameNode knowing 3 live DataNodes",
+            Duration::from_secs(15),
+            || {
+                let all = self.running.iter().flatten().all(|(nn, _)| {
+                    let st = nn.namesystem.read();
+                    st.datanodes.nodes.iter().filter(|d| d.alive).count() == 3
+                });
+                async move { all }
+            },
+        )
+        .await
+        .unwrap();
+    }
+
+    async fn wait_active(&self, not: Option<usize>) -> usize {
+        wait_for("one active NameNode", Duration::from_secs(15), || {
+            let active = self.active().filter(|&a| Some(a) != not);
+            async move { active }
+        })
+        .await
+        .unwrap()
     }
 }
 
@@ -97,26 +151,35 @@ async fn start_namenodes(root: &Path) -> (NameNodes, Vec<String>) {
     NameNode::format_ha(&options, Some("CID-ha")).unwrap();
     let mut running = Vec::new();
     let mut rpc_addrs = Vec::new();
+    let mut started_as = Vec::new();
     for (o, (rpc, log)) in options.into_iter().zip(listeners) {
         rpc_addrs.push(rpc.local_addr().unwrap().to_string());
+        started_as.push((
+            o.clone(),
+            rpc.local_addr().unwrap().to_string(),
+            log.local_addr().unwrap().to_string(),
+        ));
         let stop = Shutdown::new();
         let nn = NameNode::start_ha(o, rpc, Some(log), stop.clone())
             .await
             .unwrap();
         running.push(Some((nn, stop)));
     }
-    (NameNodes { running }, rpc_addrs)
+    (
+        NameNodes {
+            running,
+            started_as,
+        },
+        rpc_addrs,
+    )
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-async fn files_written_across_a_failover_are_all_readable_through_the_nameservice() {
-    let root = tempfile::tempdir().unwrap();
-    let (mut namenodes, rpc) = start_namenodes(root.path()).await;
-    let conf = nameservice_conf(&rpc);
+/// Three DataNodes of the nameservice in `conf`, with their stop handles.
+async fn start_datanodes(root: &Path, conf: &Configuration) -> Vec<(DataNodeHandle, Shutdown)> {
     let mut datanodes = Vec::new();
     for i in 0..3 {
         let mut dn_conf = conf.clone();
-        let dir = root.path().join(format!("data{i}"));
+        let dir = root.join(format!("data{i}"));
         dn_conf.set("dfs.datanode.data.dir", dir.display().to_string());
         dn_conf.set(tusk_datanode::options::HTTP_ADDRESS_KEY, "127.0.0.1:0");
         let options = DataNodeOptions::from_conf(&dn_conf).unwrap();
@@ -128,26 +191,30 @@ async fn files_written_across_a_failover_are_all_readable_through_the_nameservic
             .unwrap();
         datanodes.push((dn, stop));
     }
-    wait_for("one active NameNode", Duration::from_secs(15), || {
-        let active = namenodes.active();
-        async move { active }
-    })
-    .await
-    .unwrap();
+    datanodes
+}
+
+async fn stop_all(mut namenodes: NameNodes, datanodes: Vec<(DataNodeHandle, Shutdown)>) {
+    for (dn, stop) in datanodes {
+        stop.trigger();
+        dn.wait().await;
+    }
+    for i in 0..IDS.len() {
+        if namenodes.running[i].is_some() {
+            namenodes.stop(i).await;
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn files_written_across_a_failover_are_all_readable_through_the_nameservice() {
+    let root = tempfile::tempdir().unwrap();
+    let (mut namenodes, rpc) = start_namenodes(root.path()).await;
+    let conf = nameservice_conf(&rpc);
+    let datanodes = start_datanodes(root.path(), &conf).await;
+    namenodes.wait_active(None).await;
     // Every NameNode, standbys included, knows the three DataNodes.
-    wait_for(
-        "every NameNode knowing 3 live DataNodes",
-        Duration::from_secs(15),
-        || {
-            let all = namenodes.running.iter().flatten().all(|(nn, _)| {
-                let st = nn.namesystem.read();
-                st.datanodes.nodes.iter().filter(|d| d.alive).count() == 3
-            });
-            async move { all }
-        },
-    )
-    .await
-    .unwrap();
+    namenodes.wait_datanodes_known().await;
 
     let client = DfsClient::new(ClientOptions::from_conf(&conf).unwrap());
     let data = |i: usize| test_data(256 * 1024 + i * 1000, i as u64);
@@ -190,13 +257,168 @@ async fn files_written_across_a_failover_are_all_readable_through_the_nameservic
         nn.namesystem.read().safe_mode.is_on()
     };
     assert!(!in_safe_mode, "the new active is out of safe mode");
-    for (dn, stop) in datanodes {
-        stop.trigger();
-        dn.wait().await;
+    stop_all(namenodes, datanodes).await;
+}
+
+/// What the writers and the reader of the history test share.
+#[derive(Default)]
+struct Recorder {
+    ops: Mutex<Vec<Op>>,
+    /// Per writer, the file it writes now (or will write next).
+    writing: [AtomicU64; 2],
+    stop: AtomicBool,
+}
+
+impl Recorder {
+    fn acked_after(&self, t: u64) -> usize {
+        let ops = self.ops.lock().unwrap();
+        ops.iter()
+            .filter(|op| matches!(op.kind, OpKind::Write { acked_ms: Some(a), .. } if a > t))
+            .count()
     }
-    for i in 0..IDS.len() {
-        if namenodes.running[i].is_some() {
-            namenodes.stop(i).await;
+
+    async fn wait_acked_after(&self, what: &str, t: u64, n: usize) {
+        wait_for(what, Duration::from_secs(30), || {
+            let enough = self.acked_after(t) >= n;
+            async move { enough }
+        })
+        .await
+        .unwrap();
+    }
+}
+
+const HISTORY_FILE: usize = 4096 + 17;
+
+fn history_path(writer: usize, n: u64) -> String {
+    format!("/history/w{writer}/f{n:05}")
+}
+
+/// Writes files one after another, recording each write with its outcome.
+async fn write_files(client: DfsClient, writer: usize, rec: Arc<Recorder>) {
+    for n in 0.. {
+        if rec.stop.load(Ordering::Relaxed) {
+            return;
+        }
+        rec.writing[writer].store(n, Ordering::Relaxed);
+        let path = history_path(writer, n);
+        let invoked = now_millis();
+        let data = test_data(HISTORY_FILE, n);
+        let write = client.write_file(&path, &data, Default::default());
+        let done = tokio::time::timeout(Duration::from_secs(20), write).await;
+        let acked = matches!(done, Ok(Ok(()))).then(now_millis);
+        rec.ops.lock().unwrap().push(Op::write(
+            &format!("writer{writer}"),
+            &path,
+            invoked,
+            HISTORY_FILE as u64,
+            acked,
+        ));
+        if acked.is_none() {
+            tokio::time::sleep(Duration::from_millis(50)).await;
         }
     }
+}
+
+/// Asks the namespace about each writer's file before, at and after the one it writes
+/// now, recording what it said; a read that fails has no outcome and is left out.
+async fn read_files(client: DfsClient, rec: Arc<Recorder>) {
+    while !rec.stop.load(Ordering::Relaxed) {
+        for writer in 0..2 {
+            let now = rec.writing[writer].load(Ordering::Relaxed);
+            for n in now.saturating_sub(1)..=now + 1 {
+                let path = history_path(writer, n);
+                let invoked = now_millis();
+                let Ok(status) = client.get_file_info(&path).await else {
+                    continue;
+                };
+                let op = Op::read(
+                    "reader",
+                    &path,
+                    invoked,
+                    now_millis(),
+                    status.map(|s| s.length),
+                );
+                rec.ops.lock().unwrap().push(op);
+            }
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+}
+
+/// Issue 28's history check, reduced: two writers and a reader record every
+/// operation while the active NameNode stops twice (the first one started again in
+/// between, so a majority remains). The recorded history must be linearizable
+/// (`tusk_cluster::history`: nothing acknowledged missing, nothing seen and then
+/// unseen), and every acknowledged file must read back whole.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn operations_recorded_across_two_failovers_form_a_linearizable_history() {
+    let root = tempfile::tempdir().unwrap();
+    let (mut namenodes, rpc) = start_namenodes(root.path()).await;
+    let conf = nameservice_conf(&rpc);
+    let datanodes = start_datanodes(root.path(), &conf).await;
+    namenodes.wait_active(None).await;
+    namenodes.wait_datanodes_known().await;
+
+    let client = || DfsClient::new(ClientOptions::from_conf(&conf).unwrap());
+    let rec = Arc::new(Recorder::default());
+    for writer in 0..2 {
+        let dir = history_path(writer, 0);
+        let dir = dir.rsplit_once('/').unwrap().0;
+        client().mkdirs(dir, 0o755, true).await.unwrap();
+    }
+    let mut tasks = Vec::new();
+    for writer in 0..2 {
+        tasks.push(tokio::spawn(write_files(client(), writer, rec.clone())));
+    }
+    tasks.push(tokio::spawn(read_files(client(), rec.clone())));
+    rec.wait_acked_after("the writers under way", 0, 6).await;
+
+    let first = namenodes.active().unwrap();
+    let t = now_millis();
+    namenodes.stop_under_load(first).await;
+    let second = namenodes.wait_active(Some(first)).await;
+    rec.wait_acked_after("writes through the second active", t, 6)
+        .await;
+    namenodes.restart(first).await;
+    namenodes.wait_datanodes_known().await;
+    let t = now_millis();
+    namenodes.stop_under_load(second).await;
+    let third = namenodes.wait_active(Some(second)).await;
+    rec.wait_acked_after("writes through the third active", t, 6)
+        .await;
+    rec.stop.store(true, Ordering::Relaxed);
+    for task in tasks {
+        task.await.unwrap();
+    }
+
+    let ops = std::mem::take(&mut *rec.ops.lock().unwrap());
+    let verdict = history::check(&ops);
+    eprintln!("actives {first} → {second} → {third}; {verdict}");
+    assert!(
+        verdict.is_linearizable(),
+        "{}",
+        verdict
+            .anomalies
+            .iter()
+            .map(ToString::to_string)
+            .collect::<Vec<_>>()
+            .join("\n")
+    );
+    assert!(verdict.writes >= 18 && verdict.reads >= 20, "{verdict}");
+    let reader = client();
+    for op in &ops {
+        if let OpKind::Write {
+            acked_ms: Some(_), ..
+        } = op.kind
+        {
+            let n: u64 = op.path.rsplit('f').next().unwrap().parse().unwrap();
+            let read = reader.read_file(&op.path).await.unwrap();
+            assert!(
+                read == test_data(HISTORY_FILE, n),
+                "{} reads back whole",
+                op.path
+            );
+        }
+    }
+    stop_all(namenodes, datanodes).await;
 }
