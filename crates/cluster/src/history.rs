@@ -202,6 +202,9 @@ struct Bound<'a> {
     op: &'a Op,
 }
 
+/// Whether a read that saw `length` (of a file written with `len` bytes) saw a flag set.
+type SetWhen = fn(Option<u64>, u64) -> bool;
+
 fn check_path(path: &str, writes: &[&Op], reads: &[&Op]) -> Vec<Anomaly> {
     let anomaly = |kind, detail: String| Anomaly {
         kind,
@@ -247,7 +250,7 @@ fn check_path(path: &str, writes: &[&Op], reads: &[&Op]) -> Vec<Anomaly> {
         ));
     }
     // The two flags: present at all, and present with every byte.
-    let flags: [(&str, fn(Option<u64>, u64) -> bool); 2] = [
+    let flags: [(&str, SetWhen); 2] = [
         ("exists", |length, _| length.is_some()),
         ("full", |length, len| length == Some(len)),
     ];
