@@ -1,10 +1,11 @@
 // Hadoop's Java client as one writer of `tusk bench ha-failover`: small files under DIR,
 // one after another, through org.apache.hadoop.fs.FileSystem on the default file system
 // (hdfs://ns1 with ConfiguredFailoverProxyProvider, from the *-site.xml files ahead on
-// the classpath). Prints `ok <path> <epoch_ms>` once a file's close returned, and
-// `err <epoch_ms> <message>` for a file that failed, then goes on with the next file
-// after a short pause, so an exception that outlasts the client's own retries does not
-// end the run. Runs until killed.
+// the classpath). Prints `begin <path> <epoch_ms>` before a file's create,
+// `ok <path> <epoch_ms>` once its close returned, and `err <epoch_ms> <message>` for a
+// file that failed, then goes on with the next file after a short pause, so an
+// exception that outlasts the client's own retries does not end the run. Runs until
+// killed.
 //
 // File N is DIR/fNNNNNN: its path and a newline, then byte i = (31 i + 17 N + 7 (i >> 8))
 // mod 256 up to LEN bytes (the bench checks every acknowledged file against this).
@@ -52,6 +53,7 @@ public class HaWriter {
     for (long n = 0; ; n++) {
       String path = String.format("%s/f%06d", dir, n);
       byte[] data = contents(path, n, len);
+      out.println("begin " + path + " " + System.currentTimeMillis());
       try {
         try (FSDataOutputStream s = fs.create(new Path(path), false)) {
           s.write(data);

@@ -1,9 +1,9 @@
 """hdfs-native as one writer of `tusk bench ha-failover`: small files under DIR, one
 after another, through hdfs_native.Client on the default file system (hdfs://ns1 from
 $HADOOP_CONF_DIR, which fails over between the nameservice's NameNodes). Prints
-`ok <path> <epoch_ms>` once a file's close returned, and `err <epoch_ms> <message>` for
-a file that failed, then goes on with the next file after a short pause. Runs until
-killed.
+`begin <path> <epoch_ms>` before a file's create, `ok <path> <epoch_ms>` once its close
+returned, and `err <epoch_ms> <message>` for a file that failed, then goes on with the
+next file after a short pause. Runs until killed.
 
 File N is DIR/fNNNNNN: its path and a newline, then byte i = (31 i + 17 N + 7 (i >> 8))
 mod 256 up to LEN bytes (the bench checks every acknowledged file against this).
@@ -39,6 +39,7 @@ def main():
         header = (path + "\n").encode()
         shift = bytes((k + 17 * n) & 0xFF for k in range(256))
         data = (header + base[len(header):].translate(shift))[:length]
+        print(f"begin {path} {now_ms()}", flush=True)
         try:
             with client.create(path) as w:
                 w.write(data)

@@ -705,6 +705,10 @@ async fn run_ha_failover(a: HaFailoverArgs) -> anyhow::Result<()> {
     if damaged > 0 {
         anyhow::bail!("{damaged} acknowledged files lost, unreadable or read back wrong");
     }
+    let anomalies = report.history.anomalies.len();
+    if anomalies > 0 {
+        anyhow::bail!("the history is not linearizable: {anomalies} anomalies (report.md)");
+    }
     Ok(())
 }
 

@@ -15,7 +15,7 @@ use tusk_cluster::history::{self, Op, OpKind};
 use tusk_cluster::{test_data, wait_for};
 use tusk_common::{now_millis, Configuration, Shutdown};
 use tusk_datanode::{DataNode, DataNodeHandle, DataNodeOptions};
-use tusk_ha::ReplicatedLogOptions;
+use tusk_ha::{Links, ReplicatedLogOptions};
 use tusk_namenode::ha::HaOptions;
 use tusk_namenode::{NameNode, NameNodeOptions};
 
@@ -114,7 +114,9 @@ fn nameservice_conf(rpc: &[String]) -> Configuration {
     conf
 }
 
-async fn start_namenodes(root: &Path) -> (NameNodes, Vec<String>) {
+/// Three NameNodes of `ns1` whose log links are `links` (all passing unless a test
+/// cuts them).
+async fn start_namenodes(root: &Path, links: &Links) -> (NameNodes, Vec<String>) {
     let mut listeners = Vec::new();
     let mut voters = BTreeMap::new();
     for i in 0..IDS.len() {
@@ -144,6 +146,7 @@ async fn start_namenodes(root: &Path) -> (NameNodes, Vec<String>) {
                     snapshot_after_entries: u64::MAX,
                     ..Default::default()
                 },
+                links: links.clone(),
             }),
             ..Default::default()
         })
@@ -209,7 +212,7 @@ async fn stop_all(mut namenodes: NameNodes, datanodes: Vec<(DataNodeHandle, Shut
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn files_written_across_a_failover_are_all_readable_through_the_nameservice() {
     let root = tempfile::tempdir().unwrap();
-    let (mut namenodes, rpc) = start_namenodes(root.path()).await;
+    let (mut namenodes, rpc) = start_namenodes(root.path(), &Links::default()).await;
     let conf = nameservice_conf(&rpc);
     let datanodes = start_datanodes(root.path(), &conf).await;
     namenodes.wait_active(None).await;
@@ -345,6 +348,74 @@ async fn read_files(client: DfsClient, rec: Arc<Recorder>) {
     }
 }
 
+/// The history workload under way: two writers and a reader on the nameservice.
+struct Workload {
+    rec: Arc<Recorder>,
+    tasks: Vec<tokio::task::JoinHandle<()>>,
+    conf: Configuration,
+}
+
+impl Workload {
+    async fn start(conf: &Configuration) -> Workload {
+        let client = || DfsClient::new(ClientOptions::from_conf(conf).unwrap());
+        let rec = Arc::new(Recorder::default());
+        for writer in 0..2 {
+            let dir = history_path(writer, 0);
+            let dir = dir.rsplit_once('/').unwrap().0;
+            client().mkdirs(dir, 0o755, true).await.unwrap();
+        }
+        let mut tasks = Vec::new();
+        for writer in 0..2 {
+            tasks.push(tokio::spawn(write_files(client(), writer, rec.clone())));
+        }
+        tasks.push(tokio::spawn(read_files(client(), rec.clone())));
+        rec.wait_acked_after("the writers under way", 0, 6).await;
+        Workload {
+            rec,
+            tasks,
+            conf: conf.clone(),
+        }
+    }
+
+    /// Stops the workload; the recorded history must be linearizable and every
+    /// acknowledged file read back whole.
+    async fn finish(self, what: &str) {
+        self.rec.stop.store(true, Ordering::Relaxed);
+        for task in self.tasks {
+            task.await.unwrap();
+        }
+        let ops = std::mem::take(&mut *self.rec.ops.lock().unwrap());
+        let verdict = history::check(&ops);
+        eprintln!("{what}; {verdict}");
+        assert!(
+            verdict.is_linearizable(),
+            "{}",
+            verdict
+                .anomalies
+                .iter()
+                .map(ToString::to_string)
+                .collect::<Vec<_>>()
+                .join("\n")
+        );
+        assert!(verdict.writes >= 18 && verdict.reads >= 20, "{verdict}");
+        let reader = DfsClient::new(ClientOptions::from_conf(&self.conf).unwrap());
+        for op in &ops {
+            if let OpKind::Write {
+                acked_ms: Some(_), ..
+            } = op.kind
+            {
+                let n: u64 = op.path.rsplit('f').next().unwrap().parse().unwrap();
+                let read = reader.read_file(&op.path).await.unwrap();
+                assert!(
+                    read == test_data(HISTORY_FILE, n),
+                    "{} reads back whole",
+                    op.path
+                );
+            }
+        }
+    }
+}
+
 /// Issue 28's history check, reduced: two writers and a reader record every
 /// operation while the active NameNode stops twice (the first one started again in
 /// between, so a majority remains). The recorded history must be linearizable
@@ -353,72 +424,134 @@ async fn read_files(client: DfsClient, rec: Arc<Recorder>) {
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn operations_recorded_across_two_failovers_form_a_linearizable_history() {
     let root = tempfile::tempdir().unwrap();
-    let (mut namenodes, rpc) = start_namenodes(root.path()).await;
+    let (mut namenodes, rpc) = start_namenodes(root.path(), &Links::default()).await;
     let conf = nameservice_conf(&rpc);
     let datanodes = start_datanodes(root.path(), &conf).await;
     namenodes.wait_active(None).await;
     namenodes.wait_datanodes_known().await;
-
-    let client = || DfsClient::new(ClientOptions::from_conf(&conf).unwrap());
-    let rec = Arc::new(Recorder::default());
-    for writer in 0..2 {
-        let dir = history_path(writer, 0);
-        let dir = dir.rsplit_once('/').unwrap().0;
-        client().mkdirs(dir, 0o755, true).await.unwrap();
-    }
-    let mut tasks = Vec::new();
-    for writer in 0..2 {
-        tasks.push(tokio::spawn(write_files(client(), writer, rec.clone())));
-    }
-    tasks.push(tokio::spawn(read_files(client(), rec.clone())));
-    rec.wait_acked_after("the writers under way", 0, 6).await;
+    let workload = Workload::start(&conf).await;
 
     let first = namenodes.active().unwrap();
     let t = now_millis();
     namenodes.stop_under_load(first).await;
     let second = namenodes.wait_active(Some(first)).await;
-    rec.wait_acked_after("writes through the second active", t, 6)
+    workload
+        .rec
+        .wait_acked_after("writes through the second active", t, 6)
         .await;
     namenodes.restart(first).await;
     namenodes.wait_datanodes_known().await;
     let t = now_millis();
     namenodes.stop_under_load(second).await;
     let third = namenodes.wait_active(Some(second)).await;
-    rec.wait_acked_after("writes through the third active", t, 6)
+    workload
+        .rec
+        .wait_acked_after("writes through the third active", t, 20)
         .await;
-    rec.stop.store(true, Ordering::Relaxed);
-    for task in tasks {
-        task.await.unwrap();
-    }
+    workload
+        .finish(&format!("actives {first} → {second} → {third}"))
+        .await;
+    stop_all(namenodes, datanodes).await;
+}
 
-    let ops = std::mem::take(&mut *rec.ops.lock().unwrap());
-    let verdict = history::check(&ops);
-    eprintln!("actives {first} → {second} → {third}; {verdict}");
-    assert!(
-        verdict.is_linearizable(),
-        "{}",
-        verdict
-            .anomalies
+/// Issue 28's partition target, reduced: the active NameNode's log is cut off from the
+/// other two while clients write. Another is elected and serves; the cut-off one
+/// accepts no write (a client that can reach only it gets an error, and what it asked
+/// for is nowhere after the healing); once healed it is a standby again (or, if it held
+/// edits the log never committed, it stops and starts again as a standby). The history
+/// across it all is linearizable.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_partitioned_active_accepts_no_write_and_one_history_remains() {
+    let root = tempfile::tempdir().unwrap();
+    let links = Links::default();
+    let (mut namenodes, rpc) = start_namenodes(root.path(), &links).await;
+    let conf = nameservice_conf(&rpc);
+    let datanodes = start_datanodes(root.path(), &conf).await;
+    let old = namenodes.wait_active(None).await;
+    namenodes.wait_datanodes_known().await;
+    let workload = Workload::start(&conf).await;
+
+    let t = now_millis();
+    let old_id = old as u64 + 1;
+    links.isolate(old_id, (1..=IDS.len() as u64).filter(|&id| id != old_id));
+    let new = wait_for("another NameNode active", Duration::from_secs(15), || {
+        let other = namenodes
+            .running
             .iter()
-            .map(ToString::to_string)
-            .collect::<Vec<_>>()
-            .join("\n")
+            .enumerate()
+            .find(|(i, r)| {
+                *i != old
+                    && r.as_ref()
+                        .is_some_and(|(nn, _)| nn.namesystem.ha.is_active())
+            })
+            .map(|(i, _)| i);
+        async move { other }
+    })
+    .await
+    .unwrap();
+    workload
+        .rec
+        .wait_acked_after("writes through the majority's active", t, 6)
+        .await;
+    // A client of the cut-off NameNode alone: no write gets through.
+    let mut minority_conf = Configuration::new();
+    minority_conf.set("fs.defaultFS", format!("hdfs://{}", rpc[old]));
+    let minority = DfsClient::new(ClientOptions::from_conf(&minority_conf).unwrap());
+    let refused = tokio::time::timeout(
+        Duration::from_secs(20),
+        minority.mkdirs("/written-to-the-minority", 0o755, true),
+    )
+    .await;
+    assert!(
+        !matches!(refused, Ok(Ok(_))),
+        "the cut-off NameNode acknowledged a write"
     );
-    assert!(verdict.writes >= 18 && verdict.reads >= 20, "{verdict}");
-    let reader = client();
-    for op in &ops {
-        if let OpKind::Write {
-            acked_ms: Some(_), ..
-        } = op.kind
-        {
-            let n: u64 = op.path.rsplit('f').next().unwrap().parse().unwrap();
-            let read = reader.read_file(&op.path).await.unwrap();
-            assert!(
-                read == test_data(HISTORY_FILE, n),
-                "{} reads back whole",
-                op.path
-            );
-        }
+
+    links.heal();
+    wait_for(
+        "the cut-off NameNode a standby or stopped",
+        Duration::from_secs(15),
+        || {
+            let (nn, _) = namenodes.running[old].as_ref().unwrap();
+            let done = !nn.namesystem.ha.is_active() || nn.namesystem.edit_log.has_failed();
+            async move { done }
+        },
+    )
+    .await
+    .unwrap();
+    let stopped = {
+        let (nn, _) = namenodes.running[old].as_ref().unwrap();
+        nn.namesystem.edit_log.has_failed()
+    };
+    if stopped {
+        namenodes.stop_under_load(old).await;
+        namenodes.restart(old).await;
     }
+    namenodes.wait_datanodes_known().await;
+    let t = now_millis();
+    workload
+        .rec
+        .wait_acked_after("writes after the healing", t, 6)
+        .await;
+    let nowhere = DfsClient::new(ClientOptions::from_conf(&conf).unwrap())
+        .get_file_info("/written-to-the-minority")
+        .await
+        .unwrap();
+    assert!(
+        nowhere.is_none(),
+        "the minority's write is in the namespace"
+    );
+    workload
+        .finish(&format!(
+            "nn{} cut off, nn{} active{}",
+            old + 1,
+            new + 1,
+            if stopped {
+                "; the cut-off one restarted"
+            } else {
+                ""
+            }
+        ))
+        .await;
     stop_all(namenodes, datanodes).await;
 }

@@ -52,6 +52,10 @@ pub struct HaOptions {
     pub namenode_ids: Vec<String>,
     /// The replicated log: members, directory, timers.
     pub log: ReplicatedLogOptions,
+    /// Which of the log's peer links carry messages: all, except where an in-process
+    /// test cuts them to partition a NameNode.
+    #[serde(skip)]
+    pub links: tusk_ha::Links,
 }
 
 impl HaOptions {
@@ -143,6 +147,7 @@ impl HaOptions {
             namenode_id,
             namenode_ids: ns.namenodes.into_iter().map(|n| n.id).collect(),
             log,
+            links: tusk_ha::Links::default(),
         }))
     }
 
@@ -171,7 +176,7 @@ pub async fn start_log(
         }
     };
     let machine = NamespaceMachine::new(Arc::downgrade(fsn));
-    let log = ReplicatedLog::start(ha.log.clone(), listener, machine, tusk_ha::Links::default())
+    let log = ReplicatedLog::start(ha.log.clone(), listener, machine, ha.links.clone())
         .await
         .map_err(|e| NameNodeError::EditLog(format!("the replicated log did not start: {e}")))?;
     let log = Arc::new(log);

@@ -41,6 +41,7 @@ fn options(root: &Path, index: usize, voters: &BTreeMap<u64, String>) -> NameNod
                 snapshot_after_entries: u64::MAX,
                 ..Default::default()
             },
+            links: Default::default(),
         }),
         ..Default::default()
     }

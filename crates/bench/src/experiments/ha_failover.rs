@@ -12,11 +12,16 @@
 //! silence until the round ends its longest gap; the killed NameNode is started
 //! again and must come back as a standby, and every writer must acknowledge a few more
 //! files, before the next kill. At the end the writers stop and Tusk's client reads
-//! every acknowledged file back and compares its bytes.
+//! every acknowledged file back and compares its bytes. Meanwhile a reader asks the
+//! namespace about the files being written; every write (from its invocation to its
+//! acknowledgement, or none) and every read make a history that must be linearizable
+//! (`tusk_cluster::history`).
 //!
 //! - `timeline`: the writers' lines, the files' contents, resume times and gaps.
 //! - `writers`: the three writers and what each acknowledged.
+//! - `reader`: the reader of the history check.
 
+pub mod reader;
 pub mod timeline;
 pub mod writers;
 
@@ -27,6 +32,7 @@ use std::time::Duration;
 use futures::stream::{self, StreamExt};
 use serde::Serialize;
 use tusk_client::{ClientOptions, DfsClient};
+use tusk_cluster::history;
 use tusk_cluster::process::{ProcessCluster, ProcessClusterOptions, Role};
 use tusk_common::config::ha::Nameservice;
 use tusk_common::config::site_xml;
@@ -38,6 +44,7 @@ use tusk_proto::hdfs::{
 use tusk_proto::protocol_names::CLIENT_PROTOCOL;
 use tusk_rpc::{ConnectRetry, RpcClient};
 
+use self::reader::Reader;
 use self::timeline::Spread;
 use self::writers::{Client, Writer};
 use crate::error::{BenchError, Result};
@@ -149,6 +156,27 @@ pub struct WriterSummary {
     pub longest_gap: Spread,
 }
 
+/// The history check over the whole run.
+#[derive(Clone, Debug, Serialize)]
+pub struct HistorySummary {
+    pub writes: usize,
+    pub reads: usize,
+    pub paths: usize,
+    /// Every anomaly found, described; empty when the history is linearizable.
+    pub anomalies: Vec<String>,
+}
+
+impl HistorySummary {
+    fn of(verdict: &history::Verdict) -> HistorySummary {
+        HistorySummary {
+            writes: verdict.writes,
+            reads: verdict.reads,
+            paths: verdict.paths,
+            anomalies: verdict.anomalies.iter().map(ToString::to_string).collect(),
+        }
+    }
+}
+
 #[derive(Clone, Debug, Serialize)]
 pub struct HaFailoverReport {
     pub context: RunContext,
@@ -157,6 +185,7 @@ pub struct HaFailoverReport {
     pub writers: Vec<WriterSummary>,
     pub election: Spread,
     pub rejoin: Spread,
+    pub history: HistorySummary,
     /// Why the kills stopped before the last, if they did.
     pub aborted: Option<String>,
 }
@@ -192,18 +221,29 @@ pub async fn run(opts: HaFailoverOptions) -> Result<HaFailoverReport> {
     let namenodes = NameNodes::of(&conf)?;
     namenodes.wait_active(None, opts.phase_timeout).await?;
 
-    let client = DfsClient::new(ClientOptions::from_conf(&conf).map_err(|source| {
-        BenchError::ClientSetup {
-            fs: "hdfs://ns1".into(),
-            source,
-        }
-    })?);
+    let new_client = || {
+        let options =
+            ClientOptions::from_conf(&conf).map_err(|source| BenchError::ClientSetup {
+                fs: "hdfs://ns1".into(),
+                source,
+            })?;
+        Ok::<_, BenchError>(DfsClient::new(options))
+    };
+    let client = new_client()?;
     let mut writers = start_writers(&opts, client.clone(), &conf_dir, &dir.join("logs"))?;
+    let reader = Reader::start(
+        new_client()?,
+        writers.iter().map(|w| (w.client, w.progress())).collect(),
+    );
     let result = measure(&opts, &mut cluster, &namenodes, &mut writers).await;
+    let mut ops = reader.stop().await;
     for w in &mut writers {
         w.stop().await;
+        ops.extend(w.history(opts.file_bytes));
     }
     let (rounds, aborted) = result?;
+    let verdict = history::check(&ops);
+    eprintln!("ha-failover: history: {verdict}");
     eprintln!("ha-failover: checking every acknowledged file");
     let mut summaries = Vec::new();
     for w in &writers {
@@ -218,6 +258,7 @@ pub async fn run(opts: HaFailoverOptions) -> Result<HaFailoverReport> {
         context,
         election: Spread::of(&seconds(|r| r.election_seconds)),
         rejoin: Spread::of(&seconds(|r| r.rejoin_seconds)),
+        history: HistorySummary::of(&verdict),
         rounds,
         writers: summaries,
         aborted,

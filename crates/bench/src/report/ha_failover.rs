@@ -22,7 +22,12 @@ impl HaFailoverReport {
              each kill the writers must acknowledge {} more files, then the killed NameNode \
              is started again and must answer `standby`, then {} more files, before the next \
              kill. At the end every acknowledged file is read back with Tusk's client and \
-             compared byte for byte.\n\n",
+             compared byte for byte. Meanwhile a reader asks the NameNodes about each \
+             writer's file before, at and after the one it writes (`getFileInfo`); every \
+             write (from its invocation to its acknowledgement, or none) and every answered \
+             read form a history, checked for linearizability (a file is a register \
+             written once: present, then whole; nothing acknowledged may go missing and \
+             nothing seen may be unseen later).\n\n",
             o.file_bytes >> 10,
             o.interval.as_millis(),
             o.acks_per_phase,
@@ -40,6 +45,7 @@ impl HaFailoverReport {
             &self.rejoin,
         ));
         s.push('\n');
+        s.push_str(&self.history_line());
         s.push_str(&self.target_line());
         if let Some(why) = &self.aborted {
             s.push_str(&format!("\nThe kills stopped early: {why}.\n"));
@@ -98,7 +104,28 @@ impl HaFailoverReport {
         s
     }
 
-    /// Whether issue 28's first target held in this run.
+    /// The history check's verdict, with every anomaly it found.
+    fn history_line(&self) -> String {
+        let h = &self.history;
+        let mut s = format!(
+            "History check: {} writes and {} reads of {} files: **{}**.\n",
+            h.writes,
+            h.reads,
+            h.paths,
+            if h.anomalies.is_empty() {
+                "linearizable, no anomaly".to_string()
+            } else {
+                format!("{} anomalies", h.anomalies.len())
+            }
+        );
+        for a in &h.anomalies {
+            s.push_str(&format!("- {a}\n"));
+        }
+        s.push('\n');
+        s
+    }
+
+    /// Whether issue 28's first target, and its history check, held in this run.
     fn target_line(&self) -> String {
         let damaged = self.damaged();
         let worst = self
@@ -107,14 +134,20 @@ impl HaFailoverReport {
             .map(|w| w.resume.median)
             .fold(0.0, f64::max);
         let resumed_all = self.writers.iter().all(|w| w.not_resumed == 0);
-        let met =
-            damaged == 0 && resumed_all && worst <= RESUME_TARGET_SECONDS && self.aborted.is_none();
+        let anomalies = self.history.anomalies.len();
+        let met = damaged == 0
+            && anomalies == 0
+            && resumed_all
+            && worst <= RESUME_TARGET_SECONDS
+            && self.aborted.is_none();
         format!(
-            "Target (issue 28): 0 acknowledged files lost, none unreadable, writes resuming \
-             within {RESUME_TARGET_SECONDS} s (median of the kills): **{}** ({} lost, \
-             unreadable or wrong; slowest writer's median resume {:.2} s{}).\n",
+            "Target (issue 28): 0 acknowledged files lost, none unreadable, no anomaly in \
+             the history, writes resuming within {RESUME_TARGET_SECONDS} s (median of the \
+             kills): **{}** ({} lost, unreadable or wrong; {} anomalies; slowest writer's \
+             median resume {:.2} s{}).\n",
             if met { "met" } else { "not met" },
             damaged,
+            anomalies,
             worst,
             if resumed_all {
                 ""

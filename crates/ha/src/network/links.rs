@@ -5,7 +5,7 @@ use std::collections::HashSet;
 use std::sync::{Arc, Mutex};
 
 /// Shared by every node of an in-process group; cheap to clone.
-#[derive(Clone, Default)]
+#[derive(Clone, Debug, Default)]
 pub struct Links {
     /// Directed links `(from, to)` whose messages are dropped.
     cut: Arc<Mutex<HashSet<(u64, u64)>>>,

@@ -16,26 +16,34 @@ pub struct Ack {
 /// One line of a writer process's standard output.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum WriterLine {
+    /// `begin <path> <epoch_ms>`: the write of a file is invoked (for the history).
+    Begin(Ack),
     /// `ok <path> <epoch_ms>`
     Ok(Ack),
     /// `err <epoch_ms> <message>`
     Err { at_ms: u64, message: String },
 }
 
-/// `ok <path> <epoch_ms>` or `err <epoch_ms> <message>`; `None` for anything else (a
-/// JVM's or library's own output).
+/// `begin <path> <epoch_ms>`, `ok <path> <epoch_ms>` or `err <epoch_ms> <message>`;
+/// `None` for anything else (a JVM's or library's own output).
 pub fn parse_line(line: &str) -> Option<WriterLine> {
     let line = line.trim_end();
-    if let Some(rest) = line.strip_prefix("ok ") {
+    let path_at = |rest: &str| {
         let mut words = rest.split(' ');
         let (path, at) = (words.next()?, words.next()?);
         if words.next().is_some() || !path.starts_with('/') {
             return None;
         }
-        return Some(WriterLine::Ok(Ack {
+        Some(Ack {
             path: path.to_string(),
             at_ms: at.parse().ok()?,
-        }));
+        })
+    };
+    if let Some(rest) = line.strip_prefix("ok ") {
+        return path_at(rest).map(WriterLine::Ok);
+    }
+    if let Some(rest) = line.strip_prefix("begin ") {
+        return path_at(rest).map(WriterLine::Begin);
     }
     let rest = line.strip_prefix("err ")?;
     let (at, message) = rest.split_once(' ').unwrap_or((rest, ""));
@@ -130,6 +138,14 @@ mod tests {
                 message: "/d/f000013 java.io.IOException: Connection refused".into(),
             })
         );
+        assert_eq!(
+            parse_line("begin /d/f000014 1796000000700"),
+            Some(WriterLine::Begin(Ack {
+                path: "/d/f000014".into(),
+                at_ms: 1_796_000_000_700,
+            }))
+        );
+        assert_eq!(parse_line("begin /d/f000014"), None);
         assert_eq!(parse_line("SLF4J: No SLF4J providers were found."), None);
         assert_eq!(parse_line("ok /d/f1 soon"), None);
         assert_eq!(parse_line("ok relative 12"), None);

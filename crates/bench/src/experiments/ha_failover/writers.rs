@@ -2,8 +2,9 @@
 //! under a directory of its own and keeping every acknowledgement (a close that returned
 //! success) with its time. Tusk's client runs as a task of this process; Hadoop's Java
 //! client (`scripts/ha/HaWriter.java`) and hdfs-native (`scripts/ha/ha_writer.py`) run
-//! as processes whose `ok`/`err` lines a task of this process reads.
+//! as processes whose `begin`/`ok`/`err` lines a task of this process reads.
 
+use std::collections::HashMap;
 use std::path::Path;
 use std::process::Stdio;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -15,6 +16,7 @@ use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::process::{Child, Command};
 use tokio::task::JoinHandle;
 use tusk_client::DfsClient;
+use tusk_cluster::history::Op;
 use tusk_common::now_millis;
 
 use super::timeline::{self, Ack, WriterLine};
@@ -65,7 +67,9 @@ impl Client {
 
 /// What a writer saw, in the order it saw it.
 #[derive(Default)]
-struct Seen {
+pub struct Seen {
+    /// Each file's write as invoked (the path and when).
+    begins: Vec<Ack>,
     acks: Vec<Ack>,
     /// (ms since the epoch, message) of each failed file or call.
     errors: Vec<(u64, String)>,
@@ -74,6 +78,7 @@ struct Seen {
 impl Seen {
     fn record(&mut self, line: WriterLine) {
         match line {
+            WriterLine::Begin(begin) => self.begins.push(begin),
             WriterLine::Ok(ack) => self.acks.push(ack),
             WriterLine::Err { at_ms, message } => self.errors.push((at_ms, message)),
         }
@@ -154,6 +159,29 @@ impl Writer {
         })
     }
 
+    /// Where the reader learns which file this writer writes now.
+    pub fn progress(&self) -> Progress {
+        Progress(self.seen.clone())
+    }
+
+    /// Every file's write as the history check sees it: invoked at its `begin`, and
+    /// acknowledged at its `ok` or never.
+    pub fn history(&self, len: usize) -> Vec<Op> {
+        let seen = self.seen();
+        let acked: HashMap<&str, u64> = seen
+            .acks
+            .iter()
+            .map(|a| (a.path.as_str(), a.at_ms))
+            .collect();
+        seen.begins
+            .iter()
+            .map(|b| {
+                let ack = acked.get(b.path.as_str()).copied();
+                Op::write(self.client.name(), &b.path, b.at_ms, len as u64, ack)
+            })
+            .collect()
+    }
+
     /// The acknowledgement times so far, ascending.
     pub fn acks_ms(&self) -> Vec<u64> {
         let mut t: Vec<u64> = self.seen().acks.iter().map(|a| a.at_ms).collect();
@@ -219,6 +247,20 @@ impl Writer {
     }
 }
 
+/// A running writer's record, shared with the reader.
+#[derive(Clone)]
+pub struct Progress(Arc<Mutex<Seen>>);
+
+impl Progress {
+    /// The index of the file the writer writes now (its last `begin`).
+    pub fn writing(&self) -> Option<u64> {
+        let seen = self.0.lock().expect("writer log");
+        seen.begins
+            .last()
+            .and_then(|b| timeline::file_index(&b.path))
+    }
+}
+
 async fn write_with_tusk(
     client: DfsClient,
     len: usize,
@@ -244,6 +286,10 @@ async fn write_with_tusk(
         }
         let path = timeline::file_path(dir, n);
         let data = timeline::contents(&path, n, len);
+        record(WriterLine::Begin(timeline::Ack {
+            path: path.clone(),
+            at_ms: now_millis(),
+        }));
         let write = client.write_file(&path, &data, Default::default());
         let failed = match tokio::time::timeout(WRITE_TIMEOUT, write).await {
             Ok(Ok(())) => None,
