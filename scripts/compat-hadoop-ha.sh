@@ -5,7 +5,8 @@
 # hdfs-native addressing hdfs://ns1. The active NameNode is killed with kill -9 twice
 # over (restarting it in between): every file acknowledged before a kill is there
 # afterwards with its bytes, writes go on through the new active, and the killed
-# NameNode rejoins as a standby.
+# NameNode rejoins as a standby. A third kill is followed by FsShell with Hadoop's
+# RequestHedgingProxyProvider, and ObserverReadProxyProvider reads.
 # Usage: scripts/compat-hadoop-ha.sh [path/to/tusk]   (needs Java and Maven; .ci/run installs them)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -82,6 +83,21 @@ for round in 1 2; do
   [ "$("$TUSK" haadmin -getServiceState "nn$A")" = standby ] || fail "nn$A did not rejoin as standby"
 done
 
+# Hadoop's other failover proxy providers, unmodified: RequestHedgingProxyProvider (asks
+# every NameNode at once) across one more kill -9 of the active, and
+# ObserverReadProxyProvider (no observers here: its reads go to the active).
+A=$(active_id)
+echo "compat-hadoop-ha: kill -9 of nn$A, then RequestHedgingProxyProvider"
+kill -9 "$(pid_of "$A")"
+with_provider() { fsshell -D "dfs.client.failover.proxy.provider.ns1=org.apache.hadoop.hdfs.server.namenode.ha.$1" "${@:2}"; }
+with_provider RequestHedgingProxyProvider -put "$WORK/local.bin" /ha/hedged.bin \
+  || fail "Hadoop's FsShell with RequestHedgingProxyProvider could not write after the kill"
+with_provider RequestHedgingProxyProvider -cat /ha/hedged.bin | cmp -s - "$WORK/local.bin" \
+  || fail "/ha/hedged.bin differs"
+with_provider ObserverReadProxyProvider -cat /ha/after2.bin | cmp -s - "$WORK/local.bin" \
+  || fail "FsShell with ObserverReadProxyProvider read other bytes"
+"$TUSK" local start --dir "$CLUSTER" "namenode$A" >/dev/null
+
 # Tusk's own shell and hdfs-native through the nameservice.
 "$TUSK" fs -cat /ha/after2.bin | cmp -s - "$WORK/local.bin" || fail "tusk fs -cat through hdfs://ns1"
 HADOOP_CONF_DIR=$CLUSTER/conf timeout 120 python3 - <<'PY' || fail "hdfs-native through hdfs://ns1"
@@ -93,6 +109,6 @@ with client.create("/ha/native.bin") as w:
 with client.read("/ha/native.bin") as r:
     assert r.read() == data, "hdfs-native read back other bytes"
 names = sorted(s.path for s in client.list_status("/ha"))
-assert names == ["/ha/after1.bin", "/ha/after2.bin", "/ha/before.bin", "/ha/native.bin"], names
+assert names == ["/ha/after1.bin", "/ha/after2.bin", "/ha/before.bin", "/ha/hedged.bin", "/ha/native.bin"], names
 PY
-echo "compat-hadoop-ha: OK (two kill -9 failovers, nothing lost, Hadoop's FsShell, tusk fs and hdfs-native through hdfs://ns1)"
+echo "compat-hadoop-ha: OK (three kill -9 failovers, nothing lost; Hadoop's FsShell with ConfiguredFailover-, RequestHedging- and ObserverReadProxyProvider, tusk fs and hdfs-native through hdfs://ns1)"
