@@ -6,7 +6,8 @@
 # over (restarting it in between): every file acknowledged before a kill is there
 # afterwards with its bytes, writes go on through the new active, and the killed
 # NameNode rejoins as a standby. A third kill is followed by FsShell with Hadoop's
-# RequestHedgingProxyProvider, and ObserverReadProxyProvider reads.
+# RequestHedgingProxyProvider, and ObserverReadProxyProvider reads; then Hadoop's own
+# `hdfs haadmin` reads the states and hands the active role over.
 # Usage: scripts/compat-hadoop-ha.sh [path/to/tusk]   (needs Java and Maven; .ci/run installs them)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -98,6 +99,29 @@ with_provider ObserverReadProxyProvider -cat /ha/after2.bin | cmp -s - "$WORK/lo
   || fail "FsShell with ObserverReadProxyProvider read other bytes"
 "$TUSK" local start --dir "$CLUSTER" "namenode$A" >/dev/null
 
+# Hadoop's own `hdfs haadmin` (DFSHAAdmin, HAServiceProtocol): the states, a health
+# check, a manual transition refused without --forcemanual (failover is automatic), and
+# a forced transitionToStandby of the active handing the role over.
+haadmin() { hadoop_java "$CP_FILE" org.apache.hadoop.hdfs.tools.DFSHAAdmin "$@"; }
+wait_active
+[ "$(haadmin -getAllServiceState 2>/dev/null | grep -c ' active')" = 1 ] || fail "hdfs haadmin -getAllServiceState: not one active"
+A=$(active_id)
+[ "$(haadmin -getServiceState "nn$A" 2>/dev/null)" = active ] || fail "hdfs haadmin -getServiceState nn$A"
+haadmin -checkHealth "nn$A" || fail "hdfs haadmin -checkHealth nn$A"
+if haadmin -transitionToStandby "nn$A" >/dev/null 2>&1; then fail "a manual transition without --forcemanual went through"; fi
+echo Y | haadmin -transitionToStandby --forcemanual "nn$A" >/dev/null 2>&1 || fail "hdfs haadmin -transitionToStandby --forcemanual nn$A"
+wait_active
+B=$(active_id)
+[ "$B" != "$A" ] || fail "nn$A still active after transitionToStandby"
+[ "$(haadmin -getServiceState "nn$A" 2>/dev/null)" = standby ] || fail "nn$A not standby after transitionToStandby"
+echo "compat-hadoop-ha: hdfs haadmin -transitionToStandby --forcemanual nn$A: nn$B active"
+# The same through `tusk haadmin`.
+"$TUSK" haadmin -checkHealth "nn$B" || fail "tusk haadmin -checkHealth nn$B"
+if "$TUSK" haadmin -transitionToStandby "nn$B" 2>/dev/null; then fail "tusk haadmin: a transition without --forcemanual went through"; fi
+"$TUSK" haadmin -transitionToStandby --forcemanual "nn$B" || fail "tusk haadmin -transitionToStandby --forcemanual nn$B"
+wait_active
+[ "$(active_id)" != "$B" ] || fail "nn$B still active after tusk haadmin -transitionToStandby"
+
 # Tusk's own shell and hdfs-native through the nameservice.
 "$TUSK" fs -cat /ha/after2.bin | cmp -s - "$WORK/local.bin" || fail "tusk fs -cat through hdfs://ns1"
 HADOOP_CONF_DIR=$CLUSTER/conf timeout 120 python3 - <<'PY' || fail "hdfs-native through hdfs://ns1"
@@ -111,4 +135,4 @@ with client.read("/ha/native.bin") as r:
 names = sorted(s.path for s in client.list_status("/ha"))
 assert names == ["/ha/after1.bin", "/ha/after2.bin", "/ha/before.bin", "/ha/hedged.bin", "/ha/native.bin"], names
 PY
-echo "compat-hadoop-ha: OK (three kill -9 failovers, nothing lost; Hadoop's FsShell with ConfiguredFailover-, RequestHedging- and ObserverReadProxyProvider, tusk fs and hdfs-native through hdfs://ns1)"
+echo "compat-hadoop-ha: OK (three kill -9 failovers and a handover, nothing lost; Hadoop's FsShell with ConfiguredFailover-, RequestHedging- and ObserverReadProxyProvider, Hadoop's haadmin, tusk fs and hdfs-native through hdfs://ns1)"

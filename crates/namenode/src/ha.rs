@@ -83,6 +83,21 @@ impl HaOptions {
                 )))
             }
         };
+        // Hadoop's `haadmin` reads this to decide whether manual transitions are
+        // allowed; Tusk's NameNodes always elect their active themselves.
+        let automatic_key = "dfs.ha.automatic-failover.enabled";
+        let automatic = conf
+            .get_bool(
+                &format!("{automatic_key}.{}", ns.id),
+                conf.get_bool(automatic_key, true)
+                    .map_err(|e| invalid(e.to_string()))?,
+            )
+            .map_err(|e| invalid(e.to_string()))?;
+        if !automatic {
+            tracing::warn!(
+                "{automatic_key} is false, but Tusk's NameNodes always elect their active through the replicated log; failover stays automatic"
+            );
+        }
         let namenode_id = conf
             .get("dfs.ha.namenode.id")
             .map(str::trim)

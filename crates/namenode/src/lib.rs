@@ -176,6 +176,7 @@ impl NameNode {
         let mut services: Vec<Arc<dyn tusk_rpc::RpcService>> = vec![
             Arc::new(server::ClientProtocolService { fsn: fsn.clone() }),
             Arc::new(server::DatanodeProtocolService { fsn: fsn.clone() }),
+            Arc::new(server::HaServiceProtocolService { fsn: fsn.clone() }),
         ];
         for protocol in server::RefreshService::PROTOCOLS {
             services.push(Arc::new(server::RefreshService { protocol }));

@@ -10,6 +10,7 @@ mod admin;
 mod audit;
 mod blocks;
 mod datanode;
+mod ha_service;
 mod namespace;
 mod policy;
 mod quota;
@@ -28,6 +29,7 @@ use tusk_rpc::{
     handle_now, CallContext, CallOutcome, HadoopException, RemoteException, RpcService,
 };
 
+pub use self::ha_service::HaServiceProtocolService;
 use crate::namesystem::{Logged, Namesystem};
 use crate::wire::admin as admin_wire;
 

@@ -7,8 +7,10 @@
 //! - `quota`: quota usage as `QuotaUsageProto`.
 //! - `admin`: ClientProtocol's administrative calls (metaSave, setBalancerBandwidth,
 //!   restoreFailedStorage, the upgrade calls, the refresh protocols).
+//! - `ha_service`: Hadoop's HAServiceProtocol (what `hdfs haadmin` calls).
 
 pub mod acl;
 pub mod admin;
+pub mod ha_service;
 pub mod policy;
 pub mod quota;

@@ -12,6 +12,8 @@ use tokio::net::TcpListener;
 use tusk_common::Shutdown;
 use tusk_ha::ReplicatedLogOptions;
 use tusk_namenode::ha::HaOptions;
+use tusk_namenode::server::HaServiceProtocolService;
+use tusk_namenode::wire::ha_service as ha_wire;
 use tusk_namenode::{NameNode, NameNodeOptions};
 use tusk_proto::hdfs as h;
 use tusk_proto::protocol_names::CLIENT_PROTOCOL;
@@ -243,5 +245,102 @@ async fn a_standby_takes_over_with_every_acknowledged_change_and_the_old_active_
         if m.running.is_some() {
             m.stop().await;
         }
+    }
+}
+
+fn ha_service_client(member: &Member) -> RpcClient {
+    RpcClient::new(
+        member.rpc.clone(),
+        RpcClientOptions {
+            user: "alice".into(),
+            protocol: HaServiceProtocolService::PROTOCOL.into(),
+            ..Default::default()
+        },
+    )
+}
+
+async fn service_status(member: &Member) -> ha_wire::GetServiceStatusResponseProto {
+    ha_service_client(member)
+        .call(
+            "getServiceStatus",
+            &ha_wire::GetServiceStatusRequestProto {},
+        )
+        .await
+        .unwrap()
+}
+
+async fn to_standby(member: &Member, req_source: i32) -> Result<(), RpcError> {
+    let _: ha_wire::TransitionResponseProto = ha_service_client(member)
+        .call(
+            "transitionToStandby",
+            &ha_wire::TransitionRequestProto {
+                req_info: ha_wire::HaStateChangeRequestInfoProto { req_source },
+            },
+        )
+        .await?;
+    Ok(())
+}
+
+/// Hadoop's HAServiceProtocol, as `hdfs haadmin` calls it: every NameNode reports its
+/// state and readiness; a plain user's transition is refused (failover is automatic);
+/// a forced `transitionToStandby` on the active hands the role over, and the changes
+/// made before are all on the new active.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn haadmin_reports_states_and_a_forced_transition_to_standby_hands_the_active_role_over() {
+    let root = tempfile::tempdir().unwrap();
+    let mut members = group(root.path()).await;
+    let first = wait_active(&members, Duration::from_secs(15)).await;
+    for (i, m) in members.iter().enumerate() {
+        let status = service_status(m).await;
+        let expected = if i == first {
+            h::HaServiceStateProto::Active
+        } else {
+            h::HaServiceStateProto::Standby
+        };
+        assert_eq!(status.state, expected as i32, "member {i}");
+        assert_eq!(status.ready_to_become_active, Some(true), "member {i}");
+    }
+    let _: ha_wire::MonitorHealthResponseProto = ha_service_client(&members[first])
+        .call("monitorHealth", &ha_wire::MonitorHealthRequestProto {})
+        .await
+        .unwrap();
+    mkdirs(&members[first].client(), "/before-handover")
+        .await
+        .unwrap();
+
+    const BY_USER: i32 = 0;
+    const BY_USER_FORCED: i32 = 1;
+    match to_standby(&members[first], BY_USER).await {
+        Err(RpcError::Remote(e)) => assert_eq!(
+            e.class, "org.apache.hadoop.security.AccessControlException",
+            "{e:?}"
+        ),
+        other => panic!("a manual transition without --forcemanual: {other:?}"),
+    }
+    assert_eq!(
+        state(&members[first].client()).await,
+        Some(h::HaServiceStateProto::Active)
+    );
+    // A standby asked to stand by is one already.
+    to_standby(&members[(first + 1) % 3], BY_USER_FORCED)
+        .await
+        .unwrap();
+
+    to_standby(&members[first], BY_USER_FORCED).await.unwrap();
+    let second = wait_active(&members, Duration::from_secs(15)).await;
+    assert_ne!(
+        second, first,
+        "another NameNode is active after the handover"
+    );
+    assert!(members[second].has("/before-handover"));
+    mkdirs(&members[second].client(), "/after-handover")
+        .await
+        .unwrap();
+    assert_eq!(
+        state(&members[first].client()).await,
+        Some(h::HaServiceStateProto::Standby)
+    );
+    for m in &mut members {
+        m.stop().await;
     }
 }

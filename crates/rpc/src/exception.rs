@@ -58,6 +58,10 @@ hadoop_exceptions! {
     Standby => "org.apache.hadoop.ipc.StandbyException",
     /// Retry the same server later (`RetriableException`): e.g. a NameNode becoming active.
     Retriable => "org.apache.hadoop.ipc.RetriableException",
+    /// HAServiceProtocol's `monitorHealth` on an unhealthy service.
+    HealthCheckFailed => "org.apache.hadoop.ha.HealthCheckFailedException",
+    /// HAServiceProtocol's transition a service cannot make.
+    ServiceFailed => "org.apache.hadoop.ha.ServiceFailedException",
     // HDFS
     AlreadyBeingCreated => "org.apache.hadoop.hdfs.protocol.AlreadyBeingCreatedException",
     RecoveryInProgress => "org.apache.hadoop.hdfs.protocol.RecoveryInProgressException",

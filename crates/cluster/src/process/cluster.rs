@@ -193,6 +193,12 @@ pub fn nameservice_keys(dir: &Path) -> Result<Vec<(String, String)>, ProcessErro
             "dfs.client.failover.sleep.max.millis".to_string(),
             "1000".to_string(),
         ),
+        // The NameNodes elect their active themselves (the replicated log), so Hadoop's
+        // `hdfs haadmin` refuses manual transitions unless given `--forcemanual`.
+        (
+            format!("dfs.ha.automatic-failover.enabled.{NAMESERVICE}"),
+            "true".to_string(),
+        ),
     ];
     for id in &ids {
         keys.push((

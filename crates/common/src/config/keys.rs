@@ -6,6 +6,10 @@
 /// Keys (and `prefix.` entries), sorted within each group.
 pub const KNOWN: &[&str] = &[
     "dfs.client.failover.proxy.provider.",
+    // HA: whether Hadoop's `haadmin` leaves transitions to the NameNodes (Tusk's always
+    // do; `false` is warned about), for all nameservices or one.
+    "dfs.ha.automatic-failover.enabled",
+    "dfs.ha.automatic-failover.enabled.",
     // HA: the NameNode's own id in `dfs.ha.namenodes.NS` (else found by its address).
     "dfs.ha.namenode.id",
     "dfs.ha.namenodes.",
