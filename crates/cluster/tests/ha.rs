@@ -197,6 +197,26 @@ async fn start_datanodes(root: &Path, conf: &Configuration) -> Vec<(DataNodeHand
     datanodes
 }
 
+/// Three NameNodes and three DataNodes of `ns1`, one NameNode active and every one
+/// knowing the three DataNodes; the NameNodes' RPC addresses and the clients'
+/// configuration.
+async fn nameservice(
+    root: &Path,
+    links: &Links,
+) -> (
+    NameNodes,
+    Vec<String>,
+    Configuration,
+    Vec<(DataNodeHandle, Shutdown)>,
+) {
+    let (namenodes, rpc) = start_namenodes(root, links).await;
+    let conf = nameservice_conf(&rpc);
+    let datanodes = start_datanodes(root, &conf).await;
+    namenodes.wait_active(None).await;
+    namenodes.wait_datanodes_known().await;
+    (namenodes, rpc, conf, datanodes)
+}
+
 async fn stop_all(mut namenodes: NameNodes, datanodes: Vec<(DataNodeHandle, Shutdown)>) {
     for (dn, stop) in datanodes {
         stop.trigger();
@@ -212,12 +232,7 @@ async fn stop_all(mut namenodes: NameNodes, datanodes: Vec<(DataNodeHandle, Shut
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn files_written_across_a_failover_are_all_readable_through_the_nameservice() {
     let root = tempfile::tempdir().unwrap();
-    let (mut namenodes, rpc) = start_namenodes(root.path(), &Links::default()).await;
-    let conf = nameservice_conf(&rpc);
-    let datanodes = start_datanodes(root.path(), &conf).await;
-    namenodes.wait_active(None).await;
-    // Every NameNode, standbys included, knows the three DataNodes.
-    namenodes.wait_datanodes_known().await;
+    let (mut namenodes, _, conf, datanodes) = nameservice(root.path(), &Links::default()).await;
 
     let client = DfsClient::new(ClientOptions::from_conf(&conf).unwrap());
     let data = |i: usize| test_data(256 * 1024 + i * 1000, i as u64);
@@ -424,11 +439,7 @@ impl Workload {
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn operations_recorded_across_two_failovers_form_a_linearizable_history() {
     let root = tempfile::tempdir().unwrap();
-    let (mut namenodes, rpc) = start_namenodes(root.path(), &Links::default()).await;
-    let conf = nameservice_conf(&rpc);
-    let datanodes = start_datanodes(root.path(), &conf).await;
-    namenodes.wait_active(None).await;
-    namenodes.wait_datanodes_known().await;
+    let (mut namenodes, _, conf, datanodes) = nameservice(root.path(), &Links::default()).await;
     let workload = Workload::start(&conf).await;
 
     let first = namenodes.active().unwrap();
@@ -464,11 +475,8 @@ async fn operations_recorded_across_two_failovers_form_a_linearizable_history() 
 async fn a_partitioned_active_accepts_no_write_and_one_history_remains() {
     let root = tempfile::tempdir().unwrap();
     let links = Links::default();
-    let (mut namenodes, rpc) = start_namenodes(root.path(), &links).await;
-    let conf = nameservice_conf(&rpc);
-    let datanodes = start_datanodes(root.path(), &conf).await;
+    let (mut namenodes, rpc, conf, datanodes) = nameservice(root.path(), &links).await;
     let old = namenodes.wait_active(None).await;
-    namenodes.wait_datanodes_known().await;
     let workload = Workload::start(&conf).await;
 
     let t = now_millis();
