@@ -67,7 +67,7 @@ impl Client {
 
 /// What a writer saw, in the order it saw it.
 #[derive(Default)]
-pub struct Seen {
+struct Seen {
     /// Each file's write as invoked (the path and when).
     begins: Vec<Ack>,
     acks: Vec<Ack>,
