@@ -1357,3 +1357,60 @@ fn reduces_holding_the_containers_maps_need_are_preempted_and_the_job_finishes()
         );
     }
 }
+
+/// The `local up --ha` NameNode that says it is active: its number I (daemon
+/// `namenodeI`, id `nnI`).
+fn active_namenode(c: &Cluster) -> Option<usize> {
+    let states = c.tusk(&["haadmin", "-getAllServiceState"]).stdout;
+    let keys = std::fs::read_to_string(c.state().join("nameservice.conf")).ok()?;
+    (1..=3).find(|i| {
+        let key = format!("dfs.namenode.rpc-address.ns1.nn{i}=");
+        let addr = keys.lines().find_map(|l| l.strip_prefix(&key));
+        addr.is_some_and(|a| {
+            states
+                .lines()
+                .any(|l| l.starts_with(a) && l.trim_end().ends_with(" active"))
+        })
+    })
+}
+
+/// MapReduce on an HA nameservice (`hdfs://ns1`): the AM and the tasks reach the DFS
+/// through the nameservice's NameNodes, and the job goes on to the right answer across
+/// a kill -9 of the active NameNode while its tasks run.
+#[test]
+fn wordcount_on_an_ha_nameservice_survives_a_kill_of_the_active_namenode() {
+    let home = tempfile::tempdir().unwrap();
+    let state = home.path().join("cluster");
+    let mut args = local_up_args(&state);
+    args.push("--ha");
+    let r = tusk(home.path(), &args);
+    assert_eq!(r.code, 0, "local up --ha: {}", r.stderr);
+    assert_eq!(r.stdout.lines().last(), Some("hdfs://ns1"), "{}", r.stdout);
+    let c = Cluster { home };
+    let big = text(2_500_000, 5);
+    assert_eq!(c.tusk(&["fs", "-mkdir", "/in"]).code, 0);
+    c.put(&big, "/in/big.txt");
+
+    let app = c.submit(&["wordcount", "/in", "/out", "--reduces", "2"]);
+    poll(
+        "the job's output directory",
+        Duration::from_secs(60),
+        || (c.tusk(&["fs", "-test", "-d", "/out"]).code == 0).then_some(()),
+    );
+    let active = poll("an active NameNode", Duration::from_secs(30), || {
+        active_namenode(&c)
+    });
+    let pids = std::fs::read_to_string(c.state().join("pids")).unwrap();
+    let pid: u32 = pids
+        .lines()
+        .find_map(|l| l.strip_prefix(&format!("namenode{active} ")))
+        .expect("the active NameNode's pid")
+        .trim()
+        .parse()
+        .unwrap();
+    kill9(pid);
+    c.assert_succeeds(&app);
+    assert_eq!(c.counts("/out"), reference(&[&big]));
+    let now_active = active_namenode(&c).expect("a NameNode active after the kill");
+    assert_ne!(now_active, active);
+}

@@ -45,7 +45,6 @@ use tusk_client::{ClientOptions, DfsClient};
 use tusk_common::timing::am_heartbeat;
 use tusk_common::{Configuration, Timing};
 use tusk_proto::tusk::yarn as y;
-use tusk_rpc::ConnectRetry;
 use tusk_yarn_client::{ApplicationClient, ApplicationMasterClient, ContainerManagerClient};
 
 use crate::error::{MapReduceError, Result};
@@ -92,9 +91,10 @@ pub struct AmOptions {
     pub history_dir: String,
     /// Configuration handed to every task as `-D key=value`.
     pub task_conf: BTreeMap<String, String>,
-    /// `ipc.client.connect.*` for the AM's DFS client, so it rides out a NameNode
-    /// restart as the tasks' clients do.
-    pub connect_retry: ConnectRetry,
+    /// The AM's DFS client, from the configuration as the tasks' are: the nameservice's
+    /// NameNodes when `fs.defaultFS` names one (`hdfs://ns1`), and `ipc.client.connect.*`,
+    /// so it rides out a NameNode restart or failover as the tasks' clients do.
+    pub dfs: ClientOptions,
 }
 
 impl AmOptions {
@@ -141,7 +141,8 @@ impl AmOptions {
             speculation: SpeculationOptions::from_conf(conf)?,
             history_dir: conf.get_str(history::HISTORY_DIR_KEY, history::DEFAULT_HISTORY_DIR),
             task_conf,
-            connect_retry: ConnectRetry::from_conf(conf).map_err(bad)?,
+            dfs: ClientOptions::from_conf(conf)
+                .map_err(|e| MapReduceError::Task(format!("the AM's DFS client: {e}")))?,
         })
     }
 }
@@ -191,11 +192,7 @@ struct Am {
 /// `_temporary` goes first, so no attempt's file stays open under a lease, since the
 /// SIGKILL that follows leaves no time for more.
 pub async fn run_am(opts: AmOptions, killed: impl std::future::Future<Output = ()>) -> Result<()> {
-    let dfs = DfsClient::new(ClientOptions {
-        namenode: tusk_client::options::namenode_addr(&opts.fs).unwrap_or_else(|| opts.fs.clone()),
-        connect_retry: opts.connect_retry,
-        ..Default::default()
-    });
+    let dfs = DfsClient::new(opts.dfs.clone());
     let rm = ApplicationMasterClient::new(&opts.rm_addr, &opts.attempt_id);
     rm.register()
         .await
