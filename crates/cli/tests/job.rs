@@ -1413,4 +1413,19 @@ fn wordcount_on_an_ha_nameservice_survives_a_kill_of_the_active_namenode() {
     assert_eq!(c.counts("/out"), reference(&[&big]));
     let now_active = active_namenode(&c).expect("a NameNode active after the kill");
     assert_ne!(now_active, active);
+    // The NodeManagers aggregate the containers' logs into the DFS through the
+    // nameservice too.
+    let state = c.state();
+    poll(
+        "local container logs removed after aggregation",
+        Duration::from_secs(60),
+        || {
+            let nms = std::fs::read_dir(&state).unwrap().filter_map(|e| e.ok());
+            let left = nms.filter(|nm| nm.path().join("logs").join(&app).exists());
+            (left.count() == 0).then_some(())
+        },
+    );
+    let logs = c.tusk(&["job", "logs", &app, "--dir", state.to_str().unwrap()]);
+    assert_eq!(logs.code, 0, "{}", logs.stderr);
+    assert!(logs.stdout.contains("/stderr <=="), "{}", logs.stdout);
 }
