@@ -47,6 +47,21 @@ impl Cluster {
         self.home.path().join("cluster")
     }
 
+    /// Until no NodeManager keeps `app`'s container logs locally: aggregated into the
+    /// DFS.
+    fn wait_logs_aggregated(&self, app: &str) {
+        let state = self.state();
+        poll(
+            "local container logs removed after aggregation",
+            Duration::from_secs(60),
+            || {
+                let nms = std::fs::read_dir(&state).unwrap().filter_map(|e| e.ok());
+                let left = nms.filter(|nm| nm.path().join("logs").join(app).exists());
+                (left.count() == 0).then_some(())
+            },
+        );
+    }
+
     fn tusk(&self, args: &[&str]) -> Run {
         tusk(self.home.path(), args)
     }
@@ -171,15 +186,7 @@ fn wordcount_on_yarn_equals_the_reference() {
     assert_eq!(logs.code, 0, "{}", logs.stderr);
     assert!(logs.stdout.contains("/stderr <=="), "{}", logs.stdout);
     // Once the NodeManagers have aggregated them, the same command reads the logs from the DFS.
-    poll(
-        "local container logs removed after aggregation",
-        Duration::from_secs(60),
-        || {
-            let nms = std::fs::read_dir(&state).unwrap().filter_map(|e| e.ok());
-            let left = nms.filter(|nm| nm.path().join("logs").join(&app).exists());
-            (left.count() == 0).then_some(())
-        },
-    );
+    c.wait_logs_aggregated(&app);
     let aggregated = c.tusk(&["job", "logs", &app, "--dir", state.to_str().unwrap()]);
     assert_eq!(aggregated.code, 0, "{}", aggregated.stderr);
     let am_container = format!(
@@ -1416,15 +1423,7 @@ fn wordcount_on_an_ha_nameservice_survives_a_kill_of_the_active_namenode() {
     // The NodeManagers aggregate the containers' logs into the DFS through the
     // nameservice too.
     let state = c.state();
-    poll(
-        "local container logs removed after aggregation",
-        Duration::from_secs(60),
-        || {
-            let nms = std::fs::read_dir(&state).unwrap().filter_map(|e| e.ok());
-            let left = nms.filter(|nm| nm.path().join("logs").join(&app).exists());
-            (left.count() == 0).then_some(())
-        },
-    );
+    c.wait_logs_aggregated(&app);
     let logs = c.tusk(&["job", "logs", &app, "--dir", state.to_str().unwrap()]);
     assert_eq!(logs.code, 0, "{}", logs.stderr);
     assert!(logs.stdout.contains("/stderr <=="), "{}", logs.stdout);
