@@ -60,10 +60,7 @@ impl RpcService for HaServiceProtocolService {
                 }))
             }
             "transitionToActive" | "transitionToStandby" | "transitionToObserver" => {
-                if !fsn.permissions.is_superuser(&ctx.user) {
-                    let e = crate::NameNodeError::SuperuserRequired {
-                        user: ctx.user.to_string(),
-                    };
+                if let Err(e) = fsn.require_superuser(&ctx.user) {
                     return CallOutcome::Now(Err(e.into()));
                 }
                 self.transition(method, body)

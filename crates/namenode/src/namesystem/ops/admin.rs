@@ -45,7 +45,9 @@ pub struct AdminSettings {
 }
 
 impl Namesystem {
-    fn require_admin(&self, user: &str) -> Result<()> {
+    /// Refuses `user` unless the superuser (or of the supergroup, or permissions off),
+    /// as HDFS's `checkSuperuserPrivilege`.
+    pub(crate) fn require_superuser(&self, user: &str) -> Result<()> {
         if self.permissions.is_superuser(user) {
             Ok(())
         } else {

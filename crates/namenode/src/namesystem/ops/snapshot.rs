@@ -6,7 +6,7 @@
 
 use tusk_proto::internal::edit_record::Op;
 
-use crate::error::{NameNodeError, Result};
+use crate::error::Result;
 use crate::namesystem::{Logged, Namesystem, State};
 
 mod allow_snapshot;
@@ -59,15 +59,6 @@ impl Namesystem {
         Ok(Logged::new((), txid))
     }
 
-    fn require_superuser(&self, user: &str) -> Result<()> {
-        if !self.permissions.is_superuser(user) {
-            return Err(NameNodeError::SuperuserRequired {
-                user: user.to_string(),
-            });
-        }
-        Ok(())
-    }
-
     /// The owner (or the superuser) of the directory at `p`, which may be traversed.
     fn check_snapshot_owner(&self, st: &State, user: &str, p: &str) -> Result<()> {
         self.permissions.check_traverse(&st.ns, user, p)?;
@@ -86,6 +77,7 @@ mod tests {
     };
 
     use super::*;
+    use crate::error::NameNodeError;
     use crate::options::NameNodeOptions;
     use crate::snapshot::{diff, Frozen};
     use crate::storage::StorageInfo;

@@ -11,7 +11,7 @@ impl Namesystem {
     /// `metaSave`: HDFS's summary of its block and DataNode state, written to
     /// `filename` in the NameNode's log directory ([`log_dir`]).
     pub fn meta_save(&self, user: &str, filename: &str) -> Result<PathBuf> {
-        self.require_admin(user)?;
+        self.require_superuser(user)?;
         let path = log_dir(&self.options.conf.0).join(filename);
         let text = self.meta_save_text();
         let mut file = std::fs::File::create(&path)?;
