@@ -88,7 +88,7 @@ impl HaServiceProtocolService {
         }
     }
 
-    fn transition(self: Arc<Self>, method: &str, body: Bytes) -> CallOutcome {
+    fn transition(&self, method: &str, body: Bytes) -> CallOutcome {
         let request = match tusk_rpc::service::decode::<wire::TransitionRequestProto>(body) {
             Ok(r) => r,
             Err(e) => return CallOutcome::Now(Err(e)),
